@@ -1,0 +1,166 @@
+-- mailproxy: the one schema. Each `-- migration: N` block is applied once, in
+-- order, in its own transaction, and PRAGMA user_version records the last one.
+-- Blocks that have shipped are never edited; a change is a new block.
+-- Instants are UTC epoch milliseconds (columns ending in _at); the API turns
+-- them into the contract's epoch-second `_ts` fields.
+
+-- migration: 1
+CREATE TABLE tenants (
+  id                     TEXT PRIMARY KEY,
+  name                   TEXT,
+  client_base_url        TEXT,
+  client_sync_path       TEXT NOT NULL DEFAULT '/mail-proxy/sync',
+  client_attachment_path TEXT,
+  client_auth_sealed     TEXT,            -- AES-256-GCM sealed JSON, never plaintext
+  active                 INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
+  api_key_hash           TEXT NOT NULL UNIQUE,  -- HMAC-SHA256 of the key, never the key
+  api_key_created_at     INTEGER NOT NULL,
+  api_key_expires_at     INTEGER,
+  created_at             INTEGER NOT NULL,
+  updated_at             INTEGER NOT NULL
+) STRICT;
+
+CREATE TABLE accounts (
+  tenant_id                   TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  id                          TEXT NOT NULL,
+  host                        TEXT NOT NULL,
+  port                        INTEGER NOT NULL CHECK (port BETWEEN 1 AND 65535),
+  user                        TEXT,
+  password_sealed             TEXT,       -- AES-256-GCM sealed, never plaintext
+  tls_mode                    TEXT NOT NULL CHECK (tls_mode IN ('implicit', 'starttls', 'none')),
+  tls_reject_unauthorized     INTEGER NOT NULL DEFAULT 1 CHECK (tls_reject_unauthorized IN (0, 1)),
+  limit_per_minute            INTEGER,
+  limit_per_hour              INTEGER,
+  limit_per_day               INTEGER,
+  limit_behavior              TEXT NOT NULL DEFAULT 'defer' CHECK (limit_behavior IN ('defer', 'reject')),
+  max_connections             INTEGER NOT NULL DEFAULT 5,
+  max_messages_per_connection INTEGER NOT NULL DEFAULT 100,
+  is_default                  INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+  created_at                  INTEGER NOT NULL,
+  updated_at                  INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, id)
+) STRICT;
+-- At most one default account per tenant.
+CREATE UNIQUE INDEX accounts_one_default ON accounts (tenant_id) WHERE is_default = 1;
+
+-- The queue and the record of every message (seed 004 fields, in ms, plus what
+-- the dispatcher needs). `pk` is the insertion sequence: FIFO within a priority.
+CREATE TABLE messages (
+  pk                   INTEGER PRIMARY KEY AUTOINCREMENT,
+  tenant_id            TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  id                   TEXT NOT NULL,     -- the client's id: idempotency key per tenant
+  account_id           TEXT NOT NULL,
+  priority             INTEGER NOT NULL DEFAULT 2 CHECK (priority BETWEEN 0 AND 3),
+  batch_code           TEXT,
+  source               TEXT NOT NULL CHECK (source IN ('http', 'smtp')),
+  payload              TEXT,              -- JSON of an HTTP submission
+  raw                  BLOB,              -- RFC 5322 bytes of an SMTP submission
+  mail_from            TEXT NOT NULL,
+  rcpt_to              TEXT NOT NULL,     -- JSON array of envelope recipients
+  subject              TEXT,
+  message_id_header    TEXT,
+  size_bytes           INTEGER NOT NULL DEFAULT 0,
+  state                TEXT NOT NULL DEFAULT 'queued'
+                       CHECK (state IN ('queued', 'deferred', 'sending', 'sent', 'error')),
+  attempts             INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at      INTEGER NOT NULL,
+  lease_owner          TEXT,
+  lease_expires_at     INTEGER,
+  created_at           INTEGER NOT NULL,
+  updated_at           INTEGER NOT NULL,
+  deferred_at          INTEGER,           -- deferred_ts
+  deferred_reason      TEXT,
+  sent_at              INTEGER,           -- sent_ts
+  error_at             INTEGER,           -- error_ts
+  error                TEXT,
+  last_reply_code      INTEGER,
+  last_enhanced_status TEXT,
+  reported_at          INTEGER,           -- reported_ts
+  bounce_type          TEXT CHECK (bounce_type IN ('hard', 'soft')),
+  bounce_code          TEXT,
+  bounce_reason        TEXT,
+  bounce_at            INTEGER,           -- bounce_ts
+  bounce_reported_at   INTEGER,           -- bounce_reported_ts
+  pec_rda_at           INTEGER,
+  pec_rdc_at           INTEGER,
+  pec_error            TEXT,
+  pec_error_at         INTEGER,
+  UNIQUE (tenant_id, id)
+) STRICT;
+-- The dispatcher's "next due by priority": only waiting messages are indexed.
+CREATE INDEX messages_due ON messages (priority, next_attempt_at, pk)
+  WHERE state IN ('queued', 'deferred');
+CREATE INDEX messages_tenant_recent ON messages (tenant_id, pk);
+CREATE INDEX messages_account_state ON messages (tenant_id, account_id, state);
+CREATE INDEX messages_lease ON messages (lease_expires_at) WHERE state = 'sending';
+
+-- The timeline of each message.
+CREATE TABLE message_events (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  message_pk      INTEGER NOT NULL REFERENCES messages(pk) ON DELETE CASCADE,
+  event_type      TEXT NOT NULL,
+  occurred_at     INTEGER NOT NULL,
+  attempt         INTEGER NOT NULL DEFAULT 0,
+  reply_code      INTEGER,
+  enhanced_status TEXT,
+  text            TEXT,
+  data            TEXT                    -- JSON
+) STRICT;
+CREATE INDEX message_events_message ON message_events (message_pk, seq);
+
+-- Transactional outbox (seed 001 OutboxEvent) feeding the JetStream mirror.
+-- `seq` gives the publish order; `id` is the event id and the Nats-Msg-Id.
+CREATE TABLE outbox (
+  seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+  id               TEXT NOT NULL UNIQUE,
+  aggregate_type   TEXT NOT NULL,
+  aggregate_id     TEXT NOT NULL,
+  event_type       TEXT NOT NULL,
+  event_version    INTEGER NOT NULL DEFAULT 1,
+  tenant_id        TEXT NOT NULL,
+  message_pk       INTEGER,
+  message_id       TEXT,
+  account_id       TEXT,
+  batch_code       TEXT,
+  attempt          INTEGER,
+  payload          TEXT NOT NULL,         -- JSON `data`
+  occurred_at      INTEGER NOT NULL,
+  correlation_id   TEXT,
+  causation_id     TEXT,
+  published_at     INTEGER,
+  publish_attempts INTEGER NOT NULL DEFAULT 0,
+  publish_error    TEXT
+) STRICT;
+CREATE INDEX outbox_unpublished ON outbox (seq) WHERE published_at IS NULL;
+
+-- Recipients a tenant must not send to (hard bounces, complaints, operator entries).
+CREATE TABLE suppressions (
+  tenant_id  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  address    TEXT NOT NULL,               -- lower-cased addr-spec
+  reason     TEXT,
+  source     TEXT NOT NULL CHECK (source IN ('manual', 'bounce', 'complaint')),
+  created_at INTEGER NOT NULL,
+  expires_at INTEGER,
+  PRIMARY KEY (tenant_id, address)
+) STRICT;
+
+-- Suspended batches; batch_code '*' suspends the whole tenant.
+CREATE TABLE suspensions (
+  tenant_id  TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  batch_code TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, batch_code)
+) STRICT;
+
+-- Audit of every admin write: who, what, on which tenant, with which (secret-free) parameters.
+CREATE TABLE command_log (
+  seq            INTEGER PRIMARY KEY AUTOINCREMENT,
+  occurred_at    INTEGER NOT NULL,
+  actor          TEXT NOT NULL,
+  command        TEXT NOT NULL,
+  tenant_id      TEXT,
+  target         TEXT,
+  params         TEXT NOT NULL,           -- JSON
+  correlation_id TEXT
+) STRICT;
+CREATE INDEX command_log_tenant ON command_log (tenant_id, seq);

@@ -1,0 +1,5 @@
+export { configSchema, type Config } from './schema.js';
+export { parseConfig, type ParseConfigResult } from './parse-config.js';
+export { loadConfig } from './load-config.js';
+export { listEnvKeys } from './env-overrides.js';
+export { parseListenAddress, formatListenAddress, type ListenAddress } from './listen-address.js';

@@ -1,0 +1,72 @@
+/**
+ * The configuration schema: the one source of truth for keys, types and
+ * defaults. `config.example.toml` documents every key (a test holds it to this).
+ */
+import { z } from 'zod';
+import { parseListenAddress } from './listen-address.js';
+
+const listen = z
+  .string()
+  .refine((text) => parseListenAddress(text) !== null, { message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000' });
+
+const optionalSecret = (minLength: number, what: string) =>
+  z.string().refine((text) => text === '' || text.length >= minLength, { message: `${what} must be empty or at least ${minLength} characters` });
+
+const base64Key32 = z
+  .string()
+  .refine((text) => text === '' || (/^[A-Za-z0-9+/]+={0,2}$/.test(text.trim()) && Buffer.from(text, 'base64').length === 32), {
+    message: 'expected 32 random bytes, base64-encoded (openssl rand -base64 32), or empty',
+  });
+
+const positiveInt = z.number().int().positive();
+
+export const configSchema = z
+  .object({
+    data_dir: z.string().min(1).default('./data'),
+    shutdown_timeout_seconds: positiveInt.max(3600).default(15),
+    log: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+      })
+      .strict()
+      .prefault({}),
+    http: z
+      .object({
+        listen: listen.default('127.0.0.1:8000'),
+        admin_token: optionalSecret(16, 'admin_token').default(''),
+        max_body_bytes: positiveInt.default(16 * 1024 * 1024),
+        auth_max_failures: positiveInt.default(10),
+        auth_failure_window_seconds: positiveInt.default(60),
+      })
+      .strict()
+      .prefault({}),
+    security: z
+      .object({
+        secret_key: base64Key32.default(''),
+      })
+      .strict()
+      .prefault({}),
+    smtp: z
+      .object({
+        listen: listen.default('127.0.0.1:2525'),
+      })
+      .strict()
+      .prefault({}),
+    nats: z
+      .object({
+        url: z.string().default(''),
+        stream: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('MAILPROXY'),
+        subject_prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'dot-separated tokens of letters, digits, _ and -').default('mailproxy'),
+      })
+      .strict()
+      .prefault({}),
+    retention: z
+      .object({
+        report_retention_seconds: positiveInt.default(7 * 24 * 3600),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,136 @@
+/**
+ * Account administration use-cases. A tenant key manages its own tenant's
+ * accounts; the admin token manages anyone's. Writes are audited and mirrored.
+ */
+import { viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
+import { AppError, notFound } from './app-error.js';
+import { actorOf, type ChangeRecord } from './change-record.js';
+import type { Clock, IdSource } from './clock.js';
+import type { AdminStore } from './ports.js';
+import { scopeTenant } from './principal.js';
+import type { CommandContext } from './tenant-service.js';
+
+export interface AccountInput {
+  id: string;
+  tenantId?: string;
+  host: string;
+  port?: number;
+  user?: string | null;
+  /** `undefined` keeps the stored password on update; `null` clears it. */
+  password?: string | null;
+  tlsMode?: TlsMode;
+  tlsRejectUnauthorized?: boolean;
+  limitPerMinute?: number | null;
+  limitPerHour?: number | null;
+  limitPerDay?: number | null;
+  limitBehavior?: LimitBehavior;
+  maxConnections?: number;
+  maxMessagesPerConnection?: number;
+  isDefault?: boolean;
+}
+
+/** Submission port for each TLS mode when none is given. */
+const DEFAULT_PORT: Record<TlsMode, number> = { implicit: 465, starttls: 587, none: 25 };
+
+export interface AccountServiceDeps {
+  store: AdminStore;
+  clock: Clock;
+  ids: IdSource;
+}
+
+export function createAccountService(deps: AccountServiceDeps) {
+  const { store, clock, ids } = deps;
+
+  const requireTenant = (tenantId: string): void => {
+    if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
+  };
+
+  const load = (tenantId: string, id: string): Account => {
+    const account = store.accounts.get(tenantId, id);
+    if (account === null) throw notFound('account', id);
+    return account;
+  };
+
+  const change = (ctx: CommandContext, command: string, eventType: string, account: { tenantId: string; id: string }, data: Record<string, unknown>): ChangeRecord => ({
+    eventId: ids.uuid(),
+    occurredAt: clock.now(),
+    actor: actorOf(ctx.principal),
+    command,
+    tenantId: account.tenantId,
+    aggregateType: 'account',
+    aggregateId: `${account.tenantId}/${account.id}`,
+    eventType,
+    eventVersion: 1,
+    data,
+    correlationId: ctx.correlationId,
+  });
+
+  const merge = (input: AccountInput, tenantId: string, current: Account | null, now: number): Account => {
+    const tlsMode = input.tlsMode ?? current?.tlsMode ?? 'starttls';
+    return {
+      tenantId,
+      id: input.id,
+      host: input.host,
+      port: input.port ?? current?.port ?? DEFAULT_PORT[tlsMode],
+      user: input.user !== undefined ? input.user : (current?.user ?? null),
+      password: input.password !== undefined ? input.password : (current?.password ?? null),
+      tlsMode,
+      tlsRejectUnauthorized: input.tlsRejectUnauthorized ?? current?.tlsRejectUnauthorized ?? true,
+      limitPerMinute: input.limitPerMinute !== undefined ? input.limitPerMinute : (current?.limitPerMinute ?? null),
+      limitPerHour: input.limitPerHour !== undefined ? input.limitPerHour : (current?.limitPerHour ?? null),
+      limitPerDay: input.limitPerDay !== undefined ? input.limitPerDay : (current?.limitPerDay ?? null),
+      limitBehavior: input.limitBehavior ?? current?.limitBehavior ?? 'defer',
+      maxConnections: input.maxConnections ?? current?.maxConnections ?? 5,
+      maxMessagesPerConnection: input.maxMessagesPerConnection ?? current?.maxMessagesPerConnection ?? 100,
+      isDefault: input.isDefault ?? current?.isDefault ?? false,
+      createdAt: current?.createdAt ?? now,
+      updatedAt: now,
+    };
+  };
+
+  return {
+    /** Insert or update; answers whether the account was created. */
+    upsert(ctx: CommandContext, input: AccountInput): { account: AccountView; created: boolean } {
+      const tenantId = scopeTenant(ctx.principal, input.tenantId);
+      return store.transaction(() => {
+        requireTenant(tenantId);
+        const current = store.accounts.get(tenantId, input.id);
+        const account = merge(input, tenantId, current, clock.now());
+        store.accounts.save(account);
+        const view = viewAccount(account);
+        const eventType = current === null ? 'account.created' : 'account.updated';
+        store.changes.record(change(ctx, 'account.upsert', eventType, account, { account: view }));
+        return { account: view, created: current === null };
+      });
+    },
+
+    list(ctx: CommandContext, tenantId: string | undefined): AccountView[] {
+      // The admin token may list every account; a tenant key only its own.
+      if (ctx.principal.kind === 'admin' && tenantId === undefined) return store.accounts.list(null).map(viewAccount);
+      const scoped = scopeTenant(ctx.principal, tenantId);
+      requireTenant(scoped);
+      return store.accounts.list(scoped).map(viewAccount);
+    },
+
+    get(ctx: CommandContext, tenantId: string | undefined, id: string): AccountView {
+      return viewAccount(load(scopeTenant(ctx.principal, tenantId), id));
+    },
+
+    delete(ctx: CommandContext, tenantId: string | undefined, id: string, options: { force: boolean }): void {
+      const scoped = scopeTenant(ctx.principal, tenantId);
+      store.transaction(() => {
+        const account = load(scoped, id);
+        const pending = store.accounts.countPendingMessages(scoped, id);
+        if (pending > 0 && !options.force) {
+          throw new AppError('CONFLICT', 'account has messages not yet delivered; pass force=true to delete them too', {
+            details: { account_id: id, pending_messages: pending },
+          });
+        }
+        store.accounts.delete(scoped, id);
+        store.changes.record(change(ctx, 'account.delete', 'account.deleted', account, { account_id: id, forced: options.force, pending_messages: pending }));
+      });
+    },
+  };
+}
+
+export type AccountService = ReturnType<typeof createAccountService>;

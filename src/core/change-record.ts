@@ -1,0 +1,27 @@
+/**
+ * A change record pairs the audit entry of an admin write with the event that
+ * mirrors it; both are written in the transaction of the change itself.
+ */
+import type { Principal } from './principal.js';
+
+export interface ChangeRecord {
+  /** Globally unique; becomes the outbox event id and the `Nats-Msg-Id`. */
+  eventId: string;
+  occurredAt: number;
+  actor: string;
+  /** The command that caused the change, e.g. `tenant.create`. */
+  command: string;
+  tenantId: string;
+  aggregateType: 'tenant' | 'account' | 'suspension';
+  aggregateId: string;
+  /** The event mirrored to subscribers, e.g. `tenant.created`. */
+  eventType: string;
+  eventVersion: number;
+  /** Parameters and resulting state, already free of secrets. */
+  data: Record<string, unknown>;
+  correlationId: string | null;
+}
+
+export function actorOf(principal: Principal): string {
+  return principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`;
+}

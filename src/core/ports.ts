@@ -1,0 +1,67 @@
+/**
+ * Ports: what the core needs from the outside world, by role. Adapters
+ * (SQLite, node:crypto, ...) implement them and are wired in main.ts.
+ */
+import type { Account } from './account.js';
+import type { Tenant } from './tenant.js';
+import type { ChangeRecord } from './change-record.js';
+
+export interface TenantRepository {
+  get(id: string): Tenant | null;
+  list(): Tenant[];
+  insert(tenant: Tenant, apiKeyHash: string): void;
+  update(tenant: Tenant): void;
+  replaceApiKey(id: string, apiKeyHash: string, createdAt: number, expiresAt: number | null): void;
+  delete(id: string): void;
+  findByApiKeyHash(hash: string): Tenant | null;
+  /** Messages of the tenant that are not yet in a final handoff state. */
+  countPendingMessages(id: string): number;
+}
+
+export interface AccountRepository {
+  get(tenantId: string, id: string): Account | null;
+  list(tenantId: string | null): Account[];
+  /** Insert or replace; when `account.isDefault`, clears the flag on the tenant's other accounts. */
+  save(account: Account): void;
+  delete(tenantId: string, id: string): void;
+  countPendingMessages(tenantId: string, id: string): number;
+}
+
+/** Appends the audit entry and the outbox event of one admin change. */
+export interface ChangeLog {
+  record(change: ChangeRecord): void;
+}
+
+/** The store's unit of work: everything inside `fn` commits together or not at all. */
+export interface Transactor {
+  transaction<T>(fn: () => T): T;
+}
+
+export interface AdminStore extends Transactor {
+  tenants: TenantRepository;
+  accounts: AccountRepository;
+  changes: ChangeLog;
+}
+
+/** Authenticated encryption of secrets at rest; `context` binds a ciphertext to its row and field. */
+export interface SecretBox {
+  seal(plaintext: string, context: string): string;
+  open(sealed: string, context: string): string;
+}
+
+export interface IssuedApiKey {
+  /** Shown to the caller once, never stored. */
+  key: string;
+  /** Keyed hash, the only form that is stored. */
+  hash: string;
+}
+
+export interface ApiKeyIssuer {
+  issue(): IssuedApiKey;
+  hash(key: string): string;
+}
+
+/** Checks a presented token against the admin token in constant time. */
+export interface AdminTokenVerifier {
+  verify(token: string): boolean;
+}

@@ -1,0 +1,30 @@
+/** Who is calling, and the access rules that follow from it. */
+import { AppError } from './app-error.js';
+
+export type Principal = { kind: 'admin' } | { kind: 'tenant'; tenantId: string };
+
+export function requireAdmin(principal: Principal): void {
+  if (principal.kind !== 'admin') {
+    throw new AppError('FORBIDDEN', 'this operation requires the admin token');
+  }
+}
+
+/**
+ * The tenant an operation acts on. A tenant key acts on its own tenant only;
+ * naming another tenant answers NOT_FOUND so that a key cannot learn which
+ * tenants exist. The admin token must name the tenant.
+ */
+export function scopeTenant(principal: Principal, requested: string | undefined): string {
+  if (principal.kind === 'tenant') {
+    if (requested !== undefined && requested !== principal.tenantId) {
+      throw new AppError('NOT_FOUND', 'tenant not found', { details: { tenant_id: requested } });
+    }
+    return principal.tenantId;
+  }
+  if (requested === undefined) {
+    throw new AppError('VALIDATION_FAILED', 'tenant_id is required', {
+      details: [{ path: 'tenant_id', message: 'required when using the admin token' }],
+    });
+  }
+  return requested;
+}

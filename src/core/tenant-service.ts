@@ -1,0 +1,159 @@
+/**
+ * Tenant administration use-cases: create, read, update, delete, rotate the
+ * API key. Every write is audited and mirrored in the same transaction.
+ */
+import { AppError, notFound } from './app-error.js';
+import { actorOf, type ChangeRecord } from './change-record.js';
+import type { Clock, IdSource } from './clock.js';
+import type { AdminStore, ApiKeyIssuer } from './ports.js';
+import { requireAdmin, type Principal } from './principal.js';
+import { DEFAULT_CLIENT_SYNC_PATH, viewTenant, type ClientAuth, type Tenant, type TenantView } from './tenant.js';
+
+export interface TenantFields {
+  name?: string | null;
+  clientBaseUrl?: string | null;
+  clientSyncPath?: string;
+  clientAttachmentPath?: string | null;
+  clientAuth?: ClientAuth | null;
+  active?: boolean;
+}
+
+export interface TenantCreateInput extends TenantFields {
+  id: string;
+  apiKeyExpiresInSeconds?: number;
+}
+
+export interface CommandContext {
+  principal: Principal;
+  correlationId: string | null;
+}
+
+export interface IssuedKeyView {
+  tenant_id: string;
+  api_key: string;
+  api_key_expires_at: string | null;
+}
+
+export interface TenantServiceDeps {
+  store: AdminStore;
+  keys: ApiKeyIssuer;
+  clock: Clock;
+  ids: IdSource;
+}
+
+export function createTenantService(deps: TenantServiceDeps) {
+  const { store, keys, clock, ids } = deps;
+
+  const load = (id: string): Tenant => {
+    const tenant = store.tenants.get(id);
+    if (tenant === null) throw notFound('tenant', id);
+    return tenant;
+  };
+
+  const change = (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>): ChangeRecord => ({
+    eventId: ids.uuid(),
+    occurredAt: clock.now(),
+    actor: actorOf(ctx.principal),
+    command,
+    tenantId,
+    aggregateType: 'tenant',
+    aggregateId: tenantId,
+    eventType,
+    eventVersion: 1,
+    data,
+    correlationId: ctx.correlationId,
+  });
+
+  const expiry = (now: number, seconds: number | undefined): number | null =>
+    seconds === undefined ? null : now + seconds * 1000;
+
+  return {
+    create(ctx: CommandContext, input: TenantCreateInput): { tenant: TenantView; key: IssuedKeyView } {
+      requireAdmin(ctx.principal);
+      const now = clock.now();
+      const issued = keys.issue();
+      const tenant: Tenant = {
+        id: input.id,
+        name: input.name ?? null,
+        clientBaseUrl: input.clientBaseUrl ?? null,
+        clientSyncPath: input.clientSyncPath ?? DEFAULT_CLIENT_SYNC_PATH,
+        clientAttachmentPath: input.clientAttachmentPath ?? null,
+        clientAuth: input.clientAuth ?? null,
+        active: input.active ?? true,
+        apiKeyCreatedAt: now,
+        apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
+        createdAt: now,
+        updatedAt: now,
+      };
+      const view = viewTenant(tenant);
+      store.transaction(() => {
+        if (store.tenants.get(tenant.id) !== null) {
+          throw new AppError('CONFLICT', 'tenant already exists', { details: { tenant_id: tenant.id } });
+        }
+        store.tenants.insert(tenant, issued.hash);
+        store.changes.record(change(ctx, 'tenant.create', 'tenant.created', tenant.id, { tenant: view }));
+      });
+      return { tenant: view, key: { tenant_id: tenant.id, api_key: issued.key, api_key_expires_at: view.api_key_expires_at } };
+    },
+
+    list(ctx: CommandContext): TenantView[] {
+      requireAdmin(ctx.principal);
+      return store.tenants.list().map(viewTenant);
+    },
+
+    get(ctx: CommandContext, id: string): TenantView {
+      requireAdmin(ctx.principal);
+      return viewTenant(load(id));
+    },
+
+    update(ctx: CommandContext, id: string, fields: TenantFields): TenantView {
+      requireAdmin(ctx.principal);
+      return store.transaction(() => {
+        const current = load(id);
+        const next: Tenant = { ...current, ...definedOnly(fields), updatedAt: clock.now() };
+        store.tenants.update(next);
+        const view = viewTenant(next);
+        store.changes.record(change(ctx, 'tenant.update', 'tenant.updated', id, { tenant: view, changed: Object.keys(definedOnly(fields)) }));
+        return view;
+      });
+    },
+
+    delete(ctx: CommandContext, id: string, options: { force: boolean }): void {
+      requireAdmin(ctx.principal);
+      store.transaction(() => {
+        load(id);
+        const pending = store.tenants.countPendingMessages(id);
+        if (pending > 0 && !options.force) {
+          throw new AppError('CONFLICT', 'tenant has messages not yet delivered; pass force=true to delete them too', {
+            details: { tenant_id: id, pending_messages: pending },
+          });
+        }
+        store.tenants.delete(id);
+        store.changes.record(change(ctx, 'tenant.delete', 'tenant.deleted', id, { tenant_id: id, forced: options.force, pending_messages: pending }));
+      });
+    },
+
+    rotateKey(ctx: CommandContext, id: string, options: { expiresInSeconds?: number }): IssuedKeyView {
+      requireAdmin(ctx.principal);
+      const issued = keys.issue();
+      const now = clock.now();
+      const expiresAt = expiry(now, options.expiresInSeconds);
+      store.transaction(() => {
+        load(id);
+        store.tenants.replaceApiKey(id, issued.hash, now, expiresAt);
+        store.changes.record(change(ctx, 'tenant.rotate_key', 'tenant.api_key_rotated', id, {
+          tenant_id: id,
+          api_key_expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+        }));
+      });
+      return { tenant_id: id, api_key: issued.key, api_key_expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString() };
+    },
+  };
+}
+
+export type TenantService = ReturnType<typeof createTenantService>;
+
+/** Drops keys whose value is `undefined` so a partial update never erases a field by omission. */
+export function definedOnly<T extends object>(fields: T): Partial<T> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+}

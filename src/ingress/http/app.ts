@@ -1,0 +1,71 @@
+/**
+ * The HTTP API as a hono app built from its dependencies. Order of concerns per
+ * request: request id -> access log -> body limit -> authentication -> route.
+ */
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { AppError } from '../../core/app-error.js';
+import type { AccountService } from '../../core/account-service.js';
+import type { Authenticator } from '../../core/authenticator.js';
+import type { IdSource } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { TenantService } from '../../core/tenant-service.js';
+import { requireAuth } from './auth.js';
+import type { HttpEnv } from './env.js';
+import { createErrorHandler, errorResponse } from './errors.js';
+import { accountRoutes } from './routes/accounts.js';
+import { healthRoutes, type ReadinessCheck } from './routes/health.js';
+import { tenantRoutes } from './routes/tenants.js';
+
+export interface HttpAppDeps {
+  authenticator: Authenticator;
+  tenants: TenantService;
+  accounts: AccountService;
+  readiness: readonly ReadinessCheck[];
+  log: Logger;
+  ids: IdSource;
+  maxBodyBytes: number;
+}
+
+const PUBLIC_PATHS = new Set(['/health', '/ready']);
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+
+  app.use('*', async (c, next) => {
+    const incoming = c.req.header('x-request-id');
+    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : deps.ids.uuid();
+    c.set('requestId', requestId);
+    const startedAt = performance.now();
+    await next();
+    c.header('X-Request-Id', requestId);
+    c.header('Cache-Control', 'no-store');
+    c.header('X-Content-Type-Options', 'nosniff');
+    const principal = c.get('principal');
+    deps.log.info({
+      requestId,
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+      actor: principal === undefined ? null : principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`,
+    }, 'http request');
+  });
+
+  app.use('*', bodyLimit({
+    maxSize: deps.maxBodyBytes,
+    onError: (c) => errorResponse(c, new AppError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: deps.maxBodyBytes } })),
+  }));
+
+  const auth = requireAuth(deps.authenticator);
+  app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
+
+  app.route('/', healthRoutes(deps.readiness));
+  app.route('/', tenantRoutes(deps.tenants));
+  app.route('/', accountRoutes(deps.accounts));
+
+  app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
+  app.onError(createErrorHandler(deps.log));
+  return app;
+}

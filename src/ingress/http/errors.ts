@@ -1,0 +1,46 @@
+/**
+ * AppError -> HTTP. The status is chosen here and only here; the body is always
+ * `{"error":{"code","message","details"}}`. Anything that is not an AppError is
+ * a bug: logged with its stack, answered as a bare 500 that reveals nothing.
+ */
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { AppError, type ErrorCode } from '../../core/app-error.js';
+import type { Logger } from '../../core/logger.js';
+
+const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  AUTH_THROTTLED: 429,
+  CONFIG_INVALID: 500,
+  INTERNAL: 500,
+  STORE_UNAVAILABLE: 503,
+};
+
+export function statusOf(code: ErrorCode): ContentfulStatusCode {
+  return STATUS[code];
+}
+
+export function errorResponse(c: Context, error: AppError): Response {
+  if (error.code === 'UNAUTHORIZED') c.header('WWW-Authenticate', 'Bearer realm="mailproxy"');
+  if (error.code === 'AUTH_THROTTLED' || error.code === 'STORE_UNAVAILABLE') {
+    const details = error.details as { retry_after_seconds?: number } | undefined;
+    c.header('Retry-After', String(details?.retry_after_seconds ?? 5));
+  }
+  return c.json({ error: { code: error.code, message: error.message, details: error.details ?? null } }, statusOf(error.code));
+}
+
+export function createErrorHandler(log: Logger) {
+  return (error: Error, c: Context): Response => {
+    if (error instanceof AppError) return errorResponse(c, error);
+    log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed with an unexpected error');
+    return errorResponse(c, new AppError('INTERNAL', 'internal error; the request was not applied'));
+  };
+}

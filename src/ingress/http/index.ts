@@ -1,0 +1,3 @@
+export { createHttpApp, type HttpAppDeps } from './app.js';
+export { startHttpServer, type HttpServer } from './server.js';
+export type { ReadinessCheck } from './routes/health.js';

@@ -1,0 +1,124 @@
+/**
+ * Request schemas of the admin API (tenants, accounts). Bodies are strict:
+ * an unknown field is an error, not silently dropped. Each schema maps the
+ * wire's snake_case to the core's input types.
+ */
+import { isIP } from 'node:net';
+import { z } from 'zod';
+import { IDENTIFIER_PATTERN } from '../../core/identifiers.js';
+
+export const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
+
+const HOSTNAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const host = z.string().refine((text) => HOSTNAME.test(text) || isIP(text) !== 0, { message: 'must be a hostname or an IP address' });
+
+const httpUrl = z
+  .string()
+  .max(2048)
+  .refine((text) => {
+    try {
+      const url = new URL(text);
+      return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+    } catch {
+      return false;
+    }
+  }, { message: 'must be an http(s) URL without credentials, query or fragment' });
+
+const urlPath = z.string().max(512).regex(/^\/[^\s?#]*$/, 'must start with / and contain no spaces, ? or #');
+const label = z.string().max(200).refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' });
+const optionalLimit = z.number().int().positive().max(10_000_000).nullable().optional();
+
+const clientAuth = z.discriminatedUnion('method', [
+  z.object({ method: z.literal('none') }).strict(),
+  z.object({ method: z.literal('bearer'), token: z.string().min(1).max(4096) }).strict(),
+  z.object({
+    method: z.literal('basic'),
+    user: z.string().min(1).max(256).refine((text) => !text.includes(':'), { message: 'must not contain ":"' }),
+    password: z.string().max(4096),
+  }).strict(),
+]);
+
+const tenantFields = {
+  name: label.nullable().optional(),
+  client_base_url: httpUrl.nullable().optional(),
+  client_sync_path: urlPath.optional(),
+  client_attachment_path: urlPath.nullable().optional(),
+  client_auth: clientAuth.nullable().optional(),
+  active: z.boolean().optional(),
+};
+
+const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typeof tenantFields)[K]> }) => ({
+  name: body.name,
+  clientBaseUrl: body.client_base_url,
+  clientSyncPath: body.client_sync_path,
+  clientAttachmentPath: body.client_attachment_path,
+  clientAuth: body.client_auth,
+  active: body.active,
+});
+
+const expiresIn = z.number().int().positive().max(10 * 365 * 24 * 3600).optional();
+
+export const tenantCreateBody = z
+  .object({ id: identifier, ...tenantFields, api_key_expires_in_seconds: expiresIn })
+  .strict()
+  .transform((body) => ({ id: body.id, apiKeyExpiresInSeconds: body.api_key_expires_in_seconds, ...toTenantFields(body) }));
+
+/** `id` may be repeated in the body (a read-modify-write client), but must then match the path. */
+export const tenantUpdateBody = z
+  .object({ id: identifier.optional(), ...tenantFields })
+  .strict()
+  .transform((body) => ({ id: body.id, fields: toTenantFields(body) }));
+
+export const rotateKeyBody = z
+  .object({ expires_in_seconds: expiresIn })
+  .strict()
+  .transform((body) => ({ expiresInSeconds: body.expires_in_seconds }));
+
+export const accountBody = z
+  .object({
+    id: identifier,
+    tenant_id: identifier.optional(),
+    host,
+    port: z.number().int().min(1).max(65535).optional(),
+    user: z.string().min(1).max(256).nullable().optional(),
+    password: z.string().max(4096).nullable().optional(),
+    use_tls: z.boolean().optional(),
+    tls_mode: z.enum(['implicit', 'starttls', 'none']).optional(),
+    tls_reject_unauthorized: z.boolean().optional(),
+    limit_per_minute: optionalLimit,
+    limit_per_hour: optionalLimit,
+    limit_per_day: optionalLimit,
+    limit_behavior: z.enum(['defer', 'reject']).optional(),
+    max_connections: z.number().int().min(1).max(100).optional(),
+    max_messages_per_connection: z.number().int().min(1).max(100_000).optional(),
+    is_default: z.boolean().optional(),
+  })
+  .strict()
+  // use_tls is the genro-mail-proxy spelling: true is implicit TLS, false is STARTTLS (required).
+  .refine((body) => body.use_tls === undefined || body.tls_mode === undefined || (body.use_tls === (body.tls_mode === 'implicit')), {
+    message: 'use_tls and tls_mode disagree; send one of them',
+    path: ['use_tls'],
+  })
+  .transform((body) => ({
+    id: body.id,
+    tenantId: body.tenant_id,
+    host: body.host,
+    port: body.port,
+    user: body.user,
+    password: body.password,
+    tlsMode: body.tls_mode ?? (body.use_tls === undefined ? undefined : body.use_tls ? ('implicit' as const) : ('starttls' as const)),
+    tlsRejectUnauthorized: body.tls_reject_unauthorized,
+    limitPerMinute: body.limit_per_minute,
+    limitPerHour: body.limit_per_hour,
+    limitPerDay: body.limit_per_day,
+    limitBehavior: body.limit_behavior,
+    maxConnections: body.max_connections,
+    maxMessagesPerConnection: body.max_messages_per_connection,
+    isDefault: body.is_default,
+  }));
+
+const flag = z.enum(['true', 'false', '1', '0']).transform((text) => text === 'true' || text === '1');
+
+export const tenantScopeQuery = z.object({ tenant_id: identifier.optional() }).strict();
+export const deleteQuery = z.object({ force: flag.optional() }).strict();
+export const accountDeleteQuery = z.object({ tenant_id: identifier.optional(), force: flag.optional() }).strict();

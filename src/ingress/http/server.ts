@@ -1,0 +1,44 @@
+/**
+ * Serves the hono app on a node:http server. `close()` stops accepting, lets
+ * in-flight requests finish until the deadline, then drops what is left.
+ */
+import type { AddressInfo } from 'node:net';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import type { HttpEnv } from './env.js';
+
+export interface HttpServer {
+  address: { host: string; port: number };
+  close(deadlineMs: number): Promise<void>;
+}
+
+export async function startHttpServer(app: Hono<HttpEnv>, listen: { host: string; port: number }): Promise<HttpServer> {
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const started = serve({ fetch: app.fetch, hostname: listen.host, port: listen.port }, () => resolve(started));
+    started.once('error', reject);
+  });
+  // Slow-loris protection: a client must send its headers promptly.
+  if ('headersTimeout' in server) {
+    server.headersTimeout = 15_000;
+    server.requestTimeout = 60_000;
+  }
+  const address = server.address() as AddressInfo;
+  let closing: Promise<void> | null = null;
+
+  return {
+    address: { host: address.address, port: address.port },
+    close(deadlineMs) {
+      closing ??= new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          if ('closeAllConnections' in server) server.closeAllConnections();
+        }, deadlineMs);
+        server.close(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        if ('closeIdleConnections' in server) server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,30 @@
+/**
+ * Tenant API keys: 32 random bytes, shown once, stored only as HMAC-SHA256
+ * under a server-side key. A keyed hash lets the store look a key up by index
+ * while a stolen database alone cannot be used to test guesses offline.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AdminTokenVerifier, ApiKeyIssuer } from '../core/ports.js';
+
+const KEY_PREFIX = 'mpk_';
+
+export function createHmacApiKeyIssuer(hashKey: Buffer): ApiKeyIssuer {
+  const hash = (key: string): string => createHmac('sha256', hashKey).update(key, 'utf8').digest('hex');
+  return {
+    issue() {
+      const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+      return { key, hash: hash(key) };
+    },
+    hash,
+  };
+}
+
+/**
+ * Compares digests rather than the tokens themselves so that the comparison
+ * takes the same time whatever the presented token's length.
+ */
+export function createAdminTokenVerifier(adminToken: string, hashKey: Buffer): AdminTokenVerifier {
+  const digest = (token: string): Buffer => createHmac('sha256', hashKey).update(token, 'utf8').digest();
+  const expected = digest(adminToken);
+  return { verify: (token) => timingSafeEqual(digest(token), expected) };
+}

@@ -1,0 +1,63 @@
+/**
+ * Key material in the data directory. The master secret comes from config or
+ * `secret.key`; the admin token from config or `admin-token`. Files are created
+ * on first start with mode 0600 and never printed. Purpose keys are derived
+ * with HKDF so one master secret never serves two purposes.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hkdfSync, randomBytes } from 'node:crypto';
+
+export interface KeyMaterial {
+  /** AES-256-GCM key for secrets at rest. */
+  encryptionKey: Buffer;
+  /** HMAC key for API key and token digests. */
+  hashKey: Buffer;
+  adminToken: string;
+  /** Files created on this start, so the operator can be told where to look. */
+  created: { secretKeyFile?: string; adminTokenFile?: string };
+}
+
+export const SECRET_KEY_FILE = 'secret.key';
+export const ADMIN_TOKEN_FILE = 'admin-token';
+
+function readOrCreate(path: string, make: () => string): { value: string; created: boolean } {
+  if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), created: false };
+  const value = make();
+  // `wx` refuses to overwrite a file another process created meanwhile.
+  writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  return { value, created: true };
+}
+
+export function decodeMasterKey(text: string): Buffer {
+  const key = Buffer.from(text.trim(), 'base64');
+  if (key.length !== 32) throw new Error('the secret key must be 32 bytes, base64-encoded');
+  return key;
+}
+
+const derive = (master: Buffer, purpose: string): Buffer => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `mailproxy:${purpose}`, 32));
+
+export function loadKeyMaterial(options: { dataDir: string; secretKey: string; adminToken: string }): KeyMaterial {
+  mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
+  const created: KeyMaterial['created'] = {};
+
+  let masterText = options.secretKey;
+  if (masterText === '') {
+    const file = join(options.dataDir, SECRET_KEY_FILE);
+    const read = readOrCreate(file, () => randomBytes(32).toString('base64'));
+    if (read.created) created.secretKeyFile = file;
+    masterText = read.value;
+  }
+  const master = decodeMasterKey(masterText);
+
+  let adminToken = options.adminToken;
+  if (adminToken === '') {
+    const file = join(options.dataDir, ADMIN_TOKEN_FILE);
+    const read = readOrCreate(file, () => `mpa_${randomBytes(32).toString('base64url')}`);
+    if (read.created) created.adminTokenFile = file;
+    adminToken = read.value;
+    if (adminToken.length < 16) throw new Error(`${file} holds no usable admin token (at least 16 characters)`);
+  }
+
+  return { encryptionKey: derive(master, 'secrets-at-rest'), hashKey: derive(master, 'token-digest'), adminToken, created };
+}

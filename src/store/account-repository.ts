@@ -1,0 +1,113 @@
+/** SQLite accounts: rows <-> Account, with the relay password sealed at rest. */
+import type { Account, LimitBehavior, TlsMode } from '../core/account.js';
+import type { AccountRepository, SecretBox } from '../core/ports.js';
+import type { SqliteDatabase } from './database.js';
+import { PENDING_STATES_SQL } from './tenant-repository.js';
+
+interface AccountRow {
+  tenant_id: string;
+  id: string;
+  host: string;
+  port: number;
+  user: string | null;
+  password_sealed: string | null;
+  tls_mode: TlsMode;
+  tls_reject_unauthorized: number;
+  limit_per_minute: number | null;
+  limit_per_hour: number | null;
+  limit_per_day: number | null;
+  limit_behavior: LimitBehavior;
+  max_connections: number;
+  max_messages_per_connection: number;
+  is_default: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = `tenant_id, id, host, port, user, password_sealed, tls_mode, tls_reject_unauthorized,
+  limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, max_connections,
+  max_messages_per_connection, is_default, created_at, updated_at`;
+
+export function createSqliteAccountRepository(db: SqliteDatabase, secrets: SecretBox): AccountRepository {
+  const passwordContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:password`;
+
+  const toAccount = (row: AccountRow): Account => ({
+    tenantId: row.tenant_id,
+    id: row.id,
+    host: row.host,
+    port: row.port,
+    user: row.user,
+    password: row.password_sealed === null ? null : secrets.open(row.password_sealed, passwordContext(row.tenant_id, row.id)),
+    tlsMode: row.tls_mode,
+    tlsRejectUnauthorized: row.tls_reject_unauthorized === 1,
+    limitPerMinute: row.limit_per_minute,
+    limitPerHour: row.limit_per_hour,
+    limitPerDay: row.limit_per_day,
+    limitBehavior: row.limit_behavior,
+    maxConnections: row.max_connections,
+    maxMessagesPerConnection: row.max_messages_per_connection,
+    isDefault: row.is_default === 1,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+  const toRow = (account: Account): AccountRow => ({
+    tenant_id: account.tenantId,
+    id: account.id,
+    host: account.host,
+    port: account.port,
+    user: account.user,
+    password_sealed: account.password === null ? null : secrets.seal(account.password, passwordContext(account.tenantId, account.id)),
+    tls_mode: account.tlsMode,
+    tls_reject_unauthorized: account.tlsRejectUnauthorized ? 1 : 0,
+    limit_per_minute: account.limitPerMinute,
+    limit_per_hour: account.limitPerHour,
+    limit_per_day: account.limitPerDay,
+    limit_behavior: account.limitBehavior,
+    max_connections: account.maxConnections,
+    max_messages_per_connection: account.maxMessagesPerConnection,
+    is_default: account.isDefault ? 1 : 0,
+    created_at: account.createdAt,
+    updated_at: account.updatedAt,
+  });
+
+  const byId = db.prepare<[string, string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? AND id = ?`);
+  const byTenant = db.prepare<[string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? ORDER BY id`);
+  const all = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY tenant_id, id`);
+  const clearDefault = db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`);
+  const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
+      @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
+      @limit_behavior, @max_connections, @max_messages_per_connection, @is_default, @created_at, @updated_at)
+    ON CONFLICT (tenant_id, id) DO UPDATE SET host = excluded.host, port = excluded.port, user = excluded.user,
+      password_sealed = excluded.password_sealed, tls_mode = excluded.tls_mode,
+      tls_reject_unauthorized = excluded.tls_reject_unauthorized, limit_per_minute = excluded.limit_per_minute,
+      limit_per_hour = excluded.limit_per_hour, limit_per_day = excluded.limit_per_day,
+      limit_behavior = excluded.limit_behavior, max_connections = excluded.max_connections,
+      max_messages_per_connection = excluded.max_messages_per_connection, is_default = excluded.is_default,
+      updated_at = excluded.updated_at`);
+  // History (sent, error) stays; only mail that would otherwise wait forever goes.
+  const removeMessages = db.prepare(
+    `DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,
+  );
+  const remove = db.prepare(`DELETE FROM accounts WHERE tenant_id = ? AND id = ?`);
+  const pending = db.prepare<[string, string], { n: number }>(
+    `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,
+  );
+
+  return {
+    get: (tenantId, id) => {
+      const row = byId.get(tenantId, id);
+      return row === undefined ? null : toAccount(row);
+    },
+    list: (tenantId) => (tenantId === null ? all.all() : byTenant.all(tenantId)).map(toAccount),
+    save: (account) => {
+      if (account.isDefault) clearDefault.run(account.tenantId, account.id);
+      upsert.run(toRow(account));
+    },
+    delete: (tenantId, id) => {
+      removeMessages.run(tenantId, id);
+      remove.run(tenantId, id);
+    },
+    countPendingMessages: (tenantId, id) => pending.get(tenantId, id)?.n ?? 0,
+  };
+}

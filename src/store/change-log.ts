@@ -1,0 +1,38 @@
+/** Writes the audit entry and the outbox event of an admin change (inside the caller's transaction). */
+import type { ChangeRecord } from '../core/change-record.js';
+import type { ChangeLog } from '../core/ports.js';
+import type { SqliteDatabase } from './database.js';
+
+export function createSqliteChangeLog(db: SqliteDatabase): ChangeLog {
+  const audit = db.prepare(`INSERT INTO command_log (occurred_at, actor, command, tenant_id, target, params, correlation_id)
+    VALUES (@occurred_at, @actor, @command, @tenant_id, @target, @params, @correlation_id)`);
+  const outbox = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, event_version,
+      tenant_id, payload, occurred_at, correlation_id)
+    VALUES (@id, @aggregate_type, @aggregate_id, @event_type, @event_version, @tenant_id, @payload, @occurred_at, @correlation_id)`);
+
+  return {
+    record(change) {
+      const data = JSON.stringify(change.data);
+      audit.run({
+        occurred_at: change.occurredAt,
+        actor: change.actor,
+        command: change.command,
+        tenant_id: change.tenantId,
+        target: change.aggregateId,
+        params: data,
+        correlation_id: change.correlationId,
+      });
+      outbox.run({
+        id: change.eventId,
+        aggregate_type: change.aggregateType,
+        aggregate_id: change.aggregateId,
+        event_type: change.eventType,
+        event_version: change.eventVersion,
+        tenant_id: change.tenantId,
+        payload: data,
+        occurred_at: change.occurredAt,
+        correlation_id: change.correlationId,
+      });
+    },
+  };
+}

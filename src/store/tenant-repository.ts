@@ -1,0 +1,100 @@
+/** SQLite tenants: rows <-> Tenant, with client credentials sealed at rest. */
+import type { SecretBox, TenantRepository } from '../core/ports.js';
+import type { ClientAuth, Tenant } from '../core/tenant.js';
+import type { SqliteDatabase } from './database.js';
+
+interface TenantRow {
+  id: string;
+  name: string | null;
+  client_base_url: string | null;
+  client_sync_path: string;
+  client_attachment_path: string | null;
+  client_auth_sealed: string | null;
+  active: number;
+  api_key_created_at: number;
+  api_key_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
+  active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+
+/** Message states that still need work; a tenant or account holding them is not deleted lightly. */
+export const PENDING_STATES_SQL = `('queued', 'deferred', 'sending')`;
+
+export function createSqliteTenantRepository(db: SqliteDatabase, secrets: SecretBox): TenantRepository {
+  const authContext = (id: string): string => `tenant:${id}:client_auth`;
+
+  const toTenant = (row: TenantRow): Tenant => ({
+    id: row.id,
+    name: row.name,
+    clientBaseUrl: row.client_base_url,
+    clientSyncPath: row.client_sync_path,
+    clientAttachmentPath: row.client_attachment_path,
+    clientAuth: row.client_auth_sealed === null ? null : (JSON.parse(secrets.open(row.client_auth_sealed, authContext(row.id))) as ClientAuth),
+    active: row.active === 1,
+    apiKeyCreatedAt: row.api_key_created_at,
+    apiKeyExpiresAt: row.api_key_expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+  const toParams = (tenant: Tenant) => ({
+    id: tenant.id,
+    name: tenant.name,
+    client_base_url: tenant.clientBaseUrl,
+    client_sync_path: tenant.clientSyncPath,
+    client_attachment_path: tenant.clientAttachmentPath,
+    client_auth_sealed: tenant.clientAuth === null ? null : secrets.seal(JSON.stringify(tenant.clientAuth), authContext(tenant.id)),
+    active: tenant.active ? 1 : 0,
+    updated_at: tenant.updatedAt,
+  });
+
+  const byId = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE id = ?`);
+  const byKey = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE api_key_hash = ?`);
+  const all = db.prepare<[], TenantRow>(`SELECT ${COLUMNS} FROM tenants ORDER BY id`);
+  const insert = db.prepare(`INSERT INTO tenants (${COLUMNS}, api_key_hash)
+    VALUES (@id, @name, @client_base_url, @client_sync_path, @client_attachment_path, @client_auth_sealed,
+      @active, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
+  const update = db.prepare(`UPDATE tenants SET name = @name, client_base_url = @client_base_url,
+    client_sync_path = @client_sync_path, client_attachment_path = @client_attachment_path,
+    client_auth_sealed = @client_auth_sealed, active = @active, updated_at = @updated_at WHERE id = @id`);
+  const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
+    updated_at = ? WHERE id = ?`);
+  const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);
+  const pending = db.prepare<[string], { n: number }>(
+    `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`,
+  );
+
+  return {
+    get: (id) => {
+      const row = byId.get(id);
+      return row === undefined ? null : toTenant(row);
+    },
+    list: () => all.all().map(toTenant),
+    insert: (tenant, apiKeyHash) => {
+      insert.run({
+        ...toParams(tenant),
+        api_key_hash: apiKeyHash,
+        api_key_created_at: tenant.apiKeyCreatedAt,
+        api_key_expires_at: tenant.apiKeyExpiresAt,
+        created_at: tenant.createdAt,
+      });
+    },
+    update: (tenant) => {
+      update.run(toParams(tenant));
+    },
+    replaceApiKey: (id, hash, createdAt, expiresAt) => {
+      replaceKey.run(hash, createdAt, expiresAt, createdAt, id);
+    },
+    delete: (id) => {
+      remove.run(id);
+    },
+    findByApiKeyHash: (hash) => {
+      const row = byKey.get(hash);
+      return row === undefined ? null : toTenant(row);
+    },
+    countPendingMessages: (id) => pending.get(id)?.n ?? 0,
+  };
+}

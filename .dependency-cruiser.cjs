@@ -1,0 +1,66 @@
+/**
+ * Dependency direction (STYLE.md): core imports only core; a room imports core
+ * and itself, never another room; each library lives in one room; no cycles.
+ * Only src/main.ts and src/cli/ compose rooms.
+ */
+const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/smtp', 'delivery', 'bounce', 'sync', 'outbox', 'runtime'];
+
+const roomRules = ROOMS.map((room) => ({
+  name: `room-${room.replace('/', '-')}-stays-in-its-room`,
+  comment: `src/${room} may import src/core and itself only`,
+  severity: 'error',
+  from: { path: `^src/${room}/` },
+  to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/core/'] },
+}));
+
+/** [library, the room that owns it] */
+const LIBRARIES = [
+  ['better-sqlite3', 'store'],
+  ['hono|@hono', 'ingress/http'],
+  ['smtp-server', 'ingress/smtp'],
+  ['nodemailer', 'delivery'],
+  ['imapflow|mailparser', 'bounce'],
+  ['nats', 'outbox'],
+  ['pino', 'runtime'],
+  ['smol-toml', 'config'],
+];
+
+const libraryRules = LIBRARIES.map(([library, room]) => ({
+  name: `${library.split('|')[0].replace('@', '')}-only-in-${room.replace('/', '-')}`,
+  severity: 'error',
+  from: { path: '^src/', pathNot: [`^src/${room}/`, '\\.test\\.ts$'] },
+  to: { path: `node_modules/(${library})(/|$)` },
+}));
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-is-pure',
+      comment: 'src/core knows no I/O, no library and no other room',
+      severity: 'error',
+      from: { path: '^src/core/', pathNot: '\\.test\\.ts$' },
+      to: { pathNot: '^src/core/' },
+    },
+    {
+      name: 'zod-at-the-edges',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(config|ingress|sync)/', '\\.test\\.ts$'] },
+      to: { path: 'node_modules/zod(/|$)' },
+    },
+    ...roomRules,
+    ...libraryRules,
+    { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'no-test-code-in-product',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '\\.test\\.ts$' },
+      to: { path: '(^test/|\\.test\\.ts$)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

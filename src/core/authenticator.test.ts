@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { createAuthenticator } from './authenticator.js';
+import { createFailureThrottle } from './failure-throttle.js';
+import type { Tenant } from './tenant.js';
+
+const tenant = (id: string, apiKeyExpiresAt: number | null): Tenant => ({
+  id, name: null, clientBaseUrl: null, clientSyncPath: '/mail-proxy/sync', clientAttachmentPath: null, clientAuth: null,
+  active: true, apiKeyCreatedAt: 0, apiKeyExpiresAt, createdAt: 0, updatedAt: 0,
+});
+
+function setup(now = 1_000) {
+  const byHash = new Map([['h:key-a', tenant('a', null)], ['h:key-old', tenant('b', 500)]]);
+  return createAuthenticator({
+    admin: { verify: (token) => token === 'admin-token-0123456789' },
+    keys: { issue: () => ({ key: '', hash: '' }), hash: (key) => `h:${key}` },
+    tenants: { findByApiKeyHash: (hash) => byHash.get(hash) ?? null },
+    throttle: createFailureThrottle({ maxFailures: 2, windowMs: 60_000 }),
+    clock: { now: () => now },
+  });
+}
+
+describe('authenticator', () => {
+  it('resolves the admin token and tenant keys', () => {
+    const auth = setup();
+    expect(auth.authenticate('admin-token-0123456789', 'c')).toEqual({ kind: 'admin' });
+    expect(auth.authenticate('key-a', 'c')).toEqual({ kind: 'tenant', tenantId: 'a' });
+  });
+
+  it('refuses missing, unknown and expired credentials with stable codes', () => {
+    const auth = setup();
+    expect(() => auth.authenticate(null, 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(() => auth.authenticate('nope', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED', message: 'invalid credentials' }));
+    expect(() => auth.authenticate('key-old', 'd')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED', message: 'API key expired' }));
+  });
+
+  it('throttles a client after repeated failures, but not a missing token', () => {
+    const auth = setup();
+    for (let i = 0; i < 5; i += 1) expect(() => auth.authenticate(null, 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(() => auth.authenticate('x', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(() => auth.authenticate('y', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(() => auth.authenticate('key-a', 'c')).toThrow(expect.objectContaining({ code: 'AUTH_THROTTLED', transient: true }));
+    expect(auth.authenticate('key-a', 'other-client')).toEqual({ kind: 'tenant', tenantId: 'a' });
+  });
+});

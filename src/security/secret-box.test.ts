@@ -1,0 +1,45 @@
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { createHmacApiKeyIssuer, createAdminTokenVerifier } from './api-keys.js';
+import { createAesGcmSecretBox } from './secret-box.js';
+
+describe('AES-256-GCM secret box', () => {
+  const box = createAesGcmSecretBox(randomBytes(32));
+
+  it('round-trips and never contains the plaintext', () => {
+    const sealed = box.seal('hunter2-password', 'account:t/a:password');
+    expect(sealed).not.toContain('hunter2');
+    expect(sealed).toMatch(/^v1\./);
+    expect(box.open(sealed, 'account:t/a:password')).toBe('hunter2-password');
+    expect(box.seal('same', 'ctx')).not.toBe(box.seal('same', 'ctx'));
+  });
+
+  it('refuses a ciphertext moved to another context, tampered with, or under another key', () => {
+    const sealed = box.seal('secret', 'account:t/a:password');
+    expect(() => box.open(sealed, 'account:t/b:password')).toThrow();
+    const parts = sealed.split('.');
+    const body = Buffer.from(parts[3] ?? '', 'base64url');
+    body[0] = (body[0] ?? 0) ^ 1;
+    expect(() => box.open([parts[0], parts[1], parts[2], body.toString('base64url')].join('.'), 'account:t/a:password')).toThrow();
+    expect(() => createAesGcmSecretBox(randomBytes(32)).open(sealed, 'account:t/a:password')).toThrow();
+    expect(() => box.open('garbage', 'x')).toThrow('unknown format');
+  });
+});
+
+describe('API keys and the admin token', () => {
+  it('issues 32-byte keys and stores only a keyed digest', () => {
+    const issuer = createHmacApiKeyIssuer(randomBytes(32));
+    const { key, hash } = issuer.issue();
+    expect(Buffer.from(key.slice(4), 'base64url')).toHaveLength(32);
+    expect(hash).toBe(issuer.hash(key));
+    expect(hash).not.toContain(key);
+    expect(createHmacApiKeyIssuer(randomBytes(32)).hash(key)).not.toBe(hash);
+  });
+
+  it('verifies the admin token exactly', () => {
+    const verifier = createAdminTokenVerifier('admin-token-0123456789', randomBytes(32));
+    expect(verifier.verify('admin-token-0123456789')).toBe(true);
+    expect(verifier.verify('admin-token-012345678')).toBe(false);
+    expect(verifier.verify('')).toBe(false);
+  });
+});

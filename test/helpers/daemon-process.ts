@@ -1,0 +1,76 @@
+/**
+ * The real daemon as a child process (the built `dist/cli/main.js`), with its
+ * stdout parsed as pino JSON lines so tests can await log events.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+export const CLI = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+
+export interface LogEntry {
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface DaemonProcess {
+  child: ChildProcess;
+  stdout: string[];
+  stderr: string[];
+  entries: LogEntry[];
+  /** Resolves with the first log entry matching, or rejects when the process exits first. */
+  waitForLog(match: (entry: LogEntry) => boolean): Promise<LogEntry>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnDaemon(args: string[], options: { cwd: string; env?: Record<string, string> }): DaemonProcess {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILPROXY_')));
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const entries: LogEntry[] = [];
+  const waiters: { match: (entry: LogEntry) => boolean; resolve: (entry: LogEntry) => void }[] = [];
+  let buffered = '';
+
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline = buffered.indexOf('\n');
+    while (newline >= 0) {
+      const line = buffered.slice(0, newline);
+      buffered = buffered.slice(newline + 1);
+      stdout.push(line);
+      const entry = JSON.parse(line) as LogEntry;
+      entries.push(entry);
+      for (const waiter of [...waiters]) {
+        if (waiter.match(entry)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(entry);
+        }
+      }
+      newline = buffered.indexOf('\n');
+    }
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once('exit', (code, signal) => resolve({ code, signal }));
+  });
+
+  return {
+    child,
+    stdout,
+    stderr,
+    entries,
+    exited,
+    waitForLog(match) {
+      const seen = entries.find(match);
+      if (seen !== undefined) return Promise.resolve(seen);
+      return Promise.race([
+        new Promise<LogEntry>((resolve) => waiters.push({ match, resolve })),
+        exited.then(({ code, signal }) => {
+          throw new Error(`daemon exited (code ${code}, signal ${signal}) before the awaited log line; stderr: ${stderr.join('')}`);
+        }),
+      ]);
+    },
+  };
+}

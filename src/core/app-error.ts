@@ -16,6 +16,7 @@ export type ErrorCode =
   | 'AUTH_THROTTLED'
   | 'CONFIG_INVALID'
   | 'STORE_UNAVAILABLE'
+  | 'ATTACHMENT_UNAVAILABLE'
   | 'INTERNAL';
 
 /** JSON-safe detail payload: survives every hop (logs, HTTP bodies, events). */

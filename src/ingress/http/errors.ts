@@ -22,6 +22,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   CONFIG_INVALID: 500,
   INTERNAL: 500,
   STORE_UNAVAILABLE: 503,
+  ATTACHMENT_UNAVAILABLE: 502,
 };
 
 export function statusOf(code: ErrorCode): ContentfulStatusCode {

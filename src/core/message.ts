@@ -1,0 +1,65 @@
+/**
+ * The message as the queue sees it: who sends it, through which account, when,
+ * in which order, and what it carries. Two state machines (ARCHITECTURE.md §3):
+ * our handoff (`HandoffState`) and the provider's later verdict (bounces).
+ */
+
+export const PRIORITY_LABELS = ['immediate', 'high', 'normal', 'low'] as const;
+export type PriorityLabel = (typeof PRIORITY_LABELS)[number];
+/** 0 immediate, 1 high, 2 normal (default), 3 low. */
+export type Priority = 0 | 1 | 2 | 3;
+export const DEFAULT_PRIORITY: Priority = 2;
+
+export function toPriority(value: number | PriorityLabel): Priority {
+  if (typeof value === 'number') return value as Priority;
+  return PRIORITY_LABELS.indexOf(value) as Priority;
+}
+
+export type HandoffState = 'queued' | 'deferred' | 'sending' | 'sent' | 'error';
+/** States in which a message may still change before it is handed off. */
+export const WAITING_STATES: readonly HandoffState[] = ['queued', 'deferred'];
+
+export type FetchMode = 'base64' | 'http_url' | 'endpoint';
+
+export interface AttachmentSpec {
+  filename: string;
+  /** base64: the content itself; http_url: the URL; endpoint: the path the client resolves. */
+  storagePath: string;
+  fetchMode: FetchMode;
+  mimeType: string | null;
+  /** Hex MD5 of the content, checked after fetching when given. */
+  contentMd5: string | null;
+}
+
+/** What an HTTP submission asks us to build and send (stored as JSON). */
+export interface MessagePayload {
+  from: string;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  replyTo: string | null;
+  returnPath: string | null;
+  subject: string;
+  body: string | null;
+  html: string | null;
+  contentType: 'plain' | 'html';
+  headers: Record<string, string>;
+  attachments: AttachmentSpec[];
+  messageId: string | null;
+}
+
+/** A validated submission, ready to be committed. */
+export interface NewMessage {
+  tenantId: string;
+  /** The client's id: idempotency key per tenant, and the `X-Genro-Mail-ID`. */
+  id: string;
+  accountId: string;
+  priority: Priority;
+  batchCode: string | null;
+  /** Not before this instant (ms); null = now. */
+  deferredUntil: number | null;
+  payload: MessagePayload;
+  mailFrom: string;
+  rcptTo: string[];
+  sizeBytes: number;
+}

@@ -1,0 +1,79 @@
+/**
+ * Ports of delivery: building a message's bytes and handing them to the
+ * account's upstream relay. The adapters (nodemailer) report what happened as
+ * data; core/delivery-outcome.ts decides what it means.
+ */
+import type { Account } from './account.js';
+import type { MessagePayload } from './message.js';
+import type { ClientAuth } from './tenant.js';
+
+export interface Envelope {
+  mailFrom: string;
+  rcptTo: string[];
+}
+
+/** One recipient the relay refused, with the relay's own words. */
+export interface RecipientRefusal {
+  recipient: string;
+  replyCode: number | null;
+  enhancedStatus: string | null;
+  text: string;
+}
+
+/**
+ * Where a failed relay conversation stopped. `connect`: refused, reset, DNS;
+ * `timeout`: no answer in time; `tls` and `auth`: the account's setup is wrong;
+ * `envelope`: MAIL FROM or every RCPT TO refused; `data`: the message refused.
+ */
+export type RelayStage = 'connect' | 'timeout' | 'tls' | 'auth' | 'envelope' | 'data' | 'protocol';
+
+export type RelayReply =
+  | {
+      ok: true;
+      replyCode: number;
+      enhancedStatus: string | null;
+      text: string;
+      accepted: string[];
+      /** Recipients refused while others were accepted (partial delivery). */
+      refused: RecipientRefusal[];
+    }
+  | {
+      ok: false;
+      stage: RelayStage;
+      replyCode: number | null;
+      enhancedStatus: string | null;
+      text: string;
+      /** The transport's error code (ECONNREFUSED, ETIMEDOUT, EAUTH, ...), when there is one. */
+      errorCode: string | null;
+      refused: RecipientRefusal[];
+    };
+
+export interface Relay {
+  /** Sends `raw` through the account's pooled connection; never throws for a relay's answer. */
+  send(account: Account, envelope: Envelope, raw: Buffer): Promise<RelayReply>;
+  /** Drops pooled connections of accounts that changed or were deleted. */
+  forget(tenantId: string, accountId: string): void;
+  close(): Promise<void>;
+}
+
+export interface BuildRequest {
+  /** The client id, written as `X-Genro-Mail-ID`. */
+  clientId: string;
+  payload: MessagePayload;
+  /** Where `endpoint` attachments are fetched from. */
+  tenant: { clientBaseUrl: string | null; clientAttachmentPath: string | null; clientAuth: ClientAuth | null };
+}
+
+export interface BuiltMessage {
+  raw: Buffer;
+  envelope: Envelope;
+  messageIdHeader: string;
+}
+
+/**
+ * Builds the RFC 5322 bytes. An attachment that cannot be fetched rejects with
+ * AppError code `ATTACHMENT_UNAVAILABLE` (transient: retried like a 4yz).
+ */
+export interface MessageBuilder {
+  build(request: BuildRequest): Promise<BuiltMessage>;
+}

@@ -36,6 +36,9 @@ CREATE TABLE accounts (
   max_connections             INTEGER NOT NULL DEFAULT 5,
   max_messages_per_connection INTEGER NOT NULL DEFAULT 100,
   is_default                  INTEGER NOT NULL DEFAULT 0 CHECK (is_default IN (0, 1)),
+  -- Set when the relay refuses our AUTH or TLS: the account's mail waits until it is fixed.
+  paused_at                   INTEGER,
+  paused_reason               TEXT,
   created_at                  INTEGER NOT NULL,
   updated_at                  INTEGER NOT NULL,
   PRIMARY KEY (tenant_id, id)
@@ -62,6 +65,8 @@ CREATE TABLE messages (
   size_bytes           INTEGER NOT NULL DEFAULT 0,
   state                TEXT NOT NULL DEFAULT 'queued'
                        CHECK (state IN ('queued', 'deferred', 'sending', 'sent', 'error')),
+  -- 1 while its batch or its tenant is suspended (or the tenant inactive): not dispatched.
+  suspended            INTEGER NOT NULL DEFAULT 0 CHECK (suspended IN (0, 1)),
   attempts             INTEGER NOT NULL DEFAULT 0,
   next_attempt_at      INTEGER NOT NULL,
   lease_owner          TEXT,
@@ -75,6 +80,7 @@ CREATE TABLE messages (
   error                TEXT,
   last_reply_code      INTEGER,
   last_enhanced_status TEXT,
+  refused_recipients   TEXT,              -- JSON: recipients the relay refused while accepting others
   reported_at          INTEGER,           -- reported_ts
   bounce_type          TEXT CHECK (bounce_type IN ('hard', 'soft')),
   bounce_code          TEXT,
@@ -87,11 +93,16 @@ CREATE TABLE messages (
   pec_error_at         INTEGER,
   UNIQUE (tenant_id, id)
 ) STRICT;
--- The dispatcher's "next due by priority": only waiting messages are indexed.
-CREATE INDEX messages_due ON messages (priority, next_attempt_at, pk)
+-- The dispatcher's "next due of this account at this priority": only dispatchable
+-- messages are indexed, so the claim is a range seek whatever the backlog.
+CREATE INDEX messages_due ON messages (tenant_id, account_id, priority, next_attempt_at, pk)
+  WHERE state IN ('queued', 'deferred') AND suspended = 0;
+-- Suspension and activation touch one batch's waiting messages.
+CREATE INDEX messages_batch ON messages (tenant_id, batch_code)
   WHERE state IN ('queued', 'deferred');
 CREATE INDEX messages_tenant_recent ON messages (tenant_id, pk);
 CREATE INDEX messages_account_state ON messages (tenant_id, account_id, state);
+CREATE INDEX messages_reported ON messages (reported_at) WHERE reported_at IS NOT NULL;
 CREATE INDEX messages_lease ON messages (lease_expires_at) WHERE state = 'sending';
 
 -- The timeline of each message.
@@ -142,6 +153,18 @@ CREATE TABLE suppressions (
   created_at INTEGER NOT NULL,
   expires_at INTEGER,
   PRIMARY KEY (tenant_id, address)
+) STRICT;
+
+-- Messages counted against each account's limits in the current fixed window
+-- of each kind; a row from an older window counts as zero.
+CREATE TABLE account_usage (
+  tenant_id    TEXT NOT NULL,
+  account_id   TEXT NOT NULL,
+  window_kind  TEXT NOT NULL CHECK (window_kind IN ('minute', 'hour', 'day')),
+  window_start INTEGER NOT NULL,
+  used         INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, account_id, window_kind),
+  FOREIGN KEY (tenant_id, account_id) REFERENCES accounts (tenant_id, id) ON DELETE CASCADE
 ) STRICT;
 
 -- Suspended batches; batch_code '*' suspends the whole tenant.

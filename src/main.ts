@@ -1,20 +1,29 @@
 /**
- * Composition root: config -> key material -> store -> services -> HTTP.
- * The only module (with cli/) that wires rooms together. Stop runs in reverse.
+ * Composition root: config -> key material -> store -> services -> dispatcher
+ * -> HTTP. The only module (with cli/) that wires rooms together. Stop runs in
+ * reverse: intake first, then in-flight sends, then the store.
  */
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createAccountService } from './core/account-service.js';
 import { createAuthenticator } from './core/authenticator.js';
 import type { Clock, IdSource } from './core/clock.js';
 import { createFailureThrottle } from './core/failure-throttle.js';
 import type { Logger } from './core/logger.js';
+import { createMessageCommands } from './core/message-commands.js';
+import { createSubmissionService } from './core/submission-service.js';
 import { createTenantService } from './core/tenant-service.js';
 import { parseListenAddress, type Config } from './config/index.js';
+import { createAttachmentFetcher } from './delivery/attachment-fetcher.js';
+import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
+import { createMailComposerBuilder } from './delivery/message-builder.js';
+import { createNodemailerRelay } from './delivery/nodemailer-relay.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
+import { createPeriodicLoop } from './runtime/index.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer } from './security/api-keys.js';
 import { loadKeyMaterial } from './security/key-material.js';
 import { createAesGcmSecretBox } from './security/secret-box.js';
-import { createSqliteStore } from './store/index.js';
+import { createSqliteStore, type SqliteStore } from './store/index.js';
 
 export const DATABASE_FILE = 'mailproxy.db';
 
@@ -23,14 +32,18 @@ export interface DaemonDeps {
   log: Logger;
   clock: Clock;
   ids: IdSource;
+  /** Uniform [0, 1): retry jitter. */
+  random?: () => number;
 }
 
 export interface Daemon {
   http: { host: string; port: number };
+  store: SqliteStore;
+  dispatcher: Dispatcher;
   stop(deadlineMs: number): Promise<void>;
 }
 
-export async function startDaemon({ config, log, clock, ids }: DaemonDeps): Promise<Daemon> {
+function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { store: SqliteStore; adminToken: string; hashKey: Buffer } {
   const keys = loadKeyMaterial({ dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: config.http.admin_token });
   if (keys.created.secretKeyFile !== undefined) {
     log.warn({ path: keys.created.secretKeyFile }, 'secret key created: back it up, stored credentials cannot be read without it');
@@ -38,23 +51,69 @@ export async function startDaemon({ config, log, clock, ids }: DaemonDeps): Prom
   if (keys.created.adminTokenFile !== undefined) {
     log.warn({ path: keys.created.adminTokenFile }, 'admin token created: read it from this file and send it as Authorization: Bearer <token>');
   }
-
-  const store = createSqliteStore({ path: join(config.data_dir, DATABASE_FILE), secrets: createAesGcmSecretBox(keys.encryptionKey) });
+  const store = createSqliteStore({ path: join(config.data_dir, DATABASE_FILE), secrets: createAesGcmSecretBox(keys.encryptionKey), ids });
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
+  return { store, adminToken: keys.adminToken, hashKey: keys.hashKey };
+}
+
+function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps) {
+  const { dispatch } = config;
+  const relay = createNodemailerRelay({ log: deps.log.child({ component: 'relay' }), socketTimeoutMs: dispatch.send_timeout_seconds * 1000 });
+  const fetcher = createAttachmentFetcher({
+    timeoutMs: dispatch.attachment_timeout_seconds * 1000,
+    maxBytes: dispatch.attachment_max_bytes,
+    allowPrivateAddresses: dispatch.allow_private_attachment_urls,
+  });
+  const dispatcher = createDispatcher({
+    queue: store.queue,
+    accounts: store.accounts,
+    tenants: store.tenants,
+    relay,
+    builder: createMailComposerBuilder({ fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant), hostname: hostname() }),
+    clock: deps.clock,
+    log: deps.log.child({ component: 'dispatcher' }),
+    random: deps.random ?? Math.random,
+    owner: deps.ids.uuid(),
+    config: {
+      leaseMs: dispatch.lease_seconds * 1000,
+      claimBatch: dispatch.claim_batch,
+      retry: { scheduleMs: dispatch.retry_schedule_seconds.map((seconds) => seconds * 1000), jitter: dispatch.retry_jitter, maxAgeMs: dispatch.max_age_seconds * 1000 },
+    },
+  });
+  return { relay, dispatcher };
+}
+
+export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
+  const { config, log, clock, ids } = deps;
+  const { store, adminToken, hashKey } = openStore(config, log, ids);
+  const { relay, dispatcher } = createDelivery(config, store, deps);
+  const retention = createPeriodicLoop({
+    name: 'retention',
+    intervalMs: config.retention.interval_seconds * 1000,
+    log,
+    run: () => {
+      const removed = store.messages.removeReported(null, clock.now() - config.retention.report_retention_seconds * 1000);
+      if (removed > 0) log.info({ removed }, 'retention removed reported messages');
+    },
+  });
 
   try {
-    const apiKeys = createHmacApiKeyIssuer(keys.hashKey);
-    const authenticator = createAuthenticator({
-      admin: createAdminTokenVerifier(keys.adminToken, keys.hashKey),
-      keys: apiKeys,
-      tenants: store.tenants,
-      throttle: createFailureThrottle({ maxFailures: config.http.auth_max_failures, windowMs: config.http.auth_failure_window_seconds * 1000 }),
-      clock,
-    });
+    dispatcher.start();
+    retention.start();
+    const apiKeys = createHmacApiKeyIssuer(hashKey);
     const app = createHttpApp({
-      authenticator,
-      tenants: createTenantService({ store, keys: apiKeys, clock, ids }),
+      authenticator: createAuthenticator({
+        admin: createAdminTokenVerifier(adminToken, hashKey),
+        keys: apiKeys,
+        tenants: store.tenants,
+        throttle: createFailureThrottle({ maxFailures: config.http.auth_max_failures, windowMs: config.http.auth_failure_window_seconds * 1000 }),
+        clock,
+      }),
+      tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, clock, ids }),
       accounts: createAccountService({ store, clock, ids }),
+      submissions: createSubmissionService({ store, queue: store.queue, clock, wake: () => dispatcher.wake() }),
+      commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
+      limits: { maxBatchMessages: config.http.max_batch_messages, maxMessageBytes: config.http.max_message_bytes, maxRecipients: config.http.max_recipients },
       readiness: [{ name: 'store', check: () => (store.ping(), true) }],
       log: log.child({ component: 'http' }),
       ids,
@@ -67,12 +126,21 @@ export async function startDaemon({ config, log, clock, ids }: DaemonDeps): Prom
 
     return {
       http: http.address,
+      store,
+      dispatcher,
       async stop(deadlineMs) {
-        await http.close(deadlineMs);
+        const deadline = Date.now() + deadlineMs;
+        const left = (): number => Math.max(0, deadline - Date.now());
+        await http.close(left());
+        await retention.stop();
+        await dispatcher.stop(left());
+        await relay.close();
         store.close();
       },
     };
   } catch (error) {
+    await dispatcher.stop(0);
+    await relay.close();
     store.close();
     throw error;
   }

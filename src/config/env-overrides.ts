@@ -66,6 +66,18 @@ export function coerceEnvValue(kind: string, raw: string): unknown {
     if (['false', '0', 'no', 'off'].includes(lowered)) return false;
     return raw;
   }
+  if (kind === 'array') {
+    // JSON (`[60, 300]`) or a comma-separated list (`60,300`) of numbers.
+    const trimmed = raw.trim();
+    if (trimmed.startsWith('[')) {
+      try {
+        return JSON.parse(trimmed) as unknown;
+      } catch {
+        return raw;
+      }
+    }
+    return trimmed.split(',').map((item) => coerceEnvValue('number', item));
+  }
   return raw;
 }
 

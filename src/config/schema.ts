@@ -34,7 +34,10 @@ export const configSchema = z
       .object({
         listen: listen.default('127.0.0.1:8000'),
         admin_token: optionalSecret(16, 'admin_token').default(''),
-        max_body_bytes: positiveInt.default(16 * 1024 * 1024),
+        max_body_bytes: positiveInt.default(64 * 1024 * 1024),
+        max_batch_messages: positiveInt.max(100_000).default(1000),
+        max_message_bytes: positiveInt.default(25 * 1024 * 1024),
+        max_recipients: positiveInt.max(100_000).default(1000),
         auth_max_failures: positiveInt.default(10),
         auth_failure_window_seconds: positiveInt.default(60),
       })
@@ -60,9 +63,24 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    dispatch: z
+      .object({
+        lease_seconds: positiveInt.min(10).default(300),
+        send_timeout_seconds: positiveInt.default(60),
+        retry_schedule_seconds: z.array(positiveInt).min(1).max(50).default([60, 300, 900, 1800, 3600, 7200, 14400]),
+        retry_jitter: z.number().min(0).max(1).default(0.2),
+        max_age_seconds: positiveInt.default(5 * 24 * 3600),
+        claim_batch: positiveInt.max(1000).default(100),
+        attachment_timeout_seconds: positiveInt.default(30),
+        attachment_max_bytes: positiveInt.default(25 * 1024 * 1024),
+        allow_private_attachment_urls: z.boolean().default(false),
+      })
+      .strict()
+      .prefault({}),
     retention: z
       .object({
         report_retention_seconds: positiveInt.default(7 * 24 * 3600),
+        interval_seconds: positiveInt.default(300),
       })
       .strict()
       .prefault({}),

@@ -83,6 +83,9 @@ export function createAccountService(deps: AccountServiceDeps) {
       maxConnections: input.maxConnections ?? current?.maxConnections ?? 5,
       maxMessagesPerConnection: input.maxMessagesPerConnection ?? current?.maxMessagesPerConnection ?? 100,
       isDefault: input.isDefault ?? current?.isDefault ?? false,
+      // Saving the account is the operator's fix for whatever paused it: try again.
+      pausedAt: null,
+      pausedReason: null,
       createdAt: current?.createdAt ?? now,
       updatedAt: now,
     };

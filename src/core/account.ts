@@ -22,6 +22,9 @@ export interface Account {
   maxConnections: number;
   maxMessagesPerConnection: number;
   isDefault: boolean;
+  /** Set when the relay refused our AUTH or TLS; cleared when the account is saved again. */
+  pausedAt: number | null;
+  pausedReason: string | null;
   createdAt: number;
   updatedAt: number;
 }
@@ -43,6 +46,9 @@ export interface AccountView {
   max_connections: number;
   max_messages_per_connection: number;
   is_default: boolean;
+  state: 'active' | 'paused';
+  paused_at: string | null;
+  paused_reason: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -65,6 +71,9 @@ export function viewAccount(account: Account): AccountView {
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault,
+    state: account.pausedAt === null ? 'active' : 'paused',
+    paused_at: account.pausedAt === null ? null : new Date(account.pausedAt).toISOString(),
+    paused_reason: account.pausedReason,
     created_at: new Date(account.createdAt).toISOString(),
     updated_at: new Date(account.updatedAt).toISOString(),
   };

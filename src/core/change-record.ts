@@ -12,7 +12,7 @@ export interface ChangeRecord {
   /** The command that caused the change, e.g. `tenant.create`. */
   command: string;
   tenantId: string;
-  aggregateType: 'tenant' | 'account' | 'suspension';
+  aggregateType: 'tenant' | 'account' | 'suspension' | 'message';
   aggregateId: string;
   /** The event mirrored to subscribers, e.g. `tenant.created`. */
   eventType: string;
@@ -24,4 +24,16 @@ export interface ChangeRecord {
 
 export function actorOf(principal: Principal): string {
   return principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`;
+}
+
+/** Builds change records for one command context: the fields every record shares are filled once. */
+export function changeRecorder(ctx: { principal: Principal; correlationId: string | null }, deps: { now(): number; uuid(): string }) {
+  return (change: Pick<ChangeRecord, 'command' | 'eventType' | 'tenantId' | 'aggregateType' | 'aggregateId' | 'data'>): ChangeRecord => ({
+    ...change,
+    eventId: deps.uuid(),
+    occurredAt: deps.now(),
+    actor: actorOf(ctx.principal),
+    eventVersion: 1,
+    correlationId: ctx.correlationId,
+  });
 }

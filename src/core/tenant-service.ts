@@ -5,6 +5,7 @@
 import { AppError, notFound } from './app-error.js';
 import { actorOf, type ChangeRecord } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
+import type { MessageAdmin } from './message-admin.js';
 import type { AdminStore, ApiKeyIssuer } from './ports.js';
 import { requireAdmin, type Principal } from './principal.js';
 import { DEFAULT_CLIENT_SYNC_PATH, viewTenant, type ClientAuth, type Tenant, type TenantView } from './tenant.js';
@@ -36,6 +37,8 @@ export interface IssuedKeyView {
 
 export interface TenantServiceDeps {
   store: AdminStore;
+  /** Re-derives which waiting messages are held when `active` changes. */
+  holds: Pick<MessageAdmin, 'refreshHolds'>;
   keys: ApiKeyIssuer;
   clock: Clock;
   ids: IdSource;
@@ -112,6 +115,7 @@ export function createTenantService(deps: TenantServiceDeps) {
         const current = load(id);
         const next: Tenant = { ...current, ...definedOnly(fields), updatedAt: clock.now() };
         store.tenants.update(next);
+        if (next.active !== current.active) deps.holds.refreshHolds(id);
         const view = viewTenant(next);
         store.changes.record(change(ctx, 'tenant.update', 'tenant.updated', id, { tenant: view, changed: Object.keys(definedOnly(fields)) }));
         return view;

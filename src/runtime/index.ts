@@ -1,3 +1,4 @@
 export { createLogger, REDACT_PATHS, type RuntimeLogger } from './logger.js';
 export { installShutdownHandlers } from './shutdown.js';
 export { systemClock, randomIds } from './system.js';
+export { createPeriodicLoop, type PeriodicLoop } from './periodic-loop.js';

@@ -20,13 +20,15 @@ interface AccountRow {
   max_connections: number;
   max_messages_per_connection: number;
   is_default: number;
+  paused_at: number | null;
+  paused_reason: string | null;
   created_at: number;
   updated_at: number;
 }
 
 const COLUMNS = `tenant_id, id, host, port, user, password_sealed, tls_mode, tls_reject_unauthorized,
   limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, max_connections,
-  max_messages_per_connection, is_default, created_at, updated_at`;
+  max_messages_per_connection, is_default, paused_at, paused_reason, created_at, updated_at`;
 
 export function createSqliteAccountRepository(db: SqliteDatabase, secrets: SecretBox): AccountRepository {
   const passwordContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:password`;
@@ -47,6 +49,8 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     maxConnections: row.max_connections,
     maxMessagesPerConnection: row.max_messages_per_connection,
     isDefault: row.is_default === 1,
+    pausedAt: row.paused_at,
+    pausedReason: row.paused_reason,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   });
@@ -67,6 +71,8 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault ? 1 : 0,
+    paused_at: account.pausedAt,
+    paused_reason: account.pausedReason,
     created_at: account.createdAt,
     updated_at: account.updatedAt,
   });
@@ -77,14 +83,14 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
   const clearDefault = db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`);
   const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
       @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
-      @limit_behavior, @max_connections, @max_messages_per_connection, @is_default, @created_at, @updated_at)
+      @limit_behavior, @max_connections, @max_messages_per_connection, @is_default, @paused_at, @paused_reason, @created_at, @updated_at)
     ON CONFLICT (tenant_id, id) DO UPDATE SET host = excluded.host, port = excluded.port, user = excluded.user,
       password_sealed = excluded.password_sealed, tls_mode = excluded.tls_mode,
       tls_reject_unauthorized = excluded.tls_reject_unauthorized, limit_per_minute = excluded.limit_per_minute,
       limit_per_hour = excluded.limit_per_hour, limit_per_day = excluded.limit_per_day,
       limit_behavior = excluded.limit_behavior, max_connections = excluded.max_connections,
       max_messages_per_connection = excluded.max_messages_per_connection, is_default = excluded.is_default,
-      updated_at = excluded.updated_at`);
+      paused_at = excluded.paused_at, paused_reason = excluded.paused_reason, updated_at = excluded.updated_at`);
   // History (sent, error) stays; only mail that would otherwise wait forever goes.
   const removeMessages = db.prepare(
     `DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,

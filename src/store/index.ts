@@ -3,13 +3,21 @@
  * writer; better-sqlite3 is synchronous, so a transaction never interleaves.
  */
 import { AppError } from '../core/app-error.js';
+import type { IdSource } from '../core/clock.js';
+import type { MessageAdmin } from '../core/message-admin.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
+import type { MessageQueue } from '../core/queue.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { openDatabase } from './database.js';
+import { createSqliteMessageAdmin } from './message-admin.js';
+import { createMessageEventWriter } from './message-event-writer.js';
+import { createSqliteMessageQueue } from './message-queue.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
 
 export interface SqliteStore extends AdminStore {
+  queue: MessageQueue;
+  messages: MessageAdmin;
   /** Schema versions applied while opening. */
   migrated: number[];
   /** Throws when the database cannot answer; used by readiness. */
@@ -17,7 +25,7 @@ export interface SqliteStore extends AdminStore {
   close(): void;
 }
 
-export function createSqliteStore(options: { path: string; secrets: SecretBox }): SqliteStore {
+export function createSqliteStore(options: { path: string; secrets: SecretBox; ids: IdSource }): SqliteStore {
   const { db, migrated } = openDatabase({ path: options.path });
   const ping = db.prepare('SELECT 1');
   let closed = false;
@@ -26,6 +34,8 @@ export function createSqliteStore(options: { path: string; secrets: SecretBox })
     tenants: createSqliteTenantRepository(db, options.secrets),
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes: createSqliteChangeLog(db),
+    queue: createSqliteMessageQueue(db, options.ids),
+    messages: createSqliteMessageAdmin(db, createMessageEventWriter(db, options.ids)),
     transaction: (fn) => {
       try {
         return db.transaction(fn).immediate();

@@ -9,15 +9,16 @@ describe('schema migrations', () => {
     expect(migrate(db, migrations)).toEqual(migrations.map((migration) => migration.version));
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['accounts', 'command_log', 'message_events', 'messages', 'outbox', 'suppressions', 'suspensions', 'tenants']);
+    expect(tables).toEqual(['account_usage', 'accounts', 'command_log', 'message_events', 'messages', 'outbox', 'suppressions', 'suspensions', 'tenants']);
     expect(migrate(db, migrations)).toEqual([]);
   });
 
   it('uses the due index for the dispatcher query', () => {
     const db = new Database(':memory:');
     migrate(db, loadMigrations());
-    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT pk FROM messages WHERE state IN ('queued', 'deferred')
-      AND priority = 0 AND next_attempt_at <= ? ORDER BY next_attempt_at, pk LIMIT 10`).all(0) as { detail: string }[];
+    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT pk FROM messages WHERE tenant_id = ? AND account_id = ?
+      AND state IN ('queued', 'deferred') AND suspended = 0 AND priority = 0 AND next_attempt_at <= ?
+      ORDER BY next_attempt_at, pk LIMIT 10`).all('t', 'a', 0) as { detail: string }[];
     expect(plan.map((row) => row.detail).join(' ')).toContain('messages_due');
   });
 

@@ -9,18 +9,24 @@ import type { AccountService } from '../../core/account-service.js';
 import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import type { MessageCommands } from '../../core/message-commands.js';
+import type { SubmissionService } from '../../core/submission-service.js';
 import type { TenantService } from '../../core/tenant-service.js';
 import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
+import { messageRoutes } from './routes/messages.js';
 import { tenantRoutes } from './routes/tenants.js';
 
 export interface HttpAppDeps {
   authenticator: Authenticator;
   tenants: TenantService;
   accounts: AccountService;
+  submissions: SubmissionService;
+  commands: MessageCommands;
+  limits: { maxBatchMessages: number; maxMessageBytes: number; maxRecipients: number };
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -64,6 +70,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', healthRoutes(deps.readiness));
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
+  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, limits: deps.limits }));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
   app.onError(createErrorHandler(deps.log));

@@ -1,0 +1,73 @@
+/**
+ * The queue port: how core and the dispatcher see the store's messages.
+ * Every method that changes a message writes its timeline event and its
+ * outbox event in the same transaction.
+ */
+import type { Priority, HandoffState, MessagePayload, NewMessage } from './message.js';
+import type { Usage } from './rate-limit.js';
+import type { RecipientRefusal } from './relay.js';
+
+export interface ClaimedMessage {
+  pk: number;
+  tenantId: string;
+  id: string;
+  accountId: string;
+  priority: Priority;
+  batchCode: string | null;
+  /** Including this attempt. */
+  attempts: number;
+  createdAt: number;
+  payload: MessagePayload | null;
+  /** RFC 5322 bytes of an SMTP submission, relayed as they are. */
+  raw: Buffer | null;
+  mailFrom: string;
+  rcptTo: string[];
+}
+
+interface OutcomeBase {
+  pk: number;
+  /** The attempt this outcome ends: a stale outcome (lease reclaimed meanwhile) is ignored. */
+  attempt: number;
+  at: number;
+  replyCode: number | null;
+  enhancedStatus: string | null;
+}
+
+export type RecordedOutcome =
+  | (OutcomeBase & { kind: 'sent'; text: string; refused: RecipientRefusal[] })
+  | (OutcomeBase & { kind: 'deferred'; nextAttemptAt: number; reason: string })
+  | (OutcomeBase & { kind: 'failed'; reason: string; refused: RecipientRefusal[] })
+  /** Back to the queue without spending the attempt (account paused, shutting down). */
+  | (OutcomeBase & { kind: 'released'; reason: string });
+
+export interface ClaimRequest {
+  tenantId: string;
+  accountId: string;
+  limit: number;
+  now: number;
+  leaseOwner: string;
+  leaseUntil: number;
+}
+
+export interface EnqueueResult {
+  inserted: number;
+  updated: number;
+}
+
+export interface MessageQueue {
+  /** Current handoff state of the given client ids of a tenant. */
+  states(tenantId: string, ids: readonly string[]): Map<string, HandoffState>;
+  /** Addresses (normalized) of `addresses` that are on the tenant's suppression list now. */
+  suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
+  /** Inserts new messages, replaces waiting ones with the same client id. */
+  enqueue(messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult;
+  /** Leases the next due messages of one account, strict priority then due time then insertion. */
+  claim(request: ClaimRequest): ClaimedMessage[];
+  record(outcomes: readonly RecordedOutcome[]): number;
+  /** Returns expired leases (and, at start, every lease of another owner) to the queue. */
+  reclaimLeases(now: number, owner: string, otherOwnersToo: boolean): number;
+  /** Earliest next attempt among the account's dispatchable messages. */
+  nextDueAt(tenantId: string, accountId: string): number | null;
+  usage(tenantId: string, accountId: string, now: number): Usage;
+  pauseAccount(tenantId: string, accountId: string, at: number, reason: string): void;
+}

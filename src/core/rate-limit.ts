@@ -1,0 +1,39 @@
+/**
+ * Per-account sending limits over fixed UTC windows (minute, hour, day). Usage
+ * is counted when a message is claimed, so a crash cannot hand out budget twice.
+ */
+
+export type WindowKind = 'minute' | 'hour' | 'day';
+export const WINDOW_MS: Record<WindowKind, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+export const WINDOW_KINDS: readonly WindowKind[] = ['minute', 'hour', 'day'];
+
+export type Limits = Record<WindowKind, number | null>;
+/** Messages counted in the window that contains `now`, per kind. */
+export type Usage = Record<WindowKind, number>;
+
+export function windowStart(kind: WindowKind, now: number): number {
+  return Math.floor(now / WINDOW_MS[kind]) * WINDOW_MS[kind];
+}
+
+/** How many messages may be claimed now (Infinity without limits). */
+export function availableBudget(limits: Limits, usage: Usage): number {
+  let budget = Number.POSITIVE_INFINITY;
+  for (const kind of WINDOW_KINDS) {
+    const limit = limits[kind];
+    if (limit !== null) budget = Math.min(budget, Math.max(0, limit - usage[kind]));
+  }
+  return budget;
+}
+
+/** When budget returns: the end of the latest exhausted window; null when not exhausted. */
+export function budgetReturnsAt(limits: Limits, usage: Usage, now: number): number | null {
+  let at: number | null = null;
+  for (const kind of WINDOW_KINDS) {
+    const limit = limits[kind];
+    if (limit !== null && usage[kind] >= limit) {
+      const end = windowStart(kind, now) + WINDOW_MS[kind];
+      at = at === null ? end : Math.max(at, end);
+    }
+  }
+  return at;
+}

@@ -1,0 +1,138 @@
+/**
+ * The enqueue use-case: a request's messages are checked against the caller's
+ * tenant, the tenant's accounts, its suppression list and the idempotency rule,
+ * then the valid ones are committed together before anyone is told "queued".
+ */
+import type { Account } from './account.js';
+import { normalizeAddress } from './address.js';
+import type { Clock } from './clock.js';
+import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
+import type { AdminStore } from './ports.js';
+import type { Principal } from './principal.js';
+import type { MessageQueue } from './queue.js';
+
+/** One message as the edge parsed it; `problem` set when its shape was already invalid. */
+export interface SubmissionItem {
+  id: string | null;
+  problem?: string;
+  tenantId?: string;
+  accountId?: string;
+  priority?: number | PriorityLabel;
+  message?: Omit<NewMessage, 'tenantId' | 'accountId' | 'priority'>;
+}
+
+export interface Rejection {
+  id: string | null;
+  reason: string;
+}
+
+export interface SubmissionResult {
+  queued: number;
+  rejected: Rejection[];
+}
+
+export interface SubmissionServiceDeps {
+  store: AdminStore;
+  queue: MessageQueue;
+  clock: Clock;
+  /** Tells the dispatcher that work arrived for these accounts. */
+  wake: (accounts: ReadonlyArray<{ tenantId: string; accountId: string; priority: number }>) => void;
+}
+
+export function createSubmissionService(deps: SubmissionServiceDeps) {
+  const { store, queue, clock } = deps;
+
+  return {
+    submit(principal: Principal, items: readonly SubmissionItem[], defaultPriority: number | PriorityLabel | undefined, correlationId: string | null): SubmissionResult {
+      const now = clock.now();
+      return store.transaction(() => {
+        const rejected: Rejection[] = [];
+        const accepted: NewMessage[] = [];
+        const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.list(tenantId)));
+        const seen = new Set<string>();
+
+        for (const item of items) {
+          const outcome = resolve(item, principal, accountsOf, defaultPriority);
+          if (typeof outcome === 'string') {
+            rejected.push({ id: item.id, reason: outcome });
+            continue;
+          }
+          const key = `${outcome.tenantId}\u0000${outcome.id}`;
+          if (seen.has(key)) {
+            rejected.push({ id: item.id, reason: 'duplicate id in this request' });
+            continue;
+          }
+          seen.add(key);
+          accepted.push(outcome);
+        }
+
+        const problems = admissionProblems(accepted, queue, now);
+        const admissible = accepted.filter((message) => {
+          const reason = problems.get(message) ?? null;
+          if (reason !== null) rejected.push({ id: message.id, reason });
+          return reason === null;
+        });
+        queue.enqueue(admissible, now, correlationId);
+        if (admissible.length > 0) {
+          deps.wake(admissible.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
+        }
+        return { queued: admissible.length, rejected };
+      });
+    },
+  };
+}
+
+export type SubmissionService = ReturnType<typeof createSubmissionService>;
+
+function resolve(
+  item: SubmissionItem,
+  principal: Principal,
+  accountsOf: (tenantId: string) => Account[] | null,
+  defaultPriority: number | PriorityLabel | undefined,
+): NewMessage | string {
+  if (item.problem !== undefined || item.message === undefined || item.id === null) return item.problem ?? 'invalid message';
+  const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
+  if (tenantId === undefined) return 'tenant_id is required';
+  // A tenant key naming another tenant learns nothing about it.
+  if (principal.kind === 'tenant' && item.tenantId !== undefined && item.tenantId !== principal.tenantId) return 'unknown tenant';
+  const accounts = accountsOf(tenantId);
+  if (accounts === null) return 'unknown tenant';
+  const account = item.accountId === undefined ? defaultAccount(accounts) : accounts.find((candidate) => candidate.id === item.accountId);
+  if (account === undefined) {
+    return item.accountId === undefined ? 'account_id is required: the tenant has no default account' : 'unknown account';
+  }
+  return { ...item.message, tenantId, accountId: account.id, priority: toPriority(item.priority ?? defaultPriority ?? 2) };
+}
+
+function defaultAccount(accounts: readonly Account[]): Account | undefined {
+  return accounts.find((account) => account.isDefault) ?? (accounts.length === 1 ? accounts[0] : undefined);
+}
+
+/** Idempotency and suppression, looked up once per tenant for the whole request. */
+function admissionProblems(messages: readonly NewMessage[], queue: MessageQueue, now: number): Map<NewMessage, string> {
+  const problems = new Map<NewMessage, string>();
+  const byTenant = new Map<string, NewMessage[]>();
+  for (const message of messages) {
+    const group = byTenant.get(message.tenantId);
+    if (group === undefined) byTenant.set(message.tenantId, [message]);
+    else group.push(message);
+  }
+  for (const [tenantId, group] of byTenant) {
+    const states = queue.states(tenantId, group.map((message) => message.id));
+    const suppressed = queue.suppressed(tenantId, group.flatMap((message) => message.rcptTo), now);
+    for (const message of group) {
+      const state = states.get(message.id);
+      if (state !== undefined && !WAITING_STATES.includes(state)) problems.set(message, 'already sent');
+      else if (suppressed.size > 0 && message.rcptTo.some((address) => suppressed.has(normalizeAddress(address)))) problems.set(message, 'suppressed');
+    }
+  }
+  return problems;
+}
+
+function memoize<T>(load: (key: string) => T): (key: string) => T {
+  const cache = new Map<string, T>();
+  return (key) => {
+    if (!cache.has(key)) cache.set(key, load(key));
+    return cache.get(key) as T;
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * MessageBuilder over nodemailer's MailComposer: turns a stored MessagePayload into
+ * RFC 5322 bytes and its SMTP envelope. Bcc lives only in the envelope (RFC 5322 §3.6.3).
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type Mail from 'nodemailer/lib/mailer/index.js';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { parseMailbox } from '../core/address.js';
+import { AppError } from '../core/app-error.js';
+import type { AttachmentSpec, MessagePayload } from '../core/message.js';
+import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/relay.js';
+import type { AttachmentFetcher } from './attachment-fetcher.js';
+
+export interface MailComposerBuilderDeps {
+  fetchAttachment: AttachmentFetcher['fetch'];
+  /** Right-hand side of generated Message-IDs. */
+  hostname: string;
+}
+
+export const MAIL_ID_HEADER = 'X-Genro-Mail-ID';
+
+/**
+ * Headers the builder owns: a client copy would contradict the envelope, the
+ * MIME structure or our id, so it is dropped. Message-ID and Date are kept.
+ */
+const OWNED_HEADERS = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'reply-to',
+  'subject',
+  'message-id',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  MAIL_ID_HEADER.toLowerCase(),
+]);
+
+function bareAddress(text: string): string {
+  const mailbox = parseMailbox(text);
+  // Payloads are validated at intake; an unparsable one is a bug, not an outcome.
+  if (mailbox === null) throw new AppError('INTERNAL', 'stored payload holds an invalid address', { details: { address: text } });
+  return mailbox.address;
+}
+
+/** MAIL FROM is the return path, else From; RCPT TO is To+Cc+Bcc, once each, in order. */
+export function envelopeOf(payload: MessagePayload): Envelope {
+  const seen = new Set<string>();
+  const rcptTo: string[] = [];
+  for (const recipient of [...payload.to, ...payload.cc, ...payload.bcc].map(bareAddress)) {
+    const key = recipient.toLowerCase();
+    if (seen.has(key)) continue;
+    seen.add(key);
+    rcptTo.push(recipient);
+  }
+  return { mailFrom: bareAddress(payload.returnPath ?? payload.from), rcptTo };
+}
+
+function angled(id: string): string {
+  const trimmed = id.trim();
+  return `${trimmed.startsWith('<') ? '' : '<'}${trimmed}${trimmed.endsWith('>') ? '' : '>'}`;
+}
+
+function headerValue(headers: Record<string, string>, name: string): string | undefined {
+  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
+  return key === undefined ? undefined : headers[key];
+}
+
+function customHeaders(payload: MessagePayload, clientId: string): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(payload.headers)) {
+    if (!OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  }
+  headers[MAIL_ID_HEADER] = clientId;
+  return headers;
+}
+
+function bodies(payload: MessagePayload): Pick<Mail.Options, 'text' | 'html'> {
+  if (payload.html !== null) return payload.body === null ? { html: payload.html } : { text: payload.body, html: payload.html };
+  if (payload.body === null) return { text: '' };
+  return payload.contentType === 'html' ? { html: payload.body } : { text: payload.body };
+}
+
+async function fetchAttachments(
+  specs: AttachmentSpec[],
+  request: BuildRequest,
+  fetchAttachment: AttachmentFetcher['fetch'],
+): Promise<Mail.Attachment[]> {
+  const attachments: Mail.Attachment[] = [];
+  for (const spec of specs) {
+    const content = await fetchAttachment(spec, request.tenant);
+    if (spec.contentMd5 !== null && createHash('md5').update(content).digest('hex') !== spec.contentMd5.toLowerCase()) {
+      throw new AppError('ATTACHMENT_UNAVAILABLE', `attachment ${spec.filename} does not match its content_md5`, {
+        transient: true,
+        details: { filename: spec.filename },
+      });
+    }
+    attachments.push({ filename: spec.filename, content, ...(spec.mimeType === null ? {} : { contentType: spec.mimeType }) });
+  }
+  return attachments;
+}
+
+function list(addresses: string[]): string[] | undefined {
+  return addresses.length === 0 ? undefined : addresses;
+}
+
+export function createMailComposerBuilder(deps: MailComposerBuilderDeps): MessageBuilder {
+  return {
+    async build(request: BuildRequest): Promise<BuiltMessage> {
+      const { payload } = request;
+      const messageIdHeader = angled(payload.messageId ?? headerValue(payload.headers, 'message-id') ?? `${randomUUID()}@${deps.hostname}`);
+      const composer = new MailComposer({
+        from: payload.from,
+        to: list(payload.to),
+        cc: list(payload.cc),
+        bcc: list(payload.bcc),
+        replyTo: payload.replyTo ?? undefined,
+        subject: payload.subject,
+        ...bodies(payload),
+        headers: customHeaders(payload, request.clientId),
+        messageId: messageIdHeader,
+        attachments: await fetchAttachments(payload.attachments, request, deps.fetchAttachment),
+        // Every part is in memory: nodemailer must never read a path or URL itself.
+        disableFileAccess: true,
+        disableUrlAccess: true,
+      });
+      // build() adds Date when the client gave none; Bcc is left out of the bytes.
+      const raw = await composer.compile().build();
+      return { raw, envelope: envelopeOf(payload), messageIdHeader };
+    },
+  };
+}

@@ -1,0 +1,230 @@
+/**
+ * NodemailerRelay: the Relay port over one pooled nodemailer SMTP transport per
+ * account. Every outcome comes back as a RelayReply; what it means is core's call.
+ */
+import { getSystemErrorName } from 'node:util';
+import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
+import type { Account } from '../core/account.js';
+import type { Logger } from '../core/logger.js';
+import type { Envelope, RecipientRefusal, Relay, RelayReply, RelayStage } from '../core/relay.js';
+
+export interface NodemailerRelayOptions {
+  log: Logger;
+  connectionTimeoutMs?: number;
+  greetingTimeoutMs?: number;
+  socketTimeoutMs?: number;
+  /** A transport unused this long is closed with its connections (default 30 s). */
+  idleCloseMs?: number;
+}
+
+interface PooledTransport {
+  tenantId: string;
+  accountId: string;
+  fingerprint: string;
+  transport: Transporter<SMTPPool.SentMessageInfo>;
+  inFlight: number;
+  idleTimer: NodeJS.Timeout | null;
+  retired: boolean;
+}
+
+/** The fields nodemailer puts on its errors (smtp-connection `_formatError`). */
+interface SmtpFailure {
+  message: string;
+  code?: string;
+  errno?: number;
+  responseCode?: number;
+  response?: string;
+  command?: string;
+  /** Set by OpenSSL errors (wrong version number, handshake failure). */
+  library?: string;
+  recipient?: string;
+  rejectedErrors?: SmtpFailure[];
+}
+
+// RFC 5321 §4.2: three-digit code; RFC 3463 §2: class.subject.detail after it.
+const REPLY_LINE = /^([2-5]\d\d)(?:[ -]+([245]\.\d{1,3}\.\d{1,3})(?!\S))?/;
+// Certificate and handshake errors reach us as ESOCKET with Node's own code overwritten.
+const TLS_FAILURE = /certificate|\bSSL\b|\bTLS\b|handshake|self[- ]signed/i;
+const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EDNS', 'ECONNECTION', 'ESOCKET']);
+
+export function parseReply(text: string): { replyCode: number | null; enhancedStatus: string | null } {
+  const match = REPLY_LINE.exec(text.trimStart());
+  return { replyCode: match?.[1] ? Number(match[1]) : null, enhancedStatus: match?.[2] ?? null };
+}
+
+export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
+  const { log } = options;
+  const idleCloseMs = options.idleCloseMs ?? 30_000;
+  const pool = new Map<string, PooledTransport>();
+
+  function acquire(account: Account): PooledTransport {
+    const key = `${account.tenantId}/${account.id}`;
+    const fingerprint = fingerprintOf(account);
+    const current = pool.get(key);
+    if (current?.fingerprint === fingerprint) return current;
+    if (current) {
+      retire(current);
+      log.info({ tenantId: account.tenantId, accountId: account.id }, 'relay transport replaced');
+    }
+    const created: PooledTransport = {
+      tenantId: account.tenantId, accountId: account.id, fingerprint,
+      transport: createTransport(account, options), inFlight: 0, idleTimer: null, retired: false,
+    };
+    created.transport.on('error', (err) => log.warn({ tenantId: account.tenantId, accountId: account.id, err: err.message }, 'relay transport error'));
+    pool.set(key, created);
+    return created;
+  }
+
+  function release(key: string, entry: PooledTransport): void {
+    entry.inFlight -= 1;
+    if (entry.inFlight > 0) return;
+    if (entry.retired) return entry.transport.close();
+    entry.idleTimer = setTimeout(() => {
+      if (pool.get(key) !== entry || entry.inFlight > 0) return;
+      pool.delete(key);
+      retire(entry);
+      log.debug({ tenantId: entry.tenantId, accountId: entry.accountId }, 'relay transport closed when idle');
+    }, idleCloseMs);
+    entry.idleTimer.unref();
+  }
+
+  return {
+    async send(account: Account, envelope: Envelope, raw: Buffer): Promise<RelayReply> {
+      const key = `${account.tenantId}/${account.id}`;
+      const entry = acquire(account);
+      clearIdleTimer(entry);
+      entry.inFlight += 1;
+      try {
+        const info = await entry.transport.sendMail({ envelope: { from: envelope.mailFrom, to: envelope.rcptTo }, raw });
+        return successReply(info);
+      } catch (error) {
+        const reply = failureReply(toSmtpFailure(error));
+        log.debug({ tenantId: account.tenantId, accountId: account.id, stage: reply.stage, replyCode: reply.replyCode, errorCode: reply.errorCode }, 'relay send failed');
+        return reply;
+      } finally {
+        release(key, entry);
+      }
+    },
+    forget(tenantId: string, accountId: string): void {
+      const key = `${tenantId}/${accountId}`;
+      const entry = pool.get(key);
+      if (!entry) return;
+      pool.delete(key);
+      retire(entry);
+    },
+    async close(): Promise<void> {
+      for (const entry of pool.values()) {
+        clearIdleTimer(entry);
+        entry.retired = true;
+        entry.transport.close();
+      }
+      pool.clear();
+    },
+  };
+}
+
+/** Every field a transport is built from; a change means a new transport. */
+function fingerprintOf(account: Account): string {
+  const { updatedAt, host, port, user, password, tlsMode, tlsRejectUnauthorized, maxConnections, maxMessagesPerConnection } = account;
+  return JSON.stringify([updatedAt, host, port, user, password, tlsMode, tlsRejectUnauthorized, maxConnections, maxMessagesPerConnection]);
+}
+
+function createTransport(account: Account, options: NodemailerRelayOptions): Transporter<SMTPPool.SentMessageInfo> {
+  const transportOptions: SMTPPool.Options & { maxRequeues: number } = {
+    pool: true,
+    host: account.host,
+    port: account.port,
+    secure: account.tlsMode === 'implicit',
+    requireTLS: account.tlsMode === 'starttls',
+    ignoreTLS: account.tlsMode === 'none',
+    ...(account.user === null ? {} : { auth: { user: account.user, pass: account.password ?? '' } }),
+    maxConnections: account.maxConnections,
+    maxMessages: account.maxMessagesPerConnection,
+    // A message whose connection dropped is reported, not silently resent: the dispatcher decides.
+    maxRequeues: 0,
+    tls: { rejectUnauthorized: account.tlsRejectUnauthorized, minVersion: 'TLSv1.2' },
+    ...(options.connectionTimeoutMs === undefined ? {} : { connectionTimeout: options.connectionTimeoutMs }),
+    ...(options.greetingTimeoutMs === undefined ? {} : { greetingTimeout: options.greetingTimeoutMs }),
+    ...(options.socketTimeoutMs === undefined ? {} : { socketTimeout: options.socketTimeoutMs }),
+    logger: false,
+  };
+  return nodemailer.createTransport(transportOptions);
+}
+
+/** Closes once its in-flight sends are done; a send already running keeps its connection. */
+function retire(entry: PooledTransport): void {
+  clearIdleTimer(entry);
+  entry.retired = true;
+  if (entry.inFlight === 0) entry.transport.close();
+}
+
+function clearIdleTimer(entry: PooledTransport): void {
+  if (entry.idleTimer !== null) clearTimeout(entry.idleTimer);
+  entry.idleTimer = null;
+}
+
+function successReply(info: SMTPPool.SentMessageInfo): RelayReply {
+  const text = (info.response ?? '').trim();
+  const { replyCode, enhancedStatus } = parseReply(text);
+  const errors = (info.rejectedErrors ?? []) as SmtpFailure[];
+  const refused = (info.rejected ?? []).map((recipient) => refusalOf(String(recipient), errors.find((error) => error.recipient === recipient)));
+  return { ok: true, replyCode: replyCode ?? 250, enhancedStatus, text, accepted: (info.accepted ?? []).map(String), refused };
+}
+
+function failureReply(failure: SmtpFailure): Extract<RelayReply, { ok: false }> {
+  const text = (failure.response ?? failure.message).trim();
+  const parsed = parseReply(failure.response ?? '');
+  return {
+    ok: false,
+    stage: stageOf(failure),
+    replyCode: failure.responseCode ?? parsed.replyCode,
+    enhancedStatus: parsed.enhancedStatus,
+    text,
+    errorCode: errorCodeOf(failure),
+    refused: (failure.rejectedErrors ?? []).map((error) => refusalOf(error.recipient ?? '', error)),
+  };
+}
+
+function refusalOf(recipient: string, error: SmtpFailure | undefined): RecipientRefusal {
+  const text = (error?.response ?? '').trim();
+  return { recipient, replyCode: error?.responseCode ?? parseReply(text).replyCode, enhancedStatus: parseReply(text).enhancedStatus, text };
+}
+
+/**
+ * Where the conversation stopped, from nodemailer's error code, command and
+ * message. Message patterns apply only to local failures (no server reply), so
+ * a relay's "451 Timeout waiting for data" stays a data-stage answer.
+ */
+function stageOf(failure: SmtpFailure): RelayStage {
+  const code = failure.code ?? '';
+  const lowLevel = errorCodeOf(failure) ?? '';
+  const local = failure.responseCode === undefined;
+  if (code === 'ETIMEDOUT' || lowLevel === 'ETIMEDOUT' || (local && /\btime(?:d ?)?out\b/i.test(failure.message))) return 'timeout';
+  if (code === 'EAUTH') return 'auth';
+  if (code === 'ETLS' || failure.command === 'STARTTLS' || failure.library !== undefined) return 'tls';
+  if ((local && TLS_FAILURE.test(failure.message)) || /required STARTTLS/.test(failure.message)) return 'tls';
+  if (code === 'EMESSAGE' || failure.command === 'DATA') return 'data';
+  if (code === 'EENVELOPE') return 'envelope';
+  if (CONNECT_CODES.has(code) || CONNECT_CODES.has(lowLevel)) return 'connect';
+  // The pool's own words when a connection or the pool closed under a queued message.
+  if (/connection (?:pool )?was closed|closed unexpectedly|unexpected socket close/i.test(failure.message)) return 'connect';
+  return 'protocol';
+}
+
+/** The socket's errno name (ECONNREFUSED) when nodemailer wrapped it, else nodemailer's code. */
+function errorCodeOf(failure: SmtpFailure): string | null {
+  if (typeof failure.errno === 'number' && failure.errno < 0) {
+    try {
+      return getSystemErrorName(failure.errno);
+    } catch {
+      // not a system errno: fall through to nodemailer's code
+    }
+  }
+  return failure.code ?? null;
+}
+
+function toSmtpFailure(error: unknown): SmtpFailure {
+  if (error instanceof Error) return error as Error & SmtpFailure;
+  return { message: String(error) };
+}

@@ -1,0 +1,84 @@
+/** /add-messages items -> core submission items: shape errors become per-message rejections. */
+import { parseMailbox } from '../../core/address.js';
+import type { MessagePayload } from '../../core/message.js';
+import type { SubmissionItem } from '../../core/submission-service.js';
+import { fieldProblems } from './request-input.js';
+import { messageItem, type MessageItem } from './message-schemas.js';
+
+export interface SubmissionLimits {
+  maxMessageBytes: number;
+  maxRecipients: number;
+}
+
+const bare = (text: string): string => parseMailbox(text)?.address ?? text;
+
+function payloadOf(item: MessageItem): MessagePayload {
+  const messageId = item.message_id ?? null;
+  return {
+    from: item.from,
+    to: item.to ?? [],
+    cc: item.cc ?? [],
+    bcc: item.bcc ?? [],
+    replyTo: item.reply_to ?? null,
+    returnPath: item.return_path ?? null,
+    subject: item.subject,
+    body: item.body ?? null,
+    html: item.html ?? null,
+    contentType: item.content_type,
+    headers: item.headers ?? {},
+    attachments: (item.attachments ?? []).map((attachment) => ({
+      filename: attachment.filename,
+      storagePath: attachment.storage_path,
+      fetchMode: attachment.fetch_mode,
+      mimeType: attachment.mime_type ?? null,
+      contentMd5: attachment.content_md5 ?? null,
+    })),
+    messageId: messageId === null || messageId.startsWith('<') ? messageId : `<${messageId}>`,
+  };
+}
+
+/** Bytes the message will take at least: bodies, headers and inline (base64) attachments. */
+function estimatedSize(payload: MessagePayload): number {
+  let size = Buffer.byteLength(payload.body ?? '') + Buffer.byteLength(payload.html ?? '') + Buffer.byteLength(payload.subject);
+  for (const value of Object.values(payload.headers)) size += Buffer.byteLength(value);
+  for (const attachment of payload.attachments) if (attachment.fetchMode === 'base64') size += Math.floor((attachment.storagePath.length * 3) / 4);
+  return size;
+}
+
+function uniqueRecipients(payload: MessagePayload): string[] {
+  const seen = new Map<string, string>();
+  for (const text of [...payload.to, ...payload.cc, ...payload.bcc]) {
+    const address = bare(text);
+    if (!seen.has(address.toLowerCase())) seen.set(address.toLowerCase(), address);
+  }
+  return [...seen.values()];
+}
+
+export function toSubmissionItem(raw: unknown, limits: SubmissionLimits): SubmissionItem {
+  const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
+  const parsed = messageItem.safeParse(raw);
+  if (!parsed.success) {
+    return { id, problem: fieldProblems(parsed.error).map((problem) => (problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`)).join('; ') };
+  }
+  const item = parsed.data;
+  const payload = payloadOf(item);
+  const rcptTo = uniqueRecipients(payload);
+  if (rcptTo.length > limits.maxRecipients) return { id, problem: `too many recipients (${rcptTo.length}, at most ${limits.maxRecipients})` };
+  const sizeBytes = estimatedSize(payload);
+  if (sizeBytes > limits.maxMessageBytes) return { id, problem: `message too large (${sizeBytes} bytes, at most ${limits.maxMessageBytes})` };
+  return {
+    id: item.id,
+    tenantId: item.tenant_id,
+    accountId: item.account_id,
+    priority: item.priority,
+    message: {
+      id: item.id,
+      batchCode: item.batch_code ?? null,
+      deferredUntil: item.deferred_ts === undefined || item.deferred_ts === null ? null : Math.round(item.deferred_ts * 1000),
+      payload,
+      mailFrom: bare(payload.returnPath ?? payload.from),
+      rcptTo,
+      sizeBytes,
+    },
+  };
+}

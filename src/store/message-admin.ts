@@ -1,0 +1,77 @@
+/** SQLite side of the operator commands on messages (suspend, activate, delete, resend, cleanup) and the message read model. */
+import type { MessageAdmin } from '../core/message-admin.js';
+import type { SqliteDatabase } from './database.js';
+import type { MessageEventWriter } from './message-event-writer.js';
+import { toDetail, toEventView, type DetailRow, type EventRow } from './message-rows.js';
+
+// A waiting message is held when its tenant is inactive or suspended as a whole, or its batch is suspended.
+const HOLD = `(SELECT active = 0 FROM tenants WHERE id = messages.tenant_id)
+  OR EXISTS (SELECT 1 FROM suspensions s WHERE s.tenant_id = messages.tenant_id AND s.batch_code IN ('*', messages.batch_code))`;
+
+export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageAdmin {
+  const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
+  const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
+  const removeAll = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ?`);
+  const refresh = db.prepare(`UPDATE messages SET suspended = CASE WHEN ${HOLD} THEN 1 ELSE 0 END
+    WHERE tenant_id = ? AND state IN ('queued', 'deferred') AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END`);
+  const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
+  const countHeld = db.prepare<[string], number>(`SELECT count(*) FROM messages WHERE tenant_id = ? AND state IN ('queued', 'deferred') AND suspended = 1`).pluck();
+  const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
+  const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
+  const requeue = db.prepare<[number, number], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(`UPDATE messages
+    SET state = 'queued', next_attempt_at = ?1, sent_at = NULL, error_at = NULL, error = NULL, deferred_at = NULL, deferred_reason = NULL,
+      reported_at = NULL, refused_recipients = NULL, updated_at = ?1
+    WHERE pk = ?2 AND state IN ('sent', 'error') RETURNING pk, tenant_id, id, account_id, batch_code, attempts`);
+  const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
+    AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
+  const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
+    AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
+  const detailRow = db.prepare<[string, string], DetailRow>(`SELECT * FROM messages WHERE tenant_id = ? AND id = ?`);
+  const eventRows = db.prepare<[number], EventRow>(`SELECT * FROM message_events WHERE message_pk = ? ORDER BY seq`);
+
+  const held = (tenantId: string, change: () => void): number => {
+    const before = countHeld.get(tenantId) ?? 0;
+    change();
+    refresh.run(tenantId);
+    return Math.abs((countHeld.get(tenantId) ?? 0) - before);
+  };
+
+  const perId = (ids: readonly string[], tenantId: string, act: (row: { pk: number; state: string }, id: string) => boolean) => {
+    const outcome = { done: [] as string[], notFound: [] as string[], skipped: [] as string[] };
+    for (const id of ids) {
+      const row = stateOf.get(tenantId, id);
+      if (row === undefined) outcome.notFound.push(id);
+      else if (act(row, id)) outcome.done.push(id);
+      else outcome.skipped.push(id);
+    }
+    return outcome;
+  };
+
+  return {
+    suspend: (tenantId, batchCode, at) => db.transaction(() => held(tenantId, () => addSuspension.run(tenantId, batchCode, at))).immediate(),
+    activate: (tenantId, batchCode) =>
+      db.transaction(() => held(tenantId, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode)))).immediate(),
+    refreshHolds: (tenantId) => {
+      refresh.run(tenantId);
+    },
+    suspensions: (tenantId) => listSuspensions.all(tenantId),
+    // A message in flight cannot be recalled from the relay: it is left alone and reported as skipped.
+    deleteMessages: (tenantId, ids) =>
+      db.transaction(() => perId(ids, tenantId, (row) => row.state !== 'sending' && deleteOne.run(row.pk).changes === 1)).immediate(),
+    resend: (tenantId, ids, at, correlationId) =>
+      db.transaction(() =>
+        perId(ids, tenantId, (row) => {
+          const moved = requeue.get(at, row.pk);
+          if (moved === undefined) return false;
+          writeEvent({ pk: moved.pk, tenantId: moved.tenant_id, id: moved.id, accountId: moved.account_id, batchCode: moved.batch_code, type: 'resent', at, attempt: moved.attempts, correlationId });
+          return true;
+        }),
+      ).immediate(),
+    removeReported: (tenantId, before) => (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
+    detail: (tenantId, id) => {
+      const row = detailRow.get(tenantId, id);
+      if (row === undefined) return null;
+      return { message: toDetail(row), events: eventRows.all(row.pk).map(toEventView) };
+    },
+  };
+}

@@ -1,0 +1,75 @@
+/**
+ * Records how attempts ended, many at once in one transaction (group commit).
+ * An outcome only applies to the attempt that is still leased: a late answer
+ * for a lease that was reclaimed meanwhile is dropped, never overwriting.
+ */
+import type { RecordedOutcome } from '../core/queue.js';
+import type { SqliteDatabase } from './database.js';
+import type { MessageEventWriter } from './message-event-writer.js';
+
+interface Identity {
+  pk: number;
+  tenant_id: string;
+  id: string;
+  account_id: string;
+  batch_code: string | null;
+}
+
+const RETURNING = 'RETURNING pk, tenant_id, id, account_id, batch_code';
+const LEASED = `pk = @pk AND state = 'sending' AND attempts = @attempt`;
+const CLEAR_LEASE = 'lease_owner = NULL, lease_expires_at = NULL, updated_at = @at';
+
+export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEventWriter) {
+  const statements = {
+    sent: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'sent', sent_at = @at, error_at = NULL, error = NULL,
+      deferred_reason = NULL, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE}
+      WHERE ${LEASED} ${RETURNING}`),
+    deferred: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'deferred', next_attempt_at = @next_attempt_at,
+      deferred_at = @next_attempt_at, deferred_reason = @reason, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, ${CLEAR_LEASE}
+      WHERE ${LEASED} ${RETURNING}`),
+    failed: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'error', error_at = @at, error = @reason,
+      last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE}
+      WHERE ${LEASED} ${RETURNING}`),
+    released: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'queued', attempts = attempts - 1, ${CLEAR_LEASE}
+      WHERE ${LEASED} ${RETURNING}`),
+  };
+
+  const record = db.transaction((outcomes: readonly RecordedOutcome[]): number => {
+    let applied = 0;
+    for (const outcome of outcomes) {
+      const refused = 'refused' in outcome && outcome.refused.length > 0 ? outcome.refused : null;
+      const row = statements[outcome.kind].get({
+        pk: outcome.pk,
+        attempt: outcome.attempt,
+        at: outcome.at,
+        reply_code: outcome.replyCode,
+        enhanced_status: outcome.enhancedStatus,
+        refused: refused === null ? null : JSON.stringify(refused),
+        reason: 'reason' in outcome ? outcome.reason : null,
+        next_attempt_at: outcome.kind === 'deferred' ? outcome.nextAttemptAt : null,
+      });
+      if (row === undefined) continue;
+      applied += 1;
+      writeEvent({
+        pk: row.pk,
+        tenantId: row.tenant_id,
+        id: row.id,
+        accountId: row.account_id,
+        batchCode: row.batch_code,
+        type: outcome.kind === 'failed' ? 'error' : outcome.kind,
+        at: outcome.at,
+        attempt: outcome.attempt,
+        replyCode: outcome.replyCode,
+        enhancedStatus: outcome.enhancedStatus,
+        text: 'reason' in outcome ? outcome.reason : outcome.text,
+        data: {
+          ...(outcome.kind === 'deferred' ? { next_attempt_ts: Math.floor(outcome.nextAttemptAt / 1000) } : {}),
+          ...(refused === null ? {} : { refused_recipients: refused }),
+        },
+      });
+    }
+    return applied;
+  });
+
+  return (outcomes: readonly RecordedOutcome[]): number => (outcomes.length === 0 ? 0 : record.immediate(outcomes));
+}

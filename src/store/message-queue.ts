@@ -1,0 +1,132 @@
+/**
+ * The SQLite queue: enqueue, claim with a lease, record outcomes, reclaim
+ * expired leases, account usage. The current time is always a bound parameter.
+ */
+import { normalizeAddress } from '../core/address.js';
+import type { IdSource } from '../core/clock.js';
+import type { HandoffState } from '../core/message.js';
+import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
+import { WINDOW_KINDS, windowStart, type Usage } from '../core/rate-limit.js';
+import type { SqliteDatabase } from './database.js';
+import { createEnqueue } from './message-enqueue.js';
+import { createMessageEventWriter } from './message-event-writer.js';
+import { createOutcomeRecorder } from './message-outcomes.js';
+
+const WAITING = `state IN ('queued', 'deferred') AND suspended = 0`;
+
+interface ClaimRow {
+  pk: number;
+  tenant_id: string;
+  id: string;
+  account_id: string;
+  priority: 0 | 1 | 2 | 3;
+  batch_code: string | null;
+  attempts: number;
+  created_at: number;
+  payload: string | null;
+  raw: Buffer | null;
+  mail_from: string;
+  rcpt_to: string;
+}
+
+const toClaimed = (row: ClaimRow): ClaimedMessage => ({
+  pk: row.pk,
+  tenantId: row.tenant_id,
+  id: row.id,
+  accountId: row.account_id,
+  priority: row.priority,
+  batchCode: row.batch_code,
+  attempts: row.attempts,
+  createdAt: row.created_at,
+  payload: row.payload === null ? null : JSON.parse(row.payload),
+  raw: row.raw,
+  mailFrom: row.mail_from,
+  rcptTo: JSON.parse(row.rcpt_to) as string[],
+});
+
+export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): MessageQueue {
+  const writeEvent = createMessageEventWriter(db, ids);
+  const due = db.prepare<[string, string, number, number, number], { pk: number }>(`SELECT pk FROM messages
+    WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ? AND next_attempt_at <= ?
+    ORDER BY next_attempt_at, pk LIMIT ?`);
+  const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
+    SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
+    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, payload, raw, mail_from, rcpt_to`);
+  const nextDue = db.prepare<[string, string, number], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM messages
+    WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ?`);
+  const usageRows = db.prepare<[string, string], { window_kind: string; window_start: number; used: number }>(
+    `SELECT window_kind, window_start, used FROM account_usage WHERE tenant_id = ? AND account_id = ?`,
+  );
+  const addUsage = db.prepare(`INSERT INTO account_usage (tenant_id, account_id, window_kind, window_start, used) VALUES (?, ?, ?, ?, ?)
+    ON CONFLICT (tenant_id, account_id, window_kind) DO UPDATE SET
+      used = CASE WHEN window_start = excluded.window_start THEN used + excluded.used ELSE excluded.used END,
+      window_start = excluded.window_start`);
+  const expired = db.prepare<[{ now: number; owner: string; others: number }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(
+    `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
+     WHERE state = 'sending' AND (lease_expires_at <= @now OR (@others = 1 AND lease_owner <> @owner))
+     RETURNING pk, tenant_id, id, account_id, batch_code, attempts`,
+  );
+  const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
+  const suppressedRows = db.prepare<[string, number, string], { address: string }>(
+    `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
+  );
+  const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
+    `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
+  );
+
+  const usage = (tenantId: string, accountId: string, now: number): Usage => {
+    const counted: Usage = { minute: 0, hour: 0, day: 0 };
+    for (const row of usageRows.all(tenantId, accountId)) {
+      const kind = row.window_kind as keyof Usage;
+      if (row.window_start === windowStart(kind, now)) counted[kind] = row.used;
+    }
+    return counted;
+  };
+
+  const claim = db.transaction((request: Parameters<MessageQueue['claim']>[0]): ClaimedMessage[] => {
+    const claimed: ClaimedMessage[] = [];
+    for (let priority = 0; priority <= 3 && claimed.length < request.limit; priority += 1) {
+      for (const { pk } of due.all(request.tenantId, request.accountId, priority, request.now, request.limit - claimed.length)) {
+        const row = lease.get(request.leaseOwner, request.leaseUntil, request.now, pk);
+        if (row === undefined) continue;
+        const message = toClaimed(row);
+        claimed.push(message);
+        writeEvent({ ...message, type: 'sending', at: request.now, attempt: message.attempts });
+      }
+    }
+    if (claimed.length > 0) {
+      for (const kind of WINDOW_KINDS) addUsage.run(request.tenantId, request.accountId, kind, windowStart(kind, request.now), claimed.length);
+    }
+    return claimed;
+  });
+
+  const reclaim = db.transaction((now: number, owner: string, otherOwnersToo: boolean): number => {
+    const rows = expired.all({ now, owner, others: otherOwnersToo ? 1 : 0 });
+    for (const row of rows) {
+      writeEvent({ pk: row.pk, tenantId: row.tenant_id, id: row.id, accountId: row.account_id, batchCode: row.batch_code, type: 'lease_expired', at: now, attempt: row.attempts, text: 'the send was interrupted; it will be retried with the same X-Genro-Mail-ID' });
+    }
+    return rows.length;
+  });
+
+  return {
+    states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
+    suppressed: (tenantId, addresses, now) =>
+      new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address)),
+    enqueue: createEnqueue(db, writeEvent),
+    claim: (request) => claim.immediate(request),
+    record: createOutcomeRecorder(db, writeEvent),
+    reclaimLeases: (now, owner, otherOwnersToo) => reclaim.immediate(now, owner, otherOwnersToo),
+    nextDueAt: (tenantId, accountId) => {
+      let earliest: number | null = null;
+      for (let priority = 0; priority <= 3; priority += 1) {
+        const at = nextDue.get(tenantId, accountId, priority)?.at ?? null;
+        if (at !== null && (earliest === null || at < earliest)) earliest = at;
+      }
+      return earliest;
+    },
+    usage,
+    pauseAccount: (tenantId, accountId, at, reason) => {
+      pause.run(at, reason, tenantId, accountId);
+    },
+  };
+}

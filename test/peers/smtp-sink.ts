@@ -1,0 +1,180 @@
+/**
+ * A real, scriptable upstream SMTP server (smtp-server on 127.0.0.1, port 0) for
+ * tests: records what it receives, answers RCPT and DATA as scripted, can hang.
+ */
+import { execFile } from 'node:child_process';
+import { EventEmitter, once } from 'node:events';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+
+export interface SinkEnvelope {
+  mailFrom: string;
+  rcptTo: string[];
+}
+
+export interface SinkMessage extends SinkEnvelope {
+  raw: Buffer;
+  receivedAt: number;
+}
+
+/** A scripted reply; `null` accepts. */
+export type SinkReply = { code: number; message: string } | null;
+
+export interface SmtpSinkOptions {
+  /** Require AUTH (PLAIN/LOGIN) with these credentials; otherwise AUTH is not offered. */
+  auth?: { user: string; pass: string };
+  /** Default 'none': STARTTLS not offered. */
+  tls?: 'starttls' | 'implicit' | 'none';
+  onRcpt?: (address: string, session: SMTPServerSession) => SinkReply;
+  onData?: (raw: Buffer, envelope: SinkEnvelope) => SinkReply;
+  /** Read the whole message, then never answer (client timeouts, crash in the middle). */
+  hangAfterData?: boolean;
+  /** smtp-server's maxClients: extra connections are refused with 421. */
+  maxConnections?: number;
+}
+
+export interface SmtpSink {
+  port: number;
+  /** Messages accepted with 250, in arrival order. */
+  messages: SinkMessage[];
+  waitForMessages(n: number, timeoutMs?: number): Promise<void>;
+  /** With `hangAfterData`: messages received in full and never answered. */
+  unanswered: SinkMessage[];
+  waitForUnanswered(n: number, timeoutMs?: number): Promise<void>;
+  /** TCP connections open right now. */
+  connections: () => number;
+  /** Resolves once exactly `n` TCP connections are open (0: every client has gone). */
+  waitForConnections(n: number, timeoutMs?: number): Promise<void>;
+  maxConcurrentSeen: number;
+  stop(): Promise<void>;
+}
+
+const execFileAsync = promisify(execFile);
+let certificate: Promise<{ key: Buffer; cert: Buffer }> | null = null;
+
+/** One self-signed localhost certificate per test process, made by the openssl CLI. */
+function selfSignedCertificate(): Promise<{ key: Buffer; cert: Buffer }> {
+  certificate ??= (async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'smtp-sink-cert-'));
+    try {
+      const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+      await execFileAsync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost']);
+      return { key: await readFile(key), cert: await readFile(cert) };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  })();
+  return certificate;
+}
+
+function replyError(reply: { code: number; message: string }): Error {
+  return Object.assign(new Error(reply.message), { responseCode: reply.code });
+}
+
+async function readAll(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+function envelopeOf(session: SMTPServerSession): SinkEnvelope {
+  const from = session.envelope.mailFrom;
+  return { mailFrom: from === false ? '' : from.address, rcptTo: session.envelope.rcptTo.map((rcpt) => rcpt.address) };
+}
+
+async function serverOptions(options: SmtpSinkOptions): Promise<SMTPServerOptions> {
+  const tls = options.tls ?? 'none';
+  const disabledCommands = [...(options.auth ? [] : ['AUTH']), ...(tls === 'none' ? ['STARTTLS'] : [])];
+  return {
+    logger: false,
+    secure: tls === 'implicit',
+    ...(tls === 'none' ? {} : await selfSignedCertificate()),
+    disabledCommands,
+    authOptional: !options.auth,
+    allowInsecureAuth: tls === 'none',
+    hideENHANCEDSTATUSCODES: false,
+    ...(options.maxConnections === undefined ? {} : { maxClients: options.maxConnections }),
+  };
+}
+
+export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const events = new EventEmitter();
+  const sockets = new Set<Socket>();
+  const sink: SmtpSink = {
+    port: 0,
+    messages: [],
+    connections: () => sockets.size,
+    maxConcurrentSeen: 0,
+    waitForMessages: (n, timeoutMs = 5000) => waitFor(() => sink.messages.length >= n, events, timeoutMs, `${n} messages`),
+    unanswered: [],
+    waitForUnanswered: (n, timeoutMs = 5000) => waitFor(() => sink.unanswered.length >= n, events, timeoutMs, `${n} unanswered messages`),
+    waitForConnections: (n, timeoutMs = 5000) => waitFor(() => sockets.size === n, events, timeoutMs, `${n} open connections`),
+    stop: () => stopServer(server),
+  };
+
+  const server = new SMTPServer({
+    ...(await serverOptions(options)),
+    onAuth(auth, _session, callback) {
+      const valid = options.auth && auth.username === options.auth.user && auth.password === options.auth.pass;
+      if (valid) callback(null, { user: auth.username });
+      else callback(replyError({ code: 535, message: 'Authentication credentials invalid' }));
+    },
+    onRcptTo(address, session, callback) {
+      const reply = options.onRcpt?.(address.address, session) ?? null;
+      callback(reply ? replyError(reply) : undefined);
+    },
+    onData(stream, session, callback) {
+      void readAll(stream).then((raw) => {
+        const envelope = envelopeOf(session);
+        const reply = options.hangAfterData ? null : (options.onData?.(raw, envelope) ?? null);
+        if (reply) return callback(replyError(reply));
+        (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now() });
+        events.emit('change');
+        if (!options.hangAfterData) callback(null);
+      }, () => undefined);
+    },
+  });
+
+  server.server.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    sink.maxConcurrentSeen = Math.max(sink.maxConcurrentSeen, sockets.size);
+    events.emit('change');
+    socket.once('close', () => {
+      sockets.delete(socket);
+      events.emit('change');
+    });
+  });
+  server.on('error', () => undefined);
+  server.listen(0, '127.0.0.1');
+  await once(server.server, 'listening');
+  sink.port = (server.server.address() as AddressInfo).port;
+  return sink;
+}
+
+function waitFor(done: () => boolean, events: EventEmitter, timeoutMs: number, what: string): Promise<void> {
+  if (done()) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const check = (): void => {
+      if (!done()) return;
+      clearTimeout(timer);
+      events.off('change', check);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      events.off('change', check);
+      reject(new Error(`smtp sink: timed out waiting for ${what}`));
+    }, timeoutMs);
+    events.on('change', check);
+  });
+}
+
+/** Stops listening and ends every open session, so stop() does not wait for clients. */
+async function stopServer(server: SMTPServer): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  for (const connection of [...server.connections]) (connection as { close(): void }).close();
+  await closed;
+}

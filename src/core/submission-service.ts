@@ -45,7 +45,7 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
   return {
     submit(principal: Principal, items: readonly SubmissionItem[], defaultPriority: number | PriorityLabel | undefined, correlationId: string | null): SubmissionResult {
       const now = clock.now();
-      return store.transaction(() => {
+      const result = store.transaction(() => {
         const rejected: Rejection[] = [];
         const accepted: NewMessage[] = [];
         const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.list(tenantId)));
@@ -73,11 +73,13 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
           return reason === null;
         });
         queue.enqueue(admissible, now, correlationId);
-        if (admissible.length > 0) {
-          deps.wake(admissible.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
-        }
-        return { queued: admissible.length, rejected };
+        return { queued: admissible.length, rejected, admissible };
       });
+      // Only after the commit: the dispatcher must find what it is told about.
+      if (result.admissible.length > 0) {
+        deps.wake(result.admissible.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
+      }
+      return { queued: result.queued, rejected: result.rejected };
     },
   };
 }

@@ -141,34 +141,45 @@ export function createDispatcher(deps: DispatcherDeps) {
     timer = setTimeout(wake, Math.max(0, at - clock.now()));
   };
 
-  const tick = async (): Promise<TickReport> => {
+  const run = async (): Promise<TickReport> => {
+    try {
+      let report = step();
+      while (again && !stopped) {
+        again = false;
+        report = step();
+      }
+      if (report.claimed > 0 && !stopped) wake(); // more may be due right now
+      else arm(report.nextWakeAt);
+      return report;
+    } catch (error) {
+      log.error({ err: error }, 'dispatcher step failed');
+      arm(clock.now() + 1000);
+      return { claimed: 0, nextWakeAt: null };
+    }
+  };
+
+  /** One dispatcher step; never two at once (a call during a step asks for one more). */
+  const tick = (): Promise<TickReport> => {
     if (ticking !== null) {
       again = true;
       return ticking;
     }
-    ticking = (async () => {
-      try {
-        let report = step();
-        while (again && !stopped) {
-          again = false;
-          report = step();
-        }
-        if (report.claimed > 0 && !stopped) setImmediate(wake); // more may be due right now
-        else arm(report.nextWakeAt);
-        return report;
-      } catch (error) {
-        log.error({ err: error }, 'dispatcher step failed');
-        arm(clock.now() + 1000);
-        return { claimed: 0, nextWakeAt: null };
-      } finally {
-        ticking = null;
-      }
-    })();
+    // `finally` runs after the assignment, even when `run` completes synchronously.
+    ticking = run().finally(() => {
+      ticking = null;
+    });
     return ticking;
   };
 
+  let wakeScheduled = false;
+  /** Asynchronous on purpose: a caller inside a store transaction must commit before we claim. */
   function wake(): void {
-    if (!stopped) void tick();
+    if (stopped || wakeScheduled) return;
+    wakeScheduled = true;
+    setImmediate(() => {
+      wakeScheduled = false;
+      void tick();
+    });
   }
 
   return {

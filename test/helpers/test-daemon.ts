@@ -37,8 +37,8 @@ export function createTestClock(): TestClock {
   };
 }
 
-export async function startTestDaemon(extraToml = '', clock: Clock = createTestClock()): Promise<TestDaemon> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'mailproxy-test-'));
+export async function startTestDaemon(extraToml = '', clock: Clock = createTestClock(), existingDataDir?: string): Promise<TestDaemon> {
+  const dataDir = existingDataDir ?? mkdtempSync(join(tmpdir(), 'mailproxy-test-'));
   // The environment overrides pin what every test needs; `extraToml` sets the rest.
   const parsed = parseConfig(extraToml, {
     MAILPROXY_DATA_DIR: dataDir,

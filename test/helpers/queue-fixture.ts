@@ -1,0 +1,66 @@
+/**
+ * A daemon with a test clock, ready for queue tests: tenants and accounts that
+ * point at real SMTP sinks, and helpers to submit, inspect and settle.
+ */
+import type { SmtpSink } from '../peers/smtp-sink.js';
+import { api, createTestClock, startTestDaemon, type ApiResponse, type TestClock, type TestDaemon } from './test-daemon.js';
+
+export interface QueueFixture {
+  t: TestDaemon;
+  clock: TestClock;
+  admin(method: string, path: string, body?: unknown): Promise<ApiResponse>;
+  createTenant(id: string, fields?: Record<string, unknown>): Promise<string>;
+  createAccount(tenantId: string, id: string, sink: SmtpSink | { port: number }, fields?: Record<string, unknown>): Promise<void>;
+  post(key: string, messages: unknown[], extra?: Record<string, unknown>): Promise<ApiResponse>;
+  detail(tenantId: string, id: string): Promise<{ message: Record<string, any>; events: Array<Record<string, any>> }>;
+  /** One dispatcher step, then every send it started finished and recorded. */
+  settle(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_DISPATCH: Record<string, string> = {
+  retry_jitter: '0',
+  allow_private_attachment_urls: 'true',
+  send_timeout_seconds: '2',
+  retry_schedule_seconds: '[60, 300]',
+};
+
+export async function startQueueFixture(options: { dispatch?: Record<string, string>; extraToml?: string; clock?: TestClock; dataDir?: string } = {}): Promise<QueueFixture> {
+  const clock = options.clock ?? createTestClock();
+  const dispatch = Object.entries({ ...DEFAULT_DISPATCH, ...options.dispatch }).map(([key, value]) => `${key} = ${value}`).join('\n');
+  const t = await startTestDaemon(`${options.extraToml ?? ''}\n[dispatch]\n${dispatch}\n`, clock, options.dataDir);
+  const admin = (method: string, path: string, body?: unknown) => api(t.url, method, path, { token: t.adminToken, body });
+
+  return {
+    t,
+    clock,
+    admin,
+    async createTenant(id, fields = {}) {
+      const response = await admin('POST', '/tenant', { id, ...fields });
+      if (response.status !== 201) throw new Error(`tenant ${id}: ${response.text}`);
+      return response.body.api_key as string;
+    },
+    async createAccount(tenantId, id, sink, fields = {}) {
+      const response = await admin('POST', '/account', { id, tenant_id: tenantId, host: '127.0.0.1', port: sink.port, tls_mode: 'none', ...fields });
+      if (response.status >= 300) throw new Error(`account ${id}: ${response.text}`);
+    },
+    post: (key, messages, extra = {}) => api(t.url, 'POST', '/add-messages', { token: key, body: { messages, ...extra } }),
+    async detail(tenantId, id) {
+      const response = await admin('GET', `/messages/${encodeURIComponent(id)}?tenant_id=${tenantId}`);
+      if (response.status !== 200) throw new Error(`message ${id}: ${response.text}`);
+      return response.body;
+    },
+    async settle() {
+      await t.daemon.dispatcher.tick();
+      await t.daemon.dispatcher.idle();
+    },
+    async stop() {
+      await t.stop();
+    },
+  };
+}
+
+/** A minimal valid message. */
+export function message(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
+  return { id, from: 'sender@example.com', to: 'rcpt@example.net', subject: `subject ${id}`, body: `body of ${id}`, ...extra };
+}

@@ -58,7 +58,8 @@ function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { stor
 
 function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps) {
   const { dispatch } = config;
-  const relay = createNodemailerRelay({ log: deps.log.child({ component: 'relay' }), socketTimeoutMs: dispatch.send_timeout_seconds * 1000 });
+  const timeoutMs = dispatch.send_timeout_seconds * 1000;
+  const relay = createNodemailerRelay({ log: deps.log.child({ component: 'relay' }), connectionTimeoutMs: timeoutMs, greetingTimeoutMs: timeoutMs, socketTimeoutMs: timeoutMs });
   const fetcher = createAttachmentFetcher({
     timeoutMs: dispatch.attachment_timeout_seconds * 1000,
     maxBytes: dispatch.attachment_max_bytes,

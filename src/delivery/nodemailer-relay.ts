@@ -2,6 +2,7 @@
  * NodemailerRelay: the Relay port over one pooled nodemailer SMTP transport per
  * account. Every outcome comes back as a RelayReply; what it means is core's call.
  */
+import { connect, type Socket } from 'node:net';
 import { getSystemErrorName } from 'node:util';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
@@ -148,6 +149,11 @@ function createTransport(account: Account, options: NodemailerRelayOptions): Tra
     ...(options.greetingTimeoutMs === undefined ? {} : { greetingTimeout: options.greetingTimeoutMs }),
     ...(options.socketTimeoutMs === undefined ? {} : { socketTimeout: options.socketTimeoutMs }),
     logger: false,
+    // SMTP is a lock-step dialogue of small writes: with Nagle's algorithm each
+    // one can wait ~40 ms for the peer's delayed ACK (measured: 47 ms vs 3 ms per
+    // message). So we open the TCP connection ourselves, without Nagle, and
+    // nodemailer speaks SMTP (and TLS, implicit or STARTTLS) over it.
+    getSocket: noDelayConnector(options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS),
   };
   return nodemailer.createTransport(transportOptions);
 }
@@ -227,4 +233,26 @@ function errorCodeOf(failure: SmtpFailure): string | null {
 function toSmtpFailure(error: unknown): SmtpFailure {
   if (error instanceof Error) return error as Error & SmtpFailure;
   return { message: String(error) };
+}
+
+const DEFAULT_CONNECTION_TIMEOUT_MS = 120_000;
+
+type SocketCallback = (error: Error | null, socketOptions?: { connection: Socket }) => void;
+
+/** A `getSocket` for nodemailer: a connected TCP socket with Nagle off, or the connect error as nodemailer would see it. */
+function noDelayConnector(timeoutMs: number) {
+  return (options: { host?: string; port?: number }, callback: SocketCallback): void => {
+    const socket = connect({ host: options.host, port: options.port ?? 25, noDelay: true });
+    const fail = (error: Error): void => {
+      socket.destroy();
+      callback(error);
+    };
+    socket.setTimeout(timeoutMs, () => fail(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT' })));
+    socket.once('error', fail);
+    socket.once('connect', () => {
+      socket.setTimeout(0);
+      socket.off('error', fail);
+      callback(null, { connection: socket });
+    });
+  };
 }

@@ -140,6 +140,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   });
 
   server.server.on('connection', (socket: Socket) => {
+    // Nagle off, as a real MTA answering a lock-step dialogue would want.
+    socket.setNoDelay(true);
     sockets.add(socket);
     sink.maxConcurrentSeen = Math.max(sink.maxConcurrentSeen, sockets.size);
     events.emit('change');

@@ -18,10 +18,10 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const countHeld = db.prepare<[string], number>(`SELECT count(*) FROM messages WHERE tenant_id = ? AND state IN ('queued', 'deferred') AND suspended = 1`).pluck();
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
   const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
-  const requeue = db.prepare<[number, number], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(`UPDATE messages
-    SET state = 'queued', next_attempt_at = ?1, sent_at = NULL, error_at = NULL, error = NULL, deferred_at = NULL, deferred_reason = NULL,
-      reported_at = NULL, refused_recipients = NULL, updated_at = ?1
-    WHERE pk = ?2 AND state IN ('sent', 'error') RETURNING pk, tenant_id, id, account_id, batch_code, attempts`);
+  const requeue = db.prepare<[{ at: number; pk: number }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(`UPDATE messages
+    SET state = 'queued', next_attempt_at = @at, sent_at = NULL, error_at = NULL, error = NULL, deferred_at = NULL, deferred_reason = NULL,
+      reported_at = NULL, refused_recipients = NULL, updated_at = @at
+    WHERE pk = @pk AND state IN ('sent', 'error') RETURNING pk, tenant_id, id, account_id, batch_code, attempts`);
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
@@ -61,7 +61,7 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     resend: (tenantId, ids, at, correlationId) =>
       db.transaction(() =>
         perId(ids, tenantId, (row) => {
-          const moved = requeue.get(at, row.pk);
+          const moved = requeue.get({ at, pk: row.pk });
           if (moved === undefined) return false;
           writeEvent({ pk: moved.pk, tenantId: moved.tenant_id, id: moved.id, accountId: moved.account_id, batchCode: moved.batch_code, type: 'resent', at, attempt: moved.attempts, correlationId });
           return true;

@@ -44,6 +44,8 @@ export interface ClaimRequest {
   tenantId: string;
   accountId: string;
   limit: number;
+  /** Claim only priorities 0..maxPriority (default 3, all). */
+  maxPriority?: number;
   now: number;
   leaseOwner: string;
   leaseUntil: number;

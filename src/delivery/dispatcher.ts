@@ -35,12 +35,25 @@ export interface TickReport {
 }
 
 const keyOf = (tenantId: string, accountId: string): string => `${tenantId}/${accountId}`;
-/** Sends in flight per pooled connection: one on the wire, one ready behind it. */
-const IN_FLIGHT_PER_CONNECTION = 2;
+/** Sends handed to nodemailer per connection: one on the wire, one ready behind it. */
+const ON_WIRE_PER_CONNECTION = 2;
+/**
+ * Messages claimed ahead per connection and held in memory, in priority order.
+ * Claiming in batches keeps transactions few and large; holding them here (not
+ * in nodemailer's FIFO) lets a priority 0 message overtake them.
+ */
+const READY_PER_CONNECTION = 20;
+
+/** One account's work in this process: claimed and waiting, and handed to the relay. */
+interface Lane {
+  account: Account;
+  ready: ClaimedMessage[];
+  sending: number;
+}
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log } = deps;
-  const inflight = new Map<string, number>();
+  const lanes = new Map<string, Lane>();
   const running = new Set<Promise<void>>();
   let outcomes: RecordedOutcome[] = [];
   let flushScheduled = false;
@@ -69,9 +82,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   };
 
-  const launch = (message: ClaimedMessage, account: Account): void => {
-    const key = keyOf(account.tenantId, account.id);
-    inflight.set(key, (inflight.get(key) ?? 0) + 1);
+  const launch = (message: ClaimedMessage, lane: Lane): void => {
+    const account = lane.account;
+    lane.sending += 1;
     const tenant = deps.tenants.get(message.tenantId);
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
@@ -85,11 +98,38 @@ export function createDispatcher(deps: DispatcherDeps) {
     })()
       .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'send attempt crashed'))
       .finally(() => {
-        inflight.set(key, (inflight.get(key) ?? 1) - 1);
+        lane.sending -= 1;
         running.delete(job);
-        wake();
+        pump(lane);
+        if (lane.ready.length < (account.maxConnections * READY_PER_CONNECTION) / 2) wake();
       });
     running.add(job);
+  };
+
+  /** Hands ready messages to the relay, highest priority first, up to the pool's depth. */
+  const pump = (lane: Lane): void => {
+    if (stopped) return;
+    while (lane.sending < lane.account.maxConnections * ON_WIRE_PER_CONNECTION && lane.ready.length > 0) {
+      const next = lane.ready.shift();
+      if (next !== undefined) launch(next, lane);
+    }
+  };
+
+  const laneOf = (account: Account): Lane => {
+    const key = keyOf(account.tenantId, account.id);
+    const lane = lanes.get(key) ?? { account, ready: [], sending: 0 };
+    lane.account = account; // settings may have changed
+    lanes.set(key, lane);
+    return lane;
+  };
+
+  /** Stable insert by priority: claimed messages join the end of their level. */
+  const enqueueReady = (lane: Lane, claimed: readonly ClaimedMessage[]): void => {
+    for (const message of claimed) {
+      const at = lane.ready.findIndex((waiting) => waiting.priority > message.priority);
+      if (at < 0) lane.ready.push(message);
+      else lane.ready.splice(at, 0, message);
+    }
   };
 
   const reject = (messages: ClaimedMessage[], now: number): void => {
@@ -98,11 +138,14 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   };
 
-  /** Claims and launches what one account may send now; answers its next wake instant. */
+  /** Claims what one account may send now and hands it on; answers its next wake instant. */
   const serveAccount = (account: Account, now: number): { claimed: number; wakeAt: number | null } => {
     if (account.pausedAt !== null) return { claimed: 0, wakeAt: null };
-    const free = account.maxConnections * IN_FLIGHT_PER_CONNECTION - (inflight.get(keyOf(account.tenantId, account.id)) ?? 0);
-    if (free <= 0) return { claimed: 0, wakeAt: null }; // a finishing send wakes us
+    const lane = laneOf(account);
+    const window = account.maxConnections * READY_PER_CONNECTION;
+    const held = lane.ready.length + lane.sending;
+    // Refill in batches (a claim is a transaction), except that priority 0 never waits for one.
+    const maxPriority = held === 0 || window - held >= window / 2 ? 3 : 0;
     const limits = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
     const limited = limits.minute !== null || limits.hour !== null || limits.day !== null;
     const usage = limited ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
@@ -112,12 +155,15 @@ export function createDispatcher(deps: DispatcherDeps) {
       const due = queue.nextDueAt(account.tenantId, account.id);
       return { claimed: 0, wakeAt: due === null ? null : Math.max(due, budgetReturnsAt(limits, usage, now) ?? now) };
     }
-    const limit = Math.min(free, deps.config.claimBatch, overLimit ? free : budget);
-    const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit, now, leaseOwner: deps.owner, leaseUntil: now + deps.config.leaseMs });
+    const limit = Math.min(Math.max(0, window - held), deps.config.claimBatch, overLimit ? window : budget);
+    if (limit === 0) return { claimed: 0, wakeAt: null }; // a finishing send wakes us
+    const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit, maxPriority, now, leaseOwner: deps.owner, leaseUntil: now + deps.config.leaseMs });
     if (overLimit) reject(claimed, now);
-    else for (const message of claimed) launch(message, account);
+    else enqueueReady(lane, claimed);
+    pump(lane);
     // Claimed less than asked: the rest is not due yet. Claimed the limit: more may wait now.
-    return { claimed: claimed.length, wakeAt: claimed.length === limit && !overLimit ? null : queue.nextDueAt(account.tenantId, account.id) };
+    const full = claimed.length === limit && !overLimit;
+    return { claimed: claimed.length, wakeAt: full || maxPriority < 3 ? null : queue.nextDueAt(account.tenantId, account.id) };
   };
 
   const step = (): TickReport => {
@@ -191,6 +237,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (outcomes.length > 0) flush();
     },
     inflight: (): number => running.size,
+    /** Claimed messages waiting in memory for a free connection. */
+    ready: (): number => [...lanes.values()].reduce((sum, lane) => sum + lane.ready.length, 0),
     start(): void {
       stopped = false;
       const reclaimed = queue.reclaimLeases(clock.now(), deps.owner, true);
@@ -201,6 +249,13 @@ export function createDispatcher(deps: DispatcherDeps) {
     async stop(deadlineMs: number): Promise<void> {
       stopped = true;
       arm(null);
+      // Claimed but never handed to the relay: back to the queue, attempt not spent.
+      const at = clock.now();
+      for (const lane of lanes.values()) {
+        for (const message of lane.ready.splice(0)) {
+          recordLater({ pk: message.pk, attempt: message.attempts, at, kind: 'released', reason: 'shutting down', replyCode: null, enhancedStatus: null });
+        }
+      }
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([this.idle(), new Promise<void>((resolve) => (timeout = setTimeout(resolve, deadlineMs)))]);
       clearTimeout(timeout);

@@ -20,9 +20,11 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
   const db = new Database(options.path);
   try {
     db.pragma('journal_mode = WAL');
-    // NORMAL in WAL mode is durable against process crashes (kill -9); FULL adds
-    // an fsync per commit so that a power loss cannot drop an acknowledged message.
-    db.pragma('synchronous = FULL');
+    // NORMAL in WAL mode survives a process crash (kill -9) but not a power loss.
+    // That is the default for the dispatcher's bookkeeping (a lost outcome means
+    // a message is sent again, never lost); commits that acknowledge intake or an
+    // admin change run at FULL (see durableTransaction), an fsync each.
+    db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     const migrated = migrate(db, loadMigrations());
@@ -30,5 +32,20 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
   } catch (error) {
     db.close();
     throw error;
+  }
+}
+
+/**
+ * Runs `fn` in an IMMEDIATE transaction committed with synchronous = FULL, so
+ * that once it returns the change survives a power loss too. Inside another
+ * transaction it is a savepoint of that one, whose own commit decides.
+ */
+export function durableTransaction<T>(db: SqliteDatabase, fn: () => T): T {
+  if (db.inTransaction) return db.transaction(fn)();
+  db.pragma('synchronous = FULL');
+  try {
+    return db.transaction(fn).immediate();
+  } finally {
+    db.pragma('synchronous = NORMAL');
   }
 }

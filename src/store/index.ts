@@ -9,7 +9,7 @@ import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { MessageQueue } from '../core/queue.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteChangeLog } from './change-log.js';
-import { openDatabase } from './database.js';
+import { durableTransaction, openDatabase } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createMessageEventWriter } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
@@ -38,7 +38,7 @@ export function createSqliteStore(options: { path: string; secrets: SecretBox; i
     messages: createSqliteMessageAdmin(db, createMessageEventWriter(db, options.ids)),
     transaction: (fn) => {
       try {
-        return db.transaction(fn).immediate();
+        return durableTransaction(db, fn);
       } catch (error) {
         throw asStoreError(error);
       }

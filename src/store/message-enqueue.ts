@@ -5,7 +5,7 @@
  */
 import type { NewMessage } from '../core/message.js';
 import type { EnqueueResult } from '../core/queue.js';
-import type { SqliteDatabase } from './database.js';
+import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 
 export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter) {
@@ -78,5 +78,6 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     return result;
   });
 
-  return (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult => enqueue.immediate(messages, now, correlationId);
+  return (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult =>
+    durableTransaction(db, () => enqueue(messages, now, correlationId));
 }

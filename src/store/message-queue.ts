@@ -85,7 +85,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
 
   const claim = db.transaction((request: Parameters<MessageQueue['claim']>[0]): ClaimedMessage[] => {
     const claimed: ClaimedMessage[] = [];
-    for (let priority = 0; priority <= 3 && claimed.length < request.limit; priority += 1) {
+    for (let priority = 0; priority <= (request.maxPriority ?? 3) && claimed.length < request.limit; priority += 1) {
       for (const { pk } of due.all(request.tenantId, request.accountId, priority, request.now, request.limit - claimed.length)) {
         const row = lease.get(request.leaseOwner, request.leaseUntil, request.now, pk);
         if (row === undefined) continue;

@@ -112,7 +112,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       }),
       tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, clock, ids }),
       accounts: createAccountService({ store, clock, ids }),
-      submissions: createSubmissionService({ store, queue: store.queue, clock, wake: () => dispatcher.wake() }),
+      submissions: createSubmissionService({ store, queue: store.queue, clock, ids, wake: () => dispatcher.wake() }),
       commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
       limits: { maxBatchMessages: config.http.max_batch_messages, maxMessageBytes: config.http.max_message_bytes, maxRecipients: config.http.max_recipients },
       readiness: [{ name: 'store', check: () => (store.ping(), true) }],

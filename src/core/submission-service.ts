@@ -5,7 +5,7 @@
  */
 import type { Account } from './account.js';
 import { normalizeAddress } from './address.js';
-import type { Clock } from './clock.js';
+import type { Clock, IdSource } from './clock.js';
 import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
 import type { AdminStore } from './ports.js';
 import type { Principal } from './principal.js';
@@ -13,6 +13,8 @@ import type { MessageQueue } from './queue.js';
 
 /** One message as the edge parsed it; `problem` set when its shape was already invalid. */
 export interface SubmissionItem {
+  /** Position in the request, so a client can match a rejection without an id. */
+  index: number;
   id: string | null;
   problem?: string;
   tenantId?: string;
@@ -22,6 +24,7 @@ export interface SubmissionItem {
 }
 
 export interface Rejection {
+  index: number;
   id: string | null;
   reason: string;
 }
@@ -35,6 +38,7 @@ export interface SubmissionServiceDeps {
   store: AdminStore;
   queue: MessageQueue;
   clock: Clock;
+  ids: IdSource;
   /** Tells the dispatcher that work arrived for these accounts. */
   wake: (accounts: ReadonlyArray<{ tenantId: string; accountId: string; priority: number }>) => void;
 }
@@ -47,32 +51,33 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
       const now = clock.now();
       const result = store.transaction(() => {
         const rejected: Rejection[] = [];
-        const accepted: NewMessage[] = [];
+        const accepted: Array<NewMessage & { index: number }> = [];
         const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.list(tenantId)));
         const seen = new Set<string>();
 
         for (const item of items) {
-          const outcome = resolve(item, principal, accountsOf, defaultPriority);
+          const outcome = resolve(item, principal, accountsOf, defaultPriority, deps.ids);
           if (typeof outcome === 'string') {
-            rejected.push({ id: item.id, reason: outcome });
+            rejected.push({ index: item.index, id: item.id, reason: outcome });
             continue;
           }
           const key = `${outcome.tenantId}\u0000${outcome.id}`;
           if (seen.has(key)) {
-            rejected.push({ id: item.id, reason: 'duplicate id in this request' });
+            rejected.push({ index: item.index, id: item.id, reason: 'duplicate id in this request' });
             continue;
           }
           seen.add(key);
-          accepted.push(outcome);
+          accepted.push({ ...outcome, index: item.index });
         }
 
         const problems = admissionProblems(accepted, queue, now);
         const admissible = accepted.filter((message) => {
           const reason = problems.get(message) ?? null;
-          if (reason !== null) rejected.push({ id: message.id, reason });
+          if (reason !== null) rejected.push({ index: message.index, id: message.id, reason });
           return reason === null;
         });
         queue.enqueue(admissible, now, correlationId);
+        rejected.sort((a, b) => a.index - b.index);
         return { queued: admissible.length, rejected, admissible };
       });
       // Only after the commit: the dispatcher must find what it is told about.
@@ -91,6 +96,7 @@ function resolve(
   principal: Principal,
   accountsOf: (tenantId: string) => Account[] | null,
   defaultPriority: number | PriorityLabel | undefined,
+  ids: IdSource,
 ): NewMessage | string {
   if (item.problem !== undefined || item.message === undefined || item.id === null) return item.problem ?? 'invalid message';
   const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
@@ -103,7 +109,24 @@ function resolve(
   if (account === undefined) {
     return item.accountId === undefined ? 'account_id is required: the tenant has no default account' : 'unknown account';
   }
-  return { ...item.message, tenantId, accountId: account.id, priority: toPriority(item.priority ?? defaultPriority ?? 2) };
+  return {
+    ...item.message,
+    payload: withMessageId(item.message.payload, item.message.mailFrom, ids),
+    tenantId,
+    accountId: account.id,
+    priority: toPriority(item.priority ?? defaultPriority ?? 2),
+  };
+}
+
+/**
+ * Fixes the Message-ID at submission, so that every attempt (a retry, a resend
+ * after a crash) carries the same one and receivers can recognise a repeat.
+ */
+function withMessageId(payload: NewMessage['payload'], mailFrom: string, ids: IdSource): NewMessage['payload'] {
+  if (payload.messageId !== null) return payload;
+  const given = Object.entries(payload.headers).find(([name]) => name.toLowerCase() === 'message-id')?.[1];
+  const domain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1) || 'mailproxy.invalid';
+  return { ...payload, messageId: given ?? `<${ids.uuid()}@${domain}>` };
 }
 
 function defaultAccount(accounts: readonly Account[]): Account | undefined {

@@ -131,6 +131,11 @@ describe('delivery outcomes', () => {
     await sink.waitForMessages(2);
     await fx.settle();
     expect(sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1])).toEqual(['again', 'again']);
+    // The Message-ID is fixed at submission: every attempt carries the same one.
+    const messageIds = sink.messages.map((received) => /^Message-ID: (.+)\r$/m.exec(received.raw.toString())?.[1]);
+    expect(messageIds[0]).toMatch(/^<[^@]+@example\.com>$/);
+    expect(messageIds[1]).toBe(messageIds[0]);
+    expect((await fx.detail('acme', 'again')).message.message_id).toBe(messageIds[0]);
     expect((await fx.detail('acme', 'again')).message).toMatchObject({ status: 'sent', attempts: 2 });
     expect(await eventTypes(fx, 'again')).toEqual(['queued', 'sending', 'sent', 'resent', 'sending', 'sent']);
   });

@@ -143,7 +143,7 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
     const response = await call('POST', route, { as, body: { messages: [sibling(before), bad, sibling(after)] } });
 
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ ok: true, queued: 2, rejected: [{ id: bad.id, reason: expect.stringContaining(testCase.reason) }] });
+    expect(response.body).toEqual({ ok: true, queued: 2, rejected: [{ index: 1, id: bad.id, reason: expect.stringContaining(testCase.reason) }] });
     for (const tenant of testCase.absentIn ?? ['acme']) expect(await detailStatus(tenant, bad.id as string)).toBe(testCase.lookup ?? 404);
     expect(await detailStatus(siblingTenant, before)).toBe(200);
     expect(await detailStatus(siblingTenant, after)).toBe(200);
@@ -153,7 +153,7 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
     const response = await call('POST', route, { as: 'acme', body: { messages: [message(`${tag}-obj-a`), 'text', null, 42, [], message(`${tag}-obj-b`)] } });
     expect(response.status, response.text).toBe(200);
     expect(response.body.queued).toBe(2);
-    expect(response.body.rejected).toEqual(['string', 'null', 'number', 'array'].map((type) => ({ id: null, reason: expect.stringContaining(`expected object, received ${type}`) })));
+    expect(response.body.rejected).toEqual(['string', 'null', 'number', 'array'].map((type, position) => ({ index: position + 1, id: null, reason: expect.stringContaining(`expected object, received ${type}`) })));
     expect(await detailStatus('acme', `${tag}-obj-a`)).toBe(200);
     expect(await detailStatus('acme', `${tag}-obj-b`)).toBe(200);
   });
@@ -161,7 +161,7 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
   it('the same id twice in one request: the first is stored, the second rejected', async () => {
     const id = `${tag}-dup`;
     const response = await call('POST', route, { as: 'acme', body: { messages: [message(id, { subject: 'first' }), message(id, { subject: 'second' })] } });
-    expect(response.body).toEqual({ ok: true, queued: 1, rejected: [{ id, reason: 'duplicate id in this request' }] });
+    expect(response.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 1, id, reason: 'duplicate id in this request' }] });
     const { message: stored, events } = await fx.detail('acme', id);
     expect(stored.subject).toBe('first');
     expect(events.map((event) => event.event_type)).not.toContain('updated');
@@ -207,7 +207,7 @@ describe('POST /add-messages: resubmitting an id', () => {
     expect((await fx.detail('acme', 'sent-1')).message.state).toBe('sent');
 
     const again = await fx.post(keyOf('acme'), [message('sent-1', { subject: 'replacement' }), message('sent-1-sibling')]);
-    expect(again.body).toEqual({ ok: true, queued: 1, rejected: [{ id: 'sent-1', reason: 'already sent' }] });
+    expect(again.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 0, id: 'sent-1', reason: 'already sent' }] });
     const { message: stored, events } = await fx.detail('acme', 'sent-1');
     expect(stored).toMatchObject({ subject: 'original', state: 'sent' });
     expect(events.map((event) => event.event_type)).not.toContain('updated');
@@ -216,7 +216,7 @@ describe('POST /add-messages: resubmitting an id', () => {
 
   it("a tenant key resubmitting another tenant's id under its tenant_id is rejected and changes nothing", async () => {
     const response = await fx.post(keyOf('acme'), [message('other-1', { tenant_id: 'other', subject: 'hijacked' })]);
-    expect(response.body).toEqual({ ok: true, queued: 0, rejected: [{ id: 'other-1', reason: 'unknown tenant' }] });
+    expect(response.body).toEqual({ ok: true, queued: 0, rejected: [{ index: 0, id: 'other-1', reason: 'unknown tenant' }] });
     expect(await detailStatus('acme', 'other-1')).toBe(404);
     await expectOtherUntouched();
   });

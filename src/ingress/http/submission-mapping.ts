@@ -54,19 +54,20 @@ function uniqueRecipients(payload: MessagePayload): string[] {
   return [...seen.values()];
 }
 
-export function toSubmissionItem(raw: unknown, limits: SubmissionLimits): SubmissionItem {
+export function toSubmissionItem(raw: unknown, index: number, limits: SubmissionLimits): SubmissionItem {
   const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
   const parsed = messageItem.safeParse(raw);
   if (!parsed.success) {
-    return { id, problem: fieldProblems(parsed.error).map((problem) => (problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`)).join('; ') };
+    return { index, id, problem: fieldProblems(parsed.error).map((problem) => (problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`)).join('; ') };
   }
   const item = parsed.data;
   const payload = payloadOf(item);
   const rcptTo = uniqueRecipients(payload);
-  if (rcptTo.length > limits.maxRecipients) return { id, problem: `too many recipients (${rcptTo.length}, at most ${limits.maxRecipients})` };
+  if (rcptTo.length > limits.maxRecipients) return { index, id, problem: `too many recipients (${rcptTo.length}, at most ${limits.maxRecipients})` };
   const sizeBytes = estimatedSize(payload);
-  if (sizeBytes > limits.maxMessageBytes) return { id, problem: `message too large (${sizeBytes} bytes, at most ${limits.maxMessageBytes})` };
+  if (sizeBytes > limits.maxMessageBytes) return { index, id, problem: `message too large (${sizeBytes} bytes, at most ${limits.maxMessageBytes})` };
   return {
+    index,
     id: item.id,
     tenantId: item.tenant_id,
     accountId: item.account_id,

@@ -34,7 +34,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
         details: [{ path: 'messages', message: `at most ${deps.limits.maxBatchMessages} messages` }],
       });
     }
-    const items = body.messages.map((raw) => toSubmissionItem(raw, deps.limits));
+    const items = body.messages.map((raw, index) => toSubmissionItem(raw, index, deps.limits));
     const result = deps.submissions.submit(c.get('principal'), items, body.default_priority, c.get('requestId'));
     return c.json({ ok: true, queued: result.queued, rejected: result.rejected });
   };

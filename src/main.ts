@@ -19,7 +19,7 @@ import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createMailComposerBuilder } from './delivery/message-builder.js';
 import { createNodemailerRelay } from './delivery/nodemailer-relay.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
-import { createPeriodicLoop } from './runtime/index.js';
+import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer } from './security/api-keys.js';
 import { loadKeyMaterial } from './security/key-material.js';
 import { createAesGcmSecretBox } from './security/secret-box.js';
@@ -40,6 +40,7 @@ export interface Daemon {
   http: { host: string; port: number };
   store: SqliteStore;
   dispatcher: Dispatcher;
+  retention: PeriodicLoop;
   stop(deadlineMs: number): Promise<void>;
 }
 
@@ -129,6 +130,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       http: http.address,
       store,
       dispatcher,
+      retention,
       async stop(deadlineMs) {
         const deadline = Date.now() + deadlineMs;
         const left = (): number => Math.max(0, deadline - Date.now());

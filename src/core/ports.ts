@@ -21,6 +21,8 @@ export interface TenantRepository {
 export interface AccountRepository {
   get(tenantId: string, id: string): Account | null;
   list(tenantId: string | null): Account[];
+  /** Changes whenever any account is saved, paused or deleted: lets readers cache `list`. */
+  version(): string;
   /** Insert or replace; when `account.isDefault`, clears the flag on the tenant's other accounts. */
   save(account: Account): void;
   delete(tenantId: string, id: string): void;

@@ -16,7 +16,7 @@ import { attemptSend } from './send-attempt.js';
 
 export interface DispatcherDeps {
   queue: MessageQueue;
-  accounts: Pick<AccountRepository, 'list'>;
+  accounts: Pick<AccountRepository, 'list' | 'version'>;
   tenants: Pick<TenantRepository, 'get'>;
   relay: Relay;
   builder: MessageBuilder;
@@ -43,6 +43,9 @@ const ON_WIRE_PER_CONNECTION = 2;
  * in nodemailer's FIFO) lets a priority 0 message overtake them.
  */
 const READY_PER_CONNECTION = 20;
+/** Outcomes recorded together, at most this many or after this long. */
+const FLUSH_GROUP = 200;
+const FLUSH_DELAY_MS = 10;
 
 /** One account's work in this process: claimed and waiting, and handed to the relay. */
 interface Lane {
@@ -62,8 +65,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   let again = false;
   let stopped = true;
 
+  let flushTimer: NodeJS.Timeout | null = null;
   const flush = (): void => {
     flushScheduled = false;
+    if (flushTimer !== null) clearTimeout(flushTimer);
+    flushTimer = null;
     const batch = outcomes;
     outcomes = [];
     try {
@@ -74,11 +80,17 @@ export function createDispatcher(deps: DispatcherDeps) {
     }
   };
 
+  /**
+   * Outcomes are committed in groups: every commit rewrites the touched pages,
+   * so one per finished send would cost more than the send (measured). A group
+   * waits at most FLUSH_DELAY_MS; a crash inside it re-sends those messages.
+   */
   const recordLater = (outcome: RecordedOutcome): void => {
     outcomes.push(outcome);
-    if (!flushScheduled) {
+    if (outcomes.length >= FLUSH_GROUP) flush();
+    else if (!flushScheduled) {
       flushScheduled = true;
-      setImmediate(flush);
+      flushTimer = setTimeout(flush, FLUSH_DELAY_MS);
     }
   };
 
@@ -166,13 +178,27 @@ export function createDispatcher(deps: DispatcherDeps) {
     return { claimed: claimed.length, wakeAt: full || maxPriority < 3 ? null : queue.nextDueAt(account.tenantId, account.id) };
   };
 
+  let reclaimedAt = 0;
+  let accounts: { version: string; list: Account[] } = { version: '', list: [] };
+  /** Accounts are re-read (and their secrets decrypted) only when one of them changed. */
+  const currentAccounts = (): Account[] => {
+    const version = deps.accounts.version();
+    if (version !== accounts.version) accounts = { version, list: deps.accounts.list(null) };
+    return accounts.list;
+  };
+
   const step = (): TickReport => {
     const now = clock.now();
-    const reclaimed = queue.reclaimLeases(now, deps.owner, false);
-    if (reclaimed > 0) log.warn({ reclaimed }, 'expired leases reclaimed');
+    // Leases last at least ten seconds: looking for expired ones once a second is enough.
+    if (now - reclaimedAt >= 1000) {
+      reclaimedAt = now;
+      if (outcomes.length > 0) flush(); // our own finished sends are not expired leases
+      const reclaimed = queue.reclaimLeases(now, deps.owner, false);
+      if (reclaimed > 0) log.warn({ reclaimed }, 'expired leases reclaimed');
+    }
     let claimed = 0;
     let nextWakeAt: number | null = null;
-    for (const account of deps.accounts.list(null)) {
+    for (const account of currentAccounts()) {
       const served = serveAccount(account, now);
       claimed += served.claimed;
       if (served.wakeAt !== null) nextWakeAt = nextWakeAt === null ? served.wakeAt : Math.min(nextWakeAt, served.wakeAt);

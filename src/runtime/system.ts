@@ -3,4 +3,19 @@ import { randomUUID } from 'node:crypto';
 import type { Clock, IdSource } from '../core/clock.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
-export const randomIds: IdSource = { uuid: () => randomUUID() };
+
+/**
+ * UUIDv7 (RFC 9562 §5.7): 48 bits of milliseconds, then random bits. Ids made
+ * later sort later, so the indexes they key (outbox, audit) grow at their end
+ * instead of splitting pages at random places.
+ */
+export function uuidv7(now: number = Date.now()): string {
+  // randomUUID draws from a cached entropy pool; randomBytes(16) per id cost a
+  // syscall each (14% of HTTP intake in a profile). Its v4 layout already has the
+  // RFC variant bits; we overwrite the time field and the version nibble.
+  const random = randomUUID();
+  const time = now.toString(16).padStart(12, '0');
+  return `${time.slice(0, 8)}-${time.slice(8, 12)}-7${random.slice(15)}`;
+}
+
+export const randomIds: IdSource = { uuid: () => uuidv7() };

@@ -80,6 +80,9 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
   const byId = db.prepare<[string, string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? AND id = ?`);
   const byTenant = db.prepare<[string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? ORDER BY id`);
   const all = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY tenant_id, id`);
+  const version = db.prepare<[], { n: number; u: number; p: number }>(
+    `SELECT count(*) AS n, total(updated_at) AS u, total(paused_at) AS p FROM accounts`,
+  );
   const clearDefault = db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`);
   const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
       @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
@@ -106,6 +109,10 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
       return row === undefined ? null : toAccount(row);
     },
     list: (tenantId) => (tenantId === null ? all.all() : byTenant.all(tenantId)).map(toAccount),
+    version: () => {
+      const row = version.get();
+      return row === undefined ? '' : `${row.n}:${row.u}:${row.p}`;
+    },
     save: (account) => {
       if (account.isDefault) clearDefault.run(account.tenantId, account.id);
       upsert.run(toRow(account));

@@ -1,6 +1,7 @@
 // HTTP load generator in its own process: POSTs /add-messages batches for a duration.
-// argv: url token concurrency batchSize bodyBytes seconds idPrefix
-const [url, token, concurrency, batchSize, bodyBytes, seconds, prefix] = process.argv.slice(2);
+// argv: url token concurrency batchSize bodyBytes seconds idPrefix [messagesPerSecond, 0 = as fast as possible]
+const [url, token, concurrency, batchSize, bodyBytes, seconds, prefix, rateText = '0'] = process.argv.slice(2);
+const rate = Number(rateText);
 const body = 'x'.repeat(Number(bodyBytes));
 let sequence = 0;
 let sent = 0;
@@ -8,27 +9,33 @@ let errors = 0;
 const latencies = [];
 const deadline = Date.now() + Number(seconds) * 1000;
 
+const startedAt = Date.now();
 async function worker() {
   while (Date.now() < deadline) {
+    // A steady rate: never run ahead of rate x elapsed time.
+    if (rate > 0) {
+      const aheadMs = ((sequence + Number(batchSize)) / rate) * 1000 - (Date.now() - startedAt);
+      if (aheadMs > 0) await new Promise((resolve) => setTimeout(resolve, aheadMs));
+      if (Date.now() >= deadline) break;
+    }
     const messages = Array.from({ length: Number(batchSize) }, () => ({
       id: `${prefix}-${sequence++}`, from: 'bench@example.com', to: 'sink@example.net', subject: 'bench', body,
     }));
-    const started = performance.now();
+    const sentAt = performance.now();
     const response = await fetch(`${url}/add-messages`, {
       method: 'POST',
       headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
       body: JSON.stringify({ messages }),
     });
     const result = await response.json();
-    latencies.push(performance.now() - started);
+    latencies.push(performance.now() - sentAt);
     if (response.status === 200) sent += result.queued;
     else errors += 1;
   }
 }
 
-const started = Date.now();
 await Promise.all(Array.from({ length: Number(concurrency) }, worker));
-const elapsed = (Date.now() - started) / 1000;
+const elapsed = (Date.now() - startedAt) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
 process.stdout.write(`${JSON.stringify({ queued: sent, errors, elapsed, rate: sent / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length })}\n`);

@@ -1,24 +1,14 @@
 import { createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
-import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../peers/smtp-sink.js';
+import { message, startSinkScenario, type QueueFixture } from '../helpers/queue-fixture.js';
+import { startSmtpSink, type SmtpSinkOptions } from '../peers/smtp-sink.js';
 
 describe('delivery outcomes', () => {
   const cleanups: Array<() => Promise<void>> = [];
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  const setup = async (sinkOptions: SmtpSinkOptions = {}, account: Record<string, unknown> = {}) => {
-    const sink = await startSmtpSink(sinkOptions);
-    const fx = await startQueueFixture();
-    cleanups.push(async () => sink.stop(), async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    });
-    const key = await fx.createTenant('acme');
-    await fx.createAccount('acme', 'main', sink, { is_default: true, ...account });
-    return { fx, sink, key };
-  };
+  const setup = (sink: SmtpSinkOptions = {}, account: Record<string, unknown> = {}) => startSinkScenario(cleanups, { sink, account });
   const eventTypes = async (fx: QueueFixture, id: string): Promise<string[]> => (await fx.detail('acme', id)).events.map((event) => event.event_type);
 
   it('defers on 451 with the schedule, then sends when the relay recovers', async () => {

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { message, startQueueFixture, startSinkScenario, type QueueFixture } from '../helpers/queue-fixture.js';
 import { createTestClock } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
@@ -59,15 +59,7 @@ describe('per-account limits', () => {
   });
 
   it("ends messages over the limit in error 'rate_limit_exceeded' when the account says reject", async () => {
-    const sink = await startSmtpSink();
-    cleanups.push(async () => sink.stop());
-    const fx = await startQueueFixture({ clock: alignedClock() });
-    cleanups.push(async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    });
-    const key = await fx.createTenant('acme');
-    await fx.createAccount('acme', 'main', sink, { is_default: true, limit_per_minute: 2, limit_behavior: 'reject' });
+    const { fx, sink, key } = await startSinkScenario(cleanups, { clock: alignedClock(), account: { limit_per_minute: 2, limit_behavior: 'reject' } });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
     await fx.post(key, Array.from({ length: 5 }, (_, index) => message(`r-${index}`)));
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme' });
@@ -79,15 +71,7 @@ describe('per-account limits', () => {
   });
 
   it('gives scarce budget to the higher priority', async () => {
-    const sink = await startSmtpSink();
-    cleanups.push(async () => sink.stop());
-    const fx = await startQueueFixture({ clock: alignedClock() });
-    cleanups.push(async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    });
-    const key = await fx.createTenant('acme');
-    await fx.createAccount('acme', 'main', sink, { is_default: true, limit_per_hour: 1 });
+    const { fx, sink, key } = await startSinkScenario(cleanups, { clock: alignedClock(), account: { limit_per_hour: 1 } });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
     await fx.post(key, [message('bulk', { priority: 'low' }), message('password-reset', { priority: 'immediate' })]);
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme' });

@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { message, startSinkScenario } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 const mailIds = (sink: SmtpSink): string[] => sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1] ?? '?');
@@ -11,18 +11,8 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  const setup = async (sinkOptions: Parameters<typeof startSmtpSink>[0] = {}): Promise<{ fx: QueueFixture; sink: SmtpSink; key: string }> => {
-    const sink = await startSmtpSink(sinkOptions);
-    const fx = await startQueueFixture();
-    cleanups.push(async () => sink.stop(), async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    });
-    const key = await fx.createTenant('acme');
-    // One connection, one message on the wire at a time: the order the relay sees is the dispatch order.
-    await fx.createAccount('acme', 'main', sink, { is_default: true, max_connections: 1 });
-    return { fx, sink, key };
-  };
+  // One connection, one message on the wire at a time: the order the relay sees is the dispatch order.
+  const setup = () => startSinkScenario(cleanups, { account: { max_connections: 1 } });
 
   it('sends priority 0 before 1 before 2 before 3 through a relay that takes one at a time', async () => {
     const { fx, sink, key } = await setup();

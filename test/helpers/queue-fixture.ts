@@ -2,7 +2,7 @@
  * A daemon with a test clock, ready for queue tests: tenants and accounts that
  * point at real SMTP sinks, and helpers to submit, inspect and settle.
  */
-import type { SmtpSink } from '../peers/smtp-sink.js';
+import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../peers/smtp-sink.js';
 import { api, createTestClock, startTestDaemon, type ApiResponse, type TestClock, type TestDaemon } from './test-daemon.js';
 
 export interface QueueFixture {
@@ -63,4 +63,30 @@ export async function startQueueFixture(options: { dispatch?: Record<string, str
 /** A minimal valid message. */
 export function message(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { id, from: 'sender@example.com', to: 'rcpt@example.net', subject: `subject ${id}`, body: `body of ${id}`, ...extra };
+}
+
+export interface SinkScenario {
+  fx: QueueFixture;
+  sink: SmtpSink;
+  /** The API key of tenant `acme`, whose default account `main` points at `sink`. */
+  key: string;
+}
+
+/**
+ * A sink, a daemon, tenant `acme` and its default account `main` on the sink.
+ * Registers their teardown in `cleanups`, which the caller runs after each test.
+ */
+export async function startSinkScenario(
+  cleanups: Array<() => Promise<void>>,
+  options: { sink?: SmtpSinkOptions; account?: Record<string, unknown>; clock?: TestClock } = {},
+): Promise<SinkScenario> {
+  const sink = await startSmtpSink(options.sink);
+  const fx = await startQueueFixture(options.clock === undefined ? {} : { clock: options.clock });
+  cleanups.push(async () => sink.stop(), async () => {
+    await fx.stop();
+    fx.t.cleanup();
+  });
+  const key = await fx.createTenant('acme');
+  await fx.createAccount('acme', 'main', sink, { is_default: true, ...options.account });
+  return { fx, sink, key };
 }

@@ -8,10 +8,12 @@ import type { Account } from '../core/account.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { AccountRepository, TenantRepository } from '../core/ports.js';
-import type { ClaimedMessage, MessageQueue, RecordedOutcome } from '../core/queue.js';
+import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { availableBudget, budgetReturnsAt } from '../core/rate-limit.js';
 import type { MessageBuilder, Relay } from '../core/relay.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
+import { addReady, laneKey, laneWindow, nextToSend, type Lane } from './account-lane.js';
+import { createOutcomeBatcher } from './outcome-batcher.js';
 import { attemptSend } from './send-attempt.js';
 
 export interface DispatcherDeps {
@@ -34,65 +36,15 @@ export interface TickReport {
   nextWakeAt: number | null;
 }
 
-const keyOf = (tenantId: string, accountId: string): string => `${tenantId}/${accountId}`;
-/** Sends handed to nodemailer per connection: one on the wire, one ready behind it. */
-const ON_WIRE_PER_CONNECTION = 2;
-/**
- * Messages claimed ahead per connection and held in memory, in priority order.
- * Claiming in batches keeps transactions few and large; holding them here (not
- * in nodemailer's FIFO) lets a priority 0 message overtake them.
- */
-const READY_PER_CONNECTION = 20;
-/** Outcomes recorded together, at most this many or after this long. */
-const FLUSH_GROUP = 200;
-const FLUSH_DELAY_MS = 10;
-
-/** One account's work in this process: claimed and waiting, and handed to the relay. */
-interface Lane {
-  account: Account;
-  ready: ClaimedMessage[];
-  sending: number;
-}
-
 export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log } = deps;
   const lanes = new Map<string, Lane>();
   const running = new Set<Promise<void>>();
-  let outcomes: RecordedOutcome[] = [];
-  let flushScheduled = false;
+  const outcomes = createOutcomeBatcher({ queue, log });
   let timer: NodeJS.Timeout | null = null;
   let ticking: Promise<TickReport> | null = null;
   let again = false;
   let stopped = true;
-
-  let flushTimer: NodeJS.Timeout | null = null;
-  const flush = (): void => {
-    flushScheduled = false;
-    if (flushTimer !== null) clearTimeout(flushTimer);
-    flushTimer = null;
-    const batch = outcomes;
-    outcomes = [];
-    try {
-      queue.record(batch);
-    } catch (error) {
-      // The leases stay; they expire and the messages are sent again. Nothing is lost.
-      log.error({ err: error, outcomes: batch.length }, 'recording delivery outcomes failed');
-    }
-  };
-
-  /**
-   * Outcomes are committed in groups: every commit rewrites the touched pages,
-   * so one per finished send would cost more than the send (measured). A group
-   * waits at most FLUSH_DELAY_MS; a crash inside it re-sends those messages.
-   */
-  const recordLater = (outcome: RecordedOutcome): void => {
-    outcomes.push(outcome);
-    if (outcomes.length >= FLUSH_GROUP) flush();
-    else if (!flushScheduled) {
-      flushScheduled = true;
-      flushTimer = setTimeout(flush, FLUSH_DELAY_MS);
-    }
-  };
 
   const launch = (message: ClaimedMessage, lane: Lane): void => {
     const account = lane.account;
@@ -104,49 +56,46 @@ export function createDispatcher(deps: DispatcherDeps) {
       if (decision.kind === 'account_problem') {
         queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
         log.warn({ tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason }, 'account paused');
+        release(lane.ready.splice(0), outcome.at, 'account paused');
       }
       log.debug({ tenantId: message.tenantId, messageId: message.id, attempt: message.attempts, outcome: outcome.kind, replyCode: outcome.replyCode }, 'send attempt finished');
-      recordLater(outcome);
+      outcomes.add(outcome);
     })()
       .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'send attempt crashed'))
       .finally(() => {
         lane.sending -= 1;
         running.delete(job);
         pump(lane);
-        if (lane.ready.length < (account.maxConnections * READY_PER_CONNECTION) / 2) wake();
+        if (lane.ready.length < laneWindow(lane) / 2) wake();
       });
     running.add(job);
+  };
+
+  /** Claimed messages that will not be sent now go back to the queue, their attempt not spent. */
+  const release = (messages: readonly ClaimedMessage[], at: number, reason: string): void => {
+    for (const message of messages) {
+      outcomes.add({ pk: message.pk, attempt: message.attempts, at, kind: 'released', reason, replyCode: null, enhancedStatus: null });
+    }
   };
 
   /** Hands ready messages to the relay, highest priority first, up to the pool's depth. */
   const pump = (lane: Lane): void => {
     if (stopped) return;
-    while (lane.sending < lane.account.maxConnections * ON_WIRE_PER_CONNECTION && lane.ready.length > 0) {
-      const next = lane.ready.shift();
-      if (next !== undefined) launch(next, lane);
-    }
+    for (let next = nextToSend(lane); next !== undefined; next = nextToSend(lane)) launch(next, lane);
   };
 
   const laneOf = (account: Account): Lane => {
-    const key = keyOf(account.tenantId, account.id);
+    const key = laneKey(account.tenantId, account.id);
     const lane = lanes.get(key) ?? { account, ready: [], sending: 0 };
     lane.account = account; // settings may have changed
     lanes.set(key, lane);
     return lane;
   };
 
-  /** Stable insert by priority: claimed messages join the end of their level. */
-  const enqueueReady = (lane: Lane, claimed: readonly ClaimedMessage[]): void => {
-    for (const message of claimed) {
-      const at = lane.ready.findIndex((waiting) => waiting.priority > message.priority);
-      if (at < 0) lane.ready.push(message);
-      else lane.ready.splice(at, 0, message);
-    }
-  };
-
-  const reject = (messages: ClaimedMessage[], now: number): void => {
+  /** An account over its limit with `limit_behavior = reject`: these end in error. */
+  const reject = (messages: readonly ClaimedMessage[], now: number): void => {
     for (const message of messages) {
-      recordLater({ pk: message.pk, attempt: message.attempts, at: now, kind: 'failed', reason: 'rate_limit_exceeded', replyCode: null, enhancedStatus: null, refused: [] });
+      outcomes.add({ pk: message.pk, attempt: message.attempts, at: now, kind: 'failed', reason: 'rate_limit_exceeded', replyCode: null, enhancedStatus: null, refused: [] });
     }
   };
 
@@ -154,7 +103,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const serveAccount = (account: Account, now: number): { claimed: number; wakeAt: number | null } => {
     if (account.pausedAt !== null) return { claimed: 0, wakeAt: null };
     const lane = laneOf(account);
-    const window = account.maxConnections * READY_PER_CONNECTION;
+    const window = laneWindow(lane);
     const held = lane.ready.length + lane.sending;
     // Refill in batches (a claim is a transaction), except that priority 0 never waits for one.
     const maxPriority = held === 0 || window - held >= window / 2 ? 3 : 0;
@@ -171,7 +120,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (limit === 0) return { claimed: 0, wakeAt: null }; // a finishing send wakes us
     const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit, maxPriority, now, leaseOwner: deps.owner, leaseUntil: now + deps.config.leaseMs });
     if (overLimit) reject(claimed, now);
-    else enqueueReady(lane, claimed);
+    else addReady(lane, claimed);
     pump(lane);
     // Claimed less than asked: the rest is not due yet. Claimed the limit: more may wait now.
     const full = claimed.length === limit && !overLimit;
@@ -192,7 +141,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     // Leases last at least ten seconds: looking for expired ones once a second is enough.
     if (now - reclaimedAt >= 1000) {
       reclaimedAt = now;
-      if (outcomes.length > 0) flush(); // our own finished sends are not expired leases
+      outcomes.flush(); // our own finished sends are not expired leases
       const reclaimed = queue.reclaimLeases(now, deps.owner, false);
       if (reclaimed > 0) log.warn({ reclaimed }, 'expired leases reclaimed');
     }
@@ -260,7 +209,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     /** Resolves when every send in flight has finished and its outcome is recorded. */
     async idle(): Promise<void> {
       while (running.size > 0) await Promise.all([...running]);
-      if (outcomes.length > 0) flush();
+      outcomes.flush();
     },
     inflight: (): number => running.size,
     /** Claimed messages waiting in memory for a free connection. */
@@ -276,16 +225,11 @@ export function createDispatcher(deps: DispatcherDeps) {
       stopped = true;
       arm(null);
       // Claimed but never handed to the relay: back to the queue, attempt not spent.
-      const at = clock.now();
-      for (const lane of lanes.values()) {
-        for (const message of lane.ready.splice(0)) {
-          recordLater({ pk: message.pk, attempt: message.attempts, at, kind: 'released', reason: 'shutting down', replyCode: null, enhancedStatus: null });
-        }
-      }
+      for (const lane of lanes.values()) release(lane.ready.splice(0), clock.now(), 'shutting down');
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([this.idle(), new Promise<void>((resolve) => (timeout = setTimeout(resolve, deadlineMs)))]);
       clearTimeout(timeout);
-      if (outcomes.length > 0) flush();
+      outcomes.flush();
     },
   };
 }

@@ -12,6 +12,7 @@ import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { availableBudget, budgetReturnsAt } from '../core/rate-limit.js';
 import type { MessageBuilder, Relay } from '../core/relay.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
+import type { Tenant } from '../core/tenant.js';
 import { addReady, laneKey, laneWindow, nextToSend, type Lane } from './account-lane.js';
 import { createOutcomeBatcher } from './outcome-batcher.js';
 import { attemptSend } from './send-attempt.js';
@@ -49,7 +50,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const launch = (message: ClaimedMessage, lane: Lane): void => {
     const account = lane.account;
     lane.sending += 1;
-    const tenant = deps.tenants.get(message.tenantId);
+    const tenant = tenantOf(message.tenantId);
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
       const { outcome, decision } = await attemptSend({ relay: deps.relay, builder: deps.builder, retry: deps.config.retry, now: clock.now, random: deps.random }, message, account, tenant);
@@ -136,8 +137,16 @@ export function createDispatcher(deps: DispatcherDeps) {
     return accounts.list;
   };
 
+  // Tenants (their attachment endpoint and its credentials) are read once per step, not per message.
+  let tenants = new Map<string, Tenant | null>();
+  const tenantOf = (id: string): Tenant | null => {
+    if (!tenants.has(id)) tenants.set(id, deps.tenants.get(id));
+    return tenants.get(id) ?? null;
+  };
+
   const step = (): TickReport => {
     const now = clock.now();
+    tenants = new Map();
     // Leases last at least ten seconds: looking for expired ones once a second is enough.
     if (now - reclaimedAt >= 1000) {
       reclaimedAt = now;

@@ -116,7 +116,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       submissions: createSubmissionService({ store, queue: store.queue, clock, ids, wake: () => dispatcher.wake() }),
       commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
       limits: { maxBatchMessages: config.http.max_batch_messages, maxMessageBytes: config.http.max_message_bytes, maxRecipients: config.http.max_recipients },
-      readiness: [{ name: 'store', check: () => (store.ping(), true) }],
+      readiness: [
+        { name: 'store', check: () => (store.ping(), true) },
+        { name: 'dispatcher', check: () => dispatcher.isRunning() },
+      ],
       log: log.child({ component: 'http' }),
       ids,
       maxBodyBytes: config.http.max_body_bytes,

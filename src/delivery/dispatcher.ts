@@ -221,6 +221,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       outcomes.flush();
     },
     inflight: (): number => running.size,
+    /** True between start() and stop(): readiness reports it. */
+    isRunning: (): boolean => !stopped,
     /** Claimed messages waiting in memory for a free connection. */
     ready: (): number => [...lanes.values()].reduce((sum, lane) => sum + lane.ready.length, 0),
     start(): void {

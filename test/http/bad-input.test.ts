@@ -104,7 +104,7 @@ describe('bad input on every route', () => {
     expect(accounts.body.accounts.map((account: { id: string }) => account.id)).toEqual(['main']);
     expect(accounts.body.accounts[0]).toMatchObject({ host: 'smtp.example.com', port: 587 });
     expect((await api(t.url, 'GET', '/health')).status).toBe(200);
-    expect((await api(t.url, 'GET', '/ready')).body).toEqual({ ready: true, checks: { store: 'ok' } });
+    expect((await api(t.url, 'GET', '/ready')).body).toEqual({ ready: true, checks: { store: 'ok', dispatcher: 'ok' } });
   });
 });
 
@@ -132,5 +132,21 @@ describe('authentication throttling', () => {
 
     clock.advance(Number(throttled.headers.get('retry-after')) * 1000);
     expect((await api(t.url, 'GET', '/tenants', { token: t.adminToken })).status).toBe(200);
+  });
+});
+
+describe('readiness', () => {
+  it('answers 503 naming the loop that is not running', async () => {
+    const t = await startTestDaemon();
+    try {
+      expect((await api(t.url, 'GET', '/ready')).status).toBe(200);
+      await t.daemon.dispatcher.stop(0);
+      const response = await api(t.url, 'GET', '/ready');
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ ready: false, checks: { store: 'ok', dispatcher: 'not ready' } });
+    } finally {
+      await t.stop();
+      t.cleanup();
+    }
   });
 });

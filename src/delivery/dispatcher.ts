@@ -117,7 +117,9 @@ export function createDispatcher(deps: DispatcherDeps) {
       const due = queue.nextDueAt(account.tenantId, account.id);
       return { claimed: 0, wakeAt: due === null ? null : Math.max(due, budgetReturnsAt(limits, usage, now) ?? now) };
     }
-    const limit = Math.min(Math.max(0, window - held), deps.config.claimBatch, overLimit ? window : budget);
+    // Priority 0 is claimed even into a full lane: it overtakes what waits there.
+    const room = maxPriority === 0 ? deps.config.claimBatch : Math.max(0, window - held);
+    const limit = Math.min(room, deps.config.claimBatch, overLimit ? window : budget);
     if (limit === 0) return { claimed: 0, wakeAt: null }; // a finishing send wakes us
     const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit, maxPriority, now, leaseOwner: deps.owner, leaseUntil: now + deps.config.leaseMs });
     if (overLimit) reject(claimed, now);

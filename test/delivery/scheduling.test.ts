@@ -30,6 +30,22 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
     expect(mailIds(sink)).toEqual(['immediate', 'high', 'normal', 'normal-default', 'low']);
   });
 
+  it('claims a priority 0 message at once even when the account lane is full', async () => {
+    // The relay never answers: two sends sit on the wire and the lane fills with claimed normal mail.
+    const { fx, sink, key } = await startSinkScenario(cleanups, { sink: { hangAfterData: true }, account: { max_connections: 1 } });
+    await fx.post(key, Array.from({ length: 100 }, (_, index) => message(`bulk-${index}`)));
+    await sink.waitForUnanswered(1);
+    await fx.t.daemon.dispatcher.tick(); // (settle would wait for sends that never end)
+    const claimedBulk = fx.t.daemon.dispatcher.ready() + fx.t.daemon.dispatcher.inflight();
+    expect(claimedBulk).toBe(20); // the lane's window for one connection
+    expect((await fx.detail('acme', 'bulk-99')).message.state).toBe('queued');
+
+    await fx.post(key, [message('urgent', { priority: 'immediate' })]);
+    await fx.t.daemon.dispatcher.tick();
+    expect((await fx.detail('acme', 'urgent')).message.state).toBe('sending');
+    expect(fx.t.daemon.dispatcher.ready() + fx.t.daemon.dispatcher.inflight()).toBe(21);
+  });
+
   it('keeps FIFO within a level for 1000 messages posted in the same second', async () => {
     const { fx, sink, key } = await setup();
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });

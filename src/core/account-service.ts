@@ -4,7 +4,7 @@
  */
 import { viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
 import { AppError, notFound } from './app-error.js';
-import { actorOf, type ChangeRecord } from './change-record.js';
+import { changeRecorder, type ChangeRecord } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
 import type { AdminStore } from './ports.js';
 import { scopeTenant } from './principal.js';
@@ -51,19 +51,10 @@ export function createAccountService(deps: AccountServiceDeps) {
     return account;
   };
 
-  const change = (ctx: CommandContext, command: string, eventType: string, account: { tenantId: string; id: string }, data: Record<string, unknown>): ChangeRecord => ({
-    eventId: ids.uuid(),
-    occurredAt: clock.now(),
-    actor: actorOf(ctx.principal),
-    command,
-    tenantId: account.tenantId,
-    aggregateType: 'account',
-    aggregateId: `${account.tenantId}/${account.id}`,
-    eventType,
-    eventVersion: 1,
-    data,
-    correlationId: ctx.correlationId,
-  });
+  const change = (ctx: CommandContext, command: string, eventType: string, account: { tenantId: string; id: string }, data: Record<string, unknown>): ChangeRecord =>
+    changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
+      command, eventType, tenantId: account.tenantId, aggregateType: 'account', aggregateId: `${account.tenantId}/${account.id}`, data,
+    });
 
   const merge = (input: AccountInput, tenantId: string, current: Account | null, now: number): Account => {
     const tlsMode = input.tlsMode ?? current?.tlsMode ?? 'starttls';

@@ -3,7 +3,7 @@
  * API key. Every write is audited and mirrored in the same transaction.
  */
 import { AppError, notFound } from './app-error.js';
-import { actorOf, type ChangeRecord } from './change-record.js';
+import { changeRecorder, type ChangeRecord } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
 import type { MessageAdmin } from './message-admin.js';
 import type { AdminStore, ApiKeyIssuer } from './ports.js';
@@ -53,19 +53,8 @@ export function createTenantService(deps: TenantServiceDeps) {
     return tenant;
   };
 
-  const change = (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>): ChangeRecord => ({
-    eventId: ids.uuid(),
-    occurredAt: clock.now(),
-    actor: actorOf(ctx.principal),
-    command,
-    tenantId,
-    aggregateType: 'tenant',
-    aggregateId: tenantId,
-    eventType,
-    eventVersion: 1,
-    data,
-    correlationId: ctx.correlationId,
-  });
+  const change = (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>): ChangeRecord =>
+    changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({ command, eventType, tenantId, aggregateType: 'tenant', aggregateId: tenantId, data });
 
   const expiry = (now: number, seconds: number | undefined): number | null =>
     seconds === undefined ? null : now + seconds * 1000;

@@ -1,6 +1,7 @@
 /** Tenant routes (admin token only): create, list, read, update, delete, rotate the key. */
 import { Hono, type Context } from 'hono';
 import { AppError } from '../../../core/app-error.js';
+import { requireAdmin } from '../../../core/principal.js';
 import type { CommandContext, TenantService } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
@@ -10,10 +11,6 @@ export function commandContext(c: Context<HttpEnv>): CommandContext {
   return { principal: c.get('principal'), correlationId: c.get('requestId') };
 }
 
-const requireAdmin = (c: Context<HttpEnv>): void => {
-  if (c.get('principal').kind !== 'admin') throw new AppError('FORBIDDEN', 'this operation requires the admin token');
-};
-
 const pathId = (c: Context<HttpEnv>): string => validate(identifier, c.req.param('id'), 'tenant id');
 
 export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
@@ -21,7 +18,7 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
   // Admin routes answer 403 to a tenant key before looking at the input.
   for (const path of ['/tenant', '/tenant/*', '/tenants', '/tenants/*']) {
     app.use(path, async (c, next) => {
-      requireAdmin(c);
+      requireAdmin(c.get('principal'));
       await next();
     });
   }

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { AppError } from '../../../core/app-error.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
+import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
 import { batchParams, cleanupParams, clientId, addMessagesBody, idsParams, tenantParams } from '../message-schemas.js';
 import { readBody, readJson, validate } from '../request-input.js';
@@ -41,30 +42,16 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   app.post('/add-messages', addMessages);
   app.post('/commands/add-messages', addMessages);
 
-  app.post('/commands/run-now', async (c) => {
-    const params = await readParams(c, tenantParams);
-    return c.json({ ok: true, ...commands.runNow(commandContext(c), params.tenant_id) });
-  });
-  app.post('/commands/suspend', async (c) => {
-    const params = await readParams(c, batchParams);
-    return c.json({ ok: true, ...commands.suspend(commandContext(c), params.tenant_id, params.batch_code) });
-  });
-  app.post('/commands/activate', async (c) => {
-    const params = await readParams(c, batchParams);
-    return c.json({ ok: true, ...commands.activate(commandContext(c), params.tenant_id, params.batch_code) });
-  });
-  app.post('/commands/delete-messages', async (c) => {
-    const params = await readParams(c, idsParams);
-    return c.json({ ok: true, ...commands.deleteMessages(commandContext(c), params.tenant_id, params.ids) });
-  });
-  app.post('/commands/resend', async (c) => {
-    const params = await readParams(c, idsParams);
-    return c.json({ ok: true, ...commands.resend(commandContext(c), params.tenant_id, params.ids) });
-  });
-  app.post('/commands/cleanup-messages', async (c) => {
-    const params = await readParams(c, cleanupParams);
-    return c.json({ ok: true, ...commands.cleanup(commandContext(c), params.tenant_id, params.older_than_seconds) });
-  });
+  /** A command route: parameters validated by `schema`, its result answered with `ok: true`. */
+  const command = <S extends z.ZodType>(path: string, schema: S, run: (ctx: CommandContext, params: z.output<S>) => object): void => {
+    app.post(path, async (c) => c.json({ ok: true, ...run(commandContext(c), await readParams(c, schema)) }));
+  };
+  command('/commands/run-now', tenantParams, (ctx, p) => commands.runNow(ctx, p.tenant_id));
+  command('/commands/suspend', batchParams, (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
+  command('/commands/activate', batchParams, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
+  command('/commands/delete-messages', idsParams, (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
+  command('/commands/resend', idsParams, (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
+  command('/commands/cleanup-messages', cleanupParams, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
 
   app.get('/messages/:id', (c) => {
     const id = validate(clientId, c.req.param('id'), 'message id');

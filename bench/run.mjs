@@ -81,45 +81,47 @@ async function waitForSink(sink, count, timeoutMs) {
   return stats;
 }
 
+/** A sink, a daemon, and tenant `bench` whose default account (pool of 5) relays to the sink. */
+async function startPeers({ suspended }) {
+  const sink = start(['bench/sink.mjs']);
+  const { port } = await sink.next((e) => e.port);
+  const d = await startDaemon();
+  const key = await setupTenant(d, port);
+  if (suspended) await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
+  return {
+    sink, d, key,
+    async stop() {
+      await d.stop();
+      sink.child.stdin.end();
+    },
+  };
+}
+
 const scenarios = {
   async 'http-ingest'() {
-    const sink = start(['bench/sink.mjs']);
-    const { port } = await sink.next((e) => e.port);
-    const d = await startDaemon();
-    const key = await setupTenant(d, port);
-    await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
+    const { d, key, stop } = await startPeers({ suspended: true });
     const load = await run(['bench/http-load.mjs', d.base, key, '8', '100', '2048', '10', 'ingest']);
-    await d.stop();
-    sink.child.stdin.end();
+    await stop();
     return { 'messages/s': load.rate, 'request p50 ms': load.p50, 'request p99 ms': load.p99, errors: load.errors };
   },
   async 'relay-drain'() {
     // Dispatcher capacity alone: 20,000 queued while suspended, then released at once.
-    const sink = start(['bench/sink.mjs']);
-    const { port } = await sink.next((e) => e.port);
-    const d = await startDaemon();
-    const key = await setupTenant(d, port);
-    await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
+    const { sink, d, key, stop } = await startPeers({ suspended: true });
     const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '3', 'drain']);
     const started = Date.now();
     await api(d.base, d.token, 'POST', '/commands/activate', { tenant_id: 'bench' });
     const stats = await waitForSink(sink, load.queued, 180_000);
-    await d.stop();
-    sink.child.stdin.end();
+    await stop();
     return { 'relayed messages/s': stats.received / ((stats.lastAt - started) / 1000), messages: stats.received, 'all relayed': stats.received >= load.queued ? 1 : 0 };
   },
   async 'end-to-end'() {
     // Posted at a steady 2,500 messages/s for 15 s while the daemon relays them.
-    const sink = start(['bench/sink.mjs']);
-    const { port } = await sink.next((e) => e.port);
-    const d = await startDaemon();
-    const key = await setupTenant(d, port);
+    const { sink, d, key, stop } = await startPeers({ suspended: false });
     const started = Date.now();
     const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '15', 'e2e', '2500']);
     const atEnd = await sinkStats(sink);
     const stats = await waitForSink(sink, load.queued, 120_000);
-    await d.stop();
-    sink.child.stdin.end();
+    await stop();
     return {
       'posted messages/s': load.rate,
       'relayed messages/s (load)': atEnd.received / ((atEnd.lastAt - started) / 1000),

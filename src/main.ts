@@ -19,7 +19,9 @@ import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createMailComposerBuilder } from './delivery/message-builder.js';
 import { createNodemailerRelay } from './delivery/nodemailer-relay.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
+import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
+import { createWorkerPool, workerScript } from './runtime/worker-pool.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer } from './security/api-keys.js';
 import { loadKeyMaterial } from './security/key-material.js';
 import { createAesGcmSecretBox } from './security/secret-box.js';
@@ -99,6 +101,21 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     },
   });
 
+  const parserLimits = { maxBatchMessages: config.http.max_batch_messages, maxMessageBytes: config.http.max_message_bytes, maxRecipients: config.http.max_recipients };
+  const parserPool = config.http.parse_threads === 0
+    ? null
+    : createWorkerPool<ArrayBuffer, ParseOutcome>({
+        script: workerScript(import.meta.url, './workers/submission-parser.js'),
+        size: config.http.parse_threads,
+        name: 'submission-parser',
+        log,
+        data: parserLimits,
+      });
+  // The body's bytes move to the worker (transferred, not copied).
+  const parseSubmission: SubmissionParser = parserPool === null
+    ? inlineSubmissionParser(parserLimits)
+    : async (body) => unwrap(await parserPool.run(body, [body]));
+
   try {
     dispatcher.start();
     retention.start();
@@ -115,7 +132,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       accounts: createAccountService({ store, clock, ids }),
       submissions: createSubmissionService({ store, queue: store.queue, clock, ids, wake: () => dispatcher.wake() }),
       commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
-      limits: { maxBatchMessages: config.http.max_batch_messages, maxMessageBytes: config.http.max_message_bytes, maxRecipients: config.http.max_recipients },
+      parseSubmission,
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },
         { name: 'dispatcher', check: () => dispatcher.isRunning() },
@@ -141,12 +158,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         await retention.stop();
         await dispatcher.stop(left());
         await relay.close();
+        await parserPool?.close();
         store.close();
       },
     };
   } catch (error) {
     await dispatcher.stop(0);
     await relay.close();
+    await parserPool?.close();
     store.close();
     throw error;
   }

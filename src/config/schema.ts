@@ -40,6 +40,7 @@ export const configSchema = z
         max_recipients: positiveInt.max(100_000).default(1000),
         auth_max_failures: positiveInt.default(10),
         auth_failure_window_seconds: positiveInt.default(60),
+        parse_threads: z.number().int().min(0).max(64).default(1),
       })
       .strict()
       .prefault({}),

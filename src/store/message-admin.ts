@@ -3,19 +3,23 @@ import type { MessageAdmin } from '../core/message-admin.js';
 import type { SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 import { toDetail, toEventView, type DetailRow, type EventRow } from './message-rows.js';
+import { PENDING_STATES_SQL } from './tenant-repository.js';
 
 // A waiting message is held when its tenant is inactive or suspended as a whole, or its batch is suspended.
 const HOLD = `(SELECT active = 0 FROM tenants WHERE id = messages.tenant_id)
   OR EXISTS (SELECT 1 FROM suspensions s WHERE s.tenant_id = messages.tenant_id AND s.batch_code IN ('*', messages.batch_code))`;
+
+// Waiting, spelled with the pending index's own predicate so that SQLite uses that index.
+const WAITING = `state IN ${PENDING_STATES_SQL} AND state <> 'sending'`;
 
 export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageAdmin {
   const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
   const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
   const removeAll = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ?`);
   const refresh = db.prepare(`UPDATE messages SET suspended = CASE WHEN ${HOLD} THEN 1 ELSE 0 END
-    WHERE tenant_id = ? AND state IN ('queued', 'deferred') AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END`);
+    WHERE tenant_id = ? AND ${WAITING} AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END`);
   const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
-  const countHeld = db.prepare<[string], number>(`SELECT count(*) FROM messages WHERE tenant_id = ? AND state IN ('queued', 'deferred') AND suspended = 1`).pluck();
+  const countHeld = db.prepare<[string], number>(`SELECT count(*) FROM messages WHERE tenant_id = ? AND ${WAITING} AND suspended = 1`).pluck();
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
   const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
   const requeue = db.prepare<[{ at: number; pk: number }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(`UPDATE messages
@@ -27,7 +31,8 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const detailRow = db.prepare<[string, string], DetailRow>(`SELECT * FROM messages WHERE tenant_id = ? AND id = ?`);
-  const eventRows = db.prepare<[number], EventRow>(`SELECT * FROM message_events WHERE message_pk = ? ORDER BY seq`);
+  const eventRows = db.prepare<[number], EventRow>(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
+    FROM outbox WHERE message_pk = ? ORDER BY seq`);
 
   const held = (tenantId: string, change: () => void): number => {
     const before = countHeld.get(tenantId) ?? 0;

@@ -1,6 +1,6 @@
 /**
- * Writes one message transition twice, inside the caller's transaction: into
- * the message's timeline (message_events) and into the outbox for the mirror.
+ * Writes one message transition, inside the caller's transaction, as one outbox
+ * row: the mirror publishes it and the message's timeline reads it back.
  */
 import type { IdSource } from '../core/clock.js';
 import type { SqliteDatabase } from './database.js';
@@ -24,23 +24,17 @@ export interface MessageTransition {
 
 export type MessageEventWriter = (transition: MessageTransition) => void;
 
+export const MESSAGE_EVENT_PREFIX = 'message.';
+
 export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource): MessageEventWriter {
-  const timeline = db.prepare(`INSERT INTO message_events (message_pk, event_type, occurred_at, attempt, reply_code, enhanced_status, text, data)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)`);
-  const outbox = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, event_version, tenant_id,
-      message_pk, message_id, account_id, batch_code, attempt, payload, occurred_at, correlation_id)
-    VALUES (?, 'message', ?, ?, 1, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+  const insert = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id,
+      account_id, batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id)
+    VALUES (?, 'message', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
   return (t) => {
-    const data = t.data === undefined ? null : JSON.stringify(t.data);
-    timeline.run(t.pk, t.type, t.at, t.attempt, t.replyCode ?? null, t.enhancedStatus ?? null, t.text ?? null, data);
-    const payload = JSON.stringify({
-      state: t.type,
-      reply_code: t.replyCode ?? null,
-      enhanced_status: t.enhancedStatus ?? null,
-      text: t.text ?? null,
-      ...t.data,
-    });
-    outbox.run(ids.uuid(), `${t.tenantId}/${t.id}`, `message.${t.type}`, t.tenantId, t.pk, t.id, t.accountId, t.batchCode, t.attempt, payload, t.at, t.correlationId ?? null);
+    insert.run(
+      ids.uuid(), `${t.tenantId}/${t.id}`, MESSAGE_EVENT_PREFIX + t.type, t.tenantId, t.pk, t.id, t.accountId, t.batchCode, t.attempt,
+      t.replyCode ?? null, t.enhancedStatus ?? null, t.text ?? null, t.data === undefined ? null : JSON.stringify(t.data), t.at, t.correlationId ?? null,
+    );
   };
 }

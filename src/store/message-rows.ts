@@ -1,6 +1,7 @@
 /** Message rows -> the read model: instants become the contract's epoch-second `_ts` fields. */
 import type { MessageDetail, MessageEventView } from '../core/message-admin.js';
 import type { HandoffState, Priority } from '../core/message.js';
+import { MESSAGE_EVENT_PREFIX } from './message-event-writer.js';
 
 export interface DetailRow {
   pk: number; tenant_id: string; id: string; account_id: string; priority: Priority; batch_code: string | null;
@@ -40,7 +41,7 @@ export function toDetail(row: DetailRow): MessageDetail {
 
 export function toEventView(row: EventRow): MessageEventView {
   return {
-    event_type: row.event_type, ts: toTs(row.occurred_at) ?? 0, attempt: row.attempt, reply_code: row.reply_code,
+    event_type: row.event_type.startsWith(MESSAGE_EVENT_PREFIX) ? row.event_type.slice(MESSAGE_EVENT_PREFIX.length) : row.event_type, ts: toTs(row.occurred_at) ?? 0, attempt: row.attempt, reply_code: row.reply_code,
     enhanced_status: row.enhanced_status, text: row.text, data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
   };
 }

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { loadMigrations, migrate, parseMigrations } from './migrations.js';
+import { PENDING_STATES_SQL } from './tenant-repository.js';
 
 describe('schema migrations', () => {
   it('applies schema.sql to an empty database once', () => {
@@ -9,7 +10,7 @@ describe('schema migrations', () => {
     expect(migrate(db, migrations)).toEqual(migrations.map((migration) => migration.version));
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['account_usage', 'accounts', 'command_log', 'message_events', 'messages', 'outbox', 'suppressions', 'suspensions', 'tenants']);
+    expect(tables).toEqual(['account_usage', 'accounts', 'command_log', 'messages', 'outbox', 'suppressions', 'suspensions', 'tenants']);
     expect(migrate(db, migrations)).toEqual([]);
   });
 
@@ -20,6 +21,30 @@ describe('schema migrations', () => {
       AND state IN ('queued', 'deferred') AND suspended = 0 AND priority = 0 AND next_attempt_at <= ?
       ORDER BY next_attempt_at, pk LIMIT 10`).all('t', 'a', 0) as { detail: string }[];
     expect(plan.map((row) => row.detail).join(' ')).toContain('messages_due');
+  });
+
+  it('serves suspension and pending-message checks from the pending index', () => {
+    const db = new Database(':memory:');
+    migrate(db, loadMigrations());
+    const planOf = (sql: string): string =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('t', 'a') as { detail: string }[]).map((row) => row.detail).join(' ');
+    expect(planOf(`SELECT count(*) FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`)).toContain('messages_pending');
+    expect(planOf(`UPDATE messages SET suspended = 1 WHERE tenant_id = ? AND batch_code = ? AND state IN ${PENDING_STATES_SQL} AND state <> 'sending'`))
+      .toContain('messages_pending');
+  });
+
+  it('migration 2 keeps every event of a version-1 database, timeline and mirror alike', () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.slice(0, 1));
+    db.exec(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id, account_id, attempt, payload, occurred_at)
+      VALUES ('e1', 'message', 't/m1', 'message.deferred', 't', 7, 'm1', 'a', 1, '{"state":"deferred","reply_code":451,"enhanced_status":"4.3.0","text":"busy","retry_in":60}', 1000),
+             ('e2', 'tenant', 't', 'tenant.created', 't', NULL, NULL, NULL, NULL, '{"name":"T"}', 900)`);
+    migrate(db, migrations);
+    expect(db.prepare(`SELECT id, event_type, message_pk, reply_code, enhanced_status, text, payload FROM outbox ORDER BY seq`).all()).toEqual([
+      { id: 'e1', event_type: 'message.deferred', message_pk: 7, reply_code: 451, enhanced_status: '4.3.0', text: 'busy', payload: '{"retry_in":60}' },
+      { id: 'e2', event_type: 'tenant.created', message_pk: null, reply_code: null, enhanced_status: null, text: null, payload: '{"name":"T"}' },
+    ]);
   });
 
   it('refuses a database from a newer version', () => {

@@ -20,7 +20,11 @@ interface TenantRow {
 const COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
   active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
 
-/** Message states that still need work; a tenant or account holding them is not deleted lightly. */
+/**
+ * Message states that still need work; a tenant or account holding them is not
+ * deleted lightly. Exactly the predicate of the `messages_pending` index: a query
+ * that spells it so can use that index.
+ */
 export const PENDING_STATES_SQL = `('queued', 'deferred', 'sending')`;
 
 export function createSqliteTenantRepository(db: SqliteDatabase, secrets: SecretBox): TenantRepository {

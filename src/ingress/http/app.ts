@@ -18,6 +18,7 @@ import { createErrorHandler, errorResponse } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
+import type { SubmissionParser } from './submission-parser.js';
 import { tenantRoutes } from './routes/tenants.js';
 
 export interface HttpAppDeps {
@@ -26,7 +27,8 @@ export interface HttpAppDeps {
   accounts: AccountService;
   submissions: SubmissionService;
   commands: MessageCommands;
-  limits: { maxBatchMessages: number; maxMessageBytes: number; maxRecipients: number };
+  /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
+  parseSubmission: SubmissionParser;
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -70,7 +72,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', healthRoutes(deps.readiness));
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
-  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, limits: deps.limits }));
+  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission }));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
   app.onError(createErrorHandler(deps.log));

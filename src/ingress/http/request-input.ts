@@ -29,12 +29,17 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what: s
   return parsed.data;
 }
 
-/** Parses the body as JSON. An absent body reads as `{}` so that optional-only bodies may be omitted. */
-export async function readJson(c: Context): Promise<unknown> {
+/** Refuses a body declared as anything but JSON (an absent content type is taken as JSON). */
+export function requireJson(c: Context): void {
   const type = c.req.header('content-type');
   if (type !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
     throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', { details: { content_type: type } });
   }
+}
+
+/** Parses the body as JSON. An absent body reads as `{}` so that optional-only bodies may be omitted. */
+export async function readJson(c: Context): Promise<unknown> {
+  requireJson(c);
   const text = await c.req.text();
   if (text.trim() === '') return {};
   try {

@@ -1,20 +1,19 @@
 /** Submission (`/add-messages`), operator commands (`/commands/*`) and reading one message. */
 import { Hono, type Context } from 'hono';
 import type { z } from 'zod';
-import { AppError } from '../../../core/app-error.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import { batchParams, cleanupParams, clientId, addMessagesBody, idsParams, tenantParams } from '../message-schemas.js';
-import { readBody, readJson, validate } from '../request-input.js';
-import { toSubmissionItem, type SubmissionLimits } from '../submission-mapping.js';
+import { batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
+import { readJson, requireJson, validate } from '../request-input.js';
+import type { SubmissionParser } from '../submission-parser.js';
 import { commandContext } from './tenants.js';
 
 export interface MessageRoutesDeps {
   submissions: SubmissionService;
   commands: MessageCommands;
-  limits: SubmissionLimits & { maxBatchMessages: number };
+  parseSubmission: SubmissionParser;
 }
 
 /** Command parameters may come as a JSON body, a query string, or both (the body wins). */
@@ -29,14 +28,9 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   const { commands } = deps;
 
   const addMessages = async (c: Context<HttpEnv>) => {
-    const body = await readBody(c, addMessagesBody);
-    if (body.messages.length > deps.limits.maxBatchMessages) {
-      throw new AppError('VALIDATION_FAILED', `too many messages in one request (${body.messages.length}, at most ${deps.limits.maxBatchMessages})`, {
-        details: [{ path: 'messages', message: `at most ${deps.limits.maxBatchMessages} messages` }],
-      });
-    }
-    const items = body.messages.map((raw, index) => toSubmissionItem(raw, index, deps.limits));
-    const result = deps.submissions.submit(c.get('principal'), items, body.default_priority, c.get('requestId'));
+    requireJson(c);
+    const { items, defaultPriority } = await deps.parseSubmission(await c.req.arrayBuffer());
+    const result = deps.submissions.submit(c.get('principal'), items, defaultPriority, c.get('requestId'));
     return c.json({ ok: true, queued: result.queued, rejected: result.rejected });
   };
   app.post('/add-messages', addMessages);

@@ -1,0 +1,60 @@
+/**
+ * An /add-messages body -> submission items, as a pure function of its bytes:
+ * JSON parsing, the request's shape, the batch cap and each message's own
+ * validation. It runs in a worker thread (src/workers/submission-parser.ts), so its
+ * result is plain data and a refusal is an error as data, not a thrown AppError.
+ */
+import { AppError, type ErrorCode, type ErrorDetails } from '../../core/app-error.js';
+import type { PriorityLabel } from '../../core/message.js';
+import type { SubmissionItem } from '../../core/submission-service.js';
+import { addMessagesBody } from './message-schemas.js';
+import { fieldProblems } from './request-input.js';
+import { toSubmissionItem, type SubmissionLimits } from './submission-mapping.js';
+
+export interface ParserLimits extends SubmissionLimits {
+  maxBatchMessages: number;
+}
+
+export interface ParsedSubmission {
+  items: SubmissionItem[];
+  defaultPriority: number | PriorityLabel | undefined;
+}
+
+export type ParseOutcome =
+  | { ok: true; submission: ParsedSubmission }
+  | { ok: false; error: { code: ErrorCode; message: string; details: ErrorDetails } };
+
+const refuse = (code: ErrorCode, message: string, details: ErrorDetails): ParseOutcome => ({ ok: false, error: { code, message, details } });
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+export function parseSubmission(body: Uint8Array, limits: ParserLimits): ParseOutcome {
+  let json: unknown;
+  try {
+    const text = decoder.decode(body);
+    json = text.trim() === '' ? {} : (JSON.parse(text) as unknown);
+  } catch (error) {
+    return refuse('INVALID_JSON', 'the body is not valid JSON', { reason: error instanceof Error ? error.message : String(error) });
+  }
+  const parsed = addMessagesBody.safeParse(json);
+  if (!parsed.success) return refuse('VALIDATION_FAILED', 'invalid request body', fieldProblems(parsed.error));
+  const { messages, default_priority: defaultPriority } = parsed.data;
+  if (messages.length > limits.maxBatchMessages) {
+    return refuse('VALIDATION_FAILED', `too many messages in one request (${messages.length}, at most ${limits.maxBatchMessages})`, [
+      { path: 'messages', message: `at most ${limits.maxBatchMessages} messages` },
+    ]);
+  }
+  return { ok: true, submission: { items: messages.map((raw, index) => toSubmissionItem(raw, index, limits)), defaultPriority } };
+}
+
+/** Parses a body where the caller chose to: on this thread or in a worker pool. */
+export type SubmissionParser = (body: ArrayBuffer) => Promise<ParsedSubmission>;
+
+export function unwrap(outcome: ParseOutcome): ParsedSubmission {
+  if (outcome.ok) return outcome.submission;
+  throw new AppError(outcome.error.code, outcome.error.message, { details: outcome.error.details });
+}
+
+export function inlineSubmissionParser(limits: ParserLimits): SubmissionParser {
+  return (body) => Promise.resolve(unwrap(parseSubmission(new Uint8Array(body), limits)));
+}

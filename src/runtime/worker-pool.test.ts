@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createLogger } from './logger.js';
+import { createWorkerPool, workerScript } from './worker-pool.js';
+
+// The task module is plain JavaScript on the compiled serveTasks, as in production.
+const dir = mkdtempSync(join(tmpdir(), 'mailproxy-pool-'));
+const script = pathToFileURL(join(dir, 'task.mjs'));
+writeFileSync(script, `
+import { threadId } from 'node:worker_threads';
+import { serveTasks } from ${JSON.stringify(workerScript(import.meta.url, './worker-task.js').href)};
+serveTasks((input) => {
+  if (input.op === 'die') process.exit(3);
+  if (input.op === 'throw') throw new Error('bad input: ' + input.value);
+  if (input.op === 'bytes') return { length: new Uint8Array(input.value).length, threadId };
+  return { doubled: input.value * 2, threadId };
+});
+`);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const log = createLogger({ level: 'silent' });
+
+describe('worker pool', () => {
+  it('answers each task from a worker thread, spreading tasks over the workers', async () => {
+    const pool = createWorkerPool<{ op: string; value: number }, { doubled: number; threadId: number }>({ script, size: 2, name: 'test', log });
+    try {
+      const results = await Promise.all(Array.from({ length: 20 }, (_, value) => pool.run({ op: 'double', value })));
+      expect(results.map((result) => result.doubled)).toEqual(Array.from({ length: 20 }, (_, value) => value * 2));
+      expect(new Set(results.map((result) => result.threadId)).size).toBe(2);
+      expect(pool.pending()).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('moves a transferred buffer instead of copying it', async () => {
+    const pool = createWorkerPool<{ op: string; value: ArrayBuffer }, { length: number }>({ script, size: 1, name: 'test', log });
+    try {
+      const buffer = new ArrayBuffer(1024);
+      expect(await pool.run({ op: 'bytes', value: buffer }, [buffer])).toMatchObject({ length: 1024 });
+      expect(buffer.byteLength).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('turns a task that throws into an error for that task only', async () => {
+    const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log });
+    try {
+      await expect(pool.run({ op: 'throw', value: 7 })).rejects.toMatchObject({ code: 'INTERNAL', message: 'bad input: 7' });
+      await expect(pool.run({ op: 'double', value: 4 })).resolves.toMatchObject({ doubled: 8 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('fails the tasks of a worker that dies as transient, and replaces the worker', async () => {
+    const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log });
+    try {
+      await expect(pool.run({ op: 'die', value: 0 })).rejects.toMatchObject({ code: 'INTERNAL', transient: true });
+      await expect(pool.run({ op: 'double', value: 21 })).resolves.toMatchObject({ doubled: 42 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('refuses work once closed', async () => {
+    const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log });
+    await pool.close();
+    await expect(pool.run({ op: 'double', value: 1 })).rejects.toMatchObject({ code: 'INTERNAL' });
+  });
+});

@@ -1,0 +1,103 @@
+/**
+ * A small pool of worker threads running one task module (see worker-task.ts).
+ * CPU-heavy, stateless work (parsing and validating a submission) leaves the
+ * main thread, which keeps SQLite, the dispatcher and the sockets.
+ *
+ * A task goes to the worker with the fewest tasks in hand. A worker that dies
+ * fails only its own tasks (as transient errors: the caller may retry) and is
+ * replaced; `close()` stops them all.
+ */
+import { Worker, type Transferable } from 'node:worker_threads';
+import { AppError } from '../core/app-error.js';
+import type { Logger } from '../core/logger.js';
+import type { TaskReply, TaskRequest } from './worker-task.js';
+
+export interface WorkerPool<In, Out> {
+  run(input: In, transfer?: readonly Transferable[]): Promise<Out>;
+  /** Tasks sent and not yet answered, over all workers. */
+  pending(): number;
+  close(): Promise<void>;
+}
+
+export interface WorkerPoolOptions {
+  /** The task module (compiled JavaScript). */
+  script: URL;
+  size: number;
+  name: string;
+  log: Logger;
+  /** Passed to every worker as `workerData`. */
+  data?: unknown;
+}
+
+interface Slot {
+  worker: Worker;
+  tasks: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+}
+
+export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPool<In, Out> {
+  if (options.size < 1) throw new Error('a worker pool needs at least one worker');
+  let nextTaskId = 1;
+  let closing = false;
+  const slots: Slot[] = [];
+
+  const spawn = (index: number): void => {
+    const worker = new Worker(options.script, { workerData: options.data, name: `${options.name}-${index}` });
+    const slot: Slot = { worker, tasks: new Map() };
+    slots[index] = slot;
+    worker.on('message', (reply: TaskReply<unknown>) => {
+      const task = slot.tasks.get(reply.id);
+      if (task === undefined) return;
+      slot.tasks.delete(reply.id);
+      if (reply.ok) task.resolve(reply.output);
+      else task.reject(new AppError('INTERNAL', reply.error));
+    });
+    const fail = (error: Error): void => {
+      for (const task of slot.tasks.values()) {
+        task.reject(new AppError('INTERNAL', `${options.name} worker stopped: ${error.message}`, { transient: true, cause: error }));
+      }
+      slot.tasks.clear();
+    };
+    worker.on('error', (error) => {
+      options.log.error({ err: error, worker: index }, `${options.name} worker failed`);
+      fail(error);
+    });
+    worker.on('exit', (code) => {
+      fail(new Error(`exit code ${code}`));
+      if (!closing && slots[index] === slot) {
+        options.log.warn({ worker: index, code }, `${options.name} worker exited; starting another`);
+        spawn(index);
+      }
+    });
+  };
+  for (let index = 0; index < options.size; index += 1) spawn(index);
+
+  return {
+    run(input, transfer = []) {
+      if (closing) return Promise.reject(new AppError('INTERNAL', `${options.name} pool is closed`, { transient: true }));
+      let slot = slots[0] as Slot;
+      for (const candidate of slots) if (candidate.tasks.size < slot.tasks.size) slot = candidate;
+      const id = nextTaskId++;
+      return new Promise<Out>((resolve, reject) => {
+        slot.tasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
+        const request: TaskRequest<In> = { id, input };
+        slot.worker.postMessage(request, transfer);
+      });
+    },
+    pending: () => slots.reduce((sum, slot) => sum + slot.tasks.size, 0),
+    async close() {
+      closing = true;
+      await Promise.all(slots.map((slot) => slot.worker.terminate()));
+    },
+  };
+}
+
+/**
+ * The compiled task module next to `from`. Tests run from TypeScript sources,
+ * but a worker thread runs plain JavaScript: from `src/` the module is taken
+ * from `dist/` (`npm test` builds first).
+ */
+export function workerScript(from: string, relative: string): URL {
+  const url = new URL(relative, from);
+  if (!from.endsWith('.ts')) return url;
+  return new URL(url.href.replace(/\/src\/(?!.*\/src\/)/, '/dist/'));
+}

@@ -21,6 +21,7 @@ import { createNodemailerRelay } from './delivery/nodemailer-relay.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
+import { startBackgroundWorker, type BackgroundWorker } from './runtime/background-worker.js';
 import { createWorkerPool, workerScript } from './runtime/worker-pool.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer } from './security/api-keys.js';
 import { loadKeyMaterial } from './security/key-material.js';
@@ -28,6 +29,8 @@ import { createAesGcmSecretBox } from './security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from './store/index.js';
 
 export const DATABASE_FILE = 'mailproxy.db';
+/** How often the checkpointer thread moves committed WAL frames into the database file. */
+const CHECKPOINT_INTERVAL_MS = 100;
 
 export interface DaemonDeps {
   config: Readonly<Config>;
@@ -46,7 +49,7 @@ export interface Daemon {
   stop(deadlineMs: number): Promise<void>;
 }
 
-function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { store: SqliteStore; adminToken: string; hashKey: Buffer } {
+function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { store: SqliteStore; checkpointer: BackgroundWorker; adminToken: string; hashKey: Buffer } {
   const keys = loadKeyMaterial({ dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: config.http.admin_token });
   if (keys.created.secretKeyFile !== undefined) {
     log.warn({ path: keys.created.secretKeyFile }, 'secret key created: back it up, stored credentials cannot be read without it');
@@ -54,9 +57,16 @@ function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { stor
   if (keys.created.adminTokenFile !== undefined) {
     log.warn({ path: keys.created.adminTokenFile }, 'admin token created: read it from this file and send it as Authorization: Bearer <token>');
   }
-  const store = createSqliteStore({ path: join(config.data_dir, DATABASE_FILE), secrets: createAesGcmSecretBox(keys.encryptionKey), ids });
+  const databasePath = join(config.data_dir, DATABASE_FILE);
+  const store = createSqliteStore({ path: databasePath, secrets: createAesGcmSecretBox(keys.encryptionKey), ids, checkpointElsewhere: true });
+  const checkpointer = startBackgroundWorker({
+    script: workerScript(import.meta.url, './workers/wal-checkpointer.js'),
+    name: 'wal-checkpointer',
+    data: { path: databasePath, intervalMs: CHECKPOINT_INTERVAL_MS },
+    log: log.child({ component: 'store' }),
+  });
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
-  return { store, adminToken: keys.adminToken, hashKey: keys.hashKey };
+  return { store, checkpointer, adminToken: keys.adminToken, hashKey: keys.hashKey };
 }
 
 function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps) {
@@ -89,7 +99,7 @@ function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: Daem
 
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { config, log, clock, ids } = deps;
-  const { store, adminToken, hashKey } = openStore(config, log, ids);
+  const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids);
   const { relay, dispatcher } = createDelivery(config, store, deps);
   const retention = createPeriodicLoop({
     name: 'retention',
@@ -159,6 +169,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         await dispatcher.stop(left());
         await relay.close();
         await parserPool?.close();
+        await checkpointer.stop(left());
         store.close();
       },
     };
@@ -166,6 +177,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await dispatcher.stop(0);
     await relay.close();
     await parserPool?.close();
+    await checkpointer.stop();
     store.close();
     throw error;
   }

@@ -13,6 +13,11 @@ export interface OpenDatabaseOptions {
   path: string;
   /** How long a statement waits for a lock held by another process (backup, CLI). */
   busyTimeoutMs?: number;
+  /**
+   * WAL pages after which a commit checkpoints by itself (SQLite's default is
+   * 1000). Raised when a checkpointer thread does that work (checkpointer.ts).
+   */
+  walAutocheckpointPages?: number;
 }
 
 export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase; migrated: number[] } {
@@ -29,6 +34,7 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
     // A larger page cache (64 MiB) keeps the hot indexes in memory under load.
     db.pragma('cache_size = -65536');
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
+    if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
     const migrated = migrate(db, loadMigrations());
     return { db, migrated };
   } catch (error) {

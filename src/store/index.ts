@@ -9,6 +9,7 @@ import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { MessageQueue } from '../core/queue.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteChangeLog } from './change-log.js';
+import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createMessageEventWriter } from './message-event-writer.js';
@@ -25,8 +26,19 @@ export interface SqliteStore extends AdminStore {
   close(): void;
 }
 
-export function createSqliteStore(options: { path: string; secrets: SecretBox; ids: IdSource }): SqliteStore {
-  const { db, migrated } = openDatabase({ path: options.path });
+export interface SqliteStoreOptions {
+  path: string;
+  secrets: SecretBox;
+  ids: IdSource;
+  /** A checkpointer thread runs (checkpointer.ts): commits leave the WAL to it. */
+  checkpointElsewhere?: boolean;
+}
+
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const { db, migrated } = openDatabase({
+    path: options.path,
+    ...(options.checkpointElsewhere === true ? { walAutocheckpointPages: WRITER_CHECKPOINT_PAGES } : {}),
+  });
   const ping = db.prepare('SELECT 1');
   let closed = false;
   return {

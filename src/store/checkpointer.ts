@@ -1,0 +1,36 @@
+/**
+ * Copies committed WAL frames into the database file from a connection of its
+ * own, so that the writer's commits never pay for it: run in a worker thread
+ * (src/workers/wal-checkpointer.ts), it took 5-8 µs per intake message off the
+ * main thread (bench/README.md). PASSIVE never waits for, nor blocks, the
+ * writer; the writer restarts the WAL from its beginning once a checkpoint has
+ * caught up with it.
+ */
+import Database from 'better-sqlite3';
+
+/** WAL pages after which the writer checkpoints by itself, if the checkpointer is behind or gone. */
+export const WRITER_CHECKPOINT_PAGES = 16_384;
+
+export interface CheckpointResult {
+  /** Frames in the WAL, and how many of them are now in the database file. */
+  walFrames: number;
+  checkpointed: number;
+}
+
+export interface Checkpointer {
+  checkpoint(): CheckpointResult;
+  close(): void;
+}
+
+export function openCheckpointer(path: string): Checkpointer {
+  const db = new Database(path, { fileMustExist: true });
+  db.pragma('busy_timeout = 1000');
+  const run = db.prepare<[], { busy: number; log: number; checkpointed: number }>('PRAGMA wal_checkpoint(PASSIVE)');
+  return {
+    checkpoint() {
+      const row = run.get();
+      return { walFrames: row?.log ?? 0, checkpointed: row?.checkpointed ?? 0 };
+    },
+    close: () => db.close(),
+  };
+}

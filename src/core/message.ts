@@ -58,7 +58,14 @@ export interface NewMessage {
   batchCode: string | null;
   /** Not before this instant (ms); null = now. */
   deferredUntil: number | null;
-  payload: MessagePayload;
+  /**
+   * The MessagePayload as JSON, serialized at the edge (in a worker thread for
+   * HTTP): the core decides about a message without looking inside it.
+   */
+  payloadJson: string;
+  subject: string;
+  /** The Message-ID the client gave (field or header); the submission fixes one when null. */
+  messageId: string | null;
   mailFrom: string;
   rcptTo: string[];
   sizeBytes: number;

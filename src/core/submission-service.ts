@@ -111,7 +111,7 @@ function resolve(
   }
   return {
     ...item.message,
-    payload: withMessageId(item.message.payload, item.message.mailFrom, ids),
+    messageId: item.message.messageId ?? generatedMessageId(item.message.mailFrom, ids),
     tenantId,
     accountId: account.id,
     priority: toPriority(item.priority ?? defaultPriority ?? 2),
@@ -122,11 +122,9 @@ function resolve(
  * Fixes the Message-ID at submission, so that every attempt (a retry, a resend
  * after a crash) carries the same one and receivers can recognise a repeat.
  */
-function withMessageId(payload: NewMessage['payload'], mailFrom: string, ids: IdSource): NewMessage['payload'] {
-  if (payload.messageId !== null) return payload;
-  const given = Object.entries(payload.headers).find(([name]) => name.toLowerCase() === 'message-id')?.[1];
+function generatedMessageId(mailFrom: string, ids: IdSource): string {
   const domain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1) || 'mailproxy.invalid';
-  return { ...payload, messageId: given ?? `<${ids.uuid()}@${domain}>` };
+  return `<${ids.uuid()}@${domain}>`;
 }
 
 function defaultAccount(accounts: readonly Account[]): Account | undefined {

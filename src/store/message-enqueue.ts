@@ -14,16 +14,17 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       (SELECT json_group_array(batch_code) FROM suspensions WHERE tenant_id = ?) AS batches`);
   // A new id (the common case) costs one statement: no lookup first, and no
   // RETURNING (it cost a third of the insert, measured); lastInsertRowid is free.
+  // The insert binds positionally (cheaper than named, measured), the rare
+  // replacement by name from the same values: see `row` below for the order.
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
       payload, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
-    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, 'http', @payload, @mail_from, @rcpt_to, @subject,
-      @message_id_header, @size_bytes, @state, @suspended, @next_attempt_at, @deferred_at, @now, @now)
+    VALUES (?, ?, ?, ?, ?, 'http', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
-  const replace = db.prepare<Record<string, unknown>, { pk: number }>(`UPDATE messages SET account_id = @account_id, priority = @priority, batch_code = @batch_code,
-      payload = @payload, mail_from = @mail_from, rcpt_to = @rcpt_to, subject = @subject, message_id_header = @message_id_header,
-      size_bytes = @size_bytes, state = @state, suspended = @suspended, next_attempt_at = @next_attempt_at,
-      deferred_at = @deferred_at, deferred_reason = NULL, updated_at = @now
-    WHERE tenant_id = @tenant_id AND id = @id AND state IN ('queued', 'deferred') RETURNING pk`);
+  const replace = db.prepare<Record<string, unknown>, { pk: number }>(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
+      payload = @v6, mail_from = @v7, rcpt_to = @v8, subject = @v9, message_id_header = @v10, size_bytes = @v11, state = @v12,
+      suspended = @v13, next_attempt_at = @v14, deferred_at = @v15, deferred_reason = NULL, updated_at = @v16
+    WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
+  const byName = (row: readonly unknown[]): Record<string, unknown> => Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
   const enqueue = db.transaction((messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult => {
     const result = { inserted: 0, updated: 0 };
@@ -42,25 +43,13 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
 
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
-      const params = {
-        tenant_id: message.tenantId,
-        id: message.id,
-        account_id: message.accountId,
-        priority: message.priority,
-        batch_code: message.batchCode,
-        payload: JSON.stringify(message.payload),
-        mail_from: message.mailFrom,
-        rcpt_to: JSON.stringify(message.rcptTo),
-        subject: message.payload.subject,
-        message_id_header: message.payload.messageId,
-        size_bytes: message.sizeBytes,
-        state: deferred ? 'deferred' : 'queued',
-        suspended: isSuspended(message.tenantId, message.batchCode) ? 1 : 0,
-        next_attempt_at: deferred ? (message.deferredUntil ?? now) : now,
-        deferred_at: deferred ? message.deferredUntil : null,
-        now,
-      };
-      const inserted = insert.run(params);
+      const suspended = isSuspended(message.tenantId, message.batchCode);
+      const row = [
+        message.tenantId, message.id, message.accountId, message.priority, message.batchCode, message.payloadJson, message.mailFrom,
+        JSON.stringify(message.rcptTo), message.subject, message.messageId, message.sizeBytes, deferred ? 'deferred' : 'queued',
+        suspended ? 1 : 0, deferred ? (message.deferredUntil ?? now) : now, deferred ? message.deferredUntil : null, now, now,
+      ];
+      const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
       let pk: number;
       if (isNew) {
@@ -68,7 +57,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         result.inserted += 1;
       } else {
         // Core checked the state inside this same transaction; a row that moved on is a bug.
-        const replaced = replace.get(params);
+        const replaced = replace.get(byName(row));
         if (replaced === undefined) throw new Error(`message ${message.id} is no longer waiting`);
         pk = replaced.pk;
         result.updated += 1;
@@ -76,7 +65,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       writeEvent({
         pk, tenantId: message.tenantId, id: message.id, accountId: message.accountId, batchCode: message.batchCode,
         type: isNew ? 'queued' : 'updated', at: now, attempt: 0, correlationId,
-        data: { priority: message.priority, ...(deferred ? { deferred_ts: Math.floor((message.deferredUntil ?? now) / 1000) } : {}), ...(params.suspended ? { suspended: true } : {}) },
+        data: { priority: message.priority, ...(deferred ? { deferred_ts: Math.floor((message.deferredUntil ?? now) / 1000) } : {}), ...(suspended ? { suspended: true } : {}) },
       });
     }
     return result;

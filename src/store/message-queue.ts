@@ -4,7 +4,7 @@
  */
 import { normalizeAddress } from '../core/address.js';
 import type { IdSource } from '../core/clock.js';
-import type { HandoffState } from '../core/message.js';
+import type { HandoffState, MessagePayload } from '../core/message.js';
 import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/rate-limit.js';
 import type { SqliteDatabase } from './database.js';
@@ -24,6 +24,7 @@ interface ClaimRow {
   attempts: number;
   created_at: number;
   payload: string | null;
+  message_id_header: string | null;
   raw: Buffer | null;
   mail_from: string;
   rcpt_to: string;
@@ -38,7 +39,8 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   batchCode: row.batch_code,
   attempts: row.attempts,
   createdAt: row.created_at,
-  payload: row.payload === null ? null : JSON.parse(row.payload),
+  // The Message-ID fixed at submission is kept beside the payload, not inside it.
+  payload: row.payload === null ? null : { ...(JSON.parse(row.payload) as MessagePayload), messageId: row.message_id_header },
   raw: row.raw,
   mailFrom: row.mail_from,
   rcptTo: JSON.parse(row.rcpt_to) as string[],
@@ -51,7 +53,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
     ORDER BY next_attempt_at, pk LIMIT ?`);
   const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
     SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, payload, raw, mail_from, rcpt_to`);
+    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, payload, message_id_header, raw, mail_from, rcpt_to`);
   const nextDue = db.prepare<[string, string, number], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM messages
     WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ?`);
   const usageRows = db.prepare<[string, string], { window_kind: string; window_start: number; used: number }>(

@@ -12,8 +12,15 @@ export interface SubmissionLimits {
 
 const bare = (text: string): string => parseMailbox(text)?.address ?? text;
 
+function headerValue(headers: Record<string, string> | undefined, name: string): string | null {
+  if (headers === undefined) return null;
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
+  return null;
+}
+
 function payloadOf(item: MessageItem): MessagePayload {
-  const messageId = item.message_id ?? null;
+  // The Message-ID may come as the field or as a header; the field wins.
+  const messageId = item.message_id ?? headerValue(item.headers, 'message-id');
   return {
     from: item.from,
     to: item.to ?? [],
@@ -76,7 +83,9 @@ export function toSubmissionItem(raw: unknown, index: number, limits: Submission
       id: item.id,
       batchCode: item.batch_code ?? null,
       deferredUntil: item.deferred_ts === undefined || item.deferred_ts === null ? null : Math.round(item.deferred_ts * 1000),
-      payload,
+      payloadJson: JSON.stringify(payload),
+      subject: payload.subject,
+      messageId: payload.messageId,
       mailFrom: bare(payload.returnPath ?? payload.from),
       rcptTo,
       sizeBytes,

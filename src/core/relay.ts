@@ -49,8 +49,11 @@ export type RelayReply =
     };
 
 export interface Relay {
-  /** Sends `raw` through the account's pooled connection; never throws for a relay's answer. */
-  send(account: Account, envelope: Envelope, raw: Buffer): Promise<RelayReply>;
+  /**
+   * Sends `raw` through the account's pooled connection; never throws for a
+   * relay's answer. `messageIdHeader`, when known, spares the transport making one up.
+   */
+  send(account: Account, envelope: Envelope, raw: Buffer, messageIdHeader?: string): Promise<RelayReply>;
   /** Drops pooled connections of accounts that changed or were deleted. */
   forget(tenantId: string, accountId: string): void;
   close(): Promise<void>;

@@ -42,7 +42,7 @@ export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage
   let decision: DeliveryDecision;
   try {
     const built = await build(message, tenant, deps.builder);
-    decision = decideDelivery(await deps.relay.send(account, built.envelope, built.raw));
+    decision = decideDelivery(await deps.relay.send(account, built.envelope, built.raw, built.messageIdHeader));
   } catch (error) {
     decision = buildFailure(error);
   }

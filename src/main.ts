@@ -8,21 +8,21 @@ import { join } from 'node:path';
 import { createAccountService } from './core/account-service.js';
 import { createAuthenticator } from './core/authenticator.js';
 import type { Clock, IdSource } from './core/clock.js';
+import type { Handoff, HandoffResult } from './core/relay.js';
 import { createFailureThrottle } from './core/failure-throttle.js';
 import type { Logger } from './core/logger.js';
 import { createMessageCommands } from './core/message-commands.js';
 import { createSubmissionService } from './core/submission-service.js';
 import { createTenantService } from './core/tenant-service.js';
 import { parseListenAddress, type Config } from './config/index.js';
-import { createAttachmentFetcher } from './delivery/attachment-fetcher.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
-import { createMailComposerBuilder } from './delivery/message-builder.js';
-import { createNodemailerRelay } from './delivery/nodemailer-relay.js';
+import { createRelayHandoff, type RelaySettings } from './delivery/local-handoff.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
 import { startBackgroundWorker, type BackgroundWorker } from './runtime/background-worker.js';
 import { createWorkerPool, workerScript } from './runtime/worker-pool.js';
+import type { RelayTask } from './workers/relay.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer } from './security/api-keys.js';
 import { loadKeyMaterial } from './security/key-material.js';
 import { createAesGcmSecretBox } from './security/secret-box.js';
@@ -69,21 +69,37 @@ function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { stor
   return { store, checkpointer, adminToken: keys.adminToken, hashKey: keys.hashKey };
 }
 
+function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
+  const { dispatch } = config;
+  const settings: RelaySettings = {
+    sendTimeoutMs: dispatch.send_timeout_seconds * 1000,
+    attachmentTimeoutMs: dispatch.attachment_timeout_seconds * 1000,
+    attachmentMaxBytes: dispatch.attachment_max_bytes,
+    allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
+    hostname: hostname(),
+  };
+  if (dispatch.relay_threads === 0) return createRelayHandoff(settings, log.child({ component: 'relay' }));
+  const pool = createWorkerPool<RelayTask, HandoffResult | null>({
+    script: workerScript(import.meta.url, './workers/relay.js'),
+    size: dispatch.relay_threads,
+    name: 'relay',
+    log,
+    data: { settings, logLevel: config.log.level },
+  });
+  return {
+    deliver: async (job) => (await pool.run({ kind: 'deliver', job }, [], `${job.account.tenantId}/${job.account.id}`)) as HandoffResult,
+    close: () => pool.close({ kind: 'close' }),
+  };
+}
+
 function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps) {
   const { dispatch } = config;
-  const timeoutMs = dispatch.send_timeout_seconds * 1000;
-  const relay = createNodemailerRelay({ log: deps.log.child({ component: 'relay' }), connectionTimeoutMs: timeoutMs, greetingTimeoutMs: timeoutMs, socketTimeoutMs: timeoutMs });
-  const fetcher = createAttachmentFetcher({
-    timeoutMs: dispatch.attachment_timeout_seconds * 1000,
-    maxBytes: dispatch.attachment_max_bytes,
-    allowPrivateAddresses: dispatch.allow_private_attachment_urls,
-  });
+  const handoff = createHandoff(config, deps.log);
   const dispatcher = createDispatcher({
     queue: store.queue,
     accounts: store.accounts,
     tenants: store.tenants,
-    relay,
-    builder: createMailComposerBuilder({ fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant), hostname: hostname() }),
+    handoff,
     clock: deps.clock,
     log: deps.log.child({ component: 'dispatcher' }),
     random: deps.random ?? Math.random,
@@ -94,13 +110,13 @@ function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: Daem
       retry: { scheduleMs: dispatch.retry_schedule_seconds.map((seconds) => seconds * 1000), jitter: dispatch.retry_jitter, maxAgeMs: dispatch.max_age_seconds * 1000 },
     },
   });
-  return { relay, dispatcher };
+  return { handoff, dispatcher };
 }
 
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { config, log, clock, ids } = deps;
   const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids);
-  const { relay, dispatcher } = createDelivery(config, store, deps);
+  const { handoff, dispatcher } = createDelivery(config, store, deps);
   const retention = createPeriodicLoop({
     name: 'retention',
     intervalMs: config.retention.interval_seconds * 1000,
@@ -167,7 +183,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         await http.close(left());
         await retention.stop();
         await dispatcher.stop(left());
-        await relay.close();
+        await handoff.close();
         await parserPool?.close();
         await checkpointer.stop(left());
         store.close();
@@ -175,7 +191,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     };
   } catch (error) {
     await dispatcher.stop(0);
-    await relay.close();
+    await handoff.close();
     await parserPool?.close();
     await checkpointer.stop();
     store.close();

@@ -17,7 +17,13 @@ export interface ClaimedMessage {
   /** Including this attempt. */
   attempts: number;
   createdAt: number;
-  payload: MessagePayload | null;
+  /**
+   * The MessagePayload of an HTTP submission as stored (JSON): parsed where the
+   * message is built, which may be another thread.
+   */
+  payloadJson: string | null;
+  /** The Message-ID fixed at submission (it is not inside the payload). */
+  messageIdHeader: string | null;
   /** RFC 5322 bytes of an SMTP submission, relayed as they are. */
   raw: Buffer | null;
   mailFrom: string;
@@ -66,8 +72,11 @@ export interface MessageQueue {
   /** Leases the next due messages of one account, strict priority then due time then insertion. */
   claim(request: ClaimRequest): ClaimedMessage[];
   record(outcomes: readonly RecordedOutcome[]): number;
-  /** Returns expired leases (and, at start, every lease of another owner) to the queue. */
-  reclaimLeases(now: number, owner: string, otherOwnersToo: boolean): number;
+  /**
+   * Returns expired leases (and, at start, every lease of another owner) to the
+   * queue; never the messages in `held`, which this process still has in hand.
+   */
+  reclaimLeases(now: number, owner: string, otherOwnersToo: boolean, held?: readonly number[]): number;
   /** Earliest next attempt among the account's dispatchable messages. */
   nextDueAt(tenantId: string, accountId: string): number | null;
   usage(tenantId: string, accountId: string, now: number): Usage;

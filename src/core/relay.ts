@@ -67,6 +67,30 @@ export interface BuildRequest {
   tenant: { clientBaseUrl: string | null; clientAttachmentPath: string | null; clientAuth: ClientAuth | null };
 }
 
+/** One message to build and hand to its account's relay, as plain data (it may cross to a worker thread). */
+export interface HandoffJob {
+  clientId: string;
+  /** See ClaimedMessage: the stored payload JSON and the Message-ID kept beside it. */
+  payloadJson: string | null;
+  messageIdHeader: string | null;
+  /** Bytes relayed as they are (SMTP submissions), with their envelope. */
+  raw: Buffer | null;
+  envelope: Envelope;
+  account: Account;
+  tenant: BuildRequest['tenant'];
+}
+
+/** What came of a handoff: the relay's reply, or why the message could not be built. */
+export type HandoffResult =
+  | { built: true; reply: RelayReply }
+  | { built: false; reason: string; transient: boolean };
+
+/** Builds and relays messages, on this thread or elsewhere: the adapter decides. */
+export interface Handoff {
+  deliver(job: HandoffJob): Promise<HandoffResult>;
+  close(): Promise<void>;
+}
+
 export interface BuiltMessage {
   raw: Buffer;
   envelope: Envelope;

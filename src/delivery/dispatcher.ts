@@ -10,7 +10,7 @@ import type { Logger } from '../core/logger.js';
 import type { AccountRepository, TenantRepository } from '../core/ports.js';
 import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { availableBudget, budgetReturnsAt } from '../core/rate-limit.js';
-import type { MessageBuilder, Relay } from '../core/relay.js';
+import type { Handoff } from '../core/relay.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
 import type { Tenant } from '../core/tenant.js';
 import { addReady, laneKey, laneWindow, nextToSend, type Lane } from './account-lane.js';
@@ -21,8 +21,8 @@ export interface DispatcherDeps {
   queue: MessageQueue;
   accounts: Pick<AccountRepository, 'list' | 'version'>;
   tenants: Pick<TenantRepository, 'get'>;
-  relay: Relay;
-  builder: MessageBuilder;
+  /** Builds and relays one message (here or in a relay thread). */
+  handoff: Handoff;
   clock: Clock;
   log: Logger;
   random: () => number;
@@ -41,6 +41,9 @@ export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log } = deps;
   const lanes = new Map<string, Lane>();
   const running = new Set<Promise<void>>();
+  /** Messages handed to the relay whose outcome is not recorded yet. */
+  const onWire = new Set<number>();
+  const heldPks = (): number[] => [...onWire, ...[...lanes.values()].flatMap((lane) => lane.ready.map((message) => message.pk))];
   const outcomes = createOutcomeBatcher({ queue, log });
   let timer: NodeJS.Timeout | null = null;
   let ticking: Promise<TickReport> | null = null;
@@ -50,10 +53,11 @@ export function createDispatcher(deps: DispatcherDeps) {
   const launch = (message: ClaimedMessage, lane: Lane): void => {
     const account = lane.account;
     lane.sending += 1;
+    onWire.add(message.pk);
     const tenant = tenantOf(message.tenantId);
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
-      const { outcome, decision } = await attemptSend({ relay: deps.relay, builder: deps.builder, retry: deps.config.retry, now: clock.now, random: deps.random }, message, account, tenant);
+      const { outcome, decision } = await attemptSend({ handoff: deps.handoff, retry: deps.config.retry, now: clock.now, random: deps.random }, message, account, tenant);
       if (decision.kind === 'account_problem') {
         queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
         log.warn({ tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason }, 'account paused');
@@ -65,6 +69,7 @@ export function createDispatcher(deps: DispatcherDeps) {
       .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'send attempt crashed'))
       .finally(() => {
         lane.sending -= 1;
+        onWire.delete(message.pk);
         running.delete(job);
         pump(lane);
         if (lane.ready.length < laneWindow(lane) / 2) wake();
@@ -153,7 +158,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (now - reclaimedAt >= 1000) {
       reclaimedAt = now;
       outcomes.flush(); // our own finished sends are not expired leases
-      const reclaimed = queue.reclaimLeases(now, deps.owner, false);
+      // Nor are the messages still in our hands, however long a send takes.
+      const reclaimed = queue.reclaimLeases(now, deps.owner, false, heldPks());
       if (reclaimed > 0) log.warn({ reclaimed }, 'expired leases reclaimed');
     }
     let claimed = 0;

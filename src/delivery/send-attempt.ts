@@ -3,16 +3,14 @@
  * the answer into the outcome to record. Never throws: every failure is data.
  */
 import type { Account } from '../core/account.js';
-import { isAppError } from '../core/app-error.js';
 import { decideDelivery, type DeliveryDecision } from '../core/delivery-outcome.js';
 import type { ClaimedMessage, RecordedOutcome } from '../core/queue.js';
-import type { BuiltMessage, MessageBuilder, Relay } from '../core/relay.js';
+import type { Handoff, HandoffResult } from '../core/relay.js';
 import { nextRetry, type RetryPolicy } from '../core/retry-policy.js';
 import type { Tenant } from '../core/tenant.js';
 
 export interface SendAttemptDeps {
-  relay: Relay;
-  builder: MessageBuilder;
+  handoff: Handoff;
   retry: RetryPolicy;
   now: () => number;
   random: () => number;
@@ -23,29 +21,30 @@ export interface AttemptResult {
   decision: DeliveryDecision;
 }
 
-async function build(message: ClaimedMessage, tenant: Tenant, builder: MessageBuilder): Promise<BuiltMessage> {
-  if (message.raw !== null) {
-    return { raw: message.raw, envelope: { mailFrom: message.mailFrom, rcptTo: message.rcptTo }, messageIdHeader: '' };
-  }
-  if (message.payload === null) throw new Error(`message ${message.pk} has neither payload nor raw bytes`);
-  return builder.build({ clientId: message.id, payload: message.payload, tenant });
-}
-
-/** A build failure as a relay-like decision: a fetch that may work later is transient. */
-function buildFailure(error: unknown): DeliveryDecision {
-  const reason = error instanceof Error ? error.message : String(error);
-  if (isAppError(error) && !error.transient) return { kind: 'failed', reason, replyCode: null, enhancedStatus: null, refused: [] };
-  return { kind: 'deferred', reason, replyCode: null, enhancedStatus: null, retryAfterMs: null };
+/** A message that could not be built, as a relay-like decision: a fetch that may work later is transient. */
+function decide(result: HandoffResult): DeliveryDecision {
+  if (result.built) return decideDelivery(result.reply);
+  if (!result.transient) return { kind: 'failed', reason: result.reason, replyCode: null, enhancedStatus: null, refused: [] };
+  return { kind: 'deferred', reason: result.reason, replyCode: null, enhancedStatus: null, retryAfterMs: null };
 }
 
 export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage, account: Account, tenant: Tenant): Promise<AttemptResult> {
-  let decision: DeliveryDecision;
+  let result: HandoffResult;
   try {
-    const built = await build(message, tenant, deps.builder);
-    decision = decideDelivery(await deps.relay.send(account, built.envelope, built.raw, built.messageIdHeader));
+    result = await deps.handoff.deliver({
+      clientId: message.id,
+      payloadJson: message.payloadJson,
+      messageIdHeader: message.messageIdHeader,
+      raw: message.raw,
+      envelope: { mailFrom: message.mailFrom, rcptTo: message.rcptTo },
+      account,
+      tenant: { clientBaseUrl: tenant.clientBaseUrl, clientAttachmentPath: tenant.clientAttachmentPath, clientAuth: tenant.clientAuth },
+    });
   } catch (error) {
-    decision = buildFailure(error);
+    // The handoff itself broke (a relay thread died): the message is retried.
+    result = { built: false, reason: error instanceof Error ? error.message : String(error), transient: true };
   }
+  const decision = decide(result);
   return { decision, outcome: toOutcome(deps, message, decision) };
 }
 

@@ -11,8 +11,11 @@ const dir = mkdtempSync(join(tmpdir(), 'mailproxy-pool-'));
 const script = pathToFileURL(join(dir, 'task.mjs'));
 writeFileSync(script, `
 import { threadId } from 'node:worker_threads';
-import { serveTasks } from ${JSON.stringify(workerScript(import.meta.url, './worker-task.js').href)};
-serveTasks((input) => {
+import { serveTasks, threadLogger } from ${JSON.stringify(workerScript(import.meta.url, './worker-task.js').href)};
+const log = threadLogger('info', { component: 'task' });
+serveTasks(async (input) => {
+  if (input.op === 'log') { log.debug({ n: input.value }, 'not at this level'); log.warn({ n: input.value, err: new Error('boom') }, 'told'); return null; }
+  if (input.op === 'slow') { await new Promise((resolve) => setTimeout(resolve, input.value)); return { threadId }; }
   if (input.op === 'die') process.exit(3);
   if (input.op === 'throw') throw new Error('bad input: ' + input.value);
   if (input.op === 'bytes') return { length: new Uint8Array(input.value).length, threadId };
@@ -65,6 +68,40 @@ describe('worker pool', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('sends tasks of one affinity key to one worker', async () => {
+    const pool = createWorkerPool<{ op: string; value: number }, { threadId: number }>({ script, size: 3, name: 'test', log });
+    try {
+      const threads = await Promise.all(Array.from({ length: 12 }, () => pool.run({ op: 'slow', value: 5 }, [], 'tenant/account')));
+      expect(new Set(threads.map((result) => result.threadId)).size).toBe(1);
+      const spread = await Promise.all(Array.from({ length: 12 }, () => pool.run({ op: 'slow', value: 5 })));
+      expect(new Set(spread.map((result) => result.threadId)).size).toBe(3);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("writes a worker's log lines through the pool's logger, at its level, errors reduced to plain data", async () => {
+    const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
+    const record = (level: string) => (fields: Record<string, unknown>, message: string) => lines.push({ level, fields, message });
+    const capture = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error'), fatal: record('fatal'), child: () => capture };
+    const pool = createWorkerPool<{ op: string; value: number }, null>({ script, size: 1, name: 'test', log: capture as never });
+    try {
+      await pool.run({ op: 'log', value: 7 });
+      expect(lines).toEqual([
+        { level: 'warn', message: 'told', fields: { component: 'task', n: 7, err: expect.objectContaining({ type: 'Error', message: 'boom' }) } },
+      ]);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('runs a farewell task on every worker before closing', async () => {
+    const pool = createWorkerPool<{ op: string; value: number }, { threadId: number }>({ script, size: 2, name: 'test', log });
+    const started = Date.now();
+    await pool.close({ op: 'slow', value: 100 });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(90);
   });
 
   it('refuses work once closed', async () => {

@@ -10,13 +10,18 @@
 import { Worker, type Transferable } from 'node:worker_threads';
 import { AppError } from '../core/app-error.js';
 import type { Logger } from '../core/logger.js';
-import type { TaskReply, TaskRequest } from './worker-task.js';
+import type { LogRecord, TaskReply, TaskRequest } from './worker-task.js';
 
 export interface WorkerPool<In, Out> {
-  run(input: In, transfer?: readonly Transferable[]): Promise<Out>;
+  /**
+   * Runs a task. Tasks of the same `affinity` always go to the same worker (a
+   * worker keeping per-key state, such as an account's relay connections).
+   */
+  run(input: In, transfer?: readonly Transferable[], affinity?: string): Promise<Out>;
   /** Tasks sent and not yet answered, over all workers. */
   pending(): number;
-  close(): Promise<void>;
+  /** Stops the workers; `farewell`, when given, is run on each first (bounded by `timeoutMs`). */
+  close(farewell?: In, timeoutMs?: number): Promise<void>;
 }
 
 export interface WorkerPoolOptions {
@@ -44,7 +49,11 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     const worker = new Worker(options.script, { workerData: options.data, name: `${options.name}-${index}` });
     const slot: Slot = { worker, tasks: new Map() };
     slots[index] = slot;
-    worker.on('message', (reply: TaskReply<unknown>) => {
+    worker.on('message', (reply: TaskReply<unknown> | LogRecord) => {
+      if ('log' in reply) {
+        options.log[reply.log.level](reply.log.fields, reply.log.message);
+        return;
+      }
       const task = slot.tasks.get(reply.id);
       if (task === undefined) return;
       slot.tasks.delete(reply.id);
@@ -71,24 +80,46 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
   };
   for (let index = 0; index < options.size; index += 1) spawn(index);
 
+  const leastBusy = (): Slot => {
+    let slot = slots[0] as Slot;
+    for (const candidate of slots) if (candidate.tasks.size < slot.tasks.size) slot = candidate;
+    return slot;
+  };
+
+  const send = (slot: Slot, input: In, transfer: readonly Transferable[]): Promise<Out> => {
+    const id = nextTaskId++;
+    return new Promise<Out>((resolve, reject) => {
+      slot.tasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      const request: TaskRequest<In> = { id, input };
+      slot.worker.postMessage(request, transfer);
+    });
+  };
+
   return {
-    run(input, transfer = []) {
+    run(input, transfer = [], affinity) {
       if (closing) return Promise.reject(new AppError('INTERNAL', `${options.name} pool is closed`, { transient: true }));
-      let slot = slots[0] as Slot;
-      for (const candidate of slots) if (candidate.tasks.size < slot.tasks.size) slot = candidate;
-      const id = nextTaskId++;
-      return new Promise<Out>((resolve, reject) => {
-        slot.tasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
-        const request: TaskRequest<In> = { id, input };
-        slot.worker.postMessage(request, transfer);
-      });
+      return send(affinity === undefined ? leastBusy() : (slots[hashOf(affinity) % slots.length] as Slot), input, transfer);
     },
     pending: () => slots.reduce((sum, slot) => sum + slot.tasks.size, 0),
-    async close() {
+    async close(farewell, timeoutMs = 5000) {
       closing = true;
+      if (farewell !== undefined) {
+        const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
+        await Promise.race([Promise.allSettled(slots.map((slot) => send(slot, farewell, []))), timeout]);
+      }
       await Promise.all(slots.map((slot) => slot.worker.terminate()));
     },
   };
+}
+
+/** A stable, well-spread hash of a key (FNV-1a), for worker affinity. */
+function hashOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let index = 0; index < key.length; index += 1) {
+    hash ^= key.charCodeAt(index);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }
 
 /**

@@ -1,8 +1,11 @@
 /**
  * The worker side of worker-pool.ts: a task module calls `serveTasks` with its
- * pure handler; every request is answered with its output or its error text.
+ * handler; every request is answered with its output or its error text. Log
+ * lines travel to the main thread's logger (`threadLogger`), so that a worker
+ * writes through the same redaction and destination as everything else.
  */
 import { parentPort } from 'node:worker_threads';
+import type { Logger } from '../core/logger.js';
 
 export interface TaskRequest<In> {
   id: number;
@@ -11,16 +14,65 @@ export interface TaskRequest<In> {
 
 export type TaskReply<Out> = { id: number; ok: true; output: Out } | { id: number; ok: false; error: string };
 
-export function serveTasks<In, Out>(handle: (input: In) => Out): void {
-  const port = parentPort;
-  if (port === null) throw new Error('serveTasks runs inside a worker thread');
-  port.on('message', (request: TaskRequest<In>) => {
-    let reply: TaskReply<Out>;
+/** A log line from a worker, written by the pool to its logger. */
+export interface LogRecord {
+  log: { level: LogLevel; fields: Record<string, unknown>; message: string };
+}
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'fatal';
+const LEVELS: readonly string[] = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+function port() {
+  if (parentPort === null) throw new Error('this module runs inside a worker thread');
+  return parentPort;
+}
+
+export function serveTasks<In, Out>(handle: (input: In) => Out | Promise<Out>): void {
+  const parent = port();
+  parent.on('message', (request: TaskRequest<In>) => {
+    const answer = (reply: TaskReply<Out>): void => parent.postMessage(reply);
     try {
-      reply = { id: request.id, ok: true, output: handle(request.input) };
+      const output = handle(request.input);
+      if (output instanceof Promise) {
+        output.then(
+          (value: Out) => answer({ id: request.id, ok: true, output: value }),
+          (error: unknown) => answer({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
+        );
+      } else {
+        answer({ id: request.id, ok: true, output });
+      }
     } catch (error) {
-      reply = { id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) };
+      answer({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) });
     }
-    port.postMessage(reply);
   });
+}
+
+/** A Logger whose lines at or above `level` are sent to the main thread. */
+export function threadLogger(level: string, bindings: Record<string, unknown> = {}): Logger {
+  const threshold = Math.max(0, LEVELS.indexOf(level));
+  const at = (name: LogLevel) => (first: Record<string, unknown> | string, message?: string): void => {
+    if (LEVELS.indexOf(name) < threshold) return;
+    const fields = typeof first === 'string' ? bindings : { ...bindings, ...cloneable(first) };
+    const record: LogRecord = { log: { level: name, fields, message: typeof first === 'string' ? first : (message ?? '') } };
+    port().postMessage(record);
+  };
+  return {
+    debug: at('debug'),
+    info: at('info'),
+    warn: at('warn'),
+    error: at('error'),
+    fatal: at('fatal'),
+    child: (more) => threadLogger(level, { ...bindings, ...more }),
+  } as Logger;
+}
+
+/** Errors cross threads as their message, code and stack (their other properties may not clone). */
+function cloneable(fields: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(fields)) {
+    out[key] = value instanceof Error
+      ? { type: value.name, message: value.message, code: (value as { code?: unknown }).code, stack: value.stack }
+      : value;
+  }
+  return out;
 }

@@ -4,7 +4,7 @@
  */
 import { normalizeAddress } from '../core/address.js';
 import type { IdSource } from '../core/clock.js';
-import type { HandoffState, MessagePayload } from '../core/message.js';
+import type { HandoffState } from '../core/message.js';
 import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/rate-limit.js';
 import type { SqliteDatabase } from './database.js';
@@ -39,8 +39,8 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   batchCode: row.batch_code,
   attempts: row.attempts,
   createdAt: row.created_at,
-  // The Message-ID fixed at submission is kept beside the payload, not inside it.
-  payload: row.payload === null ? null : { ...(JSON.parse(row.payload) as MessagePayload), messageId: row.message_id_header },
+  payloadJson: row.payload,
+  messageIdHeader: row.message_id_header,
   raw: row.raw,
   mailFrom: row.mail_from,
   rcptTo: JSON.parse(row.rcpt_to) as string[],
@@ -63,9 +63,10 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
     ON CONFLICT (tenant_id, account_id, window_kind) DO UPDATE SET
       used = CASE WHEN window_start = excluded.window_start THEN used + excluded.used ELSE excluded.used END,
       window_start = excluded.window_start`);
-  const expired = db.prepare<[{ now: number; owner: string; others: number }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(
+  const expired = db.prepare<[{ now: number; owner: string; others: number; held: string }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(
     `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
      WHERE state = 'sending' AND (lease_expires_at <= @now OR (@others = 1 AND lease_owner <> @owner))
+       AND pk NOT IN (SELECT value FROM json_each(@held))
      RETURNING pk, tenant_id, id, account_id, batch_code, attempts`,
   );
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
@@ -102,8 +103,8 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
     return claimed;
   });
 
-  const reclaim = db.transaction((now: number, owner: string, otherOwnersToo: boolean): number => {
-    const rows = expired.all({ now, owner, others: otherOwnersToo ? 1 : 0 });
+  const reclaim = db.transaction((now: number, owner: string, otherOwnersToo: boolean, held: readonly number[]): number => {
+    const rows = expired.all({ now, owner, others: otherOwnersToo ? 1 : 0, held: JSON.stringify(held) });
     for (const row of rows) {
       writeEvent({ pk: row.pk, tenantId: row.tenant_id, id: row.id, accountId: row.account_id, batchCode: row.batch_code, type: 'lease_expired', at: now, attempt: row.attempts, text: 'the send was interrupted; it will be retried with the same X-Genro-Mail-ID' });
     }
@@ -117,7 +118,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
     enqueue: createEnqueue(db, writeEvent),
     claim: (request) => claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),
-    reclaimLeases: (now, owner, otherOwnersToo) => reclaim.immediate(now, owner, otherOwnersToo),
+    reclaimLeases: (now, owner, otherOwnersToo, held = []) => reclaim.immediate(now, owner, otherOwnersToo, held),
     nextDueAt: (tenantId, accountId) => {
       let earliest: number | null = null;
       for (let priority = 0; priority <= 3; priority += 1) {

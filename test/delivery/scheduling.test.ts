@@ -46,6 +46,20 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
     expect(fx.t.daemon.dispatcher.ready() + fx.t.daemon.dispatcher.inflight()).toBe(21);
   });
 
+  it('never hands out again a message whose send is still in progress, however far the clock moves', async () => {
+    const { fx, sink, key } = await startSinkScenario(cleanups, { sink: { hangAfterData: true }, account: { max_connections: 1 } });
+    await fx.post(key, [message('slow-1')]);
+    await sink.waitForUnanswered(1);
+    // Far past any lease: only a crashed owner's leases expire, not the sends this process still has in hand.
+    fx.clock.advance(24 * 3600 * 1000);
+    await fx.t.daemon.dispatcher.tick();
+    const { message: stored, events } = await fx.detail('acme', 'slow-1');
+    expect(stored.state).toBe('sending');
+    expect(events.map((event) => event.event_type)).not.toContain('lease_expired');
+    expect(fx.t.daemon.dispatcher.inflight()).toBe(1);
+    expect(sink.unanswered).toHaveLength(1);
+  });
+
   it('keeps FIFO within a level for 1000 messages posted in the same second', async () => {
     const { fx, sink, key } = await setup();
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });

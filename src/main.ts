@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createAccountService } from './core/account-service.js';
 import { createAuthenticator } from './core/authenticator.js';
 import type { Clock, IdSource } from './core/clock.js';
-import type { Handoff, HandoffResult } from './core/relay.js';
+import type { Handoff, RelayReply } from './core/relay.js';
 import { createFailureThrottle } from './core/failure-throttle.js';
 import type { Logger } from './core/logger.js';
 import { createMessageCommands } from './core/message-commands.js';
@@ -16,7 +16,7 @@ import { createSubmissionService } from './core/submission-service.js';
 import { createTenantService } from './core/tenant-service.js';
 import { parseListenAddress, type Config } from './config/index.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
-import { createRelayHandoff, type RelaySettings } from './delivery/local-handoff.js';
+import { chainHandoff, createComposer, createSender, type Compose, type ComposeJob, type ComposeOutcome, type HandoffSettings, type Sender } from './delivery/handoff.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
@@ -71,24 +71,51 @@ function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { stor
 
 function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
   const { dispatch } = config;
-  const settings: RelaySettings = {
+  const settings: HandoffSettings = {
     sendTimeoutMs: dispatch.send_timeout_seconds * 1000,
     attachmentTimeoutMs: dispatch.attachment_timeout_seconds * 1000,
     attachmentMaxBytes: dispatch.attachment_max_bytes,
     allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
     hostname: hostname(),
   };
-  if (dispatch.relay_threads === 0) return createRelayHandoff(settings, log.child({ component: 'relay' }));
-  const pool = createWorkerPool<RelayTask, HandoffResult | null>({
-    script: workerScript(import.meta.url, './workers/relay.js'),
-    size: dispatch.relay_threads,
-    name: 'relay',
-    log,
-    data: { settings, logLevel: config.log.level },
-  });
+  let compose: Compose;
+  let closeComposers = async (): Promise<void> => undefined;
+  if (dispatch.compose_threads === 0) {
+    compose = createComposer(settings);
+  } else {
+    const composers = createWorkerPool<ComposeJob, ComposeOutcome>({
+      script: workerScript(import.meta.url, './workers/compose.js'),
+      size: dispatch.compose_threads,
+      name: 'compose',
+      log,
+      data: { settings },
+    });
+    compose = (job) => composers.run(job);
+    closeComposers = () => composers.close();
+  }
+  let sender: Sender;
+  if (dispatch.relay_threads === 0) {
+    sender = createSender(settings, log.child({ component: 'relay' }));
+  } else {
+    const relays = createWorkerPool<RelayTask, RelayReply | null>({
+      script: workerScript(import.meta.url, './workers/relay.js'),
+      size: dispatch.relay_threads,
+      name: 'relay',
+      log,
+      data: { settings, logLevel: config.log.level },
+    });
+    sender = {
+      send: async (job) => (await relays.run({ kind: 'send', job }, [], `${job.account.tenantId}/${job.account.id}`)) as RelayReply,
+      close: () => relays.close({ kind: 'close' }),
+    };
+  }
+  const handoff = chainHandoff(compose, sender);
   return {
-    deliver: async (job) => (await pool.run({ kind: 'deliver', job }, [], `${job.account.tenantId}/${job.account.id}`)) as HandoffResult,
-    close: () => pool.close({ kind: 'close' }),
+    deliver: handoff.deliver,
+    close: async () => {
+      await handoff.close();
+      await closeComposers();
+    },
   };
 }
 

@@ -75,6 +75,7 @@ export const configSchema = z
         attachment_timeout_seconds: positiveInt.default(30),
         attachment_max_bytes: positiveInt.default(25 * 1024 * 1024),
         allow_private_attachment_urls: z.boolean().default(false),
+        compose_threads: z.number().int().min(0).max(64).default(1),
         relay_threads: z.number().int().min(0).max(64).default(1),
       })
       .strict()

@@ -21,7 +21,13 @@ function mimeParts(raw: string): Array<{ headers: string; body: Buffer }> {
   return parts;
 }
 
-describe('what a posted message looks like at the relay', () => {
+// The same bytes whether parsing, composing and relaying run in worker threads (the default) or on the main thread.
+const THREADINGS = [
+  { threads: 'in worker threads', fixture: {} },
+  { threads: 'all on the main thread', fixture: { dispatch: { compose_threads: '0', relay_threads: '0' }, extraToml: '[http]\nparse_threads = 0\n' } },
+];
+
+describe.each(THREADINGS)('what a posted message looks like at the relay, $threads', ({ fixture }) => {
   let fx: QueueFixture;
   let sink: SmtpSink;
   let other: SmtpSink;
@@ -51,7 +57,7 @@ describe('what a posted message looks like at the relay', () => {
     });
     await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
     filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
-    fx = await startQueueFixture();
+    fx = await startQueueFixture(fixture);
     key = await fx.createTenant('acme', { client_base_url: filesUrl, client_attachment_path: '/attachments', client_auth: { method: 'bearer', token: 'attachment-token-1234' } });
     await fx.createAccount('acme', 'main', sink, { is_default: true });
     await fx.createAccount('acme', 'second', other);

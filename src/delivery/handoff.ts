@@ -1,0 +1,104 @@
+/**
+ * The handoff in two stages, each runnable on any thread: `compose` builds a
+ * message's bytes (fetching its attachments; stateless, so any compose thread
+ * will do) and `send` gives them to the account's pooled relay (stateful: an
+ * account is always sent from the same relay thread). Splitting them lets one
+ * thread talk SMTP while another composes the next messages (bench/README.md).
+ * With `dispatch.compose_threads = 0` / `relay_threads = 0` a stage runs on the
+ * main thread; otherwise in src/workers/compose.ts and src/workers/relay.ts.
+ */
+import type { Account } from '../core/account.js';
+import { isAppError } from '../core/app-error.js';
+import type { Logger } from '../core/logger.js';
+import type { MessagePayload } from '../core/message.js';
+import type { Envelope, Handoff, HandoffJob, RelayReply } from '../core/relay.js';
+import { createAttachmentFetcher } from './attachment-fetcher.js';
+import { createMailComposerBuilder } from './message-builder.js';
+import { createNodemailerRelay } from './nodemailer-relay.js';
+
+/** A message's bytes, ready for the relay; plain data so that it crosses threads. */
+export interface SendJob {
+  account: Account;
+  envelope: Envelope;
+  raw: Uint8Array;
+  /** Empty when unknown (relayed SMTP submissions). */
+  messageIdHeader: string;
+}
+
+export type ComposeJob = Omit<HandoffJob, 'account'>;
+
+export type ComposeOutcome =
+  | { built: true; raw: Uint8Array; envelope: Envelope; messageIdHeader: string }
+  | { built: false; reason: string; transient: boolean };
+
+export type Compose = (job: ComposeJob) => Promise<ComposeOutcome>;
+
+export interface Sender {
+  send(job: SendJob): Promise<RelayReply>;
+  close(): Promise<void>;
+}
+
+/** What the stages need, as plain data (it is passed to worker threads as workerData). */
+export interface HandoffSettings {
+  sendTimeoutMs: number;
+  attachmentTimeoutMs: number;
+  attachmentMaxBytes: number;
+  allowPrivateAttachmentUrls: boolean;
+  /** Right-hand side of Message-IDs we generate. */
+  hostname: string;
+}
+
+export function createComposer(settings: HandoffSettings): Compose {
+  const fetcher = createAttachmentFetcher({
+    timeoutMs: settings.attachmentTimeoutMs,
+    maxBytes: settings.attachmentMaxBytes,
+    allowPrivateAddresses: settings.allowPrivateAttachmentUrls,
+  });
+  const builder = createMailComposerBuilder({ fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant), hostname: settings.hostname });
+  return async (job) => {
+    if (job.raw !== null) return { built: true, raw: job.raw, envelope: job.envelope, messageIdHeader: '' };
+    try {
+      if (job.payloadJson === null) throw new Error(`message ${job.clientId} has neither payload nor raw bytes`);
+      // The Message-ID fixed at submission is kept beside the payload, not inside it.
+      const payload: MessagePayload = { ...(JSON.parse(job.payloadJson) as MessagePayload), messageId: job.messageIdHeader };
+      const built = await builder.build({ clientId: job.clientId, payload, tenant: job.tenant });
+      return { built: true, raw: built.raw, envelope: built.envelope, messageIdHeader: built.messageIdHeader };
+    } catch (error) {
+      // An attachment that cannot be fetched yet is transient; a broken payload is not worth retrying.
+      const transient = !isAppError(error) || error.transient;
+      return { built: false, reason: error instanceof Error ? error.message : String(error), transient };
+    }
+  };
+}
+
+export function createSender(settings: HandoffSettings, log: Logger): Sender {
+  const timeoutMs = settings.sendTimeoutMs;
+  const relay = createNodemailerRelay({ log, connectionTimeoutMs: timeoutMs, greetingTimeoutMs: timeoutMs, socketTimeoutMs: timeoutMs });
+  return {
+    send: (job) => relay.send(job.account, job.envelope, Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength), job.messageIdHeader || undefined),
+    close: () => relay.close(),
+  };
+}
+
+/** The two stages chained: compose, then send what was built. */
+export function chainHandoff(compose: Compose, sender: Sender): Handoff {
+  return {
+    async deliver(job) {
+      const composed = await compose(job);
+      if (!composed.built) return composed;
+      const reply = await sender.send({ account: job.account, envelope: composed.envelope, raw: composed.raw, messageIdHeader: composed.messageIdHeader });
+      return { built: true, reply };
+    },
+    close: () => sender.close(),
+  };
+}
+
+/**
+ * Bytes that may move to another thread: an exact copy in a buffer of its own
+ * (a small Buffer is a view into Node's shared pool, which must not be transferred).
+ */
+export function detachable(bytes: Uint8Array): Uint8Array {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return copy;
+}

@@ -1,0 +1,15 @@
+/**
+ * Worker-thread entry (a composition root, like main.ts): builds messages'
+ * bytes (MIME, attachments fetched) for the relay threads. Stateless: any
+ * compose thread takes any message.
+ */
+import { workerData } from 'node:worker_threads';
+import { createComposer, detachable, type ComposeJob, type ComposeOutcome, type HandoffSettings } from '../delivery/handoff.js';
+import { serveTasks } from '../runtime/worker-task.js';
+
+const compose = createComposer((workerData as { settings: HandoffSettings }).settings);
+
+serveTasks<ComposeJob, ComposeOutcome>(async (job) => {
+  const outcome = await compose(job);
+  return outcome.built ? { ...outcome, raw: detachable(outcome.raw) } : outcome;
+});

@@ -24,6 +24,10 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
   mkdirSync(dirname(options.path), { recursive: true, mode: 0o700 });
   const db = new Database(options.path);
   try {
+    // 16 KiB pages for a new database (an existing one keeps its own): a 2 KB
+    // message and its index entries touch fewer pages, and a commit writes fewer
+    // WAL frames. Intake +16% in bench/README.md, the relay path unchanged.
+    db.pragma('page_size = 16384');
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode survives a process crash (kill -9) but not a power loss.
     // That is the default for the dispatcher's bookkeeping (a lost outcome means

@@ -183,7 +183,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       }),
       tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, clock, ids }),
       accounts: createAccountService({ store, clock, ids }),
-      submissions: createSubmissionService({ store, queue: store.queue, clock, ids, wake: () => dispatcher.wake() }),
+      submissions: createSubmissionService({ store, queue: store.queue, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate }),
       commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
       parseSubmission,
       readiness: [

@@ -41,50 +41,113 @@ export interface SubmissionServiceDeps {
   ids: IdSource;
   /** Tells the dispatcher that work arrived for these accounts. */
   wake: (accounts: ReadonlyArray<{ tenantId: string; accountId: string; priority: number }>) => void;
+  /**
+   * Runs `fn` once the submissions that are ready right now have all been
+   * handed over (setImmediate); they are then committed together.
+   */
+  defer: (fn: () => void) => void;
+}
+
+interface Admitted {
+  result: SubmissionResult;
+  admissible: NewMessage[];
+}
+
+interface Waiting {
+  principal: Principal;
+  items: readonly SubmissionItem[];
+  defaultPriority: number | PriorityLabel | undefined;
+  correlationId: string | null;
+  resolve: (result: SubmissionResult) => void;
+  reject: (error: unknown) => void;
 }
 
 export function createSubmissionService(deps: SubmissionServiceDeps) {
   const { store, queue, clock } = deps;
+  let waiting: Waiting[] = [];
+
+  /** Checks and enqueues one request's messages, inside the caller's transaction. */
+  const admit = (principal: Principal, items: readonly SubmissionItem[], defaultPriority: number | PriorityLabel | undefined, correlationId: string | null): Admitted => {
+    const now = clock.now();
+    const rejected: Rejection[] = [];
+    const accepted: Array<NewMessage & { index: number }> = [];
+    const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.list(tenantId)));
+    const seen = new Set<string>();
+
+    for (const item of items) {
+      const outcome = resolve(item, principal, accountsOf, defaultPriority, deps.ids);
+      if (typeof outcome === 'string') {
+        rejected.push({ index: item.index, id: item.id, reason: outcome });
+        continue;
+      }
+      const key = `${outcome.tenantId}\u0000${outcome.id}`;
+      if (seen.has(key)) {
+        rejected.push({ index: item.index, id: item.id, reason: 'duplicate id in this request' });
+        continue;
+      }
+      seen.add(key);
+      accepted.push({ ...outcome, index: item.index });
+    }
+
+    const problems = admissionProblems(accepted, queue, now);
+    const admissible = accepted.filter((message) => {
+      const reason = problems.get(message) ?? null;
+      if (reason !== null) rejected.push({ index: message.index, id: message.id, reason });
+      return reason === null;
+    });
+    queue.enqueue(admissible, now, correlationId);
+    rejected.sort((a, b) => a.index - b.index);
+    return { result: { queued: admissible.length, rejected }, admissible };
+  };
+
+  // Only after the commit: the dispatcher must find what it is told about.
+  const wakeFor = (admitted: readonly Admitted[]): void => {
+    const accounts = admitted.flatMap(({ admissible }) => admissible.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
+    if (accounts.length > 0) deps.wake(accounts);
+  };
+
+  /**
+   * Group commit: every request that became ready in the same turn is written
+   * in one durable transaction, each in a savepoint of its own, so that one
+   * request's failure is its own while the fsync is shared. Nobody hears
+   * "queued" before that commit has returned.
+   */
+  const flush = (): void => {
+    const batch = waiting;
+    waiting = [];
+    const outcomes: Array<{ admitted: Admitted } | { error: unknown }> = [];
+    try {
+      store.transaction(() => {
+        for (const request of batch) {
+          try {
+            outcomes.push({ admitted: store.transaction(() => admit(request.principal, request.items, request.defaultPriority, request.correlationId)) });
+          } catch (error) {
+            outcomes.push({ error });
+          }
+        }
+      });
+    } catch (error) {
+      for (const request of batch) request.reject(error);
+      return;
+    }
+    wakeFor(outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])));
+    batch.forEach((request, index) => {
+      const outcome = outcomes[index];
+      if (outcome !== undefined && 'admitted' in outcome) request.resolve(outcome.admitted.result);
+      else request.reject(outcome?.error);
+    });
+  };
 
   return {
-    submit(principal: Principal, items: readonly SubmissionItem[], defaultPriority: number | PriorityLabel | undefined, correlationId: string | null): SubmissionResult {
-      const now = clock.now();
-      const result = store.transaction(() => {
-        const rejected: Rejection[] = [];
-        const accepted: Array<NewMessage & { index: number }> = [];
-        const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.list(tenantId)));
-        const seen = new Set<string>();
-
-        for (const item of items) {
-          const outcome = resolve(item, principal, accountsOf, defaultPriority, deps.ids);
-          if (typeof outcome === 'string') {
-            rejected.push({ index: item.index, id: item.id, reason: outcome });
-            continue;
-          }
-          const key = `${outcome.tenantId}\u0000${outcome.id}`;
-          if (seen.has(key)) {
-            rejected.push({ index: item.index, id: item.id, reason: 'duplicate id in this request' });
-            continue;
-          }
-          seen.add(key);
-          accepted.push({ ...outcome, index: item.index });
-        }
-
-        const problems = admissionProblems(accepted, queue, now);
-        const admissible = accepted.filter((message) => {
-          const reason = problems.get(message) ?? null;
-          if (reason !== null) rejected.push({ index: message.index, id: message.id, reason });
-          return reason === null;
-        });
-        queue.enqueue(admissible, now, correlationId);
-        rejected.sort((a, b) => a.index - b.index);
-        return { queued: admissible.length, rejected, admissible };
+    /**
+     * Commits this request's valid messages, together with the other requests
+     * ready in the same turn, and only then resolves.
+     */
+    enqueue(principal: Principal, items: readonly SubmissionItem[], defaultPriority: number | PriorityLabel | undefined, correlationId: string | null): Promise<SubmissionResult> {
+      return new Promise((resolve, reject) => {
+        waiting.push({ principal, items, defaultPriority, correlationId, resolve, reject });
+        if (waiting.length === 1) deps.defer(flush);
       });
-      // Only after the commit: the dispatcher must find what it is told about.
-      if (result.admissible.length > 0) {
-        deps.wake(result.admissible.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
-      }
-      return { queued: result.queued, rejected: result.rejected };
     },
   };
 }

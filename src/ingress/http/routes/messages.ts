@@ -30,7 +30,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   const addMessages = async (c: Context<HttpEnv>) => {
     requireJson(c);
     const { items, defaultPriority } = await deps.parseSubmission(await c.req.arrayBuffer());
-    const result = deps.submissions.submit(c.get('principal'), items, defaultPriority, c.get('requestId'));
+    const result = await deps.submissions.enqueue(c.get('principal'), items, defaultPriority, c.get('requestId'));
     return c.json({ ok: true, queued: result.queued, rejected: result.rejected });
   };
   app.post('/add-messages', addMessages);

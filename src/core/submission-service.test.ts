@@ -1,0 +1,114 @@
+import { describe, expect, it } from 'vitest';
+import type { NewMessage } from './message.js';
+import type { AdminStore } from './ports.js';
+import type { MessageQueue } from './queue.js';
+import { createSubmissionService, type SubmissionItem } from './submission-service.js';
+
+/**
+ * Group commit, in core terms: a fake store that records transactions (an outer
+ * one, and nested ones as savepoints that undo their own writes when they throw).
+ */
+function fakeStore(failFor: string | null) {
+  const committed: string[] = [];
+  let pending: string[] = [];
+  let depth = 0;
+  const log = { outer: 0 };
+  const store = {
+    tenants: { get: (id: string) => (id === 'acme' ? { id } : null) },
+    accounts: { list: () => [{ id: 'main', isDefault: true }] },
+    transaction<T>(fn: () => T): T {
+      if (depth === 0) log.outer += 1;
+      const mark = pending.length;
+      depth += 1;
+      try {
+        const result = fn();
+        if (depth === 1) committed.push(...pending.splice(0));
+        return result;
+      } catch (error) {
+        pending = pending.slice(0, mark);
+        throw error;
+      } finally {
+        depth -= 1;
+      }
+    },
+  } as unknown as AdminStore;
+  const queue = {
+    states: () => new Map(),
+    suppressed: () => new Set(),
+    enqueue(messages: readonly NewMessage[]) {
+      for (const message of messages) {
+        if (message.id === failFor) throw new Error('disk trouble');
+        pending.push(message.id);
+      }
+      return { inserted: messages.length, updated: 0 };
+    },
+  } as unknown as MessageQueue;
+  return { store, queue, committed, log };
+}
+
+const item = (id: string, index = 0): SubmissionItem => ({
+  index,
+  id,
+  message: { id, batchCode: null, deferredUntil: null, payloadJson: '{}', subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
+});
+
+function service(failFor: string | null = null) {
+  const fake = fakeStore(failFor);
+  const deferred: Array<() => void> = [];
+  const woken: string[] = [];
+  const submissions = createSubmissionService({
+    store: fake.store,
+    queue: fake.queue,
+    clock: { now: () => 1_000 },
+    ids: { uuid: () => 'uuid' },
+    wake: (accounts) => woken.push(...accounts.map((account) => account.accountId)),
+    defer: (fn) => deferred.push(fn),
+  });
+  const principal = { kind: 'tenant', tenantId: 'acme' } as const;
+  return { ...fake, submissions, deferred, woken, principal };
+}
+
+describe('submission group commit', () => {
+  it('commits the requests of one turn in one transaction and answers none before it', async () => {
+    const s = service();
+    const answered: string[] = [];
+    const first = s.submissions.enqueue(s.principal, [item('a-1'), item('a-2', 1)], undefined, null).then((r) => answered.push(`first:${r.queued}`));
+    const second = s.submissions.enqueue(s.principal, [item('b-1')], undefined, null).then((r) => answered.push(`second:${r.queued}`));
+    await Promise.resolve();
+    expect(answered).toEqual([]);
+    expect(s.committed).toEqual([]);
+    expect(s.deferred).toHaveLength(1);
+
+    s.deferred[0]?.();
+    await Promise.all([first, second]);
+    expect(s.log.outer).toBe(1);
+    expect(s.committed).toEqual(['a-1', 'a-2', 'b-1']);
+    expect(answered).toEqual(['first:2', 'second:1']);
+    expect(s.woken).toEqual(['main', 'main', 'main']);
+  });
+
+  it("keeps one request's failure its own: the others of the turn are committed", async () => {
+    const s = service('b-1');
+    const first = s.submissions.enqueue(s.principal, [item('a-1')], undefined, null);
+    const second = s.submissions.enqueue(s.principal, [item('b-0'), item('b-1', 1)], undefined, null);
+    const third = s.submissions.enqueue(s.principal, [item('c-1')], undefined, null);
+    s.deferred[0]?.();
+    await expect(first).resolves.toMatchObject({ queued: 1 });
+    await expect(second).rejects.toThrow('disk trouble');
+    await expect(third).resolves.toMatchObject({ queued: 1 });
+    // Nothing half-stored: b-0 went with its request's savepoint.
+    expect(s.committed).toEqual(['a-1', 'c-1']);
+  });
+
+  it('starts a new group for requests that come after a flush', async () => {
+    const s = service();
+    const first = s.submissions.enqueue(s.principal, [item('a-1')], undefined, null);
+    s.deferred[0]?.();
+    await first;
+    const second = s.submissions.enqueue(s.principal, [item('b-1')], undefined, null);
+    expect(s.deferred).toHaveLength(2);
+    s.deferred[1]?.();
+    await second;
+    expect(s.log.outer).toBe(2);
+  });
+});

@@ -2,7 +2,26 @@
 // argv: url token concurrency batchSize bodyBytes seconds idPrefix [messagesPerSecond, 0 = as fast as possible]
 const [url, token, concurrency, batchSize, bodyBytes, seconds, prefix, rateText = '0'] = process.argv.slice(2);
 const rate = Number(rateText);
-const body = 'x'.repeat(Number(bodyBytes));
+// A body like real mail: words in lines of at most 72 characters, `bodyBytes` long.
+// (One 2 KB line of a single letter, the earlier body, forced quoted-printable
+// encoding of every message, which ordinary text does not need.)
+const WORDS = 'the quick brown fox jumps over a lazy dog while mail relays keep every message safe and sound'.split(' ');
+function textOf(bytes) {
+  const lines = [];
+  let line = '';
+  let size = 0;
+  for (let index = 0; size < bytes; index += 1) {
+    const word = WORDS[(index * 7) % WORDS.length];
+    if (line.length + word.length + 1 > 72) {
+      lines.push(line);
+      size += line.length + 1;
+      line = '';
+    }
+    line = line === '' ? word : `${line} ${word}`;
+  }
+  return lines.join('\n').slice(0, bytes);
+}
+const body = textOf(Number(bodyBytes));
 let sequence = 0;
 let sent = 0;
 let errors = 0;

@@ -43,6 +43,7 @@ describe('background worker', () => {
       script,
       name: 'loop',
       data,
+      respawnPauseMs: 10,
       log: recordingLog(seen, () => seen.includes('loop: second start') && reported()),
     });
     await secondStart;

@@ -61,10 +61,20 @@ describe('worker pool', () => {
   });
 
   it('fails the tasks of a worker that dies as transient, and replaces the worker', async () => {
-    const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log });
+    const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log, respawnPauseMs: 0 });
     try {
       await expect(pool.run({ op: 'die', value: 0 })).rejects.toMatchObject({ code: 'INTERNAL', transient: true });
       await expect(pool.run({ op: 'double', value: 21 })).resolves.toMatchObject({ doubled: 42 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('pauses before replacing a worker that died young, refusing its tasks meanwhile as transient', async () => {
+    const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log, respawnPauseMs: 60_000 });
+    try {
+      await expect(pool.run({ op: 'die', value: 0 })).rejects.toMatchObject({ transient: true });
+      await expect(pool.run({ op: 'double', value: 1 })).rejects.toMatchObject({ code: 'INTERNAL', transient: true, message: 'test worker is restarting' });
     } finally {
       await pool.close();
     }
@@ -102,6 +112,17 @@ describe('worker pool', () => {
     const started = Date.now();
     await pool.close({ op: 'slow', value: 100 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
+  });
+
+  it('refuses an input that cannot cross to a thread, and goes on with the next', async () => {
+    const pool = createWorkerPool<{ op: string; value: unknown }, { doubled: number }>({ script, size: 1, name: 'test', log });
+    try {
+      await expect(pool.run({ op: 'double', value: () => 1 })).rejects.toMatchObject({ code: 'INTERNAL' });
+      expect(pool.pending()).toBe(0);
+      await expect(pool.run({ op: 'double', value: 5 })).resolves.toMatchObject({ doubled: 10 });
+    } finally {
+      await pool.close();
+    }
   });
 
   it('refuses work once closed', async () => {

@@ -32,12 +32,20 @@ export interface WorkerPoolOptions {
   log: Logger;
   /** Passed to every worker as `workerData`. */
   data?: unknown;
+  /** The pause before replacing a worker that died young (default 1 s); its tasks are refused meanwhile. */
+  respawnPauseMs?: number;
 }
 
 interface Slot {
   worker: Worker;
+  /** False from the worker's exit until its replacement starts. */
+  alive: boolean;
+  startedAt: number;
   tasks: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
 }
+
+/** A worker that dies this soon after starting is replaced only after a pause, not in a tight loop. */
+const YOUNG_MS = 5000;
 
 export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPool<In, Out> {
   if (options.size < 1) throw new Error('a worker pool needs at least one worker');
@@ -47,7 +55,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
 
   const spawn = (index: number): void => {
     const worker = new Worker(options.script, { workerData: options.data, name: `${options.name}-${index}` });
-    const slot: Slot = { worker, tasks: new Map() };
+    const slot: Slot = { worker, alive: true, startedAt: Date.now(), tasks: new Map() };
     slots[index] = slot;
     worker.on('message', (reply: TaskReply<unknown> | LogRecord) => {
       if ('log' in reply) {
@@ -71,11 +79,13 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
       fail(error);
     });
     worker.on('exit', (code) => {
+      slot.alive = false;
       fail(new Error(`exit code ${code}`));
-      if (!closing && slots[index] === slot) {
-        options.log.warn({ worker: index, code }, `${options.name} worker exited; starting another`);
-        spawn(index);
-      }
+      if (closing || slots[index] !== slot) return;
+      options.log.warn({ worker: index, code }, `${options.name} worker exited; starting another`);
+      const pauseMs = Date.now() - slot.startedAt >= YOUNG_MS ? 0 : (options.respawnPauseMs ?? 1000);
+      if (pauseMs === 0) spawn(index);
+      else setTimeout(() => closing || spawn(index), pauseMs).unref();
     });
   };
   for (let index = 0; index < options.size; index += 1) spawn(index);
@@ -87,11 +97,18 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
   };
 
   const send = (slot: Slot, input: In, transfer: readonly Transferable[]): Promise<Out> => {
+    if (!slot.alive) return Promise.reject(new AppError('INTERNAL', `${options.name} worker is restarting`, { transient: true }));
     const id = nextTaskId++;
     return new Promise<Out>((resolve, reject) => {
       slot.tasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
       const request: TaskRequest<In> = { id, input };
-      slot.worker.postMessage(request, transfer);
+      try {
+        slot.worker.postMessage(request, transfer);
+      } catch (error) {
+        // An input that cannot be cloned never reached the worker.
+        slot.tasks.delete(id);
+        reject(new AppError('INTERNAL', `${options.name} task could not be sent: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+      }
     });
   };
 

@@ -114,10 +114,18 @@ describe('worker pool', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(90);
   });
 
-  it('refuses an input that cannot cross to a thread, and goes on with the next', async () => {
-    const pool = createWorkerPool<{ op: string; value: unknown }, { doubled: number }>({ script, size: 1, name: 'test', log });
+  it('refuses an input that cannot cross to a thread, without losing the tasks sent with it', async () => {
+    const pool = createWorkerPool<{ op: string; value: unknown }, { doubled: number; length: number }>({ script, size: 1, name: 'test', log });
     try {
-      await expect(pool.run({ op: 'double', value: () => 1 })).rejects.toMatchObject({ code: 'INTERNAL' });
+      const buffer = new ArrayBuffer(64);
+      const [before, broken, transferred] = await Promise.allSettled([
+        pool.run({ op: 'double', value: 2 }),
+        pool.run({ op: 'double', value: () => 1 }),
+        pool.run({ op: 'bytes', value: buffer }, [buffer]),
+      ]);
+      expect(before).toMatchObject({ status: 'fulfilled', value: { doubled: 4 } });
+      expect(broken).toMatchObject({ status: 'rejected', reason: { code: 'INTERNAL' } });
+      expect(transferred).toMatchObject({ status: 'fulfilled', value: { length: 64 } });
       expect(pool.pending()).toBe(0);
       await expect(pool.run({ op: 'double', value: 5 })).resolves.toMatchObject({ doubled: 10 });
     } finally {

@@ -3,9 +3,11 @@
  * CPU-heavy, stateless work (parsing and validating a submission) leaves the
  * main thread, which keeps SQLite, the dispatcher and the sockets.
  *
- * A task goes to the worker with the fewest tasks in hand. A worker that dies
- * fails only its own tasks (as transient errors: the caller may retry) and is
- * replaced; `close()` stops them all.
+ * A task goes to the worker with the fewest tasks in hand. Tasks sent in the
+ * same turn travel as one message (and are answered likewise): each message
+ * wakes the other thread, a system call, and under load that was most of the
+ * cost of a hop. A worker that dies fails only its own tasks (as transient
+ * errors: the caller may retry) and is replaced; `close()` stops them all.
  */
 import { Worker, type Transferable } from 'node:worker_threads';
 import { AppError } from '../core/app-error.js';
@@ -41,6 +43,8 @@ interface Slot {
   /** False from the worker's exit until its replacement starts. */
   alive: boolean;
   startedAt: number;
+  /** Requests waiting for this turn's message to the worker, each with what it transfers. */
+  outbox: Array<{ request: TaskRequest<unknown>; transfer: readonly Transferable[] }>;
   tasks: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
 }
 
@@ -55,18 +59,20 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
 
   const spawn = (index: number): void => {
     const worker = new Worker(options.script, { workerData: options.data, name: `${options.name}-${index}` });
-    const slot: Slot = { worker, alive: true, startedAt: Date.now(), tasks: new Map() };
+    const slot: Slot = { worker, alive: true, startedAt: Date.now(), outbox: [], tasks: new Map() };
     slots[index] = slot;
-    worker.on('message', (reply: TaskReply<unknown> | LogRecord) => {
-      if ('log' in reply) {
-        options.log[reply.log.level](reply.log.fields, reply.log.message);
+    worker.on('message', (message: Array<TaskReply<unknown>> | LogRecord) => {
+      if (!Array.isArray(message)) {
+        options.log[message.log.level](message.log.fields, message.log.message);
         return;
       }
-      const task = slot.tasks.get(reply.id);
-      if (task === undefined) return;
-      slot.tasks.delete(reply.id);
-      if (reply.ok) task.resolve(reply.output);
-      else task.reject(new AppError('INTERNAL', reply.error));
+      for (const reply of message) {
+        const task = slot.tasks.get(reply.id);
+        if (task === undefined) continue;
+        slot.tasks.delete(reply.id);
+        if (reply.ok) task.resolve(reply.output);
+        else task.reject(new AppError('INTERNAL', reply.error));
+      }
     });
     const fail = (error: Error): void => {
       for (const task of slot.tasks.values()) {
@@ -96,19 +102,33 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     return slot;
   };
 
+  const flush = (slot: Slot): void => {
+    const batch = slot.outbox;
+    slot.outbox = [];
+    if (!slot.alive) return; // its tasks were failed when it died
+    try {
+      slot.worker.postMessage(batch.map((entry) => entry.request), batch.flatMap((entry) => entry.transfer));
+    } catch {
+      // One input that cannot be cloned must not sink the others: send them one by one.
+      for (const { request, transfer } of batch) {
+        try {
+          slot.worker.postMessage([request], transfer);
+        } catch (error) {
+          const task = slot.tasks.get(request.id);
+          slot.tasks.delete(request.id);
+          task?.reject(new AppError('INTERNAL', `${options.name} task could not be sent: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+        }
+      }
+    }
+  };
+
   const send = (slot: Slot, input: In, transfer: readonly Transferable[]): Promise<Out> => {
     if (!slot.alive) return Promise.reject(new AppError('INTERNAL', `${options.name} worker is restarting`, { transient: true }));
     const id = nextTaskId++;
     return new Promise<Out>((resolve, reject) => {
       slot.tasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
-      const request: TaskRequest<In> = { id, input };
-      try {
-        slot.worker.postMessage(request, transfer);
-      } catch (error) {
-        // An input that cannot be cloned never reached the worker.
-        slot.tasks.delete(id);
-        reject(new AppError('INTERNAL', `${options.name} task could not be sent: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
-      }
+      slot.outbox.push({ request: { id, input }, transfer });
+      if (slot.outbox.length === 1) setImmediate(flush, slot);
     });
   };
 

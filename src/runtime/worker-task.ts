@@ -27,22 +27,37 @@ function port() {
   return parentPort;
 }
 
+/**
+ * Answers the pool's tasks. Requests arrive in batches (worker-pool.ts); the
+ * answers finished in the same turn leave together too: every message between
+ * threads wakes the other side, which costs a system call.
+ */
 export function serveTasks<In, Out>(handle: (input: In) => Out | Promise<Out>): void {
   const parent = port();
-  parent.on('message', (request: TaskRequest<In>) => {
-    const answer = (reply: TaskReply<Out>): void => parent.postMessage(reply);
-    try {
-      const output = handle(request.input);
-      if (output instanceof Promise) {
-        output.then(
-          (value: Out) => answer({ id: request.id, ok: true, output: value }),
-          (error: unknown) => answer({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) }),
-        );
-      } else {
-        answer({ id: request.id, ok: true, output });
+  let replies: Array<TaskReply<Out>> = [];
+  const flush = (): void => {
+    const batch = replies;
+    replies = [];
+    parent.postMessage(batch);
+  };
+  const answer = (reply: TaskReply<Out>): void => {
+    replies.push(reply);
+    if (replies.length === 1) setImmediate(flush);
+  };
+  const failure = (id: number, error: unknown): TaskReply<Out> => ({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
+
+  parent.on('message', (requests: Array<TaskRequest<In>>) => {
+    for (const request of requests) {
+      try {
+        const output = handle(request.input);
+        if (output instanceof Promise) {
+          output.then((value: Out) => answer({ id: request.id, ok: true, output: value }), (error: unknown) => answer(failure(request.id, error)));
+        } else {
+          answer({ id: request.id, ok: true, output });
+        }
+      } catch (error) {
+        answer(failure(request.id, error));
       }
-    } catch (error) {
-      answer({ id: request.id, ok: false, error: error instanceof Error ? error.message : String(error) });
     }
   });
 }

@@ -16,7 +16,7 @@ import { createSubmissionService } from './core/submission-service.js';
 import { createTenantService } from './core/tenant-service.js';
 import { parseListenAddress, type Config } from './config/index.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
-import { chainHandoff, createComposer, createSender, type Compose, type ComposeJob, type ComposeOutcome, type HandoffSettings, type Sender } from './delivery/handoff.js';
+import { chainHandoff, createComposer, createSender, type Composer, type ComposeJob, type ComposeOutcome, type HandoffSettings, type Sender } from './delivery/handoff.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
@@ -78,10 +78,9 @@ function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
     allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
     hostname: hostname(),
   };
-  let compose: Compose;
-  let closeComposers = async (): Promise<void> => undefined;
+  let composer: Composer;
   if (dispatch.compose_threads === 0) {
-    compose = createComposer(settings);
+    composer = createComposer(settings);
   } else {
     const composers = createWorkerPool<ComposeJob, ComposeOutcome>({
       script: workerScript(import.meta.url, './workers/compose.js'),
@@ -90,8 +89,7 @@ function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
       log,
       data: { settings },
     });
-    compose = (job) => composers.run(job);
-    closeComposers = () => composers.close();
+    composer = { compose: (job) => composers.run(job), close: () => composers.close() };
   }
   let sender: Sender;
   if (dispatch.relay_threads === 0) {
@@ -109,14 +107,7 @@ function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
       close: () => relays.close({ kind: 'close' }),
     };
   }
-  const handoff = chainHandoff(compose, sender);
-  return {
-    deliver: handoff.deliver,
-    close: async () => {
-      await handoff.close();
-      await closeComposers();
-    },
-  };
+  return chainHandoff(composer, sender);
 }
 
 function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps) {

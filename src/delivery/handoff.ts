@@ -31,7 +31,10 @@ export type ComposeOutcome =
   | { built: true; raw: Uint8Array; envelope: Envelope; messageIdHeader: string }
   | { built: false; reason: string; transient: boolean };
 
-export type Compose = (job: ComposeJob) => Promise<ComposeOutcome>;
+export interface Composer {
+  compose(job: ComposeJob): Promise<ComposeOutcome>;
+  close(): Promise<void>;
+}
 
 export interface Sender {
   send(job: SendJob): Promise<RelayReply>;
@@ -48,14 +51,14 @@ export interface HandoffSettings {
   hostname: string;
 }
 
-export function createComposer(settings: HandoffSettings): Compose {
+export function createComposer(settings: HandoffSettings): Composer {
   const fetcher = createAttachmentFetcher({
     timeoutMs: settings.attachmentTimeoutMs,
     maxBytes: settings.attachmentMaxBytes,
     allowPrivateAddresses: settings.allowPrivateAttachmentUrls,
   });
   const builder = createMailComposerBuilder({ fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant), hostname: settings.hostname });
-  return async (job) => {
+  const compose = async (job: ComposeJob): Promise<ComposeOutcome> => {
     if (job.raw !== null) return { built: true, raw: job.raw, envelope: job.envelope, messageIdHeader: '' };
     try {
       if (job.payloadJson === null) throw new Error(`message ${job.clientId} has neither payload nor raw bytes`);
@@ -69,6 +72,7 @@ export function createComposer(settings: HandoffSettings): Compose {
       return { built: false, reason: error instanceof Error ? error.message : String(error), transient };
     }
   };
+  return { compose, close: async () => undefined };
 }
 
 export function createSender(settings: HandoffSettings, log: Logger): Sender {
@@ -81,15 +85,18 @@ export function createSender(settings: HandoffSettings, log: Logger): Sender {
 }
 
 /** The two stages chained: compose, then send what was built. */
-export function chainHandoff(compose: Compose, sender: Sender): Handoff {
+export function chainHandoff(composer: Composer, sender: Sender): Handoff {
   return {
     async deliver(job) {
-      const composed = await compose(job);
+      const composed = await composer.compose(job);
       if (!composed.built) return composed;
       const reply = await sender.send({ account: job.account, envelope: composed.envelope, raw: composed.raw, messageIdHeader: composed.messageIdHeader });
       return { built: true, reply };
     },
-    close: () => sender.close(),
+    close: async () => {
+      await sender.close();
+      await composer.close();
+    },
   };
 }
 

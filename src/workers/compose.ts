@@ -7,9 +7,9 @@ import { workerData } from 'node:worker_threads';
 import { createComposer, detachable, type ComposeJob, type ComposeOutcome, type HandoffSettings } from '../delivery/handoff.js';
 import { serveTasks } from '../runtime/worker-task.js';
 
-const compose = createComposer((workerData as { settings: HandoffSettings }).settings);
+const composer = createComposer((workerData as { settings: HandoffSettings }).settings);
 
 serveTasks<ComposeJob, ComposeOutcome>(async (job) => {
-  const outcome = await compose(job);
+  const outcome = await composer.compose(job);
   return outcome.built ? { ...outcome, raw: detachable(outcome.raw) } : outcome;
 });

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { ON_WIRE_PER_CONNECTION } from '../../src/delivery/account-lane.js';
 import { message, startQueueFixture, startSinkScenario } from '../helpers/queue-fixture.js';
 
 describe('stopping the dispatcher', () => {
@@ -20,9 +21,9 @@ describe('stopping the dispatcher', () => {
     const states = await Promise.all(ids.map(async (id) => (await fx.detail('acme', id)).message));
     const sending = states.filter((stored) => stored.state === 'sending');
     const queued = states.filter((stored) => stored.state === 'queued');
-    // At most two handed to the one connection; everything else back in the queue, its attempt not spent.
+    // At most the lane's sends per connection handed over; everything else back in the queue, its attempt not spent.
     expect(sending.length).toBeGreaterThan(0);
-    expect(sending.length).toBeLessThanOrEqual(2);
+    expect(sending.length).toBeLessThanOrEqual(ON_WIRE_PER_CONNECTION);
     expect(queued.length).toBe(ids.length - sending.length);
     for (const stored of queued) expect(stored.attempts).toBe(0);
     const released = await fx.detail('acme', queued[0]?.id);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { createAccountService } from './core/account-service.js';
 import { createAuthenticator } from './core/authenticator.js';
 import type { Clock, IdSource } from './core/clock.js';
-import type { Handoff, RelayReply } from './core/relay.js';
+import type { Handoff, HandoffResult, RelayReply } from './core/relay.js';
 import { createFailureThrottle } from './core/failure-throttle.js';
 import type { Logger } from './core/logger.js';
 import { createMessageCommands } from './core/message-commands.js';
@@ -78,36 +78,41 @@ function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
     allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
     hostname: hostname(),
   };
-  let composer: Composer;
-  if (dispatch.compose_threads === 0) {
-    composer = createComposer(settings);
-  } else {
-    const composers = createWorkerPool<ComposeJob, ComposeOutcome>({
-      script: workerScript(import.meta.url, './workers/compose.js'),
-      size: dispatch.compose_threads,
-      name: 'compose',
-      log,
-      data: { settings },
-    });
-    composer = { compose: (job) => composers.run(job), close: () => composers.close() };
-  }
-  let sender: Sender;
   if (dispatch.relay_threads === 0) {
-    sender = createSender(settings, log.child({ component: 'relay' }));
-  } else {
-    const relays = createWorkerPool<RelayTask, RelayReply | null>({
-      script: workerScript(import.meta.url, './workers/relay.js'),
-      size: dispatch.relay_threads,
-      name: 'relay',
-      log,
-      data: { settings, logLevel: config.log.level },
-    });
-    sender = {
-      send: async (job) => (await relays.run({ kind: 'send', job }, [], `${job.account.tenantId}/${job.account.id}`)) as RelayReply,
+    const composer = dispatch.compose_threads === 0 ? createComposer(settings) : threadedComposer(dispatch.compose_threads, settings, log);
+    return chainHandoff(composer, createSender(settings, log.child({ component: 'relay' })));
+  }
+  const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | null>({
+    script: workerScript(import.meta.url, './workers/relay.js'),
+    size: dispatch.relay_threads,
+    name: 'relay',
+    log,
+    data: { settings, logLevel: config.log.level },
+  });
+  const affinity = (account: { tenantId: string; id: string }): string => `${account.tenantId}/${account.id}`;
+  if (dispatch.compose_threads === 0) {
+    // No compose threads: each relay thread composes what it sends.
+    return {
+      deliver: async (job) => (await relays.run({ kind: 'deliver', job }, [], affinity(job.account))) as HandoffResult,
       close: () => relays.close({ kind: 'close' }),
     };
   }
-  return chainHandoff(composer, sender);
+  const sender: Sender = {
+    send: async (job) => (await relays.run({ kind: 'send', job }, [], affinity(job.account))) as RelayReply,
+    close: () => relays.close({ kind: 'close' }),
+  };
+  return chainHandoff(threadedComposer(dispatch.compose_threads, settings, log), sender);
+}
+
+function threadedComposer(threads: number, settings: HandoffSettings, log: Logger): Composer {
+  const composers = createWorkerPool<ComposeJob, ComposeOutcome>({
+    script: workerScript(import.meta.url, './workers/compose.js'),
+    size: threads,
+    name: 'compose',
+    log,
+    data: { settings },
+  });
+  return { compose: (job) => composers.run(job), close: () => composers.close() };
 }
 
 function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps) {

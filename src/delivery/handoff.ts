@@ -4,8 +4,9 @@
  * will do) and `send` gives them to the account's pooled relay (stateful: an
  * account is always sent from the same relay thread). Splitting them lets one
  * thread talk SMTP while another composes the next messages (bench/README.md).
- * With `dispatch.compose_threads = 0` / `relay_threads = 0` a stage runs on the
- * main thread; otherwise in src/workers/compose.ts and src/workers/relay.ts.
+ * Where they run is the composition's choice (src/main.ts): compose threads
+ * (src/workers/compose.ts) or the thread that sends; relay threads
+ * (src/workers/relay.ts) or the main thread.
  */
 import type { Account } from '../core/account.js';
 import { isAppError } from '../core/app-error.js';

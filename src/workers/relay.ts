@@ -1,21 +1,24 @@
 /**
- * Worker-thread entry (a composition root, like main.ts): sends composed
- * messages through the accounts' pooled relays. Each account is always served
- * by the same relay thread (pool affinity), so its connection pool and its
- * limit on connections live in one place.
+ * Worker-thread entry (a composition root, like main.ts): sends messages
+ * through the accounts' pooled relays, composing them first when no compose
+ * threads do (`deliver`). Each account is always served by the same relay
+ * thread (pool affinity), so its connection pool and its limit on connections
+ * live in one place.
  */
 import { threadId, workerData } from 'node:worker_threads';
-import type { RelayReply } from '../core/relay.js';
-import { createSender, type HandoffSettings, type SendJob } from '../delivery/handoff.js';
+import type { HandoffJob, HandoffResult, RelayReply } from '../core/relay.js';
+import { chainHandoff, createComposer, createSender, type HandoffSettings, type SendJob } from '../delivery/handoff.js';
 import { serveTasks, threadLogger } from '../runtime/worker-task.js';
 
-export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'close' };
+export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'close' };
 
 const { settings, logLevel } = workerData as { settings: HandoffSettings; logLevel: string };
 const sender = createSender(settings, threadLogger(logLevel, { component: 'relay', thread: threadId }));
+const handoff = chainHandoff(createComposer(settings), sender);
 
-serveTasks<RelayTask, RelayReply | null>(async (task) => {
+serveTasks<RelayTask, RelayReply | HandoffResult | null>(async (task) => {
   if (task.kind === 'send') return sender.send(task.job);
-  await sender.close();
+  if (task.kind === 'deliver') return handoff.deliver(task.job);
+  await handoff.close();
   return null;
 });

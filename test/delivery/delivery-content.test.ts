@@ -24,6 +24,7 @@ function mimeParts(raw: string): Array<{ headers: string; body: Buffer }> {
 // The same bytes whether parsing, composing and relaying run in worker threads (the default) or on the main thread.
 const THREADINGS = [
   { threads: 'in worker threads', fixture: {} },
+  { threads: 'composed in the relay thread', fixture: { dispatch: { compose_threads: '0', relay_threads: '1' } } },
   { threads: 'all on the main thread', fixture: { dispatch: { compose_threads: '0', relay_threads: '0' }, extraToml: '[http]\nparse_threads = 0\n' } },
 ];
 

@@ -185,6 +185,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },
         { name: 'dispatcher', check: () => dispatcher.isRunning() },
+        // Intake needs its parser threads; a relay thread being replaced only delays delivery.
+        ...(parserPool === null ? [] : [{ name: 'parser', check: () => parserPool.ready() }]),
       ],
       log: log.child({ component: 'http' }),
       ids,

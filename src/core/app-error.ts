@@ -16,6 +16,8 @@ export type ErrorCode =
   | 'AUTH_THROTTLED'
   | 'CONFIG_INVALID'
   | 'STORE_UNAVAILABLE'
+  /** A part of the daemon (a worker thread) is restarting: retry shortly. */
+  | 'UNAVAILABLE'
   | 'ATTACHMENT_UNAVAILABLE'
   | 'INTERNAL';
 

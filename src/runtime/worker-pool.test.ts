@@ -63,7 +63,8 @@ describe('worker pool', () => {
   it('fails the tasks of a worker that dies as transient, and replaces the worker', async () => {
     const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log, respawnPauseMs: 0 });
     try {
-      await expect(pool.run({ op: 'die', value: 0 })).rejects.toMatchObject({ code: 'INTERNAL', transient: true });
+      await expect(pool.run({ op: 'die', value: 0 })).rejects.toMatchObject({ code: 'UNAVAILABLE', transient: true });
+      expect(pool.ready()).toBe(true);
       await expect(pool.run({ op: 'double', value: 21 })).resolves.toMatchObject({ doubled: 42 });
     } finally {
       await pool.close();
@@ -74,7 +75,8 @@ describe('worker pool', () => {
     const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log, respawnPauseMs: 60_000 });
     try {
       await expect(pool.run({ op: 'die', value: 0 })).rejects.toMatchObject({ transient: true });
-      await expect(pool.run({ op: 'double', value: 1 })).rejects.toMatchObject({ code: 'INTERNAL', transient: true, message: 'test worker is restarting' });
+      await expect(pool.run({ op: 'double', value: 1 })).rejects.toMatchObject({ code: 'UNAVAILABLE', transient: true, message: 'test worker is restarting' });
+      expect(pool.ready()).toBe(false);
     } finally {
       await pool.close();
     }
@@ -136,6 +138,7 @@ describe('worker pool', () => {
   it('refuses work once closed', async () => {
     const pool = createWorkerPool<{ op: string; value: number }, { doubled: number }>({ script, size: 1, name: 'test', log });
     await pool.close();
-    await expect(pool.run({ op: 'double', value: 1 })).rejects.toMatchObject({ code: 'INTERNAL' });
+    await expect(pool.run({ op: 'double', value: 1 })).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(pool.ready()).toBe(false);
   });
 });

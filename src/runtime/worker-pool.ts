@@ -22,6 +22,8 @@ export interface WorkerPool<In, Out> {
   run(input: In, transfer?: readonly Transferable[], affinity?: string): Promise<Out>;
   /** Tasks sent and not yet answered, over all workers. */
   pending(): number;
+  /** Every worker is running (none is being replaced). */
+  ready(): boolean;
   /** Stops the workers; `farewell`, when given, is run on each first (bounded by `timeoutMs`). */
   close(farewell?: In, timeoutMs?: number): Promise<void>;
 }
@@ -76,7 +78,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     });
     const fail = (error: Error): void => {
       for (const task of slot.tasks.values()) {
-        task.reject(new AppError('INTERNAL', `${options.name} worker stopped: ${error.message}`, { transient: true, cause: error }));
+        task.reject(new AppError('UNAVAILABLE', `${options.name} worker stopped: ${error.message}`, { transient: true, cause: error }));
       }
       slot.tasks.clear();
     };
@@ -123,7 +125,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
   };
 
   const send = (slot: Slot, input: In, transfer: readonly Transferable[]): Promise<Out> => {
-    if (!slot.alive) return Promise.reject(new AppError('INTERNAL', `${options.name} worker is restarting`, { transient: true }));
+    if (!slot.alive) return Promise.reject(new AppError('UNAVAILABLE', `${options.name} worker is restarting`, { transient: true }));
     const id = nextTaskId++;
     return new Promise<Out>((resolve, reject) => {
       slot.tasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
@@ -134,10 +136,11 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
 
   return {
     run(input, transfer = [], affinity) {
-      if (closing) return Promise.reject(new AppError('INTERNAL', `${options.name} pool is closed`, { transient: true }));
+      if (closing) return Promise.reject(new AppError('UNAVAILABLE', `${options.name} pool is closed`, { transient: true }));
       return send(affinity === undefined ? leastBusy() : (slots[hashOf(affinity) % slots.length] as Slot), input, transfer);
     },
     pending: () => slots.reduce((sum, slot) => sum + slot.tasks.size, 0),
+    ready: () => !closing && slots.every((slot) => slot.alive),
     async close(farewell, timeoutMs = 5000) {
       closing = true;
       if (farewell !== undefined) {

@@ -104,7 +104,7 @@ describe('bad input on every route', () => {
     expect(accounts.body.accounts.map((account: { id: string }) => account.id)).toEqual(['main']);
     expect(accounts.body.accounts[0]).toMatchObject({ host: 'smtp.example.com', port: 587 });
     expect((await api(t.url, 'GET', '/health')).status).toBe(200);
-    expect((await api(t.url, 'GET', '/ready')).body).toEqual({ ready: true, checks: { store: 'ok', dispatcher: 'ok' } });
+    expect((await api(t.url, 'GET', '/ready')).body).toEqual({ ready: true, checks: { store: 'ok', dispatcher: 'ok', parser: 'ok' } });
   });
 });
 
@@ -143,7 +143,7 @@ describe('readiness', () => {
       await t.daemon.dispatcher.stop(0);
       const response = await api(t.url, 'GET', '/ready');
       expect(response.status).toBe(503);
-      expect(response.body).toEqual({ ready: false, checks: { store: 'ok', dispatcher: 'not ready' } });
+      expect(response.body).toEqual({ ready: false, checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' } });
     } finally {
       await t.stop();
       t.cleanup();

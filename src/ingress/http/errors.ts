@@ -22,6 +22,7 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   CONFIG_INVALID: 500,
   INTERNAL: 500,
   STORE_UNAVAILABLE: 503,
+  UNAVAILABLE: 503,
   ATTACHMENT_UNAVAILABLE: 502,
 };
 
@@ -31,7 +32,7 @@ export function statusOf(code: ErrorCode): ContentfulStatusCode {
 
 export function errorResponse(c: Context, error: AppError): Response {
   if (error.code === 'UNAUTHORIZED') c.header('WWW-Authenticate', 'Bearer realm="mailproxy"');
-  if (error.code === 'AUTH_THROTTLED' || error.code === 'STORE_UNAVAILABLE') {
+  if (error.code === 'AUTH_THROTTLED' || error.code === 'STORE_UNAVAILABLE' || error.code === 'UNAVAILABLE') {
     const details = error.details as { retry_after_seconds?: number } | undefined;
     c.header('Retry-After', String(details?.retry_after_seconds ?? 5));
   }

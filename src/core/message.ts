@@ -31,6 +31,13 @@ export interface AttachmentSpec {
   contentMd5: string | null;
 }
 
+/** A header's value by case-insensitive name, or null. */
+export function headerValue(headers: Readonly<Record<string, string>>, name: string): string | null {
+  const wanted = name.toLowerCase();
+  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === wanted) return value;
+  return null;
+}
+
 /** What an HTTP submission asks us to build and send (stored as JSON). */
 export interface MessagePayload {
   from: string;

@@ -7,7 +7,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { parseMailbox } from '../core/address.js';
 import { AppError } from '../core/app-error.js';
-import type { AttachmentSpec, MessagePayload } from '../core/message.js';
+import { headerValue, type AttachmentSpec, type MessagePayload } from '../core/message.js';
 import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/relay.js';
 import type { AttachmentFetcher } from './attachment-fetcher.js';
 
@@ -60,11 +60,6 @@ export function envelopeOf(payload: MessagePayload): Envelope {
 function angled(id: string): string {
   const trimmed = id.trim();
   return `${trimmed.startsWith('<') ? '' : '<'}${trimmed}${trimmed.endsWith('>') ? '' : '>'}`;
-}
-
-function headerValue(headers: Record<string, string>, name: string): string | undefined {
-  const key = Object.keys(headers).find((candidate) => candidate.toLowerCase() === name);
-  return key === undefined ? undefined : headers[key];
 }
 
 function customHeaders(payload: MessagePayload, clientId: string): Record<string, string> {

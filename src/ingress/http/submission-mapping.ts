@@ -1,6 +1,6 @@
 /** /add-messages items -> core submission items: shape errors become per-message rejections. */
 import { parseMailbox } from '../../core/address.js';
-import type { MessagePayload } from '../../core/message.js';
+import { headerValue, type MessagePayload } from '../../core/message.js';
 import type { SubmissionItem } from '../../core/submission-service.js';
 import { fieldProblems } from './request-input.js';
 import { messageItem, type MessageItem } from './message-schemas.js';
@@ -12,15 +12,9 @@ export interface SubmissionLimits {
 
 const bare = (text: string): string => parseMailbox(text)?.address ?? text;
 
-function headerValue(headers: Record<string, string> | undefined, name: string): string | null {
-  if (headers === undefined) return null;
-  for (const [key, value] of Object.entries(headers)) if (key.toLowerCase() === name) return value;
-  return null;
-}
-
 function payloadOf(item: MessageItem): MessagePayload {
   // The Message-ID may come as the field or as a header; the field wins.
-  const messageId = item.message_id ?? headerValue(item.headers, 'message-id');
+  const messageId = item.message_id ?? headerValue(item.headers ?? {}, 'message-id');
   return {
     from: item.from,
     to: item.to ?? [],

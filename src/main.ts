@@ -20,17 +20,19 @@ import { chainHandoff, createComposer, createSender, type Composer, type Compose
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
-import { startBackgroundWorker, type BackgroundWorker } from './runtime/background-worker.js';
 import { createWorkerPool, workerScript } from './runtime/worker-pool.js';
 import type { RelayTask } from './workers/relay.js';
+import type { CheckpointTask } from './workers/wal-checkpointer.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer } from './security/api-keys.js';
 import { loadKeyMaterial } from './security/key-material.js';
 import { createAesGcmSecretBox } from './security/secret-box.js';
+import type { CheckpointResult } from './store/checkpointer.js';
 import { createSqliteStore, type SqliteStore } from './store/index.js';
 
 export const DATABASE_FILE = 'mailproxy.db';
-/** How often the checkpointer thread moves committed WAL frames into the database file. */
+/** How often the checkpointer thread moves committed WAL frames into the database file, and how often when the WAL is not growing. */
 const CHECKPOINT_INTERVAL_MS = 100;
+const IDLE_CHECKPOINT_INTERVAL_MS = 1000;
 
 export interface DaemonDeps {
   config: Readonly<Config>;
@@ -49,7 +51,42 @@ export interface Daemon {
   stop(deadlineMs: number): Promise<void>;
 }
 
-function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { store: SqliteStore; checkpointer: BackgroundWorker; adminToken: string; hashKey: Buffer } {
+/**
+ * Checkpoints in a thread of its own (store/checkpointer.ts), every 100 ms while
+ * the WAL grows and once a second while it does not: an idle appliance need not
+ * wake ten times a second.
+ */
+function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> } {
+  const pool = createWorkerPool<CheckpointTask, CheckpointResult>({
+    script: workerScript(import.meta.url, './workers/wal-checkpointer.js'),
+    size: 1,
+    name: 'wal-checkpointer',
+    log,
+    data: { path },
+  });
+  let lastFrames = -1;
+  let quietUntil = 0;
+  const loop = createPeriodicLoop({
+    name: 'wal-checkpoint',
+    intervalMs: CHECKPOINT_INTERVAL_MS,
+    log,
+    run: async () => {
+      if (performance.now() < quietUntil) return;
+      const { walFrames } = await pool.run('checkpoint');
+      if (walFrames === lastFrames) quietUntil = performance.now() + IDLE_CHECKPOINT_INTERVAL_MS;
+      lastFrames = walFrames;
+    },
+  });
+  loop.start();
+  return {
+    async stop() {
+      await loop.stop();
+      await pool.close('close');
+    },
+  };
+}
+
+function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { store: SqliteStore; checkpointer: { stop(): Promise<void> }; adminToken: string; hashKey: Buffer } {
   const keys = loadKeyMaterial({ dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: config.http.admin_token });
   if (keys.created.secretKeyFile !== undefined) {
     log.warn({ path: keys.created.secretKeyFile }, 'secret key created: back it up, stored credentials cannot be read without it');
@@ -59,12 +96,7 @@ function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { stor
   }
   const databasePath = join(config.data_dir, DATABASE_FILE);
   const store = createSqliteStore({ path: databasePath, secrets: createAesGcmSecretBox(keys.encryptionKey), ids, checkpointElsewhere: true });
-  const checkpointer = startBackgroundWorker({
-    script: workerScript(import.meta.url, './workers/wal-checkpointer.js'),
-    name: 'wal-checkpointer',
-    data: { path: databasePath, intervalMs: CHECKPOINT_INTERVAL_MS },
-    log: log.child({ component: 'store' }),
-  });
+  const checkpointer = startCheckpointer(databasePath, log.child({ component: 'store' }));
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
   return { store, checkpointer, adminToken: keys.adminToken, hashKey: keys.hashKey };
 }
@@ -210,7 +242,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         await dispatcher.stop(left());
         await handoff.close();
         await parserPool?.close();
-        await checkpointer.stop(left());
+        await checkpointer.stop();
         store.close();
       },
     };

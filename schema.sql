@@ -240,3 +240,32 @@ DROP TABLE message_events;
 DROP TABLE outbox;
 ALTER TABLE events RENAME TO outbox;
 CREATE INDEX outbox_message ON outbox (message_pk) WHERE message_pk IS NOT NULL;
+
+-- migration: 3
+-- SMTP submissions too large to hold in memory are written here while they
+-- arrive (ingress/smtp), a part at a time, so a connection never holds more
+-- than one part; the message row then names its spool instead of carrying
+-- `raw`. A spool no message names is an abandoned transfer: the process
+-- discards it, and the sweep at start removes what a crash left.
+CREATE TABLE spools (
+  id         INTEGER PRIMARY KEY AUTOINCREMENT,
+  created_at INTEGER NOT NULL
+) STRICT;
+-- Rowid table, not WITHOUT ROWID: the rows are large blobs.
+CREATE TABLE spool_parts (
+  id       INTEGER PRIMARY KEY,
+  spool_id INTEGER NOT NULL REFERENCES spools(id) ON DELETE CASCADE,
+  seq      INTEGER NOT NULL,
+  bytes    BLOB NOT NULL,
+  UNIQUE (spool_id, seq)
+) STRICT;
+ALTER TABLE messages ADD COLUMN spool_id INTEGER REFERENCES spools(id);
+CREATE INDEX messages_spool ON messages (spool_id) WHERE spool_id IS NOT NULL;
+-- A message's spool goes with it: when retention deletes the message, or when a
+-- resubmission replaces its content.
+CREATE TRIGGER messages_spool_deleted AFTER DELETE ON messages
+  WHEN OLD.spool_id IS NOT NULL
+  BEGIN DELETE FROM spools WHERE id = OLD.spool_id; END;
+CREATE TRIGGER messages_spool_replaced AFTER UPDATE OF spool_id ON messages
+  WHEN OLD.spool_id IS NOT NULL AND OLD.spool_id IS NOT NEW.spool_id
+  BEGIN DELETE FROM spools WHERE id = OLD.spool_id; END;

@@ -55,6 +55,18 @@ export interface MessagePayload {
   messageId: string | null;
 }
 
+/**
+ * A message's content as it is stored. `payload`: an HTTP submission's
+ * MessagePayload as JSON (serialized at the edge), built into MIME at delivery.
+ * `raw`: the RFC 5322 bytes of an SMTP submission, relayed as they are.
+ * `spooled`: the same, too large to hold in memory: the store already has its
+ * bytes under `spoolId`, written while they arrived.
+ */
+export type MessageContent =
+  | { kind: 'payload'; json: string }
+  | { kind: 'raw'; bytes: Uint8Array }
+  | { kind: 'spooled'; spoolId: number };
+
 /** A validated submission, ready to be committed. */
 export interface NewMessage {
   tenantId: string;
@@ -65,11 +77,8 @@ export interface NewMessage {
   batchCode: string | null;
   /** Not before this instant (ms); null = now. */
   deferredUntil: number | null;
-  /**
-   * The MessagePayload as JSON, serialized at the edge (in a worker thread for
-   * HTTP): the core decides about a message without looking inside it.
-   */
-  payloadJson: string;
+  /** What is relayed: the core decides about a message without looking inside it. */
+  content: MessageContent;
   subject: string;
   /** The Message-ID the client gave (field or header); the submission fixes one when null. */
   messageId: string | null;

@@ -26,6 +26,8 @@ export interface ClaimedMessage {
   messageIdHeader: string | null;
   /** RFC 5322 bytes of an SMTP submission, relayed as they are. */
   raw: Buffer | null;
+  /** Or, for a large one, the spool that holds them (read just before sending). */
+  spoolId: number | null;
   mailFrom: string;
   rcptTo: string[];
 }
@@ -77,8 +79,26 @@ export interface MessageQueue {
    * queue; never the messages in `held`, which this process still has in hand.
    */
   reclaimLeases(now: number, owner: string, otherOwnersToo: boolean, held?: readonly number[]): number;
+  /** The bytes of a spooled submission (MessageSpool), parts in order. */
+  spooledContent(spoolId: number): Buffer;
   /** Earliest next attempt among the account's dispatchable messages. */
   nextDueAt(tenantId: string, accountId: string): number | null;
   usage(tenantId: string, accountId: string, now: number): Usage;
   pauseAccount(tenantId: string, accountId: string, at: number, reason: string): void;
+}
+
+/**
+ * Where a large SMTP submission is written while it arrives, a part at a time,
+ * so that memory does not grow with the message. A spool belongs to the message
+ * that names it (MessageContent `spooled`) once that message is committed.
+ */
+export interface MessageSpool {
+  /** A new, empty spool. */
+  open(now: number): number;
+  /** Appends the next part; `seq` counts from 0. */
+  append(spoolId: number, seq: number, bytes: Uint8Array): void;
+  /** Forgets a spool that no message took (the transfer was abandoned or refused). */
+  discard(spoolId: number): void;
+  /** Discards spools created before `before` that no message names; answers how many. */
+  sweep(before: number): number;
 }

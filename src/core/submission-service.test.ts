@@ -49,7 +49,7 @@ function fakeStore(failFor: string | null) {
 const item = (id: string, index = 0): SubmissionItem => ({
   index,
   id,
-  message: { id, batchCode: null, deferredUntil: null, payloadJson: '{}', subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
+  message: { id, batchCode: null, deferredUntil: null, content: { kind: 'payload', json: '{}' }, subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
 });
 
 function service(failFor: string | null = null) {

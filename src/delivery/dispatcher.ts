@@ -57,7 +57,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const tenant = tenantOf(message.tenantId);
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
-      const { outcome, decision } = await attemptSend({ handoff: deps.handoff, retry: deps.config.retry, now: clock.now, random: deps.random }, message, account, tenant);
+      const { outcome, decision } = await attemptSend({ handoff: deps.handoff, readSpool: (spoolId) => queue.spooledContent(spoolId), retry: deps.config.retry, now: clock.now, random: deps.random }, message, account, tenant);
       if (decision.kind === 'account_problem') {
         queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
         log.warn({ tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason }, 'account paused');

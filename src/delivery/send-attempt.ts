@@ -11,6 +11,8 @@ import type { Tenant } from '../core/tenant.js';
 
 export interface SendAttemptDeps {
   handoff: Handoff;
+  /** The content of a spooled SMTP submission, read only now so that waiting messages hold no bytes. */
+  readSpool: (spoolId: number) => Buffer;
   retry: RetryPolicy;
   now: () => number;
   random: () => number;
@@ -35,7 +37,7 @@ export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage
       clientId: message.id,
       payloadJson: message.payloadJson,
       messageIdHeader: message.messageIdHeader,
-      raw: message.raw,
+      raw: message.raw ?? (message.spoolId === null ? null : deps.readSpool(message.spoolId)),
       envelope: { mailFrom: message.mailFrom, rcptTo: message.rcptTo },
       account,
       tenant: { clientBaseUrl: tenant.clientBaseUrl, clientAttachmentPath: tenant.clientAttachmentPath, clientAuth: tenant.clientAuth },

@@ -6,7 +6,7 @@ import { AppError } from '../core/app-error.js';
 import type { IdSource } from '../core/clock.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
-import type { MessageQueue } from '../core/queue.js';
+import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
@@ -14,10 +14,12 @@ import { durableTransaction, openDatabase } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createMessageEventWriter } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
+import { createSqliteSpool } from './spool.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
 
 export interface SqliteStore extends AdminStore {
   queue: MessageQueue;
+  spool: MessageSpool;
   messages: MessageAdmin;
   /** Schema versions applied while opening. */
   migrated: number[];
@@ -47,6 +49,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes: createSqliteChangeLog(db),
     queue: createSqliteMessageQueue(db, options.ids),
+    spool: storeErrors(createSqliteSpool(db)),
     messages: createSqliteMessageAdmin(db, createMessageEventWriter(db, options.ids)),
     transaction: (fn) => {
       try {
@@ -79,4 +82,21 @@ function asStoreError(error: unknown): unknown {
     });
   }
   return error;
+}
+
+/** Every method of `target`, with SQLite's "cannot store" errors as STORE_UNAVAILABLE. */
+function storeErrors<T extends object>(target: T): T {
+  const wrapped = {} as Record<string, unknown>;
+  for (const [name, value] of Object.entries(target)) {
+    wrapped[name] = typeof value === 'function'
+      ? (...args: unknown[]) => {
+          try {
+            return (value as (...a: unknown[]) => unknown)(...args);
+          } catch (error) {
+            throw asStoreError(error);
+          }
+        }
+      : value;
+  }
+  return wrapped as T;
 }

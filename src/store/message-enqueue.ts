@@ -3,7 +3,7 @@
  * inserted, waiting ones replaced (idempotent resubmission). A message enters
  * suspended when its batch or tenant is suspended or the tenant is inactive.
  */
-import type { NewMessage } from '../core/message.js';
+import type { MessageContent, NewMessage } from '../core/message.js';
 import type { EnqueueResult } from '../core/queue.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
@@ -17,12 +17,12 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
   // The insert binds positionally (cheaper than named, measured), the rare
   // replacement by name from the same values: see `row` below for the order.
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      payload, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, 'http', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      payload, raw, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
   const replace = db.prepare<Record<string, unknown>, { pk: number }>(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
-      payload = @v6, mail_from = @v7, rcpt_to = @v8, subject = @v9, message_id_header = @v10, size_bytes = @v11, state = @v12,
-      suspended = @v13, next_attempt_at = @v14, deferred_at = @v15, deferred_reason = NULL, updated_at = @v16
+      source = @v6, payload = @v7, raw = @v8, spool_id = @v9, mail_from = @v10, rcpt_to = @v11, subject = @v12, message_id_header = @v13,
+      size_bytes = @v14, state = @v15, suspended = @v16, next_attempt_at = @v17, deferred_at = @v18, deferred_reason = NULL, updated_at = @v19
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   const byName = (row: readonly unknown[]): Record<string, unknown> => Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
@@ -45,7 +45,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const suspended = isSuspended(message.tenantId, message.batchCode);
       const row = [
-        message.tenantId, message.id, message.accountId, message.priority, message.batchCode, message.payloadJson, message.mailFrom,
+        message.tenantId, message.id, message.accountId, message.priority, message.batchCode, ...contentColumns(message.content), message.mailFrom,
         JSON.stringify(message.rcptTo), message.subject, message.messageId, message.sizeBytes, deferred ? 'deferred' : 'queued',
         suspended ? 1 : 0, deferred ? (message.deferredUntil ?? now) : now, deferred ? message.deferredUntil : null, now, now,
       ];
@@ -73,4 +73,17 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
 
   return (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult =>
     durableTransaction(db, () => enqueue(messages, now, correlationId));
+}
+
+/** source, payload, raw, spool_id */
+function contentColumns(content: MessageContent): [string, string | null, Buffer | null, number | null] {
+  switch (content.kind) {
+    case 'payload':
+      return ['http', content.json, null, null];
+    case 'raw':
+      // better-sqlite3 binds a Buffer as a BLOB; a Buffer view shares the bytes.
+      return ['smtp', null, Buffer.isBuffer(content.bytes) ? content.bytes : Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength), null];
+    case 'spooled':
+      return ['smtp', null, null, content.spoolId];
+  }
 }

@@ -26,6 +26,7 @@ interface ClaimRow {
   payload: string | null;
   message_id_header: string | null;
   raw: Buffer | null;
+  spool_id: number | null;
   mail_from: string;
   rcpt_to: string;
 }
@@ -42,6 +43,7 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   payloadJson: row.payload,
   messageIdHeader: row.message_id_header,
   raw: row.raw,
+  spoolId: row.spool_id,
   mailFrom: row.mail_from,
   rcptTo: JSON.parse(row.rcpt_to) as string[],
 });
@@ -53,7 +55,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
     ORDER BY next_attempt_at, pk LIMIT ?`);
   const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
     SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, payload, message_id_header, raw, mail_from, rcpt_to`);
+    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, payload, message_id_header, raw, spool_id, mail_from, rcpt_to`);
   const nextDue = db.prepare<[string, string, number], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM messages
     WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ?`);
   const usageRows = db.prepare<[string, string], { window_kind: string; window_start: number; used: number }>(
@@ -73,6 +75,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
   const suppressedRows = db.prepare<[string, number, string], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
   );
+  const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
   const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
     `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
   );
@@ -127,6 +130,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
       }
       return earliest;
     },
+    spooledContent: (spoolId) => Buffer.concat(spoolParts.all(spoolId).map((row) => row.bytes)),
     usage,
     pauseAccount: (tenantId, accountId, at, reason) => {
       pause.run(at, reason, tenantId, accountId);

@@ -77,7 +77,7 @@ export function toSubmissionItem(raw: unknown, index: number, limits: Submission
       id: item.id,
       batchCode: item.batch_code ?? null,
       deferredUntil: item.deferred_ts === undefined || item.deferred_ts === null ? null : Math.round(item.deferred_ts * 1000),
-      payloadJson: JSON.stringify(payload),
+      content: { kind: 'payload', json: JSON.stringify(payload) },
       subject: payload.subject,
       messageId: payload.messageId,
       mailFrom: bare(payload.returnPath ?? payload.from),

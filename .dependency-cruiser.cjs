@@ -1,7 +1,7 @@
 /**
  * Dependency direction (STYLE.md): core imports only core; a room imports core
  * and itself, never another room; each library lives in one room; no cycles.
- * Only src/main.ts, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
+ * Only src/main.ts, src/daemon/, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
  */
 const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/smtp', 'delivery', 'bounce', 'sync', 'outbox', 'runtime'];
 

@@ -41,7 +41,7 @@ async function api(base, token, method, path, body) {
 
 async function startDaemon() {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailproxy-bench-'));
-  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], { MAILPROXY_DATA_DIR: dataDir, MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_LOG_LEVEL: 'warn' });
+  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], { MAILPROXY_DATA_DIR: dataDir, MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', MAILPROXY_LOG_LEVEL: 'warn' });
   // Listening is logged at info; at warn we find the port through the ready probe instead.
   const created = await daemon.next((entry) => entry.msg?.startsWith('admin token created'));
   void created;

@@ -74,6 +74,12 @@ async function serve(args: ServeArgs): Promise<void> {
     return;
   }
   installShutdownHandlers({ deadlineMs: config.shutdown_timeout_seconds * 1000, log, stop: daemon.stop, exit });
+  const smtp = daemon.smtp;
+  // SIGHUP: a renewed certificate is taken without closing a listener.
+  process.on('SIGHUP', () => {
+    log.info({ signal: 'SIGHUP' }, smtp === null ? 'nothing to reload' : 'reloading the smtp tls certificate');
+    smtp?.reloadTls();
+  });
   log.info('ready');
 }
 

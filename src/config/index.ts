@@ -3,3 +3,4 @@ export { parseConfig, type ParseConfigResult } from './parse-config.js';
 export { loadConfig } from './load-config.js';
 export { listEnvKeys } from './env-overrides.js';
 export { parseListenAddress, formatListenAddress, type ListenAddress } from './listen-address.js';
+export { parseNetwork, type Network } from './network.js';

@@ -43,6 +43,7 @@ export async function startTestDaemon(extraToml = '', clock: Clock = createTestC
   const parsed = parseConfig(extraToml, {
     MAILPROXY_DATA_DIR: dataDir,
     MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+    MAILPROXY_SMTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_LOG_LEVEL: 'debug',
   });
   if (!parsed.ok) throw new Error(`test config invalid: ${parsed.problems.join('; ')}`);

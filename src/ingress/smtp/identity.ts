@@ -1,0 +1,52 @@
+/**
+ * Who an SMTP client is: a tenant (and maybe an account) by AUTH, or by the
+ * network it connects from when the operator trusts that network.
+ */
+import { BlockList, isIPv4 } from 'node:net';
+
+export interface SmtpIdentity {
+  tenantId: string;
+  accountId: string | null;
+}
+
+export interface TrustedNetwork {
+  address: string;
+  prefix: number;
+  family: 'ipv4' | 'ipv6';
+  tenantId: string;
+  accountId: string | null;
+}
+
+/** `::ffff:10.1.2.3` (an IPv4 client of a dual-stack listener) as `10.1.2.3`. */
+export function plainAddress(address: string): string {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  return mapped?.[1] ?? address;
+}
+
+export function isLoopback(address: string): boolean {
+  const plain = plainAddress(address);
+  return plain === '::1' || (isIPv4(plain) && plain.startsWith('127.'));
+}
+
+/** The first listed network that holds the address wins. */
+export function trustedNetworks(networks: readonly TrustedNetwork[]): (remoteAddress: string) => SmtpIdentity | null {
+  const lists = networks.map((network) => {
+    const list = new BlockList();
+    list.addSubnet(network.address, network.prefix, network.family);
+    return { list, identity: { tenantId: network.tenantId, accountId: network.accountId } };
+  });
+  return (remoteAddress) => {
+    const plain = plainAddress(remoteAddress);
+    const family = isIPv4(plain) ? 'ipv4' : 'ipv6';
+    return lists.find(({ list }) => list.check(plain, family))?.identity ?? null;
+  };
+}
+
+/** AUTH user `<tenant_id>` or `<tenant_id>/<account_id>`; null when neither. */
+export function parseUser(username: string): SmtpIdentity | null {
+  const slash = username.indexOf('/');
+  const tenantId = slash === -1 ? username : username.slice(0, slash);
+  const accountId = slash === -1 ? null : username.slice(slash + 1);
+  if (tenantId === '' || accountId === '') return null;
+  return { tenantId, accountId };
+}

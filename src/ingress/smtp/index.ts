@@ -1,0 +1,3 @@
+export { startSmtpIngress, type SmtpIngress, type SmtpIngressOptions, type Endpoint } from './server.js';
+export type { SmtpPolicy, SmtpSessionDeps } from './session.js';
+export type { TrustedNetwork } from './identity.js';

@@ -1,0 +1,136 @@
+/**
+ * The SMTP listeners: a plain one (STARTTLS when a certificate is configured)
+ * and an optional implicit-TLS one, sharing one set of session handlers. TLS
+ * material is read again on reload without closing a listener; stopping lets
+ * messages in the middle of DATA finish and answers everyone else 421.
+ */
+import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import type { SMTPServerOptions } from 'smtp-server';
+import type { Logger } from '../../core/logger.js';
+import { SubmissionServer } from './connection.js';
+import { replies, type SmtpReply } from './replies.js';
+import { createSessionHandlers, type SmtpSessionDeps } from './session.js';
+
+export interface Endpoint {
+  host: string;
+  port: number;
+}
+
+export interface SmtpIngressOptions {
+  listen: Endpoint | null;
+  tlsListen: Endpoint | null;
+  tls: { certFile: string; keyFile: string } | null;
+  maxConnections: number;
+  commandTimeoutMs: number;
+  session: SmtpSessionDeps;
+  log: Logger;
+}
+
+export interface SmtpIngress {
+  plain: Endpoint | null;
+  implicitTls: Endpoint | null;
+  /** Reads the certificate and key again; keeps the current ones when they cannot be read. */
+  reloadTls(): boolean;
+  close(deadlineMs: number): Promise<void>;
+}
+
+function readTls(files: { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
+  return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
+}
+
+export async function startSmtpIngress(options: SmtpIngressOptions): Promise<SmtpIngress> {
+  const { log } = options;
+  const sessions = createSessionHandlers(options.session);
+  const tls = options.tls === null ? null : readTls(options.tls);
+  const servers: SubmissionServer[] = [];
+
+  const create = (secure: boolean): SubmissionServer => {
+    const settings: SMTPServerOptions = {
+      ...sessions.handlers,
+      name: options.session.policy.hostname,
+      banner: 'mailproxy',
+      secure,
+      size: options.session.policy.maxMessageBytes,
+      authMethods: ['PLAIN', 'LOGIN'],
+      // Both enforced per connection by the session handlers: trusted networks
+      // submit without AUTH, and loopback clients may AUTH without TLS.
+      authOptional: true,
+      allowInsecureAuth: true,
+      hideSTARTTLS: tls === null,
+      disabledCommands: tls === null ? ['STARTTLS'] : [],
+      hideENHANCEDSTATUSCODES: false,
+      hidePIPELINING: false,
+      hide8BITMIME: false,
+      hideSMTPUTF8: false,
+      disableReverseLookup: true,
+      maxClients: options.maxConnections,
+      socketTimeout: options.commandTimeoutMs,
+      logger: false,
+      ...(tls === null ? {} : { ...tls, minVersion: 'TLSv1.2' as const }),
+    };
+    const server = new SubmissionServer(settings, sessions.greetingDelayMs);
+    server.on('error', (error: Error) => log.warn({ err: error }, 'smtp connection error'));
+    servers.push(server);
+    return server;
+  };
+
+  const listen = (server: SubmissionServer, endpoint: Endpoint): Promise<Endpoint> =>
+    new Promise((resolve, reject) => {
+      server.server.once('error', reject);
+      server.server.listen(endpoint.port, endpoint.host, () => {
+        server.server.off('error', reject);
+        const address = server.server.address() as AddressInfo;
+        resolve({ host: address.address, port: address.port });
+      });
+    });
+
+  sessions.bindCloser((sessionId: string, reply: SmtpReply) => {
+    for (const server of servers) {
+      for (const connection of server.connections) {
+        if (connection.id === sessionId) connection.send(reply.responseCode, reply.message);
+      }
+    }
+  });
+
+  const closeAll = async (deadlineMs: number): Promise<void> => {
+    sessions.beginClosing();
+    const busy = sessions.busySessions();
+    const farewell = replies.shuttingDown();
+    for (const server of servers) {
+      for (const connection of server.connections) {
+        if (!busy.has(connection.id)) connection.send(farewell.responseCode, farewell.message);
+      }
+    }
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => {
+      // Past the deadline smtp-server answers what is left 421 and closes it.
+      server.options.closeTimeout = Math.max(1, deadlineMs);
+      server.close(() => resolve());
+    })));
+  };
+
+  try {
+    const plain = options.listen === null ? null : await listen(create(false), options.listen);
+    const implicitTls = options.tlsListen === null ? null : await listen(create(true), options.tlsListen);
+    return {
+      plain,
+      implicitTls,
+      reloadTls() {
+        if (options.tls === null) return false;
+        try {
+          const material = readTls(options.tls);
+          for (const server of servers) server.updateSecureContext({ ...material, minVersion: 'TLSv1.2' });
+          log.info({ cert: options.tls.certFile }, 'smtp tls certificate reloaded');
+          return true;
+        } catch (error) {
+          log.error({ err: error, cert: options.tls.certFile }, 'smtp tls certificate not reloaded: keeping the current one');
+          return false;
+        }
+      },
+      close: closeAll,
+    };
+  } catch (error) {
+    await closeAll(0);
+    throw error;
+  }
+}

@@ -1,0 +1,228 @@
+/**
+ * The SMTP conversation's decisions, as smtp-server handlers: who may connect,
+ * who may submit as which tenant and account, which recipients are taken, and
+ * the durable accept of DATA. Every refusal is an SmtpReply (replies.ts).
+ */
+import type { SMTPServerAddress, SMTPServerAuthentication, SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
+import type { Account } from '../../core/account.js';
+import { isAddrSpec } from '../../core/address.js';
+import { AppError } from '../../core/app-error.js';
+import type { Clock, IdSource } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { Principal } from '../../core/principal.js';
+import type { MessageSpool } from '../../core/queue.js';
+import type { SubmissionService } from '../../core/submission-service.js';
+import { isLoopback, parseUser, trustedNetworks, type SmtpIdentity, type TrustedNetwork } from './identity.js';
+import { discard, receiveMessage, type DataStream } from './message-receiver.js';
+import { replies, SmtpReply } from './replies.js';
+import { decideHeaders, type SubmissionHeaders } from './submission-headers.js';
+
+/** A message up to this size is held in memory; a larger one goes to the spool in parts of this size. */
+export const IN_MEMORY_BYTES = 512 * 1024;
+
+export interface SmtpPolicy {
+  hostname: string;
+  maxMessageBytes: number;
+  maxHeaderBytes: number;
+  maxRecipients: number;
+  maxConnectionsPerClient: number;
+  dataTimeoutMs: number;
+  greetingDelayMs: number;
+  addReceivedHeader: boolean;
+  allowInsecureAuth: boolean;
+  trustedNetworks: readonly TrustedNetwork[];
+}
+
+export interface SmtpSessionDeps {
+  /** Checks an API key; throws AppError UNAUTHORIZED or AUTH_THROTTLED. */
+  authenticate(password: string, client: string): Principal;
+  /** The tenant's accounts; null when there is no such tenant. */
+  accountsOf(tenantId: string): readonly Account[] | null;
+  suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
+  submissions: Pick<SubmissionService, 'enqueue'>;
+  spool: MessageSpool;
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+  policy: SmtpPolicy;
+}
+
+type Callback<T = void> = (error?: Error | null, value?: T) => void;
+
+export function createSessionHandlers(deps: SmtpSessionDeps) {
+  const { policy, log } = deps;
+  const trusted = trustedNetworks(policy.trustedNetworks);
+  const perClient = new Map<string, number>();
+  const counted = new Set<string>();
+  /** Sessions whose DATA is being received or committed. */
+  const inData = new Set<string>();
+  let closing = false;
+
+  const identityOf = (session: SMTPServerSession): SmtpIdentity | null =>
+    (session.user as SmtpIdentity | undefined) ?? trusted(session.remoteAddress);
+
+  const accountProblem = (identity: SmtpIdentity, accountId: string | null): SmtpReply | null => {
+    const accounts = deps.accountsOf(identity.tenantId);
+    if (accounts === null) return replies.accountNotOwned(accountId ?? '(default)');
+    if (accountId !== null) return accounts.some((account) => account.id === accountId) ? null : replies.accountNotOwned(accountId);
+    const fallback = accounts.find((account) => account.isDefault) ?? (accounts.length === 1 ? accounts[0] : undefined);
+    return fallback === undefined ? replies.noAccount() : null;
+  };
+
+  const received = (session: SMTPServerSession) => (id: string): string => {
+    const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\w.:[\]-]/g, '').slice(0, 255) || 'unknown';
+    return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${policy.hostname} (mailproxy) with ${session.transmissionType} id ${id};\r\n\t${new Date(deps.clock.now()).toUTCString().replace(/GMT$/, '+0000')}`;
+  };
+
+  const accept = async (stream: SMTPServerDataStream, session: SMTPServerSession, identity: SmtpIdentity): Promise<string> => {
+    const now = deps.clock.now();
+    const mailFrom = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
+    let headers: SubmissionHeaders | null = null;
+    const outcome = await receiveMessage(stream as DataStream, (fields) => {
+      const decided = decideHeaders(fields, { newId: deps.ids.uuid, now, mailFrom, received: policy.addReceivedHeader ? received(session) : null });
+      if (decided instanceof SmtpReply) return decided;
+      const problem = accountProblem(identity, decided.accountId ?? identity.accountId);
+      if (problem !== null) return problem;
+      headers = decided;
+      return decided;
+    }, {
+      spool: deps.spool,
+      now: deps.clock.now,
+      maxHeaderBytes: policy.maxHeaderBytes,
+      maxMessageBytes: policy.maxMessageBytes,
+      memoryBytes: IN_MEMORY_BYTES,
+      onStoreError: (error) => log.error({ err: error, session: session.id }, 'spooling a message failed'),
+    });
+    if (!outcome.ok) throw outcome.reply;
+    const head = headers as SubmissionHeaders | null;
+    if (head === null) throw new Error('the header was accepted but not recorded');
+    const spoolId = outcome.content.kind === 'spooled' ? outcome.content.spoolId : null;
+    const rcptTo = session.envelope.rcptTo.map((address) => address.address);
+    const accountId = head.accountId ?? identity.accountId;
+    let result;
+    try {
+      result = await deps.submissions.enqueue({ kind: 'tenant', tenantId: identity.tenantId }, [{
+        index: 0,
+        id: head.id,
+        tenantId: identity.tenantId,
+        ...(accountId === null ? {} : { accountId }),
+        ...(head.priority === null ? {} : { priority: head.priority }),
+        message: {
+          id: head.id, batchCode: head.batchCode, deferredUntil: head.deferredUntil, content: outcome.content,
+          subject: head.subject, messageId: head.messageId, mailFrom, rcptTo, sizeBytes: outcome.sizeBytes,
+        },
+      }], undefined, `smtp:${session.id}`);
+    } catch (error) {
+      discard(deps.spool, spoolId);
+      throw error;
+    }
+    const rejection = result.rejected[0];
+    if (rejection === undefined) return replies.queued(head.id).message;
+    discard(deps.spool, spoolId);
+    // A repeated X-Genro-Mail-ID of a message already on its way is a client retrying
+    // after a lost reply: it was accepted once, and is not sent twice.
+    if (rejection.reason === 'already sent') return replies.alreadyAccepted(head.id).message;
+    if (rejection.reason === 'suppressed') throw replies.suppressed();
+    if (rejection.reason === 'unknown account' || rejection.reason === 'unknown tenant') throw replies.accountNotOwned(accountId ?? '(default)');
+    if (rejection.reason.startsWith('account_id is required')) throw replies.noAccount();
+    throw replies.refused(rejection.reason);
+  };
+
+  const handlers = {
+    onConnect(session: SMTPServerSession, callback: Callback) {
+      if (closing) return callback(replies.shuttingDown());
+      const client = session.remoteAddress;
+      const open = perClient.get(client) ?? 0;
+      if (open >= policy.maxConnectionsPerClient) return callback(replies.tooManyConnections());
+      perClient.set(client, open + 1);
+      counted.add(session.id);
+      callback();
+    },
+
+    onClose(session: SMTPServerSession) {
+      if (!counted.delete(session.id)) return;
+      const open = (perClient.get(session.remoteAddress) ?? 1) - 1;
+      if (open <= 0) perClient.delete(session.remoteAddress);
+      else perClient.set(session.remoteAddress, open);
+    },
+
+    onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: Callback<{ user: SmtpIdentity }>) {
+      if (!session.secure && !policy.allowInsecureAuth && !isLoopback(session.remoteAddress)) return callback(replies.encryptionRequired());
+      const wanted = parseUser(auth.username ?? '');
+      try {
+        const principal = deps.authenticate(auth.password ?? '', session.remoteAddress);
+        if (wanted === null || principal.kind !== 'tenant' || principal.tenantId !== wanted.tenantId) return callback(replies.badCredentials());
+        callback(null, { user: wanted });
+      } catch (error) {
+        if (error instanceof AppError && error.code === 'AUTH_THROTTLED') {
+          return callback(replies.authThrottled(Number((error.details as { retry_after_seconds?: number }).retry_after_seconds ?? 60)));
+        }
+        if (error instanceof AppError && error.code === 'UNAUTHORIZED') return callback(replies.badCredentials());
+        log.error({ err: error }, 'smtp authentication failed unexpectedly');
+        callback(new SmtpReply(454, '4.7.0', 'Temporary authentication failure'));
+      }
+    },
+
+    onMailFrom(address: SMTPServerAddress, session: SMTPServerSession, callback: Callback) {
+      if (closing) return callback(replies.shuttingDown());
+      const identity = identityOf(session);
+      if (identity === null) return callback(replies.authRequired());
+      if (address.address !== '' && !isAddrSpec(address.address)) return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
+      if (identity.accountId !== null) return callback(accountProblem(identity, identity.accountId));
+      callback();
+    },
+
+    onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: Callback) {
+      const identity = identityOf(session);
+      if (identity === null) return callback(replies.authRequired());
+      if (session.envelope.rcptTo.length >= policy.maxRecipients) return callback(replies.tooManyRecipients(policy.maxRecipients));
+      if (!isAddrSpec(address.address)) return callback(replies.badRecipient());
+      try {
+        if (deps.suppressed(identity.tenantId, [address.address], deps.clock.now()).size > 0) return callback(replies.suppressed());
+      } catch (error) {
+        log.error({ err: error }, 'suppression lookup failed');
+        return callback(replies.storeFailed());
+      }
+      callback();
+    },
+
+    onData(stream: SMTPServerDataStream, session: SMTPServerSession, callback: Callback<string>) {
+      const identity = identityOf(session);
+      if (identity === null) return callback(replies.authRequired());
+      const timer = setTimeout(() => closeSession(session.id, replies.dataTimeout()), policy.dataTimeoutMs);
+      inData.add(session.id);
+      accept(stream, session, identity).then(
+        (reply) => callback(null, reply),
+        (error: unknown) => {
+          if (error instanceof SmtpReply) return callback(error);
+          log.error({ err: error, session: session.id }, 'smtp message not stored');
+          callback(replies.storeFailed());
+        },
+      ).finally(() => {
+        clearTimeout(timer);
+        inData.delete(session.id);
+        if (closing) setImmediate(() => closeSession(session.id, replies.shuttingDown()));
+      });
+    },
+  } satisfies Partial<SMTPServerOptions>;
+
+  /** Set by the server: writes `reply` to that session's client and closes it. */
+  let closeSession: (sessionId: string, reply: SmtpReply) => void = () => undefined;
+
+  return {
+    handlers,
+    greetingDelayMs: (remoteAddress: string): number =>
+      policy.greetingDelayMs === 0 || isLoopback(remoteAddress) || trusted(remoteAddress) !== null ? 0 : policy.greetingDelayMs,
+    bindCloser(closer: (sessionId: string, reply: SmtpReply) => void): void {
+      closeSession = closer;
+    },
+    /** From now on every new command or connection is answered 421. */
+    beginClosing(): void {
+      closing = true;
+    },
+    /** Sessions in the middle of DATA: they finish (and are answered) before the listener closes. */
+    busySessions: (): ReadonlySet<string> => inData,
+  };
+}
+
+export type SessionHandlers = ReturnType<typeof createSessionHandlers>;

@@ -2,7 +2,8 @@
 // separate processes, runs each scenario 3 times, prints medians (min-max) and
 // writes bench/results/<date>.json. Figures depend on the machine: compare like with like.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -11,7 +12,13 @@ import { fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const children = new Set();
-process.on('exit', () => { for (const child of children) child.kill('SIGKILL'); });
+const dataDirs = new Set();
+process.on('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+// Interrupted (Ctrl-C, kill): leave through 'exit' so that the children and data directories go too.
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130));
 
 function start(args, env = {}) {
   const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
@@ -28,10 +35,11 @@ function start(args, env = {}) {
   return { child, next };
 }
 
+/** Runs a load generator to its one JSON line; fails if it ends without one. */
 async function run(args) {
   const proc = start(args);
-  const result = await proc.next(() => true);
-  return result;
+  const ended = new Promise((_, reject) => proc.child.once('close', (code) => reject(new Error(`${args[0]} ended (${code}) without a result`))));
+  return Promise.race([proc.next(() => true), ended]);
 }
 
 async function api(base, token, method, path, body) {
@@ -39,25 +47,63 @@ async function api(base, token, method, path, body) {
   return response.json();
 }
 
-async function startDaemon() {
+async function startDaemon(env = {}) {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailproxy-bench-'));
-  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], { MAILPROXY_DATA_DIR: dataDir, MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', MAILPROXY_LOG_LEVEL: 'warn' });
-  // Listening is logged at info; at warn we find the port through the ready probe instead.
+  dataDirs.add(dataDir);
+  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], { MAILPROXY_DATA_DIR: dataDir, MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', MAILPROXY_LOG_LEVEL: 'warn', ...env });
+  // Listening is logged at info (as is every HTTP request); at warn the ports are found with ss instead.
   const created = await daemon.next((entry) => entry.msg?.startsWith('admin token created'));
   void created;
-  const port = await findPort(daemon.child.pid);
+  const { http, smtp } = await findPorts(daemon.child.pid);
   const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
-  return { daemon, dataDir, base: `http://127.0.0.1:${port}`, token, async stop() { daemon.child.kill('SIGTERM'); await new Promise((r) => daemon.child.once('exit', r)); rmSync(dataDir, { recursive: true, force: true }); } };
+  return {
+    daemon, dataDir, base: `http://127.0.0.1:${http}`, smtpPort: smtp, token,
+    async stop() {
+      if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
+        const exited = new Promise((r) => daemon.child.once('exit', r));
+        daemon.child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+      dataDirs.delete(dataDir);
+    },
+  };
 }
 
-async function findPort(pid) {
+function listeningPorts(pid) {
+  return new Promise((resolve) => {
+    const ss = spawn('ss', ['-ltnpH']);
+    let out = '';
+    ss.stdout.on('data', (d) => (out += d));
+    ss.on('exit', () => resolve(out.split('\n').filter((row) => row.includes(`pid=${pid},`)).map((row) => Number(/127\.0\.0\.1:(\d+)/.exec(row)?.[1])).filter(Boolean)));
+  });
+}
+
+/** Whether the listener at `port` greets with 220 (SMTP, which greets loopback at once) or stays silent (HTTP). */
+function greetsSmtp(port) {
+  return new Promise((resolve) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    const done = (smtp) => { clearTimeout(timer); socket.removeAllListeners('data'); if (smtp) socket.end('QUIT\r\n'); else socket.destroy(); resolve(smtp); };
+    const timer = setTimeout(() => done(false), 1000);
+    socket.on('data', (data) => done(data.toString('latin1').startsWith('220')));
+    socket.on('error', () => done(false));
+  });
+}
+
+/** The daemon's HTTP and SMTP ports: it listens on both (HTTP first), told apart by the SMTP greeting. */
+async function findPorts(pid) {
   for (let attempt = 0; attempt < 100; attempt += 1) {
-    const text = await new Promise((resolve) => { const ss = spawn('ss', ['-ltnpH']); let out = ''; ss.stdout.on('data', (d) => (out += d)); ss.on('exit', () => resolve(out)); });
-    const line = text.split('\n').find((row) => row.includes(`pid=${pid},`));
-    if (line) return Number(/127\.0\.0\.1:(\d+)/.exec(line)?.[1]);
+    const ports = await listeningPorts(pid);
+    if (ports.length >= 2) {
+      const smtp = [];
+      const http = [];
+      const greets = await Promise.all(ports.map(greetsSmtp));
+      ports.forEach((port, index) => (greets[index] ? smtp : http).push(port));
+      if (smtp.length === 1 && http.length === 1) return { http: http[0], smtp: smtp[0] };
+    }
     await new Promise((r) => setTimeout(r, 50));
   }
-  throw new Error('daemon did not start listening');
+  throw new Error('daemon did not start listening on HTTP and SMTP');
 }
 
 async function setupTenant(d, sinkPort) {
@@ -82,10 +128,10 @@ async function waitForSink(sink, count, timeoutMs) {
 }
 
 /** A sink, a daemon, and tenant `bench` whose default account (pool of 5) relays to the sink. */
-async function startPeers({ suspended }) {
+async function startPeers({ suspended, env }) {
   const sink = start(['bench/sink.mjs']);
   const { port } = await sink.next((e) => e.port);
-  const d = await startDaemon();
+  const d = await startDaemon(env);
   const key = await setupTenant(d, port);
   if (suspended) await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
   return {
@@ -95,6 +141,29 @@ async function startPeers({ suspended }) {
       sink.child.stdin.end();
     },
   };
+}
+
+/** The daemon's resident memory in MiB (VmRSS now, VmHWM the peak since it started), from /proc. */
+function memoryOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN) / 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+/** Samples the daemon's VmRSS every 100 ms until stopped; returns the highest seen. */
+function sampleRss(pid) {
+  let peak = 0;
+  const take = () => { try { peak = Math.max(peak, memoryOf(pid).rss); } catch { /* exited */ } };
+  take();
+  const timer = setInterval(take, 100);
+  return () => { clearInterval(timer); take(); return peak; };
+}
+
+/** An SMTP load run (bench/smtp-load.mjs) against the daemon as tenant `bench`; reports its errors on stderr. */
+async function smtpLoad(d, key, ...args) {
+  const load = await run(['bench/smtp-load.mjs', String(d.smtpPort), 'bench', key, ...args.map(String)]);
+  if (load.errors > 0) console.error(`  ${load.errors} errors:`, load.errorSamples);
+  return load;
 }
 
 const scenarios = {
@@ -129,11 +198,61 @@ const scenarios = {
       'all relayed': stats.received >= load.queued ? 1 : 0,
     };
   },
+  async 'smtp-ingest'() {
+    // 20 keep-alive sessions, each AUTH once, then 2 KB messages back to back (MAIL/RCPT/DATA
+    // pipelined); tenant suspended so that only intake runs; durable commit before each 250.
+    const { d, key, stop } = await startPeers({ suspended: true });
+    try {
+      const load = await smtpLoad(d, key, 'keepalive', 20, 2048, 10, 2);
+      return { 'messages/s': load.rate, 'message p50 ms': load.p50, 'message p99 ms': load.p99, errors: load.errors };
+    } finally {
+      await stop();
+    }
+  },
+  async 'smtp-connection-per-message'() {
+    // The same 2 KB messages, each on a new connection: greeting, EHLO, AUTH, MAIL/RCPT/DATA, QUIT; 20 at a time.
+    const { d, key, stop } = await startPeers({ suspended: true });
+    try {
+      const load = await smtpLoad(d, key, 'per-message', 20, 2048, 10, 2);
+      return { 'messages/s': load.rate, 'connection p50 ms': load.p50, 'connection p99 ms': load.p99, errors: load.errors };
+    } finally {
+      await stop();
+    }
+  },
+  async 'smtp-large'() {
+    // 50 connections at once, each sending one 20 MiB message (spooled to SQLite in 512 KiB parts
+    // as it arrives): total time, and the daemon's resident memory above its idle level.
+    const { d, key, stop } = await startPeers({ suspended: true });
+    try {
+      await new Promise((r) => setTimeout(r, 1000));
+      const idle = memoryOf(d.daemon.child.pid).rss;
+      const stopSampling = sampleRss(d.daemon.child.pid);
+      const load = await smtpLoad(d, key, 'large', 50, 20 * 1024 * 1024);
+      const peak = stopSampling();
+      const { hwm } = memoryOf(d.daemon.child.pid);
+      return {
+        seconds: load.elapsed,
+        'MB/s': load['MB/s'],
+        'messages accepted': load.accepted,
+        'idle RSS MiB': idle,
+        'peak RSS MiB (100 ms samples)': peak,
+        'peak - idle MiB': peak - idle,
+        'VmHWM MiB': hwm,
+        errors: load.errors,
+      };
+    } finally {
+      await stop();
+    }
+  },
 };
 
 const median = (values) => { const sorted = [...values].sort((a, b) => a - b); return sorted[Math.floor(sorted.length / 2)]; };
 const only = process.argv[2];
 const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, scenarios: {} };
+if (only !== undefined && !(only in scenarios)) {
+  console.error(`unknown scenario ${only}; one of: ${Object.keys(scenarios).join(', ')}`);
+  process.exit(2);
+}
 for (const [name, scenario] of Object.entries(scenarios)) {
   if (only !== undefined && only !== name) continue;
   const runs = [];
@@ -145,10 +264,15 @@ for (const [name, scenario] of Object.entries(scenarios)) {
   }
   results.scenarios[name] = { runs, summary };
   console.log(`\n${name}`);
-  for (const [metric, s] of Object.entries(summary)) console.log(`  ${metric.padEnd(26)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
+  for (const [metric, s] of Object.entries(summary)) console.log(`  ${metric.padEnd(30)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const file = join(root, 'bench/results', `${results.date.slice(0, 10)}.json`);
+// Another run of the same day keeps the scenarios this one did not run.
+if (existsSync(file)) {
+  const earlier = JSON.parse(readFileSync(file, 'utf8'));
+  results.scenarios = { ...earlier.scenarios, ...results.scenarios };
+}
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nmachine: ${results.machine.cpu}, ${results.machine.cores} cores, node ${results.machine.node}\nwritten: ${file}`);
 process.exit(0);

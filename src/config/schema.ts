@@ -39,6 +39,7 @@ export const configSchema = z
   .object({
     data_dir: z.string().min(1).default('./data'),
     shutdown_timeout_seconds: positiveInt.max(3600).default(15),
+    max_database_mb: z.number().int().min(0).default(0),
     log: z
       .object({
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

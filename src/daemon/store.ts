@@ -63,7 +63,7 @@ export function openStore(config: Readonly<Config>, log: Logger, ids: IdSource):
     log.warn({ path: keys.created.adminTokenFile }, 'admin token created: read it from this file and send it as Authorization: Bearer <token>');
   }
   const databasePath = join(config.data_dir, DATABASE_FILE);
-  const store = createSqliteStore({ path: databasePath, secrets: createAesGcmSecretBox(keys.encryptionKey), ids, checkpointElsewhere: true });
+  const store = createSqliteStore({ path: databasePath, secrets: createAesGcmSecretBox(keys.encryptionKey), ids, checkpointElsewhere: true, maxBytes: config.max_database_mb * 1024 * 1024 });
   const checkpointer = startCheckpointer(databasePath, log.child({ component: 'store' }));
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
   return { store, checkpointer, adminToken: keys.adminToken, hashKey: keys.hashKey };

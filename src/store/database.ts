@@ -18,6 +18,12 @@ export interface OpenDatabaseOptions {
    * 1000). Raised when a checkpointer thread does that work (checkpointer.ts).
    */
   walAutocheckpointPages?: number;
+  /**
+   * Largest size the database may grow to (0: no limit). Past it a write fails
+   * with SQLITE_FULL, which intake answers 503 / 451 and keeps nothing, as on a
+   * full disk: a cap keeps the appliance from filling a disk it shares.
+   */
+  maxBytes?: number;
 }
 
 export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase; migrated: number[] } {
@@ -40,6 +46,10 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
     if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
     const migrated = migrate(db, loadMigrations());
+    if (options.maxBytes !== undefined && options.maxBytes > 0) {
+      const pageSize = db.pragma('page_size', { simple: true }) as number;
+      db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / pageSize))}`);
+    }
     return { db, migrated };
   } catch (error) {
     db.close();

@@ -34,12 +34,15 @@ export interface SqliteStoreOptions {
   ids: IdSource;
   /** A checkpointer thread runs (checkpointer.ts): commits leave the WAL to it. */
   checkpointElsewhere?: boolean;
+  /** See OpenDatabaseOptions.maxBytes. */
+  maxBytes?: number;
 }
 
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const { db, migrated } = openDatabase({
     path: options.path,
     ...(options.checkpointElsewhere === true ? { walAutocheckpointPages: WRITER_CHECKPOINT_PAGES } : {}),
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
   });
   const ping = db.prepare('SELECT 1');
   let closed = false;

@@ -25,10 +25,10 @@ const DEFAULT_DISPATCH: Record<string, string> = {
   retry_schedule_seconds: '[60, 300]',
 };
 
-export async function startQueueFixture(options: { dispatch?: Record<string, string>; extraToml?: string; clock?: TestClock; dataDir?: string } = {}): Promise<QueueFixture> {
+export async function startQueueFixture(options: { dispatch?: Record<string, string>; extraToml?: string; clock?: TestClock; dataDir?: string; env?: Record<string, string> } = {}): Promise<QueueFixture> {
   const clock = options.clock ?? createTestClock();
   const dispatch = Object.entries({ ...DEFAULT_DISPATCH, ...options.dispatch }).map(([key, value]) => `${key} = ${value}`).join('\n');
-  const t = await startTestDaemon(`${options.extraToml ?? ''}\n[dispatch]\n${dispatch}\n`, clock, options.dataDir);
+  const t = await startTestDaemon(`${options.extraToml ?? ''}\n[dispatch]\n${dispatch}\n`, clock, options.dataDir, options.env);
   const admin = (method: string, path: string, body?: unknown) => api(t.url, method, path, { token: t.adminToken, body });
 
   return {

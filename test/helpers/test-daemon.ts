@@ -37,7 +37,7 @@ export function createTestClock(): TestClock {
   };
 }
 
-export async function startTestDaemon(extraToml = '', clock: Clock = createTestClock(), existingDataDir?: string): Promise<TestDaemon> {
+export async function startTestDaemon(extraToml = '', clock: Clock = createTestClock(), existingDataDir?: string, env: Record<string, string> = {}): Promise<TestDaemon> {
   const dataDir = existingDataDir ?? mkdtempSync(join(tmpdir(), 'mailproxy-test-'));
   // The environment overrides pin what every test needs; `extraToml` sets the rest.
   const parsed = parseConfig(extraToml, {
@@ -45,6 +45,7 @@ export async function startTestDaemon(extraToml = '', clock: Clock = createTestC
     MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_SMTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_LOG_LEVEL: 'debug',
+    ...env,
   });
   if (!parsed.ok) throw new Error(`test config invalid: ${parsed.problems.join('; ')}`);
   const logLines: string[] = [];

@@ -1,0 +1,61 @@
+/**
+ * A submitting client for tests: nodemailer's SMTP connection (not ours), one
+ * step at a time, with promises. Failures carry the server's reply in
+ * `response` (e.g. "535 5.7.8 Authentication credentials invalid").
+ */
+import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
+
+export interface SubmitSession {
+  login(user: string, pass: string, method?: 'PLAIN' | 'LOGIN'): Promise<void>;
+  send(envelope: { from: string; to: string[] }, raw: string | Buffer): Promise<SMTPConnection.SentMessageInfo>;
+  close(): void;
+}
+
+export interface SubmitOptions {
+  host?: string;
+  /** Upgrade with STARTTLS (self-signed certificates accepted). */
+  starttls?: boolean;
+  /** Implicit TLS. */
+  secure?: boolean;
+  /** The client's own address (e.g. another loopback address). */
+  localAddress?: string;
+}
+
+/** The reply text of a failed step, e.g. "530 5.7.0 Authentication required". */
+export function replyOf(error: unknown): string {
+  return String((error as { response?: string }).response ?? (error as Error).message);
+}
+
+export async function openSubmission(port: number, options: SubmitOptions = {}): Promise<SubmitSession> {
+  const connection = new SMTPConnection({
+    host: options.host ?? '127.0.0.1',
+    port,
+    secure: options.secure ?? false,
+    ignoreTLS: options.starttls !== true,
+    requireTLS: options.starttls === true,
+    tls: { rejectUnauthorized: false },
+    ...(options.localAddress === undefined ? {} : { localAddress: options.localAddress }),
+    connectionTimeout: 5000,
+    greetingTimeout: 5000,
+    socketTimeout: 30_000,
+  });
+  connection.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    connection.once('error', reject);
+    connection.connect(() => {
+      connection.off('error', reject);
+      resolve();
+    });
+  });
+  return {
+    login: (user, pass, method) =>
+      new Promise((resolve, reject) => {
+        connection.login({ user, pass, ...(method === undefined ? {} : { method }) }, (error) => (error ? reject(error) : resolve()));
+      }),
+    send: (envelope, raw) =>
+      new Promise((resolve, reject) => {
+        connection.send(envelope, raw, (error, info) => (error ? reject(error) : resolve(info)));
+      }),
+    close: () => connection.quit(),
+  };
+}

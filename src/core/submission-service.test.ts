@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from './app-error.js';
 import type { NewMessage } from './message.js';
 import type { AdminStore } from './ports.js';
 import type { MessageQueue } from './queue.js';
@@ -8,7 +9,7 @@ import { createSubmissionService, type SubmissionItem } from './submission-servi
  * Group commit, in core terms: a fake store that records transactions (an outer
  * one, and nested ones as savepoints that undo their own writes when they throw).
  */
-function fakeStore(failFor: string | null) {
+function fakeStore(failFor: string | null, failure: () => Error = () => new Error('disk trouble')) {
   const committed: string[] = [];
   let pending: string[] = [];
   let depth = 0;
@@ -37,7 +38,7 @@ function fakeStore(failFor: string | null) {
     suppressed: () => new Set(),
     enqueue(messages: readonly NewMessage[]) {
       for (const message of messages) {
-        if (message.id === failFor) throw new Error('disk trouble');
+        if (message.id === failFor) throw failure();
         pending.push(message.id);
       }
       return { inserted: messages.length, updated: 0 };
@@ -52,8 +53,8 @@ const item = (id: string, index = 0): SubmissionItem => ({
   message: { id, batchCode: null, deferredUntil: null, content: { kind: 'payload', json: '{}' }, subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
 });
 
-function service(failFor: string | null = null) {
-  const fake = fakeStore(failFor);
+function service(failFor: string | null = null, failure?: () => Error) {
+  const fake = fakeStore(failFor, failure);
   const deferred: Array<() => void> = [];
   const woken: string[] = [];
   const submissions = createSubmissionService({
@@ -98,6 +99,17 @@ describe('submission group commit', () => {
     await expect(third).resolves.toMatchObject({ queued: 1 });
     // Nothing half-stored: b-0 went with its request's savepoint.
     expect(s.committed).toEqual(['a-1', 'c-1']);
+  });
+
+  it('fails the whole group when the store cannot write: nobody hears "queued", nothing is committed', async () => {
+    const s = service('b-1', () => new AppError('STORE_UNAVAILABLE', 'database or disk is full', { transient: true }));
+    const first = s.submissions.enqueue(s.principal, [item('a-1')], undefined, null);
+    const second = s.submissions.enqueue(s.principal, [item('b-1')], undefined, null);
+    const third = s.submissions.enqueue(s.principal, [item('c-1')], undefined, null);
+    s.deferred[0]?.();
+    for (const request of [first, second, third]) await expect(request).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    expect(s.committed).toEqual([]);
+    expect(s.woken).toEqual([]);
   });
 
   it('starts a new group for requests that come after a flush', async () => {

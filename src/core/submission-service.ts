@@ -4,6 +4,7 @@
  * then the valid ones are committed together before anyone is told "queued".
  */
 import type { Account } from './account.js';
+import { AppError } from './app-error.js';
 import { normalizeAddress } from './address.js';
 import type { Clock, IdSource } from './clock.js';
 import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
@@ -122,6 +123,8 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
           try {
             outcomes.push({ admitted: store.transaction(() => admit(request.principal, request.items, request.defaultPriority, request.correlationId)) });
           } catch (error) {
+            // A store that cannot write fails the whole group: nothing of it is committed.
+            if (error instanceof AppError && error.code === 'STORE_UNAVAILABLE') throw error;
             outcomes.push({ error });
           }
         }

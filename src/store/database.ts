@@ -63,7 +63,16 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
  * transaction it is a savepoint of that one, whose own commit decides.
  */
 export function durableTransaction<T>(db: SqliteDatabase, fn: () => T): T {
-  if (db.inTransaction) return db.transaction(fn)();
+  if (db.inTransaction) {
+    try {
+      return db.transaction(fn)();
+    } catch (error) {
+      // SQLITE_FULL, IOERR, NOMEM may roll back the whole transaction, not just
+      // this savepoint: the caller must not go on as if the outer one still held.
+      if (!db.inTransaction) throw Object.assign(new Error(`the enclosing transaction was rolled back: ${(error as Error).message}`), { code: 'SQLITE_ABORT_ROLLBACK', cause: error });
+      throw error;
+    }
+  }
   db.pragma('synchronous = FULL');
   try {
     return db.transaction(fn).immediate();

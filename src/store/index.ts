@@ -73,7 +73,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 }
 
 /** SQLite codes that mean "cannot store right now": the caller may retry; nothing was written. */
-const UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|NOMEM)/;
+const UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|NOMEM|ABORT_ROLLBACK)/;
 
 function asStoreError(error: unknown): unknown {
   const code = (error as { code?: unknown } | null)?.code;

@@ -13,6 +13,8 @@ missing=()
 for command in "${!NEEDS[@]}"; do
   command -v "$command" >/dev/null 2>&1 || [ -x "/usr/sbin/$command" ] || missing+=("${NEEDS[$command]}")
 done
+# swaks speaks TLS (--tls) only with Net::SSLeay, which it merely recommends.
+perl -MNet::SSLeay -e1 >/dev/null 2>&1 || missing+=(libnet-ssleay-perl)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 echo "test-setup: installing ${missing[*]}" >&2

@@ -71,7 +71,9 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
 
   const received = (session: SMTPServerSession) => (id: string): string => {
     const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\w.:[\]-]/g, '').slice(0, 255) || 'unknown';
-    return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${policy.hostname} (mailproxy) with ${session.transmissionType} id ${id};\r\n\t${new Date(deps.clock.now()).toUTCString().replace(/GMT$/, '+0000')}`;
+    // RFC 6531 §4.3: a transaction with SMTPUTF8 is UTF8SMTP(S)(A), not ESMTP(S)(A).
+    const protocol = session.envelope.smtpUtf8 === true ? session.transmissionType.replace(/^E?SMTP/, 'UTF8SMTP') : session.transmissionType;
+    return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${policy.hostname} (mailproxy) with ${protocol} id ${id};\r\n\t${new Date(deps.clock.now()).toUTCString().replace(/GMT$/, '+0000')}`;
   };
 
   const accept = async (stream: SMTPServerDataStream, session: SMTPServerSession, identity: SmtpIdentity): Promise<string> => {

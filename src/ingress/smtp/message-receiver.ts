@@ -83,12 +83,13 @@ export async function receiveMessage(stream: DataStream, decideHead: (fields: He
     head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
     const found = headerEnd(head, scanned);
     scanned = found.scanned;
-    if (found.end !== -1) {
+    if (found.end > options.maxHeaderBytes || (found.end === -1 && head.length > options.maxHeaderBytes)) {
+      // Whether the section ended in this read or not: the limit is on the section, not on a read.
+      refusal = replies.headerTooLarge(options.maxHeaderBytes);
+    } else if (found.end !== -1) {
       const complete = head;
       head = null;
       closeHead(complete, found.end);
-    } else if (head.length > options.maxHeaderBytes) {
-      refusal = replies.headerTooLarge(options.maxHeaderBytes);
     }
   };
 

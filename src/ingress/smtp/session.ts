@@ -197,6 +197,12 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
         (reply) => callback(null, reply),
         (error: unknown) => {
           if (error instanceof SmtpReply) return callback(error);
+          // The client left (or was closed for a timeout) in the middle of DATA: its
+          // message was never ours, and nobody is left to answer.
+          if ((error as { code?: unknown }).code === 'ECONNECTION') {
+            log.info({ reason: (error as Error).message, session: session.id }, 'smtp transfer abandoned');
+            return callback(error as Error);
+          }
           log.error({ err: error, session: session.id }, 'smtp message not stored');
           callback(replies.storeFailed());
         },

@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
+import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { api } from '../helpers/test-daemon.js';
-import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
+import { startSmtpSink, type SinkMessage } from '../peers/smtp-sink.js';
 
 const TOTAL = 300;
 const PER_REQUEST = 100;
@@ -18,22 +19,7 @@ const ENV = {
   MAILPROXY_DISPATCH_LEASE_SECONDS: '10',
 };
 
-const dirs: string[] = [];
-const running: DaemonProcess[] = [];
-const sinks: SmtpSink[] = [];
-
-afterEach(async () => {
-  for (const daemon of running.splice(0)) {
-    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      daemon.child.kill('SIGKILL');
-      await daemon.exited;
-    }
-  }
-  for (const sink of sinks.splice(0)) await sink.stop();
-});
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const { dirs, running, sinks } = tearDownProcesses();
 
 async function startDaemon(cwd: string): Promise<{ daemon: DaemonProcess; url: string }> {
   const daemon = spawnDaemon(['serve'], { cwd, env: ENV });

@@ -5,33 +5,19 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { spawnDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
+import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
 import { api } from '../helpers/test-daemon.js';
-import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { startSmtpSink } from '../peers/smtp-sink.js';
 
-const dirs: string[] = [];
-const running: DaemonProcess[] = [];
-const sinks: SmtpSink[] = [];
-
-afterEach(async () => {
-  for (const daemon of running.splice(0)) {
-    if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-      daemon.child.kill('SIGKILL');
-      await daemon.exited;
-    }
-  }
-  for (const sink of sinks.splice(0)) await sink.stop();
-});
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const { dirs, running, sinks } = tearDownProcesses();
 
 interface Started {
   daemon: DaemonProcess;

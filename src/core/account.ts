@@ -78,3 +78,11 @@ export function viewAccount(account: Account): AccountView {
     updated_at: new Date(account.updatedAt).toISOString(),
   };
 }
+
+/** An account as submission chooses it: by id, or the tenant's default. */
+export type AccountChoice = Pick<Account, 'id' | 'isDefault'>;
+
+/** The tenant's default account: the one marked so, or the only one. */
+export function defaultAccount<T extends AccountChoice>(accounts: readonly T[]): T | undefined {
+  return accounts.find((account) => account.isDefault) ?? (accounts.length === 1 ? accounts[0] : undefined);
+}

@@ -2,7 +2,7 @@
  * Ports: what the core needs from the outside world, by role. Adapters
  * (SQLite, node:crypto, ...) implement them and are wired in main.ts.
  */
-import type { Account } from './account.js';
+import type { Account, AccountChoice } from './account.js';
 import type { Tenant } from './tenant.js';
 import type { ChangeRecord } from './change-record.js';
 
@@ -21,6 +21,8 @@ export interface TenantRepository {
 export interface AccountRepository {
   get(tenantId: string, id: string): Account | null;
   list(tenantId: string | null): Account[];
+  /** The tenant's account ids and which is the default: what choosing an account needs, without opening secrets. */
+  choices(tenantId: string): AccountChoice[];
   /** Changes whenever any account is saved, paused or deleted: lets readers cache `list`. */
   version(): string;
   /** Insert or replace; when `account.isDefault`, clears the flag on the tenant's other accounts. */

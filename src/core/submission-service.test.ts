@@ -16,7 +16,7 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
   const log = { outer: 0 };
   const store = {
     tenants: { get: (id: string) => (id === 'acme' ? { id } : null) },
-    accounts: { list: () => [{ id: 'main', isDefault: true }] },
+    accounts: { choices: () => [{ id: 'main', isDefault: true }] },
     transaction<T>(fn: () => T): T {
       if (depth === 0) log.outer += 1;
       const mark = pending.length;

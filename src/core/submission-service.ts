@@ -3,7 +3,7 @@
  * tenant, the tenant's accounts, its suppression list and the idempotency rule,
  * then the valid ones are committed together before anyone is told "queued".
  */
-import type { Account } from './account.js';
+import { defaultAccount, type AccountChoice } from './account.js';
 import { AppError } from './app-error.js';
 import { normalizeAddress } from './address.js';
 import type { Clock, IdSource } from './clock.js';
@@ -67,12 +67,15 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
   const { store, queue, clock } = deps;
   let waiting: Waiting[] = [];
 
-  /** Checks and enqueues one request's messages, inside the caller's transaction. */
-  const admit = (principal: Principal, items: readonly SubmissionItem[], defaultPriority: number | PriorityLabel | undefined, correlationId: string | null): Admitted => {
+  /**
+   * Checks and enqueues one request's messages, inside the caller's transaction.
+   * `accountsOf` is shared by the requests of one commit group.
+   */
+  const admit = (request: Waiting, accountsOf: (tenantId: string) => AccountChoice[] | null): Admitted => {
+    const { principal, items, defaultPriority, correlationId } = request;
     const now = clock.now();
     const rejected: Rejection[] = [];
     const accepted: Array<NewMessage & { index: number }> = [];
-    const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.list(tenantId)));
     const seen = new Set<string>();
 
     for (const item of items) {
@@ -117,11 +120,13 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
     const batch = waiting;
     waiting = [];
     const outcomes: Array<{ admitted: Admitted } | { error: unknown }> = [];
+    // Inside the transaction, so an account saved meanwhile cannot be half seen.
+    const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.choices(tenantId)));
     try {
       store.transaction(() => {
         for (const request of batch) {
           try {
-            outcomes.push({ admitted: store.transaction(() => admit(request.principal, request.items, request.defaultPriority, request.correlationId)) });
+            outcomes.push({ admitted: store.transaction(() => admit(request, accountsOf)) });
           } catch (error) {
             // A store that cannot write fails the whole group: nothing of it is committed.
             if (error instanceof AppError && error.code === 'STORE_UNAVAILABLE') throw error;
@@ -160,7 +165,7 @@ export type SubmissionService = ReturnType<typeof createSubmissionService>;
 function resolve(
   item: SubmissionItem,
   principal: Principal,
-  accountsOf: (tenantId: string) => Account[] | null,
+  accountsOf: (tenantId: string) => AccountChoice[] | null,
   defaultPriority: number | PriorityLabel | undefined,
   ids: IdSource,
 ): NewMessage | string {
@@ -191,10 +196,6 @@ function resolve(
 function generatedMessageId(mailFrom: string, ids: IdSource): string {
   const domain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1) || 'mailproxy.invalid';
   return `<${ids.uuid()}@${domain}>`;
-}
-
-function defaultAccount(accounts: readonly Account[]): Account | undefined {
-  return accounts.find((account) => account.isDefault) ?? (accounts.length === 1 ? accounts[0] : undefined);
 }
 
 /** Idempotency and suppression, looked up once per tenant for the whole request. */

@@ -42,7 +42,7 @@ export async function startSmtp(wiring: SmtpWiring): Promise<SmtpIngress | null>
     log,
     session: {
       authenticate: (password, client) => wiring.authenticator.authenticate(password, client),
-      accountsOf: (tenantId) => (wiring.store.tenants.get(tenantId) === null ? null : wiring.store.accounts.list(tenantId)),
+      accountsOf: (tenantId) => (wiring.store.tenants.get(tenantId) === null ? null : wiring.store.accounts.choices(tenantId)),
       suppressed: (tenantId, addresses, now) => wiring.store.queue.suppressed(tenantId, addresses, now),
       submissions: wiring.submissions,
       spool: wiring.store.spool,

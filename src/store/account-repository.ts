@@ -79,6 +79,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
 
   const byId = db.prepare<[string, string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? AND id = ?`);
   const byTenant = db.prepare<[string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? ORDER BY id`);
+  const choices = db.prepare<[string], { id: string; is_default: number }>(`SELECT id, is_default FROM accounts WHERE tenant_id = ? ORDER BY id`);
   const all = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY tenant_id, id`);
   const version = db.prepare<[], { n: number; u: number; p: number }>(
     `SELECT count(*) AS n, total(updated_at) AS u, total(paused_at) AS p FROM accounts`,
@@ -109,6 +110,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
       return row === undefined ? null : toAccount(row);
     },
     list: (tenantId) => (tenantId === null ? all.all() : byTenant.all(tenantId)).map(toAccount),
+    choices: (tenantId) => choices.all(tenantId).map((row) => ({ id: row.id, isDefault: row.is_default === 1 })),
     version: () => {
       const row = version.get();
       return row === undefined ? '' : `${row.n}:${row.u}:${row.p}`;

@@ -41,6 +41,10 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
     // admin change run at FULL (see durableTransaction), an fsync each.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    // A savepoint's journal stays in memory: with 16 KiB pages a one-message
+    // savepoint outgrows the in-memory default and a temporary file was created,
+    // written and deleted on every commit (bench/README.md).
+    db.pragma('temp_store = MEMORY');
     // A larger page cache (64 MiB) keeps the hot indexes in memory under load.
     db.pragma('cache_size = -65536');
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);

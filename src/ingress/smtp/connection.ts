@@ -11,7 +11,10 @@
  *   550 becomes 5.1.1, every accepted message 2.6.0); a reply whose text starts
  *   with its own status (replies.ts) is written with that one instead.
  *
- * Both override methods of smtp-server 3.x; the tests of this room fail if an
+ * - Replies written in one turn (the answers to a pipelined MAIL, RCPT and
+ *   DATA) leave in one socket write, not one each.
+ *
+ * All override methods of smtp-server 3.x; the tests of this room fail if an
  * upgrade changes them (greeting time, exact enhanced codes).
  */
 import type { Socket } from 'node:net';
@@ -40,6 +43,7 @@ export class SubmissionServer extends SMTPServer {
 class SubmissionConnection extends SMTPConnection {
   /** The enhanced status of the reply being written, when its text carried one. */
   private explicitStatus: string | null = null;
+  private corked = false;
 
   override init(): void {
     this._setListeners(() => {
@@ -59,6 +63,7 @@ class SubmissionConnection extends SMTPConnection {
   }
 
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
+    this.gatherTurn();
     const split = typeof data === 'string' ? splitEnhanced(data) : null;
     if (split === null) {
       super.send(code, data, context);
@@ -70,6 +75,18 @@ class SubmissionConnection extends SMTPConnection {
     } finally {
       this.explicitStatus = null;
     }
+  }
+
+  /** Holds this turn's writes back until the turn ends (end() flushes too). */
+  private gatherTurn(): void {
+    const socket = this._socket;
+    if (this.corked || socket.destroyed) return;
+    this.corked = true;
+    socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   override _getEnhancedStatusCode(code: number, context?: string | false): string {

@@ -4,7 +4,7 @@
  * the durable accept of DATA. Every refusal is an SmtpReply (replies.ts).
  */
 import type { SMTPServerAddress, SMTPServerAuthentication, SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
-import type { Account } from '../../core/account.js';
+import { defaultAccount, type AccountChoice } from '../../core/account.js';
 import { isAddrSpec } from '../../core/address.js';
 import { AppError } from '../../core/app-error.js';
 import type { Clock, IdSource } from '../../core/clock.js';
@@ -37,7 +37,7 @@ export interface SmtpSessionDeps {
   /** Checks an API key; throws AppError UNAUTHORIZED or AUTH_THROTTLED. */
   authenticate(password: string, client: string): Principal;
   /** The tenant's accounts; null when there is no such tenant. */
-  accountsOf(tenantId: string): readonly Account[] | null;
+  accountsOf(tenantId: string): readonly AccountChoice[] | null;
   suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
   submissions: Pick<SubmissionService, 'enqueue'>;
   spool: MessageSpool;
@@ -65,8 +65,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
     const accounts = deps.accountsOf(identity.tenantId);
     if (accounts === null) return replies.accountNotOwned(accountId ?? '(default)');
     if (accountId !== null) return accounts.some((account) => account.id === accountId) ? null : replies.accountNotOwned(accountId);
-    const fallback = accounts.find((account) => account.isDefault) ?? (accounts.length === 1 ? accounts[0] : undefined);
-    return fallback === undefined ? replies.noAccount() : null;
+    return defaultAccount(accounts) === undefined ? replies.noAccount() : null;
   };
 
   const received = (session: SMTPServerSession) => (id: string): string => {

@@ -38,7 +38,14 @@ export interface ChangeLog {
 
 /** The store's unit of work: everything inside `fn` commits together or not at all. */
 export interface Transactor {
+  /** Commits durably (it survives a power loss) before it returns. */
   transaction<T>(fn: () => T): T;
+  /**
+   * Commits `fn` at once and resolves once the commit is durable. The wait for
+   * the disk happens off this thread, so the next group can be prepared and
+   * committed meanwhile; groups that commit during one wait share the next.
+   */
+  commitGroup<T>(fn: () => T): Promise<T>;
 }
 
 export interface AdminStore extends Transactor {

@@ -15,6 +15,14 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
   let depth = 0;
   const log = { outer: 0 };
   const store = {
+    // The fake disk is synced at once: durability is the store's promise, tested in store/.
+    commitGroup<T>(fn: () => T): Promise<T> {
+      try {
+        return Promise.resolve(store.transaction(fn));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    },
     tenants: { get: (id: string) => (id === 'acme' ? { id } : null) },
     accounts: { choices: () => [{ id: 'main', isDefault: true }] },
     transaction<T>(fn: () => T): T {
@@ -32,7 +40,7 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
         depth -= 1;
       }
     },
-  } as unknown as AdminStore;
+  } as unknown as AdminStore & { transaction<T>(fn: () => T): T };
   const queue = {
     states: () => new Map(),
     suppressed: () => new Set(),

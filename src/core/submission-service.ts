@@ -112,9 +112,9 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
 
   /**
    * Group commit: every request that became ready in the same turn is written
-   * in one durable transaction, each in a savepoint of its own, so that one
-   * request's failure is its own while the fsync is shared. Nobody hears
-   * "queued" before that commit has returned.
+   * in one transaction, each in a savepoint of its own, so that one request's
+   * failure is its own while the fsync is shared. Nobody hears "queued" before
+   * that commit is durable; while the disk syncs, the next group is gathered.
    */
   const flush = (): void => {
     const batch = waiting;
@@ -122,28 +122,29 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
     const outcomes: Array<{ admitted: Admitted } | { error: unknown }> = [];
     // Inside the transaction, so an account saved meanwhile cannot be half seen.
     const accountsOf = memoize((tenantId: string) => (store.tenants.get(tenantId) === null ? null : store.accounts.choices(tenantId)));
-    try {
-      store.transaction(() => {
-        for (const request of batch) {
-          try {
-            outcomes.push({ admitted: store.transaction(() => admit(request, accountsOf)) });
-          } catch (error) {
-            // A store that cannot write fails the whole group: nothing of it is committed.
-            if (error instanceof AppError && error.code === 'STORE_UNAVAILABLE') throw error;
-            outcomes.push({ error });
-          }
+    store.commitGroup(() => {
+      for (const request of batch) {
+        try {
+          outcomes.push({ admitted: store.transaction(() => admit(request, accountsOf)) });
+        } catch (error) {
+          // A store that cannot write fails the whole group: nothing of it is committed.
+          if (error instanceof AppError && error.code === 'STORE_UNAVAILABLE') throw error;
+          outcomes.push({ error });
         }
-      });
-    } catch (error) {
-      for (const request of batch) request.reject(error);
-      return;
-    }
-    wakeFor(outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])));
-    batch.forEach((request, index) => {
-      const outcome = outcomes[index];
-      if (outcome !== undefined && 'admitted' in outcome) request.resolve(outcome.admitted.result);
-      else request.reject(outcome?.error);
-    });
+      }
+    }).then(
+      () => {
+        wakeFor(outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])));
+        batch.forEach((request, index) => {
+          const outcome = outcomes[index];
+          if (outcome !== undefined && 'admitted' in outcome) request.resolve(outcome.admitted.result);
+          else request.reject(outcome?.error);
+        });
+      },
+      (error: unknown) => {
+        for (const request of batch) request.reject(error);
+      },
+    );
   };
 
   return {

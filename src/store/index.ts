@@ -15,6 +15,7 @@ import { createSqliteMessageAdmin } from './message-admin.js';
 import { createMessageEventWriter } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
 import { createSqliteSpool } from './spool.js';
+import { createWalSync } from './wal-sync.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
 
 export interface SqliteStore extends AdminStore {
@@ -45,6 +46,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
   });
   const ping = db.prepare('SELECT 1');
+  const walSync = createWalSync(`${options.path}-wal`);
   let closed = false;
   return {
     migrated,
@@ -61,12 +63,28 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         throw asStoreError(error);
       }
     },
+    commitGroup: async (fn) => {
+      let result;
+      try {
+        // synchronous = NORMAL: frames written now, synced below off this thread.
+        result = db.transaction(fn).immediate();
+      } catch (error) {
+        throw asStoreError(error);
+      }
+      try {
+        await walSync.sync();
+      } catch (error) {
+        throw new AppError('STORE_UNAVAILABLE', 'the commit could not be synced to disk', { transient: true, details: { reason: (error as { code?: string }).code ?? 'EIO' }, cause: error });
+      }
+      return result;
+    },
     ping: () => {
       ping.get();
     },
     close: () => {
       if (closed) return;
       closed = true;
+      walSync.close();
       db.close();
     },
   };

@@ -62,6 +62,8 @@ export interface ClaimRequest {
 export interface EnqueueResult {
   inserted: number;
   updated: number;
+  /** Messages that entered suspended (batch or tenant suspended, tenant inactive): nothing to send yet. */
+  suspended: ReadonlySet<NewMessage>;
 }
 
 export interface MessageQueue {

@@ -49,7 +49,7 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
         if (message.id === failFor) throw failure();
         pending.push(message.id);
       }
-      return { inserted: messages.length, updated: 0 };
+      return { inserted: messages.length, updated: 0, suspended: new Set() };
     },
   } as unknown as MessageQueue;
   return { store, queue, committed, log };

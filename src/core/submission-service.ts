@@ -51,7 +51,8 @@ export interface SubmissionServiceDeps {
 
 interface Admitted {
   result: SubmissionResult;
-  admissible: NewMessage[];
+  /** Admitted messages the dispatcher may have to send (not those that entered suspended). */
+  sendable: NewMessage[];
 }
 
 interface Waiting {
@@ -99,14 +100,15 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
       if (reason !== null) rejected.push({ index: message.index, id: message.id, reason });
       return reason === null;
     });
-    queue.enqueue(admissible, now, correlationId);
+    const { suspended } = queue.enqueue(admissible, now, correlationId);
     rejected.sort((a, b) => a.index - b.index);
-    return { result: { queued: admissible.length, rejected }, admissible };
+    return { result: { queued: admissible.length, rejected }, sendable: suspended.size === 0 ? admissible : admissible.filter((message) => !suspended.has(message)) };
   };
 
-  // Only after the commit: the dispatcher must find what it is told about.
+  // Only after the commit: the dispatcher must find what it is told about. Suspended
+  // mail is not its business until activated (the activation wakes it).
   const wakeFor = (admitted: readonly Admitted[]): void => {
-    const accounts = admitted.flatMap(({ admissible }) => admissible.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
+    const accounts = admitted.flatMap(({ sendable }) => sendable.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
     if (accounts.length > 0) deps.wake(accounts);
   };
 

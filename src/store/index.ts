@@ -10,7 +10,7 @@ import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
-import { durableTransaction, openDatabase } from './database.js';
+import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createMessageEventWriter } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
@@ -47,6 +47,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   });
   const ping = db.prepare('SELECT 1');
   const walSync = createWalSync(`${options.path}-wal`);
+  const inTransaction = transactionRunner(db);
   let closed = false;
   return {
     migrated,
@@ -67,7 +68,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       let result;
       try {
         // synchronous = NORMAL: frames written now, synced below off this thread.
-        result = db.transaction(fn).immediate();
+        result = inTransaction(fn, 'immediate');
       } catch (error) {
         throw asStoreError(error);
       }

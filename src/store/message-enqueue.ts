@@ -26,8 +26,9 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   const byName = (row: readonly unknown[]): Record<string, unknown> => Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
-  const enqueue = db.transaction((messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult => {
-    const result = { inserted: 0, updated: 0 };
+  // Atomic through durableTransaction below: a transaction, or a savepoint of the caller's.
+  const enqueue = (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult => {
+    const result = { inserted: 0, updated: 0, suspended: new Set<NewMessage>() };
     const suspensionCache = new Map<string, (batch: string | null) => boolean>();
     const isSuspended = (tenantId: string, batch: string | null): boolean => {
       let check = suspensionCache.get(tenantId);
@@ -44,6 +45,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const suspended = isSuspended(message.tenantId, message.batchCode);
+      if (suspended) result.suspended.add(message);
       const row = [
         message.tenantId, message.id, message.accountId, message.priority, message.batchCode, ...contentColumns(message.content), message.mailFrom,
         JSON.stringify(message.rcptTo), message.subject, message.messageId, message.sizeBytes, deferred ? 'deferred' : 'queued',
@@ -69,7 +71,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       });
     }
     return result;
-  });
+  };
 
   return (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult =>
     durableTransaction(db, () => enqueue(messages, now, correlationId));

@@ -72,10 +72,14 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
      RETURNING pk, tenant_id, id, account_id, batch_code, attempts`,
   );
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
+  const suppressedOne = db.prepare<[string, string, number], { address: string }>(
+    `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
+  );
   const suppressedRows = db.prepare<[string, number, string], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
   );
   const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
+  const stateOne = db.prepare<[string, string], { id: string; state: HandoffState }>(`SELECT id, state FROM messages WHERE tenant_id = ? AND id = ?`);
   const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
     `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
   );
@@ -115,11 +119,27 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
   });
 
   return {
-    states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
-    suppressed: (tenantId, addresses, now) =>
-      new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address)),
+    // One id (an SMTP message) and one address (an SMTP RCPT) are common: a key lookup, no JSON.
+    states: (tenantId, clientIds) => {
+      const rows = clientIds.length === 1 ? [stateOne.get(tenantId, clientIds[0] as string)].filter((row) => row !== undefined) : stateRows.all(tenantId, JSON.stringify(clientIds));
+      return new Map(rows.map((row) => [row.id, row.state]));
+    },
+    suppressed: (tenantId, addresses, now) => {
+      if (addresses.length === 1) {
+        const row = suppressedOne.get(tenantId, normalizeAddress(addresses[0] as string), now);
+        return new Set(row === undefined ? [] : [row.address]);
+      }
+      return new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address));
+    },
     enqueue: createEnqueue(db, writeEvent),
-    claim: (request) => claim.immediate(request),
+    claim: (request) => {
+      // A read first (one index seek per priority), so that a wake-up with nothing
+      // to send, e.g. for a suspended tenant, costs no write transaction.
+      for (let priority = 0; priority <= (request.maxPriority ?? 3); priority += 1) {
+        if (due.get(request.tenantId, request.accountId, priority, request.now, 1) !== undefined) return claim.immediate(request);
+      }
+      return [];
+    },
     record: createOutcomeRecorder(db, writeEvent),
     reclaimLeases: (now, owner, otherOwnersToo, held = []) => reclaim.immediate(now, owner, otherOwnersToo, held),
     nextDueAt: (tenantId, accountId) => {

@@ -14,7 +14,7 @@ import type { MessageSpool } from '../../core/queue.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import { isLoopback, parseUser, trustedNetworks, type SmtpIdentity, type TrustedNetwork } from './identity.js';
 import { discard, receiveMessage, type DataStream } from './message-receiver.js';
-import { replies, SmtpReply } from './replies.js';
+import { acceptedTexts, replies, SmtpReply } from './replies.js';
 import { decideHeaders, type SubmissionHeaders } from './submission-headers.js';
 
 /** A message up to this size is held in memory; a larger one goes to the spool in parts of this size. */
@@ -82,7 +82,10 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
     const outcome = await receiveMessage(stream as DataStream, (fields) => {
       const decided = decideHeaders(fields, { newId: deps.ids.uuid, now, mailFrom, received: policy.addReceivedHeader ? received(session) : null });
       if (decided instanceof SmtpReply) return decided;
-      const problem = accountProblem(identity, decided.accountId ?? identity.accountId);
+      // An account named in the header is checked before the message is stored; the
+      // user's was checked at MAIL, and the submission itself checks again in its
+      // transaction (a default account, an account deleted meanwhile).
+      const problem = decided.accountId === null || decided.accountId === identity.accountId ? null : accountProblem(identity, decided.accountId);
       if (problem !== null) return problem;
       headers = decided;
       return decided;
@@ -118,11 +121,11 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       throw error;
     }
     const rejection = result.rejected[0];
-    if (rejection === undefined) return replies.queued(head.id).message;
+    if (rejection === undefined) return acceptedTexts.queued(head.id);
     discard(deps.spool, spoolId);
     // A repeated X-Genro-Mail-ID of a message already on its way is a client retrying
     // after a lost reply: it was accepted once, and is not sent twice.
-    if (rejection.reason === 'already sent') return replies.alreadyAccepted(head.id).message;
+    if (rejection.reason === 'already sent') return acceptedTexts.alreadyAccepted(head.id);
     if (rejection.reason === 'suppressed') throw replies.suppressed();
     if (rejection.reason === 'unknown account' || rejection.reason === 'unknown tenant') throw replies.accountNotOwned(accountId ?? '(default)');
     if (rejection.reason.startsWith('account_id is required')) throw replies.noAccount();

@@ -9,9 +9,9 @@ import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 
 export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter) {
-  const holds = db.prepare<[string, string], { inactive: number; batches: string | null }>(`SELECT
-      (SELECT active = 0 FROM tenants WHERE id = ?) AS inactive,
-      (SELECT json_group_array(batch_code) FROM suspensions WHERE tenant_id = ?) AS batches`);
+  // Key lookups only (a JSON list of the tenant's suspensions was measurably slower for one message).
+  const held = db.prepare<[string, string, string], { held: number }>(`SELECT coalesce((SELECT active = 0 FROM tenants WHERE id = ?), 0)
+      OR EXISTS (SELECT 1 FROM suspensions WHERE tenant_id = ? AND batch_code IN ('*', ?)) AS held`);
   // A new id (the common case) costs one statement: no lookup first, and no
   // RETURNING (it cost a third of the insert, measured); lastInsertRowid is free.
   // The insert binds positionally (cheaper than named, measured), the rare
@@ -29,17 +29,16 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
   // Atomic through durableTransaction below: a transaction, or a savepoint of the caller's.
   const enqueue = (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult => {
     const result = { inserted: 0, updated: 0, suspended: new Set<NewMessage>() };
-    const suspensionCache = new Map<string, (batch: string | null) => boolean>();
+    const suspensionCache = new Map<string, boolean>();
     const isSuspended = (tenantId: string, batch: string | null): boolean => {
-      let check = suspensionCache.get(tenantId);
-      if (check === undefined) {
-        const row = holds.get(tenantId, tenantId);
-        const batches = new Set(JSON.parse(row?.batches ?? '[]') as string[]);
-        const whole = row?.inactive === 1 || batches.has('*');
-        check = (code) => whole || (code !== null && batches.has(code));
-        suspensionCache.set(tenantId, check);
+      const key = batch === null ? tenantId : `${tenantId}\u0000${batch}`;
+      let suspended = suspensionCache.get(key);
+      if (suspended === undefined) {
+        // Without a batch only a whole-tenant suspension ('*', never a batch code) holds it.
+        suspended = held.get(tenantId, tenantId, batch ?? '*')?.held === 1;
+        suspensionCache.set(key, suspended);
       }
-      return check(batch);
+      return suspended;
     };
 
     for (const message of messages) {

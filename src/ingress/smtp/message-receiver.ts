@@ -94,11 +94,11 @@ export async function receiveMessage(stream: DataStream, decideHead: (fields: He
   };
 
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
+    await eachChunk(stream, (chunk) => {
       // Past a refusal or the size limit the rest is read and dropped: the reply comes after the final dot.
-      if (refusal !== null || stream.sizeExceeded === true) continue;
+      if (refusal !== null || stream.sizeExceeded === true) return;
       guarded(() => take(chunk));
-    }
+    });
     if (stream.sizeExceeded === true) refusal ??= replies.messageTooLarge(options.maxMessageBytes);
     // A message without an empty line is all header (RFC 5322 allows no body).
     const unfinished = head;
@@ -114,6 +114,40 @@ export async function receiveMessage(stream: DataStream, decideHead: (fields: He
     discard(options.spool, spoolId);
     throw error;
   }
+}
+
+/**
+ * Reads the stream to its end. Listeners, not `for await`: the async iterator and
+ * its end-of-stream watcher cost more than the rest of receiving a 2 KB message.
+ * smtp-server destroys the stream with an ECONNECTION error when the client
+ * leaves mid-DATA; a close without 'end' or an error is treated the same. When
+ * `onChunk` throws, the promise rejects and the stream flows on unread, so that
+ * smtp-server answers after the final dot.
+ */
+function eachChunk(stream: DataStream, onChunk: (chunk: Buffer) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      try {
+        onChunk(chunk);
+      } catch (error) {
+        settle(error as Error);
+      }
+    };
+    const settle = (error?: Error): void => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.off('error', settle);
+      stream.off('close', onClose);
+      if (error === undefined) resolve();
+      else reject(error);
+    };
+    const onEnd = (): void => settle();
+    const onClose = (): void => settle(Object.assign(new Error('Connection closed before the message was received in full'), { code: 'ECONNECTION' }));
+    stream.on('data', onData);
+    stream.once('end', onEnd);
+    stream.once('error', settle);
+    stream.once('close', onClose);
+  });
 }
 
 /** Best effort: a spool left behind is swept later (MessageSpool.sweep). */

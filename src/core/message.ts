@@ -85,4 +85,6 @@ export interface NewMessage {
   mailFrom: string;
   rcptTo: string[];
   sizeBytes: number;
+  /** Enters suspended: its batch or its tenant is suspended, or the tenant is inactive. */
+  suspended: boolean;
 }

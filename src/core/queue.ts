@@ -62,16 +62,20 @@ export interface ClaimRequest {
 export interface EnqueueResult {
   inserted: number;
   updated: number;
-  /** Messages that entered suspended (batch or tenant suspended, tenant inactive): nothing to send yet. */
-  suspended: ReadonlySet<NewMessage>;
 }
 
 export interface MessageQueue {
   /** Current handoff state of the given client ids of a tenant. */
   states(tenantId: string, ids: readonly string[]): Map<string, HandoffState>;
+  /** The batch codes the tenant has suspended (`*`: all of its mail). */
+  suspensions(tenantId: string): ReadonlySet<string>;
   /** Addresses (normalized) of `addresses` that are on the tenant's suppression list now. */
   suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
-  /** Inserts new messages, replaces waiting ones with the same client id. */
+  /**
+   * Inserts new messages, replaces waiting ones with the same client id; all or
+   * nothing. Inside a store transaction it is part of that one (no savepoint of
+   * its own): a caller that goes on after it threw must have opened a savepoint.
+   */
   enqueue(messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult;
   /** Leases the next due messages of one account, strict priority then due time then insertion. */
   claim(request: ClaimRequest): ClaimedMessage[];

@@ -9,11 +9,12 @@ import { createSubmissionService, type SubmissionItem } from './submission-servi
  * Group commit, in core terms: a fake store that records transactions (an outer
  * one, and nested ones as savepoints that undo their own writes when they throw).
  */
-function fakeStore(failFor: string | null, failure: () => Error = () => new Error('disk trouble')) {
+function fakeStore(failFor: string | null, failure: () => Error = () => new Error('disk trouble'), hold: { active?: boolean; suspensions?: string[] } = {}) {
   const committed: string[] = [];
+  const entered = new Map<string, boolean>();
   let pending: string[] = [];
   let depth = 0;
-  const log = { outer: 0 };
+  const log = { outer: 0, savepoints: 0 };
   const store = {
     // The fake disk is synced at once: durability is the store's promise, tested in store/.
     commitGroup<T>(fn: () => T): Promise<T> {
@@ -23,10 +24,11 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
         return Promise.reject(error);
       }
     },
-    tenants: { get: (id: string) => (id === 'acme' ? { id } : null) },
+    tenants: { get: (id: string) => (id === 'acme' ? { id, active: hold.active ?? true } : null) },
     accounts: { choices: () => [{ id: 'main', isDefault: true }] },
     transaction<T>(fn: () => T): T {
       if (depth === 0) log.outer += 1;
+      else log.savepoints += 1;
       const mark = pending.length;
       depth += 1;
       try {
@@ -43,26 +45,28 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
   } as unknown as AdminStore & { transaction<T>(fn: () => T): T };
   const queue = {
     states: () => new Map(),
+    suspensions: () => new Set(hold.suspensions ?? []),
     suppressed: () => new Set(),
     enqueue(messages: readonly NewMessage[]) {
       for (const message of messages) {
         if (message.id === failFor) throw failure();
         pending.push(message.id);
+        entered.set(message.id, message.suspended);
       }
-      return { inserted: messages.length, updated: 0, suspended: new Set() };
+      return { inserted: messages.length, updated: 0 };
     },
   } as unknown as MessageQueue;
-  return { store, queue, committed, log };
+  return { store, queue, committed, log, entered };
 }
 
-const item = (id: string, index = 0): SubmissionItem => ({
+const item = (id: string, index = 0, batchCode: string | null = null): SubmissionItem => ({
   index,
   id,
-  message: { id, batchCode: null, deferredUntil: null, content: { kind: 'payload', json: '{}' }, subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
+  message: { id, batchCode, deferredUntil: null, content: { kind: 'payload', json: '{}' }, subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
 });
 
-function service(failFor: string | null = null, failure?: () => Error) {
-  const fake = fakeStore(failFor, failure);
+function service(failFor: string | null = null, failure?: () => Error, hold?: { active?: boolean; suspensions?: string[] }) {
+  const fake = fakeStore(failFor, failure, hold);
   const deferred: Array<() => void> = [];
   const woken: string[] = [];
   const submissions = createSubmissionService({
@@ -91,6 +95,8 @@ describe('submission group commit', () => {
     s.deferred[0]?.();
     await Promise.all([first, second]);
     expect(s.log.outer).toBe(1);
+    // The common case pays for no savepoint.
+    expect(s.log.savepoints).toBe(0);
     expect(s.committed).toEqual(['a-1', 'a-2', 'b-1']);
     expect(answered).toEqual(['first:2', 'second:1']);
     expect(s.woken).toEqual(['main', 'main', 'main']);
@@ -105,7 +111,10 @@ describe('submission group commit', () => {
     await expect(first).resolves.toMatchObject({ queued: 1 });
     await expect(second).rejects.toThrow('disk trouble');
     await expect(third).resolves.toMatchObject({ queued: 1 });
-    // Nothing half-stored: b-0 went with its request's savepoint.
+    // Nothing half-stored: the group's first transaction was rolled back, and
+    // written again with a savepoint per request, b-0 going with its request's.
+    expect(s.log.outer).toBe(2);
+    expect(s.log.savepoints).toBe(3);
     expect(s.committed).toEqual(['a-1', 'c-1']);
   });
 
@@ -130,5 +139,25 @@ describe('submission group commit', () => {
     s.deferred[1]?.();
     await second;
     expect(s.log.outer).toBe(2);
+  });
+
+  it('lets mail of a suspended batch enter suspended, without waking the dispatcher for it', async () => {
+    const s = service(null, undefined, { suspensions: ['promo'] });
+    const request = s.submissions.enqueue(s.principal, [item('p-1', 0, 'promo'), item('n-1', 1, 'news'), item('x-1', 2)], undefined, null);
+    s.deferred[0]?.();
+    await expect(request).resolves.toMatchObject({ queued: 3 });
+    expect(Object.fromEntries(s.entered)).toEqual({ 'p-1': true, 'n-1': false, 'x-1': false });
+    expect(s.woken).toEqual(['main', 'main']);
+  });
+
+  it('holds all mail of a suspended or inactive tenant', async () => {
+    for (const hold of [{ suspensions: ['*'] }, { active: false }]) {
+      const s = service(null, undefined, hold);
+      const request = s.submissions.enqueue(s.principal, [item('p-1', 0, 'promo'), item('x-1', 1)], undefined, null);
+      s.deferred[0]?.();
+      await request;
+      expect(Object.fromEntries(s.entered)).toEqual({ 'p-1': true, 'x-1': true });
+      expect(s.woken).toEqual([]);
+    }
   });
 });

@@ -72,6 +72,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
      RETURNING pk, tenant_id, id, account_id, batch_code, attempts`,
   );
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
+  const suspensionRows = db.prepare<[string], { batch_code: string }>(`SELECT batch_code FROM suspensions WHERE tenant_id = ?`);
   const suppressedOne = db.prepare<[string, string, number], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
   );
@@ -119,6 +120,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
   });
 
   return {
+    suspensions: (tenantId) => new Set(suspensionRows.all(tenantId).map((row) => row.batch_code)),
     // One id (an SMTP message) and one address (an SMTP RCPT) are common: a key lookup, no JSON.
     states: (tenantId, clientIds) => {
       const rows = clientIds.length === 1 ? [stateOne.get(tenantId, clientIds[0] as string)].filter((row) => row !== undefined) : stateRows.all(tenantId, JSON.stringify(clientIds));

@@ -27,7 +27,7 @@ describe('message spool', () => {
   const count = (db: SqliteDatabase, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   const spooled = (id: string, spoolId: number): NewMessage => ({
     tenantId: 'acme', id, accountId: 'main', priority: 2, batchCode: null, deferredUntil: null, content: { kind: 'spooled', spoolId },
-    subject: 's', messageId: '<m@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 6,
+    subject: 's', messageId: '<m@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 6, suspended: false,
   });
 
   it('gives back the parts in order to the message that names the spool', () => {

@@ -108,7 +108,7 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
     for (let chunk = 0; chunk < 10; chunk += 1) {
       fx.t.daemon.store.queue.enqueue(Array.from({ length: 10_000 }, (_, index) => ({
         tenantId: 'acme', id: `bulk-${chunk}-${index}`, accountId: 'bulk', priority: 2 as const, batchCode: null, deferredUntil: null,
-        content: { kind: 'payload', json: JSON.stringify(payload) }, subject: payload.subject, messageId: null, mailFrom: 'bulk@acme.example', rcptTo: ['x@example.net'], sizeBytes: 1,
+        content: { kind: 'payload', json: JSON.stringify(payload) }, subject: payload.subject, messageId: null, mailFrom: 'bulk@acme.example', rcptTo: ['x@example.net'], sizeBytes: 1, suspended: false,
       })), now, null);
     }
     await fx.t.daemon.dispatcher.tick();

@@ -15,7 +15,7 @@ import type { SubmissionService } from '../../core/submission-service.js';
 import { isLoopback, parseUser, trustedNetworks, type SmtpIdentity, type TrustedNetwork } from './identity.js';
 import { discard, receiveMessage, type DataStream } from './message-receiver.js';
 import { acceptedTexts, replies, SmtpReply } from './replies.js';
-import { decideHeaders, type SubmissionHeaders } from './submission-headers.js';
+import { decideHeaders, rfc5322Date, type SubmissionHeaders } from './submission-headers.js';
 
 /** A message up to this size is held in memory; a larger one goes to the spool in parts of this size. */
 export const IN_MEMORY_BYTES = 512 * 1024;
@@ -68,11 +68,18 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
     return defaultAccount(accounts) === undefined ? replies.noAccount() : null;
   };
 
+  // The trace's date changes once a second; formatting it for every message showed in profiles.
+  let stamped = { second: -1, text: '' };
+  const dateText = (now: number): string => {
+    const second = Math.floor(now / 1000);
+    if (second !== stamped.second) stamped = { second, text: rfc5322Date(now) };
+    return stamped.text;
+  };
   const received = (session: SMTPServerSession) => (id: string): string => {
     const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\w.:[\]-]/g, '').slice(0, 255) || 'unknown';
     // RFC 6531 §4.3: a transaction with SMTPUTF8 is UTF8SMTP(S)(A), not ESMTP(S)(A).
     const protocol = session.envelope.smtpUtf8 === true ? session.transmissionType.replace(/^E?SMTP/, 'UTF8SMTP') : session.transmissionType;
-    return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${policy.hostname} (mailproxy) with ${protocol} id ${id};\r\n\t${new Date(deps.clock.now()).toUTCString().replace(/GMT$/, '+0000')}`;
+    return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${policy.hostname} (mailproxy) with ${protocol} id ${id};\r\n\t${dateText(deps.clock.now())}`;
   };
 
   const accept = async (stream: SMTPServerDataStream, session: SMTPServerSession, identity: SmtpIdentity): Promise<string> => {

@@ -39,7 +39,15 @@ export interface HeaderContext {
 }
 
 export function decideHeaders(fields: readonly HeaderField[], context: HeaderContext): SubmissionHeaders | SmtpReply {
-  const named = (name: string): HeaderField[] => fields.filter((field) => field.name.toLowerCase() === name);
+  // Each field's name lower-cased once (this runs for every message received).
+  const byName = new Map<string, HeaderField[]>();
+  for (const field of fields) {
+    const name = field.name.toLowerCase();
+    const same = byName.get(name);
+    if (same === undefined) byName.set(name, [field]);
+    else same.push(field);
+  }
+  const named = (name: string): readonly HeaderField[] => byName.get(name) ?? [];
   const first = (name: string): string | null => named(name)[0]?.value ?? null;
 
   const genro = named('x-genro-mail-id');
@@ -78,7 +86,7 @@ export function decideHeaders(fields: readonly HeaderField[], context: HeaderCon
     subject: decodeEncodedWords(first('subject') ?? '').slice(0, 998),
     messageId,
     prepend: lines.map((line) => `${line}\r\n`).join(''),
-    drop: fields.filter((field) => (CONTROL_HEADERS as readonly string[]).includes(field.name.toLowerCase())),
+    drop: CONTROL_HEADERS.flatMap(named),
   };
 }
 

@@ -59,9 +59,11 @@ export interface ClaimRequest {
   leaseUntil: number;
 }
 
-export interface EnqueueResult {
+export interface EnqueueResult<M extends NewMessage = NewMessage> {
   inserted: number;
   updated: number;
+  /** Messages whose client id belongs to one no longer waiting (handed off or finished): not written. */
+  notWaiting: M[];
 }
 
 export interface MessageQueue {
@@ -72,11 +74,12 @@ export interface MessageQueue {
   /** Addresses (normalized) of `addresses` that are on the tenant's suppression list now. */
   suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
   /**
-   * Inserts new messages, replaces waiting ones with the same client id; all or
+   * Inserts new messages, replaces waiting ones with the same client id, leaves
+   * alone (and reports) those whose id is no longer waiting; all or
    * nothing. Inside a store transaction it is part of that one (no savepoint of
    * its own): a caller that goes on after it threw must have opened a savepoint.
    */
-  enqueue(messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult;
+  enqueue<M extends NewMessage>(messages: readonly M[], now: number, correlationId: string | null): EnqueueResult<M>;
   /** Leases the next due messages of one account, strict priority then due time then insertion. */
   claim(request: ClaimRequest): ClaimedMessage[];
   record(outcomes: readonly RecordedOutcome[]): number;

@@ -5,11 +5,19 @@ import type { AdminStore } from './ports.js';
 import type { MessageQueue } from './queue.js';
 import { createSubmissionService, type SubmissionItem } from './submission-service.js';
 
+/** The tenant's state in the fake store: inactive, suspended batches, ids handed off already, suppressed recipients. */
+interface Hold {
+  active?: boolean;
+  suspensions?: string[];
+  sent?: string[];
+  suppressed?: string[];
+}
+
 /**
  * Group commit, in core terms: a fake store that records transactions (an outer
  * one, and nested ones as savepoints that undo their own writes when they throw).
  */
-function fakeStore(failFor: string | null, failure: () => Error = () => new Error('disk trouble'), hold: { active?: boolean; suspensions?: string[] } = {}) {
+function fakeStore(failFor: string | null, failure: () => Error = () => new Error('disk trouble'), hold: Hold = {}) {
   const committed: string[] = [];
   const entered = new Map<string, boolean>();
   let pending: string[] = [];
@@ -44,16 +52,21 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
     },
   } as unknown as AdminStore & { transaction<T>(fn: () => T): T };
   const queue = {
-    states: () => new Map(),
+    states: (_tenant: string, ids: string[]) => new Map(ids.filter((id) => hold.sent?.includes(id)).map((id) => [id, 'sent'])),
     suspensions: () => new Set(hold.suspensions ?? []),
-    suppressed: () => new Set(),
+    suppressed: (_tenant: string, addresses: string[]) => new Set(addresses.filter((address) => hold.suppressed?.includes(address))),
     enqueue(messages: readonly NewMessage[]) {
+      const notWaiting: NewMessage[] = [];
       for (const message of messages) {
         if (message.id === failFor) throw failure();
+        if (hold.sent?.includes(message.id)) {
+          notWaiting.push(message);
+          continue;
+        }
         pending.push(message.id);
         entered.set(message.id, message.suspended);
       }
-      return { inserted: messages.length, updated: 0 };
+      return { inserted: messages.length - notWaiting.length, updated: 0, notWaiting };
     },
   } as unknown as MessageQueue;
   return { store, queue, committed, log, entered };
@@ -65,7 +78,7 @@ const item = (id: string, index = 0, batchCode: string | null = null): Submissio
   message: { id, batchCode, deferredUntil: null, content: { kind: 'payload', json: '{}' }, subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
 });
 
-function service(failFor: string | null = null, failure?: () => Error, hold?: { active?: boolean; suspensions?: string[] }) {
+function service(failFor: string | null = null, failure?: () => Error, hold?: Hold) {
   const fake = fakeStore(failFor, failure, hold);
   const deferred: Array<() => void> = [];
   const woken: string[] = [];
@@ -159,5 +172,22 @@ describe('submission group commit', () => {
       expect(Object.fromEntries(s.entered)).toEqual({ 'p-1': true, 'x-1': true });
       expect(s.woken).toEqual([]);
     }
+  });
+
+  it('rejects an id already handed off as "already sent", also when a recipient was suppressed since, and queues the rest', async () => {
+    const s = service(null, undefined, { sent: ['old-1', 'old-2'], suppressed: ['b@example.net'] });
+    const fresh = { ...item('new-1', 2), message: { ...item('new-1').message!, rcptTo: ['c@example.net'] } };
+    const request = s.submissions.enqueue(s.principal, [item('old-1'), { ...item('old-2', 1), message: { ...item('old-2').message!, rcptTo: ['c@example.net'] } }, fresh, item('held-1', 3)], undefined, null);
+    s.deferred[0]?.();
+    await expect(request).resolves.toEqual({
+      queued: 1,
+      rejected: [
+        { index: 0, id: 'old-1', reason: 'already sent' },
+        { index: 1, id: 'old-2', reason: 'already sent' },
+        { index: 3, id: 'held-1', reason: 'suppressed' },
+      ],
+    });
+    expect(s.committed).toEqual(['new-1']);
+    expect(s.woken).toEqual(['main']);
   });
 });

@@ -101,9 +101,13 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
       if (reason !== null) rejected.push({ index: message.index, id: message.id, reason });
       return reason === null;
     });
-    queue.enqueue(admissible, now, correlationId);
+    // The idempotency rule is kept by the store as it writes: an id that is no longer
+    // waiting is left as it is (asking first cost a query per message).
+    const { notWaiting } = queue.enqueue(admissible, now, correlationId);
+    for (const message of notWaiting) rejected.push({ index: message.index, id: message.id, reason: 'already sent' });
+    const queued = notWaiting.length === 0 ? admissible : admissible.filter((message) => !notWaiting.includes(message));
     rejected.sort((a, b) => a.index - b.index);
-    return { result: { queued: admissible.length, rejected }, sendable: admissible.filter((message) => !message.suspended) };
+    return { result: { queued: queued.length, rejected }, sendable: queued.filter((message) => !message.suspended) };
   };
 
   // Only after the commit: the dispatcher must find what it is told about. Suspended
@@ -237,7 +241,11 @@ function generatedMessageId(mailFrom: string, ids: IdSource): string {
   return `<${ids.uuid()}@${domain}>`;
 }
 
-/** Idempotency and suppression, looked up once per tenant for the whole request. */
+/**
+ * Suppression, looked up once per tenant for the whole request. A message with a
+ * suppressed recipient whose id was already handed off is "already sent" (a
+ * client repeating itself), as the store would say of it without a suppression.
+ */
 function admissionProblems(messages: readonly NewMessage[], queue: MessageQueue, now: number): Map<NewMessage, string> {
   const problems = new Map<NewMessage, string>();
   const byTenant = new Map<string, NewMessage[]>();
@@ -247,12 +255,14 @@ function admissionProblems(messages: readonly NewMessage[], queue: MessageQueue,
     else group.push(message);
   }
   for (const [tenantId, group] of byTenant) {
-    const states = queue.states(tenantId, group.map((message) => message.id));
     const suppressed = queue.suppressed(tenantId, group.flatMap((message) => message.rcptTo), now);
-    for (const message of group) {
+    if (suppressed.size === 0) continue;
+    const held = group.filter((message) => message.rcptTo.some((address) => suppressed.has(normalizeAddress(address))));
+    if (held.length === 0) continue;
+    const states = queue.states(tenantId, held.map((message) => message.id));
+    for (const message of held) {
       const state = states.get(message.id);
-      if (state !== undefined && !WAITING_STATES.includes(state)) problems.set(message, 'already sent');
-      else if (suppressed.size > 0 && message.rcptTo.some((address) => suppressed.has(normalizeAddress(address)))) problems.set(message, 'suppressed');
+      problems.set(message, state !== undefined && !WAITING_STATES.includes(state) ? 'already sent' : 'suppressed');
     }
   }
   return problems;

@@ -1,6 +1,7 @@
 /**
  * Commits a request's valid messages in one transaction: new client ids are
- * inserted, waiting ones replaced (idempotent resubmission). Whether a message
+ * inserted, waiting ones replaced (idempotent resubmission), the others left
+ * alone and reported (their message was handed off already). Whether a message
  * enters suspended was decided by the submission (NewMessage.suspended).
  */
 import type { MessageContent, NewMessage } from '../core/message.js';
@@ -23,8 +24,8 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   const byName = (row: readonly unknown[]): Record<string, unknown> => Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
-  const enqueue = (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult => {
-    const result = { inserted: 0, updated: 0 };
+  const enqueue = <M extends NewMessage>(messages: readonly M[], now: number, correlationId: string | null): EnqueueResult<M> => {
+    const result: EnqueueResult<M> = { inserted: 0, updated: 0, notWaiting: [] };
 
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
@@ -41,9 +42,12 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         pk = Number(inserted.lastInsertRowid);
         result.inserted += 1;
       } else {
-        // Core checked the state inside this same transaction; a row that moved on is a bug.
+        // Only a waiting message may be replaced; one handed off or finished stays as it is.
         const replaced = replace.get(byName(row));
-        if (replaced === undefined) throw new Error(`message ${message.id} is no longer waiting`);
+        if (replaced === undefined) {
+          result.notWaiting.push(message);
+          continue;
+        }
         pk = replaced.pk;
         result.updated += 1;
       }
@@ -58,7 +62,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
 
   // Inside a transaction: part of it, without a savepoint (which made SQLite journal every
   // page this touches, a quarter of the time per message); see MessageQueue.enqueue.
-  return (messages: readonly NewMessage[], now: number, correlationId: string | null): EnqueueResult =>
+  return <M extends NewMessage>(messages: readonly M[], now: number, correlationId: string | null): EnqueueResult<M> =>
     db.inTransaction ? enqueue(messages, now, correlationId) : durableTransaction(db, () => enqueue(messages, now, correlationId));
 }
 

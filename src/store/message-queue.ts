@@ -80,7 +80,6 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
     `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
   );
   const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
-  const stateOne = db.prepare<[string, string], { id: string; state: HandoffState }>(`SELECT id, state FROM messages WHERE tenant_id = ? AND id = ?`);
   const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
     `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
   );
@@ -121,11 +120,8 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
 
   return {
     suspensions: (tenantId) => new Set(suspensionRows.all(tenantId).map((row) => row.batch_code)),
-    // One id (an SMTP message) and one address (an SMTP RCPT) are common: a key lookup, no JSON.
-    states: (tenantId, clientIds) => {
-      const rows = clientIds.length === 1 ? [stateOne.get(tenantId, clientIds[0] as string)].filter((row) => row !== undefined) : stateRows.all(tenantId, JSON.stringify(clientIds));
-      return new Map(rows.map((row) => [row.id, row.state]));
-    },
+    states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
+    // One address (an SMTP RCPT) is the common case: a key lookup, no JSON.
     suppressed: (tenantId, addresses, now) => {
       if (addresses.length === 1) {
         const row = suppressedOne.get(tenantId, normalizeAddress(addresses[0] as string), now);

@@ -156,7 +156,8 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
         });
       },
       (error: unknown) => {
-        // A store that cannot write fails the whole group: nothing of it is committed.
+        // Nothing of the group was committed. A store that cannot write fails all of it;
+        // anything else was one request's failure: the group is written again, each alone.
         if (!isolated && !isStoreUnavailable(error)) return commit(batch, true);
         for (const request of batch) request.reject(error);
       },

@@ -37,8 +37,9 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode survives a process crash (kill -9) but not a power loss.
     // That is the default for the dispatcher's bookkeeping (a lost outcome means
-    // a message is sent again, never lost); commits that acknowledge intake or an
-    // admin change run at FULL (see durableTransaction), an fsync each.
+    // a message is sent again, never lost); an admin change commits at FULL (see
+    // durableTransaction), and intake's group commits are synced off this thread
+    // before anyone is answered (wal-sync.ts).
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     // A savepoint's journal stays in memory: with 16 KiB pages a one-message

@@ -77,7 +77,7 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
     const { principal, items, defaultPriority, correlationId } = request;
     const now = clock.now();
     const rejected: Rejection[] = [];
-    const accepted: Array<NewMessage & { index: number }> = [];
+    const accepted: Candidate[] = [];
     const seen = new Set<string>();
 
     for (const item of items) {
@@ -92,7 +92,7 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
         continue;
       }
       seen.add(key);
-      accepted.push({ ...outcome, index: item.index });
+      accepted.push(outcome);
     }
 
     const problems = admissionProblems(accepted, queue, now);
@@ -204,13 +204,16 @@ function tenantContext(tenantId: string, store: AdminStore, queue: MessageQueue)
   };
 }
 
+/** A message ready for admission, and its place in the request. */
+type Candidate = NewMessage & { index: number };
+
 function resolve(
   item: SubmissionItem,
   principal: Principal,
   tenantOf: (tenantId: string) => TenantContext | null,
   defaultPriority: number | PriorityLabel | undefined,
   ids: IdSource,
-): NewMessage | string {
+): Candidate | string {
   if (item.problem !== undefined || item.message === undefined || item.id === null) return item.problem ?? 'invalid message';
   const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
   if (tenantId === undefined) return 'tenant_id is required';
@@ -223,13 +226,24 @@ function resolve(
   if (account === undefined) {
     return item.accountId === undefined ? 'account_id is required: the tenant has no default account' : 'unknown account';
   }
+  const { message } = item;
+  // Every field named (no spread): one object shape for every message, which the
+  // engine copies and reads faster; a field added to NewMessage fails to compile here.
   return {
-    ...item.message,
-    messageId: item.message.messageId ?? generatedMessageId(item.message.mailFrom, ids),
+    index: item.index,
     tenantId,
+    id: message.id,
     accountId: account.id,
     priority: toPriority(item.priority ?? defaultPriority ?? 2),
-    suspended: tenant.holds(item.message.batchCode),
+    batchCode: message.batchCode,
+    deferredUntil: message.deferredUntil,
+    content: message.content,
+    subject: message.subject,
+    messageId: message.messageId ?? generatedMessageId(message.mailFrom, ids),
+    mailFrom: message.mailFrom,
+    rcptTo: message.rcptTo,
+    sizeBytes: message.sizeBytes,
+    suspended: tenant.holds(message.batchCode),
   };
 }
 

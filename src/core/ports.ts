@@ -8,6 +8,8 @@ import type { ChangeRecord } from './change-record.js';
 
 export interface TenantRepository {
   get(id: string): Tenant | null;
+  /** Whether the tenant takes mail for sending now; null when there is no such tenant. Opens no secret. */
+  isActive(id: string): boolean | null;
   list(): Tenant[];
   insert(tenant: Tenant, apiKeyHash: string): void;
   update(tenant: Tenant): void;

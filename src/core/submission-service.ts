@@ -194,10 +194,11 @@ interface TenantContext {
 }
 
 function tenantContext(tenantId: string, store: AdminStore, queue: MessageQueue): TenantContext | null {
-  const tenant = store.tenants.get(tenantId);
-  if (tenant === null) return null;
+  // Only what admission needs: the whole tenant row would open its client credentials.
+  const active = store.tenants.isActive(tenantId);
+  if (active === null) return null;
   const suspensions = queue.suspensions(tenantId);
-  const whole = !tenant.active || suspensions.has(WHOLE_TENANT);
+  const whole = !active || suspensions.has(WHOLE_TENANT);
   return {
     accounts: store.accounts.choices(tenantId),
     holds: (batchCode) => whole || (batchCode !== null && suspensions.has(batchCode)),

@@ -67,6 +67,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
   const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
     updated_at = ? WHERE id = ?`);
   const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);
+  const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
   const pending = db.prepare<[string], { n: number }>(
     `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`,
   );
@@ -75,6 +76,10 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     get: (id) => {
       const row = byId.get(id);
       return row === undefined ? null : toTenant(row);
+    },
+    isActive: (id) => {
+      const row = activeOf.get(id);
+      return row === undefined ? null : row.active === 1;
     },
     list: () => all.all().map(toTenant),
     insert: (tenant, apiKeyHash) => {

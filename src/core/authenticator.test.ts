@@ -1,19 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createAuthenticator } from './authenticator.js';
 import { createFailureThrottle } from './failure-throttle.js';
-import type { Tenant } from './tenant.js';
 
-const tenant = (id: string, apiKeyExpiresAt: number | null): Tenant => ({
-  id, name: null, clientBaseUrl: null, clientSyncPath: '/mail-proxy/sync', clientAttachmentPath: null, clientAuth: null,
-  active: true, apiKeyCreatedAt: 0, apiKeyExpiresAt, createdAt: 0, updatedAt: 0,
-});
+const tenant = (tenantId: string, apiKeyExpiresAt: number | null) => ({ tenantId, apiKeyExpiresAt });
 
 function setup(now = 1_000) {
   const byHash = new Map([['h:key-a', tenant('a', null)], ['h:key-old', tenant('b', 500)]]);
   return createAuthenticator({
     admin: { verify: (token) => token === 'admin-token-0123456789' },
     keys: { issue: () => ({ key: '', hash: '' }), hash: (key) => `h:${key}` },
-    tenants: { findByApiKeyHash: (hash) => byHash.get(hash) ?? null },
+    tenants: { findKeyHolder: (hash) => byHash.get(hash) ?? null },
     throttle: createFailureThrottle({ maxFailures: 2, windowMs: 60_000 }),
     clock: { now: () => now },
   });

@@ -11,7 +11,7 @@ import type { Principal } from './principal.js';
 export interface AuthenticatorDeps {
   admin: AdminTokenVerifier;
   keys: ApiKeyIssuer;
-  tenants: Pick<TenantRepository, 'findByApiKeyHash'>;
+  tenants: Pick<TenantRepository, 'findKeyHolder'>;
   throttle: FailureThrottle;
   clock: Clock;
 }
@@ -24,10 +24,10 @@ export interface Authenticator {
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const resolve = (token: string, now: number): Principal | 'expired' | null => {
     if (deps.admin.verify(token)) return { kind: 'admin' };
-    const tenant = deps.tenants.findByApiKeyHash(deps.keys.hash(token));
-    if (tenant === null) return null;
-    if (tenant.apiKeyExpiresAt !== null && tenant.apiKeyExpiresAt <= now) return 'expired';
-    return { kind: 'tenant', tenantId: tenant.id };
+    const holder = deps.tenants.findKeyHolder(deps.keys.hash(token));
+    if (holder === null) return null;
+    if (holder.apiKeyExpiresAt !== null && holder.apiKeyExpiresAt <= now) return 'expired';
+    return { kind: 'tenant', tenantId: holder.tenantId };
   };
 
   return {

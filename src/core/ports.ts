@@ -15,7 +15,11 @@ export interface TenantRepository {
   update(tenant: Tenant): void;
   replaceApiKey(id: string, apiKeyHash: string, createdAt: number, expiresAt: number | null): void;
   delete(id: string): void;
-  findByApiKeyHash(hash: string): Tenant | null;
+  /**
+   * The holder of an API key (by its digest): only what authentication needs, so
+   * that no request opens the tenant's client credentials.
+   */
+  findKeyHolder(hash: string): { tenantId: string; apiKeyExpiresAt: number | null } | null;
   /** Messages of the tenant that are not yet in a final handoff state. */
   countPendingMessages(id: string): number;
 }

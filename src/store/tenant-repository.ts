@@ -56,7 +56,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
   });
 
   const byId = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE id = ?`);
-  const byKey = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE api_key_hash = ?`);
+  const byKey = db.prepare<[string], { id: string; api_key_expires_at: number | null }>(`SELECT id, api_key_expires_at FROM tenants WHERE api_key_hash = ?`);
   const all = db.prepare<[], TenantRow>(`SELECT ${COLUMNS} FROM tenants ORDER BY id`);
   const insert = db.prepare(`INSERT INTO tenants (${COLUMNS}, api_key_hash)
     VALUES (@id, @name, @client_base_url, @client_sync_path, @client_attachment_path, @client_auth_sealed,
@@ -100,9 +100,9 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     delete: (id) => {
       remove.run(id);
     },
-    findByApiKeyHash: (hash) => {
+    findKeyHolder: (hash) => {
       const row = byKey.get(hash);
-      return row === undefined ? null : toTenant(row);
+      return row === undefined ? null : { tenantId: row.id, apiKeyExpiresAt: row.api_key_expires_at };
     },
     countPendingMessages: (id) => pending.get(id)?.n ?? 0,
   };

@@ -1,6 +1,6 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, cleanup) and the message read model. */
 import type { MessageAdmin } from '../core/message-admin.js';
-import type { SqliteDatabase } from './database.js';
+import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 import { toDetail, toEventView, type DetailRow, type EventRow } from './message-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
@@ -13,6 +13,7 @@ const HOLD = `(SELECT active = 0 FROM tenants WHERE id = messages.tenant_id)
 const WAITING = `state IN ${PENDING_STATES_SQL} AND state <> 'sending'`;
 
 export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageAdmin {
+  const inTransaction = transactionRunner(db);
   const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
   const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
   const removeAll = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ?`);
@@ -53,25 +54,23 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   };
 
   return {
-    suspend: (tenantId, batchCode, at) => db.transaction(() => held(tenantId, () => addSuspension.run(tenantId, batchCode, at))).immediate(),
+    suspend: (tenantId, batchCode, at) => inTransaction(() => held(tenantId, () => addSuspension.run(tenantId, batchCode, at)), 'immediate'),
     activate: (tenantId, batchCode) =>
-      db.transaction(() => held(tenantId, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode)))).immediate(),
+      inTransaction(() => held(tenantId, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode))), 'immediate'),
     refreshHolds: (tenantId) => {
       refresh.run(tenantId);
     },
     suspensions: (tenantId) => listSuspensions.all(tenantId),
     // A message in flight cannot be recalled from the relay: it is left alone and reported as skipped.
     deleteMessages: (tenantId, ids) =>
-      db.transaction(() => perId(ids, tenantId, (row) => row.state !== 'sending' && deleteOne.run(row.pk).changes === 1)).immediate(),
+      inTransaction(() => perId(ids, tenantId, (row) => row.state !== 'sending' && deleteOne.run(row.pk).changes === 1), 'immediate'),
     resend: (tenantId, ids, at, correlationId) =>
-      db.transaction(() =>
-        perId(ids, tenantId, (row) => {
-          const moved = requeue.get({ at, pk: row.pk });
-          if (moved === undefined) return false;
-          writeEvent({ pk: moved.pk, tenantId: moved.tenant_id, id: moved.id, accountId: moved.account_id, batchCode: moved.batch_code, type: 'resent', at, attempt: moved.attempts, correlationId });
-          return true;
-        }),
-      ).immediate(),
+      inTransaction(() => perId(ids, tenantId, (row) => {
+        const moved = requeue.get({ at, pk: row.pk });
+        if (moved === undefined) return false;
+        writeEvent({ pk: moved.pk, tenantId: moved.tenant_id, id: moved.id, accountId: moved.account_id, batchCode: moved.batch_code, type: 'resent', at, attempt: moved.attempts, correlationId });
+        return true;
+      }), 'immediate'),
     removeReported: (tenantId, before) => (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
     detail: (tenantId, id) => {
       const row = detailRow.get(tenantId, id);

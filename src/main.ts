@@ -110,7 +110,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     retention.start();
     const apiKeys = createHmacApiKeyIssuer(hashKey);
     // One submission service for HTTP and SMTP: requests of both ready in the same turn share one commit.
-    const submissions = createSubmissionService({ store, queue: store.queue, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate });
+    const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate });
     const app = createHttpApp({
       authenticator: createAuthenticator({
         admin: createAdminTokenVerifier(adminToken, hashKey),

@@ -69,8 +69,6 @@ export interface EnqueueResult<M extends NewMessage = NewMessage> {
 export interface MessageQueue {
   /** Current handoff state of the given client ids of a tenant. */
   states(tenantId: string, ids: readonly string[]): Map<string, HandoffState>;
-  /** The batch codes the tenant has suspended (`*`: all of its mail). */
-  suspensions(tenantId: string): ReadonlySet<string>;
   /** Addresses (normalized) of `addresses` that are on the tenant's suppression list now. */
   suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
   /**

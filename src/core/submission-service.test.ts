@@ -53,7 +53,6 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
   } as unknown as AdminStore & { transaction<T>(fn: () => T): T };
   const queue = {
     states: (_tenant: string, ids: string[]) => new Map(ids.filter((id) => hold.sent?.includes(id)).map((id) => [id, 'sent'])),
-    suspensions: () => new Set(hold.suspensions ?? []),
     suppressed: (_tenant: string, addresses: string[]) => new Set(addresses.filter((address) => hold.suppressed?.includes(address))),
     enqueue(messages: readonly NewMessage[]) {
       const notWaiting: NewMessage[] = [];
@@ -85,6 +84,7 @@ function service(failFor: string | null = null, failure?: () => Error, hold?: Ho
   const submissions = createSubmissionService({
     store: fake.store,
     queue: fake.queue,
+    messages: { suspensions: () => hold?.suspensions ?? [] },
     clock: { now: () => 1_000 },
     ids: { uuid: () => 'uuid' },
     wake: (accounts) => woken.push(...accounts.map((account) => account.accountId)),

@@ -10,6 +10,7 @@ import type { Clock, IdSource } from './clock.js';
 import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
 import type { AdminStore } from './ports.js';
 import type { Principal } from './principal.js';
+import type { MessageAdmin } from './message-admin.js';
 import { WHOLE_TENANT } from './message-commands.js';
 import type { MessageQueue } from './queue.js';
 
@@ -39,6 +40,8 @@ export interface SubmissionResult {
 export interface SubmissionServiceDeps {
   store: AdminStore;
   queue: MessageQueue;
+  /** The tenant's suspended batch codes, read inside the commit group's transaction. */
+  messages: Pick<MessageAdmin, 'suspensions'>;
   clock: Clock;
   ids: IdSource;
   /** Tells the dispatcher that work arrived for these accounts. */
@@ -132,7 +135,7 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
   const commit = (batch: readonly Waiting[], isolated: boolean): void => {
     const outcomes: Array<{ admitted: Admitted } | { error: unknown }> = [];
     // Inside the transaction, so an account saved meanwhile cannot be half seen.
-    const tenantOf = memoize((tenantId: string) => tenantContext(tenantId, store, queue));
+    const tenantOf = memoize((tenantId: string) => tenantContext(tenantId, store, deps.messages));
     store.commitGroup(() => {
       if (!isolated) {
         for (const request of batch) outcomes.push({ admitted: admit(request, tenantOf) });
@@ -193,11 +196,11 @@ interface TenantContext {
   holds(batchCode: string | null): boolean;
 }
 
-function tenantContext(tenantId: string, store: AdminStore, queue: MessageQueue): TenantContext | null {
+function tenantContext(tenantId: string, store: AdminStore, messages: Pick<MessageAdmin, 'suspensions'>): TenantContext | null {
   // Only what admission needs: the whole tenant row would open its client credentials.
   const active = store.tenants.isActive(tenantId);
   if (active === null) return null;
-  const suspensions = queue.suspensions(tenantId);
+  const suspensions = new Set(messages.suspensions(tenantId));
   const whole = !active || suspensions.has(WHOLE_TENANT);
   return {
     accounts: store.accounts.choices(tenantId),

@@ -72,7 +72,6 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
      RETURNING pk, tenant_id, id, account_id, batch_code, attempts`,
   );
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
-  const suspensionRows = db.prepare<[string], { batch_code: string }>(`SELECT batch_code FROM suspensions WHERE tenant_id = ?`);
   const suppressedOne = db.prepare<[string, string, number], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
   );
@@ -119,7 +118,6 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
   });
 
   return {
-    suspensions: (tenantId) => new Set(suspensionRows.all(tenantId).map((row) => row.batch_code)),
     states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
     // One address (an SMTP RCPT) is the common case: a key lookup, no JSON.
     suppressed: (tenantId, addresses, now) => {

@@ -34,7 +34,7 @@ describe('intake group commit on SQLite', () => {
     admin.prepare(`INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 1, 0, 0)`).run();
     admin.close();
     const turn: Array<() => void> = [];
-    const submissions = createSubmissionService({ store, queue: store.queue, clock: { now: () => 1_000 }, ids, wake: () => undefined, defer: (fn) => turn.push(fn) });
+    const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock: { now: () => 1_000 }, ids, wake: () => undefined, defer: (fn) => turn.push(fn) });
     const rows = (): Array<{ id: string; state: string }> => {
       const reader = new Database(path, { readonly: true });
       try {

@@ -35,22 +35,17 @@ describe('intake group commit on SQLite', () => {
     admin.close();
     const turn: Array<() => void> = [];
     const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock: { now: () => 1_000 }, ids, wake: () => undefined, defer: (fn) => turn.push(fn) });
-    const rows = (): Array<{ id: string; state: string }> => {
+    /** What another connection sees: only what was committed. */
+    const read = <T>(sql: string): T[] => {
       const reader = new Database(path, { readonly: true });
       try {
-        return reader.prepare(`SELECT id, state FROM messages ORDER BY pk`).all() as Array<{ id: string; state: string }>;
+        return reader.prepare(sql).all() as T[];
       } finally {
         reader.close();
       }
     };
-    const events = (): string[] => {
-      const reader = new Database(path, { readonly: true });
-      try {
-        return (reader.prepare(`SELECT message_id || ':' || event_type AS e FROM outbox WHERE message_id IS NOT NULL ORDER BY seq`).all() as Array<{ e: string }>).map((row) => row.e);
-      } finally {
-        reader.close();
-      }
-    };
+    const rows = () => read<{ id: string; state: string }>(`SELECT id, state FROM messages ORDER BY pk`);
+    const events = () => read<{ e: string }>(`SELECT message_id || ':' || event_type AS e FROM outbox WHERE message_id IS NOT NULL ORDER BY seq`).map((row) => row.e);
     return { submissions, turn, rows, events };
   };
 

@@ -128,14 +128,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
       return new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address));
     },
     enqueue: createEnqueue(db, writeEvent),
-    claim: (request) => {
-      // A read first (one index seek per priority), so that a wake-up with nothing
-      // to send, e.g. for a suspended tenant, costs no write transaction.
-      for (let priority = 0; priority <= (request.maxPriority ?? 3); priority += 1) {
-        if (due.get(request.tenantId, request.accountId, priority, request.now, 1) !== undefined) return claim.immediate(request);
-      }
-      return [];
-    },
+    claim: (request) => claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),
     reclaimLeases: (now, owner, otherOwnersToo, held = []) => reclaim.immediate(now, owner, otherOwnersToo, held),
     nextDueAt: (tenantId, accountId) => {

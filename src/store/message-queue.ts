@@ -72,9 +72,6 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
      RETURNING pk, tenant_id, id, account_id, batch_code, attempts`,
   );
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
-  const suppressedOne = db.prepare<[string, string, number], { address: string }>(
-    `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
-  );
   const suppressedRows = db.prepare<[string, number, string], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
   );
@@ -119,14 +116,8 @@ export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): Mes
 
   return {
     states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
-    // One address (an SMTP RCPT) is the common case: a key lookup, no JSON.
-    suppressed: (tenantId, addresses, now) => {
-      if (addresses.length === 1) {
-        const row = suppressedOne.get(tenantId, normalizeAddress(addresses[0] as string), now);
-        return new Set(row === undefined ? [] : [row.address]);
-      }
-      return new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address));
-    },
+    suppressed: (tenantId, addresses, now) =>
+      new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address)),
     enqueue: createEnqueue(db, writeEvent),
     claim: (request) => claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),

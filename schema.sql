@@ -269,3 +269,30 @@ CREATE TRIGGER messages_spool_deleted AFTER DELETE ON messages
 CREATE TRIGGER messages_spool_replaced AFTER UPDATE OF spool_id ON messages
   WHEN OLD.spool_id IS NOT NULL AND OLD.spool_id IS NOT NEW.spool_id
   BEGIN DELETE FROM spools WHERE id = OLD.spool_id; END;
+
+-- migration: 4
+-- Delivery reports (sync/): each tenant's client application is told every
+-- sent, error, deferred and bounced event, in outbox order. The report cursor
+-- is the last outbox `seq` the client acknowledged; what lies past it is the
+-- backlog. Outbox rows past a cursor are therefore not pruned.
+--   * A tenant's reportable events, in order, by a range seek from its cursor.
+--     Queries spell this exact predicate so that SQLite uses the index.
+CREATE INDEX outbox_reportable ON outbox (tenant_id, seq)
+  WHERE event_type IN ('message.sent', 'message.error', 'message.deferred', 'message.bounced');
+--   * One row per tenant: its cursor and how the last rounds went, so that a
+--     restart keeps backoff and do-not-disturb instead of hammering the client.
+CREATE TABLE report_state (
+  tenant_id       TEXT PRIMARY KEY REFERENCES tenants(id) ON DELETE CASCADE,
+  cursor_seq      INTEGER NOT NULL,
+  last_attempt_at INTEGER,
+  last_success_at INTEGER,
+  last_error      TEXT,
+  last_error_at   INTEGER,
+  failures        INTEGER NOT NULL DEFAULT 0,  -- consecutive failed rounds
+  retry_at        INTEGER,                     -- backoff: no round before this
+  dnd_until       INTEGER                      -- the client's next_sync_after
+) STRICT;
+-- Tenants of earlier versions were never reported to: they start from the beginning.
+INSERT INTO report_state (tenant_id, cursor_seq) SELECT id, 0 FROM tenants;
+--   * A secret per tenant to sign its reports (HMAC-SHA256), sealed like client_auth.
+ALTER TABLE tenants ADD COLUMN client_signing_secret_sealed TEXT;

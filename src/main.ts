@@ -14,6 +14,7 @@ import { createSubmissionService } from './core/submission-service.js';
 import { createTenantService } from './core/tenant-service.js';
 import { parseListenAddress, type Config } from './config/index.js';
 import { createHandoff } from './daemon/handoff.js';
+import { createReports } from './daemon/reports.js';
 import { startSmtp } from './daemon/smtp.js';
 import { openStore } from './daemon/store.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
@@ -23,6 +24,8 @@ import type { SmtpIngress } from './ingress/smtp/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
 import { createWorkerPool, workerScript } from './runtime/worker-pool.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer } from './security/api-keys.js';
+import { newSigningSecret } from './security/report-signature.js';
+import type { ReportLoop } from './sync/report-loop.js';
 import type { SqliteStore } from './store/index.js';
 
 export { DATABASE_FILE } from './daemon/store.js';
@@ -42,6 +45,7 @@ export interface Daemon {
   smtp: Pick<SmtpIngress, 'plain' | 'implicitTls' | 'reloadTls'> | null;
   store: SqliteStore;
   dispatcher: Dispatcher;
+  reports: ReportLoop;
   retention: PeriodicLoop;
   stop(deadlineMs: number): Promise<void>;
 }
@@ -71,6 +75,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { config, log, clock, ids } = deps;
   const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids);
   const { handoff, dispatcher } = createDelivery(config, store, deps);
+  const reports = createReports(config, store, { clock, ids, log, random: deps.random ?? Math.random });
   const retention = createPeriodicLoop({
     name: 'retention',
     intervalMs: config.retention.interval_seconds * 1000,
@@ -107,6 +112,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   let httpServer: Awaited<ReturnType<typeof startHttpServer>> | null = null;
   try {
     dispatcher.start();
+    reports.loop.start();
     retention.start();
     const apiKeys = createHmacApiKeyIssuer(hashKey);
     // One submission service for HTTP and SMTP: requests of both ready in the same turn share one commit.
@@ -119,10 +125,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         throttle: createFailureThrottle({ maxFailures: config.http.auth_max_failures, windowMs: config.http.auth_failure_window_seconds * 1000 }),
         clock,
       }),
-      tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, clock, ids }),
+      tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids }),
       accounts: createAccountService({ store, clock, ids }),
       submissions,
       commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
+      syncStatus: reports.status,
       parseSubmission,
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },
@@ -161,11 +168,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       smtp: smtpIngress,
       store,
       dispatcher,
+      reports: reports.loop,
       retention,
       async stop(deadlineMs) {
         const deadline = Date.now() + deadlineMs;
         const left = (): number => Math.max(0, deadline - Date.now());
-        await Promise.all([http.close(left()), smtpIngress?.close(left())]);
+        // A report round in flight is aborted, not waited for: its events are reported again after the restart.
+        await Promise.all([http.close(left()), smtpIngress?.close(left()), reports.loop.stop()]);
         await retention.stop();
         await dispatcher.stop(left());
         await handoff.close();
@@ -177,6 +186,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   } catch (error) {
     await httpServer?.close(0);
     await smtp?.close(0);
+    await reports.loop.stop();
     await dispatcher.stop(0);
     await handoff.close();
     await parserPool?.close();

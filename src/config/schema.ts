@@ -121,6 +121,20 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    reports: z
+      .object({
+        sync_interval_seconds: positiveInt.max(86_400).default(300),
+        request_timeout_seconds: z.number().positive().max(600).default(30),
+        batch_size: positiveInt.max(10_000).default(500),
+        batch_delay_ms: z.number().int().min(0).max(10_000).default(200),
+        retry_initial_seconds: z.number().positive().max(3600).default(2),
+        retry_max_seconds: z.number().positive().max(86_400).default(300),
+        retry_jitter: z.number().min(0).max(1).default(0.2),
+        max_followup_rounds: z.number().int().min(0).max(1000).default(10),
+        max_hold_seconds: z.number().positive().max(86_400).default(60),
+      })
+      .strict()
+      .prefault({}),
     retention: z
       .object({
         report_retention_seconds: positiveInt.default(7 * 24 * 3600),

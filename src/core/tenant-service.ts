@@ -16,6 +16,8 @@ export interface TenantFields {
   clientSyncPath?: string;
   clientAttachmentPath?: string | null;
   clientAuth?: ClientAuth | null;
+  /** Null stops signing reports. */
+  clientSigningSecret?: string | null;
   active?: boolean;
 }
 
@@ -40,6 +42,8 @@ export interface TenantServiceDeps {
   /** Re-derives which waiting messages are held when `active` changes. */
   holds: Pick<MessageAdmin, 'refreshHolds'>;
   keys: ApiKeyIssuer;
+  /** A new random secret to sign a tenant's reports. */
+  newSigningSecret: () => string;
   clock: Clock;
   ids: IdSource;
 }
@@ -60,10 +64,12 @@ export function createTenantService(deps: TenantServiceDeps) {
     seconds === undefined ? null : now + seconds * 1000;
 
   return {
-    create(ctx: CommandContext, input: TenantCreateInput): { tenant: TenantView; key: IssuedKeyView } {
+    /** `signingSecret` is set only when it was generated here: shown once, like the key. */
+    create(ctx: CommandContext, input: TenantCreateInput): { tenant: TenantView; key: IssuedKeyView; signingSecret: string | null } {
       requireAdmin(ctx.principal);
       const now = clock.now();
       const issued = keys.issue();
+      const generated = input.clientSigningSecret === undefined ? deps.newSigningSecret() : null;
       const tenant: Tenant = {
         id: input.id,
         name: input.name ?? null,
@@ -71,6 +77,7 @@ export function createTenantService(deps: TenantServiceDeps) {
         clientSyncPath: input.clientSyncPath ?? DEFAULT_CLIENT_SYNC_PATH,
         clientAttachmentPath: input.clientAttachmentPath ?? null,
         clientAuth: input.clientAuth ?? null,
+        clientSigningSecret: generated ?? input.clientSigningSecret ?? null,
         active: input.active ?? true,
         apiKeyCreatedAt: now,
         apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
@@ -85,7 +92,7 @@ export function createTenantService(deps: TenantServiceDeps) {
         store.tenants.insert(tenant, issued.hash);
         store.changes.record(change(ctx, 'tenant.create', 'tenant.created', tenant.id, { tenant: view }));
       });
-      return { tenant: view, key: { tenant_id: tenant.id, api_key: issued.key, api_key_expires_at: view.api_key_expires_at } };
+      return { tenant: view, key: { tenant_id: tenant.id, api_key: issued.key, api_key_expires_at: view.api_key_expires_at }, signingSecret: generated };
     },
 
     list(ctx: CommandContext): TenantView[] {
@@ -124,6 +131,17 @@ export function createTenantService(deps: TenantServiceDeps) {
         store.tenants.delete(id);
         store.changes.record(change(ctx, 'tenant.delete', 'tenant.deleted', id, { tenant_id: id, forced: options.force, pending_messages: pending }));
       });
+    },
+
+    /** A new report-signing secret, answered once; the old one stops signing at once. */
+    rotateSigningSecret(ctx: CommandContext, id: string): { tenant_id: string; client_signing_secret: string } {
+      requireAdmin(ctx.principal);
+      const secret = deps.newSigningSecret();
+      store.transaction(() => {
+        store.tenants.update({ ...load(id), clientSigningSecret: secret, updatedAt: clock.now() });
+        store.changes.record(change(ctx, 'tenant.rotate_signing_secret', 'tenant.signing_secret_rotated', id, { tenant_id: id }));
+      });
+      return { tenant_id: id, client_signing_secret: secret };
     },
 
     rotateKey(ctx: CommandContext, id: string, options: { expiresInSeconds?: number }): IssuedKeyView {

@@ -16,6 +16,8 @@ export interface Tenant {
   clientAttachmentPath: string | null;
   /** Decrypted only inside the process; never leaves it through an API. */
   clientAuth: ClientAuth | null;
+  /** HMAC key that signs the tenant's delivery reports; decrypted only inside the process. */
+  clientSigningSecret: string | null;
   /** False holds the tenant's mail; its key keeps working. */
   active: boolean;
   apiKeyCreatedAt: number;
@@ -32,6 +34,8 @@ export interface TenantView {
   client_sync_path: string;
   client_attachment_path: string | null;
   client_auth: { method: 'none' } | { method: 'bearer' } | { method: 'basic'; user: string } | null;
+  /** Whether reports are signed; the secret itself is shown once, when it is set or generated. */
+  client_signing_secret_set: boolean;
   active: boolean;
   api_key_created_at: string;
   api_key_expires_at: string | null;
@@ -55,6 +59,7 @@ export function viewTenant(tenant: Tenant): TenantView {
     client_sync_path: tenant.clientSyncPath,
     client_attachment_path: tenant.clientAttachmentPath,
     client_auth: redactClientAuth(tenant.clientAuth),
+    client_signing_secret_set: tenant.clientSigningSecret !== null,
     active: tenant.active,
     api_key_created_at: iso(tenant.apiKeyCreatedAt),
     api_key_expires_at: tenant.apiKeyExpiresAt === null ? null : iso(tenant.apiKeyExpiresAt),

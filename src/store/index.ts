@@ -4,16 +4,20 @@
  */
 import { AppError } from '../core/app-error.js';
 import type { IdSource } from '../core/clock.js';
+import type { BounceStore } from '../core/bounce.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
+import type { ReportStore } from '../core/report.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
-import { createMessageEventWriter } from './message-event-writer.js';
+import { createSqliteBounceStore } from './message-bounces.js';
+import { createMessageEventWriter, type MessageEventListener } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
+import { createSqliteReportStore } from './report-store.js';
 import { createSqliteSpool } from './spool.js';
 import { createWalSync } from './wal-sync.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
@@ -22,6 +26,10 @@ export interface SqliteStore extends AdminStore {
   queue: MessageQueue;
   spool: MessageSpool;
   messages: MessageAdmin;
+  reports: ReportStore;
+  bounces: BounceStore;
+  /** Calls `listener` for every message transition written from now on (see MessageEventListener). */
+  onMessageEvent(listener: MessageEventListener): void;
   /** Schema versions applied while opening. */
   migrated: number[];
   /** Throws when the database cannot answer; used by readiness. */
@@ -48,15 +56,24 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const ping = db.prepare('SELECT 1');
   const walSync = createWalSync(`${options.path}-wal`);
   const inTransaction = transactionRunner(db);
+  const listeners: MessageEventListener[] = [];
+  const writeEvent = createMessageEventWriter(db, options.ids, (tenantId, type) => {
+    for (const listener of listeners) listener(tenantId, type);
+  });
   let closed = false;
   return {
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes: createSqliteChangeLog(db),
-    queue: createSqliteMessageQueue(db, options.ids),
+    queue: createSqliteMessageQueue(db, writeEvent),
     spool: storeErrors(createSqliteSpool(db)),
-    messages: createSqliteMessageAdmin(db, createMessageEventWriter(db, options.ids)),
+    messages: createSqliteMessageAdmin(db, writeEvent),
+    reports: storeErrors(createSqliteReportStore(db, writeEvent)),
+    bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
+    onMessageEvent: (listener) => {
+      listeners.push(listener);
+    },
     transaction: (fn) => {
       try {
         return durableTransaction(db, fn);

@@ -9,7 +9,7 @@ import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/rate-limit.js';
 import type { SqliteDatabase } from './database.js';
 import { createEnqueue } from './message-enqueue.js';
-import { createMessageEventWriter } from './message-event-writer.js';
+import type { MessageEventWriter } from './message-event-writer.js';
 import { createOutcomeRecorder } from './message-outcomes.js';
 
 const WAITING = `state IN ('queued', 'deferred') AND suspended = 0`;
@@ -48,8 +48,7 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   rcptTo: JSON.parse(row.rcpt_to) as string[],
 });
 
-export function createSqliteMessageQueue(db: SqliteDatabase, ids: IdSource): MessageQueue {
-  const writeEvent = createMessageEventWriter(db, ids);
+export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageQueue {
   const due = db.prepare<[string, string, number, number, number], { pk: number }>(`SELECT pk FROM messages
     WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ? AND next_attempt_at <= ?
     ORDER BY next_attempt_at, pk LIMIT ?`);

@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../core/message.js';
 import { openDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteMessageQueue } from './message-queue.js';
+import { createMessageEventWriter } from './message-event-writer.js';
 import { createSqliteSpool } from './spool.js';
 
 /** The spool of large SMTP submissions and its bond with the message that names it (migration 3). */
@@ -21,7 +22,7 @@ describe('message spool', () => {
     db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
     db.prepare(`INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`).run();
     let next = 0;
-    const queue = createSqliteMessageQueue(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` });
+    const queue = createSqliteMessageQueue(db, createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` }));
     return { db, spool: createSqliteSpool(db), queue };
   };
   const count = (db: SqliteDatabase, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;

@@ -10,6 +10,7 @@ interface TenantRow {
   client_sync_path: string;
   client_attachment_path: string | null;
   client_auth_sealed: string | null;
+  client_signing_secret_sealed: string | null;
   active: number;
   api_key_created_at: number;
   api_key_expires_at: number | null;
@@ -18,7 +19,7 @@ interface TenantRow {
 }
 
 const COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
-  active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+  client_signing_secret_sealed, active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
 
 /**
  * Message states that still need work; a tenant or account holding them is not
@@ -29,6 +30,7 @@ export const PENDING_STATES_SQL = `('queued', 'deferred', 'sending')`;
 
 export function createSqliteTenantRepository(db: SqliteDatabase, secrets: SecretBox): TenantRepository {
   const authContext = (id: string): string => `tenant:${id}:client_auth`;
+  const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
 
   const toTenant = (row: TenantRow): Tenant => ({
     id: row.id,
@@ -37,6 +39,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     clientSyncPath: row.client_sync_path,
     clientAttachmentPath: row.client_attachment_path,
     clientAuth: row.client_auth_sealed === null ? null : (JSON.parse(secrets.open(row.client_auth_sealed, authContext(row.id))) as ClientAuth),
+    clientSigningSecret: row.client_signing_secret_sealed === null ? null : secrets.open(row.client_signing_secret_sealed, signingContext(row.id)),
     active: row.active === 1,
     apiKeyCreatedAt: row.api_key_created_at,
     apiKeyExpiresAt: row.api_key_expires_at,
@@ -51,6 +54,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     client_sync_path: tenant.clientSyncPath,
     client_attachment_path: tenant.clientAttachmentPath,
     client_auth_sealed: tenant.clientAuth === null ? null : secrets.seal(JSON.stringify(tenant.clientAuth), authContext(tenant.id)),
+    client_signing_secret_sealed: tenant.clientSigningSecret === null ? null : secrets.seal(tenant.clientSigningSecret, signingContext(tenant.id)),
     active: tenant.active ? 1 : 0,
     updated_at: tenant.updatedAt,
   });
@@ -60,13 +64,15 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
   const all = db.prepare<[], TenantRow>(`SELECT ${COLUMNS} FROM tenants ORDER BY id`);
   const insert = db.prepare(`INSERT INTO tenants (${COLUMNS}, api_key_hash)
     VALUES (@id, @name, @client_base_url, @client_sync_path, @client_attachment_path, @client_auth_sealed,
-      @active, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
+      @client_signing_secret_sealed, @active, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
   const update = db.prepare(`UPDATE tenants SET name = @name, client_base_url = @client_base_url,
     client_sync_path = @client_sync_path, client_attachment_path = @client_attachment_path,
-    client_auth_sealed = @client_auth_sealed, active = @active, updated_at = @updated_at WHERE id = @id`);
+    client_auth_sealed = @client_auth_sealed, client_signing_secret_sealed = @client_signing_secret_sealed, active = @active, updated_at = @updated_at WHERE id = @id`);
   const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
     updated_at = ? WHERE id = ?`);
   const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);
+  // A new tenant is told of what happens from now on; an id used before does not inherit its predecessor's events.
+  const startReports = db.prepare(`INSERT INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`);
   const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
   const pending = db.prepare<[string], { n: number }>(
     `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`,
@@ -90,6 +96,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
         api_key_expires_at: tenant.apiKeyExpiresAt,
         created_at: tenant.createdAt,
       });
+      startReports.run(tenant.id);
     },
     update: (tenant) => {
       update.run(toParams(tenant));

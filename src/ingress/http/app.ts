@@ -10,6 +10,7 @@ import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessageCommands } from '../../core/message-commands.js';
+import type { SyncStatusReader } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import type { TenantService } from '../../core/tenant-service.js';
 import { requireAuth } from './auth.js';
@@ -19,6 +20,7 @@ import { accountRoutes } from './routes/accounts.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
 import type { SubmissionParser } from './submission-parser.js';
+import { syncStatusRoutes } from './routes/sync-status.js';
 import { tenantRoutes } from './routes/tenants.js';
 
 export interface HttpAppDeps {
@@ -27,6 +29,7 @@ export interface HttpAppDeps {
   accounts: AccountService;
   submissions: SubmissionService;
   commands: MessageCommands;
+  syncStatus: SyncStatusReader;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
   readiness: readonly ReadinessCheck[];
@@ -70,6 +73,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
 
   app.route('/', healthRoutes(deps.readiness));
+  // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
+  app.route('/', syncStatusRoutes(deps.syncStatus));
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission }));

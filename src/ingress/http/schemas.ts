@@ -44,6 +44,7 @@ const tenantFields = {
   client_sync_path: urlPath.optional(),
   client_attachment_path: urlPath.nullable().optional(),
   client_auth: clientAuth.nullable().optional(),
+  client_signing_secret: z.string().min(16).max(512).nullable().optional(),
   active: z.boolean().optional(),
 };
 
@@ -53,6 +54,7 @@ const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typ
   clientSyncPath: body.client_sync_path,
   clientAttachmentPath: body.client_attachment_path,
   clientAuth: body.client_auth,
+  clientSigningSecret: body.client_signing_secret,
   active: body.active,
 });
 

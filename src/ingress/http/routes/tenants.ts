@@ -25,8 +25,8 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
 
   app.post('/tenant', async (c) => {
     const input = await readBody(c, tenantCreateBody);
-    const { tenant, key } = tenants.create(commandContext(c), input);
-    return c.json({ ok: true, tenant, api_key: key.api_key }, 201);
+    const { tenant, key, signingSecret } = tenants.create(commandContext(c), input);
+    return c.json({ ok: true, tenant, api_key: key.api_key, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) }, 201);
   });
 
   app.get('/tenants', (c) => c.json({ tenants: tenants.list(commandContext(c)) }));
@@ -54,6 +54,8 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     const input = await readBody(c, rotateKeyBody);
     return c.json({ ok: true, ...tenants.rotateKey(commandContext(c), id, input) });
   });
+
+  app.post('/tenant/:id/signing-secret', (c) => c.json({ ok: true, ...tenants.rotateSigningSecret(commandContext(c), pathId(c)) }));
 
   return app;
 }

@@ -1,0 +1,149 @@
+/**
+ * SQLite side of delivery reports: each tenant's cursor into the outbox, the
+ * backlog past it, and the acknowledgement that moves it (schema migration 4).
+ */
+import { REPORTABLE_EVENTS, type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report.js';
+import { transactionRunner, type SqliteDatabase } from './database.js';
+import { MESSAGE_EVENT_PREFIX, type MessageEventWriter } from './message-event-writer.js';
+
+// Spelled exactly as the predicate of the outbox_reportable index, so that SQLite uses it.
+const REPORTABLE_SQL = `event_type IN (${REPORTABLE_EVENTS.map((type) => `'${MESSAGE_EVENT_PREFIX}${type}'`).join(', ')})`;
+const PAST_CURSOR = `tenant_id = @tenant AND ${REPORTABLE_SQL}
+  AND seq > (SELECT cursor_seq FROM report_state WHERE tenant_id = @tenant)`;
+
+interface LaneRow {
+  tenant_id: string;
+  has_endpoint: number;
+  failures: number;
+  retry_at: number | null;
+  dnd_until: number | null;
+  last_success_at: number | null;
+  last_attempt_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+}
+
+interface EventRow {
+  seq: number;
+  id: string;
+  event_type: string;
+  tenant_id: string;
+  message_pk: number;
+  message_id: string;
+  account_id: string | null;
+  batch_code: string | null;
+  attempt: number | null;
+  occurred_at: number;
+  text: string | null;
+  payload: string | null;
+}
+
+const toLane = (row: LaneRow): ReportLane => ({
+  tenantId: row.tenant_id,
+  hasEndpoint: row.has_endpoint === 1,
+  record: {
+    failures: row.failures,
+    retryAt: row.retry_at,
+    dndUntil: row.dnd_until,
+    lastSuccessAt: row.last_success_at,
+    lastAttemptAt: row.last_attempt_at,
+    lastError: row.last_error,
+    lastErrorAt: row.last_error_at,
+  },
+});
+
+const toEvent = (row: EventRow): ReportEvent => ({
+  seq: row.seq,
+  eventId: row.id,
+  type: row.event_type.slice(MESSAGE_EVENT_PREFIX.length) as ReportableEvent,
+  tenantId: row.tenant_id,
+  messagePk: row.message_pk,
+  messageId: row.message_id,
+  accountId: row.account_id,
+  batchCode: row.batch_code,
+  attempt: row.attempt ?? 0,
+  at: row.occurred_at,
+  text: row.text,
+  data: row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>),
+});
+
+const recordParams = (tenantId: string, record: LaneRecord) => ({
+  tenant: tenantId,
+  failures: record.failures,
+  retry_at: record.retryAt,
+  dnd_until: record.dndUntil,
+  last_success_at: record.lastSuccessAt,
+  last_attempt_at: record.lastAttemptAt,
+  last_error: record.lastError,
+  last_error_at: record.lastErrorAt,
+});
+
+export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageEventWriter): ReportStore {
+  const inTransaction = transactionRunner(db);
+  const LANES = `SELECT t.id AS tenant_id, coalesce(t.client_base_url, '') <> '' AS has_endpoint, r.failures, r.retry_at,
+      r.dnd_until, r.last_success_at, r.last_attempt_at, r.last_error, r.last_error_at
+    FROM tenants t JOIN report_state r ON r.tenant_id = t.id`;
+  const lanes = db.prepare<[], LaneRow>(`${LANES} ORDER BY t.id`);
+  const lane = db.prepare<[string], LaneRow>(`${LANES} WHERE t.id = ?`);
+  const pending = db.prepare<{ tenant: string; limit: number }, EventRow>(`SELECT seq, id, event_type, tenant_id, message_pk, message_id,
+      account_id, batch_code, attempt, occurred_at, text, payload
+    FROM outbox WHERE ${PAST_CURSOR} ORDER BY seq LIMIT @limit`);
+  const backlog = db.prepare<{ tenant: string }, { count: number; oldest_at: number | null }>(`SELECT count(*) AS count,
+      (SELECT occurred_at FROM outbox WHERE ${PAST_CURSOR} ORDER BY seq LIMIT 1) AS oldest_at
+    FROM outbox WHERE ${PAST_CURSOR}`);
+  const saveLane = db.prepare(`UPDATE report_state SET failures = @failures, retry_at = @retry_at, dnd_until = @dnd_until,
+      last_success_at = @last_success_at, last_attempt_at = @last_attempt_at, last_error = @last_error, last_error_at = @last_error_at
+    WHERE tenant_id = @tenant`);
+  const moveCursor = db.prepare(`UPDATE report_state SET cursor_seq = max(cursor_seq, @seq) WHERE tenant_id = @tenant`);
+  // Only the outcome that was reported: a resend since then cleared sent_at/error_at and waits for its own report.
+  const outcomeReported = db.prepare(`UPDATE messages SET reported_at = @now
+    WHERE pk = @pk AND reported_at IS NULL AND ((state = 'sent' AND sent_at = @at) OR (state = 'error' AND error_at = @at))`);
+  const bounceReported = db.prepare(`UPDATE messages SET bounce_reported_at = @now WHERE pk = @pk AND bounce_at = @at AND bounce_reported_at IS NULL`);
+
+  const markMessages = (events: readonly ReportEvent[], now: number): void => {
+    for (const event of events) {
+      if (event.type === 'sent' || event.type === 'error') outcomeReported.run({ now, pk: event.messagePk, at: event.at });
+      else if (event.type === 'bounced') bounceReported.run({ now, pk: event.messagePk, at: event.at });
+    }
+  };
+
+  /** One `reported` event per message of the report, naming what it was told. */
+  const recordReported = (events: readonly ReportEvent[], at: number, reportId: string): void => {
+    const byMessage = new Map<number, ReportEvent[]>();
+    for (const event of events) byMessage.set(event.messagePk, [...(byMessage.get(event.messagePk) ?? []), event]);
+    for (const told of byMessage.values()) {
+      const last = told[told.length - 1] as ReportEvent;
+      writeEvent({
+        pk: last.messagePk, tenantId: last.tenantId, id: last.messageId, accountId: last.accountId ?? '', batchCode: last.batchCode,
+        type: 'reported', at, attempt: last.attempt,
+        data: { report_id: reportId, events: told.map((event) => event.type), event_ids: told.map((event) => event.eventId) },
+      });
+    }
+  };
+
+  return {
+    lanes: () => lanes.all().map(toLane),
+    lane: (tenantId) => {
+      const row = lane.get(tenantId);
+      return row === undefined ? null : toLane(row);
+    },
+    pending: (tenantId, limit) => pending.all({ tenant: tenantId, limit }).map(toEvent),
+    backlog: (tenantId) => {
+      const row = backlog.get({ tenant: tenantId });
+      return { count: row?.count ?? 0, oldestAt: row?.oldest_at ?? null };
+    },
+    acknowledge: (tenantId, events, record, report) =>
+      inTransaction(() => {
+        const last = events[events.length - 1];
+        if (last !== undefined) {
+          moveCursor.run({ tenant: tenantId, seq: last.seq });
+          markMessages(events, report.at);
+          if (report.reportId !== null) recordReported(events, report.at, report.reportId);
+        }
+        saveLane.run(recordParams(tenantId, record));
+      }, 'immediate'),
+    saveLane: (tenantId, record) => {
+      saveLane.run(recordParams(tenantId, record));
+    },
+  };
+}

@@ -31,7 +31,7 @@ export interface LaneState {
   dndUntil: number | null;
   /** The last acknowledged round; heartbeats count from it. */
   lastSuccessAt: number | null;
-  /** Immediate rounds granted in a row for `queued > 0`. */
+  /** Immediate rounds granted in a row for `queued > 0`; above 0, the next round is due at once. */
   followups: number;
 }
 
@@ -40,6 +40,8 @@ export const freshLane = (): LaneState => ({ failures: 0, retryAt: null, dndUnti
 /** When the next round is due. `oldestPendingAt` is the oldest unreported event, or null when there is none. */
 export function nextRoundAt(lane: LaneState, policy: ReportPolicy, oldestPendingAt: number | null, now: number): number {
   if (lane.retryAt !== null && lane.retryAt > now) return lane.retryAt;
+  // The last answer asked for another round (`queued > 0`) and it was granted.
+  if (lane.followups > 0) return now;
   const quietUntil = lane.dndUntil !== null && lane.dndUntil > now ? lane.dndUntil : null;
   if (oldestPendingAt !== null) {
     return quietUntil === null ? now : Math.max(now, Math.min(quietUntil, oldestPendingAt + policy.maxHoldMs));

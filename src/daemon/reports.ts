@@ -41,9 +41,11 @@ export function createReports(config: Readonly<Config>, store: SqliteStore, deps
       rescanMs: RESCAN_MS,
     },
   });
-  const reportable = new Set<string>(REPORTABLE_EVENTS);
-  store.onMessageEvent((tenantId, type) => {
-    if (reportable.has(type)) loop.notify(tenantId);
+  const reportable = new Set<string>(REPORTABLE_EVENTS.map((type) => `message.${type}`));
+  store.onEvent((tenantId, eventType) => {
+    if (reportable.has(eventType)) loop.notify(tenantId);
+    // A tenant created, changed or deleted: its lane follows now, not at the next rescan.
+    else if (eventType.startsWith('tenant.')) loop.refresh(tenantId);
   });
   return { loop, status: createSyncStatusReader({ loop, store: store.reports, tenants: store.tenants, clock: deps.clock }) };
 }

@@ -2,8 +2,9 @@
 import type { ChangeRecord } from '../core/change-record.js';
 import type { ChangeLog } from '../core/ports.js';
 import type { SqliteDatabase } from './database.js';
+import type { OutboxListener } from './message-event-writer.js';
 
-export function createSqliteChangeLog(db: SqliteDatabase): ChangeLog {
+export function createSqliteChangeLog(db: SqliteDatabase, listener: OutboxListener = () => {}): ChangeLog {
   const audit = db.prepare(`INSERT INTO command_log (occurred_at, actor, command, tenant_id, target, params, correlation_id)
     VALUES (@occurred_at, @actor, @command, @tenant_id, @target, @params, @correlation_id)`);
   const outbox = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, event_version,
@@ -33,6 +34,7 @@ export function createSqliteChangeLog(db: SqliteDatabase): ChangeLog {
         occurred_at: change.occurredAt,
         correlation_id: change.correlationId,
       });
+      listener(change.tenantId, change.eventType);
     },
   };
 }

@@ -15,7 +15,7 @@ import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteBounceStore } from './message-bounces.js';
-import { createMessageEventWriter, type MessageEventListener } from './message-event-writer.js';
+import { createMessageEventWriter, type OutboxListener } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
 import { createSqliteReportStore } from './report-store.js';
 import { createSqliteSpool } from './spool.js';
@@ -28,8 +28,8 @@ export interface SqliteStore extends AdminStore {
   messages: MessageAdmin;
   reports: ReportStore;
   bounces: BounceStore;
-  /** Calls `listener` for every message transition written from now on (see MessageEventListener). */
-  onMessageEvent(listener: MessageEventListener): void;
+  /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
+  onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
   migrated: number[];
   /** Throws when the database cannot answer; used by readiness. */
@@ -56,22 +56,23 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const ping = db.prepare('SELECT 1');
   const walSync = createWalSync(`${options.path}-wal`);
   const inTransaction = transactionRunner(db);
-  const listeners: MessageEventListener[] = [];
-  const writeEvent = createMessageEventWriter(db, options.ids, (tenantId, type) => {
-    for (const listener of listeners) listener(tenantId, type);
-  });
+  const listeners: OutboxListener[] = [];
+  const notify: OutboxListener = (tenantId, eventType) => {
+    for (const listener of listeners) listener(tenantId, eventType);
+  };
+  const writeEvent = createMessageEventWriter(db, options.ids, notify);
   let closed = false;
   return {
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
     accounts: createSqliteAccountRepository(db, options.secrets),
-    changes: createSqliteChangeLog(db),
+    changes: createSqliteChangeLog(db, notify),
     queue: createSqliteMessageQueue(db, writeEvent),
     spool: storeErrors(createSqliteSpool(db)),
     messages: createSqliteMessageAdmin(db, writeEvent),
     reports: storeErrors(createSqliteReportStore(db, writeEvent)),
     bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
-    onMessageEvent: (listener) => {
+    onEvent: (listener) => {
       listeners.push(listener);
     },
     transaction: (fn) => {

@@ -27,13 +27,14 @@ export type MessageEventWriter = (transition: MessageTransition) => void;
 export const MESSAGE_EVENT_PREFIX = 'message.';
 
 /**
- * Told of each transition as it is written, inside its transaction: a listener
- * must only take note (the report loop schedules a round; by the time that
- * round reads, the transaction has committed or rolled back).
+ * Told of each outbox row as it is written (`eventType` in full, `message.sent`),
+ * inside its transaction: a listener must only take note. The report loop
+ * schedules a round; by the time that round reads, the transaction has
+ * committed or rolled back.
  */
-export type MessageEventListener = (tenantId: string, type: string) => void;
+export type OutboxListener = (tenantId: string, eventType: string) => void;
 
-export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, listener: MessageEventListener = () => {}): MessageEventWriter {
+export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, listener: OutboxListener = () => {}): MessageEventWriter {
   const insert = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id,
       account_id, batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id)
     VALUES (?, 'message', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
@@ -43,6 +44,6 @@ export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, list
       ids.uuid(), `${t.tenantId}/${t.id}`, MESSAGE_EVENT_PREFIX + t.type, t.tenantId, t.pk, t.id, t.accountId, t.batchCode, t.attempt,
       t.replyCode ?? null, t.enhancedStatus ?? null, t.text ?? null, t.data === undefined ? null : JSON.stringify(t.data), t.at, t.correlationId ?? null,
     );
-    listener(t.tenantId, t.type);
+    listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type);
   };
 }

@@ -58,6 +58,12 @@ export interface ReportLoop {
   tick(): Promise<void>;
   /** A reportable event of the tenant was written: a round soon, unless the lane is holding anyway. */
   notify(tenantId: string): void;
+  /**
+   * A tenant was created, changed or deleted: tenants are re-read at once, and
+   * the tenant's lane tries now rather than after its backoff (an operator who
+   * fixed the endpoint expects the backlog to move).
+   */
+  refresh(tenantId: string): void;
   /** No new round starts; rounds in flight are aborted and nothing of theirs is acknowledged. */
   stop(): Promise<void>;
   lanes(): ReadonlyMap<string, Readonly<Lane>>;
@@ -233,12 +239,21 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
         return;
       }
       lane.dirty = true;
-      if (lane.holding || lane.round !== null) return;
+      if (lane.holding || lane.round !== null || stopping) return;
       const soon = clock.now() + config.batchDelayMs;
       if (soon < lane.dueAt) {
         lane.dueAt = soon;
         arm();
       }
+    },
+    refresh(tenantId) {
+      nextRescanAt = 0;
+      const lane = lanes.get(tenantId);
+      if (lane !== undefined && lane.round === null) {
+        Object.assign(lane, { dirty: true, holding: false, dueAt: clock.now() });
+        lane.state = { ...lane.state, retryAt: null };
+      }
+      arm();
     },
     async stop() {
       stopping = true;

@@ -1,54 +1,62 @@
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
-import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { OK } from '../peers/report-client.js';
+import { message } from '../helpers/queue-fixture.js';
+import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 
-describe('retention and cleanup remove only what was reported', () => {
-  let fx: QueueFixture;
-  let sink: SmtpSink;
-  let db: Database.Database;
+describe('retention removes a message only after its outcome and its bounce were reported', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  let s: ReportScenario;
+  let key: string;
   const DAY_MS = 86_400_000;
+  let answer: 'fail' | 'ok' = 'fail';
 
   beforeAll(async () => {
-    sink = await startSmtpSink();
-    fx = await startQueueFixture({ extraToml: '[retention]\nreport_retention_seconds = 86400\n' });
-    const key = await fx.createTenant('acme');
-    await fx.createAccount('acme', 'main', sink, { is_default: true });
-    await fx.post(key, ['reported-old', 'reported-new', 'unreported', 'bounce-unreported'].map((id) => message(id)));
-    await sink.waitForMessages(4);
-    await fx.settle();
-    // Reporting to the client arrives with its own issue; here the store is told directly what was reported when.
-    db = new Database(join(fx.t.dataDir, 'mailproxy.db'));
-    const now = fx.clock.now();
-    const mark = db.prepare(`UPDATE messages SET reported_at = ?, bounce_at = ?, bounce_reported_at = ? WHERE id = ?`);
-    mark.run(now - 2 * DAY_MS, null, null, 'reported-old');
-    mark.run(now - 1000, null, null, 'reported-new');
-    mark.run(now - 2 * DAY_MS, now - DAY_MS, null, 'bounce-unreported');
+    s = await startReportScenario(cleanups);
+    s.client.answer(() => (answer === 'ok' ? OK : { status: 500, body: { ok: false } }));
+    ({ key } = await s.addTenant('acme', '/acme'));
+    await s.fx.post(key, [message('plain'), message('bounced')]);
+    await s.sink.waitForMessages(2);
+    await s.client.waitFor('a refused report of both outcomes', (client) => client.items().filter((item) => item.event === 'sent').length >= 2);
   });
   afterAll(async () => {
-    db.close();
-    await fx.stop();
-    fx.t.cleanup();
-    await sink.stop();
+    for (const cleanup of cleanups) await cleanup();
   });
 
-  const exists = async (id: string): Promise<boolean> =>
-    (await fx.admin('GET', `/messages/${id}?tenant_id=acme`)).status === 200;
+  const exists = async (id: string): Promise<boolean> => (await s.fx.admin('GET', `/messages/${id}?tenant_id=acme`)).status === 200;
+  const reportedTs = async (id: string, field: 'reported_ts' | 'bounce_reported_ts'): Promise<unknown> => (await s.fx.detail('acme', id)).message[field];
 
-  it('the retention loop removes reported messages older than report_retention_seconds', async () => {
-    await fx.t.daemon.retention.tick();
-    expect(await exists('reported-old')).toBe(false);
-    expect(await exists('reported-new')).toBe(true);
-    expect(await exists('unreported')).toBe(true);
-    // A bounce not yet reported keeps its message, whatever its age.
-    expect(await exists('bounce-unreported')).toBe(true);
+  it('an outcome the client has not acknowledged keeps its message, however old', async () => {
+    s.fx.clock.advance(2 * DAY_MS);
+    await s.fx.t.daemon.retention.tick();
+    expect(await exists('plain')).toBe(true);
+    const cleanup = await s.fx.admin('POST', '/commands/cleanup-messages?tenant_id=acme&older_than_seconds=0');
+    expect(cleanup.body).toMatchObject({ ok: true, removed: 0 });
+    expect(await reportedTs('plain', 'reported_ts')).toBeNull();
   });
 
-  it('cleanup-messages removes reported messages older than asked, for one tenant', async () => {
-    const response = await fx.admin('POST', '/commands/cleanup-messages?tenant_id=acme&older_than_seconds=0');
-    expect(response.body).toMatchObject({ ok: true, removed: 1 });
-    expect(await exists('reported-new')).toBe(false);
-    expect(await exists('unreported')).toBe(true);
+  it('once acknowledged, the message is removed after report_retention_seconds, not before', async () => {
+    answer = 'ok';
+    await expect.poll(() => reportedTs('plain', 'reported_ts'), { timeout: 5000 }).not.toBeNull();
+    await expect.poll(() => reportedTs('bounced', 'reported_ts'), { timeout: 5000 }).not.toBeNull();
+    await s.fx.t.daemon.retention.tick();
+    expect(await exists('plain')).toBe(true);
+
+    // A bounce arrives for one of them, and its report is refused.
+    answer = 'fail';
+    s.fx.t.daemon.store.bounces.record({ tenantId: 'acme', messageId: 'bounced', type: 'hard', code: '5.1.1', reason: 'user unknown', recipient: null, at: s.fx.clock.now() });
+    await s.client.waitFor('a refused bounce report', (client) => client.items().some((item) => item.event === 'bounced'));
+
+    s.fx.clock.advance(8 * DAY_MS);
+    await s.fx.t.daemon.retention.tick();
+    expect(await exists('plain')).toBe(false);
+    expect(await exists('bounced')).toBe(true);
+  });
+
+  it('a reported bounce lets its message go too', async () => {
+    answer = 'ok';
+    await expect.poll(() => reportedTs('bounced', 'bounce_reported_ts'), { timeout: 5000 }).not.toBeNull();
+    s.fx.clock.advance(8 * DAY_MS);
+    await s.fx.t.daemon.retention.tick();
+    expect(await exists('bounced')).toBe(false);
   });
 });

@@ -106,8 +106,8 @@ async function findPorts(pid) {
   throw new Error('daemon did not start listening on HTTP and SMTP');
 }
 
-async function setupTenant(d, sinkPort) {
-  const tenant = await api(d.base, d.token, 'POST', '/tenant', { id: 'bench' });
+async function setupTenant(d, sinkPort, clientBaseUrl = null) {
+  const tenant = await api(d.base, d.token, 'POST', '/tenant', { id: 'bench', client_base_url: clientBaseUrl });
   await api(d.base, d.token, 'POST', '/account', { id: 'relay', tenant_id: 'bench', host: '127.0.0.1', port: sinkPort, tls_mode: 'none', max_connections: 5, max_messages_per_connection: 100000, is_default: true });
   return tenant.api_key;
 }
@@ -127,20 +127,31 @@ async function waitForSink(sink, count, timeoutMs) {
   return stats;
 }
 
-/** A sink, a daemon, and tenant `bench` whose default account (pool of 5) relays to the sink. */
-async function startPeers({ suspended, env }) {
+/**
+ * A sink, a daemon, and tenant `bench` whose default account (pool of 5) relays to the sink;
+ * with `reports`, the tenant's delivery reports go to a client endpoint (bench/report-client.mjs).
+ */
+async function startPeers({ suspended, env, reports = false }) {
   const sink = start(['bench/sink.mjs']);
   const { port } = await sink.next((e) => e.port);
+  const client = reports ? start(['bench/report-client.mjs']) : null;
+  const clientPort = client === null ? null : (await client.next((e) => e.port)).port;
   const d = await startDaemon(env);
-  const key = await setupTenant(d, port);
+  const key = await setupTenant(d, port, clientPort === null ? null : `http://127.0.0.1:${clientPort}`);
   if (suspended) await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
   return {
-    sink, d, key,
+    sink, client, d, key,
     async stop() {
       await d.stop();
       sink.child.stdin.end();
+      client?.child.stdin.end();
     },
   };
+}
+
+async function clientStats(client) {
+  client.child.stdin.write('stats\n');
+  return client.next((e) => 'reports' in e);
 }
 
 /** The daemon's resident memory in MiB (VmRSS now, VmHWM the peak since it started), from /proc. */
@@ -214,6 +225,30 @@ const scenarios = {
       'relayed messages/s (load)': atEnd.received / ((atEnd.lastAt - started) / 1000),
       'backlog at end of load': load.queued - atEnd.received,
       'all relayed': stats.received >= load.queued ? 1 : 0,
+    };
+  },
+  async 'end-to-end-reports'() {
+    // As end-to-end, with every outcome reported to the client as it happens: the report loop's
+    // cost to the relay rate, and the lag from a `sent` event to the client receiving it.
+    const { sink, client, d, key, stop } = await startPeers({ suspended: false, reports: true });
+    const started = Date.now();
+    const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '15', 'e2e', '2500']);
+    const atEnd = await sinkStats(sink);
+    await waitForSink(sink, load.queued, 120_000);
+    const deadline = Date.now() + 60_000;
+    let reported = await clientStats(client);
+    while (reported.sent < load.queued && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 100));
+      reported = await clientStats(client);
+    }
+    await stop();
+    return {
+      'posted messages/s': load.rate,
+      'relayed messages/s (load)': atEnd.received / ((atEnd.lastAt - started) / 1000),
+      'report lag p50 ms': reported.lagP50,
+      'report lag p99 ms': reported.lagP99,
+      'items per report': reported.items / Math.max(1, reported.reports),
+      'all reported': reported.sent >= load.queued ? 1 : 0,
     };
   },
   async 'smtp-ingest'() {

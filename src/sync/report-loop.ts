@@ -188,10 +188,14 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
       try {
         await runRound(lane);
       } catch (error) {
-        // The store refused (full, busy): the events stay past the cursor and are tried again.
+        // The store refused (full, busy): the events stay past the cursor and are tried again,
+        // backing off as after a failed post, since the client may be told the same items again.
+        const now = clock.now();
+        lane.state = afterFailure(lane.state, policy, now, deps.random());
+        lane.record = toRecord(lane.state, lane.record, now, `store: ${(error as Error).message}`);
         lane.dirty = true;
-        lane.dueAt = clock.now() + policy.retryInitialMs;
-        log.error({ err: error, tenantId: lane.tenantId }, 'delivery report round failed');
+        lane.dueAt = lane.state.retryAt ?? now;
+        log.error({ err: error, tenantId: lane.tenantId, retryInMs: lane.dueAt - now }, 'delivery report round failed');
       } finally {
         lane.round = null;
         arm();

@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
+import { serveUntilListening } from '../helpers/daemon-process.js';
 import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SinkMessage } from '../peers/smtp-sink.js';
@@ -21,12 +21,7 @@ const ENV = {
 
 const { dirs, running, sinks } = tearDownProcesses();
 
-async function startDaemon(cwd: string): Promise<{ daemon: DaemonProcess; url: string }> {
-  const daemon = spawnDaemon(['serve'], { cwd, env: ENV });
-  running.push(daemon);
-  const listening = await daemon.waitForLog((entry) => entry.msg === 'http listening');
-  return { daemon, url: `http://127.0.0.1:${listening.port as number}` };
-}
+const startDaemon = (cwd: string) => serveUntilListening(cwd, ENV, running);
 
 /** Header values by lower-cased name, unfolded. */
 function headersOf(raw: Buffer): Map<string, string[]> {

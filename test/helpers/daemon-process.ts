@@ -75,3 +75,11 @@ export function spawnDaemon(args: string[], options: { cwd: string; env?: Record
     },
   };
 }
+
+/** `mailproxy serve` in `cwd`, added to `running` (for teardown), once its HTTP API listens. */
+export async function serveUntilListening(cwd: string, env: Record<string, string>, running: DaemonProcess[]): Promise<{ daemon: DaemonProcess; url: string }> {
+  const daemon = spawnDaemon(['serve'], { cwd, env });
+  running.push(daemon);
+  const listening = await daemon.waitForLog((entry) => entry.msg === 'http listening');
+  return { daemon, url: `http://127.0.0.1:${listening.port as number}` };
+}

@@ -211,7 +211,10 @@ export interface SyncStatus {
   oldest_unreported_age_seconds: number | null;
 }
 
-export interface SyncStatusReader {
+/** What operators and tenants see of reporting, and the one thing they may ask of it. */
+export interface ReportSync {
   list(): SyncStatus[];
   get(tenantId: string): SyncStatus | null;
+  /** A round for the tenant now, past its backoff (not past the client's do-not-disturb); false when no such tenant. */
+  syncNow(tenantId: string): boolean;
 }

@@ -10,7 +10,7 @@ import { signReport, SIGNATURE_HEADER } from '../security/report-signature.js';
 import type { SqliteStore } from '../store/index.js';
 import { createReportLoop, type ReportLoop } from '../sync/report-loop.js';
 import { createHttpReportTransport } from '../sync/report-transport.js';
-import { createSyncStatusReader } from '../sync/sync-status.js';
+import { createReportSync } from '../sync/sync-status.js';
 
 const RESCAN_MS = 5000;
 
@@ -47,5 +47,5 @@ export function createReports(config: Readonly<Config>, store: SqliteStore, deps
     // A tenant created, changed or deleted: its lane follows now, not at the next rescan.
     else if (eventType.startsWith('tenant.')) loop.refresh(tenantId);
   });
-  return { loop, status: createSyncStatusReader({ loop, store: store.reports, tenants: store.tenants, clock: deps.clock }) };
+  return { loop, status: createReportSync({ loop, store: store.reports, tenants: store.tenants, clock: deps.clock }) };
 }

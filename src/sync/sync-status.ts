@@ -1,12 +1,12 @@
-/** `sync-status`: the report loop's view of each tenant, with its backlog, for operators and the tenant itself. */
+/** `sync-status`: the report loop's view of each tenant, with its backlog, for operators and the tenant itself; and `sync-now`. */
 import type { Clock } from '../core/clock.js';
 import type { TenantRepository } from '../core/ports.js';
-import { syncUrl, type ReportStore, type SyncStatus, type SyncStatusReader } from '../core/report.js';
+import { syncUrl, type ReportStore, type SyncStatus, type ReportSync } from '../core/report.js';
 import type { ReportLoop } from './report-loop.js';
 
 const ts = (at: number | null): number | null => (at === null || !Number.isFinite(at) ? null : Math.floor(at / 1000));
 
-export function createSyncStatusReader(deps: { loop: ReportLoop; store: ReportStore; tenants: Pick<TenantRepository, 'get'>; clock: Clock }): SyncStatusReader {
+export function createReportSync(deps: { loop: ReportLoop; store: ReportStore; tenants: Pick<TenantRepository, 'get'>; clock: Clock }): ReportSync {
   const { loop, store, clock } = deps;
 
   const get = (tenantId: string): SyncStatus | null => {
@@ -38,5 +38,10 @@ export function createSyncStatusReader(deps: { loop: ReportLoop; store: ReportSt
   return {
     get,
     list: () => store.lanes().flatMap((lane) => get(lane.tenantId) ?? []),
+    syncNow: (tenantId) => {
+      if (store.lane(tenantId) === null) return false;
+      loop.refresh(tenantId);
+      return true;
+    },
   };
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
+import { api } from '../helpers/test-daemon.js';
 import { startReportScenario } from '../helpers/report-fixture.js';
 import { OK, type ReceivedReport } from '../peers/report-client.js';
 
@@ -73,6 +74,47 @@ describe('reports that are not acknowledged are sent again', () => {
     const lane = s.fx.t.daemon.reports.lanes().get('acme');
     // 0.1 s doubled per failure, up to 0.8 s: the wait after the third is at least 0.4 s.
     expect((lane?.state.retryAt ?? 0) - (lane?.record.lastAttemptAt ?? 0)).toBe(Math.min(800, 100 * 2 ** ((lane?.state.failures ?? 1) - 1)));
+  });
+});
+
+describe('an operator need not wait out a backoff', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  const LONG_BACKOFF = { retry_initial_seconds: '600', retry_max_seconds: '600' };
+
+  it('sync-now (with the tenant key) sends the backlog at once', async () => {
+    const s = await startReportScenario(cleanups, { reports: LONG_BACKOFF });
+    let healthy = false;
+    s.client.answer(() => (healthy ? OK : { status: 503 }));
+    const { key } = await s.addTenant('acme', '/acme');
+    await s.client.waitFor('the refused first contact', (client) => client.reports.length >= 1);
+    await s.fx.post(key, [message('m-1')]);
+    await s.sink.waitForMessages(1);
+    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.backlog).toBe(1);
+    // Ten minutes of backoff ahead.
+    expect((await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.next_due_ts).toBeGreaterThan(Math.floor(Date.now() / 1000) + 500);
+
+    healthy = true;
+    const kicked = await api(s.fx.t.url, 'POST', '/tenant/acme/sync-now', { token: key });
+    expect(kicked.status).toBe(202);
+    await s.client.waitFor('the backlog', (client) => client.items().some((item) => item.id === 'm-1'));
+    await expect.poll(async () => (await s.fx.detail('acme', 'm-1')).message.reported_ts).not.toBeNull();
+    expect((await api(s.fx.t.url, 'POST', '/tenant/other/sync-now', { token: key })).status).toBe(404);
+  });
+
+  it('pointing the tenant at a working endpoint sends the backlog at once', async () => {
+    const s = await startReportScenario(cleanups, { reports: LONG_BACKOFF });
+    const created = await s.fx.admin('POST', '/tenant', { id: 'acme', client_base_url: 'http://127.0.0.1:9/nowhere' });
+    await s.fx.createAccount('acme', 'main', s.sink, { is_default: true });
+    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures).toBe(1);
+    await s.fx.post(created.body.api_key, [message('m-1')]);
+    await s.sink.waitForMessages(1);
+    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.backlog).toBe(1);
+
+    expect((await s.fx.admin('PUT', '/tenant/acme', { client_base_url: `${s.client.base}/acme` })).status).toBe(200);
+    await s.client.waitFor('the backlog', (client) => client.items().some((item) => item.id === 'm-1'));
   });
 });
 

@@ -10,7 +10,7 @@ import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessageCommands } from '../../core/message-commands.js';
-import type { SyncStatusReader } from '../../core/report.js';
+import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import type { TenantService } from '../../core/tenant-service.js';
 import { requireAuth } from './auth.js';
@@ -29,7 +29,7 @@ export interface HttpAppDeps {
   accounts: AccountService;
   submissions: SubmissionService;
   commands: MessageCommands;
-  syncStatus: SyncStatusReader;
+  syncStatus: ReportSync;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
   readiness: readonly ReadinessCheck[];

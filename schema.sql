@@ -296,3 +296,30 @@ CREATE TABLE report_state (
 INSERT INTO report_state (tenant_id, cursor_seq) SELECT id, 0 FROM tenants;
 --   * A secret per tenant to sign its reports (HMAC-SHA256), sealed like client_auth.
 ALTER TABLE tenants ADD COLUMN client_signing_secret_sealed TEXT;
+
+-- migration: 5
+-- The JetStream mirror (outbox/): it publishes outbox rows in `seq` order and
+-- moves its cursor past a row only after that row's PubAck (publishing again
+-- after a crash is absorbed by the stream's duplicate window: the event id is
+-- the Nats-Msg-Id). With the mirror off the cursor follows the head, so that
+-- nothing waits for it.
+CREATE TABLE mirror_state (
+  id                INTEGER PRIMARY KEY CHECK (id = 1),
+  cursor_seq        INTEGER NOT NULL,
+  last_published_at INTEGER,
+  last_error        TEXT,
+  last_error_at     INTEGER
+) STRICT;
+INSERT INTO mirror_state (id, cursor_seq) VALUES (1, 0);
+-- The outbox is also each message's timeline, so a message's rows go with the
+-- message: at its deletion when they are published and reported, otherwise
+-- once the mirror or the report loop has passed them (outbox/, store/report-store.ts).
+CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
+  BEGIN
+    DELETE FROM outbox WHERE message_pk = OLD.pk
+      AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)
+      AND NOT (event_type IN ('message.sent', 'message.error', 'message.deferred', 'message.bounced')
+        AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
+  END;
+-- Admin events (no message) are pruned after `retention.outbox_retention_seconds`.
+CREATE INDEX outbox_admin ON outbox (seq) WHERE message_pk IS NULL;

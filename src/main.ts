@@ -14,6 +14,7 @@ import { createSubmissionService } from './core/submission-service.js';
 import { createTenantService } from './core/tenant-service.js';
 import { parseListenAddress, type Config } from './config/index.js';
 import { createHandoff } from './daemon/handoff.js';
+import { createMirror, type DaemonMirror } from './daemon/mirror.js';
 import { createReports } from './daemon/reports.js';
 import { startSmtp } from './daemon/smtp.js';
 import { openStore } from './daemon/store.js';
@@ -46,6 +47,7 @@ export interface Daemon {
   store: SqliteStore;
   dispatcher: Dispatcher;
   reports: ReportLoop;
+  mirror: DaemonMirror;
   retention: PeriodicLoop;
   stop(deadlineMs: number): Promise<void>;
 }
@@ -76,6 +78,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids);
   const { handoff, dispatcher } = createDelivery(config, store, deps);
   const reports = createReports(config, store, { clock, ids, log, random: deps.random ?? Math.random });
+  const mirror = createMirror(config, store, { clock, log });
   const retention = createPeriodicLoop({
     name: 'retention',
     intervalMs: config.retention.interval_seconds * 1000,
@@ -84,6 +87,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       const now = clock.now();
       const removed = store.messages.removeReported(null, now - config.retention.report_retention_seconds * 1000);
       if (removed > 0) log.info({ removed }, 'retention removed reported messages');
+      store.mirror.pruneAdminEvents(now - config.retention.outbox_retention_seconds * 1000);
       // No SMTP transfer outlives its data timeout: an older spool no message took was abandoned.
       const spools = store.spool.sweep(now - 2 * config.smtp.data_timeout_seconds * 1000);
       if (spools > 0) log.warn({ spools }, 'retention removed abandoned smtp spools');
@@ -111,6 +115,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   let smtp: SmtpIngress | null = null;
   let httpServer: Awaited<ReturnType<typeof startHttpServer>> | null = null;
   try {
+    // A stream that conflicts refuses the start here, before anything is accepted.
+    await mirror.start();
     dispatcher.start();
     reports.loop.start();
     retention.start();
@@ -130,6 +136,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       submissions,
       commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
       syncStatus: reports.status,
+      mirrorStatus: () => mirror.status(),
       parseSubmission,
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },
@@ -169,6 +176,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       store,
       dispatcher,
       reports: reports.loop,
+      mirror,
       retention,
       async stop(deadlineMs) {
         const deadline = Date.now() + deadlineMs;
@@ -178,6 +186,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         await retention.stop();
         await dispatcher.stop(left());
         await handoff.close();
+        await mirror.stop();
         await parserPool?.close();
         await checkpointer.stop();
         store.close();
@@ -188,6 +197,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await smtp?.close(0);
     await reports.loop.stop();
     await dispatcher.stop(0);
+    await mirror.stop();
     await handoff.close();
     await parserPool?.close();
     await checkpointer.stop();

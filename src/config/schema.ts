@@ -102,6 +102,13 @@ export const configSchema = z
         url: z.string().default(''),
         stream: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('MAILPROXY'),
         subject_prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'dot-separated tokens of letters, digits, _ and -').default('mailproxy'),
+        max_age_seconds: z.number().int().min(0).default(30 * 24 * 3600),
+        max_bytes: z.number().int().min(0).default(0),
+        replicas: z.number().int().min(1).max(5).default(1),
+        duplicate_window_seconds: z.number().int().min(120).max(86_400).default(120),
+        max_in_flight: positiveInt.max(100_000).default(1000),
+        publish_timeout_seconds: z.number().positive().max(600).default(5),
+        connect_timeout_seconds: z.number().positive().max(600).default(5),
       })
       .strict()
       .prefault({}),
@@ -138,6 +145,7 @@ export const configSchema = z
     retention: z
       .object({
         report_retention_seconds: positiveInt.default(7 * 24 * 3600),
+        outbox_retention_seconds: positiveInt.default(7 * 24 * 3600),
         interval_seconds: positiveInt.default(300),
       })
       .strict()

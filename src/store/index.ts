@@ -6,6 +6,7 @@ import { AppError } from '../core/app-error.js';
 import type { IdSource } from '../core/clock.js';
 import type { BounceStore } from '../core/bounce.js';
 import type { MessageAdmin } from '../core/message-admin.js';
+import type { MirrorStore } from '../core/mirror.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import type { ReportStore } from '../core/report.js';
@@ -14,6 +15,7 @@ import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
+import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteBounceStore } from './message-bounces.js';
 import { createMessageEventWriter, type OutboxListener } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
@@ -28,6 +30,7 @@ export interface SqliteStore extends AdminStore {
   messages: MessageAdmin;
   reports: ReportStore;
   bounces: BounceStore;
+  mirror: MirrorStore;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
   onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
@@ -72,6 +75,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     messages: createSqliteMessageAdmin(db, writeEvent),
     reports: storeErrors(createSqliteReportStore(db, writeEvent)),
     bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
+    mirror: storeErrors(createSqliteMirrorStore(db)),
     onEvent: (listener) => {
       listeners.push(listener);
     },

@@ -2,12 +2,11 @@
  * SQLite side of delivery reports: each tenant's cursor into the outbox, the
  * backlog past it, and the acknowledgement that moves it (schema migration 4).
  */
-import { REPORTABLE_EVENTS, type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report.js';
+import { type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { MESSAGE_EVENT_PREFIX, type MessageEventWriter } from './message-event-writer.js';
+import { ORPHANED_SQL, REPORTABLE_SQL } from './outbox-predicates.js';
 
-// Spelled exactly as the predicate of the outbox_reportable index, so that SQLite uses it.
-const REPORTABLE_SQL = `event_type IN (${REPORTABLE_EVENTS.map((type) => `'${MESSAGE_EVENT_PREFIX}${type}'`).join(', ')})`;
 const PAST_CURSOR = `tenant_id = @tenant AND ${REPORTABLE_SQL}
   AND seq > (SELECT cursor_seq FROM report_state WHERE tenant_id = @tenant)`;
 
@@ -98,6 +97,9 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
   // Only the outcome that was reported: a resend since then cleared sent_at/error_at and waits for its own report.
   const outcomeReported = db.prepare(`UPDATE messages SET reported_at = @now
     WHERE pk = @pk AND reported_at IS NULL AND ((state = 'sent' AND sent_at = @at) OR (state = 'error' AND error_at = @at))`);
+  // Rows of this report whose message is gone and that the mirror has passed: nobody reads them again.
+  const pruneOrphans = db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT o.seq FROM outbox o WHERE o.tenant_id = @tenant AND o.${REPORTABLE_SQL}
+    AND o.seq BETWEEN @from AND @to AND o.seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1) AND ${ORPHANED_SQL})`);
   const bounceReported = db.prepare(`UPDATE messages SET bounce_reported_at = @now WHERE pk = @pk AND bounce_at = @at AND bounce_reported_at IS NULL`);
 
   const markMessages = (events: readonly ReportEvent[], now: number): void => {
@@ -138,6 +140,7 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
         if (last !== undefined) {
           moveCursor.run({ tenant: tenantId, seq: last.seq });
           markMessages(events, report.at);
+          pruneOrphans.run({ tenant: tenantId, from: (events[0] as ReportEvent).seq, to: last.seq });
           if (report.reportId !== null) recordReported(events, report.at, report.reportId);
         }
         saveLane.run(recordParams(tenantId, record));

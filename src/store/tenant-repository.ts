@@ -2,6 +2,7 @@
 import type { SecretBox, TenantRepository } from '../core/ports.js';
 import type { ClientAuth, Tenant } from '../core/tenant.js';
 import type { SqliteDatabase } from './database.js';
+import { REPORTABLE_SQL } from './outbox-predicates.js';
 
 interface TenantRow {
   id: string;
@@ -71,6 +72,9 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
   const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
     updated_at = ? WHERE id = ?`);
   const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);
+  // Its messages went with it; their report events waited for a report that will not come now.
+  const removeReportEvents = db.prepare(`DELETE FROM outbox WHERE tenant_id = ? AND ${REPORTABLE_SQL}
+    AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)`);
   // A new tenant is told of what happens from now on; an id used before does not inherit its predecessor's events.
   const startReports = db.prepare(`INSERT INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`);
   const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
@@ -106,6 +110,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     },
     delete: (id) => {
       remove.run(id);
+      removeReportEvents.run(id);
     },
     findKeyHolder: (hash) => {
       const row = byKey.get(hash);

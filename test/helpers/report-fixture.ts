@@ -26,7 +26,7 @@ export interface ReportScenario {
 
 export async function startReportScenario(
   cleanups: Array<() => Promise<void>>,
-  options: { reports?: Record<string, string>; sink?: SmtpSinkOptions; clock?: TestClock; dataDir?: string } = {},
+  options: { reports?: Record<string, string>; sink?: SmtpSinkOptions; clock?: TestClock; dataDir?: string; env?: Record<string, string> } = {},
 ): Promise<ReportScenario> {
   const client = await startReportClient();
   const sink = await startSmtpSink(options.sink);
@@ -35,6 +35,7 @@ export async function startReportScenario(
     extraToml: `[reports]\n${reports}\n`,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.env === undefined ? {} : { env: options.env }),
   });
   cleanups.push(async () => client.stop(), async () => sink.stop(), async () => {
     await fx.stop();

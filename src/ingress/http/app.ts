@@ -10,6 +10,7 @@ import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessageCommands } from '../../core/message-commands.js';
+import type { MirrorStatus } from '../../core/mirror.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import type { TenantService } from '../../core/tenant-service.js';
@@ -19,6 +20,7 @@ import { createErrorHandler, errorResponse } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
+import { mirrorRoutes } from './routes/mirror.js';
 import type { SubmissionParser } from './submission-parser.js';
 import { syncStatusRoutes } from './routes/sync-status.js';
 import { tenantRoutes } from './routes/tenants.js';
@@ -30,6 +32,7 @@ export interface HttpAppDeps {
   submissions: SubmissionService;
   commands: MessageCommands;
   syncStatus: ReportSync;
+  mirrorStatus: () => MirrorStatus;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
   readiness: readonly ReadinessCheck[];
@@ -77,6 +80,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', syncStatusRoutes(deps.syncStatus));
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
+  app.route('/', mirrorRoutes(deps.mirrorStatus));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission }));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));

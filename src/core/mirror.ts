@@ -1,0 +1,94 @@
+/**
+ * The event mirror (ARCHITECTURE.md §4.6): what an outbox row becomes on the
+ * stream (subject and body), and the store side the publisher needs. Pure.
+ */
+
+/** One outbox row as the publisher reads it (instants in ms). */
+export interface OutboxRow {
+  seq: number;
+  /** Event id (UUIDv7): the `Nats-Msg-Id`, so a row published twice is stored once. */
+  id: string;
+  eventType: string;
+  eventVersion: number;
+  tenantId: string;
+  messagePk: number | null;
+  messageId: string | null;
+  accountId: string | null;
+  batchCode: string | null;
+  attempt: number | null;
+  replyCode: number | null;
+  enhancedStatus: string | null;
+  text: string | null;
+  /** JSON `data` as stored. */
+  payload: string | null;
+  occurredAt: number;
+  correlationId: string | null;
+}
+
+/** `<prefix>.events.<tenant_id>.<event_type>`: tenant ids are subject-safe tokens by construction (core/identifiers.ts). */
+export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | 'eventType'>): string => `${prefix}.events.${row.tenantId}.${row.eventType}`;
+
+/** The published body: the contract's fields, with the relay's reply folded into `data`. */
+export function eventBody(row: OutboxRow): string {
+  const data: Record<string, unknown> = row.payload === null ? {} : (JSON.parse(row.payload) as Record<string, unknown>);
+  if (row.replyCode !== null) data.reply_code = row.replyCode;
+  if (row.enhancedStatus !== null) data.enhanced_status = row.enhancedStatus;
+  if (row.text !== null) data.text = row.text;
+  return JSON.stringify({
+    event_id: row.id,
+    event_type: row.eventType,
+    event_version: row.eventVersion,
+    occurred_at: new Date(row.occurredAt).toISOString(),
+    tenant_id: row.tenantId,
+    message_id: row.messageId,
+    message_pk: row.messagePk,
+    account_id: row.accountId,
+    batch_code: row.batchCode,
+    attempt: row.attempt,
+    correlation_id: row.correlationId,
+    data,
+  });
+}
+
+export interface MirrorRecord {
+  cursorSeq: number;
+  lastPublishedAt: number | null;
+  lastError: string | null;
+  lastErrorAt: number | null;
+}
+
+/** The store side of the mirror. */
+export interface MirrorStore {
+  record(): MirrorRecord;
+  /** The next `limit` rows past the cursor, in order. */
+  pending(limit: number): OutboxRow[];
+  /** How far behind the stream is. */
+  backlog(): { count: number; oldestAt: number | null };
+  /**
+   * Moves the cursor to `seq` (every row up to it has its PubAck) and removes
+   * the rows up to it whose message is gone and that no report still needs.
+   */
+  advance(seq: number, at: number): void;
+  failed(error: string, at: number): void;
+  /** The mirror is off: every row counts as published, so that none waits for a publish. */
+  turnOff(): void;
+  /** The mirror is on: after a time off it publishes from the newest row on. */
+  turnOn(): void;
+  /** Removes admin events (no message) older than `before` that the mirror has passed; answers how many. */
+  pruneAdminEvents(before: number): number;
+}
+
+/** What `/mirror/status` and `/ready` show of the mirror. */
+export interface MirrorStatus {
+  enabled: boolean;
+  /** `off`, `connecting`, `connected` (publishing), `disconnected` (retrying), `conflict` (the stream is not ours to use). */
+  state: 'off' | 'connecting' | 'connected' | 'disconnected' | 'conflict';
+  stream: string | null;
+  backlog: number;
+  oldest_unpublished_ts: number | null;
+  oldest_unpublished_age_seconds: number | null;
+  published_total: number;
+  last_published_ts: number | null;
+  last_error: string | null;
+  last_error_ts: number | null;
+}

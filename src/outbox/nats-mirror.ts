@@ -1,0 +1,207 @@
+/**
+ * The JetStream mirror: publishes outbox rows in order, a window of them in
+ * flight at once (async publishes pipelined on one connection, not one round
+ * trip each), and moves the cursor past a row only after its PubAck. A row
+ * published again (after a failed window or a crash) carries the same
+ * Nats-Msg-Id, and the stream's duplicate window stores it once.
+ *
+ * NATS being down never stops the daemon: the connection retries forever, the
+ * outbox grows meanwhile, and the backlog drains when NATS is back.
+ */
+import { connect, type JetStreamClient, type NatsConnection } from 'nats';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { eventBody, eventSubject, type MirrorStatus, type MirrorStore } from '../core/mirror.js';
+import { provisionStream, StreamConflict, type StreamSettings } from './stream-provisioning.js';
+
+export interface MirrorConfig {
+  url: string;
+  stream: StreamSettings;
+  maxInFlight: number;
+  publishTimeoutMs: number;
+  /** How long the start waits for a first connection before going on without one. */
+  connectTimeoutMs: number;
+  retryInitialMs: number;
+  retryMaxMs: number;
+}
+
+export interface Mirror {
+  /** Connects and provisions the stream; throws StreamConflict. Goes on without NATS when it cannot be reached in time. */
+  start(): Promise<void>;
+  /** New outbox rows were written. */
+  wake(): void;
+  /** Publishes what is pending now; resolves when the backlog is empty or a publish failed. For tests. */
+  tick(): Promise<void>;
+  status(): MirrorStatus;
+  stop(): Promise<void>;
+}
+
+const encoder = new TextEncoder();
+const ts = (at: number | null): number | null => (at === null ? null : Math.floor(at / 1000));
+
+export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: Logger; config: MirrorConfig }): Mirror {
+  const { store, clock, log, config } = deps;
+  let connection: NatsConnection | null = null;
+  let js: JetStreamClient | null = null;
+  let state: MirrorStatus['state'] = 'connecting';
+  let publishedTotal = 0;
+  let failures = 0;
+  let draining: Promise<void> | null = null;
+  let again = false;
+  let retryTimer: NodeJS.Timeout | null = null;
+  let stopping = false;
+  let wakeScheduled = false;
+
+  /** One window: publish up to maxInFlight rows, advance past the acknowledged prefix. */
+  const publishWindow = async (client: JetStreamClient): Promise<number> => {
+    const rows = store.pending(config.maxInFlight);
+    if (rows.length === 0) return 0;
+    const results = await Promise.allSettled(rows.map((row) =>
+      client.publish(eventSubject(config.stream.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs })));
+    const firstFailure = results.findIndex((result) => result.status === 'rejected');
+    const acknowledged = firstFailure < 0 ? rows.length : firstFailure;
+    const last = rows[acknowledged - 1];
+    if (last !== undefined) {
+      store.advance(last.seq, clock.now());
+      publishedTotal += acknowledged;
+    }
+    if (firstFailure >= 0) throw (results[firstFailure] as PromiseRejectedResult).reason;
+    return rows.length;
+  };
+
+  const drain = async (): Promise<void> => {
+    do {
+      again = false;
+      const client = js;
+      if (client === null || state === 'conflict' || stopping) return;
+      try {
+        while ((await publishWindow(client)) === config.maxInFlight && !stopping);
+        failures = 0;
+      } catch (error) {
+        failures += 1;
+        const message = (error as Error).message;
+        store.failed(message, clock.now());
+        const wait = Math.min(config.retryMaxMs, config.retryInitialMs * 2 ** Math.min(failures - 1, 20));
+        log.warn({ err: error, failures, retryInMs: wait }, 'publishing to the event stream failed; retrying');
+        retryTimer ??= setTimeout(() => {
+          retryTimer = null;
+          void tick();
+        }, wait);
+        retryTimer.unref();
+        return;
+      }
+    } while (again);
+  };
+
+  function tick(): Promise<void> {
+    if (draining !== null) {
+      again = true;
+      return draining;
+    }
+    draining = drain().finally(() => {
+      draining = null;
+    });
+    return draining;
+  }
+
+  const provision = async (nc: NatsConnection): Promise<void> => {
+    const outcome = await provisionStream(await nc.jetstreamManager(), config.stream);
+    log.info({ stream: config.stream.name, outcome }, 'event stream ready');
+  };
+
+  /** Follows the connection's life: reconnects are the client's, re-provisioning and the backlog are ours. */
+  const watch = async (nc: NatsConnection): Promise<void> => {
+    for await (const event of nc.status()) {
+      if (event.type === 'disconnect') {
+        if (state === 'connected') log.warn({ server: String(event.data) }, 'event stream disconnected; the outbox keeps the events');
+        if (state !== 'conflict') state = 'disconnected';
+      } else if (event.type === 'reconnect') {
+        try {
+          await provision(nc);
+          state = 'connected';
+          log.info({ server: String(event.data) }, 'event stream reconnected');
+          void tick();
+        } catch (error) {
+          state = error instanceof StreamConflict ? 'conflict' : 'disconnected';
+          log.error({ err: error }, 'event stream not usable after reconnecting');
+        }
+      }
+    }
+  };
+
+  const attach = async (nc: NatsConnection): Promise<void> => {
+    connection = nc;
+    js = nc.jetstream();
+    void watch(nc);
+    await provision(nc);
+    state = 'connected';
+    void tick();
+  };
+
+  return {
+    async start() {
+      store.turnOn();
+      const connecting = connect({
+        servers: config.url.split(',').map((server) => server.trim()),
+        name: 'mailproxy',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+        waitOnFirstConnect: true,
+        pingInterval: 10_000,
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const first = await Promise.race([connecting, new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), config.connectTimeoutMs); })]);
+      clearTimeout(timer);
+      if (first !== null) {
+        // A conflicting stream found at start refuses the start: the operator sees it at once.
+        await attach(first).catch(async (error: unknown) => {
+          await first.close();
+          throw error;
+        });
+        return;
+      }
+      log.warn({ url: config.url }, 'event stream not reachable yet; going on without it and publishing once it is');
+      state = 'disconnected';
+      void connecting.then(async (nc) => {
+        if (stopping) return nc.close();
+        await attach(nc).catch((error: unknown) => {
+          state = error instanceof StreamConflict ? 'conflict' : 'disconnected';
+          log.error({ err: error }, 'event stream not usable');
+        });
+      });
+    },
+    // Called as rows are written, inside their transaction: the window is read in a later turn, after the commit.
+    wake() {
+      if (wakeScheduled || state !== 'connected') return;
+      wakeScheduled = true;
+      setImmediate(() => {
+        wakeScheduled = false;
+        void tick();
+      });
+    },
+    tick,
+    status() {
+      const record = store.record();
+      const backlog = store.backlog();
+      const now = clock.now();
+      return {
+        enabled: true,
+        state,
+        stream: config.stream.name,
+        backlog: backlog.count,
+        oldest_unpublished_ts: ts(backlog.oldestAt),
+        oldest_unpublished_age_seconds: backlog.oldestAt === null ? null : Math.max(0, Math.floor((now - backlog.oldestAt) / 1000)),
+        published_total: publishedTotal,
+        last_published_ts: ts(record.lastPublishedAt),
+        last_error: record.lastError,
+        last_error_ts: ts(record.lastErrorAt),
+      };
+    },
+    async stop() {
+      stopping = true;
+      if (retryTimer !== null) clearTimeout(retryTimer);
+      await draining;
+      await connection?.close();
+    },
+  };
+}

@@ -1,0 +1,72 @@
+/** SQLite side of the JetStream mirror: its cursor into the outbox, the backlog past it, pruning (schema migration 5). */
+import type { MirrorRecord, MirrorStore, OutboxRow } from '../core/mirror.js';
+import { transactionRunner, type SqliteDatabase } from './database.js';
+import { ORPHANED_SQL } from './outbox-predicates.js';
+
+interface Row {
+  seq: number; id: string; event_type: string; event_version: number; tenant_id: string; message_pk: number | null;
+  message_id: string | null; account_id: string | null; batch_code: string | null; attempt: number | null;
+  reply_code: number | null; enhanced_status: string | null; text: string | null; payload: string | null;
+  occurred_at: number; correlation_id: string | null;
+}
+
+const toRow = (row: Row): OutboxRow => ({
+  seq: row.seq, id: row.id, eventType: row.event_type, eventVersion: row.event_version, tenantId: row.tenant_id,
+  messagePk: row.message_pk, messageId: row.message_id, accountId: row.account_id, batchCode: row.batch_code,
+  attempt: row.attempt, replyCode: row.reply_code, enhancedStatus: row.enhanced_status, text: row.text,
+  payload: row.payload, occurredAt: row.occurred_at, correlationId: row.correlation_id,
+});
+
+const CURSOR = `(SELECT cursor_seq FROM mirror_state WHERE id = 1)`;
+const OFF = '9223372036854775807';
+
+
+export function createSqliteMirrorStore(db: SqliteDatabase): MirrorStore {
+  const inTransaction = transactionRunner(db);
+  const record = db.prepare<[], { cursor_seq: number; last_published_at: number | null; last_error: string | null; last_error_at: number | null }>(
+    `SELECT cursor_seq, last_published_at, last_error, last_error_at FROM mirror_state WHERE id = 1`,
+  );
+  const pending = db.prepare<[number], Row>(`SELECT seq, id, event_type, event_version, tenant_id, message_pk, message_id, account_id,
+      batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id
+    FROM outbox WHERE seq > ${CURSOR} ORDER BY seq LIMIT ?`);
+  const backlog = db.prepare<[], { count: number; oldest_at: number | null }>(`SELECT count(*) AS count,
+      (SELECT occurred_at FROM outbox WHERE seq > ${CURSOR} ORDER BY seq LIMIT 1) AS oldest_at
+    FROM outbox WHERE seq > ${CURSOR}`);
+  const advance = db.prepare(`UPDATE mirror_state SET cursor_seq = max(cursor_seq, @seq), last_published_at = @at WHERE id = 1`);
+  const pruneOrphans = db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT o.seq FROM outbox o WHERE o.seq > @from AND o.seq <= @to AND ${ORPHANED_SQL})`);
+  const failed = db.prepare(`UPDATE mirror_state SET last_error = ?, last_error_at = ? WHERE id = 1`);
+  // Off is a cursor past any row there will ever be: the deletion trigger and the pruning need no other case.
+  const turnOff = db.prepare(`UPDATE mirror_state SET cursor_seq = ${OFF} WHERE id = 1`);
+  const turnOn = db.prepare(`UPDATE mirror_state SET cursor_seq = (SELECT coalesce(max(seq), 0) FROM outbox) WHERE id = 1 AND cursor_seq = ${OFF}`);
+  const pruneAdmin = db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE message_pk IS NULL
+    AND seq <= ${CURSOR} AND occurred_at < ? ORDER BY seq LIMIT 10000)`);
+
+  return {
+    record: (): MirrorRecord => {
+      const row = record.get();
+      return { cursorSeq: row?.cursor_seq ?? 0, lastPublishedAt: row?.last_published_at ?? null, lastError: row?.last_error ?? null, lastErrorAt: row?.last_error_at ?? null };
+    },
+    pending: (limit) => pending.all(limit).map(toRow),
+    backlog: () => {
+      const row = backlog.get();
+      return { count: row?.count ?? 0, oldestAt: row?.oldest_at ?? null };
+    },
+    advance: (seq, at) =>
+      inTransaction(() => {
+        const from = record.get()?.cursor_seq ?? 0;
+        advance.run({ seq, at });
+        // Rows of messages deleted before their publish: the deletion left them to us.
+        pruneOrphans.run({ from, to: seq });
+      }, 'immediate'),
+    failed: (error, at) => {
+      failed.run(error, at);
+    },
+    turnOff: () => {
+      turnOff.run();
+    },
+    turnOn: () => {
+      turnOn.run();
+    },
+    pruneAdminEvents: (before) => pruneAdmin.run(before).changes,
+  };
+}

@@ -1,0 +1,108 @@
+/**
+ * A real nats-server with JetStream on 127.0.0.1, its own store directory and
+ * a random port, that a test can stop and start again (same port, same store)
+ * to play a broker outage. Plus a reader of what a stream holds.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, type NatsConnection } from 'nats';
+
+export interface NatsPeer {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+  /** Starts again on the same port with the same store. */
+  start(): Promise<void>;
+  /** Stops and removes the store directory. */
+  destroy(): Promise<void>;
+}
+
+const BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
+
+async function waitForPortsFile(dir: string, child: ChildProcess): Promise<number> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+    const file = readdirSync(dir).find((name) => name.endsWith('.ports') && name.includes(String(child.pid)));
+    if (file !== undefined) {
+      const ports = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nats: string[] };
+      return Number(new URL((ports.nats[0] as string).replace('nats://', 'http://')).port);
+    }
+    if (Date.now() > deadline) throw new Error('nats-server did not write its ports file');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+export async function startNatsServer(): Promise<NatsPeer> {
+  const dir = mkdtempSync(join(tmpdir(), 'mailproxy-nats-'));
+  let child: ChildProcess | null = null;
+  let port = -1;
+
+  const start = async (): Promise<void> => {
+    const spawned = spawn(BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--ports_file_dir', dir], { stdio: 'ignore' });
+    child = spawned;
+    port = await waitForPortsFile(dir, spawned);
+  };
+  const stop = async (): Promise<void> => {
+    const running = child;
+    child = null;
+    if (running === null || running.exitCode !== null) return;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGTERM');
+    await exited;
+    for (const name of readdirSync(dir)) if (name.endsWith('.ports')) rmSync(join(dir, name));
+  };
+
+  await start();
+  return {
+    get url() {
+      return `nats://127.0.0.1:${port}`;
+    },
+    get port() {
+      return port;
+    },
+    start,
+    stop,
+    async destroy() {
+      await stop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface StoredEvent {
+  seq: number;
+  subject: string;
+  msgId: string | undefined;
+  body: Record<string, any>;
+  /** When the server stored it (ms). */
+  storedAt: number;
+}
+
+/** Every message the stream holds now, in stream order. */
+export async function readStream(url: string, stream: string): Promise<StoredEvent[]> {
+  const nc: NatsConnection = await connect({ servers: url });
+  try {
+    const jsm = await nc.jetstreamManager();
+    const info = await jsm.streams.info(stream);
+    const events: StoredEvent[] = [];
+    for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 200) {
+      const last = Math.min(info.state.last_seq, seq + 199);
+      const chunk = await Promise.all(Array.from({ length: last - seq + 1 }, (_, index) => jsm.streams.getMessage(stream, { seq: seq + index })));
+      for (const message of chunk) {
+        events.push({
+          seq: message.seq,
+          subject: message.subject,
+          msgId: message.header?.get('Nats-Msg-Id'),
+          body: message.json<Record<string, any>>(),
+          storedAt: message.time.getTime(),
+        });
+      }
+    }
+    return events;
+  } finally {
+    await nc.close();
+  }
+}

@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, nanos, StorageType } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { MirrorStore } from '../../src/core/mirror.js';
+import { createNatsMirror, type MirrorConfig } from '../../src/outbox/nats-mirror.js';
+import { createLogger, randomIds, systemClock } from '../../src/runtime/index.js';
+import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+import { startTestDaemon } from '../helpers/test-daemon.js';
+import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';
+
+const silent = createLogger({ level: 'silent' });
+
+function mirrorConfig(url: string, stream: string, overrides: Partial<MirrorConfig> = {}): MirrorConfig {
+  return {
+    url,
+    stream: { name: stream, subjectPrefix: stream.toLowerCase(), maxAgeMs: 0, maxBytes: 0, replicas: 1, duplicateWindowMs: 120_000 },
+    maxInFlight: 100,
+    publishTimeoutMs: 2000,
+    connectTimeoutMs: 2000,
+    retryInitialMs: 50,
+    retryMaxMs: 200,
+    ...overrides,
+  };
+}
+
+describe('the publisher against a real nats-server', () => {
+  let nats: NatsPeer;
+  let dir: string;
+  let store: SqliteStore;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    dir = mkdtempSync(join(tmpdir(), 'mailproxy-publisher-'));
+    store = createSqliteStore({ path: join(dir, 'db.sqlite'), secrets: createAesGcmSecretBox(randomBytes(32)), ids: randomIds });
+    store.mirror.turnOn();
+    store.transaction(() => {
+      for (let index = 0; index < 450; index += 1) {
+        store.changes.record({
+          eventId: randomIds.uuid(), occurredAt: Date.now(), actor: 'admin', command: 'test', tenantId: `t${index % 3}`,
+          aggregateType: 'tenant', aggregateId: `t${index % 3}`, eventType: 'tenant.updated', eventVersion: 1, data: { index }, correlationId: null,
+        });
+      }
+    });
+  });
+  afterAll(async () => {
+    store.close();
+    rmSync(dir, { recursive: true, force: true });
+    await nats.destroy();
+  });
+
+  it('a publisher that dies between the PubAcks and its mark republishes, and the stream stores each event once', async () => {
+    // The first publisher's mark never happens: as if the process died right after the acknowledgements.
+    const dying: MirrorStore = { ...store.mirror, advance: () => { throw new Error('killed before the mark'); } };
+    const first = createNatsMirror({ store: dying, clock: systemClock, log: silent, config: mirrorConfig(nats.url, 'DEDUP', { maxInFlight: 1000 }) });
+    await first.start();
+    await first.tick();
+    await first.stop();
+    expect(store.mirror.record().cursorSeq).toBe(0);
+    expect(await readStream(nats.url, 'DEDUP')).toHaveLength(450);
+
+    const second = createNatsMirror({ store: store.mirror, clock: systemClock, log: silent, config: mirrorConfig(nats.url, 'DEDUP') });
+    await second.start();
+    await second.tick();
+    expect(second.status()).toMatchObject({ state: 'connected', backlog: 0, published_total: 450 });
+    await second.stop();
+
+    const stored = await readStream(nats.url, 'DEDUP');
+    expect(stored).toHaveLength(450);
+    expect(new Set(stored.map((event) => event.msgId)).size).toBe(450);
+    // In outbox order, window after window.
+    expect(stored.map((event) => event.body.data.index)).toEqual(Array.from({ length: 450 }, (_, index) => index));
+  });
+
+  it('creates an absent stream with file storage and a duplicate window of at least two minutes', async () => {
+    const nc = await connect({ servers: nats.url });
+    const info = await (await nc.jetstreamManager()).streams.info('DEDUP');
+    await nc.close();
+    expect(info.config).toMatchObject({ subjects: ['dedup.>'], storage: StorageType.File, duplicate_window: nanos(120_000) });
+  });
+
+  it('refuses a stream it cannot use, saying why', async () => {
+    const nc = await connect({ servers: nats.url });
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: 'MEMORY', subjects: ['memory.>'], storage: StorageType.Memory });
+    await jsm.streams.add({ name: 'OTHER', subjects: ['elsewhere.>'], storage: StorageType.File, duplicate_window: nanos(120_000) });
+    await jsm.streams.add({ name: 'SHORT', subjects: ['short.>'], storage: StorageType.File, duplicate_window: nanos(10_000) });
+    await nc.close();
+    const refusal = async (stream: string): Promise<string> => {
+      const mirror = createNatsMirror({ store: store.mirror, clock: systemClock, log: silent, config: mirrorConfig(nats.url, stream) });
+      try {
+        await mirror.start();
+        return 'started';
+      } catch (error) {
+        return (error as Error).message;
+      } finally {
+        await mirror.stop();
+      }
+    };
+    expect(await refusal('MEMORY')).toMatch(/storage is memory, not file/);
+    expect(await refusal('OTHER')).toMatch(/do not include "other\.>"/);
+    expect(await refusal('SHORT')).toMatch(/duplicate_window is 10 s/);
+  });
+
+  it('the daemon does not start on a conflicting stream', async () => {
+    const failure = await startTestDaemon('', undefined, undefined, { MAILPROXY_NATS_URL: nats.url, MAILPROXY_NATS_STREAM: 'MEMORY', MAILPROXY_NATS_SUBJECT_PREFIX: 'memory' })
+      .then(() => 'started', (error: Error) => error.message);
+    expect(failure).toMatch(/stream MEMORY cannot hold the mirror/);
+  });
+});

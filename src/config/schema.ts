@@ -106,6 +106,7 @@ export const configSchema = z
         max_bytes: z.number().int().min(0).default(0),
         replicas: z.number().int().min(1).max(5).default(1),
         duplicate_window_seconds: z.number().int().min(120).max(86_400).default(120),
+        kv_bucket: z.string().regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, or empty for none').default('mailproxy_latest'),
         max_in_flight: positiveInt.max(100_000).default(1000),
         publish_timeout_seconds: z.number().positive().max(600).default(5),
         connect_timeout_seconds: z.number().positive().max(600).default(5),

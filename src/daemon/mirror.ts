@@ -41,6 +41,7 @@ export function createMirror(config: Readonly<Config>, store: SqliteStore, deps:
         replicas: nats.replicas,
         duplicateWindowMs: nats.duplicate_window_seconds * 1000,
       },
+      latestBucket: nats.kv_bucket,
       maxInFlight: nats.max_in_flight,
       publishTimeoutMs: nats.publish_timeout_seconds * 1000,
       connectTimeoutMs: nats.connect_timeout_seconds * 1000,

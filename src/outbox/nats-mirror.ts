@@ -8,15 +8,19 @@
  * NATS being down never stops the daemon: the connection retries forever, the
  * outbox grows meanwhile, and the backlog drains when NATS is back.
  */
-import { connect, type JetStreamClient, type NatsConnection } from 'nats';
+import { connect, type JetStreamClient, type KV, type NatsConnection } from 'nats';
+import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { eventBody, eventSubject, type MirrorStatus, type MirrorStore } from '../core/mirror.js';
+import { eventBody, eventSubject, type MirrorStatus, type MirrorStore, type OutboxRow } from '../core/mirror.js';
+import { openLatestBucket, writeLatestAll } from './latest-kv.js';
 import { provisionStream, StreamConflict, type StreamSettings } from './stream-provisioning.js';
 
 export interface MirrorConfig {
   url: string;
   stream: StreamSettings;
+  /** KV bucket of each message's latest state; empty: none. */
+  latestBucket: string;
   maxInFlight: number;
   publishTimeoutMs: number;
   /** How long the start waits for a first connection before going on without one. */
@@ -43,6 +47,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   const { store, clock, log, config } = deps;
   let connection: NatsConnection | null = null;
   let js: JetStreamClient | null = null;
+  let latest: KV | null = null;
   let state: MirrorStatus['state'] = 'connecting';
   let publishedTotal = 0;
   let failures = 0;
@@ -52,7 +57,15 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   let stopping = false;
   let wakeScheduled = false;
 
-  /** One window: publish up to maxInFlight rows, advance past the acknowledged prefix. */
+  const latestEvents = (rows: readonly OutboxRow[]): LatestEvent[] =>
+    rows.flatMap((row) => (row.messagePk !== null && affectsLatest(row.eventType)
+      ? [{ seq: row.seq, eventType: row.eventType, tenantId: row.tenantId, messageId: row.messageId, messagePk: row.messagePk, occurredAt: row.occurredAt }]
+      : []));
+
+  /**
+   * One window: publish up to maxInFlight rows, bring their messages' latest
+   * state up to date, and advance past the acknowledged prefix.
+   */
   const publishWindow = async (client: JetStreamClient): Promise<number> => {
     const rows = store.pending(config.maxInFlight);
     if (rows.length === 0) return 0;
@@ -60,6 +73,8 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
       client.publish(eventSubject(config.stream.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs })));
     const firstFailure = results.findIndex((result) => result.status === 'rejected');
     const acknowledged = firstFailure < 0 ? rows.length : firstFailure;
+    // The KV follows the stream: a window whose KV writes fail is published again (the stream drops the repeats).
+    if (latest !== null && acknowledged > 0) await writeLatestAll(latest, latestEvents(rows.slice(0, acknowledged)));
     const last = rows[acknowledged - 1];
     if (last !== undefined) {
       store.advance(last.seq, clock.now());
@@ -134,6 +149,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
     js = nc.jetstream();
     void watch(nc);
     await provision(nc);
+    if (config.latestBucket !== '') latest = await openLatestBucket(js, config.latestBucket, config.stream.replicas);
     state = 'connected';
     void tick();
   };

@@ -1,3 +1,4 @@
+import { connect } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
@@ -68,6 +69,21 @@ describe('one message\'s whole life on the stream', () => {
     expect(sent).toMatchObject({ attempt: 2, data: { reply_code: 250 } });
     expect(bounced?.data).toMatchObject({ bounce_type: 'hard', bounce_code: '5.1.1', bounce_reason: 'user unknown' });
     expect(reported?.data).toMatchObject({ events: ['deferred', 'sent', 'bounced'] });
+  });
+
+  it('the latest-state KV holds where the message ended, at the version of its last event', async () => {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const kv = await nc.jetstream().views.kv('mailproxy_latest');
+      const pk = events[0]?.body.message_pk as number;
+      const entry = await kv.get(`acme.${pk}`);
+      expect(entry?.json()).toMatchObject({
+        tenant_id: 'acme', message_id: 'life-1', message_pk: pk, handoff_state: 'sent', rank: 100,
+        provider_state: 'bounced', provider_rank: 100, reported_at: expect.any(String), at: events[events.length - 1]?.body.occurred_at,
+      });
+    } finally {
+      await nc.close();
+    }
   });
 
   it('admin changes are mirrored too', async () => {

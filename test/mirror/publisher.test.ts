@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect, nanos, StorageType } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { merge, type LatestEvent, type LatestState } from '../../src/core/latest-state.js';
 import type { MirrorStore } from '../../src/core/mirror.js';
+import { openLatestBucket, writeLatest } from '../../src/outbox/latest-kv.js';
 import { createNatsMirror, type MirrorConfig } from '../../src/outbox/nats-mirror.js';
 import { createLogger, randomIds, systemClock } from '../../src/runtime/index.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
@@ -18,6 +20,7 @@ function mirrorConfig(url: string, stream: string, overrides: Partial<MirrorConf
   return {
     url,
     stream: { name: stream, subjectPrefix: stream.toLowerCase(), maxAgeMs: 0, maxBytes: 0, replicas: 1, duplicateWindowMs: 120_000 },
+    latestBucket: '',
     maxInFlight: 100,
     publishTimeoutMs: 2000,
     connectTimeoutMs: 2000,
@@ -73,6 +76,26 @@ describe('the publisher against a real nats-server', () => {
     expect(new Set(stored.map((event) => event.msgId)).size).toBe(450);
     // In outbox order, window after window.
     expect(stored.map((event) => event.body.data.index)).toEqual(Array.from({ length: 450 }, (_, index) => index));
+  });
+
+  it('two writers racing on one key resolve by CAS: the value ends as if the events were applied in order', async () => {
+    const nc = await connect({ servers: nats.url });
+    try {
+      const kv = await openLatestBucket(nc.jetstream(), 'race_latest', 1);
+      const life = ['queued', 'sending', 'deferred', 'sending', 'sent', 'bounced', 'reported'];
+      const events: LatestEvent[] = life.map((type, index) => ({ seq: index + 1, eventType: `message.${type}`, tenantId: 'acme', messageId: 'm-1', messagePk: 1, occurredAt: 1_700_000_000_000 + index }));
+      // Two writers, each with half the events (interleaved), many rounds at once on the same key.
+      const odd = events.filter((_, index) => index % 2 === 1);
+      const even = events.filter((_, index) => index % 2 === 0);
+      await Promise.all([...even.map((event) => writeLatest(kv, 'acme.1', [event])), ...odd.map((event) => writeLatest(kv, 'acme.1', [event]))]);
+      const stored = (await kv.get('acme.1'))?.json<LatestState>();
+      expect(stored).toEqual(events.reduce<LatestState | null>((state, event) => merge(state, event), null));
+      expect(stored).toMatchObject({ handoff_state: 'sent', provider_state: 'bounced', version: 7 });
+      // A stale writer changes nothing.
+      expect(await writeLatest(kv, 'acme.1', [events[1] as LatestEvent])).toBe(false);
+    } finally {
+      await nc.close();
+    }
   });
 
   it('creates an absent stream with file storage and a duplicate window of at least two minutes', async () => {

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { advances, merge, type LatestEvent, type LatestState } from './latest-state.js';
+
+const LIFE = ['queued', 'sending', 'deferred', 'sending', 'sent', 'reported', 'bounced', 'reported'];
+const events: LatestEvent[] = LIFE.map((type, index) => ({
+  seq: 100 + index, eventType: `message.${type}`, tenantId: 'acme', messageId: 'm-1', messagePk: 7, occurredAt: 1_700_000_000_000 + index * 1000,
+}));
+
+/** A deterministic shuffle (mulberry32), so that a failure can be replayed. */
+function shuffled<T>(items: readonly T[], seed: number): T[] {
+  let state = seed;
+  const random = (): number => {
+    state = (state + 0x6d2b79f5) | 0;
+    let t = Math.imul(state ^ (state >>> 15), 1 | state);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const copy = [...items];
+  for (let index = copy.length - 1; index > 0; index -= 1) {
+    const other = Math.floor(random() * (index + 1));
+    [copy[index], copy[other]] = [copy[other] as T, copy[index] as T];
+  }
+  return copy;
+}
+
+const apply = (list: readonly LatestEvent[]): LatestState => list.reduce<LatestState | null>((state, event) => merge(state, event), null) as LatestState;
+
+describe('latest state', () => {
+  it('in order, ends where the message ended: sent, then bounced, reported', () => {
+    expect(apply(events)).toMatchObject({
+      handoff_state: 'sent', rank: 100, provider_state: 'bounced', provider_rank: 100, version: 107, handoff_version: 104, reported_at: new Date(1_700_000_007_000).toISOString(),
+    });
+  });
+
+  it('applied in any order, gives the same value, and no step moves it backwards', () => {
+    const expected = apply(events);
+    for (let seed = 1; seed <= 500; seed += 1) {
+      let state: LatestState | null = null;
+      for (const event of shuffled(events, seed)) {
+        const next = merge(state, event);
+        if (state !== null) {
+          expect(next.version).toBeGreaterThanOrEqual(state.version);
+          expect(next.handoff_version).toBeGreaterThanOrEqual(state.handoff_version);
+          expect(next.provider_rank).toBeGreaterThanOrEqual(state.provider_rank);
+        }
+        state = next;
+      }
+      expect(state, `seed ${seed}`).toEqual(expected);
+    }
+  });
+
+  it('is idempotent: an event applied again changes nothing and needs no write', () => {
+    const state = apply(events);
+    for (const event of events) {
+      expect(merge(state, event)).toEqual(state);
+      expect(advances(state, merge(state, event))).toBe(false);
+    }
+  });
+
+  it('a bounce outranks a later acceptance of the same message', () => {
+    const bounced = apply(events);
+    const resentAndSent = merge(bounced, { ...events[4] as LatestEvent, seq: 200 });
+    expect(resentAndSent).toMatchObject({ handoff_state: 'sent', provider_state: 'bounced' });
+  });
+});

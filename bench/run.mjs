@@ -112,6 +112,41 @@ async function setupTenant(d, sinkPort, clientBaseUrl = null) {
   return tenant.api_key;
 }
 
+/** A nats-server with JetStream on a random port and its own store; stop() and start() again keep both. */
+async function startNats() {
+  const dir = mkdtempSync(join(tmpdir(), 'mailproxy-bench-nats-'));
+  dataDirs.add(dir);
+  const binary = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
+  let child = null;
+  let port = -1;
+  const start = async () => {
+    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--ports_file_dir', dir], { stdio: 'ignore' });
+    children.add(child);
+    const file = join(dir, `nats-server_${child.pid}.ports`);
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(file)) {
+      if (Date.now() > deadline) throw new Error('nats-server did not start');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    port = Number(new URL(JSON.parse(readFileSync(file, 'utf8')).nats[0].replace('nats://', 'http://')).port);
+  };
+  const stop = async () => {
+    const running = child;
+    child = null;
+    const exited = new Promise((resolve) => running.once('exit', resolve));
+    running.kill('SIGTERM');
+    await exited;
+    children.delete(running);
+    rmSync(join(dir, `nats-server_${running.pid}.ports`), { force: true });
+  };
+  await start();
+  return { url: () => `nats://127.0.0.1:${port}`, start, stop };
+}
+
+async function mirrorStatus(d) {
+  return (await api(d.base, d.token, 'GET', '/mirror/status')).mirror;
+}
+
 async function sinkStats(sink) {
   sink.child.stdin.write('stats\n');
   return sink.next((e) => 'received' in e);
@@ -250,6 +285,53 @@ const scenarios = {
       'items per report': reported.items / Math.max(1, reported.reports),
       'all reported': reported.sent >= load.queued ? 1 : 0,
     };
+  },
+  async 'mirror-drain'() {
+    // Publisher capacity: 20,000 messages posted (tenant suspended: one `queued` event each)
+    // while NATS is down, then NATS back: events/s from reconnecting to an empty backlog,
+    // each event published with its PubAck awaited and its message's KV latest state written.
+    const nats = await startNats();
+    const { d, key, stop } = await startPeers({ suspended: true, env: { MAILPROXY_NATS_URL: nats.url(), ...(process.env.BENCH_NO_KV ? { MAILPROXY_NATS_KV_BUCKET: '' } : {}) } });
+    try {
+      await nats.stop();
+      const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '3', 'drain']);
+      const backlog = (await mirrorStatus(d)).backlog;
+      await nats.start();
+      let status = await mirrorStatus(d);
+      while (status.state !== 'connected') { await new Promise((r) => setTimeout(r, 10)); status = await mirrorStatus(d); }
+      const connectedAt = Date.now();
+      while (status.backlog > 0) { await new Promise((r) => setTimeout(r, 50)); status = await mirrorStatus(d); }
+      const seconds = (Date.now() - connectedAt) / 1000;
+      return { 'events/s': backlog / seconds, events: backlog, 'messages posted': load.queued };
+    } finally {
+      await stop();
+      await nats.stop();
+    }
+  },
+  async 'end-to-end-mirror'() {
+    // end-to-end with the JetStream mirror on: the relay rate, and each event's lag from its
+    // commit to its PubAck (the stream's stored time), read back from the stream afterwards.
+    const nats = await startNats();
+    const { sink, d, key, stop } = await startPeers({ suspended: false, env: { MAILPROXY_NATS_URL: nats.url() } });
+    try {
+      const started = Date.now();
+      const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '15', 'e2e', '2500']);
+      const atEnd = await sinkStats(sink);
+      await waitForSink(sink, load.queued, 120_000);
+      let status = await mirrorStatus(d);
+      while (status.backlog > 0) { await new Promise((r) => setTimeout(r, 100)); status = await mirrorStatus(d); }
+      const lag = await run(['bench/stream-lag.mjs', nats.url(), 'MAILPROXY']);
+      return {
+        'posted messages/s': load.rate,
+        'relayed messages/s (load)': atEnd.received / ((atEnd.lastAt - started) / 1000),
+        'events published': lag.count,
+        'commit to PubAck p50 ms': lag.p50,
+        'commit to PubAck p99 ms': lag.p99,
+      };
+    } finally {
+      await stop();
+      await nats.stop();
+    }
   },
   async 'smtp-ingest'() {
     // 20 keep-alive sessions, each AUTH once, then 2 KB messages back to back (MAIL/RCPT/DATA

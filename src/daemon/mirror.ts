@@ -43,6 +43,7 @@ export function createMirror(config: Readonly<Config>, store: SqliteStore, deps:
       },
       latestBucket: nats.kv_bucket,
       maxInFlight: nats.max_in_flight,
+      batchDelayMs: nats.batch_delay_ms,
       publishTimeoutMs: nats.publish_timeout_seconds * 1000,
       connectTimeoutMs: nats.connect_timeout_seconds * 1000,
       retryInitialMs: 500,

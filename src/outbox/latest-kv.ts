@@ -18,27 +18,74 @@ export async function openLatestBucket(js: JetStreamClient, bucket: string, repl
   return js.views.kv(bucket, { history: 1, replicas });
 }
 
+/**
+ * What this writer last wrote to each key (value and revision), so that the
+ * usual write is one compare-and-set, without a read first: the mirror is
+ * normally the only writer. A stale entry only costs a failed CAS, then a read.
+ */
+export class LatestCache {
+  private readonly entries = new Map<string, { value: LatestState; revision: number }>();
+
+  constructor(private readonly capacity = 50_000) {}
+
+  get(key: string): { value: LatestState; revision: number } | undefined {
+    return this.entries.get(key);
+  }
+
+  set(key: string, value: LatestState, revision: number): void {
+    this.entries.delete(key);
+    this.entries.set(key, { value, revision });
+    // A Map iterates in insertion order: the first key is the one written longest ago.
+    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as string);
+  }
+
+  forget(key: string): void {
+    this.entries.delete(key);
+  }
+}
+
+const isCasMismatch = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
+
 /** Applies `events` (all of one key) to the stored value; answers whether it wrote. */
-export async function writeLatest(kv: KV, key: string, events: readonly LatestEvent[]): Promise<boolean> {
-  for (let attempt = 1; ; attempt += 1) {
-    const entry = await kv.get(key);
-    const current = entry !== null && entry.operation === 'PUT' && entry.length > 0 ? entry.json<LatestState>() : null;
-    const merged = events.reduce<LatestState | null>((state, event) => merge(state, event), current) as LatestState;
+export async function writeLatest(kv: KV, key: string, events: readonly LatestEvent[], cache?: LatestCache): Promise<boolean> {
+  const cached = cache?.get(key);
+  const mergeAll = (current: LatestState | null): LatestState =>
+    events.reduce<LatestState | null>((state, event) => merge(state, event), current) as LatestState;
+  // The first event of a message (no cached value) creates its key; a key we wrote last is updated from our revision.
+  if (cache !== undefined) {
+    const current = cached?.value ?? null;
+    const merged = mergeAll(current);
     if (!advances(current, merged)) return false;
     try {
       const value = encoder.encode(JSON.stringify(merged));
-      if (entry === null) await kv.create(key, value);
-      else await kv.update(key, value, entry.revision);
+      cache.set(key, merged, cached === undefined ? await kv.create(key, value) : await kv.update(key, value, cached.revision));
       return true;
     } catch (error) {
-      const code = (error as { api_error?: { err_code?: number } }).api_error?.err_code;
-      if (code !== CAS_MISMATCH || attempt >= MAX_ATTEMPTS) throw error;
+      cache.forget(key);
+      if (!isCasMismatch(error)) throw error;
+    }
+  }
+  for (let attempt = 1; ; attempt += 1) {
+    const entry = await kv.get(key);
+    const current = entry !== null && entry.operation === 'PUT' && entry.length > 0 ? entry.json<LatestState>() : null;
+    const merged = mergeAll(current);
+    if (!advances(current, merged)) {
+      if (entry !== null && current !== null) cache?.set(key, current, entry.revision);
+      return false;
+    }
+    try {
+      const value = encoder.encode(JSON.stringify(merged));
+      const revision = entry === null ? await kv.create(key, value) : await kv.update(key, value, entry.revision);
+      cache?.set(key, merged, revision);
+      return true;
+    } catch (error) {
+      if (!isCasMismatch(error) || attempt >= MAX_ATTEMPTS) throw error;
     }
   }
 }
 
 /** Writes the latest state of every message the events touch, keys in parallel, each key's events together. */
-export async function writeLatestAll(kv: KV, events: readonly LatestEvent[]): Promise<void> {
+export async function writeLatestAll(kv: KV, events: readonly LatestEvent[], cache?: LatestCache): Promise<void> {
   const byKey = new Map<string, LatestEvent[]>();
   for (const event of events) {
     const key = latestKey(event);
@@ -46,5 +93,5 @@ export async function writeLatestAll(kv: KV, events: readonly LatestEvent[]): Pr
     if (list === undefined) byKey.set(key, [event]);
     else list.push(event);
   }
-  await Promise.all([...byKey].map(([key, list]) => writeLatest(kv, key, list)));
+  await Promise.all([...byKey].map(([key, list]) => writeLatest(kv, key, list, cache)));
 }

@@ -13,7 +13,7 @@ import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { eventBody, eventSubject, type MirrorStatus, type MirrorStore, type OutboxRow } from '../core/mirror.js';
-import { openLatestBucket, writeLatestAll } from './latest-kv.js';
+import { LatestCache, openLatestBucket, writeLatestAll } from './latest-kv.js';
 import { provisionStream, StreamConflict, type StreamSettings } from './stream-provisioning.js';
 
 export interface MirrorConfig {
@@ -22,6 +22,8 @@ export interface MirrorConfig {
   /** KV bucket of each message's latest state; empty: none. */
   latestBucket: string;
   maxInFlight: number;
+  /** How long a wake-up waits for more rows to join the window. */
+  batchDelayMs: number;
   publishTimeoutMs: number;
   /** How long the start waits for a first connection before going on without one. */
   connectTimeoutMs: number;
@@ -48,6 +50,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   let connection: NatsConnection | null = null;
   let js: JetStreamClient | null = null;
   let latest: KV | null = null;
+  const latestCache = new LatestCache();
   let state: MirrorStatus['state'] = 'connecting';
   let publishedTotal = 0;
   let failures = 0;
@@ -69,12 +72,14 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   const publishWindow = async (client: JetStreamClient): Promise<number> => {
     const rows = store.pending(config.maxInFlight);
     if (rows.length === 0) return 0;
+    // The latest states are written alongside the events, not after them; the cursor waits for both.
+    // A window whose KV writes fail is published again: the stream drops the repeats, the merge ignores them.
+    const kvWrites = latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache);
     const results = await Promise.allSettled(rows.map((row) =>
       client.publish(eventSubject(config.stream.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs })));
+    await kvWrites;
     const firstFailure = results.findIndex((result) => result.status === 'rejected');
     const acknowledged = firstFailure < 0 ? rows.length : firstFailure;
-    // The KV follows the stream: a window whose KV writes fail is published again (the stream drops the repeats).
-    if (latest !== null && acknowledged > 0) await writeLatestAll(latest, latestEvents(rows.slice(0, acknowledged)));
     const last = rows[acknowledged - 1];
     if (last !== undefined) {
       store.advance(last.seq, clock.now());
@@ -164,6 +169,8 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         reconnectTimeWait: 1000,
         waitOnFirstConnect: true,
         pingInterval: 10_000,
+        // Otherwise every publish captures a stack trace for its error, in case there is one: a tenth of the main thread (profiled).
+        noAsyncTraces: true,
       });
       let timer: NodeJS.Timeout | undefined;
       const first = await Promise.race([connecting, new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), config.connectTimeoutMs); })]);
@@ -186,14 +193,16 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         });
       });
     },
-    // Called as rows are written, inside their transaction: the window is read in a later turn, after the commit.
+    // Called as rows are written, inside their transaction: the window is read in a later turn,
+    // after the commit, and `batchDelayMs` later so that a window carries many rows (each window
+    // costs a read and a cursor write, whatever its size).
     wake() {
       if (wakeScheduled || state !== 'connected') return;
       wakeScheduled = true;
-      setImmediate(() => {
+      setTimeout(() => {
         wakeScheduled = false;
         void tick();
-      });
+      }, config.batchDelayMs).unref();
     },
     tick,
     status() {

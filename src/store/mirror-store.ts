@@ -29,9 +29,11 @@ export function createSqliteMirrorStore(db: SqliteDatabase): MirrorStore {
   const pending = db.prepare<[number], Row>(`SELECT seq, id, event_type, event_version, tenant_id, message_pk, message_id, account_id,
       batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id
     FROM outbox WHERE seq > ${CURSOR} ORDER BY seq LIMIT ?`);
-  const backlog = db.prepare<[], { count: number; oldest_at: number | null }>(`SELECT count(*) AS count,
-      (SELECT occurred_at FROM outbox WHERE seq > ${CURSOR} ORDER BY seq LIMIT 1) AS oldest_at
-    FROM outbox WHERE seq > ${CURSOR}`);
+  // Rows past the cursor are never deleted and seq has no gaps (a rolled-back insert rolls its
+  // sequence back too): the backlog is a subtraction, not a count over what may be millions of rows.
+  const backlog = db.prepare<[], { count: number; oldest_at: number | null }>(`SELECT
+      max(0, coalesce((SELECT max(seq) FROM outbox), 0) - ${CURSOR}) AS count,
+      (SELECT occurred_at FROM outbox WHERE seq > ${CURSOR} ORDER BY seq LIMIT 1) AS oldest_at`);
   const advance = db.prepare(`UPDATE mirror_state SET cursor_seq = max(cursor_seq, @seq), last_published_at = @at WHERE id = 1`);
   const pruneOrphans = db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT o.seq FROM outbox o WHERE o.seq > @from AND o.seq <= @to AND ${ORPHANED_SQL})`);
   const failed = db.prepare(`UPDATE mirror_state SET last_error = ?, last_error_at = ? WHERE id = 1`);

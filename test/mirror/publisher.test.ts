@@ -22,6 +22,7 @@ function mirrorConfig(url: string, stream: string, overrides: Partial<MirrorConf
     stream: { name: stream, subjectPrefix: stream.toLowerCase(), maxAgeMs: 0, maxBytes: 0, replicas: 1, duplicateWindowMs: 120_000 },
     latestBucket: '',
     maxInFlight: 100,
+    batchDelayMs: 5,
     publishTimeoutMs: 2000,
     connectTimeoutMs: 2000,
     retryInitialMs: 50,

@@ -323,3 +323,18 @@ CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
   END;
 -- Admin events (no message) are pruned after `retention.outbox_retention_seconds`.
 CREATE INDEX outbox_admin ON outbox (seq) WHERE message_pk IS NULL;
+
+-- migration: 6
+-- Commands that arrive over JetStream (outbox/command-consumer.ts), seed 001's
+-- InboxMessage: a command's id (its Nats-Msg-Id, or its stream sequence) is
+-- written in the transaction of its effect, so a redelivered command is
+-- recognised and acknowledged without being applied twice.
+CREATE TABLE inbox (
+  id          TEXT PRIMARY KEY,
+  subject     TEXT NOT NULL,
+  tenant_id   TEXT NOT NULL,
+  command     TEXT NOT NULL,
+  received_at INTEGER NOT NULL,
+  outcome     TEXT NOT NULL               -- JSON: what the command did
+) STRICT;
+CREATE INDEX inbox_received ON inbox (received_at);

@@ -13,6 +13,7 @@ import { createMessageCommands } from './core/message-commands.js';
 import { createSubmissionService } from './core/submission-service.js';
 import { createTenantService } from './core/tenant-service.js';
 import { parseListenAddress, type Config } from './config/index.js';
+import { createCommandHandler } from './daemon/commands.js';
 import { createHandoff } from './daemon/handoff.js';
 import { createMirror, type DaemonMirror } from './daemon/mirror.js';
 import { createReports } from './daemon/reports.js';
@@ -78,7 +79,6 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids);
   const { handoff, dispatcher } = createDelivery(config, store, deps);
   const reports = createReports(config, store, { clock, ids, log, random: deps.random ?? Math.random });
-  const mirror = createMirror(config, store, { clock, log });
   const retention = createPeriodicLoop({
     name: 'retention',
     intervalMs: config.retention.interval_seconds * 1000,
@@ -88,6 +88,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       const removed = store.messages.removeReported(null, now - config.retention.report_retention_seconds * 1000);
       if (removed > 0) log.info({ removed }, 'retention removed reported messages');
       store.mirror.pruneAdminEvents(now - config.retention.outbox_retention_seconds * 1000);
+      store.inbox.prune(now - config.retention.outbox_retention_seconds * 1000);
       // No SMTP transfer outlives its data timeout: an older spool no message took was abandoned.
       const spools = store.spool.sweep(now - 2 * config.smtp.data_timeout_seconds * 1000);
       if (spools > 0) log.warn({ spools }, 'retention removed abandoned smtp spools');
@@ -112,6 +113,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     ? inlineSubmissionParser(parserLimits)
     : async (body) => unwrap(await parserPool.run(body, [body]));
 
+  // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
+  const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate });
+  const commands = createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() });
+  const mirror = createMirror(config, store, { clock, log, commands: createCommandHandler({ store, submissions, commands, parserLimits, clock, ids }) });
+
   let smtp: SmtpIngress | null = null;
   let httpServer: Awaited<ReturnType<typeof startHttpServer>> | null = null;
   try {
@@ -121,8 +127,6 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     reports.loop.start();
     retention.start();
     const apiKeys = createHmacApiKeyIssuer(hashKey);
-    // One submission service for HTTP and SMTP: requests of both ready in the same turn share one commit.
-    const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate });
     const app = createHttpApp({
       authenticator: createAuthenticator({
         admin: createAdminTokenVerifier(adminToken, hashKey),
@@ -134,7 +138,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids }),
       accounts: createAccountService({ store, clock, ids }),
       submissions,
-      commands: createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() }),
+      commands,
       syncStatus: reports.status,
       mirrorStatus: () => mirror.status(),
       parseSubmission,

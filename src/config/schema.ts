@@ -109,6 +109,10 @@ export const configSchema = z
         kv_bucket: z.string().regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, or empty for none').default('mailproxy_latest'),
         max_in_flight: positiveInt.max(100_000).default(1000),
         batch_delay_ms: z.number().int().min(0).max(10_000).default(20),
+        commands: z.boolean().default(true),
+        consumer: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('mailproxy-commands'),
+        max_deliver: positiveInt.max(1000).default(5),
+        ack_wait_seconds: positiveInt.max(3600).default(30),
         publish_timeout_seconds: z.number().positive().max(600).default(5),
         connect_timeout_seconds: z.number().positive().max(600).default(5),
       })

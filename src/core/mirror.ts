@@ -91,4 +91,6 @@ export interface MirrorStatus {
   last_published_ts: number | null;
   last_error: string | null;
   last_error_ts: number | null;
+  /** Commands over JetStream since the start; null when they are off. */
+  commands: { handled: number; dead_lettered: number } | null;
 }

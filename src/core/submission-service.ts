@@ -3,28 +3,16 @@
  * tenant, the tenant's accounts, its suppression list and the idempotency rule,
  * then the valid ones are committed together before anyone is told "queued".
  */
-import { defaultAccount, type AccountChoice } from './account.js';
 import { AppError } from './app-error.js';
-import { normalizeAddress } from './address.js';
 import type { Clock, IdSource } from './clock.js';
-import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
+import type { NewMessage, PriorityLabel } from './message.js';
 import type { AdminStore } from './ports.js';
 import type { Principal } from './principal.js';
 import type { MessageAdmin } from './message-admin.js';
-import { WHOLE_TENANT } from './message-commands.js';
 import type { MessageQueue } from './queue.js';
+import { admissionProblems, resolve, tenantContext, type Candidate, type SubmissionItem, type TenantContext } from './submission-admission.js';
 
-/** One message as the edge parsed it; `problem` set when its shape was already invalid. */
-export interface SubmissionItem {
-  /** Position in the request, so a client can match a rejection without an id. */
-  index: number;
-  id: string | null;
-  problem?: string;
-  tenantId?: string;
-  accountId?: string;
-  priority?: number | PriorityLabel;
-  message?: Omit<NewMessage, 'tenantId' | 'accountId' | 'priority' | 'suspended'>;
-}
+export type { SubmissionItem } from './submission-admission.js';
 
 export interface Rejection {
   index: number;
@@ -64,6 +52,8 @@ interface Waiting {
   items: readonly SubmissionItem[];
   defaultPriority: number | PriorityLabel | undefined;
   correlationId: string | null;
+  /** Written in the same transaction as the request's messages (an inbox row: processed once). */
+  alongside: ((result: SubmissionResult) => void) | undefined;
   resolve: (result: SubmissionResult) => void;
   reject: (error: unknown) => void;
 }
@@ -110,7 +100,9 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
     for (const message of notWaiting) rejected.push({ index: message.index, id: message.id, reason: 'already sent' });
     const queued = notWaiting.length === 0 ? admissible : admissible.filter((message) => !notWaiting.includes(message));
     rejected.sort((a, b) => a.index - b.index);
-    return { result: { queued: queued.length, rejected }, sendable: queued.filter((message) => !message.suspended) };
+    const result = { queued: queued.length, rejected };
+    request.alongside?.(result);
+    return { result, sendable: queued.filter((message) => !message.suspended) };
   };
 
   // Only after the commit: the dispatcher must find what it is told about. Suspended
@@ -178,9 +170,15 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
      * Commits this request's valid messages, together with the other requests
      * ready in the same turn, and only then resolves.
      */
-    enqueue(principal: Principal, items: readonly SubmissionItem[], defaultPriority: number | PriorityLabel | undefined, correlationId: string | null): Promise<SubmissionResult> {
+    enqueue(
+      principal: Principal,
+      items: readonly SubmissionItem[],
+      defaultPriority: number | PriorityLabel | undefined,
+      correlationId: string | null,
+      alongside?: (result: SubmissionResult) => void,
+    ): Promise<SubmissionResult> {
       return new Promise((resolve, reject) => {
-        waiting.push({ principal, items, defaultPriority, correlationId, resolve, reject });
+        waiting.push({ principal, items, defaultPriority, correlationId, alongside, resolve, reject });
         if (waiting.length === 1) deps.defer(flush);
       });
     },
@@ -188,104 +186,6 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
 }
 
 export type SubmissionService = ReturnType<typeof createSubmissionService>;
-
-/** What admission needs of a tenant, read once per commit group. */
-interface TenantContext {
-  accounts: AccountChoice[];
-  /** Whether a message of this batch enters suspended. */
-  holds(batchCode: string | null): boolean;
-}
-
-function tenantContext(tenantId: string, store: AdminStore, messages: Pick<MessageAdmin, 'suspensions'>): TenantContext | null {
-  // Only what admission needs: the whole tenant row would open its client credentials.
-  const active = store.tenants.isActive(tenantId);
-  if (active === null) return null;
-  const suspensions = new Set(messages.suspensions(tenantId));
-  const whole = !active || suspensions.has(WHOLE_TENANT);
-  return {
-    accounts: store.accounts.choices(tenantId),
-    holds: (batchCode) => whole || (batchCode !== null && suspensions.has(batchCode)),
-  };
-}
-
-/** A message ready for admission, and its place in the request. */
-type Candidate = NewMessage & { index: number };
-
-function resolve(
-  item: SubmissionItem,
-  principal: Principal,
-  tenantOf: (tenantId: string) => TenantContext | null,
-  defaultPriority: number | PriorityLabel | undefined,
-  ids: IdSource,
-): Candidate | string {
-  if (item.problem !== undefined || item.message === undefined || item.id === null) return item.problem ?? 'invalid message';
-  const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
-  if (tenantId === undefined) return 'tenant_id is required';
-  // A tenant key naming another tenant learns nothing about it.
-  if (principal.kind === 'tenant' && item.tenantId !== undefined && item.tenantId !== principal.tenantId) return 'unknown tenant';
-  const tenant = tenantOf(tenantId);
-  if (tenant === null) return 'unknown tenant';
-  const { accounts } = tenant;
-  const account = item.accountId === undefined ? defaultAccount(accounts) : accounts.find((candidate) => candidate.id === item.accountId);
-  if (account === undefined) {
-    return item.accountId === undefined ? 'account_id is required: the tenant has no default account' : 'unknown account';
-  }
-  const { message } = item;
-  // Every field named (no spread): one object shape for every message, which the
-  // engine copies and reads faster; a field added to NewMessage fails to compile here.
-  return {
-    index: item.index,
-    tenantId,
-    id: message.id,
-    accountId: account.id,
-    priority: toPriority(item.priority ?? defaultPriority ?? 2),
-    batchCode: message.batchCode,
-    deferredUntil: message.deferredUntil,
-    content: message.content,
-    subject: message.subject,
-    messageId: message.messageId ?? generatedMessageId(message.mailFrom, ids),
-    mailFrom: message.mailFrom,
-    rcptTo: message.rcptTo,
-    sizeBytes: message.sizeBytes,
-    suspended: tenant.holds(message.batchCode),
-  };
-}
-
-/**
- * Fixes the Message-ID at submission, so that every attempt (a retry, a resend
- * after a crash) carries the same one and receivers can recognise a repeat.
- */
-function generatedMessageId(mailFrom: string, ids: IdSource): string {
-  const domain = mailFrom.slice(mailFrom.lastIndexOf('@') + 1) || 'mailproxy.invalid';
-  return `<${ids.uuid()}@${domain}>`;
-}
-
-/**
- * Suppression, looked up once per tenant for the whole request. A message with a
- * suppressed recipient whose id was already handed off is "already sent" (a
- * client repeating itself), as the store would say of it without a suppression.
- */
-function admissionProblems(messages: readonly NewMessage[], queue: MessageQueue, now: number): Map<NewMessage, string> {
-  const problems = new Map<NewMessage, string>();
-  const byTenant = new Map<string, NewMessage[]>();
-  for (const message of messages) {
-    const group = byTenant.get(message.tenantId);
-    if (group === undefined) byTenant.set(message.tenantId, [message]);
-    else group.push(message);
-  }
-  for (const [tenantId, group] of byTenant) {
-    const suppressed = queue.suppressed(tenantId, group.flatMap((message) => message.rcptTo), now);
-    if (suppressed.size === 0) continue;
-    const held = group.filter((message) => message.rcptTo.some((address) => suppressed.has(normalizeAddress(address))));
-    if (held.length === 0) continue;
-    const states = queue.states(tenantId, held.map((message) => message.id));
-    for (const message of held) {
-      const state = states.get(message.id);
-      problems.set(message, state !== undefined && !WAITING_STATES.includes(state) ? 'already sent' : 'suppressed');
-    }
-  }
-  return problems;
-}
 
 function isStoreUnavailable(error: unknown): boolean {
   return error instanceof AppError && error.code === 'STORE_UNAVAILABLE';

@@ -4,6 +4,7 @@
  */
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { CommandHandler } from '../core/inbound.js';
 import type { MirrorStatus } from '../core/mirror.js';
 import type { Config } from '../config/index.js';
 import { createNatsMirror } from '../outbox/nats-mirror.js';
@@ -17,12 +18,12 @@ export interface DaemonMirror {
   stop(): Promise<void>;
 }
 
-export function createMirror(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; log: Logger }): DaemonMirror {
+export function createMirror(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; log: Logger; commands: CommandHandler }): DaemonMirror {
   const { nats } = config;
   if (nats.url === '') {
     return {
       start: async () => store.mirror.turnOff(),
-      status: () => ({ enabled: false, state: 'off', stream: null, backlog: 0, oldest_unpublished_ts: null, oldest_unpublished_age_seconds: null, published_total: 0, last_published_ts: null, last_error: null, last_error_ts: null }),
+      status: () => ({ enabled: false, state: 'off', stream: null, backlog: 0, oldest_unpublished_ts: null, oldest_unpublished_age_seconds: null, published_total: 0, last_published_ts: null, last_error: null, last_error_ts: null, commands: null }),
       tick: async () => {},
       stop: async () => {},
     };
@@ -48,6 +49,12 @@ export function createMirror(config: Readonly<Config>, store: SqliteStore, deps:
       connectTimeoutMs: nats.connect_timeout_seconds * 1000,
       retryInitialMs: 500,
       retryMaxMs: 30_000,
+      ...(nats.commands ? {
+        commands: {
+          handler: deps.commands,
+          consumer: { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * 1000, retryDelayMs: 2000 },
+        },
+      } : {}),
     },
   });
   store.onEvent(() => mirror.wake());

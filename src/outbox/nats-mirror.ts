@@ -13,6 +13,8 @@ import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { eventBody, eventSubject, type MirrorStatus, type MirrorStore, type OutboxRow } from '../core/mirror.js';
+import type { CommandHandler } from '../core/inbound.js';
+import { startCommandConsumer, type CommandConsumer, type CommandConsumerConfig } from './command-consumer.js';
 import { LatestCache, openLatestBucket, writeLatestAll } from './latest-kv.js';
 import { provisionStream, StreamConflict, type StreamSettings } from './stream-provisioning.js';
 
@@ -29,6 +31,8 @@ export interface MirrorConfig {
   connectTimeoutMs: number;
   retryInitialMs: number;
   retryMaxMs: number;
+  /** Commands over JetStream, when on. */
+  commands?: { handler: CommandHandler; consumer: Omit<CommandConsumerConfig, 'stream' | 'subjectPrefix'> };
 }
 
 export interface Mirror {
@@ -50,6 +54,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   let connection: NatsConnection | null = null;
   let js: JetStreamClient | null = null;
   let latest: KV | null = null;
+  let commands: CommandConsumer | null = null;
   const latestCache = new LatestCache();
   let state: MirrorStatus['state'] = 'connecting';
   let publishedTotal = 0;
@@ -155,6 +160,11 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
     void watch(nc);
     await provision(nc);
     if (config.latestBucket !== '') latest = await openLatestBucket(js, config.latestBucket, config.stream.replicas);
+    if (config.commands !== undefined) {
+      commands = await startCommandConsumer(nc, js, config.commands.handler, log.child({ component: 'commands' }), {
+        ...config.commands.consumer, stream: config.stream.name, subjectPrefix: config.stream.subjectPrefix,
+      });
+    }
     state = 'connected';
     void tick();
   };
@@ -220,12 +230,14 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         last_published_ts: ts(record.lastPublishedAt),
         last_error: record.lastError,
         last_error_ts: ts(record.lastErrorAt),
+        commands: commands === null ? null : { handled: commands.counts().handled, dead_lettered: commands.counts().deadLettered },
       };
     },
     async stop() {
       stopping = true;
       if (retryTimer !== null) clearTimeout(retryTimer);
       await draining;
+      await commands?.stop();
       await connection?.close();
     },
   };

@@ -7,6 +7,7 @@ import type { IdSource } from '../core/clock.js';
 import type { BounceStore } from '../core/bounce.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { MirrorStore } from '../core/mirror.js';
+import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import type { ReportStore } from '../core/report.js';
@@ -16,6 +17,7 @@ import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
+import { createSqliteInboxStore } from './inbox-store.js';
 import { createSqliteBounceStore } from './message-bounces.js';
 import { createMessageEventWriter, type OutboxListener } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
@@ -31,6 +33,7 @@ export interface SqliteStore extends AdminStore {
   reports: ReportStore;
   bounces: BounceStore;
   mirror: MirrorStore;
+  inbox: InboxStore;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
   onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
@@ -76,6 +79,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     reports: storeErrors(createSqliteReportStore(db, writeEvent)),
     bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
     mirror: storeErrors(createSqliteMirrorStore(db)),
+    inbox: storeErrors(createSqliteInboxStore(db)),
     onEvent: (listener) => {
       listeners.push(listener);
     },

@@ -81,6 +81,15 @@ export interface StoredEvent {
   storedAt: number;
 }
 
+/** A message's JSON body, or `{ raw }` for one that is not JSON (a poison command, say). */
+function parsedOrRaw(text: string): Record<string, any> {
+  try {
+    return JSON.parse(text) as Record<string, any>;
+  } catch {
+    return { raw: text };
+  }
+}
+
 /** Every message the stream holds now, in stream order. */
 export async function readStream(url: string, stream: string): Promise<StoredEvent[]> {
   const nc: NatsConnection = await connect({ servers: url });
@@ -96,7 +105,7 @@ export async function readStream(url: string, stream: string): Promise<StoredEve
           seq: message.seq,
           subject: message.subject,
           msgId: message.header?.get('Nats-Msg-Id'),
-          body: message.json<Record<string, any>>(),
+          body: parsedOrRaw(message.string()),
           storedAt: message.time.getTime(),
         });
       }

@@ -1,0 +1,79 @@
+/**
+ * Commands over JetStream, applied as the HTTP API applies them: the same
+ * parser for add-messages bodies, the same submission service and message
+ * commands, acting as the tenant named in the subject. Each command's inbox
+ * entry, and an audit entry with its event, commit with its effect.
+ */
+import { AppError } from '../core/app-error.js';
+import { changeRecorder } from '../core/change-record.js';
+import type { Clock, IdSource } from '../core/clock.js';
+import { parseCommandBody, type CommandHandler, type CommandRequest } from '../core/inbound.js';
+import type { MessageCommands } from '../core/message-commands.js';
+import type { Principal } from '../core/principal.js';
+import type { SubmissionService } from '../core/submission-service.js';
+import { parseSubmission, type ParserLimits } from '../ingress/http/submission-parser.js';
+import type { SqliteStore } from '../store/index.js';
+
+export interface CommandDeps {
+  store: SqliteStore;
+  submissions: SubmissionService;
+  commands: MessageCommands;
+  parserLimits: ParserLimits;
+  clock: Clock;
+  ids: IdSource;
+}
+
+const isTransient = (error: unknown): boolean => error instanceof AppError && error.transient;
+
+export function createCommandHandler(deps: CommandDeps): CommandHandler {
+  const { store, clock } = deps;
+
+  /** The inbox row and the command's audit entry (mirrored as `command.processed`). */
+  const remember = (request: CommandRequest, outcome: Record<string, unknown>): void => {
+    const receivedAt = clock.now();
+    store.inbox.record({ id: request.inboxId, subject: request.subject, tenantId: request.tenantId, command: request.command, receivedAt, outcome });
+    const record = changeRecorder({ principal: { kind: 'tenant', tenantId: request.tenantId }, correlationId: request.inboxId }, { now: () => receivedAt, uuid: () => deps.ids.uuid() });
+    store.changes.record(record({
+      command: `nats.${request.command}`, eventType: 'command.processed', tenantId: request.tenantId, aggregateType: 'message', aggregateId: request.tenantId,
+      data: { command: request.command, inbox_id: request.inboxId, subject: request.subject, outcome },
+    }));
+  };
+
+  const apply = async (request: CommandRequest): Promise<Record<string, unknown> | { poison: string }> => {
+    const principal: Principal = { kind: 'tenant', tenantId: request.tenantId };
+    const ctx = { principal, correlationId: request.inboxId };
+    if (request.command === 'add-messages') {
+      const parsed = parseSubmission(request.body, deps.parserLimits);
+      if (!parsed.ok) return { poison: `${parsed.error.code}: ${parsed.error.message}` };
+      const result = await deps.submissions.enqueue(principal, parsed.submission.items, parsed.submission.defaultPriority, request.inboxId,
+        (outcome) => remember(request, { queued: outcome.queued, rejected: outcome.rejected }));
+      return { queued: result.queued, rejected: result.rejected };
+    }
+    const body = parseCommandBody(request.command, request.body);
+    if (typeof body === 'string') return { poison: body };
+    return store.transaction(() => {
+      const result = 'ids' in body
+        ? deps.commands.resend(ctx, request.tenantId, body.ids)
+        : request.command === 'suspend'
+          ? deps.commands.suspend(ctx, request.tenantId, body.batchCode)
+          : deps.commands.activate(ctx, request.tenantId, body.batchCode);
+      remember(request, result as unknown as Record<string, unknown>);
+      return result as unknown as Record<string, unknown>;
+    });
+  };
+
+  return async (request) => {
+    if (store.inbox.has(request.inboxId)) return { kind: 'duplicate' };
+    if (store.tenants.isActive(request.tenantId) === null) return { kind: 'poison', code: 'UNKNOWN_TENANT', reason: `no tenant ${request.tenantId}` };
+    try {
+      const outcome = await apply(request);
+      if ('poison' in outcome) return { kind: 'poison', code: 'INVALID_COMMAND', reason: String(outcome.poison) };
+      return { kind: 'done', result: outcome };
+    } catch (error) {
+      if (isTransient(error)) throw error;
+      // A second delivery racing the first: the inbox's key refused it, the first one counts.
+      if (store.inbox.has(request.inboxId)) return { kind: 'duplicate' };
+      return { kind: 'poison', code: error instanceof AppError ? error.code : 'INTERNAL', reason: (error as Error).message };
+    }
+  };
+}

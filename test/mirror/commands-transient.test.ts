@@ -1,0 +1,48 @@
+import { connect, headers } from 'nats';
+import { afterAll, describe, expect, it } from 'vitest';
+import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
+
+describe('a command that fails for a transient reason', () => {
+  let nats: NatsPeer;
+  let fx: QueueFixture;
+  afterAll(async () => {
+    await fx?.stop();
+    fx?.t.cleanup();
+    await nats?.destroy();
+  });
+
+  it('is delivered again and then applied: the store full, then room made', async () => {
+    nats = await startNatsServer();
+    fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n', env: { MAILPROXY_NATS_URL: nats.url } });
+    const key = await fx.createTenant('acme');
+    await fx.createAccount('acme', 'main', { port: 9 }, { is_default: true });
+    await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
+    // Fill the store until intake is refused.
+    const fillers: string[] = [];
+    for (let index = 0; index < 40; index += 1) {
+      const id = `filler-${index}`;
+      const response = await fx.post(key, [message(id, { body: 'x'.repeat(200_000) })]);
+      if (response.status === 503) break;
+      fillers.push(id);
+    }
+    expect((await fx.post(key, [message('refused', { body: 'x'.repeat(200_000) })])).status).toBe(503);
+
+    const nc = await connect({ servers: nats.url });
+    try {
+      const h = headers();
+      h.set('Nats-Msg-Id', 'cmd-full');
+      await nc.jetstream().publish('mailproxy.commands.acme.add-messages', new TextEncoder().encode(JSON.stringify({ messages: [message('late', { body: 'y'.repeat(200_000) })] })), { headers: h });
+      const jsm = await nc.jetstreamManager();
+      // Refused for now: negatively acknowledged, waiting to come again.
+      await expect.poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_redelivered, { timeout: 10_000 }).toBeGreaterThanOrEqual(1);
+      expect((await fx.admin('GET', '/messages/late?tenant_id=acme')).status).toBe(404);
+
+      expect((await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: fillers })).status).toBe(200);
+      await expect.poll(async () => (await fx.admin('GET', '/messages/late?tenant_id=acme')).status, { timeout: 15_000 }).toBe(200);
+      await expect.poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_ack_pending).toBe(0);
+    } finally {
+      await nc.close();
+    }
+  }, 60_000);
+});

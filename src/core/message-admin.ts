@@ -65,7 +65,7 @@ export interface MessageAdmin {
   /** Re-derives the hold of a tenant's waiting messages (after `active` changed). */
   refreshHolds(tenantId: string): void;
   suspensions(tenantId: string): string[];
-  deleteMessages(tenantId: string, ids: readonly string[]): IdsOutcome;
+  deleteMessages(tenantId: string, ids: readonly string[], at: number): IdsOutcome;
   resend(tenantId: string, ids: readonly string[], at: number, correlationId: string | null): IdsOutcome;
   /** Deletes messages reported before `before` (and whose bounce, if any, was reported too). */
   removeReported(tenantId: string | null, before: number): number;

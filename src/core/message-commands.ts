@@ -57,9 +57,9 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
     },
 
     deleteMessages(ctx: CommandContext, tenantId: string | undefined, ids: readonly string[]) {
-      return command(ctx, tenantId, 'delete', (tenant) => {
-        const outcome = messages.deleteMessages(tenant, ids);
-        return { result: { deleted: outcome.done, not_found: outcome.notFound, in_flight: outcome.skipped }, data: { ids: outcome.done }, eventType: 'message.deleted' };
+      return command(ctx, tenantId, 'delete', (tenant, now) => {
+        const outcome = messages.deleteMessages(tenant, ids, now);
+        return { result: { deleted: outcome.done, not_found: outcome.notFound, in_flight: outcome.skipped }, data: { ids: outcome.done }, eventType: 'message.delete_requested' };
       });
     },
 

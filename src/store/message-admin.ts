@@ -22,7 +22,12 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
   const countHeld = db.prepare<[string], number>(`SELECT count(*) FROM messages WHERE tenant_id = ? AND ${WAITING} AND suspended = 1`).pluck();
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
+  const identity = db.prepare<[number], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(
+    `SELECT pk, tenant_id, id, account_id, batch_code, attempts FROM messages WHERE pk = ?`);
   const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
+  // The `deleted` event outlives its message only until the mirror has it (at once when the mirror is off).
+  const dropPassedDeletion = db.prepare(`DELETE FROM outbox WHERE message_pk = ? AND event_type = 'message.deleted'
+    AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)`);
   const requeue = db.prepare<[{ at: number; pk: number }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(`UPDATE messages
     SET state = 'queued', next_attempt_at = @at, sent_at = NULL, error_at = NULL, error = NULL, deferred_at = NULL, deferred_reason = NULL,
       reported_at = NULL, refused_recipients = NULL, updated_at = @at
@@ -62,8 +67,16 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     },
     suspensions: (tenantId) => listSuspensions.all(tenantId),
     // A message in flight cannot be recalled from the relay: it is left alone and reported as skipped.
-    deleteMessages: (tenantId, ids) =>
-      inTransaction(() => perId(ids, tenantId, (row) => row.state !== 'sending' && deleteOne.run(row.pk).changes === 1), 'immediate'),
+    // Each deletion is a transition of its own on the stream. The message goes first, so that a
+    // full store gets its pages back before the event needs one.
+    deleteMessages: (tenantId, ids, at) =>
+      inTransaction(() => perId(ids, tenantId, (row) => {
+        const gone = row.state === 'sending' ? undefined : identity.get(row.pk);
+        if (gone === undefined || deleteOne.run(row.pk).changes !== 1) return false;
+        writeEvent({ pk: gone.pk, tenantId: gone.tenant_id, id: gone.id, accountId: gone.account_id, batchCode: gone.batch_code, type: 'deleted', at, attempt: gone.attempts });
+        dropPassedDeletion.run(gone.pk);
+        return true;
+      }), 'immediate'),
     resend: (tenantId, ids, at, correlationId) =>
       inTransaction(() => perId(ids, tenantId, (row) => {
         const moved = requeue.get({ at, pk: row.pk });

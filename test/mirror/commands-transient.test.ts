@@ -1,7 +1,7 @@
 import { connect, headers } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
-import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
+import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 
 describe('a command that fails for a transient reason', () => {
   let nats: NatsPeer;
@@ -41,6 +41,9 @@ describe('a command that fails for a transient reason', () => {
       expect((await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: fillers })).status).toBe(200);
       await expect.poll(async () => (await fx.admin('GET', '/messages/late?tenant_id=acme')).status, { timeout: 15_000 }).toBe(200);
       await expect.poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_ack_pending).toBe(0);
+      // Each deleted filler is a transition on the stream.
+      await expect.poll(async () => (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.event_type === 'message.deleted').length, { timeout: 10_000 })
+        .toBe(fillers.length);
     } finally {
       await nc.close();
     }

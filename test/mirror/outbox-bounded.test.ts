@@ -22,18 +22,22 @@ describe('with [nats] url empty', () => {
     await fx.post(key, Array.from({ length: 200 }, (_, index) => message(`b-${index}`)));
     await sink.waitForMessages(200);
     const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
-    const count = (sql: string): number => db.prepare(sql).pluck().get() as number;
+    const count = (sql: string): unknown => db.prepare(sql).pluck().get();
     try {
       // No endpoint: outcomes are marked reported as they happen.
       await expect.poll(() => count(`SELECT count(*) FROM messages WHERE reported_at IS NOT NULL`)).toBe(200);
       expect(count(`SELECT count(*) FROM outbox WHERE message_pk IS NOT NULL`)).toBe(600);
+      // An operator's deletion takes the message's events along, its own `deleted` event included.
+      expect((await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['b-0'] })).body).toMatchObject({ deleted: ['b-0'] });
+      expect(count(`SELECT count(*) FROM outbox WHERE message_pk IS NOT NULL`)).toBe(597);
 
       fx.clock.advance(2 * 3600_000);
       await fx.t.daemon.retention.tick();
       expect(count(`SELECT count(*) FROM messages`)).toBe(0);
-      // A message's events went with it; the admin events wait for their own retention.
+      // A message's events went with it; the admin events (tenant, account, the deletion request) wait for their own retention.
       expect(count(`SELECT count(*) FROM outbox WHERE message_pk IS NOT NULL`)).toBe(0);
-      expect(count(`SELECT count(*) FROM outbox`)).toBe(2);
+      expect(count(`SELECT event_type FROM outbox ORDER BY seq`)).toBe('tenant.created');
+      expect(count(`SELECT count(*) FROM outbox`)).toBe(3);
 
       fx.clock.advance(2 * 86_400_000);
       await fx.t.daemon.retention.tick();

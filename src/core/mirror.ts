@@ -91,6 +91,6 @@ export interface MirrorStatus {
   last_published_ts: number | null;
   last_error: string | null;
   last_error_ts: number | null;
-  /** Commands over JetStream since the start; null when they are off. */
-  commands: { handled: number; dead_lettered: number } | null;
+  /** Commands over JetStream since the start, and the consumer's lag (null until first known); null when they are off. */
+  commands: { handled: number; dead_lettered: number; waiting: number | null } | null;
 }

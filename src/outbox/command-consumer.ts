@@ -23,12 +23,13 @@ export interface CommandConsumerConfig {
 
 export interface CommandConsumer {
   stop(): Promise<void>;
-  /** Commands handled since the start, and how many went to the DLQ. */
-  counts(): { handled: number; deadLettered: number };
+  /** Commands handled since the start, how many went to the DLQ, and how many wait (as of the last look, every few seconds). */
+  counts(): { handled: number; deadLettered: number; waiting: number | null };
 }
 
 const encoder = new TextEncoder();
 const MAX_DLQ_BODY = 64 * 1024;
+const LAG_INTERVAL_MS = 5000;
 
 export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClient, handle: CommandHandler, log: Logger, config: CommandConsumerConfig): Promise<CommandConsumer> {
   const jsm = await nc.jetstreamManager();
@@ -44,6 +45,12 @@ export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClie
   const messages = await consumer.consume({ max_messages: 64 });
   let handled = 0;
   let deadLettered = 0;
+  let waiting: number | null = null;
+  // The consumer's lag, for status: asked of the server now and then, not per command.
+  const lagTimer = setInterval(() => {
+    consumer.info(true).then((info) => { waiting = info.num_pending + info.num_ack_pending; }, () => { waiting = null; });
+  }, LAG_INTERVAL_MS);
+  lagTimer.unref();
 
   const deadLetter = async (message: JsMsg, tenantId: string, code: string, reason: string): Promise<void> => {
     const h = natsHeaders();
@@ -97,9 +104,10 @@ export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClie
 
   return {
     async stop() {
+      clearInterval(lagTimer);
       messages.stop();
       await loop;
     },
-    counts: () => ({ handled, deadLettered }),
+    counts: () => ({ handled, deadLettered, waiting }),
   };
 }

@@ -230,7 +230,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         last_published_ts: ts(record.lastPublishedAt),
         last_error: record.lastError,
         last_error_ts: ts(record.lastErrorAt),
-        commands: commands === null ? null : { handled: commands.counts().handled, dead_lettered: commands.counts().deadLettered },
+        commands: commands === null ? null : { handled: commands.counts().handled, dead_lettered: commands.counts().deadLettered, waiting: commands.counts().waiting },
       };
     },
     async stop() {

@@ -104,7 +104,9 @@ describe('bad input on every route', () => {
     expect(accounts.body.accounts.map((account: { id: string }) => account.id)).toEqual(['main']);
     expect(accounts.body.accounts[0]).toMatchObject({ host: 'smtp.example.com', port: 587 });
     expect((await api(t.url, 'GET', '/health')).status).toBe(200);
-    expect((await api(t.url, 'GET', '/ready')).body).toEqual({ ready: true, checks: { store: 'ok', dispatcher: 'ok', parser: 'ok' } });
+    const { ready, checks, details } = (await api(t.url, 'GET', '/ready')).body;
+    expect({ ready, checks }).toEqual({ ready: true, checks: { store: 'ok', dispatcher: 'ok', parser: 'ok' } });
+    expect(details.mirror).toMatchObject({ enabled: false, state: 'off' });
   });
 });
 
@@ -143,7 +145,7 @@ describe('readiness', () => {
       await t.daemon.dispatcher.stop(0);
       const response = await api(t.url, 'GET', '/ready');
       expect(response.status).toBe(503);
-      expect(response.body).toEqual({ ready: false, checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' } });
+      expect({ ready: response.body.ready, checks: response.body.checks }).toEqual({ ready: false, checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' } });
     } finally {
       await t.stop();
       t.cleanup();

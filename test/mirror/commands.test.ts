@@ -82,6 +82,14 @@ describe('commands over JetStream', () => {
     expect((await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_pending).toBe(0);
   });
 
+  it('/mirror/status and /ready show the commands handled and dead-lettered', async () => {
+    const status = (await fx.admin('GET', '/mirror/status')).body.mirror;
+    expect(status).toMatchObject({ enabled: true, state: 'connected', backlog: 0, commands: { handled: 5, dead_lettered: 4 } });
+    const ready = await fetch(`${fx.t.url}/ready`);
+    expect(ready.status).toBe(200);
+    expect((await ready.json()).details.mirror).toMatchObject({ state: 'connected', commands: { dead_lettered: 4 } });
+  });
+
   it('every command delivered again (the consumer recreated from the start) is recognised and applied once', async () => {
     const before = count(`SELECT count(*) FROM outbox WHERE event_type = 'command.processed'`);
     await fx.stop();

@@ -75,7 +75,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   const auth = requireAuth(deps.authenticator);
   app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
 
-  app.route('/', healthRoutes(deps.readiness));
+  app.route('/', healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus() })));
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));
   app.route('/', tenantRoutes(deps.tenants));

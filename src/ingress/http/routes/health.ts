@@ -8,7 +8,11 @@ export interface ReadinessCheck {
   check(): boolean;
 }
 
-export function healthRoutes(checks: readonly ReadinessCheck[]): Hono<HttpEnv> {
+/**
+ * `details` adds what an operator wants to see beside readiness without it
+ * deciding readiness (the event mirror: NATS away does not stop intake).
+ */
+export function healthRoutes(checks: readonly ReadinessCheck[], details: () => Record<string, unknown> = () => ({})): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   app.get('/health', (c) => c.json({ status: 'ok' }));
   app.get('/ready', (c) => {
@@ -22,7 +26,7 @@ export function healthRoutes(checks: readonly ReadinessCheck[]): Hono<HttpEnv> {
       }),
     );
     const ready = Object.values(results).every((state) => state === 'ok');
-    return c.json({ ready, checks: results }, ready ? 200 : 503);
+    return c.json({ ready, checks: results, details: details() }, ready ? 200 : 503);
   });
   return app;
 }

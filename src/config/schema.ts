@@ -108,7 +108,7 @@ export const configSchema = z
         duplicate_window_seconds: z.number().int().min(120).max(86_400).default(120),
         kv_bucket: z.string().regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, or empty for none').default('mailproxy_latest'),
         max_in_flight: positiveInt.max(100_000).default(1000),
-        batch_delay_ms: z.number().int().min(0).max(10_000).default(20),
+        batch_delay_ms: z.number().int().min(0).max(10_000).default(50),
         commands: z.boolean().default(true),
         consumer: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('mailproxy-commands'),
         max_deliver: positiveInt.max(1000).default(5),

@@ -63,7 +63,7 @@ export interface MessageAdmin {
   /** Removes the suspension ('*' removes every suspension of the tenant); answers how many were released. */
   activate(tenantId: string, batchCode: string, at: number): number;
   /** Re-derives the hold of a tenant's waiting messages (after `active` changed). */
-  refreshHolds(tenantId: string): void;
+  refreshHolds(tenantId: string, at: number): void;
   suspensions(tenantId: string): string[];
   deleteMessages(tenantId: string, ids: readonly string[], at: number): IdsOutcome;
   resend(tenantId: string, ids: readonly string[], at: number, correlationId: string | null): IdsOutcome;

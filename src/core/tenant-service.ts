@@ -111,7 +111,7 @@ export function createTenantService(deps: TenantServiceDeps) {
         const current = load(id);
         const next: Tenant = { ...current, ...definedOnly(fields), updatedAt: clock.now() };
         store.tenants.update(next);
-        if (next.active !== current.active) deps.holds.refreshHolds(id);
+        if (next.active !== current.active) deps.holds.refreshHolds(id, next.updatedAt);
         const view = viewTenant(next);
         store.changes.record(change(ctx, 'tenant.update', 'tenant.updated', id, { tenant: view, changed: Object.keys(definedOnly(fields)) }));
         return view;

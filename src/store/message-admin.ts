@@ -17,10 +17,11 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
   const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
   const removeAll = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ?`);
-  const refresh = db.prepare(`UPDATE messages SET suspended = CASE WHEN ${HOLD} THEN 1 ELSE 0 END
-    WHERE tenant_id = ? AND ${WAITING} AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END`);
+  const refresh = db.prepare<[string], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number; suspended: number }>(
+    `UPDATE messages SET suspended = CASE WHEN ${HOLD} THEN 1 ELSE 0 END
+    WHERE tenant_id = ? AND ${WAITING} AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END
+    RETURNING pk, tenant_id, id, account_id, batch_code, attempts, suspended`);
   const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
-  const countHeld = db.prepare<[string], number>(`SELECT count(*) FROM messages WHERE tenant_id = ? AND ${WAITING} AND suspended = 1`).pluck();
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
   const identity = db.prepare<[number], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(
     `SELECT pk, tenant_id, id, account_id, batch_code, attempts FROM messages WHERE pk = ?`);
@@ -40,11 +41,17 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const eventRows = db.prepare<[number], EventRow>(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
     FROM outbox WHERE message_pk = ? ORDER BY seq`);
 
-  const held = (tenantId: string, change: () => void): number => {
-    const before = countHeld.get(tenantId) ?? 0;
+  /** Re-derives the holds; each message held or released is a transition of its own. Answers how many changed. */
+  const rehold = (tenantId: string, at: number): number => {
+    const changed = refresh.all(tenantId);
+    for (const row of changed) {
+      writeEvent({ pk: row.pk, tenantId: row.tenant_id, id: row.id, accountId: row.account_id, batchCode: row.batch_code, type: row.suspended === 1 ? 'suspended' : 'activated', at, attempt: row.attempts });
+    }
+    return changed.length;
+  };
+  const held = (tenantId: string, at: number, change: () => void): number => {
     change();
-    refresh.run(tenantId);
-    return Math.abs((countHeld.get(tenantId) ?? 0) - before);
+    return rehold(tenantId, at);
   };
 
   const perId = (ids: readonly string[], tenantId: string, act: (row: { pk: number; state: string }, id: string) => boolean) => {
@@ -59,11 +66,11 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   };
 
   return {
-    suspend: (tenantId, batchCode, at) => inTransaction(() => held(tenantId, () => addSuspension.run(tenantId, batchCode, at)), 'immediate'),
-    activate: (tenantId, batchCode) =>
-      inTransaction(() => held(tenantId, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode))), 'immediate'),
-    refreshHolds: (tenantId) => {
-      refresh.run(tenantId);
+    suspend: (tenantId, batchCode, at) => inTransaction(() => held(tenantId, at, () => addSuspension.run(tenantId, batchCode, at)), 'immediate'),
+    activate: (tenantId, batchCode, at) =>
+      inTransaction(() => held(tenantId, at, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode))), 'immediate'),
+    refreshHolds: (tenantId, at) => {
+      rehold(tenantId, at);
     },
     suspensions: (tenantId) => listSuspensions.all(tenantId),
     // A message in flight cannot be recalled from the relay: it is left alone and reported as skipped.

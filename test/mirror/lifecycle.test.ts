@@ -86,6 +86,18 @@ describe('one message\'s whole life on the stream', () => {
     }
   });
 
+  it('suspending and activating a batch is a transition of each waiting message in it', async () => {
+    const { key } = { key: (await s.fx.admin('POST', '/tenant/acme/api-key')).body.api_key as string };
+    const later = Math.floor(Date.now() / 1000) + 3600;
+    await s.fx.post(key, [message('held-1', { batch_code: 'b3', deferred_ts: later }), message('held-2', { batch_code: 'b3', deferred_ts: later })]);
+    expect((await s.fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'b3' })).body).toMatchObject({ suspended_messages: 2 });
+    expect((await s.fx.admin('POST', '/commands/activate', { tenant_id: 'acme', batch_code: 'b3' })).body).toMatchObject({ activated_messages: 2 });
+    await expect.poll(async () => (await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);
+    const stored = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.message_id === 'held-1');
+    expect(stored.map((event) => event.body.event_type)).toEqual(['message.queued', 'message.suspended', 'message.activated']);
+    expect(stored[1]?.body.batch_code).toBe('b3');
+  });
+
   it('admin changes are mirrored too', async () => {
     const all = await readStream(nats.url, 'MAILPROXY');
     expect(all.filter((event) => event.body.event_type === 'tenant.created').map((event) => event.subject)).toEqual(['mailproxy.events.acme.tenant.created']);

@@ -12,13 +12,12 @@ describe('a command that fails for a transient reason', () => {
     await nats?.destroy();
   });
 
-  it('is delivered again and then applied: the store full, then room made', async () => {
-    nats = await startNatsServer();
-    fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n', env: { MAILPROXY_NATS_URL: nats.url } });
+  /** A daemon whose store is full (intake refused), with tenant `acme` held; answers the fillers' ids. */
+  const fullStore = async (env: Record<string, string> = {}): Promise<string[]> => {
+    fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n', env: { MAILPROXY_NATS_URL: nats.url, ...env } });
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', { port: 9 }, { is_default: true });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
-    // Fill the store until intake is refused.
     const fillers: string[] = [];
     for (let index = 0; index < 40; index += 1) {
       const id = `filler-${index}`;
@@ -27,6 +26,12 @@ describe('a command that fails for a transient reason', () => {
       fillers.push(id);
     }
     expect((await fx.post(key, [message('refused', { body: 'x'.repeat(200_000) })])).status).toBe(503);
+    return fillers;
+  };
+
+  it('is delivered again and then applied: the store full, then room made', async () => {
+    nats = await startNatsServer();
+    const fillers = await fullStore();
 
     const nc = await connect({ servers: nats.url });
     try {
@@ -44,6 +49,23 @@ describe('a command that fails for a transient reason', () => {
       // Each deleted filler is a transition on the stream.
       await expect.poll(async () => (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.event_type === 'message.deleted').length, { timeout: 10_000 })
         .toBe(fillers.length);
+    } finally {
+      await nc.close();
+    }
+  }, 60_000);
+
+  it('goes to the DLQ after max_deliver deliveries that all failed', async () => {
+    await fx.stop();
+    fx.t.cleanup();
+    await fullStore({ MAILPROXY_NATS_MAX_DELIVER: '2', MAILPROXY_NATS_CONSUMER: 'give-up' });
+    const nc = await connect({ servers: nats.url });
+    try {
+      const h = headers();
+      h.set('Nats-Msg-Id', 'cmd-never');
+      await nc.jetstream().publish('mailproxy.commands.acme.add-messages', new TextEncoder().encode(JSON.stringify({ messages: [message('never', { body: 'z'.repeat(200_000) })] })), { headers: h });
+      await expect.poll(async () => (await readStream(nats.url, 'MAILPROXY')).find((event) => event.subject === 'mailproxy.dlq.acme' && event.body.nats_msg_id === 'cmd-never')?.body, { timeout: 15_000 })
+        .toMatchObject({ code: 'GAVE_UP', deliveries: 2 });
+      expect((await fx.admin('GET', '/messages/never?tenant_id=acme')).status).toBe(404);
     } finally {
       await nc.close();
     }

@@ -3,7 +3,7 @@
  * and itself, never another room; each library lives in one room; no cycles.
  * Only src/main.ts, src/daemon/, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
  */
-const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/smtp', 'delivery', 'bounce', 'sync', 'outbox', 'runtime'];
+const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/smtp', 'delivery', 'bounce', 'sync', 'outbox', 'metrics', 'runtime'];
 
 const roomRules = ROOMS.map((room) => ({
   name: `room-${room.replace('/', '-')}-stays-in-its-room`,
@@ -23,6 +23,7 @@ const LIBRARIES = [
   ['nats', 'outbox'],
   ['pino', 'runtime'],
   ['smol-toml', 'config'],
+  ['prom-client', 'metrics'],
 ];
 
 const libraryRules = LIBRARIES.map(([library, room]) => ({

@@ -21,6 +21,7 @@ import { startSmtp } from './daemon/smtp.js';
 import { openStore } from './daemon/store.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
+import { createMetrics } from './metrics/registry.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import type { SmtpIngress } from './ingress/smtp/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from './runtime/index.js';
@@ -141,6 +142,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       commands,
       syncStatus: reports.status,
       mirrorStatus: () => mirror.status(),
+      metrics: createMetrics({ mirror: () => mirror.status(), reports: () => reports.status.list() }),
       parseSubmission,
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },

@@ -88,6 +88,14 @@ describe('commands over JetStream', () => {
     const ready = await fetch(`${fx.t.url}/ready`);
     expect(ready.status).toBe(200);
     expect(((await ready.json()) as { details: { mirror: unknown } }).details.mirror).toMatchObject({ state: 'connected', commands: { dead_lettered: 4 } });
+    const metrics = await fx.admin('GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
+    for (const line of ['mailproxy_mirror_connected 1', 'mailproxy_outbox_backlog 0', 'mailproxy_commands_handled_total 5', 'mailproxy_commands_dead_lettered_total 4']) {
+      expect(metrics.text.split('\n')).toContain(line);
+    }
+    expect(metrics.text).toMatch(/^mailproxy_mirror_published_total [1-9]\d*$/m);
+    expect(metrics.text).toMatch(/^process_cpu_user_seconds_total /m);
   });
 
   it('every command delivered again (the consumer recreated from the start) is recognised and applied once', async () => {

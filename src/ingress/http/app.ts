@@ -20,6 +20,7 @@ import { createErrorHandler, errorResponse } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
+import { metricsRoutes, type MetricsExposition } from './routes/metrics.js';
 import { mirrorRoutes } from './routes/mirror.js';
 import type { SubmissionParser } from './submission-parser.js';
 import { syncStatusRoutes } from './routes/sync-status.js';
@@ -33,6 +34,7 @@ export interface HttpAppDeps {
   commands: MessageCommands;
   syncStatus: ReportSync;
   mirrorStatus: () => MirrorStatus;
+  metrics: MetricsExposition;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
   readiness: readonly ReadinessCheck[];
@@ -81,6 +83,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
   app.route('/', mirrorRoutes(deps.mirrorStatus));
+  app.route('/', metricsRoutes(deps.metrics));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission }));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));

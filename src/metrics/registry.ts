@@ -1,0 +1,67 @@
+/**
+ * Prometheus metrics (prom-client), read from the loops' own status at scrape
+ * time rather than counted on the hot paths: the event mirror (outbox backlog,
+ * publishes, the command consumer) and the delivery reports per tenant, plus
+ * the process metrics prom-client collects. Labels are tenant ids only, which
+ * the admin creates: their number is bounded.
+ */
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { MirrorStatus } from '../core/mirror.js';
+import type { SyncStatus } from '../core/report.js';
+
+export interface MetricsSources {
+  mirror: () => MirrorStatus;
+  reports: () => SyncStatus[];
+}
+
+export interface Metrics {
+  contentType: string;
+  render(): Promise<string>;
+}
+
+export function createMetrics(sources: MetricsSources): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const registers = [registry];
+  // One status read per scrape, shared by the collectors below.
+  let mirror: MirrorStatus | null = null;
+  const mirrorNow = (): MirrorStatus => (mirror ??= sources.mirror());
+
+  const gauge = (name: string, help: string, value: (status: MirrorStatus) => number | null): void => {
+    new Gauge({ name, help, registers, collect() { const v = value(mirrorNow()); if (v !== null) this.set(v); } });
+  };
+  // A total kept by the loop itself: the counter is set to it at each scrape.
+  const total = (name: string, help: string, value: (status: MirrorStatus) => number | null): void => {
+    new Counter({ name, help, registers, collect() { const v = value(mirrorNow()); this.reset(); if (v !== null) this.inc(v); } });
+  };
+
+  gauge('mailproxy_mirror_enabled', '1 when [nats] url is set', (s) => (s.enabled ? 1 : 0));
+  gauge('mailproxy_mirror_connected', '1 while the mirror is connected to NATS and publishing', (s) => (s.state === 'connected' ? 1 : 0));
+  gauge('mailproxy_outbox_backlog', 'Outbox events not yet acknowledged by the stream', (s) => s.backlog);
+  gauge('mailproxy_outbox_oldest_unpublished_age_seconds', 'Age of the oldest event not yet acknowledged by the stream', (s) => s.oldest_unpublished_age_seconds ?? 0);
+  gauge('mailproxy_mirror_last_error_timestamp_seconds', 'When publishing last failed (epoch seconds)', (s) => s.last_error_ts);
+  total('mailproxy_mirror_published_total', 'Events published to the stream since the start', (s) => s.published_total);
+  total('mailproxy_commands_handled_total', 'Commands over JetStream handled since the start', (s) => s.commands?.handled ?? null);
+  total('mailproxy_commands_dead_lettered_total', 'Commands sent to the dead-letter subject since the start', (s) => s.commands?.dead_lettered ?? null);
+  gauge('mailproxy_commands_waiting', 'Commands waiting in the consumer (its lag)', (s) => s.commands?.waiting ?? null);
+
+  const perTenant = (name: string, help: string): Gauge => new Gauge({ name, help, labelNames: ['tenant_id'], registers });
+  const reportGauges: Array<[Gauge, (status: SyncStatus) => number]> = [
+    [perTenant('mailproxy_report_backlog', "Events not yet acknowledged by the tenant's client"), (s) => s.backlog],
+    [perTenant('mailproxy_report_oldest_unreported_age_seconds', 'Age of the oldest event not yet acknowledged by the client'), (s) => s.oldest_unreported_age_seconds ?? 0],
+    [perTenant('mailproxy_report_consecutive_failures', 'Report rounds failed in a row'), (s) => s.consecutive_failures],
+  ];
+
+  return {
+    contentType: registry.contentType,
+    async render() {
+      mirror = null;
+      const reports = sources.reports();
+      for (const [metric, value] of reportGauges) {
+        metric.reset();
+        for (const status of reports) metric.set({ tenant_id: status.tenant_id }, value(status));
+      }
+      return registry.metrics();
+    },
+  };
+}

@@ -1,16 +1,13 @@
 import { connect, headers } from 'nats';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tearDownPeers } from '../helpers/peer-teardown.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 
 describe('a command that fails for a transient reason', () => {
   let nats: NatsPeer;
   let fx: QueueFixture;
-  afterAll(async () => {
-    await fx?.stop();
-    fx?.t.cleanup();
-    await nats?.destroy();
-  });
+  afterAll(() => tearDownPeers({ fx, nats }));
 
   /** A daemon whose store is full (intake refused), with tenant `acme` held; answers the fillers' ids. */
   const fullStore = async (env: Record<string, string> = {}): Promise<string[]> => {

@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tearDownPeers } from '../helpers/peer-teardown.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
@@ -13,12 +14,7 @@ describe('NATS stopped in the middle of a 1000-message run', () => {
   let sink: SmtpSink;
   let fx: QueueFixture;
 
-  afterAll(async () => {
-    await fx?.stop();
-    fx?.t.cleanup();
-    await sink?.stop();
-    await nats?.destroy();
-  });
+  afterAll(() => tearDownPeers({ fx, sink, nats }));
 
   it('sending never pauses, and afterwards the stream holds every event exactly once', async () => {
     nats = await startNatsServer();

@@ -1,17 +1,14 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { tearDownPeers } from '../helpers/peer-teardown.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 describe('with [nats] url empty', () => {
   let sink: SmtpSink;
   let fx: QueueFixture;
-  afterAll(async () => {
-    await fx?.stop();
-    fx?.t.cleanup();
-    await sink?.stop();
-  });
+  afterAll(() => tearDownPeers({ fx, sink }));
 
   it('runs with no NATS at all, and the outbox shrinks with the messages instead of growing without bound', async () => {
     sink = await startSmtpSink();

@@ -4,6 +4,7 @@
  * configuration, 1 any other failure to start.
  */
 import { readFileSync } from 'node:fs';
+import { analyseBounce } from '../bounce/bounce-parser.js';
 import { loadConfig } from '../config/index.js';
 import { startDaemon } from '../main.js';
 import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
@@ -16,6 +17,7 @@ const USAGE = `usage: mailproxy <command> [options]
 commands:
   serve [--config FILE]   run the daemon (FILE may also come from MAILPROXY_CONFIG;
                           without one it runs on embedded defaults)
+  bounce parse FILE       print what the bounce parser makes of one message (.eml)
 
 options:
   -h, --help              show this help
@@ -108,8 +110,32 @@ async function main(argv: string[]): Promise<void> {
     await serve(args);
     return;
   }
+  if (command === 'bounce' && rest[0] === 'parse' && rest.length === 2) {
+    await parseBounceFile(rest[1] as string);
+    return;
+  }
   process.stderr.write(`mailproxy: unknown command: ${command}\n\n${USAGE}`);
   process.exit(EXIT_USAGE);
+}
+
+/** `mailproxy bounce parse FILE`: the parser's verdict as one JSON object (the first failed recipient's, and all of them). */
+async function parseBounceFile(file: string): Promise<void> {
+  const analysis = await analyseBounce(readFileSync(file));
+  const first = analysis.recipients[0];
+  const isBounce = analysis.kind === 'bounce' || analysis.kind === 'delayed';
+  process.stdout.write(`${JSON.stringify({
+    is_bounce: isBounce,
+    kind: analysis.kind,
+    bounce_type: isBounce ? first?.bounceType ?? null : null,
+    smtp_code: isBounce ? first?.replyCode ?? null : null,
+    enhanced_status: isBounce ? first?.status ?? null : null,
+    recipient: isBounce ? first?.recipient ?? null : null,
+    reason: isBounce ? first?.reason ?? null : null,
+    original_message_id: analysis.originalMessageId,
+    mail_id: analysis.mailId,
+    feedback_type: analysis.feedbackType,
+    recipients: analysis.recipients,
+  })}\n`);
 }
 
 await main(process.argv.slice(2));

@@ -64,7 +64,7 @@ export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClie
     log.warn({ subject: message.subject, code, reason }, 'command sent to the dead-letter subject');
   };
 
-  const process = async (message: JsMsg): Promise<void> => {
+  const handleMessage = async (message: JsMsg): Promise<void> => {
     const target = parseCommandSubject(config.subjectPrefix, message.subject);
     if (target === null) {
       // Not a command of ours: nothing to act on and no tenant to file it under but the subject's.
@@ -93,7 +93,7 @@ export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClie
   const loop = (async () => {
     for await (const message of messages) {
       try {
-        await process(message);
+        await handleMessage(message);
       } catch (error) {
         // Publishing to the DLQ failed (NATS away): leave the command unacknowledged, it comes again.
         log.error({ err: error, subject: message.subject }, 'command not handled');

@@ -12,6 +12,8 @@
  *     `maxFollowups` times in a row, so a client cannot keep us busy forever.
  */
 
+import { exponentialBackoff } from './retry-policy.js';
+
 export interface ReportPolicy {
   syncIntervalMs: number;
   retryInitialMs: number;
@@ -73,7 +75,6 @@ export function afterSuccess(lane: LaneState, reply: Acknowledgement, policy: Re
 /** The lane after a failed round: exponential backoff from `retryInitialMs`, capped at `retryMaxMs`. */
 export function afterFailure(lane: LaneState, policy: ReportPolicy, now: number, random: number): LaneState {
   const failures = lane.failures + 1;
-  const step = Math.min(policy.retryMaxMs, policy.retryInitialMs * 2 ** Math.min(failures - 1, 30));
-  const wait = Math.max(1, Math.round(step * (1 + policy.retryJitter * (2 * random - 1))));
+  const wait = exponentialBackoff(failures, { initialMs: policy.retryInitialMs, maxMs: policy.retryMaxMs, jitter: policy.retryJitter }, random);
   return { ...lane, failures, retryAt: now + wait, followups: 0 };
 }

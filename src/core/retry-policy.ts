@@ -35,3 +35,13 @@ export function nextRetry(policy: RetryPolicy, input: RetryInput): RetryDecision
   }
   return { retry: true, at };
 }
+
+/**
+ * The wait after the `failures`-th failure in a row: doubling from `initialMs`
+ * up to `maxMs`, randomised by `jitter` (0..1) up or down, at least 1 ms.
+ * For loops that retry a peer (report rounds, the event mirror), not messages.
+ */
+export function exponentialBackoff(failures: number, policy: { initialMs: number; maxMs: number; jitter: number }, random: number): number {
+  const step = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(Math.max(failures, 1) - 1, 30));
+  return Math.max(1, Math.round(step * (1 + policy.jitter * (2 * random - 1))));
+}

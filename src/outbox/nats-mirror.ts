@@ -10,8 +10,9 @@
  */
 import { connect, type JetStreamClient, type KV, type NatsConnection } from 'nats';
 import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
-import type { Clock } from '../core/clock.js';
+import { ageSeconds, epochSeconds as ts, type Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { exponentialBackoff } from '../core/retry-policy.js';
 import { eventBody, eventSubject, type MirrorStatus, type MirrorStore, type OutboxRow } from '../core/mirror.js';
 import type { CommandHandler } from '../core/inbound.js';
 import { startCommandConsumer, type CommandConsumer, type CommandConsumerConfig } from './command-consumer.js';
@@ -47,7 +48,6 @@ export interface Mirror {
 }
 
 const encoder = new TextEncoder();
-const ts = (at: number | null): number | null => (at === null ? null : Math.floor(at / 1000));
 
 export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: Logger; config: MirrorConfig }): Mirror {
   const { store, clock, log, config } = deps;
@@ -106,7 +106,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         failures += 1;
         const message = (error as Error).message;
         store.failed(message, clock.now());
-        const wait = Math.min(config.retryMaxMs, config.retryInitialMs * 2 ** Math.min(failures - 1, 20));
+        const wait = exponentialBackoff(failures, { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0 }, 0.5);
         log.warn({ err: error, failures, retryInMs: wait }, 'publishing to the event stream failed; retrying');
         retryTimer ??= setTimeout(() => {
           retryTimer = null;
@@ -225,7 +225,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         stream: config.stream.name,
         backlog: backlog.count,
         oldest_unpublished_ts: ts(backlog.oldestAt),
-        oldest_unpublished_age_seconds: backlog.oldestAt === null ? null : Math.max(0, Math.floor((now - backlog.oldestAt) / 1000)),
+        oldest_unpublished_age_seconds: ageSeconds(backlog.oldestAt, now),
         published_total: publishedTotal,
         last_published_ts: ts(record.lastPublishedAt),
         last_error: record.lastError,

@@ -1,4 +1,5 @@
 /** Message rows -> the read model: instants become the contract's epoch-second `_ts` fields. */
+import { epochSeconds } from '../core/clock.js';
 import type { MessageDetail, MessageEventView } from '../core/message-admin.js';
 import type { HandoffState, Priority } from '../core/message.js';
 import { MESSAGE_EVENT_PREFIX } from './message-event-writer.js';
@@ -19,7 +20,6 @@ export interface EventRow {
   enhanced_status: string | null; text: string | null; data: string | null;
 }
 
-export const toTs = (at: number | null): number | null => (at === null ? null : Math.floor(at / 1000));
 
 export function toDetail(row: DetailRow): MessageDetail {
   const waiting = row.state === 'queued' || row.state === 'deferred';
@@ -27,21 +27,21 @@ export function toDetail(row: DetailRow): MessageDetail {
     pk: row.pk, id: row.id, tenant_id: row.tenant_id, account_id: row.account_id, priority: row.priority,
     batch_code: row.batch_code, source: row.source, state: row.state, suspended: row.suspended === 1, attempts: row.attempts,
     mail_from: row.mail_from, rcpt_to: JSON.parse(row.rcpt_to) as string[], subject: row.subject,
-    message_id: row.message_id_header, size_bytes: row.size_bytes, created_ts: toTs(row.created_at) ?? 0,
-    updated_ts: toTs(row.updated_at) ?? 0, next_attempt_ts: waiting ? toTs(row.next_attempt_at) : null,
-    deferred_ts: toTs(row.deferred_at), deferred_reason: row.deferred_reason, sent_ts: toTs(row.sent_at),
-    error_ts: toTs(row.error_at), error: row.error, last_reply_code: row.last_reply_code,
+    message_id: row.message_id_header, size_bytes: row.size_bytes, created_ts: epochSeconds(row.created_at) ?? 0,
+    updated_ts: epochSeconds(row.updated_at) ?? 0, next_attempt_ts: waiting ? epochSeconds(row.next_attempt_at) : null,
+    deferred_ts: epochSeconds(row.deferred_at), deferred_reason: row.deferred_reason, sent_ts: epochSeconds(row.sent_at),
+    error_ts: epochSeconds(row.error_at), error: row.error, last_reply_code: row.last_reply_code,
     last_enhanced_status: row.last_enhanced_status,
     refused_recipients: row.refused_recipients === null ? null : (JSON.parse(row.refused_recipients) as unknown[]),
-    reported_ts: toTs(row.reported_at), bounce_type: row.bounce_type, bounce_code: row.bounce_code,
-    bounce_reason: row.bounce_reason, bounce_ts: toTs(row.bounce_at), bounce_reported_ts: toTs(row.bounce_reported_at),
-    pec_rda_ts: toTs(row.pec_rda_at), pec_rdc_ts: toTs(row.pec_rdc_at), pec_error: row.pec_error, pec_error_ts: toTs(row.pec_error_at),
+    reported_ts: epochSeconds(row.reported_at), bounce_type: row.bounce_type, bounce_code: row.bounce_code,
+    bounce_reason: row.bounce_reason, bounce_ts: epochSeconds(row.bounce_at), bounce_reported_ts: epochSeconds(row.bounce_reported_at),
+    pec_rda_ts: epochSeconds(row.pec_rda_at), pec_rdc_ts: epochSeconds(row.pec_rdc_at), pec_error: row.pec_error, pec_error_ts: epochSeconds(row.pec_error_at),
   };
 }
 
 export function toEventView(row: EventRow): MessageEventView {
   return {
-    event_type: row.event_type.startsWith(MESSAGE_EVENT_PREFIX) ? row.event_type.slice(MESSAGE_EVENT_PREFIX.length) : row.event_type, ts: toTs(row.occurred_at) ?? 0, attempt: row.attempt, reply_code: row.reply_code,
+    event_type: row.event_type.startsWith(MESSAGE_EVENT_PREFIX) ? row.event_type.slice(MESSAGE_EVENT_PREFIX.length) : row.event_type, ts: epochSeconds(row.occurred_at) ?? 0, attempt: row.attempt, reply_code: row.reply_code,
     enhanced_status: row.enhanced_status, text: row.text, data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
   };
 }

@@ -168,8 +168,8 @@ export interface LaneRecord {
 
 export interface ReportLane {
   tenantId: string;
-  /** False when the tenant has no `client_base_url`: nobody to tell. */
-  hasEndpoint: boolean;
+  /** Where its reports go (no secret needed to know it); null without a `client_base_url`: nobody to tell. */
+  syncUrl: string | null;
   record: LaneRecord;
 }
 

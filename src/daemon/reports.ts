@@ -47,5 +47,5 @@ export function createReports(config: Readonly<Config>, store: SqliteStore, deps
     // A tenant created, changed or deleted: its lane follows now, not at the next rescan.
     else if (eventType.startsWith('tenant.')) loop.refresh(tenantId);
   });
-  return { loop, status: createReportSync({ loop, store: store.reports, tenants: store.tenants, clock: deps.clock }) };
+  return { loop, status: createReportSync({ loop, store: store.reports, clock: deps.clock }) };
 }

@@ -2,7 +2,7 @@
  * SQLite side of delivery reports: each tenant's cursor into the outbox, the
  * backlog past it, and the acknowledgement that moves it (schema migration 4).
  */
-import { type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report.js';
+import { syncUrl, type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { MESSAGE_EVENT_PREFIX, type MessageEventWriter } from './message-event-writer.js';
 import { ORPHANED_SQL, REPORTABLE_SQL } from './outbox-predicates.js';
@@ -12,7 +12,8 @@ const PAST_CURSOR = `tenant_id = @tenant AND ${REPORTABLE_SQL}
 
 interface LaneRow {
   tenant_id: string;
-  has_endpoint: number;
+  client_base_url: string | null;
+  client_sync_path: string;
   failures: number;
   retry_at: number | null;
   dnd_until: number | null;
@@ -39,7 +40,7 @@ interface EventRow {
 
 const toLane = (row: LaneRow): ReportLane => ({
   tenantId: row.tenant_id,
-  hasEndpoint: row.has_endpoint === 1,
+  syncUrl: syncUrl(row.client_base_url, row.client_sync_path),
   record: {
     failures: row.failures,
     retryAt: row.retry_at,
@@ -79,7 +80,7 @@ const recordParams = (tenantId: string, record: LaneRecord) => ({
 
 export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageEventWriter): ReportStore {
   const inTransaction = transactionRunner(db);
-  const LANES = `SELECT t.id AS tenant_id, coalesce(t.client_base_url, '') <> '' AS has_endpoint, r.failures, r.retry_at,
+  const LANES = `SELECT t.id AS tenant_id, t.client_base_url, t.client_sync_path, r.failures, r.retry_at,
       r.dnd_until, r.last_success_at, r.last_attempt_at, r.last_error, r.last_error_at
     FROM tenants t JOIN report_state r ON r.tenant_id = t.id`;
   const lanes = db.prepare<[], LaneRow>(`${LANES} ORDER BY t.id`);
@@ -112,7 +113,11 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
   /** One `reported` event per message of the report, naming what it was told. */
   const recordReported = (events: readonly ReportEvent[], at: number, reportId: string): void => {
     const byMessage = new Map<number, ReportEvent[]>();
-    for (const event of events) byMessage.set(event.messagePk, [...(byMessage.get(event.messagePk) ?? []), event]);
+    for (const event of events) {
+      const told = byMessage.get(event.messagePk);
+      if (told === undefined) byMessage.set(event.messagePk, [event]);
+      else told.push(event);
+    }
     for (const told of byMessage.values()) {
       const last = told[told.length - 1] as ReportEvent;
       writeEvent({

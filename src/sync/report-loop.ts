@@ -40,7 +40,8 @@ export interface ReportLoopDeps {
 /** What the loop knows of one tenant beyond what is stored. */
 export interface Lane {
   tenantId: string;
-  hasEndpoint: boolean;
+  /** Null: nobody to tell (outcomes are marked reported locally). */
+  syncUrl: string | null;
   state: LaneState;
   record: LaneRecord;
   /** Events may be waiting that no round has read yet. */
@@ -80,7 +81,7 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
 
   const newLane = (stored: ReportLane, now: number): Lane => ({
     tenantId: stored.tenantId,
-    hasEndpoint: stored.hasEndpoint,
+    syncUrl: stored.syncUrl,
     state: { failures: stored.record.failures, retryAt: stored.record.retryAt, dndUntil: stored.record.dndUntil, lastSuccessAt: stored.record.lastSuccessAt, followups: 0 },
     record: stored.record,
     // After a start nobody knows what is waiting: look.
@@ -98,7 +99,7 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
       seen.add(stored.tenantId);
       const lane = lanes.get(stored.tenantId);
       if (lane === undefined) lanes.set(stored.tenantId, newLane(stored, now));
-      else if (lane.hasEndpoint !== stored.hasEndpoint) Object.assign(lane, { hasEndpoint: stored.hasEndpoint, dirty: true, holding: false, dueAt: now });
+      else if (lane.syncUrl !== stored.syncUrl) Object.assign(lane, { syncUrl: stored.syncUrl, dirty: true, holding: false, dueAt: now });
     }
     for (const [tenantId, lane] of lanes) {
       if (seen.has(tenantId)) continue;
@@ -136,7 +137,7 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
     const now = clock.now();
     lane.dirty = false;
     lane.holding = false;
-    const to = lane.hasEndpoint ? target(lane) : null;
+    const to = lane.syncUrl === null ? null : target(lane);
     if (to === null) {
       acknowledgeLocally(lane, now);
       return;

@@ -1,7 +1,7 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, cleanup) and the message read model. */
 import type { MessageAdmin } from '../core/message-admin.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
-import type { MessageEventWriter } from './message-event-writer.js';
+import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { toDetail, toEventView, type DetailRow, type EventRow } from './message-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 
@@ -17,22 +17,21 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
   const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
   const removeAll = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ?`);
-  const refresh = db.prepare<[string], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number; suspended: number }>(
+  const refresh = db.prepare<[string], IdentityRow & { suspended: number }>(
     `UPDATE messages SET suspended = CASE WHEN ${HOLD} THEN 1 ELSE 0 END
     WHERE tenant_id = ? AND ${WAITING} AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END
-    RETURNING pk, tenant_id, id, account_id, batch_code, attempts, suspended`);
+    RETURNING ${IDENTITY_COLUMNS}, suspended`);
   const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
-  const identity = db.prepare<[number], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(
-    `SELECT pk, tenant_id, id, account_id, batch_code, attempts FROM messages WHERE pk = ?`);
+  const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
   const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
   // The `deleted` event outlives its message only until the mirror has it (at once when the mirror is off).
   const dropPassedDeletion = db.prepare(`DELETE FROM outbox WHERE message_pk = ? AND event_type = 'message.deleted'
     AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)`);
-  const requeue = db.prepare<[{ at: number; pk: number }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(`UPDATE messages
+  const requeue = db.prepare<[{ at: number; pk: number }], IdentityRow>(`UPDATE messages
     SET state = 'queued', next_attempt_at = @at, sent_at = NULL, error_at = NULL, error = NULL, deferred_at = NULL, deferred_reason = NULL,
       reported_at = NULL, refused_recipients = NULL, updated_at = @at
-    WHERE pk = @pk AND state IN ('sent', 'error') RETURNING pk, tenant_id, id, account_id, batch_code, attempts`);
+    WHERE pk = @pk AND state IN ('sent', 'error') RETURNING ${IDENTITY_COLUMNS}`);
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
@@ -45,7 +44,7 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const rehold = (tenantId: string, at: number): number => {
     const changed = refresh.all(tenantId);
     for (const row of changed) {
-      writeEvent({ pk: row.pk, tenantId: row.tenant_id, id: row.id, accountId: row.account_id, batchCode: row.batch_code, type: row.suspended === 1 ? 'suspended' : 'activated', at, attempt: row.attempts });
+      writeEvent(transitionOf(row, row.suspended === 1 ? 'suspended' : 'activated', at));
     }
     return changed.length;
   };
@@ -80,7 +79,7 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
       inTransaction(() => perId(ids, tenantId, (row) => {
         const gone = row.state === 'sending' ? undefined : identity.get(row.pk);
         if (gone === undefined || deleteOne.run(row.pk).changes !== 1) return false;
-        writeEvent({ pk: gone.pk, tenantId: gone.tenant_id, id: gone.id, accountId: gone.account_id, batchCode: gone.batch_code, type: 'deleted', at, attempt: gone.attempts });
+        writeEvent(transitionOf(gone, 'deleted', at));
         dropPassedDeletion.run(gone.pk);
         return true;
       }), 'immediate'),
@@ -88,7 +87,7 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
       inTransaction(() => perId(ids, tenantId, (row) => {
         const moved = requeue.get({ at, pk: row.pk });
         if (moved === undefined) return false;
-        writeEvent({ pk: moved.pk, tenantId: moved.tenant_id, id: moved.id, accountId: moved.account_id, batchCode: moved.batch_code, type: 'resent', at, attempt: moved.attempts, correlationId });
+        writeEvent(transitionOf(moved, 'resent', at, { correlationId }));
         return true;
       }), 'immediate'),
     removeReported: (tenantId, before) => (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,

@@ -1,24 +1,23 @@
 /** SQLite side of bounces: the message's bounce fields and its `bounced` event, in one transaction. */
 import type { BounceStore } from '../core/bounce.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
-import type { MessageEventWriter } from './message-event-writer.js';
+import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 export function createSqliteBounceStore(db: SqliteDatabase, writeEvent: MessageEventWriter): BounceStore {
   const inTransaction = transactionRunner(db);
   // bounce_reported_at is cleared: a later bounce of the same message is news to the client.
-  const update = db.prepare<Record<string, unknown>, { pk: number; account_id: string; batch_code: string | null; attempts: number }>(`UPDATE messages
+  const update = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
     SET bounce_type = @type, bounce_code = @code, bounce_reason = @reason, bounce_at = @at, bounce_reported_at = NULL, updated_at = @at
-    WHERE tenant_id = @tenant AND id = @id RETURNING pk, account_id, batch_code, attempts`);
+    WHERE tenant_id = @tenant AND id = @id RETURNING ${IDENTITY_COLUMNS}`);
   return {
     record: (bounce) =>
       inTransaction(() => {
         const row = update.get({ tenant: bounce.tenantId, id: bounce.messageId, type: bounce.type, code: bounce.code, reason: bounce.reason, at: bounce.at });
         if (row === undefined) return false;
-        writeEvent({
-          pk: row.pk, tenantId: bounce.tenantId, id: bounce.messageId, accountId: row.account_id, batchCode: row.batch_code,
-          type: 'bounced', at: bounce.at, attempt: row.attempts, text: bounce.reason,
+        writeEvent(transitionOf(row, 'bounced', bounce.at, {
+          text: bounce.reason,
           data: { bounce_type: bounce.type, bounce_code: bounce.code, bounce_reason: bounce.reason, recipient: bounce.recipient },
-        });
+        }));
         return true;
       }, 'immediate'),
   };

@@ -24,6 +24,23 @@ export interface MessageTransition {
 
 export type MessageEventWriter = (transition: MessageTransition) => void;
 
+/** The columns a transition names its message by: select or return them, then `transitionOf`. */
+export const IDENTITY_COLUMNS = 'pk, tenant_id, id, account_id, batch_code, attempts';
+
+export interface IdentityRow {
+  pk: number;
+  tenant_id: string;
+  id: string;
+  account_id: string;
+  batch_code: string | null;
+  attempts: number;
+}
+
+/** A transition of the message `row` identifies, at its current attempt. */
+export const transitionOf = (row: IdentityRow, type: string, at: number, more: Partial<MessageTransition> = {}): MessageTransition => ({
+  pk: row.pk, tenantId: row.tenant_id, id: row.id, accountId: row.account_id, batchCode: row.batch_code, type, at, attempt: row.attempts, ...more,
+});
+
 export const MESSAGE_EVENT_PREFIX = 'message.';
 
 /**

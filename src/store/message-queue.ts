@@ -9,7 +9,7 @@ import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/rate-limit.js';
 import type { SqliteDatabase } from './database.js';
 import { createEnqueue } from './message-enqueue.js';
-import type { MessageEventWriter } from './message-event-writer.js';
+import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { createOutcomeRecorder } from './message-outcomes.js';
 
 const WAITING = `state IN ('queued', 'deferred') AND suspended = 0`;
@@ -64,11 +64,11 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     ON CONFLICT (tenant_id, account_id, window_kind) DO UPDATE SET
       used = CASE WHEN window_start = excluded.window_start THEN used + excluded.used ELSE excluded.used END,
       window_start = excluded.window_start`);
-  const expired = db.prepare<[{ now: number; owner: string; others: number; held: string }], { pk: number; tenant_id: string; id: string; account_id: string; batch_code: string | null; attempts: number }>(
+  const expired = db.prepare<[{ now: number; owner: string; others: number; held: string }], IdentityRow>(
     `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
      WHERE state = 'sending' AND (lease_expires_at <= @now OR (@others = 1 AND lease_owner <> @owner))
        AND pk NOT IN (SELECT value FROM json_each(@held))
-     RETURNING pk, tenant_id, id, account_id, batch_code, attempts`,
+     RETURNING ${IDENTITY_COLUMNS}`,
   );
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
   const suppressedRows = db.prepare<[string, number, string], { address: string }>(
@@ -108,7 +108,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
   const reclaim = db.transaction((now: number, owner: string, otherOwnersToo: boolean, held: readonly number[]): number => {
     const rows = expired.all({ now, owner, others: otherOwnersToo ? 1 : 0, held: JSON.stringify(held) });
     for (const row of rows) {
-      writeEvent({ pk: row.pk, tenantId: row.tenant_id, id: row.id, accountId: row.account_id, batchCode: row.batch_code, type: 'lease_expired', at: now, attempt: row.attempts, text: 'the send was interrupted; it will be retried with the same X-Genro-Mail-ID' });
+      writeEvent(transitionOf(row, 'lease_expired', now, { text: 'the send was interrupted; it will be retried with the same X-Genro-Mail-ID' }));
     }
     return rows.length;
   });

@@ -338,3 +338,63 @@ CREATE TABLE inbox (
   outcome     TEXT NOT NULL               -- JSON: what the command did
 ) STRICT;
 CREATE INDEX inbox_received ON inbox (received_at);
+
+-- migration: 7
+-- The bounce mailbox (bounce/). Each watched IMAP mailbox has a checkpoint:
+-- its UIDVALIDITY and the last UID handled. A mailbox message's effect (bounce
+-- fields, events, suppressions), its record below and the checkpoint are one
+-- transaction; the message is moved or flagged in the mailbox only after it,
+-- and `filed_at` notes that, so a crash in between files it again and never
+-- applies it twice.
+CREATE TABLE bounce_mailboxes (
+  mailbox      TEXT PRIMARY KEY,
+  uid_validity INTEGER NOT NULL,
+  last_uid     INTEGER NOT NULL,
+  updated_at   INTEGER NOT NULL
+) STRICT;
+CREATE TABLE bounce_messages (
+  seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+  mailbox           TEXT NOT NULL,
+  uid_validity      INTEGER NOT NULL,
+  uid               INTEGER NOT NULL,
+  received_at       INTEGER NOT NULL,
+  header_message_id TEXT,
+  from_header       TEXT,
+  subject           TEXT,
+  size_bytes        INTEGER NOT NULL,
+  kind              TEXT NOT NULL,
+  disposition       TEXT NOT NULL CHECK (disposition IN ('processed', 'unmatched', 'not_bounce')),
+  unmatched_reason  TEXT,
+  tenant_id         TEXT,
+  message_pk        INTEGER,
+  message_id        TEXT,
+  matched_by        TEXT,
+  mail_id           TEXT,
+  original_message_id TEXT,
+  findings          TEXT NOT NULL,        -- JSON: the parser's verdict per recipient
+  filed_at          INTEGER,
+  UNIQUE (mailbox, uid_validity, uid)
+) STRICT;
+CREATE INDEX bounce_messages_unfiled ON bounce_messages (mailbox, uid_validity, uid) WHERE filed_at IS NULL;
+CREATE INDEX bounce_messages_unmatched ON bounce_messages (seq) WHERE disposition = 'unmatched';
+CREATE INDEX bounce_messages_header ON bounce_messages (mailbox, header_message_id) WHERE header_message_id IS NOT NULL;
+CREATE INDEX bounce_messages_tenant ON bounce_messages (tenant_id, seq) WHERE tenant_id IS NOT NULL;
+-- Correlation by the returned original's Message-ID (X-Genro-Mail-ID is the
+-- client id, found through the (tenant_id, id) key tenant by tenant).
+CREATE INDEX messages_message_id_header ON messages (message_id_header) WHERE message_id_header IS NOT NULL;
+-- A complaint (ARF) about a message: the provider's side, like a bounce.
+ALTER TABLE messages ADD COLUMN complained_at INTEGER;
+ALTER TABLE messages ADD COLUMN complaint_type TEXT;
+-- Complaints are reported to the client too: the reportable index and the
+-- pruning trigger name the new event (spelled as store/outbox-predicates.ts does).
+DROP INDEX outbox_reportable;
+CREATE INDEX outbox_reportable ON outbox (tenant_id, seq)
+  WHERE event_type IN ('message.sent', 'message.error', 'message.deferred', 'message.bounced', 'message.complained');
+DROP TRIGGER messages_outbox_removed;
+CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
+  BEGIN
+    DELETE FROM outbox WHERE message_pk = OLD.pk
+      AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)
+      AND NOT (event_type IN ('message.sent', 'message.error', 'message.deferred', 'message.bounced', 'message.complained')
+        AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
+  END;

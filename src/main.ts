@@ -5,6 +5,7 @@
  * then the store.
  */
 import { createAccountService } from './core/account-service.js';
+import { createSuppressionService } from './core/suppression-service.js';
 import { createAuthenticator } from './core/authenticator.js';
 import type { Clock, IdSource } from './core/clock.js';
 import { createFailureThrottle } from './core/failure-throttle.js';
@@ -16,6 +17,7 @@ import { parseListenAddress, type Config } from './config/index.js';
 import { createCommandHandler } from './daemon/commands.js';
 import { createHandoff } from './daemon/handoff.js';
 import { createMirror, type DaemonMirror } from './daemon/mirror.js';
+import { createBounces, type DaemonBounces } from './daemon/bounces.js';
 import { createReports } from './daemon/reports.js';
 import { startSmtp } from './daemon/smtp.js';
 import { openStore } from './daemon/store.js';
@@ -50,6 +52,7 @@ export interface Daemon {
   dispatcher: Dispatcher;
   reports: ReportLoop;
   mirror: DaemonMirror;
+  bounces: DaemonBounces;
   retention: PeriodicLoop;
   stop(deadlineMs: number): Promise<void>;
 }
@@ -90,6 +93,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       if (removed > 0) log.info({ removed }, 'retention removed reported messages');
       store.mirror.pruneAdminEvents(now - config.retention.outbox_retention_seconds * 1000);
       store.inbox.prune(now - config.retention.outbox_retention_seconds * 1000);
+      store.bounceLedger.prune(now - config.retention.report_retention_seconds * 1000);
       // No SMTP transfer outlives its data timeout: an older spool no message took was abandoned.
       const spools = store.spool.sweep(now - 2 * config.smtp.data_timeout_seconds * 1000);
       if (spools > 0) log.warn({ spools }, 'retention removed abandoned smtp spools');
@@ -118,6 +122,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate });
   const commands = createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() });
   const mirror = createMirror(config, store, { clock, log, commands: createCommandHandler({ store, submissions, commands, parserLimits, clock, ids }) });
+  const bounces = createBounces(config, store, { clock, log, random: deps.random ?? Math.random });
 
   let smtp: SmtpIngress | null = null;
   let httpServer: Awaited<ReturnType<typeof startHttpServer>> | null = null;
@@ -126,6 +131,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await mirror.start();
     dispatcher.start();
     reports.loop.start();
+    bounces.start();
     retention.start();
     const apiKeys = createHmacApiKeyIssuer(hashKey);
     const app = createHttpApp({
@@ -142,6 +148,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       commands,
       syncStatus: reports.status,
       mirrorStatus: () => mirror.status(),
+      suppressions: createSuppressionService({ store, clock, ids }),
+      bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
       metrics: createMetrics({ mirror: () => mirror.status(), reports: () => reports.status.list() }),
       parseSubmission,
       readiness: [
@@ -183,12 +191,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       dispatcher,
       reports: reports.loop,
       mirror,
+      bounces,
       retention,
       async stop(deadlineMs) {
         const deadline = Date.now() + deadlineMs;
         const left = (): number => Math.max(0, deadline - Date.now());
         // A report round in flight is aborted, not waited for: its events are reported again after the restart.
-        await Promise.all([http.close(left()), smtpIngress?.close(left()), reports.loop.stop()]);
+        await Promise.all([http.close(left()), smtpIngress?.close(left()), reports.loop.stop(), bounces.stop()]);
         await retention.stop();
         await dispatcher.stop(left());
         await handoff.close();
@@ -202,6 +211,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await httpServer?.close(0);
     await smtp?.close(0);
     await reports.loop.stop();
+    await bounces.stop();
     await dispatcher.stop(0);
     await mirror.stop();
     await handoff.close();

@@ -35,6 +35,27 @@ const base64Key32 = z
 
 const positiveInt = z.number().int().positive();
 
+/** An IMAP folder name, or empty for "flag the message where it is". */
+const folderName = z.string().max(255).regex(/^[^\r\n\0]*$/, 'one line, no control characters');
+
+/** Where an IMAP bounce mailbox is and where handled messages go; the instance's and each tenant's. */
+const mailboxFields = {
+  host: z.string().default(''),
+  port: z.number().int().min(1).max(65_535).default(993),
+  tls: z.enum(['implicit', 'starttls', 'none']).default('implicit'),
+  tls_reject_unauthorized: z.boolean().default(true),
+  user: z.string().default(''),
+  password: z.string().default(''),
+  folder: folderName.min(1).default('INBOX'),
+  processed_folder: folderName.default(''),
+  unmatched_folder: folderName.default(''),
+  not_bounce_folder: folderName.default(''),
+};
+
+const tenantMailbox = z
+  .object({ tenant_id: z.string().min(1), ...mailboxFields, host: z.string().min(1) })
+  .strict();
+
 export const configSchema = z
   .object({
     data_dir: z.string().min(1).default('./data'),
@@ -145,6 +166,22 @@ export const configSchema = z
         retry_jitter: z.number().min(0).max(1).default(0.2),
         max_followup_rounds: z.number().int().min(0).max(1000).default(10),
         max_hold_seconds: z.number().positive().max(86_400).default(60),
+      })
+      .strict()
+      .prefault({}),
+    bounce: z
+      .object({
+        ...mailboxFields,
+        poll_interval_seconds: positiveInt.max(86_400).default(60),
+        max_message_bytes: positiveInt.min(16_384).max(64 * 1024 * 1024).default(2 * 1024 * 1024),
+        parse_timeout_seconds: z.number().positive().max(600).default(10),
+        batch_size: positiveInt.max(10_000).default(100),
+        reconnect_initial_seconds: z.number().positive().max(3600).default(1),
+        reconnect_max_seconds: z.number().positive().max(86_400).default(300),
+        suppress_hard_bounces: z.boolean().default(true),
+        suppress_complaints: z.boolean().default(true),
+        suppression_ttl_seconds: z.number().int().min(0).default(0),
+        tenant_mailboxes: z.array(tenantMailbox).default([]),
       })
       .strict()
       .prefault({}),

@@ -12,7 +12,7 @@ export interface ChangeRecord {
   /** The command that caused the change, e.g. `tenant.create`. */
   command: string;
   tenantId: string;
-  aggregateType: 'tenant' | 'account' | 'suspension' | 'message';
+  aggregateType: 'tenant' | 'account' | 'suspension' | 'message' | 'suppression';
   aggregateId: string;
   /** The event mirrored to subscribers, e.g. `tenant.created`. */
   eventType: string;

@@ -32,13 +32,15 @@ describe('toReportItem', () => {
     expect(toReportItem(event('error', { text: '550 5.1.1 unknown' }))).toEqual({ ...base, event: 'error', error_ts: 1_700_000_000, error: '550 5.1.1 unknown' });
     expect(toReportItem(event('deferred', { text: '451 later', data: { next_attempt_ts: 1_700_000_060 } })))
       .toEqual({ ...base, event: 'deferred', deferred_ts: 1_700_000_000, deferred_reason: '451 later', next_attempt_ts: 1_700_000_060 });
-    expect(toReportItem(event('bounced', { text: 'fallback', data: { bounce_type: 'soft', bounce_code: '4.2.2', bounce_reason: 'mailbox full' } })))
-      .toEqual({ ...base, event: 'bounced', bounce_ts: 1_700_000_000, bounce_type: 'soft', bounce_code: '4.2.2', bounce_reason: 'mailbox full' });
+    expect(toReportItem(event('bounced', { text: 'fallback', data: { bounce_type: 'soft', bounce_code: '4.2.2', bounce_reason: 'mailbox full', recipient: 'ann@example.net' } })))
+      .toEqual({ ...base, event: 'bounced', bounce_ts: 1_700_000_000, bounce_type: 'soft', bounce_code: '4.2.2', bounce_reason: 'mailbox full', bounce_recipient: 'ann@example.net' });
+    expect(toReportItem(event('complained', { data: { feedback_type: 'abuse', recipient: 'bob@example.net' } })))
+      .toEqual({ ...base, event: 'complained', complaint_ts: 1_700_000_000, complaint_type: 'abuse', complaint_recipient: 'bob@example.net' });
   });
 
   it('fills a missing field with null rather than leaving the key out', () => {
     expect(toReportItem(event('deferred'))).toMatchObject({ deferred_reason: null, next_attempt_ts: null });
-    expect(toReportItem(event('bounced', { text: 'the text' }))).toMatchObject({ bounce_type: null, bounce_code: null, bounce_reason: 'the text' });
+    expect(toReportItem(event('bounced', { text: 'the text' }))).toMatchObject({ bounce_type: null, bounce_code: null, bounce_reason: 'the text', bounce_recipient: null });
   });
 
   it('a report body lists items in the order given; an empty one is a heartbeat', () => {

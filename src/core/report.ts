@@ -6,7 +6,7 @@
 import type { ClientAuth } from './tenant.js';
 
 /** The events a client is told of, by timeline name (outbox type `message.<name>`). */
-export const REPORTABLE_EVENTS = ['sent', 'error', 'deferred', 'bounced'] as const;
+export const REPORTABLE_EVENTS = ['sent', 'error', 'deferred', 'bounced', 'complained'] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 
 /** One reportable event as the store keeps it (instants in ms). */
@@ -46,7 +46,8 @@ export type ReportItem = {
   | { sent_ts: number }
   | { error_ts: number; error: string | null }
   | { deferred_ts: number; deferred_reason: string | null; next_attempt_ts: number | null }
-  | { bounce_ts: number; bounce_type: string | null; bounce_code: string | null; bounce_reason: string | null }
+  | { bounce_ts: number; bounce_type: string | null; bounce_code: string | null; bounce_reason: string | null; bounce_recipient: string | null }
+  | { complaint_ts: number; complaint_type: string | null; complaint_recipient: string | null }
 );
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -82,6 +83,14 @@ export function toReportItem(event: ReportEvent): ReportItem {
         bounce_type: stringField(event.data, 'bounce_type'),
         bounce_code: stringField(event.data, 'bounce_code'),
         bounce_reason: stringField(event.data, 'bounce_reason') ?? event.text,
+        bounce_recipient: stringField(event.data, 'recipient'),
+      };
+    case 'complained':
+      return {
+        ...base,
+        complaint_ts: seconds(event.at),
+        complaint_type: stringField(event.data, 'feedback_type'),
+        complaint_recipient: stringField(event.data, 'recipient'),
       };
   }
 }

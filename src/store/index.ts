@@ -4,7 +4,8 @@
  */
 import { AppError } from '../core/app-error.js';
 import type { IdSource } from '../core/clock.js';
-import type { BounceStore } from '../core/bounce.js';
+import type { BounceLedger, BounceStore } from '../core/bounce.js';
+import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
@@ -18,7 +19,9 @@ import { durableTransaction, openDatabase, transactionRunner } from './database.
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteInboxStore } from './inbox-store.js';
-import { createSqliteBounceStore } from './message-bounces.js';
+import { createSqliteBounceLedger } from './bounce-ledger.js';
+import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
+import { createSqliteSuppressionRepository } from './suppression-repository.js';
 import { createMessageEventWriter, type OutboxListener } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
 import { createSqliteReportStore } from './report-store.js';
@@ -32,6 +35,8 @@ export interface SqliteStore extends AdminStore {
   messages: MessageAdmin;
   reports: ReportStore;
   bounces: BounceStore;
+  bounceLedger: BounceLedger;
+  suppressions: SuppressionRepository;
   mirror: MirrorStore;
   inbox: InboxStore;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
@@ -67,17 +72,21 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     for (const listener of listeners) listener(tenantId, eventType);
   };
   const writeEvent = createMessageEventWriter(db, options.ids, notify);
+  const changes = createSqliteChangeLog(db, notify);
+  const suppressions = createSqliteSuppressionRepository(db);
   let closed = false;
   return {
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
     accounts: createSqliteAccountRepository(db, options.secrets),
-    changes: createSqliteChangeLog(db, notify),
+    changes,
+    suppressions: storeErrors(suppressions),
     queue: createSqliteMessageQueue(db, writeEvent),
     spool: storeErrors(createSqliteSpool(db)),
     messages: createSqliteMessageAdmin(db, writeEvent),
     reports: storeErrors(createSqliteReportStore(db, writeEvent)),
     bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
+    bounceLedger: storeErrors(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
     mirror: storeErrors(createSqliteMirrorStore(db)),
     inbox: storeErrors(createSqliteInboxStore(db)),
     onEvent: (listener) => {

@@ -1,24 +1,53 @@
-/** SQLite side of bounces: the message's bounce fields and its `bounced` event, in one transaction. */
-import type { BounceStore } from '../core/bounce.js';
+/**
+ * SQLite side of what happens to a message after the relay took it: a bounce
+ * sets its bounce fields, a complaint its complaint fields, each with its
+ * event (reported to the client, mirrored to the stream) in the caller's
+ * transaction or one of its own.
+ */
+import type { BounceRecord, BounceStore, ComplaintRecord } from '../core/bounce.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
-export function createSqliteBounceStore(db: SqliteDatabase, writeEvent: MessageEventWriter): BounceStore {
-  const inTransaction = transactionRunner(db);
+export interface MessageBounceWriter {
+  /** Inside the caller's transaction; false when the message is gone or a soft bounce met a hard one. */
+  bounce(bounce: BounceRecord): boolean;
+  complaint(complaint: ComplaintRecord): boolean;
+}
+
+export function createMessageBounceWriter(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageBounceWriter {
   // bounce_reported_at is cleared: a later bounce of the same message is news to the client.
-  const update = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
+  // A soft bounce (a delay notice) arriving after a hard one does not undo it.
+  const bounce = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
     SET bounce_type = @type, bounce_code = @code, bounce_reason = @reason, bounce_at = @at, bounce_reported_at = NULL, updated_at = @at
+    WHERE tenant_id = @tenant AND id = @id AND NOT (@type = 'soft' AND bounce_type IS 'hard') RETURNING ${IDENTITY_COLUMNS}`);
+  const complaint = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
+    SET complained_at = @at, complaint_type = @type, updated_at = @at
     WHERE tenant_id = @tenant AND id = @id RETURNING ${IDENTITY_COLUMNS}`);
   return {
-    record: (bounce) =>
-      inTransaction(() => {
-        const row = update.get({ tenant: bounce.tenantId, id: bounce.messageId, type: bounce.type, code: bounce.code, reason: bounce.reason, at: bounce.at });
-        if (row === undefined) return false;
-        writeEvent(transitionOf(row, 'bounced', bounce.at, {
-          text: bounce.reason,
-          data: { bounce_type: bounce.type, bounce_code: bounce.code, bounce_reason: bounce.reason, recipient: bounce.recipient },
-        }));
-        return true;
-      }, 'immediate'),
+    bounce(record) {
+      const row = bounce.get({ tenant: record.tenantId, id: record.messageId, type: record.type, code: record.code, reason: record.reason, at: record.at });
+      if (row === undefined) return false;
+      writeEvent(transitionOf(row, 'bounced', record.at, {
+        text: record.reason,
+        enhancedStatus: typeof record.details?.enhanced_status === 'string' ? record.details.enhanced_status : null,
+        data: { bounce_type: record.type, bounce_code: record.code, bounce_reason: record.reason, recipient: record.recipient, ...record.details },
+      }));
+      return true;
+    },
+    complaint(record) {
+      const row = complaint.get({ tenant: record.tenantId, id: record.messageId, type: record.feedbackType, at: record.at });
+      if (row === undefined) return false;
+      writeEvent(transitionOf(row, 'complained', record.at, {
+        text: `complaint: ${record.feedbackType ?? 'unspecified'}`,
+        data: { feedback_type: record.feedbackType, recipient: record.recipient, ...record.details },
+      }));
+      return true;
+    },
   };
+}
+
+export function createSqliteBounceStore(db: SqliteDatabase, writeEvent: MessageEventWriter): BounceStore {
+  const inTransaction = transactionRunner(db);
+  const writer = createMessageBounceWriter(db, writeEvent);
+  return { record: (bounce) => inTransaction(() => writer.bounce(bounce), 'immediate') };
 }

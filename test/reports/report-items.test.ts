@@ -77,13 +77,13 @@ describe('delivery report items: fields, authentication and signature', () => {
     expect(item.next_attempt_ts as number).toBeGreaterThan(item.deferred_ts as number);
   });
 
-  it('a bounce item carries bounce_ts, bounce_type, bounce_code and bounce_reason, and marks bounce_reported_ts', async () => {
+  it('a bounce item carries bounce_ts, bounce_type, bounce_code, bounce_reason and bounce_recipient, and marks bounce_reported_ts', async () => {
     const at = s.fx.clock.now();
     expect(s.fx.t.daemon.store.bounces.record({ tenantId: 'bearer-co', messageId: 'ok-1', type: 'hard', code: '5.1.1', reason: 'user unknown', recipient: 'rcpt@example.net', at })).toBe(true);
     await s.client.waitFor('the bounce item', () => s.client.items('/bearer').some((item) => item.event === 'bounced'));
     const item = itemOf('/bearer', 'ok-1', 'bounced');
-    expect(keysOf(item)).toEqual(expectedKeys('bounce_ts', 'bounce_type', 'bounce_code', 'bounce_reason'));
-    expect(item).toMatchObject({ bounce_ts: Math.floor(at / 1000), bounce_type: 'hard', bounce_code: '5.1.1', bounce_reason: 'user unknown' });
+    expect(keysOf(item)).toEqual(expectedKeys('bounce_ts', 'bounce_type', 'bounce_code', 'bounce_reason', 'bounce_recipient'));
+    expect(item).toMatchObject({ bounce_ts: Math.floor(at / 1000), bounce_type: 'hard', bounce_code: '5.1.1', bounce_reason: 'user unknown', bounce_recipient: 'rcpt@example.net' });
     await expect.poll(async () => (await s.fx.detail('bearer-co', 'ok-1')).message.bounce_reported_ts).not.toBeNull();
   });
 

@@ -6,6 +6,8 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../../core/app-error.js';
 import type { AccountService } from '../../core/account-service.js';
+import type { BounceLedger } from '../../core/bounce.js';
+import type { SuppressionService } from '../../core/suppression-service.js';
 import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
@@ -18,6 +20,7 @@ import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
+import { bounceRoutes } from './routes/bounces.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
 import { metricsRoutes, type MetricsExposition } from './routes/metrics.js';
@@ -34,6 +37,9 @@ export interface HttpAppDeps {
   commands: MessageCommands;
   syncStatus: ReportSync;
   mirrorStatus: () => MirrorStatus;
+  suppressions: SuppressionService;
+  /** The bounce mailbox: what it handled, and each poller's state (bounce/ decides its shape). */
+  bounces: { ledger: BounceLedger; status: () => unknown[] };
   metrics: MetricsExposition;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
@@ -77,12 +83,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   const auth = requireAuth(deps.authenticator);
   app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
 
-  app.route('/', healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus() })));
+  app.route('/', healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: deps.bounces.status() })));
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
   app.route('/', mirrorRoutes(deps.mirrorStatus));
+  app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', metricsRoutes(deps.metrics));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission }));
 

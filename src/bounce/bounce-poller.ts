@@ -1,0 +1,228 @@
+/**
+ * Watches one bounce mailbox: connects (and reconnects with backoff, forever),
+ * takes up from the checkpoint, reads each new message, records what it means
+ * (core/bounce-plan.ts, one durable transaction per message) and only then
+ * files it in the mailbox. Between rounds it waits for the server to tell of
+ * new mail (IDLE) or for the poll interval. `pollNow()` cuts a wait short.
+ */
+import { correlate, planBounce, type BouncePolicy } from '../core/bounce-plan.js';
+import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem } from '../core/bounce.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { exponentialBackoff } from '../core/retry-policy.js';
+import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
+import { readFindings, summariseHeaders } from './mailbox-reading.js';
+
+export interface BouncePollerConfig {
+  pollIntervalMs: number;
+  maxMessageBytes: number;
+  parseTimeoutMs: number;
+  batchSize: number;
+  reconnectInitialMs: number;
+  reconnectMaxMs: number;
+}
+
+export interface BouncePollerDeps {
+  mailbox: MailboxSettings;
+  ledger: BounceLedger;
+  open: (settings: MailboxSettings) => Promise<MailboxSession>;
+  policy: BouncePolicy;
+  clock: Clock;
+  random: () => number;
+  log: Logger;
+  config: BouncePollerConfig;
+}
+
+export type PollerState = 'stopped' | 'connecting' | 'reading' | 'waiting' | 'backoff';
+
+export interface MailboxStatus {
+  mailbox: string;
+  tenant_id: string | null;
+  state: PollerState;
+  connected: boolean;
+  idle: boolean;
+  uid_validity: number | null;
+  last_uid: number | null;
+  last_round_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  failures: number;
+  next_attempt_at: number | null;
+  handled: Record<BounceDisposition, number>;
+  unreadable: number;
+}
+
+export interface BouncePoller {
+  start(): void;
+  stop(): Promise<void>;
+  /** Ends the current wait: the next round starts now. */
+  pollNow(): void;
+  status(): MailboxStatus;
+}
+
+export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
+  const { mailbox, ledger, clock, log, config } = deps;
+  const name = mailbox.name;
+  const status: MailboxStatus = {
+    mailbox: name, tenant_id: mailbox.tenantId, state: 'stopped', connected: false, idle: false, uid_validity: null, last_uid: null,
+    last_round_at: null, last_error: null, last_error_at: null, failures: 0, next_attempt_at: null,
+    handled: { processed: 0, unmatched: 0, not_bounce: 0 }, unreadable: 0,
+  };
+  let abort = new AbortController();
+  let running: Promise<void> | null = null;
+  let stopping = false;
+
+  const sleep = (ms: number): Promise<void> =>
+    new Promise((resolve) => {
+      const signal = abort.signal;
+      if (signal.aborted) return resolve();
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      }
+      signal.addEventListener('abort', done, { once: true });
+    });
+
+  const lookup = (by: 'mail_id' | 'message_id', value: string) => ledger.candidates(by, value, mailbox.tenantId);
+
+  /** What one message means, decided; a copy of a message handled before is filed as it was, without effects. */
+  const decide = async (session: MailboxSession, uid: number, size: number): Promise<{ item: MailboxItem; plan: BouncePlan } | null> => {
+    const raw = await session.read(uid, config.maxMessageBytes);
+    if (raw === null) return null;
+    const headers = summariseHeaders(raw);
+    const { findings, problem } = await readFindings(raw, config.parseTimeoutMs);
+    if (problem !== null) {
+      status.unreadable += 1;
+      log.warn({ mailbox: name, uid, problem }, 'bounce mailbox message not understood');
+    }
+    const item: MailboxItem = {
+      mailbox: name, uidValidity: session.uidValidity, uid, headerMessageId: headers.messageId, from: headers.from, subject: headers.subject,
+      sizeBytes: size, findings,
+    };
+    const earlier = headers.messageId === null ? null : ledger.previousDisposition(name, headers.messageId);
+    if (earlier !== null) {
+      return { item, plan: { disposition: earlier, unmatchedReason: null, match: null, bounces: [], complaints: [], suppressions: [] } };
+    }
+    return { item, plan: planBounce(findings, correlate(findings, lookup), deps.policy, clock.now()) };
+  };
+
+  /** Reads and records every message past the checkpoint, then files them; true when a full batch suggests more. */
+  const round = async (session: MailboxSession): Promise<boolean> => {
+    const lastUid = ledger.checkpoint(name)?.lastUid ?? 0;
+    const listed = await session.listAfter(lastUid, config.batchSize);
+    const toFile = new Map<BounceDisposition, number[]>();
+    for (const message of listed) {
+      if (stopping) break;
+      const decided = message.handled ? null : await decide(session, message.uid, message.size);
+      const now = clock.now();
+      if (decided === null) {
+        // Ours already (a keyword from before a lost checkpoint) or gone: only the checkpoint moves.
+        ledger.settle(skipped(name, session.uidValidity, message.uid, message.size), SKIP_PLAN, now);
+        ledger.markFiled(name, session.uidValidity, [message.uid], now);
+        continue;
+      }
+      ledger.settle(decided.item, decided.plan, now);
+      status.handled[decided.plan.disposition] += 1;
+      const uids = toFile.get(decided.plan.disposition) ?? [];
+      uids.push(message.uid);
+      toFile.set(decided.plan.disposition, uids);
+      if (decided.plan.match !== null) {
+        log.info({ mailbox: name, uid: message.uid, tenantId: decided.plan.match.candidate.tenantId, messageId: decided.plan.match.candidate.id, kind: decided.item.findings.kind }, 'bounce recorded');
+      }
+    }
+    await fileAll(session, toFile);
+    status.last_round_at = clock.now();
+    status.last_uid = ledger.checkpoint(name)?.lastUid ?? null;
+    return listed.length >= config.batchSize;
+  };
+
+  const fileAll = async (session: MailboxSession, toFile: Map<BounceDisposition, number[]>): Promise<void> => {
+    for (const [disposition, uids] of toFile) {
+      await session.file(uids, disposition);
+      ledger.markFiled(name, session.uidValidity, uids, clock.now());
+    }
+  };
+
+  /** Messages recorded before a crash but not yet moved or flagged. */
+  const refile = async (session: MailboxSession): Promise<void> => {
+    const pending = new Map<BounceDisposition, number[]>();
+    for (const { uid, disposition } of ledger.unfiled(name, session.uidValidity)) pending.set(disposition, [...(pending.get(disposition) ?? []), uid]);
+    await fileAll(session, pending);
+  };
+
+  const connectAndWatch = async (): Promise<void> => {
+    status.state = 'connecting';
+    const session = await deps.open(mailbox);
+    try {
+      status.connected = true;
+      status.idle = session.idle;
+      status.failures = 0;
+      status.next_attempt_at = null;
+      const checkpoint = ledger.checkpoint(name);
+      if (checkpoint === null || checkpoint.uidValidity !== session.uidValidity) {
+        if (checkpoint !== null) log.warn({ mailbox: name, was: checkpoint.uidValidity, now: session.uidValidity }, 'bounce mailbox UIDVALIDITY changed: reading it again from the start');
+        ledger.resetCheckpoint(name, session.uidValidity, clock.now());
+      }
+      status.uid_validity = session.uidValidity;
+      await refile(session);
+      log.info({ mailbox: name, folder: mailbox.folder, idle: session.idle }, 'bounce mailbox connected');
+      while (!stopping) {
+        status.state = 'reading';
+        if (await round(session)) continue;
+        status.state = 'waiting';
+        await session.wait(config.pollIntervalMs, abort.signal);
+        if (abort.signal.aborted && !stopping) abort = new AbortController();
+      }
+    } finally {
+      status.connected = false;
+      await session.close();
+    }
+  };
+
+  const run = async (): Promise<void> => {
+    while (!stopping) {
+      try {
+        await connectAndWatch();
+      } catch (error) {
+        if (stopping) break;
+        status.failures += 1;
+        status.last_error = error instanceof Error ? error.message : String(error);
+        status.last_error_at = clock.now();
+        const delay = exponentialBackoff(status.failures, { initialMs: config.reconnectInitialMs, maxMs: config.reconnectMaxMs, jitter: 0.2 }, deps.random());
+        status.next_attempt_at = clock.now() + delay;
+        status.state = 'backoff';
+        log.warn({ mailbox: name, err: error, failures: status.failures, retryInMs: delay }, 'bounce mailbox unavailable');
+        await sleep(delay);
+        if (abort.signal.aborted && !stopping) abort = new AbortController();
+      }
+    }
+    status.state = 'stopped';
+  };
+
+  return {
+    start() {
+      if (running !== null) return;
+      stopping = false;
+      running = run();
+    },
+    async stop() {
+      stopping = true;
+      abort.abort();
+      await running;
+      running = null;
+    },
+    pollNow() {
+      abort.abort();
+    },
+    status: () => ({ ...status, handled: { ...status.handled } }),
+  };
+}
+
+const SKIP_PLAN: BouncePlan = { disposition: 'not_bounce', unmatchedReason: null, match: null, bounces: [], complaints: [], suppressions: [] };
+
+const skipped = (mailbox: string, uidValidity: number, uid: number, sizeBytes: number): MailboxItem => ({
+  mailbox, uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes,
+  findings: { kind: 'not_bounce', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null },
+});

@@ -1,0 +1,170 @@
+/**
+ * One IMAP bounce mailbox through imapflow: a connection kept open on the
+ * configured folder, IDLE while waiting (imapflow starts it whenever the
+ * connection rests, and polls with NOOP on a server without IDLE), messages
+ * listed past a UID, read up to a byte limit without setting \Seen, and filed
+ * by moving them to a folder or flagging them. Nothing is ever deleted.
+ */
+import { ImapFlow } from 'imapflow';
+import type { BounceDisposition } from '../core/bounce.js';
+
+export interface MailboxSettings {
+  /** `default` for the instance's mailbox, the tenant id for a tenant's. */
+  name: string;
+  /** Bounces found in a tenant's mailbox are tied to that tenant's messages only. */
+  tenantId: string | null;
+  host: string;
+  port: number;
+  tls: 'implicit' | 'starttls' | 'none';
+  tlsRejectUnauthorized: boolean;
+  user: string;
+  password: string;
+  folder: string;
+  /** Per disposition, the folder to move to; empty to flag in place. */
+  folders: Record<BounceDisposition, string>;
+}
+
+/** The keyword a message filed in place carries, per disposition: it says "handled" should the checkpoint be lost. */
+export const FILED_KEYWORDS: Record<BounceDisposition, string> = {
+  processed: '$MailproxyProcessed',
+  unmatched: '$MailproxyUnmatched',
+  not_bounce: '$MailproxyNotBounce',
+};
+const HANDLED = new Set(Object.values(FILED_KEYWORDS).map((keyword) => keyword.toLowerCase()));
+
+export interface ListedMessage {
+  uid: number;
+  size: number;
+  /** Carries one of our keywords: handled before, by us. */
+  handled: boolean;
+}
+
+export interface MailboxSession {
+  uidValidity: number;
+  /** The server offers IDLE: new mail is told at once rather than found by the next poll. */
+  idle: boolean;
+  /** Messages with a UID above `afterUid`, in UID order, at most `limit`. */
+  listAfter(afterUid: number, limit: number): Promise<ListedMessage[]>;
+  /** The first `maxBytes` of a message; null when it is gone. */
+  read(uid: number, maxBytes: number): Promise<Buffer | null>;
+  file(uids: readonly number[], disposition: BounceDisposition): Promise<void>;
+  /** Resolves when the server tells of new mail, after `ms`, or when `signal` aborts; rejects when the connection is lost. */
+  wait(ms: number, signal: AbortSignal): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** imapflow's own timeouts, tighter than its defaults: a dead server is noticed within a minute. */
+const CONNECTION_TIMEOUT_MS = 30_000;
+const GREETING_TIMEOUT_MS = 15_000;
+const SOCKET_TIMEOUT_MS = 10 * 60_000;
+/** Start IDLE soon after the last command: a bounce that arrives meanwhile is told at once. */
+const AUTO_IDLE_DELAY_MS = 1000;
+
+export async function openImapMailbox(settings: MailboxSettings): Promise<MailboxSession> {
+  const client = new ImapFlow({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.tls === 'implicit',
+    ...(settings.tls === 'starttls' ? { doSTARTTLS: true } : settings.tls === 'none' ? { doSTARTTLS: false } : {}),
+    tls: { rejectUnauthorized: settings.tlsRejectUnauthorized },
+    auth: { user: settings.user, pass: settings.password },
+    logger: false,
+    connectionTimeout: CONNECTION_TIMEOUT_MS,
+    greetingTimeout: GREETING_TIMEOUT_MS,
+    socketTimeout: SOCKET_TIMEOUT_MS,
+    autoIdleDelay: AUTO_IDLE_DELAY_MS,
+    clientInfo: { name: 'mailproxy' },
+  });
+  let wake: (() => void) | null = null;
+  let lost: Error | null = null;
+  let fail: ((error: Error) => void) | null = null;
+  client.on('exists', () => wake?.());
+  client.on('error', (error: Error) => {
+    lost ??= error;
+    fail?.(error);
+  });
+  client.on('close', () => {
+    lost ??= new Error('the IMAP connection was closed');
+    fail?.(lost);
+  });
+
+  await client.connect();
+  const opened = await client.mailboxOpen(settings.folder).catch(async (error: unknown) => {
+    await client.logout().catch(() => client.close());
+    throw error;
+  });
+  const knownFolders = new Set<string>();
+
+  const ensureFolder = async (folder: string): Promise<void> => {
+    if (knownFolders.has(folder)) return;
+    const listed = await client.list();
+    if (!listed.some((entry) => entry.path === folder)) await client.mailboxCreate(folder);
+    knownFolders.add(folder);
+  };
+
+  return {
+    uidValidity: Number(opened.uidValidity),
+    idle: client.capabilities.has('IDLE'),
+
+    async listAfter(afterUid, limit) {
+      if (client.mailbox === false || client.mailbox.exists === 0) return [];
+      const listed: ListedMessage[] = [];
+      // `n:*` names the last message even when its UID is below n: filtered below.
+      for await (const message of client.fetch(`${afterUid + 1}:*`, { uid: true, flags: true, size: true }, { uid: true })) {
+        if (message.uid <= afterUid) continue;
+        const flags = [...(message.flags ?? [])].map((flag) => flag.toLowerCase());
+        listed.push({ uid: message.uid, size: message.size ?? 0, handled: flags.some((flag) => HANDLED.has(flag)) });
+      }
+      return listed.sort((a, b) => a.uid - b.uid).slice(0, limit);
+    },
+
+    async read(uid, maxBytes) {
+      const message = await client.fetchOne(String(uid), { source: { maxLength: maxBytes } }, { uid: true });
+      return message === false || message.source === undefined ? null : message.source;
+    },
+
+    async file(uids, disposition) {
+      if (uids.length === 0) return;
+      const range = uids.join(',');
+      const folder = settings.folders[disposition];
+      if (folder === '') {
+        await client.messageFlagsAdd(range, ['\\Seen', FILED_KEYWORDS[disposition]], { uid: true });
+        return;
+      }
+      await ensureFolder(folder);
+      await client.messageMove(range, folder, { uid: true });
+    },
+
+    wait(ms, signal) {
+      if (lost !== null) return Promise.reject(lost);
+      if (signal.aborted) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const cleanUp = (): void => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', done);
+          wake = null;
+          fail = null;
+        };
+        const done = (): void => {
+          cleanUp();
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        signal.addEventListener('abort', done, { once: true });
+        wake = done;
+        fail = (error) => {
+          cleanUp();
+          reject(error);
+        };
+      });
+    },
+
+    async close() {
+      try {
+        await client.logout();
+      } catch {
+        client.close();
+      }
+    },
+  };
+}

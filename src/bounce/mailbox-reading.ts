@@ -1,0 +1,72 @@
+/**
+ * Reading one message of the bounce mailbox: the parser's verdict in core
+ * terms, bounded in time (a message it cannot understand in time is
+ * `unreadable`, never a stalled poller), and the few header fields the record
+ * of a mailbox message keeps.
+ */
+import type { BounceFindings } from '../core/bounce.js';
+import { analyseBounce, type BounceAnalysis } from './bounce-parser.js';
+
+export function toFindings(analysis: BounceAnalysis): BounceFindings {
+  return {
+    kind: analysis.kind,
+    recipients: analysis.recipients.map((verdict) => ({
+      recipient: verdict.recipient,
+      action: verdict.action,
+      bounceType: verdict.bounceType,
+      enhancedStatus: verdict.status,
+      replyCode: verdict.replyCode,
+      reason: verdict.reason,
+      diagnostic: verdict.diagnostic,
+    })),
+    mailId: analysis.mailId,
+    originalMessageId: analysis.originalMessageId,
+    originalEnvelopeId: analysis.originalEnvelopeId,
+    feedbackType: analysis.feedbackType,
+  };
+}
+
+export const UNREADABLE: BounceFindings = {
+  kind: 'unreadable', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null,
+};
+
+/** The parser's findings, or `unreadable` when it throws or takes longer than `timeoutMs`. */
+export async function readFindings(raw: Buffer, timeoutMs: number, analyse: (raw: Buffer) => Promise<BounceAnalysis> = analyseBounce): Promise<{ findings: BounceFindings; problem: string | null }> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), timeoutMs);
+  });
+  try {
+    const result = await Promise.race([analyse(raw), timeout]);
+    if (result === 'timeout') return { findings: UNREADABLE, problem: `not understood within ${timeoutMs} ms` };
+    return { findings: toFindings(result), problem: null };
+  } catch (error) {
+    return { findings: UNREADABLE, problem: error instanceof Error ? error.message : String(error) };
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Most of a header section worth scanning: a header bomb is not read to its end. */
+const HEADER_SCAN_BYTES = 64 * 1024;
+const MAX_FIELD_LENGTH = 300;
+
+export interface HeaderSummary {
+  messageId: string | null;
+  from: string | null;
+  subject: string | null;
+}
+
+/** Message-ID, From and Subject of the message itself, as they stand (for the operator's list, not for logic). */
+export function summariseHeaders(raw: Buffer): HeaderSummary {
+  const text = raw.subarray(0, HEADER_SCAN_BYTES).toString('latin1');
+  const end = /\r?\n\r?\n/.exec(text);
+  const section = (end === null ? text : text.slice(0, end.index)).replace(/\r?\n[ \t]+/g, ' ');
+  const field = (name: string): string | null => {
+    const match = new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(section);
+    const value = match?.[1]?.trim() ?? '';
+    return value === '' ? null : value.slice(0, MAX_FIELD_LENGTH);
+  };
+  const messageId = field('message-id');
+  return { messageId: messageId === null ? null : (/<[^<>\s]+>/.exec(messageId)?.[0] ?? messageId), from: field('from'), subject: field('subject') };
+}

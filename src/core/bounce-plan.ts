@@ -1,0 +1,125 @@
+/**
+ * What one message of the bounce mailbox means for our messages: which sent
+ * message it is about (correlation), the bounce or complaint to record, and
+ * which recipients to suppress. Pure: the poller looks candidates up and the
+ * store writes the plan.
+ */
+import { normalizeAddress } from './address.js';
+import type {
+  BounceDisposition, BounceFindings, BouncePlan, BounceRecord, ComplaintRecord, MatchedBy, MessageCandidate, RecipientFinding,
+  SuppressionRecord, UnmatchedReason,
+} from './bounce.js';
+
+export interface BouncePolicy {
+  /** A hard bounce puts its recipient on the tenant's suppression list. */
+  suppressHardBounces: boolean;
+  /** A complaint puts its recipient on the tenant's suppression list. */
+  suppressComplaints: boolean;
+  /** How long a suppression from a bounce or complaint lasts; null for until removed. */
+  suppressionTtlMs: number | null;
+}
+
+/** Kinds that are about a message we sent; the others are filed as `not_bounce`. */
+const ABOUT_A_MESSAGE = new Set(['bounce', 'delayed', 'complaint']);
+/** A bounce's diagnostic as the message keeps it: enough to read, bounded. */
+const MAX_REASON_LENGTH = 500;
+
+export type Correlation =
+  | { matched: true; candidate: MessageCandidate; by: MatchedBy }
+  | { matched: false; reason: UnmatchedReason };
+
+/**
+ * The strongest reference first: X-Genro-Mail-ID, then Message-ID. The same
+ * client id may exist in several tenants; the bounced recipients then pick
+ * the one message that was sent to them, or the bounce stays unmatched.
+ */
+export function correlate(findings: BounceFindings, lookup: (by: MatchedBy, value: string) => readonly MessageCandidate[]): Correlation {
+  const references: Array<[MatchedBy, string | null]> = [['mail_id', findings.mailId], ['message_id', findings.originalMessageId]];
+  if (references.every(([, value]) => value === null)) return { matched: false, reason: 'no_reference' };
+  let ambiguous = false;
+  for (const [by, value] of references) {
+    if (value === null) continue;
+    const found = lookup(by, value);
+    const picked = found.length <= 1 ? found[0] : pickByRecipient(found, findings.recipients);
+    if (picked !== undefined) return { matched: true, candidate: picked, by };
+    if (found.length > 1) ambiguous = true;
+  }
+  return { matched: false, reason: ambiguous ? 'ambiguous' : 'not_found' };
+}
+
+function pickByRecipient(candidates: readonly MessageCandidate[], recipients: readonly RecipientFinding[]): MessageCandidate | undefined {
+  const bounced = new Set(recipients.flatMap((finding) => (finding.recipient === null ? [] : [normalizeAddress(finding.recipient)])));
+  const fitting = candidates.filter((candidate) => candidate.rcptTo.some((address) => bounced.has(normalizeAddress(address))));
+  return fitting.length === 1 ? fitting[0] : undefined;
+}
+
+/**
+ * The address of ours a finding is about: the named recipient when we sent to
+ * it, else the message's only recipient (a DSN names the final, possibly
+ * forwarded, address), else the named one as it stands.
+ */
+function ourRecipient(finding: RecipientFinding | undefined, candidate: MessageCandidate): string | null {
+  const named = finding?.recipient ?? null;
+  const ours = candidate.rcptTo.map(normalizeAddress);
+  if (named !== null && ours.includes(normalizeAddress(named))) return normalizeAddress(named);
+  if (ours.length === 1) return ours[0] ?? null;
+  return named === null ? null : normalizeAddress(named);
+}
+
+const bounded = (text: string | null): string | null => (text === null ? null : text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 1)}…` : text);
+
+/** A failed recipient without a verdict is hard (the DSN said "failed"); a delayed one is always soft. */
+const typeOf = (finding: RecipientFinding): 'hard' | 'soft' => (finding.action === 'delayed' ? 'soft' : finding.bounceType ?? 'hard');
+
+export function planBounce(findings: BounceFindings, correlation: Correlation, policy: BouncePolicy, now: number): BouncePlan {
+  const empty = { bounces: [], complaints: [], suppressions: [] };
+  if (!ABOUT_A_MESSAGE.has(findings.kind)) {
+    // Unreadable mail is kept for a human (`unmatched`), not dismissed as ordinary mail.
+    const disposition: BounceDisposition = findings.kind === 'unreadable' ? 'unmatched' : 'not_bounce';
+    return { disposition, unmatchedReason: null, match: null, ...empty };
+  }
+  if (!correlation.matched) return { disposition: 'unmatched', unmatchedReason: correlation.reason, match: null, ...empty };
+
+  const { candidate, by } = correlation;
+  const expiresAt = policy.suppressionTtlMs === null ? null : now + policy.suppressionTtlMs;
+  const suppress = (address: string | null, source: 'bounce' | 'complaint', reason: string | null): SuppressionRecord[] =>
+    address === null ? [] : [{ tenantId: candidate.tenantId, address, reason, source, createdAt: now, expiresAt }];
+  const plan: BouncePlan = { disposition: 'processed', unmatchedReason: null, match: { candidate, by }, bounces: [], complaints: [], suppressions: [] };
+
+  if (findings.kind === 'complaint') {
+    const finding = findings.recipients[0];
+    const recipient = ourRecipient(finding, candidate);
+    const complaint: ComplaintRecord = {
+      tenantId: candidate.tenantId, messageId: candidate.id, feedbackType: findings.feedbackType, recipient, at: now, details: { matched_by: by },
+    };
+    plan.complaints.push(complaint);
+    if (policy.suppressComplaints) plan.suppressions.push(...suppress(recipient, 'complaint', `complaint: ${findings.feedbackType ?? 'abuse'}`));
+    return plan;
+  }
+
+  // A DSN that names nobody still tells of the message: one verdict without a recipient.
+  const findingsToRecord = findings.recipients.length > 0 ? findings.recipients : [{ recipient: null, action: findings.kind === 'delayed' ? 'delayed' : 'failed', bounceType: null, enhancedStatus: null, replyCode: null, reason: null, diagnostic: null }];
+  const seen = new Set<string>();
+  for (const finding of findingsToRecord) {
+    const recipient = ourRecipient(finding, candidate);
+    const key = recipient ?? '';
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const type = typeOf(finding);
+    const bounce: BounceRecord = {
+      tenantId: candidate.tenantId,
+      messageId: candidate.id,
+      type,
+      code: finding.replyCode ?? finding.enhancedStatus,
+      reason: bounded(finding.diagnostic ?? finding.reason),
+      recipient,
+      at: now,
+      details: { enhanced_status: finding.enhancedStatus, reply_code: finding.replyCode, category: finding.reason ?? 'other', action: finding.action, matched_by: by },
+    };
+    plan.bounces.push(bounce);
+    if (type === 'hard' && policy.suppressHardBounces) {
+      plan.suppressions.push(...suppress(recipient, 'bounce', `${finding.enhancedStatus ?? finding.replyCode ?? 'hard bounce'} ${finding.reason ?? ''}`.trim()));
+    }
+  }
+  return plan;
+}

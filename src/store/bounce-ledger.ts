@@ -1,0 +1,135 @@
+/**
+ * SQLite side of the bounce mailbox: checkpoints, correlation lookups, and the
+ * one durable transaction that applies a mailbox message's plan (bounce or
+ * complaint on the message, suppressions, the record of the mailbox message,
+ * the checkpoint). Suppressions from bounces are mirrored as admin events.
+ */
+import type {
+  BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, MatchedBy, MessageCandidate, RecipientFinding, SuppressionRecord,
+} from '../core/bounce.js';
+import type { IdSource } from '../core/clock.js';
+import type { SuppressionRepository } from '../core/suppression-service.js';
+import type { ChangeLog } from '../core/ports.js';
+import { durableTransaction, type SqliteDatabase } from './database.js';
+import type { MessageBounceWriter } from './message-bounces.js';
+
+interface CandidateRow {
+  tenant_id: string;
+  pk: number;
+  id: string;
+  rcpt_to: string;
+}
+
+interface BounceMessageRow {
+  seq: number; mailbox: string; uid_validity: number; uid: number; received_at: number; header_message_id: string | null;
+  from_header: string | null; subject: string | null; size_bytes: number; kind: string; disposition: BounceDisposition;
+  unmatched_reason: string | null; tenant_id: string | null; message_pk: number | null; message_id: string | null;
+  matched_by: string | null; mail_id: string | null; original_message_id: string | null; findings: string; filed_at: number | null;
+}
+
+const toView = (row: BounceMessageRow): BounceMessageView => ({
+  seq: row.seq, mailbox: row.mailbox, uid: row.uid, received_ts: Math.floor(row.received_at / 1000), header_message_id: row.header_message_id,
+  from: row.from_header, subject: row.subject, size_bytes: row.size_bytes, kind: row.kind, disposition: row.disposition,
+  unmatched_reason: row.unmatched_reason, tenant_id: row.tenant_id, message_id: row.message_id, matched_by: row.matched_by,
+  mail_id: row.mail_id, original_message_id: row.original_message_id, recipients: JSON.parse(row.findings) as RecipientFinding[],
+  filed: row.filed_at !== null,
+});
+
+/** Enough candidates to tell them apart by recipient; more means the reference says nothing. */
+const MAX_CANDIDATES = 20;
+
+export interface BounceLedgerDeps {
+  bounces: MessageBounceWriter;
+  suppressions: SuppressionRepository;
+  changes: ChangeLog;
+  ids: IdSource;
+}
+
+export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerDeps): BounceLedger {
+  const checkpoint = db.prepare<[string], { uid_validity: number; last_uid: number }>(`SELECT uid_validity, last_uid FROM bounce_mailboxes WHERE mailbox = ?`);
+  const resetCheckpoint = db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES (@mailbox, @uid_validity, 0, @at)
+    ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, last_uid = 0, updated_at = excluded.updated_at`);
+  const advance = db.prepare(`UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`);
+  // The client id is unique per tenant: one seek of the (tenant_id, id) key per tenant.
+  const byMailId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT m.tenant_id, m.pk, m.id, m.rcpt_to FROM tenants t
+    JOIN messages m ON m.tenant_id = t.id AND m.id = @value WHERE @tenant IS NULL OR t.id = @tenant LIMIT ${MAX_CANDIDATES}`);
+  const byMessageId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
+    WHERE message_id_header = @value AND (@tenant IS NULL OR tenant_id = @tenant) LIMIT ${MAX_CANDIDATES}`);
+  const previous = db.prepare<[string, string], { disposition: BounceDisposition }>(`SELECT disposition FROM bounce_messages
+    WHERE mailbox = ? AND header_message_id = ? ORDER BY seq LIMIT 1`);
+  const insertMessage = db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
+      size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id, original_message_id, findings)
+    VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
+      @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, @findings)
+    ON CONFLICT (mailbox, uid_validity, uid) DO NOTHING`);
+  const unfiled = db.prepare<[string, number], { uid: number; disposition: BounceDisposition }>(`SELECT uid, disposition FROM bounce_messages
+    WHERE mailbox = ? AND uid_validity = ? AND filed_at IS NULL ORDER BY uid`);
+  const markFiled = db.prepare(`UPDATE bounce_messages SET filed_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity AND uid = @uid`);
+
+  const list = db.prepare<Record<string, unknown>, BounceMessageRow>(`SELECT * FROM bounce_messages
+    WHERE (@disposition IS NULL OR disposition = @disposition) AND (@tenant IS NULL OR tenant_id = @tenant) AND seq < @before
+    ORDER BY seq DESC LIMIT @limit`);
+  const prune = db.prepare(`DELETE FROM bounce_messages WHERE received_at < ? AND filed_at IS NOT NULL`);
+
+  const toCandidate = (row: CandidateRow): MessageCandidate => ({ tenantId: row.tenant_id, pk: row.pk, id: row.id, rcptTo: JSON.parse(row.rcpt_to) as string[] });
+
+  const suppressionEvent = (suppression: SuppressionRecord, item: MailboxItem, messageId: string): void => {
+    deps.changes.record({
+      eventId: deps.ids.uuid(),
+      occurredAt: suppression.createdAt,
+      actor: `bounce:${item.mailbox}`,
+      command: 'suppression.add',
+      tenantId: suppression.tenantId,
+      aggregateType: 'suppression',
+      aggregateId: `${suppression.tenantId}/${suppression.address}`,
+      eventType: 'suppression.added',
+      eventVersion: 1,
+      data: { address: suppression.address, reason: suppression.reason, source: suppression.source, expires_at: suppression.expiresAt, message_id: messageId },
+      correlationId: null,
+    });
+  };
+
+  return {
+    checkpoint: (mailbox) => {
+      const row = checkpoint.get(mailbox);
+      return row === undefined ? null : { uidValidity: row.uid_validity, lastUid: row.last_uid };
+    },
+    resetCheckpoint: (mailbox, uidValidity, at) => {
+      durableTransaction(db, () => resetCheckpoint.run({ mailbox, uid_validity: uidValidity, at }));
+    },
+    candidates: (by: MatchedBy, value, tenantId) =>
+      (by === 'mail_id' ? byMailId : byMessageId).all({ value, tenant: tenantId }).map(toCandidate),
+    previousDisposition: (mailbox, headerMessageId) => previous.get(mailbox, headerMessageId)?.disposition ?? null,
+    settle: (item, plan: BouncePlan, at) => {
+      durableTransaction(db, () => {
+        const match = plan.match;
+        const inserted = insertMessage.run({
+          mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, received_at: at, header_message_id: item.headerMessageId,
+          from_header: item.from, subject: item.subject, size_bytes: item.sizeBytes, kind: item.findings.kind, disposition: plan.disposition,
+          unmatched_reason: plan.unmatchedReason, tenant_id: match?.candidate.tenantId ?? null, message_pk: match?.candidate.pk ?? null,
+          message_id: match?.candidate.id ?? null, matched_by: match?.by ?? null, mail_id: item.findings.mailId,
+          original_message_id: item.findings.originalMessageId, findings: JSON.stringify(item.findings.recipients),
+        });
+        // Settled before (the checkpoint lagged behind a crash): its effects are not applied twice.
+        if (inserted.changes > 0) {
+          for (const bounce of plan.bounces) deps.bounces.bounce(bounce);
+          for (const complaint of plan.complaints) deps.bounces.complaint(complaint);
+          for (const suppression of plan.suppressions) {
+            deps.suppressions.upsert(suppression);
+            suppressionEvent(suppression, item, match?.candidate.id ?? '');
+          }
+        }
+        advance.run({ mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, at });
+      });
+    },
+    list: (filter) =>
+      list.all({ disposition: filter.disposition, tenant: filter.tenantId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit }).map(toView),
+    prune: (before) => prune.run(before).changes,
+    unfiled: (mailbox, uidValidity) => unfiled.all(mailbox, uidValidity),
+    markFiled: (mailbox, uidValidity, uids, at) => {
+      durableTransaction(db, () => {
+        for (const uid of uids) markFiled.run({ mailbox, uid_validity: uidValidity, uid, at });
+      });
+    },
+  };
+}

@@ -59,6 +59,7 @@ const GREETING_TIMEOUT_MS = 15_000;
 const SOCKET_TIMEOUT_MS = 10 * 60_000;
 /** Start IDLE soon after the last command: a bounce that arrives meanwhile is told at once. */
 const AUTO_IDLE_DELAY_MS = 1000;
+const IDLE_RENEW_MS = 4 * 60_000;
 
 export async function openImapMailbox(settings: MailboxSettings): Promise<MailboxSession> {
   const client = new ImapFlow({
@@ -73,12 +74,19 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
     greetingTimeout: GREETING_TIMEOUT_MS,
     socketTimeout: SOCKET_TIMEOUT_MS,
     autoIdleDelay: AUTO_IDLE_DELAY_MS,
+    // IDLE renewed every few minutes: a connection a NAT or firewall dropped silently is noticed.
+    maxIdleTime: IDLE_RENEW_MS,
     clientInfo: { name: 'mailproxy' },
   });
   let wake: (() => void) | null = null;
+  // New mail told while a round was reading: the next wait returns at once.
+  let told = false;
   let lost: Error | null = null;
   let fail: ((error: Error) => void) | null = null;
-  client.on('exists', () => wake?.());
+  client.on('exists', () => {
+    if (wake === null) told = true;
+    else wake();
+  });
   client.on('error', (error: Error) => {
     lost ??= error;
     fail?.(error);
@@ -137,7 +145,10 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
 
     wait(ms, signal) {
       if (lost !== null) return Promise.reject(lost);
-      if (signal.aborted) return Promise.resolve();
+      if (signal.aborted || told) {
+        told = false;
+        return Promise.resolve();
+      }
       return new Promise<void>((resolve, reject) => {
         const cleanUp = (): void => {
           clearTimeout(timer);

@@ -44,6 +44,9 @@ export interface MessageDetail {
   bounce_reason: string | null;
   bounce_ts: number | null;
   bounce_reported_ts: number | null;
+  /** A recipient's complaint (ARF feedback report) about it. */
+  complaint_ts: number | null;
+  complaint_type: string | null;
   pec_rda_ts: number | null;
   pec_rdc_ts: number | null;
   pec_error: string | null;

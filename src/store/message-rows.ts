@@ -12,7 +12,8 @@ export interface DetailRow {
   error_at: number | null; error: string | null; last_reply_code: number | null; last_enhanced_status: string | null;
   refused_recipients: string | null; reported_at: number | null; bounce_type: string | null; bounce_code: string | null;
   bounce_reason: string | null; bounce_at: number | null; bounce_reported_at: number | null; pec_rda_at: number | null;
-  pec_rdc_at: number | null; pec_error: string | null; pec_error_at: number | null;
+  pec_rdc_at: number | null; pec_error: string | null; pec_error_at: number | null; complained_at: number | null;
+  complaint_type: string | null;
 }
 
 export interface EventRow {
@@ -35,6 +36,7 @@ export function toDetail(row: DetailRow): MessageDetail {
     refused_recipients: row.refused_recipients === null ? null : (JSON.parse(row.refused_recipients) as unknown[]),
     reported_ts: epochSeconds(row.reported_at), bounce_type: row.bounce_type, bounce_code: row.bounce_code,
     bounce_reason: row.bounce_reason, bounce_ts: epochSeconds(row.bounce_at), bounce_reported_ts: epochSeconds(row.bounce_reported_at),
+    complaint_ts: epochSeconds(row.complained_at), complaint_type: row.complaint_type,
     pec_rda_ts: epochSeconds(row.pec_rda_at), pec_rdc_ts: epochSeconds(row.pec_rdc_at), pec_error: row.pec_error, pec_error_ts: epochSeconds(row.pec_error_at),
   };
 }

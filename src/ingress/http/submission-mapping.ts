@@ -1,4 +1,5 @@
 /** /add-messages items -> core submission items: shape errors become per-message rejections. */
+import { randomUUID } from 'node:crypto';
 import { parseMailbox } from '../../core/address.js';
 import { headerValue, type MessagePayload } from '../../core/message.js';
 import type { SubmissionItem } from '../../core/submission-service.js';
@@ -11,10 +12,16 @@ export interface SubmissionLimits {
 }
 
 const bare = (text: string): string => parseMailbox(text)?.address ?? text;
+const domainOf = (from: string): string => {
+  const address = bare(from);
+  return address.slice(address.lastIndexOf('@') + 1) || 'mailproxy.invalid';
+};
 
 function payloadOf(item: MessageItem): MessagePayload {
-  // The Message-ID may come as the field or as a header; the field wins.
-  const messageId = item.message_id ?? headerValue(item.headers ?? {}, 'message-id');
+  // The Message-ID may come as the field or as a header; the field wins. Without
+  // either, it is fixed now, as SMTP intake does: it is stored with the message,
+  // and a bounce that quotes only the original's Message-ID still finds it.
+  const messageId = item.message_id ?? headerValue(item.headers ?? {}, 'message-id') ?? `${randomUUID()}@${domainOf(item.from)}`;
   return {
     from: item.from,
     to: item.to ?? [],

@@ -1,0 +1,159 @@
+/**
+ * The bounce mailbox end to end: a real Dovecot holds the mailbox, the daemon
+ * relays to a real SMTP sink and reports to a real client endpoint. A DSN
+ * built around the message the sink received is appended over IMAP, and what
+ * follows is observed from outside: the message's state, the report item,
+ * the suppression list, the folders of the mailbox.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { arfFor, dsnFor, ordinaryMail } from '../helpers/bounce-mail.js';
+import { message } from '../helpers/queue-fixture.js';
+import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const cleanups: Array<() => Promise<void>> = [];
+let dovecot: DovecotPeer;
+
+beforeEach(async () => {
+  dovecot = await startDovecot();
+  cleanups.push(() => dovecot.destroy());
+});
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+/** IDLE, not the poll, must bring each bounce: the poll interval is far beyond any wait below. */
+const bounceToml = (peer: DovecotPeer): string => `
+[bounce]
+host = "127.0.0.1"
+port = ${peer.port}
+tls = "none"
+user = "${peer.user}"
+password = "${peer.password}"
+processed_folder = "Processed"
+unmatched_folder = "Unmatched"
+poll_interval_seconds = 3600
+reconnect_initial_seconds = 0.1
+reconnect_max_seconds = 0.5
+`;
+
+/** Sends `id` to `to` through the sink and answers the raw message the sink received. */
+async function sent(s: ReportScenario, key: string, id: string, to: string): Promise<Buffer> {
+  const response = await s.fx.post(key, [message(id, { to })]);
+  expect(response.status).toBe(200);
+  await s.fx.settle();
+  const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${id}`));
+  if (copy === undefined) throw new Error(`the sink did not receive ${id}`);
+  return copy.raw;
+}
+
+const bounceStatus = async (s: ReportScenario) => (await s.fx.admin('GET', '/bounce/status')).body.mailboxes[0] as Record<string, unknown>;
+
+describe('bounce mailbox on a real Dovecot', () => {
+  it('a DSN marks its message bounced at the IDLE notification, reaches the client, suppresses the recipient, and is moved, not deleted', async () => {
+    const s = await startReportScenarioWithBounce(dovecot);
+    const { key } = await s.addTenant('acme', '/acme');
+    const original = await sent(s, key, 'inv-1', 'ann@example.net');
+    await vi.waitFor(async () => expect((await bounceStatus(s)).state).toBe('waiting'), { timeout: 10_000 });
+
+    await dovecot.append(dsnFor(original, { recipient: 'ann@example.net' }));
+
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+    const detail = await s.fx.detail('acme', 'inv-1');
+    expect(detail.message).toMatchObject({ status: 'bounced', bounce_code: '550', state: 'sent' });
+    expect(detail.message.bounce_reason).toContain('User unknown');
+    await s.client.waitFor('the bounce item', () => s.client.items('/acme').some((item) => item.event === 'bounced'));
+    expect(s.client.items('/acme').find((item) => item.event === 'bounced')).toMatchObject({ id: 'inv-1', bounce_type: 'hard', bounce_code: '550', bounce_recipient: 'ann@example.net' });
+
+    const suppressions = await s.fx.admin('GET', '/suppressions?tenant_id=acme');
+    expect(suppressions.body.suppressions).toMatchObject([{ address: 'ann@example.net', source: 'bounce', expires_ts: null }]);
+    const refused = await s.fx.post(key, [message('inv-2', { to: 'ann@example.net' })]);
+    expect(JSON.stringify(refused.body)).toContain('suppressed');
+
+    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(1));
+    expect(await dovecot.list('INBOX')).toEqual([]);
+  });
+
+  it('files mail it cannot tie to a message as unmatched (listed for the admin) and ordinary mail as not-bounce (flagged in place)', async () => {
+    const s = await startReportScenarioWithBounce(dovecot);
+    const { key } = await s.addTenant('acme', '/acme');
+    const original = await sent(s, key, 'inv-1', 'ann@example.net');
+    const stranger = Buffer.from(original.toString('utf8').replace('X-Genro-Mail-ID: inv-1', 'X-Genro-Mail-ID: not-ours').replace(/^Message-ID:.*$/m, 'Message-ID: <not-ours@example.com>'));
+
+    await dovecot.append(dsnFor(stranger, { recipient: 'ann@example.net' }));
+    await dovecot.append(ordinaryMail());
+
+    await vi.waitFor(async () => expect(await dovecot.list('Unmatched')).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await dovecot.list('INBOX'))[0]?.flags).toEqual(expect.arrayContaining(['\\Seen', '$MailproxyNotBounce'])), { timeout: 10_000, interval: 50 });
+    const unmatched = await s.fx.admin('GET', '/bounces?disposition=unmatched');
+    expect(unmatched.body.bounces).toMatchObject([{ disposition: 'unmatched', unmatched_reason: 'not_found', mail_id: 'not-ours', kind: 'bounce', filed: true }]);
+    expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBeNull();
+    // A tenant key sees no unmatched bounce: it belongs to nobody.
+    const asTenant = await fetch(`${s.fx.t.url}/bounces?disposition=unmatched`, { headers: { authorization: `Bearer ${key}` } });
+    expect(await asTenant.json()).toEqual({ bounces: [], next: null });
+  });
+
+  it('a complaint (ARF) is reported and suppresses its recipient; a delayed DSN is a soft bounce that suppresses nobody', async () => {
+    const s = await startReportScenarioWithBounce(dovecot);
+    const { key } = await s.addTenant('acme', '/acme');
+    const first = await sent(s, key, 'news-1', 'bob@example.net');
+    const second = await sent(s, key, 'news-2', 'cid@example.net');
+
+    await dovecot.append(arfFor(first, 'bob@example.net'));
+    await dovecot.append(dsnFor(second, { recipient: 'cid@example.net', action: 'delayed' }));
+
+    await s.client.waitFor('the complaint and the soft bounce', () => {
+      const events = s.client.items('/acme').map((item) => `${item.id}:${item.event}`);
+      return events.includes('news-1:complained') && events.includes('news-2:bounced');
+    });
+    expect(s.client.items('/acme').find((item) => item.event === 'complained')).toMatchObject({ id: 'news-1', complaint_type: 'abuse', complaint_recipient: 'bob@example.net' });
+    expect((await s.fx.detail('acme', 'news-1')).message).toMatchObject({ complaint_type: 'abuse' });
+    expect((await s.fx.detail('acme', 'news-2')).message).toMatchObject({ bounce_type: 'soft', state: 'sent' });
+    const listed = (await s.fx.admin('GET', '/suppressions?tenant_id=acme')).body.suppressions as Array<{ address: string; source: string }>;
+    expect(listed.map((entry) => [entry.address, entry.source])).toEqual([['bob@example.net', 'complaint']]);
+  });
+
+  it('after a restart nothing is processed twice and what arrived while it was down is processed', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailproxy-bounce-restart-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const s1 = await startReportScenarioWithBounce(dovecot, { dataDir });
+    const { key } = await s1.addTenant('acme', '/acme');
+    const one = await sent(s1, key, 'inv-1', 'ann@example.net');
+    const two = await sent(s1, key, 'inv-2', 'bob@example.net');
+    await dovecot.append(dsnFor(one, { recipient: 'ann@example.net' }));
+    await vi.waitFor(async () => expect((await s1.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+    await s1.fx.stop();
+
+    await dovecot.append(dsnFor(two, { recipient: 'bob@example.net' }));
+    const s2 = await startReportScenarioWithBounce(dovecot, { dataDir });
+    await vi.waitFor(async () => expect((await s2.fx.detail('acme', 'inv-2')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+
+    const bouncedEvents = (await s2.fx.detail('acme', 'inv-1')).events.filter((event: Record<string, unknown>) => event.event_type === 'bounced');
+    expect(bouncedEvents).toHaveLength(1);
+    expect((await s2.fx.admin('GET', '/bounces')).body.bounces).toHaveLength(2);
+    expect(await dovecot.list('Processed')).toHaveLength(2);
+  });
+
+  it('reconnects by itself when Dovecot is stopped and started again', async () => {
+    const s = await startReportScenarioWithBounce(dovecot);
+    const { key } = await s.addTenant('acme', '/acme');
+    const original = await sent(s, key, 'inv-1', 'ann@example.net');
+    await vi.waitFor(async () => expect((await bounceStatus(s)).state).toBe('waiting'), { timeout: 10_000 });
+
+    await dovecot.stop();
+    await vi.waitFor(async () => expect(await bounceStatus(s)).toMatchObject({ connected: false, state: 'backoff' }), { timeout: 10_000, interval: 50 });
+    expect(((await s.fx.admin('GET', '/ready')).body as { details: { bounce: Array<{ last_error: string | null }> } }).details.bounce[0]?.last_error).not.toBeNull();
+    await dovecot.start();
+    await dovecot.append(dsnFor(original, { recipient: 'ann@example.net' }));
+
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 15_000, interval: 50 });
+    expect(await bounceStatus(s)).toMatchObject({ connected: true });
+  });
+});
+
+async function startReportScenarioWithBounce(peer: DovecotPeer, options: { dataDir?: string } = {}): Promise<ReportScenario> {
+  return startReportScenario(cleanups, { ...options, extraToml: bounceToml(peer) });
+}

@@ -6,6 +6,7 @@
  */
 import { createAccountService } from './core/account-service.js';
 import { createSuppressionService } from './core/suppression-service.js';
+import { verpAddress } from './core/verp.js';
 import { createAuthenticator } from './core/authenticator.js';
 import type { Clock, IdSource } from './core/clock.js';
 import { createFailureThrottle } from './core/failure-throttle.js';
@@ -69,6 +70,7 @@ function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: Daem
     log: deps.log.child({ component: 'dispatcher' }),
     random: deps.random ?? Math.random,
     owner: deps.ids.uuid(),
+    returnPath: verpReturnPath(config),
     config: {
       leaseMs: dispatch.lease_seconds * 1000,
       claimBatch: dispatch.claim_batch,
@@ -76,6 +78,17 @@ function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: Daem
     },
   });
   return { handoff, dispatcher };
+}
+
+/** VERP (core/verp.ts): a tenant with a mailbox of its own uses its template, the others the instance's. */
+function verpReturnPath(config: Readonly<Config>): ((tenantId: string, messagePk: number) => string | null) | undefined {
+  const byTenant = new Map(config.bounce.tenant_mailboxes.filter((mailbox) => mailbox.verp_return_path !== '').map((mailbox) => [mailbox.tenant_id, mailbox.verp_return_path]));
+  const instance = config.bounce.host === '' ? '' : config.bounce.verp_return_path;
+  if (byTenant.size === 0 && instance === '') return undefined;
+  return (tenantId, messagePk) => {
+    const template = byTenant.get(tenantId) ?? instance;
+    return template === '' ? null : verpAddress(template, messagePk);
+  };
 }
 
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {

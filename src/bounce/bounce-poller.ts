@@ -6,10 +6,11 @@
  * new mail (IDLE) or for the poll interval. `pollNow()` cuts a wait short.
  */
 import { correlate, planBounce, type BouncePolicy } from '../core/bounce-plan.js';
-import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem } from '../core/bounce.js';
+import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem, MatchedBy } from '../core/bounce.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
+import { verpMessagePk } from '../core/verp.js';
 import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { readFindings, summariseHeaders } from './mailbox-reading.js';
 
@@ -85,14 +86,16 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
       signal.addEventListener('abort', done, { once: true });
     });
 
-  const lookup = (by: 'mail_id' | 'message_id', value: string) => ledger.candidates(by, value, mailbox.tenantId);
+  const lookup = (by: MatchedBy, value: string) => ledger.candidates(by, value, mailbox.tenantId);
 
   /** What one message means, decided; a copy of a message handled before is filed as it was, without effects. */
   const decide = async (session: MailboxSession, uid: number, size: number): Promise<{ item: MailboxItem; plan: BouncePlan } | null> => {
     const raw = await session.read(uid, config.maxMessageBytes);
     if (raw === null) return null;
     const headers = summariseHeaders(raw);
-    const { findings, problem } = await readFindings(raw, config.parseTimeoutMs);
+    const read = await readFindings(raw, config.parseTimeoutMs);
+    const { problem } = read;
+    const findings = { ...read.findings, verpMessagePk: verpMessagePk(mailbox.verpReturnPath, headers.deliveredTo) };
     if (problem !== null) {
       status.unreadable += 1;
       log.warn({ mailbox: name, uid, problem }, 'bounce mailbox message not understood');
@@ -224,5 +227,5 @@ const SKIP_PLAN: BouncePlan = { disposition: 'not_bounce', unmatchedReason: null
 
 const skipped = (mailbox: string, uidValidity: number, uid: number, sizeBytes: number): MailboxItem => ({
   mailbox, uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes,
-  findings: { kind: 'not_bounce', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null },
+  findings: { kind: 'not_bounce', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null, verpMessagePk: null },
 });

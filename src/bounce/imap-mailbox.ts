@@ -22,6 +22,8 @@ export interface MailboxSettings {
   folder: string;
   /** Per disposition, the folder to move to; empty to flag in place. */
   folders: Record<BounceDisposition, string>;
+  /** The VERP template relayed mail of this mailbox's tenants carries (core/verp.ts), or empty. */
+  verpReturnPath: string;
 }
 
 /** The keyword a message filed in place carries, per disposition: it says "handled" should the checkpoint be lost. */

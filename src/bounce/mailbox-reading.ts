@@ -23,11 +23,12 @@ export function toFindings(analysis: BounceAnalysis): BounceFindings {
     originalMessageId: analysis.originalMessageId,
     originalEnvelopeId: analysis.originalEnvelopeId,
     feedbackType: analysis.feedbackType,
+    verpMessagePk: null,
   };
 }
 
 export const UNREADABLE: BounceFindings = {
-  kind: 'unreadable', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null,
+  kind: 'unreadable', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null, verpMessagePk: null,
 };
 
 /** The parser's findings, or `unreadable` when it throws or takes longer than `timeoutMs`. */
@@ -55,18 +56,26 @@ export interface HeaderSummary {
   messageId: string | null;
   from: string | null;
   subject: string | null;
+  /** Where the message was delivered: a VERP address is among them. */
+  deliveredTo: string[];
 }
+
+/** Headers that name the address a bounce was delivered to (set by the MTAs on its way). */
+const DELIVERY_HEADERS = ['to', 'delivered-to', 'x-original-to', 'envelope-to', 'x-envelope-to', 'x-rcpt-to'];
+const ADDRESS = /[^\s<>(),;:"']+@[^\s<>(),;:"']+/g;
 
 /** Message-ID, From and Subject of the message itself, as they stand (for the operator's list, not for logic). */
 export function summariseHeaders(raw: Buffer): HeaderSummary {
   const text = raw.subarray(0, HEADER_SCAN_BYTES).toString('latin1');
   const end = /\r?\n\r?\n/.exec(text);
   const section = (end === null ? text : text.slice(0, end.index)).replace(/\r?\n[ \t]+/g, ' ');
-  const field = (name: string): string | null => {
-    const match = new RegExp(`^${name}:[ \\t]*(.*)$`, 'im').exec(section);
-    const value = match?.[1]?.trim() ?? '';
-    return value === '' ? null : value.slice(0, MAX_FIELD_LENGTH);
-  };
+  const fields = (name: string): string[] => [...section.matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) => (match[1] ?? '').trim().slice(0, MAX_FIELD_LENGTH));
+  const field = (name: string): string | null => fields(name).find((value) => value !== '') ?? null;
   const messageId = field('message-id');
-  return { messageId: messageId === null ? null : (/<[^<>\s]+>/.exec(messageId)?.[0] ?? messageId), from: field('from'), subject: field('subject') };
+  return {
+    messageId: messageId === null ? null : (/<[^<>\s]+>/.exec(messageId)?.[0] ?? messageId),
+    from: field('from'),
+    subject: field('subject'),
+    deliveredTo: DELIVERY_HEADERS.flatMap((name) => fields(name).flatMap((value) => value.match(ADDRESS) ?? [])).slice(0, 50),
+  };
 }

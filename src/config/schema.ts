@@ -3,6 +3,7 @@
  * defaults. `config.example.toml` documents every key (a test holds it to this).
  */
 import { z } from 'zod';
+import { verpTemplateProblem } from '../core/verp.js';
 import { parseListenAddress } from './listen-address.js';
 import { parseNetwork } from './network.js';
 
@@ -50,6 +51,10 @@ const mailboxFields = {
   processed_folder: folderName.default(''),
   unmatched_folder: folderName.default(''),
   not_bounce_folder: folderName.default(''),
+  verp_return_path: z.string().default('').superRefine((text, ctx) => {
+    const problem = verpTemplateProblem(text);
+    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+  }),
 };
 
 const tenantMailbox = z

@@ -9,7 +9,7 @@ const finding = (recipient: string | null, extra: Partial<RecipientFinding> = {}
   recipient, action: 'failed', bounceType: 'hard', enhancedStatus: '5.1.1', replyCode: '550', reason: 'user_unknown', diagnostic: '550 5.1.1 user unknown', ...extra,
 });
 const findings = (extra: Partial<BounceFindings> = {}): BounceFindings => ({
-  kind: 'bounce', recipients: [finding('ann@example.net')], mailId: 'inv-1', originalMessageId: '<inv-1@acme.example>', originalEnvelopeId: null, feedbackType: null, ...extra,
+  kind: 'bounce', recipients: [finding('ann@example.net')], mailId: 'inv-1', originalMessageId: '<inv-1@acme.example>', originalEnvelopeId: null, feedbackType: null, verpMessagePk: null, ...extra,
 });
 const candidate = (tenantId: string, rcptTo: string[], pk = 1): MessageCandidate => ({ tenantId, pk, id: 'inv-1', rcptTo });
 
@@ -26,6 +26,12 @@ describe('correlate', () => {
     expect(correlate(findings(), () => [acme, beta])).toMatchObject({ matched: true, candidate: { tenantId: 'acme' } });
     expect(correlate(findings({ recipients: [finding('ANN@Example.NET')] }), () => [beta, acme])).toMatchObject({ matched: true, candidate: { tenantId: 'acme' } });
     expect(correlate(findings({ recipients: [finding('carl@example.net')] }), () => [acme, beta])).toEqual({ matched: false, reason: 'ambiguous' });
+  });
+
+  it('falls back to the VERP address when the bounce quotes nothing of the original', () => {
+    const acme = candidate('acme', ['ann@example.net'], 4711);
+    const bare = findings({ mailId: null, originalMessageId: null, verpMessagePk: 4711 });
+    expect(correlate(bare, (by, value) => (by === 'verp' && value === '4711' ? [acme] : []))).toEqual({ matched: true, candidate: acme, by: 'verp' });
   });
 
   it('says why nothing matched', () => {

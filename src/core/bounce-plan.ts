@@ -29,12 +29,17 @@ export type Correlation =
   | { matched: false; reason: UnmatchedReason };
 
 /**
- * The strongest reference first: X-Genro-Mail-ID, then Message-ID. The same
+ * The strongest reference first: X-Genro-Mail-ID, then Message-ID, then the
+ * VERP address the bounce came back to. The same
  * client id may exist in several tenants; the bounced recipients then pick
  * the one message that was sent to them, or the bounce stays unmatched.
  */
 export function correlate(findings: BounceFindings, lookup: (by: MatchedBy, value: string) => readonly MessageCandidate[]): Correlation {
-  const references: Array<[MatchedBy, string | null]> = [['mail_id', findings.mailId], ['message_id', findings.originalMessageId]];
+  const references: Array<[MatchedBy, string | null]> = [
+    ['mail_id', findings.mailId],
+    ['message_id', findings.originalMessageId],
+    ['verp', findings.verpMessagePk === null ? null : String(findings.verpMessagePk)],
+  ];
   if (references.every(([, value]) => value === null)) return { matched: false, reason: 'no_reference' };
   let ambiguous = false;
   for (const [by, value] of references) {

@@ -78,6 +78,8 @@ export interface BounceFindings {
   originalMessageId: string | null;
   originalEnvelopeId: string | null;
   feedbackType: string | null;
+  /** The message a VERP address the bounce was sent back to names (core/verp.ts). */
+  verpMessagePk: number | null;
 }
 
 /** Where a handled mailbox message is filed: its folder, or its flag when no folder is set. */
@@ -92,7 +94,7 @@ export interface MessageCandidate {
   rcptTo: readonly string[];
 }
 
-export type MatchedBy = 'mail_id' | 'message_id';
+export type MatchedBy = 'mail_id' | 'message_id' | 'verp';
 
 export type UnmatchedReason =
   /** The bounce names neither an X-Genro-Mail-ID nor a Message-ID. */

@@ -76,6 +76,8 @@ export interface HandoffJob {
   /** Bytes relayed as they are (SMTP submissions), with their envelope. */
   raw: Buffer | null;
   envelope: Envelope;
+  /** Replaces the envelope sender (VERP, core/verp.ts); null keeps the client's. */
+  returnPath: string | null;
   account: Account;
   tenant: BuildRequest['tenant'];
 }

@@ -31,6 +31,7 @@ const settingsOf = (name: string, tenantId: string | null, mailbox: Omit<Mailbox
   password: mailbox.password,
   folder: mailbox.folder,
   folders: { processed: mailbox.processed_folder, unmatched: mailbox.unmatched_folder, not_bounce: mailbox.not_bounce_folder },
+  verpReturnPath: mailbox.verp_return_path,
 });
 
 export function createBounces(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; log: Logger; random: () => number }): DaemonBounces {

@@ -28,6 +28,8 @@ export interface DispatcherDeps {
   random: () => number;
   /** This process's lease owner id: leases of any other owner are stale at start. */
   owner: string;
+  /** VERP: the envelope sender a message is relayed with instead of the client's, or null. */
+  returnPath?: (tenantId: string, messagePk: number) => string | null;
   config: { leaseMs: number; claimBatch: number; retry: RetryPolicy };
 }
 
@@ -36,6 +38,8 @@ export interface TickReport {
   /** When the next timer fires (epoch ms), or null when nothing waits. */
   nextWakeAt: number | null;
 }
+
+const noReturnPath = (): null => null;
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log } = deps;
@@ -57,7 +61,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const tenant = tenantOf(message.tenantId);
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
-      const { outcome, decision } = await attemptSend({ handoff: deps.handoff, readSpool: (spoolId) => queue.spooledContent(spoolId), retry: deps.config.retry, now: clock.now, random: deps.random }, message, account, tenant);
+      const { outcome, decision } = await attemptSend({ handoff: deps.handoff, readSpool: (spoolId) => queue.spooledContent(spoolId), retry: deps.config.retry, returnPath: deps.returnPath ?? noReturnPath, now: clock.now, random: deps.random }, message, account, tenant);
       if (decision.kind === 'account_problem') {
         queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
         log.warn({ tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason }, 'account paused');

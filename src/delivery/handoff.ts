@@ -59,14 +59,15 @@ export function createComposer(settings: HandoffSettings): Composer {
     allowPrivateAddresses: settings.allowPrivateAttachmentUrls,
   });
   const builder = createMailComposerBuilder({ fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant), hostname: settings.hostname });
+  const withReturnPath = (envelope: ComposeJob['envelope'], job: ComposeJob) => (job.returnPath === null ? envelope : { ...envelope, mailFrom: job.returnPath });
   const compose = async (job: ComposeJob): Promise<ComposeOutcome> => {
-    if (job.raw !== null) return { built: true, raw: job.raw, envelope: job.envelope, messageIdHeader: '' };
+    if (job.raw !== null) return { built: true, raw: job.raw, envelope: withReturnPath(job.envelope, job), messageIdHeader: '' };
     try {
       if (job.payloadJson === null) throw new Error(`message ${job.clientId} has neither payload nor raw bytes`);
       // The Message-ID fixed at submission is kept beside the payload, not inside it.
       const payload: MessagePayload = { ...(JSON.parse(job.payloadJson) as MessagePayload), messageId: job.messageIdHeader };
       const built = await builder.build({ clientId: job.clientId, payload, tenant: job.tenant });
-      return { built: true, raw: built.raw, envelope: built.envelope, messageIdHeader: built.messageIdHeader };
+      return { built: true, raw: built.raw, envelope: withReturnPath(built.envelope, job), messageIdHeader: built.messageIdHeader };
     } catch (error) {
       // An attachment that cannot be fetched yet is transient; a broken payload is not worth retrying.
       const transient = !isAppError(error) || error.transient;

@@ -14,6 +14,8 @@ export interface SendAttemptDeps {
   /** The content of a spooled SMTP submission, read only now so that waiting messages hold no bytes. */
   readSpool: (spoolId: number) => Buffer;
   retry: RetryPolicy;
+  /** The envelope sender to use instead of the client's (VERP), or null. */
+  returnPath: (tenantId: string, messagePk: number) => string | null;
   now: () => number;
   random: () => number;
 }
@@ -39,6 +41,7 @@ export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage
       messageIdHeader: message.messageIdHeader,
       raw: message.raw ?? (message.spoolId === null ? null : deps.readSpool(message.spoolId)),
       envelope: { mailFrom: message.mailFrom, rcptTo: message.rcptTo },
+      returnPath: deps.returnPath(message.tenantId, message.pk),
       account,
       tenant: { clientBaseUrl: tenant.clientBaseUrl, clientAttachmentPath: tenant.clientAttachmentPath, clientAuth: tenant.clientAuth },
     });

@@ -53,6 +53,8 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
   // The client id is unique per tenant: one seek of the (tenant_id, id) key per tenant.
   const byMailId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT m.tenant_id, m.pk, m.id, m.rcpt_to FROM tenants t
     JOIN messages m ON m.tenant_id = t.id AND m.id = @value WHERE @tenant IS NULL OR t.id = @tenant LIMIT ${MAX_CANDIDATES}`);
+  const byPk = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
+    WHERE pk = @value AND (@tenant IS NULL OR tenant_id = @tenant)`);
   const byMessageId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
     WHERE message_id_header = @value AND (@tenant IS NULL OR tenant_id = @tenant) LIMIT ${MAX_CANDIDATES}`);
   const previous = db.prepare<[string, string], { disposition: BounceDisposition }>(`SELECT disposition FROM bounce_messages
@@ -98,7 +100,7 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
       durableTransaction(db, () => resetCheckpoint.run({ mailbox, uid_validity: uidValidity, at }));
     },
     candidates: (by: MatchedBy, value, tenantId) =>
-      (by === 'mail_id' ? byMailId : byMessageId).all({ value, tenant: tenantId }).map(toCandidate),
+      (by === 'mail_id' ? byMailId : by === 'verp' ? byPk : byMessageId).all({ value: by === 'verp' ? Number(value) : value, tenant: tenantId }).map(toCandidate),
     previousDisposition: (mailbox, headerMessageId) => previous.get(mailbox, headerMessageId)?.disposition ?? null,
     settle: (item, plan: BouncePlan, at) => {
       durableTransaction(db, () => {

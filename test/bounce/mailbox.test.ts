@@ -26,7 +26,7 @@ afterEach(async () => {
 });
 
 /** IDLE, not the poll, must bring each bounce: the poll interval is far beyond any wait below. */
-const bounceToml = (peer: DovecotPeer): string => `
+const bounceToml = (peer: DovecotPeer, extra = ''): string => `
 [bounce]
 host = "127.0.0.1"
 port = ${peer.port}
@@ -38,6 +38,7 @@ unmatched_folder = "Unmatched"
 poll_interval_seconds = 3600
 reconnect_initial_seconds = 0.1
 reconnect_max_seconds = 0.5
+${extra}
 `;
 
 /** Sends `id` to `to` through the sink and answers the raw message the sink received. */
@@ -137,6 +138,35 @@ describe('bounce mailbox on a real Dovecot', () => {
     expect(await dovecot.list('Processed')).toHaveLength(2);
   });
 
+  it('with VERP, relays with a return path naming the message and ties a bounce that quotes nothing to it', async () => {
+    const s = await startReportScenarioWithBounce(dovecot, { extra: 'verp_return_path = "bounces+{id}@bounce.example"' });
+    const { key } = await s.addTenant('acme', '/acme');
+    await sent(s, key, 'inv-1', 'ann@example.net');
+    const pk = (await s.fx.detail('acme', 'inv-1')).message.pk as number;
+    expect(s.sink.messages[0]?.mailFrom).toBe(`bounces+${pk}@bounce.example`);
+
+    await dovecot.append(Buffer.from([
+      'From: MAILER-DAEMON@mx.example.net',
+      `To: bounces+${pk}@bounce.example`,
+      'Subject: Mail delivery failed: returning message to sender',
+      'Message-ID: <verp-1@mx.example.net>',
+      '',
+      'This message was created automatically by mail delivery software.',
+      '',
+      'A message that you sent could not be delivered to one or more of its recipients:',
+      '',
+      '  ann@example.net',
+      '    host mx.example.net [192.0.2.7]',
+      '    SMTP error from remote mail server after RCPT TO:<ann@example.net>:',
+      '    550 5.1.1 User unknown',
+      '',
+    ].join('\r\n')));
+
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+    const listed = (await s.fx.admin('GET', '/bounces?tenant_id=acme')).body.bounces;
+    expect(listed).toMatchObject([{ matched_by: 'verp', message_id: 'inv-1', mail_id: null }]);
+  });
+
   it('reconnects by itself when Dovecot is stopped and started again', async () => {
     const s = await startReportScenarioWithBounce(dovecot);
     const { key } = await s.addTenant('acme', '/acme');
@@ -154,6 +184,6 @@ describe('bounce mailbox on a real Dovecot', () => {
   });
 });
 
-async function startReportScenarioWithBounce(peer: DovecotPeer, options: { dataDir?: string } = {}): Promise<ReportScenario> {
-  return startReportScenario(cleanups, { ...options, extraToml: bounceToml(peer) });
+async function startReportScenarioWithBounce(peer: DovecotPeer, options: { dataDir?: string; extra?: string } = {}): Promise<ReportScenario> {
+  return startReportScenario(cleanups, { ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), extraToml: bounceToml(peer, options.extra) });
 }

@@ -163,7 +163,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       mirrorStatus: () => mirror.status(),
       suppressions: createSuppressionService({ store, clock, ids }),
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
-      metrics: createMetrics({ mirror: () => mirror.status(), reports: () => reports.status.list() }),
+      metrics: createMetrics({ mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status() }),
       parseSubmission,
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },

@@ -6,7 +6,7 @@
  * new mail (IDLE) or for the poll interval. `pollNow()` cuts a wait short.
  */
 import { correlate, planBounce, type BouncePolicy } from '../core/bounce-plan.js';
-import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem, MatchedBy } from '../core/bounce.js';
+import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem, MailboxStatus, MatchedBy } from '../core/bounce.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
@@ -32,25 +32,6 @@ export interface BouncePollerDeps {
   random: () => number;
   log: Logger;
   config: BouncePollerConfig;
-}
-
-export type PollerState = 'stopped' | 'connecting' | 'reading' | 'waiting' | 'backoff';
-
-export interface MailboxStatus {
-  mailbox: string;
-  tenant_id: string | null;
-  state: PollerState;
-  connected: boolean;
-  idle: boolean;
-  uid_validity: number | null;
-  last_uid: number | null;
-  last_round_at: number | null;
-  last_error: string | null;
-  last_error_at: number | null;
-  failures: number;
-  next_attempt_at: number | null;
-  handled: Record<BounceDisposition, number>;
-  unreadable: number;
 }
 
 export interface BouncePoller {

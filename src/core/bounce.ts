@@ -182,3 +182,23 @@ export interface BounceMessageView {
   recipients: RecipientFinding[];
   filed: boolean;
 }
+
+/** What a bounce mailbox poller is doing, for /bounce/status, /ready and /metrics. */
+export type PollerState = 'stopped' | 'connecting' | 'reading' | 'waiting' | 'backoff';
+
+export interface MailboxStatus {
+  mailbox: string;
+  tenant_id: string | null;
+  state: PollerState;
+  connected: boolean;
+  idle: boolean;
+  uid_validity: number | null;
+  last_uid: number | null;
+  last_round_at: number | null;
+  last_error: string | null;
+  last_error_at: number | null;
+  failures: number;
+  next_attempt_at: number | null;
+  handled: Record<BounceDisposition, number>;
+  unreadable: number;
+}

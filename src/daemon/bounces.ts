@@ -7,7 +7,8 @@ import type { BouncePolicy } from '../core/bounce-plan.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../config/index.js';
-import { createBouncePoller, type BouncePoller, type MailboxStatus } from '../bounce/bounce-poller.js';
+import { createBouncePoller, type BouncePoller } from '../bounce/bounce-poller.js';
+import type { MailboxStatus } from '../core/bounce.js';
 import { openImapMailbox, type MailboxSettings } from '../bounce/imap-mailbox.js';
 import type { SqliteStore } from '../store/index.js';
 

@@ -6,12 +6,14 @@
  * the admin creates: their number is bounded.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
+import type { MailboxStatus } from '../core/bounce.js';
 import type { MirrorStatus } from '../core/mirror.js';
 import type { SyncStatus } from '../core/report.js';
 
 export interface MetricsSources {
   mirror: () => MirrorStatus;
   reports: () => SyncStatus[];
+  bounces?: () => MailboxStatus[];
 }
 
 export interface Metrics {
@@ -52,10 +54,30 @@ export function createMetrics(sources: MetricsSources): Metrics {
     [perTenant('mailproxy_report_consecutive_failures', 'Report rounds failed in a row'), (s) => s.consecutive_failures],
   ];
 
+  // Per bounce mailbox (the instance's and the configured tenants'): a bounded set.
+  const perMailbox = (name: string, help: string, labelNames: string[] = ['mailbox']): Gauge => new Gauge({ name, help, labelNames, registers });
+  const mailboxConnected = perMailbox('mailproxy_bounce_mailbox_connected', '1 while the bounce mailbox connection is open');
+  const mailboxRoundAge = perMailbox('mailproxy_bounce_mailbox_last_round_age_seconds', 'Seconds since the bounce mailbox was last read to its end (the poller lag)');
+  const mailboxFailures = perMailbox('mailproxy_bounce_mailbox_consecutive_failures', 'Connection attempts failed in a row');
+  const mailboxHandled = new Counter({ name: 'mailproxy_bounce_messages_total', help: 'Mailbox messages handled since the start, by disposition', labelNames: ['mailbox', 'disposition'], registers });
+
+  const renderBounces = (): void => {
+    const now = Date.now();
+    for (const metric of [mailboxConnected, mailboxRoundAge, mailboxFailures, mailboxHandled]) metric.reset();
+    for (const status of sources.bounces?.() ?? []) {
+      const labels = { mailbox: status.mailbox };
+      mailboxConnected.set(labels, status.connected ? 1 : 0);
+      if (status.last_round_at !== null) mailboxRoundAge.set(labels, Math.max(0, (now - status.last_round_at) / 1000));
+      mailboxFailures.set(labels, status.failures);
+      for (const [disposition, count] of Object.entries(status.handled)) mailboxHandled.inc({ ...labels, disposition }, count);
+    }
+  };
+
   return {
     contentType: registry.contentType,
     async render() {
       mirror = null;
+      renderBounces();
       const reports = sources.reports();
       for (const [metric, value] of reportGauges) {
         metric.reset();

@@ -76,6 +76,9 @@ describe('bounce mailbox on a real Dovecot', () => {
 
     await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(1));
     expect(await dovecot.list('INBOX')).toEqual([]);
+    const metrics = (await s.fx.admin('GET', '/metrics')).text;
+    expect(metrics).toContain('mailproxy_bounce_messages_total{mailbox="default",disposition="processed"} 1');
+    expect(metrics).toContain('mailproxy_bounce_mailbox_connected{mailbox="default"} 1');
   });
 
   it('files mail it cannot tie to a message as unmatched (listed for the admin) and ordinary mail as not-bounce (flagged in place)', async () => {

@@ -385,16 +385,17 @@ CREATE INDEX messages_message_id_header ON messages (message_id_header) WHERE me
 -- A complaint (ARF) about a message: the provider's side, like a bounce.
 ALTER TABLE messages ADD COLUMN complained_at INTEGER;
 ALTER TABLE messages ADD COLUMN complaint_type TEXT;
--- Complaints are reported to the client too: the reportable index and the
--- pruning trigger name the new event (spelled as store/outbox-predicates.ts does).
+-- Complaints are reported to the client too, and a message that expired has
+-- an event of its own: the reportable index and the pruning trigger name the
+-- new events (spelled as store/outbox-predicates.ts does).
 DROP INDEX outbox_reportable;
 CREATE INDEX outbox_reportable ON outbox (tenant_id, seq)
-  WHERE event_type IN ('message.sent', 'message.error', 'message.deferred', 'message.bounced', 'message.complained');
+  WHERE event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained');
 DROP TRIGGER messages_outbox_removed;
 CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
   BEGIN
     DELETE FROM outbox WHERE message_pk = OLD.pk
       AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)
-      AND NOT (event_type IN ('message.sent', 'message.error', 'message.deferred', 'message.bounced', 'message.complained')
+      AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained')
         AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
   END;

@@ -22,6 +22,7 @@ export const HANDOFF_STATES: Readonly<Record<string, string>> = {
   'message.deferred': 'deferred',
   'message.sent': 'sent',
   'message.error': 'error',
+  'message.expired': 'error',
 };
 
 /** Seed 000's provider ranks. */

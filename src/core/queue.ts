@@ -44,7 +44,8 @@ interface OutcomeBase {
 export type RecordedOutcome =
   | (OutcomeBase & { kind: 'sent'; text: string; refused: RecipientRefusal[] })
   | (OutcomeBase & { kind: 'deferred'; nextAttemptAt: number; reason: string })
-  | (OutcomeBase & { kind: 'failed'; reason: string; refused: RecipientRefusal[] })
+  /** `expired`: no attempt succeeded within the maximum age (its event is `expired`, not `error`). */
+  | (OutcomeBase & { kind: 'failed'; reason: string; refused: RecipientRefusal[]; expired?: boolean })
   /** Back to the queue without spending the attempt (account paused, shutting down). */
   | (OutcomeBase & { kind: 'released'; reason: string });
 

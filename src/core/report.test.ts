@@ -30,6 +30,7 @@ describe('toReportItem', () => {
   it('maps each event kind to its contract fields, in epoch seconds', () => {
     expect(toReportItem(event('sent'))).toEqual({ ...base, event: 'sent', sent_ts: 1_700_000_000 });
     expect(toReportItem(event('error', { text: '550 5.1.1 unknown' }))).toEqual({ ...base, event: 'error', error_ts: 1_700_000_000, error: '550 5.1.1 unknown' });
+    expect(toReportItem(event('expired', { text: 'expired: not delivered' }))).toEqual({ ...base, event: 'expired', error_ts: 1_700_000_000, error: 'expired: not delivered' });
     expect(toReportItem(event('deferred', { text: '451 later', data: { next_attempt_ts: 1_700_000_060 } })))
       .toEqual({ ...base, event: 'deferred', deferred_ts: 1_700_000_000, deferred_reason: '451 later', next_attempt_ts: 1_700_000_060 });
     expect(toReportItem(event('bounced', { text: 'fallback', data: { bounce_type: 'soft', bounce_code: '4.2.2', bounce_reason: 'mailbox full', recipient: 'ann@example.net' } })))

@@ -6,7 +6,7 @@
 import type { ClientAuth } from './tenant.js';
 
 /** The events a client is told of, by timeline name (outbox type `message.<name>`). */
-export const REPORTABLE_EVENTS = ['sent', 'error', 'deferred', 'bounced', 'complained'] as const;
+export const REPORTABLE_EVENTS = ['sent', 'error', 'expired', 'deferred', 'bounced', 'complained'] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 
 /** One reportable event as the store keeps it (instants in ms). */
@@ -70,7 +70,9 @@ export function toReportItem(event: ReportEvent): ReportItem {
   switch (event.type) {
     case 'sent':
       return { ...base, sent_ts: seconds(event.at) };
+    // An expired message is an error to the client (its contract has no other failure); `event` tells them apart.
     case 'error':
+    case 'expired':
       return { ...base, error_ts: seconds(event.at), error: event.text };
     case 'deferred': {
       const next = event.data?.next_attempt_ts;

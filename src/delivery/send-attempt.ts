@@ -68,7 +68,7 @@ export function toOutcome(deps: Pick<SendAttemptDeps, 'retry' | 'now' | 'random'
       const codes = { replyCode: decision.replyCode, enhancedStatus: decision.enhancedStatus };
       return retry.retry
         ? { ...base, ...codes, kind: 'deferred', nextAttemptAt: retry.at, reason: decision.reason }
-        : { ...base, ...codes, kind: 'failed', reason: `${retry.reason}; last: ${decision.reason}`, refused: [] };
+        : { ...base, ...codes, kind: 'failed', reason: `${retry.reason}; last: ${decision.reason}`, refused: [], expired: true };
     }
   }
 }

@@ -56,7 +56,7 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
         id: row.id,
         accountId: row.account_id,
         batchCode: row.batch_code,
-        type: outcome.kind === 'failed' ? 'error' : outcome.kind,
+        type: outcome.kind === 'failed' ? (outcome.expired === true ? 'expired' : 'error') : outcome.kind,
         at: outcome.at,
         attempt: outcome.attempt,
         replyCode: outcome.replyCode,

@@ -105,7 +105,7 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
 
   const markMessages = (events: readonly ReportEvent[], now: number): void => {
     for (const event of events) {
-      if (event.type === 'sent' || event.type === 'error') outcomeReported.run({ now, pk: event.messagePk, at: event.at });
+      if (event.type === 'sent' || event.type === 'error' || event.type === 'expired') outcomeReported.run({ now, pk: event.messagePk, at: event.at });
       else if (event.type === 'bounced') bounceReported.run({ now, pk: event.messagePk, at: event.at });
     }
   };

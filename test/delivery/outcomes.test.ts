@@ -35,6 +35,21 @@ describe('delivery outcomes', () => {
     expect(await eventTypes(fx, 'grey')).toEqual(['queued', 'sending', 'deferred', 'sending', 'sent']);
   });
 
+  it('gives up on a message still refused after dispatch.max_age_seconds: an `expired` event, state error', async () => {
+    const { fx, key } = await setup({ onData: () => ({ code: 451, message: 'Greylisted, come back later' }) });
+    await fx.post(key, [message('stale')]);
+    await fx.settle();
+    await fx.settle();
+    expect((await fx.detail('acme', 'stale')).message.state).toBe('deferred');
+    fx.clock.advance(5 * 24 * 3600 * 1000 + 1000); // past the default maximum age of five days
+    await fx.settle();
+    await fx.settle();
+    const { message: stored, events } = await fx.detail('acme', 'stale');
+    expect(stored).toMatchObject({ status: 'error', attempts: 2, last_reply_code: 451 });
+    expect(stored.error).toMatch(/^expired: not delivered within 432000 s after 2 attempts; last: .*Greylisted/);
+    expect(events.map((event: { event_type: string }) => event.event_type)).toEqual(['queued', 'sending', 'deferred', 'sending', 'expired']);
+  });
+
   it("honours the relay's own retry hint", async () => {
     const { fx, key } = await setup({ onRcpt: () => ({ code: 450, message: '4.2.0 Rate limited, try again in 7 seconds' }) });
     await fx.post(key, [message('hinted')]);

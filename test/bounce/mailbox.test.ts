@@ -178,7 +178,8 @@ describe('bounce mailbox on a real Dovecot', () => {
 
     await dovecot.stop();
     await vi.waitFor(async () => expect(await bounceStatus(s)).toMatchObject({ connected: false, state: 'backoff' }), { timeout: 10_000, interval: 50 });
-    expect(((await s.fx.admin('GET', '/ready')).body as { details: { bounce: Array<{ last_error: string | null }> } }).details.bounce[0]?.last_error).not.toBeNull();
+    expect((await bounceStatus(s)).last_error).not.toBeNull();
+    expect((await s.fx.admin('GET', '/ready')).body.details.bounce).toEqual([{ mailbox: 'default', state: 'backoff', connected: false }]);
     await dovecot.start();
     await dovecot.append(dsnFor(original, { recipient: 'ann@example.net' }));
 

@@ -47,7 +47,7 @@ describe('delivery outcomes', () => {
     const { message: stored, events } = await fx.detail('acme', 'stale');
     expect(stored).toMatchObject({ status: 'error', attempts: 2, last_reply_code: 451 });
     expect(stored.error).toMatch(/^expired: not delivered within 432000 s after 2 attempts; last: .*Greylisted/);
-    expect(events.map((event: { event_type: string }) => event.event_type)).toEqual(['queued', 'sending', 'deferred', 'sending', 'expired']);
+    expect(events.map((event: Record<string, unknown>) => event.event_type)).toEqual(['queued', 'sending', 'deferred', 'sending', 'expired']);
   });
 
   it("honours the relay's own retry hint", async () => {

@@ -6,7 +6,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../../core/app-error.js';
 import type { AccountService } from '../../core/account-service.js';
-import type { BounceLedger } from '../../core/bounce.js';
+import type { BounceLedger, MailboxStatus } from '../../core/bounce.js';
 import type { SuppressionService } from '../../core/suppression-service.js';
 import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
@@ -38,8 +38,8 @@ export interface HttpAppDeps {
   syncStatus: ReportSync;
   mirrorStatus: () => MirrorStatus;
   suppressions: SuppressionService;
-  /** The bounce mailbox: what it handled, and each poller's state (bounce/ decides its shape). */
-  bounces: { ledger: BounceLedger; status: () => unknown[] };
+  /** The bounce mailbox: what it handled, and each poller's state. */
+  bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
   metrics: MetricsExposition;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
@@ -83,7 +83,9 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   const auth = requireAuth(deps.authenticator);
   app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
 
-  app.route('/', healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: deps.bounces.status() })));
+  // /ready is public: of each bounce mailbox only whether it is watched, not its errors (those are in /bounce/status).
+  const bounceSummary = () => deps.bounces.status().map(({ mailbox, state, connected }) => ({ mailbox, state, connected }));
+  app.route('/', healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary() })));
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));
   app.route('/', tenantRoutes(deps.tenants));

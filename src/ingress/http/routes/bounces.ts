@@ -5,7 +5,7 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import type { BounceLedger } from '../../../core/bounce.js';
+import type { BounceLedger, MailboxStatus } from '../../../core/bounce.js';
 import { requireAdmin, scopeTenant } from '../../../core/principal.js';
 import type { SuppressionService } from '../../../core/suppression-service.js';
 import type { HttpEnv } from '../env.js';
@@ -43,7 +43,7 @@ const view = (suppression: { address: string; reason: string | null; source: str
   expires_ts: suppression.expiresAt === null ? null : Math.floor(suppression.expiresAt / 1000),
 });
 
-export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: BounceLedger; status: () => unknown[] }): Hono<HttpEnv> {
+export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: BounceLedger; status: () => MailboxStatus[] }): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
 
   app.get('/suppressions', (c) => {

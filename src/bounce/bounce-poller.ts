@@ -11,7 +11,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
 import { verpMessagePk } from '../core/verp.js';
-import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
+import type { ListedMessage, MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { readFindings, summariseHeaders } from './mailbox-reading.js';
 
 export interface BouncePollerConfig {
@@ -69,52 +69,64 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
 
   const lookup = (by: MatchedBy, value: string) => ledger.candidates(by, value, mailbox.tenantId);
 
-  /** What one message means, decided; a copy of a message handled before is filed as it was, without effects. */
-  const decide = async (session: MailboxSession, uid: number, size: number): Promise<{ item: MailboxItem; plan: BouncePlan } | null> => {
-    const raw = await session.read(uid, config.maxMessageBytes);
-    if (raw === null) return null;
+  /**
+   * What one message means. A copy of a message handled before (the same
+   * Message-ID, here or earlier in this batch) is filed as it was, without effects.
+   */
+  const decide = async (uidValidity: number, uid: number, size: number, raw: Buffer, batch: Map<string, BounceDisposition>): Promise<Settlement> => {
     const headers = summariseHeaders(raw);
     const read = await readFindings(raw, config.parseTimeoutMs);
-    const { problem } = read;
-    const findings = { ...read.findings, verpMessagePk: verpMessagePk(mailbox.verpReturnPath, headers.deliveredTo) };
-    if (problem !== null) {
+    if (read.problem !== null) {
       status.unreadable += 1;
-      log.warn({ mailbox: name, uid, problem }, 'bounce mailbox message not understood');
+      log.warn({ mailbox: name, uid, problem: read.problem }, 'bounce mailbox message not understood');
     }
+    const findings = { ...read.findings, verpMessagePk: verpMessagePk(mailbox.verpReturnPath, headers.deliveredTo) };
     const item: MailboxItem = {
-      mailbox: name, uidValidity: session.uidValidity, uid, headerMessageId: headers.messageId, from: headers.from, subject: headers.subject,
-      sizeBytes: size, findings,
+      mailbox: name, uidValidity, uid, headerMessageId: headers.messageId, from: headers.from, subject: headers.subject, sizeBytes: size, findings,
     };
-    const earlier = headers.messageId === null ? null : ledger.previousDisposition(name, headers.messageId);
-    if (earlier !== null) {
-      return { item, plan: { disposition: earlier, unmatchedReason: null, match: null, bounces: [], complaints: [], suppressions: [] } };
-    }
-    return { item, plan: planBounce(findings, correlate(findings, lookup), deps.policy, clock.now()) };
+    const earlier = headers.messageId === null ? null : (batch.get(headers.messageId) ?? ledger.previousDisposition(name, headers.messageId));
+    const plan = earlier !== null
+      ? { ...SKIP_PLAN, disposition: earlier }
+      : planBounce(findings, correlate(findings, lookup), deps.policy, clock.now());
+    if (headers.messageId !== null) batch.set(headers.messageId, plan.disposition);
+    return { item, plan };
   };
 
-  /** Reads and records every message past the checkpoint, then files them; true when a full batch suggests more. */
+  /**
+   * Reads every message past the checkpoint (in groups fetched by one command
+   * each, bounded in bytes), records the whole batch in one durable
+   * transaction, then files it; true when a full batch suggests more.
+   */
   const round = async (session: MailboxSession): Promise<boolean> => {
     const lastUid = ledger.checkpoint(name)?.lastUid ?? 0;
     const listed = await session.listAfter(lastUid, config.batchSize);
-    const toFile = new Map<BounceDisposition, number[]>();
-    for (const message of listed) {
+    const settlements: Settlement[] = [];
+    const seenInBatch = new Map<string, BounceDisposition>();
+    for (const group of fetchGroups(listed, config.maxMessageBytes)) {
       if (stopping) break;
-      const decided = message.handled ? null : await decide(session, message.uid, message.size);
-      const now = clock.now();
-      if (decided === null) {
-        // Ours already (a keyword from before a lost checkpoint) or gone: only the checkpoint moves.
-        ledger.settle(skipped(name, session.uidValidity, message.uid, message.size), SKIP_PLAN, now);
-        ledger.markFiled(name, session.uidValidity, [message.uid], now);
-        continue;
+      const wanted = group.filter((message) => !message.handled);
+      const sources = wanted.length === 0 ? new Map<number, Buffer>() : await session.readMany(wanted.map((message) => message.uid), config.maxMessageBytes);
+      for (const message of group) {
+        const raw = message.handled ? undefined : sources.get(message.uid);
+        // Ours already (a keyword from before a lost checkpoint) or gone meanwhile: only the checkpoint moves.
+        settlements.push(raw === undefined
+          ? { item: skipped(name, session.uidValidity, message.uid, message.size), plan: SKIP_PLAN, filed: true }
+          : await decide(session.uidValidity, message.uid, message.size, raw, seenInBatch));
       }
-      ledger.settle(decided.item, decided.plan, now);
-      status.handled[decided.plan.disposition] += 1;
-      const uids = toFile.get(decided.plan.disposition) ?? [];
-      uids.push(message.uid);
-      toFile.set(decided.plan.disposition, uids);
-      if (decided.plan.match !== null) {
-        log.info({ mailbox: name, uid: message.uid, tenantId: decided.plan.match.candidate.tenantId, messageId: decided.plan.match.candidate.id, kind: decided.item.findings.kind }, 'bounce recorded');
-      }
+    }
+    if (settlements.length === 0) {
+      status.last_round_at = clock.now();
+      return false;
+    }
+    ledger.settle(settlements, clock.now());
+    const nothingToFile = settlements.filter((settlement) => settlement.filed === true).map((settlement) => settlement.item.uid);
+    if (nothingToFile.length > 0) ledger.markFiled(name, session.uidValidity, nothingToFile, clock.now());
+    const toFile = new Map<BounceDisposition, number[]>();
+    for (const { item, plan, filed } of settlements) {
+      if (filed === true) continue;
+      status.handled[plan.disposition] += 1;
+      toFile.set(plan.disposition, [...(toFile.get(plan.disposition) ?? []), item.uid]);
+      if (plan.match !== null) log.info({ mailbox: name, uid: item.uid, tenantId: plan.match.candidate.tenantId, messageId: plan.match.candidate.id, kind: item.findings.kind }, 'bounce recorded');
     }
     await fileAll(session, toFile);
     status.last_round_at = clock.now();
@@ -202,6 +214,30 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     },
     status: () => ({ ...status, handled: { ...status.handled } }),
   };
+}
+
+type Settlement = { item: MailboxItem; plan: BouncePlan; filed?: boolean };
+
+/** What one FETCH may bring back: enough to amortise the round trip, little enough to hold in memory. */
+const GROUP_BYTES = 16 * 1024 * 1024;
+
+/** Consecutive messages whose first `maxBytes` together stay within GROUP_BYTES (at least one per group). */
+function fetchGroups(listed: readonly ListedMessage[], maxBytes: number): ListedMessage[][] {
+  const groups: ListedMessage[][] = [];
+  let current: ListedMessage[] = [];
+  let bytes = 0;
+  for (const message of listed) {
+    const size = Math.min(message.size, maxBytes);
+    if (current.length > 0 && bytes + size > GROUP_BYTES) {
+      groups.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(message);
+    bytes += size;
+  }
+  if (current.length > 0) groups.push(current);
+  return groups;
 }
 
 const SKIP_PLAN: BouncePlan = { disposition: 'not_bounce', unmatchedReason: null, match: null, bounces: [], complaints: [], suppressions: [] };

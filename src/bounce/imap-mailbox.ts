@@ -47,8 +47,8 @@ export interface MailboxSession {
   idle: boolean;
   /** Messages with a UID above `afterUid`, in UID order, at most `limit`. */
   listAfter(afterUid: number, limit: number): Promise<ListedMessage[]>;
-  /** The first `maxBytes` of a message; null when it is gone. */
-  read(uid: number, maxBytes: number): Promise<Buffer | null>;
+  /** The first `maxBytes` of each message, by UID, in one FETCH; a message gone meanwhile is missing. */
+  readMany(uids: readonly number[], maxBytes: number): Promise<Map<number, Buffer>>;
   file(uids: readonly number[], disposition: BounceDisposition): Promise<void>;
   /** Resolves when the server tells of new mail, after `ms`, or when `signal` aborts; rejects when the connection is lost. */
   wait(ms: number, signal: AbortSignal): Promise<void>;
@@ -128,9 +128,12 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
       return listed.sort((a, b) => a.uid - b.uid).slice(0, limit);
     },
 
-    async read(uid, maxBytes) {
-      const message = await client.fetchOne(String(uid), { source: { maxLength: maxBytes } }, { uid: true });
-      return message === false || message.source === undefined ? null : message.source;
+    async readMany(uids, maxBytes) {
+      const sources = new Map<number, Buffer>();
+      for await (const message of client.fetch(uids.join(','), { uid: true, source: { maxLength: maxBytes } }, { uid: true })) {
+        if (message.source !== undefined) sources.set(message.uid, message.source);
+      }
+      return sources;
     },
 
     async file(uids, disposition) {

@@ -7,10 +7,16 @@
 import type { BounceFindings } from '../core/bounce.js';
 import { analyseBounce, type BounceAnalysis } from './bounce-parser.js';
 
+/**
+ * Verdicts kept of one message: a real DSN names a handful of recipients; one
+ * naming thousands would otherwise become thousands of events and report items.
+ */
+export const MAX_VERDICTS = 100;
+
 export function toFindings(analysis: BounceAnalysis): BounceFindings {
   return {
     kind: analysis.kind,
-    recipients: analysis.recipients.map((verdict) => ({
+    recipients: analysis.recipients.slice(0, MAX_VERDICTS).map((verdict) => ({
       recipient: verdict.recipient,
       action: verdict.action,
       bounceType: verdict.bounceType,

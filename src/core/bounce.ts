@@ -134,10 +134,10 @@ export interface MailboxCheckpoint {
 }
 
 /**
- * The store side of the bounce mailbox. `settle` writes one mailbox message's
- * whole effect (message fields and events, suppressions, the record of the
- * mailbox message, the checkpoint) in one durable transaction; only then is
- * the message moved or flagged in the mailbox, and `markFiled` notes that.
+ * The store side of the bounce mailbox. `settle` writes the whole effect of
+ * a batch of mailbox messages (message fields and events, suppressions, the
+ * record of each mailbox message, the checkpoint) in one durable transaction;
+ * only then are they moved or flagged in the mailbox, and `markFiled` notes that.
  */
 export interface BounceLedger {
   checkpoint(mailbox: string): MailboxCheckpoint | null;
@@ -150,7 +150,8 @@ export interface BounceLedger {
    * any UIDVALIDITY), or null: a copy of a bounce already handled has no effect again.
    */
   previousDisposition(mailbox: string, headerMessageId: string): BounceDisposition | null;
-  settle(item: MailboxItem, plan: BouncePlan, at: number): void;
+  /** A batch of mailbox messages, in UID order, in one durable transaction; the checkpoint moves past the last. */
+  settle(batch: ReadonlyArray<{ item: MailboxItem; plan: BouncePlan }>, at: number): void;
   /** Committed but not yet moved or flagged (a crash came between): filed again on the next connection. */
   unfiled(mailbox: string, uidValidity: number): Array<{ uid: number; disposition: BounceDisposition }>;
   markFiled(mailbox: string, uidValidity: number, uids: readonly number[], at: number): void;

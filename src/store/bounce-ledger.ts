@@ -91,6 +91,27 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
     });
   };
 
+  const settleOne = (item: MailboxItem, plan: BouncePlan, at: number): void => {
+    const match = plan.match;
+    const inserted = insertMessage.run({
+      mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, received_at: at, header_message_id: item.headerMessageId,
+      from_header: item.from, subject: item.subject, size_bytes: item.sizeBytes, kind: item.findings.kind, disposition: plan.disposition,
+      unmatched_reason: plan.unmatchedReason, tenant_id: match?.candidate.tenantId ?? null, message_pk: match?.candidate.pk ?? null,
+      message_id: match?.candidate.id ?? null, matched_by: match?.by ?? null, mail_id: item.findings.mailId,
+      original_message_id: item.findings.originalMessageId, findings: JSON.stringify(item.findings.recipients),
+    });
+    // Settled before (the checkpoint lagged behind a crash): its effects are not applied twice.
+    if (inserted.changes > 0) {
+      for (const bounce of plan.bounces) deps.bounces.bounce(bounce);
+      for (const complaint of plan.complaints) deps.bounces.complaint(complaint);
+      for (const suppression of plan.suppressions) {
+        deps.suppressions.upsert(suppression);
+        suppressionEvent(suppression, item, match?.candidate.id ?? '');
+      }
+    }
+    advance.run({ mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, at });
+  };
+
   return {
     checkpoint: (mailbox) => {
       const row = checkpoint.get(mailbox);
@@ -102,26 +123,9 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
     candidates: (by: MatchedBy, value, tenantId) =>
       (by === 'mail_id' ? byMailId : by === 'verp' ? byPk : byMessageId).all({ value: by === 'verp' ? Number(value) : value, tenant: tenantId }).map(toCandidate),
     previousDisposition: (mailbox, headerMessageId) => previous.get(mailbox, headerMessageId)?.disposition ?? null,
-    settle: (item, plan: BouncePlan, at) => {
+    settle: (batch, at) => {
       durableTransaction(db, () => {
-        const match = plan.match;
-        const inserted = insertMessage.run({
-          mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, received_at: at, header_message_id: item.headerMessageId,
-          from_header: item.from, subject: item.subject, size_bytes: item.sizeBytes, kind: item.findings.kind, disposition: plan.disposition,
-          unmatched_reason: plan.unmatchedReason, tenant_id: match?.candidate.tenantId ?? null, message_pk: match?.candidate.pk ?? null,
-          message_id: match?.candidate.id ?? null, matched_by: match?.by ?? null, mail_id: item.findings.mailId,
-          original_message_id: item.findings.originalMessageId, findings: JSON.stringify(item.findings.recipients),
-        });
-        // Settled before (the checkpoint lagged behind a crash): its effects are not applied twice.
-        if (inserted.changes > 0) {
-          for (const bounce of plan.bounces) deps.bounces.bounce(bounce);
-          for (const complaint of plan.complaints) deps.bounces.complaint(complaint);
-          for (const suppression of plan.suppressions) {
-            deps.suppressions.upsert(suppression);
-            suppressionEvent(suppression, item, match?.candidate.id ?? '');
-          }
-        }
-        advance.run({ mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, at });
+        for (const { item, plan } of batch) settleOne(item, plan, at);
       });
     },
     list: (filter) =>

@@ -120,25 +120,29 @@ describe('bounce mailbox on a real Dovecot', () => {
     expect(listed.map((entry) => [entry.address, entry.source])).toEqual([['bob@example.net', 'complaint']]);
   });
 
-  it('after a restart nothing is processed twice and what arrived while it was down is processed', async () => {
+  it('after a restart nothing is processed twice (nor a second copy of a bounce) and what arrived while it was down is processed', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'mailproxy-bounce-restart-'));
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const s1 = await startReportScenarioWithBounce(dovecot, { dataDir });
     const { key } = await s1.addTenant('acme', '/acme');
     const one = await sent(s1, key, 'inv-1', 'ann@example.net');
     const two = await sent(s1, key, 'inv-2', 'bob@example.net');
-    await dovecot.append(dsnFor(one, { recipient: 'ann@example.net' }));
+    const firstDsn = dsnFor(one, { recipient: 'ann@example.net' });
+    await dovecot.append(firstDsn);
     await vi.waitFor(async () => expect((await s1.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
     await s1.fx.stop();
 
+    // While it is down: a new bounce, and a second copy of the first one (same Message-ID).
     await dovecot.append(dsnFor(two, { recipient: 'bob@example.net' }));
+    await dovecot.append(firstDsn);
     const s2 = await startReportScenarioWithBounce(dovecot, { dataDir });
     await vi.waitFor(async () => expect((await s2.fx.detail('acme', 'inv-2')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
 
     const bouncedEvents = (await s2.fx.detail('acme', 'inv-1')).events.filter((event: Record<string, unknown>) => event.event_type === 'bounced');
     expect(bouncedEvents).toHaveLength(1);
-    expect((await s2.fx.admin('GET', '/bounces')).body.bounces).toHaveLength(2);
-    expect(await dovecot.list('Processed')).toHaveLength(2);
+    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(3), { timeout: 10_000, interval: 50 });
+    expect((await s2.fx.admin('GET', '/bounces')).body.bounces).toHaveLength(3);
+    expect(await dovecot.list('INBOX')).toEqual([]);
   });
 
   it('with VERP, relays with a return path naming the message and ties a bounce that quotes nothing to it', async () => {

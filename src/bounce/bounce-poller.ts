@@ -154,7 +154,6 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     try {
       status.connected = true;
       status.idle = session.idle;
-      status.failures = 0;
       status.next_attempt_at = null;
       const checkpoint = ledger.checkpoint(name);
       if (checkpoint === null || checkpoint.uidValidity !== session.uidValidity) {
@@ -166,7 +165,10 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
       log.info({ mailbox: name, folder: mailbox.folder, idle: session.idle }, 'bounce mailbox connected');
       while (!stopping) {
         status.state = 'reading';
-        if (await round(session)) continue;
+        const more = await round(session);
+        // Only a round that went through ends a run of failures: a message that breaks every round backs off further each time.
+        status.failures = 0;
+        if (more) continue;
         status.state = 'waiting';
         await session.wait(config.pollIntervalMs, abort.signal);
         if (abort.signal.aborted && !stopping) abort = new AbortController();
@@ -206,7 +208,10 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     async stop() {
       stopping = true;
       abort.abort();
-      await running;
+      // A connection attempt to a server that does not answer is not waited for to its timeout.
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([running, new Promise((resolve) => { timer = setTimeout(resolve, STOP_WAIT_MS); })]);
+      clearTimeout(timer);
       running = null;
     },
     pollNow() {
@@ -215,6 +220,9 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     status: () => ({ ...status, handled: { ...status.handled } }),
   };
 }
+
+/** How long stop() waits for a round or a connection attempt in progress. */
+const STOP_WAIT_MS = 5000;
 
 type Settlement = { item: MailboxItem; plan: BouncePlan; filed?: boolean };
 

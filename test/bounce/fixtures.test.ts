@@ -7,17 +7,17 @@
  * the form a message has on the wire and in an IMAP mailbox.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuiltFromCurrentSources } from '../helpers/built-parser.js';
 import { CLI } from '../helpers/daemon-process.js';
 
 const run = promisify(execFile);
 const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** One recipient's verdict, in the contract's names. */
 interface Verdict {
@@ -53,20 +53,6 @@ const fixtureNames = readdirSync(FIXTURES).filter((file) => file.endsWith('.eml'
 const withCrlf = (raw: Buffer): Buffer => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
 
 const ENDINGS = { LF: (raw: Buffer): Buffer => raw, CRLF: withCrlf } as const;
-
-/**
- * The CLI runs the compiled parser: a dist older than the sources it is built
- * from would test yesterday's parser, so say so instead of reporting its results.
- */
-function assertBuiltFromCurrentSources(): void {
-  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build`);
-  const pairs = [['src/bounce/bounce-parser.ts', 'dist/bounce/bounce-parser.js'], ['src/core/bounce-classify.ts', 'dist/core/bounce-classify.js'], ['src/cli/main.ts', 'dist/cli/main.js']];
-  for (const [source, built] of pairs) {
-    const sourcePath = join(ROOT, source as string);
-    const builtPath = join(ROOT, built as string);
-    if (!existsSync(builtPath) || statSync(builtPath).mtimeMs < statSync(sourcePath).mtimeMs) throw new Error(`${built} is older than ${source}: run npm run build`);
-  }
-}
 
 const toVerdict = (printed: Printed['recipients'][number]): Verdict => ({
   recipient: printed.recipient, bounce_type: printed.bounceType, smtp_code: printed.replyCode, enhanced_status: printed.status, reason: printed.reason,

@@ -1,0 +1,99 @@
+/**
+ * The bounce parser against the project's own corpus (test/bounce/fixtures:
+ * one .eml per case, expected.json holding what a correct parser must say).
+ * It runs through the built CLI, `mailproxy bounce parse FILE`, because the
+ * mapping from the analysis to the output contract lives unexported in
+ * src/cli/main.ts. Each fixture runs as written (LF) and with CRLF line ends,
+ * the form a message has on the wire and in an IMAP mailbox.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { assertBuiltFromCurrentSources } from '../helpers/built-parser.js';
+import { CLI } from '../helpers/daemon-process.js';
+
+const run = promisify(execFile);
+const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
+
+/** One recipient's verdict, in the contract's names. */
+interface Verdict {
+  recipient: string | null;
+  bounce_type: 'hard' | 'soft' | null;
+  smtp_code: string | null;
+  enhanced_status: string | null;
+  reason: string | null;
+}
+
+interface Expected extends Verdict {
+  description: string;
+  is_bounce: boolean;
+  kind: string;
+  mail_id: string | null;
+  original_message_id: string | null;
+  feedback_type: string | null;
+  /** Every bounced recipient, in report order; absent where there is one (or none). */
+  recipients?: Verdict[];
+}
+
+/** What the CLI prints: the contract's fields plus the parser's per-recipient verdicts. */
+interface Printed extends Omit<Expected, 'description' | 'recipients'> {
+  recipients: Array<{ recipient: string | null; bounceType: Verdict['bounce_type']; replyCode: string | null; status: string | null; reason: string | null }>;
+}
+
+const FIELDS = ['is_bounce', 'kind', 'bounce_type', 'smtp_code', 'enhanced_status', 'recipient', 'reason', 'mail_id', 'original_message_id', 'feedback_type'] as const;
+
+const expectations = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as Record<string, Expected>;
+const fixtureNames = readdirSync(FIXTURES).filter((file) => file.endsWith('.eml')).map((file) => file.slice(0, -'.eml'.length)).sort();
+
+/** Latin-1 keeps every byte as one char, so 8-bit fixtures survive the conversion unchanged. */
+const withCrlf = (raw: Buffer): Buffer => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
+
+const ENDINGS = { LF: (raw: Buffer): Buffer => raw, CRLF: withCrlf } as const;
+
+const toVerdict = (printed: Printed['recipients'][number]): Verdict => ({
+  recipient: printed.recipient, bounce_type: printed.bounceType, smtp_code: printed.replyCode, enhanced_status: printed.status, reason: printed.reason,
+});
+
+describe('the fixture corpus', () => {
+  it('has one expectation per fixture and one fixture per expectation', () => {
+    expect(fixtureNames.length).toBeGreaterThanOrEqual(30);
+    expect(Object.keys(expectations).sort()).toEqual(fixtureNames);
+  });
+});
+
+// Each case spawns a Node process (~1 s of CPU), so cases run side by side.
+describe.concurrent('mailproxy bounce parse on the fixture corpus', () => {
+  let dir = '';
+  beforeAll(() => {
+    assertBuiltFromCurrentSources();
+    dir = mkdtempSync(join(tmpdir(), 'mailproxy-fixtures-'));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const name of fixtureNames) {
+    for (const [ending, convert] of Object.entries(ENDINGS)) {
+      it(`${name} (${ending})`, async ({ expect }) => {
+        const expected = expectations[name];
+        expect(expected, `expected.json has no entry for ${name}`).toBeDefined();
+        if (expected === undefined) return;
+        const file = join(dir, `${name}.${ending}.eml`);
+        writeFileSync(file, convert(readFileSync(join(FIXTURES, `${name}.eml`))));
+        const { stdout } = await run(process.execPath, [CLI, 'bounce', 'parse', file], { encoding: 'utf8', timeout: 20_000 });
+        const printed = JSON.parse(stdout) as Printed;
+
+        // Soft assertions: one run names every wrong field, not just the first.
+        for (const field of FIELDS) expect.soft(printed[field], field).toEqual(expected[field]);
+        if (expected.recipients !== undefined) {
+          expect.soft(printed.recipients.map(toVerdict), 'recipients').toEqual(expected.recipients);
+        } else if (expected.is_bounce) {
+          const { recipient, bounce_type, smtp_code, enhanced_status, reason } = expected;
+          expect.soft(printed.recipients.map(toVerdict), 'recipients').toEqual([{ recipient, bounce_type, smtp_code, enhanced_status, reason }]);
+        }
+      });
+    }
+  }
+});

@@ -11,6 +11,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
 import { verpMessagePk } from '../core/verp.js';
+import type { BounceAnalysis } from './bounce-parser.js';
 import type { ListedMessage, MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { readFindings, summariseHeaders } from './mailbox-reading.js';
 
@@ -27,6 +28,8 @@ export interface BouncePollerDeps {
   mailbox: MailboxSettings;
   ledger: BounceLedger;
   open: (settings: MailboxSettings) => Promise<MailboxSession>;
+  /** The parser, wherever it runs (a worker thread in the daemon); it rejects on its own timeout. */
+  analyse: (raw: Buffer) => Promise<BounceAnalysis>;
   policy: BouncePolicy;
   clock: Clock;
   random: () => number;
@@ -75,7 +78,8 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
    */
   const decide = async (uidValidity: number, uid: number, size: number, raw: Buffer, batch: Map<string, BounceDisposition>): Promise<Settlement> => {
     const headers = summariseHeaders(raw);
-    const read = await readFindings(raw, config.parseTimeoutMs);
+    // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
+    const read = await readFindings(raw, config.parseTimeoutMs * 2 + BACKSTOP_MS, deps.analyse);
     if (read.problem !== null) {
       status.unreadable += 1;
       log.warn({ mailbox: name, uid, problem: read.problem }, 'bounce mailbox message not understood');
@@ -220,6 +224,8 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     status: () => ({ ...status, handled: { ...status.handled } }),
   };
 }
+
+const BACKSTOP_MS = 10_000;
 
 /** How long stop() waits for a round or a connection attempt in progress. */
 const STOP_WAIT_MS = 5000;

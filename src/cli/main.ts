@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { analyseBounce } from '../bounce/bounce-parser.js';
+import { parseReportOf } from '../bounce/parse-report.js';
 import { loadConfig } from '../config/index.js';
 import { startDaemon } from '../main.js';
 import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
@@ -120,22 +121,7 @@ async function main(argv: string[]): Promise<void> {
 
 /** `mailproxy bounce parse FILE`: the parser's verdict as one JSON object (the first failed recipient's, and all of them). */
 async function parseBounceFile(file: string): Promise<void> {
-  const analysis = await analyseBounce(readFileSync(file));
-  const first = analysis.recipients[0];
-  const isBounce = analysis.kind === 'bounce' || analysis.kind === 'delayed';
-  process.stdout.write(`${JSON.stringify({
-    is_bounce: isBounce,
-    kind: analysis.kind,
-    bounce_type: isBounce ? first?.bounceType ?? null : null,
-    smtp_code: isBounce ? first?.replyCode ?? null : null,
-    enhanced_status: isBounce ? first?.status ?? null : null,
-    recipient: isBounce ? first?.recipient ?? null : null,
-    reason: isBounce ? first?.reason ?? null : null,
-    original_message_id: analysis.originalMessageId,
-    mail_id: analysis.mailId,
-    feedback_type: analysis.feedbackType,
-    recipients: analysis.recipients,
-  })}\n`);
+  process.stdout.write(`${JSON.stringify(parseReportOf(await analyseBounce(readFileSync(file))))}\n`);
 }
 
 await main(process.argv.slice(2));

@@ -19,13 +19,23 @@ export interface WorkerPool<In, Out> {
    * Runs a task. Tasks of the same `affinity` always go to the same worker (a
    * worker keeping per-key state, such as an account's relay connections).
    */
-  run(input: In, transfer?: readonly Transferable[], affinity?: string): Promise<Out>;
+  run(input: In, transfer?: readonly Transferable[], affinity?: string, options?: RunOptions): Promise<Out>;
   /** Tasks sent and not yet answered, over all workers. */
   pending(): number;
   /** Every worker is running (none is being replaced). */
   ready(): boolean;
   /** Stops the workers; `farewell`, when given, is run on each first (bounded by `timeoutMs`). */
   close(farewell?: In, timeoutMs?: number): Promise<void>;
+}
+
+export interface RunOptions {
+  /**
+   * A task not answered within this long is rejected (AppError UNAVAILABLE,
+   * details.timed_out) and its worker terminated and replaced: work stuck in
+   * synchronous code cannot be interrupted any other way. Tasks sharing that
+   * worker fail as transient.
+   */
+  timeoutMs?: number;
 }
 
 export interface WorkerPoolOptions {
@@ -124,20 +134,37 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     }
   };
 
-  const send = (slot: Slot, input: In, transfer: readonly Transferable[]): Promise<Out> => {
+  const send = (slot: Slot, input: In, transfer: readonly Transferable[], timeoutMs?: number): Promise<Out> => {
     if (!slot.alive) return Promise.reject(new AppError('UNAVAILABLE', `${options.name} worker is restarting`, { transient: true }));
     const id = nextTaskId++;
     return new Promise<Out>((resolve, reject) => {
-      slot.tasks.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      let timer: NodeJS.Timeout | undefined;
+      const settle = <T>(then: (value: T) => void) => (value: T): void => {
+        clearTimeout(timer);
+        then(value);
+      };
+      slot.tasks.set(id, { resolve: settle(resolve as (value: unknown) => void), reject: settle(reject) });
       slot.outbox.push({ request: { id, input }, transfer });
       if (slot.outbox.length === 1) setImmediate(flush, slot);
+      if (timeoutMs === undefined) return;
+      timer = setTimeout(() => {
+        const task = slot.tasks.get(id);
+        if (task === undefined) return;
+        slot.tasks.delete(id);
+        task.reject(new AppError('UNAVAILABLE', `${options.name} task not done within ${timeoutMs} ms`, { details: { timed_out: true } }));
+        options.log.warn({ timeoutMs }, `${options.name} task timed out; replacing its worker`);
+        // Refuse new tasks at once; the exit handler fails the others and starts a replacement.
+        slot.alive = false;
+        void slot.worker.terminate();
+      }, timeoutMs);
+      timer.unref();
     });
   };
 
   return {
-    run(input, transfer = [], affinity) {
+    run(input, transfer = [], affinity, runOptions) {
       if (closing) return Promise.reject(new AppError('UNAVAILABLE', `${options.name} pool is closed`, { transient: true }));
-      return send(affinity === undefined ? leastBusy() : (slots[hashOf(affinity) % slots.length] as Slot), input, transfer);
+      return send(affinity === undefined ? leastBusy() : (slots[hashOf(affinity) % slots.length] as Slot), input, transfer, runOptions?.timeoutMs);
     },
     pending: () => slots.reduce((sum, slot) => sum + slot.tasks.size, 0),
     ready: () => !closing && slots.every((slot) => slot.alive),

@@ -1,0 +1,83 @@
+/**
+ * The rule tables behind core/bounce-classify.ts: what a bounce's enhanced
+ * status (RFC 3463) and its wording say about why it failed and whether it
+ * will get through later. Data only, tried in order; every pattern is bounded
+ * (no nested or unbounded repetition before a literal) so that a hostile
+ * diagnostic cannot make it backtrack.
+ */
+
+export type BounceReason =
+  | 'user_unknown' | 'mailbox_full' | 'host_unknown' | 'account_disabled' | 'spam_block'
+  | 'policy_block' | 'message_too_large' | 'expired' | 'rate_limited' | 'system_error';
+
+/**
+ * Phrases in a diagnostic, in the order they are tried: the first match names
+ * the reason. Specific wordings come before generic ones ("denied", "rejected",
+ * "unavailable"), which only say that the server refused.
+ */
+export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+  ['mailbox_full', /mailbox (is )?full|over ?quota|quota (exceeded|full|violation)|exceed(s|ed)? (the |his |her |their )?(storage|quota|mailbox)|insufficient (system )?storage|mailbox size limit|disk quota|full mailbox|mail ?(box|folder) (is )?(full|over)|user.{0,20}over.{0,10}quota|is over (its|the) (storage|quota)|not enough (storage|space)|mailbox has exceeded|messages in recipient's mailbox exceeded|account is full|box is full|storage (limit|quota|space)|out of storage|maildir over/i],
+  ['message_too_large', /message (size )?(is )?too (big|large)|message (size )?exceeds|size (limit|exceeds)|exceeds? (the )?(maximum|max|fixed|allowed|size) (message )?size|mesg too big|message length exceeds|message is larger than|too large for|size of (the )?message|message size (is )?(over|above|greater)|exceeded the max(imum)? (message )?size/i],
+  ['account_disabled', /disabled (recipient|mailbox|account|address|user)|account is blocked|account (has been |is |was )?(disabled|suspended|deactivated|inactive|locked|closed|expired|frozen)|mailbox (has been |is |was )?(disabled|inactive|suspended|closed|deactivated|locked|frozen)|(user|recipient|address) (account )?(is |has been )?(disabled|suspended|inactive|deactivated)|no longer (active|available|in use|valid)|account (is )?unavailable|this account has been|mailbox .{0,30}not (active|enabled)|user account expired|(mailbox|account) temporarily (disabled|suspended)|recipient suspended|mailbox currently suspended|service (is )?suspended|suspended (account|mailbox|user)/i],
+  ['spam_block', /banned sending ip|ip name lookup failed|unverifi?yable sending ips?|smtp server of your isp|internet service provider|invalid ip for sending|messages from \d{1,3}(\.\d{1,3}){3}|spam|black ?list|block ?list|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs|reputation|listed (at|in|on|by)|blocked (by|using|because|due|for)|ip (address )?(is |was |has been )?blocked|ptr record|reverse (dns|lookup|dns lookup)|rdns|junk mail|bulk mail|message (was )?(considered|classified|identified|detected) as|not allowed to send|client host .{0,40}(blocked|rejected)|may not be mail exchanger|unsolicited|dynamic ip|dial-?up|residential|user complaints|(your|the sending) (ip|server|host) (address )?(is )?(blocked|banned|not allowed)|host rejected|connection (rejected|refused) (by|from|due)|bad sender ip|\(bl\)|ip .{0,30} is (blocked|banned)|not accepting mail from/i],
+  ['policy_block', /recipient preferences|you are not a member|not permitted to post|not have permission to post|permission to post|moderator|closed (mailing )?list|authentication (required|failed)|\bspf\b|dkim|dmarc|sender policy framework|per it'?s spf|not authori[sz]ed|relay(ing)? (denied|not permitted|access denied|prohibited)|not allowed to relay|unable to relay|we do not relay|relay not permitted|virus|malware|infected|content (rejected|filter|not accepted|policy)|message content|tls (is )?required|encryption required|must use tls|starttls/i],
+  ['user_unknown', /user unknown|unknown user|invalid .{0,20}userid|no such (user|mailbox|recipient|address|account|person)|user (not found|does not exist|doesn'?t exist|not exist)|(recipient|mailbox|e-?mail account|account|address) (address )?(does not exist|doesn'?t exist|not found|unknown|not exist)|(address|e-?mail account) (that )?you tried to reach does not exist|(invalid|unknown|bad|unrouteable|unroutable|non-?existent) (recipient|mailbox|user|address|e-?mail)|not a valid (recipient|mailbox|user|address)|no mailbox|mailbox (not found|unavailable|does not exist)|unknown local[- ]part|bad destination mailbox|address (is )?(unknown|invalid)|is not a known user|undeliverable address|user.{0,20}(is )?not (listed|local|known)|no account by that name|unable to find (the )?recipient|not our customer|has moved|invalid address|recipient not found|recipient address rejected: access denied|doesn'?t have a .{1,40} account|not listed in (the )?(domino )?directory|unknown (or invalid )?recipient|addressee unknown|no valid recipients|recipient (is )?not (valid|found)|unknown address|no such local user|account does not exist|not a registered user|nicht gefunden|inexistant|no existe/i],
+  ['host_unknown', /host (or domain name )?(not found|unknown)|unknown host|(domain|host) (name )?(not found|does not exist|unknown)|no such (domain|host)|name or service not known|nxdomain|unrouteable (mail )?domain|null mx|no mx (record|host)|dns (error|lookup|failure)|domain (is )?(invalid|not (exist|accept))|domain is not reachable|host not reachable|does not accept mail|domain .{1,64} does not exist|does not exist e2110|unknown domain|invalid domain|mx (record )?lookup failed|no (valid )?mx|not accept(ing)? (e-?)?mail|domain not found/i],
+  ['rate_limited', /rate limit|too many (messages|connections|recipients|mails|sessions|emails)|throttl|slow down|exceeded .{0,30}(rate|limit|connections)|sending limit|temporarily (rate|deferred)|too fast|try again later, closing connection|unexpected volume|receiving too much mail|exceeded the (maximum )?number of|frequency limit|over the limit/i],
+  ['expired', /connection timed out|timed out|failed \d+ attempts|delivery time expired|retry time(out)? (exceeded|expired|reached)|message (has )?expired|could not be delivered (for|within) \d+|has (not yet )?been delivered|delayed|queued too long|too long in (the )?queue|giving up|gave up|expired after|time limit exceeded|timeout exceeded|delivery (attempts )?will continue|no answer from host|retry timeout|message could not be delivered for|has been delayed|did not accept our requests to connect|not (been )?delivered .{0,20}(hours|days)|deferred .{0,30}(hours|days)|unable to deliver in \d+|could not deliver .{0,30}(hours|days)|delivery period expired/i],
+  ['policy_block', /not allowed|unrout(e)?able sender|sender address|polic(y|ies)|not permitted|message rejected|rejected (by|due|for|because)|sender (address )?(rejected|denied|blocked)|access denied|filtered|denied|refused|prohibited|banned|restricted|not accepted|rejected|header (error|syntax)|blacklisted/i],
+  ['system_error', /system error|no route to host|name service error|internal (server )?error|local error|temporary (failure|error|problem)|connection (refused|reset|timed? out|lost|closed)|network|mail system (is )?full|i\/o error|server error|out of memory|loop(s)? (back|detected)|routing loop|mail(er)? loop|too many hops|resources temporarily|unavailable|try again|syntax|transaction failed|command (parameter )?not (implemented|recognized)|service not available|socket error|mailer error|pipe to|failed to (read|open|write)|bad interpreter|unknown mailer|protocol error|no such file/i],
+];
+
+/** Enhanced statuses that name one reason whatever the text says (tried before the phrases). */
+export const DEFINITE_STATUSES: ReadonlyArray<readonly [RegExp, BounceReason]> = [
+  [/^\d\.1\.1$/, 'user_unknown'],
+  [/^\d\.1\.2$/, 'host_unknown'],
+  [/^\d\.2\.2$/, 'mailbox_full'],
+  [/^\d\.(2\.3|3\.4)$/, 'message_too_large'],
+  [/^\d\.4\.7$/, 'expired'],
+  [/^\d\.7\.(23|24|25|26|27)$/, 'policy_block'],
+];
+
+/** Enhanced statuses (RFC 3463), most specific first: `x.y.z`, then `x.y`; tried after the phrases. */
+export const STATUS_REASONS: ReadonlyArray<readonly [RegExp, BounceReason]> = [
+  [/^\d\.1\.(1|0|3|6)$/, 'user_unknown'],
+  [/^\d\.1\.(2|10)$/, 'host_unknown'],
+  [/^\d\.4\.4$/, 'host_unknown'],
+  [/^\d\.2\.1$/, 'account_disabled'],
+  [/^\d\.2\.2$/, 'mailbox_full'],
+  [/^\d\.2\.3$/, 'message_too_large'],
+  [/^\d\.3\.4$/, 'message_too_large'],
+  [/^\d\.4\.7$/, 'expired'],
+  [/^\d\.7\.(1|0|2|3|4|5|6|7|8|9|\d\d)$/, 'policy_block'],
+  [/^\d\.4\.6$/, 'system_error'],
+  [/^\d\.3\.\d+$/, 'system_error'],
+  [/^\d\.4\.\d+$/, 'system_error'],
+  [/^\d\.5\.\d+$/, 'system_error'],
+  [/^\d\.1\.\d+$/, 'user_unknown'],
+  [/^\d\.2\.\d+$/, 'mailbox_full'],
+];
+
+/**
+ * A reason the wording gave that the SMTP phase of the refusal corrects: a
+ * server that refuses a recipient only after it has read the message (end of
+ * DATA) refused the content, whatever its reply says ("550 User unknown" is
+ * what some filters answer), so the address is not known to be dead.
+ */
+export const PHASE_OVERRIDES: ReadonlyArray<readonly [BounceReason, RegExp, BounceReason]> = [
+  ['user_unknown', /in reply to (end of )?data\b|after (end of )?data\b|>>> data\s{0,4}\n?[> ]{0,4}<<< ?[45]/i, 'policy_block'],
+];
+
+/**
+ * What the wording says about the future of a failed delivery, when neither an
+ * enhanced status nor a reply code does: a warning that the message is still
+ * queued is soft, a notice that delivery was abandoned is hard. Tried in order.
+ */
+export const PERMANENCE_PHRASES: ReadonlyArray<readonly ['hard' | 'soft', RegExp]> = [
+  ['soft', /warning message only|do not need to re-?send|you do not need to resend|will (be )?(retried|retry|try again|continue)|delivery attempts will continue|still (being )?(retried|trying|queued)|temporary failure report|has been delayed|is delayed|delivery (has been )?delayed|delay(ed)? (notification|warning)|not yet (been )?delivered|kept in the queue/i],
+  ['hard', /permanent(ly)? (error|failure|fatal|failed)|failed permanently|fatal errors?|no further (delivery )?attempts|giving up|gave up|could not be delivered|undeliverable|deleted from (the )?queue|delivery failed|not delivered|returning message to sender|returned mail/i],
+];
+
+/** Without a status, a code or any wording of permanence, what the reason alone says. */
+export const SOFT_REASONS: ReadonlySet<BounceReason> = new Set(['expired', 'rate_limited']);
+export const HARD_REASONS: ReadonlySet<BounceReason> = new Set(['user_unknown', 'host_unknown', 'account_disabled', 'policy_block', 'spam_block', 'message_too_large']);

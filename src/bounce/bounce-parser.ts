@@ -43,6 +43,12 @@ export async function analyseBounce(raw: Buffer): Promise<BounceAnalysis> {
   }
 }
 
+/** A multipart whose boundaries never come leaves mailparser no text: the raw body is the text then. */
+function rawBody(rawText: string): string {
+  const end = /\r?\n\r?\n/.exec(rawText);
+  return end === null ? '' : rawText.slice(end.index + end[0].length, end.index + end[0].length + 256 * 1024);
+}
+
 /** The bounce's own addresses and the original's sender: never the failed recipient. */
 function ownAddresses(mail: ParsedMail, senders: string[]): Set<string> {
   const listed = [mail.from, ...(Array.isArray(mail.to) ? mail.to : [mail.to])].flatMap((field) => field?.value ?? []);
@@ -59,7 +65,7 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const base = { originalMessageId: messageId, mailId, originalEnvelopeId: null, feedbackType: null };
   const types = mail.attachments.map((attachment) => attachment.contentType.toLowerCase());
   const reportType = /report-type\s*=\s*"?([a-z-]+)/i.exec(headerText(mail, 'content-type') ?? rawText.slice(0, 4096))?.[1]?.toLowerCase() ?? null;
-  const text = mail.text ?? '';
+  const text = (mail.text ?? '').trim() === '' ? rawBody(rawText) : mail.text ?? '';
 
   const feedback = mail.attachments.find((attachment) => attachment.contentType.toLowerCase() === 'message/feedback-report');
   if (feedback !== undefined || reportType === 'feedback-report') {
@@ -107,12 +113,16 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', recipients };
 }
 
-/** A report's recipient group, with the human-readable part's words about it when the group has none. */
+/**
+ * A report's recipient group, with the human-readable part's words about it
+ * (its diagnostic when the group has none) and the whole prose as the last
+ * place to look for a reason and the SMTP phase.
+ */
 function dsnVerdict(fields: DsnRecipientFields, text: string): RecipientVerdict {
+  const { body } = proseBody(text);
   const about = fields.recipient === null ? null : proseAbout(text, fields.recipient);
-  if (about === null) return verdictOf(fields);
-  if (fields.diagnostic === null) return verdictOf({ ...fields, diagnostic: about });
-  return verdictOf(fields, [about]);
+  if (about !== null && fields.diagnostic === null) return verdictOf({ ...fields, diagnostic: about }, [body], body);
+  return verdictOf(fields, about === null ? [body] : [about, body], body);
 }
 
 /** A bounce without a report: the recipient and the reason from its prose, hard unless it says it is a warning. */
@@ -120,5 +130,5 @@ function proseVerdict(mail: ParsedMail, text: string, attachedOriginal: string, 
   const original = originalAddresses(attachedOriginal !== '' ? attachedOriginal : proseBody(text).quotedOriginal);
   const findings = readProseText(text, ownAddresses(mail, original.senders), failedHeader, original.recipients);
   const action = permanenceOf(findings.body) === 'soft' ? 'delayed' : 'failed';
-  return verdictOf({ recipient: findings.recipient, action, status: null, diagnostic: findings.diagnostic, remoteMta: null }, [findings.body]);
+  return verdictOf({ recipient: findings.recipient, action, status: null, diagnostic: findings.diagnostic, remoteMta: null }, [findings.body], findings.body);
 }

@@ -6,8 +6,11 @@
 import { findReplyCode, findStatus, reasonOf } from '../core/bounce-classify.js';
 import { addressesIn } from './addresses.js';
 
-/** Where a bounce starts quoting the original message: addresses after it are not the failed recipient. */
-const ORIGINAL_MARKER = /^[ \t]*(?:-{2,} ?(?:this is a copy of|original message|below this line is a copy|a copy of the original message|the header of the original message|returned message|forwarded message|message headers follow|headers of the original|original message headers|the original message)|original message:|below is a copy of the original message|content-type: message\/rfc822|received: from |return-path: )/im;
+/**
+ * Where a bounce's prose ends: it starts quoting the original message (addresses
+ * after it are not the failed recipient) or the report's fields begin.
+ */
+const ORIGINAL_MARKER = /^[ \t]*(?:reporting-mta:|final-recipient:|-{2,} ?(?:this is a copy of|original message|below this line is a copy|a copy of the original message|the header of the original message|returned message|forwarded message|message headers follow|headers of the original|original message headers|the original message)|original message:|original message follows|below is a copy of the original message|content-type: message\/rfc822|received: from |return-path: )/im;
 /** Bounce text is short; its recipients and reasons are in the first lines. */
 const MAX_PROSE_CHARS = 64 * 1024;
 /** Lines that introduce the list of failed addresses. */
@@ -69,7 +72,8 @@ function blockAt(lines: string[], start: number): string {
   const block = [lines[start] as string];
   for (let index = start + 1; index < Math.min(lines.length, start + 8); index += 1) {
     const line = lines[index] as string;
-    if (line.trim() === '' || /^[\s<]{0,4}[^\s@<>]{1,64}@[^\s@<>]{1,255}>?:?\s*$/.test(line)) break;
+    // A blank line or a line that starts with another address ends what is said about this one.
+    if (line.trim() === '' || /^[\s<*"-]{0,4}[^\s@<>:]{1,64}@[^\s@<>]{1,255}/.test(line)) break;
     block.push(line);
   }
   return block.join(' ').replace(/\s+/g, ' ').trim();
@@ -87,7 +91,8 @@ export function readProseText(text: string, exclude: ReadonlySet<string>, prefer
   const lines = body.split('\n');
   const scored = candidates(lines, exclude);
   const best = scored.reduce<Candidate | null>((top, next) => (top === null || next.score > top.score ? next : top), null);
-  const listed = preferred.find((address) => !exclude.has(address));
+  // A header that lists the failed addresses is the MTA's own statement: it wins even over our own addresses.
+  const listed = preferred[0];
   const recipient = listed ?? (best !== null && best.score >= 0 ? best.address : fallback.find((address) => !exclude.has(address)) ?? best?.address ?? null);
   const recipientLine = recipient === null ? -1 : lines.findIndex((line) => line.toLowerCase().includes(recipient));
   const near = recipientLine < 0 ? '' : blockAt(lines, recipientLine);

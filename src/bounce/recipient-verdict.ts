@@ -3,7 +3,7 @@
  * the most precise enhanced status and reply code, why, and hard or soft
  * (core/bounce-classify.ts judges; this only gathers the texts).
  */
-import { bounceTypeOf, findCodes, findStatus, reasonOf } from '../core/bounce-classify.js';
+import { bounceTypeOf, findCodes, findStatus, reasonIn } from '../core/bounce-classify.js';
 import type { RecipientVerdict } from './bounce-analysis.js';
 import type { DsnRecipientFields } from './dsn-fields.js';
 
@@ -20,14 +20,16 @@ function preciseStatus(given: string | null, fromDiagnostic: string | null): str
 
 /**
  * `context` are further texts about this recipient (the prose around its
- * address), read for the reason and for permanence after the diagnostic.
+ * address, then the whole prose), read for the reason and for permanence
+ * after the diagnostic; `transcript` is the SMTP session the prose quotes,
+ * read for the phase of the refusal only.
  */
-export function verdictOf(fields: DsnRecipientFields & { replyCode?: string | null }, context: string[] = []): RecipientVerdict {
+export function verdictOf(fields: DsnRecipientFields & { replyCode?: string | null }, context: string[] = [], transcript = ''): RecipientVerdict {
   const text = fields.diagnostic ?? '';
   const codes = findCodes(text);
   const status = preciseStatus(fields.status === null ? null : findStatus(fields.status), codes.status);
   const replyCode = fields.replyCode ?? codes.replyCode;
-  const reason = reasonOf(status, text, ...context);
+  const reason = reasonIn({ status, replyCode, primary: codes.remoteWords, texts: [text, ...context], transcript });
   const bounceType = bounceTypeOf({ action: fields.action, status, replyCode, reason, text: [text, ...context].join('\n') });
   return { recipient: fields.recipient, action: fields.action, status, replyCode, diagnostic: fields.diagnostic, remoteMta: fields.remoteMta, bounceType, reason };
 }

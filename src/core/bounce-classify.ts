@@ -5,11 +5,13 @@
  * code, then the diagnostic text.
  */
 import {
-  DEFINITE_STATUSES, HARD_REASONS, PERMANENCE_PHRASES, PHASE_OVERRIDES, REASON_PHRASES, SOFT_REASONS, STATUS_REASONS,
-  type BounceReason,
+  DEFINITE_STATUSES, GENERIC_REASON_PHRASES, HARD_REASONS, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, SOFT_REASONS,
+  STATUS_REASONS, type BounceReason,
 } from './bounce-reasons.js';
 
-export { DEFINITE_STATUSES, PERMANENCE_PHRASES, PHASE_OVERRIDES, REASON_PHRASES, STATUS_REASONS, type BounceReason } from './bounce-reasons.js';
+export {
+  DEFINITE_STATUSES, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, STATUS_REASONS, type BounceReason,
+} from './bounce-reasons.js';
 
 // Not inside an address or a version number (192.2.3.4, 1.2.3.4).
 export const ENHANCED_STATUS = /(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/;
@@ -32,37 +34,50 @@ export function findReplyCode(text: string): string | null {
  * several replies (a relay's summary, then the remote server's own words:
  * `554 4.4.7 Message expired <421 4.4.2 Connection timed out>`), the last
  * code-and-status pair is the remote server's verbatim answer and the most
- * precise; without a pair, the first status and the first code.
+ * precise (and its words, from there on, say why); without a pair, the
+ * first status and the first code.
  */
-export function findCodes(text: string): { status: string | null; replyCode: string | null } {
+export function findCodes(text: string): { status: string | null; replyCode: string | null; remoteWords: string | null } {
   let last: RegExpExecArray | null = null;
   for (const match of text.matchAll(CODE_AND_STATUS)) last = match;
-  if (last !== null) return { status: `${last[2]}.${Number(last[3])}.${Number(last[4])}`, replyCode: last[1] as string };
-  return { status: findStatus(text), replyCode: findReplyCode(text) };
+  if (last !== null) return { status: `${last[2]}.${Number(last[3])}.${Number(last[4])}`, replyCode: last[1] as string, remoteWords: text.slice(last.index) };
+  return { status: findStatus(text), replyCode: findReplyCode(text), remoteWords: null };
 }
 
-function phraseReason(text: string): BounceReason | null {
-  for (const [reason, pattern] of REASON_PHRASES) {
-    if (!pattern.test(text)) continue;
-    for (const [from, phase, to] of PHASE_OVERRIDES) if (from === reason && phase.test(text)) return to;
-    return reason;
-  }
+function phraseReason(table: ReadonlyArray<readonly [BounceReason, RegExp]>, texts: readonly string[]): BounceReason | null {
+  for (const text of texts) for (const [reason, pattern] of table) if (pattern.test(text)) return reason;
   return null;
+}
+
+function corrected(reason: BounceReason, klass: string | null, transcript: string): BounceReason {
+  for (const rule of REASON_OVERRIDES) {
+    if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass)) continue;
+    if ((rule.when === undefined || rule.when.test(transcript)) && (rule.unless === undefined || !rule.unless.test(transcript))) return rule.to;
+  }
+  return reason;
 }
 
 /**
- * Why: a definite status, else the first text (most specific first: the
- * diagnostic, then the text around it) whose wording names a reason, else the
- * status's class and subject.
+ * Why: a definite status, else the wording, corrected by the SMTP phase and
+ * the class; else the status's class and subject. The wording is read from
+ * the remote server's own words (`primary`) first, then from the other texts,
+ * most specific first (the diagnostic, the prose about the recipient), precise
+ * phrases before vague words. `transcript` is read only for the SMTP phase.
  */
-export function reasonOf(status: string | null, ...texts: string[]): BounceReason | null {
+export function reasonIn(input: { status: string | null; replyCode?: string | null; primary?: string | null; texts: readonly string[]; transcript?: string }): BounceReason | null {
+  const { status, texts } = input;
   if (status !== null) for (const [pattern, reason] of DEFINITE_STATUSES) if (pattern.test(status)) return reason;
-  for (const text of texts) {
-    const fromText = phraseReason(text);
-    if (fromText !== null) return fromText;
-  }
+  const primary = input.primary ?? null;
+  const fromPrimary = primary === null ? null : phraseReason(REASON_PHRASES, [primary]) ?? phraseReason(GENERIC_REASON_PHRASES, [primary]);
+  const fromText = fromPrimary ?? phraseReason(REASON_PHRASES, texts) ?? phraseReason(GENERIC_REASON_PHRASES, texts);
+  if (fromText !== null) return corrected(fromText, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));
   if (status !== null) for (const [pattern, reason] of STATUS_REASONS) if (pattern.test(status)) return reason;
   return null;
+}
+
+/** `reasonIn` for a status and texts alone. */
+export function reasonOf(status: string | null, ...texts: string[]): BounceReason | null {
+  return reasonIn({ status, texts });
 }
 
 /** What the wording says of the delivery's future: 'soft' (still queued), 'hard' (abandoned), or null. */

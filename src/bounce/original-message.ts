@@ -33,10 +33,12 @@ export function originalSource(mail: ParsedMail, raw: string): { text: string; a
 /** The returned original's Message-ID and X-Genro-Mail-ID: from its MIME part, else from the quoted text. */
 export function originalIds(mail: ParsedMail, raw: string): { messageId: string | null; mailId: string | null } {
   const own = (headerText(mail, 'message-id') ?? '').trim();
-  const { text } = originalSource(mail, raw);
+  const { text, attached } = originalSource(mail, raw);
   const mailId = /^[> \t]{0,4}X-Genro-Mail-ID:[ \t]*(\S{1,200})/im.exec(text)?.[1] ?? null;
-  const ids = [...text.matchAll(/^[> \t]{0,4}Message-ID:[ \t]*(?:\r?\n[ \t]+)?(<[^<>\r\n]{1,500}>)/gim)].map((match) => match[1] as string).filter((id) => id !== own);
-  return { messageId: ids[ids.length - 1] ?? null, mailId };
+  // The first Message-ID is the original's own (a message it carries may follow); in the raw
+  // message the bounce's own comes first and is skipped.
+  const ids = [...text.matchAll(/^[> \t]{0,4}Message-ID:[ \t]*(?:\r?\n[ \t]+)?(<[^<>\r\n]{1,500}>)/gim)].map((match) => match[1] as string).filter((id) => attached || id !== own);
+  return { messageId: ids[0] ?? null, mailId };
 }
 
 /**

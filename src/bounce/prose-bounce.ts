@@ -18,8 +18,8 @@ const LIST_CUE = /(following|these|the) (address(es)?|recipients?)|failed:|could
 /** Addresses on such lines are the sender's or a contact, not the failed recipient. */
 const NOT_RECIPIENT_LINE = /^[ \t>]{0,8}(from|reply-to|sender|return-path|mail from|envelope-from|x-sender)\b|contact|please (send|write|mail)|mail from:|envelope-from|sent by|by .{1,80} for <|helpdesk|support at/i;
 const ROLE_ACCOUNT = /^(mailer-daemon|postmaster|post_master|root|abuse|no-?reply|bounces?|daemon|mail-?daemon)@/i;
-/** A line carrying a reply code or enhanced status (`550 5.1.1`, `said: 452`, `(reason: 550 ...)`). */
-const CODED_LINE = /(?:^|[\s:(<'"=\]])[245][0-5]\d(?:[ -]|$)|(?<![\d.])[245]\.\d{1,3}\.\d{1,3}(?![\d]|\.\d)/;
+/** A line carrying a failure's reply code or enhanced status (`550 5.1.1`, `said: 452`, `(reason: 550 ...)`). */
+const CODED_LINE = /(?:^|[\s:(<'"=\]])[45][0-5]\d(?:[ :,-]|$)|(?<![\d.])[45]\.\d{1,3}\.\d{1,3}(?![\d]|\.\d)/;
 /** The smallest slice of a header block quoted in the prose that is not a diagnostic. */
 const HEADER_LINE = /^[ \t>]{0,8}(date|received|message-id|subject|x-[a-z-]{1,40}|dkim-signature|arrival-date|last-attempt-date):/i;
 

@@ -14,6 +14,8 @@ describe('bounce classification', () => {
   it('takes no port number for a reply code (RFC 5321: the second digit is 0 to 5)', () => {
     expect(findReplyCode('could not connect to port 587 on mx')).toBeNull();
     expect(findReplyCode('said: 452 too many recipients')).toBe('452');
+    expect(findCodes('<a@b.example>: 550: 5.2.2 <a@b.example>... Mailbox Full')).toMatchObject({ status: '5.2.2', replyCode: '550' });
+    expect(findReplyCode('Invalid Address, ERROR_CODE :550, ERROR_CODE :Requested action not taken')).toBe('550');
   });
 
   it("prefers the remote server's own reply quoted inside a relay's summary, and returns its words", () => {

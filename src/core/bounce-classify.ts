@@ -16,9 +16,9 @@ export {
 // Not inside an address or a version number (192.2.3.4, 1.2.3.4).
 export const ENHANCED_STATUS = /(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/;
 // RFC 5321 §4.2: the second digit of a reply code is 0 to 5 (so "port 587" is no reply).
-export const REPLY_CODE = /(?:^|[^\d.])([245][0-5]\d)(?:[ -]|$)/;
+export const REPLY_CODE = /(?:^|[^\d.])([245][0-5]\d)(?:[ :,-]|$)/;
 /** A reply code with its enhanced status right after it: `550 5.1.1`, `550-'5.7.1`, `421 4.4.2`. */
-const CODE_AND_STATUS = /(?<![\d.])([245][0-5]\d)[ -]{1,3}['"(]?([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/g;
+const CODE_AND_STATUS = /(?<![\d.])([245][0-5]\d)[ :-]{1,3}['"(]?([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/g;
 
 export function findStatus(text: string): string | null {
   const match = ENHANCED_STATUS.exec(text);

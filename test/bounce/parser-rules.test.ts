@@ -170,6 +170,40 @@ ${inner}
     expect((await analyseBounce(crlf(direct.replace('"Bounce"', '"Delivery"')))).kind).toBe('delivered');
   });
 
+  it("takes the returned original's own Message-ID, not one of a message it carries", async () => {
+    const text = `From: MAILER-DAEMON@mx.example.net
+To: app@acme.example
+Subject: Undelivered Mail Returned to Sender
+Message-ID: <same@acme.example>
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+--B
+Content-Type: message/delivery-status
+
+Final-Recipient: rfc822; ned@example.net
+Action: failed
+Status: 5.1.1
+
+--B
+Content-Type: message/rfc822
+
+From: app@acme.example
+To: ned@example.net
+Message-ID: <same@acme.example>
+Content-Type: multipart/mixed; boundary="I"
+
+--I
+Content-Type: message/rfc822
+
+Message-ID: <carried@elsewhere.example>
+
+--I--
+--B--
+`;
+    expect(await analyseBounce(crlf(text))).toMatchObject({ originalMessageId: '<same@acme.example>' });
+  });
+
   it('mail that merely forwards a message as an attachment is not a bounce', async () => {
     const forward = `From: Max <max@example.com>
 To: app@acme.example

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bounceTypeOf, DEFINITE_STATUSES, findCodes, findReplyCode, findStatus, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, permanenceOf,
+  bounceTypeOf, DECISIVE_PHRASES, DEFINITE_STATUSES, findCodes, findReplyCode, findStatus, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, permanenceOf,
   REASON_OVERRIDES, REASON_PHRASES, reasonIn, reasonOf, STATUS_REASONS,
 } from './bounce-classify.js';
 
@@ -56,6 +56,7 @@ describe('bounce classification', () => {
     expect(reasonOf('5.1.8', 'Domain of sender address does not exist')).toBe('policy_block');
     expect(reasonOf('5.7.25', 'Reverse DNS validation failed')).toBe('spam_block');
     expect(reasonOf('5.7.23', 'SPF validation failed')).toBe('policy_block');
+    expect(reasonOf('5.1.1', '550 5.1.1 Refused due to recipient preferences')).toBe('policy_block');
   });
 
   it("reads the remote server's words before a relay's summary, and precise phrases in any text before vague words", () => {
@@ -74,6 +75,12 @@ describe('bounce classification', () => {
     expect(reasonIn({ status: '5.1.1', texts: ['550 Unknown user'], transcript: 'in reply to end of DATA command' })).toBe('user_unknown');
   });
 
+  it('a recipient refused at RCPT TO with only a vague word is an unknown address, unless a policy is named', () => {
+    expect(reasonIn({ status: '5.0.0', texts: ['550 <ann@example.net>: Recipient address rejected.'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Denied by policy'], transcript: '(in reply to RCPT TO command)' })).toBe('policy_block');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Recipient address rejected.'] })).toBe('policy_block');
+  });
+
   it('a refusal of MAIL FROM is about the sender; a transient DNS failure is no unknown host unless the domain takes no mail', () => {
     expect(reasonIn({ status: '5.0.0', texts: ['553 example.org does not exist'], transcript: 'SMTP error from remote mail server after MAIL FROM:<a@example.org>' })).toBe('policy_block');
     expect(reasonIn({ status: '4.0.0', texts: ["DNS Error: lookup of example.net responded with code NXDOMAIN Domain name not found"] })).toBe('system_error');
@@ -82,7 +89,7 @@ describe('bounce classification', () => {
   });
 
   it('no pattern backtracks on a long line of repeated characters', () => {
-    const patterns = [...REASON_PHRASES, ...GENERIC_REASON_PHRASES].map(([, pattern]) => pattern)
+    const patterns = [...DECISIVE_PHRASES, ...REASON_PHRASES, ...GENERIC_REASON_PHRASES].map(([, pattern]) => pattern)
       .concat(PERMANENCE_PHRASES.map(([, pattern]) => pattern), DEFINITE_STATUSES.map(([pattern]) => pattern), STATUS_REASONS.map(([pattern]) => pattern))
       .concat(REASON_OVERRIDES.flatMap((rule) => [rule.when, rule.unless].filter((pattern): pattern is RegExp => pattern !== undefined)));
     for (const unit of ['a', ' ', '.', '5', 'a.', '>>> ', 'a@', 'x ']) {

@@ -5,12 +5,12 @@
  * code, then the diagnostic text.
  */
 import {
-  DEFINITE_STATUSES, GENERIC_REASON_PHRASES, HARD_REASONS, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, SOFT_REASONS,
+  DECISIVE_PHRASES, DEFINITE_STATUSES, GENERIC_REASON_PHRASES, HARD_REASONS, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, SOFT_REASONS,
   STATUS_REASONS, type BounceReason,
 } from './bounce-reasons.js';
 
 export {
-  DEFINITE_STATUSES, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, STATUS_REASONS, type BounceReason,
+  DECISIVE_PHRASES, DEFINITE_STATUSES, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, STATUS_REASONS, type BounceReason,
 } from './bounce-reasons.js';
 
 // Not inside an address or a version number (192.2.3.4, 1.2.3.4).
@@ -49,16 +49,16 @@ function phraseReason(table: ReadonlyArray<readonly [BounceReason, RegExp]>, tex
   return null;
 }
 
-function corrected(reason: BounceReason, klass: string | null, transcript: string): BounceReason {
+function corrected(reason: BounceReason, vague: boolean, klass: string | null, transcript: string): BounceReason {
   for (const rule of REASON_OVERRIDES) {
-    if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass)) continue;
+    if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass) || (rule.vague === true && !vague)) continue;
     if ((rule.when === undefined || rule.when.test(transcript)) && (rule.unless === undefined || !rule.unless.test(transcript))) return rule.to;
   }
   return reason;
 }
 
 /**
- * Why: a definite status, else the wording, corrected by the SMTP phase and
+ * Why: wording that names the recipient's own filter, a definite status, else the wording, corrected by the SMTP phase and
  * the class; else the status's class and subject. The wording is read from
  * the remote server's own words (`primary`) first, then from the other texts,
  * most specific first (the diagnostic, the prose about the recipient), precise
@@ -66,11 +66,15 @@ function corrected(reason: BounceReason, klass: string | null, transcript: strin
  */
 export function reasonIn(input: { status: string | null; replyCode?: string | null; primary?: string | null; texts: readonly string[]; transcript?: string }): BounceReason | null {
   const { status, texts } = input;
+  const primary = input.primary === null || input.primary === undefined ? [] : [input.primary];
+  const decisive = phraseReason(DECISIVE_PHRASES, [...primary, ...texts]);
+  if (decisive !== null) return decisive;
   if (status !== null) for (const [pattern, reason] of DEFINITE_STATUSES) if (pattern.test(status)) return reason;
-  const primary = input.primary ?? null;
-  const fromPrimary = primary === null ? null : phraseReason(REASON_PHRASES, [primary]) ?? phraseReason(GENERIC_REASON_PHRASES, [primary]);
-  const fromText = fromPrimary ?? phraseReason(REASON_PHRASES, texts) ?? phraseReason(GENERIC_REASON_PHRASES, texts);
-  if (fromText !== null) return corrected(fromText, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));
+  const precise = phraseReason(REASON_PHRASES, primary);
+  const vague = precise === null ? phraseReason(GENERIC_REASON_PHRASES, primary) : null;
+  const fromPrecise = precise ?? (vague === null ? phraseReason(REASON_PHRASES, texts) : null);
+  const fromText = fromPrecise ?? vague ?? phraseReason(GENERIC_REASON_PHRASES, texts);
+  if (fromText !== null) return corrected(fromText, fromPrecise === null, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));
   if (status !== null) for (const [pattern, reason] of STATUS_REASONS) if (pattern.test(status)) return reason;
   return null;
 }

@@ -24,7 +24,7 @@ export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
   // authentication and relaying (a spam refusal may add "set up SPF"), then the wording of IP blocks.
   ['policy_block', /recipient preferences|you are not a member|not a member of|not permitted to post|permission to post|moderator|closed (mailing )?list|virus|malware|infected|content presents|security (issue|policy|reasons)|not (rfc ?5322|rfc ?2822|rfc) compliant|rfc ?5322/i],
   ['spam_block', /spam|\bube\b|unsolicited|black ?list(ed)? (ip|host|server)|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs/i],
-  ['policy_block', /authentication (required|failed)|\bspf\b|dkim|dmarc|sender policy framework|not authori[sz]ed|relay(ing)? (denied|not permitted|access denied|prohibited)|not allowed to relay|unable to relay|we do not relay|relay not permitted|tls (is )?required|encryption required|must use tls|starttls|(address|sender|domain) that (has been|is) (black|block)listed|sender address|domain of sender|sender (address )?(rejected|denied|blocked|verify failed)/i],
+  ['policy_block', /polic(y|ies)|not configured to relay|authentication (required|failed)|\bspf\b|dkim|dmarc|sender policy framework|not authori[sz]ed|relay(ing)? (denied|not permitted|access denied|prohibited)|not allowed to relay|unable to relay|we do not relay|relay not permitted|tls (is )?required|encryption required|must use tls|starttls|(address|sender|domain) that (has been|is) (black|block)listed|sender address|domain of sender|sender (address )?(rejected|denied|blocked|verify failed)/i],
   ['spam_block', /banned sending ip|ip name lookup failed|unverifi?yable sending ips?|smtp server of your isp|internet service provider|invalid ip for sending|messages from \d{1,3}(\.\d{1,3}){3}|spam|\bube\b|black ?list|block ?list|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs|reputation|(?<!not )listed (at|in|on|by)|blocked (by|using|because|due|for)|ip (address )?(is |was |has been )?blocked|ptr record|reverse (dns|lookup|dns lookup)|rdns|junk mail|bulk mail|message (was )?(considered|classified|identified|detected) as|not allowed to send|client host .{0,40}(blocked|rejected)|may not be mail exchanger|unsolicited|dynamic ip|dial-?up|residential|user complaints|(your|the sending) (ip|server|host) (address )?(is )?(blocked|banned|not allowed)|host rejected|connection (rejected|refused) (by|from|due)|bad sender ip|\(bl\)|ip .{0,30} is (blocked|banned)|not accepting mail from/i],
   ['user_unknown', /user unknown|unknown user|invalid .{0,20}userid|no such (user|mailbox|recipient|address|account|person)|user (not found|does not exist|doesn'?t exist|not exist)|(recipient|mailbox|e-?mail account|account|address) (address )?(does not exist|doesn'?t exist|not found|unknown|not exist)|(address|e-?mail account) (that )?you tried to reach does not exist|(invalid|unknown|bad|unrouteable|unroutable|non-?existent) (recipient|mailbox|user|address|e-?mail)|not a valid (recipient|mailbox|user|address)|no mailbox|mailbox (not found|unavailable|does not exist)|unknown local[- ]part|bad destination mailbox|address (is )?(unknown|invalid)|is not a known user|undeliverable address|user.{0,20}(is )?not (listed|local|known)|no account by that name|unable to find (the )?recipient|not our customer|has moved|invalid address|recipient not found|recipient address rejected: access denied|doesn'?t have a .{1,40} account|not listed in (the )?(domino )?directory|unknown (or invalid )?recipient|addressee unknown|no valid recipients|recipient (is )?not (valid|found)|unknown address|no such local user|account does not exist|not a registered user|address (could not|couldn'?t) be found|recipient name is not recognized|nicht gefunden|inexistant|no existe/i],
   // A name server that failed for now is a network trouble, not a verdict on the domain.
@@ -42,6 +42,15 @@ export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
 export const GENERIC_REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
   ['policy_block', /not allowed|unrout(e)?able sender|polic(y|ies)|not permitted|message rejected|rejected (by|due|for|because)|access denied|filtered|denied|refused|prohibited|banned|restricted|not accepted|rejected|header (error|syntax)|blacklisted|content (rejected|filter|not accepted)/i],
   ['system_error', /system error|no route to host|temporary (failure|error|problem)|connection (refused|reset|timed? out|lost|closed)|network|mail system (is )?full|server error|loop(s)? (back|detected)|routing loop|mail(er)? loop|too many hops|resources temporarily|unavailable|try again|syntax|transaction failed|command (parameter )?not (implemented|recognized)|service not available|socket error|unknown mailer|protocol error|no such file/i],
+];
+
+/**
+ * Wording that outranks even a definite status: the recipient's own filter
+ * refused the sender, whatever status the server chose to send with it
+ * ("550 5.1.1 Refused due to recipient preferences").
+ */
+export const DECISIVE_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+  ['policy_block', /recipient preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i],
 ];
 
 /** Enhanced statuses that name one reason whatever the text says (tried before the phrases). */
@@ -84,15 +93,20 @@ export const STATUS_REASONS: ReadonlyArray<readonly [RegExp, BounceReason]> = [
  * - A server that refuses a recipient only after it has read the message (end
  *   of DATA) refused the content, whatever its reply says ("550 User unknown"
  *   is what some filters answer): the address is not known to be dead. Unless
- *   the server then says it had no recipient ("503 Need RCPT"): a pipelining
+ *   the server then says it had no recipient ("503 Need RCPT", "no valid
+ *   recipients"): a pipelining
  *   client reads the RCPT refusal after sending DATA.
  * - A refusal of MAIL FROM is about the sender, not the recipient.
+ * - A recipient refused at RCPT TO with nothing but a vague word ("Recipient
+ *   address rejected.", "Access denied") is an address the server does not
+ *   take: a refusal on other grounds says which.
  * - A transient (4.x.x) name-server failure is a network trouble, unless the
  *   domain itself says it takes no mail (null MX, RFC 7505).
  */
-export const REASON_OVERRIDES: ReadonlyArray<{ from: ReadonlySet<BounceReason>; when?: RegExp; klass?: '4' | '5'; unless?: RegExp; to: BounceReason }> = [
-  { from: new Set(['user_unknown']), when: /in reply to (end of )?data\b|after (end of )?data\b|>>> data\s{0,4}\n?[> ]{0,4}<<< ?[45]/i, unless: /need rcpt/i, to: 'policy_block' },
+export const REASON_OVERRIDES: ReadonlyArray<{ from: ReadonlySet<BounceReason>; when?: RegExp; klass?: '4' | '5'; unless?: RegExp; vague?: true; to: BounceReason }> = [
+  { from: new Set(['user_unknown']), when: /in reply to (end of )?data\b|after (end of )?data\b|>>> data\s{0,4}\n?[> ]{0,4}<<< ?[45]/i, unless: /need rcpt|no valid recipients/i, to: 'policy_block' },
   { from: new Set(['user_unknown', 'host_unknown']), when: /in reply to mail from|after mail from|>>> mail from:?[ \t]{0,2}<[^>\n]{0,320}>[^\n]{0,200}\n[> \t]{0,4}<<< ?[45]/i, to: 'policy_block' },
+  { from: new Set(['policy_block']), vague: true, klass: '5', when: /in reply to rcpt to|after rcpt to|>>> rcpt to:?[^\n]{0,400}\n[> \t]{0,4}<<< ?5|\[rcpt_to\]/i, unless: /polic|relay|not allowed|network|sender|\bip\b|client host/i, to: 'user_unknown' },
   { from: new Set(['host_unknown']), klass: '4', unless: /null mx|no mx|doesn'?t receive (e-?)?mail|does not accept mail/i, to: 'system_error' },
 ];
 

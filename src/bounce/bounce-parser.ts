@@ -15,7 +15,7 @@ import { dsnFromRaw, dsnFromText, fieldGroups, readDsn, type DsnRecipientFields 
 import { headerText, isOriginalType, originalAddresses, originalIds, originalSource } from './original-message.js';
 import { proseAbout, proseBody, readProseText } from './prose-bounce.js';
 import { verdictOf } from './recipient-verdict.js';
-import { readSesNotification } from './ses-notification.js';
+import { readSesNotification, type SesNotification } from './ses-notification.js';
 
 export type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
 
@@ -60,10 +60,11 @@ function failedRecipientsHeader(mail: ParsedMail): string[] {
   return addressesIn(headerText(mail, 'x-failed-recipients') ?? '').map((found) => found.address);
 }
 
+type Base = Pick<BounceAnalysis, 'originalMessageId' | 'mailId' | 'originalEnvelopeId' | 'feedbackType'>;
+
 function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const { messageId, mailId } = originalIds(mail, rawText);
-  const base = { originalMessageId: messageId, mailId, originalEnvelopeId: null, feedbackType: null };
-  const types = mail.attachments.map((attachment) => attachment.contentType.toLowerCase());
+  const base: Base = { originalMessageId: messageId, mailId, originalEnvelopeId: null, feedbackType: null };
   const reportType = /report-type\s*=\s*"?([a-z-]+)/i.exec(headerText(mail, 'content-type') ?? rawText.slice(0, 4096))?.[1]?.toLowerCase() ?? null;
   const text = (mail.text ?? '').trim() === '' ? rawBody(rawText) : mail.text ?? '';
 
@@ -72,45 +73,52 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
     const feedbackType = feedback === undefined ? null : (fieldGroups(feedback.content.toString('utf8'))[0]?.get('feedback-type') ?? null);
     return { ...base, kind: 'complaint', recipients: [], feedbackType };
   }
-
   const ses = text.includes('notificationType') || text.includes('eventType') ? readSesNotification(text) : null;
-  if (ses !== null) {
-    if (ses.type === 'complaint') return { ...base, kind: 'complaint', recipients: [] };
-    if (ses.type === 'delivery' || ses.recipients.length === 0) return { ...base, kind: 'delivered', recipients: [] };
-    const recipients = ses.recipients.map((fields) => verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }));
-    return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', recipients };
-  }
+  if (ses !== null) return sesAnalysis(ses, base);
 
-  const original = originalSource(mail, rawText);
-  const quoted = original.attached ? original.text : '';
   const failedHeader = failedRecipientsHeader(mail);
-
   const dsnPart = mail.attachments.find((attachment) => DSN_TYPES.has(attachment.contentType.toLowerCase()));
   const dsnText = dsnPart === undefined ? dsnFromRaw(rawText) ?? dsnFromText(text) : dsnPart.content.toString('utf8');
   const dsn = dsnText === null ? null : readDsn(dsnText);
-  if (dsn !== null && dsn.recipients.length > 0) {
-    const withRecipient = dsn.recipients.map((fields) => ({ ...fields, recipient: fields.recipient ?? failedHeader[0] ?? null }));
-    const failed = withRecipient.filter((fields) => fields.action === 'failed' || fields.action === 'delayed' || fields.action === null);
-    if (failed.length === 0) return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', recipients: withRecipient.map((fields) => verdictOf(fields)) };
-    const recipients = failed.map((fields) => dsnVerdict(fields, text));
-    const kind: BounceKind = recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce';
-    return { ...base, originalEnvelopeId: dsn.envelopeId, kind, recipients };
-  }
+  if (dsn !== null && dsn.recipients.length > 0) return reportAnalysis(dsn, text, failedHeader, base);
 
+  const reportsFailure = reportType === 'delivery-status' || dsn !== null || failedHeader.length > 0;
+  const kind = kindOf(mail, text, reportsFailure);
+  if (kind !== 'bounce') return { ...base, kind, recipients: [] };
+  const original = originalSource(mail, rawText);
+  const recipients = [proseVerdict(mail, text, original.attached ? original.text : '', failedHeader)];
+  return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', recipients };
+}
+
+function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
+  if (ses.type === 'complaint') return { ...base, kind: 'complaint', recipients: [] };
+  if (ses.type === 'delivery' || ses.recipients.length === 0) return { ...base, kind: 'delivered', recipients: [] };
+  const recipients = ses.recipients.map((fields) => verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }));
+  return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', recipients };
+}
+
+/** RFC 3464: the failed and delayed recipients; a report of deliveries only is no bounce. */
+function reportAnalysis(dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null }, text: string, failedHeader: string[], base: Base): BounceAnalysis {
+  const withRecipient = dsn.recipients.map((fields) => ({ ...fields, recipient: fields.recipient ?? failedHeader[0] ?? null }));
+  const failed = withRecipient.filter((fields) => fields.action === 'failed' || fields.action === 'delayed' || fields.action === null);
+  if (failed.length === 0) return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', recipients: withRecipient.map((fields) => verdictOf(fields)) };
+  const recipients = failed.map((fields) => dsnVerdict(fields, text));
+  const kind: BounceKind = recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce';
+  return { ...base, originalEnvelopeId: dsn.envelopeId, kind, recipients };
+}
+
+/** A message without a report: a bounce by its sender, subject or returned original; else an auto-reply or ordinary mail. */
+function kindOf(mail: ParsedMail, text: string, reportsFailure: boolean): 'bounce' | 'auto_reply' | 'not_bounce' {
   const from = headerText(mail, 'from') ?? '';
   const subject = mail.subject ?? '';
-  const autoSubmitted = (headerText(mail, 'auto-submitted') ?? '').toLowerCase();
   const nullSender = NULL_SENDER.test((headerText(mail, 'return-path') ?? '').trim());
-  const reportsFailure = reportType === 'delivery-status' || dsn !== null || failedHeader.length > 0;
   // A returned message alone is no bounce (people forward mail as attachments); with a failure notice it is.
-  const returnsOriginal = types.some((type) => isOriginalType(type)) && (nullSender || permanenceOf(text) !== null);
+  const returnsOriginal = mail.attachments.some((attachment) => isOriginalType(attachment.contentType)) && (nullSender || permanenceOf(text) !== null);
   const bounceLike = reportsFailure || BOUNCE_SENDER.test(from) || BOUNCE_SUBJECT.test(subject) || returnsOriginal;
+  const autoSubmitted = (headerText(mail, 'auto-submitted') ?? '').toLowerCase();
   const autoReply = autoSubmitted.startsWith('auto-replied') || mail.headers.has('x-autoreply') || mail.headers.has('x-autorespond') || AUTO_REPLY_SUBJECT.test(subject);
-  if (autoReply && !BOUNCE_SENDER.test(from) && !reportsFailure) return { ...base, kind: 'auto_reply', recipients: [] };
-  if (!bounceLike) return { ...base, kind: 'not_bounce', recipients: [] };
-
-  const recipients = [proseVerdict(mail, text, quoted, failedHeader)];
-  return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', recipients };
+  if (autoReply && !BOUNCE_SENDER.test(from) && !reportsFailure) return 'auto_reply';
+  return bounceLike ? 'bounce' : 'not_bounce';
 }
 
 /**

@@ -1,11 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { bounceTypeOf, findReplyCode, findStatus, reasonOf } from './bounce-classify.js';
+import {
+  bounceTypeOf, DECISIVE_PHRASES, DEFINITE_STATUSES, findCodes, findReplyCode, findStatus, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, permanenceOf,
+  REASON_OVERRIDES, REASON_PHRASES, reasonIn, reasonOf, STATUS_REASONS,
+} from './bounce-classify.js';
 
 describe('bounce classification', () => {
   it('finds the enhanced status and the reply code in a diagnostic', () => {
     expect(findStatus('550 5.1.1 <a@b.example>: user unknown')).toBe('5.1.1');
     expect(findReplyCode('550 5.1.1 <a@b.example>: user unknown')).toBe('550');
     expect(findStatus('no codes here, version 1.2.3.4')).toBeNull();
+  });
+
+  it('takes no port number for a reply code (RFC 5321: the second digit is 0 to 5)', () => {
+    expect(findReplyCode('could not connect to port 587 on mx')).toBeNull();
+    expect(findReplyCode('said: 452 too many recipients')).toBe('452');
+    expect(findCodes('<a@b.example>: 550: 5.2.2 <a@b.example>... Mailbox Full')).toMatchObject({ status: '5.2.2', replyCode: '550' });
+    expect(findReplyCode('Invalid Address, ERROR_CODE :550, ERROR_CODE :Requested action not taken')).toBe('550');
+  });
+
+  it("prefers the remote server's own reply quoted inside a relay's summary, and returns its words", () => {
+    expect(findCodes('554 4.4.7 Message expired: unable to deliver in 840 minutes.<421 4.4.2 Connection timed out>'))
+      .toEqual({ status: '4.4.2', replyCode: '421', remoteWords: '421 4.4.2 Connection timed out>' });
+    expect(findCodes("5.1.0 - Unknown address error 550-'5.7.1 Access denied'")).toMatchObject({ status: '5.7.1', replyCode: '550' });
+    expect(findCodes('Host not found')).toEqual({ status: null, replyCode: null, remoteWords: null });
   });
 
   it('judges hard or soft by the status first, then the reply code, then the reason', () => {
@@ -17,6 +34,14 @@ describe('bounce classification', () => {
     expect(bounceTypeOf({ action: null, status: null, replyCode: null, reason: null })).toBeNull();
   });
 
+  it('without codes, a returned message is hard unless its wording says the delivery goes on', () => {
+    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: 'retry timeout exceeded' })).toBe('hard');
+    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'mailbox_full', text: 'THIS IS A WARNING MESSAGE ONLY. Message will be retried for 2 more days' })).toBe('soft');
+    expect(bounceTypeOf({ action: null, status: null, replyCode: null, reason: 'rate_limited', text: 'This is a permanent error.' })).toBe('hard');
+    expect(permanenceOf('Please note that this is only a temporary failure report.')).toBe('soft');
+    expect(permanenceOf('Hello')).toBeNull();
+  });
+
   it('names the reason from a definite status, then the wording, then the status class', () => {
     expect(reasonOf('5.1.1', 'whatever the text says')).toBe('user_unknown');
     expect(reasonOf('5.7.1', 'Message rejected as spam by Content Filtering')).toBe('spam_block');
@@ -25,5 +50,55 @@ describe('bounce classification', () => {
     expect(reasonOf(null, 'quota exceeded for this mailbox')).toBe('mailbox_full');
     expect(reasonOf('4.4.1', 'no answer')).toBe('system_error');
     expect(reasonOf(null, 'nothing recognisable')).toBeNull();
+  });
+
+  it('reads sender and authentication statuses (RFC 3463, RFC 7372) as what they are', () => {
+    expect(reasonOf('5.1.8', 'Domain of sender address does not exist')).toBe('policy_block');
+    expect(reasonOf('5.7.25', 'Reverse DNS validation failed')).toBe('spam_block');
+    expect(reasonOf('5.7.23', 'SPF validation failed')).toBe('policy_block');
+    expect(reasonOf('5.1.1', '550 5.1.1 Refused due to recipient preferences')).toBe('policy_block');
+  });
+
+  it("reads the remote server's words before a relay's summary, and precise phrases in any text before vague words", () => {
+    expect(reasonIn({ status: '5.7.1', primary: "550-'5.7.1 Access denied'", texts: ["5.1.0 - Unknown address error 550-'5.7.1 Access denied'"] })).toBe('policy_block');
+    expect(reasonIn({ status: '5.5.0', texts: ['554 <ann@example.net>... Service unavailable', 'mail.local: unknown user: ann'] })).toBe('user_unknown');
+    expect(reasonIn({ status: null, texts: ['Name service error for domain example.net: Host not found, try again'] })).toBe('system_error');
+    expect(reasonIn({ status: null, texts: ['User ann (ann@example.net) not listed in Domino Directory'] })).toBe('user_unknown');
+    expect(reasonIn({ status: null, texts: ['This message is not RFC 5322 compliant. To reduce the amount of spam, it has been blocked'] })).toBe('policy_block');
+    expect(reasonIn({ status: null, texts: ['rejected due to spam classification. Set up SPF records for your domain'] })).toBe('spam_block');
+  });
+
+  it('a user-unknown answer to the message itself (end of DATA) is a content refusal, unless the RCPT was refused', () => {
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user ann@example.net'], transcript: '550 Unknown user ann@example.net (in reply to end of DATA command)' })).toBe('policy_block');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '>>> DATA\n<<< 550 Unknown user\n<<< 503 5.0.0 Need RCPT (recipient)' })).toBe('user_unknown');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
+    expect(reasonIn({ status: '5.1.1', texts: ['550 Unknown user'], transcript: 'in reply to end of DATA command' })).toBe('user_unknown');
+  });
+
+  it('a recipient refused at RCPT TO with only a vague word is an unknown address, unless a policy is named', () => {
+    expect(reasonIn({ status: '5.0.0', texts: ['550 <ann@example.net>: Recipient address rejected.'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Denied by policy'], transcript: '(in reply to RCPT TO command)' })).toBe('policy_block');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Recipient address rejected.'] })).toBe('policy_block');
+  });
+
+  it('a refusal of MAIL FROM is about the sender; a transient DNS failure is no unknown host unless the domain takes no mail', () => {
+    expect(reasonIn({ status: '5.0.0', texts: ['553 example.org does not exist'], transcript: 'SMTP error from remote mail server after MAIL FROM:<a@example.org>' })).toBe('policy_block');
+    expect(reasonIn({ status: '4.0.0', texts: ["DNS Error: lookup of example.net responded with code NXDOMAIN Domain name not found"] })).toBe('system_error');
+    expect(reasonIn({ status: '5.0.0', texts: ['Domain name not found'] })).toBe('host_unknown');
+    expect(reasonIn({ status: '4.0.0', texts: ["The domain example.net doesn't receive email: returned Null MX"] })).toBe('host_unknown');
+  });
+
+  it('no pattern backtracks on a long line of repeated characters', () => {
+    const patterns = [...DECISIVE_PHRASES, ...REASON_PHRASES, ...GENERIC_REASON_PHRASES].map(([, pattern]) => pattern)
+      .concat(PERMANENCE_PHRASES.map(([, pattern]) => pattern), DEFINITE_STATUSES.map(([pattern]) => pattern), STATUS_REASONS.map(([pattern]) => pattern))
+      .concat(REASON_OVERRIDES.flatMap((rule) => [rule.when, rule.unless].filter((pattern): pattern is RegExp => pattern !== undefined)));
+    for (const unit of ['a', ' ', '.', '5', 'a.', '>>> ', 'a@', 'x ']) {
+      const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
+      const started = performance.now();
+      for (const pattern of patterns) pattern.test(line);
+      findCodes(line);
+      reasonIn({ status: '4.0.0', texts: [line], transcript: line });
+      expect(performance.now() - started).toBeLessThan(2000);
+    }
   });
 });

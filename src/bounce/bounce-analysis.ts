@@ -1,0 +1,28 @@
+/**
+ * What the bounce parser reports: the kind of message and, for a bounce, one
+ * verdict per failed recipient. Consumed by the IMAP poller and the CLI; fields
+ * may be added, never renamed or removed.
+ */
+import type { BounceReason } from '../core/bounce-classify.js';
+
+export interface RecipientVerdict {
+  recipient: string | null;
+  action: string | null;
+  status: string | null;
+  replyCode: string | null;
+  diagnostic: string | null;
+  remoteMta: string | null;
+  bounceType: 'hard' | 'soft' | null;
+  reason: BounceReason | null;
+}
+
+export type BounceKind = 'bounce' | 'delayed' | 'complaint' | 'auto_reply' | 'delivered' | 'not_bounce';
+
+export interface BounceAnalysis {
+  kind: BounceKind;
+  recipients: RecipientVerdict[];
+  originalMessageId: string | null;
+  mailId: string | null;
+  originalEnvelopeId: string | null;
+  feedbackType: string | null;
+}

@@ -1,0 +1,106 @@
+/**
+ * The machine-readable part of a delivery status notification (RFC 3464 §2):
+ * per-message fields, then one group of fields per recipient. Found in the
+ * message/delivery-status part, in the raw message when mailparser did not
+ * keep that part apart, or in plain text when the MIME structure is broken or
+ * the report was forwarded inline. Knows nothing of what the fields mean.
+ */
+import { firstAddress } from './addresses.js';
+
+/** One recipient's group, its values as the report wrote them (typed values stripped of their type). */
+export interface DsnRecipientFields {
+  recipient: string | null;
+  action: string | null;
+  status: string | null;
+  diagnostic: string | null;
+  remoteMta: string | null;
+}
+
+/** More than any real report; what lies beyond is not read (keeps every scan linear and small). */
+const MAX_REPORT_CHARS = 256 * 1024;
+
+/** `Name: value` blocks (folded lines unfolded), separated by blank lines. */
+export function fieldGroups(text: string): Array<Map<string, string>> {
+  return text.slice(0, MAX_REPORT_CHARS).replace(/\r\n?/g, '\n').split(/\n[ \t]*\n/).map((block) => {
+    const fields = new Map<string, string>();
+    for (const line of block.replace(/\n[ \t]+/g, ' ').split('\n')) {
+      const colon = line.indexOf(':');
+      if (colon > 0 && colon < 40) fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+    }
+    return fields;
+  }).filter((fields) => fields.size > 0);
+}
+
+/** `rfc822; user@example.com` -> `user@example.com` (RFC 3464 §2.1.2: address-type ";" address). */
+export function typedValue(value: string | undefined): string | null {
+  if (value === undefined) return null;
+  const semicolon = value.indexOf(';');
+  const bare = (semicolon >= 0 ? value.slice(semicolon + 1) : value).trim().replace(/^<|>$/g, '').trim();
+  return bare === '' ? null : bare;
+}
+
+/**
+ * The recipient a group names: an address in Final-Recipient, else in
+ * Original-Recipient. A local delivery may name a pipe or a file
+ * (`X-Unix; |/usr/bin/filter user@example.com`): the address inside it is the
+ * recipient, not the command.
+ */
+function recipientOf(fields: Map<string, string>): string | null {
+  for (const name of ['final-recipient', 'original-recipient']) {
+    const value = typedValue(fields.get(name));
+    if (value === null) continue;
+    const address = firstAddress(value);
+    if (address !== null) return address;
+  }
+  return typedValue(fields.get('final-recipient')) ?? typedValue(fields.get('original-recipient'));
+}
+
+const isRecipientGroup = (fields: Map<string, string>): boolean => fields.has('final-recipient') || fields.has('original-recipient');
+
+/** RFC 3464: per-message fields, then one group per recipient. */
+export function readDsn(text: string): { recipients: DsnRecipientFields[]; envelopeId: string | null } {
+  const groups = fieldGroups(text);
+  const envelopeId = groups.find((fields) => fields.has('original-envelope-id'))?.get('original-envelope-id') ?? null;
+  const recipients = groups
+    .filter((fields) => isRecipientGroup(fields) || (fields.has('action') && fields.has('status')))
+    .map((fields) => ({
+      recipient: recipientOf(fields),
+      action: fields.get('action')?.toLowerCase().split(/[\s(;]/)[0] ?? null,
+      status: fields.get('status') ?? null,
+      diagnostic: typedValue(fields.get('diagnostic-code')),
+      remoteMta: typedValue(fields.get('remote-mta')),
+    }));
+  return { recipients, envelopeId };
+}
+
+/**
+ * The delivery-status part straight from the raw message: mailparser keeps it
+ * as an attachment only when it is marked as one, and otherwise folds it into
+ * the text, where its fields could not be told apart from prose.
+ */
+export function dsnFromRaw(raw: string): string | null {
+  const header = /^content-type:[ \t]*message\/(?:global-)?delivery-status\b/im.exec(raw);
+  if (header === null) return null;
+  const rest = raw.slice(header.index, header.index + MAX_REPORT_CHARS);
+  const blank = /\r?\n[ \t]*\r?\n/.exec(rest);
+  if (blank === null) return null;
+  const headers = rest.slice(0, blank.index);
+  const afterHeaders = rest.slice(blank.index + blank[0].length);
+  const boundary = /\r?\n--/.exec(afterHeaders);
+  const body = boundary === null ? afterHeaders : afterHeaders.slice(0, boundary.index);
+  return /content-transfer-encoding:[ \t]*base64/i.test(headers) ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : body;
+}
+
+/**
+ * Recipient groups written as plain text: a report whose MIME boundaries are
+ * missing, or one forwarded inline with `> ` quoting. Only groups that name a
+ * recipient and say what happened count, so prose with colons is not mistaken
+ * for a report.
+ */
+export function dsnFromText(text: string): string | null {
+  const unquoted = text.slice(0, MAX_REPORT_CHARS).replace(/\r\n?/g, '\n').replace(/^[ \t]{0,4}(?:>[ \t]?){1,4}/gm, '');
+  const start = /^(?:final|original)-recipient:/im.exec(unquoted);
+  if (start === null) return null;
+  const groups = fieldGroups(unquoted.slice(start.index));
+  return groups.some((fields) => isRecipientGroup(fields) && (fields.has('action') || fields.has('status'))) ? unquoted.slice(start.index) : null;
+}

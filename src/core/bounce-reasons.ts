@@ -1,0 +1,125 @@
+/**
+ * The rule tables behind core/bounce-classify.ts: what a bounce's enhanced
+ * status (RFC 3463) and its wording say about why it failed and whether it
+ * will get through later. Data only, tried in order; every pattern is bounded
+ * (no nested or unbounded repetition before a literal) so that a hostile
+ * diagnostic cannot make it backtrack.
+ */
+
+export type BounceReason =
+  | 'user_unknown' | 'mailbox_full' | 'host_unknown' | 'account_disabled' | 'spam_block'
+  | 'policy_block' | 'message_too_large' | 'expired' | 'rate_limited' | 'system_error';
+
+/**
+ * Phrases in a diagnostic, in the order they are tried: the first match names
+ * the reason. Specific wordings come before generic ones ("denied", "rejected",
+ * "unavailable"), which only say that the server refused.
+ */
+export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+  ['mailbox_full', /mailbox (is )?full|over ?quota|quota (exceeded|full|violation)|exceed(s|ed)? (the |his |her |their )?(storage|quota|mailbox)|insufficient (system )?storage|mailbox size limit|disk quota|full mailbox|mail ?(box|folder) (is )?(full|over)|user.{0,20}over.{0,10}quota|is over (its|the) (storage|quota)|not enough (storage|space)|mailbox has exceeded|messages in recipient's mailbox exceeded|account is full|box is full|storage (limit|quota|space)|out of storage|maildir over/i],
+  ['message_too_large', /message (size )?(is )?too (big|large)|message (size )?exceeds|size (limit|exceeds)|exceeds? (the )?(maximum|max|fixed|allowed|size) (message )?size|mesg too big|message length exceeds|message is larger than|too large for|size of (the )?message|message size (is )?(over|above|greater)|exceeded the max(imum)? (message )?size/i],
+  ['account_disabled', /disabled (recipient|mailbox|account|address|user)|(account|mailbox) (that )?you tried to reach is (disabled|inactive|suspended)|account is blocked|account (has been |is |was )?(disabled|suspended|deactivated|inactive|locked|closed|expired|frozen)|mailbox (has been |is |was )?(disabled|inactive|suspended|closed|deactivated|locked|frozen)|(user|recipient|address) (account )?(is |has been )?(disabled|suspended|inactive|deactivated)|no longer (active|available|in use|valid)|account (is )?unavailable|this account has been|mailbox .{0,30}not (active|enabled)|user account expired|(mailbox|account) temporarily (disabled|suspended)|recipient suspended|mailbox currently suspended|service (is )?suspended|suspended (account|mailbox|user)/i],
+  // What the server's rules refused, named precisely, and spam named outright, in this order:
+  // a list or content rule first (a refusal may add "to reduce spam"), explicit spam words, then sender
+  // authentication and relaying (a spam refusal may add "set up SPF"), then the wording of IP blocks.
+  ['policy_block', /recipient preferences|you are not a member|not a member of|not permitted to post|permission to post|moderator|closed (mailing )?list|virus|malware|infected|content presents|security (issue|policy|reasons)|not (rfc ?5322|rfc ?2822|rfc) compliant|rfc ?5322/i],
+  ['spam_block', /spam|\bube\b|unsolicited|black ?list(ed)? (ip|host|server)|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs/i],
+  ['policy_block', /polic(y|ies)|not configured to relay|authentication (required|failed)|\bspf\b|dkim|dmarc|sender policy framework|not authori[sz]ed|relay(ing)? (denied|not permitted|access denied|prohibited)|not allowed to relay|unable to relay|we do not relay|relay not permitted|tls (is )?required|encryption required|must use tls|starttls|(address|sender|domain) that (has been|is) (black|block)listed|sender address|domain of sender|sender (address )?(rejected|denied|blocked|verify failed)/i],
+  ['spam_block', /banned sending ip|ip name lookup failed|unverifi?yable sending ips?|smtp server of your isp|internet service provider|invalid ip for sending|messages from \d{1,3}(\.\d{1,3}){3}|spam|\bube\b|black ?list|block ?list|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs|reputation|(?<!not )listed (at|in|on|by)|blocked (by|using|because|due|for)|ip (address )?(is |was |has been )?blocked|ptr record|reverse (dns|lookup|dns lookup)|rdns|junk mail|bulk mail|message (was )?(considered|classified|identified|detected) as|not allowed to send|client host .{0,40}(blocked|rejected)|may not be mail exchanger|unsolicited|dynamic ip|dial-?up|residential|user complaints|(your|the sending) (ip|server|host) (address )?(is )?(blocked|banned|not allowed)|host rejected|connection (rejected|refused) (by|from|due)|bad sender ip|\(bl\)|ip .{0,30} is (blocked|banned)|not accepting mail from/i],
+  ['user_unknown', /user unknown|unknown user|invalid .{0,20}userid|no such (user|mailbox|recipient|address|account|person)|user (not found|does not exist|doesn'?t exist|not exist)|(recipient|mailbox|e-?mail account|account|address) (address )?(does not exist|doesn'?t exist|not found|unknown|not exist)|(address|e-?mail account) (that )?you tried to reach does not exist|(invalid|unknown|bad|unrouteable|unroutable|non-?existent) (recipient|mailbox|user|address|e-?mail)|not a valid (recipient|mailbox|user|address)|no mailbox|mailbox (not found|unavailable|does not exist)|unknown local[- ]part|bad destination mailbox|address (is )?(unknown|invalid)|is not a known user|undeliverable address|user.{0,20}(is )?not (listed|local|known)|no account by that name|unable to find (the )?recipient|not our customer|has moved|invalid address|recipient not found|recipient address rejected: access denied|doesn'?t have a .{1,40} account|not listed in (the )?(domino )?directory|unknown (or invalid )?recipient|addressee unknown|no valid recipients|recipient (is )?not (valid|found)|unknown address|no such local user|account does not exist|not a registered user|address (could not|couldn'?t) be found|recipient name is not recognized|nicht gefunden|inexistant|no existe/i],
+  // A name server that failed for now is a network trouble, not a verdict on the domain.
+  ['system_error', /host not found, try again|network (error|unreachable|failure)|no route to host|ldap server|directory server|temporary (dns|name ?server|lookup) (failure|error)|servfail|operating system error|mailer error|local (configuration )?error|i\/o error|internal (server )?error|out of memory|bad interpreter|failed to (read|open|write)|pipe to/i],
+  ['host_unknown', /host (or domain name )?(not found|unknown)|unknown host|(domain|host) (name )?(not found|does not exist|unknown)|no such (domain|host)|name or service not known|nxdomain|unrouteable (mail )?domain|null mx|no mx (record|host)|dns (error|lookup|failure)|domain (is )?(invalid|not (exist|accept))|domain is not reachable|host not reachable|does not accept mail|doesn'?t receive (e-?)?mail|(?<![@\w.-])[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63}){1,8} does not exist|unknown domain|invalid domain|mx (record )?lookup failed|no (valid )?mx|not accept(ing)? (e-?)?mail|domain not found/i],
+  ['rate_limited', /rate limit|too many (messages|connections|recipients|mails|sessions|emails)|throttl|slow down|exceeded .{0,30}(rate|limit|connections)|sending limit|temporarily (rate|deferred)|too fast|try again later, closing connection|unexpected volume|receiving too much mail|exceeded the (maximum )?number of|frequency limit|over the limit/i],
+  ['expired', /connection timed out|timed out|failed \d+ attempts|delivery time expired|retry time(out)? (exceeded|expired|reached)|message (has )?expired|could not be delivered (for|within) \d+|has (not yet )?been delivered|delayed|queued too long|too long in (the )?queue|in the queue too long|giving up|gave up|expired after|time limit exceeded|timeout exceeded|delivery (attempts )?will continue|no answer from host|retry timeout|message could not be delivered for|has been delayed|did not accept our requests to connect|not (been )?delivered .{0,20}(hours|days)|undelivered after|will keep trying|aborted after \d|deferred .{0,30}(hours|days)|unable to deliver in \d+|could not deliver .{0,30}(hours|days)|delivery period expired/i],
+];
+
+/**
+ * Vague words ("denied", "unavailable", "try again"): tried only when no text about the
+ * recipient names a reason precisely, so a relay's generic summary does not hide a
+ * precise reason given elsewhere.
+ */
+export const GENERIC_REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+  ['policy_block', /not allowed|unrout(e)?able sender|polic(y|ies)|not permitted|message rejected|rejected (by|due|for|because)|access denied|filtered|denied|refused|prohibited|banned|restricted|not accepted|rejected|header (error|syntax)|blacklisted|content (rejected|filter|not accepted)/i],
+  ['system_error', /system error|no route to host|temporary (failure|error|problem)|connection (refused|reset|timed? out|lost|closed)|network|mail system (is )?full|server error|loop(s)? (back|detected)|routing loop|mail(er)? loop|too many hops|resources temporarily|unavailable|try again|syntax|transaction failed|command (parameter )?not (implemented|recognized)|service not available|socket error|unknown mailer|protocol error|no such file/i],
+];
+
+/**
+ * Wording that outranks even a definite status: the recipient's own filter
+ * refused the sender, whatever status the server chose to send with it
+ * ("550 5.1.1 Refused due to recipient preferences").
+ */
+export const DECISIVE_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+  ['policy_block', /recipient preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i],
+];
+
+/** Enhanced statuses that name one reason whatever the text says (tried before the phrases). */
+export const DEFINITE_STATUSES: ReadonlyArray<readonly [RegExp, BounceReason]> = [
+  [/^\d\.1\.1$/, 'user_unknown'],
+  [/^\d\.1\.2$/, 'host_unknown'],
+  [/^\d\.2\.2$/, 'mailbox_full'],
+  [/^\d\.(2\.3|3\.4)$/, 'message_too_large'],
+  [/^\d\.4\.7$/, 'expired'],
+  // RFC 3463 §3.2: a bad sender address is the sender's problem, not the recipient's.
+  [/^\d\.1\.[78]$/, 'policy_block'],
+  // RFC 7372: sender authentication (SPF, DKIM) failed; reverse DNS failed; the sender's domain takes no mail (null MX, RFC 7505).
+  [/^\d\.7\.(23|24|26)$/, 'policy_block'],
+  [/^\d\.7\.25$/, 'spam_block'],
+  [/^\d\.7\.27$/, 'host_unknown'],
+];
+
+/** Enhanced statuses (RFC 3463), most specific first: `x.y.z`, then `x.y`; tried after the phrases. */
+export const STATUS_REASONS: ReadonlyArray<readonly [RegExp, BounceReason]> = [
+  [/^\d\.1\.(1|0|3|6)$/, 'user_unknown'],
+  [/^\d\.1\.(2|10)$/, 'host_unknown'],
+  [/^\d\.4\.4$/, 'host_unknown'],
+  [/^\d\.2\.1$/, 'account_disabled'],
+  [/^\d\.2\.2$/, 'mailbox_full'],
+  [/^\d\.2\.3$/, 'message_too_large'],
+  [/^\d\.3\.4$/, 'message_too_large'],
+  [/^\d\.4\.7$/, 'expired'],
+  [/^\d\.7\.(1|0|2|3|4|5|6|7|8|9|\d\d)$/, 'policy_block'],
+  [/^\d\.4\.6$/, 'system_error'],
+  [/^\d\.3\.\d+$/, 'system_error'],
+  [/^\d\.4\.\d+$/, 'system_error'],
+  [/^\d\.5\.\d+$/, 'system_error'],
+  [/^\d\.1\.\d+$/, 'user_unknown'],
+  [/^\d\.2\.\d+$/, 'mailbox_full'],
+];
+
+/**
+ * Corrections to a reason the wording gave, from what else is known of the
+ * refusal: its SMTP phase (RFC 5321 §3.3) and the class of its status.
+ * - A server that refuses a recipient only after it has read the message (end
+ *   of DATA) refused the content, whatever its reply says ("550 User unknown"
+ *   is what some filters answer): the address is not known to be dead. Unless
+ *   the server then says it had no recipient ("503 Need RCPT", "no valid
+ *   recipients"): a pipelining
+ *   client reads the RCPT refusal after sending DATA.
+ * - A refusal of MAIL FROM is about the sender, not the recipient.
+ * - A recipient refused at RCPT TO with nothing but a vague word ("Recipient
+ *   address rejected.", "Access denied") is an address the server does not
+ *   take: a refusal on other grounds says which.
+ * - A transient (4.x.x) name-server failure is a network trouble, unless the
+ *   domain itself says it takes no mail (null MX, RFC 7505).
+ */
+export const REASON_OVERRIDES: ReadonlyArray<{ from: ReadonlySet<BounceReason>; when?: RegExp; klass?: '4' | '5'; unless?: RegExp; vague?: true; to: BounceReason }> = [
+  { from: new Set(['user_unknown']), when: /in reply to (end of )?data\b|after (end of )?data\b|>>> data\s{0,4}\n?[> ]{0,4}<<< ?[45]/i, unless: /need rcpt|no valid recipients/i, to: 'policy_block' },
+  { from: new Set(['user_unknown', 'host_unknown']), when: /in reply to mail from|after mail from|>>> mail from:?[ \t]{0,2}<[^>\n]{0,320}>[^\n]{0,200}\n[> \t]{0,4}<<< ?[45]/i, to: 'policy_block' },
+  { from: new Set(['policy_block']), vague: true, klass: '5', when: /in reply to rcpt to|after rcpt to|>>> rcpt to:?[^\n]{0,400}\n[> \t]{0,4}<<< ?5|\[rcpt_to\]/i, unless: /polic|relay|not allowed|network|sender|\bip\b|client host/i, to: 'user_unknown' },
+  { from: new Set(['host_unknown']), klass: '4', unless: /null mx|no mx|doesn'?t receive (e-?)?mail|does not accept mail/i, to: 'system_error' },
+];
+
+/**
+ * What the wording says about the future of a failed delivery, when neither an
+ * enhanced status nor a reply code does: a warning that the message is still
+ * queued is soft, a notice that delivery was abandoned is hard. Tried in order.
+ */
+export const PERMANENCE_PHRASES: ReadonlyArray<readonly ['hard' | 'soft', RegExp]> = [
+  ['soft', /warning message only|do not need to re-?send|you do not need to resend|will (be )?(retried|retry|try again|continue)|delivery attempts will continue|still (being )?(retried|trying|queued)|temporary failure report|has been delayed|is delayed|delivery (has been )?delayed|delay(ed)? (notification|warning)|not yet (been )?delivered|kept in the queue/i],
+  ['hard', /permanent(ly)? (error|failure|fatal|failed)|failed permanently|fatal errors?|no further (delivery )?attempts|giving up|gave up|could not be delivered|undeliverable|deleted from (the )?queue|delivery failed|not delivered|returning message to sender|returned mail/i],
+];
+
+/** Without a status, a code or any wording of permanence, what the reason alone says. */
+export const SOFT_REASONS: ReadonlySet<BounceReason> = new Set(['expired', 'rate_limited']);
+export const HARD_REASONS: ReadonlySet<BounceReason> = new Set(['user_unknown', 'host_unknown', 'account_disabled', 'policy_block', 'spam_block', 'message_too_large']);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   bounceTypeOf, DECISIVE_PHRASES, DEFINITE_STATUSES, findCodes, findReplyCode, findStatus, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, permanenceOf,
-  REASON_OVERRIDES, REASON_PHRASES, reasonIn, reasonOf, STATUS_REASONS,
+  GROUP_POSTING_REFUSALS, REASON_OVERRIDES, REASON_PHRASES, reasonIn, reasonOf, STATUS_REASONS,
 } from './bounce-classify.js';
 
 describe('bounce classification', () => {
@@ -86,6 +86,33 @@ describe('bounce classification', () => {
     expect(reasonIn({ status: '4.0.0', texts: ["DNS Error: lookup of example.net responded with code NXDOMAIN Domain name not found"] })).toBe('system_error');
     expect(reasonIn({ status: '5.0.0', texts: ['Domain name not found'] })).toBe('host_unknown');
     expect(reasonIn({ status: '4.0.0', texts: ["The domain example.net doesn't receive email: returned Null MX"] })).toBe('host_unknown');
+  });
+
+  it("reads Exim's bare \"Unrouteable address\" as a domain that does not resolve, a remote server's 5xx with it as an unknown user", () => {
+    expect(reasonIn({ status: null, texts: ['  nina@no-such-domain.example\n    Unrouteable address'] })).toBe('host_unknown');
+    expect(reasonIn({ status: null, replyCode: '550', texts: ['SMTP error from remote mail server after RCPT TO:<nina@example.net>: 550 Unrouteable address'] })).toBe('user_unknown');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Unroutable sender address'] })).toBe('policy_block');
+  });
+
+  it('a refused connection named in the diagnostic is a network error, even when the queue says how long it has waited', () => {
+    expect(reasonIn({ status: '4.4.1', texts: ['connect to mx.example.net[192.0.2.9]:25: Connection refused', 'Your message could not be delivered for more than 4 hour(s).'] })).toBe('system_error');
+    expect(reasonIn({ status: '4.4.1', texts: ['connect to mx.example.net[192.0.2.9]:25: Connection timed out', 'Your message could not be delivered for more than 5 day(s).'] })).toBe('expired');
+    expect(reasonIn({ status: '4.4.7', texts: ['Deferred: Connection refused by mx.example.net.'] })).toBe('expired');
+  });
+
+  it("reads Google Groups' refusal to post in the sender's language as a list rule", () => {
+    const refusals = [
+      'The group may not exist, or you may not have permission to post messages to the group.',
+      'Sie haben möglicherweise nicht die Berechtigung, in dieser Gruppe Nachrichten zu posten.',
+      "Vous n'êtes peut-être pas autorisé à envoyer des messages à ce groupe.",
+      'Es posible que no tengas permisos para publicar mensajes en este grupo.',
+      'Nemáte oprávnění do této skupiny přidávat příspěvky.',
+      'Ενδέχεται να μην έχετε δικαίωμα ανάρτησης σε αυτήν την ομάδα.',
+      'आपको इस समूह में पोस्ट करने की अनुमति नहीं है.',
+      'このグループに投稿する権限がありません。',
+    ];
+    for (const text of refusals) expect(reasonOf(null, text)).toBe('policy_block');
+    expect(GROUP_POSTING_REFUSALS.length).toBeGreaterThanOrEqual(10);
   });
 
   it('no pattern backtracks on a long line of repeated characters', () => {

@@ -8,6 +8,7 @@
  * message it cannot read is `not_bounce`.
  */
 import { simpleParser, type ParsedMail } from 'mailparser';
+import { isAutoReplySubject } from '../core/auto-reply-subjects.js';
 import { permanenceOf } from '../core/bounce-classify.js';
 import { addressesIn } from './addresses.js';
 import type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
@@ -22,7 +23,6 @@ export type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-anal
 const DSN_TYPES = new Set(['message/delivery-status', 'message/global-delivery-status']);
 const BOUNCE_SENDER = /mailer-daemon|postmaster|post_master|mail delivery (system|subsystem)|mail administrator|mailer daemon|mdaemon|bounce|returned mail|ndr administrator/i;
 const BOUNCE_SUBJECT = /undeliver|undelivered|delivery (status notification|failure|failed|has failed|problem|notification)|returned (mail|to sender)|failure notice|mail delivery failed|could not be delivered|non.?delivery|nondeliverable|delivery report|mail system error|rejected|warning: could not send|delayed mail|not delivered|unzustellbar|fehlgeschlagen|message you sent|mail failure|delivery incomplete|permanent failure|problem with message|delivery status/i;
-const AUTO_REPLY_SUBJECT = /^\s*(auto(matic)?[ -]?(reply|response|antwort)|out of (the )?office|abwesenheit|vacation|absence|ausser haus|i am (currently )?out|away from)/i;
 /** What the reporting side sends its notices with: an empty envelope sender (RFC 5321 §4.5.5). */
 const NULL_SENDER = /^<\s*>$/;
 
@@ -84,7 +84,8 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
 
   const reportsFailure = reportType === 'delivery-status' || dsn !== null || failedHeader.length > 0;
   const kind = kindOf(mail, text, reportsFailure);
-  if (kind !== 'bounce') return { ...base, kind, recipients: [] };
+  // An auto-reply or ordinary mail reports nothing about our message: a message it forwards or quotes is not a returned original.
+  if (kind !== 'bounce') return { ...empty, kind, recipients: [] };
   const original = originalSource(mail, rawText);
   const recipients = [proseVerdict(mail, text, original.attached ? original.text : '', failedHeader)];
   return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', recipients };
@@ -116,7 +117,7 @@ function kindOf(mail: ParsedMail, text: string, reportsFailure: boolean): 'bounc
   const returnsOriginal = mail.attachments.some((attachment) => isOriginalType(attachment.contentType)) && (nullSender || permanenceOf(text) !== null);
   const bounceLike = reportsFailure || BOUNCE_SENDER.test(from) || BOUNCE_SUBJECT.test(subject) || returnsOriginal;
   const autoSubmitted = (headerText(mail, 'auto-submitted') ?? '').toLowerCase();
-  const autoReply = autoSubmitted.startsWith('auto-replied') || mail.headers.has('x-autoreply') || mail.headers.has('x-autorespond') || AUTO_REPLY_SUBJECT.test(subject);
+  const autoReply = autoSubmitted.startsWith('auto-replied') || mail.headers.has('x-autoreply') || mail.headers.has('x-autorespond') || isAutoReplySubject(subject);
   if (autoReply && !BOUNCE_SENDER.test(from) && !reportsFailure) return 'auto_reply';
   return bounceLike ? 'bounce' : 'not_bounce';
 }

@@ -222,7 +222,21 @@ Content-Type: message/rfc822
 ${QUOTED_ORIGINAL}
 --F--
 `;
-    expect((await analyseBounce(crlf(forward))).kind).toBe('not_bounce');
+    for (const raw of both(forward)) expect(await analyseBounce(raw)).toMatchObject({ kind: 'not_bounce', originalMessageId: null, mailId: null });
+  });
+
+  it('reads an auto-reply by its encoded subject prefix, and ties no original to it', async () => {
+    const reply = `From: Ines <ines@example.com>
+To: app@acme.example
+Subject: =?utf-8?Q?R=C3=A9ponse_automatique=3A_Your_receipt?=
+In-Reply-To: <rcpt-7@acme.example>
+Content-Type: text/plain; charset=utf-8
+
+Je suis absente jusqu'au 3 avril.
+
+> Message-ID: <rcpt-7@acme.example>
+`;
+    for (const raw of both(reply)) expect(await analyseBounce(raw)).toMatchObject({ kind: 'auto_reply', originalMessageId: null, recipients: [] });
   });
 });
 

@@ -18,8 +18,12 @@ export interface RecipientVerdict {
 
 export type BounceKind = 'bounce' | 'delayed' | 'complaint' | 'auto_reply' | 'delivered' | 'not_bounce';
 
+/** How the verdict was read: an RFC 3464 report, a bounce in other words, an ARF report, an auto-reply, or none. */
+export type BounceMethod = 'dsn' | 'heuristic' | 'arf' | 'autoreply' | 'none';
+
 export interface BounceAnalysis {
   kind: BounceKind;
+  method: BounceMethod;
   recipients: RecipientVerdict[];
   originalMessageId: string | null;
   mailId: string | null;

@@ -7,7 +7,7 @@
  * X-Genro-Mail-ID, which tie the bounce to our message. Never throws: a
  * message it cannot read is `not_bounce`.
  */
-import { simpleParser, type ParsedMail } from 'mailparser';
+import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
 import { isAutoReplySubject } from '../core/auto-reply-subjects.js';
 import { permanenceOf } from '../core/bounce-classify.js';
 import { addressesIn } from './addresses.js';
@@ -34,13 +34,25 @@ export async function analyseBounce(raw: Buffer): Promise<BounceAnalysis> {
     mail = await simpleParser(raw, { skipImageLinks: true, skipTextToHtml: true });
   } catch {
     // Beyond what mailparser accepts (absurd nesting, broken encodings): nothing to act on.
-    return { ...empty, kind: 'not_bounce', recipients: [] };
+    return { ...empty, kind: 'not_bounce', method: 'none', recipients: [] };
   }
   try {
     return analyseParsed(mail, raw.toString('utf8'));
   } catch {
-    return { ...empty, kind: 'not_bounce', recipients: [] };
+    return { ...empty, kind: 'not_bounce', method: 'none', recipients: [] };
   }
+}
+
+/**
+ * The complaining recipient of an ARF report (RFC 5965 Original-Rcpt-To, or
+ * Removal-Recipient), when the provider did not redact it.
+ */
+function complainants(feedback: Attachment | undefined): RecipientVerdict[] {
+  if (feedback === undefined) return [];
+  const fields = fieldGroups(feedback.content.toString('utf8'))[0];
+  const named = fields?.get('original-rcpt-to') ?? fields?.get('removal-recipient') ?? null;
+  const address = named === null ? null : (addressesIn(named)[0]?.address ?? null);
+  return address === null ? [] : [{ recipient: address, action: null, status: null, replyCode: null, diagnostic: null, remoteMta: null, bounceType: null, reason: null }];
 }
 
 /** A multipart whose boundaries never come leaves mailparser no text: the raw body is the text then. */
@@ -71,7 +83,7 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const feedback = mail.attachments.find((attachment) => attachment.contentType.toLowerCase() === 'message/feedback-report');
   if (feedback !== undefined || reportType === 'feedback-report') {
     const feedbackType = feedback === undefined ? null : (fieldGroups(feedback.content.toString('utf8'))[0]?.get('feedback-type') ?? null);
-    return { ...base, kind: 'complaint', recipients: [], feedbackType };
+    return { ...base, kind: 'complaint', method: 'arf', recipients: complainants(feedback), feedbackType };
   }
   const ses = text.includes('notificationType') || text.includes('eventType') ? readSesNotification(text) : null;
   if (ses !== null) return sesAnalysis(ses, base);
@@ -85,27 +97,27 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const reportsFailure = reportType === 'delivery-status' || dsn !== null || failedHeader.length > 0;
   const kind = kindOf(mail, text, reportsFailure);
   // An auto-reply or ordinary mail reports nothing about our message: a message it forwards or quotes is not a returned original.
-  if (kind !== 'bounce') return { ...empty, kind, recipients: [] };
+  if (kind !== 'bounce') return { ...empty, kind, method: kind === 'auto_reply' ? 'autoreply' : 'none', recipients: [] };
   const original = originalSource(mail, rawText);
   const recipients = [proseVerdict(mail, text, original.attached ? original.text : '', failedHeader)];
-  return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', recipients };
+  return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', method: 'heuristic', recipients };
 }
 
 function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
-  if (ses.type === 'complaint') return { ...base, kind: 'complaint', recipients: [] };
-  if (ses.type === 'delivery' || ses.recipients.length === 0) return { ...base, kind: 'delivered', recipients: [] };
+  if (ses.type === 'complaint') return { ...base, kind: 'complaint', method: 'heuristic', recipients: [] };
+  if (ses.type === 'delivery' || ses.recipients.length === 0) return { ...base, kind: 'delivered', method: 'none', recipients: [] };
   const recipients = ses.recipients.map((fields) => verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }));
-  return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', recipients };
+  return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', method: 'heuristic', recipients };
 }
 
 /** RFC 3464: the failed and delayed recipients; a report of deliveries only is no bounce. */
 function reportAnalysis(dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null }, text: string, failedHeader: string[], base: Base): BounceAnalysis {
   const withRecipient = dsn.recipients.map((fields) => ({ ...fields, recipient: fields.recipient ?? failedHeader[0] ?? null }));
   const failed = withRecipient.filter((fields) => fields.action === 'failed' || fields.action === 'delayed' || fields.action === null);
-  if (failed.length === 0) return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', recipients: withRecipient.map((fields) => verdictOf(fields)) };
+  if (failed.length === 0) return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', method: 'none', recipients: withRecipient.map((fields) => verdictOf(fields)) };
   const recipients = failed.map((fields) => dsnVerdict(fields, text));
   const kind: BounceKind = recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce';
-  return { ...base, originalEnvelopeId: dsn.envelopeId, kind, recipients };
+  return { ...base, originalEnvelopeId: dsn.envelopeId, kind, method: 'dsn', recipients };
 }
 
 /** A message without a report: a bounce by its sender, subject or returned original; else an auto-reply or ordinary mail. */

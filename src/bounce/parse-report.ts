@@ -1,13 +1,16 @@
 /**
  * The parser's verdict as `mailproxy bounce parse` prints it (the output
- * contract of the bounce issue): the first bounced recipient's fields at the
- * top, every recipient's verdict in `recipients`.
+ * contract of the bounce issue): `kind` says how it was read (`dsn`,
+ * `heuristic`, `arf`, `autoreply`, `none`), `category` what it is (`bounce`,
+ * `delayed`, `complaint`, `auto_reply`, `delivered`, `not_bounce`); the first
+ * bounced recipient's fields at the top, every recipient's verdict in `recipients`.
  */
 import type { BounceAnalysis, RecipientVerdict } from './bounce-parser.js';
 
 export interface ParseReport {
   is_bounce: boolean;
-  kind: BounceAnalysis['kind'];
+  kind: BounceAnalysis['method'];
+  category: BounceAnalysis['kind'];
   bounce_type: 'hard' | 'soft' | null;
   smtp_code: string | null;
   enhanced_status: string | null;
@@ -24,7 +27,8 @@ export function parseReportOf(analysis: BounceAnalysis): ParseReport {
   const isBounce = analysis.kind === 'bounce' || analysis.kind === 'delayed';
   return {
     is_bounce: isBounce,
-    kind: analysis.kind,
+    kind: analysis.method,
+    category: analysis.kind,
     bounce_type: isBounce ? first?.bounceType ?? null : null,
     smtp_code: isBounce ? first?.replyCode ?? null : null,
     enhanced_status: isBounce ? first?.status ?? null : null,

@@ -27,7 +27,10 @@ interface Verdict {
 interface Expected extends Verdict {
   description: string;
   is_bounce: boolean;
+  /** How it was read: dsn, heuristic, arf, autoreply, none. */
   kind: string;
+  /** What it is: bounce, delayed, complaint, auto_reply, delivered, not_bounce. */
+  category: string;
   mail_id: string | null;
   original_message_id: string | null;
   feedback_type: string | null;
@@ -40,7 +43,7 @@ interface Printed extends Omit<Expected, 'description' | 'recipients'> {
   recipients: Array<{ recipient: string | null; bounceType: Verdict['bounce_type']; replyCode: string | null; status: string | null; reason: string | null }>;
 }
 
-const FIELDS = ['is_bounce', 'kind', 'bounce_type', 'smtp_code', 'enhanced_status', 'recipient', 'reason', 'mail_id', 'original_message_id', 'feedback_type'] as const;
+const FIELDS = ['is_bounce', 'kind', 'category', 'bounce_type', 'smtp_code', 'enhanced_status', 'recipient', 'reason', 'mail_id', 'original_message_id', 'feedback_type'] as const;
 
 const expectations = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as Record<string, Expected>;
 const fixtureNames = readdirSync(FIXTURES).filter((file) => file.endsWith('.eml')).map((file) => file.slice(0, -'.eml'.length)).sort();

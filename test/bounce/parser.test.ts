@@ -107,7 +107,10 @@ ${ORIGINAL}
 --F--
 `);
     const analysis = await analyseBounce(arf);
-    expect(analysis).toMatchObject({ kind: 'complaint', feedbackType: 'abuse', mailId: 'inv-42', recipients: [] });
+    expect(analysis).toMatchObject({ kind: 'complaint', method: 'arf', feedbackType: 'abuse', mailId: 'inv-42', recipients: [] });
+    // A provider that does not redact the complainant names it in Original-Rcpt-To.
+    const named = await analyseBounce(Buffer.from(arf.toString('utf8').replace('User-Agent: SomeISP-FBL/1.0', 'User-Agent: SomeISP-FBL/1.0\r\nOriginal-Rcpt-To: <Ann@Example.net>')));
+    expect(named.recipients.map((verdict) => verdict.recipient)).toEqual(['ann@example.net']);
   });
 
   it('an out-of-office reply is not a bounce', async () => {
@@ -152,7 +155,7 @@ ${ORIGINAL}`);
       writeFileSync(file, DSN);
       const printed = JSON.parse(execFileSync(process.execPath, [CLI, 'bounce', 'parse', file], { encoding: 'utf8' })) as Record<string, unknown>;
       expect(printed).toMatchObject({
-        is_bounce: true, kind: 'bounce', bounce_type: 'hard', smtp_code: '550', enhanced_status: '5.1.1', recipient: 'ann@example.net',
+        is_bounce: true, kind: 'dsn', category: 'bounce', bounce_type: 'hard', smtp_code: '550', enhanced_status: '5.1.1', recipient: 'ann@example.net',
         reason: 'user_unknown', original_message_id: '<inv-42@acme.example>', mail_id: 'inv-42',
       });
       expect(printed.recipients).toHaveLength(2);

@@ -72,14 +72,16 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
 
   const lookup = (by: MatchedBy, value: string) => ledger.candidates(by, value, mailbox.tenantId);
 
+  // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
+  const parse = (raw: Buffer) => readFindings(raw, config.parseTimeoutMs * 2 + BACKSTOP_MS, deps.analyse);
+
   /**
    * What one message means. A copy of a message handled before (the same
    * Message-ID, here or earlier in this batch) is filed as it was, without effects.
    */
-  const decide = async (uidValidity: number, uid: number, size: number, raw: Buffer, batch: Map<string, BounceDisposition>): Promise<Settlement> => {
+  const decide = async (uidValidity: number, uid: number, size: number, raw: Buffer, parsing: ReturnType<typeof parse>, batch: Map<string, BounceDisposition>): Promise<Settlement> => {
     const headers = summariseHeaders(raw);
-    // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
-    const read = await readFindings(raw, config.parseTimeoutMs * 2 + BACKSTOP_MS, deps.analyse);
+    const read = await parsing;
     if (read.problem !== null) {
       status.unreadable += 1;
       log.warn({ mailbox: name, uid, problem: read.problem }, 'bounce mailbox message not understood');
@@ -110,12 +112,15 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
       if (stopping) break;
       const wanted = group.filter((message) => !message.handled);
       const sources = wanted.length === 0 ? new Map<number, Buffer>() : await session.readMany(wanted.map((message) => message.uid), config.maxMessageBytes);
+      // The group is parsed all at once (the parser thread takes it in one hop); decided in UID order.
+      const parsing = new Map([...sources].map(([uid, raw]) => [uid, parse(raw)]));
       for (const message of group) {
         const raw = message.handled ? undefined : sources.get(message.uid);
+        const parsed = parsing.get(message.uid);
         // Ours already (a keyword from before a lost checkpoint) or gone meanwhile: only the checkpoint moves.
-        settlements.push(raw === undefined
+        settlements.push(raw === undefined || parsed === undefined
           ? { item: skipped(name, session.uidValidity, message.uid, message.size), plan: SKIP_PLAN, filed: true }
-          : await decide(session.uidValidity, message.uid, message.size, raw, seenInBatch));
+          : await decide(session.uidValidity, message.uid, message.size, raw, parsed, seenInBatch));
       }
     }
     if (settlements.length === 0) {

@@ -118,14 +118,17 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
 
     async listAfter(afterUid, limit) {
       if (client.mailbox === false || client.mailbox.exists === 0) return [];
+      // UIDs first (a SEARCH answers numbers only), then flags and sizes of the next `limit` of them:
+      // a mailbox with a long backlog costs each round its batch, not the whole backlog.
+      const found = await client.search({ uid: `${afterUid + 1}:*` }, { uid: true });
+      const uids = (found === false || found === undefined ? [] : found).filter((uid) => uid > afterUid).sort((a, b) => a - b).slice(0, limit);
+      if (uids.length === 0) return [];
       const listed: ListedMessage[] = [];
-      // `n:*` names the last message even when its UID is below n: filtered below.
-      for await (const message of client.fetch(`${afterUid + 1}:*`, { uid: true, flags: true, size: true }, { uid: true })) {
-        if (message.uid <= afterUid) continue;
+      for await (const message of client.fetch(uids.join(','), { uid: true, flags: true, size: true }, { uid: true })) {
         const flags = [...(message.flags ?? [])].map((flag) => flag.toLowerCase());
         listed.push({ uid: message.uid, size: message.size ?? 0, handled: flags.some((flag) => HANDLED.has(flag)) });
       }
-      return listed.sort((a, b) => a.uid - b.uid).slice(0, limit);
+      return listed.sort((a, b) => a.uid - b.uid);
     },
 
     async readMany(uids, maxBytes) {

@@ -14,7 +14,7 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ImapFlow } from 'imapflow';
-import { configText, prepareDir, type DovecotUser } from './dovecot-config.js';
+import { configText, prepareDir, type DovecotUser } from './dovecot-config.mjs';
 
 export type { DovecotUser };
 

@@ -1,18 +1,15 @@
 /**
  * The private Dovecot 2.3 setup of a test peer: one temp dir holding the config,
  * the passwd-file users and the maildirs (REAL-PEERS.md, "IMAP bounce mailbox").
+ * Plain JavaScript (typed by dovecot-config.d.mts): the benchmarks (bench/) start
+ * their Dovecot from it too.
  */
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-export interface DovecotUser {
-  user: string;
-  password: string;
-}
-
 /** dovecot.conf for a peer: everything under `dir`, IMAP only, plaintext LOGIN/PLAIN on loopback. */
-export function configText(dir: string, host: string, port: number, greeting: string): string {
+export function configText(dir, host, port, greeting) {
   // The login process must not run as root and the mail belongs to an unprivileged
   // user (mail, uid 8): that is what lets Dovecot run from a private config as root.
   // The unique greeting tells our server from another one that took the port.
@@ -52,7 +49,7 @@ service anvil {
 }
 
 /** A fresh world-readable temp dir with the passwd-file and a `mail`-owned mail root. */
-export function prepareDir(users: DovecotUser[]): string {
+export function prepareDir(users) {
   for (const { user, password } of users) {
     // passwd-file fields are colon-separated lines.
     if (/[:\s]/.test(user) || /[:\r\n]/.test(password) || user === '') throw new Error(`unusable Dovecot user ${JSON.stringify(user)}`);
@@ -68,7 +65,7 @@ export function prepareDir(users: DovecotUser[]): string {
 }
 
 /** The Debian `mail` user (8:8), read from /etc/passwd rather than assumed. */
-function mailOwner(): { uid: number; gid: number } {
+function mailOwner() {
   const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith('mail:'));
   const [, , uid, gid] = line?.split(':') ?? [];
   if (uid === undefined || gid === undefined) throw new Error('no "mail" user in /etc/passwd');

@@ -317,7 +317,7 @@ const scenarios = {
     const { d, key, stop } = await startPeers({ suspended: true, env: {
       MAILPROXY_BOUNCE_HOST: '127.0.0.1', MAILPROXY_BOUNCE_PORT: String(dovecot.port), MAILPROXY_BOUNCE_TLS: 'none',
       MAILPROXY_BOUNCE_USER: dovecot.user, MAILPROXY_BOUNCE_PASSWORD: dovecot.password,
-      MAILPROXY_BOUNCE_PROCESSED_FOLDER: 'Processed', MAILPROXY_BOUNCE_POLL_INTERVAL_SECONDS: '3600',
+      MAILPROXY_BOUNCE_PROCESSED_FOLDER: 'Processed', MAILPROXY_BOUNCE_POLL_INTERVAL_SECONDS: '3600', ...(process.env.BENCH_BOUNCE_BATCH ? { MAILPROXY_BOUNCE_BATCH_SIZE: process.env.BENCH_BOUNCE_BATCH } : {}),
     } });
     try {
       const ids = Array.from({ length: 1000 }, (_, index) => `dsn-${index}`);

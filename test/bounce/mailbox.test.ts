@@ -145,6 +145,37 @@ describe('bounce mailbox on a real Dovecot', () => {
     expect(await dovecot.list('INBOX')).toEqual([]);
   });
 
+  it('a message recorded but not yet moved when the daemon died is moved at the next start, its effects not applied again', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'mailproxy-bounce-refile-'));
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    // First life, no mailbox configured: the message is sent, and its DSN's settlement is committed
+    // exactly as the poller commits it, then the daemon goes away before filing (the crash window).
+    const s1 = await startReportScenario(cleanups, { dataDir });
+    const { key } = await s1.addTenant('acme', '/acme');
+    const dsn = dsnFor(await sent(s1, key, 'inv-1', 'ann@example.net'), { recipient: 'ann@example.net' });
+    const { uid } = await dovecot.append(dsn);
+    const uidValidity = Number(await dovecot.uidValidity());
+    const ledger = s1.fx.t.daemon.store.bounceLedger;
+    ledger.resetCheckpoint('default', uidValidity, Date.now());
+    const findings = { kind: 'bounce' as const, recipients: [], mailId: 'inv-1', originalMessageId: null, originalEnvelopeId: null, feedbackType: null, verpMessagePk: null };
+    const [candidate] = ledger.candidates('mail_id', 'inv-1', null);
+    if (candidate === undefined) throw new Error('inv-1 not found');
+    const bounce = { tenantId: 'acme', messageId: 'inv-1', type: 'hard' as const, code: '550', reason: 'user unknown', recipient: 'ann@example.net', at: Date.now() };
+    ledger.settle([{
+      item: { mailbox: 'default', uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes: dsn.length, findings },
+      plan: { disposition: 'processed', unmatchedReason: null, match: { candidate, by: 'mail_id' }, bounces: [bounce], complaints: [], suppressions: [] },
+    }], Date.now());
+    await s1.fx.stop();
+    expect(await dovecot.list('INBOX')).toHaveLength(1);
+
+    const s2 = await startReportScenarioWithBounce(dovecot, { dataDir });
+    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    expect(await dovecot.list('INBOX')).toEqual([]);
+    const events = (await s2.fx.detail('acme', 'inv-1')).events.filter((event: Record<string, unknown>) => event.event_type === 'bounced');
+    expect(events).toHaveLength(1);
+    expect((await s2.fx.admin('GET', '/bounces')).body.bounces).toMatchObject([{ uid, disposition: 'processed', filed: true }]);
+  });
+
   it('with VERP, relays with a return path naming the message and ties a bounce that quotes nothing to it', async () => {
     const s = await startReportScenarioWithBounce(dovecot, { extra: 'verp_return_path = "bounces+{id}@bounce.example"' });
     const { key } = await s.addTenant('acme', '/acme');

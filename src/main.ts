@@ -133,7 +133,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 
   // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate });
-  const commands = createMessageCommands({ store, messages: store.messages, clock, ids, wake: () => dispatcher.wake() });
+  const commands = createMessageCommands({
+    store, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), queue: store.queue, maxAgeSeconds: config.dispatch.max_age_seconds,
+  });
   const mirror = createMirror(config, store, { clock, log, commands: createCommandHandler({ store, submissions, commands, parserLimits, clock, ids }) });
   const bounces = createBounces(config, store, { clock, log, random: deps.random ?? Math.random });
 

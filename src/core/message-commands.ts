@@ -7,6 +7,8 @@ import { changeRecorder } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
 import type { MessageAdmin } from './message-admin.js';
 import type { AdminStore } from './ports.js';
+import type { MessageQueue } from './queue.js';
+import { whyWaiting } from './waiting-reasons.js';
 import { scopeTenant } from './principal.js';
 import type { CommandContext } from './tenant-service.js';
 
@@ -17,6 +19,10 @@ export interface MessageCommandsDeps {
   ids: IdSource;
   /** Asks the dispatcher to look for due work now. */
   wake: () => void;
+  /** What "why is it still queued" reads besides the message: usage and suppressions. */
+  queue?: Pick<MessageQueue, 'usage' | 'suppressed'>;
+  /** dispatch.max_age_seconds: when a waiting message is given up. */
+  maxAgeSeconds?: number;
 }
 
 export const WHOLE_TENANT = '*';
@@ -86,10 +92,25 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
       return { woken: true };
     },
 
+    /** The message, its timeline, and what holds it back if it is still waiting. */
     detail(ctx: CommandContext, tenantId: string | undefined, id: string) {
-      const found = messages.detail(scopeTenant(ctx.principal, tenantId), id);
+      const scoped = scopeTenant(ctx.principal, tenantId);
+      const found = messages.detail(scoped, id);
       if (found === null) throw notFound('message', id);
-      return found;
+      const { message } = found;
+      const now = clock.now();
+      const account = store.accounts.get(scoped, message.account_id);
+      const why = whyWaiting({
+        message,
+        tenantActive: store.tenants.get(scoped)?.active ?? false,
+        suspensions: messages.suspensions(scoped),
+        account,
+        usage: account === null || deps.queue === undefined ? null : deps.queue.usage(scoped, message.account_id, now),
+        suppressed: deps.queue === undefined ? [] : [...deps.queue.suppressed(scoped, message.rcpt_to, now)],
+        maxAgeSeconds: deps.maxAgeSeconds ?? 5 * 24 * 3600,
+        now,
+      });
+      return { ...found, why };
     },
   };
 }

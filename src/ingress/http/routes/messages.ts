@@ -50,12 +50,12 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   app.get('/messages/:id', (c) => {
     const id = validate(clientId, c.req.param('id'), 'message id');
     const params = validate(tenantParams, c.req.query(), 'query parameters');
-    const { message, events } = commands.detail(commandContext(c), params.tenant_id, id);
+    const { message, events, why } = commands.detail(commandContext(c), params.tenant_id, id);
     // Seed 004: a sent message the remote side later returned is BOUNCED.
     const status = message.suspended && (message.state === 'queued' || message.state === 'deferred')
       ? 'suspended'
       : message.state === 'sent' && message.bounce_ts !== null ? 'bounced' : message.state;
-    return c.json({ message: { ...message, status }, events });
+    return c.json({ message: { ...message, status }, events, why });
   });
 
   return app;

@@ -399,3 +399,23 @@ CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
       AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained')
         AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
   END;
+
+-- migration: 8
+-- Message search (GET /messages): full text over subject, sender and
+-- recipients, kept by triggers in the transaction of each write (an external
+-- content FTS5 table: the text stays in `messages`, the index is all it adds).
+-- unicode61 splits addresses at @ and dots: `ann@example.net` is three tokens,
+-- found as the phrase "ann example net" (store/message-search.ts).
+CREATE VIRTUAL TABLE messages_fts USING fts5(subject, mail_from, rcpt_to, content = 'messages', content_rowid = 'pk', tokenize = 'unicode61 remove_diacritics 2');
+INSERT INTO messages_fts (messages_fts) VALUES ('rebuild');
+CREATE TRIGGER messages_fts_added AFTER INSERT ON messages
+  BEGIN INSERT INTO messages_fts (rowid, subject, mail_from, rcpt_to) VALUES (NEW.pk, NEW.subject, NEW.mail_from, NEW.rcpt_to); END;
+CREATE TRIGGER messages_fts_removed AFTER DELETE ON messages
+  BEGIN INSERT INTO messages_fts (messages_fts, rowid, subject, mail_from, rcpt_to) VALUES ('delete', OLD.pk, OLD.subject, OLD.mail_from, OLD.rcpt_to); END;
+CREATE TRIGGER messages_fts_changed AFTER UPDATE OF subject, mail_from, rcpt_to ON messages
+  BEGIN
+    INSERT INTO messages_fts (messages_fts, rowid, subject, mail_from, rcpt_to) VALUES ('delete', OLD.pk, OLD.subject, OLD.mail_from, OLD.rcpt_to);
+    INSERT INTO messages_fts (rowid, subject, mail_from, rcpt_to) VALUES (NEW.pk, NEW.subject, NEW.mail_from, NEW.rcpt_to);
+  END;
+-- Listing a tenant's messages of one state newest first, and by next attempt.
+CREATE INDEX messages_tenant_state ON messages (tenant_id, state, pk);

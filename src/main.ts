@@ -167,6 +167,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
       metrics: createMetrics({ mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status() }),
       parseSubmission,
+      search: store.search,
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },
         { name: 'dispatcher', check: () => dispatcher.isRunning() },

@@ -7,6 +7,7 @@ import type { IdSource } from '../core/clock.js';
 import type { BounceLedger, BounceStore } from '../core/bounce.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { MessageAdmin } from '../core/message-admin.js';
+import type { MessageSearch } from '../core/message-search.js';
 import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
@@ -17,6 +18,7 @@ import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
+import { createSqliteMessageSearch } from './message-search.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteInboxStore } from './inbox-store.js';
 import { createSqliteBounceLedger } from './bounce-ledger.js';
@@ -33,6 +35,7 @@ export interface SqliteStore extends AdminStore {
   queue: MessageQueue;
   spool: MessageSpool;
   messages: MessageAdmin;
+  search: MessageSearch;
   reports: ReportStore;
   bounces: BounceStore;
   bounceLedger: BounceLedger;
@@ -84,6 +87,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     queue: createSqliteMessageQueue(db, writeEvent),
     spool: storeErrors(createSqliteSpool(db)),
     messages: createSqliteMessageAdmin(db, writeEvent),
+    search: storeErrors(createSqliteMessageSearch(db)),
     reports: storeErrors(createSqliteReportStore(db, writeEvent)),
     bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: storeErrors(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),

@@ -12,6 +12,7 @@ import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessageCommands } from '../../core/message-commands.js';
+import type { MessageSearch } from '../../core/message-search.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
@@ -41,6 +42,7 @@ export interface HttpAppDeps {
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
   metrics: MetricsExposition;
+  search: MessageSearch;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
   readiness: readonly ReadinessCheck[];
@@ -93,7 +95,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', mirrorRoutes(deps.mirrorStatus));
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', metricsRoutes(deps.metrics));
-  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission }));
+  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search }));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
   app.onError(createErrorHandler(deps.log));

@@ -1,12 +1,17 @@
 /** Submission (`/add-messages`), operator commands (`/commands/*`) and reading one message. */
 import { Hono, type Context } from 'hono';
-import type { z } from 'zod';
+import { z } from 'zod';
+import { AppError } from '../../../core/app-error.js';
+import { PRIORITY_LABELS, toPriority } from '../../../core/message.js';
+import { MESSAGE_STATUSES, type MessageCursor, type MessageSearch, type MessageStatus } from '../../../core/message-search.js';
+import { scopeTenant } from '../../../core/principal.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
 import { batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
-import { readJson, requireJson, validate } from '../request-input.js';
+import { readJson, readQuery, requireJson, validate } from '../request-input.js';
+import { identifier } from '../schemas.js';
 import type { SubmissionParser } from '../submission-parser.js';
 import { commandContext } from './tenants.js';
 
@@ -14,6 +19,38 @@ export interface MessageRoutesDeps {
   submissions: SubmissionService;
   commands: MessageCommands;
   parseSubmission: SubmissionParser;
+  search: MessageSearch;
+}
+
+const listQuery = z
+  .object({
+    tenant_id: identifier.optional(),
+    status: z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]]).optional(),
+    account_id: identifier.optional(),
+    batch_code: z.string().min(1).max(255).optional(),
+    recipient: z.string().min(3).max(320).optional(),
+    sender: z.string().min(3).max(320).optional(),
+    from_ts: z.coerce.number().int().min(0).optional(),
+    to_ts: z.coerce.number().int().min(0).optional(),
+    priority: z.union([z.coerce.number().int().min(0).max(3), z.enum(PRIORITY_LABELS)]).optional(),
+    q: z.string().min(1).max(200).optional(),
+    sort: z.enum(['newest', 'next_attempt']).optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+    cursor: z.string().max(200).optional(),
+  })
+  .strict();
+
+/** A page's end as an opaque URL token (base64url JSON). */
+const encodeCursor = (cursor: MessageCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+
+function decodeCursor(text: string): MessageCursor {
+  try {
+    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Record<string, unknown>;
+    if (Number.isSafeInteger(value.pk) && (value.nextAttemptAt === undefined || Number.isSafeInteger(value.nextAttemptAt))) return value as unknown as MessageCursor;
+  } catch {
+    // reported below
+  }
+  throw new AppError('VALIDATION_FAILED', 'cursor is not one this API gave out', { details: [{ path: 'cursor', message: 'pass back next_cursor unchanged' }] });
 }
 
 /** Command parameters may come as a JSON body, a query string, or both (the body wins). */
@@ -46,6 +83,29 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   command('/commands/delete-messages', idsParams, (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
   command('/commands/resend', idsParams, (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
   command('/commands/cleanup-messages', cleanupParams, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
+
+  // Newest first (or by next attempt), filtered, full text with `q`; `next_cursor` pages on.
+  app.get('/messages', (c) => {
+    const query = readQuery(c, listQuery);
+    const principal = c.get('principal');
+    const limit = query.limit ?? 50;
+    const found = deps.search.find({
+      tenantId: principal.kind === 'tenant' ? scopeTenant(principal, query.tenant_id) : (query.tenant_id ?? null),
+      status: query.status ?? null,
+      accountId: query.account_id ?? null,
+      batchCode: query.batch_code ?? null,
+      recipient: query.recipient ?? null,
+      sender: query.sender ?? null,
+      createdFrom: query.from_ts === undefined ? null : query.from_ts * 1000,
+      createdTo: query.to_ts === undefined ? null : query.to_ts * 1000,
+      priority: query.priority === undefined ? null : toPriority(query.priority),
+      text: query.q ?? null,
+      order: query.sort ?? 'newest',
+      limit,
+      after: query.cursor === undefined ? null : decodeCursor(query.cursor),
+    });
+    return c.json({ messages: found.messages, next_cursor: found.next === null ? null : encodeCursor(found.next) });
+  });
 
   app.get('/messages/:id', (c) => {
     const id = validate(clientId, c.req.param('id'), 'message id');

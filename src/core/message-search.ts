@@ -1,0 +1,77 @@
+/**
+ * Finding messages (GET /messages): the filters an operator asks "where is
+ * it?" with, full text over subject, sender and recipients, and a stable
+ * cursor for paging. The store answers; this is the query as data.
+ */
+import type { HandoffState, Priority } from './message.js';
+
+/** The derived status of the API: the handoff state, or `suspended` while held, or `bounced` once returned. */
+export type MessageStatus = HandoffState | 'suspended' | 'bounced';
+export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'deferred', 'sending', 'sent', 'error', 'suspended', 'bounced'];
+
+export type MessageOrder = 'newest' | 'next_attempt';
+
+export interface MessageQuery {
+  /** Null: every tenant (the admin token only). */
+  tenantId: string | null;
+  status: MessageStatus | null;
+  accountId: string | null;
+  batchCode: string | null;
+  /** An envelope recipient, whole address, any case. */
+  recipient: string | null;
+  /** The envelope sender, whole address, any case. */
+  sender: string | null;
+  /** Accepted at or after / before, epoch ms. */
+  createdFrom: number | null;
+  createdTo: number | null;
+  priority: Priority | null;
+  /** Words to find in subject, sender and recipients (all of them, the last one as a prefix). */
+  text: string | null;
+  order: MessageOrder;
+  limit: number;
+  /** Where the previous page ended (opaque to clients). */
+  after: MessageCursor | null;
+}
+
+export interface MessageCursor {
+  pk: number;
+  /** With order `next_attempt`: the next attempt of the last message of the page. */
+  nextAttemptAt?: number;
+}
+
+export interface MessageSummary {
+  pk: number;
+  id: string;
+  tenant_id: string;
+  account_id: string;
+  status: MessageStatus;
+  state: HandoffState;
+  priority: Priority;
+  batch_code: string | null;
+  subject: string | null;
+  mail_from: string;
+  rcpt_to: string[];
+  attempts: number;
+  created_ts: number;
+  next_attempt_ts: number | null;
+  sent_ts: number | null;
+  error_ts: number | null;
+  error: string | null;
+  bounce_type: string | null;
+}
+
+export interface MessageSearch {
+  /** At most `limit` summaries and, when more may follow, the cursor of the next page. */
+  find(query: MessageQuery): { messages: MessageSummary[]; next: MessageCursor | null };
+}
+
+/**
+ * Free text as an FTS5 query that cannot be mistaken for FTS syntax: each word
+ * a quoted phrase (an address `ann@example.net` is the phrase of its parts),
+ * all of them required, the last one also as a prefix (typing as you search).
+ */
+export function fullTextQuery(text: string): string | null {
+  const words = text.toLowerCase().split(/\s+/).map((word) => word.split(/[^\p{L}\p{N}]+/u).filter(Boolean)).filter((parts) => parts.length > 0);
+  if (words.length === 0) return null;
+  return words.map((parts, index) => `"${parts.join(' ')}"${index === words.length - 1 ? ' *' : ''}`).join(' AND ');
+}

@@ -1,0 +1,96 @@
+/**
+ * SQLite side of message search: one statement built from the filters that
+ * are set, every value bound, ordered by a key that never ties (pk, or next
+ * attempt then pk) so that a cursor resumes exactly where a page ended.
+ */
+import { normalizeAddress } from '../core/address.js';
+import { epochSeconds } from '../core/clock.js';
+import type { HandoffState, Priority } from '../core/message.js';
+import { fullTextQuery, type MessageQuery, type MessageSearch, type MessageStatus, type MessageSummary } from '../core/message-search.js';
+import type { SqliteDatabase } from './database.js';
+
+interface SummaryRow {
+  pk: number; id: string; tenant_id: string; account_id: string; state: HandoffState; suspended: number; priority: Priority;
+  batch_code: string | null; subject: string | null; mail_from: string; rcpt_to: string; attempts: number; created_at: number;
+  next_attempt_at: number; sent_at: number | null; error_at: number | null; error: string | null; bounce_type: string | null; bounce_at: number | null;
+}
+
+const COLUMNS = `m.pk, m.id, m.tenant_id, m.account_id, m.state, m.suspended, m.priority, m.batch_code, m.subject, m.mail_from, m.rcpt_to,
+  m.attempts, m.created_at, m.next_attempt_at, m.sent_at, m.error_at, m.error, m.bounce_type, m.bounce_at`;
+
+/** Each status as a predicate over `m`; `state` is spelled so that messages_tenant_state serves it. */
+const STATUS_SQL: Record<MessageStatus, string> = {
+  queued: `m.state = 'queued' AND m.suspended = 0`,
+  deferred: `m.state = 'deferred' AND m.suspended = 0`,
+  sending: `m.state = 'sending'`,
+  sent: `m.state = 'sent' AND m.bounce_at IS NULL`,
+  error: `m.state = 'error'`,
+  suspended: `m.state IN ('queued', 'deferred') AND m.suspended = 1`,
+  bounced: `m.state = 'sent' AND m.bounce_at IS NOT NULL`,
+};
+
+const statusOf = (row: SummaryRow): MessageStatus =>
+  row.suspended === 1 && (row.state === 'queued' || row.state === 'deferred') ? 'suspended' : row.state === 'sent' && row.bounce_at !== null ? 'bounced' : row.state;
+
+const toSummary = (row: SummaryRow): MessageSummary => ({
+  pk: row.pk, id: row.id, tenant_id: row.tenant_id, account_id: row.account_id, status: statusOf(row), state: row.state, priority: row.priority,
+  batch_code: row.batch_code, subject: row.subject, mail_from: row.mail_from, rcpt_to: JSON.parse(row.rcpt_to) as string[], attempts: row.attempts,
+  created_ts: epochSeconds(row.created_at) ?? 0,
+  next_attempt_ts: row.state === 'queued' || row.state === 'deferred' ? epochSeconds(row.next_attempt_at) : null,
+  sent_ts: epochSeconds(row.sent_at), error_ts: epochSeconds(row.error_at), error: row.error, bounce_type: row.bounce_type,
+});
+
+export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
+  // Statements by shape (which filters are set): a few dozen at most, each prepared once.
+  const prepared = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
+  const statement = (sql: string) => {
+    let found = prepared.get(sql);
+    if (found === undefined) {
+      found = db.prepare(sql);
+      prepared.set(sql, found);
+    }
+    return found;
+  };
+
+  return {
+    find(query: MessageQuery) {
+      const where: string[] = [];
+      const params: Record<string, unknown> = { limit: query.limit + 1 };
+      const set = (predicate: string, name: string, value: unknown): void => {
+        where.push(predicate);
+        params[name] = value;
+      };
+      if (query.tenantId !== null) set('m.tenant_id = @tenant', 'tenant', query.tenantId);
+      if (query.status !== null) where.push(STATUS_SQL[query.status]);
+      if (query.accountId !== null) set('m.account_id = @account', 'account', query.accountId);
+      if (query.batchCode !== null) set('m.batch_code = @batch', 'batch', query.batchCode);
+      if (query.priority !== null) set('m.priority = @priority', 'priority', query.priority);
+      if (query.createdFrom !== null) set('m.created_at >= @from', 'from', query.createdFrom);
+      if (query.createdTo !== null) set('m.created_at < @to', 'to', query.createdTo);
+      if (query.sender !== null) set('lower(m.mail_from) = @sender', 'sender', normalizeAddress(query.sender));
+      if (query.recipient !== null) {
+        // Envelope recipients are kept as given; the comparison is on the normalized form.
+        set(`EXISTS (SELECT 1 FROM json_each(m.rcpt_to) r WHERE lower(r.value) = @recipient)`, 'recipient', normalizeAddress(query.recipient));
+      }
+      const match = query.text === null ? null : fullTextQuery(query.text);
+      if (match !== null) set('m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @match)', 'match', match);
+      const byNextAttempt = query.order === 'next_attempt';
+      if (byNextAttempt) where.push(`m.state IN ('queued', 'deferred')`);
+      if (query.after !== null) {
+        if (byNextAttempt) {
+          set('(m.next_attempt_at > @afterAt OR (m.next_attempt_at = @afterAt AND m.pk > @afterPk))', 'afterPk', query.after.pk);
+          params.afterAt = query.after.nextAttemptAt ?? 0;
+        } else set('m.pk < @afterPk', 'afterPk', query.after.pk);
+      }
+      const order = byNextAttempt ? 'm.next_attempt_at, m.pk' : 'm.pk DESC';
+      const sql = `SELECT ${COLUMNS} FROM messages m ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY ${order} LIMIT @limit`;
+      const rows = statement(sql).all(params) as SummaryRow[];
+      const page = rows.slice(0, query.limit);
+      const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
+      return {
+        messages: page.map(toSummary),
+        next: last === undefined ? null : byNextAttempt ? { pk: last.pk, nextAttemptAt: last.next_attempt_at } : { pk: last.pk },
+      };
+    },
+  };
+}

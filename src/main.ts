@@ -55,6 +55,8 @@ export interface Daemon {
   mirror: DaemonMirror;
   bounces: DaemonBounces;
   retention: PeriodicLoop;
+  /** Brings the full-text index of messages up to date (GET /messages?q=). */
+  searchIndex: PeriodicLoop;
   stop(deadlineMs: number): Promise<void>;
 }
 
@@ -79,6 +81,10 @@ function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: Daem
   });
   return { handoff, dispatcher };
 }
+
+const SEARCH_INDEX_INTERVAL_MS = 500;
+const SEARCH_INDEX_BATCH = 2000;
+const SEARCH_INDEX_BATCHES = 10;
 
 /** VERP (core/verp.ts): a tenant with a mailbox of its own uses its template, the others the instance's. */
 function verpReturnPath(config: Readonly<Config>): ((tenantId: string, messagePk: number) => string | null) | undefined {
@@ -110,6 +116,15 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       // No SMTP transfer outlives its data timeout: an older spool no message took was abandoned.
       const spools = store.spool.sweep(now - 2 * config.smtp.data_timeout_seconds * 1000);
       if (spools > 0) log.warn({ spools }, 'retention removed abandoned smtp spools');
+    },
+  });
+  const searchIndex = createPeriodicLoop({
+    name: 'search-index',
+    intervalMs: SEARCH_INDEX_INTERVAL_MS,
+    log,
+    run: () => {
+      // Batches of a bounded size, so that intake never waits long on the writer; a long backlog takes several ticks.
+      for (let batch = 0; batch < SEARCH_INDEX_BATCHES && store.search.index(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH; batch += 1);
     },
   });
   // Nothing is being received yet: every spool no message took is left from before a crash.
@@ -148,6 +163,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     reports.loop.start();
     bounces.start();
     retention.start();
+    searchIndex.start();
     const apiKeys = createHmacApiKeyIssuer(hashKey);
     const app = createHttpApp({
       authenticator: createAuthenticator({
@@ -209,12 +225,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       mirror,
       bounces,
       retention,
+      searchIndex,
       async stop(deadlineMs) {
         const deadline = Date.now() + deadlineMs;
         const left = (): number => Math.max(0, deadline - Date.now());
         // A report round in flight is aborted, not waited for: its events are reported again after the restart.
         await Promise.all([http.close(left()), smtpIngress?.close(left()), reports.loop.stop(), bounces.stop()]);
         await retention.stop();
+        await searchIndex.stop();
         await dispatcher.stop(left());
         await handoff.close();
         await mirror.stop();
@@ -228,6 +246,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     await smtp?.close(0);
     await reports.loop.stop();
     await bounces.stop();
+    await searchIndex.stop();
     await dispatcher.stop(0);
     await mirror.stop();
     await handoff.close();

@@ -61,8 +61,14 @@ export interface MessageSummary {
 }
 
 export interface MessageSearch {
-  /** At most `limit` summaries and, when more may follow, the cursor of the next page. */
+  /**
+   * At most `limit` summaries and, when more may follow, the cursor of the
+   * next page. Full text (`text`) finds what the indexer has reached: a
+   * message accepted in the last second or so may not be found by it yet.
+   */
   find(query: MessageQuery): { messages: MessageSummary[]; next: MessageCursor | null };
+  /** Adds up to `limit` messages accepted since the last call to the full-text index; how many. */
+  index(limit: number): number;
 }
 
 /**

@@ -7,7 +7,7 @@ import { normalizeAddress } from '../core/address.js';
 import { epochSeconds } from '../core/clock.js';
 import type { HandoffState, Priority } from '../core/message.js';
 import { fullTextQuery, type MessageQuery, type MessageSearch, type MessageStatus, type MessageSummary } from '../core/message-search.js';
-import type { SqliteDatabase } from './database.js';
+import { transactionRunner, type SqliteDatabase } from './database.js';
 
 interface SummaryRow {
   pk: number; id: string; tenant_id: string; account_id: string; state: HandoffState; suspended: number; priority: Priority;
@@ -41,6 +41,13 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
 });
 
 export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
+  const inTransaction = transactionRunner(db);
+  const indexed = db.prepare<[], number>(`SELECT indexed_pk FROM search_state WHERE id = 1`).pluck();
+  const batchEnd = db.prepare<[number, number], number | null>(`SELECT max(pk) FROM (SELECT pk FROM messages WHERE pk > ? ORDER BY pk LIMIT ?)`).pluck();
+  const addToIndex = db.prepare(`INSERT INTO messages_fts (rowid, subject, mail_from, rcpt_to)
+    SELECT pk, subject, mail_from, rcpt_to FROM messages WHERE pk > ? AND pk <= ?`);
+  const advance = db.prepare(`UPDATE search_state SET indexed_pk = ? WHERE id = 1`);
+
   // Statements by shape (which filters are set): a few dozen at most, each prepared once.
   const prepared = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
   const statement = (sql: string) => {
@@ -53,6 +60,19 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
   };
 
   return {
+    // Messages are indexed in pk order, a batch and the mark of how far in one transaction: a crash
+    // repeats nothing and skips nothing. A single writer commits pks in order, so none is passed over.
+    index(limit) {
+      return inTransaction(() => {
+        const from = indexed.get() ?? 0;
+        const to = batchEnd.get(from, limit);
+        if (to === null || to === undefined) return 0;
+        const added = addToIndex.run(from, to).changes;
+        advance.run(to);
+        return added;
+      }, 'immediate');
+    },
+
     find(query: MessageQuery) {
       const where: string[] = [];
       const params: Record<string, unknown> = { limit: query.limit + 1 };

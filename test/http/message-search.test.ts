@@ -31,6 +31,7 @@ beforeAll(async () => {
     message('later-1', { deferred_ts: later }),
   ]);
   await s.fx.post(globexKey, [message('globex-1', { subject: 'Your invoice from Globex' })]);
+  await s.fx.t.daemon.searchIndex.tick();
 }, 60_000);
 afterAll(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -78,6 +79,18 @@ describe('GET /messages', () => {
     expect(ids((await list(s.key, 'q=user42')).body)).toEqual(['plain-042']);
     // FTS syntax in the words is only text.
     expect((await list(s.key, `q=${encodeURIComponent('"spring" OR NEAR(* -)')}`)).status).toBe(200);
+  });
+
+  it('indexes new messages a moment after intake, and a waiting message replaced by its client anew', async () => {
+    await s.fx.post(s.key, [message('late-1', { subject: 'Quarterly statement', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 })]);
+    // The indexer runs every half second; a tick is the moment it has surely passed.
+    await s.fx.t.daemon.searchIndex.tick();
+    expect(ids((await list(s.key, 'q=quarterly')).body)).toEqual(['late-1']);
+
+    await s.fx.post(s.key, [message('late-1', { subject: 'Annual statement', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 })]);
+    expect(ids((await list(s.key, 'q=quarterly')).body)).toEqual([]);
+    expect(ids((await list(s.key, 'q=annual')).body)).toEqual(['late-1']);
+    await s.fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['late-1'] });
   });
 
   it('orders waiting messages by next attempt', async () => {

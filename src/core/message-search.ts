@@ -71,6 +71,12 @@ export interface MessageSearch {
   index(limit: number): number;
 }
 
+/** An address as an FTS5 phrase confined to one column: `rcpt_to : "ann example net"`. */
+export function addressPhrase(column: 'mail_from' | 'rcpt_to', address: string): string | null {
+  const parts = address.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter(Boolean);
+  return parts.length === 0 ? null : `${column} : "${parts.join(' ')}"`;
+}
+
 /**
  * Free text as an FTS5 query that cannot be mistaken for FTS syntax: each word
  * a quoted phrase (an address `ann@example.net` is the phrase of its parts),

@@ -6,7 +6,7 @@
 import { normalizeAddress } from '../core/address.js';
 import { epochSeconds } from '../core/clock.js';
 import type { HandoffState, Priority } from '../core/message.js';
-import { fullTextQuery, type MessageQuery, type MessageSearch, type MessageStatus, type MessageSummary } from '../core/message-search.js';
+import { addressPhrase, fullTextQuery, type MessageQuery, type MessageSearch, type MessageStatus, type MessageSummary } from '../core/message-search.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 
 interface SummaryRow {
@@ -28,6 +28,9 @@ const STATUS_SQL: Record<MessageStatus, string> = {
   suspended: `m.state IN ('queued', 'deferred') AND m.suspended = 1`,
   bounced: `m.state = 'sent' AND m.bounce_at IS NOT NULL`,
 };
+
+/** The messages the indexer has not reached yet: candidates for any address until it has. */
+const UNINDEXED = 'UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)';
 
 const statusOf = (row: SummaryRow): MessageStatus =>
   row.suspended === 1 && (row.state === 'queued' || row.state === 'deferred') ? 'suspended' : row.state === 'sent' && row.bounce_at !== null ? 'bounced' : row.state;
@@ -87,8 +90,18 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
       if (query.priority !== null) set('m.priority = @priority', 'priority', query.priority);
       if (query.createdFrom !== null) set('m.created_at >= @from', 'from', query.createdFrom);
       if (query.createdTo !== null) set('m.created_at < @to', 'to', query.createdTo);
-      if (query.sender !== null) set('lower(m.mail_from) = @sender', 'sender', normalizeAddress(query.sender));
+      // An address narrows the rows through the full-text index (plus what it has not reached yet),
+      // then is compared whole: a phrase of its parts could also be part of a longer address.
+      const narrow = (column: 'mail_from' | 'rcpt_to', address: string): void => {
+        const phrase = addressPhrase(column, address);
+        if (phrase !== null) set(`m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @${column}Match ${UNINDEXED})`, `${column}Match`, phrase);
+      };
+      if (query.sender !== null) {
+        narrow('mail_from', query.sender);
+        set('lower(m.mail_from) = @sender', 'sender', normalizeAddress(query.sender));
+      }
       if (query.recipient !== null) {
+        narrow('rcpt_to', query.recipient);
         // Envelope recipients are kept as given; the comparison is on the normalized form.
         set(`EXISTS (SELECT 1 FROM json_each(m.rcpt_to) r WHERE lower(r.value) = @recipient)`, 'recipient', normalizeAddress(query.recipient));
       }
@@ -103,7 +116,14 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
         } else set('m.pk < @afterPk', 'afterPk', query.after.pk);
       }
       const order = byNextAttempt ? 'm.next_attempt_at, m.pk' : 'm.pk DESC';
-      const sql = `SELECT ${COLUMNS} FROM messages m ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY ${order} LIMIT @limit`;
+      // Newest first: walk the table backwards from the cursor and stop at the page's end. Left to
+      // itself the planner takes the (tenant_id, id) key and sorts all of a tenant's messages for every
+      // page. (A (tenant_id, pk) index would serve a small tenant among many better, at an intake cost:
+      // schema.sql migration 2 dropped it.) Where the full-text index narrows the rows, their pks are
+      // looked up instead.
+      const narrowed = match !== null || query.sender !== null || query.recipient !== null;
+      const source = !byNextAttempt && !narrowed ? 'messages m NOT INDEXED' : 'messages m';
+      const sql = `SELECT ${COLUMNS} FROM ${source} ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY ${order} LIMIT @limit`;
       const rows = statement(sql).all(params) as SummaryRow[];
       const page = rows.slice(0, query.limit);
       const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;

@@ -184,6 +184,24 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       metrics: createMetrics({ mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status() }),
       parseSubmission,
       search: store.search,
+      status: {
+        queue: store.queueStatus,
+        clock,
+        health: () => {
+          const syncs = reports.status.list();
+          return {
+            dispatcher: { running: dispatcher.isRunning() },
+            threads: { parser: parserPool?.ready() ?? null },
+            reports: {
+              tenants: syncs.length,
+              failing: syncs.filter((sync) => sync.consecutive_failures > 0).map((sync) => sync.tenant_id),
+              backlog: syncs.reduce((sum, sync) => sum + sync.backlog, 0),
+            },
+            bounce: bounces.status(),
+            mirror: mirror.status(),
+          };
+        },
+      },
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },
         { name: 'dispatcher', check: () => dispatcher.isRunning() },

@@ -8,6 +8,7 @@ import type { BounceLedger, BounceStore } from '../core/bounce.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { MessageSearch } from '../core/message-search.js';
+import type { QueueStatusStore } from '../core/queue-status.js';
 import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
@@ -19,6 +20,7 @@ import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMessageSearch } from './message-search.js';
+import { createSqliteQueueStatus } from './queue-status.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteInboxStore } from './inbox-store.js';
 import { createSqliteBounceLedger } from './bounce-ledger.js';
@@ -36,6 +38,7 @@ export interface SqliteStore extends AdminStore {
   spool: MessageSpool;
   messages: MessageAdmin;
   search: MessageSearch;
+  queueStatus: QueueStatusStore;
   reports: ReportStore;
   bounces: BounceStore;
   bounceLedger: BounceLedger;
@@ -88,6 +91,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     spool: storeErrors(createSqliteSpool(db)),
     messages: createSqliteMessageAdmin(db, writeEvent),
     search: storeErrors(createSqliteMessageSearch(db)),
+    queueStatus: storeErrors(createSqliteQueueStatus(db)),
     reports: storeErrors(createSqliteReportStore(db, writeEvent)),
     bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: storeErrors(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),

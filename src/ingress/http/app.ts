@@ -27,6 +27,7 @@ import { messageRoutes } from './routes/messages.js';
 import { metricsRoutes, type MetricsExposition } from './routes/metrics.js';
 import { mirrorRoutes } from './routes/mirror.js';
 import type { SubmissionParser } from './submission-parser.js';
+import { statusRoutes, type StatusRoutesDeps } from './routes/status.js';
 import { syncStatusRoutes } from './routes/sync-status.js';
 import { tenantRoutes } from './routes/tenants.js';
 
@@ -43,6 +44,8 @@ export interface HttpAppDeps {
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
   metrics: MetricsExposition;
   search: MessageSearch;
+  /** GET /status: the queue overview and the loops' health. */
+  status: StatusRoutesDeps;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
   readiness: readonly ReadinessCheck[];
@@ -93,6 +96,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
   app.route('/', mirrorRoutes(deps.mirrorStatus));
+  app.route('/', statusRoutes(deps.status));
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', metricsRoutes(deps.metrics));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search }));

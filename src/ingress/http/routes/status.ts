@@ -1,0 +1,32 @@
+/**
+ * GET /status: the queue at a glance and, for the admin, the health of every
+ * loop (dispatcher, worker threads, bounce pollers, report loop, mirror). A
+ * tenant key sees its own tenant's queue.
+ */
+import { Hono } from 'hono';
+import type { Clock } from '../../../core/clock.js';
+import { queueOverview, type QueueStatusStore } from '../../../core/queue-status.js';
+import { scopeTenant } from '../../../core/principal.js';
+import type { HttpEnv } from '../env.js';
+import { readQuery } from '../request-input.js';
+import { tenantScopeQuery } from '../schemas.js';
+
+export interface StatusRoutesDeps {
+  queue: QueueStatusStore;
+  clock: Clock;
+  /** The daemon's loops and threads, by name (the composition decides what is in it). */
+  health: () => Record<string, unknown>;
+}
+
+export function statusRoutes(deps: StatusRoutesDeps): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  app.get('/status', (c) => {
+    const query = readQuery(c, tenantScopeQuery);
+    const principal = c.get('principal');
+    const tenantId = principal.kind === 'tenant' ? scopeTenant(principal, query.tenant_id) : (query.tenant_id ?? null);
+    const now = deps.clock.now();
+    const queue = queueOverview(deps.queue.counts(tenantId), deps.queue.oldestDue(tenantId, now), now);
+    return c.json(principal.kind === 'admin' ? { queue, ...deps.health() } : { queue });
+  });
+  return app;
+}

@@ -1,0 +1,23 @@
+/** SQLite side of the queue overview: waiting messages only, through the pending index. */
+import type { Priority } from '../core/message.js';
+import type { QueueStatusStore, WaitingStatus } from '../core/queue-status.js';
+import type { SqliteDatabase } from './database.js';
+
+export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
+  // `state IN ('queued', 'deferred', 'sending')` is messages_pending's own predicate: only that index is read.
+  const counts = db.prepare<Record<string, unknown>, { tenant_id: string; account_id: string; status: WaitingStatus; priority: Priority; count: number }>(`
+    SELECT tenant_id, account_id, CASE WHEN suspended = 1 AND state <> 'sending' THEN 'suspended' ELSE state END AS status, priority, count(*) AS count
+    FROM messages WHERE state IN ('queued', 'deferred', 'sending') AND (@tenant IS NULL OR tenant_id = @tenant)
+    GROUP BY tenant_id, account_id, status, priority`);
+  const oldest = db.prepare<Record<string, unknown>, { tenant_id: string; id: string; account_id: string; next_attempt_at: number }>(`
+    SELECT tenant_id, id, account_id, next_attempt_at FROM messages
+    WHERE state IN ('queued', 'deferred') AND suspended = 0 AND next_attempt_at <= @now AND (@tenant IS NULL OR tenant_id = @tenant)
+    ORDER BY next_attempt_at, pk LIMIT 1`);
+  return {
+    counts: (tenantId) => counts.all({ tenant: tenantId }),
+    oldestDue: (tenantId, now) => {
+      const row = oldest.get({ tenant: tenantId, now });
+      return row === undefined ? null : { tenant_id: row.tenant_id, id: row.id, account_id: row.account_id, due_ts: Math.floor(row.next_attempt_at / 1000) };
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * GET /status on the real daemon: waiting messages by status, priority,
+ * tenant and account, the message overdue longest, the loops' health for the
+ * admin, and a tenant key that sees its own queue only.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { message, startSinkScenario } from '../helpers/queue-fixture.js';
+import { api } from '../helpers/test-daemon.js';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('GET /status', () => {
+  it('counts what waits and names the message overdue longest; the admin also sees every loop', async () => {
+    const { fx, key } = await startSinkScenario(cleanups);
+    const globex = await fx.createTenant('globex');
+    // Suspended below: its account is never used.
+    await fx.admin('POST', '/account', { id: 'main', tenant_id: 'globex', host: '127.0.0.1', port: 9, tls_mode: 'none', is_default: true });
+    await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'held' });
+    await fx.admin('POST', '/commands/suspend', { tenant_id: 'globex' });
+    const later = Math.floor(fx.clock.now() / 1000) + 3600;
+    await fx.post(key, [
+      message('sent-1'),
+      message('held-1', { batch_code: 'held', priority: 'low' }),
+      message('held-2', { batch_code: 'held', priority: 'low' }),
+      message('later-1', { deferred_ts: later, priority: 'high' }),
+    ]);
+    await fx.post(globex, [message('g-1'), message('g-2')]);
+    await fx.settle();
+
+    const status = await fx.admin('GET', '/status');
+    expect(status.status).toBe(200);
+    expect(status.body.queue).toMatchObject({
+      waiting: 5,
+      // A message the client deferred waits as `deferred`.
+      by_status: { queued: 0, deferred: 1, sending: 0, suspended: 4 },
+      by_priority: { 0: 0, 1: 1, 2: 2, 3: 2 },
+      by_tenant: [{ tenant_id: 'acme', waiting: 3 }, { tenant_id: 'globex', waiting: 2 }],
+    });
+    expect(status.body.queue.by_account).toContainEqual({ tenant_id: 'acme', account_id: 'main', waiting: 3, by_status: { deferred: 1, suspended: 2 } });
+    // Suspended messages are not due; the one scheduled for later is not due yet: nothing is overdue.
+    expect(status.body.queue.oldest_due).toBeNull();
+    expect(status.body).toMatchObject({ dispatcher: { running: true }, reports: { tenants: 2 }, mirror: { enabled: false }, bounce: [] });
+
+    const asTenant = await api(fx.t.url, 'GET', '/status', { token: key });
+    expect(asTenant.body).toEqual({ queue: expect.objectContaining({ waiting: 3, by_tenant: [{ tenant_id: 'acme', waiting: 3 }] }) });
+    expect((await api(fx.t.url, 'GET', '/status?tenant_id=globex', { token: key })).status).toBe(404);
+  });
+
+  it('names the message overdue longest while its account cannot take it', async () => {
+    const { fx, key } = await startSinkScenario(cleanups, { account: { limit_per_minute: 1 } });
+    fx.clock.advance(60_000 - (fx.clock.now() % 60_000) + 5000);
+    await fx.post(key, [message('first'), message('second')]);
+    await fx.settle();
+    await fx.settle();
+    const oldest = (await fx.admin('GET', '/status')).body.queue.oldest_due;
+    expect(oldest).toMatchObject({ tenant_id: 'acme', account_id: 'main' });
+    expect(['first', 'second']).toContain(oldest.id);
+    expect(oldest.overdue_seconds).toBeGreaterThanOrEqual(0);
+  });
+});

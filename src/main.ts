@@ -165,6 +165,11 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     retention.start();
     searchIndex.start();
     const apiKeys = createHmacApiKeyIssuer(hashKey);
+    const metrics = createMetrics({
+      mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status(), queue: () => store.queueStatus.counts(null),
+    });
+    // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
+    store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
     const app = createHttpApp({
       authenticator: createAuthenticator({
         admin: createAdminTokenVerifier(adminToken, hashKey),
@@ -181,7 +186,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       mirrorStatus: () => mirror.status(),
       suppressions: createSuppressionService({ store, clock, ids }),
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
-      metrics: createMetrics({ mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status() }),
+      metrics,
       parseSubmission,
       search: store.search,
       status: {

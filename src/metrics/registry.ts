@@ -8,17 +8,23 @@
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MailboxStatus } from '../core/bounce.js';
 import type { MirrorStatus } from '../core/mirror.js';
+import type { QueueCount } from '../core/queue-status.js';
+import { registerDeliveryMetrics, type DeliveryMetrics } from './delivery-metrics.js';
 import type { SyncStatus } from '../core/report.js';
 
 export interface MetricsSources {
   mirror: () => MirrorStatus;
   reports: () => SyncStatus[];
   bounces?: () => MailboxStatus[];
+  /** Waiting messages by tenant and account, for gmp_pending_messages. */
+  queue?: () => QueueCount[];
 }
 
 export interface Metrics {
   contentType: string;
   render(): Promise<string>;
+  /** Counts one outbox event (store.onEvent): the gmp_* delivery counters. */
+  observe: DeliveryMetrics['observe'];
 }
 
 export function createMetrics(sources: MetricsSources): Metrics {
@@ -73,11 +79,15 @@ export function createMetrics(sources: MetricsSources): Metrics {
     }
   };
 
+  const delivery = registerDeliveryMetrics(registers, sources.queue ?? (() => []));
+
   return {
     contentType: registry.contentType,
+    observe: delivery.observe,
     async render() {
       mirror = null;
       renderBounces();
+      delivery.collect();
       const reports = sources.reports();
       for (const [metric, value] of reportGauges) {
         metric.reset();

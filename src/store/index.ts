@@ -74,8 +74,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const walSync = createWalSync(`${options.path}-wal`);
   const inTransaction = transactionRunner(db);
   const listeners: OutboxListener[] = [];
-  const notify: OutboxListener = (tenantId, eventType) => {
-    for (const listener of listeners) listener(tenantId, eventType);
+  const notify: OutboxListener = (tenantId, eventType, accountId, text) => {
+    for (const listener of listeners) listener(tenantId, eventType, accountId, text);
   };
   const writeEvent = createMessageEventWriter(db, options.ids, notify);
   const changes = createSqliteChangeLog(db, notify);

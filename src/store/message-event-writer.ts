@@ -49,7 +49,7 @@ export const MESSAGE_EVENT_PREFIX = 'message.';
  * schedules a round; by the time that round reads, the transaction has
  * committed or rolled back.
  */
-export type OutboxListener = (tenantId: string, eventType: string) => void;
+export type OutboxListener = (tenantId: string, eventType: string, accountId?: string | null, text?: string | null) => void;
 
 export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, listener: OutboxListener = () => {}): MessageEventWriter {
   const insert = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id,
@@ -61,6 +61,6 @@ export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, list
       ids.uuid(), `${t.tenantId}/${t.id}`, MESSAGE_EVENT_PREFIX + t.type, t.tenantId, t.pk, t.id, t.accountId, t.batchCode, t.attempt,
       t.replyCode ?? null, t.enhancedStatus ?? null, t.text ?? null, t.data === undefined ? null : JSON.stringify(t.data), t.at, t.correlationId ?? null,
     );
-    listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type);
+    listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type, t.accountId, t.text ?? null);
   };
 }

@@ -44,6 +44,13 @@ describe('GET /status', () => {
     expect(status.body.queue.oldest_due).toBeNull();
     expect(status.body).toMatchObject({ dispatcher: { running: true }, reports: { tenants: 2 }, mirror: { enabled: false }, bounce: [] });
 
+    // The same, as genro-mail-proxy dashboards read it.
+    const metrics = (await fx.admin('GET', '/metrics')).text;
+    expect(metrics).toContain('gmp_sent_total{tenant_id="acme",account_id="main"} 1');
+    expect(metrics).toContain('gmp_pending_messages{tenant_id="acme",account_id="main"} 3');
+    expect(metrics).toContain('gmp_pending_messages{tenant_id="globex",account_id="main"} 2');
+    expect(metrics).not.toContain('gmp_errors_total{');
+
     const asTenant = await api(fx.t.url, 'GET', '/status', { token: key });
     expect(asTenant.body).toEqual({ queue: expect.objectContaining({ waiting: 3, by_tenant: [{ tenant_id: 'acme', waiting: 3 }] }) });
     expect((await api(fx.t.url, 'GET', '/status?tenant_id=globex', { token: key })).status).toBe(404);
@@ -59,5 +66,21 @@ describe('GET /status', () => {
     expect(oldest).toMatchObject({ tenant_id: 'acme', account_id: 'main' });
     expect(['first', 'second']).toContain(oldest.id);
     expect(oldest.overdue_seconds).toBeGreaterThanOrEqual(0);
+  });
+
+  it('counts messages refused by an account limit that rejects, and deferrals', async () => {
+    let refusals = 1;
+    const { fx, key } = await startSinkScenario(cleanups, {
+      account: { limit_per_minute: 1, limit_behavior: 'reject' },
+      sink: { onData: () => (refusals-- > 0 ? { code: 451, message: '4.7.1 try later' } : null) },
+    });
+    fx.clock.advance(60_000 - (fx.clock.now() % 60_000) + 5000);
+    await fx.post(key, [message('first'), message('second')]);
+    await fx.settle();
+    await fx.settle();
+    const metrics = (await fx.admin('GET', '/metrics')).text;
+    expect(metrics).toContain('gmp_deferred_total{tenant_id="acme",account_id="main"} 1');
+    expect(metrics).toContain('gmp_rate_limited_total{tenant_id="acme",account_id="main"} 1');
+    expect(metrics).toContain('gmp_errors_total{tenant_id="acme",account_id="main"} 1');
   });
 });

@@ -179,7 +179,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         clock,
       }),
       tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids }),
-      accounts: createAccountService({ store, clock, ids }),
+      accounts: createAccountService({ store, clock, ids, activity: { usage: store.queue.usage, waiting: store.queueStatus.counts } }),
       submissions,
       commands,
       syncStatus: reports.status,

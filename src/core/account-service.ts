@@ -3,6 +3,8 @@
  * accounts; the admin token manages anyone's. Writes are audited and mirrored.
  */
 import { viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
+import type { QueueCount } from './queue-status.js';
+import { WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } from './rate-limit.js';
 import { AppError, notFound } from './app-error.js';
 import { changeRecorder, type ChangeRecord } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
@@ -36,10 +38,40 @@ export interface AccountServiceDeps {
   store: AdminStore;
   clock: Clock;
   ids: IdSource;
+  /** What an account is doing: its use of each limit window, and the messages waiting for it. */
+  activity?: {
+    usage(tenantId: string, accountId: string, now: number): Usage;
+    waiting(tenantId: string | null): QueueCount[];
+  };
 }
+
+/** Per limit window: messages sent in it, the limit (null: none) and when it starts again (epoch seconds). */
+export type WindowUsage = Record<WindowKind, { used: number; limit: number | null; resets_ts: number }>;
+
+export type AccountActivityView = AccountView & { usage?: WindowUsage; waiting?: number };
 
 export function createAccountService(deps: AccountServiceDeps) {
   const { store, clock, ids } = deps;
+
+  /** The views, with each account's window usage and waiting messages when the daemon tells them. */
+  const withActivity = (accounts: Account[], tenantId: string | null): AccountActivityView[] => {
+    const activity = deps.activity;
+    if (activity === undefined) return accounts.map(viewAccount);
+    const now = clock.now();
+    const waiting = new Map<string, number>();
+    for (const row of activity.waiting(tenantId)) {
+      const key = `${row.tenant_id}/${row.account_id}`;
+      waiting.set(key, (waiting.get(key) ?? 0) + row.count);
+    }
+    return accounts.map((account) => {
+      const used = activity.usage(account.tenantId, account.id, now);
+      const limits: Record<WindowKind, number | null> = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
+      const usage = Object.fromEntries(WINDOW_KINDS.map((kind) => [kind, {
+        used: used[kind], limit: limits[kind], resets_ts: Math.floor((windowStart(kind, now) + WINDOW_MS[kind]) / 1000),
+      }])) as WindowUsage;
+      return { ...viewAccount(account), usage, waiting: waiting.get(`${account.tenantId}/${account.id}`) ?? 0 };
+    });
+  };
 
   const requireTenant = (tenantId: string): void => {
     if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
@@ -98,16 +130,17 @@ export function createAccountService(deps: AccountServiceDeps) {
       });
     },
 
-    list(ctx: CommandContext, tenantId: string | undefined): AccountView[] {
+    list(ctx: CommandContext, tenantId: string | undefined): AccountActivityView[] {
       // The admin token may list every account; a tenant key only its own.
-      if (ctx.principal.kind === 'admin' && tenantId === undefined) return store.accounts.list(null).map(viewAccount);
+      if (ctx.principal.kind === 'admin' && tenantId === undefined) return withActivity(store.accounts.list(null), null);
       const scoped = scopeTenant(ctx.principal, tenantId);
       requireTenant(scoped);
-      return store.accounts.list(scoped).map(viewAccount);
+      return withActivity(store.accounts.list(scoped), scoped);
     },
 
-    get(ctx: CommandContext, tenantId: string | undefined, id: string): AccountView {
-      return viewAccount(load(scopeTenant(ctx.principal, tenantId), id));
+    get(ctx: CommandContext, tenantId: string | undefined, id: string): AccountActivityView {
+      const scoped = scopeTenant(ctx.principal, tenantId);
+      return withActivity([load(scoped, id)], scoped)[0] as AccountActivityView;
     },
 
     delete(ctx: CommandContext, tenantId: string | undefined, id: string, options: { force: boolean }): void {

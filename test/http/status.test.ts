@@ -66,6 +66,12 @@ describe('GET /status', () => {
     expect(oldest).toMatchObject({ tenant_id: 'acme', account_id: 'main' });
     expect(['first', 'second']).toContain(oldest.id);
     expect(oldest.overdue_seconds).toBeGreaterThanOrEqual(0);
+
+    // The account tells the same: its minute is used up, one message waits for it.
+    const account = (await fx.admin('GET', '/account/main?tenant_id=acme')).body.account;
+    const minuteEnds = Math.floor(fx.clock.now() / 60_000) * 60 + 60;
+    expect(account).toMatchObject({ state: 'active', waiting: 1, usage: { minute: { used: 1, limit: 1, resets_ts: minuteEnds }, hour: { used: 1, limit: null } } });
+    expect((await api(fx.t.url, 'GET', '/accounts', { token: key })).body.accounts).toMatchObject([{ id: 'main', waiting: 1 }]);
   });
 
   it('counts messages refused by an account limit that rejects, and deferrals', async () => {

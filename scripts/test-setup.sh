@@ -7,6 +7,7 @@ declare -A NEEDS=(
   [nats-server]=nats-server   # JetStream peer (event mirror tests)
   [dovecot]=dovecot-imapd     # IMAP peer (bounce mailbox tests)
   [swaks]=swaks               # an SMTP client nobody on the team wrote
+  [systemd-analyze]=systemd   # verifies the unit in systemd/ (packaging test)
 )
 
 missing=()

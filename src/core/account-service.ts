@@ -9,7 +9,7 @@ import { AppError, notFound } from './app-error.js';
 import { changeRecorder, type ChangeRecord } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
 import type { AdminStore } from './ports.js';
-import { scopeTenant } from './principal.js';
+import { scopeTenant, scopeTenantOrAll } from './principal.js';
 import type { CommandContext } from './tenant-service.js';
 
 export interface AccountInput {
@@ -132,9 +132,8 @@ export function createAccountService(deps: AccountServiceDeps) {
 
     list(ctx: CommandContext, tenantId: string | undefined): AccountActivityView[] {
       // The admin token may list every account; a tenant key only its own.
-      if (ctx.principal.kind === 'admin' && tenantId === undefined) return withActivity(store.accounts.list(null), null);
-      const scoped = scopeTenant(ctx.principal, tenantId);
-      requireTenant(scoped);
+      const scoped = scopeTenantOrAll(ctx.principal, tenantId);
+      if (scoped !== null) requireTenant(scoped);
       return withActivity(store.accounts.list(scoped), scoped);
     },
 

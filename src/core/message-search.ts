@@ -9,6 +9,12 @@ import type { HandoffState, Priority } from './message.js';
 export type MessageStatus = HandoffState | 'suspended' | 'bounced';
 export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'deferred', 'sending', 'sent', 'error', 'suspended', 'bounced'];
 
+/** The API's status of a message: `suspended` while held, `bounced` once the remote side returned it (seed 004). */
+export function messageStatus(state: HandoffState, suspended: boolean, bounced: boolean): MessageStatus {
+  if (suspended && (state === 'queued' || state === 'deferred')) return 'suspended';
+  return state === 'sent' && bounced ? 'bounced' : state;
+}
+
 export type MessageOrder = 'newest' | 'next_attempt';
 
 export interface MessageQuery {

@@ -14,6 +14,11 @@ export function requireAdmin(principal: Principal): void {
  * naming another tenant answers NOT_FOUND so that a key cannot learn which
  * tenants exist. The admin token must name the tenant.
  */
+/** Like scopeTenant, but the admin token naming no tenant means every tenant (null). */
+export function scopeTenantOrAll(principal: Principal, requested: string | undefined): string | null {
+  return principal.kind === 'admin' && requested === undefined ? null : scopeTenant(principal, requested);
+}
+
 export function scopeTenant(principal: Principal, requested: string | undefined): string {
   if (principal.kind === 'tenant') {
     if (requested !== undefined && requested !== principal.tenantId) {

@@ -6,7 +6,7 @@
 import { normalizeAddress } from '../core/address.js';
 import { epochSeconds } from '../core/clock.js';
 import type { HandoffState, Priority } from '../core/message.js';
-import { addressPhrase, fullTextQuery, type MessageQuery, type MessageSearch, type MessageStatus, type MessageSummary } from '../core/message-search.js';
+import { addressPhrase, fullTextQuery, messageStatus, type MessageQuery, type MessageSearch, type MessageStatus, type MessageSummary } from '../core/message-search.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 
 interface SummaryRow {
@@ -32,11 +32,8 @@ const STATUS_SQL: Record<MessageStatus, string> = {
 /** The messages the indexer has not reached yet: candidates for any address until it has. */
 const UNINDEXED = 'UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)';
 
-const statusOf = (row: SummaryRow): MessageStatus =>
-  row.suspended === 1 && (row.state === 'queued' || row.state === 'deferred') ? 'suspended' : row.state === 'sent' && row.bounce_at !== null ? 'bounced' : row.state;
-
 const toSummary = (row: SummaryRow): MessageSummary => ({
-  pk: row.pk, id: row.id, tenant_id: row.tenant_id, account_id: row.account_id, status: statusOf(row), state: row.state, priority: row.priority,
+  pk: row.pk, id: row.id, tenant_id: row.tenant_id, account_id: row.account_id, status: messageStatus(row.state, row.suspended === 1, row.bounce_at !== null), state: row.state, priority: row.priority,
   batch_code: row.batch_code, subject: row.subject, mail_from: row.mail_from, rcpt_to: JSON.parse(row.rcpt_to) as string[], attempts: row.attempts,
   created_ts: epochSeconds(row.created_at) ?? 0,
   next_attempt_ts: row.state === 'queued' || row.state === 'deferred' ? epochSeconds(row.next_attempt_at) : null,

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { BounceLedger, MailboxStatus } from '../../../core/bounce.js';
-import { requireAdmin, scopeTenant } from '../../../core/principal.js';
+import { requireAdmin, scopeTenantOrAll } from '../../../core/principal.js';
 import type { SuppressionService } from '../../../core/suppression-service.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery } from '../request-input.js';
@@ -75,10 +75,9 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
   // A tenant key sees the bounces tied to its own messages; unmatched ones belong to no tenant and are the admin's.
   app.get('/bounces', (c) => {
     const query = readQuery(c, bouncesQuery);
-    const principal = c.get('principal');
-    const tenantId = principal.kind === 'tenant' ? scopeTenant(principal, query.tenant_id) : (query.tenant_id ?? null);
-    const rows = deps.ledger.list({ disposition: query.disposition ?? null, tenantId, before: query.before ?? null, limit: query.limit ?? 100 });
-    return c.json({ bounces: rows, next: rows.length === (query.limit ?? 100) ? (rows[rows.length - 1]?.seq ?? null) : null });
+    const limit = query.limit ?? 100;
+    const rows = deps.ledger.list({ disposition: query.disposition ?? null, tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id), before: query.before ?? null, limit });
+    return c.json({ bounces: rows, next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
   });
 
   app.get('/bounce/status', (c) => {

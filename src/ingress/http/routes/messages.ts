@@ -3,8 +3,8 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../core/app-error.js';
 import { PRIORITY_LABELS, toPriority } from '../../../core/message.js';
-import { MESSAGE_STATUSES, type MessageCursor, type MessageSearch, type MessageStatus } from '../../../core/message-search.js';
-import { scopeTenant } from '../../../core/principal.js';
+import { MESSAGE_STATUSES, messageStatus, type MessageCursor, type MessageSearch, type MessageStatus } from '../../../core/message-search.js';
+import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
@@ -87,10 +87,9 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   // Newest first (or by next attempt), filtered, full text with `q`; `next_cursor` pages on.
   app.get('/messages', (c) => {
     const query = readQuery(c, listQuery);
-    const principal = c.get('principal');
     const limit = query.limit ?? 50;
     const found = deps.search.find({
-      tenantId: principal.kind === 'tenant' ? scopeTenant(principal, query.tenant_id) : (query.tenant_id ?? null),
+      tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id),
       status: query.status ?? null,
       accountId: query.account_id ?? null,
       batchCode: query.batch_code ?? null,
@@ -111,10 +110,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     const id = validate(clientId, c.req.param('id'), 'message id');
     const params = validate(tenantParams, c.req.query(), 'query parameters');
     const { message, events, why } = commands.detail(commandContext(c), params.tenant_id, id);
-    // Seed 004: a sent message the remote side later returned is BOUNCED.
-    const status = message.suspended && (message.state === 'queued' || message.state === 'deferred')
-      ? 'suspended'
-      : message.state === 'sent' && message.bounce_ts !== null ? 'bounced' : message.state;
+    const status = messageStatus(message.state, message.suspended, message.bounce_ts !== null);
     return c.json({ message: { ...message, status }, events, why });
   });
 

@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import type { Clock } from '../../../core/clock.js';
 import { queueOverview, type QueueStatusStore } from '../../../core/queue-status.js';
-import { scopeTenant } from '../../../core/principal.js';
+import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery } from '../request-input.js';
 import { tenantScopeQuery } from '../schemas.js';
@@ -23,7 +23,7 @@ export function statusRoutes(deps: StatusRoutesDeps): Hono<HttpEnv> {
   app.get('/status', (c) => {
     const query = readQuery(c, tenantScopeQuery);
     const principal = c.get('principal');
-    const tenantId = principal.kind === 'tenant' ? scopeTenant(principal, query.tenant_id) : (query.tenant_id ?? null);
+    const tenantId = scopeTenantOrAll(principal, query.tenant_id);
     const now = deps.clock.now();
     const queue = queueOverview(deps.queue.counts(tenantId), deps.queue.oldestDue(tenantId, now), now);
     return c.json(principal.kind === 'admin' ? { queue, ...deps.health() } : { queue });

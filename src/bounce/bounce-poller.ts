@@ -5,6 +5,7 @@
  * files it in the mailbox. Between rounds it waits for the server to tell of
  * new mail (IDLE) or for the poll interval. `pollNow()` cuts a wait short.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { correlate, planBounce, type BouncePolicy } from '../core/bounce-plan.js';
 import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem, MailboxStatus, MatchedBy } from '../core/bounce.js';
 import type { Clock } from '../core/clock.js';
@@ -13,7 +14,7 @@ import { exponentialBackoff } from '../core/retry-policy.js';
 import { verpMessagePk } from '../core/verp.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import type { ListedMessage, MailboxSession, MailboxSettings } from './imap-mailbox.js';
-import { readFindings, summariseHeaders } from './mailbox-reading.js';
+import { readFindings, summariseHeaders, UNREADABLE } from './mailbox-reading.js';
 
 export interface BouncePollerConfig {
   pollIntervalMs: number;
@@ -57,18 +58,8 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
   let running: Promise<void> | null = null;
   let stopping = false;
 
-  const sleep = (ms: number): Promise<void> =>
-    new Promise((resolve) => {
-      const signal = abort.signal;
-      if (signal.aborted) return resolve();
-      const timer = setTimeout(done, ms);
-      function done(): void {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', done);
-        resolve();
-      }
-      signal.addEventListener('abort', done, { once: true });
-    });
+  /** Waits `ms`, or less when pollNow() or stop() aborts the wait. */
+  const sleep = (ms: number): Promise<void> => delay(ms, undefined, { signal: abort.signal }).catch(() => undefined);
 
   const lookup = (by: MatchedBy, value: string) => ledger.candidates(by, value, mailbox.tenantId);
 
@@ -262,6 +253,5 @@ function fetchGroups(listed: readonly ListedMessage[], maxBytes: number): Listed
 const SKIP_PLAN: BouncePlan = { disposition: 'not_bounce', unmatchedReason: null, match: null, bounces: [], complaints: [], suppressions: [] };
 
 const skipped = (mailbox: string, uidValidity: number, uid: number, sizeBytes: number): MailboxItem => ({
-  mailbox, uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes,
-  findings: { kind: 'not_bounce', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null, verpMessagePk: null },
+  mailbox, uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes, findings: { ...UNREADABLE, kind: 'not_bounce' },
 });

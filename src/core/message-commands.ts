@@ -20,9 +20,9 @@ export interface MessageCommandsDeps {
   /** Asks the dispatcher to look for due work now. */
   wake: () => void;
   /** What "why is it still queued" reads besides the message: usage and suppressions. */
-  queue?: Pick<MessageQueue, 'usage' | 'suppressed'>;
+  queue: Pick<MessageQueue, 'usage' | 'suppressed'>;
   /** dispatch.max_age_seconds: when a waiting message is given up. */
-  maxAgeSeconds?: number;
+  maxAgeSeconds: number;
 }
 
 export const WHOLE_TENANT = '*';
@@ -105,9 +105,9 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
         tenantActive: store.tenants.get(scoped)?.active ?? false,
         suspensions: messages.suspensions(scoped),
         account,
-        usage: account === null || deps.queue === undefined ? null : deps.queue.usage(scoped, message.account_id, now),
-        suppressed: deps.queue === undefined ? [] : [...deps.queue.suppressed(scoped, message.rcpt_to, now)],
-        maxAgeSeconds: deps.maxAgeSeconds ?? 5 * 24 * 3600,
+        usage: account === null ? null : deps.queue.usage(scoped, message.account_id, now),
+        suppressed: [...deps.queue.suppressed(scoped, message.rcpt_to, now)],
+        maxAgeSeconds: deps.maxAgeSeconds,
         now,
       });
       return { ...found, why };

@@ -90,3 +90,22 @@ export async function startSinkScenario(
   await fx.createAccount('acme', 'main', sink, { is_default: true, ...options.account });
   return { fx, sink, key };
 }
+
+/**
+ * A sink scenario whose account sends one message a minute (`account` may add
+ * to that), with `first` and `second` posted five seconds into a clock minute
+ * (the test is over long before the window turns) and the dispatcher run
+ * twice: `first` has taken the minute's budget, `second` meets the limit.
+ */
+export async function startOverMinuteLimit(
+  cleanups: Array<() => Promise<void>>,
+  options: { account?: Record<string, unknown>; sink?: SmtpSinkOptions } = {},
+): Promise<SinkScenario> {
+  const scenario = await startSinkScenario(cleanups, { sink: options.sink ?? {}, account: { limit_per_minute: 1, ...options.account } });
+  const { fx, key } = scenario;
+  fx.clock.advance(60_000 - (fx.clock.now() % 60_000) + 5000);
+  await fx.post(key, [message('first'), message('second')]);
+  await fx.settle();
+  await fx.settle();
+  return scenario;
+}

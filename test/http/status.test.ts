@@ -4,7 +4,7 @@
  * admin, and a tenant key that sees its own queue only.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startSinkScenario } from '../helpers/queue-fixture.js';
+import { message, startOverMinuteLimit, startSinkScenario } from '../helpers/queue-fixture.js';
 import { api } from '../helpers/test-daemon.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -57,11 +57,7 @@ describe('GET /status', () => {
   });
 
   it('names the message overdue longest while its account cannot take it', async () => {
-    const { fx, key } = await startSinkScenario(cleanups, { account: { limit_per_minute: 1 } });
-    fx.clock.advance(60_000 - (fx.clock.now() % 60_000) + 5000);
-    await fx.post(key, [message('first'), message('second')]);
-    await fx.settle();
-    await fx.settle();
+    const { fx, key } = await startOverMinuteLimit(cleanups);
     const oldest = (await fx.admin('GET', '/status')).body.queue.oldest_due;
     expect(oldest).toMatchObject({ tenant_id: 'acme', account_id: 'main' });
     expect(['first', 'second']).toContain(oldest.id);
@@ -76,14 +72,10 @@ describe('GET /status', () => {
 
   it('counts messages refused by an account limit that rejects, and deferrals', async () => {
     let refusals = 1;
-    const { fx, key } = await startSinkScenario(cleanups, {
-      account: { limit_per_minute: 1, limit_behavior: 'reject' },
+    const { fx } = await startOverMinuteLimit(cleanups, {
+      account: { limit_behavior: 'reject' },
       sink: { onData: () => (refusals-- > 0 ? { code: 451, message: '4.7.1 try later' } : null) },
     });
-    fx.clock.advance(60_000 - (fx.clock.now() % 60_000) + 5000);
-    await fx.post(key, [message('first'), message('second')]);
-    await fx.settle();
-    await fx.settle();
     const metrics = (await fx.admin('GET', '/metrics')).text;
     expect(metrics).toContain('gmp_deferred_total{tenant_id="acme",account_id="main"} 1');
     expect(metrics).toContain('gmp_rate_limited_total{tenant_id="acme",account_id="main"} 1');

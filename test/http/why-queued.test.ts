@@ -4,7 +4,7 @@
  * client's schedule, an exhausted sending limit; nothing once it is sent.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startSinkScenario } from '../helpers/queue-fixture.js';
+import { message, startOverMinuteLimit, startSinkScenario } from '../helpers/queue-fixture.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -41,12 +41,7 @@ describe('why a message is still queued', () => {
   });
 
   it('names an exhausted sending limit and when its window ends', async () => {
-    const { fx, key } = await startSinkScenario(cleanups, { account: { limit_per_minute: 1 } });
-    // Five seconds into a minute: the test is over long before the window turns.
-    fx.clock.advance(60_000 - (fx.clock.now() % 60_000) + 5000);
-    await fx.post(key, [message('first'), message('second')]);
-    await fx.settle();
-    await fx.settle();
+    const { fx } = await startOverMinuteLimit(cleanups);
     const ids = ['first', 'second'];
     const states = await Promise.all(ids.map(async (id) => (await fx.detail('acme', id)).message.state));
     const waiting = ids[states.indexOf('queued')] ?? ids[states.indexOf('deferred')];

@@ -5,7 +5,7 @@
  * of a mailbox message keeps.
  */
 import type { BounceFindings } from '../core/bounce.js';
-import { analyseBounce, type BounceAnalysis } from './bounce-parser.js';
+import type { BounceAnalysis } from './bounce-parser.js';
 
 /**
  * Verdicts kept of one message: a real DSN names a handful of recipients; one
@@ -38,7 +38,7 @@ export const UNREADABLE: BounceFindings = {
 };
 
 /** The parser's findings, or `unreadable` when it throws or takes longer than `timeoutMs`. */
-export async function readFindings(raw: Buffer, timeoutMs: number, analyse: (raw: Buffer) => Promise<BounceAnalysis> = analyseBounce): Promise<{ findings: BounceFindings; problem: string | null }> {
+export async function readFindings(raw: Buffer, timeoutMs: number, analyse: (raw: Buffer) => Promise<BounceAnalysis>): Promise<{ findings: BounceFindings; problem: string | null }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);

@@ -5,6 +5,7 @@ import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { dsnFor, startBenchDovecot } from './dovecot.mjs';
+import { searchScenario } from './search.mjs';
 import {
   root, children, start, run, api, startNats, mirrorStatus, sinkStats, waitForSink, startPeers, clientStats, memoryOf, sampleRss, smtpLoad,
 } from './harness.mjs';
@@ -166,6 +167,7 @@ const scenarios = {
       await stop();
     }
   },
+  search: searchScenario,
   async 'smtp-large'() {
     // 50 connections at once, each sending one 20 MiB message (spooled to SQLite in 512 KiB parts
     // as it arrives): total time, and the daemon's resident memory above its idle level.
@@ -211,7 +213,7 @@ for (const [name, scenario] of Object.entries(scenarios)) {
   }
   results.scenarios[name] = { runs, summary };
   console.log(`\n${name}`);
-  for (const [metric, s] of Object.entries(summary)) console.log(`  ${metric.padEnd(30)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
+  for (const [metric, s] of Object.entries(summary)) console.log(`  ${metric.padEnd(36)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const file = join(root, 'bench/results', `${results.date.slice(0, 10)}.json`);

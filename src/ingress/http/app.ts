@@ -20,12 +20,14 @@ import type { TenantService } from '../../core/tenant-service.js';
 import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
+import { ROUTE_CATALOG } from './route-catalog.js';
 import { accountRoutes } from './routes/accounts.js';
 import { bounceRoutes } from './routes/bounces.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
 import { metricsRoutes, type MetricsExposition } from './routes/metrics.js';
 import { mirrorRoutes } from './routes/mirror.js';
+import { openapiRoutes } from './routes/openapi.js';
 import type { SubmissionParser } from './submission-parser.js';
 import { statusRoutes, type StatusRoutesDeps } from './routes/status.js';
 import { syncStatusRoutes } from './routes/sync-status.js';
@@ -54,7 +56,8 @@ export interface HttpAppDeps {
   maxBodyBytes: number;
 }
 
-const PUBLIC_PATHS = new Set(['/health', '/ready']);
+// The API's description is public like liveness: it is the contract a client reads before it has a key.
+const PUBLIC_PATHS = new Set(['/health', '/ready', '/openapi.json', '/docs']);
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
@@ -100,6 +103,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', metricsRoutes(deps.metrics));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search }));
+  app.route('/', openapiRoutes(ROUTE_CATALOG));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
   app.onError(createErrorHandler(deps.log));

@@ -26,6 +26,9 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
   ATTACHMENT_UNAVAILABLE: 502,
 };
 
+/** Every stable error code, for the error envelope's documentation. */
+export const ERROR_CODES = Object.keys(STATUS) as ErrorCode[];
+
 export function statusOf(code: ErrorCode): ContentfulStatusCode {
   return STATUS[code];
 }

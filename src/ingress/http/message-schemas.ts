@@ -10,7 +10,7 @@ import { identifier } from './schemas.js';
 
 const NO_LINE_BREAKS = /^[^\r\n\0]*$/;
 const headerText = (max: number) => z.string().max(max).regex(NO_LINE_BREAKS, 'must not contain CR, LF or NUL');
-const mailbox = z.string().max(998).refine((text) => parseMailbox(text) !== null, { message: 'invalid address' });
+const mailbox = z.string().max(998).refine((text) => parseMailbox(text) !== null, { message: 'invalid address' }).describe('an address; "Name <addr>" allowed');
 const mailboxes = z.union([mailbox, z.array(mailbox)]).transform((value) => (Array.isArray(value) ? value : [value]));
 /** Printable ASCII without spaces: the client id becomes the X-Genro-Mail-ID header value. */
 export const clientId = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces, 1-255 characters');
@@ -42,7 +42,7 @@ export const messageItem = z
     cc: mailboxes.optional(),
     bcc: mailboxes.optional(),
     reply_to: mailbox.nullable().optional(),
-    return_path: z.string().max(254).refine(isAddrSpec, { message: 'invalid address' }).nullable().optional(),
+    return_path: z.string().max(254).refine(isAddrSpec, { message: 'invalid address' }).describe('the envelope sender: a bare address').nullable().optional(),
     subject: headerText(998).default(''),
     body: z.string().nullable().optional(),
     html: z.string().nullable().optional(),
@@ -50,8 +50,8 @@ export const messageItem = z
     headers: z.record(z.string().regex(/^[!-9;-~]{1,76}$/, 'a header name (RFC 5322 ftext)'), headerText(998)).optional(),
     attachments: z.array(attachment).max(100).optional(),
     priority: priority.optional(),
-    deferred_ts: z.number().nonnegative().max(32503680000).nullable().optional(),
-    batch_code: headerText(128).min(1).refine((code) => code !== '*', { message: '"*" is reserved for the whole tenant' }).nullable().optional(),
+    deferred_ts: z.number().nonnegative().max(32503680000).describe('not before this instant, epoch seconds').nullable().optional(),
+    batch_code: headerText(128).min(1).refine((code) => code !== '*', { message: '"*" is reserved for the whole tenant' }).describe('not "*" (the whole tenant)').nullable().optional(),
     message_id: z.string().max(998).regex(/^<?[^<>\s@]+@[^<>\s@]+>?$/, 'a Message-ID like <local@domain>').nullable().optional(),
   })
   .strict()
@@ -63,9 +63,16 @@ export const addMessagesBody = z
   .object({ messages: z.array(z.unknown()), default_priority: priority.optional() })
   .strict();
 
+/**
+ * The /add-messages body as documented: the request's shape from `addMessagesBody`, each message as
+ * `messageItem` checks it (on its own, after the shape: a bad message is rejected, not the request).
+ */
+export const addMessagesDocumented = addMessagesBody.extend({ messages: z.array(messageItem) });
+
 const idList = z
   .union([z.array(clientId), z.string().transform((text) => text.split(',').map((id) => id.trim()).filter((id) => id !== ''))])
-  .pipe(z.array(clientId).min(1).max(10_000));
+  .pipe(z.array(clientId).min(1).max(10_000))
+  .describe('1-10000 client ids: a list, or comma-separated text');
 const batch = headerText(128).min(1);
 
 export const tenantParams = z.object({ tenant_id: identifier.optional() }).strict();

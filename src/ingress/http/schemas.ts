@@ -10,7 +10,10 @@ import { IDENTIFIER_PATTERN } from '../../core/identifiers.js';
 export const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
 
 const HOSTNAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-const host = z.string().refine((text) => HOSTNAME.test(text) || isIP(text) !== 0, { message: 'must be a hostname or an IP address' });
+const host = z
+  .string()
+  .refine((text) => HOSTNAME.test(text) || isIP(text) !== 0, { message: 'must be a hostname or an IP address' })
+  .describe('a hostname or an IP address');
 
 const httpUrl = z
   .string()
@@ -22,10 +25,11 @@ const httpUrl = z
     } catch {
       return false;
     }
-  }, { message: 'must be an http(s) URL without credentials, query or fragment' });
+  }, { message: 'must be an http(s) URL without credentials, query or fragment' })
+  .describe('an http(s) URL without credentials, query or fragment');
 
 const urlPath = z.string().max(512).regex(/^\/[^\s?#]*$/, 'must start with / and contain no spaces, ? or #');
-const label = z.string().max(200).refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' });
+const label = z.string().max(200).refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' }).describe('no line breaks or NUL');
 const optionalLimit = z.number().int().positive().max(10_000_000).nullable().optional();
 
 const clientAuth = z.discriminatedUnion('method', [

@@ -3,34 +3,72 @@ import { Hono, type Context } from 'hono';
 import type { AccountService } from '../../../core/account-service.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
 import { accountBody, accountDeleteQuery, identifier, tenantScopeQuery } from '../schemas.js';
 import { commandContext } from './tenants.js';
 
-const pathId = (c: Context<HttpEnv>): string => validate(identifier, c.req.param('id'), 'account id');
+const params = { id: identifier };
+const account = { tag: 'Accounts', access: 'tenant' } as const;
+
+export const ACCOUNT_ROUTES = {
+  upsert: {
+    ...account,
+    method: 'post',
+    path: '/account',
+    summary: 'Create or update a sending account',
+    description: '`tenant_id` is implied by a tenant key. Omit `password` to keep the stored one. `use_tls` is the older spelling: true = implicit TLS, false = STARTTLS.',
+    body: accountBody,
+    responses: { 200: json('updated: `{"ok":true,"created":false,"account":{...}}`'), 201: json('created: `{"ok":true,"created":true,"account":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
+  list: {
+    ...account,
+    method: 'get',
+    path: '/accounts',
+    summary: 'List accounts with their state, usage per limit window and waiting messages',
+    query: tenantScopeQuery,
+    responses: { 200: json('`{"accounts":[...]}` (`has_password` instead of the password)') },
+  },
+  get: { ...account, method: 'get', path: '/account/{id}', summary: 'Read an account', params, query: tenantScopeQuery, responses: { 200: json('`{"account":{...}}`') }, errors: ['NOT_FOUND'] },
+  delete: {
+    ...account,
+    method: 'delete',
+    path: '/account/{id}',
+    summary: 'Delete an account',
+    description: 'Refused (409) while it has undelivered mail unless `force`.',
+    params,
+    query: accountDeleteQuery,
+    responses: { 200: json('`{"ok":true}`') },
+    errors: ['NOT_FOUND', 'CONFLICT'],
+  },
+} as const satisfies Record<string, RouteDoc>;
+
+const pathId = (c: Context<HttpEnv>): string => validate(params.id, c.req.param('id'), 'account id');
 
 export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
+  const routes = ACCOUNT_ROUTES;
 
-  app.post('/account', async (c) => {
-    const input = await readBody(c, accountBody);
+  on(app, routes.upsert, async (c) => {
+    const input = await readBody(c, routes.upsert.body);
     const { account, created } = accounts.upsert(commandContext(c), input);
     return c.json({ ok: true, created, account }, created ? 201 : 200);
   });
 
-  app.get('/accounts', (c) => {
-    const query = readQuery(c, tenantScopeQuery);
+  on(app, routes.list, (c) => {
+    const query = readQuery(c, routes.list.query);
     return c.json({ accounts: accounts.list(commandContext(c), query.tenant_id) });
   });
 
-  app.get('/account/:id', (c) => {
+  on(app, routes.get, (c) => {
     const id = pathId(c);
-    const query = readQuery(c, tenantScopeQuery);
+    const query = readQuery(c, routes.get.query);
     return c.json({ account: accounts.get(commandContext(c), query.tenant_id, id) });
   });
 
-  app.delete('/account/:id', (c) => {
+  on(app, routes.delete, (c) => {
     const id = pathId(c);
-    const query = readQuery(c, accountDeleteQuery);
+    const query = readQuery(c, routes.delete.query);
     accounts.delete(commandContext(c), query.tenant_id, id, { force: query.force ?? false });
     return c.json({ ok: true });
   });

@@ -9,7 +9,8 @@ import type { BounceLedger, MailboxStatus } from '../../../core/bounce.js';
 import { requireAdmin, scopeTenantOrAll } from '../../../core/principal.js';
 import type { SuppressionService } from '../../../core/suppression-service.js';
 import type { HttpEnv } from '../env.js';
-import { readBody, readQuery } from '../request-input.js';
+import { readBody, readQuery, validate } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
 import { commandContext } from './tenants.js';
 
@@ -43,11 +44,66 @@ const view = (suppression: { address: string; reason: string | null; source: str
   expires_ts: suppression.expiresAt === null ? null : Math.floor(suppression.expiresAt / 1000),
 });
 
+export const BOUNCE_ROUTES = {
+  suppressions: {
+    method: 'get',
+    path: '/suppressions',
+    tag: 'Bounces and suppressions',
+    summary: "A tenant's suppression list in address order",
+    description: '`next` is the `after` of the next page; expired entries are left out.',
+    access: 'tenant',
+    query: suppressionsQuery,
+    responses: { 200: json('`{"suppressions":[{address, reason, source, created_ts, expires_ts}],"next":...}`') },
+  },
+  suppress: {
+    method: 'post',
+    path: '/suppression',
+    tag: 'Bounces and suppressions',
+    summary: "Add an address to a tenant's suppression list",
+    description: '`tenant_id` is implied by a tenant key. New mail to the address is refused until it is removed or `expires_ts` passes.',
+    access: 'tenant',
+    body: suppressionBody,
+    responses: { 201: json('`{"ok":true,"suppression":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
+  unsuppress: {
+    method: 'delete',
+    path: '/suppression/{address}',
+    tag: 'Bounces and suppressions',
+    summary: "Remove an address from a tenant's suppression list",
+    access: 'tenant',
+    // Any text: an address that is not on the list answers 404 whatever it looks like.
+    params: { address: z.string().describe('the address, URL-encoded') },
+    query: suppressionDeleteQuery,
+    responses: { 200: json('`{"ok":true}`') },
+    errors: ['NOT_FOUND'],
+  },
+  bounces: {
+    method: 'get',
+    path: '/bounces',
+    tag: 'Bounces and suppressions',
+    summary: 'Handled bounce mailbox messages, newest first',
+    description: 'Each with `kind`, `disposition`, `unmatched_reason`, `matched_by`, the message and the verdict per recipient. A tenant key sees its own messages\' bounces only; `next` is the `before` of the next page.',
+    access: 'tenant',
+    query: bouncesQuery,
+    responses: { 200: json('`{"bounces":[...],"next":...}`') },
+  },
+  mailboxStatus: {
+    method: 'get',
+    path: '/bounce/status',
+    tag: 'Bounces and suppressions',
+    summary: "Each bounce mailbox poller's state, position, last error and counts",
+    access: 'admin',
+    responses: { 200: json('`{"mailboxes":[...]}`') },
+  },
+} as const satisfies Record<string, RouteDoc>;
+
 export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: BounceLedger; status: () => MailboxStatus[] }): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
+  const routes = BOUNCE_ROUTES;
 
-  app.get('/suppressions', (c) => {
-    const query = readQuery(c, suppressionsQuery);
+  on(app, routes.suppressions, (c) => {
+    const query = readQuery(c, routes.suppressions.query);
     const page = deps.suppressions.list(commandContext(c), query.tenant_id, {
       ...(query.after === undefined ? {} : { after: query.after.toLowerCase() }),
       ...(query.prefix === undefined ? {} : { prefix: query.prefix }),
@@ -56,8 +112,8 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
     return c.json({ suppressions: page.suppressions.map(view), next: page.next });
   });
 
-  app.post('/suppression', async (c) => {
-    const body = await readBody(c, suppressionBody);
+  on(app, routes.suppress, async (c) => {
+    const body = await readBody(c, routes.suppress.body);
     const suppression = deps.suppressions.add(commandContext(c), body.tenant_id, {
       address: body.address,
       reason: body.reason ?? null,
@@ -66,21 +122,21 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
     return c.json({ ok: true, suppression: view(suppression) }, 201);
   });
 
-  app.delete('/suppression/:address', (c) => {
-    const query = readQuery(c, suppressionDeleteQuery);
-    deps.suppressions.remove(commandContext(c), query.tenant_id, decodeURIComponent(c.req.param('address')));
+  on(app, routes.unsuppress, (c) => {
+    const query = readQuery(c, routes.unsuppress.query);
+    deps.suppressions.remove(commandContext(c), query.tenant_id, decodeURIComponent(validate(routes.unsuppress.params.address, c.req.param('address'), 'address')));
     return c.json({ ok: true });
   });
 
   // A tenant key sees the bounces tied to its own messages; unmatched ones belong to no tenant and are the admin's.
-  app.get('/bounces', (c) => {
-    const query = readQuery(c, bouncesQuery);
+  on(app, routes.bounces, (c) => {
+    const query = readQuery(c, routes.bounces.query);
     const limit = query.limit ?? 100;
     const rows = deps.ledger.list({ disposition: query.disposition ?? null, tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id), before: query.before ?? null, limit });
     return c.json({ bounces: rows, next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
   });
 
-  app.get('/bounce/status', (c) => {
+  on(app, routes.mailboxStatus, (c) => {
     requireAdmin(c.get('principal'));
     return c.json({ mailboxes: deps.status() });
   });

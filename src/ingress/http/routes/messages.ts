@@ -9,8 +9,9 @@ import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import { batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
+import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
 import type { SubmissionParser } from '../submission-parser.js';
 import { commandContext } from './tenants.js';
@@ -40,6 +41,51 @@ const listQuery = z
   })
   .strict();
 
+const messages = { tag: 'Messages', access: 'tenant' } as const;
+const addMessagesDoc = {
+  ...messages,
+  method: 'post',
+  summary: 'Submit messages',
+  description:
+    'Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync\'d) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it.',
+  body: addMessagesDocumented,
+  responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason"}]}`') },
+  errors: ['UNAVAILABLE'],
+} as const;
+const commandDoc = { ...messages, method: 'post', bodyOrQuery: true, responses: { 200: json('`{"ok":true,...}`') } } as const;
+const BATCH = 'A `batch_code` absent or `*` means the whole tenant.';
+
+export const MESSAGE_ROUTES = {
+  addMessages: { ...addMessagesDoc, path: '/add-messages' },
+  addMessagesCommand: { ...addMessagesDoc, path: '/commands/add-messages', summary: 'Submit messages (the same as POST /add-messages)' },
+  runNow: { ...commandDoc, path: '/commands/run-now', summary: 'Wake the dispatcher', body: tenantParams },
+  suspend: { ...commandDoc, path: '/commands/suspend', summary: "Suspend a tenant's sending, or one batch's", description: BATCH, body: batchParams },
+  activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams },
+  deleteMessages: { ...commandDoc, path: '/commands/delete-messages', summary: 'Delete messages by client id', body: idsParams },
+  resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: idsParams },
+  cleanup: { ...commandDoc, path: '/commands/cleanup-messages', summary: 'Remove messages whose outcome was reported longer ago than `older_than_seconds`', body: cleanupParams },
+  search: {
+    ...messages,
+    method: 'get',
+    path: '/messages',
+    summary: 'Find messages, newest first',
+    description:
+      '`sort=next_attempt`: waiting ones by next attempt. `q`: words of the subject, sender and recipients, all required, the last also as a prefix; full text finds a message about a second after it was accepted. `cursor`: the `next_cursor` of the previous page.',
+    query: listQuery,
+    responses: { 200: json('`{"messages":[...],"next_cursor":...}`') },
+  },
+  detail: {
+    ...messages,
+    method: 'get',
+    path: '/messages/{id}',
+    summary: "A message's state, its event timeline and why it waits",
+    params: { id: clientId },
+    query: tenantParams,
+    responses: { 200: json('`{"message":{...},"events":[...],"why":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
+} as const satisfies Record<string, RouteDoc>;
+
 /** A page's end as an opaque URL token (base64url JSON). */
 const encodeCursor = (cursor: MessageCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
 
@@ -63,6 +109,7 @@ async function readParams<S extends z.ZodType>(c: Context<HttpEnv>, schema: S): 
 export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   const { commands } = deps;
+  const routes = MESSAGE_ROUTES;
 
   const addMessages = async (c: Context<HttpEnv>) => {
     requireJson(c);
@@ -70,23 +117,24 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     const result = await deps.submissions.enqueue(c.get('principal'), items, defaultPriority, c.get('requestId'));
     return c.json({ ok: true, queued: result.queued, rejected: result.rejected });
   };
-  app.post('/add-messages', addMessages);
-  app.post('/commands/add-messages', addMessages);
+  // The body is parsed by deps.parseSubmission (maybe in a worker thread) with the schemas the doc is built from.
+  on(app, routes.addMessages, addMessages);
+  on(app, routes.addMessagesCommand, addMessages);
 
-  /** A command route: parameters validated by `schema`, its result answered with `ok: true`. */
-  const command = <S extends z.ZodType>(path: string, schema: S, run: (ctx: CommandContext, params: z.output<S>) => object): void => {
-    app.post(path, async (c) => c.json({ ok: true, ...run(commandContext(c), await readParams(c, schema)) }));
+  /** A command route: parameters validated by its documented schema, its result answered with `ok: true`. */
+  const command = <S extends z.ZodType>(doc: RouteDoc & { body: S }, run: (ctx: CommandContext, params: z.output<S>) => object): void => {
+    on(app, doc, async (c) => c.json({ ok: true, ...run(commandContext(c), await readParams(c, doc.body)) }));
   };
-  command('/commands/run-now', tenantParams, (ctx, p) => commands.runNow(ctx, p.tenant_id));
-  command('/commands/suspend', batchParams, (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
-  command('/commands/activate', batchParams, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
-  command('/commands/delete-messages', idsParams, (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
-  command('/commands/resend', idsParams, (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
-  command('/commands/cleanup-messages', cleanupParams, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
+  command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
+  command(routes.suspend, (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
+  command(routes.activate, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
+  command(routes.deleteMessages, (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
+  command(routes.resend, (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
+  command(routes.cleanup, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
 
   // Newest first (or by next attempt), filtered, full text with `q`; `next_cursor` pages on.
-  app.get('/messages', (c) => {
-    const query = readQuery(c, listQuery);
+  on(app, routes.search, (c) => {
+    const query = readQuery(c, routes.search.query);
     const limit = query.limit ?? 50;
     const found = deps.search.find({
       tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id),
@@ -106,9 +154,9 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     return c.json({ messages: found.messages, next_cursor: found.next === null ? null : encodeCursor(found.next) });
   });
 
-  app.get('/messages/:id', (c) => {
-    const id = validate(clientId, c.req.param('id'), 'message id');
-    const params = validate(tenantParams, c.req.query(), 'query parameters');
+  on(app, routes.detail, (c) => {
+    const id = validate(routes.detail.params.id, c.req.param('id'), 'message id');
+    const params = readQuery(c, routes.detail.query);
     const { message, events, why } = commands.detail(commandContext(c), params.tenant_id, id);
     const status = messageStatus(message.state, message.suspended, message.bounce_ts !== null);
     return c.json({ message: { ...message, status }, events, why });

@@ -2,15 +2,27 @@
 import { Hono } from 'hono';
 import { requireAdmin } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
+import { on, type RouteDoc } from '../route-doc.js';
 
 export interface MetricsExposition {
   contentType: string;
   render(): Promise<string>;
 }
 
+export const METRICS_ROUTES = {
+  metrics: {
+    method: 'get',
+    path: '/metrics',
+    tag: 'Operations',
+    summary: 'Prometheus metrics: outbox, mirror, reports, bounce mailboxes, sending counters, pending messages and the process',
+    access: 'admin',
+    responses: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain' } },
+  },
+} as const satisfies Record<string, RouteDoc>;
+
 export function metricsRoutes(metrics: MetricsExposition): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  app.get('/metrics', async (c) => {
+  on(app, METRICS_ROUTES.metrics, async (c) => {
     requireAdmin(c.get('principal'));
     return c.body(await metrics.render(), 200, { 'content-type': metrics.contentType });
   });

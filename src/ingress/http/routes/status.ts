@@ -9,6 +9,7 @@ import { queueOverview, type QueueStatusStore } from '../../../core/queue-status
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
 import { tenantScopeQuery } from '../schemas.js';
 
 export interface StatusRoutesDeps {
@@ -18,10 +19,24 @@ export interface StatusRoutesDeps {
   health: () => Record<string, unknown>;
 }
 
+export const STATUS_ROUTES = {
+  status: {
+    method: 'get',
+    path: '/status',
+    tag: 'Messages',
+    summary: 'The queue at a glance',
+    description:
+      'Waiting messages (`queued`, `deferred`, `sending`, `suspended`) in total, by status, priority, tenant and account, and `oldest_due`. The admin also gets `dispatcher`, `threads`, `reports`, `bounce` and `mirror`; a tenant key its own tenant\'s queue only.',
+    access: 'tenant',
+    query: tenantScopeQuery,
+    responses: { 200: json('`{"queue":{...}}`, for the admin with the loops\' health beside it') },
+  },
+} as const satisfies Record<string, RouteDoc>;
+
 export function statusRoutes(deps: StatusRoutesDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  app.get('/status', (c) => {
-    const query = readQuery(c, tenantScopeQuery);
+  on(app, STATUS_ROUTES.status, (c) => {
+    const query = readQuery(c, STATUS_ROUTES.status.query);
     const principal = c.get('principal');
     const tenantId = scopeTenantOrAll(principal, query.tenant_id);
     const now = deps.clock.now();

@@ -9,19 +9,48 @@ import { requireAdmin, scopeTenant } from '../../../core/principal.js';
 import type { ReportSync } from '../../../core/report.js';
 import type { HttpEnv } from '../env.js';
 import { validate } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
 
-const pathId = (c: Context<HttpEnv>): string => validate(identifier, c.req.param('id'), 'tenant id');
+const params = { id: identifier };
+
+export const SYNC_STATUS_ROUTES = {
+  list: { method: 'get', path: '/tenants/sync-status', tag: 'Delivery reports', summary: 'Delivery report status of every tenant', access: 'admin', responses: { 200: json('`{"tenants":[...]}`') } },
+  get: {
+    method: 'get',
+    path: '/tenant/{id}/sync-status',
+    tag: 'Delivery reports',
+    summary: "One tenant's delivery report status",
+    description: '`client_sync_url`, `in_flight`, `last_attempt_ts`, `last_success_ts`, `last_error`, `last_error_ts`, `consecutive_failures`, `next_due_ts`, `do_not_disturb_until_ts`, `backlog`, `oldest_unreported_ts`, `oldest_unreported_age_seconds`.',
+    access: 'tenant',
+    params,
+    responses: { 200: json('`{"sync_status":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
+  syncNow: {
+    method: 'post',
+    path: '/tenant/{id}/sync-now',
+    tag: 'Delivery reports',
+    summary: 'A report round now, past any backoff',
+    access: 'tenant',
+    params,
+    responses: { 202: json('`{"ok":true}`') },
+    errors: ['NOT_FOUND'],
+  },
+} as const satisfies Record<string, RouteDoc>;
+
+const pathId = (c: Context<HttpEnv>): string => validate(params.id, c.req.param('id'), 'tenant id');
 
 export function syncStatusRoutes(status: ReportSync): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
+  const routes = SYNC_STATUS_ROUTES;
 
-  app.get('/tenants/sync-status', (c) => {
+  on(app, routes.list, (c) => {
     requireAdmin(c.get('principal'));
     return c.json({ tenants: status.list() });
   });
 
-  app.get('/tenant/:id/sync-status', (c) => {
+  on(app, routes.get, (c) => {
     const tenantId = scopeTenant(c.get('principal'), pathId(c));
     const found = status.get(tenantId);
     if (found === null) throw notFound('tenant', tenantId);
@@ -29,7 +58,7 @@ export function syncStatusRoutes(status: ReportSync): Hono<HttpEnv> {
   });
 
   // After fixing an endpoint: the backlog moves now instead of after the backoff.
-  app.post('/tenant/:id/sync-now', (c) => {
+  on(app, routes.syncNow, (c) => {
     const tenantId = scopeTenant(c.get('principal'), pathId(c));
     if (!status.syncNow(tenantId)) throw notFound('tenant', tenantId);
     return c.json({ ok: true }, 202);

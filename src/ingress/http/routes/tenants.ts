@@ -5,16 +5,77 @@ import { requireAdmin } from '../../../core/principal.js';
 import type { CommandContext, TenantService } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
 import { deleteQuery, identifier, rotateKeyBody, tenantCreateBody, tenantUpdateBody } from '../schemas.js';
 
 export function commandContext(c: Context<HttpEnv>): CommandContext {
   return { principal: c.get('principal'), correlationId: c.get('requestId') };
 }
 
-const pathId = (c: Context<HttpEnv>): string => validate(identifier, c.req.param('id'), 'tenant id');
+const params = { id: identifier };
+const tenant = { tag: 'Tenants', access: 'admin' } as const;
+
+export const TENANT_ROUTES = {
+  create: {
+    ...tenant,
+    method: 'post',
+    path: '/tenant',
+    summary: 'Create a tenant',
+    description: 'The response holds `api_key` once, and `client_signing_secret` once when it was generated (omitted from the body).',
+    body: tenantCreateBody,
+    responses: { 201: json('`{"ok":true,"tenant":{...},"api_key":"..."}`') },
+    errors: ['CONFLICT'],
+  },
+  list: { ...tenant, method: 'get', path: '/tenants', summary: 'List tenants (secrets never shown)', responses: { 200: json('`{"tenants":[...]}`') } },
+  get: { ...tenant, method: 'get', path: '/tenant/{id}', summary: 'Read a tenant', params, responses: { 200: json('`{"tenant":{...}}`') }, errors: ['NOT_FOUND'] },
+  update: {
+    ...tenant,
+    method: 'put',
+    path: '/tenant/{id}',
+    summary: 'Update the fields given',
+    description: '`id` may be repeated in the body, but must then match the path.',
+    params,
+    body: tenantUpdateBody,
+    responses: { 200: json('`{"ok":true,"tenant":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
+  delete: {
+    ...tenant,
+    method: 'delete',
+    path: '/tenant/{id}',
+    summary: 'Delete a tenant',
+    description: 'Refused (409) while it has undelivered mail unless `force`.',
+    params,
+    query: deleteQuery,
+    responses: { 200: json('`{"ok":true}`') },
+    errors: ['NOT_FOUND', 'CONFLICT'],
+  },
+  rotateKey: {
+    ...tenant,
+    method: 'post',
+    path: '/tenant/{id}/api-key',
+    summary: 'Rotate the API key: the old key stops working at once',
+    params,
+    body: rotateKeyBody,
+    responses: { 200: json('`{"ok":true,"api_key":"...",...}`: the new key, shown once') },
+    errors: ['NOT_FOUND'],
+  },
+  rotateSigningSecret: {
+    ...tenant,
+    method: 'post',
+    path: '/tenant/{id}/signing-secret',
+    summary: 'A new report-signing secret, returned once; the old one stops signing at once',
+    params,
+    responses: { 200: json('`{"ok":true,"client_signing_secret":"..."}`') },
+    errors: ['NOT_FOUND'],
+  },
+} as const satisfies Record<string, RouteDoc>;
+
+const pathId = (c: Context<HttpEnv>): string => validate(params.id, c.req.param('id'), 'tenant id');
 
 export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
+  const routes = TENANT_ROUTES;
   // Admin routes answer 403 to a tenant key before looking at the input.
   for (const path of ['/tenant', '/tenant/*', '/tenants', '/tenants/*']) {
     app.use(path, async (c, next) => {
@@ -23,39 +84,39 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     });
   }
 
-  app.post('/tenant', async (c) => {
-    const input = await readBody(c, tenantCreateBody);
+  on(app, routes.create, async (c) => {
+    const input = await readBody(c, routes.create.body);
     const { tenant, key, signingSecret } = tenants.create(commandContext(c), input);
     return c.json({ ok: true, tenant, api_key: key.api_key, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) }, 201);
   });
 
-  app.get('/tenants', (c) => c.json({ tenants: tenants.list(commandContext(c)) }));
+  on(app, routes.list, (c) => c.json({ tenants: tenants.list(commandContext(c)) }));
 
-  app.get('/tenant/:id', (c) => c.json({ tenant: tenants.get(commandContext(c), pathId(c)) }));
+  on(app, routes.get, (c) => c.json({ tenant: tenants.get(commandContext(c), pathId(c)) }));
 
-  app.put('/tenant/:id', async (c) => {
+  on(app, routes.update, async (c) => {
     const id = pathId(c);
-    const input = await readBody(c, tenantUpdateBody);
+    const input = await readBody(c, routes.update.body);
     if (input.id !== undefined && input.id !== id) {
       throw new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path: 'id', message: 'must match the tenant id in the path' }] });
     }
     return c.json({ ok: true, tenant: tenants.update(commandContext(c), id, input.fields) });
   });
 
-  app.delete('/tenant/:id', (c) => {
+  on(app, routes.delete, (c) => {
     const id = pathId(c);
-    const query = readQuery(c, deleteQuery);
+    const query = readQuery(c, routes.delete.query);
     tenants.delete(commandContext(c), id, { force: query.force ?? false });
     return c.json({ ok: true });
   });
 
-  app.post('/tenant/:id/api-key', async (c) => {
+  on(app, routes.rotateKey, async (c) => {
     const id = pathId(c);
-    const input = await readBody(c, rotateKeyBody);
+    const input = await readBody(c, routes.rotateKey.body);
     return c.json({ ok: true, ...tenants.rotateKey(commandContext(c), id, input) });
   });
 
-  app.post('/tenant/:id/signing-secret', (c) => c.json({ ok: true, ...tenants.rotateSigningSecret(commandContext(c), pathId(c)) }));
+  on(app, routes.rotateSigningSecret, (c) => c.json({ ok: true, ...tenants.rotateSigningSecret(commandContext(c), pathId(c)) }));
 
   return app;
 }

@@ -44,6 +44,10 @@ describe('suppression lists over HTTP', () => {
     expect((await as(globex, 'DELETE', '/suppression/ann%40example.net')).status).toBe(404);
     expect((await as(acme, 'DELETE', '/suppression/ANN%40example.net')).status).toBe(200);
     expect((await as(acme, 'GET', '/suppressions')).body.suppressions).toEqual([]);
+    // A `%` is valid in a local part: the path is decoded once (by the router), never twice.
+    expect((await as(acme, 'POST', '/suppression', { address: 'a%zz@example.net' })).status).toBe(201);
+    expect((await as(acme, 'DELETE', '/suppression/a%25zz%40example.net')).status).toBe(200);
+    expect((await as(acme, 'GET', '/suppressions')).body.suppressions).toEqual([]);
     const accepted = await as(acme, 'POST', '/add-messages', { messages: [message('s-2', { to: 'ann@example.net' })] });
     expect(accepted.body).toMatchObject({ ok: true, queued: 1 });
   });

@@ -124,7 +124,8 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
 
   on(app, routes.unsuppress, (c) => {
     const query = readQuery(c, routes.unsuppress.query);
-    deps.suppressions.remove(commandContext(c), query.tenant_id, decodeURIComponent(validate(routes.unsuppress.params.address, c.req.param('address'), 'address')));
+    // The router has already decoded the path parameter: decoding again would misread a `%` of the address.
+    deps.suppressions.remove(commandContext(c), query.tenant_id, validate(routes.unsuppress.params.address, c.req.param('address'), 'address'));
     return c.json({ ok: true });
   });
 

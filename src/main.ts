@@ -1,8 +1,8 @@
 /**
  * Composition root: config -> key material -> store -> services -> dispatcher
  * -> HTTP and SMTP. The only module (with cli/, daemon/ and workers/) that wires
- * rooms together. Stop runs in reverse: intake first, then in-flight sends,
- * then the store.
+ * rooms together. Stop runs in reverse (daemon/stop.ts): intake first, then
+ * in-flight sends and report rounds, then the event stream, the store last.
  */
 import { createAccountService } from './core/account-service.js';
 import { createSuppressionService } from './core/suppression-service.js';
@@ -21,6 +21,7 @@ import { createMirror, type DaemonMirror } from './daemon/mirror.js';
 import { createBounces, type DaemonBounces } from './daemon/bounces.js';
 import { createReports } from './daemon/reports.js';
 import { startSmtp } from './daemon/smtp.js';
+import { stopDaemon, type StoppableDaemon } from './daemon/stop.js';
 import { openStore } from './daemon/store.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
@@ -154,6 +155,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const mirror = createMirror(config, store, { clock, log, commands: createCommandHandler({ store, submissions, commands, parserLimits, clock, ids }) });
   const bounces = createBounces(config, store, { clock, log, random: deps.random ?? Math.random });
 
+  const stoppable = (http: StoppableDaemon['http'], smtpIngress: StoppableDaemon['smtp']): StoppableDaemon => ({
+    http, smtp: smtpIngress, mirror, bounces, dispatcher, reports: reports.loop, loops: [retention, searchIndex], handoff, parserPool, checkpointer, store,
+  });
   let smtp: SmtpIngress | null = null;
   let httpServer: Awaited<ReturnType<typeof startHttpServer>> | null = null;
   try {
@@ -249,33 +253,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       bounces,
       retention,
       searchIndex,
-      async stop(deadlineMs) {
-        const deadline = Date.now() + deadlineMs;
-        const left = (): number => Math.max(0, deadline - Date.now());
-        // A report round in flight is aborted, not waited for: its events are reported again after the restart.
-        await Promise.all([http.close(left()), smtpIngress?.close(left()), reports.loop.stop(), bounces.stop()]);
-        await retention.stop();
-        await searchIndex.stop();
-        await dispatcher.stop(left());
-        await handoff.close();
-        await mirror.stop();
-        await parserPool?.close();
-        await checkpointer.stop();
-        store.close();
-      },
+      stop: (deadlineMs) => stopDaemon(stoppable(http, smtpIngress), deadlineMs, log),
     };
   } catch (error) {
-    await httpServer?.close(0);
-    await smtp?.close(0);
-    await reports.loop.stop();
-    await bounces.stop();
-    await searchIndex.stop();
-    await dispatcher.stop(0);
-    await mirror.stop();
-    await handoff.close();
-    await parserPool?.close();
-    await checkpointer.stop();
-    store.close();
+    await stopDaemon(stoppable(httpServer, smtp), 0, log);
     throw error;
   }
 }

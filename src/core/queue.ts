@@ -87,6 +87,12 @@ export interface MessageQueue {
    * queue; never the messages in `held`, which this process still has in hand.
    */
   reclaimLeases(now: number, owner: string, otherOwnersToo: boolean, held?: readonly number[]): number;
+  /**
+   * Returns every lease of `owner` to the queue at once: a stop whose deadline
+   * came before the relay answered. The attempt counts (the relay may have the
+   * message); a late outcome for it is dropped.
+   */
+  handBack(owner: string, now: number): number;
   /** The bytes of a spooled submission (MessageSpool), parts in order. */
   spooledContent(spoolId: number): Buffer;
   /** Earliest next attempt among the account's dispatchable messages. */

@@ -15,7 +15,10 @@ export interface DaemonMirror {
   status(): MirrorStatus;
   /** For tests: publish what is pending now. */
   tick(): Promise<void>;
-  stop(): Promise<void>;
+  /** Stops taking JetStream commands: intake, closed with HTTP and SMTP. */
+  stopCommands(): Promise<void>;
+  /** Publishes the backlog for up to `graceMs`, then drains and closes the connection. */
+  stop(graceMs?: number): Promise<void>;
 }
 
 export function createMirror(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; log: Logger; commands: CommandHandler }): DaemonMirror {
@@ -25,6 +28,7 @@ export function createMirror(config: Readonly<Config>, store: SqliteStore, deps:
       start: async () => store.mirror.turnOff(),
       status: () => ({ enabled: false, state: 'off', stream: null, backlog: 0, oldest_unpublished_ts: null, oldest_unpublished_age_seconds: null, published_total: 0, last_published_ts: null, last_error: null, last_error_ts: null, commands: null }),
       tick: async () => {},
+      stopCommands: async () => {},
       stop: async () => {},
     };
   }

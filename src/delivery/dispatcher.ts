@@ -53,6 +53,8 @@ export function createDispatcher(deps: DispatcherDeps) {
   let ticking: Promise<TickReport> | null = null;
   let again = false;
   let stopped = true;
+  /** After stop(): the leases went back to the queue, so outcomes still arriving are not recorded. */
+  let handedBack = false;
 
   const launch = (message: ClaimedMessage, lane: Lane): void => {
     const account = lane.account;
@@ -62,6 +64,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
       const { outcome, decision } = await attemptSend({ handoff: deps.handoff, readSpool: (spoolId) => queue.spooledContent(spoolId), retry: deps.config.retry, returnPath: deps.returnPath ?? noReturnPath, now: clock.now, random: deps.random }, message, account, tenant);
+      if (handedBack) return; // answered after the stop's deadline: the message is queued again, the store may be closed
       if (decision.kind === 'account_problem') {
         queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
         log.warn({ tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason }, 'account paused');
@@ -239,11 +242,16 @@ export function createDispatcher(deps: DispatcherDeps) {
     ready: (): number => [...lanes.values()].reduce((sum, lane) => sum + lane.ready.length, 0),
     start(): void {
       stopped = false;
+      handedBack = false;
       const reclaimed = queue.reclaimLeases(clock.now(), deps.owner, true);
       if (reclaimed > 0) log.warn({ reclaimed }, 'messages interrupted by the last stop will be sent again');
       wake();
     },
-    /** Stops claiming; waits for sends in flight until the deadline. Unfinished leases are reclaimed at the next start. */
+    /**
+     * Stops claiming; waits for sends in flight until the deadline, then hands
+     * the unfinished ones back to the queue, so that nothing is left `sending`
+     * (the store closes next, and a late answer has nowhere to go).
+     */
     async stop(deadlineMs: number): Promise<void> {
       stopped = true;
       arm(null);
@@ -252,7 +260,12 @@ export function createDispatcher(deps: DispatcherDeps) {
       let timeout: NodeJS.Timeout | undefined;
       await Promise.race([this.idle(), new Promise<void>((resolve) => (timeout = setTimeout(resolve, deadlineMs)))]);
       clearTimeout(timeout);
+      await ticking; // a step that began before the stop may still be claiming
       outcomes.flush();
+      handedBack = true;
+      const unfinished = running.size;
+      const returned = deps.queue.handBack(deps.owner, clock.now());
+      if (returned > 0) log.warn({ handedBack: returned, unfinished }, 'sends still in flight at the shutdown deadline go back to the queue');
     },
   };
 }

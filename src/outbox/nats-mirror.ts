@@ -44,10 +44,26 @@ export interface Mirror {
   /** Publishes what is pending now; resolves when the backlog is empty or a publish failed. For tests. */
   tick(): Promise<void>;
   status(): MirrorStatus;
-  stop(): Promise<void>;
+  /** Stops taking commands (intake), leaving the event stream up. Idempotent. */
+  stopCommands(): Promise<void>;
+  /**
+   * Publishes the backlog for up to `graceMs` (what is left stays in the
+   * outbox for the next start), then drains the connection and closes it.
+   */
+  stop(graceMs?: number): Promise<void>;
 }
 
 const encoder = new TextEncoder();
+/** How long a stop lets the client flush and close before the connection is simply closed. */
+const DRAIN_MS = 2000;
+const MIN_DRAIN_MS = 100;
+
+/** Waits for `work`, or for `ms`, whichever comes first. */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: Logger; config: MirrorConfig }): Mirror {
   const { store, clock, log, config } = deps;
@@ -64,6 +80,8 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   let retryTimer: NodeJS.Timeout | null = null;
   let stopping = false;
   let wakeScheduled = false;
+  /** Set once commands stop: a connection made later starts no consumer. */
+  let commandsStopped: Promise<void> | null = null;
 
   const latestEvents = (rows: readonly OutboxRow[]): LatestEvent[] =>
     rows.flatMap((row) => (row.messagePk !== null && affectsLatest(row.eventType)
@@ -160,7 +178,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
     void watch(nc);
     await provision(nc);
     if (config.latestBucket !== '') latest = await openLatestBucket(js, config.latestBucket, config.stream.replicas);
-    if (config.commands !== undefined) {
+    if (config.commands !== undefined && commandsStopped === null) {
       commands = await startCommandConsumer(nc, js, config.commands.handler, log.child({ component: 'commands' }), {
         ...config.commands.consumer, stream: config.stream.name, subjectPrefix: config.stream.subjectPrefix,
       });
@@ -168,6 +186,8 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
     state = 'connected';
     void tick();
   };
+
+  const stopCommands = (): Promise<void> => (commandsStopped ??= commands?.stop() ?? Promise.resolve());
 
   return {
     async start() {
@@ -233,12 +253,19 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         commands: commands === null ? null : { handled: commands.counts().handled, dead_lettered: commands.counts().deadLettered, waiting: commands.counts().waiting },
       };
     },
-    async stop() {
+    stopCommands,
+    async stop(graceMs = 0) {
+      const until = Date.now() + graceMs;
+      await stopCommands();
+      if (state === 'connected' && graceMs > 0) await within(tick(), graceMs);
       stopping = true;
       if (retryTimer !== null) clearTimeout(retryTimer);
-      await draining;
-      await commands?.stop();
+      // Draining flushes what the client still buffers; closing also fails a window still
+      // waiting for its PubAcks, so that the wait below is short (the window is published again next start).
+      const drainMs = Math.min(DRAIN_MS, Math.max(MIN_DRAIN_MS, until - Date.now()));
+      if (connection !== null && !connection.isClosed()) await within(connection.drain().catch(() => undefined), drainMs);
       await connection?.close();
+      await draining;
     },
   };
 }

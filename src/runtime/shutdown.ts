@@ -10,6 +10,8 @@ export interface ShutdownOptions {
   /** Orderly stop; resolves when everything is closed. */
   stop(deadlineMs: number): Promise<void>;
   exit(code: number): void;
+  /** Where SIGTERM and SIGINT come from; the process unless a test says otherwise. */
+  signals?: Pick<NodeJS.EventEmitter, 'on' | 'off'>;
 }
 
 export function installShutdownHandlers(options: ShutdownOptions): () => void {
@@ -40,10 +42,11 @@ export function installShutdownHandlers(options: ShutdownOptions): () => void {
       },
     );
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  const signals = options.signals ?? process;
+  signals.on('SIGTERM', onSignal);
+  signals.on('SIGINT', onSignal);
   return () => {
-    process.off('SIGTERM', onSignal);
-    process.off('SIGINT', onSignal);
+    signals.off('SIGTERM', onSignal);
+    signals.off('SIGINT', onSignal);
   };
 }

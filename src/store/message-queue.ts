@@ -70,6 +70,10 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
        AND pk NOT IN (SELECT value FROM json_each(@held))
      RETURNING ${IDENTITY_COLUMNS}`,
   );
+  const owned = db.prepare<[{ owner: string }], IdentityRow>(
+    `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
+     WHERE state = 'sending' AND lease_owner = @owner RETURNING ${IDENTITY_COLUMNS}`,
+  );
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
   const suppressedRows = db.prepare<[string, number, string], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
@@ -113,6 +117,14 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     return rows.length;
   });
 
+  const handBack = db.transaction((owner: string, now: number): number => {
+    const rows = owned.all({ owner });
+    for (const row of rows) {
+      writeEvent(transitionOf(row, 'lease_expired', now, { text: 'the daemon stopped before the relay answered; it will be retried with the same X-Genro-Mail-ID' }));
+    }
+    return rows.length;
+  });
+
   return {
     states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
     suppressed: (tenantId, addresses, now) =>
@@ -121,6 +133,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     claim: (request) => claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),
     reclaimLeases: (now, owner, otherOwnersToo, held = []) => reclaim.immediate(now, owner, otherOwnersToo, held),
+    handBack: (owner, now) => handBack.immediate(owner, now),
     nextDueAt: (tenantId, accountId) => {
       let earliest: number | null = null;
       for (let priority = 0; priority <= 3; priority += 1) {

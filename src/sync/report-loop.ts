@@ -65,8 +65,11 @@ export interface ReportLoop {
    * fixed the endpoint expects the backlog to move).
    */
   refresh(tenantId: string): void;
-  /** No new round starts; rounds in flight are aborted and nothing of theirs is acknowledged. */
-  stop(): Promise<void>;
+  /**
+   * No new round starts; rounds in flight may finish (and be acknowledged)
+   * within `graceMs`, then are aborted and nothing of theirs is acknowledged.
+   */
+  stop(graceMs?: number): Promise<void>;
   lanes(): ReadonlyMap<string, Readonly<Lane>>;
 }
 
@@ -260,15 +263,17 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
       }
       arm();
     },
-    async stop() {
+    async stop(graceMs = 0) {
       stopping = true;
       if (timer !== null) clearTimeout(timer);
       timer = null;
-      const rounds = [...lanes.values()].map((lane) => {
-        lane.abort?.abort();
-        return lane.round;
-      });
-      await Promise.all(rounds);
+      const rounds = Promise.all([...lanes.values()].map((lane) => lane.round));
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([rounds, new Promise<void>((resolve) => (grace = setTimeout(resolve, graceMs)))]);
+      clearTimeout(grace);
+      // What is still in flight is abandoned: its items are posted again after the restart.
+      for (const lane of lanes.values()) lane.abort?.abort();
+      await rounds;
     },
     lanes: () => lanes,
   };

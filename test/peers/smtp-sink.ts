@@ -33,6 +33,8 @@ export interface SmtpSinkOptions {
   onData?: (raw: Buffer, envelope: SinkEnvelope) => SinkReply;
   /** Read the whole message, then never answer (client timeouts, crash in the middle). */
   hangAfterData?: boolean;
+  /** Answer DATA this long after the message arrived (sends in flight); read per message, so a test may change it. */
+  answerDelayMs?: number;
   /** smtp-server's maxClients: extra connections are refused with 421. */
   maxConnections?: number;
 }
@@ -45,6 +47,9 @@ export interface SmtpSink {
   /** With `hangAfterData`: messages received in full and never answered. */
   unanswered: SinkMessage[];
   waitForUnanswered(n: number, timeoutMs?: number): Promise<void>;
+  /** With `answerDelayMs`: messages received in full whose answer is being held back right now. */
+  answering: number;
+  waitForAnswering(n: number, timeoutMs?: number): Promise<void>;
   /** TCP connections open right now. */
   connections: () => number;
   /** Resolves once exactly `n` TCP connections are open (0: every client has gone). */
@@ -111,6 +116,8 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     maxConcurrentSeen: 0,
     waitForMessages: (n, timeoutMs = 5000) => waitFor(() => sink.messages.length >= n, events, timeoutMs, `${n} messages`),
     unanswered: [],
+    answering: 0,
+    waitForAnswering: (n, timeoutMs = 5000) => waitFor(() => sink.answering >= n, events, timeoutMs, `${n} messages being answered`),
     waitForUnanswered: (n, timeoutMs = 5000) => waitFor(() => sink.unanswered.length >= n, events, timeoutMs, `${n} unanswered messages`),
     waitForConnections: (n, timeoutMs = 5000) => waitFor(() => sockets.size === n, events, timeoutMs, `${n} open connections`),
     stop: () => stopServer(server),
@@ -132,9 +139,19 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         const envelope = envelopeOf(session);
         const reply = options.hangAfterData ? null : (options.onData?.(raw, envelope) ?? null);
         if (reply) return callback(replyError(reply));
-        (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now() });
-        events.emit('change');
-        if (!options.hangAfterData) callback(null);
+        const accept = (): void => {
+          (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now() });
+          events.emit('change');
+          if (!options.hangAfterData) callback(null);
+        };
+        if ((options.answerDelayMs ?? 0) > 0 && !options.hangAfterData) {
+          sink.answering += 1;
+          events.emit('change');
+          setTimeout(() => {
+            sink.answering -= 1;
+            accept();
+          }, options.answerDelayMs);
+        } else accept();
       }, () => undefined);
     },
   });

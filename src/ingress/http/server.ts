@@ -1,6 +1,7 @@
 /**
  * Serves the hono app on a node:http server. `close()` stops accepting, lets
- * in-flight requests finish until the deadline, then drops what is left.
+ * in-flight requests finish until the deadline, closing each connection once
+ * its last response is out, then drops what is left.
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
@@ -24,6 +25,13 @@ export async function startHttpServer(app: Hono<HttpEnv>, listen: { host: string
   }
   const address = server.address() as AddressInfo;
   let closing: Promise<void> | null = null;
+  // server.close() leaves a keep-alive connection open after its last response until the
+  // client's keep-alive timeout (seconds): while closing, each one goes as soon as it is idle.
+  server.on('request', (_request, response) => {
+    response.once('finish', () => {
+      if (closing !== null && 'closeIdleConnections' in server) setImmediate(() => server.closeIdleConnections());
+    });
+  });
 
   return {
     address: { host: address.address, port: address.port },

@@ -17,15 +17,15 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
     return c.json({ ok: true, created, account }, created ? 201 : 200);
   });
 
-  app.get('/accounts', (c) => {
+  app.get('/accounts', async (c) => {
     const query = readQuery(c, tenantScopeQuery);
-    return c.json({ accounts: accounts.list(commandContext(c), query.tenant_id) });
+    return c.json({ accounts: await accounts.list(commandContext(c), query.tenant_id) });
   });
 
-  app.get('/account/:id', (c) => {
+  app.get('/account/:id', async (c) => {
     const id = pathId(c);
     const query = readQuery(c, tenantScopeQuery);
-    return c.json({ account: accounts.get(commandContext(c), query.tenant_id, id) });
+    return c.json({ account: await accounts.get(commandContext(c), query.tenant_id, id) });
   });
 
   app.delete('/account/:id', (c) => {

@@ -5,6 +5,8 @@
  * in-flight sends and report rounds, then the event stream, the store last.
  */
 import { createAccountService } from './core/account-service.js';
+import { createAttemptLog } from './core/attempt-log.js';
+import { deliveryFanOut, type DeliveryTelemetry } from './core/telemetry.js';
 import { createSuppressionService } from './core/suppression-service.js';
 import { verpAddress } from './core/verp.js';
 import { createAuthenticator } from './core/authenticator.js';
@@ -61,7 +63,7 @@ export interface Daemon {
   stop(deadlineMs: number): Promise<void>;
 }
 
-function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps) {
+function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: DaemonDeps, telemetry: DeliveryTelemetry) {
   const { dispatch } = config;
   const handoff = createHandoff(config, deps.log);
   const dispatcher = createDispatcher({
@@ -74,6 +76,7 @@ function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: Daem
     random: deps.random ?? Math.random,
     owner: deps.ids.uuid(),
     returnPath: verpReturnPath(config),
+    telemetry,
     config: {
       leaseMs: dispatch.lease_seconds * 1000,
       claimBatch: dispatch.claim_batch,
@@ -101,8 +104,13 @@ function verpReturnPath(config: Readonly<Config>): ((tenantId: string, messagePk
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { config, log, clock, ids } = deps;
   const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids);
-  const { handoff, dispatcher } = createDelivery(config, store, deps);
-  const reports = createReports(config, store, { clock, ids, log, random: deps.random ?? Math.random });
+  // Made first so that every part can report to it; its sources are read at scrape time only.
+  const metrics = createMetrics({
+    mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status(), queue: () => store.queueStatus.counts(null),
+  });
+  const attempts = createAttemptLog();
+  const { handoff, dispatcher } = createDelivery(config, store, deps, deliveryFanOut(metrics.delivery, attempts));
+  const reports = createReports(config, store, { clock, ids, log, random: deps.random ?? Math.random, telemetry: metrics.reports });
   const retention = createPeriodicLoop({
     name: 'retention',
     intervalMs: config.retention.interval_seconds * 1000,
@@ -169,9 +177,6 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     retention.start();
     searchIndex.start();
     const apiKeys = createHmacApiKeyIssuer(hashKey);
-    const metrics = createMetrics({
-      mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status(), queue: () => store.queueStatus.counts(null),
-    });
     // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
     store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
     const app = createHttpApp({
@@ -183,7 +188,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         clock,
       }),
       tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids }),
-      accounts: createAccountService({ store, clock, ids, activity: { usage: store.queue.usage, waiting: store.queueStatus.counts } }),
+      accounts: createAccountService({
+        store, clock, ids, activity: { usage: store.queue.usage, waiting: store.queueStatus.counts, connections: () => handoff.connections(), attempts: attempts.of },
+      }),
       submissions,
       commands,
       syncStatus: reports.status,
@@ -192,6 +199,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
       metrics,
       parseSubmission,
+      intake: metrics.intake,
       search: store.search,
       status: {
         queue: store.queueStatus,
@@ -240,6 +248,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       clock,
       ids,
       log,
+      intake: metrics.intake,
     });
     const smtpIngress = smtp;
 

@@ -3,7 +3,10 @@
  * accounts; the admin token manages anyone's. Writes are audited and mirrored.
  */
 import { viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
+import type { AccountAttempts } from './attempt-log.js';
+import { epochSeconds } from './clock.js';
 import type { QueueCount } from './queue-status.js';
+import type { RelayConnections } from './relay.js';
 import { WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } from './rate-limit.js';
 import { AppError, notFound } from './app-error.js';
 import { changeRecorder, type ChangeRecord } from './change-record.js';
@@ -42,21 +45,46 @@ export interface AccountServiceDeps {
   activity?: {
     usage(tenantId: string, accountId: string, now: number): Usage;
     waiting(tenantId: string | null): QueueCount[];
+    /** The relay pools' connections (relay threads are asked). */
+    connections?(): Promise<RelayConnections[]>;
+    /** Each account's last attempts, kept in memory by the delivery side since the start. */
+    attempts?(tenantId: string, accountId: string): AccountAttempts;
   };
 }
 
 /** Per limit window: messages sent in it, the limit (null: none) and when it starts again (epoch seconds). */
 export type WindowUsage = Record<WindowKind, { used: number; limit: number | null; resets_ts: number }>;
 
-export type AccountActivityView = AccountView & { usage?: WindowUsage; waiting?: number };
+/** The account's relay connections now; `max` is its max_connections. */
+export interface ConnectionsView {
+  open: number;
+  in_use: number;
+  max: number;
+}
+
+/** The last failed attempt (kept after a later success: compare `at_ts` with last_success_ts). */
+export interface LastErrorView {
+  text: string;
+  reply_code: number | null;
+  at_ts: number;
+}
+
+export type AccountActivityView = AccountView & {
+  usage?: WindowUsage;
+  waiting?: number;
+  connections?: ConnectionsView;
+  last_error?: LastErrorView | null;
+  last_success_ts?: number | null;
+};
 
 export function createAccountService(deps: AccountServiceDeps) {
   const { store, clock, ids } = deps;
 
-  /** The views, with each account's window usage and waiting messages when the daemon tells them. */
-  const withActivity = (accounts: Account[], tenantId: string | null): AccountActivityView[] => {
+  /** The views, with each account's window usage, waiting messages, connections and last attempts when the daemon tells them. */
+  const withActivity = async (accounts: Account[], tenantId: string | null): Promise<AccountActivityView[]> => {
     const activity = deps.activity;
     if (activity === undefined) return accounts.map(viewAccount);
+    const pools = new Map((await activity.connections?.() ?? []).map((pool) => [`${pool.tenantId}/${pool.accountId}`, pool]));
     const now = clock.now();
     const waiting = new Map<string, number>();
     for (const row of activity.waiting(tenantId)) {
@@ -69,8 +97,23 @@ export function createAccountService(deps: AccountServiceDeps) {
       const usage = Object.fromEntries(WINDOW_KINDS.map((kind) => [kind, {
         used: used[kind], limit: limits[kind], resets_ts: Math.floor((windowStart(kind, now) + WINDOW_MS[kind]) / 1000),
       }])) as WindowUsage;
-      return { ...viewAccount(account), usage, waiting: waiting.get(`${account.tenantId}/${account.id}`) ?? 0 };
+      const key = `${account.tenantId}/${account.id}`;
+      const pool = pools.get(key);
+      return {
+        ...viewAccount(account), usage, waiting: waiting.get(key) ?? 0,
+        connections: { open: pool?.open ?? 0, in_use: pool?.inUse ?? 0, max: account.maxConnections },
+        ...lastAttempts(activity.attempts?.(account.tenantId, account.id)),
+      };
     });
+  };
+
+  const lastAttempts = (attempts: AccountAttempts | undefined): Pick<AccountActivityView, 'last_error' | 'last_success_ts'> => {
+    if (attempts === undefined) return {};
+    const error = attempts.lastError;
+    return {
+      last_error: error === null ? null : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
+      last_success_ts: epochSeconds(attempts.lastSuccessAt),
+    };
   };
 
   const requireTenant = (tenantId: string): void => {
@@ -130,16 +173,16 @@ export function createAccountService(deps: AccountServiceDeps) {
       });
     },
 
-    list(ctx: CommandContext, tenantId: string | undefined): AccountActivityView[] {
+    async list(ctx: CommandContext, tenantId: string | undefined): Promise<AccountActivityView[]> {
       // The admin token may list every account; a tenant key only its own.
       const scoped = scopeTenantOrAll(ctx.principal, tenantId);
       if (scoped !== null) requireTenant(scoped);
       return withActivity(store.accounts.list(scoped), scoped);
     },
 
-    get(ctx: CommandContext, tenantId: string | undefined, id: string): AccountActivityView {
+    async get(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<AccountActivityView> {
       const scoped = scopeTenant(ctx.principal, tenantId);
-      return withActivity([load(scoped, id)], scoped)[0] as AccountActivityView;
+      return (await withActivity([load(scoped, id)], scoped))[0] as AccountActivityView;
     },
 
     delete(ctx: CommandContext, tenantId: string | undefined, id: string, options: { force: boolean }): void {

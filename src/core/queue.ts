@@ -17,6 +17,8 @@ export interface ClaimedMessage {
   /** Including this attempt. */
   attempts: number;
   createdAt: number;
+  /** When it became due: accepted, its scheduled time, or its retry instant (for the queue wait). */
+  dueAt: number;
   /**
    * The MessagePayload of an HTTP submission as stored (JSON): parsed where the
    * message is built, which may be another thread.

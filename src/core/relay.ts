@@ -27,7 +27,16 @@ export interface RecipientRefusal {
  */
 export type RelayStage = 'connect' | 'timeout' | 'tls' | 'auth' | 'envelope' | 'data' | 'protocol';
 
-export type RelayReply =
+/**
+ * How long the SMTP transaction took: from the message getting a pooled
+ * connection (opening one when the pool needs to: connect, greeting, TLS, AUTH)
+ * to the relay's final answer. Absent when the message never got a connection.
+ */
+interface RelayTiming {
+  transactionMs?: number;
+}
+
+export type RelayReply = RelayTiming & (
   | {
       ok: true;
       replyCode: number;
@@ -46,7 +55,18 @@ export type RelayReply =
       /** The transport's error code (ECONNREFUSED, ETIMEDOUT, EAUTH, ...), when there is one. */
       errorCode: string | null;
       refused: RecipientRefusal[];
-    };
+    }
+);
+
+/** An account's pooled relay connections right now (GET /accounts). */
+export interface RelayConnections {
+  tenantId: string;
+  accountId: string;
+  /** Connections open to the relay, idle or not. */
+  open: number;
+  /** Connections carrying a message now. */
+  inUse: number;
+}
 
 export interface Relay {
   /**
@@ -56,6 +76,8 @@ export interface Relay {
   send(account: Account, envelope: Envelope, raw: Buffer, messageIdHeader?: string): Promise<RelayReply>;
   /** Drops pooled connections of accounts that changed or were deleted. */
   forget(tenantId: string, accountId: string): void;
+  /** The pools of this relay; an account without one has no connection open. */
+  connections(): RelayConnections[];
   close(): Promise<void>;
 }
 
@@ -90,6 +112,8 @@ export type HandoffResult =
 /** Builds and relays messages, on this thread or elsewhere: the adapter decides. */
 export interface Handoff {
   deliver(job: HandoffJob): Promise<HandoffResult>;
+  /** Every relay's pools, wherever they run (relay threads are asked). */
+  connections(): Promise<RelayConnections[]>;
   close(): Promise<void>;
 }
 

@@ -5,7 +5,7 @@
 import { hostname } from 'node:os';
 import type { Config } from '../config/index.js';
 import type { Logger } from '../core/logger.js';
-import type { Handoff, HandoffResult, RelayReply } from '../core/relay.js';
+import type { Handoff, HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
 import { chainHandoff, createComposer, createSender, type Composer, type ComposeJob, type ComposeOutcome, type HandoffSettings, type Sender } from '../delivery/handoff.js';
 import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
 import type { RelayTask } from '../workers/relay.js';
@@ -23,7 +23,7 @@ export function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
     const composer = dispatch.compose_threads === 0 ? createComposer(settings) : threadedComposer(dispatch.compose_threads, settings, log);
     return chainHandoff(composer, createSender(settings, log.child({ component: 'relay' })));
   }
-  const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | null>({
+  const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>({
     script: workerScript(import.meta.url, '../workers/relay.js'),
     size: dispatch.relay_threads,
     name: 'relay',
@@ -31,15 +31,19 @@ export function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
     data: { settings, logLevel: config.log.level },
   });
   const affinity = (account: { tenantId: string; id: string }): string => `${account.tenantId}/${account.id}`;
+  // Each account's pool lives in one relay thread: ask them all.
+  const connections = async (): Promise<RelayConnections[]> => ((await relays.broadcast({ kind: 'connections' })) as RelayConnections[][]).flat();
   if (dispatch.compose_threads === 0) {
     // No compose threads: each relay thread composes what it sends.
     return {
       deliver: async (job) => (await relays.run({ kind: 'deliver', job }, [], affinity(job.account))) as HandoffResult,
+      connections,
       close: () => relays.close({ kind: 'close' }),
     };
   }
   const sender: Sender = {
     send: async (job) => (await relays.run({ kind: 'send', job }, [], affinity(job.account))) as RelayReply,
+    connections,
     close: () => relays.close({ kind: 'close' }),
   };
   return chainHandoff(threadedComposer(dispatch.compose_threads, settings, log), sender);

@@ -4,6 +4,7 @@
  */
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { ReportTelemetry } from '../core/telemetry.js';
 import { REPORTABLE_EVENTS } from '../core/report.js';
 import type { Config } from '../config/index.js';
 import { signReport, SIGNATURE_HEADER } from '../security/report-signature.js';
@@ -14,7 +15,7 @@ import { createReportSync } from '../sync/sync-status.js';
 
 const RESCAN_MS = 5000;
 
-export function createReports(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }) {
+export function createReports(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number; telemetry?: ReportTelemetry }) {
   const { reports } = config;
   const loop: ReportLoop = createReportLoop({
     store: store.reports,
@@ -26,6 +27,7 @@ export function createReports(config: Readonly<Config>, store: SqliteStore, deps
     ids: deps.ids,
     random: deps.random,
     log: deps.log.child({ component: 'reports' }),
+    telemetry: deps.telemetry,
     config: {
       policy: {
         syncIntervalMs: reports.sync_interval_seconds * 1000,

@@ -8,6 +8,7 @@ import type { Authenticator } from '../core/authenticator.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { SubmissionService } from '../core/submission-service.js';
+import type { IntakeTelemetry } from '../core/telemetry.js';
 import { parseListenAddress, parseNetwork, type Config } from '../config/index.js';
 import { startSmtpIngress, type SmtpIngress, type TrustedNetwork } from '../ingress/smtp/index.js';
 import type { SqliteStore } from '../store/index.js';
@@ -21,6 +22,7 @@ export interface SmtpWiring {
   clock: Clock;
   ids: IdSource;
   log: Logger;
+  intake?: IntakeTelemetry;
 }
 
 export async function startSmtp(wiring: SmtpWiring): Promise<SmtpIngress | null> {
@@ -45,6 +47,7 @@ export async function startSmtp(wiring: SmtpWiring): Promise<SmtpIngress | null>
       accountsOf: (tenantId) => (wiring.store.tenants.get(tenantId) === null ? null : wiring.store.accounts.choices(tenantId)),
       suppressed: (tenantId, addresses, now) => wiring.store.queue.suppressed(tenantId, addresses, now),
       submissions: wiring.submissions,
+      intake: wiring.intake,
       spool: wiring.store.spool,
       clock: wiring.clock,
       ids: wiring.ids,

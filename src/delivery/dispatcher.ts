@@ -12,6 +12,7 @@ import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { availableBudget, budgetReturnsAt } from '../core/rate-limit.js';
 import type { Handoff } from '../core/relay.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
+import type { DeliveryTelemetry } from '../core/telemetry.js';
 import type { Tenant } from '../core/tenant.js';
 import { addReady, laneKey, laneWindow, nextToSend, type Lane } from './account-lane.js';
 import { createOutcomeBatcher } from './outcome-batcher.js';
@@ -30,6 +31,8 @@ export interface DispatcherDeps {
   owner: string;
   /** VERP: the envelope sender a message is relayed with instead of the client's, or null. */
   returnPath?: (tenantId: string, messagePk: number) => string | null;
+  /** Told of each handoff (its queue wait) and each attempt's end; nothing by default. */
+  telemetry?: DeliveryTelemetry;
   config: { leaseMs: number; claimBatch: number; retry: RetryPolicy };
 }
 
@@ -40,9 +43,11 @@ export interface TickReport {
 }
 
 const noReturnPath = (): null => null;
+const noTelemetry: DeliveryTelemetry = { handedOff: () => undefined, attempted: () => undefined };
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log } = deps;
+  const telemetry = deps.telemetry ?? noTelemetry;
   const lanes = new Map<string, Lane>();
   const running = new Set<Promise<void>>();
   /** Messages handed to the relay whose outcome is not recorded yet. */
@@ -63,7 +68,8 @@ export function createDispatcher(deps: DispatcherDeps) {
     const tenant = tenantOf(message.tenantId);
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
-      const { outcome, decision } = await attemptSend({ handoff: deps.handoff, readSpool: (spoolId) => queue.spooledContent(spoolId), retry: deps.config.retry, returnPath: deps.returnPath ?? noReturnPath, now: clock.now, random: deps.random }, message, account, tenant);
+      telemetry.handedOff(message.priority, Math.max(0, clock.now() - message.dueAt));
+      const { outcome, decision, relayMs } = await attemptSend({ handoff: deps.handoff, readSpool: (spoolId) => queue.spooledContent(spoolId), retry: deps.config.retry, returnPath: deps.returnPath ?? noReturnPath, now: clock.now, random: deps.random }, message, account, tenant);
       if (handedBack) return; // answered after the stop's deadline: the message is queued again, the store may be closed
       if (decision.kind === 'account_problem') {
         queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
@@ -71,6 +77,8 @@ export function createDispatcher(deps: DispatcherDeps) {
         release(lane.ready.splice(0), outcome.at, 'account paused');
       }
       log.debug({ tenantId: message.tenantId, messageId: message.id, attempt: message.attempts, outcome: outcome.kind, replyCode: outcome.replyCode }, 'send attempt finished');
+      const text = decision.kind === 'sent' ? decision.text : decision.reason;
+      telemetry.attempted({ tenantId: account.tenantId, accountId: account.id, outcome: decision.kind, relayMs, replyCode: decision.replyCode, text, at: outcome.at });
       outcomes.add(outcome);
     })()
       .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'send attempt crashed'))

@@ -12,7 +12,7 @@ import type { Account } from '../core/account.js';
 import { isAppError } from '../core/app-error.js';
 import type { Logger } from '../core/logger.js';
 import type { MessagePayload } from '../core/message.js';
-import type { Envelope, Handoff, HandoffJob, RelayReply } from '../core/relay.js';
+import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from '../core/relay.js';
 import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
 import { createNodemailerRelay } from './nodemailer-relay.js';
@@ -39,6 +39,7 @@ export interface Composer {
 
 export interface Sender {
   send(job: SendJob): Promise<RelayReply>;
+  connections(): Promise<RelayConnections[]>;
   close(): Promise<void>;
 }
 
@@ -82,6 +83,7 @@ export function createSender(settings: HandoffSettings, log: Logger): Sender {
   const relay = createNodemailerRelay({ log, connectionTimeoutMs: timeoutMs, greetingTimeoutMs: timeoutMs, socketTimeoutMs: timeoutMs });
   return {
     send: (job) => relay.send(job.account, job.envelope, Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength), job.messageIdHeader || undefined),
+    connections: async () => relay.connections(),
     close: () => relay.close(),
   };
 }
@@ -95,6 +97,7 @@ export function chainHandoff(composer: Composer, sender: Sender): Handoff {
       const reply = await sender.send({ account: job.account, envelope: composed.envelope, raw: composed.raw, messageIdHeader: composed.messageIdHeader });
       return { built: true, reply };
     },
+    connections: () => sender.connections(),
     close: async () => {
       await sender.close();
       await composer.close();

@@ -86,7 +86,7 @@ describe('NodemailerRelay replies', () => {
   it('reports the 250 reply with its enhanced status', async () => {
     const upstream = await sink();
     const reply = await relay().send(accountFor(upstream.port), ENVELOPE, RAW);
-    expect(reply).toEqual({ ok: true, replyCode: 250, enhancedStatus: '2.6.0', text: '250 2.6.0 OK: message queued', accepted: ['b@rcpt.test'], refused: [] });
+    expect(reply).toEqual({ ok: true, replyCode: 250, enhancedStatus: '2.6.0', text: '250 2.6.0 OK: message queued', accepted: ['b@rcpt.test'], refused: [], transactionMs: expect.any(Number) });
     expect(upstream.messages).toMatchObject([{ mailFrom: 'a@sender.test', rcptTo: ['b@rcpt.test'] }]);
   });
 
@@ -118,7 +118,7 @@ describe('NodemailerRelay replies', () => {
   it('fails at the data stage with 451 when the relay defers the message', async () => {
     const upstream = await sink({ onData: () => ({ code: 451, message: 'Try again later' }) });
     const reply = failure(await relay().send(accountFor(upstream.port), ENVELOPE, RAW));
-    expect(reply).toEqual({ ok: false, stage: 'data', replyCode: 451, enhancedStatus: '4.3.0', text: '451 4.3.0 Try again later', errorCode: 'EMESSAGE', refused: [] });
+    expect(reply).toEqual({ ok: false, stage: 'data', replyCode: 451, enhancedStatus: '4.3.0', text: '451 4.3.0 Try again later', errorCode: 'EMESSAGE', refused: [], transactionMs: expect.any(Number) });
   });
 
   it('fails at the data stage with 550 when the relay rejects the message', async () => {

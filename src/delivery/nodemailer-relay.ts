@@ -2,13 +2,14 @@
  * NodemailerRelay: the Relay port over one pooled nodemailer SMTP transport per
  * account. Every outcome comes back as a RelayReply; what it means is core's call.
  */
-import { connect, type Socket } from 'node:net';
 import { getSystemErrorName } from 'node:util';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Account } from '../core/account.js';
 import type { Logger } from '../core/logger.js';
 import type { Envelope, RecipientRefusal, Relay, RelayReply, RelayStage } from '../core/relay.js';
+import { createConnectionTracker, type ConnectionTracker } from './connection-tracker.js';
+import { DEFAULT_CONNECTION_TIMEOUT_MS, noDelayConnector } from './no-delay-socket.js';
 
 export interface NodemailerRelayOptions {
   log: Logger;
@@ -25,6 +26,7 @@ interface PooledTransport {
   fingerprint: string;
   transport: Transporter<SMTPPool.SentMessageInfo>;
   inFlight: number;
+  connections: ConnectionTracker;
   idleTimer: NodeJS.Timeout | null;
   retired: boolean;
 }
@@ -68,9 +70,10 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
       retire(current);
       log.info({ tenantId: account.tenantId, accountId: account.id }, 'relay transport replaced');
     }
+    const connections = createConnectionTracker(account.maxConnections);
     const created: PooledTransport = {
       tenantId: account.tenantId, accountId: account.id, fingerprint,
-      transport: createTransport(account, options), inFlight: 0, idleTimer: null, retired: false,
+      transport: createTransport(account, options, connections), inFlight: 0, connections, idleTimer: null, retired: false,
     };
     created.transport.on('error', (err) => log.warn({ tenantId: account.tenantId, accountId: account.id, err: err.message }, 'relay transport error'));
     pool.set(key, created);
@@ -96,6 +99,7 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
       const entry = acquire(account);
       clearIdleTimer(entry);
       entry.inFlight += 1;
+      const ticket = entry.connections.enqueue();
       try {
         // With a Message-ID given, nodemailer does not draw five random numbers to
         // invent one for its report (randomBytes was 7% of relay CPU, measured).
@@ -104,9 +108,9 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
           raw,
           ...(messageIdHeader ? { messageId: messageIdHeader } : {}),
         });
-        return successReply(info);
+        return timed(successReply(info), entry.connections.finish(ticket));
       } catch (error) {
-        const reply = failureReply(toSmtpFailure(error));
+        const reply = timed(failureReply(toSmtpFailure(error)), entry.connections.finish(ticket));
         log.debug({ tenantId: account.tenantId, accountId: account.id, stage: reply.stage, replyCode: reply.replyCode, errorCode: reply.errorCode }, 'relay send failed');
         return reply;
       } finally {
@@ -120,6 +124,9 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
       pool.delete(key);
       retire(entry);
     },
+    connections: () => [...pool.values()].map((entry) => ({
+      tenantId: entry.tenantId, accountId: entry.accountId, open: entry.connections.open(), inUse: entry.connections.inUse(),
+    })),
     async close(): Promise<void> {
       for (const entry of pool.values()) {
         clearIdleTimer(entry);
@@ -137,7 +144,7 @@ function fingerprintOf(account: Account): string {
   return JSON.stringify([updatedAt, host, port, user, password, tlsMode, tlsRejectUnauthorized, maxConnections, maxMessagesPerConnection]);
 }
 
-function createTransport(account: Account, options: NodemailerRelayOptions): Transporter<SMTPPool.SentMessageInfo> {
+function createTransport(account: Account, options: NodemailerRelayOptions, counter: ConnectionTracker): Transporter<SMTPPool.SentMessageInfo> {
   const transportOptions: SMTPPool.Options & { maxRequeues: number } = {
     pool: true,
     host: account.host,
@@ -159,7 +166,7 @@ function createTransport(account: Account, options: NodemailerRelayOptions): Tra
     // one can wait ~40 ms for the peer's delayed ACK (measured: 47 ms vs 3 ms per
     // message). So we open the TCP connection ourselves, without Nagle, and
     // nodemailer speaks SMTP (and TLS, implicit or STARTTLS) over it.
-    getSocket: noDelayConnector(options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS),
+    getSocket: noDelayConnector(options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS, counter),
   };
   return nodemailer.createTransport(transportOptions);
 }
@@ -174,6 +181,10 @@ function retire(entry: PooledTransport): void {
 function clearIdleTimer(entry: PooledTransport): void {
   if (entry.idleTimer !== null) clearTimeout(entry.idleTimer);
   entry.idleTimer = null;
+}
+
+function timed<R extends RelayReply>(reply: R, transactionMs: number | undefined): R {
+  return transactionMs === undefined ? reply : { ...reply, transactionMs };
 }
 
 function successReply(info: SMTPPool.SentMessageInfo): RelayReply {
@@ -239,45 +250,4 @@ function errorCodeOf(failure: SmtpFailure): string | null {
 function toSmtpFailure(error: unknown): SmtpFailure {
   if (error instanceof Error) return error as Error & SmtpFailure;
   return { message: String(error) };
-}
-
-const DEFAULT_CONNECTION_TIMEOUT_MS = 120_000;
-
-type SocketCallback = (error: Error | null, socketOptions?: { connection: Socket }) => void;
-
-/**
- * Writes issued in the same tick leave in one system call: the socket is corked
- * at the first and uncorked on the next tick. nodemailer writes the message and
- * its terminating dot separately; on loopback each write also runs the peer's
- * receive path, so every write saved is measurable (bench/README.md).
- */
-function coalesceWrites(socket: Socket): void {
-  const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;
-  const uncork = (): void => socket.uncork();
-  socket.write = ((...args: unknown[]) => {
-    if (socket.writableCorked === 0) {
-      socket.cork();
-      process.nextTick(uncork);
-    }
-    return write(...args);
-  }) as Socket['write'];
-}
-
-/** A `getSocket` for nodemailer: a connected TCP socket with Nagle off, or the connect error as nodemailer would see it. */
-function noDelayConnector(timeoutMs: number) {
-  return (options: { host?: string; port?: number }, callback: SocketCallback): void => {
-    const socket = connect({ host: options.host, port: options.port ?? 25, noDelay: true });
-    const fail = (error: Error): void => {
-      socket.destroy();
-      callback(error);
-    };
-    socket.setTimeout(timeoutMs, () => fail(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT' })));
-    socket.once('error', fail);
-    coalesceWrites(socket);
-    socket.once('connect', () => {
-      socket.setTimeout(0);
-      socket.off('error', fail);
-      callback(null, { connection: socket });
-    });
-  };
 }

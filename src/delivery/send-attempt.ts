@@ -23,6 +23,8 @@ export interface SendAttemptDeps {
 export interface AttemptResult {
   outcome: RecordedOutcome;
   decision: DeliveryDecision;
+  /** The SMTP transaction's duration; null when the message did not reach the relay. */
+  relayMs: number | null;
 }
 
 /** A message that could not be built, as a relay-like decision: a fetch that may work later is transient. */
@@ -50,7 +52,8 @@ export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage
     result = { built: false, reason: error instanceof Error ? error.message : String(error), transient: true };
   }
   const decision = decide(result);
-  return { decision, outcome: toOutcome(deps, message, decision) };
+  const relayMs = result.built ? (result.reply.transactionMs ?? null) : null;
+  return { decision, outcome: toOutcome(deps, message, decision), relayMs };
 }
 
 export function toOutcome(deps: Pick<SendAttemptDeps, 'retry' | 'now' | 'random'>, message: ClaimedMessage, decision: DeliveryDecision): RecordedOutcome {

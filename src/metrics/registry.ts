@@ -1,15 +1,18 @@
 /**
- * Prometheus metrics (prom-client), read from the loops' own status at scrape
- * time rather than counted on the hot paths: the event mirror (outbox backlog,
- * publishes, the command consumer) and the delivery reports per tenant, plus
- * the process metrics prom-client collects. Labels are tenant ids only, which
- * the admin creates: their number is bounded.
+ * Prometheus metrics (prom-client). Gauges and totals are read from the loops'
+ * own status at scrape time: the event mirror (outbox backlog, publishes, the
+ * command consumer), the delivery reports per tenant, the bounce mailboxes,
+ * plus the process metrics prom-client collects. Latencies are histograms the
+ * hot paths observe through the telemetry ports (latency-histograms.ts).
+ * Labels are bounded: tenant and account ids, which the admin creates, and
+ * small fixed sets.
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { MailboxStatus } from '../core/bounce.js';
 import type { MirrorStatus } from '../core/mirror.js';
 import type { QueueCount } from '../core/queue-status.js';
 import { registerDeliveryMetrics, type DeliveryMetrics } from './delivery-metrics.js';
+import { registerLatencyHistograms, type LatencyHistograms } from './latency-histograms.js';
 import type { SyncStatus } from '../core/report.js';
 
 export interface MetricsSources {
@@ -20,7 +23,7 @@ export interface MetricsSources {
   queue?: () => QueueCount[];
 }
 
-export interface Metrics {
+export interface Metrics extends LatencyHistograms {
   contentType: string;
   render(): Promise<string>;
   /** Counts one outbox event (store.onEvent): the gmp_* delivery counters. */
@@ -82,6 +85,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const delivery = registerDeliveryMetrics(registers, sources.queue ?? (() => []));
 
   return {
+    ...registerLatencyHistograms(registers),
     contentType: registry.contentType,
     observe: delivery.observe,
     async render() {

@@ -20,6 +20,8 @@ export interface WorkerPool<In, Out> {
    * worker keeping per-key state, such as an account's relay connections).
    */
   run(input: In, transfer?: readonly Transferable[], affinity?: string, options?: RunOptions): Promise<Out>;
+  /** Runs a task on every worker; answers those that answered (a worker being replaced is left out). */
+  broadcast(input: In): Promise<Out[]>;
   /** Tasks sent and not yet answered, over all workers. */
   pending(): number;
   /** Every worker is running (none is being replaced). */
@@ -165,6 +167,11 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     run(input, transfer = [], affinity, runOptions) {
       if (closing) return Promise.reject(new AppError('UNAVAILABLE', `${options.name} pool is closed`, { transient: true }));
       return send(affinity === undefined ? leastBusy() : (slots[hashOf(affinity) % slots.length] as Slot), input, transfer, runOptions?.timeoutMs);
+    },
+    async broadcast(input) {
+      if (closing) return [];
+      const answers = await Promise.allSettled(slots.map((slot) => send(slot, input, [])));
+      return answers.flatMap((answer) => (answer.status === 'fulfilled' ? [answer.value] : []));
     },
     pending: () => slots.reduce((sum, slot) => sum + slot.tasks.size, 0),
     ready: () => !closing && slots.every((slot) => slot.alive),

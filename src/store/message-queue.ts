@@ -23,6 +23,7 @@ interface ClaimRow {
   batch_code: string | null;
   attempts: number;
   created_at: number;
+  next_attempt_at: number;
   payload: string | null;
   message_id_header: string | null;
   raw: Buffer | null;
@@ -40,6 +41,7 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   batchCode: row.batch_code,
   attempts: row.attempts,
   createdAt: row.created_at,
+  dueAt: row.next_attempt_at,
   payloadJson: row.payload,
   messageIdHeader: row.message_id_header,
   raw: row.raw,
@@ -54,7 +56,7 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     ORDER BY next_attempt_at, pk LIMIT ?`);
   const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
     SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, payload, message_id_header, raw, spool_id, mail_from, rcpt_to`);
+    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, payload, message_id_header, raw, spool_id, mail_from, rcpt_to`);
   const nextDue = db.prepare<[string, string, number], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM messages
     WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ?`);
   const usageRows = db.prepare<[string, string], { window_kind: string; window_start: number; used: number }>(

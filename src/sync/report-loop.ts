@@ -10,6 +10,7 @@ import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { TenantRepository } from '../core/ports.js';
 import { afterFailure, afterSuccess, nextRoundAt, type LaneState, type ReportPolicy } from '../core/report-schedule.js';
+import type { ReportTelemetry } from '../core/telemetry.js';
 import { reportBody, syncUrl, type LaneRecord, type ReportLane, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
 
 export interface ReportLoopConfig {
@@ -35,6 +36,8 @@ export interface ReportLoopDeps {
   random: () => number;
   log: Logger;
   config: ReportLoopConfig;
+  /** Told of each acknowledged round's events (report latency); nothing by default. */
+  telemetry?: ReportTelemetry;
 }
 
 /** What the loop knows of one tenant beyond what is stored. */
@@ -170,6 +173,7 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
       lane.state = next;
       lane.record = toRecord(next, lane.record, at, null);
       store.acknowledge(lane.tenantId, events, lane.record, { at, reportId: events.length > 0 ? reportId : null });
+      if (events.length > 0) deps.telemetry?.acknowledged(lane.tenantId, events.map((event) => at - event.at));
       const more = events.length === config.batchSize;
       lane.dirty ||= more;
       if (followUp || more) lane.dueAt = at;

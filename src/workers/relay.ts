@@ -6,18 +6,19 @@
  * live in one place.
  */
 import { threadId, workerData } from 'node:worker_threads';
-import type { HandoffJob, HandoffResult, RelayReply } from '../core/relay.js';
+import type { HandoffJob, HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
 import { chainHandoff, createComposer, createSender, type HandoffSettings, type SendJob } from '../delivery/handoff.js';
 import { serveTasks, threadLogger } from '../runtime/worker-task.js';
 
-export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'close' };
+export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };
 
 const { settings, logLevel } = workerData as { settings: HandoffSettings; logLevel: string };
 const sender = createSender(settings, threadLogger(logLevel, { component: 'relay', thread: threadId }));
 const handoff = chainHandoff(createComposer(settings), sender);
 
-serveTasks<RelayTask, RelayReply | HandoffResult | null>(async (task) => {
+serveTasks<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>(async (task) => {
   if (task.kind === 'send') return sender.send(task.job);
+  if (task.kind === 'connections') return sender.connections();
   if (task.kind === 'deliver') return handoff.deliver(task.job);
   await handoff.close();
   return null;

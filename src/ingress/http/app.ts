@@ -16,6 +16,7 @@ import type { MessageSearch } from '../../core/message-search.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
+import type { IntakeTelemetry } from '../../core/telemetry.js';
 import type { TenantService } from '../../core/tenant-service.js';
 import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
@@ -50,6 +51,8 @@ export interface HttpAppDeps {
   status: StatusRoutesDeps;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
   parseSubmission: SubmissionParser;
+  /** Told of each /add-messages answered after its commit (intake latency). */
+  intake?: IntakeTelemetry;
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -102,7 +105,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', statusRoutes(deps.status));
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', metricsRoutes(deps.metrics));
-  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search }));
+  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search, intake: deps.intake }));
   app.route('/', openapiRoutes(ROUTE_CATALOG));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));

@@ -12,6 +12,7 @@ import type { Logger } from '../../core/logger.js';
 import type { Principal } from '../../core/principal.js';
 import type { MessageSpool } from '../../core/queue.js';
 import type { SubmissionService } from '../../core/submission-service.js';
+import type { IntakeTelemetry } from '../../core/telemetry.js';
 import { isLoopback, parseUser, trustedNetworks, type SmtpIdentity, type TrustedNetwork } from './identity.js';
 import { discard, receiveMessage, type DataStream } from './message-receiver.js';
 import { acceptedTexts, replies, SmtpReply } from './replies.js';
@@ -45,6 +46,8 @@ export interface SmtpSessionDeps {
   ids: IdSource;
   log: Logger;
   policy: SmtpPolicy;
+  /** Told of each DATA answered after its commit (intake latency). */
+  intake?: IntakeTelemetry | undefined;
 }
 
 type Callback<T = void> = (error?: Error | null, value?: T) => void;
@@ -105,6 +108,8 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       onStoreError: (error) => log.error({ err: error, session: session.id }, 'spooling a message failed'),
     });
     if (!outcome.ok) throw outcome.reply;
+    // From the final dot: the client's upload of the data is not ours.
+    const receivedAt = performance.now();
     const head = headers as SubmissionHeaders | null;
     if (head === null) throw new Error('the header was accepted but not recorded');
     const spoolId = outcome.content.kind === 'spooled' ? outcome.content.spoolId : null;
@@ -123,6 +128,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
           subject: head.subject, messageId: head.messageId, mailFrom, rcptTo, sizeBytes: outcome.sizeBytes,
         },
       }], undefined, `smtp:${session.id}`);
+      deps.intake?.submitted('smtp', performance.now() - receivedAt);
     } catch (error) {
       discard(deps.spool, spoolId);
       throw error;

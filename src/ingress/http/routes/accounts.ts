@@ -55,15 +55,15 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
     return c.json({ ok: true, created, account }, created ? 201 : 200);
   });
 
-  on(app, routes.list, (c) => {
+  on(app, routes.list, async (c) => {
     const query = readQuery(c, routes.list.query);
-    return c.json({ accounts: accounts.list(commandContext(c), query.tenant_id) });
+    return c.json({ accounts: await accounts.list(commandContext(c), query.tenant_id) });
   });
 
-  on(app, routes.get, (c) => {
+  on(app, routes.get, async (c) => {
     const id = pathId(c);
     const query = readQuery(c, routes.get.query);
-    return c.json({ account: accounts.get(commandContext(c), query.tenant_id, id) });
+    return c.json({ account: await accounts.get(commandContext(c), query.tenant_id, id) });
   });
 
   on(app, routes.delete, (c) => {

@@ -7,6 +7,7 @@ import { MESSAGE_STATUSES, messageStatus, type MessageCursor, type MessageSearch
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
+import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
 import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
@@ -21,6 +22,7 @@ export interface MessageRoutesDeps {
   commands: MessageCommands;
   parseSubmission: SubmissionParser;
   search: MessageSearch;
+  intake?: IntakeTelemetry | undefined;
 }
 
 const listQuery = z
@@ -113,8 +115,12 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
 
   const addMessages = async (c: Context<HttpEnv>) => {
     requireJson(c);
-    const { items, defaultPriority } = await deps.parseSubmission(await c.req.arrayBuffer());
+    const body = await c.req.arrayBuffer();
+    // Intake latency starts with the body in hand: a slow client's upload is not ours.
+    const startedAt = performance.now();
+    const { items, defaultPriority } = await deps.parseSubmission(body);
     const result = await deps.submissions.enqueue(c.get('principal'), items, defaultPriority, c.get('requestId'));
+    deps.intake?.submitted('http', performance.now() - startedAt);
     return c.json({ ok: true, queued: result.queued, rejected: result.rejected });
   };
   // The body is parsed by deps.parseSubmission (maybe in a worker thread) with the schemas the doc is built from.

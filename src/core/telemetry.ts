@@ -1,0 +1,51 @@
+/**
+ * Telemetry ports: timings and results the intake, delivery and report paths
+ * already hold, told to whoever watches (the metrics room's histograms, the
+ * accounts' last attempts). The calls sit on hot paths: an implementation must
+ * be cheap, synchronous and must not throw; it never does I/O.
+ */
+import type { Priority } from './message.js';
+
+export type IntakeChannel = 'http' | 'smtp';
+
+export interface IntakeTelemetry {
+  /**
+   * A submission (one HTTP request, one SMTP DATA) was answered after its
+   * commit: `elapsedMs` from having it in full to the answer being ready.
+   */
+  submitted(channel: IntakeChannel, elapsedMs: number): void;
+}
+
+/** How an attempt ended, as core/delivery-outcome.ts decided. */
+export type AttemptOutcome = 'sent' | 'deferred' | 'failed' | 'account_problem';
+
+export interface AttemptReport {
+  tenantId: string;
+  accountId: string;
+  outcome: AttemptOutcome;
+  /** The SMTP transaction with the relay (RelayReply.transactionMs); null when the message never reached it. */
+  relayMs: number | null;
+  replyCode: number | null;
+  /** The relay's words, or why the message could not be built. */
+  text: string;
+  at: number;
+}
+
+export interface DeliveryTelemetry {
+  /** A claimed message left its account's lane for the relay, `waitMs` after it became due. */
+  handedOff(priority: Priority, waitMs: number): void;
+  attempted(attempt: AttemptReport): void;
+}
+
+export interface ReportTelemetry {
+  /** A tenant's client acknowledged a round: per event, ms from its writing to the acknowledgement. */
+  acknowledged(tenantId: string, latenciesMs: readonly number[]): void;
+}
+
+/** One DeliveryTelemetry that tells each of `targets`. */
+export function deliveryFanOut(...targets: DeliveryTelemetry[]): DeliveryTelemetry {
+  return {
+    handedOff: (priority, waitMs) => targets.forEach((target) => target.handedOff(priority, waitMs)),
+    attempted: (attempt) => targets.forEach((target) => target.attempted(attempt)),
+  };
+}

@@ -29,6 +29,7 @@ export function createAttemptLog(): AttemptLog {
   const byAccount = new Map<string, AccountAttempts>();
   return {
     handedOff: () => undefined,
+    claimed: () => undefined,
     attempted(attempt: AttemptReport) {
       const key = `${attempt.tenantId}/${attempt.accountId}`;
       const current = byAccount.get(key) ?? NONE;

@@ -43,7 +43,7 @@ export interface TickReport {
 }
 
 const noReturnPath = (): null => null;
-const noTelemetry: DeliveryTelemetry = { handedOff: () => undefined, attempted: () => undefined };
+const noTelemetry: DeliveryTelemetry = { handedOff: () => undefined, attempted: () => undefined, claimed: () => undefined };
 
 export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log } = deps;
@@ -141,7 +141,9 @@ export function createDispatcher(deps: DispatcherDeps) {
     const room = maxPriority === 0 ? deps.config.claimBatch : Math.max(0, window - held);
     const limit = Math.min(room, deps.config.claimBatch, overLimit ? window : budget);
     if (limit === 0) return { claimed: 0, wakeAt: null }; // a finishing send wakes us
+    const claimStartedAt = performance.now();
     const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit, maxPriority, now, leaseOwner: deps.owner, leaseUntil: now + deps.config.leaseMs });
+    telemetry.claimed(claimed.length, performance.now() - claimStartedAt);
     if (overLimit) reject(claimed, now);
     else addReady(lane, claimed);
     pump(lane);

@@ -18,6 +18,9 @@ const RELAY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 
 /** Usually within a second of the event (reports.batch_delay_ms); a failing endpoint backs off for hours. */
 const REPORT_BUCKETS = [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600, 14400, 86400];
 
+/** An indexed claim of up to dispatch.claim_batch rows takes well under a millisecond; it must not grow with the queue. */
+const CLAIM_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1];
+
 export interface LatencyHistograms {
   intake: IntakeTelemetry;
   delivery: DeliveryTelemetry;
@@ -42,6 +45,11 @@ export function registerLatencyHistograms(registers: Registry[]): LatencyHistogr
     help: 'One SMTP transaction with the upstream relay, from getting a pooled connection (opening one if need be) to the final answer, per attempt',
     labelNames: ['outcome'], buckets: RELAY_BUCKETS, registers,
   });
+  const claim = new Histogram({
+    name: 'mailproxy_dispatcher_claim_seconds',
+    help: 'One claim of due messages from the queue (one immediate transaction), per claim',
+    buckets: CLAIM_BUCKETS, registers,
+  });
   const report = new Histogram({
     name: 'mailproxy_report_latency_seconds',
     help: "From an event being written to the tenant's client acknowledging it in a delivery report, per event",
@@ -55,6 +63,7 @@ export function registerLatencyHistograms(registers: Registry[]): LatencyHistogr
       attempted(attempt) {
         if (attempt.relayMs !== null) relay.observe({ outcome: attempt.outcome }, seconds(attempt.relayMs));
       },
+      claimed: (_count, elapsedMs) => claim.observe(seconds(elapsedMs)),
     },
     reports: {
       acknowledged(tenantId, latenciesMs) {

@@ -187,6 +187,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       suppressions: createSuppressionService({ store, clock, ids }),
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
       metrics,
+      backups: store,
       parseSubmission,
       search: store.search,
       status: {

@@ -21,6 +21,7 @@ import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { accountRoutes } from './routes/accounts.js';
+import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
 import { bounceRoutes } from './routes/bounces.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
@@ -43,6 +44,8 @@ export interface HttpAppDeps {
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
   metrics: MetricsExposition;
+  /** GET /backup: consistent copies of the database while it is written. */
+  backups: DatabaseBackups;
   search: MessageSearch;
   /** GET /status: the queue overview and the loops' health. */
   status: StatusRoutesDeps;
@@ -99,6 +102,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', statusRoutes(deps.status));
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', metricsRoutes(deps.metrics));
+  app.route('/', backupRoutes(deps.backups, deps.log));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search }));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));

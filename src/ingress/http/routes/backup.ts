@@ -1,0 +1,53 @@
+/**
+ * `GET /backup` (admin token): a consistent copy of the database, taken while
+ * the daemon goes on writing, streamed as the response body. The store makes
+ * the copy; this route only serves it and lets it go.
+ */
+import { open } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { Hono } from 'hono';
+import { AppError } from '../../../core/app-error.js';
+import type { Logger } from '../../../core/logger.js';
+import { requireAdmin } from '../../../core/principal.js';
+import type { HttpEnv } from '../env.js';
+
+/** Takes a consistent copy of the database into a temporary file (the store's snapshot). */
+export interface DatabaseBackups {
+  snapshot(): Promise<{ path: string; bytes: number; remove(): void }>;
+}
+
+export function backupRoutes(backups: DatabaseBackups, log: Logger): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  // One copy at a time: each is the size of the database, on the database's disk.
+  let copying = false;
+
+  app.get('/backup', async (c) => {
+    requireAdmin(c.get('principal'));
+    if (copying) throw new AppError('CONFLICT', 'a backup is being taken already; try again when it is done');
+    copying = true;
+    const startedAt = performance.now();
+    let snapshot;
+    try {
+      snapshot = await backups.snapshot();
+    } finally {
+      copying = false;
+    }
+    let file;
+    try {
+      file = await open(snapshot.path, 'r');
+    } finally {
+      // Unlinked at once: the open descriptor reads it to the end, and a client
+      // that goes away (or a crash) leaves no copy behind.
+      snapshot.remove();
+    }
+    log.info({ bytes: snapshot.bytes, durationMs: Math.round(performance.now() - startedAt) }, 'backup taken');
+    const stream = file.createReadStream();
+    return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>, 200, {
+      'content-type': 'application/vnd.sqlite3',
+      'content-length': String(snapshot.bytes),
+      'content-disposition': 'attachment; filename="mailproxy-backup.db"',
+    });
+  });
+
+  return app;
+}

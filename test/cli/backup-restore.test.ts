@@ -114,6 +114,21 @@ describe('mailproxy backup and restore', () => {
       db.close();
     }
 
+    // One backup at a time, held while it streams; a client that goes away releases it.
+    const streaming = await fetch(`${url}/backup`, { headers: { authorization: `Bearer ${token}` } });
+    const reader = (streaming.body as ReadableStream<Uint8Array>).getReader();
+    await reader.read();
+    expect((await api(url, 'GET', '/backup', { token })).body.error.code).toBe('CONFLICT');
+    await reader.cancel();
+    let next = await fetch(`${url}/backup`, { headers: { authorization: `Bearer ${token}` } });
+    // The daemon learns of the closed connection on its own time: ask until it has.
+    while (next.status === 409) {
+      await next.body?.cancel();
+      next = await fetch(`${url}/backup`, { headers: { authorization: `Bearer ${token}` } });
+    }
+    expect(next.status).toBe(200);
+    await next.body?.cancel();
+
     // Restoring over the running daemon's database is refused, whether or not its API is reachable from here.
     const nowhere = `http://127.0.0.1:${await closedPort()}`;
     const overRunning = await runCli(['restore', file, '--force', '--url', nowhere], { env: { MAILPROXY_DATA_DIR: dataDir } });

@@ -18,33 +18,40 @@ export interface DatabaseBackups {
 
 export function backupRoutes(backups: DatabaseBackups, log: Logger): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  // One copy at a time: each is the size of the database, on the database's disk.
+  // One copy at a time, until it has been streamed: each is the size of the database, on the database's disk.
   let copying = false;
 
   app.get('/backup', async (c) => {
     requireAdmin(c.get('principal'));
     if (copying) throw new AppError('CONFLICT', 'a backup is being taken already; try again when it is done');
     copying = true;
-    const startedAt = performance.now();
-    let snapshot;
+    let stream;
+    let bytes;
     try {
-      snapshot = await backups.snapshot();
-    } finally {
+      const startedAt = performance.now();
+      const snapshot = await backups.snapshot();
+      bytes = snapshot.bytes;
+      let file;
+      try {
+        file = await open(snapshot.path, 'r');
+      } finally {
+        // Unlinked at once: the open descriptor reads it to the end, and a client
+        // that goes away (or a crash) leaves no copy behind.
+        snapshot.remove();
+      }
+      log.info({ bytes, durationMs: Math.round(performance.now() - startedAt) }, 'backup taken');
+      stream = file.createReadStream();
+    } catch (error) {
       copying = false;
+      throw error;
     }
-    let file;
-    try {
-      file = await open(snapshot.path, 'r');
-    } finally {
-      // Unlinked at once: the open descriptor reads it to the end, and a client
-      // that goes away (or a crash) leaves no copy behind.
-      snapshot.remove();
-    }
-    log.info({ bytes: snapshot.bytes, durationMs: Math.round(performance.now() - startedAt) }, 'backup taken');
-    const stream = file.createReadStream();
+    // Read to the end or abandoned by the client: either way the descriptor, and the space, are released.
+    stream.once('close', () => {
+      copying = false;
+    });
     return c.body(Readable.toWeb(stream) as ReadableStream<Uint8Array>, 200, {
       'content-type': 'application/vnd.sqlite3',
-      'content-length': String(snapshot.bytes),
+      'content-length': String(bytes),
       'content-disposition': 'attachment; filename="mailproxy-backup.db"',
     });
   });

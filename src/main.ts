@@ -198,6 +198,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       suppressions: createSuppressionService({ store, clock, ids }),
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
       metrics,
+      backups: store,
       parseSubmission,
       intake: metrics.intake,
       search: store.search,

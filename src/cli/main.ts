@@ -1,90 +1,60 @@
 #!/usr/bin/env node
 /**
- * The `mailproxy` command. Exit codes follow sysexits: 64 usage, 78 invalid
- * configuration, 1 any other failure to start.
+ * The `mailproxy` command: `serve` runs the daemon; the admin verbs talk to a
+ * running daemon's HTTP API (command.ts); `backup` and `restore` copy its
+ * database. Exit codes follow sysexits (cli-error.ts).
  */
 import { readFileSync } from 'node:fs';
-import { analyseBounce } from '../bounce/bounce-parser.js';
-import { parseReportOf } from '../bounce/parse-report.js';
-import { loadConfig } from '../config/index.js';
-import { startDaemon } from '../main.js';
-import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
+import { EXIT_OK, EXIT_USAGE } from './cli-error.js';
+import { commandHelp, runCommand, type CliContext, type Command } from './command.js';
+import { accountsCommand } from './verbs/accounts.js';
+import { backupCommand } from './verbs/backup.js';
+import { configCommand } from './verbs/config-check.js';
+import { messagesCommand } from './verbs/messages.js';
+import { activateCommand, queueCommand, suspendCommand } from './verbs/queue.js';
+import { restoreCommand } from './verbs/restore.js';
+import { suppressionsCommand } from './verbs/suppressions.js';
+import { tenantsCommand, tokenCommand } from './verbs/tenants.js';
 
-export const EXIT_USAGE = 64;
-export const EXIT_CONFIG = 78;
+export { EXIT_CONFIG, EXIT_USAGE } from './cli-error.js';
+
+const COMMANDS: readonly Command[] = [
+  configCommand, tenantsCommand, accountsCommand, messagesCommand, suppressionsCommand, queueCommand,
+  suspendCommand, activateCommand, tokenCommand, backupCommand, restoreCommand,
+];
 
 const USAGE = `usage: mailproxy <command> [options]
 
-commands:
-  serve [--config FILE]   run the daemon (FILE may also come from MAILPROXY_CONFIG;
-                          without one it runs on embedded defaults)
-  bounce parse FILE       print what the bounce parser makes of one message (.eml)
+daemon:
+  serve [-c FILE]              run the daemon (FILE may also come from MAILPROXY_CONFIG;
+                               without one it runs on embedded defaults)
+  config check [-c FILE]       validate the configuration, print it with secrets redacted
+
+administration (talks to the running daemon's API):
+  tenants list|show|add|delete
+  accounts list|show|add|delete
+  messages list|show
+  suppressions list|add|delete
+  queue stats
+  suspend|activate --tenant T [--batch B]
+  token rotate TENANT
+  backup FILE                  a consistent copy of the database, taken while it runs
+  restore FILE                 put a backup in place (the daemon stopped)
+
+  bounce parse FILE            print what the bounce parser makes of one message (.eml)
+
+  mailproxy help COMMAND, or mailproxy COMMAND --help, for a command's verbs and options.
+  The daemon's URL comes from --url, MAILPROXY_URL or the config's http.listen; the admin
+  token from --token, MAILPROXY_TOKEN, the config's http.admin_token or <data_dir>/admin-token.
+  --json prints the API's JSON.
+
+exit codes: 0 ok, 1 failed (the daemon refused, a check failed), 64 usage, 69 daemon
+unreachable, 77 no token or token refused, 78 invalid configuration
 
 options:
-  -h, --help              show this help
-  -v, --version           print the version
+  -h, --help                   show this help
+  -v, --version                print the version
 `;
-
-interface ServeArgs {
-  config: string | undefined;
-}
-
-function parseServeArgs(args: string[]): ServeArgs | string {
-  let config = process.env.MAILPROXY_CONFIG || undefined;
-  for (let index = 0; index < args.length; index += 1) {
-    const arg = args[index] ?? '';
-    if (arg === '--config' || arg === '-c') {
-      const value = args[index + 1];
-      if (value === undefined || value.startsWith('-')) return `${arg} needs a file`;
-      config = value;
-      index += 1;
-    } else if (arg.startsWith('--config=')) {
-      config = arg.slice('--config='.length);
-    } else {
-      return `unknown option for serve: ${arg}`;
-    }
-  }
-  return { config };
-}
-
-async function serve(args: ServeArgs): Promise<void> {
-  const loaded = loadConfig(args.config, process.env);
-  if (!loaded.ok) {
-    process.stderr.write(`mailproxy: invalid configuration (${loaded.problems.length} problem${loaded.problems.length === 1 ? '' : 's'}):\n`);
-    for (const problem of loaded.problems) process.stderr.write(`  - ${problem}\n`);
-    process.exit(EXIT_CONFIG);
-  }
-  const config = loaded.config;
-  const log = createLogger({ level: config.log.level });
-  const exit = (code: number): void => {
-    log.flush();
-    process.exitCode = code;
-    // Give the async log destination a turn to drain before leaving.
-    setImmediate(() => process.exit(code));
-  };
-  process.on('unhandledRejection', (reason) => {
-    log.fatal({ err: reason }, 'unhandled promise rejection');
-    exit(1);
-  });
-
-  log.info({ version: version(), dataDir: config.data_dir, config: args.config ?? null }, 'starting');
-  let daemon;
-  try {
-    daemon = await startDaemon({ config, log, clock: systemClock, ids: randomIds });
-  } catch (error) {
-    log.fatal({ err: error }, 'failed to start');
-    exit(1);
-    return;
-  }
-  installShutdownHandlers({ deadlineMs: config.shutdown_timeout_seconds * 1000, log, stop: daemon.stop, exit });
-  const smtp = daemon.smtp;
-  // SIGHUP: a renewed certificate is taken without closing a listener.
-  process.on('SIGHUP', () => {
-    log.info({ signal: 'SIGHUP' }, smtp === null ? 'nothing to reload' : 'reloading the smtp tls certificate');
-    smtp?.reloadTls();
-  });
-  log.info('ready');
-}
 
 function version(): string {
   const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -92,27 +62,45 @@ function version(): string {
 }
 
 async function main(argv: string[]): Promise<void> {
+  const cli: CliContext = { env: process.env, stdout: process.stdout, stderr: process.stderr };
   const [command, ...rest] = argv;
-  if (command === undefined || command === '-h' || command === '--help' || command === 'help') {
-    process.stdout.write(USAGE);
-    process.exitCode = command === undefined ? EXIT_USAGE : 0;
+  if (command === undefined || command === '-h' || command === '--help' || (command === 'help' && rest.length === 0)) {
+    (command === undefined ? process.stderr : process.stdout).write(USAGE);
+    process.exitCode = command === undefined ? EXIT_USAGE : EXIT_OK;
     return;
   }
   if (command === '-v' || command === '--version') {
     process.stdout.write(`${version()}\n`);
     return;
   }
+  if (command === 'help') {
+    const about = COMMANDS.find((candidate) => candidate.name === rest[0]);
+    if (about === undefined) {
+      process.stderr.write(`mailproxy: no such command: ${rest[0] ?? ''}\n\n${USAGE}`);
+      process.exitCode = EXIT_USAGE;
+    } else {
+      process.stdout.write(commandHelp(about));
+    }
+    return;
+  }
   if (command === 'serve') {
-    const args = parseServeArgs(rest);
+    // Loaded only here: the admin verbs need none of the daemon's libraries, and start faster without them.
+    const { parseServeArgs, serve } = await import('./serve.js');
+    const args = parseServeArgs(rest, process.env);
     if (typeof args === 'string') {
       process.stderr.write(`mailproxy: ${args}\n\n${USAGE}`);
       process.exit(EXIT_USAGE);
     }
-    await serve(args);
+    await serve(args, version());
     return;
   }
   if (command === 'bounce' && rest[0] === 'parse' && rest.length === 2) {
     await parseBounceFile(rest[1] as string);
+    return;
+  }
+  const found = COMMANDS.find((candidate) => candidate.name === command);
+  if (found !== undefined) {
+    process.exitCode = await runCommand(found, rest, cli);
     return;
   }
   process.stderr.write(`mailproxy: unknown command: ${command}\n\n${USAGE}`);
@@ -121,6 +109,8 @@ async function main(argv: string[]): Promise<void> {
 
 /** `mailproxy bounce parse FILE`: the parser's verdict as one JSON object (the first failed recipient's, and all of them). */
 async function parseBounceFile(file: string): Promise<void> {
+  const { analyseBounce } = await import('../bounce/bounce-parser.js');
+  const { parseReportOf } = await import('../bounce/parse-report.js');
   process.stdout.write(`${JSON.stringify(parseReportOf(await analyseBounce(readFileSync(file))))}\n`);
 }
 

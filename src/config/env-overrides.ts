@@ -7,8 +7,8 @@ import type { z } from 'zod';
 import { configSchema } from './schema.js';
 
 export const ENV_PREFIX = 'MAILPROXY_';
-/** Variables of ours that are not configuration keys. */
-export const RESERVED_ENV = new Set(['MAILPROXY_CONFIG']);
+/** Variables of ours that are not configuration keys (the config file; where the CLI finds the daemon). */
+export const RESERVED_ENV = new Set(['MAILPROXY_CONFIG', 'MAILPROXY_URL', 'MAILPROXY_TOKEN']);
 
 export interface EnvKey {
   /** Path in the config object, e.g. ['http', 'admin_token']. */

@@ -4,3 +4,4 @@ export { loadConfig } from './load-config.js';
 export { listEnvKeys } from './env-overrides.js';
 export { parseListenAddress, formatListenAddress, type ListenAddress } from './listen-address.js';
 export { parseNetwork, type Network } from './network.js';
+export { redactConfig, REDACTED } from './redact.js';

@@ -15,6 +15,7 @@ import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import type { ReportStore } from '../core/report.js';
 import { createSqliteAccountRepository } from './account-repository.js';
+import { takeSnapshot, type DatabaseSnapshot } from './backup.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
@@ -32,6 +33,9 @@ import { createSqliteReportStore } from './report-store.js';
 import { createSqliteSpool } from './spool.js';
 import { createWalSync } from './wal-sync.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
+
+export { checkDatabaseFile, databaseInUse, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
+export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
 
 export interface SqliteStore extends AdminStore {
   queue: MessageQueue;
@@ -51,6 +55,8 @@ export interface SqliteStore extends AdminStore {
   migrated: number[];
   /** Throws when the database cannot answer; used by readiness. */
   ping(): void;
+  /** A consistent copy of the database, taken while writes go on (backup.ts). */
+  snapshot(): Promise<DatabaseSnapshot>;
   close(): void;
 }
 
@@ -125,6 +131,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ping: () => {
       ping.get();
     },
+    snapshot: () => takeSnapshot(db, options.path),
     close: () => {
       if (closed) return;
       closed = true;

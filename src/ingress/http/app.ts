@@ -23,6 +23,7 @@ import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { ROUTE_CATALOG } from './route-catalog.js';
 import { accountRoutes } from './routes/accounts.js';
+import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
 import { bounceRoutes } from './routes/bounces.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
@@ -46,6 +47,8 @@ export interface HttpAppDeps {
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
   metrics: MetricsExposition;
+  /** GET /backup: consistent copies of the database while it is written. */
+  backups: DatabaseBackups;
   search: MessageSearch;
   /** GET /status: the queue overview and the loops' health. */
   status: StatusRoutesDeps;
@@ -105,6 +108,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', statusRoutes(deps.status));
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', metricsRoutes(deps.metrics));
+  app.route('/', backupRoutes(deps.backups, deps.log));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search, intake: deps.intake }));
   app.route('/', openapiRoutes(ROUTE_CATALOG));
 

@@ -5,6 +5,7 @@
  */
 import type { RouteDoc } from './route-doc.js';
 import { ACCOUNT_ROUTES } from './routes/accounts.js';
+import { BACKUP_ROUTES } from './routes/backup.js';
 import { BOUNCE_ROUTES } from './routes/bounces.js';
 import { HEALTH_ROUTES } from './routes/health.js';
 import { MESSAGE_ROUTES } from './routes/messages.js';
@@ -25,5 +26,6 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   BOUNCE_ROUTES,
   MIRROR_ROUTES,
   METRICS_ROUTES,
+  BACKUP_ROUTES,
   OPENAPI_ROUTES,
 ].flatMap((table): RouteDoc[] => Object.values(table));

@@ -1,0 +1,121 @@
+/** `mailproxy accounts`: the upstream SMTP accounts each tenant sends through. */
+import { readFileSync } from 'node:fs';
+import { integerOption, stringOption, type OptionValues } from '../args.js';
+import { cliError, failed, ok, report, type Result } from '../cli-error.js';
+import { apiCall, type Command } from '../command.js';
+import { instant, objectFields, table, text } from '../output.js';
+
+const accountPath = (id: string): string => `/account/${encodeURIComponent(id)}`;
+
+/** `10/min 100/h -/day`: an account's limits in one cell. */
+const limits = (account: any): string =>
+  account.limit_per_minute === null && account.limit_per_hour === null && account.limit_per_day === null
+    ? '-'
+    : `${text(account.limit_per_minute)}/min ${text(account.limit_per_hour)}/h ${text(account.limit_per_day)}/day`;
+
+/**
+ * The password from a file or stdin (`-`), never from the command line, where
+ * every user of the machine could read it in the process list.
+ */
+function readPassword(values: OptionValues): Result<string | undefined> {
+  const file = stringOption(values, 'password-file');
+  if (file === undefined) return ok(undefined);
+  try {
+    return ok(readFileSync(file === '-' ? 0 : file, 'utf8').replace(/\r?\n$/, ''));
+  } catch (error) {
+    return failed(cliError('FILE_ERROR', `cannot read the password from ${file === '-' ? 'stdin' : file}: ${(error as Error).message}`));
+  }
+}
+
+const NUMBERS = ['port', 'limit-per-minute', 'limit-per-hour', 'limit-per-day', 'max-connections', 'max-messages-per-connection'] as const;
+
+function accountBody(id: string, values: OptionValues): Result<Record<string, unknown>> {
+  const numbers: Record<string, number | undefined> = {};
+  for (const name of NUMBERS) {
+    const value = integerOption(values, name, 1);
+    if (!value.ok) return value;
+    numbers[name] = value.value;
+  }
+  const password = readPassword(values);
+  if (!password.ok) return password;
+  return ok({
+    id,
+    tenant_id: stringOption(values, 'tenant'),
+    host: stringOption(values, 'host'),
+    port: numbers.port,
+    user: stringOption(values, 'user'),
+    password: password.value,
+    tls_mode: stringOption(values, 'tls'),
+    limit_per_minute: numbers['limit-per-minute'],
+    limit_per_hour: numbers['limit-per-hour'],
+    limit_per_day: numbers['limit-per-day'],
+    limit_behavior: stringOption(values, 'limit-behavior'),
+    max_connections: numbers['max-connections'],
+    max_messages_per_connection: numbers['max-messages-per-connection'],
+    is_default: values.default === true ? true : undefined,
+  });
+}
+
+export const accountsCommand: Command = {
+  name: 'accounts',
+  summary: "Sending accounts: each tenant's upstream SMTP servers and their limits.",
+  verbs: {
+    list: {
+      usage: '[--tenant T]',
+      summary: "every account (the admin: of every tenant, or of T), with its state and waiting mail",
+      options: { tenant: { type: 'string' } },
+      positionals: [0, 0],
+      api: true,
+      run: (input) => apiCall(input, (client) => client.request('GET', '/accounts', { query: { tenant_id: stringOption(input.values, 'tenant') } }), (body) => table(body.accounts, [
+        { header: 'TENANT', value: (a: any) => a.tenant_id },
+        { header: 'ID', value: (a: any) => a.id },
+        { header: 'HOST', value: (a: any) => `${a.host}:${a.port}` },
+        { header: 'TLS', value: (a: any) => a.tls_mode },
+        { header: 'DEFAULT', value: (a: any) => a.is_default },
+        { header: 'STATE', value: (a: any) => (a.paused_reason ? `${a.state} (${a.paused_reason})` : a.state) },
+        { header: 'WAITING', value: (a: any) => a.waiting },
+        { header: 'LIMITS', value: limits },
+      ])),
+    },
+    show: {
+      usage: 'ID --tenant T',
+      summary: 'one account, with its usage in each limit window',
+      options: { tenant: { type: 'string' } },
+      positionals: [1, 1],
+      api: true,
+      run: (input) => apiCall(input, (client) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: stringOption(input.values, 'tenant') } }), (body) => {
+        const usage = Object.entries(body.account.usage ?? {}).map(([window, value]: [string, any]) => [`usage ${window}`, `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`]);
+        return objectFields({ ...body.account, ...Object.fromEntries(usage) }, ['usage']);
+      }),
+    },
+    add: {
+      usage: 'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default]',
+      summary: 'create or update an account (an update keeps the stored password unless one is given)',
+      options: {
+        tenant: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, user: { type: 'string' }, 'password-file': { type: 'string' }, tls: { type: 'string' },
+        'limit-per-minute': { type: 'string' }, 'limit-per-hour': { type: 'string' }, 'limit-per-day': { type: 'string' }, 'limit-behavior': { type: 'string' },
+        'max-connections': { type: 'string' }, 'max-messages-per-connection': { type: 'string' }, default: { type: 'boolean' },
+      },
+      positionals: [1, 1],
+      api: true,
+      run: async (input) => {
+        const body = accountBody(input.positionals[0] ?? '', input.values);
+        if (!body.ok) return report(input.cli.stderr, body.error);
+        return apiCall(input, (client) => client.request('POST', '/account', { body: body.value }), (answer) =>
+          `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}\n`);
+      },
+    },
+    delete: {
+      usage: 'ID --tenant T [--force]',
+      summary: 'delete an account; --force also when it has undelivered mail',
+      options: { tenant: { type: 'string' }, force: { type: 'boolean' } },
+      positionals: [1, 1],
+      api: true,
+      run: (input) => {
+        const id = input.positionals[0] ?? '';
+        const query = { tenant_id: stringOption(input.values, 'tenant'), force: input.values.force === true ? 'true' : undefined };
+        return apiCall(input, (client) => client.request('DELETE', accountPath(id), { query }), () => `account ${id} deleted\n`);
+      },
+    },
+  },
+};

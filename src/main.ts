@@ -205,10 +205,17 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       status: {
         queue: store.queueStatus,
         clock,
-        health: () => {
+        health: async () => {
           const syncs = reports.status.list();
+          const relays = await handoff.connections();
           return {
             dispatcher: { running: dispatcher.isRunning() },
+            // The relay pools: connections open to each account's relay and those carrying a message now.
+            relays: {
+              open: relays.reduce((sum, pool) => sum + pool.open, 0),
+              in_use: relays.reduce((sum, pool) => sum + pool.inUse, 0),
+              accounts: relays.map((pool) => ({ tenant_id: pool.tenantId, account_id: pool.accountId, open: pool.open, in_use: pool.inUse })),
+            },
             threads: { parser: parserPool?.ready() ?? null },
             reports: {
               tenants: syncs.length,

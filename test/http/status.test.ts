@@ -43,6 +43,11 @@ describe('GET /status', () => {
     // Suspended messages are not due; the one scheduled for later is not due yet: nothing is overdue.
     expect(status.body.queue.oldest_due).toBeNull();
     expect(status.body).toMatchObject({ dispatcher: { running: true }, reports: { tenants: 2 }, mirror: { enabled: false }, bounce: [] });
+    // acme's account has sent: its relay pool is there, nothing on the wire now; globex's never opened one.
+    const relays = status.body.relays as { open: number; in_use: number; accounts: Array<{ tenant_id: string; account_id: string; open: number; in_use: number }> };
+    expect(relays.accounts.map((pool) => [pool.tenant_id, pool.account_id, pool.in_use])).toEqual([['acme', 'main', 0]]);
+    expect(relays.open).toBe(relays.accounts[0]?.open);
+    expect(relays.in_use).toBe(0);
 
     // The same, as genro-mail-proxy dashboards read it.
     const metrics = (await fx.admin('GET', '/metrics')).text;

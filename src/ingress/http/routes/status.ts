@@ -16,7 +16,7 @@ export interface StatusRoutesDeps {
   queue: QueueStatusStore;
   clock: Clock;
   /** The daemon's loops and threads, by name (the composition decides what is in it). */
-  health: () => Record<string, unknown>;
+  health: () => Record<string, unknown> | Promise<Record<string, unknown>>;
 }
 
 export const STATUS_ROUTES = {
@@ -35,13 +35,13 @@ export const STATUS_ROUTES = {
 
 export function statusRoutes(deps: StatusRoutesDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
-  on(app, STATUS_ROUTES.status, (c) => {
+  on(app, STATUS_ROUTES.status, async (c) => {
     const query = readQuery(c, STATUS_ROUTES.status.query);
     const principal = c.get('principal');
     const tenantId = scopeTenantOrAll(principal, query.tenant_id);
     const now = deps.clock.now();
     const queue = queueOverview(deps.queue.counts(tenantId), deps.queue.oldestDue(tenantId, now), now);
-    return c.json(principal.kind === 'admin' ? { queue, ...deps.health() } : { queue });
+    return c.json(principal.kind === 'admin' ? { queue, ...(await deps.health()) } : { queue });
   });
   return app;
 }

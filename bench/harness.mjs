@@ -46,23 +46,35 @@ export async function api(base, token, method, path, body) {
   return response.json();
 }
 
-async function startDaemon(env = {}) {
+/** A fresh data directory, removed when the bench ends (or by the daemon's stop()). */
+export function benchDataDir() {
   const dataDir = mkdtempSync(join(tmpdir(), 'mailproxy-bench-'));
   dataDirs.add(dataDir);
+  return dataDir;
+}
+
+/**
+ * The built daemon on a fresh data directory, or on `dataDir` (a database made earlier: then
+ * stop() leaves the directory). `startedIn` is the time from spawning it to both listeners open.
+ */
+export async function startDaemon(env = {}, { dataDir: existing } = {}) {
+  const dataDir = existing ?? benchDataDir();
+  const spawnedAt = Date.now();
   const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], { MAILPROXY_DATA_DIR: dataDir, MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', MAILPROXY_LOG_LEVEL: 'warn', ...env });
   // Listening is logged at info (as is every HTTP request); at warn the ports are found with ss instead.
-  const created = await daemon.next((entry) => entry.msg?.startsWith('admin token created'));
-  void created;
+  if (existing === undefined) await daemon.next((entry) => entry.msg?.startsWith('admin token created'));
   const { http, smtp } = await findPorts(daemon.child.pid);
+  const startedIn = Date.now() - spawnedAt;
   const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
   return {
-    daemon, dataDir, base: `http://127.0.0.1:${http}`, smtpPort: smtp, token,
+    daemon, dataDir, base: `http://127.0.0.1:${http}`, smtpPort: smtp, token, startedIn,
     async stop() {
       if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
         const exited = new Promise((r) => daemon.child.once('exit', r));
         daemon.child.kill('SIGTERM');
         await exited;
       }
+      if (existing !== undefined) return;
       rmSync(dataDir, { recursive: true, force: true });
       dataDirs.delete(dataDir);
     },
@@ -105,7 +117,7 @@ async function findPorts(pid) {
   throw new Error('daemon did not start listening on HTTP and SMTP');
 }
 
-async function setupTenant(d, sinkPort, clientBaseUrl = null) {
+export async function setupTenant(d, sinkPort, clientBaseUrl = null) {
   const tenant = await api(d.base, d.token, 'POST', '/tenant', { id: 'bench', client_base_url: clientBaseUrl });
   await api(d.base, d.token, 'POST', '/account', { id: 'relay', tenant_id: 'bench', host: '127.0.0.1', port: sinkPort, tls_mode: 'none', max_connections: 5, max_messages_per_connection: 100000, is_default: true });
   return tenant.api_key;

@@ -5,6 +5,8 @@ import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { dsnFor, startBenchDovecot } from './dovecot.mjs';
+import { reportsScenario } from './reports.mjs';
+import { scaleScenario } from './scale.mjs';
 import { searchScenario } from './search.mjs';
 import {
   root, children, start, run, api, startNats, mirrorStatus, sinkStats, waitForSink, startPeers, clientStats, memoryOf, sampleRss, smtpLoad,
@@ -18,6 +20,18 @@ const scenarios = {
     const load = await run(['bench/http-load.mjs', d.base, key, '8', '100', '2048', '10', 'ingest']);
     await stop();
     return { 'messages/s': load.rate, 'request p50 ms': load.p50, 'request p99 ms': load.p99, errors: load.errors };
+  },
+  async 'http-single'() {
+    // One message per request from 50 concurrent clients: at a steady 1,000 requests/s (the
+    // latency a client sees), then as fast as they go (requests/s).
+    const { d, key, stop } = await startPeers({ suspended: true });
+    try {
+      const steady = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '10', 'steady', '1000']);
+      const flat = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '10', 'flat']);
+      return { 'requests/s at 1,000/s offered': steady.rate, 'p50 ms at 1,000/s': steady.p50, 'p99 ms at 1,000/s': steady.p99, 'requests/s flat out': flat.rate, 'p50 ms flat out': flat.p50, 'p99 ms flat out': flat.p99, errors: steady.errors + flat.errors };
+    } finally {
+      await stop();
+    }
   },
   async 'relay-drain'() {
     // Dispatcher capacity alone: 20,000 queued while suspended, then released at once.
@@ -167,7 +181,9 @@ const scenarios = {
       await stop();
     }
   },
+  reports: reportsScenario,
   search: searchScenario,
+  scale: scaleScenario,
   async 'smtp-large'() {
     // 50 connections at once, each sending one 20 MiB message (spooled to SQLite in 512 KiB parts
     // as it arrives): total time, and the daemon's resident memory above its idle level.

@@ -2,12 +2,14 @@
 // delivery report, counts its items and measures each `sent` item's lag from its
 // event (the event id is a UUIDv7: its first 48 bits are the event's ms).
 // Usage: node bench/report-client.mjs -> prints {"port":N}; on each "stats" line read,
-// prints {"reports","items","sent","lastAt","lagP50","lagP99"}.
+// prints {"reports","items","sent","lastAt","lagP50","lagP99"}. After a "refuse" line it answers
+// 503 to every report (the daemon keeps the items and backs off) until an "accept" line.
 import { createServer } from 'node:http';
 
 let reports = 0;
 let items = 0;
 let lastAt = 0;
+let refusing = false;
 const lags = [];
 const sentEvents = new Set();
 
@@ -15,6 +17,10 @@ const server = createServer((request, response) => {
   const chunks = [];
   request.on('data', (chunk) => chunks.push(chunk));
   request.on('end', () => {
+    if (refusing) {
+      response.writeHead(503).end();
+      return;
+    }
     const now = Date.now();
     const { delivery_report: list } = JSON.parse(Buffer.concat(chunks).toString('utf8'));
     reports += 1;
@@ -35,6 +41,7 @@ server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ por
 const percentile = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]);
 process.stdin.setEncoding('utf8').on('data', (text) => {
   for (const line of text.split('\n')) {
+    if (line.trim() === 'refuse' || line.trim() === 'accept') refusing = line.trim() === 'refuse';
     if (line.trim() !== 'stats') continue;
     const sorted = [...lags].sort((a, b) => a - b);
     process.stdout.write(`${JSON.stringify({ reports, items, sent: sentEvents.size, lastAt, lagP50: percentile(sorted, 0.5), lagP99: percentile(sorted, 0.99) })}\n`);

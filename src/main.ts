@@ -189,7 +189,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       }),
       tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids }),
       accounts: createAccountService({
-        store, clock, ids, activity: { usage: store.queue.usage, waiting: store.queueStatus.counts, connections: () => handoff.connections(), attempts: attempts.of },
+        store, clock, ids, wake: () => dispatcher.wake(), activity: { usage: store.queue.usage, waiting: store.queueStatus.counts, connections: () => handoff.connections(), attempts: attempts.of },
       }),
       submissions,
       commands,

@@ -41,6 +41,11 @@ export interface AccountServiceDeps {
   store: AdminStore;
   clock: Clock;
   ids: IdSource;
+  /**
+   * Tells the dispatcher that accounts changed: a saved account (a limit lifted, a paused one
+   * fixed, a new relay) is served at once, not at its next wake-up (which may be a day away).
+   */
+  wake?: () => void;
   /** What an account is doing: its use of each limit window, and the messages waiting for it. */
   activity?: {
     usage(tenantId: string, accountId: string, now: number): Usage;
@@ -161,7 +166,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** Insert or update; answers whether the account was created. */
     upsert(ctx: CommandContext, input: AccountInput): { account: AccountView; created: boolean } {
       const tenantId = scopeTenant(ctx.principal, input.tenantId);
-      return store.transaction(() => {
+      const saved = store.transaction(() => {
         requireTenant(tenantId);
         const current = store.accounts.get(tenantId, input.id);
         const account = merge(input, tenantId, current, clock.now());
@@ -171,6 +176,8 @@ export function createAccountService(deps: AccountServiceDeps) {
         store.changes.record(change(ctx, 'account.upsert', eventType, account, { account: view }));
         return { account: view, created: current === null };
       });
+      deps.wake?.();
+      return saved;
     },
 
     async list(ctx: CommandContext, tenantId: string | undefined): Promise<AccountActivityView[]> {

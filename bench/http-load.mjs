@@ -31,14 +31,17 @@ const deadline = Date.now() + Number(seconds) * 1000;
 const startedAt = Date.now();
 async function worker() {
   while (Date.now() < deadline) {
-    // A steady rate: never run ahead of rate x elapsed time.
+    // A steady rate: each request takes the next slot (rate x elapsed time) before it waits
+    // for it, so that requests leave evenly spaced rather than all workers at once in bursts.
+    const first = sequence;
+    sequence += Number(batchSize);
     if (rate > 0) {
-      const aheadMs = ((sequence + Number(batchSize)) / rate) * 1000 - (Date.now() - startedAt);
+      const aheadMs = (first / rate) * 1000 - (Date.now() - startedAt);
       if (aheadMs > 0) await new Promise((resolve) => setTimeout(resolve, aheadMs));
       if (Date.now() >= deadline) break;
     }
-    const messages = Array.from({ length: Number(batchSize) }, () => ({
-      id: `${prefix}-${sequence++}`, from: 'bench@example.com', to: 'sink@example.net', subject: 'bench', body,
+    const messages = Array.from({ length: Number(batchSize) }, (_, index) => ({
+      id: `${prefix}-${first + index}`, from: 'bench@example.com', to: 'sink@example.net', subject: 'bench', body,
     }));
     const sentAt = performance.now();
     const response = await fetch(`${url}/add-messages`, {

@@ -14,6 +14,14 @@ import {
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
+/** The daemon's own intake latency (mailproxy_intake_latency_seconds, http): the share of requests within 10 and 25 ms. */
+async function intakeHistogram(d) {
+  const text = await (await fetch(`${d.base}/metrics`, { headers: { authorization: `Bearer ${d.token}` } })).text();
+  const bucket = (le) => Number(new RegExp(`^mailproxy_intake_latency_seconds_bucket\\{le="${le}",ingress="http"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const all = bucket('\\+Inf');
+  return { shareUnder10ms: bucket('0.01') / all, shareUnder25ms: bucket('0.025') / all };
+}
+
 const scenarios = {
   async 'http-ingest'() {
     const { d, key, stop } = await startPeers({ suspended: true });
@@ -27,8 +35,19 @@ const scenarios = {
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
       const steady = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '10', 'steady', '1000']);
+      const intake = await intakeHistogram(d);
       const flat = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '10', 'flat']);
-      return { 'requests/s at 1,000/s offered': steady.rate, 'p50 ms at 1,000/s': steady.p50, 'p99 ms at 1,000/s': steady.p99, 'requests/s flat out': flat.rate, 'p50 ms flat out': flat.p50, 'p99 ms flat out': flat.p99, errors: steady.errors + flat.errors };
+      // The same generator against a server that stores nothing: what the machine adds.
+      const bare = start(['bench/bare-http.mjs']);
+      const { port } = await bare.next((e) => e.port);
+      const floor = await run(['bench/http-load.mjs', `http://127.0.0.1:${port}`, key, '50', '1', '2048', '10', 'floor', '1000']);
+      bare.child.stdin.end();
+      return {
+        'requests/s at 1,000/s offered': steady.rate, 'p50 ms at 1,000/s': steady.p50, 'p99 ms at 1,000/s': steady.p99,
+        '% answered by the daemon within 10 ms': intake.shareUnder10ms * 100, '% answered by the daemon within 25 ms': intake.shareUnder25ms * 100,
+        'bare server p50 ms at 1,000/s': floor.p50, 'bare server p99 ms at 1,000/s': floor.p99,
+        'requests/s flat out': flat.rate, 'p50 ms flat out': flat.p50, 'p99 ms flat out': flat.p99, errors: steady.errors + flat.errors,
+      };
     } finally {
       await stop();
     }

@@ -76,9 +76,7 @@ async function drain(size) {
     const stopSampling = sampleRss(d.daemon.child.pid);
     // The limit lifted and the sink's port given: the dispatcher starts on the whole queue.
     await api(d.base, d.token, 'POST', '/account', { id: 'relay', tenant_id: 'bench', host: '127.0.0.1', port, tls_mode: 'none', max_connections: 5, limit_per_day: null, is_default: true });
-    if (process.env.BENCH_DEBUG) console.error(JSON.stringify((await api(d.base, d.token, 'GET', '/status')).queue), before);
     await new Promise((r) => setTimeout(r, DRAIN_MS));
-    if (process.env.BENCH_DEBUG) console.error(JSON.stringify((await api(d.base, d.token, 'GET', '/status')).queue));
     const after = await claimTotals(d);
     const relayed = (await sinkStats(sink)).received;
     return { claimUs: ((after.sum - before.sum) / (after.count - before.count)) * 1e6, claims: after.count - before.count, relayed: relayed / (DRAIN_MS / 1000), idle, peak: stopSampling(), startedIn: d.startedIn, readyIn };
@@ -99,6 +97,8 @@ export async function scaleScenario() {
     'relayed/s, 10k queued': small.relayed,
     'relayed/s, 1M queued': large.relayed,
     'RSS MiB, 1M queued, idle': large.idle,
+    'RSS MiB, 10k queued, idle': small.idle,
+    'peak RSS MiB, draining 10k': small.peak,
     'peak RSS MiB, draining 1M': large.peak,
     'start-up ms (listening), 1M': large.startedIn,
     'start-up ms (ready), 1M': large.readyIn,

@@ -11,7 +11,7 @@ import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
 import { loadKeyMaterial } from '../security/key-material.js';
 import { createAesGcmSecretBox } from '../security/secret-box.js';
 import type { CheckpointResult } from '../store/checkpointer.js';
-import { createSqliteStore, type SqliteStore } from '../store/index.js';
+import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from '../store/index.js';
 import type { CheckpointTask } from '../workers/wal-checkpointer.js';
 
 export const DATABASE_FILE = 'mailproxy.db';
@@ -63,6 +63,8 @@ export function openStore(config: Readonly<Config>, log: Logger, ids: IdSource):
     log.warn({ path: keys.created.adminTokenFile }, 'admin token created: read it from this file and send it as Authorization: Bearer <token>');
   }
   const databasePath = join(config.data_dir, DATABASE_FILE);
+  const abandoned = removeAbandonedSnapshots(databasePath);
+  if (abandoned > 0) log.warn({ files: abandoned }, 'removed backup copies a previous run did not finish');
   const store = createSqliteStore({ path: databasePath, secrets: createAesGcmSecretBox(keys.encryptionKey), ids, checkpointElsewhere: true, maxBytes: config.max_database_mb * 1024 * 1024 });
   const checkpointer = startCheckpointer(databasePath, log.child({ component: 'store' }));
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { checkDatabaseFile, databaseInUse, takeSnapshot } from './backup.js';
+import { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, takeSnapshot } from './backup.js';
 import { openDatabase } from './database.js';
 import { restoreDatabase } from './restore.js';
 
@@ -60,6 +60,16 @@ describe('database snapshots', () => {
     copy.close();
     snapshot.remove();
     expect(readdirSync(dir).filter((name) => name.includes('backup'))).toEqual([]);
+    db.close();
+  });
+
+  it('removes the copies a run left behind, and nothing else, at the next start', () => {
+    const dir = tempDir();
+    const path = join(dir, 'mailproxy.db');
+    const { db } = filledDatabase(path, 1);
+    for (const name of ['.mailproxy.db.backup-1.tmp', '.mailproxy.db.backup-2.tmp-journal', 'mailproxy.db.before-restore-1', 'backup.db']) writeFileSync(join(dir, name), 'x');
+    expect(removeAbandonedSnapshots(path)).toBe(2);
+    expect(readdirSync(dir).filter((name) => !name.startsWith('mailproxy.db-')).sort()).toEqual(['backup.db', 'mailproxy.db', 'mailproxy.db.before-restore-1']);
     db.close();
   });
 });

@@ -5,7 +5,7 @@
  * finished file is the database as of one commit, while intake goes on.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { SqliteDatabase } from './database.js';
@@ -22,9 +22,11 @@ export interface DatabaseSnapshot {
 /** Pages copied per step: 100 pages of 16 KiB keep each step to a few milliseconds of the writer's thread. */
 const PAGES_PER_STEP = 100;
 
+const snapshotPrefix = (databasePath: string): string => `.${basename(databasePath)}.backup-`;
+
 export async function takeSnapshot(db: SqliteDatabase, databasePath: string): Promise<DatabaseSnapshot> {
   // A dot file with a random name: two backups never share one, and a leftover is recognisable.
-  const path = join(dirname(databasePath), `.${basename(databasePath)}.backup-${randomUUID()}.tmp`);
+  const path = join(dirname(databasePath), `${snapshotPrefix(databasePath)}${randomUUID()}.tmp`);
   const remove = (): void => {
     for (const suffix of ['', '-journal', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
   };
@@ -42,6 +44,17 @@ export async function takeSnapshot(db: SqliteDatabase, databasePath: string): Pr
     remove();
     throw error;
   }
+}
+
+/**
+ * Removes the snapshots a previous run left behind (it died while copying or
+ * before it could delete one): at start no backup is being taken. Answers how many.
+ */
+export function removeAbandonedSnapshots(databasePath: string): number {
+  const prefix = snapshotPrefix(databasePath);
+  const left = readdirSync(dirname(databasePath)).filter((name) => name.startsWith(prefix));
+  for (const name of left) rmSync(join(dirname(databasePath), name), { force: true });
+  return left.length;
 }
 
 export type DatabaseCheckCode = 'UNREADABLE' | 'NOT_A_DATABASE' | 'NOT_MAILPROXY' | 'CORRUPT' | 'SCHEMA_TOO_NEW';

@@ -34,7 +34,7 @@ import { createSqliteSpool } from './spool.js';
 import { createWalSync } from './wal-sync.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
 
-export { checkDatabaseFile, databaseInUse, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
+export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
 export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
 
 export interface SqliteStore extends AdminStore {

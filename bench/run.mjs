@@ -25,7 +25,7 @@ async function intakeHistogram(d) {
 const scenarios = {
   async 'http-ingest'() {
     const { d, key, stop } = await startPeers({ suspended: true });
-    const load = await run(['bench/http-load.mjs', d.base, key, '8', '100', '2048', '10', 'ingest']);
+    const load = await run(['bench/http-load.mjs', d.base, key, '8', '100', '2048', '5', 'ingest']);
     await stop();
     return { 'messages/s': load.rate, 'request p50 ms': load.p50, 'request p99 ms': load.p99, errors: load.errors };
   },
@@ -34,13 +34,13 @@ const scenarios = {
     // latency a client sees), then as fast as they go (requests/s).
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
-      const steady = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '10', 'steady', '1000']);
+      const steady = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '5', 'steady', '1000']);
       const intake = await intakeHistogram(d);
-      const flat = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '10', 'flat']);
+      const flat = await run(['bench/http-load.mjs', d.base, key, '50', '1', '2048', '5', 'flat']);
       // The same generator against a server that stores nothing: what the machine adds.
       const bare = start(['bench/bare-http.mjs']);
       const { port } = await bare.next((e) => e.port);
-      const floor = await run(['bench/http-load.mjs', `http://127.0.0.1:${port}`, key, '50', '1', '2048', '10', 'floor', '1000']);
+      const floor = await run(['bench/http-load.mjs', `http://127.0.0.1:${port}`, key, '50', '1', '2048', '5', 'floor', '1000']);
       bare.child.stdin.end();
       return {
         'requests/s at 1,000/s offered': steady.rate, 'p50 ms at 1,000/s': steady.p50, 'p99 ms at 1,000/s': steady.p99,
@@ -55,7 +55,7 @@ const scenarios = {
   async 'relay-drain'() {
     // Dispatcher capacity alone: 20,000 queued while suspended, then released at once.
     const { sink, d, key, stop } = await startPeers({ suspended: true });
-    const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '3', 'drain']);
+    const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '2', 'drain']);
     const started = Date.now();
     await api(d.base, d.token, 'POST', '/commands/activate', { tenant_id: 'bench' });
     const stats = await waitForSink(sink, load.queued, 180_000);
@@ -63,10 +63,10 @@ const scenarios = {
     return { 'relayed messages/s': stats.received / ((stats.lastAt - started) / 1000), messages: stats.received, 'all relayed': stats.received >= load.queued ? 1 : 0 };
   },
   async 'end-to-end'() {
-    // Posted at a steady 2,500 messages/s for 15 s while the daemon relays them.
+    // Posted at a steady 2,500 messages/s for 8 s while the daemon relays them.
     const { sink, d, key, stop } = await startPeers({ suspended: false });
     const started = Date.now();
-    const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '15', 'e2e', '2500']);
+    const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '8', 'e2e', '2500']);
     const atEnd = await sinkStats(sink);
     const stats = await waitForSink(sink, load.queued, 120_000);
     await stop();
@@ -82,7 +82,7 @@ const scenarios = {
     // cost to the relay rate, and the lag from a `sent` event to the client receiving it.
     const { sink, client, d, key, stop } = await startPeers({ suspended: false, reports: true });
     const started = Date.now();
-    const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '15', 'e2e', '2500']);
+    const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '8', 'e2e', '2500']);
     const atEnd = await sinkStats(sink);
     await waitForSink(sink, load.queued, 120_000);
     const deadline = Date.now() + 60_000;
@@ -109,7 +109,7 @@ const scenarios = {
     const { d, key, stop } = await startPeers({ suspended: true, env: { MAILPROXY_NATS_URL: nats.url(), ...(process.env.BENCH_NO_KV ? { MAILPROXY_NATS_KV_BUCKET: '' } : {}) } });
     try {
       await nats.stop();
-      const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '3', 'drain']);
+      const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '2', 'drain']);
       const backlog = (await mirrorStatus(d)).backlog;
       await nats.start();
       let status = await mirrorStatus(d);
@@ -161,7 +161,7 @@ const scenarios = {
     const { sink, d, key, stop } = await startPeers({ suspended: false, env: { MAILPROXY_NATS_URL: nats.url() } });
     try {
       const started = Date.now();
-      const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '15', 'e2e', '2500']);
+      const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '8', 'e2e', '2500']);
       const atEnd = await sinkStats(sink);
       await waitForSink(sink, load.queued, 120_000);
       let status = await mirrorStatus(d);
@@ -184,7 +184,7 @@ const scenarios = {
     // pipelined); tenant suspended so that only intake runs; durable commit before each 250.
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
-      const load = await smtpLoad(d, key, 'keepalive', 20, 2048, 10, 2);
+      const load = await smtpLoad(d, key, 'keepalive', 20, 2048, 5, 1);
       return { 'messages/s': load.rate, 'message p50 ms': load.p50, 'message p99 ms': load.p99, 'daemon CPU µs/message': load.daemonCpuUsPerMessage, '  of which system': load.daemonSystemUsPerMessage, '  of which main thread': load.mainThreadCpuUsPerMessage, errors: load.errors };
     } finally {
       await stop();
@@ -194,7 +194,7 @@ const scenarios = {
     // The same 2 KB messages, each on a new connection: greeting, EHLO, AUTH, MAIL/RCPT/DATA, QUIT; 20 at a time.
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
-      const load = await smtpLoad(d, key, 'per-message', 20, 2048, 10, 2);
+      const load = await smtpLoad(d, key, 'per-message', 20, 2048, 5, 1);
       return { 'messages/s': load.rate, 'connection p50 ms': load.p50, 'connection p99 ms': load.p99, 'daemon CPU µs/message': load.daemonCpuUsPerMessage, '  of which system': load.daemonSystemUsPerMessage, '  of which main thread': load.mainThreadCpuUsPerMessage, errors: load.errors };
     } finally {
       await stop();
@@ -240,6 +240,7 @@ if (only !== undefined && !(only in scenarios)) {
 for (const [name, scenario] of Object.entries(scenarios)) {
   if (only !== undefined && only !== name) continue;
   const runs = [];
+  const startedAt = Date.now();
   for (let index = 0; index < RUNS; index += 1) runs.push(await scenario());
   const summary = {};
   for (const metric of Object.keys(runs[0])) {
@@ -247,7 +248,7 @@ for (const [name, scenario] of Object.entries(scenarios)) {
     summary[metric] = { median: median(values), min: Math.min(...values), max: Math.max(...values) };
   }
   results.scenarios[name] = { runs, summary };
-  console.log(`\n${name}`);
+  console.log(`\n${name} (${Math.round((Date.now() - startedAt) / 1000)} s)`);
   for (const [metric, s] of Object.entries(summary)) console.log(`  ${metric.padEnd(36)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });

@@ -1,7 +1,8 @@
 // The `search` scenario: GET /messages with 100,000 messages stored (the corpus of the
 // scale test, test/helpers/search-corpus.mjs), each kind of page asked for again and again
 // from this process (not the daemon's): the time of one page, client-side, p50 and p99.
-import { api, startPeers } from './harness.mjs';
+// The messages are stored once per bench process; each run starts a daemon on that database.
+import { api, benchDataDir, setupTenant, start, startDaemon } from './harness.mjs';
 import { corpusFields, postCorpus } from '../test/helpers/search-corpus.mjs';
 
 const COUNT = 100_000;
@@ -32,9 +33,16 @@ async function timePage(base, key, query) {
   return { ms, body };
 }
 
-export async function searchScenario() {
-  const { d, key, stop } = await startPeers({ suspended: false });
+let seeded = null;
+
+/** 100,000 corpus messages in a data directory kept for the runs, batch 3 sent to a sink, the full text indexed. */
+async function seed() {
+  const dataDir = benchDataDir();
+  const sink = start(['bench/sink.mjs']);
+  const { port } = await sink.next((e) => e.port);
+  const d = await startDaemon({}, { dataDir });
   try {
+    const key = await setupTenant(d, port);
     const holdUntil = Math.floor(Date.now() / 1000) + 86_400;
     await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench', batch_code: 'batch-9' });
     const deferredTsOf = (index) => (corpusFields(index).batch_code === 'batch-3' ? undefined : holdUntil + (index % 1000));
@@ -45,6 +53,18 @@ export async function searchScenario() {
       if (waited > 600) throw new Error('the full-text index did not catch up within a minute');
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
+    return { dataDir, key };
+  } finally {
+    await d.stop();
+    sink.child.stdin.end();
+  }
+}
+
+export async function searchScenario() {
+  seeded ??= await seed();
+  const d = await startDaemon({}, { dataDir: seeded.dataDir });
+  const { key } = seeded;
+  try {
     // A cursor from the middle of the newest-first walk: the page after message 50,000.
     let middle = '';
     for (let page = 0; page < 100; page += 1) middle = (await timePage(d.base, key, `limit=500${middle === '' ? '' : `&cursor=${middle}`}`)).body.next_cursor;
@@ -59,6 +79,6 @@ export async function searchScenario() {
     }
     return result;
   } finally {
-    await stop();
+    await d.stop();
   }
 }

@@ -184,7 +184,7 @@ const scenarios = {
     // pipelined); tenant suspended so that only intake runs; durable commit before each 250.
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
-      const load = await smtpLoad(d, key, 'keepalive', 20, 2048, 5, 1);
+      const load = await smtpLoad(d, key, 'keepalive', 20, 2048, 5, 2);
       return { 'messages/s': load.rate, 'message p50 ms': load.p50, 'message p99 ms': load.p99, 'daemon CPU µs/message': load.daemonCpuUsPerMessage, '  of which system': load.daemonSystemUsPerMessage, '  of which main thread': load.mainThreadCpuUsPerMessage, errors: load.errors };
     } finally {
       await stop();
@@ -194,7 +194,7 @@ const scenarios = {
     // The same 2 KB messages, each on a new connection: greeting, EHLO, AUTH, MAIL/RCPT/DATA, QUIT; 20 at a time.
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
-      const load = await smtpLoad(d, key, 'per-message', 20, 2048, 5, 1);
+      const load = await smtpLoad(d, key, 'per-message', 20, 2048, 5, 2);
       return { 'messages/s': load.rate, 'connection p50 ms': load.p50, 'connection p99 ms': load.p99, 'daemon CPU µs/message': load.daemonCpuUsPerMessage, '  of which system': load.daemonSystemUsPerMessage, '  of which main thread': load.mainThreadCpuUsPerMessage, errors: load.errors };
     } finally {
       await stop();

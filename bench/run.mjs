@@ -8,6 +8,7 @@ import { dsnFor, startBenchDovecot } from './dovecot.mjs';
 import { reportsScenario } from './reports.mjs';
 import { scaleScenario } from './scale.mjs';
 import { searchScenario } from './search.mjs';
+import { versions } from './versions.mjs';
 import {
   root, children, start, run, api, startNats, mirrorStatus, sinkStats, waitForSink, startPeers, clientStats, memoryOf, sampleRss, smtpLoad,
 } from './harness.mjs';
@@ -232,7 +233,7 @@ const scenarios = {
 
 const median = (values) => { const sorted = [...values].sort((a, b) => a - b); return sorted[Math.floor(sorted.length / 2)]; };
 const only = process.argv[2];
-const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, scenarios: {} };
+const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, versions: versions(), scenarios: {} };
 if (only !== undefined && !(only in scenarios)) {
   console.error(`unknown scenario ${only}; one of: ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);
@@ -259,5 +260,6 @@ if (existsSync(file)) {
   results.scenarios = { ...earlier.scenarios, ...results.scenarios };
 }
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
-console.log(`\nmachine: ${results.machine.cpu}, ${results.machine.cores} cores, node ${results.machine.node}\nwritten: ${file}`);
+console.log(`\nmachine: ${results.machine.cpu}, ${results.machine.cores} cores, node ${results.machine.node}`);
+console.log(`versions: ${Object.entries(results.versions).map(([name, value]) => `${name} ${value}`).join(', ')}\nwritten: ${file}`);
 process.exit(0);

@@ -35,8 +35,8 @@ export interface DeliveryTelemetry {
   /** A claimed message left its account's lane for the relay, `waitMs` after it became due. */
   handedOff(priority: Priority, waitMs: number): void;
   attempted(attempt: AttemptReport): void;
-  /** One claim from the queue took `elapsedMs` and returned `count` messages (its cost as the queue grows). */
-  claimed(count: number, elapsedMs: number): void;
+  /** One claim from the queue took `elapsedMs` (its cost as the queue grows). */
+  claimed(elapsedMs: number): void;
 }
 
 export interface ReportTelemetry {
@@ -49,6 +49,6 @@ export function deliveryFanOut(...targets: DeliveryTelemetry[]): DeliveryTelemet
   return {
     handedOff: (priority, waitMs) => targets.forEach((target) => target.handedOff(priority, waitMs)),
     attempted: (attempt) => targets.forEach((target) => target.attempted(attempt)),
-    claimed: (count, elapsedMs) => targets.forEach((target) => target.claimed(count, elapsedMs)),
+    claimed: (elapsedMs) => targets.forEach((target) => target.claimed(elapsedMs)),
   };
 }

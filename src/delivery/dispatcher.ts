@@ -143,7 +143,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     if (limit === 0) return { claimed: 0, wakeAt: null }; // a finishing send wakes us
     const claimStartedAt = performance.now();
     const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit, maxPriority, now, leaseOwner: deps.owner, leaseUntil: now + deps.config.leaseMs });
-    telemetry.claimed(claimed.length, performance.now() - claimStartedAt);
+    telemetry.claimed(performance.now() - claimStartedAt);
     if (overLimit) reject(claimed, now);
     else addReady(lane, claimed);
     pump(lane);

@@ -63,7 +63,7 @@ export function registerLatencyHistograms(registers: Registry[]): LatencyHistogr
       attempted(attempt) {
         if (attempt.relayMs !== null) relay.observe({ outcome: attempt.outcome }, seconds(attempt.relayMs));
       },
-      claimed: (_count, elapsedMs) => claim.observe(seconds(elapsedMs)),
+      claimed: (elapsedMs) => claim.observe(seconds(elapsedMs)),
     },
     reports: {
       acknowledged(tenantId, latenciesMs) {

@@ -58,7 +58,9 @@ describe('stopping the report loop', () => {
     const round = loopWithOneRound();
     await round.posted;
     const stopped = round.loop.stop(5000);
-    setTimeout(() => round.answer({ ok: true, queued: 0, nextSyncAfter: null }), 50);
+    // The client answers once the stop is under way (a turn of the event loop later), not before it.
+    await new Promise(setImmediate);
+    round.answer({ ok: true, queued: 0, nextSyncAfter: null });
     await stopped;
     expect(round.aborted()).toBe(false);
     expect(round.acknowledged).toHaveLength(1);

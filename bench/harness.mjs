@@ -123,6 +123,23 @@ export async function setupTenant(d, sinkPort, clientBaseUrl = null) {
   return tenant.api_key;
 }
 
+/** A discarding SMTP sink (bench/sink.mjs) in its own process: its port, and stop(). */
+export async function startSink() {
+  const sink = start(['bench/sink.mjs']);
+  const { port } = await sink.next((e) => e.port);
+  return { sink, port, stop: () => sink.child.stdin.end() };
+}
+
+/**
+ * One scrape of the daemon's GET /metrics: `sample(line)` is the value of the sample written
+ * exactly `line` (name and labels, as prom-client prints them), NaN when there is none.
+ */
+export async function scrapeMetrics(d) {
+  const text = await (await fetch(`${d.base}/metrics`, { headers: { authorization: `Bearer ${d.token}` } })).text();
+  const values = new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
+  return { sample: (line) => values.get(line) ?? NaN };
+}
+
 /** A nats-server with JetStream on a random port and its own store; stop() and start() again keep both. */
 export async function startNats() {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-bench-nats-'));
@@ -178,8 +195,7 @@ export async function waitForSink(sink, count, timeoutMs) {
  * with `reports`, the tenant's delivery reports go to a client endpoint (bench/report-client.mjs).
  */
 export async function startPeers({ suspended, env, reports = false }) {
-  const sink = start(['bench/sink.mjs']);
-  const { port } = await sink.next((e) => e.port);
+  const { sink, port } = await startSink();
   const client = reports ? start(['bench/report-client.mjs']) : null;
   const clientPort = client === null ? null : (await client.next((e) => e.port)).port;
   const d = await startDaemon(env);

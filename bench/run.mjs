@@ -10,16 +10,16 @@ import { scaleScenario } from './scale.mjs';
 import { searchScenario } from './search.mjs';
 import { versions } from './versions.mjs';
 import {
-  root, children, start, run, api, startNats, mirrorStatus, sinkStats, waitForSink, startPeers, clientStats, memoryOf, sampleRss, smtpLoad,
+  root, children, start, run, api, scrapeMetrics, startNats, mirrorStatus, sinkStats, waitForSink, startPeers, clientStats, memoryOf, sampleRss, smtpLoad,
 } from './harness.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 
 /** The daemon's own intake latency (mailproxy_intake_latency_seconds, http): the share of requests within 10 and 25 ms. */
 async function intakeHistogram(d) {
-  const text = await (await fetch(`${d.base}/metrics`, { headers: { authorization: `Bearer ${d.token}` } })).text();
-  const bucket = (le) => Number(new RegExp(`^mailproxy_intake_latency_seconds_bucket\\{le="${le}",ingress="http"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  const all = bucket('\\+Inf');
+  const { sample } = await scrapeMetrics(d);
+  const bucket = (le) => sample(`mailproxy_intake_latency_seconds_bucket{le="${le}",ingress="http"}`);
+  const all = bucket('+Inf');
   return { shareUnder10ms: bucket('0.01') / all, shareUnder25ms: bucket('0.025') / all };
 }
 

@@ -11,7 +11,7 @@
 import Database from 'better-sqlite3';
 import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { api, benchDataDir, memoryOf, sampleRss, setupTenant, sinkStats, start, startDaemon } from './harness.mjs';
+import { api, benchDataDir, memoryOf, sampleRss, scrapeMetrics, setupTenant, sinkStats, startDaemon, startSink } from './harness.mjs';
 import { postCorpus } from '../test/helpers/search-corpus.mjs';
 
 const SMALL = 10_000;
@@ -23,12 +23,6 @@ function copyDir(from) {
   const to = benchDataDir();
   for (const name of readdirSync(from)) copyFileSync(join(from, name), join(to, name));
   return to;
-}
-
-async function startSink() {
-  const sink = start(['bench/sink.mjs']);
-  const { port } = await sink.next((e) => e.port);
-  return { sink, port, stop: () => sink.child.stdin.end() };
 }
 
 async function makeTemplates() {
@@ -58,9 +52,8 @@ async function makeTemplates() {
 
 /** The daemon's claim histogram: how many claims and their total seconds. */
 async function claimTotals(d) {
-  const text = await (await fetch(`${d.base}/metrics`, { headers: { authorization: `Bearer ${d.token}` } })).text();
-  const read = (name) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
-  return { count: read('mailproxy_dispatcher_claim_seconds_count'), sum: read('mailproxy_dispatcher_claim_seconds_sum') };
+  const { sample } = await scrapeMetrics(d);
+  return { count: sample('mailproxy_dispatcher_claim_seconds_count'), sum: sample('mailproxy_dispatcher_claim_seconds_sum') };
 }
 
 async function drain(size) {

@@ -2,7 +2,7 @@
 // scale test, test/helpers/search-corpus.mjs), each kind of page asked for again and again
 // from this process (not the daemon's): the time of one page, client-side, p50 and p99.
 // The messages are stored once per bench process; each run starts a daemon on that database.
-import { api, benchDataDir, setupTenant, start, startDaemon } from './harness.mjs';
+import { api, benchDataDir, setupTenant, startDaemon, startSink } from './harness.mjs';
 import { corpusFields, postCorpus } from '../test/helpers/search-corpus.mjs';
 
 const COUNT = 100_000;
@@ -38,8 +38,8 @@ let seeded = null;
 /** 100,000 corpus messages in a data directory kept for the runs, batch 3 sent to a sink, the full text indexed. */
 async function seed() {
   const dataDir = benchDataDir();
-  const sink = start(['bench/sink.mjs']);
-  const { port } = await sink.next((e) => e.port);
+  const sink = await startSink();
+  const { port } = sink;
   const d = await startDaemon({}, { dataDir });
   try {
     const key = await setupTenant(d, port);
@@ -56,7 +56,7 @@ async function seed() {
     return { dataDir, key };
   } finally {
     await d.stop();
-    sink.child.stdin.end();
+    sink.stop();
   }
 }
 

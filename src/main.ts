@@ -89,6 +89,8 @@ function createDelivery(config: Readonly<Config>, store: SqliteStore, deps: Daem
 const SEARCH_INDEX_INTERVAL_MS = 500;
 const SEARCH_INDEX_BATCH = 2000;
 const SEARCH_INDEX_BATCHES = 10;
+/** Bodies up to this size (a few messages) are parsed on the main thread; see parseSubmission below. */
+const INLINE_PARSE_MAX_BYTES = 16 * 1024;
 
 /** VERP (core/verp.ts): a tenant with a mailbox of its own uses its template, the others the instance's. */
 function verpReturnPath(config: Readonly<Config>): ((tenantId: string, messagePk: number) => string | null) | undefined {
@@ -150,10 +152,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
         log,
         data: parserLimits,
       });
-  // The body's bytes move to the worker (transferred, not copied).
+  // Large bodies move to the worker (transferred, not copied); small ones are parsed here, where
+  // they cost less than the two thread hand-offs a worker round trip needs.
+  const parseInline = inlineSubmissionParser(parserLimits);
   const parseSubmission: SubmissionParser = parserPool === null
-    ? inlineSubmissionParser(parserLimits)
-    : async (body) => unwrap(await parserPool.run(body, [body]));
+    ? parseInline
+    : async (body) => (body.byteLength <= INLINE_PARSE_MAX_BYTES ? parseInline(body) : unwrap(await parserPool.run(body, [body])));
 
   // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), defer: setImmediate });

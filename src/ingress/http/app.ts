@@ -3,7 +3,6 @@
  * request: request id -> access log -> body limit -> authentication -> route.
  */
 import { Hono } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../../core/app-error.js';
 import type { AccountService } from '../../core/account-service.js';
 import type { BounceLedger, MailboxStatus } from '../../core/bounce.js';
@@ -21,6 +20,7 @@ import type { TenantService } from '../../core/tenant-service.js';
 import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
+import { bodyLimit } from './request-body.js';
 import { ROUTE_CATALOG } from './route-catalog.js';
 import { accountRoutes } from './routes/accounts.js';
 import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
@@ -73,11 +73,13 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     const incoming = c.req.header('x-request-id');
     const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : deps.ids.uuid();
     c.set('requestId', requestId);
-    const startedAt = performance.now();
-    await next();
+    // Set before the route answers, so that they are part of the response it builds: set after,
+    // each would make hono copy the finished response (and node-server build a full one).
     c.header('X-Request-Id', requestId);
     c.header('Cache-Control', 'no-store');
     c.header('X-Content-Type-Options', 'nosniff');
+    const startedAt = performance.now();
+    await next();
     const principal = c.get('principal');
     deps.log.info({
       requestId,
@@ -89,10 +91,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     }, 'http request');
   });
 
-  app.use('*', bodyLimit({
-    maxSize: deps.maxBodyBytes,
-    onError: (c) => errorResponse(c, new AppError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: deps.maxBodyBytes } })),
-  }));
+  app.use('*', bodyLimit(deps.maxBodyBytes));
 
   const auth = requireAuth(deps.authenticator);
   app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));

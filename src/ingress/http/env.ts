@@ -5,5 +5,7 @@ export interface HttpEnv {
   Variables: {
     principal: Principal;
     requestId: string;
+    /** http.max_body_bytes, for requestBody(). */
+    maxBodyBytes: number;
   };
 }

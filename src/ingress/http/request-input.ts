@@ -5,6 +5,10 @@
 import type { Context } from 'hono';
 import type { z } from 'zod';
 import { AppError } from '../../core/app-error.js';
+import type { HttpEnv } from './env.js';
+import { requestBody } from './request-body.js';
+
+const textDecoder = new TextDecoder();
 
 export interface FieldProblem {
   path: string;
@@ -38,9 +42,9 @@ export function requireJson(c: Context): void {
 }
 
 /** Parses the body as JSON. An absent body reads as `{}` so that optional-only bodies may be omitted. */
-export async function readJson(c: Context): Promise<unknown> {
+export async function readJson(c: Context<HttpEnv>): Promise<unknown> {
   requireJson(c);
-  const text = await c.req.text();
+  const text = textDecoder.decode(await requestBody(c));
   if (text.trim() === '') return {};
   try {
     return JSON.parse(text) as unknown;
@@ -51,7 +55,7 @@ export async function readJson(c: Context): Promise<unknown> {
   }
 }
 
-export async function readBody<S extends z.ZodType>(c: Context, schema: S): Promise<z.output<S>> {
+export async function readBody<S extends z.ZodType>(c: Context<HttpEnv>, schema: S): Promise<z.output<S>> {
   return validate(schema, await readJson(c), 'request body');
 }
 

@@ -11,6 +11,7 @@ import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
 import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
+import { requestBody } from '../request-body.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
@@ -115,7 +116,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
 
   const addMessages = async (c: Context<HttpEnv>) => {
     requireJson(c);
-    const body = await c.req.arrayBuffer();
+    const body = await requestBody(c);
     // Intake latency starts with the body in hand: a slow client's upload is not ours.
     const startedAt = performance.now();
     const { items, defaultPriority } = await deps.parseSubmission(body);

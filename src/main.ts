@@ -185,7 +185,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
     const app = createHttpApp({
       authenticator: createAuthenticator({
-        admin: createAdminTokenVerifier(adminToken, hashKey),
+        admin: createAdminTokenVerifier(adminToken, apiKeys),
         keys: apiKeys,
         tenants: store.tenants,
         throttle: createFailureThrottle({ maxFailures: config.http.auth_max_failures, windowMs: config.http.auth_failure_window_seconds * 1000 }),
@@ -251,7 +251,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       store,
       submissions,
       authenticator: createAuthenticator({
-        admin: { verify: () => false },
+        admin: { matches: () => false },
         keys: apiKeys,
         tenants: store.tenants,
         throttle: createFailureThrottle({ maxFailures: config.smtp.auth_max_failures, windowMs: config.smtp.auth_failure_window_seconds * 1000 }),

@@ -7,7 +7,7 @@ const tenant = (tenantId: string, apiKeyExpiresAt: number | null) => ({ tenantId
 function setup(now = 1_000) {
   const byHash = new Map([['h:key-a', tenant('a', null)], ['h:key-old', tenant('b', 500)]]);
   return createAuthenticator({
-    admin: { verify: (token) => token === 'admin-token-0123456789' },
+    admin: { matches: (hash) => hash === 'h:admin-token-0123456789' },
     keys: { issue: () => ({ key: '', hash: '' }), hash: (key) => `h:${key}` },
     tenants: { findKeyHolder: (hash) => byHash.get(hash) ?? null },
     throttle: createFailureThrottle({ maxFailures: 2, windowMs: 60_000 }),

@@ -23,8 +23,9 @@ export interface Authenticator {
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const resolve = (token: string, now: number): Principal | 'expired' | null => {
-    if (deps.admin.verify(token)) return { kind: 'admin' };
-    const holder = deps.tenants.findKeyHolder(deps.keys.hash(token));
+    const hash = deps.keys.hash(token);
+    if (deps.admin.matches(hash)) return { kind: 'admin' };
+    const holder = deps.tenants.findKeyHolder(hash);
     if (holder === null) return null;
     if (holder.apiKeyExpiresAt !== null && holder.apiKeyExpiresAt <= now) return 'expired';
     return { kind: 'tenant', tenantId: holder.tenantId };

@@ -78,7 +78,10 @@ export interface ApiKeyIssuer {
   hash(key: string): string;
 }
 
-/** Checks a presented token against the admin token in constant time. */
+/**
+ * Checks a presented token against the admin token in constant time, by its
+ * ApiKeyIssuer hash: the one keyed hash per request serves both checks.
+ */
 export interface AdminTokenVerifier {
-  verify(token: string): boolean;
+  matches(tokenHash: string): boolean;
 }

@@ -37,9 +37,11 @@ describe('API keys and the admin token', () => {
   });
 
   it('verifies the admin token exactly', () => {
-    const verifier = createAdminTokenVerifier('admin-token-0123456789', randomBytes(32));
-    expect(verifier.verify('admin-token-0123456789')).toBe(true);
-    expect(verifier.verify('admin-token-012345678')).toBe(false);
-    expect(verifier.verify('')).toBe(false);
+    const keys = createHmacApiKeyIssuer(randomBytes(32));
+    const verifier = createAdminTokenVerifier('admin-token-0123456789', keys);
+    expect(verifier.matches(keys.hash('admin-token-0123456789'))).toBe(true);
+    expect(verifier.matches(keys.hash('admin-token-012345678'))).toBe(false);
+    expect(verifier.matches(keys.hash(''))).toBe(false);
+    expect(verifier.matches(createHmacApiKeyIssuer(randomBytes(32)).hash('admin-token-0123456789'))).toBe(false);
   });
 });

@@ -82,6 +82,11 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`,
   );
 
+  // Every request looks its key up: the holders found are kept until any tenant is written
+  // (all writes to the table go through this repository). Misses are not kept, so that
+  // guessed keys cannot grow the map.
+  const keyHolders = new Map<string, { tenantId: string; apiKeyExpiresAt: number | null }>();
+
   return {
     get: (id) => {
       const row = byId.get(id);
@@ -93,6 +98,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     },
     list: () => all.all().map(toTenant),
     insert: (tenant, apiKeyHash) => {
+      keyHolders.clear();
       insert.run({
         ...toParams(tenant),
         api_key_hash: apiKeyHash,
@@ -103,18 +109,26 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
       startReports.run(tenant.id);
     },
     update: (tenant) => {
+      keyHolders.clear();
       update.run(toParams(tenant));
     },
     replaceApiKey: (id, hash, createdAt, expiresAt) => {
+      keyHolders.clear();
       replaceKey.run(hash, createdAt, expiresAt, createdAt, id);
     },
     delete: (id) => {
+      keyHolders.clear();
       remove.run(id);
       removeReportEvents.run(id);
     },
     findKeyHolder: (hash) => {
+      const known = keyHolders.get(hash);
+      if (known !== undefined) return known;
       const row = byKey.get(hash);
-      return row === undefined ? null : { tenantId: row.id, apiKeyExpiresAt: row.api_key_expires_at };
+      if (row === undefined) return null;
+      const holder = { tenantId: row.id, apiKeyExpiresAt: row.api_key_expires_at };
+      keyHolders.set(hash, holder);
+      return holder;
     },
     countPendingMessages: (id) => pending.get(id)?.n ?? 0,
   };

@@ -149,8 +149,13 @@ describe('tenants and accounts over HTTP', () => {
   it('deletes accounts and tenants', async () => {
     expect((await api(t.url, 'DELETE', '/account/bulk', { token: acmeKey })).status).toBe(200);
     expect((await api(t.url, 'GET', '/account/bulk', { token: acmeKey })).status).toBe(404);
+    const globexKey: string = (await api(t.url, 'POST', '/tenant/globex/api-key', { token: t.adminToken })).body.api_key;
+    issuedKeys.push(globexKey);
+    expect((await api(t.url, 'GET', '/accounts', { token: globexKey })).status).toBe(200);
     expect((await api(t.url, 'DELETE', '/tenant/globex', { token: t.adminToken })).status).toBe(200);
     expect((await api(t.url, 'GET', '/tenant/globex', { token: t.adminToken })).status).toBe(404);
+    // The key worked a moment ago (and was looked up): a deleted tenant's key opens nothing.
+    expect((await api(t.url, 'GET', '/accounts', { token: globexKey })).status).toBe(401);
     expect((await api(t.url, 'GET', '/accounts?tenant_id=globex', { token: t.adminToken })).status).toBe(404);
   });
 

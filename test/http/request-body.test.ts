@@ -1,6 +1,7 @@
 // Bodies sent without a Content-Length (chunked) are held to http.max_body_bytes as they arrive,
 // and a refused one leaves its keep-alive connection usable.
 import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
@@ -66,5 +67,24 @@ describe('chunked request bodies', () => {
     const found = await api(t.url, 'GET', '/messages', { token: key });
     expect(found.body.messages.map((m: { id: string }) => m.id).sort()).toEqual(['after', 'small']);
     expect((await api(t.url, 'GET', '/tenants', { token: t.adminToken })).body.tenants.map((x: { id: string }) => x.id)).toEqual(['acme']);
+  });
+
+  it('forgets a body whose client goes away halfway, and goes on serving', async () => {
+    const { port } = new URL(t.url);
+    const text = JSON.stringify({ messages: [message('halfway', 'hello')] });
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.write(`POST /add-messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text.slice(0, 20)}`);
+        // Closed once the daemon has the headers and the first bytes: a request it has begun to read.
+        setImmediate(() => socket.destroy());
+      });
+      socket.on('close', () => resolve());
+      socket.on('error', reject);
+    });
+    const next = await postChunked(t.url, '/add-messages', key, [JSON.stringify({ messages: [message('later', 'hi')] })], agent);
+    expect(next).toMatchObject({ status: 200, body: { queued: 1 } });
+    const found = await api(t.url, 'GET', '/messages', { token: key });
+    expect(found.body.messages.map((m: { id: string }) => m.id)).not.toContain('halfway');
+    expect((await api(t.url, 'GET', '/health')).status).toBe(200);
   });
 });

@@ -53,6 +53,9 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Arra
     };
     incoming.on('data', onData);
     incoming.once('error', reject);
+    // A client that goes away mid-body: nothing to answer, but the request must not hang. After
+    // 'end' this comes too, and does nothing then (the promise is settled).
+    incoming.once('close', () => reject(new AppError('VALIDATION_FAILED', 'the request body ended early', { details: [{ path: '', message: 'connection closed before the body was complete' }] })));
     incoming.once('end', () => {
       if (size > maxBytes) return;
       const body = new Uint8Array(size);

@@ -105,7 +105,7 @@ function verpReturnPath(config: Readonly<Config>): ((tenantId: string, messagePk
 
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { config, log, clock, ids } = deps;
-  const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids);
+  const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids, clock);
   // Made first so that every part can report to it; its sources are read at scrape time only.
   const metrics = createMetrics({
     mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status(), queue: () => store.queueStatus.counts(null),
@@ -214,6 +214,8 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
           const relays = await handoff.connections();
           return {
             dispatcher: { running: dispatcher.isRunning() },
+            // A full or locked database shows here, not only as refused intake.
+            store: store.writeStatus(),
             // The relay pools: connections open to each account's relay and those carrying a message now.
             relays: {
               open: relays.reduce((sum, pool) => sum + pool.open, 0),

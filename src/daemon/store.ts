@@ -3,7 +3,7 @@
  * WAL checkpointer thread beside it.
  */
 import { join } from 'node:path';
-import type { IdSource } from '../core/clock.js';
+import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../config/index.js';
 import { createPeriodicLoop } from '../runtime/index.js';
@@ -54,7 +54,7 @@ function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> }
   };
 }
 
-export function openStore(config: Readonly<Config>, log: Logger, ids: IdSource): { store: SqliteStore; checkpointer: { stop(): Promise<void> }; adminToken: string; hashKey: Buffer } {
+export function openStore(config: Readonly<Config>, log: Logger, ids: IdSource, clock: Clock): { store: SqliteStore; checkpointer: { stop(): Promise<void> }; adminToken: string; hashKey: Buffer } {
   const keys = loadKeyMaterial({ dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: config.http.admin_token });
   if (keys.created.secretKeyFile !== undefined) {
     log.warn({ path: keys.created.secretKeyFile }, 'secret key created: back it up, stored credentials cannot be read without it');
@@ -65,7 +65,7 @@ export function openStore(config: Readonly<Config>, log: Logger, ids: IdSource):
   const databasePath = join(config.data_dir, DATABASE_FILE);
   const abandoned = removeAbandonedSnapshots(databasePath);
   if (abandoned > 0) log.warn({ files: abandoned }, 'removed backup copies a previous run did not finish');
-  const store = createSqliteStore({ path: databasePath, secrets: createAesGcmSecretBox(keys.encryptionKey), ids, checkpointElsewhere: true, maxBytes: config.max_database_mb * 1024 * 1024 });
+  const store = createSqliteStore({ path: databasePath, secrets: createAesGcmSecretBox(keys.encryptionKey), ids, now: () => clock.now(), checkpointElsewhere: true, maxBytes: config.max_database_mb * 1024 * 1024 });
   const checkpointer = startCheckpointer(databasePath, log.child({ component: 'store' }));
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
   return { store, checkpointer, adminToken: keys.adminToken, hashKey: keys.hashKey };

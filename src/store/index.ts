@@ -32,10 +32,12 @@ import { createSqliteMessageQueue } from './message-queue.js';
 import { createSqliteReportStore } from './report-store.js';
 import { createSqliteSpool } from './spool.js';
 import { createWalSync } from './wal-sync.js';
+import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
 
 export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
 export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
+export type { StoreWriteStatus } from './write-health.js';
 
 export interface SqliteStore extends AdminStore {
   queue: MessageQueue;
@@ -55,6 +57,8 @@ export interface SqliteStore extends AdminStore {
   migrated: number[];
   /** Throws when the database cannot answer; used by readiness. */
   ping(): void;
+  /** Whether writes are being refused (full, locked), the last refusal, and the size against the cap. */
+  writeStatus(): StoreWriteStatus;
   /** A consistent copy of the database, taken while writes go on (backup.ts). */
   snapshot(): Promise<DatabaseSnapshot>;
   close(): void;
@@ -64,6 +68,8 @@ export interface SqliteStoreOptions {
   path: string;
   secrets: SecretBox;
   ids: IdSource;
+  /** Epoch milliseconds, for the time of the last refused write. */
+  now: () => number;
   /** A checkpointer thread runs (checkpointer.ts): commits leave the WAL to it. */
   checkpointElsewhere?: boolean;
   /** See OpenDatabaseOptions.maxBytes. */
@@ -86,31 +92,40 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const writeEvent = createMessageEventWriter(db, options.ids, notify);
   const changes = createSqliteChangeLog(db, notify);
   const suppressions = createSqliteSuppressionRepository(db);
+  const health = createStoreWriteHealth(db, options.now, options.maxBytes !== undefined && options.maxBytes > 0);
+  const asError = (error: unknown): unknown => {
+    const mapped = asStoreError(error);
+    if (mapped !== error) health.failed((error as { code: string }).code);
+    return mapped;
+  };
+  const guard = <T extends object>(target: T): T => storeErrors(target, asError);
   let closed = false;
   return {
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes,
-    suppressions: storeErrors(suppressions),
+    suppressions: guard(suppressions),
     queue: createSqliteMessageQueue(db, writeEvent),
-    spool: storeErrors(createSqliteSpool(db)),
+    spool: guard(createSqliteSpool(db)),
     messages: createSqliteMessageAdmin(db, writeEvent),
-    search: storeErrors(createSqliteMessageSearch(db)),
-    queueStatus: storeErrors(createSqliteQueueStatus(db)),
-    reports: storeErrors(createSqliteReportStore(db, writeEvent)),
-    bounces: storeErrors(createSqliteBounceStore(db, writeEvent)),
-    bounceLedger: storeErrors(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
-    mirror: storeErrors(createSqliteMirrorStore(db)),
-    inbox: storeErrors(createSqliteInboxStore(db)),
+    search: guard(createSqliteMessageSearch(db)),
+    queueStatus: guard(createSqliteQueueStatus(db)),
+    reports: guard(createSqliteReportStore(db, writeEvent)),
+    bounces: guard(createSqliteBounceStore(db, writeEvent)),
+    bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
+    mirror: guard(createSqliteMirrorStore(db)),
+    inbox: guard(createSqliteInboxStore(db)),
     onEvent: (listener) => {
       listeners.push(listener);
     },
     transaction: (fn) => {
       try {
-        return durableTransaction(db, fn);
+        const result = durableTransaction(db, fn);
+        health.succeeded();
+        return result;
       } catch (error) {
-        throw asStoreError(error);
+        throw asError(error);
       }
     },
     commitGroup: async (fn) => {
@@ -119,11 +134,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         // synchronous = NORMAL: frames written now, synced below off this thread.
         result = inTransaction(fn, 'immediate');
       } catch (error) {
-        throw asStoreError(error);
+        throw asError(error);
       }
       try {
         await walSync.sync();
+        health.succeeded();
       } catch (error) {
+        health.failed((error as { code?: string }).code ?? 'EIO');
         throw new AppError('STORE_UNAVAILABLE', 'the commit could not be synced to disk', { transient: true, details: { reason: (error as { code?: string }).code ?? 'EIO' }, cause: error });
       }
       return result;
@@ -131,6 +148,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ping: () => {
       ping.get();
     },
+    writeStatus: () => health.status(),
     snapshot: () => takeSnapshot(db, options.path),
     close: () => {
       if (closed) return;
@@ -156,8 +174,8 @@ function asStoreError(error: unknown): unknown {
   return error;
 }
 
-/** Every method of `target`, with SQLite's "cannot store" errors as STORE_UNAVAILABLE. */
-function storeErrors<T extends object>(target: T): T {
+/** Every method of `target`, with SQLite's "cannot store" errors as STORE_UNAVAILABLE (by `asError`). */
+function storeErrors<T extends object>(target: T, asError: (error: unknown) => unknown): T {
   const wrapped = {} as Record<string, unknown>;
   for (const [name, value] of Object.entries(target)) {
     wrapped[name] = typeof value === 'function'
@@ -165,7 +183,7 @@ function storeErrors<T extends object>(target: T): T {
           try {
             return (value as (...a: unknown[]) => unknown)(...args);
           } catch (error) {
-            throw asStoreError(error);
+            throw asError(error);
           }
         }
       : value;

@@ -41,8 +41,15 @@ describe('when the store cannot write', () => {
       expect((await api(fx.t.url, 'GET', `/messages/${id}?tenant_id=acme`, { token: fx.t.adminToken })).status).toBe(404);
     }
 
+    // The operator sees why in /status, not only in the refused requests.
+    const during = (await api(fx.t.url, 'GET', '/status', { token: fx.t.adminToken })).body.store;
+    expect(during).toMatchObject({ state: 'refusing', last_error: { reason: 'SQLITE_BUSY', at_ts: expect.any(Number) } });
+    expect(during.used_bytes).toBeGreaterThan(0);
+
     const again = await fx.post(key, [message('after-1')]);
     expect(again.body).toEqual({ ok: true, queued: 1, rejected: [] });
     expect((await api(fx.t.url, 'GET', '/ready')).status).toBe(200);
+    const after = (await api(fx.t.url, 'GET', '/status', { token: fx.t.adminToken })).body.store;
+    expect(after).toMatchObject({ state: 'ok', last_error: { reason: 'SQLITE_BUSY', at_ts: during.last_error.at_ts } });
   }, 30_000);
 });

@@ -39,7 +39,7 @@ describe('the publisher against a real nats-server', () => {
   beforeAll(async () => {
     nats = await startNatsServer();
     dir = mkdtempSync(join(tmpdir(), 'mailproxy-publisher-'));
-    store = createSqliteStore({ path: join(dir, 'db.sqlite'), secrets: createAesGcmSecretBox(randomBytes(32)), ids: randomIds });
+    store = createSqliteStore({ path: join(dir, 'db.sqlite'), secrets: createAesGcmSecretBox(randomBytes(32)), ids: randomIds, now: Date.now });
     store.mirror.turnOn();
     store.transaction(() => {
       for (let index = 0; index < 450; index += 1) {

@@ -25,7 +25,7 @@ describe('intake group commit on SQLite', () => {
     const path = join(dir, 'db.sqlite');
     let next = 0;
     const ids = { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` };
-    const store: SqliteStore = createSqliteStore({ path, secrets: createAesGcmSecretBox(randomBytes(32)), ids });
+    const store: SqliteStore = createSqliteStore({ path, secrets: createAesGcmSecretBox(randomBytes(32)), ids, now: Date.now });
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     cleanups.push(() => store.close());
     // Set up through a connection of its own, as an operator's tool would.

@@ -4,8 +4,8 @@
  * on first start with mode 0600 and never printed. Purpose keys are derived
  * with HKDF so one master secret never serves two purposes.
  */
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { hkdfSync, randomBytes } from 'node:crypto';
 
 export interface KeyMaterial {
@@ -21,12 +21,43 @@ export interface KeyMaterial {
 export const SECRET_KEY_FILE = 'secret.key';
 export const ADMIN_TOKEN_FILE = 'admin-token';
 
+/**
+ * The file's value, or a new one written whole: to a temporary file, synced, then
+ * linked into place, so that a crash leaves either no file or the complete one.
+ * (Written in place, a kill between open and write left an empty secret.key,
+ * and the daemon refused to start.) link() fails if another process created the
+ * file meanwhile; its value is then the one read.
+ */
 function readOrCreate(path: string, make: () => string): { value: string; created: boolean } {
   if (existsSync(path)) return { value: readFileSync(path, 'utf8').trim(), created: false };
   const value = make();
-  // `wx` refuses to overwrite a file another process created meanwhile.
-  writeFileSync(path, `${value}\n`, { mode: 0o600, flag: 'wx' });
+  const temporary = `${path}.${process.pid}.tmp`;
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    writeSync(fd, `${value}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(temporary, path);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'EEXIST') throw error;
+    return { value: readFileSync(path, 'utf8').trim(), created: false };
+  } finally {
+    unlinkSync(temporary);
+  }
+  syncDirectory(dirname(path));
   return { value, created: true };
+}
+
+function syncDirectory(directory: string): void {
+  const fd = openSync(directory, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export function decodeMasterKey(text: string): Buffer {

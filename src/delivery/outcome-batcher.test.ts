@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { RecordedOutcome } from '../core/queue.js';
-import { createLogger } from '../runtime/index.js';
+import type { Logger } from '../core/logger.js';
 import { createOutcomeBatcher } from './outcome-batcher.js';
 
 const outcome = (pk: number): RecordedOutcome => ({ pk, attempt: 1, at: 0, kind: 'released', reason: 'test', replyCode: null, enhancedStatus: null });
-const silent = createLogger({ level: 'silent', destination: { write: () => undefined } });
+// The delivery room may not import the runtime's pino logger; nothing here reads the log.
+const quiet = (): undefined => undefined;
+const silent: Logger = { fatal: quiet, error: quiet, warn: quiet, info: quiet, debug: quiet, child: () => silent };
 
 describe('outcome batcher when the store refuses a commit', () => {
   it('keeps the group and records it once the store takes it again, instead of leaving the messages sending until their lease expires', async () => {
@@ -14,6 +16,7 @@ describe('outcome batcher when the store refuses a commit', () => {
       record: (group: readonly RecordedOutcome[]) => {
         if (refusing) throw Object.assign(new Error('database or disk is full'), { code: 'SQLITE_FULL' });
         recorded.push(group.map((entry) => entry.pk));
+        return group.length;
       },
     };
     const batcher = createOutcomeBatcher({ queue, log: silent, retryMs: 10 });

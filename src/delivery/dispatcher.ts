@@ -272,6 +272,8 @@ export function createDispatcher(deps: DispatcherDeps) {
       clearTimeout(timeout);
       await ticking; // a step that began before the stop may still be claiming
       outcomes.flush();
+      const unrecorded = outcomes.abandon();
+      if (unrecorded > 0) log.warn({ unrecorded }, 'outcomes the store refused until the stop are not recorded; those messages go back to the queue');
       handedBack = true;
       const unfinished = running.size;
       const returned = deps.queue.handBack(deps.owner, clock.now());

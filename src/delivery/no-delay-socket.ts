@@ -5,8 +5,6 @@
  */
 import { connect, type Socket } from 'node:net';
 
-export const DEFAULT_CONNECTION_TIMEOUT_MS = 120_000;
-
 type SocketCallback = (error: Error | null, socketOptions?: { connection: Socket }) => void;
 
 /**
@@ -27,23 +25,24 @@ function coalesceWrites(socket: Socket): void {
   }) as Socket['write'];
 }
 
-/** A `getSocket` for nodemailer: a connected TCP socket with Nagle off, or the connect error as nodemailer would see it. */
-export function noDelayConnector(timeoutMs: number, counter: { opened(): void; closed(): void }) {
+/**
+ * A `getSocket` for nodemailer: a TCP socket with Nagle off, handed over while it
+ * connects, so that a refused or timed-out connect reaches nodemailer as an error
+ * of the socket. Answering the getSocket callback with an error instead leaked
+ * the pool resource in nodemailer 7 (smtp-pool calls back the message but never
+ * removes the resource): with the relay down, every slot of the pool was taken
+ * by a dead resource and the messages queued behind waited forever, even after
+ * the relay came back (test/chaos/outages-relay.test.ts). A connect that hangs
+ * is nodemailer's to time out (its greeting timeout runs from the handover).
+ */
+export function noDelayConnector(counter: { opened(): void; closed(): void }) {
   return (options: { host?: string; port?: number }, callback: SocketCallback): void => {
     const socket = connect({ host: options.host, port: options.port ?? 25, noDelay: true });
-    const fail = (error: Error): void => {
-      socket.destroy();
-      callback(error);
-    };
-    socket.setTimeout(timeoutMs, () => fail(Object.assign(new Error('Connection timeout'), { code: 'ETIMEDOUT' })));
-    socket.once('error', fail);
     coalesceWrites(socket);
     socket.once('connect', () => {
       counter.opened();
       socket.once('close', () => counter.closed());
-      socket.setTimeout(0);
-      socket.off('error', fail);
-      callback(null, { connection: socket });
     });
+    callback(null, { connection: socket });
   };
 }

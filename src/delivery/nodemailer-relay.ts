@@ -9,7 +9,7 @@ import type { Account } from '../core/account.js';
 import type { Logger } from '../core/logger.js';
 import type { Envelope, RecipientRefusal, Relay, RelayReply, RelayStage } from '../core/relay.js';
 import { createConnectionTracker, type ConnectionTracker } from './connection-tracker.js';
-import { DEFAULT_CONNECTION_TIMEOUT_MS, noDelayConnector } from './no-delay-socket.js';
+import { noDelayConnector } from './no-delay-socket.js';
 
 export interface NodemailerRelayOptions {
   log: Logger;
@@ -166,7 +166,7 @@ function createTransport(account: Account, options: NodemailerRelayOptions, coun
     // one can wait ~40 ms for the peer's delayed ACK (measured: 47 ms vs 3 ms per
     // message). So we open the TCP connection ourselves, without Nagle, and
     // nodemailer speaks SMTP (and TLS, implicit or STARTTLS) over it.
-    getSocket: noDelayConnector(options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS, counter),
+    getSocket: noDelayConnector(counter),
   };
   return nodemailer.createTransport(transportOptions);
 }

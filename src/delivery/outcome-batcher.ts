@@ -2,7 +2,8 @@
  * Group commit of delivery outcomes: every commit rewrites the pages it touches,
  * so one per finished send would cost more than the send (measured). A group is
  * committed when it holds `maxGroup` outcomes or is `maxDelayMs` old; a crash
- * inside that window re-sends those messages (same X-Genro-Mail-ID).
+ * inside that window re-sends those messages (same X-Genro-Mail-ID). A group
+ * the store refuses (full, locked) is kept and committed again later.
  */
 import type { Logger } from '../core/logger.js';
 import type { MessageQueue, RecordedOutcome } from '../core/queue.js';
@@ -12,11 +13,14 @@ export interface OutcomeBatcher {
   /** Commits what is pending now. */
   flush(): void;
   pending(): number;
+  /** At stop, after the last flush: forgets what could not be recorded (the leases are handed back) and stops retrying. */
+  abandon(): number;
 }
 
-export function createOutcomeBatcher(options: { queue: Pick<MessageQueue, 'record'>; log: Logger; maxGroup?: number; maxDelayMs?: number }): OutcomeBatcher {
+export function createOutcomeBatcher(options: { queue: Pick<MessageQueue, 'record'>; log: Logger; maxGroup?: number; maxDelayMs?: number; retryMs?: number }): OutcomeBatcher {
   const maxGroup = options.maxGroup ?? 200;
   const maxDelayMs = options.maxDelayMs ?? 10;
+  const retryMs = options.retryMs ?? 1000;
   let outcomes: RecordedOutcome[] = [];
   let timer: NodeJS.Timeout | null = null;
 
@@ -29,8 +33,14 @@ export function createOutcomeBatcher(options: { queue: Pick<MessageQueue, 'recor
     try {
       options.queue.record(group);
     } catch (error) {
-      // The leases stay; they expire and the messages are sent again. Nothing is lost.
-      options.log.error({ err: error, outcomes: group.length }, 'recording delivery outcomes failed');
+      // Nothing of the group was written (one transaction). Dropping it left each
+      // message `sending` until its lease expired (lease_seconds, 5 min by default)
+      // and then sent the relayed ones a second time: a full or locked store must
+      // delay the bookkeeping, not repeat deliveries (test/chaos/outages-store-full).
+      // An outcome whose lease was reclaimed meanwhile is ignored by record().
+      outcomes = [...group, ...outcomes];
+      options.log.error({ err: error, outcomes: group.length }, 'recording delivery outcomes failed; will try again');
+      timer = setTimeout(flush, retryMs);
     }
   };
 
@@ -42,5 +52,12 @@ export function createOutcomeBatcher(options: { queue: Pick<MessageQueue, 'recor
     },
     flush,
     pending: () => outcomes.length,
+    abandon() {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+      const dropped = outcomes.length;
+      outcomes = [];
+      return dropped;
+    },
   };
 }

@@ -35,7 +35,8 @@ export interface ReportClient {
 
 export const OK: ClientAnswer = { status: 200, body: { ok: true } };
 
-export async function startReportClient(): Promise<ReportClient> {
+/** `port`: listen there (an endpoint back where it was stopped); default a random one. */
+export async function startReportClient(options: { port?: number } = {}): Promise<ReportClient> {
   const events = new EventEmitter();
   events.setMaxListeners(100);
   const scripts: Array<{ prefix: string; script: (report: ReceivedReport) => ClientAnswer }> = [];
@@ -71,7 +72,7 @@ export async function startReportClient(): Promise<ReportClient> {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
   const client: ReportClient = {

@@ -37,6 +37,8 @@ export interface SmtpSinkOptions {
   answerDelayMs?: number;
   /** smtp-server's maxClients: extra connections are refused with 421. */
   maxConnections?: number;
+  /** Listen on this port (a relay back on the port it was stopped on); default a random one. */
+  port?: number;
 }
 
 export interface SmtpSink {
@@ -168,7 +170,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     });
   });
   server.on('error', () => undefined);
-  server.listen(0, '127.0.0.1');
+  server.listen(options.port ?? 0, '127.0.0.1');
   await once(server.server, 'listening');
   sink.port = (server.server.address() as AddressInfo).port;
   return sink;

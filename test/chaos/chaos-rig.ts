@@ -31,8 +31,10 @@ export interface ChaosRig {
   nats: NatsPeer;
   /** Relay answers 451 to every message while true (an upstream outage). */
   relayDown: boolean;
-  /** How the report client answers; the rig's default acknowledges. */
+  /** How the report client answers; the rig's default refuses every fifth report that carries items (503) and acknowledges the rest. */
   reportAnswer: (report: ReceivedReport) => ClientAnswer;
+  /** Report items (by event id) the client answered 2xx for, with how often: a refused or unanswered post does not count. */
+  acceptedItems: Map<string, number>;
   adminToken(): string;
   tenantKey: string;
   /** Spawns the daemon on the data directory (not waiting for anything). */
@@ -64,6 +66,7 @@ export async function startChaosRig(options: { relayDelayMs: number }): Promise<
   const cwd = mkdtempSync(join(tmpdir(), 'mailproxy-chaos-'));
   const nats = await startNatsServer();
   const client = await startReportClient();
+  let reportsWithItems = 0;
   const rig: ChaosRig = {
     cwd,
     dataDir: join(cwd, 'data'),
@@ -71,7 +74,8 @@ export async function startChaosRig(options: { relayDelayMs: number }): Promise<
     client,
     nats,
     relayDown: false,
-    reportAnswer: () => OK,
+    reportAnswer: (report) => (report.items.length > 0 && (reportsWithItems += 1) % 5 === 0 ? { status: 503, body: { ok: false } } : OK),
+    acceptedItems: new Map(),
     adminToken: () => readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim(),
     tenantKey: '',
     spawn: () => spawnDaemon(['serve'], { cwd, env: { ...ENV, MAILPROXY_NATS_URL: nats.url } }),
@@ -100,7 +104,13 @@ export async function startChaosRig(options: { relayDelayMs: number }): Promise<
       rmSync(cwd, { recursive: true, force: true });
     },
   };
-  client.answer((report) => rig.reportAnswer(report));
+  client.answer((report) => {
+    const answer = rig.reportAnswer(report);
+    if (answer !== 'hang' && answer.status >= 200 && answer.status < 300) {
+      for (const item of report.items) rig.acceptedItems.set(String(item.event_id), (rig.acceptedItems.get(String(item.event_id)) ?? 0) + 1);
+    }
+    return answer;
+  });
   rig.sink = await startSmtpSink({
     answerDelayMs: options.relayDelayMs,
     onRcpt: (address) => (address.endsWith(`@${REFUSED_DOMAIN}`) ? { code: 550, message: '5.1.1 No such user here' } : null),

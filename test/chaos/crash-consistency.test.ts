@@ -6,7 +6,7 @@ import { checkInvariants, waitUntilSettled } from './invariants.js';
 import { TARGETS } from './kill-targets.js';
 
 /** CI-sized; CHAOS_KILLS=100 for a longer local run, CHAOS_SEED to replay one (the kill plan; timings stay real). */
-const KILLS = Number(process.env.CHAOS_KILLS ?? 10);
+const KILLS = Number(process.env.CHAOS_KILLS ?? 8);
 const SEED = Number(process.env.CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
 /** The relay holds each DATA reply this long, so that sends are often in flight when a kill comes. */
 const RELAY_DELAY_MS = 25;

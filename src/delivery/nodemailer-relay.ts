@@ -104,7 +104,8 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
         // With a Message-ID given, nodemailer does not draw five random numbers to
         // invent one for its report (randomBytes was 7% of relay CPU, measured).
         const info = await entry.transport.sendMail({
-          envelope: { from: envelope.mailFrom, to: envelope.rcptTo },
+          // Its types list strings only; its MimeNode takes `{ address, name }` objects as they are.
+          envelope: envelopeObjects(envelope) as unknown as { from: string; to: string[] },
           raw,
           ...(messageIdHeader ? { messageId: messageIdHeader } : {}),
         });
@@ -233,6 +234,21 @@ function stageOf(failure: SmtpFailure): RelayStage {
   // The pool's own words when a connection or the pool closed under a queued message.
   if (/connection (?:pool )?was closed|closed unexpectedly|unexpected socket close/i.test(failure.message)) return 'connect';
   return 'protocol';
+}
+
+/**
+ * The envelope as address objects, which nodemailer takes as they are. Given as
+ * strings it re-parses them as header text: a quoted local part lost its quotes
+ * (`"ann@x"@example.com` was relayed as `ann@x@example.com`, another mailbox and a
+ * relay trick) and an IPv6 literal (`ann@[IPv6:::1]`) vanished, leaving a message
+ * that was accepted but could never be sent. Found by test/security/open-relay.test.ts.
+ */
+function envelopeObjects(envelope: Envelope): { from: string | { address: string; name: string }; to: Array<{ address: string; name: string }> } {
+  return {
+    // The null reverse-path stays the empty string: nodemailer sends it as MAIL FROM:<>.
+    from: envelope.mailFrom === '' ? '' : { address: envelope.mailFrom, name: '' },
+    to: envelope.rcptTo.map((address) => ({ address, name: '' })),
+  };
 }
 
 /** The socket's errno name (ECONNREFUSED) when nodemailer wrapped it, else nodemailer's code. */

@@ -1,0 +1,66 @@
+/**
+ * Token checks in constant time: the admin token is compared as a fixed-size
+ * keyed digest through timingSafeEqual, whatever the length of the token
+ * presented, and tenant keys are looked up by that digest only (never by the
+ * key itself). SMTP AUTH goes through the same authenticator.
+ */
+import * as crypto from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
+
+vi.mock('node:crypto', async (original) => {
+  const actual = await original<typeof import('node:crypto')>();
+  return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
+});
+
+const { createAdminTokenVerifier, createHmacApiKeyIssuer } = await import('../../src/security/api-keys.js');
+const { createAuthenticator } = await import('../../src/core/authenticator.js');
+const { createFailureThrottle } = await import('../../src/core/failure-throttle.js');
+
+const ADMIN = 'admin-token-0123456789abcdef';
+
+function setup() {
+  const keys = createHmacApiKeyIssuer(crypto.randomBytes(32));
+  const lookups: string[] = [];
+  const auth = createAuthenticator({
+    admin: createAdminTokenVerifier(ADMIN, keys),
+    keys,
+    tenants: { findKeyHolder: (hash) => (lookups.push(hash), null) },
+    throttle: createFailureThrottle({ maxFailures: 1_000_000, windowMs: 60_000 }),
+    clock: { now: () => 0 },
+  });
+  return { auth, lookups };
+}
+
+describe('constant-time token comparison', () => {
+  it('compares every presented token, of any length, as a 32-byte digest with timingSafeEqual', () => {
+    const { auth, lookups } = setup();
+    const safeEqual = vi.mocked(crypto.timingSafeEqual);
+    const tokens = ['x', ADMIN.slice(0, -1), `${ADMIN}x`, ADMIN.replace(/.$/, 'g'), 'a'.repeat(4096), `mpk_${'z'.repeat(43)}`];
+    for (const token of tokens) {
+      safeEqual.mockClear();
+      expect(() => auth.authenticate(token, 'client')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+      expect(safeEqual, token.slice(0, 20)).toHaveBeenCalledTimes(1);
+      const [presented, expected] = safeEqual.mock.calls[0] as [Buffer, Buffer];
+      expect([presented.length, expected.length]).toEqual([32, 32]);
+      // The presented token itself is never compared, only its digest.
+      expect(presented.equals(Buffer.from(token))).toBe(false);
+    }
+    safeEqual.mockClear();
+    expect(auth.authenticate(ADMIN, 'client')).toEqual({ kind: 'admin' });
+    expect(safeEqual).toHaveBeenCalledTimes(1);
+    // Tenant keys: looked up by the 64-hex-digit digest, never by the key.
+    expect(lookups).toHaveLength(tokens.length);
+    for (const [index, hash] of lookups.entries()) {
+      expect(hash).toMatch(/^[0-9a-f]{64}$/);
+      expect(hash).not.toContain(tokens[index]);
+    }
+  });
+
+  it('SMTP AUTH goes through the same authenticator as HTTP', async () => {
+    const source = await import('node:fs').then((fs) => fs.readFileSync(new URL('../../src/main.ts', import.meta.url), 'utf8'));
+    const smtpWiring = source.slice(source.indexOf('smtp = await startSmtp('));
+    expect(smtpWiring).toMatch(/^smtp = await startSmtp\(\{[\s\S]*?authenticator: createAuthenticator\(\{[\s\S]*?keys: apiKeys,/);
+    const daemonSmtp = await import('node:fs').then((fs) => fs.readFileSync(new URL('../../src/daemon/smtp.ts', import.meta.url), 'utf8'));
+    expect(daemonSmtp).toContain('authenticate: (password, client) => wiring.authenticator.authenticate(password, client)');
+  });
+});

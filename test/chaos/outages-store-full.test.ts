@@ -84,11 +84,16 @@ describe('the store full, then room made', () => {
     }
     await expectServing(fx.t.url, fx.t.adminToken);
     expect((await fx.admin('GET', '/messages?tenant_id=acme')).body.messages).toEqual([]);
+    // /status says why: writes refused for want of room, the database at its cap.
+    const full = (await fx.admin('GET', '/status')).body.store;
+    expect(full).toMatchObject({ state: 'refusing', last_error: { reason: 'SQLITE_FULL' }, max_bytes: 3 * 1024 * 1024 });
+    expect(full.used_bytes).toBeGreaterThan(0.9 * full.max_bytes);
 
     // Room made through the API, no restart: the same sizes are accepted over both doors.
     const deleted = await deleteFiller(fx, kept.slice(0, 4));
     expect(deleted.body.deleted).toHaveLength(4);
     expect((await fx.post(key, [withBody('big-after', 100 * 1024)])).body).toEqual({ ok: true, queued: 1, rejected: [] });
+    expect((await fx.admin('GET', '/status')).body.store.state).toBe('ok');
     expect(await smtpReply(fx, key, 'smtp-big-after', 100 * 1024)).toMatch(/^250 /);
 
     await sink.waitForMessages(2, 15_000);

@@ -109,6 +109,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   // Made first so that every part can report to it; its sources are read at scrape time only.
   const metrics = createMetrics({
     mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status(), queue: () => store.queueStatus.counts(null),
+    store: () => store.writeStatus(),
   });
   const attempts = createAttemptLog();
   const { handoff, dispatcher } = createDelivery(config, store, deps, deliveryFanOut(metrics.delivery, attempts));

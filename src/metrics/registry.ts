@@ -21,6 +21,8 @@ export interface MetricsSources {
   bounces?: () => MailboxStatus[];
   /** Waiting messages by tenant and account, for gmp_pending_messages. */
   queue?: () => QueueCount[];
+  /** The store's writes (GET /status `store`): refused now or not, size against the cap. */
+  store?: () => { state: 'ok' | 'refusing'; used_bytes: number; max_bytes: number | null };
 }
 
 export interface Metrics extends LatencyHistograms {
@@ -83,6 +85,16 @@ export function createMetrics(sources: MetricsSources): Metrics {
   };
 
   const delivery = registerDeliveryMetrics(registers, sources.queue ?? (() => []));
+
+  // A full database refuses intake: the alert is on its size against the cap, before it is.
+  const storeGauge = (name: string, help: string, value: (status: NonNullable<ReturnType<NonNullable<MetricsSources['store']>>>) => number | null): void => {
+    if (sources.store === undefined) return;
+    const read = sources.store;
+    new Gauge({ name, help, registers, collect() { const v = value(read()); if (v !== null) this.set(v); } });
+  };
+  storeGauge('mailproxy_store_used_bytes', 'Bytes of the database in use (its free pages excluded)', (s) => s.used_bytes);
+  storeGauge('mailproxy_store_max_bytes', 'The max_database_mb cap in bytes (absent when uncapped)', (s) => s.max_bytes);
+  storeGauge('mailproxy_store_refusing_writes', '1 from a write the store refused (full, locked) until the next commit succeeds', (s) => (s.state === 'refusing' ? 1 : 0));
 
   return {
     ...registerLatencyHistograms(registers),

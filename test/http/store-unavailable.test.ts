@@ -45,11 +45,15 @@ describe('when the store cannot write', () => {
     const during = (await api(fx.t.url, 'GET', '/status', { token: fx.t.adminToken })).body.store;
     expect(during).toMatchObject({ state: 'refusing', last_error: { reason: 'SQLITE_BUSY', at_ts: expect.any(Number) } });
     expect(during.used_bytes).toBeGreaterThan(0);
+    const metricsText = async (): Promise<string> => (await fetch(`${fx.t.url}/metrics`, { headers: { authorization: `Bearer ${fx.t.adminToken}` } })).text();
+    expect(await metricsText()).toMatch(/^mailproxy_store_refusing_writes 1$/m);
+    expect(await metricsText()).toMatch(/^mailproxy_store_used_bytes [1-9]\d*$/m);
 
     const again = await fx.post(key, [message('after-1')]);
     expect(again.body).toEqual({ ok: true, queued: 1, rejected: [] });
     expect((await api(fx.t.url, 'GET', '/ready')).status).toBe(200);
     const after = (await api(fx.t.url, 'GET', '/status', { token: fx.t.adminToken })).body.store;
     expect(after).toMatchObject({ state: 'ok', last_error: { reason: 'SQLITE_BUSY', at_ts: during.last_error.at_ts } });
+    expect(await metricsText()).toMatch(/^mailproxy_store_refusing_writes 0$/m);
   }, 30_000);
 });

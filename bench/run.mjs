@@ -8,6 +8,7 @@ import { dsnFor, startBenchDovecot } from './dovecot.mjs';
 import { reportsScenario } from './reports.mjs';
 import { scaleScenario } from './scale.mjs';
 import { searchScenario } from './search.mjs';
+import { uiScenario } from './ui.mjs';
 import { versions } from './versions.mjs';
 import {
   root, children, start, run, api, scrapeMetrics, startNats, mirrorStatus, sinkStats, waitForSink, startPeers, clientStats, memoryOf, sampleRss, smtpLoad,
@@ -209,6 +210,7 @@ const scenarios = {
   },
   reports: reportsScenario,
   search: searchScenario,
+  ui: uiScenario,
   scale: scaleScenario,
   async 'smtp-large'() {
     // 50 connections at once, each sending one 20 MiB message (spooled to SQLite in 512 KiB parts

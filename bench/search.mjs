@@ -60,6 +60,12 @@ async function seed() {
   }
 }
 
+/** The seeded corpus of this bench process (the `ui` scenario renders its pages over the same 100,000 messages). */
+export async function seededCorpus() {
+  seeded ??= await seed();
+  return seeded;
+}
+
 export async function searchScenario() {
   seeded ??= await seed();
   const d = await startDaemon({}, { dataDir: seeded.dataDir });

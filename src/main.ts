@@ -27,6 +27,7 @@ import { stopDaemon, type StoppableDaemon } from './daemon/stop.js';
 import { openStore } from './daemon/store.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
 import { createHttpApp, startHttpServer } from './ingress/http/index.js';
+import { createConsoleApp, createSessionStore, withConsole } from './ingress/console/index.js';
 import { createMetrics } from './metrics/registry.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type SubmissionParser } from './ingress/http/submission-parser.js';
 import type { SmtpIngress } from './ingress/smtp/index.js';
@@ -91,6 +92,10 @@ const SEARCH_INDEX_BATCH = 2000;
 const SEARCH_INDEX_BATCHES = 10;
 /** Bodies up to this size (a few messages) are parsed on the main thread; see parseSubmission below. */
 const INLINE_PARSE_MAX_BYTES = 16 * 1024;
+/** Web console sessions: signed out after 30 idle minutes or 12 hours, whichever comes first; at most this many at once. */
+const CONSOLE_IDLE_MS = 30 * 60_000;
+const CONSOLE_MAX_AGE_MS = 12 * 3600_000;
+const CONSOLE_MAX_SESSIONS = 10_000;
 
 /** VERP (core/verp.ts): a tenant with a mailbox of its own uses its template, the others the instance's. */
 function verpReturnPath(config: Readonly<Config>): ((tenantId: string, messagePk: number) => string | null) | undefined {
@@ -184,23 +189,28 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     const apiKeys = createHmacApiKeyIssuer(hashKey);
     // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
     store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
+    // One authenticator (and one throttle of failed attempts) for the API and the console's sign-in.
+    const authenticator = createAuthenticator({
+      admin: createAdminTokenVerifier(adminToken, apiKeys),
+      keys: apiKeys,
+      tenants: store.tenants,
+      throttle: createFailureThrottle({ maxFailures: config.http.auth_max_failures, windowMs: config.http.auth_failure_window_seconds * 1000 }),
+      clock,
+    });
+    const tenants = createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids });
+    const accounts = createAccountService({
+      store, clock, ids, wake: () => dispatcher.wake(), activity: { usage: store.queue.usage, waiting: store.queueStatus.counts, connections: () => handoff.connections(), attempts: attempts.of },
+    });
+    const suppressions = createSuppressionService({ store, clock, ids });
     const app = createHttpApp({
-      authenticator: createAuthenticator({
-        admin: createAdminTokenVerifier(adminToken, apiKeys),
-        keys: apiKeys,
-        tenants: store.tenants,
-        throttle: createFailureThrottle({ maxFailures: config.http.auth_max_failures, windowMs: config.http.auth_failure_window_seconds * 1000 }),
-        clock,
-      }),
-      tenants: createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids }),
-      accounts: createAccountService({
-        store, clock, ids, wake: () => dispatcher.wake(), activity: { usage: store.queue.usage, waiting: store.queueStatus.counts, connections: () => handoff.connections(), attempts: attempts.of },
-      }),
+      authenticator,
+      tenants,
+      accounts,
       submissions,
       commands,
       syncStatus: reports.status,
       mirrorStatus: () => mirror.status(),
-      suppressions: createSuppressionService({ store, clock, ids }),
+      suppressions,
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
       metrics,
       backups: store,
@@ -246,7 +256,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     });
     const listen = parseListenAddress(config.http.listen);
     if (listen === null) throw new Error('http.listen was validated but does not parse');
-    const http = await startHttpServer(app, listen);
+    const webConsole = createConsoleApp({
+      authenticator, tenants, accounts, commands, suppressions, search: store.search, headers: store.headers, queue: store.queueStatus, throughput: store.throughput,
+      reports: reports.status, mirror: () => mirror.status(), bounces: () => bounces.status(),
+      sessions: createSessionStore({ clock, idleMs: CONSOLE_IDLE_MS, maxAgeMs: CONSOLE_MAX_AGE_MS, maxSessions: CONSOLE_MAX_SESSIONS }),
+      clock, ids, log: log.child({ component: 'console' }),
+    });
+    const http = await startHttpServer(withConsole(webConsole, app), listen);
     httpServer = http;
     log.info({ host: http.address.host, port: http.address.port }, 'http listening');
     smtp = await startSmtp({

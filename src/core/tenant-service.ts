@@ -29,6 +29,8 @@ export interface TenantCreateInput extends TenantFields {
 export interface CommandContext {
   principal: Principal;
   correlationId: string | null;
+  /** The channel the command came through when it is not the API (`console`): recorded with the actor. */
+  via?: 'console';
 }
 
 export interface IssuedKeyView {

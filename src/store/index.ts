@@ -8,6 +8,8 @@ import type { BounceLedger, BounceStore } from '../core/bounce.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { MessageSearch } from '../core/message-search.js';
+import type { MessageHeaders } from '../core/message-headers.js';
+import type { ThroughputStore } from '../core/throughput.js';
 import type { QueueStatusStore } from '../core/queue-status.js';
 import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
@@ -21,6 +23,8 @@ import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMessageSearch } from './message-search.js';
+import { createSqliteMessageHeaders } from './message-headers.js';
+import { createSqliteThroughput } from './throughput.js';
 import { createSqliteQueueStatus } from './queue-status.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteInboxStore } from './inbox-store.js';
@@ -45,6 +49,10 @@ export interface SqliteStore extends AdminStore {
   messages: MessageAdmin;
   search: MessageSearch;
   queueStatus: QueueStatusStore;
+  /** Outcomes per minute from the timeline (the console's chart). */
+  throughput: ThroughputStore;
+  /** A message's header section, for reading. */
+  headers: MessageHeaders;
   reports: ReportStore;
   bounces: BounceStore;
   bounceLedger: BounceLedger;
@@ -111,6 +119,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     messages: createSqliteMessageAdmin(db, writeEvent),
     search: guard(createSqliteMessageSearch(db)),
     queueStatus: guard(createSqliteQueueStatus(db)),
+    throughput: guard(createSqliteThroughput(db)),
+    headers: guard(createSqliteMessageHeaders(db)),
     reports: guard(createSqliteReportStore(db, writeEvent)),
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),

@@ -5,15 +5,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import type { Hono } from 'hono';
-import type { HttpEnv } from './env.js';
 
 export interface HttpServer {
   address: { host: string; port: number };
   close(deadlineMs: number): Promise<void>;
 }
 
-export async function startHttpServer(app: Hono<HttpEnv>, listen: { host: string; port: number }): Promise<HttpServer> {
+/** `app`: the API's hono app, or any fetch handler in front of it (the console's, see ingress/console/front.ts). */
+export async function startHttpServer(app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> }, listen: { host: string; port: number }): Promise<HttpServer> {
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: listen.host, port: listen.port }, () => resolve(started));
     started.once('error', reject);

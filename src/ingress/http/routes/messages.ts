@@ -90,9 +90,9 @@ export const MESSAGE_ROUTES = {
 } as const satisfies Record<string, RouteDoc>;
 
 /** A page's end as an opaque URL token (base64url JSON). */
-const encodeCursor = (cursor: MessageCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+export const encodeCursor = (cursor: MessageCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
 
-function decodeCursor(text: string): MessageCursor {
+export function decodeCursor(text: string): MessageCursor {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Record<string, unknown>;
     if (Number.isSafeInteger(value.pk) && (value.nextAttemptAt === undefined || Number.isSafeInteger(value.nextAttemptAt))) return value as unknown as MessageCursor;

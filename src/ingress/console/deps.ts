@@ -1,0 +1,36 @@
+/** What the console is built from: the core services the JSON API uses, and its sessions. */
+import type { AccountService } from '../../core/account-service.js';
+import type { Authenticator } from '../../core/authenticator.js';
+import type { MailboxStatus } from '../../core/bounce.js';
+import type { Clock, IdSource } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { MessageCommands } from '../../core/message-commands.js';
+import type { MessageHeaders } from '../../core/message-headers.js';
+import type { MessageSearch } from '../../core/message-search.js';
+import type { MirrorStatus } from '../../core/mirror.js';
+import type { QueueStatusStore } from '../../core/queue-status.js';
+import type { ReportSync } from '../../core/report.js';
+import type { SuppressionService } from '../../core/suppression-service.js';
+import type { TenantService } from '../../core/tenant-service.js';
+import type { ThroughputStore } from '../../core/throughput.js';
+import type { SessionStore } from './session-store.js';
+
+export interface ConsoleDeps {
+  /** The API's authenticator: the same keys, and the same throttle of failed attempts. */
+  authenticator: Authenticator;
+  sessions: SessionStore;
+  tenants: TenantService;
+  accounts: AccountService;
+  commands: MessageCommands;
+  search: MessageSearch;
+  headers: MessageHeaders;
+  queue: QueueStatusStore;
+  throughput: ThroughputStore;
+  suppressions: SuppressionService;
+  reports: ReportSync;
+  mirror: () => MirrorStatus;
+  bounces: () => MailboxStatus[];
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+}

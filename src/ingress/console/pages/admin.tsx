@@ -1,0 +1,75 @@
+/** Admin only: the tenants (no secret ever shown) and a tenant's suppression list. */
+import type { SuppressionRecord } from '../../../core/bounce.js';
+import type { TenantView } from '../../../core/tenant.js';
+import { whenMs } from '../format.js';
+import { Layout } from '../layout.js';
+import type { ConsoleSession } from '../session-store.js';
+import { CONSOLE_PATH } from '../session.js';
+
+export function TenantsPage(props: { session: ConsoleSession; tenants: TenantView[] }) {
+  return (
+    <Layout title="Tenants" session={props.session} current="tenants">
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th scope="col">Tenant</th><th scope="col">Active</th><th scope="col">Reports to</th><th scope="col">Key expires</th><th scope="col">Links</th></tr></thead>
+          <tbody>
+            {props.tenants.map((tenant) => {
+              const q = encodeURIComponent(tenant.id);
+              return (
+                <tr>
+                  <td>{tenant.id}{tenant.name === null ? '' : <><br /><span class="muted">{tenant.name}</span></>}</td>
+                  <td><span class={tenant.active ? 'badge ok' : 'badge held'}>{tenant.active ? 'active' : 'inactive'}</span></td>
+                  <td>{tenant.client_base_url === null ? <span class="muted">none</span> : `${tenant.client_base_url}${tenant.client_sync_path}`}</td>
+                  <td>{tenant.api_key_expires_at ?? 'never'}</td>
+                  <td><a href={`${CONSOLE_PATH}/messages?tenant=${q}`}>messages</a> · <a href={`${CONSOLE_PATH}/suppressions?tenant=${q}`}>suppressions</a></td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </Layout>
+  );
+}
+
+export interface SuppressionsPageProps {
+  session: ConsoleSession;
+  tenants: TenantView[];
+  tenant: string;
+  prefix: string;
+  suppressions: SuppressionRecord[] | null;
+  nextHref: string | null;
+}
+
+export function SuppressionsPage(props: SuppressionsPageProps) {
+  return (
+    <Layout title="Suppression lists" session={props.session} current="suppressions">
+      <form method="get" action={`${CONSOLE_PATH}/suppressions`} class="filters panel" role="search" aria-label="Suppressions">
+        <div>
+          <label for="s-tenant">Tenant</label>
+          <select id="s-tenant" name="tenant">
+            {props.tenants.map((tenant) => <option value={tenant.id} selected={tenant.id === props.tenant}>{tenant.id}</option>)}
+          </select>
+        </div>
+        <div>
+          <label for="s-prefix">Address starts with</label>
+          <input id="s-prefix" name="prefix" value={props.prefix} />
+        </div>
+        <div class="actions"><button type="submit">Show</button></div>
+      </form>
+      {props.suppressions === null ? <p>Choose a tenant.</p> : props.suppressions.length === 0 ? <p>No suppressed address.</p> : (
+        <div class="table-wrap">
+          <table>
+            <thead><tr><th scope="col">Address</th><th scope="col">Source</th><th scope="col">Reason</th><th scope="col">Since</th><th scope="col">Until</th></tr></thead>
+            <tbody>
+              {props.suppressions.map((record) => (
+                <tr><td>{record.address}</td><td>{record.source}</td><td>{record.reason ?? ''}</td><td>{whenMs(record.createdAt)}</td><td>{record.expiresAt === null ? 'removed by hand' : whenMs(record.expiresAt)}</td></tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {props.nextHref === null ? null : <nav class="pager" aria-label="Pages"><a href={props.nextHref} rel="next">Next page</a></nav>}
+    </Layout>
+  );
+}

@@ -1,0 +1,36 @@
+/** The confirmation step of an action: what it will do, in words, and a form that does it (POST + CSRF token). */
+import type { MessageDetail } from '../../../core/message-admin.js';
+import { CsrfField, Layout } from '../layout.js';
+import type { ConsoleSession } from '../session-store.js';
+import { messageHref } from './messages.js';
+
+export const MESSAGE_ACTIONS = ['resend', 'delete', 'suspend-batch', 'activate-batch'] as const;
+export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
+
+export function actionSentence(action: MessageAction, message: Pick<MessageDetail, 'id' | 'batch_code' | 'tenant_id'>): string {
+  switch (action) {
+    case 'resend': return `Send message ${message.id} again: it is queued as a new attempt and relayed with the same X-Genro-Mail-ID.`;
+    case 'delete': return `Delete message ${message.id} of tenant ${message.tenant_id}. It will not be sent, and it disappears from searches.`;
+    case 'suspend-batch': return `Suspend batch "${message.batch_code ?? ''}" of tenant ${message.tenant_id}: none of its waiting messages is sent until the batch is activated.`;
+    case 'activate-batch': return `Activate batch "${message.batch_code ?? ''}" of tenant ${message.tenant_id}: its waiting messages are sent again.`;
+  }
+}
+
+const BUTTON: Record<MessageAction, string> = { resend: 'Resend', delete: 'Delete', 'suspend-batch': 'Suspend batch', 'activate-batch': 'Activate batch' };
+
+export function ConfirmPage(props: { session: ConsoleSession; message: MessageDetail; action: MessageAction }) {
+  const href = messageHref(props.message);
+  return (
+    <Layout title={`${BUTTON[props.action]}: confirm`} session={props.session} current="messages">
+      <form method="post" action={`${href}/${props.action}`} class="panel">
+        <CsrfField session={props.session} />
+        <p>{actionSentence(props.action, props.message)}</p>
+        <p class="muted">The action is recorded in the audit log under your sign-in.</p>
+        <div class="actions">
+          <button type="submit" class={props.action === 'delete' ? 'danger' : undefined}>{BUTTON[props.action]}</button>
+          <a class="button secondary" href={href}>Cancel</a>
+        </div>
+      </form>
+    </Layout>
+  );
+}

@@ -1,0 +1,133 @@
+/**
+ * One message: its state fields, why it still waits, its timeline with the
+ * relay's replies, bounce and report status, the headers, and its actions.
+ */
+import type { MessageDetail, MessageEventView } from '../../../core/message-admin.js';
+import type { MessageStatus } from '../../../core/message-search.js';
+import type { SyncStatus } from '../../../core/report.js';
+import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
+import { PRIORITY_NAMES, statusClass, when } from '../format.js';
+import { Layout } from '../layout.js';
+import type { ConsoleSession } from '../session-store.js';
+import { messageHref } from './messages.js';
+
+export interface MessagePageProps {
+  session: ConsoleSession;
+  message: MessageDetail;
+  status: MessageStatus;
+  events: MessageEventView[];
+  why: WaitingExplanation;
+  headers: { source: 'smtp' | 'http'; text: string } | null;
+  sync: SyncStatus | null;
+  suspendedBatch: boolean | null;
+  notice: string | null;
+}
+
+function Fields(props: { rows: Array<[string, string | number | null | undefined]> }) {
+  return (
+    <dl class="fields">
+      {props.rows.filter(([, value]) => value !== null && value !== undefined && value !== '').map(([name, value]) => (
+        <><dt>{name}</dt><dd>{String(value)}</dd></>
+      ))}
+    </dl>
+  );
+}
+
+function Why(props: { why: WaitingExplanation }) {
+  if (!props.why.waiting) return <p>Not waiting: its outcome is recorded.</p>;
+  return (
+    <>
+      <ul>
+        {props.why.reasons.map((reason) => (
+          <li><strong>{reason.code.replace(/_/g, ' ')}</strong>: {reason.message}{reason.until_ts === null ? '' : ` (until ${when(reason.until_ts)})`}</li>
+        ))}
+      </ul>
+      <p class="muted">Given up at {when(props.why.expires_ts)} if still not sent.</p>
+    </>
+  );
+}
+
+function Timeline(props: { events: MessageEventView[] }) {
+  if (props.events.length === 0) return <p>No events recorded.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col" class="num">Attempt</th><th scope="col">Reply</th><th scope="col">Text</th></tr></thead>
+        <tbody>
+          {props.events.map((event) => (
+            <tr>
+              <td>{when(event.ts)}</td>
+              <td>{event.event_type}</td>
+              <td class="num">{event.attempt}</td>
+              <td>{[event.reply_code, event.enhanced_status].filter((part) => part !== null).join(' ')}</td>
+              <td>{event.text ?? ''}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** `suspendedBatch` null: not known (the message no longer waits), so both batch actions are offered. */
+function Actions(props: { message: MessageDetail; status: MessageStatus; suspendedBatch: boolean | null }) {
+  const base = messageHref(props.message);
+  const final = props.status === 'sent' || props.status === 'error' || props.status === 'bounced';
+  return (
+    <div class="actions">
+      {final ? <a class="button" href={`${base}/confirm/resend`}>Resend…</a> : null}
+      {props.status === 'sending' ? null : <a class="button secondary" href={`${base}/confirm/delete`}>Delete…</a>}
+      {props.message.batch_code === null || props.suspendedBatch === true ? null : <a class="button secondary" href={`${base}/confirm/suspend-batch`}>Suspend batch {props.message.batch_code}…</a>}
+      {props.message.batch_code === null || props.suspendedBatch === false ? null : <a class="button secondary" href={`${base}/confirm/activate-batch`}>Activate batch {props.message.batch_code}…</a>}
+    </div>
+  );
+}
+
+export function MessagePage(props: MessagePageProps) {
+  const m = props.message;
+  const sync = props.sync;
+  return (
+    <Layout title={`Message ${m.id}`} session={props.session} current="messages" notice={props.notice}>
+      <p><span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}</p>
+      <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} />
+      <div class="grid">
+        <section class="panel" aria-labelledby="state-heading">
+          <h2 id="state-heading">State</h2>
+          <Fields rows={[
+            ['Tenant', m.tenant_id], ['Account', m.account_id], ['Batch', m.batch_code], ['Priority', PRIORITY_NAMES[m.priority]],
+            ['Source', m.source], ['From', m.mail_from], ['To', m.rcpt_to.join(', ')], ['Message-ID', m.message_id],
+            ['Size', `${m.size_bytes} bytes`], ['Attempts', m.attempts], ['Accepted', when(m.created_ts)], ['Updated', when(m.updated_ts)],
+            ['Next attempt', m.state === 'queued' || m.state === 'deferred' ? when(m.next_attempt_ts) : null],
+            ['Deferred', m.deferred_ts === null ? null : when(m.deferred_ts)], ['Deferred because', m.deferred_reason],
+            ['Sent', m.sent_ts === null ? null : when(m.sent_ts)], ['Failed', m.error_ts === null ? null : when(m.error_ts)], ['Error', m.error],
+            ['Last reply', [m.last_reply_code, m.last_enhanced_status].filter((part) => part !== null).join(' ')],
+            ['Refused recipients', m.refused_recipients === null ? null : JSON.stringify(m.refused_recipients)],
+          ]} />
+        </section>
+        <section class="panel" aria-labelledby="why-heading">
+          <h2 id="why-heading">Why is it still queued?</h2>
+          <Why why={props.why} />
+        </section>
+        <section class="panel" aria-labelledby="bounce-heading">
+          <h2 id="bounce-heading">Bounce and reports</h2>
+          <Fields rows={[
+            ['Bounce', m.bounce_ts === null ? 'none recorded' : `${m.bounce_type ?? ''} ${m.bounce_code ?? ''}`.trim()], ['Bounced at', m.bounce_ts === null ? null : when(m.bounce_ts)],
+            ['Bounce reason', m.bounce_reason], ['Complaint', m.complaint_ts === null ? null : `${m.complaint_type ?? 'complaint'} at ${when(m.complaint_ts)}`],
+            ['Outcome reported', m.reported_ts === null ? 'not yet' : when(m.reported_ts)],
+            ['Bounce reported', m.bounce_ts === null ? null : m.bounce_reported_ts === null ? 'not yet' : when(m.bounce_reported_ts)],
+            ['Report loop', sync === null || sync.client_sync_url === null ? 'no report endpoint: outcomes count as reported when they happen' : sync.consecutive_failures > 0 ? `failing (${sync.consecutive_failures} in a row): ${sync.last_error ?? ''}` : 'healthy'],
+            ['Last report round', sync === null || sync.last_success_ts === null ? null : when(sync.last_success_ts)],
+          ]} />
+        </section>
+      </div>
+      <section aria-labelledby="timeline-heading">
+        <h2 id="timeline-heading">Timeline</h2>
+        <Timeline events={props.events} />
+      </section>
+      <section aria-labelledby="headers-heading">
+        <h2 id="headers-heading">Headers {props.headers?.source === 'http' ? <span class="muted">(as submitted over HTTP; the MIME headers are built at each delivery)</span> : null}</h2>
+        <pre class="headers" tabindex={0}>{props.headers?.text ?? ''}</pre>
+      </section>
+    </Layout>
+  );
+}

@@ -1,0 +1,128 @@
+/** The message list: a search form whose every field is a URL parameter, live waiting counts, one page of results. */
+import type { MessageSummary } from '../../../core/message-search.js';
+import { MESSAGE_STATUSES } from '../../../core/message-search.js';
+import { when, statusClass } from '../format.js';
+import { Layout } from '../layout.js';
+import type { ConsoleSession } from '../session-store.js';
+import { CONSOLE_PATH } from '../session.js';
+
+export interface MessageFilters {
+  tenant: string;
+  q: string;
+  status: string;
+  account: string;
+  batch: string;
+  recipient: string;
+  from: string;
+  to: string;
+}
+
+export interface MessagesPageProps {
+  session: ConsoleSession;
+  filters: MessageFilters;
+  messages: MessageSummary[];
+  nextHref: string | null;
+  firstHref: string | null;
+  notice: string | null;
+}
+
+export const messageHref = (message: Pick<MessageSummary, 'tenant_id' | 'id'>): string =>
+  `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenant_id)}/${encodeURIComponent(message.id)}`;
+
+function Field(props: { name: keyof MessageFilters; label: string; value: string; type?: string; placeholder?: string }) {
+  return (
+    <div>
+      <label for={`f-${props.name}`}>{props.label}</label>
+      <input id={`f-${props.name}`} name={props.name} type={props.type ?? 'text'} value={props.value} placeholder={props.placeholder} />
+    </div>
+  );
+}
+
+function Filters(props: { filters: MessageFilters; admin: boolean }) {
+  const f = props.filters;
+  return (
+    <form method="get" action={`${CONSOLE_PATH}/messages`} class="filters panel" role="search" aria-label="Find messages">
+      <Field name="q" label="Search subject, sender, recipients" value={f.q} type="search" placeholder="invoice ann@example.net" />
+      <div>
+        <label for="f-status">Status</label>
+        <select id="f-status" name="status">
+          <option value="">any</option>
+          {MESSAGE_STATUSES.map((status) => <option value={status} selected={f.status === status}>{status}</option>)}
+        </select>
+      </div>
+      {props.admin ? <Field name="tenant" label="Tenant" value={f.tenant} /> : null}
+      <Field name="account" label="Account" value={f.account} />
+      <Field name="batch" label="Batch" value={f.batch} />
+      <Field name="recipient" label="Recipient (whole address)" value={f.recipient} type="email" />
+      <Field name="from" label="Accepted from (UTC)" value={f.from} type="datetime-local" />
+      <Field name="to" label="Accepted before (UTC)" value={f.to} type="datetime-local" />
+      <div class="actions">
+        <button type="submit">Search</button>
+        <a class="button secondary" href={`${CONSOLE_PATH}/messages`}>Clear</a>
+      </div>
+    </form>
+  );
+}
+
+/** Links to each status; the counts are on the overview (counting every waiting message costs more than a page of results at 100,000). */
+function StatusLinks(props: { filters: MessageFilters }) {
+  const base = props.filters.tenant === '' ? '' : `&tenant=${encodeURIComponent(props.filters.tenant)}`;
+  return (
+    <nav aria-label="By status">
+      <ul class="counts">
+        {MESSAGE_STATUSES.map((status) => <li><a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}${base}`}>{status}</a></li>)}
+      </ul>
+    </nav>
+  );
+}
+
+function Results(props: { messages: MessageSummary[]; admin: boolean }) {
+  if (props.messages.length === 0) return <p>No message matches these filters.</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="muted">Newest first</caption>
+        <thead>
+          <tr>
+            <th scope="col">Id</th><th scope="col">Status</th>{props.admin ? <th scope="col">Tenant</th> : null}
+            <th scope="col">To</th><th scope="col">Subject</th><th scope="col">Account</th><th scope="col">Batch</th>
+            <th scope="col">Accepted</th><th scope="col" class="num">Attempts</th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.messages.map((message) => (
+            <tr>
+              <td><a href={messageHref(message)}>{message.id}</a></td>
+              <td><span class={statusClass(message.status)}>{message.status}</span></td>
+              {props.admin ? <td>{message.tenant_id}</td> : null}
+              <td>{message.rcpt_to.join(', ')}</td>
+              <td>{message.subject ?? ''}</td>
+              <td>{message.account_id}</td>
+              <td>{message.batch_code ?? ''}</td>
+              <td>{when(message.created_ts)}</td>
+              <td class="num">{message.attempts}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function MessagesPage(props: MessagesPageProps) {
+  const admin = props.session.principal.kind === 'admin';
+  return (
+    <Layout title="Messages" session={props.session} current="messages" notice={props.notice}>
+      <Filters filters={props.filters} admin={admin} />
+      <StatusLinks filters={props.filters} />
+      <section aria-labelledby="results-heading">
+        <h2 id="results-heading">Results <span class="muted">({props.messages.length}{props.nextHref === null ? '' : '+'} on this page)</span></h2>
+        <Results messages={props.messages} admin={admin} />
+        <nav class="pager" aria-label="Pages">
+          {props.firstHref === null ? null : <a href={props.firstHref}>First page</a>}
+          {props.nextHref === null ? <span class="muted">End of results</span> : <a href={props.nextHref} rel="next">Next page</a>}
+        </nav>
+      </section>
+    </Layout>
+  );
+}

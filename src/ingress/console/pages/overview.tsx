@@ -1,0 +1,147 @@
+/**
+ * The overview: the queue by status and priority, the last hour's outcomes,
+ * each account's health and limit use, and the loops (reports, bounce
+ * mailboxes, the outbox towards the mirror) that an operator watches.
+ */
+import type { AccountActivityView } from '../../../core/account-service.js';
+import type { MailboxStatus } from '../../../core/bounce.js';
+import type { MirrorStatus } from '../../../core/mirror.js';
+import type { QueueOverview } from '../../../core/queue-status.js';
+import type { SyncStatus } from '../../../core/report.js';
+import type { ThroughputSeries } from '../../../core/throughput.js';
+import { ago, PRIORITY_NAMES, statusClass, when } from '../format.js';
+import { Layout } from '../layout.js';
+import type { ConsoleSession } from '../session-store.js';
+import { CONSOLE_PATH } from '../session.js';
+import { ThroughputChart } from './throughput-chart.js';
+
+export interface OverviewProps {
+  session: ConsoleSession;
+  queue: QueueOverview;
+  throughput: ThroughputSeries;
+  accounts: AccountActivityView[];
+  reports: SyncStatus[];
+  /** Admin only: the mailboxes and the mirror are the daemon's, not a tenant's. */
+  bounces: MailboxStatus[] | null;
+  mirror: MirrorStatus | null;
+  now: number;
+  notice: string | null;
+}
+
+function Queue(props: { queue: QueueOverview }) {
+  const { queue } = props;
+  return (
+    <section class="panel" aria-labelledby="queue-heading">
+      <h2 id="queue-heading">Queue: {queue.waiting} waiting</h2>
+      <ul class="counts">
+        {Object.entries(queue.by_status).map(([status, count]) => <li><a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}`}>{status}: {count}</a></li>)}
+      </ul>
+      <table>
+        <caption class="muted">By priority</caption>
+        <tbody>{PRIORITY_NAMES.map((name, priority) => <tr><th scope="row">{name}</th><td class="num">{queue.by_priority[`${priority as 0 | 1 | 2 | 3}`]}</td></tr>)}</tbody>
+      </table>
+      <p class="muted">{queue.oldest_due === null ? 'Nothing is overdue.' : `Oldest due: ${queue.oldest_due.id} (${queue.oldest_due.tenant_id}), overdue ${queue.oldest_due.overdue_seconds} s.`}</p>
+    </section>
+  );
+}
+
+function Usage(props: { account: AccountActivityView }) {
+  const usage = props.account.usage;
+  if (usage === undefined) return <>–</>;
+  return (
+    <>
+      {(['minute', 'hour', 'day'] as const).filter((kind) => usage[kind].limit !== null).map((kind) => (
+        <div>
+          <label for={`u-${props.account.tenant_id}-${props.account.id}-${kind}`}>{`per ${kind}: ${usage[kind].used}/${usage[kind].limit ?? ''}`}</label>
+          <meter id={`u-${props.account.tenant_id}-${props.account.id}-${kind}`} min={0} max={usage[kind].limit ?? 1} high={(usage[kind].limit ?? 1) * 0.8} value={usage[kind].used}></meter>
+        </div>
+      ))}
+      {usage.minute.limit === null && usage.hour.limit === null && usage.day.limit === null ? <span class="muted">{`no limits; ${usage.hour.used} this hour`}</span> : null}
+    </>
+  );
+}
+
+function health(account: AccountActivityView, now: number): { label: string; cls: string } {
+  if (account.state === 'paused') return { label: `paused: ${account.paused_reason ?? ''}`, cls: 'badge bad' };
+  const error = account.last_error;
+  if (error && (account.last_success_ts ?? 0) < error.at_ts) return { label: `failing (${ago(error.at_ts, now)} ago): ${error.text}`, cls: 'badge wait' };
+  return { label: 'healthy', cls: 'badge ok' };
+}
+
+function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
+  return (
+    <section aria-labelledby="accounts-heading">
+      <h2 id="accounts-heading">Accounts</h2>
+      <div class="table-wrap">
+        <table>
+          <thead><tr><th scope="col">Account</th><th scope="col">Health</th><th scope="col" class="num">Waiting</th><th scope="col">Connections</th><th scope="col">Limit use</th></tr></thead>
+          <tbody>
+            {props.accounts.map((account) => {
+              const state = health(account, props.now);
+              return (
+                <tr>
+                  <td>{account.tenant_id}/{account.id}<br /><span class="muted">{account.host}:{account.port}</span></td>
+                  <td><span class={state.cls}>{state.label}</span></td>
+                  <td class="num">{account.waiting ?? 0}</td>
+                  <td>{account.connections === undefined ? '–' : `${account.connections.in_use} busy / ${account.connections.open} open / ${account.connections.max} max`}</td>
+                  <td><Usage account={account} /></td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
+
+function Loops(props: { reports: SyncStatus[]; bounces: MailboxStatus[] | null; mirror: MirrorStatus | null; now: number }) {
+  return (
+    <section aria-labelledby="loops-heading">
+      <h2 id="loops-heading">Loops</h2>
+      <div class="grid">
+        <div class="panel">
+          <h3>Delivery reports</h3>
+          {props.reports.length === 0 ? <p class="muted">No report endpoint configured.</p> : (
+            <ul>{props.reports.map((sync) => (
+              <li>{sync.tenant_id}: <span class={sync.consecutive_failures > 0 ? 'badge bad' : 'badge ok'}>{sync.consecutive_failures > 0 ? `failing ×${sync.consecutive_failures}` : 'healthy'}</span>{` backlog ${sync.backlog}, last success ${when(sync.last_success_ts)}`}{sync.last_error === null ? '' : `; ${sync.last_error}`}</li>
+            ))}</ul>
+          )}
+        </div>
+        {props.bounces === null ? null : (
+          <div class="panel">
+            <h3>Bounce mailboxes</h3>
+            {props.bounces.length === 0 ? <p class="muted">No bounce mailbox configured.</p> : (
+              <ul>{props.bounces.map((box) => (
+                <li>{box.mailbox}: <span class={box.connected ? 'badge ok' : 'badge bad'}>{box.state}</span>{box.last_error === null ? '' : ` ${box.last_error}`}</li>
+              ))}</ul>
+            )}
+          </div>
+        )}
+        {props.mirror === null ? null : (
+          <div class="panel">
+            <h3>Outbox to the event mirror</h3>
+            <p><span class={props.mirror.state === 'connected' || props.mirror.state === 'off' ? 'badge ok' : 'badge bad'}>{props.mirror.state}</span>{` backlog ${props.mirror.backlog}`}{props.mirror.oldest_unpublished_age_seconds === null ? '' : `, oldest ${props.mirror.oldest_unpublished_age_seconds} s`}</p>
+            {props.mirror.last_error === null ? null : <p class="muted">{props.mirror.last_error}</p>}
+          </div>
+        )}
+      </div>
+    </section>
+  );
+}
+
+export function OverviewPage(props: OverviewProps) {
+  return (
+    <Layout title="Overview" session={props.session} current="overview" notice={props.notice}>
+      <div class="grid">
+        <Queue queue={props.queue} />
+        <section class="panel" aria-labelledby="throughput-heading">
+          <h2 id="throughput-heading">Last hour</h2>
+          <ThroughputChart data={props.throughput} />
+        </section>
+      </div>
+      <Accounts accounts={props.accounts} now={props.now} />
+      <Loops reports={props.reports} bounces={props.bounces} mirror={props.mirror} now={props.now} />
+    </Layout>
+  );
+}

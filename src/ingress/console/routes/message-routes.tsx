@@ -1,0 +1,141 @@
+/**
+ * Messages: the list (GET /ui/messages), one message (/ui/messages/:tenant/:id),
+ * and its actions, each a confirmation page (GET .../confirm/:action) and a
+ * POST that runs the same core command as the API, audited as `<actor>@console`.
+ */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import { AppError } from '../../../core/app-error.js';
+import { MESSAGE_STATUSES, messageStatus, type MessageStatus } from '../../../core/message-search.js';
+import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
+import type { CommandContext } from '../../../core/tenant-service.js';
+import { decodeCursor, encodeCursor } from '../../http/routes/messages.js';
+import { validate } from '../../http/request-input.js';
+import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleEnv } from '../env.js';
+import { parseUtcInput } from '../format.js';
+import { ConfirmPage, MESSAGE_ACTIONS, type MessageAction } from '../pages/confirm.js';
+import { MessagePage } from '../pages/message.js';
+import { messageHref, MessagesPage, type MessageFilters } from '../pages/messages.js';
+import { checkForm, CONSOLE_PATH, currentSession } from '../session.js';
+
+const PAGE_SIZE = 50;
+const text = (max: number) => z.string().max(max).optional().default('');
+const filtersQuery = z.object({
+  tenant: text(64), q: text(200), status: z.union([z.literal(''), z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]])]).optional().default(''),
+  account: text(64), batch: text(255), recipient: text(320), from: text(40), to: text(40), cursor: z.string().max(200).optional(),
+});
+const pathParams = z.object({ tenant: z.string().min(1).max(64), id: z.string().min(1).max(255) });
+
+export const consoleContext = (c: Context<ConsoleEnv>): CommandContext => ({ principal: currentSession(c).principal, correlationId: c.get('requestId'), via: 'console' });
+
+/** The one-time notice, taken from the session as the page shows it. */
+export function takeNotice(c: Context<ConsoleEnv>): string | null {
+  const session = currentSession(c);
+  const notice = session.flash;
+  session.flash = null;
+  return notice;
+}
+
+const filterHref = (filters: MessageFilters, cursor: string | null): string => {
+  const params = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
+  if (cursor !== null) params.set('cursor', cursor);
+  const query = params.toString();
+  return `${CONSOLE_PATH}/messages${query === '' ? '' : `?${query}`}`;
+};
+
+const blankToNull = (value: string): string | null => (value.trim() === '' ? null : value.trim());
+
+export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+
+  app.get('/messages', (c) => {
+    const session = currentSession(c);
+    const { cursor, ...filters } = validate(filtersQuery, c.req.query(), 'filters');
+    const tenantId = scopeTenantOrAll(session.principal, blankToNull(filters.tenant) ?? undefined);
+    const found = deps.search.find({
+      tenantId,
+      status: filters.status === '' ? null : filters.status,
+      accountId: blankToNull(filters.account),
+      batchCode: blankToNull(filters.batch),
+      recipient: blankToNull(filters.recipient),
+      sender: null,
+      createdFrom: ((seconds) => (seconds === null ? null : seconds * 1000))(parseUtcInput(filters.from)),
+      createdTo: ((seconds) => (seconds === null ? null : seconds * 1000))(parseUtcInput(filters.to)),
+      priority: null,
+      text: blankToNull(filters.q),
+      order: 'newest',
+      limit: PAGE_SIZE,
+      after: cursor === undefined ? null : decodeCursor(cursor),
+    });
+    return c.html(
+      <MessagesPage session={session} filters={filters} messages={found.messages} notice={takeNotice(c)}
+        nextHref={found.next === null ? null : filterHref(filters, encodeCursor(found.next))} firstHref={cursor === undefined ? null : filterHref(filters, null)} />,
+    );
+  });
+
+  const load = (c: Context<ConsoleEnv>) => {
+    const { tenant, id } = validate(pathParams, c.req.param(), 'message');
+    return deps.commands.detail(consoleContext(c), tenant, id);
+  };
+
+  app.get('/messages/:tenant/:id', (c) => {
+    const session = currentSession(c);
+    const { message, events, why } = load(c);
+    const tenantId = scopeTenant(session.principal, message.tenant_id);
+    const reasons = why.reasons.map((reason) => reason.code);
+    return c.html(
+      <MessagePage session={session} message={message} events={events} why={why} notice={takeNotice(c)}
+        status={messageStatus(message.state, message.suspended, message.bounce_ts !== null)}
+        headers={deps.headers.of(tenantId, message.id)} sync={deps.reports.get(tenantId)}
+        suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null} />,
+    );
+  });
+
+  const actionOf = (c: Context<ConsoleEnv>): MessageAction => {
+    const action = c.req.param('action');
+    if (!(MESSAGE_ACTIONS as readonly string[]).includes(action ?? '')) throw new AppError('NOT_FOUND', 'no such action', { details: { action } });
+    return action as MessageAction;
+  };
+
+  app.get('/messages/:tenant/:id/confirm/:action', (c) => {
+    const action = actionOf(c);
+    return c.html(<ConfirmPage session={currentSession(c)} message={load(c).message} action={action} />);
+  });
+
+  app.post('/messages/:tenant/:id/:action', async (c) => {
+    checkForm(c, await c.req.parseBody());
+    const action = actionOf(c);
+    const { message } = load(c);
+    const ctx = consoleContext(c);
+    const session = currentSession(c);
+    const batch = message.batch_code ?? undefined;
+    if ((action === 'suspend-batch' || action === 'activate-batch') && batch === undefined) throw new AppError('VALIDATION_FAILED', 'the message has no batch');
+    switch (action) {
+      case 'resend': {
+        const result = deps.commands.resend(ctx, message.tenant_id, [message.id]);
+        session.flash = result.resent.length === 1 ? 'Resent: the message is queued for a new attempt.' : 'Not resent: only a sent or failed message can be sent again.';
+        break;
+      }
+      case 'delete': {
+        const result = deps.commands.deleteMessages(ctx, message.tenant_id, [message.id]);
+        session.flash = result.deleted.length === 1 ? `Deleted message ${message.id}.` : 'Not deleted: the message is being handed to its relay right now; try again in a moment.';
+        if (result.deleted.length === 1) return c.redirect(`${CONSOLE_PATH}/messages`, 303);
+        break;
+      }
+      case 'suspend-batch': {
+        const result = deps.commands.suspend(ctx, message.tenant_id, batch);
+        session.flash = `Batch ${batch ?? ''} suspended: ${result.suspended_messages} waiting message(s) held.`;
+        break;
+      }
+      case 'activate-batch': {
+        const result = deps.commands.activate(ctx, message.tenant_id, batch);
+        session.flash = `Batch ${batch ?? ''} activated: ${result.activated_messages} message(s) released.`;
+        break;
+      }
+    }
+    return c.redirect(messageHref(message), 303);
+  });
+
+  return app;
+}

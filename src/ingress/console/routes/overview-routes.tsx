@@ -1,0 +1,59 @@
+/** The overview page and the admin pages (tenants, suppression lists): reads only, through the core services. */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { requireAdmin, scopeTenantOrAll } from '../../../core/principal.js';
+import { queueOverview } from '../../../core/queue-status.js';
+import { throughputSeries } from '../../../core/throughput.js';
+import { validate } from '../../http/request-input.js';
+import type { ConsoleDeps } from '../deps.js';
+import type { ConsoleEnv } from '../env.js';
+import { SuppressionsPage, TenantsPage } from '../pages/admin.js';
+import { OverviewPage } from '../pages/overview.js';
+import { CONSOLE_PATH, currentSession } from '../session.js';
+import { consoleContext, takeNotice } from './message-routes.js';
+
+const CHART_MINUTES = 60;
+const suppressionsQuery = z.object({ tenant: z.string().max(64).optional(), prefix: z.string().max(320).optional().default(''), after: z.string().max(320).optional() });
+
+export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+
+  app.get('/overview', async (c) => {
+    const session = currentSession(c);
+    const admin = session.principal.kind === 'admin';
+    const tenantId = scopeTenantOrAll(session.principal, undefined);
+    const now = deps.clock.now();
+    // Whole minutes: the last bar is the minute in progress.
+    const since = Math.floor(now / 60_000) * 60_000 - (CHART_MINUTES - 1) * 60_000;
+    const reports = deps.reports.list().filter((sync) => sync.client_sync_url !== null && (tenantId === null || sync.tenant_id === tenantId));
+    return c.html(
+      <OverviewPage session={session} now={now} notice={takeNotice(c)}
+        queue={queueOverview(deps.queue.counts(tenantId), deps.queue.oldestDue(tenantId, now), now)}
+        throughput={throughputSeries(deps.throughput.perMinute(tenantId, since), since, CHART_MINUTES)}
+        accounts={await deps.accounts.list(consoleContext(c), undefined)}
+        reports={reports} bounces={admin ? deps.bounces() : null} mirror={admin ? deps.mirror() : null} />,
+    );
+  });
+
+  app.get('/tenants', (c) => {
+    const session = currentSession(c);
+    return c.html(<TenantsPage session={session} tenants={deps.tenants.list(consoleContext(c))} />);
+  });
+
+  app.get('/suppressions', (c) => {
+    const session = currentSession(c);
+    requireAdmin(session.principal);
+    const query = validate(suppressionsQuery, c.req.query(), 'filters');
+    const tenants = deps.tenants.list(consoleContext(c));
+    const tenant = query.tenant ?? tenants[0]?.id;
+    const page = tenant === undefined ? null : deps.suppressions.list(consoleContext(c), tenant, {
+      limit: 100, ...(query.prefix === '' ? {} : { prefix: query.prefix }), ...(query.after === undefined ? {} : { after: query.after }),
+    });
+    const next = page?.next ?? null;
+    const nextHref = next === null || tenant === undefined ? null
+      : `${CONSOLE_PATH}/suppressions?${new URLSearchParams({ tenant, prefix: query.prefix, after: next }).toString()}`;
+    return c.html(<SuppressionsPage session={session} tenants={tenants} tenant={tenant ?? ''} prefix={query.prefix} suppressions={page?.suppressions ?? null} nextHref={nextHref} />);
+  });
+
+  return app;
+}

@@ -19,11 +19,20 @@ export interface AuthenticatorDeps {
 export interface Authenticator {
   /** `client` identifies the caller for throttling (its address). */
   authenticate(token: string | null, client: string): Principal;
+  /**
+   * authenticate(), plus a proof to keep instead of the token (a console session):
+   * the token's keyed hash, which opens nothing when presented as a token.
+   */
+  authenticateForSession(token: string | null, client: string): { principal: Principal; proof: string };
+  /**
+   * Who a proof stands for now: null once its key was rotated, expired or its
+   * tenant deleted, so that a session ends with its key and not hours later.
+   */
+  resolveProof(proof: string): Principal | null;
 }
 
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
-  const resolve = (token: string, now: number): Principal | 'expired' | null => {
-    const hash = deps.keys.hash(token);
+  const resolve = (hash: string, now: number): Principal | 'expired' | null => {
     if (deps.admin.matches(hash)) return { kind: 'admin' };
     const holder = deps.tenants.findKeyHolder(hash);
     if (holder === null) return null;
@@ -31,26 +40,34 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     return { kind: 'tenant', tenantId: holder.tenantId };
   };
 
+  const authenticate = (token: string | null, client: string): { principal: Principal; proof: string } => {
+    const now = deps.clock.now();
+    const waitMs = deps.throttle.blockedForMs(client, now);
+    if (waitMs > 0) {
+      throw new AppError('AUTH_THROTTLED', 'too many failed authentication attempts', {
+        details: { retry_after_seconds: Math.ceil(waitMs / 1000) },
+        transient: true,
+      });
+    }
+    if (token === null || token === '') {
+      throw new AppError('UNAUTHORIZED', 'missing credentials: send Authorization: Bearer <token> or X-API-Token');
+    }
+    const proof = deps.keys.hash(token);
+    const outcome = resolve(proof, now);
+    if (outcome === null || outcome === 'expired') {
+      deps.throttle.recordFailure(client, now);
+      throw new AppError('UNAUTHORIZED', outcome === 'expired' ? 'API key expired' : 'invalid credentials');
+    }
+    deps.throttle.recordSuccess(client);
+    return { principal: outcome, proof };
+  };
+
   return {
-    authenticate(token, client) {
-      const now = deps.clock.now();
-      const waitMs = deps.throttle.blockedForMs(client, now);
-      if (waitMs > 0) {
-        throw new AppError('AUTH_THROTTLED', 'too many failed authentication attempts', {
-          details: { retry_after_seconds: Math.ceil(waitMs / 1000) },
-          transient: true,
-        });
-      }
-      if (token === null || token === '') {
-        throw new AppError('UNAUTHORIZED', 'missing credentials: send Authorization: Bearer <token> or X-API-Token');
-      }
-      const outcome = resolve(token, now);
-      if (outcome === null || outcome === 'expired') {
-        deps.throttle.recordFailure(client, now);
-        throw new AppError('UNAUTHORIZED', outcome === 'expired' ? 'API key expired' : 'invalid credentials');
-      }
-      deps.throttle.recordSuccess(client);
-      return outcome;
+    authenticate: (token, client) => authenticate(token, client).principal,
+    authenticateForSession: authenticate,
+    resolveProof(proof) {
+      const outcome = resolve(proof, deps.clock.now());
+      return outcome === 'expired' ? null : outcome;
     },
   };
 }

@@ -184,4 +184,19 @@ describe('the web console', () => {
     const document = await fx.admin('GET', '/openapi.json');
     expect(Object.keys(document.body.paths).some((path) => path.startsWith('/ui'))).toBe(false);
   });
+
+  it('ends the sessions of a key the moment it is rotated', async () => {
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: betaKey }), redirect: 'manual' });
+    expect(login.status).toBe(303);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const overview = () => fetch(`${fx.t.url}/ui/overview`, { headers: { cookie }, redirect: 'manual' });
+    expect((await overview()).status).toBe(200);
+
+    const rotated = await fx.admin('POST', '/tenant/beta/api-key');
+    expect(rotated.status).toBe(200);
+    const after = await overview();
+    expect(after.status).toBe(303);
+    expect(after.headers.get('location')).toBe('/ui/sign-in');
+    betaKey = rotated.body.api_key;
+  });
 });

@@ -45,7 +45,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
   app.use('*', securityHeaders());
   app.use('*', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => { throw new AppError('PAYLOAD_TOO_LARGE', 'the form is too large'); } }));
-  app.use('*', loadSession(deps.sessions));
+  app.use('*', loadSession(deps.sessions, deps.authenticator));
 
   app.route('/', signInRoutes(deps));
   app.route('/', messageConsoleRoutes(deps));

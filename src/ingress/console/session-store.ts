@@ -2,7 +2,8 @@
  * The console's sessions, kept in this process only: a random id names each,
  * and it holds the principal, never the token. A restart signs everyone out,
  * which is the safe direction. Sessions end after an idle period or at an
- * absolute age; the oldest is dropped when there are too many.
+ * absolute age, and with their key (rotated, expired, its tenant deleted: see
+ * loadSession); the oldest is dropped when there are too many.
  */
 import { randomBytes } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
@@ -11,6 +12,8 @@ import type { Principal } from '../../core/principal.js';
 export interface ConsoleSession {
   id: string;
   principal: Principal;
+  /** The key's proof (Authenticator.authenticateForSession), checked again on each request. */
+  proof: string;
   /** Sent back with every form; a POST without it is refused. */
   csrfToken: string;
   createdAt: number;
@@ -20,7 +23,7 @@ export interface ConsoleSession {
 }
 
 export interface SessionStore {
-  create(principal: Principal): ConsoleSession;
+  create(principal: Principal, proof: string): ConsoleSession;
   /** The live session of this id (its idle clock restarted), or null. */
   touch(id: string): ConsoleSession | null;
   delete(id: string): void;
@@ -52,10 +55,10 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
   };
 
   return {
-    create(principal) {
+    create(principal, proof) {
       const now = options.clock.now();
       sweep(now);
-      const session: ConsoleSession = { id: randomToken(), principal, csrfToken: randomToken(), createdAt: now, lastSeenAt: now, flash: null };
+      const session: ConsoleSession = { id: randomToken(), principal, proof, csrfToken: randomToken(), createdAt: now, lastSeenAt: now, flash: null };
       sessions.set(session.id, session);
       return session;
     },

@@ -6,6 +6,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { AppError } from '../../core/app-error.js';
+import type { Authenticator } from '../../core/authenticator.js';
+import type { Principal } from '../../core/principal.js';
 import type { ConsoleEnv } from './env.js';
 import type { ConsoleSession, SessionStore } from './session-store.js';
 
@@ -26,10 +28,19 @@ export function clearSessionCookie(c: Context<ConsoleEnv>): void {
 /** Pages anyone may load: signing in, and what it is drawn with. */
 const OPEN_PATHS = new Set([`${CONSOLE_PATH}/sign-in`, `${CONSOLE_PATH}/assets/console.css`]);
 
-export function loadSession(sessions: SessionStore): MiddlewareHandler<ConsoleEnv> {
+/**
+ * The request's live session, or the sign-in page. A session whose key no longer
+ * opens anything (rotated, expired, its tenant deleted) ends now: rotating a
+ * leaked key must also close the browser sessions signed in with it.
+ */
+export function loadSession(sessions: SessionStore, authenticator: Pick<Authenticator, 'resolveProof'>): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     const id = getCookie(c, SESSION_COOKIE);
-    const session = id === undefined ? null : sessions.touch(id);
+    let session = id === undefined ? null : sessions.touch(id);
+    if (session !== null && !samePrincipal(authenticator.resolveProof(session.proof), session.principal)) {
+      sessions.delete(session.id);
+      session = null;
+    }
     c.set('session', session);
     if (session === null && !OPEN_PATHS.has(c.req.path)) {
       if (id !== undefined) clearSessionCookie(c);
@@ -37,6 +48,11 @@ export function loadSession(sessions: SessionStore): MiddlewareHandler<ConsoleEn
     }
     await next();
   };
+}
+
+function samePrincipal(now: Principal | null, then: Principal): boolean {
+  if (now === null || now.kind !== then.kind) return false;
+  return now.kind === 'admin' || (then.kind === 'tenant' && now.tenantId === then.tenantId);
 }
 
 /** A form POST: same origin, and the session's token in `_csrf`. The sign-in form has no session yet: origin only. */

@@ -29,11 +29,11 @@ export function signInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     checkForm(c, form);
     const token = typeof form.token === 'string' ? form.token.trim() : '';
     try {
-      const principal = deps.authenticator.authenticate(token, clientAddress(c));
+      const { principal, proof } = deps.authenticator.authenticateForSession(token, clientAddress(c));
       const previous = c.get('session');
       if (previous !== null) deps.sessions.delete(previous.id);
       // A new id at every sign-in: an id planted before it (session fixation) is worth nothing.
-      const session = deps.sessions.create(principal);
+      const session = deps.sessions.create(principal, proof);
       setSessionCookie(c, session);
       deps.log.info({ requestId: c.get('requestId'), actor: principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}` }, 'console sign-in');
       return c.redirect(`${CONSOLE_PATH}/overview`, 303);

@@ -1,14 +1,15 @@
-/** SQLite side of the queue overview: waiting messages only, through the pending index. */
+/** SQLite side of the queue overview: the waiting messages' counts (queue_counts) and the oldest due. */
 import type { Priority } from '../core/message.js';
 import type { QueueStatusStore, WaitingStatus } from '../core/queue-status.js';
 import type { SqliteDatabase } from './database.js';
 
 export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
-  // `state IN ('queued', 'deferred', 'sending')` is messages_pending's own predicate: only that index is read.
+  // Kept by triggers in the transaction of every change (schema.sql, migration 10): a read of a
+  // few rows, where counting the messages cost a table lookup each (170 ms at 100,000 waiting).
   const counts = db.prepare<Record<string, unknown>, { tenant_id: string; account_id: string; status: WaitingStatus; priority: Priority; count: number }>(`
-    SELECT tenant_id, account_id, CASE WHEN suspended = 1 AND state <> 'sending' THEN 'suspended' ELSE state END AS status, priority, count(*) AS count
-    FROM messages WHERE state IN ('queued', 'deferred', 'sending') AND (@tenant IS NULL OR tenant_id = @tenant)
-    GROUP BY tenant_id, account_id, status, priority`);
+    SELECT tenant_id, account_id, status, priority, count FROM queue_counts
+    WHERE count > 0 AND (@tenant IS NULL OR tenant_id = @tenant)
+    ORDER BY tenant_id, account_id, status, priority`);
   const oldest = db.prepare<Record<string, unknown>, { tenant_id: string; id: string; account_id: string; next_attempt_at: number }>(`
     SELECT tenant_id, id, account_id, next_attempt_at FROM messages
     WHERE state IN ('queued', 'deferred') AND suspended = 0 AND next_attempt_at <= @now AND (@tenant IS NULL OR tenant_id = @tenant)

@@ -199,7 +199,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     });
     const tenants = createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids });
     const accounts = createAccountService({
-      store, clock, ids, wake: () => dispatcher.wake(), activity: { usage: store.queue.usage, waiting: store.queueStatus.counts, connections: () => handoff.connections(), attempts: attempts.of },
+      store, clock, ids, wake: () => dispatcher.wake(), activity: { usage: store.queue.usage, waiting: store.queueStatus.waitingByAccount, connections: () => handoff.connections(), attempts: attempts.of },
     });
     const suppressions = createSuppressionService({ store, clock, ids });
     const app = createHttpApp({

@@ -49,7 +49,7 @@ export interface AccountServiceDeps {
   /** What an account is doing: its use of each limit window, and the messages waiting for it. */
   activity?: {
     usage(tenantId: string, accountId: string, now: number): Usage;
-    waiting(tenantId: string | null): QueueCount[];
+    waiting(tenantId: string | null): Array<Pick<QueueCount, 'tenant_id' | 'account_id' | 'count'>>;
     /** The relay pools' connections (relay threads are asked). */
     connections?(): Promise<RelayConnections[]>;
     /** Each account's last attempts, kept in memory by the delivery side since the start. */

@@ -10,7 +10,7 @@ describe('schema migrations', () => {
     expect(migrate(db, migrations)).toEqual(migrations.map((migration) => migration.version));
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['account_usage', 'accounts', 'bounce_mailboxes', 'bounce_messages', 'command_log', 'inbox', 'messages', 'messages_fts', 'messages_fts_config', 'messages_fts_data', 'messages_fts_docsize', 'messages_fts_idx', 'mirror_state', 'outbox', 'queue_counts', 'report_state', 'search_state', 'spool_parts', 'spools', 'suppressions', 'suspensions', 'tenants']);
+    expect(tables).toEqual(['account_usage', 'accounts', 'bounce_mailboxes', 'bounce_messages', 'command_log', 'inbox', 'messages', 'messages_fts', 'messages_fts_config', 'messages_fts_data', 'messages_fts_docsize', 'messages_fts_idx', 'mirror_state', 'outbox', 'report_state', 'search_state', 'spool_parts', 'spools', 'suppressions', 'suspensions', 'tenants']);
     expect(migrate(db, migrations)).toEqual([]);
   });
 
@@ -31,6 +31,15 @@ describe('schema migrations', () => {
     expect(planOf(`SELECT count(*) FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`)).toContain('messages_pending');
     expect(planOf(`UPDATE messages SET suspended = 1 WHERE tenant_id = ? AND batch_code = ? AND state IN ${PENDING_STATES_SQL} AND state <> 'sending'`))
       .toContain('messages_pending');
+  });
+
+  it('counts the waiting messages by status and priority from the pending index alone (migration 10)', () => {
+    const db = new Database(':memory:');
+    migrate(db, loadMigrations());
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT tenant_id, account_id, CASE WHEN suspended = 1 AND state <> 'sending' THEN 'suspended' ELSE state END AS status,
+      priority, count(*) FROM messages WHERE state IN ${PENDING_STATES_SQL} AND (? IS NULL OR tenant_id = ?) GROUP BY 1, 2, 3, 4`).all(null, null) as { detail: string }[])
+      .map((row) => row.detail).join(' ');
+    expect(plan).toContain('COVERING INDEX messages_pending');
   });
 
   it('migration 2 keeps every event of a version-1 database, timeline and mirror alike', () => {

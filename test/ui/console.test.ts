@@ -185,6 +185,16 @@ describe('the web console', () => {
     expect(Object.keys(document.body.paths).some((path) => path.startsWith('/ui'))).toBe(false);
   });
 
+  it('counts the waiting messages beside the list, by status', async () => {
+    await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'held' });
+    expect((await fx.post(acmeKey, [message('held-1', { batch_code: 'held' }), message('held-2', { batch_code: 'held' })])).body.queued).toBe(2);
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: acmeKey }), redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const html = await (await fetch(`${fx.t.url}/ui/messages`, { headers: { cookie } })).text();
+    expect(html).toContain('Waiting now: 2');
+    expect(html).toMatch(/>suspended: 2</);
+  });
+
   it('ends the sessions of a key the moment it is rotated', async () => {
     const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: betaKey }), redirect: 'manual' });
     expect(login.status).toBe(303);

@@ -1,6 +1,7 @@
 /** The message list: a search form whose every field is a URL parameter, live waiting counts, one page of results. */
-import type { MessageSummary } from '../../../core/message-search.js';
+import type { MessageStatus, MessageSummary } from '../../../core/message-search.js';
 import { MESSAGE_STATUSES } from '../../../core/message-search.js';
+import type { QueueOverview } from '../../../core/queue-status.js';
 import { when, statusClass } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
@@ -23,6 +24,7 @@ export interface MessagesPageProps {
   messages: MessageSummary[];
   nextHref: string | null;
   firstHref: string | null;
+  waiting: QueueOverview;
   notice: string | null;
 }
 
@@ -64,15 +66,18 @@ function Filters(props: { filters: MessageFilters; admin: boolean }) {
   );
 }
 
-/** Links to each status; the counts are on the overview (counting every waiting message costs more than a page of results at 100,000). */
-function StatusLinks(props: { filters: MessageFilters }) {
+function WaitingCounts(props: { waiting: QueueOverview; filters: MessageFilters }) {
+  const statuses = Object.entries(props.waiting.by_status) as Array<[MessageStatus, number]>;
   const base = props.filters.tenant === '' ? '' : `&tenant=${encodeURIComponent(props.filters.tenant)}`;
   return (
-    <nav aria-label="By status">
+    <section aria-labelledby="waiting-heading">
+      <h2 id="waiting-heading">Waiting now: {props.waiting.waiting}</h2>
       <ul class="counts">
-        {MESSAGE_STATUSES.map((status) => <li><a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}${base}`}>{status}</a></li>)}
+        {statuses.map(([status, count]) => (
+          <li><a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}${base}`}>{status}: {count}</a></li>
+        ))}
       </ul>
-    </nav>
+    </section>
   );
 }
 
@@ -114,7 +119,7 @@ export function MessagesPage(props: MessagesPageProps) {
   return (
     <Layout title="Messages" session={props.session} current="messages" notice={props.notice}>
       <Filters filters={props.filters} admin={admin} />
-      <StatusLinks filters={props.filters} />
+      <WaitingCounts waiting={props.waiting} filters={props.filters} />
       <section aria-labelledby="results-heading">
         <h2 id="results-heading">Results <span class="muted">({props.messages.length}{props.nextHref === null ? '' : '+'} on this page)</span></h2>
         <Results messages={props.messages} admin={admin} />

@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../core/app-error.js';
 import { MESSAGE_STATUSES, messageStatus, type MessageStatus } from '../../../core/message-search.js';
+import { queueOverview } from '../../../core/queue-status.js';
 import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import { decodeCursor, encodeCursor } from '../../http/routes/messages.js';
@@ -68,8 +69,10 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       limit: PAGE_SIZE,
       after: cursor === undefined ? null : decodeCursor(cursor),
     });
+    const now = deps.clock.now();
+    const waiting = queueOverview(deps.queue.counts(tenantId), null, now);
     return c.html(
-      <MessagesPage session={session} filters={filters} messages={found.messages} notice={takeNotice(c)}
+      <MessagesPage session={session} filters={filters} messages={found.messages} waiting={waiting} notice={takeNotice(c)}
         nextHref={found.next === null ? null : filterHref(filters, encodeCursor(found.next))} firstHref={cursor === undefined ? null : filterHref(filters, null)} />,
     );
   });

@@ -115,6 +115,12 @@ describe('the MailComposer message builder', () => {
     expect(entity.parts[1]?.body).toContain('<p>Rich body</p>');
   });
 
+  it('writes X-Genro-Mail-ID exactly as the client id, quotes, colons and semicolons included', async () => {
+    const clientId = `inv-"1";x:y'--${'z'.repeat(200)}`;
+    const built = await builder.build({ clientId, payload: payload(), tenant: TENANT });
+    expect(header(parseEntity(built.raw.toString('latin1')), 'x-genro-mail-id')).toBe(clientId);
+  });
+
   it('writes a display name holding an address, a comma or a quote as that name, never as another address', async () => {
     const { entity, envelope } = await build({
       from: 'ceo@bank.example, Me <me@tenant.example>',

@@ -75,12 +75,16 @@ function angled(id: string): string {
   return `${trimmed.startsWith('<') ? '' : '<'}${trimmed}${trimmed.endsWith('>') ? '' : '>'}`;
 }
 
-function customHeaders(payload: MessagePayload, clientId: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+function customHeaders(payload: MessagePayload, clientId: string): Record<string, string | { prepared: true; value: string }> {
+  const headers: Record<string, string | { prepared: true; value: string }> = {};
   for (const [name, value] of Object.entries(payload.headers)) {
     if (!OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
   }
-  headers[MAIL_ID_HEADER] = clientId;
+  // Written as is: nodemailer would otherwise turn an id holding `"`, `:` or `;`
+  // (printable ASCII, so a valid id) into RFC 2047 encoded words, and the receiver,
+  // and our own bounce correlation, would read `=?UTF-8?Q?...?=` instead of the id.
+  // Intake keeps ids to 1-255 printable ASCII characters without spaces: nothing to fold or escape.
+  headers[MAIL_ID_HEADER] = { prepared: true, value: clientId };
   return headers;
 }
 

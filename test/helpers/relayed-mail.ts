@@ -30,6 +30,38 @@ export function fieldValue(fields: HeaderField[], name: string): string | undefi
   return fields.find((field) => field.name.toLowerCase() === name.toLowerCase())?.value;
 }
 
+const ENCODED_WORD = /=\?([^?]+)\?([bqBQ])\?([^?]*)\?=/g;
+
+/**
+ * An unstructured header value with its RFC 2047 encoded words decoded
+ * (mailparser leaves those of unknown headers alone). Whitespace between two
+ * encoded words is dropped (§6.2) and their bytes are joined before decoding,
+ * since an encoder may split one character across words.
+ */
+export function decodeWords(value: string): string {
+  let out = '';
+  let pending: Buffer[] = [];
+  let last = 0;
+  const flush = (): void => {
+    if (pending.length > 0) out += Buffer.concat(pending).toString('utf8');
+    pending = [];
+  };
+  for (const match of value.matchAll(ENCODED_WORD)) {
+    const between = value.slice(last, match.index);
+    if (!(pending.length > 0 && /^[ \t]*$/.test(between))) {
+      flush();
+      out += between;
+    }
+    const [, , encoding = '', text = ''] = match;
+    pending.push(encoding.toLowerCase() === 'b'
+      ? Buffer.from(text, 'base64')
+      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
+    last = (match.index ?? 0) + match[0].length;
+  }
+  flush();
+  return out + value.slice(last);
+}
+
 export const parseRelayed = (raw: Buffer): Promise<ParsedMail> => simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
 
 /** Every address of a parsed address header, lower-cased, in order. */

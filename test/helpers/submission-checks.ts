@@ -8,7 +8,7 @@ import type Database from 'better-sqlite3';
 import { expect } from 'vitest';
 import { parseMailbox } from '../../src/core/address.js';
 import type { SinkMessage } from '../peers/smtp-sink.js';
-import { addressesOf, fieldValue, headerFields, parseRelayed } from './relayed-mail.js';
+import { addressesOf, decodeWords, fieldValue, headerFields, parseRelayed } from './relayed-mail.js';
 
 export interface StoredRow {
   id: string;
@@ -79,7 +79,7 @@ export async function expectRelayedAsSent(raw: Buffer, item: Record<string, unkn
     to: addressesOf(parsed.to).map(comparable),
     cc: addressesOf(parsed.cc).map(comparable),
     replyTo: addressesOf(parsed.replyTo).map(comparable),
-    custom: Object.fromEntries(custom.map((name) => [name, parsed.headers.get(name.toLowerCase())])),
+    custom: Object.fromEntries(custom.map((name) => [name, decodeWords(fieldValue(fields, name) ?? '')])),
   }, `relayed ${String(item.id)}`).toEqual({
     subject: item.subject ?? '',
     from: addresses(item.from),

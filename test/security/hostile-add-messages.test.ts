@@ -12,12 +12,11 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/ingress/http/errors.js';
 import { wholeBody, itemSpec, type ItemSpec, type RawBody } from '../helpers/hostile-json.js';
-import { eventually, startHostileTarget, type HostileTarget } from '../helpers/hostile-target.js';
-import { tearDownProcesses } from '../helpers/process-teardown.js';
+import { eventually, startHostileTarget, tearDownAfterAll, type HostileTarget } from '../helpers/hostile-target.js';
 import { checkProperty } from '../helpers/property-runs.js';
 import { expectRelayedAsSent, expectStoredAsSent, relayedById, storedRow } from '../helpers/submission-checks.js';
 
-const started = tearDownProcesses();
+const started = tearDownAfterAll();
 const MAX_BODY_BYTES = 1024 * 1024;
 let target: HostileTarget;
 

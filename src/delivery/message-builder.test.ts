@@ -115,6 +115,24 @@ describe('the MailComposer message builder', () => {
     expect(entity.parts[1]?.body).toContain('<p>Rich body</p>');
   });
 
+  it('writes X-Genro-Mail-ID exactly as the client id, quotes, colons and semicolons included', async () => {
+    const clientId = `inv-"1";x:y'--${'z'.repeat(200)}`;
+    const built = await builder.build({ clientId, payload: payload(), tenant: TENANT });
+    expect(header(parseEntity(built.raw.toString('latin1')), 'x-genro-mail-id')).toBe(clientId);
+  });
+
+  it('writes a display name holding an address, a comma or a quote as that name, never as another address', async () => {
+    const { entity, envelope } = await build({
+      from: 'ceo@bank.example, Me <me@tenant.example>',
+      to: ['victim@evil.example, Evil <rcpt@example.org>', 'a"b <two@example.org>'],
+      replyTo: 'x@y.example; Z <reply@example.org>',
+    });
+    expect(header(entity, 'from')).toBe('"ceo@bank.example, Me" <me@tenant.example>');
+    expect(header(entity, 'to')).toBe('"victim@evil.example, Evil" <rcpt@example.org>, "a\\"b" <two@example.org>');
+    expect(header(entity, 'reply-to')).toBe('"x@y.example; Z" <reply@example.org>');
+    expect(envelope).toEqual({ mailFrom: 'me@tenant.example', rcptTo: ['rcpt@example.org', 'two@example.org'] });
+  });
+
   it('writes Cc, leaves Bcc out of the bytes, and puts every recipient in the envelope once', async () => {
     const { entity, envelope, raw } = await build({
       to: ['Ann <ann@example.org>'],

@@ -5,7 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { parseMailbox } from '../core/address.js';
+import { parseMailbox, type Mailbox } from '../core/address.js';
 import { AppError } from '../core/app-error.js';
 import { headerValue, type AttachmentSpec, type MessagePayload } from '../core/message.js';
 import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/relay.js';
@@ -37,11 +37,24 @@ const OWNED_HEADERS = new Set([
   MAIL_ID_HEADER.toLowerCase(),
 ]);
 
-function bareAddress(text: string): string {
+function mailboxOf(text: string): Mailbox {
   const mailbox = parseMailbox(text);
   // Payloads are validated at intake; an unparsable one is a bug, not an outcome.
   if (mailbox === null) throw new AppError('INTERNAL', 'stored payload holds an invalid address', { details: { address: text } });
-  return mailbox.address;
+  return mailbox;
+}
+
+const bareAddress = (text: string): string => mailboxOf(text).address;
+
+/**
+ * The mailbox as nodemailer's {name, address}, never as text: given text,
+ * nodemailer parses it again with its own rules, and a display name that our
+ * parser took whole (`victim@evil.example, Evil <me@example.com>`, `a"b <me@...>`)
+ * came out as extra or different addresses in the header, not in the envelope.
+ */
+function headerMailbox(text: string): { name: string; address: string } {
+  const { name, address } = mailboxOf(text);
+  return { name: name ?? '', address };
 }
 
 /** MAIL FROM is the return path, else From; RCPT TO is To+Cc+Bcc, once each, in order. */
@@ -62,12 +75,16 @@ function angled(id: string): string {
   return `${trimmed.startsWith('<') ? '' : '<'}${trimmed}${trimmed.endsWith('>') ? '' : '>'}`;
 }
 
-function customHeaders(payload: MessagePayload, clientId: string): Record<string, string> {
-  const headers: Record<string, string> = {};
+function customHeaders(payload: MessagePayload, clientId: string): Record<string, string | { prepared: true; value: string }> {
+  const headers: Record<string, string | { prepared: true; value: string }> = {};
   for (const [name, value] of Object.entries(payload.headers)) {
     if (!OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
   }
-  headers[MAIL_ID_HEADER] = clientId;
+  // Written as is: nodemailer would otherwise turn an id holding `"`, `:` or `;`
+  // (printable ASCII, so a valid id) into RFC 2047 encoded words, and the receiver,
+  // and our own bounce correlation, would read `=?UTF-8?Q?...?=` instead of the id.
+  // Intake keeps ids to 1-255 printable ASCII characters without spaces: nothing to fold or escape.
+  headers[MAIL_ID_HEADER] = { prepared: true, value: clientId };
   return headers;
 }
 
@@ -96,8 +113,8 @@ async function fetchAttachments(
   return attachments;
 }
 
-function list(addresses: string[]): string[] | undefined {
-  return addresses.length === 0 ? undefined : addresses;
+function list(addresses: string[]): Array<{ name: string; address: string }> | undefined {
+  return addresses.length === 0 ? undefined : addresses.map(headerMailbox);
 }
 
 const NON_ASCII = /[^\x00-\x7f]/;
@@ -110,11 +127,11 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
       const messageIdHeader = angled(payload.messageId ?? headerValue(payload.headers, 'message-id') ?? `${randomUUID()}@${deps.hostname}`);
       // `baseBoundary` is a MailComposer option its typings lack.
       const options: Mail.Options & { baseBoundary: string } = {
-        from: payload.from,
+        from: headerMailbox(payload.from),
         to: list(payload.to),
         cc: list(payload.cc),
         bcc: list(payload.bcc),
-        replyTo: payload.replyTo ?? undefined,
+        replyTo: payload.replyTo === null ? undefined : headerMailbox(payload.replyTo),
         subject: payload.subject,
         ...bodies(payload),
         headers: customHeaders(payload, request.clientId),

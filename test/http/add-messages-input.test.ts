@@ -96,6 +96,7 @@ const MESSAGE_CASES: MessageCase[] = [
   { name: 'bad address in the to list', bad: (id) => message(id, { to: ['ok@example.net', 'not an address'] }), reason: 'to.1: invalid address' },
   { name: 'to as a number', bad: (id) => message(id, { to: 42 }), reason: 'to: Invalid input' },
   { name: 'CR/LF in subject', bad: (id) => message(id, { subject: 'hello\r\nBcc: victim@example.org' }), reason: 'subject: must not contain CR, LF or NUL' },
+  { name: 'lone surrogate in subject (JSON \\ud800)', bad: (id) => message(id, { subject: 'a\ud800b' }), reason: 'subject: not well-formed Unicode (a lone surrogate)' },
   { name: 'LF in a custom header value', bad: (id) => message(id, { headers: { 'X-Custom': 'a\nBcc: victim@example.org' } }), reason: 'headers.X-Custom: must not contain CR, LF or NUL' },
   { name: 'header name with a colon', bad: (id) => message(id, { headers: { 'X-Bad:Name': 'v' } }), reason: 'headers.X-Bad:Name: Invalid key' },
   { name: 'oversized body', bad: (id) => message(id, { body: 'x'.repeat(2 * MAX_MESSAGE_BYTES) }), reason: 'too large' },

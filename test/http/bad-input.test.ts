@@ -40,6 +40,7 @@ const CASES: Case[] = [
   { name: 'POST /tenant: ftp url', method: 'POST', path: '/tenant', body: { id: 'newco', client_base_url: 'ftp://x.example' }, status: 400, code: 'VALIDATION_FAILED' },
   { name: 'POST /tenant: unknown auth method', method: 'POST', path: '/tenant', body: { id: 'newco', client_auth: { method: 'digest' } }, status: 400, code: 'VALIDATION_FAILED' },
   { name: 'POST /tenant: CR/LF in name', method: 'POST', path: '/tenant', body: { id: 'newco', name: 'a\r\nb' }, status: 400, code: 'VALIDATION_FAILED' },
+  { name: 'POST /tenant: lone surrogate in name', method: 'POST', path: '/tenant', body: { id: 'newco', name: 'a\udc00' }, status: 400, code: 'VALIDATION_FAILED' },
   { name: 'POST /tenant: negative expiry', method: 'POST', path: '/tenant', body: { id: 'newco', api_key_expires_in_seconds: -1 }, status: 400, code: 'VALIDATION_FAILED' },
   ...bodyCases('PUT', '/tenant/acme', { name: 'n' }),
   { name: 'PUT /tenant: invalid path id', method: 'PUT', path: '/tenant/bad%20id', body: {}, status: 400, code: 'VALIDATION_FAILED' },

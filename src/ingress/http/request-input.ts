@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { AppError } from '../../core/app-error.js';
 import type { HttpEnv } from './env.js';
 import { requestBody } from './request-body.js';
+import { ILL_FORMED, illFormedPath } from './well-formed.js';
 
 const textDecoder = new TextDecoder();
 
@@ -46,13 +47,17 @@ export async function readJson(c: Context<HttpEnv>): Promise<unknown> {
   requireJson(c);
   const text = textDecoder.decode(await requestBody(c));
   if (text.trim() === '') return {};
+  let json: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    json = JSON.parse(text) as unknown;
   } catch (error) {
     throw new AppError('INVALID_JSON', 'the body is not valid JSON', {
       details: { reason: error instanceof Error ? error.message : String(error) },
     });
   }
+  const illFormed = illFormedPath(json);
+  if (illFormed !== null) throw new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path: illFormed, message: ILL_FORMED }] });
+  return json;
 }
 
 export async function readBody<S extends z.ZodType>(c: Context<HttpEnv>, schema: S): Promise<z.output<S>> {

@@ -5,6 +5,7 @@ import { headerValue, type MessagePayload } from '../../core/message.js';
 import type { SubmissionItem } from '../../core/submission-service.js';
 import { fieldProblems } from './request-input.js';
 import { messageItem, type MessageItem } from './message-schemas.js';
+import { ILL_FORMED, illFormedPath } from './well-formed.js';
 
 export interface SubmissionLimits {
   maxMessageBytes: number;
@@ -64,6 +65,8 @@ function uniqueRecipients(payload: MessagePayload): string[] {
 
 export function toSubmissionItem(raw: unknown, index: number, limits: SubmissionLimits): SubmissionItem {
   const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
+  const illFormed = illFormedPath(raw);
+  if (illFormed !== null) return { index, id, problem: illFormed === '' ? ILL_FORMED : `${illFormed}: ${ILL_FORMED}` };
   const parsed = messageItem.safeParse(raw);
   if (!parsed.success) {
     return { index, id, problem: fieldProblems(parsed.error).map((problem) => (problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`)).join('; ') };

@@ -24,10 +24,13 @@ export function createSqliteThroughput(db: SqliteDatabase): ThroughputStore {
   // The first existing row at or after a seq (seqs have gaps where rows were pruned).
   const at = db.prepare<[number], { seq: number; occurred_at: number }>('SELECT seq, occurred_at FROM outbox WHERE seq >= ? ORDER BY seq LIMIT 1');
   const counts = db.prepare<Record<string, unknown>, { minute: number; event_type: string; count: number }>(`
-    SELECT (occurred_at - @since) / 60000 AS minute, event_type, count(*) AS count FROM outbox
+    SELECT CAST((occurred_at - @since) / 60000 AS INTEGER) AS minute, event_type, count(*) AS count FROM outbox
     WHERE seq >= @from AND occurred_at >= @since AND event_type IN (${Object.keys(OUTCOME_OF).map((type) => `'${type}'`).join(', ')})
       AND (@tenant IS NULL OR tenant_id = @tenant)
     GROUP BY minute, event_type`);
+
+  // better-sqlite3 binds a JS number as REAL: without the CAST, (occurred_at - @since) / 60000
+  // was a fractional minute, one group per event, and the chart drew none of them.
 
   /** The smallest seq whose row occurred at or after `instant` (assuming occurred_at rises with seq). */
   const firstSeqFrom = (instant: number): number | null => {

@@ -23,6 +23,7 @@ import { createMirror, type DaemonMirror } from './daemon/mirror.js';
 import { createBounces, type DaemonBounces } from './daemon/bounces.js';
 import { createReports } from './daemon/reports.js';
 import { startSmtp } from './daemon/smtp.js';
+import { daemonHealth } from './daemon/health.js';
 import { stopDaemon, type StoppableDaemon } from './daemon/stop.js';
 import { openStore } from './daemon/store.js';
 import { createDispatcher, type Dispatcher } from './delivery/dispatcher.js';
@@ -220,29 +221,15 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       status: {
         queue: store.queueStatus,
         clock,
-        health: async () => {
-          const syncs = reports.status.list();
-          const relays = await handoff.connections();
-          return {
-            dispatcher: { running: dispatcher.isRunning() },
-            // A full or locked database shows here, not only as refused intake.
-            store: store.writeStatus(),
-            // The relay pools: connections open to each account's relay and those carrying a message now.
-            relays: {
-              open: relays.reduce((sum, pool) => sum + pool.open, 0),
-              in_use: relays.reduce((sum, pool) => sum + pool.inUse, 0),
-              accounts: relays.map((pool) => ({ tenant_id: pool.tenantId, account_id: pool.accountId, open: pool.open, in_use: pool.inUse })),
-            },
-            threads: { parser: parserPool?.ready() ?? null },
-            reports: {
-              tenants: syncs.length,
-              failing: syncs.filter((sync) => sync.consecutive_failures > 0).map((sync) => sync.tenant_id),
-              backlog: syncs.reduce((sum, sync) => sum + sync.backlog, 0),
-            },
-            bounce: bounces.status(),
-            mirror: mirror.status(),
-          };
-        },
+        health: daemonHealth({
+          dispatcherRunning: () => dispatcher.isRunning(),
+          store,
+          relays: () => handoff.connections(),
+          parserReady: parserPool === null ? null : () => parserPool.ready(),
+          reports: () => reports.status.list(),
+          bounces: () => bounces.status(),
+          mirror: () => mirror.status(),
+        }),
       },
       readiness: [
         { name: 'store', check: () => (store.ping(), true) },

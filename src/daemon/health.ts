@@ -1,0 +1,45 @@
+/**
+ * The admin's half of GET /status: the health of every loop and thread, read
+ * from their own status at request time (the composition decides what is in it).
+ */
+import type { MailboxStatus } from '../core/bounce.js';
+import type { MirrorStatus } from '../core/mirror.js';
+import type { RelayConnections } from '../core/relay.js';
+import type { SyncStatus } from '../core/report.js';
+import type { SqliteStore } from '../store/index.js';
+
+export interface HealthSources {
+  dispatcherRunning: () => boolean;
+  store: Pick<SqliteStore, 'writeStatus'>;
+  relays: () => Promise<RelayConnections[]>;
+  parserReady: (() => boolean) | null;
+  reports: () => SyncStatus[];
+  bounces: () => MailboxStatus[];
+  mirror: () => MirrorStatus;
+}
+
+export function daemonHealth(sources: HealthSources): () => Promise<Record<string, unknown>> {
+  return async () => {
+    const syncs = sources.reports();
+    const relays = await sources.relays();
+    return {
+      dispatcher: { running: sources.dispatcherRunning() },
+      // A full or locked database shows here, not only as refused intake.
+      store: sources.store.writeStatus(),
+      // The relay pools: connections open to each account's relay and those carrying a message now.
+      relays: {
+        open: relays.reduce((sum, pool) => sum + pool.open, 0),
+        in_use: relays.reduce((sum, pool) => sum + pool.inUse, 0),
+        accounts: relays.map((pool) => ({ tenant_id: pool.tenantId, account_id: pool.accountId, open: pool.open, in_use: pool.inUse })),
+      },
+      threads: { parser: sources.parserReady?.() ?? null },
+      reports: {
+        tenants: syncs.length,
+        failing: syncs.filter((sync) => sync.consecutive_failures > 0).map((sync) => sync.tenant_id),
+        backlog: syncs.reduce((sum, sync) => sum + sync.backlog, 0),
+      },
+      bounce: sources.bounces(),
+      mirror: sources.mirror(),
+    };
+  };
+}

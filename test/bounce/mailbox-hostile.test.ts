@@ -9,7 +9,7 @@ import { dsnFor } from '../helpers/bounce-mail.js';
 import { hostileMessages, hugeMessage } from '../helpers/hostile-mime.js';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario } from '../helpers/report-fixture.js';
-import { startDovecot } from '../peers/dovecot.js';
+import { bounceToml, startDovecot } from '../peers/dovecot.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -26,13 +26,7 @@ describe('hostile mail in the bounce mailbox', () => {
     cleanups.push(() => dovecot.destroy());
     const s = await startReportScenario(cleanups, {
       extraToml: `
-[bounce]
-host = "127.0.0.1"
-port = ${dovecot.port}
-tls = "none"
-user = "${dovecot.user}"
-password = "${dovecot.password}"
-processed_folder = "Processed"
+${bounceToml(dovecot)}processed_folder = "Processed"
 unmatched_folder = "Unmatched"
 not_bounce_folder = "NotBounce"
 poll_interval_seconds = 3600

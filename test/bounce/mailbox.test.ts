@@ -6,7 +6,7 @@
  * the suppression list, the folders of the mailbox.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { bounceToml, startDovecot, type DovecotPeer } from '../peers/dovecot.js';
 import { arfFor, dsnFor, ordinaryMail } from '../helpers/bounce-mail.js';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
@@ -26,14 +26,8 @@ afterEach(async () => {
 });
 
 /** IDLE, not the poll, must bring each bounce: the poll interval is far beyond any wait below. */
-const bounceToml = (peer: DovecotPeer, extra = ''): string => `
-[bounce]
-host = "127.0.0.1"
-port = ${peer.port}
-tls = "none"
-user = "${peer.user}"
-password = "${peer.password}"
-processed_folder = "Processed"
+const idleBounceToml = (peer: DovecotPeer, extra = ''): string => `
+${bounceToml(peer)}processed_folder = "Processed"
 unmatched_folder = "Unmatched"
 poll_interval_seconds = 3600
 reconnect_initial_seconds = 0.1
@@ -224,5 +218,5 @@ describe('bounce mailbox on a real Dovecot', () => {
 });
 
 async function startReportScenarioWithBounce(peer: DovecotPeer, options: { dataDir?: string; extra?: string } = {}): Promise<ReportScenario> {
-  return startReportScenario(cleanups, { ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), extraToml: bounceToml(peer, options.extra) });
+  return startReportScenario(cleanups, { ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), extraToml: idleBounceToml(peer, options.extra) });
 }

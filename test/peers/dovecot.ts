@@ -162,6 +162,11 @@ async function startOnFreePort(startOn: (port: number) => Promise<void>): Promis
   }
 }
 
+/** The `[bounce]` table's header and connection keys for this peer, over plain IMAP: append the test's own keys after it. */
+export function bounceToml(dovecot: Pick<DovecotPeer, 'port' | 'user' | 'password'>): string {
+  return `[bounce]\nhost = "127.0.0.1"\nport = ${dovecot.port}\ntls = "none"\nuser = "${dovecot.user}"\npassword = "${dovecot.password}"\n`;
+}
+
 export async function startDovecot(options: { users?: DovecotUser[] } = {}): Promise<DovecotPeer> {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run bash scripts/test-setup.sh (apt-get install -y dovecot-imapd)`);
   const users = options.users ?? [{ user: 'bounces', password: 'secret' }];

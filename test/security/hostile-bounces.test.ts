@@ -15,7 +15,7 @@ import { sqlText } from '../helpers/hostile-json.js';
 import { hostileSeed, hostileRuns } from '../helpers/property-runs.js';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario } from '../helpers/report-fixture.js';
-import { startDovecot } from '../peers/dovecot.js';
+import { bounceToml, startDovecot } from '../peers/dovecot.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -63,7 +63,7 @@ describe('malformed DSNs naming a real message, in a real bounce mailbox', () =>
     const dovecot = await startDovecot();
     cleanups.push(() => dovecot.destroy());
     const s = await startReportScenario(cleanups, {
-      extraToml: `\n[bounce]\nhost = "127.0.0.1"\nport = ${dovecot.port}\ntls = "none"\nuser = "${dovecot.user}"\npassword = "${dovecot.password}"\nprocessed_folder = "Processed"\nunmatched_folder = "Unmatched"\nnot_bounce_folder = "NotBounce"\npoll_interval_seconds = 1\nparse_timeout_seconds = 10\n`,
+      extraToml: `\n${bounceToml(dovecot)}processed_folder = "Processed"\nunmatched_folder = "Unmatched"\nnot_bounce_folder = "NotBounce"\npoll_interval_seconds = 1\nparse_timeout_seconds = 10\n`,
     });
     const { key } = await s.addTenant('acme', '/acme');
     expect((await s.fx.post(key, [message('inv-1', { to: RECIPIENT })])).status).toBe(200);

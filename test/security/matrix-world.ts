@@ -10,7 +10,7 @@ import { dsnFor, ordinaryMail } from '../helpers/bounce-mail.js';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
-import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { bounceToml, startDovecot, type DovecotPeer } from '../peers/dovecot.js';
 
 export type Owner = 'a' | 'b';
 export const OWNERS: readonly Owner[] = ['a', 'b'];
@@ -93,13 +93,7 @@ export async function startWorld(cleanups: Array<() => Promise<void>>, options: 
   cleanups.push(() => dovecot.destroy());
   const s = await startReportScenario(cleanups, {
     extraToml: `${options.extraToml ?? ''}
-[bounce]
-host = "127.0.0.1"
-port = ${dovecot.port}
-tls = "none"
-user = "${dovecot.user}"
-password = "${dovecot.password}"
-poll_interval_seconds = 3600
+${bounceToml(dovecot)}poll_interval_seconds = 3600
 reconnect_initial_seconds = 0.1
 reconnect_max_seconds = 0.5
 `,

@@ -20,7 +20,7 @@ import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { message } from '../helpers/queue-fixture.js';
 import { openSubmission, replyOf } from '../helpers/smtp-submit.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
-import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { bounceToml, startDovecot, type DovecotPeer } from '../peers/dovecot.js';
 import { startReportClient, type ReportClient } from '../peers/report-client.js';
 import { startSmtpSink } from '../peers/smtp-sink.js';
 import type { Owner, TenantData } from './matrix-world.js';
@@ -78,13 +78,7 @@ retry_jitter = 0
 batch_delay_ms = 20
 retry_initial_seconds = 0.2
 retry_jitter = 0
-[bounce]
-host = "127.0.0.1"
-port = ${dovecot.port}
-tls = "none"
-user = "${dovecot.user}"
-password = "${dovecot.password}"
-reconnect_initial_seconds = 0.1
+${bounceToml(dovecot)}reconnect_initial_seconds = 0.1
 reconnect_max_seconds = 0.5
 [[bounce.tenant_mailboxes]]
 tenant_id = "tenant-b"

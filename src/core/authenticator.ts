@@ -17,8 +17,13 @@ export interface AuthenticatorDeps {
 }
 
 export interface Authenticator {
-  /** `client` identifies the caller for throttling (its address). */
-  authenticate(token: string | null, client: string): Principal;
+  /**
+   * `client` identifies the caller for throttling (its address). `accepts`, when
+   * given, narrows who may sign in here (SMTP AUTH names one tenant): a valid key
+   * it refuses counts as a failure, so that a tenant's own good key cannot reset
+   * its throttle between guesses of another's.
+   */
+  authenticate(token: string | null, client: string, accepts?: (principal: Principal) => boolean): Principal;
   /**
    * authenticate(), plus a proof to keep instead of the token (a console session):
    * the token's keyed hash, which opens nothing when presented as a token.
@@ -40,7 +45,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     return { kind: 'tenant', tenantId: holder.tenantId };
   };
 
-  const authenticate = (token: string | null, client: string): { principal: Principal; proof: string } => {
+  const authenticate = (token: string | null, client: string, accepts?: (principal: Principal) => boolean): { principal: Principal; proof: string } => {
     const now = deps.clock.now();
     const waitMs = deps.throttle.blockedForMs(client, now);
     if (waitMs > 0) {
@@ -54,7 +59,7 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     }
     const proof = deps.keys.hash(token);
     const outcome = resolve(proof, now);
-    if (outcome === null || outcome === 'expired') {
+    if (outcome === null || outcome === 'expired' || (accepts !== undefined && !accepts(outcome))) {
       deps.throttle.recordFailure(client, now);
       throw new AppError('UNAUTHORIZED', outcome === 'expired' ? 'API key expired' : 'invalid credentials');
     }
@@ -63,8 +68,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   };
 
   return {
-    authenticate: (token, client) => authenticate(token, client).principal,
-    authenticateForSession: authenticate,
+    authenticate: (token, client, accepts) => authenticate(token, client, accepts).principal,
+    authenticateForSession: (token, client) => authenticate(token, client),
     resolveProof(proof) {
       const outcome = resolve(proof, deps.clock.now());
       return outcome === 'expired' ? null : outcome;

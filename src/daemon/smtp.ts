@@ -43,7 +43,7 @@ export async function startSmtp(wiring: SmtpWiring): Promise<SmtpIngress | null>
     commandTimeoutMs: smtp.command_timeout_seconds * 1000,
     log,
     session: {
-      authenticate: (password, client) => wiring.authenticator.authenticate(password, client),
+      authenticate: (password, client, accepts) => wiring.authenticator.authenticate(password, client, accepts),
       accountsOf: (tenantId) => (wiring.store.tenants.get(tenantId) === null ? null : wiring.store.accounts.choices(tenantId)),
       suppressed: (tenantId, addresses, now) => wiring.store.queue.suppressed(tenantId, addresses, now),
       submissions: wiring.submissions,

@@ -119,4 +119,15 @@ describe('authentication throttling per client', () => {
     fx.clock.advance(1500);
     expect(await authFrom(ATTACKER, smtpPort, 'acme', key)).toBe('235 accepted');
   });
+
+  it("over SMTP AUTH: another tenant's valid key for acme is a failed attempt, so a tenant cannot reset its throttle between guesses", async () => {
+    const other = '127.0.0.4';
+    const globexKey = await fx.createTenant('globex');
+    for (let attempt = 0; attempt < MAX_FAILURES; attempt += 1) {
+      expect(await authFrom(other, smtpPort, 'acme', attempt === 1 ? 'wrong' : globexKey)).toMatch(/^535 5\.7\.8 /);
+    }
+    expect(await authFrom(other, smtpPort, 'acme', globexKey)).toMatch(/^454 4\.7\.0 /);
+    expect(await authFrom(other, smtpPort, 'globex', globexKey)).toMatch(/^454 4\.7\.0 /);
+  });
 });
+

@@ -61,6 +61,6 @@ describe('constant-time token comparison', () => {
     const smtpWiring = source.slice(source.indexOf('smtp = await startSmtp('));
     expect(smtpWiring).toMatch(/^smtp = await startSmtp\(\{[\s\S]*?authenticator: createAuthenticator\(\{[\s\S]*?keys: apiKeys,/);
     const daemonSmtp = await import('node:fs').then((fs) => fs.readFileSync(new URL('../../src/daemon/smtp.ts', import.meta.url), 'utf8'));
-    expect(daemonSmtp).toContain('authenticate: (password, client) => wiring.authenticator.authenticate(password, client)');
+    expect(daemonSmtp).toContain('authenticate: (password, client, accepts) => wiring.authenticator.authenticate(password, client, accepts)');
   });
 });

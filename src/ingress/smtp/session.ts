@@ -36,7 +36,8 @@ export interface SmtpPolicy {
 
 export interface SmtpSessionDeps {
   /** Checks an API key; throws AppError UNAUTHORIZED or AUTH_THROTTLED. */
-  authenticate(password: string, client: string): Principal;
+  /** `accepts` narrows who may sign in (see Authenticator.authenticate). */
+  authenticate(password: string, client: string, accepts: (principal: Principal) => boolean): Principal;
   /** The tenant's accounts; null when there is no such tenant. */
   accountsOf(tenantId: string): readonly AccountChoice[] | null;
   suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
@@ -167,8 +168,10 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       if (!session.secure && !policy.allowInsecureAuth && !isLoopback(session.remoteAddress)) return callback(replies.encryptionRequired());
       const wanted = parseUser(auth.username ?? '');
       try {
-        const principal = deps.authenticate(auth.password ?? '', session.remoteAddress);
-        if (wanted === null || principal.kind !== 'tenant' || principal.tenantId !== wanted.tenantId) return callback(replies.badCredentials());
+        // Only the named tenant's key signs in: another valid key, or any key under a user name
+        // that names no tenant, is a failed attempt (and throttled as one).
+        deps.authenticate(auth.password ?? '', session.remoteAddress, (principal) => wanted !== null && principal.kind === 'tenant' && principal.tenantId === wanted.tenantId);
+        if (wanted === null) return callback(replies.badCredentials());
         callback(null, { user: wanted });
       } catch (error) {
         if (error instanceof AppError && error.code === 'AUTH_THROTTLED') {

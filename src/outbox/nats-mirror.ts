@@ -97,10 +97,14 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
     if (rows.length === 0) return 0;
     // The latest states are written alongside the events, not after them; the cursor waits for both.
     // A window whose KV writes fail is published again: the stream drops the repeats, the merge ignores them.
-    const kvWrites = latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache);
+    // Settled at once, not when awaited: a KV write that failed while the publishes were still in
+    // flight was an unhandled rejection, and the daemon exited on a NATS timeout (found by the soak).
+    const kvWrites = (latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache))
+      .then(() => null, (error: unknown) => ({ error }));
     const results = await Promise.allSettled(rows.map((row) =>
       client.publish(eventSubject(config.stream.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs })));
-    await kvWrites;
+    const kvFailure = await kvWrites;
+    if (kvFailure !== null) throw kvFailure.error;
     const firstFailure = results.findIndex((result) => result.status === 'rejected');
     const acknowledged = firstFailure < 0 ? rows.length : firstFailure;
     const last = rows[acknowledged - 1];

@@ -448,3 +448,76 @@ CREATE INDEX messages_waiting ON messages (tenant_id, next_attempt_at, pk)
 DROP INDEX messages_pending;
 CREATE INDEX messages_pending ON messages (tenant_id, account_id, batch_code, state, suspended, priority)
   WHERE state IN ('queued', 'deferred', 'sending');
+
+-- migration: 11
+-- PEC (certified mail, Italy; core/pec.ts). An account marked is_pec relays
+-- through a PEC provider, whose receipts arrive in the account's own IMAP
+-- mailbox (the imap_* settings; the password sealed like the relay's, empty
+-- ones falling back to the relay's user and password). The mailbox is watched
+-- like a bounce mailbox: its checkpoint and the record of each message handled
+-- are bounce_mailboxes and bounce_messages rows, named `pec:<tenant>/<account>`.
+ALTER TABLE accounts ADD COLUMN is_pec INTEGER NOT NULL DEFAULT 0 CHECK (is_pec IN (0, 1));
+ALTER TABLE accounts ADD COLUMN imap_host TEXT;
+ALTER TABLE accounts ADD COLUMN imap_port INTEGER CHECK (imap_port BETWEEN 1 AND 65535);
+ALTER TABLE accounts ADD COLUMN imap_tls_mode TEXT CHECK (imap_tls_mode IN ('implicit', 'starttls', 'none'));
+ALTER TABLE accounts ADD COLUMN imap_user TEXT;
+ALTER TABLE accounts ADD COLUMN imap_password_sealed TEXT;
+ALTER TABLE accounts ADD COLUMN imap_folder TEXT;
+-- A message sent through a PEC account waits for its acceptance receipt from
+-- here (the sent instant) until the receipt, an error or the acceptance
+-- timeout; only waiting messages are in the index the timeout sweep walks.
+ALTER TABLE messages ADD COLUMN pec_awaiting_since INTEGER;
+CREATE INDEX messages_pec_awaiting ON messages (pec_awaiting_since) WHERE pec_awaiting_since IS NOT NULL;
+-- Every receipt, with its original bytes: it is the legal evidence, so it
+-- outlives its message's retention and its account (a tenant's deletion takes
+-- it). `complete` is 0 when the receipt was larger than the size limit and
+-- `raw` holds its first bytes only. `message_pk` is null when no message of
+-- ours fits it.
+CREATE TABLE pec_receipts (
+  seq                   INTEGER PRIMARY KEY AUTOINCREMENT,
+  receipt_id            TEXT NOT NULL UNIQUE,
+  tenant_id             TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  account_id            TEXT NOT NULL,
+  mailbox               TEXT NOT NULL,
+  uid_validity          INTEGER NOT NULL,
+  uid                   INTEGER NOT NULL,
+  received_at           INTEGER NOT NULL,
+  receipt_type          TEXT NOT NULL,
+  recognised_by         TEXT NOT NULL,
+  message_pk            INTEGER,
+  message_id            TEXT,
+  matched_by            TEXT,
+  recipient             TEXT,
+  header_message_id     TEXT,
+  referenced_message_id TEXT,
+  mail_id               TEXT,
+  identificativo        TEXT,
+  error                 TEXT,
+  error_detail          TEXT,
+  issuer                TEXT,
+  issued_at             INTEGER,
+  subject               TEXT,
+  size_bytes            INTEGER NOT NULL,
+  complete              INTEGER NOT NULL CHECK (complete IN (0, 1)),
+  sha256                TEXT NOT NULL,
+  raw                   BLOB NOT NULL,
+  UNIQUE (mailbox, uid_validity, uid)
+) STRICT;
+CREATE INDEX pec_receipts_message ON pec_receipts (message_pk, seq) WHERE message_pk IS NOT NULL;
+CREATE INDEX pec_receipts_tenant ON pec_receipts (tenant_id, message_id, seq);
+-- A receipt that names the gestore's identificativo rather than our Message-ID
+-- is tied through the identificativo an earlier receipt of the message gave.
+CREATE INDEX pec_receipts_identificativo ON pec_receipts (tenant_id, identificativo) WHERE identificativo IS NOT NULL AND message_pk IS NOT NULL;
+-- PEC receipts are reported to the client (`message.pec`): the reportable
+-- index and the pruning trigger name the new event (store/outbox-predicates.ts).
+DROP INDEX outbox_reportable;
+CREATE INDEX outbox_reportable ON outbox (tenant_id, seq)
+  WHERE event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec');
+DROP TRIGGER messages_outbox_removed;
+CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
+  BEGIN
+    DELETE FROM outbox WHERE message_pk = OLD.pk
+      AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)
+      AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec')
+        AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
+  END;

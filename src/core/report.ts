@@ -6,7 +6,7 @@
 import type { ClientAuth } from './tenant.js';
 
 /** The events a client is told of, by timeline name (outbox type `message.<name>`). */
-export const REPORTABLE_EVENTS = ['sent', 'error', 'expired', 'deferred', 'bounced', 'complained'] as const;
+export const REPORTABLE_EVENTS = ['sent', 'error', 'expired', 'deferred', 'bounced', 'complained', 'pec'] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 
 /** One reportable event as the store keeps it (instants in ms). */
@@ -48,6 +48,8 @@ export type ReportItem = {
   | { deferred_ts: number; deferred_reason: string | null; next_attempt_ts: number | null }
   | { bounce_ts: number; bounce_type: string | null; bounce_code: string | null; bounce_reason: string | null; bounce_recipient: string | null }
   | { complaint_ts: number; complaint_type: string | null; complaint_recipient: string | null }
+  /** A PEC receipt (`pec_event` is its X-Ricevuta type) or `acceptance_timeout`; details as the event's data. */
+  | { pec_ts: number; pec_event: string | null; pec_details: Record<string, unknown> }
 );
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -94,6 +96,10 @@ export function toReportItem(event: ReportEvent): ReportItem {
         complaint_type: stringField(event.data, 'feedback_type'),
         complaint_recipient: stringField(event.data, 'recipient'),
       };
+    case 'pec': {
+      const { pec_event: pecEvent, ...details } = event.data ?? {};
+      return { ...base, pec_ts: seconds(event.at), pec_event: typeof pecEvent === 'string' ? pecEvent : null, pec_details: details };
+    }
   }
 }
 

@@ -10,7 +10,7 @@ describe('schema migrations', () => {
     expect(migrate(db, migrations)).toEqual(migrations.map((migration) => migration.version));
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['account_usage', 'accounts', 'bounce_mailboxes', 'bounce_messages', 'command_log', 'inbox', 'messages', 'messages_fts', 'messages_fts_config', 'messages_fts_data', 'messages_fts_docsize', 'messages_fts_idx', 'mirror_state', 'outbox', 'report_state', 'search_state', 'spool_parts', 'spools', 'suppressions', 'suspensions', 'tenants']);
+    expect(tables).toEqual(['account_usage', 'accounts', 'bounce_mailboxes', 'bounce_messages', 'command_log', 'inbox', 'messages', 'messages_fts', 'messages_fts_config', 'messages_fts_data', 'messages_fts_docsize', 'messages_fts_idx', 'mirror_state', 'outbox', 'pec_receipts', 'report_state', 'search_state', 'spool_parts', 'spools', 'suppressions', 'suspensions', 'tenants']);
     expect(migrate(db, migrations)).toEqual([]);
   });
 

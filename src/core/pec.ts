@@ -1,0 +1,71 @@
+/**
+ * PEC (Posta Elettronica Certificata, Italy's certified mail): a PEC account
+ * relays through a PEC provider (a "gestore"), which proves what happened to
+ * each message with signed receipts ("ricevute") that arrive by mail in the
+ * account's own mailbox. This module names them in core terms; the bounce room
+ * reads them (bounce/pec-receipt-parser.ts) and the store records them.
+ *
+ * The receipt types are the values of the `X-Ricevuta` header of the technical
+ * rules (DM 2 novembre 2005) and of the `tipo` attribute of their daticert.xml.
+ */
+
+export const PEC_RECEIPT_TYPES = [
+  /** The sender's gestore accepted the message (ricevuta di accettazione). */
+  'accettazione',
+  /** The sender's gestore refused it (formal problem, virus): it left nobody's outbox. */
+  'non-accettazione',
+  /** The recipient's gestore took charge of it (presa in carico). */
+  'presa-in-carico',
+  /** Delivered into one recipient's mailbox (ricevuta di avvenuta consegna): the proof. */
+  'avvenuta-consegna',
+  /** Not delivered to one recipient (avviso di mancata consegna). */
+  'errore-consegna',
+  /** No delivery confirmed within 12 hours for one recipient: a warning, the error follows at 24. */
+  'preavviso-errore-consegna',
+  /** The recipient's gestore found a virus and did not deliver. */
+  'rilevazione-virus',
+] as const;
+export type PecReceiptType = (typeof PEC_RECEIPT_TYPES)[number];
+
+export const isPecReceiptType = (value: string): value is PecReceiptType => (PEC_RECEIPT_TYPES as readonly string[]).includes(value);
+
+/** One recipient daticert.xml names: `certificato` (a PEC mailbox) or `esterno` (ordinary mail). */
+export interface PecAddressee {
+  address: string;
+  certified: boolean;
+}
+
+/** What the PEC parser finds in one message of a PEC mailbox. Every field is null when the receipt does not say. */
+export interface PecReceiptFindings {
+  /** Null: not a receipt (mail received by the PEC mailbox, a transport envelope, anything else). */
+  type: PecReceiptType | null;
+  /** How the type was known: the X-Ricevuta header, daticert.xml's `tipo`, or the subject's prefix (the fallback). */
+  recognisedBy: 'header' | 'daticert' | 'subject' | null;
+  /** The Message-ID of our original, in angle brackets: X-Riferimento-Message-ID, else daticert's <msgid>. */
+  referencedMessageId: string | null;
+  /** X-Genro-Mail-ID of our original: on the receipt itself or in the original a full receipt carries. */
+  mailId: string | null;
+  /** The gestore's own identifier of the message (daticert <identificativo>). */
+  identificativo: string | null;
+  /** The recipient the receipt is about (daticert <consegna>): consegna, errore, preavviso, virus; null for accettazione. */
+  recipient: string | null;
+  /** Every recipient daticert names (<destinatari>). */
+  addressees: PecAddressee[];
+  /** daticert's `errore` attribute when not `nessuno`: no-dest, no-dominio, virus, altro. */
+  error: string | null;
+  /** daticert <errore-esteso>: the gestore's words for it. */
+  errorDetail: string | null;
+  /** daticert <gestore-emittente>. */
+  issuer: string | null;
+  /** When the gestore says the event happened (daticert <data>), epoch ms. */
+  issuedAt: number | null;
+  /** X-TipoRicevuta or daticert <ricevuta tipo>: completa, breve, sintetica. */
+  receiptKind: string | null;
+  /** The original's subject as the receipt names it (daticert <oggetto>). */
+  originalSubject: string | null;
+}
+
+export const NOT_A_RECEIPT: PecReceiptFindings = {
+  type: null, recognisedBy: null, referencedMessageId: null, mailId: null, identificativo: null, recipient: null, addressees: [],
+  error: null, errorDetail: null, issuer: null, issuedAt: null, receiptKind: null, originalSubject: null,
+};

@@ -69,3 +69,50 @@ export const NOT_A_RECEIPT: PecReceiptFindings = {
   type: null, recognisedBy: null, referencedMessageId: null, mailId: null, identificativo: null, recipient: null, addressees: [],
   error: null, errorDetail: null, issuer: null, issuedAt: null, receiptKind: null, originalSubject: null,
 };
+
+/** How a receipt was tied to our message (core/pec-plan.ts decides). */
+export type PecMatchedBy = 'mail_id' | 'message_id' | 'identificativo';
+
+/** One receipt as it is kept: the evidence, with what it was found to be about. */
+export interface PecReceiptRecord {
+  /** Names it in the API and in its event (a UUID). */
+  receiptId: string;
+  tenantId: string;
+  accountId: string;
+  mailbox: string;
+  uidValidity: number;
+  uid: number;
+  receivedAt: number;
+  findings: PecReceiptFindings;
+  headerMessageId: string | null;
+  subject: string | null;
+  sizeBytes: number;
+  /** The original bytes as the mailbox gave them; the first ones only when `complete` is false. */
+  raw: Uint8Array;
+  complete: boolean;
+}
+
+/** A receipt as the API lists it (without its bytes). */
+export interface PecReceiptView {
+  receipt_id: string;
+  tenant_id: string;
+  account_id: string;
+  /** The client's id of the message it is about, or null when none of ours fits it. */
+  message_id: string | null;
+  receipt_type: string;
+  recognised_by: string;
+  matched_by: string | null;
+  recipient: string | null;
+  error: string | null;
+  error_detail: string | null;
+  issuer: string | null;
+  identificativo: string | null;
+  referenced_message_id: string | null;
+  header_message_id: string | null;
+  subject: string | null;
+  issued_ts: number | null;
+  received_ts: number;
+  size_bytes: number;
+  complete: boolean;
+  sha256: string;
+}

@@ -18,11 +18,19 @@ interface Identity {
 const RETURNING = 'RETURNING pk, tenant_id, id, account_id, batch_code';
 const LEASED = `pk = @pk AND state = 'sending' AND attempts = @attempt`;
 const CLEAR_LEASE = 'lease_owner = NULL, lease_expires_at = NULL, updated_at = @at';
+/**
+ * A message a PEC account relayed waits for its acceptance receipt from now
+ * (store/pec-receipts.ts ends the wait) unless a receipt came first: the
+ * gestore may be quicker than our own commit of the 250.
+ */
+const AWAIT_ACCEPTANCE = `pec_awaiting_since = CASE WHEN pec_rda_at IS NULL AND pec_error_at IS NULL
+  AND EXISTS (SELECT 1 FROM accounts a WHERE a.tenant_id = messages.tenant_id AND a.id = messages.account_id AND a.is_pec = 1) THEN @at ELSE NULL END`;
 
 export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEventWriter) {
   const statements = {
     sent: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'sent', sent_at = @at, error_at = NULL, error = NULL,
-      deferred_reason = NULL, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE}
+      deferred_reason = NULL, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE},
+      ${AWAIT_ACCEPTANCE}
       WHERE ${LEASED} ${RETURNING}`),
     deferred: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'deferred', next_attempt_at = @next_attempt_at,
       deferred_at = @next_attempt_at, deferred_reason = @reason, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, ${CLEAR_LEASE}

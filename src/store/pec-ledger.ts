@@ -1,0 +1,122 @@
+/**
+ * SQLite side of PEC mailboxes: correlation lookups, and the one durable
+ * transaction that records a batch of mailbox messages (each receipt with its
+ * original bytes, what it sets on its message with the `message.pec` event,
+ * the mailbox record, the checkpoint). The mailbox bookkeeping (checkpoint,
+ * filing) is the bounce ledger's: a PEC mailbox is watched like a bounce one.
+ */
+import { createHash } from 'node:crypto';
+import type { MessageCandidate } from '../core/bounce.js';
+import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecPlan } from '../core/pec-plan.js';
+import type { PecMatchedBy, PecReceiptRecord } from '../core/pec.js';
+import { durableTransaction, type SqliteDatabase } from './database.js';
+import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+
+/** One message of a PEC mailbox as recorded: its mailbox record, and the receipt when it is one. */
+export interface PecSettlement {
+  mailbox: string;
+  uidValidity: number;
+  uid: number;
+  headerMessageId: string | null;
+  from: string | null;
+  subject: string | null;
+  sizeBytes: number;
+  /** `pec_receipt`, `not_receipt` or `unreadable` in the mailbox record. */
+  kind: string;
+  plan: PecPlan;
+  receipt: PecReceiptRecord | null;
+}
+
+export interface PecLedger {
+  /** Messages of `tenantId` a reference may name. */
+  candidates(by: PecMatchedBy, value: string, tenantId: string): MessageCandidate[];
+  settle(batch: readonly PecSettlement[], at: number): void;
+}
+
+interface CandidateRow {
+  tenant_id: string;
+  pk: number;
+  id: string;
+  rcpt_to: string;
+}
+
+const MAX_CANDIDATES = 20;
+
+export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter): PecLedger {
+  const byMailId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
+    WHERE tenant_id = @tenant AND id = @value`);
+  const byMessageId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
+    WHERE message_id_header = @value AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`);
+  const byIdentificativo = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT DISTINCT m.tenant_id, m.pk, m.id, m.rcpt_to FROM pec_receipts r
+    JOIN messages m ON m.pk = r.message_pk WHERE r.tenant_id = @tenant AND r.identificativo = @value AND r.message_pk IS NOT NULL LIMIT ${MAX_CANDIDATES}`);
+  const insertRecord = db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
+      size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id, original_message_id, findings)
+    VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
+      @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, '[]')
+    ON CONFLICT (mailbox, uid_validity, uid) DO NOTHING`);
+  const insertReceipt = db.prepare(`INSERT INTO pec_receipts (receipt_id, tenant_id, account_id, mailbox, uid_validity, uid, received_at,
+      receipt_type, recognised_by, message_pk, message_id, matched_by, recipient, header_message_id, referenced_message_id, mail_id,
+      identificativo, error, error_detail, issuer, issued_at, subject, size_bytes, complete, sha256, raw)
+    VALUES (@receipt_id, @tenant_id, @account_id, @mailbox, @uid_validity, @uid, @received_at, @receipt_type, @recognised_by, @message_pk,
+      @message_id, @matched_by, @recipient, @header_message_id, @referenced_message_id, @mail_id, @identificativo, @error, @error_detail,
+      @issuer, @issued_at, @subject, @size_bytes, @complete, @sha256, @raw)`);
+  // The first acceptance and the first delivery stand; the latest error does. Any receipt ends the
+  // acceptance wait (the message is in the PEC system), and a late acceptance clears the timeout's error.
+  const applyEffect = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages SET
+      pec_rda_at = CASE WHEN @accepted = 1 THEN coalesce(pec_rda_at, @at) ELSE pec_rda_at END,
+      pec_rdc_at = CASE WHEN @delivered = 1 THEN coalesce(pec_rdc_at, @at) ELSE pec_rdc_at END,
+      pec_error = CASE WHEN @error IS NOT NULL THEN @error WHEN @accepted = 1 AND pec_error LIKE '${ACCEPTANCE_TIMEOUT}%' THEN NULL ELSE pec_error END,
+      pec_error_at = CASE WHEN @error IS NOT NULL THEN @at WHEN @accepted = 1 AND pec_error LIKE '${ACCEPTANCE_TIMEOUT}%' THEN NULL ELSE pec_error_at END,
+      pec_awaiting_since = NULL, updated_at = @now
+    WHERE pk = @pk AND tenant_id = @tenant RETURNING ${IDENTITY_COLUMNS}`);
+  const advance = db.prepare(`UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`);
+
+  const toCandidate = (row: CandidateRow): MessageCandidate => ({ tenantId: row.tenant_id, pk: row.pk, id: row.id, rcptTo: JSON.parse(row.rcpt_to) as string[] });
+
+  const apply = (effect: PecEffect, now: number): void => {
+    const row = applyEffect.get({
+      pk: effect.messagePk, tenant: effect.tenantId, accepted: effect.accepted ? 1 : 0, delivered: effect.delivered ? 1 : 0, error: effect.error, at: effect.at, now,
+    });
+    // The message is gone (retention): the receipt is kept, nobody is told.
+    if (row === undefined) return;
+    writeEvent(transitionOf(row, 'pec', effect.at, { text: effect.error ?? effect.event, data: effect.details }));
+  };
+
+  const settleOne = (settlement: PecSettlement, at: number): void => {
+    const { plan, receipt } = settlement;
+    const match = plan.match;
+    const inserted = insertRecord.run({
+      mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid, received_at: at, header_message_id: settlement.headerMessageId,
+      from_header: settlement.from, subject: settlement.subject, size_bytes: settlement.sizeBytes, kind: settlement.kind, disposition: plan.disposition,
+      unmatched_reason: plan.unmatchedReason, tenant_id: receipt?.tenantId ?? null, message_pk: match?.candidate.pk ?? null,
+      message_id: match?.candidate.id ?? null, matched_by: match?.by ?? null, mail_id: receipt?.findings.mailId ?? null,
+      original_message_id: receipt?.findings.referencedMessageId ?? null,
+    });
+    // Recorded before (the checkpoint lagged behind a crash): neither the receipt nor its effect twice.
+    if (inserted.changes > 0 && receipt !== null) {
+      const { findings } = receipt;
+      insertReceipt.run({
+        receipt_id: receipt.receiptId, tenant_id: receipt.tenantId, account_id: receipt.accountId, mailbox: receipt.mailbox,
+        uid_validity: receipt.uidValidity, uid: receipt.uid, received_at: receipt.receivedAt, receipt_type: findings.type,
+        recognised_by: findings.recognisedBy, message_pk: match?.candidate.pk ?? null, message_id: match?.candidate.id ?? null,
+        matched_by: match?.by ?? null, recipient: findings.recipient, header_message_id: receipt.headerMessageId,
+        referenced_message_id: findings.referencedMessageId, mail_id: findings.mailId, identificativo: findings.identificativo,
+        error: findings.error, error_detail: findings.errorDetail, issuer: findings.issuer, issued_at: findings.issuedAt,
+        subject: receipt.subject, size_bytes: receipt.sizeBytes, complete: receipt.complete ? 1 : 0,
+        sha256: createHash('sha256').update(receipt.raw).digest('hex'), raw: receipt.raw,
+      });
+      if (plan.effect !== null) apply(plan.effect, at);
+    }
+    advance.run({ mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid, at });
+  };
+
+  return {
+    candidates: (by, value, tenantId) =>
+      (by === 'mail_id' ? byMailId : by === 'message_id' ? byMessageId : byIdentificativo).all({ value, tenant: tenantId }).map(toCandidate),
+    settle: (batch, at) => {
+      durableTransaction(db, () => {
+        for (const settlement of batch) settleOne(settlement, at);
+      });
+    },
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * PEC receipts as the API reads them (the list, one receipt's original bytes)
+ * and the acceptance timeout: a message sent through a PEC account that has
+ * heard nothing from its gestore in time gets its pec_error and its event.
+ */
+import { ACCEPTANCE_TIMEOUT } from '../core/pec-plan.js';
+import type { PecReceiptView } from '../core/pec.js';
+import { durableTransaction, type SqliteDatabase } from './database.js';
+import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+
+export interface PecReceiptFilter {
+  /** Null: every tenant's (the admin token). */
+  tenantId: string | null;
+  /** The client's id of the message; null for every receipt. */
+  messageId: string | null;
+  /** Older than this `seq` (paging), or null. */
+  before: number | null;
+  limit: number;
+}
+
+export interface PecReceipts {
+  /** Newest first, each with its `seq` for paging. */
+  list(filter: PecReceiptFilter): Array<PecReceiptView & { seq: number }>;
+  /** A message's receipts, in the order they arrived. */
+  ofMessage(messagePk: number): PecReceiptView[];
+  /** One receipt and its original bytes, within `tenantId` when given. */
+  raw(receiptId: string, tenantId: string | null): { view: PecReceiptView; raw: Buffer } | null;
+  /**
+   * Messages that have waited for their acceptance since before `cutoff`: each
+   * gets its pec_error and a `message.pec` event (`acceptance_timeout`), at
+   * most `limit` per call, in one durable transaction; how many.
+   */
+  expireAwaiting(cutoff: number, now: number, limit: number): number;
+}
+
+interface ReceiptRow {
+  seq: number; receipt_id: string; tenant_id: string; account_id: string; message_id: string | null; receipt_type: string; recognised_by: string;
+  matched_by: string | null; recipient: string | null; error: string | null; error_detail: string | null; issuer: string | null;
+  identificativo: string | null; referenced_message_id: string | null; header_message_id: string | null; subject: string | null;
+  issued_at: number | null; received_at: number; size_bytes: number; complete: number; sha256: string;
+}
+
+const VIEW_COLUMNS = `seq, receipt_id, tenant_id, account_id, message_id, receipt_type, recognised_by, matched_by, recipient, error, error_detail,
+  issuer, identificativo, referenced_message_id, header_message_id, subject, issued_at, received_at, size_bytes, complete, sha256`;
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+const toView = (row: ReceiptRow): PecReceiptView => ({
+  receipt_id: row.receipt_id, tenant_id: row.tenant_id, account_id: row.account_id, message_id: row.message_id, receipt_type: row.receipt_type,
+  recognised_by: row.recognised_by, matched_by: row.matched_by, recipient: row.recipient, error: row.error, error_detail: row.error_detail,
+  issuer: row.issuer, identificativo: row.identificativo, referenced_message_id: row.referenced_message_id, header_message_id: row.header_message_id,
+  subject: row.subject, issued_ts: row.issued_at === null ? null : seconds(row.issued_at), received_ts: seconds(row.received_at),
+  size_bytes: row.size_bytes, complete: row.complete === 1, sha256: row.sha256,
+});
+
+export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts {
+  const list = db.prepare<Record<string, unknown>, ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts
+    WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (@message IS NULL OR message_id = @message) AND seq < @before
+    ORDER BY seq DESC LIMIT @limit`);
+  const ofMessage = db.prepare<[number], ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts WHERE message_pk = ? ORDER BY seq`);
+  const one = db.prepare<Record<string, unknown>, ReceiptRow & { raw: Buffer }>(`SELECT ${VIEW_COLUMNS}, raw FROM pec_receipts
+    WHERE receipt_id = @id AND (@tenant IS NULL OR tenant_id = @tenant)`);
+  const due = db.prepare<Record<string, unknown>, { pk: number; since: number }>(`SELECT pk, pec_awaiting_since AS since FROM messages
+    WHERE pec_awaiting_since IS NOT NULL AND pec_awaiting_since <= @cutoff ORDER BY pec_awaiting_since LIMIT @limit`);
+  const expire = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
+    SET pec_error = @error, pec_error_at = @now, pec_awaiting_since = NULL, updated_at = @now
+    WHERE pk = @pk AND pec_awaiting_since IS NOT NULL RETURNING ${IDENTITY_COLUMNS}`);
+
+  return {
+    list: (filter) => list.all({ tenant: filter.tenantId, message: filter.messageId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
+      .map((row) => ({ ...toView(row), seq: row.seq })),
+    ofMessage: (messagePk) => ofMessage.all(messagePk).map(toView),
+    raw: (receiptId, tenantId) => {
+      const row = one.get({ id: receiptId, tenant: tenantId });
+      return row === undefined ? null : { view: toView(row), raw: row.raw };
+    },
+    expireAwaiting: (cutoff, now, limit) => durableTransaction(db, () => {
+      const error = `${ACCEPTANCE_TIMEOUT}: no acceptance receipt from the PEC provider`;
+      let expired = 0;
+      for (const { pk, since } of due.all({ cutoff, limit })) {
+        const row = expire.get({ pk, now, error });
+        if (row === undefined) continue;
+        expired += 1;
+        writeEvent(transitionOf(row, 'pec', now, {
+          text: error, data: { pec_event: ACCEPTANCE_TIMEOUT, error, sent_ts: seconds(since), waited_seconds: seconds(now - since) },
+        }));
+      }
+      return expired;
+    }),
+  };
+}

@@ -3,6 +3,7 @@
  * accounts; the admin token manages anyone's. Writes are audited and mirrored.
  */
 import { viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
+import { checkPecAccount, mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import type { AccountAttempts } from './attempt-log.js';
 import { epochSeconds } from './clock.js';
 import type { QueueCount } from './queue-status.js';
@@ -32,6 +33,9 @@ export interface AccountInput {
   maxConnections?: number;
   maxMessagesPerConnection?: number;
   isDefault?: boolean;
+  isPec?: boolean;
+  /** The account's own IMAP mailbox; omitted fields keep their stored values. */
+  imap?: AccountMailboxInput;
 }
 
 /** Submission port for each TLS mode when none is given. */
@@ -154,6 +158,9 @@ export function createAccountService(deps: AccountServiceDeps) {
       maxConnections: input.maxConnections ?? current?.maxConnections ?? 5,
       maxMessagesPerConnection: input.maxMessagesPerConnection ?? current?.maxMessagesPerConnection ?? 100,
       isDefault: input.isDefault ?? current?.isDefault ?? false,
+      // Clearing isPec keeps the mailbox: harmless (it is not watched) and ready if it is set again.
+      isPec: input.isPec ?? current?.isPec ?? false,
+      imap: mergeMailbox(input.imap ?? {}, current?.imap ?? null),
       // Saving the account is the operator's fix for whatever paused it: try again.
       pausedAt: null,
       pausedReason: null,
@@ -170,6 +177,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         requireTenant(tenantId);
         const current = store.accounts.get(tenantId, input.id);
         const account = merge(input, tenantId, current, clock.now());
+        checkPecAccount(account);
         store.accounts.save(account);
         const view = viewAccount(account);
         const eventType = current === null ? 'account.created' : 'account.updated';

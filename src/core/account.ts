@@ -1,8 +1,23 @@
-/** The account aggregate: one upstream SMTP relay a tenant sends through, with its pace limits. */
+/**
+ * The account aggregate: one upstream SMTP relay a tenant sends through, with its pace limits,
+ * and for a PEC account the IMAP mailbox where its provider's receipts arrive (core/pec.ts).
+ */
 
 /** implicit: TLS from the first byte (465); starttls: upgrade required; none: plain text. */
 export type TlsMode = 'implicit' | 'starttls' | 'none';
 export type LimitBehavior = 'defer' | 'reject';
+
+/** The account's own IMAP mailbox (a PEC account's receipts arrive there). */
+export interface AccountMailbox {
+  host: string;
+  port: number;
+  tlsMode: TlsMode;
+  /** Null: the relay's user (PEC providers use the same credentials for SMTP and IMAP). */
+  user: string | null;
+  /** Null: the relay's password. Decrypted only inside the process, like the relay's. */
+  password: string | null;
+  folder: string;
+}
 
 export interface Account {
   tenantId: string;
@@ -22,6 +37,10 @@ export interface Account {
   maxConnections: number;
   maxMessagesPerConnection: number;
   isDefault: boolean;
+  /** Relays through a PEC provider: its receipts are read from `imap`, which a PEC account always has. */
+  isPec: boolean;
+  /** Null: no mailbox configured. Kept when `isPec` is cleared (it is then not watched). */
+  imap: AccountMailbox | null;
   /** Set when the relay refused our AUTH or TLS; cleared when the account is saved again. */
   pausedAt: number | null;
   pausedReason: string | null;
@@ -46,6 +65,14 @@ export interface AccountView {
   max_connections: number;
   max_messages_per_connection: number;
   is_default: boolean;
+  is_pec: boolean;
+  /** The mailbox fields are null when no mailbox is configured; its password never leaves the process. */
+  imap_host: string | null;
+  imap_port: number | null;
+  imap_tls_mode: TlsMode | null;
+  imap_user: string | null;
+  has_imap_password: boolean;
+  imap_folder: string | null;
   state: 'active' | 'paused';
   paused_at: string | null;
   paused_reason: string | null;
@@ -71,11 +98,47 @@ export function viewAccount(account: Account): AccountView {
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault,
+    is_pec: account.isPec,
+    imap_host: account.imap?.host ?? null,
+    imap_port: account.imap?.port ?? null,
+    imap_tls_mode: account.imap?.tlsMode ?? null,
+    imap_user: account.imap?.user ?? null,
+    has_imap_password: (account.imap?.password ?? null) !== null,
+    imap_folder: account.imap?.folder ?? null,
     state: account.pausedAt === null ? 'active' : 'paused',
     paused_at: account.pausedAt === null ? null : new Date(account.pausedAt).toISOString(),
     paused_reason: account.pausedReason,
     created_at: new Date(account.createdAt).toISOString(),
     updated_at: new Date(account.updatedAt).toISOString(),
+  };
+}
+
+/**
+ * A PEC account's mailbox as its watcher connects to it: credentials resolved
+ * (the mailbox's own, else the relay's), TLS checked as the account says.
+ */
+export interface PecMailboxAccount {
+  tenantId: string;
+  accountId: string;
+  host: string;
+  port: number;
+  tlsMode: TlsMode;
+  tlsRejectUnauthorized: boolean;
+  user: string;
+  password: string;
+  folder: string;
+}
+
+/** The mailbox to watch for a PEC account, or null (not PEC, no mailbox, or no credentials to log in with). */
+export function pecMailbox(account: Account): PecMailboxAccount | null {
+  const imap = account.imap;
+  if (!account.isPec || imap === null) return null;
+  const user = imap.user ?? account.user;
+  const password = imap.password ?? account.password;
+  if (user === null || password === null) return null;
+  return {
+    tenantId: account.tenantId, accountId: account.id, host: imap.host, port: imap.port, tlsMode: imap.tlsMode,
+    tlsRejectUnauthorized: account.tlsRejectUnauthorized, user, password, folder: imap.folder,
   };
 }
 

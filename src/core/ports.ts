@@ -2,7 +2,7 @@
  * Ports: what the core needs from the outside world, by role. Adapters
  * (SQLite, node:crypto, ...) implement them and are wired in main.ts.
  */
-import type { Account, AccountChoice } from './account.js';
+import type { Account, AccountChoice, PecMailboxAccount } from './account.js';
 import type { Tenant } from './tenant.js';
 import type { ChangeRecord } from './change-record.js';
 
@@ -29,8 +29,13 @@ export interface AccountRepository {
   list(tenantId: string | null): Account[];
   /** The tenant's account ids and which is the default: what choosing an account needs, without opening secrets. */
   choices(tenantId: string): AccountChoice[];
-  /** Changes whenever any account is saved, paused or deleted: lets readers cache `list`. */
+  /** Changes whenever any account is saved, paused or deleted: lets readers cache `list` and `pecMailboxes`. */
   version(): string;
+  /**
+   * The mailbox of every PEC account that has one, credentials resolved (the
+   * mailbox's own, else the relay's), ordered by tenant and account.
+   */
+  pecMailboxes(): PecMailboxAccount[];
   /** Insert or replace; when `account.isDefault`, clears the flag on the tenant's other accounts. */
   save(account: Account): void;
   delete(tenantId: string, id: string): void;

@@ -29,7 +29,7 @@ function accountFor(port: number, overrides: Partial<Account> = {}): Account {
   return {
     tenantId: 'tenant-1', id: 'account-1', host: '127.0.0.1', port, user: null, password: null,
     tlsMode: 'none', tlsRejectUnauthorized: true, limitPerMinute: null, limitPerHour: null, limitPerDay: null,
-    limitBehavior: 'defer', maxConnections: 2, maxMessagesPerConnection: 100, isDefault: true, pausedAt: null, pausedReason: null,
+    limitBehavior: 'defer', maxConnections: 2, maxMessagesPerConnection: 100, isDefault: true, isPec: false, imap: null, pausedAt: null, pausedReason: null,
     createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000, ...overrides,
   };
 }

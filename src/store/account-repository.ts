@@ -1,5 +1,5 @@
-/** SQLite accounts: rows <-> Account, with the relay password sealed at rest. */
-import type { Account, LimitBehavior, TlsMode } from '../core/account.js';
+/** SQLite accounts: rows <-> Account, with the relay and mailbox passwords sealed at rest. */
+import { pecMailbox, type Account, type AccountMailbox, type LimitBehavior, type TlsMode } from '../core/account.js';
 import type { AccountRepository, SecretBox } from '../core/ports.js';
 import type { SqliteDatabase } from './database.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
@@ -20,6 +20,13 @@ interface AccountRow {
   max_connections: number;
   max_messages_per_connection: number;
   is_default: number;
+  is_pec: number;
+  imap_host: string | null;
+  imap_port: number | null;
+  imap_tls_mode: TlsMode | null;
+  imap_user: string | null;
+  imap_password_sealed: string | null;
+  imap_folder: string | null;
   paused_at: number | null;
   paused_reason: string | null;
   created_at: number;
@@ -28,10 +35,36 @@ interface AccountRow {
 
 const COLUMNS = `tenant_id, id, host, port, user, password_sealed, tls_mode, tls_reject_unauthorized,
   limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, max_connections,
-  max_messages_per_connection, is_default, paused_at, paused_reason, created_at, updated_at`;
+  max_messages_per_connection, is_default, is_pec, imap_host, imap_port, imap_tls_mode, imap_user,
+  imap_password_sealed, imap_folder, paused_at, paused_reason, created_at, updated_at`;
 
 export function createSqliteAccountRepository(db: SqliteDatabase, secrets: SecretBox): AccountRepository {
   const passwordContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:password`;
+  // Its own context: a sealed relay password copied into the mailbox column does not open.
+  const imapPasswordContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:imap_password`;
+
+  /** The row's mailbox columns are all set (host, port, mode, folder) or all null (migration 11 leaves them null). */
+  const toMailbox = (row: AccountRow): AccountMailbox | null =>
+    row.imap_host === null ? null : {
+      host: row.imap_host,
+      port: row.imap_port ?? 993,
+      tlsMode: row.imap_tls_mode ?? 'implicit',
+      user: row.imap_user,
+      password: row.imap_password_sealed === null ? null : secrets.open(row.imap_password_sealed, imapPasswordContext(row.tenant_id, row.id)),
+      folder: row.imap_folder ?? 'INBOX',
+    };
+
+  const mailboxColumns = (account: Account): Pick<AccountRow, 'imap_host' | 'imap_port' | 'imap_tls_mode' | 'imap_user' | 'imap_password_sealed' | 'imap_folder'> => {
+    const imap = account.imap;
+    return {
+      imap_host: imap?.host ?? null,
+      imap_port: imap?.port ?? null,
+      imap_tls_mode: imap?.tlsMode ?? null,
+      imap_user: imap?.user ?? null,
+      imap_password_sealed: imap === null || imap.password === null ? null : secrets.seal(imap.password, imapPasswordContext(account.tenantId, account.id)),
+      imap_folder: imap?.folder ?? null,
+    };
+  };
 
   const toAccount = (row: AccountRow): Account => ({
     tenantId: row.tenant_id,
@@ -49,6 +82,8 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     maxConnections: row.max_connections,
     maxMessagesPerConnection: row.max_messages_per_connection,
     isDefault: row.is_default === 1,
+    isPec: row.is_pec === 1,
+    imap: toMailbox(row),
     pausedAt: row.paused_at,
     pausedReason: row.paused_reason,
     createdAt: row.created_at,
@@ -71,6 +106,8 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault ? 1 : 0,
+    is_pec: account.isPec ? 1 : 0,
+    ...mailboxColumns(account),
     paused_at: account.pausedAt,
     paused_reason: account.pausedReason,
     created_at: account.createdAt,
@@ -81,19 +118,24 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
   const byTenant = db.prepare<[string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? ORDER BY id`);
   const choices = db.prepare<[string], { id: string; is_default: number }>(`SELECT id, is_default FROM accounts WHERE tenant_id = ? ORDER BY id`);
   const all = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY tenant_id, id`);
+  const pec = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE is_pec = 1 AND imap_host IS NOT NULL ORDER BY tenant_id, id`);
   const version = db.prepare<[], { n: number; u: number; p: number }>(
     `SELECT count(*) AS n, total(updated_at) AS u, total(paused_at) AS p FROM accounts`,
   );
   const clearDefault = db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`);
   const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
       @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
-      @limit_behavior, @max_connections, @max_messages_per_connection, @is_default, @paused_at, @paused_reason, @created_at, @updated_at)
+      @limit_behavior, @max_connections, @max_messages_per_connection, @is_default, @is_pec, @imap_host, @imap_port,
+      @imap_tls_mode, @imap_user, @imap_password_sealed, @imap_folder, @paused_at, @paused_reason, @created_at, @updated_at)
     ON CONFLICT (tenant_id, id) DO UPDATE SET host = excluded.host, port = excluded.port, user = excluded.user,
       password_sealed = excluded.password_sealed, tls_mode = excluded.tls_mode,
       tls_reject_unauthorized = excluded.tls_reject_unauthorized, limit_per_minute = excluded.limit_per_minute,
       limit_per_hour = excluded.limit_per_hour, limit_per_day = excluded.limit_per_day,
       limit_behavior = excluded.limit_behavior, max_connections = excluded.max_connections,
       max_messages_per_connection = excluded.max_messages_per_connection, is_default = excluded.is_default,
+      is_pec = excluded.is_pec, imap_host = excluded.imap_host, imap_port = excluded.imap_port,
+      imap_tls_mode = excluded.imap_tls_mode, imap_user = excluded.imap_user,
+      imap_password_sealed = excluded.imap_password_sealed, imap_folder = excluded.imap_folder,
       paused_at = excluded.paused_at, paused_reason = excluded.paused_reason, updated_at = excluded.updated_at`);
   // History (sent, error) stays; only mail that would otherwise wait forever goes.
   const removeMessages = db.prepare(
@@ -104,6 +146,10 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,
   );
 
+  // Saves through this repository, counted: the version changes on every save even when
+  // two fall in the same millisecond (same updated_at) or change only the mailbox.
+  let writes = 0;
+
   return {
     get: (tenantId, id) => {
       const row = byId.get(tenantId, id);
@@ -113,15 +159,18 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     choices: (tenantId) => choices.all(tenantId).map((row) => ({ id: row.id, isDefault: row.is_default === 1 })),
     version: () => {
       const row = version.get();
-      return row === undefined ? '' : `${row.n}:${row.u}:${row.p}`;
+      return row === undefined ? '' : `${row.n}:${row.u}:${row.p}:${writes}`;
     },
+    pecMailboxes: () => pec.all().map(toAccount).flatMap((account) => pecMailbox(account) ?? []),
     save: (account) => {
       if (account.isDefault) clearDefault.run(account.tenantId, account.id);
       upsert.run(toRow(account));
+      writes += 1;
     },
     delete: (tenantId, id) => {
       removeMessages.run(tenantId, id);
       remove.run(tenantId, id);
+      writes += 1;
     },
     countPendingMessages: (tenantId, id) => pending.get(tenantId, id)?.n ?? 0,
   };

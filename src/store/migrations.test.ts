@@ -1,5 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import type { SecretBox } from '../core/ports.js';
+import { createSqliteAccountRepository } from './account-repository.js';
 import { loadMigrations, migrate, parseMigrations } from './migrations.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 
@@ -54,6 +56,21 @@ describe('schema migrations', () => {
       { id: 'e1', event_type: 'message.deferred', message_pk: 7, reply_code: 451, enhanced_status: '4.3.0', text: 'busy', payload: '{"retry_in":60}' },
       { id: 'e2', event_type: 'tenant.created', message_pk: null, reply_code: null, enhanced_status: null, text: null, payload: '{"name":"T"}' },
     ]);
+  });
+
+  it('migration 11 keeps the accounts of a version-10 database, as accounts that are not PEC and have no mailbox', () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.slice(0, 10));
+    // A stand-in of our own port: this test is about columns, not encryption.
+    const secrets: SecretBox = { seal: (text, context) => `${context}|${text}`, open: (sealed, context) => sealed.slice(context.length + 1) };
+    db.exec(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`);
+    db.prepare(`INSERT INTO accounts (tenant_id, id, host, port, user, password_sealed, tls_mode, created_at, updated_at)
+      VALUES ('t', 'relay', 'smtp.example.com', 587, 'u', ?, 'starttls', 1, 2)`).run(secrets.seal('pw', 'account:t/relay:password'));
+    migrate(db, migrations);
+    const accounts = createSqliteAccountRepository(db, secrets);
+    expect(accounts.get('t', 'relay')).toMatchObject({ host: 'smtp.example.com', port: 587, user: 'u', password: 'pw', isPec: false, imap: null, updatedAt: 2 });
+    expect(accounts.pecMailboxes()).toEqual([]);
   });
 
   it('refuses a database from a newer version', () => {

@@ -62,7 +62,7 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(added).toMatchObject({ code: 0, stdout: 'account relay1 of tenant cli-t2 created\n' });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-t2']);
-    expect(list.stdout).toMatch(/^cli-t2\s+relay1\s+127\.0\.0\.1:2599\s+starttls\s+yes\s+active\s+0\s+30\/min -\/h -\/day$/m);
+    expect(list.stdout).toMatch(/^cli-t2\s+relay1\s+127\.0\.0\.1:2599\s+starttls\s+yes\s+active\s+0\s+30\/min -\/h -\/day\s+no\s+-$/m);
     const show = await cli(['accounts', 'show', 'relay1', '--tenant', 'cli-t2']);
     expect(show.stdout).toMatch(/^has_password\s+yes$/m);
     expect(show.stdout).toMatch(/^usage minute\s+0 of 30, resets /m);
@@ -76,6 +76,42 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
     expect((await cli(['accounts', 'delete', 'relay1', '--tenant', 'cli-t2'])).code).toBe(0);
     expect(json((await cli(['accounts', 'list', '--tenant', 'cli-t2', '--json'])).stdout).accounts).toEqual([]);
+  });
+
+  it('manages a PEC account: the flag and the mailbox from flags, its password from a file, shown but never printed', async () => {
+    await cli(['tenants', 'add', 'cli-pec']);
+    const imapPasswordFile = join(daemon.dataDir, 'imap-password');
+    writeFileSync(imapPasswordFile, 'imap-pw-never-shown\n');
+    const add = (...args: string[]) => cli(['accounts', 'add', 'pec1', '--tenant', 'cli-pec', '--host', 'smtps.pec.example', '--user', 'me@pec.example', ...args], {}, 'relay-pw-never-shown\n');
+    const added = await add('--password-file', '-', '--pec', '--imap-host', 'imaps.pec.example', '--imap-tls', 'starttls', '--imap-port', '1143',
+      '--imap-user', 'box@pec.example', '--imap-password-file', imapPasswordFile, '--imap-folder', 'Ricevute PEC');
+    expect(added).toMatchObject({ code: 0, stdout: 'account pec1 of tenant cli-pec created\n' });
+
+    const list = await cli(['accounts', 'list', '--tenant', 'cli-pec']);
+    expect(list.stdout.split('\n')[0]).toMatch(/\s+PEC\s+MAILBOX$/);
+    expect(list.stdout).toMatch(/^cli-pec\s+pec1\s.*\syes\s+imaps\.pec\.example:1143 Ricevute PEC$/m);
+    const show = await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec']);
+    for (const line of [/^is_pec\s+yes$/m, /^imap_host\s+imaps\.pec\.example$/m, /^imap_port\s+1143$/m, /^imap_tls_mode\s+starttls$/m, /^imap_user\s+box@pec\.example$/m, /^has_imap_password\s+yes$/m, /^imap_folder\s+Ricevute PEC$/m]) {
+      expect(show.stdout).toMatch(line);
+    }
+    for (const run of [added, list, show]) expect(run.stdout + run.stderr).not.toMatch(/pw-never-shown/);
+    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({ is_pec: true, has_imap_password: true, has_password: true });
+
+    // --no-pec clears the flag and keeps the mailbox.
+    expect((await add('--no-pec')).code).toBe(0);
+    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({ is_pec: false, imap_host: 'imaps.pec.example', has_imap_password: true });
+
+    const both = await add('--pec', '--no-pec');
+    expect(both.code).toBe(64);
+    expect(both.stderr).toContain('--pec and --no-pec contradict each other');
+    const twoStdin = await add('--password-file', '-', '--imap-password-file', '-');
+    expect(twoStdin.code).toBe(64);
+    expect(twoStdin.stderr).toContain('only one of --password-file and --imap-password-file can read stdin');
+    const badPort = await add('--imap-port', 'ninety');
+    expect(badPort.stderr).toContain('--imap-port must be a whole number');
+    const refused = await cli(['accounts', 'add', 'pec2', '--tenant', 'cli-pec', '--host', 'smtps.pec.example', '--pec']);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('VALIDATION_FAILED: invalid request body\n  - imap_host: a PEC account needs imap_host');
   });
 
   it('lists and shows messages with why they wait, suspends and activates, and shows the queue', async () => {

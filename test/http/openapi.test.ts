@@ -124,6 +124,17 @@ describe('the OpenAPI document', () => {
     expect((await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'extra', surprise: 1 } })).body.error.code).toBe('VALIDATION_FAILED');
   });
 
+  it("documents a PEC account's fields of /account as the schema that validates them", async () => {
+    const body = document.paths['/account']?.post?.requestBody?.content['application/json']?.schema;
+    for (const field of ['is_pec', 'imap_host', 'imap_port', 'imap_tls_mode', 'imap_user', 'imap_password', 'imap_folder']) expect(body?.properties, field).toHaveProperty(field);
+    expect(body?.properties.imap_tls_mode.enum).toEqual(['implicit', 'starttls', 'none']);
+    const folder = body?.properties.imap_folder;
+    const at = await api(t.url, 'POST', '/account', { token: tenantKey, body: { id: 'box', host: 'smtp.example.com', imap_host: 'imap.example.com', imap_folder: 'x'.repeat(folder.maxLength) } });
+    expect(at.status).toBe(201);
+    const over = await api(t.url, 'POST', '/account', { token: tenantKey, body: { id: 'box', host: 'smtp.example.com', imap_folder: 'x'.repeat(folder.maxLength + 1) } });
+    expect(over.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'imap_folder' }] });
+  });
+
   it('documents the very schema that validates a query string', async () => {
     const limit = document.paths['/messages']?.get?.parameters.find((parameter) => parameter.name === 'limit') as { schema: { maximum: number } } | undefined;
     expect(limit?.schema.maximum).toBe(500);

@@ -3,7 +3,7 @@
  * every kind of secret in play (admin token, tenant API keys old and rotated,
  * relay account passwords right and wrong, client bearer and basic
  * credentials, report signing secrets given and generated, the bounce
- * mailbox password, credentials tried and refused over HTTP and SMTP AUTH)
+ * mailbox password, a PEC account's own mailbox password, credentials tried and refused over HTTP and SMTP AUTH)
  * and every route is called; then its whole stdout and stderr and every
  * response (headers and body) are searched for each secret in every form.
  * Only the one response that hands a secret out (creation, rotation) may
@@ -45,7 +45,9 @@ interface Seen {
 describe('secrets in responses and logs', () => {
   it('never shows a secret in a log line or a response, except the one response that hands it out', async () => {
     // Not the peer's default password ("secret", a word the API's own documentation uses).
-    const dovecot = await startDovecot({ users: [{ user: 'bounces', password: random('imap') }] });
+    // The PEC account's mailbox is a real one on the same Dovecot: its password is a working credential.
+    const pecImapPassword = random('pec-imap');
+    const dovecot = await startDovecot({ users: [{ user: 'bounces', password: random('imap') }, { user: 'pec-b', password: pecImapPassword }] });
     const client: ReportClient = await startReportClient();
     const secrets: Secret[] = [
       { name: 'admin token', value: random('admin') },
@@ -58,6 +60,7 @@ describe('secrets in responses and logs', () => {
       { name: 'signing secret a (given)', value: random('signing-a') },
       { name: 'bounce mailbox password', value: dovecot.password },
       { name: 'tenant mailbox password (wrong)', value: random('imap-wrong') },
+      { name: 'PEC account mailbox password', value: pecImapPassword },
       { name: 'refused HTTP token', value: random('mpk_refused') },
       { name: 'refused SMTP AUTH password', value: random('smtp-refused') },
     ];
@@ -122,6 +125,10 @@ password = "${secret('tenant mailbox password (wrong)')}"
     await account('tenant-a', 'acct-a', sinkA.port, 'relay-a', secret('relay password a'), { is_default: true });
     await account('tenant-a', 'acct-bad', sinkA.port, 'relay-a', secret('wrong relay password'));
     await account('tenant-b', 'acct-b', sinkB.port, 'relay-b', secret('relay password b'), { is_default: true });
+    const pec = await account('tenant-b', 'acct-pec', sinkB.port, 'relay-b', secret('relay password b'), {
+      is_pec: true, imap_host: '127.0.0.1', imap_port: dovecot.port, imap_tls_mode: 'none', imap_user: 'pec-b', imap_password: pecImapPassword,
+    });
+    expect(pec.body.account).toMatchObject({ is_pec: true, has_imap_password: true });
 
     // Mail over HTTP (one through the account with the wrong password) and over SMTP AUTH.
     expect((await call('a add-messages', 'POST', '/add-messages', keyA, { messages: [message('a-1', { to: 'ann@example.net' }), message('a-bad', { account_id: 'acct-bad' })] })).body.queued).toBe(2);

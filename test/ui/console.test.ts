@@ -195,6 +195,23 @@ describe('the web console', () => {
     expect(html).toMatch(/>suspended: 2</);
   });
 
+  it("marks a PEC account on the overview and shows its mailbox, never the mailbox password", async () => {
+    const created = await fx.admin('POST', '/account', {
+      id: 'certified', tenant_id: 'acme', host: '127.0.0.1', port: 9, tls_mode: 'none', user: 'studio@pec.example', password: 'console-relay-pw',
+      is_pec: true, imap_host: 'imaps.pec.example', imap_password: 'console-imap-pw', imap_folder: 'Ricevute',
+    });
+    expect(created.status).toBe(201);
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: acmeKey }), redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const html = await (await fetch(`${fx.t.url}/ui/overview`, { headers: { cookie } })).text();
+    const row = (id: string): string => new RegExp(`<tr><td>acme/${id}.*?</tr>`).exec(html)?.[0] ?? '';
+    expect(row('certified')).toMatch(/<span class="badge"[^>]*>PEC<\/span>/);
+    expect(row('certified')).toContain('mailbox imaps.pec.example:993 Ricevute');
+    expect(row('main')).not.toContain('PEC');
+    expect(row('main')).not.toContain('mailbox');
+    expect(html).not.toContain('console-imap-pw');
+  });
+
   it('ends the sessions of a key the moment it is rotated', async () => {
     const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: betaKey }), redirect: 'manual' });
     expect(login.status).toBe(303);

@@ -13,12 +13,15 @@ const limits = (account: any): string =>
     ? '-'
     : `${text(account.limit_per_minute)}/min ${text(account.limit_per_hour)}/h ${text(account.limit_per_day)}/day`;
 
+/** A PEC account's mailbox in one cell: `imap.example:993 INBOX`. */
+const mailbox = (account: any): string => (account.imap_host === null || account.imap_host === undefined ? '-' : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`);
+
 /**
- * The password from a file or stdin (`-`), never from the command line, where
+ * A password from a file or stdin (`-`), never from the command line, where
  * every user of the machine could read it in the process list.
  */
-function readPassword(values: OptionValues): Result<string | undefined> {
-  const file = stringOption(values, 'password-file');
+function readPassword(values: OptionValues, option: string): Result<string | undefined> {
+  const file = stringOption(values, option);
   if (file === undefined) return ok(undefined);
   try {
     return ok(readFileSync(file === '-' ? 0 : file, 'utf8').replace(/\r?\n$/, ''));
@@ -27,7 +30,25 @@ function readPassword(values: OptionValues): Result<string | undefined> {
   }
 }
 
-const NUMBERS = ['port', 'limit-per-minute', 'limit-per-hour', 'limit-per-day', 'max-connections', 'max-messages-per-connection'] as const;
+const NUMBERS = ['port', 'limit-per-minute', 'limit-per-hour', 'limit-per-day', 'max-connections', 'max-messages-per-connection', 'imap-port'] as const;
+
+/** --pec sets the flag, --no-pec clears it, neither keeps it. */
+function pecFlag(values: OptionValues): Result<boolean | undefined> {
+  if (values.pec === true && values['no-pec'] === true) return failed(cliError('USAGE', '--pec and --no-pec contradict each other; give one'));
+  return ok(values.pec === true ? true : values['no-pec'] === true ? false : undefined);
+}
+
+/** Both passwords, each from its file; stdin holds only one of them. */
+function readPasswords(values: OptionValues): Result<{ password: string | undefined; imapPassword: string | undefined }> {
+  if (stringOption(values, 'password-file') === '-' && stringOption(values, 'imap-password-file') === '-') {
+    return failed(cliError('USAGE', 'only one of --password-file and --imap-password-file can read stdin (-); give the other a file'));
+  }
+  const password = readPassword(values, 'password-file');
+  if (!password.ok) return password;
+  const imapPassword = readPassword(values, 'imap-password-file');
+  if (!imapPassword.ok) return imapPassword;
+  return ok({ password: password.value, imapPassword: imapPassword.value });
+}
 
 function accountBody(id: string, values: OptionValues): Result<Record<string, unknown>> {
   const numbers: Record<string, number | undefined> = {};
@@ -36,15 +57,17 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
     if (!value.ok) return value;
     numbers[name] = value.value;
   }
-  const password = readPassword(values);
-  if (!password.ok) return password;
+  const passwords = readPasswords(values);
+  if (!passwords.ok) return passwords;
+  const pec = pecFlag(values);
+  if (!pec.ok) return pec;
   return ok({
     id,
     tenant_id: stringOption(values, 'tenant'),
     host: stringOption(values, 'host'),
     port: numbers.port,
     user: stringOption(values, 'user'),
-    password: password.value,
+    password: passwords.value.password,
     tls_mode: stringOption(values, 'tls'),
     limit_per_minute: numbers['limit-per-minute'],
     limit_per_hour: numbers['limit-per-hour'],
@@ -53,6 +76,13 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
     max_connections: numbers['max-connections'],
     max_messages_per_connection: numbers['max-messages-per-connection'],
     is_default: values.default === true ? true : undefined,
+    is_pec: pec.value,
+    imap_host: stringOption(values, 'imap-host'),
+    imap_port: numbers['imap-port'],
+    imap_tls_mode: stringOption(values, 'imap-tls'),
+    imap_user: stringOption(values, 'imap-user'),
+    imap_password: passwords.value.imapPassword,
+    imap_folder: stringOption(values, 'imap-folder'),
   });
 }
 
@@ -75,6 +105,8 @@ export const accountsCommand: Command = {
         { header: 'STATE', value: (a: any) => (a.paused_reason ? `${a.state} (${a.paused_reason})` : a.state) },
         { header: 'WAITING', value: (a: any) => a.waiting },
         { header: 'LIMITS', value: limits },
+        { header: 'PEC', value: (a: any) => a.is_pec },
+        { header: 'MAILBOX', value: mailbox },
       ])),
     },
     show: {
@@ -89,12 +121,15 @@ export const accountsCommand: Command = {
       }),
     },
     add: {
-      usage: 'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default]',
-      summary: 'create or update an account (an update keeps the stored password unless one is given)',
+      usage: 'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default] '
+        + '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
+      summary: 'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
       options: {
         tenant: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, user: { type: 'string' }, 'password-file': { type: 'string' }, tls: { type: 'string' },
         'limit-per-minute': { type: 'string' }, 'limit-per-hour': { type: 'string' }, 'limit-per-day': { type: 'string' }, 'limit-behavior': { type: 'string' },
         'max-connections': { type: 'string' }, 'max-messages-per-connection': { type: 'string' }, default: { type: 'boolean' },
+        pec: { type: 'boolean' }, 'no-pec': { type: 'boolean' }, 'imap-host': { type: 'string' }, 'imap-port': { type: 'string' }, 'imap-tls': { type: 'string' },
+        'imap-user': { type: 'string' }, 'imap-password-file': { type: 'string' }, 'imap-folder': { type: 'string' },
       },
       positionals: [1, 1],
       api: true,

@@ -30,6 +30,13 @@ const httpUrl = z
 
 const urlPath = z.string().max(512).regex(/^\/[^\s?#]*$/, 'must start with / and contain no spaces, ? or #');
 const label = z.string().max(200).refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' }).describe('no line breaks or NUL');
+/** An IMAP mailbox name (RFC 3501 §5.1): one line of printable text. */
+const imapFolder = z
+  .string()
+  .min(1)
+  .max(255)
+  .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), { message: 'must be one line without control characters' })
+  .describe('one line without control characters');
 const optionalLimit = z.number().int().positive().max(10_000_000).nullable().optional();
 
 const clientAuth = z.discriminatedUnion('method', [
@@ -98,6 +105,13 @@ export const accountBody = z
     max_connections: z.number().int().min(1).max(100).optional(),
     max_messages_per_connection: z.number().int().min(1).max(100_000).optional(),
     is_default: z.boolean().optional(),
+    is_pec: z.boolean().optional(),
+    imap_host: host.nullable().optional(),
+    imap_port: z.number().int().min(1).max(65535).optional(),
+    imap_tls_mode: z.enum(['implicit', 'starttls', 'none']).optional(),
+    imap_user: z.string().min(1).max(256).nullable().optional(),
+    imap_password: z.string().min(1).max(4096).nullable().optional(),
+    imap_folder: imapFolder.optional(),
   })
   .strict()
   // use_tls is the genro-mail-proxy spelling: true is implicit TLS, false is STARTTLS (required).
@@ -121,6 +135,15 @@ export const accountBody = z
     maxConnections: body.max_connections,
     maxMessagesPerConnection: body.max_messages_per_connection,
     isDefault: body.is_default,
+    isPec: body.is_pec,
+    imap: {
+      host: body.imap_host,
+      port: body.imap_port,
+      tlsMode: body.imap_tls_mode,
+      user: body.imap_user,
+      password: body.imap_password,
+      folder: body.imap_folder,
+    },
   }));
 
 const flag = z.enum(['true', 'false', '1', '0']).transform((text) => text === 'true' || text === '1');

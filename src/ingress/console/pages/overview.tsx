@@ -68,6 +68,13 @@ function health(account: AccountActivityView, now: number): { label: string; cls
   return { label: 'healthy', cls: 'badge ok' };
 }
 
+/** The account's own IMAP mailbox (a PEC account's receipts arrive there), when it has one. */
+function Mailbox(props: { account: AccountActivityView }) {
+  const { imap_host: host, imap_port: port, imap_folder: folder } = props.account;
+  if (host === null) return null;
+  return <><br /><span class="muted">{`mailbox ${host}:${port ?? ''} ${folder ?? ''}`}</span></>;
+}
+
 function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
   return (
     <section aria-labelledby="accounts-heading">
@@ -80,7 +87,7 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
               const state = health(account, props.now);
               return (
                 <tr>
-                  <td>{account.tenant_id}/{account.id}<br /><span class="muted">{account.host}:{account.port}</span></td>
+                  <td>{account.tenant_id}/{account.id}{account.is_pec ? <> <span class="badge" title="certified mail: receipts read from the account's mailbox">PEC</span></> : null}<br /><span class="muted">{account.host}:{account.port}</span><Mailbox account={account} /></td>
                   <td><span class={state.cls}>{state.label}</span></td>
                   <td class="num">{account.waiting ?? 0}</td>
                   <td>{account.connections === undefined ? '–' : `${account.connections.in_use} busy / ${account.connections.open} open / ${account.connections.max} max`}</td>

@@ -37,6 +37,10 @@ export interface ReceiptOptions {
   omitReceiptHeader?: boolean;
   omitDaticert?: boolean;
   omitReference?: boolean;
+  /** daticert.xml as given instead of the one built from the options (entities, broken XML); a string is written as UTF-8. */
+  daticert?: string | Buffer;
+  /** More header lines, written after the PEC ones. */
+  extraHeaders?: string[];
 }
 
 export const GESTORE_DOMAIN = 'pec.gestore.example';
@@ -81,7 +85,7 @@ export function buildOriginal(options: { messageId: string; mailId: string | nul
 interface Signed {
   headers: string[];
   text: string;
-  daticert: string | null;
+  daticert: string | Buffer | null;
   original: Buffer | null;
   boundary: string;
 }
@@ -111,7 +115,7 @@ function signedMessage(parts: Signed): Buffer {
       'Content-Disposition: inline; filename="daticert.xml"',
       'Content-Transfer-Encoding: base64',
       '',
-      base64Lines(Buffer.from(parts.daticert, 'utf8')),
+      base64Lines(typeof parts.daticert === 'string' ? Buffer.from(parts.daticert, 'utf8') : parts.daticert),
     ]),
     ...(parts.original === null ? [] : [
       `--${mixed}`,
@@ -165,7 +169,7 @@ export function buildReceipt(options: ReceiptOptions): Buffer {
     errorDetail: options.errorDetail === undefined ? (DEFAULT_DETAIL[type] ?? null) : options.errorDetail,
   };
   const original = receiptKind === 'completa'
-    ? (options.original ?? buildOriginal({ messageId: referencedMessageId, mailId: options.mailId ?? 'genro-mail-1', subject: originalSubject, from: account, to: fields.addressees.map((addressee) => addressee.address) }))
+    ? (options.original ?? buildOriginal({ messageId: referencedMessageId, mailId: options.mailId === undefined ? 'genro-mail-1' : options.mailId, subject: originalSubject, from: account, to: fields.addressees.map((addressee) => addressee.address) }))
     : null;
   const virusCheck = error === 'virus' && (type === 'non-accettazione' || type === 'errore-consegna');
   const headers = [
@@ -179,11 +183,12 @@ export function buildReceipt(options: ReceiptOptions): Buffer {
     ...(options.omitReference === true ? [] : [`X-Riferimento-Message-ID: ${referencedMessageId}`]),
     ...(receiptKind === null ? [] : [`X-TipoRicevuta: ${receiptKind}`]),
     ...(virusCheck ? ['X-VerificaSicurezza: errore'] : []),
+    ...(options.extraHeaders ?? []),
   ];
   return signedMessage({
     headers,
     text: receiptText(type, fields),
-    daticert: options.omitDaticert === true ? null : daticertXml(fields),
+    daticert: options.omitDaticert === true ? null : (options.daticert ?? daticertXml(fields)),
     original,
     boundary: identificativo.replace(/[^A-Za-z0-9]/g, '').slice(0, 40),
   });

@@ -165,6 +165,13 @@ describe('daticert.xml', () => {
     expect(header.referencedMessageId).toBe('<other-id@acme.example>');
   });
 
+  it('refuses a daticert whose entities expand past 64 KiB (300 MB here), and keeps the header\'s type', async () => {
+    const bomb = daticertXml(fields({})).replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">]>`)
+      .replace('<oggetto>Fattura', `<oggetto>${'&a;'.repeat(300_000)}`);
+    const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', daticert: bomb }));
+    expect([findings.type, findings.identificativo, findings.originalSubject]).toEqual(['avvenuta-consegna', null, null]);
+  });
+
   it('ignores a daticert.xml over 1 MiB, and still knows the type by subject beside it', async () => {
     const huge = daticertXml(fields({})).replace('</postacert>', `<pad>${'x'.repeat(1024 * 1024)}</pad></postacert>`);
     const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, omitReference: true, daticert: huge }));

@@ -39,16 +39,18 @@ export async function analysePecReceipt(raw: Buffer): Promise<PecReceiptFindings
 }
 
 const filenameOf = (attachment: Attachment): string => (attachment.filename ?? '').trim().toLowerCase();
+/** mailparser leaves contentType unset on a part whose Content-Type header is cut short. */
+const typeOf = (attachment: Attachment): string => (typeof attachment.contentType === 'string' ? attachment.contentType.toLowerCase() : '');
 
 /** daticert.xml by name, else an XML part whose root is postacert. */
 function daticertPart(mail: ParsedMail): Attachment | undefined {
   return mail.attachments.find((attachment) => filenameOf(attachment) === 'daticert.xml')
-    ?? mail.attachments.find((attachment) => XML_TYPES.has(attachment.contentType.toLowerCase()) && attachment.content.subarray(0, XML_SNIFF_BYTES).includes('<postacert'));
+    ?? mail.attachments.find((attachment) => XML_TYPES.has(typeOf(attachment)) && attachment.content.subarray(0, XML_SNIFF_BYTES).includes('<postacert'));
 }
 
 /** The original a full receipt carries: postacert.eml by name, else the first attached message. */
 function originalPart(mail: ParsedMail): Attachment | undefined {
-  const originals = mail.attachments.filter((attachment) => ORIGINAL_TYPES.has(attachment.contentType.toLowerCase()));
+  const originals = mail.attachments.filter((attachment) => ORIGINAL_TYPES.has(typeOf(attachment)));
   return originals.find((attachment) => filenameOf(attachment) === 'postacert.eml') ?? originals[0];
 }
 
@@ -82,11 +84,20 @@ function recognise(evidence: Evidence): Recognised | null {
   return bySubject === null ? null : { type: bySubject, recognisedBy: 'subject' };
 }
 
+/** A part that cannot be read is evidence missing, not the whole message lost: the headers may still say it all. */
+function attempt<T>(read: () => T, fallback: T): T {
+  try {
+    return read();
+  } catch {
+    return fallback;
+  }
+}
+
 function findingsOf(mail: ParsedMail): PecReceiptFindings {
-  const datiPart = daticertPart(mail);
-  const daticert = datiPart === undefined ? null : readDaticert(datiPart.content);
-  const original = originalPart(mail);
-  const originalMailId = original === undefined ? null : embeddedHeader(original.content, 'x-genro-mail-id');
+  const datiPart = attempt(() => daticertPart(mail), undefined);
+  const daticert = datiPart === undefined ? null : attempt(() => readDaticert(datiPart.content), null);
+  const original = attempt(() => originalPart(mail), undefined);
+  const originalMailId = original === undefined ? null : attempt(() => embeddedHeader(original.content, 'x-genro-mail-id'), null);
   const reference = trimmedHeader(mail, 'x-riferimento-message-id');
   const recognised = recognise({ mail, daticert, hasDaticert: datiPart !== undefined, reference, originalMailId });
   if (recognised === null) return notAReceipt();

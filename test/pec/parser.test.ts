@@ -58,6 +58,15 @@ describe('a receipt of each type', () => {
   });
 });
 
+describe('a receipt cut short', () => {
+  // Found by the hostile suite (seed 777): a part whose Content-Type header is cut has no contentType at all.
+  it('still reads its headers when the cut falls in a part\'s Content-Type header', async () => {
+    const whole = buildReceipt({ type: 'presa-in-carico' });
+    const cut = whole.subarray(0, whole.indexOf('Content-Type: multipart/mixed') + 'Content-Type: '.length);
+    expect(await analysePecReceipt(cut)).toMatchObject({ type: 'presa-in-carico', recognisedBy: 'header', referencedMessageId: REFERENCE });
+  });
+});
+
 describe('the order of the evidence', () => {
   it('lets the header decide the 24-hour notice whose subject reads like the 12-hour warning', async () => {
     const subject = 'AVVISO DI MANCATA CONSEGNA PER SUP. TEMPO MASSIMO: Fattura n. 2024/001';

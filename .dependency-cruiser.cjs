@@ -26,7 +26,7 @@ const LIBRARIES = [
   ['hono|@hono', 'ingress/(http|console)'],
   ['smtp-server', 'ingress/smtp'],
   ['nodemailer', 'delivery'],
-  ['imapflow|mailparser', 'bounce'],
+  ['imapflow|mailparser|fast-xml-parser', 'bounce'],
   ['nats', 'outbox'],
   ['pino', 'runtime'],
   ['smol-toml', 'config'],

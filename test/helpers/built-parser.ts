@@ -1,5 +1,5 @@
 /**
- * The compiled bounce parser (dist/), for tests that must run it outside
+ * The compiled bounce and PEC receipt parsers (dist/), for tests that must run them outside
  * vitest's TypeScript transform: through the CLI, or in a worker thread.
  */
 import { existsSync, statSync } from 'node:fs';
@@ -11,10 +11,14 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** dist/bounce/bounce-parser.js as a file URL, for import(). */
 export const BUILT_PARSER = new URL('../../dist/bounce/bounce-parser.js', import.meta.url).href;
+/** dist/bounce/pec-receipt-parser.js as a file URL, for import(). */
+export const BUILT_PEC_PARSER = new URL('../../dist/bounce/pec-receipt-parser.js', import.meta.url).href;
 
 const SOURCES = [
   ['src/bounce/bounce-parser.ts', 'dist/bounce/bounce-parser.js'],
   ['src/core/bounce-classify.ts', 'dist/core/bounce-classify.js'],
+  ['src/bounce/pec-receipt-parser.ts', 'dist/bounce/pec-receipt-parser.js'],
+  ['src/bounce/pec-daticert.ts', 'dist/bounce/pec-daticert.js'],
   ['src/cli/main.ts', 'dist/cli/main.js'],
 ] as const;
 

@@ -172,7 +172,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     store, messages: store.messages, clock, ids, wake: () => dispatcher.wake(), queue: store.queue, maxAgeSeconds: config.dispatch.max_age_seconds,
   });
   const mirror = createMirror(config, store, { clock, log, commands: createCommandHandler({ store, submissions, commands, parserLimits, clock, ids }) });
-  const bounces = createBounces(config, store, { clock, log, random: deps.random ?? Math.random });
+  const bounces = createBounces(config, store, { clock, ids, log, random: deps.random ?? Math.random });
 
   const stoppable = (http: StoppableDaemon['http'], smtpIngress: StoppableDaemon['smtp']): StoppableDaemon => ({
     http, smtp: smtpIngress, mirror, bounces, dispatcher, reports: reports.loop, loops: [retention, searchIndex], handoff, parserPool, checkpointer, store,
@@ -200,7 +200,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     });
     const tenants = createTenantService({ store, holds: store.messages, keys: apiKeys, newSigningSecret, clock, ids });
     const accounts = createAccountService({
-      store, clock, ids, wake: () => dispatcher.wake(), activity: { usage: store.queue.usage, waiting: store.queueStatus.waitingByAccount, connections: () => handoff.connections(), attempts: attempts.of },
+      store, clock, ids, wake: () => {
+        dispatcher.wake();
+        bounces.accountsChanged();
+      }, activity: { usage: store.queue.usage, waiting: store.queueStatus.waitingByAccount, connections: () => handoff.connections(), attempts: attempts.of },
     });
     const suppressions = createSuppressionService({ store, clock, ids });
     const app = createHttpApp({
@@ -213,6 +216,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       mirrorStatus: () => mirror.status(),
       suppressions,
       bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
+      pecReceipts: store.pecReceipts,
       metrics,
       backups: store,
       parseSubmission,

@@ -24,6 +24,11 @@ export interface MailboxSettings {
   folders: Record<BounceDisposition, string>;
   /** The VERP template relayed mail of this mailbox's tenants carries (core/verp.ts), or empty. */
   verpReturnPath: string;
+  /**
+   * A message flagged in place is also marked \Seen. False for a PEC mailbox,
+   * which people read too: its unread mail stays unread.
+   */
+  markSeen: boolean;
 }
 
 /** The keyword a message filed in place carries, per disposition: it says "handled" should the checkpoint be lost. */
@@ -144,7 +149,7 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
       const range = uids.join(',');
       const folder = settings.folders[disposition];
       if (folder === '') {
-        await client.messageFlagsAdd(range, ['\\Seen', FILED_KEYWORDS[disposition]], { uid: true });
+        await client.messageFlagsAdd(range, settings.markSeen ? ['\\Seen', FILED_KEYWORDS[disposition]] : [FILED_KEYWORDS[disposition]], { uid: true });
         return;
       }
       await ensureFolder(folder);

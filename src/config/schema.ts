@@ -190,6 +190,16 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    pec: z
+      .object({
+        acceptance_timeout_seconds: positiveInt.max(30 * 86_400).default(1800),
+        poll_interval_seconds: positiveInt.max(86_400).default(60),
+        max_receipt_bytes: positiveInt.min(65_536).max(256 * 1024 * 1024).default(64 * 1024 * 1024),
+        parse_timeout_seconds: z.number().positive().max(600).default(30),
+        sweep_interval_seconds: positiveInt.max(3600).default(30),
+      })
+      .strict()
+      .prefault({}),
     retention: z
       .object({
         report_retention_seconds: positiveInt.default(7 * 24 * 3600),

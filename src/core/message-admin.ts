@@ -1,5 +1,6 @@
 /** Port of the operator commands on messages, and the read model of one message. */
 import type { HandoffState, Priority } from './message.js';
+import type { PecReceiptView } from './pec.js';
 
 export interface MessageEventView {
   event_type: string;
@@ -72,5 +73,6 @@ export interface MessageAdmin {
   resend(tenantId: string, ids: readonly string[], at: number, correlationId: string | null): IdsOutcome;
   /** Deletes messages reported before `before` (and whose bounce, if any, was reported too). */
   removeReported(tenantId: string | null, before: number): number;
-  detail(tenantId: string, id: string): { message: MessageDetail; events: MessageEventView[] } | null;
+  /** The message, its timeline and its PEC receipts (in the order they arrived). */
+  detail(tenantId: string, id: string): { message: MessageDetail; events: MessageEventView[]; pecReceipts: PecReceiptView[] } | null;
 }

@@ -6,7 +6,7 @@
  */
 import { normalizeAddress } from './address.js';
 import type { BounceDisposition, MessageCandidate, UnmatchedReason } from './bounce.js';
-import type { PecMatchedBy, PecReceiptFindings, PecReceiptType } from './pec.js';
+import type { PecMatchedBy, PecReceiptFindings, PecReceiptRecord, PecReceiptType } from './pec.js';
 
 
 /** The `pec_event` of a missing acceptance: ours, not a receipt's. */
@@ -133,4 +133,30 @@ export function planReceipt(findings: PecReceiptFindings, correlation: PecCorrel
     },
   };
   return { disposition: 'processed', unmatchedReason: null, match: { candidate, by }, effect };
+}
+
+/** One message of a PEC mailbox as recorded: its mailbox record, and the receipt when it is one. */
+export interface PecSettlement {
+  mailbox: string;
+  uidValidity: number;
+  uid: number;
+  headerMessageId: string | null;
+  from: string | null;
+  subject: string | null;
+  sizeBytes: number;
+  /** `pec_receipt`, `not_receipt` or `unreadable` in the mailbox record. */
+  kind: 'pec_receipt' | 'not_receipt' | 'unreadable';
+  plan: PecPlan;
+  receipt: PecReceiptRecord | null;
+}
+
+/**
+ * The store side of a PEC mailbox (its checkpoint and filing are the bounce
+ * ledger's). `settle` records a batch in one durable transaction: each
+ * receipt with its bytes, its effect and event, the mailbox record, the checkpoint.
+ */
+export interface PecLedger {
+  /** Messages of `tenantId` a reference may name. */
+  candidates(by: PecMatchedBy, value: string, tenantId: string): MessageCandidate[];
+  settle(batch: readonly PecSettlement[], at: number): void;
 }

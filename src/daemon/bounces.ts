@@ -6,7 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { isAppError } from '../core/app-error.js';
 import type { BouncePolicy } from '../core/bounce-plan.js';
-import type { Clock } from '../core/clock.js';
+import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../config/index.js';
 import { createBouncePoller, type BouncePoller } from '../bounce/bounce-poller.js';
@@ -15,12 +15,16 @@ import type { BounceAnalysis } from '../bounce/bounce-parser.js';
 import { openImapMailbox, type MailboxSettings } from '../bounce/imap-mailbox.js';
 import { createWorkerPool, workerScript, type WorkerPool } from '../runtime/worker-pool.js';
 import type { SqliteStore } from '../store/index.js';
+import { createPec } from './pec.js';
 
 export interface DaemonBounces {
   start(): void;
   stop(): Promise<void>;
   pollNow(): void;
+  /** The bounce mailboxes' and the PEC accounts' mailboxes' (daemon/pec.ts). */
   status(): MailboxStatus[];
+  /** Accounts were written: PEC mailbox watchers follow. */
+  accountsChanged(): void;
 }
 
 type MailboxConfig = Config['bounce']['tenant_mailboxes'][number];
@@ -37,12 +41,13 @@ const settingsOf = (name: string, tenantId: string | null, mailbox: Omit<Mailbox
   folder: mailbox.folder,
   folders: { processed: mailbox.processed_folder, unmatched: mailbox.unmatched_folder, not_bounce: mailbox.not_bounce_folder },
   verpReturnPath: mailbox.verp_return_path,
+  markSeen: true,
 });
 
 const PARSER_RETRIES = 8;
 const PARSER_RETRY_MS = 250;
 
-export function createBounces(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; log: Logger; random: () => number }): DaemonBounces {
+export function createBounces(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }): DaemonBounces {
   const { bounce } = config;
   const policy: BouncePolicy = {
     suppressHardBounces: bounce.suppress_hard_bounces,
@@ -93,13 +98,21 @@ export function createBounces(config: Readonly<Config>, store: SqliteStore, deps
         reconnectMaxMs: bounce.reconnect_max_seconds * 1000,
       },
     }));
+  const pec = createPec(config, store, deps);
   return {
-    start: () => pollers.forEach((poller) => poller.start()),
+    start: () => {
+      pollers.forEach((poller) => poller.start());
+      pec.start();
+    },
     stop: async () => {
-      await Promise.all(pollers.map((poller) => poller.stop()));
+      await Promise.all([...pollers.map((poller) => poller.stop()), pec.stop()]);
       await parser?.close();
     },
-    pollNow: () => pollers.forEach((poller) => poller.pollNow()),
-    status: () => pollers.map((poller) => poller.status()),
+    pollNow: () => {
+      pollers.forEach((poller) => poller.pollNow());
+      pec.pollNow();
+    },
+    status: () => [...pollers.map((poller) => poller.status()), ...pec.status()],
+    accountsChanged: () => pec.accountsChanged(),
   };
 }

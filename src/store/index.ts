@@ -29,6 +29,8 @@ import { createSqliteQueueStatus } from './queue-status.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteInboxStore } from './inbox-store.js';
 import { createSqliteBounceLedger } from './bounce-ledger.js';
+import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
+import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
 import { createSqliteSuppressionRepository } from './suppression-repository.js';
 import { createMessageEventWriter, type OutboxListener } from './message-event-writer.js';
@@ -56,6 +58,9 @@ export interface SqliteStore extends AdminStore {
   reports: ReportStore;
   bounces: BounceStore;
   bounceLedger: BounceLedger;
+  /** PEC mailboxes: the receipts a batch brings, with their effects. */
+  pecLedger: PecLedger;
+  pecReceipts: PecReceipts;
   suppressions: SuppressionRepository;
   mirror: MirrorStore;
   inbox: InboxStore;
@@ -124,6 +129,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     reports: guard(createSqliteReportStore(db, writeEvent)),
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
+    pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
+    pecReceipts: guard(createSqlitePecReceipts(db, writeEvent)),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     onEvent: (listener) => {

@@ -1,6 +1,7 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, cleanup) and the message read model. */
 import type { MessageAdmin } from '../core/message-admin.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
+import { createSqlitePecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { toDetail, toEventView, type DetailRow, type EventRow } from './message-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
@@ -36,6 +37,7 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
+  const pecReceipts = createSqlitePecReceipts(db, writeEvent);
   const detailRow = db.prepare<[string, string], DetailRow>(`SELECT * FROM messages WHERE tenant_id = ? AND id = ?`);
   const eventRows = db.prepare<[number], EventRow>(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
     FROM outbox WHERE message_pk = ? ORDER BY seq`);
@@ -94,7 +96,7 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     detail: (tenantId, id) => {
       const row = detailRow.get(tenantId, id);
       if (row === undefined) return null;
-      return { message: toDetail(row), events: eventRows.all(row.pk).map(toEventView) };
+      return { message: toDetail(row), events: eventRows.all(row.pk).map(toEventView), pecReceipts: pecReceipts.ofMessage(row.pk) };
     },
   };
 }

@@ -7,31 +7,11 @@
  */
 import { createHash } from 'node:crypto';
 import type { MessageCandidate } from '../core/bounce.js';
-import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecPlan } from '../core/pec-plan.js';
-import type { PecMatchedBy, PecReceiptRecord } from '../core/pec.js';
+import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec-plan.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
-/** One message of a PEC mailbox as recorded: its mailbox record, and the receipt when it is one. */
-export interface PecSettlement {
-  mailbox: string;
-  uidValidity: number;
-  uid: number;
-  headerMessageId: string | null;
-  from: string | null;
-  subject: string | null;
-  sizeBytes: number;
-  /** `pec_receipt`, `not_receipt` or `unreadable` in the mailbox record. */
-  kind: string;
-  plan: PecPlan;
-  receipt: PecReceiptRecord | null;
-}
-
-export interface PecLedger {
-  /** Messages of `tenantId` a reference may name. */
-  candidates(by: PecMatchedBy, value: string, tenantId: string): MessageCandidate[];
-  settle(batch: readonly PecSettlement[], at: number): void;
-}
+export type { PecLedger };
 
 interface CandidateRow {
   tenant_id: string;

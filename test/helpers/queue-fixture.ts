@@ -12,7 +12,7 @@ export interface QueueFixture {
   createTenant(id: string, fields?: Record<string, unknown>): Promise<string>;
   createAccount(tenantId: string, id: string, sink: SmtpSink | { port: number }, fields?: Record<string, unknown>): Promise<void>;
   post(key: string, messages: unknown[], extra?: Record<string, unknown>): Promise<ApiResponse>;
-  detail(tenantId: string, id: string): Promise<{ message: Record<string, any>; events: Array<Record<string, any>>; why: Record<string, any> }>;
+  detail(tenantId: string, id: string): Promise<{ message: Record<string, any>; events: Array<Record<string, any>>; why: Record<string, any>; pec_receipts: Array<Record<string, any>> }>;
   /** One dispatcher step, then every send it started finished and recorded. */
   settle(): Promise<void>;
   stop(): Promise<void>;

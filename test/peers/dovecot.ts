@@ -37,8 +37,8 @@ export interface DovecotPeer {
   start(): Promise<void>;
   /** Stops and removes the temp dir. */
   destroy(): Promise<void>;
-  /** Puts a message into a folder (default INBOX) with IMAP APPEND; the UID comes from UIDPLUS. */
-  append(raw: Buffer | string, folder?: string, flags?: string[]): Promise<{ uid: number }>;
+  /** Puts a message into a folder (default INBOX) with IMAP APPEND, as `user` (default the first); the UID comes from UIDPLUS. */
+  append(raw: Buffer | string, folder?: string, flags?: string[], user?: string): Promise<{ uid: number }>;
   /** What a folder (default INBOX) holds now, in UID order. */
   list(folder?: string): Promise<StoredMessage[]>;
   folders(): Promise<string[]>;
@@ -208,7 +208,11 @@ export async function startDovecot(options: { users?: DovecotUser[] } = {}): Pro
     throw error;
   }
 
-  const session = <T>(work: (client: ImapFlow) => Promise<T>) => withClient(port, first, work);
+  const session = <T>(work: (client: ImapFlow) => Promise<T>, as = first.user) => {
+    const who = users.find((candidate) => candidate.user === as);
+    if (who === undefined) throw new Error(`no Dovecot user ${as}`);
+    return withClient(port, who, work);
+  };
   return {
     host: HOST,
     get port() {
@@ -225,12 +229,12 @@ export async function startDovecot(options: { users?: DovecotUser[] } = {}): Pro
       await stop();
       rmSync(dir, { recursive: true, force: true });
     },
-    append: (raw, folder = 'INBOX', flags = []) =>
+    append: (raw, folder = 'INBOX', flags = [], user = first.user) =>
       session(async (client) => {
         const appended = await client.append(folder, raw, flags);
         if (appended === false || appended.uid === undefined) throw new Error(`APPEND to ${folder} gave no APPENDUID`);
         return { uid: appended.uid };
-      }),
+      }, user),
     list: (folder = 'INBOX') => session((client) => listFolder(client, folder)),
     folders: () => session(async (client) => (await client.list()).map((entry) => entry.path)),
     createFolder: (name) => session(async (client) => void (await client.mailboxCreate(name))),

@@ -11,6 +11,7 @@ import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
 import { bounceToml, startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { buildReceipt } from '../pec/receipt-fixtures.js';
 
 export type Owner = 'a' | 'b';
 export const OWNERS: readonly Owner[] = ['a', 'b'];
@@ -24,6 +25,8 @@ export interface TenantData {
   /** Client ids of its seeded messages: sent, deferred in its batch, bounced. */
   messages: { sent: string; deferred: string; bounced: string };
   suppressed: string;
+  /** Its PEC account's receipt (about its sent message): the receipt routes' object. */
+  receipt: string;
   /** Strings of this tenant's data that no other tenant's response may hold. */
   markers: string[];
 }
@@ -49,7 +52,7 @@ async function ok(response: Promise<ApiResponse>, what: string): Promise<ApiResp
   return done;
 }
 
-async function seedTenant(s: ReportScenario, owner: Owner, tag: string): Promise<TenantData> {
+async function seedTenant(s: ReportScenario, owner: Owner, tag: string, dovecotPort: number): Promise<TenantData> {
   const id = `tenant-${owner}`;
   const only = `${owner}-only-${tag}.example`;
   const t: TenantData = {
@@ -59,6 +62,7 @@ async function seedTenant(s: ReportScenario, owner: Owner, tag: string): Promise
     batch: `batch-${owner}-${tag}`,
     messages: { sent: `${owner}-sent-${tag}`, deferred: `${owner}-deferred-${tag}`, bounced: `${owner}-bounced-${tag}` },
     suppressed: `supp-${owner}@${only}`,
+    receipt: '',
     markers: [],
   };
   const created = await ok(s.fx.admin('POST', '/tenant', {
@@ -69,6 +73,10 @@ async function seedTenant(s: ReportScenario, owner: Owner, tag: string): Promise
   }), id);
   t.key = created.body.api_key as string;
   await s.fx.createAccount(id, t.account, s.sink, { is_default: true, user: `relay-user-${owner}-${tag}`, password: `relay-pass-${owner}-${tag}` });
+  // Its PEC account reads its own mailbox (a Dovecot user of its own): receipts are the tenant's.
+  await s.fx.createAccount(id, `pec-${owner}`, s.sink, {
+    is_pec: true, user: `pec-${owner}`, password: PEC_PASSWORD, imap_host: '127.0.0.1', imap_port: dovecotPort, imap_tls_mode: 'none',
+  });
   const later = Math.floor(s.fx.clock.now() / 1000) + 86_400;
   await ok(s.fx.post(t.key, [
     message(t.messages.sent, { to: `rcpt-${owner}@${only}`, subject: `subject-${owner}-${tag}` }),
@@ -87,9 +95,12 @@ async function bounce(w: Pick<World, 's' | 'dovecot'>, t: TenantData, tag: strin
   await w.dovecot.append(dsnFor(copy.raw, { recipient: `gone-${owner}@${owner}-only-${tag}.example` }));
 }
 
+/** Both tenants' PEC mailboxes (Dovecot users pec-a, pec-b). */
+const PEC_PASSWORD = 'pec-mailbox-secret';
+
 export async function startWorld(cleanups: Array<() => Promise<void>>, options: { extraToml?: string } = {}): Promise<World> {
   const tag = randomBytes(3).toString('hex');
-  const dovecot = await startDovecot();
+  const dovecot = await startDovecot({ users: [{ user: 'bounces', password: 'secret' }, ...OWNERS.map((owner) => ({ user: `pec-${owner}`, password: PEC_PASSWORD }))] });
   cleanups.push(() => dovecot.destroy());
   const s = await startReportScenario(cleanups, {
     extraToml: `${options.extraToml ?? ''}
@@ -98,8 +109,8 @@ reconnect_initial_seconds = 0.1
 reconnect_max_seconds = 0.5
 `,
   });
-  const a = await seedTenant(s, 'a', tag);
-  const b = await seedTenant(s, 'b', tag);
+  const a = await seedTenant(s, 'a', tag, dovecot.port);
+  const b = await seedTenant(s, 'b', tag, dovecot.port);
   await s.fx.settle();
   await s.sink.waitForMessages(4);
   const unmatchedMarker = `unmatched-${tag}`;
@@ -111,6 +122,20 @@ reconnect_max_seconds = 0.5
     const all = (await admin('GET', '/bounces')).body.bounces as unknown[];
     if (all.length < 3) throw new Error(`${all.length} of 3 bounces handled`);
   }, { timeout: 15_000, interval: 50 });
+  // A PEC acceptance for each tenant's sent message, in its own PEC mailbox.
+  for (const t of [a, b]) {
+    const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${t.messages.sent}`));
+    const messageId = /^Message-ID:\s*(<[^>]+>)/im.exec(copy?.raw.toString('utf8') ?? '')?.[1];
+    await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: messageId ?? '<missing>' }), 'INBOX', [], `pec-${t.id.slice(-1)}`);
+  }
+  await vi.waitFor(async () => {
+    for (const t of [a, b]) {
+      const receipts = (await admin('GET', `/pec-receipts?tenant_id=${t.id}`)).body.receipts as Array<{ receipt_id: string; message_id: string | null }>;
+      if (receipts[0]?.message_id !== t.messages.sent) throw new Error(`${t.id}: its receipt is not recorded yet`);
+      t.receipt = receipts[0].receipt_id;
+    }
+  }, { timeout: 15_000, interval: 50 });
+  for (const t of [a, b]) t.markers.push(t.receipt);
   // Every tenant's reports delivered: the client endpoint holds data of both.
   await s.client.waitFor('reports of both tenants', (client) => OWNERS.every((owner) => client.items(`/client-${owner}-${tag}`).some((item) => item.event === 'bounced')), 15_000);
 

@@ -108,6 +108,8 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'POST /suppression': (w, owner) => post('/suppression', { tenant_id: tid(w, owner), address: `${w.unique('new')}@${owner}-scratch.example` }),
   'DELETE /suppression/{address}': async (w, owner) => del(`/suppression/${encodeURIComponent(await scratchSuppression(w, owner))}?tenant_id=${tid(w, owner)}`),
   'GET /bounces': (w, owner) => get(`/bounces?tenant_id=${tid(w, owner)}`),
+  'GET /pec-receipts': (w, owner) => get(`/pec-receipts?tenant_id=${tid(w, owner)}`),
+  'GET /pec-receipts/{receipt_id}/raw': (w, owner) => get(`/pec-receipts/${w.tenants[owner].receipt}/raw?tenant_id=${tid(w, owner)}`),
 };
 
 /**
@@ -135,6 +137,9 @@ export function implicitProbes(w: ProbeWorld, victim: Owner): Call[] {
     del(`/suppression/${q(v.suppressed)}`),
     get('/bounces'),
     get('/bounces?disposition=unmatched'),
+    get('/pec-receipts'),
+    get(`/pec-receipts?message_id=${q(v.messages.sent)}`),
+    get(`/pec-receipts/${v.receipt}/raw`),
     post('/add-messages', { messages: [message(v.messages.deferred, { account_id: v.account })] }),
     post('/commands/suspend', { batch_code: v.batch }),
     post('/commands/activate', { batch_code: v.batch }),

@@ -30,6 +30,7 @@ import { messageRoutes } from './routes/messages.js';
 import { metricsRoutes, type MetricsExposition } from './routes/metrics.js';
 import { mirrorRoutes } from './routes/mirror.js';
 import { openapiRoutes } from './routes/openapi.js';
+import { pecRoutes, type PecReceiptReader } from './routes/pec.js';
 import type { SubmissionParser } from './submission-parser.js';
 import { statusRoutes, type StatusRoutesDeps } from './routes/status.js';
 import { syncStatusRoutes } from './routes/sync-status.js';
@@ -46,6 +47,8 @@ export interface HttpAppDeps {
   suppressions: SuppressionService;
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
+  /** PEC receipts read from PEC accounts' mailboxes, with their original bytes. */
+  pecReceipts: PecReceiptReader;
   metrics: MetricsExposition;
   /** GET /backup: consistent copies of the database while it is written. */
   backups: DatabaseBackups;
@@ -97,7 +100,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
 
   // /ready is public: of each bounce mailbox only whether it is watched, not its errors (those are in /bounce/status).
-  const bounceSummary = () => deps.bounces.status().map(({ mailbox, state, connected }) => ({ mailbox, state, connected }));
+  // Unnamed when a tenant's (a tenant mailbox, a PEC account's): /ready must not tell strangers who the tenants are.
+  const bounceSummary = () => deps.bounces.status().map(({ mailbox, tenant_id: tenantId, state, connected }) => ({
+    mailbox: tenantId === null ? mailbox : mailbox.startsWith('pec:') ? 'pec' : 'tenant', state, connected,
+  }));
   app.route('/', healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary() })));
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));
@@ -106,6 +112,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', mirrorRoutes(deps.mirrorStatus));
   app.route('/', statusRoutes(deps.status));
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
+  app.route('/', pecRoutes({ receipts: deps.pecReceipts }));
   app.route('/', metricsRoutes(deps.metrics));
   app.route('/', backupRoutes(deps.backups, deps.log));
   app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search, intake: deps.intake }));

@@ -12,6 +12,7 @@ import { MESSAGE_ROUTES } from './routes/messages.js';
 import { METRICS_ROUTES } from './routes/metrics.js';
 import { MIRROR_ROUTES } from './routes/mirror.js';
 import { OPENAPI_ROUTES } from './routes/openapi.js';
+import { PEC_ROUTES } from './routes/pec.js';
 import { STATUS_ROUTES } from './routes/status.js';
 import { SYNC_STATUS_ROUTES } from './routes/sync-status.js';
 import { TENANT_ROUTES } from './routes/tenants.js';
@@ -24,6 +25,7 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   STATUS_ROUTES,
   SYNC_STATUS_ROUTES,
   BOUNCE_ROUTES,
+  PEC_ROUTES,
   MIRROR_ROUTES,
   METRICS_ROUTES,
   BACKUP_ROUTES,

@@ -84,7 +84,7 @@ export const MESSAGE_ROUTES = {
     summary: "A message's state, its event timeline and why it waits",
     params: { id: clientId },
     query: tenantParams,
-    responses: { 200: json('`{"message":{...},"events":[...],"why":{...}}`') },
+    responses: { 200: json('`{"message":{...},"events":[...],"why":{...},"pec_receipts":[...]}` (pec_receipts: the PEC receipts of the message, see GET /pec-receipts)') },
     errors: ['NOT_FOUND'],
   },
 } as const satisfies Record<string, RouteDoc>;
@@ -164,9 +164,9 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   on(app, routes.detail, (c) => {
     const id = validate(routes.detail.params.id, c.req.param('id'), 'message id');
     const params = readQuery(c, routes.detail.query);
-    const { message, events, why } = commands.detail(commandContext(c), params.tenant_id, id);
+    const { message, events, why, pecReceipts } = commands.detail(commandContext(c), params.tenant_id, id);
     const status = messageStatus(message.state, message.suspended, message.bounce_ts !== null);
-    return c.json({ message: { ...message, status }, events, why });
+    return c.json({ message: { ...message, status }, events, why, pec_receipts: pecReceipts });
   });
 
   return app;

@@ -1,0 +1,162 @@
+/**
+ * PEC for the daemon: one mailbox watcher per PEC account (started, restarted
+ * with new settings and stopped as accounts are saved and deleted: the
+ * accounts' version is checked every few seconds and on every account write),
+ * the receipt parser in a thread of its own (started with the first PEC
+ * account), and the acceptance timeout's sweep.
+ */
+import { setTimeout as delay } from 'node:timers/promises';
+import type { PecMailboxAccount } from '../core/account.js';
+import { isAppError } from '../core/app-error.js';
+import type { MailboxStatus } from '../core/bounce.js';
+import type { Clock, IdSource } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { PecReceiptFindings } from '../core/pec.js';
+import type { Config } from '../config/index.js';
+import { openImapMailbox, type MailboxSettings } from '../bounce/imap-mailbox.js';
+import type { MailboxWatcher } from '../bounce/mailbox-watcher.js';
+import { createPecPoller } from '../bounce/pec-poller.js';
+import { createPeriodicLoop } from '../runtime/periodic-loop.js';
+import { createWorkerPool, workerScript, type WorkerPool } from '../runtime/worker-pool.js';
+import type { SqliteStore } from '../store/index.js';
+
+export interface DaemonPec {
+  start(): void;
+  stop(): Promise<void>;
+  pollNow(): void;
+  status(): MailboxStatus[];
+  /** Accounts were written: the watchers follow at once rather than at the next check. */
+  accountsChanged(): void;
+  /** One check of the accounts and one sweep (tests). */
+  tick(): Promise<void>;
+}
+
+/** How often the accounts are checked for PEC mailboxes added, changed or removed. */
+const ACCOUNTS_CHECK_MS = 5000;
+/** Messages whose acceptance timed out, per transaction of the sweep. */
+const SWEEP_BATCH = 500;
+const PARSER_RETRIES = 8;
+const PARSER_RETRY_MS = 250;
+
+const mailboxName = (account: PecMailboxAccount): string => `pec:${account.tenantId}/${account.accountId}`;
+
+const settingsOf = (account: PecMailboxAccount): MailboxSettings & { tenantId: string } => ({
+  name: mailboxName(account),
+  tenantId: account.tenantId,
+  host: account.host,
+  port: account.port,
+  tls: account.tlsMode,
+  tlsRejectUnauthorized: account.tlsRejectUnauthorized,
+  user: account.user ?? '',
+  password: account.password ?? '',
+  folder: account.folder,
+  // Flagged where they are, never moved: the provider's own clients expect the receipts in place.
+  folders: { processed: '', unmatched: '', not_bounce: '' },
+  verpReturnPath: '',
+  markSeen: false,
+});
+
+export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }): DaemonPec {
+  const { pec, bounce } = config;
+  const log = deps.log.child({ component: 'pec' });
+  const watchers = new Map<string, { fingerprint: string; watcher: MailboxWatcher }>();
+  let parser: WorkerPool<Uint8Array, PecReceiptFindings> | null = null;
+  let seenVersion: string | null = null;
+  let running = false;
+
+  const analyse = async (raw: Buffer): Promise<PecReceiptFindings> => {
+    parser ??= createWorkerPool({ script: workerScript(import.meta.url, '../workers/pec-parser.js'), size: 1, name: 'pec-parser', log });
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await parser.run(raw, [], undefined, { timeoutMs: pec.parse_timeout_seconds * 1000 });
+      } catch (error) {
+        // The thread is being replaced (after another receipt's timeout): wait for it rather than failing this one.
+        if (!isAppError(error) || !error.transient || attempt >= PARSER_RETRIES) throw error;
+        await delay(PARSER_RETRY_MS * attempt);
+      }
+    }
+  };
+
+  const watch = (account: PecMailboxAccount): MailboxWatcher => createPecPoller({
+    mailbox: settingsOf(account),
+    accountId: account.accountId,
+    ledger: store.bounceLedger,
+    pecLedger: store.pecLedger,
+    open: openImapMailbox,
+    analyse,
+    clock: deps.clock,
+    ids: deps.ids,
+    random: deps.random,
+    log: log.child({ mailbox: mailboxName(account) }),
+    config: {
+      pollIntervalMs: pec.poll_interval_seconds * 1000,
+      maxReceiptBytes: pec.max_receipt_bytes,
+      parseTimeoutMs: pec.parse_timeout_seconds * 1000,
+      batchSize: bounce.batch_size,
+      reconnectInitialMs: bounce.reconnect_initial_seconds * 1000,
+      reconnectMaxMs: bounce.reconnect_max_seconds * 1000,
+    },
+  });
+
+  /** Watchers for exactly the PEC accounts there are, each with the settings saved last. */
+  const reconcile = async (): Promise<void> => {
+    const version = store.accounts.version();
+    if (version === seenVersion || !running) return;
+    seenVersion = version;
+    const wanted = new Map(store.accounts.pecMailboxes().map((account) => [mailboxName(account), account]));
+    const stopping: Array<Promise<void>> = [];
+    for (const [name, { fingerprint, watcher }] of watchers) {
+      const account = wanted.get(name);
+      if (account !== undefined && JSON.stringify(account) === fingerprint) continue;
+      watchers.delete(name);
+      stopping.push(watcher.stop());
+      log.info({ mailbox: name, reason: account === undefined ? 'removed' : 'changed' }, 'PEC mailbox watcher stopped');
+    }
+    await Promise.all(stopping);
+    for (const [name, account] of wanted) {
+      if (watchers.has(name) || !running) continue;
+      const watcher = watch(account);
+      watchers.set(name, { fingerprint: JSON.stringify(account), watcher });
+      watcher.start();
+    }
+  };
+
+  const sweep = (): void => {
+    const now = deps.clock.now();
+    const cutoff = now - pec.acceptance_timeout_seconds * 1000;
+    let expired = 0;
+    let batch: number;
+    do {
+      batch = store.pecReceipts.expireAwaiting(cutoff, now, SWEEP_BATCH);
+      expired += batch;
+    } while (batch === SWEEP_BATCH);
+    if (expired > 0) log.warn({ messages: expired, timeoutSeconds: pec.acceptance_timeout_seconds }, 'PEC acceptance receipts missing: pec_error set');
+  };
+
+  const accountsLoop = createPeriodicLoop({ name: 'pec-accounts', intervalMs: ACCOUNTS_CHECK_MS, run: reconcile, log });
+  const sweepLoop = createPeriodicLoop({ name: 'pec-timeout', intervalMs: pec.sweep_interval_seconds * 1000, run: sweep, log });
+
+  return {
+    start() {
+      running = true;
+      void accountsLoop.tick();
+      accountsLoop.start();
+      sweepLoop.start();
+    },
+    async stop() {
+      running = false;
+      await Promise.all([accountsLoop.stop(), sweepLoop.stop()]);
+      await Promise.all([...watchers.values()].map(({ watcher }) => watcher.stop()));
+      watchers.clear();
+      await parser?.close();
+      parser = null;
+    },
+    pollNow: () => watchers.forEach(({ watcher }) => watcher.pollNow()),
+    status: () => [...watchers.values()].map(({ watcher }) => watcher.status()),
+    accountsChanged: () => void accountsLoop.tick(),
+    async tick() {
+      await accountsLoop.tick();
+      await sweepLoop.tick();
+    },
+  };
+}

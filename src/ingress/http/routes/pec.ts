@@ -1,0 +1,88 @@
+/**
+ * PEC receipts: the list (a tenant key sees its own, the admin token anyone's)
+ * and one receipt's original bytes, exactly as the provider's mailbox gave
+ * them: the legal evidence a client keeps or hands on.
+ */
+import { Hono } from 'hono';
+import { z } from 'zod';
+import { notFound } from '../../../core/app-error.js';
+import type { PecReceiptView } from '../../../core/pec.js';
+import { scopeTenantOrAll } from '../../../core/principal.js';
+import type { HttpEnv } from '../env.js';
+import { readQuery, validate } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
+import { identifier } from '../schemas.js';
+
+/** What the routes read: store/pec-receipts.ts. */
+export interface PecReceiptReader {
+  list(filter: { tenantId: string | null; messageId: string | null; before: number | null; limit: number }): Array<PecReceiptView & { seq: number }>;
+  raw(receiptId: string, tenantId: string | null): { view: PecReceiptView; raw: Buffer } | null;
+}
+
+const receiptsQuery = z
+  .object({
+    tenant_id: identifier.optional(),
+    message_id: z.string().min(1).max(256).optional(),
+    before: z.coerce.number().int().positive().optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+const rawQuery = z.object({ tenant_id: identifier.optional() }).strict();
+const receiptId = z.string().regex(/^[0-9a-f-]{36}$/, 'a receipt id (UUID)');
+
+export const PEC_ROUTES = {
+  receipts: {
+    method: 'get',
+    path: '/pec-receipts',
+    tag: 'PEC',
+    summary: 'PEC receipts read from PEC accounts\' mailboxes, newest first',
+    description: 'Each with `receipt_type` (the X-Ricevuta type), the message it is about (`message_id`, null when none of ours fits), `recipient`, '
+      + '`error`, `issuer`, `identificativo`, `issued_ts`, `received_ts`, `size_bytes`, `complete` and the `sha256` of its bytes. '
+      + '`message_id` filters to one message; `next` is the `before` of the next page.',
+    access: 'tenant',
+    query: receiptsQuery,
+    responses: { 200: json('`{"receipts":[...],"next":...}`') },
+  },
+  receiptRaw: {
+    method: 'get',
+    path: '/pec-receipts/{receipt_id}/raw',
+    tag: 'PEC',
+    summary: 'One PEC receipt\'s original bytes (message/rfc822), signature included',
+    description: 'Exactly the bytes the mailbox held. `X-Receipt-SHA256` is their SHA-256; `X-Receipt-Complete: false` when the receipt was larger than '
+      + '`[pec] max_receipt_bytes` and only its first bytes were kept.',
+    access: 'tenant',
+    params: { receipt_id: receiptId },
+    query: rawQuery,
+    responses: { 200: { description: 'The receipt as received', contentType: 'message/rfc822' } },
+    errors: ['NOT_FOUND'],
+  },
+} as const satisfies Record<string, RouteDoc>;
+
+export function pecRoutes(deps: { receipts: PecReceiptReader }): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  const routes = PEC_ROUTES;
+
+  on(app, routes.receipts, (c) => {
+    const query = readQuery(c, routes.receipts.query);
+    const limit = query.limit ?? 100;
+    const tenantId = scopeTenantOrAll(c.get('principal'), query.tenant_id);
+    const rows = deps.receipts.list({ tenantId, messageId: query.message_id ?? null, before: query.before ?? null, limit });
+    return c.json({ receipts: rows.map(({ seq: _seq, ...view }) => view), next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
+  });
+
+  on(app, routes.receiptRaw, (c) => {
+    const query = readQuery(c, routes.receiptRaw.query);
+    const id = validate(routes.receiptRaw.params.receipt_id, c.req.param('receipt_id'), 'receipt_id');
+    // Another tenant's receipt is as absent as one that never was.
+    const found = deps.receipts.raw(id, scopeTenantOrAll(c.get('principal'), query.tenant_id));
+    if (found === null) throw notFound('receipt', id);
+    return c.body(new Uint8Array(found.raw) as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': 'message/rfc822',
+      'content-disposition': `attachment; filename="pec-receipt-${found.view.receipt_id}.eml"`,
+      'x-receipt-sha256': found.view.sha256,
+      'x-receipt-complete': String(found.view.complete),
+    });
+  });
+
+  return app;
+}

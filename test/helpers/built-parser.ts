@@ -19,6 +19,7 @@ const SOURCES = [
   ['src/core/bounce-classify.ts', 'dist/core/bounce-classify.js'],
   ['src/bounce/pec-receipt-parser.ts', 'dist/bounce/pec-receipt-parser.js'],
   ['src/bounce/pec-daticert.ts', 'dist/bounce/pec-daticert.js'],
+  ['src/workers/pec-parser.ts', 'dist/workers/pec-parser.js'],
   ['src/cli/main.ts', 'dist/cli/main.js'],
 ] as const;
 

@@ -114,7 +114,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { store, checkpointer, adminToken, hashKey } = openStore(config, log, ids, clock);
   // Made first so that every part can report to it; its sources are read at scrape time only.
   const metrics = createMetrics({
-    mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status(), queue: () => store.queueStatus.counts(null),
+    mirror: () => mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.status(), queue: () => store.queueStatus.counts(null), pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
   });
   const attempts = createAttemptLog();

@@ -5,7 +5,16 @@
  * events as the store writes them; pending is read from the queue at scrape.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { ACCEPTANCE_TIMEOUT } from '../core/pec-plan.js';
+import { PEC_RECEIPT_TYPES } from '../core/pec.js';
 import type { QueueCount } from '../core/queue-status.js';
+
+/** A `message.pec` event's text begins with its pec_event (store/pec-ledger.ts, store/pec-receipts.ts). */
+const PEC_EVENTS: ReadonlySet<string> = new Set([...PEC_RECEIPT_TYPES, ACCEPTANCE_TIMEOUT]);
+const pecEventOf = (text: string | null | undefined): string => {
+  const prefix = (text ?? '').split(':', 1)[0] ?? '';
+  return PEC_EVENTS.has(prefix) ? prefix : 'other';
+};
 
 /** The reason the dispatcher gives a message refused by its account's limit (limit_behavior "reject"). */
 const RATE_LIMIT_REASON = 'rate_limit_exceeded';
@@ -26,9 +35,13 @@ export function registerDeliveryMetrics(registers: Registry[], pending: () => Qu
   const rateLimited = counter('gmp_rate_limited_total', "Messages refused by their account's sending limit (limit_behavior reject)");
   const pendingGauge = new Gauge({ name: 'gmp_pending_messages', help: 'Messages waiting: queued, deferred, on the wire or suspended', labelNames, registers });
   const byType: Record<string, Counter> = { 'message.sent': sent, 'message.error': errors, 'message.expired': errors, 'message.deferred': deferred };
+  const pec = new Counter({
+    name: 'mailproxy_pec_events_total', help: 'PEC receipts applied to messages, and missing acceptances, by pec_event', labelNames: [...labelNames, 'pec_event'], registers,
+  });
 
   return {
     observe(eventType, tenantId, accountId, text) {
+      if (eventType === 'message.pec' && accountId !== null && accountId !== undefined) pec.inc({ tenant_id: tenantId, account_id: accountId, pec_event: pecEventOf(text) });
       const metric = byType[eventType];
       if (metric === undefined || accountId === null || accountId === undefined) return;
       const labels = { tenant_id: tenantId, account_id: accountId };

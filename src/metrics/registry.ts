@@ -21,6 +21,8 @@ export interface MetricsSources {
   bounces?: () => MailboxStatus[];
   /** Waiting messages by tenant and account, for gmp_pending_messages. */
   queue?: () => QueueCount[];
+  /** Messages PEC accounts relayed that wait for their acceptance receipt. */
+  pecAwaiting?: () => number;
   /** The store's writes (GET /status `store`): refused now or not, size against the cap. */
   store?: () => { state: 'ok' | 'refusing'; used_bytes: number; max_bytes: number | null };
 }
@@ -95,6 +97,11 @@ export function createMetrics(sources: MetricsSources): Metrics {
   storeGauge('mailproxy_store_used_bytes', 'Bytes of the database in use (its free pages excluded)', (s) => s.used_bytes);
   storeGauge('mailproxy_store_max_bytes', 'The max_database_mb cap in bytes (absent when uncapped)', (s) => s.max_bytes);
   storeGauge('mailproxy_store_refusing_writes', '1 from a write the store refused (full, locked) until the next commit succeeds', (s) => (s.state === 'refusing' ? 1 : 0));
+
+  if (sources.pecAwaiting !== undefined) {
+    const awaiting = sources.pecAwaiting;
+    new Gauge({ name: 'mailproxy_pec_awaiting_acceptance', help: 'Messages relayed through PEC accounts still waiting for their acceptance receipt', registers, collect() { this.set(awaiting()); } });
+  }
 
   return {
     ...registerLatencyHistograms(registers),

@@ -31,6 +31,8 @@ export interface PecReceipts {
    * most `limit` per call, in one durable transaction; how many.
    */
   expireAwaiting(cutoff: number, now: number, limit: number): number;
+  /** How many messages wait for their acceptance now (a walk of the partial index of waiting ones). */
+  awaitingCount(): number;
 }
 
 interface ReceiptRow {
@@ -66,7 +68,10 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
     SET pec_error = @error, pec_error_at = @now, pec_awaiting_since = NULL, updated_at = @now
     WHERE pk = @pk AND pec_awaiting_since IS NOT NULL RETURNING ${IDENTITY_COLUMNS}`);
 
+  const awaiting = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE pec_awaiting_since IS NOT NULL`);
+
   return {
+    awaitingCount: () => awaiting.get()?.n ?? 0,
     list: (filter) => list.all({ tenant: filter.tenantId, message: filter.messageId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
       .map((row) => ({ ...toView(row), seq: row.seq })),
     ofMessage: (messagePk) => ofMessage.all(messagePk).map(toView),

@@ -125,6 +125,11 @@ describe('PEC receipts from a real Dovecot', () => {
       expect(receipt.complete).toBe(true);
     }
 
+    const metrics = (await s.fx.admin('GET', '/metrics')).text;
+    expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="errore-consegna"} 1');
+    expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="rilevazione-virus"} 1');
+    expect(metrics).toContain('mailproxy_bounce_mailbox_connected{mailbox="pec:acme/pec"} 1');
+
     // Flagged as ours, never marked read: people read this mailbox too.
     await vi.waitFor(async () => expect((await dovecot.list()).every((stored) => stored.flags.includes('$MailproxyProcessed'))).toBe(true), WAIT);
     expect((await dovecot.list()).filter((stored) => stored.flags.includes('\\Seen'))).toEqual([]);
@@ -181,6 +186,7 @@ describe('PEC receipts from a real Dovecot', () => {
     await sendPec(s, key, 'atto-2', [ANN]);
     await s.fx.post(key, [message('plain-1', { to: ANN })]);
     await s.fx.settle();
+    expect((await s.fx.admin('GET', '/metrics')).text).toContain('mailproxy_pec_awaiting_acceptance 2');
     s.fx.clock.advance(31 * 60_000);
     const advanced = Math.floor(s.fx.clock.now() / 1000);
     await s.client.waitFor('the timeouts', () => pecItems(s).length === 2, 15_000);
@@ -189,6 +195,9 @@ describe('PEC receipts from a real Dovecot', () => {
     expect(timedOut.pec_error).toContain('acceptance_timeout');
     expect(timedOut.pec_error_ts).toBeGreaterThanOrEqual(advanced);
     expect(timedOut.pec_error_ts).toBeLessThanOrEqual(Math.floor(s.fx.clock.now() / 1000));
+    const metrics = (await s.fx.admin('GET', '/metrics')).text;
+    expect(metrics).toContain('mailproxy_pec_awaiting_acceptance 0');
+    expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="acceptance_timeout"} 2');
     // Mail of an ordinary account waits for no receipt.
     expect((await s.fx.detail('acme', 'plain-1')).message.pec_error).toBeNull();
 

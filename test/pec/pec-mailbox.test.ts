@@ -13,6 +13,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { readStream, startNatsServer } from '../peers/nats-server.js';
 import { buildReceipt, type ReceiptOptions } from './receipt-fixtures.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -33,8 +34,12 @@ const BOB = 'bob@pec.dest.example';
 /** IDLE brings each receipt (the poll interval is far beyond any wait); the timeout sweep runs every second. */
 const PEC_TOML = `[bounce]\nreconnect_initial_seconds = 0.1\nreconnect_max_seconds = 0.5\n[pec]\npoll_interval_seconds = 3600\nsweep_interval_seconds = 1\n`;
 
-async function startPec(options: { dataDir?: string; again?: boolean } = {}): Promise<{ s: ReportScenario; key: string }> {
-  const s = await startReportScenario(cleanups, { extraToml: PEC_TOML, ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }) });
+async function startPec(options: { dataDir?: string; again?: boolean; natsUrl?: string } = {}): Promise<{ s: ReportScenario; key: string }> {
+  const s = await startReportScenario(cleanups, {
+    extraToml: PEC_TOML,
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    ...(options.natsUrl === undefined ? {} : { env: { MAILPROXY_NATS_URL: options.natsUrl } }),
+  });
   let key = '';
   if (options.again === true) {
     // A second life on the same data: the tenant and its PEC account are there; its reports go to this life's client.
@@ -77,8 +82,10 @@ const pecItems = (s: ReportScenario, id?: string) => s.client.items('/acme').fil
 const receiptsOf = async (s: ReportScenario, id: string) => (await s.fx.detail('acme', id)).pec_receipts as Array<Record<string, unknown>>;
 
 describe('PEC receipts from a real Dovecot', () => {
-  it('each receipt type updates the right message and recipient, reaches the client, and downloads byte for byte', async () => {
-    const { s, key } = await startPec();
+  it('each receipt type updates the right message and recipient, reaches the client and the stream, and downloads byte for byte', async () => {
+    const nats = await startNatsServer();
+    cleanups.push(() => nats.destroy());
+    const { s, key } = await startPec({ natsUrl: nats.url });
     const atto = await sendPec(s, key, 'atto-1', [ANN, BOB]);
     const refused = await sendPec(s, key, 'atto-2', [ANN]);
     const infected = await sendPec(s, key, 'atto-3', [BOB]);
@@ -124,6 +131,13 @@ describe('PEC receipts from a real Dovecot', () => {
       expect(response.headers.get('x-receipt-sha256')).toBe(receipt.sha256);
       expect(receipt.complete).toBe(true);
     }
+
+    // Mirrored like every event: on the tenant's subject, with the receipt's details.
+    await vi.waitFor(async () => expect((await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0), WAIT);
+    const onStream = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.event_type === 'message.pec');
+    expect(onStream.map((event) => `${event.body.message_id} ${event.body.data.pec_event}`).sort()).toEqual(pecItems(s).map((item) => `${item.id} ${item.pec_event}`).sort());
+    expect(onStream.every((event) => event.subject === 'mailproxy.events.acme.message.pec')).toBe(true);
+    expect(onStream.find((event) => event.body.data.pec_event === 'avvenuta-consegna')?.body.data).toMatchObject({ recipient: ANN, receipt_id: (delivered?.pec_details as Record<string, unknown>).receipt_id });
 
     const metrics = (await s.fx.admin('GET', '/metrics')).text;
     expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="errore-consegna"} 1');

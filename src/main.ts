@@ -249,7 +249,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     if (listen === null) throw new Error('http.listen was validated but does not parse');
     const webConsole = createConsoleApp({
       authenticator, tenants, accounts, commands, suppressions, search: store.search, headers: store.headers, queue: store.queueStatus, throughput: store.throughput,
-      reports: reports.status, mirror: () => mirror.status(), bounces: () => bounces.status(),
+      reports: reports.status, mirror: () => mirror.status(), bounces: () => bounces.status(), pecReceipts: store.pecReceipts,
       sessions: createSessionStore({ clock, idleMs: CONSOLE_IDLE_MS, maxAgeMs: CONSOLE_MAX_AGE_MS, maxSessions: CONSOLE_MAX_SESSIONS }),
       clock, ids, log: log.child({ component: 'console' }),
     });

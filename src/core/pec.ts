@@ -116,3 +116,11 @@ export interface PecReceiptView {
   complete: boolean;
   sha256: string;
 }
+
+/** What the API and the console read of receipts (store/pec-receipts.ts). */
+export interface PecReceiptReader {
+  /** Newest first, each with its `seq` for paging; `tenantId` null: every tenant's. */
+  list(filter: { tenantId: string | null; messageId: string | null; before: number | null; limit: number }): Array<PecReceiptView & { seq: number }>;
+  /** One receipt and its original bytes, within `tenantId` when given. */
+  raw(receiptId: string, tenantId: string | null): { view: PecReceiptView; raw: Buffer } | null;
+}

@@ -8,6 +8,7 @@ import type { MessageCommands } from '../../core/message-commands.js';
 import type { MessageHeaders } from '../../core/message-headers.js';
 import type { MessageSearch } from '../../core/message-search.js';
 import type { MirrorStatus } from '../../core/mirror.js';
+import type { PecReceiptReader } from '../../core/pec.js';
 import type { QueueStatusStore } from '../../core/queue-status.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SuppressionService } from '../../core/suppression-service.js';
@@ -30,6 +31,8 @@ export interface ConsoleDeps {
   reports: ReportSync;
   mirror: () => MirrorStatus;
   bounces: () => MailboxStatus[];
+  /** PEC receipts' original bytes, for the message page's downloads. */
+  pecReceipts: PecReceiptReader;
   clock: Clock;
   ids: IdSource;
   log: Logger;

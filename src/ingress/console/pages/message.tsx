@@ -1,21 +1,25 @@
 /**
  * One message: its state fields, why it still waits, its timeline with the
- * relay's replies, bounce and report status, the headers, and its actions.
+ * relay's replies, bounce and report status, its PEC receipts, the headers,
+ * and its actions.
  */
 import type { MessageDetail, MessageEventView } from '../../../core/message-admin.js';
 import type { MessageStatus } from '../../../core/message-search.js';
+import type { PecReceiptView } from '../../../core/pec.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { PRIORITY_NAMES, statusClass, when } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
+import { PecPanel } from './pec-panel.js';
 
 export interface MessagePageProps {
   session: ConsoleSession;
   message: MessageDetail;
   status: MessageStatus;
   events: MessageEventView[];
+  pecReceipts: PecReceiptView[];
   why: WaitingExplanation;
   headers: { source: 'smtp' | 'http'; text: string } | null;
   sync: SyncStatus | null;
@@ -120,6 +124,7 @@ export function MessagePage(props: MessagePageProps) {
           ]} />
         </section>
       </div>
+      <PecPanel message={m} receipts={props.pecReceipts} />
       <section aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Timeline</h2>
         <Timeline events={props.events} />

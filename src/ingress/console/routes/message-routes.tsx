@@ -5,7 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { AppError } from '../../../core/app-error.js';
+import { AppError, notFound } from '../../../core/app-error.js';
 import { MESSAGE_STATUSES, messageStatus, type MessageStatus } from '../../../core/message-search.js';
 import { queueOverview } from '../../../core/queue-status.js';
 import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
@@ -84,15 +84,28 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/messages/:tenant/:id', (c) => {
     const session = currentSession(c);
-    const { message, events, why } = load(c);
+    const { message, events, why, pecReceipts } = load(c);
     const tenantId = scopeTenant(session.principal, message.tenant_id);
     const reasons = why.reasons.map((reason) => reason.code);
     return c.html(
-      <MessagePage session={session} message={message} events={events} why={why} notice={takeNotice(c)}
+      <MessagePage session={session} message={message} events={events} pecReceipts={pecReceipts} why={why} notice={takeNotice(c)}
         status={messageStatus(message.state, message.suspended, message.bounce_ts !== null)}
         headers={deps.headers.of(tenantId, message.id)} sync={deps.reports.get(tenantId)}
         suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null} />,
     );
+  });
+
+  // A receipt's original bytes, only under the message it is about (and so only within the session's tenant).
+  app.get('/messages/:tenant/:id/pec/:receipt', (c) => {
+    const { message } = load(c);
+    const receiptId = c.req.param('receipt');
+    const found = deps.pecReceipts.raw(receiptId, message.tenant_id);
+    if (found === null || found.view.message_id !== message.id) throw notFound('receipt', receiptId);
+    return c.body(new Uint8Array(found.raw) as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': 'message/rfc822',
+      'content-disposition': `attachment; filename="pec-receipt-${found.view.receipt_id}.eml"`,
+      'x-receipt-sha256': found.view.sha256,
+    });
   });
 
   const actionOf = (c: Context<ConsoleEnv>): MessageAction => {

@@ -6,18 +6,12 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { notFound } from '../../../core/app-error.js';
-import type { PecReceiptView } from '../../../core/pec.js';
+import type { PecReceiptReader } from '../../../core/pec.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
-
-/** What the routes read: store/pec-receipts.ts. */
-export interface PecReceiptReader {
-  list(filter: { tenantId: string | null; messageId: string | null; before: number | null; limit: number }): Array<PecReceiptView & { seq: number }>;
-  raw(receiptId: string, tenantId: string | null): { view: PecReceiptView; raw: Buffer } | null;
-}
 
 const receiptsQuery = z
   .object({

@@ -1,0 +1,49 @@
+/**
+ * A PEC account's message on the console: what its provider's receipts proved
+ * (acceptance, delivery, the error), and every receipt, each downloadable as
+ * the original bytes: the evidence the operator hands on.
+ */
+import type { MessageDetail } from '../../../core/message-admin.js';
+import type { PecReceiptView } from '../../../core/pec.js';
+import { when } from '../format.js';
+import { messageHref } from './messages.js';
+
+const kib = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);
+
+/** Nothing at all for a message no PEC account sent and no receipt names. */
+export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptView[] }) {
+  const m = props.message;
+  if (props.receipts.length === 0 && m.pec_rda_ts === null && m.pec_rdc_ts === null && m.pec_error === null) return null;
+  const base = messageHref(m);
+  return (
+    <section class="panel" aria-labelledby="pec-heading">
+      <h2 id="pec-heading">PEC receipts</h2>
+      <dl class="fields">
+        <dt>Accepted (RdA)</dt><dd>{m.pec_rda_ts === null ? 'no acceptance receipt yet' : when(m.pec_rda_ts)}</dd>
+        <dt>Delivered (RdC)</dt><dd>{m.pec_rdc_ts === null ? 'no delivery receipt yet' : when(m.pec_rdc_ts)}</dd>
+        {m.pec_error === null ? null : <><dt>PEC error</dt><dd>{m.pec_error}{m.pec_error_ts === null ? '' : ` (${when(m.pec_error_ts)})`}</dd></>}
+      </dl>
+      {props.receipts.length === 0 ? null : (
+        <div class="table-wrap">
+          <table>
+            <thead><tr><th scope="col">Receipt</th><th scope="col">Recipient</th><th scope="col">Provider's time</th><th scope="col">Read</th><th scope="col">Issuer</th><th scope="col">Error</th><th scope="col" class="num">Size</th><th scope="col">Original</th></tr></thead>
+            <tbody>
+              {props.receipts.map((receipt) => (
+                <tr>
+                  <td>{receipt.receipt_type}</td>
+                  <td>{receipt.recipient ?? ''}</td>
+                  <td>{receipt.issued_ts === null ? '' : when(receipt.issued_ts)}</td>
+                  <td>{when(receipt.received_ts)}</td>
+                  <td>{receipt.issuer ?? ''}</td>
+                  <td>{[receipt.error, receipt.error_detail].filter((part) => part !== null).join(': ')}</td>
+                  <td class="num">{kib(receipt.size_bytes)}{receipt.complete ? '' : ' (first part only)'}</td>
+                  <td><a href={`${base}/pec/${receipt.receipt_id}`} download>download .eml</a></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -34,9 +34,9 @@ const BOB = 'bob@pec.dest.example';
 /** IDLE brings each receipt (the poll interval is far beyond any wait); the timeout sweep runs every second. */
 const PEC_TOML = `[bounce]\nreconnect_initial_seconds = 0.1\nreconnect_max_seconds = 0.5\n[pec]\npoll_interval_seconds = 3600\nsweep_interval_seconds = 1\n`;
 
-async function startPec(options: { dataDir?: string; again?: boolean; natsUrl?: string } = {}): Promise<{ s: ReportScenario; key: string }> {
+async function startPec(options: { dataDir?: string; again?: boolean; natsUrl?: string; pecToml?: string } = {}): Promise<{ s: ReportScenario; key: string }> {
   const s = await startReportScenario(cleanups, {
-    extraToml: PEC_TOML,
+    extraToml: PEC_TOML + (options.pecToml ?? ''),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.natsUrl === undefined ? {} : { env: { MAILPROXY_NATS_URL: options.natsUrl } }),
   });
@@ -168,6 +168,21 @@ describe('PEC receipts from a real Dovecot', () => {
     expect(asOther.status).toBe(404);
     const otherList = await fetch(`${s.fx.t.url}/pec-receipts`, { headers: { authorization: `Bearer ${other.key}` } });
     expect(await otherList.json()).toEqual({ receipts: [], next: null });
+  });
+
+  it('keeps the first max_receipt_bytes of a larger receipt, marked incomplete, and still applies it', async () => {
+    const { s, key } = await startPec({ pecToml: 'max_receipt_bytes = 65536\n' });
+    const atto = await sendPec(s, key, 'atto-1', [ANN]);
+    const original = Buffer.from(`Message-ID: ${atto}\r\nX-Genro-Mail-ID: atto-1\r\nSubject: Allegato\r\n\r\n${'Riga di un allegato molto lungo.\r\n'.repeat(4000)}`);
+    const big = await receive({ type: 'avvenuta-consegna', referencedMessageId: atto, recipient: ANN, original });
+    expect(big.length).toBeGreaterThan(100_000);
+
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rdc_ts).not.toBeNull(), WAIT);
+    const [listed] = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<{ receipt_id: string; size_bytes: number; complete: boolean }>;
+    expect(listed).toMatchObject({ size_bytes: big.length, complete: false });
+    const response = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed?.receipt_id)}/raw`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.headers.get('x-receipt-complete')).toBe('false');
+    expect(Buffer.from(await response.arrayBuffer()).equals(big.subarray(0, 65536))).toBe(true);
   });
 
   it('survives a restart without processing anything twice, and reads what arrived while it was down', async () => {

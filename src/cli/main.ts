@@ -42,6 +42,7 @@ administration (talks to the running daemon's API):
   restore FILE                 put a backup in place (the daemon stopped)
 
   bounce parse FILE            print what the bounce parser makes of one message (.eml)
+  pec parse FILE               print what the PEC receipt parser makes of one message (.eml)
 
   mailproxy help COMMAND, or mailproxy COMMAND --help, for a command's verbs and options.
   The daemon's URL comes from --url, MAILPROXY_URL or the config's http.listen; the admin
@@ -96,6 +97,11 @@ async function main(argv: string[]): Promise<void> {
   }
   if (command === 'bounce' && rest[0] === 'parse' && rest.length === 2) {
     await parseBounceFile(rest[1] as string);
+    return;
+  }
+  if (command === 'pec' && rest[0] === 'parse' && rest.length === 2) {
+    const { analysePecReceipt } = await import('../bounce/pec-receipt-parser.js');
+    process.stdout.write(`${JSON.stringify(await analysePecReceipt(readFileSync(rest[1] as string)))}\n`);
     return;
   }
   const found = COMMANDS.find((candidate) => candidate.name === command);

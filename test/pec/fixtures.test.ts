@@ -43,3 +43,14 @@ describe('the PEC fixtures', () => {
     });
   }
 });
+
+describe('mailproxy pec parse', () => {
+  it('prints what the parser finds in a file, as one JSON object', async () => {
+    const { execFileSync } = await import('node:child_process');
+    const { fileURLToPath } = await import('node:url');
+    const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+    const file = fileURLToPath(new URL('./fixtures/errore-consegna.eml', import.meta.url));
+    const printed = JSON.parse(execFileSync(process.execPath, [cli, 'pec', 'parse', file], { encoding: 'utf8' })) as PecReceiptFindings;
+    expect(printed).toEqual(EXPECTED['errore-consegna.eml']);
+  });
+});

@@ -104,17 +104,21 @@ export type UnmatchedReason =
   /** Several messages (of different tenants) fit and the recipients do not tell them apart. */
   | 'ambiguous';
 
-/** One message of a watched mailbox, with what the parser found in it. */
-export interface MailboxItem {
-  /** The mailbox's configured name (`default`, or the tenant's). */
+/** What is kept of any message of a watched mailbox (bounce or PEC): where it is, and how it presented itself. */
+export interface MailboxRecord {
+  /** The mailbox's name (`default`, `tenant:<id>`, `pec:<tenant>/<account>`). */
   mailbox: string;
   uidValidity: number;
   uid: number;
-  /** The Message-ID of the bounce itself: recognises it again should UIDVALIDITY change. */
+  /** The Message-ID of the message itself: recognises it again should UIDVALIDITY change. */
   headerMessageId: string | null;
   from: string | null;
   subject: string | null;
   sizeBytes: number;
+}
+
+/** One message of a bounce mailbox, with what the parser found in it. */
+export interface MailboxItem extends MailboxRecord {
   findings: BounceFindings;
 }
 

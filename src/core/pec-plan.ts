@@ -5,7 +5,7 @@
  * store writes the plan.
  */
 import { normalizeAddress } from './address.js';
-import type { BounceDisposition, MessageCandidate, UnmatchedReason } from './bounce.js';
+import type { BounceDisposition, MailboxRecord, MessageCandidate, UnmatchedReason } from './bounce.js';
 import type { PecMatchedBy, PecReceiptFindings, PecReceiptRecord, PecReceiptType } from './pec.js';
 
 
@@ -136,14 +136,7 @@ export function planReceipt(findings: PecReceiptFindings, correlation: PecCorrel
 }
 
 /** One message of a PEC mailbox as recorded: its mailbox record, and the receipt when it is one. */
-export interface PecSettlement {
-  mailbox: string;
-  uidValidity: number;
-  uid: number;
-  headerMessageId: string | null;
-  from: string | null;
-  subject: string | null;
-  sizeBytes: number;
+export interface PecSettlement extends MailboxRecord {
   /** `pec_receipt`, `not_receipt` or `unreadable` in the mailbox record. */
   kind: 'pec_receipt' | 'not_receipt' | 'unreadable';
   plan: PecPlan;

@@ -3,8 +3,6 @@
  * instance's `[bounce]` and each of `[[bounce.tenant_mailboxes]]`). With no
  * host configured there is nothing to watch and nothing runs.
  */
-import { setTimeout as delay } from 'node:timers/promises';
-import { isAppError } from '../core/app-error.js';
 import type { BouncePolicy } from '../core/bounce-plan.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -13,8 +11,8 @@ import { createBouncePoller, type BouncePoller } from '../bounce/bounce-poller.j
 import type { MailboxStatus } from '../core/bounce.js';
 import type { BounceAnalysis } from '../bounce/bounce-parser.js';
 import { openImapMailbox, type MailboxSettings } from '../bounce/imap-mailbox.js';
-import { createWorkerPool, workerScript, type WorkerPool } from '../runtime/worker-pool.js';
 import type { SqliteStore } from '../store/index.js';
+import { createParserThread } from './parser-thread.js';
 import { createPec } from './pec.js';
 
 export interface DaemonBounces {
@@ -44,9 +42,6 @@ const settingsOf = (name: string, tenantId: string | null, mailbox: Omit<Mailbox
   markSeen: true,
 });
 
-const PARSER_RETRIES = 8;
-const PARSER_RETRY_MS = 250;
-
 export function createBounces(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }): DaemonBounces {
   const { bounce } = config;
   const policy: BouncePolicy = {
@@ -58,33 +53,15 @@ export function createBounces(config: Readonly<Config>, store: SqliteStore, deps
     ...(bounce.host === '' ? [] : [settingsOf('default', null, bounce)]),
     ...bounce.tenant_mailboxes.map((mailbox) => settingsOf(`tenant:${mailbox.tenant_id}`, mailbox.tenant_id, mailbox)),
   ];
-  // The parser runs in a thread of its own: a message it is slow on cannot hold up the daemon, and one
-  // it never finishes is abandoned with its thread (worker-pool.ts timeoutMs).
-  const parser: WorkerPool<Uint8Array, BounceAnalysis> | null = mailboxes.length === 0 ? null : createWorkerPool({
-    script: workerScript(import.meta.url, '../workers/bounce-parser.js'),
-    size: 1,
-    name: 'bounce-parser',
-    log: deps.log,
+  const parser = createParserThread<BounceAnalysis>({
+    script: '../workers/bounce-parser.js', name: 'bounce-parser', timeoutMs: bounce.parse_timeout_seconds * 1000, log: deps.log,
   });
-  const timeoutMs = bounce.parse_timeout_seconds * 1000;
-  const analyse = async (raw: Buffer): Promise<BounceAnalysis> => {
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await (parser as WorkerPool<Uint8Array, BounceAnalysis>).run(raw, [], undefined, { timeoutMs });
-      } catch (error) {
-        // The thread is being replaced (after another message's timeout): wait for it rather than
-        // failing this message, which would be filed unmatched for no fault of its own.
-        if (!isAppError(error) || !error.transient || attempt >= PARSER_RETRIES) throw error;
-        await delay(PARSER_RETRY_MS * attempt);
-      }
-    }
-  };
   const pollers: BouncePoller[] = mailboxes.map((mailbox) =>
     createBouncePoller({
       mailbox,
       ledger: store.bounceLedger,
       open: openImapMailbox,
-      analyse,
+      analyse: parser.analyse,
       policy,
       clock: deps.clock,
       random: deps.random,
@@ -106,7 +83,7 @@ export function createBounces(config: Readonly<Config>, store: SqliteStore, deps
     },
     stop: async () => {
       await Promise.all([...pollers.map((poller) => poller.stop()), pec.stop()]);
-      await parser?.close();
+      await parser.close();
     },
     pollNow: () => {
       pollers.forEach((poller) => poller.pollNow());

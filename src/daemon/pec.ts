@@ -5,9 +5,7 @@
  * the receipt parser in a thread of its own (started with the first PEC
  * account), and the acceptance timeout's sweep.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { PecMailboxAccount } from '../core/account.js';
-import { isAppError } from '../core/app-error.js';
 import type { MailboxStatus } from '../core/bounce.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -17,8 +15,8 @@ import { openImapMailbox, type MailboxSettings } from '../bounce/imap-mailbox.js
 import type { MailboxWatcher } from '../bounce/mailbox-watcher.js';
 import { createPecPoller } from '../bounce/pec-poller.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
-import { createWorkerPool, workerScript, type WorkerPool } from '../runtime/worker-pool.js';
 import type { SqliteStore } from '../store/index.js';
+import { createParserThread } from './parser-thread.js';
 
 export interface DaemonPec {
   start(): void;
@@ -35,8 +33,6 @@ export interface DaemonPec {
 const ACCOUNTS_CHECK_MS = 5000;
 /** Messages whose acceptance timed out, per transaction of the sweep. */
 const SWEEP_BATCH = 500;
-const PARSER_RETRIES = 8;
-const PARSER_RETRY_MS = 250;
 
 const mailboxName = (account: PecMailboxAccount): string => `pec:${account.tenantId}/${account.accountId}`;
 
@@ -60,22 +56,10 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
   const { pec, bounce } = config;
   const log = deps.log.child({ component: 'pec' });
   const watchers = new Map<string, { fingerprint: string; watcher: MailboxWatcher }>();
-  let parser: WorkerPool<Uint8Array, PecReceiptFindings> | null = null;
   let seenVersion: string | null = null;
   let running = false;
 
-  const analyse = async (raw: Buffer): Promise<PecReceiptFindings> => {
-    parser ??= createWorkerPool({ script: workerScript(import.meta.url, '../workers/pec-parser.js'), size: 1, name: 'pec-parser', log });
-    for (let attempt = 1; ; attempt += 1) {
-      try {
-        return await parser.run(raw, [], undefined, { timeoutMs: pec.parse_timeout_seconds * 1000 });
-      } catch (error) {
-        // The thread is being replaced (after another receipt's timeout): wait for it rather than failing this one.
-        if (!isAppError(error) || !error.transient || attempt >= PARSER_RETRIES) throw error;
-        await delay(PARSER_RETRY_MS * attempt);
-      }
-    }
-  };
+  const parser = createParserThread<PecReceiptFindings>({ script: '../workers/pec-parser.js', name: 'pec-parser', timeoutMs: pec.parse_timeout_seconds * 1000, log });
 
   const watch = (account: PecMailboxAccount): MailboxWatcher => createPecPoller({
     mailbox: settingsOf(account),
@@ -83,7 +67,7 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
     ledger: store.bounceLedger,
     pecLedger: store.pecLedger,
     open: openImapMailbox,
-    analyse,
+    analyse: parser.analyse,
     clock: deps.clock,
     ids: deps.ids,
     random: deps.random,
@@ -148,8 +132,7 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
       await Promise.all([accountsLoop.stop(), sweepLoop.stop()]);
       await Promise.all([...watchers.values()].map(({ watcher }) => watcher.stop()));
       watchers.clear();
-      await parser?.close();
-      parser = null;
+      await parser.close();
     },
     pollNow: () => watchers.forEach(({ watcher }) => watcher.pollNow()),
     status: () => [...watchers.values()].map(({ watcher }) => watcher.status()),

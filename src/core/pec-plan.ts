@@ -19,8 +19,10 @@ export interface PecEffect {
   /** The client's id. */
   messageId: string;
   event: PecReceiptType;
-  /** When the gestore says it happened, else when we read it. */
+  /** When the gestore says it happened, else when we read it: the time the message's fields certify. */
   at: number;
+  /** When we read it: the event's time (the timeline's order, and the lag of mirror and reports, are ours). */
+  receivedAt: number;
   /** Sets pec_rda_ts (the first acceptance stands) and ends the acceptance wait. */
   accepted: boolean;
   /** Sets pec_rdc_ts (the first delivery stands). */
@@ -114,6 +116,7 @@ export function planReceipt(findings: PecReceiptFindings, correlation: PecCorrel
     messageId: candidate.id,
     event: type,
     at,
+    receivedAt,
     accepted: type === 'accettazione',
     delivered: type === 'avvenuta-consegna',
     error,

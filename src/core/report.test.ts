@@ -37,6 +37,11 @@ describe('toReportItem', () => {
       .toEqual({ ...base, event: 'bounced', bounce_ts: 1_700_000_000, bounce_type: 'soft', bounce_code: '4.2.2', bounce_reason: 'mailbox full', bounce_recipient: 'ann@example.net' });
     expect(toReportItem(event('complained', { data: { feedback_type: 'abuse', recipient: 'bob@example.net' } })))
       .toEqual({ ...base, event: 'complained', complaint_ts: 1_700_000_000, complaint_type: 'abuse', complaint_recipient: 'bob@example.net' });
+    expect(toReportItem(event('pec', { data: { pec_event: 'avvenuta-consegna', recipient: 'ann@pec.example', issued_ts: 1_699_999_990, receipt_id: 'r-1' } })))
+      .toEqual({ ...base, event: 'pec', pec_ts: 1_699_999_990, pec_event: 'avvenuta-consegna', pec_details: { recipient: 'ann@pec.example', issued_ts: 1_699_999_990, receipt_id: 'r-1' } });
+    // Ours (no provider's time): the event's.
+    expect(toReportItem(event('pec', { data: { pec_event: 'acceptance_timeout', error: 'acceptance_timeout: none' } })))
+      .toEqual({ ...base, event: 'pec', pec_ts: 1_700_000_000, pec_event: 'acceptance_timeout', pec_details: { error: 'acceptance_timeout: none' } });
   });
 
   it('fills a missing field with null rather than leaving the key out', () => {

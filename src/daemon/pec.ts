@@ -86,7 +86,6 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
   const reconcile = async (): Promise<void> => {
     const version = store.accounts.version();
     if (version === seenVersion || !running) return;
-    seenVersion = version;
     const wanted = new Map(store.accounts.pecMailboxes().map((account) => [mailboxName(account), account]));
     const stopping: Array<Promise<void>> = [];
     for (const [name, { fingerprint, watcher }] of watchers) {
@@ -103,6 +102,8 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
       watchers.set(name, { fingerprint: JSON.stringify(account), watcher });
       watcher.start();
     }
+    // Only now: a check that failed on the way (the store busy) is made again at the next tick.
+    seenVersion = version;
   };
 
   const sweep = (): void => {

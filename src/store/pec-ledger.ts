@@ -59,7 +59,7 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
     });
     // The message is gone (retention): the receipt is kept, nobody is told.
     if (row === undefined) return;
-    writeEvent(transitionOf(row, 'pec', effect.at, { text: effect.error ?? effect.event, data: effect.details }));
+    writeEvent(transitionOf(row, 'pec', effect.receivedAt, { text: effect.error ?? effect.event, data: effect.details }));
   };
 
   const settleOne = (settlement: PecSettlement, at: number): void => {

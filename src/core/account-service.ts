@@ -213,6 +213,8 @@ export function createAccountService(deps: AccountServiceDeps) {
         store.accounts.delete(scoped, id);
         store.changes.record(change(ctx, 'account.delete', 'account.deleted', account, { account_id: id, forced: options.force, pending_messages: pending }));
       });
+      // What watched or served the account lets go of it now, not at its next check.
+      deps.wake?.();
     },
   };
 }

@@ -131,6 +131,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       store.mirror.pruneAdminEvents(now - config.retention.outbox_retention_seconds * 1000);
       store.inbox.prune(now - config.retention.outbox_retention_seconds * 1000);
       store.bounceLedger.prune(now - config.retention.report_retention_seconds * 1000);
+      if (config.pec.receipt_retention_days > 0) store.pecReceipts.prune(now - config.pec.receipt_retention_days * 86_400_000);
       // No SMTP transfer outlives its data timeout: an older spool no message took was abandoned.
       const spools = store.spool.sweep(now - 2 * config.smtp.data_timeout_seconds * 1000);
       if (spools > 0) log.warn({ spools }, 'retention removed abandoned smtp spools');

@@ -197,6 +197,7 @@ export const configSchema = z
         max_receipt_bytes: positiveInt.min(65_536).max(256 * 1024 * 1024).default(64 * 1024 * 1024),
         parse_timeout_seconds: z.number().positive().max(600).default(30),
         sweep_interval_seconds: positiveInt.max(3600).default(30),
+        receipt_retention_days: z.number().int().min(0).max(36_500).default(0),
       })
       .strict()
       .prefault({}),

@@ -33,6 +33,8 @@ export interface PecReceipts {
   expireAwaiting(cutoff: number, now: number, limit: number): number;
   /** How many messages wait for their acceptance now (a walk of the partial index of waiting ones). */
   awaitingCount(): number;
+  /** Forgets receipts read before `before`, their bytes with them; how many. */
+  prune(before: number): number;
 }
 
 interface ReceiptRow {
@@ -68,10 +70,17 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
     SET pec_error = @error, pec_error_at = @now, pec_awaiting_since = NULL, updated_at = @now
     WHERE pk = @pk AND pec_awaiting_since IS NOT NULL RETURNING ${IDENTITY_COLUMNS}`);
 
+  // In bounded steps: a first prune after years of receipts must not hold the writer for long.
+  const prune = db.prepare(`DELETE FROM pec_receipts WHERE seq IN (SELECT seq FROM pec_receipts WHERE received_at < ? ORDER BY seq LIMIT 1000)`);
   const awaiting = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE pec_awaiting_since IS NOT NULL`);
 
   return {
     awaitingCount: () => awaiting.get()?.n ?? 0,
+    prune: (before) => {
+      let removed = 0;
+      for (let step = prune.run(before).changes; step > 0; step = prune.run(before).changes) removed += step;
+      return removed;
+    },
     list: (filter) => list.all({ tenant: filter.tenantId, message: filter.messageId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
       .map((row) => ({ ...toView(row), seq: row.seq })),
     ofMessage: (messagePk) => ofMessage.all(messagePk).map(toView),

@@ -76,6 +76,17 @@ describe('PEC receipts in the store', () => {
     expect((w.db.prepare(`SELECT last_uid FROM bounce_mailboxes`).get() as { last_uid: number }).last_uid).toBe(2);
   });
 
+  it('prunes receipts read before the cutoff, and only those', () => {
+    const w = world();
+    w.sent('atto-1', 'pec', T0);
+    w.db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`).run();
+    w.ledger.settle([settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1' }), T0)], T0);
+    w.ledger.settle([settlement(w, 2, findings({ type: 'avvenuta-consegna', mailId: 'atto-1' }), T0 + 10 * MINUTE)], T0 + 10 * MINUTE);
+    expect(w.receipts.prune(T0 + MINUTE)).toBe(1);
+    expect(w.receipts.list({ tenantId: null, messageId: null, before: null, limit: 10 }).map((receipt) => receipt.receipt_type)).toEqual(['avvenuta-consegna']);
+    expect(w.receipts.prune(T0 + MINUTE)).toBe(0);
+  });
+
   it('times out only what waited longer than the timeout, once; a late acceptance clears that error but not a delivery error', () => {
     const w = world();
     w.sent('atto-1', 'pec', T0);

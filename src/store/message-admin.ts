@@ -31,7 +31,10 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)`);
   const requeue = db.prepare<[{ at: number; pk: number }], IdentityRow>(`UPDATE messages
     SET state = 'queued', next_attempt_at = @at, sent_at = NULL, error_at = NULL, error = NULL, deferred_at = NULL, deferred_reason = NULL,
-      reported_at = NULL, refused_recipients = NULL, updated_at = @at
+      reported_at = NULL, refused_recipients = NULL, updated_at = @at,
+      -- Through a PEC account a resend is a new certified transmission, proved by receipts of its own (the
+      -- earlier ones stay in pec_receipts and the timeline).
+      pec_rda_at = NULL, pec_rdc_at = NULL, pec_error = NULL, pec_error_at = NULL, pec_awaiting_since = NULL
     WHERE pk = @pk AND state IN ('sent', 'error') RETURNING ${IDENTITY_COLUMNS}`);
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);

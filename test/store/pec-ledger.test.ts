@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { correlateReceipt, planReceipt, type PecSettlement } from '../../src/core/pec-plan.js';
 import { NOT_A_RECEIPT, type PecReceiptFindings } from '../../src/core/pec.js';
+import { createSqliteMessageAdmin } from '../../src/store/message-admin.js';
 import { createMessageEventWriter } from '../../src/store/message-event-writer.js';
 import { createOutcomeRecorder } from '../../src/store/message-outcomes.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
@@ -32,7 +33,7 @@ function world() {
   };
   const row = (id: string) => db.prepare(`SELECT pec_rda_at, pec_rdc_at, pec_error, pec_error_at, pec_awaiting_since FROM messages WHERE id = ?`).get(id);
   const pecEvents = () => (db.prepare(`SELECT count(*) AS n FROM outbox WHERE event_type = 'message.pec'`).get() as { n: number }).n;
-  return { db, sent, row, pecEvents, ledger: createSqlitePecLedger(db, writeEvent), receipts: createSqlitePecReceipts(db, writeEvent) };
+  return { db, sent, row, pecEvents, record, admin: createSqliteMessageAdmin(db, writeEvent), ledger: createSqlitePecLedger(db, writeEvent), receipts: createSqlitePecReceipts(db, writeEvent) };
 }
 
 const findings = (more: Partial<PecReceiptFindings>): PecReceiptFindings => ({ ...NOT_A_RECEIPT, recognisedBy: 'header', ...more });
@@ -74,6 +75,20 @@ describe('PEC receipts in the store', () => {
     expect(w.receipts.raw('r-2', 'acme')?.raw.toString()).toBe('receipt 2');
     expect(w.receipts.raw('r-2', 'other')).toBeNull();
     expect((w.db.prepare(`SELECT last_uid FROM bounce_mailboxes`).get() as { last_uid: number }).last_uid).toBe(2);
+  });
+
+  it('a resend is a new certified transmission: its PEC fields start again and it waits for its own acceptance', () => {
+    const w = world();
+    const pk = w.sent('atto-1', 'pec', T0);
+    w.db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`).run();
+    w.ledger.settle([settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1', issuedAt: T0 + MINUTE }), T0 + MINUTE)], T0 + MINUTE);
+    expect(w.admin.resend('acme', ['atto-1'], T0 + 2 * MINUTE, null).done).toEqual(['atto-1']);
+    expect(w.row('atto-1')).toMatchObject({ pec_rda_at: null, pec_awaiting_since: null });
+    w.db.prepare(`UPDATE messages SET state = 'sending', attempts = 2 WHERE pk = ?`).run(pk);
+    w.record([{ kind: 'sent', pk, attempt: 2, at: T0 + 3 * MINUTE, replyCode: 250, enhancedStatus: '2.0.0', text: 'ok', refused: [] }]);
+    expect(w.row('atto-1')).toMatchObject({ pec_rda_at: null, pec_awaiting_since: T0 + 3 * MINUTE });
+    // The first transmission's receipt is still there.
+    expect(w.receipts.ofMessage(pk).map((receipt) => receipt.receipt_type)).toEqual(['accettazione']);
   });
 
   it('prunes receipts read before the cutoff, and only those', () => {

@@ -110,11 +110,11 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
     const now = deps.clock.now();
     const cutoff = now - pec.acceptance_timeout_seconds * 1000;
     let expired = 0;
-    let batch: number;
+    let batch: { expired: number; released: number };
     do {
       batch = store.pecReceipts.expireAwaiting(cutoff, now, SWEEP_BATCH);
-      expired += batch;
-    } while (batch === SWEEP_BATCH);
+      expired += batch.expired;
+    } while (batch.expired + batch.released === SWEEP_BATCH);
     if (expired > 0) log.warn({ messages: expired, timeoutSeconds: pec.acceptance_timeout_seconds }, 'PEC acceptance receipts missing: pec_error set');
   };
 

@@ -28,9 +28,10 @@ export interface PecReceipts {
   /**
    * Messages that have waited for their acceptance since before `cutoff`: each
    * gets its pec_error and a `message.pec` event (`acceptance_timeout`), at
-   * most `limit` per call, in one durable transaction; how many.
+   * most `limit` per call, in one durable transaction. One whose account is
+   * no longer PEC just stops waiting (`released`).
    */
-  expireAwaiting(cutoff: number, now: number, limit: number): number;
+  expireAwaiting(cutoff: number, now: number, limit: number): { expired: number; released: number };
   /** How many messages wait for their acceptance now (a walk of the partial index of waiting ones). */
   awaitingCount(): number;
   /** Forgets receipts read before `before`, their bytes with them; how many. */
@@ -64,8 +65,11 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
   const ofMessage = db.prepare<[number], ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts WHERE message_pk = ? ORDER BY seq`);
   const one = db.prepare<Record<string, unknown>, ReceiptRow & { raw: Buffer }>(`SELECT ${VIEW_COLUMNS}, raw FROM pec_receipts
     WHERE receipt_id = @id AND (@tenant IS NULL OR tenant_id = @tenant)`);
-  const due = db.prepare<Record<string, unknown>, { pk: number; since: number }>(`SELECT pk, pec_awaiting_since AS since FROM messages
-    WHERE pec_awaiting_since IS NOT NULL AND pec_awaiting_since <= @cutoff ORDER BY pec_awaiting_since LIMIT @limit`);
+  const due = db.prepare<Record<string, unknown>, { pk: number; since: number; pec: number }>(`SELECT m.pk, m.pec_awaiting_since AS since,
+      coalesce((SELECT a.is_pec FROM accounts a WHERE a.tenant_id = m.tenant_id AND a.id = m.account_id), 0) AS pec
+    FROM messages m WHERE m.pec_awaiting_since IS NOT NULL AND m.pec_awaiting_since <= @cutoff ORDER BY m.pec_awaiting_since LIMIT @limit`);
+  // Its account is no longer PEC (or is gone): nobody expects a receipt for it any more.
+  const release = db.prepare(`UPDATE messages SET pec_awaiting_since = NULL WHERE pk = ?`);
   const expire = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
     SET pec_error = @error, pec_error_at = @now, pec_awaiting_since = NULL, updated_at = @now
     WHERE pk = @pk AND pec_awaiting_since IS NOT NULL RETURNING ${IDENTITY_COLUMNS}`);
@@ -91,7 +95,12 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
     expireAwaiting: (cutoff, now, limit) => durableTransaction(db, () => {
       const error = `${ACCEPTANCE_TIMEOUT}: no acceptance receipt from the PEC provider`;
       let expired = 0;
-      for (const { pk, since } of due.all({ cutoff, limit })) {
+      let released = 0;
+      for (const { pk, since, pec } of due.all({ cutoff, limit })) {
+        if (pec !== 1) {
+          released += release.run(pk).changes;
+          continue;
+        }
         const row = expire.get({ pk, now, error });
         if (row === undefined) continue;
         expired += 1;
@@ -99,7 +108,7 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
           text: error, data: { pec_event: ACCEPTANCE_TIMEOUT, error, sent_ts: seconds(since), waited_seconds: seconds(now - since) },
         }));
       }
-      return expired;
+      return { expired, released };
     }),
   };
 }

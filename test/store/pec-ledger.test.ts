@@ -91,6 +91,15 @@ describe('PEC receipts in the store', () => {
     expect(w.receipts.ofMessage(pk).map((receipt) => receipt.receipt_type)).toEqual(['accettazione']);
   });
 
+  it('lets a message stop waiting, without an error, once its account is no longer PEC', () => {
+    const w = world();
+    w.sent('atto-1', 'pec', T0);
+    w.db.prepare(`UPDATE accounts SET is_pec = 0 WHERE id = 'pec'`).run();
+    expect(w.receipts.expireAwaiting(T0 + 1, T0 + 31 * MINUTE, 100)).toEqual({ expired: 0, released: 1 });
+    expect(w.row('atto-1')).toMatchObject({ pec_error: null, pec_awaiting_since: null });
+    expect(w.pecEvents()).toBe(0);
+  });
+
   it('prunes receipts read before the cutoff, and only those', () => {
     const w = world();
     w.sent('atto-1', 'pec', T0);
@@ -108,9 +117,9 @@ describe('PEC receipts in the store', () => {
     w.sent('atto-2', 'pec', T0 + 10 * MINUTE);
     w.sent('atto-3', 'pec', T0);
     const cutoff = T0 + 5 * MINUTE - 30 * MINUTE;
-    expect(w.receipts.expireAwaiting(cutoff, T0 + 5 * MINUTE, 100)).toBe(0);
-    expect(w.receipts.expireAwaiting(T0 + 1, T0 + 31 * MINUTE, 100)).toBe(2);
-    expect(w.receipts.expireAwaiting(T0 + 1, T0 + 32 * MINUTE, 100)).toBe(0);
+    expect(w.receipts.expireAwaiting(cutoff, T0 + 5 * MINUTE, 100)).toEqual({ expired: 0, released: 0 });
+    expect(w.receipts.expireAwaiting(T0 + 1, T0 + 31 * MINUTE, 100)).toEqual({ expired: 2, released: 0 });
+    expect(w.receipts.expireAwaiting(T0 + 1, T0 + 32 * MINUTE, 100)).toEqual({ expired: 0, released: 0 });
     expect(w.row('atto-1')).toMatchObject({ pec_error: expect.stringContaining('acceptance_timeout'), pec_error_at: T0 + 31 * MINUTE, pec_awaiting_since: null });
     expect(w.row('atto-2')).toMatchObject({ pec_error: null, pec_awaiting_since: T0 + 10 * MINUTE });
 

@@ -11,6 +11,7 @@ import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario } from '../helpers/report-fixture.js';
 import { seededRng } from '../helpers/seeded-rng.js';
 import { startDovecot } from '../peers/dovecot.js';
+import { PEC_USER, pecAccountFields, relayedMessageId } from './pec-peers.js';
 import { buildReceipt } from './receipt-fixtures.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -23,17 +24,14 @@ const SEED = 20261124;
 
 describe('hostile mail in a PEC mailbox', () => {
   it('flags every hostile message without marking it read, stays connected, and applies the genuine receipt after them', async () => {
-    const dovecot = await startDovecot({ users: [{ user: 'fatture', password: 'pec-secret' }] });
+    const dovecot = await startDovecot({ users: [PEC_USER] });
     cleanups.push(() => dovecot.destroy());
     const s = await startReportScenario(cleanups, { extraToml: '[pec]\npoll_interval_seconds = 3600\nparse_timeout_seconds = 10\n' });
     const { key } = await s.addTenant('acme', '/acme');
-    await s.fx.createAccount('acme', 'pec', s.sink, {
-      is_pec: true, user: 'fatture', password: 'pec-secret', imap_host: '127.0.0.1', imap_port: dovecot.port, imap_tls_mode: 'none',
-    });
+    await s.fx.createAccount('acme', 'pec', s.sink, pecAccountFields(dovecot));
     expect((await s.fx.post(key, [message('atto-1', { to: 'ann@pec.dest.example', account_id: 'pec' })])).status).toBe(200);
     await s.fx.settle();
-    const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes('X-Genro-Mail-ID: atto-1'));
-    const messageId = /^Message-ID:\s*(<[^>]+>)/im.exec(copy?.raw.toString('utf8') ?? '')?.[1] ?? '<missing>';
+    const messageId = relayedMessageId(s.sink, 'atto-1');
 
     // Receipts about nobody's message, cut anywhere or with a daticert.xml that is not XML.
     const rng = seededRng(SEED);

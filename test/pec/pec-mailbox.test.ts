@@ -4,7 +4,8 @@
  * of every type (the project's fixtures, test/pec/receipt-fixtures.ts) are
  * appended over IMAP about the messages the sink received, and what follows is
  * observed from outside: each message's PEC fields and receipts, the report
- * items, the receipts' bytes through the API, the flags in the mailbox.
+ * items, the receipts' bytes through the API, the flags in the mailbox, and
+ * the watchers following the accounts.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,13 +15,14 @@ import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
 import { readStream, startNatsServer } from '../peers/nats-server.js';
+import { PEC_USER, pecAccountFields, relayedMessageId } from './pec-peers.js';
 import { buildReceipt, type ReceiptOptions } from './receipt-fixtures.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 let dovecot: DovecotPeer;
 
 beforeEach(async () => {
-  dovecot = await startDovecot({ users: [{ user: 'fatture', password: 'pec-secret' }] });
+  dovecot = await startDovecot({ users: [PEC_USER] });
   cleanups.push(() => dovecot.destroy());
 });
 afterEach(async () => {
@@ -48,9 +50,7 @@ async function startPec(options: { dataDir?: string; again?: boolean; natsUrl?: 
   } else {
     key = (await s.addTenant('acme', '/acme')).key;
     // The PEC account relays to the sink and reads its receipts from Dovecot with the relay's own credentials.
-    await s.fx.createAccount('acme', 'pec', s.sink, {
-      is_pec: true, user: 'fatture', password: 'pec-secret', imap_host: '127.0.0.1', imap_port: dovecot.port, imap_tls_mode: 'none',
-    });
+    await s.fx.createAccount('acme', 'pec', s.sink, pecAccountFields(dovecot));
   }
   await vi.waitFor(async () => expect(await pecMailbox(s)).toMatchObject({ state: 'waiting', connected: true }), WAIT);
   return { s, key };
@@ -64,10 +64,7 @@ async function sendPec(s: ReportScenario, key: string, id: string, to: string[])
   const response = await s.fx.post(key, [message(id, { to, account_id: 'pec', from: 'fatture@pec.acme.example' })]);
   expect(response.status).toBe(200);
   await s.fx.settle();
-  const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${id}`));
-  const messageId = /^Message-ID:\s*(<[^>]+>)/im.exec(copy?.raw.toString('utf8') ?? '')?.[1];
-  if (messageId === undefined) throw new Error(`the sink did not receive ${id}`);
-  return messageId;
+  return relayedMessageId(s.sink, id);
 }
 
 /** Appends a receipt to the PEC mailbox; answers its bytes. */
@@ -233,5 +230,33 @@ describe('PEC receipts from a real Dovecot', () => {
     await receive({ type: 'accettazione', referencedMessageId: late });
     await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message).toMatchObject({ pec_error: null, pec_error_ts: null, pec_rda_ts: expect.any(Number) }), WAIT);
     expect((await s.fx.detail('acme', 'atto-2')).message.pec_error).toContain('acceptance_timeout');
+  });
+
+  it('watchers start when a PEC account is saved, move with its mailbox settings, and stop when it is no longer PEC or is deleted', async () => {
+    const s = await startReportScenario(cleanups, { extraToml: '[pec]\npoll_interval_seconds = 3600\n' });
+    const { key } = await s.addTenant('acme', '/acme');
+    const mailboxes = async () => ((await s.fx.admin('GET', '/bounce/status')).body.mailboxes as Array<{ mailbox: string; state: string }>).map((m) => `${m.mailbox} ${m.state}`);
+    expect(await mailboxes()).toEqual([]);
+
+    const pecAccount = pecAccountFields(dovecot);
+    await s.fx.createAccount('acme', 'pec', s.sink, pecAccount);
+    await vi.waitFor(async () => expect(await mailboxes()).toEqual(['pec:acme/pec waiting']), WAIT);
+
+    // The receipts now arrive in another folder: the account says so, and the watcher follows.
+    await dovecot.createFolder('Ricevute');
+    await s.fx.createAccount('acme', 'pec', s.sink, { ...pecAccount, imap_folder: 'Ricevute' });
+    await s.fx.post(key, [message('atto-1', { to: 'ann@pec.dest.example', account_id: 'pec' })]);
+    await s.fx.settle();
+    const messageId = relayedMessageId(s.sink, 'atto-1');
+    await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: messageId }), 'Ricevute');
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rda_ts).not.toBeNull(), WAIT);
+    expect(await mailboxes()).toEqual(['pec:acme/pec waiting']);
+
+    await s.fx.createAccount('acme', 'pec', s.sink, { ...pecAccount, imap_folder: 'Ricevute', is_pec: false });
+    await vi.waitFor(async () => expect(await mailboxes()).toEqual([]), WAIT);
+    await s.fx.createAccount('acme', 'pec', s.sink, { ...pecAccount, imap_folder: 'Ricevute' });
+    await vi.waitFor(async () => expect(await mailboxes()).toEqual(['pec:acme/pec waiting']), WAIT);
+    expect((await s.fx.admin('DELETE', '/account/pec?tenant_id=acme')).status).toBe(200);
+    await vi.waitFor(async () => expect(await mailboxes()).toEqual([]), WAIT);
   });
 });

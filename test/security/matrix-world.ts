@@ -11,6 +11,7 @@ import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
 import { bounceToml, startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { relayedMessageId } from '../pec/pec-peers.js';
 import { buildReceipt } from '../pec/receipt-fixtures.js';
 
 export type Owner = 'a' | 'b';
@@ -124,9 +125,7 @@ reconnect_max_seconds = 0.5
   }, { timeout: 15_000, interval: 50 });
   // A PEC acceptance for each tenant's sent message, in its own PEC mailbox.
   for (const t of [a, b]) {
-    const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${t.messages.sent}`));
-    const messageId = /^Message-ID:\s*(<[^>]+>)/im.exec(copy?.raw.toString('utf8') ?? '')?.[1];
-    await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: messageId ?? '<missing>' }), 'INBOX', [], `pec-${t.id.slice(-1)}`);
+    await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: relayedMessageId(s.sink, t.messages.sent) }), 'INBOX', [], `pec-${t.id.slice(-1)}`);
   }
   await vi.waitFor(async () => {
     for (const t of [a, b]) {

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { PEC_USER, pecAccountFields, relayedMessageId } from '../pec/pec-peers.js';
 import { buildReceipt } from '../pec/receipt-fixtures.js';
 import { launchChromium, screenshot, signIn } from './console-browser.js';
 
@@ -23,19 +24,15 @@ let betaKey: string;
 let receipt: Buffer;
 
 beforeAll(async () => {
-  [dovecot, browser] = await Promise.all([startDovecot({ users: [{ user: 'fatture', password: 'pec-secret' }] }), launchChromium()]);
+  [dovecot, browser] = await Promise.all([startDovecot({ users: [PEC_USER] }), launchChromium()]);
   cleanups.push(() => dovecot.destroy(), () => browser.close());
   s = await startReportScenario(cleanups, { extraToml: '[pec]\npoll_interval_seconds = 3600\n' });
   acmeKey = (await s.addTenant('acme', '/acme')).key;
   betaKey = (await s.addTenant('beta', '/beta')).key;
-  await s.fx.createAccount('acme', 'pec', s.sink, {
-    is_pec: true, user: 'fatture', password: 'pec-secret', imap_host: '127.0.0.1', imap_port: dovecot.port, imap_tls_mode: 'none',
-  });
+  await s.fx.createAccount('acme', 'pec', s.sink, pecAccountFields(dovecot));
   await s.fx.post(acmeKey, [message('atto-1', { to: 'ann@pec.dest.example', account_id: 'pec', subject: 'Diffida' })]);
   await s.fx.settle();
-  const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes('X-Genro-Mail-ID: atto-1'));
-  const messageId = /^Message-ID:\s*(<[^>]+>)/im.exec(copy?.raw.toString('utf8') ?? '')?.[1];
-  receipt = buildReceipt({ type: 'avvenuta-consegna', referencedMessageId: messageId ?? '<missing>', recipient: 'ann@pec.dest.example', mailId: 'atto-1' });
+  receipt = buildReceipt({ type: 'avvenuta-consegna', referencedMessageId: relayedMessageId(s.sink, 'atto-1'), recipient: 'ann@pec.dest.example', mailId: 'atto-1' });
   await dovecot.append(receipt);
   await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rdc_ts).not.toBeNull(), { timeout: 15_000, interval: 50 });
 });

@@ -5,9 +5,10 @@
  * store writes the plan.
  */
 import { normalizeAddress } from './address.js';
+import { correlateReferences, type Correlated } from './correlation.js';
 import type {
   BounceDisposition, BounceFindings, BouncePlan, BounceRecord, ComplaintRecord, MatchedBy, MessageCandidate, RecipientFinding,
-  SuppressionRecord, UnmatchedReason,
+  SuppressionRecord,
 } from './bounce.js';
 
 export interface BouncePolicy {
@@ -24,9 +25,7 @@ const ABOUT_A_MESSAGE = new Set(['bounce', 'delayed', 'complaint']);
 /** A bounce's diagnostic as the message keeps it: enough to read, bounded. */
 const MAX_REASON_LENGTH = 500;
 
-export type Correlation =
-  | { matched: true; candidate: MessageCandidate; by: MatchedBy }
-  | { matched: false; reason: UnmatchedReason };
+export type Correlation = Correlated<MatchedBy>;
 
 /**
  * The strongest reference first: X-Genro-Mail-ID, then Message-ID, then the
@@ -35,27 +34,11 @@ export type Correlation =
  * the one message that was sent to them, or the bounce stays unmatched.
  */
 export function correlate(findings: BounceFindings, lookup: (by: MatchedBy, value: string) => readonly MessageCandidate[]): Correlation {
-  const references: Array<[MatchedBy, string | null]> = [
+  return correlateReferences<MatchedBy>([
     ['mail_id', findings.mailId],
     ['message_id', findings.originalMessageId],
     ['verp', findings.verpMessagePk === null ? null : String(findings.verpMessagePk)],
-  ];
-  if (references.every(([, value]) => value === null)) return { matched: false, reason: 'no_reference' };
-  let ambiguous = false;
-  for (const [by, value] of references) {
-    if (value === null) continue;
-    const found = lookup(by, value);
-    const picked = found.length <= 1 ? found[0] : pickByRecipient(found, findings.recipients);
-    if (picked !== undefined) return { matched: true, candidate: picked, by };
-    if (found.length > 1) ambiguous = true;
-  }
-  return { matched: false, reason: ambiguous ? 'ambiguous' : 'not_found' };
-}
-
-function pickByRecipient(candidates: readonly MessageCandidate[], recipients: readonly RecipientFinding[]): MessageCandidate | undefined {
-  const bounced = new Set(recipients.flatMap((finding) => (finding.recipient === null ? [] : [normalizeAddress(finding.recipient)])));
-  const fitting = candidates.filter((candidate) => candidate.rcptTo.some((address) => bounced.has(normalizeAddress(address))));
-  return fitting.length === 1 ? fitting[0] : undefined;
+  ], lookup, findings.recipients.map((finding) => finding.recipient));
 }
 
 /**

@@ -6,6 +6,7 @@
  */
 import { normalizeAddress } from './address.js';
 import type { BounceDisposition, MailboxRecord, MessageCandidate, UnmatchedReason } from './bounce.js';
+import { correlateReferences, type Correlated } from './correlation.js';
 import type { PecMatchedBy, PecReceiptFindings, PecReceiptRecord, PecReceiptType } from './pec.js';
 
 
@@ -43,9 +44,7 @@ export interface PecPlan {
 
 export type PecLookup = (by: PecMatchedBy, value: string) => readonly MessageCandidate[];
 
-export type PecCorrelation =
-  | { matched: true; candidate: MessageCandidate; by: PecMatchedBy }
-  | { matched: false; reason: UnmatchedReason };
+export type PecCorrelation = Correlated<PecMatchedBy>;
 
 /**
  * The strongest reference first: X-Genro-Mail-ID (ours, verbatim), then the
@@ -55,28 +54,11 @@ export type PecCorrelation =
  * Message-ID can repeat) are told apart by the receipt's recipients.
  */
 export function correlateReceipt(findings: PecReceiptFindings, lookup: PecLookup): PecCorrelation {
-  const references: Array<[PecMatchedBy, string | null]> = [
+  return correlateReferences<PecMatchedBy>([
     ['mail_id', findings.mailId],
     ['message_id', findings.referencedMessageId],
     ['identificativo', findings.identificativo],
-  ];
-  if (references.every(([, value]) => value === null)) return { matched: false, reason: 'no_reference' };
-  let ambiguous = false;
-  for (const [by, value] of references) {
-    if (value === null) continue;
-    const found = lookup(by, value);
-    const picked = found.length <= 1 ? found[0] : pickByRecipient(found, findings);
-    if (picked !== undefined) return { matched: true, candidate: picked, by };
-    if (found.length > 1) ambiguous = true;
-  }
-  return { matched: false, reason: ambiguous ? 'ambiguous' : 'not_found' };
-}
-
-function pickByRecipient(candidates: readonly MessageCandidate[], findings: PecReceiptFindings): MessageCandidate | undefined {
-  const named = new Set([findings.recipient, ...findings.addressees.map((addressee) => addressee.address)]
-    .flatMap((address) => (address === null ? [] : [normalizeAddress(address)])));
-  const fitting = candidates.filter((candidate) => candidate.rcptTo.some((address) => named.has(normalizeAddress(address))));
-  return fitting.length === 1 ? fitting[0] : undefined;
+  ], lookup, [findings.recipient, ...findings.addressees.map((addressee) => addressee.address)]);
 }
 
 /** The receipts that end a recipient's (or the whole message's) certified journey in failure. */

@@ -5,20 +5,14 @@
  * the checkpoint). Suppressions from bounces are mirrored as admin events.
  */
 import type {
-  BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, MatchedBy, MessageCandidate, RecipientFinding, SuppressionRecord,
+  BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, RecipientFinding, SuppressionRecord,
 } from '../core/bounce.js';
 import type { IdSource } from '../core/clock.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { ChangeLog } from '../core/ports.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
-
-interface CandidateRow {
-  tenant_id: string;
-  pk: number;
-  id: string;
-  rcpt_to: string;
-}
+import { createCandidateLookup } from './message-candidates.js';
 
 interface BounceMessageRow {
   seq: number; mailbox: string; uid_validity: number; uid: number; received_at: number; header_message_id: string | null;
@@ -35,9 +29,6 @@ const toView = (row: BounceMessageRow): BounceMessageView => ({
   filed: row.filed_at !== null,
 });
 
-/** Enough candidates to tell them apart by recipient; more means the reference says nothing. */
-const MAX_CANDIDATES = 20;
-
 export interface BounceLedgerDeps {
   bounces: MessageBounceWriter;
   suppressions: SuppressionRepository;
@@ -50,13 +41,7 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
   const resetCheckpoint = db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES (@mailbox, @uid_validity, 0, @at)
     ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, last_uid = 0, updated_at = excluded.updated_at`);
   const advance = db.prepare(`UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`);
-  // The client id is unique per tenant: one seek of the (tenant_id, id) key per tenant.
-  const byMailId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT m.tenant_id, m.pk, m.id, m.rcpt_to FROM tenants t
-    JOIN messages m ON m.tenant_id = t.id AND m.id = @value WHERE @tenant IS NULL OR t.id = @tenant LIMIT ${MAX_CANDIDATES}`);
-  const byPk = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
-    WHERE pk = @value AND (@tenant IS NULL OR tenant_id = @tenant)`);
-  const byMessageId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
-    WHERE message_id_header = @value AND (@tenant IS NULL OR tenant_id = @tenant) LIMIT ${MAX_CANDIDATES}`);
+  const candidates = createCandidateLookup(db);
   const previous = db.prepare<[string, string], { disposition: BounceDisposition }>(`SELECT disposition FROM bounce_messages
     WHERE mailbox = ? AND header_message_id = ? ORDER BY seq LIMIT 1`);
   const insertMessage = db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
@@ -72,8 +57,6 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
     WHERE (@disposition IS NULL OR disposition = @disposition) AND (@tenant IS NULL OR tenant_id = @tenant) AND seq < @before
     ORDER BY seq DESC LIMIT @limit`);
   const prune = db.prepare(`DELETE FROM bounce_messages WHERE received_at < ? AND filed_at IS NOT NULL`);
-
-  const toCandidate = (row: CandidateRow): MessageCandidate => ({ tenantId: row.tenant_id, pk: row.pk, id: row.id, rcptTo: JSON.parse(row.rcpt_to) as string[] });
 
   const suppressionEvent = (suppression: SuppressionRecord, item: MailboxItem, messageId: string): void => {
     deps.changes.record({
@@ -120,8 +103,7 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
     resetCheckpoint: (mailbox, uidValidity, at) => {
       durableTransaction(db, () => resetCheckpoint.run({ mailbox, uid_validity: uidValidity, at }));
     },
-    candidates: (by: MatchedBy, value, tenantId) =>
-      (by === 'mail_id' ? byMailId : by === 'verp' ? byPk : byMessageId).all({ value: by === 'verp' ? Number(value) : value, tenant: tenantId }).map(toCandidate),
+    candidates,
     previousDisposition: (mailbox, headerMessageId) => previous.get(mailbox, headerMessageId)?.disposition ?? null,
     settle: (batch, at) => {
       durableTransaction(db, () => {

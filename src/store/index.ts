@@ -113,6 +113,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
   const guard = <T extends object>(target: T): T => storeErrors(target, asError);
   let closed = false;
+  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent));
   return {
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
@@ -121,7 +122,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     suppressions: guard(suppressions),
     queue: createSqliteMessageQueue(db, writeEvent),
     spool: guard(createSqliteSpool(db)),
-    messages: createSqliteMessageAdmin(db, writeEvent),
+    messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts),
     search: guard(createSqliteMessageSearch(db)),
     queueStatus: guard(createSqliteQueueStatus(db)),
     throughput: guard(createSqliteThroughput(db)),
@@ -130,7 +131,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
     pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
-    pecReceipts: guard(createSqlitePecReceipts(db, writeEvent)),
+    pecReceipts,
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     onEvent: (listener) => {

@@ -1,7 +1,7 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, cleanup) and the message read model. */
 import type { MessageAdmin } from '../core/message-admin.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
-import { createSqlitePecReceipts } from './pec-receipts.js';
+import type { PecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { toDetail, toEventView, type DetailRow, type EventRow } from './message-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
@@ -13,7 +13,8 @@ const HOLD = `(SELECT active = 0 FROM tenants WHERE id = messages.tenant_id)
 // Waiting, spelled with the pending index's own predicate so that SQLite uses that index.
 const WAITING = `state IN ${PENDING_STATES_SQL} AND state <> 'sending'`;
 
-export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageAdmin {
+/** `receipts`: the store's PEC receipts, whose list the message detail carries. */
+export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter, receipts: Pick<PecReceipts, 'ofMessage'>): MessageAdmin {
   const inTransaction = transactionRunner(db);
   const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
   const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
@@ -40,7 +41,6 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
-  const pecReceipts = createSqlitePecReceipts(db, writeEvent);
   const detailRow = db.prepare<[string, string], DetailRow>(`SELECT * FROM messages WHERE tenant_id = ? AND id = ?`);
   const eventRows = db.prepare<[number], EventRow>(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
     FROM outbox WHERE message_pk = ? ORDER BY seq`);
@@ -99,7 +99,7 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     detail: (tenantId, id) => {
       const row = detailRow.get(tenantId, id);
       if (row === undefined) return null;
-      return { message: toDetail(row), events: eventRows.all(row.pk).map(toEventView), pecReceipts: pecReceipts.ofMessage(row.pk) };
+      return { message: toDetail(row), events: eventRows.all(row.pk).map(toEventView), pecReceipts: receipts.ofMessage(row.pk) };
     },
   };
 }

@@ -6,27 +6,15 @@
  * filing) is the bounce ledger's: a PEC mailbox is watched like a bounce one.
  */
 import { createHash } from 'node:crypto';
-import type { MessageCandidate } from '../core/bounce.js';
 import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec-plan.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
+import { createCandidateLookup, MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 export type { PecLedger };
 
-interface CandidateRow {
-  tenant_id: string;
-  pk: number;
-  id: string;
-  rcpt_to: string;
-}
-
-const MAX_CANDIDATES = 20;
-
 export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter): PecLedger {
-  const byMailId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
-    WHERE tenant_id = @tenant AND id = @value`);
-  const byMessageId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
-    WHERE message_id_header = @value AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`);
+  const lookup = createCandidateLookup(db);
   const byIdentificativo = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT DISTINCT m.tenant_id, m.pk, m.id, m.rcpt_to FROM pec_receipts r
     JOIN messages m ON m.pk = r.message_pk WHERE r.tenant_id = @tenant AND r.identificativo = @value AND r.message_pk IS NOT NULL LIMIT ${MAX_CANDIDATES}`);
   const insertRecord = db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
@@ -50,8 +38,6 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
       pec_awaiting_since = NULL, updated_at = @now
     WHERE pk = @pk AND tenant_id = @tenant RETURNING ${IDENTITY_COLUMNS}`);
   const advance = db.prepare(`UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`);
-
-  const toCandidate = (row: CandidateRow): MessageCandidate => ({ tenantId: row.tenant_id, pk: row.pk, id: row.id, rcptTo: JSON.parse(row.rcpt_to) as string[] });
 
   const apply = (effect: PecEffect, now: number): void => {
     const row = applyEffect.get({
@@ -91,8 +77,9 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
   };
 
   return {
+    // The gestore's identificativo is known from earlier receipts only; the other references are a bounce's too.
     candidates: (by, value, tenantId) =>
-      (by === 'mail_id' ? byMailId : by === 'message_id' ? byMessageId : byIdentificativo).all({ value, tenant: tenantId }).map(toCandidate),
+      (by === 'identificativo' ? byIdentificativo.all({ value, tenant: tenantId }).map(toCandidate) : lookup(by, value, tenantId)),
     settle: (batch, at) => {
       durableTransaction(db, () => {
         for (const settlement of batch) settleOne(settlement, at);

@@ -33,7 +33,8 @@ function world() {
   };
   const row = (id: string) => db.prepare(`SELECT pec_rda_at, pec_rdc_at, pec_error, pec_error_at, pec_awaiting_since FROM messages WHERE id = ?`).get(id);
   const pecEvents = () => (db.prepare(`SELECT count(*) AS n FROM outbox WHERE event_type = 'message.pec'`).get() as { n: number }).n;
-  return { db, sent, row, pecEvents, record, admin: createSqliteMessageAdmin(db, writeEvent), ledger: createSqlitePecLedger(db, writeEvent), receipts: createSqlitePecReceipts(db, writeEvent) };
+  const receipts = createSqlitePecReceipts(db, writeEvent);
+  return { db, sent, row, pecEvents, record, admin: createSqliteMessageAdmin(db, writeEvent, receipts), ledger: createSqlitePecLedger(db, writeEvent), receipts };
 }
 
 const findings = (more: Partial<PecReceiptFindings>): PecReceiptFindings => ({ ...NOT_A_RECEIPT, recognisedBy: 'header', ...more });

@@ -11,6 +11,7 @@ import { queueOverview } from '../../../core/queue-status.js';
 import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import { decodeCursor, encodeCursor } from '../../http/routes/messages.js';
+import { receiptResponse } from '../../http/routes/pec.js';
 import { validate } from '../../http/request-input.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
@@ -95,17 +96,13 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     );
   });
 
-  // A receipt's original bytes, only under the message it is about (and so only within the session's tenant).
+  // A receipt's original bytes, within the session's tenant (another's is as absent as none) and only under the message it is about.
   app.get('/messages/:tenant/:id/pec/:receipt', (c) => {
-    const { message } = load(c);
+    const { tenant, id } = validate(pathParams, c.req.param(), 'message');
     const receiptId = c.req.param('receipt');
-    const found = deps.pecReceipts.raw(receiptId, message.tenant_id);
-    if (found === null || found.view.message_id !== message.id) throw notFound('receipt', receiptId);
-    return c.body(new Uint8Array(found.raw) as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': 'message/rfc822',
-      'content-disposition': `attachment; filename="pec-receipt-${found.view.receipt_id}.eml"`,
-      'x-receipt-sha256': found.view.sha256,
-    });
+    const found = deps.pecReceipts.raw(receiptId, scopeTenant(currentSession(c).principal, tenant));
+    if (found === null || found.view.message_id !== id) throw notFound('receipt', receiptId);
+    return receiptResponse(c, found);
   });
 
   const actionOf = (c: Context<ConsoleEnv>): MessageAction => {

@@ -3,10 +3,10 @@
  * and one receipt's original bytes, exactly as the provider's mailbox gave
  * them: the legal evidence a client keeps or hands on.
  */
-import { Hono } from 'hono';
+import { Hono, type Context, type Env } from 'hono';
 import { z } from 'zod';
 import { notFound } from '../../../core/app-error.js';
-import type { PecReceiptReader } from '../../../core/pec.js';
+import type { PecReceiptReader, PecReceiptView } from '../../../core/pec.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
@@ -70,13 +70,18 @@ export function pecRoutes(deps: { receipts: PecReceiptReader }): Hono<HttpEnv> {
     // Another tenant's receipt is as absent as one that never was.
     const found = deps.receipts.raw(id, scopeTenantOrAll(c.get('principal'), query.tenant_id));
     if (found === null) throw notFound('receipt', id);
-    return c.body(new Uint8Array(found.raw) as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': 'message/rfc822',
-      'content-disposition': `attachment; filename="pec-receipt-${found.view.receipt_id}.eml"`,
-      'x-receipt-sha256': found.view.sha256,
-      'x-receipt-complete': String(found.view.complete),
-    });
+    return receiptResponse(c, found);
   });
 
   return app;
+}
+
+/** A receipt's bytes exactly as the mailbox held them (no copy), with their digest and whether they are whole: the API's and the console's download. */
+export function receiptResponse<E extends Env>(c: Context<E>, found: { view: PecReceiptView; raw: Buffer }): Response {
+  return c.body(found.raw as unknown as Uint8Array<ArrayBuffer>, 200, {
+    'content-type': 'message/rfc822',
+    'content-disposition': `attachment; filename="pec-receipt-${found.view.receipt_id}.eml"`,
+    'x-receipt-sha256': found.view.sha256,
+    'x-receipt-complete': String(found.view.complete),
+  });
 }

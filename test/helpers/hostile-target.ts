@@ -4,13 +4,14 @@
  * liveness check every hostile batch ends with (same pid, /health 200, no
  * error-level log line). Knows nothing of what the attack sends.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../peers/smtp-sink.js';
 import { spawnDaemon, type DaemonProcess } from './daemon-process.js';
+import type { Started } from './process-teardown.js';
 import { api, type ApiResponse } from './test-daemon.js';
 
 export interface HostileTarget {
@@ -36,33 +37,9 @@ export function errorLines(daemon: DaemonProcess): string[] {
 
 /**
  * Spawns `mailproxy serve` with `toml` appended to a config that pins random
- * ports and a temp data dir; registers it, its sink and its dir in `started`.
+ * ports and a temp data dir; registers it, its sink and its dir in `started`
+ * (process-teardown.ts, with `stop: 'file'`: one daemon serves every test of a file).
  */
-export interface Started {
-  dirs: string[];
-  running: DaemonProcess[];
-  sinks: SmtpSink[];
-}
-
-/**
- * What the file's target needs stopped, once after its last test (one daemon
- * serves every test of a file; process-teardown.ts would kill it after the first).
- */
-export function tearDownAfterAll(): Started {
-  const started: Started = { dirs: [], running: [], sinks: [] };
-  afterAll(async () => {
-    for (const daemon of started.running.splice(0)) {
-      if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
-        daemon.child.kill('SIGKILL');
-        await daemon.exited;
-      }
-    }
-    for (const sink of started.sinks.splice(0)) await sink.stop();
-    for (const dir of started.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-  });
-  return started;
-}
-
 export async function startHostileTarget(
   started: Started,
   options: { toml?: string; sink?: SmtpSinkOptions; tenant?: Record<string, unknown> } = {},

@@ -76,7 +76,7 @@ export interface ApiResponse {
   headers: Headers;
 }
 
-/** A small JSON client: `token` is sent as a bearer token; `body` may be an object or raw text. */
+/** A small JSON client: `token` is sent as a bearer token; `body` may be an object, raw text or raw bytes. */
 export async function api(
   base: string,
   method: string,
@@ -85,9 +85,9 @@ export async function api(
 ): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (options.body !== undefined) {
-    body = typeof options.body === 'string' ? options.body : JSON.stringify(options.body);
+    body = typeof options.body === 'string' || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
   const response = await fetch(base + path, { method, headers, body });

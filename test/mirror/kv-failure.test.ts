@@ -5,43 +5,28 @@
  * outage). The KV bucket's stream is deleted under a running mirror, so its
  * writes fail at once (503) while 400 publishes are pending on a real nats-server.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MirrorStore } from '../../src/core/mirror.js';
 import { createNatsMirror } from '../../src/outbox/nats-mirror.js';
-import { createLogger, randomIds, systemClock } from '../../src/runtime/index.js';
-import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+import { createLogger, systemClock } from '../../src/runtime/index.js';
+import type { SqliteStore } from '../../src/store/index.js';
+import { storeWithAdminEvents } from '../helpers/mirror-store.js';
 import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 
 const BUCKET = 'kvfail_latest';
 
 describe('a KV write failing under in-flight publishes', () => {
   let nats: NatsPeer;
-  let dir: string;
+  let removeStore: () => void;
   let store: SqliteStore;
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    dir = mkdtempSync(join(tmpdir(), 'mailproxy-kvfail-'));
-    store = createSqliteStore({ path: join(dir, 'db.sqlite'), secrets: createAesGcmSecretBox(randomBytes(32)), ids: randomIds, now: Date.now });
-    store.mirror.turnOn();
-    store.transaction(() => {
-      for (let index = 0; index < 400; index += 1) {
-        store.changes.record({
-          eventId: randomIds.uuid(), occurredAt: Date.now(), actor: 'admin', command: 'test', tenantId: 'acme',
-          aggregateType: 'tenant', aggregateId: 'acme', eventType: 'tenant.updated', eventVersion: 1, data: { index }, correlationId: null,
-        });
-      }
-    });
+    ({ store, remove: removeStore } = storeWithAdminEvents('kvfail', 400, () => 'acme'));
   });
   afterAll(async () => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeStore();
     await nats.destroy();
   });
 

@@ -1,16 +1,12 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { connect, nanos, StorageType } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merge, type LatestEvent, type LatestState } from '../../src/core/latest-state.js';
 import type { MirrorStore } from '../../src/core/mirror.js';
 import { openLatestBucket, writeLatest } from '../../src/outbox/latest-kv.js';
 import { createNatsMirror, type MirrorConfig } from '../../src/outbox/nats-mirror.js';
-import { createLogger, randomIds, systemClock } from '../../src/runtime/index.js';
-import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+import { createLogger, systemClock } from '../../src/runtime/index.js';
+import type { SqliteStore } from '../../src/store/index.js';
+import { storeWithAdminEvents } from '../helpers/mirror-store.js';
 import { startTestDaemon } from '../helpers/test-daemon.js';
 import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 
@@ -33,26 +29,15 @@ function mirrorConfig(url: string, stream: string, overrides: Partial<MirrorConf
 
 describe('the publisher against a real nats-server', () => {
   let nats: NatsPeer;
-  let dir: string;
+  let removeStore: () => void;
   let store: SqliteStore;
 
   beforeAll(async () => {
     nats = await startNatsServer();
-    dir = mkdtempSync(join(tmpdir(), 'mailproxy-publisher-'));
-    store = createSqliteStore({ path: join(dir, 'db.sqlite'), secrets: createAesGcmSecretBox(randomBytes(32)), ids: randomIds, now: Date.now });
-    store.mirror.turnOn();
-    store.transaction(() => {
-      for (let index = 0; index < 450; index += 1) {
-        store.changes.record({
-          eventId: randomIds.uuid(), occurredAt: Date.now(), actor: 'admin', command: 'test', tenantId: `t${index % 3}`,
-          aggregateType: 'tenant', aggregateId: `t${index % 3}`, eventType: 'tenant.updated', eventVersion: 1, data: { index }, correlationId: null,
-        });
-      }
-    });
+    ({ store, remove: removeStore } = storeWithAdminEvents('publisher', 450, (index) => `t${index % 3}`));
   });
   afterAll(async () => {
-    store.close();
-    rmSync(dir, { recursive: true, force: true });
+    removeStore();
     await nats.destroy();
   });
 

@@ -12,11 +12,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CODES } from '../../src/ingress/http/errors.js';
 import { wholeBody, itemSpec, type ItemSpec, type RawBody } from '../helpers/hostile-json.js';
-import { eventually, startHostileTarget, tearDownAfterAll, type HostileTarget } from '../helpers/hostile-target.js';
+import { eventually, startHostileTarget, type HostileTarget } from '../helpers/hostile-target.js';
+import { tearDownProcesses } from '../helpers/process-teardown.js';
+import { api, type ApiResponse } from '../helpers/test-daemon.js';
 import { checkProperty } from '../helpers/property-runs.js';
 import { expectRelayedAsSent, expectStoredAsSent, relayedById, storedRow } from '../helpers/submission-checks.js';
 
-const started = tearDownAfterAll();
+const started = tearDownProcesses({ stop: 'file' });
 const MAX_BODY_BYTES = 1024 * 1024;
 let target: HostileTarget;
 
@@ -41,17 +43,8 @@ function buildItem(spec: ItemSpec, prefix: string): Record<string, unknown> {
   return item;
 }
 
-async function post(body: Buffer, contentType = 'application/json'): Promise<{ status: number; text: string; json: any }> {
-  const response = await fetch(`${target.url}/add-messages`, { method: 'POST', headers: { authorization: `Bearer ${target.key}`, 'content-type': contentType }, body });
-  const text = await response.text();
-  let json: unknown = null;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = null;
-  }
-  return { status: response.status, text, json };
-}
+const post = (body: Buffer, contentType = 'application/json'): Promise<ApiResponse> =>
+  api(target.url, 'POST', '/add-messages', { token: target.key, body, headers: { 'content-type': contentType } });
 
 type Input = { kind: 'items'; specs: ItemSpec[] } | { kind: 'whole'; body: RawBody };
 
@@ -63,21 +56,21 @@ async function attack(input: Input): Promise<void> {
   const bytes = body.kind === 'json' ? Buffer.from(JSON.stringify(body.value) ?? 'null', 'utf8') : body.bytes;
   const before = messageCount();
   const response = await post(bytes, body.kind === 'bytes' ? body.contentType : undefined);
-  const label = response.status === 200 ? '200' : `${response.status} ${response.json?.error?.code}`;
+  const label = response.status === 200 ? '200' : `${response.status} ${response.body?.error?.code}`;
   counts.status.set(label, (counts.status.get(label) ?? 0) + 1);
 
   expect(response.status, response.text.slice(0, 500)).toBeLessThan(500);
   if (response.status !== 200) {
     expect(response.status).toBeGreaterThanOrEqual(400);
-    expect(ERROR_CODES).toContain(response.json?.error?.code);
-    expect(Object.keys(response.json.error).sort()).toEqual(['code', 'details', 'message']);
+    expect(ERROR_CODES).toContain(response.body?.error?.code);
+    expect(Object.keys(response.body.error).sort()).toEqual(['code', 'details', 'message']);
     expect(messageCount(), 'a refused request stored nothing').toBe(before);
     return;
   }
   // Our reading of the bytes, as the daemon's JSON.parse sees them.
   const sent = (JSON.parse(bytes.toString('utf8')) as { messages: unknown[] }).messages;
-  const { queued, rejected } = response.json as { queued: number; rejected: Array<{ index: number; id: unknown; reason: string }> };
-  expect(response.json.ok).toBe(true);
+  const { queued, rejected } = response.body as { queued: number; rejected: Array<{ index: number; id: unknown; reason: string }> };
+  expect(response.body.ok).toBe(true);
   expect(queued + rejected.length, 'every item is either queued or rejected').toBe(sent.length);
   expect(messageCount(), 'exactly the queued items were stored').toBe(before + queued);
   counts.accepted += queued;

@@ -13,10 +13,11 @@ import { ERROR_CODES } from '../../src/ingress/http/errors.js';
 import { ROUTE_CATALOG } from '../../src/ingress/http/route-catalog.js';
 import type { RouteDoc } from '../../src/ingress/http/route-doc.js';
 import { deepJson, hostileText, sqlText } from '../helpers/hostile-json.js';
-import { startHostileTarget, tearDownAfterAll, type HostileTarget } from '../helpers/hostile-target.js';
+import { startHostileTarget, type HostileTarget } from '../helpers/hostile-target.js';
+import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { checkProperty } from '../helpers/property-runs.js';
 
-const started = tearDownAfterAll();
+const started = tearDownProcesses({ stop: 'file' });
 let target: HostileTarget;
 
 beforeAll(async () => {

@@ -17,7 +17,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '../../src/core/app-error.js';
 import { createAttachmentFetcher } from '../../src/delivery/attachment-fetcher.js';
 import { isForbiddenAddress } from '../../src/delivery/url-guard.js';
-import { eventually, startHostileTarget, tearDownAfterAll, type HostileTarget } from '../helpers/hostile-target.js';
+import { eventually, startHostileTarget, type HostileTarget } from '../helpers/hostile-target.js';
+import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { checkProperty } from '../helpers/property-runs.js';
 import { storedRow } from '../helpers/submission-checks.js';
 
@@ -124,7 +125,7 @@ describe('the attachment fetcher against SSRF (property-based, real HTTP peer)',
 });
 
 describe('attachments through the spawned daemon (default SSRF policy)', () => {
-  const started = tearDownAfterAll();
+  const started = tearDownProcesses({ stop: 'file' });
   let target: HostileTarget;
   let peer: Peer;
   beforeAll(async () => {

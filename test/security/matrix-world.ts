@@ -124,8 +124,8 @@ reconnect_max_seconds = 0.5
     if (all.length < 3) throw new Error(`${all.length} of 3 bounces handled`);
   }, { timeout: 15_000, interval: 50 });
   // A PEC acceptance for each tenant's sent message, in its own PEC mailbox.
-  for (const t of [a, b]) {
-    await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: relayedMessageId(s.sink, t.messages.sent) }), 'INBOX', [], `pec-${t.id.slice(-1)}`);
+  for (const [owner, t] of [['a', a], ['b', b]] as const) {
+    await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: relayedMessageId(s.sink, t.messages.sent) }), 'INBOX', [], `pec-${owner}`);
   }
   await vi.waitFor(async () => {
     for (const t of [a, b]) {

@@ -12,15 +12,11 @@ import { verpMessagePk } from '../core/verp.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { readFindings, UNREADABLE } from './mailbox-reading.js';
-import { watchMailbox, type Handled, type MailboxHandler, type MailboxWatcher } from './mailbox-watcher.js';
+import { watchMailbox, type Handled, type MailboxHandler, type MailboxWatcher, type WatcherConfig } from './mailbox-watcher.js';
 
-export interface BouncePollerConfig {
-  pollIntervalMs: number;
+export interface BouncePollerConfig extends WatcherConfig {
   maxMessageBytes: number;
   parseTimeoutMs: number;
-  batchSize: number;
-  reconnectInitialMs: number;
-  reconnectMaxMs: number;
 }
 
 export interface BouncePollerDeps {

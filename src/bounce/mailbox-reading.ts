@@ -37,21 +37,30 @@ export const UNREADABLE: BounceFindings = {
   kind: 'unreadable', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null, verpMessagePk: null,
 };
 
-/** The parser's findings, or `unreadable` when it throws or takes longer than `timeoutMs`. */
-export async function readFindings(raw: Buffer, timeoutMs: number, analyse: (raw: Buffer) => Promise<BounceAnalysis>): Promise<{ findings: BounceFindings; problem: string | null }> {
+/**
+ * What `parse` makes of a message, or the problem: it threw, or it took
+ * longer than `timeoutMs` (the parser's thread keeps its own, shorter,
+ * timeout; this is the backstop that keeps a poller from stalling).
+ */
+export async function parseWithin<T>(parse: () => Promise<T>, timeoutMs: number): Promise<{ value: T; problem: null } | { value: null; problem: string }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
   try {
-    const result = await Promise.race([analyse(raw), timeout]);
-    if (result === 'timeout') return { findings: UNREADABLE, problem: `not understood within ${timeoutMs} ms` };
-    return { findings: toFindings(result), problem: null };
+    const result = await Promise.race([parse(), timeout]);
+    return result === 'timeout' ? { value: null, problem: `not understood within ${timeoutMs} ms` } : { value: result, problem: null };
   } catch (error) {
-    return { findings: UNREADABLE, problem: error instanceof Error ? error.message : String(error) };
+    return { value: null, problem: error instanceof Error ? error.message : String(error) };
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** The parser's findings, or `unreadable` when it throws or takes longer than `timeoutMs`. */
+export async function readFindings(raw: Buffer, timeoutMs: number, analyse: (raw: Buffer) => Promise<BounceAnalysis>): Promise<{ findings: BounceFindings; problem: string | null }> {
+  const read = await parseWithin(() => analyse(raw), timeoutMs);
+  return read.problem === null ? { findings: toFindings(read.value), problem: null } : { findings: UNREADABLE, problem: read.problem };
 }
 
 /** Most of a header section worth scanning: a header bomb is not read to its end. */

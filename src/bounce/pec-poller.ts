@@ -12,16 +12,13 @@ import type { Logger } from '../core/logger.js';
 import { correlateReceipt, planReceipt, type PecLedger, type PecPlan, type PecSettlement } from '../core/pec-plan.js';
 import { NOT_A_RECEIPT, type PecReceiptFindings } from '../core/pec.js';
 import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
-import { watchMailbox, type MailboxHandler, type MailboxWatcher } from './mailbox-watcher.js';
+import { parseWithin } from './mailbox-reading.js';
+import { watchMailbox, type MailboxHandler, type MailboxWatcher, type WatcherConfig } from './mailbox-watcher.js';
 
-export interface PecPollerConfig {
-  pollIntervalMs: number;
+export interface PecPollerConfig extends WatcherConfig {
   /** A larger receipt is kept in part (`complete: false`). */
   maxReceiptBytes: number;
   parseTimeoutMs: number;
-  batchSize: number;
-  reconnectInitialMs: number;
-  reconnectMaxMs: number;
 }
 
 export interface PecPollerDeps {
@@ -48,20 +45,10 @@ export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
   const { mailbox, clock, log, config } = deps;
   const tenantId = mailbox.tenantId;
 
+  // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
   const understand = async (raw: Buffer): Promise<Reading> => {
-    let timer: NodeJS.Timeout | undefined;
-    // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
-    const backstop = new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), config.parseTimeoutMs * 2 + BACKSTOP_MS);
-    });
-    try {
-      const result = await Promise.race([deps.analyse(raw), backstop]);
-      return result === 'timeout' ? { findings: NOT_A_RECEIPT, problem: 'not understood in time' } : { findings: result, problem: null };
-    } catch (error) {
-      return { findings: NOT_A_RECEIPT, problem: error instanceof Error ? error.message : String(error) };
-    } finally {
-      clearTimeout(timer);
-    }
+    const read = await parseWithin(() => deps.analyse(raw), config.parseTimeoutMs * 2 + BACKSTOP_MS);
+    return read.problem === null ? { findings: read.value, problem: null } : { findings: NOT_A_RECEIPT, problem: read.problem };
   };
 
   const handler: MailboxHandler<Reading, PecSettlement> = {

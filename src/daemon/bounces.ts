@@ -8,22 +8,14 @@ import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { Config } from '../config/index.js';
 import { createBouncePoller, type BouncePoller } from '../bounce/bounce-poller.js';
-import type { MailboxStatus } from '../core/bounce.js';
 import type { BounceAnalysis } from '../bounce/bounce-parser.js';
 import { openImapMailbox, type MailboxSettings } from '../bounce/imap-mailbox.js';
 import type { SqliteStore } from '../store/index.js';
 import { createParserThread } from './parser-thread.js';
-import { createPec } from './pec.js';
+import { createPec, type MailboxWatchers } from './pec.js';
 
-export interface DaemonBounces {
-  start(): void;
-  stop(): Promise<void>;
-  pollNow(): void;
-  /** The bounce mailboxes' and the PEC accounts' mailboxes' (daemon/pec.ts). */
-  status(): MailboxStatus[];
-  /** Accounts were written: PEC mailbox watchers follow. */
-  accountsChanged(): void;
-}
+/** The bounce mailboxes' pollers and the PEC accounts' watchers (daemon/pec.ts), run as one. */
+export type DaemonBounces = MailboxWatchers;
 
 type MailboxConfig = Config['bounce']['tenant_mailboxes'][number];
 

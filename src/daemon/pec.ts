@@ -18,13 +18,17 @@ import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { SqliteStore } from '../store/index.js';
 import { createParserThread } from './parser-thread.js';
 
-export interface DaemonPec {
+/** Mailbox watchers the daemon runs: the bounce mailboxes' (daemon/bounces.ts) and the PEC accounts'. */
+export interface MailboxWatchers {
   start(): void;
   stop(): Promise<void>;
   pollNow(): void;
   status(): MailboxStatus[];
-  /** Accounts were written: the watchers follow at once rather than at the next check. */
+  /** Accounts were written: PEC watchers follow at once rather than at the next check. */
   accountsChanged(): void;
+}
+
+export interface DaemonPec extends MailboxWatchers {
   /** One check of the accounts and one sweep (tests). */
   tick(): Promise<void>;
 }

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
-import { composeWithNodemailer, requireProgram, runPython, runSwaks, sendRawWithNodemailer } from '../helpers/smtp-clients.js';
+import { composeWithNodemailer, requireProgram, runProgram, runPython, runSwaks, sendRawWithNodemailer } from '../helpers/smtp-clients.js';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
 
 const CONTROL_HEADERS = ['x-mail-proxy-account', 'x-mail-proxy-priority', 'x-mail-proxy-batch', 'x-mail-proxy-deferred-ts'];
@@ -371,6 +371,68 @@ smtp.quit()
       const message = await relayed(id);
       expect(message.rcptTo).toEqual(['a@example.net', 'b@example.net']);
       expectOnlyDocumentedChanges(RAW, message.raw, { id, helo: 'swaks.client.test', via: 'ESMTPSA' });
+    });
+  });
+
+  // STARTTLS once let a session without AUTH through to the account check (550 5.7.1):
+  // smtp-server leaves `session.user` false after the handshake, and that was read as a tenant.
+  describe('without AUTH, on every listener', () => {
+    const listeners = [
+      { name: 'plain', swaks: [] as string[], python: "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)\nsmtp.ehlo()" },
+      { name: 'STARTTLS-upgraded', swaks: ['--tls'], python: "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)\nsmtp.starttls(context=TLS)\nsmtp.ehlo()" },
+      { name: 'implicit TLS', swaks: ['--tlsc'], python: "smtp = smtplib.SMTP_SSL('127.0.0.1', PORT, context=TLS, timeout=30)\nsmtp.ehlo()" },
+    ];
+    const portOf = (name: string): number => (name === 'implicit TLS' ? tlsPort : plainPort);
+
+    it.each(listeners)('swaks is answered 530 5.7.0 at MAIL on the $name listener', async ({ name, swaks }) => {
+      const result = await runSwaks(['--server', `127.0.0.1:${portOf(name)}`, '--helo', 'swaks.client.test', '--from', 'sender@example.com', '--to', 'a@example.net', ...swaks]);
+      expect(result.code, result.stdout).not.toBe(0);
+      if (name !== 'plain') expect(result.stdout).toMatch(/=== TLS started with cipher/);
+      // swaks marks what crosses TLS with ~, what crosses in the clear with - (a refusal read: <** and <~*).
+      const [sent, read] = name === 'plain' ? [' ->', '<\\*\\*'] : [' ~>', '<~\\*'];
+      expect(result.stdout).toMatch(new RegExp(`${sent} MAIL FROM:<sender@example\\.com>\\n${read} 530 5\\.7\\.0 Authentication required\\n`));
+      expect(result.stdout).not.toMatch(/RCPT TO/);
+    });
+
+    it.each(listeners)('Python smtplib is answered 530 5.7.0 at MAIL on the $name listener', async ({ name, python }) => {
+      const script = [
+        'import json, os, smtplib, ssl',
+        "PORT = int(os.environ['PORT'])",
+        'TLS = ssl.create_default_context()',
+        'TLS.check_hostname = False',
+        'TLS.verify_mode = ssl.CERT_NONE',
+        python,
+        "code, text = smtp.mail('sender@example.com')",
+        "print(json.dumps({'code': code, 'text': text.decode(), 'tls': smtp.sock.version() if hasattr(smtp.sock, 'version') else None}))",
+        'smtp.quit()',
+      ].join('\n');
+      const result = await runProgram('python3', ['-'], { stdin: script, env: { PORT: String(portOf(name)) } });
+      expect(result.code, result.stderr).toBe(0);
+      const reply = JSON.parse(result.stdout.trim()) as { code: number; text: string; tls: string | null };
+      expect(reply).toEqual({ code: 530, text: '5.7.0 Authentication required', tls: name === 'plain' ? null : expect.stringMatching(/^TLSv1\.[23]$/) });
+    });
+
+    it('forgets an AUTH made before STARTTLS (RFC 3207 §4.2): MAIL after the upgrade is answered 530 until AUTH again', async () => {
+      const script = [
+        'import json, os, smtplib, ssl',
+        "PORT = int(os.environ['PORT'])",
+        'TLS = ssl.create_default_context()',
+        'TLS.check_hostname = False',
+        'TLS.verify_mode = ssl.CERT_NONE',
+        "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)",
+        "smtp.login('acme', os.environ['KEY'])",
+        'smtp.starttls(context=TLS)',
+        'smtp.ehlo()',
+        "before = smtp.mail('sender@example.com')",
+        'smtp.rset()',
+        "smtp.login('acme', os.environ['KEY'])",
+        "after = smtp.mail('sender@example.com')",
+        "print(json.dumps([[code, text.decode()] for code, text in [before, after]]))",
+        'smtp.quit()',
+      ].join('\n');
+      const result = await runProgram('python3', ['-'], { stdin: script, env: { PORT: String(plainPort), KEY: key } });
+      expect(result.code, result.stderr).toBe(0);
+      expect(JSON.parse(result.stdout.trim())).toEqual([[530, '5.7.0 Authentication required'], [250, expect.stringMatching(/^2\.1\.0 /)]]);
     });
   });
 });

@@ -9,6 +9,22 @@ export interface SmtpIdentity {
   accountId: string | null;
 }
 
+/**
+ * The identity a successful AUTH gives a session, and nothing else: smtp-server
+ * keeps whatever the AUTH callback returned in `session.user`, but also leaves
+ * other values there (`false` after STARTTLS, which RFC 3207 §4.2 says must
+ * forget the AUTH), so the session counts as signed in only when it holds one
+ * of these.
+ */
+export class AuthenticatedIdentity implements SmtpIdentity {
+  constructor(readonly tenantId: string, readonly accountId: string | null) {}
+}
+
+/** Signed in by AUTH, else the trusted network's identity, else nobody (null). */
+export function sessionIdentity(user: unknown, trustedIdentity: () => SmtpIdentity | null): SmtpIdentity | null {
+  return user instanceof AuthenticatedIdentity ? user : trustedIdentity();
+}
+
 export interface TrustedNetwork {
   address: string;
   prefix: number;
@@ -43,10 +59,10 @@ export function trustedNetworks(networks: readonly TrustedNetwork[]): (remoteAdd
 }
 
 /** AUTH user `<tenant_id>` or `<tenant_id>/<account_id>`; null when neither. */
-export function parseUser(username: string): SmtpIdentity | null {
+export function parseUser(username: string): AuthenticatedIdentity | null {
   const slash = username.indexOf('/');
   const tenantId = slash === -1 ? username : username.slice(0, slash);
   const accountId = slash === -1 ? null : username.slice(slash + 1);
   if (tenantId === '' || accountId === '') return null;
-  return { tenantId, accountId };
+  return new AuthenticatedIdentity(tenantId, accountId);
 }

@@ -13,7 +13,7 @@ import type { Principal } from '../../core/principal.js';
 import type { MessageSpool } from '../../core/queue.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../core/telemetry.js';
-import { isLoopback, parseUser, trustedNetworks, type SmtpIdentity, type TrustedNetwork } from './identity.js';
+import { isLoopback, parseUser, sessionIdentity, trustedNetworks, type AuthenticatedIdentity, type SmtpIdentity, type TrustedNetwork } from './identity.js';
 import { discard, receiveMessage, type DataStream } from './message-receiver.js';
 import { acceptedTexts, replies, SmtpReply } from './replies.js';
 import { decideHeaders, rfc5322Date, type SubmissionHeaders } from './submission-headers.js';
@@ -63,7 +63,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
   let closing = false;
 
   const identityOf = (session: SMTPServerSession): SmtpIdentity | null =>
-    (session.user as SmtpIdentity | undefined) ?? trusted(session.remoteAddress);
+    sessionIdentity(session.user, () => trusted(session.remoteAddress));
 
   const accountProblem = (identity: SmtpIdentity, accountId: string | null): SmtpReply | null => {
     const accounts = deps.accountsOf(identity.tenantId);
@@ -164,7 +164,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       else perClient.set(session.remoteAddress, open);
     },
 
-    onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: Callback<{ user: SmtpIdentity }>) {
+    onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: Callback<{ user: AuthenticatedIdentity }>) {
       if (!session.secure && !policy.allowInsecureAuth && !isLoopback(session.remoteAddress)) return callback(replies.encryptionRequired());
       const wanted = parseUser(auth.username ?? '');
       try {

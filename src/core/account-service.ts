@@ -2,7 +2,7 @@
  * Account administration use-cases. A tenant key manages its own tenant's
  * accounts; the admin token manages anyone's. Writes are audited and mirrored.
  */
-import { viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
+import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
 import { checkPecAccount, mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import type { AccountAttempts } from './attempt-log.js';
 import { epochSeconds } from './clock.js';
@@ -24,7 +24,10 @@ export interface AccountInput {
   user?: string | null;
   /** `undefined` keeps the stored password on update; `null` clears it. */
   password?: string | null;
+  /** Wins over `useTls` when both are given. */
   tlsMode?: TlsMode;
+  /** genro's spelling (tlsModeOfUseTls); null is as good as not given. */
+  useTls?: boolean | null;
   tlsRejectUnauthorized?: boolean;
   limitPerMinute?: number | null;
   limitPerHour?: number | null;
@@ -140,8 +143,22 @@ export function createAccountService(deps: AccountServiceDeps) {
       command, eventType, tenantId: account.tenantId, aggregateType: 'account', aggregateId: `${account.tenantId}/${account.id}`, data,
     });
 
+  /**
+   * The TLS mode the input asks for: `tls_mode` when given, else genro's `use_tls`. With
+   * neither, port 465 means implicit TLS (as in genro); otherwise the stored mode stays,
+   * and a new account requires STARTTLS (genro would connect in plain text: we send the
+   * relay's credentials in the clear only when told so).
+   */
+  const tlsModeOf = (input: AccountInput, current: Account | null): TlsMode => {
+    const port = input.port ?? current?.port ?? null;
+    if (input.tlsMode !== undefined) return input.tlsMode;
+    if (input.useTls !== undefined && input.useTls !== null) return tlsModeOfUseTls(input.useTls, port);
+    if (input.port === IMPLICIT_TLS_PORT) return 'implicit';
+    return current?.tlsMode ?? (port === IMPLICIT_TLS_PORT ? 'implicit' : 'starttls');
+  };
+
   const merge = (input: AccountInput, tenantId: string, current: Account | null, now: number): Account => {
-    const tlsMode = input.tlsMode ?? current?.tlsMode ?? 'starttls';
+    const tlsMode = tlsModeOf(input, current);
     return {
       tenantId,
       id: input.id,

@@ -5,6 +5,20 @@
 
 /** implicit: TLS from the first byte (465); starttls: upgrade required; none: plain text. */
 export type TlsMode = 'implicit' | 'starttls' | 'none';
+
+/** The port of submission over implicit TLS (RFC 8314 §3.3). */
+export const IMPLICIT_TLS_PORT = 465;
+
+/**
+ * genro-mail-proxy's `use_tls`, which its clients send instead of a TLS mode, read as
+ * genro reads it: true is implicit TLS on port 465 and STARTTLS (required) on any
+ * other port, false is a plain connection. `port` null: none given nor stored, and
+ * TLS then means the implicit kind (on 465).
+ */
+export function tlsModeOfUseTls(useTls: boolean, port: number | null): TlsMode {
+  if (!useTls) return 'none';
+  return port === null || port === IMPLICIT_TLS_PORT ? 'implicit' : 'starttls';
+}
 export type LimitBehavior = 'defer' | 'reject';
 
 /** The account's own IMAP mailbox (a PEC account's receipts arrive there). */
@@ -88,7 +102,8 @@ export function viewAccount(account: Account): AccountView {
     port: account.port,
     user: account.user,
     has_password: account.password !== null,
-    use_tls: account.tlsMode === 'implicit',
+    // genro's reading: any TLS, implicit or STARTTLS, is use_tls.
+    use_tls: account.tlsMode !== 'none',
     tls_mode: account.tlsMode,
     tls_reject_unauthorized: account.tlsRejectUnauthorized,
     limit_per_minute: account.limitPerMinute,

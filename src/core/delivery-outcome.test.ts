@@ -35,6 +35,13 @@ describe('decideDelivery', () => {
     expect(decision).toMatchObject({ kind: 'deferred', retryAfterMs: 90_000, reason: '450 4.2.0 Too many messages, try again in 90 seconds' });
     expect(decideDelivery(failure('connect', null, null, '', 'ECONNREFUSED'))).toMatchObject({ reason: 'connect: ECONNREFUSED' });
   });
+
+  it('names the step that failed in the reason an account is paused for', () => {
+    expect(decideDelivery(failure('tls', 500, '5.5.2', '500 5.5.2 Error: command not recognized'))).toMatchObject({ reason: 'TLS: 500 5.5.2 Error: command not recognized' });
+    expect(decideDelivery(failure('auth', 535, '5.7.8', '535 5.7.8 Authentication failed'))).toMatchObject({ reason: 'AUTH: 535 5.7.8 Authentication failed' });
+    expect(decideDelivery(failure('tls', null, null, '', 'ETLS'))).toMatchObject({ reason: 'tls: ETLS' });
+    expect(decideDelivery(failure('envelope', 530, '5.7.0', '530 5.7.0 Authentication required'))).toMatchObject({ reason: '530 5.7.0 Authentication required' });
+  });
 });
 
 describe('parseRetryHint', () => {

@@ -58,6 +58,15 @@ function describe(failure: Failure): string {
   return code === '' ? `${failure.stage}: ${text}` : text.startsWith(String(failure.replyCode)) ? text : `${code} ${text}`;
 }
 
+/**
+ * A paused account's reason names the step that failed: a relay answering STARTTLS with
+ * "500 command not recognized" says nothing about TLS by itself.
+ */
+function pauseReason(stage: RelayStage, reason: string): string {
+  const step = stage === 'tls' ? 'TLS' : stage === 'auth' ? 'AUTH' : null;
+  return step === null || reason.startsWith(`${stage}:`) ? reason : `${step}: ${reason}`;
+}
+
 export function decideDelivery(reply: RelayReply): DeliveryDecision {
   if (reply.ok) {
     return { kind: 'sent', replyCode: reply.replyCode, enhancedStatus: reply.enhancedStatus, text: reply.text, refused: reply.refused };
@@ -66,7 +75,7 @@ export function decideDelivery(reply: RelayReply): DeliveryDecision {
   const reason = describe(reply);
   switch (rule?.verdict) {
     case 'account_problem':
-      return { kind: 'account_problem', reason, stage: reply.stage, replyCode: reply.replyCode };
+      return { kind: 'account_problem', reason: pauseReason(reply.stage, reason), stage: reply.stage, replyCode: reply.replyCode };
     case 'failed':
       return { kind: 'failed', reason, replyCode: reply.replyCode, enhancedStatus: reply.enhancedStatus, refused: reply.refused };
     default:

@@ -73,9 +73,14 @@ describe('tenants and accounts over HTTP', () => {
     expect(created.status).toBe(201);
     expect(created.body.account).toMatchObject({ id: 'main', tenant_id: 'acme', has_password: true, tls_mode: 'starttls', is_default: true, limit_per_minute: 60 });
 
-    const updated = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: true } });
-    expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ created: false, account: { host: 'smtp2.acme.example', tls_mode: 'implicit', use_tls: true, has_password: true, port: 587, limit_per_minute: 60 } });
+    // genro's use_tls on the stored port 587: STARTTLS, not implicit TLS.
+    const updated = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: true, tls_mode: 'none' } });
+    expect(updated.status).toBe(400);
+    const plain = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: false } });
+    expect(plain.body).toMatchObject({ created: false, account: { tls_mode: 'none', use_tls: false, port: 587 } });
+    const tls = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: true } });
+    expect(tls.status).toBe(200);
+    expect(tls.body).toMatchObject({ created: false, account: { host: 'smtp2.acme.example', tls_mode: 'starttls', use_tls: true, has_password: true, port: 587, limit_per_minute: 60 } });
 
     const second = await api(t.url, 'POST', '/account', { token: t.adminToken, body: { id: 'bulk', tenant_id: 'acme', host: '192.0.2.10', is_default: true } });
     expect(second.status).toBe(201);

@@ -19,6 +19,8 @@ export interface SinkEnvelope {
 export interface SinkMessage extends SinkEnvelope {
   raw: Buffer;
   receivedAt: number;
+  /** Received over TLS (implicit, or after STARTTLS). */
+  secure: boolean;
 }
 
 /** A scripted reply; `null` accepts. */
@@ -39,6 +41,8 @@ export interface SmtpSinkOptions {
   maxConnections?: number;
   /** Listen on this port (a relay back on the port it was stopped on); default a random one. */
   port?: number;
+  /** Listen on this loopback address; default 127.0.0.1. */
+  host?: string;
 }
 
 export interface SmtpSink {
@@ -142,7 +146,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
         const reply = options.hangAfterData ? null : (options.onData?.(raw, envelope) ?? null);
         if (reply) return callback(replyError(reply));
         const accept = (): void => {
-          (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now() });
+          (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now(), secure: session.secure });
           events.emit('change');
           if (!options.hangAfterData) callback(null);
         };
@@ -170,8 +174,10 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     });
   });
   server.on('error', () => undefined);
-  server.listen(options.port ?? 0, '127.0.0.1');
-  await once(server.server, 'listening');
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await Promise.race([once(server.server, 'listening'), once(server.server, 'error').then(([error]) => {
+    throw new Error(`smtp sink: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}`);
+  })]);
   sink.port = (server.server.address() as AddressInfo).port;
   return sink;
 }

@@ -95,7 +95,8 @@ export const accountBody = z
     port: z.number().int().min(1).max(65535).optional(),
     user: z.string().min(1).max(256).nullable().optional(),
     password: z.string().max(4096).nullable().optional(),
-    use_tls: z.boolean().optional(),
+    use_tls: z.boolean().nullable().optional()
+      .describe('genro-mail-proxy\'s spelling, read when tls_mode is absent: true = implicit TLS on port 465, STARTTLS required on any other port; false = plain; null or absent = implicit on port 465, else the stored mode (STARTTLS for a new account)'),
     tls_mode: z.enum(['implicit', 'starttls', 'none']).optional(),
     tls_reject_unauthorized: z.boolean().optional(),
     limit_per_minute: optionalLimit,
@@ -114,8 +115,8 @@ export const accountBody = z
     imap_folder: imapFolder.optional(),
   })
   .strict()
-  // use_tls is the genro-mail-proxy spelling: true is implicit TLS, false is STARTTLS (required).
-  .refine((body) => body.use_tls === undefined || body.tls_mode === undefined || (body.use_tls === (body.tls_mode === 'implicit')), {
+  // tls_mode wins over use_tls (core/account.ts), but not over a contradiction: TLS and no TLS at once.
+  .refine((body) => typeof body.use_tls !== 'boolean' || body.tls_mode === undefined || body.use_tls === (body.tls_mode !== 'none'), {
     message: 'use_tls and tls_mode disagree; send one of them',
     path: ['use_tls'],
   })
@@ -126,7 +127,8 @@ export const accountBody = z
     port: body.port,
     user: body.user,
     password: body.password,
-    tlsMode: body.tls_mode ?? (body.use_tls === undefined ? undefined : body.use_tls ? ('implicit' as const) : ('starttls' as const)),
+    tlsMode: body.tls_mode,
+    useTls: body.use_tls,
     tlsRejectUnauthorized: body.tls_reject_unauthorized,
     limitPerMinute: body.limit_per_minute,
     limitPerHour: body.limit_per_hour,

@@ -16,6 +16,8 @@ export interface ParseReport {
   enhanced_status: string | null;
   recipient: string | null;
   reason: string | null;
+  /** What the reporting MTA said about that recipient (Diagnostic-Code, or the prose near it). */
+  diagnostic: string | null;
   original_message_id: string | null;
   mail_id: string | null;
   feedback_type: string | null;
@@ -34,6 +36,7 @@ export function parseReportOf(analysis: BounceAnalysis): ParseReport {
     enhanced_status: isBounce ? first?.status ?? null : null,
     recipient: isBounce ? first?.recipient ?? null : null,
     reason: isBounce ? first?.reason ?? null : null,
+    diagnostic: isBounce ? first?.diagnostic ?? null : null,
     original_message_id: analysis.originalMessageId,
     mail_id: analysis.mailId,
     feedback_type: analysis.feedbackType,

@@ -40,7 +40,8 @@ interface Expected extends Verdict {
 
 /** What `bounce parse` prints: the contract's fields plus the parser's per-recipient verdicts. */
 interface Printed extends Omit<Expected, 'description' | 'recipients'> {
-  recipients: Array<{ recipient: string | null; bounceType: Verdict['bounce_type']; replyCode: string | null; status: string | null; reason: string | null }>;
+  diagnostic: string | null;
+  recipients: Array<{ recipient: string | null; bounceType: Verdict['bounce_type']; replyCode: string | null; status: string | null; reason: string | null; diagnostic: string | null }>;
 }
 
 const FIELDS = ['is_bounce', 'kind', 'category', 'bounce_type', 'smtp_code', 'enhanced_status', 'recipient', 'reason', 'mail_id', 'original_message_id', 'feedback_type'] as const;
@@ -76,6 +77,9 @@ describe('mailproxy bounce parse on the fixture corpus', () => {
 
         // Soft assertions: one run names every wrong field, not just the first.
         for (const field of FIELDS) expect.soft(printed[field], field).toEqual(expected[field]);
+        // The top-level diagnostic is the first bounced recipient's, as the other top-level fields are.
+        expect.soft(printed.diagnostic, 'diagnostic').toEqual(expected.is_bounce ? printed.recipients[0]?.diagnostic ?? null : null);
+        if (expected.is_bounce && expected.category === 'bounce') expect.soft(printed.diagnostic, 'diagnostic of a bounce').toMatch(/\S/);
         if (expected.recipients !== undefined) {
           expect.soft(printed.recipients.map(toVerdict), 'recipients').toEqual(expected.recipients);
         } else if (expected.is_bounce) {

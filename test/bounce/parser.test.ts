@@ -157,6 +157,7 @@ ${ORIGINAL}`);
       expect(printed).toMatchObject({
         is_bounce: true, kind: 'dsn', category: 'bounce', bounce_type: 'hard', smtp_code: '550', enhanced_status: '5.1.1', recipient: 'ann@example.net',
         reason: 'user_unknown', original_message_id: '<inv-42@acme.example>', mail_id: 'inv-42',
+        diagnostic: '550 5.1.1 <ann@example.net>: Recipient address rejected: User unknown in local recipient table',
       });
       expect(printed.recipients).toHaveLength(2);
     } finally {

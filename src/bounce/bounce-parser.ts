@@ -9,7 +9,7 @@
  */
 import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
 import { isAutoReplySubject } from '../core/auto-reply-subjects.js';
-import { permanenceOf } from '../core/bounce-classify.js';
+import { dsnOutcomeOf, permanenceOf } from '../core/bounce-classify.js';
 import { addressesIn } from './addresses.js';
 import type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
 import { dsnFromRaw, dsnFromText, fieldGroups, readDsn, type DsnRecipientFields } from './dsn-fields.js';
@@ -113,7 +113,12 @@ function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
 /** RFC 3464: the failed and delayed recipients; a report of deliveries only is no bounce. */
 function reportAnalysis(dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null }, text: string, failedHeader: string[], base: Base): BounceAnalysis {
   const withRecipient = dsn.recipients.map((fields) => ({ ...fields, recipient: fields.recipient ?? failedHeader[0] ?? null }));
-  const failed = withRecipient.filter((fields) => fields.action === 'failed' || fields.action === 'delayed' || fields.action === null);
+  // The whole prose speaks of the recipient only when the report names no other.
+  const prose = withRecipient.length === 1 ? proseBody(text).body : '';
+  const failed = withRecipient.filter((fields) => {
+    const about = fields.recipient === null ? null : proseAbout(text, fields.recipient);
+    return dsnOutcomeOf({ action: fields.action, status: fields.status, evidence: [fields.diagnostic ?? '', about ?? '', prose].join('\n') }) !== 'delivered';
+  });
   if (failed.length === 0) return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', method: 'none', recipients: withRecipient.map((fields) => verdictOf(fields)) };
   const recipients = failed.map((fields) => dsnVerdict(fields, text));
   const kind: BounceKind = recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce';

@@ -7,10 +7,14 @@
  */
 import { firstAddress } from './addresses.js';
 
+/** RFC 3464 §2.3.3's five actions. */
+export type DsnAction = 'failed' | 'delayed' | 'delivered' | 'relayed' | 'expanded';
+
 /** One recipient's group, its values as the report wrote them (typed values stripped of their type). */
 export interface DsnRecipientFields {
   recipient: string | null;
-  action: string | null;
+  /** One of the five, read leniently (dsnAction); null when absent or unreadable. */
+  action: DsnAction | null;
   status: string | null;
   diagnostic: string | null;
   remoteMta: string | null;
@@ -55,6 +59,29 @@ function recipientOf(fields: Map<string, string>): string | null {
   return typedValue(fields.get('final-recipient')) ?? typedValue(fields.get('original-recipient'));
 }
 
+const ACTIONS: ReadonlySet<string> = new Set(['failed', 'delayed', 'delivered', 'relayed', 'expanded']);
+
+/**
+ * Vendors' words for the five actions ("Failure (permanent)", "bounce",
+ * "Transient-Failure"), tried in this order: a transient failure is a delay,
+ * "not delivered" a failure.
+ */
+const ACTION_WORDS: ReadonlyArray<readonly [DsnAction, RegExp]> = [
+  ['delayed', /\b(?:delay(?:ed)?|defer(?:red|ral)?|transient|temporar(?:y|ily)|warning|retrying)\b/i],
+  ['failed', /\b(?:fail(?:ed|ure|s)?|bounced?|undeliver(?:able|ed)|not\s+delivered|reject(?:ed)?|refused|error|permanent|dropped|blocked|abandoned)\b/i],
+  ['delivered', /\b(?:delivered|success(?:ful)?|sent|ok)\b/i],
+  ['relayed', /\brelayed\b/i],
+  ['expanded', /\bexpanded\b/i],
+];
+
+/** The Action field as one of the five: its first word when that is one, else the words it uses; null when neither. */
+export function dsnAction(value: string | undefined): DsnAction | null {
+  if (value === undefined) return null;
+  const first = value.trim().toLowerCase().split(/[\s(;,:-]/)[0] ?? '';
+  if (ACTIONS.has(first)) return first as DsnAction;
+  return ACTION_WORDS.find(([, pattern]) => pattern.test(value))?.[0] ?? null;
+}
+
 const isRecipientGroup = (fields: Map<string, string>): boolean => fields.has('final-recipient') || fields.has('original-recipient');
 
 /** RFC 3464: per-message fields, then one group per recipient. */
@@ -65,7 +92,7 @@ export function readDsn(text: string): { recipients: DsnRecipientFields[]; envel
     .filter((fields) => isRecipientGroup(fields) || (fields.has('action') && fields.has('status')))
     .map((fields) => ({
       recipient: recipientOf(fields),
-      action: fields.get('action')?.toLowerCase().split(/[\s(;]/)[0] ?? null,
+      action: dsnAction(fields.get('action')),
       status: fields.get('status') ?? null,
       diagnostic: typedValue(fields.get('diagnostic-code')),
       remoteMta: typedValue(fields.get('remote-mta')),

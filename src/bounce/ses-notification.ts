@@ -5,7 +5,7 @@
  * field names rather than parsed whole, because mail transport may have broken
  * its long lines (RFC 5322 §2.1.1 limits a line to 998 characters).
  */
-import type { DsnRecipientFields } from './dsn-fields.js';
+import { dsnAction, type DsnRecipientFields } from './dsn-fields.js';
 
 export interface SesNotification {
   type: 'bounce' | 'complaint' | 'delivery';
@@ -25,7 +25,7 @@ export function readSesNotification(text: string): SesNotification | null {
   const list = /"bouncedRecipients"\s{0,4}:\s{0,4}\[([^\]]{0,100000})\]/.exec(json)?.[1] ?? '';
   const recipients = list.split('}').map((entry) => ({
     recipient: stringField(entry, 'emailAddress')?.toLowerCase() ?? null,
-    action: stringField(entry, 'action')?.toLowerCase() ?? null,
+    action: dsnAction(stringField(entry, 'action') ?? undefined),
     status: stringField(entry, 'status'),
     diagnostic: stringField(entry, 'diagnosticCode')?.replace(/^[a-z-]{1,20};\s*/i, '') ?? null,
     remoteMta: null,

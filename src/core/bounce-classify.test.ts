@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bounceTypeOf, DECISIVE_PHRASES, DEFINITE_STATUSES, findCodes, findReplyCode, findStatus, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, permanenceOf,
+  bounceTypeOf, DECISIVE_PHRASES, dsnOutcomeOf, DEFINITE_STATUSES, findCodes, findReplyCode, findStatus, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, permanenceOf,
   GROUP_POSTING_REFUSALS, REASON_OVERRIDES, REASON_PHRASES, reasonIn, reasonOf, STATUS_REASONS,
 } from './bounce-classify.js';
 
@@ -127,5 +127,37 @@ describe('bounce classification', () => {
       reasonIn({ status: '4.0.0', texts: [line], transcript: line });
       expect(performance.now() - started).toBeLessThan(2000);
     }
+  });
+});
+
+describe('what a DSN says happened to a recipient', () => {
+  const outcome = (action: string | null, status: string | null, evidence = '') => dsnOutcomeOf({ action, status, evidence });
+
+  it('is a delivery only on positive evidence', () => {
+    expect(outcome('delivered', '2.0.0')).toBe('delivered');
+    expect(outcome('relayed', '2.1.5')).toBe('delivered');
+    expect(outcome('delivered', null)).toBe('delivered');
+    expect(outcome(null, null, '250 2.0.0 Ok: queued')).toBe('delivered');
+    expect(outcome(null, null)).toBe('failed');
+  });
+
+  it('is a failure when the status, the diagnostic or the wording says so, whatever the action', () => {
+    expect(outcome('delivered', '5.1.1')).toBe('failed');
+    expect(outcome('expanded', '4.4.7')).toBe('failed');
+    expect(outcome('delivered', null, '550 5.1.1 user unknown')).toBe('failed');
+    expect(outcome('delivered', 'unknown', 'Your message could not be delivered')).toBe('failed');
+    expect(outcome(null, '', '451 try later')).toBe('failed');
+    expect(outcome('delayed', '2.0.0')).toBe('delayed');
+    expect(outcome('failed', '2.0.0')).toBe('failed');
+  });
+});
+
+describe("an MTA's expiry", () => {
+  it("is soft, though Exim's text around it says permanent", () => {
+    const exim = 'This is a permanent error. The following address(es) failed:\n\n  lena@example.de\n    retry timeout exceeded';
+    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: exim })).toBe('soft');
+    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: "all hosts for 'x.example' have been failing for a long time (and retry time not reached)" })).toBe('soft');
+    // Another MTA's "delivery retry timeout exceeded" after a refusal keeps its hard.
+    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: '<a@b.example>\n\nReason:\ndelivery retry timeout exceeded\npermanent error' })).toBe('hard');
   });
 });

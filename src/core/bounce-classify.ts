@@ -5,7 +5,7 @@
  * code, then the diagnostic text.
  */
 import {
-  DECISIVE_PHRASES, DEFINITE_STATUSES, GENERIC_REASON_PHRASES, HARD_REASONS, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, SOFT_REASONS,
+  DECISIVE_PHRASES, DEFINITE_STATUSES, EXPIRY_PHRASES, GENERIC_REASON_PHRASES, HARD_REASONS, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, SOFT_REASONS,
   STATUS_REASONS, type BounceReason,
 } from './bounce-reasons.js';
 
@@ -92,7 +92,7 @@ export function permanenceOf(text: string): 'hard' | 'soft' | null {
 }
 
 /**
- * Hard or soft: a delay is soft; then the enhanced status's class, the reply
+ * Hard or soft: a delay or an MTA's expiry is soft; then the enhanced status's class, the reply
  * code's, the wording (a warning or a notice of abandonment), a failed action
  * (the message came back), and last the reason. Null when nothing says (then
  * nobody should act on it).
@@ -100,6 +100,7 @@ export function permanenceOf(text: string): 'hard' | 'soft' | null {
 export function bounceTypeOf(input: { action: string | null; status: string | null; replyCode: string | null; reason: BounceReason | null; text?: string }): 'hard' | 'soft' | null {
   const action = input.action?.toLowerCase() ?? null;
   if (action === 'delayed') return 'soft';
+  if (input.text !== undefined && EXPIRY_PHRASES.test(input.text)) return 'soft';
   const klass = input.status?.[0] ?? input.replyCode?.[0] ?? null;
   if (klass === '5') return 'hard';
   if (klass === '4') return 'soft';
@@ -109,4 +110,26 @@ export function bounceTypeOf(input: { action: string | null; status: string | nu
   if (input.reason === null) return null;
   if (SOFT_REASONS.has(input.reason)) return 'soft';
   return HARD_REASONS.has(input.reason) ? 'hard' : 'soft';
+}
+
+/**
+ * What a DSN says happened to one recipient: a failure (its hard or soft from
+ * bounceTypeOf), a delay, or a delivery. Delivered only on positive evidence:
+ * an action of delivery (delivered, relayed, expanded) with a 2.x.x status, or,
+ * when the Status is missing or broken, an action or reply of success with
+ * nothing in the diagnostic or the prose about the recipient (`evidence`) that
+ * says it failed. Anything else a report says of a recipient is a failure: a
+ * real bounce read as a delivery would be lost, and its address never suppressed.
+ */
+export function dsnOutcomeOf(group: { action: string | null; status: string | null; evidence: string }): 'failed' | 'delayed' | 'delivered' {
+  const { action, evidence } = group;
+  if (action === 'failed' || action === 'delayed') return action;
+  const delivery = action === 'delivered' || action === 'relayed' || action === 'expanded';
+  const klass = group.status === null ? null : findStatus(group.status)?.[0] ?? null;
+  if (klass === '2' && delivery) return 'delivered';
+  if (klass === '4' || klass === '5') return 'failed';
+  const codes = findCodes(evidence);
+  const said = codes.status?.[0] ?? codes.replyCode?.[0] ?? null;
+  if (said === '4' || said === '5' || permanenceOf(evidence) !== null) return 'failed';
+  return delivery || klass === '2' || said === '2' ? 'delivered' : 'failed';
 }

@@ -56,12 +56,12 @@ export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
   // A name server that failed for now is a network trouble, not a verdict on the domain. A host that
   // refuses the connection or cannot be reached is up to no verdict either: named in the diagnostic, it
   // outranks a queue's "could not be delivered for 4 hours" (a timeout, after retries, is expiry).
-  ['system_error', /host not found, try again|network (error|unreachable|failure)|no route to host|connection refused|ldap server|directory server|temporary (dns|name ?server|lookup) (failure|error)|servfail|operating system error|mailer error|local (configuration )?error|i\/o error|internal (server )?error|out of memory|bad interpreter|failed to (read|open|write)|pipe to/i],
+  ['system_error', /host not found, try again|temporary local problem|network (error|unreachable|failure)|no route to host|connection refused|ldap server|directory server|temporary (dns|name ?server|lookup) (failure|error)|servfail|operating system error|mailer error|local (configuration )?error|i\/o error|internal (server )?error|out of memory|bad interpreter|failed to (read|open|write)|pipe to/i],
   // Exim's "Unrouteable address": no router took the address, which for a remote domain means its DNS
   // lookup found nothing (a remote server's 5xx reply with those words is corrected in REASON_OVERRIDES).
   ['host_unknown', /unrout(e)?able address|host (or domain name )?(not found|unknown)|unknown host|(domain|host) (name )?(not found|does not exist|unknown)|no such (domain|host)|name or service not known|nxdomain|unrouteable (mail )?domain|null mx|no mx (record|host)|dns (error|lookup|failure)|domain (is )?(invalid|not (exist|accept))|domain is not reachable|host not reachable|does not accept mail|doesn'?t receive (e-?)?mail|(?<![@\w.-])[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63}){1,8} does not exist|unknown domain|invalid domain|mx (record )?lookup failed|no (valid )?mx|not accept(ing)? (e-?)?mail|domain not found/i],
   ['rate_limited', /rate limit|too many (messages|connections|recipients|mails|sessions|emails)|throttl|slow down|exceeded .{0,30}(rate|limit|connections)|sending limit|temporarily (rate|deferred)|too fast|try again later, closing connection|unexpected volume|receiving too much mail|exceeded the (maximum )?number of|frequency limit|over the limit/i],
-  ['expired', /connection timed out|timed out|failed \d+ attempts|delivery time expired|retry time(out)? (exceeded|expired|reached)|message (has )?expired|could not be delivered (for|within) \d+|has (not yet )?been delivered|delayed|queued too long|too long in (the )?queue|in the queue too long|giving up|gave up|expired after|time limit exceeded|timeout exceeded|delivery (attempts )?will continue|no answer from host|retry timeout|message could not be delivered for|has been delayed|did not accept our requests to connect|not (been )?delivered .{0,20}(hours|days)|undelivered after|will keep trying|aborted after \d|deferred .{0,30}(hours|days)|unable to deliver in \d+|could not deliver .{0,30}(hours|days)|delivery period expired/i],
+  ['expired', /connection timed out|timed out|failed \d+ attempts|delivery time expired|retry time(out)? (exceeded|expired|reached)|have been failing for a long time|message (has )?expired|could not be delivered (for|within) \d+|has (not yet )?been delivered|delayed|queued too long|too long in (the )?queue|in the queue too long|giving up|gave up|expired after|time limit exceeded|timeout exceeded|delivery (attempts )?will continue|no answer from host|retry timeout|message could not be delivered for|has been delayed|did not accept our requests to connect|not (been )?delivered .{0,20}(hours|days)|undelivered after|will keep trying|aborted after \d|deferred .{0,30}(hours|days)|unable to deliver in \d+|could not deliver .{0,30}(hours|days)|delivery period expired/i],
 ];
 
 /**
@@ -153,6 +153,14 @@ export const PERMANENCE_PHRASES: ReadonlyArray<readonly ['hard' | 'soft', RegExp
   ['soft', /warning message only|do not need to re-?send|you do not need to resend|will (be )?(retried|retry|try again|continue)|delivery attempts will continue|still (being )?(retried|trying|queued)|temporary failure report|has been delayed|is delayed|delivery (has been )?delayed|delay(ed)? (notification|warning)|not yet (been )?delivered|kept in the queue/i],
   ['hard', /permanent(ly)? (error|failure|fatal|failed)|failed permanently|fatal errors?|no further (delivery )?attempts|giving up|gave up|could not be delivered|undeliverable|deleted from (the )?queue|delivery failed|not delivered|returning message to sender|returned mail/i],
 ];
+
+/**
+ * An MTA's own words for giving up after its retry period (Exim's reason under the
+ * address; its text around says "permanent error"): the message came back, but the
+ * address may be good, so the bounce is soft. Another MTA's "delivery retry timeout"
+ * after a refusal is not one of these.
+ */
+export const EXPIRY_PHRASES: RegExp = /@\S+\s+retry timeout exceeded|all hosts(?: for '[^']{1,255}')? have been failing for a long time|retry time not reached for any host after a long failure period/i;
 
 /** Without a status, a code or any wording of permanence, what the reason alone says. */
 export const SOFT_REASONS: ReadonlySet<BounceReason> = new Set(['expired', 'rate_limited']);

@@ -2,16 +2,21 @@
  * `use_tls`, the TLS setting of genro-mail-proxy's clients, means what it means
  * there: false a plain connection, true implicit TLS on port 465 and STARTTLS
  * (required) on any other port. Shown on real sinks on the real ports 465 and
- * 587, on a loopback address of their own.
+ * 587, on loopback addresses of their own.
  */
+import { randomInt } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
-/** Away from 127.0.0.1, where a machine's own MTA may listen on 465 or 587. */
-const HOST = '127.0.0.46';
+/**
+ * A loopback address of this run's own (Linux answers all of 127/8): away from 127.0.0.1,
+ * where a machine's own MTA may listen on 465 or 587, and from another run of this file.
+ */
+const loopback = (): string => `127.${1 + randomInt(254)}.${randomInt(256)}.${1 + randomInt(254)}`;
+const HOST = loopback();
 /** A second address for a sink on 587 that offers no STARTTLS. */
-const PLAIN_587_HOST = '127.0.0.47';
+const PLAIN_587_HOST = loopback();
 
 describe('use_tls as genro-mail-proxy reads it', () => {
   let fx: QueueFixture;

@@ -1,23 +1,27 @@
 /**
  * Dependency direction (STYLE.md): core imports only core; a room imports core
  * and itself, never another room; each library lives in one room; no cycles.
- * Only src/main.ts, src/daemon/, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
+ * runtime/ is the rooms' shared kernel (the service lifecycle, loops, worker
+ * threads): any room may use it, and it uses no room. Only src/main.ts,
+ * src/wiring.ts, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
  */
-const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/console', 'ingress/smtp', 'delivery', 'bounce', 'sync', 'outbox', 'metrics', 'runtime'];
+const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/console', 'ingress/smtp', 'ingress/commands', 'delivery', 'bounce', 'sync', 'outbox', 'metrics', 'runtime'];
 
 /**
- * [room, rooms it may import besides core and itself]. The web console is a second HTTP edge
- * in front of the API: it reuses the API's edge pieces (error statuses, the client address,
- * input validation, the cursor format); the API never imports the console.
+ * [room, rooms it may import besides core, runtime and itself]. The web console is a second HTTP
+ * edge in front of the API: it reuses the API's edge pieces (error statuses, the client address,
+ * input validation, the cursor format); the API never imports the console. JetStream commands
+ * (ingress/commands) are parsed with the API's /add-messages parser.
  */
-const ALSO = { 'ingress/console': ['ingress/http'] };
+const ALSO = { 'ingress/console': ['ingress/http'], 'ingress/commands': ['ingress/http'] };
+const KERNEL = ['runtime'];
 
 const roomRules = ROOMS.map((room) => ({
   name: `room-${room.replace('/', '-')}-stays-in-its-room`,
-  comment: `src/${room} may import src/core and itself only${ALSO[room] ? ` (and ${ALSO[room].map((other) => `src/${other}`).join(', ')})` : ''}`,
+  comment: `src/${room} may import src/core, src/runtime and itself only${ALSO[room] ? ` (and ${ALSO[room].map((other) => `src/${other}`).join(', ')})` : ''}`,
   severity: 'error',
   from: { path: `^src/${room}/` },
-  to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/core/', ...(ALSO[room] ?? []).map((other) => `^src/${other}/`)] },
+  to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/core/', ...[...KERNEL, ...(ALSO[room] ?? [])].map((other) => `^src/${other}/`)] },
 }));
 
 /** [library, the room that owns it] */
@@ -54,6 +58,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/(config|ingress|sync)/', '\\.test\\.ts$'] },
       to: { path: 'node_modules/zod(/|$)' },
+    },
+    {
+      name: 'composition-is-not-imported',
+      comment: 'main.ts and wiring.ts compose the rooms; no room (nor the CLI, but for serve) leans on them',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(main|wiring)\\.ts$', '^src/cli/serve\\.ts$', '\\.test\\.ts$'] },
+      to: { path: '^src/(main|wiring)\\.ts$' },
+    },
+    {
+      name: 'config-only-in-composition',
+      comment: 'the rooms take settings objects, never the configuration: only the composition and the CLI read it',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/(main|wiring)\\.ts$', '^src/cli/', '^src/config/'] },
+      to: { path: '^src/config/' },
     },
     ...roomRules,
     ...libraryRules,

@@ -5,3 +5,4 @@ export { listEnvKeys } from './env-overrides.js';
 export { parseListenAddress, formatListenAddress, type ListenAddress } from './listen-address.js';
 export { parseNetwork, type Network } from './network.js';
 export { redactConfig, REDACTED } from './redact.js';
+export { daemonSettings, type DaemonSettings } from './settings.js';

@@ -29,25 +29,31 @@ export interface MetricsSources {
 
 export interface Metrics extends LatencyHistograms {
   contentType: string;
+  /**
+   * Where the gauges read from at scrape time: given once the parts that own them
+   * exist (the telemetry above is handed to those parts first). Before, they read nothing.
+   */
+  readFrom(sources: MetricsSources): void;
   render(): Promise<string>;
   /** Counts one outbox event (store.onEvent): the gmp_* delivery counters. */
   observe: DeliveryMetrics['observe'];
 }
 
-export function createMetrics(sources: MetricsSources): Metrics {
+export function createMetrics(): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
+  let sources: MetricsSources | null = null;
   // One status read per scrape, shared by the collectors below.
   let mirror: MirrorStatus | null = null;
-  const mirrorNow = (): MirrorStatus => (mirror ??= sources.mirror());
+  const mirrorNow = (): MirrorStatus | null => (mirror ??= sources?.mirror() ?? null);
 
   const gauge = (name: string, help: string, value: (status: MirrorStatus) => number | null): void => {
-    new Gauge({ name, help, registers, collect() { const v = value(mirrorNow()); if (v !== null) this.set(v); } });
+    new Gauge({ name, help, registers, collect() { const status = mirrorNow(); const v = status === null ? null : value(status); if (v !== null) this.set(v); } });
   };
   // A total kept by the loop itself: the counter is set to it at each scrape.
   const total = (name: string, help: string, value: (status: MirrorStatus) => number | null): void => {
-    new Counter({ name, help, registers, collect() { const v = value(mirrorNow()); this.reset(); if (v !== null) this.inc(v); } });
+    new Counter({ name, help, registers, collect() { const status = mirrorNow(); const v = status === null ? null : value(status); this.reset(); if (v !== null) this.inc(v); } });
   };
 
   gauge('mailproxy_mirror_enabled', '1 when [nats] url is set', (s) => (s.enabled ? 1 : 0));
@@ -77,7 +83,7 @@ export function createMetrics(sources: MetricsSources): Metrics {
   const renderBounces = (): void => {
     const now = Date.now();
     for (const metric of [mailboxConnected, mailboxRoundAge, mailboxFailures, mailboxHandled]) metric.reset();
-    for (const status of sources.bounces?.() ?? []) {
+    for (const status of sources?.bounces?.() ?? []) {
       const labels = { mailbox: status.mailbox };
       mailboxConnected.set(labels, status.connected ? 1 : 0);
       if (status.last_round_at !== null) mailboxRoundAge.set(labels, Math.max(0, (now - status.last_round_at) / 1000));
@@ -86,32 +92,33 @@ export function createMetrics(sources: MetricsSources): Metrics {
     }
   };
 
-  const delivery = registerDeliveryMetrics(registers, sources.queue ?? (() => []));
+  const delivery = registerDeliveryMetrics(registers, () => sources?.queue?.() ?? []);
 
   // A full database refuses intake: the alert is on its size against the cap, before it is.
   const storeGauge = (name: string, help: string, value: (status: NonNullable<ReturnType<NonNullable<MetricsSources['store']>>>) => number | null): void => {
-    if (sources.store === undefined) return;
-    const read = sources.store;
-    new Gauge({ name, help, registers, collect() { const v = value(read()); if (v !== null) this.set(v); } });
+    new Gauge({ name, help, registers, collect() { const status = sources?.store?.(); const v = status === undefined ? null : value(status); if (v !== null) this.set(v); } });
   };
   storeGauge('mailproxy_store_used_bytes', 'Bytes of the database in use (its free pages excluded)', (s) => s.used_bytes);
   storeGauge('mailproxy_store_max_bytes', 'The max_database_mb cap in bytes (absent when uncapped)', (s) => s.max_bytes);
   storeGauge('mailproxy_store_refusing_writes', '1 from a write the store refused (full, locked) until the next commit succeeds', (s) => (s.state === 'refusing' ? 1 : 0));
 
-  if (sources.pecAwaiting !== undefined) {
-    const awaiting = sources.pecAwaiting;
-    new Gauge({ name: 'mailproxy_pec_awaiting_acceptance', help: 'Messages relayed through PEC accounts still waiting for their acceptance receipt', registers, collect() { this.set(awaiting()); } });
-  }
+  new Gauge({
+    name: 'mailproxy_pec_awaiting_acceptance', help: 'Messages relayed through PEC accounts still waiting for their acceptance receipt', registers,
+    collect() { const awaiting = sources?.pecAwaiting?.(); if (awaiting !== undefined) this.set(awaiting); },
+  });
 
   return {
     ...registerLatencyHistograms(registers),
     contentType: registry.contentType,
     observe: delivery.observe,
+    readFrom(given) {
+      sources = given;
+    },
     async render() {
       mirror = null;
       renderBounces();
       delivery.collect();
-      const reports = sources.reports();
+      const reports = sources?.reports() ?? [];
       for (const [metric, value] of reportGauges) {
         metric.reset();
         for (const status of reports) metric.set({ tenant_id: status.tenant_id }, value(status));

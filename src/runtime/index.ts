@@ -2,3 +2,4 @@ export { createLogger, REDACT_PATHS, type RuntimeLogger } from './logger.js';
 export { installShutdownHandlers } from './shutdown.js';
 export { systemClock, randomIds } from './system.js';
 export { createPeriodicLoop, type PeriodicLoop } from './periodic-loop.js';
+export { createLifecycle, within, type Lifecycle, type Service, type Stage, type StopBudget } from './service.js';

@@ -11,6 +11,9 @@ import Database from 'better-sqlite3';
 /** WAL pages after which the writer checkpoints by itself, if the checkpointer is behind or gone. */
 export const WRITER_CHECKPOINT_PAGES = 16_384;
 
+/** What the checkpointer thread is asked: a checkpoint, or a last one and close. */
+export type CheckpointTask = 'checkpoint' | 'close';
+
 export interface CheckpointResult {
   /** Frames in the WAL, and how many of them are now in the database file. */
   walFrames: number;

@@ -6,11 +6,10 @@
  * live in one place.
  */
 import { threadId, workerData } from 'node:worker_threads';
-import type { HandoffJob, HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
-import { chainHandoff, createComposer, createSender, type HandoffSettings, type SendJob } from '../delivery/handoff.js';
+import type { HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
+import { chainHandoff, createComposer, createSender, type HandoffSettings } from '../delivery/handoff.js';
+import type { RelayTask } from '../delivery/handoff-threads.js';
 import { serveTasks, threadLogger } from '../runtime/worker-task.js';
-
-export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };
 
 const { settings, logLevel } = workerData as { settings: HandoffSettings; logLevel: string };
 const sender = createSender(settings, threadLogger(logLevel, { component: 'relay', thread: threadId }));

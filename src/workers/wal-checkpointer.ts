@@ -5,9 +5,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { serveTasks } from '../runtime/worker-task.js';
-import { openCheckpointer, type CheckpointResult } from '../store/checkpointer.js';
-
-export type CheckpointTask = 'checkpoint' | 'close';
+import { openCheckpointer, type CheckpointResult, type CheckpointTask } from '../store/checkpointer.js';
 
 const checkpointer = openCheckpointer((workerData as { path: string }).path);
 

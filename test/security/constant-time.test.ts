@@ -57,10 +57,12 @@ describe('constant-time token comparison', () => {
   });
 
   it('SMTP AUTH goes through the same authenticator as HTTP', async () => {
-    const source = await import('node:fs').then((fs) => fs.readFileSync(new URL('../../src/main.ts', import.meta.url), 'utf8'));
-    const smtpWiring = source.slice(source.indexOf('smtp = await startSmtp('));
-    expect(smtpWiring).toMatch(/^smtp = await startSmtp\(\{[\s\S]*?authenticator: createAuthenticator\(\{[\s\S]*?keys: apiKeys,/);
-    const daemonSmtp = await import('node:fs').then((fs) => fs.readFileSync(new URL('../../src/daemon/smtp.ts', import.meta.url), 'utf8'));
-    expect(daemonSmtp).toContain('authenticate: (password, client, accepts) => wiring.authenticator.authenticate(password, client, accepts)');
+    const read = async (path: string): Promise<string> => (await import('node:fs')).readFileSync(new URL(path, import.meta.url), 'utf8');
+    // One authenticator factory for both, over the same API keys; SMTP's admits no admin token.
+    const wiring = await read('../../src/wiring.ts');
+    expect(wiring).toMatch(/createAuthenticator\(\{ admin, keys: keys\.apiKeys, tenants: store\.tenants,/);
+    expect(wiring).toMatch(/smtpAuthenticator: authenticator\(\{ matches: \(\) => false \}, /);
+    expect(await read('../../src/main.ts')).toMatch(/createSmtpService\(settings\.smtp, \{[^}]*authenticator: admin\.smtpAuthenticator,/);
+    expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain('authenticate: (password, client, accepts) => deps.authenticator.authenticate(password, client, accepts)');
   });
 });

@@ -48,7 +48,7 @@ mailproxy.db.before-restore-<time>; FILE is copied in whole. Start the daemon ag
           return report(cli.stderr, cliError('DAEMON_RUNNING', `mailproxy answers at ${url.value.url}: stop it before restoring`));
         }
         // Loaded here, not by every command: the store and its native SQLite binding.
-        const [{ DATABASE_FILE }, { restoreDatabase }] = await Promise.all([import('../../daemon/store.js'), import('../../store/index.js')]);
+        const [{ DATABASE_FILE }, { restoreDatabase }] = await Promise.all([import('../../store/store-service.js'), import('../../store/index.js')]);
         const target = join(config.data_dir, DATABASE_FILE);
         let restored;
         try {

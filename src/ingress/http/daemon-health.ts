@@ -2,15 +2,14 @@
  * The admin's half of GET /status: the health of every loop and thread, read
  * from their own status at request time (the composition decides what is in it).
  */
-import type { MailboxStatus } from '../core/bounce.js';
-import type { MirrorStatus } from '../core/mirror.js';
-import type { RelayConnections } from '../core/relay.js';
-import type { SyncStatus } from '../core/report.js';
-import type { SqliteStore } from '../store/index.js';
+import type { MailboxStatus } from '../../core/bounce.js';
+import type { MirrorStatus } from '../../core/mirror.js';
+import type { RelayConnections } from '../../core/relay.js';
+import type { SyncStatus } from '../../core/report.js';
 
 export interface HealthSources {
   dispatcherRunning: () => boolean;
-  store: Pick<SqliteStore, 'writeStatus'>;
+  store: { writeStatus(): unknown };
   relays: () => Promise<RelayConnections[]>;
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];

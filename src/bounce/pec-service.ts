@@ -1,24 +1,24 @@
 /**
- * PEC for the daemon: one mailbox watcher per PEC account (started, restarted
- * with new settings and stopped as accounts are saved and deleted: the
- * accounts' version is checked every few seconds and on every account write),
- * the receipt parser in a thread of its own (started with the first PEC
- * account), and the acceptance timeout's sweep.
+ * PEC as the daemon runs it: one mailbox watcher per PEC account (started,
+ * restarted with new settings and stopped as accounts are saved and deleted:
+ * the accounts' version is checked every few seconds and on every account
+ * write), the receipt parser in a thread of its own (started with the first
+ * PEC account), and the acceptance timeout's sweep.
  */
 import type { PecMailboxAccount } from '../core/account.js';
-import type { MailboxStatus } from '../core/bounce.js';
+import type { BounceLedger, MailboxStatus } from '../core/bounce.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import type { PecLedger } from '../core/pec-plan.js';
 import type { PecReceiptFindings } from '../core/pec.js';
-import type { Config } from '../config/index.js';
-import { openImapMailbox, type MailboxSettings } from '../bounce/imap-mailbox.js';
-import type { MailboxWatcher } from '../bounce/mailbox-watcher.js';
-import { createPecPoller } from '../bounce/pec-poller.js';
+import type { AccountRepository } from '../core/ports.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
-import type { SqliteStore } from '../store/index.js';
+import { openImapMailbox, type MailboxSettings } from './imap-mailbox.js';
+import type { MailboxWatcher } from './mailbox-watcher.js';
 import { createParserThread } from './parser-thread.js';
+import { createPecPoller } from './pec-poller.js';
 
-/** Mailbox watchers the daemon runs: the bounce mailboxes' (daemon/bounces.ts) and the PEC accounts'. */
+/** Mailbox watchers the daemon runs: the bounce mailboxes' (bounce-service.ts) and the PEC accounts'. */
 export interface MailboxWatchers {
   start(): void;
   stop(): Promise<void>;
@@ -28,9 +28,28 @@ export interface MailboxWatchers {
   accountsChanged(): void;
 }
 
-export interface DaemonPec extends MailboxWatchers {
+export interface PecWatchers extends MailboxWatchers {
   /** One check of the accounts and one sweep (tests). */
   tick(): Promise<void>;
+}
+
+export interface PecSettings {
+  acceptanceTimeoutMs: number;
+  pollIntervalMs: number;
+  maxReceiptBytes: number;
+  parseTimeoutMs: number;
+  sweepIntervalMs: number;
+  batchSize: number;
+  reconnectInitialMs: number;
+  reconnectMaxMs: number;
+}
+
+export interface PecStore {
+  accounts: Pick<AccountRepository, 'version' | 'pecMailboxes'>;
+  bounceLedger: BounceLedger;
+  pecLedger: PecLedger;
+  /** Settles messages whose acceptance receipt is overdue; answers how many were expired and released. */
+  pecReceipts: { expireAwaiting(cutoff: number, now: number, limit: number): { expired: number; released: number } };
 }
 
 /** How often the accounts are checked for PEC mailboxes added, changed or removed. */
@@ -56,14 +75,13 @@ const settingsOf = (account: PecMailboxAccount): MailboxSettings & { tenantId: s
   markSeen: false,
 });
 
-export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }): DaemonPec {
-  const { pec, bounce } = config;
+export function createPecWatchers(settings: PecSettings, store: PecStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }): PecWatchers {
   const log = deps.log.child({ component: 'pec' });
   const watchers = new Map<string, { fingerprint: string; watcher: MailboxWatcher }>();
   let seenVersion: string | null = null;
   let running = false;
 
-  const parser = createParserThread<PecReceiptFindings>({ script: '../workers/pec-parser.js', name: 'pec-parser', timeoutMs: pec.parse_timeout_seconds * 1000, log });
+  const parser = createParserThread<PecReceiptFindings>({ script: '../workers/pec-parser.js', name: 'pec-parser', timeoutMs: settings.parseTimeoutMs, log });
 
   const watch = (account: PecMailboxAccount): MailboxWatcher => createPecPoller({
     mailbox: settingsOf(account),
@@ -77,12 +95,12 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
     random: deps.random,
     log: log.child({ mailbox: mailboxName(account) }),
     config: {
-      pollIntervalMs: pec.poll_interval_seconds * 1000,
-      maxReceiptBytes: pec.max_receipt_bytes,
-      parseTimeoutMs: pec.parse_timeout_seconds * 1000,
-      batchSize: bounce.batch_size,
-      reconnectInitialMs: bounce.reconnect_initial_seconds * 1000,
-      reconnectMaxMs: bounce.reconnect_max_seconds * 1000,
+      pollIntervalMs: settings.pollIntervalMs,
+      maxReceiptBytes: settings.maxReceiptBytes,
+      parseTimeoutMs: settings.parseTimeoutMs,
+      batchSize: settings.batchSize,
+      reconnectInitialMs: settings.reconnectInitialMs,
+      reconnectMaxMs: settings.reconnectMaxMs,
     },
   });
 
@@ -112,18 +130,18 @@ export function createPec(config: Readonly<Config>, store: SqliteStore, deps: { 
 
   const sweep = (): void => {
     const now = deps.clock.now();
-    const cutoff = now - pec.acceptance_timeout_seconds * 1000;
+    const cutoff = now - settings.acceptanceTimeoutMs;
     let expired = 0;
     let batch: { expired: number; released: number };
     do {
       batch = store.pecReceipts.expireAwaiting(cutoff, now, SWEEP_BATCH);
       expired += batch.expired;
     } while (batch.expired + batch.released === SWEEP_BATCH);
-    if (expired > 0) log.warn({ messages: expired, timeoutSeconds: pec.acceptance_timeout_seconds }, 'PEC acceptance receipts missing: pec_error set');
+    if (expired > 0) log.warn({ messages: expired, timeoutSeconds: settings.acceptanceTimeoutMs / 1000 }, 'PEC acceptance receipts missing: pec_error set');
   };
 
   const accountsLoop = createPeriodicLoop({ name: 'pec-accounts', intervalMs: ACCOUNTS_CHECK_MS, run: reconcile, log });
-  const sweepLoop = createPeriodicLoop({ name: 'pec-timeout', intervalMs: pec.sweep_interval_seconds * 1000, run: sweep, log });
+  const sweepLoop = createPeriodicLoop({ name: 'pec-timeout', intervalMs: settings.sweepIntervalMs, run: sweep, log });
 
   return {
     start() {

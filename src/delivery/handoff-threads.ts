@@ -1,39 +1,39 @@
 /**
  * Where messages are built and relayed: on the main thread, or in compose and
- * relay worker threads (README "Threads").
+ * relay worker threads (README "Threads"). Each account is always served by the
+ * same relay thread, so its connection pool and its limit live in one place.
  */
-import { hostname } from 'node:os';
-import type { Config } from '../config/index.js';
 import type { Logger } from '../core/logger.js';
-import type { Handoff, HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
-import { chainHandoff, createComposer, createSender, type Composer, type ComposeJob, type ComposeOutcome, type HandoffSettings, type Sender } from '../delivery/handoff.js';
+import type { Handoff, HandoffJob, HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
 import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
-import type { RelayTask } from '../workers/relay.js';
+import { chainHandoff, createComposer, createSender, type Composer, type ComposeJob, type ComposeOutcome, type HandoffSettings, type Sender, type SendJob } from './handoff.js';
 
-export function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
-  const { dispatch } = config;
-  const settings: HandoffSettings = {
-    sendTimeoutMs: dispatch.send_timeout_seconds * 1000,
-    attachmentTimeoutMs: dispatch.attachment_timeout_seconds * 1000,
-    attachmentMaxBytes: dispatch.attachment_max_bytes,
-    allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
-    hostname: hostname(),
-  };
-  if (dispatch.relay_threads === 0) {
-    const composer = dispatch.compose_threads === 0 ? createComposer(settings) : threadedComposer(dispatch.compose_threads, settings, log);
+/** What a relay thread is asked (src/workers/relay.ts). */
+export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };
+
+export interface HandoffThreads {
+  composeThreads: number;
+  relayThreads: number;
+  /** The relay threads' log level. */
+  logLevel: string;
+}
+
+export function createThreadedHandoff(settings: HandoffSettings, threads: HandoffThreads, log: Logger): Handoff {
+  if (threads.relayThreads === 0) {
+    const composer = threads.composeThreads === 0 ? createComposer(settings) : threadedComposer(threads.composeThreads, settings, log);
     return chainHandoff(composer, createSender(settings, log.child({ component: 'relay' })));
   }
   const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>({
     script: workerScript(import.meta.url, '../workers/relay.js'),
-    size: dispatch.relay_threads,
+    size: threads.relayThreads,
     name: 'relay',
     log,
-    data: { settings, logLevel: config.log.level },
+    data: { settings, logLevel: threads.logLevel },
   });
   const affinity = (account: { tenantId: string; id: string }): string => `${account.tenantId}/${account.id}`;
   // Each account's pool lives in one relay thread: ask them all.
   const connections = async (): Promise<RelayConnections[]> => ((await relays.broadcast({ kind: 'connections' })) as RelayConnections[][]).flat();
-  if (dispatch.compose_threads === 0) {
+  if (threads.composeThreads === 0) {
     // No compose threads: each relay thread composes what it sends.
     return {
       deliver: async (job) => (await relays.run({ kind: 'deliver', job }, [], affinity(job.account))) as HandoffResult,
@@ -46,7 +46,7 @@ export function createHandoff(config: Readonly<Config>, log: Logger): Handoff {
     connections,
     close: () => relays.close({ kind: 'close' }),
   };
-  return chainHandoff(threadedComposer(dispatch.compose_threads, settings, log), sender);
+  return chainHandoff(threadedComposer(threads.composeThreads, settings, log), sender);
 }
 
 function threadedComposer(threads: number, settings: HandoffSettings, log: Logger): Composer {
@@ -59,4 +59,3 @@ function threadedComposer(threads: number, settings: HandoffSettings, log: Logge
   });
   return { compose: (job) => composers.run(job), close: () => composers.close() };
 }
-

@@ -1,21 +1,22 @@
 /**
- * Commands over JetStream, applied as the HTTP API applies them: the same
- * parser for add-messages bodies, the same submission service and message
- * commands, acting as the tenant named in the subject. Each command's inbox
- * entry, and an audit entry with its event, commit with its effect.
+ * Commands over JetStream (received by outbox/command-consumer.ts), applied as
+ * the HTTP API applies them: the same parser for add-messages bodies, the same
+ * submission service and message commands, acting as the tenant named in the
+ * subject. Each command's inbox entry, and an audit entry with its event,
+ * commit with its effect.
  */
-import { AppError } from '../core/app-error.js';
-import { changeRecorder } from '../core/change-record.js';
-import type { Clock, IdSource } from '../core/clock.js';
-import { parseCommandBody, type CommandHandler, type CommandRequest } from '../core/inbound.js';
-import type { MessageCommands } from '../core/message-commands.js';
-import type { Principal } from '../core/principal.js';
-import type { SubmissionService } from '../core/submission-service.js';
-import { parseSubmission, type ParserLimits } from '../ingress/http/submission-parser.js';
-import type { SqliteStore } from '../store/index.js';
+import { AppError } from '../../core/app-error.js';
+import { changeRecorder } from '../../core/change-record.js';
+import type { Clock, IdSource } from '../../core/clock.js';
+import { parseCommandBody, type CommandHandler, type CommandRequest, type InboxStore } from '../../core/inbound.js';
+import type { MessageCommands } from '../../core/message-commands.js';
+import type { ChangeLog, TenantRepository, Transactor } from '../../core/ports.js';
+import type { Principal } from '../../core/principal.js';
+import type { SubmissionService } from '../../core/submission-service.js';
+import { parseSubmission, type ParserLimits } from '../http/submission-parser.js';
 
 export interface CommandDeps {
-  store: SqliteStore;
+  store: Pick<Transactor, 'transaction'> & { inbox: InboxStore; changes: ChangeLog; tenants: Pick<TenantRepository, 'isActive'> };
   submissions: SubmissionService;
   commands: MessageCommands;
   parserLimits: ParserLimits;

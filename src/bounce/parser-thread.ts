@@ -18,7 +18,7 @@ export interface ParserThread<T> {
 const RETRIES = 8;
 const RETRY_MS = 250;
 
-/** `script` is relative to src/daemon (and dist/daemon): `../workers/bounce-parser.js`. */
+/** `script` is relative to src/bounce (and dist/bounce): `../workers/bounce-parser.js`. */
 export function createParserThread<T>(options: { script: string; name: string; timeoutMs: number; log: Logger }): ParserThread<T> {
   let pool: WorkerPool<Uint8Array, T> | null = null;
   return {

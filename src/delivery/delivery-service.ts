@@ -1,0 +1,77 @@
+/**
+ * Delivery as the daemon runs it: the hand-off (here or in threads) and the
+ * dispatcher over it. Two services: the dispatcher stops with the work in
+ * flight, the hand-off (its relay threads) after it.
+ */
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { AccountRepository, TenantRepository } from '../core/ports.js';
+import type { MessageQueue } from '../core/queue.js';
+import type { Handoff } from '../core/relay.js';
+import type { RetryPolicy } from '../core/retry-policy.js';
+import type { DeliveryTelemetry } from '../core/telemetry.js';
+import { within, type Service } from '../runtime/service.js';
+import { createDispatcher, type Dispatcher } from './dispatcher.js';
+import type { HandoffSettings } from './handoff.js';
+import { createThreadedHandoff, type HandoffThreads } from './handoff-threads.js';
+
+export interface DeliverySettings extends Omit<HandoffSettings, 'hostname'>, Omit<HandoffThreads, 'logLevel'> {
+  leaseMs: number;
+  claimBatch: number;
+  retry: RetryPolicy;
+}
+
+export interface DeliveryDeps {
+  queue: MessageQueue;
+  accounts: Pick<AccountRepository, 'list' | 'version'>;
+  tenants: Pick<TenantRepository, 'get'>;
+  clock: Clock;
+  log: Logger;
+  random: () => number;
+  /** This process's lease owner id. */
+  owner: string;
+  hostname: string;
+  logLevel: string;
+  returnPath?: (tenantId: string, messagePk: number) => string | null;
+  telemetry: DeliveryTelemetry;
+}
+
+export interface DeliveryService {
+  dispatcher: Dispatcher;
+  handoff: Handoff;
+  /** Claims and sends; at stop, waits for its sends until the deadline, then hands the rest back to the queue. */
+  dispatching: Service;
+  /** The relay threads: closed after the dispatcher, within half of what is left (a relay stuck on a silent server must not hold the rest). */
+  relaying: Service;
+}
+
+export function createDeliveryService(settings: DeliverySettings, deps: DeliveryDeps): DeliveryService {
+  const handoffSettings: HandoffSettings = {
+    sendTimeoutMs: settings.sendTimeoutMs,
+    attachmentTimeoutMs: settings.attachmentTimeoutMs,
+    attachmentMaxBytes: settings.attachmentMaxBytes,
+    allowPrivateAttachmentUrls: settings.allowPrivateAttachmentUrls,
+    hostname: deps.hostname,
+  };
+  const threads = { composeThreads: settings.composeThreads, relayThreads: settings.relayThreads, logLevel: deps.logLevel };
+  const handoff = createThreadedHandoff(handoffSettings, threads, deps.log);
+  const dispatcher = createDispatcher({
+    queue: deps.queue,
+    accounts: deps.accounts,
+    tenants: deps.tenants,
+    handoff,
+    clock: deps.clock,
+    log: deps.log.child({ component: 'dispatcher' }),
+    random: deps.random,
+    owner: deps.owner,
+    ...(deps.returnPath === undefined ? {} : { returnPath: deps.returnPath }),
+    telemetry: deps.telemetry,
+    config: { leaseMs: settings.leaseMs, claimBatch: settings.claimBatch, retry: settings.retry },
+  });
+  return {
+    dispatcher,
+    handoff,
+    dispatching: { name: 'dispatcher', start: () => dispatcher.start(), stop: (budget) => dispatcher.stop(budget.waitLeft()) },
+    relaying: { name: 'relay-threads', stop: (budget) => within(handoff.close(), budget.left() / 2) },
+  };
+}

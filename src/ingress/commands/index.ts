@@ -1,0 +1,1 @@
+export { createCommandHandler, type CommandDeps } from './command-handler.js';

@@ -1,0 +1,38 @@
+/**
+ * Where /add-messages bodies are parsed: large bodies in parser threads
+ * (transferred, not copied), small ones on the main thread, where they cost
+ * less than the two thread hand-offs a worker round trip needs. With no
+ * threads configured, all of them here.
+ */
+import type { Logger } from '../../core/logger.js';
+import type { Service } from '../../runtime/service.js';
+import { createWorkerPool, workerScript } from '../../runtime/worker-pool.js';
+import { inlineSubmissionParser, unwrap, type ParseOutcome, type ParserLimits, type SubmissionParser } from './submission-parser.js';
+
+/** Bodies up to this size (a few messages) are parsed on the main thread. */
+const INLINE_PARSE_MAX_BYTES = 16 * 1024;
+
+export interface SubmissionParsing {
+  parse: SubmissionParser;
+  /** Null without threads: always ready. */
+  ready: (() => boolean) | null;
+  /** The threads: closed after everything that could still parse. */
+  service: Service;
+}
+
+export function createSubmissionParsing(limits: ParserLimits, threads: number, log: Logger): SubmissionParsing {
+  const inline = inlineSubmissionParser(limits);
+  if (threads === 0) return { parse: inline, ready: null, service: { name: 'parser-threads', stop: () => undefined } };
+  const pool = createWorkerPool<ArrayBuffer, ParseOutcome>({
+    script: workerScript(import.meta.url, '../../workers/submission-parser.js'),
+    size: threads,
+    name: 'submission-parser',
+    log,
+    data: limits,
+  });
+  return {
+    parse: async (body) => (body.byteLength <= INLINE_PARSE_MAX_BYTES ? inline(body) : unwrap(await pool.run(body, [body]))),
+    ready: () => pool.ready(),
+    service: { name: 'parser-threads', stop: () => pool.close() },
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * SMTP intake as the daemon runs it: the listeners (none when both are off),
+ * AUTH through the daemon's authenticator with a failure throttle of its own,
+ * the tenants' accounts and suppression lists from the store, and the same
+ * submission service (and so the same group commit) as HTTP. Stopped with
+ * intake: DATA in the middle may finish within the wait, the rest is told 421.
+ */
+import type { Authenticator } from '../../core/authenticator.js';
+import type { Clock, IdSource } from '../../core/clock.js';
+import type { Logger } from '../../core/logger.js';
+import type { AccountRepository, TenantRepository } from '../../core/ports.js';
+import type { MessageQueue, MessageSpool } from '../../core/queue.js';
+import type { SubmissionService } from '../../core/submission-service.js';
+import type { IntakeTelemetry } from '../../core/telemetry.js';
+import type { Service } from '../../runtime/service.js';
+import type { TrustedNetwork } from './identity.js';
+import { startSmtpIngress, type Endpoint, type SmtpIngress } from './server.js';
+import type { SmtpPolicy } from './session.js';
+
+export interface SmtpSettings extends Omit<SmtpPolicy, 'hostname' | 'trustedNetworks'> {
+  listen: Endpoint | null;
+  tlsListen: Endpoint | null;
+  tls: { certFile: string; keyFile: string } | null;
+  maxConnections: number;
+  commandTimeoutMs: number;
+  /** Empty: `defaultHostname`. */
+  hostname: string;
+  trustedNetworks: readonly TrustedNetwork[];
+}
+
+export interface SmtpDeps {
+  store: {
+    tenants: Pick<TenantRepository, 'get'>;
+    accounts: Pick<AccountRepository, 'choices'>;
+    queue: Pick<MessageQueue, 'suppressed'>;
+    spool: MessageSpool;
+  };
+  submissions: SubmissionService;
+  /** Checks tenant API keys, with a failure throttle of its own. */
+  authenticator: Authenticator;
+  defaultHostname: string;
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+  intake?: IntakeTelemetry;
+}
+
+export interface SmtpService {
+  /** The listeners once started; null before, and when both are off. */
+  ingress(): SmtpIngress | null;
+  service: Service;
+}
+
+export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpService {
+  const log = deps.log.child({ component: 'smtp' });
+  const { store } = deps;
+  let ingress: SmtpIngress | null = null;
+  const start = async (): Promise<void> => {
+    if (settings.listen === null && settings.tlsListen === null) return;
+    ingress = await startSmtpIngress({
+      listen: settings.listen,
+      tlsListen: settings.tlsListen,
+      tls: settings.tls,
+      maxConnections: settings.maxConnections,
+      commandTimeoutMs: settings.commandTimeoutMs,
+      log,
+      session: {
+        authenticate: (password, client, accepts) => deps.authenticator.authenticate(password, client, accepts),
+        accountsOf: (tenantId) => (store.tenants.get(tenantId) === null ? null : store.accounts.choices(tenantId)),
+        suppressed: (tenantId, addresses, now) => store.queue.suppressed(tenantId, addresses, now),
+        submissions: deps.submissions,
+        intake: deps.intake,
+        spool: store.spool,
+        clock: deps.clock,
+        ids: deps.ids,
+        log,
+        policy: {
+          hostname: settings.hostname === '' ? deps.defaultHostname : settings.hostname,
+          maxMessageBytes: settings.maxMessageBytes,
+          maxHeaderBytes: settings.maxHeaderBytes,
+          maxRecipients: settings.maxRecipients,
+          maxConnectionsPerClient: settings.maxConnectionsPerClient,
+          dataTimeoutMs: settings.dataTimeoutMs,
+          greetingDelayMs: settings.greetingDelayMs,
+          addReceivedHeader: settings.addReceivedHeader,
+          allowInsecureAuth: settings.allowInsecureAuth,
+          trustedNetworks: settings.trustedNetworks,
+        },
+      },
+    });
+    for (const [kind, address] of [['plain', ingress.plain], ['implicit-tls', ingress.implicitTls]] as const) {
+      if (address !== null) log.info({ host: address.host, port: address.port, listener: kind, starttls: settings.tls !== null }, 'smtp listening');
+    }
+  };
+  return { ingress: () => ingress, service: { name: 'smtp', start, stop: async (budget) => ingress?.close(budget.waitLeft()) } };
+}

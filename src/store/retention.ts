@@ -1,0 +1,29 @@
+/**
+ * Retention: what the store forgets once it has served its purpose. Reported
+ * messages and their events after `report_retention_seconds`, published admin
+ * events and processed commands after `outbox_retention_seconds`, handled bounce
+ * records, PEC receipts when the operator set a limit, and SMTP spools that no
+ * message took (a transfer abandoned without a trace).
+ */
+import type { Logger } from '../core/logger.js';
+import type { SqliteStore } from './index.js';
+
+export interface RetentionSettings {
+  intervalMs: number;
+  reportedMessagesMs: number;
+  adminEventsMs: number;
+  /** Null: PEC receipts are kept until their tenant is deleted. */
+  pecReceiptsMs: number | null;
+  abandonedSpoolMs: number;
+}
+
+export function runRetention(store: SqliteStore, settings: RetentionSettings, now: number, log: Logger): void {
+  const removed = store.messages.removeReported(null, now - settings.reportedMessagesMs);
+  if (removed > 0) log.info({ removed }, 'retention removed reported messages');
+  store.mirror.pruneAdminEvents(now - settings.adminEventsMs);
+  store.inbox.prune(now - settings.adminEventsMs);
+  store.bounceLedger.prune(now - settings.reportedMessagesMs);
+  if (settings.pecReceiptsMs !== null) store.pecReceipts.prune(now - settings.pecReceiptsMs);
+  const spools = store.spool.sweep(now - settings.abandonedSpoolMs);
+  if (spools > 0) log.warn({ spools }, 'retention removed abandoned smtp spools');
+}

@@ -1,0 +1,125 @@
+/**
+ * The store as the daemon runs it: the SQLite database (its backups a previous
+ * run left half-made removed), the WAL checkpointer thread beside it, and the
+ * store's own periodic work (retention, the search index). Stopped last.
+ */
+import { join } from 'node:path';
+import type { Clock, IdSource } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { SecretBox } from '../core/ports.js';
+import { createPeriodicLoop, type PeriodicLoop } from '../runtime/periodic-loop.js';
+import type { Service } from '../runtime/service.js';
+import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
+import type { CheckpointResult, CheckpointTask } from './checkpointer.js';
+import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from './index.js';
+import { runRetention, type RetentionSettings } from './retention.js';
+
+export const DATABASE_FILE = 'mailproxy.db';
+/** How often the checkpointer thread moves committed WAL frames into the database file, and how often when the WAL is not growing. */
+const CHECKPOINT_INTERVAL_MS = 100;
+const IDLE_CHECKPOINT_INTERVAL_MS = 1000;
+const SEARCH_INDEX_INTERVAL_MS = 500;
+const SEARCH_INDEX_BATCH = 2000;
+const SEARCH_INDEX_BATCHES = 10;
+
+export interface StoreSettings {
+  dataDir: string;
+  maxDatabaseBytes: number;
+  retention: RetentionSettings;
+}
+
+export interface StoreService {
+  store: SqliteStore;
+  /** The database and its checkpointer: stopped last. */
+  service: Service;
+  retention: PeriodicLoop;
+  /** Brings the full-text index of messages up to date (GET /messages?q=). */
+  searchIndex: PeriodicLoop;
+  /** Retention and the search index, stopped with the other loops. */
+  loops: Service;
+}
+
+/**
+ * Checkpoints in a thread of its own (store/checkpointer.ts), every 100 ms while
+ * the WAL grows and once a second while it does not: an idle appliance need not
+ * wake ten times a second.
+ */
+function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> } {
+  const pool = createWorkerPool<CheckpointTask, CheckpointResult>({
+    script: workerScript(import.meta.url, '../workers/wal-checkpointer.js'),
+    size: 1,
+    name: 'wal-checkpointer',
+    log,
+    data: { path },
+  });
+  let lastFrames = -1;
+  let quietUntil = 0;
+  const loop = createPeriodicLoop({
+    name: 'wal-checkpoint',
+    intervalMs: CHECKPOINT_INTERVAL_MS,
+    log,
+    run: async () => {
+      if (performance.now() < quietUntil) return;
+      const { walFrames } = await pool.run('checkpoint');
+      if (walFrames === lastFrames) quietUntil = performance.now() + IDLE_CHECKPOINT_INTERVAL_MS;
+      lastFrames = walFrames;
+    },
+  });
+  loop.start();
+  return {
+    async stop() {
+      await loop.stop();
+      await pool.close('close');
+    },
+  };
+}
+
+export function openStoreService(settings: StoreSettings, deps: { secrets: SecretBox; ids: IdSource; clock: Clock; log: Logger }): StoreService {
+  const { log, clock } = deps;
+  const path = join(settings.dataDir, DATABASE_FILE);
+  const abandoned = removeAbandonedSnapshots(path);
+  if (abandoned > 0) log.warn({ files: abandoned }, 'removed backup copies a previous run did not finish');
+  const store = createSqliteStore({ path, secrets: deps.secrets, ids: deps.ids, now: () => clock.now(), checkpointElsewhere: true, maxBytes: settings.maxDatabaseBytes });
+  const checkpointer = startCheckpointer(path, log.child({ component: 'store' }));
+  if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
+  // Nothing is being received yet: every spool no message took is left from before a crash.
+  const spools = store.spool.sweep(Number.MAX_SAFE_INTEGER);
+  if (spools > 0) log.warn({ spools }, 'removed smtp spools of transfers a previous run did not finish');
+
+  const retention = createPeriodicLoop({ name: 'retention', intervalMs: settings.retention.intervalMs, log, run: () => runRetention(store, settings.retention, clock.now(), log) });
+  const searchIndex = createPeriodicLoop({
+    name: 'search-index',
+    intervalMs: SEARCH_INDEX_INTERVAL_MS,
+    log,
+    run: () => {
+      // Batches of a bounded size, so that intake never waits long on the writer; a long backlog takes several ticks.
+      for (let batch = 0; batch < SEARCH_INDEX_BATCHES && store.search.index(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH; batch += 1);
+    },
+  });
+  let closed = false;
+  return {
+    store,
+    retention,
+    searchIndex,
+    // Periodic store work: nothing of theirs is worth waiting for past their current run.
+    loops: {
+      name: 'store-loops',
+      start: () => {
+        retention.start();
+        searchIndex.start();
+      },
+      stop: async () => {
+        await Promise.all([retention.stop(), searchIndex.stop()]);
+      },
+    },
+    service: {
+      name: 'store',
+      stop: async () => {
+        if (closed) return;
+        closed = true;
+        await checkpointer.stop();
+        store.close();
+      },
+    },
+  };
+}

@@ -5,6 +5,7 @@ import { AppError } from '../../../core/app-error.js';
 import { PRIORITY_LABELS, toPriority } from '../../../core/message.js';
 import { MESSAGE_STATUSES, messageStatus, type MessageCursor, type MessageSearch, type MessageStatus } from '../../../core/message-search.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
+import { REJECTION_CODES } from '../../../core/rejection.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../../core/telemetry.js';
@@ -16,6 +17,7 @@ import { readJson, readQuery, requireJson, validate } from '../request-input.js'
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
 import type { SubmissionParser } from '../submission-parser.js';
+import { viewRejection } from '../views/rejection-view.js';
 import { commandContext } from './tenants.js';
 
 export interface MessageRoutesDeps {
@@ -50,9 +52,10 @@ const addMessagesDoc = {
   method: 'post',
   summary: 'Submit messages',
   description:
-    'Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync\'d) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it.',
+    'Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync\'d) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it. '
+    + `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.`,
   body: addMessagesDocumented,
-  responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason"}]}`') },
+  responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason","code"}]}`') },
   errors: ['UNAVAILABLE'],
 } as const;
 const commandDoc = { ...messages, method: 'post', bodyOrQuery: true, responses: { 200: json('`{"ok":true,...}`') } } as const;
@@ -122,7 +125,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     const { items, defaultPriority } = await deps.parseSubmission(body);
     const result = await deps.submissions.enqueue(c.get('principal'), items, defaultPriority, c.get('requestId'));
     deps.intake?.submitted('http', performance.now() - startedAt);
-    return c.json({ ok: true, queued: result.queued, rejected: result.rejected });
+    return c.json({ ok: true, queued: result.queued, rejected: result.rejected.map(viewRejection) });
   };
   // The body is parsed by deps.parseSubmission (maybe in a worker thread) with the schemas the doc is built from.
   on(app, routes.addMessages, addMessages);

@@ -2,7 +2,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../core/app-error.js';
-import { PRIORITY_LABELS, toPriority } from '../../../core/message.js';
+import { toPriority } from '../../../core/message.js';
 import { MESSAGE_STATUSES, messageStatus, type MessageCursor, type MessageSearch, type MessageStatus } from '../../../core/message-search.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import { REJECTION_CODES } from '../../../core/rejection.js';
@@ -11,7 +11,7 @@ import type { SubmissionService } from '../../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
+import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, priorityQuery, tenantParams } from '../message-schemas.js';
 import { requestBody } from '../request-body.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
@@ -38,7 +38,7 @@ const listQuery = z
     sender: z.string().min(3).max(320).optional(),
     from_ts: z.coerce.number().int().min(0).optional(),
     to_ts: z.coerce.number().int().min(0).optional(),
-    priority: z.union([z.coerce.number().int().min(0).max(3), z.enum(PRIORITY_LABELS)]).optional(),
+    priority: priorityQuery.optional(),
     q: z.string().min(1).max(200).optional(),
     sort: z.enum(['newest', 'next_attempt']).optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),

@@ -2,6 +2,7 @@
  * Dependency direction (STYLE.md): core imports only core; a room imports core
  * and itself, never another room; each library lives in one room; no cycles.
  * Only src/main.ts, src/daemon/, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
+ * core/contracts holds the wire shapes of events and reports; ingress/http/views the API's answers.
  */
 const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/console', 'ingress/smtp', 'delivery', 'bounce', 'sync', 'outbox', 'metrics', 'runtime'];
 
@@ -54,6 +55,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/(config|ingress|sync)/', '\\.test\\.ts$'] },
       to: { path: 'node_modules/zod(/|$)' },
+    },
+    {
+      name: 'contracts-use-no-services',
+      comment: 'a contract does not depend on a use-case (a *-service) or on the ports',
+      severity: 'error',
+      from: { path: '^src/core/contracts/' },
+      to: { path: '^src/core/([^/]+-service|ports)\\.ts$' },
+    },
+    {
+      name: 'http-shapes-only-at-http-edges',
+      comment: "The API's answer shapes (ingress/http/views) and its transport error codes (http-error.ts) are for the HTTP edges (the API and the console): not even a composition root builds or raises them",
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/ingress/(http|console)/'] },
+      to: { path: '^src/ingress/http/(views/|http-error\\.ts$)' },
     },
     ...roomRules,
     ...libraryRules,

@@ -5,10 +5,10 @@
  */
 import type { MailboxStatus } from '../../../core/bounce.js';
 import type { MirrorStatus } from '../../../core/mirror.js';
-import type { QueueOverview } from '../../../core/queue-status.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { ThroughputSeries } from '../../../core/throughput.js';
 import type { AccountActivityView } from '../../http/views/account-view.js';
+import type { QueueOverview } from '../../http/views/queue-overview.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
 import { ago, statusClass, when } from '../format.js';
 import { Layout } from '../layout.js';

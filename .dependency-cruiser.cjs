@@ -4,6 +4,7 @@
  * runtime/ is the rooms' shared kernel (the service lifecycle, loops, worker
  * threads): any room may use it, and it uses no room. Only src/main.ts,
  * src/wiring.ts, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
+ * core/contracts holds the wire shapes of events and reports; ingress/http/views the API's answers.
  */
 const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/console', 'ingress/smtp', 'ingress/commands', 'delivery', 'bounce', 'sync', 'outbox', 'metrics', 'runtime'];
 
@@ -72,6 +73,20 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/(main|wiring)\\.ts$', '^src/cli/', '^src/config/'] },
       to: { path: '^src/config/' },
+    },
+    {
+      name: 'contracts-use-no-services',
+      comment: 'a contract does not depend on a use-case (a *-service) or on the ports',
+      severity: 'error',
+      from: { path: '^src/core/contracts/' },
+      to: { path: '^src/core/([^/]+-service|ports)\\.ts$' },
+    },
+    {
+      name: 'http-shapes-only-at-http-edges',
+      comment: "The API's answer shapes (ingress/http/views) and its transport error codes (http-error.ts) are for the HTTP edges (the API and the console): not even a composition root builds or raises them",
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/ingress/(http|console)/'] },
+      to: { path: '^src/ingress/http/(views/|http-error\\.ts$)' },
     },
     ...roomRules,
     ...libraryRules,

@@ -5,11 +5,14 @@
  * part (message/rfc822, text/rfc822-headers), else from the quoted text.
  */
 import type { Attachment, ParsedMail } from 'mailparser';
+import { MAIL_ID_HEADER } from '../core/client-id.js';
 import { addressesIn } from './addresses.js';
 
 const ORIGINAL_TYPES = new Set(['message/rfc822', 'text/rfc822-headers', 'message/global', 'message/global-headers']);
 /** Headers of a returned original are at its top; its body is not needed. */
 const MAX_ORIGINAL_CHARS = 128 * 1024;
+/** Our id header in the original's text, also when quoted (`> `) by the bouncing MTA. */
+const QUOTED_MAIL_ID = new RegExp(`^[> \\t]{0,4}${MAIL_ID_HEADER}:[ \\t]*(\\S{1,200})`, 'im');
 
 export const isOriginalType = (type: string): boolean => ORIGINAL_TYPES.has(type.toLowerCase());
 
@@ -34,7 +37,7 @@ export function originalSource(mail: ParsedMail, raw: string): { text: string; a
 export function originalIds(mail: ParsedMail, raw: string): { messageId: string | null; mailId: string | null } {
   const own = (headerText(mail, 'message-id') ?? '').trim();
   const { text, attached } = originalSource(mail, raw);
-  const mailId = /^[> \t]{0,4}X-Genro-Mail-ID:[ \t]*(\S{1,200})/im.exec(text)?.[1] ?? null;
+  const mailId = QUOTED_MAIL_ID.exec(text)?.[1] ?? null;
   // The first Message-ID is the original's own (a message it carries may follow); in the raw
   // message the bounce's own comes first and is skipped.
   const ids = [...text.matchAll(/^[> \t]{0,4}Message-ID:[ \t]*(?:\r?\n[ \t]+)?(<[^<>\r\n]{1,500}>)/gim)].map((match) => match[1] as string).filter((id) => attached || id !== own);

@@ -6,6 +6,7 @@
  * headers. Never throws: a message it cannot read is NOT_A_RECEIPT.
  */
 import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
+import { MAIL_ID_FIELD } from '../core/client-id.js';
 import { NOT_A_RECEIPT, isPecReceiptType, type PecReceiptFindings, type PecReceiptType } from '../core/pec.js';
 import { headerText } from './original-message.js';
 import { readDaticert, type Daticert } from './pec-daticert.js';
@@ -97,14 +98,14 @@ function findingsOf(mail: ParsedMail): PecReceiptFindings {
   const datiPart = attempt(() => daticertPart(mail), undefined);
   const daticert = datiPart === undefined ? null : attempt(() => readDaticert(datiPart.content), null);
   const original = attempt(() => originalPart(mail), undefined);
-  const originalMailId = original === undefined ? null : attempt(() => embeddedHeader(original.content, 'x-genro-mail-id'), null);
+  const originalMailId = original === undefined ? null : attempt(() => embeddedHeader(original.content, MAIL_ID_FIELD), null);
   const reference = trimmedHeader(mail, 'x-riferimento-message-id');
   const recognised = recognise({ mail, daticert, hasDaticert: datiPart !== undefined, reference, originalMailId });
   if (recognised === null) return notAReceipt();
   return {
     ...recognised,
     referencedMessageId: normaliseMessageId(reference) ?? normaliseMessageId(daticert?.msgid ?? null),
-    mailId: trimmedHeader(mail, 'x-genro-mail-id') ?? originalMailId,
+    mailId: trimmedHeader(mail, MAIL_ID_FIELD) ?? originalMailId,
     identificativo: daticert?.identificativo ?? null,
     recipient: daticert?.recipient ?? null,
     addressees: daticert?.addressees ?? [],

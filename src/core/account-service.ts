@@ -2,10 +2,10 @@
  * Account administration use-cases. A tenant key manages its own tenant's
  * accounts; the admin token manages anyone's. Writes are audited and mirrored.
  */
-import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, viewAccount, type Account, type AccountView, type LimitBehavior, type TlsMode } from './account.js';
+import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, type Account, type LimitBehavior, type TlsMode } from './account.js';
 import { checkPecAccount, mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import type { AccountAttempts } from './attempt-log.js';
-import { epochSeconds } from './clock.js';
+import { viewAccount } from './contracts/account.js';
 import type { QueueCount } from './queue-status.js';
 import type { RelayConnections } from './relay.js';
 import { WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } from './rate-limit.js';
@@ -64,38 +64,35 @@ export interface AccountServiceDeps {
   };
 }
 
-/** Per limit window: messages sent in it, the limit (null: none) and when it starts again (epoch seconds). */
-export type WindowUsage = Record<WindowKind, { used: number; limit: number | null; resets_ts: number }>;
+/** Per limit window: messages sent in it, the limit (null: none) and when the next window starts. */
+export type WindowUsage = Record<WindowKind, { used: number; limit: number | null; resetsAt: number }>;
 
-/** The account's relay connections now; `max` is its max_connections. */
-export interface ConnectionsView {
-  open: number;
-  in_use: number;
-  max: number;
+/** What an account is doing now, as far as the daemon tells (AccountServiceDeps.activity). */
+export interface AccountActivity {
+  usage: WindowUsage;
+  waiting: number;
+  /** The account's relay connections now; `max` is its max_connections. */
+  connections: { open: number; inUse: number; max: number };
+  /** Absent when the delivery side keeps no attempt log. */
+  attempts?: AccountAttempts;
 }
 
-/** The last failed attempt (kept after a later success: compare `at_ts` with last_success_ts). */
-export interface LastErrorView {
-  text: string;
-  reply_code: number | null;
-  at_ts: number;
+/**
+ * An account read for people: the account itself (its secrets still in it: an edge
+ * shows it through a view that redacts them) and its activity, null when not told.
+ */
+export interface AccountState {
+  account: Account;
+  activity: AccountActivity | null;
 }
-
-export type AccountActivityView = AccountView & {
-  usage?: WindowUsage;
-  waiting?: number;
-  connections?: ConnectionsView;
-  last_error?: LastErrorView | null;
-  last_success_ts?: number | null;
-};
 
 export function createAccountService(deps: AccountServiceDeps) {
   const { store, clock, ids } = deps;
 
-  /** The views, with each account's window usage, waiting messages, connections and last attempts when the daemon tells them. */
-  const withActivity = async (accounts: Account[], tenantId: string | null): Promise<AccountActivityView[]> => {
+  /** Each account with its window usage, waiting messages, connections and last attempts when the daemon tells them. */
+  const withActivity = async (accounts: Account[], tenantId: string | null): Promise<AccountState[]> => {
     const activity = deps.activity;
-    if (activity === undefined) return accounts.map(viewAccount);
+    if (activity === undefined) return accounts.map((account) => ({ account, activity: null }));
     const pools = new Map((await activity.connections?.() ?? []).map((pool) => [`${pool.tenantId}/${pool.accountId}`, pool]));
     const now = clock.now();
     const waiting = new Map<string, number>();
@@ -107,25 +104,20 @@ export function createAccountService(deps: AccountServiceDeps) {
       const used = activity.usage(account.tenantId, account.id, now);
       const limits: Record<WindowKind, number | null> = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
       const usage = Object.fromEntries(WINDOW_KINDS.map((kind) => [kind, {
-        used: used[kind], limit: limits[kind], resets_ts: Math.floor((windowStart(kind, now) + WINDOW_MS[kind]) / 1000),
+        used: used[kind], limit: limits[kind], resetsAt: windowStart(kind, now) + WINDOW_MS[kind],
       }])) as WindowUsage;
       const key = `${account.tenantId}/${account.id}`;
       const pool = pools.get(key);
+      const attempts = activity.attempts?.(account.tenantId, account.id);
       return {
-        ...viewAccount(account), usage, waiting: waiting.get(key) ?? 0,
-        connections: { open: pool?.open ?? 0, in_use: pool?.inUse ?? 0, max: account.maxConnections },
-        ...lastAttempts(activity.attempts?.(account.tenantId, account.id)),
+        account,
+        activity: {
+          usage, waiting: waiting.get(key) ?? 0,
+          connections: { open: pool?.open ?? 0, inUse: pool?.inUse ?? 0, max: account.maxConnections },
+          ...(attempts === undefined ? {} : { attempts }),
+        },
       };
     });
-  };
-
-  const lastAttempts = (attempts: AccountAttempts | undefined): Pick<AccountActivityView, 'last_error' | 'last_success_ts'> => {
-    if (attempts === undefined) return {};
-    const error = attempts.lastError;
-    return {
-      last_error: error === null ? null : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
-      last_success_ts: epochSeconds(attempts.lastSuccessAt),
-    };
   };
 
   const requireTenant = (tenantId: string): void => {
@@ -187,8 +179,8 @@ export function createAccountService(deps: AccountServiceDeps) {
   };
 
   return {
-    /** Insert or update; answers whether the account was created. */
-    upsert(ctx: CommandContext, input: AccountInput): { account: AccountView; created: boolean } {
+    /** Insert or update; answers the account saved and whether it was created. */
+    upsert(ctx: CommandContext, input: AccountInput): { account: Account; created: boolean } {
       const tenantId = scopeTenant(ctx.principal, input.tenantId);
       const saved = store.transaction(() => {
         requireTenant(tenantId);
@@ -196,25 +188,24 @@ export function createAccountService(deps: AccountServiceDeps) {
         const account = merge(input, tenantId, current, clock.now());
         checkPecAccount(account);
         store.accounts.save(account);
-        const view = viewAccount(account);
         const eventType = current === null ? 'account.created' : 'account.updated';
-        store.changes.record(change(ctx, 'account.upsert', eventType, account, { account: view }));
-        return { account: view, created: current === null };
+        store.changes.record(change(ctx, 'account.upsert', eventType, account, { account: viewAccount(account) }));
+        return { account, created: current === null };
       });
       deps.wake?.();
       return saved;
     },
 
-    async list(ctx: CommandContext, tenantId: string | undefined): Promise<AccountActivityView[]> {
+    async list(ctx: CommandContext, tenantId: string | undefined): Promise<AccountState[]> {
       // The admin token may list every account; a tenant key only its own.
       const scoped = scopeTenantOrAll(ctx.principal, tenantId);
       if (scoped !== null) requireTenant(scoped);
       return withActivity(store.accounts.list(scoped), scoped);
     },
 
-    async get(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<AccountActivityView> {
+    async get(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<AccountState> {
       const scoped = scopeTenant(ctx.principal, tenantId);
-      return (await withActivity([load(scoped, id)], scoped))[0] as AccountActivityView;
+      return (await withActivity([load(scoped, id)], scoped))[0] as AccountState;
     },
 
     delete(ctx: CommandContext, tenantId: string | undefined, id: string, options: { force: boolean }): void {

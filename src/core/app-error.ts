@@ -1,17 +1,15 @@
 /**
  * AppError: the one serializable error of the product. Expected failures are
  * data with a stable code; HTTP statuses and SMTP replies are chosen at the edges.
+ * The codes here are the domain's; an edge adds its own (ingress/http's transport
+ * codes: a body that is not JSON) without core knowing them.
  */
 
 export type ErrorCode =
   | 'VALIDATION_FAILED'
-  | 'INVALID_JSON'
-  | 'UNSUPPORTED_MEDIA_TYPE'
-  | 'PAYLOAD_TOO_LARGE'
   | 'UNAUTHORIZED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
-  | 'METHOD_NOT_ALLOWED'
   | 'CONFLICT'
   | 'AUTH_THROTTLED'
   | 'CONFIG_INVALID'
@@ -31,12 +29,14 @@ export interface AppErrorOptions {
   cause?: unknown;
 }
 
-export class AppError extends Error {
-  readonly code: ErrorCode;
+/** `Code` is widened only by an edge, for codes that only it can produce. */
+export class AppError<Code extends string = ErrorCode> extends Error {
+  readonly code: Code;
   readonly details: ErrorDetails;
   readonly transient: boolean;
 
-  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+  // NoInfer: `new AppError('TYPO', ...)` must not invent a code; an edge names its type.
+  constructor(code: NoInfer<Code>, message: string, options: AppErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'AppError';
     this.code = code;
@@ -44,12 +44,12 @@ export class AppError extends Error {
     this.transient = options.transient ?? false;
   }
 
-  toJSON(): { code: ErrorCode; message: string; details: ErrorDetails; transient: boolean } {
+  toJSON(): { code: Code; message: string; details: ErrorDetails; transient: boolean } {
     return { code: this.code, message: this.message, details: this.details, transient: this.transient };
   }
 }
 
-export function isAppError(value: unknown): value is AppError {
+export function isAppError(value: unknown): value is AppError<string> {
   return value instanceof AppError;
 }
 

@@ -15,6 +15,14 @@ export function toPriority(value: number | PriorityLabel): Priority {
   return PRIORITY_LABELS.indexOf(value) as Priority;
 }
 
+/** A priority given as text (a header, a query string): 0-3 or a label, any case; undefined when neither. */
+export function parsePriority(text: string): Priority | undefined {
+  const trimmed = text.trim().toLowerCase();
+  if (/^[0-3]$/.test(trimmed)) return Number(trimmed) as Priority;
+  const index = (PRIORITY_LABELS as readonly string[]).indexOf(trimmed);
+  return index === -1 ? undefined : (index as Priority);
+}
+
 export type HandoffState = 'queued' | 'deferred' | 'sending' | 'sent' | 'error';
 /** States in which a message may still change before it is handed off. */
 export const WAITING_STATES: readonly HandoffState[] = ['queued', 'deferred'];

@@ -1,6 +1,6 @@
 /**
- * The event mirror (ARCHITECTURE.md §4.6): what an outbox row becomes on the
- * stream (subject and body), and the store side the publisher needs. Pure.
+ * The event mirror (ARCHITECTURE.md §4.6): the outbox row and the store side the
+ * publisher needs. What a row becomes on the stream is core/contracts/event.ts. Pure.
  */
 
 /** One outbox row as the publisher reads it (instants in ms). */
@@ -23,31 +23,6 @@ export interface OutboxRow {
   payload: string | null;
   occurredAt: number;
   correlationId: string | null;
-}
-
-/** `<prefix>.events.<tenant_id>.<event_type>`: tenant ids are subject-safe tokens by construction (core/identifiers.ts). */
-export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | 'eventType'>): string => `${prefix}.events.${row.tenantId}.${row.eventType}`;
-
-/** The published body: the contract's fields, with the relay's reply folded into `data`. */
-export function eventBody(row: OutboxRow): string {
-  const data: Record<string, unknown> = row.payload === null ? {} : (JSON.parse(row.payload) as Record<string, unknown>);
-  if (row.replyCode !== null) data.reply_code = row.replyCode;
-  if (row.enhancedStatus !== null) data.enhanced_status = row.enhancedStatus;
-  if (row.text !== null) data.text = row.text;
-  return JSON.stringify({
-    event_id: row.id,
-    event_type: row.eventType,
-    event_version: row.eventVersion,
-    occurred_at: new Date(row.occurredAt).toISOString(),
-    tenant_id: row.tenantId,
-    message_id: row.messageId,
-    message_pk: row.messagePk,
-    account_id: row.accountId,
-    batch_code: row.batchCode,
-    attempt: row.attempt,
-    correlation_id: row.correlationId,
-    data,
-  });
 }
 
 export interface MirrorRecord {

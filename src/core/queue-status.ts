@@ -1,8 +1,9 @@
 /**
- * The queue at a glance (GET /status): what waits, by status, priority,
- * tenant and account, and the message that has waited longest past its due
- * time. Only waiting messages are counted: they are what an operator acts on,
- * and what the store counts without reading every message ever sent.
+ * What waits in the queue, as the store counts it: by tenant, account, status
+ * and priority, and the message that has waited longest past its due time. Only
+ * waiting messages are counted: they are what an operator acts on, and what the
+ * store counts without reading every message ever sent. GET /status and the
+ * console show it through ingress/http/views/queue-overview.ts.
  */
 import type { Priority } from './message.js';
 
@@ -31,41 +32,4 @@ export interface QueueStatusStore {
   waitingByAccount(tenantId: string | null): Array<{ tenant_id: string; account_id: string; count: number }>;
   /** The dispatchable message due longest ago, or null when none is due. */
   oldestDue(tenantId: string | null, now: number): OldestDue | null;
-}
-
-export interface QueueOverview {
-  waiting: number;
-  by_status: Record<WaitingStatus, number>;
-  by_priority: Record<`${Priority}`, number>;
-  by_tenant: Array<{ tenant_id: string; waiting: number }>;
-  by_account: Array<{ tenant_id: string; account_id: string; waiting: number; by_status: Partial<Record<WaitingStatus, number>> }>;
-  oldest_due: (OldestDue & { overdue_seconds: number }) | null;
-}
-
-export function queueOverview(counts: readonly QueueCount[], oldest: OldestDue | null, now: number): QueueOverview {
-  const byStatus: Record<WaitingStatus, number> = { queued: 0, deferred: 0, sending: 0, suspended: 0 };
-  const byPriority: Record<`${Priority}`, number> = { 0: 0, 1: 0, 2: 0, 3: 0 };
-  const tenants = new Map<string, number>();
-  const accounts = new Map<string, QueueOverview['by_account'][number]>();
-  let waiting = 0;
-  for (const row of counts) {
-    waiting += row.count;
-    byStatus[row.status] += row.count;
-    byPriority[`${row.priority}`] += row.count;
-    tenants.set(row.tenant_id, (tenants.get(row.tenant_id) ?? 0) + row.count);
-    const key = `${row.tenant_id}/${row.account_id}`;
-    const account = accounts.get(key) ?? { tenant_id: row.tenant_id, account_id: row.account_id, waiting: 0, by_status: {} };
-    account.waiting += row.count;
-    account.by_status[row.status] = (account.by_status[row.status] ?? 0) + row.count;
-    accounts.set(key, account);
-  }
-  const byWaiting = <T extends { waiting: number }>(a: T, b: T): number => b.waiting - a.waiting;
-  return {
-    waiting,
-    by_status: byStatus,
-    by_priority: byPriority,
-    by_tenant: [...tenants].map(([tenant_id, count]) => ({ tenant_id, waiting: count })).sort(byWaiting),
-    by_account: [...accounts.values()].sort(byWaiting),
-    oldest_due: oldest === null ? null : { ...oldest, overdue_seconds: Math.max(0, Math.floor(now / 1000) - oldest.due_ts) },
-  };
 }

@@ -7,6 +7,12 @@ export type WindowKind = 'minute' | 'hour' | 'day';
 export const WINDOW_MS: Record<WindowKind, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 export const WINDOW_KINDS: readonly WindowKind[] = ['minute', 'hour', 'day'];
 
+/**
+ * The reason of a message refused by its account's limit (limit_behavior "reject"): the
+ * `error` its client is told, and what the metrics count it by. Spelt here only.
+ */
+export const RATE_LIMIT_EXCEEDED = 'rate_limit_exceeded';
+
 export type Limits = Record<WindowKind, number | null>;
 /** Messages counted in the window that contains `now`, per kind. */
 export type Usage = Record<WindowKind, number>;

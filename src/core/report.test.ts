@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { interpretReply, reportBody, syncUrl, toReportItem, type ReportEvent } from './report.js';
+import { reportBody, toReportItem } from './contracts/delivery-report.js';
+import { interpretReply, syncUrl, type ReportEvent } from './report.js';
 
 const event = (type: ReportEvent['type'], extra: Partial<ReportEvent> = {}): ReportEvent => ({
   seq: 7, eventId: 'e-7', type, tenantId: 'acme', messagePk: 42, messageId: 'm-1', accountId: 'main', batchCode: null,

@@ -28,83 +28,6 @@ export interface ReportEvent {
   data: Record<string, unknown> | null;
 }
 
-/**
- * One item of `delivery_report`. Field names are the contract that
- * genro-mail-proxy clients implement; `event` and `event_id` are additions
- * that let a client tell the kind at a glance and drop an item it already has
- * (after a crash a batch may be sent twice).
- */
-export type ReportItem = {
-  id: string;
-  tenant_id: string;
-  account_id: string | null;
-  pk: number;
-  batch_code: string | null;
-  event: ReportableEvent;
-  event_id: string;
-} & (
-  | { sent_ts: number }
-  | { error_ts: number; error: string | null }
-  | { deferred_ts: number; deferred_reason: string | null; next_attempt_ts: number | null }
-  | { bounce_ts: number; bounce_type: string | null; bounce_code: string | null; bounce_reason: string | null; bounce_recipient: string | null }
-  | { complaint_ts: number; complaint_type: string | null; complaint_recipient: string | null }
-  /** A PEC receipt (`pec_event` is its X-Ricevuta type) or `acceptance_timeout`; details as the event's data. */
-  | { pec_ts: number; pec_event: string | null; pec_details: Record<string, unknown> }
-);
-
-const seconds = (ms: number): number => Math.floor(ms / 1000);
-
-const stringField = (data: Record<string, unknown> | null, key: string): string | null => {
-  const value = data?.[key];
-  return typeof value === 'string' ? value : null;
-};
-
-export function toReportItem(event: ReportEvent): ReportItem {
-  const base = {
-    id: event.messageId,
-    tenant_id: event.tenantId,
-    account_id: event.accountId,
-    pk: event.messagePk,
-    batch_code: event.batchCode,
-    event: event.type,
-    event_id: event.eventId,
-  };
-  switch (event.type) {
-    case 'sent':
-      return { ...base, sent_ts: seconds(event.at) };
-    // An expired message is an error to the client (its contract has no other failure); `event` tells them apart.
-    case 'error':
-    case 'expired':
-      return { ...base, error_ts: seconds(event.at), error: event.text };
-    case 'deferred': {
-      const next = event.data?.next_attempt_ts;
-      return { ...base, deferred_ts: seconds(event.at), deferred_reason: event.text, next_attempt_ts: typeof next === 'number' ? next : null };
-    }
-    case 'bounced':
-      return {
-        ...base,
-        bounce_ts: seconds(event.at),
-        bounce_type: stringField(event.data, 'bounce_type'),
-        bounce_code: stringField(event.data, 'bounce_code'),
-        bounce_reason: stringField(event.data, 'bounce_reason') ?? event.text,
-        bounce_recipient: stringField(event.data, 'recipient'),
-      };
-    case 'complained':
-      return {
-        ...base,
-        complaint_ts: seconds(event.at),
-        complaint_type: stringField(event.data, 'feedback_type'),
-        complaint_recipient: stringField(event.data, 'recipient'),
-      };
-    case 'pec': {
-      const { pec_event: pecEvent, ...details } = event.data ?? {};
-      // The provider's certified time when the receipt gives one (as pec_rda_ts and pec_rdc_ts are), else the event's.
-      const issued = details.issued_ts;
-      return { ...base, pec_ts: typeof issued === 'number' ? issued : seconds(event.at), pec_event: typeof pecEvent === 'string' ? pecEvent : null, pec_details: details };
-    }
-  }
-}
-
 /** Why a round did not end in an acknowledgement: data with a stable code. */
 export type ReportFailureCode =
   /** The client answered outside 2xx (a redirect included: reports are never forwarded). */
@@ -164,9 +87,6 @@ export interface ReportTarget {
 export interface ReportTransport {
   post(target: ReportTarget, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<ClientReply>;
 }
-
-/** The body of a report: items in event order; an empty list is a heartbeat. */
-export const reportBody = (events: readonly ReportEvent[]): string => JSON.stringify({ delivery_report: events.map(toReportItem) });
 
 /** The URL reports go to, or null when the tenant has no endpoint. */
 export function syncUrl(baseUrl: string | null, syncPath: string): string | null {

@@ -11,6 +11,7 @@ import { WHOLE_TENANT } from './message-commands.js';
 import type { AdminStore } from './ports.js';
 import type { Principal } from './principal.js';
 import type { MessageQueue } from './queue.js';
+import { refusal, type Refusal, type RejectionCode } from './rejection.js';
 
 /** One message as the edge parsed it; `problem` set when its shape was already invalid. */
 export interface SubmissionItem {
@@ -46,25 +47,27 @@ export function tenantContext(tenantId: string, store: AdminStore, messages: Pic
 /** A message ready for admission, and its place in the request. */
 export type Candidate = NewMessage & { index: number };
 
+export function isRefusal(outcome: Candidate | Refusal): outcome is Refusal {
+  return 'code' in outcome;
+}
+
 export function resolve(
   item: SubmissionItem,
   principal: Principal,
   tenantOf: (tenantId: string) => TenantContext | null,
   defaultPriority: number | PriorityLabel | undefined,
   ids: IdSource,
-): Candidate | string {
-  if (item.problem !== undefined || item.message === undefined || item.id === null) return item.problem ?? 'invalid message';
+): Candidate | Refusal {
+  if (item.problem !== undefined || item.message === undefined || item.id === null) return refusal('INVALID_MESSAGE', item.problem);
   const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
-  if (tenantId === undefined) return 'tenant_id is required';
+  if (tenantId === undefined) return refusal('TENANT_REQUIRED');
   // A tenant key naming another tenant learns nothing about it.
-  if (principal.kind === 'tenant' && item.tenantId !== undefined && item.tenantId !== principal.tenantId) return 'unknown tenant';
+  if (principal.kind === 'tenant' && item.tenantId !== undefined && item.tenantId !== principal.tenantId) return refusal('UNKNOWN_TENANT');
   const tenant = tenantOf(tenantId);
-  if (tenant === null) return 'unknown tenant';
+  if (tenant === null) return refusal('UNKNOWN_TENANT');
   const { accounts } = tenant;
   const account = item.accountId === undefined ? defaultAccount(accounts) : accounts.find((candidate) => candidate.id === item.accountId);
-  if (account === undefined) {
-    return item.accountId === undefined ? 'account_id is required: the tenant has no default account' : 'unknown account';
-  }
+  if (account === undefined) return refusal(item.accountId === undefined ? 'NO_DEFAULT_ACCOUNT' : 'UNKNOWN_ACCOUNT');
   const { message } = item;
   // Every field named (no spread): one object shape for every message, which the
   // engine copies and reads faster; a field added to NewMessage fails to compile here.
@@ -100,8 +103,8 @@ function generatedMessageId(mailFrom: string, ids: IdSource): string {
  * suppressed recipient whose id was already handed off is "already sent" (a
  * client repeating itself), as the store would say of it without a suppression.
  */
-export function admissionProblems(messages: readonly NewMessage[], queue: MessageQueue, now: number): Map<NewMessage, string> {
-  const problems = new Map<NewMessage, string>();
+export function admissionProblems(messages: readonly NewMessage[], queue: MessageQueue, now: number): Map<NewMessage, RejectionCode> {
+  const problems = new Map<NewMessage, RejectionCode>();
   const byTenant = new Map<string, NewMessage[]>();
   for (const message of messages) {
     const group = byTenant.get(message.tenantId);
@@ -116,7 +119,7 @@ export function admissionProblems(messages: readonly NewMessage[], queue: Messag
     const states = queue.states(tenantId, held.map((message) => message.id));
     for (const message of held) {
       const state = states.get(message.id);
-      problems.set(message, state !== undefined && !WAITING_STATES.includes(state) ? 'already sent' : 'suppressed');
+      problems.set(message, state !== undefined && !WAITING_STATES.includes(state) ? 'ALREADY_SENT' : 'SUPPRESSED');
     }
   }
   return problems;

@@ -182,9 +182,9 @@ describe('submission group commit', () => {
     await expect(request).resolves.toEqual({
       queued: 1,
       rejected: [
-        { index: 0, id: 'old-1', reason: 'already sent' },
-        { index: 1, id: 'old-2', reason: 'already sent' },
-        { index: 3, id: 'held-1', reason: 'suppressed' },
+        { index: 0, id: 'old-1', reason: 'already sent', code: 'ALREADY_SENT' },
+        { index: 1, id: 'old-2', reason: 'already sent', code: 'ALREADY_SENT' },
+        { index: 3, id: 'held-1', reason: 'suppressed', code: 'SUPPRESSED' },
       ],
     });
     expect(s.committed).toEqual(['new-1']);

@@ -10,15 +10,11 @@ import type { AdminStore } from './ports.js';
 import type { Principal } from './principal.js';
 import type { MessageAdmin } from './message-admin.js';
 import type { MessageQueue } from './queue.js';
-import { admissionProblems, resolve, tenantContext, type Candidate, type SubmissionItem, type TenantContext } from './submission-admission.js';
+import { refusal, rejection, type Rejection } from './rejection.js';
+import { admissionProblems, isRefusal, resolve, tenantContext, type Candidate, type SubmissionItem, type TenantContext } from './submission-admission.js';
 
 export type { SubmissionItem } from './submission-admission.js';
-
-export interface Rejection {
-  index: number;
-  id: string | null;
-  reason: string;
-}
+export type { Rejection, RejectionCode } from './rejection.js';
 
 export interface SubmissionResult {
   queued: number;
@@ -75,13 +71,13 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
 
     for (const item of items) {
       const outcome = resolve(item, principal, tenantOf, defaultPriority, deps.ids);
-      if (typeof outcome === 'string') {
-        rejected.push({ index: item.index, id: item.id, reason: outcome });
+      if (isRefusal(outcome)) {
+        rejected.push(rejection(item.index, item.id, outcome));
         continue;
       }
       const key = `${outcome.tenantId}\u0000${outcome.id}`;
       if (seen.has(key)) {
-        rejected.push({ index: item.index, id: item.id, reason: 'duplicate id in this request' });
+        rejected.push(rejection(item.index, item.id, refusal('DUPLICATE_ID')));
         continue;
       }
       seen.add(key);
@@ -90,14 +86,14 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
 
     const problems = admissionProblems(accepted, queue, now);
     const admissible = accepted.filter((message) => {
-      const reason = problems.get(message) ?? null;
-      if (reason !== null) rejected.push({ index: message.index, id: message.id, reason });
-      return reason === null;
+      const code = problems.get(message);
+      if (code !== undefined) rejected.push(rejection(message.index, message.id, refusal(code)));
+      return code === undefined;
     });
     // The idempotency rule is kept by the store as it writes: an id that is no longer
     // waiting is left as it is (asking first cost a query per message).
     const { notWaiting } = queue.enqueue(admissible, now, correlationId);
-    for (const message of notWaiting) rejected.push({ index: message.index, id: message.id, reason: 'already sent' });
+    for (const message of notWaiting) rejected.push(rejection(message.index, message.id, refusal('ALREADY_SENT')));
     const queued = notWaiting.length === 0 ? admissible : admissible.filter((message) => !notWaiting.includes(message));
     rejected.sort((a, b) => a.index - b.index);
     const result = { queued: queued.length, rejected };

@@ -8,7 +8,8 @@ import type { Clock, IdSource } from './clock.js';
 import type { MessageAdmin } from './message-admin.js';
 import type { AdminStore, ApiKeyIssuer } from './ports.js';
 import { requireAdmin, type Principal } from './principal.js';
-import { DEFAULT_CLIENT_SYNC_PATH, viewTenant, type ClientAuth, type Tenant, type TenantView } from './tenant.js';
+import { viewTenant } from './contracts/tenant.js';
+import { DEFAULT_CLIENT_SYNC_PATH, type ClientAuth, type Tenant } from './tenant.js';
 
 export interface TenantFields {
   name?: string | null;
@@ -33,10 +34,11 @@ export interface CommandContext {
   via?: 'console';
 }
 
-export interface IssuedKeyView {
-  tenant_id: string;
-  api_key: string;
-  api_key_expires_at: string | null;
+/** A new API key, shown once: only its digest is kept. */
+export interface IssuedKey {
+  tenantId: string;
+  apiKey: string;
+  expiresAt: number | null;
 }
 
 export interface TenantServiceDeps {
@@ -67,7 +69,7 @@ export function createTenantService(deps: TenantServiceDeps) {
 
   return {
     /** `signingSecret` is set only when it was generated here: shown once, like the key. */
-    create(ctx: CommandContext, input: TenantCreateInput): { tenant: TenantView; key: IssuedKeyView; signingSecret: string | null } {
+    create(ctx: CommandContext, input: TenantCreateInput): { tenant: Tenant; key: IssuedKey; signingSecret: string | null } {
       requireAdmin(ctx.principal);
       const now = clock.now();
       const issued = keys.issue();
@@ -86,37 +88,35 @@ export function createTenantService(deps: TenantServiceDeps) {
         createdAt: now,
         updatedAt: now,
       };
-      const view = viewTenant(tenant);
       store.transaction(() => {
         if (store.tenants.get(tenant.id) !== null) {
           throw new AppError('CONFLICT', 'tenant already exists', { details: { tenant_id: tenant.id } });
         }
         store.tenants.insert(tenant, issued.hash);
-        store.changes.record(change(ctx, 'tenant.create', 'tenant.created', tenant.id, { tenant: view }));
+        store.changes.record(change(ctx, 'tenant.create', 'tenant.created', tenant.id, { tenant: viewTenant(tenant) }));
       });
-      return { tenant: view, key: { tenant_id: tenant.id, api_key: issued.key, api_key_expires_at: view.api_key_expires_at }, signingSecret: generated };
+      return { tenant, key: { tenantId: tenant.id, apiKey: issued.key, expiresAt: tenant.apiKeyExpiresAt }, signingSecret: generated };
     },
 
-    list(ctx: CommandContext): TenantView[] {
+    list(ctx: CommandContext): Tenant[] {
       requireAdmin(ctx.principal);
-      return store.tenants.list().map(viewTenant);
+      return store.tenants.list();
     },
 
-    get(ctx: CommandContext, id: string): TenantView {
+    get(ctx: CommandContext, id: string): Tenant {
       requireAdmin(ctx.principal);
-      return viewTenant(load(id));
+      return load(id);
     },
 
-    update(ctx: CommandContext, id: string, fields: TenantFields): TenantView {
+    update(ctx: CommandContext, id: string, fields: TenantFields): Tenant {
       requireAdmin(ctx.principal);
       return store.transaction(() => {
         const current = load(id);
         const next: Tenant = { ...current, ...definedOnly(fields), updatedAt: clock.now() };
         store.tenants.update(next);
         if (next.active !== current.active) deps.holds.refreshHolds(id, next.updatedAt);
-        const view = viewTenant(next);
-        store.changes.record(change(ctx, 'tenant.update', 'tenant.updated', id, { tenant: view, changed: Object.keys(definedOnly(fields)) }));
-        return view;
+        store.changes.record(change(ctx, 'tenant.update', 'tenant.updated', id, { tenant: viewTenant(next), changed: Object.keys(definedOnly(fields)) }));
+        return next;
       });
     },
 
@@ -136,17 +136,17 @@ export function createTenantService(deps: TenantServiceDeps) {
     },
 
     /** A new report-signing secret, answered once; the old one stops signing at once. */
-    rotateSigningSecret(ctx: CommandContext, id: string): { tenant_id: string; client_signing_secret: string } {
+    rotateSigningSecret(ctx: CommandContext, id: string): { tenantId: string; secret: string } {
       requireAdmin(ctx.principal);
       const secret = deps.newSigningSecret();
       store.transaction(() => {
         store.tenants.update({ ...load(id), clientSigningSecret: secret, updatedAt: clock.now() });
         store.changes.record(change(ctx, 'tenant.rotate_signing_secret', 'tenant.signing_secret_rotated', id, { tenant_id: id }));
       });
-      return { tenant_id: id, client_signing_secret: secret };
+      return { tenantId: id, secret };
     },
 
-    rotateKey(ctx: CommandContext, id: string, options: { expiresInSeconds?: number }): IssuedKeyView {
+    rotateKey(ctx: CommandContext, id: string, options: { expiresInSeconds?: number }): IssuedKey {
       requireAdmin(ctx.principal);
       const issued = keys.issue();
       const now = clock.now();
@@ -159,7 +159,7 @@ export function createTenantService(deps: TenantServiceDeps) {
           api_key_expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
         }));
       });
-      return { tenant_id: id, api_key: issued.key, api_key_expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString() };
+      return { tenantId: id, apiKey: issued.key, expiresAt };
     },
   };
 }

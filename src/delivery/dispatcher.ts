@@ -9,7 +9,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { AccountRepository, TenantRepository } from '../core/ports.js';
 import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
-import { availableBudget, budgetReturnsAt } from '../core/rate-limit.js';
+import { availableBudget, budgetReturnsAt, RATE_LIMIT_EXCEEDED } from '../core/rate-limit.js';
 import type { Handoff } from '../core/relay.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
 import type { DeliveryTelemetry } from '../core/telemetry.js';
@@ -116,7 +116,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   /** An account over its limit with `limit_behavior = reject`: these end in error. */
   const reject = (messages: readonly ClaimedMessage[], now: number): void => {
     for (const message of messages) {
-      outcomes.add({ pk: message.pk, attempt: message.attempts, at: now, kind: 'failed', reason: 'rate_limit_exceeded', replyCode: null, enhancedStatus: null, refused: [] });
+      outcomes.add({ pk: message.pk, attempt: message.attempts, at: now, kind: 'failed', reason: RATE_LIMIT_EXCEEDED, replyCode: null, enhancedStatus: null, refused: [] });
     }
   };
 

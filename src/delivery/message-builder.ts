@@ -7,6 +7,7 @@ import type Mail from 'nodemailer/lib/mailer/index.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
 import { parseMailbox, type Mailbox } from '../core/address.js';
 import { AppError } from '../core/app-error.js';
+import { MAIL_ID_HEADER } from '../core/client-id.js';
 import { headerValue, type AttachmentSpec, type MessagePayload } from '../core/message.js';
 import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/relay.js';
 import type { AttachmentFetcher } from './attachment-fetcher.js';
@@ -16,8 +17,6 @@ export interface MailComposerBuilderDeps {
   /** Right-hand side of generated Message-IDs. */
   hostname: string;
 }
-
-export const MAIL_ID_HEADER = 'X-Genro-Mail-ID';
 
 /**
  * Headers the builder owns: a client copy would contradict the envelope, the

@@ -8,6 +8,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import { ACCEPTANCE_TIMEOUT } from '../core/pec-plan.js';
 import { PEC_RECEIPT_TYPES } from '../core/pec.js';
 import type { QueueCount } from '../core/queue-status.js';
+import { RATE_LIMIT_EXCEEDED } from '../core/rate-limit.js';
 
 /** A `message.pec` event's text begins with its pec_event (store/pec-ledger.ts, store/pec-receipts.ts). */
 const PEC_EVENTS: ReadonlySet<string> = new Set([...PEC_RECEIPT_TYPES, ACCEPTANCE_TIMEOUT]);
@@ -15,9 +16,6 @@ const pecEventOf = (text: string | null | undefined): string => {
   const prefix = (text ?? '').split(':', 1)[0] ?? '';
   return PEC_EVENTS.has(prefix) ? prefix : 'other';
 };
-
-/** The reason the dispatcher gives a message refused by its account's limit (limit_behavior "reject"). */
-const RATE_LIMIT_REASON = 'rate_limit_exceeded';
 
 export interface DeliveryMetrics {
   /** One outbox event (`message.sent`, ...) of a tenant's account, with its text. */
@@ -46,7 +44,7 @@ export function registerDeliveryMetrics(registers: Registry[], pending: () => Qu
       if (metric === undefined || accountId === null || accountId === undefined) return;
       const labels = { tenant_id: tenantId, account_id: accountId };
       metric.inc(labels);
-      if (eventType === 'message.error' && text === RATE_LIMIT_REASON) rateLimited.inc(labels);
+      if (eventType === 'message.error' && text === RATE_LIMIT_EXCEEDED) rateLimited.inc(labels);
     },
     collect() {
       pendingGauge.reset();

@@ -11,7 +11,8 @@ import type { Logger } from '../core/logger.js';
 import type { TenantRepository } from '../core/ports.js';
 import { afterFailure, afterSuccess, nextRoundAt, type LaneState, type ReportPolicy } from '../core/report-schedule.js';
 import type { ReportTelemetry } from '../core/telemetry.js';
-import { reportBody, syncUrl, type LaneRecord, type ReportLane, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
+import { reportBody } from '../core/contracts/delivery-report.js';
+import { syncUrl, type LaneRecord, type ReportLane, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
 
 export interface ReportLoopConfig {
   policy: ReportPolicy;

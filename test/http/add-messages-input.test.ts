@@ -81,6 +81,8 @@ interface MessageCase {
   as?: string;
   bad: (id: string) => Record<string, unknown>;
   reason: string;
+  /** The rejection's stable code; INVALID_MESSAGE when not given. */
+  code?: string;
   /** Tenants in which the rejected id must not exist. */
   absentIn?: string[];
   /** What reading the rejected id answers: 404, or 400 when the id itself is invalid. */
@@ -100,13 +102,14 @@ const MESSAGE_CASES: MessageCase[] = [
   { name: 'LF in a custom header value', bad: (id) => message(id, { headers: { 'X-Custom': 'a\nBcc: victim@example.org' } }), reason: 'headers.X-Custom: must not contain CR, LF or NUL' },
   { name: 'header name with a colon', bad: (id) => message(id, { headers: { 'X-Bad:Name': 'v' } }), reason: 'headers.X-Bad:Name: Invalid key' },
   { name: 'oversized body', bad: (id) => message(id, { body: 'x'.repeat(2 * MAX_MESSAGE_BYTES) }), reason: 'too large' },
-  { name: 'unknown account_id', bad: (id) => message(id, { account_id: 'nope' }), reason: 'unknown account' },
+  { name: 'unknown account_id', bad: (id) => message(id, { account_id: 'nope' }), reason: 'unknown account', code: 'UNKNOWN_ACCOUNT' },
   {
     name: 'tenant with two accounts, none default, and no account_id',
     as: 'admin',
     bad: (id) => message(id, { tenant_id: 'twoacc' }),
     sibling: (id) => message(id, { tenant_id: 'twoacc', account_id: 'a1' }),
     reason: 'account_id is required',
+    code: 'NO_DEFAULT_ACCOUNT',
     absentIn: ['twoacc', 'acme'],
   },
   { name: 'priority 7', bad: (id) => message(id, { priority: 7 }), reason: 'priority: Too big' },
@@ -124,11 +127,11 @@ const MESSAGE_CASES: MessageCase[] = [
     bad: (id) => message(id, { attachments: [{ filename: 'a.pdf', fetch_mode: 'http_url', storage_path: 'ftp://files.example/a.pdf' }] }),
     reason: 'not an http(s) URL',
   },
-  { name: 'tenant key naming another tenant', bad: (id) => message(id, { tenant_id: 'other' }), reason: 'unknown tenant', absentIn: ['acme', 'other'] },
-  { name: 'admin token naming an unknown tenant', as: 'admin', bad: (id) => message(id, { tenant_id: 'nobody' }), reason: 'unknown tenant' },
-  { name: 'admin token without tenant_id', as: 'admin', bad: (id) => message(id), reason: 'tenant_id is required' },
+  { name: 'tenant key naming another tenant', bad: (id) => message(id, { tenant_id: 'other' }), reason: 'unknown tenant', code: 'UNKNOWN_TENANT', absentIn: ['acme', 'other'] },
+  { name: 'admin token naming an unknown tenant', as: 'admin', bad: (id) => message(id, { tenant_id: 'nobody' }), reason: 'unknown tenant', code: 'UNKNOWN_TENANT' },
+  { name: 'admin token without tenant_id', as: 'admin', bad: (id) => message(id), reason: 'tenant_id is required', code: 'TENANT_REQUIRED' },
   { name: 'id with a space', bad: () => message('has space'), reason: 'id: printable ASCII without spaces', lookup: 400 },
-  { name: 'suppressed recipient (cc, display name, mixed case)', bad: (id) => message(id, { cc: `Blocked <${SUPPRESSED.replace('b', 'B').replace('example', 'Example')}>` }), reason: 'suppressed' },
+  { name: 'suppressed recipient (cc, display name, mixed case)', bad: (id) => message(id, { cc: `Blocked <${SUPPRESSED.replace('b', 'B').replace('example', 'Example')}>` }), reason: 'suppressed', code: 'SUPPRESSED' },
 ];
 
 describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
@@ -144,7 +147,7 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
     const response = await call('POST', route, { as, body: { messages: [sibling(before), bad, sibling(after)] } });
 
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ ok: true, queued: 2, rejected: [{ index: 1, id: bad.id, reason: expect.stringContaining(testCase.reason) }] });
+    expect(response.body).toEqual({ ok: true, queued: 2, rejected: [{ index: 1, id: bad.id, reason: expect.stringContaining(testCase.reason), code: testCase.code ?? 'INVALID_MESSAGE' }] });
     for (const tenant of testCase.absentIn ?? ['acme']) expect(await detailStatus(tenant, bad.id as string)).toBe(testCase.lookup ?? 404);
     expect(await detailStatus(siblingTenant, before)).toBe(200);
     expect(await detailStatus(siblingTenant, after)).toBe(200);
@@ -154,7 +157,7 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
     const response = await call('POST', route, { as: 'acme', body: { messages: [message(`${tag}-obj-a`), 'text', null, 42, [], message(`${tag}-obj-b`)] } });
     expect(response.status, response.text).toBe(200);
     expect(response.body.queued).toBe(2);
-    expect(response.body.rejected).toEqual(['string', 'null', 'number', 'array'].map((type, position) => ({ index: position + 1, id: null, reason: expect.stringContaining(`expected object, received ${type}`) })));
+    expect(response.body.rejected).toEqual(['string', 'null', 'number', 'array'].map((type, position) => ({ index: position + 1, id: null, reason: expect.stringContaining(`expected object, received ${type}`), code: 'INVALID_MESSAGE' })));
     expect(await detailStatus('acme', `${tag}-obj-a`)).toBe(200);
     expect(await detailStatus('acme', `${tag}-obj-b`)).toBe(200);
   });
@@ -162,7 +165,7 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
   it('the same id twice in one request: the first is stored, the second rejected', async () => {
     const id = `${tag}-dup`;
     const response = await call('POST', route, { as: 'acme', body: { messages: [message(id, { subject: 'first' }), message(id, { subject: 'second' })] } });
-    expect(response.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 1, id, reason: 'duplicate id in this request' }] });
+    expect(response.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 1, id, reason: 'duplicate id in this request', code: 'DUPLICATE_ID' }] });
     const { message: stored, events } = await fx.detail('acme', id);
     expect(stored.subject).toBe('first');
     expect(events.map((event) => event.event_type)).not.toContain('updated');
@@ -208,7 +211,9 @@ describe('POST /add-messages: resubmitting an id', () => {
     expect((await fx.detail('acme', 'sent-1')).message.state).toBe('sent');
 
     const again = await fx.post(keyOf('acme'), [message('sent-1', { subject: 'replacement' }), message('sent-1-sibling')]);
-    expect(again.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 0, id: 'sent-1', reason: 'already sent' }] });
+    expect(again.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 0, id: 'sent-1', reason: 'already sent', code: 'ALREADY_SENT' }] });
+    // The fields genro clients read keep their place on the wire; the code comes after them.
+    expect(again.text).toContain('"rejected":[{"index":0,"id":"sent-1","reason":"already sent","code":"ALREADY_SENT"}]');
     const { message: stored, events } = await fx.detail('acme', 'sent-1');
     expect(stored).toMatchObject({ subject: 'original', state: 'sent' });
     expect(events.map((event) => event.event_type)).not.toContain('updated');
@@ -217,7 +222,7 @@ describe('POST /add-messages: resubmitting an id', () => {
 
   it("a tenant key resubmitting another tenant's id under its tenant_id is rejected and changes nothing", async () => {
     const response = await fx.post(keyOf('acme'), [message('other-1', { tenant_id: 'other', subject: 'hijacked' })]);
-    expect(response.body).toEqual({ ok: true, queued: 0, rejected: [{ index: 0, id: 'other-1', reason: 'unknown tenant' }] });
+    expect(response.body).toEqual({ ok: true, queued: 0, rejected: [{ index: 0, id: 'other-1', reason: 'unknown tenant', code: 'UNKNOWN_TENANT' }] });
     expect(await detailStatus('acme', 'other-1')).toBe(404);
     await expectOtherUntouched();
   });

@@ -7,6 +7,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../../core/app-error.js';
 import { statusOf } from '../http/errors.js';
+import { transportError, type HttpError } from '../http/http-error.js';
 import type { ConsoleDeps } from './deps.js';
 import type { ConsoleEnv } from './env.js';
 import { ErrorPage } from './pages/error-page.js';
@@ -19,9 +20,9 @@ import { CONSOLE_PATH, loadSession } from './session.js';
 /** A console form is a few fields; nothing larger is read. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-const TITLES: Partial<Record<AppError['code'], string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', VALIDATION_FAILED: 'Not understood' };
+const TITLES: Partial<Record<HttpError['code'], string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', VALIDATION_FAILED: 'Not understood' };
 
-function errorPage(c: Context<ConsoleEnv>, error: AppError): Response | Promise<Response> {
+function errorPage(c: Context<ConsoleEnv>, error: HttpError): Response | Promise<Response> {
   const session = c.get('session') ?? null;
   return c.html(<ErrorPage session={session} title={TITLES[error.code] ?? 'Something went wrong'} message={error.message} />, statusOf(error.code));
 }
@@ -44,7 +45,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     }, 'console request');
   });
   app.use('*', securityHeaders());
-  app.use('*', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => { throw new AppError('PAYLOAD_TOO_LARGE', 'the form is too large'); } }));
+  app.use('*', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => { throw transportError('PAYLOAD_TOO_LARGE', 'the form is too large'); } }));
   app.use('*', loadSession(deps.sessions, deps.authenticator));
 
   app.route('/', signInRoutes(deps));
@@ -53,7 +54,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.notFound((c) => errorPage(c, new AppError('NOT_FOUND', 'There is no such page.')));
   app.onError((error, c) => {
-    if (error instanceof AppError) return errorPage(c, error);
+    if (error instanceof AppError) return errorPage(c, error as HttpError);
     deps.log.error({ err: error, method: c.req.method, path: c.req.path }, 'console request failed with an unexpected error');
     return errorPage(c, new AppError('INTERNAL', 'Internal error: nothing was changed. The daemon log has the details.'));
   });

@@ -18,8 +18,6 @@ export function ago(seconds: number, nowMs: number): string {
   return `${Math.round(delta / 86_400)} d`;
 }
 
-export const PRIORITY_NAMES = ['immediate', 'high', 'normal', 'low'] as const;
-
 /** The CSS class of a status badge: one hue per family, never colour alone (the word is always there). */
 export function statusClass(status: MessageStatus | string): string {
   if (status === 'sent') return 'badge ok';

@@ -5,10 +5,11 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { AppError, type ErrorCode } from '../../core/app-error.js';
+import { AppError } from '../../core/app-error.js';
 import type { Logger } from '../../core/logger.js';
+import type { HttpError, HttpErrorCode } from './http-error.js';
 
-const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
+const STATUS: Record<HttpErrorCode, ContentfulStatusCode> = {
   VALIDATION_FAILED: 400,
   INVALID_JSON: 400,
   UNAUTHORIZED: 401,
@@ -27,13 +28,13 @@ const STATUS: Record<ErrorCode, ContentfulStatusCode> = {
 };
 
 /** Every stable error code, for the error envelope's documentation. */
-export const ERROR_CODES = Object.keys(STATUS) as ErrorCode[];
+export const ERROR_CODES = Object.keys(STATUS) as HttpErrorCode[];
 
-export function statusOf(code: ErrorCode): ContentfulStatusCode {
+export function statusOf(code: HttpErrorCode): ContentfulStatusCode {
   return STATUS[code];
 }
 
-export function errorResponse(c: Context, error: AppError): Response {
+export function errorResponse(c: Context, error: HttpError): Response {
   if (error.code === 'UNAUTHORIZED') c.header('WWW-Authenticate', 'Bearer realm="mailproxy"');
   if (error.code === 'AUTH_THROTTLED' || error.code === 'STORE_UNAVAILABLE' || error.code === 'UNAVAILABLE') {
     const details = error.details as { retry_after_seconds?: number } | undefined;
@@ -44,7 +45,7 @@ export function errorResponse(c: Context, error: AppError): Response {
 
 export function createErrorHandler(log: Logger) {
   return (error: Error, c: Context): Response => {
-    if (error instanceof AppError) return errorResponse(c, error);
+    if (error instanceof AppError) return errorResponse(c, error as HttpError);
     log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed with an unexpected error');
     return errorResponse(c, new AppError('INTERNAL', 'internal error; the request was not applied'));
   };

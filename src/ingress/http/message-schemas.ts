@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { isAddrSpec, parseMailbox } from '../../core/address.js';
+import { CLIENT_ID_CHARACTERS, CLIENT_ID_MAX_LENGTH, CLIENT_ID_RULE } from '../../core/client-id.js';
 import { PRIORITY_LABELS } from '../../core/message.js';
 import { identifier } from './schemas.js';
 
@@ -12,11 +13,13 @@ const NO_LINE_BREAKS = /^[^\r\n\0]*$/;
 const headerText = (max: number) => z.string().max(max).regex(NO_LINE_BREAKS, 'must not contain CR, LF or NUL');
 const mailbox = z.string().max(998).refine((text) => parseMailbox(text) !== null, { message: 'invalid address' }).describe('an address; "Name <addr>" allowed');
 const mailboxes = z.union([mailbox, z.array(mailbox)]).transform((value) => (Array.isArray(value) ? value : [value]));
-/** Printable ASCII without spaces: the client id becomes the X-Genro-Mail-ID header value. */
-export const clientId = z.string().min(1).max(255).regex(/^[\x21-\x7e]+$/, 'printable ASCII without spaces, 1-255 characters');
+/** The client id becomes the X-Genro-Mail-ID header value (core/client-id.ts). */
+export const clientId = z.string().min(1).max(CLIENT_ID_MAX_LENGTH).regex(CLIENT_ID_CHARACTERS, CLIENT_ID_RULE);
 const BASE64 = /^(data:[^,]*;base64,)?[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 export const priority = z.union([z.number().int().min(0).max(3), z.enum(PRIORITY_LABELS)]);
+/** The same in a query string, where a number comes as text. */
+export const priorityQuery = z.union([z.coerce.number().int().min(0).max(3), z.enum(PRIORITY_LABELS)]);
 
 const attachment = z
   .object({

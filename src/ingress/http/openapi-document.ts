@@ -5,8 +5,8 @@
  * input, with the codes errors.ts maps to each status.
  */
 import { z } from 'zod';
-import type { ErrorCode } from '../../core/app-error.js';
 import { ERROR_CODES, statusOf } from './errors.js';
+import type { HttpErrorCode } from './http-error.js';
 import type { Access, RouteDoc } from './route-doc.js';
 
 export type JsonSchema = z.core.JSONSchema.JSONSchema;
@@ -59,7 +59,7 @@ const SECURITY: Record<Access, Record<string, string[]>[]> = {
 
 const errorEnvelope = z.object({
   error: z.object({
-    code: z.enum(ERROR_CODES as [ErrorCode, ...ErrorCode[]]).describe('stable: decide on this, not on the message'),
+    code: z.enum(ERROR_CODES as [HttpErrorCode, ...HttpErrorCode[]]).describe('stable: decide on this, not on the message'),
     message: z.string().describe('for people; may change'),
     details: z.unknown().describe('JSON; for VALIDATION_FAILED a list of {path, message}, one per problem'),
   }),
@@ -72,8 +72,8 @@ export function inputSchema(schema: z.ZodType): JsonSchema {
 }
 
 /** The codes a route can answer: every route INTERNAL, an input VALIDATION_FAILED, a token UNAUTHORIZED, ... */
-function errorCodesOf(doc: RouteDoc): ErrorCode[] {
-  const codes: ErrorCode[] = [];
+function errorCodesOf(doc: RouteDoc): HttpErrorCode[] {
+  const codes: HttpErrorCode[] = [];
   if (doc.params !== undefined || doc.query !== undefined || doc.body !== undefined) codes.push('VALIDATION_FAILED');
   if (doc.body !== undefined) codes.push('INVALID_JSON', 'UNSUPPORTED_MEDIA_TYPE', 'PAYLOAD_TOO_LARGE');
   if (doc.access !== 'public') codes.push('UNAUTHORIZED', 'AUTH_THROTTLED', 'STORE_UNAVAILABLE');
@@ -88,7 +88,7 @@ function responsesOf(doc: RouteDoc): OpenApiOperation['responses'] {
     const contentType = response.contentType ?? 'application/json';
     responses[status] = { description: response.description, content: { [contentType]: { schema: contentType === 'application/json' ? { type: 'object' } : { type: 'string' } } } };
   }
-  const byStatus = new Map<number, ErrorCode[]>();
+  const byStatus = new Map<number, HttpErrorCode[]>();
   for (const code of errorCodesOf(doc)) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
     // A documented response (the 503 of /ready) is that route's own answer, not the error envelope.

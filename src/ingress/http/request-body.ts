@@ -12,9 +12,10 @@ import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../../core/app-error.js';
 import type { HttpEnv } from './env.js';
+import { transportError, type HttpError } from './http-error.js';
 
-const tooLarge = (maxBytes: number): AppError =>
-  new AppError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: maxBytes } });
+const tooLarge = (maxBytes: number): HttpError =>
+  transportError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: maxBytes } });
 
 /** Refuses an over-limit declared length at once, and arms the limit for requestBody(). */
 export function bodyLimit(maxBytes: number): MiddlewareHandler<HttpEnv> {

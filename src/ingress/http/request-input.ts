@@ -6,6 +6,7 @@ import type { Context } from 'hono';
 import type { z } from 'zod';
 import { AppError } from '../../core/app-error.js';
 import type { HttpEnv } from './env.js';
+import { transportError } from './http-error.js';
 import { requestBody } from './request-body.js';
 import { ILL_FORMED, illFormedPath } from './well-formed.js';
 
@@ -38,7 +39,7 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what: s
 export function requireJson(c: Context): void {
   const type = c.req.header('content-type');
   if (type !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
-    throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', { details: { content_type: type } });
+    throw transportError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', { details: { content_type: type } });
   }
 }
 
@@ -51,7 +52,7 @@ export async function readJson(c: Context<HttpEnv>): Promise<unknown> {
   try {
     json = JSON.parse(text) as unknown;
   } catch (error) {
-    throw new AppError('INVALID_JSON', 'the body is not valid JSON', {
+    throw transportError('INVALID_JSON', 'the body is not valid JSON', {
       details: { reason: error instanceof Error ? error.message : String(error) },
     });
   }

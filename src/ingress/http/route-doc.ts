@@ -6,8 +6,8 @@
  */
 import type { Handler, Hono } from 'hono';
 import type { z } from 'zod';
-import type { ErrorCode } from '../../core/app-error.js';
 import type { HttpEnv } from './env.js';
+import type { HttpErrorCode } from './http-error.js';
 
 /**
  * Who may call a route: nobody needs a token (`public`), the admin token only
@@ -40,7 +40,7 @@ export interface RouteDoc {
   /** Success responses by status. Error responses are derived from the rest (see openapi-document.ts). */
   responses: Readonly<Record<number, ResponseDoc>>;
   /** Error codes this route answers beyond those derived from its access and input (CONFLICT, NOT_FOUND, ...). */
-  errors?: readonly ErrorCode[];
+  errors?: readonly HttpErrorCode[];
 }
 
 /** `/tenant/{id}` -> `/tenant/:id` */

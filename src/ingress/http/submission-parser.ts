@@ -4,9 +4,10 @@
  * validation. It runs in a worker thread (src/workers/submission-parser.ts), so its
  * result is plain data and a refusal is an error as data, not a thrown AppError.
  */
-import { AppError, type ErrorCode, type ErrorDetails } from '../../core/app-error.js';
+import { AppError, type ErrorDetails } from '../../core/app-error.js';
 import type { PriorityLabel } from '../../core/message.js';
 import type { SubmissionItem } from '../../core/submission-service.js';
+import type { HttpErrorCode } from './http-error.js';
 import { addMessagesBody } from './message-schemas.js';
 import { fieldProblems } from './request-input.js';
 import { toSubmissionItem, type SubmissionLimits } from './submission-mapping.js';
@@ -22,9 +23,9 @@ export interface ParsedSubmission {
 
 export type ParseOutcome =
   | { ok: true; submission: ParsedSubmission }
-  | { ok: false; error: { code: ErrorCode; message: string; details: ErrorDetails } };
+  | { ok: false; error: { code: HttpErrorCode; message: string; details: ErrorDetails } };
 
-const refuse = (code: ErrorCode, message: string, details: ErrorDetails): ParseOutcome => ({ ok: false, error: { code, message, details } });
+const refuse = (code: HttpErrorCode, message: string, details: ErrorDetails): ParseOutcome => ({ ok: false, error: { code, message, details } });
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -52,7 +53,7 @@ export type SubmissionParser = (body: ArrayBuffer) => Promise<ParsedSubmission>;
 
 export function unwrap(outcome: ParseOutcome): ParsedSubmission {
   if (outcome.ok) return outcome.submission;
-  throw new AppError(outcome.error.code, outcome.error.message, { details: outcome.error.details });
+  throw new AppError<HttpErrorCode>(outcome.error.code, outcome.error.message, { details: outcome.error.details });
 }
 
 export function inlineSubmissionParser(limits: ParserLimits): SubmissionParser {

@@ -11,6 +11,7 @@ import type { Clock, IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Principal } from '../../core/principal.js';
 import type { MessageSpool } from '../../core/queue.js';
+import type { Rejection } from '../../core/rejection.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../core/telemetry.js';
 import { isLoopback, parseUser, sessionIdentity, trustedNetworks, type AuthenticatedIdentity, type SmtpIdentity, type TrustedNetwork } from './identity.js';
@@ -139,11 +140,8 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
     discard(deps.spool, spoolId);
     // A repeated X-Genro-Mail-ID of a message already on its way is a client retrying
     // after a lost reply: it was accepted once, and is not sent twice.
-    if (rejection.reason === 'already sent') return acceptedTexts.alreadyAccepted(head.id);
-    if (rejection.reason === 'suppressed') throw replies.suppressed();
-    if (rejection.reason === 'unknown account' || rejection.reason === 'unknown tenant') throw replies.accountNotOwned(accountId ?? '(default)');
-    if (rejection.reason.startsWith('account_id is required')) throw replies.noAccount();
-    throw replies.refused(rejection.reason);
+    if (rejection.code === 'ALREADY_SENT') return acceptedTexts.alreadyAccepted(head.id);
+    throw replyFor(rejection, accountId);
   };
 
   const handlers = {
@@ -256,3 +254,18 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
 }
 
 export type SessionHandlers = ReturnType<typeof createSessionHandlers>;
+
+/** The reply to a message the submission refused (ALREADY_SENT is an acceptance, answered by the caller). */
+function replyFor(rejection: Rejection, accountId: string | null): SmtpReply {
+  switch (rejection.code) {
+    case 'SUPPRESSED':
+      return replies.suppressed();
+    case 'UNKNOWN_ACCOUNT':
+    case 'UNKNOWN_TENANT':
+      return replies.accountNotOwned(accountId ?? '(default)');
+    case 'NO_DEFAULT_ACCOUNT':
+      return replies.noAccount();
+    default:
+      return replies.refused(rejection.reason);
+  }
+}

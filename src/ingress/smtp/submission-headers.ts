@@ -7,13 +7,13 @@
  *   - a Received trace header is put on top (RFC 5321 §4.4), unless turned off.
  * Nothing else in the message changes.
  */
-import { PRIORITY_LABELS, type Priority } from '../../core/message.js';
+import { isClientId, CLIENT_ID_RULE, MAIL_ID_FIELD, MAIL_ID_HEADER } from '../../core/client-id.js';
+import { parsePriority, type Priority } from '../../core/message.js';
 import { decodeEncodedWords } from './encoded-words.js';
 import type { HeaderField } from './header-section.js';
 import { replies, type SmtpReply } from './replies.js';
 
 export const CONTROL_HEADERS = ['x-mail-proxy-account', 'x-mail-proxy-priority', 'x-mail-proxy-batch', 'x-mail-proxy-deferred-ts'] as const;
-const CLIENT_ID = /^[\x21-\x7e]{1,255}$/;
 const PRINTABLE = /^[^\r\n\0]{1,128}$/;
 
 export interface SubmissionHeaders {
@@ -50,10 +50,10 @@ export function decideHeaders(fields: readonly HeaderField[], context: HeaderCon
   const named = (name: string): readonly HeaderField[] => byName.get(name) ?? [];
   const first = (name: string): string | null => named(name)[0]?.value ?? null;
 
-  const genro = named('x-genro-mail-id');
-  if (genro.length > 1) return replies.badControlHeader('X-Genro-Mail-ID', 'given more than once');
+  const genro = named(MAIL_ID_FIELD);
+  if (genro.length > 1) return replies.badControlHeader(MAIL_ID_HEADER, 'given more than once');
   const givenId = genro[0]?.value ?? null;
-  if (givenId !== null && !CLIENT_ID.test(givenId)) return replies.badControlHeader('X-Genro-Mail-ID', 'printable ASCII without spaces, 1-255 characters');
+  if (givenId !== null && !isClientId(givenId)) return replies.badControlHeader(MAIL_ID_HEADER, CLIENT_ID_RULE);
 
   const account = first('x-mail-proxy-account');
   if (account !== null && !PRINTABLE.test(account)) return replies.badControlHeader('X-Mail-Proxy-Account', 'not an account id');
@@ -73,7 +73,7 @@ export function decideHeaders(fields: readonly HeaderField[], context: HeaderCon
   const messageId = messageIdGiven ?? `<${context.newId()}@${domainOf(context.mailFrom)}>`;
   const lines: string[] = [];
   if (context.received !== null) lines.push(context.received(id));
-  if (givenId === null) lines.push(`X-Genro-Mail-ID: ${id}`);
+  if (givenId === null) lines.push(`${MAIL_ID_HEADER}: ${id}`);
   if (messageIdGiven === null) lines.push(`Message-ID: ${messageId}`);
   if (first('date') === null) lines.push(`Date: ${rfc5322Date(context.now)}`);
 
@@ -88,14 +88,6 @@ export function decideHeaders(fields: readonly HeaderField[], context: HeaderCon
     prepend: lines.map((line) => `${line}\r\n`).join(''),
     drop: CONTROL_HEADERS.flatMap(named),
   };
-}
-
-/** undefined when invalid. */
-function parsePriority(text: string): Priority | undefined {
-  const trimmed = text.trim().toLowerCase();
-  if (/^[0-3]$/.test(trimmed)) return Number(trimmed) as Priority;
-  const index = (PRIORITY_LABELS as readonly string[]).indexOf(trimmed);
-  return index === -1 ? undefined : (index as Priority);
 }
 
 function domainOf(address: string): string {

@@ -8,7 +8,8 @@ import type { MessageStatus } from '../../../core/message-search.js';
 import type { PecReceiptView } from '../../../core/pec.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
-import { PRIORITY_NAMES, statusClass, when } from '../format.js';
+import { PRIORITY_LABELS } from '../../../core/message.js';
+import { statusClass, when } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
@@ -98,7 +99,7 @@ export function MessagePage(props: MessagePageProps) {
         <section class="panel" aria-labelledby="state-heading">
           <h2 id="state-heading">State</h2>
           <Fields rows={[
-            ['Tenant', m.tenant_id], ['Account', m.account_id], ['Batch', m.batch_code], ['Priority', PRIORITY_NAMES[m.priority]],
+            ['Tenant', m.tenant_id], ['Account', m.account_id], ['Batch', m.batch_code], ['Priority', PRIORITY_LABELS[m.priority]],
             ['Source', m.source], ['From', m.mail_from], ['To', m.rcpt_to.join(', ')], ['Message-ID', m.message_id],
             ['Size', `${m.size_bytes} bytes`], ['Attempts', m.attempts], ['Accepted', when(m.created_ts)], ['Updated', when(m.updated_ts)],
             ['Next attempt', m.state === 'queued' || m.state === 'deferred' ? when(m.next_attempt_ts) : null],

@@ -1,7 +1,7 @@
 /** The message list: a search form whose every field is a URL parameter, live waiting counts, one page of results. */
 import type { MessageStatus, MessageSummary } from '../../../core/message-search.js';
 import { MESSAGE_STATUSES } from '../../../core/message-search.js';
-import type { QueueOverview } from '../../../core/queue-status.js';
+import type { QueueOverview } from '../../http/views/queue-overview.js';
 import { when, statusClass } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';

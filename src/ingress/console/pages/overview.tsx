@@ -3,13 +3,14 @@
  * each account's health and limit use, and the loops (reports, bounce
  * mailboxes, the outbox towards the mirror) that an operator watches.
  */
-import type { AccountActivityView } from '../../../core/account-service.js';
 import type { MailboxStatus } from '../../../core/bounce.js';
 import type { MirrorStatus } from '../../../core/mirror.js';
-import type { QueueOverview } from '../../../core/queue-status.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { ThroughputSeries } from '../../../core/throughput.js';
-import { ago, PRIORITY_NAMES, statusClass, when } from '../format.js';
+import type { AccountActivityView } from '../../http/views/account-view.js';
+import type { QueueOverview } from '../../http/views/queue-overview.js';
+import { PRIORITY_LABELS } from '../../../core/message.js';
+import { ago, statusClass, when } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
@@ -38,7 +39,7 @@ function Queue(props: { queue: QueueOverview }) {
       </ul>
       <table>
         <caption class="muted">By priority</caption>
-        <tbody>{PRIORITY_NAMES.map((name, priority) => <tr><th scope="row">{name}</th><td class="num">{queue.by_priority[`${priority as 0 | 1 | 2 | 3}`]}</td></tr>)}</tbody>
+        <tbody>{PRIORITY_LABELS.map((name, priority) => <tr><th scope="row">{name}</th><td class="num">{queue.by_priority[`${priority as 0 | 1 | 2 | 3}`]}</td></tr>)}</tbody>
       </table>
       <p class="muted">{queue.oldest_due === null ? 'Nothing is overdue.' : `Oldest due: ${queue.oldest_due.id} (${queue.oldest_due.tenant_id}), overdue ${queue.oldest_due.overdue_seconds} s.`}</p>
     </section>

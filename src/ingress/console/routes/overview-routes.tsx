@@ -1,10 +1,12 @@
 /** The overview page and the admin pages (tenants, suppression lists): reads only, through the core services. */
 import { Hono } from 'hono';
 import { z } from 'zod';
+import { viewTenant } from '../../../core/contracts/tenant.js';
 import { requireAdmin, scopeTenantOrAll } from '../../../core/principal.js';
-import { queueOverview } from '../../../core/queue-status.js';
 import { throughputSeries } from '../../../core/throughput.js';
 import { validate } from '../../http/request-input.js';
+import { viewAccountState } from '../../http/views/account-view.js';
+import { queueOverview } from '../../http/views/queue-overview.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { SuppressionsPage, TenantsPage } from '../pages/admin.js';
@@ -30,21 +32,21 @@ export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       <OverviewPage session={session} now={now} notice={takeNotice(c)}
         queue={queueOverview(deps.queue.counts(tenantId), deps.queue.oldestDue(tenantId, now), now)}
         throughput={throughputSeries(deps.throughput.perMinute(tenantId, since), since, CHART_MINUTES)}
-        accounts={await deps.accounts.list(consoleContext(c), undefined)}
+        accounts={(await deps.accounts.list(consoleContext(c), undefined)).map(viewAccountState)}
         reports={reports} bounces={admin ? deps.bounces() : null} mirror={admin ? deps.mirror() : null} />,
     );
   });
 
   app.get('/tenants', (c) => {
     const session = currentSession(c);
-    return c.html(<TenantsPage session={session} tenants={deps.tenants.list(consoleContext(c))} />);
+    return c.html(<TenantsPage session={session} tenants={deps.tenants.list(consoleContext(c)).map(viewTenant)} />);
   });
 
   app.get('/suppressions', (c) => {
     const session = currentSession(c);
     requireAdmin(session.principal);
     const query = validate(suppressionsQuery, c.req.query(), 'filters');
-    const tenants = deps.tenants.list(consoleContext(c));
+    const tenants = deps.tenants.list(consoleContext(c)).map(viewTenant);
     const tenant = query.tenant ?? tenants[0]?.id;
     const page = tenant === undefined ? null : deps.suppressions.list(consoleContext(c), tenant, {
       limit: 100, ...(query.prefix === '' ? {} : { prefix: query.prefix }), ...(query.after === undefined ? {} : { after: query.after }),

@@ -1,10 +1,12 @@
 /** Account routes: the admin token for any tenant, a tenant key for its own accounts only. */
 import { Hono, type Context } from 'hono';
 import type { AccountService } from '../../../core/account-service.js';
+import { viewAccount } from '../../../core/contracts/account.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { accountBody, accountDeleteQuery, identifier, tenantScopeQuery } from '../schemas.js';
+import { viewAccountState } from '../views/account-view.js';
 import { commandContext } from './tenants.js';
 
 const params = { id: identifier };
@@ -58,18 +60,18 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
   on(app, routes.upsert, async (c) => {
     const input = await readBody(c, routes.upsert.body);
     const { account, created } = accounts.upsert(commandContext(c), input);
-    return c.json({ ok: true, created, account }, created ? 201 : 200);
+    return c.json({ ok: true, created, account: viewAccount(account) }, created ? 201 : 200);
   });
 
   on(app, routes.list, async (c) => {
     const query = readQuery(c, routes.list.query);
-    return c.json({ accounts: await accounts.list(commandContext(c), query.tenant_id) });
+    return c.json({ accounts: (await accounts.list(commandContext(c), query.tenant_id)).map(viewAccountState) });
   });
 
   on(app, routes.get, async (c) => {
     const id = pathId(c);
     const query = readQuery(c, routes.get.query);
-    return c.json({ account: await accounts.get(commandContext(c), query.tenant_id, id) });
+    return c.json({ account: viewAccountState(await accounts.get(commandContext(c), query.tenant_id, id)) });
   });
 
   on(app, routes.delete, (c) => {

@@ -2,20 +2,22 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../core/app-error.js';
-import { PRIORITY_LABELS, toPriority } from '../../../core/message.js';
+import { toPriority } from '../../../core/message.js';
 import { MESSAGE_STATUSES, messageStatus, type MessageCursor, type MessageSearch, type MessageStatus } from '../../../core/message-search.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
+import { REJECTION_CODES } from '../../../core/rejection.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, tenantParams } from '../message-schemas.js';
+import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, priorityQuery, tenantParams } from '../message-schemas.js';
 import { requestBody } from '../request-body.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
 import type { SubmissionParser } from '../submission-parser.js';
+import { viewRejection } from '../views/rejection-view.js';
 import { commandContext } from './tenants.js';
 
 export interface MessageRoutesDeps {
@@ -36,7 +38,7 @@ const listQuery = z
     sender: z.string().min(3).max(320).optional(),
     from_ts: z.coerce.number().int().min(0).optional(),
     to_ts: z.coerce.number().int().min(0).optional(),
-    priority: z.union([z.coerce.number().int().min(0).max(3), z.enum(PRIORITY_LABELS)]).optional(),
+    priority: priorityQuery.optional(),
     q: z.string().min(1).max(200).optional(),
     sort: z.enum(['newest', 'next_attempt']).optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
@@ -50,9 +52,10 @@ const addMessagesDoc = {
   method: 'post',
   summary: 'Submit messages',
   description:
-    'Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync\'d) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it.',
+    'Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync\'d) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it. '
+    + `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.`,
   body: addMessagesDocumented,
-  responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason"}]}`') },
+  responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason","code"}]}`') },
   errors: ['UNAVAILABLE'],
 } as const;
 const commandDoc = { ...messages, method: 'post', bodyOrQuery: true, responses: { 200: json('`{"ok":true,...}`') } } as const;
@@ -122,7 +125,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     const { items, defaultPriority } = await deps.parseSubmission(body);
     const result = await deps.submissions.enqueue(c.get('principal'), items, defaultPriority, c.get('requestId'));
     deps.intake?.submitted('http', performance.now() - startedAt);
-    return c.json({ ok: true, queued: result.queued, rejected: result.rejected });
+    return c.json({ ok: true, queued: result.queued, rejected: result.rejected.map(viewRejection) });
   };
   // The body is parsed by deps.parseSubmission (maybe in a worker thread) with the schemas the doc is built from.
   on(app, routes.addMessages, addMessages);

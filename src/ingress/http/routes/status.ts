@@ -5,12 +5,13 @@
  */
 import { Hono } from 'hono';
 import type { Clock } from '../../../core/clock.js';
-import { queueOverview, type QueueStatusStore } from '../../../core/queue-status.js';
+import type { QueueStatusStore } from '../../../core/queue-status.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { tenantScopeQuery } from '../schemas.js';
+import { queueOverview } from '../views/queue-overview.js';
 
 export interface StatusRoutesDeps {
   queue: QueueStatusStore;

@@ -1,12 +1,14 @@
 /** Tenant routes (admin token only): create, list, read, update, delete, rotate the key. */
 import { Hono, type Context } from 'hono';
 import { AppError } from '../../../core/app-error.js';
+import { viewTenant } from '../../../core/contracts/tenant.js';
 import { requireAdmin } from '../../../core/principal.js';
 import type { CommandContext, TenantService } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { deleteQuery, identifier, rotateKeyBody, tenantCreateBody, tenantUpdateBody } from '../schemas.js';
+import { viewIssuedKey, viewSigningSecret } from '../views/tenant-view.js';
 
 export function commandContext(c: Context<HttpEnv>): CommandContext {
   return { principal: c.get('principal'), correlationId: c.get('requestId') };
@@ -87,12 +89,12 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
   on(app, routes.create, async (c) => {
     const input = await readBody(c, routes.create.body);
     const { tenant, key, signingSecret } = tenants.create(commandContext(c), input);
-    return c.json({ ok: true, tenant, api_key: key.api_key, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) }, 201);
+    return c.json({ ok: true, tenant: viewTenant(tenant), api_key: key.apiKey, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) }, 201);
   });
 
-  on(app, routes.list, (c) => c.json({ tenants: tenants.list(commandContext(c)) }));
+  on(app, routes.list, (c) => c.json({ tenants: tenants.list(commandContext(c)).map(viewTenant) }));
 
-  on(app, routes.get, (c) => c.json({ tenant: tenants.get(commandContext(c), pathId(c)) }));
+  on(app, routes.get, (c) => c.json({ tenant: viewTenant(tenants.get(commandContext(c), pathId(c))) }));
 
   on(app, routes.update, async (c) => {
     const id = pathId(c);
@@ -100,7 +102,7 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     if (input.id !== undefined && input.id !== id) {
       throw new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path: 'id', message: 'must match the tenant id in the path' }] });
     }
-    return c.json({ ok: true, tenant: tenants.update(commandContext(c), id, input.fields) });
+    return c.json({ ok: true, tenant: viewTenant(tenants.update(commandContext(c), id, input.fields)) });
   });
 
   on(app, routes.delete, (c) => {
@@ -113,10 +115,10 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
   on(app, routes.rotateKey, async (c) => {
     const id = pathId(c);
     const input = await readBody(c, routes.rotateKey.body);
-    return c.json({ ok: true, ...tenants.rotateKey(commandContext(c), id, input) });
+    return c.json({ ok: true, ...viewIssuedKey(tenants.rotateKey(commandContext(c), id, input)) });
   });
 
-  on(app, routes.rotateSigningSecret, (c) => c.json({ ok: true, ...tenants.rotateSigningSecret(commandContext(c), pathId(c)) }));
+  on(app, routes.rotateSigningSecret, (c) => c.json({ ok: true, ...viewSigningSecret(tenants.rotateSigningSecret(commandContext(c), pathId(c))) }));
 
   return app;
 }

@@ -1,0 +1,72 @@
+/**
+ * An account as the outside sees it: the `account` of the account.created and
+ * account.updated events (and of the HTTP answers, which show the same object).
+ * Field names and order are the contract; no secret ever leaves through it.
+ */
+import type { Account, LimitBehavior, TlsMode } from '../account.js';
+
+export interface AccountView {
+  id: string;
+  tenant_id: string;
+  host: string;
+  port: number;
+  user: string | null;
+  has_password: boolean;
+  use_tls: boolean;
+  tls_mode: TlsMode;
+  tls_reject_unauthorized: boolean;
+  limit_per_minute: number | null;
+  limit_per_hour: number | null;
+  limit_per_day: number | null;
+  limit_behavior: LimitBehavior;
+  max_connections: number;
+  max_messages_per_connection: number;
+  is_default: boolean;
+  is_pec: boolean;
+  /** The mailbox fields are null when no mailbox is configured; its password never leaves the process. */
+  imap_host: string | null;
+  imap_port: number | null;
+  imap_tls_mode: TlsMode | null;
+  imap_user: string | null;
+  has_imap_password: boolean;
+  imap_folder: string | null;
+  state: 'active' | 'paused';
+  paused_at: string | null;
+  paused_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export function viewAccount(account: Account): AccountView {
+  return {
+    id: account.id,
+    tenant_id: account.tenantId,
+    host: account.host,
+    port: account.port,
+    user: account.user,
+    has_password: account.password !== null,
+    // genro's reading: any TLS, implicit or STARTTLS, is use_tls.
+    use_tls: account.tlsMode !== 'none',
+    tls_mode: account.tlsMode,
+    tls_reject_unauthorized: account.tlsRejectUnauthorized,
+    limit_per_minute: account.limitPerMinute,
+    limit_per_hour: account.limitPerHour,
+    limit_per_day: account.limitPerDay,
+    limit_behavior: account.limitBehavior,
+    max_connections: account.maxConnections,
+    max_messages_per_connection: account.maxMessagesPerConnection,
+    is_default: account.isDefault,
+    is_pec: account.isPec,
+    imap_host: account.imap?.host ?? null,
+    imap_port: account.imap?.port ?? null,
+    imap_tls_mode: account.imap?.tlsMode ?? null,
+    imap_user: account.imap?.user ?? null,
+    has_imap_password: (account.imap?.password ?? null) !== null,
+    imap_folder: account.imap?.folder ?? null,
+    state: account.pausedAt === null ? 'active' : 'paused',
+    paused_at: account.pausedAt === null ? null : new Date(account.pausedAt).toISOString(),
+    paused_reason: account.pausedReason,
+    created_at: new Date(account.createdAt).toISOString(),
+    updated_at: new Date(account.updatedAt).toISOString(),
+  };
+}

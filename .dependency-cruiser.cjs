@@ -12,12 +12,19 @@ const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/console',
  */
 const ALSO = { 'ingress/console': ['ingress/http'] };
 
+/**
+ * Scheduling every room's loops run on (issue 29): the wakeable loop and the bounded wait.
+ * Any room may import them; they import only core and each other (rule below), so no library
+ * and no other room comes with them.
+ */
+const SHARED_SCHEDULING = '^src/runtime/(wakeable-loop|within)\\.ts$';
+
 const roomRules = ROOMS.map((room) => ({
   name: `room-${room.replace('/', '-')}-stays-in-its-room`,
   comment: `src/${room} may import src/core and itself only${ALSO[room] ? ` (and ${ALSO[room].map((other) => `src/${other}`).join(', ')})` : ''}`,
   severity: 'error',
   from: { path: `^src/${room}/` },
-  to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/core/', ...(ALSO[room] ?? []).map((other) => `^src/${other}/`)] },
+  to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/core/', SHARED_SCHEDULING, ...(ALSO[room] ?? []).map((other) => `^src/${other}/`)] },
 }));
 
 /** [library, the room that owns it] */
@@ -54,6 +61,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/(config|ingress|sync)/', '\\.test\\.ts$'] },
       to: { path: 'node_modules/zod(/|$)' },
+    },
+    {
+      name: 'shared-scheduling-is-plain',
+      comment: 'the scheduling every room imports imports only core and itself',
+      severity: 'error',
+      from: { path: SHARED_SCHEDULING },
+      to: { pathNot: ['^src/core/', SHARED_SCHEDULING] },
     },
     ...roomRules,
     ...libraryRules,

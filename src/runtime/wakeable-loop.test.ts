@@ -63,7 +63,7 @@ describe('the wakeable loop', () => {
   it('coalesces the wakes of one turn into one step, taken in a later turn', async () => {
     const step = vi.fn((): StepReport => ({ nextWakeAt: null }));
     const loop = loopOf(step);
-    loop.start(Number.POSITIVE_INFINITY);
+    loop.start(null);
     for (let index = 0; index < 5; index += 1) loop.wake();
     expect(step).not.toHaveBeenCalled();
     await vi.advanceTimersByTimeAsync(0);
@@ -73,7 +73,7 @@ describe('the wakeable loop', () => {
   it('lets wakes within wakeDelayMs join one step', async () => {
     const step = vi.fn((): StepReport => ({ nextWakeAt: null }));
     const loop = loopOf(step, 50);
-    loop.start(Number.POSITIVE_INFINITY);
+    loop.start(null);
     loop.wake();
     await vi.advanceTimersByTimeAsync(30);
     loop.wake();
@@ -160,7 +160,7 @@ describe('the wakeable loop', () => {
   it('stops at once when no step is in flight, dropping a pending wake', async () => {
     const step = vi.fn((): StepReport => ({ nextWakeAt: Date.now() + 10 }));
     const loop = loopOf(step);
-    loop.start(Number.POSITIVE_INFINITY);
+    loop.start(null);
     loop.wake();
     await loop.stop(5000);
     await vi.advanceTimersByTimeAsync(60_000);
@@ -183,7 +183,7 @@ describe('the wakeable loop', () => {
       clock,
       log: recordingLogger(lines),
     });
-    loop.start(Number.POSITIVE_INFINITY);
+    loop.start(null);
     expect(await loop.tick()).toEqual({ ok: false, nextWakeAt: start + 1000 });
     expect(lines).toEqual([{ message: 'loop step failed', fields: { err: expect.objectContaining({ message: 'store busy' }), loop: 'flaky' } }]);
     await vi.advanceTimersByTimeAsync(1000);

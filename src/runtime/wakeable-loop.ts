@@ -34,8 +34,8 @@ export interface WakeableLoopOptions<R extends StepReport> {
 }
 
 export interface WakeableLoop<R extends StepReport> {
-  /** Arms the first step at `firstStepAt` (default: now). Idempotent while running. */
-  start(firstStepAt?: number): void;
+  /** Arms the first step at `firstStepAt` (default: now; null: the first wake). Idempotent while running. */
+  start(firstStepAt?: number | null): void;
   /**
    * A step soon (after `wakeDelayMs`), never in the caller's turn: a caller inside a
    * store transaction commits before the step reads. Wakes before the step coalesce;
@@ -126,7 +126,7 @@ export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOp
   };
 
   return {
-    start(firstStepAt = clock.now()) {
+    start(firstStepAt: number | null = clock.now()) {
       if (running) return;
       running = true;
       stopped = false;

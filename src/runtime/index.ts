@@ -3,4 +3,3 @@ export { installShutdownHandlers } from './shutdown.js';
 export { systemClock, randomIds } from './system.js';
 export { createPeriodicLoop, type PeriodicLoop } from './periodic-loop.js';
 export { createWakeableLoop, type StepReport, type WakeableLoop, type WakeableLoopOptions } from './wakeable-loop.js';
-export { within } from './within.js';

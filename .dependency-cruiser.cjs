@@ -17,6 +17,12 @@ const ROOMS = ['config', 'store', 'security', 'ingress/http', 'ingress/console',
 const ALSO = { 'ingress/console': ['ingress/http'], 'ingress/commands': ['ingress/http'] };
 const KERNEL = ['runtime'];
 
+/**
+ * The scheduling every room's loops run on (issue 29): the wakeable loop and the bounded wait.
+ * They import only core and each other (rule below): no library and no other room comes with them.
+ */
+const SHARED_SCHEDULING = '^src/runtime/(wakeable-loop|within)\\.ts$';
+
 const roomRules = ROOMS.map((room) => ({
   name: `room-${room.replace('/', '-')}-stays-in-its-room`,
   comment: `src/${room} may import src/core, src/runtime and itself only${ALSO[room] ? ` (and ${ALSO[room].map((other) => `src/${other}`).join(', ')})` : ''}`,
@@ -87,6 +93,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: ['^src/ingress/(http|console)/'] },
       to: { path: '^src/ingress/http/(views/|http-error\\.ts$)' },
+    },
+    {
+      name: 'shared-scheduling-is-plain',
+      comment: 'the scheduling every room imports imports only core and itself',
+      severity: 'error',
+      from: { path: SHARED_SCHEDULING },
+      to: { pathNot: ['^src/core/', SHARED_SCHEDULING] },
     },
     ...roomRules,
     ...libraryRules,

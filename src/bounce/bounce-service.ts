@@ -7,7 +7,8 @@
 import type { BouncePolicy } from '../core/bounce-plan.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { within, type Service } from '../runtime/service.js';
+import type { Service } from '../runtime/service.js';
+import { within } from '../runtime/within.js';
 import { createBouncePoller, type BouncePoller } from './bounce-poller.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import { openImapMailbox, type MailboxSettings } from './imap-mailbox.js';

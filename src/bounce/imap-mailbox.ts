@@ -55,8 +55,12 @@ export interface MailboxSession {
   /** The first `maxBytes` of each message, by UID, in one FETCH; a message gone meanwhile is missing. */
   readMany(uids: readonly number[], maxBytes: number): Promise<Map<number, Buffer>>;
   file(uids: readonly number[], disposition: BounceDisposition): Promise<void>;
-  /** Resolves when the server tells of new mail, after `ms`, or when `signal` aborts; rejects when the connection is lost. */
-  wait(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Resolves when the server tells of new mail (at once when it told since the
+   * last wait) or when `signal` aborts; rejects when the connection is lost.
+   * The poll interval is the watcher's timer, not this.
+   */
+  wait(signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -156,7 +160,7 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
       await client.messageMove(range, folder, { uid: true });
     },
 
-    wait(ms, signal) {
+    wait(signal) {
       if (lost !== null) return Promise.reject(lost);
       if (signal.aborted || told) {
         told = false;
@@ -164,7 +168,6 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
       }
       return new Promise<void>((resolve, reject) => {
         const cleanUp = (): void => {
-          clearTimeout(timer);
           signal.removeEventListener('abort', done);
           wake = null;
           fail = null;
@@ -173,7 +176,6 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
           cleanUp();
           resolve();
         };
-        const timer = setTimeout(done, ms);
         signal.addEventListener('abort', done, { once: true });
         wake = done;
         fail = (error) => {

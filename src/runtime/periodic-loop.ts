@@ -1,8 +1,12 @@
 /**
- * A periodic loop: runs `run` every `intervalMs`, never two at once; a failing
- * run is logged and the loop goes on. `tick()` runs it once for tests.
+ * A periodic loop: runs `run` every `intervalMs` on the wakeable loop (never
+ * two at once; a failing run is logged and the loop goes on). `tick()` runs it
+ * once for tests; a tick during a run asks for one more after it.
  */
+import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { systemClock } from './system.js';
+import { createWakeableLoop } from './wakeable-loop.js';
 
 export interface PeriodicLoop {
   start(): void;
@@ -10,34 +14,24 @@ export interface PeriodicLoop {
   stop(): Promise<void>;
 }
 
-export function createPeriodicLoop(options: { name: string; intervalMs: number; run: () => void | Promise<void>; log: Logger }): PeriodicLoop {
-  let timer: NodeJS.Timeout | null = null;
-  let current: Promise<void> | null = null;
-
-  const tick = (): Promise<void> => {
-    current ??= (async () => {
-      try {
-        await options.run();
-      } catch (error) {
-        options.log.error({ err: error, loop: options.name }, 'loop run failed');
-      } finally {
-        current = null;
-      }
-    })();
-    return current;
-  };
-
+export function createPeriodicLoop(options: { name: string; intervalMs: number; run: () => void | Promise<void>; log: Logger; clock?: Clock }): PeriodicLoop {
+  const clock = options.clock ?? systemClock;
+  const next = (now: number) => ({ nextWakeAt: now + options.intervalMs });
+  const loop = createWakeableLoop({
+    name: options.name,
+    step: async (now) => {
+      await options.run();
+      return next(now);
+    },
+    recover: (_error, now) => next(now),
+    clock,
+    log: options.log,
+  });
   return {
-    start() {
-      if (timer !== null) return;
-      timer = setInterval(() => void tick(), options.intervalMs);
-      timer.unref();
+    start: () => loop.start(clock.now() + options.intervalMs),
+    tick: async () => {
+      await loop.tick();
     },
-    tick,
-    async stop() {
-      if (timer !== null) clearInterval(timer);
-      timer = null;
-      await current;
-    },
+    stop: () => loop.stop(),
   };
 }

@@ -93,10 +93,3 @@ export function createLifecycle(stages: readonly Stage[], log: Logger): Lifecycl
     },
   };
 }
-
-/** Waits for `work`, or for `ms`, whichever comes first. */
-export async function within(work: Promise<unknown>, ms: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([work, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-  clearTimeout(timer);
-}

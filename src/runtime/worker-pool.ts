@@ -13,6 +13,7 @@ import { Worker, type Transferable } from 'node:worker_threads';
 import { AppError } from '../core/app-error.js';
 import type { Logger } from '../core/logger.js';
 import type { LogRecord, TaskReply, TaskRequest } from './worker-task.js';
+import { within } from './within.js';
 
 export interface WorkerPool<In, Out> {
   /**
@@ -178,8 +179,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     async close(farewell, timeoutMs = 5000) {
       closing = true;
       if (farewell !== undefined) {
-        const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref());
-        await Promise.race([Promise.allSettled(slots.map((slot) => send(slot, farewell, []))), timeout]);
+        await within(Promise.allSettled(slots.map((slot) => send(slot, farewell, []))), timeoutMs);
       }
       await Promise.all(slots.map((slot) => slot.worker.terminate()));
     },

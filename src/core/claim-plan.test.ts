@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { needsDueWake, planClaim, type ClaimInput } from './claim-plan.js';
+
+const NO_LIMITS = { limitPerMinute: null, limitPerHour: null, limitPerDay: null, limitBehavior: 'defer' as const };
+const input = (over: Partial<ClaimInput> = {}): ClaimInput => ({
+  account: NO_LIMITS, window: 20, held: 0, claimBatch: 100, usage: { minute: 0, hour: 0, day: 0 }, now: 1_000_000, ...over,
+});
+
+describe('planClaim', () => {
+  it('fills an empty lane up to its window at every priority', () => {
+    expect(planClaim(input())).toEqual({ kind: 'claim', limit: 20, maxPriority: 3, reject: false });
+  });
+
+  it('refills a lane at most half full with all priorities, up to the room left', () => {
+    expect(planClaim(input({ held: 10 }))).toEqual({ kind: 'claim', limit: 10, maxPriority: 3, reject: false });
+  });
+
+  it('claims only priority 0 into a lane more than half full, even a full one, up to a claim batch', () => {
+    expect(planClaim(input({ held: 11 }))).toEqual({ kind: 'claim', limit: 100, maxPriority: 0, reject: false });
+    expect(planClaim(input({ held: 20, claimBatch: 50 }))).toEqual({ kind: 'claim', limit: 50, maxPriority: 0, reject: false });
+  });
+
+  it('claims no more than the budget left in the tightest window', () => {
+    const account = { ...NO_LIMITS, limitPerMinute: 5, limitPerHour: 100 };
+    expect(planClaim(input({ account, usage: { minute: 3, hour: 3, day: 3 } }))).toMatchObject({ kind: 'claim', limit: 2 });
+  });
+
+  it('waits until the exhausted window ends when the account defers', () => {
+    const account = { ...NO_LIMITS, limitPerMinute: 5 };
+    expect(planClaim(input({ account, now: 60_000 * 10 + 5000, usage: { minute: 5, hour: 5, day: 5 } }))).toEqual({ kind: 'wait_for_budget', budgetReturnsAt: 60_000 * 11 });
+  });
+
+  it('claims a window of messages to end in error when the account rejects over its limit', () => {
+    const account = { ...NO_LIMITS, limitPerMinute: 5, limitBehavior: 'reject' as const };
+    expect(planClaim(input({ account, usage: { minute: 5, hour: 5, day: 5 } }))).toEqual({ kind: 'claim', limit: 20, maxPriority: 3, reject: true });
+  });
+
+  it('claims nothing when a claim batch is zero', () => {
+    expect(planClaim(input({ claimBatch: 0 }))).toEqual({ kind: 'none' });
+  });
+});
+
+describe('needsDueWake', () => {
+  const plan = { kind: 'claim' as const, limit: 20, maxPriority: 3 as const, reject: false };
+  it('looks for the next due message only when the claim took less than asked', () => {
+    expect(needsDueWake(plan, 7)).toBe(true);
+    expect(needsDueWake(plan, 20)).toBe(false);
+  });
+  it('does not after a priority 0 claim (a finishing send wakes), but does after a rejecting claim that took its limit', () => {
+    expect(needsDueWake({ ...plan, maxPriority: 0 }, 3)).toBe(false);
+    expect(needsDueWake({ ...plan, reject: true }, 20)).toBe(true);
+  });
+});

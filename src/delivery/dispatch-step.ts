@@ -1,0 +1,103 @@
+/**
+ * One dispatcher step: reclaim expired leases (at most once a second), then
+ * for each account claim what its plan (core/claim-plan.ts) allows and hand
+ * it to its lane; answers how much was claimed and when to step next.
+ */
+import type { Account } from '../core/account.js';
+import { isLimited, limitsOf, needsDueWake, planClaim } from '../core/claim-plan.js';
+import type { Logger } from '../core/logger.js';
+import type { AccountRepository, TenantRepository } from '../core/ports.js';
+import type { MessageQueue } from '../core/queue.js';
+import type { DeliveryTelemetry } from '../core/telemetry.js';
+import type { Tenant } from '../core/tenant.js';
+import { laneWindow } from './account-lane.js';
+import type { DispatchLanes } from './dispatch-lanes.js';
+
+export interface TickReport {
+  claimed: number;
+  /** When the next step runs (epoch ms): now when more may be due at once, null when nothing waits. */
+  nextWakeAt: number | null;
+}
+
+export interface DispatchStepDeps {
+  queue: MessageQueue;
+  accounts: Pick<AccountRepository, 'list' | 'version'>;
+  lanes: DispatchLanes;
+  /** Forgotten at the start of each step. */
+  tenants: { forget(): void };
+  log: Logger;
+  telemetry: DeliveryTelemetry;
+  owner: string;
+  leaseMs: number;
+  claimBatch: number;
+}
+
+/** Leases last at least ten seconds: looking for expired ones once a second is enough. */
+const RECLAIM_EVERY_MS = 1000;
+
+/** Tenants (their attachment endpoint and its credentials) are read once per step, not per message. */
+export function createStepTenants(tenants: Pick<TenantRepository, 'get'>) {
+  let read = new Map<string, Tenant | null>();
+  return {
+    get(id: string): Tenant | null {
+      if (!read.has(id)) read.set(id, tenants.get(id));
+      return read.get(id) ?? null;
+    },
+    forget(): void {
+      read = new Map();
+    },
+  };
+}
+
+export function createDispatchStep(deps: DispatchStepDeps): (now: number) => TickReport {
+  const { queue, lanes } = deps;
+  let reclaimedAt = 0;
+  let accounts: { version: string; list: Account[] } = { version: '', list: [] };
+  /** Accounts are re-read (and their secrets decrypted) only when one of them changed. */
+  const currentAccounts = (): Account[] => {
+    const version = deps.accounts.version();
+    if (version !== accounts.version) accounts = { version, list: deps.accounts.list(null) };
+    return accounts.list;
+  };
+
+  /** Claims what one account may send now and hands it on; answers its next wake instant. */
+  const serveAccount = (account: Account, now: number): { claimed: number; wakeAt: number | null } => {
+    if (account.pausedAt !== null) return { claimed: 0, wakeAt: null };
+    const lane = lanes.laneOf(account);
+    const limits = limitsOf(account);
+    const usage = isLimited(limits) ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
+    const plan = planClaim({ account, window: laneWindow(lane), held: lane.ready.length + lane.sending, claimBatch: deps.claimBatch, usage, now });
+    if (plan.kind === 'none') return { claimed: 0, wakeAt: null }; // a finishing send wakes us
+    if (plan.kind === 'wait_for_budget') {
+      const due = queue.nextDueAt(account.tenantId, account.id);
+      return { claimed: 0, wakeAt: due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now) };
+    }
+    const claimStartedAt = performance.now();
+    const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit: plan.limit, maxPriority: plan.maxPriority, now, leaseOwner: deps.owner, leaseUntil: now + deps.leaseMs });
+    deps.telemetry.claimed(performance.now() - claimStartedAt);
+    if (plan.reject) lanes.reject(claimed, now);
+    else lanes.offer(lane, claimed);
+    return { claimed: claimed.length, wakeAt: needsDueWake(plan, claimed.length) ? queue.nextDueAt(account.tenantId, account.id) : null };
+  };
+
+  return (now) => {
+    deps.tenants.forget();
+    if (now - reclaimedAt >= RECLAIM_EVERY_MS) {
+      reclaimedAt = now;
+      lanes.flush(); // our own finished sends are not expired leases
+      // Nor are the messages still in our hands, however long a send takes.
+      const reclaimed = queue.reclaimLeases(now, deps.owner, false, lanes.heldPks());
+      if (reclaimed > 0) deps.log.warn({ reclaimed }, 'expired leases reclaimed');
+    }
+    let claimed = 0;
+    let nextWakeAt: number | null = null;
+    for (const account of currentAccounts()) {
+      const served = serveAccount(account, now);
+      claimed += served.claimed;
+      if (served.wakeAt !== null) nextWakeAt = nextWakeAt === null ? served.wakeAt : Math.min(nextWakeAt, served.wakeAt);
+    }
+    // Claimed some: more may be due right now, so the next step follows at once.
+    if (claimed > 0) return { claimed, nextWakeAt: now };
+    return { claimed, nextWakeAt: nextWakeAt === null ? null : Math.max(nextWakeAt, now + 1) };
+  };
+}

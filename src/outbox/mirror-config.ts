@@ -1,0 +1,21 @@
+/** The mirror's settings, as the composition gives them (daemon/mirror.ts reads them from `[nats]`). */
+import type { CommandHandler } from '../core/inbound.js';
+import type { CommandConsumerConfig } from './command-consumer.js';
+import type { StreamSettings } from './stream-provisioning.js';
+
+export interface MirrorConfig {
+  url: string;
+  stream: StreamSettings;
+  /** KV bucket of each message's latest state; empty: none. */
+  latestBucket: string;
+  maxInFlight: number;
+  /** How long a wake-up waits for more rows to join the window. */
+  batchDelayMs: number;
+  publishTimeoutMs: number;
+  /** How long the start waits for a first connection before going on without one. */
+  connectTimeoutMs: number;
+  retryInitialMs: number;
+  retryMaxMs: number;
+  /** Commands over JetStream, when on. */
+  commands?: { handler: CommandHandler; consumer: Omit<CommandConsumerConfig, 'stream' | 'subjectPrefix'> };
+}

@@ -1,0 +1,123 @@
+/**
+ * The mirror's NATS connection: made at start (or later, should NATS not answer
+ * in time), reconnected by the client forever, the stream provisioned again
+ * after each reconnect, the latest-state bucket and the command consumer
+ * attached. NATS being down never stops the daemon: the outbox keeps the events.
+ */
+import { connect, type JetStreamClient, type KV, type NatsConnection } from 'nats';
+import type { Logger } from '../core/logger.js';
+import type { MirrorStatus } from '../core/mirror.js';
+import { within } from '../runtime/within.js';
+import { startCommandConsumer, type CommandConsumer } from './command-consumer.js';
+import { openLatestBucket } from './latest-kv.js';
+import type { MirrorConfig } from './mirror-config.js';
+import { provisionStream, StreamConflict } from './stream-provisioning.js';
+
+/** How long a stop lets the client flush and close before the connection is simply closed. */
+const DRAIN_MS = 2000;
+const MIN_DRAIN_MS = 100;
+
+export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger; onUsable: () => void }) {
+  const { config, log } = deps;
+  let connection: NatsConnection | null = null;
+  let js: JetStreamClient | null = null;
+  let latest: KV | null = null;
+  let commands: CommandConsumer | null = null;
+  let state: MirrorStatus['state'] = 'connecting';
+  let closing = false;
+  /** Set once commands stop: a connection made later starts no consumer. */
+  let commandsStopped: Promise<void> | null = null;
+
+  const provision = async (nc: NatsConnection): Promise<void> => {
+    const outcome = await provisionStream(await nc.jetstreamManager(), config.stream);
+    log.info({ stream: config.stream.name, outcome }, 'event stream ready');
+  };
+
+  /** Follows the connection's life: reconnects are the client's, re-provisioning and the backlog are ours. */
+  const watch = async (nc: NatsConnection): Promise<void> => {
+    for await (const event of nc.status()) {
+      if (event.type === 'disconnect') {
+        if (state === 'connected') log.warn({ server: String(event.data) }, 'event stream disconnected; the outbox keeps the events');
+        if (state !== 'conflict') state = 'disconnected';
+      } else if (event.type === 'reconnect') {
+        try {
+          await provision(nc);
+          state = 'connected';
+          log.info({ server: String(event.data) }, 'event stream reconnected');
+          deps.onUsable();
+        } catch (error) {
+          state = error instanceof StreamConflict ? 'conflict' : 'disconnected';
+          log.error({ err: error }, 'event stream not usable after reconnecting');
+        }
+      }
+    }
+  };
+
+  const attach = async (nc: NatsConnection): Promise<void> => {
+    connection = nc;
+    js = nc.jetstream();
+    void watch(nc);
+    await provision(nc);
+    if (config.latestBucket !== '') latest = await openLatestBucket(js, config.latestBucket, config.stream.replicas);
+    if (config.commands !== undefined && commandsStopped === null) {
+      commands = await startCommandConsumer(nc, js, config.commands.handler, log.child({ component: 'commands' }), {
+        ...config.commands.consumer, stream: config.stream.name, subjectPrefix: config.stream.subjectPrefix,
+      });
+    }
+    state = 'connected';
+    deps.onUsable();
+  };
+
+  return {
+    /** Connects and provisions the stream; throws StreamConflict. Goes on without NATS when it cannot be reached in time. */
+    async open(): Promise<void> {
+      const connecting = connect({
+        servers: config.url.split(',').map((server) => server.trim()),
+        name: 'mailproxy',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+        waitOnFirstConnect: true,
+        pingInterval: 10_000,
+        // Otherwise every publish captures a stack trace for its error, in case there is one: a tenth of the main thread (profiled).
+        noAsyncTraces: true,
+      });
+      let timer: NodeJS.Timeout | undefined;
+      const first = await Promise.race([connecting, new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), config.connectTimeoutMs); })]);
+      clearTimeout(timer);
+      if (first !== null) {
+        // A conflicting stream found at start refuses the start: the operator sees it at once.
+        await attach(first).catch(async (error: unknown) => {
+          await first.close();
+          throw error;
+        });
+        return;
+      }
+      log.warn({ url: config.url }, 'event stream not reachable yet; going on without it and publishing once it is');
+      state = 'disconnected';
+      void connecting.then(async (nc) => {
+        if (closing) return nc.close();
+        await attach(nc).catch((error: unknown) => {
+          state = error instanceof StreamConflict ? 'conflict' : 'disconnected';
+          log.error({ err: error }, 'event stream not usable');
+        });
+      });
+    },
+    state: (): MirrorStatus['state'] => state,
+    /** Where to publish: null until connected, and when the stream conflicts. */
+    client: (): JetStreamClient | null => (state === 'conflict' ? null : js),
+    latest: (): KV | null => latest,
+    commands: (): CommandConsumer | null => commands,
+    /** Stops taking commands (intake), leaving the event stream up. Idempotent. */
+    stopCommands: (): Promise<void> => (commandsStopped ??= commands?.stop() ?? Promise.resolve()),
+    /**
+     * Draining flushes what the client still buffers; closing also fails a window still
+     * waiting for its PubAcks, so that the wait for it is short (it is published again next start).
+     */
+    async close(until: number): Promise<void> {
+      closing = true;
+      const drainMs = Math.min(DRAIN_MS, Math.max(MIN_DRAIN_MS, until - Date.now()));
+      if (connection !== null && !connection.isClosed()) await within(connection.drain().catch(() => undefined), drainMs);
+      await connection?.close();
+    },
+  };
+}

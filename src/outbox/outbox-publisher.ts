@@ -1,0 +1,86 @@
+/**
+ * Publishing the outbox: windows of rows in order, a window's publishes
+ * pipelined on one connection, the cursor moved past a row only after its
+ * PubAck (and its message's latest state written). A failed window is retried
+ * after a backoff; a row published again carries the same Nats-Msg-Id, and the
+ * stream's duplicate window stores it once.
+ */
+import type { JetStreamClient, KV } from 'nats';
+import type { Clock } from '../core/clock.js';
+import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
+import type { Logger } from '../core/logger.js';
+import { eventBody, eventSubject } from '../core/contracts/event.js';
+import type { MirrorStore, OutboxRow } from '../core/mirror.js';
+import { exponentialBackoff } from '../core/retry-policy.js';
+import { LatestCache, writeLatestAll } from './latest-kv.js';
+
+export interface PublisherConfig {
+  subjectPrefix: string;
+  maxInFlight: number;
+  publishTimeoutMs: number;
+  retryInitialMs: number;
+  retryMaxMs: number;
+}
+
+const encoder = new TextEncoder();
+
+const latestEvents = (rows: readonly OutboxRow[]): LatestEvent[] =>
+  rows.flatMap((row) => (row.messagePk !== null && affectsLatest(row.eventType)
+    ? [{ seq: row.seq, eventType: row.eventType, tenantId: row.tenantId, messageId: row.messageId, messagePk: row.messagePk, occurredAt: row.occurredAt }]
+    : []));
+
+export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; log: Logger; config: PublisherConfig }) {
+  const { store, clock, log, config } = deps;
+  const latestCache = new LatestCache();
+  let publishedTotal = 0;
+  let failures = 0;
+
+  /**
+   * One window: publish up to maxInFlight rows, bring their messages' latest
+   * state up to date, and advance past the acknowledged prefix.
+   */
+  const publishWindow = async (client: JetStreamClient, latest: KV | null): Promise<number> => {
+    const rows = store.pending(config.maxInFlight);
+    if (rows.length === 0) return 0;
+    // The latest states are written alongside the events, not after them; the cursor waits for both.
+    // A window whose KV writes fail is published again: the stream drops the repeats, the merge ignores them.
+    // Settled at once, not when awaited: a KV write that failed while the publishes were still in
+    // flight was an unhandled rejection, and the daemon exited on a NATS timeout (found by the soak).
+    const kvWrites = (latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache))
+      .then(() => null, (error: unknown) => ({ error }));
+    const results = await Promise.allSettled(rows.map((row) =>
+      client.publish(eventSubject(config.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs })));
+    const kvFailure = await kvWrites;
+    if (kvFailure !== null) throw kvFailure.error;
+    const firstFailure = results.findIndex((result) => result.status === 'rejected');
+    const acknowledged = firstFailure < 0 ? rows.length : firstFailure;
+    const last = rows[acknowledged - 1];
+    if (last !== undefined) {
+      store.advance(last.seq, clock.now());
+      publishedTotal += acknowledged;
+    }
+    if (firstFailure >= 0) throw (results[firstFailure] as PromiseRejectedResult).reason;
+    return rows.length;
+  };
+
+  return {
+    /**
+     * Publishes window after window until the backlog is empty (or `stopping`);
+     * answers when to try again: null after success, a backoff after a failure.
+     */
+    async drain(client: JetStreamClient, latest: KV | null, stopping: () => boolean): Promise<{ nextWakeAt: number | null }> {
+      try {
+        while ((await publishWindow(client, latest)) === config.maxInFlight && !stopping());
+        failures = 0;
+        return { nextWakeAt: null };
+      } catch (error) {
+        failures += 1;
+        store.failed((error as Error).message, clock.now());
+        const wait = exponentialBackoff(failures, { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0 }, 0.5);
+        log.warn({ err: error, failures, retryInMs: wait }, 'publishing to the event stream failed; retrying');
+        return { nextWakeAt: clock.now() + wait };
+      }
+    },
+    publishedTotal: (): number => publishedTotal,
+  };
+}

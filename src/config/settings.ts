@@ -60,6 +60,12 @@ function network(text: string): Network {
 
 export function daemonSettings(config: Readonly<Config>) {
   const { http, smtp, nats, dispatch, reports, bounce, pec, retention } = config;
+  // How every mailbox is read, the bounce mailboxes' and the PEC accounts' alike.
+  const mailboxReading = {
+    batchSize: bounce.batch_size,
+    reconnectInitialMs: bounce.reconnect_initial_seconds * SECOND,
+    reconnectMaxMs: bounce.reconnect_max_seconds * SECOND,
+  };
   return {
     dataDir: config.data_dir,
     shutdownMs: config.shutdown_timeout_seconds * SECOND,
@@ -148,9 +154,7 @@ export function daemonSettings(config: Readonly<Config>) {
       pollIntervalMs: bounce.poll_interval_seconds * SECOND,
       maxMessageBytes: bounce.max_message_bytes,
       parseTimeoutMs: bounce.parse_timeout_seconds * SECOND,
-      batchSize: bounce.batch_size,
-      reconnectInitialMs: bounce.reconnect_initial_seconds * SECOND,
-      reconnectMaxMs: bounce.reconnect_max_seconds * SECOND,
+      ...mailboxReading,
     },
     pec: {
       acceptanceTimeoutMs: pec.acceptance_timeout_seconds * SECOND,
@@ -158,9 +162,7 @@ export function daemonSettings(config: Readonly<Config>) {
       maxReceiptBytes: pec.max_receipt_bytes,
       parseTimeoutMs: pec.parse_timeout_seconds * SECOND,
       sweepIntervalMs: pec.sweep_interval_seconds * SECOND,
-      batchSize: bounce.batch_size,
-      reconnectInitialMs: bounce.reconnect_initial_seconds * SECOND,
-      reconnectMaxMs: bounce.reconnect_max_seconds * SECOND,
+      ...mailboxReading,
     },
     retention: {
       intervalMs: retention.interval_seconds * SECOND,

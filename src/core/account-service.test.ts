@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryAdminStore } from '../../test/helpers/in-memory-admin-store.js';
+import { inMemoryAdminStore, refusal } from '../../test/helpers/in-memory-admin-store.js';
 import { createAccountService, type AccountServiceDeps } from './account-service.js';
 import { AppError } from './app-error.js';
 import type { Principal } from './principal.js';
@@ -24,15 +24,6 @@ function setup(activity?: AccountServiceDeps['activity']) {
   return { store, accounts, wakes: () => wakes };
 }
 
-const refusal = (fn: () => unknown): AppError => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-};
 
 describe('account upsert', () => {
   it('creates an account with defaults, records account.created without the password, and wakes the dispatcher', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { inMemoryAdminStore } from '../../test/helpers/in-memory-admin-store.js';
+import { inMemoryAdminStore, refusal } from '../../test/helpers/in-memory-admin-store.js';
 import { AppError } from './app-error.js';
 import type { Principal } from './principal.js';
 import { createTenantService, definedOnly } from './tenant-service.js';
@@ -25,15 +25,6 @@ function setup() {
   return { store, tenants, refreshed };
 }
 
-const refusal = (fn: () => unknown): AppError => {
-  try {
-    fn();
-  } catch (error) {
-    if (error instanceof AppError) return error;
-    throw error;
-  }
-  throw new Error('expected an AppError');
-};
 
 describe('tenant create', () => {
   it('issues a key shown once (only its digest is stored) and a signing secret, with the defaults filled in', () => {

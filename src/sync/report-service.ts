@@ -4,32 +4,19 @@
  * store writes. Stopped with the work in flight: a round being posted finishes
  * within the wait, then is aborted.
  */
-import type { Clock, IdSource } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { TenantRepository } from '../core/ports.js';
-import { REPORTABLE_EVENTS, type ReportStore, type ReportSync } from '../core/report.js';
-import type { ReportTelemetry } from '../core/telemetry.js';
+import { REPORTABLE_EVENTS, type ReportSync } from '../core/report.js';
 import type { Service } from '../runtime/service.js';
-import { createReportLoop, type ReportLoop, type ReportLoopConfig } from './report-loop.js';
+import { createReportLoop, type ReportLoop, type ReportLoopConfig, type ReportLoopDeps } from './report-loop.js';
 import { createHttpReportTransport } from './report-transport.js';
 import { createReportSync } from './sync-status.js';
 
 /** How often tenants are re-read (new tenants, endpoints set or removed). */
 const RESCAN_MS = 5000;
 
-export interface ReportServiceDeps {
-  store: ReportStore;
-  tenants: Pick<TenantRepository, 'get'>;
+/** The loop's own deps but its transport (HTTP, made here) and settings; the signature comes from security/. */
+export interface ReportServiceDeps extends Omit<ReportLoopDeps, 'transport' | 'config'> {
   /** Calls the listener for every outbox row the store writes. */
   onEvent(listener: (tenantId: string, eventType: string) => void): void;
-  /** The signature header's value for a body (security/report-signature.ts). */
-  sign: (secret: string, body: string, timestamp: number) => string;
-  signatureHeader: string;
-  clock: Clock;
-  ids: IdSource;
-  random: () => number;
-  log: Logger;
-  telemetry?: ReportTelemetry;
 }
 
 export interface ReportService {

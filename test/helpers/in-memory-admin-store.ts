@@ -3,6 +3,7 @@
  * log in maps, a transaction that puts everything back when its function throws.
  * Only the port's behaviour that core relies on; the real one is tested in test/store.
  */
+import { AppError } from '../../src/core/app-error.js';
 import type { Account, AccountChoice } from '../../src/core/account.js';
 import type { ChangeRecord } from '../../src/core/change-record.js';
 import type { AdminStore } from '../../src/core/ports.js';
@@ -98,3 +99,14 @@ export function inMemoryAdminStore(): InMemoryAdminStore {
   };
   return store;
 }
+
+/** The AppError `fn` throws; anything else it throws, or nothing thrown, fails the test. */
+export const refusal = (fn: () => unknown): AppError => {
+  try {
+    fn();
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+  throw new Error('expected an AppError');
+};

@@ -383,6 +383,14 @@ smtp.quit()
       { name: 'implicit TLS', swaks: ['--tlsc'], python: "smtp = smtplib.SMTP_SSL('127.0.0.1', PORT, context=TLS, timeout=30)\nsmtp.ehlo()" },
     ];
     const portOf = (name: string): number => (name === 'implicit TLS' ? tlsPort : plainPort);
+    /** A Python script's first lines: the port from the environment, and TLS that takes the test certificate. */
+    const PYTHON_PRELUDE = [
+      'import json, os, smtplib, ssl',
+      "PORT = int(os.environ['PORT'])",
+      'TLS = ssl.create_default_context()',
+      'TLS.check_hostname = False',
+      'TLS.verify_mode = ssl.CERT_NONE',
+    ];
 
     it.each(listeners)('swaks is answered 530 5.7.0 at MAIL on the $name listener', async ({ name, swaks }) => {
       const result = await runSwaks(['--server', `127.0.0.1:${portOf(name)}`, '--helo', 'swaks.client.test', '--from', 'sender@example.com', '--to', 'a@example.net', ...swaks]);
@@ -396,11 +404,7 @@ smtp.quit()
 
     it.each(listeners)('Python smtplib is answered 530 5.7.0 at MAIL on the $name listener', async ({ name, python }) => {
       const script = [
-        'import json, os, smtplib, ssl',
-        "PORT = int(os.environ['PORT'])",
-        'TLS = ssl.create_default_context()',
-        'TLS.check_hostname = False',
-        'TLS.verify_mode = ssl.CERT_NONE',
+        ...PYTHON_PRELUDE,
         python,
         "code, text = smtp.mail('sender@example.com')",
         "print(json.dumps({'code': code, 'text': text.decode(), 'tls': smtp.sock.version() if hasattr(smtp.sock, 'version') else None}))",
@@ -414,11 +418,7 @@ smtp.quit()
 
     it('forgets an AUTH made before STARTTLS (RFC 3207 §4.2): MAIL after the upgrade is answered 530 until AUTH again', async () => {
       const script = [
-        'import json, os, smtplib, ssl',
-        "PORT = int(os.environ['PORT'])",
-        'TLS = ssl.create_default_context()',
-        'TLS.check_hostname = False',
-        'TLS.verify_mode = ssl.CERT_NONE',
+        ...PYTHON_PRELUDE,
         "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)",
         "smtp.login('acme', os.environ['KEY'])",
         'smtp.starttls(context=TLS)',

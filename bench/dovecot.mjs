@@ -11,20 +11,27 @@ import { configText, prepareDir } from '../test/peers/dovecot-config.mjs';
 
 const USER = { user: 'bounces', password: 'bench-secret' };
 
-const freePort = () => new Promise((resolve, reject) => {
-  const server = createServer().listen(0, '127.0.0.1', () => {
-    const { port } = server.address();
-    server.close(() => resolve(port));
-  }).on('error', reject);
-});
+const freePort = () =>
+  new Promise((resolve, reject) => {
+    const server = createServer()
+      .listen(0, '127.0.0.1', () => {
+        const { port } = server.address();
+        server.close(() => resolve(port));
+      })
+      .on('error', reject);
+  });
 
-const greets = (port, greeting) => new Promise((resolve) => {
-  const socket = connect(port, '127.0.0.1');
-  socket.setTimeout(1000, () => socket.destroy());
-  socket.once('data', (data) => { socket.destroy(); resolve(data.toString().includes(greeting)); });
-  socket.once('error', () => resolve(false));
-  socket.once('close', () => resolve(false));
-});
+const greets = (port, greeting) =>
+  new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.setTimeout(1000, () => socket.destroy());
+    socket.once('data', (data) => {
+      socket.destroy();
+      resolve(data.toString().includes(greeting));
+    });
+    socket.once('error', () => resolve(false));
+    socket.once('close', () => resolve(false));
+  });
 
 export async function startBenchDovecot(children) {
   const dir = prepareDir([USER]);
@@ -41,10 +48,16 @@ export async function startBenchDovecot(children) {
   const session = async (work) => {
     const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, doSTARTTLS: false, auth: { user: USER.user, pass: USER.password }, logger: false });
     await client.connect();
-    try { return await work(client); } finally { await client.logout(); }
+    try {
+      return await work(client);
+    } finally {
+      await client.logout();
+    }
   };
   return {
-    port, user: USER.user, password: USER.password,
+    port,
+    user: USER.user,
+    password: USER.password,
     async appendAll(raws, folder) {
       await session(async (client) => {
         if (!(await client.list()).some((entry) => entry.path === folder)) await client.mailboxCreate(folder);

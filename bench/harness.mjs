@@ -27,8 +27,16 @@ export function start(args, env = {}) {
   const waiters = [];
   lines.on('line', (line) => {
     let parsed;
-    try { parsed = JSON.parse(line); } catch { return; }
-    for (const waiter of [...waiters]) if (waiter.match(parsed)) { waiters.splice(waiters.indexOf(waiter), 1); waiter.resolve(parsed); }
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return;
+    }
+    for (const waiter of [...waiters])
+      if (waiter.match(parsed)) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(parsed);
+      }
   });
   const next = (match) => new Promise((resolve) => waiters.push({ match, resolve }));
   return { child, next };
@@ -42,7 +50,11 @@ export async function run(args) {
 }
 
 export async function api(base, token, method, path, body) {
-  const response = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const response = await fetch(base + path, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return response.json();
 }
 
@@ -60,14 +72,25 @@ export function benchDataDir() {
 export async function startDaemon(env = {}, { dataDir: existing } = {}) {
   const dataDir = existing ?? benchDataDir();
   const spawnedAt = Date.now();
-  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], { MAILPROXY_DATA_DIR: dataDir, MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', MAILPROXY_LOG_LEVEL: 'warn', ...env });
+  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], {
+    MAILPROXY_DATA_DIR: dataDir,
+    MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+    MAILPROXY_SMTP_LISTEN: '127.0.0.1:0',
+    MAILPROXY_LOG_LEVEL: 'warn',
+    ...env,
+  });
   // Listening is logged at info (as is every HTTP request); at warn the ports are found with ss instead.
   if (existing === undefined) await daemon.next((entry) => entry.msg?.startsWith('admin token created'));
   const { http, smtp } = await findPorts(daemon.child.pid);
   const startedIn = Date.now() - spawnedAt;
   const token = readFileSync(join(dataDir, 'admin-token'), 'utf8').trim();
   return {
-    daemon, dataDir, base: `http://127.0.0.1:${http}`, smtpPort: smtp, token, startedIn,
+    daemon,
+    dataDir,
+    base: `http://127.0.0.1:${http}`,
+    smtpPort: smtp,
+    token,
+    startedIn,
     async stop() {
       if (daemon.child.exitCode === null && daemon.child.signalCode === null) {
         const exited = new Promise((r) => daemon.child.once('exit', r));
@@ -86,7 +109,15 @@ function listeningPorts(pid) {
     const ss = spawn('ss', ['-ltnpH']);
     let out = '';
     ss.stdout.on('data', (d) => (out += d));
-    ss.on('exit', () => resolve(out.split('\n').filter((row) => row.includes(`pid=${pid},`)).map((row) => Number(/127\.0\.0\.1:(\d+)/.exec(row)?.[1])).filter(Boolean)));
+    ss.on('exit', () =>
+      resolve(
+        out
+          .split('\n')
+          .filter((row) => row.includes(`pid=${pid},`))
+          .map((row) => Number(/127\.0\.0\.1:(\d+)/.exec(row)?.[1]))
+          .filter(Boolean),
+      ),
+    );
   });
 }
 
@@ -94,7 +125,13 @@ function listeningPorts(pid) {
 function greetsSmtp(port) {
   return new Promise((resolve) => {
     const socket = connect({ port, host: '127.0.0.1' });
-    const done = (smtp) => { clearTimeout(timer); socket.removeAllListeners('data'); if (smtp) socket.end('QUIT\r\n'); else socket.destroy(); resolve(smtp); };
+    const done = (smtp) => {
+      clearTimeout(timer);
+      socket.removeAllListeners('data');
+      if (smtp) socket.end('QUIT\r\n');
+      else socket.destroy();
+      resolve(smtp);
+    };
     const timer = setTimeout(() => done(false), 1000);
     socket.on('data', (data) => done(data.toString('latin1').startsWith('220')));
     socket.on('error', () => done(false));
@@ -119,7 +156,16 @@ async function findPorts(pid) {
 
 export async function setupTenant(d, sinkPort, clientBaseUrl = null) {
   const tenant = await api(d.base, d.token, 'POST', '/tenant', { id: 'bench', client_base_url: clientBaseUrl });
-  await api(d.base, d.token, 'POST', '/account', { id: 'relay', tenant_id: 'bench', host: '127.0.0.1', port: sinkPort, tls_mode: 'none', max_connections: 5, max_messages_per_connection: 100000, is_default: true });
+  await api(d.base, d.token, 'POST', '/account', {
+    id: 'relay',
+    tenant_id: 'bench',
+    host: '127.0.0.1',
+    port: sinkPort,
+    tls_mode: 'none',
+    max_connections: 5,
+    max_messages_per_connection: 100000,
+    is_default: true,
+  });
   return tenant.api_key;
 }
 
@@ -136,7 +182,12 @@ export async function startSink() {
  */
 export async function scrapeMetrics(d) {
   const text = await (await fetch(`${d.base}/metrics`, { headers: { authorization: `Bearer ${d.token}` } })).text();
-  const values = new Map(text.split('\n').filter((line) => line !== '' && !line.startsWith('#')).map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]));
+  const values = new Map(
+    text
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('#'))
+      .map((line) => [line.slice(0, line.lastIndexOf(' ')), Number(line.slice(line.lastIndexOf(' ') + 1))]),
+  );
   return { sample: (line) => values.get(line) ?? NaN };
 }
 
@@ -202,7 +253,10 @@ export async function startPeers({ suspended, env, reports = false }) {
   const key = await setupTenant(d, port, clientPort === null ? null : `http://127.0.0.1:${clientPort}`);
   if (suspended) await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
   return {
-    sink, client, d, key,
+    sink,
+    client,
+    d,
+    key,
     async stop() {
       await d.stop();
       sink.child.stdin.end();
@@ -226,15 +280,27 @@ export function memoryOf(pid) {
 /** Samples the daemon's VmRSS every 100 ms until stopped; returns the highest seen. */
 export function sampleRss(pid) {
   let peak = 0;
-  const take = () => { try { peak = Math.max(peak, memoryOf(pid).rss); } catch { /* exited */ } };
+  const take = () => {
+    try {
+      peak = Math.max(peak, memoryOf(pid).rss);
+    } catch {
+      /* exited */
+    }
+  };
   take();
   const timer = setInterval(take, 100);
-  return () => { clearInterval(timer); take(); return peak; };
+  return () => {
+    clearInterval(timer);
+    take();
+    return peak;
+  };
 }
 
 /** CPU time the process has used so far (all its threads, or only its main thread), user and system, in ms. */
 function cpuOf(pid, mainThreadOnly = false) {
-  const fields = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+  const fields = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
+    .replace(/^.*\) /s, '')
+    .split(' ');
   return { user: (Number(fields[11]) * 1000) / 100, system: (Number(fields[12]) * 1000) / 100 }; // clock ticks (USER_HZ = 100)
 }
 

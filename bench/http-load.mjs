@@ -37,15 +37,20 @@ const target = new URL(`${url}/add-messages`);
 const agent = new Agent({ keepAlive: true, maxSockets: Number(concurrency) });
 function post(payload) {
   return new Promise((resolve, reject) => {
-    const outgoing = request(target, {
-      method: 'POST', agent,
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-    }, (incoming) => {
-      const chunks = [];
-      incoming.on('data', (chunk) => chunks.push(chunk));
-      incoming.on('end', () => resolve({ status: incoming.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-      incoming.on('error', reject);
-    });
+    const outgoing = request(
+      target,
+      {
+        method: 'POST',
+        agent,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (incoming) => {
+        const chunks = [];
+        incoming.on('data', (chunk) => chunks.push(chunk));
+        incoming.on('end', () => resolve({ status: incoming.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        incoming.on('error', reject);
+      },
+    );
     outgoing.on('error', reject);
     outgoing.end(payload);
   });
@@ -67,7 +72,11 @@ async function worker() {
       if (Date.now() >= deadline) break;
     }
     const messages = Array.from({ length: Number(batchSize) }, (_, index) => ({
-      id: `${prefix}-${first + index}`, from: 'bench@example.com', to: 'sink@example.net', subject: 'bench', body,
+      id: `${prefix}-${first + index}`,
+      from: 'bench@example.com',
+      to: 'sink@example.net',
+      subject: 'bench',
+      body,
     }));
     const sentAt = performance.now();
     const response = await post(JSON.stringify({ messages }));

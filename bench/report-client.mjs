@@ -44,7 +44,9 @@ process.stdin.setEncoding('utf8').on('data', (text) => {
     if (line.trim() === 'refuse' || line.trim() === 'accept') refusing = line.trim() === 'refuse';
     if (line.trim() !== 'stats') continue;
     const sorted = [...lags].sort((a, b) => a - b);
-    process.stdout.write(`${JSON.stringify({ reports, items, sent: sentEvents.size, lastAt, lagP50: percentile(sorted, 0.5), lagP99: percentile(sorted, 0.99) })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ reports, items, sent: sentEvents.size, lastAt, lagP50: percentile(sorted, 0.5), lagP99: percentile(sorted, 0.99) })}\n`,
+    );
   }
 });
 process.stdin.on('end', () => server.close(() => process.exit(0)));

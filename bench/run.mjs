@@ -11,7 +11,21 @@ import { searchScenario } from './search.mjs';
 import { uiScenario } from './ui.mjs';
 import { versions } from './versions.mjs';
 import {
-  root, children, start, run, api, scrapeMetrics, startNats, mirrorStatus, sinkStats, waitForSink, startPeers, clientStats, memoryOf, sampleRss, smtpLoad,
+  root,
+  children,
+  start,
+  run,
+  api,
+  scrapeMetrics,
+  startNats,
+  mirrorStatus,
+  sinkStats,
+  waitForSink,
+  startPeers,
+  clientStats,
+  memoryOf,
+  sampleRss,
+  smtpLoad,
 } from './harness.mjs';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
@@ -49,11 +63,18 @@ const scenarios = {
       const floor = await run(['bench/http-load.mjs', `http://127.0.0.1:${port}`, key, '50', '1', '2048', '5', 'floor', '1000']);
       bare.child.stdin.end();
       return {
-        'requests/s at 1,000/s offered': steady.rate, 'p50 ms at 1,000/s': steady.p50, 'p99 ms at 1,000/s': steady.p99,
-        '% answered by the daemon within 10 ms': intake.shareUnder10ms * 100, '% answered by the daemon within 25 ms': intake.shareUnder25ms * 100,
+        'requests/s at 1,000/s offered': steady.rate,
+        'p50 ms at 1,000/s': steady.p50,
+        'p99 ms at 1,000/s': steady.p99,
+        '% answered by the daemon within 10 ms': intake.shareUnder10ms * 100,
+        '% answered by the daemon within 25 ms': intake.shareUnder25ms * 100,
         'daemon event-loop delay p99 ms at 1,000/s': intake.loopLagP99Ms,
-        'bare server p50 ms at 1,000/s': floor.p50, 'bare server p99 ms at 1,000/s': floor.p99,
-        'requests/s flat out': flat.rate, 'p50 ms flat out': flat.p50, 'p99 ms flat out': flat.p99, errors: steady.errors + flat.errors,
+        'bare server p50 ms at 1,000/s': floor.p50,
+        'bare server p99 ms at 1,000/s': floor.p99,
+        'requests/s flat out': flat.rate,
+        'p50 ms flat out': flat.p50,
+        'p99 ms flat out': flat.p99,
+        errors: steady.errors + flat.errors,
       };
     } finally {
       await stop();
@@ -68,7 +89,11 @@ const scenarios = {
     await api(d.base, d.token, 'POST', '/commands/activate', { tenant_id: 'bench' });
     const stats = await waitForSink(sink, load.queued, 180_000);
     await stop();
-    return { 'relayed messages/s': stats.received / ((stats.lastAt - started) / 1000), messages: stats.received, 'all relayed': stats.received >= load.queued ? 1 : 0 };
+    return {
+      'relayed messages/s': stats.received / ((stats.lastAt - started) / 1000),
+      messages: stats.received,
+      'all relayed': stats.received >= load.queued ? 1 : 0,
+    };
   },
   async 'end-to-end'() {
     // Posted at a steady 2,500 messages/s for 8 s while the daemon relays them.
@@ -114,16 +139,25 @@ const scenarios = {
     // while NATS is down, then NATS back: events/s from reconnecting to an empty backlog,
     // each event published with its PubAck awaited and its message's KV latest state written.
     const nats = await startNats();
-    const { d, key, stop } = await startPeers({ suspended: true, env: { MAILPROXY_NATS_URL: nats.url(), ...(process.env.BENCH_NO_KV ? { MAILPROXY_NATS_KV_BUCKET: '' } : {}) } });
+    const { d, key, stop } = await startPeers({
+      suspended: true,
+      env: { MAILPROXY_NATS_URL: nats.url(), ...(process.env.BENCH_NO_KV ? { MAILPROXY_NATS_KV_BUCKET: '' } : {}) },
+    });
     try {
       await nats.stop();
       const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '2', 'drain']);
       const backlog = (await mirrorStatus(d)).backlog;
       await nats.start();
       let status = await mirrorStatus(d);
-      while (status.state !== 'connected') { await new Promise((r) => setTimeout(r, 10)); status = await mirrorStatus(d); }
+      while (status.state !== 'connected') {
+        await new Promise((r) => setTimeout(r, 10));
+        status = await mirrorStatus(d);
+      }
       const connectedAt = Date.now();
-      while (status.backlog > 0) { await new Promise((r) => setTimeout(r, 50)); status = await mirrorStatus(d); }
+      while (status.backlog > 0) {
+        await new Promise((r) => setTimeout(r, 50));
+        status = await mirrorStatus(d);
+      }
       const seconds = (Date.now() - connectedAt) / 1000;
       return { 'events/s': backlog / seconds, events: backlog, 'messages posted': load.queued };
     } finally {
@@ -136,15 +170,27 @@ const scenarios = {
     // real Dovecot, then moved into INBOX with one MOVE: DSNs/s from then to the last one recorded
     // (read over IMAP, parsed in the parser thread, tied to the message, suppression written, filed).
     const dovecot = await startBenchDovecot(children);
-    const { d, key, stop } = await startPeers({ suspended: true, env: {
-      MAILPROXY_BOUNCE_HOST: '127.0.0.1', MAILPROXY_BOUNCE_PORT: String(dovecot.port), MAILPROXY_BOUNCE_TLS: 'none',
-      MAILPROXY_BOUNCE_USER: dovecot.user, MAILPROXY_BOUNCE_PASSWORD: dovecot.password,
-      MAILPROXY_BOUNCE_PROCESSED_FOLDER: 'Processed', MAILPROXY_BOUNCE_POLL_INTERVAL_SECONDS: '3600', ...(process.env.BENCH_BOUNCE_BATCH ? { MAILPROXY_BOUNCE_BATCH_SIZE: process.env.BENCH_BOUNCE_BATCH } : {}),
-    } });
+    const { d, key, stop } = await startPeers({
+      suspended: true,
+      env: {
+        MAILPROXY_BOUNCE_HOST: '127.0.0.1',
+        MAILPROXY_BOUNCE_PORT: String(dovecot.port),
+        MAILPROXY_BOUNCE_TLS: 'none',
+        MAILPROXY_BOUNCE_USER: dovecot.user,
+        MAILPROXY_BOUNCE_PASSWORD: dovecot.password,
+        MAILPROXY_BOUNCE_PROCESSED_FOLDER: 'Processed',
+        MAILPROXY_BOUNCE_POLL_INTERVAL_SECONDS: '3600',
+        ...(process.env.BENCH_BOUNCE_BATCH ? { MAILPROXY_BOUNCE_BATCH_SIZE: process.env.BENCH_BOUNCE_BATCH } : {}),
+      },
+    });
     try {
       const ids = Array.from({ length: 1000 }, (_, index) => `dsn-${index}`);
       for (let at = 0; at < ids.length; at += 100) {
-        await api(d.base, key, 'POST', '/add-messages', { messages: ids.slice(at, at + 100).map((id) => ({ id, from: 'shop@bench.example', to: `${id}@example.net`, subject: `order ${id}`, body: 'x'.repeat(2048) })) });
+        await api(d.base, key, 'POST', '/add-messages', {
+          messages: ids
+            .slice(at, at + 100)
+            .map((id) => ({ id, from: 'shop@bench.example', to: `${id}@example.net`, subject: `order ${id}`, body: 'x'.repeat(2048) })),
+        });
       }
       await dovecot.appendAll(ids.map(dsnFor), 'Staging');
       // The clock starts once the MOVE is done: from then on all 1,000 are in the mailbox (Dovecot's own
@@ -173,7 +219,10 @@ const scenarios = {
       const atEnd = await sinkStats(sink);
       await waitForSink(sink, load.queued, 120_000);
       let status = await mirrorStatus(d);
-      while (status.backlog > 0) { await new Promise((r) => setTimeout(r, 100)); status = await mirrorStatus(d); }
+      while (status.backlog > 0) {
+        await new Promise((r) => setTimeout(r, 100));
+        status = await mirrorStatus(d);
+      }
       const lag = await run(['bench/stream-lag.mjs', nats.url(), 'MAILPROXY']);
       return {
         'posted messages/s': load.rate,
@@ -193,7 +242,15 @@ const scenarios = {
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
       const load = await smtpLoad(d, key, 'keepalive', 20, 2048, 5, 2);
-      return { 'messages/s': load.rate, 'message p50 ms': load.p50, 'message p99 ms': load.p99, 'daemon CPU µs/message': load.daemonCpuUsPerMessage, '  of which system': load.daemonSystemUsPerMessage, '  of which main thread': load.mainThreadCpuUsPerMessage, errors: load.errors };
+      return {
+        'messages/s': load.rate,
+        'message p50 ms': load.p50,
+        'message p99 ms': load.p99,
+        'daemon CPU µs/message': load.daemonCpuUsPerMessage,
+        '  of which system': load.daemonSystemUsPerMessage,
+        '  of which main thread': load.mainThreadCpuUsPerMessage,
+        errors: load.errors,
+      };
     } finally {
       await stop();
     }
@@ -203,7 +260,15 @@ const scenarios = {
     const { d, key, stop } = await startPeers({ suspended: true });
     try {
       const load = await smtpLoad(d, key, 'per-message', 20, 2048, 5, 2);
-      return { 'messages/s': load.rate, 'connection p50 ms': load.p50, 'connection p99 ms': load.p99, 'daemon CPU µs/message': load.daemonCpuUsPerMessage, '  of which system': load.daemonSystemUsPerMessage, '  of which main thread': load.mainThreadCpuUsPerMessage, errors: load.errors };
+      return {
+        'messages/s': load.rate,
+        'connection p50 ms': load.p50,
+        'connection p99 ms': load.p99,
+        'daemon CPU µs/message': load.daemonCpuUsPerMessage,
+        '  of which system': load.daemonSystemUsPerMessage,
+        '  of which main thread': load.mainThreadCpuUsPerMessage,
+        errors: load.errors,
+      };
     } finally {
       await stop();
     }
@@ -239,9 +304,17 @@ const scenarios = {
   },
 };
 
-const median = (values) => { const sorted = [...values].sort((a, b) => a - b); return sorted[Math.floor(sorted.length / 2)]; };
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+};
 const only = process.argv[2];
-const results = { date: new Date().toISOString(), machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version }, versions: versions(), scenarios: {} };
+const results = {
+  date: new Date().toISOString(),
+  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  versions: versions(),
+  scenarios: {},
+};
 if (only !== undefined && !(only in scenarios)) {
   console.error(`unknown scenario ${only}; one of: ${Object.keys(scenarios).join(', ')}`);
   process.exit(2);
@@ -258,7 +331,8 @@ for (const [name, scenario] of Object.entries(scenarios)) {
   }
   results.scenarios[name] = { runs, summary };
   console.log(`\n${name} (${Math.round((Date.now() - startedAt) / 1000)} s)`);
-  for (const [metric, s] of Object.entries(summary)) console.log(`  ${metric.padEnd(36)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
+  for (const [metric, s] of Object.entries(summary))
+    console.log(`  ${metric.padEnd(36)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const file = join(root, 'bench/results', `${results.date.slice(0, 10)}.json`);
@@ -269,5 +343,9 @@ if (existsSync(file)) {
 }
 writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
 console.log(`\nmachine: ${results.machine.cpu}, ${results.machine.cores} cores, node ${results.machine.node}`);
-console.log(`versions: ${Object.entries(results.versions).map(([name, value]) => `${name} ${value}`).join(', ')}\nwritten: ${file}`);
+console.log(
+  `versions: ${Object.entries(results.versions)
+    .map(([name, value]) => `${name} ${value}`)
+    .join(', ')}\nwritten: ${file}`,
+);
 process.exit(0);

@@ -30,14 +30,27 @@ async function makeTemplates() {
   const { port, stop: stopSink } = await startSink();
   const d = await startDaemon({}, { dataDir: small });
   const key = await setupTenant(d, port);
-  await api(d.base, d.token, 'POST', '/account', { id: 'relay', tenant_id: 'bench', host: '127.0.0.1', port, tls_mode: 'none', max_connections: 5, limit_per_day: 1, is_default: true });
+  await api(d.base, d.token, 'POST', '/account', {
+    id: 'relay',
+    tenant_id: 'bench',
+    host: '127.0.0.1',
+    port,
+    tls_mode: 'none',
+    max_connections: 5,
+    limit_per_day: 1,
+    is_default: true,
+  });
   await postCorpus({ url: d.base, token: key, count: SMALL });
   await d.stop();
   stopSink();
 
   const large = copyDir(small);
   const db = new Database(join(large, 'mailproxy.db'));
-  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('messages').filter((name) => name !== 'pk');
+  const columns = db
+    .prepare('SELECT name FROM pragma_table_info(?)')
+    .pluck()
+    .all('messages')
+    .filter((name) => name !== 'pk');
   const values = columns.map((name) => (name === 'id' ? `id || '-' || @round` : name));
   const copy = db.prepare(`INSERT INTO messages (${columns.join(', ')}) SELECT ${values.join(', ')} FROM messages WHERE pk <= @last`);
   const last = db.prepare('SELECT max(pk) FROM messages').pluck().get();
@@ -68,11 +81,28 @@ async function drain(size) {
     const before = await claimTotals(d);
     const stopSampling = sampleRss(d.daemon.child.pid);
     // The limit lifted and the sink's port given: the dispatcher starts on the whole queue.
-    await api(d.base, d.token, 'POST', '/account', { id: 'relay', tenant_id: 'bench', host: '127.0.0.1', port, tls_mode: 'none', max_connections: 5, limit_per_day: null, is_default: true });
+    await api(d.base, d.token, 'POST', '/account', {
+      id: 'relay',
+      tenant_id: 'bench',
+      host: '127.0.0.1',
+      port,
+      tls_mode: 'none',
+      max_connections: 5,
+      limit_per_day: null,
+      is_default: true,
+    });
     await new Promise((r) => setTimeout(r, DRAIN_MS));
     const after = await claimTotals(d);
     const relayed = (await sinkStats(sink)).received;
-    return { claimUs: ((after.sum - before.sum) / (after.count - before.count)) * 1e6, claims: after.count - before.count, relayed: relayed / (DRAIN_MS / 1000), idle, peak: stopSampling(), startedIn: d.startedIn, readyIn };
+    return {
+      claimUs: ((after.sum - before.sum) / (after.count - before.count)) * 1e6,
+      claims: after.count - before.count,
+      relayed: relayed / (DRAIN_MS / 1000),
+      idle,
+      peak: stopSampling(),
+      startedIn: d.startedIn,
+      readyIn,
+    };
   } finally {
     await d.stop();
     stopSink();

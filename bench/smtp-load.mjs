@@ -40,18 +40,19 @@ function textOf(size) {
 }
 const date = new Date().toUTCString().replace(/GMT$/, '+0000');
 const tag = `${process.pid}.${Date.now().toString(36)}`;
-const headerOf = (sequence) => [
-  'From: Bench Sender <bench@example.com>',
-  'To: Sink Recipient <sink@example.net>',
-  `Subject: Bench message ${String(sequence).padStart(8, '0')}`,
-  `Date: ${date}`,
-  `Message-ID: <${tag}.${String(sequence).padStart(8, '0')}@bench.example.com>`,
-  'MIME-Version: 1.0',
-  'Content-Type: text/plain; charset=utf-8',
-  'Content-Transfer-Encoding: 7bit',
-  '',
-  '',
-].join('\r\n');
+const headerOf = (sequence) =>
+  [
+    'From: Bench Sender <bench@example.com>',
+    'To: Sink Recipient <sink@example.net>',
+    `Subject: Bench message ${String(sequence).padStart(8, '0')}`,
+    `Date: ${date}`,
+    `Message-ID: <${tag}.${String(sequence).padStart(8, '0')}@bench.example.com>`,
+    'MIME-Version: 1.0',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: 7bit',
+    '',
+    '',
+  ].join('\r\n');
 /** The text after the header, sized so that header + text + final dot is `total` bytes. */
 function bodyFor(total) {
   const wanted = Math.max(0, total - headerOf(0).length - 3);
@@ -79,7 +80,10 @@ class Client {
   static open() {
     return new Promise((resolve, reject) => {
       const socket = connect({ port, host: '127.0.0.1' });
-      socket.once('connect', () => { socket.off('error', reject); resolve(new Client(socket)); });
+      socket.once('connect', () => {
+        socket.off('error', reject);
+        resolve(new Client(socket));
+      });
       socket.once('error', reject);
     });
   }
@@ -267,7 +271,9 @@ const samples = () => Object.fromEntries(errorSamples);
 const limitSeconds = mode === 'large' ? 900 : warmup + seconds + 120;
 setTimeout(() => {
   noteError(`timed out after ${limitSeconds} s`);
-  process.stdout.write(`${JSON.stringify({ accepted, errors, elapsed: limitSeconds, seconds, rate: accepted / seconds, 'MB/s': 0, p50: 0, p99: 0, errorSamples: samples() })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ accepted, errors, elapsed: limitSeconds, seconds, rate: accepted / seconds, 'MB/s': 0, p50: 0, p99: 0, errorSamples: samples() })}\n`,
+  );
   process.exit(1);
 }, limitSeconds * 1000).unref();
 
@@ -277,10 +283,14 @@ if (mode === 'large') {
   const began = performance.now();
   await Promise.all(Array.from({ length: concurrency }, () => largeSession(content, times)));
   const elapsed = (performance.now() - began) / 1000;
-  process.stdout.write(`${JSON.stringify({ accepted, errors, elapsed, messageBytes: content.length, 'MB/s': (accepted * content.length) / 1e6 / elapsed, p50: pct(times, 0.5), max: pct(times, 1), errorSamples: samples() })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ accepted, errors, elapsed, messageBytes: content.length, 'MB/s': (accepted * content.length) / 1e6 / elapsed, p50: pct(times, 0.5), max: pct(times, 1), errorSamples: samples() })}\n`,
+  );
 } else {
   const session = mode === 'per-message' ? perMessageSession : keepAliveSession;
   await Promise.all(Array.from({ length: concurrency }, session));
-  process.stdout.write(`${JSON.stringify({ accepted, completed, errors, seconds, rate: accepted / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), messageBytes: Buffer.byteLength(messageOf(0)), sent: sequence, errorSamples: samples() })}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ accepted, completed, errors, seconds, rate: accepted / seconds, p50: pct(latencies, 0.5), p99: pct(latencies, 0.99), messageBytes: Buffer.byteLength(messageOf(0)), sent: sequence, errorSamples: samples() })}\n`,
+  );
 }
 process.exit(0);

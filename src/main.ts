@@ -3,33 +3,25 @@
  * services, started as one ordered list (runtime/service.ts) and stopped in
  * reverse under one deadline: intake first, then the work in flight, the relay
  * threads, the event stream, the parser threads, the store last. The only
- * module (with cli/ and workers/) that wires rooms together.
+ * module (with src/composition/, cli/ and workers/) that wires rooms together.
  */
-import { hostname } from 'node:os';
 import { createAttemptLog } from './core/attempt-log.js';
 import type { Clock, IdSource } from './core/clock.js';
 import type { Logger } from './core/logger.js';
-import { createMessageCommands } from './core/message-commands.js';
-import { createSubmissionService } from './core/submission-service.js';
-import { deliveryFanOut } from './core/telemetry.js';
 import { daemonSettings, type Config } from './config/index.js';
-import { createBounceService, type MailboxWatchers } from './bounce/bounce-service.js';
-import { createDeliveryService } from './delivery/delivery-service.js';
+import type { MailboxWatchers } from './bounce/bounce-service.js';
+import { createIntake } from './composition/intake.js';
+import { createStreams, type Streams } from './composition/streams.js';
+import { createWork, type Work } from './composition/work.js';
 import type { Dispatcher } from './delivery/dispatcher.js';
-import { createCommandHandler } from './ingress/commands/index.js';
-import { createHttpService } from './ingress/http/http-service.js';
-import { createSubmissionParsing } from './ingress/http/parser-threads.js';
-import { createSmtpService, type SmtpIngress } from './ingress/smtp/index.js';
+import type { SmtpIngress } from './ingress/smtp/index.js';
 import { createMetrics } from './metrics/registry.js';
-import { createMirrorService, type DaemonMirror } from './outbox/mirror-service.js';
-import { createLifecycle, type PeriodicLoop } from './runtime/index.js';
+import type { DaemonMirror } from './outbox/mirror-service.js';
+import { createLifecycle, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/daemon-keys.js';
-import { signReport, SIGNATURE_HEADER } from './security/report-signature.js';
-import { openStoreService } from './store/store-service.js';
+import { openStoreService, type StoreService } from './store/store-service.js';
 import type { SqliteStore } from './store/index.js';
 import type { ReportLoop } from './sync/report-loop.js';
-import { createReportService } from './sync/report-service.js';
-import { adminServices, createApi, verpReturnPath } from './wiring.js';
 
 export { DATABASE_FILE } from './store/store-service.js';
 
@@ -59,62 +51,44 @@ export interface Daemon {
 
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { log, clock, ids } = deps;
-  const random = deps.random ?? Math.random;
   const settings = daemonSettings(deps.config);
   const keys = openDaemonKeys(settings.keys, log);
   const stored = openStoreService(settings, { secrets: keys.secrets, ids, clock, log });
-  const { store } = stored;
-  const metrics = createMetrics();
-  const attempts = createAttemptLog();
-  const delivery = createDeliveryService(settings.delivery, {
-    queue: store.queue, accounts: store.accounts, tenants: store.tenants, clock, log, random, owner: ids.uuid(), hostname: hostname(), logLevel: settings.logLevel,
-    returnPath: verpReturnPath(settings.bounce.mailboxes), telemetry: deliveryFanOut(metrics.delivery, attempts),
-  });
-  const wake = (): void => delivery.dispatcher.wake();
-  const reports = createReportService(settings.reports, { store: store.reports, tenants: store.tenants, onEvent: store.onEvent, sign: signReport, signatureHeader: SIGNATURE_HEADER, clock, ids, random, log, telemetry: metrics.reports });
-  const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);
-  // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
-  const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });
-  const commands = createMessageCommands({ store, messages: store.messages, clock, ids, wake, queue: store.queue, maxAgeSeconds: settings.maxMessageAgeSeconds });
-  const commandHandler = createCommandHandler({ store, submissions, commands, parserLimits: settings.http.parser, clock, ids });
-  const mirror = createMirrorService(settings.mirror, { store: store.mirror, onEvent: store.onEvent, commands: commandHandler, clock, log });
-  const bounces = createBounceService(settings, store, { clock, ids, log, random });
-  metrics.readFrom({
-    mirror: () => mirror.mirror.status(), reports: () => reports.status.list(), bounces: () => bounces.watchers.status(),
-    queue: () => store.queueStatus.counts(null), pecAwaiting: () => store.pecReceipts.awaitingCount(), store: () => store.writeStatus(),
-  });
-  // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
-  store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
-  const admin = adminServices({ store, keys, settings, clock, ids, attempts, handoff: delivery.handoff, wake, accountsChanged: bounces.watchers.accountsChanged });
-  const parts = { store, delivery, reports, mirror: mirror.mirror, bounces: bounces.watchers, parsing, metrics, submissions, commands };
-  const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts, clock, ids, log, maxBodyBytes: settings.http.maxBodyBytes }), log);
-  const smtp = createSmtpService(settings.smtp, { store, submissions, authenticator: admin.smtpAuthenticator, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake });
-
-  const lifecycle = createLifecycle([
-    { name: 'store', services: [stored.service] },
-    { name: 'threads', services: [parsing.service] },
-    // A stream that conflicts refuses the start here, before anything is accepted.
-    { name: 'event stream', services: [mirror.publishing] },
-    { name: 'relays', services: [delivery.relaying] },
-    { name: 'work', services: [delivery.dispatching, reports.service, stored.loops] },
-    {
-      name: 'intake',
-      services: [bounces.service, mirror.commands, http.service, smtp.service],
-      stopping: 'listeners closed; finishing the submissions in flight',
-      stopped: 'intake closed; waiting for sends and report rounds in flight',
-    },
-  ], log);
+  const store = stored.store;
+  const ctx = { settings, store, clock, ids, log, random: deps.random ?? Math.random, metrics: createMetrics(), attempts: createAttemptLog() };
+  const work = createWork(ctx);
+  const streams = createStreams(ctx, work);
+  const intake = createIntake(ctx, keys, work, streams);
+  const lifecycle = createLifecycle(stages(stored, work, streams, intake), log);
   await lifecycle.start();
   return {
-    http: http.address(),
-    smtp: smtp.ingress(),
+    http: intake.http.address(),
+    smtp: intake.smtp.ingress(),
     store,
-    dispatcher: delivery.dispatcher,
-    reports: reports.loop,
-    mirror: mirror.mirror,
-    bounces: bounces.watchers,
+    dispatcher: work.delivery.dispatcher,
+    reports: work.reports.loop,
+    mirror: streams.mirror.mirror,
+    bounces: streams.bounces.watchers,
     retention: stored.retention,
     searchIndex: stored.searchIndex,
     stop: (deadlineMs) => lifecycle.stop(deadlineMs),
   };
+}
+
+/** The services in start order; they stop in reverse, a stage's services together. */
+function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>): Stage[] {
+  return [
+    { name: 'store', services: [stored.service] },
+    { name: 'threads', services: [work.parsing.service] },
+    // A stream that conflicts refuses the start here, before anything is accepted.
+    { name: 'event stream', services: [streams.mirror.publishing] },
+    { name: 'relays', services: [work.delivery.relaying] },
+    { name: 'work', services: [work.delivery.dispatching, work.reports.service, stored.loops] },
+    {
+      name: 'intake',
+      services: [streams.bounces.service, streams.mirror.commands, intake.http.service, intake.smtp.service],
+      stopping: 'listeners closed; finishing the submissions in flight',
+      stopped: 'intake closed; waiting for sends and report rounds in flight',
+    },
+  ];
 }

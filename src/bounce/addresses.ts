@@ -5,7 +5,8 @@
  * quadratic backtracking.
  */
 
-const ADDRESS = /(?<![A-Za-z0-9._%+=!#$&'*/?^`{|}~-])([A-Za-z0-9._%+=!#$&'*/?^`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){1,8})/g;
+const ADDRESS =
+  /(?<![A-Za-z0-9._%+=!#$&'*/?^`{|}~-])([A-Za-z0-9._%+=!#$&'*/?^`{|}~-]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?){1,8})/g;
 
 export interface AddressAt {
   address: string;

@@ -21,8 +21,10 @@ import { readSesNotification, type SesNotification } from './ses-notification.js
 export type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
 
 const DSN_TYPES = new Set(['message/delivery-status', 'message/global-delivery-status']);
-const BOUNCE_SENDER = /mailer-daemon|postmaster|post_master|mail delivery (system|subsystem)|mail administrator|mailer daemon|mdaemon|bounce|returned mail|ndr administrator/i;
-const BOUNCE_SUBJECT = /undeliver|undelivered|delivery (status notification|failure|failed|has failed|problem|notification)|returned (mail|to sender)|failure notice|mail delivery failed|could not be delivered|non.?delivery|nondeliverable|delivery report|mail system error|rejected|warning: could not send|delayed mail|not delivered|unzustellbar|fehlgeschlagen|message you sent|mail failure|delivery incomplete|permanent failure|problem with message|delivery status/i;
+const BOUNCE_SENDER =
+  /mailer-daemon|postmaster|post_master|mail delivery (system|subsystem)|mail administrator|mailer daemon|mdaemon|bounce|returned mail|ndr administrator/i;
+const BOUNCE_SUBJECT =
+  /undeliver|undelivered|delivery (status notification|failure|failed|has failed|problem|notification)|returned (mail|to sender)|failure notice|mail delivery failed|could not be delivered|non.?delivery|nondeliverable|delivery report|mail system error|rejected|warning: could not send|delayed mail|not delivered|unzustellbar|fehlgeschlagen|message you sent|mail failure|delivery incomplete|permanent failure|problem with message|delivery status/i;
 /** What the reporting side sends its notices with: an empty envelope sender (RFC 5321 §4.5.5). */
 const NULL_SENDER = /^<\s*>$/;
 
@@ -52,7 +54,9 @@ function complainants(feedback: Attachment | undefined): RecipientVerdict[] {
   const fields = fieldGroups(feedback.content.toString('utf8'))[0];
   const named = fields?.get('original-rcpt-to') ?? fields?.get('removal-recipient') ?? null;
   const address = named === null ? null : (addressesIn(named)[0]?.address ?? null);
-  return address === null ? [] : [{ recipient: address, action: null, status: null, replyCode: null, diagnostic: null, remoteMta: null, bounceType: null, reason: null }];
+  return address === null
+    ? []
+    : [{ recipient: address, action: null, status: null, replyCode: null, diagnostic: null, remoteMta: null, bounceType: null, reason: null }];
 }
 
 /** A multipart whose boundaries never come leaves mailparser no text: the raw body is the text then. */
@@ -78,7 +82,7 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const { messageId, mailId } = originalIds(mail, rawText);
   const base: Base = { originalMessageId: messageId, mailId, originalEnvelopeId: null, feedbackType: null };
   const reportType = /report-type\s*=\s*"?([a-z-]+)/i.exec(headerText(mail, 'content-type') ?? rawText.slice(0, 4096))?.[1]?.toLowerCase() ?? null;
-  const text = (mail.text ?? '').trim() === '' ? rawBody(rawText) : mail.text ?? '';
+  const text = (mail.text ?? '').trim() === '' ? rawBody(rawText) : (mail.text ?? '');
 
   const feedback = mail.attachments.find((attachment) => attachment.contentType.toLowerCase() === 'message/feedback-report');
   if (feedback !== undefined || reportType === 'feedback-report') {
@@ -90,7 +94,7 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
 
   const failedHeader = failedRecipientsHeader(mail);
   const dsnPart = mail.attachments.find((attachment) => DSN_TYPES.has(attachment.contentType.toLowerCase()));
-  const dsnText = dsnPart === undefined ? dsnFromRaw(rawText) ?? dsnFromText(text) : dsnPart.content.toString('utf8');
+  const dsnText = dsnPart === undefined ? (dsnFromRaw(rawText) ?? dsnFromText(text)) : dsnPart.content.toString('utf8');
   const dsn = dsnText === null ? null : readDsn(dsnText);
   if (dsn !== null && dsn.recipients.length > 0) return reportAnalysis(dsn, text, failedHeader, base);
 
@@ -111,7 +115,12 @@ function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
 }
 
 /** RFC 3464: the failed and delayed recipients; a report of deliveries only is no bounce. */
-function reportAnalysis(dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null }, text: string, failedHeader: string[], base: Base): BounceAnalysis {
+function reportAnalysis(
+  dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null },
+  text: string,
+  failedHeader: string[],
+  base: Base,
+): BounceAnalysis {
   const withRecipient = dsn.recipients.map((fields) => ({ ...fields, recipient: fields.recipient ?? failedHeader[0] ?? null }));
   // The whole prose speaks of the recipient only when the report names no other.
   const prose = withRecipient.length === 1 ? proseBody(text).body : '';
@@ -119,7 +128,8 @@ function reportAnalysis(dsn: { recipients: DsnRecipientFields[]; envelopeId: str
     const about = fields.recipient === null ? null : proseAbout(text, fields.recipient);
     return dsnOutcomeOf({ action: fields.action, status: fields.status, evidence: [fields.diagnostic ?? '', about ?? '', prose].join('\n') }) !== 'delivered';
   });
-  if (failed.length === 0) return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', method: 'none', recipients: withRecipient.map((fields) => verdictOf(fields)) };
+  if (failed.length === 0)
+    return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', method: 'none', recipients: withRecipient.map((fields) => verdictOf(fields)) };
   const recipients = failed.map((fields) => dsnVerdict(fields, text));
   const kind: BounceKind = recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce';
   return { ...base, originalEnvelopeId: dsn.envelopeId, kind, method: 'dsn', recipients };
@@ -134,7 +144,8 @@ function kindOf(mail: ParsedMail, text: string, reportsFailure: boolean): 'bounc
   const returnsOriginal = mail.attachments.some((attachment) => isOriginalType(attachment.contentType)) && (nullSender || permanenceOf(text) !== null);
   const bounceLike = reportsFailure || BOUNCE_SENDER.test(from) || BOUNCE_SUBJECT.test(subject) || returnsOriginal;
   const autoSubmitted = (headerText(mail, 'auto-submitted') ?? '').toLowerCase();
-  const autoReply = autoSubmitted.startsWith('auto-replied') || mail.headers.has('x-autoreply') || mail.headers.has('x-autorespond') || isAutoReplySubject(subject);
+  const autoReply =
+    autoSubmitted.startsWith('auto-replied') || mail.headers.has('x-autoreply') || mail.headers.has('x-autorespond') || isAutoReplySubject(subject);
   if (autoReply && !BOUNCE_SENDER.test(from) && !reportsFailure) return 'auto_reply';
   return bounceLike ? 'bounce' : 'not_bounce';
 }

@@ -50,16 +50,31 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
       if (understood.problem !== null) log.warn({ mailbox: name, uid, problem: understood.problem }, 'bounce mailbox message not understood');
       const findings = { ...understood.findings, verpMessagePk: verpMessagePk(mailbox.verpReturnPath, headers.deliveredTo) };
       const item: MailboxItem = {
-        mailbox: name, uidValidity, uid, headerMessageId: headers.messageId, from: headers.from, subject: headers.subject, sizeBytes: size, findings,
+        mailbox: name,
+        uidValidity,
+        uid,
+        headerMessageId: headers.messageId,
+        from: headers.from,
+        subject: headers.subject,
+        sizeBytes: size,
+        findings,
       };
       // A copy of a message handled before (the same Message-ID) is filed as it was, without effects.
       const plan = copyOf !== null ? { ...SKIP_PLAN, disposition: copyOf } : planBounce(findings, correlate(findings, lookup), deps.policy, clock.now());
       return { uid, disposition: plan.disposition, unreadable: understood.problem !== null, value: { item, plan } };
     },
     skip: (uidValidity, uid, size) => ({ uid, disposition: 'not_bounce', value: { item: skipped(name, uidValidity, uid, size), plan: SKIP_PLAN } }),
-    settle: (batch, at) => ledger.settle(batch.map((handled) => handled.value), at),
+    settle: (batch, at) =>
+      ledger.settle(
+        batch.map((handled) => handled.value),
+        at,
+      ),
     filed({ uid, value: { item, plan } }: Handled<Settlement>) {
-      if (plan.match !== null) log.info({ mailbox: name, uid, tenantId: plan.match.candidate.tenantId, messageId: plan.match.candidate.id, kind: item.findings.kind }, 'bounce recorded');
+      if (plan.match !== null)
+        log.info(
+          { mailbox: name, uid, tenantId: plan.match.candidate.tenantId, messageId: plan.match.candidate.id, kind: item.findings.kind },
+          'bounce recorded',
+        );
     },
   };
 
@@ -68,8 +83,22 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
 
 const BACKSTOP_MS = 10_000;
 
-const SKIP_PLAN: BouncePlan = { disposition: 'not_bounce' satisfies BounceDisposition, unmatchedReason: null, match: null, bounces: [], complaints: [], suppressions: [] };
+const SKIP_PLAN: BouncePlan = {
+  disposition: 'not_bounce' satisfies BounceDisposition,
+  unmatchedReason: null,
+  match: null,
+  bounces: [],
+  complaints: [],
+  suppressions: [],
+};
 
 const skipped = (mailbox: string, uidValidity: number, uid: number, sizeBytes: number): MailboxItem => ({
-  mailbox, uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes, findings: { ...UNREADABLE, kind: 'not_bounce' },
+  mailbox,
+  uidValidity,
+  uid,
+  headerMessageId: null,
+  from: null,
+  subject: null,
+  sizeBytes,
+  findings: { ...UNREADABLE, kind: 'not_bounce' },
 });

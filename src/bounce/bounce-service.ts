@@ -33,9 +33,18 @@ export interface BounceService {
   service: Service;
 }
 
-export function createBounceService(settings: { bounce: BounceSettings; pec: PecSettings }, store: PecStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }): BounceService {
+export function createBounceService(
+  settings: { bounce: BounceSettings; pec: PecSettings },
+  store: PecStore,
+  deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number },
+): BounceService {
   const { bounce } = settings;
-  const parser = createParserThread<BounceAnalysis>({ script: '../workers/bounce-parser.js', name: 'bounce-parser', timeoutMs: bounce.parseTimeoutMs, log: deps.log });
+  const parser = createParserThread<BounceAnalysis>({
+    script: '../workers/bounce-parser.js',
+    name: 'bounce-parser',
+    timeoutMs: bounce.parseTimeoutMs,
+    log: deps.log,
+  });
   const pollers: BouncePoller[] = bounce.mailboxes.map((mailbox) =>
     createBouncePoller({
       mailbox,
@@ -54,7 +63,8 @@ export function createBounceService(settings: { bounce: BounceSettings; pec: Pec
         reconnectInitialMs: bounce.reconnectInitialMs,
         reconnectMaxMs: bounce.reconnectMaxMs,
       },
-    }));
+    }),
+  );
   const pec = createPecWatchers(settings.pec, store, deps);
   const watchers: MailboxWatchers = {
     start: () => {

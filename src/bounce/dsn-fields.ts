@@ -25,14 +25,19 @@ const MAX_REPORT_CHARS = 256 * 1024;
 
 /** `Name: value` blocks (folded lines unfolded), separated by blank lines. */
 export function fieldGroups(text: string): Array<Map<string, string>> {
-  return text.slice(0, MAX_REPORT_CHARS).replace(/\r\n?/g, '\n').split(/\n[ \t]*\n/).map((block) => {
-    const fields = new Map<string, string>();
-    for (const line of block.replace(/\n[ \t]+/g, ' ').split('\n')) {
-      const colon = line.indexOf(':');
-      if (colon > 0 && colon < 40) fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
-    }
-    return fields;
-  }).filter((fields) => fields.size > 0);
+  return text
+    .slice(0, MAX_REPORT_CHARS)
+    .replace(/\r\n?/g, '\n')
+    .split(/\n[ \t]*\n/)
+    .map((block) => {
+      const fields = new Map<string, string>();
+      for (const line of block.replace(/\n[ \t]+/g, ' ').split('\n')) {
+        const colon = line.indexOf(':');
+        if (colon > 0 && colon < 40) fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+      }
+      return fields;
+    })
+    .filter((fields) => fields.size > 0);
 }
 
 /** `rfc822; user@example.com` -> `user@example.com` (RFC 3464 §2.1.2: address-type ";" address). */
@@ -77,7 +82,11 @@ const ACTION_WORDS: ReadonlyArray<readonly [DsnAction, RegExp]> = [
 /** The Action field as one of the five: its first word when that is one, else the words it uses; null when neither. */
 export function dsnAction(value: string | undefined): DsnAction | null {
   if (value === undefined) return null;
-  const first = value.trim().toLowerCase().split(/[\s(;,:-]/)[0] ?? '';
+  const first =
+    value
+      .trim()
+      .toLowerCase()
+      .split(/[\s(;,:-]/)[0] ?? '';
   if (ACTIONS.has(first)) return first as DsnAction;
   return ACTION_WORDS.find(([, pattern]) => pattern.test(value))?.[0] ?? null;
 }
@@ -125,7 +134,10 @@ export function dsnFromRaw(raw: string): string | null {
  * for a report.
  */
 export function dsnFromText(text: string): string | null {
-  const unquoted = text.slice(0, MAX_REPORT_CHARS).replace(/\r\n?/g, '\n').replace(/^[ \t]{0,4}(?:>[ \t]?){1,4}/gm, '');
+  const unquoted = text
+    .slice(0, MAX_REPORT_CHARS)
+    .replace(/\r\n?/g, '\n')
+    .replace(/^[ \t]{0,4}(?:>[ \t]?){1,4}/gm, '');
   const start = /^(?:final|original)-recipient:/im.exec(unquoted);
   if (start === null) return null;
   const groups = fieldGroups(unquoted.slice(start.index));

@@ -130,7 +130,10 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
       // UIDs first (a SEARCH answers numbers only), then flags and sizes of the next `limit` of them:
       // a mailbox with a long backlog costs each round its batch, not the whole backlog.
       const found = await client.search({ uid: `${afterUid + 1}:*` }, { uid: true });
-      const uids = (found === false || found === undefined ? [] : found).filter((uid) => uid > afterUid).sort((a, b) => a - b).slice(0, limit);
+      const uids = (found === false || found === undefined ? [] : found)
+        .filter((uid) => uid > afterUid)
+        .sort((a, b) => a - b)
+        .slice(0, limit);
       if (uids.length === 0) return [];
       const listed: ListedMessage[] = [];
       for await (const message of client.fetch(uids.join(','), { uid: true, flags: true, size: true }, { uid: true })) {

@@ -64,7 +64,13 @@ export function createMailboxBatch<R, T>(deps: MailboxBatchDeps<R, T>) {
     for (const group of fetchGroups(listed, handler.maxMessageBytes)) {
       if (deps.stopping()) break;
       const wanted = group.filter((message) => !message.handled);
-      const sources = wanted.length === 0 ? new Map<number, Buffer>() : await session.readMany(wanted.map((message) => message.uid), handler.maxMessageBytes);
+      const sources =
+        wanted.length === 0
+          ? new Map<number, Buffer>()
+          : await session.readMany(
+              wanted.map((message) => message.uid),
+              handler.maxMessageBytes,
+            );
       const understanding = new Map([...sources].map(([uid, raw]) => [uid, handler.understand(raw)]));
       // Decided in UID order: a copy later in the batch sees how its first was filed.
       for (const message of group) {
@@ -76,7 +82,15 @@ export function createMailboxBatch<R, T>(deps: MailboxBatchDeps<R, T>) {
         }
         const headers = summariseHeaders(raw);
         const copyOf = headers.messageId === null ? null : (seenInBatch.get(headers.messageId) ?? ledger.previousDisposition(name, headers.messageId));
-        const handled = handler.plan({ uidValidity: session.uidValidity, uid: message.uid, size: message.size, raw, headers, understood: await understood, copyOf });
+        const handled = handler.plan({
+          uidValidity: session.uidValidity,
+          uid: message.uid,
+          size: message.size,
+          raw,
+          headers,
+          understood: await understood,
+          copyOf,
+        });
         if (handled.unreadable === true) status.unreadable += 1;
         if (headers.messageId !== null) seenInBatch.set(headers.messageId, handled.disposition);
         batch.push(handled);
@@ -90,7 +104,11 @@ export function createMailboxBatch<R, T>(deps: MailboxBatchDeps<R, T>) {
     async takeUp(session: MailboxSession): Promise<void> {
       const checkpoint = ledger.checkpoint(name);
       if (checkpoint === null || checkpoint.uidValidity !== session.uidValidity) {
-        if (checkpoint !== null) deps.log.warn({ mailbox: name, was: checkpoint.uidValidity, now: session.uidValidity }, 'mailbox UIDVALIDITY changed: reading it again from the start');
+        if (checkpoint !== null)
+          deps.log.warn(
+            { mailbox: name, was: checkpoint.uidValidity, now: session.uidValidity },
+            'mailbox UIDVALIDITY changed: reading it again from the start',
+          );
         ledger.resetCheckpoint(name, session.uidValidity, clock.now());
       }
       status.uid_validity = session.uidValidity;

@@ -34,7 +34,13 @@ export function toFindings(analysis: BounceAnalysis): BounceFindings {
 }
 
 export const UNREADABLE: BounceFindings = {
-  kind: 'unreadable', recipients: [], mailId: null, originalMessageId: null, originalEnvelopeId: null, feedbackType: null, verpMessagePk: null,
+  kind: 'unreadable',
+  recipients: [],
+  mailId: null,
+  originalMessageId: null,
+  originalEnvelopeId: null,
+  feedbackType: null,
+  verpMessagePk: null,
 };
 
 /**
@@ -58,7 +64,11 @@ export async function parseWithin<T>(parse: () => Promise<T>, timeoutMs: number)
 }
 
 /** The parser's findings, or `unreadable` when it throws or takes longer than `timeoutMs`. */
-export async function readFindings(raw: Buffer, timeoutMs: number, analyse: (raw: Buffer) => Promise<BounceAnalysis>): Promise<{ findings: BounceFindings; problem: string | null }> {
+export async function readFindings(
+  raw: Buffer,
+  timeoutMs: number,
+  analyse: (raw: Buffer) => Promise<BounceAnalysis>,
+): Promise<{ findings: BounceFindings; problem: string | null }> {
   const read = await parseWithin(() => analyse(raw), timeoutMs);
   return read.problem === null ? { findings: toFindings(read.value), problem: null } : { findings: UNREADABLE, problem: read.problem };
 }
@@ -84,7 +94,8 @@ export function summariseHeaders(raw: Buffer): HeaderSummary {
   const text = raw.subarray(0, HEADER_SCAN_BYTES).toString('latin1');
   const end = /\r?\n\r?\n/.exec(text);
   const section = (end === null ? text : text.slice(0, end.index)).replace(/\r?\n[ \t]+/g, ' ');
-  const fields = (name: string): string[] => [...section.matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) => (match[1] ?? '').trim().slice(0, MAX_FIELD_LENGTH));
+  const fields = (name: string): string[] =>
+    [...section.matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) => (match[1] ?? '').trim().slice(0, MAX_FIELD_LENGTH));
   const field = (name: string): string | null => fields(name).find((value) => value !== '') ?? null;
   const messageId = field('message-id');
   return {

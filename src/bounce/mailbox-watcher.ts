@@ -40,9 +40,20 @@ export interface MailboxWatcher {
 const STOP_WAIT_MS = 5000;
 
 const stoppedStatus = (mailbox: MailboxSettings): MailboxStatus => ({
-  mailbox: mailbox.name, tenant_id: mailbox.tenantId, state: 'stopped', connected: false, idle: false, uid_validity: null, last_uid: null,
-  last_round_at: null, last_error: null, last_error_at: null, failures: 0, next_attempt_at: null,
-  handled: { processed: 0, unmatched: 0, not_bounce: 0 }, unreadable: 0,
+  mailbox: mailbox.name,
+  tenant_id: mailbox.tenantId,
+  state: 'stopped',
+  connected: false,
+  idle: false,
+  uid_validity: null,
+  last_uid: null,
+  last_round_at: null,
+  last_error: null,
+  last_error_at: null,
+  failures: 0,
+  next_attempt_at: null,
+  handled: { processed: 0, unmatched: 0, not_bounce: 0 },
+  unreadable: 0,
 });
 
 /** A failed connection or round: counted, said, and the reconnect `waitMs` from `at`. */
@@ -54,10 +65,13 @@ function recordFailure(status: MailboxStatus, error: unknown, at: number, waitMs
   status.state = 'backoff';
 }
 
-export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
-  const { mailbox, clock, log, config } = deps;
-  const status = stoppedStatus(mailbox);
-  const batch = createMailboxBatch({ name: mailbox.name, ledger: deps.ledger, handler: deps.handler, clock, log, batchSize: config.batchSize, status, stopping: () => loop.isStopped() });
+/**
+ * The watcher's connection: opened when a step needs it (and taken up by the batch), closed after a
+ * failure or at stop. Between rounds it listens for the server's word of new mail, or of a lost
+ * connection, which wakes a step; our own abort of the wait does not.
+ */
+function mailboxConnection<R, T>(deps: WatcherDeps<R, T>, status: MailboxStatus, batch: ReturnType<typeof createMailboxBatch>, wake: () => void) {
+  const { mailbox, log } = deps;
   let session: MailboxSession | null = null;
   /** The connection was lost while waiting: the next step backs off and reconnects. */
   let lost: unknown = null;
@@ -72,22 +86,47 @@ export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
     return session;
   };
 
-  const disconnect = async (): Promise<void> => {
-    const closing = session;
-    session = null;
-    lost = null;
-    status.connected = false;
-    await closing?.close();
+  return {
+    async current(): Promise<MailboxSession> {
+      if (lost !== null) throw lost;
+      return session ?? (await connect());
+    },
+    listen(current: MailboxSession): void {
+      const signal = (listening = new AbortController()).signal;
+      current.wait(signal).then(
+        () => (signal.aborted ? undefined : wake()),
+        (error: unknown) => {
+          lost = error;
+          wake();
+        },
+      );
+    },
+    stopListening: (): void => listening.abort(),
+    async disconnect(): Promise<void> {
+      const closing = session;
+      session = null;
+      lost = null;
+      status.connected = false;
+      await closing?.close();
+    },
   };
+}
 
-  /** Between rounds: the server's word of new mail (or of a lost connection) wakes a step; our own abort does not. */
-  const listen = (current: MailboxSession): void => {
-    const signal = (listening = new AbortController()).signal;
-    current.wait(signal).then(() => (signal.aborted ? undefined : loop.wake()), (error: unknown) => {
-      lost = error;
-      loop.wake();
-    });
-  };
+export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
+  const { mailbox, clock, log, config } = deps;
+  const status = stoppedStatus(mailbox);
+  const stopping = (): boolean => loop.isStopped();
+  const batch = createMailboxBatch({
+    name: mailbox.name,
+    ledger: deps.ledger,
+    handler: deps.handler,
+    clock,
+    log,
+    batchSize: config.batchSize,
+    status,
+    stopping,
+  });
+  const link = mailboxConnection(deps, status, batch, () => loop.wake());
 
   const backOff = (error: unknown): StepReport => {
     const wait = exponentialBackoff(status.failures + 1, { initialMs: config.reconnectInitialMs, maxMs: config.reconnectMaxMs, jitter: 0.2 }, deps.random());
@@ -97,10 +136,9 @@ export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
   };
 
   const step = async (now: number): Promise<StepReport> => {
-    listening.abort();
+    link.stopListening();
     try {
-      if (lost !== null) throw lost;
-      const current = session ?? (await connect());
+      const current = await link.current();
       if (loop.isStopped()) return { nextWakeAt: null };
       status.state = 'reading';
       const more = await batch.round(current);
@@ -108,10 +146,10 @@ export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
       status.failures = 0;
       if (more || loop.isStopped()) return { nextWakeAt: more ? now : null };
       status.state = 'waiting';
-      listen(current);
+      link.listen(current);
       return { nextWakeAt: clock.now() + config.pollIntervalMs };
     } catch (error) {
-      await disconnect();
+      await link.disconnect();
       return loop.isStopped() ? { nextWakeAt: null } : backOff(error);
     }
   };
@@ -124,9 +162,9 @@ export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
       loop.start();
     },
     async stop() {
-      listening.abort();
+      link.stopListening();
       // A connection attempt to a server that does not answer is not waited for to its timeout.
-      await within(loop.stop().then(disconnect), STOP_WAIT_MS);
+      await within(loop.stop().then(link.disconnect), STOP_WAIT_MS);
       status.state = 'stopped';
     },
     pollNow: () => loop.wake(),

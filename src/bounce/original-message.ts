@@ -40,7 +40,9 @@ export function originalIds(mail: ParsedMail, raw: string): { messageId: string 
   const mailId = QUOTED_MAIL_ID.exec(text)?.[1] ?? null;
   // The first Message-ID is the original's own (a message it carries may follow); in the raw
   // message the bounce's own comes first and is skipped.
-  const ids = [...text.matchAll(/^[> \t]{0,4}Message-ID:[ \t]*(?:\r?\n[ \t]+)?(<[^<>\r\n]{1,500}>)/gim)].map((match) => match[1] as string).filter((id) => attached || id !== own);
+  const ids = [...text.matchAll(/^[> \t]{0,4}Message-ID:[ \t]*(?:\r?\n[ \t]+)?(<[^<>\r\n]{1,500}>)/gim)]
+    .map((match) => match[1] as string)
+    .filter((id) => attached || id !== own);
   return { messageId: ids[0] ?? null, mailId };
 }
 

@@ -19,7 +19,11 @@ export function normaliseMessageId(value: string | null): string | null {
   let start = 0;
   while (id[start] === '<') start += 1;
   const close = id.indexOf('>', start);
-  id = id.slice(start, close < 0 ? undefined : close).trim().split(/\s/, 1)[0] ?? '';
+  id =
+    id
+      .slice(start, close < 0 ? undefined : close)
+      .trim()
+      .split(/\s/, 1)[0] ?? '';
   return id === '' || id.length > MAX_ID_CHARS ? null : `<${id}>`;
 }
 

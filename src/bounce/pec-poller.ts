@@ -55,7 +55,15 @@ export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
     maxMessageBytes: config.maxReceiptBytes,
     understand,
     plan({ uidValidity, uid, size, raw, headers, understood, copyOf }) {
-      const record = { mailbox: mailbox.name, uidValidity, uid, headerMessageId: headers.messageId, from: headers.from, subject: headers.subject, sizeBytes: size };
+      const record = {
+        mailbox: mailbox.name,
+        uidValidity,
+        uid,
+        headerMessageId: headers.messageId,
+        from: headers.from,
+        subject: headers.subject,
+        sizeBytes: size,
+      };
       if (understood.problem !== null) {
         log.warn({ mailbox: mailbox.name, uid, problem: understood.problem }, 'PEC mailbox message not understood');
         // Kept for a human (`unmatched`): it may be a receipt the parser could not read.
@@ -64,26 +72,71 @@ export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
       }
       const { findings } = understood;
       // A copy of a message handled before (the same Message-ID) is filed as it was, without effects.
-      if (copyOf !== null) return { uid, disposition: copyOf, value: { ...record, kind: findings.type === null ? 'not_receipt' : 'pec_receipt', plan: { ...NOTHING, disposition: copyOf }, receipt: null } };
+      if (copyOf !== null)
+        return {
+          uid,
+          disposition: copyOf,
+          value: { ...record, kind: findings.type === null ? 'not_receipt' : 'pec_receipt', plan: { ...NOTHING, disposition: copyOf }, receipt: null },
+        };
       const now = clock.now();
       const receiptId = deps.ids.uuid();
       const correlation = correlateReceipt(findings, (by, value) => deps.pecLedger.candidates(by, value, tenantId));
       const plan = planReceipt(findings, correlation, receiptId, now);
-      const receipt = findings.type === null ? null : {
-        receiptId, tenantId, accountId: deps.accountId, mailbox: mailbox.name, uidValidity, uid, receivedAt: now, findings,
-        headerMessageId: headers.messageId, subject: headers.subject, sizeBytes: size, raw, complete: raw.length >= size,
-      };
+      const receipt =
+        findings.type === null
+          ? null
+          : {
+              receiptId,
+              tenantId,
+              accountId: deps.accountId,
+              mailbox: mailbox.name,
+              uidValidity,
+              uid,
+              receivedAt: now,
+              findings,
+              headerMessageId: headers.messageId,
+              subject: headers.subject,
+              sizeBytes: size,
+              raw,
+              complete: raw.length >= size,
+            };
       return { uid, disposition: plan.disposition, value: { ...record, kind: receipt === null ? 'not_receipt' : 'pec_receipt', plan, receipt } };
     },
     skip: (uidValidity, uid, size) => ({
-      uid, disposition: 'not_bounce',
-      value: { mailbox: mailbox.name, uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes: size, kind: 'not_receipt', plan: NOTHING, receipt: null },
+      uid,
+      disposition: 'not_bounce',
+      value: {
+        mailbox: mailbox.name,
+        uidValidity,
+        uid,
+        headerMessageId: null,
+        from: null,
+        subject: null,
+        sizeBytes: size,
+        kind: 'not_receipt',
+        plan: NOTHING,
+        receipt: null,
+      },
     }),
-    settle: (batch, at) => deps.pecLedger.settle(batch.map((handled) => handled.value), at),
+    settle: (batch, at) =>
+      deps.pecLedger.settle(
+        batch.map((handled) => handled.value),
+        at,
+      ),
     filed({ uid, value }) {
       if (value.receipt === null) return;
       const match = value.plan.match;
-      log.info({ mailbox: mailbox.name, uid, receiptId: value.receipt.receiptId, type: value.receipt.findings.type, messageId: match?.candidate.id ?? null, unmatched: value.plan.unmatchedReason }, 'PEC receipt recorded');
+      log.info(
+        {
+          mailbox: mailbox.name,
+          uid,
+          receiptId: value.receipt.receiptId,
+          type: value.receipt.findings.type,
+          messageId: match?.candidate.id ?? null,
+          unmatched: value.plan.unmatchedReason,
+        },
+        'PEC receipt recorded',
+      );
     },
   };
 

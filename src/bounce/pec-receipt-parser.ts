@@ -45,8 +45,10 @@ const typeOf = (attachment: Attachment): string => (typeof attachment.contentTyp
 
 /** daticert.xml by name, else an XML part whose root is postacert. */
 function daticertPart(mail: ParsedMail): Attachment | undefined {
-  return mail.attachments.find((attachment) => filenameOf(attachment) === 'daticert.xml')
-    ?? mail.attachments.find((attachment) => XML_TYPES.has(typeOf(attachment)) && attachment.content.subarray(0, XML_SNIFF_BYTES).includes('<postacert'));
+  return (
+    mail.attachments.find((attachment) => filenameOf(attachment) === 'daticert.xml') ??
+    mail.attachments.find((attachment) => XML_TYPES.has(typeOf(attachment)) && attachment.content.subarray(0, XML_SNIFF_BYTES).includes('<postacert'))
+  );
 }
 
 /** The original a full receipt carries: postacert.eml by name, else the first attached message. */

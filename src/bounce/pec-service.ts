@@ -75,7 +75,11 @@ const settingsOf = (account: PecMailboxAccount): MailboxSettings & { tenantId: s
   markSeen: false,
 });
 
-export function createPecWatchers(settings: PecSettings, store: PecStore, deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number }): PecWatchers {
+export function createPecWatchers(
+  settings: PecSettings,
+  store: PecStore,
+  deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number },
+): PecWatchers {
   const log = deps.log.child({ component: 'pec' });
   const watchers = new Map<string, { fingerprint: string; watcher: MailboxWatcher }>();
   let seenVersion: string | null = null;
@@ -83,26 +87,27 @@ export function createPecWatchers(settings: PecSettings, store: PecStore, deps: 
 
   const parser = createParserThread<PecReceiptFindings>({ script: '../workers/pec-parser.js', name: 'pec-parser', timeoutMs: settings.parseTimeoutMs, log });
 
-  const watch = (account: PecMailboxAccount): MailboxWatcher => createPecPoller({
-    mailbox: settingsOf(account),
-    accountId: account.accountId,
-    ledger: store.bounceLedger,
-    pecLedger: store.pecLedger,
-    open: openImapMailbox,
-    analyse: parser.analyse,
-    clock: deps.clock,
-    ids: deps.ids,
-    random: deps.random,
-    log: log.child({ mailbox: mailboxName(account) }),
-    config: {
-      pollIntervalMs: settings.pollIntervalMs,
-      maxReceiptBytes: settings.maxReceiptBytes,
-      parseTimeoutMs: settings.parseTimeoutMs,
-      batchSize: settings.batchSize,
-      reconnectInitialMs: settings.reconnectInitialMs,
-      reconnectMaxMs: settings.reconnectMaxMs,
-    },
-  });
+  const watch = (account: PecMailboxAccount): MailboxWatcher =>
+    createPecPoller({
+      mailbox: settingsOf(account),
+      accountId: account.accountId,
+      ledger: store.bounceLedger,
+      pecLedger: store.pecLedger,
+      open: openImapMailbox,
+      analyse: parser.analyse,
+      clock: deps.clock,
+      ids: deps.ids,
+      random: deps.random,
+      log: log.child({ mailbox: mailboxName(account) }),
+      config: {
+        pollIntervalMs: settings.pollIntervalMs,
+        maxReceiptBytes: settings.maxReceiptBytes,
+        parseTimeoutMs: settings.parseTimeoutMs,
+        batchSize: settings.batchSize,
+        reconnectInitialMs: settings.reconnectInitialMs,
+        reconnectMaxMs: settings.reconnectMaxMs,
+      },
+    });
 
   /** Watchers for exactly the PEC accounts there are, each with the settings saved last. */
   const reconcile = async (): Promise<void> => {

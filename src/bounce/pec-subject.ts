@@ -31,6 +31,11 @@ const HEAD_CHARS = 80;
 
 /** The receipt type a subject's prefix names, case-insensitive and with any run of whitespace as one space. */
 export function receiptTypeBySubject(subject: string): PecReceiptType | null {
-  const head = subject.slice(0, HEAD_CHARS * 2).replace(/\s+/g, ' ').trimStart().slice(0, HEAD_CHARS).toUpperCase();
+  const head = subject
+    .slice(0, HEAD_CHARS * 2)
+    .replace(/\s+/g, ' ')
+    .trimStart()
+    .slice(0, HEAD_CHARS)
+    .toUpperCase();
   return PREFIXES.find(([prefix]) => head.startsWith(prefix))?.[1] ?? null;
 }

@@ -10,13 +10,16 @@ import { addressesIn } from './addresses.js';
  * Where a bounce's prose ends: it starts quoting the original message (addresses
  * after it are not the failed recipient) or the report's fields begin.
  */
-const ORIGINAL_MARKER = /^[ \t]*(?:reporting-mta:|final-recipient:|-{2,} ?(?:this is a copy of|original message|below this line is a copy|a copy of the original message|the header of the original message|returned message|forwarded message|message headers follow|headers of the original|original message headers|the original message)|original message:|original message follows|below is a copy of the original message|content-type: message\/rfc822|received: from |return-path: )/im;
+const ORIGINAL_MARKER =
+  /^[ \t]*(?:reporting-mta:|final-recipient:|-{2,} ?(?:this is a copy of|original message|below this line is a copy|a copy of the original message|the header of the original message|returned message|forwarded message|message headers follow|headers of the original|original message headers|the original message)|original message:|original message follows|below is a copy of the original message|content-type: message\/rfc822|received: from |return-path: )/im;
 /** Bounce text is short; its recipients and reasons are in the first lines. */
 const MAX_PROSE_CHARS = 64 * 1024;
 /** Lines that introduce the list of failed addresses. */
-const LIST_CUE = /(following|these|the) (address(es)?|recipients?)|failed:|could not be delivered to|delivery to the following|undeliverable to|permanent fatal errors|delivery problems|unable to deliver|list of recipients|not delivered to|failed (for|to)|(recipient|destination|address|rcpt to)s?:/i;
+const LIST_CUE =
+  /(following|these|the) (address(es)?|recipients?)|failed:|could not be delivered to|delivery to the following|undeliverable to|permanent fatal errors|delivery problems|unable to deliver|list of recipients|not delivered to|failed (for|to)|(recipient|destination|address|rcpt to)s?:/i;
 /** Addresses on such lines are the sender's or a contact, not the failed recipient. */
-const NOT_RECIPIENT_LINE = /^[ \t>]{0,8}(from|reply-to|sender|return-path|mail from|envelope-from|x-sender)\b|contact|please (send|write|mail)|mail from:|envelope-from|sent by|by .{1,80} for <|helpdesk|support at/i;
+const NOT_RECIPIENT_LINE =
+  /^[ \t>]{0,8}(from|reply-to|sender|return-path|mail from|envelope-from|x-sender)\b|contact|please (send|write|mail)|mail from:|envelope-from|sent by|by .{1,80} for <|helpdesk|support at/i;
 const ROLE_ACCOUNT = /^(mailer-daemon|postmaster|post_master|root|abuse|no-?reply|bounces?|daemon|mail-?daemon)@/i;
 /** A line carrying a failure's reply code or enhanced status (`550 5.1.1`, `said: 452`, `(reason: 550 ...)`). */
 const CODED_LINE = /(?:^|[\s:(<'"=\]])[45][0-5]\d(?:[ :,-]|$)|(?<![\d.])[45]\.\d{1,3}\.\d{1,3}(?![\d]|\.\d)/;
@@ -93,16 +96,18 @@ export function readProseText(text: string, exclude: ReadonlySet<string>, prefer
   const best = scored.reduce<Candidate | null>((top, next) => (top === null || next.score > top.score ? next : top), null);
   // A header that lists the failed addresses is the MTA's own statement: it wins even over our own addresses.
   const listed = preferred[0];
-  const recipient = listed ?? (best !== null && best.score >= 0 ? best.address : fallback.find((address) => !exclude.has(address)) ?? best?.address ?? null);
+  const recipient = listed ?? (best !== null && best.score >= 0 ? best.address : (fallback.find((address) => !exclude.has(address)) ?? best?.address ?? null));
   const recipientLine = recipient === null ? -1 : lines.findIndex((line) => line.toLowerCase().includes(recipient));
   const near = recipientLine < 0 ? '' : blockAt(lines, recipientLine);
   // The reply: coded lines near the recipient first, else the first coded line that is not a quoted header.
-  const codedNear = recipientLine < 0 ? -1 : lines.slice(recipientLine, recipientLine + 12).findIndex((line) => CODED_LINE.test(line) && !HEADER_LINE.test(line));
+  const codedNear =
+    recipientLine < 0 ? -1 : lines.slice(recipientLine, recipientLine + 12).findIndex((line) => CODED_LINE.test(line) && !HEADER_LINE.test(line));
   const codedAny = lines.findIndex((line) => CODED_LINE.test(line) && !HEADER_LINE.test(line));
   const coded = codedNear >= 0 ? recipientLine + codedNear : codedAny;
   let diagnostic = near;
   if (!hasCodes(near) && coded >= 0) diagnostic = `${near} ${blockAt(lines, coded)}`.trim();
-  if (diagnostic === '' || (!hasCodes(diagnostic) && reasonOf(null, diagnostic) === null)) diagnostic = `${diagnostic} ${body.replace(/\s+/g, ' ').trim().slice(0, 2000)}`.trim();
+  if (diagnostic === '' || (!hasCodes(diagnostic) && reasonOf(null, diagnostic) === null))
+    diagnostic = `${diagnostic} ${body.replace(/\s+/g, ' ').trim().slice(0, 2000)}`.trim();
   return { recipient, diagnostic, body, quotedOriginal };
 }
 

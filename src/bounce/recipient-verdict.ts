@@ -31,5 +31,14 @@ export function verdictOf(fields: DsnRecipientFields & { replyCode?: string | nu
   const replyCode = fields.replyCode ?? codes.replyCode;
   const reason = reasonIn({ status, replyCode, primary: codes.remoteWords, texts: [text, ...context], transcript });
   const bounceType = bounceTypeOf({ action: fields.action, status, replyCode, reason, text: [text, ...context].join('\n') });
-  return { recipient: fields.recipient, action: fields.action, status, replyCode, diagnostic: fields.diagnostic, remoteMta: fields.remoteMta, bounceType, reason };
+  return {
+    recipient: fields.recipient,
+    action: fields.action,
+    status,
+    replyCode,
+    diagnostic: fields.diagnostic,
+    remoteMta: fields.remoteMta,
+    bounceType,
+    reason,
+  };
 }

@@ -19,16 +19,22 @@ const stringField = (text: string, name: string): string | null => new RegExp(`"
 
 export function readSesNotification(text: string): SesNotification | null {
   // The SNS envelope escapes the inner document's quotes; a broken line ends in `!` and a folded space.
-  const json = text.slice(0, MAX_NOTIFICATION_CHARS).replace(/\\"/g, '"').replace(/!?\r?\n /g, '');
+  const json = text
+    .slice(0, MAX_NOTIFICATION_CHARS)
+    .replace(/\\"/g, '"')
+    .replace(/!?\r?\n /g, '');
   const kind = stringField(json, 'notificationType')?.toLowerCase() ?? stringField(json, 'eventType')?.toLowerCase();
   if (kind !== 'bounce' && kind !== 'complaint' && kind !== 'delivery') return null;
   const list = /"bouncedRecipients"\s{0,4}:\s{0,4}\[([^\]]{0,100000})\]/.exec(json)?.[1] ?? '';
-  const recipients = list.split('}').map((entry) => ({
-    recipient: stringField(entry, 'emailAddress')?.toLowerCase() ?? null,
-    action: dsnAction(stringField(entry, 'action') ?? undefined),
-    status: stringField(entry, 'status'),
-    diagnostic: stringField(entry, 'diagnosticCode')?.replace(/^[a-z-]{1,20};\s*/i, '') ?? null,
-    remoteMta: null,
-  })).filter((entry) => entry.recipient !== null);
+  const recipients = list
+    .split('}')
+    .map((entry) => ({
+      recipient: stringField(entry, 'emailAddress')?.toLowerCase() ?? null,
+      action: dsnAction(stringField(entry, 'action') ?? undefined),
+      status: stringField(entry, 'status'),
+      diagnostic: stringField(entry, 'diagnosticCode')?.replace(/^[a-z-]{1,20};\s*/i, '') ?? null,
+      remoteMta: null,
+    }))
+    .filter((entry) => entry.recipient !== null);
   return { type: kind, bounceType: stringField(json, 'bounceType'), recipients };
 }

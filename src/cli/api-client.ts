@@ -19,7 +19,17 @@ export interface ApiClient {
 /** Ordinary requests answer within this; a backup streams as long as it takes. */
 const REQUEST_TIMEOUT_MS = 30_000;
 /** Socket errors that mean "nothing (usable) listens there". */
-const UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_SOCKET']);
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_SOCKET',
+]);
 
 export function createApiClient(connection: Connection): ApiClient {
   const { url, token } = connection;
@@ -29,12 +39,14 @@ export function createApiClient(connection: Connection): ApiClient {
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     try {
-      return ok(await fetch(target, {
-        method,
-        headers,
-        ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
-        ...(init.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(init.timeoutMs) }),
-      }));
+      return ok(
+        await fetch(target, {
+          method,
+          headers,
+          ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+          ...(init.timeoutMs === undefined ? {} : { signal: AbortSignal.timeout(init.timeoutMs) }),
+        }),
+      );
     } catch (error) {
       return failed(transportError(error, url));
     }
@@ -68,7 +80,8 @@ function parseJson(text: string): any {
 }
 
 function transportError(error: unknown, url: string): CliError {
-  if ((error as { name?: string }).name === 'TimeoutError') return cliError('UNREACHABLE', `mailproxy at ${url} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
+  if ((error as { name?: string }).name === 'TimeoutError')
+    return cliError('UNREACHABLE', `mailproxy at ${url} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
   // fetch wraps the socket's error: TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }).
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? (error as { code?: string }).code;
@@ -80,11 +93,17 @@ function transportError(error: unknown, url: string): CliError {
 function httpError(response: Response, body: any, connection: Connection): CliError {
   const envelope = body?.error;
   if (typeof envelope?.code !== 'string' || typeof envelope?.message !== 'string') {
-    return cliError('BAD_RESPONSE', `${connection.url} answered HTTP ${response.status} with something that is not mailproxy's API: is the URL (${connection.urlSource}) right?`);
+    return cliError(
+      'BAD_RESPONSE',
+      `${connection.url} answered HTTP ${response.status} with something that is not mailproxy's API: is the URL (${connection.urlSource}) right?`,
+    );
   }
   const said = `${envelope.code}: ${envelope.message}`;
   if (response.status === 401) {
-    return cliError('UNAUTHORIZED', `mailproxy at ${connection.url} refused the token from ${connection.tokenSource} (${said}): pass the admin token with --token or MAILPROXY_TOKEN`);
+    return cliError(
+      'UNAUTHORIZED',
+      `mailproxy at ${connection.url} refused the token from ${connection.tokenSource} (${said}): pass the admin token with --token or MAILPROXY_TOKEN`,
+    );
   }
   if (response.status === 403) return cliError('FORBIDDEN', `${said} (the token from ${connection.tokenSource} is not the admin token)`);
   return cliError('API_ERROR', said, detailLines(envelope.details));

@@ -56,7 +56,8 @@ export interface CliError {
   lines?: string[];
 }
 
-export const cliError = (code: CliErrorCode, message: string, lines?: string[]): CliError => (lines === undefined ? { code, message } : { code, message, lines });
+export const cliError = (code: CliErrorCode, message: string, lines?: string[]): CliError =>
+  lines === undefined ? { code, message } : { code, message, lines };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: CliError };
 

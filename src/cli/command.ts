@@ -55,7 +55,9 @@ const CONNECTION_HELP = `connection (talking to the daemon):
 `;
 
 export function commandHelp(command: Command): string {
-  const entries = Object.entries(command.verbs).map(([name, verb]) => [`mailproxy ${command.name}${name === '' ? '' : ` ${name}`} ${verb.usage}`.trimEnd(), verb.summary] as const);
+  const entries = Object.entries(command.verbs).map(
+    ([name, verb]) => [`mailproxy ${command.name}${name === '' ? '' : ` ${name}`} ${verb.usage}`.trimEnd(), verb.summary] as const,
+  );
   // Short usages share one aligned column; a long one puts its summary on the next line.
   const width = Math.max(0, ...entries.map(([usage]) => usage.length).filter((length) => length <= 48));
   const lines = entries.map(([usage, summary]) => (usage.length > width ? `  ${usage}\n      ${summary}` : `  ${usage.padEnd(width)}  ${summary}`));
@@ -73,7 +75,8 @@ export async function runCommand(command: Command, args: string[], cli: CliConte
   const verbName = single === undefined ? first : '';
   const verb = verbName === undefined ? undefined : command.verbs[verbName];
   if (verb === undefined) {
-    const message = verbName === undefined ? `${command.name}: which one? ${Object.keys(command.verbs).join(', ')}` : `${command.name}: unknown verb: ${verbName}`;
+    const message =
+      verbName === undefined ? `${command.name}: which one? ${Object.keys(command.verbs).join(', ')}` : `${command.name}: unknown verb: ${verbName}`;
     return usageError(cli, command, cliError('USAGE', message));
   }
   const parsed = parseVerbArgs(single === undefined ? rest : args, { ...(verb.api ? CONNECTION_OPTIONS : {}), ...verb.options }, verb.positionals);

@@ -38,7 +38,11 @@ export function readConfig(values: OptionValues, env: Env): Result<{ config: Rea
 }
 
 /** The daemon's URL as the CLI would reach it (for `restore`, which needs no token). */
-export function resolveUrl(values: OptionValues, env: Env, lazyConfig: () => Result<{ config: Readonly<Config>; file: string | undefined }>): Result<{ url: string; source: string }> {
+export function resolveUrl(
+  values: OptionValues,
+  env: Env,
+  lazyConfig: () => Result<{ config: Readonly<Config>; file: string | undefined }>,
+): Result<{ url: string; source: string }> {
   const given = stringOption(values, 'url');
   if (given !== undefined) return checkedUrl(given, '--url');
   if (env.MAILPROXY_URL) return checkedUrl(env.MAILPROXY_URL, 'MAILPROXY_URL');
@@ -74,7 +78,11 @@ export function resolveConnection(values: OptionValues, env: Env): Result<Connec
   return ok({ url: url.value.url, urlSource: url.value.source, token: token.value.token, tokenSource: token.value.source });
 }
 
-function resolveToken(values: OptionValues, env: Env, lazyConfig: () => Result<{ config: Readonly<Config>; file: string | undefined }>): Result<{ token: string; source: string }> {
+function resolveToken(
+  values: OptionValues,
+  env: Env,
+  lazyConfig: () => Result<{ config: Readonly<Config>; file: string | undefined }>,
+): Result<{ token: string; source: string }> {
   const given = stringOption(values, 'token');
   if (given !== undefined) return ok({ token: given, source: '--token' });
   if (env.MAILPROXY_TOKEN) return ok({ token: env.MAILPROXY_TOKEN, source: 'MAILPROXY_TOKEN' });
@@ -88,7 +96,15 @@ function resolveToken(values: OptionValues, env: Env, lazyConfig: () => Result<{
     if (token !== '') return ok({ token, source: file });
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if (code !== 'ENOENT') return failed(cliError('NO_TOKEN', `cannot read the admin token in ${file} (${code ?? String(error)}): run as the daemon's user, or pass --token or MAILPROXY_TOKEN`));
+    if (code !== 'ENOENT')
+      return failed(
+        cliError('NO_TOKEN', `cannot read the admin token in ${file} (${code ?? String(error)}): run as the daemon's user, or pass --token or MAILPROXY_TOKEN`),
+      );
   }
-  return failed(cliError('NO_TOKEN', `no admin token: pass --token or MAILPROXY_TOKEN, set http.admin_token, or point --config at the daemon's configuration (its data_dir holds admin-token; looked in ${file})`));
+  return failed(
+    cliError(
+      'NO_TOKEN',
+      `no admin token: pass --token or MAILPROXY_TOKEN, set http.admin_token, or point --config at the daemon's configuration (its data_dir holds admin-token; looked in ${file})`,
+    ),
+  );
 }

@@ -19,8 +19,17 @@ import { tenantsCommand, tokenCommand } from './verbs/tenants.js';
 export { EXIT_CONFIG, EXIT_USAGE } from './cli-error.js';
 
 const COMMANDS: readonly Command[] = [
-  configCommand, tenantsCommand, accountsCommand, messagesCommand, suppressionsCommand, queueCommand,
-  suspendCommand, activateCommand, tokenCommand, backupCommand, restoreCommand,
+  configCommand,
+  tenantsCommand,
+  accountsCommand,
+  messagesCommand,
+  suppressionsCommand,
+  queueCommand,
+  suspendCommand,
+  activateCommand,
+  tokenCommand,
+  backupCommand,
+  restoreCommand,
 ];
 
 const USAGE = `usage: mailproxy <command> [options]

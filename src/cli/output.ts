@@ -22,7 +22,10 @@ export function text(value: unknown): string {
 /** Epoch seconds (the API's `_ts` fields) as `2026-11-23 21:17:58Z`. */
 export function instant(epochSeconds: unknown): string {
   if (typeof epochSeconds !== 'number') return typeof epochSeconds === 'string' ? epochSeconds.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-';
-  return new Date(epochSeconds * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return new Date(epochSeconds * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** Cuts long cells (subjects, errors) so a row stays a row; --json has them whole. */
@@ -31,7 +34,11 @@ export const clip = (value: string, width: number): string => (value.length <= w
 export function table<R>(rows: readonly R[], columns: readonly Column<R>[]): string {
   const cells = rows.map((row) => columns.map((column) => text(column.value(row))));
   const widths = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => (row[index] ?? '').length)));
-  const line = (values: string[]): string => values.map((value, index) => (index === values.length - 1 ? value : value.padEnd(widths[index] ?? 0))).join('  ').trimEnd();
+  const line = (values: string[]): string =>
+    values
+      .map((value, index) => (index === values.length - 1 ? value : value.padEnd(widths[index] ?? 0)))
+      .join('  ')
+      .trimEnd();
   return [line(columns.map((column) => column.header)), ...cells.map(line)].join('\n') + '\n';
 }
 
@@ -44,7 +51,11 @@ export function fields(pairs: readonly (readonly [string, unknown])[]): string {
 /** Every field of an API object, instants (`_ts` epoch seconds, `_at` ISO text) as UTC, in the API's order. */
 export function objectFields(object: Record<string, unknown>, skip: readonly string[] = []): string {
   const shown = (key: string, value: unknown): unknown => ((key.endsWith('_ts') || key.endsWith('_at')) && value !== null ? instant(value) : value);
-  return fields(Object.entries(object).filter(([key]) => !skip.includes(key)).map(([key, value]) => [key, shown(key, value)] as const));
+  return fields(
+    Object.entries(object)
+      .filter(([key]) => !skip.includes(key))
+      .map(([key, value]) => [key, shown(key, value)] as const),
+  );
 }
 
 export const writeJson = (stdout: NodeJS.WritableStream, value: unknown): void => {

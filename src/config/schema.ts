@@ -7,9 +7,7 @@ import { verpTemplateProblem } from '../core/verp.js';
 import { parseListenAddress } from './listen-address.js';
 import { parseNetwork } from './network.js';
 
-const listen = z
-  .string()
-  .refine((text) => parseListenAddress(text) !== null, { message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000' });
+const listen = z.string().refine((text) => parseListenAddress(text) !== null, { message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000' });
 
 /** A listen address, or empty for "no listener". */
 const optionalListen = z
@@ -28,16 +26,17 @@ const trustedNetwork = z
 const optionalSecret = (minLength: number, what: string) =>
   z.string().refine((text) => text === '' || text.length >= minLength, { message: `${what} must be empty or at least ${minLength} characters` });
 
-const base64Key32 = z
-  .string()
-  .refine((text) => text === '' || (/^[A-Za-z0-9+/]+={0,2}$/.test(text.trim()) && Buffer.from(text, 'base64').length === 32), {
-    message: 'expected 32 random bytes, base64-encoded (openssl rand -base64 32), or empty',
-  });
+const base64Key32 = z.string().refine((text) => text === '' || (/^[A-Za-z0-9+/]+={0,2}$/.test(text.trim()) && Buffer.from(text, 'base64').length === 32), {
+  message: 'expected 32 random bytes, base64-encoded (openssl rand -base64 32), or empty',
+});
 
 const positiveInt = z.number().int().positive();
 
 /** An IMAP folder name, or empty for "flag the message where it is". */
-const folderName = z.string().max(255).regex(/^[^\r\n\0]*$/, 'one line, no control characters');
+const folderName = z
+  .string()
+  .max(255)
+  .regex(/^[^\r\n\0]*$/, 'one line, no control characters');
 
 /** Where an IMAP bounce mailbox is and where handled messages go; the instance's and each tenant's. */
 const mailboxFields = {
@@ -51,15 +50,16 @@ const mailboxFields = {
   processed_folder: folderName.default(''),
   unmatched_folder: folderName.default(''),
   not_bounce_folder: folderName.default(''),
-  verp_return_path: z.string().default('').superRefine((text, ctx) => {
-    const problem = verpTemplateProblem(text);
-    if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
-  }),
+  verp_return_path: z
+    .string()
+    .default('')
+    .superRefine((text, ctx) => {
+      const problem = verpTemplateProblem(text);
+      if (problem !== null) ctx.addIssue({ code: 'custom', message: problem });
+    }),
 };
 
-const tenantMailbox = z
-  .object({ tenant_id: z.string().min(1), ...mailboxFields, host: z.string().min(1) })
-  .strict();
+const tenantMailbox = z.object({ tenant_id: z.string().min(1), ...mailboxFields, host: z.string().min(1) }).strict();
 
 export const configSchema = z
   .object({
@@ -98,7 +98,10 @@ export const configSchema = z
         tls_listen: optionalListen.default(''),
         tls_cert_file: z.string().default(''),
         tls_key_file: z.string().default(''),
-        hostname: z.string().regex(/^$|^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, 'a host name').default(''),
+        hostname: z
+          .string()
+          .regex(/^$|^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, 'a host name')
+          .default(''),
         allow_insecure_auth: z.boolean().default(false),
         max_message_bytes: positiveInt.default(25 * 1024 * 1024),
         max_header_bytes: positiveInt.min(1024).default(256 * 1024),
@@ -116,7 +119,11 @@ export const configSchema = z
       .strict()
       .superRefine((smtp, ctx) => {
         if ((smtp.tls_cert_file === '') !== (smtp.tls_key_file === '')) {
-          ctx.addIssue({ code: 'custom', path: [smtp.tls_cert_file === '' ? 'tls_cert_file' : 'tls_key_file'], message: 'tls_cert_file and tls_key_file go together' });
+          ctx.addIssue({
+            code: 'custom',
+            path: [smtp.tls_cert_file === '' ? 'tls_cert_file' : 'tls_key_file'],
+            message: 'tls_cert_file and tls_key_file go together',
+          });
         }
         if (smtp.tls_listen !== '' && smtp.tls_cert_file === '') {
           ctx.addIssue({ code: 'custom', path: ['tls_listen'], message: 'an implicit-TLS listener needs tls_cert_file and tls_key_file' });
@@ -126,17 +133,33 @@ export const configSchema = z
     nats: z
       .object({
         url: z.string().default(''),
-        stream: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('MAILPROXY'),
-        subject_prefix: z.string().regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'dot-separated tokens of letters, digits, _ and -').default('mailproxy'),
-        max_age_seconds: z.number().int().min(0).default(30 * 24 * 3600),
+        stream: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+          .default('MAILPROXY'),
+        subject_prefix: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'dot-separated tokens of letters, digits, _ and -')
+          .default('mailproxy'),
+        max_age_seconds: z
+          .number()
+          .int()
+          .min(0)
+          .default(30 * 24 * 3600),
         max_bytes: z.number().int().min(0).default(0),
         replicas: z.number().int().min(1).max(5).default(1),
         duplicate_window_seconds: z.number().int().min(120).max(86_400).default(120),
-        kv_bucket: z.string().regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, or empty for none').default('mailproxy_latest'),
+        kv_bucket: z
+          .string()
+          .regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, or empty for none')
+          .default('mailproxy_latest'),
         max_in_flight: positiveInt.max(100_000).default(1000),
         batch_delay_ms: z.number().int().min(0).max(10_000).default(50),
         commands: z.boolean().default(true),
-        consumer: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only').default('mailproxy-commands'),
+        consumer: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+          .default('mailproxy-commands'),
         max_deliver: positiveInt.max(1000).default(5),
         ack_wait_seconds: positiveInt.max(3600).default(30),
         publish_timeout_seconds: z.number().positive().max(600).default(5),
@@ -178,7 +201,10 @@ export const configSchema = z
       .object({
         ...mailboxFields,
         poll_interval_seconds: positiveInt.max(86_400).default(60),
-        max_message_bytes: positiveInt.min(16_384).max(64 * 1024 * 1024).default(2 * 1024 * 1024),
+        max_message_bytes: positiveInt
+          .min(16_384)
+          .max(64 * 1024 * 1024)
+          .default(2 * 1024 * 1024),
         parse_timeout_seconds: z.number().positive().max(600).default(10),
         batch_size: positiveInt.max(10_000).default(100),
         reconnect_initial_seconds: z.number().positive().max(3600).default(1),
@@ -194,7 +220,10 @@ export const configSchema = z
       .object({
         acceptance_timeout_seconds: positiveInt.max(30 * 86_400).default(1800),
         poll_interval_seconds: positiveInt.max(86_400).default(60),
-        max_receipt_bytes: positiveInt.min(65_536).max(256 * 1024 * 1024).default(64 * 1024 * 1024),
+        max_receipt_bytes: positiveInt
+          .min(65_536)
+          .max(256 * 1024 * 1024)
+          .default(64 * 1024 * 1024),
         parse_timeout_seconds: z.number().positive().max(600).default(30),
         sweep_interval_seconds: positiveInt.max(3600).default(30),
         receipt_retention_days: z.number().int().min(0).max(36_500).default(0),

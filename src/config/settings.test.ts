@@ -10,7 +10,9 @@ function settingsOf(toml: string) {
 
 describe('the daemon settings', () => {
   it('hold every duration in milliseconds, as the TOML gives it in seconds', () => {
-    const settings = settingsOf('shutdown_timeout_seconds = 7\n[dispatch]\nlease_seconds = 30\nretry_schedule_seconds = [5, 60]\n[reports]\nretry_initial_seconds = 0.5\n[pec]\nreceipt_retention_days = 2\n');
+    const settings = settingsOf(
+      'shutdown_timeout_seconds = 7\n[dispatch]\nlease_seconds = 30\nretry_schedule_seconds = [5, 60]\n[reports]\nretry_initial_seconds = 0.5\n[pec]\nreceipt_retention_days = 2\n',
+    );
     expect(settings.shutdownMs).toBe(7000);
     expect(settings.delivery.leaseMs).toBe(30_000);
     expect(settings.delivery.retry.scheduleMs).toEqual([5000, 60_000]);
@@ -28,8 +30,11 @@ describe('the daemon settings', () => {
     expect(settings.retention.pecReceiptsMs).toBeNull();
   });
 
-  it('list the instance bounce mailbox before the tenants\' own', () => {
+  it("list the instance bounce mailbox before the tenants' own", () => {
     const settings = settingsOf('[bounce]\nhost = "imap.example"\n[[bounce.tenant_mailboxes]]\ntenant_id = "acme"\nhost = "imap.acme.example"\n');
-    expect(settings.bounce.mailboxes.map((mailbox) => [mailbox.name, mailbox.tenantId])).toEqual([['default', null], ['tenant:acme', 'acme']]);
+    expect(settings.bounce.mailboxes.map((mailbox) => [mailbox.name, mailbox.tenantId])).toEqual([
+      ['default', null],
+      ['tenant:acme', 'acme'],
+    ]);
   });
 });

@@ -98,27 +98,34 @@ export function daemonSettings(config: Readonly<Config>) {
       allowInsecureAuth: smtp.allow_insecure_auth,
       trustedNetworks: smtp.trusted_networks.map((entry) => ({ ...network(entry.network), tenantId: entry.tenant_id, accountId: entry.account_id ?? null })),
     },
-    mirror: nats.url === '' ? null : {
-      url: nats.url,
-      stream: {
-        name: nats.stream,
-        subjectPrefix: nats.subject_prefix,
-        maxAgeMs: nats.max_age_seconds * SECOND,
-        maxBytes: nats.max_bytes,
-        replicas: nats.replicas,
-        duplicateWindowMs: nats.duplicate_window_seconds * SECOND,
-      },
-      latestBucket: nats.kv_bucket,
-      maxInFlight: nats.max_in_flight,
-      batchDelayMs: nats.batch_delay_ms,
-      publishTimeoutMs: nats.publish_timeout_seconds * SECOND,
-      connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
-      commands: nats.commands ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND } : null,
-    },
+    mirror:
+      nats.url === ''
+        ? null
+        : {
+            url: nats.url,
+            stream: {
+              name: nats.stream,
+              subjectPrefix: nats.subject_prefix,
+              maxAgeMs: nats.max_age_seconds * SECOND,
+              maxBytes: nats.max_bytes,
+              replicas: nats.replicas,
+              duplicateWindowMs: nats.duplicate_window_seconds * SECOND,
+            },
+            latestBucket: nats.kv_bucket,
+            maxInFlight: nats.max_in_flight,
+            batchDelayMs: nats.batch_delay_ms,
+            publishTimeoutMs: nats.publish_timeout_seconds * SECOND,
+            connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
+            commands: nats.commands ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND } : null,
+          },
     delivery: {
       leaseMs: dispatch.lease_seconds * SECOND,
       claimBatch: dispatch.claim_batch,
-      retry: { scheduleMs: dispatch.retry_schedule_seconds.map((seconds) => seconds * SECOND), jitter: dispatch.retry_jitter, maxAgeMs: dispatch.max_age_seconds * SECOND },
+      retry: {
+        scheduleMs: dispatch.retry_schedule_seconds.map((seconds) => seconds * SECOND),
+        jitter: dispatch.retry_jitter,
+        maxAgeMs: dispatch.max_age_seconds * SECOND,
+      },
       sendTimeoutMs: dispatch.send_timeout_seconds * SECOND,
       attachmentTimeoutMs: dispatch.attachment_timeout_seconds * SECOND,
       attachmentMaxBytes: dispatch.attachment_max_bytes,

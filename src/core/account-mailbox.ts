@@ -22,8 +22,7 @@ export interface AccountMailboxInput {
 const IMAP_PORT: Record<TlsMode, number> = { implicit: 993, starttls: 143, none: 143 };
 export const DEFAULT_IMAP_FOLDER = 'INBOX';
 
-const invalid = (path: string, message: string): AppError =>
-  new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path, message }] });
+const invalid = (path: string, message: string): AppError => new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path, message }] });
 
 /** The mailbox after an update, or null when none is configured (nor given). */
 export function mergeMailbox(input: AccountMailboxInput, current: AccountMailbox | null): AccountMailbox | null {
@@ -46,7 +45,12 @@ export function mergeMailbox(input: AccountMailboxInput, current: AccountMailbox
 }
 
 const WIRE_NAMES: Record<keyof AccountMailboxInput, string> = {
-  host: 'imap_host', port: 'imap_port', tlsMode: 'imap_tls_mode', user: 'imap_user', password: 'imap_password', folder: 'imap_folder',
+  host: 'imap_host',
+  port: 'imap_port',
+  tlsMode: 'imap_tls_mode',
+  user: 'imap_user',
+  password: 'imap_password',
+  folder: 'imap_folder',
 };
 const wireName = (key: keyof AccountMailboxInput): string => WIRE_NAMES[key];
 
@@ -61,5 +65,6 @@ export function checkPecAccount(account: Account): void {
   const imap = account.imap;
   if (imap === null) throw invalid('imap_host', 'a PEC account needs imap_host: the mailbox where its receipts arrive');
   if ((imap.user ?? account.user) === null) throw invalid('imap_user', 'a PEC account needs a mailbox user: imap_user, or the relay user');
-  if ((imap.password ?? account.password) === null) throw invalid('imap_password', 'a PEC account needs a mailbox password: imap_password, or the relay password');
+  if ((imap.password ?? account.password) === null)
+    throw invalid('imap_password', 'a PEC account needs a mailbox password: imap_password, or the relay password');
 }

@@ -10,8 +10,18 @@ const admin = { principal: { kind: 'admin' } as Principal, correlationId: 'req-1
 const acme = { principal: { kind: 'tenant', tenantId: 'acme' } as Principal, correlationId: 'req-2' };
 
 const tenant = (id: string): Tenant => ({
-  id, name: null, clientBaseUrl: null, clientSyncPath: '/mail-proxy/sync', clientAttachmentPath: null, clientAuth: null, clientSigningSecret: null,
-  active: true, apiKeyCreatedAt: 0, apiKeyExpiresAt: null, createdAt: 0, updatedAt: 0,
+  id,
+  name: null,
+  clientBaseUrl: null,
+  clientSyncPath: '/mail-proxy/sync',
+  clientAttachmentPath: null,
+  clientAuth: null,
+  clientSigningSecret: null,
+  active: true,
+  apiKeyCreatedAt: 0,
+  apiKeyExpiresAt: null,
+  createdAt: 0,
+  updatedAt: 0,
 });
 
 function setup(activity?: AccountServiceDeps['activity']) {
@@ -20,20 +30,43 @@ function setup(activity?: AccountServiceDeps['activity']) {
   store.tenants.insert(tenant('other'), 'h2');
   let ids = 0;
   let wakes = 0;
-  const accounts = createAccountService({ store, clock: { now: () => NOW }, ids: { uuid: () => `id-${(ids += 1)}` }, wake: () => { wakes += 1; }, ...(activity === undefined ? {} : { activity }) });
+  const accounts = createAccountService({
+    store,
+    clock: { now: () => NOW },
+    ids: { uuid: () => `id-${(ids += 1)}` },
+    wake: () => {
+      wakes += 1;
+    },
+    ...(activity === undefined ? {} : { activity }),
+  });
   return { store, accounts, wakes: () => wakes };
 }
-
 
 describe('account upsert', () => {
   it('creates an account with defaults, records account.created without the password, and wakes the dispatcher', () => {
     const s = setup();
     const { account, created } = s.accounts.upsert(acme, { id: 'main', host: 'smtp.example', user: 'u', password: 'secret' });
     expect(created).toBe(true);
-    expect(account).toMatchObject({ tenantId: 'acme', id: 'main', port: 587, tlsMode: 'starttls', limitBehavior: 'defer', maxConnections: 5, createdAt: NOW, updatedAt: NOW });
+    expect(account).toMatchObject({
+      tenantId: 'acme',
+      id: 'main',
+      port: 587,
+      tlsMode: 'starttls',
+      limitBehavior: 'defer',
+      maxConnections: 5,
+      createdAt: NOW,
+      updatedAt: NOW,
+    });
     expect(s.store.accounts.get('acme', 'main')?.password).toBe('secret');
     const [change] = s.store.recorded;
-    expect(change).toMatchObject({ command: 'account.upsert', eventType: 'account.created', tenantId: 'acme', aggregateId: 'acme/main', actor: 'tenant:acme', correlationId: 'req-2' });
+    expect(change).toMatchObject({
+      command: 'account.upsert',
+      eventType: 'account.created',
+      tenantId: 'acme',
+      aggregateId: 'acme/main',
+      actor: 'tenant:acme',
+      correlationId: 'req-2',
+    });
     expect(change?.data.account).toMatchObject({ id: 'main', tenant_id: 'acme', has_password: true, use_tls: true, tls_mode: 'starttls' });
     expect(JSON.stringify(change?.data)).not.toContain('secret');
     expect(s.wakes()).toBe(1);
@@ -124,7 +157,10 @@ describe('account delete', () => {
     const s = setup();
     s.accounts.upsert(acme, { id: 'a1', host: 'h' });
     s.store.pending.set('acme/a1', 4);
-    expect(refusal(() => s.accounts.delete(acme, undefined, 'a1', { force: false }))).toMatchObject({ code: 'CONFLICT', details: { account_id: 'a1', pending_messages: 4 } });
+    expect(refusal(() => s.accounts.delete(acme, undefined, 'a1', { force: false }))).toMatchObject({
+      code: 'CONFLICT',
+      details: { account_id: 'a1', pending_messages: 4 },
+    });
     expect(s.store.accounts.get('acme', 'a1')).not.toBeNull();
     s.accounts.delete(acme, undefined, 'a1', { force: true });
     expect(s.store.accounts.get('acme', 'a1')).toBeNull();

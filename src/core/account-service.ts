@@ -93,7 +93,7 @@ export function createAccountService(deps: AccountServiceDeps) {
   const withActivity = async (accounts: Account[], tenantId: string | null): Promise<AccountState[]> => {
     const activity = deps.activity;
     if (activity === undefined) return accounts.map((account) => ({ account, activity: null }));
-    const pools = new Map((await activity.connections?.() ?? []).map((pool) => [`${pool.tenantId}/${pool.accountId}`, pool]));
+    const pools = new Map(((await activity.connections?.()) ?? []).map((pool) => [`${pool.tenantId}/${pool.accountId}`, pool]));
     const now = clock.now();
     const waiting = new Map<string, number>();
     for (const row of activity.waiting(tenantId)) {
@@ -103,16 +103,24 @@ export function createAccountService(deps: AccountServiceDeps) {
     return accounts.map((account) => {
       const used = activity.usage(account.tenantId, account.id, now);
       const limits: Record<WindowKind, number | null> = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
-      const usage = Object.fromEntries(WINDOW_KINDS.map((kind) => [kind, {
-        used: used[kind], limit: limits[kind], resetsAt: windowStart(kind, now) + WINDOW_MS[kind],
-      }])) as WindowUsage;
+      const usage = Object.fromEntries(
+        WINDOW_KINDS.map((kind) => [
+          kind,
+          {
+            used: used[kind],
+            limit: limits[kind],
+            resetsAt: windowStart(kind, now) + WINDOW_MS[kind],
+          },
+        ]),
+      ) as WindowUsage;
       const key = `${account.tenantId}/${account.id}`;
       const pool = pools.get(key);
       const attempts = activity.attempts?.(account.tenantId, account.id);
       return {
         account,
         activity: {
-          usage, waiting: waiting.get(key) ?? 0,
+          usage,
+          waiting: waiting.get(key) ?? 0,
           connections: { open: pool?.open ?? 0, inUse: pool?.inUse ?? 0, max: account.maxConnections },
           ...(attempts === undefined ? {} : { attempts }),
         },
@@ -130,9 +138,20 @@ export function createAccountService(deps: AccountServiceDeps) {
     return account;
   };
 
-  const change = (ctx: CommandContext, command: string, eventType: string, account: { tenantId: string; id: string }, data: Record<string, unknown>): ChangeRecord =>
+  const change = (
+    ctx: CommandContext,
+    command: string,
+    eventType: string,
+    account: { tenantId: string; id: string },
+    data: Record<string, unknown>,
+  ): ChangeRecord =>
     changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
-      command, eventType, tenantId: account.tenantId, aggregateType: 'account', aggregateId: `${account.tenantId}/${account.id}`, data,
+      command,
+      eventType,
+      tenantId: account.tenantId,
+      aggregateType: 'account',
+      aggregateId: `${account.tenantId}/${account.id}`,
+      data,
     });
 
   /**

@@ -86,8 +86,15 @@ export function pecMailbox(account: Account): PecMailboxAccount | null {
   const password = imap.password ?? account.password;
   if (user === null || password === null) return null;
   return {
-    tenantId: account.tenantId, accountId: account.id, host: imap.host, port: imap.port, tlsMode: imap.tlsMode,
-    tlsRejectUnauthorized: account.tlsRejectUnauthorized, user, password, folder: imap.folder,
+    tenantId: account.tenantId,
+    accountId: account.id,
+    host: imap.host,
+    port: imap.port,
+    tlsMode: imap.tlsMode,
+    tlsRejectUnauthorized: account.tlsRejectUnauthorized,
+    user,
+    password,
+    folder: imap.folder,
   };
 }
 

@@ -33,9 +33,12 @@ export function createAttemptLog(): AttemptLog {
     attempted(attempt: AttemptReport) {
       const key = `${attempt.tenantId}/${attempt.accountId}`;
       const current = byAccount.get(key) ?? NONE;
-      byAccount.set(key, attempt.outcome === 'sent'
-        ? { ...current, lastSuccessAt: attempt.at }
-        : { ...current, lastError: { text: attempt.text, replyCode: attempt.replyCode, at: attempt.at } });
+      byAccount.set(
+        key,
+        attempt.outcome === 'sent'
+          ? { ...current, lastSuccessAt: attempt.at }
+          : { ...current, lastError: { text: attempt.text, replyCode: attempt.replyCode, at: attempt.at } },
+      );
     },
     of: (tenantId, accountId) => byAccount.get(`${tenantId}/${accountId}`) ?? NONE,
   };

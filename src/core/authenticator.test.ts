@@ -5,7 +5,10 @@ import { createFailureThrottle } from './failure-throttle.js';
 const tenant = (tenantId: string, apiKeyExpiresAt: number | null) => ({ tenantId, apiKeyExpiresAt });
 
 function setup(now = 1_000) {
-  const byHash = new Map([['h:key-a', tenant('a', null)], ['h:key-old', tenant('b', 500)]]);
+  const byHash = new Map([
+    ['h:key-a', tenant('a', null)],
+    ['h:key-old', tenant('b', 500)],
+  ]);
   return createAuthenticator({
     admin: { matches: (hash) => hash === 'h:admin-token-0123456789' },
     keys: { issue: () => ({ key: '', hash: '' }), hash: (key) => `h:${key}` },

@@ -4,10 +4,19 @@ import { AUTO_REPLY_SUBJECT_PREFIXES, isAutoReplySubject } from './auto-reply-su
 describe('auto-reply subjects', () => {
   it("knows an auto-reply's subject prefix in the common languages", () => {
     const subjects = [
-      'Out of Office: Your order 42', 'Autoreply: Invoice', 'Automatic reply: Invoice', 'Auto-Reply: Invoice',
-      'Automatische Antwort: Ihre Bestellung', 'Abwesenheitsnotiz: Rechnung', 'Réponse automatique : Votre commande',
-      'Respuesta automática: Su pedido', 'Risposta automatica: Il suo ordine', 'Resposta automática: Pedido',
-      'Automatisch antwoord: Uw bestelling', 'Automatiskt svar: Din order', 'Automatyczna odpowiedź: Zamówienie',
+      'Out of Office: Your order 42',
+      'Autoreply: Invoice',
+      'Automatic reply: Invoice',
+      'Auto-Reply: Invoice',
+      'Automatische Antwort: Ihre Bestellung',
+      'Abwesenheitsnotiz: Rechnung',
+      'Réponse automatique : Votre commande',
+      'Respuesta automática: Su pedido',
+      'Risposta automatica: Il suo ordine',
+      'Resposta automática: Pedido',
+      'Automatisch antwoord: Uw bestelling',
+      'Automatiskt svar: Din order',
+      'Automatyczna odpowiedź: Zamówienie',
       '  Automatická odpověď: Objednávka',
     ];
     for (const subject of subjects) expect(isAutoReplySubject(subject), subject).toBe(true);

@@ -1,7 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import {
-  bounceTypeOf, DECISIVE_PHRASES, dsnOutcomeOf, DEFINITE_STATUSES, findCodes, findReplyCode, findStatus, GENERIC_REASON_PHRASES, PERMANENCE_PHRASES, permanenceOf,
-  GROUP_POSTING_REFUSALS, REASON_OVERRIDES, REASON_PHRASES, reasonIn, reasonOf, STATUS_REASONS,
+  bounceTypeOf,
+  DECISIVE_PHRASES,
+  dsnOutcomeOf,
+  DEFINITE_STATUSES,
+  findCodes,
+  findReplyCode,
+  findStatus,
+  GENERIC_REASON_PHRASES,
+  PERMANENCE_PHRASES,
+  permanenceOf,
+  GROUP_POSTING_REFUSALS,
+  REASON_OVERRIDES,
+  REASON_PHRASES,
+  reasonIn,
+  reasonOf,
+  STATUS_REASONS,
 } from './bounce-classify.js';
 
 describe('bounce classification', () => {
@@ -19,8 +33,11 @@ describe('bounce classification', () => {
   });
 
   it("prefers the remote server's own reply quoted inside a relay's summary, and returns its words", () => {
-    expect(findCodes('554 4.4.7 Message expired: unable to deliver in 840 minutes.<421 4.4.2 Connection timed out>'))
-      .toEqual({ status: '4.4.2', replyCode: '421', remoteWords: '421 4.4.2 Connection timed out>' });
+    expect(findCodes('554 4.4.7 Message expired: unable to deliver in 840 minutes.<421 4.4.2 Connection timed out>')).toEqual({
+      status: '4.4.2',
+      replyCode: '421',
+      remoteWords: '421 4.4.2 Connection timed out>',
+    });
     expect(findCodes("5.1.0 - Unknown address error 550-'5.7.1 Access denied'")).toMatchObject({ status: '5.7.1', replyCode: '550' });
     expect(findCodes('Host not found')).toEqual({ status: null, replyCode: null, remoteWords: null });
   });
@@ -36,7 +53,15 @@ describe('bounce classification', () => {
 
   it('without codes, a returned message is hard unless its wording says the delivery goes on', () => {
     expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: 'retry timeout exceeded' })).toBe('hard');
-    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'mailbox_full', text: 'THIS IS A WARNING MESSAGE ONLY. Message will be retried for 2 more days' })).toBe('soft');
+    expect(
+      bounceTypeOf({
+        action: 'failed',
+        status: null,
+        replyCode: null,
+        reason: 'mailbox_full',
+        text: 'THIS IS A WARNING MESSAGE ONLY. Message will be retried for 2 more days',
+      }),
+    ).toBe('soft');
     expect(bounceTypeOf({ action: null, status: null, replyCode: null, reason: 'rate_limited', text: 'This is a permanent error.' })).toBe('hard');
     expect(permanenceOf('Please note that this is only a temporary failure report.')).toBe('soft');
     expect(permanenceOf('Hello')).toBeNull();
@@ -60,43 +85,75 @@ describe('bounce classification', () => {
   });
 
   it("reads the remote server's words before a relay's summary, and precise phrases in any text before vague words", () => {
-    expect(reasonIn({ status: '5.7.1', primary: "550-'5.7.1 Access denied'", texts: ["5.1.0 - Unknown address error 550-'5.7.1 Access denied'"] })).toBe('policy_block');
+    expect(reasonIn({ status: '5.7.1', primary: "550-'5.7.1 Access denied'", texts: ["5.1.0 - Unknown address error 550-'5.7.1 Access denied'"] })).toBe(
+      'policy_block',
+    );
     expect(reasonIn({ status: '5.5.0', texts: ['554 <ann@example.net>... Service unavailable', 'mail.local: unknown user: ann'] })).toBe('user_unknown');
     expect(reasonIn({ status: null, texts: ['Name service error for domain example.net: Host not found, try again'] })).toBe('system_error');
     expect(reasonIn({ status: null, texts: ['User ann (ann@example.net) not listed in Domino Directory'] })).toBe('user_unknown');
-    expect(reasonIn({ status: null, texts: ['This message is not RFC 5322 compliant. To reduce the amount of spam, it has been blocked'] })).toBe('policy_block');
+    expect(reasonIn({ status: null, texts: ['This message is not RFC 5322 compliant. To reduce the amount of spam, it has been blocked'] })).toBe(
+      'policy_block',
+    );
     expect(reasonIn({ status: null, texts: ['rejected due to spam classification. Set up SPF records for your domain'] })).toBe('spam_block');
   });
 
   it('a user-unknown answer to the message itself (end of DATA) is a content refusal, unless the RCPT was refused', () => {
-    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user ann@example.net'], transcript: '550 Unknown user ann@example.net (in reply to end of DATA command)' })).toBe('policy_block');
-    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '>>> DATA\n<<< 550 Unknown user\n<<< 503 5.0.0 Need RCPT (recipient)' })).toBe('user_unknown');
+    expect(
+      reasonIn({
+        status: '5.0.0',
+        texts: ['550 Unknown user ann@example.net'],
+        transcript: '550 Unknown user ann@example.net (in reply to end of DATA command)',
+      }),
+    ).toBe('policy_block');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '>>> DATA\n<<< 550 Unknown user\n<<< 503 5.0.0 Need RCPT (recipient)' })).toBe(
+      'user_unknown',
+    );
     expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
     expect(reasonIn({ status: '5.1.1', texts: ['550 Unknown user'], transcript: 'in reply to end of DATA command' })).toBe('user_unknown');
   });
 
   it('a recipient refused at RCPT TO with only a vague word is an unknown address, unless a policy is named', () => {
-    expect(reasonIn({ status: '5.0.0', texts: ['550 <ann@example.net>: Recipient address rejected.'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
+    expect(reasonIn({ status: '5.0.0', texts: ['550 <ann@example.net>: Recipient address rejected.'], transcript: '(in reply to RCPT TO command)' })).toBe(
+      'user_unknown',
+    );
     expect(reasonIn({ status: '5.0.0', texts: ['550 Denied by policy'], transcript: '(in reply to RCPT TO command)' })).toBe('policy_block');
     expect(reasonIn({ status: '5.0.0', texts: ['550 Recipient address rejected.'] })).toBe('policy_block');
   });
 
   it('a refusal of MAIL FROM is about the sender; a transient DNS failure is no unknown host unless the domain takes no mail', () => {
-    expect(reasonIn({ status: '5.0.0', texts: ['553 example.org does not exist'], transcript: 'SMTP error from remote mail server after MAIL FROM:<a@example.org>' })).toBe('policy_block');
-    expect(reasonIn({ status: '4.0.0', texts: ["DNS Error: lookup of example.net responded with code NXDOMAIN Domain name not found"] })).toBe('system_error');
+    expect(
+      reasonIn({
+        status: '5.0.0',
+        texts: ['553 example.org does not exist'],
+        transcript: 'SMTP error from remote mail server after MAIL FROM:<a@example.org>',
+      }),
+    ).toBe('policy_block');
+    expect(reasonIn({ status: '4.0.0', texts: ['DNS Error: lookup of example.net responded with code NXDOMAIN Domain name not found'] })).toBe('system_error');
     expect(reasonIn({ status: '5.0.0', texts: ['Domain name not found'] })).toBe('host_unknown');
     expect(reasonIn({ status: '4.0.0', texts: ["The domain example.net doesn't receive email: returned Null MX"] })).toBe('host_unknown');
   });
 
-  it("reads Exim's bare \"Unrouteable address\" as a domain that does not resolve, a remote server's 5xx with it as an unknown user", () => {
+  it('reads Exim\'s bare "Unrouteable address" as a domain that does not resolve, a remote server\'s 5xx with it as an unknown user', () => {
     expect(reasonIn({ status: null, texts: ['  nina@no-such-domain.example\n    Unrouteable address'] })).toBe('host_unknown');
-    expect(reasonIn({ status: null, replyCode: '550', texts: ['SMTP error from remote mail server after RCPT TO:<nina@example.net>: 550 Unrouteable address'] })).toBe('user_unknown');
+    expect(
+      reasonIn({ status: null, replyCode: '550', texts: ['SMTP error from remote mail server after RCPT TO:<nina@example.net>: 550 Unrouteable address'] }),
+    ).toBe('user_unknown');
     expect(reasonIn({ status: '5.0.0', texts: ['550 Unroutable sender address'] })).toBe('policy_block');
   });
 
   it('a refused connection named in the diagnostic is a network error, even when the queue says how long it has waited', () => {
-    expect(reasonIn({ status: '4.4.1', texts: ['connect to mx.example.net[192.0.2.9]:25: Connection refused', 'Your message could not be delivered for more than 4 hour(s).'] })).toBe('system_error');
-    expect(reasonIn({ status: '4.4.1', texts: ['connect to mx.example.net[192.0.2.9]:25: Connection timed out', 'Your message could not be delivered for more than 5 day(s).'] })).toBe('expired');
+    expect(
+      reasonIn({
+        status: '4.4.1',
+        texts: ['connect to mx.example.net[192.0.2.9]:25: Connection refused', 'Your message could not be delivered for more than 4 hour(s).'],
+      }),
+    ).toBe('system_error');
+    expect(
+      reasonIn({
+        status: '4.4.1',
+        texts: ['connect to mx.example.net[192.0.2.9]:25: Connection timed out', 'Your message could not be delivered for more than 5 day(s).'],
+      }),
+    ).toBe('expired');
     expect(reasonIn({ status: '4.4.7', texts: ['Deferred: Connection refused by mx.example.net.'] })).toBe('expired');
   });
 
@@ -116,8 +173,13 @@ describe('bounce classification', () => {
   });
 
   it('no pattern backtracks on a long line of repeated characters', () => {
-    const patterns = [...DECISIVE_PHRASES, ...REASON_PHRASES, ...GENERIC_REASON_PHRASES].map(([, pattern]) => pattern)
-      .concat(PERMANENCE_PHRASES.map(([, pattern]) => pattern), DEFINITE_STATUSES.map(([pattern]) => pattern), STATUS_REASONS.map(([pattern]) => pattern))
+    const patterns = [...DECISIVE_PHRASES, ...REASON_PHRASES, ...GENERIC_REASON_PHRASES]
+      .map(([, pattern]) => pattern)
+      .concat(
+        PERMANENCE_PHRASES.map(([, pattern]) => pattern),
+        DEFINITE_STATUSES.map(([pattern]) => pattern),
+        STATUS_REASONS.map(([pattern]) => pattern),
+      )
       .concat(REASON_OVERRIDES.flatMap((rule) => [rule.when, rule.unless].filter((pattern): pattern is RegExp => pattern !== undefined)));
     for (const unit of ['a', ' ', '.', '5', 'a.', '>>> ', 'a@', 'x ']) {
       const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
@@ -156,8 +218,24 @@ describe("an MTA's expiry", () => {
   it("is soft, though Exim's text around it says permanent", () => {
     const exim = 'This is a permanent error. The following address(es) failed:\n\n  lena@example.de\n    retry timeout exceeded';
     expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: exim })).toBe('soft');
-    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: "all hosts for 'x.example' have been failing for a long time (and retry time not reached)" })).toBe('soft');
+    expect(
+      bounceTypeOf({
+        action: 'failed',
+        status: null,
+        replyCode: null,
+        reason: 'expired',
+        text: "all hosts for 'x.example' have been failing for a long time (and retry time not reached)",
+      }),
+    ).toBe('soft');
     // Another MTA's "delivery retry timeout exceeded" after a refusal keeps its hard.
-    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: '<a@b.example>\n\nReason:\ndelivery retry timeout exceeded\npermanent error' })).toBe('hard');
+    expect(
+      bounceTypeOf({
+        action: 'failed',
+        status: null,
+        replyCode: null,
+        reason: 'expired',
+        text: '<a@b.example>\n\nReason:\ndelivery retry timeout exceeded\npermanent error',
+      }),
+    ).toBe('hard');
   });
 });

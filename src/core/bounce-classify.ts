@@ -5,12 +5,28 @@
  * code, then the diagnostic text.
  */
 import {
-  DECISIVE_PHRASES, DEFINITE_STATUSES, EXPIRY_PHRASES, GENERIC_REASON_PHRASES, HARD_REASONS, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, SOFT_REASONS,
-  STATUS_REASONS, type BounceReason,
+  DECISIVE_PHRASES,
+  DEFINITE_STATUSES,
+  EXPIRY_PHRASES,
+  GENERIC_REASON_PHRASES,
+  HARD_REASONS,
+  PERMANENCE_PHRASES,
+  REASON_OVERRIDES,
+  REASON_PHRASES,
+  SOFT_REASONS,
+  STATUS_REASONS,
+  type BounceReason,
 } from './bounce-reasons.js';
 
 export {
-  DECISIVE_PHRASES, DEFINITE_STATUSES, GENERIC_REASON_PHRASES, GROUP_POSTING_REFUSALS, PERMANENCE_PHRASES, REASON_OVERRIDES, REASON_PHRASES, STATUS_REASONS,
+  DECISIVE_PHRASES,
+  DEFINITE_STATUSES,
+  GENERIC_REASON_PHRASES,
+  GROUP_POSTING_REFUSALS,
+  PERMANENCE_PHRASES,
+  REASON_OVERRIDES,
+  REASON_PHRASES,
+  STATUS_REASONS,
   type BounceReason,
 } from './bounce-reasons.js';
 
@@ -65,7 +81,13 @@ function corrected(reason: BounceReason, vague: boolean, klass: string | null, t
  * most specific first (the diagnostic, the prose about the recipient), precise
  * phrases before vague words. `transcript` is read only for the SMTP phase.
  */
-export function reasonIn(input: { status: string | null; replyCode?: string | null; primary?: string | null; texts: readonly string[]; transcript?: string }): BounceReason | null {
+export function reasonIn(input: {
+  status: string | null;
+  replyCode?: string | null;
+  primary?: string | null;
+  texts: readonly string[];
+  transcript?: string;
+}): BounceReason | null {
   const { status, texts } = input;
   const primary = input.primary === null || input.primary === undefined ? [] : [input.primary];
   const decisive = phraseReason(DECISIVE_PHRASES, [...primary, ...texts]);
@@ -75,7 +97,8 @@ export function reasonIn(input: { status: string | null; replyCode?: string | nu
   const vague = precise === null ? phraseReason(GENERIC_REASON_PHRASES, primary) : null;
   const fromPrecise = precise ?? (vague === null ? phraseReason(REASON_PHRASES, texts) : null);
   const fromText = fromPrecise ?? vague ?? phraseReason(GENERIC_REASON_PHRASES, texts);
-  if (fromText !== null) return corrected(fromText, fromPrecise === null, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));
+  if (fromText !== null)
+    return corrected(fromText, fromPrecise === null, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));
   if (status !== null) for (const [pattern, reason] of STATUS_REASONS) if (pattern.test(status)) return reason;
   return null;
 }
@@ -97,7 +120,13 @@ export function permanenceOf(text: string): 'hard' | 'soft' | null {
  * (the message came back), and last the reason. Null when nothing says (then
  * nobody should act on it).
  */
-export function bounceTypeOf(input: { action: string | null; status: string | null; replyCode: string | null; reason: BounceReason | null; text?: string }): 'hard' | 'soft' | null {
+export function bounceTypeOf(input: {
+  action: string | null;
+  status: string | null;
+  replyCode: string | null;
+  reason: BounceReason | null;
+  text?: string;
+}): 'hard' | 'soft' | null {
   const action = input.action?.toLowerCase() ?? null;
   if (action === 'delayed') return 'soft';
   if (input.text !== undefined && EXPIRY_PHRASES.test(input.text)) return 'soft';
@@ -125,7 +154,7 @@ export function dsnOutcomeOf(group: { action: string | null; status: string | nu
   const { action, evidence } = group;
   if (action === 'failed' || action === 'delayed') return action;
   const delivery = action === 'delivered' || action === 'relayed' || action === 'expanded';
-  const klass = group.status === null ? null : findStatus(group.status)?.[0] ?? null;
+  const klass = group.status === null ? null : (findStatus(group.status)?.[0] ?? null);
   if (klass === '2' && delivery) return 'delivered';
   if (klass === '4' || klass === '5') return 'failed';
   const codes = findCodes(evidence);

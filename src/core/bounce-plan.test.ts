@@ -6,10 +6,24 @@ const NOW = 1_800_000_000_000;
 const policy: BouncePolicy = { suppressHardBounces: true, suppressComplaints: true, suppressionTtlMs: null };
 
 const finding = (recipient: string | null, extra: Partial<RecipientFinding> = {}): RecipientFinding => ({
-  recipient, action: 'failed', bounceType: 'hard', enhancedStatus: '5.1.1', replyCode: '550', reason: 'user_unknown', diagnostic: '550 5.1.1 user unknown', ...extra,
+  recipient,
+  action: 'failed',
+  bounceType: 'hard',
+  enhancedStatus: '5.1.1',
+  replyCode: '550',
+  reason: 'user_unknown',
+  diagnostic: '550 5.1.1 user unknown',
+  ...extra,
 });
 const findings = (extra: Partial<BounceFindings> = {}): BounceFindings => ({
-  kind: 'bounce', recipients: [finding('ann@example.net')], mailId: 'inv-1', originalMessageId: '<inv-1@acme.example>', originalEnvelopeId: null, feedbackType: null, verpMessagePk: null, ...extra,
+  kind: 'bounce',
+  recipients: [finding('ann@example.net')],
+  mailId: 'inv-1',
+  originalMessageId: '<inv-1@acme.example>',
+  originalEnvelopeId: null,
+  feedbackType: null,
+  verpMessagePk: null,
+  ...extra,
 });
 const candidate = (tenantId: string, rcptTo: string[], pk = 1): MessageCandidate => ({ tenantId, pk, id: 'inv-1', rcptTo });
 
@@ -24,7 +38,10 @@ describe('correlate', () => {
     const acme = candidate('acme', ['ann@example.net'], 1);
     const beta = candidate('beta', ['bob@example.net'], 2);
     expect(correlate(findings(), () => [acme, beta])).toMatchObject({ matched: true, candidate: { tenantId: 'acme' } });
-    expect(correlate(findings({ recipients: [finding('ANN@Example.NET')] }), () => [beta, acme])).toMatchObject({ matched: true, candidate: { tenantId: 'acme' } });
+    expect(correlate(findings({ recipients: [finding('ANN@Example.NET')] }), () => [beta, acme])).toMatchObject({
+      matched: true,
+      candidate: { tenantId: 'acme' },
+    });
     expect(correlate(findings({ recipients: [finding('carl@example.net')] }), () => [acme, beta])).toEqual({ matched: false, reason: 'ambiguous' });
   });
 
@@ -45,14 +62,34 @@ describe('planBounce', () => {
   const matched = { matched: true as const, candidate: acme, by: 'mail_id' as const };
 
   it('records one bounce per recipient and suppresses the hard ones only', () => {
-    const plan = planBounce(findings({ recipients: [finding('ann@example.net'), finding('bob@example.net', { action: 'delayed', bounceType: 'soft', enhancedStatus: '4.2.2', replyCode: '452' })] }), matched, policy, NOW);
+    const plan = planBounce(
+      findings({
+        recipients: [
+          finding('ann@example.net'),
+          finding('bob@example.net', { action: 'delayed', bounceType: 'soft', enhancedStatus: '4.2.2', replyCode: '452' }),
+        ],
+      }),
+      matched,
+      policy,
+      NOW,
+    );
     expect(plan.disposition).toBe('processed');
-    expect(plan.bounces.map((bounce) => [bounce.recipient, bounce.type, bounce.code])).toEqual([['ann@example.net', 'hard', '550'], ['bob@example.net', 'soft', '452']]);
-    expect(plan.suppressions).toEqual([{ tenantId: 'acme', address: 'ann@example.net', reason: '5.1.1 user_unknown', source: 'bounce', createdAt: NOW, expiresAt: null }]);
+    expect(plan.bounces.map((bounce) => [bounce.recipient, bounce.type, bounce.code])).toEqual([
+      ['ann@example.net', 'hard', '550'],
+      ['bob@example.net', 'soft', '452'],
+    ]);
+    expect(plan.suppressions).toEqual([
+      { tenantId: 'acme', address: 'ann@example.net', reason: '5.1.1 user_unknown', source: 'bounce', createdAt: NOW, expiresAt: null },
+    ]);
   });
 
   it('a delayed notice is soft whatever its status says, and suppresses nobody', () => {
-    const plan = planBounce(findings({ kind: 'delayed', recipients: [finding('ann@example.net', { action: 'delayed', bounceType: 'hard' })] }), matched, policy, NOW);
+    const plan = planBounce(
+      findings({ kind: 'delayed', recipients: [finding('ann@example.net', { action: 'delayed', bounceType: 'hard' })] }),
+      matched,
+      policy,
+      NOW,
+    );
     expect(plan.bounces.map((bounce) => bounce.type)).toEqual(['soft']);
     expect(plan.suppressions).toEqual([]);
   });
@@ -79,9 +116,15 @@ describe('planBounce', () => {
   });
 
   it('files what is not about a message as not_bounce, unreadable and uncorrelated mail as unmatched', () => {
-    for (const kind of ['auto_reply', 'delivered', 'not_bounce'] as const) expect(planBounce(findings({ kind }), matched, policy, NOW)).toMatchObject({ disposition: 'not_bounce', bounces: [] });
+    for (const kind of ['auto_reply', 'delivered', 'not_bounce'] as const)
+      expect(planBounce(findings({ kind }), matched, policy, NOW)).toMatchObject({ disposition: 'not_bounce', bounces: [] });
     expect(planBounce(findings({ kind: 'unreadable' }), matched, policy, NOW)).toMatchObject({ disposition: 'unmatched', bounces: [] });
-    expect(planBounce(findings(), { matched: false, reason: 'not_found' }, policy, NOW)).toMatchObject({ disposition: 'unmatched', unmatchedReason: 'not_found', bounces: [], suppressions: [] });
+    expect(planBounce(findings(), { matched: false, reason: 'not_found' }, policy, NOW)).toMatchObject({
+      disposition: 'unmatched',
+      unmatchedReason: 'not_found',
+      bounces: [],
+      suppressions: [],
+    });
   });
 
   it('keeps a long diagnostic bounded and a recipient-less DSN still counts once', () => {

@@ -7,7 +7,14 @@
 import { normalizeAddress } from './address.js';
 import { correlateReferences, type Correlated } from './correlation.js';
 import type {
-  BounceDisposition, BounceFindings, BouncePlan, BounceRecord, ComplaintRecord, MatchedBy, MessageCandidate, RecipientFinding,
+  BounceDisposition,
+  BounceFindings,
+  BouncePlan,
+  BounceRecord,
+  ComplaintRecord,
+  MatchedBy,
+  MessageCandidate,
+  RecipientFinding,
   SuppressionRecord,
 } from './bounce.js';
 
@@ -34,11 +41,15 @@ export type Correlation = Correlated<MatchedBy>;
  * the one message that was sent to them, or the bounce stays unmatched.
  */
 export function correlate(findings: BounceFindings, lookup: (by: MatchedBy, value: string) => readonly MessageCandidate[]): Correlation {
-  return correlateReferences<MatchedBy>([
-    ['mail_id', findings.mailId],
-    ['message_id', findings.originalMessageId],
-    ['verp', findings.verpMessagePk === null ? null : String(findings.verpMessagePk)],
-  ], lookup, findings.recipients.map((finding) => finding.recipient));
+  return correlateReferences<MatchedBy>(
+    [
+      ['mail_id', findings.mailId],
+      ['message_id', findings.originalMessageId],
+      ['verp', findings.verpMessagePk === null ? null : String(findings.verpMessagePk)],
+    ],
+    lookup,
+    findings.recipients.map((finding) => finding.recipient),
+  );
 }
 
 /**
@@ -54,10 +65,11 @@ function ourRecipient(finding: RecipientFinding | undefined, candidate: MessageC
   return named === null ? null : normalizeAddress(named);
 }
 
-const bounded = (text: string | null): string | null => (text === null ? null : text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 1)}…` : text);
+const bounded = (text: string | null): string | null =>
+  text === null ? null : text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 1)}…` : text;
 
 /** A failed recipient without a verdict is hard (the DSN said "failed"); a delayed one is always soft. */
-const typeOf = (finding: RecipientFinding): 'hard' | 'soft' => (finding.action === 'delayed' ? 'soft' : finding.bounceType ?? 'hard');
+const typeOf = (finding: RecipientFinding): 'hard' | 'soft' => (finding.action === 'delayed' ? 'soft' : (finding.bounceType ?? 'hard'));
 
 export function planBounce(findings: BounceFindings, correlation: Correlation, policy: BouncePolicy, now: number): BouncePlan {
   const empty = { bounces: [], complaints: [], suppressions: [] };
@@ -78,7 +90,12 @@ export function planBounce(findings: BounceFindings, correlation: Correlation, p
     const finding = findings.recipients[0];
     const recipient = ourRecipient(finding, candidate);
     const complaint: ComplaintRecord = {
-      tenantId: candidate.tenantId, messageId: candidate.id, feedbackType: findings.feedbackType, recipient, at: now, details: { matched_by: by },
+      tenantId: candidate.tenantId,
+      messageId: candidate.id,
+      feedbackType: findings.feedbackType,
+      recipient,
+      at: now,
+      details: { matched_by: by },
     };
     plan.complaints.push(complaint);
     if (policy.suppressComplaints) plan.suppressions.push(...suppress(recipient, 'complaint', `complaint: ${findings.feedbackType ?? 'abuse'}`));
@@ -86,7 +103,20 @@ export function planBounce(findings: BounceFindings, correlation: Correlation, p
   }
 
   // A DSN that names nobody still tells of the message: one verdict without a recipient.
-  const findingsToRecord = findings.recipients.length > 0 ? findings.recipients : [{ recipient: null, action: findings.kind === 'delayed' ? 'delayed' : 'failed', bounceType: null, enhancedStatus: null, replyCode: null, reason: null, diagnostic: null }];
+  const findingsToRecord =
+    findings.recipients.length > 0
+      ? findings.recipients
+      : [
+          {
+            recipient: null,
+            action: findings.kind === 'delayed' ? 'delayed' : 'failed',
+            bounceType: null,
+            enhancedStatus: null,
+            replyCode: null,
+            reason: null,
+            diagnostic: null,
+          },
+        ];
   const seen = new Set<string>();
   for (const finding of findingsToRecord) {
     const recipient = ourRecipient(finding, candidate);
@@ -102,11 +132,19 @@ export function planBounce(findings: BounceFindings, correlation: Correlation, p
       reason: bounded(finding.diagnostic ?? finding.reason),
       recipient,
       at: now,
-      details: { enhanced_status: finding.enhancedStatus, reply_code: finding.replyCode, category: finding.reason ?? 'other', action: finding.action, matched_by: by },
+      details: {
+        enhanced_status: finding.enhancedStatus,
+        reply_code: finding.replyCode,
+        category: finding.reason ?? 'other',
+        action: finding.action,
+        matched_by: by,
+      },
     };
     plan.bounces.push(bounce);
     if (type === 'hard' && policy.suppressHardBounces) {
-      plan.suppressions.push(...suppress(recipient, 'bounce', `${finding.enhancedStatus ?? finding.replyCode ?? 'hard bounce'} ${finding.reason ?? ''}`.trim()));
+      plan.suppressions.push(
+        ...suppress(recipient, 'bounce', `${finding.enhancedStatus ?? finding.replyCode ?? 'hard bounce'} ${finding.reason ?? ''}`.trim()),
+      );
     }
   }
   return plan;

@@ -3,7 +3,13 @@ import { needsDueWake, planClaim, type ClaimInput } from './claim-plan.js';
 
 const NO_LIMITS = { limitPerMinute: null, limitPerHour: null, limitPerDay: null, limitBehavior: 'defer' as const };
 const input = (over: Partial<ClaimInput> = {}): ClaimInput => ({
-  account: NO_LIMITS, window: 20, held: 0, claimBatch: 100, usage: { minute: 0, hour: 0, day: 0 }, now: 1_000_000, ...over,
+  account: NO_LIMITS,
+  window: 20,
+  held: 0,
+  claimBatch: 100,
+  usage: { minute: 0, hour: 0, day: 0 },
+  now: 1_000_000,
+  ...over,
 });
 
 describe('planClaim', () => {
@@ -27,7 +33,10 @@ describe('planClaim', () => {
 
   it('waits until the exhausted window ends when the account defers', () => {
     const account = { ...NO_LIMITS, limitPerMinute: 5 };
-    expect(planClaim(input({ account, now: 60_000 * 10 + 5000, usage: { minute: 5, hour: 5, day: 5 } }))).toEqual({ kind: 'wait_for_budget', budgetReturnsAt: 60_000 * 11 });
+    expect(planClaim(input({ account, now: 60_000 * 10 + 5000, usage: { minute: 5, hour: 5, day: 5 } }))).toEqual({
+      kind: 'wait_for_budget',
+      budgetReturnsAt: 60_000 * 11,
+    });
   });
 
   it('claims a window of messages to end in error when the account rejects over its limit', () => {

@@ -8,9 +8,7 @@
 import { normalizeAddress } from './address.js';
 import type { MessageCandidate, UnmatchedReason } from './bounce.js';
 
-export type Correlated<By extends string> =
-  | { matched: true; candidate: MessageCandidate; by: By }
-  | { matched: false; reason: UnmatchedReason };
+export type Correlated<By extends string> = { matched: true; candidate: MessageCandidate; by: By } | { matched: false; reason: UnmatchedReason };
 
 export function correlateReferences<By extends string>(
   references: ReadonlyArray<readonly [By, string | null]>,

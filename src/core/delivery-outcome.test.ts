@@ -3,14 +3,23 @@ import { decideDelivery, parseRetryHint } from './delivery-outcome.js';
 import type { RelayReply, RelayStage } from './relay.js';
 
 const failure = (stage: RelayStage, replyCode: number | null, enhancedStatus: string | null, text: string, errorCode: string | null = null): RelayReply => ({
-  ok: false, stage, replyCode, enhancedStatus, text, errorCode, refused: [],
+  ok: false,
+  stage,
+  replyCode,
+  enhancedStatus,
+  text,
+  errorCode,
+  refused: [],
 });
 
 describe('decideDelivery', () => {
   it('treats a 2yz as sent, keeping partial refusals', () => {
     const refused = [{ recipient: 'b@example.com', replyCode: 550, enhancedStatus: '5.1.1', text: 'no such user' }];
-    expect(decideDelivery({ ok: true, replyCode: 250, enhancedStatus: '2.0.0', text: '250 2.0.0 Ok', accepted: ['a@example.com'], refused }))
-      .toMatchObject({ kind: 'sent', replyCode: 250, refused });
+    expect(decideDelivery({ ok: true, replyCode: 250, enhancedStatus: '2.0.0', text: '250 2.0.0 Ok', accepted: ['a@example.com'], refused })).toMatchObject({
+      kind: 'sent',
+      replyCode: 250,
+      refused,
+    });
   });
 
   it.each([
@@ -37,10 +46,14 @@ describe('decideDelivery', () => {
   });
 
   it('names the step that failed in the reason an account is paused for', () => {
-    expect(decideDelivery(failure('tls', 500, '5.5.2', '500 5.5.2 Error: command not recognized'))).toMatchObject({ reason: 'TLS: 500 5.5.2 Error: command not recognized' });
+    expect(decideDelivery(failure('tls', 500, '5.5.2', '500 5.5.2 Error: command not recognized'))).toMatchObject({
+      reason: 'TLS: 500 5.5.2 Error: command not recognized',
+    });
     expect(decideDelivery(failure('auth', 535, '5.7.8', '535 5.7.8 Authentication failed'))).toMatchObject({ reason: 'AUTH: 535 5.7.8 Authentication failed' });
     expect(decideDelivery(failure('tls', null, null, '', 'ETLS'))).toMatchObject({ reason: 'tls: ETLS' });
-    expect(decideDelivery(failure('envelope', 530, '5.7.0', '530 5.7.0 Authentication required'))).toMatchObject({ reason: '530 5.7.0 Authentication required' });
+    expect(decideDelivery(failure('envelope', 530, '5.7.0', '530 5.7.0 Authentication required'))).toMatchObject({
+      reason: '530 5.7.0 Authentication required',
+    });
   });
 });
 

@@ -30,7 +30,11 @@ export const FAILURE_RULES: readonly Rule[] = [
   { name: 'auth stage', when: (f) => f.stage === 'auth', verdict: 'account_problem' },
   { name: 'tls stage', when: (f) => f.stage === 'tls', verdict: 'account_problem' },
   // 530 5.7.0 "Authentication required", 535 5.7.8: the relay wants credentials we do not have right.
-  { name: 'auth required', when: (f) => f.replyCode === 530 || f.replyCode === 535 || (f.enhancedStatus === '5.7.0' && mentionsAuth(f.text)), verdict: 'account_problem' },
+  {
+    name: 'auth required',
+    when: (f) => f.replyCode === 530 || f.replyCode === 535 || (f.enhancedStatus === '5.7.0' && mentionsAuth(f.text)),
+    verdict: 'account_problem',
+  },
   // An enhanced status of class 4 is transient whatever the basic code says, and vice versa.
   { name: 'enhanced transient', when: (f) => classOf(f.enhancedStatus) === '4', verdict: 'deferred' },
   { name: 'enhanced permanent', when: (f) => classOf(f.enhancedStatus) === '5' && f.replyCode !== null && f.replyCode >= 500, verdict: 'failed' },

@@ -23,10 +23,7 @@ export interface CommandRequest {
  * `poison`: can never be applied (bad subject, body, tenant): to the DLQ.
  * A transient failure (the store cannot write) is thrown: the command is redelivered.
  */
-export type CommandOutcome =
-  | { kind: 'done'; result: Record<string, unknown> }
-  | { kind: 'duplicate' }
-  | { kind: 'poison'; code: string; reason: string };
+export type CommandOutcome = { kind: 'done'; result: Record<string, unknown> } | { kind: 'duplicate' } | { kind: 'poison'; code: string; reason: string };
 
 export type CommandHandler = (request: CommandRequest) => Promise<CommandOutcome>;
 
@@ -59,7 +56,10 @@ export function parseCommandSubject(prefix: string, subject: string): { tenantId
 }
 
 /** The body of `resend` (`{"ids": [...]}`) or `suspend`/`activate` (`{"batch_code"?: "..."}`), or why not. */
-export function parseCommandBody(command: Exclude<CommandName, 'add-messages'>, body: Uint8Array): { ids: string[] } | { batchCode: string | undefined } | string {
+export function parseCommandBody(
+  command: Exclude<CommandName, 'add-messages'>,
+  body: Uint8Array,
+): { ids: string[] } | { batchCode: string | undefined } | string {
   let parsed: unknown;
   try {
     parsed = body.length === 0 ? {} : JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
@@ -76,6 +76,7 @@ export function parseCommandBody(command: Exclude<CommandName, 'add-messages'>, 
     return { ids: ids as string[] };
   }
   const batchCode = fields.batch_code;
-  if (batchCode !== undefined && (typeof batchCode !== 'string' || batchCode.length === 0 || batchCode.length > 128)) return '"batch_code" must be a non-empty string';
+  if (batchCode !== undefined && (typeof batchCode !== 'string' || batchCode.length === 0 || batchCode.length > 128))
+    return '"batch_code" must be a non-empty string';
   return { batchCode: batchCode as string | undefined };
 }

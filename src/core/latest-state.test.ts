@@ -3,7 +3,12 @@ import { advances, merge, type LatestEvent, type LatestState } from './latest-st
 
 const LIFE = ['queued', 'sending', 'deferred', 'sending', 'sent', 'reported', 'bounced', 'reported'];
 const events: LatestEvent[] = LIFE.map((type, index) => ({
-  seq: 100 + index, eventType: `message.${type}`, tenantId: 'acme', messageId: 'm-1', messagePk: 7, occurredAt: 1_700_000_000_000 + index * 1000,
+  seq: 100 + index,
+  eventType: `message.${type}`,
+  tenantId: 'acme',
+  messageId: 'm-1',
+  messagePk: 7,
+  occurredAt: 1_700_000_000_000 + index * 1000,
 }));
 
 /** A deterministic shuffle (mulberry32), so that a failure can be replayed. */
@@ -28,7 +33,13 @@ const apply = (list: readonly LatestEvent[]): LatestState => list.reduce<LatestS
 describe('latest state', () => {
   it('in order, ends where the message ended: sent, then bounced, reported', () => {
     expect(apply(events)).toMatchObject({
-      handoff_state: 'sent', rank: 100, provider_state: 'bounced', provider_rank: 100, version: 107, handoff_version: 104, reported_at: new Date(1_700_000_007_000).toISOString(),
+      handoff_state: 'sent',
+      rank: 100,
+      provider_state: 'bounced',
+      provider_rank: 100,
+      version: 107,
+      handoff_version: 104,
+      reported_at: new Date(1_700_000_007_000).toISOString(),
     });
   });
 
@@ -59,7 +70,7 @@ describe('latest state', () => {
 
   it('a bounce outranks a later acceptance of the same message', () => {
     const bounced = apply(events);
-    const resentAndSent = merge(bounced, { ...events[4] as LatestEvent, seq: 200 });
+    const resentAndSent = merge(bounced, { ...(events[4] as LatestEvent), seq: 200 });
     expect(resentAndSent).toMatchObject({ handoff_state: 'sent', provider_state: 'bounced' });
   });
 });

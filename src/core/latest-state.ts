@@ -59,17 +59,25 @@ export interface LatestEvent {
 }
 
 /** Whether the event says anything about the latest state. */
-export const affectsLatest = (eventType: string): boolean =>
-  eventType in HANDOFF_STATES || eventType in PROVIDER_EVENTS || eventType === 'message.reported';
+export const affectsLatest = (eventType: string): boolean => eventType in HANDOFF_STATES || eventType in PROVIDER_EVENTS || eventType === 'message.reported';
 
 /** The key of a message in the bucket: `<tenant_id>.<message_pk>`. */
 export const latestKey = (event: Pick<LatestEvent, 'tenantId' | 'messagePk'>): string => `${event.tenantId}.${event.messagePk}`;
 
 export function merge(current: LatestState | null, event: LatestEvent): LatestState {
   const base: LatestState = current ?? {
-    tenant_id: event.tenantId, message_id: event.messageId, message_pk: event.messagePk,
-    handoff_state: 'created', provider_state: 'unknown', rank: 0, provider_rank: 0,
-    version: 0, at: new Date(event.occurredAt).toISOString(), handoff_version: 0, provider_version: 0, reported_at: null,
+    tenant_id: event.tenantId,
+    message_id: event.messageId,
+    message_pk: event.messagePk,
+    handoff_state: 'created',
+    provider_state: 'unknown',
+    rank: 0,
+    provider_rank: 0,
+    version: 0,
+    at: new Date(event.occurredAt).toISOString(),
+    handoff_version: 0,
+    provider_version: 0,
+    reported_at: null,
   };
   const next = { ...base };
   const handoff = HANDOFF_STATES[event.eventType];
@@ -79,7 +87,7 @@ export function merge(current: LatestState | null, event: LatestEvent): LatestSt
     next.handoff_version = event.seq;
   }
   const provider = PROVIDER_EVENTS[event.eventType];
-  const providerRank = provider === undefined ? -1 : PROVIDER_RANKS[provider] ?? 0;
+  const providerRank = provider === undefined ? -1 : (PROVIDER_RANKS[provider] ?? 0);
   // Equal ranks: the later event wins, so that the result does not depend on the order applied.
   if (provider !== undefined && (providerRank > next.provider_rank || (providerRank === next.provider_rank && event.seq > next.provider_version))) {
     next.provider_state = provider;
@@ -99,5 +107,4 @@ export function merge(current: LatestState | null, event: LatestEvent): LatestSt
 }
 
 /** Whether `merged` says more than `current`: a write is needed. */
-export const advances = (current: LatestState | null, merged: LatestState): boolean =>
-  current === null || JSON.stringify(current) !== JSON.stringify(merged);
+export const advances = (current: LatestState | null, merged: LatestState): boolean => current === null || JSON.stringify(current) !== JSON.stringify(merged);

@@ -31,7 +31,12 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
   const { store, messages, clock } = deps;
 
   /** Resolves the tenant, checks it exists, and runs `fn` in one transaction with its change record. */
-  const command = <T>(ctx: CommandContext, requested: string | undefined, name: string, fn: (tenantId: string, now: number) => { result: T; data: Record<string, unknown>; eventType: string }): T => {
+  const command = <T>(
+    ctx: CommandContext,
+    requested: string | undefined,
+    name: string,
+    fn: (tenantId: string, now: number) => { result: T; data: Record<string, unknown>; eventType: string },
+  ): T => {
     const tenantId = scopeTenant(ctx.principal, requested);
     const record = changeRecorder(ctx, { now: () => clock.now(), uuid: () => deps.ids.uuid() });
     return store.transaction(() => {
@@ -48,7 +53,11 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
       const batch = batchCode ?? WHOLE_TENANT;
       return command(ctx, tenantId, 'suspend', (tenant, now) => {
         const held = messages.suspend(tenant, batch, now);
-        return { result: { batch_code: batch, suspended_messages: held, suspensions: messages.suspensions(tenant) }, data: { batch_code: batch, held }, eventType: 'suspension.suspended' };
+        return {
+          result: { batch_code: batch, suspended_messages: held, suspensions: messages.suspensions(tenant) },
+          data: { batch_code: batch, held },
+          eventType: 'suspension.suspended',
+        };
       });
     },
 
@@ -56,7 +65,11 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
       const batch = batchCode ?? WHOLE_TENANT;
       const outcome = command(ctx, tenantId, 'activate', (tenant, now) => {
         const released = messages.activate(tenant, batch, now);
-        return { result: { batch_code: batch, activated_messages: released, suspensions: messages.suspensions(tenant) }, data: { batch_code: batch, released }, eventType: 'suspension.activated' };
+        return {
+          result: { batch_code: batch, activated_messages: released, suspensions: messages.suspensions(tenant) },
+          data: { batch_code: batch, released },
+          eventType: 'suspension.activated',
+        };
       });
       deps.wake();
       return outcome;
@@ -65,14 +78,22 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
     deleteMessages(ctx: CommandContext, tenantId: string | undefined, ids: readonly string[]) {
       return command(ctx, tenantId, 'delete', (tenant, now) => {
         const outcome = messages.deleteMessages(tenant, ids, now);
-        return { result: { deleted: outcome.done, not_found: outcome.notFound, in_flight: outcome.skipped }, data: { ids: outcome.done }, eventType: 'message.delete_requested' };
+        return {
+          result: { deleted: outcome.done, not_found: outcome.notFound, in_flight: outcome.skipped },
+          data: { ids: outcome.done },
+          eventType: 'message.delete_requested',
+        };
       });
     },
 
     resend(ctx: CommandContext, tenantId: string | undefined, ids: readonly string[]) {
       const outcome = command(ctx, tenantId, 'resend', (tenant, now) => {
         const moved = messages.resend(tenant, ids, now, ctx.correlationId);
-        return { result: { resent: moved.done, not_found: moved.notFound, not_final: moved.skipped }, data: { ids: moved.done }, eventType: 'message.resend_requested' };
+        return {
+          result: { resent: moved.done, not_found: moved.notFound, not_final: moved.skipped },
+          data: { ids: moved.done },
+          eventType: 'message.resend_requested',
+        };
       });
       deps.wake();
       return outcome;

@@ -9,7 +9,6 @@ import type { BounceDisposition, MailboxRecord, MessageCandidate, UnmatchedReaso
 import { correlateReferences, type Correlated } from './correlation.js';
 import type { PecMatchedBy, PecReceiptFindings, PecReceiptRecord, PecReceiptType } from './pec.js';
 
-
 /** The `pec_event` of a missing acceptance: ours, not a receipt's. */
 export const ACCEPTANCE_TIMEOUT = 'acceptance_timeout';
 
@@ -54,11 +53,15 @@ export type PecCorrelation = Correlated<PecMatchedBy>;
  * Message-ID can repeat) are told apart by the receipt's recipients.
  */
 export function correlateReceipt(findings: PecReceiptFindings, lookup: PecLookup): PecCorrelation {
-  return correlateReferences<PecMatchedBy>([
-    ['mail_id', findings.mailId],
-    ['message_id', findings.referencedMessageId],
-    ['identificativo', findings.identificativo],
-  ], lookup, [findings.recipient, ...findings.addressees.map((addressee) => addressee.address)]);
+  return correlateReferences<PecMatchedBy>(
+    [
+      ['mail_id', findings.mailId],
+      ['message_id', findings.referencedMessageId],
+      ['identificativo', findings.identificativo],
+    ],
+    lookup,
+    [findings.recipient, ...findings.addressees.map((addressee) => addressee.address)],
+  );
 }
 
 /** The receipts that end a recipient's (or the whole message's) certified journey in failure. */

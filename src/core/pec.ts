@@ -66,8 +66,19 @@ export interface PecReceiptFindings {
 }
 
 export const NOT_A_RECEIPT: PecReceiptFindings = {
-  type: null, recognisedBy: null, referencedMessageId: null, mailId: null, identificativo: null, recipient: null, addressees: [],
-  error: null, errorDetail: null, issuer: null, issuedAt: null, receiptKind: null, originalSubject: null,
+  type: null,
+  recognisedBy: null,
+  referencedMessageId: null,
+  mailId: null,
+  identificativo: null,
+  recipient: null,
+  addressees: [],
+  error: null,
+  errorDetail: null,
+  issuer: null,
+  issuedAt: null,
+  receiptKind: null,
+  originalSubject: null,
 };
 
 /** How a receipt was tied to our message (core/pec-plan.ts decides). */

@@ -36,27 +36,28 @@ interface RelayTiming {
   transactionMs?: number;
 }
 
-export type RelayReply = RelayTiming & (
-  | {
-      ok: true;
-      replyCode: number;
-      enhancedStatus: string | null;
-      text: string;
-      accepted: string[];
-      /** Recipients refused while others were accepted (partial delivery). */
-      refused: RecipientRefusal[];
-    }
-  | {
-      ok: false;
-      stage: RelayStage;
-      replyCode: number | null;
-      enhancedStatus: string | null;
-      text: string;
-      /** The transport's error code (ECONNREFUSED, ETIMEDOUT, EAUTH, ...), when there is one. */
-      errorCode: string | null;
-      refused: RecipientRefusal[];
-    }
-);
+export type RelayReply = RelayTiming &
+  (
+    | {
+        ok: true;
+        replyCode: number;
+        enhancedStatus: string | null;
+        text: string;
+        accepted: string[];
+        /** Recipients refused while others were accepted (partial delivery). */
+        refused: RecipientRefusal[];
+      }
+    | {
+        ok: false;
+        stage: RelayStage;
+        replyCode: number | null;
+        enhancedStatus: string | null;
+        text: string;
+        /** The transport's error code (ECONNREFUSED, ETIMEDOUT, EAUTH, ...), when there is one. */
+        errorCode: string | null;
+        refused: RecipientRefusal[];
+      }
+  );
 
 /** An account's pooled relay connections right now (GET /accounts). */
 export interface RelayConnections {
@@ -105,9 +106,7 @@ export interface HandoffJob {
 }
 
 /** What came of a handoff: the relay's reply, or why the message could not be built. */
-export type HandoffResult =
-  | { built: true; reply: RelayReply }
-  | { built: false; reason: string; transient: boolean };
+export type HandoffResult = { built: true; reply: RelayReply } | { built: false; reason: string; transient: boolean };
 
 /** Builds and relays messages, on this thread or elsewhere: the adapter decides. */
 export interface Handoff {

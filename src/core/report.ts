@@ -43,9 +43,7 @@ export interface ReportFailure {
   message: string;
 }
 
-export type ClientReply =
-  | { ok: true; queued: number; nextSyncAfter: number | null }
-  | { ok: false; failure: ReportFailure };
+export type ClientReply = { ok: true; queued: number; nextSyncAfter: number | null } | { ok: false; failure: ReportFailure };
 
 /**
  * What the client's answer means. Only a 2xx whose JSON says `"ok": true`

@@ -112,11 +112,18 @@ export function admissionProblems(messages: readonly NewMessage[], queue: Messag
     else group.push(message);
   }
   for (const [tenantId, group] of byTenant) {
-    const suppressed = queue.suppressed(tenantId, group.flatMap((message) => message.rcptTo), now);
+    const suppressed = queue.suppressed(
+      tenantId,
+      group.flatMap((message) => message.rcptTo),
+      now,
+    );
     if (suppressed.size === 0) continue;
     const held = group.filter((message) => message.rcptTo.some((address) => suppressed.has(normalizeAddress(address))));
     if (held.length === 0) continue;
-    const states = queue.states(tenantId, held.map((message) => message.id));
+    const states = queue.states(
+      tenantId,
+      held.map((message) => message.id),
+    );
     for (const message of held) {
       const state = states.get(message.id);
       problems.set(message, state !== undefined && !WAITING_STATES.includes(state) ? 'ALREADY_SENT' : 'SUPPRESSED');

@@ -74,7 +74,17 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
 const item = (id: string, index = 0, batchCode: string | null = null): SubmissionItem => ({
   index,
   id,
-  message: { id, batchCode, deferredUntil: null, content: { kind: 'payload', json: '{}' }, subject: 's', messageId: '<x@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 1 },
+  message: {
+    id,
+    batchCode,
+    deferredUntil: null,
+    content: { kind: 'payload', json: '{}' },
+    subject: 's',
+    messageId: '<x@acme.example>',
+    mailFrom: 'a@acme.example',
+    rcptTo: ['b@example.net'],
+    sizeBytes: 1,
+  },
 });
 
 function service(failFor: string | null = null, failure?: () => Error, hold?: Hold) {
@@ -177,7 +187,12 @@ describe('submission group commit', () => {
   it('rejects an id already handed off as "already sent", also when a recipient was suppressed since, and queues the rest', async () => {
     const s = service(null, undefined, { sent: ['old-1', 'old-2'], suppressed: ['b@example.net'] });
     const fresh = { ...item('new-1', 2), message: { ...item('new-1').message!, rcptTo: ['c@example.net'] } };
-    const request = s.submissions.enqueue(s.principal, [item('old-1'), { ...item('old-2', 1), message: { ...item('old-2').message!, rcptTo: ['c@example.net'] } }, fresh, item('held-1', 3)], undefined, null);
+    const request = s.submissions.enqueue(
+      s.principal,
+      [item('old-1'), { ...item('old-2', 1), message: { ...item('old-2').message!, rcptTo: ['c@example.net'] } }, fresh, item('held-1', 3)],
+      undefined,
+      null,
+    );
     s.deferred[0]?.();
     await expect(request).resolves.toEqual({
       queued: 1,

@@ -104,7 +104,9 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
   // Only after the commit: the dispatcher must find what it is told about. Suspended
   // mail is not its business until activated (the activation wakes it).
   const wakeFor = (admitted: readonly Admitted[]): void => {
-    const accounts = admitted.flatMap(({ sendable }) => sendable.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })));
+    const accounts = admitted.flatMap(({ sendable }) =>
+      sendable.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })),
+    );
     if (accounts.length > 0) deps.wake(accounts);
   };
 
@@ -124,35 +126,37 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
     const outcomes: Array<{ admitted: Admitted } | { error: unknown }> = [];
     // Inside the transaction, so an account saved meanwhile cannot be half seen.
     const tenantOf = memoize((tenantId: string) => tenantContext(tenantId, store, deps.messages));
-    store.commitGroup(() => {
-      if (!isolated) {
-        for (const request of batch) outcomes.push({ admitted: admit(request, tenantOf) });
-        return;
-      }
-      for (const request of batch) {
-        try {
-          outcomes.push({ admitted: store.transaction(() => admit(request, tenantOf)) });
-        } catch (error) {
-          if (isStoreUnavailable(error)) throw error;
-          outcomes.push({ error });
+    store
+      .commitGroup(() => {
+        if (!isolated) {
+          for (const request of batch) outcomes.push({ admitted: admit(request, tenantOf) });
+          return;
         }
-      }
-    }).then(
-      () => {
-        wakeFor(outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])));
-        batch.forEach((request, index) => {
-          const outcome = outcomes[index];
-          if (outcome !== undefined && 'admitted' in outcome) request.resolve(outcome.admitted.result);
-          else request.reject(outcome?.error);
-        });
-      },
-      (error: unknown) => {
-        // Nothing of the group was committed. A store that cannot write fails all of it;
-        // anything else was one request's failure: the group is written again, each alone.
-        if (!isolated && !isStoreUnavailable(error)) return commit(batch, true);
-        for (const request of batch) request.reject(error);
-      },
-    );
+        for (const request of batch) {
+          try {
+            outcomes.push({ admitted: store.transaction(() => admit(request, tenantOf)) });
+          } catch (error) {
+            if (isStoreUnavailable(error)) throw error;
+            outcomes.push({ error });
+          }
+        }
+      })
+      .then(
+        () => {
+          wakeFor(outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])));
+          batch.forEach((request, index) => {
+            const outcome = outcomes[index];
+            if (outcome !== undefined && 'admitted' in outcome) request.resolve(outcome.admitted.result);
+            else request.reject(outcome?.error);
+          });
+        },
+        (error: unknown) => {
+          // Nothing of the group was committed. A store that cannot write fails all of it;
+          // anything else was one request's failure: the group is written again, each alone.
+          if (!isolated && !isStoreUnavailable(error)) return commit(batch, true);
+          for (const request of batch) request.reject(error);
+        },
+      );
   };
 
   const flush = (): void => {

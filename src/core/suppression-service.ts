@@ -52,19 +52,32 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
   };
   const addressOf = (text: string): string => {
     const trimmed = text.trim();
-    if (!isAddrSpec(trimmed)) throw new AppError('VALIDATION_FAILED', 'not an e-mail address', { details: [{ path: 'address', message: 'expected an addr-spec such as user@example.com' }] });
+    if (!isAddrSpec(trimmed))
+      throw new AppError('VALIDATION_FAILED', 'not an e-mail address', {
+        details: [{ path: 'address', message: 'expected an addr-spec such as user@example.com' }],
+      });
     return normalizeAddress(trimmed);
   };
   const record = (ctx: CommandContext, command: string, eventType: string, tenantId: string, address: string, data: Record<string, unknown>) =>
     changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
-      command, eventType, tenantId, aggregateType: 'suppression', aggregateId: `${tenantId}/${address}`, data: { address, ...data },
+      command,
+      eventType,
+      tenantId,
+      aggregateType: 'suppression',
+      aggregateId: `${tenantId}/${address}`,
+      data: { address, ...data },
     });
 
   return {
     list(ctx: CommandContext, requested: string | undefined, options: { after?: string; limit?: number; prefix?: string }): SuppressionPage {
       const tenantId = tenantOf(ctx, requested);
       const limit = Math.min(options.limit ?? 100, MAX_PAGE);
-      const rows = store.suppressions.list(tenantId, { after: options.after ?? null, limit: limit + 1, prefix: options.prefix?.toLowerCase() ?? null, now: clock.now() });
+      const rows = store.suppressions.list(tenantId, {
+        after: options.after ?? null,
+        limit: limit + 1,
+        prefix: options.prefix?.toLowerCase() ?? null,
+        now: clock.now(),
+      });
       const page = rows.slice(0, limit);
       return { suppressions: page, next: rows.length > limit ? (page[page.length - 1]?.address ?? null) : null };
     },
@@ -73,11 +86,25 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
       const tenantId = tenantOf(ctx, requested);
       const now = clock.now();
       const expiresAt = input.expiresAt ?? null;
-      if (expiresAt !== null && expiresAt <= now) throw new AppError('VALIDATION_FAILED', 'expires_ts is in the past', { details: [{ path: 'expires_ts', message: 'must be in the future' }] });
-      const suppression: SuppressionRecord = { tenantId, address: addressOf(input.address), reason: input.reason ?? null, source: 'manual', createdAt: now, expiresAt };
+      if (expiresAt !== null && expiresAt <= now)
+        throw new AppError('VALIDATION_FAILED', 'expires_ts is in the past', { details: [{ path: 'expires_ts', message: 'must be in the future' }] });
+      const suppression: SuppressionRecord = {
+        tenantId,
+        address: addressOf(input.address),
+        reason: input.reason ?? null,
+        source: 'manual',
+        createdAt: now,
+        expiresAt,
+      };
       store.transaction(() => {
         store.suppressions.upsert(suppression);
-        store.changes.record(record(ctx, 'suppression.add', 'suppression.added', tenantId, suppression.address, { reason: suppression.reason, source: 'manual', expires_at: expiresAt }));
+        store.changes.record(
+          record(ctx, 'suppression.add', 'suppression.added', tenantId, suppression.address, {
+            reason: suppression.reason,
+            source: 'manual',
+            expires_at: expiresAt,
+          }),
+        );
       });
       return suppression;
     },

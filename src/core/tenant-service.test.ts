@@ -16,7 +16,12 @@ function setup() {
   const refreshed: string[] = [];
   const tenants = createTenantService({
     store,
-    holds: { refreshHolds: (tenantId) => { refreshed.push(tenantId); return 0; } },
+    holds: {
+      refreshHolds: (tenantId) => {
+        refreshed.push(tenantId);
+        return 0;
+      },
+    },
     keys: { issue: () => ({ key: `key-${(keys += 1)}`, hash: `hash-${keys}` }), hash: (key) => `hash-of-${key}` },
     newSigningSecret: () => `signing-${(secrets += 1)}`,
     clock: { now: () => NOW },
@@ -25,12 +30,18 @@ function setup() {
   return { store, tenants, refreshed };
 }
 
-
 describe('tenant create', () => {
   it('issues a key shown once (only its digest is stored) and a signing secret, with the defaults filled in', () => {
     const s = setup();
     const { tenant, key, signingSecret } = s.tenants.create(admin, { id: 'acme', clientBaseUrl: 'https://app.example', apiKeyExpiresInSeconds: 3600 });
-    expect(tenant).toMatchObject({ id: 'acme', clientSyncPath: '/mail-proxy/sync', active: true, clientSigningSecret: 'signing-1', apiKeyCreatedAt: NOW, apiKeyExpiresAt: NOW + 3_600_000 });
+    expect(tenant).toMatchObject({
+      id: 'acme',
+      clientSyncPath: '/mail-proxy/sync',
+      active: true,
+      clientSigningSecret: 'signing-1',
+      apiKeyCreatedAt: NOW,
+      apiKeyExpiresAt: NOW + 3_600_000,
+    });
     expect(key).toEqual({ tenantId: 'acme', apiKey: 'key-1', expiresAt: NOW + 3_600_000 });
     expect(signingSecret).toBe('signing-1');
     expect(s.store.keyHashes.get('acme')).toBe('hash-1');
@@ -46,8 +57,20 @@ describe('tenant create', () => {
     const s = setup();
     s.tenants.create(admin, { id: 'acme', clientAuth: { method: 'basic', user: 'app', password: 'pw' } });
     const [change] = s.store.recorded;
-    expect(change).toMatchObject({ command: 'tenant.create', eventType: 'tenant.created', tenantId: 'acme', aggregateType: 'tenant', actor: 'admin', occurredAt: NOW });
-    expect(change?.data.tenant).toMatchObject({ id: 'acme', client_auth: { method: 'basic', user: 'app' }, client_signing_secret_set: true, created_at: new Date(NOW).toISOString() });
+    expect(change).toMatchObject({
+      command: 'tenant.create',
+      eventType: 'tenant.created',
+      tenantId: 'acme',
+      aggregateType: 'tenant',
+      actor: 'admin',
+      occurredAt: NOW,
+    });
+    expect(change?.data.tenant).toMatchObject({
+      id: 'acme',
+      client_auth: { method: 'basic', user: 'app' },
+      client_signing_secret_set: true,
+      created_at: new Date(NOW).toISOString(),
+    });
     for (const secret of ['pw', 'key-1', 'signing-1']) expect(JSON.stringify(change?.data)).not.toContain(secret);
   });
 
@@ -78,7 +101,7 @@ describe('tenant update', () => {
     expect(s.refreshed).toEqual([]);
   });
 
-  it("re-derives the held messages when `active` changes, and only then", () => {
+  it('re-derives the held messages when `active` changes, and only then', () => {
     const s = setup();
     s.tenants.create(admin, { id: 'acme' });
     s.tenants.update(admin, 'acme', { active: true });
@@ -96,7 +119,10 @@ describe('tenant delete', () => {
     const s = setup();
     s.tenants.create(admin, { id: 'acme' });
     s.store.pending.set('acme', 2);
-    expect(refusal(() => s.tenants.delete(admin, 'acme', { force: false }))).toMatchObject({ code: 'CONFLICT', details: { tenant_id: 'acme', pending_messages: 2 } });
+    expect(refusal(() => s.tenants.delete(admin, 'acme', { force: false }))).toMatchObject({
+      code: 'CONFLICT',
+      details: { tenant_id: 'acme', pending_messages: 2 },
+    });
     expect(s.store.tenants.get('acme')).not.toBeNull();
     s.tenants.delete(admin, 'acme', { force: true });
     expect(s.store.tenants.get('acme')).toBeNull();
@@ -111,7 +137,10 @@ describe('tenant secrets', () => {
     const issued = s.tenants.rotateKey(admin, 'acme', { expiresInSeconds: 60 });
     expect(issued).toEqual({ tenantId: 'acme', apiKey: 'key-2', expiresAt: NOW + 60_000 });
     expect(s.store.keyHashes.get('acme')).toBe('hash-2');
-    expect(s.store.recorded.at(-1)).toMatchObject({ eventType: 'tenant.api_key_rotated', data: { tenant_id: 'acme', api_key_expires_at: new Date(NOW + 60_000).toISOString() } });
+    expect(s.store.recorded.at(-1)).toMatchObject({
+      eventType: 'tenant.api_key_rotated',
+      data: { tenant_id: 'acme', api_key_expires_at: new Date(NOW + 60_000).toISOString() },
+    });
     expect(JSON.stringify(s.store.recorded)).not.toContain('key-2');
   });
 

@@ -62,10 +62,16 @@ export function createTenantService(deps: TenantServiceDeps) {
   };
 
   const change = (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>): ChangeRecord =>
-    changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({ command, eventType, tenantId, aggregateType: 'tenant', aggregateId: tenantId, data });
+    changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
+      command,
+      eventType,
+      tenantId,
+      aggregateType: 'tenant',
+      aggregateId: tenantId,
+      data,
+    });
 
-  const expiry = (now: number, seconds: number | undefined): number | null =>
-    seconds === undefined ? null : now + seconds * 1000;
+  const expiry = (now: number, seconds: number | undefined): number | null => (seconds === undefined ? null : now + seconds * 1000);
 
   return {
     /** `signingSecret` is set only when it was generated here: shown once, like the key. */
@@ -154,10 +160,12 @@ export function createTenantService(deps: TenantServiceDeps) {
       store.transaction(() => {
         load(id);
         store.tenants.replaceApiKey(id, issued.hash, now, expiresAt);
-        store.changes.record(change(ctx, 'tenant.rotate_key', 'tenant.api_key_rotated', id, {
-          tenant_id: id,
-          api_key_expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
-        }));
+        store.changes.record(
+          change(ctx, 'tenant.rotate_key', 'tenant.api_key_rotated', id, {
+            tenant_id: id,
+            api_key_expires_at: expiresAt === null ? null : new Date(expiresAt).toISOString(),
+          }),
+        );
       });
       return { tenantId: id, apiKey: issued.key, expiresAt };
     },

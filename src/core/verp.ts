@@ -34,3 +34,18 @@ export function verpMessagePk(template: string, addresses: readonly string[]): n
   }
   return null;
 }
+
+/** The envelope sender of each tenant's relayed mail: a tenant with a mailbox of its own uses its template, the others the instance's (`tenantId` null). */
+export function verpReturnPathOf(
+  mailboxes: ReadonlyArray<{ tenantId: string | null; verpReturnPath: string }>,
+): ((tenantId: string, messagePk: number) => string | null) | undefined {
+  const byTenant = new Map(
+    mailboxes.flatMap((mailbox) => (mailbox.tenantId !== null && mailbox.verpReturnPath !== '' ? [[mailbox.tenantId, mailbox.verpReturnPath] as const] : [])),
+  );
+  const instance = mailboxes.find((mailbox) => mailbox.tenantId === null)?.verpReturnPath ?? '';
+  if (byTenant.size === 0 && instance === '') return undefined;
+  return (tenantId, messagePk) => {
+    const template = byTenant.get(tenantId) ?? instance;
+    return template === '' ? null : verpAddress(template, messagePk);
+  };
+}

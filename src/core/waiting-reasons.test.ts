@@ -5,10 +5,28 @@ const NOW = Date.UTC(2026, 10, 23, 10, 0, 30);
 const nowSeconds = Math.floor(NOW / 1000);
 const account = { pausedAt: null, pausedReason: null, limitPerMinute: null, limitPerHour: null, limitPerDay: null, maxConnections: 5 };
 const input = (extra: Partial<WaitingInput> = {}, message: Partial<WaitingInput['message']> = {}): WaitingInput => ({
-  message: { state: 'queued', attempts: 0, created_ts: nowSeconds - 60, next_attempt_ts: nowSeconds - 1, batch_code: 'spring', deferred_reason: null, last_reply_code: null, account_id: 'main', ...message },
-  tenantActive: true, suspensions: [], account, usage: { minute: 0, hour: 0, day: 0 }, suppressed: [], maxAgeSeconds: 432_000, now: NOW, ...extra,
+  message: {
+    state: 'queued',
+    attempts: 0,
+    created_ts: nowSeconds - 60,
+    next_attempt_ts: nowSeconds - 1,
+    batch_code: 'spring',
+    deferred_reason: null,
+    last_reply_code: null,
+    account_id: 'main',
+    ...message,
+  },
+  tenantActive: true,
+  suspensions: [],
+  account,
+  usage: { minute: 0, hour: 0, day: 0 },
+  suppressed: [],
+  maxAgeSeconds: 432_000,
+  now: NOW,
+  ...extra,
 });
-const codes = (extra: Partial<WaitingInput> = {}, message: Partial<WaitingInput['message']> = {}) => whyWaiting(input(extra, message)).reasons.map((reason) => reason.code);
+const codes = (extra: Partial<WaitingInput> = {}, message: Partial<WaitingInput['message']> = {}) =>
+  whyWaiting(input(extra, message)).reasons.map((reason) => reason.code);
 
 describe('why a message is still waiting', () => {
   it('a due message waits only for a connection; it expires max age after acceptance', () => {
@@ -45,8 +63,12 @@ describe('why a message is still waiting', () => {
   });
 
   it('lists every blocker at once, and suppressed recipients', () => {
-    expect(codes({ suspensions: ['*', 'spring'], suppressed: ['ann@example.net'] }, { next_attempt_ts: nowSeconds + 60 }))
-      .toEqual(['tenant_suspended', 'batch_suspended', 'scheduled', 'suppressed']);
+    expect(codes({ suspensions: ['*', 'spring'], suppressed: ['ann@example.net'] }, { next_attempt_ts: nowSeconds + 60 })).toEqual([
+      'tenant_suspended',
+      'batch_suspended',
+      'scheduled',
+      'suppressed',
+    ]);
   });
 
   it('a message on the wire is sending; a sent or failed one waits for nothing', () => {

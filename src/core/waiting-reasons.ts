@@ -64,14 +64,17 @@ export function whyWaiting(input: WaitingInput): WaitingExplanation {
   if (message.state === 'sending') add('sending', 'handed to the relay; the outcome is not recorded yet');
   if (!input.tenantActive) add('tenant_inactive', 'the tenant is inactive: nothing of it is sent until it is activated');
   if (input.suspensions.includes('*')) add('tenant_suspended', 'the whole tenant is suspended (POST /commands/activate)');
-  if (message.batch_code !== null && input.suspensions.includes(message.batch_code)) add('batch_suspended', `its batch "${message.batch_code}" is suspended (POST /commands/activate)`);
+  if (message.batch_code !== null && input.suspensions.includes(message.batch_code))
+    add('batch_suspended', `its batch "${message.batch_code}" is suspended (POST /commands/activate)`);
   if (account === null) {
     add('account_missing', `its account "${message.account_id}" does not exist any more`);
   } else {
-    if (account.pausedAt !== null) add('account_paused', `its account "${message.account_id}" is paused: ${account.pausedReason ?? 'no reason given'} (saving the account resumes it)`);
+    if (account.pausedAt !== null)
+      add('account_paused', `its account "${message.account_id}" is paused: ${account.pausedReason ?? 'no reason given'} (saving the account resumes it)`);
     const limits = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
     const returnsAt = input.usage === null ? null : budgetReturnsAt(limits, input.usage, input.now);
-    if (returnsAt !== null) add('rate_limited', `its account has used its sending limit for now; budget returns at ${iso(Math.ceil(returnsAt / 1000))}`, Math.ceil(returnsAt / 1000));
+    if (returnsAt !== null)
+      add('rate_limited', `its account has used its sending limit for now; budget returns at ${iso(Math.ceil(returnsAt / 1000))}`, Math.ceil(returnsAt / 1000));
   }
   const next = message.next_attempt_ts;
   if (message.state !== 'sending' && next !== null && next > nowSeconds) {

@@ -29,13 +29,7 @@ export interface HttpAnswer {
   body: Buffer;
 }
 
-export function attachmentUnavailable(
-  filename: string,
-  cause: string,
-  transient: boolean,
-  extra: Record<string, unknown> = {},
-  error?: unknown,
-): AppError {
+export function attachmentUnavailable(filename: string, cause: string, transient: boolean, extra: Record<string, unknown> = {}, error?: unknown): AppError {
   return new AppError('ATTACHMENT_UNAVAILABLE', `attachment ${filename} unavailable: ${cause}`, {
     transient,
     details: { filename, ...extra },
@@ -89,10 +83,7 @@ export function exchangeHttp(exchange: HttpExchange): Promise<HttpAnswer> {
       exchange.url,
       { method: exchange.method, headers, signal: exchange.signal, agent: false, ...(exchange.lookup ? { lookup: exchange.lookup } : {}) },
       (response) => {
-        readCapped(response, exchange).then(
-          (body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
-          reject,
-        );
+        readCapped(response, exchange).then((body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }), reject);
       },
     );
     request.on('error', (error) => reject(transportError(error, exchange)));

@@ -53,16 +53,21 @@ function spec(fetchMode: AttachmentSpec['fetchMode'], storagePath: string): Atta
 }
 
 async function failure(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(() => null, (caught: unknown) => caught);
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
   expect(error).toBeInstanceOf(AppError);
   expect((error as AppError).code).toBe('ATTACHMENT_UNAVAILABLE');
   expect((error as AppError).details).toMatchObject({ filename: 'report.bin' });
   return error as AppError;
 }
 
-const serve = (status: number, body: Buffer | string, headers: Record<string, string> = {}): Handler => (_request, response) => {
-  response.writeHead(status, headers).end(body);
-};
+const serve =
+  (status: number, body: Buffer | string, headers: Record<string, string> = {}): Handler =>
+  (_request, response) => {
+    response.writeHead(status, headers).end(body);
+  };
 
 describe('base64 attachments', () => {
   const fetcher = createAttachmentFetcher(OPTIONS);
@@ -167,7 +172,11 @@ describe('endpoint attachments', () => {
 
   it('posts the storage path with a bearer token and returns the body bytes', async () => {
     const peer = await startPeer(serve(200, CONTENT, { 'content-type': 'application/octet-stream' }));
-    const tenant = { clientBaseUrl: `${peer.base}/app/`, clientAttachmentPath: '/mail-proxy/attachments', clientAuth: { method: 'bearer', token: 't0k' } } as const;
+    const tenant = {
+      clientBaseUrl: `${peer.base}/app/`,
+      clientAttachmentPath: '/mail-proxy/attachments',
+      clientAuth: { method: 'bearer', token: 't0k' },
+    } as const;
     expect(await fetcher.fetch(spec('endpoint', 'invoices/42.pdf'), tenant)).toEqual(CONTENT);
     const [request] = peer.requests;
     expect(request?.method).toBe('POST');

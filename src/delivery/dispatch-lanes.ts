@@ -54,16 +54,39 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
     const job = (async () => {
       if (tenant === null) return; // deleted meanwhile: its messages went with it
       telemetry.handedOff(message.priority, Math.max(0, clock.now() - message.dueAt));
-      const { outcome, decision, relayMs } = await attemptSend({ handoff: deps.handoff, readSpool: (spoolId) => queue.spooledContent(spoolId), retry: deps.retry, returnPath: deps.returnPath, now: clock.now, random: deps.random }, message, account, tenant);
+      const { outcome, decision, relayMs } = await attemptSend(
+        {
+          handoff: deps.handoff,
+          readSpool: (spoolId) => queue.spooledContent(spoolId),
+          retry: deps.retry,
+          returnPath: deps.returnPath,
+          now: clock.now,
+          random: deps.random,
+        },
+        message,
+        account,
+        tenant,
+      );
       if (handedBack) return; // answered after the stop's deadline: the message is queued again, the store may be closed
       if (decision.kind === 'account_problem') {
         queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
         log.warn({ tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason }, 'account paused');
         release(lane.ready.splice(0), outcome.at, 'account paused');
       }
-      log.debug({ tenantId: message.tenantId, messageId: message.id, attempt: message.attempts, outcome: outcome.kind, replyCode: outcome.replyCode }, 'send attempt finished');
+      log.debug(
+        { tenantId: message.tenantId, messageId: message.id, attempt: message.attempts, outcome: outcome.kind, replyCode: outcome.replyCode },
+        'send attempt finished',
+      );
       const text = decision.kind === 'sent' ? decision.text : decision.reason;
-      telemetry.attempted({ tenantId: account.tenantId, accountId: account.id, outcome: decision.kind, relayMs, replyCode: decision.replyCode, text, at: outcome.at });
+      telemetry.attempted({
+        tenantId: account.tenantId,
+        accountId: account.id,
+        outcome: decision.kind,
+        relayMs,
+        replyCode: decision.replyCode,
+        text,
+        at: outcome.at,
+      });
       outcomes.add(outcome);
     })()
       .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'send attempt crashed'))
@@ -113,7 +136,16 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
     /** An account over its limit with `limit_behavior = reject`: these end in error. */
     reject(messages: readonly ClaimedMessage[], now: number): void {
       for (const message of messages) {
-        outcomes.add({ pk: message.pk, attempt: message.attempts, at: now, kind: 'failed', reason: RATE_LIMIT_EXCEEDED, replyCode: null, enhancedStatus: null, refused: [] });
+        outcomes.add({
+          pk: message.pk,
+          attempt: message.attempts,
+          at: now,
+          kind: 'failed',
+          reason: RATE_LIMIT_EXCEEDED,
+          replyCode: null,
+          enhancedStatus: null,
+          refused: [],
+        });
       }
     },
     /** Messages this process holds (ready or on the wire): their leases are not expired, however old. */

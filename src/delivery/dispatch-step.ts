@@ -73,7 +73,15 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
       return { claimed: 0, wakeAt: due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now) };
     }
     const claimStartedAt = performance.now();
-    const claimed = queue.claim({ tenantId: account.tenantId, accountId: account.id, limit: plan.limit, maxPriority: plan.maxPriority, now, leaseOwner: deps.owner, leaseUntil: now + deps.leaseMs });
+    const claimed = queue.claim({
+      tenantId: account.tenantId,
+      accountId: account.id,
+      limit: plan.limit,
+      maxPriority: plan.maxPriority,
+      now,
+      leaseOwner: deps.owner,
+      leaseUntil: now + deps.leaseMs,
+    });
     deps.telemetry.claimed(performance.now() - claimStartedAt);
     if (plan.reject) lanes.reject(claimed, now);
     else lanes.offer(lane, claimed);

@@ -47,10 +47,29 @@ export function createDispatcher(deps: DispatcherDeps) {
   const telemetry = deps.telemetry ?? noTelemetry;
   const tenants = createStepTenants(deps.tenants);
   const lanes = createDispatchLanes({
-    queue, handoff: deps.handoff, clock, log, random: deps.random, retry: config.retry, returnPath: deps.returnPath ?? noReturnPath, telemetry,
-    tenantOf: tenants.get, isRunning: () => loop.isRunning(), wake: () => loop.wake(),
+    queue,
+    handoff: deps.handoff,
+    clock,
+    log,
+    random: deps.random,
+    retry: config.retry,
+    returnPath: deps.returnPath ?? noReturnPath,
+    telemetry,
+    tenantOf: tenants.get,
+    isRunning: () => loop.isRunning(),
+    wake: () => loop.wake(),
   });
-  const step = createDispatchStep({ queue, accounts: deps.accounts, lanes, tenants, log, telemetry, owner, leaseMs: config.leaseMs, claimBatch: config.claimBatch });
+  const step = createDispatchStep({
+    queue,
+    accounts: deps.accounts,
+    lanes,
+    tenants,
+    log,
+    telemetry,
+    owner,
+    leaseMs: config.leaseMs,
+    claimBatch: config.claimBatch,
+  });
   const loop = createWakeableLoop<TickReport>({ name: 'dispatcher', step, recover: (_error, now) => ({ claimed: 0, nextWakeAt: now + RETRY_MS }), clock, log });
 
   return {

@@ -6,7 +6,17 @@
 import type { Logger } from '../core/logger.js';
 import type { Handoff, HandoffJob, HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
 import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
-import { chainHandoff, createComposer, createSender, type Composer, type ComposeJob, type ComposeOutcome, type HandoffSettings, type Sender, type SendJob } from './handoff.js';
+import {
+  chainHandoff,
+  createComposer,
+  createSender,
+  type Composer,
+  type ComposeJob,
+  type ComposeOutcome,
+  type HandoffSettings,
+  type Sender,
+  type SendJob,
+} from './handoff.js';
 
 /** What a relay thread is asked (src/workers/relay.ts). */
 export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };

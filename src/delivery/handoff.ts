@@ -29,8 +29,7 @@ export interface SendJob {
 export type ComposeJob = Omit<HandoffJob, 'account'>;
 
 export type ComposeOutcome =
-  | { built: true; raw: Uint8Array; envelope: Envelope; messageIdHeader: string }
-  | { built: false; reason: string; transient: boolean };
+  { built: true; raw: Uint8Array; envelope: Envelope; messageIdHeader: string } | { built: false; reason: string; transient: boolean };
 
 export interface Composer {
   compose(job: ComposeJob): Promise<ComposeOutcome>;
@@ -60,7 +59,8 @@ export function createComposer(settings: HandoffSettings): Composer {
     allowPrivateAddresses: settings.allowPrivateAttachmentUrls,
   });
   const builder = createMailComposerBuilder({ fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant), hostname: settings.hostname });
-  const withReturnPath = (envelope: ComposeJob['envelope'], job: ComposeJob) => (job.returnPath === null ? envelope : { ...envelope, mailFrom: job.returnPath });
+  const withReturnPath = (envelope: ComposeJob['envelope'], job: ComposeJob) =>
+    job.returnPath === null ? envelope : { ...envelope, mailFrom: job.returnPath };
   const compose = async (job: ComposeJob): Promise<ComposeOutcome> => {
     if (job.raw !== null) return { built: true, raw: job.raw, envelope: withReturnPath(job.envelope, job), messageIdHeader: '' };
     try {

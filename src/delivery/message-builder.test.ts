@@ -38,7 +38,10 @@ function decodeWords(value: string): string {
   const bytes = [...value.matchAll(/=\?utf-8\?([bq])\?([^?]*)\?=/gi)].map(([, encoding, text = '']) =>
     encoding?.toLowerCase() === 'b'
       ? Buffer.from(text, 'base64')
-      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'),
+      : Buffer.from(
+          text.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          'latin1',
+        ),
   );
   return Buffer.concat(bytes).toString('utf8');
 }
@@ -101,7 +104,10 @@ describe('the MailComposer message builder', () => {
   });
 
   it('builds an html-only message, from html or from an html body', async () => {
-    for (const overrides of [{ body: null, html: '<p>Hi</p>' }, { body: '<p>Hi</p>', contentType: 'html' as const }]) {
+    for (const overrides of [
+      { body: null, html: '<p>Hi</p>' },
+      { body: '<p>Hi</p>', contentType: 'html' as const },
+    ]) {
       const { entity } = await build(overrides);
       expect(header(entity, 'content-type')).toMatch(/^text\/html/);
       expect(entity.body).toContain('<p>Hi</p>');
@@ -180,7 +186,11 @@ describe('the MailComposer message builder', () => {
   });
 
   it('attaches base64, http_url and endpoint contents byte for byte', async () => {
-    const files = { inline: Buffer.from('%PDF-1.4 inline \u0000\u00ff'), url: Buffer.from([0, 255, 13, 10, 46, 1]), endpoint: Buffer.from('endpoint bytes \r\n.\r\n') };
+    const files = {
+      inline: Buffer.from('%PDF-1.4 inline \u0000\u00ff'),
+      url: Buffer.from([0, 255, 13, 10, 46, 1]),
+      endpoint: Buffer.from('endpoint bytes \r\n.\r\n'),
+    };
     const base = await startPeer((url, response) => response.writeHead(200).end(url === '/file' ? files.url : files.endpoint));
     const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
     const attachments: AttachmentSpec[] = [
@@ -200,8 +210,17 @@ describe('the MailComposer message builder', () => {
   });
 
   it('refuses an attachment whose bytes do not match content_md5, as a transient failure', async () => {
-    const spec: AttachmentSpec = { filename: 'x.txt', storagePath: Buffer.from('abc').toString('base64'), fetchMode: 'base64', mimeType: null, contentMd5: '0'.repeat(32) };
-    const error = await build({ attachments: [spec] }).then(() => null, (caught: unknown) => caught);
+    const spec: AttachmentSpec = {
+      filename: 'x.txt',
+      storagePath: Buffer.from('abc').toString('base64'),
+      fetchMode: 'base64',
+      mimeType: null,
+      contentMd5: '0'.repeat(32),
+    };
+    const error = await build({ attachments: [spec] }).then(
+      () => null,
+      (caught: unknown) => caught,
+    );
     expect(error).toBeInstanceOf(AppError);
     expect(error).toMatchObject({ code: 'ATTACHMENT_UNAVAILABLE', transient: true, details: { filename: 'x.txt' } });
   });

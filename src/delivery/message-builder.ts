@@ -93,11 +93,7 @@ function bodies(payload: MessagePayload): Pick<Mail.Options, 'text' | 'html'> {
   return payload.contentType === 'html' ? { html: payload.body } : { text: payload.body };
 }
 
-async function fetchAttachments(
-  specs: AttachmentSpec[],
-  request: BuildRequest,
-  fetchAttachment: AttachmentFetcher['fetch'],
-): Promise<Mail.Attachment[]> {
+async function fetchAttachments(specs: AttachmentSpec[], request: BuildRequest, fetchAttachment: AttachmentFetcher['fetch']): Promise<Mail.Attachment[]> {
   const attachments: Mail.Attachment[] = [];
   for (const spec of specs) {
     const content = await fetchAttachment(spec, request.tenant);

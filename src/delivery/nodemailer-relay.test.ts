@@ -22,15 +22,40 @@ function memoryLogger(lines: string[], bindings: Record<string, unknown> = {}): 
       const fields = typeof fieldsOrMessage === 'string' ? { msg: fieldsOrMessage } : { ...fieldsOrMessage, msg: message };
       lines.push(JSON.stringify({ level, ...bindings, ...fields }));
     };
-  return { fatal: at('fatal'), error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), child: (more) => memoryLogger(lines, { ...bindings, ...more }) };
+  return {
+    fatal: at('fatal'),
+    error: at('error'),
+    warn: at('warn'),
+    info: at('info'),
+    debug: at('debug'),
+    child: (more) => memoryLogger(lines, { ...bindings, ...more }),
+  };
 }
 
 function accountFor(port: number, overrides: Partial<Account> = {}): Account {
   return {
-    tenantId: 'tenant-1', id: 'account-1', host: '127.0.0.1', port, user: null, password: null,
-    tlsMode: 'none', tlsRejectUnauthorized: true, limitPerMinute: null, limitPerHour: null, limitPerDay: null,
-    limitBehavior: 'defer', maxConnections: 2, maxMessagesPerConnection: 100, isDefault: true, isPec: false, imap: null, pausedAt: null, pausedReason: null,
-    createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000, ...overrides,
+    tenantId: 'tenant-1',
+    id: 'account-1',
+    host: '127.0.0.1',
+    port,
+    user: null,
+    password: null,
+    tlsMode: 'none',
+    tlsRejectUnauthorized: true,
+    limitPerMinute: null,
+    limitPerHour: null,
+    limitPerDay: null,
+    limitBehavior: 'defer',
+    maxConnections: 2,
+    maxMessagesPerConnection: 100,
+    isDefault: true,
+    isPec: false,
+    imap: null,
+    pausedAt: null,
+    pausedReason: null,
+    createdAt: 1_700_000_000_000,
+    updatedAt: 1_700_000_000_000,
+    ...overrides,
   };
 }
 
@@ -86,13 +111,24 @@ describe('NodemailerRelay replies', () => {
   it('reports the 250 reply with its enhanced status', async () => {
     const upstream = await sink();
     const reply = await relay().send(accountFor(upstream.port), ENVELOPE, RAW);
-    expect(reply).toEqual({ ok: true, replyCode: 250, enhancedStatus: '2.6.0', text: '250 2.6.0 OK: message queued', accepted: ['b@rcpt.test'], refused: [], transactionMs: expect.any(Number) });
+    expect(reply).toEqual({
+      ok: true,
+      replyCode: 250,
+      enhancedStatus: '2.6.0',
+      text: '250 2.6.0 OK: message queued',
+      accepted: ['b@rcpt.test'],
+      refused: [],
+      transactionMs: expect.any(Number),
+    });
     expect(upstream.messages).toMatchObject([{ mailFrom: 'a@sender.test', rcptTo: ['b@rcpt.test'] }]);
   });
 
   it('delivers the raw bytes unchanged, dot-stuffing and 8-bit included', async () => {
     const upstream = await sink();
-    const raw = Buffer.concat([Buffer.from('Subject: bytes\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n.leading dot\r\n..two dots\r\ncaffè ✓\r\n'), Buffer.from([0xc3, 0xa9, 0x0d, 0x0a])]);
+    const raw = Buffer.concat([
+      Buffer.from('Subject: bytes\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n.leading dot\r\n..two dots\r\ncaffè ✓\r\n'),
+      Buffer.from([0xc3, 0xa9, 0x0d, 0x0a]),
+    ]);
     await relay().send(accountFor(upstream.port), ENVELOPE, raw);
     await upstream.waitForMessages(1);
     const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).digest('hex');
@@ -111,14 +147,26 @@ describe('NodemailerRelay replies', () => {
     const upstream = await sink({ onRcpt: () => ({ code: 550, message: 'No such user' }) });
     const reply = failure(await relay().send(accountFor(upstream.port), { mailFrom: 'a@sender.test', rcptTo: ['x@rcpt.test', 'y@rcpt.test'] }, RAW));
     expect(reply).toMatchObject({ stage: 'envelope', replyCode: 550, enhancedStatus: '5.1.1', errorCode: 'EENVELOPE' });
-    expect(reply.refused.map((refusal) => [refusal.recipient, refusal.replyCode])).toEqual([['x@rcpt.test', 550], ['y@rcpt.test', 550]]);
+    expect(reply.refused.map((refusal) => [refusal.recipient, refusal.replyCode])).toEqual([
+      ['x@rcpt.test', 550],
+      ['y@rcpt.test', 550],
+    ]);
     expect(upstream.messages).toHaveLength(0);
   });
 
   it('fails at the data stage with 451 when the relay defers the message', async () => {
     const upstream = await sink({ onData: () => ({ code: 451, message: 'Try again later' }) });
     const reply = failure(await relay().send(accountFor(upstream.port), ENVELOPE, RAW));
-    expect(reply).toEqual({ ok: false, stage: 'data', replyCode: 451, enhancedStatus: '4.3.0', text: '451 4.3.0 Try again later', errorCode: 'EMESSAGE', refused: [], transactionMs: expect.any(Number) });
+    expect(reply).toEqual({
+      ok: false,
+      stage: 'data',
+      replyCode: 451,
+      enhancedStatus: '4.3.0',
+      text: '451 4.3.0 Try again later',
+      errorCode: 'EMESSAGE',
+      refused: [],
+      transactionMs: expect.any(Number),
+    });
   });
 
   it('fails at the data stage with 550 when the relay rejects the message', async () => {

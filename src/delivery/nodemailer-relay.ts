@@ -49,7 +49,19 @@ interface SmtpFailure {
 const REPLY_LINE = /^([2-5]\d\d)(?:[ -]+([245]\.\d{1,3}\.\d{1,3})(?!\S))?/;
 // Certificate and handshake errors reach us as ESOCKET with Node's own code overwritten.
 const TLS_FAILURE = /certificate|\bSSL\b|\bTLS\b|handshake|self[- ]signed/i;
-const CONNECT_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'EDNS', 'ECONNECTION', 'ESOCKET']);
+const CONNECT_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EDNS',
+  'ECONNECTION',
+  'ESOCKET',
+]);
 
 export function parseReply(text: string): { replyCode: number | null; enhancedStatus: string | null } {
   const match = REPLY_LINE.exec(text.trimStart());
@@ -72,8 +84,14 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
     }
     const connections = createConnectionTracker(account.maxConnections);
     const created: PooledTransport = {
-      tenantId: account.tenantId, accountId: account.id, fingerprint,
-      transport: createTransport(account, options, connections), inFlight: 0, connections, idleTimer: null, retired: false,
+      tenantId: account.tenantId,
+      accountId: account.id,
+      fingerprint,
+      transport: createTransport(account, options, connections),
+      inFlight: 0,
+      connections,
+      idleTimer: null,
+      retired: false,
     };
     created.transport.on('error', (err) => log.warn({ tenantId: account.tenantId, accountId: account.id, err: err.message }, 'relay transport error'));
     pool.set(key, created);
@@ -112,7 +130,10 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
         return timed(successReply(info), entry.connections.finish(ticket));
       } catch (error) {
         const reply = timed(failureReply(toSmtpFailure(error)), entry.connections.finish(ticket));
-        log.debug({ tenantId: account.tenantId, accountId: account.id, stage: reply.stage, replyCode: reply.replyCode, errorCode: reply.errorCode }, 'relay send failed');
+        log.debug(
+          { tenantId: account.tenantId, accountId: account.id, stage: reply.stage, replyCode: reply.replyCode, errorCode: reply.errorCode },
+          'relay send failed',
+        );
         return reply;
       } finally {
         release(key, entry);
@@ -125,9 +146,13 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
       pool.delete(key);
       retire(entry);
     },
-    connections: () => [...pool.values()].map((entry) => ({
-      tenantId: entry.tenantId, accountId: entry.accountId, open: entry.connections.open(), inUse: entry.connections.inUse(),
-    })),
+    connections: () =>
+      [...pool.values()].map((entry) => ({
+        tenantId: entry.tenantId,
+        accountId: entry.accountId,
+        open: entry.connections.open(),
+        inUse: entry.connections.inUse(),
+      })),
     async close(): Promise<void> {
       for (const entry of pool.values()) {
         clearIdleTimer(entry);
@@ -192,7 +217,12 @@ function successReply(info: SMTPPool.SentMessageInfo): RelayReply {
   const text = (info.response ?? '').trim();
   const { replyCode, enhancedStatus } = parseReply(text);
   const errors = (info.rejectedErrors ?? []) as SmtpFailure[];
-  const refused = (info.rejected ?? []).map((recipient) => refusalOf(String(recipient), errors.find((error) => error.recipient === recipient)));
+  const refused = (info.rejected ?? []).map((recipient) =>
+    refusalOf(
+      String(recipient),
+      errors.find((error) => error.recipient === recipient),
+    ),
+  );
   return { ok: true, replyCode: replyCode ?? 250, enhancedStatus, text, accepted: (info.accepted ?? []).map(String), refused };
 }
 

@@ -32,7 +32,16 @@ describe('outcome batcher when the store refuses a commit', () => {
 
   it('abandon() at stop forgets what could not be recorded and retries no more', async () => {
     let calls = 0;
-    const batcher = createOutcomeBatcher({ queue: { record: () => { calls += 1; throw new Error('locked'); } }, log: silent, retryMs: 5 });
+    const batcher = createOutcomeBatcher({
+      queue: {
+        record: () => {
+          calls += 1;
+          throw new Error('locked');
+        },
+      },
+      log: silent,
+      retryMs: 5,
+    });
     batcher.add(outcome(1));
     batcher.flush();
     expect(batcher.abandon()).toBe(1);

@@ -17,7 +17,13 @@ export interface OutcomeBatcher {
   abandon(): number;
 }
 
-export function createOutcomeBatcher(options: { queue: Pick<MessageQueue, 'record'>; log: Logger; maxGroup?: number; maxDelayMs?: number; retryMs?: number }): OutcomeBatcher {
+export function createOutcomeBatcher(options: {
+  queue: Pick<MessageQueue, 'record'>;
+  log: Logger;
+  maxGroup?: number;
+  maxDelayMs?: number;
+  retryMs?: number;
+}): OutcomeBatcher {
   const maxGroup = options.maxGroup ?? 200;
   const maxDelayMs = options.maxDelayMs ?? 10;
   const retryMs = options.retryMs ?? 1000;

@@ -63,11 +63,24 @@ export function toOutcome(deps: Pick<SendAttemptDeps, 'retry' | 'now' | 'random'
     case 'sent':
       return { ...base, kind: 'sent', replyCode: decision.replyCode, enhancedStatus: decision.enhancedStatus, text: decision.text, refused: decision.refused };
     case 'failed':
-      return { ...base, kind: 'failed', replyCode: decision.replyCode, enhancedStatus: decision.enhancedStatus, reason: decision.reason, refused: decision.refused };
+      return {
+        ...base,
+        kind: 'failed',
+        replyCode: decision.replyCode,
+        enhancedStatus: decision.enhancedStatus,
+        reason: decision.reason,
+        refused: decision.refused,
+      };
     case 'account_problem':
       return { ...base, kind: 'released', replyCode: decision.replyCode, enhancedStatus: null, reason: `account paused: ${decision.reason}` };
     case 'deferred': {
-      const retry = nextRetry(deps.retry, { attempts: message.attempts, now: at, createdAt: message.createdAt, hintMs: decision.retryAfterMs, random: deps.random() });
+      const retry = nextRetry(deps.retry, {
+        attempts: message.attempts,
+        now: at,
+        createdAt: message.createdAt,
+        hintMs: decision.retryAfterMs,
+        random: deps.random(),
+      });
       const codes = { replyCode: decision.replyCode, enhancedStatus: decision.enhancedStatus };
       return retry.retry
         ? { ...base, ...codes, kind: 'deferred', nextAttemptAt: retry.at, reason: decision.reason }

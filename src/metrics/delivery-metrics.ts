@@ -34,12 +34,16 @@ export function registerDeliveryMetrics(registers: Registry[], pending: () => Qu
   const pendingGauge = new Gauge({ name: 'gmp_pending_messages', help: 'Messages waiting: queued, deferred, on the wire or suspended', labelNames, registers });
   const byType: Record<string, Counter> = { 'message.sent': sent, 'message.error': errors, 'message.expired': errors, 'message.deferred': deferred };
   const pec = new Counter({
-    name: 'mailproxy_pec_events_total', help: 'PEC receipts applied to messages, and missing acceptances, by pec_event', labelNames: [...labelNames, 'pec_event'], registers,
+    name: 'mailproxy_pec_events_total',
+    help: 'PEC receipts applied to messages, and missing acceptances, by pec_event',
+    labelNames: [...labelNames, 'pec_event'],
+    registers,
   });
 
   return {
     observe(eventType, tenantId, accountId, text) {
-      if (eventType === 'message.pec' && accountId !== null && accountId !== undefined) pec.inc({ tenant_id: tenantId, account_id: accountId, pec_event: pecEventOf(text) });
+      if (eventType === 'message.pec' && accountId !== null && accountId !== undefined)
+        pec.inc({ tenant_id: tenantId, account_id: accountId, pec_event: pecEventOf(text) });
       const metric = byType[eventType];
       if (metric === undefined || accountId === null || accountId === undefined) return;
       const labels = { tenant_id: tenantId, account_id: accountId };

@@ -33,27 +33,36 @@ export function registerLatencyHistograms(registers: Registry[]): LatencyHistogr
   const intake = new Histogram({
     name: 'mailproxy_intake_latency_seconds',
     help: 'From a submission in hand (HTTP body read, SMTP final dot) to its answer after the durable commit, per submission',
-    labelNames: ['ingress'], buckets: INTAKE_BUCKETS, registers,
+    labelNames: ['ingress'],
+    buckets: INTAKE_BUCKETS,
+    registers,
   });
   const queueWait = new Histogram({
     name: 'mailproxy_queue_wait_seconds',
     help: 'From a message becoming due (accepted, its deferred_ts, or its retry instant) to its handoff to the relay, per attempt',
-    labelNames: ['priority'], buckets: QUEUE_WAIT_BUCKETS, registers,
+    labelNames: ['priority'],
+    buckets: QUEUE_WAIT_BUCKETS,
+    registers,
   });
   const relay = new Histogram({
     name: 'mailproxy_relay_response_seconds',
     help: 'One SMTP transaction with the upstream relay, from getting a pooled connection (opening one if need be) to the final answer, per attempt',
-    labelNames: ['outcome'], buckets: RELAY_BUCKETS, registers,
+    labelNames: ['outcome'],
+    buckets: RELAY_BUCKETS,
+    registers,
   });
   const claim = new Histogram({
     name: 'mailproxy_dispatcher_claim_seconds',
     help: 'One claim of due messages from the queue (one immediate transaction), per claim',
-    buckets: CLAIM_BUCKETS, registers,
+    buckets: CLAIM_BUCKETS,
+    registers,
   });
   const report = new Histogram({
     name: 'mailproxy_report_latency_seconds',
     help: "From an event being written to the tenant's client acknowledging it in a delivery report, per event",
-    labelNames: ['tenant_id'], buckets: REPORT_BUCKETS, registers,
+    labelNames: ['tenant_id'],
+    buckets: REPORT_BUCKETS,
+    registers,
   });
 
   return {

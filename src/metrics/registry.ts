@@ -49,17 +49,40 @@ export function createMetrics(): Metrics {
   const mirrorNow = (): MirrorStatus | null => (mirror ??= sources?.mirror() ?? null);
 
   const gauge = (name: string, help: string, value: (status: MirrorStatus) => number | null): void => {
-    new Gauge({ name, help, registers, collect() { const status = mirrorNow(); const v = status === null ? null : value(status); if (v !== null) this.set(v); } });
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const status = mirrorNow();
+        const v = status === null ? null : value(status);
+        if (v !== null) this.set(v);
+      },
+    });
   };
   // A total kept by the loop itself: the counter is set to it at each scrape.
   const total = (name: string, help: string, value: (status: MirrorStatus) => number | null): void => {
-    new Counter({ name, help, registers, collect() { const status = mirrorNow(); const v = status === null ? null : value(status); this.reset(); if (v !== null) this.inc(v); } });
+    new Counter({
+      name,
+      help,
+      registers,
+      collect() {
+        const status = mirrorNow();
+        const v = status === null ? null : value(status);
+        this.reset();
+        if (v !== null) this.inc(v);
+      },
+    });
   };
 
   gauge('mailproxy_mirror_enabled', '1 when [nats] url is set', (s) => (s.enabled ? 1 : 0));
   gauge('mailproxy_mirror_connected', '1 while the mirror is connected to NATS and publishing', (s) => (s.state === 'connected' ? 1 : 0));
   gauge('mailproxy_outbox_backlog', 'Outbox events not yet acknowledged by the stream', (s) => s.backlog);
-  gauge('mailproxy_outbox_oldest_unpublished_age_seconds', 'Age of the oldest event not yet acknowledged by the stream', (s) => s.oldest_unpublished_age_seconds ?? 0);
+  gauge(
+    'mailproxy_outbox_oldest_unpublished_age_seconds',
+    'Age of the oldest event not yet acknowledged by the stream',
+    (s) => s.oldest_unpublished_age_seconds ?? 0,
+  );
   gauge('mailproxy_mirror_last_error_timestamp_seconds', 'When publishing last failed (epoch seconds)', (s) => s.last_error_ts);
   total('mailproxy_mirror_published_total', 'Events published to the stream since the start', (s) => s.published_total);
   total('mailproxy_commands_handled_total', 'Commands over JetStream handled since the start', (s) => s.commands?.handled ?? null);
@@ -69,16 +92,27 @@ export function createMetrics(): Metrics {
   const perTenant = (name: string, help: string): Gauge => new Gauge({ name, help, labelNames: ['tenant_id'], registers });
   const reportGauges: Array<[Gauge, (status: SyncStatus) => number]> = [
     [perTenant('mailproxy_report_backlog', "Events not yet acknowledged by the tenant's client"), (s) => s.backlog],
-    [perTenant('mailproxy_report_oldest_unreported_age_seconds', 'Age of the oldest event not yet acknowledged by the client'), (s) => s.oldest_unreported_age_seconds ?? 0],
+    [
+      perTenant('mailproxy_report_oldest_unreported_age_seconds', 'Age of the oldest event not yet acknowledged by the client'),
+      (s) => s.oldest_unreported_age_seconds ?? 0,
+    ],
     [perTenant('mailproxy_report_consecutive_failures', 'Report rounds failed in a row'), (s) => s.consecutive_failures],
   ];
 
   // Per bounce mailbox (the instance's and the configured tenants'): a bounded set.
   const perMailbox = (name: string, help: string, labelNames: string[] = ['mailbox']): Gauge => new Gauge({ name, help, labelNames, registers });
   const mailboxConnected = perMailbox('mailproxy_bounce_mailbox_connected', '1 while the bounce mailbox connection is open');
-  const mailboxRoundAge = perMailbox('mailproxy_bounce_mailbox_last_round_age_seconds', 'Seconds since the bounce mailbox was last read to its end (the poller lag)');
+  const mailboxRoundAge = perMailbox(
+    'mailproxy_bounce_mailbox_last_round_age_seconds',
+    'Seconds since the bounce mailbox was last read to its end (the poller lag)',
+  );
   const mailboxFailures = perMailbox('mailproxy_bounce_mailbox_consecutive_failures', 'Connection attempts failed in a row');
-  const mailboxHandled = new Counter({ name: 'mailproxy_bounce_messages_total', help: 'Mailbox messages handled since the start, by disposition', labelNames: ['mailbox', 'disposition'], registers });
+  const mailboxHandled = new Counter({
+    name: 'mailproxy_bounce_messages_total',
+    help: 'Mailbox messages handled since the start, by disposition',
+    labelNames: ['mailbox', 'disposition'],
+    registers,
+  });
 
   const renderBounces = (): void => {
     const now = Date.now();
@@ -96,15 +130,31 @@ export function createMetrics(): Metrics {
 
   // A full database refuses intake: the alert is on its size against the cap, before it is.
   const storeGauge = (name: string, help: string, value: (status: NonNullable<ReturnType<NonNullable<MetricsSources['store']>>>) => number | null): void => {
-    new Gauge({ name, help, registers, collect() { const status = sources?.store?.(); const v = status === undefined ? null : value(status); if (v !== null) this.set(v); } });
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const status = sources?.store?.();
+        const v = status === undefined ? null : value(status);
+        if (v !== null) this.set(v);
+      },
+    });
   };
   storeGauge('mailproxy_store_used_bytes', 'Bytes of the database in use (its free pages excluded)', (s) => s.used_bytes);
   storeGauge('mailproxy_store_max_bytes', 'The max_database_mb cap in bytes (absent when uncapped)', (s) => s.max_bytes);
-  storeGauge('mailproxy_store_refusing_writes', '1 from a write the store refused (full, locked) until the next commit succeeds', (s) => (s.state === 'refusing' ? 1 : 0));
+  storeGauge('mailproxy_store_refusing_writes', '1 from a write the store refused (full, locked) until the next commit succeeds', (s) =>
+    s.state === 'refusing' ? 1 : 0,
+  );
 
   new Gauge({
-    name: 'mailproxy_pec_awaiting_acceptance', help: 'Messages relayed through PEC accounts still waiting for their acceptance receipt', registers,
-    collect() { const awaiting = sources?.pecAwaiting?.(); if (awaiting !== undefined) this.set(awaiting); },
+    name: 'mailproxy_pec_awaiting_acceptance',
+    help: 'Messages relayed through PEC accounts still waiting for their acceptance receipt',
+    registers,
+    collect() {
+      const awaiting = sources?.pecAwaiting?.();
+      if (awaiting !== undefined) this.set(awaiting);
+    },
   });
 
   return {

@@ -31,7 +31,13 @@ const encoder = new TextEncoder();
 const MAX_DLQ_BODY = 64 * 1024;
 const LAG_INTERVAL_MS = 5000;
 
-export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClient, handle: CommandHandler, log: Logger, config: CommandConsumerConfig): Promise<CommandConsumer> {
+export async function startCommandConsumer(
+  nc: NatsConnection,
+  js: JetStreamClient,
+  handle: CommandHandler,
+  log: Logger,
+  config: CommandConsumerConfig,
+): Promise<CommandConsumer> {
   const jsm = await nc.jetstreamManager();
   await jsm.consumers.add(config.stream, {
     durable_name: config.durable,
@@ -48,7 +54,14 @@ export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClie
   let waiting: number | null = null;
   // The consumer's lag, for status: asked of the server now and then, not per command.
   const lagTimer = setInterval(() => {
-    consumer.info(true).then((info) => { waiting = info.num_pending + info.num_ack_pending; }, () => { waiting = null; });
+    consumer.info(true).then(
+      (info) => {
+        waiting = info.num_pending + info.num_ack_pending;
+      },
+      () => {
+        waiting = null;
+      },
+    );
   }, LAG_INTERVAL_MS);
   lagTimer.unref();
 
@@ -56,10 +69,22 @@ export async function startCommandConsumer(nc: NatsConnection, js: JetStreamClie
     const h = natsHeaders();
     h.set('Mailproxy-Dlq-Reason', code);
     const body = new TextDecoder().decode(message.data.subarray(0, MAX_DLQ_BODY));
-    await js.publish(`${config.subjectPrefix}.dlq.${tenantId}`, encoder.encode(JSON.stringify({
-      code, reason, subject: message.subject, stream_seq: message.seq, deliveries: message.info.redeliveryCount,
-      nats_msg_id: message.headers?.get('Nats-Msg-Id') || null, body, body_truncated: message.data.length > MAX_DLQ_BODY,
-    })), { headers: h, msgID: `dlq-${config.stream}-${message.seq}` });
+    await js.publish(
+      `${config.subjectPrefix}.dlq.${tenantId}`,
+      encoder.encode(
+        JSON.stringify({
+          code,
+          reason,
+          subject: message.subject,
+          stream_seq: message.seq,
+          deliveries: message.info.redeliveryCount,
+          nats_msg_id: message.headers?.get('Nats-Msg-Id') || null,
+          body,
+          body_truncated: message.data.length > MAX_DLQ_BODY,
+        }),
+      ),
+      { headers: h, msgID: `dlq-${config.stream}-${message.seq}` },
+    );
     deadLettered += 1;
     log.warn({ subject: message.subject, code, reason }, 'command sent to the dead-letter subject');
   };

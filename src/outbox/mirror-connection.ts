@@ -61,7 +61,9 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
     if (config.latestBucket !== '') latest = await openLatestBucket(js, config.latestBucket, config.stream.replicas);
     if (config.commands !== undefined && commandsStopped === null) {
       commands = await startCommandConsumer(nc, js, config.commands.handler, log.child({ component: 'commands' }), {
-        ...config.commands.consumer, stream: config.stream.name, subjectPrefix: config.stream.subjectPrefix,
+        ...config.commands.consumer,
+        stream: config.stream.name,
+        subjectPrefix: config.stream.subjectPrefix,
       });
     }
     state = 'connected';
@@ -82,7 +84,12 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
         noAsyncTraces: true,
       });
       let timer: NodeJS.Timeout | undefined;
-      const first = await Promise.race([connecting, new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), config.connectTimeoutMs); })]);
+      const first = await Promise.race([
+        connecting,
+        new Promise<null>((resolve) => {
+          timer = setTimeout(() => resolve(null), config.connectTimeoutMs);
+        }),
+      ]);
       clearTimeout(timer);
       if (first !== null) {
         // A conflicting stream found at start refuses the start: the operator sees it at once.
@@ -116,7 +123,11 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
     async close(until: number): Promise<void> {
       closing = true;
       const drainMs = Math.min(DRAIN_MS, Math.max(MIN_DRAIN_MS, until - Date.now()));
-      if (connection !== null && !connection.isClosed()) await within(connection.drain().catch(() => undefined), drainMs);
+      if (connection !== null && !connection.isClosed())
+        await within(
+          connection.drain().catch(() => undefined),
+          drainMs,
+        );
       await connection?.close();
     },
   };

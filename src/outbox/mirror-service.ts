@@ -31,28 +31,45 @@ export interface MirrorService {
 }
 
 const OFF: MirrorStatus = {
-  enabled: false, state: 'off', stream: null, backlog: 0, oldest_unpublished_ts: null, oldest_unpublished_age_seconds: null, published_total: 0,
-  last_published_ts: null, last_error: null, last_error_ts: null, commands: null,
+  enabled: false,
+  state: 'off',
+  stream: null,
+  backlog: 0,
+  oldest_unpublished_ts: null,
+  oldest_unpublished_age_seconds: null,
+  published_total: 0,
+  last_published_ts: null,
+  last_error: null,
+  last_error_ts: null,
+  commands: null,
 };
 
 export function createMirrorService(
   settings: MirrorSettings | null,
   deps: { store: MirrorStore; onEvent(listener: () => void): void; commands: CommandHandler; clock: Clock; log: Logger },
 ): MirrorService {
-  const mirror: Mirror = settings === null
-    ? { start: async () => deps.store.turnOff(), wake: () => {}, status: () => OFF, tick: async () => {}, stopCommands: async () => {}, stop: async () => {} }
-    : createNatsMirror({
-        store: deps.store,
-        clock: deps.clock,
-        log: deps.log.child({ component: 'mirror' }),
-        config: {
-          url: settings.url, stream: settings.stream, latestBucket: settings.latestBucket, maxInFlight: settings.maxInFlight,
-          batchDelayMs: settings.batchDelayMs, publishTimeoutMs: settings.publishTimeoutMs, connectTimeoutMs: settings.connectTimeoutMs,
-          retryInitialMs: RETRY_INITIAL_MS,
-          retryMaxMs: RETRY_MAX_MS,
-          ...(settings.commands === null ? {} : { commands: { handler: deps.commands, consumer: { ...settings.commands, retryDelayMs: COMMAND_RETRY_DELAY_MS } } }),
-        },
-      });
+  const mirror: Mirror =
+    settings === null
+      ? { start: async () => deps.store.turnOff(), wake: () => {}, status: () => OFF, tick: async () => {}, stopCommands: async () => {}, stop: async () => {} }
+      : createNatsMirror({
+          store: deps.store,
+          clock: deps.clock,
+          log: deps.log.child({ component: 'mirror' }),
+          config: {
+            url: settings.url,
+            stream: settings.stream,
+            latestBucket: settings.latestBucket,
+            maxInFlight: settings.maxInFlight,
+            batchDelayMs: settings.batchDelayMs,
+            publishTimeoutMs: settings.publishTimeoutMs,
+            connectTimeoutMs: settings.connectTimeoutMs,
+            retryInitialMs: RETRY_INITIAL_MS,
+            retryMaxMs: RETRY_MAX_MS,
+            ...(settings.commands === null
+              ? {}
+              : { commands: { handler: deps.commands, consumer: { ...settings.commands, retryDelayMs: COMMAND_RETRY_DELAY_MS } } }),
+          },
+        });
   if (settings !== null) deps.onEvent(() => mirror.wake());
   return {
     mirror,

@@ -45,7 +45,14 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   // Woken as rows are written, inside their transaction: the window is read in a later turn,
   // after the commit, and `batchDelayMs` later so that a window carries many rows (each window
   // costs a read and a cursor write, whatever its size).
-  const loop = createWakeableLoop({ name: 'mirror', step, recover: (_error, now) => ({ nextWakeAt: now + config.retryInitialMs }), clock, log, wakeDelayMs: config.batchDelayMs });
+  const loop = createWakeableLoop({
+    name: 'mirror',
+    step,
+    recover: (_error, now) => ({ nextWakeAt: now + config.retryInitialMs }),
+    clock,
+    log,
+    wakeDelayMs: config.batchDelayMs,
+  });
 
   return {
     async start() {

@@ -25,9 +25,11 @@ export interface PublisherConfig {
 const encoder = new TextEncoder();
 
 const latestEvents = (rows: readonly OutboxRow[]): LatestEvent[] =>
-  rows.flatMap((row) => (row.messagePk !== null && affectsLatest(row.eventType)
-    ? [{ seq: row.seq, eventType: row.eventType, tenantId: row.tenantId, messageId: row.messageId, messagePk: row.messagePk, occurredAt: row.occurredAt }]
-    : []));
+  rows.flatMap((row) =>
+    row.messagePk !== null && affectsLatest(row.eventType)
+      ? [{ seq: row.seq, eventType: row.eventType, tenantId: row.tenantId, messageId: row.messageId, messagePk: row.messagePk, occurredAt: row.occurredAt }]
+      : [],
+  );
 
 export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; log: Logger; config: PublisherConfig }) {
   const { store, clock, log, config } = deps;
@@ -46,10 +48,15 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
     // A window whose KV writes fail is published again: the stream drops the repeats, the merge ignores them.
     // Settled at once, not when awaited: a KV write that failed while the publishes were still in
     // flight was an unhandled rejection, and the daemon exited on a NATS timeout (found by the soak).
-    const kvWrites = (latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache))
-      .then(() => null, (error: unknown) => ({ error }));
-    const results = await Promise.allSettled(rows.map((row) =>
-      client.publish(eventSubject(config.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs })));
+    const kvWrites = (latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache)).then(
+      () => null,
+      (error: unknown) => ({ error }),
+    );
+    const results = await Promise.allSettled(
+      rows.map((row) =>
+        client.publish(eventSubject(config.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs }),
+      ),
+    );
     const kvFailure = await kvWrites;
     if (kvFailure !== null) throw kvFailure.error;
     const firstFailure = results.findIndex((result) => result.status === 'rejected');

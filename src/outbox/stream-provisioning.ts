@@ -52,7 +52,8 @@ export function streamProblems(config: Partial<StreamConfig>, wanted: StreamSett
     problems.push(`its retention is ${String(config.retention)}: a consumer could remove events others have not read`);
   }
   const window = (config.duplicate_window ?? 0) / 1e6;
-  if (window < wanted.duplicateWindowMs) problems.push(`its duplicate_window is ${window / 1000} s, less than the ${wanted.duplicateWindowMs / 1000} s a republish after a crash needs`);
+  if (window < wanted.duplicateWindowMs)
+    problems.push(`its duplicate_window is ${window / 1000} s, less than the ${wanted.duplicateWindowMs / 1000} s a republish after a crash needs`);
   return problems;
 }
 
@@ -62,7 +63,9 @@ export async function provisionStream(jsm: JetStreamManager, wanted: StreamSetti
     const info = await jsm.streams.info(wanted.name);
     const problems = streamProblems(info.config, wanted);
     if (problems.length > 0) {
-      throw new StreamConflict(`stream ${wanted.name} cannot hold the mirror: ${problems.join('; ')}. Fix or remove the stream, or set nats.stream to another name.`);
+      throw new StreamConflict(
+        `stream ${wanted.name} cannot hold the mirror: ${problems.join('; ')}. Fix or remove the stream, or set nats.stream to another name.`,
+      );
     }
     return 'verified';
   } catch (error) {

@@ -5,7 +5,15 @@ describe('logger', () => {
   it('writes JSON lines with secrets redacted at any usual depth', () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
-    log.info({ password: 'p1-secret', account: { password: 'p2-secret', host: 'h' }, req: { headers: { authorization: 'Bearer t-secret' } }, tenant: { client_auth: { token: 'c-secret' } } }, 'something happened');
+    log.info(
+      {
+        password: 'p1-secret',
+        account: { password: 'p2-secret', host: 'h' },
+        req: { headers: { authorization: 'Bearer t-secret' } },
+        tenant: { client_auth: { token: 'c-secret' } },
+      },
+      'something happened',
+    );
     expect(lines).toHaveLength(1);
     const entry = JSON.parse(lines[0] ?? '{}');
     expect(entry).toMatchObject({ level: 'info', msg: 'something happened', account: { host: 'h', password: '[redacted]' } });

@@ -32,11 +32,14 @@ function service(name: string, trail: string[], options: { failStart?: boolean; 
 describe('the lifecycle', () => {
   it('starts stages in order and stops them in reverse, logging a stage as it stops', async () => {
     const trail: string[] = [];
-    const lifecycle = createLifecycle([
-      { name: 'store', services: [service('store', trail)] },
-      { name: 'work', services: [service('dispatcher', trail), service('reports', trail)] },
-      { name: 'intake', services: [service('http', trail), service('smtp', trail)], stopping: 'listeners closed', stopped: 'intake closed' },
-    ], recordingLog(trail));
+    const lifecycle = createLifecycle(
+      [
+        { name: 'store', services: [service('store', trail)] },
+        { name: 'work', services: [service('dispatcher', trail), service('reports', trail)] },
+        { name: 'intake', services: [service('http', trail), service('smtp', trail)], stopping: 'listeners closed', stopped: 'intake closed' },
+      ],
+      recordingLog(trail),
+    );
     await lifecycle.start();
     expect(trail).toEqual(['start:store', 'start:dispatcher', 'start:reports', 'start:http', 'start:smtp']);
     trail.length = 0;
@@ -44,14 +47,17 @@ describe('the lifecycle', () => {
     expect(trail).toEqual(['stop:smtp', 'stop:http', 'log:listeners closed', 'log:intake closed', 'stop:reports', 'stop:dispatcher', 'stop:store']);
   });
 
-  it("tells every service of a stage to stop before waiting for any, and waits for them all before the next stage", async () => {
+  it('tells every service of a stage to stop before waiting for any, and waits for them all before the next stage', async () => {
     const trail: string[] = [];
     const http = service('http', trail, { held: true });
     const smtp = service('smtp', trail, { held: true });
-    const lifecycle = createLifecycle([
-      { name: 'store', services: [service('store', trail)] },
-      { name: 'intake', services: [http, smtp], stopping: 'listeners closed' },
-    ], recordingLog(trail));
+    const lifecycle = createLifecycle(
+      [
+        { name: 'store', services: [service('store', trail)] },
+        { name: 'intake', services: [http, smtp], stopping: 'listeners closed' },
+      ],
+      recordingLog(trail),
+    );
     await lifecycle.start();
     trail.length = 0;
     const stopping = lifecycle.stop(1000);
@@ -67,19 +73,34 @@ describe('the lifecycle', () => {
 
   it('stops what started when a start is refused, and throws', async () => {
     const trail: string[] = [];
-    const lifecycle = createLifecycle([
-      { name: 'store', services: [service('store', trail)] },
-      { name: 'stream', services: [service('mirror', trail, { failStart: true })] },
-      { name: 'intake', services: [service('http', trail)] },
-    ], recordingLog(trail));
+    const lifecycle = createLifecycle(
+      [
+        { name: 'store', services: [service('store', trail)] },
+        { name: 'stream', services: [service('mirror', trail, { failStart: true })] },
+        { name: 'intake', services: [service('http', trail)] },
+      ],
+      recordingLog(trail),
+    );
     await expect(lifecycle.start()).rejects.toThrow('mirror refused');
     expect(trail).toEqual(['start:store', 'start:mirror', 'stop:mirror', 'stop:store']);
   });
 
   it('stops once, however often it is asked, and logs a service that fails to stop without stopping the rest', async () => {
     const trail: string[] = [];
-    const failing: Service = { name: 'broken', stop: () => { trail.push('stop:broken'); throw new Error('boom'); } };
-    const lifecycle = createLifecycle([{ name: 'store', services: [service('store', trail)] }, { name: 'work', services: [failing] }], recordingLog(trail));
+    const failing: Service = {
+      name: 'broken',
+      stop: () => {
+        trail.push('stop:broken');
+        throw new Error('boom');
+      },
+    };
+    const lifecycle = createLifecycle(
+      [
+        { name: 'store', services: [service('store', trail)] },
+        { name: 'work', services: [failing] },
+      ],
+      recordingLog(trail),
+    );
     await lifecycle.start();
     await Promise.all([lifecycle.stop(100), lifecycle.stop(100)]);
     expect(trail.filter((entry) => entry.startsWith('stop:'))).toEqual(['stop:broken', 'stop:store']);

@@ -55,15 +55,57 @@ export interface WakeableLoop<R extends StepReport> {
 /** The longest delay setTimeout keeps (a 32-bit signed count of ms). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** The loop's ways to ask for a step later, each pending at most once: the next turn, after a delay, at a timer. */
+function stepTimers(fire: () => void) {
+  let timer: NodeJS.Timeout | null = null;
+  let delayed: NodeJS.Timeout | null = null;
+  let immediate: NodeJS.Immediate | null = null;
+  const clearTimer = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+  };
+  return {
+    /** A step in the next turn; several asked for in one turn are one. */
+    soon(): void {
+      if (immediate !== null) return;
+      immediate = setImmediate(() => {
+        immediate = null;
+        fire();
+      });
+    },
+    /** A step `delayMs` after the first ask; asks meanwhile join it. */
+    after(delayMs: number): void {
+      if (delayed !== null) return;
+      delayed = setTimeout(() => {
+        delayed = null;
+        fire();
+      }, delayMs);
+      delayed.unref();
+    },
+    /** The one timer, replacing the one set before. Beyond a timer's range it would fire at once: a step then, and it arms again. */
+    armIn(delayMs: number): void {
+      clearTimer();
+      timer = setTimeout(fire, Math.min(delayMs, MAX_TIMER_MS));
+      timer.unref();
+    },
+    clearTimer,
+    clearAll(): void {
+      clearTimer();
+      if (delayed !== null) clearTimeout(delayed);
+      if (immediate !== null) clearImmediate(immediate);
+      delayed = null;
+      immediate = null;
+    },
+  };
+}
+
 export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOptions<R>): WakeableLoop<R> {
   const { clock, log } = options;
   let running = false;
   let stopped = false;
   let current: Promise<R> | null = null;
   let again = false;
-  let timer: NodeJS.Timeout | null = null;
-  let delayed: NodeJS.Timeout | null = null;
-  let immediate: NodeJS.Immediate | null = null;
+  const timers = stepTimers(() => void tick());
 
   const runStep = async (): Promise<R> => {
     try {
@@ -97,33 +139,13 @@ export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOp
     return current;
   }
 
-  /** A step in the next turn; several asked for in one turn are one. */
-  function soon(): void {
-    if (!running || immediate !== null) return;
-    immediate = setImmediate(() => {
-      immediate = null;
-      void tick();
-    });
-  }
-
   function arm(at: number | null): void {
-    if (timer !== null) clearTimeout(timer);
-    timer = null;
+    timers.clearTimer();
     if (at === null || at === Number.POSITIVE_INFINITY || !running) return;
     const delayMs = at - clock.now();
-    if (delayMs <= 0) return soon();
-    // Beyond a timer's range it would fire at once: a step then, and it arms again.
-    timer = setTimeout(() => void tick(), Math.min(delayMs, MAX_TIMER_MS));
-    timer.unref();
+    if (delayMs <= 0) timers.soon();
+    else timers.armIn(delayMs);
   }
-
-  const drop = (): void => {
-    arm(null);
-    if (delayed !== null) clearTimeout(delayed);
-    if (immediate !== null) clearImmediate(immediate);
-    delayed = null;
-    immediate = null;
-  };
 
   return {
     start(firstStepAt: number | null = clock.now()) {
@@ -133,20 +155,16 @@ export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOp
       arm(firstStepAt);
     },
     wake() {
+      if (!running) return;
       const delayMs = options.wakeDelayMs ?? 0;
-      if (delayMs === 0) return soon();
-      if (!running || delayed !== null) return;
-      delayed = setTimeout(() => {
-        delayed = null;
-        void tick();
-      }, delayMs);
-      delayed.unref();
+      if (delayMs === 0) timers.soon();
+      else timers.after(delayMs);
     },
     tick,
     async stop(deadlineMs) {
       running = false;
       stopped = true;
-      drop();
+      timers.clearAll();
       if (current === null) return;
       await (deadlineMs === undefined ? current : within(current, deadlineMs));
     },

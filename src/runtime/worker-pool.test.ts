@@ -9,7 +9,9 @@ import { createWorkerPool, workerScript } from './worker-pool.js';
 // The task module is plain JavaScript on the compiled serveTasks, as in production.
 const dir = mkdtempSync(join(tmpdir(), 'mailproxy-pool-'));
 const script = pathToFileURL(join(dir, 'task.mjs'));
-writeFileSync(script, `
+writeFileSync(
+  script,
+  `
 import { threadId } from 'node:worker_threads';
 import { serveTasks, threadLogger } from ${JSON.stringify(workerScript(import.meta.url, './worker-task.js').href)};
 const log = threadLogger('info', { component: 'task' });
@@ -21,7 +23,8 @@ serveTasks(async (input) => {
   if (input.op === 'bytes') return { length: new Uint8Array(input.value).length, threadId };
   return { doubled: input.value * 2, threadId };
 });
-`);
+`,
+);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const log = createLogger({ level: 'silent' });
@@ -97,7 +100,14 @@ describe('worker pool', () => {
   it("writes a worker's log lines through the pool's logger, at its level, errors reduced to plain data", async () => {
     const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
     const record = (level: string) => (fields: Record<string, unknown>, message: string) => lines.push({ level, fields, message });
-    const capture = { debug: record('debug'), info: record('info'), warn: record('warn'), error: record('error'), fatal: record('fatal'), child: () => capture };
+    const capture = {
+      debug: record('debug'),
+      info: record('info'),
+      warn: record('warn'),
+      error: record('error'),
+      fatal: record('fatal'),
+      child: () => capture,
+    };
     const pool = createWorkerPool<{ op: string; value: number }, null>({ script, size: 1, name: 'test', log: capture as never });
     try {
       await pool.run({ op: 'log', value: 7 });

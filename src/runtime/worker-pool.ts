@@ -122,7 +122,10 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     slot.outbox = [];
     if (!slot.alive) return; // its tasks were failed when it died
     try {
-      slot.worker.postMessage(batch.map((entry) => entry.request), batch.flatMap((entry) => entry.transfer));
+      slot.worker.postMessage(
+        batch.map((entry) => entry.request),
+        batch.flatMap((entry) => entry.transfer),
+      );
     } catch {
       // One input that cannot be cloned must not sink the others: send them one by one.
       for (const { request, transfer } of batch) {
@@ -131,7 +134,9 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
         } catch (error) {
           const task = slot.tasks.get(request.id);
           slot.tasks.delete(request.id);
-          task?.reject(new AppError('INTERNAL', `${options.name} task could not be sent: ${error instanceof Error ? error.message : String(error)}`, { cause: error }));
+          task?.reject(
+            new AppError('INTERNAL', `${options.name} task could not be sent: ${error instanceof Error ? error.message : String(error)}`, { cause: error }),
+          );
         }
       }
     }
@@ -142,10 +147,12 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     const id = nextTaskId++;
     return new Promise<Out>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined;
-      const settle = <T>(then: (value: T) => void) => (value: T): void => {
-        clearTimeout(timer);
-        then(value);
-      };
+      const settle =
+        <T>(then: (value: T) => void) =>
+        (value: T): void => {
+          clearTimeout(timer);
+          then(value);
+        };
       slot.tasks.set(id, { resolve: settle(resolve as (value: unknown) => void), reject: settle(reject) });
       slot.outbox.push({ request: { id, input }, transfer });
       if (slot.outbox.length === 1) setImmediate(flush, slot);

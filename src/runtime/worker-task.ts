@@ -51,7 +51,10 @@ export function serveTasks<In, Out>(handle: (input: In) => Out | Promise<Out>): 
       try {
         const output = handle(request.input);
         if (output instanceof Promise) {
-          output.then((value: Out) => answer({ id: request.id, ok: true, output: value }), (error: unknown) => answer(failure(request.id, error)));
+          output.then(
+            (value: Out) => answer({ id: request.id, ok: true, output: value }),
+            (error: unknown) => answer(failure(request.id, error)),
+          );
         } else {
           answer({ id: request.id, ok: true, output });
         }
@@ -65,12 +68,14 @@ export function serveTasks<In, Out>(handle: (input: In) => Out | Promise<Out>): 
 /** A Logger whose lines at or above `level` are sent to the main thread. */
 export function threadLogger(level: string, bindings: Record<string, unknown> = {}): Logger {
   const threshold = Math.max(0, LEVELS.indexOf(level));
-  const at = (name: LogLevel) => (first: Record<string, unknown> | string, message?: string): void => {
-    if (LEVELS.indexOf(name) < threshold) return;
-    const fields = typeof first === 'string' ? bindings : { ...bindings, ...cloneable(first) };
-    const record: LogRecord = { log: { level: name, fields, message: typeof first === 'string' ? first : (message ?? '') } };
-    port().postMessage(record);
-  };
+  const at =
+    (name: LogLevel) =>
+    (first: Record<string, unknown> | string, message?: string): void => {
+      if (LEVELS.indexOf(name) < threshold) return;
+      const fields = typeof first === 'string' ? bindings : { ...bindings, ...cloneable(first) };
+      const record: LogRecord = { log: { level: name, fields, message: typeof first === 'string' ? first : (message ?? '') } };
+      port().postMessage(record);
+    };
   return {
     debug: at('debug'),
     info: at('info'),
@@ -85,9 +90,7 @@ export function threadLogger(level: string, bindings: Record<string, unknown> = 
 function cloneable(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error
-      ? { type: value.name, message: value.message, code: (value as { code?: unknown }).code, stack: value.stack }
-      : value;
+    out[key] = value instanceof Error ? { type: value.name, message: value.message, code: (value as { code?: unknown }).code, stack: value.stack } : value;
   }
   return out;
 }

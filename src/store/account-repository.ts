@@ -45,16 +45,20 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
 
   /** The row's mailbox columns are all set (host, port, mode, folder) or all null (migration 11 leaves them null). */
   const toMailbox = (row: AccountRow): AccountMailbox | null =>
-    row.imap_host === null ? null : {
-      host: row.imap_host,
-      port: row.imap_port ?? 993,
-      tlsMode: row.imap_tls_mode ?? 'implicit',
-      user: row.imap_user,
-      password: row.imap_password_sealed === null ? null : secrets.open(row.imap_password_sealed, imapPasswordContext(row.tenant_id, row.id)),
-      folder: row.imap_folder ?? 'INBOX',
-    };
+    row.imap_host === null
+      ? null
+      : {
+          host: row.imap_host,
+          port: row.imap_port ?? 993,
+          tlsMode: row.imap_tls_mode ?? 'implicit',
+          user: row.imap_user,
+          password: row.imap_password_sealed === null ? null : secrets.open(row.imap_password_sealed, imapPasswordContext(row.tenant_id, row.id)),
+          folder: row.imap_folder ?? 'INBOX',
+        };
 
-  const mailboxColumns = (account: Account): Pick<AccountRow, 'imap_host' | 'imap_port' | 'imap_tls_mode' | 'imap_user' | 'imap_password_sealed' | 'imap_folder'> => {
+  const mailboxColumns = (
+    account: Account,
+  ): Pick<AccountRow, 'imap_host' | 'imap_port' | 'imap_tls_mode' | 'imap_user' | 'imap_password_sealed' | 'imap_folder'> => {
     const imap = account.imap;
     return {
       imap_host: imap?.host ?? null,
@@ -119,9 +123,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
   const choices = db.prepare<[string], { id: string; is_default: number }>(`SELECT id, is_default FROM accounts WHERE tenant_id = ? ORDER BY id`);
   const all = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY tenant_id, id`);
   const pec = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE is_pec = 1 AND imap_host IS NOT NULL ORDER BY tenant_id, id`);
-  const version = db.prepare<[], { n: number; u: number; p: number }>(
-    `SELECT count(*) AS n, total(updated_at) AS u, total(paused_at) AS p FROM accounts`,
-  );
+  const version = db.prepare<[], { n: number; u: number; p: number }>(`SELECT count(*) AS n, total(updated_at) AS u, total(paused_at) AS p FROM accounts`);
   const clearDefault = db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`);
   const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
       @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
@@ -138,9 +140,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
       imap_password_sealed = excluded.imap_password_sealed, imap_folder = excluded.imap_folder,
       paused_at = excluded.paused_at, paused_reason = excluded.paused_reason, updated_at = excluded.updated_at`);
   // History (sent, error) stays; only mail that would otherwise wait forever goes.
-  const removeMessages = db.prepare(
-    `DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,
-  );
+  const removeMessages = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`);
   const remove = db.prepare(`DELETE FROM accounts WHERE tenant_id = ? AND id = ?`);
   const pending = db.prepare<[string, string], { n: number }>(
     `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,
@@ -161,7 +161,11 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
       const row = version.get();
       return row === undefined ? '' : `${row.n}:${row.u}:${row.p}:${writes}`;
     },
-    pecMailboxes: () => pec.all().map(toAccount).flatMap((account) => pecMailbox(account) ?? []),
+    pecMailboxes: () =>
+      pec
+        .all()
+        .map(toAccount)
+        .flatMap((account) => pecMailbox(account) ?? []),
     save: (account) => {
       if (account.isDefault) clearDefault.run(account.tenantId, account.id);
       upsert.run(toRow(account));

@@ -67,9 +67,14 @@ describe('database snapshots', () => {
     const dir = tempDir();
     const path = join(dir, 'mailproxy.db');
     const { db } = filledDatabase(path, 1);
-    for (const name of ['.mailproxy.db.backup-1.tmp', '.mailproxy.db.backup-2.tmp-journal', 'mailproxy.db.before-restore-1', 'backup.db']) writeFileSync(join(dir, name), 'x');
+    for (const name of ['.mailproxy.db.backup-1.tmp', '.mailproxy.db.backup-2.tmp-journal', 'mailproxy.db.before-restore-1', 'backup.db'])
+      writeFileSync(join(dir, name), 'x');
     expect(removeAbandonedSnapshots(path)).toBe(2);
-    expect(readdirSync(dir).filter((name) => !name.startsWith('mailproxy.db-')).sort()).toEqual(['backup.db', 'mailproxy.db', 'mailproxy.db.before-restore-1']);
+    expect(
+      readdirSync(dir)
+        .filter((name) => !name.startsWith('mailproxy.db-'))
+        .sort(),
+    ).toEqual(['backup.db', 'mailproxy.db', 'mailproxy.db.before-restore-1']);
     db.close();
   });
 });

@@ -60,8 +60,7 @@ export function removeAbandonedSnapshots(databasePath: string): number {
 export type DatabaseCheckCode = 'UNREADABLE' | 'NOT_A_DATABASE' | 'NOT_MAILPROXY' | 'CORRUPT' | 'SCHEMA_TOO_NEW';
 
 export type DatabaseCheck =
-  | { ok: true; bytes: number; schemaVersion: number; supportedVersion: number; messages: number }
-  | { ok: false; code: DatabaseCheckCode; problem: string };
+  { ok: true; bytes: number; schemaVersion: number; supportedVersion: number; messages: number } | { ok: false; code: DatabaseCheckCode; problem: string };
 
 /**
  * Is `path` a whole mailproxy database this build can open? `PRAGMA
@@ -89,7 +88,11 @@ export function checkDatabaseFile(path: string): DatabaseCheck {
       return { ok: false, code: 'CORRUPT', problem: `${path}: integrity check failed: ${problems.slice(0, 5).join('; ')}` };
     }
     if (schemaVersion > supportedVersion) {
-      return { ok: false, code: 'SCHEMA_TOO_NEW', problem: `${path}: schema version ${schemaVersion} is newer than this mailproxy (${supportedVersion}); restore it with a newer mailproxy` };
+      return {
+        ok: false,
+        code: 'SCHEMA_TOO_NEW',
+        problem: `${path}: schema version ${schemaVersion} is newer than this mailproxy (${supportedVersion}); restore it with a newer mailproxy`,
+      };
     }
     const hasMessages = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get() !== undefined;
     if (schemaVersion === 0 || !hasMessages) return { ok: false, code: 'NOT_MAILPROXY', problem: `${path}: an SQLite database, but not a mailproxy one` };

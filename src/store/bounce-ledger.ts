@@ -4,9 +4,7 @@
  * complaint on the message, suppressions, the record of the mailbox message,
  * the checkpoint). Suppressions from bounces are mirrored as admin events.
  */
-import type {
-  BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, RecipientFinding, SuppressionRecord,
-} from '../core/bounce.js';
+import type { BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, RecipientFinding, SuppressionRecord } from '../core/bounce.js';
 import type { IdSource } from '../core/clock.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { ChangeLog } from '../core/ports.js';
@@ -15,17 +13,46 @@ import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';
 
 interface BounceMessageRow {
-  seq: number; mailbox: string; uid_validity: number; uid: number; received_at: number; header_message_id: string | null;
-  from_header: string | null; subject: string | null; size_bytes: number; kind: string; disposition: BounceDisposition;
-  unmatched_reason: string | null; tenant_id: string | null; message_pk: number | null; message_id: string | null;
-  matched_by: string | null; mail_id: string | null; original_message_id: string | null; findings: string; filed_at: number | null;
+  seq: number;
+  mailbox: string;
+  uid_validity: number;
+  uid: number;
+  received_at: number;
+  header_message_id: string | null;
+  from_header: string | null;
+  subject: string | null;
+  size_bytes: number;
+  kind: string;
+  disposition: BounceDisposition;
+  unmatched_reason: string | null;
+  tenant_id: string | null;
+  message_pk: number | null;
+  message_id: string | null;
+  matched_by: string | null;
+  mail_id: string | null;
+  original_message_id: string | null;
+  findings: string;
+  filed_at: number | null;
 }
 
 const toView = (row: BounceMessageRow): BounceMessageView => ({
-  seq: row.seq, mailbox: row.mailbox, uid: row.uid, received_ts: Math.floor(row.received_at / 1000), header_message_id: row.header_message_id,
-  from: row.from_header, subject: row.subject, size_bytes: row.size_bytes, kind: row.kind, disposition: row.disposition,
-  unmatched_reason: row.unmatched_reason, tenant_id: row.tenant_id, message_id: row.message_id, matched_by: row.matched_by,
-  mail_id: row.mail_id, original_message_id: row.original_message_id, recipients: JSON.parse(row.findings) as RecipientFinding[],
+  seq: row.seq,
+  mailbox: row.mailbox,
+  uid: row.uid,
+  received_ts: Math.floor(row.received_at / 1000),
+  header_message_id: row.header_message_id,
+  from: row.from_header,
+  subject: row.subject,
+  size_bytes: row.size_bytes,
+  kind: row.kind,
+  disposition: row.disposition,
+  unmatched_reason: row.unmatched_reason,
+  tenant_id: row.tenant_id,
+  message_id: row.message_id,
+  matched_by: row.matched_by,
+  mail_id: row.mail_id,
+  original_message_id: row.original_message_id,
+  recipients: JSON.parse(row.findings) as RecipientFinding[],
   filed: row.filed_at !== null,
 });
 
@@ -40,7 +67,9 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
   const checkpoint = db.prepare<[string], { uid_validity: number; last_uid: number }>(`SELECT uid_validity, last_uid FROM bounce_mailboxes WHERE mailbox = ?`);
   const resetCheckpoint = db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES (@mailbox, @uid_validity, 0, @at)
     ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, last_uid = 0, updated_at = excluded.updated_at`);
-  const advance = db.prepare(`UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`);
+  const advance = db.prepare(
+    `UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`,
+  );
   const candidates = createCandidateLookup(db);
   const previous = db.prepare<[string, string], { disposition: BounceDisposition }>(`SELECT disposition FROM bounce_messages
     WHERE mailbox = ? AND header_message_id = ? ORDER BY seq LIMIT 1`);
@@ -77,11 +106,24 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
   const settleOne = (item: MailboxItem, plan: BouncePlan, at: number): void => {
     const match = plan.match;
     const inserted = insertMessage.run({
-      mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, received_at: at, header_message_id: item.headerMessageId,
-      from_header: item.from, subject: item.subject, size_bytes: item.sizeBytes, kind: item.findings.kind, disposition: plan.disposition,
-      unmatched_reason: plan.unmatchedReason, tenant_id: match?.candidate.tenantId ?? null, message_pk: match?.candidate.pk ?? null,
-      message_id: match?.candidate.id ?? null, matched_by: match?.by ?? null, mail_id: item.findings.mailId,
-      original_message_id: item.findings.originalMessageId, findings: JSON.stringify(item.findings.recipients),
+      mailbox: item.mailbox,
+      uid_validity: item.uidValidity,
+      uid: item.uid,
+      received_at: at,
+      header_message_id: item.headerMessageId,
+      from_header: item.from,
+      subject: item.subject,
+      size_bytes: item.sizeBytes,
+      kind: item.findings.kind,
+      disposition: plan.disposition,
+      unmatched_reason: plan.unmatchedReason,
+      tenant_id: match?.candidate.tenantId ?? null,
+      message_pk: match?.candidate.pk ?? null,
+      message_id: match?.candidate.id ?? null,
+      matched_by: match?.by ?? null,
+      mail_id: item.findings.mailId,
+      original_message_id: item.findings.originalMessageId,
+      findings: JSON.stringify(item.findings.recipients),
     });
     // Settled before (the checkpoint lagged behind a crash): its effects are not applied twice.
     if (inserted.changes > 0) {

@@ -18,7 +18,9 @@ describe('WAL checkpointer', () => {
     db.exec('CREATE TABLE filler (x TEXT)');
     const insert = db.prepare('INSERT INTO filler (x) VALUES (?)');
     // ~18 MB: beyond SQLite's default of 1000 pages (of 16 KiB), which the writer would have checkpointed itself.
-    db.transaction(() => { for (let i = 0; i < 9000; i += 1) insert.run('y'.repeat(2000)); })();
+    db.transaction(() => {
+      for (let i = 0; i < 9000; i += 1) insert.run('y'.repeat(2000));
+    })();
     const before = statSync(path).size;
 
     const checkpointer = openCheckpointer(path);

@@ -94,7 +94,11 @@ export function durableTransaction<T>(db: SqliteDatabase, fn: () => T): T {
     } catch (error) {
       // SQLITE_FULL, IOERR, NOMEM may roll back the whole transaction, not just
       // this savepoint: the caller must not go on as if the outer one still held.
-      if (!db.inTransaction) throw Object.assign(new Error(`the enclosing transaction was rolled back: ${(error as Error).message}`), { code: 'SQLITE_ABORT_ROLLBACK', cause: error });
+      if (!db.inTransaction)
+        throw Object.assign(new Error(`the enclosing transaction was rolled back: ${(error as Error).message}`), {
+          code: 'SQLITE_ABORT_ROLLBACK',
+          cause: error,
+        });
       throw error;
     }
   }

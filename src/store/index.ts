@@ -159,7 +159,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         health.succeeded();
       } catch (error) {
         health.failed((error as { code?: string }).code ?? 'EIO');
-        throw new AppError('STORE_UNAVAILABLE', 'the commit could not be synced to disk', { transient: true, details: { reason: (error as { code?: string }).code ?? 'EIO' }, cause: error });
+        throw new AppError('STORE_UNAVAILABLE', 'the commit could not be synced to disk', {
+          transient: true,
+          details: { reason: (error as { code?: string }).code ?? 'EIO' },
+          cause: error,
+        });
       }
       return result;
     },
@@ -196,15 +200,16 @@ function asStoreError(error: unknown): unknown {
 function storeErrors<T extends object>(target: T, asError: (error: unknown) => unknown): T {
   const wrapped = {} as Record<string, unknown>;
   for (const [name, value] of Object.entries(target)) {
-    wrapped[name] = typeof value === 'function'
-      ? (...args: unknown[]) => {
-          try {
-            return (value as (...a: unknown[]) => unknown)(...args);
-          } catch (error) {
-            throw asError(error);
+    wrapped[name] =
+      typeof value === 'function'
+        ? (...args: unknown[]) => {
+            try {
+              return (value as (...a: unknown[]) => unknown)(...args);
+            } catch (error) {
+              throw asError(error);
+            }
           }
-        }
-      : value;
+        : value;
   }
   return wrapped as T;
 }

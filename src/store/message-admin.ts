@@ -22,7 +22,8 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const refresh = db.prepare<[string], IdentityRow & { suspended: number }>(
     `UPDATE messages SET suspended = CASE WHEN ${HOLD} THEN 1 ELSE 0 END
     WHERE tenant_id = ? AND ${WAITING} AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END
-    RETURNING ${IDENTITY_COLUMNS}, suspended`);
+    RETURNING ${IDENTITY_COLUMNS}, suspended`,
+  );
   const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
   const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
@@ -81,20 +82,28 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     // Each deletion is a transition of its own on the stream. The message goes first, so that a
     // full store gets its pages back before the event needs one.
     deleteMessages: (tenantId, ids, at) =>
-      inTransaction(() => perId(ids, tenantId, (row) => {
-        const gone = row.state === 'sending' ? undefined : identity.get(row.pk);
-        if (gone === undefined || deleteOne.run(row.pk).changes !== 1) return false;
-        writeEvent(transitionOf(gone, 'deleted', at));
-        dropPassedDeletion.run(gone.pk);
-        return true;
-      }), 'immediate'),
+      inTransaction(
+        () =>
+          perId(ids, tenantId, (row) => {
+            const gone = row.state === 'sending' ? undefined : identity.get(row.pk);
+            if (gone === undefined || deleteOne.run(row.pk).changes !== 1) return false;
+            writeEvent(transitionOf(gone, 'deleted', at));
+            dropPassedDeletion.run(gone.pk);
+            return true;
+          }),
+        'immediate',
+      ),
     resend: (tenantId, ids, at, correlationId) =>
-      inTransaction(() => perId(ids, tenantId, (row) => {
-        const moved = requeue.get({ at, pk: row.pk });
-        if (moved === undefined) return false;
-        writeEvent(transitionOf(moved, 'resent', at, { correlationId }));
-        return true;
-      }), 'immediate'),
+      inTransaction(
+        () =>
+          perId(ids, tenantId, (row) => {
+            const moved = requeue.get({ at, pk: row.pk });
+            if (moved === undefined) return false;
+            writeEvent(transitionOf(moved, 'resent', at, { correlationId }));
+            return true;
+          }),
+        'immediate',
+      ),
     removeReported: (tenantId, before) => (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
     detail: (tenantId, id) => {
       const row = detailRow.get(tenantId, id);

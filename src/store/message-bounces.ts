@@ -27,20 +27,24 @@ export function createMessageBounceWriter(db: SqliteDatabase, writeEvent: Messag
     bounce(record) {
       const row = bounce.get({ tenant: record.tenantId, id: record.messageId, type: record.type, code: record.code, reason: record.reason, at: record.at });
       if (row === undefined) return false;
-      writeEvent(transitionOf(row, 'bounced', record.at, {
-        text: record.reason,
-        enhancedStatus: typeof record.details?.enhanced_status === 'string' ? record.details.enhanced_status : null,
-        data: { bounce_type: record.type, bounce_code: record.code, bounce_reason: record.reason, recipient: record.recipient, ...record.details },
-      }));
+      writeEvent(
+        transitionOf(row, 'bounced', record.at, {
+          text: record.reason,
+          enhancedStatus: typeof record.details?.enhanced_status === 'string' ? record.details.enhanced_status : null,
+          data: { bounce_type: record.type, bounce_code: record.code, bounce_reason: record.reason, recipient: record.recipient, ...record.details },
+        }),
+      );
       return true;
     },
     complaint(record) {
       const row = complaint.get({ tenant: record.tenantId, id: record.messageId, type: record.feedbackType, at: record.at });
       if (row === undefined) return false;
-      writeEvent(transitionOf(row, 'complained', record.at, {
-        text: `complaint: ${record.feedbackType ?? 'unspecified'}`,
-        data: { feedback_type: record.feedbackType, recipient: record.recipient, ...record.details },
-      }));
+      writeEvent(
+        transitionOf(row, 'complained', record.at, {
+          text: `complaint: ${record.feedbackType ?? 'unspecified'}`,
+          data: { feedback_type: record.feedbackType, recipient: record.recipient, ...record.details },
+        }),
+      );
       return true;
     },
   };

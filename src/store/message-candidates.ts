@@ -16,7 +16,12 @@ export interface CandidateRow {
 /** Enough candidates to tell them apart by recipient; more means the reference says nothing. */
 export const MAX_CANDIDATES = 20;
 
-export const toCandidate = (row: CandidateRow): MessageCandidate => ({ tenantId: row.tenant_id, pk: row.pk, id: row.id, rcptTo: JSON.parse(row.rcpt_to) as string[] });
+export const toCandidate = (row: CandidateRow): MessageCandidate => ({
+  tenantId: row.tenant_id,
+  pk: row.pk,
+  id: row.id,
+  rcptTo: JSON.parse(row.rcpt_to) as string[],
+});
 
 export type CandidateLookup = (by: 'mail_id' | 'message_id' | 'verp', value: string, tenantId: string | null) => MessageCandidate[];
 

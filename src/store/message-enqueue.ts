@@ -31,9 +31,23 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const { suspended } = message;
       const row = [
-        message.tenantId, message.id, message.accountId, message.priority, message.batchCode, ...contentColumns(message.content), message.mailFrom,
-        JSON.stringify(message.rcptTo), message.subject, message.messageId, message.sizeBytes, deferred ? 'deferred' : 'queued',
-        suspended ? 1 : 0, deferred ? (message.deferredUntil ?? now) : now, deferred ? message.deferredUntil : null, now, now,
+        message.tenantId,
+        message.id,
+        message.accountId,
+        message.priority,
+        message.batchCode,
+        ...contentColumns(message.content),
+        message.mailFrom,
+        JSON.stringify(message.rcptTo),
+        message.subject,
+        message.messageId,
+        message.sizeBytes,
+        deferred ? 'deferred' : 'queued',
+        suspended ? 1 : 0,
+        deferred ? (message.deferredUntil ?? now) : now,
+        deferred ? message.deferredUntil : null,
+        now,
+        now,
       ];
       const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
@@ -52,9 +66,20 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         result.updated += 1;
       }
       writeEvent({
-        pk, tenantId: message.tenantId, id: message.id, accountId: message.accountId, batchCode: message.batchCode,
-        type: isNew ? 'queued' : 'updated', at: now, attempt: 0, correlationId,
-        data: { priority: message.priority, ...(deferred ? { deferred_ts: Math.floor((message.deferredUntil ?? now) / 1000) } : {}), ...(suspended ? { suspended: true } : {}) },
+        pk,
+        tenantId: message.tenantId,
+        id: message.id,
+        accountId: message.accountId,
+        batchCode: message.batchCode,
+        type: isNew ? 'queued' : 'updated',
+        at: now,
+        attempt: 0,
+        correlationId,
+        data: {
+          priority: message.priority,
+          ...(deferred ? { deferred_ts: Math.floor((message.deferredUntil ?? now) / 1000) } : {}),
+          ...(suspended ? { suspended: true } : {}),
+        },
       });
     }
     return result;
@@ -73,7 +98,12 @@ function contentColumns(content: MessageContent): [string, string | null, Buffer
       return ['http', content.json, null, null];
     case 'raw':
       // better-sqlite3 binds a Buffer as a BLOB; a Buffer view shares the bytes.
-      return ['smtp', null, Buffer.isBuffer(content.bytes) ? content.bytes : Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength), null];
+      return [
+        'smtp',
+        null,
+        Buffer.isBuffer(content.bytes) ? content.bytes : Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength),
+        null,
+      ];
     case 'spooled':
       return ['smtp', null, null, content.spoolId];
   }

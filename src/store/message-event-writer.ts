@@ -38,7 +38,15 @@ export interface IdentityRow {
 
 /** A transition of the message `row` identifies, at its current attempt. */
 export const transitionOf = (row: IdentityRow, type: string, at: number, more: Partial<MessageTransition> = {}): MessageTransition => ({
-  pk: row.pk, tenantId: row.tenant_id, id: row.id, accountId: row.account_id, batchCode: row.batch_code, type, at, attempt: row.attempts, ...more,
+  pk: row.pk,
+  tenantId: row.tenant_id,
+  id: row.id,
+  accountId: row.account_id,
+  batchCode: row.batch_code,
+  type,
+  at,
+  attempt: row.attempts,
+  ...more,
 });
 
 export const MESSAGE_EVENT_PREFIX = 'message.';
@@ -58,8 +66,21 @@ export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, list
 
   return (t) => {
     insert.run(
-      ids.uuid(), `${t.tenantId}/${t.id}`, MESSAGE_EVENT_PREFIX + t.type, t.tenantId, t.pk, t.id, t.accountId, t.batchCode, t.attempt,
-      t.replyCode ?? null, t.enhancedStatus ?? null, t.text ?? null, t.data === undefined ? null : JSON.stringify(t.data), t.at, t.correlationId ?? null,
+      ids.uuid(),
+      `${t.tenantId}/${t.id}`,
+      MESSAGE_EVENT_PREFIX + t.type,
+      t.tenantId,
+      t.pk,
+      t.id,
+      t.accountId,
+      t.batchCode,
+      t.attempt,
+      t.replyCode ?? null,
+      t.enhancedStatus ?? null,
+      t.text ?? null,
+      t.data === undefined ? null : JSON.stringify(t.data),
+      t.at,
+      t.correlationId ?? null,
     );
     listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type, t.accountId, t.text ?? null);
   };

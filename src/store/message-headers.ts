@@ -15,7 +15,10 @@ function headerSection(bytes: Buffer): string {
   const crlf = head.indexOf('\r\n\r\n');
   const lf = head.indexOf('\n\n');
   const ends = [crlf, lf].filter((index) => index >= 0);
-  return head.subarray(0, ends.length === 0 ? head.length : Math.min(...ends)).toString('utf8').replace(/\r\n/g, '\n');
+  return head
+    .subarray(0, ends.length === 0 ? head.length : Math.min(...ends))
+    .toString('utf8')
+    .replace(/\r\n/g, '\n');
 }
 
 function payloadHeaders(json: string): string {
@@ -30,19 +33,25 @@ function payloadHeaders(json: string): string {
     ['Message-ID', payload.messageId],
     ...Object.entries(payload.headers ?? {}),
   ];
-  return lines.filter((line): line is [string, string] => typeof line[1] === 'string' && line[1] !== '').map(([name, value]) => `${name}: ${value}`).join('\n');
+  return lines
+    .filter((line): line is [string, string] => typeof line[1] === 'string' && line[1] !== '')
+    .map(([name, value]) => `${name}: ${value}`)
+    .join('\n');
 }
 
 export function createSqliteMessageHeaders(db: SqliteDatabase): MessageHeaders {
   const message = db.prepare<[string, string], { source: 'smtp' | 'http'; payload: string | null; head: Buffer | null; spool_id: number | null }>(
-    `SELECT source, payload, substr(raw, 1, ${MAX_HEADER_BYTES}) AS head, spool_id FROM messages WHERE tenant_id = ? AND id = ?`);
-  const spoolHead = db.prepare<[number], { head: Buffer }>(`SELECT substr(bytes, 1, ${MAX_HEADER_BYTES}) AS head FROM spool_parts WHERE spool_id = ? ORDER BY seq LIMIT 1`);
+    `SELECT source, payload, substr(raw, 1, ${MAX_HEADER_BYTES}) AS head, spool_id FROM messages WHERE tenant_id = ? AND id = ?`,
+  );
+  const spoolHead = db.prepare<[number], { head: Buffer }>(
+    `SELECT substr(bytes, 1, ${MAX_HEADER_BYTES}) AS head FROM spool_parts WHERE spool_id = ? ORDER BY seq LIMIT 1`,
+  );
   return {
     of(tenantId, id) {
       const row = message.get(tenantId, id);
       if (row === undefined) return null;
       if (row.source === 'http') return { source: 'http', text: row.payload === null ? '' : payloadHeaders(row.payload) };
-      const head = row.head ?? (row.spool_id === null ? null : spoolHead.get(row.spool_id)?.head ?? null);
+      const head = row.head ?? (row.spool_id === null ? null : (spoolHead.get(row.spool_id)?.head ?? null));
       return { source: 'smtp', text: head === null ? '' : headerSection(head) };
     },
   };

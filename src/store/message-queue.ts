@@ -122,7 +122,9 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
   const handBack = db.transaction((owner: string, now: number): number => {
     const rows = owned.all({ owner });
     for (const row of rows) {
-      writeEvent(transitionOf(row, 'lease_expired', now, { text: 'the daemon stopped before the relay answered; it will be retried with the same X-Genro-Mail-ID' }));
+      writeEvent(
+        transitionOf(row, 'lease_expired', now, { text: 'the daemon stopped before the relay answered; it will be retried with the same X-Genro-Mail-ID' }),
+      );
     }
     return rows.length;
   });

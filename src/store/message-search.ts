@@ -6,13 +6,37 @@
 import { normalizeAddress } from '../core/address.js';
 import { epochSeconds } from '../core/clock.js';
 import type { HandoffState, Priority } from '../core/message.js';
-import { addressPhrase, fullTextQuery, messageStatus, type MessageQuery, type MessageSearch, type MessageStatus, type MessageSummary } from '../core/message-search.js';
+import {
+  addressPhrase,
+  fullTextQuery,
+  messageStatus,
+  type MessageQuery,
+  type MessageSearch,
+  type MessageStatus,
+  type MessageSummary,
+} from '../core/message-search.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 
 interface SummaryRow {
-  pk: number; id: string; tenant_id: string; account_id: string; state: HandoffState; suspended: number; priority: Priority;
-  batch_code: string | null; subject: string | null; mail_from: string; rcpt_to: string; attempts: number; created_at: number;
-  next_attempt_at: number; sent_at: number | null; error_at: number | null; error: string | null; bounce_type: string | null; bounce_at: number | null;
+  pk: number;
+  id: string;
+  tenant_id: string;
+  account_id: string;
+  state: HandoffState;
+  suspended: number;
+  priority: Priority;
+  batch_code: string | null;
+  subject: string | null;
+  mail_from: string;
+  rcpt_to: string;
+  attempts: number;
+  created_at: number;
+  next_attempt_at: number;
+  sent_at: number | null;
+  error_at: number | null;
+  error: string | null;
+  bounce_type: string | null;
+  bounce_at: number | null;
 }
 
 const COLUMNS = `m.pk, m.id, m.tenant_id, m.account_id, m.state, m.suspended, m.priority, m.batch_code, m.subject, m.mail_from, m.rcpt_to,
@@ -33,11 +57,24 @@ const STATUS_SQL: Record<MessageStatus, string> = {
 const UNINDEXED = 'UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)';
 
 const toSummary = (row: SummaryRow): MessageSummary => ({
-  pk: row.pk, id: row.id, tenant_id: row.tenant_id, account_id: row.account_id, status: messageStatus(row.state, row.suspended === 1, row.bounce_at !== null), state: row.state, priority: row.priority,
-  batch_code: row.batch_code, subject: row.subject, mail_from: row.mail_from, rcpt_to: JSON.parse(row.rcpt_to) as string[], attempts: row.attempts,
+  pk: row.pk,
+  id: row.id,
+  tenant_id: row.tenant_id,
+  account_id: row.account_id,
+  status: messageStatus(row.state, row.suspended === 1, row.bounce_at !== null),
+  state: row.state,
+  priority: row.priority,
+  batch_code: row.batch_code,
+  subject: row.subject,
+  mail_from: row.mail_from,
+  rcpt_to: JSON.parse(row.rcpt_to) as string[],
+  attempts: row.attempts,
   created_ts: epochSeconds(row.created_at) ?? 0,
   next_attempt_ts: row.state === 'queued' || row.state === 'deferred' ? epochSeconds(row.next_attempt_at) : null,
-  sent_ts: epochSeconds(row.sent_at), error_ts: epochSeconds(row.error_at), error: row.error, bounce_type: row.bounce_type,
+  sent_ts: epochSeconds(row.sent_at),
+  error_ts: epochSeconds(row.error_at),
+  error: row.error,
+  bounce_type: row.bounce_type,
 });
 
 export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {

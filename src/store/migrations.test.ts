@@ -12,35 +12,69 @@ describe('schema migrations', () => {
     expect(migrate(db, migrations)).toEqual(migrations.map((migration) => migration.version));
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
-    expect(tables).toEqual(['account_usage', 'accounts', 'bounce_mailboxes', 'bounce_messages', 'command_log', 'inbox', 'messages', 'messages_fts', 'messages_fts_config', 'messages_fts_data', 'messages_fts_docsize', 'messages_fts_idx', 'mirror_state', 'outbox', 'pec_receipts', 'report_state', 'search_state', 'spool_parts', 'spools', 'suppressions', 'suspensions', 'tenants']);
+    expect(tables).toEqual([
+      'account_usage',
+      'accounts',
+      'bounce_mailboxes',
+      'bounce_messages',
+      'command_log',
+      'inbox',
+      'messages',
+      'messages_fts',
+      'messages_fts_config',
+      'messages_fts_data',
+      'messages_fts_docsize',
+      'messages_fts_idx',
+      'mirror_state',
+      'outbox',
+      'pec_receipts',
+      'report_state',
+      'search_state',
+      'spool_parts',
+      'spools',
+      'suppressions',
+      'suspensions',
+      'tenants',
+    ]);
     expect(migrate(db, migrations)).toEqual([]);
   });
 
   it('uses the due index for the dispatcher query', () => {
     const db = new Database(':memory:');
     migrate(db, loadMigrations());
-    const plan = db.prepare(`EXPLAIN QUERY PLAN SELECT pk FROM messages WHERE tenant_id = ? AND account_id = ?
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT pk FROM messages WHERE tenant_id = ? AND account_id = ?
       AND state IN ('queued', 'deferred') AND suspended = 0 AND priority = 0 AND next_attempt_at <= ?
-      ORDER BY next_attempt_at, pk LIMIT 10`).all('t', 'a', 0) as { detail: string }[];
+      ORDER BY next_attempt_at, pk LIMIT 10`,
+      )
+      .all('t', 'a', 0) as { detail: string }[];
     expect(plan.map((row) => row.detail).join(' ')).toContain('messages_due');
   });
 
   it('serves suspension and pending-message checks from the pending index', () => {
     const db = new Database(':memory:');
     migrate(db, loadMigrations());
-    const planOf = (sql: string): string =>
-      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('t', 'a') as { detail: string }[]).map((row) => row.detail).join(' ');
+    const planOf = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('t', 'a') as { detail: string }[]).map((row) => row.detail).join(' ');
     expect(planOf(`SELECT count(*) FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`)).toContain('messages_pending');
-    expect(planOf(`UPDATE messages SET suspended = 1 WHERE tenant_id = ? AND batch_code = ? AND state IN ${PENDING_STATES_SQL} AND state <> 'sending'`))
-      .toContain('messages_pending');
+    expect(
+      planOf(`UPDATE messages SET suspended = 1 WHERE tenant_id = ? AND batch_code = ? AND state IN ${PENDING_STATES_SQL} AND state <> 'sending'`),
+    ).toContain('messages_pending');
   });
 
   it('counts the waiting messages by status and priority from the pending index alone (migration 10)', () => {
     const db = new Database(':memory:');
     migrate(db, loadMigrations());
-    const plan = (db.prepare(`EXPLAIN QUERY PLAN SELECT tenant_id, account_id, CASE WHEN suspended = 1 AND state <> 'sending' THEN 'suspended' ELSE state END AS status,
-      priority, count(*) FROM messages WHERE state IN ${PENDING_STATES_SQL} AND (? IS NULL OR tenant_id = ?) GROUP BY 1, 2, 3, 4`).all(null, null) as { detail: string }[])
-      .map((row) => row.detail).join(' ');
+    const plan = (
+      db
+        .prepare(
+          `EXPLAIN QUERY PLAN SELECT tenant_id, account_id, CASE WHEN suspended = 1 AND state <> 'sending' THEN 'suspended' ELSE state END AS status,
+      priority, count(*) FROM messages WHERE state IN ${PENDING_STATES_SQL} AND (? IS NULL OR tenant_id = ?) GROUP BY 1, 2, 3, 4`,
+        )
+        .all(null, null) as { detail: string }[]
+    )
+      .map((row) => row.detail)
+      .join(' ');
     expect(plan).toContain('COVERING INDEX messages_pending');
   });
 
@@ -65,11 +99,21 @@ describe('schema migrations', () => {
     // A stand-in of our own port: this test is about columns, not encryption.
     const secrets: SecretBox = { seal: (text, context) => `${context}|${text}`, open: (sealed, context) => sealed.slice(context.length + 1) };
     db.exec(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`);
-    db.prepare(`INSERT INTO accounts (tenant_id, id, host, port, user, password_sealed, tls_mode, created_at, updated_at)
-      VALUES ('t', 'relay', 'smtp.example.com', 587, 'u', ?, 'starttls', 1, 2)`).run(secrets.seal('pw', 'account:t/relay:password'));
+    db.prepare(
+      `INSERT INTO accounts (tenant_id, id, host, port, user, password_sealed, tls_mode, created_at, updated_at)
+      VALUES ('t', 'relay', 'smtp.example.com', 587, 'u', ?, 'starttls', 1, 2)`,
+    ).run(secrets.seal('pw', 'account:t/relay:password'));
     migrate(db, migrations);
     const accounts = createSqliteAccountRepository(db, secrets);
-    expect(accounts.get('t', 'relay')).toMatchObject({ host: 'smtp.example.com', port: 587, user: 'u', password: 'pw', isPec: false, imap: null, updatedAt: 2 });
+    expect(accounts.get('t', 'relay')).toMatchObject({
+      host: 'smtp.example.com',
+      port: 587,
+      user: 'u',
+      password: 'pw',
+      isPec: false,
+      imap: null,
+      updatedAt: 2,
+    });
     expect(accounts.pecMailboxes()).toEqual([]);
   });
 

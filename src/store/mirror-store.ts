@@ -4,22 +4,45 @@ import { transactionRunner, type SqliteDatabase } from './database.js';
 import { ORPHANED_SQL } from './outbox-predicates.js';
 
 interface Row {
-  seq: number; id: string; event_type: string; event_version: number; tenant_id: string; message_pk: number | null;
-  message_id: string | null; account_id: string | null; batch_code: string | null; attempt: number | null;
-  reply_code: number | null; enhanced_status: string | null; text: string | null; payload: string | null;
-  occurred_at: number; correlation_id: string | null;
+  seq: number;
+  id: string;
+  event_type: string;
+  event_version: number;
+  tenant_id: string;
+  message_pk: number | null;
+  message_id: string | null;
+  account_id: string | null;
+  batch_code: string | null;
+  attempt: number | null;
+  reply_code: number | null;
+  enhanced_status: string | null;
+  text: string | null;
+  payload: string | null;
+  occurred_at: number;
+  correlation_id: string | null;
 }
 
 const toRow = (row: Row): OutboxRow => ({
-  seq: row.seq, id: row.id, eventType: row.event_type, eventVersion: row.event_version, tenantId: row.tenant_id,
-  messagePk: row.message_pk, messageId: row.message_id, accountId: row.account_id, batchCode: row.batch_code,
-  attempt: row.attempt, replyCode: row.reply_code, enhancedStatus: row.enhanced_status, text: row.text,
-  payload: row.payload, occurredAt: row.occurred_at, correlationId: row.correlation_id,
+  seq: row.seq,
+  id: row.id,
+  eventType: row.event_type,
+  eventVersion: row.event_version,
+  tenantId: row.tenant_id,
+  messagePk: row.message_pk,
+  messageId: row.message_id,
+  accountId: row.account_id,
+  batchCode: row.batch_code,
+  attempt: row.attempt,
+  replyCode: row.reply_code,
+  enhancedStatus: row.enhanced_status,
+  text: row.text,
+  payload: row.payload,
+  occurredAt: row.occurred_at,
+  correlationId: row.correlation_id,
 });
 
 const CURSOR = `(SELECT cursor_seq FROM mirror_state WHERE id = 1)`;
 const OFF = '9223372036854775807';
-
 
 export function createSqliteMirrorStore(db: SqliteDatabase): MirrorStore {
   const inTransaction = transactionRunner(db);
@@ -46,7 +69,12 @@ export function createSqliteMirrorStore(db: SqliteDatabase): MirrorStore {
   return {
     record: (): MirrorRecord => {
       const row = record.get();
-      return { cursorSeq: row?.cursor_seq ?? 0, lastPublishedAt: row?.last_published_at ?? null, lastError: row?.last_error ?? null, lastErrorAt: row?.last_error_at ?? null };
+      return {
+        cursorSeq: row?.cursor_seq ?? 0,
+        lastPublishedAt: row?.last_published_at ?? null,
+        lastError: row?.last_error ?? null,
+        lastErrorAt: row?.last_error_at ?? null,
+      };
     },
     pending: (limit) => pending.all(limit).map(toRow),
     backlog: () => {

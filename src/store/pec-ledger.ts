@@ -37,11 +37,19 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
       pec_error_at = CASE WHEN @error IS NOT NULL THEN @at WHEN @accepted = 1 AND pec_error LIKE '${ACCEPTANCE_TIMEOUT}%' THEN NULL ELSE pec_error_at END,
       pec_awaiting_since = NULL, updated_at = @now
     WHERE pk = @pk AND tenant_id = @tenant RETURNING ${IDENTITY_COLUMNS}`);
-  const advance = db.prepare(`UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`);
+  const advance = db.prepare(
+    `UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`,
+  );
 
   const apply = (effect: PecEffect, now: number): void => {
     const row = applyEffect.get({
-      pk: effect.messagePk, tenant: effect.tenantId, accepted: effect.accepted ? 1 : 0, delivered: effect.delivered ? 1 : 0, error: effect.error, at: effect.at, now,
+      pk: effect.messagePk,
+      tenant: effect.tenantId,
+      accepted: effect.accepted ? 1 : 0,
+      delivered: effect.delivered ? 1 : 0,
+      error: effect.error,
+      at: effect.at,
+      now,
     });
     // The message is gone (retention): the receipt is kept, nobody is told.
     if (row === undefined) return;
@@ -52,24 +60,54 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
     const { plan, receipt } = settlement;
     const match = plan.match;
     const inserted = insertRecord.run({
-      mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid, received_at: at, header_message_id: settlement.headerMessageId,
-      from_header: settlement.from, subject: settlement.subject, size_bytes: settlement.sizeBytes, kind: settlement.kind, disposition: plan.disposition,
-      unmatched_reason: plan.unmatchedReason, tenant_id: receipt?.tenantId ?? null, message_pk: match?.candidate.pk ?? null,
-      message_id: match?.candidate.id ?? null, matched_by: match?.by ?? null, mail_id: receipt?.findings.mailId ?? null,
+      mailbox: settlement.mailbox,
+      uid_validity: settlement.uidValidity,
+      uid: settlement.uid,
+      received_at: at,
+      header_message_id: settlement.headerMessageId,
+      from_header: settlement.from,
+      subject: settlement.subject,
+      size_bytes: settlement.sizeBytes,
+      kind: settlement.kind,
+      disposition: plan.disposition,
+      unmatched_reason: plan.unmatchedReason,
+      tenant_id: receipt?.tenantId ?? null,
+      message_pk: match?.candidate.pk ?? null,
+      message_id: match?.candidate.id ?? null,
+      matched_by: match?.by ?? null,
+      mail_id: receipt?.findings.mailId ?? null,
       original_message_id: receipt?.findings.referencedMessageId ?? null,
     });
     // Recorded before (the checkpoint lagged behind a crash): neither the receipt nor its effect twice.
     if (inserted.changes > 0 && receipt !== null) {
       const { findings } = receipt;
       insertReceipt.run({
-        receipt_id: receipt.receiptId, tenant_id: receipt.tenantId, account_id: receipt.accountId, mailbox: receipt.mailbox,
-        uid_validity: receipt.uidValidity, uid: receipt.uid, received_at: receipt.receivedAt, receipt_type: findings.type,
-        recognised_by: findings.recognisedBy, message_pk: match?.candidate.pk ?? null, message_id: match?.candidate.id ?? null,
-        matched_by: match?.by ?? null, recipient: findings.recipient, header_message_id: receipt.headerMessageId,
-        referenced_message_id: findings.referencedMessageId, mail_id: findings.mailId, identificativo: findings.identificativo,
-        error: findings.error, error_detail: findings.errorDetail, issuer: findings.issuer, issued_at: findings.issuedAt,
-        subject: receipt.subject, size_bytes: receipt.sizeBytes, complete: receipt.complete ? 1 : 0,
-        sha256: createHash('sha256').update(receipt.raw).digest('hex'), raw: receipt.raw,
+        receipt_id: receipt.receiptId,
+        tenant_id: receipt.tenantId,
+        account_id: receipt.accountId,
+        mailbox: receipt.mailbox,
+        uid_validity: receipt.uidValidity,
+        uid: receipt.uid,
+        received_at: receipt.receivedAt,
+        receipt_type: findings.type,
+        recognised_by: findings.recognisedBy,
+        message_pk: match?.candidate.pk ?? null,
+        message_id: match?.candidate.id ?? null,
+        matched_by: match?.by ?? null,
+        recipient: findings.recipient,
+        header_message_id: receipt.headerMessageId,
+        referenced_message_id: findings.referencedMessageId,
+        mail_id: findings.mailId,
+        identificativo: findings.identificativo,
+        error: findings.error,
+        error_detail: findings.errorDetail,
+        issuer: findings.issuer,
+        issued_at: findings.issuedAt,
+        subject: receipt.subject,
+        size_bytes: receipt.sizeBytes,
+        complete: receipt.complete ? 1 : 0,
+        sha256: createHash('sha256').update(receipt.raw).digest('hex'),
+        raw: receipt.raw,
       });
       if (plan.effect !== null) apply(plan.effect, at);
     }
@@ -79,7 +117,7 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
   return {
     // The gestore's identificativo is known from earlier receipts only; the other references are a bounce's too.
     candidates: (by, value, tenantId) =>
-      (by === 'identificativo' ? byIdentificativo.all({ value, tenant: tenantId }).map(toCandidate) : lookup(by, value, tenantId)),
+      by === 'identificativo' ? byIdentificativo.all({ value, tenant: tenantId }).map(toCandidate) : lookup(by, value, tenantId),
     settle: (batch, at) => {
       durableTransaction(db, () => {
         for (const settlement of batch) settleOne(settlement, at);

@@ -39,10 +39,27 @@ export interface PecReceipts {
 }
 
 interface ReceiptRow {
-  seq: number; receipt_id: string; tenant_id: string; account_id: string; message_id: string | null; receipt_type: string; recognised_by: string;
-  matched_by: string | null; recipient: string | null; error: string | null; error_detail: string | null; issuer: string | null;
-  identificativo: string | null; referenced_message_id: string | null; header_message_id: string | null; subject: string | null;
-  issued_at: number | null; received_at: number; size_bytes: number; complete: number; sha256: string;
+  seq: number;
+  receipt_id: string;
+  tenant_id: string;
+  account_id: string;
+  message_id: string | null;
+  receipt_type: string;
+  recognised_by: string;
+  matched_by: string | null;
+  recipient: string | null;
+  error: string | null;
+  error_detail: string | null;
+  issuer: string | null;
+  identificativo: string | null;
+  referenced_message_id: string | null;
+  header_message_id: string | null;
+  subject: string | null;
+  issued_at: number | null;
+  received_at: number;
+  size_bytes: number;
+  complete: number;
+  sha256: string;
 }
 
 const VIEW_COLUMNS = `seq, receipt_id, tenant_id, account_id, message_id, receipt_type, recognised_by, matched_by, recipient, error, error_detail,
@@ -51,11 +68,26 @@ const VIEW_COLUMNS = `seq, receipt_id, tenant_id, account_id, message_id, receip
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 const toView = (row: ReceiptRow): PecReceiptView => ({
-  receipt_id: row.receipt_id, tenant_id: row.tenant_id, account_id: row.account_id, message_id: row.message_id, receipt_type: row.receipt_type,
-  recognised_by: row.recognised_by, matched_by: row.matched_by, recipient: row.recipient, error: row.error, error_detail: row.error_detail,
-  issuer: row.issuer, identificativo: row.identificativo, referenced_message_id: row.referenced_message_id, header_message_id: row.header_message_id,
-  subject: row.subject, issued_ts: row.issued_at === null ? null : seconds(row.issued_at), received_ts: seconds(row.received_at),
-  size_bytes: row.size_bytes, complete: row.complete === 1, sha256: row.sha256,
+  receipt_id: row.receipt_id,
+  tenant_id: row.tenant_id,
+  account_id: row.account_id,
+  message_id: row.message_id,
+  receipt_type: row.receipt_type,
+  recognised_by: row.recognised_by,
+  matched_by: row.matched_by,
+  recipient: row.recipient,
+  error: row.error,
+  error_detail: row.error_detail,
+  issuer: row.issuer,
+  identificativo: row.identificativo,
+  referenced_message_id: row.referenced_message_id,
+  header_message_id: row.header_message_id,
+  subject: row.subject,
+  issued_ts: row.issued_at === null ? null : seconds(row.issued_at),
+  received_ts: seconds(row.received_at),
+  size_bytes: row.size_bytes,
+  complete: row.complete === 1,
+  sha256: row.sha256,
 });
 
 export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts {
@@ -85,30 +117,36 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
       for (let step = prune.run(before).changes; step > 0; step = prune.run(before).changes) removed += step;
       return removed;
     },
-    list: (filter) => list.all({ tenant: filter.tenantId, message: filter.messageId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
-      .map((row) => ({ ...toView(row), seq: row.seq })),
+    list: (filter) =>
+      list
+        .all({ tenant: filter.tenantId, message: filter.messageId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
+        .map((row) => ({ ...toView(row), seq: row.seq })),
     ofMessage: (messagePk) => ofMessage.all(messagePk).map(toView),
     raw: (receiptId, tenantId) => {
       const row = one.get({ id: receiptId, tenant: tenantId });
       return row === undefined ? null : { view: toView(row), raw: row.raw };
     },
-    expireAwaiting: (cutoff, now, limit) => durableTransaction(db, () => {
-      const error = `${ACCEPTANCE_TIMEOUT}: no acceptance receipt from the PEC provider`;
-      let expired = 0;
-      let released = 0;
-      for (const { pk, since, pec } of due.all({ cutoff, limit })) {
-        if (pec !== 1) {
-          released += release.run(pk).changes;
-          continue;
+    expireAwaiting: (cutoff, now, limit) =>
+      durableTransaction(db, () => {
+        const error = `${ACCEPTANCE_TIMEOUT}: no acceptance receipt from the PEC provider`;
+        let expired = 0;
+        let released = 0;
+        for (const { pk, since, pec } of due.all({ cutoff, limit })) {
+          if (pec !== 1) {
+            released += release.run(pk).changes;
+            continue;
+          }
+          const row = expire.get({ pk, now, error });
+          if (row === undefined) continue;
+          expired += 1;
+          writeEvent(
+            transitionOf(row, 'pec', now, {
+              text: error,
+              data: { pec_event: ACCEPTANCE_TIMEOUT, error, sent_ts: seconds(since), waited_seconds: seconds(now - since) },
+            }),
+          );
         }
-        const row = expire.get({ pk, now, error });
-        if (row === undefined) continue;
-        expired += 1;
-        writeEvent(transitionOf(row, 'pec', now, {
-          text: error, data: { pec_event: ACCEPTANCE_TIMEOUT, error, sent_ts: seconds(since), waited_seconds: seconds(now - since) },
-        }));
-      }
-      return { expired, released };
-    }),
+        return { expired, released };
+      }),
   };
 }

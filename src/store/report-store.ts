@@ -121,8 +121,14 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
     for (const told of byMessage.values()) {
       const last = told[told.length - 1] as ReportEvent;
       writeEvent({
-        pk: last.messagePk, tenantId: last.tenantId, id: last.messageId, accountId: last.accountId ?? '', batchCode: last.batchCode,
-        type: 'reported', at, attempt: last.attempt,
+        pk: last.messagePk,
+        tenantId: last.tenantId,
+        id: last.messageId,
+        accountId: last.accountId ?? '',
+        batchCode: last.batchCode,
+        type: 'reported',
+        at,
+        attempt: last.attempt,
         data: { report_id: reportId, events: told.map((event) => event.type), event_ids: told.map((event) => event.eventId) },
       });
     }

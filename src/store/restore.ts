@@ -55,7 +55,15 @@ export function restoreDatabase(request: RestoreRequest): RestoreResult {
   });
   renameSync(copy, target);
   syncFile(dirname(target));
-  return { ok: true, restored: target, movedAside, schemaVersion: check.schemaVersion, supportedVersion: check.supportedVersion, messages: check.messages, bytes: check.bytes };
+  return {
+    ok: true,
+    restored: target,
+    movedAside,
+    schemaVersion: check.schemaVersion,
+    supportedVersion: check.supportedVersion,
+    messages: check.messages,
+    bytes: check.bytes,
+  };
 }
 
 /** fsync a file or a directory (a rename is durable once its directory is synced). */

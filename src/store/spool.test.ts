@@ -20,15 +20,31 @@ describe('message spool', () => {
     dirs.push(dir);
     const { db } = openDatabase({ path: join(dir, 'db.sqlite') });
     db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
-    db.prepare(`INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`).run();
+    db.prepare(
+      `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`,
+    ).run();
     let next = 0;
-    const queue = createSqliteMessageQueue(db, createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` }));
+    const queue = createSqliteMessageQueue(
+      db,
+      createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` }),
+    );
     return { db, spool: createSqliteSpool(db), queue };
   };
   const count = (db: SqliteDatabase, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   const spooled = (id: string, spoolId: number): NewMessage => ({
-    tenantId: 'acme', id, accountId: 'main', priority: 2, batchCode: null, deferredUntil: null, content: { kind: 'spooled', spoolId },
-    subject: 's', messageId: '<m@acme.example>', mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 6, suspended: false,
+    tenantId: 'acme',
+    id,
+    accountId: 'main',
+    priority: 2,
+    batchCode: null,
+    deferredUntil: null,
+    content: { kind: 'spooled', spoolId },
+    subject: 's',
+    messageId: '<m@acme.example>',
+    mailFrom: 'a@acme.example',
+    rcptTo: ['b@example.net'],
+    sizeBytes: 6,
+    suspended: false,
   });
 
   it('gives back the parts in order to the message that names the spool', () => {

@@ -79,14 +79,26 @@ export function openStoreService(settings: StoreSettings, deps: { secrets: Secre
   const path = join(settings.dataDir, DATABASE_FILE);
   const abandoned = removeAbandonedSnapshots(path);
   if (abandoned > 0) log.warn({ files: abandoned }, 'removed backup copies a previous run did not finish');
-  const store = createSqliteStore({ path, secrets: deps.secrets, ids: deps.ids, now: () => clock.now(), checkpointElsewhere: true, maxBytes: settings.maxDatabaseBytes });
+  const store = createSqliteStore({
+    path,
+    secrets: deps.secrets,
+    ids: deps.ids,
+    now: () => clock.now(),
+    checkpointElsewhere: true,
+    maxBytes: settings.maxDatabaseBytes,
+  });
   const checkpointer = startCheckpointer(path, log.child({ component: 'store' }));
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
   // Nothing is being received yet: every spool no message took is left from before a crash.
   const spools = store.spool.sweep(Number.MAX_SAFE_INTEGER);
   if (spools > 0) log.warn({ spools }, 'removed smtp spools of transfers a previous run did not finish');
 
-  const retention = createPeriodicLoop({ name: 'retention', intervalMs: settings.retention.intervalMs, log, run: () => runRetention(store, settings.retention, clock.now(), log) });
+  const retention = createPeriodicLoop({
+    name: 'retention',
+    intervalMs: settings.retention.intervalMs,
+    log,
+    run: () => runRetention(store, settings.retention, clock.now(), log),
+  });
   const searchIndex = createPeriodicLoop({
     name: 'search-index',
     intervalMs: SEARCH_INDEX_INTERVAL_MS,

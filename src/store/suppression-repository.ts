@@ -13,7 +13,12 @@ interface SuppressionRow {
 }
 
 const toRecord = (row: SuppressionRow): SuppressionRecord => ({
-  tenantId: row.tenant_id, address: row.address, reason: row.reason, source: row.source, createdAt: row.created_at, expiresAt: row.expires_at,
+  tenantId: row.tenant_id,
+  address: row.address,
+  reason: row.reason,
+  source: row.source,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
 });
 
 const COLUMNS = 'tenant_id, address, reason, source, created_at, expires_at';
@@ -24,7 +29,9 @@ export function createSqliteSuppressionRepository(db: SqliteDatabase): Suppressi
   const list = db.prepare<Record<string, unknown>, SuppressionRow>(`SELECT ${COLUMNS} FROM suppressions
     WHERE tenant_id = @tenant AND address > @after AND address >= @prefix AND address < @prefixEnd AND ${LIVE}
     ORDER BY address LIMIT @limit`);
-  const get = db.prepare<Record<string, unknown>, SuppressionRow>(`SELECT ${COLUMNS} FROM suppressions WHERE tenant_id = @tenant AND address = @address AND ${LIVE}`);
+  const get = db.prepare<Record<string, unknown>, SuppressionRow>(
+    `SELECT ${COLUMNS} FROM suppressions WHERE tenant_id = @tenant AND address = @address AND ${LIVE}`,
+  );
   // An operator's entry is theirs: a bounce or complaint does not replace it while it lasts.
   const upsert = db.prepare(`INSERT INTO suppressions (${COLUMNS}) VALUES (@tenant_id, @address, @reason, @source, @created_at, @expires_at)
     ON CONFLICT (tenant_id, address) DO UPDATE SET reason = excluded.reason, source = excluded.source, created_at = excluded.created_at, expires_at = excluded.expires_at
@@ -43,7 +50,14 @@ export function createSqliteSuppressionRepository(db: SqliteDatabase): Suppressi
       return row === undefined ? null : toRecord(row);
     },
     upsert: (record) => {
-      upsert.run({ tenant_id: record.tenantId, address: record.address, reason: record.reason, source: record.source, created_at: record.createdAt, expires_at: record.expiresAt });
+      upsert.run({
+        tenant_id: record.tenantId,
+        address: record.address,
+        reason: record.reason,
+        source: record.source,
+        created_at: record.createdAt,
+        expires_at: record.expiresAt,
+      });
     },
     remove: (tenantId, address) => remove.run(tenantId, address).changes > 0,
   };

@@ -78,9 +78,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
   // A new tenant is told of what happens from now on; an id used before does not inherit its predecessor's events.
   const startReports = db.prepare(`INSERT INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`);
   const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
-  const pending = db.prepare<[string], { n: number }>(
-    `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`,
-  );
+  const pending = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`);
 
   // Every request looks its key up: the holders found are kept until any tenant is written
   // (all writes to the table go through this repository). Misses are not kept, so that

@@ -25,7 +25,9 @@ export function createSqliteThroughput(db: SqliteDatabase): ThroughputStore {
   const at = db.prepare<[number], { seq: number; occurred_at: number }>('SELECT seq, occurred_at FROM outbox WHERE seq >= ? ORDER BY seq LIMIT 1');
   const counts = db.prepare<Record<string, unknown>, { minute: number; event_type: string; count: number }>(`
     SELECT CAST((occurred_at - @since) / 60000 AS INTEGER) AS minute, event_type, count(*) AS count FROM outbox
-    WHERE seq >= @from AND occurred_at >= @since AND event_type IN (${Object.keys(OUTCOME_OF).map((type) => `'${type}'`).join(', ')})
+    WHERE seq >= @from AND occurred_at >= @since AND event_type IN (${Object.keys(OUTCOME_OF)
+      .map((type) => `'${type}'`)
+      .join(', ')})
       AND (@tenant IS NULL OR tenant_id = @tenant)
     GROUP BY minute, event_type`);
 

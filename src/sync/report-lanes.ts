@@ -24,7 +24,13 @@ export interface Lane {
 const newLane = (stored: ReportLane, now: number): Lane => ({
   tenantId: stored.tenantId,
   syncUrl: stored.syncUrl,
-  state: { failures: stored.record.failures, retryAt: stored.record.retryAt, dndUntil: stored.record.dndUntil, lastSuccessAt: stored.record.lastSuccessAt, followups: 0 },
+  state: {
+    failures: stored.record.failures,
+    retryAt: stored.record.retryAt,
+    dndUntil: stored.record.dndUntil,
+    lastSuccessAt: stored.record.lastSuccessAt,
+    followups: 0,
+  },
   record: stored.record,
   // After a start nobody knows what is waiting: look.
   dirty: true,

@@ -5,7 +5,14 @@ import type { Tenant } from '../core/tenant.js';
 import { createReportLoop } from './report-loop.js';
 
 const RECORD: LaneRecord = { failures: 0, retryAt: null, dndUntil: null, lastSuccessAt: null, lastAttemptAt: null, lastError: null, lastErrorAt: null };
-const quiet: Logger = { fatal: () => undefined, error: () => undefined, warn: () => undefined, info: () => undefined, debug: () => undefined, child: () => quiet };
+const quiet: Logger = {
+  fatal: () => undefined,
+  error: () => undefined,
+  warn: () => undefined,
+  info: () => undefined,
+  debug: () => undefined,
+  child: () => quiet,
+};
 
 /** One tenant with an endpoint and a transport the test answers by hand; the store records acknowledgements. */
 function loopWithOneRound() {
@@ -21,7 +28,13 @@ function loopWithOneRound() {
     acknowledge: (_tenantId, _events, _record, report) => void acknowledged.push(report.at),
     saveLane: () => undefined,
   };
-  const tenant = { id: 'acme', clientBaseUrl: 'http://client.example', clientSyncPath: '/sync', clientAuth: { method: 'none' }, clientSigningSecret: null } as unknown as Tenant;
+  const tenant = {
+    id: 'acme',
+    clientBaseUrl: 'http://client.example',
+    clientSyncPath: '/sync',
+    clientAuth: { method: 'none' },
+    clientSigningSecret: null,
+  } as unknown as Tenant;
   const loop = createReportLoop({
     store,
     tenants: { get: () => tenant },

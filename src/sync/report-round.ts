@@ -103,7 +103,11 @@ export function createReportRound(deps: ReportLoopDeps): (lane: Lane) => Promise
       lane.state = next;
       lane.record = toRecord(next, lane.record, at, null);
       store.acknowledge(lane.tenantId, events, lane.record, { at, reportId: events.length > 0 ? reportId : null });
-      if (events.length > 0) deps.telemetry?.acknowledged(lane.tenantId, events.map((event) => at - event.at));
+      if (events.length > 0)
+        deps.telemetry?.acknowledged(
+          lane.tenantId,
+          events.map((event) => at - event.at),
+        );
       const more = events.length === config.batchSize;
       lane.dirty ||= more;
       if (followUp || more) lane.dueAt = at;
@@ -118,7 +122,18 @@ export function createReportRound(deps: ReportLoopDeps): (lane: Lane) => Promise
     lane.dueAt = lane.state.retryAt ?? at;
     lane.dirty ||= events.length > 0;
     lane.holding = lane.dirty;
-    log.warn({ tenantId: lane.tenantId, reportId, items: events.length, failures: lane.state.failures, code: reply.failure.code, reason: reply.failure.message, retryInMs: lane.dueAt - at }, 'delivery report not acknowledged');
+    log.warn(
+      {
+        tenantId: lane.tenantId,
+        reportId,
+        items: events.length,
+        failures: lane.state.failures,
+        code: reply.failure.code,
+        reason: reply.failure.message,
+        retryInMs: lane.dueAt - at,
+      },
+      'delivery report not acknowledged',
+    );
   };
 
   return async (lane) => {

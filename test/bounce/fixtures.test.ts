@@ -41,13 +41,35 @@ interface Expected extends Verdict {
 /** What `bounce parse` prints: the contract's fields plus the parser's per-recipient verdicts. */
 interface Printed extends Omit<Expected, 'description' | 'recipients'> {
   diagnostic: string | null;
-  recipients: Array<{ recipient: string | null; bounceType: Verdict['bounce_type']; replyCode: string | null; status: string | null; reason: string | null; diagnostic: string | null }>;
+  recipients: Array<{
+    recipient: string | null;
+    bounceType: Verdict['bounce_type'];
+    replyCode: string | null;
+    status: string | null;
+    reason: string | null;
+    diagnostic: string | null;
+  }>;
 }
 
-const FIELDS = ['is_bounce', 'kind', 'category', 'bounce_type', 'smtp_code', 'enhanced_status', 'recipient', 'reason', 'mail_id', 'original_message_id', 'feedback_type'] as const;
+const FIELDS = [
+  'is_bounce',
+  'kind',
+  'category',
+  'bounce_type',
+  'smtp_code',
+  'enhanced_status',
+  'recipient',
+  'reason',
+  'mail_id',
+  'original_message_id',
+  'feedback_type',
+] as const;
 
 const expectations = JSON.parse(readFileSync(join(FIXTURES, 'expected.json'), 'utf8')) as Record<string, Expected>;
-const fixtureNames = readdirSync(FIXTURES).filter((file) => file.endsWith('.eml')).map((file) => file.slice(0, -'.eml'.length)).sort();
+const fixtureNames = readdirSync(FIXTURES)
+  .filter((file) => file.endsWith('.eml'))
+  .map((file) => file.slice(0, -'.eml'.length))
+  .sort();
 
 /** Latin-1 keeps every byte as one char, so 8-bit fixtures survive the conversion unchanged. */
 const withCrlf = (raw: Buffer): Buffer => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
@@ -55,7 +77,11 @@ const withCrlf = (raw: Buffer): Buffer => Buffer.from(raw.toString('latin1').rep
 const ENDINGS = { LF: (raw: Buffer): Buffer => raw, CRLF: withCrlf } as const;
 
 const toVerdict = (printed: Printed['recipients'][number]): Verdict => ({
-  recipient: printed.recipient, bounce_type: printed.bounceType, smtp_code: printed.replyCode, enhanced_status: printed.status, reason: printed.reason,
+  recipient: printed.recipient,
+  bounce_type: printed.bounceType,
+  smtp_code: printed.replyCode,
+  enhanced_status: printed.status,
+  reason: printed.reason,
 });
 
 describe('the fixture corpus', () => {
@@ -78,7 +104,7 @@ describe('mailproxy bounce parse on the fixture corpus', () => {
         // Soft assertions: one run names every wrong field, not just the first.
         for (const field of FIELDS) expect.soft(printed[field], field).toEqual(expected[field]);
         // The top-level diagnostic is the first bounced recipient's, as the other top-level fields are.
-        expect.soft(printed.diagnostic, 'diagnostic').toEqual(expected.is_bounce ? printed.recipients[0]?.diagnostic ?? null : null);
+        expect.soft(printed.diagnostic, 'diagnostic').toEqual(expected.is_bounce ? (printed.recipients[0]?.diagnostic ?? null) : null);
         if (expected.is_bounce && expected.category === 'bounce') expect.soft(printed.diagnostic, 'diagnostic of a bounce').toMatch(/\S/);
         if (expected.recipients !== undefined) {
           expect.soft(printed.recipients.map(toVerdict), 'recipients').toEqual(expected.recipients);

@@ -61,7 +61,12 @@ describe('bounce mailbox on a real Dovecot', () => {
     expect(detail.message).toMatchObject({ status: 'bounced', bounce_code: '550', state: 'sent' });
     expect(detail.message.bounce_reason).toContain('User unknown');
     await s.client.waitFor('the bounce item', () => s.client.items('/acme').some((item) => item.event === 'bounced'));
-    expect(s.client.items('/acme').find((item) => item.event === 'bounced')).toMatchObject({ id: 'inv-1', bounce_type: 'hard', bounce_code: '550', bounce_recipient: 'ann@example.net' });
+    expect(s.client.items('/acme').find((item) => item.event === 'bounced')).toMatchObject({
+      id: 'inv-1',
+      bounce_type: 'hard',
+      bounce_code: '550',
+      bounce_recipient: 'ann@example.net',
+    });
 
     const suppressions = await s.fx.admin('GET', '/suppressions?tenant_id=acme');
     expect(suppressions.body.suppressions).toMatchObject([{ address: 'ann@example.net', source: 'bounce', expires_ts: null }]);
@@ -79,15 +84,25 @@ describe('bounce mailbox on a real Dovecot', () => {
     const s = await startReportScenarioWithBounce(dovecot);
     const { key } = await s.addTenant('acme', '/acme');
     const original = await sent(s, key, 'inv-1', 'ann@example.net');
-    const stranger = Buffer.from(original.toString('utf8').replace('X-Genro-Mail-ID: inv-1', 'X-Genro-Mail-ID: not-ours').replace(/^Message-ID:.*$/m, 'Message-ID: <not-ours@example.com>'));
+    const stranger = Buffer.from(
+      original
+        .toString('utf8')
+        .replace('X-Genro-Mail-ID: inv-1', 'X-Genro-Mail-ID: not-ours')
+        .replace(/^Message-ID:.*$/m, 'Message-ID: <not-ours@example.com>'),
+    );
 
     await dovecot.append(dsnFor(stranger, { recipient: 'ann@example.net' }));
     await dovecot.append(ordinaryMail());
 
     await vi.waitFor(async () => expect(await dovecot.list('Unmatched')).toHaveLength(1), { timeout: 10_000, interval: 50 });
-    await vi.waitFor(async () => expect((await dovecot.list('INBOX'))[0]?.flags).toEqual(expect.arrayContaining(['\\Seen', '$MailproxyNotBounce'])), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await dovecot.list('INBOX'))[0]?.flags).toEqual(expect.arrayContaining(['\\Seen', '$MailproxyNotBounce'])), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const unmatched = await s.fx.admin('GET', '/bounces?disposition=unmatched');
-    expect(unmatched.body.bounces).toMatchObject([{ disposition: 'unmatched', unmatched_reason: 'not_found', mail_id: 'not-ours', kind: 'bounce', filed: true }]);
+    expect(unmatched.body.bounces).toMatchObject([
+      { disposition: 'unmatched', unmatched_reason: 'not_found', mail_id: 'not-ours', kind: 'bounce', filed: true },
+    ]);
     expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBeNull();
     // A tenant key sees no unmatched bounce: it belongs to nobody.
     const asTenant = await fetch(`${s.fx.t.url}/bounces?disposition=unmatched`, { headers: { authorization: `Bearer ${key}` } });
@@ -107,7 +122,11 @@ describe('bounce mailbox on a real Dovecot', () => {
       const events = s.client.items('/acme').map((item) => `${item.id}:${item.event}`);
       return events.includes('news-1:complained') && events.includes('news-2:bounced');
     });
-    expect(s.client.items('/acme').find((item) => item.event === 'complained')).toMatchObject({ id: 'news-1', complaint_type: 'abuse', complaint_recipient: 'bob@example.net' });
+    expect(s.client.items('/acme').find((item) => item.event === 'complained')).toMatchObject({
+      id: 'news-1',
+      complaint_type: 'abuse',
+      complaint_recipient: 'bob@example.net',
+    });
     expect((await s.fx.detail('acme', 'news-1')).message).toMatchObject({ complaint_type: 'abuse' });
     expect((await s.fx.detail('acme', 'news-2')).message).toMatchObject({ bounce_type: 'soft', state: 'sent' });
     const listed = (await s.fx.admin('GET', '/suppressions?tenant_id=acme')).body.suppressions as Array<{ address: string; source: string }>;
@@ -151,14 +170,35 @@ describe('bounce mailbox on a real Dovecot', () => {
     const uidValidity = Number(await dovecot.uidValidity());
     const ledger = s1.fx.t.daemon.store.bounceLedger;
     ledger.resetCheckpoint('default', uidValidity, Date.now());
-    const findings = { kind: 'bounce' as const, recipients: [], mailId: 'inv-1', originalMessageId: null, originalEnvelopeId: null, feedbackType: null, verpMessagePk: null };
+    const findings = {
+      kind: 'bounce' as const,
+      recipients: [],
+      mailId: 'inv-1',
+      originalMessageId: null,
+      originalEnvelopeId: null,
+      feedbackType: null,
+      verpMessagePk: null,
+    };
     const [candidate] = ledger.candidates('mail_id', 'inv-1', null);
     if (candidate === undefined) throw new Error('inv-1 not found');
-    const bounce = { tenantId: 'acme', messageId: 'inv-1', type: 'hard' as const, code: '550', reason: 'user unknown', recipient: 'ann@example.net', at: Date.now() };
-    ledger.settle([{
-      item: { mailbox: 'default', uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes: dsn.length, findings },
-      plan: { disposition: 'processed', unmatchedReason: null, match: { candidate, by: 'mail_id' }, bounces: [bounce], complaints: [], suppressions: [] },
-    }], Date.now());
+    const bounce = {
+      tenantId: 'acme',
+      messageId: 'inv-1',
+      type: 'hard' as const,
+      code: '550',
+      reason: 'user unknown',
+      recipient: 'ann@example.net',
+      at: Date.now(),
+    };
+    ledger.settle(
+      [
+        {
+          item: { mailbox: 'default', uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes: dsn.length, findings },
+          plan: { disposition: 'processed', unmatchedReason: null, match: { candidate, by: 'mail_id' }, bounces: [bounce], complaints: [], suppressions: [] },
+        },
+      ],
+      Date.now(),
+    );
     await s1.fx.stop();
     expect(await dovecot.list('INBOX')).toHaveLength(1);
 
@@ -177,22 +217,26 @@ describe('bounce mailbox on a real Dovecot', () => {
     const pk = (await s.fx.detail('acme', 'inv-1')).message.pk as number;
     expect(s.sink.messages[0]?.mailFrom).toBe(`bounces+${pk}@bounce.example`);
 
-    await dovecot.append(Buffer.from([
-      'From: MAILER-DAEMON@mx.example.net',
-      `To: bounces+${pk}@bounce.example`,
-      'Subject: Mail delivery failed: returning message to sender',
-      'Message-ID: <verp-1@mx.example.net>',
-      '',
-      'This message was created automatically by mail delivery software.',
-      '',
-      'A message that you sent could not be delivered to one or more of its recipients:',
-      '',
-      '  ann@example.net',
-      '    host mx.example.net [192.0.2.7]',
-      '    SMTP error from remote mail server after RCPT TO:<ann@example.net>:',
-      '    550 5.1.1 User unknown',
-      '',
-    ].join('\r\n')));
+    await dovecot.append(
+      Buffer.from(
+        [
+          'From: MAILER-DAEMON@mx.example.net',
+          `To: bounces+${pk}@bounce.example`,
+          'Subject: Mail delivery failed: returning message to sender',
+          'Message-ID: <verp-1@mx.example.net>',
+          '',
+          'This message was created automatically by mail delivery software.',
+          '',
+          'A message that you sent could not be delivered to one or more of its recipients:',
+          '',
+          '  ann@example.net',
+          '    host mx.example.net [192.0.2.7]',
+          '    SMTP error from remote mail server after RCPT TO:<ann@example.net>:',
+          '    550 5.1.1 User unknown',
+          '',
+        ].join('\r\n'),
+      ),
+    );
 
     await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
     const listed = (await s.fx.admin('GET', '/bounces?tenant_id=acme')).body.bounces;
@@ -218,5 +262,8 @@ describe('bounce mailbox on a real Dovecot', () => {
 });
 
 async function startReportScenarioWithBounce(peer: DovecotPeer, options: { dataDir?: string; extra?: string } = {}): Promise<ReportScenario> {
-  return startReportScenario(cleanups, { ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }), extraToml: idleBounceToml(peer, options.extra) });
+  return startReportScenario(cleanups, {
+    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+    extraToml: idleBounceToml(peer, options.extra),
+  });
 }

@@ -153,7 +153,8 @@ delivery retry timeout exceeded
   });
 
   it('reads an SES bounce notification, also inside an SNS envelope', async () => {
-    const inner = '{"notificationType":"Bounce","bounce":{"bounceType":"Permanent","bouncedRecipients":[{"emailAddress":"lea@example.com","action":"failed","status":"5.1.1","diagnosticCode":"smtp; 550 5.1.1 user unknown"}]},"mail":{"source":"app@acme.example"}}';
+    const inner =
+      '{"notificationType":"Bounce","bounce":{"bounceType":"Permanent","bouncedRecipients":[{"emailAddress":"lea@example.com","action":"failed","status":"5.1.1","diagnosticCode":"smtp; 550 5.1.1 user unknown"}]},"mail":{"source":"app@acme.example"}}';
     const direct = `From: Notifications <no-reply@notifications.example>
 To: app@acme.example
 Subject: Notification Message
@@ -165,7 +166,13 @@ ${inner}
     for (const raw of [crlf(direct), crlf(wrapped)]) {
       const analysis = await analyseBounce(raw);
       expect(analysis.kind).toBe('bounce');
-      expect(analysis.recipients[0]).toMatchObject({ recipient: 'lea@example.com', status: '5.1.1', replyCode: '550', reason: 'user_unknown', bounceType: 'hard' });
+      expect(analysis.recipients[0]).toMatchObject({
+        recipient: 'lea@example.com',
+        status: '5.1.1',
+        replyCode: '550',
+        reason: 'user_unknown',
+        bounceType: 'hard',
+      });
     }
     expect((await analyseBounce(crlf(direct.replace('"Bounce"', '"Delivery"')))).kind).toBe('delivered');
   });
@@ -251,7 +258,9 @@ describe('bounce parser on hostile input', () => {
 
   it('returns for garbage, truncated MIME and absurdly nested multiparts', async () => {
     const garbage = Buffer.from(Array.from({ length: 200_000 }, (_, index) => (index * 7919) % 256));
-    const truncated = Buffer.from(`${header}Content-Type: multipart/report; report-type=delivery-status; boundary="B"\r\n\r\n--B\r\nContent-Type: message/delivery-status\r\nContent-Transfer-Encoding: base64\r\n\r\nRmluYWwtUmVj`);
+    const truncated = Buffer.from(
+      `${header}Content-Type: multipart/report; report-type=delivery-status; boundary="B"\r\n\r\n--B\r\nContent-Type: message/delivery-status\r\nContent-Transfer-Encoding: base64\r\n\r\nRmluYWwtUmVj`,
+    );
     let nested = `${header}Content-Type: multipart/mixed; boundary="b0"\r\n\r\n`;
     for (let depth = 0; depth < 3000; depth += 1) nested += `--b${depth}\r\nContent-Type: multipart/mixed; boundary="b${depth + 1}"\r\n\r\n`;
     for (const raw of [garbage, truncated, Buffer.from(nested), Buffer.alloc(0), Buffer.from('\r\n\r\n')]) expect(await timed(raw)).toBeLessThan(5000);

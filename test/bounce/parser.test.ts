@@ -64,20 +64,41 @@ describe('the bounce parser', () => {
     const analysis = await analyseBounce(DSN);
     expect(analysis).toMatchObject({ kind: 'bounce', originalMessageId: '<inv-42@acme.example>', mailId: 'inv-42', originalEnvelopeId: 'env-42' });
     expect(analysis.recipients).toEqual([
-      expect.objectContaining({ recipient: 'ann@example.net', action: 'failed', status: '5.1.1', replyCode: '550', remoteMta: 'mx.example.net', bounceType: 'hard', reason: 'user_unknown' }),
-      expect.objectContaining({ recipient: 'bob@example.net', action: 'delayed', status: '4.2.2', replyCode: '452', bounceType: 'soft', reason: 'mailbox_full' }),
+      expect.objectContaining({
+        recipient: 'ann@example.net',
+        action: 'failed',
+        status: '5.1.1',
+        replyCode: '550',
+        remoteMta: 'mx.example.net',
+        bounceType: 'hard',
+        reason: 'user_unknown',
+      }),
+      expect.objectContaining({
+        recipient: 'bob@example.net',
+        action: 'delayed',
+        status: '4.2.2',
+        replyCode: '452',
+        bounceType: 'soft',
+        reason: 'mailbox_full',
+      }),
     ]);
   });
 
   it('a report of delays only is soft and does not fail the message', async () => {
-    const delayed = Buffer.from(DSN.toString('utf8').replace('Action: failed\r\nStatus: 5.1.1', 'Action: delayed\r\nStatus: 4.4.7').replace('550 5.1.1', '451 4.4.7'));
+    const delayed = Buffer.from(
+      DSN.toString('utf8').replace('Action: failed\r\nStatus: 5.1.1', 'Action: delayed\r\nStatus: 4.4.7').replace('550 5.1.1', '451 4.4.7'),
+    );
     const analysis = await analyseBounce(delayed);
     expect(analysis.kind).toBe('delayed');
     expect(analysis.recipients.every((recipient) => recipient.bounceType === 'soft')).toBe(true);
   });
 
   it('a report that says delivered is not a bounce', async () => {
-    const delivered = Buffer.from(DSN.toString('utf8').replace(/Action: (failed|delayed)/g, 'Action: delivered').replace(/Status: [45]\.\d\.\d/g, 'Status: 2.0.0'));
+    const delivered = Buffer.from(
+      DSN.toString('utf8')
+        .replace(/Action: (failed|delayed)/g, 'Action: delivered')
+        .replace(/Status: [45]\.\d\.\d/g, 'Status: 2.0.0'),
+    );
     expect((await analyseBounce(delivered)).kind).toBe('delivered');
   });
 
@@ -109,7 +130,9 @@ ${ORIGINAL}
     const analysis = await analyseBounce(arf);
     expect(analysis).toMatchObject({ kind: 'complaint', method: 'arf', feedbackType: 'abuse', mailId: 'inv-42', recipients: [] });
     // A provider that does not redact the complainant names it in Original-Rcpt-To.
-    const named = await analyseBounce(Buffer.from(arf.toString('utf8').replace('User-Agent: SomeISP-FBL/1.0', 'User-Agent: SomeISP-FBL/1.0\r\nOriginal-Rcpt-To: <Ann@Example.net>')));
+    const named = await analyseBounce(
+      Buffer.from(arf.toString('utf8').replace('User-Agent: SomeISP-FBL/1.0', 'User-Agent: SomeISP-FBL/1.0\r\nOriginal-Rcpt-To: <Ann@Example.net>')),
+    );
     expect(named.recipients.map((verdict) => verdict.recipient)).toEqual(['ann@example.net']);
   });
 
@@ -140,7 +163,13 @@ I'm sorry to have to inform you that your message could not be delivered to one 
 ${ORIGINAL}`);
     const analysis = await analyseBounce(prose);
     expect(analysis.kind).toBe('bounce');
-    expect(analysis.recipients[0]).toMatchObject({ recipient: 'carl@example.org', status: '5.2.2', replyCode: '552', reason: 'mailbox_full', bounceType: 'hard' });
+    expect(analysis.recipients[0]).toMatchObject({
+      recipient: 'carl@example.org',
+      status: '5.2.2',
+      replyCode: '552',
+      reason: 'mailbox_full',
+      bounceType: 'hard',
+    });
     expect(analysis).toMatchObject({ mailId: 'inv-42', originalMessageId: '<inv-42@acme.example>' });
   });
 
@@ -155,8 +184,16 @@ ${ORIGINAL}`);
       writeFileSync(file, DSN);
       const printed = JSON.parse(execFileSync(process.execPath, [CLI, 'bounce', 'parse', file], { encoding: 'utf8' })) as Record<string, unknown>;
       expect(printed).toMatchObject({
-        is_bounce: true, kind: 'dsn', category: 'bounce', bounce_type: 'hard', smtp_code: '550', enhanced_status: '5.1.1', recipient: 'ann@example.net',
-        reason: 'user_unknown', original_message_id: '<inv-42@acme.example>', mail_id: 'inv-42',
+        is_bounce: true,
+        kind: 'dsn',
+        category: 'bounce',
+        bounce_type: 'hard',
+        smtp_code: '550',
+        enhanced_status: '5.1.1',
+        recipient: 'ann@example.net',
+        reason: 'user_unknown',
+        original_message_id: '<inv-42@acme.example>',
+        mail_id: 'inv-42',
         diagnostic: '550 5.1.1 <ann@example.net>: Recipient address rejected: User unknown in local recipient table',
       });
       expect(printed.recipients).toHaveLength(2);

@@ -18,7 +18,14 @@ describe('suppression lists over HTTP', () => {
     t = await startTestDaemon('', clock);
     for (const id of ['acme', 'globex']) {
       const created = await as(t.adminToken, 'POST', '/tenant', { id });
-      const account = await as(t.adminToken, 'POST', '/account', { id: 'main', tenant_id: id, host: '127.0.0.1', port: 2525, tls_mode: 'none', is_default: true });
+      const account = await as(t.adminToken, 'POST', '/account', {
+        id: 'main',
+        tenant_id: id,
+        host: '127.0.0.1',
+        port: 2525,
+        tls_mode: 'none',
+        is_default: true,
+      });
       expect([created.status, account.status]).toEqual([201, 201]);
       if (id === 'acme') acme = created.body.api_key;
       else globex = created.body.api_key;

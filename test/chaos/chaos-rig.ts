@@ -93,7 +93,13 @@ export async function startChaosRig(options: { relayDelayMs: number }): Promise<
       if (tenant.status !== 201) throw new Error(`tenant not created: ${tenant.text}`);
       rig.tenantKey = tenant.body.api_key as string;
       const account = await rig.admin(daemon, 'POST', '/account', {
-        id: 'main', tenant_id: TENANT, host: '127.0.0.1', port: rig.sink.port, tls_mode: 'none', is_default: true, max_connections: 2,
+        id: 'main',
+        tenant_id: TENANT,
+        host: '127.0.0.1',
+        port: rig.sink.port,
+        tls_mode: 'none',
+        is_default: true,
+        max_connections: 2,
       });
       if (account.status !== 201) throw new Error(`account not created: ${account.text}`);
     },

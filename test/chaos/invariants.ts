@@ -64,7 +64,8 @@ function copiesById(messages: SinkMessage[], violations: string[]): Map<string, 
   const copies = new Map<string, SinkMessage[]>();
   for (const received of messages) {
     const head = received.raw.toString('utf8').split('\r\n\r\n')[0] ?? '';
-    const header = (name: string) => [...head.replace(/\r\n[ \t]+/g, ' ').matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) => (match[1] ?? '').trim());
+    const header = (name: string) =>
+      [...head.replace(/\r\n[ \t]+/g, ' ').matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) => (match[1] ?? '').trim());
     const mailIds = header('X-Genro-Mail-ID');
     const subject = header('Subject')[0] ?? '';
     if (mailIds.length !== 1 || mailIds[0] !== subject) violations.push(`relay got "${subject}" with X-Genro-Mail-ID ${JSON.stringify(mailIds)}`);
@@ -79,7 +80,13 @@ function copiesById(messages: SinkMessage[], violations: string[]): Map<string, 
  * being sent (from its start, its arrival minus the relay's answer delay, to
  * shortly after the relay answered) and the store recorded the interrupted lease.
  */
-function explainDuplicates(copies: Map<string, SinkMessage[]>, kills: Kill[], leaseExpired: Map<string, number>, relayDelayMs: number, violations: string[]): string[] {
+function explainDuplicates(
+  copies: Map<string, SinkMessage[]>,
+  kills: Kill[],
+  leaseExpired: Map<string, number>,
+  relayDelayMs: number,
+  violations: string[],
+): string[] {
   const explained: string[] = [];
   for (const [id, list] of copies) {
     if (list.length < 2) continue;
@@ -88,7 +95,9 @@ function explainDuplicates(copies: Map<string, SinkMessage[]>, kills: Kill[], le
       // The outcome of a send is committed within milliseconds of the relay's 250; a daemon that
       // lived on for seconds after it and still sent again did not lose it to a crash.
       const answered = (list[i - 1] as SinkMessage).receivedAt;
-      const kill = kills.find((k) => k.at >= answered - relayDelayMs - 250 && k.at <= answered + OUTCOME_SLACK_MS && k.at <= (list[i] as SinkMessage).receivedAt);
+      const kill = kills.find(
+        (k) => k.at >= answered - relayDelayMs - 250 && k.at <= answered + OUTCOME_SLACK_MS && k.at <= (list[i] as SinkMessage).receivedAt,
+      );
       if (kill === undefined) violations.push(`${id}: copy ${i + 1} at the relay with no kill since copy ${i}`);
       else reasons.push(`kill #${kills.indexOf(kill) + 1} (${kill.target}) hit its send`);
     }
@@ -145,7 +154,9 @@ export async function checkInvariants(rig: ChaosRig, ledger: Ledger, kills: Kill
   // Every report item reached the client at least once, in a post the client acknowledged.
   const delivered = rig.acceptedItems;
   const expected = store.outbox.filter((row) => REPORTED_EVENTS.has(row.event_type));
-  for (const row of expected) if (!delivered.has(row.id)) violations.push(`report item ${row.id} (${row.event_type} of ${row.message_id}) never reached the client in an acknowledged post`);
+  for (const row of expected)
+    if (!delivered.has(row.id))
+      violations.push(`report item ${row.id} (${row.event_type} of ${row.message_id}) never reached the client in an acknowledged post`);
 
   return {
     violations,

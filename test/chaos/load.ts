@@ -58,7 +58,15 @@ function unlessDead<T>(daemon: RunningDaemon, work: Promise<T>): Promise<T> {
 
 const pause = (rng: Rng, [min, max]: [number, number]) => new Promise((resolve) => setTimeout(resolve, rng.int(min, max)));
 
-async function smtpWorker(daemon: RunningDaemon, key: string, name: string, rng: Rng, ledger: Ledger, options: LoadOptions, stopping: () => boolean): Promise<void> {
+async function smtpWorker(
+  daemon: RunningDaemon,
+  key: string,
+  name: string,
+  rng: Rng,
+  ledger: Ledger,
+  options: LoadOptions,
+  stopping: () => boolean,
+): Promise<void> {
   let session: SubmitSession | null = null;
   try {
     session = await unlessDead(daemon, openSubmission(daemon.smtpPort));
@@ -78,9 +86,17 @@ async function smtpWorker(daemon: RunningDaemon, key: string, name: string, rng:
   }
 }
 
-async function httpWorker(daemon: RunningDaemon, key: string, name: string, rng: Rng, ledger: Ledger, options: LoadOptions, stopping: () => boolean): Promise<void> {
+async function httpWorker(
+  daemon: RunningDaemon,
+  key: string,
+  name: string,
+  rng: Rng,
+  ledger: Ledger,
+  options: LoadOptions,
+  stopping: () => boolean,
+): Promise<void> {
   try {
-    for (let n = 0; n < options.perWorker && !stopping(); ) {
+    for (let n = 0; n < options.perWorker && !stopping();) {
       const size = Math.min(rng.int(1, 8), options.perWorker - n);
       const messages = Array.from({ length: size }, (_, index) => {
         const id = `${name}-${n + index}`;

@@ -26,7 +26,14 @@ describe('client report endpoint outage', () => {
     await s.client.stop();
 
     const ids = Array.from({ length: COUNT }, (_, index) => `r-${index}`);
-    expect((await s.fx.post(key, ids.map((id) => message(id)))).body).toMatchObject({ ok: true, queued: COUNT });
+    expect(
+      (
+        await s.fx.post(
+          key,
+          ids.map((id) => message(id)),
+        )
+      ).body,
+    ).toMatchObject({ ok: true, queued: COUNT });
     // Delivery does not wait for the client.
     await s.sink.waitForMessages(COUNT, 20_000);
     expectEachOnce(s.sink.messages, ids);
@@ -39,7 +46,13 @@ describe('client report endpoint outage', () => {
 
     const back: ReportClient = await startReportClient({ port });
     cleanups.push(async () => back.stop());
-    const sentIds = () => new Set(back.items('/acme').filter((item) => item.event === 'sent').map((item) => item.id));
+    const sentIds = () =>
+      new Set(
+        back
+          .items('/acme')
+          .filter((item) => item.event === 'sent')
+          .map((item) => item.id),
+      );
     await back.waitFor('every sent item', () => sentIds().size === COUNT, 15_000);
     expect([...sentIds()].sort()).toEqual([...ids].sort());
     // At least once: a repeat carries an event id already seen, never a second event of the same message.

@@ -34,7 +34,10 @@ async function daemonFor(port: number): Promise<{ fx: QueueFixture; key: string 
 async function submitDuringOutage(fx: QueueFixture, key: string, prefix: string): Promise<string[]> {
   const ids = Array.from({ length: COUNT }, (_, index) => `${prefix}-${index}`);
   const half = Math.ceil(COUNT / 2);
-  const posted = await fx.post(key, ids.slice(0, half).map((id) => message(id)));
+  const posted = await fx.post(
+    key,
+    ids.slice(0, half).map((id) => message(id)),
+  );
   expect(posted.body).toMatchObject({ ok: true, queued: half, rejected: [] });
   const session = await openSubmission(fx.t.daemon.smtp?.plain?.port ?? 0);
   try {
@@ -52,10 +55,15 @@ async function submitDuringOutage(fx: QueueFixture, key: string, prefix: string)
 
 /** Resolves once every message has been tried at least `attempts` times (and none was sent). */
 async function triedEach(fx: QueueFixture, attempts: number): Promise<void> {
-  await expect.poll(async () => {
-    const listed = (await fx.admin('GET', '/messages?tenant_id=acme&limit=500')).body.messages as Array<{ attempts: number; status: string }>;
-    return listed.length === COUNT && listed.every((row) => row.attempts >= attempts && row.status !== 'sent');
-  }, { timeout: 20_000, interval: 200 }).toBe(true);
+  await expect
+    .poll(
+      async () => {
+        const listed = (await fx.admin('GET', '/messages?tenant_id=acme&limit=500')).body.messages as Array<{ attempts: number; status: string }>;
+        return listed.length === COUNT && listed.every((row) => row.attempts >= attempts && row.status !== 'sent');
+      },
+      { timeout: 20_000, interval: 200 },
+    )
+    .toBe(true);
 }
 
 const sentCount = async (fx: QueueFixture): Promise<number> =>

@@ -23,10 +23,13 @@ const withBody = (id: string, bytes: number) => message(id, { body: `${id} `.pad
 async function fullStore(): Promise<{ fx: QueueFixture; sink: SmtpSink; key: string; fillerKey: string }> {
   const sink = await startSmtpSink();
   const fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n' });
-  cleanups.push(async () => sink.stop(), async () => {
-    await fx.stop();
-    fx.t.cleanup();
-  });
+  cleanups.push(
+    async () => sink.stop(),
+    async () => {
+      await fx.stop();
+      fx.t.cleanup();
+    },
+  );
   const key = await fx.createTenant('acme');
   await fx.createAccount('acme', 'main', sink, { is_default: true });
   // The filler's mail is held: it takes room and is never sent.

@@ -21,7 +21,14 @@ const BODY = 'x'.repeat(4000);
 
 /** One request's messages: ids `<prefix>-<n>`, committed together or not at all. */
 const batch = (prefix: string, count = PER_REQUEST) => ({
-  messages: Array.from({ length: count }, (_, n) => ({ id: `${prefix}-${n}`, tenant_id: 'acme', from: 'app@example.com', to: `user${n}@example.org`, subject: `load ${prefix}`, body: BODY })),
+  messages: Array.from({ length: count }, (_, n) => ({
+    id: `${prefix}-${n}`,
+    tenant_id: 'acme',
+    from: 'app@example.com',
+    to: `user${n}@example.org`,
+    subject: `load ${prefix}`,
+    body: BODY,
+  })),
 });
 
 /**
@@ -101,14 +108,26 @@ describe('mailproxy backup and restore', () => {
       expect(count).toBeGreaterThanOrEqual(ackedAtStart);
       expect(count).toBeLessThanOrEqual(ackedInAll);
       // A request's messages commit together: each request is in the backup whole or not at all.
-      const partial = db.prepare(`SELECT substr(id, 1, instr(id, '-') - 1) AS request, count(*) AS n FROM messages GROUP BY request
-        HAVING n <> CASE WHEN request LIKE 'P%' THEN 100 ELSE ${PER_REQUEST} END`).all();
+      const partial = db
+        .prepare(
+          `SELECT substr(id, 1, instr(id, '-') - 1) AS request, count(*) AS n FROM messages GROUP BY request
+        HAVING n <> CASE WHEN request LIKE 'P%' THEN 100 ELSE ${PER_REQUEST} END`,
+        )
+        .all();
       expect(partial).toEqual([]);
       // A message and its message.queued outbox row are written in one transaction: neither is in the backup without the other.
-      const withoutEvent = db.prepare(`SELECT count(*) AS n FROM messages m
-        WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_pk = m.pk AND o.event_type = 'message.queued')`).get() as { n: number };
-      const withoutMessage = db.prepare(`SELECT count(*) AS n FROM outbox o
-        WHERE o.event_type = 'message.queued' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.pk = o.message_pk)`).get() as { n: number };
+      const withoutEvent = db
+        .prepare(
+          `SELECT count(*) AS n FROM messages m
+        WHERE NOT EXISTS (SELECT 1 FROM outbox o WHERE o.message_pk = m.pk AND o.event_type = 'message.queued')`,
+        )
+        .get() as { n: number };
+      const withoutMessage = db
+        .prepare(
+          `SELECT count(*) AS n FROM outbox o
+        WHERE o.event_type = 'message.queued' AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.pk = o.message_pk)`,
+        )
+        .get() as { n: number };
       expect([withoutEvent.n, withoutMessage.n]).toEqual([0, 0]);
     } finally {
       db.close();
@@ -150,7 +169,11 @@ describe('mailproxy backup and restore', () => {
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('exists: pass --force');
     const forced = await runCli(['restore', file, '--url', nowhere, '--force', '--json'], { env: restoreEnv });
-    expect(JSON.parse(forced.stdout)).toMatchObject({ ok: true, moved_aside: [expect.stringContaining('mailproxy.db.before-restore-')], secret_key_missing: false });
+    expect(JSON.parse(forced.stdout)).toMatchObject({
+      ok: true,
+      moved_aside: [expect.stringContaining('mailproxy.db.before-restore-')],
+      secret_key_missing: false,
+    });
 
     const { url: restoredUrl } = await serveUntilListening(restoredCwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' }, started.running);
     const restoredToken = readFileSync(join(restoredData, 'admin-token'), 'utf8').trim();
@@ -167,10 +190,13 @@ describe('mailproxy backup and restore', () => {
     const { url } = await serveUntilListening(cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' }, started.running);
     const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
     const file = join(cwd, 'taken.db');
-    expect((await runCli(['backup', file], { env: { MAILPROXY_URL: url, MAILPROXY_TOKEN: token } })).stdout).toMatch(/^backup written to .*taken\.db: .*integrity ok\n$/);
+    expect((await runCli(['backup', file], { env: { MAILPROXY_URL: url, MAILPROXY_TOKEN: token } })).stdout).toMatch(
+      /^backup written to .*taken\.db: .*integrity ok\n$/,
+    );
     const exists = await runCli(['backup', file], { env: { MAILPROXY_URL: url, MAILPROXY_TOKEN: token } });
     expect(exists).toMatchObject({ code: 1, stderr: `mailproxy: ${file} exists: pass --force to replace it\n` });
-    const key = JSON.parse((await runCli(['tenants', 'add', 'acme', '--json'], { env: { MAILPROXY_URL: url, MAILPROXY_TOKEN: token } })).stdout).api_key as string;
+    const key = JSON.parse((await runCli(['tenants', 'add', 'acme', '--json'], { env: { MAILPROXY_URL: url, MAILPROXY_TOKEN: token } })).stdout)
+      .api_key as string;
     const forbidden = await runCli(['backup', join(cwd, 'other.db')], { env: { MAILPROXY_URL: url, MAILPROXY_TOKEN: key } });
     expect(forbidden.code).toBe(77);
     expect(forbidden.stderr).toContain('FORBIDDEN: this operation requires the admin token');

@@ -16,7 +16,8 @@ afterAll(async () => {
   daemon.cleanup();
 });
 
-const cli = (args: string[], extra: Record<string, string> = {}, input?: string) => runCli(args, { env: { ...env, ...extra }, ...(input === undefined ? {} : { input }) });
+const cli = (args: string[], extra: Record<string, string> = {}, input?: string) =>
+  runCli(args, { env: { ...env, ...extra }, ...(input === undefined ? {} : { input }) });
 const json = (text: string): any => JSON.parse(text);
 
 describe('mailproxy admin verbs against a running daemon', () => {
@@ -58,7 +59,28 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
   it('manages accounts, reading the password from stdin and never printing it', async () => {
     await cli(['tenants', 'add', 'cli-t2']);
-    const added = await cli(['accounts', 'add', 'relay1', '--tenant', 'cli-t2', '--host', '127.0.0.1', '--port', '2599', '--user', 'u1', '--password-file', '-', '--limit-per-minute', '30', '--default'], {}, 'pw-never-shown\n');
+    const added = await cli(
+      [
+        'accounts',
+        'add',
+        'relay1',
+        '--tenant',
+        'cli-t2',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        '2599',
+        '--user',
+        'u1',
+        '--password-file',
+        '-',
+        '--limit-per-minute',
+        '30',
+        '--default',
+      ],
+      {},
+      'pw-never-shown\n',
+    );
     expect(added).toMatchObject({ code: 0, stdout: 'account relay1 of tenant cli-t2 created\n' });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-t2']);
@@ -82,24 +104,56 @@ describe('mailproxy admin verbs against a running daemon', () => {
     await cli(['tenants', 'add', 'cli-pec']);
     const imapPasswordFile = join(daemon.dataDir, 'imap-password');
     writeFileSync(imapPasswordFile, 'imap-pw-never-shown\n');
-    const add = (...args: string[]) => cli(['accounts', 'add', 'pec1', '--tenant', 'cli-pec', '--host', 'smtps.pec.example', '--user', 'me@pec.example', ...args], {}, 'relay-pw-never-shown\n');
-    const added = await add('--password-file', '-', '--pec', '--imap-host', 'imaps.pec.example', '--imap-tls', 'starttls', '--imap-port', '1143',
-      '--imap-user', 'box@pec.example', '--imap-password-file', imapPasswordFile, '--imap-folder', 'Ricevute PEC');
+    const add = (...args: string[]) =>
+      cli(['accounts', 'add', 'pec1', '--tenant', 'cli-pec', '--host', 'smtps.pec.example', '--user', 'me@pec.example', ...args], {}, 'relay-pw-never-shown\n');
+    const added = await add(
+      '--password-file',
+      '-',
+      '--pec',
+      '--imap-host',
+      'imaps.pec.example',
+      '--imap-tls',
+      'starttls',
+      '--imap-port',
+      '1143',
+      '--imap-user',
+      'box@pec.example',
+      '--imap-password-file',
+      imapPasswordFile,
+      '--imap-folder',
+      'Ricevute PEC',
+    );
     expect(added).toMatchObject({ code: 0, stdout: 'account pec1 of tenant cli-pec created\n' });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-pec']);
     expect(list.stdout.split('\n')[0]).toMatch(/\s+PEC\s+MAILBOX$/);
     expect(list.stdout).toMatch(/^cli-pec\s+pec1\s.*\syes\s+imaps\.pec\.example:1143 Ricevute PEC$/m);
     const show = await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec']);
-    for (const line of [/^is_pec\s+yes$/m, /^imap_host\s+imaps\.pec\.example$/m, /^imap_port\s+1143$/m, /^imap_tls_mode\s+starttls$/m, /^imap_user\s+box@pec\.example$/m, /^has_imap_password\s+yes$/m, /^imap_folder\s+Ricevute PEC$/m]) {
+    for (const line of [
+      /^is_pec\s+yes$/m,
+      /^imap_host\s+imaps\.pec\.example$/m,
+      /^imap_port\s+1143$/m,
+      /^imap_tls_mode\s+starttls$/m,
+      /^imap_user\s+box@pec\.example$/m,
+      /^has_imap_password\s+yes$/m,
+      /^imap_folder\s+Ricevute PEC$/m,
+    ]) {
       expect(show.stdout).toMatch(line);
     }
     for (const run of [added, list, show]) expect(run.stdout + run.stderr).not.toMatch(/pw-never-shown/);
-    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({ is_pec: true, has_imap_password: true, has_password: true });
+    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({
+      is_pec: true,
+      has_imap_password: true,
+      has_password: true,
+    });
 
     // --no-pec clears the flag and keeps the mailbox.
     expect((await add('--no-pec')).code).toBe(0);
-    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({ is_pec: false, imap_host: 'imaps.pec.example', has_imap_password: true });
+    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({
+      is_pec: false,
+      imap_host: 'imaps.pec.example',
+      has_imap_password: true,
+    });
 
     const both = await add('--pec', '--no-pec');
     expect(both.code).toBe(64);
@@ -120,7 +174,17 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect((await cli(['suspend', '--tenant', 'cli-t3'])).stdout).toBe('suspended tenant cli-t3: 0 messages held; suspended now: *\n');
     const submitted = await api(daemon.url, 'POST', '/add-messages', {
       token: daemon.adminToken,
-      body: { messages: [1, 2, 3].map((n) => ({ id: `cli-m${n}`, tenant_id: 'cli-t3', from: 'app@example.com', to: `user${n}@example.org`, subject: `invoice ${n}`, body: 'hi', batch_code: n === 3 ? 'b3' : undefined })) },
+      body: {
+        messages: [1, 2, 3].map((n) => ({
+          id: `cli-m${n}`,
+          tenant_id: 'cli-t3',
+          from: 'app@example.com',
+          to: `user${n}@example.org`,
+          subject: `invoice ${n}`,
+          body: 'hi',
+          batch_code: n === 3 ? 'b3' : undefined,
+        })),
+      },
     });
     expect(submitted.body).toMatchObject({ queued: 3 });
 
@@ -152,7 +216,9 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
   it('adds, lists and deletes suppressions', async () => {
     await cli(['tenants', 'add', 'cli-t4']);
-    expect((await cli(['suppressions', 'add', 'Gone@Example.org', '--tenant', 'cli-t4', '--reason', 'asked to stop'])).stdout).toBe('gone@example.org suppressed\n');
+    expect((await cli(['suppressions', 'add', 'Gone@Example.org', '--tenant', 'cli-t4', '--reason', 'asked to stop'])).stdout).toBe(
+      'gone@example.org suppressed\n',
+    );
     const list = await cli(['suppressions', 'list', '--tenant', 'cli-t4']);
     expect(list.stdout).toMatch(/^ADDRESS\s+SOURCE\s+REASON\s+CREATED\s+EXPIRES\ngone@example\.org\s+manual\s+asked to stop\s+\S+ \S+\s+never\n$/);
     expect((await cli(['suppressions', 'delete', 'gone@example.org', '--tenant', 'cli-t4'])).code).toBe(0);
@@ -208,15 +274,28 @@ describe('mailproxy config check', () => {
 
   it('prints the effective configuration with every secret redacted, as text and as JSON', async () => {
     const file = join(daemon.dataDir, 'secrets.toml');
-    writeFileSync(file, [
-      '[http]', `admin_token = "${secrets.admin}"`,
-      '[security]', `secret_key = "${secrets.key}"`,
-      '[nats]', `url = "nats://mp:${secrets.nats}@127.0.0.1:4222"`,
-      '[bounce]', 'host = "imap.example.org"', `password = "${secrets.imap}"`,
-      '[[bounce.tenant_mailboxes]]', 'tenant_id = "acme"', 'host = "imap.acme.example"', `password = "${secrets.tenantImap}"`,
-    ].join('\n'));
+    writeFileSync(
+      file,
+      [
+        '[http]',
+        `admin_token = "${secrets.admin}"`,
+        '[security]',
+        `secret_key = "${secrets.key}"`,
+        '[nats]',
+        `url = "nats://mp:${secrets.nats}@127.0.0.1:4222"`,
+        '[bounce]',
+        'host = "imap.example.org"',
+        `password = "${secrets.imap}"`,
+        '[[bounce.tenant_mailboxes]]',
+        'tenant_id = "acme"',
+        'host = "imap.acme.example"',
+        `password = "${secrets.tenantImap}"`,
+      ].join('\n'),
+    );
     // MAILPROXY_URL and MAILPROXY_TOKEN are the CLI's, not unknown configuration keys.
-    const text = await runCli(['config', 'check', '--config', file], { env: { MAILPROXY_SMTP_LISTEN: '127.0.0.1:2600', MAILPROXY_URL: 'http://127.0.0.1:1', MAILPROXY_TOKEN: 'x' } });
+    const text = await runCli(['config', 'check', '--config', file], {
+      env: { MAILPROXY_SMTP_LISTEN: '127.0.0.1:2600', MAILPROXY_URL: 'http://127.0.0.1:1', MAILPROXY_TOKEN: 'x' },
+    });
     const asJson = await runCli(['config', 'check', '-c', file, '--json']);
     for (const run of [text, asJson]) {
       expect(run.code).toBe(0);

@@ -59,7 +59,11 @@ describe.each(THREADINGS)('what a posted message looks like at the relay, $threa
     await new Promise<void>((resolve) => files.listen(0, '127.0.0.1', resolve));
     filesUrl = `http://127.0.0.1:${(files.address() as AddressInfo).port}`;
     fx = await startQueueFixture(fixture);
-    key = await fx.createTenant('acme', { client_base_url: filesUrl, client_attachment_path: '/attachments', client_auth: { method: 'bearer', token: 'attachment-token-1234' } });
+    key = await fx.createTenant('acme', {
+      client_base_url: filesUrl,
+      client_attachment_path: '/attachments',
+      client_auth: { method: 'bearer', token: 'attachment-token-1234' },
+    });
     await fx.createAccount('acme', 'main', sink, { is_default: true });
     await fx.createAccount('acme', 'second', other);
   });
@@ -73,7 +77,14 @@ describe.each(THREADINGS)('what a posted message looks like at the relay, $threa
 
   it('arrives at the right account with our headers and the right envelope', async () => {
     const posted = await fx.post(key, [
-      message('m-1', { from: 'ACME <noreply@acme.example>', return_path: 'bounces@acme.example', to: ['a@example.net', 'B <b@example.net>'], cc: 'c@example.net', bcc: ['hidden@example.net'], headers: { 'X-Campaign': 'autumn' } }),
+      message('m-1', {
+        from: 'ACME <noreply@acme.example>',
+        return_path: 'bounces@acme.example',
+        to: ['a@example.net', 'B <b@example.net>'],
+        cc: 'c@example.net',
+        bcc: ['hidden@example.net'],
+        headers: { 'X-Campaign': 'autumn' },
+      }),
       message('m-2', { account_id: 'second' }),
     ]);
     expect(posted.body).toEqual({ ok: true, queued: 2, rejected: [] });
@@ -112,13 +123,15 @@ describe.each(THREADINGS)('what a posted message looks like at the relay, $threa
 
   it('delivers attachments of all three fetch modes byte for byte', async () => {
     const md5 = (bytes: Buffer): string => createHash('md5').update(bytes).digest('hex');
-    await fx.post(key, [message('att-1', {
-      attachments: [
-        { filename: 'invoice.pdf', storage_path: pdf.toString('base64'), fetch_mode: 'base64', mime_type: 'application/pdf', content_md5: md5(pdf) },
-        { filename: 'report.png', storage_path: `${filesUrl}/files/report.png`, fetch_mode: 'http_url', mime_type: 'image/png' },
-        { filename: 'data.csv', storage_path: 'tenant/42/data.csv', fetch_mode: 'endpoint', mime_type: 'text/csv' },
-      ],
-    })]);
+    await fx.post(key, [
+      message('att-1', {
+        attachments: [
+          { filename: 'invoice.pdf', storage_path: pdf.toString('base64'), fetch_mode: 'base64', mime_type: 'application/pdf', content_md5: md5(pdf) },
+          { filename: 'report.png', storage_path: `${filesUrl}/files/report.png`, fetch_mode: 'http_url', mime_type: 'image/png' },
+          { filename: 'data.csv', storage_path: 'tenant/42/data.csv', fetch_mode: 'endpoint', mime_type: 'text/csv' },
+        ],
+      }),
+    ]);
     await sink.waitForMessages(3);
     const parts = mimeParts(sink.messages[2]?.raw.toString('utf8') ?? '');
     const byName = (name: string) => parts.find((part) => part.headers.includes(name))?.body;
@@ -129,7 +142,9 @@ describe.each(THREADINGS)('what a posted message looks like at the relay, $threa
   });
 
   it('retries an attachment that cannot be fetched yet instead of failing the message', async () => {
-    await fx.post(key, [message('att-missing', { attachments: [{ filename: 'late.pdf', storage_path: `${filesUrl}/files/late.pdf`, fetch_mode: 'http_url' }] })]);
+    await fx.post(key, [
+      message('att-missing', { attachments: [{ filename: 'late.pdf', storage_path: `${filesUrl}/files/late.pdf`, fetch_mode: 'http_url' }] }),
+    ]);
     await fx.settle();
     const { message: stored } = await fx.detail('acme', 'att-missing');
     expect(stored).toMatchObject({ state: 'deferred', status: 'deferred' });

@@ -62,7 +62,9 @@ describe('delivery outcomes', () => {
   });
 
   it("ends in error on 550 with the relay's text", async () => {
-    const { fx, key } = await setup({ onRcpt: (address) => (address.startsWith('ghost') ? { code: 550, message: '5.1.1 <ghost@example.net>: Recipient address rejected: User unknown' } : null) });
+    const { fx, key } = await setup({
+      onRcpt: (address) => (address.startsWith('ghost') ? { code: 550, message: '5.1.1 <ghost@example.net>: Recipient address rejected: User unknown' } : null),
+    });
     await fx.post(key, [message('bad', { to: 'ghost@example.net' })]);
     await fx.settle();
     await fx.settle();

@@ -34,7 +34,10 @@ describe('per-account limits', () => {
     });
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', sink, { is_default: true, limit_per_minute: 5, limit_behavior: 'defer' });
-    await fx.post(key, Array.from({ length: 20 }, (_, index) => message(`m-${String(index).padStart(2, '0')}`)));
+    await fx.post(
+      key,
+      Array.from({ length: 20 }, (_, index) => message(`m-${String(index).padStart(2, '0')}`)),
+    );
     await settleAll(fx);
     expect(sink.messages).toHaveLength(5);
     const waiting = (await fx.detail('acme', 'm-19')).message;
@@ -65,7 +68,10 @@ describe('per-account limits', () => {
   it("ends messages over the limit in error 'rate_limit_exceeded' when the account says reject", async () => {
     const { fx, sink, key } = await startSinkScenario(cleanups, { clock: alignedClock(), account: { limit_per_minute: 2, limit_behavior: 'reject' } });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
-    await fx.post(key, Array.from({ length: 5 }, (_, index) => message(`r-${index}`)));
+    await fx.post(
+      key,
+      Array.from({ length: 5 }, (_, index) => message(`r-${index}`)),
+    );
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme' });
     await settleAll(fx);
     await sink.waitForMessages(2);

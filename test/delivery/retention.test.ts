@@ -43,7 +43,15 @@ describe('retention removes a message only after its outcome and its bounce were
 
     // A bounce arrives for one of them, and its report is refused.
     answer = 'fail';
-    s.fx.t.daemon.store.bounces.record({ tenantId: 'acme', messageId: 'bounced', type: 'hard', code: '5.1.1', reason: 'user unknown', recipient: null, at: s.fx.clock.now() });
+    s.fx.t.daemon.store.bounces.record({
+      tenantId: 'acme',
+      messageId: 'bounced',
+      type: 'hard',
+      code: '5.1.1',
+      reason: 'user unknown',
+      recipient: null,
+      at: s.fx.clock.now(),
+    });
     await s.client.waitFor('a refused bounce report', (client) => client.items().some((item) => item.event === 'bounced'));
 
     s.fx.clock.advance(8 * DAY_MS);

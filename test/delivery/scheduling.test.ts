@@ -33,7 +33,10 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
   it('claims a priority 0 message at once even when the account lane is full', async () => {
     // The relay never answers: two sends sit on the wire and the lane fills with claimed normal mail.
     const { fx, sink, key } = await startSinkScenario(cleanups, { sink: { hangAfterData: true }, account: { max_connections: 1 } });
-    await fx.post(key, Array.from({ length: 100 }, (_, index) => message(`bulk-${index}`)));
+    await fx.post(
+      key,
+      Array.from({ length: 100 }, (_, index) => message(`bulk-${index}`)),
+    );
     await sink.waitForUnanswered(1);
     await fx.t.daemon.dispatcher.tick(); // (settle would wait for sends that never end)
     const claimedBulk = fx.t.daemon.dispatcher.ready() + fx.t.daemon.dispatcher.inflight();
@@ -66,7 +69,14 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
     const ids = Array.from({ length: 1000 }, (_, index) => `fifo-${String(index).padStart(4, '0')}`);
     // Shuffled ids, posted in one request: the order is the order of submission, not of the ids.
     const submitted = [...ids].sort(() => 0.5 - Math.random());
-    expect((await fx.post(key, submitted.map((id) => message(id)))).body.queued).toBe(1000);
+    expect(
+      (
+        await fx.post(
+          key,
+          submitted.map((id) => message(id)),
+        )
+      ).body.queued,
+    ).toBe(1000);
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme' });
     await sink.waitForMessages(1000, 60_000);
     expect(mailIds(sink)).toEqual(submitted);
@@ -104,17 +114,48 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
 
     // The backlog goes in through the store in large transactions (the HTTP path is exercised elsewhere).
     const now = fx.clock.now();
-    const payload = { from: 'bulk@acme.example', to: ['x@example.net'], cc: [], bcc: [], replyTo: null, returnPath: null, subject: 's', body: 'b', html: null, contentType: 'plain' as const, headers: {}, attachments: [], messageId: null };
+    const payload = {
+      from: 'bulk@acme.example',
+      to: ['x@example.net'],
+      cc: [],
+      bcc: [],
+      replyTo: null,
+      returnPath: null,
+      subject: 's',
+      body: 'b',
+      html: null,
+      contentType: 'plain' as const,
+      headers: {},
+      attachments: [],
+      messageId: null,
+    };
     for (let chunk = 0; chunk < 10; chunk += 1) {
-      fx.t.daemon.store.queue.enqueue(Array.from({ length: 10_000 }, (_, index) => ({
-        tenantId: 'acme', id: `bulk-${chunk}-${index}`, accountId: 'bulk', priority: 2 as const, batchCode: null, deferredUntil: null,
-        content: { kind: 'payload', json: JSON.stringify(payload) }, subject: payload.subject, messageId: null, mailFrom: 'bulk@acme.example', rcptTo: ['x@example.net'], sizeBytes: 1, suspended: false,
-      })), now, null);
+      fx.t.daemon.store.queue.enqueue(
+        Array.from({ length: 10_000 }, (_, index) => ({
+          tenantId: 'acme',
+          id: `bulk-${chunk}-${index}`,
+          accountId: 'bulk',
+          priority: 2 as const,
+          batchCode: null,
+          deferredUntil: null,
+          content: { kind: 'payload', json: JSON.stringify(payload) },
+          subject: payload.subject,
+          messageId: null,
+          mailFrom: 'bulk@acme.example',
+          rcptTo: ['x@example.net'],
+          sizeBytes: 1,
+          suspended: false,
+        })),
+        now,
+        null,
+      );
     }
     await fx.t.daemon.dispatcher.tick();
     await stuck.waitForUnanswered(2);
 
-    await fx.post(await fx.admin('POST', '/tenant/acme/api-key').then((response) => response.body.api_key as string), [message('same-tenant', { account_id: 'main' })]);
+    await fx.post(await fx.admin('POST', '/tenant/acme/api-key').then((response) => response.body.api_key as string), [
+      message('same-tenant', { account_id: 'main' }),
+    ]);
     await fx.post(otherKey, [message('other-tenant')]);
     await sameTenantSink.waitForMessages(1, 5000);
     await otherSink.waitForMessages(1, 5000);

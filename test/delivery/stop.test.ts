@@ -12,7 +12,10 @@ describe('stopping the dispatcher', () => {
     // A relay that takes each message and never answers: sends stay in flight.
     const { fx, sink, key } = await startSinkScenario(cleanups, { sink: { hangAfterData: true }, account: { max_connections: 1 } });
     const ids = Array.from({ length: 30 }, (_, index) => `s-${String(index).padStart(2, '0')}`);
-    await fx.post(key, ids.map((id) => message(id)));
+    await fx.post(
+      key,
+      ids.map((id) => message(id)),
+    );
     await sink.waitForUnanswered(1);
     await fx.t.daemon.dispatcher.tick();
     expect(fx.t.daemon.dispatcher.ready()).toBeGreaterThan(0);
@@ -33,6 +36,5 @@ describe('stopping the dispatcher', () => {
     const released = await fx.detail('acme', states.find((stored) => stored.attempts === 0)?.id);
     expect(released.events.map((event) => event.event_type)).toContain('released');
     // That the next process sends them is test/e2e/sigterm-under-load.test.ts.
-
   });
 });

@@ -16,7 +16,12 @@ const entry = pkg.bin.mailproxy as string;
 /** `Key=value` lines of a unit's [Service] section (the last one wins, as systemd reads them). */
 function serviceKeys(unit: string): Map<string, string> {
   const section = unit.split(/^\[/m).find((part) => part.startsWith('Service]')) ?? '';
-  return new Map(section.split('\n').filter((line) => /^\w+=/.test(line)).map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]));
+  return new Map(
+    section
+      .split('\n')
+      .filter((line) => /^\w+=/.test(line))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
 }
 
 describe('packaging', () => {
@@ -44,13 +49,22 @@ describe('packaging', () => {
     expect(dockerfile).toMatch(/^VOLUME \["\/var\/lib\/mailproxy"\]$/m);
   });
 
-  it('systemd-analyze verifies the unit, which is hardened and outlasts the daemon\'s own drain', () => {
+  it("systemd-analyze verifies the unit, which is hardened and outlasts the daemon's own drain", () => {
     // Throws with systemd's own words when the unit does not verify.
     execFileSync('systemd-analyze', ['verify', 'systemd/mailproxy.service'], { cwd: new URL('../../', import.meta.url), stdio: 'pipe' });
     const keys = serviceKeys(read('systemd/mailproxy.service'));
     expect(keys.get('DynamicUser') === 'yes' || keys.has('User')).toBe(true);
-    expect(Object.fromEntries(['ProtectSystem', 'NoNewPrivileges', 'StateDirectory', 'RestartPreventExitStatus', 'AmbientCapabilities'].map((key) => [key, keys.get(key)])))
-      .toEqual({ ProtectSystem: 'strict', NoNewPrivileges: 'yes', StateDirectory: 'mailproxy', RestartPreventExitStatus: '78', AmbientCapabilities: 'CAP_NET_BIND_SERVICE' });
+    expect(
+      Object.fromEntries(
+        ['ProtectSystem', 'NoNewPrivileges', 'StateDirectory', 'RestartPreventExitStatus', 'AmbientCapabilities'].map((key) => [key, keys.get(key)]),
+      ),
+    ).toEqual({
+      ProtectSystem: 'strict',
+      NoNewPrivileges: 'yes',
+      StateDirectory: 'mailproxy',
+      RestartPreventExitStatus: '78',
+      AmbientCapabilities: 'CAP_NET_BIND_SERVICE',
+    });
     const stopSeconds = Number(/^(\d+)s$/.exec(keys.get('TimeoutStopSec') ?? '')?.[1]);
     expect(stopSeconds).toBeGreaterThan(configSchema.parse({}).shutdown_timeout_seconds);
   });

@@ -32,12 +32,19 @@ describe('the real process SIGKILLed while it publishes a backlog', () => {
     const cwd = mkdtempSync(join(tmpdir(), 'mailproxy-mirror-crash-'));
     dirs.push(cwd);
     // Large windows: the kill lands while acknowledgements of a window are still coming in.
-    const env = { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_NATS_URL: nats.url, MAILPROXY_NATS_MAX_IN_FLIGHT: '2000', MAILPROXY_NATS_CONNECT_TIMEOUT_SECONDS: '1' };
+    const env = {
+      MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+      MAILPROXY_NATS_URL: nats.url,
+      MAILPROXY_NATS_MAX_IN_FLIGHT: '2000',
+      MAILPROXY_NATS_CONNECT_TIMEOUT_SECONDS: '1',
+    };
     const first = await serveUntilListening(cwd, env, running);
     const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
     const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token, body });
     expect((await admin(first.url, 'POST', '/tenant', { id: 'acme' })).status).toBe(201);
-    expect((await admin(first.url, 'POST', '/account', { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: 9, tls_mode: 'none', is_default: true })).status).toBe(201);
+    expect(
+      (await admin(first.url, 'POST', '/account', { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: 9, tls_mode: 'none', is_default: true })).status,
+    ).toBe(201);
     await admin(first.url, 'POST', '/commands/suspend', { tenant_id: 'acme' });
 
     // A backlog built while NATS is away, then NATS back and the process killed in the middle of publishing it.
@@ -45,7 +52,13 @@ describe('the real process SIGKILLed while it publishes a backlog', () => {
     const beforeOutage = await streamCount(nats.url);
     await nats.stop();
     for (let start = 0; start < TOTAL; start += 500) {
-      const messages = Array.from({ length: 500 }, (_, index) => ({ id: `m-${start + index}`, from: 'a@example.com', to: 'b@example.net', subject: 's', body: 'b' }));
+      const messages = Array.from({ length: 500 }, (_, index) => ({
+        id: `m-${start + index}`,
+        from: 'a@example.com',
+        to: 'b@example.net',
+        subject: 's',
+        body: 'b',
+      }));
       const posted = await admin(first.url, 'POST', '/add-messages', { messages: messages.map((m) => ({ ...m, tenant_id: 'acme' })) });
       expect(posted.body, posted.text).toMatchObject({ queued: 500 });
     }

@@ -41,10 +41,14 @@ async function setUp(sinkOptions: SmtpSinkOptions, deadlineSeconds: number, repo
   dirs.push(cwd);
   const first = await start(cwd, deadlineSeconds);
   const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
-  const tenant = await api(first.url, 'POST', '/tenant', { token, body: { id: 'acme', ...(reportBase === undefined ? {} : { client_base_url: reportBase, client_auth: { method: 'none' } }) } });
+  const tenant = await api(first.url, 'POST', '/tenant', {
+    token,
+    body: { id: 'acme', ...(reportBase === undefined ? {} : { client_base_url: reportBase, client_auth: { method: 'none' } }) },
+  });
   expect(tenant.status, tenant.text).toBe(201);
   const account = await api(first.url, 'POST', '/account', {
-    token, body: { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', max_connections: 2, is_default: true },
+    token,
+    body: { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', max_connections: 2, is_default: true },
   });
   expect(account.status, account.text).toBe(201);
   return { sink, cwd, first, key: tenant.body.api_key as string };
@@ -96,7 +100,9 @@ function refused(port: number): Promise<boolean> {
 function storedStates(cwd: string): Map<string, { state: string; events: string[] }> {
   const db = new Database(join(cwd, 'data', 'mailproxy.db'), { readonly: true });
   try {
-    const rows = db.prepare(`SELECT m.id, m.state, (SELECT group_concat(event_type) FROM outbox o WHERE o.message_pk = m.pk) AS events FROM messages m`).all() as Array<{ id: string; state: string; events: string | null }>;
+    const rows = db
+      .prepare(`SELECT m.id, m.state, (SELECT group_concat(event_type) FROM outbox o WHERE o.message_pk = m.pk) AS events FROM messages m`)
+      .all() as Array<{ id: string; state: string; events: string | null }>;
     return new Map(rows.map((row) => [row.id, { state: row.state, events: (row.events ?? '').split(',') }]));
   } finally {
     db.close();
@@ -153,10 +159,19 @@ describe('stopping the real process', () => {
       // The sends in flight finished: none was handed back, and whatever the relay took is recorded sent.
       expect(log.find((entry) => entry.msg === 'sends still in flight at the shutdown deadline go back to the queue')).toBeUndefined();
       const stored = storedStates(cwd);
-      expect([...acked].filter((id) => !stored.has(id)), 'acknowledged but not stored').toEqual([]);
-      expect([...stored].filter(([, row]) => row.state === 'sending'), 'left sending').toEqual([]);
+      expect(
+        [...acked].filter((id) => !stored.has(id)),
+        'acknowledged but not stored',
+      ).toEqual([]);
+      expect(
+        [...stored].filter(([, row]) => row.state === 'sending'),
+        'left sending',
+      ).toEqual([]);
       const relayed = sink.messages.map((message) => mailIdOf(message.raw));
-      expect(relayed.filter((id) => stored.get(id)?.state !== 'sent'), 'relayed but not recorded sent').toEqual([]);
+      expect(
+        relayed.filter((id) => stored.get(id)?.state !== 'sent'),
+        'relayed but not recorded sent',
+      ).toEqual([]);
       expect(acked.size).toBeGreaterThan(relayed.length); // a backlog was left for the restart
 
       sinkOptions.answerDelayMs = 0;
@@ -189,7 +204,10 @@ describe('stopping the real process', () => {
     expect(performance.now() - again).toBeLessThan(1500);
     expect(first.daemon.entries.map((entry) => entry.msg)).toContain('second signal: exiting now');
     const stored = storedStates(cwd);
-    expect([...acked].filter((id) => !stored.has(id)), 'acknowledged but not stored').toEqual([]);
+    expect(
+      [...acked].filter((id) => !stored.has(id)),
+      'acknowledged but not stored',
+    ).toEqual([]);
 
     sinkOptions.answerDelayMs = 0;
     const second = await start(cwd, 5);
@@ -202,7 +220,10 @@ describe('stopping the real process', () => {
   it('hands back a send the relay never answers when the deadline comes, and exits then', async () => {
     const { sink, cwd, first, key } = await setUp({ hangAfterData: true }, 2);
     const posted = await api(first.url, 'POST', '/add-messages', {
-      token: key, body: { messages: ['silent-1', 'silent-2', 'silent-3'].map((id) => ({ id, from: 'app@acme.example', to: 'someone@example.net', subject: id, body: id })) },
+      token: key,
+      body: {
+        messages: ['silent-1', 'silent-2', 'silent-3'].map((id) => ({ id, from: 'app@acme.example', to: 'someone@example.net', subject: id, body: id })),
+      },
     });
     expect(posted.body).toEqual({ ok: true, queued: 3, rejected: [] });
     await sink.waitForUnanswered(1, 10_000);

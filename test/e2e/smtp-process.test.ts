@@ -76,7 +76,25 @@ describe('SMTP ingress of the real process', () => {
     const cwd = workdir();
     const [cert, key] = [join(cwd, 'cert.pem'), join(cwd, 'key.pem')];
     const makeCertificate = (name: string): void => {
-      execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(cwd, `${name}.key`), '-out', join(cwd, `${name}.crt`), '-days', '1', '-subj', `/CN=${name}`], { stdio: 'ignore' });
+      execFileSync(
+        'openssl',
+        [
+          'req',
+          '-x509',
+          '-newkey',
+          'rsa:2048',
+          '-nodes',
+          '-keyout',
+          join(cwd, `${name}.key`),
+          '-out',
+          join(cwd, `${name}.crt`),
+          '-days',
+          '1',
+          '-subj',
+          `/CN=${name}`,
+        ],
+        { stdio: 'ignore' },
+      );
     };
     makeCertificate('first');
     makeCertificate('renewed');

@@ -19,10 +19,15 @@ export interface DsnOptions {
 export function dsnFor(original: Buffer, options: DsnOptions): Buffer {
   const action = options.action ?? 'failed';
   const status = options.status ?? (action === 'failed' ? '5.1.1' : '4.2.2');
-  const diagnostic = options.diagnostic ?? (action === 'failed' ? `550 5.1.1 <${options.recipient}>: Recipient address rejected: User unknown in local recipient table` : '452 4.2.2 Mailbox full, will retry');
+  const diagnostic =
+    options.diagnostic ??
+    (action === 'failed'
+      ? `550 5.1.1 <${options.recipient}>: Recipient address rejected: User unknown in local recipient table`
+      : '452 4.2.2 Mailbox full, will retry');
   const text = original.toString('utf8');
   const returned = options.headersOnly === true ? text.slice(0, text.search(/\r?\n\r?\n/)) : text;
-  return Buffer.from(crlf(`From: Mail Delivery System <MAILER-DAEMON@mx.example.net>
+  return Buffer.from(
+    crlf(`From: Mail Delivery System <MAILER-DAEMON@mx.example.net>
 To: bounces@proxy.example
 Subject: Undelivered Mail Returned to Sender
 Message-ID: <${randomUUID()}@mx.example.net>
@@ -55,12 +60,16 @@ Diagnostic-Code: smtp; ${diagnostic}
 --dsn-boundary
 Content-Type: ${options.headersOnly === true ? 'text/rfc822-headers' : 'message/rfc822'}
 
-`) + returned.replace(/\r?\n/g, '\r\n') + '\r\n--dsn-boundary--\r\n');
+`) +
+      returned.replace(/\r?\n/g, '\r\n') +
+      '\r\n--dsn-boundary--\r\n',
+  );
 }
 
 export function arfFor(original: Buffer, recipient: string): Buffer {
   const headers = original.toString('utf8').split(/\r?\n\r?\n/)[0] ?? '';
-  return Buffer.from(crlf(`From: Feedback Loop <fbl@isp.example>
+  return Buffer.from(
+    crlf(`From: Feedback Loop <fbl@isp.example>
 To: abuse@proxy.example
 Subject: FW: complaint
 Message-ID: <${randomUUID()}@isp.example>
@@ -85,17 +94,22 @@ Arrival-Date: Mon, 23 Nov 2026 10:00:00 +0000
 --arf-boundary
 Content-Type: text/rfc822-headers
 
-`) + headers.replace(/\r?\n/g, '\r\n') + '\r\n\r\n--arf-boundary--\r\n');
+`) +
+      headers.replace(/\r?\n/g, '\r\n') +
+      '\r\n\r\n--arf-boundary--\r\n',
+  );
 }
 
 /** Mail that is no bounce at all: a person writing to the bounce address. */
 export function ordinaryMail(subject = 'Question about my invoice'): Buffer {
-  return Buffer.from(crlf(`From: Carla <carla@example.org>
+  return Buffer.from(
+    crlf(`From: Carla <carla@example.org>
 To: bounces@proxy.example
 Subject: ${subject}
 Message-ID: <${randomUUID()}@example.org>
 Date: Mon, 23 Nov 2026 12:00:00 +0000
 
 Hello, could you please resend my invoice?
-`));
+`),
+  );
 }

@@ -26,7 +26,11 @@ export interface DaemonProcess {
 /** SMTP listens on a random port unless the test says otherwise: tests run side by side. */
 export function spawnDaemon(args: string[], options: { cwd: string; env?: Record<string, string> }): DaemonProcess {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILPROXY_')));
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', ...env, ...options.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', ...env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const stdout: string[] = [];
   const stderr: string[] = [];
   const entries: LogEntry[] = [];

@@ -12,7 +12,8 @@ export interface HostileMessage {
 }
 
 const B = (text: string): Buffer => Buffer.from(text, 'utf8');
-const BOUNCE_HEADERS = 'From: Mail Delivery System <MAILER-DAEMON@mx.hostile.example>\nTo: bounces@acme-shop.example\nSubject: Undelivered Mail Returned to Sender\n';
+const BOUNCE_HEADERS =
+  'From: Mail Delivery System <MAILER-DAEMON@mx.hostile.example>\nTo: bounces@acme-shop.example\nSubject: Undelivered Mail Returned to Sender\n';
 const BOUNDARY = /boundary="([^"]*)"/;
 
 const outerBoundary = (dsn: string): string => BOUNDARY.exec(dsn)?.[1] ?? '';
@@ -49,7 +50,8 @@ function longLineBody(bytes: number, rng: Rng): string {
 
 /** `count` recipient groups in one delivery-status part. */
 function recipientBomb(count: number): string {
-  const group = (i: number): string => `Final-Recipient: rfc822; user${i}@example.org\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 no such user\n`;
+  const group = (i: number): string =>
+    `Final-Recipient: rfc822; user${i}@example.org\nAction: failed\nStatus: 5.1.1\nDiagnostic-Code: smtp; 550 5.1.1 no such user\n`;
   const groups = Array.from({ length: count }, (_, i) => group(i)).join('\n');
   return `${BOUNCE_HEADERS}MIME-Version: 1.0\nContent-Type: multipart/report; report-type=delivery-status; boundary="R"\n\n--R\nContent-Type: message/delivery-status\n\nReporting-MTA: dns; mx.hostile.example\n\n${groups}\n--R--\n`;
 }
@@ -118,7 +120,13 @@ export const GENERATORS: ReadonlyArray<readonly [string, Generator]> = [
   ['random-bytes', (rng) => rng.bytes(rng.int(0, 65_536))],
   ['empty', () => Buffer.alloc(0)],
   ['mutated-dsn', (rng) => mutate(B(sampleDsn(rng)), rng)],
-  ['truncated-dsn', (rng) => { const dsn = sampleDsn(rng); return B(dsn.slice(0, rng.int(0, dsn.length))); }],
+  [
+    'truncated-dsn',
+    (rng) => {
+      const dsn = sampleDsn(rng);
+      return B(dsn.slice(0, rng.int(0, dsn.length)));
+    },
+  ],
   ['truncated-mid-boundary', (rng) => B(cutInside(sampleDsn(rng), /\n--=_hostile_[0-9a-f]+(-orig)?(--)?/, rng))],
   ['truncated-mid-base64', (rng) => B(cutInside(sampleDsn(rng), /base64\n\n[A-Za-z0-9+/=\n]{40,}/, rng))],
   ['deep-multipart-500', () => B(nestedMultiparts(500))],
@@ -162,7 +170,10 @@ export function hostileMessages(seed: number, count: number, kinds: readonly str
  * file comes back. The attachment repeats one random block: cheap to build.
  */
 export function hugeMessage(bytes: number, seed = 1): Buffer {
-  const block = seededRng(seed).bytes(57 * 1024).toString('base64').replace(/.{76}/g, '$&\n');
+  const block = seededRng(seed)
+    .bytes(57 * 1024)
+    .toString('base64')
+    .replace(/.{76}/g, '$&\n');
   const head = B(`${BOUNCE_HEADERS}MIME-Version: 1.0
 Content-Type: multipart/report; report-type=delivery-status; boundary="H"
 

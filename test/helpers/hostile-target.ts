@@ -32,7 +32,9 @@ export interface HostileTarget {
 
 /** Log lines that are a bug wherever they come from: an unexpected error, a crash. */
 export function errorLines(daemon: DaemonProcess): string[] {
-  return daemon.entries.filter((entry) => entry.level === 'error' || entry.level === 'fatal' || Number(entry.level) >= 50).map((entry) => JSON.stringify(entry).slice(0, 2000));
+  return daemon.entries
+    .filter((entry) => entry.level === 'error' || entry.level === 'fatal' || Number(entry.level) >= 50)
+    .map((entry) => JSON.stringify(entry).slice(0, 2000));
 }
 
 /**

@@ -20,8 +20,17 @@ export function storeWithAdminEvents(name: string, count: number, tenantOf: (ind
     for (let index = 0; index < count; index += 1) {
       const tenantId = tenantOf(index);
       store.changes.record({
-        eventId: randomIds.uuid(), occurredAt: Date.now(), actor: 'admin', command: 'test', tenantId,
-        aggregateType: 'tenant', aggregateId: tenantId, eventType: 'tenant.updated', eventVersion: 1, data: { index }, correlationId: null,
+        eventId: randomIds.uuid(),
+        occurredAt: Date.now(),
+        actor: 'admin',
+        command: 'test',
+        tenantId,
+        aggregateType: 'tenant',
+        aggregateId: tenantId,
+        eventType: 'tenant.updated',
+        eventVersion: 1,
+        data: { index },
+        correlationId: null,
       });
     }
   });

@@ -38,6 +38,9 @@ export function copiesById(messages: readonly SinkMessage[]): Map<string, number
 /** Every id in `ids` received exactly once, and nothing else. */
 export function expectEachOnce(messages: readonly SinkMessage[], ids: readonly string[]): void {
   const counts = copiesById(messages);
-  expect([...counts.entries()].filter(([, count]) => count !== 1), 'ids received more than once').toEqual([]);
+  expect(
+    [...counts.entries()].filter(([, count]) => count !== 1),
+    'ids received more than once',
+  ).toEqual([]);
   expect([...counts.keys()].sort()).toEqual([...ids].sort());
 }

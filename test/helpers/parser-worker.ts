@@ -9,15 +9,11 @@ import { Worker } from 'node:worker_threads';
 import { BUILT_PARSER } from './built-parser.js';
 
 export type ParseOutcome =
-  | { status: 'resolved'; kind: string; recipients: number; ms: number }
-  | { status: 'threw'; error: string; ms: number }
-  | { status: 'timeout'; ms: number };
+  { status: 'resolved'; kind: string; recipients: number; ms: number } | { status: 'threw'; error: string; ms: number } | { status: 'timeout'; ms: number };
 
 /** What a parser in a worker answered: its whole result, a throw, or nothing within the budget. */
 export type WorkerOutcome<T> =
-  | { status: 'resolved'; value: T; ms: number }
-  | { status: 'threw'; error: string; ms: number }
-  | { status: 'timeout'; ms: number };
+  { status: 'resolved'; value: T; ms: number } | { status: 'threw'; error: string; ms: number } | { status: 'timeout'; ms: number };
 
 /** A module of dist/ (as a file URL) and the async function of one Buffer it exports. */
 export interface ParserTarget {

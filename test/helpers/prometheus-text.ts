@@ -36,7 +36,11 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES: readonly string[] = ['counter', 'gauge', 'histogram', 'summary', 'untyped'];
 const SUFFIXES: Record<MetricType, readonly string[]> = {
-  counter: [''], gauge: [''], untyped: [''], histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'],
+  counter: [''],
+  gauge: [''],
+  untyped: [''],
+  histogram: ['_bucket', '_sum', '_count'],
+  summary: ['', '_sum', '_count'],
 };
 
 /** Go's ParseFloat as Prometheus uses it: decimal or exponent forms, NaN, +Inf, -Inf. */
@@ -105,36 +109,39 @@ export function parsePrometheusText(text: string): Map<string, MetricFamily> {
     families.set(name, current);
     return current;
   };
-  text.split('\n').slice(0, -1).forEach((line, index) => {
-    try {
-      if (line.trim() === '') return;
-      const meta = /^#\s+(HELP|TYPE)\s+(\S+)(?:\s(.*))?$/.exec(line);
-      if (meta === null) {
-        if (line.startsWith('#')) return; // a comment
-        const sample = parseSample(line);
-        const family = current;
-        const suffix = family === null ? undefined : SUFFIXES[family.type].find((end) => sample.name === family.name + end);
-        if (family === null || suffix === undefined) throw new Error(`sample ${sample.name} outside its family (TYPE first)`);
-        const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
-        if (seriesSeen.has(key)) throw new Error(`series repeated: ${key}`);
-        seriesSeen.add(key);
-        if (family.type === 'histogram' && suffix === '_bucket' && sample.labels.le === undefined) throw new Error('bucket without le');
-        family.samples.push(sample);
-        return;
+  text
+    .split('\n')
+    .slice(0, -1)
+    .forEach((line, index) => {
+      try {
+        if (line.trim() === '') return;
+        const meta = /^#\s+(HELP|TYPE)\s+(\S+)(?:\s(.*))?$/.exec(line);
+        if (meta === null) {
+          if (line.startsWith('#')) return; // a comment
+          const sample = parseSample(line);
+          const family = current;
+          const suffix = family === null ? undefined : SUFFIXES[family.type].find((end) => sample.name === family.name + end);
+          if (family === null || suffix === undefined) throw new Error(`sample ${sample.name} outside its family (TYPE first)`);
+          const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
+          if (seriesSeen.has(key)) throw new Error(`series repeated: ${key}`);
+          seriesSeen.add(key);
+          if (family.type === 'histogram' && suffix === '_bucket' && sample.labels.le === undefined) throw new Error('bucket without le');
+          family.samples.push(sample);
+          return;
+        }
+        const [, keyword, name = '', rest = ''] = meta;
+        if (!METRIC_NAME.test(name)) throw new Error(`bad metric name: ${name}`);
+        const family = familyOf(name);
+        if (keyword === 'HELP') {
+          family.help = rest.replace(/\\(n|\\)/g, (_, escaped: string) => (escaped === 'n' ? '\n' : '\\'));
+          return;
+        }
+        if (!TYPES.includes(rest) || family.samples.length > 0) throw new Error(`bad TYPE line for ${name}`);
+        family.type = rest as MetricType;
+      } catch (error) {
+        throw new Error(`line ${index + 1} "${line}": ${(error as Error).message}`);
       }
-      const [, keyword, name = '', rest = ''] = meta;
-      if (!METRIC_NAME.test(name)) throw new Error(`bad metric name: ${name}`);
-      const family = familyOf(name);
-      if (keyword === 'HELP') {
-        family.help = rest.replace(/\\(n|\\)/g, (_, escaped: string) => (escaped === 'n' ? '\n' : '\\'));
-        return;
-      }
-      if (!TYPES.includes(rest) || family.samples.length > 0) throw new Error(`bad TYPE line for ${name}`);
-      family.type = rest as MetricType;
-    } catch (error) {
-      throw new Error(`line ${index + 1} "${line}": ${(error as Error).message}`);
-    }
-  });
+    });
   return families;
 }
 

@@ -12,7 +12,10 @@ export interface QueueFixture {
   createTenant(id: string, fields?: Record<string, unknown>): Promise<string>;
   createAccount(tenantId: string, id: string, sink: SmtpSink | { port: number }, fields?: Record<string, unknown>): Promise<void>;
   post(key: string, messages: unknown[], extra?: Record<string, unknown>): Promise<ApiResponse>;
-  detail(tenantId: string, id: string): Promise<{ message: Record<string, any>; events: Array<Record<string, any>>; why: Record<string, any>; pec_receipts: Array<Record<string, any>> }>;
+  detail(
+    tenantId: string,
+    id: string,
+  ): Promise<{ message: Record<string, any>; events: Array<Record<string, any>>; why: Record<string, any>; pec_receipts: Array<Record<string, any>> }>;
   /** One dispatcher step, then every send it started finished and recorded. */
   settle(): Promise<void>;
   stop(): Promise<void>;
@@ -25,9 +28,13 @@ const DEFAULT_DISPATCH: Record<string, string> = {
   retry_schedule_seconds: '[60, 300]',
 };
 
-export async function startQueueFixture(options: { dispatch?: Record<string, string>; extraToml?: string; clock?: TestClock; dataDir?: string; env?: Record<string, string> } = {}): Promise<QueueFixture> {
+export async function startQueueFixture(
+  options: { dispatch?: Record<string, string>; extraToml?: string; clock?: TestClock; dataDir?: string; env?: Record<string, string> } = {},
+): Promise<QueueFixture> {
   const clock = options.clock ?? createTestClock();
-  const dispatch = Object.entries({ ...DEFAULT_DISPATCH, ...options.dispatch }).map(([key, value]) => `${key} = ${value}`).join('\n');
+  const dispatch = Object.entries({ ...DEFAULT_DISPATCH, ...options.dispatch })
+    .map(([key, value]) => `${key} = ${value}`)
+    .join('\n');
   const t = await startTestDaemon(`${options.extraToml ?? ''}\n[dispatch]\n${dispatch}\n`, clock, options.dataDir, options.env);
   const admin = (method: string, path: string, body?: unknown) => api(t.url, method, path, { token: t.adminToken, body });
 
@@ -82,10 +89,13 @@ export async function startSinkScenario(
 ): Promise<SinkScenario> {
   const sink = await startSmtpSink(options.sink);
   const fx = await startQueueFixture(options.clock === undefined ? {} : { clock: options.clock });
-  cleanups.push(async () => sink.stop(), async () => {
-    await fx.stop();
-    fx.t.cleanup();
-  });
+  cleanups.push(
+    async () => sink.stop(),
+    async () => {
+      await fx.stop();
+      fx.t.cleanup();
+    },
+  );
   const key = await fx.createTenant('acme');
   await fx.createAccount('acme', 'main', sink, { is_default: true, ...options.account });
   return { fx, sink, key };

@@ -82,7 +82,11 @@ export async function openRawSmtp(port: number, host = '127.0.0.1'): Promise<Raw
       };
       const timer = setTimeout(() => {
         finish();
-        reject(new Error(`raw smtp: timed out after ${timeoutMs} ms waiting for ${what}; replies so far: ${JSON.stringify(queue.map((r) => r.lines.join(' | ')).slice(0, 5))}`));
+        reject(
+          new Error(
+            `raw smtp: timed out after ${timeoutMs} ms waiting for ${what}; replies so far: ${JSON.stringify(queue.map((r) => r.lines.join(' | ')).slice(0, 5))}`,
+          ),
+        );
       }, timeoutMs);
       const finish = (): void => {
         clearTimeout(timer);
@@ -99,24 +103,31 @@ export async function openRawSmtp(port: number, host = '127.0.0.1'): Promise<Raw
         socket.write(data, (error) => (error ? reject(error) : resolve()));
       }),
     reply: (timeoutMs = DEFAULT_TIMEOUT_MS) =>
-      waitFor(() => {
-        const next = queue.shift();
-        if (next !== undefined) return next;
-        if (isClosed) throw new Error('raw smtp: the connection closed before a reply');
-        return undefined;
-      }, 'a reply', timeoutMs),
+      waitFor(
+        () => {
+          const next = queue.shift();
+          if (next !== undefined) return next;
+          if (isClosed) throw new Error('raw smtp: the connection closed before a reply');
+          return undefined;
+        },
+        'a reply',
+        timeoutMs,
+      ),
     replies: (n, timeoutMs = DEFAULT_TIMEOUT_MS) =>
-      waitFor(() => {
-        if (queue.length >= n) return queue.splice(0, n);
-        if (isClosed) throw new Error(`raw smtp: the connection closed after ${queue.length} of ${n} replies`);
-        return undefined;
-      }, `${n} replies`, timeoutMs),
+      waitFor(
+        () => {
+          if (queue.length >= n) return queue.splice(0, n);
+          if (isClosed) throw new Error(`raw smtp: the connection closed after ${queue.length} of ${n} replies`);
+          return undefined;
+        },
+        `${n} replies`,
+        timeoutMs,
+      ),
     async command(line, timeoutMs) {
       await client.write(`${line}\r\n`);
       return client.reply(timeoutMs);
     },
-    untilClosed: (timeoutMs = DEFAULT_TIMEOUT_MS) =>
-      waitFor(() => (isClosed ? queue.splice(0) : undefined), 'the server to close the connection', timeoutMs),
+    untilClosed: (timeoutMs = DEFAULT_TIMEOUT_MS) => waitFor(() => (isClosed ? queue.splice(0) : undefined), 'the server to close the connection', timeoutMs),
     closed: () => isClosed,
     destroy: () => socket.destroy(),
   };

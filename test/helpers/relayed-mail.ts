@@ -53,9 +53,14 @@ export function decodeWords(value: string): string {
       out += between;
     }
     const [, , encoding = '', text = ''] = match;
-    pending.push(encoding.toLowerCase() === 'b'
-      ? Buffer.from(text, 'base64')
-      : Buffer.from(text.replace(/_/g, ' ').replace(/=([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1'));
+    pending.push(
+      encoding.toLowerCase() === 'b'
+        ? Buffer.from(text, 'base64')
+        : Buffer.from(
+            text.replace(/_/g, ' ').replace(/=([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            'latin1',
+          ),
+    );
     last = (match.index ?? 0) + match[0].length;
   }
   flush();
@@ -67,7 +72,9 @@ export const parseRelayed = (raw: Buffer): Promise<ParsedMail> => simpleParser(r
 /** Every address of a parsed address header, lower-cased, in order. */
 export function addressesOf(header: AddressObject | AddressObject[] | undefined): string[] {
   const objects = header === undefined ? [] : Array.isArray(header) ? header : [header];
-  return objects.flatMap((object) => object.value.flatMap(function flatten(entry): string[] {
-    return entry.group === undefined ? [(entry.address ?? '').toLowerCase()] : entry.group.flatMap(flatten);
-  }));
+  return objects.flatMap((object) =>
+    object.value.flatMap(function flatten(entry): string[] {
+      return entry.group === undefined ? [(entry.address ?? '').toLowerCase()] : entry.group.flatMap(flatten);
+    }),
+  );
 }

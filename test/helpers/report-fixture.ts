@@ -26,21 +26,34 @@ export interface ReportScenario {
 
 export async function startReportScenario(
   cleanups: Array<() => Promise<void>>,
-  options: { reports?: Record<string, string>; sink?: SmtpSinkOptions; clock?: TestClock; dataDir?: string; env?: Record<string, string>; extraToml?: string } = {},
+  options: {
+    reports?: Record<string, string>;
+    sink?: SmtpSinkOptions;
+    clock?: TestClock;
+    dataDir?: string;
+    env?: Record<string, string>;
+    extraToml?: string;
+  } = {},
 ): Promise<ReportScenario> {
   const client = await startReportClient();
   const sink = await startSmtpSink(options.sink);
-  const reports = Object.entries({ ...FAST_REPORTS, ...options.reports }).map(([key, value]) => `${key} = ${value}`).join('\n');
+  const reports = Object.entries({ ...FAST_REPORTS, ...options.reports })
+    .map(([key, value]) => `${key} = ${value}`)
+    .join('\n');
   const fx = await startQueueFixture({
     extraToml: `[reports]\n${reports}\n${options.extraToml ?? ''}\n`,
     ...(options.clock === undefined ? {} : { clock: options.clock }),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.env === undefined ? {} : { env: options.env }),
   });
-  cleanups.push(async () => client.stop(), async () => sink.stop(), async () => {
-    await fx.stop();
-    fx.t.cleanup();
-  });
+  cleanups.push(
+    async () => client.stop(),
+    async () => sink.stop(),
+    async () => {
+      await fx.stop();
+      fx.t.cleanup();
+    },
+  );
   return {
     fx,
     client,

@@ -14,10 +14,16 @@ export function sampleDsn(rng: Rng): string {
   const boundary = `=_hostile_${hex(rng, 12)}`;
   const inner = `${boundary}-orig`;
   const recipients = Array.from({ length: rng.int(1, 3) }, (_, i) => `user${i}.${hex(rng, 4)}@example.org`);
-  const status = recipients.map((address) => {
-    const [code, enhanced, text] = rng.pick([['550', '5.1.1', 'User unknown'], ['452', '4.2.2', 'Mailbox full'], ['554', '5.7.1', 'blocked using zen.spamhaus.org']] as const);
-    return `Final-Recipient: rfc822; ${address}\nAction: ${code.startsWith('4') ? 'delayed' : 'failed'}\nStatus: ${enhanced}\nDiagnostic-Code: smtp; ${code} ${enhanced} <${address}>: ${text}\n`;
-  }).join('\n');
+  const status = recipients
+    .map((address) => {
+      const [code, enhanced, text] = rng.pick([
+        ['550', '5.1.1', 'User unknown'],
+        ['452', '4.2.2', 'Mailbox full'],
+        ['554', '5.7.1', 'blocked using zen.spamhaus.org'],
+      ] as const);
+      return `Final-Recipient: rfc822; ${address}\nAction: ${code.startsWith('4') ? 'delayed' : 'failed'}\nStatus: ${enhanced}\nDiagnostic-Code: smtp; ${code} ${enhanced} <${address}>: ${text}\n`;
+    })
+    .join('\n');
   const deliveryStatus = `Reporting-MTA: dns; mx.hostile.example\nArrival-Date: Mon, 1 Apr 2024 10:00:00 +0000\n\n${status}`;
   const notice = `Your message could not be delivered to ${recipients.join(', ')}. F=C3=BCr Details siehe unten; this line is long enough to need a soft=\n break.\n`;
   const attachment = base64Lines(rng.bytes(rng.int(600, 3000)));

@@ -10,4 +10,11 @@ export interface CorpusFields {
 export function corpusFields(index: number): CorpusFields;
 export function corpusMessage(index: number, deferredTs?: number): Record<string, unknown>;
 export function matches(count: number, predicate: (fields: CorpusFields, index: number) => boolean): number[];
-export function postCorpus(options: { url: string; token: string; count: number; batch?: number; deferredTsOf?: (index: number) => number | undefined; concurrency?: number }): Promise<number>;
+export function postCorpus(options: {
+  url: string;
+  token: string;
+  count: number;
+  batch?: number;
+  deferredTsOf?: (index: number) => number | undefined;
+  concurrency?: number;
+}): Promise<number>;

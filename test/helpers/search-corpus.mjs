@@ -3,8 +3,40 @@
 // Every field cycles with a different period, so any filter picks a known,
 // computable subset: the expected answer comes from `matches`, not a constant.
 
-const TOPICS = ['invoice', 'receipt', 'shipment', 'password', 'newsletter', 'reminder', 'welcome', 'statement', 'survey', 'ticket', 'renewal', 'refund', 'booking'];
-const ADJECTIVES = ['monthly', 'urgent', 'final', 'weekly', 'new', 'overdue', 'annual', 'quick', 'second', 'special', 'daily', 'open', 'pending', 'shared', 'late', 'fresh', 'brief'];
+const TOPICS = [
+  'invoice',
+  'receipt',
+  'shipment',
+  'password',
+  'newsletter',
+  'reminder',
+  'welcome',
+  'statement',
+  'survey',
+  'ticket',
+  'renewal',
+  'refund',
+  'booking',
+];
+const ADJECTIVES = [
+  'monthly',
+  'urgent',
+  'final',
+  'weekly',
+  'new',
+  'overdue',
+  'annual',
+  'quick',
+  'second',
+  'special',
+  'daily',
+  'open',
+  'pending',
+  'shared',
+  'late',
+  'fresh',
+  'brief',
+];
 
 /** Field values of corpus message `index` (0-based), also used to compute expected answers. */
 export function corpusFields(index) {
@@ -49,7 +81,8 @@ export async function postCorpus({ url, token, count, batch = 1000, deferredTsOf
         body: JSON.stringify({ messages }),
       });
       const body = await response.json();
-      if (response.status !== 200 || body.queued !== messages.length) throw new Error(`corpus post failed: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
+      if (response.status !== 200 || body.queued !== messages.length)
+        throw new Error(`corpus post failed: ${response.status} ${JSON.stringify(body).slice(0, 300)}`);
       queued += body.queued;
     }
   };

@@ -27,7 +27,11 @@ export function requireProgram(command: string, probe: string[], expected: RegEx
   if (!expected.test(output)) throw new Error(`${command} lacks a feature this test needs: ${install}\n${output}`);
 }
 
-export function runProgram(command: string, args: string[], options: { stdin?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ProgramResult> {
+export function runProgram(
+  command: string,
+  args: string[],
+  options: { stdin?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<ProgramResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     const stdout: Buffer[] = [];

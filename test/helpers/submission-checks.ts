@@ -21,7 +21,9 @@ export interface StoredRow {
 }
 
 export function storedRow(db: Database.Database, id: string, tenantId = 'acme'): StoredRow | undefined {
-  return db.prepare<[string, string], StoredRow>('SELECT id, subject, batch_code, payload, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?').get(tenantId, id);
+  return db
+    .prepare<[string, string], StoredRow>('SELECT id, subject, batch_code, payload, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?')
+    .get(tenantId, id);
 }
 
 const list = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
@@ -33,15 +35,33 @@ export function expectStoredAsSent(db: Database.Database, item: Record<string, u
   const payload = JSON.parse(row?.payload ?? 'null') as Record<string, unknown>;
   const attachments = list(item.attachments) as Array<Record<string, unknown>>;
   expect({
-    from: payload.from, to: payload.to, cc: payload.cc, bcc: payload.bcc, replyTo: payload.replyTo, returnPath: payload.returnPath,
-    subject: payload.subject, body: payload.body, html: payload.html, headers: payload.headers,
+    from: payload.from,
+    to: payload.to,
+    cc: payload.cc,
+    bcc: payload.bcc,
+    replyTo: payload.replyTo,
+    returnPath: payload.returnPath,
+    subject: payload.subject,
+    body: payload.body,
+    html: payload.html,
+    headers: payload.headers,
     attachments: (payload.attachments as Array<Record<string, unknown>>).map((a) => [a.filename, a.storagePath, a.mimeType]),
-    subjectColumn: row?.subject, batchCode: row?.batch_code,
+    subjectColumn: row?.subject,
+    batchCode: row?.batch_code,
   }).toEqual({
-    from: item.from, to: list(item.to), cc: list(item.cc), bcc: list(item.bcc), replyTo: item.reply_to ?? null, returnPath: item.return_path ?? null,
-    subject: item.subject ?? '', body: item.body ?? null, html: item.html ?? null, headers: item.headers ?? {},
+    from: item.from,
+    to: list(item.to),
+    cc: list(item.cc),
+    bcc: list(item.bcc),
+    replyTo: item.reply_to ?? null,
+    returnPath: item.return_path ?? null,
+    subject: item.subject ?? '',
+    body: item.body ?? null,
+    html: item.html ?? null,
+    headers: item.headers ?? {},
     attachments: attachments.map((a) => [a.filename, a.storage_path, a.mime_type ?? null]),
-    subjectColumn: item.subject ?? '', batchCode: item.batch_code ?? null,
+    subjectColumn: item.subject ?? '',
+    batchCode: item.batch_code ?? null,
   });
 }
 
@@ -54,7 +74,20 @@ export function relayedById(messages: readonly SinkMessage[], id: string): Buffe
  * Headers the builder writes itself (src/delivery/message-builder.ts); a client's copy of one of them is dropped.
  * Content-Disposition tops a message whose only part is one attachment (nodemailer makes it the root).
  */
-const BUILDER_HEADERS = ['from', 'to', 'cc', 'reply-to', 'subject', 'message-id', 'date', 'mime-version', 'content-type', 'content-transfer-encoding', 'content-disposition', 'x-genro-mail-id'];
+const BUILDER_HEADERS = [
+  'from',
+  'to',
+  'cc',
+  'reply-to',
+  'subject',
+  'message-id',
+  'date',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+  'content-disposition',
+  'x-genro-mail-id',
+];
 const OWNED = new Set([...BUILDER_HEADERS.filter((name) => name !== 'date' && name !== 'content-disposition'), 'bcc']);
 
 /** An address as mailparser gives it back: lower case, quotes of a quoted local part dropped, the domain in Unicode. */
@@ -71,19 +104,29 @@ export async function expectRelayedAsSent(raw: Buffer, item: Record<string, unkn
   const custom = Object.keys(sentHeaders).filter((name) => !OWNED.has(name.toLowerCase()));
   const allowed = new Set([...BUILDER_HEADERS, ...custom.map((name) => name.toLowerCase())]);
   const names = fields.map((field) => field.name.toLowerCase());
-  expect(names.filter((name) => !allowed.has(name)), `no header beyond those sent in ${String(item.id)}: ${raw.toString('latin1').slice(0, 1500)}`).toEqual([]);
-  for (const name of new Set(names)) expect(names.filter((n) => n === name), `${name} appears once`).toHaveLength(1);
+  expect(
+    names.filter((name) => !allowed.has(name)),
+    `no header beyond those sent in ${String(item.id)}: ${raw.toString('latin1').slice(0, 1500)}`,
+  ).toEqual([]);
+  for (const name of new Set(names))
+    expect(
+      names.filter((n) => n === name),
+      `${name} appears once`,
+    ).toHaveLength(1);
 
   const parsed = await parseRelayed(raw);
   const addresses = (value: unknown) => list(value).map(bare);
-  expect({
-    subject: (parsed.subject ?? '').trim(),
-    from: addressesOf(parsed.from).map(comparable),
-    to: addressesOf(parsed.to).map(comparable),
-    cc: addressesOf(parsed.cc).map(comparable),
-    replyTo: addressesOf(parsed.replyTo).map(comparable),
-    custom: Object.fromEntries(custom.map((name) => [name, decodeWords(fieldValue(fields, name) ?? '').trim()])),
-  }, `relayed ${String(item.id)}`).toEqual({
+  expect(
+    {
+      subject: (parsed.subject ?? '').trim(),
+      from: addressesOf(parsed.from).map(comparable),
+      to: addressesOf(parsed.to).map(comparable),
+      cc: addressesOf(parsed.cc).map(comparable),
+      replyTo: addressesOf(parsed.replyTo).map(comparable),
+      custom: Object.fromEntries(custom.map((name) => [name, decodeWords(fieldValue(fields, name) ?? '').trim()])),
+    },
+    `relayed ${String(item.id)}`,
+  ).toEqual({
     // Whitespace around an unstructured value does not survive a header line (RFC 5322 §2.2.3 folding, parsers trim).
     subject: String(item.subject ?? '').trim(),
     from: addresses(item.from),

@@ -37,7 +37,12 @@ export function createTestClock(): TestClock {
   };
 }
 
-export async function startTestDaemon(extraToml = '', clock: Clock = createTestClock(), existingDataDir?: string, env: Record<string, string> = {}): Promise<TestDaemon> {
+export async function startTestDaemon(
+  extraToml = '',
+  clock: Clock = createTestClock(),
+  existingDataDir?: string,
+  env: Record<string, string> = {},
+): Promise<TestDaemon> {
   const dataDir = existingDataDir ?? mkdtempSync(join(tmpdir(), 'mailproxy-test-'));
   // The environment overrides pin what every test needs; `extraToml` sets the rest.
   const parsed = parseConfig(extraToml, {

@@ -43,10 +43,13 @@ describe('GET /account/{id}: connections and last attempts', () => {
     const sink = await startSmtpSink({ hangAfterData: true });
     // A send timeout longer than the test: the message stays on the wire until the sink stops.
     const fx = await startQueueFixture({ dispatch: { send_timeout_seconds: '30' } });
-    cleanups.push(async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    }, async () => sink.stop());
+    cleanups.push(
+      async () => {
+        await fx.stop();
+        fx.t.cleanup();
+      },
+      async () => sink.stop(),
+    );
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', sink, { is_default: true, max_connections: 2 });
 

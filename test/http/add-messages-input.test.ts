@@ -56,7 +56,11 @@ beforeAll(async () => {
   // No API manages suppressions yet: a second connection writes the row (WAL allows it).
   const db = new Database(join(fx.t.dataDir, 'mailproxy.db'));
   try {
-    db.prepare(`INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES (?, ?, 'test', 'manual', ?)`).run('acme', SUPPRESSED, Date.now());
+    db.prepare(`INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES (?, ?, 'test', 'manual', ?)`).run(
+      'acme',
+      SUPPRESSED,
+      Date.now(),
+    );
   } finally {
     db.close();
   }
@@ -98,8 +102,16 @@ const MESSAGE_CASES: MessageCase[] = [
   { name: 'bad address in the to list', bad: (id) => message(id, { to: ['ok@example.net', 'not an address'] }), reason: 'to.1: invalid address' },
   { name: 'to as a number', bad: (id) => message(id, { to: 42 }), reason: 'to: Invalid input' },
   { name: 'CR/LF in subject', bad: (id) => message(id, { subject: 'hello\r\nBcc: victim@example.org' }), reason: 'subject: must not contain CR, LF or NUL' },
-  { name: 'lone surrogate in subject (JSON \\ud800)', bad: (id) => message(id, { subject: 'a\ud800b' }), reason: 'subject: not well-formed Unicode (a lone surrogate)' },
-  { name: 'LF in a custom header value', bad: (id) => message(id, { headers: { 'X-Custom': 'a\nBcc: victim@example.org' } }), reason: 'headers.X-Custom: must not contain CR, LF or NUL' },
+  {
+    name: 'lone surrogate in subject (JSON \\ud800)',
+    bad: (id) => message(id, { subject: 'a\ud800b' }),
+    reason: 'subject: not well-formed Unicode (a lone surrogate)',
+  },
+  {
+    name: 'LF in a custom header value',
+    bad: (id) => message(id, { headers: { 'X-Custom': 'a\nBcc: victim@example.org' } }),
+    reason: 'headers.X-Custom: must not contain CR, LF or NUL',
+  },
   { name: 'header name with a colon', bad: (id) => message(id, { headers: { 'X-Bad:Name': 'v' } }), reason: 'headers.X-Bad:Name: Invalid key' },
   { name: 'oversized body', bad: (id) => message(id, { body: 'x'.repeat(2 * MAX_MESSAGE_BYTES) }), reason: 'too large' },
   { name: 'unknown account_id', bad: (id) => message(id, { account_id: 'nope' }), reason: 'unknown account', code: 'UNKNOWN_ACCOUNT' },
@@ -127,11 +139,28 @@ const MESSAGE_CASES: MessageCase[] = [
     bad: (id) => message(id, { attachments: [{ filename: 'a.pdf', fetch_mode: 'http_url', storage_path: 'ftp://files.example/a.pdf' }] }),
     reason: 'not an http(s) URL',
   },
-  { name: 'tenant key naming another tenant', bad: (id) => message(id, { tenant_id: 'other' }), reason: 'unknown tenant', code: 'UNKNOWN_TENANT', absentIn: ['acme', 'other'] },
-  { name: 'admin token naming an unknown tenant', as: 'admin', bad: (id) => message(id, { tenant_id: 'nobody' }), reason: 'unknown tenant', code: 'UNKNOWN_TENANT' },
+  {
+    name: 'tenant key naming another tenant',
+    bad: (id) => message(id, { tenant_id: 'other' }),
+    reason: 'unknown tenant',
+    code: 'UNKNOWN_TENANT',
+    absentIn: ['acme', 'other'],
+  },
+  {
+    name: 'admin token naming an unknown tenant',
+    as: 'admin',
+    bad: (id) => message(id, { tenant_id: 'nobody' }),
+    reason: 'unknown tenant',
+    code: 'UNKNOWN_TENANT',
+  },
   { name: 'admin token without tenant_id', as: 'admin', bad: (id) => message(id), reason: 'tenant_id is required', code: 'TENANT_REQUIRED' },
   { name: 'id with a space', bad: () => message('has space'), reason: 'id: printable ASCII without spaces', lookup: 400 },
-  { name: 'suppressed recipient (cc, display name, mixed case)', bad: (id) => message(id, { cc: `Blocked <${SUPPRESSED.replace('b', 'B').replace('example', 'Example')}>` }), reason: 'suppressed', code: 'SUPPRESSED' },
+  {
+    name: 'suppressed recipient (cc, display name, mixed case)',
+    bad: (id) => message(id, { cc: `Blocked <${SUPPRESSED.replace('b', 'B').replace('example', 'Example')}>` }),
+    reason: 'suppressed',
+    code: 'SUPPRESSED',
+  },
 ];
 
 describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
@@ -147,7 +176,11 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
     const response = await call('POST', route, { as, body: { messages: [sibling(before), bad, sibling(after)] } });
 
     expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({ ok: true, queued: 2, rejected: [{ index: 1, id: bad.id, reason: expect.stringContaining(testCase.reason), code: testCase.code ?? 'INVALID_MESSAGE' }] });
+    expect(response.body).toEqual({
+      ok: true,
+      queued: 2,
+      rejected: [{ index: 1, id: bad.id, reason: expect.stringContaining(testCase.reason), code: testCase.code ?? 'INVALID_MESSAGE' }],
+    });
     for (const tenant of testCase.absentIn ?? ['acme']) expect(await detailStatus(tenant, bad.id as string)).toBe(testCase.lookup ?? 404);
     expect(await detailStatus(siblingTenant, before)).toBe(200);
     expect(await detailStatus(siblingTenant, after)).toBe(200);
@@ -157,7 +190,14 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
     const response = await call('POST', route, { as: 'acme', body: { messages: [message(`${tag}-obj-a`), 'text', null, 42, [], message(`${tag}-obj-b`)] } });
     expect(response.status, response.text).toBe(200);
     expect(response.body.queued).toBe(2);
-    expect(response.body.rejected).toEqual(['string', 'null', 'number', 'array'].map((type, position) => ({ index: position + 1, id: null, reason: expect.stringContaining(`expected object, received ${type}`), code: 'INVALID_MESSAGE' })));
+    expect(response.body.rejected).toEqual(
+      ['string', 'null', 'number', 'array'].map((type, position) => ({
+        index: position + 1,
+        id: null,
+        reason: expect.stringContaining(`expected object, received ${type}`),
+        code: 'INVALID_MESSAGE',
+      })),
+    );
     expect(await detailStatus('acme', `${tag}-obj-a`)).toBe(200);
     expect(await detailStatus('acme', `${tag}-obj-b`)).toBe(200);
   });
@@ -175,7 +215,13 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
 describe('POST /add-messages: requests rejected as a whole', () => {
   const tooMany = Array.from({ length: 1001 }, (_, index) => message(`many-${index}`));
   const cases: Array<{ name: string; body: unknown; contentType?: string; status: number; code: string; ids: string[] }> = [
-    { name: 'malformed JSON', body: '{"messages": [{"id": "json-1", "from": "a@example.com", "to": "b@example.net"}', status: 400, code: 'INVALID_JSON', ids: ['json-1'] },
+    {
+      name: 'malformed JSON',
+      body: '{"messages": [{"id": "json-1", "from": "a@example.com", "to": "b@example.net"}',
+      status: 400,
+      code: 'INVALID_JSON',
+      ids: ['json-1'],
+    },
     { name: 'messages is an object', body: { messages: message('obj-1') }, status: 400, code: 'VALIDATION_FAILED', ids: ['obj-1'] },
     { name: 'messages is a string', body: { messages: 'obj-2' }, status: 400, code: 'VALIDATION_FAILED', ids: ['obj-2'] },
     { name: 'messages missing', body: { message: [message('obj-3')] }, status: 400, code: 'VALIDATION_FAILED', ids: ['obj-3'] },
@@ -188,7 +234,11 @@ describe('POST /add-messages: requests rejected as a whole', () => {
 
   it.each(cases)('$name → $status $code, nothing stored', async (testCase) => {
     for (const route of ROUTES) {
-      const response = await call('POST', route, { as: 'acme', body: testCase.body, headers: testCase.contentType === undefined ? {} : { 'content-type': testCase.contentType } });
+      const response = await call('POST', route, {
+        as: 'acme',
+        body: testCase.body,
+        headers: testCase.contentType === undefined ? {} : { 'content-type': testCase.contentType },
+      });
       expectErrorEnvelope(response, testCase.status, testCase.code);
       for (const id of testCase.ids) expect(await detailStatus('acme', id)).toBe(404);
     }
@@ -265,7 +315,10 @@ describe('/commands/*', () => {
   });
 
   it('delete-messages takes ids as a comma string in the query or as a JSON array', async () => {
-    await fx.post(keyOf('acme'), ['d-1', 'd-2', 'd-3', 'd-4'].map((id) => later(id)));
+    await fx.post(
+      keyOf('acme'),
+      ['d-1', 'd-2', 'd-3', 'd-4'].map((id) => later(id)),
+    );
 
     const byQuery = await call('POST', '/commands/delete-messages?ids=d-1,%20d-2', { as: 'acme' });
     expect(byQuery.body).toEqual({ ok: true, deleted: ['d-1', 'd-2'], not_found: [], in_flight: [] });
@@ -284,7 +337,13 @@ describe('/commands/*', () => {
 
   const badParams: Array<{ name: string; path: string; body?: unknown; as?: string; status: number; code: string }> = [
     { name: 'cleanup older_than_seconds=abc in the query', path: '/commands/cleanup-messages?older_than_seconds=abc', status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'cleanup older_than_seconds "abc" in the body', path: '/commands/cleanup-messages', body: { older_than_seconds: 'abc' }, status: 400, code: 'VALIDATION_FAILED' },
+    {
+      name: 'cleanup older_than_seconds "abc" in the body',
+      path: '/commands/cleanup-messages',
+      body: { older_than_seconds: 'abc' },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
     { name: 'cleanup without older_than_seconds', path: '/commands/cleanup-messages', body: {}, status: 400, code: 'VALIDATION_FAILED' },
     { name: 'cleanup with a negative age', path: '/commands/cleanup-messages', body: { older_than_seconds: -1 }, status: 400, code: 'VALIDATION_FAILED' },
     { name: 'delete without ids', path: '/commands/delete-messages', body: {}, status: 400, code: 'VALIDATION_FAILED' },
@@ -318,7 +377,9 @@ describe('/commands/*', () => {
   it.each(crossTenant)("$path with a tenant key naming another tenant → 404, the other tenant's data unchanged", async (testCase) => {
     const inBody = await call('POST', testCase.path, { as: 'acme', body: testCase.body });
     expectErrorEnvelope(inBody, 404, 'NOT_FOUND');
-    const query = new URLSearchParams(Object.entries(testCase.body).map(([key, value]): [string, string] => [key, Array.isArray(value) ? value.join(',') : String(value)]));
+    const query = new URLSearchParams(
+      Object.entries(testCase.body).map(([key, value]): [string, string] => [key, Array.isArray(value) ? value.join(',') : String(value)]),
+    );
     const inQuery = await call('POST', `${testCase.path}?${query.toString()}`, { as: 'acme' });
     expectErrorEnvelope(inQuery, 404, 'NOT_FOUND');
     await expectOtherUntouched();

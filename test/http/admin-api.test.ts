@@ -29,7 +29,13 @@ describe('tenants and accounts over HTTP', () => {
     });
     expect(created.status).toBe(201);
     expect(created.body.api_key).toMatch(/^mpk_[A-Za-z0-9_-]{43}$/);
-    expect(created.body.tenant).toMatchObject({ id: 'acme', name: 'ACME', client_sync_path: '/mail-proxy/sync', client_auth: { method: 'bearer' }, active: true });
+    expect(created.body.tenant).toMatchObject({
+      id: 'acme',
+      name: 'ACME',
+      client_sync_path: '/mail-proxy/sync',
+      client_auth: { method: 'bearer' },
+      active: true,
+    });
     acmeKey = created.body.api_key;
     issuedKeys.push(acmeKey);
 
@@ -71,7 +77,14 @@ describe('tenants and accounts over HTTP', () => {
       body: { id: 'main', host: 'smtp.acme.example', port: 587, user: 'mailer', password: ACCOUNT_PASSWORD, limit_per_minute: 60, is_default: true },
     });
     expect(created.status).toBe(201);
-    expect(created.body.account).toMatchObject({ id: 'main', tenant_id: 'acme', has_password: true, tls_mode: 'starttls', is_default: true, limit_per_minute: 60 });
+    expect(created.body.account).toMatchObject({
+      id: 'main',
+      tenant_id: 'acme',
+      has_password: true,
+      tls_mode: 'starttls',
+      is_default: true,
+      limit_per_minute: 60,
+    });
 
     // genro's use_tls on the stored port 587: STARTTLS, not implicit TLS.
     const updated = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: true, tls_mode: 'none' } });
@@ -80,7 +93,10 @@ describe('tenants and accounts over HTTP', () => {
     expect(plain.body).toMatchObject({ created: false, account: { tls_mode: 'none', use_tls: false, port: 587 } });
     const tls = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: true } });
     expect(tls.status).toBe(200);
-    expect(tls.body).toMatchObject({ created: false, account: { host: 'smtp2.acme.example', tls_mode: 'starttls', use_tls: true, has_password: true, port: 587, limit_per_minute: 60 } });
+    expect(tls.body).toMatchObject({
+      created: false,
+      account: { host: 'smtp2.acme.example', tls_mode: 'starttls', use_tls: true, has_password: true, port: 587, limit_per_minute: 60 },
+    });
 
     const second = await api(t.url, 'POST', '/account', { token: t.adminToken, body: { id: 'bulk', tenant_id: 'acme', host: '192.0.2.10', is_default: true } });
     expect(second.status).toBe(201);
@@ -110,7 +126,14 @@ describe('tenants and accounts over HTTP', () => {
   });
 
   it('answers 403 when a tenant key uses an admin route', async () => {
-    for (const [method, path] of [['GET', '/tenants'], ['GET', '/tenant/acme'], ['POST', '/tenant'], ['PUT', '/tenant/acme'], ['DELETE', '/tenant/globex'], ['POST', '/tenant/acme/api-key']] as const) {
+    for (const [method, path] of [
+      ['GET', '/tenants'],
+      ['GET', '/tenant/acme'],
+      ['POST', '/tenant'],
+      ['PUT', '/tenant/acme'],
+      ['DELETE', '/tenant/globex'],
+      ['POST', '/tenant/acme/api-key'],
+    ] as const) {
       const response = await api(t.url, method, path, { token: acmeKey, body: method === 'GET' ? undefined : {} });
       expect(response.status, `${method} ${path}`).toBe(403);
       expect(response.body.error.code).toBe('FORBIDDEN');

@@ -18,7 +18,12 @@ const isSent = (fields: CorpusFields) => fields.batch_code === 'batch-3';
 const isSuspended = (fields: CorpusFields) => fields.batch_code === 'batch-9';
 const deferredTsOf = (index: number) => (corpusFields(index).batch_code === 'batch-3' ? undefined : holdUntil + (index % 1000));
 
-interface Page { status: number; ids: string[]; next: string | null; code?: string }
+interface Page {
+  status: number;
+  ids: string[];
+  next: string | null;
+  code?: string;
+}
 const page = async (query: string): Promise<Page> => {
   const response = await api(s.fx.t.url, 'GET', `/messages?${query}`, { token: s.key });
   const body = response.body as { messages?: Array<{ id: string }>; next_cursor?: string | null; error?: { code: string } };
@@ -92,5 +97,4 @@ describe('GET /messages over 100,000 messages', () => {
       .map((index) => corpusFields(index).id);
     expect(await walk('sort=next_attempt&batch_code=batch-42', 7)).toEqual(waiting);
   }, 60_000);
-
 });

@@ -82,7 +82,9 @@ describe('GET /messages', () => {
   });
 
   it('indexes new messages a moment after intake, and a waiting message replaced by its client anew', async () => {
-    await s.fx.post(s.key, [message('late-1', { subject: 'Quarterly statement', to: 'Zed@example.org', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 })]);
+    await s.fx.post(s.key, [
+      message('late-1', { subject: 'Quarterly statement', to: 'Zed@example.org', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 }),
+    ]);
     // Addresses are found whether or not the indexer has reached the message yet.
     expect(ids((await list(s.key, 'recipient=zed@EXAMPLE.org')).body)).toEqual(['late-1']);
     // The indexer runs every half second; a tick is the moment it has surely passed.
@@ -90,7 +92,9 @@ describe('GET /messages', () => {
     expect(ids((await list(s.key, 'q=quarterly')).body)).toEqual(['late-1']);
     expect(ids((await list(s.key, 'recipient=zed@example.org')).body)).toEqual(['late-1']);
 
-    await s.fx.post(s.key, [message('late-1', { subject: 'Annual statement', to: 'Zed@example.org', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 })]);
+    await s.fx.post(s.key, [
+      message('late-1', { subject: 'Annual statement', to: 'Zed@example.org', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 }),
+    ]);
     expect(ids((await list(s.key, 'q=quarterly')).body)).toEqual([]);
     expect(ids((await list(s.key, 'q=annual')).body)).toEqual(['late-1']);
     await s.fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['late-1'] });

@@ -106,7 +106,13 @@ describe('GET /metrics histograms', () => {
   });
 
   it('still has the backlog and lag gauges an operator alerts on', () => {
-    for (const name of ['mailproxy_outbox_backlog', 'mailproxy_outbox_oldest_unpublished_age_seconds', 'mailproxy_bounce_mailbox_last_round_age_seconds', 'mailproxy_report_oldest_unreported_age_seconds', 'mailproxy_report_consecutive_failures']) {
+    for (const name of [
+      'mailproxy_outbox_backlog',
+      'mailproxy_outbox_oldest_unpublished_age_seconds',
+      'mailproxy_bounce_mailbox_last_round_age_seconds',
+      'mailproxy_report_oldest_unreported_age_seconds',
+      'mailproxy_report_consecutive_failures',
+    ]) {
       expect(families.get(name)?.type, name).toBe('gauge');
     }
     expect(sampleOf('mailproxy_outbox_backlog', {})).toBe(0);

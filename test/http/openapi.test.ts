@@ -27,10 +27,14 @@ function registeredRoutes(): string[] {
 }
 
 const documentedRoutes = (paths: Paths): string[] =>
-  Object.entries(paths).flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`)).sort();
+  Object.entries(paths)
+    .flatMap(([path, operations]) => Object.keys(operations).map((method) => `${method.toUpperCase()} ${path}`))
+    .sort();
 
 const operations = (paths: Paths): [string, string, Operation][] =>
-  Object.entries(paths).flatMap(([path, byMethod]) => Object.entries(byMethod).map(([method, operation]): [string, string, Operation] => [method, path, operation]));
+  Object.entries(paths).flatMap(([path, byMethod]) =>
+    Object.entries(byMethod).map(([method, operation]): [string, string, Operation] => [method, path, operation]),
+  );
 
 /** A concrete path for a request: each `{param}` filled with an id nobody has. */
 const concrete = (path: string): string => path.replace(/\{\w+\}/g, 'nobody');
@@ -67,8 +71,14 @@ describe('the OpenAPI document', () => {
     const served = registeredRoutes();
     const documented = documentedRoutes(document.paths);
     expect(served.length).toBeGreaterThan(30);
-    expect(served.filter((route) => !documented.includes(route)), 'served but missing from /openapi.json').toEqual([]);
-    expect(documented.filter((route) => !served.includes(route)), 'documented but not served').toEqual([]);
+    expect(
+      served.filter((route) => !documented.includes(route)),
+      'served but missing from /openapi.json',
+    ).toEqual([]);
+    expect(
+      documented.filter((route) => !served.includes(route)),
+      'documented but not served',
+    ).toEqual([]);
   });
 
   it('answers every documented operation on the running daemon (none falls through to "no such route")', async () => {
@@ -84,9 +94,15 @@ describe('the OpenAPI document', () => {
     for (const [method, path, operation] of operations(document.paths)) {
       const label = `${method.toUpperCase()} ${path}`;
       expect(operation.summary, label).not.toBe('');
-      expect(Object.keys(operation.responses).some((status) => status.startsWith('2')), label).toBe(true);
+      expect(
+        Object.keys(operation.responses).some((status) => status.startsWith('2')),
+        label,
+      ).toBe(true);
       const pathParams = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]);
-      expect(operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name), label).toEqual(pathParams);
+      expect(
+        operation.parameters.filter((parameter) => parameter.in === 'path').map((parameter) => parameter.name),
+        label,
+      ).toEqual(pathParams);
       if (operation['x-mailproxy-access'] === 'public') expect(operation.security, label).toEqual([]);
       else expect(operation.security, label).toEqual([{ bearer: [] }, { apiKey: [] }]);
       if (operation['x-mailproxy-access'] !== 'public') expect(operation.responses['401'], label).toBeDefined();
@@ -126,12 +142,19 @@ describe('the OpenAPI document', () => {
 
   it("documents a PEC account's fields of /account as the schema that validates them", async () => {
     const body = document.paths['/account']?.post?.requestBody?.content['application/json']?.schema;
-    for (const field of ['is_pec', 'imap_host', 'imap_port', 'imap_tls_mode', 'imap_user', 'imap_password', 'imap_folder']) expect(body?.properties, field).toHaveProperty(field);
+    for (const field of ['is_pec', 'imap_host', 'imap_port', 'imap_tls_mode', 'imap_user', 'imap_password', 'imap_folder'])
+      expect(body?.properties, field).toHaveProperty(field);
     expect(body?.properties.imap_tls_mode.enum).toEqual(['implicit', 'starttls', 'none']);
     const folder = body?.properties.imap_folder;
-    const at = await api(t.url, 'POST', '/account', { token: tenantKey, body: { id: 'box', host: 'smtp.example.com', imap_host: 'imap.example.com', imap_folder: 'x'.repeat(folder.maxLength) } });
+    const at = await api(t.url, 'POST', '/account', {
+      token: tenantKey,
+      body: { id: 'box', host: 'smtp.example.com', imap_host: 'imap.example.com', imap_folder: 'x'.repeat(folder.maxLength) },
+    });
     expect(at.status).toBe(201);
-    const over = await api(t.url, 'POST', '/account', { token: tenantKey, body: { id: 'box', host: 'smtp.example.com', imap_folder: 'x'.repeat(folder.maxLength + 1) } });
+    const over = await api(t.url, 'POST', '/account', {
+      token: tenantKey,
+      body: { id: 'box', host: 'smtp.example.com', imap_folder: 'x'.repeat(folder.maxLength + 1) },
+    });
     expect(over.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'imap_folder' }] });
   });
 
@@ -149,7 +172,10 @@ describe('the OpenAPI document', () => {
     expect(message.required).toEqual(['id', 'from']);
     const maxAttachments: number = message.properties.attachments.maxItems;
     const attachments = Array.from({ length: maxAttachments + 1 }, (_, index) => ({ filename: `f${index}.txt`, storage_path: 'aGk=', fetch_mode: 'base64' }));
-    const response = await api(t.url, 'POST', '/add-messages', { token: tenantKey, body: { messages: [{ id: 'm1', from: 'a@example.com', to: 'b@example.com', attachments }] } });
+    const response = await api(t.url, 'POST', '/add-messages', {
+      token: tenantKey,
+      body: { messages: [{ id: 'm1', from: 'a@example.com', to: 'b@example.com', attachments }] },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ queued: 0, rejected: [{ index: 0, id: 'm1', reason: expect.stringContaining('attachments') }] });
   });

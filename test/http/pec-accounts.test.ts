@@ -33,12 +33,27 @@ describe('PEC accounts over HTTP', () => {
 
   it('creates a PEC account whose view shows the mailbox and has_imap_password, never the password', async () => {
     const created = await call('POST', '/account', {
-      id: 'pec', host: 'smtps.pec.example', port: 465, tls_mode: 'implicit', user: 'studio@pec.example', password: RELAY_PASSWORD,
-      is_pec: true, imap_host: 'imaps.pec.example', imap_user: 'box@pec.example', imap_password: IMAP_PASSWORD, imap_folder: 'Ricevute',
+      id: 'pec',
+      host: 'smtps.pec.example',
+      port: 465,
+      tls_mode: 'implicit',
+      user: 'studio@pec.example',
+      password: RELAY_PASSWORD,
+      is_pec: true,
+      imap_host: 'imaps.pec.example',
+      imap_user: 'box@pec.example',
+      imap_password: IMAP_PASSWORD,
+      imap_folder: 'Ricevute',
     });
     expect(created.status).toBe(201);
     const expected = {
-      is_pec: true, imap_host: 'imaps.pec.example', imap_port: 993, imap_tls_mode: 'implicit', imap_user: 'box@pec.example', has_imap_password: true, imap_folder: 'Ricevute',
+      is_pec: true,
+      imap_host: 'imaps.pec.example',
+      imap_port: 993,
+      imap_tls_mode: 'implicit',
+      imap_user: 'box@pec.example',
+      has_imap_password: true,
+      imap_folder: 'Ricevute',
     };
     expect(created.body.account).toMatchObject(expected);
     expect((await call('GET', '/account/pec')).body.account).toMatchObject(expected);
@@ -49,9 +64,23 @@ describe('PEC accounts over HTTP', () => {
 
   it('shows an account without a mailbox with null mailbox fields, and defaults the port to the TLS mode', async () => {
     const plain = await call('POST', '/account', { id: 'plain', host: 'smtp.example.com' });
-    expect(plain.body.account).toMatchObject({ is_pec: false, imap_host: null, imap_port: null, imap_tls_mode: null, imap_user: null, has_imap_password: false, imap_folder: null });
+    expect(plain.body.account).toMatchObject({
+      is_pec: false,
+      imap_host: null,
+      imap_port: null,
+      imap_tls_mode: null,
+      imap_user: null,
+      has_imap_password: false,
+      imap_folder: null,
+    });
     const starttls = await call('POST', '/account', { id: 'plain', host: 'smtp.example.com', imap_host: 'imap.example.com', imap_tls_mode: 'starttls' });
-    expect(starttls.body.account).toMatchObject({ is_pec: false, imap_host: 'imap.example.com', imap_port: 143, imap_tls_mode: 'starttls', imap_folder: 'INBOX' });
+    expect(starttls.body.account).toMatchObject({
+      is_pec: false,
+      imap_host: 'imap.example.com',
+      imap_port: 143,
+      imap_tls_mode: 'starttls',
+      imap_folder: 'INBOX',
+    });
     // Not PEC: a mailbox alone is not watched.
     expect(watched('plain')).toBeUndefined();
   });
@@ -59,7 +88,13 @@ describe('PEC accounts over HTTP', () => {
   it('keeps the stored mailbox and its password when an update omits them, and falls back to the relay password once it is cleared', async () => {
     const renamed = await call('POST', '/account', { id: 'pec', host: 'smtps2.pec.example' });
     expect(renamed.status).toBe(200);
-    expect(renamed.body.account).toMatchObject({ host: 'smtps2.pec.example', is_pec: true, imap_host: 'imaps.pec.example', imap_folder: 'Ricevute', has_imap_password: true });
+    expect(renamed.body.account).toMatchObject({
+      host: 'smtps2.pec.example',
+      is_pec: true,
+      imap_host: 'imaps.pec.example',
+      imap_folder: 'Ricevute',
+      has_imap_password: true,
+    });
     expect(watched('pec')?.password).toBe(IMAP_PASSWORD);
 
     const cleared = await call('POST', '/account', { id: 'pec', host: 'smtps2.pec.example', imap_password: null, imap_user: null });
@@ -78,13 +113,21 @@ describe('PEC accounts over HTTP', () => {
   const refusals: Array<[string, Record<string, unknown>, string]> = [
     ['is_pec without a mailbox host', { id: 'new-pec', host: 'smtp.pec.example', user: 'u', password: 'p', is_pec: true }, 'imap_host'],
     ['is_pec without a user anywhere', { id: 'new-pec', host: 'smtp.pec.example', password: 'p', is_pec: true, imap_host: 'imap.pec.example' }, 'imap_user'],
-    ['is_pec without a password anywhere', { id: 'new-pec', host: 'smtp.pec.example', user: 'u', is_pec: true, imap_host: 'imap.pec.example' }, 'imap_password'],
+    [
+      'is_pec without a password anywhere',
+      { id: 'new-pec', host: 'smtp.pec.example', user: 'u', is_pec: true, imap_host: 'imap.pec.example' },
+      'imap_password',
+    ],
     ['a PEC account losing the relay password it falls back to', { id: 'pec', host: 'smtps2.pec.example', password: null }, 'imap_password'],
     ['a PEC account losing its mailbox', { id: 'pec', host: 'smtps2.pec.example', imap_host: null }, 'imap_host'],
     ['mailbox settings without a mailbox host', { id: 'new-plain', host: 'smtp.example.com', imap_folder: 'INBOX' }, 'imap_host'],
     ['an unknown TLS mode', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_tls_mode: 'ssl' }, 'imap_tls_mode'],
     ['a folder with CR/LF', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'INBOX\r\nA1 DELETE INBOX' }, 'imap_folder'],
-    ['a folder with another control character', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'IN\tBOX' }, 'imap_folder'],
+    [
+      'a folder with another control character',
+      { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'IN\tBOX' },
+      'imap_folder',
+    ],
     ['a folder longer than 255', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'x'.repeat(256) }, 'imap_folder'],
     ['an empty mailbox password', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_password: '' }, 'imap_password'],
     ['a mailbox host that is not a host', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap pec example' }, 'imap_host'],

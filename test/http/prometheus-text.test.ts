@@ -19,8 +19,24 @@ describe('parsePrometheusText', () => {
     const family = parsePrometheusText(HISTOGRAM).get('x_seconds');
     expect(family?.help).toBe('A "latency" \\ with\nlines');
     expect(histogramSeries(family!)).toEqual([
-      { labels: { ingress: 'http' }, buckets: [{ le: 0.1, count: 1 }, { le: Infinity, count: 2 }], sum: 0.3, count: 2 },
-      { labels: { ingress: 'smtp' }, buckets: [{ le: 0.1, count: 0 }, { le: Infinity, count: 5 }], sum: 0.9, count: 5 },
+      {
+        labels: { ingress: 'http' },
+        buckets: [
+          { le: 0.1, count: 1 },
+          { le: Infinity, count: 2 },
+        ],
+        sum: 0.3,
+        count: 2,
+      },
+      {
+        labels: { ingress: 'smtp' },
+        buckets: [
+          { le: 0.1, count: 0 },
+          { le: Infinity, count: 5 },
+        ],
+        sum: 0.9,
+        count: 5,
+      },
     ]);
   });
 

@@ -16,11 +16,17 @@ interface Answer {
 /** POSTs `chunks` one write each (Transfer-Encoding: chunked, no Content-Length). */
 function postChunked(url: string, path: string, token: string, chunks: string[], agent: Agent): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const outgoing = request(new URL(path, url), { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (incoming) => {
-      const parts: Buffer[] = [];
-      incoming.on('data', (part: Buffer) => parts.push(part));
-      incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString('utf8')), socket: incoming.socket }));
-    });
+    const outgoing = request(
+      new URL(path, url),
+      { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (incoming) => {
+        const parts: Buffer[] = [];
+        incoming.on('data', (part: Buffer) => parts.push(part));
+        incoming.on('end', () =>
+          resolve({ status: incoming.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString('utf8')), socket: incoming.socket }),
+        );
+      },
+    );
     outgoing.on('error', reject);
     for (const chunk of chunks) outgoing.write(chunk);
     outgoing.end();
@@ -74,7 +80,9 @@ describe('chunked request bodies', () => {
     const text = JSON.stringify({ messages: [message('halfway', 'hello')] });
     await new Promise<void>((resolve, reject) => {
       const socket = connect(Number(port), '127.0.0.1', () => {
-        socket.write(`POST /add-messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text.slice(0, 20)}`);
+        socket.write(
+          `POST /add-messages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: ${text.length}\r\n\r\n${text.slice(0, 20)}`,
+        );
         // Closed once the daemon has the headers and the first bytes: a request it has begun to read.
         setImmediate(() => socket.destroy());
       });

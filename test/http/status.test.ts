@@ -37,14 +37,21 @@ describe('GET /status', () => {
       // A message the client deferred waits as `deferred`.
       by_status: { queued: 0, deferred: 1, sending: 0, suspended: 4 },
       by_priority: { 0: 0, 1: 1, 2: 2, 3: 2 },
-      by_tenant: [{ tenant_id: 'acme', waiting: 3 }, { tenant_id: 'globex', waiting: 2 }],
+      by_tenant: [
+        { tenant_id: 'acme', waiting: 3 },
+        { tenant_id: 'globex', waiting: 2 },
+      ],
     });
     expect(status.body.queue.by_account).toContainEqual({ tenant_id: 'acme', account_id: 'main', waiting: 3, by_status: { deferred: 1, suspended: 2 } });
     // Suspended messages are not due; the one scheduled for later is not due yet: nothing is overdue.
     expect(status.body.queue.oldest_due).toBeNull();
     expect(status.body).toMatchObject({ dispatcher: { running: true }, reports: { tenants: 2 }, mirror: { enabled: false }, bounce: [] });
     // acme's account has sent: its relay pool is there, nothing on the wire now; globex's never opened one.
-    const relays = status.body.relays as { open: number; in_use: number; accounts: Array<{ tenant_id: string; account_id: string; open: number; in_use: number }> };
+    const relays = status.body.relays as {
+      open: number;
+      in_use: number;
+      accounts: Array<{ tenant_id: string; account_id: string; open: number; in_use: number }>;
+    };
     expect(relays.accounts.map((pool) => [pool.tenant_id, pool.account_id, pool.in_use])).toEqual([['acme', 'main', 0]]);
     expect(relays.open).toBe(relays.accounts[0]?.open);
     expect(relays.in_use).toBe(0);
@@ -71,7 +78,11 @@ describe('GET /status', () => {
     // The account tells the same: its minute is used up, one message waits for it.
     const account = (await fx.admin('GET', '/account/main?tenant_id=acme')).body.account;
     const minuteEnds = Math.floor(fx.clock.now() / 60_000) * 60 + 60;
-    expect(account).toMatchObject({ state: 'active', waiting: 1, usage: { minute: { used: 1, limit: 1, resets_ts: minuteEnds }, hour: { used: 1, limit: null } } });
+    expect(account).toMatchObject({
+      state: 'active',
+      waiting: 1,
+      usage: { minute: { used: 1, limit: 1, resets_ts: minuteEnds }, hour: { used: 1, limit: null } },
+    });
     expect((await api(fx.t.url, 'GET', '/accounts', { token: key })).body.accounts).toMatchObject([{ id: 'main', waiting: 1 }]);
   });
 

@@ -58,10 +58,7 @@ describe('commands over JetStream', () => {
     await expect.poll(() => count(`SELECT count(*) FROM suspensions WHERE tenant_id = 'acme' AND batch_code = 'later'`)).toBe(1);
     await expect.poll(async () => (await fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);
     const processed = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.subject === 'mailproxy.events.acme.command.processed');
-    expect(processed.map((event) => event.body.data.outcome)).toEqual([
-      { queued: 2, rejected: [] },
-      expect.objectContaining({ batch_code: 'later' }),
-    ]);
+    expect(processed.map((event) => event.body.data.outcome)).toEqual([{ queued: 2, rejected: [] }, expect.objectContaining({ batch_code: 'later' })]);
   });
 
   it('a poison command lands on the DLQ subject with its reason, and is acknowledged', async () => {
@@ -72,7 +69,10 @@ describe('commands over JetStream', () => {
     const dlq = async () => (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.subject.startsWith('mailproxy.dlq.'));
     await expect.poll(async () => (await dlq()).length, { timeout: 5000 }).toBe(4);
     const byId = new Map((await dlq()).map((event) => [event.body.nats_msg_id, event]));
-    expect(byId.get('bad-json')).toMatchObject({ subject: 'mailproxy.dlq.acme', body: { code: 'INVALID_COMMAND', subject: 'mailproxy.commands.acme.add-messages', body: '{"messages": [' } });
+    expect(byId.get('bad-json')).toMatchObject({
+      subject: 'mailproxy.dlq.acme',
+      body: { code: 'INVALID_COMMAND', subject: 'mailproxy.commands.acme.add-messages', body: '{"messages": [' },
+    });
     expect(byId.get('bad-body')?.body.reason).toMatch(/"ids" must be a list/);
     expect(byId.get('no-tenant')).toMatchObject({ subject: 'mailproxy.dlq.ghost', body: { code: 'UNKNOWN_TENANT' } });
     expect(byId.get('no-command')?.body.code).toBe('UNKNOWN_COMMAND');
@@ -91,7 +91,12 @@ describe('commands over JetStream', () => {
     const metrics = await fx.admin('GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);
-    for (const line of ['mailproxy_mirror_connected 1', 'mailproxy_outbox_backlog 0', 'mailproxy_commands_handled_total 5', 'mailproxy_commands_dead_lettered_total 4']) {
+    for (const line of [
+      'mailproxy_mirror_connected 1',
+      'mailproxy_outbox_backlog 0',
+      'mailproxy_commands_handled_total 5',
+      'mailproxy_commands_dead_lettered_total 4',
+    ]) {
       expect(metrics.text.split('\n')).toContain(line);
     }
     expect(metrics.text).toMatch(/^mailproxy_mirror_published_total [1-9]\d*$/m);
@@ -105,10 +110,15 @@ describe('commands over JetStream', () => {
     await jsm.consumers.delete('MAILPROXY', 'mailproxy-commands');
     fx = await startQueueFixture({ env: daemonEnv(), dataDir });
     // The new consumer starts from the first command: all of them come again.
-    await expect.poll(async () => {
-      const info = await jsm.consumers.info('MAILPROXY', 'mailproxy-commands');
-      return info.num_pending + info.num_ack_pending;
-    }, { timeout: 10_000 }).toBe(0);
+    await expect
+      .poll(
+        async () => {
+          const info = await jsm.consumers.info('MAILPROXY', 'mailproxy-commands');
+          return info.num_pending + info.num_ack_pending;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(0);
     expect(count(`SELECT count(*) FROM outbox WHERE event_type = 'command.processed'`)).toBe(before);
     expect(count(`SELECT count(*) FROM outbox WHERE event_type = 'message.queued'`)).toBe(2);
     expect(sink.messages).toHaveLength(2);

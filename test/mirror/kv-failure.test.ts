@@ -40,12 +40,22 @@ describe('a KV write failing under in-flight publishes', () => {
     let armed = false;
     const asMessages: MirrorStore = {
       ...store.mirror,
-      pending: (limit) => (armed ? store.mirror.pending(limit).map((row, index) => ({ ...row, eventType: 'message.sent', messagePk: index + 1, messageId: `m${index}` })) : []),
+      pending: (limit) =>
+        armed ? store.mirror.pending(limit).map((row, index) => ({ ...row, eventType: 'message.sent', messagePk: index + 1, messageId: `m${index}` })) : [],
     };
     const mirror = createNatsMirror({
-      store: asMessages, clock: systemClock, log: createLogger({ level: 'silent' }),
+      store: asMessages,
+      clock: systemClock,
+      log: createLogger({ level: 'silent' }),
       config: {
-        url: nats.url, latestBucket: BUCKET, maxInFlight: 400, batchDelayMs: 5, publishTimeoutMs: 2000, connectTimeoutMs: 2000, retryInitialMs: 60_000, retryMaxMs: 60_000,
+        url: nats.url,
+        latestBucket: BUCKET,
+        maxInFlight: 400,
+        batchDelayMs: 5,
+        publishTimeoutMs: 2000,
+        connectTimeoutMs: 2000,
+        retryInitialMs: 60_000,
+        retryMaxMs: 60_000,
         stream: { name: 'KVFAIL', subjectPrefix: 'kvfail', maxAgeMs: 0, maxBytes: 0, replicas: 1, duplicateWindowMs: 120_000 },
       },
     });

@@ -5,7 +5,7 @@ import { startReportScenario, type ReportScenario } from '../helpers/report-fixt
 import { OK } from '../peers/report-client.js';
 import { readStream, startNatsServer, type NatsPeer, type StoredEvent } from '../peers/nats-server.js';
 
-describe('one message\'s whole life on the stream', () => {
+describe("one message's whole life on the stream", () => {
   const cleanups: Array<() => Promise<void>> = [];
   let nats: NatsPeer;
   let s: ReportScenario;
@@ -34,7 +34,15 @@ describe('one message\'s whole life on the stream', () => {
     s.fx.clock.advance(61_000);
     await s.fx.settle();
     await expect.poll(async () => (await s.fx.detail('acme', 'life-1')).message.state).toBe('sent');
-    s.fx.t.daemon.store.bounces.record({ tenantId: 'acme', messageId: 'life-1', type: 'hard', code: '5.1.1', reason: 'user unknown', recipient: 'rcpt@example.net', at: s.fx.clock.now() });
+    s.fx.t.daemon.store.bounces.record({
+      tenantId: 'acme',
+      messageId: 'life-1',
+      type: 'hard',
+      code: '5.1.1',
+      reason: 'user unknown',
+      recipient: 'rcpt@example.net',
+      at: s.fx.clock.now(),
+    });
     reportsAccepted = true;
     await s.fx.t.daemon.reports.lanes().get('acme')?.round;
     await s.fx.admin('POST', '/tenant/acme/sync-now');
@@ -49,7 +57,13 @@ describe('one message\'s whole life on the stream', () => {
 
   it('every transition appears once, in order, on its subject', () => {
     expect(events.map((event) => event.body.event_type)).toEqual([
-      'message.queued', 'message.sending', 'message.deferred', 'message.sending', 'message.sent', 'message.bounced', 'message.reported',
+      'message.queued',
+      'message.sending',
+      'message.deferred',
+      'message.sending',
+      'message.sent',
+      'message.bounced',
+      'message.reported',
     ]);
     for (const event of events) expect(event.subject).toBe(`mailproxy.events.acme.${event.body.event_type}`);
     expect(new Set(events.map((event) => event.body.event_id)).size).toBe(events.length);
@@ -60,7 +74,20 @@ describe('one message\'s whole life on the stream', () => {
     expect(timeline.map((event) => event.event_type)).toEqual(events.map((event) => event.body.event_type.replace('message.', '')));
     for (const event of events) {
       expect(event.msgId).toBe(event.body.event_id);
-      expect(Object.keys(event.body).sort()).toEqual(['account_id', 'attempt', 'batch_code', 'correlation_id', 'data', 'event_id', 'event_type', 'event_version', 'message_id', 'message_pk', 'occurred_at', 'tenant_id']);
+      expect(Object.keys(event.body).sort()).toEqual([
+        'account_id',
+        'attempt',
+        'batch_code',
+        'correlation_id',
+        'data',
+        'event_id',
+        'event_type',
+        'event_version',
+        'message_id',
+        'message_pk',
+        'occurred_at',
+        'tenant_id',
+      ]);
       expect(event.body).toMatchObject({ tenant_id: 'acme', message_id: 'life-1', account_id: 'main', event_version: 1 });
       expect(new Date(event.body.occurred_at).toISOString()).toBe(event.body.occurred_at);
     }
@@ -78,8 +105,15 @@ describe('one message\'s whole life on the stream', () => {
       const pk = events[0]?.body.message_pk as number;
       const entry = await kv.get(`acme.${pk}`);
       expect(entry?.json()).toMatchObject({
-        tenant_id: 'acme', message_id: 'life-1', message_pk: pk, handoff_state: 'sent', rank: 100,
-        provider_state: 'bounced', provider_rank: 100, reported_at: expect.any(String), at: events[events.length - 1]?.body.occurred_at,
+        tenant_id: 'acme',
+        message_id: 'life-1',
+        message_pk: pk,
+        handoff_state: 'sent',
+        rank: 100,
+        provider_state: 'bounced',
+        provider_rank: 100,
+        reported_at: expect.any(String),
+        at: events[events.length - 1]?.body.occurred_at,
       });
     } finally {
       await nc.close();

@@ -51,7 +51,10 @@ describe('NATS stopped in the middle of a 1000-message run', () => {
     const counts = new Map<string, number>();
     for (const event of stored) counts.set(event.msgId ?? '', (counts.get(event.msgId ?? '') ?? 0) + 1);
     expect([...counts.values()].filter((count) => count > 1)).toEqual([]);
-    expect(outbox.filter((id) => !counts.has(id)), 'events never published').toEqual([]);
+    expect(
+      outbox.filter((id) => !counts.has(id)),
+      'events never published',
+    ).toEqual([]);
     expect(stored).toHaveLength(outbox.length);
     // Every message sent once, its events in its own order on the stream.
     expect(stored.filter((event) => event.body.event_type === 'message.sent')).toHaveLength(TOTAL);

@@ -16,7 +16,10 @@ describe('with [nats] url empty', () => {
     expect((await fx.admin('GET', '/mirror/status')).body.mirror).toMatchObject({ enabled: false, state: 'off' });
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', sink, { is_default: true });
-    await fx.post(key, Array.from({ length: 200 }, (_, index) => message(`b-${index}`)));
+    await fx.post(
+      key,
+      Array.from({ length: 200 }, (_, index) => message(`b-${index}`)),
+    );
     await sink.waitForMessages(200);
     const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
     const count = (sql: string): unknown => db.prepare(sql).pluck().get();

@@ -43,7 +43,12 @@ describe('the publisher against a real nats-server', () => {
 
   it('a publisher that dies between the PubAcks and its mark republishes, and the stream stores each event once', async () => {
     // The first publisher's mark never happens: as if the process died right after the acknowledgements.
-    const dying: MirrorStore = { ...store.mirror, advance: () => { throw new Error('killed before the mark'); } };
+    const dying: MirrorStore = {
+      ...store.mirror,
+      advance: () => {
+        throw new Error('killed before the mark');
+      },
+    };
     const first = createNatsMirror({ store: dying, clock: systemClock, log: silent, config: mirrorConfig(nats.url, 'DEDUP', { maxInFlight: 1000 }) });
     await first.start();
     await first.tick();
@@ -69,7 +74,14 @@ describe('the publisher against a real nats-server', () => {
     try {
       const kv = await openLatestBucket(nc.jetstream(), 'race_latest', 1);
       const life = ['queued', 'sending', 'deferred', 'sending', 'sent', 'bounced', 'reported'];
-      const events: LatestEvent[] = life.map((type, index) => ({ seq: index + 1, eventType: `message.${type}`, tenantId: 'acme', messageId: 'm-1', messagePk: 1, occurredAt: 1_700_000_000_000 + index }));
+      const events: LatestEvent[] = life.map((type, index) => ({
+        seq: index + 1,
+        eventType: `message.${type}`,
+        tenantId: 'acme',
+        messageId: 'm-1',
+        messagePk: 1,
+        occurredAt: 1_700_000_000_000 + index,
+      }));
       // Two writers, each with half the events (interleaved), many rounds at once on the same key.
       const odd = events.filter((_, index) => index % 2 === 1);
       const even = events.filter((_, index) => index % 2 === 0);
@@ -115,8 +127,14 @@ describe('the publisher against a real nats-server', () => {
   });
 
   it('the daemon does not start on a conflicting stream', async () => {
-    const failure = await startTestDaemon('', undefined, undefined, { MAILPROXY_NATS_URL: nats.url, MAILPROXY_NATS_STREAM: 'MEMORY', MAILPROXY_NATS_SUBJECT_PREFIX: 'memory' })
-      .then(() => 'started', (error: Error) => error.message);
+    const failure = await startTestDaemon('', undefined, undefined, {
+      MAILPROXY_NATS_URL: nats.url,
+      MAILPROXY_NATS_STREAM: 'MEMORY',
+      MAILPROXY_NATS_SUBJECT_PREFIX: 'memory',
+    }).then(
+      () => 'started',
+      (error: Error) => error.message,
+    );
     expect(failure).toMatch(/stream MEMORY cannot hold the mirror/);
   });
 });

@@ -46,7 +46,7 @@ describe('a receipt of each type', () => {
     expect(findings).toMatchObject({ recipient: 'ufficio@pec.cliente.example', receiptKind: 'completa', error: null, errorDetail: null });
   });
 
-  it('reads the error and the gestore\'s words of a failed delivery; accettazione names no single recipient', async () => {
+  it("reads the error and the gestore's words of a failed delivery; accettazione names no single recipient", async () => {
     const failed = await analysePecReceipt(buildReceipt({ type: 'errore-consegna', error: 'no-dominio', errorDetail: 'Dominio sconosciuto: cliente.example' }));
     expect(failed).toMatchObject({ error: 'no-dominio', errorDetail: 'Dominio sconosciuto: cliente.example', recipient: 'mario.rossi@pec.cliente.example' });
     expect((await analysePecReceipt(buildReceipt({ type: 'accettazione' }))).recipient).toBeNull();
@@ -60,7 +60,7 @@ describe('a receipt of each type', () => {
 
 describe('a receipt cut short', () => {
   // Found by the hostile suite (seed 777): a part whose Content-Type header is cut has no contentType at all.
-  it('still reads its headers when the cut falls in a part\'s Content-Type header', async () => {
+  it("still reads its headers when the cut falls in a part's Content-Type header", async () => {
     const whole = buildReceipt({ type: 'presa-in-carico' });
     const cut = whole.subarray(0, whole.indexOf('Content-Type: multipart/mixed') + 'Content-Type: '.length);
     expect(await analysePecReceipt(cut)).toMatchObject({ type: 'presa-in-carico', recognisedBy: 'header', referencedMessageId: REFERENCE });
@@ -76,12 +76,16 @@ describe('the order of the evidence', () => {
   });
 
   it('reads X-Ricevuta trimmed and in any case, before a daticert that disagrees', async () => {
-    const findings = await analysePecReceipt(buildReceipt({ type: 'accettazione', extraHeaders: ['X-Ricevuta:   Avvenuta-CONSEGNA  '], omitReceiptHeader: true }));
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'accettazione', extraHeaders: ['X-Ricevuta:   Avvenuta-CONSEGNA  '], omitReceiptHeader: true }),
+    );
     expect([findings.type, findings.recognisedBy]).toEqual(['avvenuta-consegna', 'header']);
   });
 
   it('passes over an X-Ricevuta value that is no receipt type to daticert', async () => {
-    const findings = await analysePecReceipt(buildReceipt({ type: 'presa-in-carico', omitReceiptHeader: true, extraHeaders: ['X-Ricevuta: ricevuta-sconosciuta'] }));
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'presa-in-carico', omitReceiptHeader: true, extraHeaders: ['X-Ricevuta: ricevuta-sconosciuta'] }),
+    );
     expect([findings.type, findings.recognisedBy]).toEqual(['presa-in-carico', 'daticert']);
   });
 
@@ -93,7 +97,8 @@ describe('the order of the evidence', () => {
 });
 
 describe('subjects', () => {
-  const bySubject = (subject: string, type: PecReceiptType = 'avvenuta-consegna') => analysePecReceipt(buildReceipt({ type, subject, omitReceiptHeader: true, omitDaticert: true }));
+  const bySubject = (subject: string, type: PecReceiptType = 'avvenuta-consegna') =>
+    analysePecReceipt(buildReceipt({ type, subject, omitReceiptHeader: true, omitDaticert: true }));
 
   it('decodes an encoded subject before reading its prefix (RFC 2047 Q and B)', async () => {
     expect((await bySubject('=?UTF-8?Q?CONSEGNA:_Fattura_n=C2=B0_7_=E2=80=93_perch=C3=A9?=')).type).toBe('avvenuta-consegna');
@@ -105,7 +110,7 @@ describe('subjects', () => {
     expect((await bySubject('avviso di mancata\r\n consegna: Fattura', 'errore-consegna')).type).toBe('errore-consegna');
   });
 
-  it('finds no receipt in an envelope\'s or an anomaly\'s prefix even beside a reference', async () => {
+  it("finds no receipt in an envelope's or an anomaly's prefix even beside a reference", async () => {
     expect((await bySubject('POSTA CERTIFICATA: CONSEGNA: Fattura')).type).toBeNull();
     expect((await bySubject('ANOMALIA MESSAGGIO: Fattura')).type).toBeNull();
   });
@@ -113,9 +118,19 @@ describe('subjects', () => {
 
 /** daticert.xml's fields for an avvenuta-consegna, changed where a test says. */
 const fieldsOf = (override: Partial<DaticertFields>): DaticertFields => ({
-  tipo: 'avvenuta-consegna', error: 'nessuno', sender: 'fatture@pec.acme.example', addressees: [{ address: 'mario.rossi@pec.cliente.example', certified: true }],
-  originalSubject: 'Fattura', issuer: 'Gestore', issuedAt: { day: '15/01/2024', time: '10:30:00', zone: '+0100' }, identificativo: 'id-1',
-  msgid: REFERENCE, receiptKind: 'completa', recipient: 'mario.rossi@pec.cliente.example', errorDetail: null, ...override,
+  tipo: 'avvenuta-consegna',
+  error: 'nessuno',
+  sender: 'fatture@pec.acme.example',
+  addressees: [{ address: 'mario.rossi@pec.cliente.example', certified: true }],
+  originalSubject: 'Fattura',
+  issuer: 'Gestore',
+  issuedAt: { day: '15/01/2024', time: '10:30:00', zone: '+0100' },
+  identificativo: 'id-1',
+  msgid: REFERENCE,
+  receiptKind: 'completa',
+  recipient: 'mario.rossi@pec.cliente.example',
+  errorDetail: null,
+  ...override,
 });
 
 describe('daticert.xml', () => {
@@ -123,7 +138,10 @@ describe('daticert.xml', () => {
   const withDaticert = (daticert: string) => analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReference: true, daticert }));
 
   it('decodes XML entities: the escaped msgid, named and numeric references', async () => {
-    const xml = daticertXml(fields({ originalSubject: 'Preventivo "A&B" <urgente>', msgid: '<a&b@acme.example>' })).replace('Preventivo', 'Preventivo &#224; &#xE8;');
+    const xml = daticertXml(fields({ originalSubject: 'Preventivo "A&B" <urgente>', msgid: '<a&b@acme.example>' })).replace(
+      'Preventivo',
+      'Preventivo &#224; &#xE8;',
+    );
     const findings = await withDaticert(xml);
     expect(xml).toContain('&lt;a&amp;b@acme.example&gt;');
     expect(findings.originalSubject).toBe('Preventivo à è "A&B" <urgente>');
@@ -170,12 +188,15 @@ describe('daticert.xml', () => {
 
   it('takes the Message-ID from daticert without X-Riferimento-Message-ID, and brackets one that has none', async () => {
     expect((await withDaticert(daticertXml(fields({ msgid: '  bare-id@acme.example ' })))).referencedMessageId).toBe('<bare-id@acme.example>');
-    const header = await analysePecReceipt(buildReceipt({ type: 'accettazione', omitReference: true, extraHeaders: ['X-Riferimento-Message-ID:  other-id@acme.example  '] }));
+    const header = await analysePecReceipt(
+      buildReceipt({ type: 'accettazione', omitReference: true, extraHeaders: ['X-Riferimento-Message-ID:  other-id@acme.example  '] }),
+    );
     expect(header.referencedMessageId).toBe('<other-id@acme.example>');
   });
 
-  it('refuses a daticert whose entities expand past 64 KiB (300 MB here), and keeps the header\'s type', async () => {
-    const bomb = daticertXml(fields({})).replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">]>`)
+  it("refuses a daticert whose entities expand past 64 KiB (300 MB here), and keeps the header's type", async () => {
+    const bomb = daticertXml(fields({}))
+      .replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">]>`)
       .replace('<oggetto>Fattura', `<oggetto>${'&a;'.repeat(300_000)}`);
     const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', daticert: bomb }));
     expect([findings.type, findings.identificativo, findings.originalSubject]).toEqual(['avvenuta-consegna', null, null]);
@@ -193,9 +214,12 @@ describe('X-Genro-Mail-ID', () => {
     expect((await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', mailId: 'genro-7f3a' }))).mailId).toBe('genro-7f3a');
   });
 
-  it('is read from a folded header of the original, and the receipt\'s own header comes first', async () => {
-    const original = Buffer.from(buildOriginal({ messageId: REFERENCE, mailId: null, subject: 'Fattura', from: 'a@pec.acme.example', to: ['b@pec.cliente.example'] })
-      .toString('utf8').replace('MIME-Version', 'X-Genro-Mail-ID:\r\n   folded-42\r\nMIME-Version'));
+  it("is read from a folded header of the original, and the receipt's own header comes first", async () => {
+    const original = Buffer.from(
+      buildOriginal({ messageId: REFERENCE, mailId: null, subject: 'Fattura', from: 'a@pec.acme.example', to: ['b@pec.cliente.example'] })
+        .toString('utf8')
+        .replace('MIME-Version', 'X-Genro-Mail-ID:\r\n   folded-42\r\nMIME-Version'),
+    );
     expect((await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', original }))).mailId).toBe('folded-42');
     const own = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', original, extraHeaders: ['X-Genro-Mail-ID:  on-receipt-1 '] }));
     expect(own.mailId).toBe('on-receipt-1');
@@ -208,13 +232,19 @@ describe('X-Genro-Mail-ID', () => {
 
   it('makes a subject-only receipt credible when it is the only PEC reference', async () => {
     const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, omitDaticert: true, omitReference: true }));
-    expect([findings.type, findings.recognisedBy, findings.mailId, findings.referencedMessageId]).toEqual(['avvenuta-consegna', 'subject', 'genro-mail-1', null]);
+    expect([findings.type, findings.recognisedBy, findings.mailId, findings.referencedMessageId]).toEqual([
+      'avvenuta-consegna',
+      'subject',
+      'genro-mail-1',
+      null,
+    ]);
   });
 });
 
 describe('mail that is not a receipt', () => {
   const crlf = (text: string): Buffer => Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8');
-  const ordinary = (subject: string, extra = ''): Buffer => crlf(`From: Luca Verdi <luca.verdi@cliente.example>
+  const ordinary = (subject: string, extra = ''): Buffer =>
+    crlf(`From: Luca Verdi <luca.verdi@cliente.example>
 To: fatture@pec.acme.example
 Subject: ${subject}
 Message-ID: <note-1@cliente.example>
@@ -230,7 +260,7 @@ La merce arriva domani mattina.
     expect(await analysePecReceipt(buildEnvelope({ subject: 'CONSEGNA: merce', mailId: 'genro-x' }))).toEqual(NOT_A_RECEIPT);
   });
 
-  it('is what daticert calls posta-certificata, even under a receipt\'s subject and without X-Trasporto', async () => {
+  it("is what daticert calls posta-certificata, even under a receipt's subject and without X-Trasporto", async () => {
     const envelope = daticertXml({ ...fieldsOf({}), tipo: 'posta-certificata' });
     expect(await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, daticert: envelope }))).toEqual(NOT_A_RECEIPT);
   });
@@ -247,7 +277,13 @@ La merce arriva domani mattina.
   });
 
   it('is "CONSEGNA:" mail forwarding a message without X-Genro-Mail-ID', async () => {
-    const forwarded = buildOriginal({ messageId: '<x@cliente.example>', mailId: null, subject: 'Bolla', from: 'a@cliente.example', to: ['b@cliente.example'] }).toString('utf8');
+    const forwarded = buildOriginal({
+      messageId: '<x@cliente.example>',
+      mailId: null,
+      subject: 'Bolla',
+      from: 'a@cliente.example',
+      to: ['b@cliente.example'],
+    }).toString('utf8');
     const raw = crlf(`From: luca.verdi@cliente.example
 To: fatture@pec.acme.example
 Subject: CONSEGNA: bolla inoltrata

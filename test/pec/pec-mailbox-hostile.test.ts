@@ -38,8 +38,18 @@ describe('hostile mail in a PEC mailbox', () => {
     const stranger = buildReceipt({ type: 'avvenuta-consegna', referencedMessageId: '<nobody@elsewhere.example>', recipient: 'ann@pec.dest.example' });
     const broken = [
       ...Array.from({ length: 10 }, () => stranger.subarray(0, rng.int(1, stranger.length - 1))),
-      buildReceipt({ type: 'errore-consegna', messageId: '<broken-xml@pec.gestore.example>', referencedMessageId: '<nobody@elsewhere.example>', daticert: '<postacert tipo="errore-consegna"><dati><msgid>&lt;x' }),
-      buildReceipt({ type: 'accettazione', messageId: '<entity-bomb@pec.gestore.example>', referencedMessageId: '<nobody@elsewhere.example>', daticert: `<!DOCTYPE a [<!ENTITY a "${'x'.repeat(1000)}"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><postacert tipo="accettazione">&b;&b;&b;&b;&b;&b;&b;&b;</postacert>` }),
+      buildReceipt({
+        type: 'errore-consegna',
+        messageId: '<broken-xml@pec.gestore.example>',
+        referencedMessageId: '<nobody@elsewhere.example>',
+        daticert: '<postacert tipo="errore-consegna"><dati><msgid>&lt;x',
+      }),
+      buildReceipt({
+        type: 'accettazione',
+        messageId: '<entity-bomb@pec.gestore.example>',
+        referencedMessageId: '<nobody@elsewhere.example>',
+        daticert: `<!DOCTYPE a [<!ENTITY a "${'x'.repeat(1000)}"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">]><postacert tipo="accettazione">&b;&b;&b;&b;&b;&b;&b;&b;</postacert>`,
+      }),
     ];
     let stored = 0;
     for (const raw of [...hostileMessages(SEED, HOSTILE_COUNT).map((hostile) => hostile.raw), ...broken, hugeMessage(30 * 1024 * 1024)]) {
@@ -54,7 +64,10 @@ describe('hostile mail in a PEC mailbox', () => {
     await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: messageId }));
 
     await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rda_ts).not.toBeNull(), { timeout: 60_000, interval: 100 });
-    await vi.waitFor(async () => expect((await dovecot.list()).filter((stored) => !stored.flags.some((flag) => flag.startsWith('$Mailproxy')))).toEqual([]), { timeout: 10_000, interval: 100 });
+    await vi.waitFor(async () => expect((await dovecot.list()).filter((stored) => !stored.flags.some((flag) => flag.startsWith('$Mailproxy')))).toEqual([]), {
+      timeout: 10_000,
+      interval: 100,
+    });
     const mailbox = await dovecot.list();
     expect(mailbox).toHaveLength(stored + 1);
     expect(mailbox.filter((kept) => kept.flags.includes('\\Seen'))).toEqual([]);

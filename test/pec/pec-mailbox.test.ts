@@ -89,36 +89,94 @@ describe('PEC receipts from a real Dovecot', () => {
 
     const appended = new Map<string, Buffer>();
     const at = { day: '15/01/2024', zone: '+0100' };
-    appended.set('accettazione', await receive({ type: 'accettazione', referencedMessageId: atto, addressees: [{ address: ANN, certified: true }, { address: BOB, certified: true }], issuedAt: { ...at, time: '10:30:00' }, identificativo: 'opec-1.atto-1@pec.gestore.example' }));
-    appended.set('presa-in-carico', await receive({ type: 'presa-in-carico', referencedMessageId: atto, recipient: ANN, issuedAt: { ...at, time: '10:30:05' } }));
+    appended.set(
+      'accettazione',
+      await receive({
+        type: 'accettazione',
+        referencedMessageId: atto,
+        addressees: [
+          { address: ANN, certified: true },
+          { address: BOB, certified: true },
+        ],
+        issuedAt: { ...at, time: '10:30:00' },
+        identificativo: 'opec-1.atto-1@pec.gestore.example',
+      }),
+    );
+    appended.set(
+      'presa-in-carico',
+      await receive({ type: 'presa-in-carico', referencedMessageId: atto, recipient: ANN, issuedAt: { ...at, time: '10:30:05' } }),
+    );
     // The delivery receipt names the gestore's identificativo only, and carries the original with our X-Genro-Mail-ID.
-    appended.set('avvenuta-consegna', await receive({ type: 'avvenuta-consegna', omitReference: true, mailId: 'atto-1', recipient: ANN, issuedAt: { ...at, time: '10:31:00' }, identificativo: 'opec-1.atto-1@pec.gestore.example' }));
-    appended.set('preavviso-errore-consegna', await receive({ type: 'preavviso-errore-consegna', referencedMessageId: atto, recipient: BOB, issuedAt: { ...at, time: '22:30:00' } }));
-    appended.set('errore-consegna', await receive({ type: 'errore-consegna', referencedMessageId: atto, recipient: BOB, error: 'no-dest', issuedAt: { day: '16/01/2024', time: '10:30:00', zone: '+0100' } }));
+    appended.set(
+      'avvenuta-consegna',
+      await receive({
+        type: 'avvenuta-consegna',
+        omitReference: true,
+        mailId: 'atto-1',
+        recipient: ANN,
+        issuedAt: { ...at, time: '10:31:00' },
+        identificativo: 'opec-1.atto-1@pec.gestore.example',
+      }),
+    );
+    appended.set(
+      'preavviso-errore-consegna',
+      await receive({ type: 'preavviso-errore-consegna', referencedMessageId: atto, recipient: BOB, issuedAt: { ...at, time: '22:30:00' } }),
+    );
+    appended.set(
+      'errore-consegna',
+      await receive({
+        type: 'errore-consegna',
+        referencedMessageId: atto,
+        recipient: BOB,
+        error: 'no-dest',
+        issuedAt: { day: '16/01/2024', time: '10:30:00', zone: '+0100' },
+      }),
+    );
     appended.set('non-accettazione', await receive({ type: 'non-accettazione', referencedMessageId: refused, error: 'altro' }));
     appended.set('rilevazione-virus', await receive({ type: 'rilevazione-virus', referencedMessageId: infected, recipient: BOB, error: 'virus' }));
 
     await s.client.waitFor('an item per receipt', () => pecItems(s).length >= 7, 15_000);
-    expect(pecItems(s).map((item) => `${item.id} ${item.pec_event}`).sort()).toEqual([
-      'atto-1 accettazione', 'atto-1 avvenuta-consegna', 'atto-1 errore-consegna', 'atto-1 preavviso-errore-consegna', 'atto-1 presa-in-carico',
-      'atto-2 non-accettazione', 'atto-3 rilevazione-virus',
+    expect(
+      pecItems(s)
+        .map((item) => `${item.id} ${item.pec_event}`)
+        .sort(),
+    ).toEqual([
+      'atto-1 accettazione',
+      'atto-1 avvenuta-consegna',
+      'atto-1 errore-consegna',
+      'atto-1 preavviso-errore-consegna',
+      'atto-1 presa-in-carico',
+      'atto-2 non-accettazione',
+      'atto-3 rilevazione-virus',
     ]);
     const delivered = pecItems(s, 'atto-1').find((item) => item.pec_event === 'avvenuta-consegna');
     expect(delivered).toMatchObject({ account_id: 'pec', pec_ts: Date.UTC(2024, 0, 15, 9, 31) / 1000, pec_details: { recipient: ANN, matched_by: 'mail_id' } });
 
     const detail = await s.fx.detail('acme', 'atto-1');
     expect(detail.message).toMatchObject({
-      state: 'sent', pec_rda_ts: Date.UTC(2024, 0, 15, 9, 30) / 1000, pec_rdc_ts: Date.UTC(2024, 0, 15, 9, 31) / 1000, pec_error_ts: Date.UTC(2024, 0, 16, 9, 30) / 1000,
+      state: 'sent',
+      pec_rda_ts: Date.UTC(2024, 0, 15, 9, 30) / 1000,
+      pec_rdc_ts: Date.UTC(2024, 0, 15, 9, 31) / 1000,
+      pec_error_ts: Date.UTC(2024, 0, 16, 9, 30) / 1000,
     });
     expect(detail.message.pec_error).toContain(`errore-consegna: ${BOB}`);
     expect((detail.pec_receipts as Array<Record<string, unknown>>).map((receipt) => [receipt.receipt_type, receipt.recipient])).toEqual([
-      ['accettazione', null], ['presa-in-carico', null], ['avvenuta-consegna', ANN], ['preavviso-errore-consegna', BOB], ['errore-consegna', BOB],
+      ['accettazione', null],
+      ['presa-in-carico', null],
+      ['avvenuta-consegna', ANN],
+      ['preavviso-errore-consegna', BOB],
+      ['errore-consegna', BOB],
     ]);
     expect((await s.fx.detail('acme', 'atto-2')).message).toMatchObject({ pec_rda_ts: null, pec_error: expect.stringContaining('non-accettazione') });
     expect((await s.fx.detail('acme', 'atto-3')).message.pec_error).toContain(`rilevazione-virus: ${BOB}`);
 
     // The evidence: every receipt's bytes, exactly as the mailbox held them.
-    const listed = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<{ receipt_id: string; receipt_type: string; sha256: string; complete: boolean }>;
+    const listed = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<{
+      receipt_id: string;
+      receipt_type: string;
+      sha256: string;
+      complete: boolean;
+    }>;
     expect(listed).toHaveLength(7);
     for (const receipt of listed) {
       const response = await fetch(`${s.fx.t.url}/pec-receipts/${receipt.receipt_id}/raw`, { headers: { authorization: `Bearer ${key}` } });
@@ -132,9 +190,16 @@ describe('PEC receipts from a real Dovecot', () => {
     // Mirrored like every event: on the tenant's subject, with the receipt's details.
     await vi.waitFor(async () => expect((await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0), WAIT);
     const onStream = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.event_type === 'message.pec');
-    expect(onStream.map((event) => `${event.body.message_id} ${event.body.data.pec_event}`).sort()).toEqual(pecItems(s).map((item) => `${item.id} ${item.pec_event}`).sort());
+    expect(onStream.map((event) => `${event.body.message_id} ${event.body.data.pec_event}`).sort()).toEqual(
+      pecItems(s)
+        .map((item) => `${item.id} ${item.pec_event}`)
+        .sort(),
+    );
     expect(onStream.every((event) => event.subject === 'mailproxy.events.acme.message.pec')).toBe(true);
-    expect(onStream.find((event) => event.body.data.pec_event === 'avvenuta-consegna')?.body.data).toMatchObject({ recipient: ANN, receipt_id: (delivered?.pec_details as Record<string, unknown>).receipt_id });
+    expect(onStream.find((event) => event.body.data.pec_event === 'avvenuta-consegna')?.body.data).toMatchObject({
+      recipient: ANN,
+      receipt_id: (delivered?.pec_details as Record<string, unknown>).receipt_id,
+    });
 
     const metrics = (await s.fx.admin('GET', '/metrics')).text;
     expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="errore-consegna"} 1');
@@ -146,13 +211,24 @@ describe('PEC receipts from a real Dovecot', () => {
     expect((await dovecot.list()).filter((stored) => stored.flags.includes('\\Seen'))).toEqual([]);
   });
 
-  it('keeps a receipt nobody\'s message fits, leaves ordinary mail unread, and shows another tenant nothing', async () => {
+  it("keeps a receipt nobody's message fits, leaves ordinary mail unread, and shows another tenant nothing", async () => {
     const { s, key } = await startPec();
     await sendPec(s, key, 'atto-1', [ANN]);
     const stranger = await receive({ type: 'accettazione', referencedMessageId: '<not-ours@elsewhere.example>' });
-    await dovecot.append(Buffer.from('From: Someone <someone@pec.other.example>\r\nTo: fatture@pec.acme.example\r\nSubject: CONSEGNA: merce\r\nMessage-ID: <plain-1@other.example>\r\n\r\nLa merce arriva domani.\r\n'));
+    await dovecot.append(
+      Buffer.from(
+        'From: Someone <someone@pec.other.example>\r\nTo: fatture@pec.acme.example\r\nSubject: CONSEGNA: merce\r\nMessage-ID: <plain-1@other.example>\r\n\r\nLa merce arriva domani.\r\n',
+      ),
+    );
 
-    await vi.waitFor(async () => expect((await dovecot.list()).map((stored) => stored.flags.find((flag) => flag.startsWith('$Mailproxy')))).toEqual(['$MailproxyUnmatched', '$MailproxyNotBounce']), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect((await dovecot.list()).map((stored) => stored.flags.find((flag) => flag.startsWith('$Mailproxy')))).toEqual([
+          '$MailproxyUnmatched',
+          '$MailproxyNotBounce',
+        ]),
+      WAIT,
+    );
     expect((await dovecot.list()).filter((stored) => stored.flags.includes('\\Seen'))).toEqual([]);
     const listed = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<Record<string, unknown>>;
     expect(listed).toMatchObject([{ receipt_type: 'accettazione', message_id: null, matched_by: null, referenced_message_id: '<not-ours@elsewhere.example>' }]);
@@ -170,12 +246,18 @@ describe('PEC receipts from a real Dovecot', () => {
   it('keeps the first max_receipt_bytes of a larger receipt, marked incomplete, and still applies it', async () => {
     const { s, key } = await startPec({ pecToml: 'max_receipt_bytes = 65536\n' });
     const atto = await sendPec(s, key, 'atto-1', [ANN]);
-    const original = Buffer.from(`Message-ID: ${atto}\r\nX-Genro-Mail-ID: atto-1\r\nSubject: Allegato\r\n\r\n${'Riga di un allegato molto lungo.\r\n'.repeat(4000)}`);
+    const original = Buffer.from(
+      `Message-ID: ${atto}\r\nX-Genro-Mail-ID: atto-1\r\nSubject: Allegato\r\n\r\n${'Riga di un allegato molto lungo.\r\n'.repeat(4000)}`,
+    );
     const big = await receive({ type: 'avvenuta-consegna', referencedMessageId: atto, recipient: ANN, original });
     expect(big.length).toBeGreaterThan(100_000);
 
     await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rdc_ts).not.toBeNull(), WAIT);
-    const [listed] = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<{ receipt_id: string; size_bytes: number; complete: boolean }>;
+    const [listed] = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<{
+      receipt_id: string;
+      size_bytes: number;
+      complete: boolean;
+    }>;
     expect(listed).toMatchObject({ size_bytes: big.length, complete: false });
     const response = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed?.receipt_id)}/raw`, { headers: { authorization: `Bearer ${key}` } });
     expect(response.headers.get('x-receipt-complete')).toBe('false');
@@ -199,7 +281,11 @@ describe('PEC receipts from a real Dovecot', () => {
     const second = await startPec({ dataDir, again: true });
     await vi.waitFor(async () => expect(await receiptsOf(second.s, 'atto-1')).toHaveLength(3), WAIT);
     await vi.waitFor(async () => expect((await dovecot.list()).every((stored) => stored.flags.some((flag) => flag.startsWith('$Mailproxy')))).toBe(true), WAIT);
-    expect((await receiptsOf(second.s, 'atto-1')).map((receipt) => `${receipt.receipt_type} ${receipt.recipient}`)).toEqual(['accettazione null', `avvenuta-consegna ${ANN}`, `avvenuta-consegna ${BOB}`]);
+    expect((await receiptsOf(second.s, 'atto-1')).map((receipt) => `${receipt.receipt_type} ${receipt.recipient}`)).toEqual([
+      'accettazione null',
+      `avvenuta-consegna ${ANN}`,
+      `avvenuta-consegna ${BOB}`,
+    ]);
     const timeline = ((await second.s.fx.detail('acme', 'atto-1')).events as Array<{ event_type: string }>).filter((event) => event.event_type === 'pec');
     expect(timeline).toHaveLength(3);
     await second.s.client.waitFor('the new item', () => pecItems(second.s).length >= 1, 15_000);
@@ -216,7 +302,10 @@ describe('PEC receipts from a real Dovecot', () => {
     s.fx.clock.advance(31 * 60_000);
     const advanced = Math.floor(s.fx.clock.now() / 1000);
     await s.client.waitFor('the timeouts', () => pecItems(s).length === 2, 15_000);
-    expect(pecItems(s).map((item) => [item.id, item.pec_event])).toEqual([['atto-1', 'acceptance_timeout'], ['atto-2', 'acceptance_timeout']]);
+    expect(pecItems(s).map((item) => [item.id, item.pec_event])).toEqual([
+      ['atto-1', 'acceptance_timeout'],
+      ['atto-2', 'acceptance_timeout'],
+    ]);
     const timedOut = (await s.fx.detail('acme', 'atto-1')).message;
     expect(timedOut.pec_error).toContain('acceptance_timeout');
     expect(timedOut.pec_error_ts).toBeGreaterThanOrEqual(advanced);
@@ -228,14 +317,18 @@ describe('PEC receipts from a real Dovecot', () => {
     expect((await s.fx.detail('acme', 'plain-1')).message.pec_error).toBeNull();
 
     await receive({ type: 'accettazione', referencedMessageId: late });
-    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message).toMatchObject({ pec_error: null, pec_error_ts: null, pec_rda_ts: expect.any(Number) }), WAIT);
+    await vi.waitFor(
+      async () => expect((await s.fx.detail('acme', 'atto-1')).message).toMatchObject({ pec_error: null, pec_error_ts: null, pec_rda_ts: expect.any(Number) }),
+      WAIT,
+    );
     expect((await s.fx.detail('acme', 'atto-2')).message.pec_error).toContain('acceptance_timeout');
   });
 
   it('watchers start when a PEC account is saved, move with its mailbox settings, and stop when it is no longer PEC or is deleted', async () => {
     const s = await startReportScenario(cleanups, { extraToml: '[pec]\npoll_interval_seconds = 3600\n' });
     const { key } = await s.addTenant('acme', '/acme');
-    const mailboxes = async () => ((await s.fx.admin('GET', '/bounce/status')).body.mailboxes as Array<{ mailbox: string; state: string }>).map((m) => `${m.mailbox} ${m.state}`);
+    const mailboxes = async () =>
+      ((await s.fx.admin('GET', '/bounce/status')).body.mailboxes as Array<{ mailbox: string; state: string }>).map((m) => `${m.mailbox} ${m.state}`);
     expect(await mailboxes()).toEqual([]);
 
     const pecAccount = pecAccountFields(dovecot);

@@ -11,7 +11,12 @@ export const PEC_USER: DovecotUser = { user: 'fatture', password: 'pec-secret' }
 
 /** `POST /account` fields of a PEC account relaying to a sink and reading its receipts from `dovecot`. */
 export const pecAccountFields = (dovecot: Pick<DovecotPeer, 'port'>): Record<string, unknown> => ({
-  is_pec: true, user: PEC_USER.user, password: PEC_USER.password, imap_host: '127.0.0.1', imap_port: dovecot.port, imap_tls_mode: 'none',
+  is_pec: true,
+  user: PEC_USER.user,
+  password: PEC_USER.password,
+  imap_host: '127.0.0.1',
+  imap_port: dovecot.port,
+  imap_tls_mode: 'none',
 });
 
 /** The Message-ID the sink received the message of client id `id` with; throws when it received none. */

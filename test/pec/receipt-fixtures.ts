@@ -62,24 +62,30 @@ const base64Lines = (bytes: Buffer): string => bytes.toString('base64').replace(
 
 /** Quoted-printable for short lines: every non-ASCII byte and `=` encoded (RFC 2045 §6.7). */
 const quotedPrintable = (text: string): string =>
-  [...Buffer.from(text, 'utf8')].map((byte) => (byte > 126 || byte === 61 ? `=${byte.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(byte))).join('');
+  [...Buffer.from(text, 'utf8')]
+    .map((byte) => (byte > 126 || byte === 61 ? `=${byte.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(byte)))
+    .join('');
 
 /** The message we sent, as the gestore attaches it in a completa receipt or an envelope. */
 export function buildOriginal(options: { messageId: string; mailId: string | null; subject: string; from: string; to: string[] }): Buffer {
-  return Buffer.from(crlf([
-    'Date: Mon, 15 Jan 2024 10:29:58 +0100',
-    `From: ${options.from}`,
-    `To: ${options.to.join(', ')}`,
-    `Subject: ${options.subject}`,
-    `Message-ID: ${options.messageId}`,
-    ...(options.mailId === null ? [] : [`X-Genro-Mail-ID: ${options.mailId}`]),
-    'MIME-Version: 1.0',
-    'Content-Type: text/plain; charset=UTF-8',
-    'Content-Transfer-Encoding: quoted-printable',
-    '',
-    quotedPrintable('Gentile cliente, in allegato la fattura del mese. Cordiali saluti.'),
-    '',
-  ].join('\n')));
+  return Buffer.from(
+    crlf(
+      [
+        'Date: Mon, 15 Jan 2024 10:29:58 +0100',
+        `From: ${options.from}`,
+        `To: ${options.to.join(', ')}`,
+        `Subject: ${options.subject}`,
+        `Message-ID: ${options.messageId}`,
+        ...(options.mailId === null ? [] : [`X-Genro-Mail-ID: ${options.mailId}`]),
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=UTF-8',
+        'Content-Transfer-Encoding: quoted-printable',
+        '',
+        quotedPrintable('Gentile cliente, in allegato la fattura del mese. Cordiali saluti.'),
+        '',
+      ].join('\n'),
+    ),
+  );
 }
 
 interface Signed {
@@ -109,21 +115,25 @@ function signedMessage(parts: Signed): Buffer {
     'Content-Transfer-Encoding: quoted-printable',
     '',
     quotedPrintable(parts.text),
-    ...(parts.daticert === null ? [] : [
-      `--${mixed}`,
-      'Content-Type: application/xml; name="daticert.xml"',
-      'Content-Disposition: inline; filename="daticert.xml"',
-      'Content-Transfer-Encoding: base64',
-      '',
-      base64Lines(typeof parts.daticert === 'string' ? Buffer.from(parts.daticert, 'utf8') : parts.daticert),
-    ]),
-    ...(parts.original === null ? [] : [
-      `--${mixed}`,
-      'Content-Type: message/rfc822; name="postacert.eml"',
-      'Content-Disposition: inline; filename="postacert.eml"',
-      '',
-      parts.original.toString('utf8').replace(/\r\n/g, '\n'),
-    ]),
+    ...(parts.daticert === null
+      ? []
+      : [
+          `--${mixed}`,
+          'Content-Type: application/xml; name="daticert.xml"',
+          'Content-Disposition: inline; filename="daticert.xml"',
+          'Content-Transfer-Encoding: base64',
+          '',
+          base64Lines(typeof parts.daticert === 'string' ? Buffer.from(parts.daticert, 'utf8') : parts.daticert),
+        ]),
+    ...(parts.original === null
+      ? []
+      : [
+          `--${mixed}`,
+          'Content-Type: message/rfc822; name="postacert.eml"',
+          'Content-Disposition: inline; filename="postacert.eml"',
+          '',
+          parts.original.toString('utf8').replace(/\r\n/g, '\n'),
+        ]),
     `--${mixed}--`,
     '',
     `--${signed}`,
@@ -168,9 +178,17 @@ export function buildReceipt(options: ReceiptOptions): Buffer {
     recipient: ABOUT_ONE_RECIPIENT.has(type) ? recipient : null,
     errorDetail: options.errorDetail === undefined ? (DEFAULT_DETAIL[type] ?? null) : options.errorDetail,
   };
-  const original = receiptKind === 'completa'
-    ? (options.original ?? buildOriginal({ messageId: referencedMessageId, mailId: options.mailId === undefined ? 'genro-mail-1' : options.mailId, subject: originalSubject, from: account, to: fields.addressees.map((addressee) => addressee.address) }))
-    : null;
+  const original =
+    receiptKind === 'completa'
+      ? (options.original ??
+        buildOriginal({
+          messageId: referencedMessageId,
+          mailId: options.mailId === undefined ? 'genro-mail-1' : options.mailId,
+          subject: originalSubject,
+          from: account,
+          to: fields.addressees.map((addressee) => addressee.address),
+        }))
+      : null;
   const virusCheck = error === 'virus' && (type === 'non-accettazione' || type === 'errore-consegna');
   const headers = [
     `Received: from mx.${GESTORE_DOMAIN} by imap.${GESTORE_DOMAIN} with LMTP; ${rfc2822Date(issuedAt)}`,
@@ -217,13 +235,24 @@ export function buildEnvelope(options: EnvelopeOptions = {}): Buffer {
   const issuedAt: PecDate = { day: '16/01/2024', time: '09:15:00', zone: '+0100' };
   const original = buildOriginal({ messageId, mailId: options.mailId ?? null, subject, from: sender, to: [ACCOUNT] });
   const fields: DaticertFields = {
-    tipo: daticertType ?? 'posta-certificata', error: 'nessuno', sender, addressees: [{ address: ACCOUNT, certified: true }], originalSubject: subject,
-    issuer: 'Gestore Esempio S.p.A.', issuedAt, identificativo, msgid: messageId, receiptKind: null, recipient: null, errorDetail: null,
+    tipo: daticertType ?? 'posta-certificata',
+    error: 'nessuno',
+    sender,
+    addressees: [{ address: ACCOUNT, certified: true }],
+    originalSubject: subject,
+    issuer: 'Gestore Esempio S.p.A.',
+    issuedAt,
+    identificativo,
+    msgid: messageId,
+    receiptKind: null,
+    recipient: null,
+    errorDetail: null,
   };
   const prefix = transport === 'errore' ? 'ANOMALIA MESSAGGIO: ' : 'POSTA CERTIFICATA: ';
-  const text = transport === 'errore'
-    ? `Anomalia nel messaggio\n\nIl giorno ${issuedAt.day} alle ore ${issuedAt.time} (${issuedAt.zone}) è stato ricevuto\nil messaggio "${subject}" proveniente da "${sender}".\nI dati non sono stati certificati: il messaggio originale è in allegato.\n`
-    : `Messaggio di posta certificata\n\nIl giorno ${issuedAt.day} alle ore ${issuedAt.time} (${issuedAt.zone}) il messaggio\n"${subject}" è stato inviato da "${sender}"\nindirizzato a: ${ACCOUNT}\nIl messaggio originale è incluso in allegato.\nIdentificativo messaggio: ${identificativo}\n`;
+  const text =
+    transport === 'errore'
+      ? `Anomalia nel messaggio\n\nIl giorno ${issuedAt.day} alle ore ${issuedAt.time} (${issuedAt.zone}) è stato ricevuto\nil messaggio "${subject}" proveniente da "${sender}".\nI dati non sono stati certificati: il messaggio originale è in allegato.\n`
+      : `Messaggio di posta certificata\n\nIl giorno ${issuedAt.day} alle ore ${issuedAt.time} (${issuedAt.zone}) il messaggio\n"${subject}" è stato inviato da "${sender}"\nindirizzato a: ${ACCOUNT}\nIl messaggio originale è incluso in allegato.\nIdentificativo messaggio: ${identificativo}\n`;
   const headers = [
     `Date: ${rfc2822Date(issuedAt)}`,
     `From: "Per conto di: ${sender}" <posta-certificata@${GESTORE_DOMAIN}>`,
@@ -234,5 +263,11 @@ export function buildEnvelope(options: EnvelopeOptions = {}): Buffer {
     `X-Trasporto: ${transport}`,
     `X-Riferimento-Message-ID: ${messageId}`,
   ];
-  return signedMessage({ headers, text, daticert: daticertType === null ? null : daticertXml(fields), original, boundary: identificativo.replace(/[^A-Za-z0-9]/g, '').slice(0, 40) });
+  return signedMessage({
+    headers,
+    text,
+    daticert: daticertType === null ? null : daticertXml(fields),
+    original,
+    boundary: identificativo.replace(/[^A-Za-z0-9]/g, '').slice(0, 40),
+  });
 }

@@ -35,7 +35,9 @@ export const xmlEscape = (text: string): string =>
 
 /** The order of elements is the DTD's (postacert.dtd): intestazione, then dati. */
 export function daticertXml(fields: DaticertFields): string {
-  const addressees = fields.addressees.map((addressee) => `    <destinatari tipo="${addressee.certified ? 'certificato' : 'esterno'}">${xmlEscape(addressee.address)}</destinatari>`);
+  const addressees = fields.addressees.map(
+    (addressee) => `    <destinatari tipo="${addressee.certified ? 'certificato' : 'esterno'}">${xmlEscape(addressee.address)}</destinatari>`,
+  );
   const optional = [
     fields.receiptKind === null ? null : `    <ricevuta tipo="${xmlEscape(fields.receiptKind)}" />`,
     fields.recipient === null ? null : `    <consegna>${xmlEscape(fields.recipient)}</consegna>`,
@@ -70,24 +72,36 @@ export function daticertXml(fields: DaticertFields): string {
 export function subjectPrefix(type: PecReceiptType, error: string): string {
   const virus = error === 'virus';
   switch (type) {
-    case 'accettazione': return 'ACCETTAZIONE: ';
-    case 'non-accettazione': return virus ? 'AVVISO DI NON ACCETTAZIONE PER VIRUS: ' : 'AVVISO DI NON ACCETTAZIONE: ';
-    case 'presa-in-carico': return 'PRESA IN CARICO: ';
-    case 'avvenuta-consegna': return 'CONSEGNA: ';
-    case 'errore-consegna': return virus ? 'AVVISO DI MANCATA CONSEGNA PER VIRUS: ' : 'AVVISO DI MANCATA CONSEGNA: ';
-    case 'preavviso-errore-consegna': return 'AVVISO DI MANCATA CONSEGNA PER SUP. TEMPO MASSIMO: ';
-    case 'rilevazione-virus': return 'PROBLEMA DI SICUREZZA: ';
+    case 'accettazione':
+      return 'ACCETTAZIONE: ';
+    case 'non-accettazione':
+      return virus ? 'AVVISO DI NON ACCETTAZIONE PER VIRUS: ' : 'AVVISO DI NON ACCETTAZIONE: ';
+    case 'presa-in-carico':
+      return 'PRESA IN CARICO: ';
+    case 'avvenuta-consegna':
+      return 'CONSEGNA: ';
+    case 'errore-consegna':
+      return virus ? 'AVVISO DI MANCATA CONSEGNA PER VIRUS: ' : 'AVVISO DI MANCATA CONSEGNA: ';
+    case 'preavviso-errore-consegna':
+      return 'AVVISO DI MANCATA CONSEGNA PER SUP. TEMPO MASSIMO: ';
+    case 'rilevazione-virus':
+      return 'PROBLEMA DI SICUREZZA: ';
   }
 }
 
 /** What daticert's `errore` says when the test does not choose. */
 export function defaultError(type: PecReceiptType): string {
   switch (type) {
-    case 'non-accettazione': return 'altro';
-    case 'errore-consegna': return 'no-dest';
-    case 'preavviso-errore-consegna': return 'altro';
-    case 'rilevazione-virus': return 'virus';
-    default: return 'nessuno';
+    case 'non-accettazione':
+      return 'altro';
+    case 'errore-consegna':
+      return 'no-dest';
+    case 'preavviso-errore-consegna':
+      return 'altro';
+    case 'rilevazione-virus':
+      return 'virus';
+    default:
+      return 'nessuno';
   }
 }
 
@@ -107,7 +121,7 @@ const OUTCOMES: Record<PecReceiptType, string> = {
   'presa-in-carico': 'è stato preso in carico dal gestore del destinatario.',
   'avvenuta-consegna': 'è stato consegnato nella casella di destinazione.',
   'errore-consegna': 'non è stato consegnato nella casella di destinazione per il seguente errore:',
-  'preavviso-errore-consegna': 'non risulta ancora consegnato nella casella di destinazione entro le 12 ore dall\'invio.',
+  'preavviso-errore-consegna': "non risulta ancora consegnato nella casella di destinazione entro le 12 ore dall'invio.",
   'rilevazione-virus': 'contiene un virus informatico e non è stato consegnato.',
 };
 

@@ -11,13 +11,18 @@ import { assertBuiltFromCurrentSources } from '../helpers/built-parser.js';
 import { buildEnvelope, buildReceipt } from './receipt-fixtures.js';
 
 describe('the PEC parser worker', () => {
-  it('answers a receipt\'s findings and an envelope\'s none from its own thread', async () => {
+  it("answers a receipt's findings and an envelope's none from its own thread", async () => {
     assertBuiltFromCurrentSources();
     const script = workerScript(new URL('../../src/workers/pec-parser.ts', import.meta.url).href, './pec-parser.js');
     const pool = createWorkerPool<Uint8Array, PecReceiptFindings>({ script, size: 1, name: 'pec-parser', log: createLogger({ level: 'silent' }) });
     try {
       const receipt = await pool.run(buildReceipt({ type: 'avvenuta-consegna', mailId: 'genro-9' }));
-      expect(receipt).toMatchObject({ type: 'avvenuta-consegna', recognisedBy: 'header', mailId: 'genro-9', referencedMessageId: '<fattura-2024-001@acme.example>' });
+      expect(receipt).toMatchObject({
+        type: 'avvenuta-consegna',
+        recognisedBy: 'header',
+        mailId: 'genro-9',
+        referencedMessageId: '<fattura-2024-001@acme.example>',
+      });
       expect((await pool.run(buildEnvelope())).type).toBeNull();
     } finally {
       await pool.close();

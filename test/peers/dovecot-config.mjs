@@ -66,7 +66,9 @@ export function prepareDir(users) {
 
 /** The Debian `mail` user (8:8), read from /etc/passwd rather than assumed. */
 function mailOwner() {
-  const line = readFileSync('/etc/passwd', 'utf8').split('\n').find((entry) => entry.startsWith('mail:'));
+  const line = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .find((entry) => entry.startsWith('mail:'));
   const [, , uid, gid] = line?.split(':') ?? [];
   if (uid === undefined || gid === undefined) throw new Error('no "mail" user in /etc/passwd');
   return { uid: Number(uid), gid: Number(gid) };

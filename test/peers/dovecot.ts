@@ -269,10 +269,16 @@ async function listFolder(client: ImapFlow, folder: string): Promise<StoredMessa
   try {
     if (client.mailbox === false || client.mailbox.exists === 0) return [];
     const messages = await client.fetchAll('1:*', { uid: true, flags: true, envelope: true });
-    return messages
-      // \Recent is per session (whoever looks first gets it; RFC 3501 §2.3.2), not stored: left out.
-      .map((message) => ({ uid: message.uid, flags: [...(message.flags ?? [])].filter((flag) => flag !== '\\Recent').sort(), messageId: message.envelope?.messageId ?? null }))
-      .sort((a, b) => a.uid - b.uid);
+    return (
+      messages
+        // \Recent is per session (whoever looks first gets it; RFC 3501 §2.3.2), not stored: left out.
+        .map((message) => ({
+          uid: message.uid,
+          flags: [...(message.flags ?? [])].filter((flag) => flag !== '\\Recent').sort(),
+          messageId: message.envelope?.messageId ?? null,
+        }))
+        .sort((a, b) => a.uid - b.uid)
+    );
   } finally {
     lock.release();
   }

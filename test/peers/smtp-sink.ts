@@ -141,24 +141,27 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
       callback(reply ? replyError(reply) : undefined);
     },
     onData(stream, session, callback) {
-      void readAll(stream).then((raw) => {
-        const envelope = envelopeOf(session);
-        const reply = options.hangAfterData ? null : (options.onData?.(raw, envelope) ?? null);
-        if (reply) return callback(replyError(reply));
-        const accept = (): void => {
-          (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now(), secure: session.secure });
-          events.emit('change');
-          if (!options.hangAfterData) callback(null);
-        };
-        if ((options.answerDelayMs ?? 0) > 0 && !options.hangAfterData) {
-          sink.answering += 1;
-          events.emit('change');
-          setTimeout(() => {
-            sink.answering -= 1;
-            accept();
-          }, options.answerDelayMs);
-        } else accept();
-      }, () => undefined);
+      void readAll(stream).then(
+        (raw) => {
+          const envelope = envelopeOf(session);
+          const reply = options.hangAfterData ? null : (options.onData?.(raw, envelope) ?? null);
+          if (reply) return callback(replyError(reply));
+          const accept = (): void => {
+            (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now(), secure: session.secure });
+            events.emit('change');
+            if (!options.hangAfterData) callback(null);
+          };
+          if ((options.answerDelayMs ?? 0) > 0 && !options.hangAfterData) {
+            sink.answering += 1;
+            events.emit('change');
+            setTimeout(() => {
+              sink.answering -= 1;
+              accept();
+            }, options.answerDelayMs);
+          } else accept();
+        },
+        () => undefined,
+      );
     },
   });
 
@@ -175,9 +178,12 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   });
   server.on('error', () => undefined);
   server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await Promise.race([once(server.server, 'listening'), once(server.server, 'error').then(([error]) => {
-    throw new Error(`smtp sink: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}`);
-  })]);
+  await Promise.race([
+    once(server.server, 'listening'),
+    once(server.server, 'error').then(([error]) => {
+      throw new Error(`smtp sink: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}`);
+    }),
+  ]);
   sink.port = (server.server.address() as AddressInfo).port;
   return sink;
 }

@@ -62,9 +62,10 @@ describe('ten tenants, one endpoint hanging', () => {
     }
   });
 
-  it('/metrics shows each tenant\'s report backlog, for the admin token only', async () => {
+  it("/metrics shows each tenant's report backlog, for the admin token only", async () => {
     const metrics = await s.fx.admin('GET', '/metrics');
-    const backlog = (tenant: string): number => Number(new RegExp(`^mailproxy_report_backlog\\{tenant_id="${tenant}"\\} (\\d+)$`, 'm').exec(metrics.text)?.[1] ?? NaN);
+    const backlog = (tenant: string): number =>
+      Number(new RegExp(`^mailproxy_report_backlog\\{tenant_id="${tenant}"\\} (\\d+)$`, 'm').exec(metrics.text)?.[1] ?? NaN);
     expect(backlog(HANGING)).toBeGreaterThanOrEqual(3);
     expect(backlog('t1')).toBe(0);
     expect(metrics.text).toMatch(/^mailproxy_mirror_enabled 0$/m);

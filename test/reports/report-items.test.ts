@@ -79,11 +79,27 @@ describe('delivery report items: fields, authentication and signature', () => {
 
   it('a bounce item carries bounce_ts, bounce_type, bounce_code, bounce_reason and bounce_recipient, and marks bounce_reported_ts', async () => {
     const at = s.fx.clock.now();
-    expect(s.fx.t.daemon.store.bounces.record({ tenantId: 'bearer-co', messageId: 'ok-1', type: 'hard', code: '5.1.1', reason: 'user unknown', recipient: 'rcpt@example.net', at })).toBe(true);
+    expect(
+      s.fx.t.daemon.store.bounces.record({
+        tenantId: 'bearer-co',
+        messageId: 'ok-1',
+        type: 'hard',
+        code: '5.1.1',
+        reason: 'user unknown',
+        recipient: 'rcpt@example.net',
+        at,
+      }),
+    ).toBe(true);
     await s.client.waitFor('the bounce item', () => s.client.items('/bearer').some((item) => item.event === 'bounced'));
     const item = itemOf('/bearer', 'ok-1', 'bounced');
     expect(keysOf(item)).toEqual(expectedKeys('bounce_ts', 'bounce_type', 'bounce_code', 'bounce_reason', 'bounce_recipient'));
-    expect(item).toMatchObject({ bounce_ts: Math.floor(at / 1000), bounce_type: 'hard', bounce_code: '5.1.1', bounce_reason: 'user unknown', bounce_recipient: 'rcpt@example.net' });
+    expect(item).toMatchObject({
+      bounce_ts: Math.floor(at / 1000),
+      bounce_type: 'hard',
+      bounce_code: '5.1.1',
+      bounce_reason: 'user unknown',
+      bounce_recipient: 'rcpt@example.net',
+    });
     await expect.poll(async () => (await s.fx.detail('bearer-co', 'ok-1')).message.bounce_reported_ts).not.toBeNull();
   });
 
@@ -92,7 +108,10 @@ describe('delivery report items: fields, authentication and signature', () => {
     s.fx.clock.advance(61_000);
     await s.fx.settle();
     await s.client.waitFor('later-1 sent', () => s.client.items('/bearer').some((item) => item.id === 'later-1' && item.event === 'sent'));
-    const events = s.client.items('/bearer').filter((item) => item.id === 'later-1').map((item) => item.event);
+    const events = s.client
+      .items('/bearer')
+      .filter((item) => item.id === 'later-1')
+      .map((item) => item.event);
     expect(events).toEqual(['deferred', 'sent']);
   });
 

@@ -66,7 +66,8 @@ describe('reports that are not acknowledged are sent again', () => {
     await s.fx.post(created.body.api_key, [message('m-1')]);
     await s.sink.waitForMessages(1);
     const failuresBefore = (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures as number;
-    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures, { timeout: 5000 })
+    await expect
+      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures, { timeout: 5000 })
       .toBeGreaterThanOrEqual(Math.max(3, failuresBefore + 2));
     const status = (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status;
     expect(status.last_error).toMatch(/^connection/);
@@ -130,10 +131,12 @@ describe('the client steers the rounds', () => {
     await s.addTenant('acme', '/acme');
     // The first contact is a heartbeat; each answer asks for more; three follow-ups are granted, then the normal interval.
     await s.client.waitFor('four rounds', (client) => client.reports.length >= 4);
-    await expect.poll(() => {
-      const lane = s.fx.t.daemon.reports.lanes().get('acme');
-      return lane !== undefined && lane.round === null && lane.dueAt > s.fx.clock.now() + 200_000;
-    }).toBe(true);
+    await expect
+      .poll(() => {
+        const lane = s.fx.t.daemon.reports.lanes().get('acme');
+        return lane !== undefined && lane.round === null && lane.dueAt > s.fx.clock.now() + 200_000;
+      })
+      .toBe(true);
     expect(s.client.reports.length).toBe(4);
     expect(s.client.reports.every((report) => report.items.length === 0)).toBe(true);
   });
@@ -157,10 +160,12 @@ describe('the client steers the rounds', () => {
     // With sync_interval 1 s a heartbeat would have gone meanwhile: none did.
     expect(s.client.reports.filter((report) => report.items.length === 0)).toHaveLength(1);
     // The next round waits for the end of the quiet.
-    await expect.poll(() => {
-      const lane = s.fx.t.daemon.reports.lanes().get('acme');
-      return lane !== undefined && lane.round === null ? lane.dueAt : 0;
-    }).toBeGreaterThanOrEqual(quietUntil * 1000);
+    await expect
+      .poll(() => {
+        const lane = s.fx.t.daemon.reports.lanes().get('acme');
+        return lane !== undefined && lane.round === null ? lane.dueAt : 0;
+      })
+      .toBeGreaterThanOrEqual(quietUntil * 1000);
   });
 
   it('without next_sync_after, heartbeats come every sync_interval', async () => {

@@ -130,4 +130,3 @@ describe('authentication throttling per client', () => {
     expect(await authFrom(other, smtpPort, 'globex', globexKey)).toMatch(/^454 4\.7\.0 /);
   });
 });
-

@@ -59,10 +59,12 @@ describe('constant-time token comparison', () => {
   it('SMTP AUTH goes through the same authenticator as HTTP', async () => {
     const read = async (path: string): Promise<string> => (await import('node:fs')).readFileSync(new URL(path, import.meta.url), 'utf8');
     // One authenticator factory for both, over the same API keys; SMTP's admits no admin token.
-    const wiring = await read('../../src/wiring.ts');
+    const wiring = await read('../../src/composition/api.ts');
     expect(wiring).toMatch(/createAuthenticator\(\{ admin, keys: keys\.apiKeys, tenants: store\.tenants,/);
     expect(wiring).toMatch(/smtpAuthenticator: authenticator\(\{ matches: \(\) => false \}, /);
-    expect(await read('../../src/main.ts')).toMatch(/createSmtpService\(settings\.smtp, \{[^}]*authenticator: admin\.smtpAuthenticator,/);
-    expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain('authenticate: (password, client, accepts) => deps.authenticator.authenticate(password, client, accepts)');
+    expect(await read('../../src/composition/intake.ts')).toMatch(/createSmtpService\(settings\.smtp, \{[^}]*authenticator: admin\.smtpAuthenticator[ ,}]/);
+    expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain(
+      'authenticate: (password, client, accepts) => deps.authenticator.authenticate(password, client, accepts)',
+    );
   });
 });

@@ -38,7 +38,12 @@ let sequence = 0;
 
 /** The item as sent: fields, a unique id (the prefix keeps runs apart; the suffix is hostile), one wrong-typed field. */
 function buildItem(spec: ItemSpec, prefix: string): Record<string, unknown> {
-  const item: Record<string, unknown> = { id: spec.idSuffix === null ? 42 : `${prefix}${spec.idSuffix}`, from: 'sender@example.com', to: 'rcpt@example.net', ...spec.fields };
+  const item: Record<string, unknown> = {
+    id: spec.idSuffix === null ? 42 : `${prefix}${spec.idSuffix}`,
+    from: 'sender@example.com',
+    to: 'rcpt@example.net',
+    ...spec.fields,
+  };
   if (spec.wrong !== null) item[spec.wrong.field] = spec.wrong.value;
   return item;
 }
@@ -52,7 +57,8 @@ async function attack(input: Input): Promise<void> {
   sequence += 1;
   counts.requests += 1;
   const prefix = `h${sequence}-`;
-  const body: RawBody = input.kind === 'items' ? { kind: 'json', value: { messages: input.specs.map((spec, i) => buildItem(spec, `${prefix}${i}-`)) } } : input.body;
+  const body: RawBody =
+    input.kind === 'items' ? { kind: 'json', value: { messages: input.specs.map((spec, i) => buildItem(spec, `${prefix}${i}-`)) } } : input.body;
   const bytes = body.kind === 'json' ? Buffer.from(JSON.stringify(body.value) ?? 'null', 'utf8') : body.bytes;
   const before = messageCount();
   const response = await post(bytes, body.kind === 'bytes' ? body.contentType : undefined);

@@ -32,17 +32,54 @@ function keysOf(schema: unknown): string[] {
 }
 
 /** Percent-encodes every byte but the unreserved ones (a lone surrogate goes as U+FFFD's bytes; %ED%A0%80 below sends one raw). */
-const percent = (text: string): string => [...Buffer.from(text, 'utf8')].map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0').toUpperCase()}`)).join('');
+const percent = (text: string): string =>
+  [...Buffer.from(text, 'utf8')]
+    .map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0').toUpperCase()}`))
+    .join('');
 
 /** A path segment: a plausible id, hostile text percent-encoded, or percent garbage a decoder may choke on. */
 const segment = fc.oneof(
   { weight: 3, arbitrary: fc.constantFrom('acme', 'main', 'other', 'rcpt@example.net', 'inv-1') },
   { weight: 3, arbitrary: fc.oneof(sqlText, hostileText).map((text) => percent(text.slice(0, 2000))) },
-  { weight: 2, arbitrary: fc.constantFrom('..', '%2e%2e', 'a\\b', '%5C..%5C', '..%2f..%2fetc%2fpasswd', '%00', '%', '%zz', '%ED%A0%80', '%C0%AF', '%FF', '%25', '%0d%0aX-Injected:%20yes', 'a%2Fb', '%20', 'x'.repeat(9000)) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(
+      '..',
+      '%2e%2e',
+      'a\\b',
+      '%5C..%5C',
+      '..%2f..%2fetc%2fpasswd',
+      '%00',
+      '%',
+      '%zz',
+      '%ED%A0%80',
+      '%C0%AF',
+      '%FF',
+      '%25',
+      '%0d%0aX-Injected:%20yes',
+      'a%2Fb',
+      '%20',
+      'x'.repeat(9000),
+    ),
+  },
 );
 
-const queryValue = fc.oneof(sqlText, hostileText.map((text) => text.slice(0, 2000)), fc.constantFrom('true', 'false', '-1', '1e309', 'NaN', '0x10', '', '*'));
-const rawQuery = fc.constantFrom('%', '%zz=1', 'a=%ED%A0%80', '=', '&&&', 'tenant_id=acme&tenant_id=other', 'limit=1&limit=2', '%00=%00', 'ids=' + ',,'.repeat(5000));
+const queryValue = fc.oneof(
+  sqlText,
+  hostileText.map((text) => text.slice(0, 2000)),
+  fc.constantFrom('true', 'false', '-1', '1e309', 'NaN', '0x10', '', '*'),
+);
+const rawQuery = fc.constantFrom(
+  '%',
+  '%zz=1',
+  'a=%ED%A0%80',
+  '=',
+  '&&&',
+  'tenant_id=acme&tenant_id=other',
+  'limit=1&limit=2',
+  '%00=%00',
+  'ids=' + ',,'.repeat(5000),
+);
 
 interface Attack {
   route: RouteDoc;
@@ -54,9 +91,16 @@ interface Attack {
 
 function bodyFor(route: RouteDoc): fc.Arbitrary<Attack['body']> {
   const keys = [...keysOf(route.body), ...keysOf(route.query)];
-  const value = fc.oneof(sqlText, hostileText.map((text) => text.slice(0, 5000)), fc.anything({ maxDepth: 2 }), fc.constantFrom(null, -1, 2 ** 53, 1e308, true, [], {}));
+  const value = fc.oneof(
+    sqlText,
+    hostileText.map((text) => text.slice(0, 5000)),
+    fc.anything({ maxDepth: 2 }),
+    fc.constantFrom(null, -1, 2 ** 53, 1e308, true, [], {}),
+  );
   const known = keys.length === 0 ? fc.constant({}) : fc.dictionary(fc.constantFrom(...keys), value, { maxKeys: 4 });
-  const json = (contentType = 'application/json') => (v: unknown) => ({ text: JSON.stringify(v) ?? 'null', contentType });
+  const json =
+    (contentType = 'application/json') =>
+    (v: unknown) => ({ text: JSON.stringify(v) ?? 'null', contentType });
   return fc.oneof(
     { weight: 1, arbitrary: fc.constant(null) },
     { weight: 4, arbitrary: known.map(json()) },
@@ -82,7 +126,10 @@ function routeAttack(route: RouteDoc): fc.Arbitrary<Attack> {
   const queryKeys = [...keysOf(route.query), ...(route.bodyOrQuery ? keysOf(route.body) : []), 'force', 'tenant_id', 'zz'];
   const query = fc.oneof(
     { weight: 1, arbitrary: fc.constant('') },
-    { weight: 3, arbitrary: fc.dictionary(fc.constantFrom(...queryKeys), queryValue, { maxKeys: 4 }).map((entries) => new URLSearchParams(entries).toString()) },
+    {
+      weight: 3,
+      arbitrary: fc.dictionary(fc.constantFrom(...queryKeys), queryValue, { maxKeys: 4 }).map((entries) => new URLSearchParams(entries).toString()),
+    },
     { weight: 1, arbitrary: rawQuery },
   );
   return fc.record({
@@ -104,7 +151,9 @@ function send(attack: Attack, path: string): Promise<{ status: number; type: str
     const req = request(`${target.url}${path}`, { method: attack.route.method.toUpperCase(), headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'] ?? '', text: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'] ?? '', text: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     });
     req.on('error', reject);
@@ -127,13 +176,18 @@ async function attackRoute(attack: Attack): Promise<void> {
     try {
       body = JSON.parse(response.text) as typeof body;
     } catch {
-      expect.fail(`${name} ${path.slice(0, 300)} as ${attack.as}, body ${JSON.stringify(attack.body)?.slice(0, 200)}: ${response.status} ${response.type} ${JSON.stringify(response.text.slice(0, 300))}`);
+      expect.fail(
+        `${name} ${path.slice(0, 300)} as ${attack.as}, body ${JSON.stringify(attack.body)?.slice(0, 200)}: ${response.status} ${response.type} ${JSON.stringify(response.text.slice(0, 300))}`,
+      );
     }
     code = body.error?.code;
     expect(Object.keys(body.error ?? {}).sort(), `${name} ${path.slice(0, 300)}: ${response.text.slice(0, 300)}`).toEqual(['code', 'details', 'message']);
     expect(ERROR_CODES).toContain(code);
   }
-  statuses.set(`${response.status}${code === undefined ? '' : ` ${code}`}`, (statuses.get(`${response.status}${code === undefined ? '' : ` ${code}`}`) ?? 0) + 1);
+  statuses.set(
+    `${response.status}${code === undefined ? '' : ` ${code}`}`,
+    (statuses.get(`${response.status}${code === undefined ? '' : ` ${code}`}`) ?? 0) + 1,
+  );
   expect(response.status, `${name} ${path.slice(0, 300)} as ${attack.as}: ${response.text.slice(0, 500)}`).toBeLessThan(500);
 }
 
@@ -144,7 +198,9 @@ describe('every admin route with hostile input (real daemon process)', () => {
       await checkProperty(`${route.method.toUpperCase()} ${route.path}`, perRouteRuns, routeAttack(route), attackRoute, { seedOffset: n });
       await target.expectAlive();
     }
-    console.log(`[hostile] admin routes: ${ROUTE_CATALOG.length} routes, ${[...perRoute.values()].reduce((a, b) => a + b, 0)} requests; answers ${JSON.stringify(Object.fromEntries(statuses))}`);
+    console.log(
+      `[hostile] admin routes: ${ROUTE_CATALOG.length} routes, ${[...perRoute.values()].reduce((a, b) => a + b, 0)} requests; answers ${JSON.stringify(Object.fromEntries(statuses))}`,
+    );
     expect(perRoute.size).toBe(ROUTE_CATALOG.length);
   }, 240_000);
 });

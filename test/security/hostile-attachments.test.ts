@@ -77,7 +77,16 @@ const v6Forms = fc.oneof(
   fc.tuple(fc.integer({ min: 0xfc00, max: 0xfdff }), fc.integer({ min: 0, max: 0xffff })).map(([a, b]) => `[${a.toString(16)}:${b.toString(16)}::1]`),
 );
 const forbiddenHost = fc.oneof({ weight: 3, arbitrary: hostForms }, { weight: 1, arbitrary: v6Forms });
-const otherScheme = fc.constantFrom('file:///etc/passwd', 'file://localhost/etc/shadow', 'ftp://127.0.0.1/x', 'gopher://127.0.0.1:25/_HELO', 'data:text/plain;base64,aGk=', 'javascript:alert(1)', 'dict://127.0.0.1:11211/stats', 'ldap://127.0.0.1/');
+const otherScheme = fc.constantFrom(
+  'file:///etc/passwd',
+  'file://localhost/etc/shadow',
+  'ftp://127.0.0.1/x',
+  'gopher://127.0.0.1:25/_HELO',
+  'data:text/plain;base64,aGk=',
+  'javascript:alert(1)',
+  'dict://127.0.0.1:11211/stats',
+  'ldap://127.0.0.1/',
+);
 
 const spec = (storagePath: string) => ({ filename: 'a.bin', storagePath, fetchMode: 'http_url' as const, mimeType: null, contentMd5: null });
 const NO_TENANT = { clientBaseUrl: null, clientAttachmentPath: null, clientAuth: null };
@@ -96,7 +105,10 @@ describe('the attachment fetcher against SSRF (property-based, real HTTP peer)',
     const fetcher = createAttachmentFetcher({ timeoutMs: 3000, maxBytes: 1024, allowPrivateAddresses: false });
     await checkProperty('ssrf: direct URL', 150, fc.tuple(forbiddenHost, fc.constantFrom('/', '/latest/meta-data/', '/a?b=c#d')), async ([host, path]) => {
       const url = `http://${host}:${peer.port}${path}`;
-      const error = await fetcher.fetch(spec(url), NO_TENANT).then(() => null, (caught: unknown) => caught);
+      const error = await fetcher.fetch(spec(url), NO_TENANT).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(AppError);
       // An address is refused by the guard, for good; a name may also fail to resolve at all ("localhost."), which is no connection either.
       if (/^[\d[]/.test(host)) expect([(error as AppError).message, (error as AppError).transient]).toEqual([expect.stringMatching(/not allowed/), false]);
@@ -107,16 +119,26 @@ describe('the attachment fetcher against SSRF (property-based, real HTTP peer)',
 
   it('refuses a redirect from an allowed server to a forbidden address or another scheme, after the first hop only', async () => {
     // 127.0.0.1 stands in for a public server; everything else keeps the default policy.
-    const fetcher = createAttachmentFetcher({ timeoutMs: 3000, maxBytes: 1024, allowPrivateAddresses: false, isForbiddenAddress: (address) => address !== '127.0.0.1' && isForbiddenAddress(address) });
+    const fetcher = createAttachmentFetcher({
+      timeoutMs: 3000,
+      maxBytes: 1024,
+      allowPrivateAddresses: false,
+      isForbiddenAddress: (address) => address !== '127.0.0.1' && isForbiddenAddress(address),
+    });
     const target = fc.oneof(
       // Not the stand-in itself, by address or by name (localhost resolves to it).
-      forbiddenHost.filter((host) => new URL(`http://${host}/`).hostname !== '127.0.0.1' && !/localhost/i.test(host)).map((host) => `http://${host}:${peer.port}/internal`),
+      forbiddenHost
+        .filter((host) => new URL(`http://${host}/`).hostname !== '127.0.0.1' && !/localhost/i.test(host))
+        .map((host) => `http://${host}:${peer.port}/internal`),
       otherScheme,
     );
     await checkProperty('ssrf: redirect', 100, fc.tuple(target, fc.constantFrom(301, 302, 303, 307, 308)), async ([location, status]) => {
       peer.requests = [];
       peer.answer = { status, headers: { location }, body: '' };
-      const error = await fetcher.fetch(spec(`http://127.0.0.1:${peer.port}/start`), NO_TENANT).then(() => null, (caught: unknown) => caught);
+      const error = await fetcher.fetch(spec(`http://127.0.0.1:${peer.port}/start`), NO_TENANT).then(
+        () => null,
+        (caught: unknown) => caught,
+      );
       expect(error).toBeInstanceOf(AppError);
       expect((error as AppError).message).toMatch(/not allowed|ENOTFOUND|EAI_AGAIN/);
       expect(peer.requests.map((r) => r.url)).toEqual(['/start']);
@@ -143,11 +165,37 @@ describe('attachments through the spawned daemon (default SSRF policy)', () => {
   /** The peer is also the tenant's report endpoint: its report rounds are not attachment fetches. */
   const attachmentRequests = () => peer.requests.filter((request) => !request.url.endsWith('/mail-proxy/sync'));
   const post = (id: string, attachment: Record<string, unknown>) =>
-    fetch(`${target.url}/add-messages`, { method: 'POST', headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' }, body: JSON.stringify({ messages: [{ id, from: 'a@example.com', to: 'b@example.net', subject: id, attachments: [{ filename: 'x.bin', ...attachment }] }] }) }).then((r) => r.json() as Promise<{ queued: number; rejected: Array<{ reason: string }> }>);
+    fetch(`${target.url}/add-messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messages: [{ id, from: 'a@example.com', to: 'b@example.net', subject: id, attachments: [{ filename: 'x.bin', ...attachment }] }],
+      }),
+    }).then((r) => r.json() as Promise<{ queued: number; rejected: Array<{ reason: string }> }>);
 
   it('ends http_url attachments at loopback or private addresses in error, fetching and relaying nothing', async () => {
-    const hosts = ['127.0.0.1', '127.1', '2130706433', '0x7f000001', '0177.0.0.1', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', 'localhost', '10.0.0.1', '172.16.0.1', '192.168.1.1', '169.254.169.254', '[fd00::1]', '0.0.0.0'];
-    for (const [i, host] of hosts.entries()) expect(await post(`ssrf-${i}`, { fetch_mode: 'http_url', storage_path: `http://${host}:${peer.port}/secret` })).toMatchObject({ queued: 1, rejected: [] });
+    const hosts = [
+      '127.0.0.1',
+      '127.1',
+      '2130706433',
+      '0x7f000001',
+      '0177.0.0.1',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '[::ffff:7f00:1]',
+      'localhost',
+      '10.0.0.1',
+      '172.16.0.1',
+      '192.168.1.1',
+      '169.254.169.254',
+      '[fd00::1]',
+      '0.0.0.0',
+    ];
+    for (const [i, host] of hosts.entries())
+      expect(await post(`ssrf-${i}`, { fetch_mode: 'http_url', storage_path: `http://${host}:${peer.port}/secret` })).toMatchObject({
+        queued: 1,
+        rejected: [],
+      });
     await eventually(() => hosts.every((_, i) => storedRow(target.db, `ssrf-${i}`)?.state === 'error'), 'every SSRF message to end in error', 30_000);
     for (const [i, host] of hosts.entries()) expect(storedRow(target.db, `ssrf-${i}`)?.error, host).toMatch(/not allowed/);
     expect(attachmentRequests()).toEqual([]);

@@ -25,12 +25,16 @@ afterEach(async () => {
 
 const RECIPIENT = 'ann@example.net';
 
-const field = (valid: string[]) => fc.oneof(
-  { weight: 2, arbitrary: fc.constantFrom(...valid) },
-  { weight: 1, arbitrary: fc.constantFrom('', '9.9.9', '5.1', '5.1.1.1', 'x.y.z', '5.999999999.1', '0.0.0', '5.1.1 (extra)', '5.\u00001.1', '=?utf-8?B?NS4xLjE=?=') },
-  { weight: 1, arbitrary: sqlText },
-  { weight: 1, arbitrary: fc.constantFrom('\0\0', 'A'.repeat(100_000), 'é'.repeat(5000)) },
-);
+const field = (valid: string[]) =>
+  fc.oneof(
+    { weight: 2, arbitrary: fc.constantFrom(...valid) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('', '9.9.9', '5.1', '5.1.1.1', 'x.y.z', '5.999999999.1', '0.0.0', '5.1.1 (extra)', '5.\u00001.1', '=?utf-8?B?NS4xLjE=?='),
+    },
+    { weight: 1, arbitrary: sqlText },
+    { weight: 1, arbitrary: fc.constantFrom('\0\0', 'A'.repeat(100_000), 'é'.repeat(5000)) },
+  );
 
 const dsnSpec = fc.record({
   status: field(['5.1.1', '4.2.2', '5.7.1', '2.0.0']),
@@ -45,7 +49,13 @@ const dsnSpec = fc.record({
 type DsnSpec = typeof dsnSpec extends fc.Arbitrary<infer T> ? T : never;
 
 function build(original: Buffer, spec: DsnSpec): Buffer {
-  const raw = dsnFor(original, { recipient: spec.recipient, status: spec.status, action: spec.action as 'failed', diagnostic: spec.diagnostic, headersOnly: spec.headersOnly });
+  const raw = dsnFor(original, {
+    recipient: spec.recipient,
+    status: spec.status,
+    action: spec.action as 'failed',
+    diagnostic: spec.diagnostic,
+    headersOnly: spec.headersOnly,
+  });
   if (spec.shape === 'truncated') {
     // Cut after the returned original's id, so the DSN still names our message.
     const after = raw.indexOf('X-Genro-Mail-ID') + 40;
@@ -96,15 +106,20 @@ describe('malformed DSNs naming a real message, in a real bounce mailbox', () =>
     expect(status).toMatchObject({ connected: true, last_error: null });
 
     const { message: stored1, events } = await s.fx.detail('acme', 'inv-1');
-    console.log(`[hostile] bounce mailbox: filed ${JSON.stringify(status.handled)}; inv-1 ended ${JSON.stringify({ state: stored1.state, bounce_type: stored1.bounce_type, bounce_code: stored1.bounce_code })}`);
+    console.log(
+      `[hostile] bounce mailbox: filed ${JSON.stringify(status.handled)}; inv-1 ended ${JSON.stringify({ state: stored1.state, bounce_type: stored1.bounce_type, bounce_code: stored1.bounce_code })}`,
+    );
     expect(stored1.state).toBe('sent');
     expect([null, 'hard', 'soft']).toContain(stored1.bounce_type);
     // bounce_code is the reply code, or the enhanced status when the bounce gave none (core/bounce.ts).
     if (stored1.bounce_code !== null) expect(stored1.bounce_code).toMatch(/^(?:[245][0-5]\d|[245]\.\d{1,3}\.\d{1,3})$/);
     if (stored1.bounce_reason !== null) expect(typeof stored1.bounce_reason).toBe('string');
-    for (const event of events.filter((e) => e.event_type === 'bounced')) expect(event.enhanced_status ?? null).toSatisfy((code: string | null) => code === null || /^[245]\.\d{1,3}\.\d{1,3}$/.test(code));
+    for (const event of events.filter((e) => e.event_type === 'bounced'))
+      expect(event.enhanced_status ?? null).toSatisfy((code: string | null) => code === null || /^[245]\.\d{1,3}\.\d{1,3}$/.test(code));
     expect((await s.fx.admin('GET', '/health')).status).toBe(200);
-    const errors = s.fx.t.logLines.map((line) => JSON.parse(line) as { level: string | number; msg: string }).filter((entry) => entry.level === 'error' || entry.level === 'fatal' || Number(entry.level) >= 50);
+    const errors = s.fx.t.logLines
+      .map((line) => JSON.parse(line) as { level: string | number; msg: string })
+      .filter((entry) => entry.level === 'error' || entry.level === 'fatal' || Number(entry.level) >= 50);
     expect(errors).toEqual([]);
   }, 120_000);
 });

@@ -20,32 +20,85 @@ const started = tearDownProcesses({ stop: 'file' });
 let target: HostileTarget;
 
 beforeAll(async () => {
-  target = await startHostileTarget(started, { toml: '[smtp]\nmax_connections_per_client = 1000\nauth_max_failures = 100000\ncommand_timeout_seconds = 20\ndata_timeout_seconds = 20\n' });
+  target = await startHostileTarget(started, {
+    toml: '[smtp]\nmax_connections_per_client = 1000\nauth_max_failures = 100000\ncommand_timeout_seconds = 20\ndata_timeout_seconds = 20\n',
+  });
 }, 60_000);
 afterAll(() => target?.db.close());
 
 const smtpMessages = (): number => (target.db.prepare(`SELECT count(*) AS n FROM messages WHERE source = 'smtp'`).get() as { n: number }).n;
-const lastRaws = (n: number): Buffer[] => (target.db.prepare(`SELECT raw FROM messages WHERE source = 'smtp' ORDER BY pk DESC LIMIT ?`).all(n) as Array<{ raw: Buffer }>).map((row) => row.raw);
+const lastRaws = (n: number): Buffer[] =>
+  (target.db.prepare(`SELECT raw FROM messages WHERE source = 'smtp' ORDER BY pk DESC LIMIT ?`).all(n) as Array<{ raw: Buffer }>).map((row) => row.raw);
 const QUEUED = /^250 2\.0\.0 Ok: queued as \S+$/;
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3}\b/;
 
 /** A DATA content: headers (maybe hostile) and a body with NULs, bare LF, 8-bit bytes; no line starts with a dot. */
 const content = fc
   .record({
-    headers: fc.array(fc.constantFrom('Subject: hostile', 'X-Mail-Proxy-Priority: urgent', 'X-Mail-Proxy-Account: other', 'X-Nul: a\0b', 'Subject: =?utf-8?q?=0D=0ABcc:_x?=', 'X-Bare-LF: a\nX-Injected: b', 'From: a@example.com', 'X-Genro-Mail-ID: "quoted;id"'), { maxLength: 4 }),
+    headers: fc.array(
+      fc.constantFrom(
+        'Subject: hostile',
+        'X-Mail-Proxy-Priority: urgent',
+        'X-Mail-Proxy-Account: other',
+        'X-Nul: a\0b',
+        'Subject: =?utf-8?q?=0D=0ABcc:_x?=',
+        'X-Bare-LF: a\nX-Injected: b',
+        'From: a@example.com',
+        'X-Genro-Mail-ID: "quoted;id"',
+      ),
+      { maxLength: 4 },
+    ),
     body: fc.array(fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('\0\0\0', 'bare\nlf', 'caffè ✓', '\x1b[31m', 'x'.repeat(2000))), { maxLength: 6 }),
   })
-  .map(({ headers, body }) => ({ head: `${headers.map((h) => `${h}\r\n`).join('')}\r\n`, body: body.map((line) => `${line.replace(/^\./, '')}\r\n`).join('') }));
+  .map(({ headers, body }) => ({
+    head: `${headers.map((h) => `${h}\r\n`).join('')}\r\n`,
+    body: body.map((line) => `${line.replace(/^\./, '')}\r\n`).join(''),
+  }));
 
 type Step = { kind: 'line'; text: string } | { kind: 'data'; prelude?: string; head: string; body: string } | { kind: 'raw'; bytes: Buffer };
 
 const commandLine = fc.oneof(
-  fc.constantFrom('EHLO fuzz.test', 'HELO fuzz.test', 'ehlo lower.test', 'MAIL FROM:<sender@example.com>', 'RCPT TO:<rcpt@example.net>', 'RSET', 'NOOP', 'VRFY root', 'EXPN staff', 'HELP', 'STARTTLS', 'AUTH LOGIN', 'AUTH CRAM-MD5', 'BDAT 10 LAST', 'ETRN x', 'TURN', 'MAIL FROM:<>', 'MAIL FROM:<sender@example.com> SIZE=999999999999', 'MAIL FROM:<sender@example.com> BODY=8BITMIME SMTPUTF8', 'RCPT TO:<"quoted; --"@example.net>', 'RCPT TO:<rcpt@example.net> NOTIFY=NEVER', 'RCPT TO:<postmaster>', 'RCPT TO:<@relay.example:victim@evil.example>', 'RCPT TO:<victim%evil.example@example.net>', 'MAIL FROM:<a@b.c> AUTH=<>'),
-  fc.string({ maxLength: 80 }).map((text) => text.replace(/[\r\n]/g, '')).filter((text) => !/^\s*\.?\s*$/.test(text)),
-  fc.tuple(fc.constantFrom('MAIL FROM:<', 'RCPT TO:<', 'EHLO ', 'AUTH PLAIN '), fc.string({ unit: 'binary', maxLength: 60 })).map(([verb, arg]) => `${verb}${arg.replace(/[\r\n]/g, '')}`),
+  fc.constantFrom(
+    'EHLO fuzz.test',
+    'HELO fuzz.test',
+    'ehlo lower.test',
+    'MAIL FROM:<sender@example.com>',
+    'RCPT TO:<rcpt@example.net>',
+    'RSET',
+    'NOOP',
+    'VRFY root',
+    'EXPN staff',
+    'HELP',
+    'STARTTLS',
+    'AUTH LOGIN',
+    'AUTH CRAM-MD5',
+    'BDAT 10 LAST',
+    'ETRN x',
+    'TURN',
+    'MAIL FROM:<>',
+    'MAIL FROM:<sender@example.com> SIZE=999999999999',
+    'MAIL FROM:<sender@example.com> BODY=8BITMIME SMTPUTF8',
+    'RCPT TO:<"quoted; --"@example.net>',
+    'RCPT TO:<rcpt@example.net> NOTIFY=NEVER',
+    'RCPT TO:<postmaster>',
+    'RCPT TO:<@relay.example:victim@evil.example>',
+    'RCPT TO:<victim%evil.example@example.net>',
+    'MAIL FROM:<a@b.c> AUTH=<>',
+  ),
+  fc
+    .string({ maxLength: 80 })
+    .map((text) => text.replace(/[\r\n]/g, ''))
+    .filter((text) => !/^\s*\.?\s*$/.test(text)),
+  fc
+    .tuple(fc.constantFrom('MAIL FROM:<', 'RCPT TO:<', 'EHLO ', 'AUTH PLAIN '), fc.string({ unit: 'binary', maxLength: 60 }))
+    .map(([verb, arg]) => `${verb}${arg.replace(/[\r\n]/g, '')}`),
 );
 
-const transaction = fc.tuple(fc.constantFrom('sender@example.com', 'o\'brien@example.org', ''), fc.array(fc.constantFrom('rcpt@example.net', 'second@example.net', 'bad address', ''), { minLength: 1, maxLength: 3 }), content);
+const transaction = fc.tuple(
+  fc.constantFrom('sender@example.com', "o'brien@example.org", ''),
+  fc.array(fc.constantFrom('rcpt@example.net', 'second@example.net', 'bad address', ''), { minLength: 1, maxLength: 3 }),
+  content,
+);
 
 const transactionStep: fc.Arbitrary<Step> = transaction.map(([from, rcpts, { head, body }]): Step => ({
   kind: 'data',
@@ -57,16 +110,35 @@ const transactionStep: fc.Arbitrary<Step> = transaction.map(([from, rcpts, { hea
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 6, arbitrary: commandLine.map((text): Step => ({ kind: 'line', text })) },
   { weight: 2, arbitrary: transactionStep },
-  { weight: 1, arbitrary: fc.constantFrom<Step>({ kind: 'raw', bytes: Buffer.from('NOOP\nNOOP\n') }, { kind: 'raw', bytes: Buffer.from('NO\0OP\r\n') }, { kind: 'raw', bytes: Buffer.from('\0\r\n') }, { kind: 'raw', bytes: Buffer.from('\r\n\r\n') }) },
-  { weight: 1, arbitrary: fc.uint8Array({ maxLength: 300 }).map((bytes): Step => ({ kind: 'raw', bytes: Buffer.concat([Buffer.from(bytes.filter((b) => b !== 10 && b !== 13)), Buffer.from('\r\n')]) })) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Step>(
+      { kind: 'raw', bytes: Buffer.from('NOOP\nNOOP\n') },
+      { kind: 'raw', bytes: Buffer.from('NO\0OP\r\n') },
+      { kind: 'raw', bytes: Buffer.from('\0\r\n') },
+      { kind: 'raw', bytes: Buffer.from('\r\n\r\n') },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc
+      .uint8Array({ maxLength: 300 })
+      .map((bytes): Step => ({ kind: 'raw', bytes: Buffer.concat([Buffer.from(bytes.filter((b) => b !== 10 && b !== 13)), Buffer.from('\r\n')]) })),
+  },
 );
 
 /** Random commands and transactions, then usually a DATA last (a whole transaction, or DATA in whatever state the rest left). */
-const session = fc.record({
-  authenticated: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
-  steps: fc.array(step, { maxLength: 8 }),
-  last: fc.oneof({ weight: 3, arbitrary: transactionStep }, { weight: 1, arbitrary: content.map(({ head, body }): Step => ({ kind: 'data', head, body })) }, { weight: 1, arbitrary: step }),
-}).map(({ authenticated, steps, last }) => ({ authenticated, steps: [...steps, last] }));
+const session = fc
+  .record({
+    authenticated: fc.oneof({ weight: 3, arbitrary: fc.constant(true) }, { weight: 1, arbitrary: fc.constant(false) }),
+    steps: fc.array(step, { maxLength: 8 }),
+    last: fc.oneof(
+      { weight: 3, arbitrary: transactionStep },
+      { weight: 1, arbitrary: content.map(({ head, body }): Step => ({ kind: 'data', head, body })) },
+      { weight: 1, arbitrary: step },
+    ),
+  })
+  .map(({ authenticated, steps, last }) => ({ authenticated, steps: [...steps, last] }));
 
 const tally = { sessions: 0, replies: 0, queued: 0, codes: new Map<number, number>() };
 
@@ -102,13 +174,21 @@ async function runSession(input: { authenticated: boolean; steps: Step[] }): Pro
   await client.write('\r\n.\r\nQUIT\r\n');
   const startedAt = Date.now();
   replies.push(...(await client.untilClosed(30_000)));
-  if (process.env.HOSTILE_DEBUG === '1' && Date.now() - startedAt > 3000) console.log('slow session', Date.now() - startedAt, JSON.stringify(input).slice(0, 3000), JSON.stringify(replies.map(replyText)));
+  if (process.env.HOSTILE_DEBUG === '1' && Date.now() - startedAt > 3000)
+    console.log('slow session', Date.now() - startedAt, JSON.stringify(input).slice(0, 3000), JSON.stringify(replies.map(replyText)));
   expectWellFormed(replies, input.authenticated);
   const queued = replies.filter((reply) => QUEUED.test(replyText(reply))).length;
   tally.queued += queued;
   expect(smtpMessages(), 'one stored message per "queued as"').toBe(before + queued);
   // Each stored body is one of the bodies sent, byte for byte.
-  for (const raw of lastRaws(queued)) expect(bodies.some((body) => raw.toString('latin1').endsWith(`\r\n\r\n${Buffer.from(body).toString('latin1')}`) || raw.toString('latin1').endsWith(Buffer.from(body).toString('latin1')))).toBe(true);
+  for (const raw of lastRaws(queued))
+    expect(
+      bodies.some(
+        (body) =>
+          raw.toString('latin1').endsWith(`\r\n\r\n${Buffer.from(body).toString('latin1')}`) ||
+          raw.toString('latin1').endsWith(Buffer.from(body).toString('latin1')),
+      ),
+    ).toBe(true);
 }
 
 describe('SMTP submission under hostile sessions (real daemon process)', () => {
@@ -135,7 +215,11 @@ describe('SMTP submission under hostile sessions (real daemon process)', () => {
     await client.write('Subject: ten thousand\r\n\r\nbody\r\n.\r\n');
     expect(replyText(await client.reply(30_000))).toMatch(QUEUED);
     await client.command('QUIT');
-    await eventually(() => target.sink.messages.some((m) => m.rcptTo.length === 1000 && m.raw.includes('Subject: ten thousand')), 'the 1000-recipient message at the sink', 30_000);
+    await eventually(
+      () => target.sink.messages.some((m) => m.rcptTo.length === 1000 && m.raw.includes('Subject: ten thousand')),
+      'the 1000-recipient message at the sink',
+      30_000,
+    );
     await target.expectAlive();
   }, 120_000);
 

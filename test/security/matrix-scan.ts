@@ -46,10 +46,13 @@ export function leaks(w: World, who: Credential, call: Call, response: ApiRespon
 /** Until the dispatcher and the report loop have nothing left to do: snapshots taken then stay put. */
 export async function quiesce(w: World): Promise<void> {
   await w.s.fx.settle();
-  await vi.waitFor(async () => {
-    const all = (await w.admin('GET', '/tenants/sync-status')).body.tenants as Array<{ tenant_id: string; backlog: number; in_flight: boolean }>;
-    const ours = new Set([w.tenants.a.id, w.tenants.b.id]);
-    const busy = all.filter((status) => ours.has(status.tenant_id) && (status.backlog > 0 || status.in_flight));
-    if (busy.length > 0) throw new Error(`reports not caught up: ${JSON.stringify(busy)}`);
-  }, { timeout: 15_000, interval: 50 });
+  await vi.waitFor(
+    async () => {
+      const all = (await w.admin('GET', '/tenants/sync-status')).body.tenants as Array<{ tenant_id: string; backlog: number; in_flight: boolean }>;
+      const ours = new Set([w.tenants.a.id, w.tenants.b.id]);
+      const busy = all.filter((status) => ours.has(status.tenant_id) && (status.backlog > 0 || status.in_flight));
+      if (busy.length > 0) throw new Error(`reports not caught up: ${JSON.stringify(busy)}`);
+    },
+    { timeout: 15_000, interval: 50 },
+  );
 }

@@ -66,26 +66,48 @@ async function seedTenant(s: ReportScenario, owner: Owner, tag: string, dovecotP
     receipt: '',
     markers: [],
   };
-  const created = await ok(s.fx.admin('POST', '/tenant', {
+  const created = await ok(
+    s.fx.admin('POST', '/tenant', {
+      id,
+      name: `Name of ${owner} ${tag}`,
+      client_base_url: `${s.client.base}/client-${owner}-${tag}`,
+      client_auth: { method: 'bearer', token: `client-token-${owner}-${tag}` },
+    }),
     id,
-    name: `Name of ${owner} ${tag}`,
-    client_base_url: `${s.client.base}/client-${owner}-${tag}`,
-    client_auth: { method: 'bearer', token: `client-token-${owner}-${tag}` },
-  }), id);
+  );
   t.key = created.body.api_key as string;
   await s.fx.createAccount(id, t.account, s.sink, { is_default: true, user: `relay-user-${owner}-${tag}`, password: `relay-pass-${owner}-${tag}` });
   // Its PEC account reads its own mailbox (a Dovecot user of its own): receipts are the tenant's.
   await s.fx.createAccount(id, `pec-${owner}`, s.sink, {
-    is_pec: true, user: `pec-${owner}`, password: PEC_PASSWORD, imap_host: '127.0.0.1', imap_port: dovecotPort, imap_tls_mode: 'none',
+    is_pec: true,
+    user: `pec-${owner}`,
+    password: PEC_PASSWORD,
+    imap_host: '127.0.0.1',
+    imap_port: dovecotPort,
+    imap_tls_mode: 'none',
   });
   const later = Math.floor(s.fx.clock.now() / 1000) + 86_400;
-  await ok(s.fx.post(t.key, [
-    message(t.messages.sent, { to: `rcpt-${owner}@${only}`, subject: `subject-${owner}-${tag}` }),
-    message(t.messages.deferred, { to: `waiting-${owner}@${only}`, batch_code: t.batch, deferred_ts: later }),
-    message(t.messages.bounced, { to: `gone-${owner}@${only}` }),
-  ]), `${id} messages`);
+  await ok(
+    s.fx.post(t.key, [
+      message(t.messages.sent, { to: `rcpt-${owner}@${only}`, subject: `subject-${owner}-${tag}` }),
+      message(t.messages.deferred, { to: `waiting-${owner}@${only}`, batch_code: t.batch, deferred_ts: later }),
+      message(t.messages.bounced, { to: `gone-${owner}@${only}` }),
+    ]),
+    `${id} messages`,
+  );
   await ok(api(s.fx.t.url, 'POST', '/suppression', { token: t.key, body: { address: t.suppressed, reason: `reason-${owner}-${tag}` } }), `${id} suppression`);
-  t.markers = [id, only, t.account, t.batch, ...Object.values(t.messages), `Name of ${owner} ${tag}`, `client-${owner}-${tag}`, `relay-user-${owner}-${tag}`, `subject-${owner}-${tag}`, `reason-${owner}-${tag}`];
+  t.markers = [
+    id,
+    only,
+    t.account,
+    t.batch,
+    ...Object.values(t.messages),
+    `Name of ${owner} ${tag}`,
+    `client-${owner}-${tag}`,
+    `relay-user-${owner}-${tag}`,
+    `subject-${owner}-${tag}`,
+    `reason-${owner}-${tag}`,
+  ];
   return t;
 }
 
@@ -101,7 +123,9 @@ const PEC_PASSWORD = 'pec-mailbox-secret';
 
 export async function startWorld(cleanups: Array<() => Promise<void>>, options: { extraToml?: string } = {}): Promise<World> {
   const tag = randomBytes(3).toString('hex');
-  const dovecot = await startDovecot({ users: [{ user: 'bounces', password: 'secret' }, ...OWNERS.map((owner) => ({ user: `pec-${owner}`, password: PEC_PASSWORD }))] });
+  const dovecot = await startDovecot({
+    users: [{ user: 'bounces', password: 'secret' }, ...OWNERS.map((owner) => ({ user: `pec-${owner}`, password: PEC_PASSWORD }))],
+  });
   cleanups.push(() => dovecot.destroy());
   const s = await startReportScenario(cleanups, {
     extraToml: `${options.extraToml ?? ''}
@@ -119,24 +143,37 @@ reconnect_max_seconds = 0.5
   await bounce({ s, dovecot }, b, tag, 'b');
   await dovecot.append(ordinaryMail(`Subject ${unmatchedMarker}`));
   const admin = (method: string, path: string, body?: unknown) => api(s.fx.t.url, method, path, { token: s.fx.t.adminToken, body });
-  await vi.waitFor(async () => {
-    const all = (await admin('GET', '/bounces')).body.bounces as unknown[];
-    if (all.length < 3) throw new Error(`${all.length} of 3 bounces handled`);
-  }, { timeout: 15_000, interval: 50 });
+  await vi.waitFor(
+    async () => {
+      const all = (await admin('GET', '/bounces')).body.bounces as unknown[];
+      if (all.length < 3) throw new Error(`${all.length} of 3 bounces handled`);
+    },
+    { timeout: 15_000, interval: 50 },
+  );
   // A PEC acceptance for each tenant's sent message, in its own PEC mailbox.
-  for (const [owner, t] of [['a', a], ['b', b]] as const) {
+  for (const [owner, t] of [
+    ['a', a],
+    ['b', b],
+  ] as const) {
     await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: relayedMessageId(s.sink, t.messages.sent) }), 'INBOX', [], `pec-${owner}`);
   }
-  await vi.waitFor(async () => {
-    for (const t of [a, b]) {
-      const receipts = (await admin('GET', `/pec-receipts?tenant_id=${t.id}`)).body.receipts as Array<{ receipt_id: string; message_id: string | null }>;
-      if (receipts[0]?.message_id !== t.messages.sent) throw new Error(`${t.id}: its receipt is not recorded yet`);
-      t.receipt = receipts[0].receipt_id;
-    }
-  }, { timeout: 15_000, interval: 50 });
+  await vi.waitFor(
+    async () => {
+      for (const t of [a, b]) {
+        const receipts = (await admin('GET', `/pec-receipts?tenant_id=${t.id}`)).body.receipts as Array<{ receipt_id: string; message_id: string | null }>;
+        if (receipts[0]?.message_id !== t.messages.sent) throw new Error(`${t.id}: its receipt is not recorded yet`);
+        t.receipt = receipts[0].receipt_id;
+      }
+    },
+    { timeout: 15_000, interval: 50 },
+  );
   for (const t of [a, b]) t.markers.push(t.receipt);
   // Every tenant's reports delivered: the client endpoint holds data of both.
-  await s.client.waitFor('reports of both tenants', (client) => OWNERS.every((owner) => client.items(`/client-${owner}-${tag}`).some((item) => item.event === 'bounced')), 15_000);
+  await s.client.waitFor(
+    'reports of both tenants',
+    (client) => OWNERS.every((owner) => client.items(`/client-${owner}-${tag}`).some((item) => item.event === 'bounced')),
+    15_000,
+  );
 
   const expired = await ok(admin('POST', '/tenant', { id: 'tenant-x', api_key_expires_in_seconds: 60 }), 'tenant-x');
   s.fx.clock.advance(61_000);
@@ -159,8 +196,9 @@ reconnect_max_seconds = 0.5
 export async function snapshot(w: World, owner: Owner): Promise<unknown> {
   const t = w.tenants[owner];
   const read = async (path: string) => (await w.admin('GET', path)).body;
-  const accounts = ((await read(`/accounts?tenant_id=${t.id}`)).accounts as Array<Record<string, unknown>>)
-    .map(({ id, host, port, user, has_password, is_default, state }) => ({ id, host, port, user, has_password, is_default, state }));
+  const accounts = ((await read(`/accounts?tenant_id=${t.id}`)).accounts as Array<Record<string, unknown>>).map(
+    ({ id, host, port, user, has_password, is_default, state }) => ({ id, host, port, user, has_password, is_default, state }),
+  );
   const details = [];
   for (const id of Object.values(t.messages)) details.push(await read(`/messages/${id}?tenant_id=${t.id}`));
   return {

@@ -50,7 +50,9 @@ describe('npm audit of the production dependencies', () => {
   it('tells an unreachable audit service from findings', () => {
     expect(verdict({ statusCode: 405, message: '405 Method Not Allowed', error: { summary: '' } })).toEqual({ unreachable: '405 Method Not Allowed' });
     expect(verdict({ error: { code: 'ENOTFOUND' }, code: 'ENOTFOUND', message: 'getaddrinfo ENOTFOUND' })).toEqual({ unreachable: 'getaddrinfo ENOTFOUND' });
-    expect(verdict({ metadata: { vulnerabilities: { high: 1 } }, vulnerabilities: { x: { severity: 'high', via: [] }, y: { severity: 'low', via: [] } } })).toEqual({ findings: ['x: high'] });
+    expect(
+      verdict({ metadata: { vulnerabilities: { high: 1 } }, vulnerabilities: { x: { severity: 'high', via: [] }, y: { severity: 'low', via: [] } } }),
+    ).toEqual({ findings: ['x: high'] });
     expect(() => verdict({ error: { code: 'EJSONPARSE' }, code: 'EJSONPARSE' })).toThrow(/other than the registry/);
   });
 

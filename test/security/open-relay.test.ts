@@ -89,8 +89,8 @@ describe('SMTP is not an open relay', () => {
   const refusedAngles: Array<[string, { user: string; password: string } | null | (() => { user: string; password: string })]> = [
     ['no AUTH', null],
     ['a wrong key', { user: 'acme', password: 'mpk_not-a-key' }],
-    ['acme\'s key for beta', () => ({ user: 'beta', password: acmeKey })],
-    ['beta\'s key for acme\'s account', () => ({ user: 'acme/main', password: betaKey })],
+    ["acme's key for beta", () => ({ user: 'beta', password: acmeKey })],
+    ["beta's key for acme's account", () => ({ user: 'acme/main', password: betaKey })],
     ['an empty user', () => ({ user: '', password: acmeKey })],
   ];
 
@@ -99,10 +99,16 @@ describe('SMTP is not an open relay', () => {
     const { client, authReply } = await session(credentials);
     if (authReply !== null) expect(authReply).toMatch(/^535 5\.7\.8 /);
     for (const [index, address] of ADDRESSES.entries()) {
-      for (const [from, rcpt] of [['app@acme.example', address], [address, 'someone@example.net']]) {
+      for (const [from, rcpt] of [
+        ['app@acme.example', address],
+        [address, 'someone@example.net'],
+      ]) {
         const replies = await transaction(client, from as string, rcpt as string, `refused-${index}`);
         outcomes.push(`  refused angle: ${replies.join(' | ')}`);
-        expect(replies.filter((reply) => /^[23]/.test(reply)), `${from} -> ${rcpt}`).toEqual([]);
+        expect(
+          replies.filter((reply) => /^[23]/.test(reply)),
+          `${from} -> ${rcpt}`,
+        ).toEqual([]);
       }
     }
     client.destroy();
@@ -116,24 +122,31 @@ describe('SMTP is not an open relay', () => {
     expect(replies.filter((reply) => reply.code < 400 && reply.code !== 221).map(replyText)).toEqual([]);
   });
 
-  it('refuses another tenant\'s account named in X-Mail-Proxy-Account', async () => {
+  it("refuses another tenant's account named in X-Mail-Proxy-Account", async () => {
     const { client } = await session({ user: 'acme', password: acmeKey });
     const replies = await transaction(client, 'app@acme.example', 'someone@example.net', 'cross-header', 'X-Mail-Proxy-Account: b-main\r\n');
     expect(replies.at(-1)).toMatch(/^550 5\.7\.1 /);
     client.destroy();
   });
 
-  it('relays an authenticated tenant\'s accepted recipients exactly as accepted, over SMTP and HTTP, through its own account only', async () => {
+  it("relays an authenticated tenant's accepted recipients exactly as accepted, over SMTP and HTTP, through its own account only", async () => {
     const { client } = await session({ user: 'acme', password: acmeKey });
     for (const [index, address] of ADDRESSES.entries()) {
       const id = `smtp-${index}`;
       const replies = await transaction(client, 'app@acme.example', address, id);
       outcomes.push(`  SMTP ${address}: ${replies.join(' | ')}`);
       if (replies.length === 4 && /^250 /.test(replies[3] as string)) accepted.set(id, address);
-      else expect(replies.some((reply) => /^5\d\d /.test(reply)), `${address}: refused with 5yz`).toBe(true);
+      else
+        expect(
+          replies.some((reply) => /^5\d\d /.test(reply)),
+          `${address}: refused with 5yz`,
+        ).toBe(true);
     }
     client.destroy();
-    const posted = await fx.post(acmeKey, ADDRESSES.map((address, index) => ({ id: `http-${index}`, from: 'app@acme.example', to: address, subject: 'relay', body: 'Hello.' })));
+    const posted = await fx.post(
+      acmeKey,
+      ADDRESSES.map((address, index) => ({ id: `http-${index}`, from: 'app@acme.example', to: address, subject: 'relay', body: 'Hello.' })),
+    );
     expect(posted.status).toBe(200);
     const rejected = new Set((posted.body.rejected as Array<{ id: string }>).map((r) => r.id));
     for (const [index, address] of ADDRESSES.entries()) {
@@ -148,7 +161,9 @@ describe('SMTP is not an open relay', () => {
     for (const id of accepted.keys()) {
       if (relayed.some((m) => m.id === id)) continue;
       const { message } = await fx.detail('acme', id);
-      outcomes.push(`  ${id} (${accepted.get(id)}) not taken by the upstream: ${message.state} ${message.last_reply_code} ${message.error ?? message.deferred_reason}`);
+      outcomes.push(
+        `  ${id} (${accepted.get(id)}) not taken by the upstream: ${message.state} ${message.last_reply_code} ${message.error ?? message.deferred_reason}`,
+      );
       expect({ id, state: message.state, upstreamRefused: message.last_reply_code >= 500 }).toEqual({ id, state: 'error', upstreamRefused: true });
     }
     expect(relayed.filter((m) => !accepted.has(m.id))).toEqual([]);

@@ -54,8 +54,10 @@ async function scratchMessage(w: ProbeWorld, owner: Owner): Promise<string> {
   return id;
 }
 
-const submit = (path: string): Probe => (w, owner) =>
-  post(path, { messages: [message(w.unique(`probe-${owner}`), { tenant_id: tid(w, owner), account_id: w.tenants[owner].account })] });
+const submit =
+  (path: string): Probe =>
+  (w, owner) =>
+    post(path, { messages: [message(w.unique(`probe-${owner}`), { tenant_id: tid(w, owner), account_id: w.tenants[owner].account })] });
 
 /**
  * Routes that validate each message on its own (README: an invalid one is listed

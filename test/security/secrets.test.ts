@@ -47,7 +47,12 @@ describe('secrets in responses and logs', () => {
     // Not the peer's default password ("secret", a word the API's own documentation uses).
     // The PEC account's mailbox is a real one on the same Dovecot: its password is a working credential.
     const pecImapPassword = random('pec-imap');
-    const dovecot = await startDovecot({ users: [{ user: 'bounces', password: random('imap') }, { user: 'pec-b', password: pecImapPassword }] });
+    const dovecot = await startDovecot({
+      users: [
+        { user: 'bounces', password: random('imap') },
+        { user: 'pec-b', password: pecImapPassword },
+      ],
+    });
     const client: ReportClient = await startReportClient();
     const secrets: Secret[] = [
       { name: 'admin token', value: random('admin') },
@@ -72,7 +77,9 @@ describe('secrets in responses and logs', () => {
 
     const cwd = mkdtempSync(join(tmpdir(), 'mailproxy-secrets-'));
     dirs.push(cwd);
-    writeFileSync(join(cwd, 'config.toml'), `
+    writeFileSync(
+      join(cwd, 'config.toml'),
+      `
 [log]
 level = "debug"
 [dispatch]
@@ -90,10 +97,15 @@ port = ${dovecot.port}
 tls = "none"
 user = "${dovecot.user}"
 password = "${secret('tenant mailbox password (wrong)')}"
-`);
+`,
+    );
     const daemon = spawnDaemon(['serve', '--config', 'config.toml'], {
       cwd,
-      env: { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_HTTP_ADMIN_TOKEN: secret('admin token'), MAILPROXY_SECURITY_SECRET_KEY: secret('server secret key') },
+      env: {
+        MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+        MAILPROXY_HTTP_ADMIN_TOKEN: secret('admin token'),
+        MAILPROXY_SECURITY_SECRET_KEY: secret('server secret key'),
+      },
     });
     running.push(daemon);
     const url = `http://127.0.0.1:${(await daemon.waitForLog((entry) => entry.msg === 'http listening')).port as number}`;
@@ -101,7 +113,14 @@ password = "${secret('tenant mailbox password (wrong)')}"
     await daemon.waitForLog((entry) => entry.msg === 'ready');
 
     const seen: Seen[] = [];
-    const call = async (what: string, method: string, path: string, token: string | undefined, body?: unknown, handsOut: string[] = []): Promise<ApiResponse> => {
+    const call = async (
+      what: string,
+      method: string,
+      path: string,
+      token: string | undefined,
+      body?: unknown,
+      handsOut: string[] = [],
+    ): Promise<ApiResponse> => {
       const response = await api(url, method, path, { ...(token === undefined ? {} : { token }), body });
       seen.push({ what, response, handsOut });
       return response;
@@ -110,13 +129,24 @@ password = "${secret('tenant mailbox password (wrong)')}"
 
     // Tenants, handing out their keys (and B's generated signing secret) once.
     const createdA = await admin('POST', '/tenant', {
-      id: 'tenant-a', client_base_url: `${client.base}/a`, client_auth: { method: 'bearer', token: secret('client bearer token a') }, client_signing_secret: secret('signing secret a (given)'),
+      id: 'tenant-a',
+      client_base_url: `${client.base}/a`,
+      client_auth: { method: 'bearer', token: secret('client bearer token a') },
+      client_signing_secret: secret('signing secret a (given)'),
     });
-    const createdB = await admin('POST', '/tenant', { id: 'tenant-b', client_base_url: `${client.base}/b`, client_auth: { method: 'basic', user: 'client-b', password: secret('client basic password b') } });
+    const createdB = await admin('POST', '/tenant', {
+      id: 'tenant-b',
+      client_base_url: `${client.base}/b`,
+      client_auth: { method: 'basic', user: 'client-b', password: secret('client basic password b') },
+    });
     expect([createdA.status, createdB.status]).toEqual([201, 201]);
     const keyA = createdA.body.api_key as string;
     const keyB = createdB.body.api_key as string;
-    secrets.push({ name: 'api key a', value: keyA }, { name: 'api key b', value: keyB }, { name: 'signing secret b (generated)', value: createdB.body.client_signing_secret as string });
+    secrets.push(
+      { name: 'api key a', value: keyA },
+      { name: 'api key b', value: keyB },
+      { name: 'signing secret b (generated)', value: createdB.body.client_signing_secret as string },
+    );
     (seen.at(-2) as Seen).handsOut = [keyA];
     (seen.at(-1) as Seen).handsOut = [keyB, createdB.body.client_signing_secret as string];
 
@@ -126,15 +156,29 @@ password = "${secret('tenant mailbox password (wrong)')}"
     await account('tenant-a', 'acct-bad', sinkA.port, 'relay-a', secret('wrong relay password'));
     await account('tenant-b', 'acct-b', sinkB.port, 'relay-b', secret('relay password b'), { is_default: true });
     const pec = await account('tenant-b', 'acct-pec', sinkB.port, 'relay-b', secret('relay password b'), {
-      is_pec: true, imap_host: '127.0.0.1', imap_port: dovecot.port, imap_tls_mode: 'none', imap_user: 'pec-b', imap_password: pecImapPassword,
+      is_pec: true,
+      imap_host: '127.0.0.1',
+      imap_port: dovecot.port,
+      imap_tls_mode: 'none',
+      imap_user: 'pec-b',
+      imap_password: pecImapPassword,
     });
     expect(pec.body.account).toMatchObject({ is_pec: true, has_imap_password: true });
 
     // Mail over HTTP (one through the account with the wrong password) and over SMTP AUTH.
-    expect((await call('a add-messages', 'POST', '/add-messages', keyA, { messages: [message('a-1', { to: 'ann@example.net' }), message('a-bad', { account_id: 'acct-bad' })] })).body.queued).toBe(2);
+    expect(
+      (
+        await call('a add-messages', 'POST', '/add-messages', keyA, {
+          messages: [message('a-1', { to: 'ann@example.net' }), message('a-bad', { account_id: 'acct-bad' })],
+        })
+      ).body.queued,
+    ).toBe(2);
     const session = await openSubmission(smtpPort);
     await session.login('tenant-b', keyB);
-    await session.send({ from: 'app@b.example', to: ['bob@example.net'] }, 'From: app@b.example\r\nTo: bob@example.net\r\nSubject: b-1\r\nX-Genro-Mail-ID: b-1\r\n\r\nHello.\r\n');
+    await session.send(
+      { from: 'app@b.example', to: ['bob@example.net'] },
+      'From: app@b.example\r\nTo: bob@example.net\r\nSubject: b-1\r\nX-Genro-Mail-ID: b-1\r\n\r\nHello.\r\n',
+    );
     session.close();
 
     // Credentials tried and refused.
@@ -145,7 +189,10 @@ password = "${secret('tenant mailbox password (wrong)')}"
 
     await sinkA.waitForMessages(1, 15_000);
     await sinkB.waitForMessages(1, 15_000);
-    await vi.waitFor(async () => expect((await admin('GET', '/account/acct-bad?tenant_id=tenant-a')).body.account.last_error).not.toBeNull(), { timeout: 15_000, interval: 100 });
+    await vi.waitFor(async () => expect((await admin('GET', '/account/acct-bad?tenant_id=tenant-a')).body.account.last_error).not.toBeNull(), {
+      timeout: 15_000,
+      interval: 100,
+    });
     await dovecot.append(dsnFor(sinkA.messages[0]?.raw ?? Buffer.alloc(0), { recipient: 'ann@example.net' }));
     await vi.waitFor(async () => expect((await admin('GET', '/bounces?tenant_id=tenant-a')).body.bounces).toHaveLength(1), { timeout: 15_000, interval: 100 });
     await client.waitFor('reports of both tenants', (c) => c.items('/a').length > 0 && c.items('/b').length > 0, 15_000);
@@ -158,11 +205,17 @@ password = "${secret('tenant mailbox password (wrong)')}"
     let counter = 0;
     const world: ProbeWorld = { tenants, admin, unique: (prefix) => `${prefix}-${(counter += 1)}` };
     for (const [route, probe] of Object.entries(PROBES)) {
-      for (const [who, token] of [['admin', secret('admin token')], ['a', keyA], ['b', keyB]] as const) {
+      for (const [who, token] of [
+        ['admin', secret('admin token')],
+        ['a', keyA],
+        ['b', keyB],
+      ] as const) {
         const planned: Call = await probe(world, who === 'admin' ? 'a' : who);
         const response = await call(`${who} ${route}`, planned.method, planned.path, token, planned.body);
         // A route that hands out a secret (a new tenant, a rotation) hands out only its own.
-        const handed = ['api_key', 'client_signing_secret'].map((field) => response.body?.[field]).filter((value): value is string => typeof value === 'string');
+        const handed = ['api_key', 'client_signing_secret']
+          .map((field) => response.body?.[field])
+          .filter((value): value is string => typeof value === 'string');
         (seen.at(-1) as Seen).handsOut = handed;
         secrets.push(...handed.map((value) => ({ name: `handed out by ${route}`, value })));
       }
@@ -184,7 +237,9 @@ password = "${secret('tenant mailbox password (wrong)')}"
     expect(daemon.stdout.length).toBeGreaterThan(50);
     const found = [
       ...secretsIn('daemon log', logs, secrets),
-      ...seen.flatMap(({ what, response, handsOut }) => secretsIn(`${what} → ${response.status}`, `${[...response.headers].join('\n')}\n${response.text}`, secrets, handsOut)),
+      ...seen.flatMap(({ what, response, handsOut }) =>
+        secretsIn(`${what} → ${response.status}`, `${[...response.headers].join('\n')}\n${response.text}`, secrets, handsOut),
+      ),
     ];
     console.info(`secrets: ${secrets.length} secrets in 4 forms searched in ${daemon.stdout.length} log lines and ${seen.length} responses`);
     expect(found).toEqual([]);

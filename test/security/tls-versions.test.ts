@@ -65,7 +65,12 @@ async function starttls(port: number): Promise<Socket> {
   return socket;
 }
 
-const VERSIONS: Array<[SecureVersion, boolean]> = [['TLSv1', false], ['TLSv1.1', false], ['TLSv1.2', true], ['TLSv1.3', true]];
+const VERSIONS: Array<[SecureVersion, boolean]> = [
+  ['TLSv1', false],
+  ['TLSv1.1', false],
+  ['TLSv1.2', true],
+  ['TLSv1.3', true],
+];
 
 describe('TLS 1.2 minimum on SMTP', () => {
   let dir: string;
@@ -76,7 +81,21 @@ describe('TLS 1.2 minimum on SMTP', () => {
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mailproxy-tls-'));
     const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost']);
+    await promisify(execFile)('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+    ]);
     [key, cert] = [readFileSync(keyFile), readFileSync(certFile)];
     fx = await startQueueFixture({ extraToml: `[smtp]\ntls_cert_file = "${certFile}"\ntls_key_file = "${keyFile}"\ntls_listen = "127.0.0.1:0"\n` });
   });

@@ -49,11 +49,17 @@ async function startScenario(smtpToml: string): Promise<Scenario> {
   const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true, fileMustExist: true });
   const count = (table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   return {
-    fx, sink, key, port,
+    fx,
+    sink,
+    key,
+    port,
     counts: () => ({ messages: count('messages'), spools: count('spools') }),
     rawOf: (subject) => (db.prepare('SELECT raw FROM messages WHERE subject = ?').get(subject) as { raw: Buffer }).raw,
     abandoned: () => logRecords(fx).filter(isAbandonedTransfer).length,
-    unexpectedErrors: () => logRecords(fx).filter((r) => (r.level === 'error' || r.level === 'fatal') && !isAbandonedTransfer(r)).map((r) => JSON.stringify(r)),
+    unexpectedErrors: () =>
+      logRecords(fx)
+        .filter((r) => (r.level === 'error' || r.level === 'fatal') && !isAbandonedTransfer(r))
+        .map((r) => JSON.stringify(r)),
     async stop() {
       db.close();
       await fx.stop();
@@ -207,7 +213,12 @@ describe('SMTP protocol abuse', () => {
     const before = s.counts();
     const client = await session(s);
     const round = ['MAIL FROM:<sender@example.com>', 'RCPT TO:<rcpt@example.net>', 'RCPT TO:<not-a-mailbox>', 'RSET'];
-    await client.write(round.map((line) => `${line}\r\n`).join('').repeat(250));
+    await client.write(
+      round
+        .map((line) => `${line}\r\n`)
+        .join('')
+        .repeat(250),
+    );
     const expected = ['250 2.1.0 Accepted', '250 2.1.5 Accepted', '501 5.1.3 Error: Bad recipient address syntax', '250 2.0.0 Flushed'];
     expect(texts(await client.replies(1000))).toEqual(Array.from({ length: 1000 }, (_, i) => expected[i % 4]));
     expect(await say(client, 'QUIT')).toBe('221 2.0.0 Bye');
@@ -220,7 +231,13 @@ describe('SMTP protocol abuse', () => {
     const client = await session(s);
     await client.write(`MAIL FROM:<sender@example.com>\r\nRCPT TO:<rcpt@example.net>\r\nDATA\r\n${content('pipelined')}.\r\nQUIT\r\n`);
     const replies = texts(await client.untilClosed());
-    expect(replies).toEqual(['250 2.1.0 Accepted', '250 2.1.5 Accepted', '354 End data with <CR><LF>.<CR><LF>', expect.stringMatching(QUEUED), '221 2.0.0 Bye']);
+    expect(replies).toEqual([
+      '250 2.1.0 Accepted',
+      '250 2.1.5 Accepted',
+      '354 End data with <CR><LF>.<CR><LF>',
+      expect.stringMatching(QUEUED),
+      '221 2.0.0 Bye',
+    ]);
     await relayedMessage(s, 'pipelined');
     expect(s.counts()).toEqual({ messages: before.messages + 1, spools: 0 });
   });

@@ -96,7 +96,11 @@ function expectOnlyDocumentedChanges(sent: Buffer, relayed: Buffer, expected: { 
     ...(sentNames.has('message-id') ? [] : ['Message-ID']),
     ...(sentNames.has('date') ? [] : ['Date']),
   ]);
-  expect(addedFields[0]?.value).toMatch(new RegExp(`^from ${expected.helo.replace(/\./g, '\\.')} \\(127\\.0\\.0\\.1\\)\\s+by \\S+ \\(mailproxy\\) with ${expected.via} id ${expected.id};\\s+\\w{3}, \\d{2} \\w{3} \\d{4} \\d{2}:\\d{2}:\\d{2} \\+0000$`));
+  expect(addedFields[0]?.value).toMatch(
+    new RegExp(
+      `^from ${expected.helo.replace(/\./g, '\\.')} \\(127\\.0\\.0\\.1\\)\\s+by \\S+ \\(mailproxy\\) with ${expected.via} id ${expected.id};\\s+\\w{3}, \\d{2} \\w{3} \\d{4} \\d{2}:\\d{2}:\\d{2} \\+0000$`,
+    ),
+  );
   expect(fieldValue(relayed, 'X-Genro-Mail-ID')).toBe(expected.id);
   if (!sentNames.has('message-id')) expect(fieldValue(relayed, 'Message-ID')).toMatch(/^<[^<>@\s]+@[^<>@\s]+>$/);
   if (!sentNames.has('date')) expect(fieldValue(relayed, 'Date')).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000$/);
@@ -121,7 +125,21 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
     requireProgram('swaks', ['--support'], /TLS supported/, 'apt-get install -y swaks libnet-ssleay-perl');
     dir = await mkdtemp(join(tmpdir(), 'smtp-clients-'));
     const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    await promisify(execFile)('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=localhost']);
+    await promisify(execFile)('openssl', [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      keyFile,
+      '-out',
+      certFile,
+      '-days',
+      '1',
+      '-subj',
+      '/CN=localhost',
+    ]);
     sink = await startSmtpSink();
     fx = await startQueueFixture({
       // Relaying the 27 MB message can outlast the fixture's 2 s send timeout.
@@ -157,20 +175,29 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
       const to = Array.from({ length: 30 }, (_, index) => `to-${index}@example.net`);
       const cc = Array.from({ length: 20 }, (_, index) => `cc-${index}@example.org`);
       const mail = await composeWithNodemailer({
-        from: 'Sender <sender@example.com>', to, cc, bcc: 'hidden.nodemailer@example.com',
-        subject: 'Fifty recipients', text: 'Hello all fifty.\n', html: '<p>Hello <b>all</b> fifty.</p>',
+        from: 'Sender <sender@example.com>',
+        to,
+        cc,
+        bcc: 'hidden.nodemailer@example.com',
+        subject: 'Fifty recipients',
+        text: 'Hello all fifty.\n',
+        html: '<p>Hello <b>all</b> fifty.</p>',
       });
       expect(mail.envelope.to).toHaveLength(51);
       expect(mail.raw.includes('hidden.nodemailer')).toBe(false);
 
       const submission = await sendRawWithNodemailer(
         { port: plainPort, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'acme', pass: key }, authMethod: 'PLAIN' },
-        mail.envelope, mail.raw,
+        mail.envelope,
+        mail.raw,
       );
       expect(submission.transcript.join('\n')).toMatch(/C: STARTTLS[\s\S]*C: AUTH PLAIN/);
       // PIPELINING: all 51 RCPT TO commands go out before the first reply to one of them is read.
       const firstRcpt = submission.transcript.findIndex((line) => line.startsWith('C: RCPT TO:'));
-      expect(submission.transcript.slice(firstRcpt, firstRcpt + 52).map((line) => line.slice(0, 11))).toEqual([...Array(51).fill('C: RCPT TO:'), 'S: 250 2.1.']);
+      expect(submission.transcript.slice(firstRcpt, firstRcpt + 52).map((line) => line.slice(0, 11))).toEqual([
+        ...Array(51).fill('C: RCPT TO:'),
+        'S: 250 2.1.',
+      ]);
       expect(submission.accepted).toHaveLength(51);
       const id = queuedId(submission.response);
 
@@ -182,25 +209,28 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
     });
 
     it('submits 8-bit text to an SMTPUTF8 address with AUTH LOGIN, announcing BODY=8BITMIME and SMTPUTF8', async () => {
-      const raw = Buffer.from([
-        'From: Jörg Sender <sender@example.com>',
-        'To: Jörg <jörg@exämple.de>',
-        'Subject: Grüße in 8-bit',
-        'Message-ID: <utf8-nodemailer@example.com>',
-        'Date: Sat, 21 Nov 2026 10:00:00 +0000',
-        'MIME-Version: 1.0',
-        'Content-Type: text/plain; charset=utf-8',
-        'Content-Transfer-Encoding: 8bit',
-        '',
-        'Grüße aus Köln: ä ö ü ß € ✓',
-        '.a line that starts with a dot',
-        '.',
-        'trailing spaces   ',
-        '',
-      ].join('\r\n'));
+      const raw = Buffer.from(
+        [
+          'From: Jörg Sender <sender@example.com>',
+          'To: Jörg <jörg@exämple.de>',
+          'Subject: Grüße in 8-bit',
+          'Message-ID: <utf8-nodemailer@example.com>',
+          'Date: Sat, 21 Nov 2026 10:00:00 +0000',
+          'MIME-Version: 1.0',
+          'Content-Type: text/plain; charset=utf-8',
+          'Content-Transfer-Encoding: 8bit',
+          '',
+          'Grüße aus Köln: ä ö ü ß € ✓',
+          '.a line that starts with a dot',
+          '.',
+          'trailing spaces   ',
+          '',
+        ].join('\r\n'),
+      );
       const submission = await sendRawWithNodemailer(
         { port: plainPort, ignoreTLS: true, auth: { user: 'acme', pass: key }, authMethod: 'LOGIN' },
-        { from: 'sender@example.com', to: ['jörg@exämple.de'], use8BitMime: true }, raw,
+        { from: 'sender@example.com', to: ['jörg@exämple.de'], use8BitMime: true },
+        raw,
       );
       const transcript = submission.transcript.join('\n');
       expect(transcript).toContain('C: AUTH LOGIN');
@@ -217,12 +247,16 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
     it('submits a 20 MB attachment on the implicit-TLS listener, relayed byte for byte', async () => {
       const attachment = randomBytes(20 * 1024 * 1024);
       const mail = await composeWithNodemailer({
-        from: 'sender@example.com', to: 'big@example.net', subject: 'Twenty megabytes', text: 'See the attachment.',
+        from: 'sender@example.com',
+        to: 'big@example.net',
+        subject: 'Twenty megabytes',
+        text: 'See the attachment.',
         attachments: [{ filename: 'big.bin', content: attachment, contentType: 'application/octet-stream' }],
       });
       const submission = await sendRawWithNodemailer(
         { port: tlsPort, secure: true, tls: { rejectUnauthorized: false }, auth: { user: 'acme', pass: key } },
-        mail.envelope, mail.raw,
+        mail.envelope,
+        mail.raw,
       );
       const id = queuedId(submission.response);
 
@@ -233,25 +267,38 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
     }, 60_000);
 
     it('honours and removes the control headers, and keeps a client X-Genro-Mail-ID as the id', async () => {
-      const raw = Buffer.from([
-        'X-Genro-Mail-ID: client-id-7f3a',
-        'From: sender@example.com',
-        'X-Mail-Proxy-Priority: high',
-        'To: control@example.net',
-        'X-Mail-Proxy-Batch: spring-sale',
-        'X-Mail-Proxy-Account: main',
-        'Subject: control headers',
-        'Message-ID: <control@example.com>',
-        'Date: Sat, 21 Nov 2026 10:00:00 +0000',
-        '',
-        'Body of the control header test.',
-        '',
-      ].join('\r\n'));
-      const submission = await sendRawWithNodemailer({ port: plainPort, ignoreTLS: true, auth: { user: 'acme', pass: key } }, { from: 'sender@example.com', to: ['control@example.net'] }, raw);
+      const raw = Buffer.from(
+        [
+          'X-Genro-Mail-ID: client-id-7f3a',
+          'From: sender@example.com',
+          'X-Mail-Proxy-Priority: high',
+          'To: control@example.net',
+          'X-Mail-Proxy-Batch: spring-sale',
+          'X-Mail-Proxy-Account: main',
+          'Subject: control headers',
+          'Message-ID: <control@example.com>',
+          'Date: Sat, 21 Nov 2026 10:00:00 +0000',
+          '',
+          'Body of the control header test.',
+          '',
+        ].join('\r\n'),
+      );
+      const submission = await sendRawWithNodemailer(
+        { port: plainPort, ignoreTLS: true, auth: { user: 'acme', pass: key } },
+        { from: 'sender@example.com', to: ['control@example.net'] },
+        raw,
+      );
       expect(submission.response).toMatch(/^250 2\.0\.0 Ok: queued as client-id-7f3a$/);
 
       const stored = await fx.detail('acme', 'client-id-7f3a');
-      expect(stored.message).toMatchObject({ id: 'client-id-7f3a', source: 'smtp', priority: 1, batch_code: 'spring-sale', account_id: 'main', message_id: '<control@example.com>' });
+      expect(stored.message).toMatchObject({
+        id: 'client-id-7f3a',
+        source: 'smtp',
+        priority: 1,
+        batch_code: 'spring-sale',
+        account_id: 'main',
+        message_id: '<control@example.com>',
+      });
 
       const message = await relayed('client-id-7f3a');
       expect(message.raw.toString('latin1')).not.toMatch(/x-mail-proxy-/i);
@@ -262,7 +309,8 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
 
   describe("Python's smtplib", () => {
     it('submits an EmailMessage with an 8-bit body over STARTTLS, login() choosing AUTH PLAIN, with BODY=8BITMIME and a Bcc', async () => {
-      const submission = await runPython(`
+      const submission = await runPython(
+        `
 smtp = connect()
 smtp.starttls(context=TLS)
 smtp.login('acme', KEY)
@@ -274,7 +322,9 @@ msg['Subject'] = 'Grüße from smtplib'
 msg.set_content('Grüße aus Köln!\\nÜmlaute und ein Euro: €\\n.a line that starts with a dot\\n', cte='8bit')
 smtp.send_message(msg, mail_options=['BODY=8BITMIME'])
 smtp.quit()
-`, { PORT: String(plainPort), KEY: key });
+`,
+        { PORT: String(plainPort), KEY: key },
+      );
       expect(submission.transcript).toMatch(/send: 'STARTTLS[\s\S]*send: 'AUTH PLAIN /);
       expect(submission.transcript).toMatch(/send: 'mail FROM:<sender@example\.com> size=\d+ BODY=8BITMIME/);
       expect(submission.replyCode).toBe(250);
@@ -288,17 +338,20 @@ smtp.quit()
     });
 
     it('submits to jörg@exämple.de with SMTPUTF8 after AUTH LOGIN', async () => {
-      const raw = Buffer.from([
-        'From: sender@example.com',
-        'To: Jörg <jörg@exämple.de>',
-        'Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=',
-        'X-Folded: first part',
-        '\tsecond part',
-        '',
-        'Hallo Jörg, ein UTF-8-Empfänger.',
-        '',
-      ].join('\r\n'));
-      const submission = await runPython(`
+      const raw = Buffer.from(
+        [
+          'From: sender@example.com',
+          'To: Jörg <jörg@exämple.de>',
+          'Subject: =?utf-8?q?Gr=C3=BC=C3=9Fe?=',
+          'X-Folded: first part',
+          '\tsecond part',
+          '',
+          'Hallo Jörg, ein UTF-8-Empfänger.',
+          '',
+        ].join('\r\n'),
+      );
+      const submission = await runPython(
+        `
 smtp = connect()
 smtp.ehlo()
 # What login() would set; auth_login reads them.
@@ -306,7 +359,9 @@ smtp.user, smtp.password = 'acme', KEY
 smtp.auth('LOGIN', smtp.auth_login)
 smtp.sendmail('sender@example.com', ['jörg@exämple.de'], base64.b64decode(os.environ['RAW']), mail_options=['SMTPUTF8', 'BODY=8BITMIME'])
 smtp.quit()
-`, { PORT: String(plainPort), KEY: key, RAW: raw.toString('base64') });
+`,
+        { PORT: String(plainPort), KEY: key, RAW: raw.toString('base64') },
+      );
       expect(submission.transcript).toMatch(/send: 'AUTH LOGIN /);
       expect(submission.transcript).toMatch(/send: 'mail FROM:<sender@example\.com> size=\d+ SMTPUTF8 BODY=8BITMIME/);
       expect(submission.sent.equals(raw)).toBe(true);
@@ -319,29 +374,43 @@ smtp.quit()
   });
 
   describe('swaks', () => {
-    const RAW = Buffer.from([
-      'From: Swaks Sender <sender@example.com>',
-      'To: a@example.net, b@example.net',
-      'Subject: swaks over',
-      '\tseveral lines',
-      'X-Custom:   spaced   value  ',
-      'MIME-Version: 1.0',
-      'Content-Type: text/plain; charset=utf-8',
-      'Content-Transfer-Encoding: 8bit',
-      '',
-      'Grüße aus Köln, 8-bit body',
-      '.a line that starts with a dot',
-      '..two dots',
-      '',
-      'trailing spaces   ',
-      '',
-    ].join('\r\n'));
+    const RAW = Buffer.from(
+      [
+        'From: Swaks Sender <sender@example.com>',
+        'To: a@example.net, b@example.net',
+        'Subject: swaks over',
+        '\tseveral lines',
+        'X-Custom:   spaced   value  ',
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: 8bit',
+        '',
+        'Grüße aus Köln, 8-bit body',
+        '.a line that starts with a dot',
+        '..two dots',
+        '',
+        'trailing spaces   ',
+        '',
+      ].join('\r\n'),
+    );
 
     const swaks = async (args: string[]) => {
       const file = join(dir, `swaks-${Date.now()}-${Math.random()}.eml`);
       // swaks ends DATA with CRLF . CRLF after the file's last byte: the file leaves out RAW's final CRLF.
       await writeFile(file, RAW.subarray(0, RAW.length - 2));
-      const result = await runSwaks(['--server', `127.0.0.1:${plainPort}`, '--helo', 'swaks.client.test', '--from', 'sender@example.com', '--to', 'a@example.net,b@example.net', '--data', `@${file}`, ...args]);
+      const result = await runSwaks([
+        '--server',
+        `127.0.0.1:${plainPort}`,
+        '--helo',
+        'swaks.client.test',
+        '--from',
+        'sender@example.com',
+        '--to',
+        'a@example.net,b@example.net',
+        '--data',
+        `@${file}`,
+        ...args,
+      ]);
       expect(result.code, result.stdout + result.stderr).toBe(0);
       return result.stdout;
     };
@@ -393,7 +462,17 @@ smtp.quit()
     ];
 
     it.each(listeners)('swaks is answered 530 5.7.0 at MAIL on the $name listener', async ({ name, swaks }) => {
-      const result = await runSwaks(['--server', `127.0.0.1:${portOf(name)}`, '--helo', 'swaks.client.test', '--from', 'sender@example.com', '--to', 'a@example.net', ...swaks]);
+      const result = await runSwaks([
+        '--server',
+        `127.0.0.1:${portOf(name)}`,
+        '--helo',
+        'swaks.client.test',
+        '--from',
+        'sender@example.com',
+        '--to',
+        'a@example.net',
+        ...swaks,
+      ]);
       expect(result.code, result.stdout).not.toBe(0);
       if (name !== 'plain') expect(result.stdout).toMatch(/=== TLS started with cipher/);
       // swaks marks what crosses TLS with ~, what crosses in the clear with - (a refusal read: <** and <~*).
@@ -427,12 +506,15 @@ smtp.quit()
         'smtp.rset()',
         "smtp.login('acme', os.environ['KEY'])",
         "after = smtp.mail('sender@example.com')",
-        "print(json.dumps([[code, text.decode()] for code, text in [before, after]]))",
+        'print(json.dumps([[code, text.decode()] for code, text in [before, after]]))',
         'smtp.quit()',
       ].join('\n');
       const result = await runProgram('python3', ['-'], { stdin: script, env: { PORT: String(plainPort), KEY: key } });
       expect(result.code, result.stderr).toBe(0);
-      expect(JSON.parse(result.stdout.trim())).toEqual([[530, '5.7.0 Authentication required'], [250, expect.stringMatching(/^2\.1\.0 /)]]);
+      expect(JSON.parse(result.stdout.trim())).toEqual([
+        [530, '5.7.0 Authentication required'],
+        [250, expect.stringMatching(/^2\.1\.0 /)],
+      ]);
     });
   });
 });

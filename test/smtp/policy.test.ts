@@ -14,7 +14,9 @@ import { openSubmission, replyOf } from '../helpers/smtp-submit.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 function raw(headers: Record<string, string>, body = 'Hello.\r\n'): string {
-  const lines = Object.entries({ From: 'app@acme.example', To: 'someone@example.net', Subject: 'policy', ...headers }).map(([name, value]) => `${name}: ${value}`);
+  const lines = Object.entries({ From: 'app@acme.example', To: 'someone@example.net', Subject: 'policy', ...headers }).map(
+    ([name, value]) => `${name}: ${value}`,
+  );
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
@@ -73,7 +75,7 @@ describe('SMTP submission policy', () => {
     expect(await submit(null, '', raw({}))).toMatch(/^530 5\.7\.0 /);
   });
 
-  it('refuses a wrong key, the admin token, and another tenant\'s key with 535 5.7.8', async () => {
+  it("refuses a wrong key, the admin token, and another tenant's key with 535 5.7.8", async () => {
     expect(await submit('acme', 'not-the-key', raw({}))).toMatch(/^535 5\.7\.8 /);
     expect(await submit('acme', fx.t.adminToken, raw({}))).toMatch(/^535 5\.7\.8 /);
     expect(await submit('acme', betaKey, raw({}))).toMatch(/^535 5\.7\.8 /);
@@ -121,7 +123,9 @@ describe('SMTP submission policy', () => {
 
   it('refuses a suppressed recipient at RCPT with 550 5.1.1 and queues the message for the others', async () => {
     const db = new Database(join(fx.t.dataDir, 'mailproxy.db'));
-    db.prepare(`INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES ('acme', 'gone@example.net', 'hard bounce', 'bounce', 0)`).run();
+    db.prepare(
+      `INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES ('acme', 'gone@example.net', 'hard bounce', 'bounce', 0)`,
+    ).run();
     db.close();
     const session = await openSubmission(port);
     await session.login('acme', acmeKey);
@@ -134,7 +138,7 @@ describe('SMTP submission policy', () => {
     expect(message.rcpt_to).toEqual(['here@example.net']);
   });
 
-  it('lets a client of a trusted network submit without AUTH, as the network\'s tenant', async () => {
+  it("lets a client of a trusted network submit without AUTH, as the network's tenant", async () => {
     const session = await openSubmission(port, { localAddress: '127.0.0.2' });
     const info = await session.send(ENVELOPE, raw({ 'X-Genro-Mail-ID': 'trusted-1' }));
     session.close();
@@ -147,7 +151,9 @@ describe('SMTP submission policy', () => {
 
 /** The machine's first non-loopback IPv4 address: a listener there is not a loopback listener. */
 function lanAddress(): string {
-  const address = Object.values(networkInterfaces()).flat().find((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4');
+  const address = Object.values(networkInterfaces())
+    .flat()
+    .find((entry) => entry !== undefined && !entry.internal && entry.family === 'IPv4');
   if (address === undefined) throw new Error('this machine has no non-loopback IPv4 address to listen on');
   return address.address;
 }

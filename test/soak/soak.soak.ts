@@ -50,57 +50,67 @@ async function injectFaults(chaos: ChaosRig, rng: Rng, lifetimeMs: number, withN
 }
 
 describe('soak', () => {
-  it(`${MINUTES} minutes of mixed load with kills and outages keep memory, descriptors and every promise (seed ${SEED})`, async () => {
-    console.log(`soak: ${MINUTES} min, lifetimes of ${LIFETIME_MS / 1000} s, seed ${SEED} (replay with SOAK_SEED=${SEED})`);
-    const rng = seededRng(SEED);
-    rig = await startChaosRig({ relayDelayMs: RELAY_DELAY_MS });
-    const ledger = new Ledger();
-    const kills: Kill[] = [];
-    const problems: string[] = [];
-    await killDuringStart(rig, rng);
-    const first = await rig.start();
-    await rig.provision(first);
-    await killHard(first.process);
+  it(
+    `${MINUTES} minutes of mixed load with kills and outages keep memory, descriptors and every promise (seed ${SEED})`,
+    async () => {
+      console.log(`soak: ${MINUTES} min, lifetimes of ${LIFETIME_MS / 1000} s, seed ${SEED} (replay with SOAK_SEED=${SEED})`);
+      const rng = seededRng(SEED);
+      rig = await startChaosRig({ relayDelayMs: RELAY_DELAY_MS });
+      const ledger = new Ledger();
+      const kills: Kill[] = [];
+      const problems: string[] = [];
+      await killDuringStart(rig, rng);
+      const first = await rig.start();
+      await rig.provision(first);
+      await killHard(first.process);
 
-    const deadline = Date.now() + MINUTES * 60_000;
-    for (let lifetime = 0; Date.now() < deadline; lifetime += 1) {
-      const daemon = await rig.start();
-      const sampler = sampleProcess(daemon.process.child.pid as number, 1000);
-      const load = startLoad(daemon, rig.tenantKey, `l${lifetime}`, rng, ledger, LOAD);
-      const faults: string[] = [];
-      const lifetimeMs = Math.min(LIFETIME_MS, Math.max(5000, deadline - Date.now()));
-      await Promise.all([injectFaults(rig, rng, lifetimeMs, lifetime % 2 === 1, faults), wait(lifetimeMs)]);
-      const target = rng.pick(SOAK_TARGETS);
-      const kill = await aimKill(target, { rig, daemon, ledger, rng, label: `l${lifetime}`, streamBefore: 0 }).catch(async (error: Error) => {
-        const status = await rig?.admin(daemon, 'GET', '/status').catch(() => null);
-        const loud = daemon.process.entries.filter((entry) => entry.level !== 'info' && entry.level !== 'debug' && entry.level !== 30 as unknown).slice(-10);
-        throw new Error(`lifetime ${lifetime}: the moment for ${target} never came: ${error.message}; alive: ${daemon.process.child.exitCode === null}; status: ${status?.text}; last warnings: ${JSON.stringify(loud)}`);
-      });
-      sampler.stop();
-      await load.stop();
-      kills.push(kill);
-      const growth = judgeGrowth(sampler.samples, BOUND);
-      if (growth !== null) problems.push(...growth.problems.map((problem) => `lifetime ${lifetime}: ${problem}`));
-      console.log(
-        `soak: lifetime ${lifetime}: ${faults.join(', ')}; killed at ${kill.target} (${kill.note}); ` +
-          (growth === null ? 'too few samples' : `RSS ${growth.earlier.rssMb.toFixed(1)} -> ${growth.later.rssMb.toFixed(1)} MB, fds ${growth.earlier.fds} -> ${growth.later.fds}`) +
-          `; ${ledger.acknowledged.size} acknowledged so far`,
-      );
-    }
+      const deadline = Date.now() + MINUTES * 60_000;
+      for (let lifetime = 0; Date.now() < deadline; lifetime += 1) {
+        const daemon = await rig.start();
+        const sampler = sampleProcess(daemon.process.child.pid as number, 1000);
+        const load = startLoad(daemon, rig.tenantKey, `l${lifetime}`, rng, ledger, LOAD);
+        const faults: string[] = [];
+        const lifetimeMs = Math.min(LIFETIME_MS, Math.max(5000, deadline - Date.now()));
+        await Promise.all([injectFaults(rig, rng, lifetimeMs, lifetime % 2 === 1, faults), wait(lifetimeMs)]);
+        const target = rng.pick(SOAK_TARGETS);
+        const kill = await aimKill(target, { rig, daemon, ledger, rng, label: `l${lifetime}`, streamBefore: 0 }).catch(async (error: Error) => {
+          const status = await rig?.admin(daemon, 'GET', '/status').catch(() => null);
+          const loud = daemon.process.entries
+            .filter((entry) => entry.level !== 'info' && entry.level !== 'debug' && entry.level !== (30 as unknown))
+            .slice(-10);
+          throw new Error(
+            `lifetime ${lifetime}: the moment for ${target} never came: ${error.message}; alive: ${daemon.process.child.exitCode === null}; status: ${status?.text}; last warnings: ${JSON.stringify(loud)}`,
+          );
+        });
+        sampler.stop();
+        await load.stop();
+        kills.push(kill);
+        const growth = judgeGrowth(sampler.samples, BOUND);
+        if (growth !== null) problems.push(...growth.problems.map((problem) => `lifetime ${lifetime}: ${problem}`));
+        console.log(
+          `soak: lifetime ${lifetime}: ${faults.join(', ')}; killed at ${kill.target} (${kill.note}); ` +
+            (growth === null
+              ? 'too few samples'
+              : `RSS ${growth.earlier.rssMb.toFixed(1)} -> ${growth.later.rssMb.toFixed(1)} MB, fds ${growth.earlier.fds} -> ${growth.later.fds}`) +
+            `; ${ledger.acknowledged.size} acknowledged so far`,
+        );
+      }
 
-    const last = await rig.start();
-    try {
-      await waitUntilSettled(rig, last, 180_000);
-      const result = await checkInvariants(rig, ledger, kills, RELAY_DELAY_MS);
-      const { counts } = result;
-      console.log(
-        `soak: ${kills.length + 1} kills survived; ${counts.acknowledged} acknowledged, ${counts.messagesChecked} messages checked (${counts.sent} sent, ${counts.error} error); ` +
-          `${counts.duplicatesAtSink} duplicate(s) at the relay; ${counts.eventsChecked} events checked; ${counts.reportItemsExpected} report items expected`,
-      );
-      expect(problems, `resource growth (seed ${SEED})`).toEqual([]);
-      expect(result.violations, `invariant violations (seed ${SEED})`).toEqual([]);
-    } finally {
-      await killHard(last.process);
-    }
-  }, (MINUTES * 60 + 600) * 1000);
+      const last = await rig.start();
+      try {
+        await waitUntilSettled(rig, last, 180_000);
+        const result = await checkInvariants(rig, ledger, kills, RELAY_DELAY_MS);
+        const { counts } = result;
+        console.log(
+          `soak: ${kills.length + 1} kills survived; ${counts.acknowledged} acknowledged, ${counts.messagesChecked} messages checked (${counts.sent} sent, ${counts.error} error); ` +
+            `${counts.duplicatesAtSink} duplicate(s) at the relay; ${counts.eventsChecked} events checked; ${counts.reportItemsExpected} report items expected`,
+        );
+        expect(problems, `resource growth (seed ${SEED})`).toEqual([]);
+        expect(result.violations, `invariant violations (seed ${SEED})`).toEqual([]);
+      } finally {
+        await killHard(last.process);
+      }
+    },
+    (MINUTES * 60 + 600) * 1000,
+  );
 });

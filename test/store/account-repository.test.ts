@@ -26,9 +26,27 @@ function openRepository() {
 }
 
 const account = (overrides: Partial<Account>): Account => ({
-  tenantId: 'acme', id: 'relay', host: 'smtp.pec.example', port: 465, user: 'relay-user', password: 'relay-pass', tlsMode: 'implicit',
-  tlsRejectUnauthorized: true, limitPerMinute: null, limitPerHour: null, limitPerDay: null, limitBehavior: 'defer', maxConnections: 5,
-  maxMessagesPerConnection: 100, isDefault: false, isPec: false, imap: null, pausedAt: null, pausedReason: null, createdAt: 1000, updatedAt: 1000,
+  tenantId: 'acme',
+  id: 'relay',
+  host: 'smtp.pec.example',
+  port: 465,
+  user: 'relay-user',
+  password: 'relay-pass',
+  tlsMode: 'implicit',
+  tlsRejectUnauthorized: true,
+  limitPerMinute: null,
+  limitPerHour: null,
+  limitPerDay: null,
+  limitBehavior: 'defer',
+  maxConnections: 5,
+  maxMessagesPerConnection: 100,
+  isDefault: false,
+  isPec: false,
+  imap: null,
+  pausedAt: null,
+  pausedReason: null,
+  createdAt: 1000,
+  updatedAt: 1000,
   ...overrides,
 });
 
@@ -44,8 +62,17 @@ describe('the SQLite account repository with PEC mailboxes', () => {
     expect(accounts.get('acme', 'relay')).toEqual(saved);
     expect(accounts.get('acme', 'plain')).toMatchObject({ isPec: false, imap: null });
 
-    const row = db.prepare(`SELECT is_pec, imap_host, imap_port, imap_tls_mode, imap_user, imap_password_sealed, imap_folder FROM accounts WHERE id = 'relay'`).get() as Record<string, unknown>;
-    expect(row).toMatchObject({ is_pec: 1, imap_host: 'imap.pec.example', imap_port: 993, imap_tls_mode: 'implicit', imap_user: 'box-user', imap_folder: 'Ricevute PEC' });
+    const row = db
+      .prepare(`SELECT is_pec, imap_host, imap_port, imap_tls_mode, imap_user, imap_password_sealed, imap_folder FROM accounts WHERE id = 'relay'`)
+      .get() as Record<string, unknown>;
+    expect(row).toMatchObject({
+      is_pec: 1,
+      imap_host: 'imap.pec.example',
+      imap_port: 993,
+      imap_tls_mode: 'implicit',
+      imap_user: 'box-user',
+      imap_folder: 'Ricevute PEC',
+    });
     expect(row.imap_password_sealed).toMatch(/^v1\./);
     db.pragma('wal_checkpoint(TRUNCATE)');
     db.close();
@@ -65,13 +92,39 @@ describe('the SQLite account repository with PEC mailboxes', () => {
   it('gives the watcher every PEC mailbox with credentials resolved, the relay ones when the mailbox has none, and no other account', () => {
     const { accounts } = openRepository();
     accounts.save(account({ tenantId: 'beta', id: 'own', isPec: true, imap: mailbox, tlsRejectUnauthorized: false }));
-    accounts.save(account({ id: 'shared', isPec: true, imap: { ...mailbox, host: 'imap.shared.example', port: 143, tlsMode: 'starttls', user: null, password: null, folder: 'INBOX' } }));
+    accounts.save(
+      account({
+        id: 'shared',
+        isPec: true,
+        imap: { ...mailbox, host: 'imap.shared.example', port: 143, tlsMode: 'starttls', user: null, password: null, folder: 'INBOX' },
+      }),
+    );
     // Not PEC (any more): its mailbox is kept but not watched.
     accounts.save(account({ id: 'was-pec', imap: mailbox }));
     accounts.save(account({ id: 'plain' }));
     expect(accounts.pecMailboxes()).toEqual([
-      { tenantId: 'acme', accountId: 'shared', host: 'imap.shared.example', port: 143, tlsMode: 'starttls', tlsRejectUnauthorized: true, user: 'relay-user', password: 'relay-pass', folder: 'INBOX' },
-      { tenantId: 'beta', accountId: 'own', host: 'imap.pec.example', port: 993, tlsMode: 'implicit', tlsRejectUnauthorized: false, user: 'box-user', password: IMAP_PASSWORD, folder: 'Ricevute PEC' },
+      {
+        tenantId: 'acme',
+        accountId: 'shared',
+        host: 'imap.shared.example',
+        port: 143,
+        tlsMode: 'starttls',
+        tlsRejectUnauthorized: true,
+        user: 'relay-user',
+        password: 'relay-pass',
+        folder: 'INBOX',
+      },
+      {
+        tenantId: 'beta',
+        accountId: 'own',
+        host: 'imap.pec.example',
+        port: 993,
+        tlsMode: 'implicit',
+        tlsRejectUnauthorized: false,
+        user: 'box-user',
+        password: IMAP_PASSWORD,
+        folder: 'Ricevute PEC',
+      },
     ]);
   });
 

@@ -31,10 +31,22 @@ describe('intake group commit on SQLite', () => {
     // Set up through a connection of its own, as an operator's tool would.
     const admin = new Database(path);
     admin.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
-    admin.prepare(`INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 1, 0, 0)`).run();
+    admin
+      .prepare(
+        `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 1, 0, 0)`,
+      )
+      .run();
     admin.close();
     const turn: Array<() => void> = [];
-    const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock: { now: () => 1_000 }, ids, wake: () => undefined, defer: (fn) => turn.push(fn) });
+    const submissions = createSubmissionService({
+      store,
+      queue: store.queue,
+      messages: store.messages,
+      clock: { now: () => 1_000 },
+      ids,
+      wake: () => undefined,
+      defer: (fn) => turn.push(fn),
+    });
     /** What another connection sees: only what was committed. */
     const read = <T>(sql: string): T[] => {
       const reader = new Database(path, { readonly: true });
@@ -45,14 +57,29 @@ describe('intake group commit on SQLite', () => {
       }
     };
     const rows = () => read<{ id: string; state: string }>(`SELECT id, state FROM messages ORDER BY pk`);
-    const events = () => read<{ e: string }>(`SELECT message_id || ':' || event_type AS e FROM outbox WHERE message_id IS NOT NULL ORDER BY seq`).map((row) => row.e);
+    const events = () =>
+      read<{ e: string }>(`SELECT message_id || ':' || event_type AS e FROM outbox WHERE message_id IS NOT NULL ORDER BY seq`).map((row) => row.e);
     return { submissions, turn, rows, events };
   };
 
-  const item = (id: string, index: number, content: MessageContent = { kind: 'raw', bytes: Buffer.from(`Subject: ${id}\r\n\r\nbody\r\n`) }): SubmissionItem => ({
+  const item = (
+    id: string,
+    index: number,
+    content: MessageContent = { kind: 'raw', bytes: Buffer.from(`Subject: ${id}\r\n\r\nbody\r\n`) },
+  ): SubmissionItem => ({
     index,
     id,
-    message: { id, batchCode: null, deferredUntil: null, content, subject: id, messageId: `<${id}@acme.example>`, mailFrom: 'a@acme.example', rcptTo: ['b@example.net'], sizeBytes: 20 },
+    message: {
+      id,
+      batchCode: null,
+      deferredUntil: null,
+      content,
+      subject: id,
+      messageId: `<${id}@acme.example>`,
+      mailFrom: 'a@acme.example',
+      rcptTo: ['b@example.net'],
+      sizeBytes: 20,
+    },
   });
   const principal = { kind: 'tenant', tenantId: 'acme' } as const;
 
@@ -69,7 +96,10 @@ describe('intake group commit on SQLite', () => {
     await expect(broken).rejects.toThrow();
     await expect(third).resolves.toEqual({ queued: 1, rejected: [] });
     // b-1 went with its request: the request is all or nothing.
-    expect(s.rows()).toEqual([{ id: 'a-1', state: 'queued' }, { id: 'c-1', state: 'queued' }]);
+    expect(s.rows()).toEqual([
+      { id: 'a-1', state: 'queued' },
+      { id: 'c-1', state: 'queued' },
+    ]);
     expect(s.events()).toEqual(['a-1:message.queued', 'c-1:message.queued']);
   });
 
@@ -80,7 +110,10 @@ describe('intake group commit on SQLite', () => {
     s.turn[0]?.();
     await expect(first).resolves.toEqual({ queued: 2, rejected: [] });
     await expect(again).resolves.toEqual({ queued: 1, rejected: [] });
-    expect(s.rows()).toEqual([{ id: 'a-1', state: 'queued' }, { id: 'a-2', state: 'queued' }]);
+    expect(s.rows()).toEqual([
+      { id: 'a-1', state: 'queued' },
+      { id: 'a-2', state: 'queued' },
+    ]);
     expect(s.events()).toEqual(['a-1:message.queued', 'a-2:message.queued', 'a-1:message.updated']);
   });
 });

@@ -19,10 +19,13 @@ function world() {
   let n = 0;
   const writeEvent = createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((n += 1)).padStart(12, '0')}` });
   db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
-  const account = db.prepare(`INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_pec, created_at, updated_at) VALUES ('acme', ?, 'h', 25, 'none', ?, 0, 0)`);
+  const account = db.prepare(
+    `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_pec, created_at, updated_at) VALUES ('acme', ?, 'h', 25, 'none', ?, 0, 0)`,
+  );
   account.run('pec', 1);
   account.run('main', 0);
-  const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, mail_from, rcpt_to, message_id_header, state, attempts, next_attempt_at, created_at, updated_at)
+  const insert =
+    db.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, mail_from, rcpt_to, message_id_header, state, attempts, next_attempt_at, created_at, updated_at)
     VALUES ('acme', ?, ?, 'http', 'a@x', '["ann@pec.example"]', ?, 'sending', 1, 0, 0, 0) RETURNING pk`);
   const record = createOutcomeRecorder(db, writeEvent);
   /** A message the relay took at `at`. */
@@ -34,23 +37,59 @@ function world() {
   const row = (id: string) => db.prepare(`SELECT pec_rda_at, pec_rdc_at, pec_error, pec_error_at, pec_awaiting_since FROM messages WHERE id = ?`).get(id);
   const pecEvents = () => (db.prepare(`SELECT count(*) AS n FROM outbox WHERE event_type = 'message.pec'`).get() as { n: number }).n;
   const receipts = createSqlitePecReceipts(db, writeEvent);
-  return { db, sent, row, pecEvents, record, admin: createSqliteMessageAdmin(db, writeEvent, receipts), ledger: createSqlitePecLedger(db, writeEvent), receipts };
+  return {
+    db,
+    sent,
+    row,
+    pecEvents,
+    record,
+    admin: createSqliteMessageAdmin(db, writeEvent, receipts),
+    ledger: createSqlitePecLedger(db, writeEvent),
+    receipts,
+  };
 }
 
 const findings = (more: Partial<PecReceiptFindings>): PecReceiptFindings => ({ ...NOT_A_RECEIPT, recognisedBy: 'header', ...more });
 
 function settlement(w: ReturnType<typeof world>, uid: number, found: PecReceiptFindings, at: number): PecSettlement {
   const receiptId = `r-${uid}`;
-  const plan = planReceipt(found, correlateReceipt(found, (by, value) => w.ledger.candidates(by, value, 'acme')), receiptId, at);
+  const plan = planReceipt(
+    found,
+    correlateReceipt(found, (by, value) => w.ledger.candidates(by, value, 'acme')),
+    receiptId,
+    at,
+  );
   const raw = Buffer.from(`receipt ${uid}`);
   return {
-    mailbox: 'pec:acme/pec', uidValidity: 7, uid, headerMessageId: `<receipt-${uid}@gestore>`, from: null, subject: null, sizeBytes: raw.length, kind: 'pec_receipt', plan,
-    receipt: { receiptId, tenantId: 'acme', accountId: 'pec', mailbox: 'pec:acme/pec', uidValidity: 7, uid, receivedAt: at, findings: found, headerMessageId: null, subject: null, sizeBytes: raw.length, raw, complete: true },
+    mailbox: 'pec:acme/pec',
+    uidValidity: 7,
+    uid,
+    headerMessageId: `<receipt-${uid}@gestore>`,
+    from: null,
+    subject: null,
+    sizeBytes: raw.length,
+    kind: 'pec_receipt',
+    plan,
+    receipt: {
+      receiptId,
+      tenantId: 'acme',
+      accountId: 'pec',
+      mailbox: 'pec:acme/pec',
+      uidValidity: 7,
+      uid,
+      receivedAt: at,
+      findings: found,
+      headerMessageId: null,
+      subject: null,
+      sizeBytes: raw.length,
+      raw,
+      complete: true,
+    },
   };
 }
 
 describe('PEC receipts in the store', () => {
-  it('a PEC account\'s sent message waits for its acceptance; an ordinary one does not', () => {
+  it("a PEC account's sent message waits for its acceptance; an ordinary one does not", () => {
     const w = world();
     w.sent('atto-1', 'pec', T0);
     w.sent('plain-1', 'main', T0);
@@ -70,8 +109,11 @@ describe('PEC receipts in the store', () => {
     w.ledger.settle(batch, T0 + 5 * MINUTE);
     expect(w.row('atto-1')).toMatchObject({ pec_rda_at: T0 + MINUTE, pec_rdc_at: T0 + 3 * MINUTE, pec_error: null, pec_awaiting_since: null });
     expect(w.pecEvents()).toBe(2);
-    expect(w.receipts.list({ tenantId: 'acme', messageId: 'atto-1', before: null, limit: 10 }).map((receipt) => [receipt.receipt_type, receipt.recipient])).toEqual([
-      ['avvenuta-consegna', 'ANN@pec.example'], ['accettazione', null],
+    expect(
+      w.receipts.list({ tenantId: 'acme', messageId: 'atto-1', before: null, limit: 10 }).map((receipt) => [receipt.receipt_type, receipt.recipient]),
+    ).toEqual([
+      ['avvenuta-consegna', 'ANN@pec.example'],
+      ['accettazione', null],
     ]);
     expect(w.receipts.raw('r-2', 'acme')?.raw.toString()).toBe('receipt 2');
     expect(w.receipts.raw('r-2', 'other')).toBeNull();
@@ -121,15 +163,27 @@ describe('PEC receipts in the store', () => {
     expect(w.receipts.expireAwaiting(cutoff, T0 + 5 * MINUTE, 100)).toEqual({ expired: 0, released: 0 });
     expect(w.receipts.expireAwaiting(T0 + 1, T0 + 31 * MINUTE, 100)).toEqual({ expired: 2, released: 0 });
     expect(w.receipts.expireAwaiting(T0 + 1, T0 + 32 * MINUTE, 100)).toEqual({ expired: 0, released: 0 });
-    expect(w.row('atto-1')).toMatchObject({ pec_error: expect.stringContaining('acceptance_timeout'), pec_error_at: T0 + 31 * MINUTE, pec_awaiting_since: null });
+    expect(w.row('atto-1')).toMatchObject({
+      pec_error: expect.stringContaining('acceptance_timeout'),
+      pec_error_at: T0 + 31 * MINUTE,
+      pec_awaiting_since: null,
+    });
     expect(w.row('atto-2')).toMatchObject({ pec_error: null, pec_awaiting_since: T0 + 10 * MINUTE });
 
     w.db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`).run();
-    w.ledger.settle([
-      settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1', issuedAt: T0 + 40 * MINUTE }), T0 + 40 * MINUTE),
-      settlement(w, 2, findings({ type: 'errore-consegna', mailId: 'atto-3', recipient: 'ann@pec.example', errorDetail: '5.1.1 utente sconosciuto' }), T0 + 41 * MINUTE),
-      settlement(w, 3, findings({ type: 'accettazione', mailId: 'atto-3', issuedAt: T0 + 42 * MINUTE }), T0 + 42 * MINUTE),
-    ], T0 + 42 * MINUTE);
+    w.ledger.settle(
+      [
+        settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1', issuedAt: T0 + 40 * MINUTE }), T0 + 40 * MINUTE),
+        settlement(
+          w,
+          2,
+          findings({ type: 'errore-consegna', mailId: 'atto-3', recipient: 'ann@pec.example', errorDetail: '5.1.1 utente sconosciuto' }),
+          T0 + 41 * MINUTE,
+        ),
+        settlement(w, 3, findings({ type: 'accettazione', mailId: 'atto-3', issuedAt: T0 + 42 * MINUTE }), T0 + 42 * MINUTE),
+      ],
+      T0 + 42 * MINUTE,
+    );
     expect(w.row('atto-1')).toMatchObject({ pec_error: null, pec_error_at: null, pec_rda_at: T0 + 40 * MINUTE });
     expect(w.row('atto-3')).toMatchObject({ pec_error: 'errore-consegna: ann@pec.example: 5.1.1 utente sconosciuto', pec_rda_at: T0 + 42 * MINUTE });
   });

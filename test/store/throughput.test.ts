@@ -10,7 +10,9 @@ describe('outcomes per minute from the timeline', () => {
     const db = new Database(':memory:');
     migrate(db, loadMigrations());
     const since = 1_700_000_040_000 - 59 * 60_000;
-    const add = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload, occurred_at) VALUES (?, 'message', 'acme/m', ?, 'acme', '{}', ?)`);
+    const add = db.prepare(
+      `INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload, occurred_at) VALUES (?, 'message', 'acme/m', ?, 'acme', '{}', ?)`,
+    );
     // Four sends in the last minute at different seconds, one deferral a minute earlier, one queued (not an outcome).
     [1_000, 7_123, 30_500, 59_999].forEach((offset, index) => add.run(`s${index}`, 'message.sent', since + 59 * 60_000 + offset));
     add.run('d0', 'message.deferred', since + 58 * 60_000 + 10);

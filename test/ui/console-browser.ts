@@ -24,7 +24,10 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
   await page.goto(`${url}/ui/sign-in`);
   await page.getByLabel('Tenant API key or admin token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Overview', level: 1 }).waitFor().catch(async (error: Error) => {
-    throw new Error(`${error.message}\nthe page (${page.url()}) was:\n${(await page.textContent('main').catch(() => null)) ?? await page.content()}`);
-  });
+  await page
+    .getByRole('heading', { name: 'Overview', level: 1 })
+    .waitFor()
+    .catch(async (error: Error) => {
+      throw new Error(`${error.message}\nthe page (${page.url()}) was:\n${(await page.textContent('main').catch(() => null)) ?? (await page.content())}`);
+    });
 }

@@ -25,14 +25,22 @@ let receipt: Buffer;
 
 beforeAll(async () => {
   [dovecot, browser] = await Promise.all([startDovecot({ users: [PEC_USER] }), launchChromium()]);
-  cleanups.push(() => dovecot.destroy(), () => browser.close());
+  cleanups.push(
+    () => dovecot.destroy(),
+    () => browser.close(),
+  );
   s = await startReportScenario(cleanups, { extraToml: '[pec]\npoll_interval_seconds = 3600\n' });
   acmeKey = (await s.addTenant('acme', '/acme')).key;
   betaKey = (await s.addTenant('beta', '/beta')).key;
   await s.fx.createAccount('acme', 'pec', s.sink, pecAccountFields(dovecot));
   await s.fx.post(acmeKey, [message('atto-1', { to: 'ann@pec.dest.example', account_id: 'pec', subject: 'Diffida' })]);
   await s.fx.settle();
-  receipt = buildReceipt({ type: 'avvenuta-consegna', referencedMessageId: relayedMessageId(s.sink, 'atto-1'), recipient: 'ann@pec.dest.example', mailId: 'atto-1' });
+  receipt = buildReceipt({
+    type: 'avvenuta-consegna',
+    referencedMessageId: relayedMessageId(s.sink, 'atto-1'),
+    recipient: 'ann@pec.dest.example',
+    mailId: 'atto-1',
+  });
   await dovecot.append(receipt);
   await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rdc_ts).not.toBeNull(), { timeout: 15_000, interval: 50 });
 });

@@ -169,9 +169,13 @@ describe('the web console', () => {
     expect(login.status).toBe(303);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     expect(login.headers.get('set-cookie')).toMatch(/HttpOnly/i);
-    const post = (body: Record<string, string>, headers: Record<string, string> = {}) => fetch(`${fx.t.url}/ui/messages/acme/inv-1002/delete`, {
-      method: 'POST', body: new URLSearchParams(body), headers: { cookie, ...headers }, redirect: 'manual',
-    });
+    const post = (body: Record<string, string>, headers: Record<string, string> = {}) =>
+      fetch(`${fx.t.url}/ui/messages/acme/inv-1002/delete`, {
+        method: 'POST',
+        body: new URLSearchParams(body),
+        headers: { cookie, ...headers },
+        redirect: 'manual',
+      });
     expect((await post({})).status).toBe(403);
     expect((await post({ _csrf: 'guessed' })).status).toBe(403);
     const page = await (await fetch(`${fx.t.url}/ui/messages/acme/inv-1002/confirm/delete`, { headers: { cookie } })).text();
@@ -195,10 +199,19 @@ describe('the web console', () => {
     expect(html).toMatch(/>suspended: 2</);
   });
 
-  it("marks a PEC account on the overview and shows its mailbox, never the mailbox password", async () => {
+  it('marks a PEC account on the overview and shows its mailbox, never the mailbox password', async () => {
     const created = await fx.admin('POST', '/account', {
-      id: 'certified', tenant_id: 'acme', host: '127.0.0.1', port: 9, tls_mode: 'none', user: 'studio@pec.example', password: 'console-relay-pw',
-      is_pec: true, imap_host: 'imaps.pec.example', imap_password: 'console-imap-pw', imap_folder: 'Ricevute',
+      id: 'certified',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: 9,
+      tls_mode: 'none',
+      user: 'studio@pec.example',
+      password: 'console-relay-pw',
+      is_pec: true,
+      imap_host: 'imaps.pec.example',
+      imap_password: 'console-imap-pw',
+      imap_folder: 'Ricevute',
     });
     expect(created.status).toBe(201);
     const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: acmeKey }), redirect: 'manual' });

@@ -14,7 +14,8 @@ const limits = (account: any): string =>
     : `${text(account.limit_per_minute)}/min ${text(account.limit_per_hour)}/h ${text(account.limit_per_day)}/day`;
 
 /** A PEC account's mailbox in one cell: `imap.example:993 INBOX`. */
-const mailbox = (account: any): string => (account.imap_host === null || account.imap_host === undefined ? '-' : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`);
+const mailbox = (account: any): string =>
+  account.imap_host === null || account.imap_host === undefined ? '-' : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`;
 
 /**
  * A password from a file or stdin (`-`), never from the command line, where
@@ -92,22 +93,28 @@ export const accountsCommand: Command = {
   verbs: {
     list: {
       usage: '[--tenant T]',
-      summary: "every account (the admin: of every tenant, or of T), with its state and waiting mail",
+      summary: 'every account (the admin: of every tenant, or of T), with its state and waiting mail',
       options: { tenant: { type: 'string' } },
       positionals: [0, 0],
       api: true,
-      run: (input) => apiCall(input, (client) => client.request('GET', '/accounts', { query: { tenant_id: stringOption(input.values, 'tenant') } }), (body) => table(body.accounts, [
-        { header: 'TENANT', value: (a: any) => a.tenant_id },
-        { header: 'ID', value: (a: any) => a.id },
-        { header: 'HOST', value: (a: any) => `${a.host}:${a.port}` },
-        { header: 'TLS', value: (a: any) => a.tls_mode },
-        { header: 'DEFAULT', value: (a: any) => a.is_default },
-        { header: 'STATE', value: (a: any) => (a.paused_reason ? `${a.state} (${a.paused_reason})` : a.state) },
-        { header: 'WAITING', value: (a: any) => a.waiting },
-        { header: 'LIMITS', value: limits },
-        { header: 'PEC', value: (a: any) => a.is_pec },
-        { header: 'MAILBOX', value: mailbox },
-      ])),
+      run: (input) =>
+        apiCall(
+          input,
+          (client) => client.request('GET', '/accounts', { query: { tenant_id: stringOption(input.values, 'tenant') } }),
+          (body) =>
+            table(body.accounts, [
+              { header: 'TENANT', value: (a: any) => a.tenant_id },
+              { header: 'ID', value: (a: any) => a.id },
+              { header: 'HOST', value: (a: any) => `${a.host}:${a.port}` },
+              { header: 'TLS', value: (a: any) => a.tls_mode },
+              { header: 'DEFAULT', value: (a: any) => a.is_default },
+              { header: 'STATE', value: (a: any) => (a.paused_reason ? `${a.state} (${a.paused_reason})` : a.state) },
+              { header: 'WAITING', value: (a: any) => a.waiting },
+              { header: 'LIMITS', value: limits },
+              { header: 'PEC', value: (a: any) => a.is_pec },
+              { header: 'MAILBOX', value: mailbox },
+            ]),
+        ),
     },
     show: {
       usage: 'ID --tenant T',
@@ -115,29 +122,58 @@ export const accountsCommand: Command = {
       options: { tenant: { type: 'string' } },
       positionals: [1, 1],
       api: true,
-      run: (input) => apiCall(input, (client) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: stringOption(input.values, 'tenant') } }), (body) => {
-        const usage = Object.entries(body.account.usage ?? {}).map(([window, value]: [string, any]) => [`usage ${window}`, `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`]);
-        return objectFields({ ...body.account, ...Object.fromEntries(usage) }, ['usage']);
-      }),
+      run: (input) =>
+        apiCall(
+          input,
+          (client) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: stringOption(input.values, 'tenant') } }),
+          (body) => {
+            const usage = Object.entries(body.account.usage ?? {}).map(([window, value]: [string, any]) => [
+              `usage ${window}`,
+              `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`,
+            ]);
+            return objectFields({ ...body.account, ...Object.fromEntries(usage) }, ['usage']);
+          },
+        ),
     },
     add: {
-      usage: 'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default] '
-        + '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
-      summary: 'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
+      usage:
+        'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default] ' +
+        '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
+      summary:
+        'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
       options: {
-        tenant: { type: 'string' }, host: { type: 'string' }, port: { type: 'string' }, user: { type: 'string' }, 'password-file': { type: 'string' }, tls: { type: 'string' },
-        'limit-per-minute': { type: 'string' }, 'limit-per-hour': { type: 'string' }, 'limit-per-day': { type: 'string' }, 'limit-behavior': { type: 'string' },
-        'max-connections': { type: 'string' }, 'max-messages-per-connection': { type: 'string' }, default: { type: 'boolean' },
-        pec: { type: 'boolean' }, 'no-pec': { type: 'boolean' }, 'imap-host': { type: 'string' }, 'imap-port': { type: 'string' }, 'imap-tls': { type: 'string' },
-        'imap-user': { type: 'string' }, 'imap-password-file': { type: 'string' }, 'imap-folder': { type: 'string' },
+        tenant: { type: 'string' },
+        host: { type: 'string' },
+        port: { type: 'string' },
+        user: { type: 'string' },
+        'password-file': { type: 'string' },
+        tls: { type: 'string' },
+        'limit-per-minute': { type: 'string' },
+        'limit-per-hour': { type: 'string' },
+        'limit-per-day': { type: 'string' },
+        'limit-behavior': { type: 'string' },
+        'max-connections': { type: 'string' },
+        'max-messages-per-connection': { type: 'string' },
+        default: { type: 'boolean' },
+        pec: { type: 'boolean' },
+        'no-pec': { type: 'boolean' },
+        'imap-host': { type: 'string' },
+        'imap-port': { type: 'string' },
+        'imap-tls': { type: 'string' },
+        'imap-user': { type: 'string' },
+        'imap-password-file': { type: 'string' },
+        'imap-folder': { type: 'string' },
       },
       positionals: [1, 1],
       api: true,
       run: async (input) => {
         const body = accountBody(input.positionals[0] ?? '', input.values);
         if (!body.ok) return report(input.cli.stderr, body.error);
-        return apiCall(input, (client) => client.request('POST', '/account', { body: body.value }), (answer) =>
-          `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}\n`);
+        return apiCall(
+          input,
+          (client) => client.request('POST', '/account', { body: body.value }),
+          (answer) => `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}\n`,
+        );
       },
     },
     delete: {
@@ -149,7 +185,11 @@ export const accountsCommand: Command = {
       run: (input) => {
         const id = input.positionals[0] ?? '';
         const query = { tenant_id: stringOption(input.values, 'tenant'), force: input.values.force === true ? 'true' : undefined };
-        return apiCall(input, (client) => client.request('DELETE', accountPath(id), { query }), () => `account ${id} deleted\n`);
+        return apiCall(
+          input,
+          (client) => client.request('DELETE', accountPath(id), { query }),
+          () => `account ${id} deleted\n`,
+        );
       },
     },
   },

@@ -45,7 +45,7 @@ async function download(client: ApiClient, partial: string, cli: CliContext): Pr
 
 export const backupCommand: Command = {
   name: 'backup',
-  summary: 'A consistent copy of the running daemon\'s database.',
+  summary: "A consistent copy of the running daemon's database.",
   notes: `The daemon keeps running and writing. Keep the data directory's secret.key with the
 backup (separately: it is not in it): sealed credentials and tenant API keys need it.
 Exit codes: 0 written and checked, 1 failed (nothing is left under FILE), 69 daemon unreachable,
@@ -61,7 +61,8 @@ Exit codes: 0 written and checked, 1 failed (nothing is left under FILE), 69 dae
       run: async (input) => {
         const { cli } = input;
         const target = input.positionals[0] ?? '';
-        if (existsSync(target) && input.values.force !== true) return report(cli.stderr, cliError('FILE_ERROR', `${target} exists: pass --force to replace it`));
+        if (existsSync(target) && input.values.force !== true)
+          return report(cli.stderr, cliError('FILE_ERROR', `${target} exists: pass --force to replace it`));
         const client = input.connect();
         if (!client.ok) return report(cli.stderr, client.error);
         const partial = `${target}.partial`;
@@ -84,7 +85,9 @@ Exit codes: 0 written and checked, 1 failed (nothing is left under FILE), 69 dae
         if (input.json) {
           writeJson(cli.stdout, { ok: true, file: target, bytes: check.bytes, schema_version: check.schemaVersion, messages: check.messages, integrity: 'ok' });
         } else {
-          cli.stdout.write(`backup written to ${target}: ${bytes(check.bytes)}, schema version ${check.schemaVersion}, ${check.messages} message${check.messages === 1 ? "" : "s"}, integrity ok\n`);
+          cli.stdout.write(
+            `backup written to ${target}: ${bytes(check.bytes)}, schema version ${check.schemaVersion}, ${check.messages} message${check.messages === 1 ? '' : 's'}, integrity ok\n`,
+          );
         }
         return EXIT_OK;
       },

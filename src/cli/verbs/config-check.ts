@@ -16,7 +16,9 @@ function render(config: Record<string, unknown>): string {
   let out = scalar.map(([key, value]) => `${key} = ${JSON.stringify(value)}\n`).join('');
   for (const [name, section] of sections) {
     out += `\n[${name}]\n`;
-    out += Object.entries(section as Record<string, unknown>).map(([key, value]) => `${key} = ${JSON.stringify(value)}\n`).join('');
+    out += Object.entries(section as Record<string, unknown>)
+      .map(([key, value]) => `${key} = ${JSON.stringify(value)}\n`)
+      .join('');
   }
   return out;
 }
@@ -35,12 +37,16 @@ export const configCommand: Command = {
         const loaded = readConfig(values, cli.env);
         if (!loaded.ok) return report(cli.stderr, loaded.error);
         const redacted = redactConfig(loaded.value.config);
-        const overrides = listEnvKeys().filter((key) => cli.env[key.variable] !== undefined).map((key) => key.variable);
+        const overrides = listEnvKeys()
+          .filter((key) => cli.env[key.variable] !== undefined)
+          .map((key) => key.variable);
         if (json) {
           writeJson(cli.stdout, { ok: true, file: loaded.value.file ?? null, environment: overrides, config: redacted });
           return EXIT_OK;
         }
-        cli.stdout.write(`# configuration ok: ${loaded.value.file ?? 'embedded defaults'}${overrides.length === 0 ? '' : `, with ${overrides.join(', ')} from the environment`}\n`);
+        cli.stdout.write(
+          `# configuration ok: ${loaded.value.file ?? 'embedded defaults'}${overrides.length === 0 ? '' : `, with ${overrides.join(', ')} from the environment`}\n`,
+        );
         cli.stdout.write('# secrets are shown as [redacted]\n\n');
         cli.stdout.write(render(redacted));
         return EXIT_OK;

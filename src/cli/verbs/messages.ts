@@ -34,16 +34,42 @@ function listing(body: any): string {
 }
 
 const DETAIL_FIELDS = [
-  'id', 'tenant_id', 'account_id', 'status', 'priority', 'batch_code', 'mail_from', 'rcpt_to', 'subject', 'message_id', 'size_bytes', 'attempts',
-  'created_ts', 'next_attempt_ts', 'deferred_ts', 'deferred_reason', 'sent_ts', 'error_ts', 'error', 'last_reply_code', 'refused_recipients',
-  'reported_ts', 'bounce_type', 'bounce_code', 'bounce_reason', 'bounce_ts', 'complaint_ts', 'complaint_type',
+  'id',
+  'tenant_id',
+  'account_id',
+  'status',
+  'priority',
+  'batch_code',
+  'mail_from',
+  'rcpt_to',
+  'subject',
+  'message_id',
+  'size_bytes',
+  'attempts',
+  'created_ts',
+  'next_attempt_ts',
+  'deferred_ts',
+  'deferred_reason',
+  'sent_ts',
+  'error_ts',
+  'error',
+  'last_reply_code',
+  'refused_recipients',
+  'reported_ts',
+  'bounce_type',
+  'bounce_code',
+  'bounce_reason',
+  'bounce_ts',
+  'complaint_ts',
+  'complaint_type',
 ];
 
 /** The message's state (fields that are set), why it waits, and its timeline. */
 function detail(body: any): string {
   const { message, events, why } = body;
-  const pairs = DETAIL_FIELDS.filter((key) => message[key] !== null && message[key] !== undefined)
-    .map((key) => [key, key.endsWith('_ts') ? instant(message[key]) : message[key]] as const);
+  const pairs = DETAIL_FIELDS.filter((key) => message[key] !== null && message[key] !== undefined).map(
+    (key) => [key, key.endsWith('_ts') ? instant(message[key]) : message[key]] as const,
+  );
   let out = fields(pairs);
   if (why?.waiting === true) {
     out += '\nwhy it waits:\n';
@@ -67,7 +93,8 @@ export const messagesCommand: Command = {
   summary: 'Messages: find them, and see where one stands and why it waits.',
   verbs: {
     list: {
-      usage: '[--tenant T] [--status S] [--account A] [--batch B] [--recipient ADDR] [--sender ADDR] [--q WORDS] [--priority P] [--sort newest|next_attempt] [--limit N] [--cursor C]',
+      usage:
+        '[--tenant T] [--status S] [--account A] [--batch B] [--recipient ADDR] [--sender ADDR] [--q WORDS] [--priority P] [--sort newest|next_attempt] [--limit N] [--cursor C]',
       summary: 'newest first; --status queued|deferred|sending|sent|error|suspended|bounced; --q finds words of subject and addresses',
       options: Object.fromEntries([...Object.keys(FILTERS), 'limit'].map((name) => [name, { type: 'string' as const }])),
       positionals: [0, 0],
@@ -85,7 +112,15 @@ export const messagesCommand: Command = {
       options: { tenant: { type: 'string' } },
       positionals: [1, 1],
       api: true,
-      run: (input) => apiCall(input, (client) => client.request('GET', `/messages/${encodeURIComponent(input.positionals[0] ?? '')}`, { query: { tenant_id: stringOption(input.values, 'tenant') } }), detail),
+      run: (input) =>
+        apiCall(
+          input,
+          (client) =>
+            client.request('GET', `/messages/${encodeURIComponent(input.positionals[0] ?? '')}`, {
+              query: { tenant_id: stringOption(input.values, 'tenant') },
+            }),
+          detail,
+        ),
     },
   },
 };

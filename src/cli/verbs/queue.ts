@@ -8,23 +8,50 @@ function stats(body: any): string {
   let out = fields([
     ['waiting', queue.waiting],
     ...Object.entries(queue.by_status).map(([status, count]) => [`  ${status}`, count] as const),
-    ['by priority', Object.entries(queue.by_priority).map(([priority, count]) => `${priority}: ${String(count)}`).join('  ')],
-    ['oldest due', queue.oldest_due === null ? null : `${queue.oldest_due.id} of ${queue.oldest_due.tenant_id}/${queue.oldest_due.account_id}, due since ${instant(queue.oldest_due.due_ts)} (${queue.oldest_due.overdue_seconds} s)`],
+    [
+      'by priority',
+      Object.entries(queue.by_priority)
+        .map(([priority, count]) => `${priority}: ${String(count)}`)
+        .join('  '),
+    ],
+    [
+      'oldest due',
+      queue.oldest_due === null
+        ? null
+        : `${queue.oldest_due.id} of ${queue.oldest_due.tenant_id}/${queue.oldest_due.account_id}, due since ${instant(queue.oldest_due.due_ts)} (${queue.oldest_due.overdue_seconds} s)`,
+    ],
   ]);
   if (queue.by_account.length > 0) {
     out += `\n${table(queue.by_account, [
       { header: 'TENANT', value: (row: any) => row.tenant_id },
       { header: 'ACCOUNT', value: (row: any) => row.account_id },
       { header: 'WAITING', value: (row: any) => row.waiting },
-      { header: 'BY STATUS', value: (row: any) => Object.entries(row.by_status).map(([status, count]) => `${status} ${String(count)}`).join(', ') },
+      {
+        header: 'BY STATUS',
+        value: (row: any) =>
+          Object.entries(row.by_status)
+            .map(([status, count]) => `${status} ${String(count)}`)
+            .join(', '),
+      },
     ])}`;
   }
   // The admin also sees the loops; a tenant key only its queue.
   const health: [string, unknown][] = [];
   if (body.dispatcher !== undefined) health.push(['dispatcher', body.dispatcher.running ? 'running' : 'stopped']);
-  if (body.reports !== undefined) health.push(['reports', `${body.reports.tenants} tenants, backlog ${body.reports.backlog}, failing: ${body.reports.failing.length === 0 ? 'none' : body.reports.failing.join(', ')}`]);
-  if (body.mirror !== undefined) health.push(['mirror', body.mirror.enabled ? `${body.mirror.state}, backlog ${body.mirror.backlog}${body.mirror.last_error ? `, last error at ${instant(body.mirror.last_error_ts)}: ${body.mirror.last_error}` : ''}` : 'off']);
-  if (Array.isArray(body.bounce)) health.push(['bounce mailboxes', body.bounce.length === 0 ? 'none' : body.bounce.map((box: any) => `${box.mailbox} ${box.state}`).join(', ')]);
+  if (body.reports !== undefined)
+    health.push([
+      'reports',
+      `${body.reports.tenants} tenants, backlog ${body.reports.backlog}, failing: ${body.reports.failing.length === 0 ? 'none' : body.reports.failing.join(', ')}`,
+    ]);
+  if (body.mirror !== undefined)
+    health.push([
+      'mirror',
+      body.mirror.enabled
+        ? `${body.mirror.state}, backlog ${body.mirror.backlog}${body.mirror.last_error ? `, last error at ${instant(body.mirror.last_error_ts)}: ${body.mirror.last_error}` : ''}`
+        : 'off',
+    ]);
+  if (Array.isArray(body.bounce))
+    health.push(['bounce mailboxes', body.bounce.length === 0 ? 'none' : body.bounce.map((box: any) => `${box.mailbox} ${box.state}`).join(', ')]);
   return health.length === 0 ? out : `${out}\n${fields(health)}`;
 }
 
@@ -37,11 +64,15 @@ const holdVerb = (name: 'suspend' | 'activate'): Verb => ({
   api: true,
   run: (input) => {
     const body = { tenant_id: stringOption(input.values, 'tenant'), batch_code: stringOption(input.values, 'batch') };
-    return apiCall(input, (client) => client.request('POST', `/commands/${name}`, { body }), (answer) => {
-      const what = answer.batch_code === '*' ? `tenant ${body.tenant_id ?? ''}` : `batch ${answer.batch_code} of tenant ${body.tenant_id ?? ''}`;
-      const count = name === 'suspend' ? `${answer.suspended_messages} messages held` : `${answer.activated_messages} messages released`;
-      return `${name === 'suspend' ? 'suspended' : 'activated'} ${what}: ${count}; suspended now: ${answer.suspensions.length === 0 ? 'nothing' : answer.suspensions.join(', ')}\n`;
-    });
+    return apiCall(
+      input,
+      (client) => client.request('POST', `/commands/${name}`, { body }),
+      (answer) => {
+        const what = answer.batch_code === '*' ? `tenant ${body.tenant_id ?? ''}` : `batch ${answer.batch_code} of tenant ${body.tenant_id ?? ''}`;
+        const count = name === 'suspend' ? `${answer.suspended_messages} messages held` : `${answer.activated_messages} messages released`;
+        return `${name === 'suspend' ? 'suspended' : 'activated'} ${what}: ${count}; suspended now: ${answer.suspensions.length === 0 ? 'nothing' : answer.suspensions.join(', ')}\n`;
+      },
+    );
   },
 });
 

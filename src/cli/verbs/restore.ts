@@ -21,7 +21,11 @@ async function answers(url: string): Promise<boolean> {
   }
 }
 
-const stampOf = (date: Date): string => date.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+const stampOf = (date: Date): string =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
 
 export const restoreCommand: Command = {
   name: 'restore',
@@ -58,27 +62,38 @@ mailproxy.db.before-restore-<time>; FILE is copied in whole. Start the daemon ag
           return report(cli.stderr, cliError('FILE_ERROR', `restore into ${target} failed: ${(error as Error).message}`));
         }
         if (!restored.ok) {
-          const code: CliErrorCode = restored.code === 'DATABASE_IN_USE' ? 'DAEMON_RUNNING' : restored.code === 'DATABASE_EXISTS' ? 'DATABASE_EXISTS' : 'BACKUP_INVALID';
+          const code: CliErrorCode =
+            restored.code === 'DATABASE_IN_USE' ? 'DAEMON_RUNNING' : restored.code === 'DATABASE_EXISTS' ? 'DATABASE_EXISTS' : 'BACKUP_INVALID';
           return report(cli.stderr, cliError(code, restored.problem));
         }
         const keyFile = join(config.data_dir, SECRET_KEY_FILE);
         const keyMissing = config.security.secret_key === '' && !existsSync(keyFile);
         if (json) {
           writeJson(cli.stdout, {
-            ok: true, restored: restored.restored, from: source, moved_aside: restored.movedAside, bytes: restored.bytes,
-            schema_version: restored.schemaVersion, supported_version: restored.supportedVersion, messages: restored.messages, secret_key_missing: keyMissing,
+            ok: true,
+            restored: restored.restored,
+            from: source,
+            moved_aside: restored.movedAside,
+            bytes: restored.bytes,
+            schema_version: restored.schemaVersion,
+            supported_version: restored.supportedVersion,
+            messages: restored.messages,
+            secret_key_missing: keyMissing,
           });
           return EXIT_OK;
         }
         const lines = [
-          `checked ${source}: integrity ok, ${bytes(restored.bytes)}, schema version ${restored.schemaVersion} (this mailproxy: ${restored.supportedVersion}), ${restored.messages} message${restored.messages === 1 ? "" : "s"}`,
+          `checked ${source}: integrity ok, ${bytes(restored.bytes)}, schema version ${restored.schemaVersion} (this mailproxy: ${restored.supportedVersion}), ${restored.messages} message${restored.messages === 1 ? '' : 's'}`,
           restored.movedAside.length === 0 ? `no database was at ${target}` : `moved the current database aside: ${restored.movedAside.join(', ')}`,
           `restored ${source} to ${target}`,
         ];
-        if (restored.schemaVersion < restored.supportedVersion) lines.push(`the daemon migrates it to schema version ${restored.supportedVersion} when it starts`);
-        lines.push(keyMissing
-          ? `warning: ${keyFile} is missing: copy there the secret.key of the daemon the backup came from, or stored credentials and tenant API keys will not work`
-          : 'stored credentials and tenant API keys need the secret key the backup was taken with (secret.key or security.secret_key)');
+        if (restored.schemaVersion < restored.supportedVersion)
+          lines.push(`the daemon migrates it to schema version ${restored.supportedVersion} when it starts`);
+        lines.push(
+          keyMissing
+            ? `warning: ${keyFile} is missing: copy there the secret.key of the daemon the backup came from, or stored credentials and tenant API keys will not work`
+            : 'stored credentials and tenant API keys need the secret key the backup was taken with (secret.key or security.secret_key)',
+        );
         lines.push('start the daemon again to serve it');
         cli.stdout.write(`${lines.join('\n')}\n`);
         return EXIT_OK;

@@ -17,17 +17,26 @@ export const suppressionsCommand: Command = {
       run: async (input) => {
         const limit = integerOption(input.values, 'limit', 1);
         if (!limit.ok) return report(input.cli.stderr, limit.error);
-        const query = { tenant_id: stringOption(input.values, 'tenant'), prefix: stringOption(input.values, 'prefix'), after: stringOption(input.values, 'after'), limit: limit.value };
-        return apiCall(input, (client) => client.request('GET', '/suppressions', { query }), (body) => {
-          const rows = table(body.suppressions, [
-            { header: 'ADDRESS', value: (s: any) => s.address },
-            { header: 'SOURCE', value: (s: any) => s.source },
-            { header: 'REASON', value: (s: any) => s.reason },
-            { header: 'CREATED', value: (s: any) => instant(s.created_ts) },
-            { header: 'EXPIRES', value: (s: any) => (s.expires_ts === null ? 'never' : instant(s.expires_ts)) },
-          ]);
-          return body.next === null ? rows : `${rows}(more: --after ${body.next})\n`;
-        });
+        const query = {
+          tenant_id: stringOption(input.values, 'tenant'),
+          prefix: stringOption(input.values, 'prefix'),
+          after: stringOption(input.values, 'after'),
+          limit: limit.value,
+        };
+        return apiCall(
+          input,
+          (client) => client.request('GET', '/suppressions', { query }),
+          (body) => {
+            const rows = table(body.suppressions, [
+              { header: 'ADDRESS', value: (s: any) => s.address },
+              { header: 'SOURCE', value: (s: any) => s.source },
+              { header: 'REASON', value: (s: any) => s.reason },
+              { header: 'CREATED', value: (s: any) => instant(s.created_ts) },
+              { header: 'EXPIRES', value: (s: any) => (s.expires_ts === null ? 'never' : instant(s.expires_ts)) },
+            ]);
+            return body.next === null ? rows : `${rows}(more: --after ${body.next})\n`;
+          },
+        );
       },
     },
     add: {
@@ -39,8 +48,17 @@ export const suppressionsCommand: Command = {
       run: async (input) => {
         const expires = integerOption(input.values, 'expires-ts', 1);
         if (!expires.ok) return report(input.cli.stderr, expires.error);
-        const body = { tenant_id: stringOption(input.values, 'tenant'), address: input.positionals[0], reason: stringOption(input.values, 'reason'), expires_ts: expires.value };
-        return apiCall(input, (client) => client.request('POST', '/suppression', { body }), (answer) => `${answer.suppression.address} suppressed\n`);
+        const body = {
+          tenant_id: stringOption(input.values, 'tenant'),
+          address: input.positionals[0],
+          reason: stringOption(input.values, 'reason'),
+          expires_ts: expires.value,
+        };
+        return apiCall(
+          input,
+          (client) => client.request('POST', '/suppression', { body }),
+          (answer) => `${answer.suppression.address} suppressed\n`,
+        );
       },
     },
     delete: {
@@ -51,7 +69,11 @@ export const suppressionsCommand: Command = {
       api: true,
       run: (input) => {
         const address = input.positionals[0] ?? '';
-        return apiCall(input, (client) => client.request('DELETE', `/suppression/${encodeURIComponent(address)}`, { query: { tenant_id: stringOption(input.values, 'tenant') } }), () => `${address} no longer suppressed\n`);
+        return apiCall(
+          input,
+          (client) => client.request('DELETE', `/suppression/${encodeURIComponent(address)}`, { query: { tenant_id: stringOption(input.values, 'tenant') } }),
+          () => `${address} no longer suppressed\n`,
+        );
       },
     },
   },

@@ -15,21 +15,32 @@ export const tenantsCommand: Command = {
       summary: 'every tenant',
       positionals: [0, 0],
       api: true,
-      run: (input) => apiCall(input, (client) => client.request('GET', '/tenants'), (body) => table(body.tenants, [
-        { header: 'ID', value: (t: any) => t.id },
-        { header: 'NAME', value: (t: any) => t.name },
-        { header: 'ACTIVE', value: (t: any) => t.active },
-        { header: 'CLIENT URL', value: (t: any) => t.client_base_url },
-        { header: 'KEY EXPIRES', value: (t: any) => (t.api_key_expires_at === null ? null : instant(t.api_key_expires_at)) },
-        { header: 'CREATED', value: (t: any) => instant(t.created_at) },
-      ])),
+      run: (input) =>
+        apiCall(
+          input,
+          (client) => client.request('GET', '/tenants'),
+          (body) =>
+            table(body.tenants, [
+              { header: 'ID', value: (t: any) => t.id },
+              { header: 'NAME', value: (t: any) => t.name },
+              { header: 'ACTIVE', value: (t: any) => t.active },
+              { header: 'CLIENT URL', value: (t: any) => t.client_base_url },
+              { header: 'KEY EXPIRES', value: (t: any) => (t.api_key_expires_at === null ? null : instant(t.api_key_expires_at)) },
+              { header: 'CREATED', value: (t: any) => instant(t.created_at) },
+            ]),
+        ),
     },
     show: {
       usage: 'ID',
       summary: 'one tenant (secrets are never shown)',
       positionals: [1, 1],
       api: true,
-      run: (input) => apiCall(input, (client) => client.request('GET', tenantPath(input.positionals[0] ?? '')), (body) => objectFields(body.tenant)),
+      run: (input) =>
+        apiCall(
+          input,
+          (client) => client.request('GET', tenantPath(input.positionals[0] ?? '')),
+          (body) => objectFields(body.tenant),
+        ),
     },
     add: {
       usage: 'ID [--name NAME] [--client-base-url URL] [--client-sync-path PATH] [--inactive] [--key-expires-in SECONDS]',
@@ -54,10 +65,17 @@ export const tenantsCommand: Command = {
           active: input.values.inactive === true ? false : undefined,
           api_key_expires_in_seconds: expires.value,
         };
-        return apiCall(input, (client) => client.request('POST', '/tenant', { body }), (answer) =>
-          `tenant ${answer.tenant.id} created\n` +
-          fields([['api key', answer.api_key], ...(answer.client_signing_secret === undefined ? [] : [['signing secret', answer.client_signing_secret] as const])]) +
-          'Store them now: they cannot be read again (rotate with `mailproxy token rotate`).\n');
+        return apiCall(
+          input,
+          (client) => client.request('POST', '/tenant', { body }),
+          (answer) =>
+            `tenant ${answer.tenant.id} created\n` +
+            fields([
+              ['api key', answer.api_key],
+              ...(answer.client_signing_secret === undefined ? [] : [['signing secret', answer.client_signing_secret] as const]),
+            ]) +
+            'Store them now: they cannot be read again (rotate with `mailproxy token rotate`).\n',
+        );
       },
     },
     delete: {
@@ -68,7 +86,11 @@ export const tenantsCommand: Command = {
       api: true,
       run: (input) => {
         const id = input.positionals[0] ?? '';
-        return apiCall(input, (client) => client.request('DELETE', tenantPath(id), { query: { force: input.values.force === true ? 'true' : undefined } }), () => `tenant ${id} deleted\n`);
+        return apiCall(
+          input,
+          (client) => client.request('DELETE', tenantPath(id), { query: { force: input.values.force === true ? 'true' : undefined } }),
+          () => `tenant ${id} deleted\n`,
+        );
       },
     },
   },
@@ -88,9 +110,13 @@ export const tokenCommand: Command = {
         const expires = integerOption(input.values, 'expires-in', 1);
         if (!expires.ok) return report(input.cli.stderr, expires.error);
         const tenant = input.positionals[0] ?? '';
-        return apiCall(input, (client) => client.request('POST', `${tenantPath(tenant)}/api-key`, { body: { expires_in_seconds: expires.value } }), (answer) =>
-          `new API key of tenant ${answer.tenant_id} (the old one no longer works; store it now, it cannot be read again):\n${answer.api_key}\n` +
-          (answer.api_key_expires_at === null ? '' : `expires ${instant(answer.api_key_expires_at)}\n`));
+        return apiCall(
+          input,
+          (client) => client.request('POST', `${tenantPath(tenant)}/api-key`, { body: { expires_in_seconds: expires.value } }),
+          (answer) =>
+            `new API key of tenant ${answer.tenant_id} (the old one no longer works; store it now, it cannot be read again):\n${answer.api_key}\n` +
+            (answer.api_key_expires_at === null ? '' : `expires ${instant(answer.api_key_expires_at)}\n`),
+        );
       },
     },
   },

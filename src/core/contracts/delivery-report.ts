@@ -76,7 +76,12 @@ export function toReportItem(event: ReportEvent): ReportItem {
       const { pec_event: pecEvent, ...details } = event.data ?? {};
       // The provider's certified time when the receipt gives one (as pec_rda_ts and pec_rdc_ts are), else the event's.
       const issued = details.issued_ts;
-      return { ...base, pec_ts: typeof issued === 'number' ? issued : seconds(event.at), pec_event: typeof pecEvent === 'string' ? pecEvent : null, pec_details: details };
+      return {
+        ...base,
+        pec_ts: typeof issued === 'number' ? issued : seconds(event.at),
+        pec_event: typeof pecEvent === 'string' ? pecEvent : null,
+        pec_details: details,
+      };
     }
   }
 }

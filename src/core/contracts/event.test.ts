@@ -3,9 +3,22 @@ import type { OutboxRow } from '../mirror.js';
 import { eventBody, eventSubject } from './event.js';
 
 const row: OutboxRow = {
-  seq: 7, id: '0190-ev', eventType: 'message.deferred', eventVersion: 1, tenantId: 'acme', messagePk: 42, messageId: 'inv-1', accountId: 'main',
-  batchCode: null, attempt: 2, replyCode: 451, enhancedStatus: '4.7.1', text: 'try later', payload: '{"next_attempt_ts":1700000060}',
-  occurredAt: Date.UTC(2026, 6, 14, 10, 0, 0, 250), correlationId: 'req-1',
+  seq: 7,
+  id: '0190-ev',
+  eventType: 'message.deferred',
+  eventVersion: 1,
+  tenantId: 'acme',
+  messagePk: 42,
+  messageId: 'inv-1',
+  accountId: 'main',
+  batchCode: null,
+  attempt: 2,
+  replyCode: 451,
+  enhancedStatus: '4.7.1',
+  text: 'try later',
+  payload: '{"next_attempt_ts":1700000060}',
+  occurredAt: Date.UTC(2026, 6, 14, 10, 0, 0, 250),
+  correlationId: 'req-1',
 };
 
 describe('the mirrored event', () => {
@@ -15,9 +28,9 @@ describe('the mirrored event', () => {
 
   it("has the contract's fields in their order, the relay's reply folded into data", () => {
     expect(eventBody(row)).toBe(
-      '{"event_id":"0190-ev","event_type":"message.deferred","event_version":1,"occurred_at":"2026-07-14T10:00:00.250Z","tenant_id":"acme",'
-      + '"message_id":"inv-1","message_pk":42,"account_id":"main","batch_code":null,"attempt":2,"correlation_id":"req-1",'
-      + '"data":{"next_attempt_ts":1700000060,"reply_code":451,"enhanced_status":"4.7.1","text":"try later"}}',
+      '{"event_id":"0190-ev","event_type":"message.deferred","event_version":1,"occurred_at":"2026-07-14T10:00:00.250Z","tenant_id":"acme",' +
+        '"message_id":"inv-1","message_pk":42,"account_id":"main","batch_code":null,"attempt":2,"correlation_id":"req-1",' +
+        '"data":{"next_attempt_ts":1700000060,"reply_code":451,"enhanced_status":"4.7.1","text":"try later"}}',
     );
   });
 

@@ -33,11 +33,20 @@ export function createCommandHandler(deps: CommandDeps): CommandHandler {
   const remember = (request: CommandRequest, outcome: Record<string, unknown>): void => {
     const receivedAt = clock.now();
     store.inbox.record({ id: request.inboxId, subject: request.subject, tenantId: request.tenantId, command: request.command, receivedAt, outcome });
-    const record = changeRecorder({ principal: { kind: 'tenant', tenantId: request.tenantId }, correlationId: request.inboxId }, { now: () => receivedAt, uuid: () => deps.ids.uuid() });
-    store.changes.record(record({
-      command: `nats.${request.command}`, eventType: 'command.processed', tenantId: request.tenantId, aggregateType: 'message', aggregateId: request.tenantId,
-      data: { command: request.command, inbox_id: request.inboxId, subject: request.subject, outcome },
-    }));
+    const record = changeRecorder(
+      { principal: { kind: 'tenant', tenantId: request.tenantId }, correlationId: request.inboxId },
+      { now: () => receivedAt, uuid: () => deps.ids.uuid() },
+    );
+    store.changes.record(
+      record({
+        command: `nats.${request.command}`,
+        eventType: 'command.processed',
+        tenantId: request.tenantId,
+        aggregateType: 'message',
+        aggregateId: request.tenantId,
+        data: { command: request.command, inbox_id: request.inboxId, subject: request.subject, outcome },
+      }),
+    );
   };
 
   const apply = async (request: CommandRequest): Promise<Record<string, unknown> | { poison: string }> => {
@@ -46,18 +55,20 @@ export function createCommandHandler(deps: CommandDeps): CommandHandler {
     if (request.command === 'add-messages') {
       const parsed = parseSubmission(request.body, deps.parserLimits);
       if (!parsed.ok) return { poison: `${parsed.error.code}: ${parsed.error.message}` };
-      const result = await deps.submissions.enqueue(principal, parsed.submission.items, parsed.submission.defaultPriority, request.inboxId,
-        (outcome) => remember(request, { queued: outcome.queued, rejected: outcome.rejected }));
+      const result = await deps.submissions.enqueue(principal, parsed.submission.items, parsed.submission.defaultPriority, request.inboxId, (outcome) =>
+        remember(request, { queued: outcome.queued, rejected: outcome.rejected }),
+      );
       return { queued: result.queued, rejected: result.rejected };
     }
     const body = parseCommandBody(request.command, request.body);
     if (typeof body === 'string') return { poison: body };
     return store.transaction(() => {
-      const result = 'ids' in body
-        ? deps.commands.resend(ctx, request.tenantId, body.ids)
-        : request.command === 'suspend'
-          ? deps.commands.suspend(ctx, request.tenantId, body.batchCode)
-          : deps.commands.activate(ctx, request.tenantId, body.batchCode);
+      const result =
+        'ids' in body
+          ? deps.commands.resend(ctx, request.tenantId, body.ids)
+          : request.command === 'suspend'
+            ? deps.commands.suspend(ctx, request.tenantId, body.batchCode)
+            : deps.commands.activate(ctx, request.tenantId, body.batchCode);
       remember(request, result as unknown as Record<string, unknown>);
       return result as unknown as Record<string, unknown>;
     });

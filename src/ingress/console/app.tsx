@@ -38,14 +38,28 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     await next();
     const principal = c.get('session')?.principal;
     // The path only: a query string may carry a recipient's address, which stays out of the log.
-    deps.log.info({
-      requestId, method: c.req.method, path: c.req.path, status: c.res.status,
-      durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-      actor: principal === undefined ? null : principal.kind === 'admin' ? 'admin@console' : `tenant:${principal.tenantId}@console`,
-    }, 'console request');
+    deps.log.info(
+      {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        actor: principal === undefined ? null : principal.kind === 'admin' ? 'admin@console' : `tenant:${principal.tenantId}@console`,
+      },
+      'console request',
+    );
   });
   app.use('*', securityHeaders());
-  app.use('*', bodyLimit({ maxSize: MAX_FORM_BYTES, onError: () => { throw transportError('PAYLOAD_TOO_LARGE', 'the form is too large'); } }));
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_FORM_BYTES,
+      onError: () => {
+        throw transportError('PAYLOAD_TOO_LARGE', 'the form is too large');
+      },
+    }),
+  );
   app.use('*', loadSession(deps.sessions, deps.authenticator));
 
   app.route('/', signInRoutes(deps));

@@ -4,7 +4,10 @@ import type { MessageStatus } from '../../core/message-search.js';
 /** Epoch seconds as `2026-11-23 21:04:05Z`; a dash for none. */
 export function when(seconds: number | null | undefined): string {
   if (seconds === null || seconds === undefined) return '–';
-  return new Date(seconds * 1000).toISOString().replace('T', ' ').replace(/\.\d+Z$/, 'Z');
+  return new Date(seconds * 1000)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, 'Z');
 }
 
 /** Epoch ms, as when(). */

@@ -36,7 +36,9 @@ export function Layout(props: LayoutProps) {
           <link rel="stylesheet" href={`${CONSOLE_PATH}/assets/console.css`} />
         </head>
         <body>
-          <a class="skip" href="#main">Skip to content</a>
+          <a class="skip" href="#main">
+            Skip to content
+          </a>
           <header class="top">
             <span class="brand">mailproxy</span>
             {session === null ? null : (
@@ -45,7 +47,9 @@ export function Layout(props: LayoutProps) {
                   <ul>
                     {NAV.filter((entry) => isAdmin || !entry.admin).map((entry) => (
                       <li>
-                        <a href={entry.href} aria-current={props.current === entry.key ? 'page' : undefined}>{entry.label}</a>
+                        <a href={entry.href} aria-current={props.current === entry.key ? 'page' : undefined}>
+                          {entry.label}
+                        </a>
                       </li>
                     ))}
                   </ul>
@@ -59,7 +63,11 @@ export function Layout(props: LayoutProps) {
           </header>
           <main id="main" tabindex={-1}>
             <h1>{props.title}</h1>
-            {props.notice ? <p class="notice" role="status">{props.notice}</p> : null}
+            {props.notice ? (
+              <p class="notice" role="status">
+                {props.notice}
+              </p>
+            ) : null}
             {props.children}
           </main>
         </body>

@@ -42,8 +42,7 @@ const randomToken = (): string => randomBytes(32).toString('base64url');
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   // Insertion order is creation order: the first entry is the oldest session.
   const sessions = new Map<string, ConsoleSession>();
-  const expired = (session: ConsoleSession, now: number): boolean =>
-    now - session.lastSeenAt >= options.idleMs || now - session.createdAt >= options.maxAgeMs;
+  const expired = (session: ConsoleSession, now: number): boolean => now - session.lastSeenAt >= options.idleMs || now - session.createdAt >= options.maxAgeMs;
 
   const sweep = (now: number): void => {
     for (const [id, session] of sessions) if (expired(session, now)) sessions.delete(id);

@@ -85,14 +85,17 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     const startedAt = performance.now();
     await next();
     const principal = c.get('principal');
-    deps.log.info({
-      requestId,
-      method: c.req.method,
-      path: c.req.path,
-      status: c.res.status,
-      durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-      actor: principal === undefined ? null : principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`,
-    }, 'http request');
+    deps.log.info(
+      {
+        requestId,
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+        actor: principal === undefined ? null : principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`,
+      },
+      'http request',
+    );
   });
 
   app.use('*', bodyLimit(deps.maxBodyBytes));
@@ -102,10 +105,16 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
 
   // /ready is public: of each bounce mailbox only whether it is watched, not its errors (those are in /bounce/status).
   // Unnamed when a tenant's (a tenant mailbox, a PEC account's): /ready must not tell strangers who the tenants are.
-  const bounceSummary = () => deps.bounces.status().map(({ mailbox, tenant_id: tenantId, state, connected }) => ({
-    mailbox: tenantId === null ? mailbox : mailbox.startsWith('pec:') ? 'pec' : 'tenant', state, connected,
-  }));
-  app.route('/', healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary() })));
+  const bounceSummary = () =>
+    deps.bounces.status().map(({ mailbox, tenant_id: tenantId, state, connected }) => ({
+      mailbox: tenantId === null ? mailbox : mailbox.startsWith('pec:') ? 'pec' : 'tenant',
+      state,
+      connected,
+    }));
+  app.route(
+    '/',
+    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary() })),
+  );
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));
   app.route('/', tenantRoutes(deps.tenants));
@@ -116,7 +125,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', pecRoutes({ receipts: deps.pecReceipts }));
   app.route('/', metricsRoutes(deps.metrics));
   app.route('/', backupRoutes(deps.backups, deps.log));
-  app.route('/', messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search, intake: deps.intake }));
+  app.route(
+    '/',
+    messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search, intake: deps.intake }),
+  );
   app.route('/', openapiRoutes(ROUTE_CATALOG));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));

@@ -10,7 +10,11 @@ const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;'
 const escape = (text: string): string => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 /** Escaped text with `backticked` spans as code, the one markup the descriptions use. */
 const prose = (text: string): string => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
-const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const slug = (text: string): string =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 const STYLE = `
 body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:72rem;padding:1rem 1.5rem;color:#1b1b1b;background:#fff}
@@ -36,13 +40,21 @@ const fieldTable = (caption: string, rows: FieldRow[], withIn: Map<string, strin
 <thead><tr><th scope="col">Name</th>${withIn === null ? '' : '<th scope="col">In</th>'}<th scope="col">Type</th><th scope="col">Required</th><th scope="col">Constraints</th></tr></thead>
 <tbody>
 ${rows
-  .map((row) => `<tr><th scope="row"><code>${escape(row.name)}</code></th>${withIn === null ? '' : `<td>${escape(withIn.get(row.name) ?? '')}</td>`}<td><code>${escape(row.type)}</code></td><td>${row.required ? 'yes' : 'no'}</td><td class="constraints">${escape(row.constraints)}</td></tr>`)
+  .map(
+    (row) =>
+      `<tr><th scope="row"><code>${escape(row.name)}</code></th>${withIn === null ? '' : `<td>${escape(withIn.get(row.name) ?? '')}</td>`}<td><code>${escape(row.type)}</code></td><td>${row.required ? 'yes' : 'no'}</td><td class="constraints">${escape(row.constraints)}</td></tr>`,
+  )
   .join('\n')}
 </tbody>
 </table>`;
 
 const parameterRows = (parameters: OpenApiParameter[]): FieldRow[] =>
-  parameters.map((parameter) => ({ name: parameter.name, type: typeText(parameter.schema), required: parameter.required, constraints: constraintsText(parameter.schema) }));
+  parameters.map((parameter) => ({
+    name: parameter.name,
+    type: typeText(parameter.schema),
+    required: parameter.required,
+    constraints: constraintsText(parameter.schema),
+  }));
 
 const anchor = (method: string, path: string): string => `op-${method}-${slug(path)}`;
 
@@ -60,7 +72,11 @@ function operationSection(method: string, path: string, operation: OpenApiOperat
   }
   if (body !== undefined) {
     const rows = fieldRows(body);
-    parts.push(rows.length > 0 ? fieldTable(`Body fields (JSON${operation.requestBody?.required === true ? '' : ', may be omitted'})`, rows) : '<p>Body: none needed.</p>');
+    parts.push(
+      rows.length > 0
+        ? fieldTable(`Body fields (JSON${operation.requestBody?.required === true ? '' : ', may be omitted'})`, rows)
+        : '<p>Body: none needed.</p>',
+    );
   }
   const responses = Object.entries(operation.responses).map(([status, response]) => `<dt>${escape(status)}</dt><dd>${prose(response.description)}</dd>`);
   parts.push(`<h4>Responses</h4>\n<dl>${responses.join('')}</dl>`);
@@ -80,12 +96,21 @@ function operationsByTag(document: OpenApiDocument): Map<string, [string, string
 export function renderDocsPage(document: OpenApiDocument): string {
   const byTag = operationsByTag(document);
   const contents = [...byTag]
-    .map(([tag, operations]) => `<li><a href="#tag-${slug(tag)}">${escape(tag)}</a><ul>${operations
-      .map(([method, path, operation]) => `<li><a href="#${anchor(method, path)}"><code>${method.toUpperCase()} ${escape(path)}</code></a>: ${prose(operation.summary)}</li>`)
-      .join('')}</ul></li>`)
+    .map(
+      ([tag, operations]) =>
+        `<li><a href="#tag-${slug(tag)}">${escape(tag)}</a><ul>${operations
+          .map(
+            ([method, path, operation]) =>
+              `<li><a href="#${anchor(method, path)}"><code>${method.toUpperCase()} ${escape(path)}</code></a>: ${prose(operation.summary)}</li>`,
+          )
+          .join('')}</ul></li>`,
+    )
     .join('\n');
   const sections = [...byTag]
-    .map(([tag, operations]) => `<section aria-labelledby="tag-${slug(tag)}">\n<h2 id="tag-${slug(tag)}">${escape(tag)}</h2>\n${operations.map(([method, path, operation]) => operationSection(method, path, operation)).join('\n')}\n</section>`)
+    .map(
+      ([tag, operations]) =>
+        `<section aria-labelledby="tag-${slug(tag)}">\n<h2 id="tag-${slug(tag)}">${escape(tag)}</h2>\n${operations.map(([method, path, operation]) => operationSection(method, path, operation)).join('\n')}\n</section>`,
+    )
     .join('\n');
   const envelope = document.components.schemas.Error;
   return `<!doctype html>

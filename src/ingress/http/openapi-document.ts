@@ -86,7 +86,10 @@ function responsesOf(doc: RouteDoc): OpenApiOperation['responses'] {
   const responses: OpenApiOperation['responses'] = {};
   for (const [status, response] of Object.entries(doc.responses)) {
     const contentType = response.contentType ?? 'application/json';
-    responses[status] = { description: response.description, content: { [contentType]: { schema: contentType === 'application/json' ? { type: 'object' } : { type: 'string' } } } };
+    responses[status] = {
+      description: response.description,
+      content: { [contentType]: { schema: contentType === 'application/json' ? { type: 'object' } : { type: 'string' } } },
+    };
   }
   const byStatus = new Map<number, HttpErrorCode[]>();
   for (const code of errorCodesOf(doc)) byStatus.set(statusOf(code), [...(byStatus.get(statusOf(code)) ?? []), code]);
@@ -117,7 +120,12 @@ function parametersOf(doc: RouteDoc): OpenApiParameter[] {
   if (querySchema === undefined) return path;
   const { properties, required } = objectProperties(querySchema, `${doc.method} ${doc.path}`);
   // Parameters that may come in the body too are required in neither place alone.
-  const query = Object.entries(properties).map(([name, schema]): OpenApiParameter => ({ name, in: 'query', required: doc.bodyOrQuery !== true && required.includes(name), schema }));
+  const query = Object.entries(properties).map(([name, schema]): OpenApiParameter => ({
+    name,
+    in: 'query',
+    required: doc.bodyOrQuery !== true && required.includes(name),
+    schema,
+  }));
   return [...path, ...query];
 }
 
@@ -125,7 +133,12 @@ function operationOf(doc: RouteDoc): OpenApiOperation {
   const body = doc.body === undefined ? undefined : inputSchema(doc.body);
   const bodyOrQuery = doc.bodyOrQuery === true ? 'Parameters may come as a JSON body, a query string, or both (the body wins).' : '';
   return {
-    operationId: doc.method + doc.path.split(/[^A-Za-z0-9]+/).map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join(''),
+    operationId:
+      doc.method +
+      doc.path
+        .split(/[^A-Za-z0-9]+/)
+        .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+        .join(''),
     tags: [doc.tag],
     summary: doc.summary,
     description: [doc.description ?? '', bodyOrQuery, ACCESS_TEXT[doc.access]].filter((text) => text !== '').join('\n\n'),
@@ -133,7 +146,9 @@ function operationOf(doc: RouteDoc): OpenApiOperation {
     'x-mailproxy-access': doc.access,
     parameters: parametersOf(doc),
     // An absent body reads as {}, so a body is required only when it has required fields.
-    ...(body === undefined ? {} : { requestBody: { required: doc.bodyOrQuery !== true && (body.required ?? []).length > 0, content: { 'application/json': { schema: body } } } }),
+    ...(body === undefined
+      ? {}
+      : { requestBody: { required: doc.bodyOrQuery !== true && (body.required ?? []).length > 0, content: { 'application/json': { schema: body } } } }),
     responses: responsesOf(doc),
   };
 }

@@ -14,8 +14,7 @@ import { AppError } from '../../core/app-error.js';
 import type { HttpEnv } from './env.js';
 import { transportError, type HttpError } from './http-error.js';
 
-const tooLarge = (maxBytes: number): HttpError =>
-  transportError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: maxBytes } });
+const tooLarge = (maxBytes: number): HttpError => transportError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: maxBytes } });
 
 /** Refuses an over-limit declared length at once, and arms the limit for requestBody(). */
 export function bodyLimit(maxBytes: number): MiddlewareHandler<HttpEnv> {
@@ -56,7 +55,13 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Arra
     incoming.once('error', reject);
     // A client that goes away mid-body: nothing to answer, but the request must not hang. After
     // 'end' this comes too, and does nothing then (the promise is settled).
-    incoming.once('close', () => reject(new AppError('VALIDATION_FAILED', 'the request body ended early', { details: [{ path: '', message: 'connection closed before the body was complete' }] })));
+    incoming.once('close', () =>
+      reject(
+        new AppError('VALIDATION_FAILED', 'the request body ended early', {
+          details: [{ path: '', message: 'connection closed before the body was complete' }],
+        }),
+      ),
+    );
     incoming.once('end', () => {
       if (size > maxBytes) return;
       const body = new Uint8Array(size);

@@ -61,7 +61,11 @@ function ownConstraints(schema: JsonSchema): string[] {
 /** The constraints of the schema and of its variants and array items, each said once. */
 export function constraintsText(schema: JsonSchema): string {
   const items = schema.type === 'array' ? asSchema(schema.items) : null;
-  const parts = [...ownConstraints(schema), ...variantsOf(schema).flatMap((variant) => ownConstraints(variant)), ...(items === null ? [] : ownConstraints(items).map((text) => `each: ${text}`))];
+  const parts = [
+    ...ownConstraints(schema),
+    ...variantsOf(schema).flatMap((variant) => ownConstraints(variant)),
+    ...(items === null ? [] : ownConstraints(items).map((text) => `each: ${text}`)),
+  ];
   return [...new Set(parts)].join('; ');
 }
 
@@ -88,11 +92,18 @@ function mergeVariants(variants: FieldRow[][]): FieldRow[] {
       row.name,
       seen === undefined
         ? { ...row, count: 1 }
-        : { ...seen, type: [...new Set([...seen.type.split(' | '), ...row.type.split(' | ')])].join(' | '), required: seen.required && row.required, count: seen.count + 1 },
+        : {
+            ...seen,
+            type: [...new Set([...seen.type.split(' | '), ...row.type.split(' | ')])].join(' | '),
+            required: seen.required && row.required,
+            count: seen.count + 1,
+          },
     );
   }
   return [...merged.values()].map(({ count, ...row }) =>
-    count === variants.length ? row : { ...row, required: false, constraints: ['in some forms only', row.constraints].filter((text) => text !== '').join('; ') },
+    count === variants.length
+      ? row
+      : { ...row, required: false, constraints: ['in some forms only', row.constraints].filter((text) => text !== '').join('; ') },
   );
 }
 

@@ -18,18 +18,28 @@ const host = z
 const httpUrl = z
   .string()
   .max(2048)
-  .refine((text) => {
-    try {
-      const url = new URL(text);
-      return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.search === '' && url.hash === '';
-    } catch {
-      return false;
-    }
-  }, { message: 'must be an http(s) URL without credentials, query or fragment' })
+  .refine(
+    (text) => {
+      try {
+        const url = new URL(text);
+        return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be an http(s) URL without credentials, query or fragment' },
+  )
   .describe('an http(s) URL without credentials, query or fragment');
 
-const urlPath = z.string().max(512).regex(/^\/[^\s?#]*$/, 'must start with / and contain no spaces, ? or #');
-const label = z.string().max(200).refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' }).describe('no line breaks or NUL');
+const urlPath = z
+  .string()
+  .max(512)
+  .regex(/^\/[^\s?#]*$/, 'must start with / and contain no spaces, ? or #');
+const label = z
+  .string()
+  .max(200)
+  .refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' })
+  .describe('no line breaks or NUL');
 /** An IMAP mailbox name (RFC 3501 §5.1): one line of printable text. */
 const imapFolder = z
   .string()
@@ -42,11 +52,17 @@ const optionalLimit = z.number().int().positive().max(10_000_000).nullable().opt
 const clientAuth = z.discriminatedUnion('method', [
   z.object({ method: z.literal('none') }).strict(),
   z.object({ method: z.literal('bearer'), token: z.string().min(1).max(4096) }).strict(),
-  z.object({
-    method: z.literal('basic'),
-    user: z.string().min(1).max(256).refine((text) => !text.includes(':'), { message: 'must not contain ":"' }),
-    password: z.string().max(4096),
-  }).strict(),
+  z
+    .object({
+      method: z.literal('basic'),
+      user: z
+        .string()
+        .min(1)
+        .max(256)
+        .refine((text) => !text.includes(':'), { message: 'must not contain ":"' }),
+      password: z.string().max(4096),
+    })
+    .strict(),
 ]);
 
 const tenantFields = {
@@ -69,7 +85,12 @@ const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typ
   active: body.active,
 });
 
-const expiresIn = z.number().int().positive().max(10 * 365 * 24 * 3600).optional();
+const expiresIn = z
+  .number()
+  .int()
+  .positive()
+  .max(10 * 365 * 24 * 3600)
+  .optional();
 
 export const tenantCreateBody = z
   .object({ id: identifier, ...tenantFields, api_key_expires_in_seconds: expiresIn })
@@ -95,8 +116,13 @@ export const accountBody = z
     port: z.number().int().min(1).max(65535).optional(),
     user: z.string().min(1).max(256).nullable().optional(),
     password: z.string().max(4096).nullable().optional(),
-    use_tls: z.boolean().nullable().optional()
-      .describe('genro-mail-proxy\'s spelling, read when tls_mode is absent: true = implicit TLS on port 465, STARTTLS required on any other port; false = plain; null or absent = implicit on port 465, else the stored mode (STARTTLS for a new account)'),
+    use_tls: z
+      .boolean()
+      .nullable()
+      .optional()
+      .describe(
+        "genro-mail-proxy's spelling, read when tls_mode is absent: true = implicit TLS on port 465, STARTTLS required on any other port; false = plain; null or absent = implicit on port 465, else the stored mode (STARTTLS for a new account)",
+      ),
     tls_mode: z.enum(['implicit', 'starttls', 'none']).optional(),
     tls_reject_unauthorized: z.boolean().optional(),
     limit_per_minute: optionalLimit,

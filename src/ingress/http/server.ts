@@ -12,7 +12,10 @@ export interface HttpServer {
 }
 
 /** `app`: the API's hono app, or any fetch handler in front of it (the console's, see ingress/console/front.ts). */
-export async function startHttpServer(app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> }, listen: { host: string; port: number }): Promise<HttpServer> {
+export async function startHttpServer(
+  app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> },
+  listen: { host: string; port: number },
+): Promise<HttpServer> {
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const started = serve({ fetch: app.fetch, hostname: listen.host, port: listen.port }, () => resolve(started));
     started.once('error', reject);

@@ -69,7 +69,13 @@ export function toSubmissionItem(raw: unknown, index: number, limits: Submission
   if (illFormed !== null) return { index, id, problem: illFormed === '' ? ILL_FORMED : `${illFormed}: ${ILL_FORMED}` };
   const parsed = messageItem.safeParse(raw);
   if (!parsed.success) {
-    return { index, id, problem: fieldProblems(parsed.error).map((problem) => (problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`)).join('; ') };
+    return {
+      index,
+      id,
+      problem: fieldProblems(parsed.error)
+        .map((problem) => (problem.path === '' ? problem.message : `${problem.path}: ${problem.message}`))
+        .join('; '),
+    };
   }
   const item = parsed.data;
   const payload = payloadOf(item);

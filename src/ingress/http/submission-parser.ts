@@ -21,9 +21,7 @@ export interface ParsedSubmission {
   defaultPriority: number | PriorityLabel | undefined;
 }
 
-export type ParseOutcome =
-  | { ok: true; submission: ParsedSubmission }
-  | { ok: false; error: { code: HttpErrorCode; message: string; details: ErrorDetails } };
+export type ParseOutcome = { ok: true; submission: ParsedSubmission } | { ok: false; error: { code: HttpErrorCode; message: string; details: ErrorDetails } };
 
 const refuse = (code: HttpErrorCode, message: string, details: ErrorDetails): ParseOutcome => ({ ok: false, error: { code, message, details } });
 

@@ -3,7 +3,8 @@ import { headerEnd, parseFields, rewriteHead } from './header-section.js';
 import { decideHeaders } from './submission-headers.js';
 import { SmtpReply } from './replies.js';
 
-const HEAD = 'Subject: =?utf-8?B?Q2Fmw6kg4pyT?=\r\nX-Mail-Proxy-Priority: high\r\nTo: a@example.net,\r\n b@example.net\r\nX-Mail-Proxy-Batch: spring\r\n\tcampaign\r\n\r\n';
+const HEAD =
+  'Subject: =?utf-8?B?Q2Fmw6kg4pyT?=\r\nX-Mail-Proxy-Priority: high\r\nTo: a@example.net,\r\n b@example.net\r\nX-Mail-Proxy-Batch: spring\r\n\tcampaign\r\n\r\n';
 
 describe('the header section', () => {
   it('finds its end across chunks, with CRLF or bare LF', () => {
@@ -28,24 +29,45 @@ describe('the header section', () => {
   it('removes fields with their continuation lines and leaves every other byte, bare LF included', () => {
     const head = Buffer.from('A: 1\nDrop: x\n  y\nB: \xe9\n\n', 'latin1');
     const fields = parseFields(head);
-    const out = rewriteHead(head, fields.filter((field) => field.name === 'Drop'), 'New: 1\r\n');
+    const out = rewriteHead(
+      head,
+      fields.filter((field) => field.name === 'Drop'),
+      'New: 1\r\n',
+    );
     expect(out.toString('latin1')).toBe('New: 1\r\nA: 1\nB: \xe9\n\n');
   });
 });
 
 describe('the documented header changes', () => {
-  const context = { newId: () => 'new-id', now: Date.UTC(2026, 10, 21, 10, 0, 0), mailFrom: 'app@acme.example', received: (id: string) => `Received: by test id ${id}` };
+  const context = {
+    newId: () => 'new-id',
+    now: Date.UTC(2026, 10, 21, 10, 0, 0),
+    mailFrom: 'app@acme.example',
+    received: (id: string) => `Received: by test id ${id}`,
+  };
 
   it('reads and drops the control headers, decodes the subject, adds what is missing on top', () => {
     const decided = decideHeaders(parseFields(Buffer.from(HEAD)), context);
     if (decided instanceof SmtpReply) throw decided;
-    expect(decided).toMatchObject({ id: 'new-id', priority: 1, batchCode: 'spring\tcampaign', accountId: null, deferredUntil: null, subject: 'Café ✓', messageId: '<new-id@acme.example>' });
+    expect(decided).toMatchObject({
+      id: 'new-id',
+      priority: 1,
+      batchCode: 'spring\tcampaign',
+      accountId: null,
+      deferredUntil: null,
+      subject: 'Café ✓',
+      messageId: '<new-id@acme.example>',
+    });
     expect(decided.drop.map((field) => field.name)).toEqual(['X-Mail-Proxy-Priority', 'X-Mail-Proxy-Batch']);
-    expect(decided.prepend).toBe('Received: by test id new-id\r\nX-Genro-Mail-ID: new-id\r\nMessage-ID: <new-id@acme.example>\r\nDate: Sat, 21 Nov 2026 10:00:00 +0000\r\n');
+    expect(decided.prepend).toBe(
+      'Received: by test id new-id\r\nX-Genro-Mail-ID: new-id\r\nMessage-ID: <new-id@acme.example>\r\nDate: Sat, 21 Nov 2026 10:00:00 +0000\r\n',
+    );
   });
 
   it('keeps a client X-Genro-Mail-ID, Message-ID and Date, and adds nothing then but the trace', () => {
-    const head = Buffer.from('X-Genro-Mail-ID: client-7\r\nMessage-ID: <m@x.example>\r\nDate: Fri, 20 Nov 2026 09:00:00 +0100\r\nX-Mail-Proxy-Deferred-Ts: 1795000000\r\n\r\n');
+    const head = Buffer.from(
+      'X-Genro-Mail-ID: client-7\r\nMessage-ID: <m@x.example>\r\nDate: Fri, 20 Nov 2026 09:00:00 +0100\r\nX-Mail-Proxy-Deferred-Ts: 1795000000\r\n\r\n',
+    );
     const decided = decideHeaders(parseFields(head), { ...context, received: null });
     if (decided instanceof SmtpReply) throw decided;
     expect(decided).toMatchObject({ id: 'client-7', messageId: '<m@x.example>', deferredUntil: 1_795_000_000_000, prepend: '' });

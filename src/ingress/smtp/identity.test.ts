@@ -12,8 +12,14 @@ describe('the identity of an SMTP session', () => {
 
   it('is never read from what else smtp-server leaves in session.user (false after STARTTLS, undefined, a look-alike)', () => {
     for (const user of [false, undefined, null, '', { tenantId: 'acme', accountId: null }]) {
-      expect(sessionIdentity(user, () => null), String(user)).toBeNull();
-      expect(sessionIdentity(user, () => trusted), String(user)).toBe(trusted);
+      expect(
+        sessionIdentity(user, () => null),
+        String(user),
+      ).toBeNull();
+      expect(
+        sessionIdentity(user, () => trusted),
+        String(user),
+      ).toBe(trusted);
     }
   });
 });

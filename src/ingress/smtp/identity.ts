@@ -17,7 +17,10 @@ export interface SmtpIdentity {
  * of these.
  */
 export class AuthenticatedIdentity implements SmtpIdentity {
-  constructor(readonly tenantId: string, readonly accountId: string | null) {}
+  constructor(
+    readonly tenantId: string,
+    readonly accountId: string | null,
+  ) {}
 }
 
 /** Signed in by AUTH, else the trusted network's identity, else nobody (null). */

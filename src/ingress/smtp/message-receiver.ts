@@ -25,9 +25,7 @@ export interface ReceiverOptions {
 /** What to do with the header: lines to put in front and fields to remove, or a refusal. */
 export type HeadDecision = { prepend: string; drop: readonly HeaderField[] } | SmtpReply;
 
-export type Received =
-  | { ok: true; content: MessageContent; sizeBytes: number }
-  | { ok: false; reply: SmtpReply };
+export type Received = { ok: true; content: MessageContent; sizeBytes: number } | { ok: false; reply: SmtpReply };
 
 /** smtp-server's DATA stream: a Readable that knows whether the size limit was passed. */
 export type DataStream = Readable & { sizeExceeded?: boolean };

@@ -102,11 +102,16 @@ export async function startSmtpIngress(options: SmtpIngressOptions): Promise<Smt
         if (!busy.has(connection.id)) connection.send(farewell.responseCode, farewell.message);
       }
     }
-    await Promise.all(servers.map((server) => new Promise<void>((resolve) => {
-      // Past the deadline smtp-server answers what is left 421 and closes it.
-      server.options.closeTimeout = Math.max(1, deadlineMs);
-      server.close(() => resolve());
-    })));
+    await Promise.all(
+      servers.map(
+        (server) =>
+          new Promise<void>((resolve) => {
+            // Past the deadline smtp-server answers what is left 421 and closes it.
+            server.options.closeTimeout = Math.max(1, deadlineMs);
+            server.close(() => resolve());
+          }),
+      ),
+    );
   };
 
   try {

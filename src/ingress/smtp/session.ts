@@ -63,8 +63,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
   const inData = new Set<string>();
   let closing = false;
 
-  const identityOf = (session: SMTPServerSession): SmtpIdentity | null =>
-    sessionIdentity(session.user, () => trusted(session.remoteAddress));
+  const identityOf = (session: SMTPServerSession): SmtpIdentity | null => sessionIdentity(session.user, () => trusted(session.remoteAddress));
 
   const accountProblem = (identity: SmtpIdentity, accountId: string | null): SmtpReply | null => {
     const accounts = deps.accountsOf(identity.tenantId);
@@ -80,35 +79,41 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
     if (second !== stamped.second) stamped = { second, text: rfc5322Date(now) };
     return stamped.text;
   };
-  const received = (session: SMTPServerSession) => (id: string): string => {
-    const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\w.:[\]-]/g, '').slice(0, 255) || 'unknown';
-    // RFC 6531 §4.3: a transaction with SMTPUTF8 is UTF8SMTP(S)(A), not ESMTP(S)(A).
-    const protocol = session.envelope.smtpUtf8 === true ? session.transmissionType.replace(/^E?SMTP/, 'UTF8SMTP') : session.transmissionType;
-    return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${policy.hostname} (mailproxy) with ${protocol} id ${id};\r\n\t${dateText(deps.clock.now())}`;
-  };
+  const received =
+    (session: SMTPServerSession) =>
+    (id: string): string => {
+      const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\w.:[\]-]/g, '').slice(0, 255) || 'unknown';
+      // RFC 6531 §4.3: a transaction with SMTPUTF8 is UTF8SMTP(S)(A), not ESMTP(S)(A).
+      const protocol = session.envelope.smtpUtf8 === true ? session.transmissionType.replace(/^E?SMTP/, 'UTF8SMTP') : session.transmissionType;
+      return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${policy.hostname} (mailproxy) with ${protocol} id ${id};\r\n\t${dateText(deps.clock.now())}`;
+    };
 
   const accept = async (stream: SMTPServerDataStream, session: SMTPServerSession, identity: SmtpIdentity): Promise<string> => {
     const now = deps.clock.now();
     const mailFrom = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
     let headers: SubmissionHeaders | null = null;
-    const outcome = await receiveMessage(stream as DataStream, (fields) => {
-      const decided = decideHeaders(fields, { newId: deps.ids.uuid, now, mailFrom, received: policy.addReceivedHeader ? received(session) : null });
-      if (decided instanceof SmtpReply) return decided;
-      // An account named in the header is checked before the message is stored; the
-      // user's was checked at MAIL, and the submission itself checks again in its
-      // transaction (a default account, an account deleted meanwhile).
-      const problem = decided.accountId === null || decided.accountId === identity.accountId ? null : accountProblem(identity, decided.accountId);
-      if (problem !== null) return problem;
-      headers = decided;
-      return decided;
-    }, {
-      spool: deps.spool,
-      now: deps.clock.now,
-      maxHeaderBytes: policy.maxHeaderBytes,
-      maxMessageBytes: policy.maxMessageBytes,
-      memoryBytes: IN_MEMORY_BYTES,
-      onStoreError: (error) => log.error({ err: error, session: session.id }, 'spooling a message failed'),
-    });
+    const outcome = await receiveMessage(
+      stream as DataStream,
+      (fields) => {
+        const decided = decideHeaders(fields, { newId: deps.ids.uuid, now, mailFrom, received: policy.addReceivedHeader ? received(session) : null });
+        if (decided instanceof SmtpReply) return decided;
+        // An account named in the header is checked before the message is stored; the
+        // user's was checked at MAIL, and the submission itself checks again in its
+        // transaction (a default account, an account deleted meanwhile).
+        const problem = decided.accountId === null || decided.accountId === identity.accountId ? null : accountProblem(identity, decided.accountId);
+        if (problem !== null) return problem;
+        headers = decided;
+        return decided;
+      },
+      {
+        spool: deps.spool,
+        now: deps.clock.now,
+        maxHeaderBytes: policy.maxHeaderBytes,
+        maxMessageBytes: policy.maxMessageBytes,
+        memoryBytes: IN_MEMORY_BYTES,
+        onStoreError: (error) => log.error({ err: error, session: session.id }, 'spooling a message failed'),
+      },
+    );
     if (!outcome.ok) throw outcome.reply;
     // From the final dot: the client's upload of the data is not ours.
     const receivedAt = performance.now();
@@ -119,17 +124,31 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
     const accountId = head.accountId ?? identity.accountId;
     let result;
     try {
-      result = await deps.submissions.enqueue({ kind: 'tenant', tenantId: identity.tenantId }, [{
-        index: 0,
-        id: head.id,
-        tenantId: identity.tenantId,
-        ...(accountId === null ? {} : { accountId }),
-        ...(head.priority === null ? {} : { priority: head.priority }),
-        message: {
-          id: head.id, batchCode: head.batchCode, deferredUntil: head.deferredUntil, content: outcome.content,
-          subject: head.subject, messageId: head.messageId, mailFrom, rcptTo, sizeBytes: outcome.sizeBytes,
-        },
-      }], undefined, `smtp:${session.id}`);
+      result = await deps.submissions.enqueue(
+        { kind: 'tenant', tenantId: identity.tenantId },
+        [
+          {
+            index: 0,
+            id: head.id,
+            tenantId: identity.tenantId,
+            ...(accountId === null ? {} : { accountId }),
+            ...(head.priority === null ? {} : { priority: head.priority }),
+            message: {
+              id: head.id,
+              batchCode: head.batchCode,
+              deferredUntil: head.deferredUntil,
+              content: outcome.content,
+              subject: head.subject,
+              messageId: head.messageId,
+              mailFrom,
+              rcptTo,
+              sizeBytes: outcome.sizeBytes,
+            },
+          },
+        ],
+        undefined,
+        `smtp:${session.id}`,
+      );
       deps.intake?.submitted('smtp', performance.now() - receivedAt);
     } catch (error) {
       discard(deps.spool, spoolId);
@@ -168,7 +187,11 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       try {
         // Only the named tenant's key signs in: another valid key, or any key under a user name
         // that names no tenant, is a failed attempt (and throttled as one).
-        deps.authenticate(auth.password ?? '', session.remoteAddress, (principal) => wanted !== null && principal.kind === 'tenant' && principal.tenantId === wanted.tenantId);
+        deps.authenticate(
+          auth.password ?? '',
+          session.remoteAddress,
+          (principal) => wanted !== null && principal.kind === 'tenant' && principal.tenantId === wanted.tenantId,
+        );
         if (wanted === null) return callback(replies.badCredentials());
         callback(null, { user: wanted });
       } catch (error) {
@@ -213,24 +236,26 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       if (identity === null) return callback(replies.authRequired());
       const timer = setTimeout(() => closeSession(session.id, replies.dataTimeout()), policy.dataTimeoutMs);
       inData.add(session.id);
-      accept(stream, session, identity).then(
-        (reply) => callback(null, reply),
-        (error: unknown) => {
-          if (error instanceof SmtpReply) return callback(error);
-          // The client left (or was closed for a timeout) in the middle of DATA: its
-          // message was never ours, and nobody is left to answer.
-          if ((error as { code?: unknown }).code === 'ECONNECTION') {
-            log.info({ reason: (error as Error).message, session: session.id }, 'smtp transfer abandoned');
-            return callback(error as Error);
-          }
-          log.error({ err: error, session: session.id }, 'smtp message not stored');
-          callback(replies.storeFailed());
-        },
-      ).finally(() => {
-        clearTimeout(timer);
-        inData.delete(session.id);
-        if (closing) setImmediate(() => closeSession(session.id, replies.shuttingDown()));
-      });
+      accept(stream, session, identity)
+        .then(
+          (reply) => callback(null, reply),
+          (error: unknown) => {
+            if (error instanceof SmtpReply) return callback(error);
+            // The client left (or was closed for a timeout) in the middle of DATA: its
+            // message was never ours, and nobody is left to answer.
+            if ((error as { code?: unknown }).code === 'ECONNECTION') {
+              log.info({ reason: (error as Error).message, session: session.id }, 'smtp transfer abandoned');
+              return callback(error as Error);
+            }
+            log.error({ err: error, session: session.id }, 'smtp message not stored');
+            callback(replies.storeFailed());
+          },
+        )
+        .finally(() => {
+          clearTimeout(timer);
+          inData.delete(session.id);
+          if (closing) setImmediate(() => closeSession(session.id, replies.shuttingDown()));
+        });
     },
   } satisfies Partial<SMTPServerOptions>;
 

@@ -88,7 +88,10 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
         },
       },
     });
-    for (const [kind, address] of [['plain', ingress.plain], ['implicit-tls', ingress.implicitTls]] as const) {
+    for (const [kind, address] of [
+      ['plain', ingress.plain],
+      ['implicit-tls', ingress.implicitTls],
+    ] as const) {
       if (address !== null) log.info({ host: address.host, port: address.port, listener: kind, starttls: settings.tls !== null }, 'smtp listening');
     }
   };

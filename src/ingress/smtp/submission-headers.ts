@@ -61,7 +61,8 @@ export function decideHeaders(fields: readonly HeaderField[], context: HeaderCon
   const priority = priorityText === null ? null : parsePriority(priorityText);
   if (priority === undefined) return replies.badControlHeader('X-Mail-Proxy-Priority', '0-3 or immediate, high, normal, low');
   const batch = first('x-mail-proxy-batch');
-  if (batch !== null && (!PRINTABLE.test(batch) || batch === '*')) return replies.badControlHeader('X-Mail-Proxy-Batch', 'a batch code of 1-128 characters, not "*"');
+  if (batch !== null && (!PRINTABLE.test(batch) || batch === '*'))
+    return replies.badControlHeader('X-Mail-Proxy-Batch', 'a batch code of 1-128 characters, not "*"');
   const deferredText = first('x-mail-proxy-deferred-ts');
   const deferredSeconds = deferredText === null ? null : Number(deferredText);
   if (deferredSeconds !== null && !(deferredText !== '' && Number.isFinite(deferredSeconds) && deferredSeconds >= 0 && deferredSeconds <= 32503680000)) {

@@ -11,17 +11,39 @@ export function TenantsPage(props: { session: ConsoleSession; tenants: TenantVie
     <Layout title="Tenants" session={props.session} current="tenants">
       <div class="table-wrap">
         <table>
-          <thead><tr><th scope="col">Tenant</th><th scope="col">Active</th><th scope="col">Reports to</th><th scope="col">Key expires</th><th scope="col">Links</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Tenant</th>
+              <th scope="col">Active</th>
+              <th scope="col">Reports to</th>
+              <th scope="col">Key expires</th>
+              <th scope="col">Links</th>
+            </tr>
+          </thead>
           <tbody>
             {props.tenants.map((tenant) => {
               const q = encodeURIComponent(tenant.id);
               return (
                 <tr>
-                  <td>{tenant.id}{tenant.name === null ? '' : <><br /><span class="muted">{tenant.name}</span></>}</td>
-                  <td><span class={tenant.active ? 'badge ok' : 'badge held'}>{tenant.active ? 'active' : 'inactive'}</span></td>
+                  <td>
+                    {tenant.id}
+                    {tenant.name === null ? (
+                      ''
+                    ) : (
+                      <>
+                        <br />
+                        <span class="muted">{tenant.name}</span>
+                      </>
+                    )}
+                  </td>
+                  <td>
+                    <span class={tenant.active ? 'badge ok' : 'badge held'}>{tenant.active ? 'active' : 'inactive'}</span>
+                  </td>
                   <td>{tenant.client_base_url === null ? <span class="muted">none</span> : `${tenant.client_base_url}${tenant.client_sync_path}`}</td>
                   <td>{tenant.api_key_expires_at ?? 'never'}</td>
-                  <td><a href={`${CONSOLE_PATH}/messages?tenant=${q}`}>messages</a> · <a href={`${CONSOLE_PATH}/suppressions?tenant=${q}`}>suppressions</a></td>
+                  <td>
+                    <a href={`${CONSOLE_PATH}/messages?tenant=${q}`}>messages</a> · <a href={`${CONSOLE_PATH}/suppressions?tenant=${q}`}>suppressions</a>
+                  </td>
                 </tr>
               );
             })}
@@ -48,28 +70,58 @@ export function SuppressionsPage(props: SuppressionsPageProps) {
         <div>
           <label for="s-tenant">Tenant</label>
           <select id="s-tenant" name="tenant">
-            {props.tenants.map((tenant) => <option value={tenant.id} selected={tenant.id === props.tenant}>{tenant.id}</option>)}
+            {props.tenants.map((tenant) => (
+              <option value={tenant.id} selected={tenant.id === props.tenant}>
+                {tenant.id}
+              </option>
+            ))}
           </select>
         </div>
         <div>
           <label for="s-prefix">Address starts with</label>
           <input id="s-prefix" name="prefix" value={props.prefix} />
         </div>
-        <div class="actions"><button type="submit">Show</button></div>
+        <div class="actions">
+          <button type="submit">Show</button>
+        </div>
       </form>
-      {props.suppressions === null ? <p>Choose a tenant.</p> : props.suppressions.length === 0 ? <p>No suppressed address.</p> : (
+      {props.suppressions === null ? (
+        <p>Choose a tenant.</p>
+      ) : props.suppressions.length === 0 ? (
+        <p>No suppressed address.</p>
+      ) : (
         <div class="table-wrap">
           <table>
-            <thead><tr><th scope="col">Address</th><th scope="col">Source</th><th scope="col">Reason</th><th scope="col">Since</th><th scope="col">Until</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Address</th>
+                <th scope="col">Source</th>
+                <th scope="col">Reason</th>
+                <th scope="col">Since</th>
+                <th scope="col">Until</th>
+              </tr>
+            </thead>
             <tbody>
               {props.suppressions.map((record) => (
-                <tr><td>{record.address}</td><td>{record.source}</td><td>{record.reason ?? ''}</td><td>{whenMs(record.createdAt)}</td><td>{record.expiresAt === null ? 'removed by hand' : whenMs(record.expiresAt)}</td></tr>
+                <tr>
+                  <td>{record.address}</td>
+                  <td>{record.source}</td>
+                  <td>{record.reason ?? ''}</td>
+                  <td>{whenMs(record.createdAt)}</td>
+                  <td>{record.expiresAt === null ? 'removed by hand' : whenMs(record.expiresAt)}</td>
+                </tr>
               ))}
             </tbody>
           </table>
         </div>
       )}
-      {props.nextHref === null ? null : <nav class="pager" aria-label="Pages"><a href={props.nextHref} rel="next">Next page</a></nav>}
+      {props.nextHref === null ? null : (
+        <nav class="pager" aria-label="Pages">
+          <a href={props.nextHref} rel="next">
+            Next page
+          </a>
+        </nav>
+      )}
     </Layout>
   );
 }

@@ -9,10 +9,14 @@ export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
 export function actionSentence(action: MessageAction, message: Pick<MessageDetail, 'id' | 'batch_code' | 'tenant_id'>): string {
   switch (action) {
-    case 'resend': return `Send message ${message.id} again: it is queued as a new attempt and relayed with the same X-Genro-Mail-ID.`;
-    case 'delete': return `Delete message ${message.id} of tenant ${message.tenant_id}. It will not be sent, and it disappears from searches.`;
-    case 'suspend-batch': return `Suspend batch "${message.batch_code ?? ''}" of tenant ${message.tenant_id}: none of its waiting messages is sent until the batch is activated.`;
-    case 'activate-batch': return `Activate batch "${message.batch_code ?? ''}" of tenant ${message.tenant_id}: its waiting messages are sent again.`;
+    case 'resend':
+      return `Send message ${message.id} again: it is queued as a new attempt and relayed with the same X-Genro-Mail-ID.`;
+    case 'delete':
+      return `Delete message ${message.id} of tenant ${message.tenant_id}. It will not be sent, and it disappears from searches.`;
+    case 'suspend-batch':
+      return `Suspend batch "${message.batch_code ?? ''}" of tenant ${message.tenant_id}: none of its waiting messages is sent until the batch is activated.`;
+    case 'activate-batch':
+      return `Activate batch "${message.batch_code ?? ''}" of tenant ${message.tenant_id}: its waiting messages are sent again.`;
   }
 }
 
@@ -27,8 +31,12 @@ export function ConfirmPage(props: { session: ConsoleSession; message: MessageDe
         <p>{actionSentence(props.action, props.message)}</p>
         <p class="muted">The action is recorded in the audit log under your sign-in.</p>
         <div class="actions">
-          <button type="submit" class={props.action === 'delete' ? 'danger' : undefined}>{BUTTON[props.action]}</button>
-          <a class="button secondary" href={href}>Cancel</a>
+          <button type="submit" class={props.action === 'delete' ? 'danger' : undefined}>
+            {BUTTON[props.action]}
+          </button>
+          <a class="button secondary" href={href}>
+            Cancel
+          </a>
         </div>
       </form>
     </Layout>

@@ -6,8 +6,12 @@ import { CONSOLE_PATH } from '../session.js';
 export function ErrorPage(props: { session: ConsoleSession | null; title: string; message: string }) {
   return (
     <Layout title={props.title} session={props.session}>
-      <p class="error-box" role="alert">{props.message}</p>
-      <p><a href={`${CONSOLE_PATH}/messages`}>Back to messages</a></p>
+      <p class="error-box" role="alert">
+        {props.message}
+      </p>
+      <p>
+        <a href={`${CONSOLE_PATH}/messages`}>Back to messages</a>
+      </p>
     </Layout>
   );
 }

@@ -31,9 +31,14 @@ export interface MessagePageProps {
 function Fields(props: { rows: Array<[string, string | number | null | undefined]> }) {
   return (
     <dl class="fields">
-      {props.rows.filter(([, value]) => value !== null && value !== undefined && value !== '').map(([name, value]) => (
-        <><dt>{name}</dt><dd>{String(value)}</dd></>
-      ))}
+      {props.rows
+        .filter(([, value]) => value !== null && value !== undefined && value !== '')
+        .map(([name, value]) => (
+          <>
+            <dt>{name}</dt>
+            <dd>{String(value)}</dd>
+          </>
+        ))}
     </dl>
   );
 }
@@ -44,7 +49,10 @@ function Why(props: { why: WaitingExplanation }) {
     <>
       <ul>
         {props.why.reasons.map((reason) => (
-          <li><strong>{reason.code.replace(/_/g, ' ')}</strong>: {reason.message}{reason.until_ts === null ? '' : ` (until ${when(reason.until_ts)})`}</li>
+          <li>
+            <strong>{reason.code.replace(/_/g, ' ')}</strong>: {reason.message}
+            {reason.until_ts === null ? '' : ` (until ${when(reason.until_ts)})`}
+          </li>
         ))}
       </ul>
       <p class="muted">Given up at {when(props.why.expires_ts)} if still not sent.</p>
@@ -57,7 +65,17 @@ function Timeline(props: { events: MessageEventView[] }) {
   return (
     <div class="table-wrap">
       <table>
-        <thead><tr><th scope="col">When</th><th scope="col">Event</th><th scope="col" class="num">Attempt</th><th scope="col">Reply</th><th scope="col">Text</th></tr></thead>
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Event</th>
+            <th scope="col" class="num">
+              Attempt
+            </th>
+            <th scope="col">Reply</th>
+            <th scope="col">Text</th>
+          </tr>
+        </thead>
         <tbody>
           {props.events.map((event) => (
             <tr>
@@ -80,10 +98,26 @@ function Actions(props: { message: MessageDetail; status: MessageStatus; suspend
   const final = props.status === 'sent' || props.status === 'error' || props.status === 'bounced';
   return (
     <div class="actions">
-      {final ? <a class="button" href={`${base}/confirm/resend`}>Resend…</a> : null}
-      {props.status === 'sending' ? null : <a class="button secondary" href={`${base}/confirm/delete`}>Delete…</a>}
-      {props.message.batch_code === null || props.suspendedBatch === true ? null : <a class="button secondary" href={`${base}/confirm/suspend-batch`}>Suspend batch {props.message.batch_code}…</a>}
-      {props.message.batch_code === null || props.suspendedBatch === false ? null : <a class="button secondary" href={`${base}/confirm/activate-batch`}>Activate batch {props.message.batch_code}…</a>}
+      {final ? (
+        <a class="button" href={`${base}/confirm/resend`}>
+          Resend…
+        </a>
+      ) : null}
+      {props.status === 'sending' ? null : (
+        <a class="button secondary" href={`${base}/confirm/delete`}>
+          Delete…
+        </a>
+      )}
+      {props.message.batch_code === null || props.suspendedBatch === true ? null : (
+        <a class="button secondary" href={`${base}/confirm/suspend-batch`}>
+          Suspend batch {props.message.batch_code}…
+        </a>
+      )}
+      {props.message.batch_code === null || props.suspendedBatch === false ? null : (
+        <a class="button secondary" href={`${base}/confirm/activate-batch`}>
+          Activate batch {props.message.batch_code}…
+        </a>
+      )}
     </div>
   );
 }
@@ -93,21 +127,37 @@ export function MessagePage(props: MessagePageProps) {
   const sync = props.sync;
   return (
     <Layout title={`Message ${m.id}`} session={props.session} current="messages" notice={props.notice}>
-      <p><span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}</p>
+      <p>
+        <span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}
+      </p>
       <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} />
       <div class="grid">
         <section class="panel" aria-labelledby="state-heading">
           <h2 id="state-heading">State</h2>
-          <Fields rows={[
-            ['Tenant', m.tenant_id], ['Account', m.account_id], ['Batch', m.batch_code], ['Priority', PRIORITY_LABELS[m.priority]],
-            ['Source', m.source], ['From', m.mail_from], ['To', m.rcpt_to.join(', ')], ['Message-ID', m.message_id],
-            ['Size', `${m.size_bytes} bytes`], ['Attempts', m.attempts], ['Accepted', when(m.created_ts)], ['Updated', when(m.updated_ts)],
-            ['Next attempt', m.state === 'queued' || m.state === 'deferred' ? when(m.next_attempt_ts) : null],
-            ['Deferred', m.deferred_ts === null ? null : when(m.deferred_ts)], ['Deferred because', m.deferred_reason],
-            ['Sent', m.sent_ts === null ? null : when(m.sent_ts)], ['Failed', m.error_ts === null ? null : when(m.error_ts)], ['Error', m.error],
-            ['Last reply', [m.last_reply_code, m.last_enhanced_status].filter((part) => part !== null).join(' ')],
-            ['Refused recipients', m.refused_recipients === null ? null : JSON.stringify(m.refused_recipients)],
-          ]} />
+          <Fields
+            rows={[
+              ['Tenant', m.tenant_id],
+              ['Account', m.account_id],
+              ['Batch', m.batch_code],
+              ['Priority', PRIORITY_LABELS[m.priority]],
+              ['Source', m.source],
+              ['From', m.mail_from],
+              ['To', m.rcpt_to.join(', ')],
+              ['Message-ID', m.message_id],
+              ['Size', `${m.size_bytes} bytes`],
+              ['Attempts', m.attempts],
+              ['Accepted', when(m.created_ts)],
+              ['Updated', when(m.updated_ts)],
+              ['Next attempt', m.state === 'queued' || m.state === 'deferred' ? when(m.next_attempt_ts) : null],
+              ['Deferred', m.deferred_ts === null ? null : when(m.deferred_ts)],
+              ['Deferred because', m.deferred_reason],
+              ['Sent', m.sent_ts === null ? null : when(m.sent_ts)],
+              ['Failed', m.error_ts === null ? null : when(m.error_ts)],
+              ['Error', m.error],
+              ['Last reply', [m.last_reply_code, m.last_enhanced_status].filter((part) => part !== null).join(' ')],
+              ['Refused recipients', m.refused_recipients === null ? null : JSON.stringify(m.refused_recipients)],
+            ]}
+          />
         </section>
         <section class="panel" aria-labelledby="why-heading">
           <h2 id="why-heading">Why is it still queued?</h2>
@@ -115,14 +165,25 @@ export function MessagePage(props: MessagePageProps) {
         </section>
         <section class="panel" aria-labelledby="bounce-heading">
           <h2 id="bounce-heading">Bounce and reports</h2>
-          <Fields rows={[
-            ['Bounce', m.bounce_ts === null ? 'none recorded' : `${m.bounce_type ?? ''} ${m.bounce_code ?? ''}`.trim()], ['Bounced at', m.bounce_ts === null ? null : when(m.bounce_ts)],
-            ['Bounce reason', m.bounce_reason], ['Complaint', m.complaint_ts === null ? null : `${m.complaint_type ?? 'complaint'} at ${when(m.complaint_ts)}`],
-            ['Outcome reported', m.reported_ts === null ? 'not yet' : when(m.reported_ts)],
-            ['Bounce reported', m.bounce_ts === null ? null : m.bounce_reported_ts === null ? 'not yet' : when(m.bounce_reported_ts)],
-            ['Report loop', sync === null || sync.client_sync_url === null ? 'no report endpoint: outcomes count as reported when they happen' : sync.consecutive_failures > 0 ? `failing (${sync.consecutive_failures} in a row): ${sync.last_error ?? ''}` : 'healthy'],
-            ['Last report round', sync === null || sync.last_success_ts === null ? null : when(sync.last_success_ts)],
-          ]} />
+          <Fields
+            rows={[
+              ['Bounce', m.bounce_ts === null ? 'none recorded' : `${m.bounce_type ?? ''} ${m.bounce_code ?? ''}`.trim()],
+              ['Bounced at', m.bounce_ts === null ? null : when(m.bounce_ts)],
+              ['Bounce reason', m.bounce_reason],
+              ['Complaint', m.complaint_ts === null ? null : `${m.complaint_type ?? 'complaint'} at ${when(m.complaint_ts)}`],
+              ['Outcome reported', m.reported_ts === null ? 'not yet' : when(m.reported_ts)],
+              ['Bounce reported', m.bounce_ts === null ? null : m.bounce_reported_ts === null ? 'not yet' : when(m.bounce_reported_ts)],
+              [
+                'Report loop',
+                sync === null || sync.client_sync_url === null
+                  ? 'no report endpoint: outcomes count as reported when they happen'
+                  : sync.consecutive_failures > 0
+                    ? `failing (${sync.consecutive_failures} in a row): ${sync.last_error ?? ''}`
+                    : 'healthy',
+              ],
+              ['Last report round', sync === null || sync.last_success_ts === null ? null : when(sync.last_success_ts)],
+            ]}
+          />
         </section>
       </div>
       <PecPanel message={m} receipts={props.pecReceipts} />
@@ -131,8 +192,12 @@ export function MessagePage(props: MessagePageProps) {
         <Timeline events={props.events} />
       </section>
       <section aria-labelledby="headers-heading">
-        <h2 id="headers-heading">Headers {props.headers?.source === 'http' ? <span class="muted">(as submitted over HTTP; the MIME headers are built at each delivery)</span> : null}</h2>
-        <pre class="headers" tabindex={0}>{props.headers?.text ?? ''}</pre>
+        <h2 id="headers-heading">
+          Headers {props.headers?.source === 'http' ? <span class="muted">(as submitted over HTTP; the MIME headers are built at each delivery)</span> : null}
+        </h2>
+        <pre class="headers" tabindex={0}>
+          {props.headers?.text ?? ''}
+        </pre>
       </section>
     </Layout>
   );

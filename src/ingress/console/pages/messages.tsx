@@ -49,7 +49,11 @@ function Filters(props: { filters: MessageFilters; admin: boolean }) {
         <label for="f-status">Status</label>
         <select id="f-status" name="status">
           <option value="">any</option>
-          {MESSAGE_STATUSES.map((status) => <option value={status} selected={f.status === status}>{status}</option>)}
+          {MESSAGE_STATUSES.map((status) => (
+            <option value={status} selected={f.status === status}>
+              {status}
+            </option>
+          ))}
         </select>
       </div>
       {props.admin ? <Field name="tenant" label="Tenant" value={f.tenant} /> : null}
@@ -60,7 +64,9 @@ function Filters(props: { filters: MessageFilters; admin: boolean }) {
       <Field name="to" label="Accepted before (UTC)" value={f.to} type="datetime-local" />
       <div class="actions">
         <button type="submit">Search</button>
-        <a class="button secondary" href={`${CONSOLE_PATH}/messages`}>Clear</a>
+        <a class="button secondary" href={`${CONSOLE_PATH}/messages`}>
+          Clear
+        </a>
       </div>
     </form>
   );
@@ -74,7 +80,11 @@ function WaitingCounts(props: { waiting: QueueOverview; filters: MessageFilters 
       <h2 id="waiting-heading">Waiting now: {props.waiting.waiting}</h2>
       <ul class="counts">
         {statuses.map(([status, count]) => (
-          <li><a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}${base}`}>{status}: {count}</a></li>
+          <li>
+            <a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}${base}`}>
+              {status}: {count}
+            </a>
+          </li>
         ))}
       </ul>
     </section>
@@ -89,16 +99,28 @@ function Results(props: { messages: MessageSummary[]; admin: boolean }) {
         <caption class="muted">Newest first</caption>
         <thead>
           <tr>
-            <th scope="col">Id</th><th scope="col">Status</th>{props.admin ? <th scope="col">Tenant</th> : null}
-            <th scope="col">To</th><th scope="col">Subject</th><th scope="col">Account</th><th scope="col">Batch</th>
-            <th scope="col">Accepted</th><th scope="col" class="num">Attempts</th>
+            <th scope="col">Id</th>
+            <th scope="col">Status</th>
+            {props.admin ? <th scope="col">Tenant</th> : null}
+            <th scope="col">To</th>
+            <th scope="col">Subject</th>
+            <th scope="col">Account</th>
+            <th scope="col">Batch</th>
+            <th scope="col">Accepted</th>
+            <th scope="col" class="num">
+              Attempts
+            </th>
           </tr>
         </thead>
         <tbody>
           {props.messages.map((message) => (
             <tr>
-              <td><a href={messageHref(message)}>{message.id}</a></td>
-              <td><span class={statusClass(message.status)}>{message.status}</span></td>
+              <td>
+                <a href={messageHref(message)}>{message.id}</a>
+              </td>
+              <td>
+                <span class={statusClass(message.status)}>{message.status}</span>
+              </td>
               {props.admin ? <td>{message.tenant_id}</td> : null}
               <td>{message.rcpt_to.join(', ')}</td>
               <td>{message.subject ?? ''}</td>
@@ -121,11 +143,23 @@ export function MessagesPage(props: MessagesPageProps) {
       <Filters filters={props.filters} admin={admin} />
       <WaitingCounts waiting={props.waiting} filters={props.filters} />
       <section aria-labelledby="results-heading">
-        <h2 id="results-heading">Results <span class="muted">({props.messages.length}{props.nextHref === null ? '' : '+'} on this page)</span></h2>
+        <h2 id="results-heading">
+          Results{' '}
+          <span class="muted">
+            ({props.messages.length}
+            {props.nextHref === null ? '' : '+'} on this page)
+          </span>
+        </h2>
         <Results messages={props.messages} admin={admin} />
         <nav class="pager" aria-label="Pages">
           {props.firstHref === null ? null : <a href={props.firstHref}>First page</a>}
-          {props.nextHref === null ? <span class="muted">End of results</span> : <a href={props.nextHref} rel="next">Next page</a>}
+          {props.nextHref === null ? (
+            <span class="muted">End of results</span>
+          ) : (
+            <a href={props.nextHref} rel="next">
+              Next page
+            </a>
+          )}
         </nav>
       </section>
     </Layout>

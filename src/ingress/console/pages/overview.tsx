@@ -35,13 +35,30 @@ function Queue(props: { queue: QueueOverview }) {
     <section class="panel" aria-labelledby="queue-heading">
       <h2 id="queue-heading">Queue: {queue.waiting} waiting</h2>
       <ul class="counts">
-        {Object.entries(queue.by_status).map(([status, count]) => <li><a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}`}>{status}: {count}</a></li>)}
+        {Object.entries(queue.by_status).map(([status, count]) => (
+          <li>
+            <a class={statusClass(status)} href={`${CONSOLE_PATH}/messages?status=${status}`}>
+              {status}: {count}
+            </a>
+          </li>
+        ))}
       </ul>
       <table>
         <caption class="muted">By priority</caption>
-        <tbody>{PRIORITY_LABELS.map((name, priority) => <tr><th scope="row">{name}</th><td class="num">{queue.by_priority[`${priority as 0 | 1 | 2 | 3}`]}</td></tr>)}</tbody>
+        <tbody>
+          {PRIORITY_LABELS.map((name, priority) => (
+            <tr>
+              <th scope="row">{name}</th>
+              <td class="num">{queue.by_priority[`${priority as 0 | 1 | 2 | 3}`]}</td>
+            </tr>
+          ))}
+        </tbody>
       </table>
-      <p class="muted">{queue.oldest_due === null ? 'Nothing is overdue.' : `Oldest due: ${queue.oldest_due.id} (${queue.oldest_due.tenant_id}), overdue ${queue.oldest_due.overdue_seconds} s.`}</p>
+      <p class="muted">
+        {queue.oldest_due === null
+          ? 'Nothing is overdue.'
+          : `Oldest due: ${queue.oldest_due.id} (${queue.oldest_due.tenant_id}), overdue ${queue.oldest_due.overdue_seconds} s.`}
+      </p>
     </section>
   );
 }
@@ -51,13 +68,23 @@ function Usage(props: { account: AccountActivityView }) {
   if (usage === undefined) return <>–</>;
   return (
     <>
-      {(['minute', 'hour', 'day'] as const).filter((kind) => usage[kind].limit !== null).map((kind) => (
-        <div>
-          <label for={`u-${props.account.tenant_id}-${props.account.id}-${kind}`}>{`per ${kind}: ${usage[kind].used}/${usage[kind].limit ?? ''}`}</label>
-          <meter id={`u-${props.account.tenant_id}-${props.account.id}-${kind}`} min={0} max={usage[kind].limit ?? 1} high={(usage[kind].limit ?? 1) * 0.8} value={usage[kind].used}></meter>
-        </div>
-      ))}
-      {usage.minute.limit === null && usage.hour.limit === null && usage.day.limit === null ? <span class="muted">{`no limits; ${usage.hour.used} this hour`}</span> : null}
+      {(['minute', 'hour', 'day'] as const)
+        .filter((kind) => usage[kind].limit !== null)
+        .map((kind) => (
+          <div>
+            <label for={`u-${props.account.tenant_id}-${props.account.id}-${kind}`}>{`per ${kind}: ${usage[kind].used}/${usage[kind].limit ?? ''}`}</label>
+            <meter
+              id={`u-${props.account.tenant_id}-${props.account.id}-${kind}`}
+              min={0}
+              max={usage[kind].limit ?? 1}
+              high={(usage[kind].limit ?? 1) * 0.8}
+              value={usage[kind].used}
+            ></meter>
+          </div>
+        ))}
+      {usage.minute.limit === null && usage.hour.limit === null && usage.day.limit === null ? (
+        <span class="muted">{`no limits; ${usage.hour.used} this hour`}</span>
+      ) : null}
     </>
   );
 }
@@ -73,7 +100,12 @@ function health(account: AccountActivityView, now: number): { label: string; cls
 function Mailbox(props: { account: AccountActivityView }) {
   const { imap_host: host, imap_port: port, imap_folder: folder } = props.account;
   if (host === null) return null;
-  return <><br /><span class="muted">{`mailbox ${host}:${port ?? ''} ${folder ?? ''}`}</span></>;
+  return (
+    <>
+      <br />
+      <span class="muted">{`mailbox ${host}:${port ?? ''} ${folder ?? ''}`}</span>
+    </>
+  );
 }
 
 function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
@@ -82,17 +114,50 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
       <h2 id="accounts-heading">Accounts</h2>
       <div class="table-wrap">
         <table>
-          <thead><tr><th scope="col">Account</th><th scope="col">Health</th><th scope="col" class="num">Waiting</th><th scope="col">Connections</th><th scope="col">Limit use</th></tr></thead>
+          <thead>
+            <tr>
+              <th scope="col">Account</th>
+              <th scope="col">Health</th>
+              <th scope="col" class="num">
+                Waiting
+              </th>
+              <th scope="col">Connections</th>
+              <th scope="col">Limit use</th>
+            </tr>
+          </thead>
           <tbody>
             {props.accounts.map((account) => {
               const state = health(account, props.now);
               return (
                 <tr>
-                  <td>{account.tenant_id}/{account.id}{account.is_pec ? <> <span class="badge" title="certified mail: receipts read from the account's mailbox">PEC</span></> : null}<br /><span class="muted">{account.host}:{account.port}</span><Mailbox account={account} /></td>
-                  <td><span class={state.cls}>{state.label}</span></td>
+                  <td>
+                    {account.tenant_id}/{account.id}
+                    {account.is_pec ? (
+                      <>
+                        {' '}
+                        <span class="badge" title="certified mail: receipts read from the account's mailbox">
+                          PEC
+                        </span>
+                      </>
+                    ) : null}
+                    <br />
+                    <span class="muted">
+                      {account.host}:{account.port}
+                    </span>
+                    <Mailbox account={account} />
+                  </td>
+                  <td>
+                    <span class={state.cls}>{state.label}</span>
+                  </td>
                   <td class="num">{account.waiting ?? 0}</td>
-                  <td>{account.connections === undefined ? '–' : `${account.connections.in_use} busy / ${account.connections.open} open / ${account.connections.max} max`}</td>
-                  <td><Usage account={account} /></td>
+                  <td>
+                    {account.connections === undefined
+                      ? '–'
+                      : `${account.connections.in_use} busy / ${account.connections.open} open / ${account.connections.max} max`}
+                  </td>
+                  <td>
+                    <Usage account={account} />
+                  </td>
                 </tr>
               );
             })}
@@ -110,26 +175,48 @@ function Loops(props: { reports: SyncStatus[]; bounces: MailboxStatus[] | null; 
       <div class="grid">
         <div class="panel">
           <h3>Delivery reports</h3>
-          {props.reports.length === 0 ? <p class="muted">No report endpoint configured.</p> : (
-            <ul>{props.reports.map((sync) => (
-              <li>{sync.tenant_id}: <span class={sync.consecutive_failures > 0 ? 'badge bad' : 'badge ok'}>{sync.consecutive_failures > 0 ? `failing ×${sync.consecutive_failures}` : 'healthy'}</span>{` backlog ${sync.backlog}, last success ${when(sync.last_success_ts)}`}{sync.last_error === null ? '' : `; ${sync.last_error}`}</li>
-            ))}</ul>
+          {props.reports.length === 0 ? (
+            <p class="muted">No report endpoint configured.</p>
+          ) : (
+            <ul>
+              {props.reports.map((sync) => (
+                <li>
+                  {sync.tenant_id}:{' '}
+                  <span class={sync.consecutive_failures > 0 ? 'badge bad' : 'badge ok'}>
+                    {sync.consecutive_failures > 0 ? `failing ×${sync.consecutive_failures}` : 'healthy'}
+                  </span>
+                  {` backlog ${sync.backlog}, last success ${when(sync.last_success_ts)}`}
+                  {sync.last_error === null ? '' : `; ${sync.last_error}`}
+                </li>
+              ))}
+            </ul>
           )}
         </div>
         {props.bounces === null ? null : (
           <div class="panel">
             <h3>Bounce mailboxes</h3>
-            {props.bounces.length === 0 ? <p class="muted">No bounce mailbox configured.</p> : (
-              <ul>{props.bounces.map((box) => (
-                <li>{box.mailbox}: <span class={box.connected ? 'badge ok' : 'badge bad'}>{box.state}</span>{box.last_error === null ? '' : ` ${box.last_error}`}</li>
-              ))}</ul>
+            {props.bounces.length === 0 ? (
+              <p class="muted">No bounce mailbox configured.</p>
+            ) : (
+              <ul>
+                {props.bounces.map((box) => (
+                  <li>
+                    {box.mailbox}: <span class={box.connected ? 'badge ok' : 'badge bad'}>{box.state}</span>
+                    {box.last_error === null ? '' : ` ${box.last_error}`}
+                  </li>
+                ))}
+              </ul>
             )}
           </div>
         )}
         {props.mirror === null ? null : (
           <div class="panel">
             <h3>Outbox to the event mirror</h3>
-            <p><span class={props.mirror.state === 'connected' || props.mirror.state === 'off' ? 'badge ok' : 'badge bad'}>{props.mirror.state}</span>{` backlog ${props.mirror.backlog}`}{props.mirror.oldest_unpublished_age_seconds === null ? '' : `, oldest ${props.mirror.oldest_unpublished_age_seconds} s`}</p>
+            <p>
+              <span class={props.mirror.state === 'connected' || props.mirror.state === 'off' ? 'badge ok' : 'badge bad'}>{props.mirror.state}</span>
+              {` backlog ${props.mirror.backlog}`}
+              {props.mirror.oldest_unpublished_age_seconds === null ? '' : `, oldest ${props.mirror.oldest_unpublished_age_seconds} s`}
+            </p>
             {props.mirror.last_error === null ? null : <p class="muted">{props.mirror.last_error}</p>}
           </div>
         )}

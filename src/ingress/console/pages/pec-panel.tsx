@@ -19,14 +19,37 @@ export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptVi
     <section class="panel" aria-labelledby="pec-heading">
       <h2 id="pec-heading">PEC receipts</h2>
       <dl class="fields">
-        <dt>Accepted (RdA)</dt><dd>{m.pec_rda_ts === null ? 'no acceptance receipt yet' : when(m.pec_rda_ts)}</dd>
-        <dt>Delivered (RdC)</dt><dd>{m.pec_rdc_ts === null ? 'no delivery receipt yet' : when(m.pec_rdc_ts)}</dd>
-        {m.pec_error === null ? null : <><dt>PEC error</dt><dd>{m.pec_error}{m.pec_error_ts === null ? '' : ` (${when(m.pec_error_ts)})`}</dd></>}
+        <dt>Accepted (RdA)</dt>
+        <dd>{m.pec_rda_ts === null ? 'no acceptance receipt yet' : when(m.pec_rda_ts)}</dd>
+        <dt>Delivered (RdC)</dt>
+        <dd>{m.pec_rdc_ts === null ? 'no delivery receipt yet' : when(m.pec_rdc_ts)}</dd>
+        {m.pec_error === null ? null : (
+          <>
+            <dt>PEC error</dt>
+            <dd>
+              {m.pec_error}
+              {m.pec_error_ts === null ? '' : ` (${when(m.pec_error_ts)})`}
+            </dd>
+          </>
+        )}
       </dl>
       {props.receipts.length === 0 ? null : (
         <div class="table-wrap">
           <table>
-            <thead><tr><th scope="col">Receipt</th><th scope="col">Recipient</th><th scope="col">Provider's time</th><th scope="col">Read</th><th scope="col">Issuer</th><th scope="col">Error</th><th scope="col" class="num">Size</th><th scope="col">Original</th></tr></thead>
+            <thead>
+              <tr>
+                <th scope="col">Receipt</th>
+                <th scope="col">Recipient</th>
+                <th scope="col">Provider's time</th>
+                <th scope="col">Read</th>
+                <th scope="col">Issuer</th>
+                <th scope="col">Error</th>
+                <th scope="col" class="num">
+                  Size
+                </th>
+                <th scope="col">Original</th>
+              </tr>
+            </thead>
             <tbody>
               {props.receipts.map((receipt) => (
                 <tr>
@@ -36,8 +59,15 @@ export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptVi
                   <td>{when(receipt.received_ts)}</td>
                   <td>{receipt.issuer ?? ''}</td>
                   <td>{[receipt.error, receipt.error_detail].filter((part) => part !== null).join(': ')}</td>
-                  <td class="num">{kib(receipt.size_bytes)}{receipt.complete ? '' : ' (first part only)'}</td>
-                  <td><a href={`${base}/pec/${receipt.receipt_id}`} download>download .eml</a></td>
+                  <td class="num">
+                    {kib(receipt.size_bytes)}
+                    {receipt.complete ? '' : ' (first part only)'}
+                  </td>
+                  <td>
+                    <a href={`${base}/pec/${receipt.receipt_id}`} download>
+                      download .eml
+                    </a>
+                  </td>
                 </tr>
               ))}
             </tbody>

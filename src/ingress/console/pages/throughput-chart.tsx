@@ -26,18 +26,35 @@ export function ThroughputChart(props: { data: ThroughputSeries }) {
         <desc id="chart-desc">{`Since ${whenMs(data.since)}: ${summary}. Busiest minute: ${data.peak}.`}</desc>
         <line x1={PAD.left} y1={PAD.top + plotH} x2={WIDTH - PAD.right} y2={PAD.top + plotH} stroke="#8a96a3" />
         <line x1={PAD.left} y1={PAD.top} x2={PAD.left} y2={PAD.top + plotH} stroke="#8a96a3" />
-        <text x={PAD.left - 4} y={PAD.top + 10} text-anchor="end" font-size="11" fill="#4a5560">{String(scale)}</text>
-        <text x={PAD.left - 4} y={PAD.top + plotH} text-anchor="end" font-size="11" fill="#4a5560">0</text>
-        <text x={PAD.left} y={HEIGHT - 4} font-size="11" fill="#4a5560">-60 min</text>
-        <text x={WIDTH - PAD.right} y={HEIGHT - 4} text-anchor="end" font-size="11" fill="#4a5560">now</text>
+        <text x={PAD.left - 4} y={PAD.top + 10} text-anchor="end" font-size="11" fill="#4a5560">
+          {String(scale)}
+        </text>
+        <text x={PAD.left - 4} y={PAD.top + plotH} text-anchor="end" font-size="11" fill="#4a5560">
+          0
+        </text>
+        <text x={PAD.left} y={HEIGHT - 4} font-size="11" fill="#4a5560">
+          -60 min
+        </text>
+        <text x={WIDTH - PAD.right} y={HEIGHT - 4} text-anchor="end" font-size="11" fill="#4a5560">
+          now
+        </text>
         {THROUGHPUT_OUTCOMES.map((outcome) => (
-          <polyline fill="none" stroke={COLOURS[outcome]} stroke-width="2"
-            points={data.series[outcome].map((count, minute) => `${x(minute).toFixed(1)},${y(count).toFixed(1)}`).join(' ')} />
+          <polyline
+            fill="none"
+            stroke={COLOURS[outcome]}
+            stroke-width="2"
+            points={data.series[outcome].map((count, minute) => `${x(minute).toFixed(1)},${y(count).toFixed(1)}`).join(' ')}
+          />
         ))}
       </svg>
       <figcaption>
         <ul class="legend">
-          {THROUGHPUT_OUTCOMES.map((outcome) => <li><span class={`key key-${outcome}`} aria-hidden="true"></span>{outcome}: {data.totals[outcome]}</li>)}
+          {THROUGHPUT_OUTCOMES.map((outcome) => (
+            <li>
+              <span class={`key key-${outcome}`} aria-hidden="true"></span>
+              {outcome}: {data.totals[outcome]}
+            </li>
+          ))}
         </ul>
       </figcaption>
     </figure>

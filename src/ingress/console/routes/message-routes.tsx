@@ -24,12 +24,26 @@ import { checkForm, CONSOLE_PATH, currentSession } from '../session.js';
 const PAGE_SIZE = 50;
 const text = (max: number) => z.string().max(max).optional().default('');
 const filtersQuery = z.object({
-  tenant: text(64), q: text(200), status: z.union([z.literal(''), z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]])]).optional().default(''),
-  account: text(64), batch: text(255), recipient: text(320), from: text(40), to: text(40), cursor: z.string().max(200).optional(),
+  tenant: text(64),
+  q: text(200),
+  status: z
+    .union([z.literal(''), z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]])])
+    .optional()
+    .default(''),
+  account: text(64),
+  batch: text(255),
+  recipient: text(320),
+  from: text(40),
+  to: text(40),
+  cursor: z.string().max(200).optional(),
 });
 const pathParams = z.object({ tenant: z.string().min(1).max(64), id: z.string().min(1).max(255) });
 
-export const consoleContext = (c: Context<ConsoleEnv>): CommandContext => ({ principal: currentSession(c).principal, correlationId: c.get('requestId'), via: 'console' });
+export const consoleContext = (c: Context<ConsoleEnv>): CommandContext => ({
+  principal: currentSession(c).principal,
+  correlationId: c.get('requestId'),
+  via: 'console',
+});
 
 /** The one-time notice, taken from the session as the page shows it. */
 export function takeNotice(c: Context<ConsoleEnv>): string | null {
@@ -73,8 +87,15 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const now = deps.clock.now();
     const waiting = queueOverview(deps.queue.counts(tenantId), null, now);
     return c.html(
-      <MessagesPage session={session} filters={filters} messages={found.messages} waiting={waiting} notice={takeNotice(c)}
-        nextHref={found.next === null ? null : filterHref(filters, encodeCursor(found.next))} firstHref={cursor === undefined ? null : filterHref(filters, null)} />,
+      <MessagesPage
+        session={session}
+        filters={filters}
+        messages={found.messages}
+        waiting={waiting}
+        notice={takeNotice(c)}
+        nextHref={found.next === null ? null : filterHref(filters, encodeCursor(found.next))}
+        firstHref={cursor === undefined ? null : filterHref(filters, null)}
+      />,
     );
   });
 
@@ -89,10 +110,18 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const tenantId = scopeTenant(session.principal, message.tenant_id);
     const reasons = why.reasons.map((reason) => reason.code);
     return c.html(
-      <MessagePage session={session} message={message} events={events} pecReceipts={pecReceipts} why={why} notice={takeNotice(c)}
+      <MessagePage
+        session={session}
+        message={message}
+        events={events}
+        pecReceipts={pecReceipts}
+        why={why}
+        notice={takeNotice(c)}
         status={messageStatus(message.state, message.suspended, message.bounce_ts !== null)}
-        headers={deps.headers.of(tenantId, message.id)} sync={deps.reports.get(tenantId)}
-        suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null} />,
+        headers={deps.headers.of(tenantId, message.id)}
+        sync={deps.reports.get(tenantId)}
+        suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null}
+      />,
     );
   });
 
@@ -127,12 +156,16 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     switch (action) {
       case 'resend': {
         const result = deps.commands.resend(ctx, message.tenant_id, [message.id]);
-        session.flash = result.resent.length === 1 ? 'Resent: the message is queued for a new attempt.' : 'Not resent: only a sent or failed message can be sent again.';
+        session.flash =
+          result.resent.length === 1 ? 'Resent: the message is queued for a new attempt.' : 'Not resent: only a sent or failed message can be sent again.';
         break;
       }
       case 'delete': {
         const result = deps.commands.deleteMessages(ctx, message.tenant_id, [message.id]);
-        session.flash = result.deleted.length === 1 ? `Deleted message ${message.id}.` : 'Not deleted: the message is being handed to its relay right now; try again in a moment.';
+        session.flash =
+          result.deleted.length === 1
+            ? `Deleted message ${message.id}.`
+            : 'Not deleted: the message is being handed to its relay right now; try again in a moment.';
         if (result.deleted.length === 1) return c.redirect(`${CONSOLE_PATH}/messages`, 303);
         break;
       }

@@ -15,7 +15,11 @@ import { CONSOLE_PATH, currentSession } from '../session.js';
 import { consoleContext, takeNotice } from './message-routes.js';
 
 const CHART_MINUTES = 60;
-const suppressionsQuery = z.object({ tenant: z.string().max(64).optional(), prefix: z.string().max(320).optional().default(''), after: z.string().max(320).optional() });
+const suppressionsQuery = z.object({
+  tenant: z.string().max(64).optional(),
+  prefix: z.string().max(320).optional().default(''),
+  after: z.string().max(320).optional(),
+});
 
 export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
@@ -29,11 +33,17 @@ export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const since = Math.floor(now / 60_000) * 60_000 - (CHART_MINUTES - 1) * 60_000;
     const reports = deps.reports.list().filter((sync) => sync.client_sync_url !== null && (tenantId === null || sync.tenant_id === tenantId));
     return c.html(
-      <OverviewPage session={session} now={now} notice={takeNotice(c)}
+      <OverviewPage
+        session={session}
+        now={now}
+        notice={takeNotice(c)}
         queue={queueOverview(deps.queue.counts(tenantId), deps.queue.oldestDue(tenantId, now), now)}
         throughput={throughputSeries(deps.throughput.perMinute(tenantId, since), since, CHART_MINUTES)}
         accounts={(await deps.accounts.list(consoleContext(c), undefined)).map(viewAccountState)}
-        reports={reports} bounces={admin ? deps.bounces() : null} mirror={admin ? deps.mirror() : null} />,
+        reports={reports}
+        bounces={admin ? deps.bounces() : null}
+        mirror={admin ? deps.mirror() : null}
+      />,
     );
   });
 
@@ -48,13 +58,29 @@ export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const query = validate(suppressionsQuery, c.req.query(), 'filters');
     const tenants = deps.tenants.list(consoleContext(c)).map(viewTenant);
     const tenant = query.tenant ?? tenants[0]?.id;
-    const page = tenant === undefined ? null : deps.suppressions.list(consoleContext(c), tenant, {
-      limit: 100, ...(query.prefix === '' ? {} : { prefix: query.prefix }), ...(query.after === undefined ? {} : { after: query.after }),
-    });
+    const page =
+      tenant === undefined
+        ? null
+        : deps.suppressions.list(consoleContext(c), tenant, {
+            limit: 100,
+            ...(query.prefix === '' ? {} : { prefix: query.prefix }),
+            ...(query.after === undefined ? {} : { after: query.after }),
+          });
     const next = page?.next ?? null;
-    const nextHref = next === null || tenant === undefined ? null
-      : `${CONSOLE_PATH}/suppressions?${new URLSearchParams({ tenant, prefix: query.prefix, after: next }).toString()}`;
-    return c.html(<SuppressionsPage session={session} tenants={tenants} tenant={tenant ?? ''} prefix={query.prefix} suppressions={page?.suppressions ?? null} nextHref={nextHref} />);
+    const nextHref =
+      next === null || tenant === undefined
+        ? null
+        : `${CONSOLE_PATH}/suppressions?${new URLSearchParams({ tenant, prefix: query.prefix, after: next }).toString()}`;
+    return c.html(
+      <SuppressionsPage
+        session={session}
+        tenants={tenants}
+        tenant={tenant ?? ''}
+        prefix={query.prefix}
+        suppressions={page?.suppressions ?? null}
+        nextHref={nextHref}
+      />,
+    );
   });
 
   return app;

@@ -18,13 +18,14 @@ export const ACCOUNT_ROUTES = {
     method: 'post',
     path: '/account',
     summary: 'Create or update a sending account',
-    description: '`tenant_id` is implied by a tenant key. Omit `password` to keep the stored one. `tls_mode` wins; without it, `use_tls` is read as genro-mail-proxy reads it: '
-      + 'true = implicit TLS on port 465 and STARTTLS required on any other port, false = plain, null or absent = implicit on port 465 '
-      + '(else the stored mode; STARTTLS for a new account). '
-      + 'A PEC account (`is_pec`) reads its provider\'s receipts from its own IMAP mailbox: `imap_host` (null removes the mailbox), `imap_port` '
-      + '(993 for implicit TLS, 143 otherwise), `imap_tls_mode` (implicit), `imap_folder` (INBOX), `imap_user` and `imap_password` (null: the relay\'s; '
-      + 'omit `imap_password` to keep the stored one). On an update, omitted fields keep their stored values. A PEC account needs a mailbox and its '
-      + 'credentials (400 VALIDATION_FAILED naming the field); clearing `is_pec` keeps the mailbox settings.',
+    description:
+      '`tenant_id` is implied by a tenant key. Omit `password` to keep the stored one. `tls_mode` wins; without it, `use_tls` is read as genro-mail-proxy reads it: ' +
+      'true = implicit TLS on port 465 and STARTTLS required on any other port, false = plain, null or absent = implicit on port 465 ' +
+      '(else the stored mode; STARTTLS for a new account). ' +
+      "A PEC account (`is_pec`) reads its provider's receipts from its own IMAP mailbox: `imap_host` (null removes the mailbox), `imap_port` " +
+      "(993 for implicit TLS, 143 otherwise), `imap_tls_mode` (implicit), `imap_folder` (INBOX), `imap_user` and `imap_password` (null: the relay's; " +
+      'omit `imap_password` to keep the stored one). On an update, omitted fields keep their stored values. A PEC account needs a mailbox and its ' +
+      'credentials (400 VALIDATION_FAILED naming the field); clearing `is_pec` keeps the mailbox settings.',
     body: accountBody,
     responses: { 200: json('updated: `{"ok":true,"created":false,"account":{...}}`'), 201: json('created: `{"ok":true,"created":true,"account":{...}}`') },
     errors: ['NOT_FOUND'],
@@ -37,7 +38,16 @@ export const ACCOUNT_ROUTES = {
     query: tenantScopeQuery,
     responses: { 200: json('`{"accounts":[...]}` (`has_password` and `has_imap_password` instead of the passwords)') },
   },
-  get: { ...account, method: 'get', path: '/account/{id}', summary: 'Read an account', params, query: tenantScopeQuery, responses: { 200: json('`{"account":{...}}`') }, errors: ['NOT_FOUND'] },
+  get: {
+    ...account,
+    method: 'get',
+    path: '/account/{id}',
+    summary: 'Read an account',
+    params,
+    query: tenantScopeQuery,
+    responses: { 200: json('`{"account":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
   delete: {
     ...account,
     method: 'delete',

@@ -22,7 +22,8 @@ export const BACKUP_ROUTES = {
     method: 'get',
     path: '/backup',
     tag: 'Operations',
-    summary: 'A consistent copy of the database, taken while the daemon goes on writing (one at a time: 409 while another is taken); `mailproxy backup FILE` saves and checks it',
+    summary:
+      'A consistent copy of the database, taken while the daemon goes on writing (one at a time: 409 while another is taken); `mailproxy backup FILE` saves and checks it',
     access: 'admin',
     responses: { 200: { description: 'The SQLite database file', contentType: 'application/vnd.sqlite3' } },
     errors: ['CONFLICT'],

@@ -17,7 +17,9 @@ import { commandContext } from './tenants.js';
 const limit = z.coerce.number().int().min(1).max(1000);
 const address = z.string().min(3).max(320);
 
-const suppressionsQuery = z.object({ tenant_id: identifier.optional(), after: address.optional(), prefix: z.string().max(320).optional(), limit: limit.optional() }).strict();
+const suppressionsQuery = z
+  .object({ tenant_id: identifier.optional(), after: address.optional(), prefix: z.string().max(320).optional(), limit: limit.optional() })
+  .strict();
 const suppressionBody = z
   .object({
     tenant_id: identifier.optional(),
@@ -83,7 +85,8 @@ export const BOUNCE_ROUTES = {
     path: '/bounces',
     tag: 'Bounces and suppressions',
     summary: 'Handled bounce mailbox messages, newest first',
-    description: 'Each with `kind`, `disposition`, `unmatched_reason`, `matched_by`, the message and the verdict per recipient. A tenant key sees its own messages\' bounces only; `next` is the `before` of the next page.',
+    description:
+      "Each with `kind`, `disposition`, `unmatched_reason`, `matched_by`, the message and the verdict per recipient. A tenant key sees its own messages' bounces only; `next` is the `before` of the next page.",
     access: 'tenant',
     query: bouncesQuery,
     responses: { 200: json('`{"bounces":[...],"next":...}`') },
@@ -133,7 +136,12 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
   on(app, routes.bounces, (c) => {
     const query = readQuery(c, routes.bounces.query);
     const limit = query.limit ?? 100;
-    const rows = deps.ledger.list({ disposition: query.disposition ?? null, tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id), before: query.before ?? null, limit });
+    const rows = deps.ledger.list({
+      disposition: query.disposition ?? null,
+      tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id),
+      before: query.before ?? null,
+      limit,
+    });
     return c.json({ bounces: rows, next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
   });
 

@@ -10,15 +10,26 @@ export interface ReadinessCheck {
 }
 
 export const HEALTH_ROUTES = {
-  health: { method: 'get', path: '/health', tag: 'Health', summary: 'Liveness', access: 'public', responses: { 200: json('`{"status":"ok"}` while the process answers') } },
+  health: {
+    method: 'get',
+    path: '/health',
+    tag: 'Health',
+    summary: 'Liveness',
+    access: 'public',
+    responses: { 200: json('`{"status":"ok"}` while the process answers') },
+  },
   ready: {
     method: 'get',
     path: '/ready',
     tag: 'Health',
     summary: 'Readiness: the store answers, the dispatcher and the parser threads run',
-    description: '`details.mirror`: the event mirror\'s state; `details.bounce`: each bounce mailbox\'s `state` and `connected` (an IMAP server down does not make the daemon unready).',
+    description:
+      "`details.mirror`: the event mirror's state; `details.bounce`: each bounce mailbox's `state` and `connected` (an IMAP server down does not make the daemon unready).",
     access: 'public',
-    responses: { 200: json('ready: `{"ready":true,"checks":{name:"ok"},"details":{...}}`'), 503: json('not ready: the same shape, naming what is not ready in `checks`') },
+    responses: {
+      200: json('ready: `{"ready":true,"checks":{name:"ok"},"details":{...}}`'),
+      503: json('not ready: the same shape, naming what is not ready in `checks`'),
+    },
   },
 } as const satisfies Record<string, RouteDoc>;
 

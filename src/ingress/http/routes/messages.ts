@@ -52,8 +52,8 @@ const addMessagesDoc = {
   method: 'post',
   summary: 'Submit messages',
   description:
-    'Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync\'d) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it. '
-    + `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.`,
+    "Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync'd) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it. " +
+    `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.`,
   body: addMessagesDocumented,
   responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason","code"}]}`') },
   errors: ['UNAVAILABLE'],
@@ -69,7 +69,12 @@ export const MESSAGE_ROUTES = {
   activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams },
   deleteMessages: { ...commandDoc, path: '/commands/delete-messages', summary: 'Delete messages by client id', body: idsParams },
   resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: idsParams },
-  cleanup: { ...commandDoc, path: '/commands/cleanup-messages', summary: 'Remove messages whose outcome was reported longer ago than `older_than_seconds`', body: cleanupParams },
+  cleanup: {
+    ...commandDoc,
+    path: '/commands/cleanup-messages',
+    summary: 'Remove messages whose outcome was reported longer ago than `older_than_seconds`',
+    body: cleanupParams,
+  },
   search: {
     ...messages,
     method: 'get',
@@ -87,7 +92,9 @@ export const MESSAGE_ROUTES = {
     summary: "A message's state, its event timeline and why it waits",
     params: { id: clientId },
     query: tenantParams,
-    responses: { 200: json('`{"message":{...},"events":[...],"why":{...},"pec_receipts":[...]}` (pec_receipts: the PEC receipts of the message, see GET /pec-receipts)') },
+    responses: {
+      200: json('`{"message":{...},"events":[...],"why":{...},"pec_receipts":[...]}` (pec_receipts: the PEC receipts of the message, see GET /pec-receipts)'),
+    },
     errors: ['NOT_FOUND'],
   },
 } as const satisfies Record<string, RouteDoc>;
@@ -98,7 +105,8 @@ export const encodeCursor = (cursor: MessageCursor): string => Buffer.from(JSON.
 export function decodeCursor(text: string): MessageCursor {
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (Number.isSafeInteger(value.pk) && (value.nextAttemptAt === undefined || Number.isSafeInteger(value.nextAttemptAt))) return value as unknown as MessageCursor;
+    if (Number.isSafeInteger(value.pk) && (value.nextAttemptAt === undefined || Number.isSafeInteger(value.nextAttemptAt)))
+      return value as unknown as MessageCursor;
   } catch {
     // reported below
   }

@@ -10,7 +10,8 @@ export const MIRROR_ROUTES = {
     method: 'get',
     path: '/mirror/status',
     tag: 'Operations',
-    summary: 'The event mirror: connection state, outbox backlog and oldest unpublished age, events published, last error, commands handled / dead-lettered / waiting',
+    summary:
+      'The event mirror: connection state, outbox backlog and oldest unpublished age, events published, last error, commands handled / dead-lettered / waiting',
     access: 'admin',
     responses: { 200: json('`{"mirror":{...}}`') },
   },

@@ -29,10 +29,11 @@ export const PEC_ROUTES = {
     method: 'get',
     path: '/pec-receipts',
     tag: 'PEC',
-    summary: 'PEC receipts read from PEC accounts\' mailboxes, newest first',
-    description: 'Each with `receipt_type` (the X-Ricevuta type), the message it is about (`message_id`, null when none of ours fits), `recipient`, '
-      + '`error`, `issuer`, `identificativo`, `issued_ts`, `received_ts`, `size_bytes`, `complete` and the `sha256` of its bytes. '
-      + '`message_id` filters to one message; `next` is the `before` of the next page.',
+    summary: "PEC receipts read from PEC accounts' mailboxes, newest first",
+    description:
+      'Each with `receipt_type` (the X-Ricevuta type), the message it is about (`message_id`, null when none of ours fits), `recipient`, ' +
+      '`error`, `issuer`, `identificativo`, `issued_ts`, `received_ts`, `size_bytes`, `complete` and the `sha256` of its bytes. ' +
+      '`message_id` filters to one message; `next` is the `before` of the next page.',
     access: 'tenant',
     query: receiptsQuery,
     responses: { 200: json('`{"receipts":[...],"next":...}`') },
@@ -41,9 +42,10 @@ export const PEC_ROUTES = {
     method: 'get',
     path: '/pec-receipts/{receipt_id}/raw',
     tag: 'PEC',
-    summary: 'One PEC receipt\'s original bytes (message/rfc822), signature included',
-    description: 'Exactly the bytes the mailbox held. `X-Receipt-SHA256` is their SHA-256; `X-Receipt-Complete: false` when the receipt was larger than '
-      + '`[pec] max_receipt_bytes` and only its first bytes were kept.',
+    summary: "One PEC receipt's original bytes (message/rfc822), signature included",
+    description:
+      'Exactly the bytes the mailbox held. `X-Receipt-SHA256` is their SHA-256; `X-Receipt-Complete: false` when the receipt was larger than ' +
+      '`[pec] max_receipt_bytes` and only its first bytes were kept.',
     access: 'tenant',
     params: { receipt_id: receiptId },
     query: rawQuery,

@@ -15,13 +15,21 @@ import { identifier } from '../schemas.js';
 const params = { id: identifier };
 
 export const SYNC_STATUS_ROUTES = {
-  list: { method: 'get', path: '/tenants/sync-status', tag: 'Delivery reports', summary: 'Delivery report status of every tenant', access: 'admin', responses: { 200: json('`{"tenants":[...]}`') } },
+  list: {
+    method: 'get',
+    path: '/tenants/sync-status',
+    tag: 'Delivery reports',
+    summary: 'Delivery report status of every tenant',
+    access: 'admin',
+    responses: { 200: json('`{"tenants":[...]}`') },
+  },
   get: {
     method: 'get',
     path: '/tenant/{id}/sync-status',
     tag: 'Delivery reports',
     summary: "One tenant's delivery report status",
-    description: '`client_sync_url`, `in_flight`, `last_attempt_ts`, `last_success_ts`, `last_error`, `last_error_ts`, `consecutive_failures`, `next_due_ts`, `do_not_disturb_until_ts`, `backlog`, `oldest_unreported_ts`, `oldest_unreported_age_seconds`.',
+    description:
+      '`client_sync_url`, `in_flight`, `last_attempt_ts`, `last_success_ts`, `last_error`, `last_error_ts`, `consecutive_failures`, `next_due_ts`, `do_not_disturb_until_ts`, `backlog`, `oldest_unreported_ts`, `oldest_unreported_age_seconds`.',
     access: 'tenant',
     params,
     responses: { 200: json('`{"sync_status":{...}}`') },

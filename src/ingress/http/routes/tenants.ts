@@ -29,7 +29,15 @@ export const TENANT_ROUTES = {
     errors: ['CONFLICT'],
   },
   list: { ...tenant, method: 'get', path: '/tenants', summary: 'List tenants (secrets never shown)', responses: { 200: json('`{"tenants":[...]}`') } },
-  get: { ...tenant, method: 'get', path: '/tenant/{id}', summary: 'Read a tenant', params, responses: { 200: json('`{"tenant":{...}}`') }, errors: ['NOT_FOUND'] },
+  get: {
+    ...tenant,
+    method: 'get',
+    path: '/tenant/{id}',
+    summary: 'Read a tenant',
+    params,
+    responses: { 200: json('`{"tenant":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
   update: {
     ...tenant,
     method: 'put',
@@ -89,7 +97,10 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
   on(app, routes.create, async (c) => {
     const input = await readBody(c, routes.create.body);
     const { tenant, key, signingSecret } = tenants.create(commandContext(c), input);
-    return c.json({ ok: true, tenant: viewTenant(tenant), api_key: key.apiKey, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) }, 201);
+    return c.json(
+      { ok: true, tenant: viewTenant(tenant), api_key: key.apiKey, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) },
+      201,
+    );
   });
 
   on(app, routes.list, (c) => c.json({ tenants: tenants.list(commandContext(c)).map(viewTenant) }));

@@ -4,9 +4,27 @@ import type { AccountState } from '../../../core/account-service.js';
 import { viewAccountState } from './account-view.js';
 
 const account: Account = {
-  tenantId: 'acme', id: 'main', host: 'smtp.example', port: 587, user: 'u', password: 'secret', tlsMode: 'starttls', tlsRejectUnauthorized: true,
-  limitPerMinute: 10, limitPerHour: null, limitPerDay: null, limitBehavior: 'defer', maxConnections: 5, maxMessagesPerConnection: 100,
-  isDefault: true, isPec: false, imap: null, pausedAt: null, pausedReason: null, createdAt: 1_700_000_000_000, updatedAt: 1_700_000_000_000,
+  tenantId: 'acme',
+  id: 'main',
+  host: 'smtp.example',
+  port: 587,
+  user: 'u',
+  password: 'secret',
+  tlsMode: 'starttls',
+  tlsRejectUnauthorized: true,
+  limitPerMinute: 10,
+  limitPerHour: null,
+  limitPerDay: null,
+  limitBehavior: 'defer',
+  maxConnections: 5,
+  maxMessagesPerConnection: 100,
+  isDefault: true,
+  isPec: false,
+  imap: null,
+  pausedAt: null,
+  pausedReason: null,
+  createdAt: 1_700_000_000_000,
+  updatedAt: 1_700_000_000_000,
 };
 
 const activity: NonNullable<AccountState['activity']> = {

@@ -39,19 +39,23 @@ export function viewAccountState({ account, activity }: AccountState): AccountAc
 
 // Field order as the API has always answered: usage, waiting, connections, last_error, last_success_ts.
 function viewActivity(activity: AccountActivity): Omit<AccountActivityView, keyof AccountView> {
-  const usage = Object.fromEntries(WINDOW_KINDS.map((kind) => {
-    const window = activity.usage[kind];
-    return [kind, { used: window.used, limit: window.limit, resets_ts: Math.floor(window.resetsAt / 1000) }];
-  })) as WindowUsageView;
+  const usage = Object.fromEntries(
+    WINDOW_KINDS.map((kind) => {
+      const window = activity.usage[kind];
+      return [kind, { used: window.used, limit: window.limit, resets_ts: Math.floor(window.resetsAt / 1000) }];
+    }),
+  ) as WindowUsageView;
   const { connections, attempts } = activity;
   const error = attempts?.lastError ?? null;
   return {
     usage,
     waiting: activity.waiting,
     connections: { open: connections.open, in_use: connections.inUse, max: connections.max },
-    ...(attempts === undefined ? {} : {
-      last_error: error === null ? null : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
-      last_success_ts: epochSeconds(attempts.lastSuccessAt),
-    }),
+    ...(attempts === undefined
+      ? {}
+      : {
+          last_error: error === null ? null : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
+          last_success_ts: epochSeconds(attempts.lastSuccessAt),
+        }),
   };
 }

@@ -1,0 +1,142 @@
+/**
+ * The admin use-cases over the store (one authenticator and one throttle of
+ * failed sign-ins for the API and the console, another for SMTP AUTH), and the
+ * HTTP API with the web console in front of it. Composition only: no behaviour
+ * of its own.
+ */
+import { createAccountService } from '../core/account-service.js';
+import type { AttemptLog } from '../core/attempt-log.js';
+import { createAuthenticator } from '../core/authenticator.js';
+import type { Clock, IdSource } from '../core/clock.js';
+import { createFailureThrottle } from '../core/failure-throttle.js';
+import type { Logger } from '../core/logger.js';
+import type { MessageCommands } from '../core/message-commands.js';
+import type { Handoff } from '../core/relay.js';
+import type { SubmissionService } from '../core/submission-service.js';
+import { createSuppressionService } from '../core/suppression-service.js';
+import { createTenantService } from '../core/tenant-service.js';
+import type { DaemonSettings } from '../config/index.js';
+import type { DeliveryService } from '../delivery/delivery-service.js';
+import type { MailboxWatchers } from '../bounce/bounce-service.js';
+import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
+import { daemonHealth } from '../ingress/http/daemon-health.js';
+import { createHttpApp } from '../ingress/http/index.js';
+import type { SubmissionParsing } from '../ingress/http/parser-threads.js';
+import type { Metrics } from '../metrics/registry.js';
+import type { DaemonMirror } from '../outbox/mirror-service.js';
+import type { DaemonKeys } from '../security/daemon-keys.js';
+import { newSigningSecret } from '../security/report-signature.js';
+import type { SqliteStore } from '../store/index.js';
+import type { ReportService } from '../sync/report-service.js';
+
+/** Web console sessions: signed out after 30 idle minutes or 12 hours, whichever comes first; at most this many at once. */
+const CONSOLE_IDLE_MS = 30 * 60_000;
+const CONSOLE_MAX_AGE_MS = 12 * 3600_000;
+const CONSOLE_MAX_SESSIONS = 10_000;
+
+export function adminServices(deps: {
+  store: SqliteStore;
+  keys: DaemonKeys;
+  settings: Pick<DaemonSettings, 'http' | 'smtp'>;
+  clock: Clock;
+  ids: IdSource;
+  attempts: AttemptLog;
+  handoff: Handoff;
+  /** Accounts were saved or deleted: the dispatcher and the PEC watchers follow at once. */
+  wake(): void;
+  accountsChanged(): void;
+}) {
+  const { store, keys, clock, ids } = deps;
+  const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }) =>
+    createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock });
+  return {
+    authenticator: authenticator(keys.admin, deps.settings.http.authThrottle),
+    // SMTP AUTH takes tenant keys only: the admin token is never a mailbox password.
+    smtpAuthenticator: authenticator({ matches: () => false }, deps.settings.smtp.authThrottle),
+    tenants: createTenantService({ store, holds: store.messages, keys: keys.apiKeys, newSigningSecret, clock, ids }),
+    accounts: createAccountService({
+      store,
+      clock,
+      ids,
+      wake: () => {
+        deps.wake();
+        deps.accountsChanged();
+      },
+      activity: {
+        usage: store.queue.usage,
+        waiting: store.queueStatus.waitingByAccount,
+        connections: () => deps.handoff.connections(),
+        attempts: deps.attempts.of,
+      },
+    }),
+    suppressions: createSuppressionService({ store, clock, ids }),
+  };
+}
+
+type AdminServices = ReturnType<typeof adminServices>;
+
+/** The API, and the web console in front of it on the same listener. */
+export function createApi(
+  deps: AdminServices & {
+    store: SqliteStore;
+    delivery: DeliveryService;
+    reports: ReportService;
+    mirror: DaemonMirror;
+    bounces: MailboxWatchers;
+    parsing: SubmissionParsing;
+    metrics: Metrics;
+    submissions: SubmissionService;
+    commands: MessageCommands;
+    clock: Clock;
+    ids: IdSource;
+    log: Logger;
+    maxBodyBytes: number;
+  },
+) {
+  const { store, delivery, reports, mirror, bounces, parsing, clock, ids, log } = deps;
+  const api = createHttpApp({
+    ...deps,
+    syncStatus: reports.status,
+    mirrorStatus: () => mirror.status(),
+    bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
+    pecReceipts: store.pecReceipts,
+    backups: store,
+    parseSubmission: parsing.parse,
+    intake: deps.metrics.intake,
+    search: store.search,
+    status: {
+      queue: store.queueStatus,
+      clock,
+      health: daemonHealth({
+        dispatcherRunning: () => delivery.dispatcher.isRunning(),
+        store,
+        relays: () => delivery.handoff.connections(),
+        parserReady: parsing.ready,
+        reports: () => reports.status.list(),
+        bounces: () => bounces.status(),
+        mirror: () => mirror.status(),
+      }),
+    },
+    readiness: [
+      { name: 'store', check: () => (store.ping(), true) },
+      { name: 'dispatcher', check: () => delivery.dispatcher.isRunning() },
+      // Intake needs its parser threads; a relay thread being replaced only delays delivery.
+      ...(parsing.ready === null ? [] : [{ name: 'parser', check: parsing.ready }]),
+    ],
+    log: log.child({ component: 'http' }),
+  });
+  const webConsole = createConsoleApp({
+    ...deps,
+    search: store.search,
+    headers: store.headers,
+    queue: store.queueStatus,
+    throughput: store.throughput,
+    reports: reports.status,
+    mirror: () => mirror.status(),
+    bounces: () => bounces.status(),
+    pecReceipts: store.pecReceipts,
+    sessions: createSessionStore({ clock, idleMs: CONSOLE_IDLE_MS, maxAgeMs: CONSOLE_MAX_AGE_MS, maxSessions: CONSOLE_MAX_SESSIONS }),
+    log: log.child({ component: 'console' }),
+  });
+  return withConsole(webConsole, api);
+}

@@ -1,0 +1,23 @@
+/**
+ * Intake: the HTTP API (with the web console) and SMTP submission, over the
+ * admin use-cases and the work behind them. Composition only.
+ */
+import { hostname } from 'node:os';
+import { createHttpService } from '../ingress/http/http-service.js';
+import { createSmtpService } from '../ingress/smtp/index.js';
+import type { DaemonKeys } from '../security/daemon-keys.js';
+import { adminServices, createApi } from './api.js';
+import type { Streams } from './streams.js';
+import type { DaemonContext, Work } from './work.js';
+
+export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, streams: Streams) {
+  const { settings, store, clock, ids, log, metrics } = ctx;
+  const { delivery, submissions, wake } = work;
+  const bounces = streams.bounces.watchers;
+  const admin = adminServices({ ...ctx, keys, handoff: delivery.handoff, wake, accountsChanged: bounces.accountsChanged });
+  const parts = { ...work, mirror: streams.mirror.mirror, bounces, store, metrics, clock, ids, log, maxBodyBytes: settings.http.maxBodyBytes };
+  const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
+  const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake };
+  const smtp = createSmtpService(settings.smtp, { ...smtpDeps, authenticator: admin.smtpAuthenticator });
+  return { http, smtp };
+}

@@ -1,0 +1,55 @@
+/**
+ * The daemon's work behind intake: delivery (dispatcher and relay threads),
+ * the delivery reports, the /add-messages parsing, and the submission and
+ * message-command use-cases that HTTP, SMTP and JetStream share. Composition
+ * only: no behaviour of its own.
+ */
+import { hostname } from 'node:os';
+import type { AttemptLog } from '../core/attempt-log.js';
+import type { Clock, IdSource } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { createMessageCommands } from '../core/message-commands.js';
+import { createSubmissionService } from '../core/submission-service.js';
+import { deliveryFanOut } from '../core/telemetry.js';
+import { verpReturnPathOf } from '../core/verp.js';
+import type { DaemonSettings } from '../config/index.js';
+import { createDeliveryService } from '../delivery/delivery-service.js';
+import { createSubmissionParsing } from '../ingress/http/parser-threads.js';
+import type { Metrics } from '../metrics/registry.js';
+import { signReport, SIGNATURE_HEADER } from '../security/report-signature.js';
+import type { SqliteStore } from '../store/index.js';
+import { createReportService } from '../sync/report-service.js';
+
+/** What every part of the composition is made with. */
+export interface DaemonContext {
+  settings: DaemonSettings;
+  store: SqliteStore;
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+  random: () => number;
+  metrics: Metrics;
+  attempts: AttemptLog;
+}
+
+export function createWork(ctx: DaemonContext) {
+  const { settings, store, clock, ids, log, random, metrics } = ctx;
+  const delivery = createDeliveryService(settings.delivery, {
+    ...{ queue: store.queue, accounts: store.accounts, tenants: store.tenants, clock, log, random },
+    ...{ owner: ids.uuid(), hostname: hostname(), logLevel: settings.logLevel, returnPath: verpReturnPathOf(settings.bounce.mailboxes) },
+    telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
+  });
+  const wake = (): void => delivery.dispatcher.wake();
+  const reports = createReportService(settings.reports, {
+    ...{ store: store.reports, tenants: store.tenants, onEvent: store.onEvent, clock, ids, random, log },
+    ...{ sign: signReport, signatureHeader: SIGNATURE_HEADER, telemetry: metrics.reports },
+  });
+  // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
+  const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });
+  const maxAgeSeconds = settings.maxMessageAgeSeconds;
+  const commands = createMessageCommands({ store, messages: store.messages, queue: store.queue, clock, ids, wake, maxAgeSeconds });
+  const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);
+  return { delivery, wake, reports, submissions, commands, parsing };
+}
+
+export type Work = ReturnType<typeof createWork>;

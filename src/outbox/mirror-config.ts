@@ -1,4 +1,4 @@
-/** The mirror's settings, as the composition gives them (daemon/mirror.ts reads them from `[nats]`). */
+/** The mirror's settings, as the composition gives them (config/settings.ts reads them from `[nats]`). */
 import type { CommandHandler } from '../core/inbound.js';
 import type { CommandConsumerConfig } from './command-consumer.js';
 import type { StreamSettings } from './stream-provisioning.js';

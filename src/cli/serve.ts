@@ -52,6 +52,8 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
     daemon = await startDaemon({ config, log, clock: systemClock, ids: randomIds });
   } catch (error) {
     log.fatal({ err: error }, 'failed to start');
+    // Said on stderr too, in one line: the operator who typed `serve` beside a running daemon reads it there.
+    if ((error as { code?: unknown }).code === 'DATA_DIR_IN_USE') process.stderr.write(`mailproxy: ${(error as Error).message}\n`);
     exit(1);
     return;
   }

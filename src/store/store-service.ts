@@ -11,6 +11,7 @@ import { createPeriodicLoop, type PeriodicLoop } from '../runtime/periodic-loop.
 import type { Service } from '../runtime/service.js';
 import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
 import type { CheckpointResult, CheckpointTask } from './checkpointer.js';
+import { lockDataDir } from './data-dir-lock.js';
 import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from './index.js';
 import { runRetention, type RetentionSettings } from './retention.js';
 
@@ -76,17 +77,25 @@ function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> }
 
 export function openStoreService(settings: StoreSettings, deps: { secrets: SecretBox; ids: IdSource; clock: Clock; log: Logger }): StoreService {
   const { log, clock } = deps;
+  // Before anything is read or removed: what follows assumes no other daemon runs here.
+  const lock = lockDataDir(settings.dataDir);
   const path = join(settings.dataDir, DATABASE_FILE);
-  const abandoned = removeAbandonedSnapshots(path);
-  if (abandoned > 0) log.warn({ files: abandoned }, 'removed backup copies a previous run did not finish');
-  const store = createSqliteStore({
-    path,
-    secrets: deps.secrets,
-    ids: deps.ids,
-    now: () => clock.now(),
-    checkpointElsewhere: true,
-    maxBytes: settings.maxDatabaseBytes,
-  });
+  let store: SqliteStore;
+  try {
+    const abandoned = removeAbandonedSnapshots(path);
+    if (abandoned > 0) log.warn({ files: abandoned }, 'removed backup copies a previous run did not finish');
+    store = createSqliteStore({
+      path,
+      secrets: deps.secrets,
+      ids: deps.ids,
+      now: () => clock.now(),
+      checkpointElsewhere: true,
+      maxBytes: settings.maxDatabaseBytes,
+    });
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   const checkpointer = startCheckpointer(path, log.child({ component: 'store' }));
   if (store.migrated.length > 0) log.info({ versions: store.migrated }, 'database schema migrated');
   // Nothing is being received yet: every spool no message took is left from before a crash.
@@ -131,6 +140,7 @@ export function openStoreService(settings: StoreSettings, deps: { secrets: Secre
         closed = true;
         await checkpointer.stop();
         store.close();
+        lock.release();
       },
     },
   };

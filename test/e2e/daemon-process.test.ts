@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { api } from '../helpers/test-daemon.js';
 import { spawnDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
+import { startSmtpSink } from '../peers/smtp-sink.js';
 
 const dirs: string[] = [];
 const running: DaemonProcess[] = [];
@@ -116,5 +117,58 @@ describe('mailproxy serve as a process', () => {
     const broken = start(['serve'], cwd, { MAILPROXY_DATA_DIR: 'not-a-dir/data', MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
     expect((await broken.exited).code).toBe(1);
     expect(broken.entries.find((entry) => entry.level === 'fatal')?.msg).toBe('failed to start');
+  });
+
+  it('refuses a second daemon on the same data directory in one line and exit 1, while the first goes on and sends its message once', async () => {
+    // The relay holds its answer: the first daemon's send (and its lease) is in flight while the second tries to start.
+    const sink = await startSmtpSink({ answerDelayMs: 1500 });
+    try {
+      const cwd = tempDir();
+      const first = start(['serve'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
+      const listening = await first.waitForLog((entry) => entry.msg === 'http listening');
+      await first.waitForLog((entry) => entry.msg === 'ready');
+      const url = `http://127.0.0.1:${listening.port as number}`;
+      const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
+      const key = (await api(url, 'POST', '/tenant', { token, body: { id: 'acme' } })).body.api_key as string;
+      const account = { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', is_default: true };
+      expect((await api(url, 'POST', '/account', { token, body: account })).status).toBe(201);
+      const message = { id: 'once-1', from: 'app@acme.example', to: 'someone@example.net', subject: 'once', body: 'once' };
+      expect((await api(url, 'POST', '/add-messages', { token: key, body: { messages: [message] } })).body).toMatchObject({ queued: 1 });
+      await sink.waitForAnswering(1);
+
+      const second = start(['serve'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
+      expect(await second.exited).toEqual({ code: 1, signal: null });
+      const said = second.stderr.join('').trimEnd().split('\n');
+      expect(said).toEqual([
+        expect.stringMatching(/^mailproxy: data directory \S+ is in use by another mailproxy: stop it first, or give this one another data_dir$/),
+      ]);
+      expect(second.entries.some((entry) => entry.msg === 'http listening')).toBe(false);
+
+      await sink.waitForMessages(1);
+      await expect
+        .poll(async () => (await api(url, 'GET', '/messages/once-1?tenant_id=acme', { token })).body.message?.status, { timeout: 10_000 })
+        .toBe('sent');
+      expect((await api(url, 'GET', '/health')).status).toBe(200);
+      expect(sink.messages).toHaveLength(1);
+      expect(sink.unanswered).toHaveLength(0);
+
+      // Once the first has stopped, the directory is free again.
+      first.child.kill('SIGTERM');
+      expect((await first.exited).code).toBe(0);
+      const third = start(['serve'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
+      await third.waitForLog((entry) => entry.msg === 'ready');
+    } finally {
+      await sink.stop();
+    }
+  });
+
+  it('frees the data directory when the daemon is killed: the next start needs no clean-up', async () => {
+    const cwd = tempDir();
+    const first = start(['serve'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
+    await first.waitForLog((entry) => entry.msg === 'ready');
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const second = start(['serve'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
+    await second.waitForLog((entry) => entry.msg === 'ready');
   });
 });

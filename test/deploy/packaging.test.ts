@@ -68,4 +68,40 @@ describe('packaging', () => {
     const stopSeconds = Number(/^(\d+)s$/.exec(keys.get('TimeoutStopSec') ?? '')?.[1]);
     expect(stopSeconds).toBeGreaterThan(configSchema.parse({}).shutdown_timeout_seconds);
   });
+
+  it('reloads the certificate on systemctl reload, raises the descriptor limit, and scores an exposure of 2.0 or less', () => {
+    const keys = serviceKeys(read('systemd/mailproxy.service'));
+    expect(keys.get('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
+    expect(Number(keys.get('LimitNOFILE'))).toBeGreaterThanOrEqual(65_536);
+    const hardening = [
+      'SystemCallFilter',
+      'ProtectClock',
+      'ProtectKernelLogs',
+      'ProtectHostname',
+      'ProtectProc',
+      'ProcSubset',
+      'PrivateMounts',
+      'RestrictRealtime',
+    ];
+    expect(Object.fromEntries(hardening.map((key) => [key, keys.get(key)]))).toEqual({
+      SystemCallFilter: '@system-service',
+      ProtectClock: 'yes',
+      ProtectKernelLogs: 'yes',
+      ProtectHostname: 'yes',
+      ProtectProc: 'invisible',
+      ProcSubset: 'pid',
+      PrivateMounts: 'yes',
+      RestrictRealtime: 'yes',
+    });
+    // V8's JIT writes the code it runs: a unit that denied it would not start node.
+    expect(keys.has('MemoryDenyWriteExecute')).toBe(false);
+    // systemd's own reading of the unit file, as `systemd-analyze security` shows an operator.
+    const report = execFileSync('systemd-analyze', ['security', '--offline=true', 'systemd/mailproxy.service'], {
+      cwd: new URL('../../', import.meta.url),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exposure = Number(/Overall exposure level for mailproxy\.service: ([\d.]+)/.exec(report)?.[1]);
+    expect(exposure).toBeLessThanOrEqual(2.0);
+  });
 });

@@ -7,6 +7,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { parseConfig } from '../../src/config/parse-config.js';
 import { configSchema } from '../../src/config/schema.js';
 
 const read = (path: string): string => readFileSync(new URL(`../../${path}`, import.meta.url), 'utf8');
@@ -103,5 +105,54 @@ describe('packaging', () => {
     });
     const exposure = Number(/Overall exposure level for mailproxy\.service: ([\d.]+)/.exec(report)?.[1]);
     expect(exposure).toBeLessThanOrEqual(2.0);
+  });
+
+  describe('the compose file, read as compose reads it (no Docker daemon here)', () => {
+    interface ComposeService {
+      ports?: string[];
+      environment?: Record<string, string>;
+      read_only?: boolean;
+      cap_drop?: string[];
+      security_opt?: string[];
+      depends_on?: Record<string, { condition: string }>;
+      healthcheck?: { test: string[] };
+    }
+    const compose = parseYaml(read('docker/compose.yaml')) as { services: Record<string, ComposeService> };
+    const mailproxy = compose.services.mailproxy as ComposeService;
+    const nats = compose.services.nats as ComposeService;
+    const dockerfile = read('docker/Dockerfile');
+
+    it('lets SMTP clients AUTH through the published port: allowed without TLS only because the port is on loopback', () => {
+      // The image's own environment, then the service's, as the daemon in the container reads them.
+      const imageEnv = Object.fromEntries([...dockerfile.matchAll(/(MAILPROXY_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+      const parsed = parseConfig(null, { ...imageEnv, ...mailproxy.environment });
+      expect(parsed.ok).toBe(true);
+      if (!parsed.ok) return;
+      expect(parsed.config.smtp.allow_insecure_auth).toBe(true);
+      expect(parsed.config.smtp.listen).toBe('0.0.0.0:2525');
+      expect(mailproxy.ports?.length).toBeGreaterThan(0);
+      for (const port of mailproxy.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
+    });
+
+    it('runs both services without capabilities or privilege gain, mailproxy on a read-only root, after a healthy NATS', () => {
+      for (const service of [mailproxy, nats]) {
+        expect(service.cap_drop).toEqual(['ALL']);
+        expect(service.security_opt).toContain('no-new-privileges:true');
+      }
+      expect(mailproxy.read_only).toBe(true);
+      expect(mailproxy.depends_on).toEqual({ nats: { condition: 'service_healthy' } });
+      expect(nats.healthcheck?.test.join(' ')).toMatch(/healthz/);
+    });
+
+    it('builds on a supported Node LTS and keeps node_modules and data/ (the secret key) out of the build context', () => {
+      const majors = [...dockerfile.matchAll(/^FROM node:(\d+)-/gm)].map((match) => Number(match[1]));
+      expect(majors.length).toBe(2);
+      // Node 20's support ended in April 2026; 22 (to April 2027) and 24 (to April 2028) are LTS.
+      for (const major of majors) expect([22, 24]).toContain(major);
+      const ignored = read('.dockerignore')
+        .split('\n')
+        .map((line) => line.trim());
+      for (const path of ['node_modules', 'data', 'dist', '.git']) expect(ignored).toContain(path);
+    });
   });
 });

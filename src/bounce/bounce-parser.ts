@@ -122,15 +122,18 @@ function reportAnalysis(
   base: Base,
 ): BounceAnalysis {
   const withRecipient = dsn.recipients.map((fields) => ({ ...fields, recipient: fields.recipient ?? failedHeader[0] ?? null }));
+  // Read once: the prose, and what it says about each recipient.
+  const { body } = proseBody(text);
+  const groups = withRecipient.map((fields) => ({ fields, about: fields.recipient === null ? null : proseAbout(text, fields.recipient) }));
   // The whole prose speaks of the recipient only when the report names no other.
-  const prose = withRecipient.length === 1 ? proseBody(text).body : '';
-  const failed = withRecipient.filter((fields) => {
-    const about = fields.recipient === null ? null : proseAbout(text, fields.recipient);
-    return dsnOutcomeOf({ action: fields.action, status: fields.status, evidence: [fields.diagnostic ?? '', about ?? '', prose].join('\n') }) !== 'delivered';
-  });
+  const prose = groups.length === 1 ? body : '';
+  const failed = groups.filter(
+    ({ fields, about }) =>
+      dsnOutcomeOf({ action: fields.action, status: fields.status, evidence: [fields.diagnostic ?? '', about ?? '', prose].join('\n') }) !== 'delivered',
+  );
   if (failed.length === 0)
     return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', method: 'none', recipients: withRecipient.map((fields) => verdictOf(fields)) };
-  const recipients = failed.map((fields) => dsnVerdict(fields, text));
+  const recipients = failed.map(({ fields, about }) => dsnVerdict(fields, about, body));
   const kind: BounceKind = recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce';
   return { ...base, originalEnvelopeId: dsn.envelopeId, kind, method: 'dsn', recipients };
 }
@@ -155,9 +158,7 @@ function kindOf(mail: ParsedMail, text: string, reportsFailure: boolean): 'bounc
  * (its diagnostic when the group has none) and the whole prose as the last
  * place to look for a reason and the SMTP phase.
  */
-function dsnVerdict(fields: DsnRecipientFields, text: string): RecipientVerdict {
-  const { body } = proseBody(text);
-  const about = fields.recipient === null ? null : proseAbout(text, fields.recipient);
+function dsnVerdict(fields: DsnRecipientFields, about: string | null, body: string): RecipientVerdict {
   if (about !== null && fields.diagnostic === null) return verdictOf({ ...fields, diagnostic: about }, [body], body);
   return verdictOf(fields, about === null ? [body] : [about, body], body);
 }

@@ -62,13 +62,14 @@ function describe(failure: Failure): string {
   return code === '' ? `${failure.stage}: ${text}` : text.startsWith(String(failure.replyCode)) ? text : `${code} ${text}`;
 }
 
-/**
- * A paused account's reason names the step that failed: a relay answering STARTTLS with
- * "500 command not recognized" says nothing about TLS by itself.
- */
-function pauseReason(stage: RelayStage, reason: string): string {
-  const step = stage === 'tls' ? 'TLS' : stage === 'auth' ? 'AUTH' : null;
-  return step === null || reason.startsWith(`${stage}:`) ? reason : `${step}: ${reason}`;
+/** The account steps a relay's reply is read against: a relay answering STARTTLS with "500 command not recognized" says nothing about TLS by itself. */
+const ACCOUNT_STEPS: Partial<Record<RelayStage, string>> = { tls: 'TLS', auth: 'AUTH' };
+
+/** A paused account's reason names the step that failed; a failure without a reply is already told by its stage (describe). */
+function pauseReason(failure: Failure): string {
+  const step = ACCOUNT_STEPS[failure.stage];
+  const replied = failure.replyCode !== null || failure.enhancedStatus !== null;
+  return step === undefined || !replied ? describe(failure) : `${step}: ${describe(failure)}`;
 }
 
 export function decideDelivery(reply: RelayReply): DeliveryDecision {
@@ -79,7 +80,7 @@ export function decideDelivery(reply: RelayReply): DeliveryDecision {
   const reason = describe(reply);
   switch (rule?.verdict) {
     case 'account_problem':
-      return { kind: 'account_problem', reason: pauseReason(reply.stage, reason), stage: reply.stage, replyCode: reply.replyCode };
+      return { kind: 'account_problem', reason: pauseReason(reply), stage: reply.stage, replyCode: reply.replyCode };
     case 'failed':
       return { kind: 'failed', reason, replyCode: reply.replyCode, enhancedStatus: reply.enhancedStatus, refused: reply.refused };
     default:

@@ -35,14 +35,30 @@ export interface DaemonContext {
 export function createWork(ctx: DaemonContext) {
   const { settings, store, clock, ids, log, random, metrics } = ctx;
   const delivery = createDeliveryService(settings.delivery, {
-    ...{ queue: store.queue, accounts: store.accounts, tenants: store.tenants, clock, log, random },
-    ...{ owner: ids.uuid(), hostname: hostname(), logLevel: settings.logLevel, returnPath: verpReturnPathOf(settings.bounce.mailboxes) },
+    queue: store.queue,
+    accounts: store.accounts,
+    tenants: store.tenants,
+    clock,
+    log,
+    random,
+    owner: ids.uuid(),
+    hostname: hostname(),
+    logLevel: settings.logLevel,
+    returnPath: verpReturnPathOf(settings.bounce.mailboxes),
     telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
   });
   const wake = (): void => delivery.dispatcher.wake();
   const reports = createReportService(settings.reports, {
-    ...{ store: store.reports, tenants: store.tenants, onEvent: store.onEvent, clock, ids, random, log },
-    ...{ sign: signReport, signatureHeader: SIGNATURE_HEADER, telemetry: metrics.reports },
+    store: store.reports,
+    tenants: store.tenants,
+    onEvent: store.onEvent,
+    sign: signReport,
+    signatureHeader: SIGNATURE_HEADER,
+    clock,
+    ids,
+    random,
+    log,
+    telemetry: metrics.reports,
   });
   // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });

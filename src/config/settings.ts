@@ -13,23 +13,8 @@ const DAY = 86_400_000;
 
 type MailboxConfig = Omit<Config['bounce']['tenant_mailboxes'][number], 'tenant_id'>;
 
-/** An IMAP bounce mailbox: the instance's (`tenantId` null) or a tenant's. */
-export interface BounceMailboxSettings {
-  name: string;
-  tenantId: string | null;
-  host: string;
-  port: number;
-  tls: MailboxConfig['tls'];
-  tlsRejectUnauthorized: boolean;
-  user: string;
-  password: string;
-  folder: string;
-  folders: { processed: string; unmatched: string; not_bounce: string };
-  verpReturnPath: string;
-  markSeen: boolean;
-}
-
-const mailboxOf = (name: string, tenantId: string | null, mailbox: MailboxConfig): BounceMailboxSettings => ({
+/** An IMAP bounce mailbox as bounce/imap-mailbox.ts takes it: the instance's (`tenantId` null) or a tenant's. */
+const mailboxOf = (name: string, tenantId: string | null, mailbox: MailboxConfig) => ({
   name,
   tenantId,
   host: mailbox.host,

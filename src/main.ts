@@ -46,6 +46,8 @@ export interface Daemon {
   retention: PeriodicLoop;
   /** Brings the full-text index of messages up to date (GET /messages?q=). */
   searchIndex: PeriodicLoop;
+  /** The stop's deadline a signal gives it (`shutdown_timeout_seconds`). */
+  shutdownMs: number;
   stop(deadlineMs: number): Promise<void>;
 }
 
@@ -71,6 +73,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     bounces: streams.bounces.watchers,
     retention: stored.retention,
     searchIndex: stored.searchIndex,
+    shutdownMs: settings.shutdownMs,
     stop: (deadlineMs) => lifecycle.stop(deadlineMs),
   };
 }

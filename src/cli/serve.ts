@@ -1,5 +1,5 @@
 /** `mailproxy serve`: runs the daemon until SIGTERM/SIGINT (SIGHUP re-reads the SMTP certificate). */
-import { daemonSettings, loadConfig } from '../config/index.js';
+import { loadConfig } from '../config/index.js';
 import { startDaemon } from '../main.js';
 import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
 import { EXIT_CONFIG } from './cli-error.js';
@@ -57,7 +57,7 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
     exit(1);
     return;
   }
-  installShutdownHandlers({ deadlineMs: daemonSettings(config).shutdownMs, log, stop: daemon.stop, exit });
+  installShutdownHandlers({ deadlineMs: daemon.shutdownMs, log, stop: daemon.stop, exit });
   const smtp = daemon.smtp;
   // SIGHUP: a renewed certificate is taken without closing a listener.
   process.on('SIGHUP', () => {

@@ -4,6 +4,9 @@ import { startDaemon } from '../main.js';
 import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
 import { EXIT_CONFIG } from './cli-error.js';
 
+/** Start refusals an operator fixes by hand (another daemon, a node id taken): their one-line reason goes to stderr too. */
+const SAID_ON_STDERR = new Set(['DATA_DIR_IN_USE', 'FLEET_NODE_ID_IN_USE', 'FLEET_NODE_ID_MISMATCH']);
+
 export interface ServeArgs {
   config: string | undefined;
 }
@@ -53,7 +56,7 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
   } catch (error) {
     log.fatal({ err: error }, 'failed to start');
     // Said on stderr too, in one line: the operator who typed `serve` beside a running daemon reads it there.
-    if ((error as { code?: unknown }).code === 'DATA_DIR_IN_USE') process.stderr.write(`mailproxy: ${(error as Error).message}\n`);
+    if (SAID_ON_STDERR.has(String((error as { code?: unknown }).code))) process.stderr.write(`mailproxy: ${(error as Error).message}\n`);
     exit(1);
     return;
   }

@@ -18,6 +18,7 @@ import { createTenantService } from '../core/tenant-service.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { MailboxWatchers } from '../bounce/bounce-service.js';
+import type { FleetService } from '../fleet/fleet-service.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth } from '../ingress/http/daemon-health.js';
 import { createHttpApp } from '../ingress/http/index.js';
@@ -83,6 +84,7 @@ export function createApi(
     reports: ReportService;
     mirror: DaemonMirror;
     bounces: MailboxWatchers;
+    fleet: FleetService | null;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;
@@ -93,11 +95,12 @@ export function createApi(
     maxBodyBytes: number;
   },
 ) {
-  const { store, delivery, reports, mirror, bounces, parsing, clock, ids, log } = deps;
+  const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, ids, log } = deps;
   const api = createHttpApp({
     ...deps,
     syncStatus: reports.status,
     mirrorStatus: () => mirror.status(),
+    fleetStatus: () => fleet?.status() ?? null,
     bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
     pecReceipts: store.pecReceipts,
     backups: store,
@@ -115,6 +118,7 @@ export function createApi(
         reports: () => reports.status.list(),
         bounces: () => bounces.status(),
         mirror: () => mirror.status(),
+        fleet: () => fleet?.status() ?? null,
       }),
     },
     readiness: [

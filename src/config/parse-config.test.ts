@@ -72,6 +72,27 @@ describe('parseConfig', () => {
   });
 });
 
+describe('[fleet]', () => {
+  it('is off by default: a single node', () => {
+    const result = parseConfig(null, {});
+    expect(result.ok && result.config.fleet.enabled).toBe(false);
+  });
+
+  it('needs a node id and the cluster to be on', () => {
+    expect(problemsOf('[fleet]\nenabled = true\n')).toEqual([
+      'fleet.node_id: a fleet node needs a node_id, unique in the fleet',
+      'fleet.enabled: fleet mode needs nats.url (the cluster)',
+    ]);
+    expect(parseConfig('[fleet]\nenabled = true\nnode_id = "n1"\n[nats]\nurl = "nats://127.0.0.1:4222"\n', {}).ok).toBe(true);
+  });
+
+  it('refuses a node timeout that one late heartbeat would trip', () => {
+    expect(problemsOf('[fleet]\nheartbeat_seconds = 5\nnode_timeout_seconds = 6\n')).toEqual([
+      'fleet.node_timeout_seconds: at least twice heartbeat_seconds, or one late heartbeat reads as a lost node',
+    ]);
+  });
+});
+
 describe('config.example.toml', () => {
   const text = readFileSync(new URL('../../config.example.toml', import.meta.url), 'utf8');
 

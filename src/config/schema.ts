@@ -238,7 +238,39 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    fleet: z
+      .object({
+        enabled: z.boolean().default(false),
+        node_id: z
+          .string()
+          .regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+          .default(''),
+        replicas: z.number().int().min(1).max(5).default(3),
+        bucket: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+          .default('mailproxy_fleet'),
+        heartbeat_seconds: z.number().positive().max(60).default(2),
+        node_timeout_seconds: z.number().positive().max(3600).default(10),
+      })
+      .strict()
+      .superRefine((fleet, ctx) => {
+        if (fleet.enabled && fleet.node_id === '')
+          ctx.addIssue({ code: 'custom', path: ['node_id'], message: 'a fleet node needs a node_id, unique in the fleet' });
+        if (fleet.node_timeout_seconds < 2 * fleet.heartbeat_seconds) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['node_timeout_seconds'],
+            message: 'at least twice heartbeat_seconds, or one late heartbeat reads as a lost node',
+          });
+        }
+      })
+      .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.fleet.enabled && config.nats.url === '')
+      ctx.addIssue({ code: 'custom', path: ['fleet', 'enabled'], message: 'fleet mode needs nats.url (the cluster)' });
+  });
 
 export type Config = z.infer<typeof configSchema>;

@@ -13,6 +13,7 @@ import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessageCommands } from '../../core/message-commands.js';
 import type { MessageSearch } from '../../core/message-search.js';
+import type { FleetView } from '../../core/fleet.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
@@ -20,6 +21,7 @@ import type { IntakeTelemetry } from '../../core/telemetry.js';
 import type { TenantService } from '../../core/tenant-service.js';
 import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
+import { fleetPart } from './daemon-health.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { bodyLimit } from './request-body.js';
 import { ROUTE_CATALOG } from './route-catalog.js';
@@ -45,6 +47,8 @@ export interface HttpAppDeps {
   commands: MessageCommands;
   syncStatus: ReportSync;
   mirrorStatus: () => MirrorStatus;
+  /** This node's view of the fleet; null for a single node. */
+  fleetStatus: () => FleetView | null;
   suppressions: SuppressionService;
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
@@ -113,7 +117,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     }));
   app.route(
     '/',
-    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary() })),
+    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary(), ...fleetPart(deps.fleetStatus()) })),
   );
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));

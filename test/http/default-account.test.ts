@@ -114,6 +114,19 @@ describe("a tenant's default account", () => {
     expect(await sendWithoutAccount('legacy', key, 'legacy-1')).toMatchObject({ code: 'NO_DEFAULT_ACCOUNT' });
   });
 
+  it("is marked on the console's overview", async () => {
+    const key = await tenant('shown');
+    await saveAccount('shown', 'main');
+    await saveAccount('shown', 'spare');
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: key }), redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const html = await (await fetch(`${fx.t.url}/ui/overview`, { headers: { cookie } })).text();
+    const row = (id: string): string => new RegExp(`<tr><td>shown/${id}.*?</tr>`).exec(html)?.[0] ?? '';
+    expect(row('main')).toMatch(/<span class="badge"[^>]*>default<\/span>/);
+    expect(row('spare')).not.toBe('');
+    expect(row('spare')).not.toContain('>default<');
+  });
+
   it('is answered to a tenant key too, for its own accounts', async () => {
     const key = await tenant('selfserve');
     const created = await api(fx.t.url, 'POST', '/account', { token: key, body: { id: 'mine', host: '127.0.0.1', port: sink.port, tls_mode: 'none' } });

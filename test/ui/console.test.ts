@@ -225,17 +225,6 @@ describe('the web console', () => {
     expect(html).not.toContain('console-imap-pw');
   });
 
-  it("marks the tenant's default account on the overview", async () => {
-    await fx.admin('POST', '/account', { id: 'spare', tenant_id: 'acme', host: '127.0.0.1', port: 9, tls_mode: 'none' });
-    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: acmeKey }), redirect: 'manual' });
-    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
-    const html = await (await fetch(`${fx.t.url}/ui/overview`, { headers: { cookie } })).text();
-    const row = (id: string): string => new RegExp(`<tr><td>acme/${id}.*?</tr>`).exec(html)?.[0] ?? '';
-    expect(row('main')).toMatch(/<span class="badge"[^>]*>default<\/span>/);
-    expect(row('spare')).not.toBe('');
-    expect(row('spare')).not.toContain('>default<');
-  });
-
   it('ends the sessions of a key the moment it is rotated', async () => {
     const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: betaKey }), redirect: 'manual' });
     expect(login.status).toBe(303);

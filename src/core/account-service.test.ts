@@ -197,6 +197,11 @@ describe("a tenant's default account", () => {
       { id: 'a2', isDefault: true },
     ]);
     expect(s.store.accounts.get('other', 'o1')?.isDefault).toBe(true);
+    // The former default's change is recorded and mirrored too, before the new default's.
+    expect(s.store.recorded.slice(-2).map((record) => [record.aggregateId, record.eventType, record.data.account])).toEqual([
+      ['acme/a1', 'account.updated', expect.objectContaining({ id: 'a1', is_default: false })],
+      ['acme/a2', 'account.created', expect.objectContaining({ id: 'a2', is_default: true })],
+    ]);
   });
 
   it('warns NO_DEFAULT_ACCOUNT when an account is added to a tenant whose only account is not the default', () => {

@@ -199,6 +199,21 @@ export function createAccountService(deps: AccountServiceDeps) {
     };
   };
 
+  /**
+   * The tenant's former default loses its mark as a change of its own, recorded and
+   * mirrored like any (the store would clear it anyway, but silently).
+   */
+  const unmarkOtherDefaults = (ctx: CommandContext, tenantId: string, others: readonly AccountChoice[], now: number): void => {
+    for (const other of others) {
+      if (!other.isDefault) continue;
+      const former = store.accounts.get(tenantId, other.id);
+      if (former === null) continue;
+      const unmarked = { ...former, isDefault: false, updatedAt: now };
+      store.accounts.save(unmarked);
+      store.changes.record(change(ctx, 'account.upsert', 'account.updated', unmarked, { account: viewAccount(unmarked) }));
+    }
+  };
+
   return {
     /**
      * Insert or update; answers the account saved, whether it was created, and what the
@@ -214,6 +229,7 @@ export function createAccountService(deps: AccountServiceDeps) {
         const others = before.filter((choice) => choice.id !== input.id);
         const account = merge(input, tenantId, current, others, clock.now());
         checkPecAccount(account);
+        if (account.isDefault) unmarkOtherDefaults(ctx, tenantId, others, account.updatedAt);
         store.accounts.save(account);
         const eventType = current === null ? 'account.created' : 'account.updated';
         store.changes.record(change(ctx, 'account.upsert', eventType, account, { account: viewAccount(account) }));

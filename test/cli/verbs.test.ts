@@ -81,7 +81,7 @@ describe('mailproxy admin verbs against a running daemon', () => {
       {},
       'pw-never-shown\n',
     );
-    expect(added).toMatchObject({ code: 0, stdout: 'account relay1 of tenant cli-t2 created\n' });
+    expect(added).toMatchObject({ code: 0, stdout: 'account relay1 of tenant cli-t2 created (the default account)\n', stderr: '' });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-t2']);
     expect(list.stdout).toMatch(/^cli-t2\s+relay1\s+127\.0\.0\.1:2599\s+starttls\s+yes\s+active\s+0\s+30\/min -\/h -\/day\s+no\s+-$/m);
@@ -98,6 +98,28 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
     expect((await cli(['accounts', 'delete', 'relay1', '--tenant', 'cli-t2'])).code).toBe(0);
     expect(json((await cli(['accounts', 'list', '--tenant', 'cli-t2', '--json'])).stdout).accounts).toEqual([]);
+  });
+
+  it('prints the warnings of a change that leaves a tenant without a default account, on stderr, and --no-default unmarks one', async () => {
+    await cli(['tenants', 'add', 'cli-def']);
+    const add = (id: string, ...flags: string[]) => cli(['accounts', 'add', id, '--tenant', 'cli-def', '--host', '127.0.0.1', '--port', '2599', ...flags]);
+    expect(await add('main')).toMatchObject({ code: 0, stdout: 'account main of tenant cli-def created (the default account)\n', stderr: '' });
+    expect(await add('spare')).toMatchObject({ code: 0, stdout: 'account spare of tenant cli-def created\n', stderr: '' });
+    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(/^cli-def\s+main\s+\S+\s+\S+\s+yes\s/m);
+
+    const unmarked = await add('main', '--no-default');
+    expect(unmarked).toMatchObject({ code: 0, stdout: 'account main of tenant cli-def updated\n' });
+    expect(unmarked.stderr).toBe(
+      'warning: NO_DEFAULT_ACCOUNT: tenant cli-def has no default account: messages that name no account (account_id, or the SMTP user <tenant>/<account>) ' +
+        'are refused; its accounts: main, spare; save one with is_default true\n',
+    );
+    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(/^cli-def\s+main\s+\S+\s+\S+\s+no\s/m);
+    expect((await add('x', '--default', '--no-default')).code).toBe(64);
+
+    expect((await add('spare', '--default')).stderr).toBe('');
+    const deleted = await cli(['accounts', 'delete', 'spare', '--tenant', 'cli-def']);
+    expect(deleted).toMatchObject({ code: 0, stdout: 'account spare deleted\n' });
+    expect(deleted.stderr).toMatch(/^warning: NO_DEFAULT_ACCOUNT: tenant cli-def has no default account: .* its accounts: main; /);
   });
 
   it('manages a PEC account: the flag and the mailbox from flags, its password from a file, shown but never printed', async () => {
@@ -123,7 +145,7 @@ describe('mailproxy admin verbs against a running daemon', () => {
       '--imap-folder',
       'Ricevute PEC',
     );
-    expect(added).toMatchObject({ code: 0, stdout: 'account pec1 of tenant cli-pec created\n' });
+    expect(added).toMatchObject({ code: 0, stdout: 'account pec1 of tenant cli-pec created (the default account)\n' });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-pec']);
     expect(list.stdout.split('\n')[0]).toMatch(/\s+PEC\s+MAILBOX$/);

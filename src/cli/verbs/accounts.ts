@@ -39,6 +39,20 @@ function pecFlag(values: OptionValues): Result<boolean | undefined> {
   return ok(values.pec === true ? true : values['no-pec'] === true ? false : undefined);
 }
 
+/** --default marks the tenant's default account, --no-default unmarks it, neither keeps it (a first account becomes the default). */
+function defaultFlag(values: OptionValues): Result<boolean | undefined> {
+  if (values.default === true && values['no-default'] === true) return failed(cliError('USAGE', '--default and --no-default contradict each other; give one'));
+  return ok(values.default === true ? true : values['no-default'] === true ? false : undefined);
+}
+
+/**
+ * The answer's warnings (a tenant left without a default account, a default moved), on
+ * stderr: the change succeeded, yet the operator must see what it did to the tenant's clients.
+ */
+function warn(stderr: NodeJS.WritableStream, answer: { warnings?: Array<{ code: string; message: string }> }): void {
+  for (const warning of answer.warnings ?? []) stderr.write(`warning: ${warning.code}: ${warning.message}\n`);
+}
+
 /** Both passwords, each from its file; stdin holds only one of them. */
 function readPasswords(values: OptionValues): Result<{ password: string | undefined; imapPassword: string | undefined }> {
   if (stringOption(values, 'password-file') === '-' && stringOption(values, 'imap-password-file') === '-') {
@@ -62,6 +76,8 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
   if (!passwords.ok) return passwords;
   const pec = pecFlag(values);
   if (!pec.ok) return pec;
+  const isDefault = defaultFlag(values);
+  if (!isDefault.ok) return isDefault;
   return ok({
     id,
     tenant_id: stringOption(values, 'tenant'),
@@ -76,7 +92,7 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
     limit_behavior: stringOption(values, 'limit-behavior'),
     max_connections: numbers['max-connections'],
     max_messages_per_connection: numbers['max-messages-per-connection'],
-    is_default: values.default === true ? true : undefined,
+    is_default: isDefault.value,
     is_pec: pec.value,
     imap_host: stringOption(values, 'imap-host'),
     imap_port: numbers['imap-port'],
@@ -137,7 +153,7 @@ export const accountsCommand: Command = {
     },
     add: {
       usage:
-        'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default] ' +
+        'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
         '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
       summary:
         'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
@@ -155,6 +171,7 @@ export const accountsCommand: Command = {
         'max-connections': { type: 'string' },
         'max-messages-per-connection': { type: 'string' },
         default: { type: 'boolean' },
+        'no-default': { type: 'boolean' },
         pec: { type: 'boolean' },
         'no-pec': { type: 'boolean' },
         'imap-host': { type: 'string' },
@@ -172,7 +189,10 @@ export const accountsCommand: Command = {
         return apiCall(
           input,
           (client) => client.request('POST', '/account', { body: body.value }),
-          (answer) => `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}\n`,
+          (answer) => {
+            warn(input.cli.stderr, answer);
+            return `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}${answer.account.is_default ? ' (the default account)' : ''}\n`;
+          },
         );
       },
     },
@@ -188,7 +208,10 @@ export const accountsCommand: Command = {
         return apiCall(
           input,
           (client) => client.request('DELETE', accountPath(id), { query }),
-          () => `account ${id} deleted\n`,
+          (answer) => {
+            warn(input.cli.stderr, answer);
+            return `account ${id} deleted\n`;
+          },
         );
       },
     },

@@ -131,7 +131,15 @@ export const accountBody = z
     limit_behavior: z.enum(['defer', 'reject']).optional(),
     max_connections: z.number().int().min(1).max(100).optional(),
     max_messages_per_connection: z.number().int().min(1).max(100_000).optional(),
-    is_default: z.boolean().optional(),
+    is_default: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          "The tenant's default account, which sends every message that names no account (no account_id; over SMTP no <tenant>/<account> user). " +
+          "At most one per tenant: true here clears it on the tenant's others. Absent: as stored; a tenant's first account becomes its default",
+        examples: [true],
+      }),
     is_pec: z.boolean().optional(),
     imap_host: host.nullable().optional(),
     imap_port: z.number().int().min(1).max(65535).optional(),

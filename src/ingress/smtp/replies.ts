@@ -40,7 +40,7 @@ export const replies = {
       '5.7.1',
       'No sending account: the tenant has no default account; log in as user <tenant>/<account>' +
         (accountIds === undefined ? '' : accountIds.length === 0 ? ' (the tenant has no account)' : ` with one of: ${accountIds.join(', ')}`) +
-        ', or give the tenant a default account',
+        ', name it in an X-Mail-Proxy-Account header, or give the tenant a default account',
     ),
   badRecipient: () => new SmtpReply(553, '5.1.3', 'Recipient address is not a valid mailbox'),
   suppressed: () => new SmtpReply(550, '5.1.1', 'Recipient is on the suppression list of this tenant'),

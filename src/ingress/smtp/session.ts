@@ -75,6 +75,20 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
     return pick.kind === 'no-default' ? replies.noAccount(pick.accountIds) : null;
   };
 
+  /**
+   * What can be refused at MAIL FROM, before the client sends a body: an account the user
+   * names that is not the tenant's, or a tenant with no account at all. A tenant with
+   * accounts but no default is not refused here: the X-Mail-Proxy-Account header may still
+   * name the account (ARCHITECTURE.md's control headers), and its multi-account legacy
+   * clients rely on that; a message without it is refused after DATA, as a header can only be read then.
+   */
+  const envelopeAccountProblem = (identity: SmtpIdentity): SmtpReply | null => {
+    if (identity.accountId !== null) return accountProblem(identity, identity.accountId);
+    const accounts = deps.accountsOf(identity.tenantId);
+    if (accounts === null) return replies.accountNotOwned('(default)');
+    return accounts.length === 0 ? replies.noAccount([]) : null;
+  };
+
   // The trace's date changes once a second; formatting it for every message showed in profiles.
   let stamped = { second: -1, text: '' };
   const dateText = (now: number): string => {
@@ -212,10 +226,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       const identity = identityOf(session);
       if (identity === null) return callback(replies.authRequired());
       if (address.address !== '' && !isAddrSpec(address.address)) return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
-      // The account (the user's, else the tenant's default) is known from AUTH on: a session
-      // that has none is refused here, before the client sends a body that would be refused
-      // after DATA. An X-Mail-Proxy-Account header can then only override a default.
-      callback(accountProblem(identity, identity.accountId));
+      callback(envelopeAccountProblem(identity));
     },
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: Callback) {

@@ -34,6 +34,8 @@ const shown = (epochSeconds: number): string =>
 const occurrences = (text: string, part: string): number => text.split(part).length - 1;
 /** A JSON object or list inside human output: `{"`, `[{`, `":`. */
 const JSON_BLOB = /\{"|\[\{|\[\]|":/;
+/** For the tests that run the CLI a dozen times: each run is a new node process. */
+const MANY_RUNS = { timeout: 60_000 };
 
 describe('mailproxy with one tenant', () => {
   it('says there is no tenant yet rather than send a request without one', async () => {
@@ -42,7 +44,7 @@ describe('mailproxy with one tenant', () => {
     expect(run.stderr).toBe('mailproxy: no tenant yet: add one with `mailproxy tenants add ID`\n');
   });
 
-  it('acts on the only tenant without --tenant: accounts, messages, suppressions, suspend and activate', async () => {
+  it('acts on the only tenant without --tenant: accounts, messages, suppressions, suspend and activate', MANY_RUNS, async () => {
     const added = await cli(['tenants', 'add', 'solo']);
     tenantKey = /^api key:\s+(mpk_\S+)$/m.exec(added.stdout)?.[1] ?? '';
     expect(tenantKey).toMatch(/^mpk_/);
@@ -114,7 +116,7 @@ describe('mailproxy with one tenant', () => {
 });
 
 describe('mailproxy with several tenants', () => {
-  it('names the tenants and asks for --tenant; a tenant key needs none', async () => {
+  it('names the tenants and asks for --tenant; a tenant key needs none', MANY_RUNS, async () => {
     await cli(['tenants', 'add', 'other']);
     const run = await cli(['messages', 'show', 'hello-1']);
     expect(run).toMatchObject({ code: 64, stdout: '' });

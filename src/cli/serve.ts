@@ -1,5 +1,5 @@
 /** `mailproxy serve`: runs the daemon until SIGTERM/SIGINT (SIGHUP re-reads the SMTP certificate). */
-import { loadConfig } from '../config/index.js';
+import { formatListenAddress, isWildcard, loadConfig, localHttpUrl, type ListenAddress } from '../config/index.js';
 import { startDaemon } from '../main.js';
 import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
 import { EXIT_CONFIG } from './cli-error.js';
@@ -67,5 +67,17 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
     log.info({ signal: 'SIGHUP' }, smtp === null ? 'nothing to reload' : 'reloading the smtp tls certificate');
     smtp?.reloadTls();
   });
-  log.info('ready');
+  log.info(whereToLook(daemon.http), 'ready');
+}
+
+/**
+ * The first thing a new operator looks for in the start-up log: the web console
+ * and the API's documentation, as URLs to open. A wildcard listener has no
+ * address of its own: the URLs use loopback, and the line says so.
+ */
+export function whereToLook(http: ListenAddress): Record<string, string> {
+  const url = localHttpUrl(http);
+  const where = { console: `${url}/ui`, docs: `${url}/docs` };
+  if (!isWildcard(http.host)) return where;
+  return { ...where, note: `listening on every address (${formatListenAddress(http)}): from another machine use this one's address` };
 }

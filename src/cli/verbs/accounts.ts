@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { integerOption, stringOption, type OptionValues } from '../args.js';
 import { cliError, failed, ok, report, type Result } from '../cli-error.js';
-import { apiCall, type Command } from '../command.js';
-import { instant, objectFields, table, text } from '../output.js';
+import { apiCall, tenantCall, type Command } from '../command.js';
+import { objectFields } from '../fields.js';
+import { instant, table, text } from '../output.js';
 
 const accountPath = (id: string): string => `/account/${encodeURIComponent(id)}`;
 
@@ -16,6 +17,15 @@ const limits = (account: any): string =>
 /** A PEC account's mailbox in one cell: `imap.example:993 INBOX`. */
 const mailbox = (account: any): string =>
   account.imap_host === null || account.imap_host === undefined ? '-' : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`;
+
+/** Each limit window in one line: `0 of 30, resets 2026-11-23 21:18:00Z`. */
+const usageLines = (usage: Record<string, any>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(usage).map(([window, value]) => [
+      window,
+      `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`,
+    ]),
+  );
 
 /**
  * A password from a file or stdin (`-`), never from the command line, where
@@ -65,7 +75,7 @@ function readPasswords(values: OptionValues): Result<{ password: string | undefi
   return ok({ password: password.value, imapPassword: imapPassword.value });
 }
 
-function accountBody(id: string, values: OptionValues): Result<Record<string, unknown>> {
+function accountBody(id: string, values: OptionValues): Result<Record<string, unknown> & { tenant_id?: string }> {
   const numbers: Record<string, number | undefined> = {};
   for (const name of NUMBERS) {
     const value = integerOption(values, name, 1);
@@ -80,7 +90,6 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
   if (!isDefault.ok) return isDefault;
   return ok({
     id,
-    tenant_id: stringOption(values, 'tenant'),
     host: stringOption(values, 'host'),
     port: numbers.port,
     user: stringOption(values, 'user'),
@@ -133,27 +142,21 @@ export const accountsCommand: Command = {
         ),
     },
     show: {
-      usage: 'ID --tenant T',
+      usage: 'ID [--tenant T]',
       summary: 'one account, with its usage in each limit window',
       options: { tenant: { type: 'string' } },
       positionals: [1, 1],
       api: true,
       run: (input) =>
-        apiCall(
+        tenantCall(
           input,
-          (client) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: stringOption(input.values, 'tenant') } }),
-          (body) => {
-            const usage = Object.entries(body.account.usage ?? {}).map(([window, value]: [string, any]) => [
-              `usage ${window}`,
-              `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`,
-            ]);
-            return objectFields({ ...body.account, ...Object.fromEntries(usage) }, ['usage']);
-          },
+          (client, tenantId) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: tenantId } }),
+          (body) => objectFields(body.account.usage === undefined ? body.account : { ...body.account, usage: usageLines(body.account.usage) }),
         ),
     },
     add: {
       usage:
-        'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
+        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
         '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
       summary:
         'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
@@ -186,9 +189,9 @@ export const accountsCommand: Command = {
       run: async (input) => {
         const body = accountBody(input.positionals[0] ?? '', input.values);
         if (!body.ok) return report(input.cli.stderr, body.error);
-        return apiCall(
+        return tenantCall(
           input,
-          (client) => client.request('POST', '/account', { body: body.value }),
+          (client, tenantId) => client.request('POST', '/account', { body: { ...body.value, tenant_id: tenantId } }),
           (answer) => {
             warn(input.cli.stderr, answer);
             return `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}${answer.account.is_default ? ' (the default account)' : ''}\n`;
@@ -197,17 +200,17 @@ export const accountsCommand: Command = {
       },
     },
     delete: {
-      usage: 'ID --tenant T [--force]',
+      usage: 'ID [--tenant T] [--force]',
       summary: 'delete an account; --force also when it has undelivered mail',
       options: { tenant: { type: 'string' }, force: { type: 'boolean' } },
       positionals: [1, 1],
       api: true,
       run: (input) => {
         const id = input.positionals[0] ?? '';
-        const query = { tenant_id: stringOption(input.values, 'tenant'), force: input.values.force === true ? 'true' : undefined };
-        return apiCall(
+        const force = input.values.force === true ? 'true' : undefined;
+        return tenantCall(
           input,
-          (client) => client.request('DELETE', accountPath(id), { query }),
+          (client, tenantId) => client.request('DELETE', accountPath(id), { query: { tenant_id: tenantId, force } }),
           (answer) => {
             warn(input.cli.stderr, answer);
             return `account ${id} deleted\n`;

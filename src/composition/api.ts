@@ -104,6 +104,7 @@ export function createApi(
     backups: store,
     parseSubmission: parsing.parse,
     intake: deps.metrics.intake,
+    requests: deps.metrics.http,
     search: store.search,
     status: {
       queue: store.queueStatus,

@@ -16,13 +16,14 @@ import type { MessageSearch } from '../../core/message-search.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
-import type { IntakeTelemetry } from '../../core/telemetry.js';
+import type { HttpTelemetry, IntakeTelemetry } from '../../core/telemetry.js';
 import type { TenantService } from '../../core/tenant-service.js';
 import { actorOf, requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { bodyLimit } from './request-body.js';
 import { ROUTE_CATALOG } from './route-catalog.js';
+import { methodLabel, routeTemplate } from './route-template.js';
 import { accountRoutes } from './routes/accounts.js';
 import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
 import { bounceRoutes } from './routes/bounces.js';
@@ -60,6 +61,8 @@ export interface HttpAppDeps {
   parseSubmission: SubmissionParser;
   /** Told of each /add-messages answered after its commit (intake latency). */
   intake?: IntakeTelemetry;
+  /** Told of every request answered: its route template, method and status (request counters). */
+  requests?: HttpTelemetry;
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -84,6 +87,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     c.header('X-Content-Type-Options', 'nosniff');
     const startedAt = performance.now();
     await next();
+    deps.requests?.answered(routeTemplate(c), methodLabel(c.req.method), c.res.status);
     deps.log.info(
       {
         requestId,

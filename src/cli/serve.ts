@@ -52,7 +52,7 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
   log.info({ version, dataDir: config.data_dir, config: args.config ?? null }, 'starting');
   let daemon;
   try {
-    daemon = await startDaemon({ config, log, clock: systemClock, ids: randomIds });
+    daemon = await startDaemon({ config, log, clock: systemClock, ids: randomIds, version });
   } catch (error) {
     log.fatal({ err: error }, 'failed to start');
     // Said on stderr too, in one line: the operator who typed `serve` beside a running daemon reads it there.

@@ -48,10 +48,11 @@ export function adminServices(deps: {
   accountsChanged(): void;
 }) {
   const { store, keys, clock, ids } = deps;
-  const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }) =>
-    createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock });
+  const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }, metrics?: DaemonKeys['metrics']) =>
+    createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock, metrics });
   return {
-    authenticator: authenticator(keys.admin, deps.settings.http.authThrottle),
+    // The metrics token is the API's alone (GET /metrics); the console and SMTP AUTH never take it.
+    authenticator: authenticator(keys.admin, deps.settings.http.authThrottle, keys.metrics),
     // SMTP AUTH takes tenant keys only: the admin token is never a mailbox password.
     smtpAuthenticator: authenticator({ matches: () => false }, deps.settings.smtp.authThrottle),
     tenants: createTenantService({ store, holds: store.messages, keys: keys.apiKeys, newSigningSecret, clock, ids }),
@@ -106,6 +107,7 @@ export function createApi(
     backups: store,
     parseSubmission: parsing.parse,
     intake: deps.metrics.intake,
+    requests: deps.metrics.http,
     search: store.search,
     status: {
       queue: store.queueStatus,

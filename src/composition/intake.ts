@@ -28,7 +28,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     maxBodyBytes: settings.http.maxBodyBytes,
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
-  const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake };
+  const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake, telemetry: metrics.smtp };
   const smtp = createSmtpService(settings.smtp, { ...smtpDeps, authenticator: admin.smtpAuthenticator });
   return { http, smtp };
 }

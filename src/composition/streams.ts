@@ -25,6 +25,7 @@ export function createStreams(ctx: DaemonContext, work: Work) {
     queue: () => store.queueStatus.counts(null),
     pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
+    pausedAccounts: () => store.queueStatus.pausedAccounts(),
   });
   // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
   store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));

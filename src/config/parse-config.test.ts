@@ -44,6 +44,12 @@ describe('parseConfig', () => {
     ['negative number', 'shutdown_timeout_seconds = -1\n', /^shutdown_timeout_seconds: /],
     ['bad enum', '[log]\nlevel = "verbose"\n', /^log\.level: /],
     ['short admin token', '[http]\nadmin_token = "short"\n', /^http\.admin_token: .*16 characters/],
+    ['short metrics token', '[http]\nmetrics_token = "short"\n', /^http\.metrics_token: .*16 characters/],
+    [
+      'metrics token equal to the admin token',
+      '[http]\nadmin_token = "same-token-0123456789"\nmetrics_token = "same-token-0123456789"\n',
+      /^http\.metrics_token: must differ from admin_token/,
+    ],
     ['bad secret key', '[security]\nsecret_key = "bm90IDMyIGJ5dGVz"\n', /^security\.secret_key: expected 32 random bytes/],
     ['bad subject prefix', '[nats]\nsubject_prefix = "a..b"\n', /^nats\.subject_prefix: /],
     ['section given as a value', 'http = 5\n', /^http: /],
@@ -51,6 +57,12 @@ describe('parseConfig', () => {
     const problems = problemsOf(toml);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(pattern);
+  });
+
+  it('takes the metrics token from MAILPROXY_HTTP_METRICS_TOKEN, none by default', () => {
+    expect(parseConfig(null, {}).ok && (parseConfig(null, {}) as { config: { http: { metrics_token: string } } }).config.http.metrics_token).toBe('');
+    const result = parseConfig('[http]\nmetrics_token = "from-the-file-0123456789"\n', { MAILPROXY_HTTP_METRICS_TOKEN: 'prometheus-scrape-0123456789' });
+    expect(result.ok && result.config.http.metrics_token).toBe('prometheus-scrape-0123456789');
   });
 
   it('lists every problem at once', () => {

@@ -76,6 +76,7 @@ export const configSchema = z
       .object({
         listen: listen.default('127.0.0.1:8000'),
         admin_token: optionalSecret(16, 'admin_token').default(''),
+        metrics_token: optionalSecret(16, 'metrics_token').default(''),
         max_body_bytes: positiveInt.default(64 * 1024 * 1024),
         max_batch_messages: positiveInt.max(100_000).default(1000),
         max_message_bytes: positiveInt.default(25 * 1024 * 1024),
@@ -85,6 +86,11 @@ export const configSchema = z
         parse_threads: z.number().int().min(0).max(64).default(1),
       })
       .strict()
+      // The scraper's token must not be the admin's: holding it would then open everything.
+      .refine((http) => http.metrics_token === '' || http.metrics_token !== http.admin_token, {
+        message: 'must differ from admin_token (whoever holds it could then do everything)',
+        path: ['metrics_token'],
+      })
       .prefault({}),
     security: z
       .object({

@@ -56,7 +56,7 @@ export function daemonSettings(config: Readonly<Config>) {
     shutdownMs: config.shutdown_timeout_seconds * SECOND,
     maxDatabaseBytes: config.max_database_mb * 1024 * 1024,
     logLevel: config.log.level,
-    keys: { dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: http.admin_token },
+    keys: { dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: http.admin_token, metricsToken: http.metrics_token },
     http: {
       listen: endpoint(http.listen, 'http.listen') as ListenAddress,
       maxBodyBytes: http.max_body_bytes,

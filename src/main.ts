@@ -17,7 +17,7 @@ import type { Dispatcher } from './delivery/dispatcher.js';
 import type { SmtpIngress } from './ingress/smtp/index.js';
 import { createMetrics } from './metrics/registry.js';
 import type { DaemonMirror } from './outbox/mirror-service.js';
-import { createLifecycle, type PeriodicLoop, type Stage } from './runtime/index.js';
+import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/daemon-keys.js';
 import { openStoreService, type StoreService } from './store/store-service.js';
 import type { SqliteStore } from './store/index.js';
@@ -32,7 +32,7 @@ export interface DaemonDeps {
   ids: IdSource;
   /** Uniform [0, 1): retry jitter. */
   random?: () => number;
-  /** package.json's version (the CLI reads it), shown by mailproxy_build_info. */
+  /** Shown by mailproxy_build_info and in the fleet's heartbeats; package.json's by default. */
   version?: string;
 }
 
@@ -66,7 +66,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     ids,
     log,
     random: deps.random ?? Math.random,
-    metrics: createMetrics({ version: deps.version }),
+    metrics: createMetrics({ version: deps.version ?? mailproxyVersion() }),
     attempts: createAttemptLog(),
   };
   const work = createWork(ctx);

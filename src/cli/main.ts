@@ -5,6 +5,7 @@
  * database. Exit codes follow sysexits (cli-error.ts).
  */
 import { readFileSync } from 'node:fs';
+import { mailproxyVersion } from '../runtime/index.js';
 import { EXIT_OK, EXIT_USAGE } from './cli-error.js';
 import { commandHelp, runCommand, type CliContext, type Command } from './command.js';
 import { accountsCommand } from './verbs/accounts.js';
@@ -67,10 +68,7 @@ options:
   -v, --version                print the version
 `;
 
-function version(): string {
-  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string };
-  return pkg.version;
-}
+const version = mailproxyVersion;
 
 async function main(argv: string[]): Promise<void> {
   const cli: CliContext = { env: process.env, stdout: process.stdout, stderr: process.stderr };

@@ -4,6 +4,7 @@
  */
 import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, type Account, type LimitBehavior, type TlsMode } from './account.js';
 import { checkPecAccount, mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
+import { accountRelayActions, type RelayTester } from './account-relay-actions.js';
 import type { AccountAttempts } from './attempt-log.js';
 import { viewAccount } from './contracts/account.js';
 import type { QueueCount } from './queue-status.js';
@@ -53,6 +54,8 @@ export interface AccountServiceDeps {
    * fixed, a new relay) is served at once, not at its next wake-up (which may be a day away).
    */
   wake?: () => void;
+  /** The connection test of an account's relay; without it the test answers NOT_FOUND. */
+  tester?: RelayTester;
   /** What an account is doing: its use of each limit window, and the messages waiting for it. */
   activity?: {
     usage(tenantId: string, accountId: string, now: number): Usage;
@@ -198,6 +201,8 @@ export function createAccountService(deps: AccountServiceDeps) {
   };
 
   return {
+    ...accountRelayActions(deps),
+
     /** Insert or update; answers the account saved and whether it was created. */
     upsert(ctx: CommandContext, input: AccountInput): { account: Account; created: boolean } {
       const tenantId = scopeTenant(ctx.principal, input.tenantId);

@@ -4,6 +4,7 @@ import { integerOption, stringOption, type OptionValues } from '../args.js';
 import { cliError, failed, ok, report, type Result } from '../cli-error.js';
 import { apiCall, type Command } from '../command.js';
 import { instant, objectFields, table, text } from '../output.js';
+import { accountRelayVerbs } from './account-relay.js';
 
 const accountPath = (id: string): string => `/account/${encodeURIComponent(id)}`;
 
@@ -192,5 +193,6 @@ export const accountsCommand: Command = {
         );
       },
     },
+    ...accountRelayVerbs,
   },
 };

@@ -3,6 +3,7 @@
  * is told, the item it receives for each, and what its reply means. Pure: the
  * loop (sync/), the store and the HTTP transport are adapters around this.
  */
+import type { ReportAttempt } from './report-log.js';
 import type { ClientAuth } from './tenant.js';
 
 /** The events a client is told of, by timeline name (outbox type `message.<name>`). */
@@ -43,7 +44,8 @@ export interface ReportFailure {
   message: string;
 }
 
-export type ClientReply = { ok: true; queued: number; nextSyncAfter: number | null } | { ok: false; failure: ReportFailure };
+/** `httpStatus`: the client's status when it answered (the transport adds it; the report log shows it). */
+export type ClientReply = ({ ok: true; queued: number; nextSyncAfter: number | null } | { ok: false; failure: ReportFailure }) & { httpStatus?: number };
 
 /**
  * What the client's answer means. Only a 2xx whose JSON says `"ok": true`
@@ -125,8 +127,16 @@ export interface ReportStore {
    * bounce) and, when `reportId` names a delivered report, each message gets a
    * `reported` event; the lane record is saved.
    */
-  acknowledge(tenantId: string, events: readonly ReportEvent[], record: LaneRecord, report: { at: number; reportId: string | null }): void;
-  saveLane(tenantId: string, record: LaneRecord): void;
+  acknowledge(
+    tenantId: string,
+    events: readonly ReportEvent[],
+    record: LaneRecord,
+    report: { at: number; reportId: string | null; attempt?: ReportAttempt },
+  ): void;
+  /** The lane record, and the attempt that changed it (the report log) in the same transaction. */
+  saveLane(tenantId: string, record: LaneRecord, attempt?: ReportAttempt): void;
+  /** The tenant's last report attempts, newest first (at most REPORT_LOG_SIZE). */
+  attempts(tenantId: string, limit: number): ReportAttempt[];
 }
 
 /** `GET /tenant/{id}/sync-status`: how one tenant's reporting is doing (epoch seconds). */
@@ -154,4 +164,6 @@ export interface ReportSync {
   get(tenantId: string): SyncStatus | null;
   /** A round for the tenant now, past its backoff (not past the client's do-not-disturb); false when no such tenant. */
   syncNow(tenantId: string): boolean;
+  /** The tenant's last report attempts, newest first; null when no such tenant. */
+  log(tenantId: string, limit: number): ReportAttempt[] | null;
 }

@@ -193,3 +193,16 @@ export const accountTestQuery = z
       .meta({ description: 'How long the whole test may take before it fails at the step it is in (default 15).', examples: [10] }),
   })
   .strict();
+
+/** GET /tenant/{id}/report-log: how many attempts, newest first. */
+export const reportLogQuery = z
+  .object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'How many attempts, newest first (default 50, at most the 200 kept per tenant).', examples: [20] }),
+  })
+  .strict();

@@ -3,7 +3,6 @@
  * is told, the item it receives for each, and what its reply means. Pure: the
  * loop (sync/), the store and the HTTP transport are adapters around this.
  */
-import type { ReportAttempt } from './report-log.js';
 import type { ClientAuth } from './tenant.js';
 
 /** The events a client is told of, by timeline name (outbox type `message.<name>`). */
@@ -71,6 +70,28 @@ export function interpretReply(status: number, bodyText: string): ClientReply {
     queued: typeof queued === 'number' && Number.isFinite(queued) && queued > 0 ? Math.floor(queued) : 0,
     nextSyncAfter: typeof nextSyncAfter === 'number' && Number.isFinite(nextSyncAfter) && nextSyncAfter > 0 ? Math.round(nextSyncAfter * 1000) : null,
   };
+}
+
+/**
+ * The delivery-report log: each attempt of posting a report (or a heartbeat) to a tenant's
+ * client, as operators read it when a client says it heard nothing. Bounded per tenant.
+ */
+/** How many attempts are kept per tenant, newest first. */
+export const REPORT_LOG_SIZE = 200;
+
+export interface ReportAttempt {
+  /** The `x-mailproxy-report-id` header the post carried. */
+  reportId: string;
+  at: number;
+  /** The client acknowledged (2xx with `"ok": true`). */
+  ok: boolean;
+  /** The client's HTTP status; null when no answer came (refused, timeout). */
+  httpStatus: number | null;
+  errorCode: ReportFailureCode | null;
+  error: string | null;
+  latencyMs: number;
+  /** Items in the report; 0 for a heartbeat. */
+  items: number;
 }
 
 /** Where and how one tenant's reports are posted. */

@@ -10,8 +10,7 @@ import type { TenantRepository } from '../core/ports.js';
 import { afterFailure, afterSuccess, nextRoundAt, type LaneState, type ReportPolicy } from '../core/report-schedule.js';
 import type { ReportTelemetry } from '../core/telemetry.js';
 import { reportBody } from '../core/contracts/delivery-report.js';
-import type { ReportAttempt } from '../core/report-log.js';
-import { syncUrl, type ClientReply, type LaneRecord, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
+import { syncUrl, type ClientReply, type ReportAttempt, type LaneRecord, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
 import type { Lane } from './report-lanes.js';
 
 export interface ReportLoopConfig {

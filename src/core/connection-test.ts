@@ -104,6 +104,13 @@ function stepsOf(lines: readonly TranscriptLine[], startedAt: number): OpenStep[
   return steps;
 }
 
+/** `AUTH: 535 5.7.8 ...`, `connect: timeout: ...`; a stage the step already names is not said twice (`connect: connect ECONNREFUSED ...`). */
+function reasonOf(step: ConnectionStep, failure: Failure): string {
+  const described = describeFailure(failure);
+  const repeated = failure.stage === step && described.startsWith(`${step}: `);
+  return `${STEP_LABEL[step]}: ${repeated ? described.slice(step.length + 2) : described}`;
+}
+
 /**
  * The result of a test from its transcript and, when it failed, the failure as the relay
  * reads it (relay-failure.ts): the failed step is the one left without a final reply, or
@@ -129,7 +136,7 @@ export function connectionTestResult(input: {
   return {
     ok: failure === null,
     failedStep,
-    reason: failure === null || failedStep === null ? null : `${STEP_LABEL[failedStep]}: ${describeFailure(failure)}`,
+    reason: failure === null || failedStep === null ? null : reasonOf(failedStep, failure),
     stage: failure?.stage ?? null,
     errorCode: failure?.errorCode ?? null,
     steps,

@@ -28,8 +28,11 @@ export interface StepResult {
 export interface TlsReport {
   version: string | null;
   cipher: string | null;
-  /** `trusted`: the chain verified; `untrusted`: it did not, accepted because the account turns verification off. */
-  certificate: 'trusted' | 'untrusted';
+  /**
+   * `trusted`: the chain verified; `untrusted`: it did not, accepted because the account turns
+   * verification off; `rejected`: it did not, and the connection was refused for it.
+   */
+  certificate: 'trusted' | 'untrusted' | 'rejected';
   certificateError: string | null;
 }
 

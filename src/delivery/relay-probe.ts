@@ -24,14 +24,15 @@ export interface RelayProbeOptions {
 type Failure = Extract<RelayReply, { ok: false }>;
 
 /** The TLS of the connection, when it has any (nodemailer swaps its socket for a TLSSocket). */
-function tlsOf(connection: SMTPConnection): TlsReport | null {
+function tlsOf(connection: SMTPConnection, verified: boolean): TlsReport | null {
   const socket = connection._socket as Partial<TLSSocket> | undefined;
   if (!connection.secure || socket?.getProtocol === undefined) return null;
   const error = socket.authorizationError;
   return {
     version: socket.getProtocol() ?? null,
     cipher: socket.getCipher?.()?.name ?? null,
-    certificate: socket.authorized === true ? 'trusted' : 'untrusted',
+    // Not trusted: refused when the account verifies certificates, accepted when it turned that off.
+    certificate: socket.authorized === true ? 'trusted' : verified ? 'rejected' : 'untrusted',
     certificateError: error === undefined || error === null ? null : String(error),
   };
 }
@@ -73,7 +74,7 @@ export function createRelayProbe(deps: { clock: Clock }) {
           if (settled) return;
           settled = true;
           clearTimeout(deadline);
-          tls ??= tlsOf(connection);
+          tls ??= tlsOf(connection, account.tlsRejectUnauthorized);
           if (failure === null) connection.quit();
           // QUIT's 221 is waited for (briefly): it is a step of the test.
           const done = (): void => {
@@ -104,7 +105,7 @@ export function createRelayProbe(deps: { clock: Clock }) {
         connection.on('error', fail);
         connection.connect((error) => {
           if (error) return fail(error);
-          tls = tlsOf(connection);
+          tls = tlsOf(connection, account.tlsRejectUnauthorized);
           if (auth === undefined) return finish(null);
           connection.login(auth, (loginError) => (loginError ? fail(loginError) : finish(null)));
         });

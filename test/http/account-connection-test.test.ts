@@ -79,6 +79,19 @@ describe('POST /account/{id}/test', () => {
     expect(body.steps[2]).toMatchObject({ step: 'starttls', ok: false, reply_code: expect.any(Number) });
   });
 
+  it('fails at connect on implicit TLS when the certificate is not trusted and verification is on', async () => {
+    const relay = await sink({ tls: 'implicit', auth: { user: 'u1', pass: 'right' } });
+    await fx.createAccount('acme', 'untrusted', relay, { tls_mode: 'implicit', user: 'u1', password: 'right' });
+    const { body } = await test('untrusted');
+    expect(body).toMatchObject({
+      ok: false,
+      failed_step: 'connect',
+      stage: 'tls',
+      tls: { certificate: 'rejected', certificate_error: 'DEPTH_ZERO_SELF_SIGNED_CERT' },
+    });
+    expect(body.reason).toMatch(/^connect: .*self[- ]signed certificate/i);
+  });
+
   it('fails at connect when the relay refuses the connection', async () => {
     await fx.createAccount('acme', 'refused', { port: await closedPort() });
     const { body } = await test('refused');

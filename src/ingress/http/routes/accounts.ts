@@ -69,7 +69,7 @@ export const ACCOUNT_ROUTES = {
       'Connects, says EHLO, upgrades with STARTTLS as `tls_mode` says, logs in with the stored credentials and says QUIT: no MAIL FROM, nothing sent. ' +
       'A failed test is an answer too (200, `ok: false`): `failed_step` (`connect`, `ehlo`, `starttls`, `auth`, `quit`) and `reason` name it as a paused ' +
       "account's reason does. Each step has the relay's reply (`reply_code`, `enhanced_status`, `text`) and `duration_ms`; `tls` has the version, " +
-      'cipher and certificate verdict (`trusted`, or `untrusted` when `tls_reject_unauthorized` is off).',
+      'cipher and certificate verdict (`trusted`; `untrusted`, accepted because `tls_reject_unauthorized` is off; `rejected`, the connection refused for it).',
     params,
     query: accountTestQuery,
     responses: {

@@ -531,3 +531,21 @@ CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
 -- it to one per tenant.)
 UPDATE accounts SET is_default = 1
   WHERE tenant_id IN (SELECT tenant_id FROM accounts GROUP BY tenant_id HAVING count(*) = 1 AND max(is_default) = 0);
+
+-- migration: 13
+-- The last attempts of posting delivery reports to each tenant's client (GET /tenant/{id}/report-log):
+-- kept here rather than in memory, so that operators still see them after a restart. Only the
+-- newest 200 per tenant are kept: each insert prunes the tenant's older rows (store/report-log.ts).
+CREATE TABLE report_attempts (
+  id           INTEGER PRIMARY KEY,
+  tenant_id    TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  report_id    TEXT NOT NULL,
+  attempted_at INTEGER NOT NULL,
+  ok           INTEGER NOT NULL CHECK (ok IN (0, 1)),
+  http_status  INTEGER,
+  error_code   TEXT,
+  error        TEXT,
+  latency_ms   INTEGER NOT NULL,
+  items        INTEGER NOT NULL
+) STRICT;
+CREATE INDEX report_attempts_tenant ON report_attempts (tenant_id, id);

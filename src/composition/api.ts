@@ -18,6 +18,7 @@ import { createTenantService } from '../core/tenant-service.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { MailboxWatchers } from '../bounce/bounce-service.js';
+import { createRelayProbe } from '../delivery/relay-probe.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth } from '../ingress/http/daemon-health.js';
@@ -64,6 +65,7 @@ export function adminServices(deps: {
         deps.wake();
         deps.accountsChanged();
       },
+      tester: createRelayProbe({ clock }).probe,
       activity: {
         usage: store.queue.usage,
         waiting: store.queueStatus.waitingByAccount,

@@ -4,6 +4,7 @@
  */
 import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, type Account, type AccountChoice, type LimitBehavior, type TlsMode } from './account.js';
 import { checkPecAccount, mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
+import { accountRelayActions, type RelayTester } from './account-relay-actions.js';
 import type { AccountAttempts } from './attempt-log.js';
 import { viewAccount } from './contracts/account.js';
 import { defaultWarnings, isDefaultOnSave, type AccountWarning } from './default-account.js';
@@ -54,6 +55,8 @@ export interface AccountServiceDeps {
    * fixed, a new relay) is served at once, not at its next wake-up (which may be a day away).
    */
   wake?: () => void;
+  /** The connection test of an account's relay; without it the test answers NOT_FOUND. */
+  tester?: RelayTester;
   /** What an account is doing: its use of each limit window, and the messages waiting for it. */
   activity?: {
     usage(tenantId: string, accountId: string, now: number): Usage;
@@ -215,6 +218,8 @@ export function createAccountService(deps: AccountServiceDeps) {
   };
 
   return {
+    ...accountRelayActions(deps),
+
     /**
      * Insert or update; answers the account saved, whether it was created, and what the
      * save did to the tenant's default account (defaultWarnings). Marking an account the

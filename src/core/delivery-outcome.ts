@@ -56,7 +56,8 @@ export function parseRetryHint(text: string): number | null {
   return amount * (UNIT_MS[unit] ?? 1000);
 }
 
-function describe(failure: Failure): string {
+/** A relay failure in a line: its reply code and enhanced status, then its words (or its stage when it said none). */
+export function describe(failure: Failure): string {
   const code = [failure.replyCode, failure.enhancedStatus].filter((part) => part !== null).join(' ');
   const text = failure.text.trim() || failure.errorCode || failure.stage;
   return code === '' ? `${failure.stage}: ${text}` : text.startsWith(String(failure.replyCode)) ? text : `${code} ${text}`;

@@ -43,7 +43,8 @@ export interface ReportFailure {
   message: string;
 }
 
-export type ClientReply = { ok: true; queued: number; nextSyncAfter: number | null } | { ok: false; failure: ReportFailure };
+/** `httpStatus`: the client's status when it answered (the transport adds it; the report log shows it). */
+export type ClientReply = ({ ok: true; queued: number; nextSyncAfter: number | null } | { ok: false; failure: ReportFailure }) & { httpStatus?: number };
 
 /**
  * What the client's answer means. Only a 2xx whose JSON says `"ok": true`
@@ -69,6 +70,28 @@ export function interpretReply(status: number, bodyText: string): ClientReply {
     queued: typeof queued === 'number' && Number.isFinite(queued) && queued > 0 ? Math.floor(queued) : 0,
     nextSyncAfter: typeof nextSyncAfter === 'number' && Number.isFinite(nextSyncAfter) && nextSyncAfter > 0 ? Math.round(nextSyncAfter * 1000) : null,
   };
+}
+
+/**
+ * The delivery-report log: each attempt of posting a report (or a heartbeat) to a tenant's
+ * client, as operators read it when a client says it heard nothing. Bounded per tenant.
+ */
+/** How many attempts are kept per tenant, newest first. */
+export const REPORT_LOG_SIZE = 200;
+
+export interface ReportAttempt {
+  /** The `x-mailproxy-report-id` header the post carried. */
+  reportId: string;
+  at: number;
+  /** The client acknowledged (2xx with `"ok": true`). */
+  ok: boolean;
+  /** The client's HTTP status; null when no answer came (refused, timeout). */
+  httpStatus: number | null;
+  errorCode: ReportFailureCode | null;
+  error: string | null;
+  latencyMs: number;
+  /** Items in the report; 0 for a heartbeat. */
+  items: number;
 }
 
 /** Where and how one tenant's reports are posted. */
@@ -125,8 +148,16 @@ export interface ReportStore {
    * bounce) and, when `reportId` names a delivered report, each message gets a
    * `reported` event; the lane record is saved.
    */
-  acknowledge(tenantId: string, events: readonly ReportEvent[], record: LaneRecord, report: { at: number; reportId: string | null }): void;
-  saveLane(tenantId: string, record: LaneRecord): void;
+  acknowledge(
+    tenantId: string,
+    events: readonly ReportEvent[],
+    record: LaneRecord,
+    report: { at: number; reportId: string | null; attempt?: ReportAttempt },
+  ): void;
+  /** The lane record, and the attempt that changed it (the report log) in the same transaction. */
+  saveLane(tenantId: string, record: LaneRecord, attempt?: ReportAttempt): void;
+  /** The tenant's last report attempts, newest first (at most REPORT_LOG_SIZE). */
+  attempts(tenantId: string, limit: number): ReportAttempt[];
 }
 
 /** `GET /tenant/{id}/sync-status`: how one tenant's reporting is doing (epoch seconds). */
@@ -154,4 +185,6 @@ export interface ReportSync {
   get(tenantId: string): SyncStatus | null;
   /** A round for the tenant now, past its backoff (not past the client's do-not-disturb); false when no such tenant. */
   syncNow(tenantId: string): boolean;
+  /** The tenant's last report attempts, newest first; null when no such tenant. */
+  log(tenantId: string, limit: number): ReportAttempt[] | null;
 }

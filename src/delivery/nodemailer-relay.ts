@@ -2,14 +2,16 @@
  * NodemailerRelay: the Relay port over one pooled nodemailer SMTP transport per
  * account. Every outcome comes back as a RelayReply; what it means is core's call.
  */
-import { getSystemErrorName } from 'node:util';
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
 import type { Account } from '../core/account.js';
 import type { Logger } from '../core/logger.js';
-import type { Envelope, RecipientRefusal, Relay, RelayReply, RelayStage } from '../core/relay.js';
+import type { Envelope, Relay, RelayReply } from '../core/relay.js';
 import { createConnectionTracker, type ConnectionTracker } from './connection-tracker.js';
 import { noDelayConnector } from './no-delay-socket.js';
+import { failureReply, parseReply, refusalOf, toSmtpFailure, type SmtpFailure } from './relay-failure.js';
+
+export { parseReply } from './relay-failure.js';
 
 export interface NodemailerRelayOptions {
   log: Logger;
@@ -29,43 +31,6 @@ interface PooledTransport {
   connections: ConnectionTracker;
   idleTimer: NodeJS.Timeout | null;
   retired: boolean;
-}
-
-/** The fields nodemailer puts on its errors (smtp-connection `_formatError`). */
-interface SmtpFailure {
-  message: string;
-  code?: string;
-  errno?: number;
-  responseCode?: number;
-  response?: string;
-  command?: string;
-  /** Set by OpenSSL errors (wrong version number, handshake failure). */
-  library?: string;
-  recipient?: string;
-  rejectedErrors?: SmtpFailure[];
-}
-
-// RFC 5321 §4.2: three-digit code; RFC 3463 §2: class.subject.detail after it.
-const REPLY_LINE = /^([2-5]\d\d)(?:[ -]+([245]\.\d{1,3}\.\d{1,3})(?!\S))?/;
-// Certificate and handshake errors reach us as ESOCKET with Node's own code overwritten.
-const TLS_FAILURE = /certificate|\bSSL\b|\bTLS\b|handshake|self[- ]signed/i;
-const CONNECT_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EDNS',
-  'ECONNECTION',
-  'ESOCKET',
-]);
-
-export function parseReply(text: string): { replyCode: number | null; enhancedStatus: string | null } {
-  const match = REPLY_LINE.exec(text.trimStart());
-  return { replyCode: match?.[1] ? Number(match[1]) : null, enhancedStatus: match?.[2] ?? null };
 }
 
 export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
@@ -170,20 +135,27 @@ function fingerprintOf(account: Account): string {
   return JSON.stringify([updatedAt, host, port, user, password, tlsMode, tlsRejectUnauthorized, maxConnections, maxMessagesPerConnection]);
 }
 
-function createTransport(account: Account, options: NodemailerRelayOptions, counter: ConnectionTracker): Transporter<SMTPPool.SentMessageInfo> {
-  const transportOptions: SMTPPool.Options & { maxRequeues: number } = {
-    pool: true,
+/** How an account's relay is reached and logged in to: the pooled transport's and the connection test's (relay-probe.ts). */
+export function relayConnectionOptions(account: Account) {
+  return {
     host: account.host,
     port: account.port,
     secure: account.tlsMode === 'implicit',
     requireTLS: account.tlsMode === 'starttls',
     ignoreTLS: account.tlsMode === 'none',
     ...(account.user === null ? {} : { auth: { user: account.user, pass: account.password ?? '' } }),
+    tls: { rejectUnauthorized: account.tlsRejectUnauthorized, minVersion: 'TLSv1.2' as const },
+  };
+}
+
+function createTransport(account: Account, options: NodemailerRelayOptions, counter: ConnectionTracker): Transporter<SMTPPool.SentMessageInfo> {
+  const transportOptions: SMTPPool.Options & { maxRequeues: number } = {
+    pool: true,
+    ...relayConnectionOptions(account),
     maxConnections: account.maxConnections,
     maxMessages: account.maxMessagesPerConnection,
     // A message whose connection dropped is reported, not silently resent: the dispatcher decides.
     maxRequeues: 0,
-    tls: { rejectUnauthorized: account.tlsRejectUnauthorized, minVersion: 'TLSv1.2' },
     ...(options.connectionTimeoutMs === undefined ? {} : { connectionTimeout: options.connectionTimeoutMs }),
     ...(options.greetingTimeoutMs === undefined ? {} : { greetingTimeout: options.greetingTimeoutMs }),
     ...(options.socketTimeoutMs === undefined ? {} : { socketTimeout: options.socketTimeoutMs }),
@@ -226,46 +198,6 @@ function successReply(info: SMTPPool.SentMessageInfo): RelayReply {
   return { ok: true, replyCode: replyCode ?? 250, enhancedStatus, text, accepted: (info.accepted ?? []).map(String), refused };
 }
 
-function failureReply(failure: SmtpFailure): Extract<RelayReply, { ok: false }> {
-  const text = (failure.response ?? failure.message).trim();
-  const parsed = parseReply(failure.response ?? '');
-  return {
-    ok: false,
-    stage: stageOf(failure),
-    replyCode: failure.responseCode ?? parsed.replyCode,
-    enhancedStatus: parsed.enhancedStatus,
-    text,
-    errorCode: errorCodeOf(failure),
-    refused: (failure.rejectedErrors ?? []).map((error) => refusalOf(error.recipient ?? '', error)),
-  };
-}
-
-function refusalOf(recipient: string, error: SmtpFailure | undefined): RecipientRefusal {
-  const text = (error?.response ?? '').trim();
-  return { recipient, replyCode: error?.responseCode ?? parseReply(text).replyCode, enhancedStatus: parseReply(text).enhancedStatus, text };
-}
-
-/**
- * Where the conversation stopped, from nodemailer's error code, command and
- * message. Message patterns apply only to local failures (no server reply), so
- * a relay's "451 Timeout waiting for data" stays a data-stage answer.
- */
-function stageOf(failure: SmtpFailure): RelayStage {
-  const code = failure.code ?? '';
-  const lowLevel = errorCodeOf(failure) ?? '';
-  const local = failure.responseCode === undefined;
-  if (code === 'ETIMEDOUT' || lowLevel === 'ETIMEDOUT' || (local && /\btime(?:d ?)?out\b/i.test(failure.message))) return 'timeout';
-  if (code === 'EAUTH') return 'auth';
-  if (code === 'ETLS' || failure.command === 'STARTTLS' || failure.library !== undefined) return 'tls';
-  if ((local && TLS_FAILURE.test(failure.message)) || /required STARTTLS/.test(failure.message)) return 'tls';
-  if (code === 'EMESSAGE' || failure.command === 'DATA') return 'data';
-  if (code === 'EENVELOPE') return 'envelope';
-  if (CONNECT_CODES.has(code) || CONNECT_CODES.has(lowLevel)) return 'connect';
-  // The pool's own words when a connection or the pool closed under a queued message.
-  if (/connection (?:pool )?was closed|closed unexpectedly|unexpected socket close/i.test(failure.message)) return 'connect';
-  return 'protocol';
-}
-
 /**
  * The envelope as address objects, which nodemailer takes as they are. Given as
  * strings it re-parses them as header text: a quoted local part lost its quotes
@@ -279,21 +211,4 @@ function envelopeObjects(envelope: Envelope): { from: string | { address: string
     from: envelope.mailFrom === '' ? '' : { address: envelope.mailFrom, name: '' },
     to: envelope.rcptTo.map((address) => ({ address, name: '' })),
   };
-}
-
-/** The socket's errno name (ECONNREFUSED) when nodemailer wrapped it, else nodemailer's code. */
-function errorCodeOf(failure: SmtpFailure): string | null {
-  if (typeof failure.errno === 'number' && failure.errno < 0) {
-    try {
-      return getSystemErrorName(failure.errno);
-    } catch {
-      // not a system errno: fall through to nodemailer's code
-    }
-  }
-  return failure.code ?? null;
-}
-
-function toSmtpFailure(error: unknown): SmtpFailure {
-  if (error instanceof Error) return error as Error & SmtpFailure;
-  return { message: String(error) };
 }

@@ -28,6 +28,7 @@ describe('schema migrations', () => {
       'mirror_state',
       'outbox',
       'pec_receipts',
+      'report_attempts',
       'report_state',
       'search_state',
       'spool_parts',

@@ -1,11 +1,13 @@
 /**
  * SQLite side of delivery reports: each tenant's cursor into the outbox, the
- * backlog past it, and the acknowledgement that moves it (schema migration 4).
+ * backlog past it, the acknowledgement that moves it (schema migration 4), and the
+ * log of attempts (report-log.ts).
  */
 import { syncUrl, type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { MESSAGE_EVENT_PREFIX, type MessageEventWriter } from './message-event-writer.js';
 import { ORPHANED_SQL, REPORTABLE_SQL } from './outbox-predicates.js';
+import { createSqliteReportLog } from './report-log.js';
 
 const PAST_CURSOR = `tenant_id = @tenant AND ${REPORTABLE_SQL}
   AND seq > (SELECT cursor_seq FROM report_state WHERE tenant_id = @tenant)`;
@@ -80,6 +82,7 @@ const recordParams = (tenantId: string, record: LaneRecord) => ({
 
 export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageEventWriter): ReportStore {
   const inTransaction = transactionRunner(db);
+  const log = createSqliteReportLog(db);
   const LANES = `SELECT t.id AS tenant_id, t.client_base_url, t.client_sync_path, r.failures, r.retry_at,
       r.dnd_until, r.last_success_at, r.last_attempt_at, r.last_error, r.last_error_at
     FROM tenants t JOIN report_state r ON r.tenant_id = t.id`;
@@ -155,9 +158,15 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
           if (report.reportId !== null) recordReported(events, report.at, report.reportId);
         }
         saveLane.run(recordParams(tenantId, record));
+        if (report.attempt !== undefined) log.append(tenantId, report.attempt);
       }, 'immediate'),
-    saveLane: (tenantId, record) => {
-      saveLane.run(recordParams(tenantId, record));
+    saveLane: (tenantId, record, attempt) => {
+      if (attempt === undefined) return void saveLane.run(recordParams(tenantId, record));
+      inTransaction(() => {
+        saveLane.run(recordParams(tenantId, record));
+        log.append(tenantId, attempt);
+      }, 'immediate');
     },
+    attempts: log.recent,
   };
 }

@@ -27,6 +27,7 @@ function loopWithOneRound() {
     backlog: () => ({ count: 0, oldestAt: null }),
     acknowledge: (_tenantId, _events, _record, report) => void acknowledged.push(report.at),
     saveLane: () => undefined,
+    attempts: () => [],
   };
   const tenant = {
     id: 'acme',

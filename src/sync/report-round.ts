@@ -10,7 +10,7 @@ import type { TenantRepository } from '../core/ports.js';
 import { afterFailure, afterSuccess, nextRoundAt, type LaneState, type ReportPolicy } from '../core/report-schedule.js';
 import type { ReportTelemetry } from '../core/telemetry.js';
 import { reportBody } from '../core/contracts/delivery-report.js';
-import { syncUrl, type LaneRecord, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
+import { syncUrl, type ClientReply, type ReportAttempt, type LaneRecord, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
 import type { Lane } from './report-lanes.js';
 
 export interface ReportLoopConfig {
@@ -48,6 +48,15 @@ const toRecord = (state: LaneState, previous: LaneRecord, attemptAt: number, err
   lastAttemptAt: attemptAt,
   lastError: error ?? previous.lastError,
   lastErrorAt: error === null ? previous.lastErrorAt : attemptAt,
+});
+
+/** One post as the report log keeps it (core/report-log.ts). */
+const attemptOf = (reply: ClientReply, post: { reportId: string; at: number; latencyMs: number; items: number }): ReportAttempt => ({
+  ...post,
+  ok: reply.ok,
+  httpStatus: reply.httpStatus ?? null,
+  errorCode: reply.ok ? null : reply.failure.code,
+  error: reply.ok ? null : reply.failure.message,
 });
 
 export function createReportRound(deps: ReportLoopDeps): (lane: Lane) => Promise<void> {
@@ -93,16 +102,18 @@ export function createReportRound(deps: ReportLoopDeps): (lane: Lane) => Promise
     if (to.signingSecret !== null) headers[deps.signatureHeader] = deps.sign(to.signingSecret, body, Math.floor(clock.now() / 1000));
     const abort = new AbortController();
     lane.abort = abort;
+    const postedAt = clock.now();
     const reply = await deps.transport.post(to, body, headers, AbortSignal.any([abort.signal, AbortSignal.timeout(config.requestTimeoutMs)]));
     lane.abort = null;
     if (abort.signal.aborted) return; // stopped or the tenant was deleted: nothing to record
     const at = clock.now();
+    const attempt = attemptOf(reply, { reportId, at: postedAt, latencyMs: at - postedAt, items: events.length });
 
     if (reply.ok) {
       const { lane: next, followUp } = afterSuccess(lane.state, reply, policy, at);
       lane.state = next;
       lane.record = toRecord(next, lane.record, at, null);
-      store.acknowledge(lane.tenantId, events, lane.record, { at, reportId: events.length > 0 ? reportId : null });
+      store.acknowledge(lane.tenantId, events, lane.record, { at, reportId: events.length > 0 ? reportId : null, attempt });
       if (events.length > 0)
         deps.telemetry?.acknowledged(
           lane.tenantId,
@@ -118,7 +129,7 @@ export function createReportRound(deps: ReportLoopDeps): (lane: Lane) => Promise
     }
     lane.state = afterFailure(lane.state, policy, at, deps.random());
     lane.record = toRecord(lane.state, lane.record, at, `${reply.failure.code}: ${reply.failure.message}`);
-    store.saveLane(lane.tenantId, lane.record);
+    store.saveLane(lane.tenantId, lane.record, attempt);
     lane.dueAt = lane.state.retryAt ?? at;
     lane.dirty ||= events.length > 0;
     lane.holding = lane.dirty;

@@ -41,7 +41,7 @@ export function createHttpReportTransport(options: { userAgent: string }): Repor
           signal,
           headers: { 'content-type': 'application/json', 'user-agent': options.userAgent, ...authorization(target.auth), ...headers },
         });
-        return interpretReply(response.status, await readCapped(response));
+        return { ...interpretReply(response.status, await readCapped(response)), httpStatus: response.status };
       } catch (error) {
         if (signal.aborted) {
           const reason: unknown = signal.reason;

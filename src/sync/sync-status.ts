@@ -41,5 +41,6 @@ export function createReportSync(deps: { loop: ReportLoop; store: ReportStore; c
       loop.refresh(tenantId);
       return true;
     },
+    log: (tenantId, limit) => (store.lane(tenantId) === null ? null : store.attempts(tenantId, limit)),
   };
 }

@@ -43,11 +43,14 @@ const SUFFIXES: Record<MetricType, readonly string[]> = {
   summary: ['', '_sum', '_count'],
 };
 
-/** Go's ParseFloat as Prometheus uses it: decimal or exponent forms, NaN, +Inf, -Inf. */
+/**
+ * Go's ParseFloat as Prometheus uses it: decimal or exponent forms, and NaN and
+ * Inf in any case (Go reads them case-insensitively; prom-client writes `Nan`).
+ */
 export function parseValue(text: string): number {
-  if (text === 'NaN') return Number.NaN;
-  if (text === '+Inf' || text === 'Inf') return Number.POSITIVE_INFINITY;
-  if (text === '-Inf') return Number.NEGATIVE_INFINITY;
+  if (/^nan$/i.test(text)) return Number.NaN;
+  if (/^\+?inf(inity)?$/i.test(text)) return Number.POSITIVE_INFINITY;
+  if (/^-inf(inity)?$/i.test(text)) return Number.NEGATIVE_INFINITY;
   if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(text)) throw new Error(`not a number: ${text}`);
   return Number(text);
 }

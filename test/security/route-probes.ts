@@ -90,6 +90,9 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'GET /accounts': (w, owner) => get(`/accounts?tenant_id=${tid(w, owner)}`),
   'GET /account/{id}': (w, owner) => get(`/account/${w.tenants[owner].account}?tenant_id=${tid(w, owner)}`),
   'DELETE /account/{id}': async (w, owner) => del(`/account/${await scratchAccount(w, owner)}?tenant_id=${tid(w, owner)}`),
+  // A scratch account on the discard port: refused or closed at once, bounded by a 1 s timeout.
+  'POST /account/{id}/test': async (w, owner) => post(`/account/${await scratchAccount(w, owner)}/test?tenant_id=${tid(w, owner)}&timeout_seconds=1`),
+  'POST /account/{id}/resume': (w, owner) => post(`/account/${w.tenants[owner].account}/resume?tenant_id=${tid(w, owner)}`),
 
   'POST /add-messages': submit('/add-messages'),
   'POST /commands/add-messages': submit('/commands/add-messages'),
@@ -105,6 +108,7 @@ export const PROBES: Readonly<Record<string, Probe>> = {
 
   'GET /tenant/{id}/sync-status': (w, owner) => get(`/tenant/${tid(w, owner)}/sync-status`),
   'POST /tenant/{id}/sync-now': (w, owner) => post(`/tenant/${tid(w, owner)}/sync-now`),
+  'GET /tenant/{id}/report-log': (w, owner) => get(`/tenant/${tid(w, owner)}/report-log`),
 
   'GET /suppressions': (w, owner) => get(`/suppressions?tenant_id=${tid(w, owner)}`),
   'POST /suppression': (w, owner) => post('/suppression', { tenant_id: tid(w, owner), address: `${w.unique('new')}@${owner}-scratch.example` }),

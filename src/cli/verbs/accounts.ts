@@ -5,6 +5,7 @@ import { cliError, failed, ok, report, type Result } from '../cli-error.js';
 import { apiCall, tenantCall, type Command } from '../command.js';
 import { objectFields } from '../fields.js';
 import { instant, table, text } from '../output.js';
+import { accountRelayVerbs } from './account-relay.js';
 
 const accountPath = (id: string): string => `/account/${encodeURIComponent(id)}`;
 
@@ -218,5 +219,6 @@ export const accountsCommand: Command = {
         );
       },
     },
+    ...accountRelayVerbs,
   },
 };

@@ -31,6 +31,31 @@ export const tenantsCommand: Command = {
             ]),
         ),
     },
+    'report-log': {
+      usage: 'ID [--limit N]',
+      summary: "the last attempts of posting delivery reports to the tenant's client: time, HTTP status or error, latency, items",
+      options: { limit: { type: 'string' } },
+      positionals: [1, 1],
+      api: true,
+      run: async (input) => {
+        const limit = integerOption(input.values, 'limit', 1);
+        if (!limit.ok) return report(input.cli.stderr, limit.error);
+        return apiCall(
+          input,
+          (client) => client.request('GET', `${tenantPath(input.positionals[0] ?? '')}/report-log`, { query: { limit: limit.value } }),
+          (body) =>
+            table(body.report_log, [
+              { header: 'AT', value: (a: any) => instant(a.at_ts) },
+              { header: 'RESULT', value: (a: any) => (a.ok ? 'ok' : 'FAILED') },
+              { header: 'STATUS', value: (a: any) => a.http_status },
+              { header: 'ERROR', value: (a: any) => a.error },
+              { header: 'LATENCY', value: (a: any) => `${a.latency_ms} ms` },
+              { header: 'ITEMS', value: (a: any) => a.items },
+              { header: 'REPORT ID', value: (a: any) => a.report_id },
+            ]),
+        );
+      },
+    },
     show: {
       usage: 'ID',
       summary: 'one tenant (secrets are never shown)',

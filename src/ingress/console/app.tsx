@@ -11,9 +11,11 @@ import { transportError, type HttpError } from '../http/http-error.js';
 import type { ConsoleDeps } from './deps.js';
 import type { ConsoleEnv } from './env.js';
 import { ErrorPage } from './pages/error-page.js';
+import { accountConsoleRoutes } from './routes/account-routes.js';
 import { messageConsoleRoutes } from './routes/message-routes.js';
 import { overviewRoutes } from './routes/overview-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
+import { suppressionConsoleRoutes } from './routes/suppression-routes.js';
 import { securityHeaders } from './security.js';
 import { CONSOLE_PATH, loadSession } from './session.js';
 
@@ -65,6 +67,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.route('/', signInRoutes(deps));
   app.route('/', messageConsoleRoutes(deps));
   app.route('/', overviewRoutes(deps));
+  app.route('/', accountConsoleRoutes(deps));
+  app.route('/', suppressionConsoleRoutes(deps));
 
   app.notFound((c) => errorPage(c, new AppError('NOT_FOUND', 'There is no such page.')));
   app.onError((error, c) => {

@@ -8,7 +8,7 @@ export interface LayoutProps {
   title: string;
   session: ConsoleSession | null;
   /** Which navigation entry is this page's. */
-  current?: 'overview' | 'messages' | 'tenants' | 'suppressions';
+  current?: 'overview' | 'messages' | 'accounts' | 'tenants' | 'suppressions';
   notice?: string | null;
   children?: Child;
 }
@@ -16,6 +16,7 @@ export interface LayoutProps {
 const NAV = [
   { key: 'overview', href: `${CONSOLE_PATH}/overview`, label: 'Overview', admin: false },
   { key: 'messages', href: `${CONSOLE_PATH}/messages`, label: 'Messages', admin: false },
+  { key: 'accounts', href: `${CONSOLE_PATH}/accounts`, label: 'Accounts', admin: false },
   { key: 'tenants', href: `${CONSOLE_PATH}/tenants`, label: 'Tenants', admin: true },
   { key: 'suppressions', href: `${CONSOLE_PATH}/suppressions`, label: 'Suppressions', admin: true },
 ] as const;

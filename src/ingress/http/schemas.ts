@@ -187,3 +187,30 @@ const flag = z.enum(['true', 'false', '1', '0']).transform((text) => text === 't
 export const tenantScopeQuery = z.object({ tenant_id: identifier.optional() }).strict();
 export const deleteQuery = z.object({ force: flag.optional() }).strict();
 export const accountDeleteQuery = z.object({ tenant_id: identifier.optional(), force: flag.optional() }).strict();
+
+/** POST /account/{id}/test: the tenant scope, and how long the relay may take over the whole test. */
+export const accountTestQuery = z
+  .object({
+    tenant_id: identifier.optional(),
+    timeout_seconds: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(120)
+      .optional()
+      .meta({ description: 'How long the whole test may take before it fails at the step it is in (default 15).', examples: [10] }),
+  })
+  .strict();
+
+/** GET /tenant/{id}/report-log: how many attempts, newest first. */
+export const reportLogQuery = z
+  .object({
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'How many attempts, newest first (default 50, at most the 200 kept per tenant).', examples: [20] }),
+  })
+  .strict();

@@ -2,7 +2,7 @@
 import type { SuppressionRecord } from '../../../core/bounce.js';
 import type { TenantView } from '../../../core/contracts/tenant.js';
 import { whenMs } from '../format.js';
-import { Layout } from '../layout.js';
+import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
 
@@ -26,7 +26,7 @@ export function TenantsPage(props: { session: ConsoleSession; tenants: TenantVie
               return (
                 <tr>
                   <td>
-                    {tenant.id}
+                    <a href={`${CONSOLE_PATH}/tenants/${q}`}>{tenant.id}</a>
                     {tenant.name === null ? (
                       ''
                     ) : (
@@ -61,11 +61,36 @@ export interface SuppressionsPageProps {
   prefix: string;
   suppressions: SuppressionRecord[] | null;
   nextHref: string | null;
+  notice: string | null;
 }
+
+/** Adds an address to the chosen tenant's list: suppressed until removed by hand. */
+function AddSuppression(props: { session: ConsoleSession; tenant: string }) {
+  return (
+    <form method="post" action={`${CONSOLE_PATH}/suppressions/add`} class="filters panel" aria-label="Add a suppression">
+      <CsrfField session={props.session} />
+      <input type="hidden" name="tenant" value={props.tenant} />
+      <div>
+        <label for="s-address">Address to suppress</label>
+        <input id="s-address" name="address" type="email" required />
+      </div>
+      <div>
+        <label for="s-reason">Reason</label>
+        <input id="s-reason" name="reason" />
+      </div>
+      <div class="actions">
+        <button type="submit">Add to {props.tenant}'s list</button>
+      </div>
+    </form>
+  );
+}
+
+export const removeHref = (tenant: string, address: string): string =>
+  `${CONSOLE_PATH}/suppressions/remove?${new URLSearchParams({ tenant, address }).toString()}`;
 
 export function SuppressionsPage(props: SuppressionsPageProps) {
   return (
-    <Layout title="Suppression lists" session={props.session} current="suppressions">
+    <Layout title="Suppression lists" session={props.session} current="suppressions" notice={props.notice}>
       <form method="get" action={`${CONSOLE_PATH}/suppressions`} class="filters panel" role="search" aria-label="Suppressions">
         <div>
           <label for="s-tenant">Tenant</label>
@@ -85,6 +110,7 @@ export function SuppressionsPage(props: SuppressionsPageProps) {
           <button type="submit">Show</button>
         </div>
       </form>
+      {props.tenant === '' ? null : <AddSuppression session={props.session} tenant={props.tenant} />}
       {props.suppressions === null ? (
         <p>Choose a tenant.</p>
       ) : props.suppressions.length === 0 ? (
@@ -99,6 +125,7 @@ export function SuppressionsPage(props: SuppressionsPageProps) {
                 <th scope="col">Reason</th>
                 <th scope="col">Since</th>
                 <th scope="col">Until</th>
+                <th scope="col">Action</th>
               </tr>
             </thead>
             <tbody>
@@ -109,6 +136,9 @@ export function SuppressionsPage(props: SuppressionsPageProps) {
                   <td>{record.reason ?? ''}</td>
                   <td>{whenMs(record.createdAt)}</td>
                   <td>{record.expiresAt === null ? 'removed by hand' : whenMs(record.expiresAt)}</td>
+                  <td>
+                    <a href={removeHref(props.tenant, record.address)}>Remove</a>
+                  </td>
                 </tr>
               ))}
             </tbody>

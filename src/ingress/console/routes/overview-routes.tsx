@@ -1,4 +1,4 @@
-/** The overview page and the admin pages (tenants, suppression lists): reads only, through the core services. */
+/** The overview page and the admin pages (tenants, a tenant with its report log, suppression lists): reads only, through the core services. */
 import { Hono } from 'hono';
 import { z } from 'zod';
 import { viewTenant } from '../../../core/contracts/tenant.js';
@@ -10,11 +10,14 @@ import { queueOverview } from '../../http/views/queue-overview.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { SuppressionsPage, TenantsPage } from '../pages/admin.js';
+import { TenantPage } from '../pages/tenant.js';
+import { viewReportAttempt } from '../../http/views/report-log-view.js';
 import { OverviewPage } from '../pages/overview.js';
 import { CONSOLE_PATH, currentSession } from '../session.js';
 import { consoleContext, takeNotice } from './message-routes.js';
 
 const CHART_MINUTES = 60;
+const tenantParam = z.string().min(1).max(64);
 const suppressionsQuery = z.object({
   tenant: z.string().max(64).optional(),
   prefix: z.string().max(320).optional().default(''),
@@ -52,6 +55,19 @@ export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return c.html(<TenantsPage session={session} tenants={deps.tenants.list(consoleContext(c)).map(viewTenant)} />);
   });
 
+  // A tenant key sees its own tenant only (the service scopes it); the report log is the last 50 attempts.
+  app.get('/tenants/:id', (c) => {
+    const tenant = deps.tenants.get(consoleContext(c), validate(tenantParam, c.req.param('id'), 'tenant'));
+    return c.html(
+      <TenantPage
+        session={currentSession(c)}
+        tenant={viewTenant(tenant)}
+        sync={deps.reports.get(tenant.id)}
+        attempts={(deps.reports.log(tenant.id, 50) ?? []).map(viewReportAttempt)}
+      />,
+    );
+  });
+
   app.get('/suppressions', (c) => {
     const session = currentSession(c);
     requireAdmin(session.principal);
@@ -79,6 +95,7 @@ export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         prefix={query.prefix}
         suppressions={page?.suppressions ?? null}
         nextHref={nextHref}
+        notice={takeNotice(c)}
       />,
     );
   });

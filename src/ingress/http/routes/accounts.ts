@@ -5,8 +5,9 @@ import { viewAccount } from '../../../core/contracts/account.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { accountBody, accountDeleteQuery, identifier, tenantScopeQuery } from '../schemas.js';
+import { accountBody, accountDeleteQuery, accountTestQuery, identifier, tenantScopeQuery } from '../schemas.js';
 import { viewAccountState } from '../views/account-view.js';
+import { viewConnectionTest } from '../views/connection-test-view.js';
 import { commandContext } from './tenants.js';
 
 const params = { id: identifier };
@@ -68,6 +69,37 @@ export const ACCOUNT_ROUTES = {
     responses: { 200: json('`{"ok":true,"warnings":[{"code","message"}]}`') },
     errors: ['NOT_FOUND', 'CONFLICT'],
   },
+  test: {
+    ...account,
+    method: 'post',
+    path: '/account/{id}/test',
+    summary: "Test the connection to the account's relay",
+    description:
+      'Connects, says EHLO, upgrades with STARTTLS as `tls_mode` says, logs in with the stored credentials and says QUIT: no MAIL FROM, nothing sent. ' +
+      'A failed test is an answer too (200, `ok: false`): `failed_step` (`connect`, `ehlo`, `starttls`, `auth`, `quit`) and `reason` name it as a paused ' +
+      "account's reason does. Each step has the relay's reply (`reply_code`, `enhanced_status`, `text`) and `duration_ms`; `tls` has the version, " +
+      'cipher and certificate verdict (`trusted`; `untrusted`, accepted because `tls_reject_unauthorized` is off; `rejected`, the connection refused for it).',
+    params,
+    query: accountTestQuery,
+    responses: {
+      200: json(
+        '`{"ok":false,"failed_step":"auth","reason":"AUTH: 535 5.7.8 ...","stage":"auth","error_code":"EAUTH","duration_ms":42,"tls":{...},"steps":[{"step":"connect","ok":true,"reply_code":220,...}]}`',
+      ),
+    },
+    errors: ['NOT_FOUND'],
+  },
+  resume: {
+    ...account,
+    method: 'post',
+    path: '/account/{id}/resume',
+    summary: 'Resume an account paused by a relay failure',
+    description:
+      'Clears `paused_at` and `paused_reason` and wakes the dispatcher: the waiting mail is tried again now. `resumed` is false when the account was not paused (nothing changes).',
+    params,
+    query: tenantScopeQuery,
+    responses: { 200: json('`{"ok":true,"resumed":true,"account":{...}}`') },
+    errors: ['NOT_FOUND'],
+  },
 } as const satisfies Record<string, RouteDoc>;
 
 const pathId = (c: Context<HttpEnv>): string => validate(params.id, c.req.param('id'), 'account id');
@@ -98,6 +130,21 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
     const query = readQuery(c, routes.delete.query);
     const { warnings } = accounts.delete(commandContext(c), query.tenant_id, id, { force: query.force ?? false });
     return c.json({ ok: true, warnings });
+  });
+
+  on(app, routes.test, async (c) => {
+    const id = pathId(c);
+    const query = readQuery(c, routes.test.query);
+    const timeoutMs = query.timeout_seconds === undefined ? undefined : query.timeout_seconds * 1000;
+    const result = await accounts.test(commandContext(c), query.tenant_id, id, timeoutMs === undefined ? {} : { timeoutMs });
+    return c.json(viewConnectionTest(result));
+  });
+
+  on(app, routes.resume, (c) => {
+    const id = pathId(c);
+    const query = readQuery(c, routes.resume.query);
+    const { account, resumed } = accounts.resume(commandContext(c), query.tenant_id, id);
+    return c.json({ ok: true, resumed, account: viewAccount(account) });
   });
 
   return app;

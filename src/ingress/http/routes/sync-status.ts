@@ -8,9 +8,10 @@ import { notFound } from '../../../core/app-error.js';
 import { requireAdmin, scopeTenant } from '../../../core/principal.js';
 import type { ReportSync } from '../../../core/report.js';
 import type { HttpEnv } from '../env.js';
-import { validate } from '../request-input.js';
+import { readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { identifier } from '../schemas.js';
+import { identifier, reportLogQuery } from '../schemas.js';
+import { viewReportAttempt } from '../views/report-log-view.js';
 
 const params = { id: identifier };
 
@@ -45,6 +46,21 @@ export const SYNC_STATUS_ROUTES = {
     responses: { 202: json('`{"ok":true}`') },
     errors: ['NOT_FOUND'],
   },
+  log: {
+    method: 'get',
+    path: '/tenant/{id}/report-log',
+    tag: 'Delivery reports',
+    summary: "The last attempts of posting delivery reports to the tenant's client",
+    description:
+      'Newest first; the last 200 per tenant are kept (across restarts). Each attempt: `report_id` (the `x-mailproxy-report-id` header it carried), ' +
+      '`at_ts`, `ok` (acknowledged), `http_status` (null when no answer came), `error_code` (`http_status`, `not_acknowledged`, `timeout`, `connection`), ' +
+      '`error`, `latency_ms`, `items` (0 for a heartbeat).',
+    access: 'tenant',
+    params,
+    query: reportLogQuery,
+    responses: { 200: json('`{"report_log":[{"report_id":"...","at_ts":1767225600,"ok":false,"http_status":503,...}]}`') },
+    errors: ['NOT_FOUND'],
+  },
 } as const satisfies Record<string, RouteDoc>;
 
 const pathId = (c: Context<HttpEnv>): string => validate(params.id, c.req.param('id'), 'tenant id');
@@ -70,6 +86,14 @@ export function syncStatusRoutes(status: ReportSync): Hono<HttpEnv> {
     const tenantId = scopeTenant(c.get('principal'), pathId(c));
     if (!status.syncNow(tenantId)) throw notFound('tenant', tenantId);
     return c.json({ ok: true }, 202);
+  });
+
+  on(app, routes.log, (c) => {
+    const tenantId = scopeTenant(c.get('principal'), pathId(c));
+    const query = readQuery(c, routes.log.query);
+    const attempts = status.log(tenantId, query.limit ?? 50);
+    if (attempts === null) throw notFound('tenant', tenantId);
+    return c.json({ report_log: attempts.map(viewReportAttempt) });
   });
 
   return app;

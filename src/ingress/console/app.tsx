@@ -11,6 +11,7 @@ import { transportError, type HttpError } from '../http/http-error.js';
 import type { ConsoleDeps } from './deps.js';
 import type { ConsoleEnv } from './env.js';
 import { ErrorPage } from './pages/error-page.js';
+import { bulkConsoleRoutes } from './routes/bulk-routes.js';
 import { messageConsoleRoutes } from './routes/message-routes.js';
 import { overviewRoutes } from './routes/overview-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
@@ -64,6 +65,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.route('/', signInRoutes(deps));
   app.route('/', messageConsoleRoutes(deps));
+  app.route('/', bulkConsoleRoutes(deps));
   app.route('/', overviewRoutes(deps));
 
   app.notFound((c) => errorPage(c, new AppError('NOT_FOUND', 'There is no such page.')));

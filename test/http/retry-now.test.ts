@@ -87,5 +87,10 @@ describe('POST /commands/retry-now', () => {
     const unnamed = await fx.admin('POST', '/commands/retry-now', { ids: ['mine'] });
     expect(unnamed.status).toBe(400);
     expect(unnamed.body.error.code).toBe('VALIDATION_FAILED');
+    for (const ids of ['mine,bad id', '', [], ' , ']) {
+      const bad = await fx.admin('POST', '/commands/retry-now', { tenant_id: 'acme', ids });
+      expect(bad.status).toBe(400);
+      expect(bad.body.error.code).toBe('VALIDATION_FAILED');
+    }
   });
 });

@@ -145,14 +145,36 @@ export const searchFilterFields = {
   q: z.string().min(1).max(200).optional(),
 };
 
-/** true/false in a JSON body, or as text in a query string. */
-const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0']).transform((text) => text === 'true' || text === '1')]);
+/**
+ * true/false in a JSON body, or as text in a query string; read with `isSet`. No transform here: zod
+ * leaves a transformed schema's examples out of the (input-side) OpenAPI document.
+ */
+const flag = z.union([z.boolean(), z.enum(['true', 'false', '1', '0'])]);
+export const isSet = (value: z.output<typeof flag> | undefined): boolean => value === true || value === 'true' || value === '1';
+
+const splitIds = (text: string): string[] =>
+  text
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '');
+/** Client ids as a list or comma-separated text, checked without a transform (see flag); `idsOf` reads them. */
+const idsInput = z.union([
+  z.array(clientId).min(1).max(10_000),
+  z.string().refine(
+    (text) => {
+      const ids = splitIds(text);
+      return ids.length >= 1 && ids.length <= 10_000 && ids.every((id) => clientId.safeParse(id).success);
+    },
+    { message: '1-10000 client ids, comma-separated' },
+  ),
+]);
+export const idsOf = (value: z.output<typeof idsInput>): string[] => (Array.isArray(value) ? value : splitIds(value));
 const f = searchFilterFields;
 
 export const retryNowParams = z
   .object({
     tenant_id: identifier.optional().meta({ description: 'the tenant (implied by a tenant key)', examples: ['acme'] }),
-    ids: idList.meta({ description: 'client ids of messages waiting for a later attempt', examples: [['invoice-2024-0042', 'invoice-2024-0043']] }),
+    ids: idsInput.meta({ description: 'client ids of messages waiting for a later attempt', examples: [['invoice-2024-0042', 'invoice-2024-0043']] }),
   })
   .strict();
 

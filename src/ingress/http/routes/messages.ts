@@ -19,7 +19,9 @@ import {
   bulkParams,
   cleanupParams,
   clientId,
+  idsOf,
   idsParams,
+  isSet,
   retryNowParams,
   searchFilterFields,
   tenantParams,
@@ -174,7 +176,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   command(routes.activate, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
   command(routes.deleteMessages, (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
   command(routes.resend, (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
-  command(routes.retryNow, (ctx, p) => commands.retryNow(ctx, p.tenant_id, p.ids));
+  command(routes.retryNow, (ctx, p) => commands.retryNow(ctx, p.tenant_id, idsOf(p.ids)));
   command(routes.cleanup, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
 
   on(app, routes.bulk, async (c) => {
@@ -182,7 +184,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     const request = {
       action: p.action,
       tenantId: p.tenant_id,
-      allTenants: p.all_tenants ?? false,
+      allTenants: isSet(p.all_tenants),
       max: p.max ?? BULK_MAX,
       filter: {
         status: p.status ?? null,
@@ -197,7 +199,7 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
       },
     };
     const ctx = commandContext(c);
-    return c.json({ ok: true, ...(p.dry_run === true ? deps.bulk.preview(ctx, request) : await deps.bulk.run(ctx, request)) });
+    return c.json({ ok: true, ...(isSet(p.dry_run) ? deps.bulk.preview(ctx, request) : await deps.bulk.run(ctx, request)) });
   });
 
   // Newest first (or by next attempt), filtered, full text with `q`; `next_cursor` pages on.

@@ -15,6 +15,8 @@ export interface CliContext {
   env: Env;
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WriteStream;
+  /** Where a confirmation is read from, when it is a terminal (messages bulk). */
+  stdin?: NodeJS.ReadStream;
 }
 
 export interface VerbInput {

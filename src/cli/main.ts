@@ -43,7 +43,7 @@ daemon:
 administration (talks to the running daemon's API):
   tenants list|show|add|delete
   accounts list|show|add|delete
-  messages list|show
+  messages list|show|retry|bulk
   suppressions list|add|delete
   queue stats
   suspend|activate [--tenant T] [--batch B]
@@ -71,7 +71,7 @@ options:
 const version = mailproxyVersion;
 
 async function main(argv: string[]): Promise<void> {
-  const cli: CliContext = { env: process.env, stdout: process.stdout, stderr: process.stderr };
+  const cli: CliContext = { env: process.env, stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
   const [command, ...rest] = argv;
   if (command === undefined || command === '-h' || command === '--help' || (command === 'help' && rest.length === 0)) {
     (command === undefined ? process.stderr : process.stdout).write(USAGE);

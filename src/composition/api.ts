@@ -10,6 +10,7 @@ import { createAuthenticator } from '../core/authenticator.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import { createFailureThrottle } from '../core/failure-throttle.js';
 import type { Logger } from '../core/logger.js';
+import type { BulkCommands } from '../core/message-bulk.js';
 import type { MessageCommands } from '../core/message-commands.js';
 import type { Handoff } from '../core/relay.js';
 import type { SubmissionService } from '../core/submission-service.js';
@@ -92,6 +93,7 @@ export function createApi(
     metrics: Metrics;
     submissions: SubmissionService;
     commands: MessageCommands;
+    bulk: BulkCommands;
     clock: Clock;
     ids: IdSource;
     log: Logger;

@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import type { AttemptLog } from '../core/attempt-log.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
+import { createBulkCommands } from '../core/message-bulk.js';
 import { createMessageCommands } from '../core/message-commands.js';
 import { createSubmissionService } from '../core/submission-service.js';
 import { deliveryFanOut } from '../core/telemetry.js';
@@ -64,8 +65,10 @@ export function createWork(ctx: DaemonContext) {
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });
   const maxAgeSeconds = settings.maxMessageAgeSeconds;
   const commands = createMessageCommands({ store, messages: store.messages, queue: store.queue, clock, ids, wake, maxAgeSeconds });
+  const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+  const bulk = createBulkCommands({ store, messages: store.messages, selection: store.selection, commands, clock, ids, wake, yieldTurn });
   const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);
-  return { delivery, wake, reports, submissions, commands, parsing };
+  return { delivery, wake, reports, submissions, commands, bulk, parsing };
 }
 
 export type Work = ReturnType<typeof createWork>;

@@ -16,6 +16,7 @@ export const HANDOFF_STATES: Readonly<Record<string, string>> = {
   'message.queued': 'queued',
   'message.updated': 'queued',
   'message.resent': 'queued',
+  'message.retry_now': 'queued',
   'message.released': 'queued',
   'message.lease_expired': 'queued',
   'message.sending': 'sending',

@@ -71,6 +71,11 @@ export interface MessageAdmin {
   suspensions(tenantId: string): string[];
   deleteMessages(tenantId: string, ids: readonly string[], at: number): IdsOutcome;
   resend(tenantId: string, ids: readonly string[], at: number, correlationId: string | null): IdsOutcome;
+  /**
+   * Makes the next attempt of waiting messages `at` (a retry backoff or a scheduled time cut short);
+   * skipped: a message that is not waiting for a later attempt (sent, failed, in flight, held, already due).
+   */
+  retryNow(tenantId: string, ids: readonly string[], at: number, correlationId: string | null): IdsOutcome;
   /** Deletes messages reported before `before` (and whose bounce, if any, was reported too). */
   removeReported(tenantId: string | null, before: number): number;
   /** The message, its timeline and its PEC receipts (in the order they arrived). */

@@ -1,6 +1,6 @@
 /**
  * Operator commands on a tenant's messages: suspend, activate, delete, resend,
- * cleanup, run-now, and reading one message. Each write is audited and mirrored.
+ * retry-now, cleanup, run-now, and reading one message. Each write is audited and mirrored.
  */
 import { notFound } from './app-error.js';
 import { changeRecorder } from './change-record.js';
@@ -93,6 +93,20 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
           result: { resent: moved.done, not_found: moved.notFound, not_final: moved.skipped },
           data: { ids: moved.done },
           eventType: 'message.resend_requested',
+        };
+      });
+      deps.wake();
+      return outcome;
+    },
+
+    /** The next attempt of deferred or scheduled messages becomes now, and the dispatcher is woken. */
+    retryNow(ctx: CommandContext, tenantId: string | undefined, ids: readonly string[]) {
+      const outcome = command(ctx, tenantId, 'retry_now', (tenant, now) => {
+        const moved = messages.retryNow(tenant, ids, now, ctx.correlationId);
+        return {
+          result: { retried: moved.done, not_found: moved.notFound, not_applicable: moved.skipped },
+          data: { ids: moved.done },
+          eventType: 'message.retry_now_requested',
         };
       });
       deps.wake();

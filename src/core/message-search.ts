@@ -17,7 +17,8 @@ export function messageStatus(state: HandoffState, suspended: boolean, bounced: 
 
 export type MessageOrder = 'newest' | 'next_attempt';
 
-export interface MessageQuery {
+/** What a search (and a bulk action) selects messages by: every field set narrows. */
+export interface MessageFilter {
   /** Null: every tenant (the admin token only). */
   tenantId: string | null;
   status: MessageStatus | null;
@@ -33,6 +34,9 @@ export interface MessageQuery {
   priority: Priority | null;
   /** Words to find in subject, sender and recipients (all of them, the last one as a prefix). */
   text: string | null;
+}
+
+export interface MessageQuery extends MessageFilter {
   order: MessageOrder;
   limit: number;
   /** Where the previous page ended (opaque to clients). */

@@ -8,6 +8,7 @@ import type { BounceLedger, BounceStore } from '../core/bounce.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { MessageSearch } from '../core/message-search.js';
+import type { MessageSelection } from '../core/message-selection.js';
 import type { MessageHeaders } from '../core/message-headers.js';
 import type { ThroughputStore } from '../core/throughput.js';
 import type { QueueStatusStore } from '../core/queue-status.js';
@@ -23,6 +24,7 @@ import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
 import { durableTransaction, openDatabase, transactionRunner } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMessageSearch } from './message-search.js';
+import { createSqliteMessageSelection } from './message-selection.js';
 import { createSqliteMessageHeaders } from './message-headers.js';
 import { createSqliteThroughput } from './throughput.js';
 import { createSqliteQueueStatus } from './queue-status.js';
@@ -50,6 +52,8 @@ export interface SqliteStore extends AdminStore {
   spool: MessageSpool;
   messages: MessageAdmin;
   search: MessageSearch;
+  /** What a bulk action reaches: the search filter, counted or paged. */
+  selection: MessageSelection;
   queueStatus: QueueStatusStore;
   /** Outcomes per minute from the timeline (the console's chart). */
   throughput: ThroughputStore;
@@ -124,6 +128,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     spool: guard(createSqliteSpool(db)),
     messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts),
     search: guard(createSqliteMessageSearch(db)),
+    selection: guard(createSqliteMessageSelection(db)),
     queueStatus: guard(createSqliteQueueStatus(db)),
     throughput: guard(createSqliteThroughput(db)),
     headers: guard(createSqliteMessageHeaders(db)),

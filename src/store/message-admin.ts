@@ -1,4 +1,4 @@
-/** SQLite side of the operator commands on messages (suspend, activate, delete, resend, cleanup) and the message read model. */
+/** SQLite side of the operator commands on messages (suspend, activate, delete, resend, retry-now, cleanup) and the message read model. */
 import type { MessageAdmin } from '../core/message-admin.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { PecReceipts } from './pec-receipts.js';
@@ -38,6 +38,12 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
       -- earlier ones stay in pec_receipts and the timeline).
       pec_rda_at = NULL, pec_rdc_at = NULL, pec_error = NULL, pec_error_at = NULL, pec_awaiting_since = NULL
     WHERE pk = @pk AND state IN ('sent', 'error') RETURNING ${IDENTITY_COLUMNS}`);
+  // Only a message waiting for a later attempt: held ones wait for their activation, not for a time.
+  const advance = db.prepare<[{ at: number; pk: number }], IdentityRow>(`UPDATE messages
+    SET state = 'queued', next_attempt_at = @at, updated_at = @at
+    WHERE pk = @pk AND state IN ('queued', 'deferred') AND suspended = 0 AND next_attempt_at > @at
+    RETURNING ${IDENTITY_COLUMNS}`);
+  const nextAttemptOf = db.prepare<[number], number>(`SELECT next_attempt_at FROM messages WHERE pk = ?`).pluck();
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
@@ -100,6 +106,19 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
             const moved = requeue.get({ at, pk: row.pk });
             if (moved === undefined) return false;
             writeEvent(transitionOf(moved, 'resent', at, { correlationId }));
+            return true;
+          }),
+        'immediate',
+      ),
+    retryNow: (tenantId, ids, at, correlationId) =>
+      inTransaction(
+        () =>
+          perId(ids, tenantId, (row) => {
+            const wasDueAt = nextAttemptOf.get(row.pk);
+            const moved = advance.get({ at, pk: row.pk });
+            if (moved === undefined) return false;
+            const text = 'an operator asked for the next attempt now';
+            writeEvent(transitionOf(moved, 'retry_now', at, { correlationId, text, data: { was_due_ts: Math.floor((wasDueAt ?? at) / 1000) } }));
             return true;
           }),
         'immediate',

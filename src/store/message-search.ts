@@ -3,19 +3,11 @@
  * are set, every value bound, ordered by a key that never ties (pk, or next
  * attempt then pk) so that a cursor resumes exactly where a page ended.
  */
-import { normalizeAddress } from '../core/address.js';
 import { epochSeconds } from '../core/clock.js';
 import type { HandoffState, Priority } from '../core/message.js';
-import {
-  addressPhrase,
-  fullTextQuery,
-  messageStatus,
-  type MessageQuery,
-  type MessageSearch,
-  type MessageStatus,
-  type MessageSummary,
-} from '../core/message-search.js';
+import { messageStatus, type MessageQuery, type MessageSearch, type MessageSummary } from '../core/message-search.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
+import { filterSql } from './message-filter-sql.js';
 
 interface SummaryRow {
   pk: number;
@@ -41,20 +33,6 @@ interface SummaryRow {
 
 const COLUMNS = `m.pk, m.id, m.tenant_id, m.account_id, m.state, m.suspended, m.priority, m.batch_code, m.subject, m.mail_from, m.rcpt_to,
   m.attempts, m.created_at, m.next_attempt_at, m.sent_at, m.error_at, m.error, m.bounce_type, m.bounce_at`;
-
-/** Each status as a predicate over `m`; `state` is spelled so that messages_tenant_state serves it. */
-const STATUS_SQL: Record<MessageStatus, string> = {
-  queued: `m.state = 'queued' AND m.suspended = 0`,
-  deferred: `m.state = 'deferred' AND m.suspended = 0`,
-  sending: `m.state = 'sending'`,
-  sent: `m.state = 'sent' AND m.bounce_at IS NULL`,
-  error: `m.state = 'error'`,
-  suspended: `m.state IN ('queued', 'deferred') AND m.suspended = 1`,
-  bounced: `m.state = 'sent' AND m.bounce_at IS NOT NULL`,
-};
-
-/** The messages the indexer has not reached yet: candidates for any address until it has. */
-const UNINDEXED = 'UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)';
 
 const toSummary = (row: SummaryRow): MessageSummary => ({
   pk: row.pk,
@@ -111,36 +89,12 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
     },
 
     find(query: MessageQuery) {
-      const where: string[] = [];
-      const params: Record<string, unknown> = { limit: query.limit + 1 };
+      const { where, params, narrowed } = filterSql(query);
+      params.limit = query.limit + 1;
       const set = (predicate: string, name: string, value: unknown): void => {
         where.push(predicate);
         params[name] = value;
       };
-      if (query.tenantId !== null) set('m.tenant_id = @tenant', 'tenant', query.tenantId);
-      if (query.status !== null) where.push(STATUS_SQL[query.status]);
-      if (query.accountId !== null) set('m.account_id = @account', 'account', query.accountId);
-      if (query.batchCode !== null) set('m.batch_code = @batch', 'batch', query.batchCode);
-      if (query.priority !== null) set('m.priority = @priority', 'priority', query.priority);
-      if (query.createdFrom !== null) set('m.created_at >= @from', 'from', query.createdFrom);
-      if (query.createdTo !== null) set('m.created_at < @to', 'to', query.createdTo);
-      // An address narrows the rows through the full-text index (plus what it has not reached yet),
-      // then is compared whole: a phrase of its parts could also be part of a longer address.
-      const narrow = (column: 'mail_from' | 'rcpt_to', address: string): void => {
-        const phrase = addressPhrase(column, address);
-        if (phrase !== null) set(`m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @${column}Match ${UNINDEXED})`, `${column}Match`, phrase);
-      };
-      if (query.sender !== null) {
-        narrow('mail_from', query.sender);
-        set('lower(m.mail_from) = @sender', 'sender', normalizeAddress(query.sender));
-      }
-      if (query.recipient !== null) {
-        narrow('rcpt_to', query.recipient);
-        // Envelope recipients are kept as given; the comparison is on the normalized form.
-        set(`EXISTS (SELECT 1 FROM json_each(m.rcpt_to) r WHERE lower(r.value) = @recipient)`, 'recipient', normalizeAddress(query.recipient));
-      }
-      const match = query.text === null ? null : fullTextQuery(query.text);
-      if (match !== null) set('m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @match)', 'match', match);
       const byNextAttempt = query.order === 'next_attempt';
       if (byNextAttempt) where.push(`m.state IN ('queued', 'deferred')`);
       if (query.after !== null) {
@@ -155,7 +109,6 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
       // page. (A (tenant_id, pk) index would serve a small tenant among many better, at an intake cost:
       // schema.sql migration 2 dropped it.) Where the full-text index narrows the rows, their pks are
       // looked up instead.
-      const narrowed = match !== null || query.sender !== null || query.recipient !== null;
       const source = !byNextAttempt && !narrowed ? 'messages m NOT INDEXED' : 'messages m';
       const sql = `SELECT ${COLUMNS} FROM ${source} ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY ${order} LIMIT @limit`;
       const rows = statement(sql).all(params) as SummaryRow[];

@@ -101,6 +101,9 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'POST /commands/activate': (w, owner) => post('/commands/activate', { tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
   'POST /commands/delete-messages': async (w, owner) => post('/commands/delete-messages', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
   'POST /commands/resend': async (w, owner) => post('/commands/resend', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
+  'POST /commands/retry-now': async (w, owner) => post('/commands/retry-now', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
+  // A real run over a batch of the probe's own: it reaches nothing else of the tenant.
+  'POST /commands/bulk': (w, owner) => post('/commands/bulk', { action: 'delete', tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
   'POST /commands/cleanup-messages': (w, owner) => post('/commands/cleanup-messages', { tenant_id: tid(w, owner), older_than_seconds: 10 * 365 * 86400 }),
   'GET /messages': (w, owner) => get(`/messages?tenant_id=${tid(w, owner)}`),
   'GET /messages/{id}': (w, owner) => get(`/messages/${w.tenants[owner].messages.sent}?tenant_id=${tid(w, owner)}`),

@@ -1,9 +1,10 @@
-/** `mailproxy messages`: finding messages, and why one waits. */
+/** `mailproxy messages`: finding messages, and why one waits; retry and bulk actions in message-actions.ts. */
 import { integerOption, stringOption } from '../args.js';
 import { report } from '../cli-error.js';
 import { apiCall, tenantCall, type Command } from '../command.js';
 import { fields, withInstants } from '../fields.js';
 import { clip, instant, table, text } from '../output.js';
+import { bulkVerb, retryVerb } from './message-actions.js';
 
 /** --option -> the query parameter of GET /messages it sets. */
 const FILTERS: Record<string, string> = {
@@ -13,6 +14,8 @@ const FILTERS: Record<string, string> = {
   batch: 'batch_code',
   recipient: 'recipient',
   sender: 'sender',
+  'from-ts': 'from_ts',
+  'to-ts': 'to_ts',
   q: 'q',
   priority: 'priority',
   sort: 'sort',
@@ -114,11 +117,11 @@ function detail(body: any): string {
 
 export const messagesCommand: Command = {
   name: 'messages',
-  summary: 'Messages: find them, and see where one stands and why it waits.',
+  summary: 'Messages: find them, see where one stands and why it waits, retry them now, act on all a filter finds.',
   verbs: {
     list: {
       usage:
-        '[--tenant T] [--status S] [--account A] [--batch B] [--recipient ADDR] [--sender ADDR] [--q WORDS] [--priority P] [--sort newest|next_attempt] [--limit N] [--cursor C]',
+        '[--tenant T] [--status S] [--account A] [--batch B] [--recipient ADDR] [--sender ADDR] [--from-ts N] [--to-ts N] [--q WORDS] [--priority P] [--sort newest|next_attempt] [--limit N] [--cursor C]',
       summary: 'newest first; --status queued|deferred|sending|sent|error|suspended|bounced; --q finds words of subject and addresses',
       options: Object.fromEntries([...Object.keys(FILTERS), 'limit'].map((name) => [name, { type: 'string' as const }])),
       positionals: [0, 0],
@@ -143,5 +146,7 @@ export const messagesCommand: Command = {
           detail,
         ),
     },
+    retry: retryVerb,
+    bulk: bulkVerb,
   },
 };

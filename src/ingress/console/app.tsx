@@ -12,6 +12,7 @@ import type { ConsoleDeps } from './deps.js';
 import type { ConsoleEnv } from './env.js';
 import { ErrorPage } from './pages/error-page.js';
 import { accountConsoleRoutes } from './routes/account-routes.js';
+import { bulkConsoleRoutes } from './routes/bulk-routes.js';
 import { messageConsoleRoutes } from './routes/message-routes.js';
 import { overviewRoutes } from './routes/overview-routes.js';
 import { signInRoutes } from './routes/sign-in-routes.js';
@@ -66,6 +67,7 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.route('/', signInRoutes(deps));
   app.route('/', messageConsoleRoutes(deps));
+  app.route('/', bulkConsoleRoutes(deps));
   app.route('/', overviewRoutes(deps));
   app.route('/', accountConsoleRoutes(deps));
   app.route('/', suppressionConsoleRoutes(deps));

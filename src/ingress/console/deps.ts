@@ -4,6 +4,7 @@ import type { Authenticator } from '../../core/authenticator.js';
 import type { MailboxStatus } from '../../core/bounce.js';
 import type { Clock, IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import type { BulkCommands } from '../../core/message-bulk.js';
 import type { MessageCommands } from '../../core/message-commands.js';
 import type { MessageHeaders } from '../../core/message-headers.js';
 import type { MessageSearch } from '../../core/message-search.js';
@@ -23,6 +24,8 @@ export interface ConsoleDeps {
   tenants: TenantService;
   accounts: AccountService;
   commands: MessageCommands;
+  /** Actions over every message a filter finds (the list's bulk actions). */
+  bulk: BulkCommands;
   search: MessageSearch;
   headers: MessageHeaders;
   queue: QueueStatusStore;

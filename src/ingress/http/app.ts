@@ -11,6 +11,7 @@ import type { SuppressionService } from '../../core/suppression-service.js';
 import type { Authenticator } from '../../core/authenticator.js';
 import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
+import type { BulkCommands } from '../../core/message-bulk.js';
 import type { MessageCommands } from '../../core/message-commands.js';
 import type { MessageSearch } from '../../core/message-search.js';
 import type { FleetView } from '../../core/fleet.js';
@@ -46,6 +47,7 @@ export interface HttpAppDeps {
   accounts: AccountService;
   submissions: SubmissionService;
   commands: MessageCommands;
+  bulk: BulkCommands;
   syncStatus: ReportSync;
   mirrorStatus: () => MirrorStatus;
   /** This node's view of the fleet; null for a single node. */
@@ -134,7 +136,14 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', backupRoutes(deps.backups, deps.log));
   app.route(
     '/',
-    messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search, intake: deps.intake }),
+    messageRoutes({
+      submissions: deps.submissions,
+      commands: deps.commands,
+      bulk: deps.bulk,
+      parseSubmission: deps.parseSubmission,
+      search: deps.search,
+      intake: deps.intake,
+    }),
   );
   app.route('/', openapiRoutes(ROUTE_CATALOG));
 

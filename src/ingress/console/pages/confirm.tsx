@@ -4,13 +4,15 @@ import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
 
-export const MESSAGE_ACTIONS = ['resend', 'delete', 'suspend-batch', 'activate-batch'] as const;
+export const MESSAGE_ACTIONS = ['resend', 'retry-now', 'delete', 'suspend-batch', 'activate-batch'] as const;
 export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
 export function actionSentence(action: MessageAction, message: Pick<MessageDetail, 'id' | 'batch_code' | 'tenant_id'>): string {
   switch (action) {
     case 'resend':
       return `Send message ${message.id} again: it is queued as a new attempt and relayed with the same X-Genro-Mail-ID.`;
+    case 'retry-now':
+      return `Attempt message ${message.id} now instead of at its scheduled next attempt: it is handed to its relay as soon as its account allows.`;
     case 'delete':
       return `Delete message ${message.id} of tenant ${message.tenant_id}. It will not be sent, and it disappears from searches.`;
     case 'suspend-batch':
@@ -20,7 +22,13 @@ export function actionSentence(action: MessageAction, message: Pick<MessageDetai
   }
 }
 
-const BUTTON: Record<MessageAction, string> = { resend: 'Resend', delete: 'Delete', 'suspend-batch': 'Suspend batch', 'activate-batch': 'Activate batch' };
+const BUTTON: Record<MessageAction, string> = {
+  resend: 'Resend',
+  'retry-now': 'Retry now',
+  delete: 'Delete',
+  'suspend-batch': 'Suspend batch',
+  'activate-batch': 'Activate batch',
+};
 
 export function ConfirmPage(props: { session: ConsoleSession; message: MessageDetail; action: MessageAction }) {
   const href = messageHref(props.message);

@@ -25,6 +25,8 @@ export interface MessagePageProps {
   headers: { source: 'smtp' | 'http'; text: string } | null;
   sync: SyncStatus | null;
   suspendedBatch: boolean | null;
+  /** It waits for a later attempt (a retry backoff or a scheduled time) that "retry now" can bring forward. */
+  retryable: boolean;
   notice: string | null;
 }
 
@@ -93,11 +95,16 @@ function Timeline(props: { events: MessageEventView[] }) {
 }
 
 /** `suspendedBatch` null: not known (the message no longer waits), so both batch actions are offered. */
-function Actions(props: { message: MessageDetail; status: MessageStatus; suspendedBatch: boolean | null }) {
+function Actions(props: { message: MessageDetail; status: MessageStatus; suspendedBatch: boolean | null; retryable: boolean }) {
   const base = messageHref(props.message);
   const final = props.status === 'sent' || props.status === 'error' || props.status === 'bounced';
   return (
     <div class="actions">
+      {props.retryable ? (
+        <a class="button" href={`${base}/confirm/retry-now`}>
+          Retry now…
+        </a>
+      ) : null}
       {final ? (
         <a class="button" href={`${base}/confirm/resend`}>
           Resend…
@@ -130,7 +137,7 @@ export function MessagePage(props: MessagePageProps) {
       <p>
         <span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}
       </p>
-      <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} />
+      <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} retryable={props.retryable} />
       <div class="grid">
         <section class="panel" aria-labelledby="state-heading">
           <h2 id="state-heading">State</h2>

@@ -1,4 +1,5 @@
 /** The message list: a search form whose every field is a URL parameter, live waiting counts, one page of results. */
+import type { BulkAction } from '../../../core/message-bulk.js';
 import type { MessageStatus, MessageSummary } from '../../../core/message-search.js';
 import { MESSAGE_STATUSES } from '../../../core/message-search.js';
 import type { QueueOverview } from '../../http/views/queue-overview.js';
@@ -26,6 +27,8 @@ export interface MessagesPageProps {
   firstHref: string | null;
   waiting: QueueOverview;
   notice: string | null;
+  /** The bulk actions offered over this filter (none without one). */
+  bulk: readonly BulkAction[];
 }
 
 export const messageHref = (message: Pick<MessageSummary, 'tenant_id' | 'id'>): string =>
@@ -136,12 +139,39 @@ function Results(props: { messages: MessageSummary[]; admin: boolean }) {
   );
 }
 
+const BULK_LINK: Record<BulkAction, string> = {
+  resend: 'Resend all matching…',
+  'retry-now': 'Retry now all matching…',
+  delete: 'Delete all matching…',
+  suspend: 'Suspend this batch…',
+  activate: 'Activate this batch…',
+};
+
+/** Links to each action's confirmation page, which counts first; nothing is done from here. */
+function BulkActions(props: { filters: MessageFilters; actions: readonly BulkAction[] }) {
+  if (props.actions.length === 0) return null;
+  const query = new URLSearchParams(Object.entries(props.filters).filter(([, value]) => value !== '')).toString();
+  return (
+    <section aria-labelledby="bulk-heading">
+      <h2 id="bulk-heading">Act on every message this search finds</h2>
+      <div class="actions">
+        {props.actions.map((action) => (
+          <a class={`button${action === 'resend' || action === 'retry-now' ? '' : ' secondary'}`} href={`${CONSOLE_PATH}/bulk/${action}?${query}`}>
+            {BULK_LINK[action]}
+          </a>
+        ))}
+      </div>
+    </section>
+  );
+}
+
 export function MessagesPage(props: MessagesPageProps) {
   const admin = props.session.principal.kind === 'admin';
   return (
     <Layout title="Messages" session={props.session} current="messages" notice={props.notice}>
       <Filters filters={props.filters} admin={admin} />
       <WaitingCounts waiting={props.waiting} filters={props.filters} />
+      <BulkActions filters={props.filters} actions={props.bulk} />
       <section aria-labelledby="results-heading">
         <h2 id="results-heading">
           Results{' '}

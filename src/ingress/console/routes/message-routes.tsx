@@ -6,7 +6,9 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { AppError, notFound } from '../../../core/app-error.js';
-import { MESSAGE_STATUSES, messageStatus, type MessageStatus } from '../../../core/message-search.js';
+import type { MessageDetail } from '../../../core/message-admin.js';
+import type { BulkAction } from '../../../core/message-bulk.js';
+import { messageStatus } from '../../../core/message-search.js';
 import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import { decodeCursor, encodeCursor } from '../../http/routes/messages.js';
@@ -15,28 +17,13 @@ import { validate } from '../../http/request-input.js';
 import { queueOverview } from '../../http/views/queue-overview.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
-import { parseUtcInput } from '../format.js';
+import { batchOnly, blankToNull, filterOf, filtersQuery, hasFilter } from '../message-filter.js';
 import { ConfirmPage, MESSAGE_ACTIONS, type MessageAction } from '../pages/confirm.js';
 import { MessagePage } from '../pages/message.js';
 import { messageHref, MessagesPage, type MessageFilters } from '../pages/messages.js';
 import { checkForm, CONSOLE_PATH, currentSession } from '../session.js';
 
 const PAGE_SIZE = 50;
-const text = (max: number) => z.string().max(max).optional().default('');
-const filtersQuery = z.object({
-  tenant: text(64),
-  q: text(200),
-  status: z
-    .union([z.literal(''), z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]])])
-    .optional()
-    .default(''),
-  account: text(64),
-  batch: text(255),
-  recipient: text(320),
-  from: text(40),
-  to: text(40),
-  cursor: z.string().max(200).optional(),
-});
 const pathParams = z.object({ tenant: z.string().min(1).max(64), id: z.string().min(1).max(255) });
 
 export const consoleContext = (c: Context<ConsoleEnv>): CommandContext => ({
@@ -53,14 +40,26 @@ export function takeNotice(c: Context<ConsoleEnv>): string | null {
   return notice;
 }
 
-const filterHref = (filters: MessageFilters, cursor: string | null): string => {
+export const filterHref = (filters: MessageFilters, cursor: string | null): string => {
   const params = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
   if (cursor !== null) params.set('cursor', cursor);
   const query = params.toString();
   return `${CONSOLE_PATH}/messages${query === '' ? '' : `?${query}`}`;
 };
 
-const blankToNull = (value: string): string | null => (value.trim() === '' ? null : value.trim());
+/** Bulk actions over a search (never over an empty filter); suspend and activate where the filter is one batch of one tenant. */
+const bulkOffered = (filters: MessageFilters, tenantId: string | null): BulkAction[] => {
+  if (!hasFilter(filters)) return [];
+  const actions: BulkAction[] = ['resend', 'retry-now', 'delete'];
+  return batchOnly(filters) && tenantId !== null ? [...actions, 'suspend', 'activate'] : actions;
+};
+
+/** Waits for a later attempt that "retry now" can bring forward (the same rule as POST /commands/retry-now). */
+const retryable = (message: MessageDetail, now: number): boolean =>
+  !message.suspended &&
+  (message.state === 'queued' || message.state === 'deferred') &&
+  message.next_attempt_ts !== null &&
+  message.next_attempt_ts * 1000 > now;
 
 export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
@@ -70,16 +69,8 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const { cursor, ...filters } = validate(filtersQuery, c.req.query(), 'filters');
     const tenantId = scopeTenantOrAll(session.principal, blankToNull(filters.tenant) ?? undefined);
     const found = deps.search.find({
+      ...filterOf(filters),
       tenantId,
-      status: filters.status === '' ? null : filters.status,
-      accountId: blankToNull(filters.account),
-      batchCode: blankToNull(filters.batch),
-      recipient: blankToNull(filters.recipient),
-      sender: null,
-      createdFrom: ((seconds) => (seconds === null ? null : seconds * 1000))(parseUtcInput(filters.from)),
-      createdTo: ((seconds) => (seconds === null ? null : seconds * 1000))(parseUtcInput(filters.to)),
-      priority: null,
-      text: blankToNull(filters.q),
       order: 'newest',
       limit: PAGE_SIZE,
       after: cursor === undefined ? null : decodeCursor(cursor),
@@ -95,6 +86,7 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         notice={takeNotice(c)}
         nextHref={found.next === null ? null : filterHref(filters, encodeCursor(found.next))}
         firstHref={cursor === undefined ? null : filterHref(filters, null)}
+        bulk={bulkOffered(filters, tenantId)}
       />,
     );
   });
@@ -121,6 +113,7 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         headers={deps.headers.of(tenantId, message.id)}
         sync={deps.reports.get(tenantId)}
         suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null}
+        retryable={retryable(message, deps.clock.now())}
       />,
     );
   });
@@ -158,6 +151,14 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         const result = deps.commands.resend(ctx, message.tenant_id, [message.id]);
         session.flash =
           result.resent.length === 1 ? 'Resent: the message is queued for a new attempt.' : 'Not resent: only a sent or failed message can be sent again.';
+        break;
+      }
+      case 'retry-now': {
+        const result = deps.commands.retryNow(ctx, message.tenant_id, [message.id]);
+        session.flash =
+          result.retried.length === 1
+            ? 'Retrying now: the message is due and the dispatcher was woken.'
+            : 'Not retried: the message no longer waits for a later attempt (sent, failed, in flight or held).';
         break;
       }
       case 'delete': {

@@ -3,7 +3,8 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../core/app-error.js';
 import { toPriority } from '../../../core/message.js';
-import { MESSAGE_STATUSES, messageStatus, type MessageCursor, type MessageSearch, type MessageStatus } from '../../../core/message-search.js';
+import type { BulkCommands } from '../../../core/message-bulk.js';
+import { messageStatus, type MessageCursor, type MessageSearch } from '../../../core/message-search.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import { REJECTION_CODES } from '../../../core/rejection.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
@@ -11,11 +12,23 @@ import type { SubmissionService } from '../../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, priorityQuery, tenantParams } from '../message-schemas.js';
+import {
+  addMessagesDocumented,
+  batchParams,
+  BULK_MAX,
+  bulkParams,
+  cleanupParams,
+  clientId,
+  idsOf,
+  idsParams,
+  isSet,
+  retryNowParams,
+  searchFilterFields,
+  tenantParams,
+} from '../message-schemas.js';
 import { requestBody } from '../request-body.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { identifier } from '../schemas.js';
 import type { SubmissionParser } from '../submission-parser.js';
 import { viewRejection } from '../views/rejection-view.js';
 import { commandContext } from './tenants.js';
@@ -23,6 +36,8 @@ import { commandContext } from './tenants.js';
 export interface MessageRoutesDeps {
   submissions: SubmissionService;
   commands: MessageCommands;
+  /** Actions over every message a filter finds (POST /commands/bulk). */
+  bulk: BulkCommands;
   parseSubmission: SubmissionParser;
   search: MessageSearch;
   intake?: IntakeTelemetry | undefined;
@@ -30,16 +45,7 @@ export interface MessageRoutesDeps {
 
 const listQuery = z
   .object({
-    tenant_id: identifier.optional(),
-    status: z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]]).optional(),
-    account_id: identifier.optional(),
-    batch_code: z.string().min(1).max(255).optional(),
-    recipient: z.string().min(3).max(320).optional(),
-    sender: z.string().min(3).max(320).optional(),
-    from_ts: z.coerce.number().int().min(0).optional(),
-    to_ts: z.coerce.number().int().min(0).optional(),
-    priority: priorityQuery.optional(),
-    q: z.string().min(1).max(200).optional(),
+    ...searchFilterFields,
     sort: z.enum(['newest', 'next_attempt']).optional(),
     limit: z.coerce.number().int().min(1).max(500).optional(),
     cursor: z.string().max(200).optional(),
@@ -70,6 +76,28 @@ export const MESSAGE_ROUTES = {
   activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams },
   deleteMessages: { ...commandDoc, path: '/commands/delete-messages', summary: 'Delete messages by client id', body: idsParams },
   resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: idsParams },
+  retryNow: {
+    ...commandDoc,
+    path: '/commands/retry-now',
+    summary: 'Attempt waiting messages now',
+    description:
+      'A message waiting for a later attempt (deferred after a temporary failure, or scheduled by `deferred_ts`) becomes due now and the dispatcher is woken; each one gets a `retry_now` event in its timeline. ' +
+      'Answers `{"ok":true,"retried":[ids],"not_found":[ids],"not_applicable":[ids]}`: not applicable is a message that does not wait for a later attempt (sent, failed, in flight, already due, or held by a suspension).',
+    body: retryNowParams,
+    errors: ['NOT_FOUND'],
+  },
+  bulk: {
+    ...commandDoc,
+    path: '/commands/bulk',
+    summary: 'Resend, delete, retry now, suspend or activate every message a filter finds',
+    description:
+      'The filter is the one of GET /messages (`status`, `account_id`, `batch_code`, `recipient`, `sender`, `from_ts`/`to_ts`, `priority`, `q`). A tenant key reaches its own tenant only; the admin token names a `tenant_id`, or says `all_tenants: true`. ' +
+      'With `dry_run: true` nothing changes: `{"ok":true,"action","dry_run":true,"matching":n,"applicable":n,"sample":[{"tenant_id","id"}]}` (matching: what the filter finds; applicable: those the action applies to; up to 20 of them). ' +
+      'The real run answers `{"ok":true,"action","dry_run":false,"matching","done","not_applicable","remaining"}`: it works in chunks of a few hundred messages, each chunk one transaction recorded like the per-id command (`command_log`, outbox events), and stops after `max` messages (`remaining`: still applicable afterwards). ' +
+      'resend applies to sent, failed and bounced messages; delete to all but those in flight; retry-now to waiting messages not yet due. Suspension holds a tenant or one batch (not single messages): suspend and activate take only `tenant_id` and `batch_code` and act as POST /commands/suspend and /activate do.',
+    body: bulkParams,
+    errors: ['NOT_FOUND', 'FORBIDDEN'],
+  },
   cleanup: {
     ...commandDoc,
     path: '/commands/cleanup-messages',
@@ -149,7 +177,31 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   command(routes.activate, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
   command(routes.deleteMessages, (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
   command(routes.resend, (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
+  command(routes.retryNow, (ctx, p) => commands.retryNow(ctx, p.tenant_id, idsOf(p.ids)));
   command(routes.cleanup, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
+
+  on(app, routes.bulk, async (c) => {
+    const p = await readParams(c, routes.bulk.body);
+    const request = {
+      action: p.action,
+      tenantId: p.tenant_id,
+      allTenants: isSet(p.all_tenants),
+      max: p.max ?? BULK_MAX,
+      filter: {
+        status: p.status ?? null,
+        accountId: p.account_id ?? null,
+        batchCode: p.batch_code ?? null,
+        recipient: p.recipient ?? null,
+        sender: p.sender ?? null,
+        createdFrom: p.from_ts === undefined ? null : p.from_ts * 1000,
+        createdTo: p.to_ts === undefined ? null : p.to_ts * 1000,
+        priority: p.priority === undefined ? null : toPriority(p.priority),
+        text: p.q ?? null,
+      },
+    };
+    const ctx = commandContext(c);
+    return c.json({ ok: true, ...(isSet(p.dry_run) ? deps.bulk.preview(ctx, request) : await deps.bulk.run(ctx, request)) });
+  });
 
   // Newest first (or by next attempt), filtered, full text with `q`; `next_cursor` pages on.
   on(app, routes.search, (c) => {

@@ -22,7 +22,7 @@ import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { bodyLimit } from './request-body.js';
-import { ROUTE_CATALOG } from './route-catalog.js';
+import { ROUTE_CATALOG, WEBHOOK_CATALOG } from './route-catalog.js';
 import { accountRoutes } from './routes/accounts.js';
 import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
 import { bounceRoutes } from './routes/bounces.js';
@@ -129,7 +129,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     '/',
     messageRoutes({ submissions: deps.submissions, commands: deps.commands, parseSubmission: deps.parseSubmission, search: deps.search, intake: deps.intake }),
   );
-  app.route('/', openapiRoutes(ROUTE_CATALOG));
+  app.route('/', openapiRoutes(ROUTE_CATALOG, WEBHOOK_CATALOG));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
   app.onError(createErrorHandler(deps.log));

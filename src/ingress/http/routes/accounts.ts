@@ -5,11 +5,14 @@ import { viewAccount } from '../../../core/contracts/account.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { accountBody, accountDeleteQuery, identifier, tenantScopeQuery } from '../schemas.js';
+import { accountBody, accountDeleteQuery } from '../account-schemas.js';
+import { identifier, tenantQuery, tenantScopeQuery } from '../schemas.js';
+import { accountAnswer, accountList, accountUpserted } from '../view-schemas/account.js';
+import { okOnly } from '../view-schemas/field.js';
 import { viewAccountState } from '../views/account-view.js';
 import { commandContext } from './tenants.js';
 
-const params = { id: identifier };
+const params = { id: identifier.meta({ description: 'The account id.', examples: ['main'] }) };
 const account = { tag: 'Accounts', access: 'tenant' } as const;
 
 export const ACCOUNT_ROUTES = {
@@ -27,7 +30,7 @@ export const ACCOUNT_ROUTES = {
       'omit `imap_password` to keep the stored one). On an update, omitted fields keep their stored values. A PEC account needs a mailbox and its ' +
       'credentials (400 VALIDATION_FAILED naming the field); clearing `is_pec` keeps the mailbox settings.',
     body: accountBody,
-    responses: { 200: json('updated: `{"ok":true,"created":false,"account":{...}}`'), 201: json('created: `{"ok":true,"created":true,"account":{...}}`') },
+    responses: { 200: json('updated (`created`: false)', accountUpserted), 201: json('created (`created`: true)', accountUpserted) },
     errors: ['NOT_FOUND'],
   },
   list: {
@@ -36,7 +39,7 @@ export const ACCOUNT_ROUTES = {
     path: '/accounts',
     summary: 'List accounts with their state, usage per limit window and waiting messages',
     query: tenantScopeQuery,
-    responses: { 200: json('`{"accounts":[...]}` (`has_password` and `has_imap_password` instead of the passwords)') },
+    responses: { 200: json('the accounts (`has_password` and `has_imap_password` instead of the passwords)', accountList) },
   },
   get: {
     ...account,
@@ -44,8 +47,8 @@ export const ACCOUNT_ROUTES = {
     path: '/account/{id}',
     summary: 'Read an account',
     params,
-    query: tenantScopeQuery,
-    responses: { 200: json('`{"account":{...}}`') },
+    query: tenantQuery,
+    responses: { 200: json('the account', accountAnswer) },
     errors: ['NOT_FOUND'],
   },
   delete: {
@@ -56,7 +59,7 @@ export const ACCOUNT_ROUTES = {
     description: 'Refused (409) while it has undelivered mail unless `force`.',
     params,
     query: accountDeleteQuery,
-    responses: { 200: json('`{"ok":true}`') },
+    responses: { 200: json('deleted', okOnly) },
     errors: ['NOT_FOUND', 'CONFLICT'],
   },
 } as const satisfies Record<string, RouteDoc>;

@@ -11,30 +11,68 @@ import type { SuppressionService } from '../../../core/suppression-service.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { identifier } from '../schemas.js';
+import { tenantScope } from '../schemas.js';
+import { okOnly } from '../view-schemas/field.js';
 import { commandContext } from './tenants.js';
 
-const limit = z.coerce.number().int().min(1).max(1000);
+const limit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(1000)
+  .optional()
+  .meta({ description: 'Entries per page, 1-1000. Default 100.', examples: [100] });
 const address = z.string().min(3).max(320);
 
 const suppressionsQuery = z
-  .object({ tenant_id: identifier.optional(), after: address.optional(), prefix: z.string().max(320).optional(), limit: limit.optional() })
+  .object({
+    tenant_id: tenantScope('required'),
+    after: address.optional().meta({ description: 'The `next` of the previous page: entries after this address.', examples: ['ann@example.net'] }),
+    prefix: z
+      .string()
+      .max(320)
+      .optional()
+      .meta({ description: 'Only addresses that start with this text, any case.', examples: ['ann@'] }),
+    limit,
+  })
   .strict();
 const suppressionBody = z
   .object({
-    tenant_id: identifier.optional(),
-    address,
-    reason: z.string().max(500).nullable().optional(),
-    expires_ts: z.number().int().positive().nullable().optional(),
+    tenant_id: tenantScope('required'),
+    address: address.meta({ description: 'The e-mail address to stop sending to (an addr-spec; stored in lower case).', examples: ['ann@example.net'] }),
+    reason: z
+      .string()
+      .max(500)
+      .nullable()
+      .optional()
+      .meta({ description: 'Why, for people (at most 500 characters).', examples: ['asked to be removed by phone'] }),
+    expires_ts: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .optional()
+      .meta({ description: 'Epoch seconds when the entry lapses by itself; null or absent: until removed.', examples: [1767225600] }),
   })
   .strict();
-const suppressionDeleteQuery = z.object({ tenant_id: identifier.optional() }).strict();
+const suppressionDeleteQuery = z.object({ tenant_id: tenantScope('required') }).strict();
 const bouncesQuery = z
   .object({
-    tenant_id: identifier.optional(),
-    disposition: z.enum(['processed', 'unmatched', 'not_bounce']).optional(),
-    before: z.coerce.number().int().positive().optional(),
-    limit: limit.optional(),
+    tenant_id: tenantScope('every tenant'),
+    disposition: z
+      .enum(['processed', 'unmatched', 'not_bounce'])
+      .optional()
+      .meta({
+        description: '`processed`: applied to a message of ours; `unmatched`: a bounce no message of ours fits; `not_bounce`: mail that is not a bounce.',
+        examples: ['unmatched'],
+      }),
+    before: z.coerce
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: 'The `next` of the previous page: entries older than it.', examples: [4812] }),
+    limit,
   })
   .strict();
 
@@ -75,9 +113,9 @@ export const BOUNCE_ROUTES = {
     summary: "Remove an address from a tenant's suppression list",
     access: 'tenant',
     // Any text: an address that is not on the list answers 404 whatever it looks like.
-    params: { address: z.string().describe('the address, URL-encoded') },
+    params: { address: z.string().meta({ description: 'The address to remove, URL-encoded.', examples: ['ann%40example.net'] }) },
     query: suppressionDeleteQuery,
-    responses: { 200: json('`{"ok":true}`') },
+    responses: { 200: json('removed', okOnly) },
     errors: ['NOT_FOUND'],
   },
   bounces: {

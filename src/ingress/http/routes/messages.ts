@@ -11,12 +11,32 @@ import type { SubmissionService } from '../../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import { addMessagesDocumented, batchParams, cleanupParams, clientId, idsParams, priorityQuery, tenantParams } from '../message-schemas.js';
+import {
+  addMessagesDocumented,
+  batchParams,
+  cleanupParams,
+  clientId,
+  deleteIdsParams,
+  priorityQuery,
+  resendIdsParams,
+  tenantParams,
+} from '../message-schemas.js';
 import { requestBody } from '../request-body.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { identifier } from '../schemas.js';
+import { identifier, tenantScope } from '../schemas.js';
 import type { SubmissionParser } from '../submission-parser.js';
+import { messageDetail } from '../view-schemas/message-detail.js';
+import {
+  activateResult,
+  addMessagesResult,
+  cleanupResult,
+  deleteResult,
+  messagePage,
+  resendResult,
+  runNowResult,
+  suspendResult,
+} from '../view-schemas/message.js';
 import { viewRejection } from '../views/rejection-view.js';
 import { commandContext } from './tenants.js';
 
@@ -30,19 +50,70 @@ export interface MessageRoutesDeps {
 
 const listQuery = z
   .object({
-    tenant_id: identifier.optional(),
-    status: z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]]).optional(),
-    account_id: identifier.optional(),
-    batch_code: z.string().min(1).max(255).optional(),
-    recipient: z.string().min(3).max(320).optional(),
-    sender: z.string().min(3).max(320).optional(),
-    from_ts: z.coerce.number().int().min(0).optional(),
-    to_ts: z.coerce.number().int().min(0).optional(),
-    priority: priorityQuery.optional(),
-    q: z.string().min(1).max(200).optional(),
-    sort: z.enum(['newest', 'next_attempt']).optional(),
-    limit: z.coerce.number().int().min(1).max(500).optional(),
-    cursor: z.string().max(200).optional(),
+    tenant_id: tenantScope('every tenant'),
+    status: z
+      .enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]])
+      .optional()
+      .meta({ description: 'Only messages in this status (`suspended`: held by a suspension; `bounced`: sent, then returned).', examples: ['deferred'] }),
+    account_id: identifier.optional().meta({ description: 'Only messages of this account.', examples: ['main'] }),
+    batch_code: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .meta({ description: 'Only messages of this batch.', examples: ['newsletter-2025-05'] }),
+    recipient: z
+      .string()
+      .min(3)
+      .max(320)
+      .optional()
+      .meta({ description: 'Only messages to this envelope recipient: the whole address, any case.', examples: ['ann@example.net'] }),
+    sender: z
+      .string()
+      .min(3)
+      .max(320)
+      .optional()
+      .meta({ description: 'Only messages from this envelope sender: the whole address, any case.', examples: ['billing@acme.example'] }),
+    from_ts: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'Only messages accepted at or after this instant, epoch seconds.', examples: [1764000000] }),
+    to_ts: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .optional()
+      .meta({ description: 'Only messages accepted before this instant, epoch seconds.', examples: [1764086400] }),
+    priority: priorityQuery
+      .optional()
+      .meta({ description: 'Only messages of this priority: 0-3 or its label (`immediate`, `high`, `normal`, `low`).', examples: ['high'] }),
+    q: z
+      .string()
+      .min(1)
+      .max(200)
+      .optional()
+      .meta({ description: 'Words of the subject, sender and recipients, all required, the last also as a prefix.', examples: ['invoice ann@example.net'] }),
+    sort: z
+      .enum(['newest', 'next_attempt'])
+      .optional()
+      .meta({
+        description: '`newest` first (the default), or `next_attempt`: waiting messages by their next attempt, soonest first.',
+        examples: ['next_attempt'],
+      }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: 'Messages per page, 1-500. Default 50.', examples: [100] }),
+    cursor: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: 'The `next_cursor` of the previous page, unchanged.', examples: ['eyJwayI6MTIzNH0'] }),
   })
   .strict();
 
@@ -55,25 +126,40 @@ const addMessagesDoc = {
     "Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync'd) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it. " +
     `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.`,
   body: addMessagesDocumented,
-  responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason","code"}]}`') },
+  responses: { 200: json('the valid messages are committed; the others are listed in `rejected`', addMessagesResult) },
   errors: ['UNAVAILABLE'],
 } as const;
-const commandDoc = { ...messages, method: 'post', bodyOrQuery: true, responses: { 200: json('`{"ok":true,...}`') } } as const;
+const commandDoc = { ...messages, method: 'post', bodyOrQuery: true } as const;
+const done = <S extends z.ZodType>(schema: S) => ({ 200: json('done', schema) });
 const BATCH = 'A `batch_code` absent or `*` means the whole tenant.';
 
 export const MESSAGE_ROUTES = {
   addMessages: { ...addMessagesDoc, path: '/add-messages' },
   addMessagesCommand: { ...addMessagesDoc, path: '/commands/add-messages', summary: 'Submit messages (the same as POST /add-messages)' },
-  runNow: { ...commandDoc, path: '/commands/run-now', summary: 'Wake the dispatcher', body: tenantParams },
-  suspend: { ...commandDoc, path: '/commands/suspend', summary: "Suspend a tenant's sending, or one batch's", description: BATCH, body: batchParams },
-  activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams },
-  deleteMessages: { ...commandDoc, path: '/commands/delete-messages', summary: 'Delete messages by client id', body: idsParams },
-  resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: idsParams },
+  runNow: { ...commandDoc, path: '/commands/run-now', summary: 'Wake the dispatcher', body: tenantParams, responses: done(runNowResult) },
+  suspend: {
+    ...commandDoc,
+    path: '/commands/suspend',
+    summary: "Suspend a tenant's sending, or one batch's",
+    description: BATCH,
+    body: batchParams,
+    responses: done(suspendResult),
+  },
+  activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams, responses: done(activateResult) },
+  deleteMessages: {
+    ...commandDoc,
+    path: '/commands/delete-messages',
+    summary: 'Delete messages by client id',
+    body: deleteIdsParams,
+    responses: done(deleteResult),
+  },
+  resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: resendIdsParams, responses: done(resendResult) },
   cleanup: {
     ...commandDoc,
     path: '/commands/cleanup-messages',
     summary: 'Remove messages whose outcome was reported longer ago than `older_than_seconds`',
     body: cleanupParams,
+    responses: done(cleanupResult),
   },
   search: {
     ...messages,
@@ -83,17 +169,17 @@ export const MESSAGE_ROUTES = {
     description:
       '`sort=next_attempt`: waiting ones by next attempt. `q`: words of the subject, sender and recipients, all required, the last also as a prefix; full text finds a message about a second after it was accepted. `cursor`: the `next_cursor` of the previous page.',
     query: listQuery,
-    responses: { 200: json('`{"messages":[...],"next_cursor":...}`') },
+    responses: { 200: json('a page of messages', messagePage) },
   },
   detail: {
     ...messages,
     method: 'get',
     path: '/messages/{id}',
     summary: "A message's state, its event timeline and why it waits",
-    params: { id: clientId },
+    params: { id: clientId.meta({ description: 'The client id of the message (its `id` at submission).', examples: ['inv-2025-001'] }) },
     query: tenantParams,
     responses: {
-      200: json('`{"message":{...},"events":[...],"why":{...},"pec_receipts":[...]}` (pec_receipts: the PEC receipts of the message, see GET /pec-receipts)'),
+      200: json('the message, its timeline, why it waits and its PEC receipts (see GET /pec-receipts)', messageDetail),
     },
     errors: ['NOT_FOUND'],
   },

@@ -238,5 +238,11 @@ describe('the docs page', () => {
     expect(page.text).toContain('<code>api_key_expires_in_seconds</code>');
     expect(page.text).toContain('<code>messages[].attachments[].filename</code>');
     expect(page.text).toContain('<code>error.code</code>');
+    // The delivery report a client receives: its headers and its items' fields.
+    expect(page.text).toContain('<h3 id="op-post-deliveryreport"><span class="method method-post">POST</span> <code>deliveryReport</code></h3>');
+    expect(page.text).toContain('<caption>Response 200 fields</caption>');
+    expect(page.text).toContain('<code>message.next_attempt_ts</code>');
+    expect(page.text).toContain('<code>X-Mailproxy-Signature</code>');
+    expect(page.text).toContain('<code>delivery_report[].event_id</code>');
   });
 });

@@ -112,6 +112,13 @@ describe('the documented responses are what the daemon answers', () => {
     expectDocumented('POST', '/tenant/{id}/sync-now', await admin('POST', '/tenant/acme/sync-now'));
   });
 
+  it('documents the suppression list and the PEC receipts answers', async () => {
+    expectDocumented('POST', '/suppression', await admin('POST', '/suppression', { tenant_id: 'acme', address: 'Ann@Example.net', reason: 'asked by phone' }));
+    expectDocumented('GET', '/suppressions', await admin('GET', '/suppressions?tenant_id=acme&limit=1'));
+    expectDocumented('DELETE', '/suppression/{address}', await admin('DELETE', '/suppression/ann%40example.net?tenant_id=acme'));
+    expectDocumented('GET', '/pec-receipts', await admin('GET', '/pec-receipts'));
+  });
+
   it('documents the delivery report a client receives: its body, every item and its headers', () => {
     const webhook = document.webhooks.deliveryReport.post;
     const documentedHeaders = webhook.parameters.map((parameter: { name: string }) => parameter.name.toLowerCase());

@@ -13,6 +13,7 @@ import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { tenantScope } from '../schemas.js';
 import { okOnly } from '../view-schemas/field.js';
+import { suppressionAdded, suppressionPage } from '../view-schemas/suppression.js';
 import { commandContext } from './tenants.js';
 
 const limit = z.coerce
@@ -93,7 +94,7 @@ export const BOUNCE_ROUTES = {
     description: '`next` is the `after` of the next page; expired entries are left out.',
     access: 'tenant',
     query: suppressionsQuery,
-    responses: { 200: json('`{"suppressions":[{address, reason, source, created_ts, expires_ts}],"next":...}`') },
+    responses: { 200: json('a page of the list', suppressionPage) },
   },
   suppress: {
     method: 'post',
@@ -103,7 +104,7 @@ export const BOUNCE_ROUTES = {
     description: '`tenant_id` is implied by a tenant key. New mail to the address is refused until it is removed or `expires_ts` passes.',
     access: 'tenant',
     body: suppressionBody,
-    responses: { 201: json('`{"ok":true,"suppression":{...}}`') },
+    responses: { 201: json('added', suppressionAdded) },
     errors: ['NOT_FOUND'],
   },
   unsuppress: {

@@ -11,6 +11,7 @@ import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
+import { receiptPage } from '../view-schemas/message-detail.js';
 import { tenantScope } from '../schemas.js';
 
 const receiptsQuery = z
@@ -55,7 +56,7 @@ export const PEC_ROUTES = {
       '`message_id` filters to one message; `next` is the `before` of the next page.',
     access: 'tenant',
     query: receiptsQuery,
-    responses: { 200: json('`{"receipts":[...],"next":...}`') },
+    responses: { 200: json('a page of receipts', receiptPage) },
   },
   receiptRaw: {
     method: 'get',

@@ -166,7 +166,8 @@ const why = z.object({
   expires_ts: nullableSeconds('When it is given up (`dispatch.max_age_seconds` after it was accepted)', 1764432000),
 }) satisfies z.ZodType<WaitingExplanation>;
 
-const receipt = z.object({
+/** A PEC receipt as GET /pec-receipts and a message's `pec_receipts` list it. */
+export const receipt = z.object({
   receipt_id: field(z.string(), 'The receipt id (GET /pec-receipts/{receipt_id}/raw).', '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'),
   tenant_id: field(z.string(), 'The tenant.', 'acme'),
   account_id: field(z.string(), 'The PEC account whose mailbox held it.', 'pec'),
@@ -194,4 +195,10 @@ export const messageDetail = z.object({
   events: field(z.array(event), 'Its timeline, oldest first.', [EVENT_EXAMPLE]),
   why: field(why, 'While it waits: what holds it back.', WHY_EXAMPLE),
   pec_receipts: field(z.array(receipt), 'Its PEC receipts, in the order they arrived (see GET /pec-receipts).', []),
+});
+
+/** GET /pec-receipts: a page of receipts. */
+export const receiptPage = z.object({
+  receipts: field(z.array(receipt), 'The receipts, newest first.', []),
+  next: field(z.number().int().nullable(), 'Pass as `before` for the next page; null on the last one.', null),
 });

@@ -18,6 +18,7 @@ const ROOMS = [
   'bounce',
   'sync',
   'outbox',
+  'fleet',
   'metrics',
   'runtime',
 ];
@@ -52,7 +53,7 @@ const LIBRARIES = [
   ['smtp-server', 'ingress/smtp'],
   ['nodemailer', 'delivery'],
   ['imapflow|mailparser|fast-xml-parser', 'bounce'],
-  ['nats', 'outbox'],
+  ['nats', '(outbox|fleet)'],
   ['pino', 'runtime'],
   ['smol-toml', 'config'],
   ['prom-client', 'metrics'],

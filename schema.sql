@@ -521,3 +521,13 @@ CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
       AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec')
         AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
   END;
+
+-- migration: 12
+-- The default account is explicit (core/default-account.ts): a tenant's only
+-- account no longer serves unmarked, so the only account of each tenant without
+-- a default becomes its default, which it already was in effect. A tenant with
+-- several accounts and none marked keeps none: its messages that name no account
+-- were refused before and still are. (accounts_one_default, migration 1, keeps
+-- it to one per tenant.)
+UPDATE accounts SET is_default = 1
+  WHERE tenant_id IN (SELECT tenant_id FROM accounts GROUP BY tenant_id HAVING count(*) = 1 AND max(is_default) = 0);

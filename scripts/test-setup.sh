@@ -8,6 +8,7 @@ declare -A NEEDS=(
   [dovecot]=dovecot-imapd     # IMAP peer (bounce mailbox tests)
   [swaks]=swaks               # an SMTP client nobody on the team wrote
   [systemd-analyze]=systemd   # verifies the unit in systemd/ (packaging test)
+  [promtool]=prometheus       # checks the alert rules in monitoring/ (monitoring test)
   [chromium]=chromium         # the web console's end-to-end tests (playwright-core drives it)
 )
 

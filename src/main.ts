@@ -32,6 +32,8 @@ export interface DaemonDeps {
   ids: IdSource;
   /** Uniform [0, 1): retry jitter. */
   random?: () => number;
+  /** package.json's version (the CLI reads it), shown by mailproxy_build_info. */
+  version?: string;
 }
 
 export interface Daemon {
@@ -57,7 +59,16 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const keys = openDaemonKeys(settings.keys, log);
   const stored = openStoreService(settings, { secrets: keys.secrets, ids, clock, log });
   const store = stored.store;
-  const ctx = { settings, store, clock, ids, log, random: deps.random ?? Math.random, metrics: createMetrics(), attempts: createAttemptLog() };
+  const ctx = {
+    settings,
+    store,
+    clock,
+    ids,
+    log,
+    random: deps.random ?? Math.random,
+    metrics: createMetrics({ version: deps.version }),
+    attempts: createAttemptLog(),
+  };
   const work = createWork(ctx);
   const streams = createStreams(ctx, work);
   const intake = createIntake(ctx, keys, work, streams);
@@ -83,6 +94,8 @@ function stages(stored: StoreService, work: Work, streams: Streams, intake: Retu
   return [
     { name: 'store', services: [stored.service] },
     { name: 'threads', services: [work.parsing.service] },
+    // A node id held by another live node refuses the start here, before anything is accepted.
+    ...(streams.fleet === null ? [] : [{ name: 'fleet', services: [streams.fleet] }]),
     // A stream that conflicts refuses the start here, before anything is accepted.
     { name: 'event stream', services: [streams.mirror.publishing] },
     { name: 'relays', services: [work.delivery.relaying] },

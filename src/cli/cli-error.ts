@@ -24,6 +24,8 @@ export type CliErrorCode =
   | 'FORBIDDEN'
   /** The daemon answered with an error of its API (`code: message`). */
   | 'API_ERROR'
+  /** A verb acts on one tenant: --tenant was not given and the daemon has none or several. */
+  | 'TENANT_REQUIRED'
   /** Something answered that is not mailproxy's API. */
   | 'BAD_RESPONSE'
   /** A backup or restore file failed its checks. */
@@ -42,6 +44,7 @@ const EXIT_CODES: Record<CliErrorCode, number> = {
   UNAUTHORIZED: EXIT_NOPERM,
   FORBIDDEN: EXIT_NOPERM,
   API_ERROR: EXIT_FAILURE,
+  TENANT_REQUIRED: EXIT_USAGE,
   BAD_RESPONSE: EXIT_FAILURE,
   BACKUP_INVALID: EXIT_FAILURE,
   DAEMON_RUNNING: EXIT_FAILURE,

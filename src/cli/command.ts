@@ -5,10 +5,11 @@
  * and turns a CliError into its message and exit code.
  */
 import { createApiClient, type ApiClient } from './api-client.js';
-import { CONNECTION_OPTIONS, parseVerbArgs, type OptionSpec, type OptionValues } from './args.js';
+import { CONNECTION_OPTIONS, parseVerbArgs, stringOption, type OptionSpec, type OptionValues } from './args.js';
 import { cliError, EXIT_OK, report, type CliError, type Result } from './cli-error.js';
 import { resolveConnection, type Env } from './connection.js';
 import { writeJson } from './output.js';
+import { chooseTenant } from './tenant-choice.js';
 
 export interface CliContext {
   env: Env;
@@ -116,4 +117,27 @@ export async function apiCall(input: VerbInput, call: (client: ApiClient) => Pro
   if (input.json) writeJson(input.cli.stdout, answer.value);
   else input.cli.stdout.write(human(answer.value));
   return EXIT_OK;
+}
+
+/**
+ * apiCall for a verb that acts on one tenant: --tenant, else the daemon's only
+ * tenant (tenant-choice.ts). `call` and `human` get the tenant it chose
+ * (undefined for a tenant key, whose tenant the API implies).
+ */
+export async function tenantCall(
+  input: VerbInput,
+  call: (client: ApiClient, tenantId: string | undefined) => Promise<Result<any>>,
+  human: (body: any, tenantId: string | undefined) => string,
+): Promise<number> {
+  let chosen: string | undefined;
+  return apiCall(
+    input,
+    async (client) => {
+      const tenant = await chooseTenant(client, stringOption(input.values, 'tenant'));
+      if (!tenant.ok) return tenant;
+      chosen = tenant.value;
+      return call(client, chosen);
+    },
+    (body) => human(body, chosen),
+  );
 }

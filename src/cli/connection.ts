@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadConfig, parseListenAddress, type Config } from '../config/index.js';
+import { loadConfig, localHttpUrl, parseListenAddress, type Config } from '../config/index.js';
 import { ADMIN_TOKEN_FILE } from '../security/key-material.js';
 import { stringOption, type OptionValues } from './args.js';
 import { cliError, failed, ok, type Result } from './cli-error.js';
@@ -52,9 +52,7 @@ export function resolveUrl(
   const source = `http.listen of ${loaded.value.file ?? 'the embedded defaults'}`;
   if (listen === null) return failed(cliError('CONFIG_INVALID', `${source} is not host:port`));
   if (listen.port === 0) return failed(cliError('CONFIG_INVALID', `${source} has port 0 (the daemon picks one at start): pass --url or MAILPROXY_URL`));
-  // A daemon listening on every address is reached on loopback.
-  const host = listen.host === '0.0.0.0' ? '127.0.0.1' : listen.host === '::' ? '::1' : listen.host;
-  return ok({ url: `http://${host.includes(':') ? `[${host}]` : host}:${listen.port}`, source });
+  return ok({ url: localHttpUrl(listen), source });
 }
 
 function checkedUrl(text: string, source: string): Result<{ url: string; source: string }> {

@@ -45,7 +45,7 @@ administration (talks to the running daemon's API):
   messages list|show
   suppressions list|add|delete
   queue stats
-  suspend|activate --tenant T [--batch B]
+  suspend|activate [--tenant T] [--batch B]
   token rotate TENANT
   backup FILE                  a consistent copy of the database, taken while it runs
   restore FILE                 put a backup in place (the daemon stopped)
@@ -56,7 +56,8 @@ administration (talks to the running daemon's API):
   mailproxy help COMMAND, or mailproxy COMMAND --help, for a command's verbs and options.
   The daemon's URL comes from --url, MAILPROXY_URL or the config's http.listen; the admin
   token from --token, MAILPROXY_TOKEN, the config's http.admin_token or <data_dir>/admin-token.
-  --json prints the API's JSON.
+  --json prints the API's JSON. A verb that acts on one tenant takes --tenant T, which may be
+  left out while the daemon has exactly one tenant.
 
 exit codes: 0 ok, 1 failed (the daemon refused, a check failed), 64 usage, 69 daemon
 unreachable, 77 no token or token refused, 78 invalid configuration

@@ -1,7 +1,7 @@
 /**
- * What the verbs print: aligned tables and `key  value` blocks for people,
- * the API's JSON unchanged for scripts (--json), and a progress line on a
- * terminal's stderr. Output goes to the streams given, never to the log.
+ * What the verbs print: aligned tables for people (the `key: value` blocks are
+ * fields.ts), the API's JSON unchanged for scripts (--json), and a progress line
+ * on a terminal's stderr. Output goes to the streams given, never to the log.
  */
 
 export interface Column<R> {
@@ -9,12 +9,15 @@ export interface Column<R> {
   value: (row: R) => unknown;
 }
 
-/** One value as table text: absent as `-`, lists joined, instants (epoch seconds or ISO) as UTC. */
+/** One value as one line of text: absent as `-`, lists joined, an object's fields as `key: value, ...`. */
 export function text(value: unknown): string {
   if (value === null || value === undefined || value === '') return '-';
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (Array.isArray(value)) return value.length === 0 ? '-' : value.map(text).join(', ');
-  if (typeof value === 'object') return JSON.stringify(value);
+  if (typeof value === 'object') {
+    const entries = Object.entries(value);
+    return entries.length === 0 ? '-' : entries.map(([key, inner]) => `${key}: ${text(inner)}`).join(', ');
+  }
   // One line per row: a relay's multi-line reply must not break the table.
   return String(value).replace(/\s*[\r\n]+\s*/g, ' ');
 }
@@ -40,22 +43,6 @@ export function table<R>(rows: readonly R[], columns: readonly Column<R>[]): str
       .join('  ')
       .trimEnd();
   return [line(columns.map((column) => column.header)), ...cells.map(line)].join('\n') + '\n';
-}
-
-/** `key  value` lines, keys aligned. */
-export function fields(pairs: readonly (readonly [string, unknown])[]): string {
-  const width = Math.max(0, ...pairs.map(([key]) => key.length));
-  return pairs.map(([key, value]) => `${key.padEnd(width)}  ${text(value)}`).join('\n') + '\n';
-}
-
-/** Every field of an API object, instants (`_ts` epoch seconds, `_at` ISO text) as UTC, in the API's order. */
-export function objectFields(object: Record<string, unknown>, skip: readonly string[] = []): string {
-  const shown = (key: string, value: unknown): unknown => ((key.endsWith('_ts') || key.endsWith('_at')) && value !== null ? instant(value) : value);
-  return fields(
-    Object.entries(object)
-      .filter(([key]) => !skip.includes(key))
-      .map(([key, value]) => [key, shown(key, value)] as const),
-  );
 }
 
 export const writeJson = (stdout: NodeJS.WritableStream, value: unknown): void => {

@@ -1,8 +1,11 @@
 /** `mailproxy serve`: runs the daemon until SIGTERM/SIGINT (SIGHUP re-reads the SMTP certificate). */
-import { loadConfig } from '../config/index.js';
+import { formatListenAddress, isWildcard, loadConfig, localHttpUrl, type ListenAddress } from '../config/index.js';
 import { startDaemon } from '../main.js';
 import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
 import { EXIT_CONFIG } from './cli-error.js';
+
+/** Start refusals an operator fixes by hand (another daemon, a node id taken): their one-line reason goes to stderr too. */
+const SAID_ON_STDERR = new Set(['DATA_DIR_IN_USE', 'FLEET_NODE_ID_IN_USE', 'FLEET_NODE_ID_MISMATCH']);
 
 export interface ServeArgs {
   config: string | undefined;
@@ -49,11 +52,11 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
   log.info({ version, dataDir: config.data_dir, config: args.config ?? null }, 'starting');
   let daemon;
   try {
-    daemon = await startDaemon({ config, log, clock: systemClock, ids: randomIds });
+    daemon = await startDaemon({ config, log, clock: systemClock, ids: randomIds, version });
   } catch (error) {
     log.fatal({ err: error }, 'failed to start');
     // Said on stderr too, in one line: the operator who typed `serve` beside a running daemon reads it there.
-    if ((error as { code?: unknown }).code === 'DATA_DIR_IN_USE') process.stderr.write(`mailproxy: ${(error as Error).message}\n`);
+    if (SAID_ON_STDERR.has(String((error as { code?: unknown }).code))) process.stderr.write(`mailproxy: ${(error as Error).message}\n`);
     exit(1);
     return;
   }
@@ -64,5 +67,17 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
     log.info({ signal: 'SIGHUP' }, smtp === null ? 'nothing to reload' : 'reloading the smtp tls certificate');
     smtp?.reloadTls();
   });
-  log.info('ready');
+  log.info(whereToLook(daemon.http), 'ready');
+}
+
+/**
+ * The first thing a new operator looks for in the start-up log: the web console
+ * and the API's documentation, as URLs to open. A wildcard listener has no
+ * address of its own: the URLs use loopback, and the line says so.
+ */
+export function whereToLook(http: ListenAddress): Record<string, string> {
+  const url = localHttpUrl(http);
+  const where = { console: `${url}/ui`, docs: `${url}/docs` };
+  if (!isWildcard(http.host)) return where;
+  return { ...where, note: `listening on every address (${formatListenAddress(http)}): from another machine use this one's address` };
 }

@@ -18,6 +18,7 @@ import { createTenantService } from '../core/tenant-service.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { MailboxWatchers } from '../bounce/bounce-service.js';
+import type { FleetService } from '../fleet/fleet-service.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth } from '../ingress/http/daemon-health.js';
 import { createHttpApp } from '../ingress/http/index.js';
@@ -47,10 +48,11 @@ export function adminServices(deps: {
   accountsChanged(): void;
 }) {
   const { store, keys, clock, ids } = deps;
-  const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }) =>
-    createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock });
+  const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }, metrics?: DaemonKeys['metrics']) =>
+    createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock, metrics });
   return {
-    authenticator: authenticator(keys.admin, deps.settings.http.authThrottle),
+    // The metrics token is the API's alone (GET /metrics); the console and SMTP AUTH never take it.
+    authenticator: authenticator(keys.admin, deps.settings.http.authThrottle, keys.metrics),
     // SMTP AUTH takes tenant keys only: the admin token is never a mailbox password.
     smtpAuthenticator: authenticator({ matches: () => false }, deps.settings.smtp.authThrottle),
     tenants: createTenantService({ store, holds: store.messages, keys: keys.apiKeys, newSigningSecret, clock, ids }),
@@ -83,6 +85,7 @@ export function createApi(
     reports: ReportService;
     mirror: DaemonMirror;
     bounces: MailboxWatchers;
+    fleet: FleetService | null;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;
@@ -93,16 +96,18 @@ export function createApi(
     maxBodyBytes: number;
   },
 ) {
-  const { store, delivery, reports, mirror, bounces, parsing, clock, ids, log } = deps;
+  const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, ids, log } = deps;
   const api = createHttpApp({
     ...deps,
     syncStatus: reports.status,
     mirrorStatus: () => mirror.status(),
+    fleetStatus: () => fleet?.status() ?? null,
     bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
     pecReceipts: store.pecReceipts,
     backups: store,
     parseSubmission: parsing.parse,
     intake: deps.metrics.intake,
+    requests: deps.metrics.http,
     search: store.search,
     status: {
       queue: store.queueStatus,
@@ -115,6 +120,7 @@ export function createApi(
         reports: () => reports.status.list(),
         bounces: () => bounces.status(),
         mirror: () => mirror.status(),
+        fleet: () => fleet?.status() ?? null,
       }),
     },
     readiness: [

@@ -15,9 +15,20 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   const { delivery, submissions, wake } = work;
   const bounces = streams.bounces.watchers;
   const admin = adminServices({ ...ctx, keys, handoff: delivery.handoff, wake, accountsChanged: bounces.accountsChanged });
-  const parts = { ...work, mirror: streams.mirror.mirror, bounces, store, metrics, clock, ids, log, maxBodyBytes: settings.http.maxBodyBytes };
+  const parts = {
+    ...work,
+    mirror: streams.mirror.mirror,
+    bounces,
+    fleet: streams.fleet,
+    store,
+    metrics,
+    clock,
+    ids,
+    log,
+    maxBodyBytes: settings.http.maxBodyBytes,
+  };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
-  const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake };
+  const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake, telemetry: metrics.smtp };
   const smtp = createSmtpService(settings.smtp, { ...smtpDeps, authenticator: admin.smtpAuthenticator });
   return { http, smtp };
 }

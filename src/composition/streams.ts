@@ -5,8 +5,10 @@
  * Composition only: no behaviour of its own.
  */
 import { createBounceService } from '../bounce/bounce-service.js';
+import { createFleetService } from '../fleet/fleet-service.js';
 import { createCommandHandler } from '../ingress/commands/index.js';
 import { createMirrorService } from '../outbox/mirror-service.js';
+import { mailproxyVersion } from '../runtime/index.js';
 import type { DaemonContext, Work } from './work.js';
 
 export function createStreams(ctx: DaemonContext, work: Work) {
@@ -14,6 +16,8 @@ export function createStreams(ctx: DaemonContext, work: Work) {
   const commands = createCommandHandler({ store, submissions: work.submissions, commands: work.commands, parserLimits: settings.http.parser, clock, ids });
   const mirror = createMirrorService(settings.mirror, { store: store.mirror, onEvent: store.onEvent, commands, clock, log });
   const bounces = createBounceService(settings, store, { clock, ids, log, random: ctx.random });
+  const fleet =
+    settings.fleet === null ? null : createFleetService(settings.fleet, { clock, log: log.child({ component: 'fleet' }), version: mailproxyVersion() });
   metrics.readFrom({
     mirror: () => mirror.mirror.status(),
     reports: () => work.reports.status.list(),
@@ -21,10 +25,11 @@ export function createStreams(ctx: DaemonContext, work: Work) {
     queue: () => store.queueStatus.counts(null),
     pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
+    pausedAccounts: () => store.queueStatus.pausedAccounts(),
   });
   // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
   store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
-  return { mirror, bounces };
+  return { mirror, bounces, fleet };
 }
 
 export type Streams = ReturnType<typeof createStreams>;

@@ -44,6 +44,12 @@ describe('parseConfig', () => {
     ['negative number', 'shutdown_timeout_seconds = -1\n', /^shutdown_timeout_seconds: /],
     ['bad enum', '[log]\nlevel = "verbose"\n', /^log\.level: /],
     ['short admin token', '[http]\nadmin_token = "short"\n', /^http\.admin_token: .*16 characters/],
+    ['short metrics token', '[http]\nmetrics_token = "short"\n', /^http\.metrics_token: .*16 characters/],
+    [
+      'metrics token equal to the admin token',
+      '[http]\nadmin_token = "same-token-0123456789"\nmetrics_token = "same-token-0123456789"\n',
+      /^http\.metrics_token: must differ from admin_token/,
+    ],
     ['bad secret key', '[security]\nsecret_key = "bm90IDMyIGJ5dGVz"\n', /^security\.secret_key: expected 32 random bytes/],
     ['bad subject prefix', '[nats]\nsubject_prefix = "a..b"\n', /^nats\.subject_prefix: /],
     ['section given as a value', 'http = 5\n', /^http: /],
@@ -51,6 +57,12 @@ describe('parseConfig', () => {
     const problems = problemsOf(toml);
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(pattern);
+  });
+
+  it('takes the metrics token from MAILPROXY_HTTP_METRICS_TOKEN, none by default', () => {
+    expect(parseConfig(null, {}).ok && (parseConfig(null, {}) as { config: { http: { metrics_token: string } } }).config.http.metrics_token).toBe('');
+    const result = parseConfig('[http]\nmetrics_token = "from-the-file-0123456789"\n', { MAILPROXY_HTTP_METRICS_TOKEN: 'prometheus-scrape-0123456789' });
+    expect(result.ok && result.config.http.metrics_token).toBe('prometheus-scrape-0123456789');
   });
 
   it('lists every problem at once', () => {
@@ -69,6 +81,27 @@ describe('parseConfig', () => {
       'MAILPROXY_HTTP_LISTN: unknown environment variable (no such configuration key)',
     ]);
     expect(parseConfig(null, { MAILPROXY_CONFIG: '/etc/mailproxy.toml' }).ok).toBe(true);
+  });
+});
+
+describe('[fleet]', () => {
+  it('is off by default: a single node', () => {
+    const result = parseConfig(null, {});
+    expect(result.ok && result.config.fleet.enabled).toBe(false);
+  });
+
+  it('needs a node id and the cluster to be on', () => {
+    expect(problemsOf('[fleet]\nenabled = true\n')).toEqual([
+      'fleet.node_id: a fleet node needs a node_id, unique in the fleet',
+      'fleet.enabled: fleet mode needs nats.url (the cluster)',
+    ]);
+    expect(parseConfig('[fleet]\nenabled = true\nnode_id = "n1"\n[nats]\nurl = "nats://127.0.0.1:4222"\n', {}).ok).toBe(true);
+  });
+
+  it('refuses a node timeout that one late heartbeat would trip', () => {
+    expect(problemsOf('[fleet]\nheartbeat_seconds = 5\nnode_timeout_seconds = 6\n')).toEqual([
+      'fleet.node_timeout_seconds: at least twice heartbeat_seconds, or one late heartbeat reads as a lost node',
+    ]);
   });
 });
 

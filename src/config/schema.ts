@@ -76,6 +76,7 @@ export const configSchema = z
       .object({
         listen: listen.default('127.0.0.1:8000'),
         admin_token: optionalSecret(16, 'admin_token').default(''),
+        metrics_token: optionalSecret(16, 'metrics_token').default(''),
         max_body_bytes: positiveInt.default(64 * 1024 * 1024),
         max_batch_messages: positiveInt.max(100_000).default(1000),
         max_message_bytes: positiveInt.default(25 * 1024 * 1024),
@@ -85,6 +86,11 @@ export const configSchema = z
         parse_threads: z.number().int().min(0).max(64).default(1),
       })
       .strict()
+      // The scraper's token must not be the admin's: holding it would then open everything.
+      .refine((http) => http.metrics_token === '' || http.metrics_token !== http.admin_token, {
+        message: 'must differ from admin_token (whoever holds it could then do everything)',
+        path: ['metrics_token'],
+      })
       .prefault({}),
     security: z
       .object({
@@ -238,7 +244,39 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    fleet: z
+      .object({
+        enabled: z.boolean().default(false),
+        node_id: z
+          .string()
+          .regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+          .default(''),
+        replicas: z.number().int().min(1).max(5).default(3),
+        bucket: z
+          .string()
+          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+          .default('mailproxy_fleet'),
+        heartbeat_seconds: z.number().positive().max(60).default(2),
+        node_timeout_seconds: z.number().positive().max(3600).default(10),
+      })
+      .strict()
+      .superRefine((fleet, ctx) => {
+        if (fleet.enabled && fleet.node_id === '')
+          ctx.addIssue({ code: 'custom', path: ['node_id'], message: 'a fleet node needs a node_id, unique in the fleet' });
+        if (fleet.node_timeout_seconds < 2 * fleet.heartbeat_seconds) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['node_timeout_seconds'],
+            message: 'at least twice heartbeat_seconds, or one late heartbeat reads as a lost node',
+          });
+        }
+      })
+      .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    if (config.fleet.enabled && config.nats.url === '')
+      ctx.addIssue({ code: 'custom', path: ['fleet', 'enabled'], message: 'fleet mode needs nats.url (the cluster)' });
+  });
 
 export type Config = z.infer<typeof configSchema>;

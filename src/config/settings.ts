@@ -44,7 +44,7 @@ function network(text: string): Network {
 }
 
 export function daemonSettings(config: Readonly<Config>) {
-  const { http, smtp, nats, dispatch, reports, bounce, pec, retention } = config;
+  const { http, smtp, nats, dispatch, reports, bounce, pec, retention, fleet } = config;
   // How every mailbox is read, the bounce mailboxes' and the PEC accounts' alike.
   const mailboxReading = {
     batchSize: bounce.batch_size,
@@ -56,7 +56,7 @@ export function daemonSettings(config: Readonly<Config>) {
     shutdownMs: config.shutdown_timeout_seconds * SECOND,
     maxDatabaseBytes: config.max_database_mb * 1024 * 1024,
     logLevel: config.log.level,
-    keys: { dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: http.admin_token },
+    keys: { dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: http.admin_token, metricsToken: http.metrics_token },
     http: {
       listen: endpoint(http.listen, 'http.listen') as ListenAddress,
       maxBodyBytes: http.max_body_bytes,
@@ -103,6 +103,19 @@ export function daemonSettings(config: Readonly<Config>) {
             connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
             commands: nats.commands ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND } : null,
           },
+    /** Fleet mode (issue 24): null for a single node, the default. */
+    fleet: fleet.enabled
+      ? {
+          nodeId: fleet.node_id,
+          url: nats.url,
+          bucket: fleet.bucket,
+          replicas: fleet.replicas,
+          heartbeatMs: fleet.heartbeat_seconds * SECOND,
+          nodeTimeoutMs: fleet.node_timeout_seconds * SECOND,
+          connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
+          dataDir: config.data_dir,
+        }
+      : null,
     delivery: {
       leaseMs: dispatch.lease_seconds * SECOND,
       claimBatch: dispatch.claim_batch,

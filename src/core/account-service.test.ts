@@ -172,3 +172,53 @@ describe('account delete', () => {
     expect(refusal(() => s.accounts.delete(acme, undefined, 'ghost', { force: true })).code).toBe('NOT_FOUND');
   });
 });
+
+describe("a tenant's default account", () => {
+  const defaults = (s: ReturnType<typeof setup>) => s.store.accounts.choices('acme');
+
+  it('is its first account, with nothing to warn about; a second account leaves it in place', () => {
+    const s = setup();
+    expect(s.accounts.upsert(acme, { id: 'a1', host: 'h' })).toMatchObject({ account: { isDefault: true }, warnings: [] });
+    expect(s.accounts.upsert(acme, { id: 'a2', host: 'h' })).toMatchObject({ account: { isDefault: false }, warnings: [] });
+    expect(defaults(s)).toEqual([
+      { id: 'a1', isDefault: true },
+      { id: 'a2', isDefault: false },
+    ]);
+  });
+
+  it("moves to an account saved with isDefault, cleared on the tenant's others in the same save, and says so", () => {
+    const s = setup();
+    s.accounts.upsert(acme, { id: 'a1', host: 'h' });
+    s.accounts.upsert(admin, { id: 'o1', tenantId: 'other', host: 'h' });
+    const { warnings } = s.accounts.upsert(acme, { id: 'a2', host: 'h', isDefault: true });
+    expect(warnings.map((warning) => warning.code)).toEqual(['DEFAULT_ACCOUNT_CHANGED']);
+    expect(defaults(s)).toEqual([
+      { id: 'a1', isDefault: false },
+      { id: 'a2', isDefault: true },
+    ]);
+    expect(s.store.accounts.get('other', 'o1')?.isDefault).toBe(true);
+    // The former default's change is recorded and mirrored too, before the new default's.
+    expect(s.store.recorded.slice(-2).map((record) => [record.aggregateId, record.eventType, record.data.account])).toEqual([
+      ['acme/a1', 'account.updated', expect.objectContaining({ id: 'a1', is_default: false })],
+      ['acme/a2', 'account.created', expect.objectContaining({ id: 'a2', is_default: true })],
+    ]);
+  });
+
+  it('warns NO_DEFAULT_ACCOUNT when an account is added to a tenant whose only account is not the default', () => {
+    const s = setup();
+    s.accounts.upsert(acme, { id: 'a1', host: 'h', isDefault: false });
+    const { warnings } = s.accounts.upsert(acme, { id: 'a2', host: 'h' });
+    expect(warnings).toEqual([{ code: 'NO_DEFAULT_ACCOUNT', message: expect.stringContaining('its accounts: a1, a2') }]);
+  });
+
+  it('is gone when it is deleted, and the answer says so', () => {
+    const s = setup();
+    s.accounts.upsert(acme, { id: 'a1', host: 'h' });
+    s.accounts.upsert(acme, { id: 'a2', host: 'h' });
+    expect(s.accounts.delete(acme, undefined, 'a2', { force: false })).toEqual({ warnings: [] });
+    s.accounts.upsert(acme, { id: 'a2', host: 'h' });
+    const { warnings } = s.accounts.delete(acme, undefined, 'a1', { force: false });
+    expect(warnings).toEqual([{ code: 'NO_DEFAULT_ACCOUNT', message: expect.stringContaining('its accounts: a2') }]);
+    expect(defaults(s)).toEqual([{ id: 'a2', isDefault: false }]);
+  });
+});

@@ -2,10 +2,11 @@
  * Account administration use-cases. A tenant key manages its own tenant's
  * accounts; the admin token manages anyone's. Writes are audited and mirrored.
  */
-import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, type Account, type LimitBehavior, type TlsMode } from './account.js';
+import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, type Account, type AccountChoice, type LimitBehavior, type TlsMode } from './account.js';
 import { checkPecAccount, mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import type { AccountAttempts } from './attempt-log.js';
 import { viewAccount } from './contracts/account.js';
+import { defaultWarnings, isDefaultOnSave, type AccountWarning } from './default-account.js';
 import type { QueueCount } from './queue-status.js';
 import type { RelayConnections } from './relay.js';
 import { WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } from './rate-limit.js';
@@ -168,7 +169,8 @@ export function createAccountService(deps: AccountServiceDeps) {
     return current?.tlsMode ?? (port === IMPLICIT_TLS_PORT ? 'implicit' : 'starttls');
   };
 
-  const merge = (input: AccountInput, tenantId: string, current: Account | null, now: number): Account => {
+  /** `others`: the tenant's accounts before the save (the first one becomes the default). */
+  const merge = (input: AccountInput, tenantId: string, current: Account | null, others: readonly AccountChoice[], now: number): Account => {
     const tlsMode = tlsModeOf(input, current);
     return {
       tenantId,
@@ -185,7 +187,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       limitBehavior: input.limitBehavior ?? current?.limitBehavior ?? 'defer',
       maxConnections: input.maxConnections ?? current?.maxConnections ?? 5,
       maxMessagesPerConnection: input.maxMessagesPerConnection ?? current?.maxMessagesPerConnection ?? 100,
-      isDefault: input.isDefault ?? current?.isDefault ?? false,
+      isDefault: isDefaultOnSave(input.isDefault, current?.isDefault, others),
       // Clearing isPec keeps the mailbox: harmless (it is not watched) and ready if it is set again.
       isPec: input.isPec ?? current?.isPec ?? false,
       imap: mergeMailbox(input.imap ?? {}, current?.imap ?? null),
@@ -197,19 +199,41 @@ export function createAccountService(deps: AccountServiceDeps) {
     };
   };
 
+  /**
+   * The tenant's former default loses its mark as a change of its own, recorded and
+   * mirrored like any (the store would clear it anyway, but silently).
+   */
+  const unmarkOtherDefaults = (ctx: CommandContext, tenantId: string, others: readonly AccountChoice[], now: number): void => {
+    for (const other of others) {
+      if (!other.isDefault) continue;
+      const former = store.accounts.get(tenantId, other.id);
+      if (former === null) continue;
+      const unmarked = { ...former, isDefault: false, updatedAt: now };
+      store.accounts.save(unmarked);
+      store.changes.record(change(ctx, 'account.upsert', 'account.updated', unmarked, { account: viewAccount(unmarked) }));
+    }
+  };
+
   return {
-    /** Insert or update; answers the account saved and whether it was created. */
-    upsert(ctx: CommandContext, input: AccountInput): { account: Account; created: boolean } {
+    /**
+     * Insert or update; answers the account saved, whether it was created, and what the
+     * save did to the tenant's default account (defaultWarnings). Marking an account the
+     * default clears the mark on the tenant's others in the same transaction.
+     */
+    upsert(ctx: CommandContext, input: AccountInput): { account: Account; created: boolean; warnings: AccountWarning[] } {
       const tenantId = scopeTenant(ctx.principal, input.tenantId);
       const saved = store.transaction(() => {
         requireTenant(tenantId);
         const current = store.accounts.get(tenantId, input.id);
-        const account = merge(input, tenantId, current, clock.now());
+        const before = store.accounts.choices(tenantId);
+        const others = before.filter((choice) => choice.id !== input.id);
+        const account = merge(input, tenantId, current, others, clock.now());
         checkPecAccount(account);
+        if (account.isDefault) unmarkOtherDefaults(ctx, tenantId, others, account.updatedAt);
         store.accounts.save(account);
         const eventType = current === null ? 'account.created' : 'account.updated';
         store.changes.record(change(ctx, 'account.upsert', eventType, account, { account: viewAccount(account) }));
-        return { account, created: current === null };
+        return { account, created: current === null, warnings: defaultWarnings(tenantId, before, store.accounts.choices(tenantId)) };
       });
       deps.wake?.();
       return saved;
@@ -227,9 +251,10 @@ export function createAccountService(deps: AccountServiceDeps) {
       return (await withActivity([load(scoped, id)], scoped))[0] as AccountState;
     },
 
-    delete(ctx: CommandContext, tenantId: string | undefined, id: string, options: { force: boolean }): void {
+    /** Deletes; answers what that did to the tenant's default account (deleting the default leaves none). */
+    delete(ctx: CommandContext, tenantId: string | undefined, id: string, options: { force: boolean }): { warnings: AccountWarning[] } {
       const scoped = scopeTenant(ctx.principal, tenantId);
-      store.transaction(() => {
+      const outcome = store.transaction(() => {
         const account = load(scoped, id);
         const pending = store.accounts.countPendingMessages(scoped, id);
         if (pending > 0 && !options.force) {
@@ -237,11 +262,14 @@ export function createAccountService(deps: AccountServiceDeps) {
             details: { account_id: id, pending_messages: pending },
           });
         }
+        const before = store.accounts.choices(scoped);
         store.accounts.delete(scoped, id);
         store.changes.record(change(ctx, 'account.delete', 'account.deleted', account, { account_id: id, forced: options.force, pending_messages: pending }));
+        return { warnings: defaultWarnings(scoped, before, store.accounts.choices(scoped)) };
       });
       // What watched or served the account lets go of it now, not at its next check.
       deps.wake?.();
+      return outcome;
     },
   };
 }

@@ -98,10 +98,5 @@ export function pecMailbox(account: Account): PecMailboxAccount | null {
   };
 }
 
-/** An account as submission chooses it: by id, or the tenant's default. */
+/** An account as submission chooses it: by id, or the tenant's default (default-account.ts). */
 export type AccountChoice = Pick<Account, 'id' | 'isDefault'>;
-
-/** The tenant's default account: the one marked so, or the only one. */
-export function defaultAccount<T extends AccountChoice>(accounts: readonly T[]): T | undefined {
-  return accounts.find((account) => account.isDefault) ?? (accounts.length === 1 ? accounts[0] : undefined);
-}

@@ -6,10 +6,12 @@ import { AppError } from './app-error.js';
 import type { Clock } from './clock.js';
 import type { FailureThrottle } from './failure-throttle.js';
 import type { AdminTokenVerifier, ApiKeyIssuer, TenantRepository } from './ports.js';
-import type { Principal } from './principal.js';
+import type { Caller, Principal } from './principal.js';
 
 export interface AuthenticatorDeps {
   admin: AdminTokenVerifier;
+  /** The metrics token; only authenticateCaller() takes it. */
+  metrics?: AdminTokenVerifier;
   keys: ApiKeyIssuer;
   tenants: Pick<TenantRepository, 'findKeyHolder'>;
   throttle: FailureThrottle;
@@ -24,6 +26,11 @@ export interface Authenticator {
    * its throttle between guesses of another's.
    */
   authenticate(token: string | null, client: string, accepts?: (principal: Principal) => boolean): Principal;
+  /**
+   * authenticate(), where the metrics token is taken too (the HTTP API, which
+   * lets it read GET /metrics only). Everywhere else it is an invalid credential.
+   */
+  authenticateCaller(token: string | null, client: string): Caller;
   /**
    * authenticate(), plus a proof to keep instead of the token (a console session):
    * the token's keyed hash, which opens nothing when presented as a token.
@@ -45,7 +52,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     return { kind: 'tenant', tenantId: holder.tenantId };
   };
 
-  const authenticate = (token: string | null, client: string, accepts?: (principal: Principal) => boolean): { principal: Principal; proof: string } => {
+  /** The throttle, the token's digest, then `identify`: no answer (or an expired key) is one more failure. */
+  const attempt = <T extends Caller>(token: string | null, client: string, identify: (hash: string, now: number) => T | 'expired' | null) => {
     const now = deps.clock.now();
     const waitMs = deps.throttle.blockedForMs(client, now);
     if (waitMs > 0) {
@@ -58,8 +66,8 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
       throw new AppError('UNAUTHORIZED', 'missing credentials: send Authorization: Bearer <token> or X-API-Token');
     }
     const proof = deps.keys.hash(token);
-    const outcome = resolve(proof, now);
-    if (outcome === null || outcome === 'expired' || (accepts !== undefined && !accepts(outcome))) {
+    const outcome = identify(proof, now);
+    if (outcome === null || outcome === 'expired') {
       deps.throttle.recordFailure(client, now);
       throw new AppError('UNAUTHORIZED', outcome === 'expired' ? 'API key expired' : 'invalid credentials');
     }
@@ -67,9 +75,17 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     return { principal: outcome, proof };
   };
 
+  const authenticate = (token: string | null, client: string, accepts?: (principal: Principal) => boolean): { principal: Principal; proof: string } =>
+    attempt(token, client, (hash, now) => {
+      const outcome = resolve(hash, now);
+      return outcome !== null && outcome !== 'expired' && accepts !== undefined && !accepts(outcome) ? null : outcome;
+    });
+
   return {
     authenticate: (token, client, accepts) => authenticate(token, client, accepts).principal,
     authenticateForSession: (token, client) => authenticate(token, client),
+    authenticateCaller: (token, client) =>
+      attempt<Caller>(token, client, (hash, now) => (deps.metrics?.matches(hash) === true ? { kind: 'metrics' } : resolve(hash, now))).principal,
     resolveProof(proof) {
       const outcome = resolve(proof, deps.clock.now());
       return outcome === 'expired' ? null : outcome;

@@ -3,6 +3,14 @@ import { AppError } from './app-error.js';
 
 export type Principal = { kind: 'admin' } | { kind: 'tenant'; tenantId: string };
 
+/**
+ * Who presented a token to the HTTP API: a principal, or the holder of the
+ * metrics token, which reads the metrics and nothing else. Kept out of
+ * Principal so that no access rule written for admin-or-tenant can take it
+ * for either.
+ */
+export type Caller = Principal | { kind: 'metrics' };
+
 export function requireAdmin(principal: Principal): void {
   if (principal.kind !== 'admin') {
     throw new AppError('FORBIDDEN', 'this operation requires the admin token');

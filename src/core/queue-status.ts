@@ -30,6 +30,8 @@ export interface QueueStatusStore {
   counts(tenantId: string | null): QueueCount[];
   /** Waiting messages per account only: cheaper than counts() when the breakdown is not needed. */
   waitingByAccount(tenantId: string | null): Array<{ tenant_id: string; account_id: string; count: number }>;
+  /** Per tenant that has accounts: how many of them are paused (a relay refused their credentials; saving one resumes it). */
+  pausedAccounts(): Array<{ tenant_id: string; paused: number }>;
   /** The dispatchable message due longest ago, or null when none is due. */
   oldestDue(tenantId: string | null, now: number): OldestDue | null;
 }

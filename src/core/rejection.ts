@@ -12,7 +12,7 @@ export type RejectionCode =
   /** No such tenant, or a tenant key naming another tenant (which learns nothing of it). */
   | 'UNKNOWN_TENANT'
   | 'UNKNOWN_ACCOUNT'
-  /** No account named and the tenant has no default one. */
+  /** No account named and the tenant has no default one; the reason lists its accounts. */
   | 'NO_DEFAULT_ACCOUNT'
   /** The same tenant and id twice in one request: the first one counts. */
   | 'DUPLICATE_ID'
@@ -43,6 +43,15 @@ export interface Refusal {
 
 export function refusal(code: RejectionCode, reason: string = REASONS[code]): Refusal {
   return { code, reason };
+}
+
+/**
+ * NO_DEFAULT_ACCOUNT with the way out: the tenant's accounts and how to pick one. The
+ * reason still starts with the words clients have always matched on.
+ */
+export function noDefaultRefusal(accountIds: readonly string[]): Refusal {
+  const choices = accountIds.length === 0 ? 'it has no account' : `its accounts: ${accountIds.join(', ')}`;
+  return refusal('NO_DEFAULT_ACCOUNT', `${REASONS.NO_DEFAULT_ACCOUNT} (${choices}; name one in account_id, or save one with is_default true)`);
 }
 
 /** One rejected message of a request: `index` lets a client match it without an id. */

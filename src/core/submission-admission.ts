@@ -2,7 +2,8 @@
  * Admission of submitted messages: each item resolved against the caller's
  * tenant and its accounts, and the suppression list checked per tenant.
  */
-import { defaultAccount, type AccountChoice } from './account.js';
+import type { AccountChoice } from './account.js';
+import { pickAccount } from './default-account.js';
 import { normalizeAddress } from './address.js';
 import type { IdSource } from './clock.js';
 import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
@@ -11,7 +12,7 @@ import { WHOLE_TENANT } from './message-commands.js';
 import type { AdminStore } from './ports.js';
 import type { Principal } from './principal.js';
 import type { MessageQueue } from './queue.js';
-import { refusal, type Refusal, type RejectionCode } from './rejection.js';
+import { noDefaultRefusal, refusal, type Refusal, type RejectionCode } from './rejection.js';
 
 /** One message as the edge parsed it; `problem` set when its shape was already invalid. */
 export interface SubmissionItem {
@@ -66,8 +67,10 @@ export function resolve(
   const tenant = tenantOf(tenantId);
   if (tenant === null) return refusal('UNKNOWN_TENANT');
   const { accounts } = tenant;
-  const account = item.accountId === undefined ? defaultAccount(accounts) : accounts.find((candidate) => candidate.id === item.accountId);
-  if (account === undefined) return refusal(item.accountId === undefined ? 'NO_DEFAULT_ACCOUNT' : 'UNKNOWN_ACCOUNT');
+  const pick = pickAccount(accounts, item.accountId);
+  if (pick.kind === 'unknown') return refusal('UNKNOWN_ACCOUNT');
+  if (pick.kind === 'no-default') return noDefaultRefusal(pick.accountIds);
+  const { account } = pick;
   const { message } = item;
   // Every field named (no spread): one object shape for every message, which the
   // engine copies and reads faster; a field added to NewMessage fails to compile here.

@@ -16,6 +16,27 @@ export interface IntakeTelemetry {
   submitted(channel: IntakeChannel, elapsedMs: number): void;
 }
 
+/** The SMTP listener a client connected to: the plain one (STARTTLS) or the implicit-TLS one. */
+export type SmtpListener = 'plain' | 'implicit-tls';
+
+/** Why an SMTP AUTH was refused: the credentials, or the client's address throttled after failures. */
+export type AuthFailure = 'invalid' | 'throttled';
+
+export interface SmtpTelemetry {
+  connected(listener: SmtpListener): void;
+  authFailed(reason: AuthFailure): void;
+  /** A 4yz or 5yz reply was written: its code and enhanced status (RFC 3463; '' when it has none). */
+  rejected(replyCode: number, enhancedStatus: string): void;
+}
+
+export interface HttpTelemetry {
+  /**
+   * A request was answered. `route` is the matched route's template (`/tenant/:id`),
+   * never the path a client wrote; null when no route matched.
+   */
+  answered(route: string | null, method: string, status: number): void;
+}
+
 /** How an attempt ended, as core/delivery-outcome.ts decided. */
 export type AttemptOutcome = 'sent' | 'deferred' | 'failed' | 'account_problem';
 

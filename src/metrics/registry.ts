@@ -3,7 +3,8 @@
  * own status at scrape time: the event mirror (outbox backlog, publishes, the
  * command consumer), the delivery reports per tenant, the bounce mailboxes,
  * plus the process metrics prom-client collects. Latencies are histograms the
- * hot paths observe through the telemetry ports (latency-histograms.ts).
+ * hot paths observe through the telemetry ports (latency-histograms.ts), as
+ * do the intake counters (intake-counters.ts).
  * Labels are bounded: tenant and account ids, which the admin creates, and
  * small fixed sets.
  */
@@ -12,6 +13,8 @@ import type { MailboxStatus } from '../core/bounce.js';
 import type { MirrorStatus } from '../core/mirror.js';
 import type { QueueCount } from '../core/queue-status.js';
 import { registerDeliveryMetrics, type DeliveryMetrics } from './delivery-metrics.js';
+import { registerInstanceGauges, type BuildInfo } from './instance-gauges.js';
+import { registerIntakeCounters, type IntakeCounters } from './intake-counters.js';
 import { registerLatencyHistograms, type LatencyHistograms } from './latency-histograms.js';
 import type { SyncStatus } from '../core/report.js';
 
@@ -25,9 +28,11 @@ export interface MetricsSources {
   pecAwaiting?: () => number;
   /** The store's writes (GET /status `store`): refused now or not, size against the cap. */
   store?: () => { state: 'ok' | 'refusing'; used_bytes: number; max_bytes: number | null };
+  /** Paused accounts per tenant that has accounts, for mailproxy_accounts_paused. */
+  pausedAccounts?: () => Array<{ tenant_id: string; paused: number }>;
 }
 
-export interface Metrics extends LatencyHistograms {
+export interface Metrics extends LatencyHistograms, IntakeCounters {
   contentType: string;
   /**
    * Where the gauges read from at scrape time: given once the parts that own them
@@ -39,7 +44,7 @@ export interface Metrics extends LatencyHistograms {
   observe: DeliveryMetrics['observe'];
 }
 
-export function createMetrics(): Metrics {
+export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
@@ -157,8 +162,11 @@ export function createMetrics(): Metrics {
     },
   });
 
+  registerInstanceGauges(registers, { version: build.version ?? 'unknown', node: build.node ?? process.version }, () => sources?.pausedAccounts?.() ?? []);
+
   return {
     ...registerLatencyHistograms(registers),
+    ...registerIntakeCounters(registers),
     contentType: registry.contentType,
     observe: delivery.observe,
     readFrom(given) {

@@ -11,12 +11,13 @@ describe('logger', () => {
         account: { password: 'p2-secret', host: 'h' },
         req: { headers: { authorization: 'Bearer t-secret' } },
         tenant: { client_auth: { token: 'c-secret' } },
+        http: { admin_token: 'a-secret', metrics_token: 'm-secret' },
       },
       'something happened',
     );
     expect(lines).toHaveLength(1);
     const entry = JSON.parse(lines[0] ?? '{}');
     expect(entry).toMatchObject({ level: 'info', msg: 'something happened', account: { host: 'h', password: '[redacted]' } });
-    expect(lines[0]).not.toMatch(/p1-secret|p2-secret|t-secret|c-secret/);
+    expect(lines[0]).not.toMatch(/p1-secret|p2-secret|t-secret|c-secret|a-secret|m-secret/);
   });
 });

@@ -5,7 +5,19 @@
 import { pino, type DestinationStream } from 'pino';
 import type { Logger } from '../core/logger.js';
 
-const SECRET_FIELDS = ['password', 'token', 'api_key', 'apiKey', 'admin_token', 'secret_key', 'client_auth', 'clientAuth', 'authorization'];
+const SECRET_FIELDS = [
+  'password',
+  'token',
+  'api_key',
+  'apiKey',
+  'admin_token',
+  'metrics_token',
+  'metricsToken',
+  'secret_key',
+  'client_auth',
+  'clientAuth',
+  'authorization',
+];
 
 /** Redaction paths: each secret field at the top and up to two levels deep, plus request headers. */
 export const REDACT_PATHS = [

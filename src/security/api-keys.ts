@@ -33,3 +33,11 @@ export function createAdminTokenVerifier(adminToken: string, keys: Pick<ApiKeyIs
     },
   };
 }
+
+/**
+ * The metrics token (`http.metrics_token`), checked like the admin token. Empty
+ * means there is none: nothing matches, not even the digest of an empty token.
+ */
+export function createMetricsTokenVerifier(metricsToken: string, keys: Pick<ApiKeyIssuer, 'hash'>): AdminTokenVerifier {
+  return metricsToken === '' ? { matches: () => false } : createAdminTokenVerifier(metricsToken, keys);
+}

@@ -117,6 +117,42 @@ describe('schema migrations', () => {
     expect(accounts.pecMailboxes()).toEqual([]);
   });
 
+  it("migration 12 makes each tenant's only account its default, and leaves a tenant with several accounts and none marked without one", () => {
+    const db = new Database(':memory:');
+    const migrations = loadMigrations();
+    migrate(db, migrations.slice(0, 11));
+    const tenant = db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES (?, ?, 0, 0, 0)`);
+    const account = db.prepare(
+      `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES (?, ?, 'smtp.example.com', 587, 'starttls', ?, 1, 2)`,
+    );
+    for (const id of ['single', 'several', 'marked']) tenant.run(id, `hash-${id}`);
+    account.run('single', 'only', 0);
+    account.run('several', 'a1', 0);
+    account.run('several', 'a2', 0);
+    account.run('marked', 'm1', 0);
+    account.run('marked', 'm2', 1);
+    migrate(db, migrations);
+    const marks = db.prepare(`SELECT tenant_id, id, is_default FROM accounts ORDER BY tenant_id, id`).all();
+    expect(marks).toEqual([
+      { tenant_id: 'marked', id: 'm1', is_default: 0 },
+      { tenant_id: 'marked', id: 'm2', is_default: 1 },
+      { tenant_id: 'several', id: 'a1', is_default: 0 },
+      { tenant_id: 'several', id: 'a2', is_default: 0 },
+      { tenant_id: 'single', id: 'only', is_default: 1 },
+    ]);
+  });
+
+  it('keeps a tenant to one default account in the store itself', () => {
+    const db = new Database(':memory:');
+    migrate(db, loadMigrations());
+    db.exec(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`);
+    const account = db.prepare(
+      `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES ('t', ?, 'smtp.example.com', 587, 'starttls', 1, 1, 2)`,
+    );
+    account.run('a1');
+    expect(() => account.run('a2')).toThrow(/UNIQUE constraint failed/);
+  });
+
   it('refuses a database from a newer version', () => {
     const db = new Database(':memory:');
     db.pragma('user_version = 99');

@@ -19,7 +19,10 @@ export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
     SELECT tenant_id, id, account_id, next_attempt_at FROM messages
     WHERE state IN ('queued', 'deferred') AND suspended = 0 AND next_attempt_at <= @now AND (@tenant IS NULL OR tenant_id = @tenant)
     ORDER BY next_attempt_at, pk LIMIT 1`);
+  // count(paused_at) counts the paused ones; every tenant with an account gets a row, 0 included.
+  const paused = db.prepare<[], { tenant_id: string; paused: number }>(`SELECT tenant_id, count(paused_at) AS paused FROM accounts GROUP BY tenant_id`);
   return {
+    pausedAccounts: () => paused.all(),
     counts: (tenantId) => counts.all({ tenant: tenantId }),
     waitingByAccount: (tenantId) => byAccount.all({ tenant: tenantId }),
     oldestDue: (tenantId, now) => {

@@ -24,7 +24,7 @@ describe('mailproxy admin verbs against a running daemon', () => {
   it('adds, lists, shows and deletes tenants, as a table and as JSON, and rotates a key that works once printed', async () => {
     const added = await cli(['tenants', 'add', 'cli-t1', '--name', 'CLI One', '--client-base-url', 'http://127.0.0.1:9/hook']);
     expect(added).toMatchObject({ code: 0, stderr: '' });
-    const firstKey = /^api key\s+(mpk_\S+)$/m.exec(added.stdout)?.[1];
+    const firstKey = /^api key:\s+(mpk_\S+)$/m.exec(added.stdout)?.[1];
     expect(firstKey).toBeDefined();
 
     const list = await cli(['tenants', 'list']);
@@ -34,7 +34,7 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(json((await cli(['tenants', 'list', '--json'])).stdout).tenants.map((t: any) => t.id)).toContain('cli-t1');
 
     const show = await cli(['tenants', 'show', 'cli-t1']);
-    expect(show.stdout).toMatch(/^client_base_url\s+http:\/\/127\.0\.0\.1:9\/hook$/m);
+    expect(show.stdout).toMatch(/^client_base_url:\s+http:\/\/127\.0\.0\.1:9\/hook$/m);
     expect(show.stdout).not.toContain(firstKey);
 
     const rotated = await cli(['token', 'rotate', 'cli-t1', '--json']);
@@ -81,13 +81,13 @@ describe('mailproxy admin verbs against a running daemon', () => {
       {},
       'pw-never-shown\n',
     );
-    expect(added).toMatchObject({ code: 0, stdout: 'account relay1 of tenant cli-t2 created\n' });
+    expect(added).toMatchObject({ code: 0, stdout: 'account relay1 of tenant cli-t2 created (the default account)\n', stderr: '' });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-t2']);
     expect(list.stdout).toMatch(/^cli-t2\s+relay1\s+127\.0\.0\.1:2599\s+starttls\s+yes\s+active\s+0\s+30\/min -\/h -\/day\s+no\s+-$/m);
     const show = await cli(['accounts', 'show', 'relay1', '--tenant', 'cli-t2']);
-    expect(show.stdout).toMatch(/^has_password\s+yes$/m);
-    expect(show.stdout).toMatch(/^usage minute\s+0 of 30, resets /m);
+    expect(show.stdout).toMatch(/^has_password:\s+yes$/m);
+    expect(show.stdout).toMatch(/^usage:\n {2}minute:\s+0 of 30, resets /m);
     const asJson = json((await cli(['accounts', 'show', 'relay1', '--tenant', 'cli-t2', '--json'])).stdout);
     expect(asJson.account).toMatchObject({ id: 'relay1', user: 'u1', has_password: true });
     for (const run of [list, show]) expect(run.stdout).not.toContain('pw-never-shown');
@@ -98,6 +98,28 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
     expect((await cli(['accounts', 'delete', 'relay1', '--tenant', 'cli-t2'])).code).toBe(0);
     expect(json((await cli(['accounts', 'list', '--tenant', 'cli-t2', '--json'])).stdout).accounts).toEqual([]);
+  });
+
+  it('prints the warnings of a change that leaves a tenant without a default account, on stderr, and --no-default unmarks one', async () => {
+    await cli(['tenants', 'add', 'cli-def']);
+    const add = (id: string, ...flags: string[]) => cli(['accounts', 'add', id, '--tenant', 'cli-def', '--host', '127.0.0.1', '--port', '2599', ...flags]);
+    expect(await add('main')).toMatchObject({ code: 0, stdout: 'account main of tenant cli-def created (the default account)\n', stderr: '' });
+    expect(await add('spare')).toMatchObject({ code: 0, stdout: 'account spare of tenant cli-def created\n', stderr: '' });
+    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(/^cli-def\s+main\s+\S+\s+\S+\s+yes\s/m);
+
+    const unmarked = await add('main', '--no-default');
+    expect(unmarked).toMatchObject({ code: 0, stdout: 'account main of tenant cli-def updated\n' });
+    expect(unmarked.stderr).toBe(
+      'warning: NO_DEFAULT_ACCOUNT: tenant cli-def has no default account: messages that name no account (account_id, or the SMTP user <tenant>/<account>) ' +
+        'are refused; its accounts: main, spare; save one with is_default true\n',
+    );
+    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(/^cli-def\s+main\s+\S+\s+\S+\s+no\s/m);
+    expect((await add('x', '--default', '--no-default')).code).toBe(64);
+
+    expect((await add('spare', '--default')).stderr).toBe('');
+    const deleted = await cli(['accounts', 'delete', 'spare', '--tenant', 'cli-def']);
+    expect(deleted).toMatchObject({ code: 0, stdout: 'account spare deleted\n' });
+    expect(deleted.stderr).toMatch(/^warning: NO_DEFAULT_ACCOUNT: tenant cli-def has no default account: .* its accounts: main; /);
   });
 
   it('manages a PEC account: the flag and the mailbox from flags, its password from a file, shown but never printed', async () => {
@@ -123,20 +145,20 @@ describe('mailproxy admin verbs against a running daemon', () => {
       '--imap-folder',
       'Ricevute PEC',
     );
-    expect(added).toMatchObject({ code: 0, stdout: 'account pec1 of tenant cli-pec created\n' });
+    expect(added).toMatchObject({ code: 0, stdout: 'account pec1 of tenant cli-pec created (the default account)\n' });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-pec']);
     expect(list.stdout.split('\n')[0]).toMatch(/\s+PEC\s+MAILBOX$/);
     expect(list.stdout).toMatch(/^cli-pec\s+pec1\s.*\syes\s+imaps\.pec\.example:1143 Ricevute PEC$/m);
     const show = await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec']);
     for (const line of [
-      /^is_pec\s+yes$/m,
-      /^imap_host\s+imaps\.pec\.example$/m,
-      /^imap_port\s+1143$/m,
-      /^imap_tls_mode\s+starttls$/m,
-      /^imap_user\s+box@pec\.example$/m,
-      /^has_imap_password\s+yes$/m,
-      /^imap_folder\s+Ricevute PEC$/m,
+      /^is_pec:\s+yes$/m,
+      /^imap_host:\s+imaps\.pec\.example$/m,
+      /^imap_port:\s+1143$/m,
+      /^imap_tls_mode:\s+starttls$/m,
+      /^imap_user:\s+box@pec\.example$/m,
+      /^has_imap_password:\s+yes$/m,
+      /^imap_folder:\s+Ricevute PEC$/m,
     ]) {
       expect(show.stdout).toMatch(line);
     }
@@ -198,15 +220,15 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(json((await cli(['messages', 'list', '--tenant', 'cli-t3', '--batch', 'b3', '--json'])).stdout).messages.map((m: any) => m.id)).toEqual(['cli-m3']);
 
     const show = await cli(['messages', 'show', 'cli-m1', '--tenant', 'cli-t3']);
-    expect(show.stdout).toMatch(/^status\s+suspended$/m);
+    expect(show.stdout).toMatch(/^status:\s+suspended$/m);
     expect(show.stdout).toMatch(/^why it waits:\n {2}tenant_suspended: /m);
     expect(show.stdout).toMatch(/^events:\n {2}AT\s+EVENT/m);
     expect(json((await cli(['messages', 'show', 'cli-m1', '--tenant', 'cli-t3', '--json'])).stdout).why.reasons[0].code).toBe('tenant_suspended');
 
     const stats = await cli(['queue', 'stats', '--tenant', 'cli-t3']);
-    expect(stats.stdout).toMatch(/^waiting\s+3$/m);
-    expect(stats.stdout).toMatch(/^ {2}suspended\s+3$/m);
-    expect(stats.stdout).toMatch(/^dispatcher\s+running$/m);
+    expect(stats.stdout).toMatch(/^waiting:\s+3$/m);
+    expect(stats.stdout).toMatch(/^by status:\n(?: {2}\w+:\s+\d+\n)* {2}suspended:\s+3$/m);
+    expect(stats.stdout).toMatch(/^dispatcher:\s+running$/m);
     expect(json((await cli(['queue', 'stats', '--json'])).stdout).queue.waiting).toBeGreaterThanOrEqual(3);
 
     expect((await cli(['activate', '--tenant', 'cli-t3'])).stdout).toBe('activated tenant cli-t3: 3 messages released; suspended now: nothing\n');
@@ -223,9 +245,11 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(list.stdout).toMatch(/^ADDRESS\s+SOURCE\s+REASON\s+CREATED\s+EXPIRES\ngone@example\.org\s+manual\s+asked to stop\s+\S+ \S+\s+never\n$/);
     expect((await cli(['suppressions', 'delete', 'gone@example.org', '--tenant', 'cli-t4'])).code).toBe(0);
     expect(json((await cli(['suppressions', 'list', '--tenant', 'cli-t4', '--json'])).stdout).suppressions).toEqual([]);
+    // Several tenants by now: the CLI names them rather than guess.
     const missing = await cli(['suppressions', 'list']);
-    expect(missing).toMatchObject({ code: 1 });
-    expect(missing.stderr).toContain('VALIDATION_FAILED: tenant_id is required');
+    expect(missing).toMatchObject({ code: 64 });
+    expect(missing.stderr).toMatch(/^mailproxy: several tenants: (?:[\w-]+, )+[\w-]+; pass --tenant\n$/);
+    expect(missing.stderr).toContain('cli-t4');
   });
 
   it('finds the URL and the token through the config file: http.listen and the admin-token file of data_dir', async () => {

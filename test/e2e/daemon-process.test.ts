@@ -54,6 +54,28 @@ describe('mailproxy serve as a process', () => {
     expect(daemon.entries.map((entry) => entry.msg)).toContain('stopped');
   });
 
+  it('says in its ready line where the web console and the API docs are, as URLs that answer', async () => {
+    const daemon = start(['serve'], tempDir(), { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
+    const listening = await daemon.waitForLog((entry) => entry.msg === 'http listening');
+    const url = `http://127.0.0.1:${listening.port as number}`;
+    const ready = await daemon.waitForLog((entry) => entry.msg === 'ready');
+    expect(ready).toMatchObject({ console: `${url}/ui`, docs: `${url}/docs` });
+    expect(ready).not.toHaveProperty('note');
+    const docs = await fetch(ready.docs as string);
+    expect(docs.status).toBe(200);
+    expect(await docs.text()).toContain('/openapi.json');
+    expect((await fetch(ready.console as string, { redirect: 'manual' })).headers.get('location')).toMatch(/^\/ui\//);
+  });
+
+  it('names loopback in the ready line when it listens on every address, and says so', async () => {
+    const daemon = start(['serve'], tempDir(), { MAILPROXY_HTTP_LISTEN: '0.0.0.0:0' });
+    const listening = await daemon.waitForLog((entry) => entry.msg === 'http listening');
+    const ready = await daemon.waitForLog((entry) => entry.msg === 'ready');
+    const url = `http://127.0.0.1:${listening.port as number}`;
+    expect(ready).toMatchObject({ console: `${url}/ui`, docs: `${url}/docs`, note: expect.stringContaining('listening on every address (0.0.0.0:') });
+    expect((await fetch(ready.docs as string)).status).toBe(200);
+  });
+
   it('keeps the admin token across restarts and does not announce it again', async () => {
     const cwd = tempDir();
     const first = start(['serve'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });

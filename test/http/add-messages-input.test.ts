@@ -47,7 +47,8 @@ beforeAll(async () => {
   keys.set('other', await fx.createTenant('other'));
   await fx.createAccount('other', 'main', sink);
   keys.set('twoacc', await fx.createTenant('twoacc'));
-  await fx.createAccount('twoacc', 'a1', sink);
+  // Saved with is_default false: a tenant's first account would otherwise become its default.
+  await fx.createAccount('twoacc', 'a1', sink, { is_default: false });
   await fx.createAccount('twoacc', 'a2', sink);
 
   const seeded = await fx.post(keyOf('other'), [later('other-1', { subject: 'untouched' })]);

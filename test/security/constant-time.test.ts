@@ -12,17 +12,19 @@ vi.mock('node:crypto', async (original) => {
   return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
 });
 
-const { createAdminTokenVerifier, createHmacApiKeyIssuer } = await import('../../src/security/api-keys.js');
+const { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } = await import('../../src/security/api-keys.js');
 const { createAuthenticator } = await import('../../src/core/authenticator.js');
 const { createFailureThrottle } = await import('../../src/core/failure-throttle.js');
 
 const ADMIN = 'admin-token-0123456789abcdef';
+const METRICS = 'metrics-token-0123456789abcdef';
 
-function setup() {
+function setup(metricsToken = '') {
   const keys = createHmacApiKeyIssuer(crypto.randomBytes(32));
   const lookups: string[] = [];
   const auth = createAuthenticator({
     admin: createAdminTokenVerifier(ADMIN, keys),
+    metrics: createMetricsTokenVerifier(metricsToken, keys),
     keys,
     tenants: { findKeyHolder: (hash) => (lookups.push(hash), null) },
     throttle: createFailureThrottle({ maxFailures: 1_000_000, windowMs: 60_000 }),
@@ -56,6 +58,25 @@ describe('constant-time token comparison', () => {
     }
   });
 
+  it('compares the metrics token the same way, and an empty one matches nothing', () => {
+    const { auth } = setup(METRICS);
+    const safeEqual = vi.mocked(crypto.timingSafeEqual);
+    for (const token of [METRICS.slice(0, -1), `${METRICS}x`, 'm'.repeat(4096)]) {
+      safeEqual.mockClear();
+      expect(() => auth.authenticateCaller(token, 'client')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+      // The metrics token's digest and the admin token's: each one fixed-size comparison.
+      expect(safeEqual.mock.calls.map(([presented, expected]) => [presented.byteLength, expected.byteLength])).toEqual([
+        [32, 32],
+        [32, 32],
+      ]);
+    }
+    expect(auth.authenticateCaller(METRICS, 'client')).toEqual({ kind: 'metrics' });
+    safeEqual.mockClear();
+    // Without a metrics token nothing is compared to it (not even the digest of '').
+    expect(() => setup('').auth.authenticateCaller(METRICS, 'client')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(safeEqual).toHaveBeenCalledTimes(1);
+  });
+
   it('SMTP AUTH goes through the same authenticator as HTTP', async () => {
     const read = async (path: string): Promise<string> => (await import('node:fs')).readFileSync(new URL(path, import.meta.url), 'utf8');
     // One authenticator factory for both, over the same API keys; SMTP's admits no admin token.
@@ -63,8 +84,6 @@ describe('constant-time token comparison', () => {
     expect(wiring).toMatch(/createAuthenticator\(\{ admin, keys: keys\.apiKeys, tenants: store\.tenants,/);
     expect(wiring).toMatch(/smtpAuthenticator: authenticator\(\{ matches: \(\) => false \}, /);
     expect(await read('../../src/composition/intake.ts')).toMatch(/createSmtpService\(settings\.smtp, \{[^}]*authenticator: admin\.smtpAuthenticator[ ,}]/);
-    expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain(
-      'authenticate: (password, client, accepts) => deps.authenticator.authenticate(password, client, accepts)',
-    );
+    expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain('deps.authenticator.authenticate(password, client, accepts)');
   });
 });

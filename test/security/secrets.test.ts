@@ -3,7 +3,7 @@
  * every kind of secret in play (admin token, tenant API keys old and rotated,
  * relay account passwords right and wrong, client bearer and basic
  * credentials, report signing secrets given and generated, the bounce
- * mailbox password, a PEC account's own mailbox password, credentials tried and refused over HTTP and SMTP AUTH)
+ * mailbox password, a PEC account's own mailbox password, the metrics token used and refused, credentials tried and refused over HTTP and SMTP AUTH)
  * and every route is called; then its whole stdout and stderr and every
  * response (headers and body) are searched for each secret in every form.
  * Only the one response that hands a secret out (creation, rotation) may
@@ -56,6 +56,7 @@ describe('secrets in responses and logs', () => {
     const client: ReportClient = await startReportClient();
     const secrets: Secret[] = [
       { name: 'admin token', value: random('admin') },
+      { name: 'metrics token', value: random('metrics') },
       { name: 'server secret key', value: randomBytes(32).toString('base64') },
       { name: 'relay password a', value: random('relay-pass-a') },
       { name: 'relay password b', value: random('relay-pass-b') },
@@ -104,6 +105,7 @@ password = "${secret('tenant mailbox password (wrong)')}"
       env: {
         MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
         MAILPROXY_HTTP_ADMIN_TOKEN: secret('admin token'),
+        MAILPROXY_HTTP_METRICS_TOKEN: secret('metrics token'),
         MAILPROXY_SECURITY_SECRET_KEY: secret('server secret key'),
       },
     });
@@ -181,8 +183,10 @@ password = "${secret('tenant mailbox password (wrong)')}"
     );
     session.close();
 
-    // Credentials tried and refused.
+    // Credentials tried and refused; the metrics token where it opens and where it does not.
     expect((await call('refused token', 'GET', '/tenants', secret('refused HTTP token'))).status).toBe(401);
+    expect((await call('metrics token scrape', 'GET', '/metrics', secret('metrics token'))).status).toBe(200);
+    expect((await call('metrics token elsewhere', 'GET', '/tenants', secret('metrics token'))).status).toBe(403);
     const refused = await openSubmission(smtpPort);
     expect(await refused.login('tenant-a', secret('refused SMTP AUTH password')).then(() => 'accepted', replyOf)).toMatch(/^535 /);
     refused.close();

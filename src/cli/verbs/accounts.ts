@@ -2,8 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { integerOption, stringOption, type OptionValues } from '../args.js';
 import { cliError, failed, ok, report, type Result } from '../cli-error.js';
-import { apiCall, type Command } from '../command.js';
-import { instant, objectFields, table, text } from '../output.js';
+import { apiCall, tenantCall, type Command } from '../command.js';
+import { objectFields } from '../fields.js';
+import { instant, table, text } from '../output.js';
 
 const accountPath = (id: string): string => `/account/${encodeURIComponent(id)}`;
 
@@ -16,6 +17,15 @@ const limits = (account: any): string =>
 /** A PEC account's mailbox in one cell: `imap.example:993 INBOX`. */
 const mailbox = (account: any): string =>
   account.imap_host === null || account.imap_host === undefined ? '-' : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`;
+
+/** Each limit window in one line: `0 of 30, resets 2026-11-23 21:18:00Z`. */
+const usageLines = (usage: Record<string, any>): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(usage).map(([window, value]) => [
+      window,
+      `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`,
+    ]),
+  );
 
 /**
  * A password from a file or stdin (`-`), never from the command line, where
@@ -39,6 +49,20 @@ function pecFlag(values: OptionValues): Result<boolean | undefined> {
   return ok(values.pec === true ? true : values['no-pec'] === true ? false : undefined);
 }
 
+/** --default marks the tenant's default account, --no-default unmarks it, neither keeps it (a first account becomes the default). */
+function defaultFlag(values: OptionValues): Result<boolean | undefined> {
+  if (values.default === true && values['no-default'] === true) return failed(cliError('USAGE', '--default and --no-default contradict each other; give one'));
+  return ok(values.default === true ? true : values['no-default'] === true ? false : undefined);
+}
+
+/**
+ * The answer's warnings (a tenant left without a default account, a default moved), on
+ * stderr: the change succeeded, yet the operator must see what it did to the tenant's clients.
+ */
+function warn(stderr: NodeJS.WritableStream, answer: { warnings?: Array<{ code: string; message: string }> }): void {
+  for (const warning of answer.warnings ?? []) stderr.write(`warning: ${warning.code}: ${warning.message}\n`);
+}
+
 /** Both passwords, each from its file; stdin holds only one of them. */
 function readPasswords(values: OptionValues): Result<{ password: string | undefined; imapPassword: string | undefined }> {
   if (stringOption(values, 'password-file') === '-' && stringOption(values, 'imap-password-file') === '-') {
@@ -51,7 +75,7 @@ function readPasswords(values: OptionValues): Result<{ password: string | undefi
   return ok({ password: password.value, imapPassword: imapPassword.value });
 }
 
-function accountBody(id: string, values: OptionValues): Result<Record<string, unknown>> {
+function accountBody(id: string, values: OptionValues): Result<Record<string, unknown> & { tenant_id?: string }> {
   const numbers: Record<string, number | undefined> = {};
   for (const name of NUMBERS) {
     const value = integerOption(values, name, 1);
@@ -62,9 +86,10 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
   if (!passwords.ok) return passwords;
   const pec = pecFlag(values);
   if (!pec.ok) return pec;
+  const isDefault = defaultFlag(values);
+  if (!isDefault.ok) return isDefault;
   return ok({
     id,
-    tenant_id: stringOption(values, 'tenant'),
     host: stringOption(values, 'host'),
     port: numbers.port,
     user: stringOption(values, 'user'),
@@ -76,7 +101,7 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
     limit_behavior: stringOption(values, 'limit-behavior'),
     max_connections: numbers['max-connections'],
     max_messages_per_connection: numbers['max-messages-per-connection'],
-    is_default: values.default === true ? true : undefined,
+    is_default: isDefault.value,
     is_pec: pec.value,
     imap_host: stringOption(values, 'imap-host'),
     imap_port: numbers['imap-port'],
@@ -117,27 +142,21 @@ export const accountsCommand: Command = {
         ),
     },
     show: {
-      usage: 'ID --tenant T',
+      usage: 'ID [--tenant T]',
       summary: 'one account, with its usage in each limit window',
       options: { tenant: { type: 'string' } },
       positionals: [1, 1],
       api: true,
       run: (input) =>
-        apiCall(
+        tenantCall(
           input,
-          (client) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: stringOption(input.values, 'tenant') } }),
-          (body) => {
-            const usage = Object.entries(body.account.usage ?? {}).map(([window, value]: [string, any]) => [
-              `usage ${window}`,
-              `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`,
-            ]);
-            return objectFields({ ...body.account, ...Object.fromEntries(usage) }, ['usage']);
-          },
+          (client, tenantId) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: tenantId } }),
+          (body) => objectFields(body.account.usage === undefined ? body.account : { ...body.account, usage: usageLines(body.account.usage) }),
         ),
     },
     add: {
       usage:
-        'ID --tenant T --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default] ' +
+        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
         '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
       summary:
         'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
@@ -155,6 +174,7 @@ export const accountsCommand: Command = {
         'max-connections': { type: 'string' },
         'max-messages-per-connection': { type: 'string' },
         default: { type: 'boolean' },
+        'no-default': { type: 'boolean' },
         pec: { type: 'boolean' },
         'no-pec': { type: 'boolean' },
         'imap-host': { type: 'string' },
@@ -169,26 +189,32 @@ export const accountsCommand: Command = {
       run: async (input) => {
         const body = accountBody(input.positionals[0] ?? '', input.values);
         if (!body.ok) return report(input.cli.stderr, body.error);
-        return apiCall(
+        return tenantCall(
           input,
-          (client) => client.request('POST', '/account', { body: body.value }),
-          (answer) => `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}\n`,
+          (client, tenantId) => client.request('POST', '/account', { body: { ...body.value, tenant_id: tenantId } }),
+          (answer) => {
+            warn(input.cli.stderr, answer);
+            return `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}${answer.account.is_default ? ' (the default account)' : ''}\n`;
+          },
         );
       },
     },
     delete: {
-      usage: 'ID --tenant T [--force]',
+      usage: 'ID [--tenant T] [--force]',
       summary: 'delete an account; --force also when it has undelivered mail',
       options: { tenant: { type: 'string' }, force: { type: 'boolean' } },
       positionals: [1, 1],
       api: true,
       run: (input) => {
         const id = input.positionals[0] ?? '';
-        const query = { tenant_id: stringOption(input.values, 'tenant'), force: input.values.force === true ? 'true' : undefined };
-        return apiCall(
+        const force = input.values.force === true ? 'true' : undefined;
+        return tenantCall(
           input,
-          (client) => client.request('DELETE', accountPath(id), { query }),
-          () => `account ${id} deleted\n`,
+          (client, tenantId) => client.request('DELETE', accountPath(id), { query: { tenant_id: tenantId, force } }),
+          (answer) => {
+            warn(input.cli.stderr, answer);
+            return `account ${id} deleted\n`;
+          },
         );
       },
     },

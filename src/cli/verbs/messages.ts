@@ -1,8 +1,9 @@
 /** `mailproxy messages`: finding messages, and why one waits. */
 import { integerOption, stringOption } from '../args.js';
 import { report } from '../cli-error.js';
-import { apiCall, type Command } from '../command.js';
-import { clip, fields, instant, table, text } from '../output.js';
+import { apiCall, tenantCall, type Command } from '../command.js';
+import { fields, withInstants } from '../fields.js';
+import { clip, instant, table, text } from '../output.js';
 
 /** --option -> the query parameter of GET /messages it sets. */
 const FILTERS: Record<string, string> = {
@@ -64,17 +65,40 @@ const DETAIL_FIELDS = [
   'complaint_type',
 ];
 
+/**
+ * The fields that are set, each instant once: the next attempt (and `deferred_ts`,
+ * the instant a deferral waits for, the same after every retry) is left to the
+ * reason of `why` that says it, or shown once as `next_attempt_ts`.
+ */
+function stateFields(message: any, why: any): [string, unknown][] {
+  const told = new Set<unknown>(why?.waiting === true ? why.reasons.map((reason: any) => reason.until_ts) : []);
+  const repeated = (key: string): boolean =>
+    (key === 'next_attempt_ts' && told.has(message.next_attempt_ts)) ||
+    (key === 'deferred_ts' && (message.deferred_ts === message.next_attempt_ts || told.has(message.deferred_ts)));
+  return DETAIL_FIELDS.filter((key) => message[key] !== null && message[key] !== undefined && !repeated(key)).map((key) => [
+    key,
+    withInstants(message[key], key),
+  ]);
+}
+
+/**
+ * A reason it waits, its instant once: the API's sentence names it in ISO text
+ * ("next attempt at 2026-11-23T21:17:58.000Z"), shown as the other instants are;
+ * `until_ts` is added only when the sentence does not say it.
+ */
+function reasonLine(reason: any): string {
+  if (reason.until_ts === null || reason.until_ts === undefined) return reason.message;
+  const iso = new Date(reason.until_ts * 1000).toISOString();
+  return reason.message.includes(iso) ? reason.message.replaceAll(iso, instant(reason.until_ts)) : `${reason.message} (until ${instant(reason.until_ts)})`;
+}
+
 /** The message's state (fields that are set), why it waits, and its timeline. */
 function detail(body: any): string {
   const { message, events, why } = body;
-  const pairs = DETAIL_FIELDS.filter((key) => message[key] !== null && message[key] !== undefined).map(
-    (key) => [key, key.endsWith('_ts') ? instant(message[key]) : message[key]] as const,
-  );
-  let out = fields(pairs);
+  let out = fields(stateFields(message, why));
   if (why?.waiting === true) {
-    out += '\nwhy it waits:\n';
-    for (const reason of why.reasons) out += `  ${reason.code}: ${reason.message}${reason.until_ts === null ? '' : ` (until ${instant(reason.until_ts)})`}\n`;
-    if (why.expires_ts !== null && why.expires_ts !== undefined) out += `  given up at ${instant(why.expires_ts)} if not sent by then\n`;
+    const given = why.expires_ts === null || why.expires_ts === undefined ? [] : [['given up at', `${instant(why.expires_ts)} if not sent by then`] as const];
+    out += `\nwhy it waits:\n${fields([...why.reasons.map((reason: any) => [reason.code, reasonLine(reason)] as const), ...given]).replace(/^(?=.)/gm, '  ')}`;
   } else if (why !== undefined) {
     out += `\nnot waiting (${message.status})\n`;
   }
@@ -107,18 +131,15 @@ export const messagesCommand: Command = {
       },
     },
     show: {
-      usage: 'ID --tenant T',
+      usage: 'ID [--tenant T]',
       summary: "one message (ID is the client's id): its state, why it waits, its events",
       options: { tenant: { type: 'string' } },
       positionals: [1, 1],
       api: true,
       run: (input) =>
-        apiCall(
+        tenantCall(
           input,
-          (client) =>
-            client.request('GET', `/messages/${encodeURIComponent(input.positionals[0] ?? '')}`, {
-              query: { tenant_id: stringOption(input.values, 'tenant') },
-            }),
+          (client, tenantId) => client.request('GET', `/messages/${encodeURIComponent(input.positionals[0] ?? '')}`, { query: { tenant_id: tenantId } }),
           detail,
         ),
     },

@@ -1,25 +1,25 @@
 /** `mailproxy queue stats`, `suspend` and `activate`: the queue at a glance, and holding a tenant's or batch's mail. */
 import { stringOption } from '../args.js';
-import { apiCall, type Command, type Verb } from '../command.js';
-import { fields, instant, table } from '../output.js';
+import { apiCall, tenantCall, type Command, type Verb } from '../command.js';
+import { fields } from '../fields.js';
+import { instant, table } from '../output.js';
+
+/** `1 high` for priority `1`: the number the API counts by, with its label. */
+const PRIORITY_LABELS: Record<string, string> = { '0': 'immediate', '1': 'high', '2': 'normal', '3': 'low' };
+
+function oldestDue(due: any): string | null {
+  if (due === null || due === undefined) return null;
+  return `${due.id} of ${due.tenant_id}/${due.account_id}, due since ${instant(due.due_ts)} (${due.overdue_seconds} s)`;
+}
 
 function stats(body: any): string {
   const { queue } = body;
+  const byPriority = Object.entries(queue.by_priority).map(([priority, count]) => [`${priority} ${PRIORITY_LABELS[priority] ?? ''}`.trimEnd(), count]);
   let out = fields([
     ['waiting', queue.waiting],
-    ...Object.entries(queue.by_status).map(([status, count]) => [`  ${status}`, count] as const),
-    [
-      'by priority',
-      Object.entries(queue.by_priority)
-        .map(([priority, count]) => `${priority}: ${String(count)}`)
-        .join('  '),
-    ],
-    [
-      'oldest due',
-      queue.oldest_due === null
-        ? null
-        : `${queue.oldest_due.id} of ${queue.oldest_due.tenant_id}/${queue.oldest_due.account_id}, due since ${instant(queue.oldest_due.due_ts)} (${queue.oldest_due.overdue_seconds} s)`,
-    ],
+    ['by status', queue.by_status],
+    ['by priority', Object.fromEntries(byPriority)],
+    ['oldest due', oldestDue(queue.oldest_due)],
   ]);
   if (queue.by_account.length > 0) {
     out += `\n${table(queue.by_account, [
@@ -35,7 +35,12 @@ function stats(body: any): string {
       },
     ])}`;
   }
-  // The admin also sees the loops; a tenant key only its queue.
+  const health = loops(body);
+  return health.length === 0 ? out : `${out}\n${fields(health)}`;
+}
+
+/** The admin also sees the loops; a tenant key only its queue. */
+function loops(body: any): [string, unknown][] {
   const health: [string, unknown][] = [];
   if (body.dispatcher !== undefined) health.push(['dispatcher', body.dispatcher.running ? 'running' : 'stopped']);
   if (body.reports !== undefined)
@@ -52,23 +57,23 @@ function stats(body: any): string {
     ]);
   if (Array.isArray(body.bounce))
     health.push(['bounce mailboxes', body.bounce.length === 0 ? 'none' : body.bounce.map((box: any) => `${box.mailbox} ${box.state}`).join(', ')]);
-  return health.length === 0 ? out : `${out}\n${fields(health)}`;
+  return health;
 }
 
 /** suspend / activate: POST /commands/<name> with the tenant and, optionally, one batch. */
 const holdVerb = (name: 'suspend' | 'activate'): Verb => ({
-  usage: '--tenant T [--batch B]',
+  usage: '[--tenant T] [--batch B]',
   summary: name === 'suspend' ? "hold a tenant's waiting mail (or one batch's) until activated" : 'release what suspend held',
   options: { tenant: { type: 'string' }, batch: { type: 'string' } },
   positionals: [0, 0],
   api: true,
   run: (input) => {
-    const body = { tenant_id: stringOption(input.values, 'tenant'), batch_code: stringOption(input.values, 'batch') };
-    return apiCall(
+    const batchCode = stringOption(input.values, 'batch');
+    return tenantCall(
       input,
-      (client) => client.request('POST', `/commands/${name}`, { body }),
-      (answer) => {
-        const what = answer.batch_code === '*' ? `tenant ${body.tenant_id ?? ''}` : `batch ${answer.batch_code} of tenant ${body.tenant_id ?? ''}`;
+      (client, tenantId) => client.request('POST', `/commands/${name}`, { body: { tenant_id: tenantId, batch_code: batchCode } }),
+      (answer, tenantId) => {
+        const what = answer.batch_code === '*' ? `tenant ${tenantId ?? ''}` : `batch ${answer.batch_code} of tenant ${tenantId ?? ''}`;
         const count = name === 'suspend' ? `${answer.suspended_messages} messages held` : `${answer.activated_messages} messages released`;
         return `${name === 'suspend' ? 'suspended' : 'activated'} ${what}: ${count}; suspended now: ${answer.suspensions.length === 0 ? 'nothing' : answer.suspensions.join(', ')}\n`;
       },

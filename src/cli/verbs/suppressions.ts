@@ -1,7 +1,7 @@
 /** `mailproxy suppressions`: the addresses a tenant's mail is not sent to. */
 import { integerOption, stringOption } from '../args.js';
 import { report } from '../cli-error.js';
-import { apiCall, type Command } from '../command.js';
+import { tenantCall, type Command } from '../command.js';
 import { instant, table } from '../output.js';
 
 export const suppressionsCommand: Command = {
@@ -9,7 +9,7 @@ export const suppressionsCommand: Command = {
   summary: "Suppressions: a tenant's recipients that get no more mail (hard bounces, complaints, operator entries).",
   verbs: {
     list: {
-      usage: '--tenant T [--prefix TEXT] [--after ADDR] [--limit N]',
+      usage: '[--tenant T] [--prefix TEXT] [--after ADDR] [--limit N]',
       summary: 'the list in address order',
       options: { tenant: { type: 'string' }, prefix: { type: 'string' }, after: { type: 'string' }, limit: { type: 'string' } },
       positionals: [0, 0],
@@ -17,15 +17,10 @@ export const suppressionsCommand: Command = {
       run: async (input) => {
         const limit = integerOption(input.values, 'limit', 1);
         if (!limit.ok) return report(input.cli.stderr, limit.error);
-        const query = {
-          tenant_id: stringOption(input.values, 'tenant'),
-          prefix: stringOption(input.values, 'prefix'),
-          after: stringOption(input.values, 'after'),
-          limit: limit.value,
-        };
-        return apiCall(
+        const query = { prefix: stringOption(input.values, 'prefix'), after: stringOption(input.values, 'after'), limit: limit.value };
+        return tenantCall(
           input,
-          (client) => client.request('GET', '/suppressions', { query }),
+          (client, tenantId) => client.request('GET', '/suppressions', { query: { tenant_id: tenantId, ...query } }),
           (body) => {
             const rows = table(body.suppressions, [
               { header: 'ADDRESS', value: (s: any) => s.address },
@@ -40,7 +35,7 @@ export const suppressionsCommand: Command = {
       },
     },
     add: {
-      usage: 'ADDRESS --tenant T [--reason TEXT] [--expires-ts EPOCH]',
+      usage: 'ADDRESS [--tenant T] [--reason TEXT] [--expires-ts EPOCH]',
       summary: 'suppress an address (until removed, or until --expires-ts)',
       options: { tenant: { type: 'string' }, reason: { type: 'string' }, 'expires-ts': { type: 'string' } },
       positionals: [1, 1],
@@ -48,30 +43,25 @@ export const suppressionsCommand: Command = {
       run: async (input) => {
         const expires = integerOption(input.values, 'expires-ts', 1);
         if (!expires.ok) return report(input.cli.stderr, expires.error);
-        const body = {
-          tenant_id: stringOption(input.values, 'tenant'),
-          address: input.positionals[0],
-          reason: stringOption(input.values, 'reason'),
-          expires_ts: expires.value,
-        };
-        return apiCall(
+        const body = { address: input.positionals[0], reason: stringOption(input.values, 'reason'), expires_ts: expires.value };
+        return tenantCall(
           input,
-          (client) => client.request('POST', '/suppression', { body }),
+          (client, tenantId) => client.request('POST', '/suppression', { body: { tenant_id: tenantId, ...body } }),
           (answer) => `${answer.suppression.address} suppressed\n`,
         );
       },
     },
     delete: {
-      usage: 'ADDRESS --tenant T',
+      usage: 'ADDRESS [--tenant T]',
       summary: 'lift a suppression',
       options: { tenant: { type: 'string' } },
       positionals: [1, 1],
       api: true,
       run: (input) => {
         const address = input.positionals[0] ?? '';
-        return apiCall(
+        return tenantCall(
           input,
-          (client) => client.request('DELETE', `/suppression/${encodeURIComponent(address)}`, { query: { tenant_id: stringOption(input.values, 'tenant') } }),
+          (client, tenantId) => client.request('DELETE', `/suppression/${encodeURIComponent(address)}`, { query: { tenant_id: tenantId } }),
           () => `${address} no longer suppressed\n`,
         );
       },

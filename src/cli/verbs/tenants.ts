@@ -2,7 +2,8 @@
 import { integerOption, stringOption } from '../args.js';
 import { report } from '../cli-error.js';
 import { apiCall, type Command } from '../command.js';
-import { fields, instant, objectFields, table } from '../output.js';
+import { fields, objectFields } from '../fields.js';
+import { instant, table } from '../output.js';
 
 const tenantPath = (id: string): string => `/tenant/${encodeURIComponent(id)}`;
 

@@ -107,7 +107,8 @@ export const accountBody = z
       .optional()
       .meta({
         description:
-          "The tenant's default account: a message without `account_id` goes through it (setting it clears the flag on the tenant's other accounts). Default false.",
+          "The tenant's default account, which sends every message that names no account (no account_id; over SMTP no <tenant>/<account> user). " +
+          "At most one per tenant: true here clears it on the tenant's others. Absent: as stored; a tenant's first account becomes its default",
         examples: [true],
       }),
     is_pec: z

@@ -13,22 +13,25 @@ import type { IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { MessageCommands } from '../../core/message-commands.js';
 import type { MessageSearch } from '../../core/message-search.js';
+import type { FleetView } from '../../core/fleet.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
-import type { IntakeTelemetry } from '../../core/telemetry.js';
+import type { HttpTelemetry, IntakeTelemetry } from '../../core/telemetry.js';
 import type { TenantService } from '../../core/tenant-service.js';
-import { requireAuth } from './auth.js';
+import { actorOf, requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
+import { fleetPart } from './daemon-health.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { bodyLimit } from './request-body.js';
 import { ROUTE_CATALOG, WEBHOOK_CATALOG } from './route-catalog.js';
+import { methodLabel, routeTemplate } from './route-template.js';
 import { accountRoutes } from './routes/accounts.js';
 import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
 import { bounceRoutes } from './routes/bounces.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
-import { metricsRoutes, type MetricsExposition } from './routes/metrics.js';
+import { METRICS_ROUTES, metricsRoutes, type MetricsExposition } from './routes/metrics.js';
 import { mirrorRoutes } from './routes/mirror.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { pecRoutes } from './routes/pec.js';
@@ -45,6 +48,8 @@ export interface HttpAppDeps {
   commands: MessageCommands;
   syncStatus: ReportSync;
   mirrorStatus: () => MirrorStatus;
+  /** This node's view of the fleet; null for a single node. */
+  fleetStatus: () => FleetView | null;
   suppressions: SuppressionService;
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
@@ -60,6 +65,8 @@ export interface HttpAppDeps {
   parseSubmission: SubmissionParser;
   /** Told of each /add-messages answered after its commit (intake latency). */
   intake?: IntakeTelemetry;
+  /** Told of every request answered: its route template, method and status (request counters). */
+  requests?: HttpTelemetry;
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -84,7 +91,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     c.header('X-Content-Type-Options', 'nosniff');
     const startedAt = performance.now();
     await next();
-    const principal = c.get('principal');
+    deps.requests?.answered(routeTemplate(c), methodLabel(c.req.method), c.res.status);
     deps.log.info(
       {
         requestId,
@@ -92,7 +99,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
         path: c.req.path,
         status: c.res.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-        actor: principal === undefined ? null : principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`,
+        actor: actorOf(c),
       },
       'http request',
     );
@@ -100,7 +107,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
 
   app.use('*', bodyLimit(deps.maxBodyBytes));
 
-  const auth = requireAuth(deps.authenticator);
+  const auth = requireAuth(deps.authenticator, METRICS_ROUTES.metrics.path);
   app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
 
   // /ready is public: of each bounce mailbox only whether it is watched, not its errors (those are in /bounce/status).
@@ -113,7 +120,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     }));
   app.route(
     '/',
-    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary() })),
+    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary(), ...fleetPart(deps.fleetStatus()) })),
   );
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));

@@ -1,11 +1,13 @@
 /**
  * Authentication middleware: `Authorization: Bearer <token>` or `X-API-Token`.
  * The client address (for throttling) is the socket's peer, never a header a
- * client could forge.
+ * client could forge. The metrics token passes on the metrics route only.
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
+import { AppError } from '../../core/app-error.js';
 import type { Authenticator } from '../../core/authenticator.js';
+import type { Principal } from '../../core/principal.js';
 import type { HttpEnv } from './env.js';
 
 export function presentedToken(c: Context): string | null {
@@ -25,9 +27,25 @@ export function clientAddress(c: Context): string {
   }
 }
 
-export function requireAuth(authenticator: Authenticator): MiddlewareHandler<HttpEnv> {
+/** `metricsPath`: the one path the metrics token opens (GET, and HEAD which hono answers as GET). */
+export function requireAuth(authenticator: Authenticator, metricsPath: string): MiddlewareHandler<HttpEnv> {
   return async (c, next) => {
-    c.set('principal', authenticator.authenticate(presentedToken(c), clientAddress(c)));
+    const caller = authenticator.authenticateCaller(presentedToken(c), clientAddress(c));
+    if (caller.kind !== 'metrics') {
+      c.set('principal', caller);
+    } else if (c.req.path === metricsPath && (c.req.method === 'GET' || c.req.method === 'HEAD')) {
+      c.set('metricsReader', true);
+    } else {
+      // A valid credential, only not for this: 403, as a tenant key on an admin route.
+      throw new AppError('FORBIDDEN', `the metrics token opens GET ${metricsPath} only`);
+    }
     await next();
   };
+}
+
+/** Who the access log names: `admin`, `tenant:<id>`, `metrics` (the metrics token), or null before authentication. */
+export function actorOf(c: Context<HttpEnv>): string | null {
+  const principal = c.get('principal') as Principal | undefined;
+  if (principal !== undefined) return principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}`;
+  return c.get('metricsReader') === true ? 'metrics' : null;
 }

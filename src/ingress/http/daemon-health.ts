@@ -3,6 +3,7 @@
  * from their own status at request time (the composition decides what is in it).
  */
 import type { MailboxStatus } from '../../core/bounce.js';
+import type { FleetView } from '../../core/fleet.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { RelayConnections } from '../../core/relay.js';
 import type { SyncStatus } from '../../core/report.js';
@@ -15,6 +16,8 @@ export interface HealthSources {
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];
   mirror: () => MirrorStatus;
+  /** Null for a single node. */
+  fleet: () => FleetView | null;
 }
 
 export function daemonHealth(sources: HealthSources): () => Promise<Record<string, unknown>> {
@@ -39,6 +42,10 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
       },
       bounce: sources.bounces(),
       mirror: sources.mirror(),
+      ...fleetPart(sources.fleet()),
     };
   };
 }
+
+/** Only a fleet node has a `fleet` part: a single node's answer is as it always was. */
+export const fleetPart = (view: FleetView | null): { fleet?: FleetView } => (view === null ? {} : { fleet: view });

@@ -4,6 +4,8 @@ import type { Principal } from '../../core/principal.js';
 export interface HttpEnv {
   Variables: {
     principal: Principal;
+    /** Set instead of `principal` when the metrics token was presented (auth.ts lets it reach GET /metrics only). */
+    metricsReader?: true;
     requestId: string;
     /** http.max_body_bytes, for requestBody(). */
     maxBodyBytes: number;

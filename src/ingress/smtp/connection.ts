@@ -13,6 +13,8 @@
  *
  * - Replies written in one turn (the answers to a pipelined MAIL, RCPT and
  *   DATA) leave in one socket write, not one each.
+ * - Telemetry: each connection counted by listener, each 4yz/5yz reply by its
+ *   code and enhanced status, whoever wrote it (our handlers or smtp-server).
  *
  * All override methods of smtp-server 3.x; the tests of this room fail if an
  * upgrade changes them (greeting time, exact enhanced codes).
@@ -20,6 +22,7 @@
 import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
+import type { SmtpListener, SmtpTelemetry } from '../../core/telemetry.js';
 import { splitEnhanced } from './replies.js';
 
 export class SubmissionServer extends SMTPServer {
@@ -27,11 +30,14 @@ export class SubmissionServer extends SMTPServer {
     options: SMTPServerOptions,
     /** Milliseconds to wait before greeting a client at this address. */
     readonly greetingDelayMs: (remoteAddress: string) => number,
+    readonly listener: SmtpListener,
+    readonly telemetry: SmtpTelemetry | undefined,
   ) {
     super(options);
   }
 
   override connect(socket: Socket, socketOptions?: ConstructorParameters<typeof SMTPConnection>[2]): void {
+    this.telemetry?.connected(this.listener);
     const connection = new SubmissionConnection(this, socket, socketOptions);
     this.connections.add(connection);
     connection.on('error', (error: Error) => this._onError(error));
@@ -65,6 +71,7 @@ class SubmissionConnection extends SMTPConnection {
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
     this.gatherTurn();
     const split = typeof data === 'string' ? splitEnhanced(data) : null;
+    if (code >= 400) (this._server as SubmissionServer).telemetry?.rejected(code, split?.status ?? super._getEnhancedStatusCode(code, context));
     if (split === null) {
       super.send(code, data, context);
       return;

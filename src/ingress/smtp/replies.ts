@@ -33,8 +33,15 @@ export const replies = {
   authThrottled: (seconds: number) => new SmtpReply(454, '4.7.0', `Too many failed authentications from your address; try again in ${seconds} s`),
   encryptionRequired: () => new SmtpReply(538, '5.7.11', 'Encryption required: use STARTTLS (or the TLS port) before AUTH'),
   accountNotOwned: (account: string) => new SmtpReply(550, '5.7.1', `Account ${account} is not available to this tenant`),
-  noAccount: () =>
-    new SmtpReply(550, '5.7.1', 'No sending account: name one as user <tenant>/<account> or in X-Mail-Proxy-Account, or give the tenant a default account'),
+  /** `accountIds`: the tenant's accounts, one of which the client may name (unknown when refused after DATA). */
+  noAccount: (accountIds?: readonly string[]) =>
+    new SmtpReply(
+      550,
+      '5.7.1',
+      'No sending account: the tenant has no default account; log in as user <tenant>/<account>' +
+        (accountIds === undefined ? '' : accountIds.length === 0 ? ' (the tenant has no account)' : ` with one of: ${accountIds.join(', ')}`) +
+        ', name it in an X-Mail-Proxy-Account header, or give the tenant a default account',
+    ),
   badRecipient: () => new SmtpReply(553, '5.1.3', 'Recipient address is not a valid mailbox'),
   suppressed: () => new SmtpReply(550, '5.1.1', 'Recipient is on the suppression list of this tenant'),
   tooManyRecipients: (max: number) => new SmtpReply(452, '4.5.3', `Too many recipients (at most ${max} per message)`),

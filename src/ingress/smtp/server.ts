@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { SMTPServerOptions } from 'smtp-server';
 import type { Logger } from '../../core/logger.js';
+import type { SmtpTelemetry } from '../../core/telemetry.js';
 import { SubmissionServer } from './connection.js';
 import { replies, type SmtpReply } from './replies.js';
 import { createSessionHandlers, type SmtpSessionDeps } from './session.js';
@@ -25,6 +26,8 @@ export interface SmtpIngressOptions {
   commandTimeoutMs: number;
   session: SmtpSessionDeps;
   log: Logger;
+  /** Told of connections and refusals (metrics). */
+  telemetry?: SmtpTelemetry | undefined;
 }
 
 export interface SmtpIngress {
@@ -69,7 +72,7 @@ export async function startSmtpIngress(options: SmtpIngressOptions): Promise<Smt
       logger: false,
       ...(tls === null ? {} : { ...tls, minVersion: 'TLSv1.2' as const }),
     };
-    const server = new SubmissionServer(settings, sessions.greetingDelayMs);
+    const server = new SubmissionServer(settings, sessions.greetingDelayMs, secure ? 'implicit-tls' : 'plain', options.telemetry);
     server.on('error', (error: Error) => log.warn({ err: error }, 'smtp connection error'));
     servers.push(server);
     return server;

@@ -4,9 +4,10 @@
  * the durable accept of DATA. Every refusal is an SmtpReply (replies.ts).
  */
 import type { SMTPServerAddress, SMTPServerAuthentication, SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
-import { defaultAccount, type AccountChoice } from '../../core/account.js';
+import type { AccountChoice } from '../../core/account.js';
 import { isAddrSpec } from '../../core/address.js';
 import { AppError } from '../../core/app-error.js';
+import { pickAccount } from '../../core/default-account.js';
 import type { Clock, IdSource } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import type { Principal } from '../../core/principal.js';
@@ -65,11 +66,27 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
 
   const identityOf = (session: SMTPServerSession): SmtpIdentity | null => sessionIdentity(session.user, () => trusted(session.remoteAddress));
 
+  /** Why the session cannot send through `accountId` (null: the tenant's default), or null when it can. */
   const accountProblem = (identity: SmtpIdentity, accountId: string | null): SmtpReply | null => {
     const accounts = deps.accountsOf(identity.tenantId);
     if (accounts === null) return replies.accountNotOwned(accountId ?? '(default)');
-    if (accountId !== null) return accounts.some((account) => account.id === accountId) ? null : replies.accountNotOwned(accountId);
-    return defaultAccount(accounts) === undefined ? replies.noAccount() : null;
+    const pick = pickAccount(accounts, accountId ?? undefined);
+    if (pick.kind === 'unknown') return replies.accountNotOwned(accountId ?? '(default)');
+    return pick.kind === 'no-default' ? replies.noAccount(pick.accountIds) : null;
+  };
+
+  /**
+   * What can be refused at MAIL FROM, before the client sends a body: an account the user
+   * names that is not the tenant's, or a tenant with no account at all. A tenant with
+   * accounts but no default is not refused here: the X-Mail-Proxy-Account header may still
+   * name the account (ARCHITECTURE.md's control headers), and its multi-account legacy
+   * clients rely on that; a message without it is refused after DATA, as a header can only be read then.
+   */
+  const envelopeAccountProblem = (identity: SmtpIdentity): SmtpReply | null => {
+    if (identity.accountId !== null) return accountProblem(identity, identity.accountId);
+    const accounts = deps.accountsOf(identity.tenantId);
+    if (accounts === null) return replies.accountNotOwned('(default)');
+    return accounts.length === 0 ? replies.noAccount([]) : null;
   };
 
   // The trace's date changes once a second; formatting it for every message showed in profiles.
@@ -209,8 +226,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
       const identity = identityOf(session);
       if (identity === null) return callback(replies.authRequired());
       if (address.address !== '' && !isAddrSpec(address.address)) return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
-      if (identity.accountId !== null) return callback(accountProblem(identity, identity.accountId));
-      callback();
+      callback(envelopeAccountProblem(identity));
     },
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: Callback) {

@@ -11,7 +11,8 @@ import type { Logger } from '../../core/logger.js';
 import type { AccountRepository, TenantRepository } from '../../core/ports.js';
 import type { MessageQueue, MessageSpool } from '../../core/queue.js';
 import type { SubmissionService } from '../../core/submission-service.js';
-import type { IntakeTelemetry } from '../../core/telemetry.js';
+import { AppError } from '../../core/app-error.js';
+import type { IntakeTelemetry, SmtpTelemetry } from '../../core/telemetry.js';
 import type { Service } from '../../runtime/service.js';
 import type { TrustedNetwork } from './identity.js';
 import { startSmtpIngress, type Endpoint, type SmtpIngress } from './server.js';
@@ -43,6 +44,8 @@ export interface SmtpDeps {
   ids: IdSource;
   log: Logger;
   intake?: IntakeTelemetry;
+  /** Told of connections, AUTH failures and refusals (metrics). */
+  telemetry?: SmtpTelemetry;
 }
 
 export interface SmtpService {
@@ -55,6 +58,15 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
   const log = deps.log.child({ component: 'smtp' });
   const { store } = deps;
   let ingress: SmtpIngress | null = null;
+  const countingFailures = <T>(authenticate: () => T): T => {
+    try {
+      return authenticate();
+    } catch (error) {
+      if (error instanceof AppError && (error.code === 'UNAUTHORIZED' || error.code === 'AUTH_THROTTLED'))
+        deps.telemetry?.authFailed(error.code === 'UNAUTHORIZED' ? 'invalid' : 'throttled');
+      throw error;
+    }
+  };
   const start = async (): Promise<void> => {
     if (settings.listen === null && settings.tlsListen === null) return;
     ingress = await startSmtpIngress({
@@ -64,8 +76,9 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
       maxConnections: settings.maxConnections,
       commandTimeoutMs: settings.commandTimeoutMs,
       log,
+      telemetry: deps.telemetry,
       session: {
-        authenticate: (password, client, accepts) => deps.authenticator.authenticate(password, client, accepts),
+        authenticate: (password, client, accepts) => countingFailures(() => deps.authenticator.authenticate(password, client, accepts)),
         accountsOf: (tenantId) => (store.tenants.get(tenantId) === null ? null : store.accounts.choices(tenantId)),
         suppressed: (tenantId, addresses, now) => store.queue.suppressed(tenantId, addresses, now),
         submissions: deps.submissions,

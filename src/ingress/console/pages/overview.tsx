@@ -132,6 +132,14 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
                 <tr>
                   <td>
                     {account.tenant_id}/{account.id}
+                    {account.is_default ? (
+                      <>
+                        {' '}
+                        <span class="badge" title="the tenant's default account: it sends the messages that name no account">
+                          default
+                        </span>
+                      </>
+                    ) : null}
                     {account.is_pec ? (
                       <>
                         {' '}

@@ -7,8 +7,7 @@ import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { accountBody, accountDeleteQuery } from '../account-schemas.js';
 import { identifier, tenantQuery, tenantScopeQuery } from '../schemas.js';
-import { accountAnswer, accountList, accountUpserted } from '../view-schemas/account.js';
-import { okOnly } from '../view-schemas/field.js';
+import { accountAnswer, accountDeleted, accountList, accountUpserted } from '../view-schemas/account.js';
 import { viewAccountState } from '../views/account-view.js';
 import { commandContext } from './tenants.js';
 
@@ -28,7 +27,11 @@ export const ACCOUNT_ROUTES = {
       "A PEC account (`is_pec`) reads its provider's receipts from its own IMAP mailbox: `imap_host` (null removes the mailbox), `imap_port` " +
       "(993 for implicit TLS, 143 otherwise), `imap_tls_mode` (implicit), `imap_folder` (INBOX), `imap_user` and `imap_password` (null: the relay's; " +
       'omit `imap_password` to keep the stored one). On an update, omitted fields keep their stored values. A PEC account needs a mailbox and its ' +
-      'credentials (400 VALIDATION_FAILED naming the field); clearing `is_pec` keeps the mailbox settings.',
+      'credentials (400 VALIDATION_FAILED naming the field); clearing `is_pec` keeps the mailbox settings. ' +
+      '`is_default` marks the account that sends messages naming no account (no `account_id`; over SMTP no `<tenant>/<account>` user); at most one ' +
+      "per tenant, so true clears it on the tenant's other accounts. A tenant's first account becomes its default unless `is_default` is false. " +
+      "`warnings` lists what the save did to the tenant's default: `NO_DEFAULT_ACCOUNT` when the tenant is left without one (messages naming " +
+      'no account are then refused), `DEFAULT_ACCOUNT_CHANGED` when it moved to this account.',
     body: accountBody,
     responses: { 200: json('updated (`created`: false)', accountUpserted), 201: json('created (`created`: true)', accountUpserted) },
     errors: ['NOT_FOUND'],
@@ -56,10 +59,12 @@ export const ACCOUNT_ROUTES = {
     method: 'delete',
     path: '/account/{id}',
     summary: 'Delete an account',
-    description: 'Refused (409) while it has undelivered mail unless `force`.',
+    description:
+      'Refused (409) while it has undelivered mail unless `force`. Deleting the default account leaves the tenant without one: ' +
+      '`warnings` then carries `NO_DEFAULT_ACCOUNT` (messages naming no account are refused until another account is saved with `is_default` true).',
     params,
     query: accountDeleteQuery,
-    responses: { 200: json('deleted', okOnly) },
+    responses: { 200: json('deleted', accountDeleted) },
     errors: ['NOT_FOUND', 'CONFLICT'],
   },
 } as const satisfies Record<string, RouteDoc>;
@@ -72,8 +77,8 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
 
   on(app, routes.upsert, async (c) => {
     const input = await readBody(c, routes.upsert.body);
-    const { account, created } = accounts.upsert(commandContext(c), input);
-    return c.json({ ok: true, created, account: viewAccount(account) }, created ? 201 : 200);
+    const { account, created, warnings } = accounts.upsert(commandContext(c), input);
+    return c.json({ ok: true, created, account: viewAccount(account), warnings }, created ? 201 : 200);
   });
 
   on(app, routes.list, async (c) => {
@@ -90,8 +95,8 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
   on(app, routes.delete, (c) => {
     const id = pathId(c);
     const query = readQuery(c, routes.delete.query);
-    accounts.delete(commandContext(c), query.tenant_id, id, { force: query.force ?? false });
-    return c.json({ ok: true });
+    const { warnings } = accounts.delete(commandContext(c), query.tenant_id, id, { force: query.force ?? false });
+    return c.json({ ok: true, warnings });
   });
 
   return app;

@@ -4,6 +4,7 @@
  * (views/account-view.ts): usage per limit window, waiting mail, connections, last attempts.
  */
 import { z } from 'zod';
+import type { AccountWarning } from '../../../core/default-account.js';
 import type { AccountActivityView } from '../views/account-view.js';
 import { field, isoInstant, nullableSeconds, nullableText, ok, seconds } from './field.js';
 
@@ -126,11 +127,28 @@ const accountView = z.object({
 
 const account = field(accountView, 'The account, without secrets.', ACCOUNT_EXAMPLE);
 
+const warnings = field(
+  z.array(
+    z.object({
+      code: field(
+        z.enum(['NO_DEFAULT_ACCOUNT', 'DEFAULT_ACCOUNT_CHANGED']),
+        '`NO_DEFAULT_ACCOUNT`: the tenant is left without a default account (messages naming no account are refused); `DEFAULT_ACCOUNT_CHANGED`: the default moved.',
+        'DEFAULT_ACCOUNT_CHANGED',
+      ),
+      message: field(z.string(), 'The same in words.', 'messages of tenant acme that name no account now go through second (before: main)'),
+    }) satisfies z.ZodType<AccountWarning>,
+  ),
+  "What the change did to the tenant's default account; empty when nothing.",
+  [],
+);
+
 export const accountUpserted = z.object({
   ok,
   created: field(z.boolean(), 'True when the account was created (201), false when updated (200).', true),
   account,
+  warnings,
 });
+export const accountDeleted = z.object({ ok, warnings });
 export const accountAnswer = z.object({ account: field(accountView, 'The account with what it is doing now.', { ...ACCOUNT_EXAMPLE, ...activityExample }) });
 export const accountList = z.object({
   accounts: field(z.array(accountView), 'The accounts with their state, usage and waiting mail.', [{ ...ACCOUNT_EXAMPLE, ...activityExample }]),

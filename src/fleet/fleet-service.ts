@@ -1,0 +1,159 @@
+/**
+ * A node's membership of the fleet: it connects to the cluster, claims its
+ * node id, writes a heartbeat every `heartbeatMs` and watches everyone's. The
+ * cluster being away never stops the node (FLEET.md): it starts and goes on
+ * alone, says so in `/status` and `/ready`, and joins once the cluster answers.
+ * A node id held by another live data directory refuses the start.
+ */
+import { connect, type KV, type NatsConnection } from 'nats';
+import type { Clock } from '../core/clock.js';
+import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSighting } from '../core/fleet.js';
+import type { Logger } from '../core/logger.js';
+import { createPeriodicLoop } from '../runtime/periodic-loop.js';
+import type { Service, StopBudget } from '../runtime/service.js';
+import { within } from '../runtime/within.js';
+import { readNode, watchNodes, writeBeat } from './node-registry.js';
+import { loadNodeIdentity, type NodeIdentity } from './node-identity.js';
+
+/** The last heartbeat's wait at a stop: long enough to ride out a bucket's leader election, short against the stop's deadline. */
+const STOP_WRITE_MS = 3000;
+const DRAIN_MS = 1000;
+
+export interface FleetSettings {
+  nodeId: string;
+  url: string;
+  bucket: string;
+  replicas: number;
+  heartbeatMs: number;
+  nodeTimeoutMs: number;
+  connectTimeoutMs: number;
+  dataDir: string;
+}
+
+/** Another live data directory holds this node id (`code` is stable). */
+export class NodeIdInUse extends Error {
+  readonly code = 'FLEET_NODE_ID_IN_USE';
+
+  constructor(nodeId: string) {
+    super(`fleet node id "${nodeId}" is held by another running node (another data directory): give each node its own fleet.node_id`);
+    this.name = 'NodeIdInUse';
+  }
+}
+
+export interface FleetService extends Service {
+  status(): FleetView;
+  /** One heartbeat now (tests; the loop writes them on its own). */
+  tick(): Promise<void>;
+}
+
+export function createFleetService(settings: FleetSettings, deps: { clock: Clock; log: Logger; version: string }): FleetService {
+  const { clock, log } = deps;
+  let identity: NodeIdentity | null = null;
+  let connection: NatsConnection | null = null;
+  let bucket: KV | null = null;
+  let nodes: Awaited<ReturnType<typeof watchNodes>> | null = null;
+  let connected = false;
+  let closing = false;
+  const startedAt = clock.now();
+
+  const beat = (state: NodeBeat['state']): NodeBeat => ({
+    node_id: settings.nodeId,
+    instance: identity?.instance ?? '',
+    state,
+    started_at: startedAt,
+    version: deps.version,
+  });
+
+  const heartbeat = createPeriodicLoop({
+    name: 'fleet-heartbeat',
+    intervalMs: settings.heartbeatMs,
+    log,
+    clock,
+    run: async () => {
+      if (bucket !== null && connected) await writeBeat(bucket, beat('active'));
+    },
+  });
+
+  /** Opens the bucket, claims the node id and starts watching: once per connection's life. */
+  const attach = async (nc: NatsConnection): Promise<void> => {
+    const kv = await nc.jetstream().views.kv(settings.bucket, { history: 1, replicas: settings.replicas });
+    const found = await readNode(kv, settings.nodeId);
+    const claim = nodeIdClaim(found, identity?.instance ?? '', clock.now(), settings.nodeTimeoutMs);
+    if (!claim.ok) throw new NodeIdInUse(settings.nodeId);
+    await writeBeat(kv, beat('active'));
+    nodes = await watchNodes(kv);
+    bucket = kv;
+    connected = true;
+    log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');
+  };
+
+  const follow = async (nc: NatsConnection): Promise<void> => {
+    for await (const event of nc.status()) {
+      if (event.type === 'disconnect') {
+        if (connected) log.warn({ server: String(event.data) }, 'fleet cluster unreachable; this node goes on alone');
+        connected = false;
+      } else if (event.type === 'reconnect') {
+        connected = bucket !== null;
+        log.info({ server: String(event.data) }, 'fleet cluster reachable again');
+      }
+    }
+  };
+
+  return {
+    name: 'fleet',
+    async start() {
+      identity = loadNodeIdentity(settings.dataDir, settings.nodeId);
+      const connecting = connect({
+        servers: settings.url.split(',').map((server) => server.trim()),
+        name: `mailproxy-fleet-${settings.nodeId}`,
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+        waitOnFirstConnect: true,
+        noAsyncTraces: true,
+      });
+      let first: NatsConnection | null = null;
+      await within(
+        connecting.then((nc) => (first = nc)),
+        settings.connectTimeoutMs,
+      );
+      heartbeat.start();
+      if (first !== null) {
+        connection = first;
+        void follow(first);
+        // A node id held elsewhere refuses the start: the operator sees it at once.
+        await attach(first).catch(async (error: unknown) => {
+          await heartbeat.stop();
+          await (first as NatsConnection).close();
+          throw error;
+        });
+        return;
+      }
+      log.warn({ url: settings.url }, 'fleet cluster not reachable yet; this node starts alone and joins once it is');
+      void connecting.then(async (nc) => {
+        if (closing) return nc.close();
+        connection = nc;
+        void follow(nc);
+        await attach(nc).catch((error: unknown) => log.error({ err: error }, 'could not join the fleet'));
+      });
+    },
+    async stop(budget: StopBudget) {
+      closing = true;
+      await heartbeat.stop();
+      nodes?.stop();
+      // Said on the way out, so the others read a clean stop rather than a lost node.
+      if (bucket !== null && connected)
+        await within(
+          writeBeat(bucket, beat('stopped')).catch(() => undefined),
+          Math.min(STOP_WRITE_MS, budget.left()),
+        );
+      if (connection !== null && !connection.isClosed())
+        await within(
+          connection.drain().catch(() => undefined),
+          Math.min(DRAIN_MS, budget.left()),
+        );
+      await connection?.close();
+    },
+    status: () => fleetView(settings.nodeId, connected, nodes?.sightings() ?? ([] as NodeSighting[]), clock.now(), settings.nodeTimeoutMs),
+    tick: () => heartbeat.tick(),
+  };
+}

@@ -1,6 +1,7 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpApp, type HttpAppDeps } from '../../src/ingress/http/index.js';
+import { documentationProblems } from '../helpers/openapi-fields.js';
 import { api, startTestDaemon, type TestDaemon } from '../helpers/test-daemon.js';
 
 interface Operation {
@@ -9,7 +10,7 @@ interface Operation {
   'x-mailproxy-access': 'public' | 'admin' | 'tenant';
   parameters: { name: string; in: string; required: boolean }[];
   requestBody?: { content: Record<string, { schema: Record<string, any> }> };
-  responses: Record<string, { description: string }>;
+  responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, any>; examples?: Record<string, { value: any }> }> }>;
 }
 type Paths = Record<string, Record<string, Operation>>;
 
@@ -65,6 +66,38 @@ describe('the OpenAPI document', () => {
     const result = await new Validator().validate(document);
     expect(result.errors ?? []).toEqual([]);
     expect(result.valid).toBe(true);
+  });
+
+  it('gives every request and response field, parameter and header a description and an example, and every error response an example of each code', () => {
+    expect(documentationProblems(document)).toEqual([]);
+  });
+
+  it('the check fails on a field without a description or an example, and on an error response without examples', () => {
+    const broken = structuredClone(document);
+    const body = broken.paths['/tenant']?.post?.requestBody?.content['application/json']?.schema;
+    delete body?.properties.name.description;
+    delete body?.properties.active.examples;
+    delete broken.paths['/messages']?.get?.responses['200']?.content?.['application/json']?.schema.properties.messages.items.properties.subject.examples;
+    delete broken.paths['/tenant/{id}']?.get?.responses['404']?.content?.['application/json']?.examples;
+    expect(documentationProblems(broken).sort()).toEqual([
+      'GET /messages 200(application/json).messages[].subject: no example',
+      'GET /tenant/{id} 404: no example of NOT_FOUND',
+      'POST /tenant body(application/json).active: no example',
+      'POST /tenant body(application/json).name: no description',
+    ]);
+  });
+
+  it('answers each error with its stable code, as its example shows', async () => {
+    const examples = (path: string, method: string, status: string) =>
+      document.paths[path]?.[method]?.responses[status]?.content?.['application/json']?.examples ?? {};
+    const missing = await api(t.url, 'GET', '/tenant/nobody', { token: t.adminToken });
+    expect(missing.status).toBe(404);
+    const notFound = examples('/tenant/{id}', 'get', '404').NOT_FOUND?.value.error;
+    expect({ ...notFound, details: Object.keys(notFound.details) }).toEqual({ ...missing.body.error, details: Object.keys(missing.body.error.details) });
+    const invalid = await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'bad id!', api_key_expires_in_seconds: 315360001 } });
+    expect(examples('/tenant', 'post', '400').VALIDATION_FAILED?.value).toEqual({ error: invalid.body.error });
+    const forbidden = await api(t.url, 'GET', '/tenants', { token: tenantKey });
+    expect(examples('/tenants', 'get', '403').FORBIDDEN?.value).toEqual({ error: forbidden.body.error });
   });
 
   it('describes every route the app serves, and no route it does not', () => {
@@ -205,5 +238,11 @@ describe('the docs page', () => {
     expect(page.text).toContain('<code>api_key_expires_in_seconds</code>');
     expect(page.text).toContain('<code>messages[].attachments[].filename</code>');
     expect(page.text).toContain('<code>error.code</code>');
+    // The delivery report a client receives: its headers and its items' fields.
+    expect(page.text).toContain('<h3 id="op-post-deliveryreport"><span class="method method-post">POST</span> <code>deliveryReport</code></h3>');
+    expect(page.text).toContain('<caption>Response 200 fields</caption>');
+    expect(page.text).toContain('<code>message.next_attempt_ts</code>');
+    expect(page.text).toContain('<code>X-Mailproxy-Signature</code>');
+    expect(page.text).toContain('<code>delivery_report[].event_id</code>');
   });
 });

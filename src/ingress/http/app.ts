@@ -25,7 +25,7 @@ import type { HttpEnv } from './env.js';
 import { fleetPart } from './daemon-health.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { bodyLimit } from './request-body.js';
-import { ROUTE_CATALOG } from './route-catalog.js';
+import { ROUTE_CATALOG, WEBHOOK_CATALOG } from './route-catalog.js';
 import { methodLabel, routeTemplate } from './route-template.js';
 import { accountRoutes } from './routes/accounts.js';
 import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
@@ -145,7 +145,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
       intake: deps.intake,
     }),
   );
-  app.route('/', openapiRoutes(ROUTE_CATALOG));
+  app.route('/', openapiRoutes(ROUTE_CATALOG, WEBHOOK_CATALOG));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
   app.onError(createErrorHandler(deps.log));

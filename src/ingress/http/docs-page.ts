@@ -42,7 +42,7 @@ const fieldTable = (caption: string, rows: FieldRow[], withIn: Map<string, strin
 ${rows
   .map(
     (row) =>
-      `<tr><th scope="row"><code>${escape(row.name)}</code></th>${withIn === null ? '' : `<td>${escape(withIn.get(row.name) ?? '')}</td>`}<td><code>${escape(row.type)}</code></td><td>${row.required ? 'yes' : 'no'}</td><td class="constraints">${escape(row.constraints)}</td></tr>`,
+      `<tr><th scope="row"><code>${escape(row.name)}</code></th>${withIn === null ? '' : `<td>${escape(withIn.get(row.name) ?? '')}</td>`}<td><code>${escape(row.type)}</code></td><td>${row.required ? 'yes' : 'no'}</td><td class="constraints">${prose(row.constraints)}</td></tr>`,
   )
   .join('\n')}
 </tbody>
@@ -58,7 +58,9 @@ const parameterRows = (parameters: OpenApiParameter[]): FieldRow[] =>
 
 const anchor = (method: string, path: string): string => `op-${method}-${slug(path)}`;
 
-function operationSection(method: string, path: string, operation: OpenApiOperation): string {
+type Described = Pick<OpenApiOperation, 'summary' | 'description' | 'parameters' | 'requestBody' | 'responses'>;
+
+function operationSection(method: string, path: string, operation: Described): string {
   const id = anchor(method, path);
   const body = operation.requestBody?.content['application/json']?.schema;
   const parts = [
@@ -80,6 +82,12 @@ function operationSection(method: string, path: string, operation: OpenApiOperat
   }
   const responses = Object.entries(operation.responses).map(([status, response]) => `<dt>${escape(status)}</dt><dd>${prose(response.description)}</dd>`);
   parts.push(`<h4>Responses</h4>\n<dl>${responses.join('')}</dl>`);
+  // The fields of each documented answer (error answers share the envelope, listed once under Errors).
+  for (const [status, response] of Object.entries(operation.responses)) {
+    const schema = response.content?.['application/json']?.schema;
+    const rows = schema === undefined || schema.$ref !== undefined ? [] : fieldRows(schema);
+    if (rows.length > 0) parts.push(fieldTable(`Response ${status} fields`, rows));
+  }
   return `<article aria-labelledby="${id}">\n${parts.join('\n')}\n</article>`;
 }
 
@@ -113,6 +121,8 @@ export function renderDocsPage(document: OpenApiDocument): string {
     )
     .join('\n');
   const envelope = document.components.schemas.Error;
+  // Requests mailproxy makes to client applications: what a client must implement.
+  const webhooks = Object.entries(document.webhooks).map(([name, webhook]) => operationSection('post', name, webhook.post));
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -132,6 +142,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
 <ul>
 <li><a href="#errors">Errors</a></li>
 ${contents}
+${webhooks.length === 0 ? '' : '<li><a href="#webhooks">Webhooks: requests mailproxy makes to your application</a></li>'}
 </ul>
 </nav>
 <main>
@@ -141,6 +152,7 @@ ${contents}
 ${envelope === undefined ? '' : fieldTable('Error body fields', fieldRows(envelope))}
 </section>
 ${sections}
+${webhooks.length === 0 ? '' : `<section aria-labelledby="webhooks">\n<h2 id="webhooks">Webhooks: requests mailproxy makes to your application</h2>\n${webhooks.join('\n')}\n</section>`}
 </main>
 </body>
 </html>

@@ -3,7 +3,8 @@
  * module's table joins here; test/http/openapi.test.ts fails on a route the
  * app serves that is missing from the document, and on one it no longer serves.
  */
-import type { RouteDoc } from './route-doc.js';
+import { DELIVERY_REPORT_WEBHOOK } from './delivery-report-doc.js';
+import type { RouteDoc, WebhookDoc } from './route-doc.js';
 import { ACCOUNT_ROUTES } from './routes/accounts.js';
 import { BACKUP_ROUTES } from './routes/backup.js';
 import { BOUNCE_ROUTES } from './routes/bounces.js';
@@ -31,3 +32,6 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   BACKUP_ROUTES,
   OPENAPI_ROUTES,
 ].flatMap((table): RouteDoc[] => Object.values(table));
+
+/** The requests mailproxy makes to client applications, the document's `webhooks`. */
+export const WEBHOOK_CATALOG: readonly WebhookDoc[] = [DELIVERY_REPORT_WEBHOOK];

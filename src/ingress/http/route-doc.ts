@@ -20,6 +20,11 @@ export interface ResponseDoc {
   description: string;
   /** `application/json` unless said otherwise. */
   contentType?: string;
+  /**
+   * The JSON body's shape, each field with `.meta({ description, examples })`. It documents what the
+   * route's view functions answer; nothing validates a response with it at run time.
+   */
+  schema?: z.ZodType;
 }
 
 export interface RouteDoc {
@@ -43,6 +48,20 @@ export interface RouteDoc {
   errors?: readonly HttpErrorCode[];
 }
 
+/** A request mailproxy makes to a client application (OpenAPI `webhooks`), documented as a route is. */
+export interface WebhookDoc {
+  /** The key under `webhooks`. */
+  name: string;
+  summary: string;
+  description: string;
+  /** The headers mailproxy sends, by name. */
+  headers: Readonly<Record<string, { description: string; required: boolean; example: string }>>;
+  /** The JSON body mailproxy sends. */
+  body: z.ZodType;
+  /** What the client may answer, by status or range (`2XX`, `default`). */
+  responses: Readonly<Record<string, ResponseDoc>>;
+}
+
 /** `/tenant/{id}` -> `/tenant/:id` */
 export const honoPath = (path: string): string => path.replace(/\{(\w+)\}/g, ':$1');
 
@@ -51,4 +70,4 @@ export function on(app: Hono<HttpEnv>, doc: RouteDoc, handler: Handler<HttpEnv>)
   app.on(doc.method.toUpperCase(), honoPath(doc.path), handler);
 }
 
-export const json = (description: string): ResponseDoc => ({ description });
+export const json = (description: string, schema?: z.ZodType): ResponseDoc => (schema === undefined ? { description } : { description, schema });

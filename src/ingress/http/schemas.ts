@@ -1,19 +1,12 @@
 /**
- * Request schemas of the admin API (tenants, accounts). Bodies are strict:
+ * Request schemas of the admin API (tenants; accounts are in account-schemas.ts). Bodies are strict:
  * an unknown field is an error, not silently dropped. Each schema maps the
  * wire's snake_case to the core's input types.
  */
-import { isIP } from 'node:net';
 import { z } from 'zod';
 import { IDENTIFIER_PATTERN } from '../../core/identifiers.js';
 
 export const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
-
-const HOSTNAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
-const host = z
-  .string()
-  .refine((text) => HOSTNAME.test(text) || isIP(text) !== 0, { message: 'must be a hostname or an IP address' })
-  .describe('a hostname or an IP address');
 
 const httpUrl = z
   .string()
@@ -40,39 +33,85 @@ const label = z
   .max(200)
   .refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' })
   .describe('no line breaks or NUL');
-/** An IMAP mailbox name (RFC 3501 §5.1): one line of printable text. */
-const imapFolder = z
-  .string()
-  .min(1)
-  .max(255)
-  .refine((text) => !/[\u0000-\u001f\u007f]/.test(text), { message: 'must be one line without control characters' })
-  .describe('one line without control characters');
-const optionalLimit = z.number().int().positive().max(10_000_000).nullable().optional();
-
+const authMethod = <M extends string>(method: M) =>
+  z.literal(method).meta({ description: 'How mailproxy authenticates to the client application.', examples: [method] });
 const clientAuth = z.discriminatedUnion('method', [
-  z.object({ method: z.literal('none') }).strict(),
-  z.object({ method: z.literal('bearer'), token: z.string().min(1).max(4096) }).strict(),
+  z.object({ method: authMethod('none') }).strict(),
   z
     .object({
-      method: z.literal('basic'),
+      method: authMethod('bearer'),
+      token: z
+        .string()
+        .min(1)
+        .max(4096)
+        .meta({ description: 'Sent as `Authorization: Bearer <token>`.', examples: ['client-app-token-4f9c2a'] }),
+    })
+    .strict(),
+  z
+    .object({
+      method: authMethod('basic'),
       user: z
         .string()
         .min(1)
         .max(256)
-        .refine((text) => !text.includes(':'), { message: 'must not contain ":"' }),
-      password: z.string().max(4096),
+        .refine((text) => !text.includes(':'), { message: 'must not contain ":"' })
+        .meta({ description: 'The user of `Authorization: Basic`; no `:`.', examples: ['mailproxy'] }),
+      password: z
+        .string()
+        .max(4096)
+        .meta({ description: 'The password of `Authorization: Basic`.', examples: ['s3cret-pass'] }),
     })
     .strict(),
 ]);
 
 const tenantFields = {
-  name: label.nullable().optional(),
-  client_base_url: httpUrl.nullable().optional(),
-  client_sync_path: urlPath.optional(),
-  client_attachment_path: urlPath.nullable().optional(),
-  client_auth: clientAuth.nullable().optional(),
-  client_signing_secret: z.string().min(16).max(512).nullable().optional(),
-  active: z.boolean().optional(),
+  name: label
+    .nullable()
+    .optional()
+    .meta({ description: 'A name for people (the console, logs); null clears it.', examples: ['ACME Ltd'] }),
+  client_base_url: httpUrl
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "The client application's base URL: delivery reports are posted to it + `client_sync_path`, endpoint attachments fetched from it + `client_attachment_path`. Null: nobody to report to (outcomes are marked reported as they happen).",
+      examples: ['https://app.example.com'],
+    }),
+  client_sync_path: urlPath.optional().meta({
+    description: 'Path of the delivery-report endpoint under `client_base_url` (see the `deliveryReport` webhook). Default `/mail-proxy/sync`.',
+    examples: ['/mail-proxy/sync'],
+  }),
+  client_attachment_path: urlPath
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'Path under `client_base_url` that serves attachments of `fetch_mode` `endpoint`: it gets `POST {"storage_path": "..."}` and answers the bytes, or JSON `{"content": "<base64>"}`. Null: endpoint attachments cannot be fetched.',
+      examples: ['/mail-proxy/attachment'],
+    }),
+  client_auth: clientAuth
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'How mailproxy authenticates to the client application (delivery reports and endpoint attachments): `none`, `bearer` with a token, or `basic` with user and password. Shown back without its secrets.',
+      examples: [{ method: 'bearer', token: 'client-app-token-4f9c2a' }],
+    }),
+  client_signing_secret: z
+    .string()
+    .min(16)
+    .max(512)
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'The HMAC-SHA256 key of the `X-Mailproxy-Signature` header of delivery reports. Omitted on creation: one is generated and answered once. Null: reports are not signed.',
+      examples: ['a-long-random-secret-0123456789'],
+    }),
+  active: z
+    .boolean()
+    .optional()
+    .meta({ description: 'False holds every message of the tenant (nothing is sent) until it is true again. Default true.', examples: [true] }),
 };
 
 const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typeof tenantFields)[K]> }) => ({
@@ -90,108 +129,67 @@ const expiresIn = z
   .int()
   .positive()
   .max(10 * 365 * 24 * 3600)
-  .optional();
+  .optional()
+  .meta({ description: 'Seconds from now until the API key stops working (at most ten years). Absent: it never expires.', examples: [31536000] });
 
 export const tenantCreateBody = z
-  .object({ id: identifier, ...tenantFields, api_key_expires_in_seconds: expiresIn })
+  .object({
+    id: identifier.meta({ description: 'The tenant id, chosen by you; fixed for good.', examples: ['acme'] }),
+    ...tenantFields,
+    api_key_expires_in_seconds: expiresIn,
+  })
   .strict()
   .transform((body) => ({ id: body.id, apiKeyExpiresInSeconds: body.api_key_expires_in_seconds, ...toTenantFields(body) }));
 
 /** `id` may be repeated in the body (a read-modify-write client), but must then match the path. */
 export const tenantUpdateBody = z
-  .object({ id: identifier.optional(), ...tenantFields })
+  .object({
+    id: identifier.optional().meta({ description: 'The tenant id; optional, but when given it must match the path.', examples: ['acme'] }),
+    ...tenantFields,
+  })
   .strict()
   .transform((body) => ({ id: body.id, fields: toTenantFields(body) }));
 
 export const rotateKeyBody = z
-  .object({ expires_in_seconds: expiresIn })
+  .object({
+    expires_in_seconds: expiresIn.meta({
+      description: 'Seconds from now until the new key stops working (at most ten years). Absent: it never expires.',
+      examples: [31536000],
+    }),
+  })
   .strict()
   .transform((body) => ({ expiresInSeconds: body.expires_in_seconds }));
 
-export const accountBody = z
-  .object({
-    id: identifier,
-    tenant_id: identifier.optional(),
-    host,
-    port: z.number().int().min(1).max(65535).optional(),
-    user: z.string().min(1).max(256).nullable().optional(),
-    password: z.string().max(4096).nullable().optional(),
-    use_tls: z
-      .boolean()
-      .nullable()
-      .optional()
-      .describe(
-        "genro-mail-proxy's spelling, read when tls_mode is absent: true = implicit TLS on port 465, STARTTLS required on any other port; false = plain; null or absent = implicit on port 465, else the stored mode (STARTTLS for a new account)",
-      ),
-    tls_mode: z.enum(['implicit', 'starttls', 'none']).optional(),
-    tls_reject_unauthorized: z.boolean().optional(),
-    limit_per_minute: optionalLimit,
-    limit_per_hour: optionalLimit,
-    limit_per_day: optionalLimit,
-    limit_behavior: z.enum(['defer', 'reject']).optional(),
-    max_connections: z.number().int().min(1).max(100).optional(),
-    max_messages_per_connection: z.number().int().min(1).max(100_000).optional(),
-    is_default: z
-      .boolean()
-      .optional()
-      .meta({
-        description:
-          "The tenant's default account, which sends every message that names no account (no account_id; over SMTP no <tenant>/<account> user). " +
-          "At most one per tenant: true here clears it on the tenant's others. Absent: as stored; a tenant's first account becomes its default",
-        examples: [true],
-      }),
-    is_pec: z.boolean().optional(),
-    imap_host: host.nullable().optional(),
-    imap_port: z.number().int().min(1).max(65535).optional(),
-    imap_tls_mode: z.enum(['implicit', 'starttls', 'none']).optional(),
-    imap_user: z.string().min(1).max(256).nullable().optional(),
-    imap_password: z.string().min(1).max(4096).nullable().optional(),
-    imap_folder: imapFolder.optional(),
-  })
-  .strict()
-  // tls_mode wins over use_tls (core/account.ts), but not over a contradiction: TLS and no TLS at once.
-  .refine((body) => typeof body.use_tls !== 'boolean' || body.tls_mode === undefined || body.use_tls === (body.tls_mode !== 'none'), {
-    message: 'use_tls and tls_mode disagree; send one of them',
-    path: ['use_tls'],
-  })
-  .transform((body) => ({
-    id: body.id,
-    tenantId: body.tenant_id,
-    host: body.host,
-    port: body.port,
-    user: body.user,
-    password: body.password,
-    tlsMode: body.tls_mode,
-    useTls: body.use_tls,
-    tlsRejectUnauthorized: body.tls_reject_unauthorized,
-    limitPerMinute: body.limit_per_minute,
-    limitPerHour: body.limit_per_hour,
-    limitPerDay: body.limit_per_day,
-    limitBehavior: body.limit_behavior,
-    maxConnections: body.max_connections,
-    maxMessagesPerConnection: body.max_messages_per_connection,
-    isDefault: body.is_default,
-    isPec: body.is_pec,
-    imap: {
-      host: body.imap_host,
-      port: body.imap_port,
-      tlsMode: body.imap_tls_mode,
-      user: body.imap_user,
-      password: body.imap_password,
-      folder: body.imap_folder,
-    },
-  }));
+const flag = (description: string) =>
+  z
+    .enum(['true', 'false', '1', '0'])
+    .meta({ description, examples: ['true'] })
+    .transform((text) => text === 'true' || text === '1');
+export const force = () =>
+  flag('`true` or `1`: delete even while it has undelivered mail, that mail with it. Default false: refused with 409 CONFLICT.').optional();
+/**
+ * The `tenant_id` of a request: a tenant key implies it (and may name only its own); the admin token
+ * must name it, except on a list, where naming none means every tenant.
+ */
+export const tenantScope = (withoutOne: 'required' | 'every tenant') =>
+  identifier.optional().meta({
+    description:
+      withoutOne === 'required'
+        ? 'The tenant: implied by a tenant key (naming another tenant answers 404); required with the admin token.'
+        : 'The tenant: implied by a tenant key (naming another tenant answers 404); with the admin token, absent means every tenant.',
+    examples: ['acme'],
+  });
 
-const flag = z.enum(['true', 'false', '1', '0']).transform((text) => text === 'true' || text === '1');
-
-export const tenantScopeQuery = z.object({ tenant_id: identifier.optional() }).strict();
-export const deleteQuery = z.object({ force: flag.optional() }).strict();
-export const accountDeleteQuery = z.object({ tenant_id: identifier.optional(), force: flag.optional() }).strict();
+/** A list's scope: one tenant, or every tenant for the admin token. */
+export const tenantScopeQuery = z.object({ tenant_id: tenantScope('every tenant') }).strict();
+/** One tenant's resource. */
+export const tenantQuery = z.object({ tenant_id: tenantScope('required') }).strict();
+export const deleteQuery = z.object({ force: force() }).strict();
 
 /** POST /account/{id}/test: the tenant scope, and how long the relay may take over the whole test. */
 export const accountTestQuery = z
   .object({
-    tenant_id: identifier.optional(),
+    tenant_id: tenantScope('required'),
     timeout_seconds: z.coerce
       .number()
       .int()

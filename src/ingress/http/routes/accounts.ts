@@ -5,12 +5,14 @@ import { viewAccount } from '../../../core/contracts/account.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { accountBody, accountDeleteQuery, accountTestQuery, identifier, tenantScopeQuery } from '../schemas.js';
+import { accountBody, accountDeleteQuery } from '../account-schemas.js';
+import { accountTestQuery, identifier, tenantQuery, tenantScopeQuery } from '../schemas.js';
+import { accountAnswer, accountDeleted, accountList, accountUpserted } from '../view-schemas/account.js';
 import { viewAccountState } from '../views/account-view.js';
 import { viewConnectionTest } from '../views/connection-test-view.js';
 import { commandContext } from './tenants.js';
 
-const params = { id: identifier };
+const params = { id: identifier.meta({ description: 'The account id.', examples: ['main'] }) };
 const account = { tag: 'Accounts', access: 'tenant' } as const;
 
 export const ACCOUNT_ROUTES = {
@@ -32,10 +34,7 @@ export const ACCOUNT_ROUTES = {
       "`warnings` lists what the save did to the tenant's default: `NO_DEFAULT_ACCOUNT` when the tenant is left without one (messages naming " +
       'no account are then refused), `DEFAULT_ACCOUNT_CHANGED` when it moved to this account.',
     body: accountBody,
-    responses: {
-      200: json('updated: `{"ok":true,"created":false,"account":{...},"warnings":[{"code","message"}]}`'),
-      201: json('created: `{"ok":true,"created":true,"account":{...},"warnings":[]}`'),
-    },
+    responses: { 200: json('updated (`created`: false)', accountUpserted), 201: json('created (`created`: true)', accountUpserted) },
     errors: ['NOT_FOUND'],
   },
   list: {
@@ -44,7 +43,7 @@ export const ACCOUNT_ROUTES = {
     path: '/accounts',
     summary: 'List accounts with their state, usage per limit window and waiting messages',
     query: tenantScopeQuery,
-    responses: { 200: json('`{"accounts":[...]}` (`has_password` and `has_imap_password` instead of the passwords)') },
+    responses: { 200: json('the accounts (`has_password` and `has_imap_password` instead of the passwords)', accountList) },
   },
   get: {
     ...account,
@@ -52,8 +51,8 @@ export const ACCOUNT_ROUTES = {
     path: '/account/{id}',
     summary: 'Read an account',
     params,
-    query: tenantScopeQuery,
-    responses: { 200: json('`{"account":{...}}`') },
+    query: tenantQuery,
+    responses: { 200: json('the account', accountAnswer) },
     errors: ['NOT_FOUND'],
   },
   delete: {
@@ -66,7 +65,7 @@ export const ACCOUNT_ROUTES = {
       '`warnings` then carries `NO_DEFAULT_ACCOUNT` (messages naming no account are refused until another account is saved with `is_default` true).',
     params,
     query: accountDeleteQuery,
-    responses: { 200: json('`{"ok":true,"warnings":[{"code","message"}]}`') },
+    responses: { 200: json('deleted', accountDeleted) },
     errors: ['NOT_FOUND', 'CONFLICT'],
   },
   test: {
@@ -96,7 +95,7 @@ export const ACCOUNT_ROUTES = {
     description:
       'Clears `paused_at` and `paused_reason` and wakes the dispatcher: the waiting mail is tried again now. `resumed` is false when the account was not paused (nothing changes).',
     params,
-    query: tenantScopeQuery,
+    query: tenantQuery,
     responses: { 200: json('`{"ok":true,"resumed":true,"account":{...}}`') },
     errors: ['NOT_FOUND'],
   },

@@ -11,30 +11,69 @@ import type { SuppressionService } from '../../../core/suppression-service.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { identifier } from '../schemas.js';
+import { tenantScope } from '../schemas.js';
+import { okOnly } from '../view-schemas/field.js';
+import { suppressionAdded, suppressionPage } from '../view-schemas/suppression.js';
 import { commandContext } from './tenants.js';
 
-const limit = z.coerce.number().int().min(1).max(1000);
+const limit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(1000)
+  .optional()
+  .meta({ description: 'Entries per page, 1-1000. Default 100.', examples: [100] });
 const address = z.string().min(3).max(320);
 
 const suppressionsQuery = z
-  .object({ tenant_id: identifier.optional(), after: address.optional(), prefix: z.string().max(320).optional(), limit: limit.optional() })
+  .object({
+    tenant_id: tenantScope('required'),
+    after: address.optional().meta({ description: 'The `next` of the previous page: entries after this address.', examples: ['ann@example.net'] }),
+    prefix: z
+      .string()
+      .max(320)
+      .optional()
+      .meta({ description: 'Only addresses that start with this text, any case.', examples: ['ann@'] }),
+    limit,
+  })
   .strict();
 const suppressionBody = z
   .object({
-    tenant_id: identifier.optional(),
-    address,
-    reason: z.string().max(500).nullable().optional(),
-    expires_ts: z.number().int().positive().nullable().optional(),
+    tenant_id: tenantScope('required'),
+    address: address.meta({ description: 'The e-mail address to stop sending to (an addr-spec; stored in lower case).', examples: ['ann@example.net'] }),
+    reason: z
+      .string()
+      .max(500)
+      .nullable()
+      .optional()
+      .meta({ description: 'Why, for people (at most 500 characters).', examples: ['asked to be removed by phone'] }),
+    expires_ts: z
+      .number()
+      .int()
+      .positive()
+      .nullable()
+      .optional()
+      .meta({ description: 'Epoch seconds when the entry lapses by itself; null or absent: until removed.', examples: [1767225600] }),
   })
   .strict();
-const suppressionDeleteQuery = z.object({ tenant_id: identifier.optional() }).strict();
+const suppressionDeleteQuery = z.object({ tenant_id: tenantScope('required') }).strict();
 const bouncesQuery = z
   .object({
-    tenant_id: identifier.optional(),
-    disposition: z.enum(['processed', 'unmatched', 'not_bounce']).optional(),
-    before: z.coerce.number().int().positive().optional(),
-    limit: limit.optional(),
+    tenant_id: tenantScope('every tenant'),
+    disposition: z
+      .enum(['processed', 'unmatched', 'not_bounce'])
+      .optional()
+      .meta({
+        description: '`processed`: applied to a message of ours; `unmatched`: a bounce no message of ours fits; `not_bounce`: mail that is not a bounce.',
+        examples: ['unmatched'],
+      }),
+    before: z.coerce
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: 'The `next` of the previous page: entries older than it.', examples: [4812] }),
+    limit,
   })
   .strict();
 
@@ -55,7 +94,7 @@ export const BOUNCE_ROUTES = {
     description: '`next` is the `after` of the next page; expired entries are left out.',
     access: 'tenant',
     query: suppressionsQuery,
-    responses: { 200: json('`{"suppressions":[{address, reason, source, created_ts, expires_ts}],"next":...}`') },
+    responses: { 200: json('a page of the list', suppressionPage) },
   },
   suppress: {
     method: 'post',
@@ -65,7 +104,7 @@ export const BOUNCE_ROUTES = {
     description: '`tenant_id` is implied by a tenant key. New mail to the address is refused until it is removed or `expires_ts` passes.',
     access: 'tenant',
     body: suppressionBody,
-    responses: { 201: json('`{"ok":true,"suppression":{...}}`') },
+    responses: { 201: json('added', suppressionAdded) },
     errors: ['NOT_FOUND'],
   },
   unsuppress: {
@@ -75,9 +114,9 @@ export const BOUNCE_ROUTES = {
     summary: "Remove an address from a tenant's suppression list",
     access: 'tenant',
     // Any text: an address that is not on the list answers 404 whatever it looks like.
-    params: { address: z.string().describe('the address, URL-encoded') },
+    params: { address: z.string().meta({ description: 'The address to remove, URL-encoded.', examples: ['ann%40example.net'] }) },
     query: suppressionDeleteQuery,
-    responses: { 200: json('`{"ok":true}`') },
+    responses: { 200: json('removed', okOnly) },
     errors: ['NOT_FOUND'],
   },
   bounces: {

@@ -2,6 +2,7 @@
 import { Hono } from 'hono';
 import type { HttpEnv } from '../env.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
+import { healthAnswer, notReadyAnswer, readyAnswer } from '../view-schemas/operations.js';
 
 /** One named readiness check; it throws (or answers false) when not ready. */
 export interface ReadinessCheck {
@@ -16,7 +17,7 @@ export const HEALTH_ROUTES = {
     tag: 'Health',
     summary: 'Liveness',
     access: 'public',
-    responses: { 200: json('`{"status":"ok"}` while the process answers') },
+    responses: { 200: json('while the process answers', healthAnswer) },
   },
   ready: {
     method: 'get',
@@ -27,8 +28,8 @@ export const HEALTH_ROUTES = {
       "`details.mirror`: the event mirror's state; `details.bounce`: each bounce mailbox's `state` and `connected` (an IMAP server down does not make the daemon unready).",
     access: 'public',
     responses: {
-      200: json('ready: `{"ready":true,"checks":{name:"ok"},"details":{...}}`'),
-      503: json('not ready: the same shape, naming what is not ready in `checks`'),
+      200: json('ready', readyAnswer),
+      503: json('not ready: the same shape, naming what is not ready in `checks`', notReadyAnswer),
     },
   },
 } as const satisfies Record<string, RouteDoc>;

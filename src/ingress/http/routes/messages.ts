@@ -19,9 +19,10 @@ import {
   bulkParams,
   cleanupParams,
   clientId,
+  deleteIdsParams,
   idsOf,
-  idsParams,
   isSet,
+  resendIdsParams,
   retryNowParams,
   searchFilterFields,
   tenantParams,
@@ -30,6 +31,19 @@ import { requestBody } from '../request-body.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import type { SubmissionParser } from '../submission-parser.js';
+import { messageDetail } from '../view-schemas/message-detail.js';
+import {
+  activateResult,
+  addMessagesResult,
+  bulkResult,
+  cleanupResult,
+  deleteResult,
+  messagePage,
+  resendResult,
+  retryNowResult,
+  runNowResult,
+  suspendResult,
+} from '../view-schemas/message.js';
 import { viewRejection } from '../views/rejection-view.js';
 import { commandContext } from './tenants.js';
 
@@ -46,9 +60,25 @@ export interface MessageRoutesDeps {
 const listQuery = z
   .object({
     ...searchFilterFields,
-    sort: z.enum(['newest', 'next_attempt']).optional(),
-    limit: z.coerce.number().int().min(1).max(500).optional(),
-    cursor: z.string().max(200).optional(),
+    sort: z
+      .enum(['newest', 'next_attempt'])
+      .optional()
+      .meta({
+        description: '`newest` first (the default), or `next_attempt`: waiting messages by their next attempt, soonest first.',
+        examples: ['next_attempt'],
+      }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(500)
+      .optional()
+      .meta({ description: 'Messages per page, 1-500. Default 50.', examples: [100] }),
+    cursor: z
+      .string()
+      .max(200)
+      .optional()
+      .meta({ description: 'The `next_cursor` of the previous page, unchanged.', examples: ['eyJwayI6MTIzNH0'] }),
   })
   .strict();
 
@@ -62,20 +92,34 @@ const addMessagesDoc = {
     "A message without `account_id` goes through the tenant's default account (`is_default`); a tenant without one rejects it with `NO_DEFAULT_ACCOUNT`, whose reason lists the tenant's accounts. " +
     `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.`,
   body: addMessagesDocumented,
-  responses: { 200: json('`{"ok":true,"queued":n,"rejected":[{"index","id","reason","code"}]}`') },
+  responses: { 200: json('the valid messages are committed; the others are listed in `rejected`', addMessagesResult) },
   errors: ['UNAVAILABLE'],
 } as const;
-const commandDoc = { ...messages, method: 'post', bodyOrQuery: true, responses: { 200: json('`{"ok":true,...}`') } } as const;
+const commandDoc = { ...messages, method: 'post', bodyOrQuery: true } as const;
+const done = <S extends z.ZodType>(schema: S) => ({ 200: json('done', schema) });
 const BATCH = 'A `batch_code` absent or `*` means the whole tenant.';
 
 export const MESSAGE_ROUTES = {
   addMessages: { ...addMessagesDoc, path: '/add-messages' },
   addMessagesCommand: { ...addMessagesDoc, path: '/commands/add-messages', summary: 'Submit messages (the same as POST /add-messages)' },
-  runNow: { ...commandDoc, path: '/commands/run-now', summary: 'Wake the dispatcher', body: tenantParams },
-  suspend: { ...commandDoc, path: '/commands/suspend', summary: "Suspend a tenant's sending, or one batch's", description: BATCH, body: batchParams },
-  activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams },
-  deleteMessages: { ...commandDoc, path: '/commands/delete-messages', summary: 'Delete messages by client id', body: idsParams },
-  resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: idsParams },
+  runNow: { ...commandDoc, path: '/commands/run-now', summary: 'Wake the dispatcher', body: tenantParams, responses: done(runNowResult) },
+  suspend: {
+    ...commandDoc,
+    path: '/commands/suspend',
+    summary: "Suspend a tenant's sending, or one batch's",
+    description: BATCH,
+    body: batchParams,
+    responses: done(suspendResult),
+  },
+  activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams, responses: done(activateResult) },
+  deleteMessages: {
+    ...commandDoc,
+    path: '/commands/delete-messages',
+    summary: 'Delete messages by client id',
+    body: deleteIdsParams,
+    responses: done(deleteResult),
+  },
+  resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: resendIdsParams, responses: done(resendResult) },
   retryNow: {
     ...commandDoc,
     path: '/commands/retry-now',
@@ -84,6 +128,7 @@ export const MESSAGE_ROUTES = {
       'A message waiting for a later attempt (deferred after a temporary failure, or scheduled by `deferred_ts`) becomes due now and the dispatcher is woken; each one gets a `retry_now` event in its timeline. ' +
       'Answers `{"ok":true,"retried":[ids],"not_found":[ids],"not_applicable":[ids]}`: not applicable is a message that does not wait for a later attempt (sent, failed, in flight, already due, or held by a suspension).',
     body: retryNowParams,
+    responses: done(retryNowResult),
     errors: ['NOT_FOUND'],
   },
   bulk: {
@@ -96,6 +141,7 @@ export const MESSAGE_ROUTES = {
       'The real run answers `{"ok":true,"action","dry_run":false,"matching","done","not_applicable","remaining"}`: it works in chunks of a few hundred messages, each chunk one transaction recorded like the per-id command (`command_log`, outbox events), and stops after `max` messages (`remaining`: still applicable afterwards). ' +
       'resend applies to sent, failed and bounced messages; delete to all but those in flight; retry-now to waiting messages not yet due. Suspension holds a tenant or one batch (not single messages): suspend and activate take only `tenant_id` and `batch_code` and act as POST /commands/suspend and /activate do.',
     body: bulkParams,
+    responses: done(bulkResult),
     errors: ['NOT_FOUND', 'FORBIDDEN'],
   },
   cleanup: {
@@ -103,6 +149,7 @@ export const MESSAGE_ROUTES = {
     path: '/commands/cleanup-messages',
     summary: 'Remove messages whose outcome was reported longer ago than `older_than_seconds`',
     body: cleanupParams,
+    responses: done(cleanupResult),
   },
   search: {
     ...messages,
@@ -112,17 +159,17 @@ export const MESSAGE_ROUTES = {
     description:
       '`sort=next_attempt`: waiting ones by next attempt. `q`: words of the subject, sender and recipients, all required, the last also as a prefix; full text finds a message about a second after it was accepted. `cursor`: the `next_cursor` of the previous page.',
     query: listQuery,
-    responses: { 200: json('`{"messages":[...],"next_cursor":...}`') },
+    responses: { 200: json('a page of messages', messagePage) },
   },
   detail: {
     ...messages,
     method: 'get',
     path: '/messages/{id}',
     summary: "A message's state, its event timeline and why it waits",
-    params: { id: clientId },
+    params: { id: clientId.meta({ description: 'The client id of the message (its `id` at submission).', examples: ['inv-2025-001'] }) },
     query: tenantParams,
     responses: {
-      200: json('`{"message":{...},"events":[...],"why":{...},"pec_receipts":[...]}` (pec_receipts: the PEC receipts of the message, see GET /pec-receipts)'),
+      200: json('the message, its timeline, why it waits and its PEC receipts (see GET /pec-receipts)', messageDetail),
     },
     errors: ['NOT_FOUND'],
   },

@@ -7,7 +7,7 @@ import { Hono } from 'hono';
 import { renderDocsPage } from '../docs-page.js';
 import type { HttpEnv } from '../env.js';
 import { buildOpenApiDocument, type OpenApiDocument } from '../openapi-document.js';
-import { on, type RouteDoc } from '../route-doc.js';
+import { on, type RouteDoc, type WebhookDoc } from '../route-doc.js';
 
 export const OPENAPI_ROUTES = {
   document: {
@@ -32,11 +32,11 @@ export const OPENAPI_ROUTES = {
 const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Built on first use, once: a daemon nobody asks for its docs never pays for the conversion. */
-export function openapiRoutes(routes: readonly RouteDoc[]): Hono<HttpEnv> {
+export function openapiRoutes(routes: readonly RouteDoc[], webhooks: readonly WebhookDoc[] = []): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   let built: OpenApiDocument | null = null;
   let page: string | null = null;
-  const document = (): OpenApiDocument => (built ??= buildOpenApiDocument(routes));
+  const document = (): OpenApiDocument => (built ??= buildOpenApiDocument(routes, webhooks));
   on(app, OPENAPI_ROUTES.document, (c) => c.json(document()));
   on(app, OPENAPI_ROUTES.page, (c) => {
     page ??= renderDocsPage(document());

@@ -11,18 +11,38 @@ import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
-import { identifier } from '../schemas.js';
+import { receiptPage } from '../view-schemas/message-detail.js';
+import { tenantScope } from '../schemas.js';
 
 const receiptsQuery = z
   .object({
-    tenant_id: identifier.optional(),
-    message_id: z.string().min(1).max(256).optional(),
-    before: z.coerce.number().int().positive().optional(),
-    limit: z.coerce.number().int().min(1).max(1000).optional(),
+    tenant_id: tenantScope('every tenant'),
+    message_id: z
+      .string()
+      .min(1)
+      .max(256)
+      .optional()
+      .meta({ description: 'Only the receipts of this message (its client id).', examples: ['atto-2025-17'] }),
+    before: z.coerce
+      .number()
+      .int()
+      .positive()
+      .optional()
+      .meta({ description: 'The `next` of the previous page: receipts older than it.', examples: [310] }),
+    limit: z.coerce
+      .number()
+      .int()
+      .min(1)
+      .max(1000)
+      .optional()
+      .meta({ description: 'Receipts per page, 1-1000. Default 100.', examples: [100] }),
   })
   .strict();
-const rawQuery = z.object({ tenant_id: identifier.optional() }).strict();
-const receiptId = z.string().regex(/^[0-9a-f-]{36}$/, 'a receipt id (UUID)');
+const rawQuery = z.object({ tenant_id: tenantScope('every tenant') }).strict();
+const receiptId = z
+  .string()
+  .regex(/^[0-9a-f-]{36}$/, 'a receipt id (UUID)')
+  .meta({ description: 'The `receipt_id` of the receipt (a UUID).', examples: ['0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'] });
 
 export const PEC_ROUTES = {
   receipts: {
@@ -36,7 +56,7 @@ export const PEC_ROUTES = {
       '`message_id` filters to one message; `next` is the `before` of the next page.',
     access: 'tenant',
     query: receiptsQuery,
-    responses: { 200: json('`{"receipts":[...],"next":...}`') },
+    responses: { 200: json('a page of receipts', receiptPage) },
   },
   receiptRaw: {
     method: 'get',

@@ -11,6 +11,7 @@ import type { HttpEnv } from '../env.js';
 import { readQuery } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { tenantScopeQuery } from '../schemas.js';
+import { statusAnswer } from '../view-schemas/operations.js';
 import { queueOverview } from '../views/queue-overview.js';
 
 export interface StatusRoutesDeps {
@@ -30,7 +31,7 @@ export const STATUS_ROUTES = {
       "Waiting messages (`queued`, `deferred`, `sending`, `suspended`) in total, by status, priority, tenant and account, and `oldest_due`. The admin also gets `dispatcher`, `store` (writes refused or not, the last refusal, size against the cap), `threads`, `reports`, `bounce` and `mirror`; a tenant key its own tenant's queue only.",
     access: 'tenant',
     query: tenantScopeQuery,
-    responses: { 200: json('`{"queue":{...}}`, for the admin with the loops\' health beside it') },
+    responses: { 200: json("the queue, for the admin with the loops' health beside it", statusAnswer) },
   },
 } as const satisfies Record<string, RouteDoc>;
 

@@ -11,9 +11,11 @@ import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier, reportLogQuery } from '../schemas.js';
+import { okOnly } from '../view-schemas/field.js';
+import { syncStatusAnswer, syncStatusList } from '../view-schemas/operations.js';
 import { viewReportAttempt } from '../views/report-log-view.js';
 
-const params = { id: identifier };
+const params = { id: identifier.meta({ description: 'The tenant id.', examples: ['acme'] }) };
 
 export const SYNC_STATUS_ROUTES = {
   list: {
@@ -22,7 +24,7 @@ export const SYNC_STATUS_ROUTES = {
     tag: 'Delivery reports',
     summary: 'Delivery report status of every tenant',
     access: 'admin',
-    responses: { 200: json('`{"tenants":[...]}`') },
+    responses: { 200: json("every tenant's", syncStatusList) },
   },
   get: {
     method: 'get',
@@ -33,7 +35,7 @@ export const SYNC_STATUS_ROUTES = {
       '`client_sync_url`, `in_flight`, `last_attempt_ts`, `last_success_ts`, `last_error`, `last_error_ts`, `consecutive_failures`, `next_due_ts`, `do_not_disturb_until_ts`, `backlog`, `oldest_unreported_ts`, `oldest_unreported_age_seconds`.',
     access: 'tenant',
     params,
-    responses: { 200: json('`{"sync_status":{...}}`') },
+    responses: { 200: json("the tenant's", syncStatusAnswer) },
     errors: ['NOT_FOUND'],
   },
   syncNow: {
@@ -43,7 +45,7 @@ export const SYNC_STATUS_ROUTES = {
     summary: 'A report round now, past any backoff',
     access: 'tenant',
     params,
-    responses: { 202: json('`{"ok":true}`') },
+    responses: { 202: json('a round is started', okOnly) },
     errors: ['NOT_FOUND'],
   },
   log: {

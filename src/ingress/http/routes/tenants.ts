@@ -8,13 +8,15 @@ import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { deleteQuery, identifier, rotateKeyBody, tenantCreateBody, tenantUpdateBody } from '../schemas.js';
+import { okOnly } from '../view-schemas/field.js';
+import { issuedKey, signingSecret, tenantAnswer, tenantCreated, tenantList, tenantUpdated } from '../view-schemas/tenant.js';
 import { viewIssuedKey, viewSigningSecret } from '../views/tenant-view.js';
 
 export function commandContext(c: Context<HttpEnv>): CommandContext {
   return { principal: c.get('principal'), correlationId: c.get('requestId') };
 }
 
-const params = { id: identifier };
+const params = { id: identifier.meta({ description: 'The tenant id.', examples: ['acme'] }) };
 const tenant = { tag: 'Tenants', access: 'admin' } as const;
 
 export const TENANT_ROUTES = {
@@ -25,17 +27,17 @@ export const TENANT_ROUTES = {
     summary: 'Create a tenant',
     description: 'The response holds `api_key` once, and `client_signing_secret` once when it was generated (omitted from the body).',
     body: tenantCreateBody,
-    responses: { 201: json('`{"ok":true,"tenant":{...},"api_key":"..."}`') },
+    responses: { 201: json('created: the tenant and its API key, shown once', tenantCreated) },
     errors: ['CONFLICT'],
   },
-  list: { ...tenant, method: 'get', path: '/tenants', summary: 'List tenants (secrets never shown)', responses: { 200: json('`{"tenants":[...]}`') } },
+  list: { ...tenant, method: 'get', path: '/tenants', summary: 'List tenants (secrets never shown)', responses: { 200: json('every tenant', tenantList) } },
   get: {
     ...tenant,
     method: 'get',
     path: '/tenant/{id}',
     summary: 'Read a tenant',
     params,
-    responses: { 200: json('`{"tenant":{...}}`') },
+    responses: { 200: json('the tenant', tenantAnswer) },
     errors: ['NOT_FOUND'],
   },
   update: {
@@ -46,7 +48,7 @@ export const TENANT_ROUTES = {
     description: '`id` may be repeated in the body, but must then match the path.',
     params,
     body: tenantUpdateBody,
-    responses: { 200: json('`{"ok":true,"tenant":{...}}`') },
+    responses: { 200: json('updated: the tenant as it is now', tenantUpdated) },
     errors: ['NOT_FOUND'],
   },
   delete: {
@@ -57,7 +59,7 @@ export const TENANT_ROUTES = {
     description: 'Refused (409) while it has undelivered mail unless `force`.',
     params,
     query: deleteQuery,
-    responses: { 200: json('`{"ok":true}`') },
+    responses: { 200: json('deleted', okOnly) },
     errors: ['NOT_FOUND', 'CONFLICT'],
   },
   rotateKey: {
@@ -67,7 +69,7 @@ export const TENANT_ROUTES = {
     summary: 'Rotate the API key: the old key stops working at once',
     params,
     body: rotateKeyBody,
-    responses: { 200: json('`{"ok":true,"api_key":"...",...}`: the new key, shown once') },
+    responses: { 200: json('the new key, shown once', issuedKey) },
     errors: ['NOT_FOUND'],
   },
   rotateSigningSecret: {
@@ -76,7 +78,7 @@ export const TENANT_ROUTES = {
     path: '/tenant/{id}/signing-secret',
     summary: 'A new report-signing secret, returned once; the old one stops signing at once',
     params,
-    responses: { 200: json('`{"ok":true,"client_signing_secret":"..."}`') },
+    responses: { 200: json('the new signing secret, shown once', signingSecret) },
     errors: ['NOT_FOUND'],
   },
 } as const satisfies Record<string, RouteDoc>;

@@ -1,0 +1,74 @@
+/**
+ * One example error envelope per stable code, as the daemon answers it (the
+ * messages and details are the ones the code raising it writes). A Record over
+ * every code, so a new code cannot reach the OpenAPI document without one.
+ */
+import type { HttpErrorCode } from './http-error.js';
+
+export interface ErrorExample {
+  /** When a client meets it, for the example's summary. */
+  summary: string;
+  message: string;
+  details: unknown;
+}
+
+export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
+  VALIDATION_FAILED: {
+    summary: 'a field is missing or out of bounds: one {path, message} per problem',
+    message: 'invalid request body',
+    details: [
+      { path: 'id', message: 'must match ^[A-Za-z0-9_-]{1,64}$' },
+      { path: 'api_key_expires_in_seconds', message: 'Too big: expected number to be <=315360000' },
+    ],
+  },
+  INVALID_JSON: {
+    summary: 'the body is not JSON',
+    message: 'the body is not valid JSON',
+    details: { reason: "Expected property name or '}' in JSON at position 1" },
+  },
+  UNAUTHORIZED: {
+    summary: 'no token, an unknown one or an expired key (answered with WWW-Authenticate)',
+    message: 'invalid credentials',
+    details: null,
+  },
+  FORBIDDEN: { summary: 'a tenant key on an admin route', message: 'this operation requires the admin token', details: null },
+  NOT_FOUND: {
+    summary: 'it does not exist, or belongs to another tenant (the same answer, so a key cannot learn what others have)',
+    message: 'tenant not found',
+    details: { tenant: 'acme' },
+  },
+  METHOD_NOT_ALLOWED: { summary: 'the path exists, not with this method', message: 'method not allowed', details: null },
+  CONFLICT: {
+    summary: 'the current state forbids it (undelivered mail without force, a backup already running)',
+    message: 'account has messages not yet delivered; pass force=true to delete them too',
+    details: { account_id: 'main', pending_messages: 3 },
+  },
+  PAYLOAD_TOO_LARGE: { summary: 'the body is over http.max_body_bytes (64 MiB)', message: 'request body too large', details: { max_bytes: 67108864 } },
+  UNSUPPORTED_MEDIA_TYPE: {
+    summary: 'a body sent as something other than application/json',
+    message: 'send the body as application/json',
+    details: { content_type: 'text/plain' },
+  },
+  AUTH_THROTTLED: {
+    summary: 'too many failed authentications from this client address: wait Retry-After seconds',
+    message: 'too many failed authentication attempts',
+    details: { retry_after_seconds: 30 },
+  },
+  CONFIG_INVALID: { summary: 'the configuration does not allow it', message: 'invalid configuration', details: null },
+  INTERNAL: { summary: 'a bug: logged with its stack; the request was not applied', message: 'internal error; the request was not applied', details: null },
+  STORE_UNAVAILABLE: {
+    summary: 'the database cannot write now (full, locked, I/O error): nothing was changed; retry after Retry-After',
+    message: 'the store cannot write right now; nothing was changed',
+    details: { reason: 'SQLITE_FULL' },
+  },
+  UNAVAILABLE: {
+    summary: 'a worker thread is being replaced: retry after Retry-After',
+    message: 'submission-parser worker is restarting',
+    details: null,
+  },
+  ATTACHMENT_UNAVAILABLE: {
+    summary: 'an attachment could not be fetched from where its storage_path points',
+    message: 'attachment invoice.pdf unavailable: server answered 404',
+    details: { filename: 'invoice.pdf', status: 404 },
+  },
+};

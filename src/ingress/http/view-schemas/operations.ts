@@ -1,0 +1,167 @@
+/**
+ * What the operations routes answer: GET /status (views/queue-overview.ts and, for the
+ * admin, daemon-health.ts), /health and /ready, and the delivery report status
+ * (core/report.ts SyncStatus).
+ */
+import { z } from 'zod';
+import type { SyncStatus } from '../../../core/report.js';
+import type { QueueOverview } from '../views/queue-overview.js';
+import { field, nullableSeconds, nullableText } from './field.js';
+
+const count = (description: string, example: number) => field(z.number().int(), description, example);
+const waitingStatuses = <T extends z.ZodType>(value: (status: string, example: number) => T) =>
+  z.object({ queued: value('queued', 5), deferred: value('deferred', 6), sending: value('sending', 1), suspended: value('suspended', 0) });
+
+const QUEUE_EXAMPLE: QueueOverview = {
+  waiting: 12,
+  by_status: { queued: 5, deferred: 6, sending: 1, suspended: 0 },
+  by_priority: { 0: 0, 1: 2, 2: 10, 3: 0 },
+  by_tenant: [{ tenant_id: 'acme', waiting: 12 }],
+  by_account: [{ tenant_id: 'acme', account_id: 'main', waiting: 12, by_status: { queued: 5, deferred: 6, sending: 1 } }],
+  oldest_due: { tenant_id: 'acme', id: 'inv-2025-001', account_id: 'main', due_ts: 1764000000, overdue_seconds: 42 },
+};
+
+const queue = z.object({
+  waiting: count('Messages waiting (queued, deferred, sending or suspended).', 12),
+  by_status: field(
+    waitingStatuses((status, example) => count(`Waiting messages ${status}.`, example)),
+    'Waiting messages by status.',
+    QUEUE_EXAMPLE.by_status,
+  ),
+  by_priority: field(
+    z.object({
+      0: count('Priority 0, immediate.', 0),
+      1: count('Priority 1, high.', 2),
+      2: count('Priority 2, normal.', 10),
+      3: count('Priority 3, low.', 0),
+    }),
+    'Waiting messages by priority (0 immediate ... 3 low).',
+    QUEUE_EXAMPLE.by_priority,
+  ),
+  by_tenant: field(
+    z.array(z.object({ tenant_id: field(z.string(), 'The tenant.', 'acme'), waiting: count('Its waiting messages.', 12) })),
+    'Waiting messages per tenant, busiest first.',
+    QUEUE_EXAMPLE.by_tenant,
+  ),
+  by_account: field(
+    z.array(
+      z.object({
+        tenant_id: field(z.string(), 'The tenant.', 'acme'),
+        account_id: field(z.string(), 'The account.', 'main'),
+        waiting: count('Its waiting messages.', 12),
+        by_status: field(
+          waitingStatuses((status, example) => count(`Its messages ${status}.`, example).optional()),
+          'Its waiting messages by status (a status with none is left out).',
+          {
+            queued: 5,
+            deferred: 6,
+          },
+        ),
+      }),
+    ),
+    'Waiting messages per account, busiest first.',
+    QUEUE_EXAMPLE.by_account,
+  ),
+  oldest_due: field(
+    z
+      .object({
+        tenant_id: field(z.string(), 'Its tenant.', 'acme'),
+        id: field(z.string(), 'Its client id.', 'inv-2025-001'),
+        account_id: field(z.string(), 'Its account.', 'main'),
+        due_ts: field(z.number().int(), 'Due since, epoch seconds.', 1764000000),
+        overdue_seconds: count('How long it has been due, seconds.', 42),
+      })
+      .nullable(),
+    'The dispatchable message due longest ago; null when none is due.',
+    QUEUE_EXAMPLE.oldest_due,
+  ),
+}) satisfies z.ZodType<QueueOverview>;
+
+const health = (description: string, example: Record<string, unknown>) =>
+  field(z.record(z.string(), z.unknown()), `Admin token only: ${description}`, example).optional();
+
+export const statusAnswer = z.object({
+  queue: field(queue, 'The queue at a glance (a tenant key: its own tenant only).', QUEUE_EXAMPLE),
+  dispatcher: health('whether the dispatcher runs.', { running: true }),
+  store: health(
+    'the database: `state` `ok` or `refusing`, `last_error` (`reason`, `at_ts`), `used_bytes` and `max_bytes` (the `max_database_mb` cap or null).',
+    {
+      state: 'ok',
+      last_error: null,
+      used_bytes: 1048576,
+      max_bytes: null,
+    },
+  ),
+  relays: health("connections `open` to the accounts' relays and `in_use`, in total and per account.", { open: 2, in_use: 1, accounts: [] }),
+  threads: health('the worker threads: `parser` true when its threads run, null without threads.', { parser: true }),
+  reports: health('delivery reports: `tenants`, `failing` (tenant ids), `backlog`.', { tenants: 3, failing: [], backlog: 0 }),
+  bounce: field(z.array(z.unknown()), "Admin token only: each bounce mailbox poller's state (as GET /bounce/status).", []).optional(),
+  fleet: health("a fleet node only: this node's view of the fleet: `node_id`, `connected`, `nodes`, `alive`, `missing`; absent on a single node.", {
+    node_id: 'node-a',
+    connected: true,
+    nodes: [],
+    alive: 2,
+    missing: [],
+  }),
+  mirror: health('the event mirror (as GET /mirror/status).', { enabled: true, state: 'connected', backlog: 0 }),
+});
+
+export const healthAnswer = z.object({ status: field(z.literal('ok'), 'The process answers.', 'ok') });
+
+const checks = field(z.record(z.string(), z.string()), 'Each readiness check by name: `ok`, or what is wrong.', {
+  store: 'ok',
+  dispatcher: 'ok',
+  parser: 'ok',
+});
+const details = field(
+  z.record(z.string(), z.unknown()),
+  "Beside readiness, not deciding it: `mirror` (the event mirror's state), `bounce` (each mailbox's `state` and `connected`).",
+  {
+    mirror: { state: 'connected' },
+    bounce: [],
+  },
+);
+export const readyAnswer = z.object({ ready: field(z.literal(true), 'Every check is ok.', true), checks, details });
+export const notReadyAnswer = field(
+  z.object({ ready: field(z.literal(false), 'Some check is not ok: `checks` names it.', false), checks, details }),
+  'Not ready: the daemon answers, but cannot take mail now.',
+  { ready: false, checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' }, details: { mirror: { state: 'connected' }, bounce: [] } },
+);
+
+const SYNC_EXAMPLE: SyncStatus = {
+  tenant_id: 'acme',
+  client_sync_url: 'https://app.example.com/mail-proxy/sync',
+  in_flight: false,
+  last_attempt_ts: 1764000062,
+  last_success_ts: 1764000062,
+  last_error: null,
+  last_error_ts: null,
+  consecutive_failures: 0,
+  next_due_ts: 1764000362,
+  do_not_disturb_until_ts: null,
+  backlog: 0,
+  oldest_unreported_ts: null,
+  oldest_unreported_age_seconds: null,
+};
+
+const syncStatus = z.object({
+  tenant_id: field(z.string(), 'The tenant.', 'acme'),
+  client_sync_url: nullableText(
+    'Where reports go; null when the tenant has no endpoint (outcomes are then marked reported as they happen).',
+    SYNC_EXAMPLE.client_sync_url,
+  ),
+  in_flight: field(z.boolean(), 'A round is being posted now.', false),
+  last_attempt_ts: nullableSeconds('The last round posted', SYNC_EXAMPLE.last_attempt_ts),
+  last_success_ts: nullableSeconds('The last round acknowledged', SYNC_EXAMPLE.last_success_ts),
+  last_error: nullableText('Why the last failed round failed.', null),
+  last_error_ts: nullableSeconds('When it failed', null),
+  consecutive_failures: count('Rounds failed in a row (0 once one is acknowledged).', 0),
+  next_due_ts: nullableSeconds('When the next round is due (a retry, a held report or a heartbeat)', SYNC_EXAMPLE.next_due_ts),
+  do_not_disturb_until_ts: nullableSeconds("The client's `next_sync_after`, while it holds", null),
+  backlog: count('Events not yet acknowledged.', 0),
+  oldest_unreported_ts: nullableSeconds('The oldest event not yet acknowledged', null),
+  oldest_unreported_age_seconds: field(z.number().int().nullable(), 'Its age, seconds; null when none.', null),
+}) satisfies z.ZodType<SyncStatus>;
+
+export const syncStatusAnswer = z.object({ sync_status: field(syncStatus, "The tenant's delivery report status.", SYNC_EXAMPLE) });
+export const syncStatusList = z.object({ tenants: field(z.array(syncStatus), "Every tenant's delivery report status.", [SYNC_EXAMPLE]) });

@@ -1,0 +1,89 @@
+/**
+ * The tenant as the tenant routes answer it: its contract (core/contracts/tenant.ts),
+ * never a secret; and the secrets answered once (a new API key, a new signing secret).
+ */
+import { z } from 'zod';
+import type { TenantView } from '../../../core/contracts/tenant.js';
+import type { IssuedKeyView } from '../views/tenant-view.js';
+import { field, isoInstant, nullableText, ok } from './field.js';
+
+const authMethod = <M extends string>(method: M) => field(z.literal(method), 'How mailproxy authenticates to the client application.', method);
+
+const tenantView = z.object({
+  id: field(z.string(), 'The tenant id.', 'acme'),
+  name: nullableText('A name for people.', 'ACME Ltd'),
+  client_base_url: nullableText('Where delivery reports and endpoint attachments are fetched from; null: none.', 'https://app.example.com'),
+  client_sync_path: field(z.string(), 'Path of the delivery-report endpoint under `client_base_url`.', '/mail-proxy/sync'),
+  client_attachment_path: nullableText('Path of the attachment endpoint under `client_base_url`; null: none.', '/mail-proxy/attachment'),
+  client_auth: field(
+    z
+      .union([
+        z.object({ method: authMethod('none') }),
+        z.object({ method: authMethod('bearer') }),
+        z.object({ method: authMethod('basic'), user: field(z.string(), 'The Basic user (the password is never shown).', 'mailproxy') }),
+      ])
+      .nullable(),
+    'How mailproxy authenticates to the client application, without its secrets; null: not set.',
+    { method: 'bearer' },
+  ),
+  client_signing_secret_set: field(z.boolean(), 'Whether delivery reports are signed (the secret itself is shown once, when set or generated).', true),
+  active: field(z.boolean(), 'False: nothing of the tenant is sent until it is active again.', true),
+  api_key_created_at: isoInstant('When the current API key was issued'),
+  api_key_expires_at: field(z.string().nullable(), 'When the current API key stops working, ISO 8601 UTC; null: never.', '2026-11-24T16:00:00.000Z'),
+  created_at: isoInstant('When the tenant was created'),
+  updated_at: isoInstant('When the tenant last changed'),
+}) satisfies z.ZodType<TenantView>;
+
+export const TENANT_EXAMPLE: TenantView = {
+  id: 'acme',
+  name: 'ACME Ltd',
+  client_base_url: 'https://app.example.com',
+  client_sync_path: '/mail-proxy/sync',
+  client_attachment_path: '/mail-proxy/attachment',
+  client_auth: { method: 'bearer' },
+  client_signing_secret_set: true,
+  active: true,
+  api_key_created_at: '2025-11-24T16:00:00.000Z',
+  api_key_expires_at: null,
+  created_at: '2025-11-24T16:00:00.000Z',
+  updated_at: '2025-11-24T16:00:00.000Z',
+};
+const tenant = field(tenantView, 'The tenant, without secret material.', TENANT_EXAMPLE);
+
+const apiKey = field(
+  z.string(),
+  'The API key: shown this once, only its hash is kept. Send it as `Authorization: Bearer <key>`.',
+  'mpk_Wm9vLWJhci1iYXotcXV4LTAxMjM0NTY3ODlhYmNkZWY',
+);
+
+export const tenantCreated = z.object({
+  ok,
+  tenant,
+  api_key: apiKey,
+  client_signing_secret: field(
+    z.string().optional(),
+    'The generated report-signing secret, shown this once: present only when the request gave no `client_signing_secret`.',
+    'mps_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldA',
+  ),
+});
+
+export const tenantAnswer = z.object({ tenant });
+export const tenantUpdated = z.object({ ok, tenant });
+export const tenantList = z.object({ tenants: field(z.array(tenantView), 'Every tenant, secrets never shown.', [TENANT_EXAMPLE]) });
+
+export const issuedKey = z.object({
+  ok,
+  tenant_id: field(z.string(), 'The tenant id.', 'acme'),
+  api_key: apiKey,
+  api_key_expires_at: field(z.string().nullable(), 'When the new key stops working, ISO 8601 UTC; null: never.', null),
+}) satisfies z.ZodType<IssuedKeyView & { ok: true }>;
+
+export const signingSecret = z.object({
+  ok,
+  tenant_id: field(z.string(), 'The tenant id.', 'acme'),
+  client_signing_secret: field(
+    z.string(),
+    'The new report-signing secret, shown this once; the old one stops signing at once.',
+    'mps_Q2hhbmdlIG1lIHRvIGEgcmFuZG9tIHNlY3JldA',
+  ),
+});

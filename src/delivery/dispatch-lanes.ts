@@ -42,7 +42,16 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
   const running = new Set<Promise<void>>();
   /** Messages handed to the relay whose outcome is not recorded yet. */
   const onWire = new Set<number>();
-  const outcomes = createOutcomeBatcher({ queue, log });
+  // A deferral is committed after its send finished and woke the dispatcher: that step saw the
+  // message still `sending`, so its retry instant was in no timer. Once the group is in the
+  // queue, one more step arms the timer at the next due instant (an idle daemon has no other wake).
+  const outcomes = createOutcomeBatcher({
+    queue,
+    log,
+    onRecorded: (group) => {
+      if (group.some((outcome) => outcome.kind === 'deferred' || outcome.kind === 'released')) deps.wake();
+    },
+  });
   /** After the hand-back at stop: the leases went back to the queue, so outcomes still arriving are not recorded. */
   let handedBack = false;
 

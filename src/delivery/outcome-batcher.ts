@@ -23,6 +23,8 @@ export function createOutcomeBatcher(options: {
   maxGroup?: number;
   maxDelayMs?: number;
   retryMs?: number;
+  /** After a group is committed (the dispatcher reads the queue as it now is). */
+  onRecorded?: (group: readonly RecordedOutcome[]) => void;
 }): OutcomeBatcher {
   const maxGroup = options.maxGroup ?? 200;
   const maxDelayMs = options.maxDelayMs ?? 10;
@@ -47,7 +49,9 @@ export function createOutcomeBatcher(options: {
       outcomes = [...group, ...outcomes];
       options.log.error({ err: error, outcomes: group.length }, 'recording delivery outcomes failed; will try again');
       timer = setTimeout(flush, retryMs);
+      return;
     }
+    options.onRecorded?.(group);
   };
 
   return {

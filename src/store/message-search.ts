@@ -8,6 +8,7 @@ import type { HandoffState, Priority } from '../core/message.js';
 import { messageStatus, type MessageQuery, type MessageSearch, type MessageSummary } from '../core/message-search.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { filterSql } from './message-filter-sql.js';
+import { statementCache } from './statement-cache.js';
 
 interface SummaryRow {
   pk: number;
@@ -63,16 +64,7 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
     SELECT pk, subject, mail_from, rcpt_to FROM messages WHERE pk > ? AND pk <= ?`);
   const advance = db.prepare(`UPDATE search_state SET indexed_pk = ? WHERE id = 1`);
 
-  // Statements by shape (which filters are set): a few dozen at most, each prepared once.
-  const prepared = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
-  const statement = (sql: string) => {
-    let found = prepared.get(sql);
-    if (found === undefined) {
-      found = db.prepare(sql);
-      prepared.set(sql, found);
-    }
-    return found;
-  };
+  const statement = statementCache(db);
 
   return {
     // Messages are indexed in pk order, a batch and the mark of how far in one transaction: a crash

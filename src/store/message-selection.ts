@@ -2,18 +2,10 @@
 import type { MessageSelection, SelectedMessage, Selection } from '../core/message-selection.js';
 import type { SqliteDatabase } from './database.js';
 import { filterSql, STATUS_SQL } from './message-filter-sql.js';
+import { statementCache } from './statement-cache.js';
 
 export function createSqliteMessageSelection(db: SqliteDatabase): MessageSelection {
-  // Statements by shape (which filters are set), each prepared once.
-  const prepared = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
-  const statement = (sql: string) => {
-    let found = prepared.get(sql);
-    if (found === undefined) {
-      found = db.prepare(sql);
-      prepared.set(sql, found);
-    }
-    return found;
-  };
+  const statement = statementCache(db);
 
   const clauses = (selection: Selection) => {
     const { where, params, narrowed } = filterSql(selection.filter);

@@ -5,8 +5,7 @@
  * retry schedule, no tick() from the test after the submission.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startQueueFixture } from '../helpers/queue-fixture.js';
-import { startSmtpSink } from '../peers/smtp-sink.js';
+import { message, startSinkScenario } from '../helpers/queue-fixture.js';
 
 describe('a deferred message on an idle daemon', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -16,17 +15,10 @@ describe('a deferred message on an idle daemon', () => {
 
   it('is tried again at its retry instant without anything else waking the dispatcher', async () => {
     let attempts = 0;
-    const sink = await startSmtpSink({ onData: () => (++attempts === 1 ? { code: 451, message: '4.7.1 try again later' } : null) });
-    const fx = await startQueueFixture({ dispatch: { retry_schedule_seconds: '[1]', retry_jitter: '0' } });
-    cleanups.push(
-      async () => sink.stop(),
-      async () => {
-        await fx.stop();
-        fx.t.cleanup();
-      },
-    );
-    const key = await fx.createTenant('acme');
-    await fx.createAccount('acme', 'main', sink);
+    const { fx, sink, key } = await startSinkScenario(cleanups, {
+      sink: { onData: () => (++attempts === 1 ? { code: 451, message: '4.7.1 try again later' } : null) },
+      dispatch: { retry_schedule_seconds: '[1]' },
+    });
 
     await fx.post(key, [message('retried')]);
     // The 451, then the retry a second later: both from the daemon's own wakes.

@@ -85,10 +85,13 @@ export interface SinkScenario {
  */
 export async function startSinkScenario(
   cleanups: Array<() => Promise<void>>,
-  options: { sink?: SmtpSinkOptions; account?: Record<string, unknown>; clock?: TestClock } = {},
+  options: { sink?: SmtpSinkOptions; account?: Record<string, unknown>; clock?: TestClock; dispatch?: Record<string, string> } = {},
 ): Promise<SinkScenario> {
   const sink = await startSmtpSink(options.sink);
-  const fx = await startQueueFixture(options.clock === undefined ? {} : { clock: options.clock });
+  const fx = await startQueueFixture({
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.dispatch === undefined ? {} : { dispatch: options.dispatch }),
+  });
   cleanups.push(
     async () => sink.stop(),
     async () => {

@@ -4,20 +4,11 @@ import { report } from '../cli-error.js';
 import { apiCall, tenantCall, type Command } from '../command.js';
 import { fields, withInstants } from '../fields.js';
 import { clip, instant, table, text } from '../output.js';
-import { bulkVerb, retryVerb } from './message-actions.js';
+import { BULK_FILTERS, bulkVerb, retryVerb } from './message-actions.js';
 
-/** --option -> the query parameter of GET /messages it sets. */
+/** --option -> the query parameter of GET /messages it sets: the filters bulk actions share, and the page. */
 const FILTERS: Record<string, string> = {
-  tenant: 'tenant_id',
-  status: 'status',
-  account: 'account_id',
-  batch: 'batch_code',
-  recipient: 'recipient',
-  sender: 'sender',
-  'from-ts': 'from_ts',
-  'to-ts': 'to_ts',
-  q: 'q',
-  priority: 'priority',
+  ...BULK_FILTERS,
   sort: 'sort',
   cursor: 'cursor',
 };

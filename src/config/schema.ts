@@ -257,7 +257,7 @@ export const configSchema = z
           .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
           .default('mailproxy_fleet'),
         heartbeat_seconds: z.number().positive().max(60).default(2),
-        node_timeout_seconds: z.number().positive().max(3600).default(10),
+        node_timeout_seconds: z.number().positive().max(3600).default(30),
       })
       .strict()
       .superRefine((fleet, ctx) => {

@@ -1,6 +1,6 @@
 /**
  * A node's membership of the fleet: it connects to the cluster, claims its
- * node id, writes a heartbeat every `heartbeatMs` and watches everyone's. The
+ * node id, writes a heartbeat every `heartbeatMs` and reads everyone's. The
  * cluster being away never stops the node (FLEET.md): it starts and goes on
  * alone, says so in `/status` and `/ready`, and joins once the cluster answers.
  * A node id held by another live data directory refuses the start.
@@ -12,7 +12,7 @@ import type { Logger } from '../core/logger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service, StopBudget } from '../runtime/service.js';
 import { within } from '../runtime/within.js';
-import { readNode, watchNodes, writeBeat } from './node-registry.js';
+import { readNode, readNodes, writeBeat } from './node-registry.js';
 import { loadNodeIdentity, type NodeIdentity } from './node-identity.js';
 
 /** The last heartbeat's wait at a stop: long enough to ride out a bucket's leader election, short against the stop's deadline. */
@@ -51,7 +51,8 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
   let identity: NodeIdentity | null = null;
   let connection: NatsConnection | null = null;
   let bucket: KV | null = null;
-  let nodes: Awaited<ReturnType<typeof watchNodes>> | null = null;
+  /** The fleet as last read (every heartbeat reads it again). */
+  let nodes: NodeSighting[] = [];
   let connected = false;
   let closing = false;
   const startedAt = clock.now();
@@ -70,18 +71,20 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     log,
     clock,
     run: async () => {
-      if (bucket !== null && connected) await writeBeat(bucket, beat('active'));
+      if (bucket === null || !connected) return;
+      await writeBeat(bucket, beat('active'));
+      nodes = await readNodes(bucket);
     },
   });
 
-  /** Opens the bucket, claims the node id and starts watching: once per connection's life. */
+  /** Opens the bucket, claims the node id and reads the fleet: once per connection's life. */
   const attach = async (nc: NatsConnection): Promise<void> => {
     const kv = await nc.jetstream().views.kv(settings.bucket, { history: 1, replicas: settings.replicas });
     const found = await readNode(kv, settings.nodeId);
     const claim = nodeIdClaim(found, identity?.instance ?? '', clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);
     await writeBeat(kv, beat('active'));
-    nodes = await watchNodes(kv);
+    nodes = await readNodes(kv);
     bucket = kv;
     connected = true;
     log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');
@@ -139,7 +142,6 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     async stop(budget: StopBudget) {
       closing = true;
       await heartbeat.stop();
-      nodes?.stop();
       // Said on the way out, so the others read a clean stop rather than a lost node.
       if (bucket !== null && connected)
         await within(
@@ -153,7 +155,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
         );
       await connection?.close();
     },
-    status: () => fleetView(settings.nodeId, connected, nodes?.sightings() ?? ([] as NodeSighting[]), clock.now(), settings.nodeTimeoutMs),
+    status: () => fleetView(settings.nodeId, connected, nodes, clock.now(), settings.nodeTimeoutMs),
     tick: () => heartbeat.tick(),
   };
 }

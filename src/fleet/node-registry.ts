@@ -1,9 +1,9 @@
 /**
  * The fleet's membership in its KV bucket: `nodes.<node_id>` holds each node's
- * last heartbeat. A watch keeps every node's latest heartbeat in memory, so
- * answering "who is in the fleet" costs no round trip; the entry's `created`
- * is the cluster's own timestamp of the write, so liveness is judged on one
- * clock per write rather than on each node's.
+ * last heartbeat, read back with each heartbeat so that answering "who is in the
+ * fleet" costs no round trip; the entry's `created` is the cluster's own
+ * timestamp of the write, so liveness is judged on one clock per write rather
+ * than on each node's.
  */
 import type { KV, KvEntry } from 'nats';
 import type { NodeBeat, NodeSighting } from '../core/fleet.js';
@@ -38,20 +38,18 @@ export async function forgetNode(kv: KV, nodeId: string): Promise<void> {
   await kv.delete(nodeKey(nodeId));
 }
 
-/** Every node's latest heartbeat, kept current by a watch until `stop()`. */
-export async function watchNodes(kv: KV): Promise<{ sightings(): Iterable<NodeSighting>; stop(): void }> {
-  const known = new Map<string, NodeSighting>();
-  const watch = await kv.watch({ key: `${PREFIX}>` });
-  void (async () => {
-    for await (const entry of watch) {
-      const nodeId = entry.key.slice(PREFIX.length);
-      const sighting = sightingOf(entry);
-      if (sighting === null) known.delete(nodeId);
-      else known.set(nodeId, sighting);
-    }
-  })();
-  return {
-    sightings: () => known.values(),
-    stop: () => watch.stop(),
-  };
+/**
+ * Every node's latest heartbeat, read afresh: the keys, then each value. No long-lived
+ * consumer (a KV watch) to go stale when the server holding it dies: a read that fails
+ * (the bucket electing a leader) fails whole, and the next heartbeat reads again.
+ */
+export async function readNodes(kv: KV): Promise<NodeSighting[]> {
+  // A listing interrupted by a consumer reset may name a key twice.
+  const keys = new Set<string>();
+  for await (const key of await kv.keys(`${PREFIX}>`)) keys.add(key);
+  const entries = await Promise.all([...keys].map((key) => kv.get(key)));
+  return entries.flatMap((entry) => {
+    const sighting = entry === null ? null : sightingOf(entry);
+    return sighting === null ? [] : [sighting];
+  });
 }

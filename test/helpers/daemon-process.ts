@@ -73,7 +73,8 @@ export function spawnDaemon(args: string[], options: { cwd: string; env?: Record
       return Promise.race([
         new Promise<LogEntry>((resolve) => waiters.push({ match, resolve })),
         exited.then(({ code, signal }) => {
-          throw new Error(`daemon exited (code ${code}, signal ${signal}) before the awaited log line; stderr: ${stderr.join('')}`);
+          const last = stdout.slice(-3).join('\n');
+          throw new Error(`daemon exited (code ${code}, signal ${signal}) before the awaited log line; stderr: ${stderr.join('')}; last log lines: ${last}`);
         }),
       ]);
     },

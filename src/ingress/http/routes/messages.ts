@@ -12,21 +12,8 @@ import type { SubmissionService } from '../../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import {
-  addMessagesDocumented,
-  batchParams,
-  BULK_MAX,
-  bulkParams,
-  cleanupParams,
-  clientId,
-  deleteIdsParams,
-  idsOf,
-  isSet,
-  resendIdsParams,
-  retryNowParams,
-  searchFilterFields,
-  tenantParams,
-} from '../message-schemas.js';
+import { addMessagesDocumented, batchParams, cleanupParams, clientId, deleteIdsParams, resendIdsParams, tenantParams } from '../message-schemas.js';
+import { BULK_MAX, bulkParams, idsOf, isSet, retryNowParams, searchFilterFields } from '../message-filter-schemas.js';
 import { requestBody } from '../request-body.js';
 import { readJson, readQuery, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

@@ -343,7 +343,8 @@ describe('PEC receipts from a real Dovecot', () => {
     const messageId = relayedMessageId(s.sink, 'atto-1');
     await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: messageId }), 'Ricevute');
     await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rda_ts).not.toBeNull(), WAIT);
-    expect(await mailboxes()).toEqual(['pec:acme/pec waiting']);
+    // The receipt is recorded before the watcher has moved it and gone back to waiting.
+    await vi.waitFor(async () => expect(await mailboxes()).toEqual(['pec:acme/pec waiting']), WAIT);
 
     await s.fx.createAccount('acme', 'pec', s.sink, { ...pecAccount, imap_folder: 'Ricevute', is_pec: false });
     await vi.waitFor(async () => expect(await mailboxes()).toEqual([]), WAIT);

@@ -89,7 +89,7 @@ describe('fleet membership', () => {
     expect(ready.body.details.fleet).toMatchObject({ node_id: 'n1', connected: true, alive: 3, missing: [] });
     // The data directory keeps its node id.
     expect(JSON.parse(readFileSync(join(nodes[1]!.cwd, 'data', 'fleet-node.json'), 'utf8'))).toMatchObject({ node_id: 'n2' });
-  });
+  }, 60_000);
 
   it('refuses a second data directory under a live node id, and a data directory under another id', async () => {
     const intruder = spawnDaemon(['serve'], { cwd: tempDir(), env: fleetEnv('n1') });
@@ -104,7 +104,7 @@ describe('fleet membership', () => {
     expect(renamed.entries.map((entry) => entry.msg)).toContain('joined the fleet');
     renamed.child.kill('SIGTERM');
     await renamed.exited;
-  });
+  }, 60_000);
 
   it('keeps every node in the fleet when one nats server of three is SIGKILLed', async () => {
     const killedAt = Date.now();

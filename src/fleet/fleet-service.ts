@@ -40,7 +40,26 @@ export class NodeIdInUse extends Error {
   }
 }
 
+/**
+ * What the fleet's features (shared configuration, limits, one view, drain)
+ * hold of the membership: the node's id, its connection to the cluster once
+ * joined, and who is alive. Each feature is its own service over this link,
+ * so none of them opens a second connection or keeps its own idea of the fleet.
+ */
+export interface FleetLink {
+  readonly nodeId: string;
+  /** The cluster connection once this node has joined; null before (or when the cluster never answered). */
+  connection(): NatsConnection | null;
+  /** Resolves at the join (at once when already joined). Never rejects; it may never resolve while the cluster is away. */
+  joined(): Promise<NatsConnection>;
+  /** False while this node cannot reach the cluster. */
+  connected(): boolean;
+  /** The node ids seen alive at the last heartbeat, this node included. */
+  aliveNodes(): string[];
+}
+
 export interface FleetService extends Service {
+  readonly link: FleetLink;
   status(): FleetView;
   /** One heartbeat now (tests; the loop writes them on its own). */
   tick(): Promise<void>;
@@ -56,6 +75,8 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
   let connected = false;
   let closing = false;
   const startedAt = clock.now();
+  let markJoined: (nc: NatsConnection) => void = () => undefined;
+  const joinedOnce = new Promise<NatsConnection>((resolve) => (markJoined = resolve));
 
   const beat = (state: NodeBeat['state']): NodeBeat => ({
     node_id: settings.nodeId,
@@ -87,6 +108,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     nodes = await readNodes(kv);
     bucket = kv;
     connected = true;
+    markJoined(nc);
     log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');
   };
 
@@ -102,8 +124,23 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     }
   };
 
+  const view = (): FleetView => fleetView(settings.nodeId, connected, nodes, clock.now(), settings.nodeTimeoutMs);
+  const link: FleetLink = {
+    nodeId: settings.nodeId,
+    connection: () => (bucket === null ? null : connection),
+    joined: () => joinedOnce,
+    connected: () => connected,
+    aliveNodes: () => {
+      const alive = view()
+        .nodes.filter((node) => node.liveness === 'alive')
+        .map((node) => node.node_id);
+      return alive.includes(settings.nodeId) ? alive : [...alive, settings.nodeId].sort();
+    },
+  };
+
   return {
     name: 'fleet',
+    link,
     async start() {
       identity = loadNodeIdentity(settings.dataDir, settings.nodeId);
       const connecting = connect({
@@ -155,7 +192,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
         );
       await connection?.close();
     },
-    status: () => fleetView(settings.nodeId, connected, nodes, clock.now(), settings.nodeTimeoutMs),
+    status: view,
     tick: () => heartbeat.tick(),
   };
 }

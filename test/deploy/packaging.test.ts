@@ -155,4 +155,61 @@ describe('packaging', () => {
       for (const path of ['node_modules', 'data', 'dist', '.git']) expect(ignored).toContain(path);
     });
   });
+
+  describe('the fleet compose file: three nodes on a three-server cluster, read as compose reads it', () => {
+    interface FleetService {
+      command?: string[];
+      environment?: Record<string, string>;
+      ports?: string[];
+      volumes?: string[];
+      read_only?: boolean;
+      cap_drop?: string[];
+      depends_on?: Record<string, { condition: string }>;
+    }
+    // Compose resolves `<<:` merge keys and `${VAR:?message}` from the operator's environment.
+    const text = read('docker/fleet-compose.yaml').replace(/\$\{(MAILPROXY_[A-Z_]+):\?[^}]*\}/g, (_, name: string) =>
+      name === 'MAILPROXY_SECRET_KEY' ? Buffer.alloc(32, 7).toString('base64') : 'fleet-admin-token-0123456789abcdef',
+    );
+    const services = (parseYaml(text, { merge: true }) as { services: Record<string, FleetService> }).services;
+    const dockerfile = read('docker/Dockerfile');
+    const imageEnv = Object.fromEntries([...dockerfile.matchAll(/(MAILPROXY_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+    const nodes = ['mailproxy1', 'mailproxy2', 'mailproxy3'].map((name) => services[name] as FleetService);
+    const natsServers = ['nats1', 'nats2', 'nats3'].map((name) => services[name] as FleetService);
+
+    it('gives each node its own id and volume, one secret key and admin token, and every cluster server', () => {
+      const configs = nodes.map((node) => {
+        const parsed = parseConfig(null, { ...imageEnv, ...node.environment });
+        if (!parsed.ok) throw new Error(JSON.stringify(parsed));
+        return parsed.config;
+      });
+      expect(new Set(configs.map((config) => config.fleet.node_id)).size).toBe(3);
+      for (const config of configs) {
+        expect(config.fleet.enabled).toBe(true);
+        expect(config.fleet.replicas).toBe(3);
+        expect(config.nats.url.split(',').sort()).toEqual(['nats://nats1:4222', 'nats://nats2:4222', 'nats://nats3:4222']);
+        expect(config.security.secret_key).toBe(configs[0]?.security.secret_key);
+        expect(config.http.admin_token).toBe(configs[0]?.http.admin_token);
+      }
+      expect(new Set(nodes.map((node) => node.volumes?.[0])).size).toBe(3);
+      for (const node of nodes) {
+        expect(node.read_only).toBe(true);
+        expect(node.cap_drop).toEqual(['ALL']);
+        expect(Object.keys(node.depends_on ?? {}).sort()).toEqual(['nats1', 'nats2', 'nats3']);
+        for (const port of node.ports ?? []) expect(port).toMatch(/^127\.0\.0\.1:/);
+      }
+    });
+
+    it('clusters the three nats servers with JetStream, each with its own name and store, routed to all three', () => {
+      const option = (command: string[], name: string): string | undefined => command[command.indexOf(name) + 1];
+      const names = natsServers.map((server) => option(server.command ?? [], '-n'));
+      expect(new Set(names).size).toBe(3);
+      for (const server of natsServers) {
+        const command = server.command ?? [];
+        expect(command).toContain('-js');
+        expect(option(command, '--cluster_name')).toBe('mailproxy');
+        expect(option(command, '--routes')?.split(',').sort()).toEqual(['nats://nats1:6222', 'nats://nats2:6222', 'nats://nats3:6222']);
+      }
+      expect(new Set(natsServers.map((server) => server.volumes?.[0])).size).toBe(3);
+    });
+  });
 });

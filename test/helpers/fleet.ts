@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { startNatsCluster, type NatsCluster } from '../peers/nats-cluster.js';
+import { startNatsCluster, type NatsCluster } from '../peers/nats-cluster.mjs';
 import { serveUntilListening, type DaemonProcess } from './daemon-process.js';
 import { api } from './test-daemon.js';
 

@@ -6,11 +6,14 @@
  * another process taking the port in between is possible but rare on loopback;
  * the start is retried on a fresh set then).
  *
+ * Plain JavaScript (typed by nats-cluster.d.mts): the fleet benchmark (bench/fleet.mjs)
+ * starts the same cluster as the tests.
+ *
  * A server can be SIGKILLed by its PID and started again on the same ports and
  * store. `ready()` waits until the cluster has a JetStream meta leader and every
  * running server is a member of it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -20,26 +23,8 @@ import { connect } from 'nats';
 const BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
 const START_TIMEOUT_MS = 20_000;
 
-export interface ClusterServer {
-  readonly name: string;
-  readonly url: string;
-  readonly pid: number | null;
-  /** SIGKILL: no goodbye to the cluster, as a crashed machine. */
-  kill(): Promise<void>;
-  /** Starts again on the same ports and store. */
-  start(): void;
-}
-
-export interface NatsCluster {
-  readonly servers: readonly ClusterServer[];
-  /** Every server's client URL, comma-separated: what a daemon's `nats.url` takes. */
-  readonly urls: string;
-  /** Waits for a JetStream meta leader that sees every running server. */
-  ready(): Promise<void>;
-  destroy(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
+/** @returns {Promise<number>} */
+async function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -50,13 +35,9 @@ async function freePort(): Promise<number> {
   });
 }
 
-interface RunningServer extends ClusterServer {
-  /** The monitoring port: how ready() asks each server what it sees. */
-  readonly monitor: number;
-}
-
-function createServerProcess(dir: string, name: string, client: number, route: number, routes: string, monitor: number): RunningServer {
-  let child: ChildProcess | null = null;
+/** One server of the cluster; `monitor` is its monitoring port, how ready() asks each server what it sees. */
+function createServerProcess(dir, name, client, route, routes, monitor) {
+  let child = null;
   const args = [
     '-a',
     '127.0.0.1',
@@ -98,21 +79,17 @@ function createServerProcess(dir: string, name: string, client: number, route: n
   };
 }
 
-interface JszMeta {
-  meta_cluster?: { leader?: string; cluster_size?: number; replicas?: Array<{ name: string; current: boolean; offline?: boolean }> };
-}
-
-export async function startNatsCluster(size = 3): Promise<NatsCluster> {
+export async function startNatsCluster(size = 3) {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-nats-cluster-'));
   const ports = await Promise.all(Array.from({ length: size * 3 }, freePort));
   const routePorts = ports.slice(size, size * 2);
   const routes = routePorts.map((port) => `nats://127.0.0.1:${port}`).join(',');
   const servers = Array.from({ length: size }, (_, index) =>
-    createServerProcess(dir, `n${index + 1}`, ports[index] as number, routePorts[index] as number, routes, ports[size * 2 + index] as number),
+    createServerProcess(dir, `n${index + 1}`, ports[index], routePorts[index], routes, ports[size * 2 + index]),
   );
   for (const server of servers) server.start();
 
-  const ready = async (): Promise<void> => {
+  const ready = async () => {
     const deadline = Date.now() + START_TIMEOUT_MS;
     const running = () => servers.filter((server) => server.pid !== null);
     for (;;) {
@@ -121,7 +98,7 @@ export async function startNatsCluster(size = 3): Promise<NatsCluster> {
         up.map(async (server) => {
           try {
             const response = await fetch(`http://127.0.0.1:${server.monitor}/jsz`);
-            return (await response.json()) as JszMeta;
+            return await response.json();
           } catch {
             return null;
           }

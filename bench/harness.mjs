@@ -154,7 +154,8 @@ async function findPorts(pid) {
   throw new Error('daemon did not start listening on HTTP and SMTP');
 }
 
-export async function setupTenant(d, sinkPort, clientBaseUrl = null) {
+/** Tenant `bench` with its default account `relay` to the sink; `account` adds fields to the account (limits). */
+export async function setupTenant(d, sinkPort, clientBaseUrl = null, account = {}) {
   const tenant = await api(d.base, d.token, 'POST', '/tenant', { id: 'bench', client_base_url: clientBaseUrl });
   await api(d.base, d.token, 'POST', '/account', {
     id: 'relay',
@@ -165,6 +166,7 @@ export async function setupTenant(d, sinkPort, clientBaseUrl = null) {
     max_connections: 5,
     max_messages_per_connection: 100000,
     is_default: true,
+    ...account,
   });
   return tenant.api_key;
 }
@@ -297,7 +299,7 @@ export function sampleRss(pid) {
 }
 
 /** CPU time the process has used so far (all its threads, or only its main thread), user and system, in ms. */
-function cpuOf(pid, mainThreadOnly = false) {
+export function cpuOf(pid, mainThreadOnly = false) {
   const fields = readFileSync(mainThreadOnly ? `/proc/${pid}/task/${pid}/stat` : `/proc/${pid}/stat`, 'utf8')
     .replace(/^.*\) /s, '')
     .split(' ');

@@ -5,6 +5,7 @@ import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { dsnFor, startBenchDovecot } from './dovecot.mjs';
+import { fleetScenario } from './fleet.mjs';
 import { reportsScenario } from './reports.mjs';
 import { scaleScenario } from './scale.mjs';
 import { searchScenario } from './search.mjs';
@@ -303,6 +304,9 @@ const scenarios = {
     }
   },
 };
+
+// Last: it starts a NATS cluster per configuration and is the longest.
+scenarios.fleet = fleetScenario;
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

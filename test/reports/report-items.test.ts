@@ -141,7 +141,9 @@ describe('delivery report items: fields, authentication and signature', () => {
     expect(header).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
     expect(verifyReportSignature(bearer.secret, report.raw, header, nowSeconds())).toBe(true);
     expect(verifyReportSignature(basic.secret, report.raw, header, nowSeconds())).toBe(false);
-    expect(verifyReportSignature(bearer.secret, report.raw.replace('ok-1', 'ok-2'), header, nowSeconds())).toBe(false);
+    // One byte more is a changed body (replacing an id failed to change it when the first report with items held other ids).
+    const changed = `${report.raw} `;
+    expect(verifyReportSignature(bearer.secret, changed, header, nowSeconds())).toBe(false);
     // A captured report replayed an hour later is refused.
     expect(verifyReportSignature(bearer.secret, report.raw, header, nowSeconds() + 3600)).toBe(false);
     expect(typeof report.headers['x-mailproxy-report-id']).toBe('string');

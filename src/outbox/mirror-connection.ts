@@ -7,6 +7,7 @@
 import { connect, type JetStreamClient, type KV, type NatsConnection } from 'nats';
 import type { Logger } from '../core/logger.js';
 import type { MirrorStatus } from '../core/mirror.js';
+import { exponentialBackoff } from '../core/retry-policy.js';
 import { within } from '../runtime/within.js';
 import { startCommandConsumer, type CommandConsumer } from './command-consumer.js';
 import { openLatestBucket } from './latest-kv.js';
@@ -16,6 +17,9 @@ import { provisionStream, StreamConflict } from './stream-provisioning.js';
 /** How long a stop lets the client flush and close before the connection is simply closed. */
 const DRAIN_MS = 2000;
 const MIN_DRAIN_MS = 100;
+/** Re-provisioning after a reconnect: retried from this wait, doubling up to the max, until the stream answers. */
+const REPROVISION_INITIAL_MS = 250;
+const REPROVISION_MAX_MS = 5000;
 
 export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger; onUsable: () => void }) {
   const { config, log } = deps;
@@ -25,6 +29,8 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
   let commands: CommandConsumer | null = null;
   let state: MirrorStatus['state'] = 'connecting';
   let closing = false;
+  /** Counts disconnects and reconnects: a re-provisioning retries only while its round is the latest. */
+  let rounds = 0;
   /** Set once commands stop: a connection made later starts no consumer. */
   let commandsStopped: Promise<void> | null = null;
 
@@ -33,22 +39,47 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
     log.info({ stream: config.stream.name, outcome }, 'event stream ready');
   };
 
+  /**
+   * Provisions the stream again on a connection that came back, until it answers. Right after a
+   * server is lost the stream may have no leader for a while (JetStream's election: measured from
+   * under a second to over 15 s here), and a reconnect that tried once stayed 'disconnected' for
+   * good: wakes are dropped while not connected, so the mirror stopped (found by the NATS-loss
+   * fleet test). A newer disconnect, a conflict or the close ends the retries.
+   */
+  const reprovision = async (nc: NatsConnection, server: string, round: number): Promise<void> => {
+    for (let failures = 1; !closing && round === rounds && !nc.isClosed(); failures += 1) {
+      try {
+        await provision(nc);
+        if (round !== rounds) return;
+        state = 'connected';
+        log.info({ server }, 'event stream reconnected');
+        deps.onUsable();
+        return;
+      } catch (error) {
+        if (error instanceof StreamConflict) {
+          state = 'conflict';
+          log.error({ err: error }, 'event stream not usable after reconnecting');
+          return;
+        }
+        state = 'disconnected';
+        const retryInMs = exponentialBackoff(failures, { initialMs: REPROVISION_INITIAL_MS, maxMs: REPROVISION_MAX_MS, jitter: 0 }, 0.5);
+        log.warn({ err: error, failures, retryInMs }, 'event stream not usable yet after reconnecting; trying again');
+        await new Promise((resolve) => setTimeout(resolve, retryInMs).unref());
+      }
+    }
+  };
+
   /** Follows the connection's life: reconnects are the client's, re-provisioning and the backlog are ours. */
   const watch = async (nc: NatsConnection): Promise<void> => {
     for await (const event of nc.status()) {
       if (event.type === 'disconnect') {
+        rounds += 1;
         if (state === 'connected') log.warn({ server: String(event.data) }, 'event stream disconnected; the outbox keeps the events');
         if (state !== 'conflict') state = 'disconnected';
       } else if (event.type === 'reconnect') {
-        try {
-          await provision(nc);
-          state = 'connected';
-          log.info({ server: String(event.data) }, 'event stream reconnected');
-          deps.onUsable();
-        } catch (error) {
-          state = error instanceof StreamConflict ? 'conflict' : 'disconnected';
-          log.error({ err: error }, 'event stream not usable after reconnecting');
-        }
+        rounds += 1;
+        // Not awaited: the status events that follow (another disconnect) must be seen while it retries.
+        void reprovision(nc, String(event.data), rounds);
       }
     }
   };

@@ -1,0 +1,108 @@
+/**
+ * A mirror whose connection comes back while JetStream cannot answer yet (no
+ * leader: an election after a server's loss) provisions the stream again until
+ * it can, and then publishes. It used to try once, stay 'disconnected' for good
+ * and drop every wake, so the outbox grew behind a working connection (found by
+ * test/fleet/nats-loss.test.ts). Here on a real three-server cluster: all three
+ * are killed and one started, so the client reconnects to a server that has no
+ * quorum; a second comes back, with no reconnect of the client.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createNatsMirror } from '../../src/outbox/nats-mirror.js';
+import { createLogger, randomIds, systemClock } from '../../src/runtime/index.js';
+import type { SqliteStore } from '../../src/store/index.js';
+import { storeWithAdminEvents } from '../helpers/mirror-store.js';
+import { startNatsCluster, type NatsCluster } from '../peers/nats-cluster.js';
+import { readStream } from '../peers/nats-server.js';
+
+const STREAM = 'REPROV';
+
+describe('re-provisioning the stream after a reconnect', () => {
+  let cluster: NatsCluster;
+  let store: SqliteStore;
+  let removeStore: () => void;
+
+  beforeAll(async () => {
+    cluster = await startNatsCluster();
+    ({ store, remove: removeStore } = storeWithAdminEvents('reprov', 5, () => 'acme'));
+  }, 60_000);
+  afterAll(async () => {
+    removeStore?.();
+    await cluster?.destroy();
+  });
+
+  const record = (count: number): void =>
+    store.transaction(() => {
+      for (let index = 0; index < count; index += 1)
+        store.changes.record({
+          eventId: randomIds.uuid(),
+          occurredAt: Date.now(),
+          actor: 'admin',
+          command: 'test',
+          tenantId: 'acme',
+          aggregateType: 'tenant',
+          aggregateId: 'acme',
+          eventType: 'tenant.updated',
+          eventVersion: 1,
+          data: { index },
+          correlationId: null,
+        });
+    });
+
+  it('retries until the stream answers, then publishes what waited and what comes next', async () => {
+    const [first, second, third] = cluster.servers as [NatsCluster['servers'][0], NatsCluster['servers'][0], NatsCluster['servers'][0]];
+    const lines: string[] = [];
+    const mirror = createNatsMirror({
+      store: store.mirror,
+      clock: systemClock,
+      log: createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } }),
+      config: {
+        // Only the first server: the others are learnt from it, as a client does.
+        url: first.url,
+        latestBucket: '',
+        maxInFlight: 100,
+        batchDelayMs: 5,
+        publishTimeoutMs: 2000,
+        connectTimeoutMs: 10_000,
+        // The stream may answer before it takes publishes again (its own election): a failed window is retried soon.
+        // Nothing is published while the stream cannot answer, so no such retry can stand in for the re-provisioning.
+        retryInitialMs: 500,
+        retryMaxMs: 2000,
+        stream: { name: STREAM, subjectPrefix: 'reprov', maxAgeMs: 0, maxBytes: 0, replicas: 3, duplicateWindowMs: 120_000 },
+      },
+    });
+    const until = async (check: () => boolean, what: string, timeoutMs = 45_000): Promise<void> => {
+      const deadline = Date.now() + timeoutMs;
+      while (!check()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(mirror.status())}\n${lines.join('')}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    try {
+      await mirror.start();
+      await until(() => mirror.status().backlog === 0, 'the first events to be published');
+
+      // Whichever server the client was on, it can only come back on the third, alone: no meta leader, so provisioning fails.
+      await Promise.all([first.kill(), second.kill(), third.kill()]);
+      third.start();
+      await until(() => lines.some((line) => line.includes('after reconnecting')), 'a failed provisioning after the reconnect');
+      expect(mirror.status().state).toBe('disconnected');
+      record(10);
+      expect(mirror.status().backlog).toBe(10);
+
+      // Quorum again, without a reconnect of the mirror's client.
+      second.start();
+      await until(() => mirror.status().state === 'connected', 'the mirror to be connected again');
+      await until(() => mirror.status().backlog === 0, 'what waited to be published');
+      record(7);
+      mirror.wake();
+      await until(() => mirror.status().backlog === 0, 'new events to be published');
+
+      const stored = await readStream(third.url, STREAM);
+      expect(new Set(stored.map((event) => event.msgId)).size).toBe(22);
+      expect(stored).toHaveLength(22);
+    } finally {
+      await mirror.stop(0);
+    }
+  }, 120_000);
+});

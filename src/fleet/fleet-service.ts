@@ -11,13 +11,20 @@ import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSightin
 import type { Logger } from '../core/logger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service, StopBudget } from '../runtime/service.js';
-import { within } from '../runtime/within.js';
+import { deadline, within } from '../runtime/within.js';
 import { readNode, readNodes, writeBeat } from './node-registry.js';
 import { loadNodeIdentity, type NodeIdentity } from './node-identity.js';
 
 /** The last heartbeat's wait at a stop: long enough to ride out a bucket's leader election, short against the stop's deadline. */
 const STOP_WRITE_MS = 3000;
 const DRAIN_MS = 1000;
+/**
+ * A heartbeat (its write and the read of everyone's) that has not ended by then is given up, and
+ * the next one starts afresh: a KV listing can stall without ever failing while the cluster
+ * elects a leader, and a stalled step would stop the loop for good (the node then read itself as
+ * missing, seen in a loaded test run).
+ */
+const HEARTBEAT_DEADLINE_MS = 5000;
 
 export interface FleetSettings {
   nodeId: string;
@@ -93,8 +100,10 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     clock,
     run: async () => {
       if (bucket === null || !connected) return;
-      await writeBeat(bucket, beat('active'));
-      nodes = await readNodes(bucket);
+      const kv = bucket;
+      const limit = Math.max(HEARTBEAT_DEADLINE_MS, 2 * settings.heartbeatMs);
+      await deadline(writeBeat(kv, beat('active')), limit, 'the fleet heartbeat write');
+      nodes = await deadline(readNodes(kv), limit, 'the read of the fleet');
     },
   });
 

@@ -7,16 +7,21 @@ import { createHttpService } from '../ingress/http/http-service.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
 import type { DaemonKeys } from '../security/daemon-keys.js';
 import { adminServices, createApi } from './api.js';
+import type { FleetFeatures } from './fleet-features.js';
 import type { Streams } from './streams.js';
 import type { DaemonContext, Work } from './work.js';
 
-export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, streams: Streams) {
+export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, streams: Streams, fleet: FleetFeatures | null = null) {
   const { settings, store, clock, ids, log, metrics } = ctx;
-  const { delivery, submissions, wake } = work;
+  const { delivery, wake } = work;
+  // In a fleet, submissions are checked against the fleet's claims and refused while draining.
+  const submissions = fleet?.submissions ?? work.submissions;
   const bounces = streams.bounces.watchers;
   const admin = adminServices({ ...ctx, keys, handoff: delivery.handoff, wake, accountsChanged: bounces.accountsChanged });
   const parts = {
     ...work,
+    submissions,
+    fleetDrain: fleet?.drain ?? null,
     mirror: streams.mirror.mirror,
     bounces,
     fleet: streams.fleet,

@@ -60,6 +60,8 @@ export interface FleetLink {
 
 export interface FleetService extends Service {
   readonly link: FleetLink;
+  /** What this node says of itself from now on (a drain's phases), written at once when joined. */
+  announce(state: 'active' | 'draining' | 'drained'): Promise<void>;
   status(): FleetView;
   /** One heartbeat now (tests; the loop writes them on its own). */
   tick(): Promise<void>;
@@ -74,6 +76,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
   let nodes: NodeSighting[] = [];
   let connected = false;
   let closing = false;
+  let announced: 'active' | 'draining' | 'drained' = 'active';
   const startedAt = clock.now();
   let markJoined: (nc: NatsConnection) => void = () => undefined;
   const joinedOnce = new Promise<NatsConnection>((resolve) => (markJoined = resolve));
@@ -93,7 +96,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     clock,
     run: async () => {
       if (bucket === null || !connected) return;
-      await writeBeat(bucket, beat('active'));
+      await writeBeat(bucket, beat(announced));
       nodes = await readNodes(bucket);
     },
   });
@@ -104,7 +107,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     const found = await readNode(kv, settings.nodeId);
     const claim = nodeIdClaim(found, identity?.instance ?? '', clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);
-    await writeBeat(kv, beat('active'));
+    await writeBeat(kv, beat(announced));
     nodes = await readNodes(kv);
     bucket = kv;
     connected = true;
@@ -182,7 +185,8 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
       // Said on the way out, so the others read a clean stop rather than a lost node.
       if (bucket !== null && connected)
         await within(
-          writeBeat(bucket, beat('stopped')).catch(() => undefined),
+          // A drained node says so still: it left with nothing to lose, rather than stopped.
+          writeBeat(bucket, beat(announced === 'drained' ? 'drained' : 'stopped')).catch(() => undefined),
           Math.min(STOP_WRITE_MS, budget.left()),
         );
       if (connection !== null && !connection.isClosed())
@@ -194,5 +198,10 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     },
     status: view,
     tick: () => heartbeat.tick(),
+    async announce(state) {
+      announced = state;
+      if (bucket !== null && connected)
+        await writeBeat(bucket, beat(state)).catch((error: unknown) => log.warn({ err: error }, 'could not write the heartbeat'));
+    },
   };
 }

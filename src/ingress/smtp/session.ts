@@ -257,6 +257,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
           (reply) => callback(null, reply),
           (error: unknown) => {
             if (error instanceof SmtpReply) return callback(error);
+            if (error instanceof AppError && error.code === 'NODE_DRAINING') return callback(replies.draining());
             // The client left (or was closed for a timeout) in the middle of DATA: its
             // message was never ours, and nobody is left to answer.
             if ((error as { code?: unknown }).code === 'ECONNECTION') {

@@ -53,6 +53,8 @@ export function createFleetDrain(deps: FleetDrainDeps) {
   let running: Promise<void> | null = null;
   const moved: Record<string, number> = {};
   let lastError: string | null = null;
+  /** Counts the messages offered, so that the round robin goes on across passes. */
+  let turn = 0;
 
   const offer = async (nc: NatsConnection, message: StoredTransfer, peers: readonly string[]): Promise<boolean> => {
     const transfer: MessageTransfer = { ...message, origin_node: link.nodeId };
@@ -85,7 +87,7 @@ export function createFleetDrain(deps: FleetDrainDeps) {
       while (next < batch.length) {
         const index = next++;
         const message = batch[index] as StoredTransfer;
-        if (await offer(nc, message, peersInTurn(targets, message.origin_pk + index))) count += 1;
+        if (await offer(nc, message, peersInTurn(targets, turn++))) count += 1;
         else refused.add(message.origin_pk);
       }
     };

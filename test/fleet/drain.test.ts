@@ -5,7 +5,9 @@
  * of a node to the others, each delivered once, and the node refuses intake
  * and leaves without being reported missing.
  */
+import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { claimKey } from '../../src/fleet/idempotency-claims.js';
 import { runCli } from '../helpers/cli-process.js';
 import { FLEET_TOKEN, startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
@@ -87,6 +89,29 @@ describe('idempotency across the fleet', () => {
     await sink.waitForMessages(2, 30_000);
     expect(Object.fromEntries(deliveries())).toEqual({ 'dup-1': 1, 'fresh-1': 1 });
   }, 90_000);
+
+  it('does not lock out an id whose claim has no message behind it (a crash between claim and commit), unless its holder cannot answer', async () => {
+    // Claims as a node leaves them when it dies between its claim and its commit.
+    const nc = await connect({ servers: fleet.cluster.urls.split(',') });
+    try {
+      const kv = await nc.jetstream().views.kv('mailproxy_fleet_idem');
+      const claim = (id: string, node: string) => kv.create(claimKey('acme', id), new TextEncoder().encode(JSON.stringify({ node, tenant_id: 'acme', at: 0 })));
+      await claim('orphan-1', 'n1');
+      await claim('orphan-2', 'n9');
+    } finally {
+      await nc.close();
+    }
+    // n1 answers that it has no orphan-1: n3 takes the claim over and queues it.
+    const taken = await post(urlOf('n3'), [message('orphan-1'), message('orphan-2')]);
+    expect(taken.body.queued).toBe(1);
+    // n9 never answers: it may have the message, so the id is answered as a repeat rather than risk a second send.
+    expect(taken.body.rejected).toEqual([expect.objectContaining({ index: 1, id: 'orphan-2', code: 'ALREADY_SENT' })]);
+    // The claim is n3's now: a repeat on n1 is a repeat.
+    const repeat = await post(urlOf('n1'), [message('orphan-1')]);
+    expect(repeat.body.rejected).toEqual([expect.objectContaining({ id: 'orphan-1', code: 'ALREADY_SENT' })]);
+    await sink.waitForMessages(3, 30_000);
+    await until(async () => (await waitingOn(urlOf('n3'))) === 0, 'n3 to send');
+  }, 60_000);
 });
 
 describe('drain and leave', () => {

@@ -34,6 +34,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake, telemetry: metrics.smtp };
-  const smtp = createSmtpService(settings.smtp, { ...smtpDeps, authenticator: admin.smtpAuthenticator });
+  const draining = fleet === null ? {} : { draining: () => fleet.drain.phase() !== 'active' };
+  const smtp = createSmtpService(settings.smtp, { ...smtpDeps, ...draining, authenticator: admin.smtpAuthenticator });
   return { http, smtp };
 }

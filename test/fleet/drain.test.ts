@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimKey } from '../../src/fleet/idempotency-claims.js';
 import { runCli } from '../helpers/cli-process.js';
 import { FLEET_TOKEN, startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
+import { openRawSmtp } from '../helpers/raw-smtp.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
@@ -147,6 +148,12 @@ describe('drain and leave', () => {
     const refused = await post(n2, [message('after-drain')]);
     expect(refused.status).toBe(503);
     expect(refused.body.error.code).toBe('NODE_DRAINING');
+    const smtp = await openRawSmtp(fleet.nodes.find((node) => node.id === 'n2')?.smtpPort as number);
+    try {
+      expect(await smtp.reply(10_000)).toMatchObject({ code: 421, text: expect.stringContaining('draining') });
+    } finally {
+      smtp.destroy();
+    }
     const ready = await api(n2, 'GET', '/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.checks.fleet_drain).toBe('not ready');

@@ -27,6 +27,8 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
     link,
     store: store.transfer,
     announce: (phase) => fleet.announce(phase),
+    // Bound late: the wrapped submissions are made below, over the drain's gate.
+    intakeSettled: () => fleetSubmissions.settled(),
     stopSending: () => work.delivery.dispatcher.stop(settings.shutdownMs),
     wake: work.wake,
     holdId: async (tenantId, id) => {

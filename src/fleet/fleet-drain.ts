@@ -37,6 +37,8 @@ export interface FleetDrainDeps {
   store: MessageTransferStore;
   /** Says the phase in this node's heartbeat. */
   announce: (phase: DrainPhase) => Promise<void>;
+  /** Resolves once the submissions that passed intake before the drain have committed (they are then drained too). */
+  intakeSettled: () => Promise<void>;
   /** Stops the dispatcher; resolves once its sends in flight are done or handed back. */
   stopSending: () => Promise<void>;
   /** Work arrived (an adopted message): the dispatcher looks again. */
@@ -97,6 +99,7 @@ export function createFleetDrain(deps: FleetDrainDeps) {
 
   const run = async (): Promise<void> => {
     await deps.announce('draining');
+    await deps.intakeSettled();
     await deps.stopSending();
     const nc = link.connection();
     if (nc === null) lastError = 'not joined to the fleet';

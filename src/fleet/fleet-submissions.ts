@@ -57,6 +57,9 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
   /** Keys claimed by requests not yet committed: the holder's answer to "do you have it?" counts them. */
   const pending = new Map<string, number>();
   let skipped = 0;
+  /** Requests past the drain's gate and not yet answered: a drain waits for them before it reads what waits. */
+  let inFlight = 0;
+  const settled: Array<() => void> = [];
 
   const claimables = (principal: Principal, items: readonly SubmissionItem[]): Claimable[] => {
     const found: Claimable[] = [];
@@ -67,7 +70,11 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     }
     // Ids this node has are its own business: the local rule decides them, no round trip.
     const byTenant = new Map<string, Claimable[]>();
-    for (const entry of found) byTenant.set(entry.tenantId, [...(byTenant.get(entry.tenantId) ?? []), entry]);
+    for (const entry of found) {
+      const entries = byTenant.get(entry.tenantId);
+      if (entries === undefined) byTenant.set(entry.tenantId, [entry]);
+      else entries.push(entry);
+    }
     return [...byTenant].flatMap(([tenantId, entries]) => {
       const known = deps.queue.states(
         tenantId,
@@ -107,31 +114,42 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
   const merge = (result: SubmissionResult, extra: readonly Rejection[]): SubmissionResult =>
     extra.length === 0 ? result : { queued: result.queued, rejected: [...result.rejected, ...extra].sort((a, b) => a.index - b.index) };
 
+  /** The fleet's check, then the local commit of what it let through. */
+  const checked: SubmissionService['enqueue'] = async (principal, items, defaultPriority, correlationId, alongside) => {
+    const entries = claimables(principal, items);
+    if (entries.length === 0) return inner.enqueue(principal, items, defaultPriority, correlationId, alongside);
+    const keys = entries.map((entry) => claimKey(entry.tenantId, entry.id));
+    for (const key of keys) pending.set(key, (pending.get(key) ?? 0) + 1);
+    try {
+      const held = await duplicates(entries);
+      if (held === null) {
+        skipped += 1;
+        log.warn({ messages: entries.length }, 'fleet idempotency check skipped: the cluster did not answer; accepted on the local check');
+      }
+      const extra = [...(held ?? [])].map((item) => rejection(item.index, item.id, refusal('ALREADY_SENT')));
+      if (extra.length > 0) log.info({ ids: extra.map((entry) => entry.id) }, 'client ids accepted on another node: answered as repeats');
+      const rest = extra.length === 0 ? items : items.filter((item) => !held?.has(item));
+      const result = await inner.enqueue(principal, rest, defaultPriority, correlationId, alongside && ((own) => alongside(merge(own, extra))));
+      return merge(result, extra);
+    } finally {
+      for (const key of keys) {
+        const left = (pending.get(key) ?? 1) - 1;
+        if (left <= 0) pending.delete(key);
+        else pending.set(key, left);
+      }
+    }
+  };
+
   const service: SubmissionService = {
     async enqueue(principal, items, defaultPriority, correlationId, alongside) {
       const refused = deps.refusal();
       if (refused !== null) throw refused;
-      const entries = claimables(principal, items);
-      if (entries.length === 0) return inner.enqueue(principal, items, defaultPriority, correlationId, alongside);
-      const keys = entries.map((entry) => claimKey(entry.tenantId, entry.id));
-      for (const key of keys) pending.set(key, (pending.get(key) ?? 0) + 1);
+      inFlight += 1;
       try {
-        const held = await duplicates(entries);
-        if (held === null) {
-          skipped += 1;
-          log.warn({ messages: entries.length }, 'fleet idempotency check skipped: the cluster did not answer; accepted on the local check');
-        }
-        const extra = [...(held ?? [])].map((item) => rejection(item.index, item.id, refusal('ALREADY_SENT')));
-        if (extra.length > 0) log.info({ ids: extra.map((entry) => entry.id) }, 'client ids accepted on another node: answered as repeats');
-        const rest = extra.length === 0 ? items : items.filter((item) => !held?.has(item));
-        const result = await inner.enqueue(principal, rest, defaultPriority, correlationId, alongside && ((own) => alongside(merge(own, extra))));
-        return merge(result, extra);
+        return await checked(principal, items, defaultPriority, correlationId, alongside);
       } finally {
-        for (const key of keys) {
-          const left = (pending.get(key) ?? 1) - 1;
-          if (left <= 0) pending.delete(key);
-          else pending.set(key, left);
-        }
+        inFlight -= 1;
+        if (inFlight === 0) for (const resolve of settled.splice(0)) resolve();
       }
     },
   };
@@ -141,5 +159,7 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     /** The holder's answer: does this node have (or is it committing) this client id? */
     has: (tenantId: string, id: string): boolean => pending.has(claimKey(tenantId, id)) || deps.queue.states(tenantId, [id]).has(id),
     skipped: () => skipped,
+    /** Resolves once every request that passed the drain's gate has been answered. */
+    settled: (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => settled.push(resolve))),
   };
 }

@@ -11,11 +11,14 @@ import { claimKey } from '../../src/fleet/idempotency-claims.js';
 import { runCli } from '../helpers/cli-process.js';
 import { FLEET_TOKEN, startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
 import { openRawSmtp } from '../helpers/raw-smtp.js';
+import { openSubmission } from '../helpers/smtp-submit.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 let fleet: TestFleet;
 let sink: SmtpSink;
+/** Each node's API key of tenant acme (SMTP AUTH). */
+const keys = new Map<string, string>();
 
 const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token: FLEET_TOKEN, body });
 const message = (id: string, extra: Record<string, unknown> = {}) => ({
@@ -55,7 +58,9 @@ beforeAll(async () => {
   fleet = await startFleet(['n1', 'n2', 'n3']);
   // The same tenant and account on every node (shared configuration is another piece of issue 24).
   for (const node of fleet.nodes) {
-    expect((await admin(node.url, 'POST', '/tenant', { id: 'acme' })).status).toBe(201);
+    const tenant = await admin(node.url, 'POST', '/tenant', { id: 'acme' });
+    expect(tenant.status).toBe(201);
+    keys.set(node.id, tenant.body.api_key as string);
     const account = await admin(node.url, 'POST', '/account', {
       id: 'main',
       tenant_id: 'acme',
@@ -129,6 +134,22 @@ describe('drain and leave', () => {
       drained.map((id, index) => message(id, index % 8 === 0 ? { deferred_ts: scheduled } : {})),
     );
     expect(posted.body).toMatchObject({ queued: drained.length, rejected: [] });
+    // Two by SMTP, relayed byte for byte: one held in its row, one large enough for the spool.
+    const session = await openSubmission(fleet.nodes.find((node) => node.id === 'n2')?.smtpPort as number);
+    try {
+      await session.login('acme', keys.get('n2') as string);
+      for (const [id, lines] of [
+        ['smtp-small', 3],
+        ['smtp-spooled', 8_000],
+      ] as const) {
+        const body = Array.from({ length: lines }, (_, line) => `line ${line} ${'x'.repeat(70)}`).join('\r\n');
+        const raw = `From: app@acme.example\r\nTo: someone@example.org\r\nSubject: ${id}\r\nX-Genro-Mail-ID: ${id}\r\n\r\n${body}\r\n`;
+        await session.send({ from: 'app@acme.example', to: ['someone@example.org'] }, raw);
+      }
+    } finally {
+      session.close();
+    }
+    drained.push('smtp-small', 'smtp-spooled');
     expect(await waitingOn(n2)).toBe(drained.length);
 
     const run = await runCli(['fleet', 'drain', '--url', n2, '--token', FLEET_TOKEN, '--timeout', '90']);
@@ -163,6 +184,9 @@ describe('drain and leave', () => {
     await until(async () => (await waitingOn(urlOf('n1'))) === 0 && (await waitingOn(urlOf('n3'))) === 0, 'n1 and n3 to send what they adopted');
     const counts = deliveries();
     for (const id of drained) expect(counts.get(id), id).toBe(1);
+    const spooled = sink.messages.find((received) => received.raw.includes('X-Genro-Mail-ID: smtp-spooled'));
+    expect(spooled?.raw.length).toBeGreaterThan(600_000);
+    expect(spooled?.raw.toString('latin1')).toContain(`line 7999 ${'x'.repeat(70)}`);
     expect(sink.messages.length).toBe(before + drained.length);
 
     // The adopting node's timeline says where the message came from.

@@ -11,6 +11,7 @@ import type { Logger } from './core/logger.js';
 import { daemonSettings, type Config } from './config/index.js';
 import type { MailboxWatchers } from './bounce/bounce-service.js';
 import { createIntake } from './composition/intake.js';
+import { createFleetFeatures, type FleetFeatures } from './composition/fleet-features.js';
 import { createStreams, type Streams } from './composition/streams.js';
 import { createWork, type Work } from './composition/work.js';
 import type { Dispatcher } from './delivery/dispatcher.js';
@@ -71,8 +72,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   };
   const work = createWork(ctx);
   const streams = createStreams(ctx, work);
-  const intake = createIntake(ctx, keys, work, streams);
-  const lifecycle = createLifecycle(stages(stored, work, streams, intake), log);
+  const fleetFeatures = createFleetFeatures(ctx, work, streams);
+  const intake = createIntake(ctx, keys, work, streams, fleetFeatures);
+  const lifecycle = createLifecycle(stages(stored, work, streams, intake, fleetFeatures), log);
   await lifecycle.start();
   return {
     http: intake.http.address(),
@@ -90,7 +92,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 }
 
 /** The services in start order; they stop in reverse, a stage's services together. */
-function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>): Stage[] {
+function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>, fleet: FleetFeatures | null): Stage[] {
   return [
     { name: 'store', services: [stored.service] },
     { name: 'threads', services: [work.parsing.service] },
@@ -106,5 +108,7 @@ function stages(stored: StoreService, work: Work, streams: Streams, intake: Retu
       stopping: 'listeners closed; finishing the submissions in flight',
       stopped: 'intake closed; waiting for sends and report rounds in flight',
     },
+    // Other nodes' requests (adopting a drained node's mail, "do you have this id?"): answered last, stopped first.
+    ...(fleet === null ? [] : [{ name: 'fleet requests', services: [fleet.responder] }]),
   ];
 }

@@ -11,6 +11,7 @@ import { commandHelp, runCommand, type CliContext, type Command } from './comman
 import { accountsCommand } from './verbs/accounts.js';
 import { backupCommand } from './verbs/backup.js';
 import { configCommand } from './verbs/config-check.js';
+import { fleetCommand } from './verbs/fleet.js';
 import { messagesCommand } from './verbs/messages.js';
 import { activateCommand, queueCommand, suspendCommand } from './verbs/queue.js';
 import { restoreCommand } from './verbs/restore.js';
@@ -31,6 +32,7 @@ const COMMANDS: readonly Command[] = [
   tokenCommand,
   backupCommand,
   restoreCommand,
+  fleetCommand,
 ];
 
 const USAGE = `usage: mailproxy <command> [options]
@@ -48,6 +50,7 @@ administration (talks to the running daemon's API):
   queue stats
   suspend|activate [--tenant T] [--batch B]
   token rotate TENANT
+  fleet status|drain           the fleet as this node sees it; drain this node before it leaves
   backup FILE                  a consistent copy of the database, taken while it runs
   restore FILE                 put a backup in place (the daemon stopped)
 

@@ -24,6 +24,7 @@ import type { FleetService } from '../fleet/fleet-service.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth } from '../ingress/http/daemon-health.js';
 import { createHttpApp } from '../ingress/http/index.js';
+import type { FleetDrainControl } from '../ingress/http/routes/fleet-drain.js';
 import type { SubmissionParsing } from '../ingress/http/parser-threads.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { DaemonMirror } from '../outbox/mirror-service.js';
@@ -89,6 +90,7 @@ export function createApi(
     mirror: DaemonMirror;
     bounces: MailboxWatchers;
     fleet: FleetService | null;
+    fleetDrain: FleetDrainControl | null;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;
@@ -132,6 +134,8 @@ export function createApi(
       { name: 'dispatcher', check: () => delivery.dispatcher.isRunning() },
       // Intake needs its parser threads; a relay thread being replaced only delays delivery.
       ...(parsing.ready === null ? [] : [{ name: 'parser', check: parsing.ready }]),
+      // A draining node tells load balancers to move away.
+      ...(deps.fleetDrain === null ? [] : [{ name: 'fleet_drain', check: () => deps.fleetDrain?.phase() === 'active' }]),
     ],
     log: log.child({ component: 'http' }),
   });

@@ -7,16 +7,21 @@ import { createHttpService } from '../ingress/http/http-service.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
 import type { DaemonKeys } from '../security/daemon-keys.js';
 import { adminServices, createApi } from './api.js';
+import type { FleetFeatures } from './fleet-features.js';
 import type { Streams } from './streams.js';
 import type { DaemonContext, Work } from './work.js';
 
-export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, streams: Streams) {
+export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, streams: Streams, fleet: FleetFeatures | null = null) {
   const { settings, store, clock, ids, log, metrics } = ctx;
-  const { delivery, submissions, wake } = work;
+  const { delivery, wake } = work;
+  // In a fleet, submissions are checked against the fleet's claims and refused while draining.
+  const submissions = fleet?.submissions ?? work.submissions;
   const bounces = streams.bounces.watchers;
   const admin = adminServices({ ...ctx, keys, handoff: delivery.handoff, wake, accountsChanged: bounces.accountsChanged });
   const parts = {
     ...work,
+    submissions,
+    fleetDrain: fleet?.drain ?? null,
     mirror: streams.mirror.mirror,
     bounces,
     fleet: streams.fleet,
@@ -29,6 +34,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake, telemetry: metrics.smtp };
-  const smtp = createSmtpService(settings.smtp, { ...smtpDeps, authenticator: admin.smtpAuthenticator });
+  const draining = fleet === null ? {} : { draining: () => fleet.drain.phase() !== 'active' };
+  const smtp = createSmtpService(settings.smtp, { ...smtpDeps, ...draining, authenticator: admin.smtpAuthenticator });
   return { http, smtp };
 }

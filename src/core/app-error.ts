@@ -17,6 +17,8 @@ export type ErrorCode =
   /** A part of the daemon (a worker thread) is restarting: retry shortly. */
   | 'UNAVAILABLE'
   | 'ATTACHMENT_UNAVAILABLE'
+  /** This fleet node is draining (issue 24): submit to another node. */
+  | 'NODE_DRAINING'
   | 'INTERNAL';
 
 /** JSON-safe detail payload: survives every hop (logs, HTTP bodies, events). */

@@ -23,6 +23,17 @@ describe('fleetView', () => {
     expect(view.missing).toEqual(['n3']);
   });
 
+  it('names a drained node as left, never missing, however long it has been silent; a draining one is still alive', () => {
+    const view = fleetView('n1', true, [seen('n1', 9_500), seen('n2', 1_000, { state: 'drained' }), seen('n3', 9_000, { state: 'draining' })], 10_000, 5_000);
+    expect(view.nodes.map((node) => [node.node_id, node.liveness])).toEqual([
+      ['n1', 'alive'],
+      ['n2', 'left'],
+      ['n3', 'alive'],
+    ]);
+    expect(view.missing).toEqual([]);
+    expect(view.alive).toBe(2);
+  });
+
   it('reads a heartbeat exactly at the timeout as alive', () => {
     expect(fleetView('n1', true, [seen('n2', 5_000)], 10_000, 5_000).nodes[0]?.liveness).toBe('alive');
   });

@@ -15,8 +15,12 @@ export interface NodeBeat {
    * error that would mix two queues under one name.
    */
   instance: string;
-  /** `stopped`: shut down cleanly (known not to be sending), as opposed to silent. */
-  state: 'active' | 'stopped';
+  /**
+   * `stopped`: shut down cleanly (known not to be sending), as opposed to silent.
+   * `draining`: moving its waiting mail to the others; `drained`: it has none
+   * left and has left the fleet (fleet-drain), so its silence loses nothing.
+   */
+  state: 'active' | 'stopped' | 'draining' | 'drained';
   started_at: number;
   version: string;
 }
@@ -27,7 +31,8 @@ export interface NodeSighting {
   seenAt: number;
 }
 
-export type NodeLiveness = 'alive' | 'stopped' | 'missing';
+/** `left`: drained, holding no mail: never reported missing, never a target. */
+export type NodeLiveness = 'alive' | 'stopped' | 'missing' | 'left';
 
 export interface FleetNodeView {
   node_id: string;
@@ -50,6 +55,7 @@ export interface FleetView {
 
 export function livenessOf(sighting: NodeSighting, now: number, timeoutMs: number): NodeLiveness {
   if (sighting.beat.state === 'stopped') return 'stopped';
+  if (sighting.beat.state === 'drained') return 'left';
   return now - sighting.seenAt > timeoutMs ? 'missing' : 'alive';
 }
 

@@ -67,6 +67,8 @@ export interface FleetLink {
 
 export interface FleetService extends Service {
   readonly link: FleetLink;
+  /** What this node says of itself from now on (a drain's phases), written at once when joined. */
+  announce(state: 'active' | 'draining' | 'drained'): Promise<void>;
   status(): FleetView;
   /** One heartbeat now (tests; the loop writes them on its own). */
   tick(): Promise<void>;
@@ -81,6 +83,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
   let nodes: NodeSighting[] = [];
   let connected = false;
   let closing = false;
+  let announced: 'active' | 'draining' | 'drained' = 'active';
   const startedAt = clock.now();
   let markJoined: (nc: NatsConnection) => void = () => undefined;
   const joinedOnce = new Promise<NatsConnection>((resolve) => (markJoined = resolve));
@@ -102,7 +105,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
       if (bucket === null || !connected) return;
       const kv = bucket;
       const limit = Math.max(HEARTBEAT_DEADLINE_MS, 2 * settings.heartbeatMs);
-      await deadline(writeBeat(kv, beat('active')), limit, 'the fleet heartbeat write');
+      await deadline(writeBeat(kv, beat(announced)), limit, 'the fleet heartbeat write');
       nodes = await deadline(readNodes(kv), limit, 'the read of the fleet');
     },
   });
@@ -113,7 +116,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     const found = await readNode(kv, settings.nodeId);
     const claim = nodeIdClaim(found, identity?.instance ?? '', clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);
-    await writeBeat(kv, beat('active'));
+    await writeBeat(kv, beat(announced));
     nodes = await readNodes(kv);
     bucket = kv;
     connected = true;
@@ -191,7 +194,8 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
       // Said on the way out, so the others read a clean stop rather than a lost node.
       if (bucket !== null && connected)
         await within(
-          writeBeat(bucket, beat('stopped')).catch(() => undefined),
+          // A drained node says so still: it left with nothing to lose, rather than stopped.
+          writeBeat(bucket, beat(announced === 'drained' ? 'drained' : 'stopped')).catch(() => undefined),
           Math.min(STOP_WRITE_MS, budget.left()),
         );
       if (connection !== null && !connection.isClosed())
@@ -203,5 +207,10 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     },
     status: view,
     tick: () => heartbeat.tick(),
+    async announce(state) {
+      announced = state;
+      if (bucket !== null && connected)
+        await writeBeat(bucket, beat(state)).catch((error: unknown) => log.warn({ err: error }, 'could not write the heartbeat'));
+    },
   };
 }

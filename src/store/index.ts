@@ -16,6 +16,7 @@ import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
+import type { MessageTransferStore } from '../core/fleet-drain.js';
 import type { ReportStore } from '../core/report.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { takeSnapshot, type DatabaseSnapshot } from './backup.js';
@@ -37,6 +38,7 @@ import { createMessageBounceWriter, createSqliteBounceStore } from './message-bo
 import { createSqliteSuppressionRepository } from './suppression-repository.js';
 import { createMessageEventWriter, type OutboxListener } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
+import { createSqliteMessageTransfer } from './message-transfer.js';
 import { createSqliteReportStore } from './report-store.js';
 import { createSqliteSpool } from './spool.js';
 import { createWalSync } from './wal-sync.js';
@@ -68,6 +70,8 @@ export interface SqliteStore extends AdminStore {
   suppressions: SuppressionRepository;
   mirror: MirrorStore;
   inbox: InboxStore;
+  /** A fleet drain's moves of waiting messages between nodes. */
+  transfer: MessageTransferStore;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
   onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
@@ -139,6 +143,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     pecReceipts,
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
+    transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     onEvent: (listener) => {
       listeners.push(listener);
     },

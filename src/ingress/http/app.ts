@@ -34,6 +34,7 @@ import { healthRoutes, type ReadinessCheck } from './routes/health.js';
 import { messageRoutes } from './routes/messages.js';
 import { METRICS_ROUTES, metricsRoutes, type MetricsExposition } from './routes/metrics.js';
 import { mirrorRoutes } from './routes/mirror.js';
+import { fleetDrainRoutes, type FleetDrainControl } from './routes/fleet-drain.js';
 import { openapiRoutes } from './routes/openapi.js';
 import { pecRoutes } from './routes/pec.js';
 import type { SubmissionParser } from './submission-parser.js';
@@ -52,6 +53,8 @@ export interface HttpAppDeps {
   mirrorStatus: () => MirrorStatus;
   /** This node's view of the fleet; null for a single node. */
   fleetStatus: () => FleetView | null;
+  /** A fleet node's drain; null for a single node. */
+  fleetDrain?: FleetDrainControl | null;
   suppressions: SuppressionService;
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
@@ -129,6 +132,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
   app.route('/', mirrorRoutes(deps.mirrorStatus));
+  app.route('/', fleetDrainRoutes(deps.fleetDrain ?? null));
   app.route('/', statusRoutes(deps.status));
   app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
   app.route('/', pecRoutes({ receipts: deps.pecReceipts }));

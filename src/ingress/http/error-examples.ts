@@ -66,6 +66,11 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     message: 'submission-parser worker is restarting',
     details: null,
   },
+  NODE_DRAINING: {
+    summary: 'this fleet node is draining (POST /fleet/drain): submit to another node of the fleet',
+    message: 'this node is draining: submit to another node of the fleet',
+    details: { node_id: 'n2', phase: 'draining' },
+  },
   ATTACHMENT_UNAVAILABLE: {
     summary: 'an attachment could not be fetched from where its storage_path points',
     message: 'attachment invoice.pdf unavailable: server answered 404',

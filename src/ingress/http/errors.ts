@@ -24,6 +24,7 @@ const STATUS: Record<HttpErrorCode, ContentfulStatusCode> = {
   INTERNAL: 500,
   STORE_UNAVAILABLE: 503,
   UNAVAILABLE: 503,
+  NODE_DRAINING: 503,
   ATTACHMENT_UNAVAILABLE: 502,
 };
 
@@ -36,7 +37,7 @@ export function statusOf(code: HttpErrorCode): ContentfulStatusCode {
 
 export function errorResponse(c: Context, error: HttpError): Response {
   if (error.code === 'UNAUTHORIZED') c.header('WWW-Authenticate', 'Bearer realm="mailproxy"');
-  if (error.code === 'AUTH_THROTTLED' || error.code === 'STORE_UNAVAILABLE' || error.code === 'UNAVAILABLE') {
+  if (error.code === 'AUTH_THROTTLED' || error.code === 'STORE_UNAVAILABLE' || error.code === 'UNAVAILABLE' || error.code === 'NODE_DRAINING') {
     const details = error.details as { retry_after_seconds?: number } | undefined;
     c.header('Retry-After', String(details?.retry_after_seconds ?? 5));
   }

@@ -12,6 +12,7 @@ import { HEALTH_ROUTES } from './routes/health.js';
 import { MESSAGE_ROUTES } from './routes/messages.js';
 import { METRICS_ROUTES } from './routes/metrics.js';
 import { MIRROR_ROUTES } from './routes/mirror.js';
+import { FLEET_DRAIN_ROUTES } from './routes/fleet-drain.js';
 import { OPENAPI_ROUTES } from './routes/openapi.js';
 import { PEC_ROUTES } from './routes/pec.js';
 import { STATUS_ROUTES } from './routes/status.js';
@@ -28,6 +29,7 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   BOUNCE_ROUTES,
   PEC_ROUTES,
   MIRROR_ROUTES,
+  FLEET_DRAIN_ROUTES,
   METRICS_ROUTES,
   BACKUP_ROUTES,
   OPENAPI_ROUTES,

@@ -46,6 +46,7 @@ export const replies = {
   suppressed: () => new SmtpReply(550, '5.1.1', 'Recipient is on the suppression list of this tenant'),
   tooManyRecipients: (max: number) => new SmtpReply(452, '4.5.3', `Too many recipients (at most ${max} per message)`),
   tooManyConnections: () => new SmtpReply(421, '4.7.0', 'Too many connections from your address; try again later'),
+  draining: () => new SmtpReply(421, '4.3.2', 'This node is draining; submit to another node of the fleet'),
   shuttingDown: () => new SmtpReply(421, '4.3.2', 'Service shutting down; try again later'),
   dataTimeout: () => new SmtpReply(421, '4.4.2', 'Message transfer took too long; closing'),
   headerTooLarge: (max: number) => new SmtpReply(552, '5.3.4', `Header section exceeds ${max} bytes`),

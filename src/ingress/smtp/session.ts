@@ -51,6 +51,8 @@ export interface SmtpSessionDeps {
   policy: SmtpPolicy;
   /** Told of each DATA answered after its commit (intake latency). */
   intake?: IntakeTelemetry | undefined;
+  /** True while this fleet node drains: new sessions and transactions are told to go elsewhere. */
+  draining?: (() => boolean) | undefined;
 }
 
 type Callback<T = void> = (error?: Error | null, value?: T) => void;
@@ -183,6 +185,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
   const handlers = {
     onConnect(session: SMTPServerSession, callback: Callback) {
       if (closing) return callback(replies.shuttingDown());
+      if (deps.draining?.() === true) return callback(replies.draining());
       const client = session.remoteAddress;
       const open = perClient.get(client) ?? 0;
       if (open >= policy.maxConnectionsPerClient) return callback(replies.tooManyConnections());
@@ -223,6 +226,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
 
     onMailFrom(address: SMTPServerAddress, session: SMTPServerSession, callback: Callback) {
       if (closing) return callback(replies.shuttingDown());
+      if (deps.draining?.() === true) return callback(replies.draining());
       const identity = identityOf(session);
       if (identity === null) return callback(replies.authRequired());
       if (address.address !== '' && !isAddrSpec(address.address)) return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
@@ -257,6 +261,7 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
           (reply) => callback(null, reply),
           (error: unknown) => {
             if (error instanceof SmtpReply) return callback(error);
+            if (error instanceof AppError && error.code === 'NODE_DRAINING') return callback(replies.draining());
             // The client left (or was closed for a timeout) in the middle of DATA: its
             // message was never ours, and nobody is left to answer.
             if ((error as { code?: unknown }).code === 'ECONNECTION') {

@@ -46,6 +46,8 @@ export interface SmtpDeps {
   intake?: IntakeTelemetry;
   /** Told of connections, AUTH failures and refusals (metrics). */
   telemetry?: SmtpTelemetry;
+  /** True while this fleet node drains (absent for a single node). */
+  draining?: () => boolean;
 }
 
 export interface SmtpService {
@@ -83,6 +85,7 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
         suppressed: (tenantId, addresses, now) => store.queue.suppressed(tenantId, addresses, now),
         submissions: deps.submissions,
         intake: deps.intake,
+        draining: deps.draining,
         spool: store.spool,
         clock: deps.clock,
         ids: deps.ids,

@@ -1,0 +1,68 @@
+/**
+ * A fleet node's idempotency across nodes and its drain (issue 24), over the
+ * fleet's link: the submission service wrapped with the fleet's claims and
+ * the drain's intake gate, the drain itself, and the requests other nodes
+ * make of this one. Null for a single node, which pays nothing for them.
+ * Composition only: no behaviour of its own.
+ */
+import { createFleetDrain, adoptSubject } from '../fleet/fleet-drain.js';
+import { createFleetResponder } from '../fleet/fleet-responder.js';
+import { createFleetSubmissions, holderSubject } from '../fleet/fleet-submissions.js';
+import { createClaimBucket } from '../fleet/idempotency-claims.js';
+import type { Streams } from './streams.js';
+import type { DaemonContext, Work } from './work.js';
+
+/** The KV bucket of client-id claims (its own, beside the membership's). */
+const CLAIM_BUCKET = 'mailproxy_fleet_idem';
+/** How long a submission waits for the fleet's answer before it goes on with the local check alone. */
+const CLAIM_TIMEOUT_MS = 3000;
+
+export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Streams) {
+  const fleet = streams.fleet;
+  const { settings, store, clock, log } = ctx;
+  if (fleet === null || settings.fleet === null) return null;
+  const { link } = fleet;
+  const claims = createClaimBucket({ bucket: CLAIM_BUCKET, replicas: settings.fleet.replicas, ttlMs: settings.retention.reportedMessagesMs }, link.nodeId);
+  const drain = createFleetDrain({
+    link,
+    store: store.transfer,
+    announce: (phase) => fleet.announce(phase),
+    // Bound late: the wrapped submissions are made below, over the drain's gate.
+    intakeSettled: () => fleetSubmissions.settled(),
+    stopSending: () => work.delivery.dispatcher.stop(settings.shutdownMs),
+    wake: work.wake,
+    holdId: async (tenantId, id) => {
+      const nc = link.connection();
+      if (nc !== null) await claims.assign(nc, tenantId, id, clock.now());
+    },
+    clock,
+    log: log.child({ component: 'fleet-drain' }),
+  });
+  const fleetSubmissions = createFleetSubmissions(work.submissions, {
+    link,
+    claims,
+    queue: store.queue,
+    refusal: drain.refusal,
+    clock,
+    log: log.child({ component: 'fleet-idempotency' }),
+    claimTimeoutMs: CLAIM_TIMEOUT_MS,
+  });
+  const responder = createFleetResponder(
+    link,
+    {
+      [holderSubject(link.nodeId)]: (request) => {
+        const { tenant_id: tenantId, id } = request as { tenant_id: string; id: string };
+        return { has: fleetSubmissions.has(String(tenantId), String(id)) };
+      },
+      [adoptSubject(link.nodeId)]: (request) => drain.adopt(request),
+    },
+    log.child({ component: 'fleet-requests' }),
+  );
+  return {
+    submissions: fleetSubmissions.submissions,
+    drain: { phase: drain.phase, progress: drain.progress, drain: () => void drain.drain() },
+    responder,
+  };
+}
+
+export type FleetFeatures = NonNullable<ReturnType<typeof createFleetFeatures>>;

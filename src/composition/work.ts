@@ -74,7 +74,9 @@ export function createWork(ctx: DaemonContext) {
   // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });
   const maxAgeSeconds = settings.maxMessageAgeSeconds;
-  const commands = createMessageCommands({ store, messages: store.messages, queue: store.queue, clock, ids, wake, maxAgeSeconds });
+  // Fleet mode: a window the fleet used up shows as rate_limited in a message's waiting reasons.
+  const waitingQueue = fleetLimits === null ? store.queue : { usage: fleetLimits.waitingUsage(store.queue.usage), suppressed: store.queue.suppressed };
+  const commands = createMessageCommands({ store, messages: store.messages, queue: waitingQueue, clock, ids, wake, maxAgeSeconds });
   const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const bulk = createBulkCommands({ store, messages: store.messages, selection: store.selection, commands, clock, ids, wake, yieldTurn });
   const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);

@@ -10,7 +10,7 @@ import { chunkSize, connectionShare, currentLease, fleetBudget, leaseKey, spend,
 import type { Clock } from '../core/clock.js';
 import type { FleetLimitGate, GatedAccount } from '../core/fleet-limit-gate.js';
 import type { Logger } from '../core/logger.js';
-import type { Limits } from '../core/rate-limit.js';
+import { WINDOW_KINDS, type Limits, type Usage } from '../core/rate-limit.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import type { FleetLink } from './fleet-service.js';
@@ -44,6 +44,12 @@ export interface FleetLimits {
   /** Given by the composition once the fleet service exists. */
   attach(link: FleetLink): void;
   status(): FleetLimitsStatus;
+  /**
+   * The usage "why is it still queued" reads: a window the fleet has used up
+   * (and this node's lease of it spent) reads as full, so its messages say
+   * `rate_limited` until the window ends, as on a single node.
+   */
+  waitingUsage(local: (tenantId: string, accountId: string, now: number) => Usage): (tenantId: string, accountId: string, now: number) => Usage;
   /** One retry round now (tests; the loop runs it on its own). */
   tick(): Promise<void>;
 }
@@ -158,5 +164,17 @@ export function createFleetLimits(settings: FleetLimitsSettings, deps: { clock: 
         clock.now(),
       ),
     tick: () => loop.tick(),
+    waitingUsage: (local) => (tenantId, accountId, now) => {
+      const usage = local(tenantId, accountId, now);
+      const state = accounts.get(`${tenantId}/${accountId}`);
+      if (state === undefined) return usage;
+      const seen = { ...usage };
+      for (const kind of WINDOW_KINDS) {
+        const limit = state.limits[kind];
+        const lease = limit === null ? null : currentLease({ ...state.leases }, kind, now);
+        if (limit !== null && lease !== null && lease.exhausted && lease.used >= lease.granted) seen[kind] = Math.max(seen[kind], limit);
+      }
+      return seen;
+    },
   };
 }

@@ -1,0 +1,118 @@
+/**
+ * Fleet-wide limits on real peers (issue 24): three `mailproxy serve` nodes on
+ * a three-server NATS cluster, one smtp-server sink as everyone's relay, the
+ * same tenant and account (limit_per_minute 60) created on each node. 180
+ * messages, 60 per node, submitted at once: alone, each node would send its 60
+ * (180 in the minute); the fleet sends at most 60 plus one lease chunk per node
+ * in the window, and the rest waits, queued, for the next window.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLEET_TOKEN, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { api } from '../helpers/test-daemon.js';
+import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+
+const MINUTE = 60_000;
+const LIMIT = 60;
+/** The lease chunk for 60 a minute over three nodes: ceil(60 / (3 * 4)) (core/budget-lease.ts chunkSize). */
+const CHUNK = 5;
+const PER_NODE = 60;
+
+let fleet: TestFleet;
+let sink: SmtpSink;
+const keys = new Map<string, string>();
+
+beforeAll(async () => {
+  [fleet, sink] = await Promise.all([startFleet(['n1', 'n2', 'n3']), startSmtpSink()]);
+  // Shared configuration is another feature: each node gets the same tenant and account through its own API.
+  for (const node of fleet.nodes) {
+    const tenant = await api(node.url, 'POST', '/tenant', { token: FLEET_TOKEN, body: { id: 'acme' } });
+    expect(tenant.status).toBe(201);
+    keys.set(node.id, tenant.body.api_key as string);
+    const account = {
+      id: 'main',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      is_default: true,
+      limit_per_minute: LIMIT,
+      limit_behavior: 'defer',
+    };
+    expect((await api(node.url, 'POST', '/account', { token: FLEET_TOKEN, body: account })).status).toBe(201);
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await fleet?.destroy();
+  await sink?.stop();
+});
+
+const windowOf = (at: number): number => Math.floor(at / MINUTE) * MINUTE;
+const sentIn = (start: number): number => sink.messages.filter((received) => windowOf(received.receivedAt) === start).length;
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const messagesOf = async (url: string, status: string): Promise<unknown[]> => {
+  const response = await api(url, 'GET', `/messages?tenant_id=acme&status=${status}&limit=500`, { token: FLEET_TOKEN });
+  expect(response.status).toBe(200);
+  return response.body.messages as unknown[];
+};
+
+describe('fleet-wide limits', () => {
+  it('sends at most 60 + one chunk per node in a minute window of an account limited to 60/minute, loaded on all three nodes', async () => {
+    // Start with at least 20 s of the window left, so its sends all land in it.
+    await until(() => Date.now() % MINUTE < 40_000, 'a minute window with 20 s left', MINUTE);
+    const first = windowOf(Date.now());
+    const batch = (node: string) =>
+      Array.from({ length: PER_NODE }, (_, index) => ({
+        id: `${node}-${index}`,
+        from: 'app@acme.example',
+        to: 'someone@example.net',
+        subject: node,
+        body: 'hello',
+      }));
+    const posted = await Promise.all(
+      fleet.nodes.map((node) => api(node.url, 'POST', '/add-messages', { token: keys.get(node.id)!, body: { messages: batch(node.id) } })),
+    );
+    expect(posted.map((response) => response.body.queued)).toEqual([PER_NODE, PER_NODE, PER_NODE]);
+
+    // The fleet reaches its limit for the window: every node sees the window used up and holds nothing more.
+    await until(
+      async () => {
+        const views = await Promise.all(fleet.nodes.map(async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits));
+        return views.every((limits) => limits.accounts[0]?.windows.minute?.fleet_exhausted === true && limits.accounts[0]?.windows.minute?.left === 0);
+      },
+      'every node to see the window used up',
+      45_000,
+    );
+    expect(windowOf(Date.now())).toBe(first); // still the same window: what follows is about it
+    // max_connections 5 holds fleet-wide too: 2 + 2 + 1.
+    const views = await Promise.all(fleet.nodes.map(async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits));
+    expect(views.map((limits) => limits.cut_off)).toEqual([false, false, false]);
+    expect(views.map((limits) => limits.accounts[0].connections)).toEqual([2, 2, 1]);
+    expect((await api(fleet.nodes[0]!.url, 'GET', '/ready')).body.details.fleet.limits).toMatchObject({ cut_off: false });
+
+    // What was not sent waits, queued: not failed, and says why.
+    const queued = await Promise.all(fleet.nodes.map((node) => messagesOf(node.url, 'queued')));
+    expect(queued.flat().length).toBeGreaterThanOrEqual(3 * PER_NODE - LIMIT - 3 * CHUNK);
+    for (const node of fleet.nodes) expect(await messagesOf(node.url, 'error')).toEqual([]);
+    const waiting = queued.findIndex((list) => list.length > 0);
+    const someId = (queued[waiting]![0] as { id: string }).id;
+    const detail = await api(fleet.nodes[waiting]!.url, 'GET', `/messages/${someId}?tenant_id=acme`, { token: FLEET_TOKEN });
+    expect(detail.body.why.reasons.map((reason: { code: string }) => reason.code)).toContain('rate_limited');
+
+    // The waiting mail goes out in the next window, the first one's count stays within the bound.
+    await until(() => sentIn(first + MINUTE) > 0, 'the next window to send', 2 * MINUTE);
+    const inFirst = sentIn(first);
+    console.info(`fleet-limits: ${inFirst} sent in the first window (bound ${LIMIT + 3 * CHUNK}), ${sentIn(first + MINUTE)} so far in the next`);
+    expect(inFirst).toBeGreaterThan(0);
+    expect(inFirst).toBeLessThanOrEqual(LIMIT + 3 * CHUNK);
+    for (const node of fleet.nodes) expect(await messagesOf(node.url, 'error')).toEqual([]);
+  }, 240_000);
+});

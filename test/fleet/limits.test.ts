@@ -50,12 +50,18 @@ afterAll(async () => {
 const windowOf = (at: number): number => Math.floor(at / MINUTE) * MINUTE;
 const sentIn = (start: number): number => sink.messages.filter((received) => windowOf(received.receivedAt) === start).length;
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+/** Polls `check` until it holds (true) or the time is up (false). */
+async function reached(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) return false;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  return true;
+}
+
+async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
+  if (!(await reached(check, timeoutMs))) throw new Error(`timed out waiting for ${what}`);
 }
 
 const messagesOf = async (url: string, status: string): Promise<unknown[]> => {
@@ -83,36 +89,37 @@ describe('fleet-wide limits', () => {
     expect(posted.map((response) => response.body.queued)).toEqual([PER_NODE, PER_NODE, PER_NODE]);
 
     // The fleet reaches its limit for the window: every node sees the window used up and holds nothing more.
-    await until(
-      async () => {
-        const views = await Promise.all(fleet.nodes.map(async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits));
-        return views.every((limits) => limits.accounts[0]?.windows.minute?.fleet_exhausted === true && limits.accounts[0]?.windows.minute?.left === 0);
-      },
-      'every node to see the window used up',
-      45_000,
-    );
-    expect(windowOf(Date.now())).toBe(first); // still the same window: what follows is about it
+    // (Soft checks until the count at the end: without the fleet's leases, that count is what fails, 180 for 75.)
+    const usedUp = await reached(async () => {
+      const views = await Promise.all(fleet.nodes.map(async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits));
+      return views.every((limits) => limits.accounts[0]?.windows.minute?.fleet_exhausted === true && limits.accounts[0]?.windows.minute?.left === 0);
+    }, 45_000);
+    expect.soft(usedUp, 'every node sees the window used up').toBe(true);
+    expect.soft(windowOf(Date.now()), 'still the first window').toBe(first);
     // max_connections 5 holds fleet-wide too: 2 + 2 + 1.
     const views = await Promise.all(fleet.nodes.map(async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits));
-    expect(views.map((limits) => limits.cut_off)).toEqual([false, false, false]);
-    expect(views.map((limits) => limits.accounts[0].connections)).toEqual([2, 2, 1]);
-    expect((await api(fleet.nodes[0]!.url, 'GET', '/ready')).body.details.fleet.limits).toMatchObject({ cut_off: false });
+    expect.soft(views.map((limits) => limits.cut_off)).toEqual([false, false, false]);
+    expect.soft(views.map((limits) => limits.accounts[0]?.connections)).toEqual([2, 2, 1]);
+    expect.soft((await api(fleet.nodes[0]!.url, 'GET', '/ready')).body.details.fleet.limits).toMatchObject({ cut_off: false });
 
     // What was not sent waits, queued: not failed, and says why.
     const queued = await Promise.all(fleet.nodes.map((node) => messagesOf(node.url, 'queued')));
-    expect(queued.flat().length).toBeGreaterThanOrEqual(3 * PER_NODE - LIMIT - 3 * CHUNK);
-    for (const node of fleet.nodes) expect(await messagesOf(node.url, 'error')).toEqual([]);
+    expect.soft(queued.flat().length).toBeGreaterThanOrEqual(3 * PER_NODE - LIMIT - 3 * CHUNK);
     const waiting = queued.findIndex((list) => list.length > 0);
-    const someId = (queued[waiting]![0] as { id: string }).id;
-    const detail = await api(fleet.nodes[waiting]!.url, 'GET', `/messages/${someId}?tenant_id=acme`, { token: FLEET_TOKEN });
-    expect(detail.body.why.reasons.map((reason: { code: string }) => reason.code)).toContain('rate_limited');
+    if (waiting >= 0) {
+      const someId = (queued[waiting]![0] as { id: string }).id;
+      const detail = await api(fleet.nodes[waiting]!.url, 'GET', `/messages/${someId}?tenant_id=acme`, { token: FLEET_TOKEN });
+      expect.soft(detail.body.why.reasons.map((reason: { code: string }) => reason.code)).toContain('rate_limited');
+    }
 
-    // The waiting mail goes out in the next window, the first one's count stays within the bound.
-    await until(() => sentIn(first + MINUTE) > 0, 'the next window to send', 2 * MINUTE);
+    // The first window ends; the waiting mail goes out in the next one (or, without the leases, all went out at once).
+    const allSent = () => sink.messages.length === 3 * PER_NODE && Date.now() >= first + MINUTE;
+    await until(() => sentIn(first + MINUTE) > 0 || allSent(), 'the next window to send', 2 * MINUTE);
     const inFirst = sentIn(first);
     console.info(`fleet-limits: ${inFirst} sent in the first window (bound ${LIMIT + 3 * CHUNK}), ${sentIn(first + MINUTE)} so far in the next`);
     expect(inFirst).toBeGreaterThan(0);
     expect(inFirst).toBeLessThanOrEqual(LIMIT + 3 * CHUNK);
+    expect(sentIn(first + MINUTE)).toBeGreaterThan(0);
     for (const node of fleet.nodes) expect(await messagesOf(node.url, 'error')).toEqual([]);
   }, 240_000);
 });

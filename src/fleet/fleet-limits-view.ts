@@ -32,8 +32,8 @@ export interface FleetLimitsStatus {
   cut_off: boolean;
   /** The configured most one lease takes. */
   chunk: number;
-  /** Lease writes that lost a compare-and-set to another node since the start. */
-  lease_conflicts: number;
+  /** Since the start: leases asked of the cluster, writes that lost a compare-and-set to another node, milliseconds spent asking. */
+  leases: { requests: number; conflicts: number; ms: number };
   accounts: AccountLimitsView[];
 }
 
@@ -45,7 +45,11 @@ interface AccountState {
   connections: number;
 }
 
-export function limitsView(states: readonly AccountState[], node: { cutOff: boolean; chunk: number; conflicts: number }, now: number): FleetLimitsStatus {
+export function limitsView(
+  states: readonly AccountState[],
+  node: { cutOff: boolean; chunk: number; stats: { leases: number; conflicts: number; ms: number } },
+  now: number,
+): FleetLimitsStatus {
   const accounts = states.map((state): AccountLimitsView => {
     const windows: AccountLimitsView['windows'] = {};
     let awaiting = false;
@@ -58,5 +62,10 @@ export function limitsView(states: readonly AccountState[], node: { cutOff: bool
     }
     return { tenant_id: state.tenantId, account_id: state.accountId, connections: state.connections, awaiting_lease: awaiting, windows };
   });
-  return { cut_off: node.cutOff, chunk: node.chunk, lease_conflicts: node.conflicts, accounts };
+  return {
+    cut_off: node.cutOff,
+    chunk: node.chunk,
+    leases: { requests: node.stats.leases, conflicts: node.stats.conflicts, ms: Math.round(node.stats.ms) },
+    accounts,
+  };
 }

@@ -160,7 +160,7 @@ export function createFleetLimits(settings: FleetLimitsSettings, deps: { clock: 
     status: () =>
       limitsView(
         [...accounts.values()],
-        { cutOff: cutOff || link?.connected() !== true, chunk: settings.chunk, conflicts: counters?.conflicts() ?? 0 },
+        { cutOff: cutOff || link?.connected() !== true, chunk: settings.chunk, stats: counters?.stats() ?? { leases: 0, conflicts: 0, ms: 0 } },
         clock.now(),
       ),
     tick: () => loop.tick(),

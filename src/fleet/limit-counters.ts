@@ -30,16 +30,23 @@ export interface LeaseResult {
   counter: number;
 }
 
+export interface LeaseStats {
+  leases: number;
+  conflicts: number;
+  /** Milliseconds spent in lease requests (in the background: no send waits on them while a lease is held). */
+  ms: number;
+}
+
 export interface LimitCounters {
   /** Takes up to one chunk of the window's remaining limit; `chunkOf` sizes it from the counter as read. */
   lease(key: string, limit: number, chunkOf: (leasedSoFar: number) => number): Promise<LeaseResult>;
-  /** Compare-and-set attempts that lost to another node since the start (the cost the bench measures). */
-  conflicts(): number;
+  /** What leasing has cost since the start (the bench's measure): leases asked, CAS writes lost to another node, time waited. */
+  stats(): LeaseStats;
 }
 
 export function createLimitCounters(kv: KV): LimitCounters {
   const seen = new Map<string, { counter: number; revision: number }>();
-  let conflicts = 0;
+  const stats: LeaseStats = { leases: 0, conflicts: 0, ms: 0 };
   const read = async (key: string): Promise<{ counter: number; revision: number } | null> => {
     const entry = await kv.get(key);
     if (entry === null || entry.operation !== 'PUT') return null;
@@ -47,26 +54,36 @@ export function createLimitCounters(kv: KV): LimitCounters {
   };
   return {
     async lease(key, limit, chunkOf) {
-      let current = seen.get(key) ?? (await read(key));
-      for (let attempt = 1; ; attempt += 1) {
-        const leasedSoFar = current?.counter ?? 0;
-        const { granted, counter } = nextGrant(leasedSoFar, limit, chunkOf(leasedSoFar));
-        if (granted === 0) return { granted, counter: leasedSoFar };
-        try {
-          const value = encoder.encode(String(counter));
-          const revision = current === null ? await kv.create(key, value) : await kv.update(key, value, current.revision);
-          if (seen.size >= SEEN_CAPACITY) seen.clear();
-          seen.set(key, { counter, revision });
-          return { granted, counter };
-        } catch (error) {
-          if (!isCasMismatch(error)) throw error;
-          conflicts += 1;
-          seen.delete(key);
-          if (attempt >= MAX_ATTEMPTS) return { granted: 0, counter: Number.NaN };
-          current = await read(key);
-        }
+      const startedAt = performance.now();
+      stats.leases += 1;
+      try {
+        return await casLease(key, limit, chunkOf);
+      } finally {
+        stats.ms += performance.now() - startedAt;
       }
     },
-    conflicts: () => conflicts,
+    stats: () => ({ ...stats }),
   };
+
+  async function casLease(key: string, limit: number, chunkOf: (leasedSoFar: number) => number): Promise<LeaseResult> {
+    let current = seen.get(key) ?? (await read(key));
+    for (let attempt = 1; ; attempt += 1) {
+      const leasedSoFar = current?.counter ?? 0;
+      const { granted, counter } = nextGrant(leasedSoFar, limit, chunkOf(leasedSoFar));
+      if (granted === 0) return { granted, counter: leasedSoFar };
+      try {
+        const value = encoder.encode(String(counter));
+        const revision = current === null ? await kv.create(key, value) : await kv.update(key, value, current.revision);
+        if (seen.size >= SEEN_CAPACITY) seen.clear();
+        seen.set(key, { counter, revision });
+        return { granted, counter };
+      } catch (error) {
+        if (!isCasMismatch(error)) throw error;
+        stats.conflicts += 1;
+        seen.delete(key);
+        if (attempt >= MAX_ATTEMPTS) return { granted: 0, counter: Number.NaN };
+        current = await read(key);
+      }
+    }
+  }
 }

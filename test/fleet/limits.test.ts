@@ -122,4 +122,65 @@ describe('fleet-wide limits', () => {
     expect(sentIn(first + MINUTE)).toBeGreaterThan(0);
     for (const node of fleet.nodes) expect(await messagesOf(node.url, 'error')).toEqual([]);
   }, 240_000);
+
+  it('keeps sending within the lease it holds when the cluster is unreachable, then waits, and says so in /status and /ready', async () => {
+    const [node] = fleet.nodes as [TestFleet['nodes'][0]];
+    const key = keys.get(node.id)!;
+    // 600 a minute over three nodes: chunks of ceil(600 / 12) = 50 (larger, to 100, if heartbeats lag and fewer nodes look alive).
+    const account = { id: 'bulk', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', limit_per_minute: 600, limit_behavior: 'defer' };
+    expect((await api(node.url, 'POST', '/account', { token: FLEET_TOKEN, body: account })).status).toBe(201);
+    const mail = (prefix: string, count: number) =>
+      Array.from({ length: count }, (_, index) => ({
+        id: `${prefix}-${index}`,
+        account_id: 'bulk',
+        from: 'app@acme.example',
+        to: 'bulk@example.net',
+        subject: prefix,
+        body: 'hello',
+      }));
+    const bulkSent = (): number => sink.messages.filter((received) => received.rcptTo.includes('bulk@example.net')).length;
+    const limitsOf = async (path: '/status' | '/ready') => {
+      const body = (await api(node.url, 'GET', path, { token: FLEET_TOKEN })).body;
+      return (path === '/status' ? body.fleet.limits : body.details.fleet.limits) as {
+        cut_off: boolean;
+        accounts: Array<{
+          account_id: string;
+          awaiting_lease: boolean;
+          windows: { minute: { leased: number; used: number; left: number; window_start: number } };
+        }>;
+      };
+    };
+    const bulk = async () => (await limitsOf('/status')).accounts.find((seen) => seen.account_id === 'bulk');
+
+    // A whole window ahead (leases end with their window): the node leases a chunk and sends 5 of it.
+    await until(() => Date.now() % MINUTE < 10_000, 'a fresh minute window', MINUTE);
+    const window = windowOf(Date.now());
+    await api(node.url, 'POST', '/add-messages', { token: key, body: { messages: mail('before', 5) } });
+    await until(() => bulkSent() === 5, 'the first 5 to be sent', 20_000);
+    await until(async () => (await bulk())?.windows.minute.used === 5, 'the lease to count them', 10_000);
+    const held = (await bulk())!.windows.minute;
+    expect(held.leased).toBeGreaterThanOrEqual(50);
+    expect(held).toMatchObject({ used: 5, left: held.leased - 5 });
+
+    // The cluster goes away entirely: the node says it is cut off, in /status and in /ready.
+    await Promise.all(fleet.cluster.servers.map((server) => server.kill()));
+    await until(async () => (await limitsOf('/status')).cut_off, 'the node to say it is cut off', 20_000);
+    expect((await limitsOf('/ready')).cut_off).toBe(true);
+
+    // It sends what its lease still holds (45 with a chunk of 50), and no more; the rest waits, queued.
+    await api(node.url, 'POST', '/add-messages', { token: key, body: { messages: mail('cut-off', held.left + 15) } });
+    await until(() => bulkSent() === held.leased, `the ${held.left} left of the lease to be sent`, 30_000);
+    await until(async () => (await bulk())?.awaiting_lease === true, 'the node to wait for a lease', 10_000);
+    expect(windowOf(Date.now())).toBe(window);
+    expect(bulkSent()).toBe(held.leased);
+    const queued = (await messagesOf(node.url, 'queued')) as Array<{ id: string }>;
+    expect(queued.filter((message) => message.id.startsWith('cut-off-'))).toHaveLength(15);
+    expect(await messagesOf(node.url, 'error')).toEqual([]);
+
+    // The cluster back: the node leases again and the rest goes out.
+    for (const server of fleet.cluster.servers) server.start();
+    await fleet.cluster.ready();
+    await until(() => bulkSent() === held.leased + 15, 'the rest to be sent once the cluster is back', 90_000);
+    await until(async () => !(await limitsOf('/status')).cut_off, 'the node to say it is connected again', 30_000);
+  }, 240_000);
 });

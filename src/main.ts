@@ -98,6 +98,7 @@ function stages(stored: StoreService, work: Work, streams: Streams, intake: Retu
     { name: 'threads', services: [work.parsing.service] },
     // A node id held by another live node refuses the start here, before anything is accepted.
     ...(streams.fleet === null ? [] : [{ name: 'fleet', services: [streams.fleet] }]),
+    ...(work.fleetLimits === null ? [] : [{ name: 'fleet limits', services: [work.fleetLimits.service] }]),
     // A stream that conflicts refuses the start here, before anything is accepted.
     { name: 'event stream', services: [streams.mirror.publishing] },
     { name: 'relays', services: [work.delivery.relaying] },

@@ -20,6 +20,7 @@ import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { MailboxWatchers } from '../bounce/bounce-service.js';
 import { createRelayProbe } from '../delivery/relay-probe.js';
+import type { FleetLimits } from '../fleet/fleet-limits.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth } from '../ingress/http/daemon-health.js';
@@ -91,6 +92,7 @@ export function createApi(
     bounces: MailboxWatchers;
     fleet: FleetService | null;
     fleetDrain: FleetDrainControl | null;
+    fleetLimits: FleetLimits | null;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;
@@ -103,11 +105,13 @@ export function createApi(
   },
 ) {
   const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, ids, log } = deps;
+  // A fleet node's view, with its fleet-wide limits' leases (and whether it is cut off from them).
+  const fleetStatus = () => (fleet === null ? null : Object.assign(fleet.status(), deps.fleetLimits === null ? {} : { limits: deps.fleetLimits.status() }));
   const api = createHttpApp({
     ...deps,
     syncStatus: reports.status,
     mirrorStatus: () => mirror.status(),
-    fleetStatus: () => fleet?.status() ?? null,
+    fleetStatus,
     bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
     pecReceipts: store.pecReceipts,
     backups: store,
@@ -126,7 +130,7 @@ export function createApi(
         reports: () => reports.status.list(),
         bounces: () => bounces.status(),
         mirror: () => mirror.status(),
-        fleet: () => fleet?.status() ?? null,
+        fleet: fleetStatus,
       }),
     },
     readiness: [

@@ -18,6 +18,7 @@ export function createStreams(ctx: DaemonContext, work: Work) {
   const bounces = createBounceService(settings, store, { clock, ids, log, random: ctx.random });
   const fleet =
     settings.fleet === null ? null : createFleetService(settings.fleet, { clock, log: log.child({ component: 'fleet' }), version: mailproxyVersion() });
+  if (fleet !== null) work.fleetLimits?.attach(fleet.link);
   metrics.readFrom({
     mirror: () => mirror.mirror.status(),
     reports: () => work.reports.status.list(),

@@ -15,6 +15,7 @@ import { deliveryFanOut } from '../core/telemetry.js';
 import { verpReturnPathOf } from '../core/verp.js';
 import type { DaemonSettings } from '../config/index.js';
 import { createDeliveryService } from '../delivery/delivery-service.js';
+import { createFleetLimits } from '../fleet/fleet-limits.js';
 import { createSubmissionParsing } from '../ingress/http/parser-threads.js';
 import type { Metrics } from '../metrics/registry.js';
 import { signReport, SIGNATURE_HEADER } from '../security/report-signature.js';
@@ -35,6 +36,14 @@ export interface DaemonContext {
 
 export function createWork(ctx: DaemonContext) {
   const { settings, store, clock, ids, log, random, metrics } = ctx;
+  // Fleet-wide limits (issue 24): a gate for the dispatcher, joined to the fleet in streams.ts. None for a single node.
+  const fleetLimits =
+    settings.fleet === null
+      ? null
+      : createFleetLimits(
+          { bucket: `${settings.fleet.bucket}_limits`, replicas: settings.fleet.replicas, chunk: settings.fleet.limitChunk, retryMs: 1000 },
+          { clock, log: log.child({ component: 'fleet-limits' }), wake: () => delivery.dispatcher.wake() },
+        );
   const delivery = createDeliveryService(settings.delivery, {
     queue: store.queue,
     accounts: store.accounts,
@@ -47,6 +56,7 @@ export function createWork(ctx: DaemonContext) {
     logLevel: settings.logLevel,
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),
     telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
+    ...(fleetLimits === null ? {} : { fleetLimits: fleetLimits.gate }),
   });
   const wake = (): void => delivery.dispatcher.wake();
   const reports = createReportService(settings.reports, {
@@ -64,11 +74,13 @@ export function createWork(ctx: DaemonContext) {
   // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });
   const maxAgeSeconds = settings.maxMessageAgeSeconds;
-  const commands = createMessageCommands({ store, messages: store.messages, queue: store.queue, clock, ids, wake, maxAgeSeconds });
+  // Fleet mode: a window the fleet used up shows as rate_limited in a message's waiting reasons.
+  const waitingQueue = fleetLimits === null ? store.queue : { usage: fleetLimits.waitingUsage(store.queue.usage), suppressed: store.queue.suppressed };
+  const commands = createMessageCommands({ store, messages: store.messages, queue: waitingQueue, clock, ids, wake, maxAgeSeconds });
   const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const bulk = createBulkCommands({ store, messages: store.messages, selection: store.selection, commands, clock, ids, wake, yieldTurn });
   const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);
-  return { delivery, wake, reports, submissions, commands, bulk, parsing };
+  return { delivery, wake, reports, submissions, commands, bulk, parsing, fleetLimits };
 }
 
 export type Work = ReturnType<typeof createWork>;

@@ -258,6 +258,7 @@ export const configSchema = z
           .default('mailproxy_fleet'),
         heartbeat_seconds: z.number().positive().max(60).default(2),
         node_timeout_seconds: z.number().positive().max(3600).default(30),
+        limit_chunk: positiveInt.default(100),
       })
       .strict()
       .superRefine((fleet, ctx) => {

@@ -114,6 +114,7 @@ export function daemonSettings(config: Readonly<Config>) {
           nodeTimeoutMs: fleet.node_timeout_seconds * SECOND,
           connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
           dataDir: config.data_dir,
+          limitChunk: fleet.limit_chunk,
         }
       : null,
     delivery: {

@@ -9,6 +9,7 @@ import type { AccountRepository, TenantRepository } from '../core/ports.js';
 import type { MessageQueue } from '../core/queue.js';
 import type { Handoff } from '../core/relay.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
+import type { FleetLimitGate } from '../core/fleet-limit-gate.js';
 import type { DeliveryTelemetry } from '../core/telemetry.js';
 import type { Service } from '../runtime/service.js';
 import { within } from '../runtime/within.js';
@@ -35,6 +36,8 @@ export interface DeliveryDeps {
   logLevel: string;
   returnPath?: (tenantId: string, messagePk: number) => string | null;
   telemetry: DeliveryTelemetry;
+  /** Fleet mode: fleet-wide limits (issue 24); absent for a single node. */
+  fleetLimits?: FleetLimitGate;
 }
 
 export interface DeliveryService {
@@ -68,6 +71,7 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     ...(deps.returnPath === undefined ? {} : { returnPath: deps.returnPath }),
     telemetry: deps.telemetry,
     config: { leaseMs: settings.leaseMs, claimBatch: settings.claimBatch, retry: settings.retry },
+    ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
   });
   return {
     dispatcher,

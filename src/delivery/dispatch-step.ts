@@ -6,12 +6,14 @@
 import type { Account } from '../core/account.js';
 import { isLimited, limitsOf, needsDueWake, planClaim } from '../core/claim-plan.js';
 import type { Logger } from '../core/logger.js';
+import type { FleetLimitGate } from '../core/fleet-limit-gate.js';
 import type { AccountRepository, TenantRepository } from '../core/ports.js';
 import type { MessageQueue } from '../core/queue.js';
 import type { DeliveryTelemetry } from '../core/telemetry.js';
 import type { Tenant } from '../core/tenant.js';
 import { laneWindow } from './account-lane.js';
 import type { DispatchLanes } from './dispatch-lanes.js';
+import { fleetUsage, sharedAccount } from './fleet-claim-budget.js';
 
 export interface TickReport {
   claimed: number;
@@ -30,6 +32,8 @@ export interface DispatchStepDeps {
   owner: string;
   leaseMs: number;
   claimBatch: number;
+  /** Fleet mode: the fleet-wide limits' leases and connection shares; absent for a single node. */
+  fleetLimits?: FleetLimitGate;
 }
 
 /** Leases last at least ten seconds: looking for expired ones once a second is enough. */
@@ -63,9 +67,14 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
   /** Claims what one account may send now and hands it on; answers its next wake instant. */
   const serveAccount = (account: Account, now: number): { claimed: number; wakeAt: number | null } => {
     if (account.pausedAt !== null) return { claimed: 0, wakeAt: null };
-    const lane = lanes.laneOf(account);
+    const gate = deps.fleetLimits;
+    const lane = lanes.laneOf(gate === undefined ? account : sharedAccount(gate, account, now));
     const limits = limitsOf(account);
-    const usage = isLimited(limits) ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
+    const limited = isLimited(limits);
+    const local = limited ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
+    const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
+    if (fleet !== null && 'wakeAt' in fleet) return { claimed: 0, wakeAt: fleet.wakeAt };
+    const usage = fleet?.usage ?? local;
     const plan = planClaim({ account, window: laneWindow(lane), held: lane.ready.length + lane.sending, claimBatch: deps.claimBatch, usage, now });
     if (plan.kind === 'none') return { claimed: 0, wakeAt: null }; // a finishing send wakes us
     if (plan.kind === 'wait_for_budget') {
@@ -85,6 +94,7 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
     deps.telemetry.claimed(performance.now() - claimStartedAt);
     if (plan.reject) lanes.reject(claimed, now);
     else lanes.offer(lane, claimed);
+    if (gate !== undefined && limited && !plan.reject && claimed.length > 0) gate.claimed(account, limits, claimed.length, now);
     return { claimed: claimed.length, wakeAt: needsDueWake(plan, claimed.length) ? queue.nextDueAt(account.tenantId, account.id) : null };
   };
 

@@ -11,6 +11,7 @@ import type { AccountRepository, TenantRepository } from '../core/ports.js';
 import type { MessageQueue } from '../core/queue.js';
 import type { Handoff } from '../core/relay.js';
 import type { RetryPolicy } from '../core/retry-policy.js';
+import type { FleetLimitGate } from '../core/fleet-limit-gate.js';
 import type { DeliveryTelemetry } from '../core/telemetry.js';
 import { createWakeableLoop } from '../runtime/wakeable-loop.js';
 import { within } from '../runtime/within.js';
@@ -35,6 +36,8 @@ export interface DispatcherDeps {
   /** Told of each handoff (its queue wait) and each attempt's end; nothing by default. */
   telemetry?: DeliveryTelemetry;
   config: { leaseMs: number; claimBatch: number; retry: RetryPolicy };
+  /** Fleet mode: fleet-wide limits (issue 24); absent for a single node. */
+  fleetLimits?: FleetLimitGate;
 }
 
 const noReturnPath = (): null => null;
@@ -69,6 +72,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     owner,
     leaseMs: config.leaseMs,
     claimBatch: config.claimBatch,
+    ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
   });
   const loop = createWakeableLoop<TickReport>({ name: 'dispatcher', step, recover: (_error, now) => ({ claimed: 0, nextWakeAt: now + RETRY_MS }), clock, log });
 

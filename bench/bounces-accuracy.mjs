@@ -2,7 +2,7 @@
 // family, and leave-one-source-out. Parses in-process with the built parser (dist/), LF and CRLF.
 // The corpus is read where it lies (BOUNCE_CORPUS, else ../shared/data/bounces beside the repo);
 // nothing of it is copied here. See bench/README.md for how leave-one-source-out is honoured.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { figures, scoreItem } from './bounce-scoring.mjs';
@@ -70,6 +70,7 @@ export async function bouncesAccuracy(root) {
   const flat = {};
   for (const [key, value] of Object.entries(rounded(whole))) flat[`whole ${key}`] = value;
   for (const [key, value] of Object.entries(rounded(figures(crlf)))) if (key !== 'files') flat[`whole CRLF ${key}`] = value;
+  for (const key of ['reason %', 'recipient %', 'hard/soft balanced %']) flat[`LOSO pooled ${key}`] = round(loso.pooled[key]);
   for (const [key, value] of Object.entries(rounded(loso.mean))) flat[`LOSO mean of ${loso.folds.length} families ${key}`] = value;
   const detail = Object.fromEntries(loso.folds.map((f) => [f.mta, rounded(f.figs)]));
   return { flat, detail, misses: misses(lf) };
@@ -82,6 +83,25 @@ function misses(scored) {
     out[key] = scored.filter((s) => key in s && !(key === 'detect' ? s[key][0] === s[key][1] : key === 'hardsoft' ? s[key].ok : s[key])).map((s) => s.id);
   }
   return out;
+}
+
+let once = null;
+
+/**
+ * For bench/run.mjs: the flat figures (the same each run: parsed once), and each family's figures
+ * in bench/results/<date>-bounces-accuracy.json.
+ */
+export async function bouncesAccuracyScenario(root) {
+  once ??= bouncesAccuracy(root).then((result) => {
+    if (result === null) return {};
+    const dir = join(root, 'bench/results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${new Date().toISOString().slice(0, 10)}-bounces-accuracy.json`);
+    writeFileSync(file, `${JSON.stringify({ corpus: 'BOUNCE_CORPUS or ../shared/data/bounces', flat: result.flat, families: result.detail }, null, 2)}\n`);
+    console.log(`bounces-accuracy: per-family figures in ${file}`);
+    return result.flat;
+  });
+  return once;
 }
 
 // Run alone: `node bench/bounces-accuracy.mjs` prints the figures and each family's.

@@ -166,7 +166,9 @@ function dsnVerdict(fields: DsnRecipientFields, about: string | null, body: stri
 /** A bounce without a report: the recipient and the reason from its prose, hard unless it says it is a warning. */
 function proseVerdict(mail: ParsedMail, text: string, attachedOriginal: string, failedHeader: string[]): RecipientVerdict {
   const original = originalAddresses(attachedOriginal !== '' ? attachedOriginal : proseBody(text).quotedOriginal);
-  const findings = readProseText(text, ownAddresses(mail, original.senders), failedHeader, original.recipients);
+  // The returned original names the failed recipient only when it names one (RFC 3462 returns the whole message, every recipient).
+  const onlyRecipient = original.recipients.length === 1 ? original.recipients : [];
+  const findings = readProseText(text, ownAddresses(mail, original.senders), failedHeader, onlyRecipient);
   const action = permanenceOf(findings.body) === 'soft' ? 'delayed' : 'failed';
   return verdictOf({ recipient: findings.recipient, action, status: null, diagnostic: findings.diagnostic, remoteMta: null }, [findings.body], findings.body);
 }

@@ -16,10 +16,7 @@ import {
   type BounceReason,
 } from './bounce-reasons.js';
 import { REPLY_CODE_REASONS, statusMeaning } from './bounce-status-registry.js';
-import { VENDOR_PHRASES } from './bounce-vendor-wording.js';
-
-/** Precise wording: the vendors' documented messages first, then the generic English phrases. */
-const PRECISE_PHRASES = [...VENDOR_PHRASES, ...REASON_PHRASES];
+import { ANY_VENDOR_PHRASE, VENDOR_PHRASES } from './bounce-vendor-wording.js';
 
 export {
   DECISIVE_PHRASES,
@@ -69,6 +66,15 @@ function phraseReason(table: ReadonlyArray<readonly [BounceReason, RegExp]>, tex
   return null;
 }
 
+/** Precise wording, text by text: the vendors' documented messages first, then the generic English phrases. */
+function preciseReason(texts: readonly string[]): BounceReason | null {
+  for (const text of texts) {
+    const reason = (ANY_VENDOR_PHRASE.test(text) ? phraseReason(VENDOR_PHRASES, [text]) : null) ?? phraseReason(REASON_PHRASES, [text]);
+    if (reason !== null) return reason;
+  }
+  return null;
+}
+
 function corrected(reason: BounceReason, vague: boolean, klass: string | null, transcript: string): BounceReason {
   for (const rule of REASON_OVERRIDES) {
     if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass) || (rule.vague === true && !vague)) continue;
@@ -101,9 +107,9 @@ export function reasonIn(input: {
   if (byStatus?.decides === true) return byStatus.reason;
   const byCode = input.replyCode === null || input.replyCode === undefined ? null : (REPLY_CODE_REASONS.get(input.replyCode) ?? null);
   if (byStatus === null && byCode?.decides === true) return byCode.reason;
-  const precise = phraseReason(PRECISE_PHRASES, primary);
+  const precise = preciseReason(primary);
   const vague = precise === null ? phraseReason(GENERIC_REASON_PHRASES, primary) : null;
-  const fromPrecise = precise ?? (vague === null ? phraseReason(PRECISE_PHRASES, texts) : null);
+  const fromPrecise = precise ?? (vague === null ? preciseReason(texts) : null);
   const fromText = fromPrecise ?? vague ?? phraseReason(GENERIC_REASON_PHRASES, texts);
   if (fromText !== null)
     return corrected(fromText, fromPrecise === null, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));

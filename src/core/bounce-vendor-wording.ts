@@ -92,3 +92,9 @@ const SENDMAIL: Wording = [['expired', /(?:cannot|could not) send message (?:for
 
 /** Every family's wording, in one table for bounce-classify.ts (families do not overlap). */
 export const VENDOR_PHRASES: Wording = [...RFC_5321, ...MICROSOFT, ...GOOGLE, ...YAHOO, ...AMAZON_SES, ...POSTFIX, ...EXIM, ...QMAIL, ...SENDMAIL];
+
+/**
+ * All the families' wording in one pattern, tried first: most texts carry none of it, and one scan
+ * of a long text costs less than one per phrase (a superset: case folded for every phrase).
+ */
+export const ANY_VENDOR_PHRASE: RegExp = new RegExp(VENDOR_PHRASES.map(([, pattern]) => `(?:${pattern.source})`).join('|'), 'i');

@@ -110,7 +110,11 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
 function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
   if (ses.type === 'complaint') return { ...base, kind: 'complaint', method: 'heuristic', recipients: [] };
   if (ses.type === 'delivery' || ses.recipients.length === 0) return { ...base, kind: 'delivered', method: 'none', recipients: [] };
-  const recipients = ses.recipients.map((fields) => verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }));
+  // The subtype is read after each recipient's own diagnostic, in the words core's SES table knows.
+  const subType = ses.bounceSubType === null ? [] : [`SES bounceSubType: ${ses.bounceSubType}`];
+  const recipients = ses.recipients.map((fields) =>
+    verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }, subType),
+  );
   return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', method: 'heuristic', recipients };
 }
 

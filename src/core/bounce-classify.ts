@@ -28,7 +28,7 @@ export {
   type BounceReason,
 } from './bounce-reasons.js';
 export { REPLY_CODE_REASONS, STATUS_DETAILS, statusMeaning } from './bounce-status-registry.js';
-export { VENDOR_PHRASES } from './bounce-vendor-wording.js';
+export { ANY_VENDOR_PHRASE, VENDOR_PHRASES } from './bounce-vendor-wording.js';
 
 // Not inside an address or a version number (192.2.3.4, 1.2.3.4).
 export const ENHANCED_STATUS = /(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/;

@@ -583,7 +583,8 @@ export const PERMANENCE_PHRASES: ReadonlyArray<readonly ['hard' | 'soft', RegExp
  */
 export const EXPIRY_PHRASES: RegExp = anyOf(
   [
-    /@\S+\s+retry timeout exceeded/,
+    // The domain holds no "@" (so a run of "a@a@..." is scanned once, not once per "@"), then the reason under it.
+    /@[^\s@]{1,255}\s{1,20}retry timeout exceeded/,
     /all hosts(?: for '[^']{1,255}')? have been failing for a long time/,
     /retry time not reached for any host after a long failure period/,
   ],

@@ -60,6 +60,11 @@ const YAHOO: Wording = [
 /** Amazon SES: "Amazon SES notification contents" and its suppression list (docs.aws.amazon.com/ses). */
 const AMAZON_SES: Wording = [
   ['user_unknown', /suppressed sending to this address because it has a recent history of bouncing|on the suppression list for your account/i],
+  // The notification's bounceSubType, as the parser passes it on when a recipient has no diagnostic of its own.
+  ['user_unknown', /SES bounceSubType: (?:NoEmail|Suppressed|OnAccountSuppressionList)\b/],
+  ['mailbox_full', /SES bounceSubType: MailboxFull\b/],
+  ['message_too_large', /SES bounceSubType: MessageTooLarge\b/],
+  ['policy_block', /SES bounceSubType: (?:ContentRejected|AttachmentRejected)\b/],
 ];
 
 /** Postfix: smtpd(8) access restrictions, local(8), virtual(8), pipe(8) (postfix.org documentation). */

@@ -4,6 +4,7 @@
 import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { bouncesAccuracyScenario } from './bounces-accuracy.mjs';
 import { dsnFor, startBenchDovecot } from './dovecot.mjs';
 import { fleetScenario } from './fleet.mjs';
 import { reportsScenario } from './reports.mjs';
@@ -43,6 +44,8 @@ async function intakeHistogram(d) {
 }
 
 const scenarios = {
+  // The bounce parser's accuracy on the shared corpus (issue 30): deterministic, so parsed once per bench process.
+  'bounces-accuracy': () => bouncesAccuracyScenario(root),
   async 'http-ingest'() {
     const { d, key, stop } = await startPeers({ suspended: true });
     const load = await run(['bench/http-load.mjs', d.base, key, '8', '100', '2048', '5', 'ingest']);

@@ -110,7 +110,11 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
 function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
   if (ses.type === 'complaint') return { ...base, kind: 'complaint', method: 'heuristic', recipients: [] };
   if (ses.type === 'delivery' || ses.recipients.length === 0) return { ...base, kind: 'delivered', method: 'none', recipients: [] };
-  const recipients = ses.recipients.map((fields) => verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }));
+  // The subtype is read after each recipient's own diagnostic, in the words core's SES table knows.
+  const subType = ses.bounceSubType === null ? [] : [`SES bounceSubType: ${ses.bounceSubType}`];
+  const recipients = ses.recipients.map((fields) =>
+    verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }, subType),
+  );
   return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', method: 'heuristic', recipients };
 }
 
@@ -166,7 +170,9 @@ function dsnVerdict(fields: DsnRecipientFields, about: string | null, body: stri
 /** A bounce without a report: the recipient and the reason from its prose, hard unless it says it is a warning. */
 function proseVerdict(mail: ParsedMail, text: string, attachedOriginal: string, failedHeader: string[]): RecipientVerdict {
   const original = originalAddresses(attachedOriginal !== '' ? attachedOriginal : proseBody(text).quotedOriginal);
-  const findings = readProseText(text, ownAddresses(mail, original.senders), failedHeader, original.recipients);
+  // The returned original names the failed recipient only when it names one (RFC 3462 returns the whole message, every recipient).
+  const onlyRecipient = original.recipients.length === 1 ? original.recipients : [];
+  const findings = readProseText(text, ownAddresses(mail, original.senders), failedHeader, onlyRecipient);
   const action = permanenceOf(findings.body) === 'soft' ? 'delayed' : 'failed';
   return verdictOf({ recipient: findings.recipient, action, status: null, diagnostic: findings.diagnostic, remoteMta: null }, [findings.body], findings.body);
 }

@@ -5,7 +5,7 @@
  * keep that part apart, or in plain text when the MIME structure is broken or
  * the report was forwarded inline. Knows nothing of what the fields mean.
  */
-import { firstAddress } from './addresses.js';
+import { normaliseRecipient } from './recipient-address.js';
 
 /** RFC 3464 §2.3.3's five actions. */
 export type DsnAction = 'failed' | 'delayed' | 'delivered' | 'relayed' | 'expanded';
@@ -50,17 +50,16 @@ export function typedValue(value: string | undefined): string | null {
 
 /**
  * The recipient a group names: an address in Final-Recipient, else in
- * Original-Recipient. A local delivery may name a pipe or a file
- * (`X-Unix; |/usr/bin/filter user@example.com`): the address inside it is the
- * recipient, not the command.
+ * Original-Recipient, normalised (recipient-address.ts). A local delivery may
+ * name a pipe or a file (`X-Unix; |/usr/bin/filter user@example.com`): the
+ * address inside it is the recipient, not the command.
  */
 function recipientOf(fields: Map<string, string>): string | null {
-  for (const name of ['final-recipient', 'original-recipient']) {
-    const value = typedValue(fields.get(name));
-    if (value === null) continue;
-    const address = firstAddress(value);
-    if (address !== null) return address;
-  }
+  const final = normaliseRecipient(fields.get('final-recipient'));
+  if (final !== null) return final;
+  // RFC 3464 §2.3.1: Original-Recipient carries the ORCPT, which RFC 3461 §4 encodes as xtext.
+  const original = normaliseRecipient(fields.get('original-recipient'), true);
+  if (original !== null) return original;
   return typedValue(fields.get('final-recipient')) ?? typedValue(fields.get('original-recipient'));
 }
 

@@ -11,6 +11,8 @@ export interface SesNotification {
   type: 'bounce' | 'complaint' | 'delivery';
   /** SES's own judgement: Permanent, Transient or Undetermined. */
   bounceType: string | null;
+  /** SES's finer judgement (NoEmail, MailboxFull, MessageTooLarge, ContentRejected, ...). */
+  bounceSubType: string | null;
   recipients: DsnRecipientFields[];
 }
 
@@ -36,5 +38,5 @@ export function readSesNotification(text: string): SesNotification | null {
       remoteMta: null,
     }))
     .filter((entry) => entry.recipient !== null);
-  return { type: kind, bounceType: stringField(json, 'bounceType'), recipients };
+  return { type: kind, bounceType: stringField(json, 'bounceType'), bounceSubType: stringField(json, 'bounceSubType'), recipients };
 }

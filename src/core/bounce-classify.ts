@@ -6,7 +6,6 @@
  */
 import {
   DECISIVE_PHRASES,
-  DEFINITE_STATUSES,
   EXPIRY_PHRASES,
   GENERIC_REASON_PHRASES,
   HARD_REASONS,
@@ -14,21 +13,22 @@ import {
   REASON_OVERRIDES,
   REASON_PHRASES,
   SOFT_REASONS,
-  STATUS_REASONS,
   type BounceReason,
 } from './bounce-reasons.js';
+import { REPLY_CODE_REASONS, statusMeaning } from './bounce-status-registry.js';
+import { ANY_VENDOR_PHRASE, VENDOR_PHRASES } from './bounce-vendor-wording.js';
 
 export {
   DECISIVE_PHRASES,
-  DEFINITE_STATUSES,
   GENERIC_REASON_PHRASES,
   GROUP_POSTING_REFUSALS,
   PERMANENCE_PHRASES,
   REASON_OVERRIDES,
   REASON_PHRASES,
-  STATUS_REASONS,
   type BounceReason,
 } from './bounce-reasons.js';
+export { REPLY_CODE_REASONS, STATUS_DETAILS, statusMeaning } from './bounce-status-registry.js';
+export { ANY_VENDOR_PHRASE, VENDOR_PHRASES } from './bounce-vendor-wording.js';
 
 // Not inside an address or a version number (192.2.3.4, 1.2.3.4).
 export const ENHANCED_STATUS = /(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/;
@@ -66,6 +66,15 @@ function phraseReason(table: ReadonlyArray<readonly [BounceReason, RegExp]>, tex
   return null;
 }
 
+/** Precise wording, text by text: the vendors' documented messages first, then the generic English phrases. */
+function preciseReason(texts: readonly string[]): BounceReason | null {
+  for (const text of texts) {
+    const reason = (ANY_VENDOR_PHRASE.test(text) ? phraseReason(VENDOR_PHRASES, [text]) : null) ?? phraseReason(REASON_PHRASES, [text]);
+    if (reason !== null) return reason;
+  }
+  return null;
+}
+
 function corrected(reason: BounceReason, vague: boolean, klass: string | null, transcript: string): BounceReason {
   for (const rule of REASON_OVERRIDES) {
     if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass) || (rule.vague === true && !vague)) continue;
@@ -75,11 +84,13 @@ function corrected(reason: BounceReason, vague: boolean, klass: string | null, t
 }
 
 /**
- * Why: wording that names the recipient's own filter, a definite status, else the wording, corrected by the SMTP phase and
- * the class; else the status's class and subject. The wording is read from
- * the remote server's own words (`primary`) first, then from the other texts,
- * most specific first (the diagnostic, the prose about the recipient), precise
- * phrases before vague words. `transcript` is read only for the SMTP phase.
+ * Why, in the order the codes are specific: wording that names the recipient's own filter; a status
+ * detail that names one reason (5.1.1, 5.2.2, 5.7.13: bounce-status-registry.ts); a reply code that
+ * does (521, 535), when there is no status; else the wording, corrected by the SMTP phase and the
+ * class; else what the generic status (5.7.1, x.0.0) or reply code (550) stands for. The wording is
+ * read from the remote server's own words (`primary`) first, then from the other texts, most
+ * specific first (the diagnostic, the prose about the recipient), precise phrases before vague
+ * words. `transcript` is read only for the SMTP phase.
  */
 export function reasonIn(input: {
   status: string | null;
@@ -92,15 +103,17 @@ export function reasonIn(input: {
   const primary = input.primary === null || input.primary === undefined ? [] : [input.primary];
   const decisive = phraseReason(DECISIVE_PHRASES, [...primary, ...texts]);
   if (decisive !== null) return decisive;
-  if (status !== null) for (const [pattern, reason] of DEFINITE_STATUSES) if (pattern.test(status)) return reason;
-  const precise = phraseReason(REASON_PHRASES, primary);
+  const byStatus = status === null ? null : statusMeaning(status);
+  if (byStatus?.decides === true) return byStatus.reason;
+  const byCode = input.replyCode === null || input.replyCode === undefined ? null : (REPLY_CODE_REASONS.get(input.replyCode) ?? null);
+  if (byStatus === null && byCode?.decides === true) return byCode.reason;
+  const precise = preciseReason(primary);
   const vague = precise === null ? phraseReason(GENERIC_REASON_PHRASES, primary) : null;
-  const fromPrecise = precise ?? (vague === null ? phraseReason(REASON_PHRASES, texts) : null);
+  const fromPrecise = precise ?? (vague === null ? preciseReason(texts) : null);
   const fromText = fromPrecise ?? vague ?? phraseReason(GENERIC_REASON_PHRASES, texts);
   if (fromText !== null)
     return corrected(fromText, fromPrecise === null, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));
-  if (status !== null) for (const [pattern, reason] of STATUS_REASONS) if (pattern.test(status)) return reason;
-  return null;
+  return byStatus?.reason ?? byCode?.reason ?? null;
 }
 
 /** `reasonIn` for a status and texts alone. */

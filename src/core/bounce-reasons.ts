@@ -475,40 +475,6 @@ export const DECISIVE_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = 
   ['policy_block', /recipient preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i],
 ];
 
-/** Enhanced statuses that name one reason whatever the text says (tried before the phrases). */
-export const DEFINITE_STATUSES: ReadonlyArray<readonly [RegExp, BounceReason]> = [
-  [/^\d\.1\.1$/, 'user_unknown'],
-  [/^\d\.1\.2$/, 'host_unknown'],
-  [/^\d\.2\.2$/, 'mailbox_full'],
-  [/^\d\.(2\.3|3\.4)$/, 'message_too_large'],
-  [/^\d\.4\.7$/, 'expired'],
-  // RFC 3463 §3.2: a bad sender address is the sender's problem, not the recipient's.
-  [/^\d\.1\.[78]$/, 'policy_block'],
-  // RFC 7372: sender authentication (SPF, DKIM) failed; reverse DNS failed; the sender's domain takes no mail (null MX, RFC 7505).
-  [/^\d\.7\.(23|24|26)$/, 'policy_block'],
-  [/^\d\.7\.25$/, 'spam_block'],
-  [/^\d\.7\.27$/, 'host_unknown'],
-];
-
-/** Enhanced statuses (RFC 3463), most specific first: `x.y.z`, then `x.y`; tried after the phrases. */
-export const STATUS_REASONS: ReadonlyArray<readonly [RegExp, BounceReason]> = [
-  [/^\d\.1\.(1|0|3|6)$/, 'user_unknown'],
-  [/^\d\.1\.(2|10)$/, 'host_unknown'],
-  [/^\d\.4\.4$/, 'host_unknown'],
-  [/^\d\.2\.1$/, 'account_disabled'],
-  [/^\d\.2\.2$/, 'mailbox_full'],
-  [/^\d\.2\.3$/, 'message_too_large'],
-  [/^\d\.3\.4$/, 'message_too_large'],
-  [/^\d\.4\.7$/, 'expired'],
-  [/^\d\.7\.(1|0|2|3|4|5|6|7|8|9|\d\d)$/, 'policy_block'],
-  [/^\d\.4\.6$/, 'system_error'],
-  [/^\d\.3\.\d+$/, 'system_error'],
-  [/^\d\.4\.\d+$/, 'system_error'],
-  [/^\d\.5\.\d+$/, 'system_error'],
-  [/^\d\.1\.\d+$/, 'user_unknown'],
-  [/^\d\.2\.\d+$/, 'mailbox_full'],
-];
-
 /**
  * Corrections to a reason the wording gave, from what else is known of the
  * refusal: its SMTP phase (RFC 5321 §3.3) and the class of its status.
@@ -617,7 +583,8 @@ export const PERMANENCE_PHRASES: ReadonlyArray<readonly ['hard' | 'soft', RegExp
  */
 export const EXPIRY_PHRASES: RegExp = anyOf(
   [
-    /@\S+\s+retry timeout exceeded/,
+    // The domain holds no "@" (so a run of "a@a@..." is scanned once, not once per "@"), then the reason under it.
+    /@[^\s@]{1,255}\s{1,20}retry timeout exceeded/,
     /all hosts(?: for '[^']{1,255}')? have been failing for a long time/,
     /retry time not reached for any host after a long failure period/,
   ],

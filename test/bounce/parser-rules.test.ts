@@ -177,6 +177,20 @@ ${inner}
     expect((await analyseBounce(crlf(direct.replace('"Bounce"', '"Delivery"')))).kind).toBe('delivered');
   });
 
+  it("reads an SES notification's bounce subtype when a recipient has no diagnostic (Amazon SES notification contents)", async () => {
+    const notification = (subType: string): string => `From: Notifications <no-reply@notifications.example>
+To: app@acme.example
+Subject: Notification Message
+Content-Type: text/plain
+
+{"notificationType":"Bounce","bounce":{"bounceType":"Transient","bounceSubType":"${subType}","bouncedRecipients":[{"emailAddress":"mia@example.com"}]}}
+`;
+    const reasons = [];
+    for (const subType of ['MailboxFull', 'MessageTooLarge', 'ContentRejected', 'General'])
+      reasons.push((await analyseBounce(crlf(notification(subType)))).recipients[0]?.reason ?? null);
+    expect(reasons).toEqual(['mailbox_full', 'message_too_large', 'policy_block', null]);
+  });
+
   it("takes the returned original's own Message-ID, not one of a message it carries", async () => {
     const text = `From: MAILER-DAEMON@mx.example.net
 To: app@acme.example

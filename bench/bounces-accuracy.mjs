@@ -1,0 +1,119 @@
+// The bounce parser's accuracy on a corpus of real bounces (issue 30): the whole set, each MTA
+// family, and leave-one-source-out. Parses in-process with the built parser (dist/), LF and CRLF.
+// The corpus is read where it lies (BOUNCE_CORPUS, else ../shared/data/bounces beside the repo);
+// nothing of it is copied here. See bench/README.md for how leave-one-source-out is honoured.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { figures, scoreItem } from './bounce-scoring.mjs';
+
+export function corpusDir(root) {
+  return resolve(process.env.BOUNCE_CORPUS ?? join(root, '..', 'shared', 'data', 'bounces'));
+}
+
+async function parserOf(root) {
+  const { analyseBounce } = await import(pathToFileURL(join(root, 'dist/bounce/bounce-parser.js')).href);
+  const { parseReportOf } = await import(pathToFileURL(join(root, 'dist/bounce/parse-report.js')).href);
+  return async (raw) => parseReportOf(await analyseBounce(raw));
+}
+
+const toCrlf = (raw) => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
+
+/** Scores every item of the manifest with `lineEnds` applied to the file's bytes. */
+async function scoreAll(items, dir, parse, lineEnds) {
+  const sisimaiCategories = new Map();
+  for (const item of items) for (const e of item.entries ?? []) if (e.category) sisimaiCategories.set(e.reason, e.category);
+  const scored = [];
+  for (const item of items) {
+    const raw = lineEnds(readFileSync(join(dir, item.file)));
+    scored.push(scoreItem(item, await parse(raw), sisimaiCategories));
+  }
+  return scored;
+}
+
+const round = (value) => (value === null ? null : Math.round(value * 10) / 10);
+const rounded = (figs) => Object.fromEntries(Object.entries(figs).map(([key, value]) => [key, round(value)]));
+
+/**
+ * Leave-one-source-out: each MTA family in turn is the held-out fold. The rule tables are written
+ * from the RFCs and the vendors' documented messages, never from a corpus file, so no fold's rules
+ * were derived from it: a fold's score is the score on its files. Reported pooled over the folds
+ * (every file scored once, as held out) and as the mean of the folds (each family weighs the same).
+ */
+function leaveOneSourceOut(scored) {
+  const families = [...new Set(scored.map((s) => s.mta))];
+  const folds = families.map((mta) => ({ mta, figs: figures(scored.filter((s) => s.mta === mta)) }));
+  const pooled = figures(scored);
+  const mean = {};
+  for (const key of Object.keys(pooled)) {
+    if (key === 'files') continue;
+    const values = folds.map((f) => f.figs[key]).filter((v) => v !== null);
+    mean[key] = values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
+  }
+  return { folds, pooled, mean };
+}
+
+/** The bench scenario: flat numeric figures for the summary; the per-family detail in `detail`. */
+export async function bouncesAccuracy(root) {
+  const dir = corpusDir(root);
+  const manifestPath = join(dir, 'manifest.json');
+  if (!existsSync(manifestPath)) {
+    console.log(`bounces-accuracy: no corpus at ${dir} (set BOUNCE_CORPUS to a directory with manifest.json); skipped`);
+    return null;
+  }
+  const { items } = JSON.parse(readFileSync(manifestPath, 'utf8'));
+  const parse = await parserOf(root);
+  const lf = await scoreAll(items, dir, parse, (raw) => raw);
+  const crlf = await scoreAll(items, dir, parse, toCrlf);
+  const loso = leaveOneSourceOut(lf);
+  const whole = figures(lf);
+  const flat = {};
+  for (const [key, value] of Object.entries(rounded(whole))) flat[`whole ${key}`] = value;
+  for (const [key, value] of Object.entries(rounded(figures(crlf)))) if (key !== 'files') flat[`whole CRLF ${key}`] = value;
+  for (const key of ['reason %', 'recipient %', 'hard/soft balanced %']) flat[`LOSO pooled ${key}`] = round(loso.pooled[key]);
+  for (const [key, value] of Object.entries(rounded(loso.mean))) flat[`LOSO mean of ${loso.folds.length} families ${key}`] = value;
+  const detail = Object.fromEntries(loso.folds.map((f) => [f.mta, rounded(f.figs)]));
+  return { flat, detail, misses: misses(lf) };
+}
+
+/** Which items missed which metric (ids only: what a developer opens in the corpus, never its values). */
+function misses(scored) {
+  const out = {};
+  for (const key of ['detect', 'hardsoft', 'status', 'recipient', 'reason']) {
+    out[key] = scored.filter((s) => key in s && !(key === 'detect' ? s[key][0] === s[key][1] : key === 'hardsoft' ? s[key].ok : s[key])).map((s) => s.id);
+  }
+  return out;
+}
+
+let once = null;
+
+/**
+ * For bench/run.mjs: the flat figures (the same each run: parsed once), and each family's figures
+ * in bench/results/<date>-bounces-accuracy.json.
+ */
+export async function bouncesAccuracyScenario(root) {
+  once ??= bouncesAccuracy(root).then((result) => {
+    if (result === null) return {};
+    const dir = join(root, 'bench/results');
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, `${new Date().toISOString().slice(0, 10)}-bounces-accuracy.json`);
+    writeFileSync(file, `${JSON.stringify({ corpus: 'BOUNCE_CORPUS or ../shared/data/bounces', flat: result.flat, families: result.detail }, null, 2)}\n`);
+    console.log(`bounces-accuracy: per-family figures in ${file}`);
+    return result.flat;
+  });
+  return once;
+}
+
+// Run alone: `node bench/bounces-accuracy.mjs` prints the figures and each family's.
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const root = resolve(new URL('..', import.meta.url).pathname);
+  const result = await bouncesAccuracy(root);
+  if (result !== null) {
+    console.log(JSON.stringify(result.flat, null, 1));
+    for (const [mta, figs] of Object.entries(result.detail))
+      console.log(
+        `${mta.padEnd(22)} n=${String(figs.files).padStart(3)} reason ${figs['reason %']} recipient ${figs['recipient %']} hard/soft ${figs['hard/soft %']}`,
+      );
+    if (process.env.SHOW_MISSES) console.log(JSON.stringify(result.misses, null, 1));
+  }
+}

@@ -1,0 +1,90 @@
+import { describe, expect, it } from 'vitest';
+import { findCodes, reasonIn, type BounceReason } from './bounce-classify.js';
+
+/**
+ * Refusals as the standards and the vendors document them (written for this test from their
+ * documentation, with example.* names; none taken from a sample corpus): the reason must follow
+ * from the codes and wording alone, whichever MTA wrote them. This is the held-out check for the
+ * rule tables: a rule fitted to one MTA's sample bounces would not carry over to these.
+ */
+const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, reason: BounceReason]> = [
+  // RFC 3463 / RFC 5248 registry details alone
+  ['RFC 3463 5.1.1', '550 5.1.1 Requested action not taken', 'user_unknown'],
+  ['RFC 3463 5.1.2', '550 5.1.2 Bad destination system address', 'host_unknown'],
+  ['RFC 3463 5.1.6', '550 5.1.6 Destination mailbox has moved', 'user_unknown'],
+  ['RFC 3463 5.2.1', '550 5.2.1 Mailbox disabled, not accepting messages', 'account_disabled'],
+  ['RFC 3463 4.2.2', '452 4.2.2 Mailbox full', 'mailbox_full'],
+  ['RFC 3463 5.2.3', '552 5.2.3 Message length exceeds administrative limit', 'message_too_large'],
+  ['RFC 3463 5.3.4', '552 5.3.4 Message too big for system', 'message_too_large'],
+  ['RFC 3463 4.4.7', '4.4.7 Delivery time expired', 'expired'],
+  ['RFC 3463 5.5.3', '452 4.5.3 Too many recipients', 'rate_limited'],
+  ['RFC 5248 5.7.13', '525 5.7.13 User account disabled', 'account_disabled'],
+  ['RFC 7372 5.7.26', '550 5.7.26 Multiple authentication checks failed', 'policy_block'],
+  ['RFC 7505 5.1.10', '556 5.1.10 Recipient address has null MX', 'host_unknown'],
+  // RFC 5321 §4.2 and RFC 7504 reply codes without an enhanced status
+  ['RFC 5321 552', '552 Requested mail action aborted: exceeded storage allocation', 'mailbox_full'],
+  ['RFC 5321 553', '553 Requested action not taken: mailbox name not allowed', 'user_unknown'],
+  ['RFC 7504 556', '556 Domain does not accept mail', 'host_unknown'],
+  ['RFC 4954 535', '535 Authentication credentials invalid', 'policy_block'],
+  // Exchange Online NDR reference
+  ['Exchange 5.1.10', '550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup', 'user_unknown'],
+  ['Exchange 5.4.1 DBEB', '550 5.4.1 Recipient address rejected: Access denied. AS(201806281)', 'user_unknown'],
+  ['Exchange 5.2.2', '554 5.2.2 mailbox full; STOREDRV.Deliver.Exception:QuotaExceededException', 'mailbox_full'],
+  ['Exchange 5.7.606', '550 5.7.606 Access denied, banned sending IP [192.0.2.1]', 'spam_block'],
+  ['Exchange 5.7.57', '530 5.7.57 Client not authenticated to send anonymous mail during MAIL FROM', 'policy_block'],
+  ['Exchange 5.3.4', '552 5.3.4 RESOLVER.RST.RecipSizeLimit; message too large for this recipient', 'message_too_large'],
+  ['Exchange 5.4.14', '554 5.4.14 Hop count exceeded - possible mail loop', 'system_error'],
+  // Gmail SMTP error reference
+  [
+    'Gmail 5.1.1',
+    "550-5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address",
+    'user_unknown',
+  ],
+  ['Gmail 5.2.1', '550-5.2.1 The email account that you tried to reach is disabled.', 'account_disabled'],
+  ['Gmail 4.2.2', '452-4.2.2 The email account that you tried to reach is over quota.', 'mailbox_full'],
+  [
+    'Gmail 4.2.1',
+    '450-4.2.1 The user you are trying to contact is receiving mail at a rate that prevents additional messages from being delivered.',
+    'rate_limited',
+  ],
+  ['Gmail 5.7.1 spam', '550-5.7.1 Our system has detected that this message is likely unsolicited mail.', 'spam_block'],
+  ['Gmail 5.7.0 security', '552-5.7.0 This message was blocked because its content presents a potential security issue.', 'policy_block'],
+  ['Gmail 4.7.28', '421-4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your IP address.', 'spam_block'],
+  ['Gmail 5.7.26', '550-5.7.26 This mail is unauthenticated, which poses a security risk to the sender and Gmail users', 'policy_block'],
+  // Yahoo Sender Hub SMTP error codes
+  ['Yahoo dd', "554 delivery error: dd This user doesn't have a yahoo.com account (ann@yahoo.com) [0]", 'user_unknown'],
+  ['Yahoo TSS04', '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints', 'spam_block'],
+  ['Yahoo BL21', "553 5.7.1 [BL21] Connections will not be accepted from 192.0.2.1, because the ip is in Spamhaus's list", 'spam_block'],
+  // Amazon SES
+  ['SES suppression', 'Amazon SES has suppressed sending to this address because it has a recent history of bouncing as an invalid address.', 'user_unknown'],
+  // Postfix smtpd(8), local(8)
+  ['Postfix local', '550 5.1.1 <ann@example.net>: Recipient address rejected: User unknown in local recipient table', 'user_unknown'],
+  ['Postfix relay', '554 5.7.1 <ann@example.org>: Relay access denied', 'policy_block'],
+  ['Postfix RBL', '554 5.7.1 Service unavailable; Client host [192.0.2.1] blocked using zen.spamhaus.org', 'spam_block'],
+  ['Postfix rDNS', '450 4.7.1 Client host rejected: cannot find your reverse hostname, [192.0.2.1]', 'spam_block'],
+  ['Postfix size', '552 5.3.4 Message size exceeds fixed limit', 'message_too_large'],
+  ['Postfix domain', '450 4.1.2 <ann@nowhere.example>: Recipient address rejected: Domain not found', 'host_unknown'],
+  // Exim
+  ['Exim unrouteable', 'Unrouteable address', 'host_unknown'],
+  ['Exim retry', 'retry timeout exceeded', 'expired'],
+  ['Exim quota', 'mailbox is full (MTA-imposed quota exceeded while writing to file /var/mail/ann)', 'mailbox_full'],
+  // qmail
+  ['qmail 5.1.1', 'Sorry, no mailbox here by that name. (#5.1.1)', 'user_unknown'],
+  ['qmail 5.1.2', "Sorry, I couldn't find any host named example.invalid. (#5.1.2)", 'host_unknown'],
+  ['qmail 5.4.4', "Sorry, I couldn't find a mail exchanger or IP address. (#5.4.4)", 'host_unknown'],
+  ['qmail 4.4.7', "I'm not going to try again; this message has been in the queue too long.", 'expired'],
+  // Sendmail
+  ['Sendmail user', '550 5.1.1 <ann@example.net>... User unknown', 'user_unknown'],
+  ['Sendmail host', '5.1.2 Host unknown (Name server: mx.example.invalid: host not found)', 'host_unknown'],
+  ['Sendmail expiry', 'Cannot send message for 5 days', 'expired'],
+  ['Sendmail relay', '550 5.7.1 <ann@example.org>... Relaying denied', 'policy_block'],
+];
+
+describe('documented refusals, by standard and vendor', () => {
+  for (const [source, diagnostic, reason] of DOCUMENTED) {
+    it(`reads "${source}" as ${reason}`, () => {
+      const { status, replyCode, remoteWords } = findCodes(diagnostic);
+      expect(reasonIn({ status, replyCode, primary: remoteWords, texts: [diagnostic] })).toBe(reason);
+    });
+  }
+});

@@ -107,7 +107,11 @@ export interface FleetCommandOutcome<T> extends FleetReach {
  * with the request so that each node applies the same rules again.
  */
 export interface FleetMessages {
-  search(ctx: CommandContext, query: Omit<MessageQuery, 'after'>, cursor: string | undefined): Promise<FleetReach & { messages: FleetSummary[]; next_cursor: string | null }>;
+  search(
+    ctx: CommandContext,
+    query: Omit<MessageQuery, 'after'>,
+    cursor: string | undefined,
+  ): Promise<FleetReach & { messages: FleetSummary[]; next_cursor: string | null }>;
   detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { node_id: string; detail: Record<string, unknown> }>;
   /** Runs a per-tenant command on every node (local included) and merges the outcomes. */
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<FleetReach & Record<string, unknown>>;
@@ -124,7 +128,11 @@ export const COMMAND_ID_LISTS: Record<FleetCommandName, { found: string[]; count
 };
 
 /** Merges per-node answers of one command into the single-node answer's shape, plus `nodes` and `missing_nodes`. */
-export function mergeCommandOutcomes(name: FleetCommandName, answers: Record<string, Record<string, unknown>>, ids: readonly string[]): Record<string, unknown> {
+export function mergeCommandOutcomes(
+  name: FleetCommandName,
+  answers: Record<string, Record<string, unknown>>,
+  ids: readonly string[],
+): Record<string, unknown> {
   const spec = COMMAND_ID_LISTS[name];
   const values = Object.values(answers);
   const merged: Record<string, unknown> = values.length > 0 ? { ...values[0] } : {};

@@ -50,9 +50,23 @@ beforeAll(async () => {
   fleet = await startFleet(['n1', 'n2', 'n3']);
   for (const node of fleet.nodes) {
     expect([201, 409]).toContain((await admin(node.url, 'POST', '/tenant', { id: 'acme' })).status);
-    const account = await admin(node.url, 'POST', '/account', { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', is_default: true });
+    const account = await admin(node.url, 'POST', '/account', {
+      id: 'main',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      is_default: true,
+    });
     expect([200, 201], account.text).toContain(account.status);
-    const messages = idsOn(node.id).map((id) => ({ id, tenant_id: 'acme', from: 'app@acme.example', to: 'ann@example.net', subject: `hello from ${node.id}`, body: id }));
+    const messages = idsOn(node.id).map((id) => ({
+      id,
+      tenant_id: 'acme',
+      from: 'app@acme.example',
+      to: 'ann@example.net',
+      subject: `hello from ${node.id}`,
+      body: id,
+    }));
     const added = await admin(node.url, 'POST', '/add-messages', { messages });
     expect(added.body, added.text).toMatchObject({ ok: true, queued: 4, rejected: [] });
   }
@@ -78,6 +92,20 @@ describe('fleet one view', () => {
     expect(cli.stdout).toContain('n2-m1');
     expect(cli.stdout).toMatch(/^node:\s+n2$/m);
     expect(cli.stdout).toMatch(/events:[\s\S]*sent/);
+
+    // The console of n1, signed in as a browser would: the message page and the list.
+    const login = await fetch(`${url('n1')}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: FLEET_TOKEN }), redirect: 'manual' });
+    expect(login.status).toBe(303);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await fetch(`${url('n1')}/ui/messages/acme/n2-m1`, { headers: { cookie }, redirect: 'manual' });
+    const html = await page.text();
+    expect(page.status, html).toBe(200);
+    expect(html).toContain('<dt>Node</dt><dd>n2</dd>');
+    expect(html).toContain('hello from n2');
+    expect(html).toMatch(/>sent</);
+    const list = await (await fetch(`${url('n1')}/ui/messages?tenant=acme`, { headers: { cookie }, redirect: 'manual' })).text();
+    for (const id of ['n1-m1', 'n2-m1', 'n3-m4']) expect(list).toContain(`/ui/messages/acme/${id}"`);
+    expect(list).toContain('<th scope="col">Node</th>');
 
     const nowhere = await admin(url('n1'), 'GET', '/messages/nowhere?tenant_id=acme');
     expect(nowhere.status).toBe(404);

@@ -68,7 +68,7 @@ const listQuery = z
       .string()
       .max(4000)
       .optional()
-      .meta({ description: 'The `next_cursor` of the previous page, unchanged (in fleet mode it holds each node\'s position).', examples: ['eyJwayI6MTIzNH0'] }),
+      .meta({ description: "The `next_cursor` of the previous page, unchanged (in fleet mode it holds each node's position).", examples: ['eyJwayI6MTIzNH0'] }),
   })
   .strict();
 
@@ -211,10 +211,16 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
   /** In fleet mode the command goes to every node, which applies it to what it holds. */
-  const fleetCommand = <S extends z.ZodType>(doc: RouteDoc & { body: S }, name: FleetCommandName, run: (ctx: CommandContext, params: z.output<S>) => object): void => {
+  const fleetCommand = <S extends z.ZodType>(
+    doc: RouteDoc & { body: S },
+    name: FleetCommandName,
+    run: (ctx: CommandContext, params: z.output<S>) => object,
+  ): void => {
     const fleet = deps.fleet;
     if (fleet === null || fleet === undefined) return command(doc, run);
-    on(app, doc, async (c) => c.json({ ok: true, ...(await fleet.command(commandContext(c), name, (await readParams(c, doc.body)) as Record<string, unknown>)) }));
+    on(app, doc, async (c) =>
+      c.json({ ok: true, ...(await fleet.command(commandContext(c), name, (await readParams(c, doc.body)) as Record<string, unknown>)) }),
+    );
   };
   fleetCommand(routes.suspend, 'suspend', (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
   fleetCommand(routes.activate, 'activate', (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));

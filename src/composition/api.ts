@@ -128,6 +128,7 @@ export function createApi(
         bounces: () => bounces.status(),
         mirror: () => mirror.status(),
         fleet: () => fleet?.status() ?? null,
+        fleetQueues: deps.fleetMessages === null ? null : () => deps.fleetMessages!.queues(),
       }),
     },
     readiness: [

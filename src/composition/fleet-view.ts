@@ -7,6 +7,7 @@ import { localMessages, type FleetMessages } from '../core/fleet-view.js';
 import type { Logger } from '../core/logger.js';
 import type { MessageCommands } from '../core/message-commands.js';
 import type { MessageSearch } from '../core/message-search.js';
+import type { QueueStatusStore } from '../core/queue-status.js';
 import { createFleetMessages } from '../fleet/fleet-messages.js';
 import type { FleetService } from '../fleet/fleet-service.js';
 import { createViewResponder } from '../fleet/view-responder.js';
@@ -17,9 +18,12 @@ export interface FleetViewParts {
   responder: Service;
 }
 
-export function createFleetView(fleet: FleetService | null, deps: { search: MessageSearch; commands: MessageCommands; log: Logger }): FleetViewParts | null {
+export function createFleetView(
+  fleet: FleetService | null,
+  deps: { search: MessageSearch; commands: MessageCommands; queue: QueueStatusStore; log: Logger },
+): FleetViewParts | null {
   if (fleet === null) return null;
-  const local = localMessages(deps.search, deps.commands);
+  const local = localMessages(deps.search, deps.commands, deps.queue);
   const log = deps.log.child({ component: 'fleet-view' });
   return {
     messages: createFleetMessages({ link: fleet.link, known: () => fleet.status().nodes.map((node) => node.node_id), local, log }),

@@ -19,7 +19,7 @@ export function createStreams(ctx: DaemonContext, work: Work) {
   const bounces = createBounceService(settings, store, { clock, ids, log, random: ctx.random });
   const fleet =
     settings.fleet === null ? null : createFleetService(settings.fleet, { clock, log: log.child({ component: 'fleet' }), version: mailproxyVersion() });
-  const fleetView = createFleetView(fleet, { search: store.search, commands: work.commands, log });
+  const fleetView = createFleetView(fleet, { search: store.search, commands: work.commands, queue: store.queueStatus, log });
   metrics.readFrom({
     mirror: () => mirror.mirror.status(),
     reports: () => work.reports.status.list(),
@@ -28,6 +28,7 @@ export function createStreams(ctx: DaemonContext, work: Work) {
     pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
     pausedAccounts: () => store.queueStatus.pausedAccounts(),
+    ...(fleetView === null ? {} : { fleetQueues: () => fleetView.messages.queues() }),
   });
   // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
   store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));

@@ -7,6 +7,8 @@
  */
 import type { MessageCommands } from './message-commands.js';
 import { messageStatus, type MessageCursor, type MessageOrder, type MessageQuery, type MessageSearch, type MessageSummary } from './message-search.js';
+import { nodeQueue, type FleetQueues, type NodeQueue } from './fleet-queues.js';
+import type { QueueStatusStore } from './queue-status.js';
 import type { CommandContext } from './tenant-service.js';
 
 /** Where a node's part of a fleet-wide listing stands. */
@@ -115,6 +117,8 @@ export interface FleetMessages {
   detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { node_id: string; detail: Record<string, unknown> }>;
   /** Runs a per-tenant command on every node (local included) and merges the outcomes. */
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<FleetReach & Record<string, unknown>>;
+  /** Each node's waiting messages and the fleet's total (GET /status, /metrics). */
+  queues(): Promise<FleetQueues>;
 }
 
 export type FleetCommandName = 'suspend' | 'activate' | 'delete' | 'resend';
@@ -152,13 +156,15 @@ export interface LocalMessages {
   page(query: MessageQuery, skip: number): { messages: MessageSummary[]; next: MessageCursor | null };
   detail(ctx: CommandContext, tenantId: string | undefined, id: string): Record<string, unknown>;
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Record<string, unknown>;
+  queue(): NodeQueue;
 }
 
 /** The local use-cases over the search and the message commands, with the answers' JSON shapes of the API. */
-export function localMessages(search: MessageSearch, commands: MessageCommands): LocalMessages {
+export function localMessages(search: MessageSearch, commands: MessageCommands, queue: Pick<QueueStatusStore, 'counts'>): LocalMessages {
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
   const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []);
   return {
+    queue: () => nodeQueue(queue.counts(null)),
     page(query, skip) {
       const found = search.find(query);
       return { messages: found.messages.slice(skip), next: found.next };

@@ -15,6 +15,7 @@ import {
   type LocalMessages,
   type NodePage,
 } from '../core/fleet-view.js';
+import { fleetQueues, type NodeQueue } from '../core/fleet-queues.js';
 import type { Logger } from '../core/logger.js';
 import type { CommandContext } from '../core/tenant-service.js';
 import { decodeFleetCursor, encodeFleetCursor } from './fleet-cursor.js';
@@ -126,6 +127,14 @@ export function createFleetMessages(deps: FleetMessagesDeps): FleetMessages {
       const ids = Array.isArray(params.ids) ? (params.ids as string[]) : [];
       const nodes = Object.fromEntries(Object.entries(replies).map(([node, reply]) => [node, 'ok' in reply ? reply.ok : reply]));
       return { ...mergeCommandOutcomes(name, done, ids), nodes, missing_nodes: missingOf(answers, absent) };
+    },
+
+    async queues() {
+      const { others, absent } = reach();
+      const answers = await Promise.all(others.map((node) => ask(node, 'queue', {})));
+      const nodes: Record<string, NodeQueue> = { [self]: local.queue() };
+      for (const answer of answers) if ('reply' in answer && 'ok' in answer.reply) nodes[answer.node] = answer.reply.ok as NodeQueue;
+      return fleetQueues(nodes, [...absent, ...others.filter((node) => nodes[node] === undefined)].sort());
     },
   };
 }

@@ -8,7 +8,7 @@ import { AppError } from '../core/app-error.js';
 
 export const VIEW_PREFIX = 'mailproxy-fleet-view';
 
-export type ViewKind = 'page' | 'detail' | 'command';
+export type ViewKind = 'page' | 'detail' | 'command' | 'queue';
 
 export const viewSubject = (nodeId: string, kind: ViewKind): string => `${VIEW_PREFIX}.${nodeId}.${kind}`;
 

@@ -14,7 +14,8 @@ import type { FleetLink } from './fleet-service.js';
 import { decode, encode, replyOf, VIEW_PREFIX, type ViewKind } from './view-protocol.js';
 
 interface Request {
-  ctx: CommandContext;
+  /** The asker's principal (absent for the queue counts, which are the admin's alone at the asking node). */
+  ctx?: CommandContext;
   query?: MessageQuery;
   skip?: number;
   tenant_id?: string;
@@ -29,8 +30,9 @@ export function createViewResponder(deps: { link: FleetLink; local: LocalMessage
   let stopped = false;
 
   const answer = (kind: ViewKind, request: Request): unknown => {
-    const ctx: CommandContext = { principal: request.ctx.principal, correlationId: request.ctx.correlationId ?? null };
+    if (kind === 'queue') return local.queue();
     if (kind === 'page') return local.page(request.query!, request.skip ?? 0);
+    const ctx: CommandContext = { principal: request.ctx!.principal, correlationId: request.ctx!.correlationId ?? null };
     if (kind === 'detail') return local.detail(ctx, request.tenant_id, request.id ?? '');
     return local.command(ctx, request.name!, request.params ?? {});
   };
@@ -44,7 +46,10 @@ export function createViewResponder(deps: { link: FleetLink; local: LocalMessage
           callback: (error, msg) => {
             if (error !== null) return log.warn({ err: error }, 'fleet view subscription failed');
             const kind = msg.subject.slice(msg.subject.lastIndexOf('.') + 1) as ViewKind;
-            msg.respond(encode(replyOf(() => answer(kind, decode(msg.data) as Request))));
+            const reply = replyOf(() => answer(kind, decode(msg.data) as Request));
+            // An AppError is the asker's to show; anything else is a bug here, logged where it happened.
+            if ('error' in reply && reply.error.code === 'INTERNAL') log.error({ kind, subject: msg.subject }, 'fleet view request failed');
+            msg.respond(encode(reply));
           },
         });
       });

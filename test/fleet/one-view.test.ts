@@ -114,6 +114,7 @@ describe('fleet one view', () => {
 
   it('pages a search over all three nodes without gaps or duplicates', async () => {
     const expected = ['n1', 'n2', 'n3'].flatMap(idsOn).sort();
+    // (runs before the held messages of the next test are added)
     for (const limit of [3, 5]) {
       const { ids, pages } = await allPages('n1', limit);
       expect(ids.length).toBe(expected.length);
@@ -121,6 +122,35 @@ describe('fleet one view', () => {
       expect(pages.every((page) => page.messages.length <= limit && page.missing_nodes.length === 0)).toBe(true);
       expect(pages.flatMap((page) => page.messages.map((message: any) => message.node_id)).filter((node: string) => node === 'n3').length).toBe(4);
     }
+  }, 60_000);
+
+  it("shows each node's queue and the fleet's total in n1's /status and /metrics", async () => {
+    // Scheduled a day ahead on n3 only: waiting messages that stay put while they are counted.
+    const later = Math.floor(Date.now() / 1000) + 86_400;
+    const held = [1, 2].map((n) => ({
+      id: `held-${n}`,
+      tenant_id: 'acme',
+      from: 'app@acme.example',
+      to: 'ann@example.net',
+      subject: 'held',
+      body: 'held',
+      deferred_ts: later,
+    }));
+    const added = await admin(url('n3'), 'POST', '/add-messages', { messages: held });
+    expect(added.body, added.text).toMatchObject({ queued: 2 });
+    const status = await admin(url('n1'), 'GET', '/status');
+    expect(status.status, status.text).toBe(200);
+    const fleetPart = status.body.fleet;
+    expect(fleetPart.missing_nodes).toEqual([]);
+    const waitingOf = (node: string): number => fleetPart.nodes.find((seen: any) => seen.node_id === node).queue.waiting;
+    expect(waitingOf('n3')).toBeGreaterThanOrEqual(2);
+    expect(fleetPart.queue_total.waiting).toBe(waitingOf('n1') + waitingOf('n2') + waitingOf('n3'));
+
+    const metrics = await admin(url('n1'), 'GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/mailproxy_fleet_node_waiting_messages\{node="n3",status="(queued|deferred)"\} [2-9]/);
+    expect(metrics.text).toContain('mailproxy_fleet_node_answered{node="n2"} 1');
+    expect(metrics.text).toMatch(/mailproxy_fleet_waiting_messages\{status="(queued|deferred)"\} [2-9]/);
   }, 60_000);
 
   it('resends and deletes through n1 a message that n2 holds', async () => {
@@ -150,6 +180,7 @@ describe('fleet one view', () => {
     expect(pages.every((page) => page.missing_nodes.includes('n3'))).toBe(true);
     expect(ids.some((id) => id.startsWith('n3-'))).toBe(false);
     expect(ids.filter((id) => id.startsWith('n2-')).sort()).toEqual(['n2-m1', 'n2-m2', 'n2-m4']);
+    expect(ids.some((id) => id.startsWith('held-'))).toBe(false);
 
     const detail = await admin(url('n1'), 'GET', '/messages/n3-m1?tenant_id=acme');
     expect(detail.status).toBe(404);
@@ -157,5 +188,9 @@ describe('fleet one view', () => {
     const suspended = await admin(url('n1'), 'POST', '/commands/suspend', { tenant_id: 'acme' });
     expect(suspended.body, suspended.text).toMatchObject({ ok: true, missing_nodes: ['n3'] });
     expect(Object.keys(suspended.body.nodes).sort()).toEqual(['n1', 'n2']);
+    const status = await admin(url('n1'), 'GET', '/status');
+    expect(status.body.fleet.missing_nodes).toEqual(['n3']);
+    expect(status.body.fleet.nodes.find((seen: any) => seen.node_id === 'n3').queue).toBeNull();
+    expect((await admin(url('n1'), 'GET', '/metrics')).text).toContain('mailproxy_fleet_node_answered{node="n3"} 0');
   }, 60_000);
 });

@@ -99,6 +99,8 @@ function stages(stored: StoreService, work: Work, streams: Streams, intake: Retu
     // A node id held by another live node refuses the start here, before anything is accepted.
     ...(streams.fleet === null ? [] : [{ name: 'fleet', services: [streams.fleet] }]),
     ...(work.fleetLimits === null ? [] : [{ name: 'fleet limits', services: [work.fleetLimits.service] }]),
+    // Answers the other nodes about this node's messages (one view, issue 24).
+    ...(streams.fleetView === null ? [] : [{ name: 'fleet view', services: [streams.fleetView.responder] }]),
     // A stream that conflicts refuses the start here, before anything is accepted.
     { name: 'event stream', services: [streams.mirror.publishing] },
     { name: 'relays', services: [work.delivery.relaying] },

@@ -9,6 +9,7 @@ import type { AttemptLog } from '../core/attempt-log.js';
 import { createAuthenticator } from '../core/authenticator.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import { createFailureThrottle } from '../core/failure-throttle.js';
+import type { FleetMessages } from '../core/fleet-view.js';
 import type { Logger } from '../core/logger.js';
 import type { BulkCommands } from '../core/message-bulk.js';
 import type { MessageCommands } from '../core/message-commands.js';
@@ -93,6 +94,8 @@ export function createApi(
     fleet: FleetService | null;
     fleetDrain: FleetDrainControl | null;
     fleetLimits: FleetLimits | null;
+    /** Fleet-wide message reads and commands; null for a single node. */
+    fleetMessages: FleetMessages | null;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;
@@ -131,6 +134,7 @@ export function createApi(
         bounces: () => bounces.status(),
         mirror: () => mirror.status(),
         fleet: fleetStatus,
+        fleetQueues: deps.fleetMessages === null ? null : () => deps.fleetMessages!.queues(),
       }),
     },
     readiness: [

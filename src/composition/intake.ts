@@ -25,6 +25,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     mirror: streams.mirror.mirror,
     bounces,
     fleet: streams.fleet,
+    fleetMessages: streams.fleetView?.messages ?? null,
     store,
     metrics,
     clock,

@@ -8,6 +8,7 @@ import { createBounceService } from '../bounce/bounce-service.js';
 import { createFleetService } from '../fleet/fleet-service.js';
 import { createCommandHandler } from '../ingress/commands/index.js';
 import { createMirrorService } from '../outbox/mirror-service.js';
+import { createFleetView } from './fleet-view.js';
 import { mailproxyVersion } from '../runtime/index.js';
 import type { DaemonContext, Work } from './work.js';
 
@@ -19,6 +20,7 @@ export function createStreams(ctx: DaemonContext, work: Work) {
   const fleet =
     settings.fleet === null ? null : createFleetService(settings.fleet, { clock, log: log.child({ component: 'fleet' }), version: mailproxyVersion() });
   if (fleet !== null) work.fleetLimits?.attach(fleet.link);
+  const fleetView = createFleetView(fleet, { search: store.search, commands: work.commands, queue: store.queueStatus, log });
   metrics.readFrom({
     mirror: () => mirror.mirror.status(),
     reports: () => work.reports.status.list(),
@@ -27,10 +29,11 @@ export function createStreams(ctx: DaemonContext, work: Work) {
     pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
     pausedAccounts: () => store.queueStatus.pausedAccounts(),
+    ...(fleetView === null ? {} : { fleetQueues: () => fleetView.messages.queues() }),
   });
   // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
   store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
-  return { mirror, bounces, fleet };
+  return { mirror, bounces, fleet, fleetView };
 }
 
 export type Streams = ReturnType<typeof createStreams>;

@@ -13,6 +13,8 @@ import type { MailboxStatus } from '../core/bounce.js';
 import type { MirrorStatus } from '../core/mirror.js';
 import type { QueueCount } from '../core/queue-status.js';
 import { registerDeliveryMetrics, type DeliveryMetrics } from './delivery-metrics.js';
+import type { FleetQueues } from '../core/fleet-queues.js';
+import { registerFleetGauges } from './fleet-gauges.js';
 import { registerInstanceGauges, type BuildInfo } from './instance-gauges.js';
 import { registerIntakeCounters, type IntakeCounters } from './intake-counters.js';
 import { registerLatencyHistograms, type LatencyHistograms } from './latency-histograms.js';
@@ -30,6 +32,8 @@ export interface MetricsSources {
   store?: () => { state: 'ok' | 'refusing'; used_bytes: number; max_bytes: number | null };
   /** Paused accounts per tenant that has accounts, for mailproxy_accounts_paused. */
   pausedAccounts?: () => Array<{ tenant_id: string; paused: number }>;
+  /** Fleet mode: each node's queue and the fleet's total (the mailproxy_fleet_* gauges); absent on a single node. */
+  fleetQueues?: () => Promise<FleetQueues>;
 }
 
 export interface Metrics extends LatencyHistograms, IntakeCounters {
@@ -49,6 +53,7 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
   collectDefaultMetrics({ register: registry });
   const registers = [registry];
   let sources: MetricsSources | null = null;
+  let fleetGauges: { scraped(): void } | null = null;
   // One status read per scrape, shared by the collectors below.
   let mirror: MirrorStatus | null = null;
   const mirrorNow = (): MirrorStatus | null => (mirror ??= sources?.mirror() ?? null);
@@ -171,9 +176,12 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
     observe: delivery.observe,
     readFrom(given) {
       sources = given;
+      // Only a fleet node has them: a single node's exposition is as it always was.
+      if (given.fleetQueues !== undefined) fleetGauges = registerFleetGauges(registers, given.fleetQueues);
     },
     async render() {
       mirror = null;
+      fleetGauges?.scraped();
       renderBounces();
       delivery.collect();
       const reports = sources?.reports() ?? [];

@@ -25,7 +25,9 @@ function listing(body: any): string {
     { header: 'CREATED', value: (m: any) => instant(m.created_ts) },
     { header: 'TRIES', value: (m: any) => m.attempts },
   ]);
-  return body.next_cursor === null ? rows : `${rows}(more: --cursor ${body.next_cursor})\n`;
+  // Fleet mode: nodes that did not answer are said, so a short list is never taken for the whole fleet.
+  const missing = Array.isArray(body.missing_nodes) && body.missing_nodes.length > 0 ? `(missing nodes: ${body.missing_nodes.join(', ')})\n` : '';
+  return (body.next_cursor === null ? rows : `${rows}(more: --cursor ${body.next_cursor})\n`) + missing;
 }
 
 const DETAIL_FIELDS = [
@@ -89,7 +91,8 @@ function reasonLine(reason: any): string {
 /** The message's state (fields that are set), why it waits, and its timeline. */
 function detail(body: any): string {
   const { message, events, why } = body;
-  let out = fields(stateFields(message, why));
+  // Fleet mode: the node that holds the message.
+  let out = fields([...(typeof body.node_id === 'string' ? [['node', body.node_id] as [string, unknown]] : []), ...stateFields(message, why)]);
   if (why?.waiting === true) {
     const given = why.expires_ts === null || why.expires_ts === undefined ? [] : [['given up at', `${instant(why.expires_ts)} if not sent by then`] as const];
     out += `\nwhy it waits:\n${fields([...why.reasons.map((reason: any) => [reason.code, reasonLine(reason)] as const), ...given]).replace(/^(?=.)/gm, '  ')}`;

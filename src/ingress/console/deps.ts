@@ -3,6 +3,7 @@ import type { AccountService } from '../../core/account-service.js';
 import type { Authenticator } from '../../core/authenticator.js';
 import type { MailboxStatus } from '../../core/bounce.js';
 import type { Clock, IdSource } from '../../core/clock.js';
+import type { FleetMessages } from '../../core/fleet-view.js';
 import type { Logger } from '../../core/logger.js';
 import type { BulkCommands } from '../../core/message-bulk.js';
 import type { MessageCommands } from '../../core/message-commands.js';
@@ -36,6 +37,8 @@ export interface ConsoleDeps {
   bounces: () => MailboxStatus[];
   /** PEC receipts' original bytes, for the message page's downloads. */
   pecReceipts: PecReceiptReader;
+  /** Fleet mode: the list and the message page reach every node (issue 24); null or absent for a single node. */
+  fleetMessages?: FleetMessages | null;
   clock: Clock;
   ids: IdSource;
   log: Logger;

@@ -21,7 +21,8 @@ export const filtersQuery = z.object({
   recipient: text(320),
   from: text(40),
   to: text(40),
-  cursor: z.string().max(200).optional(),
+  // A fleet cursor holds each node's position: longer than a single node's.
+  cursor: z.string().max(4000).optional(),
 });
 
 export const blankToNull = (value: string): string | null => (value.trim() === '' ? null : value.trim());

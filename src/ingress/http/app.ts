@@ -15,6 +15,7 @@ import type { BulkCommands } from '../../core/message-bulk.js';
 import type { MessageCommands } from '../../core/message-commands.js';
 import type { MessageSearch } from '../../core/message-search.js';
 import type { FleetView } from '../../core/fleet.js';
+import type { FleetMessages } from '../../core/fleet-view.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
@@ -64,6 +65,8 @@ export interface HttpAppDeps {
   /** GET /backup: consistent copies of the database while it is written. */
   backups: DatabaseBackups;
   search: MessageSearch;
+  /** Fleet-wide message reads and commands (issue 24); null for a single node. */
+  fleetMessages?: FleetMessages | null;
   /** GET /status: the queue overview and the loops' health. */
   status: StatusRoutesDeps;
   /** Parses /add-messages bodies: on this thread or in worker threads (composition decides). */
@@ -146,6 +149,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
       bulk: deps.bulk,
       parseSubmission: deps.parseSubmission,
       search: deps.search,
+      fleet: deps.fleetMessages ?? null,
       intake: deps.intake,
     }),
   );

@@ -4,6 +4,7 @@
  */
 import type { MailboxStatus } from '../../core/bounce.js';
 import type { FleetView } from '../../core/fleet.js';
+import type { FleetQueues } from '../../core/fleet-queues.js';
 import type { MirrorStatus } from '../../core/mirror.js';
 import type { RelayConnections } from '../../core/relay.js';
 import type { SyncStatus } from '../../core/report.js';
@@ -18,6 +19,8 @@ export interface HealthSources {
   mirror: () => MirrorStatus;
   /** Null for a single node. */
   fleet: () => FleetView | null;
+  /** Fleet mode: each node's queue and the fleet's total, asked of every node at request time. */
+  fleetQueues?: (() => Promise<FleetQueues>) | null;
 }
 
 export function daemonHealth(sources: HealthSources): () => Promise<Record<string, unknown>> {
@@ -42,10 +45,18 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
       },
       bounce: sources.bounces(),
       mirror: sources.mirror(),
-      ...fleetPart(sources.fleet()),
+      ...(await fleetWithQueues(sources.fleet(), sources.fleetQueues ?? null)),
     };
   };
 }
 
 /** Only a fleet node has a `fleet` part: a single node's answer is as it always was. */
 export const fleetPart = (view: FleetView | null): { fleet?: FleetView } => (view === null ? {} : { fleet: view });
+
+/** GET /status's fleet part: the membership, each node with its queue (null: it did not answer), and the fleet's total. */
+async function fleetWithQueues(view: FleetView | null, queues: (() => Promise<FleetQueues>) | null): Promise<{ fleet?: unknown }> {
+  if (view === null || queues === null) return fleetPart(view);
+  const counted = await queues();
+  const nodes = view.nodes.map((node) => ({ ...node, queue: counted.nodes[node.node_id] ?? null }));
+  return { fleet: { ...view, nodes, queue_total: counted.total, missing_nodes: counted.missing_nodes } };
+}

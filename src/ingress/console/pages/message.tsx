@@ -23,6 +23,8 @@ export interface MessagePageProps {
   pecReceipts: PecReceiptView[];
   why: WaitingExplanation;
   headers: { source: 'smtp' | 'http'; text: string } | null;
+  /** Fleet mode: the other node that holds the message (its actions are offered on that node's console); null for this node's. */
+  node?: string | null;
   sync: SyncStatus | null;
   suspendedBatch: boolean | null;
   /** It waits for a later attempt (a retry backoff or a scheduled time) that "retry now" can bring forward. */
@@ -137,12 +139,13 @@ export function MessagePage(props: MessagePageProps) {
       <p>
         <span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}
       </p>
-      <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} retryable={props.retryable} />
+      {props.node ? null : <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} retryable={props.retryable} />}
       <div class="grid">
         <section class="panel" aria-labelledby="state-heading">
           <h2 id="state-heading">State</h2>
           <Fields
             rows={[
+              ['Node', props.node ?? null],
               ['Tenant', m.tenant_id],
               ['Account', m.account_id],
               ['Batch', m.batch_code],

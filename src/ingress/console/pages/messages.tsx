@@ -22,7 +22,10 @@ export interface MessageFilters {
 export interface MessagesPageProps {
   session: ConsoleSession;
   filters: MessageFilters;
-  messages: MessageSummary[];
+  /** With `node_id` in fleet mode: the node that holds each one. */
+  messages: (MessageSummary & { node_id?: string })[];
+  /** Fleet mode: nodes that did not answer (their messages are not on this page). */
+  missingNodes?: readonly string[];
   nextHref: string | null;
   firstHref: string | null;
   waiting: QueueOverview;
@@ -94,8 +97,9 @@ function WaitingCounts(props: { waiting: QueueOverview; filters: MessageFilters 
   );
 }
 
-function Results(props: { messages: MessageSummary[]; admin: boolean }) {
+function Results(props: { messages: MessagesPageProps['messages']; admin: boolean }) {
   if (props.messages.length === 0) return <p>No message matches these filters.</p>;
+  const fleet = props.messages.some((message) => message.node_id !== undefined);
   return (
     <div class="table-wrap">
       <table>
@@ -105,6 +109,7 @@ function Results(props: { messages: MessageSummary[]; admin: boolean }) {
             <th scope="col">Id</th>
             <th scope="col">Status</th>
             {props.admin ? <th scope="col">Tenant</th> : null}
+            {fleet ? <th scope="col">Node</th> : null}
             <th scope="col">To</th>
             <th scope="col">Subject</th>
             <th scope="col">Account</th>
@@ -125,6 +130,7 @@ function Results(props: { messages: MessageSummary[]; admin: boolean }) {
                 <span class={statusClass(message.status)}>{message.status}</span>
               </td>
               {props.admin ? <td>{message.tenant_id}</td> : null}
+              {fleet ? <td>{message.node_id}</td> : null}
               <td>{message.rcpt_to.join(', ')}</td>
               <td>{message.subject ?? ''}</td>
               <td>{message.account_id}</td>
@@ -180,6 +186,11 @@ export function MessagesPage(props: MessagesPageProps) {
             {props.nextHref === null ? '' : '+'} on this page)
           </span>
         </h2>
+        {props.missingNodes === undefined || props.missingNodes.length === 0 ? null : (
+          <p class="notice" role="status">
+            Nodes not answering (their messages are not listed): {props.missingNodes.join(', ')}
+          </p>
+        )}
         <Results messages={props.messages} admin={admin} />
         <nav class="pager" aria-label="Pages">
           {props.firstHref === null ? null : <a href={props.firstHref}>First page</a>}

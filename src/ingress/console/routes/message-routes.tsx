@@ -5,10 +5,10 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { AppError, notFound } from '../../../core/app-error.js';
+import { AppError, isAppError, notFound } from '../../../core/app-error.js';
 import type { MessageDetail } from '../../../core/message-admin.js';
 import type { BulkAction } from '../../../core/message-bulk.js';
-import { messageStatus } from '../../../core/message-search.js';
+import { messageStatus, type MessageQuery } from '../../../core/message-search.js';
 import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import { decodeCursor, encodeCursor } from '../../http/routes/messages.js';
@@ -64,17 +64,21 @@ const retryable = (message: MessageDetail, now: number): boolean =>
 export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
 
-  app.get('/messages', (c) => {
+  /** One page: this node's, or in fleet mode every node's merged (the cursor holding each node's position). */
+  const findPage = async (c: Context<ConsoleEnv>, query: Omit<MessageQuery, 'after'>, cursor: string | undefined) => {
+    if (deps.fleetMessages) {
+      const found = await deps.fleetMessages.search(consoleContext(c), query, cursor);
+      return { messages: found.messages, next: found.next_cursor, missing: found.missing_nodes };
+    }
+    const found = deps.search.find({ ...query, after: cursor === undefined ? null : decodeCursor(cursor) });
+    return { messages: found.messages, next: found.next === null ? null : encodeCursor(found.next), missing: [] };
+  };
+
+  app.get('/messages', async (c) => {
     const session = currentSession(c);
     const { cursor, ...filters } = validate(filtersQuery, c.req.query(), 'filters');
     const tenantId = scopeTenantOrAll(session.principal, blankToNull(filters.tenant) ?? undefined);
-    const found = deps.search.find({
-      ...filterOf(filters),
-      tenantId,
-      order: 'newest',
-      limit: PAGE_SIZE,
-      after: cursor === undefined ? null : decodeCursor(cursor),
-    });
+    const found = await findPage(c, { ...filterOf(filters), tenantId, order: 'newest', limit: PAGE_SIZE }, cursor);
     const now = deps.clock.now();
     const waiting = queueOverview(deps.queue.counts(tenantId), null, now);
     return c.html(
@@ -82,9 +86,10 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         session={session}
         filters={filters}
         messages={found.messages}
+        missingNodes={found.missing}
         waiting={waiting}
         notice={takeNotice(c)}
-        nextHref={found.next === null ? null : filterHref(filters, encodeCursor(found.next))}
+        nextHref={found.next === null ? null : filterHref(filters, found.next)}
         firstHref={cursor === undefined ? null : filterHref(filters, null)}
         bulk={bulkOffered(filters, tenantId)}
       />,
@@ -96,9 +101,22 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     return deps.commands.detail(consoleContext(c), tenant, id);
   };
 
-  app.get('/messages/:tenant/:id', (c) => {
+  /** This node's message, or in fleet mode the node's that holds it (shown without its actions, which act here). */
+  const loadAnywhere = async (c: Context<ConsoleEnv>) => {
+    try {
+      return { ...load(c), node: null };
+    } catch (error) {
+      if (!deps.fleetMessages || !isAppError(error) || error.code !== 'NOT_FOUND') throw error;
+      const { tenant, id } = validate(pathParams, c.req.param(), 'message');
+      const found = await deps.fleetMessages.detail(consoleContext(c), tenant, id);
+      const detail = found.detail as unknown as Omit<ReturnType<typeof load>, 'pecReceipts'> & { pec_receipts: ReturnType<typeof load>['pecReceipts'] };
+      return { message: detail.message, events: detail.events, why: detail.why, pecReceipts: detail.pec_receipts, node: found.node_id };
+    }
+  };
+
+  app.get('/messages/:tenant/:id', async (c) => {
     const session = currentSession(c);
-    const { message, events, why, pecReceipts } = load(c);
+    const { message, events, why, pecReceipts, node } = await loadAnywhere(c);
     const tenantId = scopeTenant(session.principal, message.tenant_id);
     const reasons = why.reasons.map((reason) => reason.code);
     return c.html(
@@ -110,7 +128,8 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         why={why}
         notice={takeNotice(c)}
         status={messageStatus(message.state, message.suspended, message.bounce_ts !== null)}
-        headers={deps.headers.of(tenantId, message.id)}
+        node={node}
+        headers={node === null ? deps.headers.of(tenantId, message.id) : null}
         sync={deps.reports.get(tenantId)}
         suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null}
         retryable={retryable(message, deps.clock.now())}

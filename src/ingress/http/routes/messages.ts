@@ -3,6 +3,7 @@ import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { AppError } from '../../../core/app-error.js';
 import { toPriority } from '../../../core/message.js';
+import type { FleetCommandName, FleetMessages } from '../../../core/fleet-view.js';
 import type { BulkCommands } from '../../../core/message-bulk.js';
 import { messageStatus, type MessageCursor, type MessageSearch } from '../../../core/message-search.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
@@ -42,6 +43,8 @@ export interface MessageRoutesDeps {
   parseSubmission: SubmissionParser;
   search: MessageSearch;
   intake?: IntakeTelemetry | undefined;
+  /** Fleet mode: reads and commands reach every node (issue 24); null or absent for a single node. */
+  fleet?: FleetMessages | null;
 }
 
 const listQuery = z
@@ -63,9 +66,9 @@ const listQuery = z
       .meta({ description: 'Messages per page, 1-500. Default 50.', examples: [100] }),
     cursor: z
       .string()
-      .max(200)
+      .max(4000)
       .optional()
-      .meta({ description: 'The `next_cursor` of the previous page, unchanged.', examples: ['eyJwayI6MTIzNH0'] }),
+      .meta({ description: "The `next_cursor` of the previous page, unchanged (in fleet mode it holds each node's position).", examples: ['eyJwayI6MTIzNH0'] }),
   })
   .strict();
 
@@ -207,10 +210,22 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     on(app, doc, async (c) => c.json({ ok: true, ...run(commandContext(c), await readParams(c, doc.body)) }));
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
-  command(routes.suspend, (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
-  command(routes.activate, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
-  command(routes.deleteMessages, (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
-  command(routes.resend, (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
+  /** In fleet mode the command goes to every node, which applies it to what it holds. */
+  const fleetCommand = <S extends z.ZodType>(
+    doc: RouteDoc & { body: S },
+    name: FleetCommandName,
+    run: (ctx: CommandContext, params: z.output<S>) => object,
+  ): void => {
+    const fleet = deps.fleet;
+    if (fleet === null || fleet === undefined) return command(doc, run);
+    on(app, doc, async (c) =>
+      c.json({ ok: true, ...(await fleet.command(commandContext(c), name, (await readParams(c, doc.body)) as Record<string, unknown>)) }),
+    );
+  };
+  fleetCommand(routes.suspend, 'suspend', (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
+  fleetCommand(routes.activate, 'activate', (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
+  fleetCommand(routes.deleteMessages, 'delete', (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
+  fleetCommand(routes.resend, 'resend', (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
   command(routes.retryNow, (ctx, p) => commands.retryNow(ctx, p.tenant_id, idsOf(p.ids)));
   command(routes.cleanup, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
 
@@ -238,10 +253,10 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   });
 
   // Newest first (or by next attempt), filtered, full text with `q`; `next_cursor` pages on.
-  on(app, routes.search, (c) => {
+  on(app, routes.search, async (c) => {
     const query = readQuery(c, routes.search.query);
     const limit = query.limit ?? 50;
-    const found = deps.search.find({
+    const asked = {
       tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id),
       status: query.status ?? null,
       accountId: query.account_id ?? null,
@@ -254,14 +269,20 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
       text: query.q ?? null,
       order: query.sort ?? 'newest',
       limit,
-      after: query.cursor === undefined ? null : decodeCursor(query.cursor),
-    });
+    };
+    // Fleet mode: every node's page merged, the cursor holding each node's position, missing nodes named.
+    if (deps.fleet) return c.json(await deps.fleet.search(commandContext(c), asked, query.cursor));
+    const found = deps.search.find({ ...asked, after: query.cursor === undefined ? null : decodeCursor(query.cursor) });
     return c.json({ messages: found.messages, next_cursor: found.next === null ? null : encodeCursor(found.next) });
   });
 
-  on(app, routes.detail, (c) => {
+  on(app, routes.detail, async (c) => {
     const id = validate(routes.detail.params.id, c.req.param('id'), 'message id');
     const params = readQuery(c, routes.detail.query);
+    if (deps.fleet) {
+      const found = await deps.fleet.detail(commandContext(c), params.tenant_id, id);
+      return c.json({ ...found.detail, node_id: found.node_id, missing_nodes: found.missing_nodes });
+    }
     const { message, events, why, pecReceipts } = commands.detail(commandContext(c), params.tenant_id, id);
     const status = messageStatus(message.state, message.suspended, message.bounce_ts !== null);
     return c.json({ message: { ...message, status }, events, why, pec_receipts: pecReceipts });

@@ -9,6 +9,7 @@ import type { MessageStatus } from '../../../core/message-search.js';
 import type { PecReceiptView } from '../../../core/pec.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { field, nullableSeconds, nullableText, seconds } from './field.js';
+import { missingNodes, nodeIdField } from './fleet.js';
 import { handoffState, messageStatus, priorityField } from './message.js';
 
 const count = (description: string, example: number) => field(z.number().int(), description, example);
@@ -195,6 +196,8 @@ export const messageDetail = z.object({
   events: field(z.array(event), 'Its timeline, oldest first.', [EVENT_EXAMPLE]),
   why: field(why, 'While it waits: what holds it back.', WHY_EXAMPLE),
   pec_receipts: field(z.array(receipt), 'Its PEC receipts, in the order they arrived (see GET /pec-receipts).', []),
+  node_id: nodeIdField.optional(),
+  missing_nodes: missingNodes.optional(),
 });
 
 /** GET /pec-receipts: a page of receipts. */

@@ -9,6 +9,7 @@ import { MESSAGE_STATUSES, type MessageStatus, type MessageSummary } from '../..
 import { REJECTION_CODES, type RejectionCode } from '../../../core/rejection.js';
 import type { RejectionView } from '../views/rejection-view.js';
 import { field, nullableSeconds, nullableText, ok, seconds } from './field.js';
+import { fleetCommandFields, missingNodes, nodeIdField } from './fleet.js';
 
 const count = (description: string, example: number) => field(z.number().int(), description, example);
 const ids = (description: string, example: string[]) => field(z.array(z.string()), description, example);
@@ -48,24 +49,28 @@ export const suspendResult = z.object({
   batch_code: batchCode,
   suspended_messages: count('Waiting messages now held.', 120),
   suspensions,
+  ...fleetCommandFields,
 });
 export const activateResult = z.object({
   ok,
   batch_code: batchCode,
   activated_messages: count('Held messages released to be sent.', 120),
   suspensions: ids("The tenant's suspended batch codes after the command (`*`: the whole tenant).", []),
+  ...fleetCommandFields,
 });
 export const deleteResult = z.object({
   ok,
   deleted: ids('Ids deleted.', ['inv-2025-001']),
   not_found: ids('Ids of no message of the tenant.', ['inv-1999-404']),
   in_flight: ids('Ids being sent now: not deleted.', []),
+  ...fleetCommandFields,
 });
 export const resendResult = z.object({
   ok,
   resent: ids('Ids queued again (attempts start over).', ['inv-2025-001']),
   not_found: ids('Ids of no message of the tenant.', []),
   not_final: ids('Ids still waiting or being sent: left as they are.', ['inv-2025-003']),
+  ...fleetCommandFields,
 });
 export const cleanupResult = z.object({ ok, removed: count('Messages removed.', 5230) });
 
@@ -109,11 +114,13 @@ const summary = z.object({
   error_ts: nullableSeconds('When it failed for good', null),
   error: nullableText('Why it failed; null: it did not.', null),
   bounce_type: nullableText('`hard` or `soft` once a bounce came back; null: none.', null),
+  node_id: nodeIdField.optional(),
 }) satisfies z.ZodType<MessageSummary>;
 
 export const messagePage = z.object({
   messages: field(z.array(summary), 'The page of messages, in the order asked.', [SUMMARY_EXAMPLE]),
   next_cursor: nullableText('Pass as `cursor` for the next page; null on the last one.', 'eyJwayI6MTIzNH0'),
+  missing_nodes: missingNodes.optional(),
 });
 
 export const retryNowResult = z.object({

@@ -96,13 +96,16 @@ export const statusAnswer = z.object({
   threads: health('the worker threads: `parser` true when its threads run, null without threads.', { parser: true }),
   reports: health('delivery reports: `tenants`, `failing` (tenant ids), `backlog`.', { tenants: 3, failing: [], backlog: 0 }),
   bounce: field(z.array(z.unknown()), "Admin token only: each bounce mailbox poller's state (as GET /bounce/status).", []).optional(),
-  fleet: health("a fleet node only: this node's view of the fleet: `node_id`, `connected`, `nodes`, `alive`, `missing`; absent on a single node.", {
-    node_id: 'node-a',
-    connected: true,
-    nodes: [],
-    alive: 2,
-    missing: [],
-  }),
+  fleet: health(
+    "a fleet node only: this node's view of the fleet: `node_id`, `connected`, `nodes` (each with its `queue`: `waiting` and `by_status`, null when it did not answer), `alive`, `missing`, `queue_total` (the sum over the nodes that answered) and `missing_nodes` (known nodes not in that sum); absent on a single node.",
+    {
+      node_id: 'node-a',
+      connected: true,
+      nodes: [],
+      alive: 2,
+      missing: [],
+    },
+  ),
   mirror: health('the event mirror (as GET /mirror/status).', { enabled: true, state: 'connected', backlog: 0 }),
 });
 

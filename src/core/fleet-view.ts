@@ -1,0 +1,185 @@
+/**
+ * One view of the fleet's messages (issue 24): each node keeps its own queue,
+ * so a search asks every node for a page and merges them, and the cursor keeps
+ * each node's position so that the next page has no gaps and no duplicates.
+ * A node that does not answer is named, never silently left out. Pure: the
+ * adapter in src/fleet/ asks the nodes over NATS request/reply.
+ */
+import type { MessageCommands } from './message-commands.js';
+import { messageStatus, type MessageCursor, type MessageOrder, type MessageQuery, type MessageSearch, type MessageSummary } from './message-search.js';
+import { nodeQueue, type FleetQueues, type NodeQueue } from './fleet-queues.js';
+import type { QueueStatusStore } from './queue-status.js';
+import type { CommandContext } from './tenant-service.js';
+
+/** Where a node's part of a fleet-wide listing stands. */
+export type NodePosition = { after: MessageCursor | null; skip: number } | 'done';
+
+/** The fleet cursor: every node's position (a node not named starts from its beginning). */
+export interface FleetCursor {
+  order: MessageOrder;
+  nodes: Record<string, NodePosition>;
+}
+
+/** One node's answer to a page request: its messages in its order, and whether more follow. */
+export interface NodePage {
+  node_id: string;
+  messages: MessageSummary[];
+  next: MessageCursor | null;
+}
+
+export type FleetSummary = MessageSummary & { node_id: string };
+
+export interface FleetPage {
+  messages: FleetSummary[];
+  cursor: FleetCursor | null;
+}
+
+/** What a node is asked for: a page from its position, `skip` messages past `after` first. */
+export const pageRequest = (position: NodePosition | undefined, limit: number): { after: MessageCursor | null; limit: number; skip: number } => {
+  const at = position === undefined || position === 'done' ? { after: null, skip: 0 } : position;
+  return { after: at.after, skip: at.skip, limit: limit + at.skip };
+};
+
+/** Merge order: newest first (created, then node and pk), or soonest next attempt first. */
+function before(order: MessageOrder, a: FleetSummary, b: FleetSummary): boolean {
+  if (order === 'next_attempt') {
+    const x = a.next_attempt_ts ?? Number.MAX_SAFE_INTEGER;
+    const y = b.next_attempt_ts ?? Number.MAX_SAFE_INTEGER;
+    if (x !== y) return x < y;
+  } else if (a.created_ts !== b.created_ts) return a.created_ts > b.created_ts;
+  if (a.node_id !== b.node_id) return a.node_id < b.node_id;
+  return order === 'next_attempt' ? a.pk < b.pk : a.pk > b.pk;
+}
+
+/**
+ * Where a node stands after `taken` of its page were used. Newest first the
+ * pk alone is the position; by next attempt the store's cursor is exact only
+ * at its page's end, so a partly used page is remembered as a count past the
+ * previous position.
+ */
+function advance(order: MessageOrder, previous: NodePosition | undefined, page: NodePage, taken: number): NodePosition {
+  const from = previous === undefined || previous === 'done' ? { after: null, skip: 0 } : previous;
+  if (taken === page.messages.length && page.next === null) return 'done';
+  if (taken === 0) return from;
+  if (order === 'newest') return { after: { pk: page.messages[taken - 1]!.pk }, skip: 0 };
+  if (taken === page.messages.length) return { after: page.next, skip: 0 };
+  return { after: from.after, skip: from.skip + taken };
+}
+
+/**
+ * Merges the nodes' pages into one page of at most `limit`, each node's
+ * messages kept in its own order (a k-way merge), so whatever the order of
+ * ties across nodes, each node's sequence is walked once. Nodes that did not
+ * answer keep their position: a later page picks them up. The cursor is null
+ * once every answering node is done.
+ */
+export function mergePages(order: MessageOrder, cursor: FleetCursor | null, pages: NodePage[], limit: number): FleetPage {
+  const heads = pages.map((page) => ({ page, taken: 0, items: page.messages.map((message) => ({ ...message, node_id: page.node_id })) }));
+  const merged: FleetSummary[] = [];
+  while (merged.length < limit) {
+    let best: (typeof heads)[number] | null = null;
+    for (const head of heads) {
+      const candidate = head.items[head.taken];
+      if (candidate !== undefined && (best === null || before(order, candidate, best.items[best.taken]!))) best = head;
+    }
+    if (best === null) break;
+    merged.push(best.items[best.taken]!);
+    best.taken += 1;
+  }
+  const nodes: Record<string, NodePosition> = { ...(cursor?.nodes ?? {}) };
+  for (const head of heads) nodes[head.page.node_id] = advance(order, cursor?.nodes[head.page.node_id], head.page, head.taken);
+  const open = heads.some((head) => nodes[head.page.node_id] !== 'done');
+  return { messages: merged, cursor: open ? { order, nodes } : null };
+}
+
+/** A node's share of the fleet: the ones asked, and the ones named missing (known but silent or not alive). */
+export interface FleetReach {
+  missing_nodes: string[];
+}
+
+/** Per-node outcomes of a command that went to several nodes. */
+export interface FleetCommandOutcome<T> extends FleetReach {
+  nodes: Record<string, T | { error: { code: string; message: string } }>;
+}
+
+/**
+ * The fleet-wide message reads and commands the API offers in fleet mode
+ * (null in single-node mode, where the routes use the local use-cases alone).
+ * The asking node has scoped the tenant before it asks; the principal travels
+ * with the request so that each node applies the same rules again.
+ */
+export interface FleetMessages {
+  search(
+    ctx: CommandContext,
+    query: Omit<MessageQuery, 'after'>,
+    cursor: string | undefined,
+  ): Promise<FleetReach & { messages: FleetSummary[]; next_cursor: string | null }>;
+  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { node_id: string; detail: Record<string, unknown> }>;
+  /** Runs a per-tenant command on every node (local included) and merges the outcomes. */
+  command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<FleetReach & Record<string, unknown>>;
+  /** Each node's waiting messages and the fleet's total (GET /status, /metrics). */
+  queues(): Promise<FleetQueues>;
+}
+
+export type FleetCommandName = 'suspend' | 'activate' | 'delete' | 'resend';
+
+/** Id lists of each command's answer: merged as a union across nodes, `not_found` as the ids no node found. */
+export const COMMAND_ID_LISTS: Record<FleetCommandName, { found: string[]; count: string | null }> = {
+  suspend: { found: [], count: 'suspended_messages' },
+  activate: { found: [], count: 'activated_messages' },
+  delete: { found: ['deleted', 'in_flight'], count: null },
+  resend: { found: ['resent', 'not_final'], count: null },
+};
+
+/** Merges per-node answers of one command into the single-node answer's shape, plus `nodes` and `missing_nodes`. */
+export function mergeCommandOutcomes(
+  name: FleetCommandName,
+  answers: Record<string, Record<string, unknown>>,
+  ids: readonly string[],
+): Record<string, unknown> {
+  const spec = COMMAND_ID_LISTS[name];
+  const values = Object.values(answers);
+  const merged: Record<string, unknown> = values.length > 0 ? { ...values[0] } : {};
+  if (spec.count !== null) merged[spec.count] = values.reduce((sum, answer) => sum + (Number(answer[spec.count!]) || 0), 0);
+  const found = new Set<string>();
+  for (const list of spec.found) {
+    const union = [...new Set(values.flatMap((answer) => (Array.isArray(answer[list]) ? (answer[list] as string[]) : [])))];
+    merged[list] = union;
+    union.forEach((id) => found.add(id));
+  }
+  if (spec.found.length > 0) merged.not_found = ids.filter((id) => !found.has(id));
+  return merged;
+}
+
+/** The use-cases a node answers with, the same the API calls (so each node applies the same access rules). */
+export interface LocalMessages {
+  page(query: MessageQuery, skip: number): { messages: MessageSummary[]; next: MessageCursor | null };
+  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Record<string, unknown>;
+  command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Record<string, unknown>;
+  queue(): NodeQueue;
+}
+
+/** The local use-cases over the search and the message commands, with the answers' JSON shapes of the API. */
+export function localMessages(search: MessageSearch, commands: MessageCommands, queue: Pick<QueueStatusStore, 'counts'>): LocalMessages {
+  const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+  const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []);
+  return {
+    queue: () => nodeQueue(queue.counts(null)),
+    page(query, skip) {
+      const found = search.find(query);
+      return { messages: found.messages.slice(skip), next: found.next };
+    },
+    detail(ctx, tenantId, id) {
+      const { message, events, why, pecReceipts } = commands.detail(ctx, tenantId, id);
+      const status = messageStatus(message.state, message.suspended, message.bounce_ts !== null);
+      return { message: { ...message, status }, events, why, pec_receipts: pecReceipts };
+    },
+    command(ctx, name, params) {
+      const tenantId = text(params.tenant_id);
+      if (name === 'suspend') return commands.suspend(ctx, tenantId, text(params.batch_code));
+      if (name === 'activate') return commands.activate(ctx, tenantId, text(params.batch_code));
+      if (name === 'delete') return commands.deleteMessages(ctx, tenantId, ids(params.ids));
+      return commands.resend(ctx, tenantId, ids(params.ids));
+    },
+  };
+}

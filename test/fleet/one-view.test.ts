@@ -1,0 +1,196 @@
+/**
+ * The fleet's one view on real peers (issue 24): three `mailproxy serve` nodes
+ * on a three-server NATS cluster, one SMTP sink as every node's relay. A
+ * message accepted on n2 is found with its timeline through n1's API and the
+ * built CLI; a search through n1 pages over all three nodes without gaps or
+ * duplicates; resend and delete through n1 act on n2; with n3 killed the
+ * answers name n3 missing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
+import { FLEET_TOKEN, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { api } from '../helpers/test-daemon.js';
+import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+
+let fleet: TestFleet;
+let sink: SmtpSink;
+
+const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token: FLEET_TOKEN, body });
+const url = (id: string): string => fleet.nodes.find((node) => node.id === id)!.url;
+/** Messages each node accepts: four of its own, ids naming the node. */
+const idsOn = (node: string): string[] => [1, 2, 3, 4].map((n) => `${node}-m${n}`);
+
+async function untilSent(node: string, id: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const found = await admin(url(node), 'GET', `/messages/${id}?tenant_id=acme`);
+    if (found.body?.message?.status === 'sent') return;
+    if (Date.now() > deadline) throw new Error(`${id} not sent on ${node}: ${found.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Every page of a search through `node`, `limit` at a time. */
+async function allPages(node: string, limit: number): Promise<{ ids: string[]; pages: any[] }> {
+  const pages: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const query: string = `/messages?tenant_id=acme&limit=${limit}${cursor === null ? '' : `&cursor=${cursor}`}`;
+    const page = await admin(url(node), 'GET', query);
+    expect(page.status, page.text).toBe(200);
+    pages.push(page.body);
+    cursor = page.body.next_cursor;
+    expect(pages.length).toBeLessThan(50);
+  } while (cursor !== null);
+  return { ids: pages.flatMap((page) => page.messages.map((message: any) => message.id)), pages };
+}
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  fleet = await startFleet(['n1', 'n2', 'n3']);
+  for (const node of fleet.nodes) {
+    expect([201, 409]).toContain((await admin(node.url, 'POST', '/tenant', { id: 'acme' })).status);
+    const account = await admin(node.url, 'POST', '/account', {
+      id: 'main',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      is_default: true,
+    });
+    expect([200, 201], account.text).toContain(account.status);
+    const messages = idsOn(node.id).map((id) => ({
+      id,
+      tenant_id: 'acme',
+      from: 'app@acme.example',
+      to: 'ann@example.net',
+      subject: `hello from ${node.id}`,
+      body: id,
+    }));
+    const added = await admin(node.url, 'POST', '/add-messages', { messages });
+    expect(added.body, added.text).toMatchObject({ ok: true, queued: 4, rejected: [] });
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await fleet?.destroy();
+  await sink?.stop();
+});
+
+describe('fleet one view', () => {
+  it("finds a message accepted on n2, with its timeline, through n1's API and CLI", async () => {
+    await untilSent('n2', 'n2-m1');
+    const local = await admin(url('n2'), 'GET', '/messages/n2-m1?tenant_id=acme');
+    const found = await admin(url('n1'), 'GET', '/messages/n2-m1?tenant_id=acme');
+    expect(found.status, found.text).toBe(200);
+    expect(found.body).toMatchObject({ node_id: 'n2', missing_nodes: [], message: { id: 'n2-m1', status: 'sent' } });
+    expect(found.body.events.map((event: any) => event.event_type)).toEqual(local.body.events.map((event: any) => event.event_type));
+    expect(found.body.events.map((event: any) => event.event_type)).toContain('sent');
+
+    const cli = await runCli(['messages', 'show', 'n2-m1', '--tenant', 'acme'], { env: { MAILPROXY_URL: url('n1'), MAILPROXY_TOKEN: FLEET_TOKEN } });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(cli.stdout).toContain('n2-m1');
+    expect(cli.stdout).toMatch(/^node:\s+n2$/m);
+    expect(cli.stdout).toMatch(/events:[\s\S]*sent/);
+
+    // The console of n1, signed in as a browser would: the message page and the list.
+    const login = await fetch(`${url('n1')}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: FLEET_TOKEN }), redirect: 'manual' });
+    expect(login.status).toBe(303);
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await fetch(`${url('n1')}/ui/messages/acme/n2-m1`, { headers: { cookie }, redirect: 'manual' });
+    const html = await page.text();
+    expect(page.status, html).toBe(200);
+    expect(html).toContain('<dt>Node</dt><dd>n2</dd>');
+    expect(html).toContain('hello from n2');
+    expect(html).toMatch(/>sent</);
+    const list = await (await fetch(`${url('n1')}/ui/messages?tenant=acme`, { headers: { cookie }, redirect: 'manual' })).text();
+    for (const id of ['n1-m1', 'n2-m1', 'n3-m4']) expect(list).toContain(`/ui/messages/acme/${id}"`);
+    expect(list).toContain('<th scope="col">Node</th>');
+
+    const nowhere = await admin(url('n1'), 'GET', '/messages/nowhere?tenant_id=acme');
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.body.error).toMatchObject({ code: 'NOT_FOUND', details: { missing_nodes: [] } });
+  }, 60_000);
+
+  it('pages a search over all three nodes without gaps or duplicates', async () => {
+    const expected = ['n1', 'n2', 'n3'].flatMap(idsOn).sort();
+    // (runs before the held messages of the next test are added)
+    for (const limit of [3, 5]) {
+      const { ids, pages } = await allPages('n1', limit);
+      expect(ids.length).toBe(expected.length);
+      expect([...ids].sort()).toEqual(expected);
+      expect(pages.every((page) => page.messages.length <= limit && page.missing_nodes.length === 0)).toBe(true);
+      expect(pages.flatMap((page) => page.messages.map((message: any) => message.node_id)).filter((node: string) => node === 'n3').length).toBe(4);
+    }
+  }, 60_000);
+
+  it("shows each node's queue and the fleet's total in n1's /status and /metrics", async () => {
+    // Scheduled a day ahead on n3 only: waiting messages that stay put while they are counted.
+    const later = Math.floor(Date.now() / 1000) + 86_400;
+    const held = [1, 2].map((n) => ({
+      id: `held-${n}`,
+      tenant_id: 'acme',
+      from: 'app@acme.example',
+      to: 'ann@example.net',
+      subject: 'held',
+      body: 'held',
+      deferred_ts: later,
+    }));
+    const added = await admin(url('n3'), 'POST', '/add-messages', { messages: held });
+    expect(added.body, added.text).toMatchObject({ queued: 2 });
+    const status = await admin(url('n1'), 'GET', '/status');
+    expect(status.status, status.text).toBe(200);
+    const fleetPart = status.body.fleet;
+    expect(fleetPart.missing_nodes).toEqual([]);
+    const waitingOf = (node: string): number => fleetPart.nodes.find((seen: any) => seen.node_id === node).queue.waiting;
+    expect(waitingOf('n3')).toBeGreaterThanOrEqual(2);
+    expect(fleetPart.queue_total.waiting).toBe(waitingOf('n1') + waitingOf('n2') + waitingOf('n3'));
+
+    const metrics = await admin(url('n1'), 'GET', '/metrics');
+    expect(metrics.status).toBe(200);
+    expect(metrics.text).toMatch(/mailproxy_fleet_node_waiting_messages\{node="n3",status="(queued|deferred)"\} [2-9]/);
+    expect(metrics.text).toContain('mailproxy_fleet_node_answered{node="n2"} 1');
+    expect(metrics.text).toMatch(/mailproxy_fleet_waiting_messages\{status="(queued|deferred)"\} [2-9]/);
+  }, 60_000);
+
+  it('resends and deletes through n1 a message that n2 holds', async () => {
+    await untilSent('n2', 'n2-m2');
+    await sink.waitForMessages(1);
+    const before = sink.messages.filter((message) => message.raw.toString().includes('n2-m2')).length;
+    const resent = await admin(url('n1'), 'POST', '/commands/resend', { tenant_id: 'acme', ids: ['n2-m2', 'ghost'] });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.body).toMatchObject({ ok: true, resent: ['n2-m2'], not_found: ['ghost'], missing_nodes: [] });
+    expect(resent.body.nodes.n2.resent).toEqual(['n2-m2']);
+    expect(resent.body.nodes.n1.resent).toEqual([]);
+    const deadline = Date.now() + 30_000;
+    while (sink.messages.filter((message) => message.raw.toString().includes('n2-m2')).length === before) {
+      if (Date.now() > deadline) throw new Error('n2-m2 was not sent again');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    await untilSent('n2', 'n2-m3');
+    const deleted = await admin(url('n1'), 'POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['n2-m3'] });
+    expect(deleted.body, deleted.text).toMatchObject({ ok: true, deleted: ['n2-m3'], not_found: [], missing_nodes: [] });
+    expect((await admin(url('n2'), 'GET', '/messages/n2-m3?tenant_id=acme')).status).toBe(404);
+  }, 60_000);
+
+  it('names n3 missing once it is killed', async () => {
+    fleet.nodes.find((node) => node.id === 'n3')!.daemon.child.kill('SIGKILL');
+    const { ids, pages } = await allPages('n1', 5);
+    expect(pages.every((page) => page.missing_nodes.includes('n3'))).toBe(true);
+    expect(ids.some((id) => id.startsWith('n3-'))).toBe(false);
+    expect(ids.filter((id) => id.startsWith('n2-')).sort()).toEqual(['n2-m1', 'n2-m2', 'n2-m4']);
+    expect(ids.some((id) => id.startsWith('held-'))).toBe(false);
+
+    const detail = await admin(url('n1'), 'GET', '/messages/n3-m1?tenant_id=acme');
+    expect(detail.status).toBe(404);
+    expect(detail.body.error.details.missing_nodes).toEqual(['n3']);
+    const suspended = await admin(url('n1'), 'POST', '/commands/suspend', { tenant_id: 'acme' });
+    expect(suspended.body, suspended.text).toMatchObject({ ok: true, missing_nodes: ['n3'] });
+    expect(Object.keys(suspended.body.nodes).sort()).toEqual(['n1', 'n2']);
+    const status = await admin(url('n1'), 'GET', '/status');
+    expect(status.body.fleet.missing_nodes).toEqual(['n3']);
+    expect(status.body.fleet.nodes.find((seen: any) => seen.node_id === 'n3').queue).toBeNull();
+    expect((await admin(url('n1'), 'GET', '/metrics')).text).toContain('mailproxy_fleet_node_answered{node="n3"} 0');
+  }, 60_000);
+});

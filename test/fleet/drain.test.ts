@@ -88,7 +88,8 @@ describe('idempotency across the fleet', () => {
     expect(again.status).toBe(200);
     expect(again.body.queued).toBe(1);
     expect(again.body.rejected).toEqual([expect.objectContaining({ index: 0, id: 'dup-1', code: 'ALREADY_SENT', reason: 'already sent' })]);
-    expect((await admin(urlOf('n2'), 'GET', '/messages/dup-1?tenant_id=acme')).status).toBe(404);
+    // n2 has no copy: its one view of the fleet finds the message on n1.
+    expect((await admin(urlOf('n2'), 'GET', '/messages/dup-1?tenant_id=acme')).body.node_id).toBe('n1');
 
     // Both sent (nothing waits on n1 and n2), each exactly once.
     await until(async () => (await waitingOn(urlOf('n1'))) === 0 && (await waitingOn(urlOf('n2'))) === 0, 'n1 and n2 to send');
@@ -126,7 +127,8 @@ describe('drain and leave', () => {
   it('moves every waiting message of n2 to n1 and n3, each delivered once; n2 refuses intake and is not reported missing', async () => {
     const n2 = urlOf('n2');
     const before = sink.messages.length;
-    // Held on n2 only (suspensions are each node's own): the mail waits there and nowhere else.
+    // Held by suspending the tenant (in a fleet the suspension reaches every node): the mail waits on n2,
+    // and what n1 and n3 adopt waits there too until the tenant is activated after the drain.
     expect((await admin(n2, 'POST', '/commands/suspend', { tenant_id: 'acme' })).status).toBe(200);
     const scheduled = Math.floor(Date.now() / 1000) + 3;
     const posted = await post(
@@ -180,6 +182,7 @@ describe('drain and leave', () => {
     expect(ready.body.checks.fleet_drain).toBe('not ready');
 
     // Every message arrives once, by its X-Genro-Mail-ID, and nothing is left to send anywhere.
+    expect((await admin(urlOf('n1'), 'POST', '/commands/activate', { tenant_id: 'acme' })).status).toBe(200);
     await sink.waitForMessages(before + drained.length, 60_000);
     await until(async () => (await waitingOn(urlOf('n1'))) === 0 && (await waitingOn(urlOf('n3'))) === 0, 'n1 and n3 to send what they adopted');
     const counts = deliveries();
@@ -191,8 +194,9 @@ describe('drain and leave', () => {
 
     // The adopting node's timeline says where the message came from.
     const adoptedThere = drained[0] as string;
-    const where = (await admin(urlOf('n1'), 'GET', `/messages/${adoptedThere}?tenant_id=acme`)).status === 200 ? 'n1' : 'n3';
-    const timeline = (await admin(urlOf(where), 'GET', `/messages/${adoptedThere}?tenant_id=acme`)).body;
+    const timeline = (await admin(urlOf('n1'), 'GET', `/messages/${adoptedThere}?tenant_id=acme`)).body;
+    const where = timeline.node_id as string;
+    expect(['n1', 'n3']).toContain(where);
     expect(timeline.events.map((event: { event_type: string }) => event.event_type)).toEqual(expect.arrayContaining([expect.stringMatching(/adopted$/)]));
 
     // A moved id posted to the node that does not have it is still a repeat (its claim follows the message).

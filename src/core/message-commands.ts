@@ -5,7 +5,7 @@
 import { notFound } from './app-error.js';
 import { changeRecorder } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
-import type { MessageAdmin } from './message-admin.js';
+import type { IdsOutcome, MessageAdmin } from './message-admin.js';
 import type { AdminStore } from './ports.js';
 import type { MessageQueue } from './queue.js';
 import { whyWaiting } from './waiting-reasons.js';
@@ -27,6 +27,20 @@ export interface MessageCommandsDeps {
 
 export const WHOLE_TENANT = '*';
 
+/** A per-message command: its audit name and event, its store call, and its answer's field names. */
+interface PerMessageCommand<Done extends string, Skipped extends string> {
+  name: string;
+  eventType: string;
+  run: (tenantId: string, now: number) => IdsOutcome;
+  /** The answer's field for the ids it acted on. */
+  done: Done;
+  /** The answer's field for the ids it found but left alone. */
+  skipped: Skipped;
+  wakes: boolean;
+}
+
+type PerMessageResult<Done extends string, Skipped extends string> = { [K in Done | 'not_found' | Skipped]: string[] };
+
 export function createMessageCommands(deps: MessageCommandsDeps) {
   const { store, messages, clock } = deps;
 
@@ -46,6 +60,27 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
       store.changes.record(record({ command: `messages.${name}`, eventType, tenantId, aggregateType, aggregateId: tenantId, data }));
       return result;
     });
+  };
+
+  /**
+   * A command on a list of the tenant's messages (delete, resend, retry-now): one store call
+   * in the command's transaction, its change record naming the ids it acted on, and an answer
+   * that lists them under the command's own field names. `wakes`: the dispatcher is woken
+   * after the commit, as the command may have made messages due.
+   */
+  const perMessage = <Done extends string, Skipped extends string>(
+    ctx: CommandContext,
+    requested: string | undefined,
+    spec: PerMessageCommand<Done, Skipped>,
+  ): PerMessageResult<Done, Skipped> => {
+    const outcome = command(ctx, requested, spec.name, (tenant, now) => {
+      const acted = spec.run(tenant, now);
+      // Built in this order: the answer's JSON keeps its fields in it.
+      const result = { [spec.done]: acted.done, not_found: acted.notFound, [spec.skipped]: acted.skipped } as PerMessageResult<Done, Skipped>;
+      return { result, data: { ids: acted.done }, eventType: spec.eventType };
+    });
+    if (spec.wakes) deps.wake();
+    return outcome;
   };
 
   return {
@@ -76,41 +111,37 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
     },
 
     deleteMessages(ctx: CommandContext, tenantId: string | undefined, ids: readonly string[]) {
-      return command(ctx, tenantId, 'delete', (tenant, now) => {
-        const outcome = messages.deleteMessages(tenant, ids, now);
-        return {
-          result: { deleted: outcome.done, not_found: outcome.notFound, in_flight: outcome.skipped },
-          data: { ids: outcome.done },
-          eventType: 'message.delete_requested',
-        };
+      return perMessage(ctx, tenantId, {
+        name: 'delete',
+        eventType: 'message.delete_requested',
+        run: (tenant, now) => messages.deleteMessages(tenant, ids, now),
+        done: 'deleted',
+        skipped: 'in_flight',
+        wakes: false,
       });
     },
 
     resend(ctx: CommandContext, tenantId: string | undefined, ids: readonly string[]) {
-      const outcome = command(ctx, tenantId, 'resend', (tenant, now) => {
-        const moved = messages.resend(tenant, ids, now, ctx.correlationId);
-        return {
-          result: { resent: moved.done, not_found: moved.notFound, not_final: moved.skipped },
-          data: { ids: moved.done },
-          eventType: 'message.resend_requested',
-        };
+      return perMessage(ctx, tenantId, {
+        name: 'resend',
+        eventType: 'message.resend_requested',
+        run: (tenant, now) => messages.resend(tenant, ids, now, ctx.correlationId),
+        done: 'resent',
+        skipped: 'not_final',
+        wakes: true,
       });
-      deps.wake();
-      return outcome;
     },
 
     /** The next attempt of deferred or scheduled messages becomes now, and the dispatcher is woken. */
     retryNow(ctx: CommandContext, tenantId: string | undefined, ids: readonly string[]) {
-      const outcome = command(ctx, tenantId, 'retry_now', (tenant, now) => {
-        const moved = messages.retryNow(tenant, ids, now, ctx.correlationId);
-        return {
-          result: { retried: moved.done, not_found: moved.notFound, not_applicable: moved.skipped },
-          data: { ids: moved.done },
-          eventType: 'message.retry_now_requested',
-        };
+      return perMessage(ctx, tenantId, {
+        name: 'retry_now',
+        eventType: 'message.retry_now_requested',
+        run: (tenant, now) => messages.retryNow(tenant, ids, now, ctx.correlationId),
+        done: 'retried',
+        skipped: 'not_applicable',
+        wakes: true,
       });
-      deps.wake();
-      return outcome;
     },
 
     cleanup(ctx: CommandContext, tenantId: string | undefined, olderThanSeconds: number) {

@@ -128,10 +128,21 @@ export interface PecReceiptView {
   sha256: string;
 }
 
+/** Which receipts a list reads. */
+export interface PecReceiptFilter {
+  /** Null: every tenant's (the admin token). */
+  tenantId: string | null;
+  /** The client's id of the message; null for every receipt. */
+  messageId: string | null;
+  /** Older than this `seq` (paging), or null. */
+  before: number | null;
+  limit: number;
+}
+
 /** What the API and the console read of receipts (store/pec-receipts.ts). */
 export interface PecReceiptReader {
   /** Newest first, each with its `seq` for paging; `tenantId` null: every tenant's. */
-  list(filter: { tenantId: string | null; messageId: string | null; before: number | null; limit: number }): Array<PecReceiptView & { seq: number }>;
+  list(filter: PecReceiptFilter): Array<PecReceiptView & { seq: number }>;
   /** One receipt and its original bytes, within `tenantId` when given. */
   raw(receiptId: string, tenantId: string | null): { view: PecReceiptView; raw: Buffer } | null;
 }

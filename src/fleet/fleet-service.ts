@@ -96,6 +96,8 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     version: deps.version,
   });
 
+  /** When the heartbeats began to fail (epoch ms); null while they land. */
+  let failingSince: number | null = null;
   const heartbeat = createPeriodicLoop({
     name: 'fleet-heartbeat',
     intervalMs: settings.heartbeatMs,
@@ -105,8 +107,18 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
       if (bucket === null || !connected) return;
       const kv = bucket;
       const limit = Math.max(HEARTBEAT_DEADLINE_MS, 2 * settings.heartbeatMs);
-      await deadline(writeBeat(kv, beat(announced)), limit, 'the fleet heartbeat write');
-      nodes = await deadline(readNodes(kv), limit, 'the read of the fleet');
+      try {
+        await deadline(writeBeat(kv, beat(announced)), limit, 'the fleet heartbeat write');
+        nodes = await deadline(readNodes(kv), limit, 'the read of the fleet');
+      } catch (error) {
+        // While the bucket elects a new leader every beat fails the same way for seconds: the
+        // first failure says why, the recovery says for how long; the loop would log each one.
+        if (failingSince === null) log.warn({ err: error }, 'fleet heartbeat failing');
+        failingSince ??= clock.now();
+        return;
+      }
+      if (failingSince !== null) log.info({ failingForMs: clock.now() - failingSince }, 'fleet heartbeat recovered');
+      failingSince = null;
     },
   });
 

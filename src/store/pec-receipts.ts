@@ -4,27 +4,16 @@
  * heard nothing from its gestore in time gets its pec_error and its event.
  */
 import { ACCEPTANCE_TIMEOUT } from '../core/pec-plan.js';
-import type { PecReceiptView } from '../core/pec.js';
+import type { PecReceiptReader, PecReceiptView } from '../core/pec.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
-export interface PecReceiptFilter {
-  /** Null: every tenant's (the admin token). */
-  tenantId: string | null;
-  /** The client's id of the message; null for every receipt. */
-  messageId: string | null;
-  /** Older than this `seq` (paging), or null. */
-  before: number | null;
-  limit: number;
-}
+export type { PecReceiptFilter } from '../core/pec.js';
 
-export interface PecReceipts {
-  /** Newest first, each with its `seq` for paging. */
-  list(filter: PecReceiptFilter): Array<PecReceiptView & { seq: number }>;
+/** The reader the API uses (list, raw), and what the store adds for messages and housekeeping. */
+export interface PecReceipts extends PecReceiptReader {
   /** A message's receipts, in the order they arrived. */
   ofMessage(messagePk: number): PecReceiptView[];
-  /** One receipt and its original bytes, within `tenantId` when given. */
-  raw(receiptId: string, tenantId: string | null): { view: PecReceiptView; raw: Buffer } | null;
   /**
    * Messages that have waited for their acceptance since before `cutoff`: each
    * gets its pec_error and a `message.pec` event (`acceptance_timeout`), at
@@ -38,35 +27,23 @@ export interface PecReceipts {
   prune(before: number): number;
 }
 
-interface ReceiptRow {
+/**
+ * A row as stored: the view's fields, but instants in epoch ms (the view says
+ * epoch seconds, `_ts`), `complete` as SQLite's 0/1, and `seq` for paging.
+ */
+type ReceiptRow = Omit<PecReceiptView, 'issued_ts' | 'received_ts' | 'complete'> & {
   seq: number;
-  receipt_id: string;
-  tenant_id: string;
-  account_id: string;
-  message_id: string | null;
-  receipt_type: string;
-  recognised_by: string;
-  matched_by: string | null;
-  recipient: string | null;
-  error: string | null;
-  error_detail: string | null;
-  issuer: string | null;
-  identificativo: string | null;
-  referenced_message_id: string | null;
-  header_message_id: string | null;
-  subject: string | null;
   issued_at: number | null;
   received_at: number;
-  size_bytes: number;
   complete: number;
-  sha256: string;
-}
+};
 
 const VIEW_COLUMNS = `seq, receipt_id, tenant_id, account_id, message_id, receipt_type, recognised_by, matched_by, recipient, error, error_detail,
   issuer, identificativo, referenced_message_id, header_message_id, subject, issued_at, received_at, size_bytes, complete, sha256`;
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
+// Field by field, not a spread: the row of `raw()` also carries the bytes, which the view must not.
 const toView = (row: ReceiptRow): PecReceiptView => ({
   receipt_id: row.receipt_id,
   tenant_id: row.tenant_id,

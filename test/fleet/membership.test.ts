@@ -3,13 +3,14 @@
  * loopback and three `mailproxy serve` processes, each with its own data
  * directory. Every node sees the others in /status; a node killed is named
  * missing, one stopped cleanly is named stopped; a node id cannot be taken by
- * a second directory; a nats server SIGKILLed does not cut the nodes off.
+ * a second directory; a nats server SIGKILLed does not cut the nodes off, and
+ * a bucket without quorum is logged once when it fails and once when it recovers.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawnDaemon } from '../helpers/daemon-process.js';
-import { startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
+import { spawnDaemon, type LogEntry } from '../helpers/daemon-process.js';
+import { startFleet, untilFleet, type FleetStatus, type FleetTestNode, type TestFleet } from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
 
 let fleet: TestFleet;
@@ -65,6 +66,41 @@ describe('fleet membership', () => {
     fleet.cluster.servers[0]!.start();
     await fleet.cluster.ready();
   }, 90_000);
+
+  it('logs a failing heartbeat once with its error, and its recovery with how long, while the bucket has no quorum', async () => {
+    const marks = new Map(fleet.nodes.map((node) => [node.id, node.daemon.entries.length]));
+    const since = (node: FleetTestNode): LogEntry[] => node.daemon.entries.slice(marks.get(node.id));
+    const heartbeatLogs = (node: FleetTestNode): LogEntry[] =>
+      since(node).filter((entry) => ['fleet heartbeat failing', 'fleet heartbeat recovered'].includes(entry.msg));
+    const first = fleet.nodes[0]!;
+    // Two servers of three gone: the R3 bucket has no quorum, and every beat fails until they are back.
+    await Promise.all([fleet.cluster.servers[0]!.kill(), fleet.cluster.servers[1]!.kill()]);
+    const ownSeenMsAgo = (seen: FleetStatus): number => seen.nodes.find((node) => node.node_id === 'n1')?.seen_ms_ago ?? 0;
+    // Long enough for several failed beats even when each one waits out a JetStream request timeout (5 s).
+    await untilFleet(first.url, (seen) => ownSeenMsAgo(seen) > 12_000, 'n1 to have failed heartbeats for 12 s', 60_000);
+    // Still failing: one warning so far, whatever the number of beats that failed.
+    expect(heartbeatLogs(first)).toEqual([expect.objectContaining({ level: 'warn', msg: 'fleet heartbeat failing', err: expect.anything() })]);
+    expect(since(first).filter((entry) => entry.loop === 'fleet-heartbeat')).toEqual([]);
+    for (const server of fleet.cluster.servers) server.start();
+    await fleet.cluster.ready();
+    await first.daemon.waitForLog((entry) => entry.msg === 'fleet heartbeat recovered' && since(first).includes(entry));
+    for (const node of fleet.nodes) await untilFleet(node.url, (seen) => seen.connected && seen.alive === 3, `${node.id} to see three live nodes again`);
+
+    for (const node of fleet.nodes) {
+      // The loop's own log of a failed run ('loop step failed', once a beat) is not written for the heartbeat.
+      expect(since(node).filter((entry) => entry.loop === 'fleet-heartbeat')).toEqual([]);
+      // Each run of failures is one warning with the error, then one recovery saying how long it lasted.
+      const logs = heartbeatLogs(node);
+      logs.forEach((entry, index) => {
+        if (index % 2 === 0) expect(entry).toMatchObject({ level: 'warn', msg: 'fleet heartbeat failing', err: expect.anything() });
+        else expect(entry).toMatchObject({ level: 'info', msg: 'fleet heartbeat recovered', failingForMs: expect.any(Number) });
+      });
+      expect(logs.length % 2).toBe(0);
+    }
+    const n1 = heartbeatLogs(first);
+    expect(n1.length).toBeGreaterThanOrEqual(2);
+    expect(Math.max(...n1.map((entry) => Number(entry.failingForMs ?? 0)))).toBeGreaterThan(5000);
+  }, 120_000);
 
   it('names a killed node missing and a cleanly stopped node stopped', async () => {
     const [first, second, third] = fleet.nodes as [TestFleet['nodes'][0], TestFleet['nodes'][0], TestFleet['nodes'][0]];

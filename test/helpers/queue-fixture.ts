@@ -2,6 +2,7 @@
  * A daemon with a test clock, ready for queue tests: tenants and accounts that
  * point at real SMTP sinks, and helpers to submit, inspect and settle.
  */
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../peers/smtp-sink.js';
 import { api, createTestClock, startTestDaemon, type ApiResponse, type TestClock, type TestDaemon } from './test-daemon.js';
 
@@ -102,6 +103,57 @@ export async function startSinkScenario(
   const key = await fx.createTenant('acme');
   await fx.createAccount('acme', 'main', sink, { is_default: true, ...options.account });
   return { fx, sink, key };
+}
+
+export interface SharedAcmeDaemon {
+  /** The file's daemon (read it inside a test or hook: it starts in `beforeAll`). */
+  readonly fx: QueueFixture;
+  /** The API key of tenant `acme`. */
+  readonly key: string;
+  /** Run after each test, last registered first. */
+  readonly cleanups: Array<() => Promise<void>>;
+  /** A sink for the current test only, stopped after it. */
+  sink(options?: SmtpSinkOptions): Promise<SmtpSink>;
+}
+
+/**
+ * One daemon with tenant `acme` (no account) for a whole test file, where each
+ * test brings the relays its accounts point at. Registers the file's hooks:
+ * call once at the top of a test file.
+ */
+export function useSharedAcmeDaemon(): SharedAcmeDaemon {
+  let fx: QueueFixture | undefined;
+  let key: string | undefined;
+  const cleanups: Array<() => Promise<void>> = [];
+  beforeAll(async () => {
+    fx = await startQueueFixture();
+    key = await fx.createTenant('acme');
+  });
+  afterAll(async () => {
+    await fx?.stop();
+    fx?.t.cleanup();
+  });
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('the shared daemon starts in beforeAll: read it inside a test or hook');
+    return value;
+  };
+  return {
+    get fx() {
+      return started(fx);
+    },
+    get key() {
+      return started(key);
+    },
+    cleanups,
+    async sink(options = {}) {
+      const sink = await startSmtpSink(options);
+      cleanups.push(() => sink.stop());
+      return sink;
+    },
+  };
 }
 
 /**

@@ -4,40 +4,20 @@
  * on an account that a real 535 paused.
  */
 import { createServer, type Socket } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closedPort } from '../helpers/cli-process.js';
-import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
-import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { message, useSharedAcmeDaemon } from '../helpers/queue-fixture.js';
+import { startSmtpSink } from '../peers/smtp-sink.js';
 
-let fx: QueueFixture;
-let key: string;
-const cleanups: Array<() => Promise<void>> = [];
+const s = useSharedAcmeDaemon();
 
-beforeAll(async () => {
-  fx = await startQueueFixture();
-  key = await fx.createTenant('acme');
-});
-afterAll(async () => {
-  await fx.stop();
-  fx.t.cleanup();
-});
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function sink(options: Parameters<typeof startSmtpSink>[0]): Promise<SmtpSink> {
-  const started = await startSmtpSink(options);
-  cleanups.push(() => started.stop());
-  return started;
-}
-
-const test = async (id: string, query = '') => fx.admin('POST', `/account/${id}/test?tenant_id=acme${query}`);
+const test = async (id: string, query = '') => s.fx.admin('POST', `/account/${id}/test?tenant_id=acme${query}`);
 const stepsOf = (body: any) => body.steps.map((step: any) => [step.step, step.ok, step.reply_code]);
 
 describe('POST /account/{id}/test', () => {
   it('passes EHLO, STARTTLS, AUTH and QUIT with the stored password, tells the TLS, and sends nothing', async () => {
-    const relay = await sink({ tls: 'starttls', auth: { user: 'u1', pass: 'right' } });
-    await fx.createAccount('acme', 'ok', relay, { tls_mode: 'starttls', user: 'u1', password: 'right', tls_reject_unauthorized: false });
+    const relay = await s.sink({ tls: 'starttls', auth: { user: 'u1', pass: 'right' } });
+    await s.fx.createAccount('acme', 'ok', relay, { tls_mode: 'starttls', user: 'u1', password: 'right', tls_reject_unauthorized: false });
     const { status, body } = await test('ok');
     expect(status).toBe(200);
     expect(body).toMatchObject({ ok: true, failed_step: null, reason: null, stage: null });
@@ -56,8 +36,8 @@ describe('POST /account/{id}/test', () => {
   });
 
   it('fails at AUTH with the relay 535 when the password is wrong, naming the step as a paused account does', async () => {
-    const relay = await sink({ auth: { user: 'u1', pass: 'right' } });
-    await fx.createAccount('acme', 'badpw', relay, { user: 'u1', password: 'wrong' });
+    const relay = await s.sink({ auth: { user: 'u1', pass: 'right' } });
+    await s.fx.createAccount('acme', 'badpw', relay, { user: 'u1', password: 'wrong' });
     const { status, body } = await test('badpw');
     expect(status).toBe(200);
     expect(body).toMatchObject({ ok: false, failed_step: 'auth', stage: 'auth', error_code: 'EAUTH' });
@@ -67,8 +47,8 @@ describe('POST /account/{id}/test', () => {
   });
 
   it('fails at STARTTLS when the account requires it and the relay does not offer it', async () => {
-    const relay = await sink({ tls: 'none', auth: { user: 'u1', pass: 'right' } });
-    await fx.createAccount('acme', 'notls', relay, { tls_mode: 'starttls', user: 'u1', password: 'right' });
+    const relay = await s.sink({ tls: 'none', auth: { user: 'u1', pass: 'right' } });
+    await s.fx.createAccount('acme', 'notls', relay, { tls_mode: 'starttls', user: 'u1', password: 'right' });
     const { body } = await test('notls');
     expect(body).toMatchObject({ ok: false, failed_step: 'starttls', stage: 'tls' });
     expect(body.reason).toMatch(/^STARTTLS: /);
@@ -80,8 +60,8 @@ describe('POST /account/{id}/test', () => {
   });
 
   it('fails at connect on implicit TLS when the certificate is not trusted and verification is on', async () => {
-    const relay = await sink({ tls: 'implicit', auth: { user: 'u1', pass: 'right' } });
-    await fx.createAccount('acme', 'untrusted', relay, { tls_mode: 'implicit', user: 'u1', password: 'right' });
+    const relay = await s.sink({ tls: 'implicit', auth: { user: 'u1', pass: 'right' } });
+    await s.fx.createAccount('acme', 'untrusted', relay, { tls_mode: 'implicit', user: 'u1', password: 'right' });
     const { body } = await test('untrusted');
     expect(body).toMatchObject({
       ok: false,
@@ -93,7 +73,7 @@ describe('POST /account/{id}/test', () => {
   });
 
   it('fails at connect when the relay refuses the connection', async () => {
-    await fx.createAccount('acme', 'refused', { port: await closedPort() });
+    await s.fx.createAccount('acme', 'refused', { port: await closedPort() });
     const { body } = await test('refused');
     expect(body).toMatchObject({ ok: false, failed_step: 'connect', stage: 'connect', error_code: 'ECONNREFUSED' });
     expect(body.steps).toEqual([expect.objectContaining({ step: 'connect', ok: false, reply_code: null })]);
@@ -103,11 +83,11 @@ describe('POST /account/{id}/test', () => {
     const sockets = new Set<Socket>();
     const silent = createServer((socket) => sockets.add(socket));
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    cleanups.push(async () => {
+    s.cleanups.push(async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => silent.close(() => resolve()));
     });
-    await fx.createAccount('acme', 'silent', { port: (silent.address() as { port: number }).port });
+    await s.fx.createAccount('acme', 'silent', { port: (silent.address() as { port: number }).port });
     const started = Date.now();
     const { body } = await test('silent', '&timeout_seconds=1');
     expect(Date.now() - started).toBeLessThan(5000);
@@ -125,28 +105,28 @@ describe('POST /account/{id}/test', () => {
 describe('POST /account/{id}/resume', () => {
   it('resumes an account that a 535 paused: the dispatcher wakes and its waiting mail is sent, without saving the account', async () => {
     const before = await startSmtpSink({ auth: { user: 'u1', pass: 'right' } });
-    await fx.createAccount('acme', 'paused', before, { user: 'u1', password: 'stored' });
-    await fx.post(key, [message('r-1', { account_id: 'paused' })]);
-    await fx.settle();
-    const paused = (await fx.admin('GET', '/account/paused?tenant_id=acme')).body.account;
+    await s.fx.createAccount('acme', 'paused', before, { user: 'u1', password: 'stored' });
+    await s.fx.post(s.key, [message('r-1', { account_id: 'paused' })]);
+    await s.fx.settle();
+    const paused = (await s.fx.admin('GET', '/account/paused?tenant_id=acme')).body.account;
     expect(paused).toMatchObject({ state: 'paused', paused_reason: expect.stringMatching(/^AUTH: 535/) });
 
     // The relay's side is fixed (it now takes the stored password): nothing about the account changes.
     await before.stop();
-    const after = await sink({ port: before.port, auth: { user: 'u1', pass: 'stored' } });
-    const resumed = await fx.admin('POST', '/account/paused/resume?tenant_id=acme');
+    const after = await s.sink({ port: before.port, auth: { user: 'u1', pass: 'stored' } });
+    const resumed = await s.fx.admin('POST', '/account/paused/resume?tenant_id=acme');
     expect(resumed.body).toMatchObject({ ok: true, resumed: true, account: { paused_reason: null, paused_at: null } });
     await after.waitForMessages(1);
     expect(after.messages[0]?.rcptTo).toEqual(['rcpt@example.net']);
 
-    const again = await fx.admin('POST', '/account/paused/resume?tenant_id=acme');
+    const again = await s.fx.admin('POST', '/account/paused/resume?tenant_id=acme');
     expect(again.body).toMatchObject({ ok: true, resumed: false });
   });
 
   it("answers 404 to another tenant's key", async () => {
-    const otherKey = await fx.createTenant('other');
+    const otherKey = await s.fx.createTenant('other');
     const { api } = await import('../helpers/test-daemon.js');
-    const { status } = await api(fx.t.url, 'POST', '/account/paused/resume', { token: otherKey });
+    const { status } = await api(s.fx.t.url, 'POST', '/account/paused/resume', { token: otherKey });
     expect(status).toBe(404);
   });
 });

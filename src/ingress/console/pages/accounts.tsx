@@ -8,6 +8,7 @@ import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
 import { ConnectionTestPanel } from './connection-test-panel.js';
+import { DataTable } from './data-table.js';
 
 export const accountHref = (account: { tenant_id: string; id: string }): string =>
   `${CONSOLE_PATH}/accounts/${encodeURIComponent(account.tenant_id)}/${encodeURIComponent(account.id)}`;
@@ -40,40 +41,24 @@ export function AccountsPage(props: { session: ConsoleSession; accounts: Account
       {props.accounts.length === 0 ? (
         <p>No account yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Tenant</th>
-                <th scope="col">Account</th>
-                <th scope="col">Relay</th>
-                <th scope="col">State</th>
-                <th scope="col" class="num">
-                  Waiting
-                </th>
-                <th scope="col">Usage</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.accounts.map((account) => (
-                <tr>
-                  <td>{account.tenant_id}</td>
-                  <td>
-                    <a href={accountHref(account)}>{account.id}</a>
-                  </td>
-                  <td>
-                    {account.host}:{account.port} <span class="muted">{account.tls_mode}</span>
-                  </td>
-                  <td>
-                    <State account={account} />
-                  </td>
-                  <td class="num">{account.waiting ?? 0}</td>
-                  <td>{usage(account)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Tenant', 'Account', 'Relay', 'State', { label: 'Waiting', num: true }, 'Usage']}>
+          {props.accounts.map((account) => (
+            <tr>
+              <td>{account.tenant_id}</td>
+              <td>
+                <a href={accountHref(account)}>{account.id}</a>
+              </td>
+              <td>
+                {account.host}:{account.port} <span class="muted">{account.tls_mode}</span>
+              </td>
+              <td>
+                <State account={account} />
+              </td>
+              <td class="num">{account.waiting ?? 0}</td>
+              <td>{usage(account)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </Layout>
   );

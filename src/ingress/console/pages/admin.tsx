@@ -5,51 +5,39 @@ import { whenMs } from '../format.js';
 import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
+import { DataTable } from './data-table.js';
 
 export function TenantsPage(props: { session: ConsoleSession; tenants: TenantView[] }) {
   return (
     <Layout title="Tenants" session={props.session} current="tenants">
-      <div class="table-wrap">
-        <table>
-          <thead>
+      <DataTable columns={['Tenant', 'Active', 'Reports to', 'Key expires', 'Links']}>
+        {props.tenants.map((tenant) => {
+          const q = encodeURIComponent(tenant.id);
+          return (
             <tr>
-              <th scope="col">Tenant</th>
-              <th scope="col">Active</th>
-              <th scope="col">Reports to</th>
-              <th scope="col">Key expires</th>
-              <th scope="col">Links</th>
+              <td>
+                <a href={`${CONSOLE_PATH}/tenants/${q}`}>{tenant.id}</a>
+                {tenant.name === null ? (
+                  ''
+                ) : (
+                  <>
+                    <br />
+                    <span class="muted">{tenant.name}</span>
+                  </>
+                )}
+              </td>
+              <td>
+                <span class={tenant.active ? 'badge ok' : 'badge held'}>{tenant.active ? 'active' : 'inactive'}</span>
+              </td>
+              <td>{tenant.client_base_url === null ? <span class="muted">none</span> : `${tenant.client_base_url}${tenant.client_sync_path}`}</td>
+              <td>{tenant.api_key_expires_at ?? 'never'}</td>
+              <td>
+                <a href={`${CONSOLE_PATH}/messages?tenant=${q}`}>messages</a> · <a href={`${CONSOLE_PATH}/suppressions?tenant=${q}`}>suppressions</a>
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            {props.tenants.map((tenant) => {
-              const q = encodeURIComponent(tenant.id);
-              return (
-                <tr>
-                  <td>
-                    <a href={`${CONSOLE_PATH}/tenants/${q}`}>{tenant.id}</a>
-                    {tenant.name === null ? (
-                      ''
-                    ) : (
-                      <>
-                        <br />
-                        <span class="muted">{tenant.name}</span>
-                      </>
-                    )}
-                  </td>
-                  <td>
-                    <span class={tenant.active ? 'badge ok' : 'badge held'}>{tenant.active ? 'active' : 'inactive'}</span>
-                  </td>
-                  <td>{tenant.client_base_url === null ? <span class="muted">none</span> : `${tenant.client_base_url}${tenant.client_sync_path}`}</td>
-                  <td>{tenant.api_key_expires_at ?? 'never'}</td>
-                  <td>
-                    <a href={`${CONSOLE_PATH}/messages?tenant=${q}`}>messages</a> · <a href={`${CONSOLE_PATH}/suppressions?tenant=${q}`}>suppressions</a>
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+          );
+        })}
+      </DataTable>
     </Layout>
   );
 }
@@ -116,34 +104,20 @@ export function SuppressionsPage(props: SuppressionsPageProps) {
       ) : props.suppressions.length === 0 ? (
         <p>No suppressed address.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Address</th>
-                <th scope="col">Source</th>
-                <th scope="col">Reason</th>
-                <th scope="col">Since</th>
-                <th scope="col">Until</th>
-                <th scope="col">Action</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.suppressions.map((record) => (
-                <tr>
-                  <td>{record.address}</td>
-                  <td>{record.source}</td>
-                  <td>{record.reason ?? ''}</td>
-                  <td>{whenMs(record.createdAt)}</td>
-                  <td>{record.expiresAt === null ? 'removed by hand' : whenMs(record.expiresAt)}</td>
-                  <td>
-                    <a href={removeHref(props.tenant, record.address)}>Remove</a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Address', 'Source', 'Reason', 'Since', 'Until', 'Action']}>
+          {props.suppressions.map((record) => (
+            <tr>
+              <td>{record.address}</td>
+              <td>{record.source}</td>
+              <td>{record.reason ?? ''}</td>
+              <td>{whenMs(record.createdAt)}</td>
+              <td>{record.expiresAt === null ? 'removed by hand' : whenMs(record.expiresAt)}</td>
+              <td>
+                <a href={removeHref(props.tenant, record.address)}>Remove</a>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {props.nextHref === null ? null : (
         <nav class="pager" aria-label="Pages">

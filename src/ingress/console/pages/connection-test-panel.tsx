@@ -1,5 +1,6 @@
 /** The result of an account's connection test: the verdict, each step with the relay's reply and time, the TLS. */
 import type { ConnectionTestView } from '../../http/views/connection-test-view.js';
+import { DataTable } from './data-table.js';
 
 export function ConnectionTestPanel(props: { result: ConnectionTestView }) {
   const { result } = props;
@@ -12,32 +13,18 @@ export function ConnectionTestPanel(props: { result: ConnectionTestView }) {
           {result.reason}
         </p>
       )}
-      <div class="table-wrap">
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Step</th>
-              <th scope="col">Result</th>
-              <th scope="col">Reply</th>
-              <th scope="col" class="num">
-                Time
-              </th>
-            </tr>
-          </thead>
-          <tbody>
-            {result.steps.map((step) => (
-              <tr>
-                <td>{step.step}</td>
-                <td>
-                  <span class={step.ok ? 'badge ok' : 'badge bad'}>{step.ok ? 'ok' : 'failed'}</span>
-                </td>
-                <td>{step.text === null ? <span class="muted">no reply</span> : step.text.split(/\r?\n/).pop()}</td>
-                <td class="num">{step.duration_ms} ms</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable columns={['Step', 'Result', 'Reply', { label: 'Time', num: true }]}>
+        {result.steps.map((step) => (
+          <tr>
+            <td>{step.step}</td>
+            <td>
+              <span class={step.ok ? 'badge ok' : 'badge bad'}>{step.ok ? 'ok' : 'failed'}</span>
+            </td>
+            <td>{step.text === null ? <span class="muted">no reply</span> : step.text.split(/\r?\n/).pop()}</td>
+            <td class="num">{step.duration_ms} ms</td>
+          </tr>
+        ))}
+      </DataTable>
       <p>
         TLS:{' '}
         {tls === null

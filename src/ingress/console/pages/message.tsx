@@ -14,6 +14,7 @@ import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
 import { PecPanel } from './pec-panel.js';
+import { DataTable } from './data-table.js';
 
 export interface MessagePageProps {
   session: ConsoleSession;
@@ -67,32 +68,17 @@ function Why(props: { why: WaitingExplanation }) {
 function Timeline(props: { events: MessageEventView[] }) {
   if (props.events.length === 0) return <p>No events recorded.</p>;
   return (
-    <div class="table-wrap">
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">When</th>
-            <th scope="col">Event</th>
-            <th scope="col" class="num">
-              Attempt
-            </th>
-            <th scope="col">Reply</th>
-            <th scope="col">Text</th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.events.map((event) => (
-            <tr>
-              <td>{when(event.ts)}</td>
-              <td>{event.event_type}</td>
-              <td class="num">{event.attempt}</td>
-              <td>{[event.reply_code, event.enhanced_status].filter((part) => part !== null).join(' ')}</td>
-              <td>{event.text ?? ''}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable columns={['When', 'Event', { label: 'Attempt', num: true }, 'Reply', 'Text']}>
+      {props.events.map((event) => (
+        <tr>
+          <td>{when(event.ts)}</td>
+          <td>{event.event_type}</td>
+          <td class="num">{event.attempt}</td>
+          <td>{[event.reply_code, event.enhanced_status].filter((part) => part !== null).join(' ')}</td>
+          <td>{event.text ?? ''}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -7,6 +7,7 @@ import { when, statusClass } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
+import { DataTable } from './data-table.js';
 
 export interface MessageFilters {
   tenant: string;
@@ -101,47 +102,29 @@ function Results(props: { messages: MessagesPageProps['messages']; admin: boolea
   if (props.messages.length === 0) return <p>No message matches these filters.</p>;
   const fleet = props.messages.some((message) => message.node_id !== undefined);
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="muted">Newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Id</th>
-            <th scope="col">Status</th>
-            {props.admin ? <th scope="col">Tenant</th> : null}
-            {fleet ? <th scope="col">Node</th> : null}
-            <th scope="col">To</th>
-            <th scope="col">Subject</th>
-            <th scope="col">Account</th>
-            <th scope="col">Batch</th>
-            <th scope="col">Accepted</th>
-            <th scope="col" class="num">
-              Attempts
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.messages.map((message) => (
-            <tr>
-              <td>
-                <a href={messageHref(message)}>{message.id}</a>
-              </td>
-              <td>
-                <span class={statusClass(message.status)}>{message.status}</span>
-              </td>
-              {props.admin ? <td>{message.tenant_id}</td> : null}
-              {fleet ? <td>{message.node_id}</td> : null}
-              <td>{message.rcpt_to.join(', ')}</td>
-              <td>{message.subject ?? ''}</td>
-              <td>{message.account_id}</td>
-              <td>{message.batch_code ?? ''}</td>
-              <td>{when(message.created_ts)}</td>
-              <td class="num">{message.attempts}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={['Id', 'Status', props.admin ? 'Tenant' : null, fleet ? 'Node' : null, 'To', 'Subject', 'Account', 'Batch', 'Accepted', { label: 'Attempts', num: true }]}
+      caption="Newest first"
+    >
+      {props.messages.map((message) => (
+        <tr>
+          <td>
+            <a href={messageHref(message)}>{message.id}</a>
+          </td>
+          <td>
+            <span class={statusClass(message.status)}>{message.status}</span>
+          </td>
+          {props.admin ? <td>{message.tenant_id}</td> : null}
+          {fleet ? <td>{message.node_id}</td> : null}
+          <td>{message.rcpt_to.join(', ')}</td>
+          <td>{message.subject ?? ''}</td>
+          <td>{message.account_id}</td>
+          <td>{message.batch_code ?? ''}</td>
+          <td>{when(message.created_ts)}</td>
+          <td class="num">{message.attempts}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -15,6 +15,7 @@ import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
 import { ThroughputChart } from './throughput-chart.js';
+import { DataTable } from './data-table.js';
 
 export interface OverviewProps {
   session: ConsoleSession;
@@ -112,66 +113,51 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
   return (
     <section aria-labelledby="accounts-heading">
       <h2 id="accounts-heading">Accounts</h2>
-      <div class="table-wrap">
-        <table>
-          <thead>
+      <DataTable columns={['Account', 'Health', { label: 'Waiting', num: true }, 'Connections', 'Limit use']}>
+        {props.accounts.map((account) => {
+          const state = health(account, props.now);
+          return (
             <tr>
-              <th scope="col">Account</th>
-              <th scope="col">Health</th>
-              <th scope="col" class="num">
-                Waiting
-              </th>
-              <th scope="col">Connections</th>
-              <th scope="col">Limit use</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.accounts.map((account) => {
-              const state = health(account, props.now);
-              return (
-                <tr>
-                  <td>
-                    {account.tenant_id}/{account.id}
-                    {account.is_default ? (
-                      <>
-                        {' '}
-                        <span class="badge" title="the tenant's default account: it sends the messages that name no account">
-                          default
-                        </span>
-                      </>
-                    ) : null}
-                    {account.is_pec ? (
-                      <>
-                        {' '}
-                        <span class="badge" title="certified mail: receipts read from the account's mailbox">
-                          PEC
-                        </span>
-                      </>
-                    ) : null}
-                    <br />
-                    <span class="muted">
-                      {account.host}:{account.port}
+              <td>
+                {account.tenant_id}/{account.id}
+                {account.is_default ? (
+                  <>
+                    {' '}
+                    <span class="badge" title="the tenant's default account: it sends the messages that name no account">
+                      default
                     </span>
-                    <Mailbox account={account} />
-                  </td>
-                  <td>
-                    <span class={state.cls}>{state.label}</span>
-                  </td>
-                  <td class="num">{account.waiting ?? 0}</td>
-                  <td>
-                    {account.connections === undefined
-                      ? '–'
-                      : `${account.connections.in_use} busy / ${account.connections.open} open / ${account.connections.max} max`}
-                  </td>
-                  <td>
-                    <Usage account={account} />
-                  </td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+                  </>
+                ) : null}
+                {account.is_pec ? (
+                  <>
+                    {' '}
+                    <span class="badge" title="certified mail: receipts read from the account's mailbox">
+                      PEC
+                    </span>
+                  </>
+                ) : null}
+                <br />
+                <span class="muted">
+                  {account.host}:{account.port}
+                </span>
+                <Mailbox account={account} />
+              </td>
+              <td>
+                <span class={state.cls}>{state.label}</span>
+              </td>
+              <td class="num">{account.waiting ?? 0}</td>
+              <td>
+                {account.connections === undefined
+                  ? '–'
+                  : `${account.connections.in_use} busy / ${account.connections.open} open / ${account.connections.max} max`}
+              </td>
+              <td>
+                <Usage account={account} />
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
     </section>
   );
 }

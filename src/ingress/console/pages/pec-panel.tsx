@@ -7,6 +7,7 @@ import type { MessageDetail } from '../../../core/message-admin.js';
 import type { PecReceiptView } from '../../../core/pec.js';
 import { when } from '../format.js';
 import { messageHref } from './messages.js';
+import { DataTable } from './data-table.js';
 
 const kib = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);
 
@@ -34,45 +35,27 @@ export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptVi
         )}
       </dl>
       {props.receipts.length === 0 ? null : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">Receipt</th>
-                <th scope="col">Recipient</th>
-                <th scope="col">Provider's time</th>
-                <th scope="col">Read</th>
-                <th scope="col">Issuer</th>
-                <th scope="col">Error</th>
-                <th scope="col" class="num">
-                  Size
-                </th>
-                <th scope="col">Original</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.receipts.map((receipt) => (
-                <tr>
-                  <td>{receipt.receipt_type}</td>
-                  <td>{receipt.recipient ?? ''}</td>
-                  <td>{receipt.issued_ts === null ? '' : when(receipt.issued_ts)}</td>
-                  <td>{when(receipt.received_ts)}</td>
-                  <td>{receipt.issuer ?? ''}</td>
-                  <td>{[receipt.error, receipt.error_detail].filter((part) => part !== null).join(': ')}</td>
-                  <td class="num">
-                    {kib(receipt.size_bytes)}
-                    {receipt.complete ? '' : ' (first part only)'}
-                  </td>
-                  <td>
-                    <a href={`${base}/pec/${receipt.receipt_id}`} download>
-                      download .eml
-                    </a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['Receipt', 'Recipient', "Provider's time", 'Read', 'Issuer', 'Error', { label: 'Size', num: true }, 'Original']}>
+          {props.receipts.map((receipt) => (
+            <tr>
+              <td>{receipt.receipt_type}</td>
+              <td>{receipt.recipient ?? ''}</td>
+              <td>{receipt.issued_ts === null ? '' : when(receipt.issued_ts)}</td>
+              <td>{when(receipt.received_ts)}</td>
+              <td>{receipt.issuer ?? ''}</td>
+              <td>{[receipt.error, receipt.error_detail].filter((part) => part !== null).join(': ')}</td>
+              <td class="num">
+                {kib(receipt.size_bytes)}
+                {receipt.complete ? '' : ' (first part only)'}
+              </td>
+              <td>
+                <a href={`${base}/pec/${receipt.receipt_id}`} download>
+                  download .eml
+                </a>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

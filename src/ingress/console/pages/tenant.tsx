@@ -5,6 +5,7 @@ import type { viewReportAttempt } from '../../http/views/report-log-view.js';
 import { when } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
+import { DataTable } from './data-table.js';
 
 type AttemptView = ReturnType<typeof viewReportAttempt>;
 
@@ -15,38 +16,20 @@ function ReportLog(props: { attempts: AttemptView[] }) {
       {props.attempts.length === 0 ? (
         <p>No report posted yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">At</th>
-                <th scope="col">Result</th>
-                <th scope="col">HTTP status</th>
-                <th scope="col">Error</th>
-                <th scope="col" class="num">
-                  Latency
-                </th>
-                <th scope="col" class="num">
-                  Items
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.attempts.map((attempt) => (
-                <tr>
-                  <td>{when(attempt.at_ts)}</td>
-                  <td>
-                    <span class={attempt.ok ? 'badge ok' : 'badge bad'}>{attempt.ok ? 'acknowledged' : 'failed'}</span>
-                  </td>
-                  <td>{attempt.http_status ?? <span class="muted">no answer</span>}</td>
-                  <td>{attempt.error ?? ''}</td>
-                  <td class="num">{attempt.latency_ms} ms</td>
-                  <td class="num">{attempt.items === 0 ? 'heartbeat' : attempt.items}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable columns={['At', 'Result', 'HTTP status', 'Error', { label: 'Latency', num: true }, { label: 'Items', num: true }]}>
+          {props.attempts.map((attempt) => (
+            <tr>
+              <td>{when(attempt.at_ts)}</td>
+              <td>
+                <span class={attempt.ok ? 'badge ok' : 'badge bad'}>{attempt.ok ? 'acknowledged' : 'failed'}</span>
+              </td>
+              <td>{attempt.http_status ?? <span class="muted">no answer</span>}</td>
+              <td>{attempt.error ?? ''}</td>
+              <td class="num">{attempt.latency_ms} ms</td>
+              <td class="num">{attempt.items === 0 ? 'heartbeat' : attempt.items}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

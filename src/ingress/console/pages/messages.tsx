@@ -103,7 +103,18 @@ function Results(props: { messages: MessagesPageProps['messages']; admin: boolea
   const fleet = props.messages.some((message) => message.node_id !== undefined);
   return (
     <DataTable
-      columns={['Id', 'Status', props.admin ? 'Tenant' : null, fleet ? 'Node' : null, 'To', 'Subject', 'Account', 'Batch', 'Accepted', { label: 'Attempts', num: true }]}
+      columns={[
+        'Id',
+        'Status',
+        props.admin ? 'Tenant' : null,
+        fleet ? 'Node' : null,
+        'To',
+        'Subject',
+        'Account',
+        'Batch',
+        'Accepted',
+        { label: 'Attempts', num: true },
+      ]}
       caption="Newest first"
     >
       {props.messages.map((message) => (

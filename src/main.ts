@@ -11,13 +11,14 @@ import type { Logger } from './core/logger.js';
 import { daemonSettings, type Config } from './config/index.js';
 import type { MailboxWatchers } from './bounce/bounce-service.js';
 import { createIntake } from './composition/intake.js';
+import { createSharedConfig } from './composition/shared-config.js';
 import { createStreams, type Streams } from './composition/streams.js';
 import { createWork, type Work } from './composition/work.js';
 import type { Dispatcher } from './delivery/dispatcher.js';
 import type { SmtpIngress } from './ingress/smtp/index.js';
 import { createMetrics } from './metrics/registry.js';
 import type { DaemonMirror } from './outbox/mirror-service.js';
-import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
+import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Service, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/daemon-keys.js';
 import { openStoreService, type StoreService } from './store/store-service.js';
 import type { SqliteStore } from './store/index.js';
@@ -58,10 +59,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const settings = daemonSettings(deps.config);
   const keys = openDaemonKeys(settings.keys, log);
   const stored = openStoreService(settings, { secrets: keys.secrets, ids, clock, log });
-  const store = stored.store;
+  // Fleet mode: the admin use-cases share their writes through the fleet's bucket (null: a single node, as always).
+  const shared = settings.fleet === null ? null : createSharedConfig(settings.fleet, { store: stored.store, clock, log });
+  const store = shared?.store ?? stored.store;
   const ctx = {
     settings,
     store,
+    configWrites: shared?.writes ?? null,
     clock,
     ids,
     log,
@@ -72,7 +76,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const work = createWork(ctx);
   const streams = createStreams(ctx, work);
   const intake = createIntake(ctx, keys, work, streams);
-  const lifecycle = createLifecycle(stages(stored, work, streams, intake), log);
+  const follower = shared === null || streams.fleet === null ? null : shared.follow(streams.fleet.link);
+  // A change from any node: the dispatcher serves a new account or released mail, the PEC watchers follow accounts.
+  shared?.onApplied(() => {
+    work.wake();
+    streams.bounces.watchers.accountsChanged();
+  });
+  const lifecycle = createLifecycle(stages(stored, work, streams, intake, follower), log);
   await lifecycle.start();
   return {
     http: intake.http.address(),
@@ -90,12 +100,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 }
 
 /** The services in start order; they stop in reverse, a stage's services together. */
-function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>): Stage[] {
+function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>, follower: Service | null): Stage[] {
   return [
     { name: 'store', services: [stored.service] },
     { name: 'threads', services: [work.parsing.service] },
     // A node id held by another live node refuses the start here, before anything is accepted.
     ...(streams.fleet === null ? [] : [{ name: 'fleet', services: [streams.fleet] }]),
+    // A node that was down catches up with the shared configuration before it takes requests.
+    ...(follower === null ? [] : [{ name: 'shared configuration', services: [follower] }]),
     // A stream that conflicts refuses the start here, before anything is accepted.
     { name: 'event stream', services: [streams.mirror.publishing] },
     { name: 'relays', services: [work.delivery.relaying] },

@@ -17,6 +17,10 @@ export type ErrorCode =
   /** A part of the daemon (a worker thread) is restarting: retry shortly. */
   | 'UNAVAILABLE'
   | 'ATTACHMENT_UNAVAILABLE'
+  /** Fleet mode: the shared configuration moved since this node read it (another node's edit won). */
+  | 'CONFIG_CONFLICT'
+  /** Fleet mode: the cluster cannot be reached, so a configuration change cannot be shared; mail still flows. */
+  | 'FLEET_UNAVAILABLE'
   | 'INTERNAL';
 
 /** JSON-safe detail payload: survives every hop (logs, HTTP bodies, events). */

@@ -15,6 +15,7 @@ import type { QueueStatusStore } from '../core/queue-status.js';
 import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
+import type { ConfigRows } from '../core/config-replica.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import type { ReportStore } from '../core/report.js';
 import { createSqliteAccountRepository } from './account-repository.js';
@@ -42,6 +43,7 @@ import { createSqliteSpool } from './spool.js';
 import { createWalSync } from './wal-sync.js';
 import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
+import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
 
 export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
 export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
@@ -68,6 +70,8 @@ export interface SqliteStore extends AdminStore {
   suppressions: SuppressionRepository;
   mirror: MirrorStore;
   inbox: InboxStore;
+  /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
+  configRows(deps: ConfigRowsDeps): ConfigRows;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
   onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
@@ -139,6 +143,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     pecReceipts,
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
+    configRows: (deps) => createSqliteConfigRows(db, deps),
     onEvent: (listener) => {
       listeners.push(listener);
     },

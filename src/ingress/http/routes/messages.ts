@@ -203,8 +203,8 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   on(app, routes.addMessagesCommand, addMessages);
 
   /** A command route: parameters validated by its documented schema, its result answered with `ok: true`. */
-  const command = <S extends z.ZodType>(doc: RouteDoc & { body: S }, run: (ctx: CommandContext, params: z.output<S>) => object): void => {
-    on(app, doc, async (c) => c.json({ ok: true, ...run(commandContext(c), await readParams(c, doc.body)) }));
+  const command = <S extends z.ZodType>(doc: RouteDoc & { body: S }, run: (ctx: CommandContext, params: z.output<S>) => object | Promise<object>): void => {
+    on(app, doc, async (c) => c.json({ ok: true, ...(await run(commandContext(c), await readParams(c, doc.body))) }));
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
   command(routes.suspend, (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));

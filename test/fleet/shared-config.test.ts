@@ -213,6 +213,29 @@ describe('shared configuration', () => {
     }
   }, 30_000);
 
+  it('goes on applying changes on every node after each nats server in turn is SIGKILLed (a watch lost with its server is replaced)', async () => {
+    for (const [index, server] of fleet.cluster.servers.entries()) {
+      await server.kill();
+      const tenantId = `after-kill-${index}`;
+      // While JetStream elects a new leader for the bucket the change may be refused (503) or lose a race with itself (409): asked again.
+      await until(
+        () => admin(node('n1').url, 'POST', '/tenant', { id: tenantId }),
+        (seen) => seen.status === 201 || (seen.status === 409 && seen.body.error.code === 'CONFLICT'),
+        `n1 to take tenant ${tenantId}`,
+        40_000,
+      );
+      for (const id of ['n2', 'n3'])
+        await until(
+          () => admin(node(id).url, 'GET', `/tenant/${tenantId}`),
+          (seen) => seen.status === 200,
+          `${tenantId} on ${id}`,
+          40_000,
+        );
+      server.start();
+      await fleet.cluster.ready();
+    }
+  }, 240_000);
+
   it('refuses configuration changes with 503 FLEET_UNAVAILABLE while the cluster is away, and keeps taking mail', async () => {
     await Promise.all(fleet.cluster.servers.map((server) => server.kill()));
     const first = node('n1');

@@ -7,6 +7,7 @@
  * delivered, and starts a new watch when it has stayed behind that long.
  */
 import type { KV, KvEntry, QueuedIterator } from 'nats';
+import { isAppError } from '../core/app-error.js';
 import type { Clock } from '../core/clock.js';
 import type { ConfigEntry, ConfigRows } from '../core/config-replica.js';
 import type { Logger } from '../core/logger.js';
@@ -53,7 +54,9 @@ export function createConfigFollower(
         log.info({ key: entry.key, revision: entry.revision, origin: config.value.origin }, 'shared configuration applied');
       }
     } catch (error) {
-      // Logged, not retried: the next change of the object brings it again whole.
+      // The store cannot write now (full, locked): the watch ends here and the next check resumes from this entry.
+      if (isAppError(error) && error.transient) throw error;
+      // Anything else would fail again: logged and passed over; the object's next change brings it whole.
       log.error({ err: error, key: entry.key, revision: entry.revision }, 'could not apply a shared configuration change');
     }
     seen = Math.max(seen, entry.revision);
@@ -71,7 +74,10 @@ export function createConfigFollower(
     } catch (error) {
       if (!stopped) log.warn({ err: error }, 'shared configuration watch ended; the next check starts another');
     } finally {
-      if (watch === iterator) watch = null;
+      if (watch === iterator) {
+        watch = null;
+        iterator.stop();
+      }
     }
   };
 
@@ -87,7 +93,8 @@ export function createConfigFollower(
   /** Opens the bucket and the watch when needed; replaces a watch that stayed behind. Answers the bucket's last revision. */
   const check = async (): Promise<number | null> => {
     const nc = deps.link.connection();
-    if (nc === null || stopped) return null;
+    // Cut off: nothing to check (and no failed check logged every interval); the watch resumes once the cluster answers.
+    if (nc === null || !deps.link.connected() || stopped) return null;
     if (kv === null) kv = await openConfigBucket(nc, settings.bucket, settings.replicas);
     const last = (await kv.status()).streamInfo.state.last_seq;
     if (watch === null) await startWatch(kv);

@@ -4,7 +4,7 @@
  * HTTP API with the web console in front of it. Composition only: no behaviour
  * of its own.
  */
-import { createAccountService, SHARED_ACCOUNT_WRITES, type AccountService } from '../core/account-service.js';
+import { createAccountService } from '../core/account-service.js';
 import type { AttemptLog } from '../core/attempt-log.js';
 import { createAuthenticator } from '../core/authenticator.js';
 import type { Clock, IdSource } from '../core/clock.js';
@@ -13,10 +13,10 @@ import type { Logger } from '../core/logger.js';
 import type { BulkCommands } from '../core/message-bulk.js';
 import type { MessageCommands } from '../core/message-commands.js';
 import type { Handoff } from '../core/relay.js';
-import type { SubmissionService } from '../core/submission-service.js';
 import type { ReplicatedWrites } from '../core/replicated-writes.js';
-import { createSuppressionService, SHARED_SUPPRESSION_WRITES, type SuppressionService } from '../core/suppression-service.js';
-import { createTenantService, SHARED_TENANT_WRITES, type TenantService } from '../core/tenant-service.js';
+import type { SubmissionService } from '../core/submission-service.js';
+import { createSuppressionService } from '../core/suppression-service.js';
+import { createTenantService } from '../core/tenant-service.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { MailboxWatchers } from '../bounce/bounce-service.js';
@@ -32,7 +32,7 @@ import type { DaemonKeys } from '../security/daemon-keys.js';
 import { newSigningSecret } from '../security/report-signature.js';
 import type { SqliteStore } from '../store/index.js';
 import type { ReportService } from '../sync/report-service.js';
-import { sharedWrites } from './shared-config.js';
+import { shareConfigWrites } from './shared-config.js';
 
 /** Web console sessions: signed out after 30 idle minutes or 12 hours, whichever comes first; at most this many at once. */
 const CONSOLE_IDLE_MS = 30 * 60_000;
@@ -50,44 +50,36 @@ export function adminServices(deps: {
   /** Accounts were saved or deleted: the dispatcher and the PEC watchers follow at once. */
   wake(): void;
   accountsChanged(): void;
-  /** Fleet mode: configuration writes go to the fleet's bucket first; null on a single node. */
+  /** Fleet mode: configuration writes go to the fleet's bucket first (shared-config.ts); null on a single node. */
   configWrites: ReplicatedWrites | null;
 }) {
   const { store, keys, clock, ids } = deps;
   const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }, metrics?: DaemonKeys['metrics']) =>
     createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock, metrics });
-  return {
+  return shareConfigWrites(deps.configWrites, {
     // The metrics token is the API's alone (GET /metrics); the console and SMTP AUTH never take it.
     authenticator: authenticator(keys.admin, deps.settings.http.authThrottle, keys.metrics),
     // SMTP AUTH takes tenant keys only: the admin token is never a mailbox password.
     smtpAuthenticator: authenticator({ matches: () => false }, deps.settings.smtp.authThrottle),
-    tenants: sharedWrites(
-      createTenantService({ store, holds: store.messages, keys: keys.apiKeys, newSigningSecret, clock, ids }),
-      SHARED_TENANT_WRITES,
-      deps.configWrites,
-    ) as TenantService,
-    accounts: sharedWrites(
-      createAccountService({
-        store,
-        clock,
-        ids,
-        wake: () => {
-          deps.wake();
-          deps.accountsChanged();
-        },
-        tester: createRelayProbe({ clock }).probe,
-        activity: {
-          usage: store.queue.usage,
-          waiting: store.queueStatus.waitingByAccount,
-          connections: () => deps.handoff.connections(),
-          attempts: deps.attempts.of,
-        },
-      }),
-      SHARED_ACCOUNT_WRITES,
-      deps.configWrites,
-    ) as AccountService,
-    suppressions: sharedWrites(createSuppressionService({ store, clock, ids }), SHARED_SUPPRESSION_WRITES, deps.configWrites) as SuppressionService,
-  };
+    tenants: createTenantService({ store, holds: store.messages, keys: keys.apiKeys, newSigningSecret, clock, ids }),
+    accounts: createAccountService({
+      store,
+      clock,
+      ids,
+      wake: () => {
+        deps.wake();
+        deps.accountsChanged();
+      },
+      tester: createRelayProbe({ clock }).probe,
+      activity: {
+        usage: store.queue.usage,
+        waiting: store.queueStatus.waitingByAccount,
+        connections: () => deps.handoff.connections(),
+        attempts: deps.attempts.of,
+      },
+    }),
+    suppressions: createSuppressionService({ store, clock, ids }),
+  });
 }
 
 type AdminServices = ReturnType<typeof adminServices>;

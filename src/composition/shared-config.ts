@@ -4,10 +4,13 @@
  * to the bucket first (core/replicated-writes.ts), and a follower applies every
  * node's changes to this node's store. Composition only: no behaviour of its own.
  */
+import { SHARED_ACCOUNT_WRITES, type AccountService, type createAccountService } from '../core/account-service.js';
 import { createChangeTap } from '../core/change-tap.js';
 import type { Clock } from '../core/clock.js';
 import type { ConfigEntry } from '../core/config-replica.js';
 import type { Logger } from '../core/logger.js';
+import { SHARED_SUPPRESSION_WRITES, type createSuppressionService, type SuppressionService } from '../core/suppression-service.js';
+import { SHARED_TENANT_WRITES, type createTenantService, type TenantService } from '../core/tenant-service.js';
 import { createReplicatedWrites, replicateMethods, type ReplicatedWrites } from '../core/replicated-writes.js';
 import type { FleetSettings } from '../fleet/fleet-service.js';
 import { configBucketName, createJetStreamConfigBucket } from '../fleet/config-bucket.js';
@@ -74,7 +77,22 @@ export function createSharedConfig(settings: FleetSettings, deps: { store: Sqlit
   };
 }
 
-/** `service` as the composition hands it out: in fleet mode its shared writes go through `writes`. */
-export function sharedWrites<S extends object>(service: S, methods: readonly (keyof S & string)[], writes: ReplicatedWrites | null): S {
-  return writes === null ? service : replicateMethods(service, methods, writes);
+interface AdminWrites {
+  tenants: ReturnType<typeof createTenantService>;
+  accounts: ReturnType<typeof createAccountService>;
+  suppressions: ReturnType<typeof createSuppressionService>;
+}
+
+/** The admin services as the composition hands them out: in fleet mode their shared writes go through `writes`. */
+export function shareConfigWrites<A extends AdminWrites>(
+  writes: ReplicatedWrites | null,
+  admin: A,
+): Omit<A, keyof AdminWrites> & { tenants: TenantService; accounts: AccountService; suppressions: SuppressionService } {
+  if (writes === null) return admin;
+  return {
+    ...admin,
+    tenants: replicateMethods(admin.tenants, SHARED_TENANT_WRITES, writes),
+    accounts: replicateMethods(admin.accounts, SHARED_ACCOUNT_WRITES, writes),
+    suppressions: replicateMethods(admin.suppressions, SHARED_SUPPRESSION_WRITES, writes),
+  };
 }

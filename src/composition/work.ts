@@ -10,7 +10,7 @@ import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { createBulkCommands } from '../core/message-bulk.js';
 import { createMessageCommands, SHARED_COMMANDS, type MessageCommands } from '../core/message-commands.js';
-import type { ReplicatedWrites } from '../core/replicated-writes.js';
+import { replicateMethods, type ReplicatedWrites } from '../core/replicated-writes.js';
 import { createSubmissionService } from '../core/submission-service.js';
 import { deliveryFanOut } from '../core/telemetry.js';
 import { verpReturnPathOf } from '../core/verp.js';
@@ -20,7 +20,6 @@ import { createSubmissionParsing } from '../ingress/http/parser-threads.js';
 import type { Metrics } from '../metrics/registry.js';
 import { signReport, SIGNATURE_HEADER } from '../security/report-signature.js';
 import type { SqliteStore } from '../store/index.js';
-import { sharedWrites } from './shared-config.js';
 import { createReportService } from '../sync/report-service.js';
 
 /** What every part of the composition is made with. */
@@ -68,11 +67,8 @@ export function createWork(ctx: DaemonContext) {
   // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
   const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });
   const maxAgeSeconds = settings.maxMessageAgeSeconds;
-  const commands = sharedWrites(
-    createMessageCommands({ store, messages: store.messages, queue: store.queue, clock, ids, wake, maxAgeSeconds }),
-    SHARED_COMMANDS,
-    ctx.configWrites,
-  ) as MessageCommands;
+  const created = createMessageCommands({ store, messages: store.messages, queue: store.queue, clock, ids, wake, maxAgeSeconds });
+  const commands: MessageCommands = ctx.configWrites === null ? created : replicateMethods(created, SHARED_COMMANDS, ctx.configWrites);
   const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const bulk = createBulkCommands({ store, messages: store.messages, selection: store.selection, commands, clock, ids, wake, yieldTurn });
   const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);

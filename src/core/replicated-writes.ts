@@ -10,7 +10,16 @@
  */
 import { AppError } from './app-error.js';
 import type { ChangeTap } from './change-tap.js';
-import { configKeyName, configKeyOf, type ConfigBucket, type ConfigEntry, type ConfigKey, type ConfigRows, type ConfigValue } from './config-replica.js';
+import {
+  configKeyName,
+  configKeyOf,
+  type ConfigBucket,
+  type ConfigWrites,
+  type ConfigEntry,
+  type ConfigKey,
+  type ConfigRows,
+  type ConfigValue,
+} from './config-replica.js';
 
 export interface ReplicatedWritesDeps {
   rows: ConfigRows;
@@ -96,11 +105,15 @@ export function conflict(key: ConfigKey, cause?: unknown): AppError {
  * `service` with `methods` run through `writes`: each answers a promise of what it answered.
  * The other methods are the service's own.
  */
-export function replicateMethods<S extends object, K extends keyof S & string>(service: S, methods: readonly K[], writes: ReplicatedWrites): S {
+export function replicateMethods<S extends object, K extends keyof S & string>(
+  service: S,
+  methods: readonly K[],
+  writes: ReplicatedWrites,
+): ConfigWrites<S, K> {
   const wrapped: Record<string, unknown> = { ...(service as Record<string, unknown>) };
   for (const name of methods) {
     const method = service[name] as unknown as (...args: unknown[]) => unknown;
     wrapped[name] = (...args: unknown[]) => writes.run(() => method(...args));
   }
-  return wrapped as S;
+  return wrapped as ConfigWrites<S, K>;
 }

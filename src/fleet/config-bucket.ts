@@ -18,9 +18,10 @@ const WRONG_LAST_SEQUENCE = 10071;
 /** The bucket of a fleet: beside its membership bucket, named after it. */
 export const configBucketName = (fleetBucket: string): string => `${fleetBucket}_config`;
 
-export async function openConfigBucket(nc: NatsConnection, name: string, replicas: number): Promise<KV> {
+/** `timeoutMs` bounds each API request through this view (JetStream's default otherwise). */
+export async function openConfigBucket(nc: NatsConnection, name: string, replicas: number, timeoutMs?: number): Promise<KV> {
   // History 1: a node catching up needs each object's last value only.
-  return nc.jetstream().views.kv(name, { history: 1, replicas });
+  return nc.jetstream(timeoutMs === undefined ? {} : { timeout: timeoutMs }).views.kv(name, { history: 1, replicas });
 }
 
 /** Writes through whatever bucket is open now; none open (not joined yet) is the cluster being away. */

@@ -17,6 +17,9 @@ import { within } from '../runtime/within.js';
 import { configEntryOf, openConfigBucket } from './config-bucket.js';
 import type { FleetLink } from './fleet-service.js';
 
+/** A check's requests (the bucket's state, a new watch) give up after this long; the next check asks again. */
+const CHECK_TIMEOUT_MS = 1000;
+
 export interface ConfigFollowerSettings {
   bucket: string;
   replicas: number;
@@ -38,7 +41,10 @@ export function createConfigFollower(
   deps: { link: FleetLink; rows: ConfigRows; applied(entry: ConfigEntry): void; clock: Clock; log: Logger },
 ): ConfigFollower {
   const { rows, log, clock } = deps;
+  /** The bucket as the checks read it: short API timeouts, so that a request lost in a leader election does not hold the next check back. */
   let kv: KV | null = null;
+  /** The bucket as configuration writes use it: JetStream's own timeouts, as a write waits for its replicas. */
+  let writer: KV | null = null;
   let watch: QueuedIterator<KvEntry> | null = null;
   /** The last revision the watch delivered (or the store had applied at the start). */
   let seen = 0;
@@ -95,7 +101,8 @@ export function createConfigFollower(
     const nc = deps.link.connection();
     // Cut off: nothing to check (and no failed check logged every interval); the watch resumes once the cluster answers.
     if (nc === null || !deps.link.connected() || stopped) return null;
-    if (kv === null) kv = await openConfigBucket(nc, settings.bucket, settings.replicas);
+    if (writer === null) writer = await openConfigBucket(nc, settings.bucket, settings.replicas);
+    kv ??= await openConfigBucket(nc, settings.bucket, settings.replicas, CHECK_TIMEOUT_MS);
     const last = (await kv.status()).streamInfo.state.last_seq;
     if (watch === null) await startWatch(kv);
     else if (last > seen) {
@@ -114,7 +121,7 @@ export function createConfigFollower(
 
   return {
     name: 'shared-config',
-    bucket: () => (deps.link.connected() ? kv : null),
+    bucket: () => (deps.link.connected() ? writer : null),
     async start() {
       seen = rows.lastRevision();
       // Joined at the start: catch up before taking requests (bounded; the rest comes while serving).

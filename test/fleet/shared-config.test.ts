@@ -236,9 +236,9 @@ describe('shared configuration', () => {
       );
       // Once every node's client has found a surviving server and JetStream answers its API again (a lost meta leader
       // refuses every new consumer, a watch included, for seconds: the cluster's election, not the follower's to speed
-      // up), the change must reach each node within 2 s: below what a lost watch takes to come back by itself (the
-      // client's ordered consumer resets after missed heartbeats: 5 s and more seen); the follower replaces it after
-      // a check interval (250 ms here) behind the bucket.
+      // up), the change must reach each node within 4 s: below what a lost watch takes to come back by itself (the
+      // client's ordered consumer resets after missed heartbeats: 5 to 12 s seen); the follower replaces it after
+      // a check interval (250 ms here) behind the bucket: 0.4 to 2.7 s seen on a loaded 2-core machine.
       for (const each of fleet.nodes) await untilFleet(each.url, (seen) => seen.connected, `${each.id} to reconnect`);
       await until(
         () =>
@@ -260,7 +260,7 @@ describe('shared configuration', () => {
           ),
         ),
       );
-      expect(Math.max(...took)).toBeLessThan(2000);
+      expect(Math.max(...took)).toBeLessThan(4000);
       server.start();
       await fleet.cluster.ready();
     }

@@ -549,3 +549,13 @@ CREATE TABLE report_attempts (
   items        INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX report_attempts_tenant ON report_attempts (tenant_id, id);
+
+-- migration: 14
+-- Fleet mode's shared configuration (issue 24): the bucket revision each node last
+-- applied per configuration key (a restart resumes from here; an edit is a
+-- compare-and-set on it), and the node that took each audited change.
+CREATE TABLE config_revisions (
+  key      TEXT PRIMARY KEY,
+  revision INTEGER NOT NULL
+) STRICT;
+ALTER TABLE command_log ADD COLUMN node_id TEXT;

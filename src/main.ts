@@ -12,13 +12,14 @@ import { daemonSettings, type Config } from './config/index.js';
 import type { MailboxWatchers } from './bounce/bounce-service.js';
 import { createIntake } from './composition/intake.js';
 import { createFleetFeatures, type FleetFeatures } from './composition/fleet-features.js';
+import { createSharedConfig } from './composition/shared-config.js';
 import { createStreams, type Streams } from './composition/streams.js';
 import { createWork, type Work } from './composition/work.js';
 import type { Dispatcher } from './delivery/dispatcher.js';
 import type { SmtpIngress } from './ingress/smtp/index.js';
 import { createMetrics } from './metrics/registry.js';
 import type { DaemonMirror } from './outbox/mirror-service.js';
-import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
+import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Service, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/daemon-keys.js';
 import { openStoreService, type StoreService } from './store/store-service.js';
 import type { SqliteStore } from './store/index.js';
@@ -59,10 +60,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const settings = daemonSettings(deps.config);
   const keys = openDaemonKeys(settings.keys, log);
   const stored = openStoreService(settings, { secrets: keys.secrets, ids, clock, log });
-  const store = stored.store;
+  // Fleet mode: the admin use-cases share their writes through the fleet's bucket (null: a single node, as always).
+  const shared = settings.fleet === null ? null : createSharedConfig(settings.fleet, { store: stored.store, clock, log });
+  const store = shared?.store ?? stored.store;
   const ctx = {
     settings,
     store,
+    configWrites: shared?.writes ?? null,
     clock,
     ids,
     log,
@@ -74,7 +78,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const streams = createStreams(ctx, work);
   const fleetFeatures = createFleetFeatures(ctx, work, streams);
   const intake = createIntake(ctx, keys, work, streams, fleetFeatures);
-  const lifecycle = createLifecycle(stages(stored, work, streams, intake, fleetFeatures), log);
+  const follower = shared === null || streams.fleet === null ? null : shared.follow(streams.fleet.link);
+  // A change from any node: the dispatcher serves a new account or released mail, the PEC watchers follow accounts.
+  shared?.onApplied(() => {
+    work.wake();
+    streams.bounces.watchers.accountsChanged();
+  });
+  const lifecycle = createLifecycle(stages(stored, work, streams, intake, fleetFeatures, follower), log);
   await lifecycle.start();
   return {
     http: intake.http.address(),
@@ -92,12 +102,21 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 }
 
 /** The services in start order; they stop in reverse, a stage's services together. */
-function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>, fleet: FleetFeatures | null): Stage[] {
+function stages(
+  stored: StoreService,
+  work: Work,
+  streams: Streams,
+  intake: ReturnType<typeof createIntake>,
+  fleet: FleetFeatures | null,
+  follower: Service | null,
+): Stage[] {
   return [
     { name: 'store', services: [stored.service] },
     { name: 'threads', services: [work.parsing.service] },
     // A node id held by another live node refuses the start here, before anything is accepted.
     ...(streams.fleet === null ? [] : [{ name: 'fleet', services: [streams.fleet] }]),
+    // A node that was down catches up with the shared configuration before it takes requests.
+    ...(follower === null ? [] : [{ name: 'shared configuration', services: [follower] }]),
     ...(work.fleetLimits === null ? [] : [{ name: 'fleet limits', services: [work.fleetLimits.service] }]),
     // Answers the other nodes about this node's messages (one view, issue 24).
     ...(streams.fleetView === null ? [] : [{ name: 'fleet view', services: [streams.fleetView.responder] }]),

@@ -14,6 +14,7 @@ import type { Logger } from '../core/logger.js';
 import type { BulkCommands } from '../core/message-bulk.js';
 import type { MessageCommands } from '../core/message-commands.js';
 import type { Handoff } from '../core/relay.js';
+import type { ReplicatedWrites } from '../core/replicated-writes.js';
 import type { SubmissionService } from '../core/submission-service.js';
 import { createSuppressionService } from '../core/suppression-service.js';
 import { createTenantService } from '../core/tenant-service.js';
@@ -34,6 +35,7 @@ import type { DaemonKeys } from '../security/daemon-keys.js';
 import { newSigningSecret } from '../security/report-signature.js';
 import type { SqliteStore } from '../store/index.js';
 import type { ReportService } from '../sync/report-service.js';
+import { shareConfigWrites } from './shared-config.js';
 
 /** Web console sessions: signed out after 30 idle minutes or 12 hours, whichever comes first; at most this many at once. */
 const CONSOLE_IDLE_MS = 30 * 60_000;
@@ -51,11 +53,13 @@ export function adminServices(deps: {
   /** Accounts were saved or deleted: the dispatcher and the PEC watchers follow at once. */
   wake(): void;
   accountsChanged(): void;
+  /** Fleet mode: configuration writes go to the fleet's bucket first (shared-config.ts); null on a single node. */
+  configWrites: ReplicatedWrites | null;
 }) {
   const { store, keys, clock, ids } = deps;
   const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }, metrics?: DaemonKeys['metrics']) =>
     createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock, metrics });
-  return {
+  return shareConfigWrites(deps.configWrites, {
     // The metrics token is the API's alone (GET /metrics); the console and SMTP AUTH never take it.
     authenticator: authenticator(keys.admin, deps.settings.http.authThrottle, keys.metrics),
     // SMTP AUTH takes tenant keys only: the admin token is never a mailbox password.
@@ -78,7 +82,7 @@ export function adminServices(deps: {
       },
     }),
     suppressions: createSuppressionService({ store, clock, ids }),
-  };
+  });
 }
 
 type AdminServices = ReturnType<typeof adminServices>;

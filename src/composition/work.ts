@@ -9,7 +9,8 @@ import type { AttemptLog } from '../core/attempt-log.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { createBulkCommands } from '../core/message-bulk.js';
-import { createMessageCommands } from '../core/message-commands.js';
+import { createMessageCommands, SHARED_COMMANDS, type MessageCommands } from '../core/message-commands.js';
+import { replicateMethods, type ReplicatedWrites } from '../core/replicated-writes.js';
 import { createSubmissionService } from '../core/submission-service.js';
 import { deliveryFanOut } from '../core/telemetry.js';
 import { verpReturnPathOf } from '../core/verp.js';
@@ -32,6 +33,8 @@ export interface DaemonContext {
   random: () => number;
   metrics: Metrics;
   attempts: AttemptLog;
+  /** Fleet mode: configuration writes go to the fleet's bucket first (shared-config.ts); null on a single node. */
+  configWrites: ReplicatedWrites | null;
 }
 
 export function createWork(ctx: DaemonContext) {
@@ -76,7 +79,8 @@ export function createWork(ctx: DaemonContext) {
   const maxAgeSeconds = settings.maxMessageAgeSeconds;
   // Fleet mode: a window the fleet used up shows as rate_limited in a message's waiting reasons.
   const waitingQueue = fleetLimits === null ? store.queue : { usage: fleetLimits.waitingUsage(store.queue.usage), suppressed: store.queue.suppressed };
-  const commands = createMessageCommands({ store, messages: store.messages, queue: waitingQueue, clock, ids, wake, maxAgeSeconds });
+  const created = createMessageCommands({ store, messages: store.messages, queue: waitingQueue, clock, ids, wake, maxAgeSeconds });
+  const commands: MessageCommands = ctx.configWrites === null ? created : replicateMethods(created, SHARED_COMMANDS, ctx.configWrites);
   const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
   const bulk = createBulkCommands({ store, messages: store.messages, selection: store.selection, commands, clock, ids, wake, yieldTurn });
   const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);

@@ -14,6 +14,7 @@ import { WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } fro
 import { AppError, notFound } from './app-error.js';
 import { changeRecorder, type ChangeRecord } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
+import type { ConfigWrites } from './config-replica.js';
 import type { AdminStore } from './ports.js';
 import { scopeTenant, scopeTenantOrAll } from './principal.js';
 import type { CommandContext } from './tenant-service.js';
@@ -279,4 +280,6 @@ export function createAccountService(deps: AccountServiceDeps) {
   };
 }
 
-export type AccountService = ReturnType<typeof createAccountService>;
+/** The writes shared across a fleet (config-replica.ts): they may wait for it. */
+export const SHARED_ACCOUNT_WRITES = ['upsert', 'delete'] as const;
+export type AccountService = ConfigWrites<ReturnType<typeof createAccountService>, (typeof SHARED_ACCOUNT_WRITES)[number]>;

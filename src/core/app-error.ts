@@ -19,6 +19,10 @@ export type ErrorCode =
   | 'ATTACHMENT_UNAVAILABLE'
   /** This fleet node is draining (issue 24): submit to another node. */
   | 'NODE_DRAINING'
+  /** Fleet mode: the shared configuration moved since this node read it (another node's edit won). */
+  | 'CONFIG_CONFLICT'
+  /** Fleet mode: the cluster cannot be reached, so a configuration change cannot be shared; mail still flows. */
+  | 'FLEET_UNAVAILABLE'
   | 'INTERNAL';
 
 /** JSON-safe detail payload: survives every hop (logs, HTTP bodies, events). */

@@ -20,6 +20,8 @@ export interface ChangeRecord {
   /** Parameters and resulting state, already free of secrets. */
   data: Record<string, unknown>;
   correlationId: string | null;
+  /** Fleet mode: the node that took the change (the audit names it on every node). */
+  node?: string;
 }
 
 export function actorOf(principal: Principal): string {

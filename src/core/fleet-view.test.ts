@@ -99,13 +99,4 @@ describe('fleet command merge', () => {
     );
     expect(merged).toEqual({ deleted: ['a'], in_flight: ['b'], not_found: ['c'] });
   });
-
-  it('adds up the messages a suspension held on each node', () => {
-    const merged = mergeCommandOutcomes(
-      'suspend',
-      { n1: { batch_code: '*', suspended_messages: 2, suspensions: ['*'] }, n2: { batch_code: '*', suspended_messages: 3, suspensions: ['*'] } },
-      [],
-    );
-    expect(merged).toEqual({ batch_code: '*', suspended_messages: 5, suspensions: ['*'] });
-  });
 });

@@ -121,14 +121,16 @@ export interface FleetMessages {
   queues(): Promise<FleetQueues>;
 }
 
-export type FleetCommandName = 'suspend' | 'activate' | 'delete' | 'resend';
+/**
+ * The commands that reach the node holding each message. Suspend and activate are not among them:
+ * suspensions are shared configuration, replicated to every node through the configuration bucket.
+ */
+export type FleetCommandName = 'delete' | 'resend';
 
 /** Id lists of each command's answer: merged as a union across nodes, `not_found` as the ids no node found. */
-export const COMMAND_ID_LISTS: Record<FleetCommandName, { found: string[]; count: string | null }> = {
-  suspend: { found: [], count: 'suspended_messages' },
-  activate: { found: [], count: 'activated_messages' },
-  delete: { found: ['deleted', 'in_flight'], count: null },
-  resend: { found: ['resent', 'not_final'], count: null },
+export const COMMAND_ID_LISTS: Record<FleetCommandName, { found: string[] }> = {
+  delete: { found: ['deleted', 'in_flight'] },
+  resend: { found: ['resent', 'not_final'] },
 };
 
 /** Merges per-node answers of one command into the single-node answer's shape, plus `nodes` and `missing_nodes`. */
@@ -140,7 +142,6 @@ export function mergeCommandOutcomes(
   const spec = COMMAND_ID_LISTS[name];
   const values = Object.values(answers);
   const merged: Record<string, unknown> = values.length > 0 ? { ...values[0] } : {};
-  if (spec.count !== null) merged[spec.count] = values.reduce((sum, answer) => sum + (Number(answer[spec.count!]) || 0), 0);
   const found = new Set<string>();
   for (const list of spec.found) {
     const union = [...new Set(values.flatMap((answer) => (Array.isArray(answer[list]) ? (answer[list] as string[]) : [])))];
@@ -176,8 +177,6 @@ export function localMessages(search: MessageSearch, commands: MessageCommands, 
     },
     command(ctx, name, params) {
       const tenantId = text(params.tenant_id);
-      if (name === 'suspend') return commands.suspend(ctx, tenantId, text(params.batch_code));
-      if (name === 'activate') return commands.activate(ctx, tenantId, text(params.batch_code));
       if (name === 'delete') return commands.deleteMessages(ctx, tenantId, ids(params.ids));
       return commands.resend(ctx, tenantId, ids(params.ids));
     },

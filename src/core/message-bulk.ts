@@ -163,7 +163,7 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
       if (action === 'suspend' || action === 'activate') {
         const tenantId = wanted.filter.tenantId ?? undefined;
         const batch = wanted.filter.batchCode ?? undefined;
-        const held = action === 'suspend' ? deps.commands.suspend(ctx, tenantId, batch) : deps.commands.activate(ctx, tenantId, batch);
+        const held = action === 'suspend' ? await deps.commands.suspend(ctx, tenantId, batch) : await deps.commands.activate(ctx, tenantId, batch);
         const done = 'suspended_messages' in held ? held.suspended_messages : held.activated_messages;
         return { ...base, done, remaining: 0, suspensions: held.suspensions };
       }

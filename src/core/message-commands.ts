@@ -5,6 +5,7 @@
 import { notFound } from './app-error.js';
 import { changeRecorder } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
+import type { ConfigWrites } from './config-replica.js';
 import type { IdsOutcome, MessageAdmin } from './message-admin.js';
 import type { AdminStore } from './ports.js';
 import type { MessageQueue } from './queue.js';
@@ -181,4 +182,6 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
   };
 }
 
-export type MessageCommands = ReturnType<typeof createMessageCommands>;
+/** Suspensions are shared configuration in fleet mode: suspend and activate may wait for the fleet (config-replica.ts). */
+export const SHARED_COMMANDS = ['suspend', 'activate'] as const;
+export type MessageCommands = ConfigWrites<ReturnType<typeof createMessageCommands>, (typeof SHARED_COMMANDS)[number]>;

@@ -9,6 +9,7 @@ import { AppError, notFound } from './app-error.js';
 import type { SuppressionRecord } from './bounce.js';
 import { changeRecorder } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
+import type { ConfigWrites } from './config-replica.js';
 import type { AdminStore } from './ports.js';
 import { scopeTenant } from './principal.js';
 import type { CommandContext } from './tenant-service.js';
@@ -120,4 +121,6 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
   };
 }
 
-export type SuppressionService = ReturnType<typeof createSuppressionService>;
+/** The writes shared across a fleet (config-replica.ts): they may wait for it. */
+export const SHARED_SUPPRESSION_WRITES = ['add', 'remove'] as const;
+export type SuppressionService = ConfigWrites<ReturnType<typeof createSuppressionService>, (typeof SHARED_SUPPRESSION_WRITES)[number]>;

@@ -5,6 +5,7 @@
 import { AppError, notFound } from './app-error.js';
 import { changeRecorder, type ChangeRecord } from './change-record.js';
 import type { Clock, IdSource } from './clock.js';
+import type { ConfigWrites } from './config-replica.js';
 import type { MessageAdmin } from './message-admin.js';
 import type { AdminStore, ApiKeyIssuer } from './ports.js';
 import { requireAdmin, type Principal } from './principal.js';
@@ -172,7 +173,9 @@ export function createTenantService(deps: TenantServiceDeps) {
   };
 }
 
-export type TenantService = ReturnType<typeof createTenantService>;
+/** The writes shared across a fleet (config-replica.ts): they may wait for it. */
+export const SHARED_TENANT_WRITES = ['create', 'update', 'delete', 'rotateSigningSecret', 'rotateKey'] as const;
+export type TenantService = ConfigWrites<ReturnType<typeof createTenantService>, (typeof SHARED_TENANT_WRITES)[number]>;
 
 /** Drops keys whose value is `undefined` so a partial update never erases a field by omission. */
 export function definedOnly<T extends object>(fields: T): Partial<T> {

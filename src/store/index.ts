@@ -15,6 +15,7 @@ import type { QueueStatusStore } from '../core/queue-status.js';
 import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
+import type { ConfigRows } from '../core/config-replica.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import type { MessageTransferStore } from '../core/fleet-drain.js';
 import type { ReportStore } from '../core/report.js';
@@ -44,6 +45,7 @@ import { createSqliteSpool } from './spool.js';
 import { createWalSync } from './wal-sync.js';
 import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
+import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
 
 export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
 export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
@@ -72,6 +74,8 @@ export interface SqliteStore extends AdminStore {
   inbox: InboxStore;
   /** A fleet drain's moves of waiting messages between nodes. */
   transfer: MessageTransferStore;
+  /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
+  configRows(deps: ConfigRowsDeps): ConfigRows;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
   onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
@@ -144,6 +148,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
+    configRows: (deps) => createSqliteConfigRows(db, deps),
     onEvent: (listener) => {
       listeners.push(listener);
     },

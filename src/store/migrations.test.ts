@@ -18,6 +18,7 @@ describe('schema migrations', () => {
       'bounce_mailboxes',
       'bounce_messages',
       'command_log',
+      'config_revisions',
       'inbox',
       'messages',
       'messages_fts',

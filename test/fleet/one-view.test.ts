@@ -185,9 +185,9 @@ describe('fleet one view', () => {
     const detail = await admin(url('n1'), 'GET', '/messages/n3-m1?tenant_id=acme');
     expect(detail.status).toBe(404);
     expect(detail.body.error.details.missing_nodes).toEqual(['n3']);
-    const suspended = await admin(url('n1'), 'POST', '/commands/suspend', { tenant_id: 'acme' });
-    expect(suspended.body, suspended.text).toMatchObject({ ok: true, missing_nodes: ['n3'] });
-    expect(Object.keys(suspended.body.nodes).sort()).toEqual(['n1', 'n2']);
+    const deleted = await admin(url('n1'), 'POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['n3-m1'] });
+    expect(deleted.body, deleted.text).toMatchObject({ ok: true, deleted: [], not_found: ['n3-m1'], missing_nodes: ['n3'] });
+    expect(Object.keys(deleted.body.nodes).sort()).toEqual(['n1', 'n2']);
     const status = await admin(url('n1'), 'GET', '/status');
     expect(status.body.fleet.missing_nodes).toEqual(['n3']);
     expect(status.body.fleet.nodes.find((seen: any) => seen.node_id === 'n3').queue).toBeNull();

@@ -62,16 +62,22 @@ export function createCommandHandler(deps: CommandDeps): CommandHandler {
     }
     const body = parseCommandBody(request.command, request.body);
     if (typeof body === 'string') return { poison: body };
-    return store.transaction(() => {
+    const done = store.transaction(() => {
       const result =
         'ids' in body
           ? deps.commands.resend(ctx, request.tenantId, body.ids)
           : request.command === 'suspend'
             ? deps.commands.suspend(ctx, request.tenantId, body.batchCode)
             : deps.commands.activate(ctx, request.tenantId, body.batchCode);
+      if (result instanceof Promise) return result;
       remember(request, result as unknown as Record<string, unknown>);
       return result as unknown as Record<string, unknown>;
     });
+    if (!(done instanceof Promise)) return done;
+    // Fleet mode: a suspension waits for the fleet's bucket, so the inbox row follows in its own transaction (both are idempotent).
+    const shared = (await done) as unknown as Record<string, unknown>;
+    store.transaction(() => remember(request, shared));
+    return shared;
   };
 
   return async (request) => {

@@ -76,4 +76,14 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     message: 'attachment invoice.pdf unavailable: server answered 404',
     details: { filename: 'invoice.pdf', status: 404 },
   },
+  CONFIG_CONFLICT: {
+    summary: 'fleet mode: another node changed the same tenant, account, suppression or suspension first; read it again and retry',
+    message: 'the object was changed on another node meanwhile: read it again and retry',
+    details: { key: 'account.acme.main' },
+  },
+  FLEET_UNAVAILABLE: {
+    summary: 'fleet mode: the cluster cannot be reached, so a configuration change cannot be shared (answered with Retry-After; mail still flows)',
+    message: 'the fleet cluster cannot be reached: configuration changes are refused until it can (mail still flows)',
+    details: { retry_after_seconds: 5 },
+  },
 };

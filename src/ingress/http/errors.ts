@@ -26,6 +26,8 @@ const STATUS: Record<HttpErrorCode, ContentfulStatusCode> = {
   UNAVAILABLE: 503,
   NODE_DRAINING: 503,
   ATTACHMENT_UNAVAILABLE: 502,
+  CONFIG_CONFLICT: 409,
+  FLEET_UNAVAILABLE: 503,
 };
 
 /** Every stable error code, for the error envelope's documentation. */
@@ -37,7 +39,13 @@ export function statusOf(code: HttpErrorCode): ContentfulStatusCode {
 
 export function errorResponse(c: Context, error: HttpError): Response {
   if (error.code === 'UNAUTHORIZED') c.header('WWW-Authenticate', 'Bearer realm="mailproxy"');
-  if (error.code === 'AUTH_THROTTLED' || error.code === 'STORE_UNAVAILABLE' || error.code === 'UNAVAILABLE' || error.code === 'NODE_DRAINING') {
+  if (
+    error.code === 'AUTH_THROTTLED' ||
+    error.code === 'STORE_UNAVAILABLE' ||
+    error.code === 'UNAVAILABLE' ||
+    error.code === 'NODE_DRAINING' ||
+    error.code === 'FLEET_UNAVAILABLE'
+  ) {
     const details = error.details as { retry_after_seconds?: number } | undefined;
     c.header('Retry-After', String(details?.retry_after_seconds ?? 5));
   }

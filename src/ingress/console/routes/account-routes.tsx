@@ -67,7 +67,7 @@ export function accountConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     };
     // Loaded first: the console edits an account, it does not create one under a typed URL.
     await deps.accounts.get(consoleContext(c), tenant, id);
-    deps.accounts.upsert(consoleContext(c), input);
+    await deps.accounts.upsert(consoleContext(c), input);
     currentSession(c).flash = `Account ${id} saved.`;
     return c.redirect(accountHref({ tenant_id: tenant, id }), 303);
   });

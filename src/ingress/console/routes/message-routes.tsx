@@ -190,12 +190,12 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         break;
       }
       case 'suspend-batch': {
-        const result = deps.commands.suspend(ctx, message.tenant_id, batch);
+        const result = await deps.commands.suspend(ctx, message.tenant_id, batch);
         session.flash = `Batch ${batch ?? ''} suspended: ${result.suspended_messages} waiting message(s) held.`;
         break;
       }
       case 'activate-batch': {
-        const result = deps.commands.activate(ctx, message.tenant_id, batch);
+        const result = await deps.commands.activate(ctx, message.tenant_id, batch);
         session.flash = `Batch ${batch ?? ''} activated: ${result.activated_messages} message(s) released.`;
         break;
       }

@@ -26,7 +26,7 @@ export function suppressionConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = currentSession(c);
     requireAdmin(session.principal);
     const form = validate(addForm, body, 'suppression');
-    const added = deps.suppressions.add(consoleContext(c), form.tenant, { address: form.address, reason: form.reason === '' ? null : form.reason });
+    const added = await deps.suppressions.add(consoleContext(c), form.tenant, { address: form.address, reason: form.reason === '' ? null : form.reason });
     session.flash = `${added.address} suppressed for tenant ${form.tenant}.`;
     return c.redirect(listHref(form.tenant), 303);
   });
@@ -44,7 +44,7 @@ export function suppressionConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = currentSession(c);
     requireAdmin(session.principal);
     const form = validate(target, body, 'suppression');
-    deps.suppressions.remove(consoleContext(c), form.tenant, form.address);
+    await deps.suppressions.remove(consoleContext(c), form.tenant, form.address);
     session.flash = `${form.address} removed from tenant ${form.tenant}'s suppression list.`;
     return c.redirect(listHref(form.tenant), 303);
   });

@@ -109,7 +109,7 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
 
   on(app, routes.upsert, async (c) => {
     const input = await readBody(c, routes.upsert.body);
-    const { account, created, warnings } = accounts.upsert(commandContext(c), input);
+    const { account, created, warnings } = await accounts.upsert(commandContext(c), input);
     return c.json({ ok: true, created, account: viewAccount(account), warnings }, created ? 201 : 200);
   });
 
@@ -124,10 +124,10 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
     return c.json({ account: viewAccountState(await accounts.get(commandContext(c), query.tenant_id, id)) });
   });
 
-  on(app, routes.delete, (c) => {
+  on(app, routes.delete, async (c) => {
     const id = pathId(c);
     const query = readQuery(c, routes.delete.query);
-    const { warnings } = accounts.delete(commandContext(c), query.tenant_id, id, { force: query.force ?? false });
+    const { warnings } = await accounts.delete(commandContext(c), query.tenant_id, id, { force: query.force ?? false });
     return c.json({ ok: true, warnings });
   });
 

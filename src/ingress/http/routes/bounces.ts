@@ -156,7 +156,7 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
 
   on(app, routes.suppress, async (c) => {
     const body = await readBody(c, routes.suppress.body);
-    const suppression = deps.suppressions.add(commandContext(c), body.tenant_id, {
+    const suppression = await deps.suppressions.add(commandContext(c), body.tenant_id, {
       address: body.address,
       reason: body.reason ?? null,
       expiresAt: body.expires_ts === undefined || body.expires_ts === null ? null : body.expires_ts * 1000,
@@ -164,10 +164,10 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
     return c.json({ ok: true, suppression: view(suppression) }, 201);
   });
 
-  on(app, routes.unsuppress, (c) => {
+  on(app, routes.unsuppress, async (c) => {
     const query = readQuery(c, routes.unsuppress.query);
     // The router has already decoded the path parameter: decoding again would misread a `%` of the address.
-    deps.suppressions.remove(commandContext(c), query.tenant_id, validate(routes.unsuppress.params.address, c.req.param('address'), 'address'));
+    await deps.suppressions.remove(commandContext(c), query.tenant_id, validate(routes.unsuppress.params.address, c.req.param('address'), 'address'));
     return c.json({ ok: true });
   });
 

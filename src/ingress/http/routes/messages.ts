@@ -206,8 +206,8 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
   on(app, routes.addMessagesCommand, addMessages);
 
   /** A command route: parameters validated by its documented schema, its result answered with `ok: true`. */
-  const command = <S extends z.ZodType>(doc: RouteDoc & { body: S }, run: (ctx: CommandContext, params: z.output<S>) => object): void => {
-    on(app, doc, async (c) => c.json({ ok: true, ...run(commandContext(c), await readParams(c, doc.body)) }));
+  const command = <S extends z.ZodType>(doc: RouteDoc & { body: S }, run: (ctx: CommandContext, params: z.output<S>) => object | Promise<object>): void => {
+    on(app, doc, async (c) => c.json({ ok: true, ...(await run(commandContext(c), await readParams(c, doc.body))) }));
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
   /** In fleet mode the command goes to every node, which applies it to what it holds. */
@@ -222,8 +222,9 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
       c.json({ ok: true, ...(await fleet.command(commandContext(c), name, (await readParams(c, doc.body)) as Record<string, unknown>)) }),
     );
   };
-  fleetCommand(routes.suspend, 'suspend', (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
-  fleetCommand(routes.activate, 'activate', (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
+  // Suspensions are shared configuration: in fleet mode the bucket carries them to every node.
+  command(routes.suspend, (ctx, p) => commands.suspend(ctx, p.tenant_id, p.batch_code));
+  command(routes.activate, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
   fleetCommand(routes.deleteMessages, 'delete', (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
   fleetCommand(routes.resend, 'resend', (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
   command(routes.retryNow, (ctx, p) => commands.retryNow(ctx, p.tenant_id, idsOf(p.ids)));

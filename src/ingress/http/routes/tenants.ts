@@ -98,7 +98,7 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
 
   on(app, routes.create, async (c) => {
     const input = await readBody(c, routes.create.body);
-    const { tenant, key, signingSecret } = tenants.create(commandContext(c), input);
+    const { tenant, key, signingSecret } = await tenants.create(commandContext(c), input);
     return c.json(
       { ok: true, tenant: viewTenant(tenant), api_key: key.apiKey, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) },
       201,
@@ -115,23 +115,23 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     if (input.id !== undefined && input.id !== id) {
       throw new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path: 'id', message: 'must match the tenant id in the path' }] });
     }
-    return c.json({ ok: true, tenant: viewTenant(tenants.update(commandContext(c), id, input.fields)) });
+    return c.json({ ok: true, tenant: viewTenant(await tenants.update(commandContext(c), id, input.fields)) });
   });
 
-  on(app, routes.delete, (c) => {
+  on(app, routes.delete, async (c) => {
     const id = pathId(c);
     const query = readQuery(c, routes.delete.query);
-    tenants.delete(commandContext(c), id, { force: query.force ?? false });
+    await tenants.delete(commandContext(c), id, { force: query.force ?? false });
     return c.json({ ok: true });
   });
 
   on(app, routes.rotateKey, async (c) => {
     const id = pathId(c);
     const input = await readBody(c, routes.rotateKey.body);
-    return c.json({ ok: true, ...viewIssuedKey(tenants.rotateKey(commandContext(c), id, input)) });
+    return c.json({ ok: true, ...viewIssuedKey(await tenants.rotateKey(commandContext(c), id, input)) });
   });
 
-  on(app, routes.rotateSigningSecret, (c) => c.json({ ok: true, ...viewSigningSecret(tenants.rotateSigningSecret(commandContext(c), pathId(c))) }));
+  on(app, routes.rotateSigningSecret, async (c) => c.json({ ok: true, ...viewSigningSecret(await tenants.rotateSigningSecret(commandContext(c), pathId(c))) }));
 
   return app;
 }

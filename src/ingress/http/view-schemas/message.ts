@@ -49,14 +49,12 @@ export const suspendResult = z.object({
   batch_code: batchCode,
   suspended_messages: count('Waiting messages now held.', 120),
   suspensions,
-  ...fleetCommandFields,
 });
 export const activateResult = z.object({
   ok,
   batch_code: batchCode,
   activated_messages: count('Held messages released to be sent.', 120),
   suspensions: ids("The tenant's suspended batch codes after the command (`*`: the whole tenant).", []),
-  ...fleetCommandFields,
 });
 export const deleteResult = z.object({
   ok,

@@ -1,0 +1,98 @@
+/**
+ * Fleet mode's shared configuration, wired: the admin use-cases record their
+ * changes through a tap (so a dry run tells what they write), their writes go
+ * to the bucket first (core/replicated-writes.ts), and a follower applies every
+ * node's changes to this node's store. Composition only: no behaviour of its own.
+ */
+import { SHARED_ACCOUNT_WRITES, type AccountService, type createAccountService } from '../core/account-service.js';
+import { createChangeTap } from '../core/change-tap.js';
+import type { Clock } from '../core/clock.js';
+import type { ConfigEntry } from '../core/config-replica.js';
+import type { Logger } from '../core/logger.js';
+import { SHARED_SUPPRESSION_WRITES, type createSuppressionService, type SuppressionService } from '../core/suppression-service.js';
+import { SHARED_TENANT_WRITES, type createTenantService, type TenantService } from '../core/tenant-service.js';
+import { createReplicatedWrites, replicateMethods, type ReplicatedWrites } from '../core/replicated-writes.js';
+import type { FleetSettings } from '../fleet/fleet-service.js';
+import { configBucketName, createJetStreamConfigBucket } from '../fleet/config-bucket.js';
+import { createConfigFollower, type ConfigFollower } from '../fleet/config-follower.js';
+import type { FleetLink } from '../fleet/fleet-service.js';
+import type { SqliteStore } from '../store/index.js';
+
+/** A start waits this long to catch up with the bucket before taking requests (it goes on catching up after). */
+const CATCH_UP_MS = 10_000;
+/** The follower's check of its watch; at most a second, as a change must be applied within one. */
+const MAX_CHECK_MS = 1000;
+
+export interface SharedConfig {
+  /** The store the admin use-cases are made with: its change log is the tap. */
+  store: SqliteStore;
+  writes: ReplicatedWrites;
+  /** Calls `listener` after each change applied to this node's store (its own or another node's). */
+  onApplied(listener: (entry: ConfigEntry) => void): void;
+  /** The follower over the fleet's link: a service of the daemon's lifecycle. */
+  follow(link: FleetLink): ConfigFollower;
+}
+
+export function createSharedConfig(settings: FleetSettings, deps: { store: SqliteStore; clock: Clock; log: Logger }): SharedConfig {
+  const { clock } = deps;
+  const log = deps.log.child({ component: 'shared-config' });
+  const tap = createChangeTap(deps.store.changes);
+  const rows = deps.store.configRows({
+    changes: deps.store.changes,
+    tenants: deps.store.tenants,
+    refreshHolds: (tenantId, at) => deps.store.messages.refreshHolds(tenantId, at),
+    now: () => clock.now(),
+  });
+  const listeners: Array<(entry: ConfigEntry) => void> = [];
+  const applied = (entry: ConfigEntry): void => {
+    for (const listener of listeners) listener(entry);
+  };
+  let follower: ConfigFollower | null = null;
+  const writes = createReplicatedWrites({
+    rows,
+    bucket: createJetStreamConfigBucket(() => follower?.bucket() ?? null),
+    tap,
+    nodeId: settings.nodeId,
+    available: () => (follower?.bucket() ?? null) !== null,
+    applied,
+  });
+  return {
+    store: { ...deps.store, changes: tap },
+    writes,
+    onApplied: (listener) => {
+      listeners.push(listener);
+    },
+    follow(link) {
+      follower = createConfigFollower(
+        {
+          bucket: configBucketName(settings.bucket),
+          replicas: settings.replicas,
+          checkMs: Math.min(MAX_CHECK_MS, settings.heartbeatMs),
+          catchUpMs: CATCH_UP_MS,
+        },
+        { link, rows, applied, clock, log },
+      );
+      return follower;
+    },
+  };
+}
+
+interface AdminWrites {
+  tenants: ReturnType<typeof createTenantService>;
+  accounts: ReturnType<typeof createAccountService>;
+  suppressions: ReturnType<typeof createSuppressionService>;
+}
+
+/** The admin services as the composition hands them out: in fleet mode their shared writes go through `writes`. */
+export function shareConfigWrites<A extends AdminWrites>(
+  writes: ReplicatedWrites | null,
+  admin: A,
+): Omit<A, keyof AdminWrites> & { tenants: TenantService; accounts: AccountService; suppressions: SuppressionService } {
+  if (writes === null) return admin;
+  return {
+    ...admin,
+    tenants: replicateMethods(admin.tenants, SHARED_TENANT_WRITES, writes),
+    accounts: replicateMethods(admin.accounts, SHARED_ACCOUNT_WRITES, writes),
+    suppressions: replicateMethods(admin.suppressions, SHARED_SUPPRESSION_WRITES, writes),
+  };
+}

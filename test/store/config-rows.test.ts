@@ -1,0 +1,178 @@
+// Fleet mode's copy of the shared configuration, against real database files: an object read as
+// its stored rows on one node and applied on another (both under one secret key) is the same
+// object there: its sealed secrets open, its API key authenticates, the audit names the origin.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Account } from '../../src/core/account.js';
+import type { ChangeRecord } from '../../src/core/change-record.js';
+import type { ConfigKey, ConfigRows } from '../../src/core/config-replica.js';
+import type { Tenant } from '../../src/core/tenant.js';
+import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+
+const NOW = Date.UTC(2026, 10, 25, 10, 0, 0);
+const KEY = randomBytes(32);
+const dirs: string[] = [];
+const stores: SqliteStore[] = [];
+afterEach(() => {
+  for (const store of stores.splice(0)) store.close();
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function node(): { store: SqliteStore; rows: ConfigRows; path: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'mailproxy-config-rows-'));
+  dirs.push(dir);
+  let ids = 0;
+  const store = createSqliteStore({
+    path: join(dir, 'mailproxy.db'),
+    secrets: createAesGcmSecretBox(KEY),
+    ids: { uuid: () => `u-${(ids += 1)}` } as never,
+    now: () => NOW,
+  });
+  stores.push(store);
+  const rows = store.configRows({ changes: store.changes, tenants: store.tenants, refreshHolds: store.messages.refreshHolds, now: () => NOW });
+  return { store, rows, path: join(dir, 'mailproxy.db') };
+}
+
+const tenant = (overrides: Partial<Tenant> = {}): Tenant => ({
+  id: 'acme',
+  name: 'Acme',
+  clientBaseUrl: 'https://app.example',
+  clientSyncPath: '/mail-proxy/sync',
+  clientAttachmentPath: null,
+  clientAuth: { method: 'bearer', token: 'client-token' },
+  clientSigningSecret: 'signing',
+  active: true,
+  apiKeyCreatedAt: NOW,
+  apiKeyExpiresAt: null,
+  createdAt: NOW,
+  updatedAt: NOW,
+  ...overrides,
+});
+
+const account = (overrides: Partial<Account> = {}): Account => ({
+  tenantId: 'acme',
+  id: 'main',
+  host: 'smtp.example',
+  port: 587,
+  user: 'mailer',
+  password: 'relay-pass',
+  tlsMode: 'starttls',
+  tlsRejectUnauthorized: true,
+  limitPerMinute: null,
+  limitPerHour: null,
+  limitPerDay: null,
+  limitBehavior: 'defer',
+  maxConnections: 5,
+  maxMessagesPerConnection: 100,
+  isDefault: true,
+  isPec: false,
+  imap: null,
+  pausedAt: null,
+  pausedReason: null,
+  createdAt: NOW,
+  updatedAt: NOW,
+  ...overrides,
+});
+
+const change = (command: string, key: ConfigKey): ChangeRecord => ({
+  eventId: `event-${command}`,
+  occurredAt: NOW,
+  actor: 'admin',
+  command,
+  tenantId: key.tenantId,
+  aggregateType: key.kind === 'suspensions' ? 'suspension' : key.kind,
+  aggregateId: key.tenantId,
+  eventType: command,
+  eventVersion: 1,
+  data: {},
+  correlationId: null,
+});
+
+const TENANT: ConfigKey = { kind: 'tenant', tenantId: 'acme' };
+const MAIN: ConfigKey = { kind: 'account', tenantId: 'acme', accountId: 'main' };
+
+/** Copies the object from `from` to `to` at `revision`, as the bucket would carry it. */
+function carry(from: ConfigRows, to: ConfigRows, key: ConfigKey, revision: number, command = 'copy'): boolean {
+  return to.apply({ key, revision, value: { rows: from.read(key), origin: 'n1', changes: [change(command, key)] } });
+}
+
+describe('shared configuration rows', () => {
+  it('applies a tenant and its account read on another node: secrets open, the API key authenticates, the audit names the origin', () => {
+    const [one, two] = [node(), node()];
+    one.store.tenants.insert(tenant(), 'digest-1');
+    one.store.accounts.save(account());
+    expect(carry(one.rows, two.rows, TENANT, 1, 'tenant.create')).toBe(true);
+    expect(carry(one.rows, two.rows, MAIN, 2, 'account.upsert')).toBe(true);
+
+    expect(two.store.tenants.get('acme')).toEqual(tenant());
+    expect(two.store.accounts.get('acme', 'main')).toEqual(account());
+    expect(two.store.tenants.findKeyHolder('digest-1')).toEqual({ tenantId: 'acme', apiKeyExpiresAt: null });
+    expect(two.rows.appliedRevision(MAIN)).toBe(2);
+    expect(two.rows.lastRevision()).toBe(2);
+    const db = new Database(two.path, { readonly: true });
+    expect(db.prepare(`SELECT command, node_id FROM command_log ORDER BY seq`).all()).toEqual([
+      { command: 'tenant.create', node_id: 'n1' },
+      { command: 'account.upsert', node_id: 'n1' },
+    ]);
+    db.close();
+  });
+
+  it('applies each revision once: an older or repeated one changes nothing', () => {
+    const [one, two] = [node(), node()];
+    one.store.tenants.insert(tenant(), 'digest-1');
+    expect(carry(one.rows, two.rows, TENANT, 5)).toBe(true);
+    one.store.tenants.update(tenant({ name: 'Older', updatedAt: NOW + 1 }));
+    expect(carry(one.rows, two.rows, TENANT, 5)).toBe(false);
+    expect(carry(one.rows, two.rows, TENANT, 4)).toBe(false);
+    expect(two.store.tenants.get('acme')?.name).toBe('Acme');
+  });
+
+  it('forgets a rotated API key on the receiving node at once', () => {
+    const [one, two] = [node(), node()];
+    one.store.tenants.insert(tenant(), 'digest-1');
+    carry(one.rows, two.rows, TENANT, 1);
+    expect(two.store.tenants.findKeyHolder('digest-1')).not.toBeNull();
+    one.store.tenants.replaceApiKey('acme', 'digest-2', NOW + 5, null);
+    carry(one.rows, two.rows, TENANT, 2);
+    expect(two.store.tenants.findKeyHolder('digest-1')).toBeNull();
+    expect(two.store.tenants.findKeyHolder('digest-2')).toMatchObject({ tenantId: 'acme' });
+  });
+
+  it('keeps one default account when the new default arrives before the former one is unmarked', () => {
+    const [one, two] = [node(), node()];
+    one.store.tenants.insert(tenant(), 'digest-1');
+    carry(one.rows, two.rows, TENANT, 1);
+    two.store.accounts.save(account({ id: 'old', isDefault: true }));
+    one.store.accounts.save(account({ id: 'main', isDefault: true }));
+    carry(one.rows, two.rows, MAIN, 2);
+    expect(two.store.accounts.choices('acme')).toEqual(
+      expect.arrayContaining([
+        { id: 'main', isDefault: true },
+        { id: 'old', isDefault: false },
+      ]),
+    );
+  });
+
+  it('replaces a tenant suspension set whole, and deletes what the origin deleted', () => {
+    const [one, two] = [node(), node()];
+    const suspensions: ConfigKey = { kind: 'suspensions', tenantId: 'acme' };
+    one.store.tenants.insert(tenant(), 'digest-1');
+    carry(one.rows, two.rows, TENANT, 1);
+    one.store.messages.suspend('acme', 'spring', NOW);
+    one.store.messages.suspend('acme', 'autumn', NOW);
+    carry(one.rows, two.rows, suspensions, 2);
+    expect(two.store.messages.suspensions('acme').sort()).toEqual(['autumn', 'spring']);
+    one.store.messages.activate('acme', '*', NOW);
+    carry(one.rows, two.rows, suspensions, 3);
+    expect(two.store.messages.suspensions('acme')).toEqual([]);
+
+    one.store.tenants.delete('acme');
+    carry(one.rows, two.rows, TENANT, 4, 'tenant.delete');
+    expect(two.store.tenants.get('acme')).toBeNull();
+  });
+});

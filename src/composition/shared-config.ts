@@ -38,6 +38,7 @@ export function createSharedConfig(settings: FleetSettings, deps: { store: Sqlit
   const log = deps.log.child({ component: 'shared-config' });
   const tap = createChangeTap(deps.store.changes);
   const rows = deps.store.configRows({
+    nodeId: settings.nodeId,
     changes: deps.store.changes,
     tenants: deps.store.tenants,
     refreshHolds: (tenantId, at) => deps.store.messages.refreshHolds(tenantId, at),

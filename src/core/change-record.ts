@@ -22,6 +22,12 @@ export interface ChangeRecord {
   correlationId: string | null;
   /** Fleet mode: the node that took the change (the audit names it on every node). */
   node?: string;
+  /**
+   * Fleet mode: a change another node took, applied here from the shared configuration. Only its
+   * audit row is written: its event is mirrored by the node that took it, once (every node writing
+   * it would store it once per node in the stream whenever the stream's duplicate window has passed).
+   */
+  auditOnly?: boolean;
 }
 
 export function actorOf(principal: Principal): string {

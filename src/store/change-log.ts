@@ -24,6 +24,7 @@ export function createSqliteChangeLog(db: SqliteDatabase, listener: OutboxListen
         correlation_id: change.correlationId,
         node_id: change.node ?? null,
       });
+      if (change.auditOnly === true) return;
       outbox.run({
         id: change.eventId,
         aggregate_type: change.aggregateType,

@@ -41,6 +41,8 @@ const PRIMARY_KEYS: Record<TableOf['table'], string[]> = {
 class DryRun extends Error {}
 
 export interface ConfigRowsDeps {
+  /** This node: a change it took itself is mirrored from here; another node's is only audited here. */
+  nodeId: string;
   changes: ChangeLog;
   /** Tenants are written through their repository too, which keeps its cache of key holders. */
   tenants: Pick<TenantRepository, 'get' | 'update' | 'delete'>;
@@ -154,7 +156,8 @@ export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps)
         const applied = revisionOf.get(name)?.revision ?? 0;
         if (applied >= entry.revision) return false;
         writeRows(entry.key, entry.value.rows);
-        for (const change of entry.value.changes) deps.changes.record({ ...change, node: entry.value.origin });
+        const origin = entry.value.origin;
+        for (const change of entry.value.changes) deps.changes.record({ ...change, node: origin, ...(origin === deps.nodeId ? {} : { auditOnly: true }) });
         setRevision.run(name, entry.revision);
         return true;
       });

@@ -9,7 +9,7 @@ import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimKey } from '../../src/fleet/idempotency-claims.js';
 import { runCli } from '../helpers/cli-process.js';
-import { FLEET_TOKEN, startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
+import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
 import { openRawSmtp } from '../helpers/raw-smtp.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
 import { api } from '../helpers/test-daemon.js';
@@ -56,21 +56,8 @@ const waitingOn = async (url: string): Promise<number> => (await admin(url, 'GET
 beforeAll(async () => {
   sink = await startSmtpSink();
   fleet = await startFleet(['n1', 'n2', 'n3']);
-  // The same tenant and account on every node (shared configuration is another piece of issue 24).
-  for (const node of fleet.nodes) {
-    const tenant = await admin(node.url, 'POST', '/tenant', { id: 'acme' });
-    expect(tenant.status).toBe(201);
-    keys.set(node.id, tenant.body.api_key as string);
-    const account = await admin(node.url, 'POST', '/account', {
-      id: 'main',
-      tenant_id: 'acme',
-      host: '127.0.0.1',
-      port: sink.port,
-      tls_mode: 'none',
-      is_default: true,
-    });
-    expect(account.status).toBeLessThan(300);
-  }
+  const key = await provisionTenant(fleet, 'acme', { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
+  for (const node of fleet.nodes) keys.set(node.id, key);
 }, 120_000);
 
 afterAll(async () => {

@@ -7,7 +7,7 @@
  * in the window, and the rest waits, queued, for the next window.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLEET_TOKEN, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
@@ -23,23 +23,14 @@ const keys = new Map<string, string>();
 
 beforeAll(async () => {
   [fleet, sink] = await Promise.all([startFleet(['n1', 'n2', 'n3']), startSmtpSink()]);
-  // Shared configuration is another feature: each node gets the same tenant and account through its own API.
-  for (const node of fleet.nodes) {
-    const tenant = await api(node.url, 'POST', '/tenant', { token: FLEET_TOKEN, body: { id: 'acme' } });
-    expect(tenant.status).toBe(201);
-    keys.set(node.id, tenant.body.api_key as string);
-    const account = {
-      id: 'main',
-      tenant_id: 'acme',
-      host: '127.0.0.1',
-      port: sink.port,
-      tls_mode: 'none',
-      is_default: true,
-      limit_per_minute: LIMIT,
-      limit_behavior: 'defer',
-    };
-    expect((await api(node.url, 'POST', '/account', { token: FLEET_TOKEN, body: account })).status).toBe(201);
-  }
+  const key = await provisionTenant(fleet, 'acme', {
+    host: '127.0.0.1',
+    port: sink.port,
+    tls_mode: 'none',
+    limit_per_minute: LIMIT,
+    limit_behavior: 'defer',
+  });
+  for (const node of fleet.nodes) keys.set(node.id, key);
 }, 120_000);
 
 afterAll(async () => {

@@ -9,7 +9,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLEET_TOKEN, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
 import { longestPause, perSecond, startFleetLoad, type FleetLoadTarget } from '../helpers/fleet-load.js';
 import { copiesById } from '../helpers/outage-checks.js';
 import { api } from '../helpers/test-daemon.js';
@@ -57,16 +57,8 @@ async function until(check: () => Promise<boolean> | boolean, what: string, time
 
 /** The same tenant and account on every node, each through its own API (each node gives its own key). */
 async function provision(): Promise<FleetLoadTarget[]> {
-  const targets: FleetLoadTarget[] = [];
-  for (const node of fleet.nodes) {
-    const tenant = await api(node.url, 'POST', '/tenant', { token: FLEET_TOKEN, body: { id: TENANT } });
-    expect(tenant.status, tenant.text).toBe(201);
-    const account = { id: 'main', tenant_id: TENANT, host: '127.0.0.1', port: sink.port, tls_mode: 'none', is_default: true };
-    const saved = await api(node.url, 'POST', '/account', { token: FLEET_TOKEN, body: account });
-    expect(saved.status, saved.text).toBeLessThan(300);
-    targets.push({ id: node.id, url: node.url, smtpPort: node.smtpPort, key: tenant.body.api_key as string });
-  }
-  return targets;
+  const key = await provisionTenant(fleet, TENANT, { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
+  return fleet.nodes.map((node) => ({ id: node.id, url: node.url, smtpPort: node.smtpPort, key }));
 }
 
 /** How often each warning or error was logged, for the report: what the nodes went through. */

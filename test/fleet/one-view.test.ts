@@ -8,7 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
-import { FLEET_TOKEN, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
@@ -48,17 +48,8 @@ async function allPages(node: string, limit: number): Promise<{ ids: string[]; p
 beforeAll(async () => {
   sink = await startSmtpSink();
   fleet = await startFleet(['n1', 'n2', 'n3']);
+  await provisionTenant(fleet, 'acme', { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
   for (const node of fleet.nodes) {
-    expect([201, 409]).toContain((await admin(node.url, 'POST', '/tenant', { id: 'acme' })).status);
-    const account = await admin(node.url, 'POST', '/account', {
-      id: 'main',
-      tenant_id: 'acme',
-      host: '127.0.0.1',
-      port: sink.port,
-      tls_mode: 'none',
-      is_default: true,
-    });
-    expect([200, 201], account.text).toContain(account.status);
     const messages = idsOn(node.id).map((id) => ({
       id,
       tenant_id: 'acme',

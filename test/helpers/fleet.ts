@@ -13,6 +13,8 @@ import { serveUntilListening, type DaemonProcess } from './daemon-process.js';
 import { api } from './test-daemon.js';
 
 export const FLEET_TOKEN = 'fleet-test-admin-token-0123456789abcdef';
+/** Every node of a fleet shares the secret key (README, fleet mode): it seals the accounts' passwords in the shared configuration. */
+export const FLEET_SECRET_KEY = Buffer.alloc(32, 42).toString('base64');
 
 export interface FleetNodeSeen {
   node_id: string;
@@ -67,6 +69,7 @@ export async function startFleet(nodeIds: string[] = ['n1', 'n2', 'n3'], extraEn
     MAILPROXY_FLEET_NODE_ID: nodeId,
     MAILPROXY_FLEET_HEARTBEAT_SECONDS: '0.25',
     MAILPROXY_FLEET_NODE_TIMEOUT_SECONDS: '1.5',
+    MAILPROXY_SECURITY_SECRET_KEY: FLEET_SECRET_KEY,
     ...extraEnv,
     ...extra,
   });
@@ -136,4 +139,25 @@ export async function untilFleet(url: string, check: (fleet: FleetStatus) => boo
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(await fleetOf(url))}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * A tenant and its default account, created once on the first node and shared by the fleet's
+ * configuration: resolves with the tenant's API key once every node serves the account.
+ */
+export async function provisionTenant(fleet: TestFleet, tenantId: string, account: Record<string, unknown>): Promise<string> {
+  const first = fleet.nodes[0] as FleetTestNode;
+  const tenant = await api(first.url, 'POST', '/tenant', { token: FLEET_TOKEN, body: { id: tenantId } });
+  expect(tenant.status, tenant.text).toBe(201);
+  const saved = await api(first.url, 'POST', '/account', { token: FLEET_TOKEN, body: { id: 'main', tenant_id: tenantId, is_default: true, ...account } });
+  expect(saved.status, saved.text).toBe(201);
+  const accountId = String(account.id ?? 'main');
+  for (const node of fleet.nodes) {
+    const deadline = Date.now() + 20_000;
+    while ((await api(node.url, 'GET', `/account/${accountId}?tenant_id=${tenantId}`, { token: FLEET_TOKEN })).status !== 200) {
+      if (Date.now() > deadline) throw new Error(`${node.id} never served account ${tenantId}/${accountId}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return tenant.body.api_key as string;
 }

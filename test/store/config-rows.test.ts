@@ -23,7 +23,7 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function node(): { store: SqliteStore; rows: ConfigRows; path: string } {
+function node(nodeId = 'n2'): { store: SqliteStore; rows: ConfigRows; path: string } {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-config-rows-'));
   dirs.push(dir);
   let ids = 0;
@@ -34,7 +34,7 @@ function node(): { store: SqliteStore; rows: ConfigRows; path: string } {
     now: () => NOW,
   });
   stores.push(store);
-  const rows = store.configRows({ changes: store.changes, tenants: store.tenants, refreshHolds: store.messages.refreshHolds, now: () => NOW });
+  const rows = store.configRows({ nodeId, changes: store.changes, tenants: store.tenants, refreshHolds: store.messages.refreshHolds, now: () => NOW });
   return { store, rows, path: join(dir, 'mailproxy.db') };
 }
 
@@ -119,6 +119,18 @@ describe('shared configuration rows', () => {
       { command: 'tenant.create', node_id: 'n1' },
       { command: 'account.upsert', node_id: 'n1' },
     ]);
+    // n1 took the changes and mirrors their events; here they are only audited.
+    expect(db.prepare(`SELECT count(*) FROM outbox`).pluck().get()).toBe(0);
+    db.close();
+  });
+
+  it('writes the event of a change this node took itself when it applies it (the node that took it mirrors it, once)', () => {
+    const [one, self] = [node(), node('n1')];
+    one.store.tenants.insert(tenant(), 'digest-1');
+    expect(carry(one.rows, self.rows, TENANT, 1, 'tenant.create')).toBe(true);
+    const db = new Database(self.path, { readonly: true });
+    expect(db.prepare(`SELECT event_type FROM outbox`).pluck().all()).toEqual(['tenant.create']);
+    expect(db.prepare(`SELECT node_id FROM command_log`).pluck().all()).toEqual(['n1']);
     db.close();
   });
 

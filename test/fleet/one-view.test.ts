@@ -96,6 +96,9 @@ describe('fleet one view', () => {
     expect(html).toMatch(/>sent</);
     const list = await (await fetch(`${url('n1')}/ui/messages?tenant=acme`, { headers: { cookie }, redirect: 'manual' })).text();
     for (const id of ['n1-m1', 'n2-m1', 'n3-m4']) expect(list).toContain(`/ui/messages/acme/${id}"`);
+    // The overview shows the fleet: a row per node and the total.
+    const overview = await (await fetch(`${url('n1')}/ui/overview`, { headers: { cookie }, redirect: 'manual' })).text();
+    for (const node of ['n1', 'n2', 'n3', 'Fleet total']) expect(overview).toContain(`<th scope="row">${node}</th>`);
     expect(list).toContain('<th scope="col">Node</th>');
 
     const nowhere = await admin(url('n1'), 'GET', '/messages/nowhere?tenant_id=acme');

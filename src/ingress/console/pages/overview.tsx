@@ -4,6 +4,7 @@
  * mailboxes, the outbox towards the mirror) that an operator watches.
  */
 import type { MailboxStatus } from '../../../core/bounce.js';
+import type { FleetQueues } from '../../../core/fleet-queues.js';
 import type { MirrorStatus } from '../../../core/mirror.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { ThroughputSeries } from '../../../core/throughput.js';
@@ -12,6 +13,7 @@ import type { QueueOverview } from '../../http/views/queue-overview.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
 import { ago, statusClass, when } from '../format.js';
 import { Layout } from '../layout.js';
+import { FleetPanel } from './fleet-panel.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
 import { ThroughputChart } from './throughput-chart.js';
@@ -26,6 +28,8 @@ export interface OverviewProps {
   /** Admin only: the mailboxes and the mirror are the daemon's, not a tenant's. */
   bounces: MailboxStatus[] | null;
   mirror: MirrorStatus | null;
+  /** Admin in fleet mode: each node's waiting mail and the fleet's total. */
+  fleet: FleetQueues | null;
   now: number;
   notice: string | null;
 }
@@ -229,6 +233,7 @@ export function OverviewPage(props: OverviewProps) {
           <ThroughputChart data={props.throughput} />
         </section>
       </div>
+      {props.fleet === null ? null : <FleetPanel fleet={props.fleet} />}
       <Accounts accounts={props.accounts} now={props.now} />
       <Loops reports={props.reports} bounces={props.bounces} mirror={props.mirror} now={props.now} />
     </Layout>

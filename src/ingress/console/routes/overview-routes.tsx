@@ -46,6 +46,7 @@ export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         reports={reports}
         bounces={admin ? deps.bounces() : null}
         mirror={admin ? deps.mirror() : null}
+        fleet={admin && deps.fleetMessages ? await deps.fleetMessages.queues() : null}
       />,
     );
   });

@@ -9,6 +9,9 @@
 // too), so the rate alone cannot show scaling: each node's CPU time per message it relayed
 // is reported beside it, and the sum of the nodes' CPU per message is the figure to compare.
 //
+// `posted/s per node`: what each node took over HTTP meanwhile (every new client id is claimed in the
+// fleet's KV before the commit), the cost of fleet-wide idempotency on intake.
+//
 // `limited`: the account carries limit_per_minute/hour/day far above what is sent, so that
 // every send goes through the fleet's budget leases without ever waiting for one: the
 // difference in CPU per message against the same run without limits is their cost.
@@ -90,6 +93,8 @@ async function relayRun(size, { limited = false } = {}) {
       (_, index) => ((after[index].user - before[index].user + after[index].system - before[index].system) * 1000) / Math.max(1, queued[index]),
     );
     return {
+      // Each node's intake while the others post too: in fleet mode every new client id is claimed in the cluster.
+      postedPerNode: posted.reduce((sum, load) => sum + load.rate, 0) / posted.length,
       rate: stats.received / ((stats.lastAt - started) / 1000),
       messages: stats.received,
       allRelayed: stats.received >= total ? 1 : 0,
@@ -113,6 +118,9 @@ export async function fleetScenario() {
   const three = await relayRun(3);
   const limited = await relayRun(3, { limited: true });
   return {
+    'posted/s per node, no fleet': alone.postedPerNode,
+    'posted/s per node, 1 node': one.postedPerNode,
+    'posted/s per node, 3 nodes': three.postedPerNode,
     'relayed/s, no fleet': alone.rate,
     'relayed/s, 1 node': one.rate,
     'relayed/s, 2 nodes': two.rate,

@@ -34,9 +34,19 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
   /** Set once commands stop: a connection made later starts no consumer. */
   let commandsStopped: Promise<void> | null = null;
 
+  /** The stream, then what hangs on it (the latest-state bucket, the command consumer) where not there yet. */
   const provision = async (nc: NatsConnection): Promise<void> => {
     const outcome = await provisionStream(await nc.jetstreamManager(), config.stream);
     log.info({ stream: config.stream.name, outcome }, 'event stream ready');
+    const client = nc.jetstream();
+    if (config.latestBucket !== '' && latest === null) latest = await openLatestBucket(client, config.latestBucket, config.stream.replicas);
+    if (config.commands !== undefined && commandsStopped === null && commands === null) {
+      commands = await startCommandConsumer(nc, client, config.commands.handler, log.child({ component: 'commands' }), {
+        ...config.commands.consumer,
+        stream: config.stream.name,
+        subjectPrefix: config.stream.subjectPrefix,
+      });
+    }
   };
 
   /**
@@ -89,16 +99,21 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
     js = nc.jetstream();
     void watch(nc);
     await provision(nc);
-    if (config.latestBucket !== '') latest = await openLatestBucket(js, config.latestBucket, config.stream.replicas);
-    if (config.commands !== undefined && commandsStopped === null) {
-      commands = await startCommandConsumer(nc, js, config.commands.handler, log.child({ component: 'commands' }), {
-        ...config.commands.consumer,
-        stream: config.stream.name,
-        subjectPrefix: config.stream.subjectPrefix,
-      });
-    }
     state = 'connected';
     deps.onUsable();
+  };
+
+  /**
+   * A first attach that failed for a reason other than a conflicting stream (JetStream answering
+   * 503 while its servers elect a leader, or with no quorum at all): the daemon goes on without
+   * the mirror, as when NATS is away, and the attach is tried again until it answers. It used to
+   * refuse the start (a fleet node restarted during a cluster's recovery exited 1).
+   */
+  const attachLater = (nc: NatsConnection, error: unknown): void => {
+    log.warn({ err: error }, 'event stream not usable yet; going on without it and trying again');
+    state = 'disconnected';
+    rounds += 1;
+    void reprovision(nc, 'start', rounds);
   };
 
   return {
@@ -125,6 +140,7 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
       if (first !== null) {
         // A conflicting stream found at start refuses the start: the operator sees it at once.
         await attach(first).catch(async (error: unknown) => {
+          if (!(error instanceof StreamConflict)) return attachLater(first, error);
           await first.close();
           throw error;
         });
@@ -135,7 +151,8 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
       void connecting.then(async (nc) => {
         if (closing) return nc.close();
         await attach(nc).catch((error: unknown) => {
-          state = error instanceof StreamConflict ? 'conflict' : 'disconnected';
+          if (!(error instanceof StreamConflict)) return attachLater(nc, error);
+          state = 'conflict';
           log.error({ err: error }, 'event stream not usable');
         });
       });

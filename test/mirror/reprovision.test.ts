@@ -5,7 +5,9 @@
  * and drop every wake, so the outbox grew behind a working connection (found by
  * test/fleet/nats-loss.test.ts). Here on a real three-server cluster: all three
  * are killed and one started, so the client reconnects to a server that has no
- * quorum; a second comes back, with no reconnect of the client.
+ * quorum; a second comes back, with no reconnect of the client. And a mirror
+ * started while JetStream has no quorum goes on without the stream and attaches
+ * once it can, rather than refusing the daemon's start.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsMirror } from '../../src/outbox/nats-mirror.js';
@@ -52,32 +54,8 @@ describe('re-provisioning the stream after a reconnect', () => {
   it('retries until the stream answers, then publishes what waited and what comes next', async () => {
     const [first, second, third] = cluster.servers as [NatsCluster['servers'][0], NatsCluster['servers'][0], NatsCluster['servers'][0]];
     const lines: string[] = [];
-    const mirror = createNatsMirror({
-      store: store.mirror,
-      clock: systemClock,
-      log: createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } }),
-      config: {
-        // Only the first server: the others are learnt from it, as a client does.
-        url: first.url,
-        latestBucket: '',
-        maxInFlight: 100,
-        batchDelayMs: 5,
-        publishTimeoutMs: 2000,
-        connectTimeoutMs: 10_000,
-        // The stream may answer before it takes publishes again (its own election): a failed window is retried soon.
-        // Nothing is published while the stream cannot answer, so no such retry can stand in for the re-provisioning.
-        retryInitialMs: 500,
-        retryMaxMs: 2000,
-        stream: { name: STREAM, subjectPrefix: 'reprov', maxAgeMs: 0, maxBytes: 0, replicas: 3, duplicateWindowMs: 120_000 },
-      },
-    });
-    const until = async (check: () => boolean, what: string, timeoutMs = 45_000): Promise<void> => {
-      const deadline = Date.now() + timeoutMs;
-      while (!check()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(mirror.status())}\n${lines.join('')}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    };
+    const mirror = mirrorOn(store, first.url, STREAM, lines);
+    const until = untilFor(mirror, lines);
     try {
       await mirror.start();
       await until(() => mirror.status().backlog === 0, 'the first events to be published');
@@ -105,4 +83,66 @@ describe('re-provisioning the stream after a reconnect', () => {
       await mirror.stop(0);
     }
   }, 120_000);
+
+  it('starts without the stream when JetStream has no quorum (not a refused start), and attaches once it has', async () => {
+    const [first, second, third] = cluster.servers as [NatsCluster['servers'][0], NatsCluster['servers'][0], NatsCluster['servers'][0]];
+    await Promise.all([first.kill(), second.kill()]);
+    third.start();
+    const lines: string[] = [];
+    // A store of its own: the first test's events are marked published.
+    const fresh = storeWithAdminEvents('reprov-start', 5, () => 'acme');
+    const mirror = mirrorOn(fresh.store, third.url, 'REPROV_START', lines);
+    const until = untilFor(mirror, lines);
+    try {
+      // It used to throw here (the daemon's start refused, exit 1) for anything but a conflicting stream.
+      await mirror.start();
+      expect(mirror.status().state).toBe('disconnected');
+      expect(lines.some((line) => line.includes('going on without it and trying again'))).toBe(true);
+      const waiting = mirror.status().backlog;
+      expect(waiting).toBeGreaterThan(0);
+
+      // All three again: a new R3 stream needs three servers to be placed on.
+      second.start();
+      first.start();
+      await until(() => mirror.status().state === 'connected', 'the mirror to attach once JetStream has a quorum');
+      await until(() => mirror.status().backlog === 0, 'what waited to be published');
+      expect(await readStream(third.url, 'REPROV_START')).toHaveLength(waiting);
+    } finally {
+      await mirror.stop(0);
+      fresh.remove();
+    }
+  }, 120_000);
 });
+
+/** A mirror of the test store's outbox to `stream` on the cluster, logging into `lines`. */
+function mirrorOn(store: SqliteStore, url: string, stream: string, lines: string[]) {
+  return createNatsMirror({
+    store: store.mirror,
+    clock: systemClock,
+    log: createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } }),
+    config: {
+      // One server: the others are learnt from it, as a client does.
+      url,
+      latestBucket: '',
+      maxInFlight: 100,
+      batchDelayMs: 5,
+      publishTimeoutMs: 2000,
+      connectTimeoutMs: 10_000,
+      // The stream may answer before it takes publishes again (its own election): a failed window is retried soon.
+      // Nothing is published while the stream cannot answer, so no such retry can stand in for the re-provisioning.
+      retryInitialMs: 500,
+      retryMaxMs: 2000,
+      stream: { name: stream, subjectPrefix: stream.toLowerCase(), maxAgeMs: 0, maxBytes: 0, replicas: 3, duplicateWindowMs: 120_000 },
+    },
+  });
+}
+
+function untilFor(mirror: ReturnType<typeof mirrorOn>, lines: string[]) {
+  return async (check: () => boolean, what: string, timeoutMs = 45_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!check()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(mirror.status())}\n${lines.join('')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+}

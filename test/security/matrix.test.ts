@@ -11,7 +11,7 @@ import { ROUTE_CATALOG } from '../../src/ingress/http/route-catalog.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
 import { callText, leaks, quiesce, type Credential } from './matrix-scan.js';
 import { OWNERS, other, snapshot, startWorld, type Owner, type World } from './matrix-world.js';
-import { implicitProbes, PER_ITEM_TENANT, PROBES, type Call } from './route-probes.js';
+import { FLEET_ONLY, implicitProbes, PER_ITEM_TENANT, PROBES, type Call } from './route-probes.js';
 
 const label = (route: { method: string; path: string }): string => `${route.method.toUpperCase()} ${route.path}`;
 
@@ -19,7 +19,7 @@ const label = (route: { method: string; path: string }): string => `${route.meth
 function expected(route: string, access: Access, who: Credential, success: number[]): number[] {
   if (access === 'public') return success;
   if (who === 'none' || who === 'wrong' || who === 'expired') return [401];
-  if (who === 'admin') return success;
+  if (who === 'admin') return FLEET_ONLY.has(route) ? [409] : success;
   if (access === 'admin') return [403];
   // Tenant routes: its own resources succeed; tenant A's, named by tenant B's key, do not exist for it.
   if (who === 'a') return success;

@@ -17,6 +17,9 @@ export interface Call {
   body?: unknown;
 }
 
+/** Routes of fleet mode only: the matrix's daemon is a single node, where the admin's answer is their documented 409 CONFLICT. */
+export const FLEET_ONLY = new Set(['POST /fleet/drain', 'GET /fleet/drain']);
+
 export type Probe = (w: ProbeWorld, owner: Owner) => Call | Promise<Call>;
 
 const get = (path: string): Call => ({ method: 'GET', path });
@@ -85,6 +88,9 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'GET /metrics': () => get('/metrics'),
   'GET /backup': () => get('/backup'),
   'GET /bounce/status': () => get('/bounce/status'),
+  // Fleet-only routes: on the matrix's single node the admin gets their documented refusal (FLEET_ONLY).
+  'POST /fleet/drain': () => post('/fleet/drain'),
+  'GET /fleet/drain': () => get('/fleet/drain'),
 
   'POST /account': (w, owner) => post('/account', { id: w.unique('new-acct'), tenant_id: tid(w, owner), host: '127.0.0.1', port: 9, tls_mode: 'none' }),
   'GET /accounts': (w, owner) => get(`/accounts?tenant_id=${tid(w, owner)}`),

@@ -14,13 +14,21 @@ import type { DaemonContext, Work } from './work.js';
 
 export function createStreams(ctx: DaemonContext, work: Work) {
   const { settings, store, clock, ids, log, metrics } = ctx;
-  const commands = createCommandHandler({ store, submissions: work.submissions, commands: work.commands, parserLimits: settings.http.parser, clock, ids });
-  const mirror = createMirrorService(settings.mirror, { store: store.mirror, onEvent: store.onEvent, commands, clock, log });
-  const bounces = createBounceService(settings, store, { clock, ids, log, random: ctx.random });
   const fleet =
     settings.fleet === null ? null : createFleetService(settings.fleet, { clock, log: log.child({ component: 'fleet' }), version: mailproxyVersion() });
   if (fleet !== null) work.fleetLimits?.attach(fleet.link);
   const fleetView = createFleetView(fleet, { search: store.search, commands: work.commands, queue: store.queueStatus, log });
+  const commands = createCommandHandler({
+    store,
+    submissions: work.submissions,
+    commands: work.commands,
+    ...(fleetView === null ? {} : { fleetResend: (ctx, tenantId, ids) => fleetView.messages.command(ctx, 'resend', { tenant_id: tenantId, ids }) }),
+    parserLimits: settings.http.parser,
+    clock,
+    ids,
+  });
+  const mirror = createMirrorService(settings.mirror, { store: store.mirror, onEvent: store.onEvent, commands, clock, log });
+  const bounces = createBounceService(settings, store, { clock, ids, log, random: ctx.random });
   metrics.readFrom({
     mirror: () => mirror.mirror.status(),
     reports: () => work.reports.status.list(),

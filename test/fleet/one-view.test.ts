@@ -6,6 +6,7 @@
  * duplicates; resend and delete through n1 act on n2; with n3 killed the
  * answers name n3 missing.
  */
+import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
 import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
@@ -166,6 +167,25 @@ describe('fleet one view', () => {
     const deleted = await admin(url('n1'), 'POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['n2-m3'] });
     expect(deleted.body, deleted.text).toMatchObject({ ok: true, deleted: ['n2-m3'], not_found: [], missing_nodes: [] });
     expect((await admin(url('n2'), 'GET', '/messages/n2-m3?tenant_id=acme')).status).toBe(404);
+  }, 60_000);
+
+  it('resends through a JetStream command the messages of every node, whichever node takes the command', async () => {
+    // One command naming a message of each node: the consumer is shared, so any node may take it.
+    const named = ['n1-m4', 'n2-m4', 'n3-m4'];
+    for (const id of named) await untilSent(id.slice(0, 2), id);
+    const copies = (id: string): number => sink.messages.filter((message) => message.raw.toString().includes(id)).length;
+    const before = new Map(named.map((id) => [id, copies(id)]));
+    const nc = await connect({ servers: fleet.cluster.urls.split(',') });
+    try {
+      await nc.jetstream().publish('mailproxy.commands.acme.resend', new TextEncoder().encode(JSON.stringify({ ids: named })));
+    } finally {
+      await nc.close();
+    }
+    const deadline = Date.now() + 30_000;
+    while (named.some((id) => copies(id) === before.get(id))) {
+      if (Date.now() > deadline) throw new Error(`not sent again: ${named.filter((id) => copies(id) === before.get(id)).join(', ')}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }, 60_000);
 
   it('names n3 missing once it is killed', async () => {

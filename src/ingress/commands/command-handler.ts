@@ -10,6 +10,7 @@ import { changeRecorder } from '../../core/change-record.js';
 import type { Clock, IdSource } from '../../core/clock.js';
 import { parseCommandBody, type CommandHandler, type CommandRequest, type InboxStore } from '../../core/inbound.js';
 import type { MessageCommands } from '../../core/message-commands.js';
+import type { CommandContext } from '../../core/tenant-service.js';
 import type { ChangeLog, TenantRepository, Transactor } from '../../core/ports.js';
 import type { Principal } from '../../core/principal.js';
 import type { SubmissionService } from '../../core/submission-service.js';
@@ -19,6 +20,11 @@ export interface CommandDeps {
   store: Pick<Transactor, 'transaction'> & { inbox: InboxStore; changes: ChangeLog; tenants: Pick<TenantRepository, 'isActive'> };
   submissions: SubmissionService;
   commands: MessageCommands;
+  /**
+   * Fleet mode: a resend reaches the node holding each message (the command consumer is shared,
+   * so any node may take the command). Absent for a single node.
+   */
+  fleetResend?: (ctx: CommandContext, tenantId: string, ids: string[]) => Promise<Record<string, unknown>>;
   parserLimits: ParserLimits;
   clock: Clock;
   ids: IdSource;
@@ -62,6 +68,12 @@ export function createCommandHandler(deps: CommandDeps): CommandHandler {
     }
     const body = parseCommandBody(request.command, request.body);
     if (typeof body === 'string') return { poison: body };
+    if ('ids' in body && deps.fleetResend !== undefined) {
+      // Answered by every node over request/reply: the inbox row follows in its own transaction (a resend is idempotent).
+      const resent = await deps.fleetResend(ctx, request.tenantId, body.ids);
+      store.transaction(() => remember(request, resent));
+      return resent;
+    }
     const done = store.transaction(() => {
       const result =
         'ids' in body

@@ -68,15 +68,26 @@ async function setupFleetTenant(nodes, sinkPort, limited) {
   }
 }
 
-/** One configuration: `size` fleet nodes (0: one daemon without fleet mode). */
-async function relayRun(size, { limited = false } = {}) {
-  const cluster = size === 0 ? null : await startNatsCluster();
+/**
+ * One configuration: `size` fleet nodes (0: one daemon without fleet mode; with `mirror`, that
+ * daemon mirrors its events to the same kind of cluster, R3: what fleet mode costs beyond the mirror).
+ */
+async function relayRun(size, { limited = false, mirror = false } = {}) {
+  const cluster = size === 0 && !mirror ? null : await startNatsCluster();
   if (cluster !== null) clusters.add(cluster);
   const { sink, port, stop: stopSink } = await startSink();
   const nodes = [];
   try {
     for (let index = 0; index < Math.max(1, size); index += 1)
-      nodes.push(await startDaemon(cluster === null ? {} : fleetEnv(cluster.urls, `bench-${index + 1}`)));
+      nodes.push(
+        await startDaemon(
+          cluster === null
+            ? {}
+            : size === 0
+              ? { MAILPROXY_NATS_URL: cluster.urls, MAILPROXY_NATS_REPLICAS: '3' }
+              : fleetEnv(cluster.urls, `bench-${index + 1}`),
+        ),
+      );
     await setupFleetTenant(nodes, port, limited);
     for (const node of nodes) await api(node.base, node.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
     const posted = await Promise.all(
@@ -113,27 +124,31 @@ async function relayRun(size, { limited = false } = {}) {
 
 export async function fleetScenario() {
   const alone = await relayRun(0);
+  const mirrored = await relayRun(0, { mirror: true });
   const one = await relayRun(1);
   const two = await relayRun(2);
   const three = await relayRun(3);
   const limited = await relayRun(3, { limited: true });
   return {
     'posted/s per node, no fleet': alone.postedPerNode,
+    'posted/s per node, no fleet, R3 mirror': mirrored.postedPerNode,
     'posted/s per node, 1 node': one.postedPerNode,
     'posted/s per node, 3 nodes': three.postedPerNode,
     'relayed/s, no fleet': alone.rate,
+    'relayed/s, no fleet, R3 mirror': mirrored.rate,
     'relayed/s, 1 node': one.rate,
     'relayed/s, 2 nodes': two.rate,
     'relayed/s, 3 nodes': three.rate,
     'relayed/s, 3 nodes, fleet limits': limited.rate,
     'node CPU µs/message, no fleet': alone.cpuUsPerMessage,
+    'node CPU µs/message, no fleet, R3 mirror': mirrored.cpuUsPerMessage,
     'node CPU µs/message, 1 node': one.cpuUsPerMessage,
     'node CPU µs/message, 2 nodes': two.cpuUsPerMessage,
     'node CPU µs/message, 3 nodes': three.cpuUsPerMessage,
     'node CPU µs/message, 3 nodes, fleet limits': limited.cpuUsPerMessage,
     'fleet limits: added CPU µs/message': limited.cpuUsPerMessage - three.cpuUsPerMessage,
-    messages: alone.messages + one.messages + two.messages + three.messages + limited.messages,
-    'all relayed': Math.min(alone.allRelayed, one.allRelayed, two.allRelayed, three.allRelayed, limited.allRelayed),
-    duplicates: alone.duplicates + one.duplicates + two.duplicates + three.duplicates + limited.duplicates,
+    messages: alone.messages + mirrored.messages + one.messages + two.messages + three.messages + limited.messages,
+    'all relayed': Math.min(alone.allRelayed, mirrored.allRelayed, one.allRelayed, two.allRelayed, three.allRelayed, limited.allRelayed),
+    duplicates: alone.duplicates + mirrored.duplicates + one.duplicates + two.duplicates + three.duplicates + limited.duplicates,
   };
 }

@@ -188,7 +188,8 @@ reconnect_max_seconds = 0.5
     url: s.fx.t.url,
     adminToken: s.fx.t.adminToken,
     admin,
-    unique: (prefix) => `${prefix}-${tag}-${(counter += 1)}`,
+    // `u` before the random tag: a tag starting with `a` or `b` made `new-acct-b…` read as tenant b's marker `acct-b` (1 run in 16).
+    unique: (prefix) => `${prefix}-u${tag}-${(counter += 1)}`,
   };
 }
 

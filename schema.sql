@@ -559,3 +559,19 @@ CREATE TABLE config_revisions (
   revision INTEGER NOT NULL
 ) STRICT;
 ALTER TABLE command_log ADD COLUMN node_id TEXT;
+
+-- migration: 15
+-- Fleet mode's claims on client ids (issue 24), as this node's index of the fleet's claim log
+-- (core/claim-ledger.ts): who holds each key (a digest of tenant and client id), and the log
+-- sequence applied last, written in one transaction with the rows it brought. Rows older than
+-- the log's own retention are pruned. A single node writes nothing here.
+CREATE TABLE fleet_claims (
+  key  TEXT PRIMARY KEY,
+  node TEXT NOT NULL,
+  at   INTEGER NOT NULL
+) STRICT, WITHOUT ROWID;
+CREATE INDEX fleet_claims_at ON fleet_claims (at);
+CREATE TABLE fleet_claim_cursor (
+  id  INTEGER PRIMARY KEY CHECK (id = 1),
+  seq INTEGER NOT NULL
+) STRICT;

@@ -118,6 +118,8 @@ function stages(
     // A node that was down catches up with the shared configuration before it takes requests.
     ...(follower === null ? [] : [{ name: 'shared configuration', services: [follower] }]),
     ...(work.fleetLimits === null ? [] : [{ name: 'fleet limits', services: [work.fleetLimits.service] }]),
+    // Follows the fleet's claims on client ids before intake opens (fleet-wide idempotency).
+    ...(fleet === null ? [] : [{ name: 'fleet claims', services: [fleet.claimLog] }]),
     // Answers the other nodes about this node's messages (one view, issue 24).
     ...(streams.fleetView === null ? [] : [{ name: 'fleet view', services: [streams.fleetView.responder] }]),
     // A stream that conflicts refuses the start here, before anything is accepted.

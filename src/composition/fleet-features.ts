@@ -8,12 +8,14 @@
 import { createFleetDrain, adoptSubject } from '../fleet/fleet-drain.js';
 import { createFleetResponder } from '../fleet/fleet-responder.js';
 import { createFleetSubmissions, holderSubject } from '../fleet/fleet-submissions.js';
-import { createClaimBucket } from '../fleet/idempotency-claims.js';
+import { createClaimLog } from '../fleet/claim-log.js';
+import { createClientIdClaims } from '../fleet/idempotency-claims.js';
 import type { Streams } from './streams.js';
 import type { DaemonContext, Work } from './work.js';
 
-/** The KV bucket of client-id claims (its own, beside the membership's). */
-const CLAIM_BUCKET = 'mailproxy_fleet_idem';
+/** The stream of client-id claims (its own, beside the membership's bucket), outside the event stream's `mailproxy.>`. */
+const CLAIM_STREAM = 'MAILPROXY_FLEET_CLAIMS';
+const CLAIM_SUBJECTS = 'mailproxy_fleet_claims';
 /** How long a submission waits for the fleet's answer before it goes on with the local check alone. */
 const CLAIM_TIMEOUT_MS = 3000;
 
@@ -22,7 +24,19 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
   const { settings, store, clock, log } = ctx;
   if (fleet === null || settings.fleet === null) return null;
   const { link } = fleet;
-  const claims = createClaimBucket({ bucket: CLAIM_BUCKET, replicas: settings.fleet.replicas, ttlMs: settings.retention.reportedMessagesMs }, link.nodeId);
+  const index = store.claimIndex();
+  const claimLog = createClaimLog(
+    {
+      stream: CLAIM_STREAM,
+      subjectPrefix: CLAIM_SUBJECTS,
+      replicas: settings.fleet.replicas,
+      maxAgeMs: settings.retention.reportedMessagesMs,
+      checkMs: 1000,
+      catchUpMs: 5000,
+    },
+    { link, index, clock, log: log.child({ component: 'fleet-claims' }) },
+  );
+  const claims = createClientIdClaims(claimLog, index, link.nodeId);
   const drain = createFleetDrain({
     link,
     store: store.transfer,
@@ -31,10 +45,7 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
     intakeSettled: () => fleetSubmissions.settled(),
     stopSending: () => work.delivery.dispatcher.stop(settings.shutdownMs),
     wake: work.wake,
-    holdId: async (tenantId, id) => {
-      const nc = link.connection();
-      if (nc !== null) await claims.assign(nc, tenantId, id, clock.now());
-    },
+    holdId: (tenantId, id) => claims.assign(tenantId, id, clock.now()),
     clock,
     log: log.child({ component: 'fleet-drain' }),
   });
@@ -50,15 +61,13 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
   const responder = createFleetResponder(
     link,
     {
-      [holderSubject(link.nodeId)]: (request) => {
-        const { tenant_id: tenantId, id } = request as { tenant_id: string; id: string };
-        return { has: fleetSubmissions.has(String(tenantId), String(id)) };
-      },
+      [holderSubject(link.nodeId)]: (request) => fleetSubmissions.holds(request),
       [adoptSubject(link.nodeId)]: (request) => drain.adopt(request),
     },
     log.child({ component: 'fleet-requests' }),
   );
   return {
+    claimLog,
     submissions: fleetSubmissions.submissions,
     drain: { phase: drain.phase, progress: drain.progress, drain: () => void drain.drain() },
     responder,

@@ -1,7 +1,7 @@
 /**
  * Fleet-wide idempotency and the drain's intake gate, around the submission
- * service. A client id new to this node is claimed in the fleet's bucket
- * (claims of one request in parallel) before the local commit; one held by
+ * service. The client ids new to this node are claimed in the fleet's claim
+ * log (one record for the whole request) before the local commit; one held by
  * another node that still has it is answered as a local repeat is (rejected
  * `ALREADY_SENT`, which SMTP answers 250 "accepted before"). Ids this node
  * already has are decided locally, with no round trip.
@@ -9,9 +9,10 @@
  * A claim without its commit (this node crashed between them) does not lock
  * the id out: the claim names this node, so a retry here re-uses it; a retry
  * on another node asks the holder, which answers that it has no such message
- * (nor one being committed), and the asker takes the claim over by
- * compare-and-set. A holder that does not answer is taken to have it: a
- * message refused as a repeat is better than one sent twice.
+ * (nor one being committed), and the asker takes the claim over (a `take`
+ * record, which holds only if the holder still held it at its place in the
+ * log). A holder that does not answer is taken to have it: a message refused
+ * as a repeat is better than one sent twice.
  *
  * When the cluster cannot be reached the node goes on alone (FLEET.md): the
  * request is accepted on the local check only, and a warning is logged and
@@ -27,7 +28,7 @@ import { refusal, rejection, type Rejection } from '../core/rejection.js';
 import type { SubmissionItem, SubmissionResult, SubmissionService } from '../core/submission-service.js';
 import { within } from '../runtime/within.js';
 import type { FleetLink } from './fleet-service.js';
-import { claimKey, type ClaimBucket } from './idempotency-claims.js';
+import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
 
 /** Requests to the holder of a claim: outside `mailproxy.>`, which the event stream captures. */
 export const holderSubject = (nodeId: string): string => `mailproxy_fleet_idem.${nodeId}.has`;
@@ -36,7 +37,7 @@ const ASK_TIMEOUT_MS = 2000;
 
 export interface FleetSubmissionsDeps {
   link: FleetLink;
-  claims: ClaimBucket;
+  claims: ClientIdClaims;
   queue: Pick<MessageQueue, 'states'>;
   /** Set while the node drains: intake is refused with it. */
   refusal: () => AppError | null;
@@ -50,6 +51,16 @@ interface Claimable {
   item: SubmissionItem;
   tenantId: string;
   id: string;
+  key: string;
+}
+
+/** The items a holder is asked about: `{items:[{tenant_id,id}]}`. */
+function holderItems(request: unknown): Array<{ tenant_id: string; id: string }> {
+  const { items } = (request ?? {}) as { items?: unknown };
+  return (Array.isArray(items) ? (items as unknown[]) : []).map((item) => {
+    const { tenant_id: tenant, id: clientId } = (item ?? {}) as { tenant_id?: unknown; id?: unknown };
+    return { tenant_id: String(tenant), id: String(clientId) };
+  });
 }
 
 export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubmissionsDeps) {
@@ -66,7 +77,7 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     for (const item of items) {
       const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
       if (item.problem !== undefined || item.id === null || tenantId === undefined) continue;
-      found.push({ item, tenantId, id: item.id });
+      found.push({ item, tenantId, id: item.id, key: claimKey(tenantId, item.id) });
     }
     // Ids this node has are its own business: the local rule decides them, no round trip.
     const byTenant = new Map<string, Claimable[]>();
@@ -84,26 +95,59 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     });
   };
 
-  /** Whether another node holds the id (and still has its message). */
-  const heldElsewhere = async (nc: NatsConnection, entry: Claimable): Promise<boolean> => {
-    const outcome = await claims.claim(nc, entry.tenantId, entry.id, deps.clock.now());
-    if (outcome.holder === 'self') return false;
+  /** Asks `node` which of the entries it has (or is committing); one that does not answer is taken to have them all. */
+  const ask = async (nc: NatsConnection, node: string, asked: readonly Claimable[]): Promise<boolean[]> => {
+    const request = { items: asked.map((entry) => ({ tenant_id: entry.tenantId, id: entry.id })) };
     const answer = await nc
-      .request(holderSubject(outcome.node), JSON.stringify({ tenant_id: entry.tenantId, id: entry.id }), { timeout: ASK_TIMEOUT_MS })
-      .then((reply) => reply.json<{ has: boolean }>())
-      .catch(() => ({ has: true }));
-    if (answer.has) return true;
-    return !(await claims.takeOver(nc, entry.tenantId, outcome.key, outcome.revision, deps.clock.now()));
+      .request(holderSubject(node), JSON.stringify(request), { timeout: ASK_TIMEOUT_MS })
+      .then((reply) => reply.json<{ has?: unknown }>())
+      .catch(() => null);
+    const has = answer?.has;
+    return Array.isArray(has) && has.length === asked.length ? has.map((value) => value !== false) : asked.map(() => true);
+  };
+
+  /**
+   * The keys another node holds and still has a message for: the request's keys claimed in one
+   * record, each other holder asked once for all of its keys, and those it has no message for
+   * taken over in one record more.
+   */
+  const heldElsewhere = async (nc: NatsConnection, entries: ReadonlyMap<string, Claimable>): Promise<Set<string>> => {
+    const holders = await claims.claim([...entries.keys()], deps.clock.now());
+    const byHolder = new Map<string, string[]>();
+    for (const key of entries.keys()) {
+      const holder = holders.get(key) ?? link.nodeId;
+      if (holder === link.nodeId) continue;
+      const keys = byHolder.get(holder);
+      if (keys === undefined) byHolder.set(holder, [key]);
+      else keys.push(key);
+    }
+    const held = new Set<string>();
+    await Promise.all(
+      [...byHolder].map(async ([holder, keys]) => {
+        const has = await ask(
+          nc,
+          holder,
+          keys.map((key) => entries.get(key) as Claimable),
+        );
+        const free = keys.filter((key, at) => {
+          if (has[at] === true) held.add(key);
+          return has[at] !== true;
+        });
+        if (free.length === 0) return;
+        const taken = await claims.takeOver(holder, free, deps.clock.now());
+        for (const key of free) if (!taken.has(key)) held.add(key);
+      }),
+    );
+    return held;
   };
 
   /** The items another node holds; null when the fleet could not answer in time (the check is skipped). */
   const duplicates = async (entries: readonly Claimable[]): Promise<Set<SubmissionItem> | null> => {
     const nc = link.connection();
     if (nc === null || !link.connected()) return null;
+    const byKey = new Map(entries.map((entry) => [entry.key, entry]));
     let answered: Set<SubmissionItem> | null = null;
-    const checking = Promise.all(entries.map(async (entry) => ((await heldElsewhere(nc, entry)) ? [entry.item] : []))).then(
-      (held) => (answered = new Set(held.flat())),
-    );
+    const checking = heldElsewhere(nc, byKey).then((held) => (answered = new Set(entries.filter((entry) => held.has(entry.key)).map((entry) => entry.item))));
     await within(
       checking.catch((error: unknown) => log.warn({ err: error }, 'fleet idempotency claim failed')),
       deps.claimTimeoutMs,
@@ -118,7 +162,7 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
   const checked: SubmissionService['enqueue'] = async (principal, items, defaultPriority, correlationId, alongside) => {
     const entries = claimables(principal, items);
     if (entries.length === 0) return inner.enqueue(principal, items, defaultPriority, correlationId, alongside);
-    const keys = entries.map((entry) => claimKey(entry.tenantId, entry.id));
+    const keys = entries.map((entry) => entry.key);
     for (const key of keys) pending.set(key, (pending.get(key) ?? 0) + 1);
     try {
       const held = await duplicates(entries);
@@ -140,6 +184,9 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     }
   };
 
+  /** The holder's answer: does this node have (or is it committing) this client id? */
+  const has = (tenantId: string, id: string): boolean => pending.has(claimKey(tenantId, id)) || deps.queue.states(tenantId, [id]).has(id);
+
   const service: SubmissionService = {
     async enqueue(principal, items, defaultPriority, correlationId, alongside) {
       const refused = deps.refusal();
@@ -156,8 +203,8 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
 
   return {
     submissions: service,
-    /** The holder's answer: does this node have (or is it committing) this client id? */
-    has: (tenantId: string, id: string): boolean => pending.has(claimKey(tenantId, id)) || deps.queue.states(tenantId, [id]).has(id),
+    /** The holder's answer to another node: which of these client ids does this node have (or is it committing)? */
+    holds: (request: unknown): { has: boolean[] } => ({ has: holderItems(request).map((item) => has(item.tenant_id, item.id)) }),
     skipped: () => skipped,
     /** Resolves once every request that passed the drain's gate has been answered. */
     settled: (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => settled.push(resolve))),

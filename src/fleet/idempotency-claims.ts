@@ -1,78 +1,35 @@
 /**
- * The fleet's claims on client ids (issue 24, "idempotency fleet-wide"): one
- * key per tenant and client id in a KV bucket of its own, `idem.<sha256>`,
- * holding the node that accepted it. `kv.create` is the claim: it fails when
- * the key exists. The bucket's TTL ages the claims out with the local
- * retention of messages, so an id is remembered fleet-wide as long as locally.
+ * The fleet's claims on client ids (issue 24, "idempotency fleet-wide") over
+ * the claim log: one key per tenant and client id, a digest of both, claimed
+ * for a whole request in one record. Who holds a key is what the log's order
+ * says (core/claim-ledger.ts), read from this node's index once the record
+ * is applied. Claims age out with the local retention of messages.
  */
 import { createHash } from 'node:crypto';
-import type { KV, NatsConnection } from 'nats';
+import type { ClaimIndex } from '../core/claim-ledger.js';
+import type { ClaimLog } from './claim-log.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+/** 128 bits of SHA-256 over tenant and client id: short enough to carry thousands in a record, far from any collision. */
+export const claimKey = (tenantId: string, id: string): string => createHash('sha256').update(tenantId).update('\u0000').update(id).digest('hex').slice(0, 32);
 
-export interface ClaimSettings {
-  bucket: string;
-  replicas: number;
-  ttlMs: number;
-}
-
-/** Who holds a client id: `self` (claimed now, or before by this node), or another node. */
-export type ClaimOutcome = { holder: 'self' } | { holder: 'other'; node: string; key: string; revision: number };
-
-export const claimKey = (tenantId: string, id: string): string => `idem.${createHash('sha256').update(tenantId).update('\u0000').update(id).digest('hex')}`;
-
-interface ClaimValue {
-  node: string;
-  tenant_id: string;
-  at: number;
-}
-
-export function createClaimBucket(settings: ClaimSettings, nodeId: string) {
-  let opening: Promise<KV> | null = null;
-  const bucket = (nc: NatsConnection): Promise<KV> => {
-    opening ??= nc
-      .jetstream()
-      .views.kv(settings.bucket, { history: 1, replicas: settings.replicas, ttl: settings.ttlMs })
-      .catch((error: unknown) => {
-        opening = null;
-        throw error;
-      });
-    return opening;
-  };
-  const value = (tenantId: string, node: string, at: number): Uint8Array =>
-    encoder.encode(JSON.stringify({ node, tenant_id: tenantId, at } satisfies ClaimValue));
-
+export function createClientIdClaims(log: ClaimLog, index: ClaimIndex, nodeId: string) {
   return {
-    /** Claims the id for this node; answers who holds it. Throws when the cluster does not answer. */
-    async claim(nc: NatsConnection, tenantId: string, id: string, at: number): Promise<ClaimOutcome> {
-      const kv = await bucket(nc);
-      const key = claimKey(tenantId, id);
-      try {
-        await kv.create(key, value(tenantId, nodeId, at));
-        return { holder: 'self' };
-      } catch (error) {
-        const entry = await kv.get(key);
-        // Not there after all: the create failed for another reason (the cluster), reported as such.
-        if (entry === null || entry.operation !== 'PUT') throw error;
-        const held = JSON.parse(decoder.decode(entry.value)) as ClaimValue;
-        return held.node === nodeId ? { holder: 'self' } : { holder: 'other', node: held.node, key, revision: entry.revision };
-      }
+    /** Claims the keys for this node; answers each key's holder (this node's id where it is its own). Throws when the cluster does not answer. */
+    async claim(keys: readonly string[], at: number): Promise<Map<string, string>> {
+      await log.append({ kind: 'claim', node: nodeId, at, keys: [...keys] });
+      return index.holders(keys);
     },
-    /** Takes over a claim whose holder answered that it has no such message (compare-and-set on the revision). */
-    async takeOver(nc: NatsConnection, tenantId: string, key: string, revision: number, at: number): Promise<boolean> {
-      const kv = await bucket(nc);
-      return kv.update(key, value(tenantId, nodeId, at), revision).then(
-        () => true,
-        () => false,
-      );
+    /** Takes keys over from a holder that answered it has no such message; answers those now this node's. */
+    async takeOver(from: string, keys: readonly string[], at: number): Promise<Set<string>> {
+      await log.append({ kind: 'take', node: nodeId, from, at, keys: [...keys] });
+      const holders = index.holders(keys);
+      return new Set(keys.filter((key) => holders.get(key) === nodeId));
     },
     /** Names this node as the holder (a message adopted from a draining node now lives here). */
-    async assign(nc: NatsConnection, tenantId: string, id: string, at: number): Promise<void> {
-      const kv = await bucket(nc);
-      await kv.put(claimKey(tenantId, id), value(tenantId, nodeId, at));
+    async assign(tenantId: string, id: string, at: number): Promise<void> {
+      await log.append({ kind: 'assign', node: nodeId, at, keys: [claimKey(tenantId, id)] });
     },
   };
 }
 
-export type ClaimBucket = ReturnType<typeof createClaimBucket>;
+export type ClientIdClaims = ReturnType<typeof createClientIdClaims>;

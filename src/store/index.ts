@@ -16,6 +16,7 @@ import type { MirrorStore } from '../core/mirror.js';
 import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { ConfigRows } from '../core/config-replica.js';
+import type { ClaimIndex } from '../core/claim-ledger.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import type { MessageTransferStore } from '../core/fleet-drain.js';
 import type { ReportStore } from '../core/report.js';
@@ -46,6 +47,7 @@ import { createWalSync } from './wal-sync.js';
 import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
 import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
+import { createSqliteClaimIndex } from './claim-index.js';
 
 export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
 export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
@@ -76,6 +78,8 @@ export interface SqliteStore extends AdminStore {
   transfer: MessageTransferStore;
   /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
   configRows(deps: ConfigRowsDeps): ConfigRows;
+  /** Fleet mode's index of the fleet's claims on client ids (claim-index.ts): made when asked, as configRows. */
+  claimIndex(): ClaimIndex;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
   onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
@@ -149,6 +153,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     inbox: guard(createSqliteInboxStore(db)),
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     configRows: (deps) => createSqliteConfigRows(db, deps),
+    claimIndex: () => guard(createSqliteClaimIndex(db)),
     onEvent: (listener) => {
       listeners.push(listener);
     },

@@ -19,6 +19,8 @@ describe('schema migrations', () => {
       'bounce_messages',
       'command_log',
       'config_revisions',
+      'fleet_claim_cursor',
+      'fleet_claims',
       'inbox',
       'messages',
       'messages_fts',

@@ -84,12 +84,38 @@ describe('idempotency across the fleet', () => {
     expect(Object.fromEntries(deliveries())).toEqual({ 'dup-1': 1, 'fresh-1': 1 });
   }, 90_000);
 
+  it('queues each client id on one node only when the same request reaches three nodes at once, and delivers each once', async () => {
+    const before = sink.messages.length;
+    const ids = Array.from({ length: 30 }, (_, index) => `race-${index}`);
+    const answers = await Promise.all(
+      ['n1', 'n2', 'n3'].map((node) =>
+        post(
+          urlOf(node),
+          ids.map((id) => message(id)),
+        ),
+      ),
+    );
+    for (const answer of answers) expect(answer.status).toBe(200);
+    // Every id is taken by exactly one node; the two others answer it as a repeat.
+    const queuedOn = new Map<string, number>(ids.map((id) => [id, 0]));
+    for (const answer of answers) {
+      const repeats = new Set((answer.body.rejected as Array<{ id: string; code: string }>).map((item) => (expect(item.code).toBe('ALREADY_SENT'), item.id)));
+      for (const id of ids) if (!repeats.has(id)) queuedOn.set(id, (queuedOn.get(id) as number) + 1);
+    }
+    expect([...queuedOn].filter(([, count]) => count !== 1)).toEqual([]);
+    expect(answers.reduce((sum, answer) => sum + (answer.body.queued as number), 0)).toBe(ids.length);
+    await sink.waitForMessages(before + ids.length, 30_000);
+    const counts = deliveries();
+    expect(ids.filter((id) => counts.get(id) !== 1)).toEqual([]);
+  }, 60_000);
+
   it('does not lock out an id whose claim has no message behind it (a crash between claim and commit), unless its holder cannot answer', async () => {
-    // Claims as a node leaves them when it dies between its claim and its commit.
+    // Claims as a node leaves them in the fleet's claim log when it dies between its claim and its commit.
     const nc = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
-      const kv = await nc.jetstream().views.kv('mailproxy_fleet_idem');
-      const claim = (id: string, node: string) => kv.create(claimKey('acme', id), new TextEncoder().encode(JSON.stringify({ node, tenant_id: 'acme', at: 0 })));
+      const js = nc.jetstream();
+      const claim = (id: string, node: string) =>
+        js.publish(`mailproxy_fleet_claims.${node}`, JSON.stringify({ kind: 'claim', node, at: Date.now(), keys: [claimKey('acme', id)] }));
       await claim('orphan-1', 'n1');
       await claim('orphan-2', 'n9');
     } finally {

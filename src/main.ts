@@ -120,6 +120,8 @@ function stages(
     ...(work.fleetLimits === null ? [] : [{ name: 'fleet limits', services: [work.fleetLimits.service] }]),
     // Follows the fleet's claims on client ids before intake opens (fleet-wide idempotency).
     ...(fleet === null ? [] : [{ name: 'fleet claims', services: [fleet.claimLog] }]),
+    // Back from being away: what a survivor adopted meanwhile is given up before anything is sent (issue 25).
+    ...(fleet?.durable == null ? [] : [{ name: 'fleet spool', services: [fleet.durable.adoption, fleet.durable.spool] }]),
     // Answers the other nodes about this node's messages (one view, issue 24).
     ...(streams.fleetView === null ? [] : [{ name: 'fleet view', services: [streams.fleetView.responder] }]),
     // A stream that conflicts refuses the start here, before anything is accepted.

@@ -10,6 +10,7 @@ import { createFleetResponder } from '../fleet/fleet-responder.js';
 import { createFleetSubmissions, holderSubject } from '../fleet/fleet-submissions.js';
 import { createClaimLog } from '../fleet/claim-log.js';
 import { createClientIdClaims } from '../fleet/idempotency-claims.js';
+import { createFleetSpool } from './fleet-spool.js';
 import type { Streams } from './streams.js';
 import type { DaemonContext, Work } from './work.js';
 
@@ -58,6 +59,7 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
     log: log.child({ component: 'fleet-idempotency' }),
     claimTimeoutMs: CLAIM_TIMEOUT_MS,
   });
+  const durable = createFleetSpool(ctx, work, { link, claims, index });
   const responder = createFleetResponder(
     link,
     {
@@ -68,7 +70,9 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
   );
   return {
     claimLog,
-    submissions: fleetSubmissions.submissions,
+    /** Checked against the fleet's claims, committed here, then held by the cluster before the answer. */
+    submissions: durable === null ? fleetSubmissions.submissions : durable.spool.submissions(fleetSubmissions.submissions),
+    durable,
     drain: { phase: drain.phase, progress: drain.progress, drain: () => void drain.drain() },
     responder,
   };

@@ -259,9 +259,20 @@ export const configSchema = z
         heartbeat_seconds: z.number().positive().max(60).default(2),
         node_timeout_seconds: z.number().positive().max(3600).default(30),
         limit_chunk: positiveInt.default(100),
+        adopt_after_seconds: z
+          .number()
+          .positive()
+          .max(7 * 24 * 3600)
+          .default(120),
       })
       .strict()
       .superRefine((fleet, ctx) => {
+        if (fleet.adopt_after_seconds < fleet.node_timeout_seconds)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['adopt_after_seconds'],
+            message: 'at least node_timeout_seconds: a node is adopted only once it is known to be lost',
+          });
         if (fleet.enabled && fleet.node_id === '')
           ctx.addIssue({ code: 'custom', path: ['node_id'], message: 'a fleet node needs a node_id, unique in the fleet' });
         if (fleet.node_timeout_seconds < 2 * fleet.heartbeat_seconds) {

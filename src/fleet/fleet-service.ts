@@ -63,6 +63,10 @@ export interface FleetLink {
   connected(): boolean;
   /** The node ids seen alive at the last heartbeat, this node included. */
   aliveNodes(): string[];
+  /** Every node's last heartbeat as read at the last beat (this node's included). */
+  sightings(): NodeSighting[];
+  /** This data directory's instance (fleet-node.json); '' before the start. */
+  instance(): string;
 }
 
 export interface FleetService extends Service {
@@ -160,6 +164,8 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
         .map((node) => node.node_id);
       return alive.includes(settings.nodeId) ? alive : [...alive, settings.nodeId].sort();
     },
+    sightings: () => nodes,
+    instance: () => identity?.instance ?? '',
   };
 
   return {

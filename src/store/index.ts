@@ -17,6 +17,7 @@ import type { InboxStore } from '../core/inbound.js';
 import type { AdminStore, SecretBox } from '../core/ports.js';
 import type { ConfigRows } from '../core/config-replica.js';
 import type { ClaimIndex } from '../core/claim-ledger.js';
+import type { SpoolRows } from '../core/cluster-spool.js';
 import type { MessageQueue, MessageSpool } from '../core/queue.js';
 import type { MessageTransferStore } from '../core/fleet-drain.js';
 import type { ReportStore } from '../core/report.js';
@@ -48,6 +49,7 @@ import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js
 import { createSqliteTenantRepository } from './tenant-repository.js';
 import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
 import { createSqliteClaimIndex } from './claim-index.js';
+import { createSqliteSpoolRows } from './spool-rows.js';
 
 export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
 export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
@@ -80,6 +82,8 @@ export interface SqliteStore extends AdminStore {
   configRows(deps: ConfigRowsDeps): ConfigRows;
   /** Fleet mode's index of the fleet's claims on client ids (claim-index.ts): made when asked, as configRows. */
   claimIndex(): ClaimIndex;
+  /** Fleet mode's replicated spool: each waiting message as the cluster keeps it (spool-rows.ts), made when asked. */
+  spoolRows(): SpoolRows;
   /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
   onEvent(listener: OutboxListener): void;
   /** Schema versions applied while opening. */
@@ -115,8 +119,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const walSync = createWalSync(`${options.path}-wal`);
   const inTransaction = transactionRunner(db);
   const listeners: OutboxListener[] = [];
-  const notify: OutboxListener = (tenantId, eventType, accountId, text) => {
-    for (const listener of listeners) listener(tenantId, eventType, accountId, text);
+  const notify: OutboxListener = (tenantId, eventType, accountId, text, messagePk) => {
+    for (const listener of listeners) listener(tenantId, eventType, accountId, text, messagePk);
   };
   const writeEvent = createMessageEventWriter(db, options.ids, notify);
   const changes = createSqliteChangeLog(db, notify);
@@ -154,6 +158,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     configRows: (deps) => createSqliteConfigRows(db, deps),
     claimIndex: () => guard(createSqliteClaimIndex(db)),
+    spoolRows: () => guard(createSqliteSpoolRows(db, writeEvent)),
     onEvent: (listener) => {
       listeners.push(listener);
     },

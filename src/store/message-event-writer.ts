@@ -57,7 +57,7 @@ export const MESSAGE_EVENT_PREFIX = 'message.';
  * schedules a round; by the time that round reads, the transaction has
  * committed or rolled back.
  */
-export type OutboxListener = (tenantId: string, eventType: string, accountId?: string | null, text?: string | null) => void;
+export type OutboxListener = (tenantId: string, eventType: string, accountId?: string | null, text?: string | null, messagePk?: number | null) => void;
 
 export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, listener: OutboxListener = () => {}): MessageEventWriter {
   const insert = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id,
@@ -82,6 +82,6 @@ export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, list
       t.at,
       t.correlationId ?? null,
     );
-    listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type, t.accountId, t.text ?? null);
+    listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type, t.accountId, t.text ?? null, t.pk);
   };
 }

@@ -8,10 +8,23 @@ import type { MessageTransfer, MessageTransferStore, StoredTransfer } from '../c
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
-interface WaitingRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk'> {
+/** A message row as a transfer reads it (TRANSFER_COLUMNS). */
+export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk'> {
   pk: number;
   raw: Buffer | null;
   spool_id: number | null;
+}
+
+export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id,
+      mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
+
+/** The row as it travels: a large SMTP submission's bytes, which live in its spool, read back whole. */
+export function transferReader(db: SqliteDatabase): (row: TransferRow) => StoredTransfer {
+  const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
+  return ({ pk, raw, spool_id: spoolId, ...row }) => {
+    const bytes = spoolId === null ? raw : Buffer.concat(spoolParts.all(spoolId).map((part) => part.bytes));
+    return { ...row, origin_pk: pk, raw_base64: bytes === null ? null : bytes.toString('base64') };
+  };
 }
 
 // Held when the tenant is inactive or its batch (or all of it) suspended on this node: a suspension is this node's configuration.
@@ -19,11 +32,10 @@ const HOLD = `(SELECT active = 0 FROM tenants WHERE id = @tenant_id)
   OR EXISTS (SELECT 1 FROM suspensions s WHERE s.tenant_id = @tenant_id AND s.batch_code IN ('*', @batch_code))`;
 
 export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageTransferStore {
-  const waitingRows = db.prepare<[number], WaitingRow>(`SELECT pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id,
-      mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason
+  const waitingRows = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS}
     FROM messages WHERE state IN ('queued', 'deferred') AND lease_owner IS NULL ORDER BY pk LIMIT ?`);
+  const asTransfer = transferReader(db);
   const countWaiting = db.prepare<[], number>(`SELECT count(*) FROM messages WHERE state IN ('queued', 'deferred', 'sending')`).pluck();
-  const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
   const accountExists = db.prepare<[string, string], number>(`SELECT 1 FROM accounts WHERE tenant_id = ? AND id = ?`).pluck();
   const existing = db.prepare<[string, string], { pk: number }>(`SELECT pk FROM messages WHERE tenant_id = ? AND id = ?`);
   const insert = db.prepare<Record<string, unknown>, IdentityRow>(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
@@ -37,12 +49,7 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
   const remove = db.prepare<[number]>(`DELETE FROM messages WHERE pk = ?`);
 
   return {
-    waiting: (limit) =>
-      waitingRows.all(limit).map(({ pk, raw, spool_id: spoolId, ...row }) => {
-        // A large SMTP submission's bytes live in its spool: they travel whole.
-        const bytes = spoolId === null ? raw : Buffer.concat(spoolParts.all(spoolId).map((part) => part.bytes));
-        return { ...row, origin_pk: pk, raw_base64: bytes === null ? null : bytes.toString('base64') };
-      }),
+    waiting: (limit) => waitingRows.all(limit).map(asTransfer),
     waitingCount: () => countWaiting.get() ?? 0,
     adopt: (transfer, dueAt, now) =>
       durableTransaction(db, () => {

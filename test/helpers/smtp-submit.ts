@@ -54,7 +54,14 @@ export async function openSubmission(port: number, options: SubmitOptions = {}):
       }),
     send: (envelope, raw) =>
       new Promise((resolve, reject) => {
-        connection.send(envelope, raw, (error, info) => (error ? reject(error) : resolve(info)));
+        // A server killed mid-send closes the socket without an answer: the send's callback never comes.
+        const ended = () => reject(new Error('the connection ended before the answer'));
+        connection.once('end', ended);
+        connection.send(envelope, raw, (error, info) => {
+          connection.off('end', ended);
+          if (error) reject(error);
+          else resolve(info);
+        });
       }),
     close: () => connection.quit(),
   };

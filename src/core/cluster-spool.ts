@@ -1,0 +1,67 @@
+/**
+ * Fleet durability (issue 25), the pure part: what a node keeps on the
+ * cluster for each message it has not finished (its replicated spool entry),
+ * which lost nodes a survivor may adopt, and what an adoption lease says. A
+ * message's entry is the same record a drain hands to a peer
+ * (core/fleet-drain.ts), so an adoption replays it as a drain's adopt does.
+ */
+import type { NodeSighting } from './fleet.js';
+import type { StoredTransfer } from './fleet-drain.js';
+
+/** The store's side: each message's entry as it stands now, or null once it needs none (finished, removed). */
+export interface SpoolRows {
+  /** Entries of the waiting messages (queued, deferred, sending) with these client ids in the tenant. */
+  byClientIds(tenantId: string, ids: readonly string[]): StoredTransfer[];
+  /** Each pk's entry, null for a message finished or gone. */
+  byPks(pks: readonly number[]): Map<number, StoredTransfer | null>;
+  /** Pks of the waiting messages after `afterPk`, in order: a start protects the whole queue page by page. */
+  waitingPks(afterPk: number, limit: number): number[];
+  /** Every waiting message's tenant and client id: a returning node asks the claims which of them a survivor adopted. */
+  waitingIds(): Array<{ pk: number; tenantId: string; id: string }>;
+  /**
+   * A returning node gives up what a survivor adopted: each of these messages, if still
+   * waiting here, becomes `moved` (to the node named) in one transaction, so that none is
+   * sent twice. Answers how many.
+   */
+  surrender(moves: ReadonlyArray<{ pk: number; toNode: string }>, now: number): number;
+}
+
+/** The events after which a message's entry must be written again (it waits anew) or removed (it finished). */
+export const SPOOL_EVENTS = new Set(['message.sent', 'message.error', 'message.deleted', 'message.moved', 'message.resent', 'message.adopted']);
+
+/**
+ * The lease on adopting a lost node's spool, in the fleet's KV bucket under
+ * `adopt.<node>.<instance>` (the instance: a node whose disk was replaced is
+ * another spool). Created by the one survivor that wins it; `done` once every
+ * entry was replayed. The lost node, back on its old disk, reads it and
+ * surrenders what it still holds.
+ */
+export interface AdoptionLease {
+  node: string;
+  instance: string;
+  by: string;
+  state: 'adopting' | 'done';
+  at: number;
+  adopted: number;
+}
+
+/**
+ * The nodes whose spool this node may adopt now: another node, silent or
+ * stopped for at least `adoptAfterMs` (a node that drained and left holds no
+ * mail). Oldest silence first.
+ */
+export function adoptionCandidates(self: string, sightings: readonly NodeSighting[], now: number, adoptAfterMs: number): NodeSighting[] {
+  return sightings
+    .filter((sighting) => sighting.beat.node_id !== self && sighting.beat.state !== 'drained' && now - sighting.seenAt >= adoptAfterMs)
+    .sort((a, b) => a.seenAt - b.seenAt);
+}
+
+/**
+ * Whether an adoption lease found in the bucket can be taken over: one still
+ * `adopting` whose adopter has itself been silent that long (it died mid-way;
+ * replaying again is harmless, an adopt is idempotent by client id).
+ */
+export function leaseAbandoned(lease: AdoptionLease, adopter: NodeSighting | undefined, now: number, adoptAfterMs: number): boolean {
+  if (lease.state === 'done') return false;
+  return adopter === undefined || now - adopter.seenAt >= adoptAfterMs;
+}

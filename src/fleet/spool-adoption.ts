@@ -1,0 +1,212 @@
+/**
+ * Adopting a lost node's spool (issue 25). When a node has been silent (or
+ * stopped) for `adoptAfterMs`, one survivor wins the lease `adopt.<node>.<instance>`
+ * in the fleet's bucket (create, or compare-and-set over an adopter that died
+ * mid-way) and replays every entry the lost node left: each is adopted into
+ * this node's queue as a drain's adopt is (same client id and X-Genro-Mail-ID,
+ * so a receiver can tell a possible resend), its client id is named this
+ * node's in the claim log, and only then is the entry removed.
+ *
+ * Fencing the return: a lease is taken first and the lost node's heartbeat read
+ * afresh after; a node coming back writes its heartbeat first and reads the
+ * lease after. So either the adopter sees it back (and gives the lease up) or
+ * the returning node sees the lease: it then waits for the adoption to end and
+ * gives up every waiting message whose client id the claims name another node
+ * for, before it sends anything.
+ */
+import type { KV, NatsConnection } from 'nats';
+import type { ClaimIndex } from '../core/claim-ledger.js';
+import { adoptionCandidates, leaseAbandoned, type AdoptionLease, type SpoolRows } from '../core/cluster-spool.js';
+import type { Clock } from '../core/clock.js';
+import { adoptedDueAt, type MessageTransferStore } from '../core/fleet-drain.js';
+import type { NodeSighting } from '../core/fleet.js';
+import type { Logger } from '../core/logger.js';
+import { createPeriodicLoop } from '../runtime/periodic-loop.js';
+import type { Service } from '../runtime/service.js';
+import type { FleetLink } from './fleet-service.js';
+import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
+import { readNode } from './node-registry.js';
+import type { SpoolOwner, SpoolStream } from './spool-stream.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+/** A returning node polls the lease this often while a survivor is still adopting its mail. */
+const RETURN_POLL_MS = 1000;
+
+export interface SpoolAdoptionSettings {
+  /** The fleet's membership bucket, which holds the leases too. */
+  bucket: string;
+  adoptAfterMs: number;
+  checkMs: number;
+}
+
+export interface SpoolAdoptionDeps {
+  link: FleetLink;
+  stream: SpoolStream;
+  transfers: Pick<MessageTransferStore, 'adopt'>;
+  rows: SpoolRows;
+  claims: ClientIdClaims;
+  index: ClaimIndex;
+  wake: () => void;
+  clock: Clock;
+  log: Logger;
+}
+
+export interface SpoolAdoption extends Service {
+  /** Resolves once this node, back from being away, has given up what a survivor adopted (at once when nothing was). */
+  returned(): Promise<void>;
+  /** Messages adopted from lost nodes since the start. */
+  adopted(): number;
+  tick(): Promise<void>;
+}
+
+export const leaseKey = (owner: SpoolOwner): string => `adopt.${owner.node}.${owner.instance}`;
+
+function leaseOf(value: Uint8Array): AdoptionLease | null {
+  try {
+    return JSON.parse(decoder.decode(value)) as AdoptionLease;
+  } catch {
+    return null;
+  }
+}
+
+export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: SpoolAdoptionDeps): SpoolAdoption {
+  const { link, stream, log, clock } = deps;
+  let kv: KV | null = null;
+  let adoptedCount = 0;
+  let stopped = false;
+  let markReturned: () => void = () => undefined;
+  const returnedOnce = new Promise<void>((resolve) => (markReturned = resolve));
+
+  const bucket = async (nc: NatsConnection): Promise<KV> => (kv ??= await nc.jetstream().views.kv(settings.bucket, { history: 1 }));
+  const write = (lease: AdoptionLease): Uint8Array => encoder.encode(JSON.stringify(lease));
+
+  /** Wins the lease on the lost node's spool, or answers null (another survivor has it, or it is done). */
+  const takeLease = async (store: KV, lost: NodeSighting): Promise<AdoptionLease | null> => {
+    const owner = { node: lost.beat.node_id, instance: lost.beat.instance };
+    const mine: AdoptionLease = { ...owner, by: link.nodeId, state: 'adopting', at: clock.now(), adopted: 0 };
+    const found = await store.get(leaseKey(owner));
+    if (found === null || found.operation !== 'PUT') {
+      const created = await store.create(leaseKey(owner), write(mine)).then(
+        () => true,
+        () => false,
+      );
+      return created ? mine : null;
+    }
+    const lease = leaseOf(found.value);
+    if (lease === null || lease.state === 'done') return null;
+    if (lease.by === link.nodeId) return lease;
+    const adopter = link.sightings().find((sighting) => sighting.beat.node_id === lease.by);
+    if (!leaseAbandoned(lease, adopter, clock.now(), settings.adoptAfterMs)) return null;
+    const taken = await store.update(leaseKey(owner), write(mine), found.revision).then(
+      () => true,
+      () => false,
+    );
+    return taken ? mine : null;
+  };
+
+  /** Replays the lost node's entries into this node's queue; answers how many were adopted and how many could not be. */
+  const replay = async (nc: NatsConnection, owner: SpoolOwner): Promise<{ adopted: number; failed: number }> => {
+    let adopted = 0;
+    let failed = 0;
+    for (const pk of await stream.pks(nc, owner)) {
+      if (stopped) break;
+      const entry = await stream.read(nc, owner, pk);
+      if (entry === null) continue;
+      const transfer = { ...entry, origin_node: owner.node };
+      try {
+        const now = clock.now();
+        const result = deps.transfers.adopt(transfer, adoptedDueAt(transfer, now), now);
+        if (!result.already) deps.wake();
+      } catch (error) {
+        // An account this node does not have: the entry stays for another pass (or another survivor).
+        failed += 1;
+        log.error({ err: error, node: owner.node, pk, tenantId: entry.tenant_id, id: entry.id }, 'could not adopt a lost node’s message');
+        continue;
+      }
+      await deps.claims.assign(entry.tenant_id, entry.id, clock.now());
+      await stream.remove(nc, owner, pk);
+      adopted += 1;
+    }
+    return { adopted, failed };
+  };
+
+  const adoptFrom = async (nc: NatsConnection, store: KV, lost: NodeSighting): Promise<void> => {
+    const lease = await takeLease(store, lost);
+    if (lease === null) return;
+    const owner = { node: lease.node, instance: lease.instance };
+    // The fence: read the lost node afresh now that the lease is written. Back meanwhile: it keeps its mail.
+    const fresh = await readNode(store, owner.node);
+    if (fresh !== null && fresh.beat.instance === owner.instance && clock.now() - fresh.seenAt < settings.adoptAfterMs) {
+      await store.delete(leaseKey(owner));
+      log.info(owner, 'lost node is back; adoption given up');
+      return;
+    }
+    log.warn({ ...owner, silentMs: clock.now() - lost.seenAt }, 'adopting a lost node’s spool');
+    const { adopted, failed } = await replay(nc, owner);
+    adoptedCount += adopted;
+    await store.put(leaseKey(owner), write({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: lease.adopted + adopted }));
+    log.warn({ ...owner, adopted, failed }, failed === 0 ? 'lost node’s spool adopted' : 'lost node’s spool partly adopted; retrying');
+  };
+
+  /** A node back on its old disk: waits out an adoption of its spool, then gives up what the claims say was adopted. */
+  const comeBack = async (nc: NatsConnection): Promise<void> => {
+    const store = await bucket(nc);
+    const key = leaseKey({ node: link.nodeId, instance: link.instance() });
+    for (;;) {
+      const found = await store.get(key);
+      const lease = found === null || found.operation !== 'PUT' ? null : leaseOf(found.value);
+      if (lease === null) return;
+      const adopter = link.sightings().find((sighting) => sighting.beat.node_id === lease.by);
+      if (lease.state === 'done' || leaseAbandoned(lease, adopter, clock.now(), settings.adoptAfterMs)) {
+        const waiting = deps.rows.waitingIds();
+        const holders = deps.index.holders(waiting.map((message) => claimKey(message.tenantId, message.id)));
+        const moves = waiting.flatMap((message) => {
+          const holder = holders.get(claimKey(message.tenantId, message.id));
+          return holder === undefined || holder === link.nodeId ? [] : [{ pk: message.pk, toNode: holder }];
+        });
+        const surrendered = deps.rows.surrender(moves, clock.now());
+        await store.delete(key);
+        log.warn(
+          { adoptedBy: lease.by, surrendered, kept: waiting.length - surrendered },
+          'this node’s mail was adopted while it was away: adopted messages given up',
+        );
+        return;
+      }
+      log.info({ adoptedBy: lease.by }, 'a survivor is adopting this node’s mail; waiting for it before sending');
+      await new Promise((resolve) => setTimeout(resolve, RETURN_POLL_MS));
+      if (stopped) return;
+    }
+  };
+
+  const loop = createPeriodicLoop({
+    name: 'fleet-adoption',
+    intervalMs: settings.checkMs,
+    log,
+    clock,
+    run: async () => {
+      const nc = link.connection();
+      if (stopped || nc === null || !link.connected()) return;
+      const store = await bucket(nc);
+      for (const lost of adoptionCandidates(link.nodeId, link.sightings(), clock.now(), settings.adoptAfterMs)) await adoptFrom(nc, store, lost);
+    },
+  });
+
+  return {
+    name: 'fleet-adoption',
+    returned: () => returnedOnce,
+    adopted: () => adoptedCount,
+    async start() {
+      const nc = link.connection();
+      // Not joined at the start (the cluster away): nothing can be known of an adoption; the node goes on alone.
+      if (nc !== null) await comeBack(nc).catch((error: unknown) => log.error({ err: error }, 'could not check whether this node’s mail was adopted'));
+      markReturned();
+      loop.start();
+    },
+    async stop() {
+      stopped = true;
+      await loop.stop();
+    },
+    tick: () => loop.tick(),
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Issue 25 on real peers (a three-server NATS cluster, three `mailproxy serve`
+ * processes, one slow SMTP sink): a node SIGKILLed under load with its data
+ * directory deleted loses none of the mail it acknowledged: a survivor adopts
+ * its replicated spool and sends what it had not finished. A node that comes
+ * back on its old disk after its spool was adopted sends none of it again.
+ */
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type TestFleet } from '../helpers/fleet.js';
+import { startFleetLoad, type FleetLoadTarget } from '../helpers/fleet-load.js';
+import { copiesById } from '../helpers/outage-checks.js';
+import { openSubmission } from '../helpers/smtp-submit.js';
+import { api } from '../helpers/test-daemon.js';
+import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+
+const TENANT = 'acme';
+/** A node silent this long is adopted (the tests' heartbeats are fast; at least node_timeout_seconds). */
+const ADOPT_AFTER_SECONDS = '3';
+
+let fleet: TestFleet;
+let sink: SmtpSink;
+let key: string;
+
+const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token: FLEET_TOKEN, body });
+const urlOf = (id: string): string => fleet.nodes.find((node) => node.id === id)?.url as string;
+const waitingOn = async (url: string): Promise<number> => (await admin(url, 'GET', '/status')).body.queue.waiting as number;
+
+async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      // What the nodes went through, for the reader of a failed run.
+      for (const node of fleet.nodes)
+        console.error(
+          node.id,
+          node.daemon.entries
+            .filter((entry) => entry.level !== 'info' && entry.level !== 'debug')
+            .slice(-20)
+            .map((entry) => JSON.stringify(entry))
+            .join('\n'),
+        );
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+const mailIdOf = (raw: Buffer): string | undefined => /^X-Genro-Mail-ID: (.+)$/m.exec(raw.toString('utf8'))?.[1]?.trim();
+
+/** The adoptions of `node`'s spool that the survivors logged, with how many messages each took. */
+const adoptionsOf = (node: string) =>
+  fleet.nodes
+    .filter((survivor) => survivor.id !== node)
+    .flatMap((survivor) => survivor.daemon.entries.filter((entry) => entry.msg === 'lost node’s spool adopted' && entry.node === node))
+    .map((entry) => ({ adopted: entry.adopted as number, instance: entry.instance as string }));
+
+beforeAll(async () => {
+  // Each send takes a while, so that a node under load has mail waiting when it is killed.
+  sink = await startSmtpSink({ answerDelayMs: 60 });
+  fleet = await startFleet(['n1', 'n2', 'n3'], { MAILPROXY_FLEET_ADOPT_AFTER_SECONDS: ADOPT_AFTER_SECONDS });
+  key = await provisionTenant(fleet, TENANT, { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
+}, 120_000);
+
+afterAll(async () => {
+  await fleet?.destroy();
+  await sink?.stop();
+});
+
+describe('a node lost with its disk', () => {
+  it('delivers every message the lost node acknowledged through a survivor; duplicates only of sends in flight at the kill', async () => {
+    const targets: FleetLoadTarget[] = fleet.nodes.map((node) => ({ id: node.id, url: node.url, smtpPort: node.smtpPort, key }));
+    const load = startFleetLoad(targets, TENANT, { smtpPauseMs: 50, httpBatch: 5, httpPauseMs: 100 });
+    const { acknowledged } = load.ledger;
+    const n2 = fleet.nodes.find((node) => node.id === 'n2')!;
+    // The kill lands once n2 has taken more than it could send yet.
+    await until(async () => (acknowledged.get('n2')?.size ?? 0) >= 100 && (await waitingOn(n2.url)) >= 20, 'n2 to acknowledge 100 and hold 20 waiting', 60_000);
+    const killedAt = Date.now();
+    n2.daemon.child.kill('SIGKILL');
+    await n2.daemon.exited;
+    rmSync(n2.cwd, { recursive: true, force: true });
+    const lostAcks = new Map(acknowledged.get('n2'));
+
+    // n1 and n3 go on taking mail until the adoption is done.
+    await until(() => adoptionsOf('n2').length > 0, 'a survivor to adopt n2’s spool', 60_000);
+    await load.stop();
+
+    const ids = [...acknowledged.values()].flatMap((perNode) => [...perNode.keys()]);
+    const undelivered = () => {
+      const seen = copiesById(sink.messages);
+      return ids.filter((id) => !seen.has(id));
+    };
+    await until(() => undelivered().length === 0, 'every acknowledged message at the sink', 90_000).catch((error: unknown) => {
+      console.error('undelivered', undelivered().length, undelivered().slice(0, 20));
+      throw error;
+    });
+    const copies = copiesById(sink.messages);
+    // Sent twice: only what n2 was sending as it died (the sink had it, n2 had not recorded it as sent).
+    const twice = ids.filter((id) => (copies.get(id) ?? 0) > 1);
+    const firstSeen = (id: string) => Math.min(...sink.messages.filter((message) => mailIdOf(message.raw) === id).map((message) => message.receivedAt));
+    const adoptions = adoptionsOf('n2');
+    console.info(JSON.stringify({ lostAcknowledged: lostAcks.size, adoptions, sentTwice: twice.length, acknowledged: ids.length }));
+    expect(adoptions.reduce((sum, adoption) => sum + adoption.adopted, 0)).toBeGreaterThanOrEqual(20);
+    expect(
+      ids.filter((id) => !copies.has(id)),
+      'acknowledged and never delivered',
+    ).toEqual([]);
+    expect(
+      twice.filter((id) => !lostAcks.has(id)),
+      'sent twice but not n2’s',
+    ).toEqual([]);
+    expect(
+      twice.filter((id) => firstSeen(id) < killedAt - 2000 || firstSeen(id) > killedAt + 500),
+      'sent twice, first copy not in flight at the kill',
+    ).toEqual([]);
+    // Nothing left waiting on the survivors.
+    for (const id of ['n1', 'n3']) await until(async () => (await waitingOn(urlOf(id))) === 0, `${id} to have nothing waiting`, 60_000);
+    // An adopted message's timeline says where it came from.
+    const adoptedId = [...lostAcks.keys()].find((id) => (copies.get(id) ?? 0) === 1 && firstSeen(id) > killedAt + 500);
+    expect(adoptedId, 'a message of n2 sent after the kill').toBeDefined();
+    const found = await admin(urlOf('n1'), 'GET', `/messages/${adoptedId}?tenant_id=${TENANT}`);
+    expect(['n1', 'n3']).toContain(found.body.node_id);
+    expect(found.body.events.map((event: { event_type: string }) => event.event_type)).toContain('adopted');
+  }, 240_000);
+
+  it('sends nothing twice when the node comes back on its old disk after its spool was adopted', async () => {
+    // A fresh n2 (a new disk): its mail is held by the shared suspension, so nothing is in flight at the kill.
+    const n2 = await fleet.startNode('n2');
+    await untilFleet(n2.url, (seen) => seen.alive === 3, 'n2 to see three live nodes');
+    expect((await admin(urlOf('n1'), 'POST', '/commands/suspend', { tenant_id: TENANT })).status).toBe(200);
+    const ids = Array.from({ length: 20 }, (_, index) => `back-${index}`);
+    const posted = await api(n2.url, 'POST', '/add-messages', {
+      token: key,
+      body: { messages: ids.map((id) => ({ id, from: 'app@acme.example', to: `${id}@example.net`, subject: id, body: 'held' })) },
+    });
+    expect(posted.body).toMatchObject({ queued: ids.length, rejected: [] });
+    const session = await openSubmission(n2.smtpPort);
+    try {
+      await session.login(TENANT, key);
+      for (const id of ['back-smtp-1', 'back-smtp-2']) {
+        ids.push(id);
+        await session.send(
+          { from: 'app@acme.example', to: [`${id}@example.net`] },
+          `From: app@acme.example\r\nTo: ${id}@example.net\r\nSubject: ${id}\r\nX-Genro-Mail-ID: ${id}\r\n\r\nheld\r\n`,
+        );
+      }
+    } finally {
+      session.close();
+    }
+    const before = adoptionsOf('n2').length;
+    n2.daemon.child.kill('SIGKILL');
+    await n2.daemon.exited;
+    await until(() => adoptionsOf('n2').length > before, 'a survivor to adopt n2’s spool', 60_000);
+    expect(adoptionsOf('n2').at(-1)?.adopted).toBe(ids.length);
+
+    // Back on its old disk, while the tenant is still suspended: it gives up what was adopted.
+    const back = await fleet.startNode('n2', { cwd: n2.cwd });
+    await back.daemon.waitForLog((entry) => entry.msg === 'this node’s mail was adopted while it was away: adopted messages given up');
+    expect((await admin(urlOf('n1'), 'POST', '/commands/activate', { tenant_id: TENANT })).status).toBe(200);
+    for (const id of ['n1', 'n2', 'n3']) await until(async () => (await waitingOn(urlOf(id))) === 0, `${id} to have nothing waiting`, 60_000);
+    const copies = copiesById(sink.messages);
+    expect(
+      ids.filter((id) => copies.get(id) !== 1),
+      'not delivered exactly once',
+    ).toEqual([]);
+    // n2's own timeline says where each went.
+    const moved = await admin(back.url, 'GET', `/messages/${ids[0]}?tenant_id=${TENANT}`);
+    expect(['n1', 'n3']).toContain(moved.body.node_id);
+  }, 240_000);
+});

@@ -5,7 +5,7 @@
  * Tried before the generic English phrases of bounce-reasons.ts, which they
  * refine. Data only; every pattern bounded (no backtracking on hostile text).
  */
-import type { BounceReason } from './bounce-reasons.js';
+import type { BounceReason } from './bounce-reason.js';
 
 type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
 

@@ -78,6 +78,9 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
   ['Sendmail host', '5.1.2 Host unknown (Name server: mx.example.invalid: host not found)', 'host_unknown'],
   ['Sendmail expiry', 'Cannot send message for 5 days', 'expired'],
   ['Sendmail relay', '550 5.7.1 <ann@example.org>... Relaying denied', 'policy_block'],
+  // fml (fmlorg/fml4 kern/fml.pl): RejectHandler's deny text, DupMessageIdP's loop alert
+  ['fml not member', 'You are not a member of this mailing list <owls@lists.example.net>.', 'policy_block'],
+  ['fml loop alert', 'Duplicated Message-ID is detected in <owls@lists.example.net>.', 'system_error'],
 ];
 
 describe('documented refusals, by standard and vendor', () => {

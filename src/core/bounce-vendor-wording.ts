@@ -95,8 +95,15 @@ const QMAIL: Wording = [
 /** Sendmail: its DSN and "Returned mail" texts (sendmail's Installation and Operation Guide). */
 const SENDMAIL: Wording = [['expired', /(?:cannot|could not) send message (?:for|within) (?:the )?(?:past )?\d{1,3} (?:hours?|days?)/i]];
 
+/** fml, the mailing-list manager: its notices in kern/fml.pl (fmlorg/fml4), RejectHandler and DupMessageIdP. */
+const FML: Wording = [
+  ['policy_block', /are not member \(|not a member of this mailing list/i],
+  // A post whose Message-ID the list has already seen is dropped as a mail loop, not for its address.
+  ['system_error', /duplicated message-id (?:is detected )?in </i],
+];
+
 /** Every family's wording, in one table for bounce-classify.ts (families do not overlap). */
-export const VENDOR_PHRASES: Wording = [...RFC_5321, ...MICROSOFT, ...GOOGLE, ...YAHOO, ...AMAZON_SES, ...POSTFIX, ...EXIM, ...QMAIL, ...SENDMAIL];
+export const VENDOR_PHRASES: Wording = [...RFC_5321, ...MICROSOFT, ...GOOGLE, ...YAHOO, ...AMAZON_SES, ...POSTFIX, ...EXIM, ...QMAIL, ...SENDMAIL, ...FML];
 
 /**
  * All the families' wording in one pattern, tried first: most texts carry none of it, and one scan

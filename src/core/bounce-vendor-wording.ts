@@ -34,6 +34,11 @@ const MICROSOFT: Wording = [
   ['system_error', /hop count exceeded/i],
   ['spam_block', /banned sending IP|banned sender|traffic not accepted from this IP/i],
   ['policy_block', /does not pass DMARC verification|unregistered domains?|not in allowed-senders list/i],
+  // 5.7.705: a tenant blocked for the spam it sent; 5.7.510: a domain that takes no mail over IPv6.
+  ['spam_block', /tenant has exceeded threshold/i],
+  ['policy_block', /does not accept email over IPv6/i],
+  // 5.2.121, 5.2.122 and 5.1.90: the recipient's hourly receive limits, the sender's daily recipient limit.
+  ['rate_limited', /RecipientPerHourMessageReceiveLimit|daily limit for message recipients/i],
 ];
 
 /** Google: "SMTP error reference" (Google Workspace Admin Help, support.google.com/a/answer/3726730). */
@@ -41,7 +46,7 @@ const GOOGLE: Wording = [
   ['user_unknown', /email account that you tried to reach does not exist/i],
   ['account_disabled', /email account that you tried to reach is (?:disabled|inactive)/i],
   ['mailbox_full', /email account that you tried to reach is over quota|inbox is out of storage space|out of storage space/i],
-  ['rate_limited', /receiving mail (?:at a rate that prevents additional messages|too quickly)|daily user sending (?:quota|limit) exceeded/i],
+  ['rate_limited', /receiving mail (?:at a rate that prevents additional messages|too quickly)|daily (?:user )?sending (?:quota|limit) exceeded/i],
   ['message_too_large', /exceeded Google's message size limits/i],
   ['spam_block', /unusual rate of unsolicited mail|likely unsolicited mail|very low reputation of the sending|does not have a PTR record/i],
   ['spam_block', /not authorized to send email directly to our servers/i],
@@ -79,6 +84,8 @@ const POSTFIX: Wording = [
 const EXIM: Wording = [
   ['system_error', /suspected mail loop|host lookup did not complete|closed connection in response to/i],
   ['policy_block', /message has lines too long for transport/i],
+  // The message of an ACL "deny" that gives none of its own (the ACL chapter's default).
+  ['policy_block', /administrative prohibition/i],
 ];
 
 /** qmail: qmail-remote(8) and qmail-local(8) messages (cr.yp.to), with their "(#x.y.z)" codes. */

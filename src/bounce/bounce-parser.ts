@@ -10,6 +10,7 @@
 import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
 import { isAutoReplySubject } from '../core/auto-reply-subjects.js';
 import { dsnOutcomeOf, permanenceOf } from '../core/bounce-classify.js';
+import { isListRefusalSubject, refusingListIn } from '../core/list-server-refusals.js';
 import { addressesIn } from './addresses.js';
 import type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
 import { dsnFromRaw, dsnFromText, fieldGroups, readDsn, type DsnRecipientFields } from './dsn-fields.js';
@@ -149,7 +150,7 @@ function kindOf(mail: ParsedMail, text: string, reportsFailure: boolean): 'bounc
   const nullSender = NULL_SENDER.test((headerText(mail, 'return-path') ?? '').trim());
   // A returned message alone is no bounce (people forward mail as attachments); with a failure notice it is.
   const returnsOriginal = mail.attachments.some((attachment) => isOriginalType(attachment.contentType)) && (nullSender || permanenceOf(text) !== null);
-  const bounceLike = reportsFailure || BOUNCE_SENDER.test(from) || BOUNCE_SUBJECT.test(subject) || returnsOriginal;
+  const bounceLike = reportsFailure || BOUNCE_SENDER.test(from) || BOUNCE_SUBJECT.test(subject) || isListRefusalSubject(subject) || returnsOriginal;
   const autoSubmitted = (headerText(mail, 'auto-submitted') ?? '').toLowerCase();
   const autoReply =
     autoSubmitted.startsWith('auto-replied') || mail.headers.has('x-autoreply') || mail.headers.has('x-autorespond') || isAutoReplySubject(subject);
@@ -172,7 +173,9 @@ function proseVerdict(mail: ParsedMail, text: string, attachedOriginal: string, 
   const original = originalAddresses(attachedOriginal !== '' ? attachedOriginal : proseBody(text).quotedOriginal);
   // The returned original names the failed recipient only when it names one (RFC 3462 returns the whole message, every recipient).
   const onlyRecipient = original.recipients.length === 1 ? original.recipients : [];
-  const findings = readProseText(text, ownAddresses(mail, original.senders), failedHeader, onlyRecipient);
+  // A list server's refusal names the list, the address we sent to, in its own words.
+  const list = failedHeader.length === 0 ? refusingListIn(proseBody(text).body) : null;
+  const findings = readProseText(text, ownAddresses(mail, original.senders), list === null ? failedHeader : [list], onlyRecipient);
   const action = permanenceOf(findings.body) === 'soft' ? 'delayed' : 'failed';
   return verdictOf({ recipient: findings.recipient, action, status: null, diagnostic: findings.diagnostic, remoteMta: null }, [findings.body], findings.body);
 }

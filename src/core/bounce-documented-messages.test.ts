@@ -34,6 +34,12 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
   ['Exchange 5.7.57', '530 5.7.57 Client not authenticated to send anonymous mail during MAIL FROM', 'policy_block'],
   ['Exchange 5.3.4', '552 5.3.4 RESOLVER.RST.RecipSizeLimit; message too large for this recipient', 'message_too_large'],
   ['Exchange 5.4.14', '554 5.4.14 Hop count exceeded - possible mail loop', 'system_error'],
+  ['Exchange 5.7.705', '550 5.7.705 Access denied, tenant has exceeded threshold', 'spam_block'],
+  // 5.1.8 "Access denied, bad outbound sender" (blocked for spam) stays policy_block: RFC 3463's x.1.8, the sender's fault, decides.
+  ['Exchange 5.1.8', '550 5.1.8 Access denied, bad outbound sender', 'policy_block'],
+  ['Exchange 5.7.510', '550 5.7.510 Access denied, example.com does not accept email over IPv6', 'policy_block'],
+  ['Exchange 5.2.122', '550 5.2.122 RecipientPerHourMessageReceiveLimitExceeded', 'rate_limited'],
+  ['Exchange 5.1.90', "550 5.1.90 Your message can't be sent because you've reached your daily limit for message recipients", 'rate_limited'],
   // Gmail SMTP error reference
   [
     'Gmail 5.1.1',
@@ -51,6 +57,7 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
   ['Gmail 5.7.0 security', '552-5.7.0 This message was blocked because its content presents a potential security issue.', 'policy_block'],
   ['Gmail 4.7.28', '421-4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your IP address.', 'spam_block'],
   ['Gmail 5.7.26', '550-5.7.26 This mail is unauthenticated, which poses a security risk to the sender and Gmail users', 'policy_block'],
+  ['Gmail 5.4.5', '550-5.4.5 Daily sending quota exceeded.', 'rate_limited'],
   // Yahoo Sender Hub SMTP error codes
   ['Yahoo dd', "554 delivery error: dd This user doesn't have a yahoo.com account (ann@yahoo.com) [0]", 'user_unknown'],
   ['Yahoo TSS04', '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints', 'spam_block'],
@@ -67,6 +74,7 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
   // Exim
   ['Exim unrouteable', 'Unrouteable address', 'host_unknown'],
   ['Exim retry', 'retry timeout exceeded', 'expired'],
+  ['Exim ACL deny', '550 Administrative prohibition', 'policy_block'],
   ['Exim quota', 'mailbox is full (MTA-imposed quota exceeded while writing to file /var/mail/ann)', 'mailbox_full'],
   // qmail
   ['qmail 5.1.1', 'Sorry, no mailbox here by that name. (#5.1.1)', 'user_unknown'],
@@ -78,6 +86,9 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
   ['Sendmail host', '5.1.2 Host unknown (Name server: mx.example.invalid: host not found)', 'host_unknown'],
   ['Sendmail expiry', 'Cannot send message for 5 days', 'expired'],
   ['Sendmail relay', '550 5.7.1 <ann@example.org>... Relaying denied', 'policy_block'],
+  // fml (fmlorg/fml4 kern/fml.pl): RejectHandler's deny text, DupMessageIdP's loop alert
+  ['fml not member', 'You are not a member of this mailing list <owls@lists.example.net>.', 'policy_block'],
+  ['fml loop alert', 'Duplicated Message-ID is detected in <owls@lists.example.net>.', 'system_error'],
 ];
 
 describe('documented refusals, by standard and vendor', () => {

@@ -4,7 +4,7 @@
  * why a delivery failed. Written from those documents, not from sample bounces.
  * Pure data and two look-ups; core/bounce-classify.ts decides when to use them.
  */
-import type { BounceReason } from './bounce-reasons.js';
+import type { BounceReason } from './bounce-reason.js';
 
 /**
  * One registered status detail: the reason it names and whether it names it

@@ -5,7 +5,7 @@
  * Tried before the generic English phrases of bounce-reasons.ts, which they
  * refine. Data only; every pattern bounded (no backtracking on hostile text).
  */
-import type { BounceReason } from './bounce-reasons.js';
+import type { BounceReason } from './bounce-reason.js';
 
 type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
 
@@ -34,6 +34,11 @@ const MICROSOFT: Wording = [
   ['system_error', /hop count exceeded/i],
   ['spam_block', /banned sending IP|banned sender|traffic not accepted from this IP/i],
   ['policy_block', /does not pass DMARC verification|unregistered domains?|not in allowed-senders list/i],
+  // 5.7.705: a tenant blocked for the spam it sent; 5.7.510: a domain that takes no mail over IPv6.
+  ['spam_block', /tenant has exceeded threshold/i],
+  ['policy_block', /does not accept email over IPv6/i],
+  // 5.2.121, 5.2.122 and 5.1.90: the recipient's hourly receive limits, the sender's daily recipient limit.
+  ['rate_limited', /RecipientPerHourMessageReceiveLimit|daily limit for message recipients/i],
 ];
 
 /** Google: "SMTP error reference" (Google Workspace Admin Help, support.google.com/a/answer/3726730). */
@@ -41,7 +46,7 @@ const GOOGLE: Wording = [
   ['user_unknown', /email account that you tried to reach does not exist/i],
   ['account_disabled', /email account that you tried to reach is (?:disabled|inactive)/i],
   ['mailbox_full', /email account that you tried to reach is over quota|inbox is out of storage space|out of storage space/i],
-  ['rate_limited', /receiving mail (?:at a rate that prevents additional messages|too quickly)|daily user sending (?:quota|limit) exceeded/i],
+  ['rate_limited', /receiving mail (?:at a rate that prevents additional messages|too quickly)|daily (?:user )?sending (?:quota|limit) exceeded/i],
   ['message_too_large', /exceeded Google's message size limits/i],
   ['spam_block', /unusual rate of unsolicited mail|likely unsolicited mail|very low reputation of the sending|does not have a PTR record/i],
   ['spam_block', /not authorized to send email directly to our servers/i],
@@ -79,6 +84,8 @@ const POSTFIX: Wording = [
 const EXIM: Wording = [
   ['system_error', /suspected mail loop|host lookup did not complete|closed connection in response to/i],
   ['policy_block', /message has lines too long for transport/i],
+  // The message of an ACL "deny" that gives none of its own (the ACL chapter's default).
+  ['policy_block', /administrative prohibition/i],
 ];
 
 /** qmail: qmail-remote(8) and qmail-local(8) messages (cr.yp.to), with their "(#x.y.z)" codes. */
@@ -95,8 +102,15 @@ const QMAIL: Wording = [
 /** Sendmail: its DSN and "Returned mail" texts (sendmail's Installation and Operation Guide). */
 const SENDMAIL: Wording = [['expired', /(?:cannot|could not) send message (?:for|within) (?:the )?(?:past )?\d{1,3} (?:hours?|days?)/i]];
 
+/** fml, the mailing-list manager: its notices in kern/fml.pl (fmlorg/fml4), RejectHandler and DupMessageIdP. */
+const FML: Wording = [
+  ['policy_block', /are not member \(|not a member of this mailing list/i],
+  // A post whose Message-ID the list has already seen is dropped as a mail loop, not for its address.
+  ['system_error', /duplicated message-id (?:is detected )?in </i],
+];
+
 /** Every family's wording, in one table for bounce-classify.ts (families do not overlap). */
-export const VENDOR_PHRASES: Wording = [...RFC_5321, ...MICROSOFT, ...GOOGLE, ...YAHOO, ...AMAZON_SES, ...POSTFIX, ...EXIM, ...QMAIL, ...SENDMAIL];
+export const VENDOR_PHRASES: Wording = [...RFC_5321, ...MICROSOFT, ...GOOGLE, ...YAHOO, ...AMAZON_SES, ...POSTFIX, ...EXIM, ...QMAIL, ...SENDMAIL, ...FML];
 
 /**
  * All the families' wording in one pattern, tried first: most texts carry none of it, and one scan

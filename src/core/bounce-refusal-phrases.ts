@@ -1,0 +1,107 @@
+/**
+ * What a diagnostic's words say about a refusal on the receiving server's
+ * rules: a list or content rule, spam named outright, sender authentication and
+ * relaying, and the wording of IP blocks. Data only, for the ordered table of
+ * bounce-reasons.ts; every pattern bounded.
+ */
+import { anyOf } from './bounce-reason.js';
+
+/** A list's or a content rule's refusal (it may add "to reduce spam", so it is tried before spam). */
+export const CONTENT_RULE_WORDS: RegExp = anyOf(
+  [
+    /recipient preferences/,
+    /you are not a member/,
+    /not a member of/,
+    /not permitted to post/,
+    /moderator/,
+    /closed (mailing )?list/,
+    /virus/,
+    /malware/,
+    /infected/,
+    /content presents/,
+    /security (issue|policy|reasons)/,
+    /not (rfc ?5322|rfc ?2822|rfc) compliant/,
+    /rfc ?5322/,
+  ],
+  'i',
+);
+
+/** Spam named outright. */
+export const SPAM_NAMED_WORDS: RegExp = /spam|\bube\b|unsolicited|black ?list(ed)? (ip|host|server)|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs/i;
+
+/** Sender authentication and relaying (a spam refusal may add "set up SPF", so spam is tried first). */
+export const SENDER_RULE_WORDS: RegExp = anyOf(
+  [
+    /polic(y|ies)/,
+    /not configured to relay/,
+    /authentication (required|failed)/,
+    /\bspf\b/,
+    /dkim/,
+    /dmarc/,
+    /sender policy framework/,
+    /not authori[sz]ed/,
+    /relay(ing)? (denied|not permitted|access denied|prohibited)/,
+    /not allowed to relay/,
+    /unable to relay/,
+    /we do not relay/,
+    /relay not permitted/,
+    /tls (is )?required/,
+    /encryption required/,
+    /must use tls/,
+    /starttls/,
+    /(address|sender|domain) that (has been|is) (black|block)listed/,
+    /sender address/,
+    /domain of sender/,
+    /sender (address )?(rejected|denied|blocked|verify failed)/,
+  ],
+  'i',
+);
+
+/** The wording of IP and reputation blocks. */
+export const SENDING_HOST_WORDS: RegExp = anyOf(
+  [
+    /banned sending ip/,
+    /ip name lookup failed/,
+    /unverifi?yable sending ips?/,
+    /smtp server of your isp/,
+    /internet service provider/,
+    /invalid ip for sending/,
+    /messages from \d{1,3}(\.\d{1,3}){3}/,
+    /spam/,
+    /\bube\b/,
+    /black ?list/,
+    /block ?list/,
+    /\brbl\b/,
+    /dnsbl/,
+    /spamhaus/,
+    /spamcop/,
+    /barracuda/,
+    /sorbs/,
+    /reputation/,
+    /(?<!not )listed (at|in|on|by)/,
+    /blocked (by|using|because|due|for)/,
+    /ip (address )?(is |was |has been )?blocked/,
+    /ptr record/,
+    /reverse (dns|lookup|dns lookup)/,
+    /rdns/,
+    /junk mail/,
+    /bulk mail/,
+    /message (was )?(considered|classified|identified|detected) as/,
+    /not allowed to send/,
+    /client host .{0,40}(blocked|rejected)/,
+    /may not be mail exchanger/,
+    /unsolicited/,
+    /dynamic ip/,
+    /dial-?up/,
+    /residential/,
+    /user complaints/,
+    /(your|the sending) (ip|server|host) (address )?(is )?(blocked|banned|not allowed)/,
+    /host rejected/,
+    /connection (rejected|refused) (by|from|due)/,
+    /bad sender ip/,
+    /\(bl\)/,
+    /ip .{0,30} is (blocked|banned)/,
+    /not accepting mail from/,
+  ],
+  'i',
+);

@@ -1,0 +1,125 @@
+/**
+ * What a diagnostic's words say about the way to the recipient: a system or
+ * network trouble, a domain that does not exist, a sender held back, a message
+ * that waited too long. Data only, for the ordered table of bounce-reasons.ts;
+ * every pattern bounded.
+ */
+import { anyOf } from './bounce-reason.js';
+
+// A name server that failed for now is a network trouble, not a verdict on the domain. A host that
+// refuses the connection or cannot be reached is up to no verdict either: named in the diagnostic, it
+// outranks a queue's "could not be delivered for 4 hours" (a timeout, after retries, is expiry).
+export const SYSTEM_TROUBLE_WORDS: RegExp = anyOf(
+  [
+    /host not found, try again/,
+    /temporary local problem/,
+    /network (error|unreachable|failure)/,
+    /no route to host/,
+    /connection refused/,
+    /ldap server/,
+    /directory server/,
+    /temporary (dns|name ?server|lookup) (failure|error)/,
+    /servfail/,
+    /operating system error/,
+    /mailer error/,
+    /local (configuration )?error/,
+    /i\/o error/,
+    /internal (server )?error/,
+    /out of memory/,
+    /bad interpreter/,
+    /failed to (read|open|write)/,
+    /pipe to/,
+  ],
+  'i',
+);
+
+// Exim's "Unrouteable address": no router took the address, which for a remote domain means its DNS
+// lookup found nothing (a remote server's 5xx reply with those words is corrected in REASON_OVERRIDES).
+export const HOST_UNKNOWN_WORDS: RegExp = anyOf(
+  [
+    /unrout(e)?able address/,
+    /host (or domain name )?(not found|unknown)/,
+    /unknown host/,
+    /(domain|host) (name )?(not found|does not exist|unknown)/,
+    /no such (domain|host)/,
+    /name or service not known/,
+    /nxdomain/,
+    /unrouteable (mail )?domain/,
+    /null mx/,
+    /no mx (record|host)/,
+    /dns (error|lookup|failure)/,
+    /domain (is )?(invalid|not (exist|accept))/,
+    /domain is not reachable/,
+    /host not reachable/,
+    /does not accept mail/,
+    /doesn'?t receive (e-?)?mail/,
+    /(?<![@\w.-])[a-z0-9-]{1,63}(\.[a-z0-9-]{1,63}){1,8} does not exist/,
+    /unknown domain/,
+    /invalid domain/,
+    /mx (record )?lookup failed/,
+    /no (valid )?mx/,
+    /not accept(ing)? (e-?)?mail/,
+    /domain not found/,
+  ],
+  'i',
+);
+
+/** A sender held back for its rate or volume. */
+export const RATE_LIMITED_WORDS: RegExp = anyOf(
+  [
+    /rate limit/,
+    /too many (messages|connections|recipients|mails|sessions|emails)/,
+    /throttl/,
+    /slow down/,
+    /exceeded .{0,30}(rate|limit|connections)/,
+    /sending limit/,
+    /temporarily (rate|deferred)/,
+    /too fast/,
+    /try again later, closing connection/,
+    /unexpected volume/,
+    /receiving too much mail/,
+    /exceeded the (maximum )?number of/,
+    /frequency limit/,
+    /over the limit/,
+  ],
+  'i',
+);
+
+/** A message that waited too long or whose delivery gave up after retries. */
+export const EXPIRED_WORDS: RegExp = anyOf(
+  [
+    /connection timed out/,
+    /timed out/,
+    /failed \d+ attempts/,
+    /delivery time expired/,
+    /retry time(out)? (exceeded|expired|reached)/,
+    /have been failing for a long time/,
+    /message (has )?expired/,
+    /could not be delivered (for|within) \d+/,
+    /has (not yet )?been delivered/,
+    /delayed/,
+    /queued too long/,
+    /too long in (the )?queue/,
+    /in the queue too long/,
+    /giving up/,
+    /gave up/,
+    /expired after/,
+    /time limit exceeded/,
+    /timeout exceeded/,
+    /delivery (attempts )?will continue/,
+    /no answer from host/,
+    /retry timeout/,
+    /message could not be delivered for/,
+    /has been delayed/,
+    /did not accept our requests to connect/,
+    /not (been )?delivered .{0,20}(hours|days)/,
+    /undelivered after/,
+    /will keep trying/,
+    /aborted after \d/,
+    /deferred .{0,30}(hours|days)/,
+    /unable to deliver in \d+/,
+    /could not deliver .{0,30}(hours|days)/,
+    /delivery period expired/,
+  ],
+  'i',
+);

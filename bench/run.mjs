@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { bouncesAccuracyScenario } from './bounces-accuracy.mjs';
 import { dsnFor, startBenchDovecot } from './dovecot.mjs';
 import { fleetScenario } from './fleet.mjs';
+import { fleetSpoolScenario } from './fleet-spool.mjs';
 import { reportsScenario } from './reports.mjs';
 import { scaleScenario } from './scale.mjs';
 import { searchScenario } from './search.mjs';
@@ -310,6 +311,7 @@ const scenarios = {
 
 // Last: it starts a NATS cluster per configuration and is the longest.
 scenarios.fleet = fleetScenario;
+scenarios['fleet-spool'] = fleetSpoolScenario;
 
 const median = (values) => {
   const sorted = [...values].sort((a, b) => a - b);

@@ -19,7 +19,7 @@ const ACK_TIMEOUT_MS = 5000;
 
 export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: FleetLink; claims: ClientIdClaims; index: ClaimIndex }) {
   const { settings, store, clock, log } = ctx;
-  if (settings.fleet === null) return null;
+  if (settings.fleet === null || !settings.fleet.spool) return null;
   const { link } = fleet;
   const stream = createSpoolStream({ stream: SPOOL_STREAM, subjectPrefix: SPOOL_SUBJECTS, replicas: settings.fleet.replicas });
   const rows = store.spoolRows();

@@ -259,6 +259,7 @@ export const configSchema = z
         heartbeat_seconds: z.number().positive().max(60).default(2),
         node_timeout_seconds: z.number().positive().max(3600).default(30),
         limit_chunk: positiveInt.default(100),
+        spool: z.boolean().default(true),
         adopt_after_seconds: z
           .number()
           .positive()

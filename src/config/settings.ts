@@ -115,6 +115,7 @@ export function daemonSettings(config: Readonly<Config>) {
           connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
           dataDir: config.data_dir,
           limitChunk: fleet.limit_chunk,
+          spool: fleet.spool,
           adoptAfterMs: fleet.adopt_after_seconds * SECOND,
         }
       : null,

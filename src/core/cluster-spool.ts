@@ -1,7 +1,7 @@
 /**
  * Fleet durability (issue 25), the pure part: what a node keeps on the
  * cluster for each message it has not finished (its replicated spool entry),
- * which lost nodes a survivor may adopt, and what an adoption lease says. A
+ * which lost spools a survivor may adopt, and what an adoption lease says. A
  * message's entry is the same record a drain hands to a peer
  * (core/fleet-drain.ts), so an adoption replays it as a drain's adopt does.
  */
@@ -45,15 +45,32 @@ export interface AdoptionLease {
   adopted: number;
 }
 
+/** A spool the fleet knows of: each node registers its own (node id and data directory) when it joins. */
+export interface SpoolRegistration {
+  node: string;
+  instance: string;
+}
+
 /**
- * The nodes whose spool this node may adopt now: another node, silent or
- * stopped for at least `adoptAfterMs` (a node that drained and left holds no
- * mail). Oldest silence first.
+ * The spools this node may adopt now: another node's, whose node has been
+ * silent or stopped for at least `adoptAfterMs`, or runs on another data
+ * directory now (its disk was replaced: the old spool's node is gone for good,
+ * node ids being exclusive). A drained node's spool is empty; adopting it
+ * costs one read.
  */
-export function adoptionCandidates(self: string, sightings: readonly NodeSighting[], now: number, adoptAfterMs: number): NodeSighting[] {
-  return sightings
-    .filter((sighting) => sighting.beat.node_id !== self && sighting.beat.state !== 'drained' && now - sighting.seenAt >= adoptAfterMs)
-    .sort((a, b) => a.seenAt - b.seenAt);
+export function adoptionCandidates(
+  self: string,
+  spools: readonly SpoolRegistration[],
+  sightings: readonly NodeSighting[],
+  now: number,
+  adoptAfterMs: number,
+): SpoolRegistration[] {
+  return spools.filter((spool) => {
+    if (spool.node === self) return false;
+    const seen = sightings.find((sighting) => sighting.beat.node_id === spool.node);
+    if (seen === undefined || seen.beat.instance !== spool.instance) return true;
+    return now - seen.seenAt >= adoptAfterMs;
+  });
 }
 
 /**

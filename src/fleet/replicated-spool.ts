@@ -29,6 +29,10 @@ import type { FleetLink } from './fleet-service.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const RECONCILE_PAGE = 1000;
+/** How soon finished messages' entries go (one request for all that finished meanwhile). */
+const PRUNE_DELAY_MS = 100;
+/** Finished entries kept behind a long-waiting message before it is written again higher up. */
+const MOVE_AFTER_ENTRIES = 10_000;
 
 export interface ReplicatedSpoolSettings {
   /** How long an answer waits for the cluster's acknowledgement before it goes out on the local commit alone. */
@@ -53,7 +57,7 @@ export interface ReplicatedSpool extends Service {
   /** Wraps the submission service: answered once the cluster holds the entries. */
   submissions(inner: SubmissionService): SubmissionService;
   /** Answers given before the cluster held the entries, and entries waiting to be written or removed. */
-  status(): { answeredUnreplicated: number; pending: number; tooLarge: number };
+  status(): { answeredUnreplicated: number; pending: number };
   /** One retry round now (tests; the loop runs on its own). */
   tick(): Promise<void>;
 }
@@ -62,30 +66,45 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const { link, rows, stream, log } = deps;
   const owner = (): SpoolOwner => ({ node: link.nodeId, instance: link.instance() });
   const chains = new Map<number, Promise<void>>();
+  /** The stream sequence of each waiting message's entry, as written by this process. */
+  const held = new Map<number, number>();
+  /** Writes under way: the sequence each will get is above the highest acknowledged when it was sent. */
+  const inFlight = new Map<symbol, number>();
+  /** The highest sequence acknowledged for this node's entries. */
+  let top = 0;
+  /** Entries below this sequence were removed. */
+  let removedBelow = 0;
   /** Messages whose entry is not as it should be yet (the cluster did not answer): the loop retries them. */
   const pending = new Set<number>();
   const touched = new Set<number>();
   let answeredUnreplicated = 0;
-  let tooLarge = 0;
   let reconciled = false;
   let stopped = false;
 
-  /** Writes (or, for null, removes) the message's entry after whatever is already under way for it. */
+  /** Writes the message's entry, or (null) lets it go, after whatever is already under way for it. */
   const sync = (pk: number, entry: StoredTransfer | null): Promise<void> => {
     const run = async (): Promise<void> => {
       const nc = link.connection();
       if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
-      if (entry === null) await stream.remove(nc, owner(), pk);
-      else await stream.put(nc, owner(), entry);
+      if (entry === null) {
+        held.delete(pk);
+        schedulePrune();
+        await stream.release(nc, owner(), pk);
+        return;
+      }
+      const token = Symbol(pk);
+      inFlight.set(token, top);
+      try {
+        const seq = await stream.put(nc, owner(), entry);
+        held.set(pk, seq);
+        top = Math.max(top, seq);
+      } finally {
+        inFlight.delete(token);
+      }
     };
     const next = (chains.get(pk) ?? Promise.resolve()).then(run, run).then(
       () => void pending.delete(pk),
       (error: unknown) => {
-        if ((error as { code?: string }).code === 'SPOOL_ENTRY_TOO_LARGE') {
-          tooLarge += 1;
-          log.error({ err: error, pk }, 'message not replicated: its entry is larger than the cluster carries; it is on this node only');
-          return;
-        }
         pending.add(pk);
         throw error;
       },
@@ -106,11 +125,56 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     void syncFromStore(pks);
   };
 
-  /** Both ways: an entry for every waiting message, none for a message that is not waiting. */
+  /**
+   * The lowest sequence this node may still need: every entry below it belongs to a finished
+   * message (or was written again higher up). A write under way will land above the highest
+   * sequence acknowledged when it was sent.
+   */
+  const watermark = (): number => {
+    let lowest = top + 1;
+    for (const seq of held.values()) lowest = Math.min(lowest, seq);
+    for (const floor of inFlight.values()) lowest = Math.min(lowest, floor + 1);
+    return lowest;
+  };
+
+  /**
+   * Finished messages' entries go together, below the watermark. A message that waits long holds
+   * the watermark back: once the entries behind it are many, the oldest waiting ones are written
+   * again (replacing themselves: one entry per subject), so the stream stays the size of the queue.
+   */
+  const prune = async (): Promise<void> => {
+    const nc = link.connection();
+    if (nc === null) return;
+    const below = watermark();
+    if (below > removedBelow) {
+      await stream.removeBelow(nc, owner(), below);
+      removedBelow = below;
+    }
+    if (top - below > Math.max(MOVE_AFTER_ENTRIES, 4 * held.size)) {
+      const oldest = [...held].sort((a, b) => a[1] - b[1]).slice(0, RECONCILE_PAGE);
+      await syncFromStore(oldest.map(([pk]) => pk));
+    }
+  };
+
+  /**
+   * Soon after a message finishes: its entry is what a survivor would send again if this node
+   * died now, so it goes within PRUNE_DELAY_MS, together with whatever else finished meanwhile.
+   */
+  let pruning: NodeJS.Timeout | null = null;
+  const schedulePrune = (): void => {
+    if (pruning !== null || !reconciled || stopped) return;
+    pruning = setTimeout(() => {
+      void (pending.size === 0 ? prune() : Promise.resolve())
+        .catch((error: unknown) => log.warn({ err: error }, 'could not remove finished spool entries; retrying'))
+        .finally(() => (pruning = null));
+    }, PRUNE_DELAY_MS);
+  };
+
+  /** At the start: every waiting message written again (their sequences known), stale entries' objects removed, the rest pruned below. */
   const reconcile = async (): Promise<void> => {
     const nc = link.connection();
     if (nc === null) return;
-    const held = new Set(await stream.pks(nc, owner()));
+    const stored = new Set(await stream.pks(nc, owner()));
     const waiting = new Set<number>();
     for (let after = 0; ;) {
       const page = rows.waitingPks(after, RECONCILE_PAGE);
@@ -118,11 +182,12 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       if (page.length < RECONCILE_PAGE) break;
       after = page.at(-1) as number;
     }
-    const stale = [...held].filter((pk) => !waiting.has(pk));
-    const missing = [...waiting].filter((pk) => !held.has(pk));
-    for (const pk of [...stale, ...missing]) pending.add(pk);
+    // Left by an earlier life of this node (it stopped between a message's end and its entry's removal).
+    const stale = [...stored].filter((pk) => !waiting.has(pk));
+    for (const pk of stale) await stream.removeStale(nc, owner(), pk);
+    for (const pk of waiting) pending.add(pk);
     reconciled = true;
-    log.info({ entries: held.size, waiting: waiting.size, written: missing.length, removed: stale.length }, 'replicated spool reconciled');
+    log.info({ entries: stored.size, waiting: waiting.size, removed: stale.length }, 'replicated spool reconciled');
   };
 
   const loop = createPeriodicLoop({
@@ -136,7 +201,13 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
         await deps.returned();
         await reconcile();
       }
-      if (pending.size > 0) await syncFromStore([...pending].slice(0, RECONCILE_PAGE));
+      while (pending.size > 0 && !stopped) {
+        const before = pending.size;
+        await syncFromStore([...pending].slice(0, RECONCILE_PAGE));
+        if (pending.size >= before) break;
+      }
+      // Not before every waiting message of an earlier life is written again: their old entries sit below.
+      if (pending.size === 0) await prune();
     },
   });
 
@@ -182,12 +253,13 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
         return result;
       },
     }),
-    status: () => ({ answeredUnreplicated, pending: pending.size, tooLarge }),
+    status: () => ({ answeredUnreplicated, pending: pending.size }),
     start() {
       loop.start();
     },
     async stop() {
       stopped = true;
+      if (pruning !== null) clearTimeout(pruning);
       await loop.stop();
     },
     tick: () => loop.tick(),

@@ -16,10 +16,9 @@
  */
 import type { KV, NatsConnection } from 'nats';
 import type { ClaimIndex } from '../core/claim-ledger.js';
-import { adoptionCandidates, leaseAbandoned, type AdoptionLease, type SpoolRows } from '../core/cluster-spool.js';
+import { adoptionCandidates, leaseAbandoned, type AdoptionLease, type SpoolRegistration, type SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
 import { adoptedDueAt, type MessageTransferStore } from '../core/fleet-drain.js';
-import type { NodeSighting } from '../core/fleet.js';
 import type { Logger } from '../core/logger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
@@ -61,6 +60,18 @@ export interface SpoolAdoption extends Service {
 }
 
 export const leaseKey = (owner: SpoolOwner): string => `adopt.${owner.node}.${owner.instance}`;
+/** Where each node registers its spool when it joins; removed once the spool was adopted. */
+const SPOOLS = 'spools.';
+const spoolKey = (owner: SpoolOwner): string => `${SPOOLS}${owner.node}.${owner.instance}`;
+
+async function registeredSpools(store: KV): Promise<SpoolRegistration[]> {
+  const keys = new Set<string>();
+  for await (const key of await store.keys(`${SPOOLS}>`)) keys.add(key);
+  return [...keys].flatMap((key) => {
+    const [node, instance] = key.slice(SPOOLS.length).split('.');
+    return node === undefined || instance === undefined ? [] : [{ node, instance }];
+  });
+}
 
 function leaseOf(value: Uint8Array): AdoptionLease | null {
   try {
@@ -82,8 +93,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
   const write = (lease: AdoptionLease): Uint8Array => encoder.encode(JSON.stringify(lease));
 
   /** Wins the lease on the lost node's spool, or answers null (another survivor has it, or it is done). */
-  const takeLease = async (store: KV, lost: NodeSighting): Promise<AdoptionLease | null> => {
-    const owner = { node: lost.beat.node_id, instance: lost.beat.instance };
+  const takeLease = async (store: KV, owner: SpoolRegistration): Promise<AdoptionLease | null> => {
     const mine: AdoptionLease = { ...owner, by: link.nodeId, state: 'adopting', at: clock.now(), adopted: 0 };
     const found = await store.get(leaseKey(owner));
     if (found === null || found.operation !== 'PUT') {
@@ -94,7 +104,12 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       return created ? mine : null;
     }
     const lease = leaseOf(found.value);
-    if (lease === null || lease.state === 'done') return null;
+    if (lease === null) return null;
+    // Adopted before (and the registration's removal lost): removed now.
+    if (lease.state === 'done') {
+      await store.delete(spoolKey(owner));
+      return null;
+    }
     if (lease.by === link.nodeId) return lease;
     const adopter = link.sightings().find((sighting) => sighting.beat.node_id === lease.by);
     if (!leaseAbandoned(lease, adopter, clock.now(), settings.adoptAfterMs)) return null;
@@ -111,8 +126,9 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     let failed = 0;
     for (const pk of await stream.pks(nc, owner)) {
       if (stopped) break;
-      const entry = await stream.read(nc, owner, pk);
-      if (entry === null) continue;
+      const held = await stream.read(nc, owner, pk);
+      if (held === null) continue;
+      const { entry, object } = held;
       const transfer = { ...entry, origin_node: owner.node };
       try {
         const now = clock.now();
@@ -125,13 +141,13 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
         continue;
       }
       await deps.claims.assign(entry.tenant_id, entry.id, clock.now());
-      await stream.remove(nc, owner, pk);
+      await stream.remove(nc, owner, pk, object);
       adopted += 1;
     }
     return { adopted, failed };
   };
 
-  const adoptFrom = async (nc: NatsConnection, store: KV, lost: NodeSighting): Promise<void> => {
+  const adoptFrom = async (nc: NatsConnection, store: KV, lost: SpoolRegistration): Promise<void> => {
     const lease = await takeLease(store, lost);
     if (lease === null) return;
     const owner = { node: lease.node, instance: lease.instance };
@@ -142,10 +158,11 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       log.info(owner, 'lost node is back; adoption given up');
       return;
     }
-    log.warn({ ...owner, silentMs: clock.now() - lost.seenAt }, 'adopting a lost node’s spool');
+    log.warn(owner, 'adopting a lost node’s spool');
     const { adopted, failed } = await replay(nc, owner);
     adoptedCount += adopted;
     await store.put(leaseKey(owner), write({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: lease.adopted + adopted }));
+    if (failed === 0) await store.delete(spoolKey(owner));
     log.warn({ ...owner, adopted, failed }, failed === 0 ? 'lost node’s spool adopted' : 'lost node’s spool partly adopted; retrying');
   };
 
@@ -179,6 +196,14 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     }
   };
 
+  let registered = false;
+  /** Makes this data directory's spool known to the fleet, so that it is adopted if this node is lost. */
+  const register = async (nc: NatsConnection): Promise<void> => {
+    const owner = { node: link.nodeId, instance: link.instance() };
+    await (await bucket(nc)).put(spoolKey(owner), encoder.encode(JSON.stringify({ ...owner, at: clock.now() })));
+    registered = true;
+  };
+
   const loop = createPeriodicLoop({
     name: 'fleet-adoption',
     intervalMs: settings.checkMs,
@@ -188,7 +213,9 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       const nc = link.connection();
       if (stopped || nc === null || !link.connected()) return;
       const store = await bucket(nc);
-      for (const lost of adoptionCandidates(link.nodeId, link.sightings(), clock.now(), settings.adoptAfterMs)) await adoptFrom(nc, store, lost);
+      if (!registered) await register(nc);
+      const spools = await registeredSpools(store);
+      for (const lost of adoptionCandidates(link.nodeId, spools, link.sightings(), clock.now(), settings.adoptAfterMs)) await adoptFrom(nc, store, lost);
     },
   });
 

@@ -5,9 +5,17 @@
  * again replaces it and the stream holds what the fleet's queues hold. The
  * instance names the data directory: a node on a new disk starts its pks
  * again, and must never overwrite what its lost disk left to adopt.
+ *
+ * An entry larger than one NATS message (a large SMTP submission) keeps its
+ * bytes in the object store `<stream>_large` (R as the stream, chunked by
+ * nats.js) and names the object in the entry; the entry is written after the
+ * object, and the object removed after the entry.
  */
-import { DiscardPolicy, RetentionPolicy, StorageType, type NatsConnection } from 'nats';
+import { DiscardPolicy, RetentionPolicy, StorageType, type NatsConnection, type ObjectStore } from 'nats';
 import type { StoredTransfer } from '../core/fleet-drain.js';
+
+/** An entry as the stream holds it: the bytes inline, or in the object store under `raw_object`. */
+type HeldEntry = StoredTransfer & { raw_object?: string };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -27,21 +35,21 @@ export interface SpoolOwner {
   instance: string;
 }
 
-/** An entry the server cannot carry as one message (`code` is stable). */
-export class EntryTooLarge extends Error {
-  readonly code = 'SPOOL_ENTRY_TOO_LARGE';
-
-  constructor(
-    readonly bytes: number,
-    readonly maxPayload: number,
-  ) {
-    super(`a spool entry of ${bytes} bytes is more than the cluster's max_payload of ${maxPayload} bytes`);
-    this.name = 'EntryTooLarge';
-  }
-}
-
 export function createSpoolStream(settings: SpoolStreamSettings) {
   let provisioned: Promise<void> | null = null;
+  let objects: Promise<ObjectStore> | null = null;
+  /** The objects this process wrote, by entry subject: a removal knows them without reading the entry first. */
+  const written = new Map<string, string>();
+  const objectStore = (nc: NatsConnection): Promise<ObjectStore> => {
+    objects ??= nc
+      .jetstream()
+      .views.os(`${settings.stream}_large`, { replicas: settings.replicas, storage: StorageType.File })
+      .catch((error: unknown) => {
+        objects = null;
+        throw error;
+      });
+    return objects;
+  };
   const prefixOf = (owner: SpoolOwner): string => `${settings.subjectPrefix}.${owner.node}.${owner.instance}`;
   const subjectOf = (owner: SpoolOwner, pk: number): string => `${prefixOf(owner)}.${pk}`;
 
@@ -74,15 +82,41 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
     /** Writes the message's entry (replacing an older one); answers its stream sequence once the cluster holds it. */
     async put(nc: NatsConnection, owner: SpoolOwner, entry: StoredTransfer): Promise<number> {
       await provision(nc);
-      const data = encoder.encode(JSON.stringify(entry));
-      const maxPayload = nc.info?.max_payload ?? 1024 * 1024;
-      if (data.length + HEADROOM > maxPayload) throw new EntryTooLarge(data.length, maxPayload);
-      return (await nc.jetstream().publish(subjectOf(owner, entry.origin_pk), data)).seq;
+      const subject = subjectOf(owner, entry.origin_pk);
+      let data = encoder.encode(JSON.stringify(entry));
+      if (data.length + HEADROOM > (nc.info?.max_payload ?? 1024 * 1024) && entry.raw_base64 !== null) {
+        const name = subject.slice(settings.subjectPrefix.length + 1);
+        await (await objectStore(nc)).putBlob({ name }, Buffer.from(entry.raw_base64, 'base64'));
+        written.set(subject, name);
+        data = encoder.encode(JSON.stringify({ ...entry, raw_base64: null, raw_object: name } satisfies HeldEntry));
+      }
+      return (await nc.jetstream().publish(subject, data)).seq;
     },
-    /** Removes the message's entry (it finished, or another node holds it now). */
-    async remove(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
+    /** Removes the message's entry (it finished, or another node holds it now), and its object when it has one. */
+    async remove(nc: NatsConnection, owner: SpoolOwner, pk: number, object?: string): Promise<void> {
       await provision(nc);
-      await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: subjectOf(owner, pk) });
+      const subject = subjectOf(owner, pk);
+      await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: subject });
+      const name = object ?? written.get(subject);
+      if (name === undefined) return;
+      await (await objectStore(nc)).delete(name);
+      written.delete(subject);
+    },
+    /**
+     * Removes every entry of the spool below stream sequence `seq`: a node's finished messages go
+     * together, below the oldest entry it still needs, rather than one request each.
+     */
+    async removeBelow(nc: NatsConnection, owner: SpoolOwner, seq: number): Promise<void> {
+      await provision(nc);
+      await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: `${prefixOf(owner)}.>`, seq });
+    },
+    /** A finished message's object, if this process wrote one, goes at once; its entry goes with removeBelow. */
+    async release(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
+      const subject = subjectOf(owner, pk);
+      const name = written.get(subject);
+      if (name === undefined) return;
+      await (await objectStore(nc)).delete(name);
+      written.delete(subject);
     },
     /** Removes every entry of the spool. */
     async removeAll(nc: NatsConnection, owner: SpoolOwner): Promise<void> {
@@ -97,16 +131,33 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         .map((subject) => Number(subject.slice(subject.lastIndexOf('.') + 1)))
         .filter((pk) => Number.isSafeInteger(pk));
     },
-    /** The entry the spool holds for the pk; null when none. */
-    async read(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<StoredTransfer | null> {
+    /** Removes an entry this process may not have written (a start's reconciling): its object, if any, is read off the entry first. */
+    async removeStale(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
       await provision(nc);
+      const object = await (
+        await nc.jetstreamManager()
+      ).streams
+        .getMessage(settings.stream, { last_by_subj: subjectOf(owner, pk) })
+        .then((message) => (JSON.parse(decoder.decode(message.data)) as HeldEntry).raw_object)
+        .catch(() => undefined);
+      await this.remove(nc, owner, pk, object);
+    },
+    /** The entry the spool holds for the pk, whole (an object's bytes read back), with the object's name; null when none. */
+    async read(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<{ entry: StoredTransfer; object: string | undefined } | null> {
+      await provision(nc);
+      let held: HeldEntry;
       try {
         const message = await (await nc.jetstreamManager()).streams.getMessage(settings.stream, { last_by_subj: subjectOf(owner, pk) });
-        return JSON.parse(decoder.decode(message.data)) as StoredTransfer;
+        held = JSON.parse(decoder.decode(message.data)) as HeldEntry;
       } catch (error) {
         if ((error as { api_error?: { code?: number } }).api_error?.code === 404) return null;
         throw error;
       }
+      const { raw_object: object, ...entry } = held;
+      if (object === undefined) return { entry, object };
+      const bytes = await (await objectStore(nc)).getBlob(object);
+      if (bytes === null) throw new Error(`the spool entry's object ${object} is missing`);
+      return { entry: { ...entry, raw_base64: Buffer.from(bytes).toString('base64') }, object };
     },
   };
 }

@@ -6,6 +6,7 @@
  * back on its old disk after its spool was adopted sends none of it again.
  */
 import { rmSync } from 'node:fs';
+import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type TestFleet } from '../helpers/fleet.js';
 import { startFleetLoad, type FleetLoadTarget } from '../helpers/fleet-load.js';
@@ -15,6 +16,7 @@ import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 const TENANT = 'acme';
+const SPOOL_STREAM = 'MAILPROXY_FLEET_SPOOL';
 /** A node silent this long is adopted (the tests' heartbeats are fast; at least node_timeout_seconds). */
 const ADOPT_AFTER_SECONDS = '3';
 
@@ -47,6 +49,16 @@ async function until(check: () => Promise<boolean> | boolean, what: string, time
 }
 
 const mailIdOf = (raw: Buffer): string | undefined => /^X-Genro-Mail-ID: (.+)$/m.exec(raw.toString('utf8'))?.[1]?.trim();
+
+/** How many entries the replicated spool holds, all nodes together. */
+async function spoolEntries(): Promise<number> {
+  const nc = await connect({ servers: fleet.cluster.urls.split(',') });
+  try {
+    return (await (await nc.jetstreamManager()).streams.info(SPOOL_STREAM)).state.messages;
+  } finally {
+    await nc.close();
+  }
+}
 
 /** The adoptions of `node`'s spool that the survivors logged, with how many messages each took. */
 const adoptionsOf = (node: string) =>
@@ -110,11 +122,12 @@ describe('a node lost with its disk', () => {
       'sent twice but not n2’s',
     ).toEqual([]);
     expect(
-      twice.filter((id) => firstSeen(id) < killedAt - 2000 || firstSeen(id) > killedAt + 500),
+      twice.filter((id) => firstSeen(id) < killedAt - 1000 || firstSeen(id) > killedAt + 500),
       'sent twice, first copy not in flight at the kill',
     ).toEqual([]);
-    // Nothing left waiting on the survivors.
+    // Nothing left waiting on the survivors, and nothing left in the spool: a finished message's entry goes.
     for (const id of ['n1', 'n3']) await until(async () => (await waitingOn(urlOf(id))) === 0, `${id} to have nothing waiting`, 60_000);
+    await until(async () => (await spoolEntries()) === 0, 'the spool stream to hold no entry', 30_000);
     // An adopted message's timeline says where it came from.
     const adoptedId = [...lostAcks.keys()].find((id) => (copies.get(id) ?? 0) === 1 && firstSeen(id) > killedAt + 500);
     expect(adoptedId, 'a message of n2 sent after the kill').toBeDefined();
@@ -137,11 +150,17 @@ describe('a node lost with its disk', () => {
     const session = await openSubmission(n2.smtpPort);
     try {
       await session.login(TENANT, key);
-      for (const id of ['back-smtp-1', 'back-smtp-2']) {
+      // The last one is larger than a NATS message: its entry keeps the bytes in the spool's object store.
+      for (const [id, lines] of [
+        ['back-smtp-1', 1],
+        ['back-smtp-2', 1],
+        ['back-smtp-large', 20_000],
+      ] as const) {
         ids.push(id);
+        const body = Array.from({ length: lines }, (_, line) => `line ${line} ${'x'.repeat(70)}`).join('\r\n');
         await session.send(
           { from: 'app@acme.example', to: [`${id}@example.net`] },
-          `From: app@acme.example\r\nTo: ${id}@example.net\r\nSubject: ${id}\r\nX-Genro-Mail-ID: ${id}\r\n\r\nheld\r\n`,
+          `From: app@acme.example\r\nTo: ${id}@example.net\r\nSubject: ${id}\r\nX-Genro-Mail-ID: ${id}\r\n\r\n${body}\r\n`,
         );
       }
     } finally {

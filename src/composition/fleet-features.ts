@@ -71,7 +71,7 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
   return {
     claimLog,
     /** Checked against the fleet's claims, committed here, then held by the cluster before the answer. */
-    submissions: durable === null ? fleetSubmissions.submissions : durable.spool.submissions(fleetSubmissions.submissions),
+    submissions: durable === null ? fleetSubmissions.submissions : durable.intake(fleetSubmissions.submissions),
     durable,
     drain: { phase: drain.phase, progress: drain.progress, drain: () => void drain.drain() },
     responder,

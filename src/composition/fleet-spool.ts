@@ -8,14 +8,20 @@ import type { FleetLink } from '../fleet/fleet-service.js';
 import type { ClientIdClaims } from '../fleet/idempotency-claims.js';
 import { createReplicatedSpool } from '../fleet/replicated-spool.js';
 import { createSpoolAdoption } from '../fleet/spool-adoption.js';
+import { createSpoolIntake } from '../fleet/spool-intake.js';
 import { createSpoolStream } from '../fleet/spool-stream.js';
+import type { SubmissionService } from '../core/submission-service.js';
 import type { DaemonContext, Work } from './work.js';
 
 /** The stream of spool entries, outside the event stream's `mailproxy.>`. */
 const SPOOL_STREAM = 'MAILPROXY_FLEET_SPOOL';
 const SPOOL_SUBJECTS = 'mailproxy_fleet_spool';
-/** How long an answer waits for the cluster to hold its messages before it goes out on the local commit alone. */
-const ACK_TIMEOUT_MS = 5000;
+/**
+ * How long an answer waits for the cluster to hold its messages before it goes out on the local
+ * commit alone: longer than a JetStream leader election after a server's loss (seconds; up to
+ * about 15 s seen on a loaded machine) and a client's reconnection to another server.
+ */
+const ACK_TIMEOUT_MS = 20_000;
 
 export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: FleetLink; claims: ClientIdClaims; index: ClaimIndex }) {
   const { settings, store, clock, log } = ctx;
@@ -37,10 +43,13 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
       log: log.child({ component: 'fleet-adoption' }),
     },
   );
-  const spool = createReplicatedSpool(
-    { ackTimeoutMs: ACK_TIMEOUT_MS, retryMs: 1000 },
-    { link, rows, stream, returned: adoption.returned, clock, log: log.child({ component: 'fleet-spool' }) },
-  );
+  const spoolLog = log.child({ component: 'fleet-spool' });
+  const spool = createReplicatedSpool({ retryMs: 1000 }, { link, rows, stream, returned: adoption.returned, clock, log: spoolLog });
   store.onEvent((_tenantId, eventType, _accountId, _text, messagePk) => spool.observe(eventType, messagePk));
-  return { spool, adoption };
+  return {
+    spool,
+    adoption,
+    /** Wraps the submission service: answered once the cluster holds the entries. */
+    intake: (inner: SubmissionService) => createSpoolIntake(inner, { spool, rows, ackTimeoutMs: ACK_TIMEOUT_MS, log: spoolLog }).submissions,
+  };
 }

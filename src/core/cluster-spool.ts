@@ -10,8 +10,8 @@ import type { StoredTransfer } from './fleet-drain.js';
 
 /** The store's side: each message's entry as it stands now, or null once it needs none (finished, removed). */
 export interface SpoolRows {
-  /** Entries of the waiting messages (queued, deferred, sending) with these client ids in the tenant. */
-  byClientIds(tenantId: string, ids: readonly string[]): StoredTransfer[];
+  /** Pks of the waiting messages (queued, deferred, sending) with these client ids in the tenant. */
+  waitingPksOf(tenantId: string, ids: readonly string[]): number[];
   /** Each pk's entry, null for a message finished or gone. */
   byPks(pks: readonly number[]): Map<number, StoredTransfer | null>;
   /** Pks of the waiting messages after `afterPk`, in order: a start protects the whole queue page by page. */
@@ -26,8 +26,13 @@ export interface SpoolRows {
   surrender(moves: ReadonlyArray<{ pk: number; toNode: string }>, now: number): number;
 }
 
-/** The events after which a message's entry must be written again (it waits anew) or removed (it finished). */
-export const SPOOL_EVENTS = new Set(['message.sent', 'message.error', 'message.deleted', 'message.moved', 'message.resent', 'message.adopted']);
+/**
+ * The events after which a waiting message's entry is written again: its content is new
+ * (queued, updated by a repeat of a pending id) or it waits anew (resent, adopted).
+ * After any other event, an entry is written only for a waiting message that has none, and
+ * removed for a message that no longer waits, whatever ended it (sent, error, expired, deleted, moved).
+ */
+export const REWRITE_EVENTS = new Set(['message.queued', 'message.updated', 'message.resent', 'message.adopted']);
 
 /**
  * The lease on adopting a lost node's spool, in the fleet's KV bucket under

@@ -9,22 +9,21 @@
  *   cluster that does not acknowledge within `ackTimeoutMs` does not stop
  *   intake (FLEET.md: a node cut off goes on alone): the answer goes out,
  *   counted and logged, and the entries are written once the cluster answers.
- * - Afterwards: a message that finishes (sent, failed, deleted, moved) has its
- *   entry removed; one that waits anew (resent, adopted) has it written. The
- *   store's events say which, after their commit.
- * - A message's writes and its removal run in order (one chain per message), so a
- *   fast send never leaves the entry of a finished message behind its removal.
- * - At the start, the spool is reconciled with the queue (both ways).
+ *   Until then the answer waits through a reconnection or a leader election.
+ * - Afterwards: the store's events say, after their commit, which messages
+ *   were queued or wait anew (written again) and which finished, however
+ *   (sent, failed, expired, deleted, moved). Finished messages' entries go
+ *   together: one purge below the oldest entry still needed (the watermark).
+ * - A message's writes run in order (one chain per message), so a fast send
+ *   never leaves a late write of a finished message's entry above the mark.
+ * - At the start, every waiting message is written again and stale entries go.
  */
-import { SPOOL_EVENTS, type SpoolRows } from '../core/cluster-spool.js';
+import { REWRITE_EVENTS, type SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
 import type { StoredTransfer } from '../core/fleet-drain.js';
 import type { Logger } from '../core/logger.js';
-import type { Principal } from '../core/principal.js';
-import type { SubmissionItem, SubmissionService } from '../core/submission-service.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
-import { deadline } from '../runtime/within.js';
 import type { FleetLink } from './fleet-service.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
@@ -35,8 +34,6 @@ const PRUNE_DELAY_MS = 100;
 const MOVE_AFTER_ENTRIES = 10_000;
 
 export interface ReplicatedSpoolSettings {
-  /** How long an answer waits for the cluster's acknowledgement before it goes out on the local commit alone. */
-  ackTimeoutMs: number;
   /** How often entries that could not be written (or removed) are tried again. */
   retryMs: number;
 }
@@ -54,10 +51,10 @@ export interface ReplicatedSpoolDeps {
 export interface ReplicatedSpool extends Service {
   /** The store's events (store.onEvent): a message that finished or waits anew. */
   observe(eventType: string, messagePk: number | null | undefined): void;
-  /** Wraps the submission service: answered once the cluster holds the entries. */
-  submissions(inner: SubmissionService): SubmissionService;
-  /** Answers given before the cluster held the entries, and entries waiting to be written or removed. */
-  status(): { answeredUnreplicated: number; pending: number };
+  /** Resolves once the cluster holds these waiting messages' entries (or they finished): retried through reconnections and elections. */
+  held(pks: readonly number[]): Promise<void>;
+  /** Entries waiting to be written (the cluster did not take them yet). */
+  status(): { pending: number };
   /** One retry round now (tests; the loop runs on its own). */
   tick(): Promise<void>;
 }
@@ -76,22 +73,48 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   let removedBelow = 0;
   /** Messages whose entry is not as it should be yet (the cluster did not answer): the loop retries them. */
   const pending = new Set<number>();
-  const touched = new Set<number>();
-  let answeredUnreplicated = 0;
+  /** Messages whose events were written since the last flush, each with whether its content (or its waiting) is new. */
+  const touched = new Map<number, boolean>();
   let reconciled = false;
+  /** Waiting messages of an earlier life not yet written again: their old entries sit below, so nothing is pruned before. */
+  const rewriting = new Set<number>();
+  /** Answers waiting for a message's entry to be held (or for the message to finish). */
+  const waiters = new Map<number, Array<() => void>>();
+  const settle = (pk: number): void => {
+    rewriting.delete(pk);
+    const waiting = waiters.get(pk);
+    if (waiting === undefined) return;
+    waiters.delete(pk);
+    for (const resolve of waiting) resolve();
+  };
+  /** Resolves once the message's entry is held by the cluster, or the message no longer needs one. */
+  const heldOrDone = (pk: number): Promise<void> =>
+    held.has(pk) && !chains.has(pk)
+      ? Promise.resolve()
+      : new Promise((resolve) => {
+          const waiting = waiters.get(pk);
+          if (waiting === undefined) waiters.set(pk, [resolve]);
+          else waiting.push(resolve);
+        });
   let stopped = false;
 
   /** Writes the message's entry, or (null) lets it go, after whatever is already under way for it. */
   const sync = (pk: number, entry: StoredTransfer | null): Promise<void> => {
     const run = async (): Promise<void> => {
-      const nc = link.connection();
-      if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
       if (entry === null) {
+        // Finished: its entry goes with the next prune; an object of its own goes now.
         held.delete(pk);
+        settle(pk);
         schedulePrune();
-        await stream.release(nc, owner(), pk);
+        const nc = link.connection();
+        if (stream.holdsObject(owner(), pk)) {
+          if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
+          await stream.release(nc, owner(), pk);
+        }
         return;
       }
+      const nc = link.connection();
+      if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
       const token = Symbol(pk);
       inFlight.set(token, top);
       try {
@@ -103,7 +126,10 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       }
     };
     const next = (chains.get(pk) ?? Promise.resolve()).then(run, run).then(
-      () => void pending.delete(pk),
+      () => {
+        pending.delete(pk);
+        settle(pk);
+      },
       (error: unknown) => {
         pending.add(pk);
         throw error;
@@ -119,10 +145,20 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     return Promise.allSettled([...entries].map(([pk, entry]) => sync(pk, entry)));
   };
 
+  /**
+   * After the events' commit: a message no longer waiting lets its entry go; one whose content
+   * is new, or that waits anew, or that this node holds no entry for, has it written.
+   */
   const flushTouched = (): void => {
-    const pks = [...touched];
+    if (touched.size === 0) return;
+    const batch = [...touched];
     touched.clear();
-    void syncFromStore(pks);
+    const entries = rows.byPks(batch.map(([pk]) => pk));
+    for (const [pk, rewrite] of batch) {
+      const entry = entries.get(pk) ?? null;
+      const known = held.has(pk) || chains.has(pk) || pending.has(pk);
+      if (entry === null ? known : rewrite || !known) void sync(pk, entry).catch(() => undefined);
+    }
   };
 
   /**
@@ -164,7 +200,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const schedulePrune = (): void => {
     if (pruning !== null || !reconciled || stopped) return;
     pruning = setTimeout(() => {
-      void (pending.size === 0 ? prune() : Promise.resolve())
+      void (rewriting.size === 0 ? prune() : Promise.resolve())
         .catch((error: unknown) => log.warn({ err: error }, 'could not remove finished spool entries; retrying'))
         .finally(() => (pruning = null));
     }, PRUNE_DELAY_MS);
@@ -185,7 +221,10 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     // Left by an earlier life of this node (it stopped between a message's end and its entry's removal).
     const stale = [...stored].filter((pk) => !waiting.has(pk));
     for (const pk of stale) await stream.removeStale(nc, owner(), pk);
-    for (const pk of waiting) pending.add(pk);
+    for (const pk of waiting) {
+      pending.add(pk);
+      rewriting.add(pk);
+    }
     reconciled = true;
     log.info({ entries: stored.size, waiting: waiting.size, removed: stale.length }, 'replicated spool reconciled');
   };
@@ -207,53 +246,24 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
         if (pending.size >= before) break;
       }
       // Not before every waiting message of an earlier life is written again: their old entries sit below.
-      if (pending.size === 0) await prune();
+      if (rewriting.size === 0) await prune();
     },
   });
-
-  /** The tenant each accepted item was queued in, with its client ids. */
-  const acceptedIds = (principal: Principal, items: readonly SubmissionItem[], rejected: ReadonlySet<number>): Map<string, string[]> => {
-    const byTenant = new Map<string, string[]>();
-    for (const item of items) {
-      const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
-      if (rejected.has(item.index) || item.id === null || tenantId === undefined) continue;
-      const ids = byTenant.get(tenantId);
-      if (ids === undefined) byTenant.set(tenantId, [item.id]);
-      else ids.push(item.id);
-    }
-    return byTenant;
-  };
 
   return {
     name: 'fleet-spool',
     observe(eventType, messagePk) {
-      if (messagePk === null || messagePk === undefined || !SPOOL_EVENTS.has(eventType)) return;
+      if (messagePk === null || messagePk === undefined) return;
       // Inside the event's transaction: read after its commit.
       if (touched.size === 0) setImmediate(flushTouched);
-      touched.add(messagePk);
+      touched.set(messagePk, (touched.get(messagePk) ?? false) || REWRITE_EVENTS.has(eventType));
     },
-    submissions: (inner) => ({
-      async enqueue(principal, items, defaultPriority, correlationId, alongside) {
-        const result = await inner.enqueue(principal, items, defaultPriority, correlationId, alongside);
-        const rejected = new Set(result.rejected.map((rejection) => rejection.index));
-        const entries = [...acceptedIds(principal, items, rejected)].flatMap(([tenantId, ids]) => rows.byClientIds(tenantId, ids));
-        if (entries.length === 0) return result;
-        const held = await deadline(
-          Promise.all(entries.map((entry) => sync(entry.origin_pk, entry))),
-          settings.ackTimeoutMs,
-          'the cluster acknowledging the spool entries',
-        ).then(
-          () => true,
-          () => false,
-        );
-        if (!held) {
-          answeredUnreplicated += 1;
-          log.warn({ messages: entries.length }, 'answered before the cluster held the messages: replicated once it answers');
-        }
-        return result;
-      },
-    }),
-    status: () => ({ answeredUnreplicated, pending: pending.size }),
+    held(pks) {
+      // The commit's events have their writes under way (or get them now).
+      flushTouched();
+      return Promise.all(pks.map(heldOrDone)).then(() => undefined);
+    },
+    status: () => ({ pending: pending.size }),
     start() {
       loop.start();
     },

@@ -110,6 +110,8 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       await provision(nc);
       await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: `${prefixOf(owner)}.>`, seq });
     },
+    /** Whether this process wrote an object for the message's entry. */
+    holdsObject: (owner: SpoolOwner, pk: number): boolean => written.has(subjectOf(owner, pk)),
     /** A finished message's object, if this process wrote one, goes at once; its entry goes with removeBelow. */
     async release(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
       const subject = subjectOf(owner, pk);

@@ -13,9 +13,9 @@ const WAITING = `state IN ('queued', 'deferred', 'sending')`;
 
 export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEventWriter): SpoolRows {
   const asTransfer = transferReader(db);
-  const byIds = db.prepare<[string, string], TransferRow>(
-    `SELECT ${TRANSFER_COLUMNS} FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
-  );
+  const byIds = db
+    .prepare<[string, string], number>(`SELECT pk FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${WAITING}`)
+    .pluck();
   const byPks = db.prepare<[string], TransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`);
   const waitingPks = db.prepare<[number, number], number>(`SELECT pk FROM messages WHERE pk > ? AND ${WAITING} ORDER BY pk LIMIT ?`).pluck();
   const allWaiting = db.prepare<[], { pk: number; tenant_id: string; id: string }>(`SELECT pk, tenant_id, id FROM messages WHERE ${WAITING} ORDER BY pk`);
@@ -29,7 +29,7 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
   };
 
   return {
-    byClientIds: (tenantId, ids) => (ids.length === 0 ? [] : byIds.all(tenantId, JSON.stringify(ids)).map(entry)),
+    waitingPksOf: (tenantId, ids) => (ids.length === 0 ? [] : byIds.all(tenantId, JSON.stringify(ids))),
     byPks(pks) {
       const found = new Map<number, StoredTransfer | null>(pks.map((pk) => [pk, null]));
       if (pks.length > 0) for (const row of byPks.all(JSON.stringify(pks))) found.set(row.pk, entry(row));

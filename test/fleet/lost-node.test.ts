@@ -5,7 +5,8 @@
  * its replicated spool and sends what it had not finished. A node that comes
  * back on its old disk after its spool was adopted sends none of it again.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type TestFleet } from '../helpers/fleet.js';
@@ -166,11 +167,12 @@ describe('a node lost with its disk', () => {
     } finally {
       session.close();
     }
-    const before = adoptionsOf('n2').length;
+    const { instance } = JSON.parse(readFileSync(join(n2.cwd, 'data', 'fleet-node.json'), 'utf8')) as { instance: string };
     n2.daemon.child.kill('SIGKILL');
     await n2.daemon.exited;
-    await until(() => adoptionsOf('n2').length > before, 'a survivor to adopt n2’s spool', 60_000);
-    expect(adoptionsOf('n2').at(-1)?.adopted).toBe(ids.length);
+    const adoptionOfThisDisk = () => adoptionsOf('n2').find((adoption) => adoption.instance === instance);
+    await until(() => adoptionOfThisDisk() !== undefined, 'a survivor to adopt n2’s spool', 60_000);
+    expect(adoptionOfThisDisk()?.adopted).toBe(ids.length);
 
     // Back on its old disk, while the tenant is still suspended: it gives up what was adopted.
     const back = await fleet.startNode('n2', { cwd: n2.cwd });

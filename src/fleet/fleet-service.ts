@@ -25,6 +25,8 @@ const DRAIN_MS = 1000;
  * missing, seen in a loaded test run).
  */
 const HEARTBEAT_DEADLINE_MS = 5000;
+/** How often a node connected to the cluster but not yet joined tries again. */
+const ATTACH_RETRY_MS = 1000;
 
 export interface FleetSettings {
   nodeId: string;
@@ -61,6 +63,8 @@ export interface FleetLink {
   joined(): Promise<NatsConnection>;
   /** False while this node cannot reach the cluster. */
   connected(): boolean;
+  /** True while this node reaches the cluster but has not joined yet (its bucket not answering): a join is coming. */
+  joining(): boolean;
   /** The node ids seen alive at the last heartbeat, this node included. */
   aliveNodes(): string[];
   /** Every node's last heartbeat as read at the last beat (this node's included). */
@@ -140,6 +144,19 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');
   };
 
+  /** Tries to join again each second until it does (or the node stops). */
+  const attachLater = async (nc: NatsConnection): Promise<void> => {
+    while (!closing && bucket === null) {
+      await new Promise((resolve) => setTimeout(resolve, ATTACH_RETRY_MS));
+      if (closing) return;
+      try {
+        await attach(nc);
+      } catch (error) {
+        if (error instanceof NodeIdInUse) log.error({ err: error }, 'could not join the fleet');
+      }
+    }
+  };
+
   const follow = async (nc: NatsConnection): Promise<void> => {
     for await (const event of nc.status()) {
       if (event.type === 'disconnect') {
@@ -158,6 +175,7 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
     connection: () => (bucket === null ? null : connection),
     joined: () => joinedOnce,
     connected: () => connected,
+    joining: () => connection !== null && bucket === null && !closing,
     aliveNodes: () => {
       const alive = view()
         .nodes.filter((node) => node.liveness === 'alive')
@@ -190,12 +208,19 @@ export function createFleetService(settings: FleetSettings, deps: { clock: Clock
       if (first !== null) {
         connection = first;
         void follow(first);
-        // A node id held elsewhere refuses the start: the operator sees it at once.
-        await attach(first).catch(async (error: unknown) => {
-          await heartbeat.stop();
-          await (first as NatsConnection).close();
-          throw error;
-        });
+        try {
+          await attach(first);
+        } catch (error) {
+          // A node id held elsewhere refuses the start: the operator sees it at once.
+          if (error instanceof NodeIdInUse) {
+            await heartbeat.stop();
+            await (first as NatsConnection).close();
+            throw error;
+          }
+          // Anything else (the bucket's stream electing a leader after a server's loss) passes: the node starts alone and joins once it answers.
+          log.warn({ err: error }, 'could not join the fleet yet; retrying');
+          void attachLater(first);
+        }
         return;
       }
       log.warn({ url: settings.url }, 'fleet cluster not reachable yet; this node starts alone and joins once it is');

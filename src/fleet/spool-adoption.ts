@@ -22,6 +22,7 @@ import { adoptedDueAt, type MessageTransferStore } from '../core/fleet-drain.js'
 import type { Logger } from '../core/logger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
+import { within } from '../runtime/within.js';
 import type { FleetLink } from './fleet-service.js';
 import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
 import { readNode } from './node-registry.js';
@@ -31,6 +32,8 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** A returning node polls the lease this often while a survivor is still adopting its mail. */
 const RETURN_POLL_MS = 1000;
+/** How long a start waits for a join under way before it goes on without knowing whether its mail was adopted. */
+const JOIN_WAIT_MS = 20_000;
 
 export interface SpoolAdoptionSettings {
   /** The fleet's membership bucket, which holds the leases too. */
@@ -224,6 +227,8 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     returned: () => returnedOnce,
     adopted: () => adoptedCount,
     async start() {
+      // Reaching the cluster but not joined yet (its buckets electing leaders): the join is awaited, bounded, so the check below can run.
+      if (link.connection() === null && link.joining()) await within(link.joined(), JOIN_WAIT_MS);
       const nc = link.connection();
       // Not joined at the start (the cluster away): nothing can be known of an adoption; the node goes on alone.
       if (nc !== null) await comeBack(nc).catch((error: unknown) => log.error({ err: error }, 'could not check whether this node’s mail was adopted'));

@@ -98,6 +98,8 @@ export function createApi(
     fleet: FleetService | null;
     fleetDrain: FleetDrainControl | null;
     fleetLimits: FleetLimits | null;
+    /** A fleet node's replicated spool (issue 25); null without one. */
+    fleetSpool: (() => { pending_entries: number; answered_unreplicated: number; adopted: number }) | null;
     /** Fleet-wide message reads and commands; null for a single node. */
     fleetMessages: FleetMessages | null;
     parsing: SubmissionParsing;
@@ -113,7 +115,14 @@ export function createApi(
 ) {
   const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, ids, log } = deps;
   // A fleet node's view, with its fleet-wide limits' leases (and whether it is cut off from them).
-  const fleetStatus = () => (fleet === null ? null : Object.assign(fleet.status(), deps.fleetLimits === null ? {} : { limits: deps.fleetLimits.status() }));
+  const fleetStatus = () =>
+    fleet === null
+      ? null
+      : Object.assign(
+          fleet.status(),
+          deps.fleetLimits === null ? {} : { limits: deps.fleetLimits.status() },
+          deps.fleetSpool === null ? {} : { spool: deps.fleetSpool() },
+        );
   const api = createHttpApp({
     ...deps,
     syncStatus: reports.status,

@@ -46,10 +46,14 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
   const spoolLog = log.child({ component: 'fleet-spool' });
   const spool = createReplicatedSpool({ retryMs: 1000 }, { link, rows, stream, returned: adoption.returned, clock, log: spoolLog });
   store.onEvent((_tenantId, eventType, _accountId, _text, messagePk) => spool.observe(eventType, messagePk));
+  let intake: ReturnType<typeof createSpoolIntake> | null = null;
   return {
     spool,
     adoption,
     /** Wraps the submission service: answered once the cluster holds the entries. */
-    intake: (inner: SubmissionService) => createSpoolIntake(inner, { spool, rows, ackTimeoutMs: ACK_TIMEOUT_MS, log: spoolLog }).submissions,
+    intake: (inner: SubmissionService): SubmissionService =>
+      (intake = createSpoolIntake(inner, { spool, rows, ackTimeoutMs: ACK_TIMEOUT_MS, log: spoolLog })).submissions,
+    /** For /status: entries the cluster has not taken yet, answers given before it held them, messages adopted from lost nodes. */
+    status: () => ({ pending_entries: spool.status().pending, answered_unreplicated: intake?.answeredUnreplicated() ?? 0, adopted: adoption.adopted() }),
   };
 }

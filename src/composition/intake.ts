@@ -22,6 +22,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     ...work,
     submissions,
     fleetDrain: fleet?.drain ?? null,
+    fleetSpool: fleet?.durable?.status ?? null,
     mirror: streams.mirror.mirror,
     bounces,
     fleet: streams.fleet,

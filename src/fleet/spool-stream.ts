@@ -77,6 +77,16 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
     return provisioned;
   };
 
+  const remove = async (nc: NatsConnection, owner: SpoolOwner, pk: number, object?: string): Promise<void> => {
+    await provision(nc);
+    const subject = subjectOf(owner, pk);
+    await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: subject });
+    const name = object ?? written.get(subject);
+    if (name === undefined) return;
+    await (await objectStore(nc)).delete(name);
+    written.delete(subject);
+  };
+
   return {
     provision,
     /** Writes the message's entry (replacing an older one); answers its stream sequence once the cluster holds it. */
@@ -93,15 +103,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       return (await nc.jetstream().publish(subject, data)).seq;
     },
     /** Removes the message's entry (it finished, or another node holds it now), and its object when it has one. */
-    async remove(nc: NatsConnection, owner: SpoolOwner, pk: number, object?: string): Promise<void> {
-      await provision(nc);
-      const subject = subjectOf(owner, pk);
-      await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: subject });
-      const name = object ?? written.get(subject);
-      if (name === undefined) return;
-      await (await objectStore(nc)).delete(name);
-      written.delete(subject);
-    },
+    remove,
     /**
      * Removes every entry of the spool below stream sequence `seq`: a node's finished messages go
      * together, below the oldest entry it still needs, rather than one request each.
@@ -142,7 +144,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         .getMessage(settings.stream, { last_by_subj: subjectOf(owner, pk) })
         .then((message) => (JSON.parse(decoder.decode(message.data)) as HeldEntry).raw_object)
         .catch(() => undefined);
-      await this.remove(nc, owner, pk, object);
+      await remove(nc, owner, pk, object);
     },
     /** The entry the spool holds for the pk, whole (an object's bytes read back), with the object's name; null when none. */
     async read(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<{ entry: StoredTransfer; object: string | undefined } | null> {

@@ -129,6 +129,10 @@ describe('a node lost with its disk', () => {
     // Nothing left waiting on the survivors, and nothing left in the spool: a finished message's entry goes.
     for (const id of ['n1', 'n3']) await until(async () => (await waitingOn(urlOf(id))) === 0, `${id} to have nothing waiting`, 60_000);
     await until(async () => (await spoolEntries()) === 0, 'the spool stream to hold no entry', 30_000);
+    // /status says so: what the survivors adopted, nothing left for the cluster to take.
+    const spools = await Promise.all(['n1', 'n3'].map(async (id) => (await admin(urlOf(id), 'GET', '/status')).body.fleet.spool));
+    expect(spools.reduce((sum, spool) => sum + spool.adopted, 0)).toBe(adoptions.reduce((sum, adoption) => sum + adoption.adopted, 0));
+    for (const spool of spools) expect(spool.pending_entries).toBe(0);
     // An adopted message's timeline says where it came from.
     const adoptedId = [...lostAcks.keys()].find((id) => (copies.get(id) ?? 0) === 1 && firstSeen(id) > killedAt + 500);
     expect(adoptedId, 'a message of n2 sent after the kill').toBeDefined();

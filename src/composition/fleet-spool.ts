@@ -30,7 +30,8 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
   const stream = createSpoolStream({ stream: SPOOL_STREAM, subjectPrefix: SPOOL_SUBJECTS, replicas: settings.fleet.replicas });
   const rows = store.spoolRows();
   const adoption = createSpoolAdoption(
-    { bucket: settings.fleet.bucket, adoptAfterMs: settings.fleet.adoptAfterMs, checkMs: settings.fleet.heartbeatMs },
+    // Each check lists the registered spools (a KV listing): once a second at most, whatever the heartbeat.
+    { bucket: settings.fleet.bucket, adoptAfterMs: settings.fleet.adoptAfterMs, checkMs: Math.max(settings.fleet.heartbeatMs, 1000) },
     {
       link,
       stream,

@@ -61,7 +61,7 @@ export interface SpoolRegistration {
  * silent or stopped for at least `adoptAfterMs`, or runs on another data
  * directory now (its disk was replaced: the old spool's node is gone for good,
  * node ids being exclusive). A drained node's spool is empty; adopting it
- * costs one read.
+ * costs one read. A node with no heartbeat read is never adopted.
  */
 export function adoptionCandidates(
   self: string,
@@ -73,7 +73,9 @@ export function adoptionCandidates(
   return spools.filter((spool) => {
     if (spool.node === self) return false;
     const seen = sightings.find((sighting) => sighting.beat.node_id === spool.node);
-    if (seen === undefined || seen.beat.instance !== spool.instance) return true;
+    // Not read at the last heartbeat (a listing cut short, a node forgotten on leaving): nothing known, nothing adopted.
+    if (seen === undefined) return false;
+    if (seen.beat.instance !== spool.instance) return true;
     return now - seen.seenAt >= adoptAfterMs;
   });
 }

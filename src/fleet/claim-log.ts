@@ -11,7 +11,7 @@
  * check every `checkMs` replaces one that stayed behind the stream (a consumer
  * can go quiet for good when the server holding it dies) and prunes old claims.
  */
-import { DiscardPolicy, nanos, RetentionPolicy, StorageType, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
+import { nanos, type ConsumerMessages, type JsMsg, type NatsConnection } from 'nats';
 import { claimRecordOf, type ClaimIndex, type ClaimRecord } from '../core/claim-ledger.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
@@ -19,12 +19,12 @@ import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import { within } from '../runtime/within.js';
 import type { FleetLink } from './fleet-service.js';
+import { fleetStream } from './fleet-stream.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 /** A check's requests give up after this long; the next check asks again. */
 const CHECK_TIMEOUT_MS = 1000;
-const NOT_FOUND = 10059;
 const PRUNE_EVERY_MS = 10 * 60_000;
 
 export interface ClaimLogSettings {
@@ -51,7 +51,6 @@ export interface ClaimLog extends Service {
 export function createClaimLog(settings: ClaimLogSettings, deps: { link: FleetLink; index: ClaimIndex; clock: Clock; log: Logger }): ClaimLog {
   const { link, index, clock, log } = deps;
   let applied = 0;
-  let provisioned: Promise<void> | null = null;
   let messages: ConsumerMessages | null = null;
   /** A consumer being made: concurrent appends and checks wait for the one, rather than each make another. */
   let starting: Promise<void> | null = null;
@@ -64,29 +63,18 @@ export function createClaimLog(settings: ClaimLogSettings, deps: { link: FleetLi
   /** Entries delivered and not yet applied: applied together at the next turn of the event loop, one transaction for a burst. */
   let arrived: JsMsg[] = [];
 
-  const provision = (nc: NatsConnection): Promise<void> => {
-    provisioned ??= (async () => {
-      const jsm = await nc.jetstreamManager({ timeout: CHECK_TIMEOUT_MS });
-      try {
-        await jsm.streams.info(settings.stream);
-      } catch (error) {
-        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== NOT_FOUND) throw error;
-        await jsm.streams.add({
-          name: settings.stream,
-          subjects: [`${settings.subjectPrefix}.>`],
-          storage: StorageType.File,
-          retention: RetentionPolicy.Limits,
-          discard: DiscardPolicy.Old,
-          num_replicas: settings.replicas,
-          max_age: nanos(settings.maxAgeMs),
-        });
-        log.info({ stream: settings.stream, replicas: settings.replicas }, 'fleet claim log created');
-      }
-    })().catch((error: unknown) => {
-      provisioned = null;
-      throw error;
-    });
-    return provisioned;
+  const ensureStream = fleetStream({
+    name: settings.stream,
+    subjectPrefix: settings.subjectPrefix,
+    replicas: settings.replicas,
+    limits: { max_age: nanos(settings.maxAgeMs) },
+    timeoutMs: CHECK_TIMEOUT_MS,
+  });
+  let announced = false;
+  const provision = async (nc: NatsConnection): Promise<void> => {
+    const created = await ensureStream(nc);
+    if (created && !announced) log.info({ stream: settings.stream, replicas: settings.replicas }, 'fleet claim log created');
+    announced = true;
   };
 
   const release = (): void => {

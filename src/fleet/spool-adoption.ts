@@ -22,7 +22,7 @@ import { adoptedDueAt, type MessageTransferStore } from '../core/fleet-drain.js'
 import type { Logger } from '../core/logger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
-import { within } from '../runtime/within.js';
+import { deadline, within } from '../runtime/within.js';
 import type { FleetLink } from './fleet-service.js';
 import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
 import { readNode } from './node-registry.js';
@@ -34,6 +34,7 @@ const decoder = new TextDecoder();
 const RETURN_POLL_MS = 1000;
 /** How long a start waits for a join under way before it goes on without knowing whether its mail was adopted. */
 const JOIN_WAIT_MS = 20_000;
+const LIST_DEADLINE_MS = 5000;
 
 export interface SpoolAdoptionSettings {
   /** The fleet's membership bucket, which holds the leases too. */
@@ -205,6 +206,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     const owner = { node: link.nodeId, instance: link.instance() };
     await (await bucket(nc)).put(spoolKey(owner), encoder.encode(JSON.stringify({ ...owner, at: clock.now() })));
     registered = true;
+    log.info(owner, 'spool registered');
   };
 
   const loop = createPeriodicLoop({
@@ -217,8 +219,12 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       if (stopped || nc === null || !link.connected()) return;
       const store = await bucket(nc);
       if (!registered) await register(nc);
-      const spools = await registeredSpools(store);
-      for (const lost of adoptionCandidates(link.nodeId, spools, link.sightings(), clock.now(), settings.adoptAfterMs)) await adoptFrom(nc, store, lost);
+      // A KV listing can stall without failing (seen under load): given up after a while, the next check lists again.
+      const spools = await deadline(registeredSpools(store), LIST_DEADLINE_MS, 'the list of the fleet’s spools');
+      // Each node's current data directory has a spool too, registered or not (its registration may not have landed before it died).
+      const beating = link.sightings().map((sighting) => ({ node: sighting.beat.node_id, instance: sighting.beat.instance }));
+      const known = [...spools, ...beating.filter((spool) => !spools.some((other) => other.node === spool.node && other.instance === spool.instance))];
+      for (const spool of adoptionCandidates(link.nodeId, known, link.sightings(), clock.now(), settings.adoptAfterMs)) await adoptFrom(nc, store, spool);
     },
   });
 

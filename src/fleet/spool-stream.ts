@@ -11,17 +11,20 @@
  * nats.js) and names the object in the entry; the entry is written after the
  * object, and the object removed after the entry.
  */
-import { DiscardPolicy, RetentionPolicy, StorageType, type NatsConnection, type ObjectStore } from 'nats';
+import { StorageType, type NatsConnection, type ObjectStore } from 'nats';
 import type { StoredTransfer } from '../core/fleet-drain.js';
+import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
+import { fleetStream } from './fleet-stream.js';
 
 /** An entry as the stream holds it: the bytes inline, or in the object store under `raw_object`. */
 type HeldEntry = StoredTransfer & { raw_object?: string };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const NOT_FOUND = 10059;
 /** Room left in a NATS message beside the entry (headers, subject). */
 const HEADROOM = 4096;
+/** An entry not acknowledged by then is written again by the spool's next round. */
+const ACK_TIMEOUT_MS = 5000;
 
 export interface SpoolStreamSettings {
   stream: string;
@@ -36,7 +39,6 @@ export interface SpoolOwner {
 }
 
 export function createSpoolStream(settings: SpoolStreamSettings) {
-  let provisioned: Promise<void> | null = null;
   let objects: Promise<ObjectStore> | null = null;
   /** The objects this process wrote, by entry subject: a removal knows them without reading the entry first. */
   const written = new Map<string, string>();
@@ -53,29 +55,21 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
   const prefixOf = (owner: SpoolOwner): string => `${settings.subjectPrefix}.${owner.node}.${owner.instance}`;
   const subjectOf = (owner: SpoolOwner, pk: number): string => `${prefixOf(owner)}.${pk}`;
 
-  const provision = (nc: NatsConnection): Promise<void> => {
-    provisioned ??= (async () => {
-      const jsm = await nc.jetstreamManager();
-      try {
-        await jsm.streams.info(settings.stream);
-      } catch (error) {
-        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== NOT_FOUND) throw error;
-        await jsm.streams.add({
-          name: settings.stream,
-          subjects: [`${settings.subjectPrefix}.>`],
-          storage: StorageType.File,
-          retention: RetentionPolicy.Limits,
-          discard: DiscardPolicy.Old,
-          num_replicas: settings.replicas,
-          max_msgs_per_subject: 1,
-        });
-      }
-    })().catch((error: unknown) => {
-      provisioned = null;
-      throw error;
-    });
-    return provisioned;
+  let publisher: { nc: NatsConnection; acks: AckPublisher } | null = null;
+  const acks = (nc: NatsConnection): AckPublisher => {
+    if (publisher?.nc !== nc) {
+      publisher?.acks.close();
+      publisher = { nc, acks: createAckPublisher(nc, ACK_TIMEOUT_MS) };
+    }
+    return publisher.acks;
   };
+  const ensureStream = fleetStream({
+    name: settings.stream,
+    subjectPrefix: settings.subjectPrefix,
+    replicas: settings.replicas,
+    limits: { max_msgs_per_subject: 1 },
+  });
+  const provision = async (nc: NatsConnection): Promise<void> => void (await ensureStream(nc));
 
   const remove = async (nc: NatsConnection, owner: SpoolOwner, pk: number, object?: string): Promise<void> => {
     await provision(nc);
@@ -100,7 +94,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         written.set(subject, name);
         data = encoder.encode(JSON.stringify({ ...entry, raw_base64: null, raw_object: name } satisfies HeldEntry));
       }
-      return (await nc.jetstream().publish(subject, data)).seq;
+      return acks(nc).publish(subject, data);
     },
     /** Removes the message's entry (it finished, or another node holds it now), and its object when it has one. */
     remove,

@@ -1,0 +1,63 @@
+/**
+ * The fleet's JetStream publisher without nats.js's request machinery, against
+ * a real nats-server: each publish settles with its own stream sequence, a
+ * subject no stream takes and a stream's refusal reject, and a server that
+ * never answers times out.
+ */
+import { connect, type NatsConnection } from 'nats';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAckPublisher } from '../../src/fleet/ack-publisher.js';
+import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
+
+let nats: NatsPeer;
+let nc: NatsConnection;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  nc = await connect({ servers: nats.url });
+  const jsm = await nc.jetstreamManager();
+  await jsm.streams.add({ name: 'ACKS', subjects: ['acks.>'], max_msg_size: 64 });
+});
+
+afterAll(async () => {
+  await nc?.close();
+  await nats?.destroy();
+});
+
+describe('ack publisher', () => {
+  it('answers each message its own stream sequence, many in flight at once', async () => {
+    const acks = createAckPublisher(nc, 2000);
+    try {
+      const seqs = await Promise.all(Array.from({ length: 200 }, (_, index) => acks.publish(`acks.${index % 7}`, new TextEncoder().encode(String(index)))));
+      expect(new Set(seqs).size).toBe(200);
+      const stored = await (await nc.jetstreamManager()).streams.getMessage('ACKS', { seq: seqs[57] as number });
+      expect(new TextDecoder().decode(stored.data)).toBe('57');
+    } finally {
+      acks.close();
+    }
+  });
+
+  it('rejects a subject no stream takes, and a message the stream refuses, with the reason', async () => {
+    const acks = createAckPublisher(nc, 2000);
+    try {
+      await expect(acks.publish('nowhere.at.all', new Uint8Array([1]))).rejects.toThrow(/no acknowledgement from JetStream \(status 503\)/);
+      await expect(acks.publish('acks.big', new Uint8Array(1000))).rejects.toThrow(/maximum/i);
+    } finally {
+      acks.close();
+    }
+  });
+
+  it('times out a publish nobody answers, and rejects what waits when closed', async () => {
+    // A plain subscriber on the subject takes the message and never replies.
+    const silent = nc.subscribe('silent.one');
+    const acks = createAckPublisher(nc, 300);
+    try {
+      await expect(acks.publish('silent.one', new Uint8Array([1]))).rejects.toThrow('TIMEOUT');
+      const pending = acks.publish('silent.one', new Uint8Array([2]));
+      acks.close();
+      await expect(pending).rejects.toThrow('closed');
+    } finally {
+      silent.unsubscribe();
+    }
+  });
+});

@@ -89,6 +89,8 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
   const { link, stream, log, clock } = deps;
   let kv: KV | null = null;
   let adoptedCount = 0;
+  /** Spools whose adoption is done (a lost node's heartbeat stays in the bucket: it would be a candidate at every check). */
+  const adoptedBefore = new Set<string>();
   let stopped = false;
   let markReturned: () => void = () => undefined;
   const returnedOnce = new Promise<void>((resolve) => (markReturned = resolve));
@@ -109,9 +111,10 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     }
     const lease = leaseOf(found.value);
     if (lease === null) return null;
-    // Adopted before (and the registration's removal lost): removed now.
+    // Adopted before (and the registration's removal lost): removed now, and not asked again.
     if (lease.state === 'done') {
       await store.delete(spoolKey(owner));
+      adoptedBefore.add(leaseKey(owner));
       return null;
     }
     if (lease.by === link.nodeId) return lease;
@@ -166,7 +169,10 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     const { adopted, failed } = await replay(nc, owner);
     adoptedCount += adopted;
     await store.put(leaseKey(owner), write({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: lease.adopted + adopted }));
-    if (failed === 0) await store.delete(spoolKey(owner));
+    if (failed === 0) {
+      await store.delete(spoolKey(owner));
+      adoptedBefore.add(leaseKey(owner));
+    }
     log.warn({ ...owner, adopted, failed }, failed === 0 ? 'lost node’s spool adopted' : 'lost node’s spool partly adopted; retrying');
   };
 
@@ -224,7 +230,11 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       // Each node's current data directory has a spool too, registered or not (its registration may not have landed before it died).
       const beating = link.sightings().map((sighting) => ({ node: sighting.beat.node_id, instance: sighting.beat.instance }));
       const known = [...spools, ...beating.filter((spool) => !spools.some((other) => other.node === spool.node && other.instance === spool.instance))];
-      for (const spool of adoptionCandidates(link.nodeId, known, link.sightings(), clock.now(), settings.adoptAfterMs)) await adoptFrom(nc, store, spool);
+      // A node back on that disk (it gave up what was adopted) may be lost again, and adopted again.
+      for (const spool of beating)
+        if (!adoptionCandidates(link.nodeId, [spool], link.sightings(), clock.now(), settings.adoptAfterMs).length) adoptedBefore.delete(leaseKey(spool));
+      for (const spool of adoptionCandidates(link.nodeId, known, link.sightings(), clock.now(), settings.adoptAfterMs))
+        if (!adoptedBefore.has(leaseKey(spool))) await adoptFrom(nc, store, spool);
     },
   });
 

@@ -54,154 +54,158 @@ async function until(check: () => Promise<boolean> | boolean, what: string, time
 }
 
 describe('fleet chaos: nodes and a nats server killed at random under load', () => {
-  it(`keeps every acknowledged message across ${KILLS} node kills and one nats server kill (seed ${SEED})`, async () => {
-    console.log(`fleet chaos: seed ${SEED} (replay with FLEET_CHAOS_SEED=${SEED}), ${KILLS} node kills`);
-    const rng = seededRng(SEED);
-    sink = await startSmtpSink({ answerDelayMs: 20 });
-    fleet = await startFleet(['n1', 'n2', 'n3'], { MAILPROXY_FLEET_ADOPT_AFTER_SECONDS: String(ADOPT_AFTER_SECONDS) });
-    const theFleet = fleet;
-    const key = await provisionTenant(theFleet, TENANT, { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
-    const nodeOf = (id: string) => theFleet.nodes.find((node) => node.id === id)!;
+  it(
+    `keeps every acknowledged message across ${KILLS} node kills and one nats server kill (seed ${SEED})`,
+    async () => {
+      console.log(`fleet chaos: seed ${SEED} (replay with FLEET_CHAOS_SEED=${SEED}), ${KILLS} node kills`);
+      const rng = seededRng(SEED);
+      sink = await startSmtpSink({ answerDelayMs: 20 });
+      fleet = await startFleet(['n1', 'n2', 'n3'], { MAILPROXY_FLEET_ADOPT_AFTER_SECONDS: String(ADOPT_AFTER_SECONDS) });
+      const theFleet = fleet;
+      const key = await provisionTenant(theFleet, TENANT, { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
+      const nodeOf = (id: string) => theFleet.nodes.find((node) => node.id === id)!;
 
-    // The load: each worker sends to a node that is up, picked at random.
-    const live = new Set(['n1', 'n2', 'n3']);
-    const acknowledged = new Map<string, string>();
-    let stopping = false;
-    let sequence = 0;
-    const pick = () => [...live][Math.floor(Math.random() * live.size)];
-    const httpWorker = async () => {
-      while (!stopping) {
-        const id = pick();
-        if (id !== undefined) {
-          const ids = Array.from({ length: 5 }, () => `h-${(sequence += 1)}`);
-          const messages = ids.map((messageId) => ({
-            id: messageId,
-            from: 'app@acme.example',
-            to: `${messageId}@example.net`,
-            subject: messageId,
-            body: 'chaos',
-          }));
-          const answer = await api(nodeOf(id).url, 'POST', '/add-messages', { token: key, body: { messages } }).catch(() => null);
-          if (answer?.status === 200) {
-            const rejected = new Set((answer.body.rejected as Array<{ id: string }>).map((entry) => entry.id));
-            for (const messageId of ids) if (!rejected.has(messageId)) acknowledged.set(messageId, id);
-          }
-        }
-        await pause(50);
-      }
-    };
-    const smtpWorker = async () => {
-      while (!stopping) {
-        const id = pick();
-        if (id !== undefined) {
-          const messageId = `s-${(sequence += 1)}`;
-          const session = await openSubmission(nodeOf(id).smtpPort).catch(() => null);
-          if (session !== null) {
-            try {
-              await session.login(TENANT, key);
-              await session.send(
-                { from: 'app@acme.example', to: [`${messageId}@example.net`] },
-                `From: app@acme.example\r\nTo: ${messageId}@example.net\r\nSubject: ${messageId}\r\nX-Genro-Mail-ID: ${messageId}\r\n\r\nchaos\r\n`,
-              );
-              acknowledged.set(messageId, id);
-            } catch {
-              // Refused or cut by a kill: no promise was made.
-            } finally {
-              session.close();
+      // The load: each worker sends to a node that is up, picked at random.
+      const live = new Set(['n1', 'n2', 'n3']);
+      const acknowledged = new Map<string, string>();
+      let stopping = false;
+      let sequence = 0;
+      const pick = () => [...live][Math.floor(Math.random() * live.size)];
+      const httpWorker = async () => {
+        while (!stopping) {
+          const id = pick();
+          if (id !== undefined) {
+            const ids = Array.from({ length: 5 }, () => `h-${(sequence += 1)}`);
+            const messages = ids.map((messageId) => ({
+              id: messageId,
+              from: 'app@acme.example',
+              to: `${messageId}@example.net`,
+              subject: messageId,
+              body: 'chaos',
+            }));
+            const answer = await api(nodeOf(id).url, 'POST', '/add-messages', { token: key, body: { messages } }).catch(() => null);
+            if (answer?.status === 200) {
+              const rejected = new Set((answer.body.rejected as Array<{ id: string }>).map((entry) => entry.id));
+              for (const messageId of ids) if (!rejected.has(messageId)) acknowledged.set(messageId, id);
             }
           }
+          await pause(50);
         }
-        await pause(50);
-      }
-    };
-    const workers = [httpWorker(), httpWorker(), smtpWorker()];
-
-    const kills: Array<{ node: string; at: number; wiped: boolean; back: 'before adoption' | 'after adoption' }> = [];
-    let natsKilledAt: number | null = null;
-    const adoptionsOf = (node: string, instance: string) =>
-      theFleet.nodes.some((survivor) =>
-        survivor.daemon.entries.some((entry) => entry.msg === 'lost node’s spool adopted' && entry.node === node && entry.instance === instance),
-      );
-    try {
-      for (let round = 0; round < KILLS; round += 1) {
-        await pause(rng.int(1000, 2500));
-        if (round === Math.floor(KILLS / 2)) {
-          const server = rng.pick(theFleet.cluster.servers);
-          console.log(`fleet chaos: nats server ${server.name} killed`);
-          natsKilledAt = Date.now();
-          await server.kill();
-          await pause(2000);
-          server.start();
+      };
+      const smtpWorker = async () => {
+        while (!stopping) {
+          const id = pick();
+          if (id !== undefined) {
+            const messageId = `s-${(sequence += 1)}`;
+            const session = await openSubmission(nodeOf(id).smtpPort).catch(() => null);
+            if (session !== null) {
+              try {
+                await session.login(TENANT, key);
+                await session.send(
+                  { from: 'app@acme.example', to: [`${messageId}@example.net`] },
+                  `From: app@acme.example\r\nTo: ${messageId}@example.net\r\nSubject: ${messageId}\r\nX-Genro-Mail-ID: ${messageId}\r\n\r\nchaos\r\n`,
+                );
+                acknowledged.set(messageId, id);
+              } catch {
+                // Refused or cut by a kill: no promise was made.
+              } finally {
+                session.close();
+              }
+            }
+          }
+          await pause(50);
         }
-        const victim = rng.pick([...live].sort());
-        const node = nodeOf(victim);
-        const identity = JSON.parse(readFileSync(join(node.cwd, 'data', 'fleet-node.json'), 'utf8')) as { instance: string };
-        const wiped = rng.next() < 0.5;
-        const back = rng.next() < 0.5 ? 'before adoption' : 'after adoption';
-        live.delete(victim);
-        node.daemon.child.kill('SIGKILL');
-        await node.daemon.exited;
-        kills.push({ node: victim, at: Date.now(), wiped, back });
-        if (wiped) rmSync(node.cwd, { recursive: true, force: true });
-        console.log(`fleet chaos: ${victim} killed${wiped ? ' and its disk deleted' : ''}; back ${back}`);
-        if (back === 'after adoption') await until(() => adoptionsOf(victim, identity.instance), `a survivor to adopt ${victim}`, 60_000);
-        else await pause(rng.int(0, 1000));
-        await theFleet.startNode(victim, wiped ? {} : { cwd: node.cwd });
-        live.add(victim);
+      };
+      const workers = [httpWorker(), httpWorker(), smtpWorker()];
+
+      const kills: Array<{ node: string; at: number; wiped: boolean; back: 'before adoption' | 'after adoption' }> = [];
+      let natsKilledAt: number | null = null;
+      const adoptionsOf = (node: string, instance: string) =>
+        theFleet.nodes.some((survivor) =>
+          survivor.daemon.entries.some((entry) => entry.msg === 'lost node’s spool adopted' && entry.node === node && entry.instance === instance),
+        );
+      try {
+        for (let round = 0; round < KILLS; round += 1) {
+          await pause(rng.int(1000, 2500));
+          if (round === Math.floor(KILLS / 2)) {
+            const server = rng.pick(theFleet.cluster.servers);
+            console.log(`fleet chaos: nats server ${server.name} killed`);
+            natsKilledAt = Date.now();
+            await server.kill();
+            await pause(2000);
+            server.start();
+          }
+          const victim = rng.pick([...live].sort());
+          const node = nodeOf(victim);
+          const identity = JSON.parse(readFileSync(join(node.cwd, 'data', 'fleet-node.json'), 'utf8')) as { instance: string };
+          const wiped = rng.next() < 0.5;
+          const back = rng.next() < 0.5 ? 'before adoption' : 'after adoption';
+          live.delete(victim);
+          node.daemon.child.kill('SIGKILL');
+          await node.daemon.exited;
+          kills.push({ node: victim, at: Date.now(), wiped, back });
+          if (wiped) rmSync(node.cwd, { recursive: true, force: true });
+          console.log(`fleet chaos: ${victim} killed${wiped ? ' and its disk deleted' : ''}; back ${back}`);
+          if (back === 'after adoption') await until(() => adoptionsOf(victim, identity.instance), `a survivor to adopt ${victim}`, 60_000);
+          else await pause(rng.int(0, 1000));
+          await theFleet.startNode(victim, wiped ? {} : { cwd: node.cwd });
+          live.add(victim);
+        }
+        await pause(1000);
+      } finally {
+        stopping = true;
+        await Promise.all(workers);
       }
-      await pause(1000);
-    } finally {
-      stopping = true;
-      await Promise.all(workers);
-    }
 
-    // Settled: nothing waits on any node, and the spool holds nothing.
-    for (const id of ['n1', 'n2', 'n3'])
-      await until(async () => (await api(nodeOf(id).url, 'GET', '/status', { token: FLEET_TOKEN })).body.queue.waiting === 0, `${id} to send all`, 120_000);
-    const nc = await connect({ servers: theFleet.cluster.urls.split(',') });
-    try {
-      await until(async () => (await (await nc.jetstreamManager()).streams.info('MAILPROXY_FLEET_SPOOL')).state.messages === 0, 'the spool to empty', 30_000);
-    } finally {
-      await nc.close();
-    }
+      // Settled: nothing waits on any node, and the spool holds nothing.
+      for (const id of ['n1', 'n2', 'n3'])
+        await until(async () => (await api(nodeOf(id).url, 'GET', '/status', { token: FLEET_TOKEN })).body.queue.waiting === 0, `${id} to send all`, 120_000);
+      const nc = await connect({ servers: theFleet.cluster.urls.split(',') });
+      try {
+        await until(async () => (await (await nc.jetstreamManager()).streams.info('MAILPROXY_FLEET_SPOOL')).state.messages === 0, 'the spool to empty', 30_000);
+      } finally {
+        await nc.close();
+      }
 
-    const copies = copiesById(sink.messages);
-    const ids = [...acknowledged.keys()];
-    const firstSeen = new Map<string, number>();
-    for (const message of sink.messages) {
-      const id = mailIdOf(message.raw);
-      if (id !== undefined && !firstSeen.has(id)) firstSeen.set(id, message.receivedAt);
-    }
-    const unrecordedSince = (killAt: number): number =>
-      natsKilledAt !== null && natsKilledAt <= killAt && killAt - natsKilledAt <= ELECTION_MS
-        ? natsKilledAt - IN_FLIGHT_BEFORE_MS
-        : killAt - IN_FLIGHT_BEFORE_MS;
-    const inFlightAtAKill = (id: string) =>
-      kills.some((kill) => (firstSeen.get(id) ?? 0) >= unrecordedSince(kill.at) && (firstSeen.get(id) ?? 0) <= kill.at + IN_FLIGHT_AFTER_MS);
-    const lost = ids.filter((id) => !copies.has(id));
-    const twice = ids.filter((id) => (copies.get(id) ?? 0) > 1);
-    console.log(
-      `fleet chaos: ${kills.length} node kills (${kills.filter((kill) => kill.wiped).length} with the disk), ${ids.length} acknowledged, ` +
-        `${sink.messages.length} copies at the relay, ${twice.length} sent twice, ${lost.length} lost`,
-    );
-    // A duplicate outside the kills' windows: when each copy came, against the plan.
-    const started = kills[0]?.at ?? 0;
-    for (const id of twice.filter((twiceId) => !inFlightAtAKill(twiceId)))
+      const copies = copiesById(sink.messages);
+      const ids = [...acknowledged.keys()];
+      const firstSeen = new Map<string, number>();
+      for (const message of sink.messages) {
+        const id = mailIdOf(message.raw);
+        if (id !== undefined && !firstSeen.has(id)) firstSeen.set(id, message.receivedAt);
+      }
+      const unrecordedSince = (killAt: number): number =>
+        natsKilledAt !== null && natsKilledAt <= killAt && killAt - natsKilledAt <= ELECTION_MS
+          ? natsKilledAt - IN_FLIGHT_BEFORE_MS
+          : killAt - IN_FLIGHT_BEFORE_MS;
+      const inFlightAtAKill = (id: string) =>
+        kills.some((kill) => (firstSeen.get(id) ?? 0) >= unrecordedSince(kill.at) && (firstSeen.get(id) ?? 0) <= kill.at + IN_FLIGHT_AFTER_MS);
+      const lost = ids.filter((id) => !copies.has(id));
+      const twice = ids.filter((id) => (copies.get(id) ?? 0) > 1);
       console.log(
-        `fleet chaos: ${id} acknowledged by ${acknowledged.get(id)}, copies at ` +
-          sink.messages
-            .filter((message) => mailIdOf(message.raw) === id)
-            .map((message) => message.receivedAt - started)
-            .join(', ') +
-          ` ms; kills at ${kills.map((kill) => `${kill.node} ${kill.at - started}`).join(', ')} ms, nats server at ${natsKilledAt === null ? '-' : natsKilledAt - started} ms`,
+        `fleet chaos: ${kills.length} node kills (${kills.filter((kill) => kill.wiped).length} with the disk), ${ids.length} acknowledged, ` +
+          `${sink.messages.length} copies at the relay, ${twice.length} sent twice, ${lost.length} lost`,
       );
-    expect(ids.length, 'the load made promises').toBeGreaterThan(KILLS * 20);
-    expect(lost, `acknowledged and never delivered (seed ${SEED})`).toEqual([]);
-    expect(
-      twice.filter((id) => !inFlightAtAKill(id)),
-      `sent twice, not in flight at a kill (seed ${SEED})`,
-    ).toEqual([]);
-    const fatal = theFleet.nodes.flatMap((node) => node.daemon.entries.filter((entry) => entry.level === 'fatal'));
-    expect(fatal, 'fatal log lines').toEqual([]);
-  }, 300_000);
+      // A duplicate outside the kills' windows: when each copy came, against the plan.
+      const started = kills[0]?.at ?? 0;
+      for (const id of twice.filter((twiceId) => !inFlightAtAKill(twiceId)))
+        console.log(
+          `fleet chaos: ${id} acknowledged by ${acknowledged.get(id)}, copies at ` +
+            sink.messages
+              .filter((message) => mailIdOf(message.raw) === id)
+              .map((message) => message.receivedAt - started)
+              .join(', ') +
+            ` ms; kills at ${kills.map((kill) => `${kill.node} ${kill.at - started}`).join(', ')} ms, nats server at ${natsKilledAt === null ? '-' : natsKilledAt - started} ms`,
+        );
+      expect(ids.length, 'the load made promises').toBeGreaterThan(KILLS * 20);
+      expect(lost, `acknowledged and never delivered (seed ${SEED})`).toEqual([]);
+      expect(
+        twice.filter((id) => !inFlightAtAKill(id)),
+        `sent twice, not in flight at a kill (seed ${SEED})`,
+      ).toEqual([]);
+      const fatal = theFleet.nodes.flatMap((node) => node.daemon.entries.filter((entry) => entry.level === 'fatal'));
+      expect(fatal, 'fatal log lines').toEqual([]);
+    },
+    180_000 + KILLS * 40_000,
+  );
 });

@@ -42,8 +42,6 @@ export interface ClaimLogSettings {
 export interface ClaimLog extends Service {
   /** Appends the record; resolves once this node's index has applied it. Rejects when the cluster does not take it. */
   append(record: ClaimRecord): Promise<void>;
-  /** Whether the applier is following the log (false while cut off or catching up after a restart of it). */
-  following(): boolean;
   /** One check now (tests; the loop checks on its own). */
   tick(): Promise<void>;
 }
@@ -188,7 +186,6 @@ export function createClaimLog(settings: ClaimLogSettings, deps: { link: FleetLi
       if (messages === null) await follow(nc);
       await reached(ack.seq);
     },
-    following: () => messages !== null && link.connected(),
     async start() {
       applied = index.appliedSeq();
       // Joined at the start: catch up with what the fleet claimed meanwhile before taking requests

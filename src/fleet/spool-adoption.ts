@@ -230,11 +230,10 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       // Each node's current data directory has a spool too, registered or not (its registration may not have landed before it died).
       const beating = link.sightings().map((sighting) => ({ node: sighting.beat.node_id, instance: sighting.beat.instance }));
       const known = [...spools, ...beating.filter((spool) => !spools.some((other) => other.node === spool.node && other.instance === spool.instance))];
-      // A node back on that disk (it gave up what was adopted) may be lost again, and adopted again.
-      for (const spool of beating)
-        if (!adoptionCandidates(link.nodeId, [spool], link.sightings(), clock.now(), settings.adoptAfterMs).length) adoptedBefore.delete(leaseKey(spool));
-      for (const spool of adoptionCandidates(link.nodeId, known, link.sightings(), clock.now(), settings.adoptAfterMs))
-        if (!adoptedBefore.has(leaseKey(spool))) await adoptFrom(nc, store, spool);
+      const lost = adoptionCandidates(link.nodeId, known, link.sightings(), clock.now(), settings.adoptAfterMs);
+      // A spool no longer lost (its node back on that disk, having given up what was adopted) may be lost, and adopted, again.
+      for (const key of adoptedBefore) if (!lost.some((spool) => leaseKey(spool) === key)) adoptedBefore.delete(key);
+      for (const spool of lost) if (!adoptedBefore.has(leaseKey(spool))) await adoptFrom(nc, store, spool);
     },
   });
 

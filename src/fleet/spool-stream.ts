@@ -116,11 +116,6 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       await (await objectStore(nc)).delete(name);
       written.delete(subject);
     },
-    /** Removes every entry of the spool. */
-    async removeAll(nc: NatsConnection, owner: SpoolOwner): Promise<void> {
-      await provision(nc);
-      await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: `${prefixOf(owner)}.>` });
-    },
     /** The pks the spool holds an entry for. */
     async pks(nc: NatsConnection, owner: SpoolOwner): Promise<number[]> {
       await provision(nc);

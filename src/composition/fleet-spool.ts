@@ -54,7 +54,18 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
     /** Wraps the submission service: answered once the cluster holds the entries. */
     intake: (inner: SubmissionService): SubmissionService =>
       (intake = createSpoolIntake(inner, { spool, rows, ackTimeoutMs: ACK_TIMEOUT_MS, log: spoolLog })).submissions,
-    /** For /status: entries the cluster has not taken yet, answers given before it held them, messages adopted from lost nodes. */
-    status: () => ({ pending_entries: spool.status().pending, answered_unreplicated: intake?.answeredUnreplicated() ?? 0, adopted: adoption.adopted() }),
+    /**
+     * For /status: entries the cluster has not taken yet, finished messages whose end it does not
+     * know yet, answers given before it held them, messages adopted from lost nodes.
+     */
+    status: () => {
+      const { pending, unrecordedEnds } = spool.status();
+      return {
+        pending_entries: pending,
+        unrecorded_ends: unrecordedEnds,
+        answered_unreplicated: intake?.answeredUnreplicated() ?? 0,
+        adopted: adoption.adopted(),
+      };
+    },
   };
 }

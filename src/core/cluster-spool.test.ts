@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { adoptionCandidates, leaseAbandoned, type AdoptionLease } from './cluster-spool.js';
+import fc from 'fast-check';
+import { adoptionCandidates, leaseAbandoned, unfinishedEntries, type AdoptionLease, type SpoolRecord } from './cluster-spool.js';
+import type { StoredTransfer } from './fleet-drain.js';
 import type { NodeSighting } from './fleet.js';
 
 const sighting = (node: string, instance: string, seenAt: number, state: NodeSighting['beat']['state'] = 'active'): NodeSighting => ({
@@ -43,5 +45,66 @@ describe('an adoption lease left by its adopter', () => {
     expect(leaseAbandoned(lease, sighting('n3', 'c', 20_000), 40_000, 30_000)).toBe(false);
     expect(leaseAbandoned({ ...lease, state: 'done' }, sighting('n3', 'c', 0), 40_000, 30_000)).toBe(false);
     expect(leaseAbandoned(lease, undefined, 40_000, 30_000)).toBe(true);
+  });
+});
+
+describe('what a survivor replays from a lost spool', () => {
+  const entry = (pk: number, subject = `s${pk}`): StoredTransfer => ({
+    origin_pk: pk,
+    tenant_id: 't',
+    id: `m${pk}`,
+    account_id: 'a',
+    priority: 2,
+    batch_code: null,
+    source: 'http',
+    payload: null,
+    raw_base64: null,
+    mail_from: 'a@example.com',
+    rcpt_to: 'b@example.com',
+    subject,
+    message_id_header: null,
+    size_bytes: 1,
+    state: 'queued',
+    attempts: 0,
+    next_attempt_at: 0,
+    created_at: 0,
+    deferred_at: null,
+    deferred_reason: null,
+  });
+
+  it('replays each message’s latest entry, not one whose end was recorded after it, and one written again after its end', () => {
+    const records: SpoolRecord[] = [
+      { seq: 7, ended: [2] },
+      { seq: 1, entries: [entry(1), entry(2), entry(3)] },
+      { seq: 4, entries: [entry(1, 'updated')] },
+      { seq: 5, ended: [1, 3] },
+      { seq: 6, entries: [entry(3, 'resent')] },
+      { seq: 8, entries: [entry(4)] },
+    ];
+    expect(unfinishedEntries(records).map((found) => [found.origin_pk, found.subject])).toEqual([
+      [3, 'resent'],
+      [4, 's4'],
+    ]);
+  });
+
+  it('agrees with replaying the writes and ends one by one, in any order the records are read', () => {
+    const step = fc.record({ pk: fc.integer({ min: 1, max: 6 }), end: fc.boolean() });
+    fc.assert(
+      fc.property(fc.array(fc.array(step, { minLength: 1, maxLength: 4 }), { maxLength: 12 }), fc.integer(), (groups, seed) => {
+        // Each group is one record: all writes, or all ends.
+        const records: SpoolRecord[] = groups.map((group, index) =>
+          group[0]?.end === true
+            ? { seq: index + 1, ended: group.map((one) => one.pk) }
+            : { seq: index + 1, entries: group.map((one) => entry(one.pk, `v${index}`)) },
+        );
+        const expected = new Map<number, string | null>();
+        for (const record of records)
+          if ('ended' in record) for (const pk of record.ended) expected.delete(pk);
+          else for (const written of record.entries) expected.set(written.origin_pk, written.subject);
+        const shuffled = [...records].sort((a, b) => ((a.seq * 7919 + seed) % 13) - ((b.seq * 7919 + seed) % 13));
+        const replayed = unfinishedEntries(shuffled);
+        expect(new Map(replayed.map((found) => [found.origin_pk, found.subject]))).toEqual(expected);
+      }),
+    );
   });
 });

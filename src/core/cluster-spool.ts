@@ -89,3 +89,28 @@ export function leaseAbandoned(lease: AdoptionLease, adopter: NodeSighting | und
   if (lease.state === 'done') return false;
   return adopter === undefined || now - adopter.seenAt >= adoptAfterMs;
 }
+
+/**
+ * A record of a spool as the stream holds it, with its stream sequence: the
+ * entries of messages written together (one commit's, or a retry round's), or
+ * the messages whose end the node recorded. Entries are written in groups, so
+ * a finished message's entry cannot simply be removed: an end record says it
+ * needs none any more, until the purge below the node's oldest waiting entry
+ * takes both.
+ */
+export type SpoolRecord = { seq: number; entries: StoredTransfer[] } | { seq: number; ended: number[] };
+
+/**
+ * What a survivor replays from a lost spool: each message's latest entry (a
+ * message written again, e.g. resent, has a later one), unless the node
+ * recorded its end after that entry. Oldest first.
+ */
+export function unfinishedEntries(records: readonly SpoolRecord[]): StoredTransfer[] {
+  const ordered = [...records].sort((a, b) => a.seq - b.seq);
+  const latest = new Map<number, StoredTransfer>();
+  for (const record of ordered) {
+    if ('entries' in record) for (const entry of record.entries) latest.set(entry.origin_pk, entry);
+    else for (const pk of record.ended) latest.delete(pk);
+  }
+  return [...latest.values()];
+}

@@ -12,10 +12,15 @@
  *   Until then the answer waits through a reconnection or a leader election.
  * - Afterwards: the store's events say, after their commit, which messages
  *   were queued or wait anew (written again) and which finished, however
- *   (sent, failed, expired, deleted, moved). Finished messages' entries go
- *   together: one purge below the oldest entry still needed (the watermark).
- * - A message's writes run in order (one chain per message), so a fast send
- *   never leaves a late write of a finished message's entry above the mark.
+ *   (sent, failed, expired, deleted, moved). The messages of one commit are
+ *   written together, in one record (one replicated write for a whole batch).
+ * - Finished messages: their records go together, one purge below the oldest
+ *   entry still needed (the watermark). An entry above it (behind a message
+ *   that waits long) cannot go yet: its end is recorded instead, so that a
+ *   survivor does not send again what this node finished. Both within
+ *   PRUNE_DELAY_MS of the end.
+ * - A message's writes (and the record of its end) run in order, one chain per
+ *   message, so a fast send never leaves a late write above its end.
  * - At the start, every waiting message is written again and stale entries go.
  */
 import { REWRITE_EVENTS, type SpoolRows } from '../core/cluster-spool.js';
@@ -32,6 +37,8 @@ const RECONCILE_PAGE = 1000;
 const PRUNE_DELAY_MS = 100;
 /** Finished entries kept behind a long-waiting message before it is written again higher up. */
 const MOVE_AFTER_ENTRIES = 10_000;
+/** The most entries one round writes (one record per NATS message's worth). */
+const WRITE_PAGE = 1000;
 
 export interface ReplicatedSpoolSettings {
   /** How often entries that could not be written (or removed) are tried again. */
@@ -53,8 +60,11 @@ export interface ReplicatedSpool extends Service {
   observe(eventType: string, messagePk: number | null | undefined): void;
   /** Resolves once the cluster holds these waiting messages' entries (or they finished): retried through reconnections and elections. */
   held(pks: readonly number[]): Promise<void>;
-  /** Entries waiting to be written (the cluster did not take them yet). */
-  status(): { pending: number };
+  /**
+   * Entries waiting to be written (the cluster did not take them yet), and finished messages whose
+   * end the cluster does not know yet (a survivor would send them again if this node died now).
+   */
+  status(): { pending: number; unrecordedEnds: number };
   /** One retry round now (tests; the loop runs on its own). */
   tick(): Promise<void>;
 }
@@ -63,13 +73,19 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const { link, rows, stream, log } = deps;
   const owner = (): SpoolOwner => ({ node: link.nodeId, instance: link.instance() });
   const chains = new Map<number, Promise<void>>();
-  /** The stream sequence of each waiting message's entry, as written by this process. */
+  /** The stream sequence of the record holding each waiting message's entry, as written by this process. */
   const held = new Map<number, number>();
+  /** Finished messages whose entry (at that sequence) may still be read by a survivor: neither purged nor its end recorded. */
+  const ended = new Map<number, number>();
+  /** Finished messages whose entry keeps its bytes in an object: it goes once the record naming it was purged. */
+  const finishedObjects = new Map<number, number>();
+  /** How many entries each record this process wrote holds, while above the purge: a long waiter is written again once they are many. */
+  const recordSizes = new Map<number, number>();
   /** Writes under way: the sequence each will get is above the highest acknowledged when it was sent. */
   const inFlight = new Map<symbol, number>();
-  /** The highest sequence acknowledged for this node's entries. */
+  /** The highest sequence acknowledged for this node's records. */
   let top = 0;
-  /** Entries below this sequence were removed. */
+  /** Records below this sequence were removed. */
   let removedBelow = 0;
   /** Messages whose entry is not as it should be yet (the cluster did not answer): the loop retries them. */
   const pending = new Set<number>();
@@ -87,9 +103,9 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     waiters.delete(pk);
     for (const resolve of waiting) resolve();
   };
-  /** Resolves once the message's entry is held by the cluster, or the message no longer needs one. */
+  /** Resolves once nothing is under way or owed for the message: its entry is held, or it needs none. */
   const heldOrDone = (pk: number): Promise<void> =>
-    held.has(pk) && !chains.has(pk)
+    !chains.has(pk) && !pending.has(pk)
       ? Promise.resolve()
       : new Promise((resolve) => {
           const waiting = waiters.get(pk);
@@ -98,73 +114,110 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
         });
   let stopped = false;
 
-  /** Writes the message's entry, or (null) lets it go, after whatever is already under way for it. */
-  const sync = (pk: number, entry: StoredTransfer | null): Promise<void> => {
-    const run = async (): Promise<void> => {
-      if (entry === null) {
-        // Finished: its entry goes with the next prune; an object of its own goes now.
-        held.delete(pk);
-        settle(pk);
-        schedulePrune();
-        const nc = link.connection();
-        if (stream.holdsObject(owner(), pk)) {
-          if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
-          await stream.release(nc, owner(), pk);
-        }
-        return;
-      }
-      const nc = link.connection();
-      if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
-      const token = Symbol(pk);
-      inFlight.set(token, top);
-      try {
-        const seq = await stream.put(nc, owner(), entry);
-        held.set(pk, seq);
-        top = Math.max(top, seq);
-      } finally {
-        inFlight.delete(token);
-      }
-    };
-    const next = (chains.get(pk) ?? Promise.resolve()).then(run, run).then(
-      () => {
-        pending.delete(pk);
-        settle(pk);
-      },
-      (error: unknown) => {
-        pending.add(pk);
-        throw error;
-      },
-    );
-    chains.set(pk, next);
-    void next.catch(() => undefined).finally(() => chains.get(pk) === next && chains.delete(pk));
-    return next;
+  const reachable = () => {
+    const nc = link.connection();
+    if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
+    return nc;
   };
 
+  /**
+   * Runs `run` after whatever is under way for these messages, as the next link of each one's
+   * chain. A failed entry write leaves its messages pending, for the loop to write again.
+   */
+  const chain = (pks: readonly number[], run: () => Promise<void>, tracked = true): Promise<void> => {
+    const before = pks.flatMap((pk) => chains.get(pk) ?? []);
+    const done = (before.length === 0 ? Promise.resolve() : Promise.allSettled(before)).then(run);
+    for (const pk of pks) {
+      const next = done.then(
+        () => {
+          if (tracked) pending.delete(pk);
+          settle(pk);
+        },
+        (error: unknown) => {
+          if (tracked) pending.add(pk);
+          throw error;
+        },
+      );
+      chains.set(pk, next);
+      void next.catch(() => undefined).finally(() => chains.get(pk) === next && chains.delete(pk));
+    }
+    return done;
+  };
+
+  /** Writes these messages' entries together (as few records as NATS messages allow). */
+  const write = (entries: ReadonlyArray<readonly [number, StoredTransfer]>): Promise<void> =>
+    chain(
+      entries.map(([pk]) => pk),
+      async () => {
+        const nc = reachable();
+        const token = Symbol('write');
+        inFlight.set(token, top);
+        try {
+          const seqs = await stream.putMany(
+            nc,
+            owner(),
+            entries.map(([, entry]) => entry),
+          );
+          for (const [pk, seq] of seqs) {
+            held.set(pk, seq);
+            // Written again after its end (resent): the entry is the message's again.
+            ended.delete(pk);
+            finishedObjects.delete(pk);
+            recordSizes.set(seq, (recordSizes.get(seq) ?? 0) + 1);
+            top = Math.max(top, seq);
+          }
+        } finally {
+          inFlight.delete(token);
+        }
+      },
+    );
+
+  /** The message finished: its entry is let go (purged or its end recorded with the next prune). */
+  const finish = (pk: number): Promise<void> =>
+    chain([pk], async () => {
+      const seq = held.get(pk);
+      held.delete(pk);
+      if (seq !== undefined) {
+        ended.set(pk, seq);
+        if (stream.holdsObject(owner(), pk)) finishedObjects.set(pk, seq);
+      }
+      settle(pk);
+      schedulePrune();
+    });
+
+  /** Each message as the store holds it now: written, or let go when it no longer waits. */
   const syncFromStore = (pks: readonly number[]): Promise<unknown> => {
     const entries = rows.byPks(pks);
-    return Promise.allSettled([...entries].map(([pk, entry]) => sync(pk, entry)));
+    const writes = [...entries].flatMap(([pk, entry]) => (entry === null ? [] : [[pk, entry] as const]));
+    const finishes = [...entries].flatMap(([pk, entry]) => (entry === null ? [finish(pk)] : []));
+    return Promise.allSettled([...finishes, ...(writes.length > 0 ? [write(writes)] : [])]);
   };
 
   /**
    * After the events' commit: a message no longer waiting lets its entry go; one whose content
-   * is new, or that waits anew, or that this node holds no entry for, has it written.
+   * is new, or that waits anew, or that this node holds no entry for, has it written, together
+   * with the rest of the commit's.
    */
   const flushTouched = (): void => {
     if (touched.size === 0) return;
     const batch = [...touched];
     touched.clear();
     const entries = rows.byPks(batch.map(([pk]) => pk));
+    const writes: Array<readonly [number, StoredTransfer]> = [];
     for (const [pk, rewrite] of batch) {
       const entry = entries.get(pk) ?? null;
       const known = held.has(pk) || chains.has(pk) || pending.has(pk);
-      if (entry === null ? known : rewrite || !known) void sync(pk, entry).catch(() => undefined);
+      if (entry === null) {
+        if (known) void finish(pk).catch(() => undefined);
+      } else if (rewrite || !known) writes.push([pk, entry]);
     }
+    for (let at = 0; at < writes.length; at += WRITE_PAGE) void write(writes.slice(at, at + WRITE_PAGE)).catch(() => undefined);
   };
 
   /**
-   * The lowest sequence this node may still need: every entry below it belongs to a finished
-   * message (or was written again higher up). A write under way will land above the highest
-   * sequence acknowledged when it was sent.
+   * The lowest sequence this node may still need: every record below it holds only finished
+   * messages' entries (or entries written again higher up). A write under way will land above
+   * the highest sequence acknowledged when it was sent.
    */
   const watermark = (): number => {
     let lowest = top + 1;
@@ -173,20 +226,45 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     return lowest;
   };
 
+  /** Records the end of finished messages whose entries stay above the watermark; each after its own writes. */
+  const recordEnds = (pks: readonly number[]): Promise<void> =>
+    chain(
+      pks,
+      async () => {
+        const still = pks.filter((pk) => ended.has(pk));
+        if (still.length === 0) return;
+        const seq = await stream.putEnded(reachable(), owner(), still);
+        top = Math.max(top, seq);
+        for (const pk of still) ended.delete(pk);
+      },
+      false,
+    );
+
   /**
-   * Finished messages' entries go together, below the watermark. A message that waits long holds
-   * the watermark back: once the entries behind it are many, the oldest waiting ones are written
-   * again (replacing themselves: one entry per subject), so the stream stays the size of the queue.
+   * Finished messages' records go together, below the watermark; the ends of those above it are
+   * recorded. A message that waits long holds the watermark back: once the entries behind it
+   * are many, the oldest waiting ones are written again, so the stream stays the size of the queue.
    */
   const prune = async (): Promise<void> => {
     const nc = link.connection();
     if (nc === null) return;
     const below = watermark();
+    const above = [...ended].flatMap(([pk, seq]) => (seq >= below ? [pk] : []));
+    if (above.length > 0) await recordEnds(above);
     if (below > removedBelow) {
       await stream.removeBelow(nc, owner(), below);
       removedBelow = below;
     }
-    if (top - below > Math.max(MOVE_AFTER_ENTRIES, 4 * held.size)) {
+    for (const [pk, seq] of ended) if (seq < below) ended.delete(pk);
+    for (const seq of recordSizes.keys()) if (seq < below) recordSizes.delete(seq);
+    for (const [pk, seq] of finishedObjects)
+      if (seq < below) {
+        await stream.release(nc, owner(), pk);
+        finishedObjects.delete(pk);
+      }
+    let behind = 0;
+    for (const size of recordSizes.values()) behind += size;
+    if (behind - held.size > Math.max(MOVE_AFTER_ENTRIES, 4 * held.size)) {
       const oldest = [...held].sort((a, b) => a[1] - b[1]).slice(0, RECONCILE_PAGE);
       await syncFromStore(oldest.map(([pk]) => pk));
     }
@@ -263,7 +341,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       flushTouched();
       return Promise.all(pks.map(heldOrDone)).then(() => undefined);
     },
-    status: () => ({ pending: pending.size }),
+    status: () => ({ pending: pending.size, unrecordedEnds: ended.size }),
     start() {
       loop.start();
     },

@@ -4,8 +4,9 @@
  * in the fleet's bucket (create, or compare-and-set over an adopter that died
  * mid-way) and replays every entry the lost node left: each is adopted into
  * this node's queue as a drain's adopt is (same client id and X-Genro-Mail-ID,
- * so a receiver can tell a possible resend), its client id is named this
- * node's in the claim log, and only then is the entry removed.
+ * so a receiver can tell a possible resend) unless the lost node recorded its
+ * end, its client id is named this node's in the claim log, and only then are
+ * the records removed.
  *
  * Fencing the return: a lease is taken first and the lost node's heartbeat read
  * afresh after; a node coming back writes its heartbeat first and reads the
@@ -16,7 +17,7 @@
  */
 import type { KV, NatsConnection } from 'nats';
 import type { ClaimIndex } from '../core/claim-ledger.js';
-import { adoptionCandidates, leaseAbandoned, type AdoptionLease, type SpoolRegistration, type SpoolRows } from '../core/cluster-spool.js';
+import { adoptionCandidates, leaseAbandoned, unfinishedEntries, type AdoptionLease, type SpoolRegistration, type SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
 import { adoptedDueAt, type MessageTransferStore } from '../core/fleet-drain.js';
 import type { Logger } from '../core/logger.js';
@@ -127,15 +128,16 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     return taken ? mine : null;
   };
 
-  /** Replays the lost node's entries into this node's queue; answers how many were adopted and how many could not be. */
+  /**
+   * Replays the lost node's unfinished entries into this node's queue; answers how many were
+   * adopted and how many could not be. Its records go once every entry in them was adopted.
+   */
   const replay = async (nc: NatsConnection, owner: SpoolOwner): Promise<{ adopted: number; failed: number }> => {
+    const records = await stream.records(nc, owner);
+    const failed = new Set<number>();
     let adopted = 0;
-    let failed = 0;
-    for (const pk of await stream.pks(nc, owner)) {
-      if (stopped) break;
-      const held = await stream.read(nc, owner, pk);
-      if (held === null) continue;
-      const { entry, object } = held;
+    for (const entry of unfinishedEntries(records.map((held) => held.record))) {
+      if (stopped) return { adopted, failed: failed.size + 1 };
       const transfer = { ...entry, origin_node: owner.node };
       try {
         const now = clock.now();
@@ -143,15 +145,17 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
         if (!result.already) deps.wake();
       } catch (error) {
         // An account this node does not have: the entry stays for another pass (or another survivor).
-        failed += 1;
-        log.error({ err: error, node: owner.node, pk, tenantId: entry.tenant_id, id: entry.id }, 'could not adopt a lost node’s message');
+        failed.add(entry.origin_pk);
+        log.error({ err: error, node: owner.node, pk: entry.origin_pk, tenantId: entry.tenant_id, id: entry.id }, 'could not adopt a lost node’s message');
         continue;
       }
       await deps.claims.assign(entry.tenant_id, entry.id, clock.now());
-      await stream.remove(nc, owner, pk, object);
       adopted += 1;
     }
-    return { adopted, failed };
+    // What was not adopted keeps its records, and the ends recorded beside them.
+    const removable = records.filter(({ record }) => ('entries' in record ? record.entries.every((entry) => !failed.has(entry.origin_pk)) : failed.size === 0));
+    for (const held of removable) await stream.removeRecord(nc, held);
+    return { adopted, failed: failed.size };
   };
 
   const adoptFrom = async (nc: NatsConnection, store: KV, lost: SpoolRegistration): Promise<void> => {

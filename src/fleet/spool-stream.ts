@@ -1,29 +1,44 @@
 /**
- * The fleet's replicated spool on JetStream (issue 25): one stream, one
- * subject per waiting message, `<prefix>.<node>.<instance>.<pk>`, holding only
- * its latest entry (max_msgs_per_subject 1), so that writing a message's entry
- * again replaces it and the stream holds what the fleet's queues hold. The
- * instance names the data directory: a node on a new disk starts its pks
- * again, and must never overwrite what its lost disk left to adopt.
+ * The fleet's replicated spool on JetStream (issue 25): one stream, each
+ * node's records under `<prefix>.<node>.<instance>.>` (the instance names the
+ * data directory: a node on a new disk starts its pks again, and must never
+ * overwrite what its lost disk left to adopt). Records (core/cluster-spool.ts):
  *
- * An entry larger than one NATS message (a large SMTP submission) keeps its
- * bytes in the object store `<stream>_large` (R as the stream, chunked by
- * nats.js) and names the object in the entry; the entry is written after the
- * object, and the object removed after the entry.
+ * - `g<life>-<n>`: the entries of messages written together, as many as one
+ *   NATS message holds: one replicated write for a whole commit's messages
+ *   rather than one each (the write is what a fleet node's intake pays for).
+ * - `e<life>-<n>`: the messages whose end was recorded.
+ * - `<pk>`: an entry larger than a NATS message (a large SMTP submission): its
+ *   JSON is kept in the object store `<stream>_large` (R as the stream,
+ *   chunked by nats.js) and the record names the object, written after it.
+ *
+ * `life` is random per process, so that no record of an earlier life is
+ * replaced by a later one's; `max_msgs_per_subject` 1 lets a large entry
+ * written again replace its record.
  */
+import { randomBytes } from 'node:crypto';
 import { StorageType, type NatsConnection, type ObjectStore } from 'nats';
+import type { SpoolRecord } from '../core/cluster-spool.js';
 import type { StoredTransfer } from '../core/fleet-drain.js';
 import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
 import { fleetStream } from './fleet-stream.js';
 
-/** An entry as the stream holds it: the bytes inline, or in the object store under `raw_object`. */
-type HeldEntry = StoredTransfer & { raw_object?: string };
+/** A record as the stream holds it: entries, ends, a large entry's object, or (written by an earlier version) one entry. */
+type WireRecord = { entries: StoredTransfer[] } | { ended: number[] } | { object: string } | (StoredTransfer & { raw_object?: string });
+
+/** A record read back, with what removing it takes. */
+export interface HeldRecord {
+  subject: string;
+  record: SpoolRecord;
+  /** The objects its entries keep their bytes in. */
+  objects: string[];
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-/** Room left in a NATS message beside the entry (headers, subject). */
+/** Room left in a NATS message beside a record (headers, subject). */
 const HEADROOM = 4096;
-/** An entry not acknowledged by then is written again by the spool's next round. */
+/** A record not acknowledged by then is written again by the spool's next round. */
 const ACK_TIMEOUT_MS = 5000;
 
 export interface SpoolStreamSettings {
@@ -38,10 +53,49 @@ export interface SpoolOwner {
   instance: string;
 }
 
+/** Packs encoded entries, in order, into groups of at most `limit` bytes (an entry alone over it is the caller's). */
+export function packEntries(sizes: readonly number[], limit: number): number[][] {
+  const groups: number[][] = [];
+  let group: number[] = [];
+  let bytes = 0;
+  sizes.forEach((size, index) => {
+    // The separator and the envelope: `{"entries":[` … `]}`.
+    if (group.length > 0 && bytes + size + 1 > limit) {
+      groups.push(group);
+      group = [];
+      bytes = 0;
+    }
+    group.push(index);
+    bytes += size + 1;
+  });
+  if (group.length > 0) groups.push(group);
+  return groups;
+}
+
+const OPEN = encoder.encode('{"entries":[');
+const CLOSE = encoder.encode(']}');
+
+/** `{"entries":[…]}` around entries already encoded, without encoding them again. */
+function entriesRecord(parts: readonly Uint8Array[]): Uint8Array {
+  const record = new Uint8Array(OPEN.length + CLOSE.length + parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1));
+  record.set(OPEN);
+  let at = OPEN.length;
+  parts.forEach((part, position) => {
+    if (position > 0) record[at++] = 0x2c;
+    record.set(part, at);
+    at += part.length;
+  });
+  record.set(CLOSE, at);
+  return record;
+}
+
 export function createSpoolStream(settings: SpoolStreamSettings) {
+  const life = randomBytes(4).toString('hex');
+  let written = 0;
+  const recordName = (kind: 'g' | 'e'): string => `${kind}${life}-${(written += 1).toString(36)}`;
   let objects: Promise<ObjectStore> | null = null;
-  /** The objects this process wrote, by entry subject: a removal knows them without reading the entry first. */
-  const written = new Map<string, string>();
+  /** The objects this process wrote, by pk subject: a finished message's object goes without reading its record first. */
+  const objectsWritten = new Map<string, string>();
   const objectStore = (nc: NatsConnection): Promise<ObjectStore> => {
     objects ??= nc
       .jetstream()
@@ -70,53 +124,100 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
     limits: { max_msgs_per_subject: 1 },
   });
   const provision = async (nc: NatsConnection): Promise<void> => void (await ensureStream(nc));
-
-  const remove = async (nc: NatsConnection, owner: SpoolOwner, pk: number, object?: string): Promise<void> => {
+  const purge = async (nc: NatsConnection, filter: string, seq?: number): Promise<void> => {
     await provision(nc);
+    await (await nc.jetstreamManager()).streams.purge(settings.stream, seq === undefined ? { filter } : { filter, seq });
+  };
+  const deleteObject = async (nc: NatsConnection, name: string): Promise<void> => void (await (await objectStore(nc)).delete(name));
+
+  /** A large entry: its JSON in an object, then the record naming it. */
+  const putLarge = async (nc: NatsConnection, owner: SpoolOwner, pk: number, json: Uint8Array): Promise<number> => {
     const subject = subjectOf(owner, pk);
-    await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: subject });
-    const name = object ?? written.get(subject);
-    if (name === undefined) return;
-    await (await objectStore(nc)).delete(name);
-    written.delete(subject);
+    const name = subject.slice(settings.subjectPrefix.length + 1);
+    await (await objectStore(nc)).putBlob({ name }, json);
+    objectsWritten.set(subject, name);
+    return acks(nc).publish(subject, encoder.encode(JSON.stringify({ object: name } satisfies WireRecord)));
+  };
+
+  const objectBytes = async (nc: NatsConnection, name: string): Promise<Uint8Array | null> => (await objectStore(nc)).getBlob(name);
+
+  /**
+   * A record as read off the stream, large entries' objects read back; null when its object is
+   * gone (a finished message's object goes once its record was purged: it was, since the listing).
+   */
+  const readRecord = async (nc: NatsConnection, subject: string, seq: number, wire: WireRecord): Promise<HeldRecord | null> => {
+    if ('entries' in wire) return { subject, record: { seq, entries: wire.entries }, objects: [] };
+    if ('ended' in wire) return { subject, record: { seq, ended: wire.ended }, objects: [] };
+    if ('object' in wire) {
+      const bytes = await objectBytes(nc, wire.object);
+      if (bytes === null) return null;
+      return { subject, record: { seq, entries: [JSON.parse(decoder.decode(bytes)) as StoredTransfer] }, objects: [wire.object] };
+    }
+    // An earlier version's record: one entry, its raw bytes perhaps in an object.
+    const { raw_object: object, ...entry } = wire;
+    if (object === undefined) return { subject, record: { seq, entries: [entry] }, objects: [] };
+    const bytes = await objectBytes(nc, object);
+    if (bytes === null) return null;
+    return { subject, record: { seq, entries: [{ ...entry, raw_base64: Buffer.from(bytes).toString('base64') }] }, objects: [object] };
   };
 
   return {
     provision,
-    /** Writes the message's entry (replacing an older one); answers its stream sequence once the cluster holds it. */
-    async put(nc: NatsConnection, owner: SpoolOwner, entry: StoredTransfer): Promise<number> {
-      await provision(nc);
-      const subject = subjectOf(owner, entry.origin_pk);
-      let data = encoder.encode(JSON.stringify(entry));
-      if (data.length + HEADROOM > (nc.info?.max_payload ?? 1024 * 1024) && entry.raw_base64 !== null) {
-        const name = subject.slice(settings.subjectPrefix.length + 1);
-        await (await objectStore(nc)).putBlob({ name }, Buffer.from(entry.raw_base64, 'base64'));
-        written.set(subject, name);
-        data = encoder.encode(JSON.stringify({ ...entry, raw_base64: null, raw_object: name } satisfies HeldEntry));
-      }
-      return acks(nc).publish(subject, data);
-    },
-    /** Removes the message's entry (it finished, or another node holds it now), and its object when it has one. */
-    remove,
     /**
-     * Removes every entry of the spool below stream sequence `seq`: a node's finished messages go
+     * Writes these messages' entries: together, in as few records as NATS messages allow (a
+     * large one in an object of its own). Answers the stream sequence holding each pk's entry.
+     */
+    async putMany(nc: NatsConnection, owner: SpoolOwner, entries: readonly StoredTransfer[]): Promise<Map<number, number>> {
+      await provision(nc);
+      const limit = (nc.info?.max_payload ?? 1024 * 1024) - HEADROOM;
+      const encoded = entries.map((entry) => encoder.encode(JSON.stringify(entry)));
+      const seqs = new Map<number, number>();
+      const small: number[] = [];
+      const writes: Array<Promise<void>> = [];
+      encoded.forEach((json, index) => {
+        const entry = entries[index] as StoredTransfer;
+        if (json.length + 16 <= limit) small.push(index);
+        else writes.push(putLarge(nc, owner, entry.origin_pk, json).then((seq) => void seqs.set(entry.origin_pk, seq)));
+      });
+      for (const group of packEntries(
+        small.map((index) => (encoded[index] as Uint8Array).length),
+        limit - 16,
+      )) {
+        const members = group.map((position) => small[position] as number);
+        const record = entriesRecord(members.map((index) => encoded[index] as Uint8Array));
+        const subject = `${prefixOf(owner)}.${recordName('g')}`;
+        writes.push(
+          acks(nc)
+            .publish(subject, record)
+            .then((seq) => {
+              for (const index of members) seqs.set((entries[index] as StoredTransfer).origin_pk, seq);
+            }),
+        );
+      }
+      await Promise.all(writes);
+      return seqs;
+    },
+    /** Records the end of these messages (their entries sit above the node's oldest waiting one); answers its sequence. */
+    async putEnded(nc: NatsConnection, owner: SpoolOwner, pks: readonly number[]): Promise<number> {
+      await provision(nc);
+      return acks(nc).publish(`${prefixOf(owner)}.${recordName('e')}`, encoder.encode(JSON.stringify({ ended: [...pks] } satisfies WireRecord)));
+    },
+    /**
+     * Removes every record of the spool below stream sequence `seq`: a node's finished messages go
      * together, below the oldest entry it still needs, rather than one request each.
      */
-    async removeBelow(nc: NatsConnection, owner: SpoolOwner, seq: number): Promise<void> {
-      await provision(nc);
-      await (await nc.jetstreamManager()).streams.purge(settings.stream, { filter: `${prefixOf(owner)}.>`, seq });
-    },
+    removeBelow: (nc: NatsConnection, owner: SpoolOwner, seq: number): Promise<void> => purge(nc, `${prefixOf(owner)}.>`, seq),
     /** Whether this process wrote an object for the message's entry. */
-    holdsObject: (owner: SpoolOwner, pk: number): boolean => written.has(subjectOf(owner, pk)),
-    /** A finished message's object, if this process wrote one, goes at once; its entry goes with removeBelow. */
+    holdsObject: (owner: SpoolOwner, pk: number): boolean => objectsWritten.has(subjectOf(owner, pk)),
+    /** A finished message's object, if this process wrote one, goes at once; its record goes with removeBelow. */
     async release(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
       const subject = subjectOf(owner, pk);
-      const name = written.get(subject);
+      const name = objectsWritten.get(subject);
       if (name === undefined) return;
-      await (await objectStore(nc)).delete(name);
-      written.delete(subject);
+      await deleteObject(nc, name);
+      objectsWritten.delete(subject);
     },
-    /** The pks the spool holds an entry for. */
+    /** The pks the spool holds a record of their own for (large entries). */
     async pks(nc: NatsConnection, owner: SpoolOwner): Promise<number[]> {
       await provision(nc);
       const info = await (await nc.jetstreamManager()).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
@@ -124,33 +225,45 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         .map((subject) => Number(subject.slice(subject.lastIndexOf('.') + 1)))
         .filter((pk) => Number.isSafeInteger(pk));
     },
-    /** Removes an entry this process may not have written (a start's reconciling): its object, if any, is read off the entry first. */
+    /** Removes a large entry's record this process may not have written (a start's reconciling), its object read off the record first. */
     async removeStale(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
       await provision(nc);
-      const object = await (
+      const subject = subjectOf(owner, pk);
+      const wire = await (
         await nc.jetstreamManager()
       ).streams
-        .getMessage(settings.stream, { last_by_subj: subjectOf(owner, pk) })
-        .then((message) => (JSON.parse(decoder.decode(message.data)) as HeldEntry).raw_object)
-        .catch(() => undefined);
-      await remove(nc, owner, pk, object);
+        .getMessage(settings.stream, { last_by_subj: subject })
+        .then((message) => JSON.parse(decoder.decode(message.data)) as WireRecord)
+        .catch(() => null);
+      await purge(nc, subject);
+      const object = wire === null ? undefined : 'object' in wire ? wire.object : 'raw_object' in wire ? wire.raw_object : undefined;
+      if (object !== undefined) await deleteObject(nc, object);
+      objectsWritten.delete(subject);
     },
-    /** The entry the spool holds for the pk, whole (an object's bytes read back), with the object's name; null when none. */
-    async read(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<{ entry: StoredTransfer; object: string | undefined } | null> {
+    /** Every record of a spool, whole (large entries read back from their objects), oldest first. */
+    async records(nc: NatsConnection, owner: SpoolOwner): Promise<HeldRecord[]> {
       await provision(nc);
-      let held: HeldEntry;
-      try {
-        const message = await (await nc.jetstreamManager()).streams.getMessage(settings.stream, { last_by_subj: subjectOf(owner, pk) });
-        held = JSON.parse(decoder.decode(message.data)) as HeldEntry;
-      } catch (error) {
-        if ((error as { api_error?: { code?: number } }).api_error?.code === 404) return null;
-        throw error;
+      const jsm = await nc.jetstreamManager();
+      const info = await jsm.streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
+      const held: HeldRecord[] = [];
+      for (const subject of Object.keys(info.state.subjects ?? {})) {
+        let message;
+        try {
+          message = await jsm.streams.getMessage(settings.stream, { last_by_subj: subject });
+        } catch (error) {
+          // Purged since the listing.
+          if ((error as { api_error?: { code?: number } }).api_error?.code === 404) continue;
+          throw error;
+        }
+        const record = await readRecord(nc, subject, message.seq, JSON.parse(decoder.decode(message.data)) as WireRecord);
+        if (record !== null) held.push(record);
       }
-      const { raw_object: object, ...entry } = held;
-      if (object === undefined) return { entry, object };
-      const bytes = await (await objectStore(nc)).getBlob(object);
-      if (bytes === null) throw new Error(`the spool entry's object ${object} is missing`);
-      return { entry: { ...entry, raw_base64: Buffer.from(bytes).toString('base64') }, object };
+      return held.sort((a, b) => a.record.seq - b.record.seq);
+    },
+    /** Removes one record and the objects its entries kept their bytes in. */
+    async removeRecord(nc: NatsConnection, held: HeldRecord): Promise<void> {
+      await purge(nc, held.subject);
+      for (const name of held.objects) await deleteObject(nc, name);
     },
   };
 }

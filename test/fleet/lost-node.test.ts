@@ -192,4 +192,44 @@ describe('a node lost with its disk', () => {
     const moved = await admin(back.url, 'GET', `/messages/${ids[0]}?tenant_id=${TENANT}`);
     expect(['n1', 'n3']).toContain(moved.body.node_id);
   }, 240_000);
+
+  it('does not send again what the lost node finished while an older message of it waited', async () => {
+    // n2 (back on its old disk) holds a message scheduled for later: its entry stays the oldest one n2 needs.
+    const n2 = fleet.nodes.find((node) => node.id === 'n2')!;
+    const later = Math.round(Date.now() / 1000) + 3600;
+    const held = await api(n2.url, 'POST', '/add-messages', {
+      token: key,
+      body: { messages: [{ id: 'later-1', from: 'app@acme.example', to: 'later@example.net', subject: 'later', body: 'later', deferred_ts: later }] },
+    });
+    expect(held.body).toMatchObject({ queued: 1, rejected: [] });
+    // Then mail that n2 sends at once: each finished entry sits above the waiting one, so it cannot simply be purged.
+    const ids = Array.from({ length: 30 }, (_, index) => `done-${index}`);
+    for (let at = 0; at < ids.length; at += 10) {
+      const posted = await api(n2.url, 'POST', '/add-messages', {
+        token: key,
+        body: { messages: ids.slice(at, at + 10).map((id) => ({ id, from: 'app@acme.example', to: `${id}@example.net`, subject: id, body: 'now' })) },
+      });
+      expect(posted.body).toMatchObject({ queued: 10, rejected: [] });
+    }
+    await until(async () => (await waitingOn(n2.url)) === 1, 'n2 to have sent all but the scheduled message', 60_000);
+    // The cluster knows those ends: nothing a survivor would send again.
+    await until(async () => (await admin(n2.url, 'GET', '/status')).body.fleet.spool.unrecorded_ends === 0, 'n2’s ends recorded', 10_000);
+    // This disk's spool was adopted once already (the test before): the adoption awaited is the next one.
+    const earlier = adoptionsOf('n2').length;
+    n2.daemon.child.kill('SIGKILL');
+    await n2.daemon.exited;
+    rmSync(n2.cwd, { recursive: true, force: true });
+    const adoption = () => adoptionsOf('n2')[earlier];
+    await until(() => adoption() !== undefined, 'a survivor to adopt n2’s spool', 60_000);
+    // Only the scheduled message was adopted, and it keeps its time.
+    expect(adoption()?.adopted).toBe(1);
+    const found = await admin(urlOf('n1'), 'GET', `/messages/later-1?tenant_id=${TENANT}`);
+    expect(['n1', 'n3']).toContain(found.body.node_id);
+    expect(found.body.message.state).toBe('deferred');
+    const copies = copiesById(sink.messages);
+    expect(
+      ids.filter((id) => copies.get(id) !== 1),
+      'not delivered exactly once',
+    ).toEqual([]);
+  }, 240_000);
 });

@@ -97,7 +97,7 @@ export const statusAnswer = z.object({
   reports: health('delivery reports: `tenants`, `failing` (tenant ids), `backlog`.', { tenants: 3, failing: [], backlog: 0 }),
   bounce: field(z.array(z.unknown()), "Admin token only: each bounce mailbox poller's state (as GET /bounce/status).", []).optional(),
   fleet: health(
-    "a fleet node only: this node's view of the fleet: `node_id`, `connected`, `nodes` (each with its `queue`: `waiting` and `by_status`, null when it did not answer), `alive`, `missing`, `queue_total` (the sum over the nodes that answered) and `missing_nodes` (known nodes not in that sum); `limits` (the fleet-wide limits' leases, `cut_off`); `spool` (the replicated spool: `pending_entries` not yet taken by the cluster, `answered_unreplicated` answers given on the local commit alone since the start, `adopted` messages adopted from lost nodes since the start); absent on a single node.",
+    "a fleet node only: this node's view of the fleet: `node_id`, `connected`, `nodes` (each with its `queue`: `waiting` and `by_status`, null when it did not answer), `alive`, `missing`, `queue_total` (the sum over the nodes that answered) and `missing_nodes` (known nodes not in that sum); `limits` (the fleet-wide limits' leases, `cut_off`); `spool` (the replicated spool: `pending_entries` not yet taken by the cluster, `unrecorded_ends` finished messages whose end the cluster does not know yet (a survivor would send them again were this node lost now; normally 0 within a fraction of a second), `answered_unreplicated` answers given on the local commit alone since the start, `adopted` messages adopted from lost nodes since the start); absent on a single node.",
     {
       node_id: 'node-a',
       connected: true,

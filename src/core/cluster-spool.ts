@@ -12,6 +12,8 @@ import type { StoredTransfer } from './fleet-drain.js';
 export interface SpoolRows {
   /** Pks of the waiting messages (queued, deferred, sending) with these client ids in the tenant. */
   waitingPksOf(tenantId: string, ids: readonly string[]): number[];
+  /** Which of these pks are waiting messages: whether an entry is needed, without reading it. */
+  waitingOf(pks: readonly number[]): Set<number>;
   /** Each pk's entry, null for a message finished or gone. */
   byPks(pks: readonly number[]): Map<number, StoredTransfer | null>;
   /** Pks of the waiting messages after `afterPk`, in order: a start protects the whole queue page by page. */

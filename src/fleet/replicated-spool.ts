@@ -202,15 +202,17 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     if (touched.size === 0) return;
     const batch = [...touched];
     touched.clear();
-    const entries = rows.byPks(batch.map(([pk]) => pk));
-    const writes: Array<readonly [number, StoredTransfer]> = [];
+    // Most events change nothing of the entry (a send starting, a deferral): the rows are read only for what is written.
+    const waiting = rows.waitingOf(batch.map(([pk]) => pk));
+    const toWrite: number[] = [];
     for (const [pk, rewrite] of batch) {
-      const entry = entries.get(pk) ?? null;
       const known = held.has(pk) || chains.has(pk) || pending.has(pk);
-      if (entry === null) {
+      if (!waiting.has(pk)) {
         if (known) void finish(pk).catch(() => undefined);
-      } else if (rewrite || !known) writes.push([pk, entry]);
+      } else if (rewrite || !known) toWrite.push(pk);
     }
+    const entries = rows.byPks(toWrite);
+    const writes = [...entries].flatMap(([pk, entry]) => (entry === null ? [] : [[pk, entry] as const]));
     for (let at = 0; at < writes.length; at += WRITE_PAGE) void write(writes.slice(at, at + WRITE_PAGE)).catch(() => undefined);
   };
 

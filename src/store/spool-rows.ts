@@ -17,6 +17,7 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
     .prepare<[string, string], number>(`SELECT pk FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${WAITING}`)
     .pluck();
   const byPks = db.prepare<[string], TransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`);
+  const waitingOf = db.prepare<[string], number>(`SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`).pluck();
   const waitingPks = db.prepare<[number, number], number>(`SELECT pk FROM messages WHERE pk > ? AND ${WAITING} ORDER BY pk LIMIT ?`).pluck();
   const allWaiting = db.prepare<[], { pk: number; tenant_id: string; id: string }>(`SELECT pk, tenant_id, id FROM messages WHERE ${WAITING} ORDER BY pk`);
   const waitingOne = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ? AND ${WAITING}`);
@@ -30,6 +31,7 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
 
   return {
     waitingPksOf: (tenantId, ids) => (ids.length === 0 ? [] : byIds.all(tenantId, JSON.stringify(ids))),
+    waitingOf: (pks) => new Set(pks.length === 0 ? [] : waitingOf.all(JSON.stringify(pks))),
     byPks(pks) {
       const found = new Map<number, StoredTransfer | null>(pks.map((pk) => [pk, null]));
       if (pks.length > 0) for (const row of byPks.all(JSON.stringify(pks))) found.set(row.pk, entry(row));

@@ -102,17 +102,24 @@ export function leaseAbandoned(lease: AdoptionLease, adopter: NodeSighting | und
  */
 export type SpoolRecord = { seq: number; entries: StoredTransfer[] } | { seq: number; ended: number[] };
 
+/** A record as the replay plan reads it: which messages it holds entries of, or which it ends. */
+export type SpoolRecordIndex = { seq: number; pks: readonly number[] } | { seq: number; ended: readonly number[] };
+
 /**
- * What a survivor replays from a lost spool: each message's latest entry (a
- * message written again, e.g. resent, has a later one), unless the node
- * recorded its end after that entry. Oldest first.
+ * What a survivor replays from a lost spool: for each message, the sequence of
+ * the record holding its latest entry (a message written again, e.g. resent,
+ * has a later one), unless the node recorded its end after that entry. The
+ * records may come in any order.
  */
-export function unfinishedEntries(records: readonly SpoolRecord[]): StoredTransfer[] {
-  const ordered = [...records].sort((a, b) => a.seq - b.seq);
-  const latest = new Map<number, StoredTransfer>();
-  for (const record of ordered) {
-    if ('entries' in record) for (const entry of record.entries) latest.set(entry.origin_pk, entry);
-    else for (const pk of record.ended) latest.delete(pk);
+export function replayPlan(records: readonly SpoolRecordIndex[]): Map<number, number> {
+  const plan = new Map<number, number>();
+  for (const record of [...records].sort((a, b) => a.seq - b.seq)) {
+    if ('pks' in record) for (const pk of record.pks) plan.set(pk, record.seq);
+    else for (const pk of record.ended) plan.delete(pk);
   }
-  return [...latest.values()];
+  return plan;
 }
+
+/** The index of a record read whole. */
+export const indexOf = (record: SpoolRecord): SpoolRecordIndex =>
+  'entries' in record ? { seq: record.seq, pks: record.entries.map((entry) => entry.origin_pk) } : record;

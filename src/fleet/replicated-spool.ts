@@ -27,6 +27,7 @@ import { REWRITE_EVENTS, type SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
 import type { StoredTransfer } from '../core/fleet-drain.js';
 import type { Logger } from '../core/logger.js';
+import { createSpoolLedger } from '../core/spool-ledger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import type { FleetLink } from './fleet-service.js';
@@ -35,8 +36,6 @@ import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 const RECONCILE_PAGE = 1000;
 /** How soon finished messages' entries go (one request for all that finished meanwhile). */
 const PRUNE_DELAY_MS = 100;
-/** Finished entries kept behind a long-waiting message before it is written again higher up. */
-const MOVE_AFTER_ENTRIES = 10_000;
 /** The most entries one round writes (one record per NATS message's worth). */
 const WRITE_PAGE = 1000;
 
@@ -73,20 +72,8 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const { link, rows, stream, log } = deps;
   const owner = (): SpoolOwner => ({ node: link.nodeId, instance: link.instance() });
   const chains = new Map<number, Promise<void>>();
-  /** The stream sequence of the record holding each waiting message's entry, as written by this process. */
-  const held = new Map<number, number>();
-  /** Finished messages whose entry (at that sequence) may still be read by a survivor: neither purged nor its end recorded. */
-  const ended = new Map<number, number>();
-  /** Finished messages whose entry keeps its bytes in an object: it goes once the record naming it was purged. */
-  const finishedObjects = new Map<number, number>();
-  /** How many entries each record this process wrote holds, while above the purge: a long waiter is written again once they are many. */
-  const recordSizes = new Map<number, number>();
-  /** Writes under way: the sequence each will get is above the highest acknowledged when it was sent. */
-  const inFlight = new Map<symbol, number>();
-  /** The highest sequence acknowledged for this node's records. */
-  let top = 0;
-  /** Records below this sequence were removed. */
-  let removedBelow = 0;
+  /** The sequences the cluster answered: what it holds of each message, what may be purged. */
+  const ledger = createSpoolLedger();
   /** Messages whose entry is not as it should be yet (the cluster did not answer): the loop retries them. */
   const pending = new Set<number>();
   /** Messages whose events were written since the last flush, each with whether its content (or its waiting) is new. */
@@ -150,24 +137,17 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       entries.map(([pk]) => pk),
       async () => {
         const nc = reachable();
-        const token = Symbol('write');
-        inFlight.set(token, top);
+        const write = ledger.begin();
         try {
-          const seqs = await stream.putMany(
-            nc,
-            owner(),
-            entries.map(([, entry]) => entry),
+          ledger.written(
+            await stream.putMany(
+              nc,
+              owner(),
+              entries.map(([, entry]) => entry),
+            ),
           );
-          for (const [pk, seq] of seqs) {
-            held.set(pk, seq);
-            // Written again after its end (resent): the entry is the message's again.
-            ended.delete(pk);
-            finishedObjects.delete(pk);
-            recordSizes.set(seq, (recordSizes.get(seq) ?? 0) + 1);
-            top = Math.max(top, seq);
-          }
         } finally {
-          inFlight.delete(token);
+          ledger.end(write);
         }
       },
     );
@@ -175,12 +155,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   /** The message finished: its entry is let go (purged or its end recorded with the next prune). */
   const finish = (pk: number): Promise<void> =>
     chain([pk], async () => {
-      const seq = held.get(pk);
-      held.delete(pk);
-      if (seq !== undefined) {
-        ended.set(pk, seq);
-        if (stream.holdsObject(owner(), pk)) finishedObjects.set(pk, seq);
-      }
+      ledger.finished(pk, stream.holdsObject(owner(), pk));
       settle(pk);
       schedulePrune();
     });
@@ -206,7 +181,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     const waiting = rows.waitingOf(batch.map(([pk]) => pk));
     const toWrite: number[] = [];
     for (const [pk, rewrite] of batch) {
-      const known = held.has(pk) || chains.has(pk) || pending.has(pk);
+      const known = ledger.holds(pk) || chains.has(pk) || pending.has(pk);
       if (!waiting.has(pk)) {
         if (known) void finish(pk).catch(() => undefined);
       } else if (rewrite || !known) toWrite.push(pk);
@@ -216,28 +191,14 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     for (let at = 0; at < writes.length; at += WRITE_PAGE) void write(writes.slice(at, at + WRITE_PAGE)).catch(() => undefined);
   };
 
-  /**
-   * The lowest sequence this node may still need: every record below it holds only finished
-   * messages' entries (or entries written again higher up). A write under way will land above
-   * the highest sequence acknowledged when it was sent.
-   */
-  const watermark = (): number => {
-    let lowest = top + 1;
-    for (const seq of held.values()) lowest = Math.min(lowest, seq);
-    for (const floor of inFlight.values()) lowest = Math.min(lowest, floor + 1);
-    return lowest;
-  };
-
   /** Records the end of finished messages whose entries stay above the watermark; each after its own writes. */
   const recordEnds = (pks: readonly number[]): Promise<void> =>
     chain(
       pks,
       async () => {
-        const still = pks.filter((pk) => ended.has(pk));
+        const still = ledger.unrecorded(pks);
         if (still.length === 0) return;
-        const seq = await stream.putEnded(reachable(), owner(), still);
-        top = Math.max(top, seq);
-        for (const pk of still) ended.delete(pk);
+        ledger.endsWritten(still, await stream.putEnded(reachable(), owner(), still));
       },
       false,
     );
@@ -250,26 +211,16 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const prune = async (): Promise<void> => {
     const nc = link.connection();
     if (nc === null) return;
-    const below = watermark();
-    const above = [...ended].flatMap(([pk, seq]) => (seq >= below ? [pk] : []));
+    const below = ledger.watermark();
+    const above = ledger.endsAbove(below);
     if (above.length > 0) await recordEnds(above);
-    if (below > removedBelow) {
-      await stream.removeBelow(nc, owner(), below);
-      removedBelow = below;
+    if (ledger.purgeDue(below)) await stream.removeBelow(nc, owner(), below);
+    for (const pk of ledger.purged(below)) {
+      await stream.release(nc, owner(), pk);
+      ledger.released(pk);
     }
-    for (const [pk, seq] of ended) if (seq < below) ended.delete(pk);
-    for (const seq of recordSizes.keys()) if (seq < below) recordSizes.delete(seq);
-    for (const [pk, seq] of finishedObjects)
-      if (seq < below) {
-        await stream.release(nc, owner(), pk);
-        finishedObjects.delete(pk);
-      }
-    let behind = 0;
-    for (const size of recordSizes.values()) behind += size;
-    if (behind - held.size > Math.max(MOVE_AFTER_ENTRIES, 4 * held.size)) {
-      const oldest = [...held].sort((a, b) => a[1] - b[1]).slice(0, RECONCILE_PAGE);
-      await syncFromStore(oldest.map(([pk]) => pk));
-    }
+    const longWaiters = ledger.longWaiters(RECONCILE_PAGE);
+    if (longWaiters.length > 0) await syncFromStore(longWaiters);
   };
 
   /**
@@ -343,7 +294,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       flushTouched();
       return Promise.all(pks.map(heldOrDone)).then(() => undefined);
     },
-    status: () => ({ pending: pending.size, unrecordedEnds: ended.size }),
+    status: () => ({ pending: pending.size, unrecordedEnds: ledger.counts().unrecordedEnds }),
     start() {
       loop.start();
     },

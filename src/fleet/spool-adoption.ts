@@ -17,7 +17,7 @@
  */
 import type { KV, NatsConnection } from 'nats';
 import type { ClaimIndex } from '../core/claim-ledger.js';
-import { adoptionCandidates, leaseAbandoned, unfinishedEntries, type AdoptionLease, type SpoolRegistration, type SpoolRows } from '../core/cluster-spool.js';
+import { adoptionCandidates, leaseAbandoned, replayPlan, type AdoptionLease, type SpoolRegistration, type SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
 import { adoptedDueAt, type MessageTransferStore } from '../core/fleet-drain.js';
 import type { Logger } from '../core/logger.js';
@@ -129,33 +129,44 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
   };
 
   /**
-   * Replays the lost node's unfinished entries into this node's queue; answers how many were
-   * adopted and how many could not be. Its records go once every entry in them was adopted.
+   * Replays the lost node's unfinished entries into this node's queue, record by record in the
+   * stream's order, each record removed once its entries are adopted (a second adopter, should
+   * this one die, finds only what is left); answers how many were adopted and how many could not be.
    */
   const replay = async (nc: NatsConnection, owner: SpoolOwner): Promise<{ adopted: number; failed: number }> => {
-    const records = await stream.records(nc, owner);
-    const failed = new Set<number>();
+    const indexes = await stream.indexes(nc, owner);
+    const plan = replayPlan(indexes.map(({ index }) => index));
     let adopted = 0;
-    for (const entry of unfinishedEntries(records.map((held) => held.record))) {
-      if (stopped) return { adopted, failed: failed.size + 1 };
-      const transfer = { ...entry, origin_node: owner.node };
-      try {
-        const now = clock.now();
-        const result = deps.transfers.adopt(transfer, adoptedDueAt(transfer, now), now);
-        if (!result.already) deps.wake();
-      } catch (error) {
-        // An account this node does not have: the entry stays for another pass (or another survivor).
-        failed.add(entry.origin_pk);
-        log.error({ err: error, node: owner.node, pk: entry.origin_pk, tenantId: entry.tenant_id, id: entry.id }, 'could not adopt a lost node’s message');
-        continue;
+    let failed = 0;
+    for (const { subject, index } of indexes) {
+      if (!('pks' in index)) continue;
+      if (stopped) return { adopted, failed: failed + 1 };
+      const held = await stream.read(nc, subject);
+      if (held === null || !('entries' in held.record)) continue;
+      let kept = false;
+      for (const entry of held.record.entries) {
+        // An older entry of a message written again later, or one whose end was recorded.
+        if (plan.get(entry.origin_pk) !== index.seq) continue;
+        const transfer = { ...entry, origin_node: owner.node };
+        try {
+          const now = clock.now();
+          const result = deps.transfers.adopt(transfer, adoptedDueAt(transfer, now), now);
+          if (!result.already) deps.wake();
+        } catch (error) {
+          // An account this node does not have: the record stays for another pass (or another survivor).
+          failed += 1;
+          kept = true;
+          log.error({ err: error, node: owner.node, pk: entry.origin_pk, tenantId: entry.tenant_id, id: entry.id }, 'could not adopt a lost node’s message');
+          continue;
+        }
+        await deps.claims.assign(entry.tenant_id, entry.id, clock.now());
+        adopted += 1;
       }
-      await deps.claims.assign(entry.tenant_id, entry.id, clock.now());
-      adopted += 1;
+      if (!kept) await stream.removeRecord(nc, held);
     }
-    // What was not adopted keeps its records, and the ends recorded beside them.
-    const removable = records.filter(({ record }) => ('entries' in record ? record.entries.every((entry) => !failed.has(entry.origin_pk)) : failed.size === 0));
-    for (const held of removable) await stream.removeRecord(nc, held);
-    return { adopted, failed: failed.size };
+    // The ends recorded go last: while a record is left, they still say what not to send.
+    if (failed === 0) for (const { subject, index } of indexes) if ('ended' in index) await stream.removeRecord(nc, { subject, objects: [] });
+    return { adopted, failed };
   };
 
   const adoptFrom = async (nc: NatsConnection, store: KV, lost: SpoolRegistration): Promise<void> => {

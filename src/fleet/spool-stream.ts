@@ -17,8 +17,8 @@
  * written again replace its record.
  */
 import { randomBytes } from 'node:crypto';
-import { StorageType, type NatsConnection, type ObjectStore } from 'nats';
-import type { SpoolRecord } from '../core/cluster-spool.js';
+import { StorageType, type NatsConnection, type ObjectStore, type StoredMsg } from 'nats';
+import type { SpoolRecord, SpoolRecordIndex } from '../core/cluster-spool.js';
 import type { StoredTransfer } from '../core/fleet-drain.js';
 import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
 import { fleetStream } from './fleet-stream.js';
@@ -161,6 +161,16 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
     return { subject, record: { seq, entries: [{ ...entry, raw_base64: Buffer.from(bytes).toString('base64') }] }, objects: [object] };
   };
 
+  /** The record on a subject, null when there is none (purged since it was listed). */
+  const lastOn = async (nc: NatsConnection, subject: string): Promise<StoredMsg | null> => {
+    try {
+      return await (await nc.jetstreamManager()).streams.getMessage(settings.stream, { last_by_subj: subject });
+    } catch (error) {
+      if ((error as { api_error?: { code?: number } }).api_error?.code === 404) return null;
+      throw error;
+    }
+  };
+
   return {
     provision,
     /**
@@ -240,28 +250,39 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       if (object !== undefined) await deleteObject(nc, object);
       objectsWritten.delete(subject);
     },
-    /** Every record of a spool, whole (large entries read back from their objects), oldest first. */
-    async records(nc: NatsConnection, owner: SpoolOwner): Promise<HeldRecord[]> {
+    /**
+     * Every record of a spool, as an index (which messages each holds, or ends), oldest first:
+     * what a replay plan needs, without holding the entries (a lost node's queue may be large).
+     */
+    async indexes(nc: NatsConnection, owner: SpoolOwner): Promise<Array<{ subject: string; index: SpoolRecordIndex }>> {
       await provision(nc);
       const jsm = await nc.jetstreamManager();
       const info = await jsm.streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
-      const held: HeldRecord[] = [];
+      const found: Array<{ subject: string; index: SpoolRecordIndex }> = [];
       for (const subject of Object.keys(info.state.subjects ?? {})) {
-        let message;
-        try {
-          message = await jsm.streams.getMessage(settings.stream, { last_by_subj: subject });
-        } catch (error) {
-          // Purged since the listing.
-          if ((error as { api_error?: { code?: number } }).api_error?.code === 404) continue;
-          throw error;
-        }
-        const record = await readRecord(nc, subject, message.seq, JSON.parse(decoder.decode(message.data)) as WireRecord);
-        if (record !== null) held.push(record);
+        const message = await lastOn(nc, subject);
+        if (message === null) continue;
+        const wire = JSON.parse(decoder.decode(message.data)) as WireRecord;
+        const { seq } = message;
+        const index: SpoolRecordIndex =
+          'entries' in wire
+            ? { seq, pks: wire.entries.map((entry) => entry.origin_pk) }
+            : 'ended' in wire
+              ? { seq, ended: wire.ended }
+              : 'object' in wire
+                ? { seq, pks: [Number(subject.slice(subject.lastIndexOf('.') + 1))] }
+                : { seq, pks: [wire.origin_pk] };
+        found.push({ subject, index });
       }
-      return held.sort((a, b) => a.record.seq - b.record.seq);
+      return found.sort((a, b) => a.index.seq - b.index.seq);
+    },
+    /** One record whole (large entries read back from their objects); null once it was removed. */
+    async read(nc: NatsConnection, subject: string): Promise<HeldRecord | null> {
+      const message = await lastOn(nc, subject);
+      return message === null ? null : readRecord(nc, subject, message.seq, JSON.parse(decoder.decode(message.data)) as WireRecord);
     },
     /** Removes one record and the objects its entries kept their bytes in. */
-    async removeRecord(nc: NatsConnection, held: HeldRecord): Promise<void> {
+    async removeRecord(nc: NatsConnection, held: Pick<HeldRecord, 'subject' | 'objects'>): Promise<void> {
       await purge(nc, held.subject);
       for (const name of held.objects) await deleteObject(nc, name);
     },

@@ -197,6 +197,15 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
               .join(', ') +
             ` ms; kills at ${kills.map((kill) => `${kill.node} ${kill.at - started}`).join(', ')} ms, nats server at ${natsKilledAt === null ? '-' : natsKilledAt - started} ms`,
         );
+      // And what the survivors adopted, when: a duplicate outside the windows comes from one of these.
+      if (twice.some((id) => !inFlightAtAKill(id)))
+        theFleet.running.forEach((daemon, life) => {
+          for (const entry of daemon.entries.filter((line) => /adopt|given up/.test(String(line.msg))))
+            console.log(
+              `fleet chaos: daemon ${life} at ${Number(entry.time) - started} ms: ${String(entry.msg)} ` +
+                JSON.stringify({ node: entry.node, instance: entry.instance, adopted: entry.adopted, surrendered: entry.surrendered }),
+            );
+        });
       expect(ids.length, 'the load made promises').toBeGreaterThan(KILLS * 20);
       expect(lost, `acknowledged and never delivered (seed ${SEED})`).toEqual([]);
       expect(

@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'vitest';
+import { createSpoolLedger, MOVE_AFTER_ENTRIES } from './spool-ledger.js';
+
+const seqs = (pairs: Array<[number, number]>) => new Map(pairs);
+
+describe('a node’s ledger of its replicated spool', () => {
+  it('purges below its oldest waiting entry, and records the ends of finished entries above it', () => {
+    const ledger = createSpoolLedger();
+    // A message scheduled for later (pk 1, record 1), then a batch (pks 2-4, record 2), then one more (pk 5, record 3).
+    ledger.written(seqs([[1, 1]]));
+    ledger.written(
+      seqs([
+        [2, 2],
+        [3, 2],
+        [4, 2],
+      ]),
+    );
+    ledger.written(seqs([[5, 3]]));
+    for (const pk of [2, 3, 5]) ledger.finished(pk, false);
+    expect(ledger.watermark()).toBe(1);
+    // Nothing below the scheduled message: every finished entry sits above the mark; their end is recorded.
+    expect(ledger.endsAbove(ledger.watermark()).sort()).toEqual([2, 3, 5]);
+    ledger.endsWritten([2, 3, 5], 4);
+    expect(ledger.counts()).toEqual({ held: 2, unrecordedEnds: 0 });
+    // The scheduled message goes: the mark moves to the batch still holding pk 4.
+    ledger.finished(1, false);
+    expect(ledger.watermark()).toBe(2);
+    expect(ledger.purgeDue(2)).toBe(true);
+    expect(ledger.endsAbove(2)).toEqual([]);
+    ledger.purged(2);
+    expect(ledger.counts()).toEqual({ held: 1, unrecordedEnds: 0 });
+    expect(ledger.purgeDue(2)).toBe(false);
+    // The last one goes: everything written so far is below the mark, the end record included.
+    ledger.finished(4, false);
+    expect(ledger.watermark()).toBe(5);
+  });
+
+  it('never lets a purge pass a write under way', () => {
+    const ledger = createSpoolLedger();
+    ledger.written(seqs([[1, 7]]));
+    const write = ledger.begin();
+    ledger.finished(1, false);
+    // The write will land above 7: only what is below that may go.
+    expect(ledger.watermark()).toBe(8);
+    ledger.end(write);
+    expect(ledger.watermark()).toBe(8);
+  });
+
+  it('forgets the end of a message written again (resent): its new entry is what a survivor must send', () => {
+    const ledger = createSpoolLedger();
+    ledger.written(seqs([[1, 1]]));
+    ledger.written(seqs([[2, 2]]));
+    ledger.finished(2, false);
+    expect(ledger.unrecorded([2])).toEqual([2]);
+    ledger.written(seqs([[2, 3]]));
+    expect(ledger.unrecorded([2])).toEqual([]);
+    expect(ledger.holds(2)).toBe(true);
+  });
+
+  it('lets a finished message’s object go only once the record naming it was purged', () => {
+    const ledger = createSpoolLedger();
+    ledger.written(seqs([[1, 1]]));
+    ledger.written(seqs([[2, 2]]));
+    ledger.finished(2, true);
+    expect(ledger.purged(ledger.watermark())).toEqual([]);
+    ledger.finished(1, false);
+    expect(ledger.purged(ledger.watermark())).toEqual([2]);
+    ledger.released(2);
+    expect(ledger.purged(ledger.watermark())).toEqual([]);
+  });
+
+  it('writes the oldest waiting messages again once many finished entries sit behind them', () => {
+    const ledger = createSpoolLedger();
+    ledger.written(seqs([[1, 1]]));
+    let seq = 1;
+    for (let pk = 2; pk <= MOVE_AFTER_ENTRIES + 1; pk += 1) ledger.written(seqs([[pk, (seq += 1)]]));
+    for (let pk = 2; pk <= MOVE_AFTER_ENTRIES + 1; pk += 1) ledger.finished(pk, false);
+    expect(ledger.longWaiters(10)).toEqual([]);
+    ledger.written(seqs([[MOVE_AFTER_ENTRIES + 2, (seq += 1)]]));
+    ledger.finished(MOVE_AFTER_ENTRIES + 2, false);
+    expect(ledger.longWaiters(10)).toEqual([1]);
+  });
+});

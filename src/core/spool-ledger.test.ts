@@ -80,4 +80,18 @@ describe('a node’s ledger of its replicated spool', () => {
     ledger.finished(MOVE_AFTER_ENTRIES + 2, false);
     expect(ledger.longWaiters(10)).toEqual([1]);
   });
+
+  it('counts recorded ends behind a long waiter too: they pile up while it waits', () => {
+    const ledger = createSpoolLedger();
+    ledger.written(seqs([[1, 1]]));
+    let seq = 1;
+    // 6,000 entries alone would not be enough; with their 6,000 ends they are.
+    for (let round = 0; round < (MOVE_AFTER_ENTRIES * 6) / 10; round += 1) {
+      const pk = round + 2;
+      ledger.written(seqs([[pk, (seq += 1)]]));
+      ledger.finished(pk, false);
+      ledger.endsWritten([pk], (seq += 1));
+    }
+    expect(ledger.longWaiters(10)).toEqual([1]);
+  });
 });

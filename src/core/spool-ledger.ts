@@ -49,7 +49,7 @@ export function createSpoolLedger(): SpoolLedger {
   const ended = new Map<number, number>();
   /** Finished messages whose entry keeps its bytes in an object: it goes once the record naming it was purged. */
   const finishedObjects = new Map<number, number>();
-  /** How many entries each record holds, while above the purge. */
+  /** How many entries (or ends) each record holds, while above the purge. */
   const recordSizes = new Map<number, number>();
   /** Writes under way, each with the highest sequence acknowledged when it was sent. */
   const inFlight = new Map<symbol, number>();
@@ -82,6 +82,8 @@ export function createSpoolLedger(): SpoolLedger {
     },
     endsWritten(pks, seq) {
       top = Math.max(top, seq);
+      // Counted with the entries behind a long waiter: ends recorded every few moments pile up behind it too.
+      recordSizes.set(seq, pks.length);
       for (const pk of pks) ended.delete(pk);
     },
     holds: (pk) => held.has(pk),

@@ -8,12 +8,12 @@
  * end, its client id is named this node's in the claim log, and only then are
  * the records removed.
  *
- * Fencing the return: a lease is taken first and the lost node's heartbeat read
- * afresh after; a node coming back writes its heartbeat first and reads the
- * lease after. So either the adopter sees it back (and gives the lease up) or
- * the returning node sees the lease: it then waits for the adoption to end and
- * gives up every waiting message whose client id the claims name another node
- * for, before it sends anything.
+ * Fencing the return (spool-return.ts): a lease is taken first and the lost
+ * node's heartbeat read afresh after; a node coming back writes its heartbeat
+ * first and reads the lease after. So either the adopter sees it back (and
+ * ends the lease) or the returning node sees the lease and waits for its end.
+ * Since a returning node waits, a lease is always seen through to its end by
+ * its adopter, resumed after any failure.
  */
 import type { KV, NatsConnection } from 'nats';
 import type { ClaimIndex } from '../core/claim-ledger.js';
@@ -25,17 +25,17 @@ import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import { deadline, within } from '../runtime/within.js';
 import type { FleetLink } from './fleet-service.js';
-import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
+import type { ClientIdClaims } from './idempotency-claims.js';
 import { readNode } from './node-registry.js';
+import { giveUpAdopted, leaseKey, leaseOf } from './spool-return.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-/** A returning node polls the lease this often while a survivor is still adopting its mail. */
-const RETURN_POLL_MS = 1000;
 /** How long a start waits for a join under way before it goes on without knowing whether its mail was adopted. */
 const JOIN_WAIT_MS = 20_000;
 const LIST_DEADLINE_MS = 5000;
+const ASSIGN_DEADLINE_MS = 30_000;
 
 export interface SpoolAdoptionSettings {
   /** The fleet's membership bucket, which holds the leases too. */
@@ -64,7 +64,6 @@ export interface SpoolAdoption extends Service {
   tick(): Promise<void>;
 }
 
-export const leaseKey = (owner: SpoolOwner): string => `adopt.${owner.node}.${owner.instance}`;
 /** Where each node registers its spool when it joins; removed once the spool was adopted. */
 const SPOOLS = 'spools.';
 const spoolKey = (owner: SpoolOwner): string => `${SPOOLS}${owner.node}.${owner.instance}`;
@@ -78,20 +77,16 @@ async function registeredSpools(store: KV): Promise<SpoolRegistration[]> {
   });
 }
 
-function leaseOf(value: Uint8Array): AdoptionLease | null {
-  try {
-    return JSON.parse(decoder.decode(value)) as AdoptionLease;
-  } catch {
-    return null;
-  }
-}
-
 export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: SpoolAdoptionDeps): SpoolAdoption {
   const { link, stream, log, clock } = deps;
   let kv: KV | null = null;
   let adoptedCount = 0;
   /** Spools whose adoption is done (a lost node's heartbeat stays in the bucket: it would be a candidate at every check). */
   const adoptedBefore = new Set<string>();
+  /** Leases this node holds and has not seen through yet: resumed at every check, lost or not. */
+  const holding = new Map<string, SpoolRegistration>();
+  /** Messages adopted under each held lease and not yet written in it. */
+  const progress = new Map<string, number>();
   let stopped = false;
   let markReturned: () => void = () => undefined;
   const returnedOnce = new Promise<void>((resolve) => (markReturned = resolve));
@@ -99,8 +94,11 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
   const bucket = async (nc: NatsConnection): Promise<KV> => (kv ??= await nc.jetstream().views.kv(settings.bucket, { history: 1 }));
   const write = (lease: AdoptionLease): Uint8Array => encoder.encode(JSON.stringify(lease));
 
-  /** Wins the lease on the lost node's spool, or answers null (another survivor has it, or it is done). */
-  const takeLease = async (store: KV, owner: SpoolRegistration): Promise<AdoptionLease | null> => {
+  /**
+   * Wins the lease on the lost node's spool, or answers null (another survivor has it, or it is
+   * done). `fresh`: created by this call, so nothing was adopted under it yet.
+   */
+  const takeLease = async (store: KV, owner: SpoolRegistration): Promise<{ lease: AdoptionLease; fresh: boolean } | null> => {
     const mine: AdoptionLease = { ...owner, by: link.nodeId, state: 'adopting', at: clock.now(), adopted: 0 };
     const found = await store.get(leaseKey(owner));
     if (found === null || found.operation !== 'PUT') {
@@ -108,7 +106,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
         () => true,
         () => false,
       );
-      return created ? mine : null;
+      return created ? { lease: mine, fresh: true } : null;
     }
     const lease = leaseOf(found.value);
     if (lease === null) return null;
@@ -118,14 +116,16 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       adoptedBefore.add(leaseKey(owner));
       return null;
     }
-    if (lease.by === link.nodeId) return lease;
+    // Ours: an adoption this node began (in this life or an earlier one) and did not finish.
+    if (lease.by === link.nodeId) return { lease, fresh: false };
     const adopter = link.sightings().find((sighting) => sighting.beat.node_id === lease.by);
     if (!leaseAbandoned(lease, adopter, clock.now(), settings.adoptAfterMs)) return null;
     const taken = await store.update(leaseKey(owner), write(mine), found.revision).then(
       () => true,
       () => false,
     );
-    return taken ? mine : null;
+    // Taken over from an adopter that died mid-way: it may have adopted some.
+    return taken ? { lease: { ...mine, adopted: lease.adopted }, fresh: false } : null;
   };
 
   /**
@@ -133,7 +133,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
    * stream's order, each record removed once its entries are adopted (a second adopter, should
    * this one die, finds only what is left); answers how many were adopted and how many could not be.
    */
-  const replay = async (nc: NatsConnection, owner: SpoolOwner): Promise<{ adopted: number; failed: number }> => {
+  const replay = async (nc: NatsConnection, owner: SpoolOwner, key: string): Promise<{ adopted: number; failed: number }> => {
     const indexes = await stream.indexes(nc, owner);
     const plan = replayPlan(indexes.map(({ index }) => index));
     let adopted = 0;
@@ -159,8 +159,12 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
           log.error({ err: error, node: owner.node, pk: entry.origin_pk, tenantId: entry.tenant_id, id: entry.id }, 'could not adopt a lost node’s message');
           continue;
         }
-        await deps.claims.assign(entry.tenant_id, entry.id, clock.now());
+        // Counted once queued here: should a later step fail, the lease still says something was adopted.
         adopted += 1;
+        adoptedCount += 1;
+        progress.set(key, (progress.get(key) ?? 0) + 1);
+        // A claim log that stopped applying would hold the adoption (and the returning node) for ever.
+        await deadline(deps.claims.assign(entry.tenant_id, entry.id, clock.now()), ASSIGN_DEADLINE_MS, 'the claim of an adopted message');
       }
       if (!kept) await stream.removeRecord(nc, held);
     }
@@ -169,56 +173,42 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     return { adopted, failed };
   };
 
+  /**
+   * Adopts a lost spool under its lease. A lease this node holds is seen through to its end,
+   * whatever happens meanwhile: resumed at each check after a failure (a JetStream call timing out
+   * in an election), and, if the lost node is back, ended as `done` so that the returning node
+   * (which waits for it) gives up what was adopted, or deleted when nothing can have been.
+   */
   const adoptFrom = async (nc: NatsConnection, store: KV, lost: SpoolRegistration): Promise<void> => {
-    const lease = await takeLease(store, lost);
-    if (lease === null) return;
+    const key = leaseKey(lost);
+    const taken = await takeLease(store, lost);
+    if (taken === null) return void holding.delete(key);
+    holding.set(key, lost);
+    const { lease, fresh } = taken;
     const owner = { node: lease.node, instance: lease.instance };
+    const adoptedHere = () => lease.adopted + (progress.get(key) ?? 0);
     // The fence: read the lost node afresh now that the lease is written. Back meanwhile: it keeps its mail.
-    const fresh = await readNode(store, owner.node);
-    if (fresh !== null && fresh.beat.instance === owner.instance && clock.now() - fresh.seenAt < settings.adoptAfterMs) {
-      await store.delete(leaseKey(owner));
-      log.info(owner, 'lost node is back; adoption given up');
+    const seen = await readNode(store, owner.node);
+    if (seen !== null && seen.beat.instance === owner.instance && clock.now() - seen.seenAt < settings.adoptAfterMs) {
+      if (fresh) await store.delete(key);
+      else await store.put(key, write({ ...lease, state: 'done', at: clock.now(), adopted: adoptedHere() }));
+      holding.delete(key);
+      progress.delete(key);
+      log.info(owner, fresh ? 'lost node is back; adoption given up' : 'lost node is back; adoption ended with what was adopted');
       return;
     }
     log.warn(owner, 'adopting a lost node’s spool');
-    const { adopted, failed } = await replay(nc, owner);
-    adoptedCount += adopted;
-    await store.put(leaseKey(owner), write({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: lease.adopted + adopted }));
+    const { failed } = await replay(nc, owner, key);
+    await store.put(key, write({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: adoptedHere() }));
+    // What this node adopted under the lease, an interrupted replay's share included.
+    const adopted = progress.get(key) ?? 0;
+    progress.delete(key);
     if (failed === 0) {
+      holding.delete(key);
       await store.delete(spoolKey(owner));
-      adoptedBefore.add(leaseKey(owner));
+      adoptedBefore.add(key);
     }
     log.warn({ ...owner, adopted, failed }, failed === 0 ? 'lost node’s spool adopted' : 'lost node’s spool partly adopted; retrying');
-  };
-
-  /** A node back on its old disk: waits out an adoption of its spool, then gives up what the claims say was adopted. */
-  const comeBack = async (nc: NatsConnection): Promise<void> => {
-    const store = await bucket(nc);
-    const key = leaseKey({ node: link.nodeId, instance: link.instance() });
-    for (;;) {
-      const found = await store.get(key);
-      const lease = found === null || found.operation !== 'PUT' ? null : leaseOf(found.value);
-      if (lease === null) return;
-      const adopter = link.sightings().find((sighting) => sighting.beat.node_id === lease.by);
-      if (lease.state === 'done' || leaseAbandoned(lease, adopter, clock.now(), settings.adoptAfterMs)) {
-        const waiting = deps.rows.waitingIds();
-        const holders = deps.index.holders(waiting.map((message) => claimKey(message.tenantId, message.id)));
-        const moves = waiting.flatMap((message) => {
-          const holder = holders.get(claimKey(message.tenantId, message.id));
-          return holder === undefined || holder === link.nodeId ? [] : [{ pk: message.pk, toNode: holder }];
-        });
-        const surrendered = deps.rows.surrender(moves, clock.now());
-        await store.delete(key);
-        log.warn(
-          { adoptedBy: lease.by, surrendered, kept: waiting.length - surrendered },
-          'this node’s mail was adopted while it was away: adopted messages given up',
-        );
-        return;
-      }
-      log.info({ adoptedBy: lease.by }, 'a survivor is adopting this node’s mail; waiting for it before sending');
-      await new Promise((resolve) => setTimeout(resolve, RETURN_POLL_MS));
-      if (stopped) return;
-    }
   };
 
   let registered = false;
@@ -248,7 +238,14 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       const lost = adoptionCandidates(link.nodeId, known, link.sightings(), clock.now(), settings.adoptAfterMs);
       // A spool no longer lost (its node back on that disk, having given up what was adopted) may be lost, and adopted, again.
       for (const key of adoptedBefore) if (!lost.some((spool) => leaseKey(spool) === key)) adoptedBefore.delete(key);
-      for (const spool of lost) if (!adoptedBefore.has(leaseKey(spool))) await adoptFrom(nc, store, spool);
+      const due = [
+        ...lost.filter((spool) => !adoptedBefore.has(leaseKey(spool))),
+        ...[...holding].flatMap(([key, spool]) => (lost.some((other) => leaseKey(other) === key) ? [] : [spool])),
+      ];
+      for (const spool of due)
+        await adoptFrom(nc, store, spool).catch((error: unknown) =>
+          log.warn({ err: error, node: spool.node, instance: spool.instance }, 'adoption of a lost node’s spool interrupted; resumed at the next check'),
+        );
     },
   });
 
@@ -261,7 +258,16 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       if (link.connection() === null && link.joining()) await within(link.joined(), JOIN_WAIT_MS);
       const nc = link.connection();
       // Not joined at the start (the cluster away): nothing can be known of an adoption; the node goes on alone.
-      if (nc !== null) await comeBack(nc).catch((error: unknown) => log.error({ err: error }, 'could not check whether this node’s mail was adopted'));
+      if (nc !== null)
+        await giveUpAdopted(await bucket(nc), {
+          link,
+          rows: deps.rows,
+          index: deps.index,
+          adoptAfterMs: settings.adoptAfterMs,
+          stopped: () => stopped,
+          clock,
+          log,
+        }).catch((error: unknown) => log.error({ err: error }, 'could not check whether this node’s mail was adopted'));
       markReturned();
       loop.start();
     },

@@ -114,20 +114,26 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const chain = (pks: readonly number[], run: () => Promise<void>, tracked = true): Promise<void> => {
     const before = pks.flatMap((pk) => chains.get(pk) ?? []);
     const done = (before.length === 0 ? Promise.resolve() : Promise.allSettled(before)).then(run);
-    for (const pk of pks) {
-      const next = done.then(
-        () => {
-          if (tracked) pending.delete(pk);
-          settle(pk);
-        },
-        (error: unknown) => {
-          if (tracked) pending.add(pk);
-          throw error;
-        },
-      );
-      chains.set(pk, next);
-      void next.catch(() => undefined).finally(() => chains.get(pk) === next && chains.delete(pk));
-    }
+    // One link for the whole group (not one per message: a batch is hundreds); it unlinks itself before anyone is told.
+    const settled = (ok: boolean): void => {
+      for (const pk of pks) {
+        if (chains.get(pk) === step) chains.delete(pk);
+        if (tracked) {
+          if (ok) pending.delete(pk);
+          else pending.add(pk);
+        }
+        if (ok) settle(pk);
+      }
+    };
+    const step: Promise<void> = done.then(
+      () => settled(true),
+      (error: unknown) => {
+        settled(false);
+        throw error;
+      },
+    );
+    for (const pk of pks) chains.set(pk, step);
+    void step.catch(() => undefined);
     return done;
   };
 

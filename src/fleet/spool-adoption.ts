@@ -98,7 +98,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
    * Wins the lease on the lost node's spool, or answers null (another survivor has it, or it is
    * done). `fresh`: created by this call, so nothing was adopted under it yet.
    */
-  const takeLease = async (store: KV, owner: SpoolRegistration): Promise<{ lease: AdoptionLease; fresh: boolean } | null> => {
+  const takeLease = async (nc: NatsConnection, store: KV, owner: SpoolRegistration): Promise<{ lease: AdoptionLease; fresh: boolean } | null> => {
     const mine: AdoptionLease = { ...owner, by: link.nodeId, state: 'adopting', at: clock.now(), adopted: 0 };
     const found = await store.get(leaseKey(owner));
     if (found === null || found.operation !== 'PUT') {
@@ -110,8 +110,16 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     }
     const lease = leaseOf(found.value);
     if (lease === null) return null;
-    // Adopted before (and the registration's removal lost): removed now, and not asked again.
     if (lease.state === 'done') {
+      // Written to after its adoption: its node was not lost after all (an election held every heartbeat up), and is now. Adopted again.
+      if (await stream.holdsRecords(nc, owner)) {
+        const retaken = await store.update(leaseKey(owner), write(mine), found.revision).then(
+          () => true,
+          () => false,
+        );
+        return retaken ? { lease: { ...mine, adopted: lease.adopted }, fresh: false } : null;
+      }
+      // Adopted before (and the registration's removal lost): removed now, and not asked again.
       await store.delete(spoolKey(owner));
       adoptedBefore.add(leaseKey(owner));
       return null;
@@ -181,7 +189,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
    */
   const adoptFrom = async (nc: NatsConnection, store: KV, lost: SpoolRegistration): Promise<void> => {
     const key = leaseKey(lost);
-    const taken = await takeLease(store, lost);
+    const taken = await takeLease(nc, store, lost);
     if (taken === null) return void holding.delete(key);
     holding.set(key, lost);
     const { lease, fresh } = taken;
@@ -211,6 +219,9 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     log.warn({ ...owner, adopted, failed }, failed === 0 ? 'lost node’s spool adopted' : 'lost node’s spool partly adopted; retrying');
   };
 
+  const giveUp = (store: KV): Promise<void> =>
+    giveUpAdopted(store, { link, rows: deps.rows, index: deps.index, adoptAfterMs: settings.adoptAfterMs, stopped: () => stopped, clock, log });
+
   let registered = false;
   /** Makes this data directory's spool known to the fleet, so that it is adopted if this node is lost. */
   const register = async (nc: NatsConnection): Promise<void> => {
@@ -229,6 +240,14 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       const nc = link.connection();
       if (stopped || nc === null || !link.connected()) return;
       const store = await bucket(nc);
+      // Adopted while running: every heartbeat held up longer than adopt_after (an election, a partition). What was adopted is
+      // given up, and the lease deleted, so that this spool can be adopted again should this node be lost for real.
+      const own = await store.get(leaseKey({ node: link.nodeId, instance: link.instance() }));
+      if (own !== null && own.operation === 'PUT') {
+        log.warn('this node’s spool was adopted while it was running');
+        await giveUp(store);
+        registered = false;
+      }
       if (!registered) await register(nc);
       // A KV listing can stall without failing (seen under load): given up after a while, the next check lists again.
       const spools = await deadline(registeredSpools(store), LIST_DEADLINE_MS, 'the list of the fleet’s spools');
@@ -259,15 +278,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       const nc = link.connection();
       // Not joined at the start (the cluster away): nothing can be known of an adoption; the node goes on alone.
       if (nc !== null)
-        await giveUpAdopted(await bucket(nc), {
-          link,
-          rows: deps.rows,
-          index: deps.index,
-          adoptAfterMs: settings.adoptAfterMs,
-          stopped: () => stopped,
-          clock,
-          log,
-        }).catch((error: unknown) => log.error({ err: error }, 'could not check whether this node’s mail was adopted'));
+        await giveUp(await bucket(nc)).catch((error: unknown) => log.error({ err: error }, 'could not check whether this node’s mail was adopted'));
       markReturned();
       loop.start();
     },

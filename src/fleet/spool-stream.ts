@@ -235,6 +235,12 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         .map((subject) => Number(subject.slice(subject.lastIndexOf('.') + 1)))
         .filter((pk) => Number.isSafeInteger(pk));
     },
+    /** Whether the spool holds any record. */
+    async holdsRecords(nc: NatsConnection, owner: SpoolOwner): Promise<boolean> {
+      await provision(nc);
+      const info = await (await nc.jetstreamManager()).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
+      return Object.keys(info.state.subjects ?? {}).length > 0;
+    },
     /** Removes a large entry's record this process may not have written (a start's reconciling), its object read off the record first. */
     async removeStale(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
       await provision(nc);

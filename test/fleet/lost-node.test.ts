@@ -61,11 +61,12 @@ async function spoolEntries(): Promise<number> {
   }
 }
 
-/** The adoptions of `node`'s spool that the survivors logged, with how many messages each took. */
+/** The adoptions of `node`'s spool that the survivors logged, oldest first, with how many messages each took. */
 const adoptionsOf = (node: string) =>
   fleet.nodes
     .filter((survivor) => survivor.id !== node)
     .flatMap((survivor) => survivor.daemon.entries.filter((entry) => entry.msg === 'lost node’s spool adopted' && entry.node === node))
+    .sort((a, b) => Date.parse(String(a.time)) - Date.parse(String(b.time)))
     .map((entry) => ({ adopted: entry.adopted as number, instance: entry.instance as string }));
 
 beforeAll(async () => {
@@ -229,6 +230,51 @@ describe('a node lost with its disk', () => {
     const copies = copiesById(sink.messages);
     expect(
       ids.filter((id) => copies.get(id) !== 1),
+      'not delivered exactly once',
+    ).toEqual([]);
+    // Not left waiting for the tests after.
+    expect((await admin(urlOf('n1'), 'POST', '/commands/delete-messages', { tenant_id: TENANT, ids: ['later-1'] })).status).toBe(200);
+    for (const id of ['n1', 'n3']) await until(async () => (await waitingOn(urlOf(id))) === 0, `${id} to have nothing waiting`, 30_000);
+  }, 240_000);
+
+  it('gives up what was adopted while it was paused longer than adopt_after_seconds, and is adopted again once lost for real', async () => {
+    // A fresh n2 whose mail is held by the shared suspension: nothing is in flight while it is paused.
+    const n2 = await fleet.startNode('n2');
+    await untilFleet(n2.url, (seen) => seen.alive === 3, 'n2 to see three live nodes');
+    expect((await admin(urlOf('n1'), 'POST', '/commands/suspend', { tenant_id: TENANT })).status).toBe(200);
+    const post = async (ids: string[]) => {
+      const posted = await api(n2.url, 'POST', '/add-messages', {
+        token: key,
+        body: { messages: ids.map((id) => ({ id, from: 'app@acme.example', to: `${id}@example.net`, subject: id, body: 'paused' })) },
+      });
+      expect(posted.body).toMatchObject({ queued: ids.length, rejected: [] });
+    };
+    const before = Array.from({ length: 10 }, (_, index) => `paused-${index}`);
+    await post(before);
+    // Frozen (a VM paused, a stalled process): its heartbeat stops, and a survivor adopts its spool although it is not lost.
+    const earlier = adoptionsOf('n2').length;
+    n2.daemon.child.kill('SIGSTOP');
+    await until(() => adoptionsOf('n2').length > earlier, 'a survivor to adopt the paused n2’s spool', 60_000);
+    expect(adoptionsOf('n2')[earlier]?.adopted).toBe(before.length);
+    n2.daemon.child.kill('SIGCONT');
+    const gaveUp = () => n2.daemon.entries.find((entry) => entry.msg === 'this node’s mail was adopted while it was away: adopted messages given up');
+    await until(() => gaveUp() !== undefined, 'n2 to give up what was adopted', 30_000);
+    expect(gaveUp()?.surrendered).toBe(before.length);
+    // Mail it takes afterwards is its own, and adopted should it be lost now with its disk.
+    const after = Array.from({ length: 5 }, (_, index) => `resumed-${index}`);
+    await post(after);
+    // The ends of what it gave up are on the cluster (else a survivor would take those again: the last ~100 ms' window).
+    await until(async () => (await admin(n2.url, 'GET', '/status')).body.fleet.spool.unrecorded_ends === 0, 'n2’s ends recorded', 10_000);
+    n2.daemon.child.kill('SIGKILL');
+    await n2.daemon.exited;
+    rmSync(n2.cwd, { recursive: true, force: true });
+    await until(() => adoptionsOf('n2').length > earlier + 1, 'a survivor to adopt n2’s spool again', 60_000);
+    expect(adoptionsOf('n2')[earlier + 1]?.adopted).toBe(after.length);
+    expect((await admin(urlOf('n1'), 'POST', '/commands/activate', { tenant_id: TENANT })).status).toBe(200);
+    for (const id of ['n1', 'n3']) await until(async () => (await waitingOn(urlOf(id))) === 0, `${id} to have nothing waiting`, 60_000);
+    const copies = copiesById(sink.messages);
+    expect(
+      [...before, ...after].filter((id) => copies.get(id) !== 1),
       'not delivered exactly once',
     ).toEqual([]);
   }, 240_000);

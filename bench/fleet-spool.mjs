@@ -3,7 +3,8 @@
 // alternating which goes first. Ingest: what 4 HTTP clients get queued in 3 s (batches of 100,
 // tenant suspended); every answer waits for the spool's PubAcks when it is on. End to end: the
 // tenant activated, messages relayed per second until the sink has every one (each finished
-// message's entry is removed from the spool meanwhile). Each node's CPU per message is beside it.
+// message's entry is removed from the spool meanwhile). The node's CPU per message is beside it, and
+// the three nats servers' during ingest.
 import { api, cpuOf, run, setupTenant, startDaemon, startSink, waitForSink } from './harness.mjs';
 import { startNatsCluster } from '../test/peers/nats-cluster.mjs';
 
@@ -28,9 +29,17 @@ async function spoolRun(spool) {
       const { user, system } = cpuOf(pid);
       return user + system;
     };
+    // The three nats servers' CPU too: the replicated writes cost them as much as the node.
+    const natsCpu = () =>
+      cluster.servers.reduce((sum, server) => {
+        const { user, system } = cpuOf(server.pid);
+        return sum + user + system;
+      }, 0);
     const beforePost = cpu();
+    const natsBeforePost = natsCpu();
     const posted = await run(['bench/http-load.mjs', node.base, key, '4', '100', '2048', POST_SECONDS, 'p']);
     const postCpu = cpu() - beforePost;
+    const postNatsCpu = natsCpu() - natsBeforePost;
     const beforeRelay = cpu();
     const started = Date.now();
     await api(node.base, node.token, 'POST', '/commands/activate', { tenant_id: 'bench' });
@@ -39,6 +48,7 @@ async function spoolRun(spool) {
       ingest: posted.rate,
       relayed: stats.received / ((stats.lastAt - started) / 1000),
       ingestCpuUs: (postCpu * 1000) / Math.max(1, posted.queued),
+      ingestNatsCpuUs: (postNatsCpu * 1000) / Math.max(1, posted.queued),
       relayCpuUs: ((cpu() - beforeRelay) * 1000) / Math.max(1, posted.queued),
       messages: stats.received,
     };
@@ -66,6 +76,8 @@ export async function fleetSpoolScenario() {
     'relayed on/off': on.relayed / off.relayed,
     'ingest CPU µs/message, spool off': off.ingestCpuUs,
     'ingest CPU µs/message, spool on': on.ingestCpuUs,
+    'ingest nats servers CPU µs/message, spool off': off.ingestNatsCpuUs,
+    'ingest nats servers CPU µs/message, spool on': on.ingestNatsCpuUs,
     'relay CPU µs/message, spool off': off.relayCpuUs,
     'relay CPU µs/message, spool on': on.relayCpuUs,
     messages: on.messages + off.messages,

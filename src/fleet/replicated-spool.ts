@@ -31,6 +31,7 @@ import { createSpoolLedger } from '../core/spool-ledger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import type { FleetLink } from './fleet-service.js';
+import { createSpoolChains } from './spool-chains.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const RECONCILE_PAGE = 1000;
@@ -71,70 +72,22 @@ export interface ReplicatedSpool extends Service {
 export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: ReplicatedSpoolDeps): ReplicatedSpool {
   const { link, rows, stream, log } = deps;
   const owner = (): SpoolOwner => ({ node: link.nodeId, instance: link.instance() });
-  const chains = new Map<number, Promise<void>>();
   /** The sequences the cluster answered: what it holds of each message, what may be purged. */
   const ledger = createSpoolLedger();
-  /** Messages whose entry is not as it should be yet (the cluster did not answer): the loop retries them. */
-  const pending = new Set<number>();
   /** Messages whose events were written since the last flush, each with whether its content (or its waiting) is new. */
   const touched = new Map<number, boolean>();
   let reconciled = false;
   /** Waiting messages of an earlier life not yet written again: their old entries sit below, so nothing is pruned before. */
   const rewriting = new Set<number>();
-  /** Answers waiting for a message's entry to be held (or for the message to finish). */
-  const waiters = new Map<number, Array<() => void>>();
-  const settle = (pk: number): void => {
-    rewriting.delete(pk);
-    const waiting = waiters.get(pk);
-    if (waiting === undefined) return;
-    waiters.delete(pk);
-    for (const resolve of waiting) resolve();
-  };
-  /** Resolves once nothing is under way or owed for the message: its entry is held, or it needs none. */
-  const heldOrDone = (pk: number): Promise<void> =>
-    !chains.has(pk) && !pending.has(pk)
-      ? Promise.resolve()
-      : new Promise((resolve) => {
-          const waiting = waiters.get(pk);
-          if (waiting === undefined) waiters.set(pk, [resolve]);
-          else waiting.push(resolve);
-        });
+  /** Each message's work in order, and the answers waiting on it. */
+  const chains = createSpoolChains((pk) => rewriting.delete(pk));
+  const { chain, pending } = chains;
   let stopped = false;
 
   const reachable = () => {
     const nc = link.connection();
     if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
     return nc;
-  };
-
-  /**
-   * Runs `run` after whatever is under way for these messages, as the next link of each one's
-   * chain. A failed entry write leaves its messages pending, for the loop to write again.
-   */
-  const chain = (pks: readonly number[], run: () => Promise<void>, tracked = true): Promise<void> => {
-    const before = pks.flatMap((pk) => chains.get(pk) ?? []);
-    const done = (before.length === 0 ? Promise.resolve() : Promise.allSettled(before)).then(run);
-    // One link for the whole group (not one per message: a batch is hundreds); it unlinks itself before anyone is told.
-    const settled = (ok: boolean): void => {
-      for (const pk of pks) {
-        if (chains.get(pk) === step) chains.delete(pk);
-        if (tracked) {
-          if (ok) pending.delete(pk);
-          else pending.add(pk);
-        }
-        if (ok) settle(pk);
-      }
-    };
-    const step: Promise<void> = done.then(
-      () => settled(true),
-      (error: unknown) => {
-        settled(false);
-        throw error;
-      },
-    );
-    for (const pk of pks) chains.set(pk, step);
-    void step.catch(() => undefined);
-    return done;
   };
 
   /** Writes these messages' entries together (as few records as NATS messages allow). */
@@ -162,7 +115,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const finish = (pk: number): Promise<void> =>
     chain([pk], async () => {
       ledger.finished(pk, stream.holdsObject(owner(), pk));
-      settle(pk);
+      chains.release(pk);
       schedulePrune();
     });
 
@@ -183,17 +136,18 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     if (touched.size === 0) return;
     const batch = [...touched];
     touched.clear();
-    // Most events change nothing of the entry (a send starting, a deferral): the rows are read only for what is written.
-    const waiting = rows.waitingOf(batch.map(([pk]) => pk));
-    const toWrite: number[] = [];
-    for (const [pk, rewrite] of batch) {
-      const known = ledger.holds(pk) || chains.has(pk) || pending.has(pk);
-      if (!waiting.has(pk)) {
-        if (known) void finish(pk).catch(() => undefined);
-      } else if (rewrite || !known) toWrite.push(pk);
+    const known = (pk: number): boolean => ledger.holds(pk) || chains.busy(pk) || pending.has(pk);
+    // Most events change nothing of an entry (a send starting, a deferral): for those, whether the message still waits is
+    // asked first, and the row read only when it has no entry yet. A message queued or waiting anew has its row read at once.
+    const unchanged = batch.flatMap(([pk, rewrite]) => (rewrite ? [] : [pk]));
+    const waiting = rows.waitingOf(unchanged);
+    const toRead = batch.flatMap(([pk, rewrite]) => (rewrite || (waiting.has(pk) && !known(pk)) ? [pk] : []));
+    for (const pk of unchanged) if (!waiting.has(pk) && known(pk)) void finish(pk).catch(() => undefined);
+    const writes: Array<readonly [number, StoredTransfer]> = [];
+    for (const [pk, entry] of rows.byPks(toRead)) {
+      if (entry !== null) writes.push([pk, entry]);
+      else if (known(pk)) void finish(pk).catch(() => undefined);
     }
-    const entries = rows.byPks(toWrite);
-    const writes = [...entries].flatMap(([pk, entry]) => (entry === null ? [] : [[pk, entry] as const]));
     for (let at = 0; at < writes.length; at += WRITE_PAGE) void write(writes.slice(at, at + WRITE_PAGE)).catch(() => undefined);
   };
 
@@ -298,7 +252,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     held(pks) {
       // The commit's events have their writes under way (or get them now).
       flushTouched();
-      return Promise.all(pks.map(heldOrDone)).then(() => undefined);
+      return chains.settled(pks);
     },
     status: () => ({ pending: pending.size, unrecordedEnds: ledger.counts().unrecordedEnds }),
     start() {

@@ -202,7 +202,7 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
         theFleet.running.forEach((daemon, life) => {
           for (const entry of daemon.entries.filter((line) => /adopt|given up/.test(String(line.msg))))
             console.log(
-              `fleet chaos: daemon ${life} at ${Number(entry.time) - started} ms: ${String(entry.msg)} ` +
+              `fleet chaos: daemon ${life} at ${Date.parse(String(entry.time)) - started} ms: ${String(entry.msg)} ` +
                 JSON.stringify({ node: entry.node, instance: entry.instance, adopted: entry.adopted, surrendered: entry.surrendered }),
             );
         });

@@ -27,9 +27,10 @@ const ROOMS = [
  * [room, rooms it may import besides core, runtime and itself]. The web console is a second HTTP
  * edge in front of the API: it reuses the API's edge pieces (error statuses, the client address,
  * input validation, the cursor format); the API never imports the console. JetStream commands
- * (ingress/commands) are parsed with the API's /add-messages parser.
+ * (ingress/commands) are parsed with the API's /add-messages parser. The fleet's own streams (the
+ * replicated spool) are written through the event mirror's acknowledged publisher.
  */
-const ALSO = { 'ingress/console': ['ingress/http'], 'ingress/commands': ['ingress/http'] };
+const ALSO = { 'ingress/console': ['ingress/http'], 'ingress/commands': ['ingress/http'], fleet: ['outbox'] };
 const KERNEL = ['runtime'];
 
 /**

@@ -20,7 +20,7 @@ import { randomBytes } from 'node:crypto';
 import { StorageType, type NatsConnection, type ObjectStore, type StoredMsg } from 'nats';
 import type { SpoolRecord, SpoolRecordIndex } from '../core/cluster-spool.js';
 import type { StoredTransfer } from '../core/fleet-drain.js';
-import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
+import { createAckPublisher, type AckPublisher } from '../outbox/ack-publisher.js';
 import { fleetStream } from './fleet-stream.js';
 
 /** A record as the stream holds it: entries, ends, a large entry's object, or (written by an earlier version) one entry. */

@@ -6,7 +6,8 @@
  * again on top of that. The merge never moves a value backwards, so the races
  * end in the same value whoever wins them.
  */
-import type { JetStreamClient, KV } from 'nats';
+import { headers, type JetStreamClient, type KV } from 'nats';
+import type { AckPublisher } from './ack-publisher.js';
 import { advances, latestKey, merge, type LatestEvent, type LatestState } from '../core/latest-state.js';
 
 const encoder = new TextEncoder();
@@ -44,10 +45,25 @@ export class LatestCache {
   }
 }
 
+/**
+ * Writes a key's value if its last revision is `expected` (0: the key is new), as KV's create and
+ * update do, over the acknowledged publisher; answers the new revision. A key moved since
+ * rejects with JetStream's "wrong last sequence", as theirs do.
+ */
+export type LatestWriter = (key: string, value: Uint8Array, expected: number) => Promise<number>;
+
+export function latestWriter(acks: AckPublisher, bucket: string): LatestWriter {
+  return (key, value, expected) => {
+    const h = headers();
+    h.set('Nats-Expected-Last-Subject-Sequence', String(expected));
+    return acks.publish(`$KV.${bucket}.${key}`, value, h);
+  };
+}
+
 const isCasMismatch = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
 
 /** Applies `events` (all of one key) to the stored value; answers whether it wrote. */
-export async function writeLatest(kv: KV, key: string, events: readonly LatestEvent[], cache?: LatestCache): Promise<boolean> {
+export async function writeLatest(kv: KV, key: string, events: readonly LatestEvent[], cache?: LatestCache, write?: LatestWriter): Promise<boolean> {
   const cached = cache?.get(key);
   const mergeAll = (current: LatestState | null): LatestState =>
     events.reduce<LatestState | null>((state, event) => merge(state, event), current) as LatestState;
@@ -58,7 +74,10 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
     if (!advances(current, merged)) return false;
     try {
       const value = encoder.encode(JSON.stringify(merged));
-      cache.set(key, merged, cached === undefined ? await kv.create(key, value) : await kv.update(key, value, cached.revision));
+      const expected = cached?.revision ?? 0;
+      const revision =
+        write !== undefined ? await write(key, value, expected) : cached === undefined ? await kv.create(key, value) : await kv.update(key, value, expected);
+      cache.set(key, merged, revision);
       return true;
     } catch (error) {
       cache.forget(key);
@@ -85,7 +104,7 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
 }
 
 /** Writes the latest state of every message the events touch, keys in parallel, each key's events together. */
-export async function writeLatestAll(kv: KV, events: readonly LatestEvent[], cache?: LatestCache): Promise<void> {
+export async function writeLatestAll(kv: KV, events: readonly LatestEvent[], cache?: LatestCache, write?: LatestWriter): Promise<void> {
   const byKey = new Map<string, LatestEvent[]>();
   for (const event of events) {
     const key = latestKey(event);
@@ -93,5 +112,5 @@ export async function writeLatestAll(kv: KV, events: readonly LatestEvent[], cac
     if (list === undefined) byKey.set(key, [event]);
     else list.push(event);
   }
-  await Promise.all([...byKey].map(([key, list]) => writeLatest(kv, key, list, cache)));
+  await Promise.all([...byKey].map(([key, list]) => writeLatest(kv, key, list, cache, write)));
 }

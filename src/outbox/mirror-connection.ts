@@ -160,6 +160,8 @@ export function createMirrorConnection(deps: { config: MirrorConfig; log: Logger
     state: (): MirrorStatus['state'] => state,
     /** Where to publish: null until connected, and when the stream conflicts. */
     client: (): JetStreamClient | null => (state === 'conflict' ? null : js),
+    /** The connection the client publishes on (null as the client is). */
+    connection: (): NatsConnection | null => (state === 'conflict' || js === null ? null : connection),
     latest: (): KV | null => latest,
     commands: (): CommandConsumer | null => commands,
     /** Stops taking commands (intake), leaving the event stream up. Idempotent. */

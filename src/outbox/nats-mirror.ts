@@ -38,9 +38,9 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   const publisher = createOutboxPublisher({ store, clock, log, config: { ...config, subjectPrefix: config.stream.subjectPrefix } });
   const link = createMirrorConnection({ config, log, onUsable: () => void loop.tick() });
   const step = async (): Promise<StepReport> => {
-    const client = link.client();
-    if (client === null || loop.isStopped()) return { nextWakeAt: null };
-    return publisher.drain(client, link.latest(), loop.isStopped);
+    const nc = link.connection();
+    if (nc === null || loop.isStopped()) return { nextWakeAt: null };
+    return publisher.drain(nc, link.latest(), loop.isStopped);
   };
   // Woken as rows are written, inside their transaction: the window is read in a later turn,
   // after the commit, and `batchDelayMs` later so that a window carries many rows (each window

@@ -3,19 +3,25 @@
  * pipelined on one connection, the cursor moved past a row only after its
  * PubAck (and its message's latest state written). A failed window is retried
  * after a backoff; a row published again carries the same Nats-Msg-Id, and the
- * stream's duplicate window stores it once.
+ * stream's duplicate window stores it once. Publishes (and the latest state's
+ * compare-and-set writes) go through the acknowledged publisher: nats.js's own
+ * builds an Error with a stack trace per completed request (profiled: the
+ * largest single cost of a node's main thread with the mirror on).
  */
-import type { JetStreamClient, KV } from 'nats';
+import { headers, type KV, type NatsConnection } from 'nats';
 import type { Clock } from '../core/clock.js';
 import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
 import type { Logger } from '../core/logger.js';
 import { eventBody, eventSubject } from '../core/contracts/event.js';
 import type { MirrorStore, OutboxRow } from '../core/mirror.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
-import { LatestCache, writeLatestAll } from './latest-kv.js';
+import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
+import { LatestCache, latestWriter, writeLatestAll } from './latest-kv.js';
 
 export interface PublisherConfig {
   subjectPrefix: string;
+  /** The latest-state bucket (its keys written by subject); empty: none. */
+  latestBucket: string;
   maxInFlight: number;
   publishTimeoutMs: number;
   retryInitialMs: number;
@@ -41,21 +47,36 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
    * One window: publish up to maxInFlight rows, bring their messages' latest
    * state up to date, and advance past the acknowledged prefix.
    */
-  const publishWindow = async (client: JetStreamClient, latest: KV | null): Promise<number> => {
+  let publisher: { nc: NatsConnection; acks: AckPublisher } | null = null;
+  const acksOn = (nc: NatsConnection): AckPublisher => {
+    if (publisher?.nc !== nc) {
+      publisher?.acks.close();
+      publisher = { nc, acks: createAckPublisher(nc, config.publishTimeoutMs) };
+    }
+    return publisher.acks;
+  };
+  const msgIdOf = (id: string) => {
+    const h = headers();
+    h.set('Nats-Msg-Id', id);
+    return h;
+  };
+
+  const publishWindow = async (nc: NatsConnection, latest: KV | null): Promise<number> => {
+    const acks = acksOn(nc);
     const rows = store.pending(config.maxInFlight);
     if (rows.length === 0) return 0;
     // The latest states are written alongside the events, not after them; the cursor waits for both.
     // A window whose KV writes fail is published again: the stream drops the repeats, the merge ignores them.
     // Settled at once, not when awaited: a KV write that failed while the publishes were still in
     // flight was an unhandled rejection, and the daemon exited on a NATS timeout (found by the soak).
-    const kvWrites = (latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache)).then(
+    const kvWrites = (
+      latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache, latestWriter(acks, config.latestBucket))
+    ).then(
       () => null,
       (error: unknown) => ({ error }),
     );
     const results = await Promise.allSettled(
-      rows.map((row) =>
-        client.publish(eventSubject(config.subjectPrefix, row), encoder.encode(eventBody(row)), { msgID: row.id, timeout: config.publishTimeoutMs }),
-      ),
+      rows.map((row) => acks.publish(eventSubject(config.subjectPrefix, row), encoder.encode(eventBody(row)), msgIdOf(row.id))),
     );
     const kvFailure = await kvWrites;
     if (kvFailure !== null) throw kvFailure.error;
@@ -75,9 +96,9 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
      * Publishes window after window until the backlog is empty (or `stopping`);
      * answers when to try again: null after success, a backoff after a failure.
      */
-    async drain(client: JetStreamClient, latest: KV | null, stopping: () => boolean): Promise<{ nextWakeAt: number | null }> {
+    async drain(nc: NatsConnection, latest: KV | null, stopping: () => boolean): Promise<{ nextWakeAt: number | null }> {
       try {
-        while ((await publishWindow(client, latest)) === config.maxInFlight && !stopping());
+        while ((await publishWindow(nc, latest)) === config.maxInFlight && !stopping());
         failures = 0;
         return { nextWakeAt: null };
       } catch (error) {

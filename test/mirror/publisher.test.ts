@@ -2,7 +2,8 @@ import { connect, nanos, StorageType } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merge, type LatestEvent, type LatestState } from '../../src/core/latest-state.js';
 import type { MirrorStore } from '../../src/core/mirror.js';
-import { openLatestBucket, writeLatest } from '../../src/outbox/latest-kv.js';
+import { createAckPublisher } from '../../src/outbox/ack-publisher.js';
+import { LatestCache, latestWriter, openLatestBucket, writeLatest } from '../../src/outbox/latest-kv.js';
 import { createNatsMirror, type MirrorConfig } from '../../src/outbox/nats-mirror.js';
 import { createLogger, systemClock } from '../../src/runtime/index.js';
 import type { SqliteStore } from '../../src/store/index.js';
@@ -92,6 +93,36 @@ describe('the publisher against a real nats-server', () => {
       // A stale writer changes nothing.
       expect(await writeLatest(kv, 'acme.1', [events[1] as LatestEvent])).toBe(false);
     } finally {
+      await nc.close();
+    }
+  });
+
+  it('writers with a cache, writing by subject through the acknowledged publisher, take turns and go stale without losing an event', async () => {
+    const nc = await connect({ servers: nats.url });
+    const acks = createAckPublisher(nc, 2000);
+    try {
+      const kv = await openLatestBucket(nc.jetstream(), 'race_fast_latest', 1);
+      const write = latestWriter(acks, 'race_fast_latest');
+      const life = ['queued', 'sending', 'deferred', 'sending', 'sent', 'bounced', 'reported'];
+      const events: LatestEvent[] = life.map((type, index) => ({
+        seq: index + 1,
+        eventType: `message.${type}`,
+        tenantId: 'acme',
+        messageId: 'm-2',
+        messagePk: 2,
+        occurredAt: 1_700_000_000_000 + index,
+      }));
+      // Two writers take turns, each with a cache of what it wrote last: the other's write makes it stale, so
+      // its compare-and-set by subject is refused (wrong last sequence) and it reads, merges and writes again.
+      const [a, b] = [new LatestCache(), new LatestCache()];
+      for (const [index, event] of events.entries()) await writeLatest(kv, 'acme.2', [event], index % 2 === 0 ? a : b, write);
+      const stored = await kv.get('acme.2');
+      expect(stored?.json<LatestState>()).toEqual(events.reduce<LatestState | null>((state, event) => merge(state, event), null));
+      // The revision a cache holds is the key's: the next write by subject goes through at once.
+      expect(a.get('acme.2')?.revision ?? b.get('acme.2')?.revision).toBeGreaterThan(0);
+      expect(await writeLatest(kv, 'acme.2', [events[1] as LatestEvent], a, write)).toBe(false);
+    } finally {
+      acks.close();
       await nc.close();
     }
   });

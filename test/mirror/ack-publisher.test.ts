@@ -6,7 +6,7 @@
  */
 import { connect, type NatsConnection } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAckPublisher } from '../../src/fleet/ack-publisher.js';
+import { createAckPublisher } from '../../src/outbox/ack-publisher.js';
 import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 
 let nats: NatsPeer;

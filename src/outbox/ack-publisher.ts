@@ -3,11 +3,12 @@
  * core publish whose reply subject is one token under a single inbox
  * subscription, and the PubAck (or the stream's error) settles it. nats.js's
  * `js.publish` builds a headers object, a timer and, once it completes, an
- * Error with a stack trace per message (RequestOne.cancel): at the spool's
- * rate that was a large share of a fleet node's intake CPU. Deadlines are
- * swept twice a second rather than timed one by one.
+ * Error with a stack trace per message (RequestOne.cancel), `noAsyncTraces`
+ * or not: at the mirror's and the fleet spool's rates that was a large share
+ * of a node's main thread. Deadlines are swept twice a second rather than
+ * timed one by one.
  */
-import { createInbox, type NatsConnection, type Subscription } from 'nats';
+import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 
 const decoder = new TextDecoder();
 const SWEEP_MS = 500;
@@ -19,8 +20,11 @@ interface Waiting {
 }
 
 export interface AckPublisher {
-  /** Publishes to a stream's subject; resolves with the stream sequence once the stream acknowledges it. */
-  publish(subject: string, data: Uint8Array): Promise<number>;
+  /**
+   * Publishes to a stream's subject (with JetStream's headers: Nats-Msg-Id, an expected last
+   * sequence); resolves with the stream sequence once the stream acknowledges it.
+   */
+  publish(subject: string, data: Uint8Array, headers?: MsgHdrs): Promise<number>;
   close(): void;
 }
 
@@ -63,13 +67,13 @@ export function createAckPublisher(nc: NatsConnection, timeoutMs: number): AckPu
   sweep.unref();
 
   return {
-    publish(subject, data) {
+    publish(subject, data, headers) {
       next += 1;
       const token = next.toString(36);
       return new Promise((resolve, reject) => {
         waiting.set(token, { resolve, reject, deadline: Date.now() + timeoutMs });
         try {
-          nc.publish(subject, data, { reply: `${prefix}${token}` });
+          nc.publish(subject, data, headers === undefined ? { reply: `${prefix}${token}` } : { reply: `${prefix}${token}`, headers });
         } catch (error) {
           waiting.delete(token);
           reject(error as Error);

@@ -17,7 +17,9 @@
  * written again replace its record.
  */
 import { randomBytes } from 'node:crypto';
-import { StorageType, type NatsConnection, type ObjectStore, type StoredMsg } from 'nats';
+import { promisify } from 'node:util';
+import { deflateRaw, inflateRawSync } from 'node:zlib';
+import { headers, StorageType, type NatsConnection, type ObjectStore, type StoredMsg } from 'nats';
 import type { SpoolRecord, SpoolRecordIndex } from '../core/cluster-spool.js';
 import type { StoredTransfer } from '../core/fleet-drain.js';
 import { createAckPublisher, type AckPublisher } from '../outbox/ack-publisher.js';
@@ -70,6 +72,16 @@ export function packEntries(sizes: readonly number[], limit: number): number[][]
   });
   if (group.length > 0) groups.push(group);
   return groups;
+}
+
+const deflate = promisify(deflateRaw);
+/** A group record is stored deflated (mail text shrinks about threefold): fewer bytes for the cluster to write three times. */
+const ENCODING = 'Content-Encoding';
+
+/** A record as stored, inflated when it was deflated. */
+function wireOf(message: StoredMsg): WireRecord {
+  const data = message.header?.get(ENCODING) === 'deflate' ? inflateRawSync(message.data) : message.data;
+  return JSON.parse(decoder.decode(data)) as WireRecord;
 }
 
 const OPEN = encoder.encode('{"entries":[');
@@ -196,9 +208,12 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         const members = group.map((position) => small[position] as number);
         const record = entriesRecord(members.map((index) => encoded[index] as Uint8Array));
         const subject = `${prefixOf(owner)}.${recordName('g')}`;
+        const deflated = headers();
+        deflated.set(ENCODING, 'deflate');
         writes.push(
-          acks(nc)
-            .publish(subject, record)
+          // Deflated off the main thread (zlib's pool), level 1: most of the gain for little CPU.
+          deflate(record, { level: 1 })
+            .then((bytes) => acks(nc).publish(subject, bytes, deflated))
             .then((seq) => {
               for (const index of members) seqs.set((entries[index] as StoredTransfer).origin_pk, seq);
             }),
@@ -249,7 +264,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         await nc.jetstreamManager()
       ).streams
         .getMessage(settings.stream, { last_by_subj: subject })
-        .then((message) => JSON.parse(decoder.decode(message.data)) as WireRecord)
+        .then(wireOf)
         .catch(() => null);
       await purge(nc, subject);
       const object = wire === null ? undefined : 'object' in wire ? wire.object : 'raw_object' in wire ? wire.raw_object : undefined;
@@ -268,7 +283,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       for (const subject of Object.keys(info.state.subjects ?? {})) {
         const message = await lastOn(nc, subject);
         if (message === null) continue;
-        const wire = JSON.parse(decoder.decode(message.data)) as WireRecord;
+        const wire = wireOf(message);
         const { seq } = message;
         const index: SpoolRecordIndex =
           'entries' in wire
@@ -285,7 +300,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
     /** One record whole (large entries read back from their objects); null once it was removed. */
     async read(nc: NatsConnection, subject: string): Promise<HeldRecord | null> {
       const message = await lastOn(nc, subject);
-      return message === null ? null : readRecord(nc, subject, message.seq, JSON.parse(decoder.decode(message.data)) as WireRecord);
+      return message === null ? null : readRecord(nc, subject, message.seq, wireOf(message));
     },
     /** Removes one record and the objects its entries kept their bytes in. */
     async removeRecord(nc: NatsConnection, held: Pick<HeldRecord, 'subject' | 'objects'>): Promise<void> {

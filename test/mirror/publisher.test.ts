@@ -28,6 +28,17 @@ function mirrorConfig(url: string, stream: string, overrides: Partial<MirrorConf
   };
 }
 
+/** A message's whole life as latest-state events, in order. */
+const lifeOf = (messageId: string, messagePk: number): LatestEvent[] =>
+  ['queued', 'sending', 'deferred', 'sending', 'sent', 'bounced', 'reported'].map((type, index) => ({
+    seq: index + 1,
+    eventType: `message.${type}`,
+    tenantId: 'acme',
+    messageId,
+    messagePk,
+    occurredAt: 1_700_000_000_000 + index,
+  }));
+
 describe('the publisher against a real nats-server', () => {
   let nats: NatsPeer;
   let removeStore: () => void;
@@ -74,15 +85,7 @@ describe('the publisher against a real nats-server', () => {
     const nc = await connect({ servers: nats.url });
     try {
       const kv = await openLatestBucket(nc.jetstream(), 'race_latest', 1);
-      const life = ['queued', 'sending', 'deferred', 'sending', 'sent', 'bounced', 'reported'];
-      const events: LatestEvent[] = life.map((type, index) => ({
-        seq: index + 1,
-        eventType: `message.${type}`,
-        tenantId: 'acme',
-        messageId: 'm-1',
-        messagePk: 1,
-        occurredAt: 1_700_000_000_000 + index,
-      }));
+      const events = lifeOf('m-1', 1);
       // Two writers, each with half the events (interleaved), many rounds at once on the same key.
       const odd = events.filter((_, index) => index % 2 === 1);
       const even = events.filter((_, index) => index % 2 === 0);
@@ -103,15 +106,7 @@ describe('the publisher against a real nats-server', () => {
     try {
       const kv = await openLatestBucket(nc.jetstream(), 'race_fast_latest', 1);
       const write = latestWriter(acks, 'race_fast_latest');
-      const life = ['queued', 'sending', 'deferred', 'sending', 'sent', 'bounced', 'reported'];
-      const events: LatestEvent[] = life.map((type, index) => ({
-        seq: index + 1,
-        eventType: `message.${type}`,
-        tenantId: 'acme',
-        messageId: 'm-2',
-        messagePk: 2,
-        occurredAt: 1_700_000_000_000 + index,
-      }));
+      const events = lifeOf('m-2', 2);
       // Two writers take turns, each with a cache of what it wrote last: the other's write makes it stale, so
       // its compare-and-set by subject is refused (wrong last sequence) and it reads, merges and writes again.
       const [a, b] = [new LatestCache(), new LatestCache()];

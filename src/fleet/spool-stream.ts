@@ -1,6 +1,7 @@
 /**
- * The fleet's replicated spool on JetStream (issue 25): one stream, each
- * node's records under `<prefix>.<node>.<instance>.>` (the instance names the
+ * The fleet's replicated spool on JetStream (issue 25; the records' encoding
+ * is spool-records.ts): one stream, each node's records under
+ * `<prefix>.<node>.<instance>.>` (the instance names the
  * data directory: a node on a new disk starts its pks again, and must never
  * overwrite what its lost disk left to adopt). Records (core/cluster-spool.ts):
  *
@@ -17,16 +18,12 @@
  * written again replace its record.
  */
 import { randomBytes } from 'node:crypto';
-import { promisify } from 'node:util';
-import { deflateRaw, inflateRawSync } from 'node:zlib';
 import { headers, StorageType, type NatsConnection, type ObjectStore, type StoredMsg } from 'nats';
 import type { SpoolRecord, SpoolRecordIndex } from '../core/cluster-spool.js';
 import type { StoredTransfer } from '../core/fleet-drain.js';
 import { createAckPublisher, type AckPublisher } from '../outbox/ack-publisher.js';
 import { fleetStream } from './fleet-stream.js';
-
-/** A record as the stream holds it: entries, ends, a large entry's object, or (written by an earlier version) one entry. */
-type WireRecord = { entries: StoredTransfer[] } | { ended: number[] } | { object: string } | (StoredTransfer & { raw_object?: string });
+import { deflate, ENCODING, entriesRecord, packEntries, wireOf, type WireRecord } from './spool-records.js';
 
 /** A record read back, with what removing it takes. */
 export interface HeldRecord {
@@ -53,52 +50,6 @@ export interface SpoolStreamSettings {
 export interface SpoolOwner {
   node: string;
   instance: string;
-}
-
-/** Packs encoded entries, in order, into groups of at most `limit` bytes (an entry alone over it is the caller's). */
-export function packEntries(sizes: readonly number[], limit: number): number[][] {
-  const groups: number[][] = [];
-  let group: number[] = [];
-  let bytes = 0;
-  sizes.forEach((size, index) => {
-    // The separator and the envelope: `{"entries":[` … `]}`.
-    if (group.length > 0 && bytes + size + 1 > limit) {
-      groups.push(group);
-      group = [];
-      bytes = 0;
-    }
-    group.push(index);
-    bytes += size + 1;
-  });
-  if (group.length > 0) groups.push(group);
-  return groups;
-}
-
-const deflate = promisify(deflateRaw);
-/** A group record is stored deflated (mail text shrinks about threefold): fewer bytes for the cluster to write three times. */
-const ENCODING = 'Content-Encoding';
-
-/** A record as stored, inflated when it was deflated. */
-function wireOf(message: StoredMsg): WireRecord {
-  const data = message.header?.get(ENCODING) === 'deflate' ? inflateRawSync(message.data) : message.data;
-  return JSON.parse(decoder.decode(data)) as WireRecord;
-}
-
-const OPEN = encoder.encode('{"entries":[');
-const CLOSE = encoder.encode(']}');
-
-/** `{"entries":[…]}` around entries already encoded, without encoding them again. */
-function entriesRecord(parts: readonly Uint8Array[]): Uint8Array {
-  const record = new Uint8Array(OPEN.length + CLOSE.length + parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1));
-  record.set(OPEN);
-  let at = OPEN.length;
-  parts.forEach((part, position) => {
-    if (position > 0) record[at++] = 0x2c;
-    record.set(part, at);
-    at += part.length;
-  });
-  record.set(CLOSE, at);
-  return record;
 }
 
 export function createSpoolStream(settings: SpoolStreamSettings) {

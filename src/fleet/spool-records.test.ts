@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { packEntries } from './spool-stream.js';
+import { packEntries } from './spool-records.js';
 
 describe('packing spool entries into records', () => {
   it('keeps the order, takes every entry once, and fills no record past the limit (an entry alone over it has one of its own)', () => {

@@ -45,6 +45,19 @@ afterAll(async () => {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const mailIdOf = (raw: Buffer): string | undefined => /^X-Genro-Mail-ID: (.+)$/m.exec(raw.toString('utf8'))?.[1]?.trim();
 
+/** `work`, or an error naming `what` (with what `describe` says of the state then) once it takes longer than `timeoutMs`. */
+async function bounded<T>(work: Promise<T>, what: string, timeoutMs: number, describe: () => string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took over ${timeoutMs} ms\n${describe()}`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
@@ -148,13 +161,19 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
           console.log(`fleet chaos: ${victim} killed${wiped ? ' and its disk deleted' : ''}; back ${back}`);
           if (back === 'after adoption') await until(() => adoptionsOf(victim, identity.instance), `a survivor to adopt ${victim}`, 60_000);
           else await pause(rng.int(0, 1000));
-          await theFleet.startNode(victim, wiped ? {} : { cwd: node.cwd });
+          // A start that never listens would otherwise only show as the test's timeout: its last log lines say where it waits.
+          await bounded(theFleet.startNode(victim, wiped ? {} : { cwd: node.cwd }), `${victim}'s restart`, 90_000, () =>
+            (theFleet.running.at(-1)?.entries ?? [])
+              .slice(-30)
+              .map((entry) => JSON.stringify(entry))
+              .join('\n'),
+          );
           live.add(victim);
         }
         await pause(1000);
       } finally {
         stopping = true;
-        await Promise.all(workers);
+        await bounded(Promise.all(workers), 'the load to stop', 60_000, () => 'a worker is still waiting on a node');
       }
 
       // Settled: nothing waits on any node, and the spool holds nothing.

@@ -47,22 +47,24 @@ export async function openSubmission(port: number, options: SubmitOptions = {}):
       resolve();
     });
   });
+  /**
+   * One step's answer, or a rejection once the connection ends without it: a server killed
+   * mid-step closes the socket without an answer, and nodemailer never calls the step back.
+   */
+  const step = <T>(run: (done: (error: Error | null, value: T) => void) => void): Promise<T> =>
+    new Promise((resolve, reject) => {
+      const ended = () => reject(new Error('the connection ended before the answer'));
+      connection.once('end', ended);
+      run((error, value) => {
+        connection.off('end', ended);
+        if (error) reject(error);
+        else resolve(value);
+      });
+    });
   return {
     login: (user, pass, method) =>
-      new Promise((resolve, reject) => {
-        connection.login({ user, pass, ...(method === undefined ? {} : { method }) }, (error) => (error ? reject(error) : resolve()));
-      }),
-    send: (envelope, raw) =>
-      new Promise((resolve, reject) => {
-        // A server killed mid-send closes the socket without an answer: the send's callback never comes.
-        const ended = () => reject(new Error('the connection ended before the answer'));
-        connection.once('end', ended);
-        connection.send(envelope, raw, (error, info) => {
-          connection.off('end', ended);
-          if (error) reject(error);
-          else resolve(info);
-        });
-      }),
+      step<void>((done) => connection.login({ user, pass, ...(method === undefined ? {} : { method }) }, (error) => done(error ?? null, undefined))),
+    send: (envelope, raw) => step<SMTPConnection.SentMessageInfo>((done) => connection.send(envelope, raw, (error, info) => done(error ?? null, info))),
     close: () => connection.quit(),
   };
 }

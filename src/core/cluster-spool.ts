@@ -14,8 +14,11 @@ export interface SpoolRows {
   waitingPksOf(tenantId: string, ids: readonly string[]): number[];
   /** Which of these pks are waiting messages: whether an entry is needed, without reading it. */
   waitingOf(pks: readonly number[]): Set<number>;
-  /** Each pk's entry, null for a message finished or gone. */
-  byPks(pks: readonly number[]): Map<number, StoredTransfer | null>;
+  /**
+   * Each pk's entry as the spool writes it (a StoredTransfer as UTF-8 JSON), null for a message
+   * finished or gone. Encoded by the store: the spool only carries the bytes, it never reads them.
+   */
+  entriesOf(pks: readonly number[]): Map<number, Uint8Array | null>;
   /** Pks of the waiting messages after `afterPk`, in order: a start protects the whole queue page by page. */
   waitingPks(afterPk: number, limit: number): number[];
   /** Every waiting message's tenant and client id: a returning node asks the claims which of them a survivor adopted. */

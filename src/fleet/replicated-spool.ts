@@ -25,7 +25,6 @@
  */
 import { REWRITE_EVENTS, type SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
-import type { StoredTransfer } from '../core/fleet-drain.js';
 import type { Logger } from '../core/logger.js';
 import { createSpoolLedger } from '../core/spool-ledger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
@@ -91,20 +90,14 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   };
 
   /** Writes these messages' entries together (as few records as NATS messages allow). */
-  const write = (entries: ReadonlyArray<readonly [number, StoredTransfer]>): Promise<void> =>
+  const write = (entries: ReadonlyArray<readonly [number, Uint8Array]>): Promise<void> =>
     chain(
       entries.map(([pk]) => pk),
       async () => {
         const nc = reachable();
         const write = ledger.begin();
         try {
-          ledger.written(
-            await stream.putMany(
-              nc,
-              owner(),
-              entries.map(([, entry]) => entry),
-            ),
-          );
+          ledger.written(await stream.putMany(nc, owner(), entries));
         } finally {
           ledger.end(write);
         }
@@ -121,7 +114,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
 
   /** Each message as the store holds it now: written, or let go when it no longer waits. */
   const syncFromStore = (pks: readonly number[]): Promise<unknown> => {
-    const entries = rows.byPks(pks);
+    const entries = rows.entriesOf(pks);
     const writes = [...entries].flatMap(([pk, entry]) => (entry === null ? [] : [[pk, entry] as const]));
     const finishes = [...entries].flatMap(([pk, entry]) => (entry === null ? [finish(pk)] : []));
     return Promise.allSettled([...finishes, ...(writes.length > 0 ? [write(writes)] : [])]);
@@ -143,8 +136,8 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     const waiting = rows.waitingOf(unchanged);
     const toRead = batch.flatMap(([pk, rewrite]) => (rewrite || (waiting.has(pk) && !known(pk)) ? [pk] : []));
     for (const pk of unchanged) if (!waiting.has(pk) && known(pk)) void finish(pk).catch(() => undefined);
-    const writes: Array<readonly [number, StoredTransfer]> = [];
-    for (const [pk, entry] of rows.byPks(toRead)) {
+    const writes: Array<readonly [number, Uint8Array]> = [];
+    for (const [pk, entry] of rows.entriesOf(toRead)) {
       if (entry !== null) writes.push([pk, entry]);
       else if (known(pk)) void finish(pk).catch(() => undefined);
     }

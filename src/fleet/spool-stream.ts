@@ -137,27 +137,26 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
   return {
     provision,
     /**
-     * Writes these messages' entries: together, in as few records as NATS messages allow (a
-     * large one in an object of its own). Answers the stream sequence holding each pk's entry.
+     * Writes these messages' entries (each already encoded, as SpoolRows.entriesOf gives it):
+     * together, in as few records as NATS messages allow (a large one in an object of its own).
+     * Answers the stream sequence holding each pk's entry.
      */
-    async putMany(nc: NatsConnection, owner: SpoolOwner, entries: readonly StoredTransfer[]): Promise<Map<number, number>> {
+    async putMany(nc: NatsConnection, owner: SpoolOwner, entries: ReadonlyArray<readonly [pk: number, json: Uint8Array]>): Promise<Map<number, number>> {
       await provision(nc);
       const limit = (nc.info?.max_payload ?? 1024 * 1024) - HEADROOM;
-      const encoded = entries.map((entry) => encoder.encode(JSON.stringify(entry)));
       const seqs = new Map<number, number>();
-      const small: number[] = [];
+      const small: Array<readonly [number, Uint8Array]> = [];
       const writes: Array<Promise<void>> = [];
-      encoded.forEach((json, index) => {
-        const entry = entries[index] as StoredTransfer;
-        if (json.length + 16 <= limit) small.push(index);
-        else writes.push(putLarge(nc, owner, entry.origin_pk, json).then((seq) => void seqs.set(entry.origin_pk, seq)));
-      });
+      for (const [pk, json] of entries) {
+        if (json.length + 16 <= limit) small.push([pk, json]);
+        else writes.push(putLarge(nc, owner, pk, json).then((seq) => void seqs.set(pk, seq)));
+      }
       for (const group of packEntries(
-        small.map((index) => (encoded[index] as Uint8Array).length),
+        small.map(([, json]) => json.length),
         limit - 16,
       )) {
-        const members = group.map((position) => small[position] as number);
-        const record = entriesRecord(members.map((index) => encoded[index] as Uint8Array));
+        const members = group.map((position) => small[position] as readonly [number, Uint8Array]);
+        const record = entriesRecord(members.map(([, json]) => json));
         const subject = `${prefixOf(owner)}.${recordName('g')}`;
         const deflated = headers();
         deflated.set(ENCODING, 'deflate');
@@ -166,7 +165,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
           deflate(record, { level: 1 })
             .then((bytes) => acks(nc).publish(subject, bytes, deflated))
             .then((seq) => {
-              for (const index of members) seqs.set((entries[index] as StoredTransfer).origin_pk, seq);
+              for (const [pk] of members) seqs.set(pk, seq);
             }),
         );
       }

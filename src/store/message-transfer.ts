@@ -18,11 +18,17 @@ export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin
 export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id,
       mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
 
-/** The row as it travels: a large SMTP submission's bytes, which live in its spool, read back whole. */
+/** A message's RFC 5322 bytes, null for an HTTP submission: a large SMTP submission's live in its spool, read back whole. */
+export function rawReader(db: SqliteDatabase): (raw: Buffer | null, spoolId: number | null) => Buffer | null {
+  const spoolParts = db.prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`).pluck();
+  return (raw, spoolId) => (spoolId === null ? raw : Buffer.concat(spoolParts.all(spoolId)));
+}
+
+/** The row as it travels, its bytes (if any) in base64. */
 export function transferReader(db: SqliteDatabase): (row: TransferRow) => StoredTransfer {
-  const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
+  const rawOf = rawReader(db);
   return ({ pk, raw, spool_id: spoolId, ...row }) => {
-    const bytes = spoolId === null ? raw : Buffer.concat(spoolParts.all(spoolId).map((part) => part.bytes));
+    const bytes = rawOf(raw, spoolId);
     return { ...row, origin_pk: pk, raw_base64: bytes === null ? null : bytes.toString('base64') };
   };
 }

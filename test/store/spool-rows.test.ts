@@ -28,7 +28,8 @@ function database() {
   const read = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS} FROM messages WHERE pk = ?`);
   const expected = (pk: number): StoredTransfer => {
     const transfer = asTransfer(read.get(pk) as TransferRow);
-    return transfer.state === 'sending' ? { ...transfer, state: 'queued' } : transfer;
+    // The transfer's type does not know 'sending', but the row holds it: the spool reads it as queued.
+    return (transfer.state as string) === 'sending' ? { ...transfer, state: 'queued' } : transfer;
   };
   const entryOf = (pk: number): unknown => {
     const bytes = rows.entriesOf([pk]).get(pk);

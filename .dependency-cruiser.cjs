@@ -14,6 +14,7 @@ const ROOMS = [
   'ingress/console',
   'ingress/smtp',
   'ingress/commands',
+  'ingress/webhooks',
   'delivery',
   'bounce',
   'sync',

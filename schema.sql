@@ -575,3 +575,26 @@ CREATE TABLE fleet_claim_cursor (
   id  INTEGER PRIMARY KEY CHECK (id = 1),
   seq INTEGER NOT NULL
 ) STRICT;
+
+-- migration: 16
+-- The provider's side of a message, from the webhooks of the provider an account relays
+-- through (issue 27): the id the provider gave the message in its 250 reply, its latest
+-- state by seed 000's ranks, and each provider event applied once (a redelivered webhook
+-- finds its own row and changes nothing). An account names its provider and, sealed, how
+-- its webhooks are verified.
+ALTER TABLE messages ADD COLUMN provider_message_id TEXT;
+ALTER TABLE messages ADD COLUMN provider_state TEXT;
+ALTER TABLE messages ADD COLUMN provider_state_at INTEGER;
+CREATE INDEX messages_provider_message_id ON messages (provider_message_id) WHERE provider_message_id IS NOT NULL;
+ALTER TABLE accounts ADD COLUMN provider TEXT CHECK (provider IN ('ses', 'sendgrid', 'mailgun', 'postmark'));
+ALTER TABLE accounts ADD COLUMN provider_webhook_sealed TEXT;
+CREATE TABLE provider_events (
+  provider    TEXT NOT NULL,
+  event_id    TEXT NOT NULL,
+  tenant_id   TEXT NOT NULL,
+  message_pk  INTEGER,
+  kind        TEXT NOT NULL,
+  received_at INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, provider, event_id)
+) STRICT, WITHOUT ROWID;
+CREATE INDEX provider_events_received ON provider_events (received_at);

@@ -15,6 +15,7 @@ import type { BulkCommands } from '../core/message-bulk.js';
 import type { MessageCommands } from '../core/message-commands.js';
 import type { Handoff } from '../core/relay.js';
 import type { ReplicatedWrites } from '../core/replicated-writes.js';
+import type { WebhookReceiver } from '../core/provider-events.js';
 import type { SubmissionService } from '../core/submission-service.js';
 import { createSuppressionService } from '../core/suppression-service.js';
 import { createTenantService } from '../core/tenant-service.js';
@@ -102,6 +103,8 @@ export function createApi(
     fleetSpool: (() => { pending_entries: number; unrecorded_ends: number; answered_unreplicated: number; adopted: number }) | null;
     /** Fleet-wide message reads and commands; null for a single node. */
     fleetMessages: FleetMessages | null;
+    /** Provider webhooks (issue 27). */
+    webhooks: WebhookReceiver;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;

@@ -222,6 +222,29 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    // Provider webhooks (issue 27): POST /webhooks/{provider}/{tenant_id}, verified by each provider's own scheme.
+    webhooks: z
+      .object({
+        // SES's SNS signing certificates (and subscription URLs) are fetched only from hosts this pattern matches.
+        sns_certificate_host: z
+          .string()
+          .min(1)
+          .refine((pattern) => {
+            try {
+              new RegExp(pattern);
+              return true;
+            } catch {
+              return false;
+            }
+          }, 'not a regular expression')
+          .default(String.raw`^sns\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$`),
+        // A PEM file of extra CAs for those fetches (a private SNS-compatible endpoint); empty: the system's.
+        sns_ca_file: z.string().default(''),
+        // How far from now a signed timestamp may be (SendGrid, Mailgun); SNS messages allow an hour.
+        replay_window_seconds: positiveInt.max(86_400).default(600),
+      })
+      .strict()
+      .prefault({}),
     pec: z
       .object({
         acceptance_timeout_seconds: positiveInt.max(30 * 86_400).default(1800),

@@ -44,7 +44,7 @@ function network(text: string): Network {
 }
 
 export function daemonSettings(config: Readonly<Config>) {
-  const { http, smtp, nats, dispatch, reports, bounce, pec, retention, fleet } = config;
+  const { http, smtp, nats, dispatch, reports, bounce, pec, retention, fleet, webhooks } = config;
   // How every mailbox is read, the bounce mailboxes' and the PEC accounts' alike.
   const mailboxReading = {
     batchSize: bounce.batch_size,
@@ -163,6 +163,11 @@ export function daemonSettings(config: Readonly<Config>) {
       maxMessageBytes: bounce.max_message_bytes,
       parseTimeoutMs: bounce.parse_timeout_seconds * SECOND,
       ...mailboxReading,
+    },
+    webhooks: {
+      snsCertificateHost: new RegExp(webhooks.sns_certificate_host),
+      snsCaFile: webhooks.sns_ca_file === '' ? null : webhooks.sns_ca_file,
+      replayWindowMs: webhooks.replay_window_seconds * SECOND,
     },
     pec: {
       acceptanceTimeoutMs: pec.acceptance_timeout_seconds * SECOND,

@@ -2,6 +2,7 @@
  * Account administration use-cases. A tenant key manages its own tenant's
  * accounts; the admin token manages anyone's. Writes are audited and mirrored.
  */
+import type { WebhookSettings } from './provider-events.js';
 import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, type Account, type AccountChoice, type LimitBehavior, type TlsMode } from './account.js';
 import { checkPecAccount, mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import { accountRelayActions, type RelayTester } from './account-relay-actions.js';
@@ -42,6 +43,8 @@ export interface AccountInput {
   isPec?: boolean;
   /** The account's own IMAP mailbox; omitted fields keep their stored values. */
   imap?: AccountMailboxInput;
+  /** The relay's provider and its webhook verification; `undefined` keeps the stored one, `null` clears it. */
+  provider?: WebhookSettings | null;
 }
 
 /** Submission port for each TLS mode when none is given. */
@@ -195,6 +198,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       // Clearing isPec keeps the mailbox: harmless (it is not watched) and ready if it is set again.
       isPec: input.isPec ?? current?.isPec ?? false,
       imap: mergeMailbox(input.imap ?? {}, current?.imap ?? null),
+      provider: input.provider !== undefined ? input.provider : (current?.provider ?? null),
       // Saving the account is the operator's fix for whatever paused it: try again.
       pausedAt: null,
       pausedReason: null,

@@ -1,3 +1,5 @@
+import type { WebhookSettings } from './provider-events.js';
+
 /**
  * The account aggregate: one upstream SMTP relay a tenant sends through, with its pace limits,
  * and for a PEC account the IMAP mailbox where its provider's receipts arrive (core/pec.ts).
@@ -55,6 +57,11 @@ export interface Account {
   isPec: boolean;
   /** Null: no mailbox configured. Kept when `isPec` is cleared (it is then not watched). */
   imap: AccountMailbox | null;
+  /**
+   * The provider the relay belongs to (SES, SendGrid, Mailgun, Postmark) and how its webhooks are
+   * verified (issue 27); null for a relay whose provider reports nothing by webhook. Secret: never shown.
+   */
+  provider: WebhookSettings | null;
   /** Set when the relay refused our AUTH or TLS; cleared when the account is saved again. */
   pausedAt: number | null;
   pausedReason: string | null;

@@ -5,7 +5,7 @@
  *   - handoff_state (our pipeline: queued, sending, deferred, sent, error) follows
  *     the order of our own events, the outbox `seq`: a retry legitimately goes
  *     from deferred back to sending, so a rank cannot order it, but `seq` can.
- *   - provider_state (the world after the relay: accepted, bounced, complained)
+ *   - provider_state (the world after the relay: accepted, delivered, bounced, dropped, complained)
  *     follows ranks: an event of lower rank than what is stored is not applied.
  *
  * `merge` is pure, idempotent and order-independent: applying the same events
@@ -27,8 +27,24 @@ export const HANDOFF_STATES: Readonly<Record<string, string>> = {
 };
 
 /** Seed 000's provider ranks. */
-export const PROVIDER_RANKS: Readonly<Record<string, number>> = { unknown: 0, accepted: 10, bounced: 100, complained: 100 };
-const PROVIDER_EVENTS: Readonly<Record<string, string>> = { 'message.sent': 'accepted', 'message.bounced': 'bounced', 'message.complained': 'complained' };
+export const PROVIDER_RANKS: Readonly<Record<string, number>> = {
+  unknown: 0,
+  accepted: 10,
+  delivered: 100,
+  bounced: 100,
+  dropped: 100,
+  complained: 100,
+  timed_out: 90,
+};
+/** The relay's 250 is the provider accepting; its webhooks (issue 27) say the rest. */
+const PROVIDER_EVENTS: Readonly<Record<string, string>> = {
+  'message.sent': 'accepted',
+  'message.provider_accepted': 'accepted',
+  'message.delivered': 'delivered',
+  'message.bounced': 'bounced',
+  'message.dropped': 'dropped',
+  'message.complained': 'complained',
+};
 /** Ranks of the handoff states, shown for readers; order within them is by `seq`. */
 export const HANDOFF_RANKS: Readonly<Record<string, number>> = { created: 0, queued: 10, sending: 20, deferred: 30, sent: 100, error: 100 };
 

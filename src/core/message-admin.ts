@@ -48,6 +48,10 @@ export interface MessageDetail {
   /** A recipient's complaint (ARF feedback report) about it. */
   complaint_ts: number | null;
   complaint_type: string | null;
+  /** The provider's side (issue 27): its id of the message from the relay's 250 reply, and what its webhooks said last. */
+  provider_message_id: string | null;
+  provider_state: string | null;
+  provider_state_ts: number | null;
   pec_rda_ts: number | null;
   pec_rdc_ts: number | null;
   pec_error: string | null;

@@ -6,7 +6,7 @@
 import type { ClientAuth } from './tenant.js';
 
 /** The events a client is told of, by timeline name (outbox type `message.<name>`). */
-export const REPORTABLE_EVENTS = ['sent', 'error', 'expired', 'deferred', 'bounced', 'complained', 'pec'] as const;
+export const REPORTABLE_EVENTS = ['sent', 'error', 'expired', 'deferred', 'bounced', 'complained', 'pec', 'delivered', 'dropped'] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 
 /** One reportable event as the store keeps it (instants in ms). */

@@ -12,6 +12,7 @@ import type { Account } from '../core/account.js';
 import { isAppError } from '../core/app-error.js';
 import type { Logger } from '../core/logger.js';
 import type { MessagePayload } from '../core/message.js';
+import { metadataHeader, type ProviderName } from '../core/provider-events.js';
 import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from '../core/relay.js';
 import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
@@ -88,13 +89,23 @@ export function createSender(settings: HandoffSettings, log: Logger): Sender {
   };
 }
 
+/**
+ * The provider's metadata header (issue 27), first in the message: its webhooks then name our
+ * X-Genro-Mail-ID. Header order carries no meaning outside trace fields (RFC 5322 §3.6).
+ */
+function withProviderMetadata(raw: Uint8Array, provider: ProviderName | null, clientId: string): Uint8Array {
+  const header = provider === null ? null : metadataHeader(provider, clientId);
+  return header === null ? raw : Buffer.concat([Buffer.from(`${header}\r\n`, 'latin1'), raw]);
+}
+
 /** The two stages chained: compose, then send what was built. */
 export function chainHandoff(composer: Composer, sender: Sender): Handoff {
   return {
     async deliver(job) {
       const composed = await composer.compose(job);
       if (!composed.built) return composed;
-      const reply = await sender.send({ account: job.account, envelope: composed.envelope, raw: composed.raw, messageIdHeader: composed.messageIdHeader });
+      const raw = withProviderMetadata(composed.raw, job.account.provider?.provider ?? null, job.clientId);
+      const reply = await sender.send({ account: job.account, envelope: composed.envelope, raw, messageIdHeader: composed.messageIdHeader });
       return { built: true, reply };
     },
     connections: () => sender.connections(),

@@ -50,6 +50,7 @@ function accountFor(port: number, overrides: Partial<Account> = {}): Account {
     maxMessagesPerConnection: 100,
     isDefault: true,
     isPec: false,
+    provider: null,
     imap: null,
     pausedAt: null,
     pausedReason: null,

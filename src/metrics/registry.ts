@@ -18,6 +18,8 @@ import { registerFleetGauges } from './fleet-gauges.js';
 import { registerInstanceGauges, type BuildInfo } from './instance-gauges.js';
 import { registerIntakeCounters, type IntakeCounters } from './intake-counters.js';
 import { registerLatencyHistograms, type LatencyHistograms } from './latency-histograms.js';
+import { registerWebhookCounters } from './webhook-counters.js';
+import type { WebhookTelemetry } from '../core/telemetry.js';
 import type { SyncStatus } from '../core/report.js';
 
 export interface MetricsSources {
@@ -43,6 +45,8 @@ export interface Metrics extends LatencyHistograms, IntakeCounters {
    * exist (the telemetry above is handed to those parts first). Before, they read nothing.
    */
   readFrom(sources: MetricsSources): void;
+  /** Provider webhooks' requests and events. */
+  webhooks: WebhookTelemetry;
   render(): Promise<string>;
   /** Counts one outbox event (store.onEvent): the gmp_* delivery counters. */
   observe: DeliveryMetrics['observe'];
@@ -172,6 +176,7 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
   return {
     ...registerLatencyHistograms(registers),
     ...registerIntakeCounters(registers),
+    webhooks: registerWebhookCounters(registers),
     contentType: registry.contentType,
     observe: delivery.observe,
     readFrom(given) {

@@ -1,6 +1,7 @@
-/** SQLite accounts: rows <-> Account, with the relay and mailbox passwords sealed at rest. */
+/** SQLite accounts: rows <-> Account, with the relay and mailbox passwords, and the provider's webhook secrets, sealed at rest. */
 import { pecMailbox, type Account, type AccountMailbox, type LimitBehavior, type TlsMode } from '../core/account.js';
 import type { AccountRepository, SecretBox } from '../core/ports.js';
+import type { WebhookSettings } from '../core/provider-events.js';
 import type { SqliteDatabase } from './database.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 
@@ -27,6 +28,8 @@ interface AccountRow {
   imap_user: string | null;
   imap_password_sealed: string | null;
   imap_folder: string | null;
+  provider: WebhookSettings['provider'] | null;
+  provider_webhook_sealed: string | null;
   paused_at: number | null;
   paused_reason: string | null;
   created_at: number;
@@ -36,12 +39,13 @@ interface AccountRow {
 const COLUMNS = `tenant_id, id, host, port, user, password_sealed, tls_mode, tls_reject_unauthorized,
   limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, max_connections,
   max_messages_per_connection, is_default, is_pec, imap_host, imap_port, imap_tls_mode, imap_user,
-  imap_password_sealed, imap_folder, paused_at, paused_reason, created_at, updated_at`;
+  imap_password_sealed, imap_folder, provider, provider_webhook_sealed, paused_at, paused_reason, created_at, updated_at`;
 
 export function createSqliteAccountRepository(db: SqliteDatabase, secrets: SecretBox): AccountRepository {
   const passwordContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:password`;
   // Its own context: a sealed relay password copied into the mailbox column does not open.
   const imapPasswordContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:imap_password`;
+  const providerContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:provider_webhook`;
 
   /** The row's mailbox columns are all set (host, port, mode, folder) or all null (migration 11 leaves them null). */
   const toMailbox = (row: AccountRow): AccountMailbox | null =>
@@ -88,6 +92,10 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     isDefault: row.is_default === 1,
     isPec: row.is_pec === 1,
     imap: toMailbox(row),
+    provider:
+      row.provider_webhook_sealed === null
+        ? null
+        : (JSON.parse(secrets.open(row.provider_webhook_sealed, providerContext(row.tenant_id, row.id))) as WebhookSettings),
     pausedAt: row.paused_at,
     pausedReason: row.paused_reason,
     createdAt: row.created_at,
@@ -112,6 +120,8 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
     is_default: account.isDefault ? 1 : 0,
     is_pec: account.isPec ? 1 : 0,
     ...mailboxColumns(account),
+    provider: account.provider?.provider ?? null,
+    provider_webhook_sealed: account.provider === null ? null : secrets.seal(JSON.stringify(account.provider), providerContext(account.tenantId, account.id)),
     paused_at: account.pausedAt,
     paused_reason: account.pausedReason,
     created_at: account.createdAt,
@@ -128,7 +138,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
   const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
       @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
       @limit_behavior, @max_connections, @max_messages_per_connection, @is_default, @is_pec, @imap_host, @imap_port,
-      @imap_tls_mode, @imap_user, @imap_password_sealed, @imap_folder, @paused_at, @paused_reason, @created_at, @updated_at)
+      @imap_tls_mode, @imap_user, @imap_password_sealed, @imap_folder, @provider, @provider_webhook_sealed, @paused_at, @paused_reason, @created_at, @updated_at)
     ON CONFLICT (tenant_id, id) DO UPDATE SET host = excluded.host, port = excluded.port, user = excluded.user,
       password_sealed = excluded.password_sealed, tls_mode = excluded.tls_mode,
       tls_reject_unauthorized = excluded.tls_reject_unauthorized, limit_per_minute = excluded.limit_per_minute,
@@ -138,6 +148,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
       is_pec = excluded.is_pec, imap_host = excluded.imap_host, imap_port = excluded.imap_port,
       imap_tls_mode = excluded.imap_tls_mode, imap_user = excluded.imap_user,
       imap_password_sealed = excluded.imap_password_sealed, imap_folder = excluded.imap_folder,
+      provider = excluded.provider, provider_webhook_sealed = excluded.provider_webhook_sealed,
       paused_at = excluded.paused_at, paused_reason = excluded.paused_reason, updated_at = excluded.updated_at`);
   // History (sent, error) stays; only mail that would otherwise wait forever goes.
   const removeMessages = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`);

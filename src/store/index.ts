@@ -5,6 +5,7 @@
 import { AppError } from '../core/app-error.js';
 import type { IdSource } from '../core/clock.js';
 import type { BounceLedger, BounceStore } from '../core/bounce.js';
+import type { ProviderLedger } from '../core/provider-ledger.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { MessageAdmin } from '../core/message-admin.js';
 import type { MessageSearch } from '../core/message-search.js';
@@ -35,6 +36,7 @@ import { createSqliteQueueStatus } from './queue-status.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteInboxStore } from './inbox-store.js';
 import { createSqliteBounceLedger } from './bounce-ledger.js';
+import { createSqliteProviderLedger } from './provider-ledger.js';
 import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
 import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
@@ -70,6 +72,8 @@ export interface SqliteStore extends AdminStore {
   reports: ReportStore;
   bounces: BounceStore;
   bounceLedger: BounceLedger;
+  /** Provider webhooks' events (issue 27): each applied once, with its effects. */
+  providerLedger: ProviderLedger;
   /** PEC mailboxes: the receipts a batch brings, with their effects. */
   pecLedger: PecLedger;
   pecReceipts: PecReceipts;
@@ -151,6 +155,9 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     reports: guard(createSqliteReportStore(db, writeEvent)),
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
+    providerLedger: guard(
+      createSqliteProviderLedger(db, { writeEvent, bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids }),
+    ),
     pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
     pecReceipts,
     mirror: guard(createSqliteMirrorStore(db)),

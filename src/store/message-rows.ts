@@ -43,6 +43,9 @@ export interface DetailRow {
   pec_error_at: number | null;
   complained_at: number | null;
   complaint_type: string | null;
+  provider_message_id: string | null;
+  provider_state: string | null;
+  provider_state_at: number | null;
 }
 
 export interface EventRow {
@@ -92,6 +95,9 @@ export function toDetail(row: DetailRow): MessageDetail {
     bounce_reported_ts: epochSeconds(row.bounce_reported_at),
     complaint_ts: epochSeconds(row.complained_at),
     complaint_type: row.complaint_type,
+    provider_message_id: row.provider_message_id,
+    provider_state: row.provider_state,
+    provider_state_ts: epochSeconds(row.provider_state_at),
     pec_rda_ts: epochSeconds(row.pec_rda_at),
     pec_rdc_ts: epochSeconds(row.pec_rdc_at),
     pec_error: row.pec_error,

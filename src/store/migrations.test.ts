@@ -31,6 +31,7 @@ describe('schema migrations', () => {
       'mirror_state',
       'outbox',
       'pec_receipts',
+      'provider_events',
       'report_attempts',
       'report_state',
       'search_state',

@@ -33,6 +33,8 @@ export interface SmtpSinkOptions {
   tls?: 'starttls' | 'implicit' | 'none';
   onRcpt?: (address: string, session: SMTPServerSession) => SinkReply;
   onData?: (raw: Buffer, envelope: SinkEnvelope) => SinkReply;
+  /** The text of the 250 that accepts a message (`Ok <id>`, as a provider's relay names its id); default smtp-server's. */
+  acceptText?: (raw: Buffer, envelope: SinkEnvelope) => string;
   /** Read the whole message, then never answer (client timeouts, crash in the middle). */
   hangAfterData?: boolean;
   /** Answer DATA this long after the message arrived (sends in flight); read per message, so a test may change it. */
@@ -149,7 +151,7 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
           const accept = (): void => {
             (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now(), secure: session.secure });
             events.emit('change');
-            if (!options.hangAfterData) callback(null);
+            if (!options.hangAfterData) callback(null, options.acceptText?.(raw, envelope));
           };
           if ((options.answerDelayMs ?? 0) > 0 && !options.hangAfterData) {
             sink.answering += 1;

@@ -17,6 +17,12 @@ export interface Call {
   body?: unknown;
 }
 
+/**
+ * Routes verified by a provider's signature, not by an API credential (issue 27): whatever token
+ * comes with an unsigned request, it is refused (401 WEBHOOK_UNVERIFIED) and changes nothing.
+ */
+export const PROVIDER_SIGNED = new Set(['POST /webhooks/{provider}/{tenant_id}']);
+
 /** Routes of fleet mode only: the matrix's daemon is a single node, where the admin's answer is their documented 409 CONFLICT. */
 export const FLEET_ONLY = new Set(['POST /fleet/drain', 'GET /fleet/drain']);
 
@@ -75,6 +81,8 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'GET /ready': () => get('/ready'),
   'GET /openapi.json': () => get('/openapi.json'),
   'GET /docs': () => get('/docs'),
+  'POST /webhooks/{provider}/{tenant_id}': (w, owner) =>
+    post(`/webhooks/mailgun/${tid(w, owner)}`, { signature: { timestamp: '1', token: 't', signature: '00' }, 'event-data': { event: 'delivered' } }),
 
   'POST /tenant': (w) => post('/tenant', { id: w.unique('new') }),
   'GET /tenants': () => get('/tenants'),

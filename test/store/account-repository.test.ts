@@ -42,6 +42,7 @@ const account = (overrides: Partial<Account>): Account => ({
   maxMessagesPerConnection: 100,
   isDefault: false,
   isPec: false,
+  provider: null,
   imap: null,
   pausedAt: null,
   pausedReason: null,

@@ -71,6 +71,7 @@ const account = (overrides: Partial<Account> = {}): Account => ({
   maxMessagesPerConnection: 100,
   isDefault: true,
   isPec: false,
+  provider: null,
   imap: null,
   pausedAt: null,
   pausedReason: null,

@@ -59,6 +59,9 @@ const DETAIL_FIELDS = [
   'bounce_ts',
   'complaint_ts',
   'complaint_type',
+  'provider_state',
+  'provider_state_ts',
+  'provider_message_id',
 ];
 
 /**

@@ -30,6 +30,10 @@ export interface AccountView {
   imap_user: string | null;
   has_imap_password: boolean;
   imap_folder: string | null;
+  /** The relay's provider (issue 27); its webhook secrets never leave the process. */
+  provider: string | null;
+  /** Where that provider's webhooks are to be sent: `/webhooks/{provider}/{tenant_id}`. */
+  webhook_path: string | null;
   state: 'active' | 'paused';
   paused_at: string | null;
   paused_reason: string | null;
@@ -63,6 +67,8 @@ export function viewAccount(account: Account): AccountView {
     imap_user: account.imap?.user ?? null,
     has_imap_password: (account.imap?.password ?? null) !== null,
     imap_folder: account.imap?.folder ?? null,
+    provider: account.provider?.provider ?? null,
+    webhook_path: account.provider === null ? null : `/webhooks/${account.provider.provider}/${encodeURIComponent(account.tenantId)}`,
     state: account.pausedAt === null ? 'active' : 'paused',
     paused_at: account.pausedAt === null ? null : new Date(account.pausedAt).toISOString(),
     paused_reason: account.pausedReason,

@@ -26,6 +26,8 @@ export type ReportItem = {
   | { complaint_ts: number; complaint_type: string | null; complaint_recipient: string | null }
   /** A PEC receipt (`pec_event` is its X-Ricevuta type) or `acceptance_timeout`; details as the event's data. */
   | { pec_ts: number; pec_event: string | null; pec_details: Record<string, unknown> }
+  /** The relay's provider (SES, SendGrid, Mailgun, Postmark) says, by webhook, that it delivered or dropped the message. */
+  | { provider_ts: number; provider: string | null; provider_recipient: string | null; provider_reason: string | null }
 );
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -83,6 +85,15 @@ export function toReportItem(event: ReportEvent): ReportItem {
         pec_details: details,
       };
     }
+    case 'delivered':
+    case 'dropped':
+      return {
+        ...base,
+        provider_ts: seconds(event.at),
+        provider: stringField(event.data, 'provider'),
+        provider_recipient: stringField(event.data, 'recipient'),
+        provider_reason: stringField(event.data, 'reason'),
+      };
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { providerBody, toWebhookSettings } from './provider-schema.js';
 import { force, identifier, tenantScope } from './schemas.js';
 
 const HOSTNAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
@@ -157,6 +158,7 @@ export const accountBody = z
     imap_folder: imapFolder
       .optional()
       .meta({ description: 'The mailbox folder receipts are read from: one line without control characters. Default `INBOX`.', examples: ['INBOX'] }),
+    provider: providerBody,
   })
   .strict()
   // tls_mode wins over use_tls (core/account.ts), but not over a contradiction: TLS and no TLS at once.
@@ -190,6 +192,7 @@ export const accountBody = z
       password: body.imap_password,
       folder: body.imap_folder,
     },
+    provider: toWebhookSettings(body.provider),
   }));
 
 export const accountDeleteQuery = z.object({ tenant_id: tenantScope('required'), force: force() }).strict();

@@ -21,6 +21,7 @@ import type { ReportSync } from '../../core/report.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import type { HttpTelemetry, IntakeTelemetry } from '../../core/telemetry.js';
 import type { TenantService } from '../../core/tenant-service.js';
+import type { WebhookReceiver } from '../../core/provider-events.js';
 import { actorOf, requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { fleetPart } from './daemon-health.js';
@@ -42,6 +43,7 @@ import type { SubmissionParser } from './submission-parser.js';
 import { statusRoutes, type StatusRoutesDeps } from './routes/status.js';
 import { syncStatusRoutes } from './routes/sync-status.js';
 import { tenantRoutes } from './routes/tenants.js';
+import { webhookRoutes } from './routes/webhooks.js';
 
 export interface HttpAppDeps {
   authenticator: Authenticator;
@@ -75,6 +77,8 @@ export interface HttpAppDeps {
   intake?: IntakeTelemetry;
   /** Told of every request answered: its route template, method and status (request counters). */
   requests?: HttpTelemetry;
+  /** Provider webhooks (issue 27). */
+  webhooks: WebhookReceiver;
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -84,6 +88,7 @@ export interface HttpAppDeps {
 // The API's description is public like liveness: it is the contract a client reads before it has a key.
 const PUBLIC_PATHS = new Set(['/health', '/ready', '/openapi.json', '/docs']);
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const WEBHOOK_PREFIX = '/webhooks/';
 
 export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
@@ -116,7 +121,8 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.use('*', bodyLimit(deps.maxBodyBytes));
 
   const auth = requireAuth(deps.authenticator, METRICS_ROUTES.metrics.path);
-  app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) ? next() : auth(c, next)));
+  // A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts).
+  app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) ? next() : auth(c, next)));
 
   // /ready is public: of each bounce mailbox only whether it is watched, not its errors (those are in /bounce/status).
   // Unnamed when a tenant's (a tenant mailbox, a PEC account's): /ready must not tell strangers who the tenants are.
@@ -153,6 +159,7 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
       intake: deps.intake,
     }),
   );
+  app.route('/', webhookRoutes(deps.webhooks));
   app.route('/', openapiRoutes(ROUTE_CATALOG, WEBHOOK_CATALOG));
 
   app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));

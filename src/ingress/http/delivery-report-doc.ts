@@ -77,8 +77,20 @@ const pec = z.object({
   ),
 });
 
+const provider = z.object({
+  ...base,
+  event: event(
+    ['delivered', 'dropped'],
+    "the relay's provider (SES, SendGrid, Mailgun, Postmark) reported by webhook that it delivered, or dropped, the message",
+  ),
+  provider_ts: seconds('When the provider says it happened', 1764000200),
+  provider: nullableText('The provider: `ses`, `sendgrid`, `mailgun` or `postmark`.', 'ses'),
+  provider_recipient: nullableText('The recipient it is about.', 'ann@example.net'),
+  provider_reason: nullableText("The provider's words (its SMTP answer, why it dropped the message).", '250 2.0.0 OK'),
+});
+
 /** One item per reportable event, in event order. */
-export const reportItem = z.union([sent, error, deferred, bounced, complained, pec]) satisfies z.ZodType<ReportItem>;
+export const reportItem = z.union([sent, error, deferred, bounced, complained, pec, provider]) satisfies z.ZodType<ReportItem>;
 
 export const reportBody = z.object({
   delivery_report: field(z.array(reportItem), 'The events, oldest first; an empty list is a heartbeat.', [
@@ -114,7 +126,8 @@ export const DELIVERY_REPORT_WEBHOOK: WebhookDoc = {
   name: 'deliveryReport',
   summary: "Delivery reports, POSTed by mailproxy to the tenant's `client_base_url` + `client_sync_path`",
   description:
-    "Every `sent`, `error`, `expired`, `deferred`, `bounced`, `complained` and `pec` event of a tenant's mail, in event order, usually within a fraction of a second; " +
+    "Every `sent`, `error`, `expired`, `deferred`, `bounced`, `complained`, `pec`, `delivered` and `dropped` event of a tenant's mail, in event order, usually within a fraction of a second " +
+    "(bounces, complaints, deliveries and drops come from the bounce mailbox or the provider's webhooks); " +
     'with nothing to report, a heartbeat (`{"delivery_report": []}`) every `reports.sync_interval_seconds` (300). At most `reports.batch_size` (500) items per round. ' +
     'Anything but a 2xx with `{"ok": true}` (another status, no answer within `reports.request_timeout_seconds` (30), a redirect, a refused connection) leaves the items to be sent again, ' +
     'the same items first, after a backoff doubling from `reports.retry_initial_seconds` (2) to `reports.retry_max_seconds` (300). Each tenant has its own round in flight.',

@@ -31,6 +31,12 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     message: 'invalid credentials',
     details: null,
   },
+  WEBHOOK_UNVERIFIED: {
+    summary:
+      "a provider's webhook that did not verify: `details.reason` is webhook_signature_missing, webhook_signature_invalid, webhook_replayed, webhook_topic_refused, webhook_certificate_refused or webhook_not_configured",
+    message: 'the signature does not verify with the signing key',
+    details: { reason: 'webhook_signature_invalid' },
+  },
   FORBIDDEN: { summary: 'a tenant key on an admin route', message: 'this operation requires the admin token', details: null },
   NOT_FOUND: {
     summary: 'it does not exist, or belongs to another tenant (the same answer, so a key cannot learn what others have)',

@@ -18,6 +18,7 @@ import { PEC_ROUTES } from './routes/pec.js';
 import { STATUS_ROUTES } from './routes/status.js';
 import { SYNC_STATUS_ROUTES } from './routes/sync-status.js';
 import { TENANT_ROUTES } from './routes/tenants.js';
+import { WEBHOOK_ROUTES } from './routes/webhooks.js';
 
 export const ROUTE_CATALOG: readonly RouteDoc[] = [
   HEALTH_ROUTES,
@@ -32,6 +33,7 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   FLEET_DRAIN_ROUTES,
   METRICS_ROUTES,
   BACKUP_ROUTES,
+  WEBHOOK_ROUTES,
   OPENAPI_ROUTES,
 ].flatMap((table): RouteDoc[] => Object.values(table));
 

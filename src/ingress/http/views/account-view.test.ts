@@ -20,6 +20,7 @@ const account: Account = {
   maxMessagesPerConnection: 100,
   isDefault: true,
   isPec: false,
+  provider: null,
   imap: null,
   pausedAt: null,
   pausedReason: null,

@@ -1,0 +1,65 @@
+/**
+ * Provider webhooks (issue 27): the four adapters, the tenant's accounts'
+ * verification settings (read again only when the accounts change), the
+ * ledger and the bounce policy. Composition only.
+ */
+import { readFileSync } from 'node:fs';
+import type { Account } from '../core/account.js';
+import type { BouncePolicy } from '../core/bounce-plan.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { AccountRepository } from '../core/ports.js';
+import type { ProviderLedger } from '../core/provider-ledger.js';
+import type { WebhookSettings } from '../core/provider-events.js';
+import type { WebhookTelemetry } from '../core/telemetry.js';
+import { createMailgunAdapter } from '../ingress/webhooks/mailgun.js';
+import { createPostmarkAdapter } from '../ingress/webhooks/postmark.js';
+import { createSendgridAdapter } from '../ingress/webhooks/sendgrid.js';
+import { createSesAdapter } from '../ingress/webhooks/ses.js';
+import { fetchText } from '../ingress/webhooks/sns.js';
+import { createWebhookService, type WebhookService } from '../ingress/webhooks/webhook-service.js';
+
+export interface WebhookSettingsConfig {
+  snsCertificateHost: RegExp;
+  snsCaFile: string | null;
+  replayWindowMs: number;
+}
+
+/** How long a subscription confirmation's GET may take. */
+const CONFIRM_TIMEOUT_MS = 10_000;
+
+export function createWebhooks(deps: {
+  settings: WebhookSettingsConfig;
+  accounts: Pick<AccountRepository, 'list' | 'version'>;
+  ledger: ProviderLedger;
+  policy: BouncePolicy;
+  telemetry: WebhookTelemetry;
+  clock: Clock;
+  log: Logger;
+}): WebhookService {
+  const { settings } = deps;
+  const ca = settings.snsCaFile === null ? undefined : readFileSync(settings.snsCaFile);
+  // Every account's provider, opened (unsealed) once per change of the accounts rather than per request.
+  let cached: { version: string; accounts: Account[] } | null = null;
+  const accounts = (): Account[] => {
+    const version = deps.accounts.version();
+    if (cached?.version !== version) cached = { version, accounts: deps.accounts.list(null).filter((account) => account.provider !== null) };
+    return cached.accounts;
+  };
+  return createWebhookService({
+    adapters: [
+      createSesAdapter({ certificateHost: settings.snsCertificateHost, ca }),
+      createSendgridAdapter({ replayWindowMs: settings.replayWindowMs }),
+      createMailgunAdapter({ replayWindowMs: settings.replayWindowMs }),
+      createPostmarkAdapter(),
+    ],
+    settingsOf: (tenantId, provider) =>
+      accounts().flatMap((account): WebhookSettings[] => (account.tenantId === tenantId && account.provider?.provider === provider ? [account.provider] : [])),
+    ledger: deps.ledger,
+    policy: deps.policy,
+    telemetry: deps.telemetry,
+    confirmSubscription: async (url) => void (await fetchText(new URL(url), ca, CONFIRM_TIMEOUT_MS)),
+    clock: deps.clock,
+    log: deps.log.child({ component: 'webhooks' }),
+  });
+}

@@ -1,0 +1,19 @@
+/**
+ * The store's side of provider events (issue 27): candidates for an event's
+ * references within the tenant, and the one durable transaction that applies
+ * a request's events, each at most once.
+ */
+import type { MessageCandidate } from './bounce.js';
+import type { ProviderEvent, ProviderSettlement } from './provider-events.js';
+import type { ProviderMatchedBy, ProviderPlan } from './provider-plan.js';
+
+export interface ProviderLedger {
+  candidates(by: ProviderMatchedBy, value: string, tenantId: string): MessageCandidate[];
+  /**
+   * In one durable transaction: each event with a plan is applied unless the tenant's
+   * ledger already holds its (provider, event id); those without (unmatched) are counted.
+   */
+  settle(tenantId: string, items: ReadonlyArray<{ event: ProviderEvent; plan: ProviderPlan | null }>, now: number): ProviderSettlement;
+  /** Forgets applied events received before `before` (their effects stay); how many. */
+  prune(before: number): number;
+}

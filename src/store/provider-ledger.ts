@@ -1,0 +1,111 @@
+/**
+ * SQLite side of provider events (issue 27): candidates by the references an
+ * event carries, and the durable transaction that applies a request's events:
+ * each one once (its row in `provider_events`), the message's provider state by
+ * rank, its timeline event, bounce or complaint (as the bounce mailbox records
+ * them), and the suppression, mirrored as an admin event.
+ */
+import type { IdSource } from '../core/clock.js';
+import type { ChangeLog } from '../core/ports.js';
+import { PROVIDER_STATE_RANKS } from '../core/provider-events.js';
+import type { ProviderLedger } from '../core/provider-ledger.js';
+import type { SuppressionRepository } from '../core/suppression-service.js';
+import { durableTransaction, type SqliteDatabase } from './database.js';
+import type { MessageBounceWriter } from './message-bounces.js';
+import { MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
+import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+
+export interface ProviderLedgerDeps {
+  writeEvent: MessageEventWriter;
+  bounces: MessageBounceWriter;
+  suppressions: SuppressionRepository;
+  changes: ChangeLog;
+  ids: IdSource;
+}
+
+/** core's PROVIDER_STATE_RANKS in SQL: a stored state of higher rank is never replaced by a lower one. */
+const RANK = (value: string): string =>
+  `CASE WHEN ${value} IS NULL THEN 0 ${Object.entries(PROVIDER_STATE_RANKS)
+    .map(([state, rank]) => `WHEN ${value} = '${state}' THEN ${rank}`)
+    .join(' ')} ELSE 0 END`;
+
+/** Message-IDs are stored as the message carries them, `<…>`; providers echo them with or without the brackets. */
+const messageIdForms = (value: string): string[] => {
+  const bare = value.trim().replace(/^<(.*)>$/, '$1');
+  return [`<${bare}>`, bare];
+};
+
+/** A provider's id may extend what its 250 reply named (SendGrid: `<queue id>.filter…`): the part before the first dot too. */
+const providerIdForms = (value: string): string[] => {
+  const head = value.split('.')[0] ?? value;
+  return head.length >= 8 && head !== value ? [value, head] : [value];
+};
+
+export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLedgerDeps): ProviderLedger {
+  const lookups = {
+    mail_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a`),
+    provider_message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
+      WHERE provider_message_id IN (@a, @b) AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`),
+    message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
+      WHERE message_id_header IN (@a, @b) AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`),
+  };
+  const remember = db.prepare(`INSERT INTO provider_events (tenant_id, provider, event_id, message_pk, kind, received_at)
+    VALUES (@tenant, @provider, @event_id, @pk, @kind, @now) ON CONFLICT DO NOTHING`);
+  const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
+  const setState = db.prepare(`UPDATE messages SET provider_state = @state, provider_state_at = @at, updated_at = @now
+    WHERE pk = @pk AND ${RANK('provider_state')} <= ${RANK('@state')}`);
+  const prune = db.prepare(`DELETE FROM provider_events WHERE received_at < ?`);
+
+  return {
+    candidates(by, value, tenantId) {
+      const forms = by === 'message_id' ? messageIdForms(value) : by === 'provider_message_id' ? providerIdForms(value) : [value];
+      return lookups[by].all({ tenant: tenantId, a: forms[0], b: forms[1] ?? forms[0] }).map(toCandidate);
+    },
+    settle: (tenantId, items, now) =>
+      durableTransaction(db, () => {
+        const settlement = { applied: 0, duplicates: 0, unmatched: 0 };
+        for (const { event, plan } of items) {
+          if (plan === null) {
+            settlement.unmatched += 1;
+            continue;
+          }
+          const pk = plan.candidate.pk;
+          const fresh = remember.run({ tenant: tenantId, provider: event.provider, event_id: event.eventId, pk, kind: event.kind, now }).changes > 0;
+          const row = identity.get(pk);
+          if (!fresh || row === undefined) {
+            settlement.duplicates += fresh ? 0 : 1;
+            continue;
+          }
+          settlement.applied += 1;
+          setState.run({ pk, state: plan.state.state, at: plan.state.at, now });
+          if (plan.bounce !== null) deps.bounces.bounce(plan.bounce);
+          if (plan.complaint !== null) deps.bounces.complaint(plan.complaint);
+          if (plan.event !== null) deps.writeEvent(transitionOf(row, plan.event.type, plan.state.at, { text: plan.event.text, data: plan.event.data }));
+          if (plan.suppression !== null) {
+            deps.suppressions.upsert(plan.suppression);
+            deps.changes.record({
+              eventId: deps.ids.uuid(),
+              occurredAt: plan.suppression.createdAt,
+              actor: `webhook:${event.provider}`,
+              command: 'suppression.add',
+              tenantId,
+              aggregateType: 'suppression',
+              aggregateId: `${tenantId}/${plan.suppression.address}`,
+              eventType: 'suppression.added',
+              eventVersion: 1,
+              data: {
+                address: plan.suppression.address,
+                reason: plan.suppression.reason,
+                source: plan.suppression.source,
+                expires_at: plan.suppression.expiresAt,
+                message_id: plan.candidate.id,
+              },
+              correlationId: null,
+            });
+          }
+        }
+        return settlement;
+      }),
+    prune: (before) => prune.run(before).changes,
+  };
+}

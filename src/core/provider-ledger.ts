@@ -10,10 +10,10 @@ import type { ProviderMatchedBy, ProviderPlan } from './provider-plan.js';
 export interface ProviderLedger {
   candidates(by: ProviderMatchedBy, value: string, tenantId: string): MessageCandidate[];
   /**
-   * In one durable transaction: each event with a plan is applied unless the tenant's
+   * In one transaction, answered once it is on disk: each event with a plan is applied unless the tenant's
    * ledger already holds its (provider, event id); those without (unmatched) are counted.
    */
-  settle(tenantId: string, items: ReadonlyArray<{ event: ProviderEvent; plan: ProviderPlan | null }>, now: number): ProviderSettlement;
+  settle(tenantId: string, items: ReadonlyArray<{ event: ProviderEvent; plan: ProviderPlan | null }>, now: number): Promise<ProviderSettlement>;
   /** Forgets applied events received before `before` (their effects stay); how many. */
   prune(before: number): number;
 }

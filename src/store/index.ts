@@ -138,6 +138,28 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const guard = <T extends object>(target: T): T => storeErrors(target, asError);
   let closed = false;
   const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent));
+  /** Group commit: committed at NORMAL now, answered once an fsync of the WAL (shared by the callers meanwhile) holds it. */
+  const commitGroup = async <T>(fn: () => T): Promise<T> => {
+    let result;
+    try {
+      // synchronous = NORMAL: frames written now, synced below off this thread.
+      result = inTransaction(fn, 'immediate');
+    } catch (error) {
+      throw asError(error);
+    }
+    try {
+      await walSync.sync();
+      health.succeeded();
+    } catch (error) {
+      health.failed((error as { code?: string }).code ?? 'EIO');
+      throw new AppError('STORE_UNAVAILABLE', 'the commit could not be synced to disk', {
+        transient: true,
+        details: { reason: (error as { code?: string }).code ?? 'EIO' },
+        cause: error,
+      });
+    }
+    return result;
+  };
   return {
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
@@ -156,7 +178,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
     providerLedger: guard(
-      createSqliteProviderLedger(db, { writeEvent, bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids }),
+      createSqliteProviderLedger(db, {
+        writeEvent,
+        bounces: createMessageBounceWriter(db, writeEvent),
+        suppressions,
+        changes,
+        ids: options.ids,
+        commitGroup,
+      }),
     ),
     pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
     pecReceipts,
@@ -178,27 +207,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
         throw asError(error);
       }
     },
-    commitGroup: async (fn) => {
-      let result;
-      try {
-        // synchronous = NORMAL: frames written now, synced below off this thread.
-        result = inTransaction(fn, 'immediate');
-      } catch (error) {
-        throw asError(error);
-      }
-      try {
-        await walSync.sync();
-        health.succeeded();
-      } catch (error) {
-        health.failed((error as { code?: string }).code ?? 'EIO');
-        throw new AppError('STORE_UNAVAILABLE', 'the commit could not be synced to disk', {
-          transient: true,
-          details: { reason: (error as { code?: string }).code ?? 'EIO' },
-          cause: error,
-        });
-      }
-      return result;
-    },
+    commitGroup,
     ping: () => {
       ping.get();
     },

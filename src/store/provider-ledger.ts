@@ -1,6 +1,6 @@
 /**
  * SQLite side of provider events (issue 27): candidates by the references an
- * event carries, and the durable transaction that applies a request's events:
+ * event carries, and the durable (group-committed) transaction that applies a request's events:
  * each one once (its row in `provider_events`), the message's provider state by
  * rank, its timeline event, bounce or complaint (as the bounce mailbox records
  * them), and the suppression, mirrored as an admin event.
@@ -10,7 +10,7 @@ import type { ChangeLog } from '../core/ports.js';
 import { PROVIDER_STATE_RANKS } from '../core/provider-events.js';
 import type { ProviderLedger } from '../core/provider-ledger.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
-import { durableTransaction, type SqliteDatabase } from './database.js';
+import type { SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
@@ -21,6 +21,11 @@ export interface ProviderLedgerDeps {
   suppressions: SuppressionRepository;
   changes: ChangeLog;
   ids: IdSource;
+  /**
+   * The store's group commit: a request's events are answered once on disk, but concurrent
+   * requests share one fsync (Mailgun and Postmark send one event per request).
+   */
+  commitGroup<T>(fn: () => T): Promise<T>;
 }
 
 /** core's PROVIDER_STATE_RANKS in SQL: a stored state of higher rank is never replaced by a lower one. */
@@ -62,7 +67,7 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
       return lookups[by].all({ tenant: tenantId, a: forms[0], b: forms[1] ?? forms[0] }).map(toCandidate);
     },
     settle: (tenantId, items, now) =>
-      durableTransaction(db, () => {
+      deps.commitGroup(() => {
         const settlement = { applied: 0, duplicates: 0, unmatched: 0 };
         for (const { event, plan } of items) {
           if (plan === null) {

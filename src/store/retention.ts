@@ -2,7 +2,7 @@
  * Retention: what the store forgets once it has served its purpose. Reported
  * messages and their events after `report_retention_seconds`, published admin
  * events and processed commands after `outbox_retention_seconds`, handled bounce
- * records, PEC receipts when the operator set a limit, and SMTP spools that no
+ * records and applied provider events, PEC receipts when the operator set a limit, and SMTP spools that no
  * message took (a transfer abandoned without a trace).
  */
 import type { Logger } from '../core/logger.js';
@@ -23,6 +23,8 @@ export function runRetention(store: SqliteStore, settings: RetentionSettings, no
   store.mirror.pruneAdminEvents(now - settings.adminEventsMs);
   store.inbox.prune(now - settings.adminEventsMs);
   store.bounceLedger.prune(now - settings.reportedMessagesMs);
+  // Provider events are remembered to apply a redelivered one once; providers redeliver for hours, not for a week.
+  store.providerLedger.prune(now - settings.reportedMessagesMs);
   if (settings.pecReceiptsMs !== null) store.pecReceipts.prune(now - settings.pecReceiptsMs);
   const spools = store.spool.sweep(now - settings.abandonedSpoolMs);
   if (spools > 0) log.warn({ spools }, 'retention removed abandoned smtp spools');

@@ -343,6 +343,18 @@ describe('provider webhooks, end to end', () => {
     expect(sns.confirmations.get(other.Token ?? '')).toBeUndefined();
   });
 
+  it("shows the provider's side in the console: the account's provider, the message's provider state and id", async () => {
+    const url = s.fx.t.url;
+    const login = await fetch(`${url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: s.fx.t.adminToken }), redirect: 'manual' });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = async (path: string) => (await fetch(`${url}${path}`, { headers: { cookie } })).text();
+    const message = await page('/ui/messages/acme/ses-delivered');
+    expect(message).toContain('Provider says');
+    expect(message).toMatch(/delivered at \d{4}-\d\d-\d\d/);
+    expect(message).toContain(providerIdOf('ses-delivered'));
+    expect(await page('/ui/overview')).toMatch(/<span class="badge" title="its provider reports [^"]*\/webhooks\/postmark\/acme">postmark<\/span>/);
+  });
+
   it('matches a message by the provider id alone, the id its relay named in the 250 reply', async () => {
     const { message: detail } = await s.fx.detail('acme', 'ses-delivered');
     // The SES events above named nothing but mail.messageId: the id the sink's `250 Ok <id>` gave.

@@ -48,8 +48,21 @@ export function createSendgridAdapter(options: SendgridAdapterOptions = {}): Pro
   };
 }
 
+/** Keys parsed once per setting: parsing one costs more than verifying with it. Bounded, as settings change rarely. */
+const parsedKeys = new Map<string, KeyObject | null>();
+const MAX_PARSED_KEYS = 256;
+
 /** SendGrid shows the key as base64 DER SubjectPublicKeyInfo; a PEM is accepted too. */
 function publicKeyOf(setting: string): KeyObject | null {
+  const known = parsedKeys.get(setting);
+  if (known !== undefined) return known;
+  if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear();
+  const key = parsePublicKey(setting);
+  parsedKeys.set(setting, key);
+  return key;
+}
+
+function parsePublicKey(setting: string): KeyObject | null {
   try {
     const textKey = setting.trim();
     const key = textKey.startsWith('-----BEGIN')

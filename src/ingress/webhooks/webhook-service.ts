@@ -63,7 +63,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       const correlation = correlateProviderEvent(event, (by, value) => deps.ledger.candidates(by, value, tenantId));
       return { event, plan: correlation.matched ? planProviderEvent(event, correlation.candidate, correlation.by, deps.policy, now) : null };
     });
-    const settlement = items.length === 0 ? { applied: 0, duplicates: 0, unmatched: 0 } : deps.ledger.settle(tenantId, items, now);
+    const settlement = items.length === 0 ? { applied: 0, duplicates: 0, unmatched: 0 } : await deps.ledger.settle(tenantId, items, now);
     if (settlement.unmatched > 0) deps.log.info({ tenantId, provider, unmatched: settlement.unmatched }, 'provider events about no message of the tenant');
     return { ok: true, settlement, confirmed: false };
   };

@@ -167,6 +167,9 @@ export function MessagePage(props: MessagePageProps) {
               ['Bounced at', m.bounce_ts === null ? null : when(m.bounce_ts)],
               ['Bounce reason', m.bounce_reason],
               ['Complaint', m.complaint_ts === null ? null : `${m.complaint_type ?? 'complaint'} at ${when(m.complaint_ts)}`],
+              // The provider's side (issue 27): what its webhooks said last, and its id of the message.
+              ['Provider says', m.provider_state === null ? null : `${m.provider_state.replace('_', ' ')} at ${when(m.provider_state_ts ?? 0)}`],
+              ['Provider message id', m.provider_message_id],
               ['Outcome reported', m.reported_ts === null ? 'not yet' : when(m.reported_ts)],
               ['Bounce reported', m.bounce_ts === null ? null : m.bounce_reported_ts === null ? 'not yet' : when(m.bounce_reported_ts)],
               [

@@ -140,6 +140,14 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
                     </span>
                   </>
                 ) : null}
+                {account.provider === null ? null : (
+                  <>
+                    {' '}
+                    <span class="badge" title={`its provider reports deliveries, bounces and complaints by webhook to ${account.webhook_path ?? ''}`}>
+                      {account.provider}
+                    </span>
+                  </>
+                )}
                 <br />
                 <span class="muted">
                   {account.host}:{account.port}

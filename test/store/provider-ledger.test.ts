@@ -1,0 +1,130 @@
+/**
+ * The provider ledger against the real SQLite store (issue 27): an event applied once however
+ * often it comes, the provider state by rank whatever the order of arrival, candidates by each
+ * reference form a provider echoes, and retention forgetting applied events.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ProviderEvent } from '../../src/core/provider-events.js';
+import { correlateProviderEvent, planProviderEvent } from '../../src/core/provider-plan.js';
+import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+
+const POLICY = { suppressHardBounces: true, suppressComplaints: true, suppressionTtlMs: null };
+
+describe('provider ledger on SQLite', () => {
+  const cleanups: Array<() => void> = [];
+  afterEach(() => {
+    for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+  });
+
+  const setup = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mailproxy-provider-'));
+    const path = join(dir, 'db.sqlite');
+    let next = 0;
+    const ids = { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` };
+    const store: SqliteStore = createSqliteStore({ path, secrets: createAesGcmSecretBox(randomBytes(32)), ids, now: Date.now });
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    cleanups.push(() => store.close());
+    const admin = new Database(path);
+    admin.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
+    const insert = admin.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, payload, mail_from, rcpt_to, message_id_header, state,
+        next_attempt_at, created_at, updated_at, provider_message_id) VALUES ('acme', ?, 'main', 'http', '{}', 'a@acme.example', '["b@example.net"]', ?, 'sent', 0, 0, 0, ?)`);
+    insert.run('m-1', '<m-1@acme.example>', '0100018c-abc-000000');
+    insert.run('m-2', '<m-2@acme.example>', '7oJ3cLZdR2KZQ5Z3lV4p3A');
+    admin.close();
+    const read = <T>(sql: string): T[] => {
+      const reader = new Database(path, { readonly: true });
+      try {
+        return reader.prepare(sql).all() as T[];
+      } finally {
+        reader.close();
+      }
+    };
+    const ledger = store.providerLedger;
+    const apply = async (...events: ProviderEvent[]) =>
+      ledger.settle(
+        'acme',
+        events.map((event) => {
+          const correlation = correlateProviderEvent(event, (by, value) => ledger.candidates(by, value, 'acme'));
+          return { event, plan: correlation.matched ? planProviderEvent(event, correlation.candidate, correlation.by, POLICY, 5_000) : null };
+        }),
+        5_000,
+      );
+    const stateOf = (id: string) => read<{ provider_state: string | null }>(`SELECT provider_state FROM messages WHERE id = '${id}'`)[0]?.provider_state;
+    const eventsOf = (id: string) =>
+      read<{ event_type: string }>(`SELECT event_type FROM outbox WHERE message_id = '${id}' ORDER BY seq`).map((row) => row.event_type);
+    return { store, apply, stateOf, eventsOf, read };
+  };
+
+  const event = (eventId: string, extra: Partial<ProviderEvent>): ProviderEvent => ({
+    provider: 'ses',
+    eventId,
+    kind: 'delivered',
+    bounceType: null,
+    recipient: 'b@example.net',
+    providerMessageId: null,
+    mailId: 'm-1',
+    messageIdHeader: null,
+    at: 4_000,
+    status: null,
+    reason: null,
+    feedbackType: null,
+    ...extra,
+  });
+
+  it('applies an event once, however often it is delivered', async () => {
+    const { apply, eventsOf } = setup();
+    expect(await apply(event('e-1', {}))).toEqual({ applied: 1, duplicates: 0, unmatched: 0 });
+    expect(await apply(event('e-1', {}), event('e-1', {}))).toEqual({ applied: 0, duplicates: 2, unmatched: 0 });
+    expect(eventsOf('m-1')).toEqual(['message.delivered']);
+  });
+
+  it('keeps the highest-ranked state whatever the order: a soft bounce or an acceptance never hides a delivery', async () => {
+    const { apply, stateOf } = setup();
+    await apply(event('e-1', { kind: 'delivered' }), event('e-2', { kind: 'bounced', bounceType: 'soft' }), event('e-3', { kind: 'accepted' }));
+    expect(stateOf('m-1')).toBe('delivered');
+    await apply(event('e-4', { kind: 'bounced', bounceType: 'soft', mailId: 'm-2' }));
+    expect(stateOf('m-2')).toBe('soft_bounced');
+    await apply(event('e-5', { kind: 'delivered', mailId: 'm-2' }));
+    expect(stateOf('m-2')).toBe('delivered');
+    // Equal ranks: the later word wins (a delivery later refused by a bounce).
+    await apply(event('e-6', { kind: 'bounced', bounceType: 'hard', mailId: 'm-2' }));
+    expect(stateOf('m-2')).toBe('bounced');
+  });
+
+  it('finds a message by each form a provider echoes: the 250 id or its prefix, the Message-ID with or without brackets', async () => {
+    const { apply, stateOf } = setup();
+    const byReference = (eventId: string, reference: Partial<ProviderEvent>) => apply(event(eventId, { mailId: null, ...reference }));
+    expect(await byReference('r-1', { providerMessageId: '0100018c-abc-000000' })).toMatchObject({ applied: 1 });
+    expect(await byReference('r-2', { providerMessageId: '7oJ3cLZdR2KZQ5Z3lV4p3A.filterdrecv-5bd-1-0' })).toMatchObject({ applied: 1 });
+    expect(await byReference('r-3', { messageIdHeader: 'm-1@acme.example' })).toMatchObject({ applied: 1 });
+    expect(await byReference('r-4', { messageIdHeader: '<m-2@acme.example>' })).toMatchObject({ applied: 1 });
+    expect(await byReference('r-5', { providerMessageId: 'unknown-id-0000' })).toMatchObject({ applied: 0, unmatched: 1 });
+    expect([stateOf('m-1'), stateOf('m-2')]).toEqual(['delivered', 'delivered']);
+  });
+
+  it('suppresses a hard bounce and a complaint in the same transaction, with their admin events', async () => {
+    const { apply, read } = setup();
+    await apply(
+      event('h-1', { kind: 'bounced', bounceType: 'hard', status: '5.1.1' }),
+      event('c-1', { kind: 'complaint', mailId: 'm-2', recipient: 'B@Example.net' }),
+    );
+    expect(read<{ address: string; source: string }>(`SELECT address, source FROM suppressions ORDER BY source`)).toEqual([
+      { address: 'b@example.net', source: 'complaint' },
+    ]);
+    expect(read<{ n: number }>(`SELECT count(*) AS n FROM outbox WHERE event_type = 'suppression.added'`)[0]?.n).toBe(2);
+  });
+
+  it('forgets applied events before the retention mark: their effects stay', async () => {
+    const { store, apply, read, stateOf } = setup();
+    await apply(event('old-1', {}));
+    expect(store.providerLedger.prune(5_001)).toBe(1);
+    expect(read(`SELECT * FROM provider_events`)).toEqual([]);
+    expect(stateOf('m-1')).toBe('delivered');
+  });
+});

@@ -192,6 +192,17 @@ describe('Mailgun webhooks', () => {
     }
   });
 
+  it('refuses a signed token that comes again with another body, and takes it again with the same body', async () => {
+    const adapter = createMailgunAdapter();
+    const sig = signature({ token: 'tok-replayed' });
+    const body = (eventData: unknown) => ({ body: Buffer.from(JSON.stringify({ signature: sig, 'event-data': eventData })), header: () => undefined });
+    const first = { event: 'delivered', id: 'ev-1', recipient: 'joe@example.net' };
+    expect((await adapter.receive(body(first), SETTINGS, NOW)).ok).toBe(true);
+    expect((await adapter.receive(body(first), SETTINGS, NOW)).ok).toBe(true);
+    const other = await adapter.receive(body({ ...first, event: 'failed', severity: 'permanent' }), SETTINGS, NOW);
+    expect(problemOf(other)).toMatchObject({ status: 401, code: 'webhook_replayed' });
+  });
+
   it('ignores engagement events', async () => {
     expect(eventsOf(await receive(signed(opened)))).toEqual([]);
     expect(eventsOf(await receive(signed({ ...opened, event: 'clicked' })))).toEqual([]);

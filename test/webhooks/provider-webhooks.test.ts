@@ -7,6 +7,7 @@
  * the suppression list; a replay, a bad signature and an unknown message change nothing.
  */
 import { createHmac, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
+import fc from 'fast-check';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
@@ -177,34 +178,54 @@ describe('provider webhooks, end to end', () => {
     return { status: response.status, body: (await response.json()) as any };
   };
 
-  /** One signed request per provider, as each provider sends it. */
-  const deliver: Record<Provider, (outcome: Outcome) => Promise<{ status: number; body: any }>> = {
-    ses: (outcome) => {
-      const mailId = idOf('ses', outcome);
-      const body = sns.notification(TOPIC, sesEvent(outcome, providerIdOf(mailId), recipientOf('ses', outcome)));
-      return post('ses', Buffer.from(JSON.stringify(body)), { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' });
+  /** What a provider event changes on a message (its report's acknowledgement moves on its own). */
+  const effectsOn = async (id: string) => {
+    const { message: detail, events } = await s.fx.detail('acme', id);
+    const { provider_state, provider_state_ts, bounce_type, bounce_code, bounce_ts, complaint_ts } = detail;
+    const changes = events.map((event: any) => event.event_type).filter((type: string) => type !== 'reported');
+    return { provider_state, provider_state_ts, bounce_type, bounce_code, bounce_ts, complaint_ts, events: changes };
+  };
+
+  /** A signed request as each provider sends it: kept, so that it can be sent again (a provider's redelivery). */
+  type SignedRequest = { provider: Provider; body: Buffer; headers: Record<string, string> };
+  const send = (request: SignedRequest) => post(request.provider, request.body, request.headers);
+  /** `target`: the message it is about, by its outcome in this test (default the event's own). */
+  const signedRequest: Record<Provider, (outcome: Outcome, target?: Outcome) => SignedRequest> = {
+    ses: (outcome, target = outcome) => {
+      const body = sns.notification(TOPIC, sesEvent(outcome, providerIdOf(idOf('ses', target)), recipientOf('ses', target)));
+      return {
+        provider: 'ses',
+        body: Buffer.from(JSON.stringify(body)),
+        headers: { 'content-type': 'text/plain; charset=UTF-8', 'x-amz-sns-message-type': 'Notification' },
+      };
     },
-    sendgrid: (outcome) => {
-      const body = Buffer.from(JSON.stringify([sendgridEvent(outcome, idOf('sendgrid', outcome), recipientOf('sendgrid', outcome))]));
+    sendgrid: (outcome, target = outcome) => {
+      const body = Buffer.from(JSON.stringify([sendgridEvent(outcome, idOf('sendgrid', target), recipientOf('sendgrid', target))]));
       const timestamp = String(seconds());
       const signature = sign('sha256', Buffer.concat([Buffer.from(timestamp), body]), sendgrid.privateKey).toString('base64');
-      return post('sendgrid', body, { 'X-Twilio-Email-Event-Webhook-Signature': signature, 'X-Twilio-Email-Event-Webhook-Timestamp': timestamp });
+      return {
+        provider: 'sendgrid',
+        body,
+        headers: { 'X-Twilio-Email-Event-Webhook-Signature': signature, 'X-Twilio-Email-Event-Webhook-Timestamp': timestamp },
+      };
     },
-    mailgun: (outcome) => mailgunPost(mailgunEvent(outcome, idOf('mailgun', outcome), recipientOf('mailgun', outcome))),
-    postmark: (outcome) => {
-      const body = Buffer.from(JSON.stringify(postmarkRecord(outcome, idOf('postmark', outcome), recipientOf('postmark', outcome))));
+    mailgun: (outcome, target = outcome) => mailgunRequest(mailgunEvent(outcome, idOf('mailgun', target), recipientOf('mailgun', target))),
+    postmark: (outcome, target = outcome) => {
+      const body = Buffer.from(JSON.stringify(postmarkRecord(outcome, idOf('postmark', target), recipientOf('postmark', target))));
       const basic = Buffer.from(`${POSTMARK.username}:${POSTMARK.password}`).toString('base64');
-      return post('postmark', body, { authorization: `Basic ${basic}`, 'X-Webhook-Token': POSTMARK.token });
+      return { provider: 'postmark', body, headers: { authorization: `Basic ${basic}`, 'X-Webhook-Token': POSTMARK.token } };
     },
   };
-  const mailgunPost = (eventData: Record<string, unknown>, key = MAILGUN_KEY) => {
+  const deliver = (provider: Provider, outcome: Outcome) => send(signedRequest[provider](outcome));
+  const mailgunRequest = (eventData: Record<string, unknown>, key = MAILGUN_KEY): SignedRequest => {
     const timestamp = String(seconds());
     const token = randomBytes(25).toString('hex');
     const signature = createHmac('sha256', key)
       .update(timestamp + token)
       .digest('hex');
-    return post('mailgun', Buffer.from(JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData })));
+    return { provider: 'mailgun', body: Buffer.from(JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData })), headers: {} };
   };
+  const mailgunPost = (eventData: Record<string, unknown>, key = MAILGUN_KEY) => send(mailgunRequest(eventData, key));
 
   beforeAll(async () => {
     nats = await startNatsServer();
@@ -260,7 +281,7 @@ describe('provider webhooks, end to end', () => {
     };
     for (const provider of PROVIDERS) {
       for (const outcome of OUTCOMES) {
-        const answer = await deliver[provider](outcome);
+        const answer = await deliver(provider, outcome);
         expect(answer, `${provider} ${outcome}`).toMatchObject({ status: 200, body: { ok: true } });
         const applies = !(provider === 'postmark' && outcome === 'dropped');
         expect(answer.body.applied, `${provider} ${outcome}`).toBe(applies ? 1 : 0);
@@ -316,10 +337,10 @@ describe('provider webhooks, end to end', () => {
     const bounced = (await s.fx.detail('acme', 'mailgun-delivered')).events.filter((entry: any) => entry.event_type === 'bounced');
     expect(bounced).toHaveLength(1);
 
-    const before = await s.fx.detail('acme', 'mailgun-soft');
+    const before = await effectsOn('mailgun-soft');
     const forged = await mailgunPost(mailgunEvent('hard', 'mailgun-soft', recipientOf('mailgun', 'soft')), 'not-the-key');
     expect(forged).toMatchObject({ status: 401, body: { error: { code: 'WEBHOOK_UNVERIFIED', details: { reason: 'webhook_signature_invalid' } } } });
-    expect(await s.fx.detail('acme', 'mailgun-soft')).toEqual(before);
+    expect(await effectsOn('mailgun-soft')).toEqual(before);
 
     expect((await mailgunPost(mailgunEvent('hard', 'no-such-message', 'x@example.net'))).body).toMatchObject({ applied: 0, unmatched: 1 });
     const stranger = await post('mailgun', Buffer.from('{}'));
@@ -331,6 +352,55 @@ describe('provider webhooks, end to end', () => {
     const metrics = (await s.fx.admin('GET', '/metrics')).text;
     expect(metrics).toMatch(/mailproxy_webhook_requests_total\{provider="mailgun",result="webhook_signature_invalid"\} [1-9]/);
     expect(metrics).toMatch(/mailproxy_webhook_events_total\{provider="mailgun",outcome="duplicates"\} [1-9]/);
+  });
+
+  it("applies each provider's redelivered request once, and refuses its body changed after signing", async () => {
+    for (const provider of PROVIDERS) {
+      // A new hard bounce of the dropped message: news the first time, a duplicate when delivered again.
+      const target = idOf(provider, 'dropped');
+      const aimed = signedRequest[provider]('hard', 'dropped');
+      expect((await send(aimed)).body, `${provider} first delivery`).toMatchObject({ applied: 1 });
+      const before = await effectsOn(target);
+      expect((await send(aimed)).body, `${provider} redelivered`).toMatchObject({ applied: 0, duplicates: 1 });
+      // The same signature over another body: SNS and SendGrid sign the body; Mailgun signs a token, which may not come again
+      // with another body. Postmark signs nothing: its credentials are all there is (README).
+      if (provider !== 'postmark') {
+        const soft = idOf(provider, 'soft');
+        const text = aimed.body.toString('utf8');
+        const tampered = { ...aimed, body: Buffer.from(text.replaceAll(target, soft).replaceAll(providerIdOf(target), providerIdOf(soft))) };
+        expect(tampered.body.toString('utf8')).not.toBe(text);
+        expect((await send(tampered)).status, `${provider} tampered`).toBe(401);
+      }
+      expect(await effectsOn(target), provider).toEqual(before);
+      expect((await s.fx.detail('acme', idOf(provider, 'soft'))).message.bounce_type, provider).toBe('soft');
+    }
+  });
+
+  it('answers hostile bodies with 400 or 401, whatever the provider, and changes nothing (fast-check)', async () => {
+    const snapshot = async () => Promise.all(PROVIDERS.map((provider) => effectsOn(idOf(provider, 'soft'))));
+    const before = await snapshot();
+    const statuses = new Set<number>();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom(...PROVIDERS),
+        fc.oneof(
+          fc.uint8Array({ maxLength: 2048 }).map((bytes) => Buffer.from(bytes)),
+          fc.jsonValue().map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
+        ),
+        fc.boolean(),
+        async (provider, body, withCredentials) => {
+          // With the provider's credential headers where it has fixed ones (Postmark's): the body alone must not get through.
+          const headers = withCredentials ? signedRequest.postmark('soft').headers : {};
+          const answer = await send({ provider, body, headers });
+          statuses.add(answer.status);
+          expect([400, 401]).toContain(answer.status);
+        },
+      ),
+      { numRuns: 150 },
+    );
+    expect(await snapshot()).toEqual(before);
+    expect((await fetch(`${s.fx.t.url}/health`)).status).toBe(200);
+    expect([...statuses].sort()).toEqual(expect.arrayContaining([401]));
   });
 
   it('confirms an SES subscription through SNS, and only a verified one', async () => {

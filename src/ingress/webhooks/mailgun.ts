@@ -9,7 +9,7 @@
  * tied back by our X-Genro-Mail-ID, which the relay passes as a user variable
  * (X-Mailgun-Variables), else by the Message-ID header it echoes.
  */
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { ProviderEvent } from '../../core/provider-events.js';
 import { malformed, unauthorized, type ProviderAdapter, type WebhookReading } from './adapter.js';
 import { MAIL_ID_KEY, numberOf, objectOf, parseJson, sameSecret, text, type Json } from './json-fields.js';
@@ -20,12 +20,32 @@ export interface MailgunAdapterOptions {
 }
 
 const DEFAULT_REPLAY_WINDOW_MS = 10 * 60_000;
+/** Tokens remembered at most (a bound under a flood of signed requests; the window prunes them first). */
+const MAX_TOKENS = 100_000;
 
 /** Mailgun's reasons for a permanent failure that are its own suppression, not the receiver's answer: a drop. */
 const SUPPRESSED = /^suppress-/;
 
 export function createMailgunAdapter(options: MailgunAdapterOptions = {}): ProviderAdapter {
   const windowMs = options.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
+  /**
+   * Mailgun's signature covers the timestamp and token, not the body: a captured request could be
+   * sent again with another body within the window. Each token is remembered with its body's
+   * digest for the window (in memory: a restart forgets them, the window still bounds the risk):
+   * the same token with the same body is a redelivery (applied once by its event id), with
+   * another body a replay.
+   */
+  const tokens = new Map<string, { digest: string; at: number }>();
+  const remember = (token: string, digest: string, now: number): boolean => {
+    for (const [seen, { at }] of tokens) {
+      if (now - at <= windowMs && tokens.size < MAX_TOKENS) break;
+      tokens.delete(seen);
+    }
+    const known = tokens.get(token);
+    if (known !== undefined) return known.digest === digest;
+    tokens.set(token, { digest, at: now });
+    return true;
+  };
   return {
     provider: 'mailgun',
     async receive(request, settings, now) {
@@ -49,6 +69,9 @@ export function createMailgunAdapter(options: MailgunAdapterOptions = {}): Provi
       if (!holds) return unauthorized('webhook_signature_invalid', 'the signature does not verify with the signing key');
       const signedAt = (numberOf(timestamp) ?? 0) * 1000;
       if (Math.abs(now - signedAt) > windowMs) return unauthorized('webhook_replayed', 'the signed timestamp is outside the replay window');
+      if (!remember(token, createHash('sha256').update(request.body).digest('hex'), now)) {
+        return unauthorized('webhook_replayed', 'this signed token came before with another body');
+      }
       const data = objectOf(body['event-data']);
       if (data === null) return malformed('no event-data');
       return readEvent(data, token, now);

@@ -25,6 +25,8 @@ export interface WebhookSettingsConfig {
   replayWindowMs: number;
 }
 
+/** How often the accounts are asked whether they changed. */
+const VERSION_CHECK_MS = 1000;
 /** How long a subscription confirmation's GET may take. */
 const CONFIRM_TIMEOUT_MS = 10_000;
 
@@ -39,11 +41,16 @@ export function createWebhooks(deps: {
 }): WebhookService {
   const { settings } = deps;
   const ca = settings.snsCaFile === null ? undefined : readFileSync(settings.snsCaFile);
-  // Every account's provider, opened (unsealed) once per change of the accounts rather than per request.
-  let cached: { version: string; accounts: Account[] } | null = null;
+  // Every account's provider, opened (unsealed) once per change of the accounts rather than per request; whether
+  // they changed is asked at most every VERSION_CHECK_MS (the question scans the accounts), so a changed key applies
+  // within that.
+  let cached: { version: string; checkedAt: number; accounts: Account[] } | null = null;
   const accounts = (): Account[] => {
+    const now = deps.clock.now();
+    if (cached !== null && now - cached.checkedAt < VERSION_CHECK_MS) return cached.accounts;
     const version = deps.accounts.version();
-    if (cached?.version !== version) cached = { version, accounts: deps.accounts.list(null).filter((account) => account.provider !== null) };
+    if (cached?.version !== version) cached = { version, checkedAt: now, accounts: deps.accounts.list(null).filter((account) => account.provider !== null) };
+    else cached.checkedAt = now;
     return cached.accounts;
   };
   return createWebhookService({

@@ -7,10 +7,11 @@
  */
 import type { IdSource } from '../core/clock.js';
 import type { ChangeLog } from '../core/ports.js';
-import { PROVIDER_STATE_RANKS } from '../core/provider-events.js';
+import { PROVIDER_STATE_RANKS, type ProviderEvent, type ProviderSettlement } from '../core/provider-events.js';
+import type { ProviderPlan } from '../core/provider-plan.js';
 import type { ProviderLedger } from '../core/provider-ledger.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
-import type { SqliteDatabase } from './database.js';
+import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
@@ -46,7 +47,14 @@ const providerIdForms = (value: string): string[] => {
   return head.length >= 8 && head !== value ? [value, head] : [value];
 };
 
+interface SettleRequest {
+  tenantId: string;
+  items: ReadonlyArray<{ event: ProviderEvent; plan: ProviderPlan | null }>;
+  now: number;
+}
+
 export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLedgerDeps): ProviderLedger {
+  const inSavepoint = transactionRunner(db);
   const lookups = {
     mail_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a`),
     provider_message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
@@ -61,55 +69,87 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
     WHERE pk = @pk AND ${RANK('provider_state')} <= ${RANK('@state')}`);
   const prune = db.prepare(`DELETE FROM provider_events WHERE received_at < ?`);
 
+  /** One request's events, inside the batch's transaction. */
+  const settleRequest = ({ tenantId, items, now }: SettleRequest): ProviderSettlement => {
+    const settlement = { applied: 0, duplicates: 0, unmatched: 0 };
+    for (const { event, plan } of items) {
+      const row = plan === null ? undefined : identity.get(plan.candidate.pk);
+      // About no message of the tenant, or about one removed since it was looked up.
+      if (plan === null || row === undefined) {
+        settlement.unmatched += 1;
+        continue;
+      }
+      const pk = plan.candidate.pk;
+      if (remember.run({ tenant: tenantId, provider: event.provider, event_id: event.eventId, pk, kind: event.kind, now }).changes === 0) {
+        settlement.duplicates += 1;
+        continue;
+      }
+      settlement.applied += 1;
+      setState.run({ pk, state: plan.state.state, at: plan.state.at, now });
+      if (plan.bounce !== null) deps.bounces.bounce(plan.bounce);
+      if (plan.complaint !== null) deps.bounces.complaint(plan.complaint);
+      if (plan.event !== null) deps.writeEvent(transitionOf(row, plan.event.type, plan.state.at, { text: plan.event.text, data: plan.event.data }));
+      if (plan.suppression !== null) {
+        deps.suppressions.upsert(plan.suppression);
+        deps.changes.record({
+          eventId: deps.ids.uuid(),
+          occurredAt: plan.suppression.createdAt,
+          actor: `webhook:${event.provider}`,
+          command: 'suppression.add',
+          tenantId,
+          aggregateType: 'suppression',
+          aggregateId: `${tenantId}/${plan.suppression.address}`,
+          eventType: 'suppression.added',
+          eventVersion: 1,
+          data: {
+            address: plan.suppression.address,
+            reason: plan.suppression.reason,
+            source: plan.suppression.source,
+            expires_at: plan.suppression.expiresAt,
+            message_id: plan.candidate.id,
+          },
+          correlationId: null,
+        });
+      }
+    }
+    return settlement;
+  };
+
+  /**
+   * Requests that arrive in the same turn of the event loop are settled in one transaction (one
+   * commit, one fsync): providers that send one event per request send many at once. Each request
+   * runs in a savepoint of its own, so that one failing fails only itself.
+   */
+  let waiting: Array<SettleRequest & { resolve(settlement: ProviderSettlement): void; reject(error: unknown): void }> = [];
+  const flush = (): void => {
+    const batch = waiting;
+    waiting = [];
+    const outcomes = deps.commitGroup(() =>
+      batch.map((request) => {
+        try {
+          return { ok: true as const, settlement: inSavepoint(() => settleRequest(request)) };
+        } catch (error) {
+          // SQLITE_FULL, IOERR may roll back the whole transaction, not just the savepoint: then all fail.
+          if (!db.inTransaction) throw error;
+          return { ok: false as const, error };
+        }
+      }),
+    );
+    outcomes.then(
+      (results) => results.forEach((result, index) => (result.ok ? batch[index]?.resolve(result.settlement) : batch[index]?.reject(result.error))),
+      (error: unknown) => batch.forEach((request) => request.reject(error)),
+    );
+  };
+
   return {
     candidates(by, value, tenantId) {
       const forms = by === 'message_id' ? messageIdForms(value) : by === 'provider_message_id' ? providerIdForms(value) : [value];
       return lookups[by].all({ tenant: tenantId, a: forms[0], b: forms[1] ?? forms[0] }).map(toCandidate);
     },
     settle: (tenantId, items, now) =>
-      deps.commitGroup(() => {
-        const settlement = { applied: 0, duplicates: 0, unmatched: 0 };
-        for (const { event, plan } of items) {
-          if (plan === null) {
-            settlement.unmatched += 1;
-            continue;
-          }
-          const pk = plan.candidate.pk;
-          const fresh = remember.run({ tenant: tenantId, provider: event.provider, event_id: event.eventId, pk, kind: event.kind, now }).changes > 0;
-          const row = identity.get(pk);
-          if (!fresh || row === undefined) {
-            settlement.duplicates += fresh ? 0 : 1;
-            continue;
-          }
-          settlement.applied += 1;
-          setState.run({ pk, state: plan.state.state, at: plan.state.at, now });
-          if (plan.bounce !== null) deps.bounces.bounce(plan.bounce);
-          if (plan.complaint !== null) deps.bounces.complaint(plan.complaint);
-          if (plan.event !== null) deps.writeEvent(transitionOf(row, plan.event.type, plan.state.at, { text: plan.event.text, data: plan.event.data }));
-          if (plan.suppression !== null) {
-            deps.suppressions.upsert(plan.suppression);
-            deps.changes.record({
-              eventId: deps.ids.uuid(),
-              occurredAt: plan.suppression.createdAt,
-              actor: `webhook:${event.provider}`,
-              command: 'suppression.add',
-              tenantId,
-              aggregateType: 'suppression',
-              aggregateId: `${tenantId}/${plan.suppression.address}`,
-              eventType: 'suppression.added',
-              eventVersion: 1,
-              data: {
-                address: plan.suppression.address,
-                reason: plan.suppression.reason,
-                source: plan.suppression.source,
-                expires_at: plan.suppression.expiresAt,
-                message_id: plan.candidate.id,
-              },
-              correlationId: null,
-            });
-          }
-        }
-        return settlement;
+      new Promise((resolve, reject) => {
+        waiting.push({ tenantId, items, now, resolve, reject });
+        if (waiting.length === 1) setImmediate(flush);
       }),
     prune: (before) => prune.run(before).changes,
   };

@@ -120,6 +120,29 @@ describe('provider ledger on SQLite', () => {
     expect(read<{ n: number }>(`SELECT count(*) AS n FROM outbox WHERE event_type = 'suppression.added'`)[0]?.n).toBe(2);
   });
 
+  it('settles requests of the same turn together, one failing only itself', async () => {
+    const { store, read, stateOf } = setup();
+    const ledger = store.providerLedger;
+    const planOf = (event: ProviderEvent) => {
+      const correlation = correlateProviderEvent(event, (by, value) => ledger.candidates(by, value, 'acme'));
+      if (!correlation.matched) throw new Error('unmatched');
+      return planProviderEvent(event, correlation.candidate, correlation.by, POLICY, 5_000);
+    };
+    const good = event('g-1', {});
+    const bad = event('b-1', { mailId: 'm-2', kind: 'bounced', bounceType: 'hard' });
+    // A suppression the store cannot hold (no address): this request's savepoint fails.
+    const broken = { ...planOf(bad), suppression: { ...planOf(bad).suppression!, address: null as unknown as string } };
+    const [first, second] = await Promise.allSettled([
+      ledger.settle('acme', [{ event: good, plan: planOf(good) }], 5_000),
+      ledger.settle('acme', [{ event: bad, plan: broken }], 5_000),
+    ]);
+    expect(first).toEqual({ status: 'fulfilled', value: { applied: 1, duplicates: 0, unmatched: 0 } });
+    expect(second.status).toBe('rejected');
+    expect(stateOf('m-1')).toBe('delivered');
+    expect(stateOf('m-2')).toBeNull();
+    expect(read<{ event_id: string }>(`SELECT event_id FROM provider_events`).map((row) => row.event_id)).toEqual(['g-1']);
+  });
+
   it('forgets applied events before the retention mark: their effects stay', async () => {
     const { store, apply, read, stateOf } = setup();
     await apply(event('old-1', {}));

@@ -12,6 +12,7 @@ import { reportsScenario } from './reports.mjs';
 import { scaleScenario } from './scale.mjs';
 import { searchScenario } from './search.mjs';
 import { uiScenario } from './ui.mjs';
+import { vsPostfixScenario } from './vs-postfix.mjs';
 import { webhooksScenario } from './webhooks.mjs';
 import { versions } from './versions.mjs';
 import {
@@ -311,6 +312,7 @@ const scenarios = {
 };
 
 scenarios.webhooks = webhooksScenario;
+scenarios['vs-postfix'] = vsPostfixScenario;
 // Last: it starts a NATS cluster per configuration and is the longest.
 scenarios.fleet = fleetScenario;
 scenarios['fleet-spool'] = fleetSpoolScenario;

@@ -1,0 +1,94 @@
+// The `vs-postfix` scenario (issue 26): mailproxy against Postfix on this machine, in the same run.
+// A private Postfix instance (bench/postfix.mjs: Debian's package, installed by scripts/bench-setup.sh,
+// never the system instance) relays to Postfix's smtp-sink with 20 connections; the daemon relays to
+// the same sink with 20 (its account's pool). Postfix's smtp-source drives both, 20 sessions of 2 KB
+// messages from loopback (mailproxy's trusted-network path: no AUTH, as a legacy app on the LAN):
+// keep-alive (`-d`) and a new connection per message. Ingest is smtp-source's rate (both relay
+// meanwhile); end to end counts until the sink has every message. The daemon also runs keep-alive
+// with the JetStream mirror and its latest-state KV on. Which system goes first alternates by round.
+// Each round prints its ratios; the run's medians are what we quote ("N times Postfix here").
+import { startDaemon, startNats, setupTenant } from './harness.mjs';
+import { ensurePostfix, smtpSource, startPostfixSink, startPrivatePostfix } from './postfix.mjs';
+
+const SESSIONS = 20;
+const BYTES = 2048;
+const KEEP_ALIVE_MESSAGES = 4000;
+const PER_CONNECTION_MESSAGES = 1500;
+const DRAIN_TIMEOUT_MS = 180_000;
+
+/** smtp-source against `port`, then the sink's count: ingest and end-to-end rates of `count` messages. */
+async function measure(sink, port, count, keepAlive) {
+  const before = sink.count();
+  const { seconds, startedAt } = await smtpSource(port, { sessions: SESSIONS, count, bytes: BYTES, keepAlive });
+  const doneAt = await sink.waitFor(before + count, DRAIN_TIMEOUT_MS);
+  return { ingest: count / seconds, endToEnd: count / ((doneAt - startedAt) / 1000) };
+}
+
+async function withPostfix(sink, run) {
+  const postfix = await startPrivatePostfix(sink.port, SESSIONS);
+  try {
+    return await run(postfix.port);
+  } finally {
+    postfix.stop();
+  }
+}
+
+async function withMailproxy(sink, env, run) {
+  const d = await startDaemon({ MAILPROXY_SMTP_TRUSTED_NETWORKS: JSON.stringify([{ network: '127.0.0.0/8', tenant_id: 'bench' }]), ...env });
+  try {
+    await setupTenant(d, sink.port, null, { max_connections: SESSIONS });
+    return await run(d.smtpPort);
+  } finally {
+    await d.stop();
+  }
+}
+
+/** Both modes on one system: keep-alive, then a connection per message. */
+const bothModes = async (sink, port) => ({
+  keepAlive: await measure(sink, port, KEEP_ALIVE_MESSAGES, true),
+  perConnection: await measure(sink, port, PER_CONNECTION_MESSAGES, false),
+});
+
+let round = 0;
+export async function vsPostfixScenario() {
+  ensurePostfix();
+  round += 1;
+  const sink = await startPostfixSink();
+  const nats = await startNats();
+  try {
+    const runPostfix = () => withPostfix(sink, (port) => bothModes(sink, port));
+    const runMailproxy = () => withMailproxy(sink, {}, (port) => bothModes(sink, port));
+    let postfix;
+    let mailproxy;
+    if (round % 2 === 1) {
+      postfix = await runPostfix();
+      mailproxy = await runMailproxy();
+    } else {
+      mailproxy = await runMailproxy();
+      postfix = await runPostfix();
+    }
+    const mirrored = await withMailproxy(sink, { MAILPROXY_NATS_URL: nats.url() }, (port) => measure(sink, port, KEEP_ALIVE_MESSAGES, true));
+    const result = {
+      'keep-alive end to end, mailproxy msg/s': mailproxy.keepAlive.endToEnd,
+      'keep-alive end to end, Postfix msg/s': postfix.keepAlive.endToEnd,
+      'keep-alive end to end, x Postfix': mailproxy.keepAlive.endToEnd / postfix.keepAlive.endToEnd,
+      'keep-alive ingest while relaying, x Postfix': mailproxy.keepAlive.ingest / postfix.keepAlive.ingest,
+      'connection per message end to end, mailproxy msg/s': mailproxy.perConnection.endToEnd,
+      'connection per message end to end, Postfix msg/s': postfix.perConnection.endToEnd,
+      'connection per message end to end, x Postfix': mailproxy.perConnection.endToEnd / postfix.perConnection.endToEnd,
+      'connection per message ingest, x Postfix': mailproxy.perConnection.ingest / postfix.perConnection.ingest,
+      'keep-alive end to end with the mirror and KV, msg/s': mirrored.endToEnd,
+      'mirror on / off, end to end': mirrored.endToEnd / mailproxy.keepAlive.endToEnd,
+    };
+    console.log(
+      `  round ${round}: ${Object.entries(result)
+        .filter(([name]) => name.includes('x Postfix') || name.includes('on / off'))
+        .map(([name, value]) => `${name} ${value.toFixed(2)}`)
+        .join('; ')}`,
+    );
+    return result;
+  } finally {
+    sink.stop();
+    await nats.stop();
+  }
+}

@@ -9,7 +9,6 @@ import type { DaemonKeys } from '../security/daemon-keys.js';
 import { adminServices, createApi } from './api.js';
 import type { FleetFeatures } from './fleet-features.js';
 import type { Streams } from './streams.js';
-import { createWebhooks } from './webhooks.js';
 import type { DaemonContext, Work } from './work.js';
 
 export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, streams: Streams, fleet: FleetFeatures | null = null) {
@@ -19,15 +18,6 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   const submissions = fleet?.submissions ?? work.submissions;
   const bounces = streams.bounces.watchers;
   const admin = adminServices({ ...ctx, keys, handoff: delivery.handoff, wake, accountsChanged: bounces.accountsChanged });
-  const webhooks = createWebhooks({
-    settings: settings.webhooks,
-    accounts: store.accounts,
-    ledger: store.providerLedger,
-    policy: settings.bounce.policy,
-    telemetry: metrics.webhooks,
-    clock,
-    log,
-  });
   const parts = {
     ...work,
     submissions,
@@ -43,7 +33,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     ids,
     log,
     maxBodyBytes: settings.http.maxBodyBytes,
-    webhooks,
+    webhooks: streams.webhooks,
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake, telemetry: metrics.smtp };

@@ -1,7 +1,8 @@
 /**
  * What flows in and out beside the API and SMTP: the JetStream mirror (with
- * the commands it receives, applied as the API applies them) and the
- * mailboxes (bounces, PEC receipts); then the metrics, which read them all.
+ * the commands it receives, applied as the API applies them), the
+ * mailboxes (bounces, PEC receipts) and the providers' webhooks; then the
+ * metrics, which read them all.
  * Composition only: no behaviour of its own.
  */
 import { createBounceService } from '../bounce/bounce-service.js';
@@ -9,6 +10,7 @@ import { createFleetService } from '../fleet/fleet-service.js';
 import { createCommandHandler } from '../ingress/commands/index.js';
 import { createMirrorService } from '../outbox/mirror-service.js';
 import { createFleetView } from './fleet-view.js';
+import { createWebhooks } from './webhooks.js';
 import { mailproxyVersion } from '../runtime/index.js';
 import type { DaemonContext, Work } from './work.js';
 
@@ -17,12 +19,26 @@ export function createStreams(ctx: DaemonContext, work: Work) {
   const fleet =
     settings.fleet === null ? null : createFleetService(settings.fleet, { clock, log: log.child({ component: 'fleet' }), version: mailproxyVersion() });
   if (fleet !== null) work.fleetLimits?.attach(fleet.link);
-  const fleetView = createFleetView(fleet, { search: store.search, commands: work.commands, queue: store.queueStatus, log });
+  // Provider webhooks (issue 27) flow in here too. In a fleet, the events no message of this node matched
+  // go to the other nodes through the fleet's view, whose responder applies theirs here: built together.
+  let fleetView: ReturnType<typeof createFleetView> = null;
+  const webhooks = createWebhooks({
+    settings: settings.webhooks,
+    accounts: store.accounts,
+    ledger: store.providerLedger,
+    policy: settings.bounce.policy,
+    telemetry: metrics.webhooks,
+    ...(fleet === null ? {} : { elsewhere: (tenantId, events) => fleetView!.messages.providerEvents(tenantId, events) }),
+    clock,
+    log,
+  });
+  fleetView = createFleetView(fleet, { search: store.search, commands: work.commands, queue: store.queueStatus, providerEvents: webhooks.apply, log });
+  const view = fleetView;
   const commands = createCommandHandler({
     store,
     submissions: work.submissions,
     commands: work.commands,
-    ...(fleetView === null ? {} : { fleetResend: (ctx, tenantId, ids) => fleetView.messages.command(ctx, 'resend', { tenant_id: tenantId, ids }) }),
+    ...(view === null ? {} : { fleetResend: (ctx, tenantId, ids) => view.messages.command(ctx, 'resend', { tenant_id: tenantId, ids }) }),
     parserLimits: settings.http.parser,
     clock,
     ids,
@@ -37,11 +53,11 @@ export function createStreams(ctx: DaemonContext, work: Work) {
     pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
     pausedAccounts: () => store.queueStatus.pausedAccounts(),
-    ...(fleetView === null ? {} : { fleetQueues: () => fleetView.messages.queues() }),
+    ...(view === null ? {} : { fleetQueues: () => view.messages.queues() }),
   });
   // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).
   store.onEvent((tenantId, eventType, accountId, text) => metrics.observe(eventType, tenantId, accountId, text));
-  return { mirror, bounces, fleet, fleetView };
+  return { mirror, bounces, fleet, fleetView: view, webhooks };
 }
 
 export type Streams = ReturnType<typeof createStreams>;

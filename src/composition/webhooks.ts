@@ -10,7 +10,7 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { AccountRepository } from '../core/ports.js';
 import type { ProviderLedger } from '../core/provider-ledger.js';
-import type { WebhookSettings } from '../core/provider-events.js';
+import type { EventOutcome, ProviderEvent, WebhookSettings } from '../core/provider-events.js';
 import type { WebhookTelemetry } from '../core/telemetry.js';
 import { createMailgunAdapter } from '../ingress/webhooks/mailgun.js';
 import { createPostmarkAdapter } from '../ingress/webhooks/postmark.js';
@@ -36,6 +36,8 @@ export function createWebhooks(deps: {
   ledger: ProviderLedger;
   policy: BouncePolicy;
   telemetry: WebhookTelemetry;
+  /** Fleet mode: the other nodes, for events no message here matched. */
+  elsewhere?: (tenantId: string, events: readonly ProviderEvent[]) => Promise<EventOutcome[]>;
   clock: Clock;
   log: Logger;
 }): WebhookService {
@@ -65,6 +67,7 @@ export function createWebhooks(deps: {
     ledger: deps.ledger,
     policy: deps.policy,
     telemetry: deps.telemetry,
+    ...(deps.elsewhere === undefined ? {} : { elsewhere: deps.elsewhere }),
     confirmSubscription: async (url) => void (await fetchText(new URL(url), ca, CONFIRM_TIMEOUT_MS)),
     clock: deps.clock,
     log: deps.log.child({ component: 'webhooks' }),

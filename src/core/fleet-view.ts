@@ -5,6 +5,7 @@
  * A node that does not answer is named, never silently left out. Pure: the
  * adapter in src/fleet/ asks the nodes over NATS request/reply.
  */
+import type { EventOutcome, ProviderEvent } from './provider-events.js';
 import type { MessageCommands } from './message-commands.js';
 import { messageStatus, type MessageCursor, type MessageOrder, type MessageQuery, type MessageSearch, type MessageSummary } from './message-search.js';
 import { nodeQueue, type FleetQueues, type NodeQueue } from './fleet-queues.js';
@@ -119,6 +120,12 @@ export interface FleetMessages {
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<FleetReach & Record<string, unknown>>;
   /** Each node's waiting messages and the fleet's total (GET /status, /metrics). */
   queues(): Promise<FleetQueues>;
+  /**
+   * Verified provider events (issue 27) that no message of this node matched, applied by the other
+   * nodes to the messages they hold: one outcome per event, `applied` or `duplicate` where a node
+   * held it. Throws FLEET_UNAVAILABLE when an event no node matched may be on a node not reached.
+   */
+  providerEvents(tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[]>;
 }
 
 /**

@@ -76,11 +76,24 @@ export type WebhookSettings =
   | { provider: 'mailgun'; signingKey: string }
   | { provider: 'postmark'; username: string | null; password: string | null; token: string | null };
 
-/** How a request's events ended: applied, already applied (a redelivery), or about no message of the tenant. */
+/** How one event ended: applied, already applied (a redelivery), or about no message of the tenant (here). */
+export type EventOutcome = 'applied' | 'duplicate' | 'unmatched';
+
+/** How a request's events ended, counted. */
 export interface ProviderSettlement {
   applied: number;
   duplicates: number;
   unmatched: number;
+}
+
+export function countOutcomes(outcomes: readonly EventOutcome[]): ProviderSettlement {
+  const settlement = { applied: 0, duplicates: 0, unmatched: 0 };
+  for (const outcome of outcomes) {
+    if (outcome === 'applied') settlement.applied += 1;
+    else if (outcome === 'duplicate') settlement.duplicates += 1;
+    else settlement.unmatched += 1;
+  }
+  return settlement;
 }
 
 /** A webhook request as received: its raw bytes (what signatures cover) and its headers. */
@@ -95,6 +108,11 @@ export type WebhookOutcome = { ok: true; settlement: ProviderSettlement; confirm
 /** The webhook port the HTTP edge calls (ingress/webhooks/webhook-service.ts): verify, read, apply. */
 export interface WebhookReceiver {
   receive(provider: string, tenantId: string, request: WebhookRequest): Promise<WebhookOutcome>;
+  /**
+   * Applies events another fleet node verified to the messages this node holds (fleet mode: a
+   * provider's webhook reaches any node, a message lives on one); one outcome per event.
+   */
+  apply(tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[]>;
 }
 
 /** SES message tag values: ASCII letters, digits, `_`, `-`, `.`, `@` (a client id outside them goes untagged). */

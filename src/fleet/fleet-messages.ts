@@ -17,6 +17,7 @@ import {
 } from '../core/fleet-view.js';
 import { fleetQueues, type NodeQueue } from '../core/fleet-queues.js';
 import type { Logger } from '../core/logger.js';
+import type { EventOutcome } from '../core/provider-events.js';
 import type { CommandContext } from '../core/tenant-service.js';
 import { decodeFleetCursor, encodeFleetCursor } from './fleet-cursor.js';
 import type { FleetLink } from './fleet-service.js';
@@ -127,6 +128,22 @@ export function createFleetMessages(deps: FleetMessagesDeps): FleetMessages {
       const ids = Array.isArray(params.ids) ? (params.ids as string[]) : [];
       const nodes = Object.fromEntries(Object.entries(replies).map(([node, reply]) => [node, 'ok' in reply ? reply.ok : reply]));
       return { ...mergeCommandOutcomes(name, done, ids), nodes, missing_nodes: missingOf(answers, absent) };
+    },
+
+    async providerEvents(tenantId, events) {
+      const { others, absent } = reach();
+      const answers = await Promise.all(others.map((node) => ask(node, 'provider', { tenant_id: tenantId, events })));
+      const outcomes = answers.flatMap((answer) => ('reply' in answer && 'ok' in answer.reply ? [answer.reply.ok as EventOutcome[]] : []));
+      const unreached = [...absent, ...answers.filter((answer) => !('reply' in answer && 'ok' in answer.reply)).map((answer) => answer.node)];
+      return events.map((_, index) => {
+        const here = outcomes.map((list) => list[index]);
+        if (here.includes('applied')) return 'applied';
+        if (here.includes('duplicate')) return 'duplicate';
+        // Matched nowhere that answered: unmatched only if every node answered.
+        if (unreached.length > 0)
+          throw new AppError('FLEET_UNAVAILABLE', 'a fleet node that may hold the message did not answer', { details: { missing_nodes: unreached.sort() } });
+        return 'unmatched';
+      });
     },
 
     async queues() {

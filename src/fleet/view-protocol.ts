@@ -8,7 +8,7 @@ import { AppError } from '../core/app-error.js';
 
 export const VIEW_PREFIX = 'mailproxy-fleet-view';
 
-export type ViewKind = 'page' | 'detail' | 'command' | 'queue';
+export type ViewKind = 'page' | 'detail' | 'command' | 'queue' | 'provider';
 
 export const viewSubject = (nodeId: string, kind: ViewKind): string => `${VIEW_PREFIX}.${nodeId}.${kind}`;
 
@@ -27,6 +27,17 @@ export function replyOf(run: () => unknown): ViewReply {
   } catch (error) {
     if (error instanceof AppError) return { error: { code: error.code, message: error.message, details: error.details } };
     return { error: { code: 'INTERNAL', message: 'the node could not answer' } };
+  }
+}
+
+/** replyOf for a use-case that answers later. */
+export async function replyOfAsync(run: () => Promise<unknown>): Promise<ViewReply> {
+  try {
+    return { ok: await run() };
+  } catch (error) {
+    return replyOf(() => {
+      throw error;
+    });
   }
 }
 

@@ -8,10 +8,11 @@ import type { Subscription } from 'nats';
 import type { CommandContext } from '../core/tenant-service.js';
 import type { FleetCommandName, LocalMessages } from '../core/fleet-view.js';
 import type { Logger } from '../core/logger.js';
+import type { EventOutcome, ProviderEvent } from '../core/provider-events.js';
 import type { MessageQuery } from '../core/message-search.js';
 import type { Service } from '../runtime/service.js';
 import type { FleetLink } from './fleet-service.js';
-import { decode, encode, replyOf, VIEW_PREFIX, type ViewKind } from './view-protocol.js';
+import { decode, encode, replyOf, replyOfAsync, VIEW_PREFIX, type ViewKind } from './view-protocol.js';
 
 interface Request {
   /** The asker's principal (absent for the queue counts, which are the admin's alone at the asking node). */
@@ -22,9 +23,16 @@ interface Request {
   id?: string;
   name?: FleetCommandName;
   params?: Record<string, unknown>;
+  events?: ProviderEvent[];
 }
 
-export function createViewResponder(deps: { link: FleetLink; local: LocalMessages; log: Logger }): Service {
+export function createViewResponder(deps: {
+  link: FleetLink;
+  local: LocalMessages;
+  /** Provider events another node verified, applied to the messages held here (issue 27). */
+  providerEvents: (tenantId: string, events: readonly ProviderEvent[]) => Promise<EventOutcome[]>;
+  log: Logger;
+}): Service {
   const { link, local, log } = deps;
   let subscription: Subscription | null = null;
   let stopped = false;
@@ -46,6 +54,11 @@ export function createViewResponder(deps: { link: FleetLink; local: LocalMessage
           callback: (error, msg) => {
             if (error !== null) return log.warn({ err: error }, 'fleet view subscription failed');
             const kind = msg.subject.slice(msg.subject.lastIndexOf('.') + 1) as ViewKind;
+            if (kind === 'provider') {
+              const request = decode(msg.data) as Request;
+              void replyOfAsync(() => deps.providerEvents(request.tenant_id ?? '', request.events ?? [])).then((reply) => msg.respond(encode(reply)));
+              return;
+            }
             const reply = replyOf(() => answer(kind, decode(msg.data) as Request));
             // An AppError is the asker's to show; anything else is a bug here, logged where it happened.
             if ('error' in reply && reply.error.code === 'INTERNAL') log.error({ kind, subject: msg.subject }, 'fleet view request failed');

@@ -7,7 +7,7 @@
  */
 import type { IdSource } from '../core/clock.js';
 import type { ChangeLog } from '../core/ports.js';
-import { PROVIDER_STATE_RANKS, type ProviderEvent, type ProviderSettlement } from '../core/provider-events.js';
+import { PROVIDER_STATE_RANKS, type EventOutcome, type ProviderEvent } from '../core/provider-events.js';
 import type { ProviderPlan } from '../core/provider-plan.js';
 import type { ProviderLedger } from '../core/provider-ledger.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
@@ -69,22 +69,13 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
     WHERE pk = @pk AND ${RANK('provider_state')} <= ${RANK('@state')}`);
   const prune = db.prepare(`DELETE FROM provider_events WHERE received_at < ?`);
 
-  /** One request's events, inside the batch's transaction. */
-  const settleRequest = ({ tenantId, items, now }: SettleRequest): ProviderSettlement => {
-    const settlement = { applied: 0, duplicates: 0, unmatched: 0 };
-    for (const { event, plan } of items) {
-      const row = plan === null ? undefined : identity.get(plan.candidate.pk);
-      // About no message of the tenant, or about one removed since it was looked up.
-      if (plan === null || row === undefined) {
-        settlement.unmatched += 1;
-        continue;
-      }
-      const pk = plan.candidate.pk;
-      if (remember.run({ tenant: tenantId, provider: event.provider, event_id: event.eventId, pk, kind: event.kind, now }).changes === 0) {
-        settlement.duplicates += 1;
-        continue;
-      }
-      settlement.applied += 1;
+  const settleOne = (tenantId: string, event: ProviderEvent, plan: ProviderPlan | null, now: number): EventOutcome => {
+    const row = plan === null ? undefined : identity.get(plan.candidate.pk);
+    // About no message of the tenant, or about one removed since it was looked up.
+    if (plan === null || row === undefined) return 'unmatched';
+    const pk = plan.candidate.pk;
+    if (remember.run({ tenant: tenantId, provider: event.provider, event_id: event.eventId, pk, kind: event.kind, now }).changes === 0) return 'duplicate';
+    {
       setState.run({ pk, state: plan.state.state, at: plan.state.at, now });
       if (plan.bounce !== null) deps.bounces.bounce(plan.bounce);
       if (plan.complaint !== null) deps.bounces.complaint(plan.complaint);
@@ -112,22 +103,25 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
         });
       }
     }
-    return settlement;
+    return 'applied';
   };
+
+  /** One request's events, inside the batch's transaction. */
+  const settleRequest = ({ tenantId, items, now }: SettleRequest): EventOutcome[] => items.map(({ event, plan }) => settleOne(tenantId, event, plan, now));
 
   /**
    * Requests that arrive in the same turn of the event loop are settled in one transaction (one
    * commit, one fsync): providers that send one event per request send many at once. Each request
    * runs in a savepoint of its own, so that one failing fails only itself.
    */
-  let waiting: Array<SettleRequest & { resolve(settlement: ProviderSettlement): void; reject(error: unknown): void }> = [];
+  let waiting: Array<SettleRequest & { resolve(outcomes: EventOutcome[]): void; reject(error: unknown): void }> = [];
   const flush = (): void => {
     const batch = waiting;
     waiting = [];
     const outcomes = deps.commitGroup(() =>
       batch.map((request) => {
         try {
-          return { ok: true as const, settlement: inSavepoint(() => settleRequest(request)) };
+          return { ok: true as const, outcomes: inSavepoint(() => settleRequest(request)) };
         } catch (error) {
           // SQLITE_FULL, IOERR may roll back the whole transaction, not just the savepoint: then all fail.
           if (!db.inTransaction) throw error;
@@ -136,7 +130,7 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
       }),
     );
     outcomes.then(
-      (results) => results.forEach((result, index) => (result.ok ? batch[index]?.resolve(result.settlement) : batch[index]?.reject(result.error))),
+      (results) => results.forEach((result, index) => (result.ok ? batch[index]?.resolve(result.outcomes) : batch[index]?.reject(result.error))),
       (error: unknown) => batch.forEach((request) => request.reject(error)),
     );
   };

@@ -4,8 +4,10 @@
  * message accepted on n2 is found with its timeline through n1's API and the
  * built CLI; a search through n1 pages over all three nodes without gaps or
  * duplicates; resend and delete through n1 act on n2; with n3 killed the
- * answers name n3 missing.
+ * answers name n3 missing. A provider's webhook reaching n1 is applied to
+ * the message n2 holds, and one no live node holds answers 503.
  */
+import { createHmac, randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
@@ -44,6 +46,35 @@ async function allPages(node: string, limit: number): Promise<{ ids: string[]; p
     expect(pages.length).toBeLessThan(50);
   } while (cursor !== null);
   return { ids: pages.flatMap((page) => page.messages.map((message: any) => message.id)), pages };
+}
+
+const MAILGUN = { name: 'mailgun', signing_key: 'fleet-mailgun-signing-key-0123456789' };
+
+/** A Mailgun webhook (HMAC-signed) telling that message `id` was delivered. */
+function mailgunRequest(id: string, eventId: string): string {
+  const timestamp = String(Math.floor(Date.now() / 1000));
+  const token = randomBytes(25).toString('hex');
+  const signature = createHmac('sha256', MAILGUN.signing_key)
+    .update(timestamp + token)
+    .digest('hex');
+  const eventData = { id: eventId, event: 'delivered', timestamp: Number(timestamp), recipient: 'ann@example.net', 'user-variables': { genro_mail_id: id } };
+  return JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData });
+}
+
+async function postWebhook(node: string, body: string): Promise<{ status: number; body: any; text: string }> {
+  const response = await fetch(`${url(node)}/webhooks/mailgun/acme`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const text = await response.text();
+  return { status: response.status, body: JSON.parse(text), text };
+}
+
+/** Posts until the node verifies it (its accounts' providers are read again within a second of a change). */
+async function untilVerified(node: string, body: string): Promise<{ status: number; body: any; text: string }> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answer = await postWebhook(node, body);
+    if (answer.status !== 401 || Date.now() > deadline) return answer;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 beforeAll(async () => {
@@ -188,6 +219,29 @@ describe('fleet one view', () => {
     }
   }, 60_000);
 
+  it("applies a provider's webhook that reaches n1 to the message n2 holds", async () => {
+    const saved = await admin(url('n1'), 'POST', '/account', {
+      id: 'main',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      provider: MAILGUN,
+    });
+    expect(saved.status, saved.text).toBe(200);
+    // Shared configuration: every node serves the account's provider, read again within a second.
+    const answer = await untilVerified('n1', mailgunRequest('n2-m2', 'ev-fleet-1'));
+    expect(answer.body, answer.text).toMatchObject({ ok: true, applied: 1, duplicates: 0, unmatched: 0 });
+    const found = await admin(url('n1'), 'GET', '/messages/n2-m2?tenant_id=acme');
+    expect(found.body).toMatchObject({ node_id: 'n2', message: { provider_state: 'delivered' } });
+    expect(found.body.events.map((event: any) => event.event_type)).toContain('delivered');
+    // Delivered again to another node: applied once.
+    const again = await postWebhook('n3', mailgunRequest('n2-m2', 'ev-fleet-1'));
+    expect(again.body, again.text).toMatchObject({ applied: 0, duplicates: 1 });
+    const nowhere = await postWebhook('n1', mailgunRequest('no-such-message', 'ev-fleet-2'));
+    expect(nowhere.body, nowhere.text).toMatchObject({ applied: 0, unmatched: 1 });
+  }, 60_000);
+
   it('names n3 missing once it is killed', async () => {
     fleet.nodes.find((node) => node.id === 'n3')!.daemon.child.kill('SIGKILL');
     const { ids, pages } = await allPages('n1', 5);
@@ -206,5 +260,9 @@ describe('fleet one view', () => {
     expect(status.body.fleet.missing_nodes).toEqual(['n3']);
     expect(status.body.fleet.nodes.find((seen: any) => seen.node_id === 'n3').queue).toBeNull();
     expect((await admin(url('n1'), 'GET', '/metrics')).text).toContain('mailproxy_fleet_node_answered{node="n3"} 0');
+    // A provider event no live node holds may be n3's: 503, so that the provider delivers it again later.
+    const unsure = await postWebhook('n1', mailgunRequest('n3-m1', 'ev-fleet-3'));
+    expect(unsure.status, unsure.text).toBe(503);
+    expect(unsure.body.error.details.reason).toBe('webhook_fleet_incomplete');
   }, 60_000);
 });

@@ -11,7 +11,10 @@ import type { BouncePolicy } from '../../core/bounce-plan.js';
 import type { Clock } from '../../core/clock.js';
 import type { Logger } from '../../core/logger.js';
 import {
+  countOutcomes,
   isProvider,
+  type EventOutcome,
+  type ProviderEvent,
   type ProviderName,
   type ProviderSettlement,
   type WebhookOutcome,
@@ -33,6 +36,12 @@ export interface WebhookServiceDeps {
   /** Visits a verified SNS subscription's SubscribeURL (the adapter checked its host). */
   confirmSubscription(url: string): Promise<void>;
   telemetry?: WebhookTelemetry;
+  /**
+   * Fleet mode: the other nodes, asked to apply the events no message here matched (a message lives
+   * on the node that took it). One outcome per event; throws when a node that may hold some cannot
+   * be asked. Absent on a single node.
+   */
+  elsewhere?: (tenantId: string, events: readonly ProviderEvent[]) => Promise<EventOutcome[]>;
   clock: Clock;
   log: Logger;
 }
@@ -59,13 +68,46 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       deps.log.info({ tenantId, provider }, 'provider webhook subscription confirmed');
       return { ok: true, settlement: { applied: 0, duplicates: 0, unmatched: 0 }, confirmed: true };
     }
-    const items = reading.events.map((event) => {
+    const outcomes = await apply(tenantId, reading.events);
+    if (outcomes === null) {
+      return { ok: false, problem: { status: 503, code: 'webhook_fleet_incomplete', message: 'a fleet node that may hold these messages cannot be reached' } };
+    }
+    const settlement = countOutcomes(outcomes);
+    if (settlement.unmatched > 0) deps.log.info({ tenantId, provider, unmatched: settlement.unmatched }, 'provider events about no message of the tenant');
+    return { ok: true, settlement, confirmed: false };
+  };
+
+  /** Verified events applied to the messages held here: correlated, planned, settled once each. */
+  const applyHere = async (tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[]> => {
+    if (events.length === 0) return [];
+    const now = deps.clock.now();
+    const items = events.map((event) => {
       const correlation = correlateProviderEvent(event, (by, value) => deps.ledger.candidates(by, value, tenantId));
       return { event, plan: correlation.matched ? planProviderEvent(event, correlation.candidate, correlation.by, deps.policy, now) : null };
     });
-    const settlement = items.length === 0 ? { applied: 0, duplicates: 0, unmatched: 0 } : await deps.ledger.settle(tenantId, items, now);
-    if (settlement.unmatched > 0) deps.log.info({ tenantId, provider, unmatched: settlement.unmatched }, 'provider events about no message of the tenant');
-    return { ok: true, settlement, confirmed: false };
+    return deps.ledger.settle(tenantId, items, now);
+  };
+
+  /**
+   * Here first; in a fleet, the events no message here matched go to the other nodes. Null when a
+   * node that may hold some of them cannot be asked: the provider is answered 503 and delivers the
+   * request again (what was applied meanwhile is applied once).
+   */
+  const apply = async (tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[] | null> => {
+    const outcomes = await applyHere(tenantId, events);
+    const missing = outcomes.flatMap((outcome, index) => (outcome === 'unmatched' ? [index] : []));
+    if (deps.elsewhere === undefined || missing.length === 0) return outcomes;
+    try {
+      const there = await deps.elsewhere(
+        tenantId,
+        missing.map((index) => events[index] as ProviderEvent),
+      );
+      missing.forEach((index, position) => (outcomes[index] = there[position] ?? 'unmatched'));
+      return outcomes;
+    } catch (error) {
+      deps.log.warn({ err: error, tenantId, events: missing.length }, 'provider events for other fleet nodes could not be delivered to all of them');
+      return null;
+    }
   };
 
   return {
@@ -77,5 +119,6 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       if (outcome.ok) for (const [name, count] of Object.entries(outcome.settlement)) deps.telemetry?.events(label, name as keyof ProviderSettlement, count);
       return outcome;
     },
+    apply: applyHere,
   };
 }

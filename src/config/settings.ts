@@ -97,6 +97,7 @@ export function daemonSettings(config: Readonly<Config>) {
               duplicateWindowMs: nats.duplicate_window_seconds * SECOND,
             },
             latestBucket: nats.kv_bucket,
+            latestKeyNode: fleet.enabled ? fleet.node_id : null,
             maxInFlight: nats.max_in_flight,
             batchDelayMs: nats.batch_delay_ms,
             publishTimeoutMs: nats.publish_timeout_seconds * SECOND,

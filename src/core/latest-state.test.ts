@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { advances, merge, type LatestEvent, type LatestState } from './latest-state.js';
+import { advances, latestKey, merge, type LatestEvent, type LatestState } from './latest-state.js';
 
 const LIFE = ['queued', 'sending', 'deferred', 'sending', 'sent', 'reported', 'bounced', 'reported'];
 const events: LatestEvent[] = LIFE.map((type, index) => ({
@@ -72,5 +72,14 @@ describe('latest state', () => {
     const bounced = apply(events);
     const resentAndSent = merge(bounced, { ...(events[4] as LatestEvent), seq: 200 });
     expect(resentAndSent).toMatchObject({ handoff_state: 'sent', provider_state: 'bounced' });
+  });
+});
+
+describe('latest-state keys', () => {
+  it("name the fleet node when there is one: a pk is one node's row number", () => {
+    const event = { tenantId: 'acme', messagePk: 7 };
+    expect(latestKey(event)).toBe('acme.7');
+    expect(latestKey(event, 'n2')).toBe('acme.n2.7');
+    expect(latestKey(event, 'n2')).not.toBe(latestKey(event, 'n3'));
   });
 });

@@ -78,8 +78,13 @@ export interface LatestEvent {
 /** Whether the event says anything about the latest state. */
 export const affectsLatest = (eventType: string): boolean => eventType in HANDOFF_STATES || eventType in PROVIDER_EVENTS || eventType === 'message.reported';
 
-/** The key of a message in the bucket: `<tenant_id>.<message_pk>`. */
-export const latestKey = (event: Pick<LatestEvent, 'tenantId' | 'messagePk'>): string => `${event.tenantId}.${event.messagePk}`;
+/**
+ * The key of a message in the bucket: `<tenant_id>.<message_pk>`, and in fleet mode
+ * `<tenant_id>.<node_id>.<message_pk>`: a pk is one node's SQLite row number, so two
+ * nodes' messages would share a key (and overwrite each other's state) without the node.
+ */
+export const latestKey = (event: Pick<LatestEvent, 'tenantId' | 'messagePk'>, nodeId: string | null = null): string =>
+  nodeId === null ? `${event.tenantId}.${event.messagePk}` : `${event.tenantId}.${nodeId}.${event.messagePk}`;
 
 export function merge(current: LatestState | null, event: LatestEvent): LatestState {
   const base: LatestState = current ?? {

@@ -1,5 +1,5 @@
 /**
- * The latest-state KV bucket: one key per message (`<tenant_id>.<message_pk>`),
+ * The latest-state KV bucket: one key per message (`<tenant_id>.<message_pk>`, a fleet node's id between),
  * written with compare-and-set. A writer reads the value and its revision,
  * merges its events (core/latest-state.ts), and updates only if the revision is
  * still the one it read; otherwise another writer got there first and it merges
@@ -103,11 +103,20 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
   }
 }
 
-/** Writes the latest state of every message the events touch, keys in parallel, each key's events together. */
-export async function writeLatestAll(kv: KV, events: readonly LatestEvent[], cache?: LatestCache, write?: LatestWriter): Promise<void> {
+/**
+ * Writes the latest state of every message the events touch, keys in parallel, each key's events
+ * together. `nodeId`: a fleet node's, in every key (core/latest-state.ts latestKey).
+ */
+export async function writeLatestAll(
+  kv: KV,
+  events: readonly LatestEvent[],
+  cache?: LatestCache,
+  write?: LatestWriter,
+  nodeId: string | null = null,
+): Promise<void> {
   const byKey = new Map<string, LatestEvent[]>();
   for (const event of events) {
-    const key = latestKey(event);
+    const key = latestKey(event, nodeId);
     const list = byKey.get(key);
     if (list === undefined) byKey.set(key, [event]);
     else list.push(event);

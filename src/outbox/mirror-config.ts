@@ -8,6 +8,8 @@ export interface MirrorConfig {
   stream: StreamSettings;
   /** KV bucket of each message's latest state; empty: none. */
   latestBucket: string;
+  /** A fleet node's id, in every latest-state key (its pks are its own); null on a single node. */
+  latestKeyNode?: string | null;
   maxInFlight: number;
   /** How long a wake-up waits for more rows to join the window. */
   batchDelayMs: number;

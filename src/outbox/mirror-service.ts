@@ -59,6 +59,7 @@ export function createMirrorService(
             url: settings.url,
             stream: settings.stream,
             latestBucket: settings.latestBucket,
+            latestKeyNode: settings.latestKeyNode ?? null,
             maxInFlight: settings.maxInFlight,
             batchDelayMs: settings.batchDelayMs,
             publishTimeoutMs: settings.publishTimeoutMs,

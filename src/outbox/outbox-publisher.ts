@@ -22,6 +22,8 @@ export interface PublisherConfig {
   subjectPrefix: string;
   /** The latest-state bucket (its keys written by subject); empty: none. */
   latestBucket: string;
+  /** A fleet node's id, in every latest-state key; null on a single node. */
+  latestKeyNode?: string | null;
   maxInFlight: number;
   publishTimeoutMs: number;
   retryInitialMs: number;
@@ -70,7 +72,9 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
     // Settled at once, not when awaited: a KV write that failed while the publishes were still in
     // flight was an unhandled rejection, and the daemon exited on a NATS timeout (found by the soak).
     const kvWrites = (
-      latest === null ? Promise.resolve() : writeLatestAll(latest, latestEvents(rows), latestCache, latestWriter(acks, config.latestBucket))
+      latest === null
+        ? Promise.resolve()
+        : writeLatestAll(latest, latestEvents(rows), latestCache, latestWriter(acks, config.latestBucket), config.latestKeyNode ?? null)
     ).then(
       () => null,
       (error: unknown) => ({ error }),

@@ -5,7 +5,8 @@
  * built CLI; a search through n1 pages over all three nodes without gaps or
  * duplicates; resend and delete through n1 act on n2; with n3 killed the
  * answers name n3 missing. A provider's webhook reaching n1 is applied to
- * the message n2 holds, and one no live node holds answers 503.
+ * the message n2 holds, and one no live node holds answers 503. The latest-state
+ * KV keeps each node's messages under keys naming the node.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { connect } from 'nats';
@@ -216,6 +217,28 @@ describe('fleet one view', () => {
     while (named.some((id) => copies(id) === before.get(id))) {
       if (Date.now() > deadline) throw new Error(`not sent again: ${named.filter((id) => copies(id) === before.get(id)).join(', ')}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }, 60_000);
+
+  it("keeps each node's messages apart in the latest-state KV: a pk is one node's, so its key names the node", async () => {
+    for (const node of ['n1', 'n2', 'n3']) await untilSent(node, `${node}-m1`);
+    const nc = await connect({ servers: fleet.cluster.urls.split(',') });
+    try {
+      const kv = await nc.jetstream().views.kv('mailproxy_latest');
+      for (const node of ['n1', 'n2', 'n3']) {
+        const pk = (await admin(url(node), 'GET', `/messages/${node}-m1?tenant_id=acme`)).body.message.pk as number;
+        const deadline = Date.now() + 20_000;
+        let entry = await kv.get(`acme.${node}.${pk}`);
+        while (entry?.json<{ message_id: string; handoff_state: string }>().handoff_state !== 'sent' && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          entry = await kv.get(`acme.${node}.${pk}`);
+        }
+        expect(entry?.json(), node).toMatchObject({ message_id: `${node}-m1`, message_pk: pk, handoff_state: 'sent' });
+      }
+      // Without the node in the key, the nodes' first messages (pk 1 on each) would share `acme.1`.
+      expect(await kv.get('acme.1')).toBeNull();
+    } finally {
+      await nc.close();
     }
   }, 60_000);
 

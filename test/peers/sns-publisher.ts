@@ -53,7 +53,7 @@ async function selfSigned(dir: string, name: string, cn: string): Promise<{ key:
 }
 
 /** The string SNS signs: "Key\nValue\n" for each signed key present, in AWS's documented order. */
-function stringToSign(message: Record<string, string>): string {
+export function stringToSign(message: Record<string, string>): string {
   const keys =
     message.Type === 'Notification'
       ? ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type']

@@ -11,6 +11,7 @@ import type { WebhookSettings } from '../../src/core/provider-events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createMailgunAdapter } from '../../src/ingress/webhooks/mailgun.js';
 import { checkProperty } from '../helpers/property-runs.js';
+import { eventsOf, problemOf } from '../helpers/webhook-readings.js';
 
 const KEY = randomBytes(32).toString('hex');
 const OTHER_KEY = randomBytes(32).toString('hex');
@@ -39,16 +40,6 @@ async function receive(body: unknown, settings = SETTINGS, now = NOW): Promise<W
 }
 
 const signed = (eventData: unknown, options: Parameters<typeof signature>[0] = {}) => ({ signature: signature(options), 'event-data': eventData });
-
-function eventsOf(reading: WebhookReading) {
-  if (!reading.ok) throw new Error(`refused: ${JSON.stringify(reading.problem)}`);
-  return reading.events;
-}
-
-function problemOf(reading: WebhookReading) {
-  expect(reading.ok).toBe(false);
-  return reading.ok ? null : reading.problem;
-}
 
 const message = {
   headers: {

@@ -10,6 +10,7 @@ import type { WebhookSettings } from '../../src/core/provider-events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createPostmarkAdapter } from '../../src/ingress/webhooks/postmark.js';
 import { checkProperty } from '../helpers/property-runs.js';
+import { eventsOf, problemOf } from '../helpers/webhook-readings.js';
 
 const NOW = 1_795_000_000_000;
 const BASIC: WebhookSettings = { provider: 'postmark', username: 'hook', password: 's3cret:with-colon', token: null };
@@ -25,16 +26,6 @@ async function receive(body: unknown, headers: Headers, settings: WebhookSetting
   return createPostmarkAdapter().receive({ body: bytes, header: (name) => headers[name.toLowerCase()] }, settings, now);
 }
 const authorized = (body: unknown) => receive(body, basic('hook', 's3cret:with-colon'));
-
-function eventsOf(reading: WebhookReading) {
-  if (!reading.ok) throw new Error(`refused: ${JSON.stringify(reading.problem)}`);
-  return reading.events;
-}
-
-function problemOf(reading: WebhookReading) {
-  expect(reading.ok).toBe(false);
-  return reading.ok ? null : reading.problem;
-}
 
 const metadata = { genro_mail_id: 'm-0001', customer: 'acme' };
 const delivery = {

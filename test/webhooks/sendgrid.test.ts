@@ -10,6 +10,7 @@ import type { WebhookSettings } from '../../src/core/provider-events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createSendgridAdapter } from '../../src/ingress/webhooks/sendgrid.js';
 import { checkProperty } from '../helpers/property-runs.js';
+import { eventsOf, problemOf } from '../helpers/webhook-readings.js';
 
 const pair = () => generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
 const keys = pair();
@@ -38,16 +39,6 @@ function signedRequest(body: string | Buffer, options: { key?: KeyObject; timest
 async function receive(request: { body: Buffer; headers: Headers }, settings = SETTINGS, now = NOW): Promise<WebhookReading> {
   const header = (name: string) => request.headers[name.toLowerCase()];
   return createSendgridAdapter().receive({ body: request.body, header }, settings, now);
-}
-
-function eventsOf(reading: WebhookReading) {
-  if (!reading.ok) throw new Error(`refused: ${JSON.stringify(reading.problem)}`);
-  return reading.events;
-}
-
-function problemOf(reading: WebhookReading) {
-  expect(reading.ok).toBe(false);
-  return reading.ok ? null : reading.problem;
 }
 
 const common = {

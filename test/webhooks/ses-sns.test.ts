@@ -17,6 +17,8 @@ import type { WebhookSettings } from '../../src/core/provider-events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createSesAdapter } from '../../src/ingress/webhooks/ses.js';
 import { checkProperty } from '../helpers/property-runs.js';
+import { eventsOf, problemOf } from '../helpers/webhook-readings.js';
+import { stringToSign } from '../peers/sns-publisher.js';
 
 const execFileAsync = promisify(execFile);
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:ses-events';
@@ -68,18 +70,6 @@ afterAll(async () => {
 
 const adapter = () => createSesAdapter({ certificateHost: LOCAL, ca: tlsCert });
 
-/** The string to sign as AWS documents it: "Key\nValue\n" for each signed key present, in this order. */
-function stringToSign(message: Record<string, string>): string {
-  const keys =
-    message.Type === 'Notification'
-      ? ['Message', 'MessageId', 'Subject', 'Timestamp', 'TopicArn', 'Type']
-      : ['Message', 'MessageId', 'SubscribeURL', 'Timestamp', 'Token', 'TopicArn', 'Type'];
-  return keys
-    .filter((key) => message[key] !== undefined)
-    .map((key) => `${key}\n${message[key]}\n`)
-    .join('');
-}
-
 function signed(fields: Record<string, string>, version: '1' | '2' = '1', certPath = '/SimpleNotificationService-abc.pem'): Record<string, string> {
   const message = { Timestamp: SENT_AT, TopicArn: TOPIC, SignatureVersion: version, SigningCertURL: `${base}${certPath}`, ...fields };
   const signature = sign(version === '1' ? 'sha1' : 'sha256', Buffer.from(stringToSign(message)), signingKey).toString('base64');
@@ -94,16 +84,6 @@ const request = (body: unknown) => ({ body: Buffer.isBuffer(body) ? body : Buffe
 
 async function receive(body: unknown, now = NOW, ses = adapter()): Promise<WebhookReading> {
   return ses.receive(request(body), SETTINGS, now);
-}
-
-function problemOf(reading: WebhookReading) {
-  expect(reading.ok).toBe(false);
-  return reading.ok ? null : reading.problem;
-}
-
-function eventsOf(reading: WebhookReading) {
-  if (!reading.ok) throw new Error(`refused: ${JSON.stringify(reading.problem)}`);
-  return reading.events;
 }
 
 const mail = (extra: Record<string, unknown> = {}) => ({

@@ -23,8 +23,8 @@ export interface SnsPublisher {
   hostPattern: string;
   /** A signed Notification whose Message is `message` (JSON-encoded when not a string). */
   notification(topicArn: string, message: unknown, options?: { id?: string; version?: '1' | '2'; timestamp?: string }): Record<string, string>;
-  /** A signed SubscriptionConfirmation; its SubscribeURL is counted in `confirmations` when visited. */
-  confirmation(topicArn: string): Record<string, string>;
+  /** A signed SubscriptionConfirmation; its SubscribeURL is counted in `confirmations` when visited (`broken`: it answers 500). */
+  confirmation(topicArn: string, broken?: boolean): Record<string, string>;
   /** SubscribeURL visits, by token. */
   confirmations: Map<string, number>;
   stop(): Promise<void>;
@@ -72,6 +72,7 @@ export async function startSnsPublisher(): Promise<SnsPublisher> {
   const server = createServer({ key: tls.key, cert: tls.cert }, (request, response) => {
     const url = new URL(request.url ?? '/', 'https://127.0.0.1');
     if (url.pathname === '/SimpleNotificationService-test.pem') return void response.end(signing.cert);
+    if (url.pathname === '/confirm-broken') return void response.writeHead(500).end();
     if (url.pathname === '/confirm') {
       const token = url.searchParams.get('Token') ?? '';
       confirmations.set(token, (confirmations.get(token) ?? 0) + 1);
@@ -101,7 +102,7 @@ export async function startSnsPublisher(): Promise<SnsPublisher> {
         options.version ?? '1',
         options.timestamp ?? new Date().toISOString(),
       ),
-    confirmation(topicArn) {
+    confirmation(topicArn, broken = false) {
       const token = randomUUID();
       return signed(
         {
@@ -110,7 +111,7 @@ export async function startSnsPublisher(): Promise<SnsPublisher> {
           TopicArn: topicArn,
           Token: token,
           Message: `You have chosen to subscribe to the topic ${topicArn}.`,
-          SubscribeURL: `${base}/confirm?Action=ConfirmSubscription&TopicArn=${encodeURIComponent(topicArn)}&Token=${token}`,
+          SubscribeURL: `${base}/${broken ? 'confirm-broken' : 'confirm'}?Action=ConfirmSubscription&TopicArn=${encodeURIComponent(topicArn)}&Token=${token}`,
         },
         '1',
         new Date().toISOString(),

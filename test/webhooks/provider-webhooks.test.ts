@@ -411,6 +411,9 @@ describe('provider webhooks, end to end', () => {
     const other = sns.confirmation('arn:aws:sns:eu-west-1:123456789012:someone-else');
     expect((await post('ses', Buffer.from(JSON.stringify(other)))).body.error.details.reason).toBe('webhook_topic_refused');
     expect(sns.confirmations.get(other.Token ?? '')).toBeUndefined();
+    // SNS's side failing: 503, so that SNS sends the confirmation again.
+    const failing = await post('ses', Buffer.from(JSON.stringify(sns.confirmation(TOPIC, true))));
+    expect(failing).toMatchObject({ status: 503, body: { error: { details: { reason: 'webhook_confirmation_failed' } } } });
   });
 
   it("shows the provider's side in the console: the account's provider, the message's provider state and id", async () => {

@@ -64,7 +64,13 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     const reading = await adapter.receive(request, settings, now);
     if (!reading.ok) return reading;
     if (reading.confirm !== undefined) {
-      await deps.confirmSubscription(reading.confirm);
+      try {
+        await deps.confirmSubscription(reading.confirm);
+      } catch (error) {
+        // Ours to retry, not the sender's fault: a 5xx has SNS send the confirmation again.
+        deps.log.warn({ err: error, tenantId, provider }, 'could not visit the subscription URL to confirm it');
+        return { ok: false, problem: { status: 503, code: 'webhook_confirmation_failed', message: 'the subscription URL could not be visited; try again' } };
+      }
       deps.log.info({ tenantId, provider }, 'provider webhook subscription confirmed');
       return { ok: true, settlement: { applied: 0, duplicates: 0, unmatched: 0 }, confirmed: true };
     }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ProviderEvent } from '../../src/core/provider-events.js';
+import { countOutcomes, type ProviderEvent } from '../../src/core/provider-events.js';
 import { correlateProviderEvent, planProviderEvent } from '../../src/core/provider-plan.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
@@ -46,7 +46,8 @@ describe('provider ledger on SQLite', () => {
       }
     };
     const ledger = store.providerLedger;
-    const apply = async (...events: ProviderEvent[]) =>
+    const apply = async (...events: ProviderEvent[]) => countOutcomes(await settle(...events));
+    const settle = async (...events: ProviderEvent[]) =>
       ledger.settle(
         'acme',
         events.map((event) => {
@@ -58,7 +59,7 @@ describe('provider ledger on SQLite', () => {
     const stateOf = (id: string) => read<{ provider_state: string | null }>(`SELECT provider_state FROM messages WHERE id = '${id}'`)[0]?.provider_state;
     const eventsOf = (id: string) =>
       read<{ event_type: string }>(`SELECT event_type FROM outbox WHERE message_id = '${id}' ORDER BY seq`).map((row) => row.event_type);
-    return { store, apply, stateOf, eventsOf, read };
+    return { store, apply, settle, stateOf, eventsOf, read };
   };
 
   const event = (eventId: string, extra: Partial<ProviderEvent>): ProviderEvent => ({
@@ -78,8 +79,10 @@ describe('provider ledger on SQLite', () => {
   });
 
   it('applies an event once, however often it is delivered', async () => {
-    const { apply, eventsOf } = setup();
+    const { apply, settle, eventsOf } = setup();
     expect(await apply(event('e-1', {}))).toEqual({ applied: 1, duplicates: 0, unmatched: 0 });
+    // One outcome per event, in order.
+    expect(await settle(event('e-1', {}), event('e-9', { mailId: 'no-such-id' }))).toEqual(['duplicate', 'unmatched']);
     expect(await apply(event('e-1', {}), event('e-1', {}))).toEqual({ applied: 0, duplicates: 2, unmatched: 0 });
     expect(eventsOf('m-1')).toEqual(['message.delivered']);
   });
@@ -136,7 +139,7 @@ describe('provider ledger on SQLite', () => {
       ledger.settle('acme', [{ event: good, plan: planOf(good) }], 5_000),
       ledger.settle('acme', [{ event: bad, plan: broken }], 5_000),
     ]);
-    expect(first).toEqual({ status: 'fulfilled', value: { applied: 1, duplicates: 0, unmatched: 0 } });
+    expect(first).toEqual({ status: 'fulfilled', value: ['applied'] });
     expect(second.status).toBe('rejected');
     expect(stateOf('m-1')).toBe('delivered');
     expect(stateOf('m-2')).toBeNull();

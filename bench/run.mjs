@@ -145,6 +145,7 @@ const scenarios = {
     // Publisher capacity: 20,000 messages posted (tenant suspended: one `queued` event each)
     // while NATS is down, then NATS back: events/s from reconnecting to an empty backlog,
     // each event published with its PubAck awaited and its message's KV latest state written.
+    // Then, against the same server, a bare nats.js client publishing as many (issue 26's yardstick).
     const nats = await startNats();
     const { d, key, stop } = await startPeers({
       suspended: true,
@@ -166,7 +167,16 @@ const scenarios = {
         status = await mirrorStatus(d);
       }
       const seconds = (Date.now() - connectedAt) / 1000;
-      return { 'events/s': backlog / seconds, events: backlog, 'messages posted': load.queued };
+      // The same nats-server, the same run: a bare nats.js client's acknowledged publishes of an event's size.
+      const eventBytes = 600;
+      const bare = await run(['bench/bare-nats.mjs', nats.url(), String(backlog), String(eventBytes), '1000']);
+      return {
+        'events/s': backlog / seconds,
+        'bare nats.js acknowledged publishes/s': bare.rate,
+        'mirror / bare': backlog / seconds / bare.rate,
+        events: backlog,
+        'messages posted': load.queued,
+      };
     } finally {
       await stop();
       await nats.stop();

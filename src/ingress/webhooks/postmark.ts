@@ -12,7 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { ProviderEvent, WebhookSettings } from '../../core/provider-events.js';
 import { malformed, unauthorized, type ProviderAdapter, type WebhookReading, type WebhookRequest } from './adapter.js';
-import { instantOf, MAIL_ID_KEY, numberOf, objectOf, parseJson, sameSecret, text, type Json } from './json-fields.js';
+import { instantOf, MAIL_ID_KEY, objectOf, parseJson, sameSecret, text, type Json } from './json-fields.js';
 
 export const POSTMARK_TOKEN_HEADER = 'X-Webhook-Token';
 

@@ -3,6 +3,7 @@
  * verifies the envelope, this reads the SES event in its Message, in either the
  * notification format (notificationType) or the event-publishing one (eventType).
  */
+import { findReplyCode, findStatus } from '../../core/bounce-classify.js';
 import type { ProviderEvent } from '../../core/provider-events.js';
 import { malformed, type ProviderAdapter, type WebhookReading } from './adapter.js';
 import { instantOf, MAIL_ID_KEY, objectOf, parseJson, text, type Json } from './json-fields.js';
@@ -150,10 +151,5 @@ function correlationOf(mail: Json): Pick<ProviderEvent, 'providerMessageId' | 'm
   };
 }
 
-/** The enhanced status (RFC 3463) in an SMTP reply or diagnostic, else its reply code. */
-function statusIn(reply: string | null): string | null {
-  if (reply === null) return null;
-  const enhanced = /\b[245]\.\d{1,3}\.\d{1,3}\b/.exec(reply);
-  if (enhanced !== null) return enhanced[0];
-  return /^\s*(?:smtp;\s*)?([245]\d\d)\b/i.exec(reply)?.[1] ?? null;
-}
+/** The enhanced status (RFC 3463) in an SMTP reply or diagnostic, else its reply code: the bounce parser's own readers. */
+const statusIn = (reply: string | null): string | null => (reply === null ? null : (findStatus(reply) ?? findReplyCode(reply)));

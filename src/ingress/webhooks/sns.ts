@@ -7,6 +7,7 @@
 import { X509Certificate, verify, type KeyObject } from 'node:crypto';
 import { get } from 'node:https';
 import { malformed, unauthorized, unavailable, type WebhookRefusal } from './adapter.js';
+import { objectOf, parseJson } from './json-fields.js';
 
 export type SnsMessageType = 'Notification' | 'SubscriptionConfirmation' | 'UnsubscribeConfirmation';
 
@@ -86,7 +87,7 @@ export function createSnsVerifier(options: SnsVerifierOptions): SnsVerifier {
   return {
     async verify(body, topicArns, now) {
       if (body.length > MAX_BODY_BYTES) return bad('the body is larger than any SNS message');
-      const parsed = parseObject(body.toString('utf8'));
+      const parsed = objectOf(parseJson(body));
       if (parsed === null) return bad('the body is not a JSON object');
       const signed = readSigned(parsed);
       if (signed === null) return deny('webhook_signature_missing', 'the SNS message lacks a field its signature needs');
@@ -189,13 +190,4 @@ export function fetchText(url: URL, ca: string | Buffer | undefined, timeoutMs: 
     const timer = setTimeout(() => finish(new Error('the certificate fetch timed out')), timeoutMs);
     request.on('error', (error) => finish(error));
   });
-}
-
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }

@@ -2,13 +2,12 @@
  * A real, scriptable upstream SMTP server (smtp-server on 127.0.0.1, port 0) for
  * tests: records what it receives, answers RCPT and DATA as scripted, can hang.
  */
-import { execFile } from 'node:child_process';
 import { EventEmitter, once } from 'node:events';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { selfSigned } from './self-signed.js';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 
 export interface SinkEnvelope {
@@ -66,7 +65,6 @@ export interface SmtpSink {
   stop(): Promise<void>;
 }
 
-const execFileAsync = promisify(execFile);
 let certificate: Promise<{ key: Buffer; cert: Buffer }> | null = null;
 
 /** One self-signed localhost certificate per test process, made by the openssl CLI. */
@@ -74,9 +72,8 @@ function selfSignedCertificate(): Promise<{ key: Buffer; cert: Buffer }> {
   certificate ??= (async () => {
     const dir = await mkdtemp(join(tmpdir(), 'smtp-sink-cert-'));
     try {
-      const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-      await execFileAsync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '1', '-subj', '/CN=localhost']);
-      return { key: await readFile(key), cert: await readFile(cert) };
+      const { key, cert } = await selfSigned(dir, 'sink', 'localhost');
+      return { key, cert };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

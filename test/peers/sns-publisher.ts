@@ -5,16 +5,13 @@
  * documents them (signature versions 1 and 2). The daemon is told to trust the
  * peer's CA (`webhooks.sns_ca_file`) and its host (`webhooks.sns_certificate_host`).
  */
-import { execFile } from 'node:child_process';
 import { randomUUID, sign } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-
-const run = promisify(execFile);
+import { selfSigned } from './self-signed.js';
 
 export interface SnsPublisher {
   /** The PEM file of the HTTPS peer's certificate: `webhooks.sns_ca_file`. */
@@ -28,28 +25,6 @@ export interface SnsPublisher {
   /** SubscribeURL visits, by token. */
   confirmations: Map<string, number>;
   stop(): Promise<void>;
-}
-
-async function selfSigned(dir: string, name: string, cn: string): Promise<{ key: Buffer; cert: Buffer; certFile: string }> {
-  const [keyFile, certFile] = [join(dir, `${name}.key`), join(dir, `${name}.pem`)];
-  await run('openssl', [
-    'req',
-    '-x509',
-    '-newkey',
-    'rsa:2048',
-    '-nodes',
-    '-keyout',
-    keyFile,
-    '-out',
-    certFile,
-    '-days',
-    '2',
-    '-subj',
-    `/CN=${cn}`,
-    '-addext',
-    'subjectAltName=IP:127.0.0.1',
-  ]);
-  return { key: await readFile(keyFile), cert: await readFile(certFile), certFile };
 }
 
 /** The string SNS signs: "Key\nValue\n" for each signed key present, in AWS's documented order. */

@@ -3,14 +3,12 @@
  * a key whose self-signed certificate a local HTTPS peer serves, the way SNS
  * serves SigningCertURL. The SES events are shaped as AWS documents them.
  */
-import { execFile } from 'node:child_process';
 import { sign } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebhookSettings } from '../../src/core/provider-events.js';
@@ -19,8 +17,8 @@ import { createSesAdapter } from '../../src/ingress/webhooks/ses.js';
 import { checkProperty } from '../helpers/property-runs.js';
 import { eventsOf, problemOf } from '../helpers/webhook-readings.js';
 import { stringToSign } from '../peers/sns-publisher.js';
+import { selfSigned } from '../peers/self-signed.js';
 
-const execFileAsync = promisify(execFile);
 const TOPIC = 'arn:aws:sns:us-east-1:123456789012:ses-events';
 const SETTINGS: WebhookSettings[] = [
   { provider: 'sendgrid', publicKey: 'x' },
@@ -37,17 +35,10 @@ let tlsCert: Buffer;
 let signingKey: Buffer;
 const fetches = new Map<string, number>();
 
-async function selfSigned(name: string, cn: string): Promise<{ key: Buffer; cert: Buffer }> {
-  const [key, cert] = [join(dir, `${name}.key`), join(dir, `${name}.pem`)];
-  const args = ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert, '-days', '2', '-subj', `/CN=${cn}`];
-  await execFileAsync('openssl', [...args, '-addext', 'subjectAltName=IP:127.0.0.1,DNS:localhost']);
-  return { key: await readFile(key), cert: await readFile(cert) };
-}
-
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ses-sns-'));
-  const tls = await selfSigned('tls', 'localhost');
-  const signing = await selfSigned('signing', 'sns.us-east-1.amazonaws.com');
+  const tls = await selfSigned(dir, 'tls', 'localhost');
+  const signing = await selfSigned(dir, 'signing', 'sns.us-east-1.amazonaws.com');
   tlsCert = tls.cert;
   signingKey = signing.key;
   server = createServer({ key: tls.key, cert: tls.cert }, (request, response) => {

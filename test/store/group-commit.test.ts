@@ -3,16 +3,10 @@
  * without savepoints, and when one request throws, written again with one per
  * request, so that only that request fails and nothing of it is kept.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { MessageContent } from '../../src/core/message.js';
 import { createSubmissionService, type SubmissionItem } from '../../src/core/submission-service.js';
-import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
-import Database from 'better-sqlite3';
+import { openTestStore } from '../helpers/sqlite-store.js';
 
 describe('intake group commit on SQLite', () => {
   const cleanups: Array<() => void> = [];
@@ -21,22 +15,14 @@ describe('intake group commit on SQLite', () => {
   });
 
   const setup = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mailproxy-group-'));
-    const path = join(dir, 'db.sqlite');
-    let next = 0;
-    const ids = { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` };
-    const store: SqliteStore = createSqliteStore({ path, secrets: createAesGcmSecretBox(randomBytes(32)), ids, now: Date.now });
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    cleanups.push(() => store.close());
-    // Set up through a connection of its own, as an operator's tool would.
-    const admin = new Database(path);
-    admin.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
-    admin
-      .prepare(
-        `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 1, 0, 0)`,
-      )
-      .run();
-    admin.close();
+    // The default account, set up through a connection of its own as an operator's tool would.
+    const { store, ids, read } = openTestStore(cleanups, (admin) =>
+      admin
+        .prepare(
+          `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 1, 0, 0)`,
+        )
+        .run(),
+    );
     const turn: Array<() => void> = [];
     const submissions = createSubmissionService({
       store,
@@ -47,15 +33,6 @@ describe('intake group commit on SQLite', () => {
       wake: () => undefined,
       defer: (fn) => turn.push(fn),
     });
-    /** What another connection sees: only what was committed. */
-    const read = <T>(sql: string): T[] => {
-      const reader = new Database(path, { readonly: true });
-      try {
-        return reader.prepare(sql).all() as T[];
-      } finally {
-        reader.close();
-      }
-    };
     const rows = () => read<{ id: string; state: string }>(`SELECT id, state FROM messages ORDER BY pk`);
     const events = () =>
       read<{ e: string }>(`SELECT message_id || ':' || event_type AS e FROM outbox WHERE message_id IS NOT NULL ORDER BY seq`).map((row) => row.e);

@@ -3,16 +3,10 @@
  * often it comes, the provider state by rank whatever the order of arrival, candidates by each
  * reference form a provider echoes, and retention forgetting applied events.
  */
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { countOutcomes, type ProviderEvent } from '../../src/core/provider-events.js';
 import { correlateProviderEvent, planProviderEvent } from '../../src/core/provider-plan.js';
-import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+import { openTestStore } from '../helpers/sqlite-store.js';
 
 const POLICY = { suppressHardBounces: true, suppressComplaints: true, suppressionTtlMs: null };
 
@@ -23,28 +17,12 @@ describe('provider ledger on SQLite', () => {
   });
 
   const setup = () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mailproxy-provider-'));
-    const path = join(dir, 'db.sqlite');
-    let next = 0;
-    const ids = { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` };
-    const store: SqliteStore = createSqliteStore({ path, secrets: createAesGcmSecretBox(randomBytes(32)), ids, now: Date.now });
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-    cleanups.push(() => store.close());
-    const admin = new Database(path);
-    admin.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
-    const insert = admin.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, payload, mail_from, rcpt_to, message_id_header, state,
-        next_attempt_at, created_at, updated_at, provider_message_id) VALUES ('acme', ?, 'main', 'http', '{}', 'a@acme.example', '["b@example.net"]', ?, 'sent', 0, 0, 0, ?)`);
-    insert.run('m-1', '<m-1@acme.example>', '0100018c-abc-000000');
-    insert.run('m-2', '<m-2@acme.example>', '7oJ3cLZdR2KZQ5Z3lV4p3A');
-    admin.close();
-    const read = <T>(sql: string): T[] => {
-      const reader = new Database(path, { readonly: true });
-      try {
-        return reader.prepare(sql).all() as T[];
-      } finally {
-        reader.close();
-      }
-    };
+    const { store, read } = openTestStore(cleanups, (admin) => {
+      const insert = admin.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, payload, mail_from, rcpt_to, message_id_header, state,
+          next_attempt_at, created_at, updated_at, provider_message_id) VALUES ('acme', ?, 'main', 'http', '{}', 'a@acme.example', '["b@example.net"]', ?, 'sent', 0, 0, 0, ?)`);
+      insert.run('m-1', '<m-1@acme.example>', '0100018c-abc-000000');
+      insert.run('m-2', '<m-2@acme.example>', '7oJ3cLZdR2KZQ5Z3lV4p3A');
+    });
     const ledger = store.providerLedger;
     const apply = async (...events: ProviderEvent[]) => countOutcomes(await settle(...events));
     const settle = async (...events: ProviderEvent[]) =>

@@ -1,0 +1,38 @@
+/**
+ * The real SQLite store on a fresh file, for store-level tests: ids counted in order, the tenant
+ * `acme` made through a connection of its own (as an operator's tool would), then `seed` run on
+ * that connection; `read` sees what another connection sees (only what was committed).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+
+export function openTestStore(cleanups: Array<() => void>, seed: (admin: Database.Database) => void = () => {}) {
+  const dir = mkdtempSync(join(tmpdir(), 'mailproxy-store-'));
+  const path = join(dir, 'db.sqlite');
+  let next = 0;
+  const ids = { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` };
+  const store: SqliteStore = createSqliteStore({ path, secrets: createAesGcmSecretBox(randomBytes(32)), ids, now: Date.now });
+  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+  cleanups.push(() => store.close());
+  const admin = new Database(path);
+  try {
+    admin.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
+    seed(admin);
+  } finally {
+    admin.close();
+  }
+  const read = <T>(sql: string): T[] => {
+    const reader = new Database(path, { readonly: true });
+    try {
+      return reader.prepare(sql).all() as T[];
+    } finally {
+      reader.close();
+    }
+  };
+  return { store, ids, read };
+}

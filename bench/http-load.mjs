@@ -1,6 +1,7 @@
 // HTTP load generator in its own process: POSTs /add-messages batches for a duration.
 // argv: url token concurrency batchSize bodyBytes seconds idPrefix [messagesPerSecond, 0 = as fast as possible]
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { postJson } from './http-post.mjs';
 
 const [url, token, concurrency, batchSize, bodyBytes, seconds, prefix, rateText = '0'] = process.argv.slice(2);
 const rate = Number(rateText);
@@ -35,26 +36,7 @@ const deadline = Date.now() + Number(seconds) * 1000;
 // showed up as tens of milliseconds in the p99 of any server, even one that stores nothing.
 const target = new URL(`${url}/add-messages`);
 const agent = new Agent({ keepAlive: true, maxSockets: Number(concurrency) });
-function post(payload) {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      target,
-      {
-        method: 'POST',
-        agent,
-        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
-      },
-      (incoming) => {
-        const chunks = [];
-        incoming.on('data', (chunk) => chunks.push(chunk));
-        incoming.on('end', () => resolve({ status: incoming.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-        incoming.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
-}
+const post = (payload) => postJson(agent, target, payload, { authorization: `Bearer ${token}` });
 
 const startedAt = Date.now();
 // Latencies count from the second second on: the first requests open the connections and run

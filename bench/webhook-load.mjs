@@ -4,7 +4,8 @@
 //   sendgrid: key is a PKCS#8 PEM private key (base64), eventsPerRequest events per request (SendGrid batches).
 // Each event is a delivery of a random one of the ids `${idPrefix}-0` .. `${idPrefix}-(idCount-1)`, with a fresh event id.
 import { createHmac, createPrivateKey, randomBytes, randomUUID, sign } from 'node:crypto';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
+import { postJson } from './http-post.mjs';
 
 const [url, tenant, provider, key, concurrency, seconds, idPrefix, idCount, perRequestText] = process.argv.slice(2);
 const perRequest = provider === 'mailgun' ? 1 : Number(perRequestText);
@@ -35,22 +36,7 @@ function signed() {
   return { body, headers: { 'X-Twilio-Email-Event-Webhook-Signature': signature, 'X-Twilio-Email-Event-Webhook-Timestamp': String(now) } };
 }
 
-function post({ body, headers }) {
-  return new Promise((resolve, reject) => {
-    const outgoing = request(
-      target,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length, ...headers } },
-      (incoming) => {
-        const chunks = [];
-        incoming.on('data', (chunk) => chunks.push(chunk));
-        incoming.on('end', () => resolve({ status: incoming.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
-        incoming.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
-}
+const post = ({ body, headers }) => postJson(agent, target, body, headers);
 
 const startedAt = Date.now();
 async function worker() {

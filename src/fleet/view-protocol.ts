@@ -21,12 +21,17 @@ const decoder = new TextDecoder();
 export const encode = (value: unknown): Uint8Array => encoder.encode(JSON.stringify(value));
 export const decode = (data: Uint8Array): unknown => JSON.parse(decoder.decode(data));
 
+/** An AppError crosses as data; anything else as INTERNAL, saying nothing of the node's insides. */
+function errorReply(error: unknown): ViewReply {
+  if (error instanceof AppError) return { error: { code: error.code, message: error.message, details: error.details } };
+  return { error: { code: 'INTERNAL', message: 'the node could not answer' } };
+}
+
 export function replyOf(run: () => unknown): ViewReply {
   try {
     return { ok: run() };
   } catch (error) {
-    if (error instanceof AppError) return { error: { code: error.code, message: error.message, details: error.details } };
-    return { error: { code: 'INTERNAL', message: 'the node could not answer' } };
+    return errorReply(error);
   }
 }
 
@@ -35,9 +40,7 @@ export async function replyOfAsync(run: () => Promise<unknown>): Promise<ViewRep
   try {
     return { ok: await run() };
   } catch (error) {
-    return replyOf(() => {
-      throw error;
-    });
+    return errorReply(error);
   }
 }
 

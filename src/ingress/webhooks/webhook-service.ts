@@ -18,6 +18,7 @@ import {
   type ProviderName,
   type ProviderSettlement,
   type WebhookOutcome,
+  type WebhookProblem,
   type WebhookReceiver,
   type WebhookRequest,
   type WebhookSettings,
@@ -48,7 +49,7 @@ export interface WebhookServiceDeps {
 
 export type WebhookService = WebhookReceiver;
 
-const refused = (status: 401 | 404, code: string, message: string): WebhookOutcome => ({ ok: false, problem: { status, code, message } });
+const refused = (status: WebhookProblem['status'], code: string, message: string): WebhookOutcome => ({ ok: false, problem: { status, code, message } });
 
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const adapters = new Map(deps.adapters.map((adapter) => [adapter.provider, adapter]));
@@ -69,14 +70,14 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       } catch (error) {
         // Ours to retry, not the sender's fault: a 5xx has SNS send the confirmation again.
         deps.log.warn({ err: error, tenantId, provider }, 'could not visit the subscription URL to confirm it');
-        return { ok: false, problem: { status: 503, code: 'webhook_confirmation_failed', message: 'the subscription URL could not be visited; try again' } };
+        return refused(503, 'webhook_confirmation_failed', 'the subscription URL could not be visited; try again');
       }
       deps.log.info({ tenantId, provider }, 'provider webhook subscription confirmed');
       return { ok: true, settlement: { applied: 0, duplicates: 0, unmatched: 0 }, confirmed: true };
     }
     const outcomes = await apply(tenantId, reading.events);
     if (outcomes === null) {
-      return { ok: false, problem: { status: 503, code: 'webhook_fleet_incomplete', message: 'a fleet node that may hold these messages cannot be reached' } };
+      return refused(503, 'webhook_fleet_incomplete', 'a fleet node that may hold these messages cannot be reached');
     }
     const settlement = countOutcomes(outcomes);
     if (settlement.unmatched > 0) deps.log.info({ tenantId, provider, unmatched: settlement.unmatched }, 'provider events about no message of the tenant');

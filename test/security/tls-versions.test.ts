@@ -5,16 +5,15 @@
  * refusal is the daemon's doing and not OpenSSL's. (HTTP has no TLS listener:
  * it is served over plain HTTP on loopback, behind a proxy that terminates TLS.)
  */
-import { execFile } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { connect as netConnect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect as tlsConnect, createServer, type SecureVersion, type TLSSocket } from 'node:tls';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { selfSigned } from '../peers/self-signed.js';
 
 // OpenSSL 3 refuses TLS 1.0/1.1 at its default security level; level 0 lets this client offer them.
 const OLD_CIPHERS = 'DEFAULT@SECLEVEL=0';
@@ -80,23 +79,9 @@ describe('TLS 1.2 minimum on SMTP', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'mailproxy-tls-'));
-    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    await promisify(execFile)('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-    ]);
-    [key, cert] = [readFileSync(keyFile), readFileSync(certFile)];
+    const made = await selfSigned(dir, 'localhost', 'localhost');
+    const { keyFile, certFile } = made;
+    [key, cert] = [made.key, made.cert];
     fx = await startQueueFixture({ extraToml: `[smtp]\ntls_cert_file = "${certFile}"\ntls_key_file = "${keyFile}"\ntls_listen = "127.0.0.1:0"\n` });
   });
   afterAll(async () => {

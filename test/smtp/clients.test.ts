@@ -3,16 +3,15 @@
  * smtplib, swaks): each message reaches the upstream sink with its body
  * byte-identical and only the documented header changes.
  */
-import { execFile } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { composeWithNodemailer, requireProgram, runProgram, runPython, runSwaks, sendRawWithNodemailer } from '../helpers/smtp-clients.js';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
+import { selfSigned } from '../peers/self-signed.js';
 
 const CONTROL_HEADERS = ['x-mail-proxy-account', 'x-mail-proxy-priority', 'x-mail-proxy-batch', 'x-mail-proxy-deferred-ts'];
 
@@ -124,22 +123,7 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
     requireProgram('python3', ['--version'], /Python 3/, 'python3 is needed (apt-get install -y python3)');
     requireProgram('swaks', ['--support'], /TLS supported/, 'apt-get install -y swaks libnet-ssleay-perl');
     dir = await mkdtemp(join(tmpdir(), 'smtp-clients-'));
-    const [keyFile, certFile] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
-    await promisify(execFile)('openssl', [
-      'req',
-      '-x509',
-      '-newkey',
-      'rsa:2048',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      certFile,
-      '-days',
-      '1',
-      '-subj',
-      '/CN=localhost',
-    ]);
+    const { keyFile, certFile } = await selfSigned(dir, 'localhost', 'localhost');
     sink = await startSmtpSink();
     fx = await startQueueFixture({
       // Relaying the 27 MB message can outlast the fixture's 2 s send timeout.

@@ -65,21 +65,21 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
   };
 
   /** Claims what one account may send now and hands it on; answers its next wake instant. */
-  const serveAccount = (account: Account, now: number): { claimed: number; wakeAt: number | null } => {
-    if (account.pausedAt !== null) return { claimed: 0, wakeAt: null };
+  const serveAccount = (account: Account, now: number): { claimed: number; full: boolean; wakeAt: number | null } => {
+    if (account.pausedAt !== null) return { claimed: 0, full: false, wakeAt: null };
     const gate = deps.fleetLimits;
     const lane = lanes.laneOf(gate === undefined ? account : sharedAccount(gate, account, now));
     const limits = limitsOf(account);
     const limited = isLimited(limits);
     const local = limited ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
     const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
-    if (fleet !== null && 'wakeAt' in fleet) return { claimed: 0, wakeAt: fleet.wakeAt };
+    if (fleet !== null && 'wakeAt' in fleet) return { claimed: 0, full: false, wakeAt: fleet.wakeAt };
     const usage = fleet?.usage ?? local;
     const plan = planClaim({ account, window: laneWindow(lane), held: lane.ready.length + lane.sending, claimBatch: deps.claimBatch, usage, now });
-    if (plan.kind === 'none') return { claimed: 0, wakeAt: null }; // a finishing send wakes us
+    if (plan.kind === 'none') return { claimed: 0, full: false, wakeAt: null }; // a finishing send wakes us
     if (plan.kind === 'wait_for_budget') {
       const due = queue.nextDueAt(account.tenantId, account.id);
-      return { claimed: 0, wakeAt: due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now) };
+      return { claimed: 0, full: false, wakeAt: due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now) };
     }
     const claimStartedAt = performance.now();
     const claimed = queue.claim({
@@ -95,7 +95,11 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
     if (plan.reject) lanes.reject(claimed, now);
     else lanes.offer(lane, claimed);
     if (gate !== undefined && limited && !plan.reject && claimed.length > 0) gate.claimed(account, limits, claimed.length, now);
-    return { claimed: claimed.length, wakeAt: needsDueWake(plan, claimed.length) ? queue.nextDueAt(account.tenantId, account.id) : null };
+    return {
+      claimed: claimed.length,
+      full: claimed.length === plan.limit,
+      wakeAt: needsDueWake(plan, claimed.length) ? queue.nextDueAt(account.tenantId, account.id) : null,
+    };
   };
 
   return (now) => {
@@ -108,14 +112,18 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
       if (reclaimed > 0) deps.log.warn({ reclaimed }, 'expired leases reclaimed');
     }
     let claimed = 0;
+    let full = false;
     let nextWakeAt: number | null = null;
     for (const account of currentAccounts()) {
       const served = serveAccount(account, now);
       claimed += served.claimed;
+      full ||= served.full;
       if (served.wakeAt !== null) nextWakeAt = nextWakeAt === null ? served.wakeAt : Math.min(nextWakeAt, served.wakeAt);
     }
-    // Claimed some: more may be due right now, so the next step follows at once.
-    if (claimed > 0) return { claimed, nextWakeAt: now };
+    // A claim that took all it was allowed may have left more due right now: the next step
+    // follows at once. One that took less took all that was due; stepping again at once would
+    // only run an empty claim (a transaction per arrival when mail trickles in one at a time).
+    if (full) return { claimed, nextWakeAt: now };
     return { claimed, nextWakeAt: nextWakeAt === null ? null : Math.max(nextWakeAt, now + 1) };
   };
 }

@@ -80,6 +80,10 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
   const suppressedRows = db.prepare<[string, number, string], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
   );
+  // One recipient (every SMTP RCPT TO) is a primary-key probe, without json_each's parse.
+  const suppressedRow = db.prepare<[string, string, number], { address: string }>(
+    `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
+  );
   const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
   const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
     `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
@@ -131,8 +135,13 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
 
   return {
     states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
-    suppressed: (tenantId, addresses, now) =>
-      new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address)),
+    suppressed: (tenantId, addresses, now) => {
+      if (addresses.length === 1) {
+        const row = suppressedRow.get(tenantId, normalizeAddress(addresses[0] ?? ''), now);
+        return new Set(row === undefined ? [] : [row.address]);
+      }
+      return new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address));
+    },
     enqueue: createEnqueue(db, writeEvent),
     claim: (request) => claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),

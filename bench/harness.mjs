@@ -72,7 +72,10 @@ export function benchDataDir() {
 export async function startDaemon(env = {}, { dataDir: existing } = {}) {
   const dataDir = existing ?? benchDataDir();
   const spawnedAt = Date.now();
-  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), 'dist/cli/main.js', 'serve'], {
+  // BENCH_DAEMON_SCRIPT: another build of the daemon (a directory inside the repo, for its
+  // node_modules), to compare two builds side by side in one run.
+  const script = process.env.BENCH_DAEMON_SCRIPT ?? 'dist/cli/main.js';
+  const daemon = start([...(process.env.BENCH_DAEMON_NODE_ARGS ?? '').split(' ').filter(Boolean), script, 'serve'], {
     MAILPROXY_DATA_DIR: dataDir,
     MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_SMTP_LISTEN: '127.0.0.1:0',

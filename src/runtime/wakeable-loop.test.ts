@@ -83,6 +83,39 @@ describe('the wakeable loop', () => {
     expect(step).toHaveBeenCalledTimes(1);
   });
 
+  it('under wakeSpacingMs, takes a lone wake at once and holds a wake that follows a step too soon', async () => {
+    const step = vi.fn((): StepReport => ({ nextWakeAt: null }));
+    const loop = createWakeableLoop({ name: 'test', step, recover: () => ({ nextWakeAt: null }), clock, log: recordingLogger(lines), wakeSpacingMs: 5 });
+    loop.start(null);
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(step).toHaveBeenCalledTimes(1);
+    // 2 ms after that step began: held for the 3 ms left, and the wakes meanwhile join it.
+    await vi.advanceTimersByTimeAsync(2);
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(1);
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(step).toHaveBeenCalledTimes(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(step).toHaveBeenCalledTimes(2);
+    // After a quiet spell a wake waits for nothing.
+    await vi.advanceTimersByTimeAsync(100);
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(step).toHaveBeenCalledTimes(3);
+  });
+
+  it('under wakeSpacingMs, does not hold back a step that asks for the next at once', async () => {
+    let left = 3;
+    const step = vi.fn((now: number): StepReport => ({ nextWakeAt: (left -= 1) > 0 ? now : null }));
+    const loop = createWakeableLoop({ name: 'test', step, recover: () => ({ nextWakeAt: null }), clock, log: recordingLogger(lines), wakeSpacingMs: 50 });
+    loop.start();
+    // Each step in a turn of its own, none of them 50 ms apart.
+    for (let turn = 0; turn < 3; turn += 1) await vi.advanceTimersByTimeAsync(1);
+    expect(step).toHaveBeenCalledTimes(3);
+  });
+
   it('a wake during a step asks for exactly one more step', async () => {
     const gated = gatedStep();
     const loop = loopOf(gated.step);

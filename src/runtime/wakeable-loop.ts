@@ -31,13 +31,20 @@ export interface WakeableLoopOptions<R extends StepReport> {
   log: Logger;
   /** How long a wake() waits for more wakes to join it (0: the next turn of the event loop). */
   wakeDelayMs?: number;
+  /**
+   * Under a stream of wakes, the least time between the starts of two woken steps: a wake this
+   * soon after a step began waits for the rest of it, and the wakes meanwhile join it. A wake
+   * after a quiet spell is taken at once (`wakeDelayMs`), so a lone event waits for nothing;
+   * a step that asks for the next at once (its `nextWakeAt`) is not held back either.
+   */
+  wakeSpacingMs?: number;
 }
 
 export interface WakeableLoop<R extends StepReport> {
   /** Arms the first step at `firstStepAt` (default: now; null: the first wake). Idempotent while running. */
   start(firstStepAt?: number | null): void;
   /**
-   * A step soon (after `wakeDelayMs`), never in the caller's turn: a caller inside a
+   * A step soon (after `wakeDelayMs`, or what is left of `wakeSpacingMs`), never in the caller's turn: a caller inside a
    * store transaction commits before the step reads. Wakes before the step coalesce;
    * a wake during a step asks for exactly one more. Nothing before start() or after stop().
    */
@@ -105,9 +112,11 @@ export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOp
   let stopped = false;
   let current: Promise<R> | null = null;
   let again = false;
+  let stepStartedAt = Number.NEGATIVE_INFINITY;
   const timers = stepTimers(() => void tick());
 
   const runStep = async (): Promise<R> => {
+    stepStartedAt = clock.now();
     try {
       return await options.step(clock.now());
     } catch (error) {
@@ -156,8 +165,9 @@ export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOp
     },
     wake() {
       if (!running) return;
-      const delayMs = options.wakeDelayMs ?? 0;
-      if (delayMs === 0) timers.soon();
+      const held = (options.wakeSpacingMs ?? 0) - (clock.now() - stepStartedAt);
+      const delayMs = Math.max(options.wakeDelayMs ?? 0, held);
+      if (delayMs <= 0) timers.soon();
       else timers.after(delayMs);
     },
     tick,

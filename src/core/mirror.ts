@@ -32,11 +32,17 @@ export interface MirrorRecord {
   lastErrorAt: number | null;
 }
 
+/** A row waiting for its publish, with the event it is published as. */
+export interface PendingEvent extends OutboxRow {
+  /** The event's JSON in UTF-8, exactly as contracts/event.ts `eventBody` writes it. */
+  body: Uint8Array;
+}
+
 /** The store side of the mirror. */
 export interface MirrorStore {
   record(): MirrorRecord;
   /** The next `limit` rows past the cursor, in order. */
-  pending(limit: number): OutboxRow[];
+  pending(limit: number): PendingEvent[];
   /** How far behind the stream is. */
   backlog(): { count: number; oldestAt: number | null };
   /**

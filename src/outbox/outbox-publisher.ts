@@ -12,7 +12,7 @@ import { headers, type KV, type NatsConnection } from 'nats';
 import type { Clock } from '../core/clock.js';
 import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
 import type { Logger } from '../core/logger.js';
-import { eventBody, eventSubject } from '../core/contracts/event.js';
+import { eventSubject } from '../core/contracts/event.js';
 import type { MirrorStore, OutboxRow } from '../core/mirror.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
 import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
@@ -29,8 +29,6 @@ export interface PublisherConfig {
   retryInitialMs: number;
   retryMaxMs: number;
 }
-
-const encoder = new TextEncoder();
 
 const latestEvents = (rows: readonly OutboxRow[]): LatestEvent[] =>
   rows.flatMap((row) =>
@@ -79,9 +77,7 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
       () => null,
       (error: unknown) => ({ error }),
     );
-    const results = await Promise.allSettled(
-      rows.map((row) => acks.publish(eventSubject(config.subjectPrefix, row), encoder.encode(eventBody(row)), msgIdOf(row.id))),
-    );
+    const results = await Promise.allSettled(rows.map((row) => acks.publish(eventSubject(config.subjectPrefix, row), row.body, msgIdOf(row.id))));
     const kvFailure = await kvWrites;
     if (kvFailure !== null) throw kvFailure.error;
     const firstFailure = results.findIndex((result) => result.status === 'rejected');

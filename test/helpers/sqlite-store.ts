@@ -34,5 +34,5 @@ export function openTestStore(cleanups: Array<() => void>, seed: (admin: Databas
       reader.close();
     }
   };
-  return { store, ids, read };
+  return { store, ids, read, path };
 }

@@ -44,9 +44,10 @@ export interface WakeableLoop<R extends StepReport> {
   /** Arms the first step at `firstStepAt` (default: now; null: the first wake). Idempotent while running. */
   start(firstStepAt?: number | null): void;
   /**
-   * A step soon (after `wakeDelayMs`, or what is left of `wakeSpacingMs`), never in the caller's turn: a caller inside a
-   * store transaction commits before the step reads. Wakes before the step coalesce;
-   * a wake during a step asks for exactly one more. Nothing before start() or after stop().
+   * A step soon (after `wakeDelayMs`, or what is left of `wakeSpacingMs`), never in the
+   * caller's turn: a caller inside a store transaction commits before the step reads. Wakes
+   * before the step coalesce; a wake during a step asks for exactly one more. Nothing before
+   * start() or after stop().
    */
   wake(): void;
   /** Runs a step now and resolves with its report; during a step, resolves after one more (for tests). */

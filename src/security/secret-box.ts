@@ -23,8 +23,8 @@ export function createAesGcmSecretBox(key: Buffer): SecretBox {
       return [VERSION, iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
     },
     open(sealed, context) {
-      // A sealed value always opens to the same text, and the hot paths open the same few again
-      // for every message (a tenant read at each MAIL FROM): a decipher was ~60 µs of it, measured.
+      // A sealed value always opens to the same text, and the same few are opened again and again
+      // (a tenant's or an account's secrets at each read of its row; a decipher is tens of µs).
       const memo = `${context}\n${sealed}`;
       const known = opened.get(memo);
       if (known !== undefined) return known;

@@ -32,9 +32,12 @@ export interface MirrorRecord {
   lastErrorAt: number | null;
 }
 
-/** A row waiting for its publish, with the event it is published as. */
-export interface PendingEvent extends OutboxRow {
-  /** The event's JSON in UTF-8, exactly as contracts/event.ts `eventBody` writes it. */
+/**
+ * A row waiting for its publish: what its subject, its `Nats-Msg-Id` and its message's latest
+ * state are made of, and the event it is published as, already encoded.
+ */
+export interface PendingEvent extends Pick<OutboxRow, 'seq' | 'id' | 'eventType' | 'tenantId' | 'messagePk' | 'messageId' | 'occurredAt'> {
+  /** The event's JSON in UTF-8, exactly as contracts/event.ts `eventBody` writes it for the row. */
   body: Uint8Array;
 }
 

@@ -13,7 +13,7 @@ import type { Clock } from '../core/clock.js';
 import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
 import type { Logger } from '../core/logger.js';
 import { eventSubject } from '../core/contracts/event.js';
-import type { MirrorStore, OutboxRow } from '../core/mirror.js';
+import type { MirrorStore, PendingEvent } from '../core/mirror.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
 import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
 import { LatestCache, latestWriter, writeLatestAll } from './latest-kv.js';
@@ -30,7 +30,7 @@ export interface PublisherConfig {
   retryMaxMs: number;
 }
 
-const latestEvents = (rows: readonly OutboxRow[]): LatestEvent[] =>
+const latestEvents = (rows: readonly PendingEvent[]): LatestEvent[] =>
   rows.flatMap((row) =>
     row.messagePk !== null && affectsLatest(row.eventType)
       ? [{ seq: row.seq, eventType: row.eventType, tenantId: row.tenantId, messageId: row.messageId, messagePk: row.messagePk, occurredAt: row.occurredAt }]

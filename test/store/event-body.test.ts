@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventBody } from '../../src/core/contracts/event.js';
+import type { OutboxRow } from '../../src/core/mirror.js';
 import { openTestStore } from '../helpers/sqlite-store.js';
 
 const cleanups: Array<() => void> = [];
@@ -63,19 +64,52 @@ const row: fc.Arbitrary<Insert> = fc.record({
   correlation_id: nullable(text),
 });
 
+/** The row as the outbox holds it, in the contract's names. */
+const outboxRow = (seq: number, id: string, r: Insert): OutboxRow => ({
+  seq,
+  id,
+  eventType: r.event_type,
+  eventVersion: r.event_version,
+  tenantId: 'acme',
+  messagePk: r.message_pk,
+  messageId: r.message_id,
+  accountId: r.account_id,
+  batchCode: r.batch_code,
+  attempt: r.attempt,
+  replyCode: r.reply_code,
+  enhancedStatus: r.enhanced_status,
+  text: r.text,
+  payload: r.payload,
+  occurredAt: r.occurred_at,
+  correlationId: r.correlation_id,
+});
+const pick = ({ seq, id, eventType, tenantId, messagePk, messageId, occurredAt }: OutboxRow) => ({
+  seq,
+  id,
+  eventType,
+  tenantId,
+  messagePk,
+  messageId,
+  occurredAt,
+});
+
 function storeWith() {
   const opened = openTestStore(cleanups);
   opened.store.mirror.turnOn();
   let next = 0;
   /** Written through a connection of its own, as the store's writers' rows would be read back. */
-  const insert = (rows: Insert[]) => {
+  const insert = (rows: Insert[]): string[] => {
     const db = new Database(opened.path);
     const statement = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, event_version, tenant_id, message_pk, message_id,
       account_id, batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id)
       VALUES (@id, 'message', 'a', @event_type, @event_version, 'acme', @message_pk, @message_id, @account_id, @batch_code, @attempt,
       @reply_code, @enhanced_status, @text, @payload, @occurred_at, @correlation_id)`);
     try {
-      for (const r of rows) statement.run({ ...r, id: `ev-${(next += 1)}` });
+      return rows.map((r) => {
+        const id = `ev-${(next += 1)}`;
+        statement.run({ ...r, id });
+        return id;
+      });
     } finally {
       db.close();
     }
@@ -88,13 +122,17 @@ describe('mirror event bodies encoded by SQLite', () => {
     const { store, insert } = storeWith();
     fc.assert(
       fc.property(fc.array(row, { minLength: 1, maxLength: 20 }), (rows) => {
-        insert(rows);
+        const ids = insert(rows);
         const pending = store.mirror.pending(1000);
         // Past them before asserting, so that a failed run leaves nothing for the next (a clean counterexample).
         const last = pending.at(-1);
         if (last !== undefined) store.mirror.advance(last.seq, 0);
-        expect(pending).toHaveLength(rows.length);
-        for (const event of pending) expect(Buffer.from(event.body).toString('utf8')).toBe(eventBody(event));
+        expect(pending.map((event) => event.id)).toEqual(ids);
+        pending.forEach((event, index) => {
+          const written = outboxRow(event.seq, event.id, rows[index] as Insert);
+          expect({ ...event, body: undefined }).toEqual({ ...pick(written), body: undefined });
+          expect(Buffer.from(event.body).toString('utf8')).toBe(eventBody(written));
+        });
       }),
       { numRuns: 60 },
     );

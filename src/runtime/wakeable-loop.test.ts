@@ -106,6 +106,27 @@ describe('the wakeable loop', () => {
     expect(step).toHaveBeenCalledTimes(3);
   });
 
+  it('under wakeSpacingMs, takes a wake at once when the clock was set back since the last step', async () => {
+    let offset = 0;
+    const steppedBack = { now: () => Date.now() + offset };
+    const step = vi.fn((): StepReport => ({ nextWakeAt: null }));
+    const loop = createWakeableLoop({
+      name: 'test',
+      step,
+      recover: () => ({ nextWakeAt: null }),
+      clock: steppedBack,
+      log: recordingLogger(lines),
+      wakeSpacingMs: 5,
+    });
+    loop.start();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(step).toHaveBeenCalledTimes(1);
+    offset = -3_600_000;
+    loop.wake();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(step).toHaveBeenCalledTimes(2);
+  });
+
   it('under wakeSpacingMs, does not hold back a step that asks for the next at once', async () => {
     let left = 3;
     const step = vi.fn((now: number): StepReport => ({ nextWakeAt: (left -= 1) > 0 ? now : null }));

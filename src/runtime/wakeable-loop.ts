@@ -166,7 +166,10 @@ export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOp
     },
     wake() {
       if (!running) return;
-      const held = (options.wakeSpacingMs ?? 0) - (clock.now() - stepStartedAt);
+      // A clock set back (a wall clock stepped by NTP) counts as a quiet spell, never as a long hold.
+      const sinceStep = clock.now() - stepStartedAt;
+      const spacing = options.wakeSpacingMs ?? 0;
+      const held = sinceStep >= 0 && sinceStep < spacing ? spacing - sinceStep : 0;
       const delayMs = Math.max(options.wakeDelayMs ?? 0, held);
       if (delayMs <= 0) timers.soon();
       else timers.after(delayMs);

@@ -2,7 +2,6 @@
  * SMTP ingress of the real process: a 250 survives SIGKILL, and SIGHUP takes a
  * renewed certificate without closing the listener or its sessions.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { copyFileSync, mkdtempSync, readFileSync } from 'node:fs';
@@ -15,6 +14,7 @@ import { spawnDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
 import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
 import { api } from '../helpers/test-daemon.js';
+import { selfSigned } from '../peers/self-signed.js';
 import { startSmtpSink } from '../peers/smtp-sink.js';
 
 const { dirs, running, sinks } = tearDownProcesses();
@@ -75,39 +75,18 @@ describe('SMTP ingress of the real process', () => {
   it('takes a renewed certificate on SIGHUP without closing the listener or an open session', async () => {
     const cwd = workdir();
     const [cert, key] = [join(cwd, 'cert.pem'), join(cwd, 'key.pem')];
-    const makeCertificate = (name: string): void => {
-      execFileSync(
-        'openssl',
-        [
-          'req',
-          '-x509',
-          '-newkey',
-          'rsa:2048',
-          '-nodes',
-          '-keyout',
-          join(cwd, `${name}.key`),
-          '-out',
-          join(cwd, `${name}.crt`),
-          '-days',
-          '1',
-          '-subj',
-          `/CN=${name}`,
-        ],
-        { stdio: 'ignore' },
-      );
-    };
-    makeCertificate('first');
-    makeCertificate('renewed');
-    copyFileSync(join(cwd, 'first.crt'), cert);
-    copyFileSync(join(cwd, 'first.key'), key);
+    const first = await selfSigned(cwd, 'first', 'first');
+    const renewed = await selfSigned(cwd, 'renewed', 'renewed');
+    copyFileSync(first.certFile, cert);
+    copyFileSync(first.keyFile, key);
     const started = await start(cwd, { MAILPROXY_SMTP_TLS_CERT_FILE: cert, MAILPROXY_SMTP_TLS_KEY_FILE: key });
 
     expect(await certificateName(started.smtpPort)).toBe('first');
     const open = await dialog(started.smtpPort);
     expect(await open.say('EHLO before.example')).toMatch(/250[ -]STARTTLS/);
 
-    copyFileSync(join(cwd, 'renewed.crt'), cert);
-    copyFileSync(join(cwd, 'renewed.key'), key);
+    copyFileSync(renewed.certFile, cert);
+    copyFileSync(renewed.keyFile, key);
     started.daemon.child.kill('SIGHUP');
     await started.daemon.waitForLog((entry) => entry.msg === 'smtp tls certificate reloaded');
 

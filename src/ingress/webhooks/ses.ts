@@ -67,34 +67,12 @@ function draftsOf(type: string, event: Json, mailAt: number): Draft[] | null {
       // Undetermined: SES could not tell; treating it as soft keeps the address on the list.
       const bounceType = bounce?.bounceType === 'Permanent' ? 'hard' : 'soft';
       const at = instantOf(bounce?.timestamp) ?? mailAt;
-      return recipientsOf(bounce?.bouncedRecipients, (recipient, entry) => {
-        const diagnostic = text(entry.diagnosticCode);
-        return {
-          ...none,
-          kind: 'bounced',
-          bounceType,
-          recipient,
-          at,
-          status: text(entry.status) ?? statusIn(diagnostic),
-          reason: diagnostic ?? text(bounce?.bounceSubType),
-        };
-      });
+      return recipientsOf(bounce?.bouncedRecipients, (recipient, entry) => bouncedDraft(recipient, entry, bounceType, at, text(bounce?.bounceSubType)));
     }
     case 'DeliveryDelay': {
       const delay = objectOf(event.deliveryDelay);
       const at = instantOf(delay?.timestamp) ?? mailAt;
-      return recipientsOf(delay?.delayedRecipients, (recipient, entry) => {
-        const diagnostic = text(entry.diagnosticCode);
-        return {
-          ...none,
-          kind: 'bounced',
-          bounceType: 'soft',
-          recipient,
-          at,
-          status: text(entry.status) ?? statusIn(diagnostic),
-          reason: diagnostic ?? text(delay?.delayType),
-        };
-      });
+      return recipientsOf(delay?.delayedRecipients, (recipient, entry) => bouncedDraft(recipient, entry, 'soft', at, text(delay?.delayType)));
     }
     case 'Complaint': {
       const complaint = objectOf(event.complaint);
@@ -128,6 +106,20 @@ function draftsOf(type: string, event: Json, mailAt: number): Draft[] | null {
 }
 
 /** SES's recipient lists are arrays of objects naming emailAddress; anything else is not SES. */
+/** A recipient's bounce or delay: its own status, else one read from its diagnostic; the diagnostic, else the event's kind, as the reason. */
+function bouncedDraft(recipient: string | null, entry: Json, bounceType: 'hard' | 'soft', at: number, kind: string | null): Draft {
+  const diagnostic = text(entry.diagnosticCode);
+  return {
+    kind: 'bounced',
+    bounceType,
+    recipient,
+    at,
+    status: text(entry.status) ?? statusIn(diagnostic),
+    reason: diagnostic ?? kind,
+    feedbackType: null,
+  };
+}
+
 function recipientsOf(list: unknown, draft: (recipient: string | null, entry: Json) => Draft): Draft[] | null {
   if (!Array.isArray(list)) return null;
   const entries = list.map(objectOf);

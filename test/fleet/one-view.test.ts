@@ -12,6 +12,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
+import { eventually } from '../helpers/eventually.js';
 import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
@@ -213,11 +214,7 @@ describe('fleet one view', () => {
     } finally {
       await nc.close();
     }
-    const deadline = Date.now() + 30_000;
-    while (named.some((id) => copies(id) === before.get(id))) {
-      if (Date.now() > deadline) throw new Error(`not sent again: ${named.filter((id) => copies(id) === before.get(id)).join(', ')}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(() => named.every((id) => copies(id) > (before.get(id) ?? 0)), `${named.join(', ')} to be sent again`, 30_000);
   }, 60_000);
 
   it("keeps each node's messages apart in the latest-state KV: a pk is one node's, so its key names the node", async () => {
@@ -227,13 +224,9 @@ describe('fleet one view', () => {
       const kv = await nc.jetstream().views.kv('mailproxy_latest');
       for (const node of ['n1', 'n2', 'n3']) {
         const pk = (await admin(url(node), 'GET', `/messages/${node}-m1?tenant_id=acme`)).body.message.pk as number;
-        const deadline = Date.now() + 20_000;
-        let entry = await kv.get(`acme.${node}.${pk}`);
-        while (entry?.json<{ message_id: string; handoff_state: string }>().handoff_state !== 'sent' && Date.now() < deadline) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          entry = await kv.get(`acme.${node}.${pk}`);
-        }
-        expect(entry?.json(), node).toMatchObject({ message_id: `${node}-m1`, message_pk: pk, handoff_state: 'sent' });
+        const latest = async () => (await kv.get(`acme.${node}.${pk}`))?.json<{ handoff_state: string }>() ?? null;
+        await eventually(async () => (await latest())?.handoff_state === 'sent', `${node}-m1's latest state to be sent`, 20_000);
+        expect(await latest(), node).toMatchObject({ message_id: `${node}-m1`, message_pk: pk, handoff_state: 'sent' });
       }
       // Without the node in the key, the nodes' first messages (pk 1 on each) would share `acme.1`.
       expect(await kv.get('acme.1')).toBeNull();

@@ -88,12 +88,3 @@ export async function startHostileTarget(
     },
   };
 }
-
-/** Polls a condition the daemon reaches on its own (a message relayed, a state reached). */
-export async function eventually(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}

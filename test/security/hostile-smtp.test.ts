@@ -12,7 +12,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginData, openRawSmtp, openSession, plainAuth, replyText, type SmtpReplyLine } from '../helpers/raw-smtp.js';
-import { eventually, startHostileTarget, type HostileTarget } from '../helpers/hostile-target.js';
+import { eventually } from '../helpers/eventually.js';
+import { startHostileTarget, type HostileTarget } from '../helpers/hostile-target.js';
 import { tearDownProcesses } from '../helpers/process-teardown.js';
 import { checkProperty } from '../helpers/property-runs.js';
 

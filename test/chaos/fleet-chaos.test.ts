@@ -84,7 +84,19 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
       let stopping = false;
       let sequence = 0;
       const pick = () => [...live][Math.floor(Math.random() * live.size)];
-      const httpWorker = async () => {
+      /** What each worker waits on now: a load that does not stop names the request, its node and since when. */
+      const doing = new Map<string, { node: string; what: string; since: number }>();
+      const track = async <T>(worker: string, node: string, what: string, work: Promise<T>): Promise<T> => {
+        doing.set(worker, { node, what, since: Date.now() });
+        try {
+          return await work;
+        } finally {
+          doing.delete(worker);
+        }
+      };
+      const waiting = () =>
+        [...doing].map(([worker, entry]) => `${worker} waits on ${entry.node} for ${entry.what} since ${Date.now() - entry.since} ms ago`).join('\n');
+      const httpWorker = async (worker: string) => {
         while (!stopping) {
           const id = pick();
           if (id !== undefined) {
@@ -96,7 +108,12 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
               subject: messageId,
               body: 'chaos',
             }));
-            const answer = await api(nodeOf(id).url, 'POST', '/add-messages', { token: key, body: { messages } }).catch(() => null);
+            const answer = await track(
+              worker,
+              id,
+              'POST /add-messages',
+              api(nodeOf(id).url, 'POST', '/add-messages', { token: key, body: { messages } }).catch(() => null),
+            );
             if (answer?.status === 200) {
               const rejected = new Set((answer.body.rejected as Array<{ id: string }>).map((entry) => entry.id));
               for (const messageId of ids) if (!rejected.has(messageId)) acknowledged.set(messageId, id);
@@ -105,18 +122,28 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
           await pause(50);
         }
       };
-      const smtpWorker = async () => {
+      const smtpWorker = async (worker: string) => {
         while (!stopping) {
           const id = pick();
           if (id !== undefined) {
             const messageId = `s-${(sequence += 1)}`;
-            const session = await openSubmission(nodeOf(id).smtpPort).catch(() => null);
+            const session = await track(
+              worker,
+              id,
+              'the SMTP greeting',
+              openSubmission(nodeOf(id).smtpPort).catch(() => null),
+            );
             if (session !== null) {
               try {
-                await session.login(TENANT, key);
-                await session.send(
-                  { from: 'app@acme.example', to: [`${messageId}@example.net`] },
-                  `From: app@acme.example\r\nTo: ${messageId}@example.net\r\nSubject: ${messageId}\r\nX-Genro-Mail-ID: ${messageId}\r\n\r\nchaos\r\n`,
+                await track(worker, id, 'the SMTP login', session.login(TENANT, key));
+                await track(
+                  worker,
+                  id,
+                  `the SMTP send of ${messageId}`,
+                  session.send(
+                    { from: 'app@acme.example', to: [`${messageId}@example.net`] },
+                    `From: app@acme.example\r\nTo: ${messageId}@example.net\r\nSubject: ${messageId}\r\nX-Genro-Mail-ID: ${messageId}\r\n\r\nchaos\r\n`,
+                  ),
                 );
                 acknowledged.set(messageId, id);
               } catch {
@@ -129,7 +156,7 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
           await pause(50);
         }
       };
-      const workers = [httpWorker(), httpWorker(), smtpWorker()];
+      const workers = [httpWorker('http-1'), httpWorker('http-2'), smtpWorker('smtp')];
 
       const kills: Array<{ node: string; at: number; wiped: boolean; back: 'before adoption' | 'after adoption' }> = [];
       let natsKilledAt: number | null = null;
@@ -173,7 +200,16 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
         await pause(1000);
       } finally {
         stopping = true;
-        await bounded(Promise.all(workers), 'the load to stop', 60_000, () => 'a worker is still waiting on a node');
+        await bounded(Promise.all(workers), 'the load to stop', 60_000, () =>
+          [
+            waiting(),
+            ...[...doing.values()].flatMap((entry) =>
+              nodeOf(entry.node)
+                .daemon.entries.slice(-20)
+                .map((line) => `${entry.node}: ${JSON.stringify(line)}`),
+            ),
+          ].join('\n'),
+        );
       }
 
       // Settled: nothing waits on any node, and the spool holds nothing.

@@ -161,6 +161,7 @@ export const configSchema = z
           .default('mailproxy_latest'),
         max_in_flight: positiveInt.max(100_000).default(1000),
         batch_delay_ms: z.number().int().min(0).max(10_000).default(50),
+        publisher_thread: z.boolean().default(true),
         commands: z.boolean().default(true),
         consumer: z
           .string()

@@ -100,6 +100,7 @@ export function daemonSettings(config: Readonly<Config>) {
             latestKeyNode: fleet.enabled ? fleet.node_id : null,
             maxInFlight: nats.max_in_flight,
             batchDelayMs: nats.batch_delay_ms,
+            publisherThread: nats.publisher_thread ? { logLevel: config.log.level } : null,
             publishTimeoutMs: nats.publish_timeout_seconds * SECOND,
             connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
             commands: nats.commands ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND } : null,

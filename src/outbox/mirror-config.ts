@@ -18,6 +18,11 @@ export interface MirrorConfig {
   connectTimeoutMs: number;
   retryInitialMs: number;
   retryMaxMs: number;
+  /**
+   * Publishes and latest-state writes in a thread of their own, on a connection of its own
+   * (workers/mirror-publisher.ts), with its log level; absent or null: on the main thread.
+   */
+  publisherThread?: { logLevel: string } | null;
   /** Commands over JetStream, when on. */
   commands?: { handler: CommandHandler; consumer: Omit<CommandConsumerConfig, 'stream' | 'subjectPrefix'> };
 }

@@ -62,6 +62,7 @@ export function createMirrorService(
             latestKeyNode: settings.latestKeyNode ?? null,
             maxInFlight: settings.maxInFlight,
             batchDelayMs: settings.batchDelayMs,
+            publisherThread: settings.publisherThread ?? null,
             publishTimeoutMs: settings.publishTimeoutMs,
             connectTimeoutMs: settings.connectTimeoutMs,
             retryInitialMs: RETRY_INITIAL_MS,

@@ -13,8 +13,13 @@ import { within } from '../runtime/within.js';
 import type { MirrorConfig } from './mirror-config.js';
 import { createMirrorConnection } from './mirror-connection.js';
 import { createOutboxPublisher } from './outbox-publisher.js';
+import { createThreadedWindowPublisher } from './threaded-window-publisher.js';
+import { createWindowPublisher, type WindowPublisher } from './window-publisher.js';
 
 export type { MirrorConfig } from './mirror-config.js';
+
+/** The least a stop gives the publisher's own connection to drain. */
+const MIN_CLOSE_MS = 100;
 
 export interface Mirror {
   /** Connects and provisions the stream; throws StreamConflict. Goes on without NATS when it cannot be reached in time. */
@@ -37,10 +42,21 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   const { store, clock, log, config } = deps;
   const publisher = createOutboxPublisher({ store, clock, log, config: { ...config, subjectPrefix: config.stream.subjectPrefix } });
   const link = createMirrorConnection({ config, log, onUsable: () => void loop.tick() });
+  const windowSettings = { latestBucket: config.latestBucket, latestKeyNode: config.latestKeyNode ?? null, publishTimeoutMs: config.publishTimeoutMs };
+  // The wire side of each window: in the mirror's own thread (its own connection), or on this
+  // thread's connection. Made at the first window, so that a mirror that never connects starts no thread.
+  let wire: WindowPublisher | null = null;
+  const wireOf = (): WindowPublisher =>
+    (wire ??=
+      config.publisherThread === undefined || config.publisherThread === null
+        ? createWindowPublisher(windowSettings, () => {
+            const nc = link.connection();
+            return nc === null ? null : { nc, latest: link.latest() };
+          })
+        : createThreadedWindowPublisher({ url: config.url, settings: windowSettings, logLevel: config.publisherThread.logLevel }, log));
   const step = async (): Promise<StepReport> => {
-    const nc = link.connection();
-    if (nc === null || loop.isStopped()) return { nextWakeAt: null };
-    return publisher.drain(nc, link.latest(), loop.isStopped);
+    if (link.connection() === null || loop.isStopped()) return { nextWakeAt: null };
+    return publisher.drain(wireOf(), loop.isStopped);
   };
   // Woken as rows are written, inside their transaction: the window is read in a later turn,
   // after the commit, and `batchDelayMs` later so that a window carries many rows (each window
@@ -88,7 +104,9 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
       await link.stopCommands();
       if (link.state() === 'connected' && graceMs > 0) await within(loop.tick(), graceMs);
       const halted = loop.stop();
+      // Each connection drains (what it buffers goes out, PubAcks on their way come in) before a window still waiting fails.
       await link.close(until);
+      await wire?.close(Math.max(MIN_CLOSE_MS, until - Date.now()));
       await halted;
     },
   };

@@ -12,6 +12,8 @@ import { connect, type NatsConnection } from 'nats';
 export interface NatsPeer {
   url: string;
   port: number;
+  /** The monitoring endpoint (`/connz`, `/jsz`), when asked for at the start; it moves at each start. */
+  monitorUrl: string | null;
   stop(): Promise<void>;
   /** Starts again on the same port with the same store. */
   start(): Promise<void>;
@@ -21,29 +23,32 @@ export interface NatsPeer {
 
 const BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
 
-async function waitForPortsFile(dir: string, child: ChildProcess): Promise<number> {
+async function waitForPortsFile(dir: string, child: ChildProcess): Promise<{ port: number; monitorUrl: string | null }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
     const file = readdirSync(dir).find((name) => name.endsWith('.ports') && name.includes(String(child.pid)));
     if (file !== undefined) {
-      const ports = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nats: string[] };
-      return Number(new URL((ports.nats[0] as string).replace('nats://', 'http://')).port);
+      const ports = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nats: string[]; monitoring?: string[] };
+      return { port: Number(new URL((ports.nats[0] as string).replace('nats://', 'http://')).port), monitorUrl: ports.monitoring?.[0] ?? null };
     }
     if (Date.now() > deadline) throw new Error('nats-server did not write its ports file');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
-export async function startNatsServer(): Promise<NatsPeer> {
+/** `monitoring`: also serve the monitoring endpoint, on a random port. */
+export async function startNatsServer(options: { monitoring?: boolean } = {}): Promise<NatsPeer> {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-nats-'));
   let child: ChildProcess | null = null;
   let port = -1;
+  let monitorUrl: string | null = null;
 
   const start = async (): Promise<void> => {
-    const spawned = spawn(BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--ports_file_dir', dir], { stdio: 'ignore' });
+    const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--ports_file_dir', dir];
+    const spawned = spawn(BINARY, options.monitoring === true ? [...args, '-m', '-1'] : args, { stdio: 'ignore' });
     child = spawned;
-    port = await waitForPortsFile(dir, spawned);
+    ({ port, monitorUrl } = await waitForPortsFile(dir, spawned));
   };
   const stop = async (): Promise<void> => {
     const running = child;
@@ -62,6 +67,9 @@ export async function startNatsServer(): Promise<NatsPeer> {
     },
     get port() {
       return port;
+    },
+    get monitorUrl() {
+      return monitorUrl;
     },
     start,
     stop,

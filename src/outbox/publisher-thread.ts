@@ -1,0 +1,69 @@
+/**
+ * The inside of the mirror's publisher thread (workers/mirror-publisher.ts is
+ * its entry): a NATS connection of its own, made at the first window and kept
+ * reconnecting for good, as the main thread's is, and the windows published
+ * over it (window-publisher.ts). The main thread's connection provisions the
+ * stream and the bucket and takes commands; it sends windows only once it has.
+ */
+import { connect, type KV, type NatsConnection } from 'nats';
+import type { Logger } from '../core/logger.js';
+import { deadline, within } from '../runtime/within.js';
+import type { MirrorThreadData, MirrorThreadTask } from './threaded-window-publisher.js';
+import { createWindowPublisher, messageOf, type WindowOutcome } from './window-publisher.js';
+
+/** Answers the thread's tasks: a window's outcome, or null once closed. */
+export function publisherThread(data: MirrorThreadData, log: Logger): (task: MirrorThreadTask) => Promise<WindowOutcome | null> {
+  const { url, settings } = data;
+  let link: { nc: NatsConnection; latest: KV | null } | null = null;
+  let connecting: Promise<void> | null = null;
+  let closed = false;
+
+  const open = (): Promise<void> =>
+    (connecting ??= (async () => {
+      const nc = await connect({
+        servers: url.split(',').map((server) => server.trim()),
+        name: 'mailproxy-publisher',
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 1000,
+        waitOnFirstConnect: true,
+        pingInterval: 10_000,
+        noAsyncTraces: true,
+      });
+      if (closed) return void (await nc.close());
+      // Bound, not created: the main thread provisioned the bucket before it sent a window.
+      const latest = settings.latestBucket === '' ? null : await nc.jetstream().views.kv(settings.latestBucket, { bindOnly: true });
+      link = { nc, latest };
+      log.info({}, 'mirror publisher connected');
+    })().catch((error: unknown) => {
+      connecting = null;
+      throw error;
+    }));
+
+  const windows = createWindowPublisher(settings, () => link);
+
+  return async (task) => {
+    if (task.kind === 'window') {
+      if (link === null) {
+        // Not connected yet: the window fails within the publish timeout, as one whose PubAcks do not come.
+        const failure = await deadline(open(), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(
+          () => null,
+          (error: unknown) => messageOf(error),
+        );
+        if (failure !== null) return { acknowledged: 0, error: failure };
+      }
+      return windows.publish(task.window);
+    }
+    closed = true;
+    const nc = link?.nc;
+    // Draining sends what the client buffers and takes the PubAcks on their way; then what still waits fails.
+    if (nc !== undefined && !nc.isClosed())
+      await within(
+        nc.drain().catch(() => undefined),
+        task.withinMs,
+      );
+    await windows.close(0);
+    link = null;
+    await nc?.close();
+    return null;
+  };
+}

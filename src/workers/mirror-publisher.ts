@@ -1,0 +1,14 @@
+/**
+ * Worker-thread entry (a composition root, like main.ts): the mirror's
+ * publishes and latest-state writes on a NATS connection of their own
+ * (outbox/publisher-thread.ts), so that the PubAcks and their protocol work
+ * leave the main thread, which reads the rows and moves the cursor.
+ */
+import { workerData } from 'node:worker_threads';
+import { publisherThread } from '../outbox/publisher-thread.js';
+import type { MirrorThreadData, MirrorThreadTask } from '../outbox/threaded-window-publisher.js';
+import type { WindowOutcome } from '../outbox/window-publisher.js';
+import { serveTasks, threadLogger } from '../runtime/worker-task.js';
+
+const data = workerData as MirrorThreadData;
+serveTasks<MirrorThreadTask, WindowOutcome | null>(publisherThread(data, threadLogger(data.logLevel, { component: 'mirror', thread: 'publisher' })));

@@ -11,12 +11,32 @@ import { deadline, within } from '../runtime/within.js';
 import type { MirrorThreadData, MirrorThreadTask } from './threaded-window-publisher.js';
 import { createWindowPublisher, messageOf, type WindowOutcome } from './window-publisher.js';
 
+const REDIAL_MS = 250;
+
 /** Answers the thread's tasks: a window's outcome, or null once closed. */
 export function publisherThread(data: MirrorThreadData, log: Logger): (task: MirrorThreadTask) => Promise<WindowOutcome | null> {
   const { url, settings } = data;
   let link: { nc: NatsConnection; latest: KV | null } | null = null;
   let connecting: Promise<void> | null = null;
   let closed = false;
+  /**
+   * Whether the connection is up, and who waits for it to be. A publish made while the client
+   * reconnects is buffered, and the buffer is dropped at its next dial: a window sent then waited
+   * out its whole publish timeout. The main thread's connection may be back before this one
+   * (each redials on its own clock), so a window waits for this one instead.
+   */
+  let up = false;
+  let waiting: Array<() => void> = [];
+  const follow = async (nc: NatsConnection): Promise<void> => {
+    for await (const status of nc.status()) {
+      if (status.type === 'disconnect') up = false;
+      else if (status.type === 'reconnect') {
+        up = true;
+        for (const resolve of waiting.splice(0)) resolve();
+      }
+    }
+  };
+  const isUp = (): Promise<void> => (up ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)));
 
   const open = (): Promise<void> =>
     (connecting ??= (async () => {
@@ -24,12 +44,16 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
         servers: url.split(',').map((server) => server.trim()),
         name: 'mailproxy-publisher',
         maxReconnectAttempts: -1,
-        reconnectTimeWait: 1000,
+        // Redials four times as often as the main thread's connection, which paces the windows: back
+        // from an outage, this one is usually back first, instead of up to a second after.
+        reconnectTimeWait: REDIAL_MS,
         waitOnFirstConnect: true,
         pingInterval: 10_000,
         noAsyncTraces: true,
       });
       if (closed) return void (await nc.close());
+      up = true;
+      void follow(nc);
       // Bound, not created: the main thread provisioned the bucket before it sent a window.
       const latest = settings.latestBucket === '' ? null : await nc.jetstream().views.kv(settings.latestBucket, { bindOnly: true });
       link = { nc, latest };
@@ -43,14 +67,16 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
 
   return async (task) => {
     if (task.kind === 'window') {
-      if (link === null) {
-        // Not connected yet: the window fails within the publish timeout, as one whose PubAcks do not come.
-        const failure = await deadline(open(), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(
-          () => null,
-          (error: unknown) => messageOf(error),
-        );
-        if (failure !== null) return { acknowledged: 0, error: failure };
-      }
+      // Not connected yet, or reconnecting: the window fails within the publish timeout, as one whose PubAcks do not come.
+      const failure = await deadline(
+        (link === null ? open() : Promise.resolve()).then(isUp),
+        settings.publishTimeoutMs,
+        'the mirror publisher connecting to NATS',
+      ).then(
+        () => null,
+        (error: unknown) => messageOf(error),
+      );
+      if (failure !== null) return { acknowledged: 0, error: failure };
       return windows.publish(task.window);
     }
     closed = true;

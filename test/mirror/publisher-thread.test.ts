@@ -87,7 +87,7 @@ describe('the publisher thread alone', () => {
   let nats: NatsPeer;
   afterAll(() => nats?.destroy());
 
-  it('fails a window within the publish timeout while NATS is away, and publishes once it is back', async () => {
+  it('fails a window within the publish timeout while NATS is away, publishes once it is back, and after an outage waits for its own connection', async () => {
     nats = await startNatsServer();
     await nats.stop();
     const wire = createThreadedWindowPublisher(
@@ -113,6 +113,17 @@ describe('the publisher thread alone', () => {
       let outcome = away;
       await eventually(async () => (outcome = await wire.publish(window)).error === null, 'a window acknowledged once NATS is back');
       expect(outcome.acknowledged).toBe(10);
+
+      // An outage: the thread's connection redials on its own clock. A window sent as soon as the
+      // server answers another client waits for this connection rather than being dropped with the
+      // client's buffer at its next dial (which failed it only after the whole publish timeout).
+      await nats.stop();
+      await nats.start();
+      const other = await connect({ servers: nats.url });
+      await (await other.jetstreamManager()).streams.info('THREAD');
+      await other.close();
+      const back = await wire.publish(window);
+      expect(back).toEqual({ acknowledged: 10, error: null });
     } finally {
       await wire.close(1000);
     }

@@ -44,8 +44,8 @@ export interface PendingEvent extends Pick<OutboxRow, 'seq' | 'id' | 'eventType'
 /** The store side of the mirror. */
 export interface MirrorStore {
   record(): MirrorRecord;
-  /** The next `limit` rows past the cursor, in order. */
-  pending(limit: number): PendingEvent[];
+  /** The next `limit` rows past the cursor, in order; past `after` too when given (a window read but not yet acknowledged). */
+  pending(limit: number, after?: number): PendingEvent[];
   /** How far behind the stream is. */
   backlog(): { count: number; oldestAt: number | null };
   /**

@@ -12,7 +12,10 @@ import type { Logger } from '../core/logger.js';
 import { eventSubject } from '../core/contracts/event.js';
 import type { MirrorStore, PendingEvent } from '../core/mirror.js';
 import { exponentialBackoff } from '../core/retry-policy.js';
-import type { MirrorWindow, WindowPublisher } from './window-publisher.js';
+import type { MirrorWindow, WindowOutcome, WindowPublisher } from './window-publisher.js';
+
+/** Windows sent at once: one waits for its PubAcks while the next is read and sent. */
+const WINDOWS_IN_FLIGHT = 2;
 
 export interface PublisherConfig {
   subjectPrefix: string;
@@ -38,18 +41,39 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
     latest: latestEvents(rows),
   });
 
-  /** One window: up to maxInFlight rows out, and the cursor past the acknowledged prefix. */
-  const publishWindow = async (wire: WindowPublisher): Promise<number> => {
-    const rows = store.pending(config.maxInFlight);
-    if (rows.length === 0) return 0;
-    const outcome = await wire.publish(windowOf(rows));
-    const last = rows[outcome.acknowledged - 1];
-    if (last !== undefined) {
-      store.advance(last.seq, clock.now());
-      publishedTotal += outcome.acknowledged;
+  /**
+   * Windows out until the backlog is empty (or `stopping`), the next one read and sent while the
+   * one before waits for its PubAcks (a backlog drains while this thread reads, not after), and
+   * the cursor moved past each window's acknowledged prefix in order. A window that fails stops
+   * the drain: what was sent after it is published again from the cursor, and the stream drops
+   * the repeats.
+   */
+  const publishWindows = async (wire: WindowPublisher, stopping: () => boolean): Promise<void> => {
+    const inFlight: Array<{ rows: PendingEvent[]; outcome: Promise<WindowOutcome> }> = [];
+    let readUpTo = 0;
+    let more = true;
+    const sendNext = (): void => {
+      const rows = store.pending(config.maxInFlight, readUpTo);
+      more = rows.length === config.maxInFlight;
+      const last = rows.at(-1);
+      if (last === undefined) return;
+      readUpTo = last.seq;
+      inFlight.push({ rows, outcome: wire.publish(windowOf(rows)) });
+    };
+    sendNext();
+    for (let head = inFlight.shift(); head !== undefined; head = inFlight.shift()) {
+      while (more && inFlight.length < WINDOWS_IN_FLIGHT - 1 && !stopping()) sendNext();
+      const outcome = await head.outcome;
+      const last = head.rows[outcome.acknowledged - 1];
+      if (last !== undefined) {
+        store.advance(last.seq, clock.now());
+        publishedTotal += outcome.acknowledged;
+      }
+      if (outcome.error !== null) {
+        await Promise.allSettled(inFlight.map((window) => window.outcome));
+        throw new Error(outcome.error);
+      }
     }
-    if (outcome.error !== null) throw new Error(outcome.error);
-    return rows.length;
   };
 
   return {
@@ -59,7 +83,7 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
      */
     async drain(wire: WindowPublisher, stopping: () => boolean): Promise<{ nextWakeAt: number | null }> {
       try {
-        while ((await publishWindow(wire)) === config.maxInFlight && !stopping());
+        await publishWindows(wire, stopping);
         failures = 0;
         return { nextWakeAt: null };
       } catch (error) {

@@ -64,18 +64,20 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
     }));
 
   const windows = createWindowPublisher(settings, () => link);
+  let turns: Promise<unknown> = Promise.resolve();
 
   return async (task) => {
     if (task.kind === 'window') {
       // Not connected yet, or reconnecting: the window fails within the publish timeout, as one whose PubAcks do not come.
-      const failure = await deadline(
-        (link === null ? open() : Promise.resolve()).then(isUp),
-        settings.publishTimeoutMs,
-        'the mirror publisher connecting to NATS',
-      ).then(
-        () => null,
-        (error: unknown) => messageOf(error),
+      // Windows take turns at this wait, so each one's events are issued after the one before's (the stream's order).
+      const turn = turns.then(() =>
+        deadline((link === null ? open() : Promise.resolve()).then(isUp), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(
+          () => null,
+          (error: unknown) => messageOf(error),
+        ),
       );
+      turns = turn;
+      const failure = await turn;
       if (failure !== null) return { acknowledged: 0, error: failure };
       return windows.publish(task.window);
     }

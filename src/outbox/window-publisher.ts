@@ -53,12 +53,14 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
 
 /**
  * Publishes windows over whatever connection `current` answers (null: none yet, and the window
- * fails). The acknowledged publisher is made anew when the connection changes; what this writer
+ * fails), each window's events issued when it is handed over, so the stream stores them in the
+ * order the windows came. The acknowledged publisher is made anew when the connection changes; what this writer
  * last wrote to each latest-state key is kept across windows, so the usual write is one
  * compare-and-set without a read.
  */
 export function createWindowPublisher(settings: WindowSettings, current: () => { nc: NatsConnection; latest: KV | null } | null): WindowPublisher {
   const latestCache = new LatestCache();
+  let latestWrites: Promise<unknown> = Promise.resolve();
   let publisher: { nc: NatsConnection; acks: AckPublisher } | null = null;
   const acksOn = (nc: NatsConnection): AckPublisher => {
     if (publisher?.nc !== nc) {
@@ -81,14 +83,19 @@ export function createWindowPublisher(settings: WindowSettings, current: () => {
       // The latest states are written alongside the events, not after them; the cursor waits for both.
       // Settled at once, not when awaited: a KV write that failed while the publishes were still in
       // flight was an unhandled rejection, and the daemon exited on a NATS timeout (found by the soak).
-      const kvWrites = (
-        link.latest === null || window.latest.length === 0
+      // A window's latest states are written after the window before's: two in flight may touch the same
+      // key, and each write is a compare-and-set from the revision the one before left in the cache.
+      const latest = link.latest;
+      const kvWrites = latestWrites.then(() =>
+        (latest === null || window.latest.length === 0
           ? Promise.resolve()
-          : writeLatestAll(link.latest, window.latest, latestCache, latestWriter(acks, settings.latestBucket), settings.latestKeyNode)
-      ).then(
-        () => null,
-        (error: unknown) => messageOf(error),
+          : writeLatestAll(latest, window.latest, latestCache, latestWriter(acks, settings.latestBucket), settings.latestKeyNode)
+        ).then(
+          () => null,
+          (error: unknown) => messageOf(error),
+        ),
       );
+      latestWrites = kvWrites;
       const results = await Promise.allSettled(window.events.map((event) => acks.publish(event.subject, event.body, msgIdOf(event.msgId))));
       const kvFailure = await kvWrites;
       // A latest state missing: nothing counts as done, so the whole window is done again.

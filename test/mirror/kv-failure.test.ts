@@ -40,8 +40,10 @@ describe('a KV write failing under in-flight publishes', () => {
     let armed = false;
     const asMessages: MirrorStore = {
       ...store.mirror,
-      pending: (limit) =>
-        armed ? store.mirror.pending(limit).map((row, index) => ({ ...row, eventType: 'message.sent', messagePk: index + 1, messageId: `m${index}` })) : [],
+      pending: (limit, after) =>
+        armed
+          ? store.mirror.pending(limit, after).map((row, index) => ({ ...row, eventType: 'message.sent', messagePk: index + 1, messageId: `m${index}` }))
+          : [],
     };
     const mirror = createNatsMirror({
       store: asMessages,

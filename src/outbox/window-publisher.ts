@@ -54,9 +54,9 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
 /**
  * Publishes windows over whatever connection `current` answers (null: none yet, and the window
  * fails), each window's events issued when it is handed over, so the stream stores them in the
- * order the windows came. The acknowledged publisher is made anew when the connection changes; what this writer
- * last wrote to each latest-state key is kept across windows, so the usual write is one
- * compare-and-set without a read.
+ * order the windows came. The acknowledged publisher is made anew when the connection changes;
+ * what this writer last wrote to each latest-state key is kept across windows, so the usual
+ * write is one compare-and-set without a read.
  */
 export function createWindowPublisher(settings: WindowSettings, current: () => { nc: NatsConnection; latest: KV | null } | null): WindowPublisher {
   const latestCache = new LatestCache();

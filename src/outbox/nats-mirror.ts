@@ -46,14 +46,15 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
   // The wire side of each window: in the mirror's own thread (its own connection), or on this
   // thread's connection. Made at the first window, so that a mirror that never connects starts no thread.
   let wire: WindowPublisher | null = null;
+  const thread = config.publisherThread ?? null;
   const wireOf = (): WindowPublisher =>
     (wire ??=
-      config.publisherThread === undefined || config.publisherThread === null
+      thread === null
         ? createWindowPublisher(windowSettings, () => {
             const nc = link.connection();
             return nc === null ? null : { nc, latest: link.latest() };
           })
-        : createThreadedWindowPublisher({ url: config.url, settings: windowSettings, logLevel: config.publisherThread.logLevel }, log));
+        : createThreadedWindowPublisher({ url: config.url, settings: windowSettings, logLevel: thread.logLevel }, log));
   const step = async (): Promise<StepReport> => {
     if (link.connection() === null || loop.isStopped()) return { nextWakeAt: null };
     return publisher.drain(wireOf(), loop.isStopped);

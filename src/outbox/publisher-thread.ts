@@ -26,7 +26,7 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
    * (each redials on its own clock), so a window waits for this one instead.
    */
   let up = false;
-  let waiting: Array<() => void> = [];
+  const waiting: Array<() => void> = [];
   const follow = async (nc: NatsConnection): Promise<void> => {
     for await (const status of nc.status()) {
       if (status.type === 'disconnect') up = false;

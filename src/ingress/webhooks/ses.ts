@@ -105,7 +105,6 @@ function draftsOf(type: string, event: Json, mailAt: number): Draft[] | null {
   }
 }
 
-/** SES's recipient lists are arrays of objects naming emailAddress; anything else is not SES. */
 /** A recipient's bounce or delay: its own status, else one read from its diagnostic; the diagnostic, else the event's kind, as the reason. */
 function bouncedDraft(recipient: string | null, entry: Json, bounceType: 'hard' | 'soft', at: number, kind: string | null): Draft {
   const diagnostic = text(entry.diagnosticCode);
@@ -120,6 +119,7 @@ function bouncedDraft(recipient: string | null, entry: Json, bounceType: 'hard' 
   };
 }
 
+/** SES's recipient lists are arrays of objects naming emailAddress; anything else is not SES. */
 function recipientsOf(list: unknown, draft: (recipient: string | null, entry: Json) => Draft): Draft[] | null {
   if (!Array.isArray(list)) return null;
   const entries = list.map(objectOf);

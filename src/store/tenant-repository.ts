@@ -81,13 +81,12 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
   const pending = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`);
 
   // Every request looks its key up: the holders found are kept until any tenant is written
-  // (all writes to the table go through this repository). Misses are not kept, so that
-  // guessed keys cannot grow the map.
+  // here or another connection commits (data_version). Misses are not kept, so that guessed
+  // keys cannot grow the map.
   const keyHolders = new Map<string, { tenantId: string; apiKeyExpiresAt: number | null }>();
-  // Tenants read, likewise kept until any tenant is written: a tenant is read at every SMTP
-  // MAIL FROM, admission and handoff (a query and two deciphered secrets, ~40 µs a message). Kept
-  // only when read outside a transaction (what a transaction reads may still roll back), frozen
-  // (callers share them), and dropped when another connection has committed (data_version).
+  // Tenants read, kept likewise: a tenant is read at every SMTP MAIL FROM, admission and handoff
+  // (a query and two deciphered secrets, ~40 µs a message). Kept only when read outside a
+  // transaction (what a transaction reads may still roll back), and frozen (callers share them).
   const tenants = new Map<string, Tenant>();
   const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
   let seenVersion = dataVersion.get();
@@ -95,14 +94,17 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     keyHolders.clear();
     tenants.clear();
   };
+  /** Both maps answer only what this connection has seen: another connection's commit drops them. */
+  const current = (): void => {
+    const version = dataVersion.get();
+    if (version === seenVersion) return;
+    seenVersion = version;
+    forget();
+  };
 
   return {
     get: (id) => {
-      const version = dataVersion.get();
-      if (version !== seenVersion) {
-        seenVersion = version;
-        tenants.clear();
-      }
+      current();
       const known = tenants.get(id);
       if (known !== undefined) return known;
       const row = byId.get(id);
@@ -143,6 +145,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
       removeReportEvents.run(id);
     },
     findKeyHolder: (hash) => {
+      current();
       const known = keyHolders.get(hash);
       if (known !== undefined) return known;
       const row = byKey.get(hash);

@@ -39,6 +39,13 @@ export interface DispatchStepDeps {
 /** Leases last at least ten seconds: looking for expired ones once a second is enough. */
 const RECLAIM_EVERY_MS = 1000;
 
+/** What one account's turn did: how many it claimed, whether that was all it was allowed, and when to look at it again. */
+interface Served {
+  claimed: number;
+  full: boolean;
+  wakeAt: number | null;
+}
+
 /** Tenants (their attachment endpoint and its credentials) are read once per step, not per message. */
 export function createStepTenants(tenants: Pick<TenantRepository, 'get'>) {
   let read = new Map<string, Tenant | null>();
@@ -65,21 +72,24 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
   };
 
   /** Claims what one account may send now and hands it on; answers its next wake instant. */
-  const serveAccount = (account: Account, now: number): { claimed: number; full: boolean; wakeAt: number | null } => {
-    if (account.pausedAt !== null) return { claimed: 0, full: false, wakeAt: null };
+  /** What an account that claims nothing now answers: when to look at it again (null: a wake will come). */
+  const nothing = (wakeAt: number | null): Served => ({ claimed: 0, full: false, wakeAt });
+
+  const serveAccount = (account: Account, now: number): Served => {
+    if (account.pausedAt !== null) return nothing(null);
     const gate = deps.fleetLimits;
     const lane = lanes.laneOf(gate === undefined ? account : sharedAccount(gate, account, now));
     const limits = limitsOf(account);
     const limited = isLimited(limits);
     const local = limited ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
     const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
-    if (fleet !== null && 'wakeAt' in fleet) return { claimed: 0, full: false, wakeAt: fleet.wakeAt };
+    if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
     const usage = fleet?.usage ?? local;
     const plan = planClaim({ account, window: laneWindow(lane), held: lane.ready.length + lane.sending, claimBatch: deps.claimBatch, usage, now });
-    if (plan.kind === 'none') return { claimed: 0, full: false, wakeAt: null }; // a finishing send wakes us
+    if (plan.kind === 'none') return nothing(null); // a finishing send wakes us
     if (plan.kind === 'wait_for_budget') {
       const due = queue.nextDueAt(account.tenantId, account.id);
-      return { claimed: 0, full: false, wakeAt: due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now) };
+      return nothing(due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now));
     }
     const claimStartedAt = performance.now();
     const claimed = queue.claim({

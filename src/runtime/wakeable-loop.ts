@@ -119,7 +119,7 @@ export function createWakeableLoop<R extends StepReport>(options: WakeableLoopOp
   const runStep = async (): Promise<R> => {
     stepStartedAt = clock.now();
     try {
-      return await options.step(clock.now());
+      return await options.step(stepStartedAt);
     } catch (error) {
       log.error({ err: error, loop: options.name }, 'loop step failed');
       return options.recover(error, clock.now());

@@ -6,6 +6,7 @@
  */
 import type { BounceFindings } from '../core/bounce.js';
 import type { BounceAnalysis } from './bounce-parser.js';
+import { errorText } from '../core/app-error.js';
 
 /**
  * Verdicts kept of one message: a real DSN names a handful of recipients; one
@@ -57,7 +58,7 @@ export async function parseWithin<T>(parse: () => Promise<T>, timeoutMs: number)
     const result = await Promise.race([parse(), timeout]);
     return result === 'timeout' ? { value: null, problem: `not understood within ${timeoutMs} ms` } : { value: result, problem: null };
   } catch (error) {
-    return { value: null, problem: error instanceof Error ? error.message : String(error) };
+    return { value: null, problem: errorText(error) };
   } finally {
     clearTimeout(timer);
   }

@@ -14,6 +14,7 @@ import { within } from '../runtime/within.js';
 import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { createMailboxBatch } from './mailbox-batch.js';
 import type { MailboxHandler, WatcherConfig } from './mailbox-handler.js';
+import { errorText } from '../core/app-error.js';
 
 export type { Handled, MailboxHandler, MessageToPlan, WatcherConfig } from './mailbox-handler.js';
 
@@ -59,7 +60,7 @@ const stoppedStatus = (mailbox: MailboxSettings): MailboxStatus => ({
 /** A failed connection or round: counted, said, and the reconnect `waitMs` from `at`. */
 function recordFailure(status: MailboxStatus, error: unknown, at: number, waitMs: number): void {
   status.failures += 1;
-  status.last_error = error instanceof Error ? error.message : String(error);
+  status.last_error = errorText(error);
   status.last_error_at = at;
   status.next_attempt_at = at + waitMs;
   status.state = 'backoff';

@@ -55,6 +55,9 @@ export class AppError<Code extends string = ErrorCode> extends Error {
   }
 }
 
+/** An error's text, whatever was thrown: what a log line, a status field or a reply across threads carries. */
+export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 export function isAppError(value: unknown): value is AppError<string> {
   return value instanceof AppError;
 }

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { AppError } from '../core/app-error.js';
+import { AppError, errorText } from '../core/app-error.js';
 import { FORBIDDEN_ADDRESS, type GuardedLookup } from './url-guard.js';
 
 export interface HttpExchange {
@@ -41,7 +41,7 @@ function transportError(error: unknown, exchange: HttpExchange): AppError {
   if (error instanceof AppError) return error;
   if (exchange.signal.aborted) return attachmentUnavailable(exchange.filename, 'timed out', true, {}, error);
   const code = (error as NodeJS.ErrnoException).code;
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorText(error);
   // A refusal by the SSRF guard will not change on retry.
   return attachmentUnavailable(exchange.filename, reason, code !== FORBIDDEN_ADDRESS, code === undefined ? {} : { errorCode: code });
 }

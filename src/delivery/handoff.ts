@@ -9,7 +9,7 @@
  * (src/workers/relay.ts) or the main thread.
  */
 import type { Account } from '../core/account.js';
-import { isAppError } from '../core/app-error.js';
+import { errorText, isAppError } from '../core/app-error.js';
 import type { Logger } from '../core/logger.js';
 import type { MessagePayload } from '../core/message.js';
 import { metadataHeader, type ProviderName } from '../core/provider-events.js';
@@ -73,7 +73,7 @@ export function createComposer(settings: HandoffSettings): Composer {
     } catch (error) {
       // An attachment that cannot be fetched yet is transient; a broken payload is not worth retrying.
       const transient = !isAppError(error) || error.transient;
-      return { built: false, reason: error instanceof Error ? error.message : String(error), transient };
+      return { built: false, reason: errorText(error), transient };
     }
   };
   return { compose, close: async () => undefined };

@@ -8,6 +8,7 @@ import type { ClaimedMessage, RecordedOutcome } from '../core/queue.js';
 import type { Handoff, HandoffResult } from '../core/relay.js';
 import { nextRetry, type RetryPolicy } from '../core/retry-policy.js';
 import type { Tenant } from '../core/tenant.js';
+import { errorText } from '../core/app-error.js';
 
 export interface SendAttemptDeps {
   handoff: Handoff;
@@ -49,7 +50,7 @@ export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage
     });
   } catch (error) {
     // The handoff itself broke (a relay thread died): the message is retried.
-    result = { built: false, reason: error instanceof Error ? error.message : String(error), transient: true };
+    result = { built: false, reason: errorText(error), transient: true };
   }
   const decision = decide(result);
   const relayMs = result.built ? (result.reply.transactionMs ?? null) : null;

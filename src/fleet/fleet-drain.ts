@@ -7,7 +7,7 @@
  * it there by client id and only removes it here). `adopt` is the peer's side.
  */
 import type { NatsConnection } from 'nats';
-import { AppError } from '../core/app-error.js';
+import { AppError, errorText } from '../core/app-error.js';
 import type { Clock } from '../core/clock.js';
 import {
   adoptedDueAt,
@@ -65,7 +65,7 @@ export function createFleetDrain(deps: FleetDrainDeps) {
       try {
         answer = (await nc.request(adoptSubject(peer), JSON.stringify(transfer), { timeout: ADOPT_TIMEOUT_MS })).json<AdoptAnswer>();
       } catch (error) {
-        lastError = `${peer}: ${error instanceof Error ? error.message : String(error)}`;
+        lastError = `${peer}: ${errorText(error)}`;
         continue;
       }
       if (!answer.ok) {
@@ -129,7 +129,7 @@ export function createFleetDrain(deps: FleetDrainDeps) {
       if (phase === 'active') phase = 'draining';
       running ??= run()
         .catch((error: unknown) => {
-          lastError = error instanceof Error ? error.message : String(error);
+          lastError = errorText(error);
           log.error({ err: error }, 'drain failed');
         })
         .finally(() => (running = null));

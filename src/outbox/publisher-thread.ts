@@ -9,7 +9,8 @@ import { connect, type KV, type NatsConnection } from 'nats';
 import type { Logger } from '../core/logger.js';
 import { deadline, within } from '../runtime/within.js';
 import type { MirrorThreadData, MirrorThreadTask } from './threaded-window-publisher.js';
-import { createWindowPublisher, messageOf, type WindowOutcome } from './window-publisher.js';
+import { errorText } from '../core/app-error.js';
+import { createWindowPublisher, type WindowOutcome } from './window-publisher.js';
 
 const REDIAL_MS = 250;
 
@@ -73,7 +74,7 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
       const turn = turns.then(() =>
         deadline((link === null ? open() : Promise.resolve()).then(isUp), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(
           () => null,
-          (error: unknown) => messageOf(error),
+          errorText,
         ),
       );
       turns = turn;

@@ -6,7 +6,8 @@
  */
 import type { Logger } from '../core/logger.js';
 import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
-import { messageOf, type MirrorWindow, type WindowOutcome, type WindowPublisher, type WindowSettings } from './window-publisher.js';
+import { errorText } from '../core/app-error.js';
+import type { MirrorWindow, WindowOutcome, WindowPublisher, WindowSettings } from './window-publisher.js';
 
 export interface MirrorThreadData {
   url: string;
@@ -35,7 +36,7 @@ export function createThreadedWindowPublisher(data: MirrorThreadData, log: Logge
       try {
         return (await pool.run({ kind: 'window', window }, [], undefined, { timeoutMs })) as WindowOutcome;
       } catch (error) {
-        return { acknowledged: 0, error: messageOf(error) };
+        return { acknowledged: 0, error: errorText(error) };
       }
     },
     close: (withinMs) => pool.close({ kind: 'close', withinMs }, withinMs + CLOSE_MARGIN_MS),

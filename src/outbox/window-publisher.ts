@@ -7,6 +7,7 @@
  * main thread.
  */
 import { headers, type KV, type NatsConnection } from 'nats';
+import { errorText } from '../core/app-error.js';
 import type { LatestEvent } from '../core/latest-state.js';
 import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
 import { LatestCache, latestWriter, writeLatestAll } from './latest-kv.js';
@@ -48,9 +49,6 @@ export interface WindowSettings {
   publishTimeoutMs: number;
 }
 
-/** An error's text, as a window's outcome carries it across threads. */
-export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
-
 /**
  * Publishes windows over whatever connection `current` answers (null: none yet, and the window
  * fails), each window's events issued when it is handed over, so the stream stores them in the
@@ -90,10 +88,7 @@ export function createWindowPublisher(settings: WindowSettings, current: () => {
         (latest === null || window.latest.length === 0
           ? Promise.resolve()
           : writeLatestAll(latest, window.latest, latestCache, latestWriter(acks, settings.latestBucket), settings.latestKeyNode)
-        ).then(
-          () => null,
-          (error: unknown) => messageOf(error),
-        ),
+        ).then(() => null, errorText),
       );
       latestWrites = kvWrites;
       const results = await Promise.allSettled(window.events.map((event) => acks.publish(event.subject, event.body, msgIdOf(event.msgId))));
@@ -101,7 +96,7 @@ export function createWindowPublisher(settings: WindowSettings, current: () => {
       // A latest state missing: nothing counts as done, so the whole window is done again.
       if (kvFailure !== null) return { acknowledged: 0, error: kvFailure };
       const firstFailure = results.findIndex((result) => result.status === 'rejected');
-      if (firstFailure >= 0) return { acknowledged: firstFailure, error: messageOf((results[firstFailure] as PromiseRejectedResult).reason) };
+      if (firstFailure >= 0) return { acknowledged: firstFailure, error: errorText((results[firstFailure] as PromiseRejectedResult).reason) };
       return { acknowledged: window.events.length, error: null };
     },
     async close() {

@@ -10,7 +10,7 @@
  * errors: the caller may retry) and is replaced; `close()` stops them all.
  */
 import { Worker, type Transferable } from 'node:worker_threads';
-import { AppError } from '../core/app-error.js';
+import { AppError, errorText } from '../core/app-error.js';
 import type { Logger } from '../core/logger.js';
 import type { LogRecord, TaskReply, TaskRequest } from './worker-task.js';
 import { within } from './within.js';
@@ -134,9 +134,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
         } catch (error) {
           const task = slot.tasks.get(request.id);
           slot.tasks.delete(request.id);
-          task?.reject(
-            new AppError('INTERNAL', `${options.name} task could not be sent: ${error instanceof Error ? error.message : String(error)}`, { cause: error }),
-          );
+          task?.reject(new AppError('INTERNAL', `${options.name} task could not be sent: ${errorText(error)}`, { cause: error }));
         }
       }
     }

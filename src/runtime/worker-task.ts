@@ -6,6 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import type { Logger } from '../core/logger.js';
+import { errorText } from '../core/app-error.js';
 
 export interface TaskRequest<In> {
   id: number;
@@ -44,7 +45,7 @@ export function serveTasks<In, Out>(handle: (input: In) => Out | Promise<Out>): 
     replies.push(reply);
     if (replies.length === 1) setImmediate(flush);
   };
-  const failure = (id: number, error: unknown): TaskReply<Out> => ({ id, ok: false, error: error instanceof Error ? error.message : String(error) });
+  const failure = (id: number, error: unknown): TaskReply<Out> => ({ id, ok: false, error: errorText(error) });
 
   parent.on('message', (requests: Array<TaskRequest<In>>) => {
     for (const request of requests) {

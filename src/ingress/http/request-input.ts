@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { AppError } from '../../core/app-error.js';
+import { AppError, errorText } from '../../core/app-error.js';
 import type { HttpEnv } from './env.js';
 import { transportError } from './http-error.js';
 import { requestBody } from './request-body.js';
@@ -53,7 +53,7 @@ export async function readJson(c: Context<HttpEnv>): Promise<unknown> {
     json = JSON.parse(text) as unknown;
   } catch (error) {
     throw transportError('INVALID_JSON', 'the body is not valid JSON', {
-      details: { reason: error instanceof Error ? error.message : String(error) },
+      details: { reason: errorText(error) },
     });
   }
   const illFormed = illFormedPath(json);

@@ -4,7 +4,7 @@
  * validation. It runs in a worker thread (src/workers/submission-parser.ts), so its
  * result is plain data and a refusal is an error as data, not a thrown AppError.
  */
-import { AppError, type ErrorDetails } from '../../core/app-error.js';
+import { AppError, type ErrorDetails, errorText } from '../../core/app-error.js';
 import type { PriorityLabel } from '../../core/message.js';
 import type { SubmissionItem } from '../../core/submission-service.js';
 import type { HttpErrorCode } from './http-error.js';
@@ -33,7 +33,7 @@ export function parseSubmission(body: Uint8Array, limits: ParserLimits): ParseOu
     const text = decoder.decode(body);
     json = text.trim() === '' ? {} : (JSON.parse(text) as unknown);
   } catch (error) {
-    return refuse('INVALID_JSON', 'the body is not valid JSON', { reason: error instanceof Error ? error.message : String(error) });
+    return refuse('INVALID_JSON', 'the body is not valid JSON', { reason: errorText(error) });
   }
   const parsed = addMessagesBody.safeParse(json);
   if (!parsed.success) return refuse('VALIDATION_FAILED', 'invalid request body', fieldProblems(parsed.error));

@@ -20,6 +20,7 @@ import { seededRng } from '../helpers/seeded-rng.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { eventually } from '../helpers/eventually.js';
 
 const KILLS = Number(process.env.FLEET_CHAOS_KILLS ?? 3);
 const SEED = Number(process.env.FLEET_CHAOS_SEED ?? Math.floor(Math.random() * 2 ** 31));
@@ -58,13 +59,8 @@ async function bounded<T>(work: Promise<T>, what: string, timeoutMs: number, des
   }
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await pause(100);
-  }
-}
+/** Each check asks the nodes over HTTP: every 100 ms. */
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> => eventually(check, what, timeoutMs, 100);
 
 describe('fleet chaos: nodes and a nats server killed at random under load', () => {
   it(

@@ -14,6 +14,7 @@ import { openRawSmtp } from '../helpers/raw-smtp.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { eventually } from '../helpers/eventually.js';
 
 let fleet: TestFleet;
 let sink: SmtpSink;
@@ -43,13 +44,8 @@ function deliveries(): Map<string, number> {
   return counts;
 }
 
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Each check asks the nodes over HTTP: every 100 ms. */
+const until = (check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> => eventually(check, what, timeoutMs, 100);
 
 const waitingOn = async (url: string): Promise<number> => (await admin(url, 'GET', '/status')).body.queue.waiting as number;
 

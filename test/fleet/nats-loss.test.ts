@@ -15,6 +15,7 @@ import { copiesById } from '../helpers/outage-checks.js';
 import { api } from '../helpers/test-daemon.js';
 import { readStream } from '../peers/nats-server.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { eventually } from '../helpers/eventually.js';
 
 const STREAM = 'MAILPROXY';
 const TENANT = 'acme';
@@ -47,13 +48,8 @@ async function streamLeader(): Promise<string | null> {
   }
 }
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Each check asks the nodes over HTTP: every 100 ms. */
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> => eventually(check, what, timeoutMs, 100);
 
 /** The same tenant and account on every node, each through its own API (each node gives its own key). */
 async function provision(): Promise<FleetLoadTarget[]> {

@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { beginData, openRawSmtp, openSession, plainAuth, replyText, type RawSmtp, type SmtpReplyLine } from '../helpers/raw-smtp.js';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
+import { eventually as eventuallyWithin } from '../helpers/eventually.js';
 
 interface Scenario {
   fx: QueueFixture;
@@ -70,13 +71,7 @@ async function startScenario(smtpToml: string): Promise<Scenario> {
 }
 
 /** Polls a condition the daemon reaches on its own (a spool written or removed). */
-async function eventually(check: () => boolean, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+const eventually = (check: () => boolean, what: string, timeoutMs = 5000): Promise<void> => eventuallyWithin(check, what, timeoutMs, 20);
 
 /** A client of tenant `acme` (authenticated unless `anonymous`). */
 const session = (s: Scenario, anonymous = false): Promise<RawSmtp> => openSession(s.port, anonymous ? null : { user: 'acme', password: s.key });

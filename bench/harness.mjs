@@ -197,6 +197,15 @@ export async function scrapeMetrics(d) {
 }
 
 /** A nats-server with JetStream on a random port and its own store; stop() and start() again keep both. */
+/** The client URL in a nats-server ports file, or null while the file is not whole yet. */
+function portsUrl(text) {
+  try {
+    return JSON.parse(text).nats?.[0] ?? null;
+  } catch {
+    return null;
+  }
+}
+
 export async function startNats() {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-bench-nats-'));
   dataDirs.add(dir);
@@ -208,11 +217,13 @@ export async function startNats() {
     children.add(child);
     const file = join(dir, `nats-server_${child.pid}.ports`);
     const deadline = Date.now() + 10_000;
-    while (!existsSync(file)) {
+    // nats-server writes the file in place: one read half-written (empty) is read again.
+    let url;
+    while ((url = existsSync(file) ? portsUrl(readFileSync(file, 'utf8')) : null) === null) {
       if (Date.now() > deadline) throw new Error('nats-server did not start');
       await new Promise((r) => setTimeout(r, 20));
     }
-    port = Number(new URL(JSON.parse(readFileSync(file, 'utf8')).nats[0].replace('nats://', 'http://')).port);
+    port = Number(new URL(url.replace('nats://', 'http://')).port);
   };
   const stop = async () => {
     const running = child;

@@ -23,15 +23,25 @@ export interface NatsPeer {
 
 const BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
 
+/** A ports file's content, or null while it is not whole yet. */
+function parsedPorts(text: string): { nats: string[]; monitoring?: string[] } | null {
+  try {
+    const ports = JSON.parse(text) as { nats?: string[]; monitoring?: string[] };
+    return Array.isArray(ports.nats) && ports.nats.length > 0 ? (ports as { nats: string[]; monitoring?: string[] }) : null;
+  } catch {
+    return null;
+  }
+}
+
 async function waitForPortsFile(dir: string, child: ChildProcess): Promise<{ port: number; monitorUrl: string | null }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
     const file = readdirSync(dir).find((name) => name.endsWith('.ports') && name.includes(String(child.pid)));
-    if (file !== undefined) {
-      const ports = JSON.parse(readFileSync(join(dir, file), 'utf8')) as { nats: string[]; monitoring?: string[] };
+    // nats-server writes the file in place: seen half-written (empty) by a CI run, it is read again.
+    const ports = file === undefined ? null : parsedPorts(readFileSync(join(dir, file), 'utf8'));
+    if (ports !== null)
       return { port: Number(new URL((ports.nats[0] as string).replace('nats://', 'http://')).port), monitorUrl: ports.monitoring?.[0] ?? null };
-    }
     if (Date.now() > deadline) throw new Error('nats-server did not write its ports file');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

@@ -5,6 +5,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { strictFolds } from './bounce-loso.mjs';
 import { figures, scoreItem } from './bounce-scoring.mjs';
 
 export function corpusDir(root) {
@@ -17,12 +18,24 @@ async function parserOf(root) {
   return async (raw) => parseReportOf(await analyseBounce(raw));
 }
 
+/** The reason phrase tables the classifier reads (the same arrays: bounce-loso.mjs instruments them in place). */
+async function phraseTablesOf(root) {
+  const tables = await import(pathToFileURL(join(root, 'dist/core/bounce-reasons.js')).href);
+  return { decisive: tables.DECISIVE_PHRASES, precise: tables.REASON_PHRASES, vague: tables.GENERIC_REASON_PHRASES };
+}
+
+/** Sisimai's reason names with the category the manifest gives them (a second opinion's reason is scored by it). */
+function sisimaiCategoriesOf(items) {
+  const categories = new Map();
+  for (const item of items) for (const e of item.entries ?? []) if (e.category) categories.set(e.reason, e.category);
+  return categories;
+}
+
 const toCrlf = (raw) => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
 
 /** Scores every item of the manifest with `lineEnds` applied to the file's bytes. */
 async function scoreAll(items, dir, parse, lineEnds) {
-  const sisimaiCategories = new Map();
-  for (const item of items) for (const e of item.entries ?? []) if (e.category) sisimaiCategories.set(e.reason, e.category);
+  const sisimaiCategories = sisimaiCategoriesOf(items);
   const scored = [];
   for (const item of items) {
     const raw = lineEnds(readFileSync(join(dir, item.file)));
@@ -43,14 +56,18 @@ const rounded = (figs) => Object.fromEntries(Object.entries(figs).map(([key, val
 function leaveOneSourceOut(scored) {
   const families = [...new Set(scored.map((s) => s.mta))];
   const folds = families.map((mta) => ({ mta, figs: figures(scored.filter((s) => s.mta === mta)) }));
-  const pooled = figures(scored);
+  return { folds, pooled: figures(scored), mean: meanOfFolds(folds) };
+}
+
+/** Each figure's plain mean over the folds that have it. */
+function meanOfFolds(folds) {
   const mean = {};
-  for (const key of Object.keys(pooled)) {
+  for (const key of Object.keys(folds[0]?.figs ?? {})) {
     if (key === 'files') continue;
     const values = folds.map((f) => f.figs[key]).filter((v) => v !== null);
     mean[key] = values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length;
   }
-  return { folds, pooled, mean };
+  return mean;
 }
 
 /** The bench scenario: flat numeric figures for the summary; the per-family detail in `detail`. */
@@ -72,8 +89,18 @@ export async function bouncesAccuracy(root) {
   for (const [key, value] of Object.entries(rounded(figures(crlf)))) if (key !== 'files') flat[`whole CRLF ${key}`] = value;
   for (const key of ['reason %', 'recipient %', 'hard/soft balanced %']) flat[`LOSO pooled ${key}`] = round(loso.pooled[key]);
   for (const [key, value] of Object.entries(rounded(loso.mean))) flat[`LOSO mean of ${loso.folds.length} families ${key}`] = value;
+  // The strict folds (bench/bounce-loso.mjs): each family scored without the phrases only it needs.
+  const sisimaiCategories = sisimaiCategoriesOf(items);
+  const scoreOne = async (item) => scoreItem(item, await parse(readFileSync(join(dir, item.file))), sisimaiCategories);
+  const strict = await strictFolds(items, scoreOne, await phraseTablesOf(root));
+  const strictLoso = leaveOneSourceOut(strict.scored);
+  for (const key of ['reason %', 'recipient %', 'hard/soft balanced %']) flat[`LOSO strict pooled ${key}`] = round(strictLoso.pooled[key]);
+  for (const key of ['reason %', 'recipient %', 'hard/soft balanced %'])
+    flat[`LOSO strict mean of ${strictLoso.folds.length} families ${key}`] = round(strictLoso.mean[key]);
+  flat['LOSO strict: phrases withheld from their only family'] = Object.values(strict.withheldBy).reduce((n, ids) => n + ids.length, 0);
   const detail = Object.fromEntries(loso.folds.map((f) => [f.mta, rounded(f.figs)]));
-  return { flat, detail, misses: misses(lf) };
+  const strictDetail = Object.fromEntries(strictLoso.folds.map((f) => [f.mta, rounded(f.figs)]));
+  return { flat, detail, strictDetail, withheldBy: strict.withheldBy, misses: misses(lf), strictMisses: misses(strict.scored) };
 }
 
 /** Which items missed which metric (ids only: what a developer opens in the corpus, never its values). */
@@ -97,7 +124,10 @@ export async function bouncesAccuracyScenario(root) {
     const dir = join(root, 'bench/results');
     mkdirSync(dir, { recursive: true });
     const file = join(dir, `${new Date().toISOString().slice(0, 10)}-bounces-accuracy.json`);
-    writeFileSync(file, `${JSON.stringify({ corpus: 'BOUNCE_CORPUS or ../shared/data/bounces', flat: result.flat, families: result.detail }, null, 2)}\n`);
+    writeFileSync(
+      file,
+      `${JSON.stringify({ corpus: 'BOUNCE_CORPUS or ../shared/data/bounces', flat: result.flat, families: result.detail, strictFamilies: result.strictDetail }, null, 2)}\n`,
+    );
     console.log(`bounces-accuracy: per-family figures in ${file}`);
     return result.flat;
   });

@@ -6,6 +6,9 @@
  * refine. Data only; every pattern bounded (no backtracking on hostile text).
  */
 import type { BounceReason } from './bounce-reason.js';
+import { EU_ISPS_WORDING } from './bounce-vendor-eu-isps.js';
+import { HOSTING_WORDING } from './bounce-vendor-hosts.js';
+import { US_ISPS_WORDING } from './bounce-vendor-us-isps.js';
 
 type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
 
@@ -110,7 +113,21 @@ const FML: Wording = [
 ];
 
 /** Every family's wording, in one table for bounce-classify.ts (families do not overlap). */
-export const VENDOR_PHRASES: Wording = [...RFC_5321, ...MICROSOFT, ...GOOGLE, ...YAHOO, ...AMAZON_SES, ...POSTFIX, ...EXIM, ...QMAIL, ...SENDMAIL, ...FML];
+export const VENDOR_PHRASES: Wording = [
+  ...RFC_5321,
+  ...MICROSOFT,
+  ...GOOGLE,
+  ...YAHOO,
+  ...AMAZON_SES,
+  ...POSTFIX,
+  ...EXIM,
+  ...QMAIL,
+  ...SENDMAIL,
+  ...FML,
+  ...US_ISPS_WORDING,
+  ...EU_ISPS_WORDING,
+  ...HOSTING_WORDING,
+];
 
 /**
  * All the families' wording in one pattern, tried first: most texts carry none of it, and one scan

@@ -68,6 +68,18 @@ describe('latest state', () => {
     }
   });
 
+  it('a soft bounce is no verdict: it ranks above acceptance and below a delivery or a hard bounce, in any order', () => {
+    const at = (seq: number, eventType: string, bounceType?: string): LatestEvent => ({ ...(events[0] as LatestEvent), seq, eventType, bounceType });
+    const sent = at(1, 'message.sent');
+    const soft = at(2, 'message.bounced', 'soft');
+    expect(apply([sent, soft])).toMatchObject({ provider_state: 'soft_bounced', provider_rank: 50 });
+    for (const verdict of [at(3, 'message.delivered'), at(3, 'message.bounced', 'hard'), at(3, 'message.bounced')]) {
+      const expected = verdict.eventType === 'message.delivered' ? 'delivered' : 'bounced';
+      expect(apply([sent, soft, verdict])).toMatchObject({ provider_state: expected, provider_rank: 100 });
+      expect(apply([verdict, soft, sent])).toEqual(apply([sent, soft, verdict]));
+    }
+  });
+
   it('a bounce outranks a later acceptance of the same message', () => {
     const bounced = apply(events);
     const resentAndSent = merge(bounced, { ...(events[4] as LatestEvent), seq: 200 });

@@ -5,8 +5,10 @@
  *   - handoff_state (our pipeline: queued, sending, deferred, sent, error) follows
  *     the order of our own events, the outbox `seq`: a retry legitimately goes
  *     from deferred back to sending, so a rank cannot order it, but `seq` can.
- *   - provider_state (the world after the relay: accepted, delivered, bounced, dropped, complained)
- *     follows ranks: an event of lower rank than what is stored is not applied.
+ *   - provider_state (the world after the relay: accepted, soft_bounced, delivered, bounced, dropped,
+ *     complained) follows ranks: an event of lower rank than what is stored is not applied. A soft
+ *     bounce is no verdict (a deferral: the message may still be delivered), so it ranks below the
+ *     verdicts, as in the messages' provider_state column (core/provider-events.ts).
  *
  * `merge` is pure, idempotent and order-independent: applying the same events
  * in any order gives the same value, which is what lets writers race through CAS.
@@ -30,6 +32,7 @@ export const HANDOFF_STATES: Readonly<Record<string, string>> = {
 export const PROVIDER_RANKS: Readonly<Record<string, number>> = {
   unknown: 0,
   accepted: 10,
+  soft_bounced: 50,
   delivered: 100,
   bounced: 100,
   dropped: 100,
@@ -73,6 +76,8 @@ export interface LatestEvent {
   messageId: string | null;
   messagePk: number;
   occurredAt: number;
+  /** A `message.bounced` event's `bounce_type` (hard, soft); absent for other events. */
+  bounceType?: string | null;
 }
 
 /** Whether the event says anything about the latest state. */
@@ -108,7 +113,7 @@ export function merge(current: LatestState | null, event: LatestEvent): LatestSt
     next.rank = HANDOFF_RANKS[handoff] ?? 0;
     next.handoff_version = event.seq;
   }
-  const provider = PROVIDER_EVENTS[event.eventType];
+  const provider = event.eventType === 'message.bounced' && event.bounceType === 'soft' ? 'soft_bounced' : PROVIDER_EVENTS[event.eventType];
   const providerRank = provider === undefined ? -1 : (PROVIDER_RANKS[provider] ?? 0);
   // Equal ranks: the later event wins, so that the result does not depend on the order applied.
   if (provider !== undefined && (providerRank > next.provider_rank || (providerRank === next.provider_rank && event.seq > next.provider_version))) {

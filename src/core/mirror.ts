@@ -39,6 +39,8 @@ export interface MirrorRecord {
 export interface PendingEvent extends Pick<OutboxRow, 'seq' | 'id' | 'eventType' | 'tenantId' | 'messagePk' | 'messageId' | 'occurredAt'> {
   /** The event's JSON in UTF-8, exactly as contracts/event.ts `eventBody` writes it for the row. */
   body: Uint8Array;
+  /** A `message.bounced` event's `bounce_type`, for its latest state (a soft bounce is no verdict); else null. */
+  bounceType: string | null;
 }
 
 /** The store side of the mirror. */

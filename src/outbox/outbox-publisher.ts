@@ -27,7 +27,17 @@ export interface PublisherConfig {
 const latestEvents = (rows: readonly PendingEvent[]): LatestEvent[] =>
   rows.flatMap((row) =>
     row.messagePk !== null && affectsLatest(row.eventType)
-      ? [{ seq: row.seq, eventType: row.eventType, tenantId: row.tenantId, messageId: row.messageId, messagePk: row.messagePk, occurredAt: row.occurredAt }]
+      ? [
+          {
+            seq: row.seq,
+            eventType: row.eventType,
+            tenantId: row.tenantId,
+            messageId: row.messageId,
+            messagePk: row.messagePk,
+            occurredAt: row.occurredAt,
+            bounceType: row.bounceType,
+          },
+        ]
       : [],
   );
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findCodes, reasonIn, type BounceReason } from './bounce-classify.js';
+import { readReason } from '../../test/helpers/bounce-reading.js';
+import type { BounceReason } from './bounce-classify.js';
 
 /**
  * Refusals as the standards and the vendors document them (written for this test from their
@@ -94,8 +95,7 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
 describe('documented refusals, by standard and vendor', () => {
   for (const [source, diagnostic, reason] of DOCUMENTED) {
     it(`reads "${source}" as ${reason}`, () => {
-      const { status, replyCode, remoteWords } = findCodes(diagnostic);
-      expect(reasonIn({ status, replyCode, primary: remoteWords, texts: [diagnostic] })).toBe(reason);
+      expect(readReason(diagnostic)).toBe(reason);
     });
   }
 });

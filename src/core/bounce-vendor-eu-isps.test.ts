@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findCodes, reasonIn, type BounceReason } from './bounce-classify.js';
+import { readReason as read, reasonOfCodesAlone } from '../../test/helpers/bounce-reading.js';
+import type { BounceReason } from './bounce-classify.js';
 import { EU_ISPS_WORDING } from './bounce-vendor-eu-isps.js';
 
 /**
@@ -39,18 +40,12 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
   ['Mimecast sender blocked', '421 Sender address blocked - https://community.mimecast.com/docs/DOC-1369#421', 'policy_block'],
 ];
 
-function read(diagnostic: string): BounceReason | null {
-  const { status, replyCode, remoteWords } = findCodes(diagnostic);
-  return reasonIn({ status, replyCode, primary: remoteWords, texts: [diagnostic] });
-}
-
 describe('documented refusals of European mailbox providers and Mimecast', () => {
   for (const [source, diagnostic, reason, codesAlone] of DOCUMENTED) {
     it(`reads "${source}" as ${reason}`, () => {
       expect(read(diagnostic)).toBe(reason);
       if (codesAlone === 'differ') {
-        const { status, replyCode } = findCodes(diagnostic);
-        expect(reasonIn({ status, replyCode, texts: [] })).not.toBe(reason);
+        expect(reasonOfCodesAlone(diagnostic)).not.toBe(reason);
       }
     });
   }

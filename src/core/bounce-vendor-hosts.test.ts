@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findCodes, reasonIn, type BounceReason } from './bounce-classify.js';
+import { readReason as read, reasonOfCodesAlone as byCodeAlone } from '../../test/helpers/bounce-reading.js';
+import type { BounceReason } from './bounce-classify.js';
 import { HOSTING_WORDING } from './bounce-vendor-hosts.js';
 
 /**
@@ -43,17 +44,6 @@ const HOSTED: ReadonlyArray<readonly [source: string, diagnostic: string, reason
   ['Tencent no mailbox', '550 No such account. https://service.mail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000728', 'user_unknown'],
   ['Tencent bad syntax', '501 Malformed address. https://service.mail.qq.com/cgi-bin/help?subtype=1&&id=20022&&no=1000730', 'user_unknown', 'system_error'],
 ];
-
-function read(diagnostic: string): BounceReason | null {
-  const { status, replyCode, remoteWords } = findCodes(diagnostic);
-  return reasonIn({ status, replyCode, primary: remoteWords, texts: [diagnostic] });
-}
-
-/** What the codes say with no words at all. */
-function byCodeAlone(diagnostic: string): BounceReason | null {
-  const { status, replyCode } = findCodes(diagnostic);
-  return reasonIn({ status, replyCode, texts: [] });
-}
 
 describe('documented refusals of hosting and mailbox providers', () => {
   for (const [source, diagnostic, reason, codeAlone] of HOSTED) {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { findCodes, reasonIn, statusMeaning, type BounceReason } from './bounce-classify.js';
+import { readReason as reasonOfDiagnostic } from '../../test/helpers/bounce-reading.js';
+import { reasonIn, statusMeaning, type BounceReason } from './bounce-classify.js';
 import { US_ISPS_WORDING } from './bounce-vendor-us-isps.js';
 
 /**
@@ -43,11 +44,6 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
   ['Comcast not our customer', '550 5.1.1 Not our customer', 'user_unknown'],
   ['Comcast sessions', '421 mx.example.net comcast Too many sessions opened', 'rate_limited'],
 ];
-
-const reasonOfDiagnostic = (diagnostic: string): BounceReason | null => {
-  const { status, replyCode, remoteWords } = findCodes(diagnostic);
-  return reasonIn({ status, replyCode, primary: remoteWords, texts: [diagnostic] });
-};
 
 describe('US ISPs: documented refusal codes', () => {
   for (const [source, diagnostic, reason] of DOCUMENTED) {

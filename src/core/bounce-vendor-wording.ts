@@ -6,8 +6,10 @@
  * refine. Data only; every pattern bounded (no backtracking on hostile text).
  */
 import type { BounceReason } from './bounce-reason.js';
+import { CONSUMER_MAIL_WORDING } from './bounce-vendor-consumer-mail.js';
 import { EU_ISPS_WORDING } from './bounce-vendor-eu-isps.js';
 import { HOSTING_WORDING } from './bounce-vendor-hosts.js';
+import { RU_ASIA_WORDING } from './bounce-vendor-ru-asia.js';
 import { US_ISPS_WORDING } from './bounce-vendor-us-isps.js';
 
 type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
@@ -127,6 +129,8 @@ export const VENDOR_PHRASES: Wording = [
   ...US_ISPS_WORDING,
   ...EU_ISPS_WORDING,
   ...HOSTING_WORDING,
+  ...CONSUMER_MAIL_WORDING,
+  ...RU_ASIA_WORDING,
 ];
 
 /**

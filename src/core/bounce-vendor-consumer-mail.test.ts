@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { readReason as read, reasonOfCodesAlone as byCodeAlone } from '../../test/helpers/bounce-reading.js';
+import type { BounceReason } from './bounce-classify.js';
+import { CONSUMER_MAIL_WORDING } from './bounce-vendor-consumer-mail.js';
+
+/**
+ * Refusals of consumer mailbox providers, written for this test from the meaning documented for
+ * each code (see the citations in bounce-vendor-consumer-mail.ts), with example.* names and
+ * 192.0.2.x addresses; none taken from a sample corpus. `codeAlone` is what the status or reply
+ * code would give by itself, where that differs: the vendor's code must win over it.
+ */
+const CONSUMER: ReadonlyArray<readonly [source: string, diagnostic: string, reason: BounceReason, codeAlone?: BounceReason]> = [
+  // Outlook.com / Hotmail
+  ['Outlook SC-001 reputation', '550 SC-001 (XYZ001-MC1F2) Mail from 192.0.2.10 was refused, see the postmaster pages', 'spam_block', 'user_unknown'],
+  ['Outlook SC-002 harvesting', '550 SC-002 (XYZ001-MC1F2) Mail from 192.0.2.10 was refused', 'spam_block', 'user_unknown'],
+  ['Outlook SC-003 open proxy', '550 SC-003 Refused: 192.0.2.10 was found relaying for anyone', 'spam_block', 'user_unknown'],
+  ['Outlook SC-004 complaints', '550 SC-004 Refused: users of this service reported mail from 192.0.2.10', 'spam_block', 'user_unknown'],
+  ['Outlook DY-001 dynamic', '550 DY-001 (XYZ001-MC1F2) Refused: 192.0.2.10 is in an address pool for home users', 'spam_block', 'user_unknown'],
+  ['Outlook DY-002 compromised', '550 DY-002 Refused: 192.0.2.10 seems to be hijacked', 'spam_block', 'user_unknown'],
+  ['Outlook OU-001 list', '550 OU-001 (XYZ001-MC1F2) Refused, see the troubleshooting page', 'spam_block', 'user_unknown'],
+  ['Outlook OU-002 content', '550 OU-002 Refused for what the message looks like', 'spam_block', 'user_unknown'],
+  ['Outlook S3150 block list', '550 5.7.1 Unfortunately, mail from [192.0.2.10] was not taken (S3150). [AB1CD2EF3.example.net]', 'spam_block', 'policy_block'],
+  ['Outlook AS3140 block list', '550 5.7.1 Refused for now: [192.0.2.10] (AS3140)', 'spam_block', 'policy_block'],
+  ['Outlook S775 reputation', '451 4.7.650 Held back for a while: [192.0.2.10] (S775)', 'spam_block', 'policy_block'],
+  ['Outlook RP-001 rate', '421 RP-001 (XYZ001-MC1F2) Too much from 192.0.2.10 this hour, later please', 'rate_limited', 'system_error'],
+  ['Hotmail PR(ct1) connections', '421 PR(ct1) 192.0.2.10 holds too many sessions open, later please', 'rate_limited', 'system_error'],
+  // AOL (legacy postmaster codes)
+  ['AOL RTR:BB dynamic', '554 (RTR:BB) http://postmaster.info.aol.com/errors/554rtrbb.html', 'spam_block', 'policy_block'],
+  ['AOL RTR:RD rDNS', '554 5.7.1 (RTR:RD) see the postmaster site', 'spam_block', 'policy_block'],
+  ['AOL RTR:BL reputation', '554 (RTR:BL) http://postmaster.info.aol.com/errors/554rtrbl.html', 'spam_block', 'policy_block'],
+  ['AOL RTR:GE fault', '554 (RTR:GE) http://postmaster.info.aol.com/errors/554rtrge.html', 'system_error', 'policy_block'],
+  ['AOL RLY:B1 complaints', '554 RLY:B1 http://postmaster.info.aol.com/errors/554rlyb1.html', 'spam_block', 'policy_block'],
+  ['AOL RLY:CS4 compromised', '421 4.7.1 : (RLY:CS4) try later', 'spam_block', 'policy_block'],
+  ['AOL RLY:SN forbidden From', '554 (RLY:SN) http://postmaster.info.aol.com/errors/554rlysn.html', 'policy_block'],
+  ['AOL HVU:B1 URL', '554 5.7.1 : (HVU:B1) http://postmaster.info.aol.com/errors/554hvub1.html', 'spam_block', 'policy_block'],
+  ['AOL DNS:NR no PTR', '421 4.7.1 : (DNS:NR) http://postmaster.info.aol.com/errors/421dnsnr.html', 'spam_block', 'policy_block'],
+  ['AOL CON:B1 spike', '421 (CON: B1) http://postmaster.info.aol.com/errors/421conb1.html', 'spam_block', 'system_error'],
+];
+
+describe('documented refusals of consumer mailbox providers', () => {
+  for (const [source, diagnostic, reason, codeAlone] of CONSUMER) {
+    it(`reads "${source}" as ${reason}`, () => {
+      expect(read(diagnostic)).toBe(reason);
+      if (codeAlone !== undefined) expect(byCodeAlone(diagnostic)).toBe(codeAlone);
+    });
+  }
+
+  it('leaves texts without a vendor code to the other rules', () => {
+    const plain: ReadonlyArray<readonly [string, BounceReason]> = [
+      ['550 5.1.1 <ann@example.net>: no such user here', 'user_unknown'],
+      ['552 5.2.2 Quota exceeded for ann@example.net', 'mailbox_full'],
+      ['550 5.1.1 <ann@example.com>: unknown, ref DESC-001 SC-0012 OU-003', 'user_unknown'],
+      ['421 4.3.0 Try again later (S31500) (S3114) RP-0011', 'system_error'],
+      ['550 5.1.1 ann@example.com unknown, ticket XRTR:BB RLY:B12 DNS:NRX', 'user_unknown'],
+    ];
+    for (const [diagnostic, reason] of plain) {
+      expect(CONSUMER_MAIL_WORDING.some(([, pattern]) => pattern.test(diagnostic))).toBe(false);
+      expect(read(diagnostic)).toBe(reason);
+    }
+  });
+});

@@ -5,7 +5,7 @@
 // messages from loopback (mailproxy's trusted-network path: no AUTH, as a legacy app on the LAN):
 // keep-alive (`-d`) and a new connection per message. Ingest is smtp-source's rate (both relay
 // meanwhile); end to end counts until the sink has every message. The daemon also runs keep-alive
-// with the JetStream mirror and its latest-state KV on. Which system goes first alternates by round.
+// with the JetStream mirror and its latest-state KV on. The order of the three alternates by round.
 // Each round prints its ratios; the run's medians are what we quote ("N times Postfix here").
 // Each round also measures the floor (bench/bare-smtp.mjs): the daemon's SMTP listener with nothing
 // behind it, and with only a nodemailer relay thread behind it. It bounds what the daemon can do here:
@@ -104,20 +104,26 @@ export async function vsPostfixScenario() {
   try {
     const runPostfix = () => withPostfix(sink, (port) => bothModes(sink, port));
     const runMailproxy = () => withMailproxy(sink, {}, (port) => bothModes(sink, port));
+    const runMirrored = () =>
+      withMailproxy(sink, { MAILPROXY_NATS_URL: nats.url() }, async (port) => {
+        await warmUp(sink, port, true);
+        return measure(sink, port, KEEP_ALIVE_MESSAGES, true);
+      });
+    // The order alternates by round: Postfix first or last, and the daemon with the mirror before or
+    // after the daemon without it, so that neither ratio leans on what ran just before it.
     let postfix;
     let mailproxy;
+    let mirrored;
     if (round % 2 === 1) {
       postfix = await runPostfix();
       mailproxy = await runMailproxy();
+      mirrored = await runMirrored();
     } else {
+      mirrored = await runMirrored();
       mailproxy = await runMailproxy();
       postfix = await runPostfix();
     }
     const floor = await floorRates(sink);
-    const mirrored = await withMailproxy(sink, { MAILPROXY_NATS_URL: nats.url() }, async (port) => {
-      await warmUp(sink, port, true);
-      return measure(sink, port, KEEP_ALIVE_MESSAGES, true);
-    });
     const result = {
       'keep-alive end to end, mailproxy msg/s': mailproxy.keepAlive.endToEnd,
       'keep-alive end to end, Postfix msg/s': postfix.keepAlive.endToEnd,

@@ -1,6 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { readReason } from '../../test/helpers/bounce-reading.js';
-import type { BounceReason } from './bounce-classify.js';
+import { describe } from 'vitest';
+import { itReadsEach, type DocumentedRefusal } from '../../test/helpers/bounce-reading.js';
 
 /**
  * Refusals as the standards and the vendors document them (written for this test from their
@@ -8,7 +7,7 @@ import type { BounceReason } from './bounce-classify.js';
  * from the codes and wording alone, whichever MTA wrote them. This is the held-out check for the
  * rule tables: a rule fitted to one MTA's sample bounces would not carry over to these.
  */
-const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, reason: BounceReason]> = [
+const DOCUMENTED: readonly DocumentedRefusal[] = [
   // RFC 3463 / RFC 5248 registry details alone
   ['RFC 3463 5.1.1', '550 5.1.1 Requested action not taken', 'user_unknown'],
   ['RFC 3463 5.1.2', '550 5.1.2 Bad destination system address', 'host_unknown'],
@@ -93,9 +92,5 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
 ];
 
 describe('documented refusals, by standard and vendor', () => {
-  for (const [source, diagnostic, reason] of DOCUMENTED) {
-    it(`reads "${source}" as ${reason}`, () => {
-      expect(readReason(diagnostic)).toBe(reason);
-    });
-  }
+  itReadsEach(DOCUMENTED);
 });

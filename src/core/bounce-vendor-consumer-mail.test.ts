@@ -1,15 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { readReason as read, reasonOfCodesAlone as byCodeAlone } from '../../test/helpers/bounce-reading.js';
-import type { BounceReason } from './bounce-classify.js';
+import { describe } from 'vitest';
+import { itLeavesAlone, itReadsEach, type DocumentedRefusal } from '../../test/helpers/bounce-reading.js';
 import { CONSUMER_MAIL_WORDING } from './bounce-vendor-consumer-mail.js';
 
 /**
  * Refusals of consumer mailbox providers, written for this test from the meaning documented for
  * each code (see the citations in bounce-vendor-consumer-mail.ts), with example.* names and
- * 192.0.2.x addresses; none taken from a sample corpus. `codeAlone` is what the status or reply
+ * 192.0.2.x addresses; none taken from a sample corpus. The fourth column is what the status or reply
  * code would give by itself, where that differs: the vendor's code must win over it.
  */
-const CONSUMER: ReadonlyArray<readonly [source: string, diagnostic: string, reason: BounceReason, codeAlone?: BounceReason]> = [
+const CONSUMER: readonly DocumentedRefusal[] = [
   // Outlook.com / Hotmail
   ['Outlook SC-001 reputation', '550 SC-001 (XYZ001-MC1F2) Mail from 192.0.2.10 was refused, see the postmaster pages', 'spam_block', 'user_unknown'],
   ['Outlook SC-002 harvesting', '550 SC-002 (XYZ001-MC1F2) Mail from 192.0.2.10 was refused', 'spam_block', 'user_unknown'],
@@ -38,24 +37,13 @@ const CONSUMER: ReadonlyArray<readonly [source: string, diagnostic: string, reas
 ];
 
 describe('documented refusals of consumer mailbox providers', () => {
-  for (const [source, diagnostic, reason, codeAlone] of CONSUMER) {
-    it(`reads "${source}" as ${reason}`, () => {
-      expect(read(diagnostic)).toBe(reason);
-      if (codeAlone !== undefined) expect(byCodeAlone(diagnostic)).toBe(codeAlone);
-    });
-  }
+  itReadsEach(CONSUMER);
 
-  it('leaves texts without a vendor code to the other rules', () => {
-    const plain: ReadonlyArray<readonly [string, BounceReason]> = [
-      ['550 5.1.1 <ann@example.net>: no such user here', 'user_unknown'],
-      ['552 5.2.2 Quota exceeded for ann@example.net', 'mailbox_full'],
-      ['550 5.1.1 <ann@example.com>: unknown, ref DESC-001 SC-0012 OU-003', 'user_unknown'],
-      ['421 4.3.0 Try again later (S31500) (S3114) RP-0011', 'system_error'],
-      ['550 5.1.1 ann@example.com unknown, ticket XRTR:BB RLY:B12 DNS:NRX', 'user_unknown'],
-    ];
-    for (const [diagnostic, reason] of plain) {
-      expect(CONSUMER_MAIL_WORDING.some(([, pattern]) => pattern.test(diagnostic))).toBe(false);
-      expect(read(diagnostic)).toBe(reason);
-    }
-  });
+  itLeavesAlone('leaves texts without a vendor code to the other rules', CONSUMER_MAIL_WORDING, [
+    ['550 5.1.1 <ann@example.net>: no such user here', 'user_unknown'],
+    ['552 5.2.2 Quota exceeded for ann@example.net', 'mailbox_full'],
+    ['550 5.1.1 <ann@example.com>: unknown, ref DESC-001 SC-0012 OU-003', 'user_unknown'],
+    ['421 4.3.0 Try again later (S31500) (S3114) RP-0011', 'system_error'],
+    ['550 5.1.1 ann@example.com unknown, ticket XRTR:BB RLY:B12 DNS:NRX', 'user_unknown'],
+  ]);
 });

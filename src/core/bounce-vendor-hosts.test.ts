@@ -1,15 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { readReason as read, reasonOfCodesAlone as byCodeAlone } from '../../test/helpers/bounce-reading.js';
-import type { BounceReason } from './bounce-classify.js';
+import { describe } from 'vitest';
+import { itLeavesAlone, itReadsEach, type DocumentedRefusal } from '../../test/helpers/bounce-reading.js';
 import { HOSTING_WORDING } from './bounce-vendor-hosts.js';
 
 /**
  * Refusals of hosting and mailbox providers, written for this test from the meaning their own
  * documentation gives each code (see the citations in bounce-vendor-hosts.ts), with example.*
- * names and 192.0.2.x addresses; none taken from a sample corpus. `codeAlone` is what the status
+ * names and 192.0.2.x addresses; none taken from a sample corpus. The fourth column is what the status
  * or reply code would give by itself, where that differs: the vendor's code must win over it.
  */
-const HOSTED: ReadonlyArray<readonly [source: string, diagnostic: string, reason: BounceReason, codeAlone?: BounceReason]> = [
+const HOSTED: readonly DocumentedRefusal[] = [
   // GoDaddy "IB" codes
   ['GoDaddy IB104 blocklist', '554 Refused: 192.0.2.10 appears on a Spamhaus list IB104', 'spam_block', 'policy_block'],
   ['GoDaddy IB103 reputation', '554 Refused: 192.0.2.10 has a poor standing with Cloudmark IB103', 'spam_block', 'policy_block'],
@@ -46,24 +45,13 @@ const HOSTED: ReadonlyArray<readonly [source: string, diagnostic: string, reason
 ];
 
 describe('documented refusals of hosting and mailbox providers', () => {
-  for (const [source, diagnostic, reason, codeAlone] of HOSTED) {
-    it(`reads "${source}" as ${reason}`, () => {
-      expect(read(diagnostic)).toBe(reason);
-      if (codeAlone !== undefined) expect(byCodeAlone(diagnostic)).toBe(codeAlone);
-    });
-  }
+  itReadsEach(HOSTED);
 
-  it('leaves texts without a vendor code to the other rules', () => {
-    const plain: ReadonlyArray<readonly [string, BounceReason]> = [
-      ['550 5.1.1 <ann@example.net>: no such user here', 'user_unknown'],
-      ['552 5.2.2 Quota exceeded for ann@example.net', 'mailbox_full'],
-      ['421 4.7.0 Try again later, ticket IB1040 FIB510 IBM101', 'system_error'],
-      ['550 Mailbox unavailable or access denied', 'user_unknown'],
-      ['550 see id=20022&&no=10007280 for details', 'user_unknown'],
-    ];
-    for (const [diagnostic, reason] of plain) {
-      expect(HOSTING_WORDING.some(([, pattern]) => pattern.test(diagnostic))).toBe(false);
-      expect(read(diagnostic)).toBe(reason);
-    }
-  });
+  itLeavesAlone('leaves texts without a vendor code to the other rules', HOSTING_WORDING, [
+    ['550 5.1.1 <ann@example.net>: no such user here', 'user_unknown'],
+    ['552 5.2.2 Quota exceeded for ann@example.net', 'mailbox_full'],
+    ['421 4.7.0 Try again later, ticket IB1040 FIB510 IBM101', 'system_error'],
+    ['550 Mailbox unavailable or access denied', 'user_unknown'],
+    ['550 see id=20022&&no=10007280 for details', 'user_unknown'],
+  ]);
 });

@@ -1,15 +1,14 @@
-import { describe, expect, it } from 'vitest';
-import { readReason as read, reasonOfCodesAlone as byCodeAlone } from '../../test/helpers/bounce-reading.js';
-import type { BounceReason } from './bounce-classify.js';
+import { describe } from 'vitest';
+import { itLeavesAlone, itReadsEach, type DocumentedRefusal } from '../../test/helpers/bounce-reading.js';
 import { RU_ASIA_WORDING } from './bounce-vendor-ru-asia.js';
 
 /**
  * Refusals of Russian and Asian mailbox providers, written for this test from the meaning their
  * documentation gives each code or text (see the citations in bounce-vendor-ru-asia.ts), with
- * example.* names and 192.0.2.x addresses; none taken from a sample corpus. `codeAlone` is what
+ * example.* names and 192.0.2.x addresses; none taken from a sample corpus. The fourth column is what
  * the status or reply code would give by itself, where that differs: the vendor's words must win.
  */
-const REFUSALS: ReadonlyArray<readonly [source: string, diagnostic: string, reason: BounceReason, codeAlone?: BounceReason]> = [
+const REFUSALS: readonly DocumentedRefusal[] = [
   // NetEase: spam and reputation
   [
     'NetEase DT:SPM content',
@@ -62,25 +61,14 @@ const REFUSALS: ReadonlyArray<readonly [source: string, diagnostic: string, reas
 ];
 
 describe('documented refusals of Russian and Asian mailbox providers', () => {
-  for (const [source, diagnostic, reason, codeAlone] of REFUSALS) {
-    it(`reads "${source}" as ${reason}`, () => {
-      expect(read(diagnostic)).toBe(reason);
-      if (codeAlone !== undefined) expect(byCodeAlone(diagnostic)).toBe(codeAlone);
-    });
-  }
+  itReadsEach(REFUSALS);
 
-  it('leaves texts without these codes (and look-alikes) to the other rules', () => {
-    const plain: ReadonlyArray<readonly [string, BounceReason]> = [
-      ['550 5.1.1 <ann@example.net>: no such user here', 'user_unknown'],
-      ['552 5.2.2 Quota exceeded for ann@example.net', 'mailbox_full'],
-      ['421 Try again later, ticket XDT:SPM2 HL:ICCX MI:SFQ1 ARP:TRC', 'system_error'],
-      ['550 5.1.1 ADT:SUMO mailbox unknown', 'user_unknown'],
-      ['550 5.7.1 Policy rejection on the target', 'policy_block'],
-      ['550 5.1.1 see help.mail.ru/notspam for ann@example.net: user unknown', 'user_unknown'],
-    ];
-    for (const [diagnostic, reason] of plain) {
-      expect(RU_ASIA_WORDING.some(([, pattern]) => pattern.test(diagnostic))).toBe(false);
-      expect(read(diagnostic)).toBe(reason);
-    }
-  });
+  itLeavesAlone('leaves texts without these codes (and look-alikes) to the other rules', RU_ASIA_WORDING, [
+    ['550 5.1.1 <ann@example.net>: no such user here', 'user_unknown'],
+    ['552 5.2.2 Quota exceeded for ann@example.net', 'mailbox_full'],
+    ['421 Try again later, ticket XDT:SPM2 HL:ICCX MI:SFQ1 ARP:TRC', 'system_error'],
+    ['550 5.1.1 ADT:SUMO mailbox unknown', 'user_unknown'],
+    ['550 5.7.1 Policy rejection on the target', 'policy_block'],
+    ['550 5.1.1 see help.mail.ru/notspam for ann@example.net: user unknown', 'user_unknown'],
+  ]);
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readReason as reasonOfDiagnostic } from '../../test/helpers/bounce-reading.js';
-import { reasonIn, statusMeaning, type BounceReason } from './bounce-classify.js';
+import { itLeavesAlone, itReadsEach, type DocumentedRefusal } from '../../test/helpers/bounce-reading.js';
+import { reasonIn, statusMeaning } from './bounce-classify.js';
 import { US_ISPS_WORDING } from './bounce-vendor-us-isps.js';
 
 /**
@@ -8,7 +8,7 @@ import { US_ISPS_WORDING } from './bounce-vendor-us-isps.js';
  * their postmaster pages give each code, with example.* names and 192.0.2.x addresses; none taken from
  * a sample corpus). The reason must follow from the code, whatever generic status comes with it.
  */
-const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, reason: BounceReason]> = [
+const DOCUMENTED: readonly DocumentedRefusal[] = [
   // Cox "Error Codes"
   ['Cox CXBL', '554 5.7.1 cxr.mx.example.net cmsmtp 192.0.2.10 refused. AUP#CXBL', 'spam_block'],
   ['Cox CDRBL', '421 4.7.1 cmsmtp 192.0.2.11 deferred for now. AUP#CDRBL', 'spam_block'],
@@ -46,11 +46,7 @@ const DOCUMENTED: ReadonlyArray<readonly [source: string, diagnostic: string, re
 ];
 
 describe('US ISPs: documented refusal codes', () => {
-  for (const [source, diagnostic, reason] of DOCUMENTED) {
-    it(`reads "${source}" as ${reason}`, () => {
-      expect(reasonOfDiagnostic(diagnostic)).toBe(reason);
-    });
-  }
+  itReadsEach(DOCUMENTED);
 
   // For each vendor, a code that overrules what its generic status alone would say.
   it.each([
@@ -63,11 +59,9 @@ describe('US ISPs: documented refusal codes', () => {
     expect(reasonIn({ status, replyCode: diagnostic.slice(0, 3), texts: [diagnostic] })).toBe(reason);
   });
 
-  it('leaves a text with no vendor code to the status and generic wording', () => {
-    const plain = '554 5.7.1 mx.example.net 192.0.2.50 message refused by local policy';
-    expect(US_ISPS_WORDING.some(([, pattern]) => pattern.test(plain))).toBe(false);
-    expect(reasonOfDiagnostic(plain)).toBe('policy_block');
-  });
+  itLeavesAlone('leaves a text with no vendor code to the status and generic wording', US_ISPS_WORDING, [
+    ['554 5.7.1 mx.example.net 192.0.2.50 message refused by local policy', 'policy_block'],
+  ]);
 
   it('does not take look-alike tokens for codes', () => {
     const lookalikes = ['AUP#CXBLX', 'IPBL2000', 'BL0PR02MB1234.example.net', 'RL0000001', 'AUP#I-1005', 'ES000011'];

@@ -33,17 +33,6 @@ function sisimaiCategoriesOf(items) {
 
 const toCrlf = (raw) => Buffer.from(raw.toString('latin1').replace(/\r?\n/g, '\r\n'), 'latin1');
 
-/** Scores every item of the manifest with `lineEnds` applied to the file's bytes. */
-async function scoreAll(items, dir, parse, lineEnds) {
-  const sisimaiCategories = sisimaiCategoriesOf(items);
-  const scored = [];
-  for (const item of items) {
-    const raw = lineEnds(readFileSync(join(dir, item.file)));
-    scored.push(scoreItem(item, await parse(raw), sisimaiCategories));
-  }
-  return scored;
-}
-
 const round = (value) => (value === null ? null : Math.round(value * 10) / 10);
 const rounded = (figs) => Object.fromEntries(Object.entries(figs).map(([key, value]) => [key, round(value)]));
 
@@ -80,8 +69,17 @@ export async function bouncesAccuracy(root) {
   }
   const { items } = JSON.parse(readFileSync(manifestPath, 'utf8'));
   const parse = await parserOf(root);
-  const lf = await scoreAll(items, dir, parse, (raw) => raw);
-  const crlf = await scoreAll(items, dir, parse, toCrlf);
+  const sisimaiCategories = sisimaiCategoriesOf(items);
+  // Each file read once; scored as it is, as CRLF, and in the strict folds.
+  const files = new Map(items.map((item) => [item, readFileSync(join(dir, item.file))]));
+  const scoreOne = async (item, lineEnds = (raw) => raw) => scoreItem(item, await parse(lineEnds(files.get(item))), sisimaiCategories);
+  const scoreAll = async (lineEnds) => {
+    const scored = [];
+    for (const item of items) scored.push(await scoreOne(item, lineEnds));
+    return scored;
+  };
+  const lf = await scoreAll();
+  const crlf = await scoreAll(toCrlf);
   const loso = leaveOneSourceOut(lf);
   const whole = figures(lf);
   const flat = {};
@@ -90,8 +88,6 @@ export async function bouncesAccuracy(root) {
   for (const key of ['reason %', 'recipient %', 'hard/soft balanced %']) flat[`LOSO pooled ${key}`] = round(loso.pooled[key]);
   for (const [key, value] of Object.entries(rounded(loso.mean))) flat[`LOSO mean of ${loso.folds.length} families ${key}`] = value;
   // The strict folds (bench/bounce-loso.mjs): each family scored without the phrases only it needs.
-  const sisimaiCategories = sisimaiCategoriesOf(items);
-  const scoreOne = async (item) => scoreItem(item, await parse(readFileSync(join(dir, item.file))), sisimaiCategories);
   const strict = await strictFolds(items, scoreOne, await phraseTablesOf(root));
   const strictLoso = leaveOneSourceOut(strict.scored);
   for (const key of ['reason %', 'recipient %', 'hard/soft balanced %']) flat[`LOSO strict pooled ${key}`] = round(strictLoso.pooled[key]);

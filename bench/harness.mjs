@@ -196,7 +196,6 @@ export async function scrapeMetrics(d) {
   return { sample: (line) => values.get(line) ?? NaN };
 }
 
-/** A nats-server with JetStream on a random port and its own store; stop() and start() again keep both. */
 /** The client URL in a nats-server ports file, or null while the file is not whole yet. */
 function portsUrl(text) {
   try {
@@ -206,6 +205,7 @@ function portsUrl(text) {
   }
 }
 
+/** A nats-server with JetStream on a random port and its own store; stop() and start() again keep both. */
 export async function startNats() {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-bench-nats-'));
   dataDirs.add(dir);

@@ -6,6 +6,7 @@
  * of a window (window-publisher.ts) runs on the main thread or in the mirror's
  * own thread; this side reads the rows and moves the cursor, in SQLite.
  */
+import { errorText } from '../core/app-error.js';
 import type { Clock } from '../core/clock.js';
 import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
 import type { Logger } from '../core/logger.js';
@@ -98,7 +99,7 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
         return { nextWakeAt: null };
       } catch (error) {
         failures += 1;
-        store.failed((error as Error).message, clock.now());
+        store.failed(errorText(error), clock.now());
         const wait = exponentialBackoff(failures, { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0 }, 0.5);
         log.warn({ err: error, failures, retryInMs: wait }, 'publishing to the event stream failed; retrying');
         return { nextWakeAt: clock.now() + wait };

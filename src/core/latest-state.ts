@@ -13,6 +13,7 @@
  * `merge` is pure, idempotent and order-independent: applying the same events
  * in any order gives the same value, which is what lets writers race through CAS.
  */
+import { PROVIDER_STATE_RANKS } from './provider-events.js';
 
 export const HANDOFF_STATES: Readonly<Record<string, string>> = {
   'message.queued': 'queued',
@@ -32,7 +33,8 @@ export const HANDOFF_STATES: Readonly<Record<string, string>> = {
 export const PROVIDER_RANKS: Readonly<Record<string, number>> = {
   unknown: 0,
   accepted: 10,
-  soft_bounced: 50,
+  // The messages' provider_state column's rank for it (core/provider-events.ts): the two views agree.
+  soft_bounced: PROVIDER_STATE_RANKS.soft_bounced,
   delivered: 100,
   bounced: 100,
   dropped: 100,

@@ -25,16 +25,24 @@ let sink: SmtpSink;
 let deltaKey = '';
 const node = (id: string): FleetTestNode => fleet.nodes.find((seen) => seen.id === id) as FleetTestNode;
 
-/** Polls `read` until `check` holds; answers how long it took. */
-async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 20_000): Promise<number> {
+/** Polls `read` until `check` holds; answers how long it took. `explain` adds to a timeout's message (a node's log). */
+async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 20_000, explain?: () => string): Promise<number> {
   const startedAt = Date.now();
   for (;;) {
     const value = await read();
     if (check(value)) return Date.now() - startedAt;
-    if (Date.now() - startedAt > timeoutMs) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}`);
+    if (Date.now() - startedAt > timeoutMs)
+      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}${explain === undefined ? '' : `\n${explain()}`}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** A node's last log lines, for a wait that timed out on it. */
+const lastLog = (id: string) => (): string =>
+  node(id)
+    .daemon.entries.slice(-25)
+    .map((entry) => `${id}: ${JSON.stringify(entry)}`)
+    .join('\n');
 
 const admin = (url: string, method: string, path: string, body?: unknown) =>
   api(url, method, path, { token: FLEET_TOKEN, ...(body === undefined ? {} : { body }) });
@@ -221,8 +229,9 @@ describe('shared configuration', () => {
       await until(
         () => admin(node('n1').url, 'POST', '/tenant', { id: tenantId }),
         (seen) => seen.status === 201 || (seen.status === 409 && seen.body.error.code === 'CONFLICT'),
-        `n1 to take tenant ${tenantId}`,
+        `n1 to take tenant ${tenantId} (nats server ${index} killed)`,
         40_000,
+        lastLog('n1'),
       );
       // Every node gets it, whichever server held its watch's consumer: a watch lost with its server is replaced by the
       // follower once it stays behind the bucket (how fast is not pinned here: the cluster's own elections took from
@@ -233,6 +242,7 @@ describe('shared configuration', () => {
           (seen) => seen.status === 200,
           `${tenantId} on ${id}`,
           40_000,
+          lastLog(id),
         );
       server.start();
       await fleet.cluster.ready();

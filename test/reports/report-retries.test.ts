@@ -20,7 +20,9 @@ describe('reports that are not acknowledged are sent again', () => {
     await s.fx.post(key, [message('m-1'), message('m-2')]);
     await s.client.waitFor('the report, twice', (client) => client.reports.filter((r) => r.items.length > 0).length >= 2);
     const [first, second] = s.client.reports.filter((r) => r.items.length > 0);
-    expect(eventIds(second)).toEqual(eventIds(first));
+    // The refused items come again, first and in their order; m-2's event may join them if it
+    // was committed after the refused report was built (the lane sends what is pending, by seq).
+    expect(eventIds(second).slice(0, eventIds(first).length)).toEqual(eventIds(first));
     await expect.poll(async () => (await s.fx.detail('acme', 'm-2')).message.reported_ts).not.toBeNull();
     const status = await s.fx.admin('GET', '/tenant/acme/sync-status');
     expect(status.body.sync_status).toMatchObject({ backlog: 0, consecutive_failures: 0, last_error: expect.stringMatching(/^http_status/) });

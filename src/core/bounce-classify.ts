@@ -66,12 +66,9 @@ function phraseReason(table: ReadonlyArray<readonly [BounceReason, RegExp]>, tex
   return null;
 }
 
-/** Precise wording, text by text: the vendors' documented messages first, then the generic English phrases. */
-function preciseReason(texts: readonly string[]): BounceReason | null {
-  for (const text of texts) {
-    const reason = (ANY_VENDOR_PHRASE.test(text) ? phraseReason(VENDOR_PHRASES, [text]) : null) ?? phraseReason(REASON_PHRASES, [text]);
-    if (reason !== null) return reason;
-  }
+/** A vendor's documented code or message, in any of the texts (most specific first). */
+function vendorReason(texts: readonly string[]): BounceReason | null {
+  for (const text of texts) if (ANY_VENDOR_PHRASE.test(text)) return phraseReason(VENDOR_PHRASES, [text]);
   return null;
 }
 
@@ -103,16 +100,21 @@ export function reasonIn(input: {
   const primary = input.primary === null || input.primary === undefined ? [] : [input.primary];
   const decisive = phraseReason(DECISIVE_PHRASES, [...primary, ...texts]);
   if (decisive !== null) return decisive;
+  const klass = status?.[0] ?? input.replyCode?.[0] ?? null;
+  const transcript = (): string => [input.transcript ?? '', ...texts].join('\n');
+  // A vendor's own code is more specific than the status it is sent with (Facebook sends its
+  // "recipient's preferences" refusal, RCP-P2, as 5.1.1).
+  const vendor = vendorReason([...primary, ...texts]);
+  if (vendor !== null) return corrected(vendor, false, klass, transcript());
   const byStatus = status === null ? null : statusMeaning(status);
   if (byStatus?.decides === true) return byStatus.reason;
   const byCode = input.replyCode === null || input.replyCode === undefined ? null : (REPLY_CODE_REASONS.get(input.replyCode) ?? null);
   if (byStatus === null && byCode?.decides === true) return byCode.reason;
-  const precise = preciseReason(primary);
+  const precise = phraseReason(REASON_PHRASES, primary);
   const vague = precise === null ? phraseReason(GENERIC_REASON_PHRASES, primary) : null;
-  const fromPrecise = precise ?? (vague === null ? preciseReason(texts) : null);
+  const fromPrecise = precise ?? (vague === null ? phraseReason(REASON_PHRASES, texts) : null);
   const fromText = fromPrecise ?? vague ?? phraseReason(GENERIC_REASON_PHRASES, texts);
-  if (fromText !== null)
-    return corrected(fromText, fromPrecise === null, status?.[0] ?? input.replyCode?.[0] ?? null, [input.transcript ?? '', ...texts].join('\n'));
+  if (fromText !== null) return corrected(fromText, fromPrecise === null, klass, transcript());
   return byStatus?.reason ?? byCode?.reason ?? null;
 }
 

@@ -34,6 +34,22 @@ const CONSUMER: readonly DocumentedRefusal[] = [
   ['AOL HVU:B1 URL', '554 5.7.1 : (HVU:B1) http://postmaster.info.aol.com/errors/554hvub1.html', 'spam_block', 'policy_block'],
   ['AOL DNS:NR no PTR', '421 4.7.1 : (DNS:NR) http://postmaster.info.aol.com/errors/421dnsnr.html', 'spam_block', 'policy_block'],
   ['AOL CON:B1 spike', '421 (CON: B1) http://postmaster.info.aol.com/errors/421conb1.html', 'spam_block', 'system_error'],
+  // Facebook (its former mail service's response codes)
+  ['Facebook RCP-P1 no address', '550 5.1.1 RCP-P1 http://postmaster.facebook.com/response_codes?ip=192.0.2.10#rcp', 'user_unknown'],
+  ['Facebook RCP-P2 preferences', '550 5.1.1 RCP-P2 http://postmaster.facebook.com/response_codes?ip=192.0.2.10#rcp Refused', 'policy_block', 'user_unknown'],
+  ['Facebook RCP-P3 privacy', '550 5.7.1 RCP-P3 see the response codes page', 'policy_block'],
+  ['Facebook POL-P1 PBL', '554 5.7.1 POL-P1 http://postmaster.facebook.com/response_codes?ip=192.0.2.10#pol', 'spam_block', 'policy_block'],
+  ['Facebook POL-T2 hours', '421 4.7.1 POL-T2 http://postmaster.facebook.com/response_codes?ip=192.0.2.10#pol', 'spam_block', 'another'],
+  ['Facebook POL-P6 URL', '554 5.7.1 POL-P6 a link in the message', 'spam_block', 'policy_block'],
+  ['Facebook MSG-P1 size', '552 5.3.4 MSG-P1 http://postmaster.facebook.com/response_codes#msg', 'message_too_large'],
+  ['Facebook MSG-P2 attachment', '554 5.6.1 MSG-P2 see the response codes page', 'policy_block'],
+  ['Facebook DNS-P3 reverse DNS', '550 5.7.1 DNS-P3 http://postmaster.facebook.com/response_codes?ip=192.0.2.10#dns', 'spam_block', 'policy_block'],
+  ['Facebook DNS-P1 sender domain', '550 5.1.8 DNS-P1 http://postmaster.facebook.com/response_codes#dns', 'policy_block'],
+  ['Facebook CON-T3 new connections', '421 4.7.0 CON-T3 http://postmaster.facebook.com/response_codes?ip=192.0.2.10#con', 'rate_limited', 'another'],
+  ['Facebook MSG-T1 recipients', '452 4.5.3 MSG-T1 see the response codes page', 'rate_limited'],
+  ['Facebook RCP-T4 deactivated', '450 4.2.1 RCP-T4 http://postmaster.facebook.com/response_codes#rcp', 'account_disabled'],
+  ['Facebook RCP-T1 internal', '451 4.3.0 RCP-T1 http://postmaster.facebook.com/response_codes#rcp', 'system_error'],
+  ['Facebook INT-T2 internal', '451 4.4.0 INT-T2 try later', 'system_error'],
 ];
 
 describe('documented refusals of consumer mailbox providers', () => {
@@ -45,5 +61,6 @@ describe('documented refusals of consumer mailbox providers', () => {
     ['550 5.1.1 <ann@example.com>: unknown, ref DESC-001 SC-0012 OU-003', 'user_unknown'],
     ['421 4.3.0 Try again later (S31500) (S3114) RP-0011', 'system_error'],
     ['550 5.1.1 ann@example.com unknown, ticket XRTR:BB RLY:B12 DNS:NRX', 'user_unknown'],
+    ['550 5.1.1 ann@example.com unknown, ref XRCP-P2 POL-P12 MSG-P9 INT-T', 'user_unknown'],
   ]);
 });

@@ -1,8 +1,8 @@
 /**
  * The documented refusal codes of consumer mailbox providers that the MICROSOFT and YAHOO blocks
  * of bounce-vendor-wording.ts do not cover, for bounce-vendor-wording.ts: Microsoft's consumer
- * mail (Outlook.com, Hotmail, Live, MSN) and the legacy AOL mail servers (before Yahoo took over
- * AOL's filtering). Each line matches the vendor's own code token, never its prose; the meanings
+ * mail (Outlook.com, Hotmail, Live, MSN), the legacy AOL mail servers (before Yahoo took over
+ * AOL's filtering) and Facebook's former mail service. Each line matches the vendor's own code token, never its prose; the meanings
  * are summarised in our words and the categories are ours. Data only; every pattern bounded (no
  * backtracking on hostile text).
  *
@@ -80,4 +80,38 @@ const AOL: Wording = [
   ['system_error', /\bRTR: ?GE\b/],
 ];
 
-export const CONSUMER_MAIL_WORDING: Wording = [...OUTLOOK_COM, ...AOL];
+/**
+ * Facebook's mail servers (the facebook.com addresses, 2010-2014): the "response codes" of
+ * http://postmaster.facebook.com/response_codes, which the refusals link to ("550 5.1.1 RCP-P2
+ * http://postmaster.facebook.com/response_codes?ip=192.0.2.1#rcp ..."). That page is gone and no
+ * stored copy could be read here; each code's meaning was taken from its transcription, a line per
+ * code, in sisimai/p5-sisimai lib/Sisimai/Lhost/Facebook.pm (a copy of the page's table, not rules
+ * written from sample mail). A code is three letters, a dash, P (permanent) or T (temporary) and a
+ * digit, so only the documented ones are listed, each in full.
+ */
+const FACEBOOK: Wording = [
+  // RCP-P1, INT-P1, INT-P4: the recipient address does not exist; INT-P3: nor does the group address.
+  ['user_unknown', /\b(?:RCP-P1|INT-P[134])\b/],
+  // RCP-P2: the recipient's preferences keep the message out; RCP-P3: so do their privacy settings.
+  // MSG-P2: an attachment type Facebook does not take; MSG-P3: a header field that may appear once
+  // appears more than once; POL-P5: a virus; POL-P7: Facebook's abuse policies or its domain
+  // authentication requirements are not met; DNS-P1, DNS-P2, DNS-T1: the MAIL FROM domain does not
+  // exist, has no MX, or does not resolve for now.
+  ['policy_block', /\b(?:RCP-P[23]|MSG-P[23]|POL-P[57]|DNS-P[12]|DNS-T1)\b/],
+  // POL-P1: the sending IP is on the Spamhaus PBL; POL-P2: Facebook no longer takes mail from it;
+  // POL-P3, POL-P4, POL-T1 to POL-T3: it is refused for some hours (1 to 48); POL-P6: a URL in the
+  // message is blocked; DNS-P3, DNS-T2: the sending server's reverse DNS is missing or does not resolve.
+  ['spam_block', /\b(?:POL-P[12346]|POL-T[123]|DNS-P3|DNS-T2)\b/],
+  // MSG-P1, INT-P2: larger than Facebook's maximum size.
+  ['message_too_large', /\b(?:MSG-P1|INT-P2)\b/],
+  // CON-T2, CON-T3: the sending server holds, or has opened lately, too many connections to Facebook;
+  // MSG-T1: more recipients than a message may have; CON-T4: more than a connection may have.
+  ['rate_limited', /\b(?:CON-T[234]|MSG-T1)\b/],
+  // RCP-T4: the recipient's account is deactivated (it may come back).
+  ['account_disabled', /\bRCP-T4\b/],
+  // CON-T1: Facebook's server holds too many connections; RCP-T1: the recipient is out of reach for
+  // an internal fault; INT-Tn: a passing fault inside Facebook.
+  ['system_error', /\b(?:CON-T1|RCP-T1|INT-T\d)\b/],
+];
+
+export const CONSUMER_MAIL_WORDING: Wording = [...OUTLOOK_COM, ...AOL, ...FACEBOOK];

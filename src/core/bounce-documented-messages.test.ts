@@ -35,8 +35,24 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Exchange 5.3.4', '552 5.3.4 RESOLVER.RST.RecipSizeLimit; message too large for this recipient', 'message_too_large'],
   ['Exchange 5.4.14', '554 5.4.14 Hop count exceeded - possible mail loop', 'system_error'],
   ['Exchange 5.7.705', '550 5.7.705 Access denied, tenant has exceeded threshold', 'spam_block'],
-  // 5.1.8 "Access denied, bad outbound sender" (blocked for spam) stays policy_block: RFC 3463's x.1.8, the sender's fault, decides.
-  ['Exchange 5.1.8', '550 5.1.8 Access denied, bad outbound sender', 'policy_block'],
+  // 5.1.8 "bad outbound sender": the account is blocked for the spam it sent; Microsoft's words outrank RFC 3463's x.1.8.
+  ['Exchange 5.1.8', '550 5.1.8 Access denied, bad outbound sender', 'spam_block', 'policy_block'],
+  ['Exchange 5.2.1 content filter', '5.2.1 Content Filter agent quarantined this message', 'spam_block', 'another'],
+  [
+    'Exchange 4.3.2 folder item limit',
+    '554 4.3.2 mailbox busy; STOREDRV.Deliver.Exception:StoragePermanentException.MapiExceptionMaxObjsExceeded; Failed to process message due to a permanent exception',
+    'mailbox_full',
+    'another',
+  ],
+  [
+    'Exchange 5.2.0 store exception',
+    '554 5.2.0 STOREDRV.Deliver.Exception:ObjectNotFoundException.MapiExceptionNotFound; Failed to process message due to a permanent exception with message Cannot get ID from name',
+    'system_error',
+    'another',
+  ],
+  ['Exchange 4.3.2 thread limit', '432 4.3.2 STOREDRV.Deliver; recipient thread limit exceeded', 'rate_limited', 'another'],
+  ['Exchange 4.7.500 throttling', '451 4.7.500 Access denied, please try again later', 'rate_limited', 'another'],
+  ['Exchange 5.2.121', "5.2.121 Recipient's per hour message receive limit from specific sender exceeded", 'rate_limited', 'another'],
   ['Exchange 5.7.510', '550 5.7.510 Access denied, example.com does not accept email over IPv6', 'policy_block'],
   ['Exchange 5.2.122', '550 5.2.122 RecipientPerHourMessageReceiveLimitExceeded', 'rate_limited'],
   ['Exchange 5.1.90', "550 5.1.90 Your message can't be sent because you've reached your daily limit for message recipients", 'rate_limited'],
@@ -58,6 +74,7 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Gmail 4.7.28', '421-4.7.28 Our system has detected an unusual rate of unsolicited mail originating from your IP address.', 'spam_block'],
   ['Gmail 5.7.26', '550-5.7.26 This mail is unauthenticated, which poses a security risk to the sender and Gmail users', 'policy_block'],
   ['Gmail 5.4.5', '550-5.4.5 Daily sending quota exceeded.', 'rate_limited'],
+  ['Gmail 4.2.1 relay limit', '450 4.2.1 Peak SMTP relay limit exceeded for this customer. - gsmtp', 'rate_limited', 'another'],
   // Yahoo Sender Hub SMTP error codes
   ['Yahoo dd', "554 delivery error: dd This user doesn't have a yahoo.com account (ann@yahoo.com) [0]", 'user_unknown'],
   ['Yahoo TSS04', '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints', 'spam_block'],
@@ -76,6 +93,12 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Exim retry', 'retry timeout exceeded', 'expired'],
   ['Exim ACL deny', '550 Administrative prohibition', 'policy_block'],
   ['Exim quota', 'mailbox is full (MTA-imposed quota exceeded while writing to file /var/mail/ann)', 'mailbox_full'],
+  ['Exim connections per host', '421 Too many concurrent SMTP connections from this IP address; please try again later.', 'rate_limited', 'another'],
+  ['Exim MX to nowhere', 'all relevant MX records point to non-existent hosts', 'host_unknown'],
+  // Dovecot LMTP (lmtp_user_concurrency_limit); Haraka's limit and mail_from.is_resolvable plugins
+  ['Dovecot LMTP concurrency', '451 4.3.0 <ann@example.com> Too many concurrent deliveries for user', 'rate_limited', 'another'],
+  ['Haraka connections', '421 Too many concurrent connections', 'rate_limited', 'another'],
+  ['Haraka sender MX', '550 No MX for your FROM address', 'policy_block', 'another'],
   // qmail
   ['qmail 5.1.1', 'Sorry, no mailbox here by that name. (#5.1.1)', 'user_unknown'],
   ['qmail 5.1.2', "Sorry, I couldn't find any host named example.invalid. (#5.1.2)", 'host_unknown'],

@@ -51,6 +51,9 @@ export const SENDER_RULE_WORDS: RegExp = anyOf(
     /starttls/,
     /(address|sender|domain) that (has been|is) (black|block)listed/,
     /sender address/,
+    // The sender's own domain or address refused (Haraka's "No MX for your FROM address"), not the recipient's.
+    /(your|the) (from|sender|envelope sender|mail from) (address|domain)/,
+    /sender'?s? domain/,
     /domain of sender/,
     /sender (address )?(rejected|denied|blocked|verify failed)/,
   ],

@@ -47,6 +47,8 @@ export const HOST_UNKNOWN_WORDS: RegExp = anyOf(
     /unrouteable (mail )?domain/,
     /null mx/,
     /no mx (record|host)/,
+    // Exim's dnslookup router: a domain whose MX hosts all fail to resolve.
+    /mx records? points? to non-?existent hosts?/,
     /dns (error|lookup|failure)/,
     /domain (is )?(invalid|not (exist|accept))/,
     /domain is not reachable/,
@@ -68,7 +70,11 @@ export const HOST_UNKNOWN_WORDS: RegExp = anyOf(
 export const RATE_LIMITED_WORDS: RegExp = anyOf(
   [
     /rate limit/,
-    /too many (messages|connections|recipients|mails|sessions|emails)/,
+    // Exim's smtp_accept_max_per_host, Dovecot LMTP's lmtp_user_concurrency_limit, Haraka's limit plugin.
+    /too many (concurrent |simultaneous |parallel |open |new )?(smtp )?(messages|connections|recipients|mails|sessions|emails|deliveries)/,
+    // Gmail's "Peak SMTP relay limit exceeded", Exchange's "recipient thread limit exceeded" and hourly receive limits.
+    /(relay|sending|send|receive|message|recipient|thread|connection) limit (exceeded|reached)/,
+    /per (hour|day|minute)\b.{0,40}\blimit\b/,
     /throttl/,
     /slow down/,
     /exceeded .{0,30}(rate|limit|connections)/,

@@ -35,9 +35,16 @@ const MICROSOFT: Wording = [
   ['message_too_large', /RESOLVER\.RST\.RecipSizeLimit|RecipSizeLimit/i],
   ['rate_limited', /RESOLVER\.ADR\.RecipLimit|RecipientRateLimitExceeded|submission quota exceeded/i],
   ['policy_block', /RESOLVER\.RST\.(?:AuthRequired|NotAuthorized)|TenantAttribution|not authenticated to send anonymous mail/i],
-  ['mailbox_full', /QuotaExceededException|STOREDRV\.Deliver\.Exception:Quota/i],
+  // 4.3.2 "mailbox busy" with MapiExceptionMaxObjsExceeded: a folder of the mailbox holds as many items as it may.
+  ['mailbox_full', /QuotaExceededException|STOREDRV\.Deliver\.Exception:Quota|MapiExceptionMaxObjsExceeded/i],
+  // Any other failure of the mailbox store while delivering (a missing folder: MapiExceptionNotFound).
+  ['system_error', /STOREDRV\.Deliver\.Exception:|failed to process message due to a permanent exception/i],
   ['system_error', /hop count exceeded/i],
-  ['spam_block', /banned sending IP|banned sender|traffic not accepted from this IP/i],
+  // 5.1.8 "bad outbound sender": the sending account is blocked for the spam it sent (often once taken over);
+  // 5.2.1 from the Content Filter agent: the anti-spam filter quarantined the message.
+  ['spam_block', /banned sending IP|banned sender|traffic not accepted from this IP|bad outbound sender|Content Filter agent quarantined/i],
+  // 4.7.500-4.7.699 "Access denied, please try again later": Exchange Online throttles a sending IP whose volume jumped.
+  ['rate_limited', /\b4\.7\.[56]\d\d\b[^\n]{0,10}Access denied, please try again later/i],
   ['policy_block', /does not pass DMARC verification|unregistered domains?|not in allowed-senders list/i],
   // 5.7.705: a tenant blocked for the spam it sent; 5.7.510: a domain that takes no mail over IPv6.
   ['spam_block', /tenant has exceeded threshold/i],

@@ -10,8 +10,9 @@
  * starts the same cluster as the tests.
  *
  * A server can be SIGKILLed by its PID and started again on the same ports and
- * store. `ready()` waits until the cluster has a JetStream meta leader and every
- * running server is a member of it.
+ * store. `ready()` waits until the cluster has a JetStream meta leader, every
+ * running server is a member of it, and every replicated stream's leader sees
+ * each of its replicas current.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -79,6 +80,35 @@ function createServerProcess(dir, name, client, route, routes, monitor) {
   };
 }
 
+/**
+ * Whether every replicated stream (a KV bucket is one) has a leader among the running servers, and
+ * that leader sees each replica current: a server just restarted catches up on each stream after the
+ * meta group, and a test that kills the next server before it has would leave the stream no quorum.
+ */
+async function streamsCurrent(up) {
+  const views = await Promise.all(
+    up.map(async (server) => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${server.monitor}/jsz?accounts=true&streams=true`);
+        return { server, view: await response.json() };
+      } catch {
+        return { server, view: null };
+      }
+    }),
+  );
+  if (views.some(({ view }) => view === null)) return false;
+  const names = new Set(up.map((server) => server.name));
+  for (const { server, view } of views)
+    for (const account of view.account_details ?? [])
+      for (const stream of account.stream_detail ?? []) {
+        const cluster = stream.cluster;
+        if (cluster === undefined || (cluster.replicas ?? []).length === 0) continue;
+        if (!names.has(cluster.leader ?? '')) return false;
+        if (cluster.leader === server.name && cluster.replicas.some((replica) => !replica.current || replica.offline === true)) return false;
+      }
+  return true;
+}
+
 export async function startNatsCluster(size = 3) {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-nats-cluster-'));
   const ports = await Promise.all(Array.from({ length: size * 3 }, freePort));
@@ -109,7 +139,7 @@ export async function startNatsCluster(size = 3) {
       // Only the leader lists the other members (and whether they are current).
       const leaderView = views[up.findIndex((server) => server.name === leader)];
       const current = (leaderView?.meta_cluster?.replicas ?? []).filter((member) => member.current && member.offline !== true).length + 1;
-      if (leaderView !== undefined && leaderView !== null && current >= up.length) {
+      if (leaderView !== undefined && leaderView !== null && current >= up.length && (await streamsCurrent(up))) {
         // The meta leader answers JetStream API requests: one round trip proves it.
         const nc = await connect({ servers: up.map((server) => server.url) });
         try {

@@ -70,6 +70,11 @@ export const MESSAGE_TOO_LARGE_WORDS: RegExp = anyOf(
     /size of (the )?message/,
     /message size (is )?(over|above|greater)/,
     /exceeded the max(imum)? (message )?size/,
+    // Sophos's "exceeded the allowed size", Sympa's "was over the maximum size", postfwd's "max message
+    // size is 30MB", IceWarp's "Message is too long".
+    /(exceeded|over) the (allowed|maximum|max) size/,
+    /max(imum)? message size (is|of)\b/,
+    /message (is )?too long/,
   ],
   'i',
 );
@@ -115,6 +120,10 @@ export const USER_UNKNOWN_WORDS: RegExp = anyOf(
     /bad destination mailbox/,
     /address (is )?(unknown|invalid)/,
     /is not a known user/,
+    // A list server's unknown list (Sympa's "is not a known mailing list"); a gateway's list of
+    // addresses found invalid (Proofpoint's "User email address is marked as invalid").
+    /not a known (mailing )?list/,
+    /address is marked (as )?invalid/,
     /undeliverable address/,
     /user.{0,20}(is )?not (listed|local|known)/,
     /no account by that name/,

@@ -7,7 +7,7 @@
  */
 import { ACCOUNT_DISABLED_WORDS, GROUP_POSTING_REFUSALS, MAILBOX_FULL_WORDS, MESSAGE_TOO_LARGE_WORDS, USER_UNKNOWN_WORDS } from './bounce-mailbox-phrases.js';
 import { anyOf, type BounceReason } from './bounce-reason.js';
-import { CONTENT_RULE_WORDS, SENDER_RULE_WORDS, SENDING_HOST_WORDS, SPAM_NAMED_WORDS } from './bounce-refusal-phrases.js';
+import { AUTH_CHECK_TROUBLE_WORDS, CONTENT_RULE_WORDS, SENDER_RULE_WORDS, SENDING_HOST_WORDS, SPAM_NAMED_WORDS } from './bounce-refusal-phrases.js';
 import { EXPIRED_WORDS, HOST_UNKNOWN_WORDS, RATE_LIMITED_WORDS, SYSTEM_TROUBLE_WORDS } from './bounce-transport-phrases.js';
 
 export type { BounceReason } from './bounce-reason.js';
@@ -31,6 +31,7 @@ export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
   // authentication and relaying (a spam refusal may add "set up SPF"), then the wording of IP blocks.
   ['policy_block', CONTENT_RULE_WORDS],
   ['spam_block', SPAM_NAMED_WORDS],
+  ['system_error', AUTH_CHECK_TROUBLE_WORDS],
   ['policy_block', SENDER_RULE_WORDS],
   ['spam_block', SENDING_HOST_WORDS],
   ['user_unknown', USER_UNKNOWN_WORDS],

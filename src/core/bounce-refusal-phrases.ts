@@ -29,6 +29,17 @@ export const CONTENT_RULE_WORDS: RegExp = anyOf(
 /** Spam named outright. */
 export const SPAM_NAMED_WORDS: RegExp = /spam|\bube\b|unsolicited|black ?list(ed)? (ip|host|server)|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs/i;
 
+/**
+ * A sender check that could not be made for now (a DNS timeout while fetching an SPF record or a
+ * DKIM key: OpenDKIM's "DKIM key retrieval failed", pypolicyd-spf's "SPF Temporary Error"): a
+ * trouble on the way, not a verdict on the sender. Tried before SENDER_RULE_WORDS, which would read
+ * any mention of SPF or DKIM as the sender refused.
+ */
+export const AUTH_CHECK_TROUBLE_WORDS: RegExp = anyOf(
+  [/\b(spf|dkim|dmarc)\b.{0,30}\b(temp ?error|temporary (error|failure)|dns timeout|lookup (timed out|failed))/, /dkim key retrieval failed/],
+  'i',
+);
+
 /** Sender authentication and relaying (a spam refusal may add "set up SPF", so spam is tried first). */
 export const SENDER_RULE_WORDS: RegExp = anyOf(
   [

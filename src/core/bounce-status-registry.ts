@@ -84,7 +84,8 @@ export const STATUS_DETAILS: ReadonlyMap<string, StatusMeaning> = new Map([
   ['7.2', d('policy_block')], // mailing list expansion prohibited
   ['7.3', d('policy_block')], // security conversion required but not possible
   ['7.4', d('policy_block')], // security features not supported
-  ['7.5', d('policy_block')], // cryptographic failure
+  // Cryptographic failure: the key was missing or invalid, which a DNS timeout fetching it also is; the words say which.
+  ['7.5', fallback('policy_block')],
   ['7.6', d('policy_block')], // cryptographic algorithm not supported
   ['7.7', d('policy_block')], // message integrity failure
   ['7.8', d('policy_block')], // authentication credentials invalid (RFC 4954)
@@ -103,7 +104,9 @@ export const STATUS_DETAILS: ReadonlyMap<string, StatusMeaning> = new Map([
   ['7.21', d('policy_block')], // no acceptable DKIM signature found (RFC 7372)
   ['7.22', d('policy_block')], // no valid author-matched DKIM signature found (RFC 7372)
   ['7.23', d('policy_block')], // SPF validation failed (RFC 7372)
-  ['7.24', d('policy_block')], // SPF validation error (RFC 7372)
+  // SPF validation error (RFC 7372): evaluating SPF went wrong, as a broken record (the sender's) or a
+  // DNS timeout (nobody's) does; the words say which.
+  ['7.24', fallback('policy_block')],
   ['7.25', d('spam_block')], // reverse DNS validation failed (RFC 7372): the sending host's standing
   ['7.26', d('policy_block')], // multiple authentication checks failed (RFC 7372)
   ['7.27', d('host_unknown')], // sender address has null MX (RFC 7505)

@@ -29,6 +29,8 @@ export const SYSTEM_TROUBLE_WORDS: RegExp = anyOf(
     /bad interpreter/,
     /failed to (read|open|write)/,
     /pipe to/,
+    // Postal's "No SMTP servers were available for example.net".
+    /no (smtp )?servers? (were |was )?available/,
   ],
   'i',
 );
@@ -69,11 +71,18 @@ export const HOST_UNKNOWN_WORDS: RegExp = anyOf(
 /** A sender held back for its rate or volume. */
 export const RATE_LIMITED_WORDS: RegExp = anyOf(
   [
-    /rate limit/,
+    /rate ?limit/,
     // Exim's smtp_accept_max_per_host, Dovecot LMTP's lmtp_user_concurrency_limit, Haraka's limit plugin.
     /too many (concurrent |simultaneous |parallel |open |new )?(smtp )?(messages|connections|recipients|mails|sessions|emails|deliveries)/,
     // Gmail's "Peak SMTP relay limit exceeded", Exchange's "recipient thread limit exceeded" and hourly receive limits.
-    /(relay|sending|send|receive|message|recipient|thread|connection) limit (exceeded|reached)/,
+    /(relay|sending|send|receive|message|recipient|thread|connection) limit\b.{0,20}\b(exceeded|reached)/,
+    // postfwd's "only 5 recipients per 5 minutes allowed", Mox's "more than 500 messages in past 1m0s",
+    // its "max number of messages (1000) over past 24h reached", postfwd's "max recipient count is 200".
+    /\bonly \d+ ?\w{0,12} per \d* ?(second|minute|hour|day)s?\b/,
+    /more than \d+ (messages|recipients|connections) (in|per|within) /,
+    /max(imum)? number of (messages|recipients|connections)\b.{0,30}\b(reached|exceeded)/,
+    /max(imum)? recipients?( count)? (is|exceeded|reached)/,
+    /too (frequent|often)/,
     /per (hour|day|minute)\b.{0,40}\blimit\b/,
     /throttl/,
     /slow down/,
@@ -126,6 +135,10 @@ export const EXPIRED_WORDS: RegExp = anyOf(
     /unable to deliver in \d+/,
     /could not deliver .{0,30}(hours|days)/,
     /delivery period expired/,
+    // Delay notices: Stalwart's "Warning: Delay in message delivery", nullmailer's "A final delivery
+    // status notification will be generated if delivery ... fails".
+    /delay in (message )?delivery/,
+    /a final (delivery status )?notification will be/,
   ],
   'i',
 );

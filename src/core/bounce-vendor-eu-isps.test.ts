@@ -37,13 +37,20 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Mimecast security policies', '554 Email rejected due to security policies - https://community.mimecast.com/docs/DOC-1369#554', 'policy_block'],
   ['Mimecast open relay', '451 Open relay not allowed - https://community.mimecast.com/docs/DOC-1369#451', 'policy_block'],
   ['Mimecast sender blocked', '421 Sender address blocked - https://community.mimecast.com/docs/DOC-1369#421', 'policy_block'],
+  // Sophos Email "SMTP error codes"
+  ['Sophos XGEMAIL_0004 RBL', '550 5.7.1 Rejected by the gateway (XGEMAIL_0004)', 'spam_block', 'policy_block'],
+  ['Sophos XGEMAIL_0005 DBL', '550 5.7.1 Rejected by the gateway (XGEMAIL_0005)', 'spam_block', 'policy_block'],
+  ['Sophos XGEMAIL_0008 own block list', '550 5.7.1 Rejected by the gateway (XGEMAIL_0008)', 'policy_block'],
+  ['Sophos XGEMAIL_0011 no recipient', '550 5.7.1 Rejected by the gateway (XGEMAIL_0011)', 'user_unknown', 'another'],
+  ['Sophos XGEMAIL_0012 size', '552 Rejected by the gateway (XGEMAIL_0012)', 'message_too_large', 'another'],
+  ['Sophos XGEMAIL_0014 inbound rate', '450 Rejected for now by the gateway (XGEMAIL_0014)', 'rate_limited', 'another'],
 ];
 
 describe('documented refusals of European mailbox providers and Mimecast', () => {
   itReadsEach(DOCUMENTED);
 
   it('has, for each vendor, a case the codes alone would read otherwise', () => {
-    for (const vendor of ['GMX', 'WEB.DE', 'Orange', 'T-Online', 'Mimecast'])
+    for (const vendor of ['GMX', 'WEB.DE', 'Orange', 'T-Online', 'Mimecast', 'Sophos'])
       expect(DOCUMENTED.some(([source, , , codesAlone]) => source.startsWith(vendor) && codesAlone === 'another')).toBe(true);
   });
 

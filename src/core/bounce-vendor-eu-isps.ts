@@ -72,4 +72,23 @@ const MIMECAST: Wording = [
   ['system_error', /\bUnable to process connection at this time\b/i],
 ];
 
-export const EU_ISPS_WORDING: Wording = [...UNITED_INTERNET, ...ORANGE, ...T_ONLINE, ...MIMECAST];
+/**
+ * Sophos Email (its gateway's refusals): "SMTP error codes"
+ * (https://docs.sophos.com/central/customer/help/en-us/ManageYourProducts/EmailSecurity/SMTPErrorCodes/index.html);
+ * each refusal carries an XGEMAIL_nnnn code.
+ */
+const SOPHOS: Wording = [
+  // 0004: the sending IP failed an RBL test; 0005: the sender's domain failed a DBL (domain block list) test.
+  ['spam_block', /\bXGEMAIL_000[45]\b/],
+  // 0002, 0003: SPF or DMARC failed; 0006: a TLS version other than the policy's; 0008: the domain, IP
+  // or address is on the customer's own block list.
+  ['policy_block', /\bXGEMAIL_000[2368]\b/],
+  // 0011: no such recipient in the protected domain.
+  ['user_unknown', /\bXGEMAIL_0011\b/],
+  // 0012: larger than allowed.
+  ['message_too_large', /\bXGEMAIL_0012\b/],
+  // 0014: over the recipient's inbound rate limit for one sender.
+  ['rate_limited', /\bXGEMAIL_0014\b/],
+];
+
+export const EU_ISPS_WORDING: Wording = [...UNITED_INTERNET, ...ORANGE, ...T_ONLINE, ...MIMECAST, ...SOPHOS];

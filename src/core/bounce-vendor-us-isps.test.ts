@@ -43,6 +43,13 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Comcast RL000002', '421 4.1.0 mx.example.net comcast 192.0.2.35 later. See example.net/codes#RL000002', 'rate_limited'],
   ['Comcast not our customer', '550 5.1.1 Not our customer', 'user_unknown'],
   ['Comcast sessions', '421 mx.example.net comcast Too many sessions opened', 'rate_limited'],
+  // EarthLink (Vade) "Inbound error codes"
+  ['EarthLink ELNK_101 threat list', '550 5.7.1 Connection refused ELNK_101', 'spam_block', 'policy_block'],
+  ['EarthLink ELNK_105 reverse DNS', '550 5.7.1 Connection refused ELNK_105', 'spam_block', 'policy_block'],
+  ['EarthLink ELNK_110 connections', '421 4.2.1 Connection deferred ELNK_110', 'rate_limited', 'another'],
+  ['EarthLink ELNK_103 unavailable', '421 4.2.1 Connection deferred ELNK_103', 'system_error', 'another'],
+  // AT&T "Block/Error Messages"
+  ['AT&T no reverse DNS', '421-failure in DNS look-up.', 'spam_block', 'system_error'],
 ];
 
 describe('US ISPs: documented refusal codes', () => {

@@ -1,5 +1,5 @@
 /**
- * The documented refusal codes of the US consumer ISPs (Cox, Spectrum/Charter, Comcast/Xfinity), for
+ * The documented refusal codes of the US consumer ISPs (Cox, Spectrum/Charter, Comcast/Xfinity, EarthLink, AT&T), for
  * bounce-vendor-wording.ts: each receiver puts a code of its own in its SMTP reply and explains it on its
  * postmaster pages, cited above each family. The codes are matched as tokens (bounded, case kept), the
  * meanings are ours. Data only; every pattern bounded (no backtracking on hostile text).
@@ -74,4 +74,28 @@ const COMCAST: Wording = [
   // the status and the generic phrases already read them (the tests hold them to it).
 ];
 
-export const US_ISPS_WORDING: Wording = [...COX, ...SPECTRUM, ...COMCAST];
+/**
+ * EarthLink (its inbound mail filtered by Vade): "Inbound error codes"
+ * (https://postmaster-earthlink.vadesecure.com/inbound_error_codes); each refusal carries an ELNK_nnn
+ * code. Only the codes whose meaning was read there are listed.
+ */
+const EARTHLINK: Wording = [
+  // ELNK_101: the sending IP is on a list of IPs sending spam, malware or phishing;
+  // ELNK_105: the sending IP's reverse DNS (PTR) is missing or does not fit.
+  ['spam_block', /\bELNK_10[15]\b/],
+  // ELNK_110: the sending IP holds more concurrent connections than allowed.
+  ['rate_limited', /\bELNK_110\b/],
+  // ELNK_103: the receiving server is out of service for now.
+  ['system_error', /\bELNK_103\b/],
+];
+
+/**
+ * AT&T (att.net, bellsouth.net, sbcglobal.net): "Block/Error Messages" (http://rbl.att.net/block_enduser.html)
+ * and the BellSouth postmaster's "net" errors (http://www.postmaster.bellsouth.net/error.htm).
+ */
+const ATT: Wording = [
+  // "421-failure in DNS look-up": the sending IP has no valid reverse DNS (PTR) entry.
+  ['spam_block', /\bfailure in DNS look-?up\b/i],
+];
+
+export const US_ISPS_WORDING: Wording = [...COX, ...SPECTRUM, ...COMCAST, ...EARTHLINK, ...ATT];

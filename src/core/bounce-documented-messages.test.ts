@@ -138,6 +138,19 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Sympa size', 'Your message could not be sent because its size (12000 kB) was over the maximum size (5120 kB) allowed on this list.', 'message_too_large'],
   ['IceWarp size', '501 5.7.1 Message is too long', 'message_too_large', 'another'],
   ['SendGrid deferral', '450 too frequent connects from 192.0.2.10, please try again later.', 'rate_limited', 'another'],
+  // qpsmtpd, ZoneMTA, aiosmtpd, GNU Mailutils, policyd-weight (their packages' strings)
+  ['qpsmtpd HELO', 'HELO name is not fully qualified. Read RFC 2821', 'policy_block'],
+  ['qpsmtpd bare LF', '421 See http://smtpd.develooper.com/barelf.html', 'policy_block', 'another'],
+  ['qpsmtpd karma', 'very bad karma: -5', 'spam_block'],
+  [
+    'ZoneMTA delay',
+    "There was a temporary problem delivering your message to ann@example.net. Delivery will be retried. You'll be notified if the delivery fails permanently.",
+    'expired',
+  ],
+  ['ZoneMTA connection', 'Connection to mx.example.net closed unexpectedly', 'system_error'],
+  ['aiosmtpd size', '552 Error: Too much mail data', 'message_too_large', 'another'],
+  ['Mailutils quota', 'ann@example.net: message would exceed maximum mailbox size for this recipient', 'mailbox_full'],
+  ['policyd-weight DNS', '450 No DNS entries for your MTA, HELO and Domain. Contact YOUR administrator', 'spam_block', 'another'],
   // fml (fmlorg/fml4 kern/fml.pl): RejectHandler's deny text, DupMessageIdP's loop alert
   ['fml not member', 'You are not a member of this mailing list <owls@lists.example.net>.', 'policy_block'],
   ['fml loop alert', 'Duplicated Message-ID is detected in <owls@lists.example.net>.', 'system_error'],

@@ -36,7 +36,8 @@ export const MAILBOX_FULL_WORDS: RegExp = anyOf(
     /mailbox (is )?full/,
     /over ?quota/,
     /quota (exceeded|full|violation)/,
-    /exceed(s|ed)? (the |his |her |their )?(storage|quota|mailbox)/,
+    // GNU Mailutils' "message would exceed maximum mailbox size for this recipient".
+    /exceed(s|ed)? (the |his |her |their )?(max(imum)? )?(storage|quota|mailbox)/,
     /insufficient (system )?storage/,
     /mailbox size limit/,
     /disk quota/,
@@ -75,6 +76,8 @@ export const MESSAGE_TOO_LARGE_WORDS: RegExp = anyOf(
     /(exceeded|over) the (allowed|maximum|max) size/,
     /max(imum)? message size (is|of)\b/,
     /message (is )?too long/,
+    // aiosmtpd's "552 Error: Too much mail data".
+    /too much (mail )?data/,
   ],
   'i',
 );

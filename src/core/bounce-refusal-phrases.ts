@@ -22,6 +22,8 @@ export const CONTENT_RULE_WORDS: RegExp = anyOf(
     /security (issue|policy|reasons)/,
     /not (rfc ?5322|rfc ?2822|rfc) compliant/,
     /rfc ?5322/,
+    // A malformed message: bare LF line ends (qpsmtpd answers with its barelf.html page, Postfix and Exim name them).
+    /bare ?(lf|linefeed|cr)\b|barelf/,
   ],
   'i',
 );
@@ -65,6 +67,8 @@ export const SENDER_RULE_WORDS: RegExp = anyOf(
     // The sender's own domain or address refused (Haraka's "No MX for your FROM address"), not the recipient's.
     /(your|the) (from|sender|envelope sender|mail from) (address|domain)/,
     /sender'?s? domain/,
+    // A HELO name refused (qpsmtpd's "HELO name is not fully qualified", Postfix's "Helo command rejected").
+    /\b(helo|ehlo)\b.{0,40}\b(not fully qualified|fully-qualified|fqdn|invalid|rejected)/,
     /domain of sender/,
     /sender (address )?(rejected|denied|blocked|verify failed)/,
   ],
@@ -113,6 +117,10 @@ export const SENDING_HOST_WORDS: RegExp = anyOf(
     /host rejected/,
     /connection (rejected|refused) (by|from|due)/,
     /bad sender ip/,
+    // qpsmtpd's karma plugin (a sender's record of bad connections); policyd-weight's "No DNS entries
+    // for your MTA, HELO and Domain" (no reverse DNS, as the PTR wording above).
+    /\bbad karma\b/,
+    /no dns entries for your/,
     /\(bl\)/,
     /ip .{0,30} is (blocked|banned)/,
     /not accepting mail from/,

@@ -31,6 +31,8 @@ export const SYSTEM_TROUBLE_WORDS: RegExp = anyOf(
     /pipe to/,
     // Postal's "No SMTP servers were available for example.net".
     /no (smtp )?servers? (were |was )?available/,
+    // ZoneMTA's "Connection to mx.example.net closed unexpectedly".
+    /closed unexpectedly/,
   ],
   'i',
 );
@@ -139,6 +141,8 @@ export const EXPIRED_WORDS: RegExp = anyOf(
     // status notification will be generated if delivery ... fails".
     /delay in (message )?delivery/,
     /a final (delivery status )?notification will be/,
+    // ZoneMTA's delay notice: "Delivery will be retried. You'll be notified if the delivery fails permanently."
+    /delivery will be retried/,
   ],
   'i',
 );

@@ -81,7 +81,8 @@ function corrected(reason: BounceReason, vague: boolean, klass: string | null, t
 }
 
 /**
- * Why, in the order the codes are specific: wording that names the recipient's own filter; a status
+ * Why, in the order the codes are specific: wording that names the recipient's own filter; a vendor's
+ * own documented code or message (bounce-vendor-*.ts), whatever status it comes with; a status
  * detail that names one reason (5.1.1, 5.2.2, 5.7.13: bounce-status-registry.ts); a reply code that
  * does (521, 535), when there is no status; else the wording, corrected by the SMTP phase and the
  * class; else what the generic status (5.7.1, x.0.0) or reply code (550) stands for. The wording is

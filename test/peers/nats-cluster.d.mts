@@ -13,7 +13,7 @@ export interface NatsCluster {
   readonly servers: readonly ClusterServer[];
   /** Every server's client URL, comma-separated: what a daemon's `nats.url` takes. */
   readonly urls: string;
-  /** Waits for a JetStream meta leader that sees every running server. */
+  /** Waits for a JetStream meta leader that sees every running server, and every replicated stream with its replicas current. */
   ready(): Promise<void>;
   destroy(): Promise<void>;
 }

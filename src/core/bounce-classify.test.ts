@@ -171,7 +171,10 @@ describe('bounce classification', () => {
     expect(GROUP_POSTING_REFUSALS.length).toBeGreaterThanOrEqual(10);
   });
 
-  it('no pattern backtracks on a long line of repeated characters', () => {
+  // Catastrophic backtracking on a 1 MB line takes minutes or more; every unit here takes well under a
+  // second on an idle machine. The bound is that far from both so that a loaded CI machine (2.2 s was
+  // seen once at load 10) does not fail a pattern that is linear.
+  it('no pattern backtracks on a long line of repeated characters', { timeout: 120_000 }, () => {
     const patterns = [...DECISIVE_PHRASES, ...REASON_PHRASES, ...GENERIC_REASON_PHRASES]
       .map(([, pattern]) => pattern)
       // The vendors' phrases as the one pattern that holds them all: it tries each of them at every position.
@@ -186,7 +189,7 @@ describe('bounce classification', () => {
       for (const pattern of patterns) pattern.test(line);
       findCodes(line);
       reasonIn({ status: '4.0.0', texts: [line], transcript: line });
-      expect(performance.now() - started).toBeLessThan(2000);
+      expect(performance.now() - started).toBeLessThan(10_000);
     }
   });
 });

@@ -2,10 +2,11 @@
 // beside the corpus. bench/documented-refusals.json holds each refusal as the source gives it
 // (a provider's page, an MTA's code, an RFC; never a bounce parser or a sample corpus), the category
 // its stated meaning falls in, and where it was read. The set was gathered apart from the rule tables
-// (by people who did not read them) and scored before any rule was written from it; the figure at
-// that first scoring is in bench/README.md. Rules may be written from the misses of two of its four
-// sets; the other two (HELD_OUT) never are, so their figure stays a held-out one. Each refusal is read as the parser reads a diagnostic: its
-// codes found, the remote server's own words first.
+// (by people who did not read them), in sets by source, each scored before any rule was written from
+// it; the figures at each first scoring are in bench/README.md. Rules may be written from the misses of
+// the open sets; the two HELD_OUT sets never are, so their figure says whether those rules carry over.
+// Each refusal is read as the parser reads a diagnostic: its codes found, the remote server's own
+// words first.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';

@@ -66,6 +66,11 @@ describe('bounce classification', () => {
     expect(permanenceOf('Hello')).toBeNull();
   });
 
+  it("reads a vendor's code in a later text when an earlier one only looks like one in another case", () => {
+    // Sophos's code keeps its case: "xgemail_0004" is no code, and Cox's code in the diagnostic decides.
+    expect(reasonIn({ status: null, primary: '550 refused, ticket xgemail_0004', texts: ['550 refused 192.0.2.40 AUP#CXBL'] })).toBe('spam_block');
+  });
+
   it('names the reason from a definite status, then the wording, then the status class', () => {
     expect(reasonOf('5.1.1', 'whatever the text says')).toBe('user_unknown');
     expect(reasonOf('5.7.1', 'Message rejected as spam by Content Filtering')).toBe('spam_block');

@@ -66,9 +66,16 @@ function phraseReason(table: ReadonlyArray<readonly [BounceReason, RegExp]>, tex
   return null;
 }
 
-/** A vendor's documented code or message, in any of the texts (most specific first). */
+/**
+ * A vendor's documented code or message, in any of the texts (most specific first). The union is
+ * case-blind while some codes keep their case, so a text it matches may still name none: the next
+ * text is read then.
+ */
 function vendorReason(texts: readonly string[]): BounceReason | null {
-  for (const text of texts) if (ANY_VENDOR_PHRASE.test(text)) return phraseReason(VENDOR_PHRASES, [text]);
+  for (const text of texts) {
+    const reason = ANY_VENDOR_PHRASE.test(text) ? phraseReason(VENDOR_PHRASES, [text]) : null;
+    if (reason !== null) return reason;
+  }
   return null;
 }
 

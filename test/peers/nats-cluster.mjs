@@ -80,33 +80,36 @@ function createServerProcess(dir, name, client, route, routes, monitor) {
   };
 }
 
+/** Each running server's /jsz with its accounts' streams (null where it did not answer), in `up`'s order. */
+const jszViews = (up) =>
+  Promise.all(
+    up.map(async (server) => {
+      try {
+        const response = await fetch(`http://127.0.0.1:${server.monitor}/jsz?accounts=true&streams=true`);
+        return await response.json();
+      } catch {
+        return null;
+      }
+    }),
+  );
+
 /**
  * Whether every replicated stream (a KV bucket is one) has a leader among the running servers, and
  * that leader sees each replica current: a server just restarted catches up on each stream after the
  * meta group, and a test that kills the next server before it has would leave the stream no quorum.
  */
-async function streamsCurrent(up) {
-  const views = await Promise.all(
-    up.map(async (server) => {
-      try {
-        const response = await fetch(`http://127.0.0.1:${server.monitor}/jsz?accounts=true&streams=true`);
-        return { server, view: await response.json() };
-      } catch {
-        return { server, view: null };
-      }
-    }),
-  );
-  if (views.some(({ view }) => view === null)) return false;
+function streamsCurrent(up, views) {
+  if (views.some((view) => view === null)) return false;
   const names = new Set(up.map((server) => server.name));
-  for (const { server, view } of views)
-    for (const account of view.account_details ?? [])
-      for (const stream of account.stream_detail ?? []) {
-        const cluster = stream.cluster;
-        if (cluster === undefined || (cluster.replicas ?? []).length === 0) continue;
+  return views.every((view, index) =>
+    (view.account_details ?? []).every((account) =>
+      (account.stream_detail ?? []).every(({ cluster }) => {
+        if (cluster === undefined || (cluster.replicas ?? []).length === 0) return true;
         if (!names.has(cluster.leader ?? '')) return false;
-        if (cluster.leader === server.name && cluster.replicas.some((replica) => !replica.current || replica.offline === true)) return false;
-      }
-  return true;
+        return cluster.leader !== up[index].name || cluster.replicas.every((replica) => replica.current && replica.offline !== true);
+      }),
+    ),
+  );
 }
 
 export async function startNatsCluster(size = 3) {
@@ -124,22 +127,13 @@ export async function startNatsCluster(size = 3) {
     const running = () => servers.filter((server) => server.pid !== null);
     for (;;) {
       const up = running();
-      const views = await Promise.all(
-        up.map(async (server) => {
-          try {
-            const response = await fetch(`http://127.0.0.1:${server.monitor}/jsz`);
-            return await response.json();
-          } catch {
-            return null;
-          }
-        }),
-      );
+      const views = await jszViews(up);
       const leaders = new Set(views.map((view) => view?.meta_cluster?.leader ?? ''));
       const leader = leaders.size === 1 ? [...leaders][0] : '';
       // Only the leader lists the other members (and whether they are current).
       const leaderView = views[up.findIndex((server) => server.name === leader)];
       const current = (leaderView?.meta_cluster?.replicas ?? []).filter((member) => member.current && member.offline !== true).length + 1;
-      if (leaderView !== undefined && leaderView !== null && current >= up.length && (await streamsCurrent(up))) {
+      if (leaderView !== undefined && leaderView !== null && current >= up.length && streamsCurrent(up, views)) {
         // The meta leader answers JetStream API requests: one round trip proves it.
         const nc = await connect({ servers: up.map((server) => server.url) });
         try {

@@ -95,15 +95,13 @@ export async function phraseFamilies(items, scoreOne, tables) {
  */
 export async function foldsWithout(items, scoreOne, { state, familiesOf }, kept = () => false) {
   const scored = [];
-  const withheldBy = {};
   for (const mta of new Set(items.map((item) => item.mta))) {
     const only = [...familiesOf].filter(([id, families]) => families.size === 1 && families.has(mta) && !kept(id));
     state.withheld = new Set(only.map(([id]) => id));
-    if (state.withheld.size > 0) withheldBy[mta] = [...state.withheld];
     for (const item of items.filter((i) => i.mta === mta)) scored.push(await scoreOne(item));
   }
   state.withheld = new Set();
-  return { scored, withheldBy };
+  return { scored };
 }
 
 /** Which alternatives fire on one family alone (the ids strict folds withhold), each with its family. */

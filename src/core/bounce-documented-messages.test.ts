@@ -154,6 +154,23 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   // fml (fmlorg/fml4 kern/fml.pl): RejectHandler's deny text, DupMessageIdP's loop alert
   ['fml not member', 'You are not a member of this mailing list <owls@lists.example.net>.', 'policy_block'],
   ['fml loop alert', 'Duplicated Message-ID is detected in <owls@lists.example.net>.', 'system_error'],
+  // Wording found outside any bounce corpus (bench/bounce-phrase-sources.json): Domino's router error
+  // table, old and new; Facebook's postmaster codes; Apache James's bounce; a WILLCOM quota refusal;
+  // T-Online's reputation block; Gmail's null MX and NXDOMAIN notices.
+  ['Domino no such user', 'User Ann Example (ann@example.net) not listed in Domino Directory', 'user_unknown'],
+  ['Domino R5 no such user', 'User Ann Example not listed in public Name & Address Book', 'user_unknown'],
+  ['Facebook RCP-P2', "550 RCP-P2 The attempted recipient's preferences prevent messages from being delivered.", 'policy_block'],
+  ['James unknown host', 'Unknown host: mx.example.invalid', 'host_unknown'],
+  ['WILLCOM quota', "552 We failed to deliver mail because the volume of recipient's mailbox exceeded the local limit.", 'mailbox_full'],
+  [
+    'T-Online reputation',
+    '554 IP=192.0.2.1 - A problem occurred. (Ask your postmaster for help or to contact tosa@rx.example.net to clarify.) (BL)',
+    'spam_block',
+  ],
+  ['Gmail null MX', "The domain example.com doesn't receive email according to the administrator: returned Null MX", 'host_unknown'],
+  ['Gmail NXDOMAIN', "DNS Error: DNS type 'mx' lookup of example.invalid responded with code NXDOMAIN Domain name not found", 'host_unknown'],
+  // A delivery aborted within seconds is a refusal, not a queue timeout (a Tiscali 5.1.1 notice says so).
+  ['aborted in seconds', 'Delivery to the following recipients was aborted after 2 second(s): 550 5.1.1 user unknown', 'user_unknown'],
 ];
 
 describe('documented refusals, by standard and vendor', () => {

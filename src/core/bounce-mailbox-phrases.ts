@@ -47,7 +47,8 @@ export const MAILBOX_FULL_WORDS: RegExp = anyOf(
     /is over (its|the) (storage|quota)/,
     /not enough (storage|space)/,
     /mailbox has exceeded/,
-    /messages in recipient's mailbox exceeded/,
+    // BIGLOBE's "number of messages in" and WILLCOM's "volume of recipient's mailbox exceeded the local limit".
+    /recipient's mailbox exceeded/,
     /account is full/,
     /box is full/,
     /storage (limit|quota|space)/,
@@ -137,7 +138,9 @@ export const USER_UNKNOWN_WORDS: RegExp = anyOf(
     /recipient not found/,
     /recipient address rejected: access denied/,
     /doesn'?t have a .{1,40} account/,
+    // Domino's router (ERR_ROUTER_NOSUCHUSER): "User %a not listed in Domino Directory", in R5 "... in public Name & Address Book".
     /not listed in (the )?(domino )?directory/,
+    /not listed in (the )?public name (&|and) address book/,
     /unknown (or invalid )?recipient/,
     /addressee unknown/,
     /no valid recipients/,

@@ -108,8 +108,9 @@ export const GENERIC_REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegEx
 /**
  * Wording that outranks even a definite status: the recipient's own filter
  * refused the sender, whatever status the server chose to send with it
- * ("550 5.1.1 Refused due to recipient preferences").
+ * ("550 5.1.1 Refused due to recipient preferences"; Facebook documents it as
+ * "The attempted recipient's preferences prevent messages from being delivered").
  */
 export const DECISIVE_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
-  ['policy_block', /recipient preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i],
+  ['policy_block', /recipient'?s? preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i],
 ];

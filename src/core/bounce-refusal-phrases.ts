@@ -9,7 +9,7 @@ import { anyOf } from './bounce-reason.js';
 /** A list's or a content rule's refusal (it may add "to reduce spam", so it is tried before spam). */
 export const CONTENT_RULE_WORDS: RegExp = anyOf(
   [
-    /recipient preferences/,
+    /recipient'?s? preferences/,
     /you are not a member/,
     /not a member of/,
     /not permitted to post/,

@@ -132,7 +132,8 @@ export const EXPIRED_WORDS: RegExp = anyOf(
     /not (been )?delivered .{0,20}(hours|days)/,
     /undelivered after/,
     /will keep trying/,
-    /aborted after \d/,
+    // Hours, not seconds: a delivery "aborted after 2 second(s)" is a refusal, not a timeout.
+    /aborted after \d+(\.\d+)? hour/,
     /deferred .{0,30}(hours|days)/,
     /unable to deliver in \d+/,
     /could not deliver .{0,30}(hours|days)/,

@@ -75,6 +75,14 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Gmail 5.7.26', '550-5.7.26 This mail is unauthenticated, which poses a security risk to the sender and Gmail users', 'policy_block'],
   ['Gmail 5.4.5', '550-5.4.5 Daily sending quota exceeded.', 'rate_limited'],
   ['Gmail 4.2.1 relay limit', '450 4.2.1 Peak SMTP relay limit exceeded for this customer. - gsmtp', 'rate_limited', 'another'],
+  // Google Groups' refusal notice in a language no phrase covers: its help-center link names it (the
+  // public group's, and a Workspace group's Groups topic)
+  [
+    'Google Groups, any language',
+    'Hej ann@example.net, gruppen du försökte kontakta (owls) finns kanske inte. Hjälpcentret: https://groups.google.com/support/',
+    'policy_block',
+  ],
+  ['Google Groups, Workspace', 'Visit the Help Center at https://support.google.com/a/example.com/bin/topic.py?topic=25838.', 'policy_block'],
   // Yahoo Sender Hub SMTP error codes
   ['Yahoo dd', "554 delivery error: dd This user doesn't have a yahoo.com account (ann@yahoo.com) [0]", 'user_unknown'],
   ['Yahoo TSS04', '421 4.7.0 [TSS04] Messages from 192.0.2.1 temporarily deferred due to unexpected volume or user complaints', 'spam_block'],

@@ -63,6 +63,12 @@ const GOOGLE: Wording = [
   ['spam_block', /unusual rate of unsolicited mail|likely unsolicited mail|very low reputation of the sending|does not have a PTR record/i],
   ['spam_block', /not authorized to send email directly to our servers/i],
   ['policy_block', /content presents a potential security issue|this (?:mail|message) is unauthenticated|fails to pass authentication checks/i],
+  // Google Groups' one refusal notice ("the group you tried to contact may not exist, or you may not have
+  // permission to post messages to the group"), in whichever language the group writes it: a link is not
+  // translated, and the notice sends the sender to the Groups help center (groups.google.com/support,
+  // as pasted in github.com/USCiLab/cereal/issues/305 and openopps/openopps-platform/issues/1384; a
+  // Workspace group's help topic 25838, as in OpenHunting/openhunt/issues/39).
+  ['policy_block', /\bgroups\.google\.com\/support\b|\/bin\/topic\.py\?topic=25838\b/i],
 ];
 
 /** Yahoo: "SMTP error codes" (Sender Hub, senders.yahooinc.com), codes in brackets. */

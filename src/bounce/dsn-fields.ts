@@ -92,6 +92,21 @@ export function dsnAction(value: string | undefined): DsnAction | null {
 
 const isRecipientGroup = (fields: Map<string, string>): boolean => fields.has('final-recipient') || fields.has('original-recipient');
 
+/**
+ * An ISO-2022-JP run (RFC 1468: ESC $ B ... ESC ( B), which some servers write
+ * into a report's field as it is, being 7-bit (Domino's Japanese "ユーザー ...
+ * は Domino ディレクトリには見つかりません"). Bounded: a run longer than any
+ * field is left as it is.
+ */
+const ISO_2022_JP_RUN = /\u001b\$[@B][^\u001b]{0,4000}(?:\u001b\([BJ]|$)/g;
+
+/** A field's value with its ISO-2022-JP runs decoded, so the reason rules and the report read Japanese, not escapes. */
+export function decodedJapanese(value: string | null): string | null {
+  if (value === null || !value.includes('\u001b')) return value;
+  const decoder = new TextDecoder('iso-2022-jp');
+  return value.replace(ISO_2022_JP_RUN, (run) => decoder.decode(Buffer.from(run, 'latin1')));
+}
+
 /** RFC 3464: per-message fields, then one group per recipient. */
 export function readDsn(text: string): { recipients: DsnRecipientFields[]; envelopeId: string | null } {
   const groups = fieldGroups(text);
@@ -102,7 +117,7 @@ export function readDsn(text: string): { recipients: DsnRecipientFields[]; envel
       recipient: recipientOf(fields),
       action: dsnAction(fields.get('action')),
       status: fields.get('status') ?? null,
-      diagnostic: typedValue(fields.get('diagnostic-code')),
+      diagnostic: decodedJapanese(typedValue(fields.get('diagnostic-code'))),
       remoteMta: typedValue(fields.get('remote-mta')),
     }));
   return { recipients, envelopeId };

@@ -259,6 +259,39 @@ Je suis absente jusqu'au 3 avril.
 `;
     for (const raw of both(reply)) expect(await analyseBounce(raw)).toMatchObject({ kind: 'auto_reply', originalMessageId: null, recipients: [] });
   });
+
+  it('decodes ISO-2022-JP written as it is into a Diagnostic-Code, so the diagnostic reads as Japanese', async () => {
+    // "ユーザー" and "は" in ISO-2022-JP (JIS X 0208 between ESC $ B and ESC ( B), as a Japanese Domino writes its field.
+    const user = '\u001b$B%f!<%6!<\u001b(B';
+    const wa = '\u001b$B$O\u001b(B';
+    const text = `From: Mail Router <postmaster@mx.example.jp>
+To: app@acme.example
+Subject: DELIVERY FAILURE
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="J"
+
+--J
+Content-Type: text/plain
+
+Your message was not delivered.
+
+--J
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; mx.example.jp
+
+Final-Recipient: rfc822; ann@example.jp
+Action: failed
+Status: 5.0.0
+Diagnostic-Code: X-Notes; ${user} Ann (ann@example.jp) ${wa} not here
+
+--J--
+`;
+    for (const raw of both(text)) {
+      const { recipients } = await analyseBounce(raw);
+      expect(recipients).toEqual([expect.objectContaining({ recipient: 'ann@example.jp', diagnostic: 'ユーザー Ann (ann@example.jp) は not here' })]);
+    }
+  });
 });
 
 describe('bounce parser on hostile input', () => {

@@ -177,6 +177,33 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ],
   ['Gmail null MX', "The domain example.com doesn't receive email according to the administrator: returned Null MX", 'host_unknown'],
   ['Gmail NXDOMAIN', "DNS Error: DNS type 'mx' lookup of example.invalid responded with code NXDOMAIN Domain name not found", 'host_unknown'],
+  // Mail servers' own refusals (fifth round of documented refusals): Gromox, Citadel, XMail, Kolab, MailEnable,
+  // SmarterMail, Modoboa, iRedAPD, T-Online, Mail.ru, Orange, LogSat
+  ['Gromox mailbox full', '452 Mailbox <ann@example.net> is full', 'mailbox_full', 'another'],
+  ['Gromox transactions', '554 Too many MAIL transactions in the same connection', 'rate_limited', 'another'],
+  ['Citadel login', '550 You must log in to send mail from example.com', 'policy_block', 'another'],
+  ['Citadel internal', '550 Internal delivery error', 'system_error', 'another'],
+  ['XMail sender domain', '505 Your domain has not DNS/MX entries', 'policy_block'],
+  ['Kolab sender rule', '554 5.7.1 <DATA>: Data command rejected: Sender bob@example.org is not allowed to send to recipient ann@example.com', 'policy_block'],
+  ['MailEnable address map', 'Domain for ([SMTP:ann@example.com]) is locally serviced, but recipient is not defined in address map', 'user_unknown'],
+  ['SmarterMail domain storage', 'Failed Recipient: ann@example.com Reason: The domain size limit has been exceeded', 'mailbox_full'],
+  ['SmarterMail attempts', 'Failed four Attempts to connect to recipients mail server', 'expired'],
+  ['Modoboa daily limit', '450 4.7.1 <ann@example.net>: Recipient address rejected: Daily limit reached, retry later', 'rate_limited', 'another'],
+  [
+    'iRedAPD message size',
+    '554 5.7.1 <END-OF-MESSAGE>: End-of-data rejected: Message size exceed (maybe caused by big attachment file)',
+    'message_too_large',
+    'another',
+  ],
+  ['T-Online send quota', '550 Send quota exceeded', 'rate_limited', 'another'],
+  [
+    'Mail.ru terminated',
+    '550 Message was not accepted -- invalid mailbox. Local mailbox ann@example.net is unavailable: user is terminated',
+    'account_disabled',
+    'another',
+  ],
+  ['Orange invalid sender', '501 5.1.0 Emetteur invalide. Invalid Sender. OFR004_405 [405]', 'policy_block', 'another'],
+  ['LogSat IP block', '421 Your IP is temporarily blocked, please try again later', 'spam_block', 'another'],
   // A delivery aborted within seconds is a refusal, not a queue timeout (a Tiscali 5.1.1 notice says so).
   ['aborted in seconds', 'Delivery to the following recipients was aborted after 2 second(s): 550 5.1.1 user unknown', 'user_unknown'],
 ];

@@ -35,11 +35,15 @@ export const MAILBOX_FULL_WORDS: RegExp = anyOf(
   [
     /mailbox (is )?full/,
     /over ?quota/,
-    /quota (exceeded|full|violation)/,
+    // Not a sender's quota (T-Online's "Send quota exceeded" is a sending limit).
+    /(?<!(send|sending|outgoing) )quota (exceeded|full|violation)/,
     // GNU Mailutils' "message would exceed maximum mailbox size for this recipient".
     /exceed(s|ed)? (the |his |her |their )?(max(imum)? )?(storage|quota|mailbox)/,
     /insufficient (system )?storage/,
-    /mailbox size limit/,
+    // SmarterMail's "The domain size limit has been exceeded": the domain's whole storage.
+    /(mailbox|domain) size limit/,
+    // Gromox's "452 Mailbox <ann@example.net> is full".
+    /mailbox <?[^\s<>]{1,254}>? is full/,
     /disk quota/,
     /full mailbox/,
     /mail ?(box|folder) (is )?(full|over)/,
@@ -62,7 +66,8 @@ export const MAILBOX_FULL_WORDS: RegExp = anyOf(
 export const MESSAGE_TOO_LARGE_WORDS: RegExp = anyOf(
   [
     /message (size )?(is )?too (big|large)/,
-    /message (size )?exceeds/,
+    // iRedAPD's "Message size exceed (maybe caused by big attachment file)".
+    /message (size )?exceed(s|ed)?\b/,
     /size (limit|exceeds)/,
     /exceeds? (the )?(maximum|max|fixed|allowed|size) (message )?size/,
     /mesg too big/,
@@ -99,6 +104,8 @@ export const ACCOUNT_DISABLED_WORDS: RegExp = anyOf(
     /user account expired/,
     /(mailbox|account) temporarily (disabled|suspended)/,
     /recipient suspended/,
+    // Mail.ru's "Local mailbox ... is unavailable: user is terminated".
+    /(user|account|mailbox) (is|has been) terminated/,
     /mailbox currently suspended/,
     /service (is )?suspended/,
     /suspended (account|mailbox|user)/,
@@ -111,6 +118,8 @@ export const USER_UNKNOWN_WORDS: RegExp = anyOf(
   [
     /user unknown/,
     /unknown user/,
+    // MailEnable's "recipient is not defined in address map".
+    /recipient (is )?not defined/,
     /invalid .{0,20}userid/,
     /no such (user|mailbox|recipient|address|account|person)/,
     /user (not found|does not exist|doesn'?t exist|not exist)/,

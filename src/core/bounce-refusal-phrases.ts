@@ -71,6 +71,12 @@ export const SENDER_RULE_WORDS: RegExp = anyOf(
     /\b(helo|ehlo)\b.{0,40}\b(not fully qualified|fully-qualified|fqdn|invalid|rejected)/,
     /domain of sender/,
     /sender (address )?(rejected|denied|blocked|verify failed)/,
+    // Orange's "Emetteur invalide. Invalid Sender"; XMail's "Your domain has not DNS/MX entries" (the sender's);
+    // Citadel's "You must log in to send mail from example.com"; Kolab's "Sender ... is not allowed to send to recipient".
+    /invalid sender/,
+    /your domain has (not|no) (dns|mx)/,
+    /must (first )?(log ?in|authenticate) to send/,
+    /not allowed to send to/,
   ],
   'i',
 );
@@ -98,7 +104,8 @@ export const SENDING_HOST_WORDS: RegExp = anyOf(
     /reputation/,
     /(?<!not )listed (at|in|on|by)/,
     /blocked (by|using|because|due|for)/,
-    /ip (address )?(is |was |has been )?blocked/,
+    // LogSat's "Your IP is temporarily blocked" after too much spam from it.
+    /ip (address )?(is |was |has been )?(temporarily )?blocked/,
     /ptr record/,
     /reverse (dns|lookup|dns lookup)/,
     /rdns/,

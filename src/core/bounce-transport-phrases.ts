@@ -24,7 +24,7 @@ export const SYSTEM_TROUBLE_WORDS: RegExp = anyOf(
     /mailer error/,
     /local (configuration )?error/,
     /i\/o error/,
-    /internal (server )?error/,
+    /internal (server |delivery )?error/,
     /out of memory/,
     /bad interpreter/,
     /failed to (read|open|write)/,
@@ -90,6 +90,10 @@ export const RATE_LIMITED_WORDS: RegExp = anyOf(
     /slow down/,
     /exceeded .{0,30}(rate|limit|connections)/,
     /sending limit/,
+    // T-Online's "Send quota exceeded", Modoboa's "Daily limit reached", Gromox's "Too many MAIL transactions".
+    /(send|sending|outgoing) quota/,
+    /daily (e-?mail |mail |message |sending )?limit/,
+    /too many (mail )?transactions/,
     /temporarily (rate|deferred)/,
     /too fast/,
     /try again later, closing connection/,
@@ -107,7 +111,8 @@ export const EXPIRED_WORDS: RegExp = anyOf(
   [
     /connection timed out/,
     /timed out/,
-    /failed \d+ attempts/,
+    // IMail's "Delivery failed 20 attempts", SmarterMail's "Failed four Attempts to connect to recipients mail server".
+    /failed (\d+|[a-z]{3,6}) attempts/,
     /delivery time expired/,
     /retry time(out)? (exceeded|expired|reached)/,
     /have been failing for a long time/,

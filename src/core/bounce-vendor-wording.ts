@@ -8,6 +8,7 @@
 import type { BounceReason } from './bounce-reason.js';
 import { CONSUMER_MAIL_WORDING } from './bounce-vendor-consumer-mail.js';
 import { EU_ISPS_WORDING } from './bounce-vendor-eu-isps.js';
+import { GATEWAYS_WORDING } from './bounce-vendor-gateways.js';
 import { HOSTING_WORDING } from './bounce-vendor-hosts.js';
 import { RU_ASIA_WORDING } from './bounce-vendor-ru-asia.js';
 import { US_ISPS_WORDING } from './bounce-vendor-us-isps.js';
@@ -144,6 +145,7 @@ export const VENDOR_PHRASES: Wording = [
   ...HOSTING_WORDING,
   ...CONSUMER_MAIL_WORDING,
   ...RU_ASIA_WORDING,
+  ...GATEWAYS_WORDING,
 ];
 
 /**

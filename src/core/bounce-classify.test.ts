@@ -161,6 +161,12 @@ describe('bounce classification', () => {
     expect(reasonIn({ status: '4.4.7', texts: ['Deferred: Connection refused by mx.example.net.'] })).toBe('expired');
   });
 
+  it('reads a count of delivery attempts as a queue giving up, in figures or in words, but not failed logins', () => {
+    expect(reasonOf(null, 'Delivery failed 20 attempts: ann@example.net')).toBe('expired');
+    expect(reasonOf(null, 'Failed four Attempts to connect to recipients mail server')).toBe('expired');
+    expect(reasonOf(null, 'Too many failed login attempts from 192.0.2.1')).not.toBe('expired');
+  });
+
   it("reads Google Groups' refusal to post in the sender's language as a list rule", () => {
     const refusals = [
       'The group may not exist, or you may not have permission to post messages to the group.',

@@ -112,7 +112,8 @@ export const EXPIRED_WORDS: RegExp = anyOf(
     /connection timed out/,
     /timed out/,
     // IMail's "Delivery failed 20 attempts", SmarterMail's "Failed four Attempts to connect to recipients mail server".
-    /failed (\d+|[a-z]{3,6}) attempts/,
+    // The count in figures or in words (not "failed login attempts").
+    /failed (\d+|two|three|four|five|six|seven|eight|nine|ten|several|multiple) attempts/,
     /delivery time expired/,
     /retry time(out)? (exceeded|expired|reached)/,
     /have been failing for a long time/,

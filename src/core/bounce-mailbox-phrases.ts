@@ -66,8 +66,9 @@ export const MAILBOX_FULL_WORDS: RegExp = anyOf(
 export const MESSAGE_TOO_LARGE_WORDS: RegExp = anyOf(
   [
     /message (size )?(is )?too (big|large)/,
-    // iRedAPD's "Message size exceed (maybe caused by big attachment file)".
-    /message (size )?exceed(s|ed)?\b/,
+    /message (size )?exceeds/,
+    // iRedAPD's "Message size exceed (maybe caused by big attachment file)" (not "message exceeded", said of hops and time too).
+    /message size exceed(ed)?\b/,
     /size (limit|exceeds)/,
     /exceeds? (the )?(maximum|max|fixed|allowed|size) (message )?size/,
     /mesg too big/,

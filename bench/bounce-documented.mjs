@@ -15,14 +15,10 @@ const round = (value) => Math.round(value * 10) / 10;
 
 /** The share of documented refusals whose reason is read as documented, overall and by kind of source. */
 export async function documentedWording(root) {
-  const { findCodes, reasonIn } = await import(pathToFileURL(join(root, 'dist/core/bounce-classify.js')).href);
+  const { reasonOfDiagnostic } = await import(pathToFileURL(join(root, 'dist/core/bounce-classify.js')).href);
   // `held_out`: the sets no rule is written from; their figure says whether rules written from the others carry over.
   const { refusals, held_out: heldOut } = JSON.parse(readFileSync(join(root, 'bench/documented-refusals.json'), 'utf8'));
-  const read = (text) => {
-    const { status, replyCode, remoteWords } = findCodes(text);
-    return reasonIn({ status, replyCode, primary: remoteWords, texts: [text] });
-  };
-  const scored = refusals.map((r) => ({ id: r.id, set: r.set, kind: r.source.kind, expected: r.reason, got: read(r.text) }));
+  const scored = refusals.map((r) => ({ id: r.id, set: r.set, kind: r.source.kind, expected: r.reason, got: reasonOfDiagnostic(r.text) }));
   const share = (list) => (list.length === 0 ? null : round((100 * list.filter((s) => s.got === s.expected).length) / list.length));
   const flat = { 'documented refusals': scored.length, 'documented refusals reason %': share(scored) };
   for (const kind of [...new Set(scored.map((s) => s.kind))].sort())

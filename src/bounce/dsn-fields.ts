@@ -101,7 +101,7 @@ const isRecipientGroup = (fields: Map<string, string>): boolean => fields.has('f
 const ISO_2022_JP_RUN = /\u001b\$[@B][^\u001b]{0,4000}(?:\u001b\([BJ]|$)/g;
 
 /** A field's value with its ISO-2022-JP runs decoded, so the reason rules and the report read Japanese, not escapes. */
-export function decodedJapanese(value: string | null): string | null {
+function decodedJapanese(value: string | null): string | null {
   if (value === null || !value.includes('\u001b')) return value;
   const decoder = new TextDecoder('iso-2022-jp');
   return value.replace(ISO_2022_JP_RUN, (run) => decoder.decode(Buffer.from(run, 'latin1')));

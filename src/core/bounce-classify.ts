@@ -126,6 +126,15 @@ export function reasonIn(input: {
   return byStatus?.reason ?? byCode?.reason ?? null;
 }
 
+/**
+ * One diagnostic read alone, as a recipient's verdict reads it without context: its codes found,
+ * the remote server's own words first.
+ */
+export function reasonOfDiagnostic(diagnostic: string): BounceReason | null {
+  const { status, replyCode, remoteWords } = findCodes(diagnostic);
+  return reasonIn({ status, replyCode, primary: remoteWords, texts: [diagnostic] });
+}
+
 /** `reasonIn` for a status and texts alone. */
 export function reasonOf(status: string | null, ...texts: string[]): BounceReason | null {
   return reasonIn({ status, texts });

@@ -1,15 +1,10 @@
 /**
- * How the bounce-reason unit tests read one diagnostic as the parser does: its codes found, the
- * remote server's own words first (core/bounce-classify.ts findCodes, then reasonIn); and the
- * tests every documented-refusal table shares.
+ * How the bounce-reason unit tests read one diagnostic as the parser does (core/bounce-classify.ts
+ * reasonOfDiagnostic, which bench/bounce-documented.mjs reads with too), and the tests every
+ * documented-refusal table shares.
  */
 import { expect, it } from 'vitest';
-import { findCodes, reasonIn, type BounceReason } from '../../src/core/bounce-classify.js';
-
-export function readReason(diagnostic: string): BounceReason | null {
-  const { status, replyCode, remoteWords } = findCodes(diagnostic);
-  return reasonIn({ status, replyCode, primary: remoteWords, texts: [diagnostic] });
-}
+import { findCodes, reasonIn, reasonOfDiagnostic, type BounceReason } from '../../src/core/bounce-classify.js';
 
 /** What the diagnostic's reply code and enhanced status say with no words at all. */
 export function reasonOfCodesAlone(diagnostic: string): BounceReason | null {
@@ -28,7 +23,7 @@ export type DocumentedRefusal = readonly [source: string, diagnostic: string, re
 export function itReadsEach(refusals: readonly DocumentedRefusal[]): void {
   for (const [source, diagnostic, reason, codesAlone] of refusals) {
     it(`reads "${source}" as ${reason}`, () => {
-      expect(readReason(diagnostic)).toBe(reason);
+      expect(reasonOfDiagnostic(diagnostic)).toBe(reason);
       if (codesAlone === 'another') expect(reasonOfCodesAlone(diagnostic)).not.toBe(reason);
       else if (codesAlone !== undefined) expect(reasonOfCodesAlone(diagnostic)).toBe(codesAlone);
     });
@@ -47,7 +42,7 @@ export function itLeavesAlone(
         table.some(([, pattern]) => pattern.test(diagnostic)),
         diagnostic,
       ).toBe(false);
-      expect(readReason(diagnostic), diagnostic).toBe(reason);
+      expect(reasonOfDiagnostic(diagnostic), diagnostic).toBe(reason);
     }
   });
 }

@@ -15,6 +15,7 @@ import {
   SOFT_REASONS,
   type BounceReason,
 } from './bounce-reasons.js';
+import type { ReasonTable } from './bounce-reason.js';
 import { REPLY_CODE_REASONS, statusMeaning } from './bounce-status-registry.js';
 import { ANY_VENDOR_PHRASE, VENDOR_PHRASES } from './bounce-vendor-wording.js';
 
@@ -61,7 +62,7 @@ export function findCodes(text: string): { status: string | null; replyCode: str
   return { status: findStatus(text), replyCode: findReplyCode(text), remoteWords: null };
 }
 
-function phraseReason(table: ReadonlyArray<readonly [BounceReason, RegExp]>, texts: readonly string[]): BounceReason | null {
+function phraseReason(table: ReasonTable, texts: readonly string[]): BounceReason | null {
   for (const text of texts) for (const [reason, pattern] of table) if (pattern.test(text)) return reason;
   return null;
 }

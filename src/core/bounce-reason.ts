@@ -8,6 +8,9 @@ export function anyOf(alternatives: readonly RegExp[], flags: string): RegExp {
   return new RegExp(alternatives.map((alternative) => alternative.source).join('|'), flags);
 }
 
+/** Reasons by wording, tried in order: the first pattern that matches names the reason. */
+export type ReasonTable = ReadonlyArray<readonly [BounceReason, RegExp]>;
+
 export type BounceReason =
   | 'user_unknown'
   | 'mailbox_full'

@@ -6,7 +6,7 @@
  * that a hostile diagnostic cannot make it backtrack.
  */
 import { ACCOUNT_DISABLED_WORDS, GROUP_POSTING_REFUSALS, MAILBOX_FULL_WORDS, MESSAGE_TOO_LARGE_WORDS, USER_UNKNOWN_WORDS } from './bounce-mailbox-phrases.js';
-import { anyOf, type BounceReason } from './bounce-reason.js';
+import { anyOf, type BounceReason, type ReasonTable } from './bounce-reason.js';
 import { AUTH_CHECK_TROUBLE_WORDS, CONTENT_RULE_WORDS, SENDER_RULE_WORDS, SENDING_HOST_WORDS, SPAM_NAMED_WORDS } from './bounce-refusal-phrases.js';
 import { EXPIRED_WORDS, HOST_UNKNOWN_WORDS, RATE_LIMITED_WORDS, SYSTEM_TROUBLE_WORDS } from './bounce-transport-phrases.js';
 
@@ -20,7 +20,7 @@ export { EXPIRY_PHRASES, HARD_REASONS, PERMANENCE_PHRASES, SOFT_REASONS } from '
  * the reason. Specific wordings come before generic ones ("denied", "rejected",
  * "unavailable"), which only say that the server refused.
  */
-export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+export const REASON_PHRASES: ReasonTable = [
   // A list that takes no post from this sender is the list's rule (its own refusal may also say the group "may not exist").
   ...GROUP_POSTING_REFUSALS.map(([, pattern]) => ['policy_block', pattern] as const),
   ['mailbox_full', MAILBOX_FULL_WORDS],
@@ -46,7 +46,7 @@ export const REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
  * recipient names a reason precisely, so a relay's generic summary does not hide a
  * precise reason given elsewhere.
  */
-export const GENERIC_REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+export const GENERIC_REASON_PHRASES: ReasonTable = [
   [
     'policy_block',
     anyOf(
@@ -111,6 +111,6 @@ export const GENERIC_REASON_PHRASES: ReadonlyArray<readonly [BounceReason, RegEx
  * ("550 5.1.1 Refused due to recipient preferences"; Facebook documents it as
  * "The attempted recipient's preferences prevent messages from being delivered").
  */
-export const DECISIVE_PHRASES: ReadonlyArray<readonly [BounceReason, RegExp]> = [
+export const DECISIVE_PHRASES: ReasonTable = [
   ['policy_block', /recipient'?s? preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i],
 ];

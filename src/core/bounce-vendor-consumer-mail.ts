@@ -10,9 +10,7 @@
  * tokens, such as (S3114) and (AS843), internal troubleshooting codes to Microsoft; RP-002, RP-003;
  * AOL's RLY:B3, RLY:NW, RLY:SC, DYN:T1, DNS:RR and any MLR code (seen in replies, explained nowhere found).
  */
-import type { BounceReason } from './bounce-reason.js';
-
-type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
+import type { ReasonTable } from './bounce-reason.js';
 
 /**
  * Microsoft consumer mail: the "SMTP errors" of the Outlook.com postmaster troubleshooting page
@@ -30,7 +28,7 @@ type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
  * meaning is the one Microsoft's own reply around them states (as quoted there and in the notes of
  * sisimai/rb-sisimai, lib/sisimai/rhost/microsoft.rb).
  */
-const OUTLOOK_COM: Wording = [
+const OUTLOOK_COM: ReasonTable = [
   // SC-001, OU-002: refused for the mail's spam-like traits or the IP's or domain's standing;
   // SC-002: the IP was seen harvesting addresses (namespace mining); SC-003: the IP is an open
   // relay or proxy; SC-004: the IP is blocked after complaints from Outlook.com users;
@@ -58,7 +56,7 @@ const OUTLOOK_COM: Wording = [
  * bounce-rule seed data (simongh/MantaMTA) for RTR:SC, RTR:GE, HVU:B1, DNS:B1, DNS:B2, RLY:B2,
  * RLY:BL, RLY:BD, RLY:CH, RLY:CS4, RLY:IR and RLY:OB.
  */
-const AOL: Wording = [
+const AOL: ReasonTable = [
   // RTR:BB, RTR:DU: dynamic or residential IP space (AOL's own and Spamhaus's lists); RTR:RD: reverse
   // DNS that looks dynamic; RTR:BG: an IP not yet allocated; RTR:CH: a host on the network sends mail
   // matching known spam; RTR:SC: the IP has drawn too many blocks; RTR:BL: a lasting block for the
@@ -89,7 +87,7 @@ const AOL: Wording = [
  * written from sample mail). A code is three letters, a dash, P (permanent) or T (temporary) and a
  * digit, so only the documented ones are listed, each in full.
  */
-const FACEBOOK: Wording = [
+const FACEBOOK: ReasonTable = [
   // RCP-P1, INT-P1, INT-P4: the recipient address does not exist; INT-P3: nor does the group address.
   ['user_unknown', /\b(?:RCP-P1|INT-P[134])\b/],
   // RCP-P2: the recipient's preferences keep the message out; RCP-P3: so do their privacy settings.
@@ -114,4 +112,4 @@ const FACEBOOK: Wording = [
   ['system_error', /\b(?:CON-T1|RCP-T1|INT-T\d)\b/],
 ];
 
-export const CONSUMER_MAIL_WORDING: Wording = [...OUTLOOK_COM, ...AOL, ...FACEBOOK];
+export const CONSUMER_MAIL_WORDING: ReasonTable = [...OUTLOOK_COM, ...AOL, ...FACEBOOK];

@@ -4,9 +4,7 @@
  * bracketed tag) and a few short texts that only they write. Descriptions are ours.
  * Data only; every pattern bounded (no backtracking on hostile text).
  */
-import type { BounceReason } from './bounce-reason.js';
-
-type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
+import type { ReasonTable } from './bounce-reason.js';
 
 /** A United Internet postmaster or sender-guidelines link (GMX, WEB.DE, mail.com) up to its `c=` parameter. */
 const UI_LINK = String.raw`(?:gmx\.(?:net|com|de|at|ch)|web\.de|mail\.com)\/[\w\/.-]{0,40}\?[\w=&.%:-]{0,120}?\bc=`;
@@ -17,7 +15,7 @@ const UI_LINK = String.raw`(?:gmx\.(?:net|com|de|at|ch)|web\.de|mail\.com)\/[\w\
  * https://postmaster.mail.com/en/error-messages. A refusal names its case in the `c=` parameter of
  * the link it gives (its last line) and carries no enhanced status.
  */
-const UNITED_INTERNET: Wording = [
+const UNITED_INTERNET: ReasonTable = [
   // c=r0201: the sending IP is on the block list; c=rdns: the sending IP has no usable reverse DNS name.
   ['spam_block', new RegExp(String.raw`${UI_LINK}(?:r0201|rdns)\b|\bIP address is (?:block|black) listed\b`, 'i')],
   // c=hi: a header that breaks RFC 5322 (a malformed or repeated Date, From, Sender, To, Subject...).
@@ -37,7 +35,7 @@ const UNITED_INTERNET: Wording = [
  * (meanings as also listed by https://bentonow.com/smtp-errors/orange). The code closes the reply,
  * e.g. "OFR004_104 [104]".
  */
-const ORANGE: Wording = [
+const ORANGE: ReasonTable = [
   // OFR004_104: too many simultaneous connections from the sending IP.
   ['rate_limited', /\bOFR004_104\b/],
   // OFR_999: the sending IP is suspended for some hours after earlier breaches (reputation).
@@ -49,14 +47,14 @@ const ORANGE: Wording = [
  * SMTP connections). A refused IP is told to write to an rx.t-online.de address; the tag at
  * the end says why: (BL) a block of the IP, (NOWL) an IP with no or a bad reputation.
  */
-const T_ONLINE: Wording = [['spam_block', /rx\.t-online\.de\b[^\n]{0,40}\((?:BL|NOWL)\)|\bNone\/bad reputation\b/i]];
+const T_ONLINE: ReasonTable = [['spam_block', /rx\.t-online\.de\b[^\n]{0,40}\((?:BL|NOWL)\)|\bNone\/bad reputation\b/i]];
 
 /**
  * Mimecast: "Mimecast SMTP Error Codes" (https://mimecastsupport.zendesk.com/hc/en-us/articles/34000709564691-Policies-Mimecast-SMTP-Error-Codes,
  * formerly https://community.mimecast.com/docs/DOC-1369) and "Managing Blocked Senders and Email
  * Rejections" (https://mimecastsupport.zendesk.com/hc/en-us/articles/42979092709907).
  */
-const MIMECAST: Wording = [
+const MIMECAST: ReasonTable = [
   // The recipient is not a known address of the customer.
   ['user_unknown', /\bInvalid Recipient\b[^\n]{0,6}https?:\/\/(?:community\.mimecast\.com|mimecastsupport\.zendesk\.com)/i],
   // Blocked by the customer's or a user's blocked-senders entries, anti-spoofing or security policies, or relaying.
@@ -77,7 +75,7 @@ const MIMECAST: Wording = [
  * (https://docs.sophos.com/central/customer/help/en-us/ManageYourProducts/EmailSecurity/SMTPErrorCodes/index.html);
  * each refusal carries an XGEMAIL_nnnn code.
  */
-const SOPHOS: Wording = [
+const SOPHOS: ReasonTable = [
   // 0004: the sending IP failed an RBL test; 0005: the sender's domain failed a DBL (domain block list) test.
   ['spam_block', /\bXGEMAIL_000[45]\b/],
   // 0002, 0003: SPF or DMARC failed; 0006: a TLS version other than the policy's; 0008: the domain, IP
@@ -91,4 +89,4 @@ const SOPHOS: Wording = [
   ['rate_limited', /\bXGEMAIL_0014\b/],
 ];
 
-export const EU_ISPS_WORDING: Wording = [...UNITED_INTERNET, ...ORANGE, ...T_ONLINE, ...MIMECAST, ...SOPHOS];
+export const EU_ISPS_WORDING: ReasonTable = [...UNITED_INTERNET, ...ORANGE, ...T_ONLINE, ...MIMECAST, ...SOPHOS];

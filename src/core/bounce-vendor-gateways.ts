@@ -9,9 +9,7 @@
  * WEB.DE and mail.com document the same words as a breach of their email policy
  * (bounce-vendor-eu-isps.ts): one wording, two meanings, so the policy reading stays.
  */
-import type { BounceReason } from './bounce-reason.js';
-
-type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
+import type { ReasonTable } from './bounce-reason.js';
 
 /**
  * Trend Micro Email Reputation Services: a receiving server that asks ERS names the list the
@@ -21,7 +19,7 @@ type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
  * github.com/thunderbird/mailstrom/issues/197; "Recipient address rejected: ERS-QIL." in
  * server-recipe.com/3851 and a Virgin Media community thread).
  */
-const TREND_MICRO: Wording = [['spam_block', /\bERS-(?:DUL|QIL|RBL)\b/]];
+const TREND_MICRO: ReasonTable = [['spam_block', /\bERS-(?:DUL|QIL|RBL)\b/]];
 
 /**
  * Spamhaus: a blocklist answer of 127.255.255.254 ("Error: open resolver", with a
@@ -30,7 +28,7 @@ const TREND_MICRO: Wording = [['spam_block', /\bERS-(?:DUL|QIL|RBL)\b/]];
  * "returnc" pages; replies pasted in springcomp/self-hosted-simplelogin#37 and
  * openstreetmap/operations#674).
  */
-const SPAMHAUS: Wording = [['system_error', /\bError: open resolver\b|spamhaus\.org\/returnc\//i]];
+const SPAMHAUS: ReasonTable = [['system_error', /\bError: open resolver\b|spamhaus\.org\/returnc\//i]];
 
 /**
  * EveryCloud (antispameurope) "Workspace classification codes"
@@ -39,7 +37,7 @@ const SPAMHAUS: Wording = [['system_error', /\bError: open resolver\b|spamhaus\.
  * (MailCleaner/MailCleaner, etc/exim/exim_stage1.conf_template): a sender on the
  * administrators' block list ("blacklisted sender: ..."), a rule, not a spam score.
  */
-const FILTERS: Wording = [
+const FILTERS: ReasonTable = [
   ['system_error', /loop detection > ?\d{1,3}\b/i],
   ['policy_block', /\bblacklisted sender: /i],
 ];
@@ -53,7 +51,7 @@ const FILTERS: Wording = [
  * Plesk's outgoing message limits ("The limit on the number of allowed outgoing messages was
  * exceeded", support.plesk.com article 213389069).
  */
-const CONTROL_PANELS: Wording = [
+const CONTROL_PANELS: ReasonTable = [
   ['rate_limited', /exceeded the max (?:emails|defers and failures) per hour/i],
   ['rate_limited', /reached your daily email limit|limit on the number of allowed outgoing messages/i],
   ['account_disabled', /\bdomain \S{1,255} is currently suspended/i],
@@ -65,9 +63,9 @@ const CONTROL_PANELS: Wording = [
  * period) and "Quota exceeded (size of single mail message)" (one message over the size
  * the period allows), neither about a mailbox's storage.
  */
-const IREDAPD: Wording = [
+const IREDAPD: ReasonTable = [
   ['rate_limited', /quota exceeded \(number of mails/i],
   ['message_too_large', /quota exceeded \(size of single mail message\)/i],
 ];
 
-export const GATEWAYS_WORDING: Wording = [...TREND_MICRO, ...SPAMHAUS, ...FILTERS, ...CONTROL_PANELS, ...IREDAPD];
+export const GATEWAYS_WORDING: ReasonTable = [...TREND_MICRO, ...SPAMHAUS, ...FILTERS, ...CONTROL_PANELS, ...IREDAPD];

@@ -8,9 +8,7 @@
  * to "Postmaster information for iCloud Mail" (support.apple.com/en-us/102322, formerly
  * HT204137), but that page gives best practices only and documents no code's meaning.
  */
-import type { BounceReason } from './bounce-reason.js';
-
-type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
+import type { ReasonTable } from './bounce-reason.js';
 
 /**
  * GoDaddy (Workspace Email and cPanel mail, *.secureserver.net): "Fix rejected email with a
@@ -21,7 +19,7 @@ type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
  * Sisimai's transcription of it (sisimai/rb-sisimai, lib/sisimai/rhost/godaddy.rb); the categories
  * are ours.
  */
-const GODADDY: Wording = [
+const GODADDY: ReasonTable = [
   // IB103: sending IP has a poor Cloudmark reputation; IB104/IB105/IB106: listed on Spamhaus SBL/XBL/PBL;
   // IB108: no reverse DNS for the sending IP; IB110/IB111: IP blocked (an hour, a day) after sending
   // too much spam; IB112/IB113: likewise after mailing too many invalid recipients; IB212: spam content.
@@ -43,7 +41,7 @@ const GODADDY: Wording = [
  * https://www.zoho.com/zeptomail/help/api/smtp-error-codes.html). Only the messages that no
  * other server writes: a plain "Authentication Failed" or STARTTLS demand is left to the codes.
  */
-const ZOHO: Wording = [
+const ZOHO: ReasonTable = [
   // A virus found in the message, reported under Zoho Mail's name.
   ['policy_block', /\bdetected by Zoho Mail\b/i],
   // A message without a subject, which Zoho will not send; a From address whose domain it may not relay for.
@@ -58,7 +56,7 @@ const ZOHO: Wording = [
  * 1000726, 1000728, 1000730; the same pages under service.exmail.qq.com). The pages' own
  * numbers are the codes; the refusal names its limit in English.
  */
-const TENCENT: Wording = [
+const TENCENT: ReasonTable = [
   // no=1000723 and no=1000725: the sender, its domain, the connecting IP (or its connections) sent more
   // than Tencent's per-minute, hourly or daily limit; refused for a while.
   ['rate_limited', /\b(?:ip|connection|domain|sender) frequency limited\b|\bid=20022&{1,2}no=100072[35]\b/i],
@@ -71,4 +69,4 @@ const TENCENT: Wording = [
   ['user_unknown', /\bid=20022&{1,2}no=10007(?:28|30)\b/],
 ];
 
-export const HOSTING_WORDING: Wording = [...GODADDY, ...ZOHO, ...TENCENT];
+export const HOSTING_WORDING: ReasonTable = [...GODADDY, ...ZOHO, ...TENCENT];

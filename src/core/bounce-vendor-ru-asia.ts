@@ -13,9 +13,7 @@
  *   unknown", "Invalid recipient") are known from a third party only (SendMagic's notes on
  *   note.com), and are generic English that the other rules already read.
  */
-import type { BounceReason } from './bounce-reason.js';
-
-type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
+import type { ReasonTable } from './bounce-reason.js';
 
 /**
  * NetEase (163.com, 126.com, yeah.net, NetEase enterprise mail): "企业退信的常见问题?"
@@ -27,7 +25,7 @@ type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
  * e.g. "554 DT:SPM 163 smtp10,...". Left out: MI:CEL, MI:CCL, RP:CEL, RP:CCL (too many bad or
  * surplus SMTP commands in one version of the table, "abnormal sending" in another: no one reason).
  */
-const NETEASE: Wording = [
+const NETEASE: ReasonTable = [
   // DT:SPM: the content looks like spam (or the sending set-up is not clean); DT:RBL: the IP is on
   // one or more DNS block lists; HL:REP: the IP sent to many nonexistent recipients; HL:MEP: the
   // IP forged many sender domains; HL:IHU: the IP suspended for spam or abnormal connections;
@@ -51,7 +49,7 @@ const NETEASE: Wording = [
  * write and what each means. Only those no other server writes; the rest ("No such user",
  * "Mailbox size exceeded", a DNSBL's "Client host ... blocked using") is left to the other rules.
  */
-const YANDEX: Wording = [
+const YANDEX: ReasonTable = [
   // Judged as spam; a sender of only spam is refused for a day.
   ['spam_block', /\bMessage rejected under suspicion of SPAM\b|\bBlocked by spam statistics\b/i],
   // The recipient's account is blocked for breaking Yandex's user agreement.
@@ -66,6 +64,6 @@ const YANDEX: Wording = [
  * copies; the meaning of that refusal was also read from a third party's copy of Mail.ru's
  * help on it (https://errorsmaster.ru/oshibka-550-spam-message-rejected).
  */
-const MAIL_RU: Wording = [['spam_block', /\bhelp\.mail\.ru\/notspam-support\b/i]];
+const MAIL_RU: ReasonTable = [['spam_block', /\bhelp\.mail\.ru\/notspam-support\b/i]];
 
-export const RU_ASIA_WORDING: Wording = [...NETEASE, ...YANDEX, ...MAIL_RU];
+export const RU_ASIA_WORDING: ReasonTable = [...NETEASE, ...YANDEX, ...MAIL_RU];

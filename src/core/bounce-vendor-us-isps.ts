@@ -4,16 +4,14 @@
  * postmaster pages, cited above each family. The codes are matched as tokens (bounded, case kept), the
  * meanings are ours. Data only; every pattern bounded (no backtracking on hostile text).
  */
-import type { BounceReason } from './bounce-reason.js';
-
-type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
+import type { ReasonTable } from './bounce-reason.js';
 
 /**
  * Cox: "Error Codes" (postmaster.cox.net/confluence/display/postmaster/Error+Codes, and its successor
  * www.cox.com/residential/support/email-error-codes.html, linked from
  * www.cox.com/business/support/cox-postmaster-administration.html). The reply ends in "AUP#<code>".
  */
-const COX: Wording = [
+const COX: ReasonTable = [
   // CXBL: the connecting IP is blocked for spam-like traffic; CDRBL: the same for at most a day;
   // CXDNS: the connecting IP's reverse DNS does not resolve (the host's standing, as RFC 7372's x.7.25).
   ['spam_block', /AUP#(?:CXBL|CDRBL|CXDNS)\b/],
@@ -38,7 +36,7 @@ const COX: Wording = [
  * transcription of it (sisimai/p5-sisimai, lib/Sisimai/Rhost/Spectrum.pm); the categories are ours.
  */
 const SPECTRUM_CODE = String.raw`AUP#(?:In?|O(?:ut)?)?-?`;
-const SPECTRUM: Wording = [
+const SPECTRUM: ReasonTable = [
   // 1000: the IP is blocked for suspicious traffic; 1010-1080: the sending address is blocked or held
   // back for it; 1100-1150: the IP has no forward-confirmed reverse DNS; 1200-1250: the IP is on
   // Cloudmark's or Spamhaus's list.
@@ -62,7 +60,7 @@ const SPECTRUM: Wording = [
  * with the older short codes of security.comcast.net/get-help/Mail-Delivery-Error-Messages.aspx and
  * business.comcast.com/help-and-support/internet/email-bounce-back-messages/.
  */
-const COMCAST: Wording = [
+const COMCAST: ReasonTable = [
   // BL000000: traffic with spam patterns; BL000001-BL000111: the IP is on Spamhaus ZEN, Cloudmark CSI
   // and/or SenderScore (one bit a list); BL004, BL006, BL007: the older codes for the same.
   ['spam_block', /\bBL000[01]{3}\b|\bBL00[467]\b/],
@@ -79,7 +77,7 @@ const COMCAST: Wording = [
  * (https://postmaster-earthlink.vadesecure.com/inbound_error_codes); each refusal carries an ELNK_nnn
  * code. Only the codes whose meaning was read there are listed.
  */
-const EARTHLINK: Wording = [
+const EARTHLINK: ReasonTable = [
   // ELNK_101: the sending IP is on a list of IPs sending spam, malware or phishing;
   // ELNK_105: the sending IP's reverse DNS (PTR) is missing or does not fit.
   ['spam_block', /\bELNK_10[15]\b/],
@@ -93,9 +91,9 @@ const EARTHLINK: Wording = [
  * AT&T (att.net, bellsouth.net, sbcglobal.net): "Block/Error Messages" (http://rbl.att.net/block_enduser.html)
  * and the BellSouth postmaster's "net" errors (http://www.postmaster.bellsouth.net/error.htm).
  */
-const ATT: Wording = [
+const ATT: ReasonTable = [
   // "421-failure in DNS look-up": the sending IP has no valid reverse DNS (PTR) entry.
   ['spam_block', /\bfailure in DNS look-?up\b/i],
 ];
 
-export const US_ISPS_WORDING: Wording = [...COX, ...SPECTRUM, ...COMCAST, ...EARTHLINK, ...ATT];
+export const US_ISPS_WORDING: ReasonTable = [...COX, ...SPECTRUM, ...COMCAST, ...EARTHLINK, ...ATT];

@@ -5,7 +5,7 @@
  * Tried before the generic English phrases of bounce-reasons.ts, which they
  * refine. Data only; every pattern bounded (no backtracking on hostile text).
  */
-import type { BounceReason } from './bounce-reason.js';
+import type { ReasonTable } from './bounce-reason.js';
 import { CONSUMER_MAIL_WORDING } from './bounce-vendor-consumer-mail.js';
 import { EU_ISPS_WORDING } from './bounce-vendor-eu-isps.js';
 import { GATEWAYS_WORDING } from './bounce-vendor-gateways.js';
@@ -13,13 +13,11 @@ import { HOSTING_WORDING } from './bounce-vendor-hosts.js';
 import { RU_ASIA_WORDING } from './bounce-vendor-ru-asia.js';
 import { US_ISPS_WORDING } from './bounce-vendor-us-isps.js';
 
-type Wording = ReadonlyArray<readonly [BounceReason, RegExp]>;
-
 /**
  * RFC 5321 §4.2.2-4.2.3: the reply texts the standard itself suggests. Only
  * those that name one reason ("mailbox unavailable" does not).
  */
-const RFC_5321: Wording = [
+const RFC_5321: ReasonTable = [
   ['mailbox_full', /exceeded storage allocation/i],
   ['user_unknown', /mailbox name not allowed/i],
   ['user_unknown', /user not local; please try/i],
@@ -31,7 +29,7 @@ const RFC_5321: Wording = [
  * and SMTP errors in Exchange Online" (learn.microsoft.com), the enhanced
  * status codes and component names of its NDRs.
  */
-const MICROSOFT: Wording = [
+const MICROSOFT: ReasonTable = [
   ['user_unknown', /RESOLVER\.ADR\.(?:Ex)?Recip(?:ient)?NotFound|recipient not found by SMTP address lookup/i],
   ['message_too_large', /RESOLVER\.RST\.RecipSizeLimit|RecipSizeLimit/i],
   ['rate_limited', /RESOLVER\.ADR\.RecipLimit|RecipientRateLimitExceeded|submission quota exceeded/i],
@@ -55,7 +53,7 @@ const MICROSOFT: Wording = [
 ];
 
 /** Google: "SMTP error reference" (Google Workspace Admin Help, support.google.com/a/answer/3726730). */
-const GOOGLE: Wording = [
+const GOOGLE: ReasonTable = [
   ['user_unknown', /email account that you tried to reach does not exist/i],
   ['account_disabled', /email account that you tried to reach is (?:disabled|inactive)/i],
   ['mailbox_full', /email account that you tried to reach is over quota|inbox is out of storage space|out of storage space/i],
@@ -73,7 +71,7 @@ const GOOGLE: Wording = [
 ];
 
 /** Yahoo: "SMTP error codes" (Sender Hub, senders.yahooinc.com), codes in brackets. */
-const YAHOO: Wording = [
+const YAHOO: ReasonTable = [
   ['user_unknown', /doesn'?t have a (?:yahoo|ymail|aol)\.[a-z.]{2,10} account/i],
   ['account_disabled', /this (?:mailbox|account) (?:is|has been) disabled/i],
   ['spam_block', /\[(?:TS0[1-4]|TSS0[4-9]|TSS1[01]|BL2[1-3]|RL0[12])\]/],
@@ -82,7 +80,7 @@ const YAHOO: Wording = [
 ];
 
 /** Amazon SES: "Amazon SES notification contents" and its suppression list (docs.aws.amazon.com/ses). */
-const AMAZON_SES: Wording = [
+const AMAZON_SES: ReasonTable = [
   ['user_unknown', /suppressed sending to this address because it has a recent history of bouncing|on the suppression list for your account/i],
   // The notification's bounceSubType, as the parser passes it on when a recipient has no diagnostic of its own.
   ['user_unknown', /SES bounceSubType: (?:NoEmail|Suppressed|OnAccountSuppressionList)\b/],
@@ -92,7 +90,7 @@ const AMAZON_SES: Wording = [
 ];
 
 /** Postfix: smtpd(8) access restrictions, local(8), virtual(8), pipe(8) (postfix.org documentation). */
-const POSTFIX: Wording = [
+const POSTFIX: ReasonTable = [
   ['user_unknown', /user unknown in (?:local recipient|virtual (?:alias|mailbox)|relay recipient) table/i],
   ['spam_block', /cannot find your (?:reverse )?hostname/i],
   ['policy_block', /helo command rejected/i],
@@ -100,7 +98,7 @@ const POSTFIX: Wording = [
 ];
 
 /** Exim: "The Exim specification", chapter on delivery errors and bounce messages. */
-const EXIM: Wording = [
+const EXIM: ReasonTable = [
   ['system_error', /suspected mail loop|host lookup did not complete|closed connection in response to/i],
   ['policy_block', /message has lines too long for transport/i],
   // The message of an ACL "deny" that gives none of its own (the ACL chapter's default).
@@ -108,7 +106,7 @@ const EXIM: Wording = [
 ];
 
 /** qmail: qmail-remote(8) and qmail-local(8) messages (cr.yp.to), with their "(#x.y.z)" codes. */
-const QMAIL: Wording = [
+const QMAIL: ReasonTable = [
   ['user_unknown', /no mailbox here by that name|this address no longer accepts mail/i],
   ['host_unknown', /couldn'?t find any host (?:named|by that name)|couldn'?t find a mail exchanger or IP address/i],
   ['system_error', /but greeting failed/i],
@@ -119,17 +117,17 @@ const QMAIL: Wording = [
 ];
 
 /** Sendmail: its DSN and "Returned mail" texts (sendmail's Installation and Operation Guide). */
-const SENDMAIL: Wording = [['expired', /(?:cannot|could not) send message (?:for|within) (?:the )?(?:past )?\d{1,3} (?:hours?|days?)/i]];
+const SENDMAIL: ReasonTable = [['expired', /(?:cannot|could not) send message (?:for|within) (?:the )?(?:past )?\d{1,3} (?:hours?|days?)/i]];
 
 /** fml, the mailing-list manager: its notices in kern/fml.pl (fmlorg/fml4), RejectHandler and DupMessageIdP. */
-const FML: Wording = [
+const FML: ReasonTable = [
   ['policy_block', /are not member \(|not a member of this mailing list/i],
   // A post whose Message-ID the list has already seen is dropped as a mail loop, not for its address.
   ['system_error', /duplicated message-id (?:is detected )?in </i],
 ];
 
 /** Every family's wording, in one table for bounce-classify.ts (families do not overlap). */
-export const VENDOR_PHRASES: Wording = [
+export const VENDOR_PHRASES: ReasonTable = [
   ...RFC_5321,
   ...MICROSOFT,
   ...GOOGLE,

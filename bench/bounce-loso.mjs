@@ -89,21 +89,22 @@ export async function phraseFamilies(items, scoreOne, tables) {
   return { state, familiesOf };
 }
 
+/** Which alternatives fire on one family alone (the ids strict folds withhold), each with its family. */
+export const singleFamilyPhrases = ({ familiesOf }) =>
+  [...familiesOf].filter(([, families]) => families.size === 1).map(([id, families]) => ({ id, mta: [...families][0] }));
+
 /**
  * Scores each family with the phrases that fire on it alone withheld, except those `kept(id)` says
  * stay (a phrase whose wording is documented outside the corpus: bench/bounce-phrase-sources.json).
  */
-export async function foldsWithout(items, scoreOne, { state, familiesOf }, kept = () => false) {
+export async function foldsWithout(items, scoreOne, fired, kept = () => false) {
+  const { state } = fired;
+  const single = singleFamilyPhrases(fired).filter(({ id }) => !kept(id));
   const scored = [];
   for (const mta of new Set(items.map((item) => item.mta))) {
-    const only = [...familiesOf].filter(([id, families]) => families.size === 1 && families.has(mta) && !kept(id));
-    state.withheld = new Set(only.map(([id]) => id));
+    state.withheld = new Set(single.filter((phrase) => phrase.mta === mta).map(({ id }) => id));
     for (const item of items.filter((i) => i.mta === mta)) scored.push(await scoreOne(item));
   }
   state.withheld = new Set();
   return { scored };
 }
-
-/** Which alternatives fire on one family alone (the ids strict folds withhold), each with its family. */
-export const singleFamilyPhrases = ({ familiesOf }) =>
-  [...familiesOf].filter(([, families]) => families.size === 1).map(([id, families]) => ({ id, mta: [...families][0] }));

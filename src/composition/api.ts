@@ -100,7 +100,7 @@ export function createApi(
     fleetDrain: FleetDrainControl | null;
     fleetLimits: FleetLimits | null;
     /** A fleet node's replicated spool (issue 25); null without one. */
-    fleetSpool: (() => { pending_entries: number; unrecorded_ends: number; answered_unreplicated: number; adopted: number }) | null;
+    fleetSpool: (() => Record<string, unknown>) | null;
     /** Fleet-wide message reads and commands; null for a single node. */
     fleetMessages: FleetMessages | null;
     /** Provider webhooks (issue 27). */

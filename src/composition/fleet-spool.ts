@@ -45,8 +45,15 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
     },
   );
   const spoolLog = log.child({ component: 'fleet-spool' });
-  const spool = createReplicatedSpool({ retryMs: 1000 }, { link, rows, stream, returned: adoption.returned, clock, log: spoolLog });
+  const spool = createReplicatedSpool(
+    { retryMs: 1000, checkMs: settings.fleet.spoolCheckMs },
+    { link, rows, stream, returned: adoption.returned, adoptedWhileRunning: adoption.adoptedWhileRunning, clock, log: spoolLog },
+  );
   store.onEvent((_tenantId, eventType, _accountId, _text, messagePk) => spool.observe(eventType, messagePk));
+  ctx.metrics.readSpoolFrom(() => {
+    const { pending, lastCheck, repaired } = spool.status();
+    return { checked: lastCheck === null ? null : { waiting: lastCheck.waiting, held: lastCheck.waiting - lastCheck.missing }, pending, repaired };
+  });
   let intake: ReturnType<typeof createSpoolIntake> | null = null;
   return {
     spool,
@@ -59,9 +66,15 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
      * know yet, answers given before it held them, messages adopted from lost nodes.
      */
     status: () => {
-      const { pending, unrecordedEnds } = spool.status();
+      const { pending, unrecordedEnds, held, lastCheck, repaired } = spool.status();
       return {
         pending_entries: pending,
+        held_entries: held,
+        checked:
+          lastCheck === null
+            ? null
+            : { at: new Date(lastCheck.at).toISOString(), waiting_messages: lastCheck.waiting, entries: lastCheck.waiting - lastCheck.missing },
+        repaired,
         unrecorded_ends: unrecordedEnds,
         answered_unreplicated: intake?.answeredUnreplicated() ?? 0,
         adopted: adoption.adopted(),

@@ -289,6 +289,7 @@ export const configSchema = z
           .positive()
           .max(7 * 24 * 3600)
           .default(120),
+        spool_check_seconds: z.number().positive().max(3600).default(30),
       })
       .strict()
       .superRefine((fleet, ctx) => {

@@ -119,6 +119,7 @@ export function daemonSettings(config: Readonly<Config>) {
           limitChunk: fleet.limit_chunk,
           spool: fleet.spool,
           adoptAfterMs: fleet.adopt_after_seconds * SECOND,
+          spoolCheckMs: fleet.spool_check_seconds * SECOND,
         }
       : null,
     delivery: {

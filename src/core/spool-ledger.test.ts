@@ -94,4 +94,42 @@ describe('a node’s ledger of its replicated spool', () => {
     }
     expect(ledger.longWaiters(10)).toEqual([1]);
   });
+
+  it('names the waiting messages a survivor could not replay: no entry known, or a record the stream no longer lists', () => {
+    const ledger = createSpoolLedger();
+    ledger.written(
+      seqs([
+        [1, 1],
+        [2, 1],
+      ]),
+      new Map([[1, 'g-1']]),
+    );
+    ledger.written(seqs([[3, 2]]), new Map([[2, 'g-2']]));
+    const listedAfter = ledger.top();
+    // Written again after the listing began: its record may not be listed yet.
+    ledger.written(seqs([[2, 3]]), new Map([[3, 'g-3']]));
+    const busy = (pk: number) => pk === 5;
+    // Record g-1 is gone from the stream; pk 4 waits with no entry known; pk 5 is being written.
+    expect(ledger.missing([1, 2, 3, 4, 5], busy, new Set(['g-2']), listedAfter)).toEqual([1, 4]);
+  });
+
+  it('records the end of a message whose write failed after it may have landed', () => {
+    const ledger = createSpoolLedger();
+    ledger.written(seqs([[1, 1]]));
+    ledger.failed([2]);
+    ledger.finished(2, false);
+    // Wherever its entry landed, it is above anything purged now: its end is recorded.
+    expect(ledger.endsAbove(ledger.watermark())).toEqual([2]);
+    ledger.endsWritten([2], 5);
+    expect(ledger.counts().unrecordedEnds).toBe(0);
+  });
+
+  it('lets the purge pass records it never learned of once the stream is known to have reached further', () => {
+    const ledger = createSpoolLedger();
+    expect(ledger.watermark()).toBe(1);
+    ledger.reached(40);
+    expect(ledger.watermark()).toBe(41);
+    ledger.written(seqs([[7, 50]]));
+    expect(ledger.watermark()).toBe(50);
+  });
 });

@@ -31,6 +31,7 @@ import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import type { FleetLink } from './fleet-service.js';
 import { createSpoolChains } from './spool-chains.js';
+import { allWaiting, createSpoolCheck, type SpoolCheck } from './spool-check.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const RECONCILE_PAGE = 1000;
@@ -42,17 +43,36 @@ const WRITE_PAGE = 1000;
 export interface ReplicatedSpoolSettings {
   /** How often entries that could not be written (or removed) are tried again. */
   retryMs: number;
+  /** Finished entries kept behind the oldest waiting ones before those are written again higher up (the ledger's default). */
+  moveAfterEntries?: number;
+  /** How often the waiting messages are checked against the records the stream lists (and any without an entry written again). */
+  checkMs: number;
 }
 
+/** What the spool asks of its stream (spool-stream.ts on JetStream). */
+export type SpoolWrites = Pick<
+  SpoolStream,
+  'putMany' | 'putEnded' | 'removeBelow' | 'holdsObject' | 'release' | 'pks' | 'removeStale' | 'subjects' | 'lastSeq'
+>;
+
 export interface ReplicatedSpoolDeps {
-  link: FleetLink;
+  link: Pick<FleetLink, 'nodeId' | 'instance' | 'connection' | 'connected'>;
   rows: SpoolRows;
-  stream: SpoolStream;
+  stream: SpoolWrites;
   /** Resolves when a returning node has given up what a survivor adopted: the spool is reconciled only after. */
   returned: () => Promise<void>;
+  /** How many times this node's spool was adopted while it ran (the adopter removed its records): each time, all is written again. */
+  adoptedWhileRunning: () => number;
   clock: Clock;
   log: Logger;
+  /** Runs `run` after `ms` (setTimeout by default; a model test fires it itself); answers how to cancel it. */
+  later?: (run: () => void, ms: number) => () => void;
 }
+
+const timeout = (run: () => void, ms: number): (() => void) => {
+  const timer = setTimeout(run, ms);
+  return () => clearTimeout(timer);
+};
 
 export interface ReplicatedSpool extends Service {
   /** The store's events (store.onEvent): a message that finished or waits anew. */
@@ -63,16 +83,19 @@ export interface ReplicatedSpool extends Service {
    * Entries waiting to be written (the cluster did not take them yet), and finished messages whose
    * end the cluster does not know yet (a survivor would send them again if this node died now).
    */
-  status(): { pending: number; unrecordedEnds: number };
+  status(): { pending: number; unrecordedEnds: number; held: number; lastCheck: SpoolCheck | null; repaired: number };
+  /** Checks every waiting message against the stream now; answers how many had to be written again. */
+  check(): Promise<number>;
   /** One retry round now (tests; the loop runs on its own). */
   tick(): Promise<void>;
 }
 
 export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: ReplicatedSpoolDeps): ReplicatedSpool {
   const { link, rows, stream, log } = deps;
+  const later = deps.later ?? timeout;
   const owner = (): SpoolOwner => ({ node: link.nodeId, instance: link.instance() });
   /** The sequences the cluster answered: what it holds of each message, what may be purged. */
-  const ledger = createSpoolLedger();
+  const ledger = createSpoolLedger(settings.moveAfterEntries);
   /** Messages whose events were written since the last flush, each with whether its content (or its waiting) is new. */
   const touched = new Map<number, boolean>();
   let reconciled = false;
@@ -82,6 +105,9 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const chains = createSpoolChains((pk) => rewriting.delete(pk));
   const { chain, pending } = chains;
   let stopped = false;
+  /** A write failed after it may have reached the cluster: the stream's sequence is read before the next purge. */
+  let unsure = false;
+  let adoptionsSeen = 0;
 
   const reachable = () => {
     const nc = link.connection();
@@ -97,7 +123,13 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
         const nc = reachable();
         const write = ledger.begin();
         try {
-          ledger.written(await stream.putMany(nc, owner(), entries));
+          const { seqs, subjects } = await stream.putMany(nc, owner(), entries);
+          ledger.written(seqs, subjects);
+        } catch (error) {
+          // It may have landed all the same: a record the ledger never learns of, purged once the stream's sequence is read.
+          unsure = true;
+          ledger.failed(entries.map(([pk]) => pk));
+          throw error;
         } finally {
           ledger.end(write);
         }
@@ -164,6 +196,10 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
   const prune = async (): Promise<void> => {
     const nc = link.connection();
     if (nc === null) return;
+    if (unsure) {
+      unsure = false;
+      ledger.reached(await stream.lastSeq(nc));
+    }
     const below = ledger.watermark();
     const above = ledger.endsAbove(below);
     if (above.length > 0) await recordEnds(above);
@@ -180,35 +216,53 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
    * Soon after a message finishes: its entry is what a survivor would send again if this node
    * died now, so it goes within PRUNE_DELAY_MS, together with whatever else finished meanwhile.
    */
-  let pruning: NodeJS.Timeout | null = null;
+  let pruning: (() => void) | null = null;
   const schedulePrune = (): void => {
     if (pruning !== null || !reconciled || stopped) return;
-    pruning = setTimeout(() => {
+    pruning = later(() => {
       void (rewriting.size === 0 ? prune() : Promise.resolve())
         .catch((error: unknown) => log.warn({ err: error }, 'could not remove finished spool entries; retrying'))
         .finally(() => (pruning = null));
     }, PRUNE_DELAY_MS);
   };
 
-  /** At the start: every waiting message written again (their sequences known), stale entries' objects removed, the rest pruned below. */
-  const reconcile = async (): Promise<void> => {
-    const nc = link.connection();
-    if (nc === null) return;
-    const stored = new Set(await stream.pks(nc, owner()));
-    const waiting = new Set<number>();
-    for (let after = 0; ;) {
-      const page = rows.waitingPks(after, RECONCILE_PAGE);
-      for (const pk of page) waiting.add(pk);
-      if (page.length < RECONCILE_PAGE) break;
-      after = page.at(-1) as number;
-    }
-    // Left by an earlier life of this node (it stopped between a message's end and its entry's removal).
-    const stale = [...stored].filter((pk) => !waiting.has(pk));
-    for (const pk of stale) await stream.removeStale(nc, owner(), pk);
+  let lastCheckAt = Number.NEGATIVE_INFINITY;
+  const checker = createSpoolCheck({
+    ledger,
+    rows,
+    listRecords: () => stream.subjects(reachable(), owner()),
+    busy: (pk) => touched.has(pk) || chains.busy(pk) || pending.has(pk),
+    writeAgain: syncFromStore,
+    clock: deps.clock,
+    log,
+  });
+  /** Not before the start's writing again is done: until then the old entries are all there is. */
+  const check = async (): Promise<number> => {
+    if (!reconciled || rewriting.size > 0) return 0;
+    lastCheckAt = deps.clock.now();
+    return checker.run();
+  };
+
+  /** These waiting messages' entries written again by the loop; nothing is purged before they all are (their old ones may be all there is). */
+  const writeAllAgain = (waiting: Iterable<number>): void => {
     for (const pk of waiting) {
       pending.add(pk);
       rewriting.add(pk);
     }
+  };
+
+  /** At the start: every waiting message written again (their sequences known), stale entries' objects removed, the rest pruned below. */
+  const reconcile = async (): Promise<void> => {
+    const nc = link.connection();
+    if (nc === null) return;
+    // Every record of an earlier life sits below: once all waiting messages are written again, the purge takes them.
+    ledger.reached(await stream.lastSeq(nc));
+    const stored = new Set(await stream.pks(nc, owner()));
+    const waiting = new Set(allWaiting(rows));
+    // Left by an earlier life of this node (it stopped between a message's end and its entry's removal).
+    const stale = [...stored].filter((pk) => !waiting.has(pk));
+    for (const pk of stale) await stream.removeStale(nc, owner(), pk);
+    writeAllAgain(waiting);
     reconciled = true;
     log.info({ entries: stored.size, waiting: waiting.size, removed: stale.length }, 'replicated spool reconciled');
   };
@@ -224,6 +278,13 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
         await deps.returned();
         await reconcile();
       }
+      // This node's spool was adopted while it ran, and the adopter removed its records: what it still holds is written again.
+      const adoptions = deps.adoptedWhileRunning();
+      if (adoptions !== adoptionsSeen) {
+        adoptionsSeen = adoptions;
+        writeAllAgain(allWaiting(rows));
+        log.warn({ waiting: pending.size }, 'this node’s spool was adopted while it ran: its waiting messages written again');
+      }
       while (pending.size > 0 && !stopped) {
         const before = pending.size;
         await syncFromStore([...pending].slice(0, RECONCILE_PAGE));
@@ -231,6 +292,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       }
       // Not before every waiting message of an earlier life is written again: their old entries sit below.
       if (rewriting.size === 0) await prune();
+      if (deps.clock.now() - lastCheckAt >= settings.checkMs) await check();
     },
   });
 
@@ -247,13 +309,20 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       flushTouched();
       return chains.settled(pks);
     },
-    status: () => ({ pending: pending.size, unrecordedEnds: ledger.counts().unrecordedEnds }),
+    status: () => ({
+      pending: pending.size,
+      unrecordedEnds: ledger.counts().unrecordedEnds,
+      held: ledger.counts().held,
+      lastCheck: checker.last(),
+      repaired: checker.repaired(),
+    }),
+    check,
     start() {
       loop.start();
     },
     async stop() {
       stopped = true;
-      if (pruning !== null) clearTimeout(pruning);
+      pruning?.();
       await loop.stop();
     },
     tick: () => loop.tick(),

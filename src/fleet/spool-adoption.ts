@@ -61,6 +61,8 @@ export interface SpoolAdoption extends Service {
   returned(): Promise<void>;
   /** Messages adopted from lost nodes since the start. */
   adopted(): number;
+  /** How many times this node's own spool was adopted while it ran (its records then removed by the adopter). */
+  adoptedWhileRunning(): number;
   tick(): Promise<void>;
 }
 
@@ -81,6 +83,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
   const { link, stream, log, clock } = deps;
   let kv: KV | null = null;
   let adoptedCount = 0;
+  let adoptedWhileRunning = 0;
   /** Spools whose adoption is done (a lost node's heartbeat stays in the bucket: it would be a candidate at every check). */
   const adoptedBefore = new Set<string>();
   /** Leases this node holds and has not seen through yet: resumed at every check, lost or not. */
@@ -246,6 +249,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       if (own !== null && own.operation === 'PUT') {
         log.warn('this node’s spool was adopted while it was running');
         await giveUp(store);
+        adoptedWhileRunning += 1;
         registered = false;
       }
       if (!registered) await register(nc);
@@ -272,6 +276,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     name: 'fleet-adoption',
     returned: () => returnedOnce,
     adopted: () => adoptedCount,
+    adoptedWhileRunning: () => adoptedWhileRunning,
     async start() {
       // Reaching the cluster but not joined yet (its buckets electing leaders): the join is awaited, bounded, so the check below can run.
       if (link.connection() === null && link.joining()) await within(link.joined(), JOIN_WAIT_MS);

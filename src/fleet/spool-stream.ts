@@ -46,6 +46,12 @@ export interface SpoolStreamSettings {
   replicas: number;
 }
 
+/** What a write of entries left on the stream: the sequence holding each pk's entry, and each record's subject by sequence. */
+export interface WrittenRecords {
+  seqs: Map<number, number>;
+  subjects: Map<number, string>;
+}
+
 /** One node's spool on one data directory. */
 export interface SpoolOwner {
   node: string;
@@ -134,22 +140,36 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
     }
   };
 
+  /** The subjects of every record a spool holds now. */
+  const subjectsOf = async (nc: NatsConnection, owner: SpoolOwner): Promise<string[]> => {
+    await provision(nc);
+    const info = await (await nc.jetstreamManager()).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
+    return Object.keys(info.state.subjects ?? {});
+  };
+
   return {
     provision,
     /**
      * Writes these messages' entries (each already encoded, as SpoolRows.entriesOf gives it):
      * together, in as few records as NATS messages allow (a large one in an object of its own).
-     * Answers the stream sequence holding each pk's entry.
+     * Answers the stream sequence holding each pk's entry, and each record's subject by sequence.
      */
-    async putMany(nc: NatsConnection, owner: SpoolOwner, entries: ReadonlyArray<readonly [pk: number, json: Uint8Array]>): Promise<Map<number, number>> {
+    async putMany(nc: NatsConnection, owner: SpoolOwner, entries: ReadonlyArray<readonly [pk: number, json: Uint8Array]>): Promise<WrittenRecords> {
       await provision(nc);
       const limit = (nc.info?.max_payload ?? 1024 * 1024) - HEADROOM;
       const seqs = new Map<number, number>();
+      const subjects = new Map<number, string>();
       const small: Array<readonly [number, Uint8Array]> = [];
       const writes: Array<Promise<void>> = [];
       for (const [pk, json] of entries) {
         if (json.length + 16 <= limit) small.push([pk, json]);
-        else writes.push(putLarge(nc, owner, pk, json).then((seq) => void seqs.set(pk, seq)));
+        else
+          writes.push(
+            putLarge(nc, owner, pk, json).then((seq) => {
+              seqs.set(pk, seq);
+              subjects.set(seq, subjectOf(owner, pk));
+            }),
+          );
       }
       for (const group of packEntries(
         small.map(([, json]) => json.length),
@@ -165,12 +185,13 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
           deflate(record, { level: 1 })
             .then((bytes) => acks(nc).publish(subject, bytes, deflated))
             .then((seq) => {
+              subjects.set(seq, subject);
               for (const [pk] of members) seqs.set(pk, seq);
             }),
         );
       }
       await Promise.all(writes);
-      return seqs;
+      return { seqs, subjects };
     },
     /** Records the end of these messages (their entries sit above the node's oldest waiting one); answers its sequence. */
     async putEnded(nc: NatsConnection, owner: SpoolOwner, pks: readonly number[]): Promise<number> {
@@ -192,19 +213,19 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       await deleteObject(nc, name);
       objectsWritten.delete(subject);
     },
+    subjects: subjectsOf,
+    /** The stream's last sequence now (every node's writes): any record written after has a higher one. */
+    async lastSeq(nc: NatsConnection): Promise<number> {
+      await provision(nc);
+      return (await (await nc.jetstreamManager()).streams.info(settings.stream)).state.last_seq;
+    },
     /** The pks the spool holds a record of their own for (large entries). */
     async pks(nc: NatsConnection, owner: SpoolOwner): Promise<number[]> {
-      await provision(nc);
-      const info = await (await nc.jetstreamManager()).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
-      return Object.keys(info.state.subjects ?? {})
-        .map((subject) => Number(subject.slice(subject.lastIndexOf('.') + 1)))
-        .filter((pk) => Number.isSafeInteger(pk));
+      return (await subjectsOf(nc, owner)).map((subject) => Number(subject.slice(subject.lastIndexOf('.') + 1))).filter((pk) => Number.isSafeInteger(pk));
     },
     /** Whether the spool holds any record. */
     async holdsRecords(nc: NatsConnection, owner: SpoolOwner): Promise<boolean> {
-      await provision(nc);
-      const info = await (await nc.jetstreamManager()).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
-      return Object.keys(info.state.subjects ?? {}).length > 0;
+      return (await subjectsOf(nc, owner)).length > 0;
     },
     /** Removes a large entry's record this process may not have written (a start's reconciling), its object read off the record first. */
     async removeStale(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {

@@ -15,6 +15,7 @@ import type { QueueCount } from '../core/queue-status.js';
 import { registerDeliveryMetrics, type DeliveryMetrics } from './delivery-metrics.js';
 import type { FleetQueues } from '../core/fleet-queues.js';
 import { registerFleetGauges } from './fleet-gauges.js';
+import { registerFleetSpoolMetrics, type FleetSpoolHealth } from './fleet-spool-metrics.js';
 import { registerInstanceGauges, type BuildInfo } from './instance-gauges.js';
 import { registerIntakeCounters, type IntakeCounters } from './intake-counters.js';
 import { registerLatencyHistograms, type LatencyHistograms } from './latency-histograms.js';
@@ -45,6 +46,8 @@ export interface Metrics extends LatencyHistograms, IntakeCounters {
    * exist (the telemetry above is handed to those parts first). Before, they read nothing.
    */
   readFrom(sources: MetricsSources): void;
+  /** A fleet node's replicated spool, read at scrape time (the mailproxy_fleet_spool_* metrics); never called on a single node. */
+  readSpoolFrom(health: () => FleetSpoolHealth): void;
   /** Provider webhooks' requests and events. */
   webhooks: WebhookTelemetry;
   render(): Promise<string>;
@@ -179,6 +182,7 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
     webhooks: registerWebhookCounters(registers),
     contentType: registry.contentType,
     observe: delivery.observe,
+    readSpoolFrom: (health) => registerFleetSpoolMetrics(registers, health),
     readFrom(given) {
       sources = given;
       // Only a fleet node has them: a single node's exposition is as it always was.

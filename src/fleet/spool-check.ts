@@ -1,0 +1,71 @@
+/**
+ * A fleet node's check of its replicated spool against the cluster: every
+ * waiting message must have an entry a survivor would replay. One without
+ * (a record the cluster lost, a defect of the spool's bookkeeping) is written
+ * again, counted and logged, so that such a defect shows, and is mended,
+ * before a node is lost rather than after.
+ */
+import type { SpoolRows } from '../core/cluster-spool.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import type { SpoolLedger } from '../core/spool-ledger.js';
+
+const PAGE = 1000;
+
+/** The last check: when, how many messages waited, how many of them had no replayable entry. */
+export interface SpoolCheck {
+  at: number;
+  waiting: number;
+  missing: number;
+}
+
+export interface SpoolCheckDeps {
+  ledger: Pick<SpoolLedger, 'missing' | 'top'>;
+  rows: Pick<SpoolRows, 'waitingPks'>;
+  /** The subjects of this node's records as the stream lists them now. */
+  listRecords: () => Promise<string[]>;
+  /** Whether a write of the message is under way or owed (its entry is being written): not judged. */
+  busy: (pk: number) => boolean;
+  /** Writes these messages' entries again. */
+  writeAgain: (pks: readonly number[]) => Promise<unknown>;
+  clock: Clock;
+  log: Logger;
+}
+
+/** Every waiting message's pk, page by page. */
+export function allWaiting(rows: Pick<SpoolRows, 'waitingPks'>): number[] {
+  const waiting: number[] = [];
+  for (let after = 0; ;) {
+    const page = rows.waitingPks(after, PAGE);
+    waiting.push(...page);
+    if (page.length < PAGE) return waiting;
+    after = page.at(-1) as number;
+  }
+}
+
+export function createSpoolCheck(deps: SpoolCheckDeps) {
+  const { ledger, clock, log } = deps;
+  let last: SpoolCheck | null = null;
+  let repaired = 0;
+  return {
+    /** Checks every waiting message now; answers how many had to be written again. */
+    async run(): Promise<number> {
+      const at = clock.now();
+      // Every record acknowledged up to here is in the listing, unless the cluster no longer holds it.
+      const listedAfter = ledger.top();
+      const present = new Set(await deps.listRecords());
+      // Read and judged in one turn: no write lands, and no event is flushed, in between.
+      const waiting = allWaiting(deps.rows);
+      const missing = ledger.missing(waiting, deps.busy, present, listedAfter);
+      last = { at, waiting: waiting.length, missing: missing.length };
+      if (missing.length === 0) return 0;
+      repaired += missing.length;
+      log.warn({ missing: missing.length, waiting: waiting.length }, 'waiting messages without a replicated spool entry: written again');
+      await deps.writeAgain(missing);
+      return missing.length;
+    },
+    last: () => last,
+    /** Messages found without an entry and written again since the start. */
+    repaired: () => repaired,
+  };
+}

@@ -119,6 +119,14 @@ module.exports = {
       from: { path: SHARED_SCHEDULING },
       to: { pathNot: ['^src/core/', SHARED_SCHEDULING] },
     },
+    {
+      name: 'one-body-reader',
+      comment:
+        "request bodies are read by ingress/http/request-body.ts alone, under a limit: hono's body-limit and validator middleware read them by other means (test/security/body-reads.test.ts finds direct reads)",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: ['node_modules/hono/dist/(cjs/|types/)?(middleware/body-limit|validator)/', 'node_modules/@hono/[^/]*validator'] },
+    },
     ...roomRules,
     ...libraryRules,
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },

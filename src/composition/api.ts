@@ -114,6 +114,7 @@ export function createApi(
     ids: IdSource;
     log: Logger;
     maxBodyBytes: number;
+    webhookMaxBodyBytes: number;
   },
 ) {
   const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, ids, log } = deps;

@@ -33,6 +33,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     ids,
     log,
     maxBodyBytes: settings.http.maxBodyBytes,
+    webhookMaxBodyBytes: settings.webhooks.maxBodyBytes,
     webhooks: streams.webhooks,
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);

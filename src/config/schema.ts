@@ -243,6 +243,12 @@ export const configSchema = z
         sns_ca_file: z.string().default(''),
         // How far from now a signed timestamp may be (SendGrid, Mailgun); SNS messages allow an hour.
         replay_window_seconds: positiveInt.max(86_400).default(600),
+        // The largest body a provider's notification may have. The route is public: this bounds what a
+        // stranger can make the daemon hold. The largest documented ones: a SendGrid Event Webhook batch
+        // is posted once it reaches 768 KB; an SNS notification to an HTTP(S) endpoint carries a message
+        // of at most 256 KiB, JSON-escaped in its envelope (at worst twice that); a Mailgun or Postmark
+        // webhook carries one event, a few KiB. 1 MiB leaves a third over SendGrid's batch.
+        max_body_bytes: positiveInt.max(64 * 1024 * 1024).default(1024 * 1024),
       })
       .strict()
       .prefault({}),

@@ -171,6 +171,7 @@ export function daemonSettings(config: Readonly<Config>) {
       snsCertificateHost: new RegExp(webhooks.sns_certificate_host),
       snsCaFile: webhooks.sns_ca_file === '' ? null : webhooks.sns_ca_file,
       replayWindowMs: webhooks.replay_window_seconds * SECOND,
+      maxBodyBytes: webhooks.max_body_bytes,
     },
     pec: {
       acceptanceTimeoutMs: pec.acceptance_timeout_seconds * SECOND,

@@ -100,6 +100,17 @@ describe('the OpenAPI document', () => {
     expect(examples('/tenants', 'get', '403').FORBIDDEN?.value).toEqual({ error: forbidden.body.error });
   });
 
+  it('lists the refusals the README promises: 503 NODE_DRAINING from /add-messages, 413 PAYLOAD_TOO_LARGE from the webhooks', async () => {
+    const codes = (path: string, status: string) => Object.keys(document.paths[path]?.post?.responses[status]?.content?.['application/json']?.examples ?? {});
+    expect(codes('/add-messages', '503')).toContain('NODE_DRAINING');
+    expect(codes('/commands/add-messages', '503')).toContain('NODE_DRAINING');
+    expect(codes('/webhooks/{provider}/{tenant_id}', '413')).toEqual(['PAYLOAD_TOO_LARGE']);
+    // As answered: a webhook body over webhooks.max_body_bytes (1 MiB by default), before any signature is looked at.
+    const tooLarge = await fetch(`${t.url}/webhooks/mailgun/acme`, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) });
+    expect(tooLarge.status).toBe(413);
+    expect(((await tooLarge.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
+  });
+
   it('describes every route the app serves, and no route it does not', () => {
     const served = registeredRoutes();
     const documented = documentedRoutes(document.paths);

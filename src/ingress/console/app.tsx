@@ -4,10 +4,10 @@
  * OpenAPI document); the server puts it in front of the API (front.ts).
  */
 import { Hono, type Context } from 'hono';
-import { bodyLimit } from 'hono/body-limit';
 import { AppError } from '../../core/app-error.js';
 import { statusOf } from '../http/errors.js';
-import { transportError, type HttpError } from '../http/http-error.js';
+import type { HttpError } from '../http/http-error.js';
+import { bodyLimit } from '../http/request-body.js';
 import type { ConsoleDeps } from './deps.js';
 import type { ConsoleEnv } from './env.js';
 import { ErrorPage } from './pages/error-page.js';
@@ -27,7 +27,10 @@ const TITLES: Partial<Record<HttpError['code'], string>> = { NOT_FOUND: 'Not fou
 
 function errorPage(c: Context<ConsoleEnv>, error: HttpError): Response | Promise<Response> {
   const session = c.get('session') ?? null;
-  return c.html(<ErrorPage session={session} title={TITLES[error.code] ?? 'Something went wrong'} message={error.message} />, statusOf(error.code));
+  return c.html(
+    <ErrorPage session={session} title={TITLES[error.code] ?? 'Something went wrong'} message={error.message} code={error.code} />,
+    statusOf(error.code),
+  );
 }
 
 export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
@@ -54,15 +57,8 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
     );
   });
   app.use('*', securityHeaders());
-  app.use(
-    '*',
-    bodyLimit({
-      maxSize: MAX_FORM_BYTES,
-      onError: () => {
-        throw transportError('PAYLOAD_TOO_LARGE', 'the form is too large');
-      },
-    }),
-  );
+  // Before the session is loaded: an over-limit form is refused unread, signed in or not.
+  app.use('*', bodyLimit<ConsoleEnv>(MAX_FORM_BYTES));
   app.use('*', loadSession(deps.sessions, deps.authenticator));
 
   app.route('/', signInRoutes(deps));

@@ -6,5 +6,7 @@ export interface ConsoleEnv {
     requestId: string;
     /** Null before sign-in (only the sign-in page and the stylesheet answer then). */
     session: ConsoleSession | null;
+    /** The form limit, armed by bodyLimit() for readForm(). */
+    maxBodyBytes: number;
   };
 }

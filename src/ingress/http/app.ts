@@ -82,7 +82,10 @@ export interface HttpAppDeps {
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
+  /** http.max_body_bytes: the body of every route but the webhooks'. */
   maxBodyBytes: number;
+  /** webhooks.max_body_bytes: a provider's notification; the route is public, so its limit is small. */
+  webhookMaxBodyBytes: number;
 }
 
 // The API's description is public like liveness: it is the contract a client reads before it has a key.
@@ -118,7 +121,10 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
     );
   });
 
-  app.use('*', bodyLimit(deps.maxBodyBytes));
+  // Before authentication and before any provider's signature is checked: an over-limit body is refused unread.
+  const apiLimit = bodyLimit<HttpEnv>(deps.maxBodyBytes);
+  const webhookLimit = bodyLimit<HttpEnv>(deps.webhookMaxBodyBytes);
+  app.use('*', (c, next) => (c.req.path.startsWith(WEBHOOK_PREFIX) ? webhookLimit : apiLimit)(c, next));
 
   const auth = requireAuth(deps.authenticator, METRICS_ROUTES.metrics.path);
   // A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts).

@@ -7,7 +7,7 @@ export interface HttpEnv {
     /** Set instead of `principal` when the metrics token was presented (auth.ts lets it reach GET /metrics only). */
     metricsReader?: true;
     requestId: string;
-    /** http.max_body_bytes, for requestBody(). */
+    /** The body limit of this request's route (http.max_body_bytes, or webhooks.max_body_bytes), for requestBody(). */
     maxBodyBytes: number;
   };
 }

@@ -49,7 +49,11 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     message: 'account has messages not yet delivered; pass force=true to delete them too',
     details: { account_id: 'main', pending_messages: 3 },
   },
-  PAYLOAD_TOO_LARGE: { summary: 'the body is over http.max_body_bytes (64 MiB)', message: 'request body too large', details: { max_bytes: 67108864 } },
+  PAYLOAD_TOO_LARGE: {
+    summary: 'the body, declared or chunked, is over http.max_body_bytes (64 MiB; on /webhooks, webhooks.max_body_bytes: 1 MiB)',
+    message: 'request body too large',
+    details: { max_bytes: 67108864 },
+  },
   UNSUPPORTED_MEDIA_TYPE: {
     summary: 'a body sent as something other than application/json',
     message: 'send the body as application/json',

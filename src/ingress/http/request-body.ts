@@ -1,6 +1,10 @@
 /**
- * Request bodies under `http.max_body_bytes`. A declared Content-Length over the
- * limit is refused before a byte is read; a chunked body is counted as it comes.
+ * The one reader of request bodies, under a limit armed per request by
+ * bodyLimit(): `http.max_body_bytes` for the API, `webhooks.max_body_bytes` for
+ * provider webhooks, the console's form limit for its forms. A declared
+ * Content-Length over the limit is refused before a byte is read; a chunked
+ * body is counted as it comes, and refused at the first byte over. No route
+ * reads a body any other way (test/security/body-reads.test.ts fails on one).
  *
  * On node's server the bytes are read straight from the IncomingMessage: hono's
  * own reading first builds a WHATWG Request, an AbortController and a
@@ -11,29 +15,46 @@
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../../core/app-error.js';
-import type { HttpEnv } from './env.js';
 import { transportError, type HttpError } from './http-error.js';
+
+/** The per-request variable a hono app needs to read bodies: its limit. */
+export interface BodyLimitEnv {
+  Variables: { maxBodyBytes: number };
+}
 
 const tooLarge = (maxBytes: number): HttpError => transportError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: maxBytes } });
 
 /** Refuses an over-limit declared length at once, and arms the limit for requestBody(). */
-export function bodyLimit(maxBytes: number): MiddlewareHandler<HttpEnv> {
+export function bodyLimit<E extends BodyLimitEnv>(maxBytes: number): MiddlewareHandler<E> {
   return async (c, next) => {
     const declared = c.req.header('content-length');
     if (declared !== undefined && c.req.header('transfer-encoding') === undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
-    c.set('maxBodyBytes', maxBytes);
+    (c as unknown as Context<BodyLimitEnv>).set('maxBodyBytes', maxBytes);
     await next();
   };
 }
 
 /** The whole body, in an ArrayBuffer of its own (it may be transferred to a worker). */
-export async function requestBody(c: Context<HttpEnv>): Promise<ArrayBuffer> {
-  const maxBytes = c.get('maxBodyBytes');
+export async function requestBody<E extends BodyLimitEnv>(c: Context<E>): Promise<ArrayBuffer> {
+  const maxBytes: unknown = (c as unknown as Context<BodyLimitEnv>).get('maxBodyBytes');
+  // A bug, not a client's fault: without an armed limit the read would have none.
+  if (typeof maxBytes !== 'number') throw new Error('requestBody() called on a route that bodyLimit() does not cover');
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   if (incoming !== undefined) return readIncoming(incoming, maxBytes);
-  const body = await c.req.arrayBuffer();
-  if (body.byteLength > maxBytes) throw tooLarge(maxBytes);
-  return body;
+  return readWeb(c.req.raw, maxBytes);
+}
+
+/** A web Request's body, counted chunk by chunk as it arrives. */
+async function readWeb(request: Request, maxBytes: number): Promise<ArrayBuffer> {
+  if (request.body === null) return new ArrayBuffer(0);
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge(maxBytes);
+    chunks.push(chunk);
+  }
+  return joined(chunks, size);
 }
 
 function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<ArrayBuffer> {
@@ -46,7 +67,9 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Arra
         chunks.push(chunk);
         return;
       }
-      // The rest is read and dropped so that the 413 can still be answered on this connection.
+      // What was kept goes now; the rest is read and dropped so that the 413 can still be answered
+      // on this connection, and the next request read after it.
+      chunks.length = 0;
       incoming.off('data', onData);
       incoming.resume();
       reject(tooLarge(maxBytes));
@@ -64,13 +87,17 @@ function readIncoming(incoming: IncomingMessage, maxBytes: number): Promise<Arra
     );
     incoming.once('end', () => {
       if (size > maxBytes) return;
-      const body = new Uint8Array(size);
-      let offset = 0;
-      for (const chunk of chunks) {
-        body.set(chunk, offset);
-        offset += chunk.length;
-      }
-      resolve(body.buffer);
+      resolve(joined(chunks, size));
     });
   });
+}
+
+function joined(chunks: readonly Uint8Array[], size: number): ArrayBuffer {
+  const body = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    body.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return body.buffer;
 }

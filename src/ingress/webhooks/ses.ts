@@ -4,6 +4,7 @@
  * notification format (notificationType) or the event-publishing one (eventType).
  */
 import { findReplyCode, findStatus } from '../../core/bounce-classify.js';
+import { MAIL_ID_FIELD } from '../../core/client-id.js';
 import type { ProviderEvent } from '../../core/provider-events.js';
 import { malformed, type ProviderAdapter, type WebhookReading } from './adapter.js';
 import { instantOf, MAIL_ID_KEY, objectOf, parseJson, text, type Json } from './json-fields.js';
@@ -13,9 +14,6 @@ export type SesAdapterOptions = SnsVerifierOptions;
 
 /** What one recipient's (or the message's) event says; correlation and ids are added after. */
 type Draft = Pick<ProviderEvent, 'kind' | 'bounceType' | 'recipient' | 'at' | 'status' | 'reason' | 'feedbackType'>;
-
-/** The tag our relay sets (SES tags carry arrays of strings), read when SES truncated the headers. */
-const MAIL_ID_HEADER = 'x-genro-mail-id';
 
 export function createSesAdapter(options: SesAdapterOptions): ProviderAdapter {
   const sns = createSnsVerifier(options);
@@ -134,11 +132,12 @@ function correlationOf(mail: Json): Pick<ProviderEvent, 'providerMessageId' | 'm
     const found = headers.find((entry) => typeof entry?.name === 'string' && entry.name.toLowerCase() === name);
     return text(found?.value);
   };
+  // The tag our relay sets (SES tags carry arrays of strings), read when SES truncated the headers.
   const tag = objectOf(mail.tags)?.[MAIL_ID_KEY];
   const tagged = Array.isArray(tag) ? text(tag[0]) : null;
   return {
     providerMessageId: text(mail.messageId),
-    mailId: header(MAIL_ID_HEADER) ?? tagged,
+    mailId: header(MAIL_ID_FIELD) ?? tagged,
     messageIdHeader: text(objectOf(mail.commonHeaders)?.messageId) ?? header('message-id'),
   };
 }

@@ -14,6 +14,7 @@ import type { ConsoleEnv } from '../env.js';
 import { accountHref, AccountPage, AccountsPage } from '../pages/accounts.js';
 import { checkForm, currentSession } from '../session.js';
 import { consoleContext, takeNotice } from './message-routes.js';
+import { readForm } from '../form-body.js';
 
 const pathParams = z.object({ tenant: z.string().min(1).max(64), id: z.string().min(1).max(64) });
 const blank = (text: unknown): unknown => (typeof text === 'string' && text.trim() === '' ? undefined : text);
@@ -48,7 +49,7 @@ export function accountConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get('/accounts/:tenant/:id', (c) => page(c, null));
 
   app.post('/accounts/:tenant/:id/save', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await readForm(c);
     checkForm(c, body);
     const { tenant, id } = validate(pathParams, c.req.param(), 'account');
     const form = validate(accountForm, body, 'account');
@@ -73,7 +74,7 @@ export function accountConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post('/accounts/:tenant/:id/resume', async (c) => {
-    checkForm(c, await c.req.parseBody());
+    checkForm(c, await readForm(c));
     const { tenant, id } = validate(pathParams, c.req.param(), 'account');
     const { resumed } = deps.accounts.resume(consoleContext(c), tenant, id);
     currentSession(c).flash = resumed ? `Account ${id} resumed: its waiting mail is tried again now.` : `Account ${id} was not paused.`;
@@ -82,7 +83,7 @@ export function accountConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   // The result is shown on the page this POST answers: it is the test's only record.
   app.post('/accounts/:tenant/:id/test', async (c) => {
-    checkForm(c, await c.req.parseBody());
+    checkForm(c, await readForm(c));
     const { tenant, id } = validate(pathParams, c.req.param(), 'account');
     const result = await deps.accounts.test(consoleContext(c), tenant, id);
     return page(c, viewConnectionTest(result));

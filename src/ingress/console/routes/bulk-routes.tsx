@@ -14,6 +14,7 @@ import { blankToNull, filterOf, filtersQuery } from '../message-filter.js';
 import { BULK_LABELS, BulkConfirmPage } from '../pages/bulk-confirm.js';
 import { checkForm, currentSession } from '../session.js';
 import { consoleContext, filterHref } from './message-routes.js';
+import { readForm } from '../form-body.js';
 
 /** Most messages one click acts on; a larger selection is done by confirming again. */
 const CONSOLE_BULK_MAX = 10_000;
@@ -55,7 +56,7 @@ export function bulkConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post('/bulk/:action', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     checkForm(c, form);
     const action = actionOf(c);
     const { all_tenants: allTenants, _csrf, ...filters } = validate(formFields, form, 'form');

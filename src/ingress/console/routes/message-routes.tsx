@@ -22,6 +22,7 @@ import { ConfirmPage, MESSAGE_ACTIONS, type MessageAction } from '../pages/confi
 import { MessagePage } from '../pages/message.js';
 import { messageHref, MessagesPage, type MessageFilters } from '../pages/messages.js';
 import { checkForm, CONSOLE_PATH, currentSession } from '../session.js';
+import { readForm } from '../form-body.js';
 
 const PAGE_SIZE = 50;
 const pathParams = z.object({ tenant: z.string().min(1).max(64), id: z.string().min(1).max(255) });
@@ -158,7 +159,7 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post('/messages/:tenant/:id/:action', async (c) => {
-    checkForm(c, await c.req.parseBody());
+    checkForm(c, await readForm(c));
     const action = actionOf(c);
     const { message } = load(c);
     const ctx = consoleContext(c);

@@ -11,6 +11,7 @@ import type { ConsoleEnv } from '../env.js';
 import { SignInPage } from '../pages/sign-in.js';
 import { checkForm, clearSessionCookie, CONSOLE_PATH, setSessionCookie } from '../session.js';
 import { STYLESHEET } from '../stylesheet.js';
+import { readForm } from '../form-body.js';
 
 export function signInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
@@ -25,7 +26,7 @@ export function signInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.get('/sign-in', (c) => (c.get('session') === null ? c.html(<SignInPage />) : c.redirect(`${CONSOLE_PATH}/overview`, 303)));
 
   app.post('/sign-in', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     checkForm(c, form);
     const token = typeof form.token === 'string' ? form.token.trim() : '';
     try {
@@ -47,7 +48,7 @@ export function signInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post('/sign-out', async (c) => {
-    const form = await c.req.parseBody();
+    const form = await readForm(c);
     checkForm(c, form);
     const session = c.get('session');
     if (session !== null) deps.sessions.delete(session.id);

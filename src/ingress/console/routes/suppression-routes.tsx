@@ -12,6 +12,7 @@ import type { ConsoleEnv } from '../env.js';
 import { RemoveSuppressionPage } from '../pages/suppression-confirm.js';
 import { checkForm, CONSOLE_PATH, currentSession } from '../session.js';
 import { consoleContext } from './message-routes.js';
+import { readForm } from '../form-body.js';
 
 const target = z.object({ tenant: z.string().min(1).max(64), address: z.string().trim().min(1).max(320) });
 const addForm = target.extend({ reason: z.string().trim().max(500).optional().default('') });
@@ -21,7 +22,7 @@ export function suppressionConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
 
   app.post('/suppressions/add', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await readForm(c);
     checkForm(c, body);
     const session = currentSession(c);
     requireAdmin(session.principal);
@@ -39,7 +40,7 @@ export function suppressionConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   });
 
   app.post('/suppressions/remove', async (c) => {
-    const body = await c.req.parseBody();
+    const body = await readForm(c);
     checkForm(c, body);
     const session = currentSession(c);
     requireAdmin(session.principal);

@@ -80,10 +80,11 @@ const addMessagesDoc = {
   description:
     "Each message is validated on its own (it needs at least one recipient in `to`, `cc` or `bcc`): an invalid one is listed in `rejected` with its reason and the valid ones of the request are committed together (fsync'd) before the answer. At most `http.max_batch_messages` (1000) messages per request. Resubmitting an id that is still waiting replaces it. " +
     "A message without `account_id` goes through the tenant's default account (`is_default`); a tenant without one rejects it with `NO_DEFAULT_ACCOUNT`, whose reason lists the tenant's accounts. " +
-    `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.`,
+    `Each rejected item carries a stable \`code\` beside its \`reason\` (${REJECTION_CODES.map((code) => `\`${code}\``).join(', ')}): match on the code, the reason is for people.` +
+    ' In fleet mode a node being drained (`POST /fleet/drain`) takes no new mail: it answers 503 `NODE_DRAINING` with `Retry-After`; submit to another node.',
   body: addMessagesDocumented,
   responses: { 200: json('the valid messages are committed; the others are listed in `rejected`', addMessagesResult) },
-  errors: ['UNAVAILABLE'],
+  errors: ['UNAVAILABLE', 'NODE_DRAINING'],
 } as const;
 const commandDoc = { ...messages, method: 'post', bodyOrQuery: true } as const;
 const done = <S extends z.ZodType>(schema: S) => ({ 200: json('done', schema) });

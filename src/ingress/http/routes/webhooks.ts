@@ -2,7 +2,8 @@
  * Provider webhooks (issue 27): public, since a provider holds no API key;
  * each request is verified by its provider's own scheme (webhook-service.ts)
  * before anything is read from it. The body is taken as bytes, whatever its
- * media type (SNS posts JSON as text/plain), because signatures cover bytes.
+ * media type (SNS posts JSON as text/plain), because signatures cover bytes,
+ * and under webhooks.max_body_bytes (app.ts arms it), which is checked first.
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
@@ -10,6 +11,7 @@ import { AppError } from '../../../core/app-error.js';
 import { PROVIDERS, type WebhookReceiver } from '../../../core/provider-events.js';
 import type { HttpEnv } from '../env.js';
 import type { HttpErrorCode } from '../http-error.js';
+import { requestBody } from '../request-body.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { identifier } from '../schemas.js';
 import { field } from '../view-schemas/field.js';
@@ -34,6 +36,7 @@ export const WEBHOOK_ROUTES = {
       "SendGrid's signed Event Webhook, Mailgun's webhooks, Postmark's webhooks with basic auth and/or an `X-Webhook-Token` header. " +
       "Verified against the `provider` of the tenant's accounts; a request unsigned, badly signed, stale, or for a tenant without such an account answers 401 " +
       '`WEBHOOK_UNVERIFIED` (`details.reason` says which) and changes nothing; a body that is not what the provider sends answers 400. ' +
+      'A body over `webhooks.max_body_bytes` (1 MiB by default, declared or chunked) answers 413 `PAYLOAD_TOO_LARGE` before it is read or any signature is checked. ' +
       "Events are tied to the tenant's messages by X-Genro-Mail-ID (passed as the provider's metadata), the provider's id from its 250 reply, or the Message-ID; " +
       'each is applied once however often it is delivered.',
     access: 'public',
@@ -42,7 +45,7 @@ export const WEBHOOK_ROUTES = {
       tenant_id: identifier.meta({ description: 'The tenant whose mail it is.', examples: ['acme'] }),
     },
     responses: { 200: json('verified and applied', webhookAnswer) },
-    errors: ['WEBHOOK_UNVERIFIED', 'VALIDATION_FAILED', 'NOT_FOUND', 'UNAVAILABLE'],
+    errors: ['WEBHOOK_UNVERIFIED', 'VALIDATION_FAILED', 'PAYLOAD_TOO_LARGE', 'NOT_FOUND', 'UNAVAILABLE'],
   },
 } as const satisfies Record<string, RouteDoc>;
 
@@ -51,7 +54,7 @@ const CODES: Record<number, HttpErrorCode> = { 400: 'VALIDATION_FAILED', 401: 'W
 export function webhookRoutes(webhooks: WebhookReceiver): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   on(app, WEBHOOK_ROUTES.receive, async (c) => {
-    const body = Buffer.from(await c.req.arrayBuffer());
+    const body = Buffer.from(await requestBody(c));
     const outcome = await webhooks.receive(c.req.param('provider') ?? '', c.req.param('tenant_id') ?? '', {
       body,
       header: (name) => c.req.header(name),

@@ -6,7 +6,10 @@
 import type { BounceReason } from '../core/bounce-classify.js';
 
 export interface RecipientVerdict {
+  /** The address we sent to, as far as the bounce tells: always a mailbox (user@domain), or null. */
   recipient: string | null;
+  /** Other addresses the bounce gives for the same recipient (the mailbox a forward or an alias reached). */
+  alternates: string[];
   action: string | null;
   status: string | null;
   replyCode: string | null;

@@ -16,6 +16,7 @@ import type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-anal
 import { dsnFromRaw, dsnFromText, fieldGroups, readDsn, type DsnRecipientFields } from './dsn-fields.js';
 import { headerText, isOriginalType, originalAddresses, originalIds, originalSource } from './original-message.js';
 import { proseAbout, proseBody, readProseText } from './prose-bounce.js';
+import { ourRecipientIn, rcptToIn, type RecipientHints } from './report-recipient.js';
 import { verdictOf } from './recipient-verdict.js';
 import { readSesNotification, type SesNotification } from './ses-notification.js';
 
@@ -57,7 +58,7 @@ function complainants(feedback: Attachment | undefined): RecipientVerdict[] {
   const address = named === null ? null : (addressesIn(named)[0]?.address ?? null);
   return address === null
     ? []
-    : [{ recipient: address, action: null, status: null, replyCode: null, diagnostic: null, remoteMta: null, bounceType: null, reason: null }];
+    : [{ recipient: address, alternates: [], action: null, status: null, replyCode: null, diagnostic: null, remoteMta: null, bounceType: null, reason: null }];
 }
 
 /** A multipart whose boundaries never come leaves mailparser no text: the raw body is the text then. */
@@ -97,14 +98,13 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const dsnPart = mail.attachments.find((attachment) => DSN_TYPES.has(attachment.contentType.toLowerCase()));
   const dsnText = dsnPart === undefined ? (dsnFromRaw(rawText) ?? dsnFromText(text)) : dsnPart.content.toString('utf8');
   const dsn = dsnText === null ? null : readDsn(dsnText);
-  if (dsn !== null && dsn.recipients.length > 0) return reportAnalysis(dsn, text, failedHeader, base);
+  if (dsn !== null && dsn.recipients.length > 0) return reportAnalysis(dsn, text, recipientHints(mail, rawText, text, failedHeader), base);
 
   const reportsFailure = reportType === 'delivery-status' || dsn !== null || failedHeader.length > 0;
   const kind = kindOf(mail, text, reportsFailure);
   // An auto-reply or ordinary mail reports nothing about our message: a message it forwards or quotes is not a returned original.
   if (kind !== 'bounce') return { ...empty, kind, method: kind === 'auto_reply' ? 'autoreply' : 'none', recipients: [] };
-  const original = originalSource(mail, rawText);
-  const recipients = [proseVerdict(mail, text, original.attached ? original.text : '', failedHeader)];
+  const recipients = [proseVerdict(mail, text, returnedOriginal(mail, rawText, text), failedHeader)];
   return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', method: 'heuristic', recipients };
 }
 
@@ -119,14 +119,20 @@ function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
   return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', method: 'heuristic', recipients };
 }
 
+/** The returned original: its MIME part, else where the prose starts quoting it (never the bounce's own headers). */
+function returnedOriginal(mail: ParsedMail, rawText: string, text: string): string {
+  const original = originalSource(mail, rawText);
+  return original.attached ? original.text : proseBody(text).quotedOriginal;
+}
+
+function recipientHints(mail: ParsedMail, rawText: string, text: string, failedHeader: string[]): RecipientHints {
+  const original = originalAddresses(returnedOriginal(mail, rawText, text));
+  return { failedHeader, rcptTo: rcptToIn(proseBody(text).body), original, own: ownAddresses(mail, original.senders) };
+}
+
 /** RFC 3464: the failed and delayed recipients; a report of deliveries only is no bounce. */
-function reportAnalysis(
-  dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null },
-  text: string,
-  failedHeader: string[],
-  base: Base,
-): BounceAnalysis {
-  const withRecipient = dsn.recipients.map((fields) => ({ ...fields, recipient: fields.recipient ?? failedHeader[0] ?? null }));
+function reportAnalysis(dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null }, text: string, hints: RecipientHints, base: Base): BounceAnalysis {
+  const withRecipient = dsn.recipients.map((fields) => ourRecipientIn(fields, hints, dsn.recipients.length));
   // Read once: the prose, and what it says about each recipient.
   const { body } = proseBody(text);
   const groups = withRecipient.map((fields) => ({ fields, about: fields.recipient === null ? null : proseAbout(text, fields.recipient) }));
@@ -169,10 +175,14 @@ function dsnVerdict(fields: DsnRecipientFields, about: string | null, body: stri
 }
 
 /** A bounce without a report: the recipient and the reason from its prose, hard unless it says it is a warning. */
-function proseVerdict(mail: ParsedMail, text: string, attachedOriginal: string, failedHeader: string[]): RecipientVerdict {
-  const original = originalAddresses(attachedOriginal !== '' ? attachedOriginal : proseBody(text).quotedOriginal);
-  // The returned original names the failed recipient only when it names one (RFC 3462 returns the whole message, every recipient).
-  const onlyRecipient = original.recipients.length === 1 ? original.recipients : [];
+function proseVerdict(mail: ParsedMail, text: string, returned: string, failedHeader: string[]): RecipientVerdict {
+  const original = originalAddresses(returned);
+  // The returned original names the failed recipient only when it names one (RFC 3462 returns the whole message, every
+  // recipient): its first hop's envelope recipient, else its only addressee.
+  const onlyRecipient = [
+    ...(original.firstEnvelope === null ? [] : [original.firstEnvelope]),
+    ...(original.recipients.length === 1 ? original.recipients : []),
+  ];
   // A list server's refusal names the list, the address we sent to, in its own words.
   const list = failedHeader.length === 0 ? refusingListIn(proseBody(text).body) : null;
   const findings = readProseText(text, ownAddresses(mail, original.senders), list === null ? failedHeader : [list], onlyRecipient);

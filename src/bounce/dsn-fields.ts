@@ -13,6 +13,8 @@ export type DsnAction = 'failed' | 'delayed' | 'delivered' | 'relayed' | 'expand
 /** One recipient's group, its values as the report wrote them (typed values stripped of their type). */
 export interface DsnRecipientFields {
   recipient: string | null;
+  /** Other addresses the report gives for the same recipient (a Final-Recipient after forwarding). */
+  alternates?: string[];
   /** One of the five, read leniently (dsnAction); null when absent or unreadable. */
   action: DsnAction | null;
   status: string | null;
@@ -49,18 +51,18 @@ export function typedValue(value: string | undefined): string | null {
 }
 
 /**
- * The recipient a group names: an address in Final-Recipient, else in
- * Original-Recipient, normalised (recipient-address.ts). A local delivery may
- * name a pipe or a file (`X-Unix; |/usr/bin/filter user@example.com`): the
- * address inside it is the recipient, not the command.
+ * The recipient a group names, normalised (recipient-address.ts), and the
+ * group's other address for it. RFC 3464 §2.3.1: Original-Recipient is the
+ * address as the sender gave it (the ORCPT, xtext per RFC 3461 §4); §2.3.2:
+ * Final-Recipient is the one the reporting MTA tried, after any forwarding or
+ * aliasing. The address we sent to is the original one. A value that holds
+ * no mailbox (a bare local part, a spool file, a pipe) names nobody.
  */
-function recipientOf(fields: Map<string, string>): string | null {
+function recipientOf(fields: Map<string, string>): { recipient: string | null; alternates: string[] } {
   const final = normaliseRecipient(fields.get('final-recipient'));
-  if (final !== null) return final;
-  // RFC 3464 §2.3.1: Original-Recipient carries the ORCPT, which RFC 3461 §4 encodes as xtext.
   const original = normaliseRecipient(fields.get('original-recipient'), true);
-  if (original !== null) return original;
-  return typedValue(fields.get('final-recipient')) ?? typedValue(fields.get('original-recipient'));
+  const recipient = original ?? final;
+  return { recipient, alternates: final !== null && final !== recipient ? [final] : [] };
 }
 
 const ACTIONS: ReadonlySet<string> = new Set(['failed', 'delayed', 'delivered', 'relayed', 'expanded']);
@@ -114,7 +116,7 @@ export function readDsn(text: string): { recipients: DsnRecipientFields[]; envel
   const recipients = groups
     .filter((fields) => isRecipientGroup(fields) || (fields.has('action') && fields.has('status')))
     .map((fields) => ({
-      recipient: recipientOf(fields),
+      ...recipientOf(fields),
       action: dsnAction(fields.get('action')),
       status: fields.get('status') ?? null,
       diagnostic: decodedJapanese(typedValue(fields.get('diagnostic-code'))),

@@ -19,6 +19,7 @@ export function toFindings(analysis: BounceAnalysis): BounceFindings {
     kind: analysis.kind,
     recipients: analysis.recipients.slice(0, MAX_VERDICTS).map((verdict) => ({
       recipient: verdict.recipient,
+      alternates: verdict.alternates,
       action: verdict.action,
       bounceType: verdict.bounceType,
       enhancedStatus: verdict.status,

@@ -7,6 +7,7 @@
 import type { Attachment, ParsedMail } from 'mailparser';
 import { MAIL_ID_HEADER } from '../core/client-id.js';
 import { addressesIn } from './addresses.js';
+import { normaliseRecipient } from './recipient-address.js';
 
 const ORIGINAL_TYPES = new Set(['message/rfc822', 'text/rfc822-headers', 'message/global', 'message/global-headers']);
 /** Headers of a returned original are at its top; its body is not needed. */
@@ -30,7 +31,15 @@ const originalPart = (mail: ParsedMail): Attachment | undefined => mail.attachme
 /** The text the original's headers are in: its MIME part, else the whole raw message. */
 export function originalSource(mail: ParsedMail, raw: string): { text: string; attached: boolean } {
   const part = originalPart(mail);
-  return part === undefined ? { text: raw, attached: false } : { text: part.content.toString('utf8').slice(0, MAX_ORIGINAL_CHARS), attached: true };
+  if (part === undefined) return { text: raw, attached: false };
+  // Only its head is read: a large original is not decoded whole (UTF-8 takes at most 4 bytes a character).
+  return {
+    text: part.content
+      .subarray(0, MAX_ORIGINAL_CHARS * 4)
+      .toString('utf8')
+      .slice(0, MAX_ORIGINAL_CHARS),
+    attached: true,
+  };
 }
 
 /** The returned original's Message-ID and X-Genro-Mail-ID: from its MIME part, else from the quoted text. */
@@ -46,17 +55,33 @@ export function originalIds(mail: ParsedMail, raw: string): { messageId: string 
   return { messageId: ids[0] ?? null, mailId };
 }
 
+/** What the returned original says of its addressees and its sender. */
+export interface OriginalAddresses {
+  /** Envelope recipients (`Received: ... for <x>`), then To and Cc, each once. */
+  recipients: string[];
+  /**
+   * The envelope recipient of the earliest hop that names one (the lowest
+   * `for <x>`): MTAs write `for` only for a single recipient (Postfix, Exim,
+   * Sendmail), so it is the address the message was sent to before any hop
+   * forwarded it. Null when no Received field names one.
+   */
+  firstEnvelope: string | null;
+  /** Its To and Cc. */
+  addressees: string[];
+  /** Its From, Sender and Return-Path: never the failed recipient. */
+  senders: string[];
+}
+
 /**
- * Who the original was addressed to: its envelope recipient (`Received: ...
- * for <x>`) and its To/Cc headers, in that order; and who sent it (its From),
- * which is never the failed recipient. `text` is the original's part, or the
- * bounce's text from where it starts quoting the original.
+ * Who the original was addressed to, and who sent it. `text` is the
+ * original's part, or the bounce's text from where it starts quoting the original.
  */
-export function originalAddresses(text: string): { recipients: string[]; senders: string[] } {
+export function originalAddresses(text: string): OriginalAddresses {
   const head = text.slice(0, MAX_ORIGINAL_CHARS).replace(/\r\n?/g, '\n');
   const end = /\n[ \t]*\n(?![ \t]*[A-Za-z-]{1,40}:)/.exec(head);
   const headers = (end === null ? head : head.slice(0, end.index)).replace(/\n[ \t]+/g, ' ');
-  const recipients: string[] = [];
+  const envelope: string[] = [];
+  const named: string[] = [];
   const senders: string[] = [];
   for (const line of headers.split('\n')) {
     const field = /^[> \t]{0,4}([A-Za-z-]{1,40}):(.*)$/.exec(line);
@@ -64,13 +89,15 @@ export function originalAddresses(text: string): { recipients: string[]; senders
     const name = (field[1] as string).toLowerCase();
     const value = field[2] as string;
     if (name === 'received') {
-      const envelope = /\bfor <?([^\s<>;]{1,320}@[^\s<>;]{1,255})>?/i.exec(value);
-      if (envelope !== null) recipients.push((envelope[1] as string).toLowerCase());
+      const found = /\bfor <?([^\s<>;]{1,320}@[^\s<>;]{1,255})>?/i.exec(value);
+      const address = found === null ? null : normaliseRecipient(found[1] as string);
+      if (address !== null) envelope.push(address);
     } else if (name === 'to' || name === 'cc') {
-      recipients.push(...addressesIn(value).map((found) => found.address));
+      named.push(...addressesIn(value).map((found) => found.address));
     } else if (name === 'from' || name === 'sender' || name === 'return-path') {
       senders.push(...addressesIn(value).map((found) => found.address));
     }
   }
-  return { recipients: [...new Set(recipients)], senders: [...new Set(senders)] };
+  const addressees = [...new Set(named)];
+  return { recipients: [...new Set([...envelope, ...addressees])], firstEnvelope: envelope.at(-1) ?? null, addressees, senders: [...new Set(senders)] };
 }

@@ -5,10 +5,16 @@
  * a quoted display form. Addresses are lower-cased whole, as everywhere in the
  * product (suppressions are keyed so), and the domain loses a trailing dot.
  */
-import { firstAddress } from './addresses.js';
+import { firstAddress, isMailbox } from './addresses.js';
 
 /** RFC 3461 §4: "+" and two upper-case hex digits encode one octet; a bare "+" cannot occur in xtext. */
 const XTEXT_ESCAPE = /\+([0-9A-F]{2})/g;
+/**
+ * A source route before the mailbox (`@relay.example,@hub.example:`): RFC 5321
+ * §4.1.2 keeps it in the grammar only so that servers can ignore it (Appendix C);
+ * the mailbox after it is the address.
+ */
+const SOURCE_ROUTE = /^(<?)\s*@[^\s:<>]{1,255}(?:,\s*@[^\s:<>]{1,255}){0,8}:/;
 /** RFC 6533 §3: a Unicode code point written `\x{HHHH}` in a utf-8 address type. */
 const UNITEXT_ESCAPE = /\\x\{([0-9A-Fa-f]{1,6})\}/g;
 
@@ -41,13 +47,18 @@ export function normaliseRecipient(value: string | null | undefined, encoded = f
   let bare = (semicolon >= 0 && semicolon < 20 ? value.slice(semicolon + 1) : value).trim();
   if (type === 'utf-8') bare = decodeUnitext(bare);
   if (encoded) bare = decodeXtext(bare);
-  bare = bare.replace(/^mailto:/i, '');
-  const address = firstAddress(bare) ?? unicodeAddress(bare);
-  return address === null ? null : address.replace(/\.+$/, '');
+  bare = bare.replace(/^mailto:/i, '').replace(SOURCE_ROUTE, '$1');
+  const address = (firstAddress(bare) ?? unicodeAddress(bare))?.replace(/\.+$/, '') ?? null;
+  return address !== null && isMailbox(address) ? address : null;
 }
 
-/** An internationalised address (RFC 6531) that the ASCII pattern does not match: `<…@…>` or the bare value. */
+/**
+ * An internationalised address (RFC 6531) that the ASCII pattern does not
+ * match: `<…@…>` or the bare value, its domain qualified (a dot, or an address
+ * literal): a bare host name is a mailbox inside one system, not one we sent to.
+ */
 function unicodeAddress(value: string): string | null {
   const inner = /<([^<>\s]{1,320}@[^<>\s]{1,255})>/.exec(value)?.[1] ?? /^"?([^\s"<>]{1,320}@[^\s"<>]{1,255})"?$/.exec(value)?.[1];
-  return inner === undefined ? null : inner.toLowerCase();
+  if (inner === undefined || !/@(?:[^@.]+\.[^@]*[^@.]|\[[^@]+\])$/.test(inner)) return null;
+  return inner.toLowerCase();
 }

@@ -4,6 +4,7 @@
  * (core/bounce-classify.ts judges; this only gathers the texts).
  */
 import { bounceTypeOf, findCodes, findStatus, reasonIn } from '../core/bounce-classify.js';
+import { isMailbox } from './addresses.js';
 import type { RecipientVerdict } from './bounce-analysis.js';
 import type { DsnRecipientFields } from './dsn-fields.js';
 
@@ -32,7 +33,8 @@ export function verdictOf(fields: DsnRecipientFields & { replyCode?: string | nu
   const reason = reasonIn({ status, replyCode, primary: codes.remoteWords, texts: [text, ...context], transcript });
   const bounceType = bounceTypeOf({ action: fields.action, status, replyCode, reason, text: [text, ...context].join('\n') });
   return {
-    recipient: fields.recipient,
+    recipient: fields.recipient !== null && isMailbox(fields.recipient) ? fields.recipient : null,
+    alternates: fields.alternates ?? [],
     action: fields.action,
     status,
     replyCode,

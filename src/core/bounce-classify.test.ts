@@ -113,7 +113,21 @@ describe('bounce classification', () => {
       'user_unknown',
     );
     expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
-    expect(reasonIn({ status: '5.1.1', texts: ['550 Unknown user'], transcript: 'in reply to end of DATA command' })).toBe('user_unknown');
+  });
+
+  it('a mailbox status (5.1.1) answered after DATA is the recipient filter refusing the message: the server took the RCPT (RFC 5321 §3.3)', () => {
+    // Postfix's wording of the phase, Exim's, and a Sendmail transcript.
+    expect(reasonIn({ status: '5.1.1', texts: ['550 Unknown user'], transcript: 'in reply to end of DATA command' })).toBe('policy_block');
+    expect(reasonOf('5.1.1', '550 5.1.1 <ann@example.net>: Recipient address rejected: User unknown (in reply to end of DATA command)')).toBe('policy_block');
+    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: 'SMTP error from remote mail server after end of data:' })).toBe(
+      'policy_block',
+    );
+    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: '>>> DATA\n<<< 550 5.1.1 User unknown' })).toBe('policy_block');
+    // Refused at RCPT, or read after DATA by a pipelining client that then hears "Need RCPT": the address.
+    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
+    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: '>>> DATA\n<<< 550 5.1.1 User unknown\n<<< 503 5.0.0 Need RCPT' })).toBe(
+      'user_unknown',
+    );
   });
 
   it('a recipient refused at RCPT TO with only a vague word is an unknown address, unless a policy is named', () => {

@@ -116,7 +116,9 @@ export function reasonIn(input: {
   const vendor = vendorReason([...primary, ...texts]);
   if (vendor !== null) return corrected(vendor, false, klass, transcript());
   const byStatus = status === null ? null : statusMeaning(status);
-  if (byStatus?.decides === true) return byStatus.reason;
+  // A status naming the mailbox (5.1.1) is still read in its SMTP phase: refused after the
+  // message was read, it is the recipient's filter answering, not a dead address.
+  if (byStatus?.decides === true) return byStatus.reason === 'user_unknown' ? corrected(byStatus.reason, false, klass, transcript()) : byStatus.reason;
   const byCode = input.replyCode === null || input.replyCode === undefined ? null : (REPLY_CODE_REASONS.get(input.replyCode) ?? null);
   if (byStatus === null && byCode?.decides === true) return byCode.reason;
   const precise = phraseReason(REASON_PHRASES, primary);

@@ -101,6 +101,30 @@ describe('planBounce', () => {
     expect(plan.suppressions.map((suppression) => suppression.address)).toEqual(['ann@example.net']);
   });
 
+  it("of a message with several recipients, takes the one of ours among the bounce's other addresses, never a forwarding target", () => {
+    const forwarded = finding('ann.lee@forward.example.org', { alternates: ['ann@example.net'] });
+    const plan = planBounce(findings({ recipients: [forwarded] }), matched, policy, NOW);
+    expect(plan.bounces.map((bounce) => bounce.recipient)).toEqual(['ann@example.net']);
+    expect(plan.suppressions.map((suppression) => suppression.address)).toEqual(['ann@example.net']);
+    // Named the other way round (Original-Recipient ours, the final mailbox as the alternate): the same.
+    const ours = finding('bob@example.net', { alternates: ['bob@forward.example.org'] });
+    expect(planBounce(findings({ recipients: [ours] }), matched, policy, NOW).suppressions.map((entry) => entry.address)).toEqual(['bob@example.net']);
+  });
+
+  it('of a message with several recipients, reads a host-qualified mailbox as ours and suppresses nobody for a mailbox we did not send to', () => {
+    const qualified = planBounce(findings({ recipients: [finding('bob@store3.example.net')] }), matched, policy, NOW);
+    expect(qualified.suppressions.map((suppression) => suppression.address)).toEqual(['bob@example.net']);
+    const stranger = planBounce(findings({ recipients: [finding('ann.lee@forward.example.org')] }), matched, policy, NOW);
+    expect(stranger.bounces.map((bounce) => [bounce.recipient, bounce.type])).toEqual([[null, 'hard']]);
+    expect(stranger.suppressions).toEqual([]);
+  });
+
+  it('tells tenants sharing a client id apart by an alternate address too', () => {
+    const beta = candidate('beta', ['carl@example.net'], 2);
+    const forwarded = findings({ recipients: [finding('carl@forward.example.org', { alternates: ['carl@example.net'] })] });
+    expect(correlate(forwarded, () => [acme, beta])).toMatchObject({ matched: true, candidate: { tenantId: 'beta' } });
+  });
+
   it('a complaint suppresses its recipient and records no bounce; the TTL sets the expiry', () => {
     const single = { ...matched, candidate: candidate('acme', ['ann@example.net']) };
     const plan = planBounce(findings({ kind: 'complaint', recipients: [], feedbackType: 'abuse' }), single, { ...policy, suppressionTtlMs: 1000 }, NOW);

@@ -48,21 +48,40 @@ export function correlate(findings: BounceFindings, lookup: (by: MatchedBy, valu
       ['verp', findings.verpMessagePk === null ? null : String(findings.verpMessagePk)],
     ],
     lookup,
-    findings.recipients.map((finding) => finding.recipient),
+    findings.recipients.flatMap((finding) => [finding.recipient, ...(finding.alternates ?? [])]),
   );
 }
 
 /**
- * The address of ours a finding is about: the named recipient when we sent to
- * it, else the message's only recipient (a DSN names the final, possibly
- * forwarded, address), else the named one as it stands.
+ * The address of ours a finding is about, and never one we did not send to:
+ * the named recipient when it is in the message's envelope, else the first of
+ * the bounce's other addresses for it that is (a DSN may name the mailbox a
+ * forward or an alias reached, and keep ours in Original-Recipient or the
+ * returned original), else the message's only recipient, else the one
+ * recipient of ours the named mailbox is a host-qualified form of
+ * (`ann@mx1.example.net` for `ann@example.net`). Else none: a bounce for a
+ * mailbox we did not send to suppresses nobody.
  */
 function ourRecipient(finding: RecipientFinding | undefined, candidate: MessageCandidate): string | null {
-  const named = finding?.recipient ?? null;
   const ours = candidate.rcptTo.map(normalizeAddress);
-  if (named !== null && ours.includes(normalizeAddress(named))) return normalizeAddress(named);
+  const named = [finding?.recipient ?? null, ...(finding?.alternates ?? [])].flatMap((address) => (address === null ? [] : [normalizeAddress(address)]));
+  const sentTo = named.find((address) => ours.includes(address));
+  if (sentTo !== undefined) return sentTo;
   if (ours.length === 1) return ours[0] ?? null;
-  return named === null ? null : normalizeAddress(named);
+  const qualified = ours.filter((address) => named.some((other) => isHostQualifiedFormOf(other, address)));
+  return qualified.length === 1 ? (qualified[0] ?? null) : null;
+}
+
+/** `ann@mx1.example.net` is `ann@example.net` written with the host that holds the mailbox. */
+function isHostQualifiedFormOf(named: string, ours: string): boolean {
+  const [namedLocal, namedDomain] = splitAddress(named);
+  const [ourLocal, ourDomain] = splitAddress(ours);
+  return namedLocal === ourLocal && namedDomain.endsWith(`.${ourDomain}`);
+}
+
+function splitAddress(address: string): [string, string] {
+  const at = address.lastIndexOf('@');
+  return [address.slice(0, at), address.slice(at + 1)];
 }
 
 const bounded = (text: string | null): string | null =>

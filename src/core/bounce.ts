@@ -60,6 +60,12 @@ export type FindingKind = 'bounce' | 'delayed' | 'complaint' | 'auto_reply' | 'd
 /** One recipient's verdict, in core terms. */
 export interface RecipientFinding {
   recipient: string | null;
+  /**
+   * Other addresses the bounce gives for the same recipient (a Final-Recipient
+   * after forwarding, the returned original's envelope), matched against the
+   * message's envelope. Absent in findings recorded before they were kept.
+   */
+  alternates?: readonly string[];
   /** DSN Action: failed, delayed, delivered... */
   action: string | null;
   bounceType: 'hard' | 'soft' | null;

@@ -9,6 +9,10 @@ const crlf = (text: string): string => text.replace(/\r?\n/g, '\r\n');
 
 export interface DsnOptions {
   recipient: string;
+  /** The mailbox the reporting MTA tried, when a forward or an alias took the message elsewhere (default `recipient`). */
+  finalRecipient?: string;
+  /** Whether the report keeps `recipient` as its Original-Recipient (default true). */
+  withOriginalRecipient?: boolean;
   action?: 'failed' | 'delayed';
   status?: string;
   diagnostic?: string;
@@ -22,7 +26,7 @@ export function dsnFor(original: Buffer, options: DsnOptions): Buffer {
   const diagnostic =
     options.diagnostic ??
     (action === 'failed'
-      ? `550 5.1.1 <${options.recipient}>: Recipient address rejected: User unknown in local recipient table`
+      ? `550 5.1.1 <${options.finalRecipient ?? options.recipient}>: Recipient address rejected: User unknown in local recipient table`
       : '452 4.2.2 Mailbox full, will retry');
   const text = original.toString('utf8');
   const returned = options.headersOnly === true ? text.slice(0, text.search(/\r?\n\r?\n/)) : text;
@@ -50,9 +54,8 @@ Content-Type: message/delivery-status
 Reporting-MTA: dns; mx.example.net
 Arrival-Date: Mon, 23 Nov 2026 09:59:58 +0000
 
-Final-Recipient: rfc822; ${options.recipient}
-Original-Recipient: rfc822;${options.recipient}
-Action: ${action}
+Final-Recipient: rfc822; ${options.finalRecipient ?? options.recipient}
+${options.withOriginalRecipient === false ? '' : `Original-Recipient: rfc822;${options.recipient}\n`}Action: ${action}
 Status: ${status}
 Remote-MTA: dns; inbound.example.net
 Diagnostic-Code: smtp; ${diagnostic}

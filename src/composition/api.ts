@@ -117,7 +117,7 @@ export function createApi(
     webhookMaxBodyBytes: number;
   },
 ) {
-  const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, ids, log } = deps;
+  const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, log } = deps;
   // A fleet node's view, with its fleet-wide limits' leases (and whether it is cut off from them).
   const fleetStatus = () =>
     fleet === null

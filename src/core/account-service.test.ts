@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { inMemoryAdminStore, refusal } from '../../test/helpers/in-memory-admin-store.js';
 import { createAccountService, type AccountServiceDeps } from './account-service.js';
-import { AppError } from './app-error.js';
 import type { Principal } from './principal.js';
 import type { Tenant } from './tenant.js';
 

@@ -6,7 +6,7 @@
  * that a hostile diagnostic cannot make it backtrack.
  */
 import { ACCOUNT_DISABLED_WORDS, GROUP_POSTING_REFUSALS, MAILBOX_FULL_WORDS, MESSAGE_TOO_LARGE_WORDS, USER_UNKNOWN_WORDS } from './bounce-mailbox-phrases.js';
-import { anyOf, type BounceReason, type ReasonTable } from './bounce-reason.js';
+import { anyOf, type ReasonTable } from './bounce-reason.js';
 import { AUTH_CHECK_TROUBLE_WORDS, CONTENT_RULE_WORDS, SENDER_RULE_WORDS, SENDING_HOST_WORDS, SPAM_NAMED_WORDS } from './bounce-refusal-phrases.js';
 import { EXPIRED_WORDS, HOST_UNKNOWN_WORDS, RATE_LIMITED_WORDS, SYSTEM_TROUBLE_WORDS } from './bounce-transport-phrases.js';
 

@@ -98,11 +98,6 @@ export interface FleetReach {
   missing_nodes: string[];
 }
 
-/** Per-node outcomes of a command that went to several nodes. */
-export interface FleetCommandOutcome<T> extends FleetReach {
-  nodes: Record<string, T | { error: { code: string; message: string } }>;
-}
-
 /**
  * The fleet-wide message reads and commands the API offers in fleet mode
  * (null in single-node mode, where the routes use the local use-cases alone).

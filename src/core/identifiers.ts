@@ -4,7 +4,3 @@
  */
 
 export const IDENTIFIER_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
-
-export function isIdentifier(value: string): boolean {
-  return IDENTIFIER_PATTERN.test(value);
-}

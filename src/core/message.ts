@@ -8,7 +8,6 @@ export const PRIORITY_LABELS = ['immediate', 'high', 'normal', 'low'] as const;
 export type PriorityLabel = (typeof PRIORITY_LABELS)[number];
 /** 0 immediate, 1 high, 2 normal (default), 3 low. */
 export type Priority = 0 | 1 | 2 | 3;
-export const DEFAULT_PRIORITY: Priority = 2;
 
 export function toPriority(value: number | PriorityLabel): Priority {
   if (typeof value === 'number') return value as Priority;

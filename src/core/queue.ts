@@ -3,7 +3,7 @@
  * Every method that changes a message writes its timeline event and its
  * outbox event in the same transaction.
  */
-import type { Priority, HandoffState, MessagePayload, NewMessage } from './message.js';
+import type { Priority, HandoffState, NewMessage } from './message.js';
 import type { Usage } from './rate-limit.js';
 import type { RecipientRefusal } from './relay.js';
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { inMemoryAdminStore, refusal } from '../../test/helpers/in-memory-admin-store.js';
-import { AppError } from './app-error.js';
 import type { Principal } from './principal.js';
 import { createTenantService, definedOnly } from './tenant-service.js';
 

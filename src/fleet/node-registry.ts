@@ -33,11 +33,6 @@ export async function writeBeat(kv: KV, beat: NodeBeat): Promise<void> {
   await kv.put(nodeKey(beat.node_id), encoder.encode(JSON.stringify(beat)));
 }
 
-/** Removes a node that left the fleet for good (`fleet leave`): it is no longer reported missing. */
-export async function forgetNode(kv: KV, nodeId: string): Promise<void> {
-  await kv.delete(nodeKey(nodeId));
-}
-
 /**
  * Every node's latest heartbeat, read afresh: the keys, then each value. No long-lived
  * consumer (a KV watch) to go stale when the server holding it dies: a read that fails

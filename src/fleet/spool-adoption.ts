@@ -31,7 +31,6 @@ import { giveUpAdopted, leaseKey, leaseOf } from './spool-return.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 /** How long a start waits for a join under way before it goes on without knowing whether its mail was adopted. */
 const JOIN_WAIT_MS = 20_000;
 const LIST_DEADLINE_MS = 5000;

@@ -3,7 +3,6 @@
  * expired leases, account usage. The current time is always a bound parameter.
  */
 import { normalizeAddress } from '../core/address.js';
-import type { IdSource } from '../core/clock.js';
 import type { HandoffState } from '../core/message.js';
 import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/rate-limit.js';

@@ -4,7 +4,7 @@
  * peer has adopted. Each change is one transaction with its timeline event.
  */
 import { AppError } from '../core/app-error.js';
-import type { MessageTransfer, MessageTransferStore, StoredTransfer } from '../core/fleet-drain.js';
+import type { MessageTransferStore, StoredTransfer } from '../core/fleet-drain.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 

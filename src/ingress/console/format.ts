@@ -36,6 +36,3 @@ export function parseUtcInput(text: string | undefined): number | null {
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
 }
 
-export function utcInput(seconds: number | null): string {
-  return seconds === null ? '' : new Date(seconds * 1000).toISOString().slice(0, 16);
-}

@@ -35,4 +35,3 @@ export function parseUtcInput(text: string | undefined): number | null {
   const ms = Date.parse(/Z$|[+-]\d\d:\d\d$/.test(text) ? text : `${text}Z`);
   return Number.isFinite(ms) ? Math.floor(ms / 1000) : null;
 }
-

@@ -9,7 +9,7 @@ import { cpuOf, relayAccount, run, scrapeMetrics, sinkStats, startDaemon, startS
 import { startNatsCluster } from '../test/peers/nats-cluster.mjs';
 
 /** Two seconds: a fleet node's first batch can take over a second to answer on a loaded machine, and one batch per client is not a rate. */
-const POST_SECONDS = '2';
+const POST_SECONDS = 2;
 /** How long the configuration may take to reach every node (a fleet's first writes can be refused for a moment). */
 const CONFIG_TIMEOUT_MS = 30_000;
 /** A node counts a message sent once the sink's 250 reaches it, a little after the sink counted it. */
@@ -97,13 +97,18 @@ const cpuMs = (pid) => {
 };
 const nodesCpu = (nodes) => nodes.map((node) => cpuMs(node.daemon.child.pid));
 
+/** Each node's CPU over `ms` with nothing to do, ms/s. */
+async function idleRates(nodes, ms) {
+  const before = nodesCpu(nodes);
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  return nodesCpu(nodes).map((value, index) => (value - before[index]) / (ms / 1000));
+}
+
 /** Waits until every node is quiet (or SETTLE_TIMEOUT_MS passes); each node's CPU in its last window, ms/s. */
 async function settle(nodes) {
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   for (;;) {
-    const before = nodesCpu(nodes);
-    await new Promise((resolve) => setTimeout(resolve, SETTLE_WINDOW_MS));
-    const rates = nodesCpu(nodes).map((value, index) => (value - before[index]) / (SETTLE_WINDOW_MS / 1000));
+    const rates = await idleRates(nodes, SETTLE_WINDOW_MS);
     if (rates.every((rate) => rate < SETTLED_MS_PER_S) || Date.now() > deadline) return rates;
   }
 }
@@ -167,9 +172,10 @@ async function startNodes(size, cluster) {
  * One configuration: `size` fleet nodes (0: one daemon without fleet mode; with `mirror`, it
  * mirrors to the cluster), the first `posting` of them posting (all by default), the account
  * carrying `account`'s fields. Posting begins once every node holds the configuration and has
- * settled. CPU figures are in ms, per node; `window` is the first post to the last relay.
+ * settled, and lasts `postSeconds`. `idleMs`: each node's idle rate is read over that long before and after the load
+ * (else the last second of settling). CPU figures are in ms, per node; `window` is the first post to the last relay.
  */
-export async function fleetRound(size, { mirror = false, posting = Math.max(1, size), account = {} } = {}) {
+export async function fleetRound(size, { mirror = false, posting = Math.max(1, size), account = {}, idleMs = 0, postSeconds = POST_SECONDS } = {}) {
   const cluster = size === 0 && !mirror ? null : await startNatsCluster();
   if (cluster !== null) clusters.add(cluster);
   const { sink, port, stop: stopSink } = await startSink();
@@ -181,11 +187,12 @@ export async function fleetRound(size, { mirror = false, posting = Math.max(1, s
     const configSeconds = (Date.now() - configuredFrom) / 1000;
     const natsCpu = () => cluster?.servers.reduce((sum, server) => sum + cpuMs(server.pid), 0) ?? 0;
     const settledFrom = Date.now();
-    const idleMsPerS = await settle(nodes);
+    const settled = await settle(nodes);
     const settleSeconds = (Date.now() - settledFrom) / 1000;
+    const idleBefore = idleMs > 0 ? await idleRates(nodes, idleMs) : settled;
     const atPost = { nodes: nodesCpu(nodes), nats: natsCpu(), at: Date.now() };
     const posted = await Promise.all(
-      nodes.map((node, index) => (index < posting ? run(['bench/http-load.mjs', node.base, key, '4', '100', '2048', POST_SECONDS, `n${index}`]) : null)),
+      nodes.map((node, index) => (index < posting ? run(['bench/http-load.mjs', node.base, key, '4', '100', '2048', String(postSeconds), `n${index}`]) : null)),
     );
     const atActivate = { nodes: nodesCpu(nodes), at: Date.now() };
     const total = posted.reduce((sum, load) => sum + (load?.queued ?? 0), 0);
@@ -193,6 +200,9 @@ export async function fleetRound(size, { mirror = false, posting = Math.max(1, s
     const stats = await waitForSink(sink, total, 180_000);
     const atEnd = { nodes: nodesCpu(nodes), nats: natsCpu(), at: Date.now() };
     const counted = await directCount(nodes, sink, posted);
+    // Read again once the nodes are quiet after the load: one reading of a few 10 ms ticks is coarse.
+    const idleAfter = idleMs > 0 ? await idleRates(nodes, idleMs) : idleBefore;
+    const idleMsPerS = idleBefore.map((rate, index) => (rate + idleAfter[index]) / 2);
     const loads = posted.filter((load) => load !== null);
     return {
       queued: posted.map((load) => load?.queued ?? 0),

@@ -22,6 +22,10 @@ import { fleetRound } from './fleet-round.mjs';
 
 const HIGH_LIMIT = 10_000_000;
 const LIMITS = { limit_per_minute: HIGH_LIMIT, limit_per_hour: HIGH_LIMIT, limit_per_day: HIGH_LIMIT };
+/** The model's idle rates are read over this long, before and after the load: an idle node's CPU is a few 10 ms ticks a second. */
+const MODEL_IDLE_MS = 3000;
+/** Longer than the other rounds: the idle node's share of each message is small against its idle rate. */
+const MODEL_POST_SECONDS = 4;
 /** The fleet size the model's share is given for. */
 const MODEL_NODES = 10;
 
@@ -52,7 +56,7 @@ export async function fleetScenario() {
   const two = await fleetRound(2);
   const three = await fleetRound(3);
   const limited = await fleetRound(3, { account: LIMITS });
-  const spread = await fleetRound(3, { account: LIMITS, posting: 2 });
+  const spread = await fleetRound(3, { account: LIMITS, posting: 2, idleMs: MODEL_IDLE_MS, postSeconds: MODEL_POST_SECONDS });
   const model = scalingModel(spread);
   const rounds = [alone, mirrored, one, two, three, limited, spread];
   return {
@@ -83,6 +87,8 @@ export async function fleetScenario() {
     "model: node CPU µs per other node's message": model.other,
     [`model: % of a node for others' mail, ${MODEL_NODES} nodes`]: model.othersShare * 100,
     'node idle CPU ms/s, 3 nodes': sum(three.idleMsPerS) / three.idleMsPerS.length,
+    'model: idle node CPU ms/s, no mail': spread.idleMsPerS[2],
+    'model: idle node CPU ms/s during the load': spread.windowMs[2] / spread.windowSeconds,
     'configuration on every node, s, 3 nodes': three.configSeconds,
     messages: sum(rounds.map((round) => round.total)),
     // Every round has passed its direct count (fleet-round.mjs fails it otherwise): no message lost or sent twice.

@@ -1,154 +1,97 @@
-// The `fleet` scenario (issue 24): relayed messages/s of one, two and three fleet nodes on this
-// machine, against one daemon without fleet mode, and the cost of the fleet-wide limits.
+// The `fleet` scenario: intake, relay rate and node CPU per message of one, two and three fleet
+// nodes on this machine, against one daemon without fleet mode, the cost of the fleet-wide
+// limits, and what a node spends on the mail of the others (bench/fleet-round.mjs runs each).
 //
 // Each configuration gets a fresh three-server NATS cluster (test/peers/nats-cluster.mjs, the
 // tests' own) so that no configuration, membership or limit counter of an earlier one is in its
-// buckets. Each node queues what its clients post in 1 s while tenant `bench` is suspended,
-// then all are activated at once and the one discarding sink counts until it has every
-// message. The nodes share the machine's cores (and the cluster's three servers share them
-// too), so the rate alone cannot show scaling: each node's CPU time per message it relayed
-// is reported beside it, and the sum of the nodes' CPU per message is the figure to compare.
+// buckets. The nodes and the cluster's servers share the machine's cores, so a rate alone cannot
+// show scaling: `node CPU µs/message` is the nodes' CPU from the first post to the last relay,
+// summed over the nodes, per message of the whole fleet (intake and relay together).
 //
-// `posted/s per node`: what each node took over HTTP meanwhile (every new client id is claimed in the
-// fleet's KV before the commit), the cost of fleet-wide idempotency on intake.
+// `posted/s per node` is each node's HTTP intake while the others post too (every new client id
+// is claimed in the fleet's claim log before the commit); `posted/s, fleet` is all of it.
 //
-// `limited`: the account carries limit_per_minute/hour/day far above what is sent, so that
-// every send goes through the fleet's budget leases without ever waiting for one: the
-// difference in CPU per message against the same run without limits is their cost.
-import { api, cpuOf, run, setupTenant, sinkStats, startDaemon, startSink, waitForSink } from './harness.mjs';
-import { startNatsCluster } from '../test/peers/nats-cluster.mjs';
+// `fleet limits`: the account carries limit_per_minute/hour/day far above what is sent, so that
+// every send goes through the fleet's budget leases without ever waiting for one.
+//
+// `model`: three nodes with limits, two posting and one idle. The idle node's CPU beyond its own
+// idle rate, per message of the fleet, is what a node spends on each message of the others (the
+// claim log it indexes, the limits it watches); the posting nodes' CPU beyond their idle rate,
+// less that for each other's messages, is what a node spends on each message of its own.
+import { fleetRound } from './fleet-round.mjs';
 
-const POST_SECONDS = '1';
 const HIGH_LIMIT = 10_000_000;
+const LIMITS = { limit_per_minute: HIGH_LIMIT, limit_per_hour: HIGH_LIMIT, limit_per_day: HIGH_LIMIT };
+/** The model's idle rates are read over this long, before and after the load: an idle node's CPU is a few 10 ms ticks a second. */
+const MODEL_IDLE_MS = 3000;
+/** Longer than the other rounds: the idle node's share of each message is small against its idle rate. */
+const MODEL_POST_SECONDS = 4;
+/** The fleet size the model's share is given for. */
+const MODEL_NODES = 10;
 
-/** The nodes' nats-servers die with the bench, also when interrupted (harness.mjs kills its own children). */
-const clusters = new Set();
-process.on('exit', () => {
-  for (const cluster of clusters)
-    for (const server of cluster.servers) {
-      if (server.pid === null) continue;
-      try {
-        process.kill(server.pid, 'SIGKILL');
-      } catch {
-        // gone already
-      }
-    }
-});
-
-const fleetEnv = (urls, nodeId) => ({
-  MAILPROXY_NATS_URL: urls,
-  MAILPROXY_NATS_REPLICAS: '3',
-  MAILPROXY_FLEET_ENABLED: 'true',
-  MAILPROXY_FLEET_NODE_ID: nodeId,
-});
-
-/** Until `check` holds or `ms` passes; whether it held. */
-async function within(ms, check) {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return false;
-}
+const sum = (values) => values.reduce((total, value) => total + value, 0);
+/** The nodes' CPU over the window per message of the fleet, in µs. */
+const cpuPerMessage = (round, which = 'windowMs') => (sum(round[which]) * 1000) / Math.max(1, round.total);
 
 /**
- * Tenant `bench` and its account on every node. Created on the first; the others get it from the
- * fleet's shared configuration within a second. A build without shared configuration gets it
- * created on each node (with its own API key), so that the scenario measures either.
+ * Per-message CPU from the round with an idle node: `own` for each message a node took itself,
+ * `other` for each message another node took; each net of the node's CPU with no mail.
  */
-async function setupFleetTenant(nodes, sinkPort, limited) {
-  const [first, ...others] = nodes;
-  const limits = limited ? { limit_per_minute: HIGH_LIMIT, limit_per_hour: HIGH_LIMIT, limit_per_day: HIGH_LIMIT } : {};
-  const key = await setupTenant(first, sinkPort, null, limits);
-  first.key = key;
-  for (const node of others) {
-    const shared = await within(3000, async () => (await api(node.base, node.token, 'GET', '/accounts?tenant_id=bench')).accounts?.length > 0);
-    node.key = shared ? key : await setupTenant(node, sinkPort, null, limits);
-  }
-}
-
-/**
- * One configuration: `size` fleet nodes (0: one daemon without fleet mode; with `mirror`, that
- * daemon mirrors its events to the same kind of cluster, R3: what fleet mode costs beyond the mirror).
- */
-async function relayRun(size, { limited = false, mirror = false } = {}) {
-  const cluster = size === 0 && !mirror ? null : await startNatsCluster();
-  if (cluster !== null) clusters.add(cluster);
-  const { sink, port, stop: stopSink } = await startSink();
-  const nodes = [];
-  try {
-    for (let index = 0; index < Math.max(1, size); index += 1)
-      nodes.push(
-        await startDaemon(
-          cluster === null
-            ? {}
-            : size === 0
-              ? { MAILPROXY_NATS_URL: cluster.urls, MAILPROXY_NATS_REPLICAS: '3' }
-              : fleetEnv(cluster.urls, `bench-${index + 1}`),
-        ),
-      );
-    await setupFleetTenant(nodes, port, limited);
-    for (const node of nodes) await api(node.base, node.token, 'POST', '/commands/suspend', { tenant_id: 'bench' });
-    const posted = await Promise.all(
-      nodes.map((node, index) => run(['bench/http-load.mjs', node.base, node.key, '4', '100', '2048', POST_SECONDS, `n${index}`])),
-    );
-    const queued = posted.map((load) => load.queued);
-    const total = queued.reduce((sum, count) => sum + count, 0);
-    const before = nodes.map((node) => cpuOf(node.daemon.child.pid));
-    const started = Date.now();
-    await Promise.all(nodes.map((node) => api(node.base, node.token, 'POST', '/commands/activate', { tenant_id: 'bench' })));
-    const stats = await waitForSink(sink, total, 180_000);
-    const after = nodes.map((node) => cpuOf(node.daemon.child.pid));
-    const cpuUsPerMessage = nodes.map(
-      (_, index) => ((after[index].user - before[index].user + after[index].system - before[index].system) * 1000) / Math.max(1, queued[index]),
-    );
-    return {
-      // Each node's intake while the others post too: in fleet mode every new client id is claimed in the cluster.
-      postedPerNode: posted.reduce((sum, load) => sum + load.rate, 0) / posted.length,
-      rate: stats.received / ((stats.lastAt - started) / 1000),
-      messages: stats.received,
-      allRelayed: stats.received >= total ? 1 : 0,
-      duplicates: Math.max(0, (await sinkStats(sink)).received - total),
-      cpuUsPerMessage: cpuUsPerMessage.reduce((sum, value) => sum + value, 0) / cpuUsPerMessage.length,
-    };
-  } finally {
-    await Promise.all(nodes.map((node) => node.stop()));
-    stopSink();
-    if (cluster !== null) {
-      await cluster.destroy();
-      clusters.delete(cluster);
-    }
-  }
+function scalingModel(round) {
+  const net = round.windowMs.map((ms, index) => ms - round.idleMsPerS[index] * round.windowSeconds);
+  const posting = round.queued.map((count) => count > 0);
+  const idle = net.filter((_, index) => !posting[index]);
+  const other = (sum(idle) * 1000) / idle.length / round.total;
+  const postingNet = sum(net.filter((_, index) => posting[index]));
+  const othersMessages = sum(round.queued.filter((count) => count > 0).map((count) => round.total - count));
+  const own = (postingNet * 1000 - other * othersMessages) / round.total;
+  const othersShare = ((MODEL_NODES - 1) * other) / (own + (MODEL_NODES - 1) * other);
+  return { own, other, othersShare };
 }
 
 export async function fleetScenario() {
-  const alone = await relayRun(0);
-  const mirrored = await relayRun(0, { mirror: true });
-  const one = await relayRun(1);
-  const two = await relayRun(2);
-  const three = await relayRun(3);
-  const limited = await relayRun(3, { limited: true });
+  const alone = await fleetRound(0);
+  const mirrored = await fleetRound(0, { mirror: true });
+  const one = await fleetRound(1);
+  const two = await fleetRound(2);
+  const three = await fleetRound(3);
+  const limited = await fleetRound(3, { account: LIMITS });
+  const spread = await fleetRound(3, { account: LIMITS, posting: 2, idleMs: MODEL_IDLE_MS, postSeconds: MODEL_POST_SECONDS });
+  const model = scalingModel(spread);
+  const rounds = [alone, mirrored, one, two, three, limited, spread];
   return {
     'posted/s per node, no fleet': alone.postedPerNode,
     'posted/s per node, no fleet, R3 mirror': mirrored.postedPerNode,
     'posted/s per node, 1 node': one.postedPerNode,
+    'posted/s per node, 2 nodes': two.postedPerNode,
     'posted/s per node, 3 nodes': three.postedPerNode,
-    'relayed/s, no fleet': alone.rate,
-    'relayed/s, no fleet, R3 mirror': mirrored.rate,
-    'relayed/s, 1 node': one.rate,
-    'relayed/s, 2 nodes': two.rate,
-    'relayed/s, 3 nodes': three.rate,
-    'relayed/s, 3 nodes, fleet limits': limited.rate,
-    'node CPU µs/message, no fleet': alone.cpuUsPerMessage,
-    'node CPU µs/message, no fleet, R3 mirror': mirrored.cpuUsPerMessage,
-    'node CPU µs/message, 1 node': one.cpuUsPerMessage,
-    'node CPU µs/message, 2 nodes': two.cpuUsPerMessage,
-    'node CPU µs/message, 3 nodes': three.cpuUsPerMessage,
-    'node CPU µs/message, 3 nodes, fleet limits': limited.cpuUsPerMessage,
-    'fleet limits: added CPU µs/message': limited.cpuUsPerMessage - three.cpuUsPerMessage,
-    messages: alone.messages + mirrored.messages + one.messages + two.messages + three.messages + limited.messages,
-    'all relayed': Math.min(alone.allRelayed, mirrored.allRelayed, one.allRelayed, two.allRelayed, three.allRelayed, limited.allRelayed),
-    duplicates: alone.duplicates + mirrored.duplicates + one.duplicates + two.duplicates + three.duplicates + limited.duplicates,
+    'posted/s, fleet of 2': two.postedFleet,
+    'posted/s, fleet of 3': three.postedFleet,
+    'relayed/s, no fleet': alone.relayed,
+    'relayed/s, no fleet, R3 mirror': mirrored.relayed,
+    'relayed/s, 1 node': one.relayed,
+    'relayed/s, 2 nodes': two.relayed,
+    'relayed/s, 3 nodes': three.relayed,
+    'relayed/s, 3 nodes, fleet limits': limited.relayed,
+    'node CPU µs/message, no fleet': cpuPerMessage(alone),
+    'node CPU µs/message, no fleet, R3 mirror': cpuPerMessage(mirrored),
+    'node CPU µs/message, 1 node': cpuPerMessage(one),
+    'node CPU µs/message, 2 nodes': cpuPerMessage(two),
+    'node CPU µs/message, 3 nodes': cpuPerMessage(three),
+    '  of which intake, 3 nodes': cpuPerMessage(three, 'intakeMs'),
+    'node CPU µs/message, 3 nodes, fleet limits': cpuPerMessage(limited),
+    'fleet limits: added CPU µs/message': cpuPerMessage(limited) - cpuPerMessage(three),
+    'nats servers CPU µs/message, 1 node': (one.natsMs * 1000) / one.total,
+    'nats servers CPU µs/message, 3 nodes': (three.natsMs * 1000) / three.total,
+    'model: node CPU µs per own message': model.own,
+    "model: node CPU µs per other node's message": model.other,
+    [`model: % of a node for others' mail, ${MODEL_NODES} nodes`]: model.othersShare * 100,
+    'node idle CPU ms/s, 3 nodes': sum(three.idleMsPerS) / three.idleMsPerS.length,
+    'model: idle node CPU ms/s, no mail': spread.idleMsPerS[2],
+    'model: idle node CPU ms/s during the load': spread.windowMs[2] / spread.windowSeconds,
+    'configuration on every node, s, 3 nodes': three.configSeconds,
+    messages: sum(rounds.map((round) => round.total)),
+    // Every round has passed its direct count (fleet-round.mjs fails it otherwise): no message lost or sent twice.
+    'all relayed, counted': 1,
   };
 }

@@ -157,20 +157,23 @@ async function findPorts(pid) {
   throw new Error('daemon did not start listening on HTTP and SMTP');
 }
 
+/** The body of tenant `bench`'s default account `relay` to the sink (pool of 5); `account` adds fields (limits). */
+export const relayAccount = (sinkPort, account = {}) => ({
+  id: 'relay',
+  tenant_id: 'bench',
+  host: '127.0.0.1',
+  port: sinkPort,
+  tls_mode: 'none',
+  max_connections: 5,
+  max_messages_per_connection: 100000,
+  is_default: true,
+  ...account,
+});
+
 /** Tenant `bench` with its default account `relay` to the sink; `account` adds fields to the account (limits). */
 export async function setupTenant(d, sinkPort, clientBaseUrl = null, account = {}) {
   const tenant = await api(d.base, d.token, 'POST', '/tenant', { id: 'bench', client_base_url: clientBaseUrl });
-  await api(d.base, d.token, 'POST', '/account', {
-    id: 'relay',
-    tenant_id: 'bench',
-    host: '127.0.0.1',
-    port: sinkPort,
-    tls_mode: 'none',
-    max_connections: 5,
-    max_messages_per_connection: 100000,
-    is_default: true,
-    ...account,
-  });
+  await api(d.base, d.token, 'POST', '/account', relayAccount(sinkPort, account));
   return tenant.api_key;
 }
 

@@ -51,10 +51,11 @@ export function createSharedConfig(settings: FleetSettings, deps: { store: Sqlit
   let follower: ConfigFollower | null = null;
   const writes = createReplicatedWrites({
     rows,
-    bucket: createJetStreamConfigBucket(() => follower?.bucket() ?? null),
+    bucket: createJetStreamConfigBucket({ bucket: () => follower?.bucket() ?? null, reachable: () => follower?.reachable() ?? false, clock, log }),
     tap,
     nodeId: settings.nodeId,
-    available: () => (follower?.bucket() ?? null) !== null,
+    // Joined and reaching the cluster: a bucket still opening (or electing a leader) is waited for by the write.
+    available: () => follower?.reachable() ?? false,
     applied,
   });
   return {

@@ -30,8 +30,10 @@ export interface ConfigFollowerSettings {
 }
 
 export interface ConfigFollower extends Service {
-  /** The bucket once this node has opened it; null before (configuration writes are refused meanwhile). */
+  /** The bucket once this node has opened it; null before (configuration writes wait for it, bounded). */
   bucket(): KV | null;
+  /** Whether this node has joined the fleet and reaches its cluster now. */
+  reachable(): boolean;
   /** One check now (tests; the loop checks on its own). */
   tick(): Promise<void>;
 }
@@ -122,6 +124,7 @@ export function createConfigFollower(
   return {
     name: 'shared-config',
     bucket: () => (deps.link.connected() ? writer : null),
+    reachable: () => deps.link.connection() !== null && deps.link.connected(),
     async start() {
       seen = rows.lastRevision();
       // Joined at the start: catch up before taking requests (bounded; the rest comes while serving).

@@ -9,7 +9,7 @@ import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type TestFleet } from '../helpers/fleet.js';
+import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type TestFleet, untilOrExplain } from '../helpers/fleet.js';
 import { startFleetLoad, type FleetLoadTarget } from '../helpers/fleet-load.js';
 import { copiesById } from '../helpers/outage-checks.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
@@ -29,25 +29,7 @@ const admin = (url: string, method: string, path: string, body?: unknown) => api
 const urlOf = (id: string): string => fleet.nodes.find((node) => node.id === id)?.url as string;
 const waitingOn = async (url: string): Promise<number> => (await admin(url, 'GET', '/status')).body.queue.waiting as number;
 
-async function until(check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
-      // What the nodes went through, for the reader of a failed run.
-      for (const node of fleet.nodes)
-        console.error(
-          node.id,
-          node.daemon.entries
-            .filter((entry) => entry.level !== 'info' && entry.level !== 'debug')
-            .slice(-20)
-            .map((entry) => JSON.stringify(entry))
-            .join('\n'),
-        );
-      throw new Error(`timed out waiting for ${what}`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number) => untilOrExplain(fleet, check, what, timeoutMs);
 
 const mailIdOf = (raw: Buffer): string | undefined => /^X-Genro-Mail-ID: (.+)$/m.exec(raw.toString('utf8'))?.[1]?.trim();
 

@@ -161,3 +161,23 @@ export async function provisionTenant(fleet: TestFleet, tenantId: string, accoun
   }
   return tenant.body.api_key as string;
 }
+
+/** Polls `check` until it holds; past `timeoutMs` it prints each node's latest warnings (for the reader of a failed run) and throws. */
+export async function untilOrExplain(fleet: TestFleet, check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) {
+      for (const node of fleet.nodes)
+        console.error(
+          node.id,
+          node.daemon.entries
+            .filter((entry) => entry.level !== 'info' && entry.level !== 'debug')
+            .slice(-20)
+            .map((entry) => JSON.stringify(entry))
+            .join('\n'),
+        );
+      throw new Error(`timed out waiting for ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

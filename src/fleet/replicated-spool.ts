@@ -21,7 +21,9 @@
  *   PRUNE_DELAY_MS of the end.
  * - A message's writes (and the record of its end) run in order, one chain per
  *   message, so a fast send never leaves a late write above its end.
- * - At the start, every waiting message is written again and stale entries go.
+ * - At the start, every waiting message is written again and stale entries go;
+ *   every few moments, every waiting message is checked against the records
+ *   the stream lists, and one without an entry written again (spool-check.ts).
  */
 import { REWRITE_EVENTS, type SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
@@ -31,7 +33,7 @@ import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import type { FleetLink } from './fleet-service.js';
 import { createSpoolChains } from './spool-chains.js';
-import { allWaiting, createSpoolCheck, type SpoolCheck } from './spool-check.js';
+import { allWaiting, createSpoolCheck, reconcileAtStart, type SpoolCheck } from './spool-check.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const RECONCILE_PAGE = 1000;
@@ -251,20 +253,11 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     }
   };
 
-  /** At the start: every waiting message written again (their sequences known), stale entries' objects removed, the rest pruned below. */
   const reconcile = async (): Promise<void> => {
     const nc = link.connection();
     if (nc === null) return;
-    // Every record of an earlier life sits below: once all waiting messages are written again, the purge takes them.
-    ledger.reached(await stream.lastSeq(nc));
-    const stored = new Set(await stream.pks(nc, owner()));
-    const waiting = new Set(allWaiting(rows));
-    // Left by an earlier life of this node (it stopped between a message's end and its entry's removal).
-    const stale = [...stored].filter((pk) => !waiting.has(pk));
-    for (const pk of stale) await stream.removeStale(nc, owner(), pk);
-    writeAllAgain(waiting);
+    await reconcileAtStart(nc, { ledger, stream, rows, owner: owner(), writeAllAgain, log });
     reconciled = true;
-    log.info({ entries: stored.size, waiting: waiting.size, removed: stale.length }, 'replicated spool reconciled');
   };
 
   const loop = createPeriodicLoop({

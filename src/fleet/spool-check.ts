@@ -1,14 +1,17 @@
 /**
- * A fleet node's check of its replicated spool against the cluster: every
- * waiting message must have an entry a survivor would replay. One without
- * (a record the cluster lost, a defect of the spool's bookkeeping) is written
- * again, counted and logged, so that such a defect shows, and is mended,
- * before a node is lost rather than after.
+ * A fleet node's replicated spool held against the cluster: at the start
+ * (every waiting message written again, an earlier life's records let go),
+ * and every few moments after, when every waiting message must have an entry
+ * a survivor would replay. One without (a record the cluster lost, a defect of
+ * the spool's bookkeeping) is written again, counted and logged, so that such
+ * a defect shows, and is mended, before a node is lost rather than after.
  */
+import type { NatsConnection } from 'nats';
 import type { SpoolRows } from '../core/cluster-spool.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import type { SpoolLedger } from '../core/spool-ledger.js';
+import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const PAGE = 1000;
 
@@ -68,4 +71,30 @@ export function createSpoolCheck(deps: SpoolCheckDeps) {
     /** Messages found without an entry and written again since the start. */
     repaired: () => repaired,
   };
+}
+
+/**
+ * At the start: the stream's sequence learnt (an earlier life's records sit below it, and go with
+ * the purge once every waiting message is written again), stale large entries removed (their node
+ * stopped between a message's end and its entry's removal), every waiting message to be written again.
+ */
+export async function reconcileAtStart(
+  nc: NatsConnection,
+  deps: {
+    ledger: Pick<SpoolLedger, 'reached'>;
+    stream: Pick<SpoolStream, 'lastSeq' | 'pks' | 'removeStale'>;
+    rows: Pick<SpoolRows, 'waitingPks'>;
+    owner: SpoolOwner;
+    writeAllAgain: (pks: Iterable<number>) => void;
+    log: Logger;
+  },
+): Promise<void> {
+  const { stream, owner } = deps;
+  deps.ledger.reached(await stream.lastSeq(nc));
+  const stored = new Set(await stream.pks(nc, owner));
+  const waiting = new Set(allWaiting(deps.rows));
+  const stale = [...stored].filter((pk) => !waiting.has(pk));
+  for (const pk of stale) await stream.removeStale(nc, owner, pk);
+  deps.writeAllAgain(waiting);
+  deps.log.info({ entries: stored.size, waiting: waiting.size, removed: stale.length }, 'replicated spool reconciled');
 }

@@ -200,21 +200,29 @@ describe('request body limits on every route that takes a body', () => {
     expect(floods).toHaveLength(3);
     // The first flood the daemon drains grows its heap once (the reads it drops are garbage until
     // the next collection, and the code that drops them is compiled): each request is measured after.
-    const warmUp = await overThenNext(port, floods[0] as BodyRoute, bodyFor(floods[0] as BodyRoute, FLOOD), 'declared');
-    expect(warmUp.refused.status).toBe(413);
+    await overThenNext(port, floods[0] as BodyRoute, bodyFor(floods[0] as BodyRoute, FLOOD), 'declared').catch(() => null);
     for (const route of floods) {
       for (const framing of FRAMINGS) {
         const before = memory(target.pid, 'VmRSS');
         // Resets the peak (VmHWM) to the current RSS: the peak after is what this request took.
         writeFileSync(`/proc/${target.pid}/clear_refs`, '5');
-        const { refused, next } = await overThenNext(port, route, bodyFor(route, FLOOD), framing);
+        // The daemon answers 413 at once, then closes a connection whose body goes on; the close resets it, and a client
+        // starved of CPU (a loaded test run) may not have read the answer by then: the kernel drops it with the reset.
+        // The refusal's code is held by the one-byte-over tests above; here, what the flood costs the daemon.
+        const outcome = await overThenNext(port, route, bodyFor(route, FLOOD), framing).catch((error: unknown) => {
+          if (/closed the connection before answering/.test(String(error))) return null;
+          throw error;
+        });
         const growth = memory(target.pid, 'VmHWM') - before;
-        const then = next === 'closed' ? 'connection closed' : `then ${next.status}`;
-        const measured = `${route.route} ${framing}: ${refused.status} ${route.codeOf(refused)} ${then}, peak RSS +${(growth / 1024 / 1024).toFixed(1)} MiB`;
+        const answered = outcome === null ? 'reset before the answer was read' : `${outcome.refused.status} ${route.codeOf(outcome.refused)}`;
+        const then = outcome === null || outcome.next === 'closed' ? 'connection closed' : `then ${outcome.next.status}`;
+        const measured = `${route.route} ${framing}: ${answered} ${then}, peak RSS +${(growth / 1024 / 1024).toFixed(1)} MiB`;
         console.info(measured);
-        expect(refused.status, `${route.route} ${framing}`).toBe(413);
-        expect(route.codeOf(refused)).toBe('PAYLOAD_TOO_LARGE');
-        expect(next === 'closed' || next.status === 200, then).toBe(true);
+        if (outcome !== null) {
+          expect(outcome.refused.status, `${route.route} ${framing}`).toBe(413);
+          expect(route.codeOf(outcome.refused)).toBe('PAYLOAD_TOO_LARGE');
+          expect(outcome.next === 'closed' || outcome.next.status === 200, then).toBe(true);
+        }
         // Reading the body would take all of it at least; dropping it leaves garbage, collected as it grows.
         expect(growth, measured).toBeLessThan(FLOOD / 2);
       }

@@ -11,19 +11,13 @@
 import fc from 'fast-check';
 import type { NatsConnection } from 'nats';
 import { describe, expect, it } from 'vitest';
-import { replayPlan, REWRITE_EVENTS, type SpoolRecordIndex, type SpoolRows } from '../core/cluster-spool.js';
+import { REWRITE_EVENTS } from '../core/cluster-spool.js';
 import type { Logger } from '../core/logger.js';
-import { createReplicatedSpool, type ReplicatedSpool, type SpoolWrites } from './replicated-spool.js';
+import { modelNetwork, modelRows, modelStream, type Row } from '../../test/helpers/spool-model.js';
+import { createReplicatedSpool, type ReplicatedSpool } from './replicated-spool.js';
 
 const quiet = () => undefined;
 const silent: Logger = { fatal: quiet, error: quiet, warn: quiet, info: quiet, debug: quiet, child: () => silent };
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-interface Row {
-  waiting: boolean;
-  version: number;
-}
 
 type Op =
   | { kind: 'accept'; count: number }
@@ -62,144 +56,6 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ kind: 'reconnect' as const }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'restart' as const }) },
 );
-
-/** The node's SQLite queue, as the spool reads it: each message waiting or not, its content's version. */
-function modelRows(rows: Map<number, Row>): SpoolRows {
-  const waitingPks = () => [...rows].flatMap(([pk, row]) => (row.waiting ? [pk] : []));
-  return {
-    waitingPksOf: () => [],
-    waitingOf: (pks) => new Set(pks.filter((pk) => rows.get(pk)?.waiting === true)),
-    entriesOf: (pks) =>
-      new Map(
-        pks.map((pk) => {
-          const row = rows.get(pk);
-          return [pk, row?.waiting === true ? encoder.encode(JSON.stringify({ pk, version: row.version })) : null];
-        }),
-      ),
-    waitingPks: (after, limit) =>
-      waitingPks()
-        .filter((pk) => pk > after)
-        .sort((a, b) => a - b)
-        .slice(0, limit),
-    waitingIds: () => [],
-    surrender: () => 0,
-  };
-}
-
-interface ModelRecord {
-  seq: number;
-  entries?: Array<{ pk: number; version: number }>;
-  ended?: number[];
-}
-
-/** The cluster's round trips under way, each answered when the model says (in any order). */
-function modelNetwork() {
-  const waiting: Array<() => void> = [];
-  /** A macrotask: the spool's flushes after a commit (setImmediate) and every promise before them run. */
-  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
-  return {
-    trip: () => new Promise<void>((resolve) => waiting.push(resolve)),
-    /** Answers one round trip under way (the pick-th, modulo), then lets the node react. */
-    async deliver(pick: number): Promise<void> {
-      if (waiting.length > 0) (waiting.splice(pick % waiting.length, 1)[0] as () => void)();
-      await turn();
-    },
-    /** Answers every round trip, oldest first, until none is left (or `until` settles) and the node is idle. */
-    async drain(until?: Promise<unknown>): Promise<void> {
-      let done = until === undefined;
-      void until?.finally(() => (done = true));
-      for (let round = 0; round < 100_000; round += 1) {
-        await turn();
-        if (waiting.length === 0) {
-          await turn();
-          if (waiting.length === 0 && done) return;
-          if (waiting.length === 0) throw new Error('waiting on something no round trip will answer');
-        }
-        (waiting.shift() as () => void)();
-      }
-      throw new Error('the spool never went idle');
-    },
-  };
-}
-
-const subjectOf = (seq: number): string => `spool.n1.i1.g${seq}`;
-
-/** The cluster's stream: this node's records, and the sequence every writer shares. */
-function modelStream(network: ReturnType<typeof modelNetwork>) {
-  const records: ModelRecord[] = [];
-  const state = { seq: 0, loseNextAck: false };
-  const land = (record: Omit<ModelRecord, 'seq'>): number => {
-    state.seq += 1;
-    records.push({ ...record, seq: state.seq });
-    return state.seq;
-  };
-  const acknowledge = async (seq: number): Promise<number> => {
-    await network.trip();
-    if (state.loseNextAck) {
-      state.loseNextAck = false;
-      throw new Error('TIMEOUT');
-    }
-    return seq;
-  };
-  /**
-   * Writes made for one life of the node. Killed, a life asks nothing more of the cluster; what
-   * it had sent may still land.
-   */
-  const writes = (life: { alive: boolean }): SpoolWrites => {
-    const trip = async (label: string): Promise<void> => {
-      if (!life.alive) throw new Error('killed');
-      await network.trip();
-      void label;
-    };
-    return {
-      async putMany(_nc, _owner, entries) {
-        await trip('publish');
-        const decoded = entries.map(([, json]) => JSON.parse(decoder.decode(json)) as { pk: number; version: number });
-        const seq = await acknowledge(land({ entries: decoded }));
-        return { seqs: new Map(entries.map(([pk]) => [pk, seq])), subjects: new Map([[seq, subjectOf(seq)]]) };
-      },
-      async putEnded(_nc, _owner, pks) {
-        await trip('publish-ended');
-        return acknowledge(land({ ended: [...pks] }));
-      },
-      async removeBelow(_nc, _owner, below) {
-        await trip('purge');
-        for (let index = records.length - 1; index >= 0; index -= 1) if ((records[index] as ModelRecord).seq < below) records.splice(index, 1);
-      },
-      holdsObject: () => false,
-      release: async () => undefined,
-      pks: async () => {
-        await trip('info');
-        return [];
-      },
-      subjects: async () => {
-        await trip('info');
-        return records.map((record) => subjectOf(record.seq));
-      },
-      lastSeq: async () => {
-        await trip('info');
-        return state.seq;
-      },
-      removeStale: async () => undefined,
-    };
-  };
-  /** What a survivor would replay: each message's latest entry, unless its end was recorded after it. */
-  const replayable = (): Map<number, number> => {
-    const indexes: SpoolRecordIndex[] = records.map((record) =>
-      record.entries === undefined ? { seq: record.seq, ended: record.ended ?? [] } : { seq: record.seq, pks: record.entries.map((entry) => entry.pk) },
-    );
-    const plan = replayPlan(indexes);
-    const versions = new Map<number, number>();
-    for (const [pk, seq] of plan) {
-      const entry = records.find((record) => record.seq === seq)?.entries?.find((candidate) => candidate.pk === pk);
-      if (entry !== undefined) versions.set(pk, entry.version);
-    }
-    return versions;
-  };
-  /** A record the cluster lost (or another node removed): what the spool's check must notice. */
-  const lose = (pick: number): void => void (records.length > 0 && records.splice(pick % records.length, 1));
-  return { state, writes, replayable, lose };
-}
 
 async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<void> {
   const rows = new Map<number, Row>();

@@ -18,8 +18,12 @@ import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 const TENANT = 'acme';
 const SPOOL_STREAM = 'MAILPROXY_FLEET_SPOOL';
-/** A node silent this long is adopted (the tests' heartbeats are fast; at least node_timeout_seconds). */
-const ADOPT_AFTER_SECONDS = '3';
+/**
+ * A node silent this long is adopted (the tests' heartbeats are fast; at least node_timeout_seconds). Well above
+ * the heartbeat stalls of a loaded test run: a live node adopted meanwhile sends what it kept twice (README), which
+ * the first test would count against the lost node's duplicates.
+ */
+const ADOPT_AFTER_SECONDS = '8';
 
 let fleet: TestFleet;
 let sink: SmtpSink;

@@ -9,6 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyseBounce } from '../../src/bounce/bounce-parser.js';
 import { parseReportOf } from '../../src/bounce/parse-report.js';
+import { dsnReportText } from '../helpers/bounce-mail.js';
 
 const both = (text: string): Buffer[] => [Buffer.from(text, 'utf8'), Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8')];
 
@@ -32,29 +33,7 @@ Message-ID: <rcpt-7@acme.example>
 Thanks.
 `;
 
-const report = (groupFields: string, original = ''): string => `From: Mail Delivery System <MAILER-DAEMON@mx.example.net>
-To: app@acme.example
-Subject: Undelivered Mail Returned to Sender
-MIME-Version: 1.0
-Content-Type: multipart/report; report-type=delivery-status; boundary="B"
-
---B
-Content-Type: text/plain
-
-Your message could not be delivered.
-
---B
-Content-Type: message/delivery-status
-
-Reporting-MTA: dns; mx.example.net
-
-${groupFields}
-Action: failed
-Status: 5.1.1
-Diagnostic-Code: smtp; 550 5.1.1 User unknown
-
-${original}--B--
-`;
+const report = (groupFields: string, original = ''): string => dsnReportText(groupFields, { original });
 
 describe('the recipient of a forwarded or aliased message is the address we sent to', () => {
   it('prefers Original-Recipient to a Final-Recipient on another domain, and keeps that one as an alternate', async () => {

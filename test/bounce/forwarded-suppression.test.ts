@@ -5,8 +5,9 @@
  * The suppression must hit the address we sent to, never the forwarding target.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { bounceToml, startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
 import { dsnFor } from '../helpers/bounce-mail.js';
+import { idleBounceToml, sentThroughSink } from '../helpers/bounce-scenario.js';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 
@@ -21,23 +22,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function startWithBounceMailbox(peer: DovecotPeer): Promise<ReportScenario> {
-  const extraToml = `
-${bounceToml(peer)}processed_folder = "Processed"
-unmatched_folder = "Unmatched"
-poll_interval_seconds = 3600
-`;
-  return startReportScenario(cleanups, { extraToml });
-}
-
-/** Sends `id` to `to` through the sink and answers the raw message the sink received. */
-async function sent(s: ReportScenario, key: string, id: string, to: string[]): Promise<Buffer> {
-  expect((await s.fx.post(key, [message(id, { to })])).status).toBe(200);
-  await s.fx.settle();
-  const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${id}`));
-  if (copy === undefined) throw new Error(`the sink did not receive ${id}`);
-  return copy.raw;
-}
+const startWithBounceMailbox = (peer: DovecotPeer): Promise<ReportScenario> => startReportScenario(cleanups, { extraToml: idleBounceToml(peer) });
+const sent = sentThroughSink;
 
 const suppressed = async (s: ReportScenario): Promise<string[]> =>
   ((await s.fx.admin('GET', '/suppressions?tenant_id=acme')).body.suppressions as Array<{ address: string }>).map((entry) => entry.address).sort();

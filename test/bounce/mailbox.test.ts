@@ -6,8 +6,9 @@
  * the suppression list, the folders of the mailbox.
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { bounceToml, startDovecot, type DovecotPeer } from '../peers/dovecot.js';
+import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
 import { arfFor, dsnFor, ordinaryMail } from '../helpers/bounce-mail.js';
+import { idleBounceToml, sentThroughSink } from '../helpers/bounce-scenario.js';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,25 +26,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** IDLE, not the poll, must bring each bounce: the poll interval is far beyond any wait below. */
-const idleBounceToml = (peer: DovecotPeer, extra = ''): string => `
-${bounceToml(peer)}processed_folder = "Processed"
-unmatched_folder = "Unmatched"
-poll_interval_seconds = 3600
-reconnect_initial_seconds = 0.1
-reconnect_max_seconds = 0.5
-${extra}
-`;
-
-/** Sends `id` to `to` through the sink and answers the raw message the sink received. */
-async function sent(s: ReportScenario, key: string, id: string, to: string): Promise<Buffer> {
-  const response = await s.fx.post(key, [message(id, { to })]);
-  expect(response.status).toBe(200);
-  await s.fx.settle();
-  const copy = s.sink.messages.find((received) => received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${id}`));
-  if (copy === undefined) throw new Error(`the sink did not receive ${id}`);
-  return copy.raw;
-}
+const sent = sentThroughSink;
 
 const bounceStatus = async (s: ReportScenario) => (await s.fx.admin('GET', '/bounce/status')).body.mailboxes[0] as Record<string, unknown>;
 

@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyseBounce } from '../../src/bounce/bounce-parser.js';
+import { dsnReportText } from '../helpers/bounce-mail.js';
 
 const both = (text: string): Buffer[] => [Buffer.from(text, 'utf8'), Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8')];
 
@@ -16,29 +17,7 @@ async function recipientOf(text: string): Promise<Array<string | null>> {
   return found;
 }
 
-const dsn = (groupFields: string): string => `From: Mail Delivery System <MAILER-DAEMON@mx.acme.example>
-To: app@acme.example
-Subject: Undelivered Mail Returned to Sender
-MIME-Version: 1.0
-Content-Type: multipart/report; report-type=delivery-status; boundary="B"
-
---B
-Content-Type: text/plain
-
-Your message could not be delivered.
-
---B
-Content-Type: message/delivery-status
-
-Reporting-MTA: dns; mx.acme.example
-
-${groupFields}
-Action: failed
-Status: 5.1.1
-Diagnostic-Code: smtp; 550 5.1.1 User unknown
-
---B--
-`;
+const dsn = (groupFields: string): string => dsnReportText(groupFields, { reportingMta: 'mx.acme.example' });
 
 describe('where a bounce names its failed recipient', () => {
   it('Final-Recipient, normalised: type, brackets and the case of the domain', async () => {

@@ -116,3 +116,34 @@ Hello, could you please resend my invoice?
 `),
   );
 }
+
+/**
+ * A multipart/report DSN as text (LF), one recipient group of `groupFields` failed with 5.1.1,
+ * from `reportingMta`, with `original` (a message/rfc822 part, `--B` first) before the end.
+ */
+export const dsnReportText = (groupFields: string, options: { reportingMta?: string; original?: string } = {}): string => {
+  const mta = options.reportingMta ?? 'mx.example.net';
+  return `From: Mail Delivery System <MAILER-DAEMON@${mta}>
+To: app@acme.example
+Subject: Undelivered Mail Returned to Sender
+MIME-Version: 1.0
+Content-Type: multipart/report; report-type=delivery-status; boundary="B"
+
+--B
+Content-Type: text/plain
+
+Your message could not be delivered.
+
+--B
+Content-Type: message/delivery-status
+
+Reporting-MTA: dns; ${mta}
+
+${groupFields}
+Action: failed
+Status: 5.1.1
+Diagnostic-Code: smtp; 550 5.1.1 User unknown
+
+${options.original ?? ''}--B--
+`;
+};

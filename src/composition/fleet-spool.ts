@@ -52,7 +52,7 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
   store.onEvent((_tenantId, eventType, _accountId, _text, messagePk) => spool.observe(eventType, messagePk));
   ctx.metrics.readSpoolFrom(() => {
     const { pending, lastCheck, repaired } = spool.status();
-    return { checked: lastCheck === null ? null : { waiting: lastCheck.waiting, held: lastCheck.waiting - lastCheck.missing }, pending, repaired };
+    return { checked: lastCheck, pending, repaired };
   });
   let intake: ReturnType<typeof createSpoolIntake> | null = null;
   return {
@@ -70,10 +70,7 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
       return {
         pending_entries: pending,
         held_entries: held,
-        checked:
-          lastCheck === null
-            ? null
-            : { at: new Date(lastCheck.at).toISOString(), waiting_messages: lastCheck.waiting, entries: lastCheck.waiting - lastCheck.missing },
+        checked: lastCheck === null ? null : { at: new Date(lastCheck.at).toISOString(), waiting_messages: lastCheck.waiting, entries: lastCheck.entries },
         repaired,
         unrecorded_ends: unrecordedEnds,
         answered_unreplicated: intake?.answeredUnreplicated() ?? 0,

@@ -15,11 +15,11 @@ import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const PAGE = 1000;
 
-/** The last check: when, how many messages waited, how many of them had no replayable entry. */
+/** The last check: when, how many messages waited, how many of them had an entry a survivor would replay. */
 export interface SpoolCheck {
   at: number;
   waiting: number;
-  missing: number;
+  entries: number;
 }
 
 export interface SpoolCheckDeps {
@@ -60,7 +60,7 @@ export function createSpoolCheck(deps: SpoolCheckDeps) {
       // Read and judged in one turn: no write lands, and no event is flushed, in between.
       const waiting = allWaiting(deps.rows);
       const missing = ledger.missing(waiting, deps.busy, present, listedAfter);
-      last = { at, waiting: waiting.length, missing: missing.length };
+      last = { at, waiting: waiting.length, entries: waiting.length - missing.length };
       if (missing.length === 0) return 0;
       repaired += missing.length;
       log.warn({ missing: missing.length, waiting: waiting.length }, 'waiting messages without a replicated spool entry: written again');

@@ -8,7 +8,7 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 
 export interface FleetSpoolHealth {
   /** At the last check (null before the first): messages waiting here, and how many had a replayable entry. */
-  checked: { waiting: number; held: number } | null;
+  checked: { waiting: number; entries: number } | null;
   /** Entries the cluster has not taken yet. */
   pending: number;
   /** Waiting messages found without an entry and written again since the start. */
@@ -31,7 +31,7 @@ export function registerFleetSpoolMetrics(registers: Registry[], health: () => F
     registers,
     collect() {
       const checked = health().checked;
-      if (checked !== null) this.set(checked.held);
+      if (checked !== null) this.set(checked.entries);
     },
   });
   new Gauge({

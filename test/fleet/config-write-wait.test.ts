@@ -7,7 +7,7 @@
  * a change is still refused at once (test/fleet/shared-config.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLEET_TOKEN, fleetOf, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { FLEET_TOKEN, startFleet, untilFleet, type TestFleet } from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
 
 let fleet: TestFleet;
@@ -28,11 +28,7 @@ describe('a configuration change while the bucket has no leader', () => {
     // Two of three servers gone: no stream of the cluster has a quorum, while the node still reaches the third.
     const [, second, third] = fleet.cluster.servers;
     await Promise.all([second!.kill(), third!.kill()]);
-    const deadline = Date.now() + 30_000;
-    while (!(await fleetOf(first!.url)).connected) {
-      if (Date.now() > deadline) throw new Error('n1 never reached the remaining server');
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await untilFleet(first!.url, (seen) => seen.connected, 'n1 to reach the remaining server');
     const asked = Date.now();
     const change = admin('POST', '/tenant', { id: 'during' });
     // The servers come back while the change waits.

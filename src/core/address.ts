@@ -45,6 +45,12 @@ export function parseMailbox(text: string): Mailbox | null {
   return { name: name === '' ? null : name, address };
 }
 
+/** An address's local part and domain, split at its last `@` (a quoted local part may hold one). */
+export function splitAddress(address: string): [local: string, domain: string] {
+  const at = address.lastIndexOf('@');
+  return [address.slice(0, at), address.slice(at + 1)];
+}
+
 /** The form used for suppression lookups and de-duplication: the domain is case-insensitive. */
 export function normalizeAddress(address: string): string {
   const at = address.lastIndexOf('@');

@@ -4,7 +4,7 @@
  * which recipients to suppress. Pure: the poller looks candidates up and the
  * store writes the plan.
  */
-import { normalizeAddress } from './address.js';
+import { normalizeAddress, splitAddress } from './address.js';
 import { correlateReferences, type Correlated } from './correlation.js';
 import type {
   BounceDisposition,
@@ -77,11 +77,6 @@ function isHostQualifiedFormOf(named: string, ours: string): boolean {
   const [namedLocal, namedDomain] = splitAddress(named);
   const [ourLocal, ourDomain] = splitAddress(ours);
   return namedLocal === ourLocal && namedDomain.endsWith(`.${ourDomain}`);
-}
-
-function splitAddress(address: string): [string, string] {
-  const at = address.lastIndexOf('@');
-  return [address.slice(0, at), address.slice(at + 1)];
 }
 
 const bounded = (text: string | null): string | null =>

@@ -40,10 +40,15 @@ export async function openSubmission(port: number, options: SubmitOptions = {}):
     socketTimeout: 30_000,
   });
   connection.on('error', () => undefined);
+  // A server killed before its greeting closes the socket without an error: nodemailer then
+  // only emits 'end' (and its greeting timer dies with the connection), so 'end' rejects too.
   await new Promise<void>((resolve, reject) => {
+    const ended = () => reject(new Error('the connection ended before the greeting'));
     connection.once('error', reject);
+    connection.once('end', ended);
     connection.connect(() => {
       connection.off('error', reject);
+      connection.off('end', ended);
       resolve();
     });
   });

@@ -20,6 +20,7 @@ const ROOMS = [
   'sync',
   'outbox',
   'fleet',
+  'nats',
   'metrics',
   'runtime',
 ];
@@ -29,9 +30,11 @@ const ROOMS = [
  * edge in front of the API: it reuses the API's edge pieces (error statuses, the client address,
  * input validation, the cursor format); the API never imports the console. JetStream commands
  * (ingress/commands) are parsed with the API's /add-messages parser. The fleet's own streams (the
- * replicated spool) are written through the event mirror's acknowledged publisher.
+ * replicated spool) are written through the event mirror's acknowledged publisher. src/nats is the
+ * link to the NATS server that the mirror and the fleet share: its connection lifecycle and the typed
+ * codec of what they write to JetStream.
  */
-const ALSO = { 'ingress/console': ['ingress/http'], 'ingress/commands': ['ingress/http'], fleet: ['outbox'] };
+const ALSO = { 'ingress/console': ['ingress/http'], 'ingress/commands': ['ingress/http'], fleet: ['outbox', 'nats'], outbox: ['nats'] };
 const KERNEL = ['runtime'];
 
 /**
@@ -55,7 +58,7 @@ const LIBRARIES = [
   ['smtp-server', 'ingress/smtp'],
   ['nodemailer', 'delivery'],
   ['imapflow|mailparser|fast-xml-parser', 'bounce'],
-  ['nats', '(outbox|fleet)'],
+  ['nats', '(outbox|fleet|nats)'],
   ['pino', 'runtime'],
   ['smol-toml', 'config'],
   ['prom-client', 'metrics'],
@@ -80,7 +83,7 @@ module.exports = {
     {
       name: 'zod-at-the-edges',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/(config|ingress|sync)/', '\\.test\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/(config|ingress|sync|nats)/', '\\.test\\.ts$'] },
       to: { path: 'node_modules/zod(/|$)' },
     },
     {

@@ -93,50 +93,65 @@ export function planBounce(findings: BounceFindings, correlation: Correlation, p
     return { disposition, unmatchedReason: null, match: null, ...empty };
   }
   if (!correlation.matched) return { disposition: 'unmatched', unmatchedReason: correlation.reason, match: null, ...empty };
+  const plan: BouncePlan = {
+    disposition: 'processed',
+    unmatchedReason: null,
+    match: { candidate: correlation.candidate, by: correlation.by },
+    ...empty,
+  };
+  const matched = { ...correlation, policy, now };
+  return findings.kind === 'complaint' ? planComplaint(findings, matched, plan) : planBounces(findings, matched, plan);
+}
 
-  const { candidate, by } = correlation;
+/** A matched message, with what the plan needs to record about it. */
+interface Matched {
+  candidate: Extract<Correlation, { matched: true }>['candidate'];
+  by: Extract<Correlation, { matched: true }>['by'];
+  policy: BouncePolicy;
+  now: number;
+}
+
+/** The suppression of `address` that a bounce or a complaint asks for (none without an address). */
+function suppression(matched: Matched, address: string | null, source: 'bounce' | 'complaint', reason: string | null): SuppressionRecord[] {
+  const { candidate, policy, now } = matched;
   const expiresAt = policy.suppressionTtlMs === null ? null : now + policy.suppressionTtlMs;
-  const suppress = (address: string | null, source: 'bounce' | 'complaint', reason: string | null): SuppressionRecord[] =>
-    address === null ? [] : [{ tenantId: candidate.tenantId, address, reason, source, createdAt: now, expiresAt }];
-  const plan: BouncePlan = { disposition: 'processed', unmatchedReason: null, match: { candidate, by }, bounces: [], complaints: [], suppressions: [] };
+  return address === null ? [] : [{ tenantId: candidate.tenantId, address, reason, source, createdAt: now, expiresAt }];
+}
 
-  if (findings.kind === 'complaint') {
-    const finding = findings.recipients[0];
-    const recipient = ourRecipient(finding, candidate);
-    const complaint: ComplaintRecord = {
-      tenantId: candidate.tenantId,
-      messageId: candidate.id,
-      feedbackType: findings.feedbackType,
-      recipient,
-      at: now,
-      details: { matched_by: by },
-    };
-    plan.complaints.push(complaint);
-    if (policy.suppressComplaints) plan.suppressions.push(...suppress(recipient, 'complaint', `complaint: ${findings.feedbackType ?? 'abuse'}`));
-    return plan;
-  }
+function planComplaint(findings: BounceFindings, matched: Matched, plan: BouncePlan): BouncePlan {
+  const { candidate, by, policy, now } = matched;
+  const recipient = ourRecipient(findings.recipients[0], candidate);
+  const complaint: ComplaintRecord = {
+    tenantId: candidate.tenantId,
+    messageId: candidate.id,
+    feedbackType: findings.feedbackType,
+    recipient,
+    at: now,
+    details: { matched_by: by },
+  };
+  plan.complaints.push(complaint);
+  if (policy.suppressComplaints) plan.suppressions.push(...suppression(matched, recipient, 'complaint', `complaint: ${findings.feedbackType ?? 'abuse'}`));
+  return plan;
+}
 
-  // A DSN that names nobody still tells of the message: one verdict without a recipient.
-  const findingsToRecord =
-    findings.recipients.length > 0
-      ? findings.recipients
-      : [
-          {
-            recipient: null,
-            action: findings.kind === 'delayed' ? 'delayed' : 'failed',
-            bounceType: null,
-            enhancedStatus: null,
-            replyCode: null,
-            reason: null,
-            diagnostic: null,
-          },
-        ];
+/** A DSN that names nobody still tells of the message: one verdict without a recipient. */
+const nobodyNamed = (findings: BounceFindings): RecipientFinding => ({
+  recipient: null,
+  action: findings.kind === 'delayed' ? 'delayed' : 'failed',
+  bounceType: null,
+  enhancedStatus: null,
+  replyCode: null,
+  reason: null,
+  diagnostic: null,
+});
+
+function planBounces(findings: BounceFindings, matched: Matched, plan: BouncePlan): BouncePlan {
+  const { candidate, by, policy, now } = matched;
   const seen = new Set<string>();
-  for (const finding of findingsToRecord) {
+  for (const finding of findings.recipients.length > 0 ? findings.recipients : [nobodyNamed(findings)]) {
     const recipient = ourRecipient(finding, candidate);
-    const key = recipient ?? '';
-    if (seen.has(key)) continue;
-    seen.add(key);
+    if (seen.has(recipient ?? '')) continue;
+    seen.add(recipient ?? '');
     const type = typeOf(finding);
     const bounce: BounceRecord = {
       tenantId: candidate.tenantId,
@@ -156,9 +171,8 @@ export function planBounce(findings: BounceFindings, correlation: Correlation, p
     };
     plan.bounces.push(bounce);
     if (type === 'hard' && policy.suppressHardBounces) {
-      plan.suppressions.push(
-        ...suppress(recipient, 'bounce', `${finding.enhancedStatus ?? finding.replyCode ?? 'hard bounce'} ${finding.reason ?? ''}`.trim()),
-      );
+      const reason = `${finding.enhancedStatus ?? finding.replyCode ?? 'hard bounce'} ${finding.reason ?? ''}`.trim();
+      plan.suppressions.push(...suppression(matched, recipient, 'bounce', reason));
     }
   }
   return plan;

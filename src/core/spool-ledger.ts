@@ -1,5 +1,5 @@
 /**
- * What a fleet node knows of its own replicated spool (issue 25), the pure
+ * What a fleet node knows of its own replicated spool, the pure
  * part: which record holds each waiting message's entry, which finished
  * messages' entries a survivor could still read, and so what may be purged
  * (everything below the watermark) and what must be recorded as ended instead

@@ -1,5 +1,5 @@
 /**
- * A fleet node's replicated spool (issue 25): every message it has not
+ * A fleet node's replicated spool: every message it has not
  * finished is also held by the cluster (spool-stream.ts), so that losing the
  * node and its disk loses no acknowledged mail; a survivor adopts the entries
  * (spool-adoption.ts).

@@ -1,5 +1,5 @@
 /**
- * Adopting a lost node's spool (issue 25). When a node has been silent (or
+ * Adopting a lost node's spool. When a node has been silent (or
  * stopped) for `adoptAfterMs`, one survivor wins the lease `adopt.<node>.<instance>`
  * in the fleet's bucket (create, or compare-and-set over an adopter that died
  * mid-way) and replays every entry the lost node left: each is adopted into

@@ -1,5 +1,5 @@
 /**
- * The fleet's replicated spool on JetStream (issue 25; the records' encoding
+ * The fleet's replicated spool on JetStream (the records' encoding
  * is spool-records.ts): one stream, each node's records under
  * `<prefix>.<node>.<instance>.>` (the instance names the
  * data directory: a node on a new disk starts its pks again, and must never

@@ -1,5 +1,5 @@
 /**
- * Fleet durability (issue 25), the pure part: what a node keeps on the
+ * Fleet durability, the pure part: what a node keeps on the
  * cluster for each message it has not finished (its replicated spool entry),
  * which lost spools a survivor may adopt, and what an adoption lease says. A
  * message's entry is the same record a drain hands to a peer

@@ -1,5 +1,5 @@
 /**
- * What a fleet node knows of its own replicated spool (issue 25), the pure
+ * What a fleet node knows of its own replicated spool, the pure
  * part: which record holds each waiting message's entry, which finished
  * messages' entries a survivor could still read, and so what may be purged
  * (everything below the watermark) and what must be recorded as ended instead
@@ -58,105 +58,146 @@ export interface SpoolLedger {
   counts(): { held: number; unrecordedEnds: number };
 }
 
-export function createSpoolLedger(moveAfterEntries = MOVE_AFTER_ENTRIES): SpoolLedger {
+/**
+ * A class rather than a closure: its entries, ends, records and writes under way are state that
+ * most answers read together.
+ */
+class Ledger implements SpoolLedger {
   /** The sequence of the record holding each waiting message's entry. */
-  const held = new Map<number, number>();
+  private readonly held = new Map<number, number>();
   /** Finished messages whose entry (at that sequence) may still be read: neither purged nor its end recorded. */
-  const ended = new Map<number, number>();
+  private readonly ended = new Map<number, number>();
   /** Finished messages whose entry keeps its bytes in an object: it goes once the record naming it was purged. */
-  const finishedObjects = new Map<number, number>();
+  private readonly finishedObjects = new Map<number, number>();
   /** How many entries (or ends) each record holds, while above the purge. */
-  const recordSizes = new Map<number, number>();
+  private readonly recordSizes = new Map<number, number>();
   /** The subject of each record holding entries, while above the purge. */
-  const recordSubjects = new Map<number, string>();
+  private readonly recordSubjects = new Map<number, string>();
   /** Messages whose last write failed (perhaps after it landed) and was not written again since. */
-  const unsure = new Set<number>();
+  private readonly unsure = new Set<number>();
   /** Writes under way, each with the highest sequence acknowledged when it was sent. */
-  const inFlight = new Map<symbol, number>();
-  let top = 0;
-  let removedBelow = 0;
+  private readonly inFlight = new Map<symbol, number>();
+  private highest = 0;
+  private removedBelow = 0;
 
-  return {
-    begin() {
-      const write = Symbol('write');
-      inFlight.set(write, top);
-      return write;
-    },
-    end: (write) => void inFlight.delete(write),
-    written(seqs, subjects) {
-      if (subjects !== undefined) for (const [seq, subject] of subjects) if (seq >= removedBelow) recordSubjects.set(seq, subject);
-      for (const [pk, seq] of seqs) {
-        held.set(pk, seq);
-        unsure.delete(pk);
-        // Written again after its end (resent): the entry is the message's again.
-        ended.delete(pk);
-        finishedObjects.delete(pk);
-        recordSizes.set(seq, (recordSizes.get(seq) ?? 0) + 1);
-        top = Math.max(top, seq);
-      }
-    },
-    failed(pks) {
-      for (const pk of pks) unsure.add(pk);
-    },
-    finished(pk, hasObject) {
-      const seq = held.get(pk);
-      if (seq === undefined) {
-        // An entry may sit anywhere above what is purged now: its end is recorded, so that no survivor sends it again.
-        if (unsure.delete(pk)) ended.set(pk, Number.POSITIVE_INFINITY);
-        return;
-      }
-      held.delete(pk);
-      ended.set(pk, seq);
-      if (hasObject) finishedObjects.set(pk, seq);
-    },
-    endsWritten(pks, seq) {
-      top = Math.max(top, seq);
-      // Counted with the entries behind a long waiter: ends recorded every few moments pile up behind it too.
-      recordSizes.set(seq, pks.length);
-      for (const pk of pks) ended.delete(pk);
-    },
-    holds: (pk) => held.has(pk),
-    top: () => top,
-    reached(seq) {
-      top = Math.max(top, seq);
-    },
-    missing(waiting, busy, present, listedAfter) {
-      return waiting.filter((pk) => {
-        if (busy(pk)) return false;
-        const seq = held.get(pk);
-        if (seq === undefined) return true;
-        // Written again since the listing began: its record may not be listed yet.
-        if (seq > listedAfter) return false;
-        const subject = recordSubjects.get(seq);
-        return subject !== undefined && !present.has(subject);
-      });
-    },
-    watermark() {
-      let lowest = top + 1;
-      for (const seq of held.values()) lowest = Math.min(lowest, seq);
-      for (const floor of inFlight.values()) lowest = Math.min(lowest, floor + 1);
-      return lowest;
-    },
-    endsAbove: (below) => [...ended].flatMap(([pk, seq]) => (seq >= below ? [pk] : [])),
-    unrecorded: (pks) => pks.filter((pk) => ended.has(pk)),
-    purgeDue: (below) => below > removedBelow,
-    purged(below) {
-      removedBelow = Math.max(removedBelow, below);
-      for (const [pk, seq] of ended) if (seq < below) ended.delete(pk);
-      for (const seq of recordSizes.keys()) if (seq < below) recordSizes.delete(seq);
-      for (const seq of recordSubjects.keys()) if (seq < below) recordSubjects.delete(seq);
-      return [...finishedObjects].flatMap(([pk, seq]) => (seq < below ? [pk] : []));
-    },
-    released: (pk) => void finishedObjects.delete(pk),
-    longWaiters(limit) {
-      let behind = 0;
-      for (const size of recordSizes.values()) behind += size;
-      if (behind - held.size <= Math.max(moveAfterEntries, 4 * held.size)) return [];
-      return [...held]
-        .sort((a, b) => a[1] - b[1])
-        .slice(0, limit)
-        .map(([pk]) => pk);
-    },
-    counts: () => ({ held: held.size, unrecordedEnds: ended.size }),
-  };
+  constructor(private readonly moveAfterEntries: number) {}
+
+  begin(): symbol {
+    const write = Symbol('write');
+    this.inFlight.set(write, this.highest);
+    return write;
+  }
+
+  end(write: symbol): void {
+    this.inFlight.delete(write);
+  }
+
+  written(seqs: ReadonlyMap<number, number>, subjects?: ReadonlyMap<number, string>): void {
+    if (subjects !== undefined) for (const [seq, subject] of subjects) if (seq >= this.removedBelow) this.recordSubjects.set(seq, subject);
+    for (const [pk, seq] of seqs) {
+      this.held.set(pk, seq);
+      this.unsure.delete(pk);
+      // Written again after its end (resent): the entry is the message's again.
+      this.ended.delete(pk);
+      this.finishedObjects.delete(pk);
+      this.recordSizes.set(seq, (this.recordSizes.get(seq) ?? 0) + 1);
+      this.highest = Math.max(this.highest, seq);
+    }
+  }
+
+  failed(pks: readonly number[]): void {
+    for (const pk of pks) this.unsure.add(pk);
+  }
+
+  finished(pk: number, hasObject: boolean): void {
+    const seq = this.held.get(pk);
+    if (seq === undefined) {
+      // An entry may sit anywhere above what is purged now: its end is recorded, so that no survivor sends it again.
+      if (this.unsure.delete(pk)) this.ended.set(pk, Number.POSITIVE_INFINITY);
+      return;
+    }
+    this.held.delete(pk);
+    this.ended.set(pk, seq);
+    if (hasObject) this.finishedObjects.set(pk, seq);
+  }
+
+  endsWritten(pks: readonly number[], seq: number): void {
+    this.highest = Math.max(this.highest, seq);
+    // Counted with the entries behind a long waiter: ends recorded every few moments pile up behind it too.
+    this.recordSizes.set(seq, pks.length);
+    for (const pk of pks) this.ended.delete(pk);
+  }
+
+  holds(pk: number): boolean {
+    return this.held.has(pk);
+  }
+
+  top(): number {
+    return this.highest;
+  }
+
+  reached(seq: number): void {
+    this.highest = Math.max(this.highest, seq);
+  }
+
+  missing(waiting: readonly number[], busy: (pk: number) => boolean, present: ReadonlySet<string>, listedAfter: number): number[] {
+    return waiting.filter((pk) => {
+      if (busy(pk)) return false;
+      const seq = this.held.get(pk);
+      if (seq === undefined) return true;
+      // Written again since the listing began: its record may not be listed yet.
+      if (seq > listedAfter) return false;
+      const subject = this.recordSubjects.get(seq);
+      return subject !== undefined && !present.has(subject);
+    });
+  }
+
+  watermark(): number {
+    let lowest = this.highest + 1;
+    for (const seq of this.held.values()) lowest = Math.min(lowest, seq);
+    for (const floor of this.inFlight.values()) lowest = Math.min(lowest, floor + 1);
+    return lowest;
+  }
+
+  endsAbove(below: number): number[] {
+    return [...this.ended].flatMap(([pk, seq]) => (seq >= below ? [pk] : []));
+  }
+
+  unrecorded(pks: readonly number[]): number[] {
+    return pks.filter((pk) => this.ended.has(pk));
+  }
+
+  purgeDue(below: number): boolean {
+    return below > this.removedBelow;
+  }
+
+  purged(below: number): number[] {
+    this.removedBelow = Math.max(this.removedBelow, below);
+    for (const [pk, seq] of this.ended) if (seq < below) this.ended.delete(pk);
+    for (const seq of this.recordSizes.keys()) if (seq < below) this.recordSizes.delete(seq);
+    for (const seq of this.recordSubjects.keys()) if (seq < below) this.recordSubjects.delete(seq);
+    return [...this.finishedObjects].flatMap(([pk, seq]) => (seq < below ? [pk] : []));
+  }
+
+  released(pk: number): void {
+    this.finishedObjects.delete(pk);
+  }
+
+  longWaiters(limit: number): number[] {
+    let behind = 0;
+    for (const size of this.recordSizes.values()) behind += size;
+    if (behind - this.held.size <= Math.max(this.moveAfterEntries, 4 * this.held.size)) return [];
+    return [...this.held]
+      .sort((a, b) => a[1] - b[1])
+      .slice(0, limit)
+      .map(([pk]) => pk);
+  }
+
+  counts(): { held: number; unrecordedEnds: number } {
+    return { held: this.held.size, unrecordedEnds: this.ended.size };
+  }
+}
+
+export function createSpoolLedger(moveAfterEntries = MOVE_AFTER_ENTRIES): SpoolLedger {
+  return new Ledger(moveAfterEntries);
 }

@@ -1,5 +1,5 @@
 /**
- * The order of a replicated spool's work on each message (issue 25): a
+ * The order of a replicated spool's work on each message: a
  * message's writes, and the record of its end, run one after the other (a
  * fast send never leaves a late write above its end), while different
  * messages' work runs together. Messages whose entry the cluster did not take

@@ -1,5 +1,5 @@
 /**
- * Fleet intake over the replicated spool (issue 25): a submission is answered
+ * Fleet intake over the replicated spool: a submission is answered
  * once its messages are committed here and the cluster holds their entries.
  * The wait rides out a reconnection or a stream's leader election; a cluster
  * away longer than `ackTimeoutMs` does not stop intake (FLEET.md: a node cut

@@ -1,5 +1,5 @@
 /**
- * A fleet node back on its old disk after being away (issue 25): if a survivor
+ * A fleet node back on its old disk after being away: if a survivor
  * took the lease on its spool, it waits for that adoption to end, then gives up
  * (as `moved`, naming the adopter) every waiting message whose client id the
  * claims name another node for, before it sends anything. It writes its

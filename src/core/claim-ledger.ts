@@ -8,7 +8,8 @@
  */
 
 /**
- * One record of the claim log.
+ * One record of the claim log (src/nats/wire-schemas.ts reads it off the log and refuses what
+ * is not one: an unknown kind, a malformed node id or key, more keys than a request carries).
  * - `claim`: `node` holds each key nobody held before it in the log.
  * - `take`: `node` takes each key over from `from` (which answered that it has no such message), if `from` still holds it.
  * - `assign`: `node` holds each key, whoever held it (a message adopted from a draining node now lives there).
@@ -28,28 +29,6 @@ export interface ClaimIndex {
   holders(keys: readonly string[]): Map<string, string>;
   /** Forgets claims made before `before` (epoch ms): the log keeps them no longer either. Answers how many. */
   prune(before: number): number;
-}
-
-const NODE = /^[A-Za-z0-9_-]{1,64}$/;
-const KEY = /^[0-9a-f]{32}$/;
-/** Bounds what one record can make the index do: a request holds at most a few thousand messages. */
-const MAX_KEYS = 10_000;
-
-/**
- * The record a log entry carries, or null when it is not one this version can apply: another
- * version's or another writer's entry is skipped rather than guessed at (its keys then stay as
- * they were, which errs on answering a repeat through the holder's own check).
- */
-export function claimRecordOf(value: unknown): ClaimRecord | null {
-  if (typeof value !== 'object' || value === null) return null;
-  const { kind, node, at, keys, from } = value as Record<string, unknown>;
-  if (typeof node !== 'string' || !NODE.test(node)) return null;
-  if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0) return null;
-  if (!Array.isArray(keys) || keys.length === 0 || keys.length > MAX_KEYS) return null;
-  if (!keys.every((key): key is string => typeof key === 'string' && KEY.test(key))) return null;
-  if (kind === 'claim' || kind === 'assign') return { kind, node, at, keys };
-  if (kind === 'take' && typeof from === 'string' && NODE.test(from)) return { kind, node, from, at, keys };
-  return null;
 }
 
 /** What a record does to one key's holder: the rule every node's index applies in log order. */

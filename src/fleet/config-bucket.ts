@@ -11,9 +11,8 @@ import type { Logger } from '../core/logger.js';
 import { conflict, unavailable } from '../core/replicated-writes.js';
 import type { ConfigBucket, ConfigEntry, ConfigKey, ConfigValue } from '../core/config-replica.js';
 import { configKeyName } from '../core/config-replica.js';
+import { storedConfigCodec } from '../nats/wire-schemas.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 /** JetStream's "wrong last sequence": the compare-and-set lost. */
 const WRONG_LAST_SEQUENCE = 10071;
 
@@ -58,7 +57,7 @@ export function createJetStreamConfigBucket(link: ConfigBucketLink): ConfigBucke
   return {
     async write(key: ConfigKey, value: ConfigValue, expected: number | null): Promise<number> {
       const name = configKeyName(key);
-      const data = encoder.encode(JSON.stringify({ key, ...value }));
+      const data = storedConfigCodec.encode({ key, ...value });
       const deadline = clock.now() + waitMs;
       let sent = false;
       for (;;) {
@@ -106,14 +105,10 @@ function noResponders(error: unknown): boolean {
 /** An entry of the bucket as the node applies it; null for what is not one of ours (a deleted or purged key, a foreign value). */
 export function configEntryOf(entry: KvEntry): ConfigEntry | null {
   if (entry.operation !== 'PUT') return null;
-  try {
-    const parsed = JSON.parse(decoder.decode(entry.value)) as Partial<ConfigValue> & { key?: ConfigKey };
-    if (parsed.key === undefined || typeof parsed.origin !== 'string' || !Array.isArray(parsed.changes)) return null;
-    if (parsed.rows !== null && !Array.isArray(parsed.rows)) return null;
-    // The key is the bucket's, not the value's word for it: a value copied under another key is refused.
-    if (configKeyName(parsed.key) !== entry.key) return null;
-    return { key: parsed.key, revision: entry.revision, value: { rows: parsed.rows ?? null, origin: parsed.origin, changes: parsed.changes } };
-  } catch {
-    return null;
-  }
+  const read = storedConfigCodec.read(entry.value);
+  if (!read.ok) return null;
+  const { key, rows, origin, changes } = read.value;
+  // The key is the bucket's, not the value's word for it: a value copied under another key is refused.
+  if (configKeyName(key) !== entry.key) return null;
+  return { key, revision: entry.revision, value: { rows, origin, changes } };
 }

@@ -6,31 +6,15 @@
  * in between leaves it here (the peer keeps its copy; a drain run again finds
  * it there by client id and only removes it here). `adopt` is the peer's side.
  */
-import type { NatsConnection } from 'nats';
 import { AppError, errorText } from '../core/app-error.js';
 import type { Clock } from '../core/clock.js';
-import {
-  adoptedDueAt,
-  drainTargets,
-  peersInTurn,
-  phaseAfterPass,
-  type AdoptAnswer,
-  type DrainPhase,
-  type DrainProgress,
-  type MessageTransfer,
-  type MessageTransferStore,
-  type StoredTransfer,
-} from '../core/fleet-drain.js';
+import { phaseAfterPass, type AdoptAnswer, type DrainPhase, type DrainProgress, type MessageTransferStore } from '../core/fleet-drain.js';
 import type { Logger } from '../core/logger.js';
+import { createDrainAdoption } from './drain-adoption.js';
+import { createDrainPass, DrainTally } from './drain-pass.js';
 import type { FleetLink } from './fleet-service.js';
 
-/** Adopt requests: outside `mailproxy.>`, which the event stream captures. */
-export const adoptSubject = (nodeId: string): string => `mailproxy_fleet_drain.${nodeId}.adopt`;
-
-const PASS_SIZE = 200;
-/** Messages in flight to peers at once: enough to hide the round trip, few enough not to flood a peer's single writer. */
-const IN_FLIGHT = 16;
-const ADOPT_TIMEOUT_MS = 10_000;
+export { adoptSubject } from './drain-pass.js';
 
 export interface FleetDrainDeps {
   link: FleetLink;
@@ -50,78 +34,41 @@ export interface FleetDrainDeps {
 }
 
 export function createFleetDrain(deps: FleetDrainDeps) {
-  const { link, store, clock, log } = deps;
+  const { link, store, log } = deps;
   let phase: DrainPhase = 'active';
   let running: Promise<void> | null = null;
-  const moved: Record<string, number> = {};
-  let lastError: string | null = null;
-  /** Counts the messages offered, so that the round robin goes on across passes. */
-  let turn = 0;
-
-  const offer = async (nc: NatsConnection, message: StoredTransfer, peers: readonly string[]): Promise<boolean> => {
-    const transfer: MessageTransfer = { ...message, origin_node: link.nodeId };
-    for (const peer of peers) {
-      let answer: AdoptAnswer;
-      try {
-        answer = (await nc.request(adoptSubject(peer), JSON.stringify(transfer), { timeout: ADOPT_TIMEOUT_MS })).json<AdoptAnswer>();
-      } catch (error) {
-        lastError = `${peer}: ${errorText(error)}`;
-        continue;
-      }
-      if (!answer.ok) {
-        lastError = `${peer}: ${answer.code} ${answer.message}`;
-        continue;
-      }
-      if (store.moved(message.origin_pk, peer, answer.pk, clock.now())) moved[peer] = (moved[peer] ?? 0) + 1;
-      return true;
-    }
-    return false;
-  };
-
-  /** One pass over what waits; answers how many messages it moved. */
-  const pass = async (nc: NatsConnection, refused: Set<number>): Promise<number> => {
-    const batch = store.waiting(PASS_SIZE + refused.size).filter((message) => !refused.has(message.origin_pk));
-    const targets = drainTargets(link.nodeId, link.aliveNodes());
-    if (batch.length > 0 && targets.length === 0) lastError = 'no live peer to take the mail';
-    let count = 0;
-    let next = 0;
-    const worker = async (): Promise<void> => {
-      while (next < batch.length) {
-        const index = next++;
-        const message = batch[index] as StoredTransfer;
-        if (await offer(nc, message, peersInTurn(targets, turn++))) count += 1;
-        else refused.add(message.origin_pk);
-      }
-    };
-    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, batch.length) }, worker));
-    return count;
-  };
+  const tally = new DrainTally();
+  const pass = createDrainPass(deps, tally);
+  const adopt = createDrainAdoption({ ...deps, nodeId: link.nodeId }, () => phase);
 
   const run = async (): Promise<void> => {
     await deps.announce('draining');
     await deps.intakeSettled();
     await deps.stopSending();
     const nc = link.connection();
-    if (nc === null) lastError = 'not joined to the fleet';
+    if (nc === null) tally.lastError = 'not joined to the fleet';
     // Passes until nothing is left, or until a pass moves nothing (no peer would take what is left).
     const refused = new Set<number>();
     if (nc !== null) while ((await pass(nc, refused)) > 0);
     const waiting = store.waitingCount();
     phase = phaseAfterPass(waiting);
     if (phase === 'drained') {
-      lastError = null;
+      tally.lastError = null;
       await deps.announce('drained');
     }
-    log.info({ moved, waiting, lastError }, phase === 'drained' ? 'node drained: it may be stopped' : 'drain pass left mail waiting');
+    log.info(
+      { moved: tally.moved, waiting, lastError: tally.lastError },
+      phase === 'drained' ? 'node drained: it may be stopped' : 'drain pass left mail waiting',
+    );
   };
 
   return {
     phase: () => phase,
     progress: (): DrainProgress & { running: boolean } => ({
       phase,
-      moved: { ...moved },
+      moved: { ...tally.moved },
       waiting: store.waitingCount(),
-      last_error: lastError,
+      last_error: tally.lastError,
       running: running !== null,
     }),
     /** Starts a drain (or another pass of one that left mail); resolves when the pass is over. */
@@ -129,7 +76,7 @@ export function createFleetDrain(deps: FleetDrainDeps) {
       if (phase === 'active') phase = 'draining';
       running ??= run()
         .catch((error: unknown) => {
-          lastError = errorText(error);
+          tally.lastError = errorText(error);
           log.error({ err: error }, 'drain failed');
         })
         .finally(() => (running = null));
@@ -144,18 +91,7 @@ export function createFleetDrain(deps: FleetDrainDeps) {
             details: { node_id: link.nodeId, phase },
           }),
     /** A peer hands us one of its messages. */
-    async adopt(request: unknown): Promise<AdoptAnswer> {
-      if (phase !== 'active') return { ok: false, code: 'NODE_DRAINING', message: `node ${link.nodeId} is draining too` };
-      const transfer = request as MessageTransfer;
-      const now = clock.now();
-      const adopted = store.adopt(transfer, adoptedDueAt(transfer, now), now);
-      if (!adopted.already) deps.wake();
-      // Before the answer: a repeat of this id posted to the draining node is then told it is here.
-      await deps
-        .holdId(transfer.tenant_id, transfer.id)
-        .catch((error: unknown) => log.warn({ err: error }, 'could not name this node as the holder of an adopted id'));
-      return { ok: true, pk: adopted.pk, already: adopted.already };
-    },
+    adopt: (request: unknown): Promise<AdoptAnswer> => adopt(request),
   };
 }
 

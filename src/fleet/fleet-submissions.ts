@@ -18,22 +18,20 @@
  * request is accepted on the local check only, and a warning is logged and
  * counted in `skipped`.
  */
-import type { NatsConnection } from 'nats';
-import { AppError } from '../core/app-error.js';
+import type { AppError } from '../core/app-error.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import type { Principal } from '../core/principal.js';
 import type { MessageQueue } from '../core/queue.js';
 import { refusal, rejection, type Rejection } from '../core/rejection.js';
 import type { SubmissionItem, SubmissionResult, SubmissionService } from '../core/submission-service.js';
+import { holderRequestCodec } from '../nats/wire-schemas.js';
 import { within } from '../runtime/within.js';
+import { claimablesOf, createHolderCheck, type Claimable } from './client-id-holders.js';
 import type { FleetLink } from './fleet-service.js';
 import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
+import { IntakeGate } from './intake-gate.js';
 
-/** Requests to the holder of a claim: outside `mailproxy.>`, which the event stream captures. */
-export const holderSubject = (nodeId: string): string => `mailproxy_fleet_idem.${nodeId}.has`;
-
-const ASK_TIMEOUT_MS = 2000;
+export { holderSubject } from './client-id-holders.js';
 
 export interface FleetSubmissionsDeps {
   link: FleetLink;
@@ -47,99 +45,16 @@ export interface FleetSubmissionsDeps {
   claimTimeoutMs: number;
 }
 
-interface Claimable {
-  item: SubmissionItem;
-  tenantId: string;
-  id: string;
-  key: string;
-}
-
-/** The items a holder is asked about: `{items:[{tenant_id,id}]}`. */
-function holderItems(request: unknown): Array<{ tenant_id: string; id: string }> {
-  const { items } = (request ?? {}) as { items?: unknown };
-  return (Array.isArray(items) ? (items as unknown[]) : []).map((item) => {
-    const { tenant_id: tenant, id: clientId } = (item ?? {}) as { tenant_id?: unknown; id?: unknown };
-    return { tenant_id: String(tenant), id: String(clientId) };
-  });
-}
+const merge = (result: SubmissionResult, extra: readonly Rejection[]): SubmissionResult =>
+  extra.length === 0 ? result : { queued: result.queued, rejected: [...result.rejected, ...extra].sort((a, b) => a.index - b.index) };
 
 export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubmissionsDeps) {
-  const { link, claims, log } = deps;
+  const { link, log } = deps;
   /** Keys claimed by requests not yet committed: the holder's answer to "do you have it?" counts them. */
-  const pending = new Map<string, number>();
+  const pending = new PendingKeys();
+  const gate = new IntakeGate();
+  const heldElsewhere = createHolderCheck(deps);
   let skipped = 0;
-  /** Requests past the drain's gate and not yet answered: a drain waits for them before it reads what waits. */
-  let inFlight = 0;
-  const settled: Array<() => void> = [];
-
-  const claimables = (principal: Principal, items: readonly SubmissionItem[]): Claimable[] => {
-    const found: Claimable[] = [];
-    for (const item of items) {
-      const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
-      if (item.problem !== undefined || item.id === null || tenantId === undefined) continue;
-      found.push({ item, tenantId, id: item.id, key: claimKey(tenantId, item.id) });
-    }
-    // Ids this node has are its own business: the local rule decides them, no round trip.
-    const byTenant = new Map<string, Claimable[]>();
-    for (const entry of found) {
-      const entries = byTenant.get(entry.tenantId);
-      if (entries === undefined) byTenant.set(entry.tenantId, [entry]);
-      else entries.push(entry);
-    }
-    return [...byTenant].flatMap(([tenantId, entries]) => {
-      const known = deps.queue.states(
-        tenantId,
-        entries.map((entry) => entry.id),
-      );
-      return entries.filter((entry) => !known.has(entry.id));
-    });
-  };
-
-  /** Asks `node` which of the entries it has (or is committing); one that does not answer is taken to have them all. */
-  const ask = async (nc: NatsConnection, node: string, asked: readonly Claimable[]): Promise<boolean[]> => {
-    const request = { items: asked.map((entry) => ({ tenant_id: entry.tenantId, id: entry.id })) };
-    const answer = await nc
-      .request(holderSubject(node), JSON.stringify(request), { timeout: ASK_TIMEOUT_MS })
-      .then((reply) => reply.json<{ has?: unknown }>())
-      .catch(() => null);
-    const has = answer?.has;
-    return Array.isArray(has) && has.length === asked.length ? has.map((value) => value !== false) : asked.map(() => true);
-  };
-
-  /**
-   * The keys another node holds and still has a message for: the request's keys claimed in one
-   * record, each other holder asked once for all of its keys, and those it has no message for
-   * taken over in one record more.
-   */
-  const heldElsewhere = async (nc: NatsConnection, entries: ReadonlyMap<string, Claimable>): Promise<Set<string>> => {
-    const holders = await claims.claim([...entries.keys()], deps.clock.now());
-    const byHolder = new Map<string, string[]>();
-    for (const key of entries.keys()) {
-      const holder = holders.get(key) ?? link.nodeId;
-      if (holder === link.nodeId) continue;
-      const keys = byHolder.get(holder);
-      if (keys === undefined) byHolder.set(holder, [key]);
-      else keys.push(key);
-    }
-    const held = new Set<string>();
-    await Promise.all(
-      [...byHolder].map(async ([holder, keys]) => {
-        const has = await ask(
-          nc,
-          holder,
-          keys.map((key) => entries.get(key) as Claimable),
-        );
-        const free = keys.filter((key, at) => {
-          if (has[at] === true) held.add(key);
-          return has[at] !== true;
-        });
-        if (free.length === 0) return;
-        const taken = await claims.takeOver(holder, free, deps.clock.now());
-        for (const key of free) if (!taken.has(key)) held.add(key);
-      }),
-    );
-    return held;
-  };
 
   /** The items another node holds; null when the fleet could not answer in time (the check is skipped). */
   const duplicates = async (entries: readonly Claimable[]): Promise<Set<SubmissionItem> | null> => {
@@ -155,15 +70,12 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     return answered;
   };
 
-  const merge = (result: SubmissionResult, extra: readonly Rejection[]): SubmissionResult =>
-    extra.length === 0 ? result : { queued: result.queued, rejected: [...result.rejected, ...extra].sort((a, b) => a.index - b.index) };
-
   /** The fleet's check, then the local commit of what it let through. */
   const checked: SubmissionService['enqueue'] = async (principal, items, defaultPriority, correlationId, alongside) => {
-    const entries = claimables(principal, items);
+    const entries = claimablesOf(principal, items, deps.queue);
     if (entries.length === 0) return inner.enqueue(principal, items, defaultPriority, correlationId, alongside);
     const keys = entries.map((entry) => entry.key);
-    for (const key of keys) pending.set(key, (pending.get(key) ?? 0) + 1);
+    pending.add(keys);
     try {
       const held = await duplicates(entries);
       if (held === null) {
@@ -176,11 +88,7 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
       const result = await inner.enqueue(principal, rest, defaultPriority, correlationId, alongside && ((own) => alongside(merge(own, extra))));
       return merge(result, extra);
     } finally {
-      for (const key of keys) {
-        const left = (pending.get(key) ?? 1) - 1;
-        if (left <= 0) pending.delete(key);
-        else pending.set(key, left);
-      }
+      pending.remove(keys);
     }
   };
 
@@ -191,22 +99,41 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     async enqueue(principal, items, defaultPriority, correlationId, alongside) {
       const refused = deps.refusal();
       if (refused !== null) throw refused;
-      inFlight += 1;
-      try {
-        return await checked(principal, items, defaultPriority, correlationId, alongside);
-      } finally {
-        inFlight -= 1;
-        if (inFlight === 0) for (const resolve of settled.splice(0)) resolve();
-      }
+      return gate.through(() => checked(principal, items, defaultPriority, correlationId, alongside));
     },
   };
 
   return {
     submissions: service,
-    /** The holder's answer to another node: which of these client ids does this node have (or is it committing)? */
-    holds: (request: unknown): { has: boolean[] } => ({ has: holderItems(request).map((item) => has(item.tenant_id, item.id)) }),
+    /** The holder's answer to another node: which of these client ids does this node have (or is it committing)? Throws a WireError on a request that is not one. */
+    holds(request: unknown): { has: boolean[] } {
+      const read = holderRequestCodec.check(request);
+      if (!read.ok) throw read.error;
+      return { has: read.value.items.map((item) => has(item.tenant_id, item.id)) };
+    },
     skipped: () => skipped,
     /** Resolves once every request that passed the drain's gate has been answered. */
-    settled: (): Promise<void> => (inFlight === 0 ? Promise.resolve() : new Promise((resolve) => settled.push(resolve))),
+    settled: (): Promise<void> => gate.settled(),
   };
+}
+
+/** Keys counted once per request that claimed them, until it is answered. */
+class PendingKeys {
+  private readonly counts = new Map<string, number>();
+
+  add(keys: readonly string[]): void {
+    for (const key of keys) this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  remove(keys: readonly string[]): void {
+    for (const key of keys) {
+      const left = (this.counts.get(key) ?? 1) - 1;
+      if (left <= 0) this.counts.delete(key);
+      else this.counts.set(key, left);
+    }
+  }
+
+  has(key: string): boolean {
+    return this.counts.has(key);
+  }
 }

@@ -9,8 +9,8 @@
  * timed one by one.
  */
 import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import { pubAckCodec } from '../nats/wire-schemas.js';
 
-const decoder = new TextDecoder();
 const SWEEP_MS = 500;
 
 interface Waiting {
@@ -39,14 +39,12 @@ export function createAckPublisher(nc: NatsConnection, timeoutMs: number): AckPu
     waiting.delete(token);
     // An empty reply is a status: 503 when no stream listens on the subject (or none has a leader yet).
     if (data.length === 0) return entry.reject(new Error(`no acknowledgement from JetStream (status ${status ?? 'none'})`));
-    try {
-      const ack = JSON.parse(decoder.decode(data)) as { seq?: number; error?: { code?: number; description?: string } };
-      if (ack.error !== undefined) entry.reject(Object.assign(new Error(ack.error.description ?? 'JetStream refused the message'), { api_error: ack.error }));
-      else if (typeof ack.seq === 'number') entry.resolve(ack.seq);
-      else entry.reject(new Error('a JetStream acknowledgement without a sequence'));
-    } catch (error) {
-      entry.reject(error as Error);
-    }
+    const read = pubAckCodec.read(data);
+    if (!read.ok) return entry.reject(read.error);
+    const ack = read.value;
+    if (ack.error !== undefined) entry.reject(Object.assign(new Error(ack.error.description ?? 'JetStream refused the message'), { api_error: ack.error }));
+    else if (typeof ack.seq === 'number') entry.resolve(ack.seq);
+    else entry.reject(new Error('a JetStream acknowledgement without a sequence'));
   };
 
   const subscription: Subscription = nc.subscribe(`${prefix}*`, {

@@ -9,8 +9,8 @@
 import { headers, type JetStreamClient, type KV } from 'nats';
 import type { AckPublisher } from './ack-publisher.js';
 import { advances, latestKey, merge, type LatestEvent, type LatestState } from '../core/latest-state.js';
+import { latestStateCodec } from '../nats/wire-schemas.js';
 
-const encoder = new TextEncoder();
 /** JetStream's "wrong last sequence": the key moved since it was read. */
 const CAS_MISMATCH = 10071;
 const MAX_ATTEMPTS = 20;
@@ -73,7 +73,7 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
     const merged = mergeAll(current);
     if (!advances(current, merged)) return false;
     try {
-      const value = encoder.encode(JSON.stringify(merged));
+      const value = latestStateCodec.encode(merged);
       const expected = cached?.revision ?? 0;
       const revision =
         write !== undefined ? await write(key, value, expected) : cached === undefined ? await kv.create(key, value) : await kv.update(key, value, expected);
@@ -86,14 +86,14 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
   }
   for (let attempt = 1; ; attempt += 1) {
     const entry = await kv.get(key);
-    const current = entry !== null && entry.operation === 'PUT' && entry.length > 0 ? entry.json<LatestState>() : null;
+    const current = entry !== null && entry.operation === 'PUT' && entry.length > 0 ? latestStateCodec.decode(entry.value) : null;
     const merged = mergeAll(current);
     if (!advances(current, merged)) {
       if (entry !== null && current !== null) cache?.set(key, current, entry.revision);
       return false;
     }
     try {
-      const value = encoder.encode(JSON.stringify(merged));
+      const value = latestStateCodec.encode(merged);
       const revision = entry === null ? await kv.create(key, value) : await kv.update(key, value, entry.revision);
       cache?.set(key, merged, revision);
       return true;

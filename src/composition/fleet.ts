@@ -3,7 +3,8 @@
  * identity, the membership) is made first, from settings, clock, log and
  * version; everything fleet mode adds is made over it and handed to the rest
  * of the composition as decorations of the single-node services (node-mode.ts).
- * The one composition file that tells a single node from a fleet node.
+ * The one composition file that tells a single node from a fleet node; its
+ * parts are fleet-config.ts, fleet-features.ts and fleet-spool.ts.
  */
 import { localMessages } from '../core/fleet-view.js';
 import type { Clock } from '../core/clock.js';
@@ -17,7 +18,7 @@ import { createViewResponder } from '../fleet/view-responder.js';
 import type { SqliteStore } from '../store/index.js';
 import { createFleetFeatures } from './fleet-features.js';
 import type { DaemonContext, FleetModeSettings, NodeIntake, NodeMode, NodeReach, NodeStreams, NodeWork } from './node-mode.js';
-import { createSharedConfig, shareConfigWrites, type SharedConfig } from './shared-config.js';
+import { createSharedConfig, shareConfigWrites, type SharedConfig } from './fleet-config.js';
 
 /** How often wanted leases are retried while the cluster is away (and membership changes looked for). */
 const LIMITS_RETRY_MS = 1000;

@@ -24,7 +24,7 @@ import type { Metrics, MetricsSources } from '../metrics/registry.js';
 import type { Stage } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { WebhookService, WebhookServiceDeps } from '../ingress/webhooks/webhook-service.js';
-import type { AdminWrites, SharedAdmin } from './shared-config.js';
+import type { AdminWrites, SharedAdmin } from './fleet-config.js';
 
 /** What every part of the composition is made with. */
 export interface DaemonContext {

@@ -2,8 +2,8 @@
  * A fleet node's idempotency across nodes and its drain, over the
  * fleet's link: the submission service wrapped with the fleet's claims and
  * the drain's intake gate, the drain itself, and the requests other nodes
- * make of this one. Null for a single node, which pays nothing for them.
- * Composition only: no behaviour of its own.
+ * make of this one. Made by fleet.ts, for a fleet node only: a single node
+ * pays nothing for them. Composition only: no behaviour of its own.
  */
 import { createFleetDrain, adoptSubject } from '../fleet/fleet-drain.js';
 import { createFleetResponder } from '../fleet/fleet-responder.js';
@@ -40,7 +40,8 @@ export function createFleetFeatures(settings: FleetModeSettings, ctx: DaemonCont
     link,
     store: store.transfer,
     announce: (phase) => fleet.announce(phase),
-    // Bound late: the wrapped submissions are made below, over the drain's gate.
+    // The drain and the wrapped submissions need each other (their intake waits on its gate, it waits for their
+    // submissions in flight): read through the submissions made just below, over the drain's gate.
     intakeSettled: () => fleetSubmissions.settled(),
     stopSending: () => work.delivery.dispatcher.stop(ctx.settings.shutdownMs),
     wake: work.wake,

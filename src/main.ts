@@ -11,15 +11,15 @@ import type { Logger } from './core/logger.js';
 import { daemonSettings, type Config } from './config/index.js';
 import type { MailboxWatchers } from './bounce/bounce-service.js';
 import { createIntake } from './composition/intake.js';
-import { createFleetFeatures, type FleetFeatures } from './composition/fleet-features.js';
-import { createSharedConfig } from './composition/shared-config.js';
+import { createFleetNode, singleNode } from './composition/fleet.js';
+import type { NodeIntake } from './composition/node-mode.js';
 import { createStreams, type Streams } from './composition/streams.js';
 import { createWork, type Work } from './composition/work.js';
 import type { Dispatcher } from './delivery/dispatcher.js';
 import type { SmtpIngress } from './ingress/smtp/index.js';
 import { createMetrics } from './metrics/registry.js';
 import type { DaemonMirror } from './outbox/mirror-service.js';
-import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Service, type Stage } from './runtime/index.js';
+import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/daemon-keys.js';
 import { openStoreService, type StoreService } from './store/store-service.js';
 import type { SqliteStore } from './store/index.js';
@@ -58,33 +58,29 @@ export interface Daemon {
 export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const { log, clock, ids } = deps;
   const settings = daemonSettings(deps.config);
+  const version = deps.version ?? mailproxyVersion();
   const keys = openDaemonKeys(settings.keys, log);
   const stored = openStoreService(settings, { secrets: keys.secrets, ids, clock, log });
-  // Fleet mode: the admin use-cases share their writes through the fleet's bucket (null: a single node, as always).
-  const shared = settings.fleet === null ? null : createSharedConfig(settings.fleet, { store: stored.store, clock, log });
-  const store = shared?.store ?? stored.store;
+  // Alone, or a node of a fleet whose link is made first and whose features decorate the single-node services.
+  const node = settings.fleet === null ? singleNode(stored.store) : createFleetNode(settings.fleet, { store: stored.store, clock, log, version });
+  const store = node.store;
   const ctx = {
     settings,
     store,
-    configWrites: shared?.writes ?? null,
+    node,
     clock,
     ids,
     log,
     random: deps.random ?? Math.random,
-    metrics: createMetrics({ version: deps.version ?? mailproxyVersion() }),
+    metrics: createMetrics({ version }),
     attempts: createAttemptLog(),
   };
   const work = createWork(ctx);
-  const streams = createStreams(ctx, work);
-  const fleetFeatures = createFleetFeatures(ctx, work, streams);
-  const intake = createIntake(ctx, keys, work, streams, fleetFeatures);
-  const follower = shared === null || streams.fleet === null ? null : shared.follow(streams.fleet.link);
-  // A change from any node: the dispatcher serves a new account or released mail, the PEC watchers follow accounts.
-  shared?.onApplied(() => {
-    work.wake();
-    streams.bounces.watchers.accountsChanged();
-  });
-  const lifecycle = createLifecycle(stages(stored, work, streams, intake, fleetFeatures, follower), log);
+  const reach = node.withWork(ctx, work);
+  const streams = createStreams(ctx, work, reach);
+  const joined = reach.withStreams({ webhooks: streams.webhooks, accountsChanged: () => streams.bounces.watchers.accountsChanged() });
+  const intake = createIntake(ctx, keys, work, streams, joined);
+  const lifecycle = createLifecycle(stages(stored, work, streams, intake, joined), log);
   await lifecycle.start();
   return {
     http: intake.http.address(),
@@ -102,28 +98,12 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 }
 
 /** The services in start order; they stop in reverse, a stage's services together. */
-function stages(
-  stored: StoreService,
-  work: Work,
-  streams: Streams,
-  intake: ReturnType<typeof createIntake>,
-  fleet: FleetFeatures | null,
-  follower: Service | null,
-): Stage[] {
+function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>, node: NodeIntake): Stage[] {
   return [
     { name: 'store', services: [stored.service] },
     { name: 'threads', services: [work.parsing.service] },
-    // A node id held by another live node refuses the start here, before anything is accepted.
-    ...(streams.fleet === null ? [] : [{ name: 'fleet', services: [streams.fleet] }]),
-    // A node that was down catches up with the shared configuration before it takes requests.
-    ...(follower === null ? [] : [{ name: 'shared configuration', services: [follower] }]),
-    ...(work.fleetLimits === null ? [] : [{ name: 'fleet limits', services: [work.fleetLimits.service] }]),
-    // Follows the fleet's claims on client ids before intake opens (fleet-wide idempotency).
-    ...(fleet === null ? [] : [{ name: 'fleet claims', services: [fleet.claimLog] }]),
-    // Back from being away: what a survivor adopted meanwhile is given up before anything is sent (issue 25).
-    ...(fleet?.durable == null ? [] : [{ name: 'fleet spool', services: [fleet.durable.adoption, fleet.durable.spool] }]),
-    // Answers the other nodes about this node's messages (one view, issue 24).
-    ...(streams.fleetView === null ? [] : [{ name: 'fleet view', services: [streams.fleetView.responder] }]),
+    // A fleet node joins, follows the fleet's configuration and claims, and answers for its messages before anything is accepted.
+    ...node.stages.joining,
     // A stream that conflicts refuses the start here, before anything is accepted.
     { name: 'event stream', services: [streams.mirror.publishing] },
     { name: 'relays', services: [work.delivery.relaying] },
@@ -134,7 +114,7 @@ function stages(
       stopping: 'listeners closed; finishing the submissions in flight',
       stopped: 'intake closed; waiting for sends and report rounds in flight',
     },
-    // Other nodes' requests (adopting a drained node's mail, "do you have this id?"): answered last, stopped first.
-    ...(fleet === null ? [] : [{ name: 'fleet requests', services: [fleet.responder] }]),
+    // Other nodes' requests of a fleet node: answered last, stopped first.
+    ...node.stages.answering,
   ];
 }

@@ -9,12 +9,10 @@ import type { AttemptLog } from '../core/attempt-log.js';
 import { createAuthenticator } from '../core/authenticator.js';
 import type { Clock, IdSource } from '../core/clock.js';
 import { createFailureThrottle } from '../core/failure-throttle.js';
-import type { FleetMessages } from '../core/fleet-view.js';
 import type { Logger } from '../core/logger.js';
 import type { BulkCommands } from '../core/message-bulk.js';
 import type { MessageCommands } from '../core/message-commands.js';
 import type { Handoff } from '../core/relay.js';
-import type { ReplicatedWrites } from '../core/replicated-writes.js';
 import type { WebhookReceiver } from '../core/provider-events.js';
 import type { SubmissionService } from '../core/submission-service.js';
 import { createSuppressionService } from '../core/suppression-service.js';
@@ -23,12 +21,9 @@ import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
 import type { MailboxWatchers } from '../bounce/bounce-service.js';
 import { createRelayProbe } from '../delivery/relay-probe.js';
-import type { FleetLimits } from '../fleet/fleet-limits.js';
-import type { FleetService } from '../fleet/fleet-service.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth } from '../ingress/http/daemon-health.js';
 import { createHttpApp } from '../ingress/http/index.js';
-import type { FleetDrainControl } from '../ingress/http/routes/fleet-drain.js';
 import type { SubmissionParsing } from '../ingress/http/parser-threads.js';
 import type { Metrics } from '../metrics/registry.js';
 import type { DaemonMirror } from '../outbox/mirror-service.js';
@@ -36,7 +31,7 @@ import type { DaemonKeys } from '../security/daemon-keys.js';
 import { newSigningSecret } from '../security/report-signature.js';
 import type { SqliteStore } from '../store/index.js';
 import type { ReportService } from '../sync/report-service.js';
-import { shareConfigWrites } from './shared-config.js';
+import type { NodeIntake, NodeMode } from './node-mode.js';
 
 /** Web console sessions: signed out after 30 idle minutes or 12 hours, whichever comes first; at most this many at once. */
 const CONSOLE_IDLE_MS = 30 * 60_000;
@@ -54,13 +49,13 @@ export function adminServices(deps: {
   /** Accounts were saved or deleted: the dispatcher and the PEC watchers follow at once. */
   wake(): void;
   accountsChanged(): void;
-  /** Fleet mode: configuration writes go to the fleet's bucket first (shared-config.ts); null on a single node. */
-  configWrites: ReplicatedWrites | null;
+  /** Alone or in a fleet: in a fleet, configuration writes go to the fleet's bucket first. */
+  node: NodeMode;
 }) {
   const { store, keys, clock, ids } = deps;
   const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }, metrics?: DaemonKeys['metrics']) =>
     createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock, metrics });
-  return shareConfigWrites(deps.configWrites, {
+  return deps.node.shareAdmin({
     // The metrics token is the API's alone (GET /metrics); the console and SMTP AUTH never take it.
     authenticator: authenticator(keys.admin, deps.settings.http.authThrottle, keys.metrics),
     // SMTP AUTH takes tenant keys only: the admin token is never a mailbox password.
@@ -88,22 +83,15 @@ export function adminServices(deps: {
 
 type AdminServices = ReturnType<typeof adminServices>;
 
-/** The API, and the web console in front of it on the same listener. */
-export function createApi(
-  deps: AdminServices & {
+/** What the API and the console are made with. */
+type ApiDeps = AdminServices &
+  NodeIntake['api'] & {
     store: SqliteStore;
     delivery: DeliveryService;
     reports: ReportService;
     mirror: DaemonMirror;
     bounces: MailboxWatchers;
-    fleet: FleetService | null;
-    fleetDrain: FleetDrainControl | null;
-    fleetLimits: FleetLimits | null;
-    /** A fleet node's replicated spool (issue 25); null without one. */
-    fleetSpool: (() => Record<string, unknown>) | null;
-    /** Fleet-wide message reads and commands; null for a single node. */
-    fleetMessages: FleetMessages | null;
-    /** Provider webhooks (issue 27). */
+    /** Provider webhooks. */
     webhooks: WebhookReceiver;
     parsing: SubmissionParsing;
     metrics: Metrics;
@@ -115,23 +103,41 @@ export function createApi(
     log: Logger;
     maxBodyBytes: number;
     webhookMaxBodyBytes: number;
-  },
-) {
-  const { store, delivery, reports, mirror, bounces, fleet, parsing, clock, log } = deps;
-  // A fleet node's view, with its fleet-wide limits' leases (and whether it is cut off from them).
-  const fleetStatus = () =>
-    fleet === null
-      ? null
-      : Object.assign(
-          fleet.status(),
-          deps.fleetLimits === null ? {} : { limits: deps.fleetLimits.status() },
-          deps.fleetSpool === null ? {} : { spool: deps.fleetSpool() },
-        );
+  };
+
+/** GET /status's parts and /ready's checks: the store, the dispatcher, the parser threads, and the node's own. */
+function daemonStatus(deps: ApiDeps) {
+  const { store, delivery, reports, bounces, mirror, parsing } = deps;
+  return {
+    health: daemonHealth({
+      dispatcherRunning: () => delivery.dispatcher.isRunning(),
+      store,
+      relays: () => delivery.handoff.connections(),
+      parserReady: parsing.ready,
+      reports: () => reports.status.list(),
+      bounces: () => bounces.status(),
+      mirror: () => mirror.status(),
+      fleet: deps.fleetStatus,
+      fleetQueues: deps.fleetQueues,
+    }),
+    readiness: [
+      { name: 'store', check: () => (store.ping(), true) },
+      { name: 'dispatcher', check: () => delivery.dispatcher.isRunning() },
+      // Intake needs its parser threads; a relay thread being replaced only delays delivery.
+      ...(parsing.ready === null ? [] : [{ name: 'parser', check: parsing.ready }]),
+      ...deps.readiness,
+    ],
+  };
+}
+
+/** The API, and the web console in front of it on the same listener. */
+export function createApi(deps: ApiDeps) {
+  const { store, reports, mirror, bounces, parsing, clock, log } = deps;
+  const { health, readiness } = daemonStatus(deps);
   const api = createHttpApp({
     ...deps,
     syncStatus: reports.status,
     mirrorStatus: () => mirror.status(),
-    fleetStatus,
     bounces: { ledger: store.bounceLedger, status: () => bounces.status() },
     pecReceipts: store.pecReceipts,
     backups: store,
@@ -139,29 +145,8 @@ export function createApi(
     intake: deps.metrics.intake,
     requests: deps.metrics.http,
     search: store.search,
-    status: {
-      queue: store.queueStatus,
-      clock,
-      health: daemonHealth({
-        dispatcherRunning: () => delivery.dispatcher.isRunning(),
-        store,
-        relays: () => delivery.handoff.connections(),
-        parserReady: parsing.ready,
-        reports: () => reports.status.list(),
-        bounces: () => bounces.status(),
-        mirror: () => mirror.status(),
-        fleet: fleetStatus,
-        fleetQueues: deps.fleetMessages === null ? null : () => deps.fleetMessages!.queues(),
-      }),
-    },
-    readiness: [
-      { name: 'store', check: () => (store.ping(), true) },
-      { name: 'dispatcher', check: () => delivery.dispatcher.isRunning() },
-      // Intake needs its parser threads; a relay thread being replaced only delays delivery.
-      ...(parsing.ready === null ? [] : [{ name: 'parser', check: parsing.ready }]),
-      // A draining node tells load balancers to move away.
-      ...(deps.fleetDrain === null ? [] : [{ name: 'fleet_drain', check: () => deps.fleetDrain?.phase() === 'active' }]),
-    ],
+    status: { queue: store.queueStatus, clock, health },
+    readiness,
     log: log.child({ component: 'http' }),
   });
   const webConsole = createConsoleApp({

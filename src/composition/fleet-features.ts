@@ -1,18 +1,18 @@
 /**
- * A fleet node's idempotency across nodes and its drain (issue 24), over the
+ * A fleet node's idempotency across nodes and its drain, over the
  * fleet's link: the submission service wrapped with the fleet's claims and
  * the drain's intake gate, the drain itself, and the requests other nodes
- * make of this one. Null for a single node, which pays nothing for them.
- * Composition only: no behaviour of its own.
+ * make of this one. Made by fleet.ts, for a fleet node only: a single node
+ * pays nothing for them. Composition only: no behaviour of its own.
  */
 import { createFleetDrain, adoptSubject } from '../fleet/fleet-drain.js';
 import { createFleetResponder } from '../fleet/fleet-responder.js';
 import { createFleetSubmissions, holderSubject } from '../fleet/fleet-submissions.js';
 import { createClaimLog } from '../fleet/claim-log.js';
 import { createClientIdClaims } from '../fleet/idempotency-claims.js';
+import type { FleetService } from '../fleet/fleet-service.js';
 import { createFleetSpool } from './fleet-spool.js';
-import type { Streams } from './streams.js';
-import type { DaemonContext, Work } from './work.js';
+import type { DaemonContext, FleetModeSettings, NodeWork } from './node-mode.js';
 
 /** The stream of client-id claims (its own, beside the membership's bucket), outside the event stream's `mailproxy.>`. */
 const CLAIM_STREAM = 'MAILPROXY_FLEET_CLAIMS';
@@ -20,18 +20,16 @@ const CLAIM_SUBJECTS = 'mailproxy_fleet_claims';
 /** How long a submission waits for the fleet's answer before it goes on with the local check alone. */
 const CLAIM_TIMEOUT_MS = 3000;
 
-export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Streams) {
-  const fleet = streams.fleet;
-  const { settings, store, clock, log } = ctx;
-  if (fleet === null || settings.fleet === null) return null;
+export function createFleetFeatures(settings: FleetModeSettings, ctx: DaemonContext, work: NodeWork, fleet: FleetService) {
+  const { store, clock, log } = ctx;
   const { link } = fleet;
   const index = store.claimIndex();
   const claimLog = createClaimLog(
     {
       stream: CLAIM_STREAM,
       subjectPrefix: CLAIM_SUBJECTS,
-      replicas: settings.fleet.replicas,
-      maxAgeMs: settings.retention.reportedMessagesMs,
+      replicas: settings.replicas,
+      maxAgeMs: ctx.settings.retention.reportedMessagesMs,
       checkMs: 1000,
       catchUpMs: 5000,
     },
@@ -42,9 +40,10 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
     link,
     store: store.transfer,
     announce: (phase) => fleet.announce(phase),
-    // Bound late: the wrapped submissions are made below, over the drain's gate.
+    // The drain and the wrapped submissions need each other (their intake waits on its gate, it waits for their
+    // submissions in flight): read through the submissions made just below, over the drain's gate.
     intakeSettled: () => fleetSubmissions.settled(),
-    stopSending: () => work.delivery.dispatcher.stop(settings.shutdownMs),
+    stopSending: () => work.delivery.dispatcher.stop(ctx.settings.shutdownMs),
     wake: work.wake,
     holdId: (tenantId, id) => claims.assign(tenantId, id, clock.now()),
     clock,
@@ -59,7 +58,7 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
     log: log.child({ component: 'fleet-idempotency' }),
     claimTimeoutMs: CLAIM_TIMEOUT_MS,
   });
-  const durable = createFleetSpool(ctx, work, { link, claims, index });
+  const durable = settings.spool ? createFleetSpool(settings, ctx, work, { link, claims, index, submissions: fleetSubmissions.submissions }) : null;
   const responder = createFleetResponder(
     link,
     {
@@ -71,11 +70,9 @@ export function createFleetFeatures(ctx: DaemonContext, work: Work, streams: Str
   return {
     claimLog,
     /** Checked against the fleet's claims, committed here, then held by the cluster before the answer. */
-    submissions: durable === null ? fleetSubmissions.submissions : durable.intake(fleetSubmissions.submissions),
+    submissions: durable?.submissions ?? fleetSubmissions.submissions,
     durable,
     drain: { phase: drain.phase, progress: drain.progress, drain: () => void drain.drain() },
     responder,
   };
 }
-
-export type FleetFeatures = NonNullable<ReturnType<typeof createFleetFeatures>>;

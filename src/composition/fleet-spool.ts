@@ -1,5 +1,5 @@
 /**
- * A fleet node's durability across a lost disk (issue 25): the replicated
+ * A fleet node's durability across a lost disk: the replicated
  * spool its intake waits for, and the adoption of lost nodes' spools (and of
  * this node's, given up on its return). Composition only.
  */
@@ -11,7 +11,7 @@ import { createSpoolAdoption } from '../fleet/spool-adoption.js';
 import { createSpoolIntake } from '../fleet/spool-intake.js';
 import { createSpoolStream } from '../fleet/spool-stream.js';
 import type { SubmissionService } from '../core/submission-service.js';
-import type { DaemonContext, Work } from './work.js';
+import type { DaemonContext, FleetModeSettings, NodeWork } from './node-mode.js';
 
 /** The stream of spool entries, outside the event stream's `mailproxy.>`. */
 const SPOOL_STREAM = 'MAILPROXY_FLEET_SPOOL';
@@ -23,15 +23,19 @@ const SPOOL_SUBJECTS = 'mailproxy_fleet_spool';
  */
 const ACK_TIMEOUT_MS = 20_000;
 
-export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: FleetLink; claims: ClientIdClaims; index: ClaimIndex }) {
-  const { settings, store, clock, log } = ctx;
-  if (settings.fleet === null || !settings.fleet.spool) return null;
+export function createFleetSpool(
+  settings: FleetModeSettings,
+  ctx: DaemonContext,
+  work: NodeWork,
+  fleet: { link: FleetLink; claims: ClientIdClaims; index: ClaimIndex; submissions: SubmissionService },
+) {
+  const { store, clock, log } = ctx;
   const { link } = fleet;
-  const stream = createSpoolStream({ stream: SPOOL_STREAM, subjectPrefix: SPOOL_SUBJECTS, replicas: settings.fleet.replicas });
+  const stream = createSpoolStream({ stream: SPOOL_STREAM, subjectPrefix: SPOOL_SUBJECTS, replicas: settings.replicas });
   const rows = store.spoolRows();
   const adoption = createSpoolAdoption(
     // Each check lists the registered spools (a KV listing): once a second at most, whatever the heartbeat.
-    { bucket: settings.fleet.bucket, adoptAfterMs: settings.fleet.adoptAfterMs, checkMs: Math.max(settings.fleet.heartbeatMs, 1000) },
+    { bucket: settings.bucket, adoptAfterMs: settings.adoptAfterMs, checkMs: Math.max(settings.heartbeatMs, 1000) },
     {
       link,
       stream,
@@ -46,7 +50,7 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
   );
   const spoolLog = log.child({ component: 'fleet-spool' });
   const spool = createReplicatedSpool(
-    { retryMs: 1000, checkMs: settings.fleet.spoolCheckMs },
+    { retryMs: 1000, checkMs: settings.spoolCheckMs },
     { link, rows, stream, returned: adoption.returned, adoptedWhileRunning: adoption.adoptedWhileRunning, clock, log: spoolLog },
   );
   store.onEvent((_tenantId, eventType, _accountId, _text, messagePk) => spool.observe(eventType, messagePk));
@@ -54,13 +58,12 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
     const { pending, lastCheck, repaired } = spool.status();
     return { checked: lastCheck, pending, repaired };
   });
-  let intake: ReturnType<typeof createSpoolIntake> | null = null;
+  // The submission service wrapped: answered once the cluster holds the entries.
+  const intake = createSpoolIntake(fleet.submissions, { spool, rows, ackTimeoutMs: ACK_TIMEOUT_MS, log: spoolLog });
   return {
     spool,
     adoption,
-    /** Wraps the submission service: answered once the cluster holds the entries. */
-    intake: (inner: SubmissionService): SubmissionService =>
-      (intake = createSpoolIntake(inner, { spool, rows, ackTimeoutMs: ACK_TIMEOUT_MS, log: spoolLog })).submissions,
+    submissions: intake.submissions,
     /**
      * For /status: entries the cluster has not taken yet, finished messages whose end it does not
      * know yet, answers given before it held them, messages adopted from lost nodes.
@@ -73,7 +76,7 @@ export function createFleetSpool(ctx: DaemonContext, work: Work, fleet: { link: 
         checked: lastCheck === null ? null : { at: new Date(lastCheck.at).toISOString(), waiting_messages: lastCheck.waiting, entries: lastCheck.entries },
         repaired,
         unrecorded_ends: unrecordedEnds,
-        answered_unreplicated: intake?.answeredUnreplicated() ?? 0,
+        answered_unreplicated: intake.answeredUnreplicated(),
         adopted: adoption.adopted(),
       };
     },

@@ -1,5 +1,5 @@
 /**
- * Provider webhooks (issue 27): the four adapters, the tenant's accounts'
+ * Provider webhooks: the four adapters, the tenant's accounts'
  * verification settings (read again only when the accounts change), the
  * ledger and the bounce policy. Composition only.
  */

@@ -38,20 +38,12 @@ export interface ConfigFollower extends Service {
   tick(): Promise<void>;
 }
 
-export function createConfigFollower(
-  settings: ConfigFollowerSettings,
-  deps: { link: FleetLink; rows: ConfigRows; applied(entry: ConfigEntry): void; clock: Clock; log: Logger },
-): ConfigFollower {
-  const { rows, log, clock } = deps;
-  /** The bucket as the checks read it: short API timeouts, so that a request lost in a leader election does not hold the next check back. */
-  let kv: KV | null = null;
-  /** The bucket as configuration writes use it: JetStream's own timeouts, as a write waits for its replicas. */
-  let writer: KV | null = null;
+/** The KV watch over the bucket: applies each entry, remembers the last revision, and answers who waits for one. */
+function createConfigWatch(deps: { rows: ConfigRows; applied(entry: ConfigEntry): void; log: Logger; stopped(): boolean }) {
+  const { rows, log } = deps;
   let watch: QueuedIterator<KvEntry> | null = null;
   /** The last revision the watch delivered (or the store had applied at the start). */
   let seen = 0;
-  let behindSince: number | null = null;
-  let stopped = false;
   const waiters: Array<{ revision: number; resolve: () => void }> = [];
 
   const handle = (entry: KvEntry): void => {
@@ -80,7 +72,7 @@ export function createConfigFollower(
     try {
       for await (const entry of iterator) handle(entry);
     } catch (error) {
-      if (!stopped) log.warn({ err: error }, 'shared configuration watch ended; the next check starts another');
+      if (!deps.stopped()) log.warn({ err: error }, 'shared configuration watch ended; the next check starts another');
     } finally {
       if (watch === iterator) {
         watch = null;
@@ -89,24 +81,55 @@ export function createConfigFollower(
     }
   };
 
+  return {
+    seen: () => seen,
+    /** Where a start resumes: the last revision the store applied. */
+    resumeAt(revision: number): void {
+      seen = revision;
+    },
+    running: () => watch !== null,
+    async restart(bucket: KV): Promise<void> {
+      watch?.stop();
+      watch = null;
+      const iterator = await bucket.watch({ key: '>', ...(seen > 0 ? { resumeFromRevision: seen + 1 } : {}) });
+      watch = iterator;
+      void consume(iterator);
+    },
+    reached: (revision: number): Promise<void> => (revision <= seen ? Promise.resolve() : new Promise((resolve) => waiters.push({ revision, resolve }))),
+    stop(): void {
+      watch?.stop();
+      watch = null;
+    },
+  };
+}
+
+export function createConfigFollower(
+  settings: ConfigFollowerSettings,
+  deps: { link: FleetLink; rows: ConfigRows; applied(entry: ConfigEntry): void; clock: Clock; log: Logger },
+): ConfigFollower {
+  const { rows, log, clock, link } = deps;
+  /** The bucket as the checks read it: short API timeouts, so that a request lost in a leader election does not hold the next check back. */
+  let kv: KV | null = null;
+  /** The bucket as configuration writes use it: JetStream's own timeouts, as a write waits for its replicas. */
+  let writer: KV | null = null;
+  let behindSince: number | null = null;
+  let stopped = false;
+  const watch = createConfigWatch({ rows, applied: deps.applied, log, stopped: () => stopped });
   const startWatch = async (bucket: KV): Promise<void> => {
-    watch?.stop();
-    watch = null;
-    const iterator = await bucket.watch({ key: '>', ...(seen > 0 ? { resumeFromRevision: seen + 1 } : {}) });
-    watch = iterator;
+    await watch.restart(bucket);
     behindSince = null;
-    void consume(iterator);
   };
 
   /** Opens the bucket and the watch when needed; replaces a watch that stayed behind. Answers the bucket's last revision. */
   const check = async (): Promise<number | null> => {
-    const nc = deps.link.connection();
+    const nc = link.connection();
     // Cut off: nothing to check (and no failed check logged every interval); the watch resumes once the cluster answers.
-    if (nc === null || !deps.link.connected() || stopped) return null;
+    if (nc === null || !link.connected() || stopped) return null;
     if (writer === null) writer = await openConfigBucket(nc, settings.bucket, settings.replicas);
     kv ??= await openConfigBucket(nc, settings.bucket, settings.replicas, CHECK_TIMEOUT_MS);
     const last = (await kv.status()).streamInfo.state.last_seq;
-    if (watch === null) await startWatch(kv);
+    const seen = watch.seen();
+    if (!watch.running()) await startWatch(kv);
     else if (last > seen) {
       behindSince ??= clock.now();
       if (clock.now() - behindSince >= settings.checkMs) {
@@ -117,33 +140,30 @@ export function createConfigFollower(
     return last;
   };
 
-  const reached = (revision: number): Promise<void> => (revision <= seen ? Promise.resolve() : new Promise((resolve) => waiters.push({ revision, resolve })));
-
   const loop = createPeriodicLoop({ name: 'shared-config', intervalMs: settings.checkMs, log, clock, run: async () => void (await check()) });
 
   return {
     name: 'shared-config',
-    bucket: () => (deps.link.connected() ? writer : null),
-    reachable: () => deps.link.connection() !== null && deps.link.connected(),
+    bucket: () => (link.connected() ? writer : null),
+    reachable: () => link.connection() !== null && link.connected(),
     async start() {
-      seen = rows.lastRevision();
+      watch.resumeAt(rows.lastRevision());
       // Joined at the start: catch up before taking requests (bounded; the rest comes while serving).
-      if (deps.link.connection() !== null) {
-        const caughtUp = check().then(async (last) => (last === null ? undefined : reached(last)));
+      if (link.connection() !== null) {
+        const caughtUp = check().then(async (last) => (last === null ? undefined : watch.reached(last)));
         caughtUp.catch((error: unknown) => log.warn({ err: error }, 'could not catch up with the shared configuration yet; retrying'));
         await within(
           caughtUp.catch(() => undefined),
           settings.catchUpMs,
         );
-        log.info({ revision: seen }, 'shared configuration followed');
+        log.info({ revision: watch.seen() }, 'shared configuration followed');
       }
       loop.start();
     },
     async stop() {
       stopped = true;
       await loop.stop();
-      watch?.stop();
-      watch = null;
+      watch.stop();
     },
     tick: () => loop.tick(),
   };

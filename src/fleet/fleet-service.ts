@@ -5,11 +5,12 @@
  * alone, says so in `/status` and `/ready`, and joins once the cluster answers.
  * A node id held by another live data directory refuses the start.
  */
-import { connect, type KV, type NatsConnection } from 'nats';
+import type { KV, NatsConnection } from 'nats';
 import type { Clock } from '../core/clock.js';
 import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSighting } from '../core/fleet.js';
 import type { Logger } from '../core/logger.js';
-import { createPeriodicLoop } from '../runtime/periodic-loop.js';
+import { NatsConnectionLifecycle } from '../nats/connection.js';
+import { createPeriodicLoop, type PeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service, StopBudget } from '../runtime/service.js';
 import { deadline, within } from '../runtime/within.js';
 import { readNode, readNodes, writeBeat } from './node-registry.js';
@@ -21,8 +22,8 @@ const DRAIN_MS = 1000;
 /**
  * A heartbeat (its write and the read of everyone's) that has not ended by then is given up, and
  * the next one starts afresh: a KV listing can stall without ever failing while the cluster
- * elects a leader, and a stalled step would stop the loop for good (the node then read itself as
- * missing, seen in a loaded test run).
+ * elects a leader, and a stalled step would stop the loop for good (the node then reads itself as
+ * missing).
  */
 const HEARTBEAT_DEADLINE_MS = 5000;
 /** How often a node connected to the cluster but not yet joined tries again. */
@@ -82,178 +83,174 @@ export interface FleetService extends Service {
   tick(): Promise<void>;
 }
 
+type Announced = 'active' | 'draining' | 'drained';
+
 export function createFleetService(settings: FleetSettings, deps: { clock: Clock; log: Logger; version: string }): FleetService {
-  const { clock, log } = deps;
-  let identity: NodeIdentity | null = null;
-  let connection: NatsConnection | null = null;
-  let bucket: KV | null = null;
+  return new FleetMember(settings, deps);
+}
+
+/** This node as a member of the fleet: its connection, its claim on the node id, its heartbeats. */
+class FleetMember implements FleetService {
+  readonly name = 'fleet';
+  readonly link: FleetLink;
+  readonly #nats: NatsConnectionLifecycle;
+  readonly #heartbeat: PeriodicLoop;
+  readonly #startedAt: number;
+  readonly #joinedOnce: Promise<NatsConnection>;
+  #markJoined: (nc: NatsConnection) => void = () => undefined;
+  #identity: NodeIdentity | null = null;
+  #bucket: KV | null = null;
   /** The fleet as last read (every heartbeat reads it again). */
-  let nodes: NodeSighting[] = [];
-  let connected = false;
-  let closing = false;
-  let announced: 'active' | 'draining' | 'drained' = 'active';
-  const startedAt = clock.now();
-  let markJoined: (nc: NatsConnection) => void = () => undefined;
-  const joinedOnce = new Promise<NatsConnection>((resolve) => (markJoined = resolve));
-
-  const beat = (state: NodeBeat['state']): NodeBeat => ({
-    node_id: settings.nodeId,
-    instance: identity?.instance ?? '',
-    state,
-    started_at: startedAt,
-    version: deps.version,
-  });
-
+  #nodes: NodeSighting[] = [];
+  #connected = false;
+  #announced: Announced = 'active';
   /** When the heartbeats began to fail (epoch ms); null while they land. */
-  let failingSince: number | null = null;
-  const heartbeat = createPeriodicLoop({
-    name: 'fleet-heartbeat',
-    intervalMs: settings.heartbeatMs,
-    log,
-    clock,
-    run: async () => {
-      if (bucket === null || !connected) return;
-      const kv = bucket;
-      const limit = Math.max(HEARTBEAT_DEADLINE_MS, 2 * settings.heartbeatMs);
-      try {
-        await deadline(writeBeat(kv, beat(announced)), limit, 'the fleet heartbeat write');
-        nodes = await deadline(readNodes(kv), limit, 'the read of the fleet');
-      } catch (error) {
-        // While the bucket elects a new leader every beat fails the same way for seconds: the
-        // first failure says why, the recovery says for how long; the loop would log each one.
-        if (failingSince === null) log.warn({ err: error }, 'fleet heartbeat failing');
-        failingSince ??= clock.now();
-        return;
+  #failingSince: number | null = null;
+
+  constructor(
+    private readonly settings: FleetSettings,
+    private readonly deps: { clock: Clock; log: Logger; version: string },
+  ) {
+    const { clock, log } = deps;
+    this.#startedAt = clock.now();
+    this.#joinedOnce = new Promise<NatsConnection>((resolve) => (this.#markJoined = resolve));
+    this.#nats = new NatsConnectionLifecycle(
+      { url: settings.url, name: `mailproxy-fleet-${settings.nodeId}`, connectTimeoutMs: settings.connectTimeoutMs },
+      {
+        disconnected: (server) => {
+          if (this.#connected) log.warn({ server }, 'fleet cluster unreachable; this node goes on alone');
+          this.#connected = false;
+        },
+        reconnected: (_nc, server) => {
+          this.#connected = this.#bucket !== null;
+          log.info({ server }, 'fleet cluster reachable again');
+        },
+      },
+    );
+    this.#heartbeat = createPeriodicLoop({ name: 'fleet-heartbeat', intervalMs: settings.heartbeatMs, log, clock, run: () => this.#beatOnce() });
+    this.link = this.#makeLink();
+  }
+
+  async start(): Promise<void> {
+    const { log } = this.deps;
+    this.#identity = loadNodeIdentity(this.settings.dataDir, this.settings.nodeId);
+    const first = await this.#nats.open(async (nc) => {
+      await this.#attach(nc).catch((error: unknown) => log.error({ err: error }, 'could not join the fleet'));
+    });
+    this.#heartbeat.start();
+    if (first === null) {
+      log.warn({ url: this.settings.url }, 'fleet cluster not reachable yet; this node starts alone and joins once it is');
+      return;
+    }
+    try {
+      await this.#attach(first);
+    } catch (error) {
+      // A node id held elsewhere refuses the start: the operator sees it at once.
+      if (error instanceof NodeIdInUse) {
+        await this.#heartbeat.stop();
+        await first.close();
+        throw error;
       }
-      if (failingSince !== null) log.info({ failingForMs: clock.now() - failingSince }, 'fleet heartbeat recovered');
-      failingSince = null;
-    },
-  });
+      // Anything else (the bucket's stream electing a leader after a server's loss) passes: the node starts alone and joins once it answers.
+      log.warn({ err: error }, 'could not join the fleet yet; retrying');
+      void this.#attachLater(first);
+    }
+  }
+
+  async stop(budget: StopBudget): Promise<void> {
+    this.#nats.beginClose();
+    await this.#heartbeat.stop();
+    // Said on the way out, so the others read a clean stop rather than a lost node.
+    if (this.#bucket !== null && this.#connected)
+      await within(
+        // A drained node says so still: it left with nothing to lose, rather than stopped.
+        writeBeat(this.#bucket, this.#beat(this.#announced === 'drained' ? 'drained' : 'stopped')).catch(() => undefined),
+        Math.min(STOP_WRITE_MS, budget.left()),
+      );
+    await this.#nats.close(Math.min(DRAIN_MS, budget.left()));
+  }
+
+  status(): FleetView {
+    return fleetView(this.settings.nodeId, this.#connected, this.#nodes, this.deps.clock.now(), this.settings.nodeTimeoutMs);
+  }
+
+  tick(): Promise<void> {
+    return this.#heartbeat.tick();
+  }
+
+  async announce(state: Announced): Promise<void> {
+    this.#announced = state;
+    if (this.#bucket !== null && this.#connected)
+      await writeBeat(this.#bucket, this.#beat(state)).catch((error: unknown) => this.deps.log.warn({ err: error }, 'could not write the heartbeat'));
+  }
+
+  #makeLink(): FleetLink {
+    const { nodeId } = this.settings;
+    return {
+      nodeId,
+      connection: () => (this.#bucket === null ? null : this.#nats.current()),
+      joined: () => this.#joinedOnce,
+      connected: () => this.#connected,
+      joining: () => this.#nats.current() !== null && this.#bucket === null && !this.#nats.closing(),
+      aliveNodes: () => {
+        const alive = this.status()
+          .nodes.filter((node) => node.liveness === 'alive')
+          .map((node) => node.node_id);
+        return alive.includes(nodeId) ? alive : [...alive, nodeId].sort();
+      },
+      sightings: () => this.#nodes,
+      instance: () => this.#identity?.instance ?? '',
+    };
+  }
+
+  #beat(state: NodeBeat['state']): NodeBeat {
+    return { node_id: this.settings.nodeId, instance: this.#identity?.instance ?? '', state, started_at: this.#startedAt, version: this.deps.version };
+  }
+
+  async #beatOnce(): Promise<void> {
+    const { clock, log } = this.deps;
+    if (this.#bucket === null || !this.#connected) return;
+    const kv = this.#bucket;
+    const limit = Math.max(HEARTBEAT_DEADLINE_MS, 2 * this.settings.heartbeatMs);
+    try {
+      await deadline(writeBeat(kv, this.#beat(this.#announced)), limit, 'the fleet heartbeat write');
+      this.#nodes = await deadline(readNodes(kv), limit, 'the read of the fleet');
+    } catch (error) {
+      // While the bucket elects a new leader every beat fails the same way for seconds: the
+      // first failure says why, the recovery says for how long; the loop would log each one.
+      if (this.#failingSince === null) log.warn({ err: error }, 'fleet heartbeat failing');
+      this.#failingSince ??= clock.now();
+      return;
+    }
+    if (this.#failingSince !== null) log.info({ failingForMs: clock.now() - this.#failingSince }, 'fleet heartbeat recovered');
+    this.#failingSince = null;
+  }
 
   /** Opens the bucket, claims the node id and reads the fleet: once per connection's life. */
-  const attach = async (nc: NatsConnection): Promise<void> => {
+  async #attach(nc: NatsConnection): Promise<void> {
+    const { settings } = this;
     const kv = await nc.jetstream().views.kv(settings.bucket, { history: 1, replicas: settings.replicas });
     const found = await readNode(kv, settings.nodeId);
-    const claim = nodeIdClaim(found, identity?.instance ?? '', clock.now(), settings.nodeTimeoutMs);
+    const claim = nodeIdClaim(found, this.#identity?.instance ?? '', this.deps.clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);
-    await writeBeat(kv, beat(announced));
-    nodes = await readNodes(kv);
-    bucket = kv;
-    connected = true;
-    markJoined(nc);
-    log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');
-  };
+    await writeBeat(kv, this.#beat(this.#announced));
+    this.#nodes = await readNodes(kv);
+    this.#bucket = kv;
+    this.#connected = true;
+    this.#markJoined(nc);
+    this.deps.log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');
+  }
 
   /** Tries to join again each second until it does (or the node stops). */
-  const attachLater = async (nc: NatsConnection): Promise<void> => {
-    while (!closing && bucket === null) {
+  async #attachLater(nc: NatsConnection): Promise<void> {
+    while (!this.#nats.closing() && this.#bucket === null) {
       await new Promise((resolve) => setTimeout(resolve, ATTACH_RETRY_MS));
-      if (closing) return;
+      if (this.#nats.closing()) return;
       try {
-        await attach(nc);
+        await this.#attach(nc);
       } catch (error) {
-        if (error instanceof NodeIdInUse) log.error({ err: error }, 'could not join the fleet');
+        if (error instanceof NodeIdInUse) this.deps.log.error({ err: error }, 'could not join the fleet');
       }
     }
-  };
-
-  const follow = async (nc: NatsConnection): Promise<void> => {
-    for await (const event of nc.status()) {
-      if (event.type === 'disconnect') {
-        if (connected) log.warn({ server: String(event.data) }, 'fleet cluster unreachable; this node goes on alone');
-        connected = false;
-      } else if (event.type === 'reconnect') {
-        connected = bucket !== null;
-        log.info({ server: String(event.data) }, 'fleet cluster reachable again');
-      }
-    }
-  };
-
-  const view = (): FleetView => fleetView(settings.nodeId, connected, nodes, clock.now(), settings.nodeTimeoutMs);
-  const link: FleetLink = {
-    nodeId: settings.nodeId,
-    connection: () => (bucket === null ? null : connection),
-    joined: () => joinedOnce,
-    connected: () => connected,
-    joining: () => connection !== null && bucket === null && !closing,
-    aliveNodes: () => {
-      const alive = view()
-        .nodes.filter((node) => node.liveness === 'alive')
-        .map((node) => node.node_id);
-      return alive.includes(settings.nodeId) ? alive : [...alive, settings.nodeId].sort();
-    },
-    sightings: () => nodes,
-    instance: () => identity?.instance ?? '',
-  };
-
-  return {
-    name: 'fleet',
-    link,
-    async start() {
-      identity = loadNodeIdentity(settings.dataDir, settings.nodeId);
-      const connecting = connect({
-        servers: settings.url.split(',').map((server) => server.trim()),
-        name: `mailproxy-fleet-${settings.nodeId}`,
-        maxReconnectAttempts: -1,
-        reconnectTimeWait: 1000,
-        waitOnFirstConnect: true,
-        noAsyncTraces: true,
-      });
-      let first: NatsConnection | null = null;
-      await within(
-        connecting.then((nc) => (first = nc)),
-        settings.connectTimeoutMs,
-      );
-      heartbeat.start();
-      if (first !== null) {
-        connection = first;
-        void follow(first);
-        try {
-          await attach(first);
-        } catch (error) {
-          // A node id held elsewhere refuses the start: the operator sees it at once.
-          if (error instanceof NodeIdInUse) {
-            await heartbeat.stop();
-            await (first as NatsConnection).close();
-            throw error;
-          }
-          // Anything else (the bucket's stream electing a leader after a server's loss) passes: the node starts alone and joins once it answers.
-          log.warn({ err: error }, 'could not join the fleet yet; retrying');
-          void attachLater(first);
-        }
-        return;
-      }
-      log.warn({ url: settings.url }, 'fleet cluster not reachable yet; this node starts alone and joins once it is');
-      void connecting.then(async (nc) => {
-        if (closing) return nc.close();
-        connection = nc;
-        void follow(nc);
-        await attach(nc).catch((error: unknown) => log.error({ err: error }, 'could not join the fleet'));
-      });
-    },
-    async stop(budget: StopBudget) {
-      closing = true;
-      await heartbeat.stop();
-      // Said on the way out, so the others read a clean stop rather than a lost node.
-      if (bucket !== null && connected)
-        await within(
-          // A drained node says so still: it left with nothing to lose, rather than stopped.
-          writeBeat(bucket, beat(announced === 'drained' ? 'drained' : 'stopped')).catch(() => undefined),
-          Math.min(STOP_WRITE_MS, budget.left()),
-        );
-      if (connection !== null && !connection.isClosed())
-        await within(
-          connection.drain().catch(() => undefined),
-          Math.min(DRAIN_MS, budget.left()),
-        );
-      await connection?.close();
-    },
-    status: view,
-    tick: () => heartbeat.tick(),
-    async announce(state) {
-      announced = state;
-      if (bucket !== null && connected)
-        await writeBeat(bucket, beat(state)).catch((error: unknown) => log.warn({ err: error }, 'could not write the heartbeat'));
-    },
-  };
+  }
 }

@@ -99,7 +99,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
         commands: commands === null ? null : { handled: commands.handled, dead_lettered: commands.deadLettered, waiting: commands.waiting },
       };
     },
-    stopCommands: link.stopCommands,
+    stopCommands: () => link.stopCommands(),
     async stop(graceMs = 0) {
       const until = Date.now() + graceMs;
       await link.stopCommands();

@@ -12,10 +12,9 @@ import type { Logger } from '../core/logger.js';
 import { SHARED_SUPPRESSION_WRITES, type createSuppressionService, type SuppressionService } from '../core/suppression-service.js';
 import { SHARED_TENANT_WRITES, type createTenantService, type TenantService } from '../core/tenant-service.js';
 import { createReplicatedWrites, replicateMethods, type ReplicatedWrites } from '../core/replicated-writes.js';
-import type { FleetSettings } from '../fleet/fleet-service.js';
 import { configBucketName, createJetStreamConfigBucket } from '../fleet/config-bucket.js';
 import { createConfigFollower, type ConfigFollower } from '../fleet/config-follower.js';
-import type { FleetLink } from '../fleet/fleet-service.js';
+import type { FleetLink, FleetSettings } from '../fleet/fleet-service.js';
 import type { SqliteStore } from '../store/index.js';
 
 /** A start waits this long to catch up with the bucket before taking requests (it goes on catching up after). */
@@ -30,11 +29,11 @@ export interface SharedConfig {
   /** Calls `listener` after each change applied to this node's store (its own or another node's). */
   onApplied(listener: (entry: ConfigEntry) => void): void;
   /** The follower over the fleet's link: a service of the daemon's lifecycle. */
-  follow(link: FleetLink): ConfigFollower;
+  follower: ConfigFollower;
 }
 
-export function createSharedConfig(settings: FleetSettings, deps: { store: SqliteStore; clock: Clock; log: Logger }): SharedConfig {
-  const { clock } = deps;
+export function createSharedConfig(settings: FleetSettings, deps: { store: SqliteStore; link: FleetLink; clock: Clock; log: Logger }): SharedConfig {
+  const { clock, link } = deps;
   const log = deps.log.child({ component: 'shared-config' });
   const tap = createChangeTap(deps.store.changes);
   const rows = deps.store.configRows({
@@ -48,14 +47,22 @@ export function createSharedConfig(settings: FleetSettings, deps: { store: Sqlit
   const applied = (entry: ConfigEntry): void => {
     for (const listener of listeners) listener(entry);
   };
-  let follower: ConfigFollower | null = null;
+  const follower = createConfigFollower(
+    {
+      bucket: configBucketName(settings.bucket),
+      replicas: settings.replicas,
+      checkMs: Math.min(MAX_CHECK_MS, settings.heartbeatMs),
+      catchUpMs: CATCH_UP_MS,
+    },
+    { link, rows, applied, clock, log },
+  );
   const writes = createReplicatedWrites({
     rows,
-    bucket: createJetStreamConfigBucket({ bucket: () => follower?.bucket() ?? null, reachable: () => follower?.reachable() ?? false, clock, log }),
+    bucket: createJetStreamConfigBucket({ bucket: () => follower.bucket(), reachable: () => follower.reachable(), clock, log }),
     tap,
     nodeId: settings.nodeId,
     // Joined and reaching the cluster: a bucket still opening (or electing a leader) is waited for by the write.
-    available: () => follower?.reachable() ?? false,
+    available: () => follower.reachable(),
     applied,
   });
   return {
@@ -64,32 +71,25 @@ export function createSharedConfig(settings: FleetSettings, deps: { store: Sqlit
     onApplied: (listener) => {
       listeners.push(listener);
     },
-    follow(link) {
-      follower = createConfigFollower(
-        {
-          bucket: configBucketName(settings.bucket),
-          replicas: settings.replicas,
-          checkMs: Math.min(MAX_CHECK_MS, settings.heartbeatMs),
-          catchUpMs: CATCH_UP_MS,
-        },
-        { link, rows, applied, clock, log },
-      );
-      return follower;
-    },
+    follower,
   };
 }
 
-interface AdminWrites {
+export interface AdminWrites {
   tenants: ReturnType<typeof createTenantService>;
   accounts: ReturnType<typeof createAccountService>;
   suppressions: ReturnType<typeof createSuppressionService>;
 }
 
+/** The admin services as the composition hands them out. */
+export type SharedAdmin<A extends AdminWrites> = Omit<A, keyof AdminWrites> & {
+  tenants: TenantService;
+  accounts: AccountService;
+  suppressions: SuppressionService;
+};
+
 /** The admin services as the composition hands them out: in fleet mode their shared writes go through `writes`. */
-export function shareConfigWrites<A extends AdminWrites>(
-  writes: ReplicatedWrites | null,
-  admin: A,
-): Omit<A, keyof AdminWrites> & { tenants: TenantService; accounts: AccountService; suppressions: SuppressionService } {
+export function shareConfigWrites<A extends AdminWrites>(writes: ReplicatedWrites | null, admin: A): SharedAdmin<A> {
   if (writes === null) return admin;
   return {
     ...admin,

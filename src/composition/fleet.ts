@@ -1,0 +1,144 @@
+/**
+ * Fleet mode as one unit: the fleet's link (its connection, this node's
+ * identity, the membership) is made first, from settings, clock, log and
+ * version; everything fleet mode adds is made over it and handed to the rest
+ * of the composition as decorations of the single-node services (node-mode.ts).
+ * The one composition file that tells a single node from a fleet node; its
+ * parts are fleet-config.ts, fleet-features.ts and fleet-spool.ts.
+ */
+import { localMessages } from '../core/fleet-view.js';
+import type { Clock } from '../core/clock.js';
+import type { Logger } from '../core/logger.js';
+import { SHARED_COMMANDS } from '../core/message-commands.js';
+import { replicateMethods } from '../core/replicated-writes.js';
+import { createFleetLimits, type FleetLimits } from '../fleet/fleet-limits.js';
+import { createFleetMessages } from '../fleet/fleet-messages.js';
+import { createFleetService, type FleetService } from '../fleet/fleet-service.js';
+import { createViewResponder } from '../fleet/view-responder.js';
+import type { SqliteStore } from '../store/index.js';
+import { createFleetFeatures } from './fleet-features.js';
+import type { DaemonContext, FleetModeSettings, NodeIntake, NodeMode, NodeReach, NodeStreams, NodeWork } from './node-mode.js';
+import { createSharedConfig, shareConfigWrites, type SharedConfig } from './fleet-config.js';
+
+/** How often wanted leases are retried while the cluster is away (and membership changes looked for). */
+const LIMITS_RETRY_MS = 1000;
+
+/** A node alone: every decoration leaves the single-node service as it is. */
+export function singleNode(store: SqliteStore): NodeMode {
+  return {
+    store,
+    shareAdmin: (admin) => shareConfigWrites(null, admin),
+    shareCommands: (commands) => commands,
+    delivery: {},
+    waitingUsage: (local) => local,
+    withWork: (_ctx, work) => ({
+      webhooks: {},
+      commands: {},
+      metrics: {},
+      withStreams: () => ({
+        submissions: work.submissions,
+        api: { fleetStatus: () => null, fleetDrain: null, fleetMessages: null, fleetQueues: null, readiness: [] },
+        smtp: {},
+        stages: { joining: [], answering: [] },
+      }),
+    }),
+  };
+}
+
+/** What fleet mode makes before the work: the link, the shared configuration and the fleet-wide limits over it. */
+interface FleetBase {
+  settings: FleetModeSettings;
+  fleet: FleetService;
+  shared: SharedConfig;
+  limits: FleetLimits;
+}
+
+export function createFleetNode(settings: FleetModeSettings, deps: { store: SqliteStore; clock: Clock; log: Logger; version: string }): NodeMode {
+  const { clock, log } = deps;
+  // The link first: a node id held by another live node refuses the start before anything else runs over it.
+  const fleet = createFleetService(settings, { clock, log: log.child({ component: 'fleet' }), version: deps.version });
+  // The admin use-cases share their writes through the fleet's bucket; a follower applies every node's.
+  const shared = createSharedConfig(settings, { store: deps.store, link: fleet.link, clock, log });
+  // Fleet-wide limits: a gate for the dispatcher.
+  const limits = createFleetLimits(
+    { bucket: `${settings.bucket}_limits`, replicas: settings.replicas, chunk: settings.limitChunk, retryMs: LIMITS_RETRY_MS },
+    { link: fleet.link, clock, log: log.child({ component: 'fleet-limits' }) },
+  );
+  const base: FleetBase = { settings, fleet, shared, limits };
+  return {
+    store: shared.store,
+    shareAdmin: (admin) => shareConfigWrites(shared.writes, admin),
+    shareCommands: (commands) => replicateMethods(commands, SHARED_COMMANDS, shared.writes),
+    delivery: { fleetLimits: limits.gate },
+    waitingUsage: limits.waitingUsage,
+    withWork: (ctx, work) => fleetReach(base, ctx, work),
+  };
+}
+
+/** The fleet's one view: reads and commands across the nodes, and provider events no message here matched. */
+function fleetReach(base: FleetBase, ctx: DaemonContext, work: NodeWork): NodeReach {
+  const { fleet, limits } = base;
+  // A lease came or the live nodes changed: the dispatcher looks again.
+  limits.onChange(() => work.delivery.dispatcher.wake());
+  const local = localMessages(ctx.store.search, work.commands, ctx.store.queueStatus);
+  const log = ctx.log.child({ component: 'fleet-view' });
+  const messages = createFleetMessages({ link: fleet.link, known: () => fleet.status().nodes.map((node) => node.node_id), local, log });
+  return {
+    webhooks: { elsewhere: (tenantId, events) => messages.providerEvents(tenantId, events) },
+    commands: { fleetResend: (command, tenantId, ids) => messages.command(command, 'resend', { tenant_id: tenantId, ids }) },
+    metrics: { fleetQueues: () => messages.queues() },
+    withStreams: (streams) => {
+      // Answers the other nodes about this node's messages, and applies the provider events they pass on.
+      const viewResponder = createViewResponder({ link: fleet.link, local, providerEvents: streams.webhooks.apply, log });
+      return fleetIntake(base, ctx, work, streams, { messages, viewResponder });
+    },
+  };
+}
+
+function fleetIntake(
+  base: FleetBase,
+  ctx: DaemonContext,
+  work: NodeWork,
+  streams: NodeStreams,
+  view: { messages: ReturnType<typeof createFleetMessages>; viewResponder: ReturnType<typeof createViewResponder> },
+): NodeIntake {
+  const { settings, fleet, shared, limits } = base;
+  // A change from any node: the dispatcher serves a new account or released mail, the PEC watchers follow accounts.
+  shared.onApplied(() => {
+    work.wake();
+    streams.accountsChanged();
+  });
+  const features = createFleetFeatures(settings, ctx, work, fleet);
+  const { drain, durable } = features;
+  // A fleet node's view, with its fleet-wide limits' leases (and whether it is cut off from them).
+  const fleetStatus = () => Object.assign(fleet.status(), { limits: limits.status() }, durable === null ? {} : { spool: durable.status() });
+  return {
+    submissions: features.submissions,
+    api: {
+      fleetStatus,
+      fleetDrain: drain,
+      fleetMessages: view.messages,
+      fleetQueues: () => view.messages.queues(),
+      // A draining node tells load balancers to move away.
+      readiness: [{ name: 'fleet_drain', check: () => drain.phase() === 'active' }],
+    },
+    smtp: { draining: () => drain.phase() !== 'active' },
+    stages: {
+      joining: [
+        // A node id held by another live node refuses the start here, before anything is accepted.
+        { name: 'fleet', services: [fleet] },
+        // A node that was down catches up with the shared configuration before it takes requests.
+        { name: 'shared configuration', services: [shared.follower] },
+        { name: 'fleet limits', services: [limits.service] },
+        // Follows the fleet's claims on client ids before intake opens (fleet-wide idempotency).
+        { name: 'fleet claims', services: [features.claimLog] },
+        // Back from being away: what a survivor adopted meanwhile is given up before anything is sent.
+        ...(durable === null ? [] : [{ name: 'fleet spool', services: [durable.adoption, durable.spool] }]),
+        // Answers the other nodes about this node's messages.
+        { name: 'fleet view', services: [view.viewResponder] },
+      ],
+      // Other nodes' requests (adopting a drained node's mail, "do you have this id?"): answered last, stopped first.
+      answering: [{ name: 'fleet requests', services: [features.responder] }],
+    },
+  };
+}

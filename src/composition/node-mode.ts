@@ -1,0 +1,103 @@
+/**
+ * What the composition is made with, and how a node's mode (alone, or one of
+ * a fleet) decorates the single-node services at each step of it. A single
+ * node's decorations change nothing; fleet mode's are made in fleet.ts.
+ * Types only: no behaviour of its own.
+ */
+import type { AttemptLog } from '../core/attempt-log.js';
+import type { Clock, IdSource } from '../core/clock.js';
+import type { FleetView } from '../core/fleet.js';
+import type { FleetMessages } from '../core/fleet-view.js';
+import type { Logger } from '../core/logger.js';
+import type { MessageCommands } from '../core/message-commands.js';
+import type { Usage } from '../core/rate-limit.js';
+import type { SubmissionService } from '../core/submission-service.js';
+import type { DaemonSettings } from '../config/index.js';
+import type { DeliveryDeps } from '../delivery/delivery-service.js';
+import type { Dispatcher } from '../delivery/dispatcher.js';
+import type { CommandDeps } from '../ingress/commands/index.js';
+import type { HealthSources } from '../ingress/http/daemon-health.js';
+import type { FleetDrainControl } from '../ingress/http/routes/fleet-drain.js';
+import type { ReadinessCheck } from '../ingress/http/routes/health.js';
+import type { SmtpSessionDeps } from '../ingress/smtp/index.js';
+import type { Metrics, MetricsSources } from '../metrics/registry.js';
+import type { Stage } from '../runtime/index.js';
+import type { SqliteStore } from '../store/index.js';
+import type { WebhookService, WebhookServiceDeps } from '../ingress/webhooks/webhook-service.js';
+import type { AdminWrites, SharedAdmin } from './fleet-config.js';
+
+/** What every part of the composition is made with. */
+export interface DaemonContext {
+  settings: DaemonSettings;
+  /** The store the use-cases are made with (the node's: see NodeMode.store). */
+  store: SqliteStore;
+  clock: Clock;
+  ids: IdSource;
+  log: Logger;
+  random: () => number;
+  metrics: Metrics;
+  attempts: AttemptLog;
+  node: NodeMode;
+}
+
+export type FleetModeSettings = NonNullable<DaemonSettings['fleet']>;
+
+type UsageOf = (tenantId: string, accountId: string, now: number) => Usage;
+
+/** Made before the work: how the node's use-cases and delivery are decorated. */
+export interface NodeMode {
+  /** The store the use-cases are made with: in a fleet, its change log records the changes the fleet shares. */
+  store: SqliteStore;
+  /** The admin use-cases as handed out: in a fleet, their shared writes go to the fleet's bucket first. */
+  shareAdmin<A extends AdminWrites>(admin: A): SharedAdmin<A>;
+  /** The message commands as handed out, shared as the admin writes are. */
+  shareCommands(commands: MessageCommands): MessageCommands;
+  /** What the delivery service takes beside its own deps: in a fleet, the gate of fleet-wide limits. */
+  delivery: Pick<DeliveryDeps, 'fleetLimits'>;
+  /** The usage a message's waiting reasons read: in a fleet, a window the fleet used up reads as full. */
+  waitingUsage(local: UsageOf): UsageOf;
+  /** The next step, once the work behind intake is made. */
+  withWork(ctx: DaemonContext, work: NodeWork): NodeReach;
+}
+
+/** What a node's mode takes of the work behind intake. */
+export interface NodeWork {
+  commands: MessageCommands;
+  submissions: SubmissionService;
+  wake(): void;
+  delivery: { dispatcher: Pick<Dispatcher, 'stop' | 'wake'> };
+}
+
+/** Made after the work: what the streams take of the other nodes (nothing, alone). */
+export interface NodeReach {
+  /** Provider events no message here matched go to the other nodes. */
+  webhooks: Pick<WebhookServiceDeps, 'elsewhere'>;
+  commands: Pick<CommandDeps, 'fleetResend'>;
+  metrics: Pick<MetricsSources, 'fleetQueues'>;
+  /** The last step, once the streams are made. */
+  withStreams(streams: NodeStreams): NodeIntake;
+}
+
+/** What a node's mode takes of the streams. */
+export interface NodeStreams {
+  webhooks: Pick<WebhookService, 'apply'>;
+  /** Accounts changed (here or on another node): the PEC watchers follow. */
+  accountsChanged(): void;
+}
+
+/** Made after the streams: how intake is decorated, and the node's own services. */
+export interface NodeIntake {
+  /** The submission service intake takes: in a fleet, checked against the fleet's claims and held by its spool. */
+  submissions: SubmissionService;
+  api: {
+    /** GET /status's and /ready's fleet part; null alone. */
+    fleetStatus(): FleetView | null;
+    fleetDrain: FleetDrainControl | null;
+    fleetMessages: FleetMessages | null;
+    fleetQueues: HealthSources['fleetQueues'];
+    readiness: ReadinessCheck[];
+  };
+  smtp: Pick<SmtpSessionDeps, 'draining'>;
+  /** Started after the parser threads, before the event stream; and the requests of other nodes, started last. */
+  stages: { joining: Stage[]; answering: Stage[] };
+}

@@ -21,7 +21,7 @@ import { createSuppressionService } from '../core/suppression-service.js';
 import { createTenantService } from '../core/tenant-service.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
-import type { MailboxWatchers } from '../bounce/bounce-service.js';
+import type { MailboxWatchers } from '../bounce/index.js';
 import { createRelayProbe } from '../delivery/relay-probe.js';
 import type { FleetLimits } from '../fleet/fleet-limits.js';
 import type { FleetService } from '../fleet/fleet-service.js';

@@ -5,7 +5,7 @@
  * metrics, which read them all.
  * Composition only: no behaviour of its own.
  */
-import { createBounceService } from '../bounce/bounce-service.js';
+import { createBounceService } from '../bounce/index.js';
 import { createFleetService } from '../fleet/fleet-service.js';
 import { createCommandHandler } from '../ingress/commands/index.js';
 import { createMirrorService } from '../outbox/mirror-service.js';

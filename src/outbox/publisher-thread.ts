@@ -1,5 +1,5 @@
 /**
- * The inside of the mirror's publisher thread (workers/mirror-publisher.ts is
+ * The inside of the mirror's publisher thread (mirror-publisher.thread.ts is
  * its entry): a NATS connection of its own, made at the first window and kept
  * reconnecting for good, as the main thread's is, and the windows published
  * over it (window-publisher.ts). The main thread's connection provisions the

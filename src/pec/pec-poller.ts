@@ -11,9 +11,15 @@ import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { correlateReceipt, planReceipt, type PecLedger, type PecPlan, type PecSettlement } from '../core/pec-plan.js';
 import { NOT_A_RECEIPT, type PecReceiptFindings } from '../core/pec.js';
-import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
-import { parseWithin } from './mailbox-reading.js';
-import { watchMailbox, type MailboxHandler, type MailboxWatcher, type WatcherConfig } from './mailbox-watcher.js';
+import {
+  parseWithin,
+  watchMailbox,
+  type MailboxHandler,
+  type MailboxSession,
+  type MailboxSettings,
+  type MailboxWatcher,
+  type WatcherConfig,
+} from '../mailbox/index.js';
 
 export interface PecPollerConfig extends WatcherConfig {
   /** A larger receipt is kept in part (`complete: false`). */

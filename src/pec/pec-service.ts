@@ -13,9 +13,7 @@ import type { PecLedger } from '../core/pec-plan.js';
 import type { PecReceiptFindings } from '../core/pec.js';
 import type { AccountRepository } from '../core/ports.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
-import { openImapMailbox, type MailboxSettings } from './imap-mailbox.js';
-import type { MailboxWatcher } from './mailbox-watcher.js';
-import { createParserThread } from './parser-thread.js';
+import { createParserThread, openImapMailbox, type MailboxSettings, type MailboxWatcher } from '../mailbox/index.js';
 import { createPecPoller } from './pec-poller.js';
 
 /** Mailbox watchers the daemon runs: the bounce mailboxes' (bounce-service.ts) and the PEC accounts'. */
@@ -85,7 +83,12 @@ export function createPecWatchers(
   let seenVersion: string | null = null;
   let running = false;
 
-  const parser = createParserThread<PecReceiptFindings>({ script: '../workers/pec-parser.js', name: 'pec-parser', timeoutMs: settings.parseTimeoutMs, log });
+  const parser = createParserThread<PecReceiptFindings>({
+    script: new URL('./pec-parser.thread.js', import.meta.url),
+    name: 'pec-parser',
+    timeoutMs: settings.parseTimeoutMs,
+    log,
+  });
 
   const watch = (account: PecMailboxAccount): MailboxWatcher =>
     createPecPoller({

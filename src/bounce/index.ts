@@ -3,6 +3,6 @@
  * with the PEC watchers), and the bounce parser with its report (for the CLI's
  * `bounce parse`).
  */
-export { analyseBounce, type BounceAnalysis } from './bounce-parser.js';
-export { createBounceService, type BounceService, type BounceSettings, type MailboxWatchers } from './bounce-service.js';
-export { parseReportOf, type ParseReport } from './parse-report.js';
+export { analyseBounce } from './bounce-parser.js';
+export { createBounceService, type MailboxWatchers } from './bounce-service.js';
+export { parseReportOf } from './parse-report.js';

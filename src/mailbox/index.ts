@@ -4,6 +4,6 @@
  * Generic: what a message means (a bounce, a PEC receipt) is the handler's.
  */
 export { openImapMailbox, type MailboxSession, type MailboxSettings } from './imap-mailbox.js';
-export { parseWithin, type HeaderSummary } from './mailbox-reading.js';
+export { parseWithin } from './mailbox-reading.js';
 export { watchMailbox, type Handled, type MailboxHandler, type MailboxWatcher, type MessageToPlan, type WatcherConfig } from './mailbox-watcher.js';
 export { createParserThread, type ParserThread } from './parser-thread.js';

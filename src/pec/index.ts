@@ -3,4 +3,4 @@
  * acceptance sweep, and the receipt parser (for the CLI's `pec parse`).
  */
 export { analysePecReceipt } from './pec-receipt-parser.js';
-export { createPecWatchers, type MailboxWatchers, type PecSettings, type PecStore, type PecWatchers } from './pec-service.js';
+export { createPecWatchers, type MailboxWatchers, type PecSettings, type PecStore } from './pec-service.js';

@@ -3,7 +3,8 @@
  * and itself, never another room; each library lives in one room; no cycles.
  * runtime/ is the rooms' shared kernel (the service lifecycle, loops, worker
  * threads): any room may use it, and it uses no room. Only src/main.ts,
- * src/composition/, src/cli/ and the worker-thread entries in src/workers/ compose rooms.
+ * src/composition/ and src/cli/ compose rooms. A worker thread's entry (*.thread.ts) lives in the
+ * room whose work it runs, and is named there by a local `new URL(..., import.meta.url)`.
  * core/contracts holds the wire shapes of events and reports; ingress/http/views the API's answers.
  */
 const ROOMS = [
@@ -16,7 +17,9 @@ const ROOMS = [
   'ingress/commands',
   'ingress/webhooks',
   'delivery',
+  'mailbox',
   'bounce',
+  'pec',
   'sync',
   'outbox',
   'fleet',
@@ -32,9 +35,19 @@ const ROOMS = [
  * (ingress/commands) are parsed with the API's /add-messages parser. The fleet's own streams (the
  * replicated spool) are written through the event mirror's acknowledged publisher. src/nats is the
  * link to the NATS server that the mirror and the fleet share: its connection lifecycle and the typed
- * codec of what they write to JetStream.
+ * codec of what they write to JetStream. Bounces and PEC receipts arrive in IMAP mailboxes: both
+ * watch theirs with src/mailbox (the IMAP session, the watcher and its batches, the parser's
+ * thread), which knows neither. The bounce room's service also runs the PEC accounts' watchers, so
+ * that the daemon's mailboxes start and stop as one service.
  */
-const ALSO = { 'ingress/console': ['ingress/http'], 'ingress/commands': ['ingress/http'], fleet: ['outbox', 'nats'], outbox: ['nats'] };
+const ALSO = {
+  'ingress/console': ['ingress/http'],
+  'ingress/commands': ['ingress/http'],
+  fleet: ['outbox', 'nats'],
+  outbox: ['nats'],
+  bounce: ['mailbox', 'pec'],
+  pec: ['mailbox'],
+};
 const KERNEL = ['runtime'];
 
 /**
@@ -51,13 +64,29 @@ const roomRules = ROOMS.map((room) => ({
   to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/core/', ...[...KERNEL, ...(ALSO[room] ?? [])].map((other) => `^src/${other}/`)] },
 }));
 
+/**
+ * Rooms whose face is their index.ts: from outside, only it is imported, so that what the rest of
+ * the daemon uses of them is one short list.
+ */
+const FACED_ROOMS = ['mailbox', 'bounce', 'pec'];
+
+const faceRules = FACED_ROOMS.map((room) => ({
+  name: `${room}-only-through-its-index`,
+  comment: `from outside src/${room}, only src/${room}/index.ts is imported`,
+  severity: 'error',
+  from: { path: '^src/', pathNot: `^src/${room}/` },
+  to: { path: `^src/${room}/`, pathNot: `^src/${room}/index\\.ts$` },
+}));
+
 /** [library, the room that owns it] */
 const LIBRARIES = [
   ['better-sqlite3', 'store'],
   ['hono|@hono', 'ingress/(http|console)'],
   ['smtp-server', 'ingress/smtp'],
   ['nodemailer', 'delivery'],
-  ['imapflow|mailparser|fast-xml-parser', 'bounce'],
+  ['imapflow', 'mailbox'],
+  ['mailparser', '(bounce|pec)'],
+  ['fast-xml-parser', 'pec'],
   ['nats', '(outbox|fleet|nats)'],
   ['pino', 'runtime'],
   ['smol-toml', 'config'],
@@ -131,6 +160,21 @@ module.exports = {
       to: { path: ['node_modules/hono/dist/(cjs/|types/)?(middleware/body-limit|validator)/', 'node_modules/@hono/[^/]*validator'] },
     },
     ...roomRules,
+    ...faceRules,
+    {
+      name: 'thread-entry-stays-in-its-room',
+      comment: "a worker thread's entry (*.thread.ts) imports only its own room, core and runtime (and node's own modules)",
+      severity: 'error',
+      from: { path: '^src/(.+)/[^/]+\\.thread\\.ts$' },
+      to: { pathNot: ['^src/$1/', '^src/core/', '^src/runtime/'], dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'thread-entry-is-not-imported',
+      comment: "a worker thread's entry is started by its pool (a URL), never imported: importing it would serve tasks on the importing thread",
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { path: '\\.thread\\.ts$' },
+    },
     ...libraryRules,
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
     {

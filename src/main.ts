@@ -9,7 +9,7 @@ import { createAttemptLog } from './core/attempt-log.js';
 import type { Clock, IdSource } from './core/clock.js';
 import type { Logger } from './core/logger.js';
 import { daemonSettings, type Config } from './config/index.js';
-import type { MailboxWatchers } from './bounce/bounce-service.js';
+import type { MailboxWatchers } from './bounce/index.js';
 import { createIntake } from './composition/intake.js';
 import { createFleetNode, singleNode } from './composition/fleet.js';
 import type { NodeIntake } from './composition/node-mode.js';

@@ -10,9 +10,16 @@ import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { verpMessagePk } from '../core/verp.js';
 import type { BounceAnalysis } from './bounce-parser.js';
-import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
-import { readFindings, UNREADABLE } from './mailbox-reading.js';
-import { watchMailbox, type Handled, type MailboxHandler, type MailboxWatcher, type WatcherConfig } from './mailbox-watcher.js';
+import {
+  watchMailbox,
+  type Handled,
+  type MailboxHandler,
+  type MailboxSession,
+  type MailboxSettings,
+  type MailboxWatcher,
+  type WatcherConfig,
+} from '../mailbox/index.js';
+import { readFindings, UNREADABLE } from './bounce-findings.js';
 
 export interface BouncePollerConfig extends WatcherConfig {
   maxMessageBytes: number;

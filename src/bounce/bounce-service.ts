@@ -11,11 +11,10 @@ import type { Service } from '../runtime/service.js';
 import { within } from '../runtime/within.js';
 import { createBouncePoller, type BouncePoller } from './bounce-poller.js';
 import type { BounceAnalysis } from './bounce-parser.js';
-import { openImapMailbox, type MailboxSettings } from './imap-mailbox.js';
-import { createParserThread } from './parser-thread.js';
-import { createPecWatchers, type MailboxWatchers, type PecSettings, type PecStore } from './pec-service.js';
+import { createParserThread, openImapMailbox, type MailboxSettings } from '../mailbox/index.js';
+import { createPecWatchers, type MailboxWatchers, type PecSettings, type PecStore } from '../pec/index.js';
 
-export type { MailboxWatchers } from './pec-service.js';
+export type { MailboxWatchers } from '../pec/index.js';
 
 export interface BounceSettings {
   mailboxes: MailboxSettings[];
@@ -40,7 +39,7 @@ export function createBounceService(
 ): BounceService {
   const { bounce } = settings;
   const parser = createParserThread<BounceAnalysis>({
-    script: '../workers/bounce-parser.js',
+    script: new URL('./bounce-parser.thread.js', import.meta.url),
     name: 'bounce-parser',
     timeoutMs: bounce.parseTimeoutMs,
     log: deps.log,

@@ -111,7 +111,7 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   if (command === 'pec' && rest[0] === 'parse' && rest.length === 2) {
-    const { analysePecReceipt } = await import('../bounce/pec-receipt-parser.js');
+    const { analysePecReceipt } = await import('../pec/index.js');
     process.stdout.write(`${JSON.stringify(await analysePecReceipt(readFileSync(rest[1] as string)))}\n`);
     return;
   }
@@ -126,8 +126,7 @@ async function main(argv: string[]): Promise<void> {
 
 /** `mailproxy bounce parse FILE`: the parser's verdict as one JSON object (the first failed recipient's, and all of them). */
 async function parseBounceFile(file: string): Promise<void> {
-  const { analyseBounce } = await import('../bounce/bounce-parser.js');
-  const { parseReportOf } = await import('../bounce/parse-report.js');
+  const { analyseBounce, parseReportOf } = await import('../bounce/index.js');
   process.stdout.write(`${JSON.stringify(parseReportOf(await analyseBounce(readFileSync(file))))}\n`);
 }
 

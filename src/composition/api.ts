@@ -19,7 +19,7 @@ import { createSuppressionService } from '../core/suppression-service.js';
 import { createTenantService } from '../core/tenant-service.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryService } from '../delivery/delivery-service.js';
-import type { MailboxWatchers } from '../bounce/bounce-service.js';
+import type { MailboxWatchers } from '../bounce/index.js';
 import { createRelayProbe } from '../delivery/relay-probe.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth } from '../ingress/http/daemon-health.js';

@@ -6,7 +6,7 @@
  * node matched, the resends and the queue gauges reach the other nodes
  * through `reach`. Composition only: no behaviour of its own.
  */
-import { createBounceService } from '../bounce/bounce-service.js';
+import { createBounceService } from '../bounce/index.js';
 import { createCommandHandler } from '../ingress/commands/index.js';
 import { createMirrorService } from '../outbox/mirror-service.js';
 import { createWebhooks } from './webhooks.js';

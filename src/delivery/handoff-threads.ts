@@ -18,7 +18,7 @@ import {
   type SendJob,
 } from './handoff.js';
 
-/** What a relay thread is asked (src/workers/relay.ts). */
+/** What a relay thread is asked (relay.thread.ts). */
 export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };
 
 export interface HandoffThreads {
@@ -34,7 +34,7 @@ export function createThreadedHandoff(settings: HandoffSettings, threads: Handof
     return chainHandoff(composer, createSender(settings, log.child({ component: 'relay' })));
   }
   const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>({
-    script: workerScript(import.meta.url, '../workers/relay.js'),
+    script: workerScript(new URL('./relay.thread.js', import.meta.url)),
     size: threads.relayThreads,
     name: 'relay',
     log,
@@ -66,7 +66,7 @@ export function createThreadedHandoff(settings: HandoffSettings, threads: Handof
  */
 function threadedComposer(threads: number, settings: HandoffSettings, log: Logger): Composer {
   const composers = createWorkerPool<ComposeJob, ComposeOutcome>({
-    script: workerScript(import.meta.url, '../workers/compose.js'),
+    script: workerScript(new URL('./compose.thread.js', import.meta.url)),
     size: threads,
     name: 'compose',
     log,

@@ -5,8 +5,8 @@
  * account is always sent from the same relay thread). Splitting them lets one
  * thread talk SMTP while another composes the next messages (bench/README.md).
  * Where they run is the composition's choice (src/main.ts): compose threads
- * (src/workers/compose.ts) or the thread that sends; relay threads
- * (src/workers/relay.ts) or the main thread.
+ * (compose.thread.ts) or the thread that sends; relay threads
+ * (relay.thread.ts) or the main thread.
  */
 import type { Account } from '../core/account.js';
 import { errorText, isAppError } from '../core/app-error.js';

@@ -20,7 +20,7 @@ export interface MirrorConfig {
   retryMaxMs: number;
   /**
    * Publishes and latest-state writes in a thread of their own, on a connection of its own
-   * (workers/mirror-publisher.ts), with its log level; absent or null: on the main thread.
+   * (mirror-publisher.thread.ts), with its log level; absent or null: on the main thread.
    */
   publisherThread?: { logLevel: string } | null;
   /** Commands over JetStream, when on. */

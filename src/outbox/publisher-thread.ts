@@ -1,5 +1,5 @@
 /**
- * The inside of the mirror's publisher thread (workers/mirror-publisher.ts is
+ * The inside of the mirror's publisher thread (mirror-publisher.thread.ts is
  * its entry): a NATS connection of its own, made at the first window and kept
  * reconnecting for good, as the main thread's is, and the windows published
  * over it (window-publisher.ts). The main thread's connection provisions the
@@ -14,10 +14,12 @@ import { createWindowPublisher, type WindowOutcome } from './window-publisher.js
 
 const REDIAL_MS = 250;
 
-/** Answers the thread's tasks: a window's outcome, or null once closed. */
-export function publisherThread(data: MirrorThreadData, log: Logger): (task: MirrorThreadTask) => Promise<WindowOutcome | null> {
+type Link = { nc: NatsConnection; latest: KV | null };
+
+/** The thread's own NATS connection: dialled at the first window, then kept reconnecting for good. */
+function publisherConnection(data: MirrorThreadData, log: Logger) {
   const { url, settings } = data;
-  let link: { nc: NatsConnection; latest: KV | null } | null = null;
+  let link: Link | null = null;
   let connecting: Promise<void> | null = null;
   let closed = false;
   /**
@@ -64,7 +66,31 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
       throw error;
     }));
 
-  const windows = createWindowPublisher(settings, () => link);
+  return {
+    current: (): Link | null => link,
+    /** Dialled (the first time) and up. */
+    ready: (): Promise<void> => (link === null ? open() : Promise.resolve()).then(isUp),
+    /** Drains within `withinMs` (what the client buffers sent, the PubAcks taken on their way), `settles`, then closes. */
+    async close(withinMs: number, settle: () => Promise<void>): Promise<void> {
+      closed = true;
+      const nc = link?.nc;
+      if (nc !== undefined && !nc.isClosed())
+        await within(
+          nc.drain().catch(() => undefined),
+          withinMs,
+        );
+      await settle();
+      link = null;
+      await nc?.close();
+    },
+  };
+}
+
+/** Answers the thread's tasks: a window's outcome, or null once closed. */
+export function publisherThread(data: MirrorThreadData, log: Logger): (task: MirrorThreadTask) => Promise<WindowOutcome | null> {
+  const { settings } = data;
+  const connection = publisherConnection(data, log);
+  const windows = createWindowPublisher(settings, connection.current);
   let turns: Promise<unknown> = Promise.resolve();
 
   return async (task) => {
@@ -72,27 +98,15 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
       // Not connected yet, or reconnecting: the window fails within the publish timeout, as one whose PubAcks do not come.
       // Windows take turns at this wait, so each one's events are issued after the one before's (the stream's order).
       const turn = turns.then(() =>
-        deadline((link === null ? open() : Promise.resolve()).then(isUp), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(
-          () => null,
-          errorText,
-        ),
+        deadline(connection.ready(), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(() => null, errorText),
       );
       turns = turn;
       const failure = await turn;
       if (failure !== null) return { acknowledged: 0, error: failure };
       return windows.publish(task.window);
     }
-    closed = true;
-    const nc = link?.nc;
-    // Draining sends what the client buffers and takes the PubAcks on their way; then what still waits fails.
-    if (nc !== undefined && !nc.isClosed())
-      await within(
-        nc.drain().catch(() => undefined),
-        task.withinMs,
-      );
-    await windows.close(0);
-    link = null;
-    await nc?.close();
+    // What still waits once drained fails.
+    await connection.close(task.withinMs, () => windows.close(0));
     return null;
   };
 }

@@ -1,5 +1,5 @@
 /**
- * The mirror's wire side in a thread of its own (workers/mirror-publisher.ts):
+ * The mirror's wire side in a thread of its own (mirror-publisher.thread.ts):
  * each window crosses once each way, its event bodies copied (a few hundred
  * bytes each). A thread stuck past the publish timeout is replaced, and its
  * window fails like any other, to be published again after the backoff.
@@ -24,7 +24,7 @@ const CLOSE_MARGIN_MS = 200;
 
 export function createThreadedWindowPublisher(data: MirrorThreadData, log: Logger): WindowPublisher {
   const pool = createWorkerPool<MirrorThreadTask, WindowOutcome | null>({
-    script: workerScript(import.meta.url, '../workers/mirror-publisher.js'),
+    script: workerScript(new URL('./mirror-publisher.thread.js', import.meta.url)),
     size: 1,
     name: 'mirror-publisher',
     log,

@@ -3,7 +3,7 @@
  * the acknowledged publisher, and the latest state of the messages they touch
  * written alongside. The outbox side (which rows, the cursor) is
  * outbox-publisher.ts; this side only needs a NATS connection, so it runs as
- * well in the mirror's own thread (workers/mirror-publisher.ts) as on the
+ * well in the mirror's own thread (mirror-publisher.thread.ts) as on the
  * main thread.
  */
 import { headers, type KV, type NatsConnection } from 'nats';

@@ -202,12 +202,16 @@ function hashOf(key: string): number {
 }
 
 /**
- * The compiled task module next to `from`. Tests run from TypeScript sources,
- * but a worker thread runs plain JavaScript: from `src/` the module is taken
- * from `dist/` (`npm test` builds first).
+ * The compiled thread entry `script` (named in its room: `new URL('./relay.thread.js',
+ * import.meta.url)`), or the task module `relative` to `from`. Tests run from TypeScript sources,
+ * but a worker thread runs plain JavaScript: from `src/` the module is taken from `dist/` (`npm
+ * test` builds first).
  */
-export function workerScript(from: string, relative: string): URL {
-  const url = new URL(relative, from);
-  if (!from.endsWith('.ts')) return url;
+export function workerScript(script: URL): URL;
+export function workerScript(from: string, relative: string): URL;
+export function workerScript(from: string | URL, relative = '.'): URL {
+  const url = typeof from === 'string' ? new URL(relative, from) : from;
+  const fromSource = (typeof from === 'string' ? from : import.meta.url).endsWith('.ts');
+  if (!fromSource) return url;
   return new URL(url.href.replace(/\/src\/(?!.*\/src\/)/, '/dist/'));
 }

@@ -47,7 +47,7 @@ export interface StoreService {
  */
 function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> } {
   const pool = createWorkerPool<CheckpointTask, CheckpointResult>({
-    script: workerScript(import.meta.url, '../workers/wal-checkpointer.js'),
+    script: workerScript(new URL('./wal-checkpointer.thread.js', import.meta.url)),
     size: 1,
     name: 'wal-checkpointer',
     log,

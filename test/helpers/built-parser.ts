@@ -11,15 +11,15 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** dist/bounce/bounce-parser.js as a file URL, for import(). */
 export const BUILT_PARSER = new URL('../../dist/bounce/bounce-parser.js', import.meta.url).href;
-/** dist/bounce/pec-receipt-parser.js as a file URL, for import(). */
-export const BUILT_PEC_PARSER = new URL('../../dist/bounce/pec-receipt-parser.js', import.meta.url).href;
+/** dist/pec/pec-receipt-parser.js as a file URL, for import(). */
+export const BUILT_PEC_PARSER = new URL('../../dist/pec/pec-receipt-parser.js', import.meta.url).href;
 
 const SOURCES = [
   ['src/bounce/bounce-parser.ts', 'dist/bounce/bounce-parser.js'],
   ['src/core/bounce-classify.ts', 'dist/core/bounce-classify.js'],
-  ['src/bounce/pec-receipt-parser.ts', 'dist/bounce/pec-receipt-parser.js'],
-  ['src/bounce/pec-daticert.ts', 'dist/bounce/pec-daticert.js'],
-  ['src/workers/pec-parser.ts', 'dist/workers/pec-parser.js'],
+  ['src/pec/pec-receipt-parser.ts', 'dist/pec/pec-receipt-parser.js'],
+  ['src/pec/pec-daticert.ts', 'dist/pec/pec-daticert.js'],
+  ['src/pec/pec-parser.thread.ts', 'dist/pec/pec-parser.thread.js'],
   ['src/cli/main.ts', 'dist/cli/main.js'],
 ] as const;
 

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { analysePecReceipt } from '../../src/bounce/pec-receipt-parser.js';
+import { analysePecReceipt } from '../../src/pec/pec-receipt-parser.js';
 import { NOT_A_RECEIPT, type PecReceiptFindings } from '../../src/core/pec.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));

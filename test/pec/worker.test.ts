@@ -1,5 +1,5 @@
 /**
- * The PEC parser's worker-thread entry (src/workers/pec-parser.ts, compiled)
+ * The PEC parser's worker-thread entry (src/pec/pec-parser.thread.ts, compiled)
  * under the daemon's own worker pool: a receipt's bytes in, its findings out,
  * as plain data across the thread boundary.
  */
@@ -13,7 +13,7 @@ import { buildEnvelope, buildReceipt } from './receipt-fixtures.js';
 describe('the PEC parser worker', () => {
   it("answers a receipt's findings and an envelope's none from its own thread", async () => {
     assertBuiltFromCurrentSources();
-    const script = workerScript(new URL('../../src/workers/pec-parser.ts', import.meta.url).href, './pec-parser.js');
+    const script = workerScript(new URL('../../src/pec/pec-parser.thread.js', import.meta.url));
     const pool = createWorkerPool<Uint8Array, PecReceiptFindings>({ script, size: 1, name: 'pec-parser', log: createLogger({ level: 'silent' }) });
     try {
       const receipt = await pool.run(buildReceipt({ type: 'avvenuta-consegna', mailId: 'genro-9' }));

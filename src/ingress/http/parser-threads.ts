@@ -24,7 +24,7 @@ export function createSubmissionParsing(limits: ParserLimits, threads: number, l
   const inline = inlineSubmissionParser(limits);
   if (threads === 0) return { parse: inline, ready: null, service: { name: 'parser-threads', stop: () => undefined } };
   const pool = createWorkerPool<ArrayBuffer, ParseOutcome>({
-    script: workerScript(import.meta.url, '../../workers/submission-parser.js'),
+    script: workerScript(new URL('./submission-parser.thread.js', import.meta.url)),
     size: threads,
     name: 'submission-parser',
     log,

@@ -1,7 +1,7 @@
 /**
  * An /add-messages body -> submission items, as a pure function of its bytes:
  * JSON parsing, the request's shape, the batch cap and each message's own
- * validation. It runs in a worker thread (src/workers/submission-parser.ts), so its
+ * validation. It runs in a worker thread (submission-parser.thread.ts), so its
  * result is plain data and a refusal is an error as data, not a thrown AppError.
  */
 import { AppError, type ErrorDetails, errorText } from '../../core/app-error.js';

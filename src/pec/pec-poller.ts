@@ -11,9 +11,17 @@ import type { Clock, IdSource } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
 import { correlateReceipt, planReceipt, type PecLedger, type PecPlan, type PecSettlement } from '../core/pec-plan.js';
 import { NOT_A_RECEIPT, type PecReceiptFindings } from '../core/pec.js';
-import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
-import { parseWithin } from './mailbox-reading.js';
-import { watchMailbox, type MailboxHandler, type MailboxWatcher, type WatcherConfig } from './mailbox-watcher.js';
+import {
+  parseWithin,
+  watchMailbox,
+  type Handled,
+  type MailboxHandler,
+  type MailboxSession,
+  type MailboxSettings,
+  type MailboxWatcher,
+  type MessageToPlan,
+  type WatcherConfig,
+} from '../mailbox/index.js';
 
 export interface PecPollerConfig extends WatcherConfig {
   /** A larger receipt is kept in part (`complete: false`). */
@@ -41,9 +49,61 @@ type Reading = { findings: PecReceiptFindings; problem: string | null };
 
 const NOTHING: PecPlan = { disposition: 'not_bounce', unmatchedReason: null, match: null, effect: null };
 
+/**
+ * A receipt tied to the message it is about (core/pec-plan.ts), its effect planned, and its bytes
+ * kept whole (legal evidence); mail that is no receipt gets a plan and no receipt.
+ */
+function planReceiptMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>, findings: PecReceiptFindings): Pick<PecSettlement, 'plan' | 'receipt'> {
+  const { mailbox } = deps;
+  const { uidValidity, uid, size, raw, headers } = message;
+  const now = deps.clock.now();
+  const receiptId = deps.ids.uuid();
+  const correlation = correlateReceipt(findings, (by, value) => deps.pecLedger.candidates(by, value, mailbox.tenantId));
+  const plan = planReceipt(findings, correlation, receiptId, now);
+  if (findings.type === null) return { plan, receipt: null };
+  const receipt = {
+    receiptId,
+    tenantId: mailbox.tenantId,
+    accountId: deps.accountId,
+    mailbox: mailbox.name,
+    uidValidity,
+    uid,
+    receivedAt: now,
+    findings,
+    headerMessageId: headers.messageId,
+    subject: headers.subject,
+    sizeBytes: size,
+    raw,
+    complete: raw.length >= size,
+  };
+  return { plan, receipt };
+}
+
+/** What one message of the mailbox is, and how it is filed: unreadable, a copy, a receipt, or other mail. */
+function planMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>): Handled<PecSettlement> {
+  const { uidValidity, uid, size, headers, understood, copyOf } = message;
+  const name = deps.mailbox.name;
+  const record = { mailbox: name, uidValidity, uid, headerMessageId: headers.messageId, from: headers.from, subject: headers.subject, sizeBytes: size };
+  if (understood.problem !== null) {
+    deps.log.warn({ mailbox: name, uid, problem: understood.problem }, 'PEC mailbox message not understood');
+    // Kept for a human (`unmatched`): it may be a receipt the parser could not read.
+    const plan: PecPlan = { ...NOTHING, disposition: 'unmatched' };
+    return { uid, disposition: plan.disposition, unreadable: true, value: { ...record, kind: 'unreadable', plan, receipt: null } };
+  }
+  const { findings } = understood;
+  // A copy of a message handled before (the same Message-ID) is filed as it was, without effects.
+  if (copyOf !== null)
+    return {
+      uid,
+      disposition: copyOf,
+      value: { ...record, kind: findings.type === null ? 'not_receipt' : 'pec_receipt', plan: { ...NOTHING, disposition: copyOf }, receipt: null },
+    };
+  const { plan, receipt } = planReceiptMessage(deps, message, findings);
+  return { uid, disposition: plan.disposition, value: { ...record, kind: receipt === null ? 'not_receipt' : 'pec_receipt', plan, receipt } };
+}
+
 export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
   const { mailbox, clock, log, config } = deps;
-  const tenantId = mailbox.tenantId;
 
   // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
   const understand = async (raw: Buffer): Promise<Reading> => {
@@ -54,54 +114,7 @@ export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
   const handler: MailboxHandler<Reading, PecSettlement> = {
     maxMessageBytes: config.maxReceiptBytes,
     understand,
-    plan({ uidValidity, uid, size, raw, headers, understood, copyOf }) {
-      const record = {
-        mailbox: mailbox.name,
-        uidValidity,
-        uid,
-        headerMessageId: headers.messageId,
-        from: headers.from,
-        subject: headers.subject,
-        sizeBytes: size,
-      };
-      if (understood.problem !== null) {
-        log.warn({ mailbox: mailbox.name, uid, problem: understood.problem }, 'PEC mailbox message not understood');
-        // Kept for a human (`unmatched`): it may be a receipt the parser could not read.
-        const plan: PecPlan = { ...NOTHING, disposition: 'unmatched' };
-        return { uid, disposition: plan.disposition, unreadable: true, value: { ...record, kind: 'unreadable', plan, receipt: null } };
-      }
-      const { findings } = understood;
-      // A copy of a message handled before (the same Message-ID) is filed as it was, without effects.
-      if (copyOf !== null)
-        return {
-          uid,
-          disposition: copyOf,
-          value: { ...record, kind: findings.type === null ? 'not_receipt' : 'pec_receipt', plan: { ...NOTHING, disposition: copyOf }, receipt: null },
-        };
-      const now = clock.now();
-      const receiptId = deps.ids.uuid();
-      const correlation = correlateReceipt(findings, (by, value) => deps.pecLedger.candidates(by, value, tenantId));
-      const plan = planReceipt(findings, correlation, receiptId, now);
-      const receipt =
-        findings.type === null
-          ? null
-          : {
-              receiptId,
-              tenantId,
-              accountId: deps.accountId,
-              mailbox: mailbox.name,
-              uidValidity,
-              uid,
-              receivedAt: now,
-              findings,
-              headerMessageId: headers.messageId,
-              subject: headers.subject,
-              sizeBytes: size,
-              raw,
-              complete: raw.length >= size,
-            };
-      return { uid, disposition: plan.disposition, value: { ...record, kind: receipt === null ? 'not_receipt' : 'pec_receipt', plan, receipt } };
-    },
+    plan: (message) => planMessage(deps, message),
     skip: (uidValidity, uid, size) => ({
       uid,
       disposition: 'not_bounce',

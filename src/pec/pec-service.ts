@@ -13,9 +13,7 @@ import type { PecLedger } from '../core/pec-plan.js';
 import type { PecReceiptFindings } from '../core/pec.js';
 import type { AccountRepository } from '../core/ports.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
-import { openImapMailbox, type MailboxSettings } from './imap-mailbox.js';
-import type { MailboxWatcher } from './mailbox-watcher.js';
-import { createParserThread } from './parser-thread.js';
+import { createParserThread, openImapMailbox, type MailboxSettings, type MailboxWatcher, type ParserThread } from '../mailbox/index.js';
 import { createPecPoller } from './pec-poller.js';
 
 /** Mailbox watchers the daemon runs: the bounce mailboxes' (bounce-service.ts) and the PEC accounts'. */
@@ -75,45 +73,45 @@ const settingsOf = (account: PecMailboxAccount): MailboxSettings & { tenantId: s
   markSeen: false,
 });
 
-export function createPecWatchers(
-  settings: PecSettings,
-  store: PecStore,
-  deps: { clock: Clock; ids: IdSource; log: Logger; random: () => number },
-): PecWatchers {
-  const log = deps.log.child({ component: 'pec' });
+type PecDeps = { clock: Clock; ids: IdSource; log: Logger; random: () => number };
+
+/** One PEC account's watcher, its receipts read by the shared parser's thread. */
+function watchAccount(account: PecMailboxAccount, settings: PecSettings, store: PecStore, deps: PecDeps, analyse: ParserThread<PecReceiptFindings>['analyse']) {
+  return createPecPoller({
+    mailbox: settingsOf(account),
+    accountId: account.accountId,
+    ledger: store.bounceLedger,
+    pecLedger: store.pecLedger,
+    open: openImapMailbox,
+    analyse,
+    clock: deps.clock,
+    ids: deps.ids,
+    random: deps.random,
+    log: deps.log.child({ mailbox: mailboxName(account) }),
+    config: {
+      pollIntervalMs: settings.pollIntervalMs,
+      maxReceiptBytes: settings.maxReceiptBytes,
+      parseTimeoutMs: settings.parseTimeoutMs,
+      batchSize: settings.batchSize,
+      reconnectInitialMs: settings.reconnectInitialMs,
+      reconnectMaxMs: settings.reconnectMaxMs,
+    },
+  });
+}
+
+/**
+ * Watchers for exactly the PEC accounts there are, each with the settings saved last: `reconcile`
+ * follows the accounts when their version moved. Once halted, no watcher is started again.
+ */
+function accountWatchers(accounts: PecStore['accounts'], watch: (account: PecMailboxAccount) => MailboxWatcher, log: Logger) {
   const watchers = new Map<string, { fingerprint: string; watcher: MailboxWatcher }>();
   let seenVersion: string | null = null;
   let running = false;
 
-  const parser = createParserThread<PecReceiptFindings>({ script: '../workers/pec-parser.js', name: 'pec-parser', timeoutMs: settings.parseTimeoutMs, log });
-
-  const watch = (account: PecMailboxAccount): MailboxWatcher =>
-    createPecPoller({
-      mailbox: settingsOf(account),
-      accountId: account.accountId,
-      ledger: store.bounceLedger,
-      pecLedger: store.pecLedger,
-      open: openImapMailbox,
-      analyse: parser.analyse,
-      clock: deps.clock,
-      ids: deps.ids,
-      random: deps.random,
-      log: log.child({ mailbox: mailboxName(account) }),
-      config: {
-        pollIntervalMs: settings.pollIntervalMs,
-        maxReceiptBytes: settings.maxReceiptBytes,
-        parseTimeoutMs: settings.parseTimeoutMs,
-        batchSize: settings.batchSize,
-        reconnectInitialMs: settings.reconnectInitialMs,
-        reconnectMaxMs: settings.reconnectMaxMs,
-      },
-    });
-
-  /** Watchers for exactly the PEC accounts there are, each with the settings saved last. */
   const reconcile = async (): Promise<void> => {
-    const version = store.accounts.version();
+    const version = accounts.version();
     if (version === seenVersion || !running) return;
-    const wanted = new Map(store.accounts.pecMailboxes().map((account) => [mailboxName(account), account]));
+    const wanted = new Map(accounts.pecMailboxes().map((account) => [mailboxName(account), account]));
     const stopping: Array<Promise<void>> = [];
     for (const [name, { fingerprint, watcher }] of watchers) {
       const account = wanted.get(name);
@@ -133,37 +131,68 @@ export function createPecWatchers(
     seenVersion = version;
   };
 
-  const sweep = (): void => {
-    const now = deps.clock.now();
-    const cutoff = now - settings.acceptanceTimeoutMs;
-    let expired = 0;
-    let batch: { expired: number; released: number };
-    do {
-      batch = store.pecReceipts.expireAwaiting(cutoff, now, SWEEP_BATCH);
-      expired += batch.expired;
-    } while (batch.expired + batch.released === SWEEP_BATCH);
-    if (expired > 0) log.warn({ messages: expired, timeoutSeconds: settings.acceptanceTimeoutMs / 1000 }, 'PEC acceptance receipts missing: pec_error set');
+  return {
+    reconcile,
+    run(): void {
+      running = true;
+    },
+    halt(): void {
+      running = false;
+    },
+    async stopAll(): Promise<void> {
+      await Promise.all([...watchers.values()].map(({ watcher }) => watcher.stop()));
+      watchers.clear();
+    },
+    pollNow: (): void => watchers.forEach(({ watcher }) => watcher.pollNow()),
+    status: (): MailboxStatus[] => [...watchers.values()].map(({ watcher }) => watcher.status()),
   };
+}
 
-  const accountsLoop = createPeriodicLoop({ name: 'pec-accounts', intervalMs: ACCOUNTS_CHECK_MS, run: reconcile, log });
-  const sweepLoop = createPeriodicLoop({ name: 'pec-timeout', intervalMs: settings.sweepIntervalMs, run: sweep, log });
+/** Settles the messages whose acceptance receipt is overdue, a transaction per SWEEP_BATCH; says how many once. */
+function sweepOverdue(settings: PecSettings, store: PecStore, clock: Clock, log: Logger): void {
+  const now = clock.now();
+  const cutoff = now - settings.acceptanceTimeoutMs;
+  let expired = 0;
+  let batch: { expired: number; released: number };
+  do {
+    batch = store.pecReceipts.expireAwaiting(cutoff, now, SWEEP_BATCH);
+    expired += batch.expired;
+  } while (batch.expired + batch.released === SWEEP_BATCH);
+  if (expired > 0) log.warn({ messages: expired, timeoutSeconds: settings.acceptanceTimeoutMs / 1000 }, 'PEC acceptance receipts missing: pec_error set');
+}
+
+export function createPecWatchers(settings: PecSettings, store: PecStore, deps: PecDeps): PecWatchers {
+  const log = deps.log.child({ component: 'pec' });
+  const parser = createParserThread<PecReceiptFindings>({
+    script: new URL('./pec-parser.thread.js', import.meta.url),
+    name: 'pec-parser',
+    timeoutMs: settings.parseTimeoutMs,
+    log,
+  });
+  const watchers = accountWatchers(store.accounts, (account) => watchAccount(account, settings, store, { ...deps, log }, parser.analyse), log);
+  const accountsLoop = createPeriodicLoop({ name: 'pec-accounts', intervalMs: ACCOUNTS_CHECK_MS, run: watchers.reconcile, log });
+  const sweepLoop = createPeriodicLoop({
+    name: 'pec-timeout',
+    intervalMs: settings.sweepIntervalMs,
+    run: () => sweepOverdue(settings, store, deps.clock, log),
+    log,
+  });
 
   return {
     start() {
-      running = true;
+      watchers.run();
       void accountsLoop.tick();
       accountsLoop.start();
       sweepLoop.start();
     },
     async stop() {
-      running = false;
+      watchers.halt();
       await Promise.all([accountsLoop.stop(), sweepLoop.stop()]);
-      await Promise.all([...watchers.values()].map(({ watcher }) => watcher.stop()));
-      watchers.clear();
+      await watchers.stopAll();
       await parser.close();
     },
-    pollNow: () => watchers.forEach(({ watcher }) => watcher.pollNow()),
-    status: () => [...watchers.values()].map(({ watcher }) => watcher.status()),
+    pollNow: () => watchers.pollNow(),
+    status: () => watchers.status(),
     accountsChanged: () => void accountsLoop.tick(),
     async tick() {
       await accountsLoop.tick();

@@ -1,10 +1,10 @@
 /**
- * Worker-thread entry (a composition root, like main.ts): parses /add-messages
+ * Worker-thread entry (started from parser-threads.ts): parses /add-messages
  * bodies with ingress's pure parser, the limits given as workerData.
  */
 import { workerData } from 'node:worker_threads';
-import { parseSubmission, type ParseOutcome, type ParserLimits } from '../ingress/http/submission-parser.js';
-import { serveTasks } from '../runtime/worker-task.js';
+import { parseSubmission, type ParseOutcome, type ParserLimits } from './submission-parser.js';
+import { serveTasks } from '../../runtime/worker-task.js';
 
 const limits = workerData as ParserLimits;
 serveTasks<ArrayBuffer, ParseOutcome>((body) => parseSubmission(new Uint8Array(body), limits));

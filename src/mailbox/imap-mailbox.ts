@@ -1,5 +1,5 @@
 /**
- * One IMAP bounce mailbox through imapflow: a connection kept open on the
+ * One IMAP mailbox through imapflow: a connection kept open on the
  * configured folder, IDLE while waiting (imapflow starts it whenever the
  * connection rests, and polls with NOOP on a server without IDLE), messages
  * listed past a UID, read up to a byte limit without setting \Seen, and filed
@@ -72,8 +72,9 @@ const SOCKET_TIMEOUT_MS = 10 * 60_000;
 const AUTO_IDLE_DELAY_MS = 1000;
 const IDLE_RENEW_MS = 4 * 60_000;
 
-export async function openImapMailbox(settings: MailboxSettings): Promise<MailboxSession> {
-  const client = new ImapFlow({
+/** The client for one mailbox, with imapflow's own timeouts tightened and IDLE renewed. */
+function imapClient(settings: MailboxSettings): ImapFlow {
+  return new ImapFlow({
     host: settings.host,
     port: settings.port,
     secure: settings.tls === 'implicit',
@@ -89,6 +90,13 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
     maxIdleTime: IDLE_RENEW_MS,
     clientInfo: { name: 'mailproxy' },
   });
+}
+
+/**
+ * The session's `wait`: what the server tells (new mail, a lost connection) turned into one
+ * promise at a time. Listens from before the connection is made, so nothing told is missed.
+ */
+function newMailSignal(client: ImapFlow): MailboxSession['wait'] {
   let wake: (() => void) | null = null;
   // New mail told while a round was reading: the next wait returns at once.
   let told = false;
@@ -107,13 +115,35 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
     fail?.(lost);
   });
 
-  await client.connect();
-  const opened = await client.mailboxOpen(settings.folder).catch(async (error: unknown) => {
-    await client.logout().catch(() => client.close());
-    throw error;
-  });
-  const knownFolders = new Set<string>();
+  return (signal) => {
+    if (lost !== null) return Promise.reject(lost);
+    if (signal.aborted || told) {
+      told = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const cleanUp = (): void => {
+        signal.removeEventListener('abort', done);
+        wake = null;
+        fail = null;
+      };
+      const done = (): void => {
+        cleanUp();
+        resolve();
+      };
+      signal.addEventListener('abort', done, { once: true });
+      wake = done;
+      fail = (error) => {
+        cleanUp();
+        reject(error);
+      };
+    });
+  };
+}
 
+/** Messages past a UID, listed then read, and filed: the commands of an open mailbox. */
+function mailboxCommands(client: ImapFlow, settings: MailboxSettings): Pick<MailboxSession, 'listAfter' | 'readMany' | 'file'> {
+  const knownFolders = new Set<string>();
   const ensureFolder = async (folder: string): Promise<void> => {
     if (knownFolders.has(folder)) return;
     const listed = await client.list();
@@ -122,9 +152,6 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
   };
 
   return {
-    uidValidity: Number(opened.uidValidity),
-    idle: client.capabilities.has('IDLE'),
-
     async listAfter(afterUid, limit) {
       if (client.mailbox === false || client.mailbox.exists === 0) return [];
       // UIDs first (a SEARCH answers numbers only), then flags and sizes of the next `limit` of them:
@@ -162,32 +189,22 @@ export async function openImapMailbox(settings: MailboxSettings): Promise<Mailbo
       await ensureFolder(folder);
       await client.messageMove(range, folder, { uid: true });
     },
+  };
+}
 
-    wait(signal) {
-      if (lost !== null) return Promise.reject(lost);
-      if (signal.aborted || told) {
-        told = false;
-        return Promise.resolve();
-      }
-      return new Promise<void>((resolve, reject) => {
-        const cleanUp = (): void => {
-          signal.removeEventListener('abort', done);
-          wake = null;
-          fail = null;
-        };
-        const done = (): void => {
-          cleanUp();
-          resolve();
-        };
-        signal.addEventListener('abort', done, { once: true });
-        wake = done;
-        fail = (error) => {
-          cleanUp();
-          reject(error);
-        };
-      });
-    },
-
+export async function openImapMailbox(settings: MailboxSettings): Promise<MailboxSession> {
+  const client = imapClient(settings);
+  const wait = newMailSignal(client);
+  await client.connect();
+  const opened = await client.mailboxOpen(settings.folder).catch(async (error: unknown) => {
+    await client.logout().catch(() => client.close());
+    throw error;
+  });
+  return {
+    uidValidity: Number(opened.uidValidity),
+    idle: client.capabilities.has('IDLE'),
+    ...mailboxCommands(client, settings),
+    wait,
     async close() {
       try {
         await client.logout();

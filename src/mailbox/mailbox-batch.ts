@@ -47,6 +47,71 @@ function fetchGroups(listed: readonly ListedMessage[], maxBytes: number): Listed
   return groups;
 }
 
+/** UIDs by the disposition they are filed under: one command files each. */
+function byDisposition(entries: Iterable<{ uid: number; disposition: BounceDisposition }>): Map<BounceDisposition, number[]> {
+  const grouped = new Map<BounceDisposition, number[]>();
+  for (const { uid, disposition } of entries) grouped.set(disposition, [...(grouped.get(disposition) ?? []), uid]);
+  return grouped;
+}
+
+/**
+ * One group's messages read in one FETCH and planned in UID order: a copy later in the batch sees
+ * how its first was filed (`seenInBatch`, Message-ID to disposition).
+ */
+async function planGroup<R, T>(
+  deps: MailboxBatchDeps<R, T>,
+  session: MailboxSession,
+  group: readonly ListedMessage[],
+  seenInBatch: Map<string, BounceDisposition>,
+): Promise<Array<Handled<T>>> {
+  const { handler, ledger, name } = deps;
+  const wanted = group.filter((message) => !message.handled);
+  const sources =
+    wanted.length === 0
+      ? new Map<number, Buffer>()
+      : await session.readMany(
+          wanted.map((message) => message.uid),
+          handler.maxMessageBytes,
+        );
+  // Started together: the parser's thread takes the group's messages in one hop.
+  const understanding = new Map([...sources].map(([uid, raw]) => [uid, handler.understand(raw)]));
+  const planned: Array<Handled<T>> = [];
+  for (const message of group) {
+    const raw = message.handled ? undefined : sources.get(message.uid);
+    const understood = understanding.get(message.uid);
+    if (raw === undefined || understood === undefined) {
+      planned.push({ ...handler.skip(session.uidValidity, message.uid, message.size), filed: true });
+      continue;
+    }
+    const headers = summariseHeaders(raw);
+    const copyOf = headers.messageId === null ? null : (seenInBatch.get(headers.messageId) ?? ledger.previousDisposition(name, headers.messageId));
+    const handled = handler.plan({
+      uidValidity: session.uidValidity,
+      uid: message.uid,
+      size: message.size,
+      raw,
+      headers,
+      understood: await understood,
+      copyOf,
+    });
+    if (handled.unreadable === true) deps.status.unreadable += 1;
+    if (headers.messageId !== null) seenInBatch.set(headers.messageId, handled.disposition);
+    planned.push(handled);
+  }
+  return planned;
+}
+
+/** The batch past the checkpoint, planned message by message in UID order. */
+async function readBatch<R, T>(deps: MailboxBatchDeps<R, T>, session: MailboxSession, listed: readonly ListedMessage[]): Promise<Array<Handled<T>>> {
+  const batch: Array<Handled<T>> = [];
+  const seenInBatch = new Map<string, BounceDisposition>();
+  for (const group of fetchGroups(listed, deps.handler.maxMessageBytes)) {
+    if (deps.stopping()) break;
+    batch.push(...(await planGroup(deps, session, group, seenInBatch)));
+  }
+  return batch;
+}
+
 export function createMailboxBatch<R, T>(deps: MailboxBatchDeps<R, T>) {
   const { name, ledger, handler, clock, status } = deps;
 
@@ -55,48 +120,6 @@ export function createMailboxBatch<R, T>(deps: MailboxBatchDeps<R, T>) {
       await session.file(uids, disposition);
       ledger.markFiled(name, session.uidValidity, uids, clock.now());
     }
-  };
-
-  /** The batch past the checkpoint, planned message by message in UID order. */
-  const read = async (session: MailboxSession, listed: readonly ListedMessage[]): Promise<Array<Handled<T>>> => {
-    const batch: Array<Handled<T>> = [];
-    const seenInBatch = new Map<string, BounceDisposition>();
-    for (const group of fetchGroups(listed, handler.maxMessageBytes)) {
-      if (deps.stopping()) break;
-      const wanted = group.filter((message) => !message.handled);
-      const sources =
-        wanted.length === 0
-          ? new Map<number, Buffer>()
-          : await session.readMany(
-              wanted.map((message) => message.uid),
-              handler.maxMessageBytes,
-            );
-      const understanding = new Map([...sources].map(([uid, raw]) => [uid, handler.understand(raw)]));
-      // Decided in UID order: a copy later in the batch sees how its first was filed.
-      for (const message of group) {
-        const raw = message.handled ? undefined : sources.get(message.uid);
-        const understood = understanding.get(message.uid);
-        if (raw === undefined || understood === undefined) {
-          batch.push({ ...handler.skip(session.uidValidity, message.uid, message.size), filed: true });
-          continue;
-        }
-        const headers = summariseHeaders(raw);
-        const copyOf = headers.messageId === null ? null : (seenInBatch.get(headers.messageId) ?? ledger.previousDisposition(name, headers.messageId));
-        const handled = handler.plan({
-          uidValidity: session.uidValidity,
-          uid: message.uid,
-          size: message.size,
-          raw,
-          headers,
-          understood: await understood,
-          copyOf,
-        });
-        if (handled.unreadable === true) status.unreadable += 1;
-        if (headers.messageId !== null) seenInBatch.set(headers.messageId, handled.disposition);
-        batch.push(handled);
-      }
-    }
-    return batch;
   };
 
   return {
@@ -112,14 +135,12 @@ export function createMailboxBatch<R, T>(deps: MailboxBatchDeps<R, T>) {
         ledger.resetCheckpoint(name, session.uidValidity, clock.now());
       }
       status.uid_validity = session.uidValidity;
-      const pending = new Map<BounceDisposition, number[]>();
-      for (const { uid, disposition } of ledger.unfiled(name, session.uidValidity)) pending.set(disposition, [...(pending.get(disposition) ?? []), uid]);
-      await fileAll(session, pending);
+      await fileAll(session, byDisposition(ledger.unfiled(name, session.uidValidity)));
     },
     /** One round; true when a full batch suggests more. */
     async round(session: MailboxSession): Promise<boolean> {
       const listed = await session.listAfter(ledger.checkpoint(name)?.lastUid ?? 0, deps.batchSize);
-      const batch = await read(session, listed);
+      const batch = await readBatch(deps, session, listed);
       if (batch.length === 0) {
         status.last_round_at = clock.now();
         return false;
@@ -127,14 +148,12 @@ export function createMailboxBatch<R, T>(deps: MailboxBatchDeps<R, T>) {
       handler.settle(batch, clock.now());
       const nothingToFile = batch.filter((handled) => handled.filed === true).map((handled) => handled.uid);
       if (nothingToFile.length > 0) ledger.markFiled(name, session.uidValidity, nothingToFile, clock.now());
-      const toFile = new Map<BounceDisposition, number[]>();
-      for (const handled of batch) {
-        if (handled.filed === true) continue;
+      const toFile = batch.filter((handled) => handled.filed !== true);
+      for (const handled of toFile) {
         status.handled[handled.disposition] += 1;
-        toFile.set(handled.disposition, [...(toFile.get(handled.disposition) ?? []), handled.uid]);
         handler.filed?.(handled);
       }
-      await fileAll(session, toFile);
+      await fileAll(session, byDisposition(toFile));
       status.last_round_at = clock.now();
       status.last_uid = ledger.checkpoint(name)?.lastUid ?? null;
       return listed.length >= deps.batchSize;

@@ -1,10 +1,10 @@
 /**
- * Worker-thread entry (a composition root, like main.ts): builds messages'
+ * Worker-thread entry (started from handoff-threads.ts): builds messages'
  * bytes (MIME, attachments fetched) for the relay threads. Stateless: any
  * compose thread takes any message.
  */
 import { workerData } from 'node:worker_threads';
-import { createComposer, detachable, type ComposeJob, type ComposeOutcome, type HandoffSettings } from '../delivery/handoff.js';
+import { createComposer, detachable, type ComposeJob, type ComposeOutcome, type HandoffSettings } from './handoff.js';
 import { serveTasks } from '../runtime/worker-task.js';
 
 const composer = createComposer((workerData as { settings: HandoffSettings }).settings);

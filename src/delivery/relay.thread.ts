@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry (a composition root, like main.ts): sends messages
+ * Worker-thread entry (started from handoff-threads.ts): sends messages
  * through the accounts' pooled relays, composing them first when no compose
  * threads do (`deliver`). Each account is always served by the same relay
  * thread (pool affinity), so its connection pool and its limit on connections
@@ -7,8 +7,8 @@
  */
 import { threadId, workerData } from 'node:worker_threads';
 import type { HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
-import { chainHandoff, createComposer, createSender, type HandoffSettings } from '../delivery/handoff.js';
-import type { RelayTask } from '../delivery/handoff-threads.js';
+import { chainHandoff, createComposer, createSender, type HandoffSettings } from './handoff.js';
+import type { RelayTask } from './handoff-threads.js';
 import { serveTasks, threadLogger } from '../runtime/worker-task.js';
 
 const { settings, logLevel } = workerData as { settings: HandoffSettings; logLevel: string };

@@ -8,7 +8,6 @@
 import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
 import { MAIL_ID_FIELD } from '../core/client-id.js';
 import { NOT_A_RECEIPT, isPecReceiptType, type PecReceiptFindings, type PecReceiptType } from '../core/pec.js';
-import { headerText } from './original-message.js';
 import { readDaticert, type Daticert } from './pec-daticert.js';
 import { embeddedHeader, normaliseMessageId } from './pec-headers.js';
 import { receiptTypeBySubject } from './pec-subject.js';
@@ -55,6 +54,20 @@ function daticertPart(mail: ParsedMail): Attachment | undefined {
 function originalPart(mail: ParsedMail): Attachment | undefined {
   const originals = mail.attachments.filter((attachment) => ORIGINAL_TYPES.has(typeOf(attachment)));
   return originals.find((attachment) => filenameOf(attachment) === 'postacert.eml') ?? originals[0];
+}
+
+/**
+ * A header of the receipt itself as mailparser holds it: text as it stands, a structured value by
+ * its `text` or `value`. The bounce room reads headers the same way; PEC keeps its own copy so
+ * that its parser's thread loads nothing of bounces.
+ */
+function headerText(mail: ParsedMail, name: string): string | null {
+  const value: unknown = mail.headers.get(name);
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && 'text' in value && typeof value.text === 'string') return value.text;
+  if (typeof value === 'object' && 'value' in value) return String(value.value);
+  return String(value);
 }
 
 const trimmedHeader = (mail: ParsedMail, name: string): string | null => {

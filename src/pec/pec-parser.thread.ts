@@ -1,11 +1,11 @@
 /**
- * Worker-thread entry (a composition root, like main.ts): the PEC receipt
+ * Worker-thread entry (started from pec-service.ts): the PEC receipt
  * parser, off the main thread. A message the parser cannot finish in time is
  * abandoned with its worker (worker-pool.ts timeoutMs); the daemon's event
  * loop never waits on it.
  */
 import type { PecReceiptFindings } from '../core/pec.js';
-import { analysePecReceipt } from '../bounce/pec-receipt-parser.js';
+import { analysePecReceipt } from './pec-receipt-parser.js';
 import { serveTasks } from '../runtime/worker-task.js';
 
 serveTasks<Uint8Array, PecReceiptFindings>((raw) => analysePecReceipt(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)));

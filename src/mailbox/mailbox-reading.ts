@@ -1,49 +1,9 @@
 /**
- * Reading one message of the bounce mailbox: the parser's verdict in core
- * terms, bounded in time (a message it cannot understand in time is
- * `unreadable`, never a stalled poller), and the few header fields the record
- * of a mailbox message keeps.
+ * Reading one message of a watched mailbox: a parser's answer bounded in time
+ * (a message it cannot understand in time is a problem, never a stalled
+ * poller), and the few header fields the record of a mailbox message keeps.
  */
-import type { BounceFindings } from '../core/bounce.js';
-import type { BounceAnalysis } from './bounce-parser.js';
 import { errorText } from '../core/app-error.js';
-
-/**
- * Verdicts kept of one message: a real DSN names a handful of recipients; one
- * naming thousands would otherwise become thousands of events and report items.
- */
-export const MAX_VERDICTS = 100;
-
-export function toFindings(analysis: BounceAnalysis): BounceFindings {
-  return {
-    kind: analysis.kind,
-    recipients: analysis.recipients.slice(0, MAX_VERDICTS).map((verdict) => ({
-      recipient: verdict.recipient,
-      alternates: verdict.alternates,
-      action: verdict.action,
-      bounceType: verdict.bounceType,
-      enhancedStatus: verdict.status,
-      replyCode: verdict.replyCode,
-      reason: verdict.reason,
-      diagnostic: verdict.diagnostic,
-    })),
-    mailId: analysis.mailId,
-    originalMessageId: analysis.originalMessageId,
-    originalEnvelopeId: analysis.originalEnvelopeId,
-    feedbackType: analysis.feedbackType,
-    verpMessagePk: null,
-  };
-}
-
-export const UNREADABLE: BounceFindings = {
-  kind: 'unreadable',
-  recipients: [],
-  mailId: null,
-  originalMessageId: null,
-  originalEnvelopeId: null,
-  feedbackType: null,
-  verpMessagePk: null,
-};
 
 /**
  * What `parse` makes of a message, or the problem: it threw, or it took
@@ -63,16 +23,6 @@ export async function parseWithin<T>(parse: () => Promise<T>, timeoutMs: number)
   } finally {
     clearTimeout(timer);
   }
-}
-
-/** The parser's findings, or `unreadable` when it throws or takes longer than `timeoutMs`. */
-export async function readFindings(
-  raw: Buffer,
-  timeoutMs: number,
-  analyse: (raw: Buffer) => Promise<BounceAnalysis>,
-): Promise<{ findings: BounceFindings; problem: string | null }> {
-  const read = await parseWithin(() => analyse(raw), timeoutMs);
-  return read.problem === null ? { findings: toFindings(read.value), problem: null } : { findings: UNREADABLE, problem: read.problem };
 }
 
 /** Most of a header section worth scanning: a header bomb is not read to its end. */

@@ -1,11 +1,11 @@
 /**
- * Worker-thread entry (a composition root, like main.ts): checkpoints the
+ * Worker-thread entry (started from store-service.ts): checkpoints the
  * database's WAL from a connection of its own when asked (store/checkpointer.ts);
  * `close` checkpoints a last time and closes that connection.
  */
 import { workerData } from 'node:worker_threads';
 import { serveTasks } from '../runtime/worker-task.js';
-import { openCheckpointer, type CheckpointResult, type CheckpointTask } from '../store/checkpointer.js';
+import { openCheckpointer, type CheckpointResult, type CheckpointTask } from './checkpointer.js';
 
 const checkpointer = openCheckpointer((workerData as { path: string }).path);
 

@@ -129,9 +129,9 @@ describe('account reading', () => {
     const s = setup({
       usage: () => ({ minute: 3, hour: 40, day: 200 }),
       waiting: () => [
-        { tenant_id: 'acme', account_id: 'a1', count: 2 },
-        { tenant_id: 'acme', account_id: 'a1', count: 5 },
-        { tenant_id: 'acme', account_id: 'a2', count: 1 },
+        { tenantId: 'acme', accountId: 'a1', count: 2 },
+        { tenantId: 'acme', accountId: 'a1', count: 5 },
+        { tenantId: 'acme', accountId: 'a2', count: 1 },
       ],
       connections: async () => [{ tenantId: 'acme', accountId: 'a1', open: 2, inUse: 1 }],
       attempts: () => attempts,

@@ -64,7 +64,7 @@ export interface AccountServiceDeps {
   /** What an account is doing: its use of each limit window, and the messages waiting for it. */
   activity?: {
     usage(tenantId: string, accountId: string, now: number): Usage;
-    waiting(tenantId: string | null): Array<Pick<QueueCount, 'tenant_id' | 'account_id' | 'count'>>;
+    waiting(tenantId: string | null): Array<Pick<QueueCount, 'tenantId' | 'accountId' | 'count'>>;
     /** The relay pools' connections (relay threads are asked). */
     connections?(): Promise<RelayConnections[]>;
     /** Each account's last attempts, kept in memory by the delivery side since the start. */
@@ -105,7 +105,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     const now = clock.now();
     const waiting = new Map<string, number>();
     for (const row of activity.waiting(tenantId)) {
-      const key = `${row.tenant_id}/${row.account_id}`;
+      const key = `${row.tenantId}/${row.accountId}`;
       waiting.set(key, (waiting.get(key) ?? 0) + row.count);
     }
     return accounts.map((account) => {

@@ -7,43 +7,41 @@ function queue(node: string, n: number, startTs: number): MessageSummary[] {
   return Array.from({ length: n }, (_, index) => ({
     pk: index + 1,
     id: `${node}-${index + 1}`,
-    tenant_id: 'acme',
-    account_id: 'main',
+    tenantId: 'acme',
+    accountId: 'main',
     status: 'queued',
     state: 'queued',
     priority: 2,
-    batch_code: null,
+    batchCode: null,
     subject: null,
-    mail_from: 'a@acme.example',
-    rcpt_to: ['b@example.net'],
+    mailFrom: 'a@acme.example',
+    rcptTo: ['b@example.net'],
     attempts: 0,
-    created_ts: startTs + index,
-    next_attempt_ts: startTs + ((index * 7) % 5),
-    sent_ts: null,
-    error_ts: null,
+    createdAt: (startTs + index) * 1000,
+    nextAttemptAt: (startTs + ((index * 7) % 5)) * 1000,
+    sentAt: null,
+    errorAt: null,
     error: null,
-    bounce_type: null,
+    bounceType: null,
   }));
 }
 
 /** The store's page: newest by pk descending; by next attempt ascending, then pk (its cursor exact at the page's end only). */
 function storePage(all: MessageSummary[], order: MessageOrder, request: ReturnType<typeof pageRequest>): Omit<NodePage, 'node_id'> {
-  const sorted = order === 'newest' ? [...all].sort((a, b) => b.pk - a.pk) : [...all].sort((a, b) => a.next_attempt_ts! - b.next_attempt_ts! || a.pk - b.pk);
+  const sorted = order === 'newest' ? [...all].sort((a, b) => b.pk - a.pk) : [...all].sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.pk - b.pk);
   const after = request.after;
   const rest =
     after === null
       ? sorted
       : sorted.filter((m) =>
-          order === 'newest'
-            ? m.pk < after.pk
-            : m.next_attempt_ts! * 1000 > after.nextAttemptAt! || (m.next_attempt_ts! * 1000 === after.nextAttemptAt && m.pk > after.pk),
+          order === 'newest' ? m.pk < after.pk : m.nextAttemptAt! > after.nextAttemptAt! || (m.nextAttemptAt! === after.nextAttemptAt && m.pk > after.pk),
         );
   const rows = rest.slice(0, request.limit + 1);
   const page = rows.slice(0, request.limit);
   const last = rows.length > request.limit ? page[page.length - 1]! : undefined;
   return {
     messages: page.slice(request.skip),
-    next: last === undefined ? null : order === 'newest' ? { pk: last.pk } : { pk: last.pk, nextAttemptAt: last.next_attempt_ts! * 1000 },
+    next: last === undefined ? null : order === 'newest' ? { pk: last.pk } : { pk: last.pk, nextAttemptAt: last.nextAttemptAt! },
   };
 }
 

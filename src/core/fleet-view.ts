@@ -7,7 +7,7 @@
  */
 import type { EventOutcome, ProviderEvent } from './provider-events.js';
 import type { MessageCommands } from './message-commands.js';
-import { messageStatus, type MessageCursor, type MessageOrder, type MessageQuery, type MessageSearch, type MessageSummary } from './message-search.js';
+import type { MessageCursor, MessageOrder, MessageQuery, MessageSearch, MessageSummary } from './message-search.js';
 import { nodeQueue, type FleetQueues, type NodeQueue } from './fleet-queues.js';
 import type { QueueStatusStore } from './queue-status.js';
 import type { CommandContext } from './tenant-service.js';
@@ -41,13 +41,19 @@ export const pageRequest = (position: NodePosition | undefined, limit: number): 
   return { after: at.after, skip: at.skip, limit: limit + at.skip };
 };
 
-/** Merge order: newest first (created, then node and pk), or soonest next attempt first. */
+const wholeSecond = (at: number | null): number => (at === null ? Number.MAX_SAFE_INTEGER : Math.floor(at / 1000));
+
+/**
+ * Merge order: newest first (created, then node and pk), or soonest next attempt first.
+ * Instants compare in whole seconds, the grain a client sees them in: within one second
+ * the node and pk decide, so the order is the one the listed times show.
+ */
 function before(order: MessageOrder, a: FleetSummary, b: FleetSummary): boolean {
   if (order === 'next_attempt') {
-    const x = a.next_attempt_ts ?? Number.MAX_SAFE_INTEGER;
-    const y = b.next_attempt_ts ?? Number.MAX_SAFE_INTEGER;
+    const x = wholeSecond(a.nextAttemptAt);
+    const y = wholeSecond(b.nextAttemptAt);
     if (x !== y) return x < y;
-  } else if (a.created_ts !== b.created_ts) return a.created_ts > b.created_ts;
+  } else if (wholeSecond(a.createdAt) !== wholeSecond(b.createdAt)) return wholeSecond(a.createdAt) > wholeSecond(b.createdAt);
   if (a.node_id !== b.node_id) return a.node_id < b.node_id;
   return order === 'next_attempt' ? a.pk < b.pk : a.pk > b.pk;
 }
@@ -157,12 +163,16 @@ export function mergeCommandOutcomes(
 /** The use-cases a node answers with, the same the API calls (so each node applies the same access rules). */
 export interface LocalMessages {
   page(query: MessageQuery, skip: number): { messages: MessageSummary[]; next: MessageCursor | null };
+  /** The message read (core/message-commands.ts detail: message, events, why, pecReceipts). */
   detail(ctx: CommandContext, tenantId: string | undefined, id: string): Record<string, unknown>;
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Record<string, unknown>;
   queue(): NodeQueue;
 }
 
-/** The local use-cases over the search and the message commands, with the answers' JSON shapes of the API. */
+/**
+ * The local use-cases over the search and the message commands. Their answers are the core's read
+ * models (plain JSON), which the asking node's edge words as it words its own.
+ */
 export function localMessages(search: MessageSearch, commands: MessageCommands, queue: Pick<QueueStatusStore, 'counts'>): LocalMessages {
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
   const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []);
@@ -172,11 +182,7 @@ export function localMessages(search: MessageSearch, commands: MessageCommands, 
       const found = search.find(query);
       return { messages: found.messages.slice(skip), next: found.next };
     },
-    detail(ctx, tenantId, id) {
-      const { message, events, why, pecReceipts } = commands.detail(ctx, tenantId, id);
-      const status = messageStatus(message.state, message.suspended, message.bounce_ts !== null);
-      return { message: { ...message, status }, events, why, pec_receipts: pecReceipts };
-    },
+    detail: (ctx, tenantId, id) => commands.detail(ctx, tenantId, id),
     command(ctx, name, params) {
       const tenantId = text(params.tenant_id);
       if (name === 'delete') return commands.deleteMessages(ctx, tenantId, ids(params.ids));

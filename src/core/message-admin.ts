@@ -2,60 +2,68 @@
 import type { HandoffState, Priority } from './message.js';
 import type { PecReceiptView } from './pec.js';
 
-export interface MessageEventView {
-  event_type: string;
-  ts: number;
+/** One entry of a message's timeline: an outbox event as the message lived it. */
+export interface MessageTimelineEvent {
+  /** The event's type without the `message.` prefix (`queued`, `deferred`, `sent`, ...). */
+  type: string;
+  /** Epoch ms. */
+  at: number;
   attempt: number;
-  reply_code: number | null;
-  enhanced_status: string | null;
+  replyCode: number | null;
+  enhancedStatus: string | null;
   text: string | null;
+  /** The event's own data, as it was published. */
   data: Record<string, unknown> | null;
 }
 
+/** The read model of one message. Instants are epoch ms (`…At`); null: it has not happened. */
 export interface MessageDetail {
   pk: number;
+  /** The client id. */
   id: string;
-  tenant_id: string;
-  account_id: string;
+  tenantId: string;
+  accountId: string;
   priority: Priority;
-  batch_code: string | null;
+  batchCode: string | null;
   source: 'http' | 'smtp';
   state: HandoffState;
   suspended: boolean;
   attempts: number;
-  mail_from: string;
-  rcpt_to: string[];
+  mailFrom: string;
+  rcptTo: string[];
   subject: string | null;
-  message_id: string | null;
-  size_bytes: number;
-  created_ts: number;
-  updated_ts: number;
-  next_attempt_ts: number | null;
-  deferred_ts: number | null;
-  deferred_reason: string | null;
-  sent_ts: number | null;
-  error_ts: number | null;
+  /** The Message-ID header. */
+  messageId: string | null;
+  sizeBytes: number;
+  createdAt: number;
+  updatedAt: number;
+  /** While it waits (queued or deferred); null otherwise. */
+  nextAttemptAt: number | null;
+  deferredAt: number | null;
+  deferredReason: string | null;
+  sentAt: number | null;
+  errorAt: number | null;
   error: string | null;
-  last_reply_code: number | null;
-  last_enhanced_status: string | null;
-  refused_recipients: unknown[] | null;
-  reported_ts: number | null;
-  bounce_type: string | null;
-  bounce_code: string | null;
-  bounce_reason: string | null;
-  bounce_ts: number | null;
-  bounce_reported_ts: number | null;
+  lastReplyCode: number | null;
+  lastEnhancedStatus: string | null;
+  refusedRecipients: unknown[] | null;
+  reportedAt: number | null;
+  bounceType: string | null;
+  bounceCode: string | null;
+  bounceReason: string | null;
+  bounceAt: number | null;
+  bounceReportedAt: number | null;
   /** A recipient's complaint (ARF feedback report) about it. */
-  complaint_ts: number | null;
-  complaint_type: string | null;
-  /** The provider's side (issue 27): its id of the message from the relay's 250 reply, and what its webhooks said last. */
-  provider_message_id: string | null;
-  provider_state: string | null;
-  provider_state_ts: number | null;
-  pec_rda_ts: number | null;
-  pec_rdc_ts: number | null;
-  pec_error: string | null;
-  pec_error_ts: number | null;
+  complaintAt: number | null;
+  complaintType: string | null;
+  /** The provider's side: its id of the message from the relay's 250 reply, and what its webhooks said last. */
+  providerMessageId: string | null;
+  providerState: string | null;
+  providerStateAt: number | null;
+  pecRdaAt: number | null;
+  pecRdcAt: number | null;
+  pecError: string | null;
+  pecErrorAt: number | null;
 }
 
 export interface IdsOutcome {
@@ -83,5 +91,5 @@ export interface MessageAdmin {
   /** Deletes messages reported before `before` (and whose bounce, if any, was reported too). */
   removeReported(tenantId: string | null, before: number): number;
   /** The message, its timeline and its PEC receipts (in the order they arrived). */
-  detail(tenantId: string, id: string): { message: MessageDetail; events: MessageEventView[]; pecReceipts: PecReceiptView[] } | null;
+  detail(tenantId: string, id: string): { message: MessageDetail; events: MessageTimelineEvent[]; pecReceipts: PecReceiptView[] } | null;
 }

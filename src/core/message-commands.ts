@@ -166,14 +166,14 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
       if (found === null) throw notFound('message', id);
       const { message } = found;
       const now = clock.now();
-      const account = store.accounts.get(scoped, message.account_id);
+      const account = store.accounts.get(scoped, message.accountId);
       const why = whyWaiting({
         message,
         tenantActive: store.tenants.get(scoped)?.active ?? false,
         suspensions: messages.suspensions(scoped),
         account,
-        usage: account === null ? null : deps.queue.usage(scoped, message.account_id, now),
-        suppressed: [...deps.queue.suppressed(scoped, message.rcpt_to, now)],
+        usage: account === null ? null : deps.queue.usage(scoped, message.accountId, now),
+        suppressed: [...deps.queue.suppressed(scoped, message.rcptTo, now)],
         maxAgeSeconds: deps.maxAgeSeconds,
         now,
       });

@@ -49,25 +49,28 @@ export interface MessageCursor {
   nextAttemptAt?: number;
 }
 
+/** One message in a search's page. Instants are epoch ms. */
 export interface MessageSummary {
   pk: number;
+  /** The client id. */
   id: string;
-  tenant_id: string;
-  account_id: string;
+  tenantId: string;
+  accountId: string;
   status: MessageStatus;
   state: HandoffState;
   priority: Priority;
-  batch_code: string | null;
+  batchCode: string | null;
   subject: string | null;
-  mail_from: string;
-  rcpt_to: string[];
+  mailFrom: string;
+  rcptTo: string[];
   attempts: number;
-  created_ts: number;
-  next_attempt_ts: number | null;
-  sent_ts: number | null;
-  error_ts: number | null;
+  createdAt: number;
+  /** While it waits (queued or deferred); null otherwise. */
+  nextAttemptAt: number | null;
+  sentAt: number | null;
+  errorAt: number | null;
   error: string | null;
-  bounce_type: string | null;
+  bounceType: string | null;
 }
 
 export interface MessageSearch {

@@ -10,28 +10,29 @@ import type { Priority } from './message.js';
 export type WaitingStatus = 'queued' | 'deferred' | 'sending' | 'suspended';
 
 export interface QueueCount {
-  tenant_id: string;
-  account_id: string;
+  tenantId: string;
+  accountId: string;
   status: WaitingStatus;
   priority: Priority;
   count: number;
 }
 
 export interface OldestDue {
-  tenant_id: string;
+  tenantId: string;
+  /** The client id. */
   id: string;
-  account_id: string;
-  /** Epoch seconds it has been due since. */
-  due_ts: number;
+  accountId: string;
+  /** Epoch ms it has been due since. */
+  dueAt: number;
 }
 
 export interface QueueStatusStore {
   /** Waiting messages grouped by tenant, account, status and priority (of one tenant, or all). */
   counts(tenantId: string | null): QueueCount[];
   /** Waiting messages per account only: cheaper than counts() when the breakdown is not needed. */
-  waitingByAccount(tenantId: string | null): Array<{ tenant_id: string; account_id: string; count: number }>;
+  waitingByAccount(tenantId: string | null): Array<Pick<QueueCount, 'tenantId' | 'accountId' | 'count'>>;
   /** Per tenant that has accounts: how many of them are paused (a relay refused their credentials; saving one resumes it). */
-  pausedAccounts(): Array<{ tenant_id: string; paused: number }>;
+  pausedAccounts(): Array<{ tenantId: string; paused: number }>;
   /** The dispatchable message due longest ago, or null when none is due. */
   oldestDue(tenantId: string | null, now: number): OldestDue | null;
 }

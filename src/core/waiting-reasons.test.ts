@@ -2,18 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { whyWaiting, type WaitingInput } from './waiting-reasons.js';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 30);
-const nowSeconds = Math.floor(NOW / 1000);
 const account = { pausedAt: null, pausedReason: null, limitPerMinute: null, limitPerHour: null, limitPerDay: null, maxConnections: 5 };
 const input = (extra: Partial<WaitingInput> = {}, message: Partial<WaitingInput['message']> = {}): WaitingInput => ({
   message: {
     state: 'queued',
     attempts: 0,
-    created_ts: nowSeconds - 60,
-    next_attempt_ts: nowSeconds - 1,
-    batch_code: 'spring',
-    deferred_reason: null,
-    last_reply_code: null,
-    account_id: 'main',
+    createdAt: NOW - 60_000,
+    nextAttemptAt: NOW - 1000,
+    batchCode: 'spring',
     ...message,
   },
   tenantActive: true,
@@ -29,11 +25,11 @@ const codes = (extra: Partial<WaitingInput> = {}, message: Partial<WaitingInput[
   whyWaiting(input(extra, message)).reasons.map((reason) => reason.code);
 
 describe('why a message is still waiting', () => {
-  it('a due message waits only for a connection; it expires max age after acceptance', () => {
+  it('a due message waits only for a connection of its pool; it expires max age after acceptance', () => {
     expect(whyWaiting(input())).toEqual({
       waiting: true,
-      reasons: [{ code: 'due', message: 'due now: waiting for a free connection of account "main" (pool of 5)', until_ts: null }],
-      expires_ts: nowSeconds - 60 + 432_000,
+      reasons: [{ code: 'due', untilAt: null, poolSize: 5 }],
+      expiresAt: NOW - 60_000 + 432_000_000,
     });
   });
 
@@ -44,36 +40,38 @@ describe('why a message is still waiting', () => {
     expect(codes({ suspensions: ['autumn'] })).toEqual(['due']);
     expect(codes({ account: null })).toEqual(['account_missing']);
     const paused = whyWaiting(input({ account: { ...account, pausedAt: NOW - 1000, pausedReason: '535 authentication failed' } })).reasons;
-    expect(paused).toMatchObject([{ code: 'account_paused', until_ts: null }]);
-    expect(paused[0]?.message).toContain('535 authentication failed');
+    expect(paused).toEqual([{ code: 'account_paused', untilAt: null, pausedReason: '535 authentication failed' }]);
   });
 
   it('an exhausted sending limit holds it until the latest full window ends', () => {
     const limited = whyWaiting(input({ account: { ...account, limitPerMinute: 10, limitPerHour: 100 }, usage: { minute: 10, hour: 100, day: 100 } })).reasons;
-    expect(limited).toMatchObject([{ code: 'rate_limited', until_ts: Date.UTC(2026, 10, 23, 11, 0, 0) / 1000 }]);
+    expect(limited).toMatchObject([{ code: 'rate_limited', untilAt: Date.UTC(2026, 10, 23, 11, 0, 0) }]);
     expect(codes({ account: { ...account, limitPerMinute: 10 }, usage: { minute: 9, hour: 9, day: 9 } })).toEqual(['due']);
   });
 
   it('tells a client schedule from a retry backoff', () => {
-    const later = nowSeconds + 600;
-    expect(whyWaiting(input({}, { next_attempt_ts: later })).reasons).toMatchObject([{ code: 'scheduled', until_ts: later }]);
-    const backoff = whyWaiting(input({}, { state: 'deferred', attempts: 2, next_attempt_ts: later, deferred_reason: '451 4.7.1 greylisted' })).reasons;
-    expect(backoff).toMatchObject([{ code: 'retry_backoff', until_ts: later }]);
-    expect(backoff[0]?.message).toContain('attempt 2 was refused for now (451 4.7.1 greylisted)');
+    const later = NOW + 600_000;
+    expect(whyWaiting(input({}, { nextAttemptAt: later })).reasons).toEqual([{ code: 'scheduled', untilAt: later }]);
+    expect(whyWaiting(input({}, { state: 'deferred', attempts: 2, nextAttemptAt: later })).reasons).toEqual([{ code: 'retry_backoff', untilAt: later }]);
+  });
+
+  it('an attempt due within the current second is due now', () => {
+    expect(codes({}, { nextAttemptAt: NOW + 500 })).toEqual(['due']);
   });
 
   it('lists every blocker at once, and suppressed recipients', () => {
-    expect(codes({ suspensions: ['*', 'spring'], suppressed: ['ann@example.net'] }, { next_attempt_ts: nowSeconds + 60 })).toEqual([
+    expect(codes({ suspensions: ['*', 'spring'], suppressed: ['ann@example.net'] }, { nextAttemptAt: NOW + 60_000 })).toEqual([
       'tenant_suspended',
       'batch_suspended',
       'scheduled',
       'suppressed',
     ]);
+    expect(whyWaiting(input({ suppressed: ['ann@example.net'] })).reasons).toEqual([{ code: 'suppressed', untilAt: null, recipients: ['ann@example.net'] }]);
   });
 
   it('a message on the wire is sending; a sent or failed one waits for nothing', () => {
     expect(codes({}, { state: 'sending' })).toEqual(['sending']);
-    expect(whyWaiting(input({}, { state: 'sent' }))).toEqual({ waiting: false, reasons: [], expires_ts: null });
+    expect(whyWaiting(input({}, { state: 'sent' }))).toEqual({ waiting: false, reasons: [], expiresAt: null });
     expect(whyWaiting(input({}, { state: 'error' })).waiting).toBe(false);
   });
 });

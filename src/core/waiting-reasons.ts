@@ -1,8 +1,9 @@
 /**
- * "Why is this message still queued?", in words and data: everything that
- * holds a message back from its relay right now, most decisive first, and
- * when each stops holding it. Pure: the caller gathers the message, its
- * tenant, suspensions, account, usage and suppressions at one instant.
+ * "Why is this message still queued?", as data: everything that holds a
+ * message back from its relay right now, most decisive first, and when each
+ * stops holding it. Pure: the caller gathers the message, its tenant,
+ * suspensions, account, usage and suppressions at one instant; each edge
+ * words the reasons its own way.
  */
 import type { Account } from './account.js';
 import type { MessageDetail } from './message-admin.js';
@@ -21,23 +22,34 @@ export type WaitingCode =
   | 'sending'
   | 'due';
 
-export interface WaitingReason {
-  code: WaitingCode;
-  message: string;
-  /** Epoch seconds when this stops holding the message by itself; null when it takes an operator. */
-  until_ts: number | null;
-}
+/** The reasons that end by themselves, at a known instant. */
+export type TimedWaitingCode = 'rate_limited' | 'scheduled' | 'retry_backoff';
+
+/**
+ * One thing that holds the message back, as data: the edges word it (the API's
+ * `message`, the console's line) from the code, the message and what the reason
+ * carries beyond the message's own fields.
+ */
+export type WaitingReason =
+  /** `untilAt`: epoch ms when this stops holding the message by itself. */
+  | { code: TimedWaitingCode; untilAt: number }
+  | { code: 'account_paused'; untilAt: null; pausedReason: string | null }
+  | { code: 'suppressed'; untilAt: null; recipients: string[] }
+  /** `poolSize`: the account's connections; null when the account is gone. */
+  | { code: 'due'; untilAt: null; poolSize: number | null }
+  /** These take an operator (or the relay's answer) to end. */
+  | { code: Exclude<WaitingCode, TimedWaitingCode | 'account_paused' | 'suppressed' | 'due'>; untilAt: null };
 
 export interface WaitingExplanation {
   /** False once the message is sent or failed: nothing holds it any more. */
   waiting: boolean;
   reasons: WaitingReason[];
-  /** When the daemon gives up on it (dispatch.max_age_seconds after it was accepted). */
-  expires_ts: number | null;
+  /** Epoch ms when the daemon gives up on it (dispatch.max_age_seconds after it was accepted). */
+  expiresAt: number | null;
 }
 
 export interface WaitingInput {
-  message: Pick<MessageDetail, 'state' | 'attempts' | 'created_ts' | 'next_attempt_ts' | 'batch_code' | 'deferred_reason' | 'last_reply_code' | 'account_id'>;
+  message: Pick<MessageDetail, 'state' | 'attempts' | 'createdAt' | 'nextAttemptAt' | 'batchCode'>;
   tenantActive: boolean;
   /** The tenant's suspended batch codes, `*` for the whole tenant. */
   suspensions: readonly string[];
@@ -50,44 +62,34 @@ export interface WaitingInput {
   now: number;
 }
 
-const iso = (seconds: number): string => new Date(seconds * 1000).toISOString();
+const wholeSecond = (at: number): number => Math.floor(at / 1000);
 
 export function whyWaiting(input: WaitingInput): WaitingExplanation {
   const { message, account } = input;
-  if (message.state === 'sent' || message.state === 'error') return { waiting: false, reasons: [], expires_ts: null };
-  const nowSeconds = Math.floor(input.now / 1000);
+  if (message.state === 'sent' || message.state === 'error') return { waiting: false, reasons: [], expiresAt: null };
   const reasons: WaitingReason[] = [];
-  const add = (code: WaitingCode, text: string, until: number | null = null): void => {
-    reasons.push({ code, message: text, until_ts: until });
+  const add = (reason: WaitingReason): void => {
+    reasons.push(reason);
   };
 
-  if (message.state === 'sending') add('sending', 'handed to the relay; the outcome is not recorded yet');
-  if (!input.tenantActive) add('tenant_inactive', 'the tenant is inactive: nothing of it is sent until it is activated');
-  if (input.suspensions.includes('*')) add('tenant_suspended', 'the whole tenant is suspended (POST /commands/activate)');
-  if (message.batch_code !== null && input.suspensions.includes(message.batch_code))
-    add('batch_suspended', `its batch "${message.batch_code}" is suspended (POST /commands/activate)`);
+  if (message.state === 'sending') add({ code: 'sending', untilAt: null });
+  if (!input.tenantActive) add({ code: 'tenant_inactive', untilAt: null });
+  if (input.suspensions.includes('*')) add({ code: 'tenant_suspended', untilAt: null });
+  if (message.batchCode !== null && input.suspensions.includes(message.batchCode)) add({ code: 'batch_suspended', untilAt: null });
   if (account === null) {
-    add('account_missing', `its account "${message.account_id}" does not exist any more`);
+    add({ code: 'account_missing', untilAt: null });
   } else {
-    if (account.pausedAt !== null)
-      add('account_paused', `its account "${message.account_id}" is paused: ${account.pausedReason ?? 'no reason given'} (saving the account resumes it)`);
+    if (account.pausedAt !== null) add({ code: 'account_paused', untilAt: null, pausedReason: account.pausedReason });
     const limits = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
     const returnsAt = input.usage === null ? null : budgetReturnsAt(limits, input.usage, input.now);
-    if (returnsAt !== null)
-      add('rate_limited', `its account has used its sending limit for now; budget returns at ${iso(Math.ceil(returnsAt / 1000))}`, Math.ceil(returnsAt / 1000));
+    // Rounded up to its whole second: the budget is not back before that second is over.
+    if (returnsAt !== null) add({ code: 'rate_limited', untilAt: Math.ceil(returnsAt / 1000) * 1000 });
   }
-  const next = message.next_attempt_ts;
-  if (message.state !== 'sending' && next !== null && next > nowSeconds) {
-    if (message.attempts === 0) add('scheduled', `deferred by the client until ${iso(next)}`, next);
-    else {
-      const last = message.deferred_reason ?? (message.last_reply_code === null ? 'no reply' : `reply ${message.last_reply_code}`);
-      add('retry_backoff', `attempt ${message.attempts} was refused for now (${last}); next attempt at ${iso(next)}`, next);
-    }
-  }
-  if (input.suppressed.length > 0) add('suppressed', `on the tenant's suppression list since it was accepted: ${input.suppressed.join(', ')}`);
-  if (reasons.length === 0) {
-    const pool = account === null ? '' : ` (pool of ${account.maxConnections})`;
-    add('due', `due now: waiting for a free connection of account "${message.account_id}"${pool}`);
-  }
-  return { waiting: true, reasons, expires_ts: message.created_ts + input.maxAgeSeconds };
+  const next = message.nextAttemptAt;
+  // Whole seconds, the grain the API shows: an attempt due within the current second is due now.
+  if (message.state !== 'sending' && next !== null && wholeSecond(next) > wholeSecond(input.now))
+    add({ code: message.attempts === 0 ? 'scheduled' : 'retry_backoff', untilAt: next });
+  if (input.suppressed.length > 0) add({ code: 'suppressed', untilAt: null, recipients: [...input.suppressed] });
+  if (reasons.length === 0) add({ code: 'due', untilAt: null, poolSize: account === null ? null : account.maxConnections });
+  return { waiting: true, reasons, expiresAt: message.createdAt + input.maxAgeSeconds * 1000 };
 }

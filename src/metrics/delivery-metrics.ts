@@ -54,8 +54,8 @@ export function registerDeliveryMetrics(registers: Registry[], pending: () => Qu
       pendingGauge.reset();
       const totals = new Map<string, { tenant_id: string; account_id: string; count: number }>();
       for (const row of pending()) {
-        const key = `${row.tenant_id}/${row.account_id}`;
-        const total = totals.get(key) ?? { tenant_id: row.tenant_id, account_id: row.account_id, count: 0 };
+        const key = `${row.tenantId}/${row.accountId}`;
+        const total = totals.get(key) ?? { tenant_id: row.tenantId, account_id: row.accountId, count: 0 };
         total.count += row.count;
         totals.set(key, total);
       }

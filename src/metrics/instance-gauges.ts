@@ -12,7 +12,7 @@ export interface BuildInfo {
   node: string;
 }
 
-export function registerInstanceGauges(registers: Registry[], build: BuildInfo, paused: () => Array<{ tenant_id: string; paused: number }>): void {
+export function registerInstanceGauges(registers: Registry[], build: BuildInfo, paused: () => Array<{ tenantId: string; paused: number }>): void {
   new Gauge({
     name: 'mailproxy_build_info',
     help: 'Always 1; the labels say which mailproxy version runs on which Node.js',
@@ -27,7 +27,7 @@ export function registerInstanceGauges(registers: Registry[], build: BuildInfo, 
     registers,
     collect() {
       this.reset();
-      for (const row of paused()) this.set({ tenant_id: row.tenant_id }, row.paused);
+      for (const row of paused()) this.set({ tenant_id: row.tenantId }, row.paused);
     },
   });
 }

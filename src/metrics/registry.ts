@@ -34,7 +34,7 @@ export interface MetricsSources {
   /** The store's writes (GET /status `store`): refused now or not, size against the cap. */
   store?: () => { state: 'ok' | 'refusing'; used_bytes: number; max_bytes: number | null };
   /** Paused accounts per tenant that has accounts, for mailproxy_accounts_paused. */
-  pausedAccounts?: () => Array<{ tenant_id: string; paused: number }>;
+  pausedAccounts?: () => Array<{ tenantId: string; paused: number }>;
   /** Fleet mode: each node's queue and the fleet's total (the mailproxy_fleet_* gauges); absent on a single node. */
   fleetQueues?: () => Promise<FleetQueues>;
 }

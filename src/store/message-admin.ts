@@ -1,9 +1,9 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, retry-now, cleanup) and the message read model. */
-import type { MessageAdmin } from '../core/message-admin.js';
+import type { IdsOutcome, MessageAdmin } from '../core/message-admin.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { PecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
-import { toDetail, toEventView, type DetailRow, type EventRow } from './message-rows.js';
+import { toDetail, toTimelineEvent, type DetailRow, type EventRow } from './message-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 
 // A waiting message is held when its tenant is inactive or suspended as a whole, or its batch is suspended.
@@ -13,8 +13,11 @@ const HOLD = `(SELECT active = 0 FROM tenants WHERE id = messages.tenant_id)
 // Waiting, spelled with the pending index's own predicate so that SQLite uses that index.
 const WAITING = `state IN ${PENDING_STATES_SQL} AND state <> 'sending'`;
 
-/** `receipts`: the store's PEC receipts, whose list the message detail carries. */
-export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter, receipts: Pick<PecReceipts, 'ofMessage'>): MessageAdmin {
+type Holds = Pick<MessageAdmin, 'suspend' | 'activate' | 'refreshHolds' | 'suspensions'>;
+type PerIdCommands = Pick<MessageAdmin, 'deleteMessages' | 'resend' | 'retryNow'>;
+
+/** Suspensions and the holds they put on waiting messages. */
+function createHolds(db: SqliteDatabase, writeEvent: MessageEventWriter): Holds {
   const inTransaction = transactionRunner(db);
   const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
   const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
@@ -25,6 +28,34 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     RETURNING ${IDENTITY_COLUMNS}, suspended`,
   );
   const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
+
+  /** Re-derives the holds; each message held or released is a transition of its own. Answers how many changed. */
+  const rehold = (tenantId: string, at: number): number => {
+    const changed = refresh.all(tenantId);
+    for (const row of changed) {
+      writeEvent(transitionOf(row, row.suspended === 1 ? 'suspended' : 'activated', at));
+    }
+    return changed.length;
+  };
+  const held = (tenantId: string, at: number, change: () => void): number => {
+    change();
+    return rehold(tenantId, at);
+  };
+
+  return {
+    suspend: (tenantId, batchCode, at) => inTransaction(() => held(tenantId, at, () => addSuspension.run(tenantId, batchCode, at)), 'immediate'),
+    activate: (tenantId, batchCode, at) =>
+      inTransaction(() => held(tenantId, at, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode))), 'immediate'),
+    refreshHolds: (tenantId, at) => {
+      rehold(tenantId, at);
+    },
+    suspensions: (tenantId) => listSuspensions.all(tenantId),
+  };
+}
+
+/** The commands that name messages by client id: delete, resend, retry now. */
+function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter): PerIdCommands {
+  const inTransaction = transactionRunner(db);
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
   const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
   const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
@@ -44,6 +75,53 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
     WHERE pk = @pk AND state IN ('queued', 'deferred') AND suspended = 0 AND next_attempt_at > @at
     RETURNING ${IDENTITY_COLUMNS}`);
   const nextAttemptOf = db.prepare<[number], number>(`SELECT next_attempt_at FROM messages WHERE pk = ?`).pluck();
+
+  /** Each id in one transaction: not found, done (`act` answers true) or skipped. */
+  const perId = (ids: readonly string[], tenantId: string, act: (row: { pk: number; state: string }) => boolean): IdsOutcome =>
+    inTransaction(() => {
+      const outcome: IdsOutcome = { done: [], notFound: [], skipped: [] };
+      for (const id of ids) {
+        const row = stateOf.get(tenantId, id);
+        if (row === undefined) outcome.notFound.push(id);
+        else if (act(row)) outcome.done.push(id);
+        else outcome.skipped.push(id);
+      }
+      return outcome;
+    }, 'immediate');
+
+  return {
+    // A message in flight cannot be recalled from the relay: it is left alone and reported as skipped.
+    // Each deletion is a transition of its own on the stream. The message goes first, so that a
+    // full store gets its pages back before the event needs one.
+    deleteMessages: (tenantId, ids, at) =>
+      perId(ids, tenantId, (row) => {
+        const gone = row.state === 'sending' ? undefined : identity.get(row.pk);
+        if (gone === undefined || deleteOne.run(row.pk).changes !== 1) return false;
+        writeEvent(transitionOf(gone, 'deleted', at));
+        dropPassedDeletion.run(gone.pk);
+        return true;
+      }),
+    resend: (tenantId, ids, at, correlationId) =>
+      perId(ids, tenantId, (row) => {
+        const moved = requeue.get({ at, pk: row.pk });
+        if (moved === undefined) return false;
+        writeEvent(transitionOf(moved, 'resent', at, { correlationId }));
+        return true;
+      }),
+    retryNow: (tenantId, ids, at, correlationId) =>
+      perId(ids, tenantId, (row) => {
+        const wasDueAt = nextAttemptOf.get(row.pk);
+        const moved = advance.get({ at, pk: row.pk });
+        if (moved === undefined) return false;
+        const text = 'an operator asked for the next attempt now';
+        writeEvent(transitionOf(moved, 'retry_now', at, { correlationId, text, data: { was_due_ts: Math.floor((wasDueAt ?? at) / 1000) } }));
+        return true;
+      }),
+  };
+}
+
+/** `receipts`: the store's PEC receipts, whose list the message detail carries. */
+export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter, receipts: Pick<PecReceipts, 'ofMessage'>): MessageAdmin {
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
@@ -52,82 +130,14 @@ export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: Message
   const eventRows = db.prepare<[number], EventRow>(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
     FROM outbox WHERE message_pk = ? ORDER BY seq`);
 
-  /** Re-derives the holds; each message held or released is a transition of its own. Answers how many changed. */
-  const rehold = (tenantId: string, at: number): number => {
-    const changed = refresh.all(tenantId);
-    for (const row of changed) {
-      writeEvent(transitionOf(row, row.suspended === 1 ? 'suspended' : 'activated', at));
-    }
-    return changed.length;
-  };
-  const held = (tenantId: string, at: number, change: () => void): number => {
-    change();
-    return rehold(tenantId, at);
-  };
-
-  const perId = (ids: readonly string[], tenantId: string, act: (row: { pk: number; state: string }, id: string) => boolean) => {
-    const outcome = { done: [] as string[], notFound: [] as string[], skipped: [] as string[] };
-    for (const id of ids) {
-      const row = stateOf.get(tenantId, id);
-      if (row === undefined) outcome.notFound.push(id);
-      else if (act(row, id)) outcome.done.push(id);
-      else outcome.skipped.push(id);
-    }
-    return outcome;
-  };
-
   return {
-    suspend: (tenantId, batchCode, at) => inTransaction(() => held(tenantId, at, () => addSuspension.run(tenantId, batchCode, at)), 'immediate'),
-    activate: (tenantId, batchCode, at) =>
-      inTransaction(() => held(tenantId, at, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode))), 'immediate'),
-    refreshHolds: (tenantId, at) => {
-      rehold(tenantId, at);
-    },
-    suspensions: (tenantId) => listSuspensions.all(tenantId),
-    // A message in flight cannot be recalled from the relay: it is left alone and reported as skipped.
-    // Each deletion is a transition of its own on the stream. The message goes first, so that a
-    // full store gets its pages back before the event needs one.
-    deleteMessages: (tenantId, ids, at) =>
-      inTransaction(
-        () =>
-          perId(ids, tenantId, (row) => {
-            const gone = row.state === 'sending' ? undefined : identity.get(row.pk);
-            if (gone === undefined || deleteOne.run(row.pk).changes !== 1) return false;
-            writeEvent(transitionOf(gone, 'deleted', at));
-            dropPassedDeletion.run(gone.pk);
-            return true;
-          }),
-        'immediate',
-      ),
-    resend: (tenantId, ids, at, correlationId) =>
-      inTransaction(
-        () =>
-          perId(ids, tenantId, (row) => {
-            const moved = requeue.get({ at, pk: row.pk });
-            if (moved === undefined) return false;
-            writeEvent(transitionOf(moved, 'resent', at, { correlationId }));
-            return true;
-          }),
-        'immediate',
-      ),
-    retryNow: (tenantId, ids, at, correlationId) =>
-      inTransaction(
-        () =>
-          perId(ids, tenantId, (row) => {
-            const wasDueAt = nextAttemptOf.get(row.pk);
-            const moved = advance.get({ at, pk: row.pk });
-            if (moved === undefined) return false;
-            const text = 'an operator asked for the next attempt now';
-            writeEvent(transitionOf(moved, 'retry_now', at, { correlationId, text, data: { was_due_ts: Math.floor((wasDueAt ?? at) / 1000) } }));
-            return true;
-          }),
-        'immediate',
-      ),
+    ...createHolds(db, writeEvent),
+    ...createPerIdCommands(db, writeEvent),
     removeReported: (tenantId, before) => (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
     detail: (tenantId, id) => {
       const row = detailRow.get(tenantId, id);
       if (row === undefined) return null;
-      return { message: toDetail(row), events: eventRows.all(row.pk).map(toEventView), pecReceipts: receipts.ofMessage(row.pk) };
+      return { message: toDetail(row), events: eventRows.all(row.pk).map(toTimelineEvent), pecReceipts: receipts.ofMessage(row.pk) };
     },
   };
 }

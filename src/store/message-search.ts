@@ -3,7 +3,6 @@
  * are set, every value bound, ordered by a key that never ties (pk, or next
  * attempt then pk) so that a cursor resumes exactly where a page ended.
  */
-import { epochSeconds } from '../core/clock.js';
 import type { HandoffState, Priority } from '../core/message.js';
 import { messageStatus, type MessageQuery, type MessageSearch, type MessageSummary } from '../core/message-search.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
@@ -38,22 +37,22 @@ const COLUMNS = `m.pk, m.id, m.tenant_id, m.account_id, m.state, m.suspended, m.
 const toSummary = (row: SummaryRow): MessageSummary => ({
   pk: row.pk,
   id: row.id,
-  tenant_id: row.tenant_id,
-  account_id: row.account_id,
+  tenantId: row.tenant_id,
+  accountId: row.account_id,
   status: messageStatus(row.state, row.suspended === 1, row.bounce_at !== null),
   state: row.state,
   priority: row.priority,
-  batch_code: row.batch_code,
+  batchCode: row.batch_code,
   subject: row.subject,
-  mail_from: row.mail_from,
-  rcpt_to: JSON.parse(row.rcpt_to) as string[],
+  mailFrom: row.mail_from,
+  rcptTo: JSON.parse(row.rcpt_to) as string[],
   attempts: row.attempts,
-  created_ts: epochSeconds(row.created_at) ?? 0,
-  next_attempt_ts: row.state === 'queued' || row.state === 'deferred' ? epochSeconds(row.next_attempt_at) : null,
-  sent_ts: epochSeconds(row.sent_at),
-  error_ts: epochSeconds(row.error_at),
+  createdAt: row.created_at,
+  nextAttemptAt: row.state === 'queued' || row.state === 'deferred' ? row.next_attempt_at : null,
+  sentAt: row.sent_at,
+  errorAt: row.error_at,
   error: row.error,
-  bounce_type: row.bounce_type,
+  bounceType: row.bounce_type,
 });
 
 export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {

@@ -1,18 +1,17 @@
 /** SQLite side of the queue overview: waiting messages only, read from the pending index alone. */
-import type { Priority } from '../core/message.js';
-import type { QueueStatusStore, WaitingStatus } from '../core/queue-status.js';
+import type { QueueCount, QueueStatusStore } from '../core/queue-status.js';
 import type { SqliteDatabase } from './database.js';
 
 export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
   // `state IN ('queued', 'deferred', 'sending')` is messages_pending's own predicate, and the index
   // holds every column read here (migration 10): it is read alone, no message row is.
-  const counts = db.prepare<Record<string, unknown>, { tenant_id: string; account_id: string; status: WaitingStatus; priority: Priority; count: number }>(`
-    SELECT tenant_id, account_id, CASE WHEN suspended = 1 AND state <> 'sending' THEN 'suspended' ELSE state END AS status, priority, count(*) AS count
+  const counts = db.prepare<Record<string, unknown>, QueueCount>(`
+    SELECT tenant_id AS tenantId, account_id AS accountId, CASE WHEN suspended = 1 AND state <> 'sending' THEN 'suspended' ELSE state END AS status, priority, count(*) AS count
     FROM messages WHERE state IN ('queued', 'deferred', 'sending') AND (@tenant IS NULL OR tenant_id = @tenant)
     GROUP BY tenant_id, account_id, status, priority`);
   // Per account only (the accounts list): the index's leading keys, in its order.
-  const byAccount = db.prepare<Record<string, unknown>, { tenant_id: string; account_id: string; count: number }>(`
-    SELECT tenant_id, account_id, count(*) AS count FROM messages
+  const byAccount = db.prepare<Record<string, unknown>, Pick<QueueCount, 'tenantId' | 'accountId' | 'count'>>(`
+    SELECT tenant_id AS tenantId, account_id AS accountId, count(*) AS count FROM messages
     WHERE state IN ('queued', 'deferred', 'sending') AND (@tenant IS NULL OR tenant_id = @tenant)
     GROUP BY tenant_id, account_id`);
   const oldest = db.prepare<Record<string, unknown>, { tenant_id: string; id: string; account_id: string; next_attempt_at: number }>(`
@@ -20,14 +19,16 @@ export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
     WHERE state IN ('queued', 'deferred') AND suspended = 0 AND next_attempt_at <= @now AND (@tenant IS NULL OR tenant_id = @tenant)
     ORDER BY next_attempt_at, pk LIMIT 1`);
   // count(paused_at) counts the paused ones; every tenant with an account gets a row, 0 included.
-  const paused = db.prepare<[], { tenant_id: string; paused: number }>(`SELECT tenant_id, count(paused_at) AS paused FROM accounts GROUP BY tenant_id`);
+  const paused = db.prepare<[], { tenantId: string; paused: number }>(
+    `SELECT tenant_id AS tenantId, count(paused_at) AS paused FROM accounts GROUP BY tenant_id`,
+  );
   return {
     pausedAccounts: () => paused.all(),
     counts: (tenantId) => counts.all({ tenant: tenantId }),
     waitingByAccount: (tenantId) => byAccount.all({ tenant: tenantId }),
     oldestDue: (tenantId, now) => {
       const row = oldest.get({ tenant: tenantId, now });
-      return row === undefined ? null : { tenant_id: row.tenant_id, id: row.id, account_id: row.account_id, due_ts: Math.floor(row.next_attempt_at / 1000) };
+      return row === undefined ? null : { tenantId: row.tenant_id, id: row.id, accountId: row.account_id, dueAt: row.next_attempt_at };
     },
   };
 }

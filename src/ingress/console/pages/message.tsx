@@ -3,13 +3,14 @@
  * relay's replies, bounce and report status, its PEC receipts, the headers,
  * and its actions.
  */
-import type { MessageDetail, MessageEventView } from '../../../core/message-admin.js';
+import type { MessageDetail, MessageTimelineEvent } from '../../../core/message-admin.js';
 import type { MessageStatus } from '../../../core/message-search.js';
 import type { PecReceiptView } from '../../../core/pec.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
-import { statusClass, when } from '../format.js';
+import { waitingSentence } from '../../http/views/waiting-view.js';
+import { statusClass, when, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
@@ -20,7 +21,7 @@ export interface MessagePageProps {
   session: ConsoleSession;
   message: MessageDetail;
   status: MessageStatus;
-  events: MessageEventView[];
+  events: MessageTimelineEvent[];
   pecReceipts: PecReceiptView[];
   why: WaitingExplanation;
   headers: { source: 'smtp' | 'http'; text: string } | null;
@@ -48,33 +49,33 @@ function Fields(props: { rows: Array<[string, string | number | null | undefined
   );
 }
 
-function Why(props: { why: WaitingExplanation }) {
+function Why(props: { why: WaitingExplanation; message: MessageDetail }) {
   if (!props.why.waiting) return <p>Not waiting: its outcome is recorded.</p>;
   return (
     <>
       <ul>
         {props.why.reasons.map((reason) => (
           <li>
-            <strong>{reason.code.replace(/_/g, ' ')}</strong>: {reason.message}
-            {reason.until_ts === null ? '' : ` (until ${when(reason.until_ts)})`}
+            <strong>{reason.code.replace(/_/g, ' ')}</strong>: {waitingSentence(reason, props.message)}
+            {reason.untilAt === null ? '' : ` (until ${whenMs(reason.untilAt)})`}
           </li>
         ))}
       </ul>
-      <p class="muted">Given up at {when(props.why.expires_ts)} if still not sent.</p>
+      <p class="muted">Given up at {whenMs(props.why.expiresAt)} if still not sent.</p>
     </>
   );
 }
 
-function Timeline(props: { events: MessageEventView[] }) {
+function Timeline(props: { events: MessageTimelineEvent[] }) {
   if (props.events.length === 0) return <p>No events recorded.</p>;
   return (
     <DataTable columns={['When', 'Event', { label: 'Attempt', num: true }, 'Reply', 'Text']}>
       {props.events.map((event) => (
         <tr>
-          <td>{when(event.ts)}</td>
-          <td>{event.event_type}</td>
+          <td>{whenMs(event.at)}</td>
+          <td>{event.type}</td>
           <td class="num">{event.attempt}</td>
-          <td>{[event.reply_code, event.enhanced_status].filter((part) => part !== null).join(' ')}</td>
+          <td>{[event.replyCode, event.enhancedStatus].filter((part) => part !== null).join(' ')}</td>
           <td>{event.text ?? ''}</td>
         </tr>
       ))}
@@ -103,14 +104,14 @@ function Actions(props: { message: MessageDetail; status: MessageStatus; suspend
           Delete…
         </a>
       )}
-      {props.message.batch_code === null || props.suspendedBatch === true ? null : (
+      {props.message.batchCode === null || props.suspendedBatch === true ? null : (
         <a class="button secondary" href={`${base}/confirm/suspend-batch`}>
-          Suspend batch {props.message.batch_code}…
+          Suspend batch {props.message.batchCode}…
         </a>
       )}
-      {props.message.batch_code === null || props.suspendedBatch === false ? null : (
+      {props.message.batchCode === null || props.suspendedBatch === false ? null : (
         <a class="button secondary" href={`${base}/confirm/activate-batch`}>
-          Activate batch {props.message.batch_code}…
+          Activate batch {props.message.batchCode}…
         </a>
       )}
     </div>
@@ -132,46 +133,46 @@ export function MessagePage(props: MessagePageProps) {
           <Fields
             rows={[
               ['Node', props.node ?? null],
-              ['Tenant', m.tenant_id],
-              ['Account', m.account_id],
-              ['Batch', m.batch_code],
+              ['Tenant', m.tenantId],
+              ['Account', m.accountId],
+              ['Batch', m.batchCode],
               ['Priority', PRIORITY_LABELS[m.priority]],
               ['Source', m.source],
-              ['From', m.mail_from],
-              ['To', m.rcpt_to.join(', ')],
-              ['Message-ID', m.message_id],
-              ['Size', `${m.size_bytes} bytes`],
+              ['From', m.mailFrom],
+              ['To', m.rcptTo.join(', ')],
+              ['Message-ID', m.messageId],
+              ['Size', `${m.sizeBytes} bytes`],
               ['Attempts', m.attempts],
-              ['Accepted', when(m.created_ts)],
-              ['Updated', when(m.updated_ts)],
-              ['Next attempt', m.state === 'queued' || m.state === 'deferred' ? when(m.next_attempt_ts) : null],
-              ['Deferred', m.deferred_ts === null ? null : when(m.deferred_ts)],
-              ['Deferred because', m.deferred_reason],
-              ['Sent', m.sent_ts === null ? null : when(m.sent_ts)],
-              ['Failed', m.error_ts === null ? null : when(m.error_ts)],
+              ['Accepted', whenMs(m.createdAt)],
+              ['Updated', whenMs(m.updatedAt)],
+              ['Next attempt', m.state === 'queued' || m.state === 'deferred' ? whenMs(m.nextAttemptAt) : null],
+              ['Deferred', m.deferredAt === null ? null : whenMs(m.deferredAt)],
+              ['Deferred because', m.deferredReason],
+              ['Sent', m.sentAt === null ? null : whenMs(m.sentAt)],
+              ['Failed', m.errorAt === null ? null : whenMs(m.errorAt)],
               ['Error', m.error],
-              ['Last reply', [m.last_reply_code, m.last_enhanced_status].filter((part) => part !== null).join(' ')],
-              ['Refused recipients', m.refused_recipients === null ? null : JSON.stringify(m.refused_recipients)],
+              ['Last reply', [m.lastReplyCode, m.lastEnhancedStatus].filter((part) => part !== null).join(' ')],
+              ['Refused recipients', m.refusedRecipients === null ? null : JSON.stringify(m.refusedRecipients)],
             ]}
           />
         </section>
         <section class="panel" aria-labelledby="why-heading">
           <h2 id="why-heading">Why is it still queued?</h2>
-          <Why why={props.why} />
+          <Why why={props.why} message={m} />
         </section>
         <section class="panel" aria-labelledby="bounce-heading">
           <h2 id="bounce-heading">Bounce and reports</h2>
           <Fields
             rows={[
-              ['Bounce', m.bounce_ts === null ? 'none recorded' : `${m.bounce_type ?? ''} ${m.bounce_code ?? ''}`.trim()],
-              ['Bounced at', m.bounce_ts === null ? null : when(m.bounce_ts)],
-              ['Bounce reason', m.bounce_reason],
-              ['Complaint', m.complaint_ts === null ? null : `${m.complaint_type ?? 'complaint'} at ${when(m.complaint_ts)}`],
+              ['Bounce', m.bounceAt === null ? 'none recorded' : `${m.bounceType ?? ''} ${m.bounceCode ?? ''}`.trim()],
+              ['Bounced at', m.bounceAt === null ? null : whenMs(m.bounceAt)],
+              ['Bounce reason', m.bounceReason],
+              ['Complaint', m.complaintAt === null ? null : `${m.complaintType ?? 'complaint'} at ${whenMs(m.complaintAt)}`],
               // The provider's side (issue 27): what its webhooks said last, and its id of the message.
-              ['Provider says', m.provider_state === null ? null : `${m.provider_state.replace('_', ' ')} at ${when(m.provider_state_ts ?? 0)}`],
-              ['Provider message id', m.provider_message_id],
-              ['Outcome reported', m.reported_ts === null ? 'not yet' : when(m.reported_ts)],
-              ['Bounce reported', m.bounce_ts === null ? null : m.bounce_reported_ts === null ? 'not yet' : when(m.bounce_reported_ts)],
+              ['Provider says', m.providerState === null ? null : `${m.providerState.replace('_', ' ')} at ${whenMs(m.providerStateAt ?? 0)}`],
+              ['Provider message id', m.providerMessageId],
+              ['Outcome reported', m.reportedAt === null ? 'not yet' : whenMs(m.reportedAt)],
+              ['Bounce reported', m.bounceAt === null ? null : m.bounceReportedAt === null ? 'not yet' : whenMs(m.bounceReportedAt)],
               [
                 'Report loop',
                 sync === null || sync.client_sync_url === null

@@ -3,7 +3,7 @@ import type { BulkAction } from '../../../core/message-bulk.js';
 import type { MessageStatus, MessageSummary } from '../../../core/message-search.js';
 import { MESSAGE_STATUSES } from '../../../core/message-search.js';
 import type { QueueOverview } from '../../http/views/queue-overview.js';
-import { when, statusClass } from '../format.js';
+import { statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';
@@ -35,8 +35,8 @@ export interface MessagesPageProps {
   bulk: readonly BulkAction[];
 }
 
-export const messageHref = (message: Pick<MessageSummary, 'tenant_id' | 'id'>): string =>
-  `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenant_id)}/${encodeURIComponent(message.id)}`;
+export const messageHref = (message: Pick<MessageSummary, 'tenantId' | 'id'>): string =>
+  `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenantId)}/${encodeURIComponent(message.id)}`;
 
 function Field(props: { name: keyof MessageFilters; label: string; value: string; type?: string; placeholder?: string }) {
   return (
@@ -125,13 +125,13 @@ function Results(props: { messages: MessagesPageProps['messages']; admin: boolea
           <td>
             <span class={statusClass(message.status)}>{message.status}</span>
           </td>
-          {props.admin ? <td>{message.tenant_id}</td> : null}
+          {props.admin ? <td>{message.tenantId}</td> : null}
           {fleet ? <td>{message.node_id}</td> : null}
-          <td>{message.rcpt_to.join(', ')}</td>
+          <td>{message.rcptTo.join(', ')}</td>
           <td>{message.subject ?? ''}</td>
-          <td>{message.account_id}</td>
-          <td>{message.batch_code ?? ''}</td>
-          <td>{when(message.created_ts)}</td>
+          <td>{message.accountId}</td>
+          <td>{message.batchCode ?? ''}</td>
+          <td>{whenMs(message.createdAt)}</td>
           <td class="num">{message.attempts}</td>
         </tr>
       ))}

@@ -5,7 +5,7 @@
  */
 import type { MessageDetail } from '../../../core/message-admin.js';
 import type { PecReceiptView } from '../../../core/pec.js';
-import { when } from '../format.js';
+import { when, whenMs } from '../format.js';
 import { messageHref } from './messages.js';
 import { DataTable } from './data-table.js';
 
@@ -14,22 +14,22 @@ const kib = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${(bytes 
 /** Nothing at all for a message no PEC account sent and no receipt names. */
 export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptView[] }) {
   const m = props.message;
-  if (props.receipts.length === 0 && m.pec_rda_ts === null && m.pec_rdc_ts === null && m.pec_error === null) return null;
+  if (props.receipts.length === 0 && m.pecRdaAt === null && m.pecRdcAt === null && m.pecError === null) return null;
   const base = messageHref(m);
   return (
     <section class="panel" aria-labelledby="pec-heading">
       <h2 id="pec-heading">PEC receipts</h2>
       <dl class="fields">
         <dt>Accepted (RdA)</dt>
-        <dd>{m.pec_rda_ts === null ? 'no acceptance receipt yet' : when(m.pec_rda_ts)}</dd>
+        <dd>{m.pecRdaAt === null ? 'no acceptance receipt yet' : whenMs(m.pecRdaAt)}</dd>
         <dt>Delivered (RdC)</dt>
-        <dd>{m.pec_rdc_ts === null ? 'no delivery receipt yet' : when(m.pec_rdc_ts)}</dd>
-        {m.pec_error === null ? null : (
+        <dd>{m.pecRdcAt === null ? 'no delivery receipt yet' : whenMs(m.pecRdcAt)}</dd>
+        {m.pecError === null ? null : (
           <>
             <dt>PEC error</dt>
             <dd>
-              {m.pec_error}
-              {m.pec_error_ts === null ? '' : ` (${when(m.pec_error_ts)})`}
+              {m.pecError}
+              {m.pecErrorAt === null ? '' : ` (${whenMs(m.pecErrorAt)})`}
             </dd>
           </>
         )}

@@ -13,7 +13,7 @@ import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { accountHref, AccountPage, AccountsPage } from '../pages/accounts.js';
 import { checkForm, currentSession } from '../session.js';
-import { consoleContext, takeNotice } from './message-routes.js';
+import { consoleContext, takeNotice } from '../request-context.js';
 import { readForm } from '../form-body.js';
 
 const pathParams = z.object({ tenant: z.string().min(1).max(64), id: z.string().min(1).max(64) });

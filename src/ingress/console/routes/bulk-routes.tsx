@@ -13,7 +13,8 @@ import type { ConsoleEnv } from '../env.js';
 import { blankToNull, filterOf, filtersQuery } from '../message-filter.js';
 import { BULK_LABELS, BulkConfirmPage } from '../pages/bulk-confirm.js';
 import { checkForm, currentSession } from '../session.js';
-import { consoleContext, filterHref } from './message-routes.js';
+import { consoleContext } from '../request-context.js';
+import { filterHref } from './message-routes.js';
 import { readForm } from '../form-body.js';
 
 /** Most messages one click acts on; a larger selection is done by confirming again. */

@@ -1,45 +1,30 @@
 /**
- * Messages: the list (GET /ui/messages), one message (/ui/messages/:tenant/:id),
- * and its actions, each a confirmation page (GET .../confirm/:action) and a
- * POST that runs the same core command as the API, audited as `<actor>@console`.
+ * Messages: the list (GET /ui/messages) and one message (/ui/messages/:tenant/:id),
+ * with its PEC receipts' bytes; its actions are in message-actions.tsx.
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { AppError, isAppError, notFound } from '../../../core/app-error.js';
+import { isAppError, notFound } from '../../../core/app-error.js';
 import type { MessageDetail } from '../../../core/message-admin.js';
 import type { BulkAction } from '../../../core/message-bulk.js';
-import { messageStatus, type MessageQuery } from '../../../core/message-search.js';
+import type { MessageQuery } from '../../../core/message-search.js';
 import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
-import type { CommandContext } from '../../../core/tenant-service.js';
-import { decodeCursor, encodeCursor } from '../../http/routes/messages.js';
+import { decodeCursor, encodeCursor } from '../../http/routes/message-cursor.js';
 import { receiptResponse } from '../../http/routes/pec.js';
 import { validate } from '../../http/request-input.js';
+import { statusOf, type MessageRead } from '../../http/views/message-detail-view.js';
 import { queueOverview } from '../../http/views/queue-overview.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { batchOnly, blankToNull, filterOf, filtersQuery, hasFilter } from '../message-filter.js';
-import { ConfirmPage, MESSAGE_ACTIONS, type MessageAction } from '../pages/confirm.js';
 import { MessagePage } from '../pages/message.js';
-import { messageHref, MessagesPage, type MessageFilters } from '../pages/messages.js';
-import { checkForm, CONSOLE_PATH, currentSession } from '../session.js';
-import { readForm } from '../form-body.js';
+import { MessagesPage, type MessageFilters } from '../pages/messages.js';
+import { consoleContext, takeNotice } from '../request-context.js';
+import { CONSOLE_PATH, currentSession } from '../session.js';
+import { registerMessageActions } from './message-actions.js';
 
 const PAGE_SIZE = 50;
 const pathParams = z.object({ tenant: z.string().min(1).max(64), id: z.string().min(1).max(255) });
-
-export const consoleContext = (c: Context<ConsoleEnv>): CommandContext => ({
-  principal: currentSession(c).principal,
-  correlationId: c.get('requestId'),
-  via: 'console',
-});
-
-/** The one-time notice, taken from the session as the page shows it. */
-export function takeNotice(c: Context<ConsoleEnv>): string | null {
-  const session = currentSession(c);
-  const notice = session.flash;
-  session.flash = null;
-  return notice;
-}
 
 export const filterHref = (filters: MessageFilters, cursor: string | null): string => {
   const params = new URLSearchParams(Object.entries(filters).filter(([, value]) => value !== ''));
@@ -55,17 +40,18 @@ const bulkOffered = (filters: MessageFilters, tenantId: string | null): BulkActi
   return batchOnly(filters) && tenantId !== null ? [...actions, 'suspend', 'activate'] : actions;
 };
 
-/** Waits for a later attempt that "retry now" can bring forward (the same rule as POST /commands/retry-now). */
+/**
+ * Waits for a later attempt that "retry now" can bring forward (the same rule as POST /commands/retry-now),
+ * judged at the whole second the page shows.
+ */
 const retryable = (message: MessageDetail, now: number): boolean =>
   !message.suspended &&
   (message.state === 'queued' || message.state === 'deferred') &&
-  message.next_attempt_ts !== null &&
-  message.next_attempt_ts * 1000 > now;
+  message.nextAttemptAt !== null &&
+  Math.floor(message.nextAttemptAt / 1000) * 1000 > now;
 
-export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
-  const app = new Hono<ConsoleEnv>();
-
-  /** One page: this node's, or in fleet mode every node's merged (the cursor holding each node's position). */
+/** GET /messages: a page of the search, this node's or in fleet mode every node's merged (the cursor holding each node's position). */
+function registerList(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const findPage = async (c: Context<ConsoleEnv>, query: Omit<MessageQuery, 'after'>, cursor: string | undefined) => {
     if (deps.fleetMessages) {
       const found = await deps.fleetMessages.search(consoleContext(c), query, cursor);
@@ -96,29 +82,27 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       />,
     );
   });
+}
 
-  const load = (c: Context<ConsoleEnv>) => {
-    const { tenant, id } = validate(pathParams, c.req.param(), 'message');
-    return deps.commands.detail(consoleContext(c), tenant, id);
-  };
-
+/** One message's page, and the original bytes of its PEC receipts. */
+function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Context<ConsoleEnv>) => MessageRead): void {
   /** This node's message, or in fleet mode the node's that holds it (shown without its actions, which act here). */
-  const loadAnywhere = async (c: Context<ConsoleEnv>) => {
+  const loadAnywhere = async (c: Context<ConsoleEnv>): Promise<MessageRead & { node: string | null }> => {
     try {
       return { ...load(c), node: null };
     } catch (error) {
       if (!deps.fleetMessages || !isAppError(error) || error.code !== 'NOT_FOUND') throw error;
       const { tenant, id } = validate(pathParams, c.req.param(), 'message');
       const found = await deps.fleetMessages.detail(consoleContext(c), tenant, id);
-      const detail = found.detail as unknown as Omit<ReturnType<typeof load>, 'pecReceipts'> & { pec_receipts: ReturnType<typeof load>['pecReceipts'] };
-      return { message: detail.message, events: detail.events, why: detail.why, pecReceipts: detail.pec_receipts, node: found.node_id };
+      // The node that holds it answers with the core's read model.
+      return { ...(found.detail as unknown as MessageRead), node: found.node_id };
     }
   };
 
   app.get('/messages/:tenant/:id', async (c) => {
     const session = currentSession(c);
     const { message, events, why, pecReceipts, node } = await loadAnywhere(c);
-    const tenantId = scopeTenant(session.principal, message.tenant_id);
+    const tenantId = scopeTenant(session.principal, message.tenantId);
     const reasons = why.reasons.map((reason) => reason.code);
     return c.html(
       <MessagePage
@@ -128,7 +112,7 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
         pecReceipts={pecReceipts}
         why={why}
         notice={takeNotice(c)}
-        status={messageStatus(message.state, message.suspended, message.bounce_ts !== null)}
+        status={statusOf(message)}
         node={node}
         headers={node === null ? deps.headers.of(tenantId, message.id) : null}
         sync={deps.reports.get(tenantId)}
@@ -146,63 +130,16 @@ export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     if (found === null || found.view.message_id !== id) throw notFound('receipt', receiptId);
     return receiptResponse(c, found);
   });
+}
 
-  const actionOf = (c: Context<ConsoleEnv>): MessageAction => {
-    const action = c.req.param('action');
-    if (!(MESSAGE_ACTIONS as readonly string[]).includes(action ?? '')) throw new AppError('NOT_FOUND', 'no such action', { details: { action } });
-    return action as MessageAction;
+export function messageConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
+  const app = new Hono<ConsoleEnv>();
+  const load = (c: Context<ConsoleEnv>): MessageRead => {
+    const { tenant, id } = validate(pathParams, c.req.param(), 'message');
+    return deps.commands.detail(consoleContext(c), tenant, id);
   };
-
-  app.get('/messages/:tenant/:id/confirm/:action', (c) => {
-    const action = actionOf(c);
-    return c.html(<ConfirmPage session={currentSession(c)} message={load(c).message} action={action} />);
-  });
-
-  app.post('/messages/:tenant/:id/:action', async (c) => {
-    checkForm(c, await readForm(c));
-    const action = actionOf(c);
-    const { message } = load(c);
-    const ctx = consoleContext(c);
-    const session = currentSession(c);
-    const batch = message.batch_code ?? undefined;
-    if ((action === 'suspend-batch' || action === 'activate-batch') && batch === undefined) throw new AppError('VALIDATION_FAILED', 'the message has no batch');
-    switch (action) {
-      case 'resend': {
-        const result = deps.commands.resend(ctx, message.tenant_id, [message.id]);
-        session.flash =
-          result.resent.length === 1 ? 'Resent: the message is queued for a new attempt.' : 'Not resent: only a sent or failed message can be sent again.';
-        break;
-      }
-      case 'retry-now': {
-        const result = deps.commands.retryNow(ctx, message.tenant_id, [message.id]);
-        session.flash =
-          result.retried.length === 1
-            ? 'Retrying now: the message is due and the dispatcher was woken.'
-            : 'Not retried: the message no longer waits for a later attempt (sent, failed, in flight or held).';
-        break;
-      }
-      case 'delete': {
-        const result = deps.commands.deleteMessages(ctx, message.tenant_id, [message.id]);
-        session.flash =
-          result.deleted.length === 1
-            ? `Deleted message ${message.id}.`
-            : 'Not deleted: the message is being handed to its relay right now; try again in a moment.';
-        if (result.deleted.length === 1) return c.redirect(`${CONSOLE_PATH}/messages`, 303);
-        break;
-      }
-      case 'suspend-batch': {
-        const result = await deps.commands.suspend(ctx, message.tenant_id, batch);
-        session.flash = `Batch ${batch ?? ''} suspended: ${result.suspended_messages} waiting message(s) held.`;
-        break;
-      }
-      case 'activate-batch': {
-        const result = await deps.commands.activate(ctx, message.tenant_id, batch);
-        session.flash = `Batch ${batch ?? ''} activated: ${result.activated_messages} message(s) released.`;
-        break;
-      }
-    }
-    return c.redirect(messageHref(message), 303);
-  });
-
+  registerList(app, deps);
+  registerDetail(app, deps, load);
+  registerMessageActions(app, deps, load);
   return app;
 }

@@ -14,7 +14,7 @@ import { TenantPage } from '../pages/tenant.js';
 import { viewReportAttempt } from '../../http/views/report-log-view.js';
 import { OverviewPage } from '../pages/overview.js';
 import { CONSOLE_PATH, currentSession } from '../session.js';
-import { consoleContext, takeNotice } from './message-routes.js';
+import { consoleContext, takeNotice } from '../request-context.js';
 
 const CHART_MINUTES = 60;
 const tenantParam = z.string().min(1).max(64);

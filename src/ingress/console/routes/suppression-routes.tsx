@@ -11,7 +11,7 @@ import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { RemoveSuppressionPage } from '../pages/suppression-confirm.js';
 import { checkForm, CONSOLE_PATH, currentSession } from '../session.js';
-import { consoleContext } from './message-routes.js';
+import { consoleContext } from '../request-context.js';
 import { readForm } from '../form-body.js';
 
 const target = z.object({ tenant: z.string().min(1).max(64), address: z.string().trim().min(1).max(320) });

@@ -1,38 +1,35 @@
 /** Submission (`/add-messages`), operator commands (`/commands/*`) and reading one message. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { AppError } from '../../../core/app-error.js';
-import { toPriority } from '../../../core/message.js';
 import type { FleetCommandName, FleetMessages } from '../../../core/fleet-view.js';
 import type { BulkCommands } from '../../../core/message-bulk.js';
-import { messageStatus, type MessageCursor, type MessageSearch } from '../../../core/message-search.js';
-import { scopeTenantOrAll } from '../../../core/principal.js';
+import type { MessageSearch } from '../../../core/message-search.js';
 import { REJECTION_CODES } from '../../../core/rejection.js';
 import type { MessageCommands } from '../../../core/message-commands.js';
 import type { SubmissionService } from '../../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../../core/telemetry.js';
 import type { CommandContext } from '../../../core/tenant-service.js';
 import type { HttpEnv } from '../env.js';
-import { addMessagesDocumented, batchParams, cleanupParams, clientId, deleteIdsParams, resendIdsParams, tenantParams } from '../message-schemas.js';
-import { BULK_MAX, bulkParams, idsOf, isSet, retryNowParams, searchFilterFields } from '../message-filter-schemas.js';
+import { addMessagesDocumented, batchParams, cleanupParams, deleteIdsParams, resendIdsParams, tenantParams } from '../message-schemas.js';
+import { BULK_MAX, bulkParams, idsOf, isSet, retryNowParams } from '../message-filter-schemas.js';
 import { requestBody } from '../request-body.js';
-import { readJson, readQuery, requireJson, validate } from '../request-input.js';
+import { readJson, requireJson, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import type { SubmissionParser } from '../submission-parser.js';
-import { messageDetail } from '../view-schemas/message-detail.js';
 import {
   activateResult,
   addMessagesResult,
   bulkResult,
   cleanupResult,
   deleteResult,
-  messagePage,
   resendResult,
   retryNowResult,
   runNowResult,
   suspendResult,
 } from '../view-schemas/message.js';
 import { viewRejection } from '../views/rejection-view.js';
+import { filterFields } from './message-filter.js';
+import { MESSAGE_READ_ROUTES, registerMessageReads } from './message-reads.js';
 import { commandContext } from './tenants.js';
 
 export interface MessageRoutesDeps {
@@ -46,31 +43,6 @@ export interface MessageRoutesDeps {
   /** Fleet mode: reads and commands reach every node (issue 24); null or absent for a single node. */
   fleet?: FleetMessages | null;
 }
-
-const listQuery = z
-  .object({
-    ...searchFilterFields,
-    sort: z
-      .enum(['newest', 'next_attempt'])
-      .optional()
-      .meta({
-        description: '`newest` first (the default), or `next_attempt`: waiting messages by their next attempt, soonest first.',
-        examples: ['next_attempt'],
-      }),
-    limit: z.coerce
-      .number()
-      .int()
-      .min(1)
-      .max(500)
-      .optional()
-      .meta({ description: 'Messages per page, 1-500. Default 50.', examples: [100] }),
-    cursor: z
-      .string()
-      .max(4000)
-      .optional()
-      .meta({ description: "The `next_cursor` of the previous page, unchanged (in fleet mode it holds each node's position).", examples: ['eyJwayI6MTIzNH0'] }),
-  })
-  .strict();
 
 const messages = { tag: 'Messages', access: 'tenant' } as const;
 const addMessagesDoc = {
@@ -142,43 +114,8 @@ export const MESSAGE_ROUTES = {
     body: cleanupParams,
     responses: done(cleanupResult),
   },
-  search: {
-    ...messages,
-    method: 'get',
-    path: '/messages',
-    summary: 'Find messages, newest first',
-    description:
-      '`sort=next_attempt`: waiting ones by next attempt. `q`: words of the subject, sender and recipients, all required, the last also as a prefix; full text finds a message about a second after it was accepted. `cursor`: the `next_cursor` of the previous page.',
-    query: listQuery,
-    responses: { 200: json('a page of messages', messagePage) },
-  },
-  detail: {
-    ...messages,
-    method: 'get',
-    path: '/messages/{id}',
-    summary: "A message's state, its event timeline and why it waits",
-    params: { id: clientId.meta({ description: 'The client id of the message (its `id` at submission).', examples: ['inv-2025-001'] }) },
-    query: tenantParams,
-    responses: {
-      200: json('the message, its timeline, why it waits and its PEC receipts (see GET /pec-receipts)', messageDetail),
-    },
-    errors: ['NOT_FOUND'],
-  },
+  ...MESSAGE_READ_ROUTES,
 } as const satisfies Record<string, RouteDoc>;
-
-/** A page's end as an opaque URL token (base64url JSON). */
-export const encodeCursor = (cursor: MessageCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
-
-export function decodeCursor(text: string): MessageCursor {
-  try {
-    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Record<string, unknown>;
-    if (Number.isSafeInteger(value.pk) && (value.nextAttemptAt === undefined || Number.isSafeInteger(value.nextAttemptAt)))
-      return value as unknown as MessageCursor;
-  } catch {
-    // reported below
-  }
-  throw new AppError('VALIDATION_FAILED', 'cursor is not one this API gave out', { details: [{ path: 'cursor', message: 'pass back next_cursor unchanged' }] });
-}
 
 /** Command parameters may come as a JSON body, a query string, or both (the body wins). */
 async function readParams<S extends z.ZodType>(c: Context<HttpEnv>, schema: S): Promise<z.output<S>> {
@@ -187,11 +124,8 @@ async function readParams<S extends z.ZodType>(c: Context<HttpEnv>, schema: S): 
   return validate(schema, { ...c.req.query(), ...body }, 'parameters');
 }
 
-export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
-  const app = new Hono<HttpEnv>();
-  const { commands } = deps;
-  const routes = MESSAGE_ROUTES;
-
+/** POST /add-messages and its /commands/ twin. */
+function registerSubmission(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
   const addMessages = async (c: Context<HttpEnv>) => {
     requireJson(c);
     const body = await requestBody(c);
@@ -203,9 +137,14 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
     return c.json({ ok: true, queued: result.queued, rejected: result.rejected.map(viewRejection) });
   };
   // The body is parsed by deps.parseSubmission (maybe in a worker thread) with the schemas the doc is built from.
-  on(app, routes.addMessages, addMessages);
-  on(app, routes.addMessagesCommand, addMessages);
+  on(app, MESSAGE_ROUTES.addMessages, addMessages);
+  on(app, MESSAGE_ROUTES.addMessagesCommand, addMessages);
+}
 
+/** The per-tenant and per-id operator commands (/commands/*). */
+function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
+  const { commands } = deps;
+  const routes = MESSAGE_ROUTES;
   /** A command route: parameters validated by its documented schema, its result answered with `ok: true`. */
   const command = <S extends z.ZodType>(doc: RouteDoc & { body: S }, run: (ctx: CommandContext, params: z.output<S>) => object | Promise<object>): void => {
     on(app, doc, async (c) => c.json({ ok: true, ...(await run(commandContext(c), await readParams(c, doc.body))) }));
@@ -233,62 +172,16 @@ export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
 
   on(app, routes.bulk, async (c) => {
     const p = await readParams(c, routes.bulk.body);
-    const request = {
-      action: p.action,
-      tenantId: p.tenant_id,
-      allTenants: isSet(p.all_tenants),
-      max: p.max ?? BULK_MAX,
-      filter: {
-        status: p.status ?? null,
-        accountId: p.account_id ?? null,
-        batchCode: p.batch_code ?? null,
-        recipient: p.recipient ?? null,
-        sender: p.sender ?? null,
-        createdFrom: p.from_ts === undefined ? null : p.from_ts * 1000,
-        createdTo: p.to_ts === undefined ? null : p.to_ts * 1000,
-        priority: p.priority === undefined ? null : toPriority(p.priority),
-        text: p.q ?? null,
-      },
-    };
+    const request = { action: p.action, tenantId: p.tenant_id, allTenants: isSet(p.all_tenants), max: p.max ?? BULK_MAX, filter: filterFields(p) };
     const ctx = commandContext(c);
     return c.json({ ok: true, ...(isSet(p.dry_run) ? deps.bulk.preview(ctx, request) : await deps.bulk.run(ctx, request)) });
   });
+}
 
-  // Newest first (or by next attempt), filtered, full text with `q`; `next_cursor` pages on.
-  on(app, routes.search, async (c) => {
-    const query = readQuery(c, routes.search.query);
-    const limit = query.limit ?? 50;
-    const asked = {
-      tenantId: scopeTenantOrAll(c.get('principal'), query.tenant_id),
-      status: query.status ?? null,
-      accountId: query.account_id ?? null,
-      batchCode: query.batch_code ?? null,
-      recipient: query.recipient ?? null,
-      sender: query.sender ?? null,
-      createdFrom: query.from_ts === undefined ? null : query.from_ts * 1000,
-      createdTo: query.to_ts === undefined ? null : query.to_ts * 1000,
-      priority: query.priority === undefined ? null : toPriority(query.priority),
-      text: query.q ?? null,
-      order: query.sort ?? 'newest',
-      limit,
-    };
-    // Fleet mode: every node's page merged, the cursor holding each node's position, missing nodes named.
-    if (deps.fleet) return c.json(await deps.fleet.search(commandContext(c), asked, query.cursor));
-    const found = deps.search.find({ ...asked, after: query.cursor === undefined ? null : decodeCursor(query.cursor) });
-    return c.json({ messages: found.messages, next_cursor: found.next === null ? null : encodeCursor(found.next) });
-  });
-
-  on(app, routes.detail, async (c) => {
-    const id = validate(routes.detail.params.id, c.req.param('id'), 'message id');
-    const params = readQuery(c, routes.detail.query);
-    if (deps.fleet) {
-      const found = await deps.fleet.detail(commandContext(c), params.tenant_id, id);
-      return c.json({ ...found.detail, node_id: found.node_id, missing_nodes: found.missing_nodes });
-    }
-    const { message, events, why, pecReceipts } = commands.detail(commandContext(c), params.tenant_id, id);
-    const status = messageStatus(message.state, message.suspended, message.bounce_ts !== null);
-    return c.json({ message: { ...message, status }, events, why, pec_receipts: pecReceipts });
-  });
-
+export function messageRoutes(deps: MessageRoutesDeps): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  registerSubmission(app, deps);
+  registerCommands(app, deps);
+  registerMessageReads(app, deps);
   return app;
 }

@@ -1,13 +1,12 @@
 /**
- * GET /messages/{id}: the message's state fields (core/message-admin.ts MessageDetail
- * and its `status`), its event timeline, why it waits (core/waiting-reasons.ts) and
- * its PEC receipts (core/pec.ts PecReceiptView).
+ * GET /messages/{id}: the message's state fields and its `status`, its event timeline
+ * and why it waits (views/message-detail-view.ts, views/waiting-view.ts), and its PEC
+ * receipts (core/pec.ts PecReceiptView).
  */
 import { z } from 'zod';
-import type { MessageDetail, MessageEventView } from '../../../core/message-admin.js';
-import type { MessageStatus } from '../../../core/message-search.js';
 import type { PecReceiptView } from '../../../core/pec.js';
-import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
+import type { MessageEventView, MessageView } from '../views/message-detail-view.js';
+import type { WaitingView } from '../views/waiting-view.js';
 import { field, nullableSeconds, nullableText, seconds } from './field.js';
 import { missingNodes, nodeIdField } from './fleet.js';
 import { handoffState, messageStatus, priorityField } from './message.js';
@@ -15,7 +14,7 @@ import { handoffState, messageStatus, priorityField } from './message.js';
 const count = (description: string, example: number) => field(z.number().int(), description, example);
 const nullableInt = (description: string, example: number | null) => field(z.number().int().nullable(), description, example);
 
-const MESSAGE_EXAMPLE: MessageDetail & { status: MessageStatus } = {
+const MESSAGE_EXAMPLE: MessageView = {
   pk: 1234,
   id: 'inv-2025-001',
   tenant_id: 'acme',
@@ -110,7 +109,7 @@ const message = z.object({
   pec_error: nullableText('PEC: what went wrong (non-accettazione, errore-consegna, acceptance_timeout, ...).', null),
   pec_error_ts: nullableSeconds('PEC: when it went wrong', null),
   status: messageStatus,
-}) satisfies z.ZodType<MessageDetail & { status: MessageStatus }>;
+}) satisfies z.ZodType<MessageView>;
 
 const EVENT_EXAMPLE: MessageEventView = {
   event_type: 'deferred',
@@ -132,7 +131,7 @@ const event = z.object({
   data: field(z.record(z.string(), z.unknown()).nullable(), "The event's own data (JSON).", { next_attempt_ts: 1764000060 }),
 }) satisfies z.ZodType<MessageEventView>;
 
-const WHY_EXAMPLE: WaitingExplanation = {
+const WHY_EXAMPLE: WaitingView = {
   waiting: true,
   reasons: [
     {
@@ -174,7 +173,7 @@ const why = z.object({
     WHY_EXAMPLE.reasons,
   ),
   expires_ts: nullableSeconds('When it is given up (`dispatch.max_age_seconds` after it was accepted)', 1764432000),
-}) satisfies z.ZodType<WaitingExplanation>;
+}) satisfies z.ZodType<WaitingView>;
 
 /** A PEC receipt as GET /pec-receipts and a message's `pec_receipts` list it. */
 export const receipt = z.object({

@@ -1,12 +1,13 @@
 /**
  * What the message routes answer: the /add-messages result (views/rejection-view.ts),
  * the operator commands' results (core/message-commands.ts) and the GET /messages page
- * (core/message-search.ts).
+ * (views/message-summary-view.ts).
  */
 import { z } from 'zod';
 import { BULK_ACTIONS, type BulkPreview, type BulkResult } from '../../../core/message-bulk.js';
-import { MESSAGE_STATUSES, type MessageStatus, type MessageSummary } from '../../../core/message-search.js';
+import { MESSAGE_STATUSES, type MessageStatus } from '../../../core/message-search.js';
 import { REJECTION_CODES, type RejectionCode } from '../../../core/rejection.js';
+import type { MessageSummaryView } from '../views/message-summary-view.js';
 import type { RejectionView } from '../views/rejection-view.js';
 import { field, nullableSeconds, nullableText, ok, seconds } from './field.js';
 import { fleetCommandFields, missingNodes, nodeIdField } from './fleet.js';
@@ -72,7 +73,7 @@ export const resendResult = z.object({
 });
 export const cleanupResult = z.object({ ok, removed: count('Messages removed.', 5230) });
 
-const SUMMARY_EXAMPLE: MessageSummary = {
+const SUMMARY_EXAMPLE: MessageSummaryView = {
   pk: 1234,
   id: 'inv-2025-001',
   tenant_id: 'acme',
@@ -113,7 +114,7 @@ const summary = z.object({
   error: nullableText('Why it failed; null: it did not.', null),
   bounce_type: nullableText('`hard` or `soft` once a bounce came back; null: none.', null),
   node_id: nodeIdField.optional(),
-}) satisfies z.ZodType<MessageSummary>;
+}) satisfies z.ZodType<MessageSummaryView>;
 
 export const messagePage = z.object({
   messages: field(z.array(summary), 'The page of messages, in the order asked.', [SUMMARY_EXAMPLE]),

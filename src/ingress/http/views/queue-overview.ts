@@ -1,7 +1,8 @@
 /**
  * The queue at a glance, as GET /status answers it and the console shows it:
  * the store's waiting counts summed by status, priority, tenant and account
- * (busiest first), and how long the oldest due message is overdue.
+ * (busiest first), and how long the oldest due message is overdue, in the
+ * API's snake_case and epoch seconds.
  */
 import type { Priority } from '../../../core/message.js';
 import type { OldestDue, QueueCount, WaitingStatus } from '../../../core/queue-status.js';
@@ -12,7 +13,16 @@ export interface QueueOverview {
   by_priority: Record<`${Priority}`, number>;
   by_tenant: Array<{ tenant_id: string; waiting: number }>;
   by_account: Array<{ tenant_id: string; account_id: string; waiting: number; by_status: Partial<Record<WaitingStatus, number>> }>;
-  oldest_due: (OldestDue & { overdue_seconds: number }) | null;
+  oldest_due: OldestDueView | null;
+}
+
+/** The message due longest ago: `due_ts` in epoch seconds, and how far past it now. */
+export interface OldestDueView {
+  tenant_id: string;
+  id: string;
+  account_id: string;
+  due_ts: number;
+  overdue_seconds: number;
 }
 
 export function queueOverview(counts: readonly QueueCount[], oldest: OldestDue | null, now: number): QueueOverview {
@@ -25,9 +35,9 @@ export function queueOverview(counts: readonly QueueCount[], oldest: OldestDue |
     waiting += row.count;
     byStatus[row.status] += row.count;
     byPriority[`${row.priority}`] += row.count;
-    tenants.set(row.tenant_id, (tenants.get(row.tenant_id) ?? 0) + row.count);
-    const key = `${row.tenant_id}/${row.account_id}`;
-    const account = accounts.get(key) ?? { tenant_id: row.tenant_id, account_id: row.account_id, waiting: 0, by_status: {} };
+    tenants.set(row.tenantId, (tenants.get(row.tenantId) ?? 0) + row.count);
+    const key = `${row.tenantId}/${row.accountId}`;
+    const account = accounts.get(key) ?? { tenant_id: row.tenantId, account_id: row.accountId, waiting: 0, by_status: {} };
     account.waiting += row.count;
     account.by_status[row.status] = (account.by_status[row.status] ?? 0) + row.count;
     accounts.set(key, account);
@@ -39,6 +49,17 @@ export function queueOverview(counts: readonly QueueCount[], oldest: OldestDue |
     by_priority: byPriority,
     by_tenant: [...tenants].map(([tenant_id, count]) => ({ tenant_id, waiting: count })).sort(byWaiting),
     by_account: [...accounts.values()].sort(byWaiting),
-    oldest_due: oldest === null ? null : { ...oldest, overdue_seconds: Math.max(0, Math.floor(now / 1000) - oldest.due_ts) },
+    oldest_due: oldest === null ? null : viewOldestDue(oldest, now),
+  };
+}
+
+function viewOldestDue(oldest: OldestDue, now: number): OldestDueView {
+  const dueTs = Math.floor(oldest.dueAt / 1000);
+  return {
+    tenant_id: oldest.tenantId,
+    id: oldest.id,
+    account_id: oldest.accountId,
+    due_ts: dueTs,
+    overdue_seconds: Math.max(0, Math.floor(now / 1000) - dueTs),
   };
 }

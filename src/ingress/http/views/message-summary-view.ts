@@ -1,0 +1,52 @@
+/** A message in a GET /messages page: the core's summary (core/message-search.ts) in the API's snake_case and epoch seconds. */
+import { epochSeconds } from '../../../core/clock.js';
+import type { HandoffState, Priority } from '../../../core/message.js';
+import type { MessageStatus, MessageSummary } from '../../../core/message-search.js';
+
+export interface MessageSummaryView {
+  pk: number;
+  id: string;
+  tenant_id: string;
+  account_id: string;
+  status: MessageStatus;
+  state: HandoffState;
+  priority: Priority;
+  batch_code: string | null;
+  subject: string | null;
+  mail_from: string;
+  rcpt_to: string[];
+  attempts: number;
+  created_ts: number;
+  next_attempt_ts: number | null;
+  sent_ts: number | null;
+  error_ts: number | null;
+  error: string | null;
+  bounce_type: string | null;
+  /** Fleet mode: the node that holds it. */
+  node_id?: string;
+}
+
+// Field order as the API has always answered it; `node_id` last, where a fleet page adds it.
+export function viewMessageSummary(m: MessageSummary & { node_id?: string }): MessageSummaryView {
+  const view: MessageSummaryView = {
+    pk: m.pk,
+    id: m.id,
+    tenant_id: m.tenantId,
+    account_id: m.accountId,
+    status: m.status,
+    state: m.state,
+    priority: m.priority,
+    batch_code: m.batchCode,
+    subject: m.subject,
+    mail_from: m.mailFrom,
+    rcpt_to: m.rcptTo,
+    attempts: m.attempts,
+    created_ts: epochSeconds(m.createdAt) ?? 0,
+    next_attempt_ts: epochSeconds(m.nextAttemptAt),
+    sent_ts: epochSeconds(m.sentAt),
+    error_ts: epochSeconds(m.errorAt),
+    error: m.error,
+    bounce_type: m.bounceType,
+  };
+  return m.node_id === undefined ? view : { ...view, node_id: m.node_id };
+}

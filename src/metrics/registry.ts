@@ -4,7 +4,8 @@
  * command consumer), the delivery reports per tenant, the bounce mailboxes,
  * plus the process metrics prom-client collects. Latencies are histograms the
  * hot paths observe through the telemetry ports (latency-histograms.ts), as
- * do the intake counters (intake-counters.ts).
+ * do the intake counters (intake-counters.ts). Each family registers itself
+ * into the one registry from its own module (mirror-gauges.ts, report-gauges.ts …).
  * Labels are bounded: tenant and account ids, which the admin creates, and
  * small fixed sets.
  */

@@ -6,6 +6,7 @@ import { z } from 'zod';
 import { verpTemplateProblem } from '../core/verp.js';
 import { parseListenAddress } from './listen-address.js';
 import { parseNetwork } from './network.js';
+import { fleetSection, natsSection } from './nats-schema.js';
 
 const listen = z.string().refine((text) => parseListenAddress(text) !== null, { message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000' });
 
@@ -136,44 +137,7 @@ export const configSchema = z
         }
       })
       .prefault({}),
-    nats: z
-      .object({
-        url: z.string().default(''),
-        stream: z
-          .string()
-          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
-          .default('MAILPROXY'),
-        subject_prefix: z
-          .string()
-          .regex(/^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/, 'dot-separated tokens of letters, digits, _ and -')
-          .default('mailproxy'),
-        max_age_seconds: z
-          .number()
-          .int()
-          .min(0)
-          .default(30 * 24 * 3600),
-        max_bytes: z.number().int().min(0).default(0),
-        replicas: z.number().int().min(1).max(5).default(1),
-        duplicate_window_seconds: z.number().int().min(120).max(86_400).default(120),
-        kv_bucket: z
-          .string()
-          .regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only, or empty for none')
-          .default('mailproxy_latest'),
-        max_in_flight: positiveInt.max(100_000).default(1000),
-        batch_delay_ms: z.number().int().min(0).max(10_000).default(50),
-        publisher_thread: z.boolean().default(true),
-        commands: z.boolean().default(true),
-        consumer: z
-          .string()
-          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
-          .default('mailproxy-commands'),
-        max_deliver: positiveInt.max(1000).default(5),
-        ack_wait_seconds: positiveInt.max(3600).default(30),
-        publish_timeout_seconds: z.number().positive().max(600).default(5),
-        connect_timeout_seconds: z.number().positive().max(600).default(5),
-      })
-      .strict()
-      .prefault({}),
+    nats: natsSection,
     dispatch: z
       .object({
         lease_seconds: positiveInt.min(10).default(300),
@@ -223,7 +187,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    // Provider webhooks (issue 27): POST /webhooks/{provider}/{tenant_id}, verified by each provider's own scheme.
+    // Provider webhooks: POST /webhooks/{provider}/{tenant_id}, verified by each provider's own scheme.
     webhooks: z
       .object({
         // SES's SNS signing certificates (and subscription URLs) are fetched only from hosts this pattern matches.
@@ -274,48 +238,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
-    fleet: z
-      .object({
-        enabled: z.boolean().default(false),
-        node_id: z
-          .string()
-          .regex(/^$|^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
-          .default(''),
-        replicas: z.number().int().min(1).max(5).default(3),
-        bucket: z
-          .string()
-          .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
-          .default('mailproxy_fleet'),
-        heartbeat_seconds: z.number().positive().max(60).default(2),
-        node_timeout_seconds: z.number().positive().max(3600).default(30),
-        limit_chunk: positiveInt.default(100),
-        spool: z.boolean().default(true),
-        adopt_after_seconds: z
-          .number()
-          .positive()
-          .max(7 * 24 * 3600)
-          .default(120),
-        spool_check_seconds: z.number().positive().max(3600).default(30),
-      })
-      .strict()
-      .superRefine((fleet, ctx) => {
-        if (fleet.adopt_after_seconds < fleet.node_timeout_seconds)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['adopt_after_seconds'],
-            message: 'at least node_timeout_seconds: a node is adopted only once it is known to be lost',
-          });
-        if (fleet.enabled && fleet.node_id === '')
-          ctx.addIssue({ code: 'custom', path: ['node_id'], message: 'a fleet node needs a node_id, unique in the fleet' });
-        if (fleet.node_timeout_seconds < 2 * fleet.heartbeat_seconds) {
-          ctx.addIssue({
-            code: 'custom',
-            path: ['node_timeout_seconds'],
-            message: 'at least twice heartbeat_seconds, or one late heartbeat reads as a lost node',
-          });
-        }
-      })
-      .prefault({}),
+    fleet: fleetSection,
   })
   .strict()
   .superRefine((config, ctx) => {

@@ -43,153 +43,183 @@ function network(text: string): Network {
   return parsed;
 }
 
-export function daemonSettings(config: Readonly<Config>) {
-  const { http, smtp, nats, dispatch, reports, bounce, pec, retention, fleet, webhooks } = config;
-  // How every mailbox is read, the bounce mailboxes' and the PEC accounts' alike.
-  const mailboxReading = {
-    batchSize: bounce.batch_size,
-    reconnectInitialMs: bounce.reconnect_initial_seconds * SECOND,
-    reconnectMaxMs: bounce.reconnect_max_seconds * SECOND,
+/** How every mailbox is read, the bounce mailboxes' and the PEC accounts' alike. */
+const mailboxReading = ({ bounce }: Readonly<Config>) => ({
+  batchSize: bounce.batch_size,
+  reconnectInitialMs: bounce.reconnect_initial_seconds * SECOND,
+  reconnectMaxMs: bounce.reconnect_max_seconds * SECOND,
+});
+
+const httpSettings = ({ http }: Readonly<Config>) => ({
+  listen: endpoint(http.listen, 'http.listen') as ListenAddress,
+  maxBodyBytes: http.max_body_bytes,
+  parseThreads: http.parse_threads,
+  parser: { maxBatchMessages: http.max_batch_messages, maxMessageBytes: http.max_message_bytes, maxRecipients: http.max_recipients },
+  authThrottle: { maxFailures: http.auth_max_failures, windowMs: http.auth_failure_window_seconds * SECOND },
+});
+
+const smtpSettings = ({ smtp }: Readonly<Config>) => ({
+  listen: endpoint(smtp.listen, 'smtp.listen'),
+  tlsListen: endpoint(smtp.tls_listen, 'smtp.tls_listen'),
+  tls: smtp.tls_cert_file === '' ? null : { certFile: smtp.tls_cert_file, keyFile: smtp.tls_key_file },
+  maxConnections: smtp.max_connections,
+  commandTimeoutMs: smtp.command_timeout_seconds * SECOND,
+  authThrottle: { maxFailures: smtp.auth_max_failures, windowMs: smtp.auth_failure_window_seconds * SECOND },
+  /** Empty: the machine's host name. */
+  hostname: smtp.hostname,
+  maxMessageBytes: smtp.max_message_bytes,
+  maxHeaderBytes: smtp.max_header_bytes,
+  maxRecipients: smtp.max_recipients,
+  maxConnectionsPerClient: smtp.max_connections_per_client,
+  dataTimeoutMs: smtp.data_timeout_seconds * SECOND,
+  greetingDelayMs: smtp.greeting_delay_ms,
+  addReceivedHeader: smtp.add_received_header,
+  allowInsecureAuth: smtp.allow_insecure_auth,
+  trustedNetworks: smtp.trusted_networks.map((entry) => ({ ...network(entry.network), tenantId: entry.tenant_id, accountId: entry.account_id ?? null })),
+});
+
+/** The NATS mirror: null when no NATS URL is set. */
+function mirrorSettings({ nats, fleet, log }: Readonly<Config>) {
+  if (nats.url === '') return null;
+  return {
+    url: nats.url,
+    stream: {
+      name: nats.stream,
+      subjectPrefix: nats.subject_prefix,
+      maxAgeMs: nats.max_age_seconds * SECOND,
+      maxBytes: nats.max_bytes,
+      replicas: nats.replicas,
+      duplicateWindowMs: nats.duplicate_window_seconds * SECOND,
+    },
+    latestBucket: nats.kv_bucket,
+    latestKeyNode: fleet.enabled ? fleet.node_id : null,
+    maxInFlight: nats.max_in_flight,
+    batchDelayMs: nats.batch_delay_ms,
+    publisherThread: nats.publisher_thread ? { logLevel: log.level } : null,
+    publishTimeoutMs: nats.publish_timeout_seconds * SECOND,
+    connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
+    commands: nats.commands ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND } : null,
   };
+}
+
+/** Fleet mode: null for a single node, the default. */
+function fleetSettings({ fleet, nats, data_dir }: Readonly<Config>) {
+  if (!fleet.enabled) return null;
+  return {
+    nodeId: fleet.node_id,
+    url: nats.url,
+    bucket: fleet.bucket,
+    replicas: fleet.replicas,
+    heartbeatMs: fleet.heartbeat_seconds * SECOND,
+    nodeTimeoutMs: fleet.node_timeout_seconds * SECOND,
+    connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
+    dataDir: data_dir,
+    limitChunk: fleet.limit_chunk,
+    spool: fleet.spool,
+    adoptAfterMs: fleet.adopt_after_seconds * SECOND,
+    spoolCheckMs: fleet.spool_check_seconds * SECOND,
+  };
+}
+
+const deliverySettings = ({ dispatch }: Readonly<Config>) => ({
+  leaseMs: dispatch.lease_seconds * SECOND,
+  claimBatch: dispatch.claim_batch,
+  retry: {
+    scheduleMs: dispatch.retry_schedule_seconds.map((seconds) => seconds * SECOND),
+    jitter: dispatch.retry_jitter,
+    maxAgeMs: dispatch.max_age_seconds * SECOND,
+  },
+  sendTimeoutMs: dispatch.send_timeout_seconds * SECOND,
+  attachmentTimeoutMs: dispatch.attachment_timeout_seconds * SECOND,
+  attachmentMaxBytes: dispatch.attachment_max_bytes,
+  allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
+  composeThreads: dispatch.compose_threads,
+  relayThreads: dispatch.relay_threads,
+});
+
+const reportSettings = ({ reports }: Readonly<Config>) => ({
+  policy: {
+    syncIntervalMs: reports.sync_interval_seconds * SECOND,
+    retryInitialMs: reports.retry_initial_seconds * SECOND,
+    retryMaxMs: reports.retry_max_seconds * SECOND,
+    retryJitter: reports.retry_jitter,
+    maxFollowups: reports.max_followup_rounds,
+    maxHoldMs: reports.max_hold_seconds * SECOND,
+  },
+  batchSize: reports.batch_size,
+  requestTimeoutMs: reports.request_timeout_seconds * SECOND,
+  batchDelayMs: reports.batch_delay_ms,
+});
+
+const bounceSettings = (config: Readonly<Config>) => {
+  const { bounce } = config;
+  return {
+    mailboxes: [
+      ...(bounce.host === '' ? [] : [mailboxOf('default', null, bounce)]),
+      ...bounce.tenant_mailboxes.map((mailbox) => mailboxOf(`tenant:${mailbox.tenant_id}`, mailbox.tenant_id, mailbox)),
+    ],
+    policy: {
+      suppressHardBounces: bounce.suppress_hard_bounces,
+      suppressComplaints: bounce.suppress_complaints,
+      suppressionTtlMs: bounce.suppression_ttl_seconds === 0 ? null : bounce.suppression_ttl_seconds * SECOND,
+    },
+    pollIntervalMs: bounce.poll_interval_seconds * SECOND,
+    maxMessageBytes: bounce.max_message_bytes,
+    parseTimeoutMs: bounce.parse_timeout_seconds * SECOND,
+    ...mailboxReading(config),
+  };
+};
+
+const webhookSettings = ({ webhooks }: Readonly<Config>) => ({
+  snsCertificateHost: new RegExp(webhooks.sns_certificate_host),
+  snsCaFile: webhooks.sns_ca_file === '' ? null : webhooks.sns_ca_file,
+  replayWindowMs: webhooks.replay_window_seconds * SECOND,
+  maxBodyBytes: webhooks.max_body_bytes,
+});
+
+const pecSettings = (config: Readonly<Config>) => {
+  const { pec } = config;
+  return {
+    acceptanceTimeoutMs: pec.acceptance_timeout_seconds * SECOND,
+    pollIntervalMs: pec.poll_interval_seconds * SECOND,
+    maxReceiptBytes: pec.max_receipt_bytes,
+    parseTimeoutMs: pec.parse_timeout_seconds * SECOND,
+    sweepIntervalMs: pec.sweep_interval_seconds * SECOND,
+    ...mailboxReading(config),
+  };
+};
+
+const retentionSettings = ({ retention, pec, smtp }: Readonly<Config>) => ({
+  intervalMs: retention.interval_seconds * SECOND,
+  reportedMessagesMs: retention.report_retention_seconds * SECOND,
+  adminEventsMs: retention.outbox_retention_seconds * SECOND,
+  /** Null: PEC receipts are kept until their tenant is deleted. */
+  pecReceiptsMs: pec.receipt_retention_days > 0 ? pec.receipt_retention_days * DAY : null,
+  /** No SMTP transfer outlives its data timeout: an older spool no message took was abandoned. */
+  abandonedSpoolMs: 2 * smtp.data_timeout_seconds * SECOND,
+});
+
+/** One settings object per room, each section made by the function named for it. */
+export function daemonSettings(config: Readonly<Config>) {
+  const { http } = config;
   return {
     dataDir: config.data_dir,
     shutdownMs: config.shutdown_timeout_seconds * SECOND,
     maxDatabaseBytes: config.max_database_mb * 1024 * 1024,
     logLevel: config.log.level,
     keys: { dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: http.admin_token, metricsToken: http.metrics_token },
-    http: {
-      listen: endpoint(http.listen, 'http.listen') as ListenAddress,
-      maxBodyBytes: http.max_body_bytes,
-      parseThreads: http.parse_threads,
-      parser: { maxBatchMessages: http.max_batch_messages, maxMessageBytes: http.max_message_bytes, maxRecipients: http.max_recipients },
-      authThrottle: { maxFailures: http.auth_max_failures, windowMs: http.auth_failure_window_seconds * SECOND },
-    },
-    smtp: {
-      listen: endpoint(smtp.listen, 'smtp.listen'),
-      tlsListen: endpoint(smtp.tls_listen, 'smtp.tls_listen'),
-      tls: smtp.tls_cert_file === '' ? null : { certFile: smtp.tls_cert_file, keyFile: smtp.tls_key_file },
-      maxConnections: smtp.max_connections,
-      commandTimeoutMs: smtp.command_timeout_seconds * SECOND,
-      authThrottle: { maxFailures: smtp.auth_max_failures, windowMs: smtp.auth_failure_window_seconds * SECOND },
-      /** Empty: the machine's host name. */
-      hostname: smtp.hostname,
-      maxMessageBytes: smtp.max_message_bytes,
-      maxHeaderBytes: smtp.max_header_bytes,
-      maxRecipients: smtp.max_recipients,
-      maxConnectionsPerClient: smtp.max_connections_per_client,
-      dataTimeoutMs: smtp.data_timeout_seconds * SECOND,
-      greetingDelayMs: smtp.greeting_delay_ms,
-      addReceivedHeader: smtp.add_received_header,
-      allowInsecureAuth: smtp.allow_insecure_auth,
-      trustedNetworks: smtp.trusted_networks.map((entry) => ({ ...network(entry.network), tenantId: entry.tenant_id, accountId: entry.account_id ?? null })),
-    },
-    mirror:
-      nats.url === ''
-        ? null
-        : {
-            url: nats.url,
-            stream: {
-              name: nats.stream,
-              subjectPrefix: nats.subject_prefix,
-              maxAgeMs: nats.max_age_seconds * SECOND,
-              maxBytes: nats.max_bytes,
-              replicas: nats.replicas,
-              duplicateWindowMs: nats.duplicate_window_seconds * SECOND,
-            },
-            latestBucket: nats.kv_bucket,
-            latestKeyNode: fleet.enabled ? fleet.node_id : null,
-            maxInFlight: nats.max_in_flight,
-            batchDelayMs: nats.batch_delay_ms,
-            publisherThread: nats.publisher_thread ? { logLevel: config.log.level } : null,
-            publishTimeoutMs: nats.publish_timeout_seconds * SECOND,
-            connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
-            commands: nats.commands ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND } : null,
-          },
-    /** Fleet mode (issue 24): null for a single node, the default. */
-    fleet: fleet.enabled
-      ? {
-          nodeId: fleet.node_id,
-          url: nats.url,
-          bucket: fleet.bucket,
-          replicas: fleet.replicas,
-          heartbeatMs: fleet.heartbeat_seconds * SECOND,
-          nodeTimeoutMs: fleet.node_timeout_seconds * SECOND,
-          connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
-          dataDir: config.data_dir,
-          limitChunk: fleet.limit_chunk,
-          spool: fleet.spool,
-          adoptAfterMs: fleet.adopt_after_seconds * SECOND,
-          spoolCheckMs: fleet.spool_check_seconds * SECOND,
-        }
-      : null,
-    delivery: {
-      leaseMs: dispatch.lease_seconds * SECOND,
-      claimBatch: dispatch.claim_batch,
-      retry: {
-        scheduleMs: dispatch.retry_schedule_seconds.map((seconds) => seconds * SECOND),
-        jitter: dispatch.retry_jitter,
-        maxAgeMs: dispatch.max_age_seconds * SECOND,
-      },
-      sendTimeoutMs: dispatch.send_timeout_seconds * SECOND,
-      attachmentTimeoutMs: dispatch.attachment_timeout_seconds * SECOND,
-      attachmentMaxBytes: dispatch.attachment_max_bytes,
-      allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
-      composeThreads: dispatch.compose_threads,
-      relayThreads: dispatch.relay_threads,
-    },
+    http: httpSettings(config),
+    smtp: smtpSettings(config),
+    mirror: mirrorSettings(config),
+    fleet: fleetSettings(config),
+    delivery: deliverySettings(config),
     /** A message is given up this long after it was queued (the waiting view's `expires_ts`). */
-    maxMessageAgeSeconds: dispatch.max_age_seconds,
-    reports: {
-      policy: {
-        syncIntervalMs: reports.sync_interval_seconds * SECOND,
-        retryInitialMs: reports.retry_initial_seconds * SECOND,
-        retryMaxMs: reports.retry_max_seconds * SECOND,
-        retryJitter: reports.retry_jitter,
-        maxFollowups: reports.max_followup_rounds,
-        maxHoldMs: reports.max_hold_seconds * SECOND,
-      },
-      batchSize: reports.batch_size,
-      requestTimeoutMs: reports.request_timeout_seconds * SECOND,
-      batchDelayMs: reports.batch_delay_ms,
-    },
-    bounce: {
-      mailboxes: [
-        ...(bounce.host === '' ? [] : [mailboxOf('default', null, bounce)]),
-        ...bounce.tenant_mailboxes.map((mailbox) => mailboxOf(`tenant:${mailbox.tenant_id}`, mailbox.tenant_id, mailbox)),
-      ],
-      policy: {
-        suppressHardBounces: bounce.suppress_hard_bounces,
-        suppressComplaints: bounce.suppress_complaints,
-        suppressionTtlMs: bounce.suppression_ttl_seconds === 0 ? null : bounce.suppression_ttl_seconds * SECOND,
-      },
-      pollIntervalMs: bounce.poll_interval_seconds * SECOND,
-      maxMessageBytes: bounce.max_message_bytes,
-      parseTimeoutMs: bounce.parse_timeout_seconds * SECOND,
-      ...mailboxReading,
-    },
-    webhooks: {
-      snsCertificateHost: new RegExp(webhooks.sns_certificate_host),
-      snsCaFile: webhooks.sns_ca_file === '' ? null : webhooks.sns_ca_file,
-      replayWindowMs: webhooks.replay_window_seconds * SECOND,
-      maxBodyBytes: webhooks.max_body_bytes,
-    },
-    pec: {
-      acceptanceTimeoutMs: pec.acceptance_timeout_seconds * SECOND,
-      pollIntervalMs: pec.poll_interval_seconds * SECOND,
-      maxReceiptBytes: pec.max_receipt_bytes,
-      parseTimeoutMs: pec.parse_timeout_seconds * SECOND,
-      sweepIntervalMs: pec.sweep_interval_seconds * SECOND,
-      ...mailboxReading,
-    },
-    retention: {
-      intervalMs: retention.interval_seconds * SECOND,
-      reportedMessagesMs: retention.report_retention_seconds * SECOND,
-      adminEventsMs: retention.outbox_retention_seconds * SECOND,
-      /** Null: PEC receipts are kept until their tenant is deleted. */
-      pecReceiptsMs: pec.receipt_retention_days > 0 ? pec.receipt_retention_days * DAY : null,
-      /** No SMTP transfer outlives its data timeout: an older spool no message took was abandoned. */
-      abandonedSpoolMs: 2 * smtp.data_timeout_seconds * SECOND,
-    },
+    maxMessageAgeSeconds: config.dispatch.max_age_seconds,
+    reports: reportSettings(config),
+    bounce: bounceSettings(config),
+    webhooks: webhookSettings(config),
+    pec: pecSettings(config),
+    retention: retentionSettings(config),
   };
 }
 

@@ -36,7 +36,7 @@ export interface DeliveryDeps {
   logLevel: string;
   returnPath?: (tenantId: string, messagePk: number) => string | null;
   telemetry: DeliveryTelemetry;
-  /** Fleet mode: fleet-wide limits (issue 24); absent for a single node. */
+  /** Fleet mode: fleet-wide limits; absent for a single node. */
   fleetLimits?: FleetLimitGate;
 }
 

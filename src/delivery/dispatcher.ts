@@ -36,7 +36,7 @@ export interface DispatcherDeps {
   /** Told of each handoff (its queue wait) and each attempt's end; nothing by default. */
   telemetry?: DeliveryTelemetry;
   config: { leaseMs: number; claimBatch: number; retry: RetryPolicy };
-  /** Fleet mode: fleet-wide limits (issue 24); absent for a single node. */
+  /** Fleet mode: fleet-wide limits; absent for a single node. */
   fleetLimits?: FleetLimitGate;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Fleet mode's part of a dispatcher step (issue 24): the account as this node
+ * Fleet mode's part of a dispatcher step: the account as this node
  * may use it (its share of the connections) and the usage its claim plan
  * sees (the lease folded in). Without a gate (a single node) neither is
  * called: the step is today's, at today's cost.

@@ -90,7 +90,7 @@ export function createSender(settings: HandoffSettings, log: Logger): Sender {
 }
 
 /**
- * The provider's metadata header (issue 27), first in the message: its webhooks then name our
+ * The provider's metadata header, first in the message: its webhooks then name our
  * X-Genro-Mail-ID. Header order carries no meaning outside trace fields (RFC 5322 §3.6).
  */
 function withProviderMetadata(raw: Uint8Array, provider: ProviderName | null, clientId: string): Uint8Array {

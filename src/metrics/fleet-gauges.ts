@@ -1,5 +1,5 @@
 /**
- * Fleet mode's gauges (issue 24): each node's waiting messages labelled `node`,
+ * Fleet mode's gauges: each node's waiting messages labelled `node`,
  * the fleet's total, and whether each node answered the scrape's question.
  * Asked of every node at scrape time; not registered on a single node.
  */

@@ -1,5 +1,5 @@
 /**
- * Provider webhook counters (issue 27): requests by provider and result (`ok`
+ * Provider webhook counters: requests by provider and result (`ok`
  * or the refusal's stable code: a bad signature, a replay, a malformed body),
  * events by outcome. Labels come from our own sets (the providers, the
  * adapters' codes), never from a request, so a scanner cannot grow the series.

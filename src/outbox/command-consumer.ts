@@ -7,7 +7,7 @@
  *   transient failure  -> nak with a delay: JetStream redelivers; at the last
  *                         allowed delivery it goes to the DLQ instead
  */
-import { AckPolicy, DeliverPolicy, headers as natsHeaders, nanos, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
+import { AckPolicy, DeliverPolicy, headers as natsHeaders, nanos, type Consumer, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
 import type { Logger } from '../core/logger.js';
 import { parseCommandSubject, type CommandHandler } from '../core/inbound.js';
 
@@ -31,13 +31,8 @@ const encoder = new TextEncoder();
 const MAX_DLQ_BODY = 64 * 1024;
 const LAG_INTERVAL_MS = 5000;
 
-export async function startCommandConsumer(
-  nc: NatsConnection,
-  js: JetStreamClient,
-  handle: CommandHandler,
-  log: Logger,
-  config: CommandConsumerConfig,
-): Promise<CommandConsumer> {
+/** The durable pull consumer on the command subjects, made (or kept) as configured. */
+async function commandConsumer(nc: NatsConnection, js: JetStreamClient, config: CommandConsumerConfig): Promise<Consumer> {
   const jsm = await nc.jetstreamManager();
   await jsm.consumers.add(config.stream, {
     durable_name: config.durable,
@@ -47,12 +42,12 @@ export async function startCommandConsumer(
     max_deliver: config.maxDeliver,
     ack_wait: nanos(config.ackWaitMs),
   });
-  const consumer = await js.consumers.get(config.stream, config.durable);
-  const messages = await consumer.consume({ max_messages: 64 });
-  let handled = 0;
-  let deadLettered = 0;
+  return js.consumers.get(config.stream, config.durable);
+}
+
+/** The consumer's lag, for status: asked of the server now and then, not per command. */
+function watchLag(consumer: Consumer): { waiting(): number | null; stop(): void } {
   let waiting: number | null = null;
-  // The consumer's lag, for status: asked of the server now and then, not per command.
   const lagTimer = setInterval(() => {
     consumer.info(true).then(
       (info) => {
@@ -64,27 +59,54 @@ export async function startCommandConsumer(
     );
   }, LAG_INTERVAL_MS);
   lagTimer.unref();
+  return { waiting: () => waiting, stop: () => clearInterval(lagTimer) };
+}
+
+/** Publishes a command that will not be handled to `<prefix>.dlq.<tenant_id>`, with why and as much of it as fits. */
+async function publishDeadLetter(
+  js: JetStreamClient,
+  config: CommandConsumerConfig,
+  message: JsMsg,
+  tenantId: string,
+  code: string,
+  reason: string,
+): Promise<void> {
+  const h = natsHeaders();
+  h.set('Mailproxy-Dlq-Reason', code);
+  const body = new TextDecoder().decode(message.data.subarray(0, MAX_DLQ_BODY));
+  await js.publish(
+    `${config.subjectPrefix}.dlq.${tenantId}`,
+    encoder.encode(
+      JSON.stringify({
+        code,
+        reason,
+        subject: message.subject,
+        stream_seq: message.seq,
+        deliveries: message.info.redeliveryCount,
+        nats_msg_id: message.headers?.get('Nats-Msg-Id') || null,
+        body,
+        body_truncated: message.data.length > MAX_DLQ_BODY,
+      }),
+    ),
+    { headers: h, msgID: `dlq-${config.stream}-${message.seq}` },
+  );
+}
+
+export async function startCommandConsumer(
+  nc: NatsConnection,
+  js: JetStreamClient,
+  handle: CommandHandler,
+  log: Logger,
+  config: CommandConsumerConfig,
+): Promise<CommandConsumer> {
+  const consumer = await commandConsumer(nc, js, config);
+  const messages = await consumer.consume({ max_messages: 64 });
+  let handled = 0;
+  let deadLettered = 0;
+  const lag = watchLag(consumer);
 
   const deadLetter = async (message: JsMsg, tenantId: string, code: string, reason: string): Promise<void> => {
-    const h = natsHeaders();
-    h.set('Mailproxy-Dlq-Reason', code);
-    const body = new TextDecoder().decode(message.data.subarray(0, MAX_DLQ_BODY));
-    await js.publish(
-      `${config.subjectPrefix}.dlq.${tenantId}`,
-      encoder.encode(
-        JSON.stringify({
-          code,
-          reason,
-          subject: message.subject,
-          stream_seq: message.seq,
-          deliveries: message.info.redeliveryCount,
-          nats_msg_id: message.headers?.get('Nats-Msg-Id') || null,
-          body,
-          body_truncated: message.data.length > MAX_DLQ_BODY,
-        }),
-      ),
-      { headers: h, msgID: `dlq-${config.stream}-${message.seq}` },
-    );
+    await publishDeadLetter(js, config, message, tenantId, code, reason);
     deadLettered += 1;
     log.warn({ subject: message.subject, code, reason }, 'command sent to the dead-letter subject');
   };
@@ -129,10 +151,10 @@ export async function startCommandConsumer(
 
   return {
     async stop() {
-      clearInterval(lagTimer);
+      lag.stop();
       messages.stop();
       await loop;
     },
-    counts: () => ({ handled, deadLettered, waiting }),
+    counts: () => ({ handled, deadLettered, waiting: lag.waiting() }),
   };
 }

@@ -7,7 +7,7 @@ import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { Rejection } from '../../core/rejection.js';
 import type { AccountChecks } from './account-checks.js';
 import type { SmtpIdentity } from './identity.js';
-import { discard, receiveMessage, type DataStream } from './message-receiver.js';
+import { discard, receiveMessage, type DataStream, type Received } from './message-receiver.js';
 import type { ReceivedHeader } from './received-header.js';
 import { acceptedTexts, replies, SmtpReply } from './replies.js';
 import type { SmtpSessionDeps } from './session-deps.js';
@@ -61,31 +61,8 @@ export function createDataAcceptance(
     const accountId = head.accountId ?? identity.accountId;
     let result;
     try {
-      result = await deps.submissions.enqueue(
-        { kind: 'tenant', tenantId: identity.tenantId },
-        [
-          {
-            index: 0,
-            id: head.id,
-            tenantId: identity.tenantId,
-            ...(accountId === null ? {} : { accountId }),
-            ...(head.priority === null ? {} : { priority: head.priority }),
-            message: {
-              id: head.id,
-              batchCode: head.batchCode,
-              deferredUntil: head.deferredUntil,
-              content: outcome.content,
-              subject: head.subject,
-              messageId: head.messageId,
-              mailFrom,
-              rcptTo,
-              sizeBytes: outcome.sizeBytes,
-            },
-          },
-        ],
-        undefined,
-        `smtp:${session.id}`,
-      );
+      const submission = submissionOf(identity, head, { accountId, mailFrom, rcptTo, received: outcome });
+      result = await deps.submissions.enqueue({ kind: 'tenant', tenantId: identity.tenantId }, [submission], undefined, `smtp:${session.id}`);
       deps.intake?.submitted('smtp', performance.now() - receivedAt);
     } catch (error) {
       discard(deps.spool, spoolId);
@@ -98,6 +75,33 @@ export function createDataAcceptance(
     // after a lost reply: it was accepted once, and is not sent twice.
     if (rejection.code === 'ALREADY_SENT') return acceptedTexts.alreadyAccepted(head.id);
     throw replyFor(rejection, accountId);
+  };
+}
+
+/** The enqueue request for one SMTP message: its envelope, its control headers and what was received. */
+function submissionOf(
+  identity: SmtpIdentity,
+  head: SubmissionHeaders,
+  message: { accountId: string | null; mailFrom: string; rcptTo: string[]; received: Extract<Received, { ok: true }> },
+) {
+  const { accountId, received } = message;
+  return {
+    index: 0,
+    id: head.id,
+    tenantId: identity.tenantId,
+    ...(accountId === null ? {} : { accountId }),
+    ...(head.priority === null ? {} : { priority: head.priority }),
+    message: {
+      id: head.id,
+      batchCode: head.batchCode,
+      deferredUntil: head.deferredUntil,
+      content: received.content,
+      subject: head.subject,
+      messageId: head.messageId,
+      mailFrom: message.mailFrom,
+      rcptTo: message.rcptTo,
+      sizeBytes: received.sizeBytes,
+    },
   };
 }
 

@@ -31,86 +31,122 @@ export type Received = { ok: true; content: MessageContent; sizeBytes: number } 
 export type DataStream = Readable & { sizeExceeded?: boolean };
 
 export async function receiveMessage(stream: DataStream, decideHead: (fields: HeaderField[]) => HeadDecision, options: ReceiverOptions): Promise<Received> {
-  let head: Buffer | null = Buffer.alloc(0);
-  let scanned = 0;
-  let refusal: SmtpReply | null = null;
-  let held: Buffer[] = [];
-  let heldBytes = 0;
-  let sizeBytes = 0;
-  let spoolId: number | null = null;
-  let nextPart = 0;
-
-  const writePart = (): void => {
-    spoolId ??= options.spool.open(options.now());
-    options.spool.append(spoolId, nextPart, held.length === 1 ? (held[0] as Buffer) : Buffer.concat(held));
-    nextPart += 1;
-    held = [];
-    heldBytes = 0;
-  };
-  const keep = (bytes: Buffer): void => {
-    if (bytes.length === 0) return;
-    held.push(bytes);
-    heldBytes += bytes.length;
-    sizeBytes += bytes.length;
-    if (heldBytes >= options.memoryBytes) writePart();
-  };
-  const closeHead = (bytes: Buffer, end: number): void => {
-    const decision = decideHead(parseFields(bytes.subarray(0, end)));
-    if (decision instanceof SmtpReply) {
-      refusal = decision;
-      return;
-    }
-    keep(rewriteHead(bytes.subarray(0, end), decision.drop, decision.prepend));
-    keep(bytes.subarray(end));
-  };
-
-  /** A spool write that fails (store full) refuses the message; the stream is still read to its end. */
-  const guarded = (step: () => void): void => {
-    try {
-      step();
-    } catch (error) {
-      options.onStoreError(error);
-      refusal = replies.storeFailed();
-    }
-  };
-  const take = (chunk: Buffer): void => {
-    if (head === null) {
-      keep(chunk);
-      return;
-    }
-    head = head.length === 0 ? chunk : Buffer.concat([head, chunk]);
-    const found = headerEnd(head, scanned);
-    scanned = found.scanned;
-    if (found.end > options.maxHeaderBytes || (found.end === -1 && head.length > options.maxHeaderBytes)) {
-      // Whether the section ended in this read or not: the limit is on the section, not on a read.
-      refusal = replies.headerTooLarge(options.maxHeaderBytes);
-    } else if (found.end !== -1) {
-      const complete = head;
-      head = null;
-      closeHead(complete, found.end);
-    }
-  };
-
+  const receiver = new MessageReceiver(decideHead, options);
   try {
     await eachChunk(stream, (chunk) => {
       // Past a refusal or the size limit the rest is read and dropped: the reply comes after the final dot.
-      if (refusal !== null || stream.sizeExceeded === true) return;
-      guarded(() => take(chunk));
+      if (receiver.refused || stream.sizeExceeded === true) return;
+      receiver.take(chunk);
     });
-    if (stream.sizeExceeded === true) refusal ??= replies.messageTooLarge(options.maxMessageBytes);
-    // A message without an empty line is all header (RFC 5322 allows no body).
-    const unfinished = head;
-    if (refusal === null && unfinished !== null) guarded(() => closeHead(unfinished, unfinished.length));
-    if (refusal === null && spoolId !== null && heldBytes > 0) guarded(writePart);
-    if (refusal !== null) {
-      discard(options.spool, spoolId);
-      return { ok: false, reply: refusal };
-    }
-    if (spoolId === null) return { ok: true, content: { kind: 'raw', bytes: Buffer.concat(held) }, sizeBytes };
-    return { ok: true, content: { kind: 'spooled', spoolId }, sizeBytes };
+    return receiver.finish(stream.sizeExceeded === true);
   } catch (error) {
-    discard(options.spool, spoolId);
+    receiver.discard();
     throw error;
+  }
+}
+
+/**
+ * One message on its way in: the header section until it is complete, then
+ * the parts held in memory, moved to the spool once they pass `memoryBytes`.
+ */
+class MessageReceiver {
+  /** The header section read so far; null once it is complete and rewritten. */
+  private head: Buffer | null = Buffer.alloc(0);
+  /** How far `head` was searched for its end already. */
+  private scanned = 0;
+  private refusal: SmtpReply | null = null;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private sizeBytes = 0;
+  private spoolId: number | null = null;
+  private nextPart = 0;
+
+  constructor(
+    private readonly decideHead: (fields: HeaderField[]) => HeadDecision,
+    private readonly options: ReceiverOptions,
+  ) {}
+
+  get refused(): boolean {
+    return this.refusal !== null;
+  }
+
+  /** One chunk of DATA, guarded: a failure refuses the message. */
+  take(chunk: Buffer): void {
+    this.guarded(() => this.takeChunk(chunk));
+  }
+
+  /** After the final dot: the message as received, or the reply that refuses it (its spool discarded). */
+  finish(sizeExceeded: boolean): Received {
+    if (sizeExceeded) this.refusal ??= replies.messageTooLarge(this.options.maxMessageBytes);
+    // A message without an empty line is all header (RFC 5322 allows no body).
+    const unfinished = this.head;
+    if (this.refusal === null && unfinished !== null) this.guarded(() => this.closeHead(unfinished, unfinished.length));
+    if (this.refusal === null && this.spoolId !== null && this.heldBytes > 0) this.guarded(() => this.writePart());
+    if (this.refusal !== null) {
+      this.discard();
+      return { ok: false, reply: this.refusal };
+    }
+    if (this.spoolId === null) return { ok: true, content: { kind: 'raw', bytes: Buffer.concat(this.held) }, sizeBytes: this.sizeBytes };
+    return { ok: true, content: { kind: 'spooled', spoolId: this.spoolId }, sizeBytes: this.sizeBytes };
+  }
+
+  discard(): void {
+    discard(this.options.spool, this.spoolId);
+  }
+
+  private takeChunk(chunk: Buffer): void {
+    if (this.head === null) {
+      this.keep(chunk);
+      return;
+    }
+    const head = this.head.length === 0 ? chunk : Buffer.concat([this.head, chunk]);
+    this.head = head;
+    const found = headerEnd(head, this.scanned);
+    this.scanned = found.scanned;
+    const { maxHeaderBytes } = this.options;
+    if (found.end > maxHeaderBytes || (found.end === -1 && head.length > maxHeaderBytes)) {
+      // Whether the section ended in this read or not: the limit is on the section, not on a read.
+      this.refusal = replies.headerTooLarge(maxHeaderBytes);
+    } else if (found.end !== -1) {
+      this.head = null;
+      this.closeHead(head, found.end);
+    }
+  }
+
+  private closeHead(bytes: Buffer, end: number): void {
+    const decision = this.decideHead(parseFields(bytes.subarray(0, end)));
+    if (decision instanceof SmtpReply) {
+      this.refusal = decision;
+      return;
+    }
+    this.keep(rewriteHead(bytes.subarray(0, end), decision.drop, decision.prepend));
+    this.keep(bytes.subarray(end));
+  }
+
+  private keep(bytes: Buffer): void {
+    if (bytes.length === 0) return;
+    this.held.push(bytes);
+    this.heldBytes += bytes.length;
+    this.sizeBytes += bytes.length;
+    if (this.heldBytes >= this.options.memoryBytes) this.writePart();
+  }
+
+  private writePart(): void {
+    const spoolId = (this.spoolId ??= this.options.spool.open(this.options.now()));
+    this.options.spool.append(spoolId, this.nextPart, this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held));
+    this.nextPart += 1;
+    this.held = [];
+    this.heldBytes = 0;
+  }
+
+  /** A spool write that fails (store full) refuses the message; the stream is still read to its end. */
+  private guarded(step: () => void): void {
+    try {
+      step();
+    } catch (error) {
+      this.options.onStoreError(error);
+      this.refusal = replies.storeFailed();
+    }
   }
 }
 

@@ -11,7 +11,7 @@ import type { Logger } from '../../core/logger.js';
 import type { SmtpTelemetry } from '../../core/telemetry.js';
 import { SubmissionServer } from './connection.js';
 import { replies, type SmtpReply } from './replies.js';
-import { createSessionHandlers, type SmtpSessionDeps } from './session.js';
+import { createSessionHandlers, type SessionHandlers, type SmtpSessionDeps } from './session.js';
 
 export interface Endpoint {
   host: string;
@@ -38,8 +38,92 @@ export interface SmtpIngress {
   close(deadlineMs: number): Promise<void>;
 }
 
-function readTls(files: { certFile: string; keyFile: string }): { cert: Buffer; key: Buffer } {
+type TlsMaterial = { cert: Buffer; key: Buffer };
+
+function readTls(files: { certFile: string; keyFile: string }): TlsMaterial {
   return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
+}
+
+/** smtp-server's options for one listener: the session handlers decide, smtp-server speaks the protocol. */
+function listenerSettings(options: SmtpIngressOptions, sessions: SessionHandlers, tls: TlsMaterial | null, secure: boolean): SMTPServerOptions {
+  return {
+    ...sessions.handlers,
+    name: options.session.policy.hostname,
+    banner: 'mailproxy',
+    secure,
+    size: options.session.policy.maxMessageBytes,
+    authMethods: ['PLAIN', 'LOGIN'],
+    // Both enforced per connection by the session handlers: trusted networks
+    // submit without AUTH, and loopback clients may AUTH without TLS.
+    authOptional: true,
+    allowInsecureAuth: true,
+    hideSTARTTLS: tls === null,
+    disabledCommands: tls === null ? ['STARTTLS'] : [],
+    hideENHANCEDSTATUSCODES: false,
+    hidePIPELINING: false,
+    hide8BITMIME: false,
+    hideSMTPUTF8: false,
+    disableReverseLookup: true,
+    maxClients: options.maxConnections,
+    socketTimeout: options.commandTimeoutMs,
+    logger: false,
+    ...(tls === null ? {} : { ...tls, minVersion: 'TLSv1.2' as const }),
+  };
+}
+
+const listen = (server: SubmissionServer, endpoint: Endpoint): Promise<Endpoint> =>
+  new Promise((resolve, reject) => {
+    server.server.once('error', reject);
+    server.server.listen(endpoint.port, endpoint.host, () => {
+      server.server.off('error', reject);
+      const address = server.server.address() as AddressInfo;
+      resolve({ host: address.address, port: address.port });
+    });
+  });
+
+/** Writes `reply` to the session's client, on whichever listener it is. */
+function sendTo(servers: readonly SubmissionServer[], sessionId: string, reply: SmtpReply): void {
+  for (const server of servers) {
+    for (const connection of server.connections) {
+      if (connection.id === sessionId) connection.send(reply.responseCode, reply.message);
+    }
+  }
+}
+
+/** Answers 421 to every session not in DATA, then closes the listeners once those finish or the deadline passes. */
+async function closeListeners(servers: readonly SubmissionServer[], sessions: SessionHandlers, deadlineMs: number): Promise<void> {
+  sessions.beginClosing();
+  const busy = sessions.busySessions();
+  const farewell = replies.shuttingDown();
+  for (const server of servers) {
+    for (const connection of server.connections) {
+      if (!busy.has(connection.id)) connection.send(farewell.responseCode, farewell.message);
+    }
+  }
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<void>((resolve) => {
+          // Past the deadline smtp-server answers what is left 421 and closes it.
+          server.options.closeTimeout = Math.max(1, deadlineMs);
+          server.close(() => resolve());
+        }),
+    ),
+  );
+}
+
+/** Reads the certificate and key again into every listener; keeps the current ones when they cannot be read. */
+function reloadTls(options: SmtpIngressOptions, servers: readonly SubmissionServer[]): boolean {
+  if (options.tls === null) return false;
+  try {
+    const material = readTls(options.tls);
+    for (const server of servers) server.updateSecureContext({ ...material, minVersion: 'TLSv1.2' });
+    options.log.info({ cert: options.tls.certFile }, 'smtp tls certificate reloaded');
+    return true;
+  } catch (error) {
+    options.log.error({ err: error, cert: options.tls.certFile }, 'smtp tls certificate not reloaded: keeping the current one');
+    return false;
+  }
 }
 
 export async function startSmtpIngress(options: SmtpIngressOptions): Promise<SmtpIngress> {
@@ -49,96 +133,21 @@ export async function startSmtpIngress(options: SmtpIngressOptions): Promise<Smt
   const servers: SubmissionServer[] = [];
 
   const create = (secure: boolean): SubmissionServer => {
-    const settings: SMTPServerOptions = {
-      ...sessions.handlers,
-      name: options.session.policy.hostname,
-      banner: 'mailproxy',
-      secure,
-      size: options.session.policy.maxMessageBytes,
-      authMethods: ['PLAIN', 'LOGIN'],
-      // Both enforced per connection by the session handlers: trusted networks
-      // submit without AUTH, and loopback clients may AUTH without TLS.
-      authOptional: true,
-      allowInsecureAuth: true,
-      hideSTARTTLS: tls === null,
-      disabledCommands: tls === null ? ['STARTTLS'] : [],
-      hideENHANCEDSTATUSCODES: false,
-      hidePIPELINING: false,
-      hide8BITMIME: false,
-      hideSMTPUTF8: false,
-      disableReverseLookup: true,
-      maxClients: options.maxConnections,
-      socketTimeout: options.commandTimeoutMs,
-      logger: false,
-      ...(tls === null ? {} : { ...tls, minVersion: 'TLSv1.2' as const }),
-    };
+    const settings = listenerSettings(options, sessions, tls, secure);
     const server = new SubmissionServer(settings, sessions.greetingDelayMs, secure ? 'implicit-tls' : 'plain', options.telemetry);
     server.on('error', (error: Error) => log.warn({ err: error }, 'smtp connection error'));
     servers.push(server);
     return server;
   };
-
-  const listen = (server: SubmissionServer, endpoint: Endpoint): Promise<Endpoint> =>
-    new Promise((resolve, reject) => {
-      server.server.once('error', reject);
-      server.server.listen(endpoint.port, endpoint.host, () => {
-        server.server.off('error', reject);
-        const address = server.server.address() as AddressInfo;
-        resolve({ host: address.address, port: address.port });
-      });
-    });
-
-  sessions.bindCloser((sessionId: string, reply: SmtpReply) => {
-    for (const server of servers) {
-      for (const connection of server.connections) {
-        if (connection.id === sessionId) connection.send(reply.responseCode, reply.message);
-      }
-    }
-  });
-
-  const closeAll = async (deadlineMs: number): Promise<void> => {
-    sessions.beginClosing();
-    const busy = sessions.busySessions();
-    const farewell = replies.shuttingDown();
-    for (const server of servers) {
-      for (const connection of server.connections) {
-        if (!busy.has(connection.id)) connection.send(farewell.responseCode, farewell.message);
-      }
-    }
-    await Promise.all(
-      servers.map(
-        (server) =>
-          new Promise<void>((resolve) => {
-            // Past the deadline smtp-server answers what is left 421 and closes it.
-            server.options.closeTimeout = Math.max(1, deadlineMs);
-            server.close(() => resolve());
-          }),
-      ),
-    );
-  };
+  sessions.bindCloser((sessionId, reply) => sendTo(servers, sessionId, reply));
+  const close = (deadlineMs: number): Promise<void> => closeListeners(servers, sessions, deadlineMs);
 
   try {
     const plain = options.listen === null ? null : await listen(create(false), options.listen);
     const implicitTls = options.tlsListen === null ? null : await listen(create(true), options.tlsListen);
-    return {
-      plain,
-      implicitTls,
-      reloadTls() {
-        if (options.tls === null) return false;
-        try {
-          const material = readTls(options.tls);
-          for (const server of servers) server.updateSecureContext({ ...material, minVersion: 'TLSv1.2' });
-          log.info({ cert: options.tls.certFile }, 'smtp tls certificate reloaded');
-          return true;
-        } catch (error) {
-          log.error({ err: error, cert: options.tls.certFile }, 'smtp tls certificate not reloaded: keeping the current one');
-          return false;
-        }
-      },
-      close: closeAll,
-    };
+    return { plain, implicitTls, reloadTls: () => reloadTls(options, servers), close };
   } catch (error) {
-    await closeAll(0);
+    await close(0);
     throw error;
   }
 }

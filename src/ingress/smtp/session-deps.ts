@@ -7,6 +7,7 @@ import type { MessageSpool } from '../../core/queue.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import type { IntakeTelemetry } from '../../core/telemetry.js';
 import type { TrustedNetwork } from './identity.js';
+import type { SmtpReply } from './replies.js';
 
 export interface SmtpPolicy {
   hostname: string;
@@ -38,4 +39,17 @@ export interface SmtpSessionDeps {
   intake?: IntakeTelemetry | undefined;
   /** True while this fleet node drains: new sessions and transactions are told to go elsewhere. */
   draining?: (() => boolean) | undefined;
+}
+
+/** smtp-server's handler callback: an error (an SmtpReply) refuses, a value answers. */
+export type SmtpCallback<T = void> = (error?: Error | null, value?: T) => void;
+
+/** Where the listener stands, shared by the handlers of every phase. */
+export interface SessionState {
+  /** From `beginClosing()`: every new command or connection is answered 421. */
+  closing: boolean;
+  /** Sessions whose DATA is being received or committed. */
+  readonly inData: Set<string>;
+  /** Set by the server: writes `reply` to that session's client and closes it. */
+  closeSession: (sessionId: string, reply: SmtpReply) => void;
 }

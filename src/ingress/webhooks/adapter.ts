@@ -1,5 +1,5 @@
 /**
- * A provider's webhook adapter (issue 27): verifies a request by the provider's
+ * A provider's webhook adapter: verifies a request by the provider's
  * own signature scheme, then reads its body into provider events (core terms).
  * Nothing is applied when it answers a problem: 401 for anything unsigned,
  * badly signed, stale or from a certificate host not allowed; 400 for a body

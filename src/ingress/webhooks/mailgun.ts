@@ -1,5 +1,5 @@
 /**
- * Mailgun's webhooks (issue 27): one JSON event per request, `signature`
+ * Mailgun's webhooks: one JSON event per request, `signature`
  * beside `event-data`. Verified as Mailgun documents it: the hex HMAC-SHA256,
  * with the account's HTTP webhook signing key, of `timestamp` followed by
  * `token`; a timestamp outside the replay window is refused, and a token seen

@@ -1,5 +1,5 @@
 /**
- * Postmark's webhooks (issue 27): one JSON record per request, `RecordType`
+ * Postmark's webhooks: one JSON record per request, `RecordType`
  * saying which. Postmark signs nothing; it sends the credentials its webhook
  * was configured with: basic auth in the URL (an Authorization header) and/or
  * custom HTTP headers, of which we read `X-Webhook-Token`. Every credential

@@ -1,5 +1,5 @@
 /**
- * SendGrid's signed Event Webhook (issue 27): an ECDSA P-256 signature over
+ * SendGrid's signed Event Webhook: an ECDSA P-256 signature over
  * timestamp + raw body, checked with the account's verification key, then the
  * JSON array of events read into provider events. Engagement events are ignored.
  */

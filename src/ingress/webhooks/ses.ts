@@ -1,5 +1,5 @@
 /**
- * Amazon SES events by way of an SNS HTTP(S) subscription (issue 27): sns.ts
+ * Amazon SES events by way of an SNS HTTP(S) subscription: sns.ts
  * verifies the envelope, this reads the SES event in its Message, in either the
  * notification format (notificationType) or the event-publishing one (eventType).
  */

@@ -1,5 +1,5 @@
 /**
- * Amazon SNS HTTP(S) message verification (issue 27), as AWS documents it in
+ * Amazon SNS HTTP(S) message verification, as AWS documents it in
  * "Verifying the signatures of Amazon SNS messages": the envelope's signed keys,
  * the signing certificate fetched from an allowed SNS host, the replay window.
  * Knows nothing of what the Message says (ses.ts reads it).

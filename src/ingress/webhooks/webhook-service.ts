@@ -1,5 +1,5 @@
 /**
- * Provider webhooks, whole (issue 27): the tenant's accounts say which
+ * Provider webhooks, whole: the tenant's accounts say which
  * providers they relay through and how each verifies; the provider's adapter
  * verifies the request and reads its events; each event is tied to one of the
  * tenant's messages, planned (core/provider-plan.ts) and applied with the

@@ -60,6 +60,48 @@ export function createStepTenants(tenants: Pick<TenantRepository, 'get'>) {
   };
 }
 
+/** What an account that claims nothing now answers: when to look at it again (null: a wake will come). */
+const nothing = (wakeAt: number | null): Served => ({ claimed: 0, full: false, wakeAt });
+
+/** Claims what one account may send now and hands it on; answers its next wake instant. */
+function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Served {
+  const { queue, lanes } = deps;
+  if (account.pausedAt !== null) return nothing(null);
+  const gate = deps.fleetLimits;
+  const lane = lanes.laneOf(gate === undefined ? account : sharedAccount(gate, account, now));
+  const limits = limitsOf(account);
+  const limited = isLimited(limits);
+  const local = limited ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
+  const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
+  if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
+  const usage = fleet?.usage ?? local;
+  const plan = planClaim({ account, window: laneWindow(lane), held: lane.ready.length + lane.sending, claimBatch: deps.claimBatch, usage, now });
+  if (plan.kind === 'none') return nothing(null); // a finishing send wakes us
+  if (plan.kind === 'wait_for_budget') {
+    const due = queue.nextDueAt(account.tenantId, account.id);
+    return nothing(due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now));
+  }
+  const claimStartedAt = performance.now();
+  const claimed = queue.claim({
+    tenantId: account.tenantId,
+    accountId: account.id,
+    limit: plan.limit,
+    maxPriority: plan.maxPriority,
+    now,
+    leaseOwner: deps.owner,
+    leaseUntil: now + deps.leaseMs,
+  });
+  deps.telemetry.claimed(performance.now() - claimStartedAt);
+  if (plan.reject) lanes.reject(claimed, now);
+  else lanes.offer(lane, claimed);
+  if (gate !== undefined && limited && !plan.reject && claimed.length > 0) gate.claimed(account, limits, claimed.length, now);
+  return {
+    claimed: claimed.length,
+    full: claimed.length === plan.limit,
+    wakeAt: needsDueWake(plan, claimed.length) ? queue.nextDueAt(account.tenantId, account.id) : null,
+  };
+}
+
 export function createDispatchStep(deps: DispatchStepDeps): (now: number) => TickReport {
   const { queue, lanes } = deps;
   let reclaimedAt = 0;
@@ -69,47 +111,6 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
     const version = deps.accounts.version();
     if (version !== accounts.version) accounts = { version, list: deps.accounts.list(null) };
     return accounts.list;
-  };
-
-  /** Claims what one account may send now and hands it on; answers its next wake instant. */
-  /** What an account that claims nothing now answers: when to look at it again (null: a wake will come). */
-  const nothing = (wakeAt: number | null): Served => ({ claimed: 0, full: false, wakeAt });
-
-  const serveAccount = (account: Account, now: number): Served => {
-    if (account.pausedAt !== null) return nothing(null);
-    const gate = deps.fleetLimits;
-    const lane = lanes.laneOf(gate === undefined ? account : sharedAccount(gate, account, now));
-    const limits = limitsOf(account);
-    const limited = isLimited(limits);
-    const local = limited ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
-    const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
-    if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
-    const usage = fleet?.usage ?? local;
-    const plan = planClaim({ account, window: laneWindow(lane), held: lane.ready.length + lane.sending, claimBatch: deps.claimBatch, usage, now });
-    if (plan.kind === 'none') return nothing(null); // a finishing send wakes us
-    if (plan.kind === 'wait_for_budget') {
-      const due = queue.nextDueAt(account.tenantId, account.id);
-      return nothing(due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now));
-    }
-    const claimStartedAt = performance.now();
-    const claimed = queue.claim({
-      tenantId: account.tenantId,
-      accountId: account.id,
-      limit: plan.limit,
-      maxPriority: plan.maxPriority,
-      now,
-      leaseOwner: deps.owner,
-      leaseUntil: now + deps.leaseMs,
-    });
-    deps.telemetry.claimed(performance.now() - claimStartedAt);
-    if (plan.reject) lanes.reject(claimed, now);
-    else lanes.offer(lane, claimed);
-    if (gate !== undefined && limited && !plan.reject && claimed.length > 0) gate.claimed(account, limits, claimed.length, now);
-    return {
-      claimed: claimed.length,
-      full: claimed.length === plan.limit,
-      wakeAt: needsDueWake(plan, claimed.length) ? queue.nextDueAt(account.tenantId, account.id) : null,
-    };
   };
 
   return (now) => {
@@ -125,7 +126,7 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
     let full = false;
     let nextWakeAt: number | null = null;
     for (const account of currentAccounts()) {
-      const served = serveAccount(account, now);
+      const served = serveAccount(deps, account, now);
       claimed += served.claimed;
       full ||= served.full;
       if (served.wakeAt !== null) nextWakeAt = nextWakeAt === null ? served.wakeAt : Math.min(nextWakeAt, served.wakeAt);

@@ -11,7 +11,7 @@ import type { MirrorStatus, MirrorStore } from '../core/mirror.js';
 import { createWakeableLoop, type StepReport } from '../runtime/wakeable-loop.js';
 import { within } from '../runtime/within.js';
 import type { MirrorConfig } from './mirror-config.js';
-import { createMirrorConnection } from './mirror-connection.js';
+import { createMirrorConnection, type MirrorConnection } from './mirror-connection.js';
 import { createOutboxPublisher } from './outbox-publisher.js';
 import { createThreadedWindowPublisher } from './threaded-window-publisher.js';
 import { createWindowPublisher, type WindowPublisher } from './window-publisher.js';
@@ -81,24 +81,7 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
     tick: async () => {
       await loop.tick();
     },
-    status() {
-      const record = store.record();
-      const backlog = store.backlog();
-      const commands = link.commands()?.counts() ?? null;
-      return {
-        enabled: true,
-        state: link.state(),
-        stream: config.stream.name,
-        backlog: backlog.count,
-        oldest_unpublished_ts: ts(backlog.oldestAt),
-        oldest_unpublished_age_seconds: ageSeconds(backlog.oldestAt, clock.now()),
-        published_total: publisher.publishedTotal(),
-        last_published_ts: ts(record.lastPublishedAt),
-        last_error: record.lastError,
-        last_error_ts: ts(record.lastErrorAt),
-        commands: commands === null ? null : { handled: commands.handled, dead_lettered: commands.deadLettered, waiting: commands.waiting },
-      };
-    },
+    status: () => mirrorStatus(store, link, publisher, config, clock.now()),
     stopCommands: () => link.stopCommands(),
     async stop(graceMs = 0) {
       const until = Date.now() + graceMs;
@@ -110,5 +93,31 @@ export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: 
       await wire?.close(Math.max(MIN_CLOSE_MS, until - Date.now()));
       await halted;
     },
+  };
+}
+
+/** What GET /status says of the mirror: its link, its backlog and what it published. */
+function mirrorStatus(
+  store: MirrorStore,
+  link: MirrorConnection,
+  publisher: Pick<ReturnType<typeof createOutboxPublisher>, 'publishedTotal'>,
+  config: MirrorConfig,
+  now: number,
+): MirrorStatus {
+  const record = store.record();
+  const backlog = store.backlog();
+  const commands = link.commands()?.counts() ?? null;
+  return {
+    enabled: true,
+    state: link.state(),
+    stream: config.stream.name,
+    backlog: backlog.count,
+    oldest_unpublished_ts: ts(backlog.oldestAt),
+    oldest_unpublished_age_seconds: ageSeconds(backlog.oldestAt, now),
+    published_total: publisher.publishedTotal(),
+    last_published_ts: ts(record.lastPublishedAt),
+    last_error: record.lastError,
+    last_error_ts: ts(record.lastErrorAt),
+    commands: commands === null ? null : { handled: commands.handled, dead_lettered: commands.deadLettered, waiting: commands.waiting },
   };
 }

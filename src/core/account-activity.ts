@@ -39,8 +39,11 @@ export interface AccountState {
 }
 
 /** Each account with its window usage, waiting messages, connections and last attempts when the daemon tells them. */
-export function accountActivityReader(activity: AccountActivitySource | undefined, clock: Clock) {
-  const withActivity = async (accounts: Account[], tenantId: string | null): Promise<AccountState[]> => {
+export function accountActivityReader(
+  activity: AccountActivitySource | undefined,
+  clock: Clock,
+): (accounts: Account[], tenantId: string | null) => Promise<AccountState[]> {
+  return async (accounts: Account[], tenantId: string | null): Promise<AccountState[]> => {
     if (activity === undefined) return accounts.map((account) => ({ account, activity: null }));
     const pools = new Map(((await activity.connections?.()) ?? []).map((pool) => [`${pool.tenantId}/${pool.accountId}`, pool]));
     const now = clock.now();
@@ -76,6 +79,4 @@ export function accountActivityReader(activity: AccountActivitySource | undefine
       };
     });
   };
-
-  return withActivity;
 }

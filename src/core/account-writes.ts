@@ -14,7 +14,7 @@ import type { AdminStore } from './ports.js';
 import { scopeTenant } from './principal.js';
 import type { CommandContext } from './tenant-service.js';
 
-export interface AccountWriteDeps {
+interface AccountWriteDeps {
   store: AdminStore;
   clock: Clock;
   ids: IdSource;

@@ -11,7 +11,7 @@ import type { AdminStore } from './ports.js';
 import { scopeTenant } from './principal.js';
 import type { CommandContext } from './tenant-service.js';
 
-export interface MessageCommandRunnerDeps {
+interface MessageCommandRunnerDeps {
   store: AdminStore;
   clock: Clock;
   ids: IdSource;
@@ -19,7 +19,7 @@ export interface MessageCommandRunnerDeps {
 }
 
 /** A per-message command: its audit name and event, its store call, and its answer's field names. */
-export interface PerMessageCommand<Done extends string, Skipped extends string> {
+interface PerMessageCommand<Done extends string, Skipped extends string> {
   name: string;
   eventType: string;
   run: (tenantId: string, now: number) => IdsOutcome;
@@ -30,7 +30,7 @@ export interface PerMessageCommand<Done extends string, Skipped extends string> 
   wakes: boolean;
 }
 
-export type PerMessageResult<Done extends string, Skipped extends string> = { [K in Done | 'not_found' | Skipped]: string[] };
+type PerMessageResult<Done extends string, Skipped extends string> = { [K in Done | 'not_found' | Skipped]: string[] };
 
 export function createMessageCommandRunner(deps: MessageCommandRunnerDeps) {
   const { store, clock } = deps;

@@ -15,7 +15,7 @@ export interface SubmissionResult {
   rejected: Rejection[];
 }
 
-export interface AdmissionDeps {
+interface AdmissionDeps {
   queue: MessageQueue;
   clock: Clock;
   ids: IdSource;

@@ -76,7 +76,7 @@ function createMailboxColumns(secrets: SecretBox) {
   return { toMailbox, mailboxColumns };
 }
 
-export interface AccountRowMapper {
+interface AccountRowMapper {
   toAccount(row: AccountRow): Account;
   toRow(account: Account): AccountRow;
 }

@@ -9,7 +9,7 @@ import { durableTransaction, transactionRunner, type SqliteDatabase } from './da
 import { createWalSync } from './wal-sync.js';
 import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js';
 
-export interface StoreCommitsOptions {
+interface StoreCommitsOptions {
   path: string;
   now: () => number;
   maxBytes?: number;

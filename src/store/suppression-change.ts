@@ -2,7 +2,7 @@
 import type { SuppressionRecord } from '../core/bounce.js';
 import type { ChangeRecord } from '../core/change-record.js';
 
-export interface SuppressionSource {
+interface SuppressionOrigin {
   eventId: string;
   tenantId: string;
   /** Who added it: `bounce:<mailbox>`, `webhook:<provider>`. */
@@ -11,7 +11,7 @@ export interface SuppressionSource {
   messageId: string;
 }
 
-export function suppressionAdded(suppression: SuppressionRecord, source: SuppressionSource): ChangeRecord {
+export function suppressionAdded(suppression: SuppressionRecord, source: SuppressionOrigin): ChangeRecord {
   return {
     eventId: source.eventId,
     occurredAt: suppression.createdAt,

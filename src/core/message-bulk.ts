@@ -101,29 +101,7 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
   const { store, selection, clock } = deps;
   const chunkSize = deps.chunkSize ?? DEFAULT_CHUNK;
 
-  /** The tenant (or every tenant, null) the request reaches: a tenant key its own, the admin one named or all explicitly. */
-  const scope = (ctx: CommandContext, request: BulkRequest): string | null => {
-    if (request.allTenants) {
-      if (ctx.principal.kind !== 'admin') throw new AppError('FORBIDDEN', 'all_tenants requires the admin token');
-      if (request.tenantId !== undefined) throw invalid('all_tenants', 'name a tenant_id or all_tenants, not both');
-      if (HOLD_ACTIONS.has(request.action)) throw invalid('all_tenants', 'suspend and activate act on one tenant (or one batch of it)');
-      return null;
-    }
-    if (ctx.principal.kind === 'admin' && request.tenantId === undefined) throw invalid('tenant_id', 'the admin token names a tenant_id, or all_tenants: true');
-    const tenantId = scopeTenant(ctx.principal, request.tenantId);
-    if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
-    return tenantId;
-  };
-
-  const selectionOf = (ctx: CommandContext, request: BulkRequest): Selection => {
-    const filter: MessageFilter = { ...request.filter, tenantId: scope(ctx, request) };
-    if (HOLD_ACTIONS.has(request.action)) {
-      const extra = (Object.keys(filter) as Array<keyof MessageFilter>).filter((key) => !HOLD_FILTERS.has(key) && filter[key] !== null);
-      if (extra.length > 0)
-        throw invalid('filter', `suspend and activate hold a tenant or a batch: filter them by tenant_id and batch_code only (not ${extra.join(', ')})`);
-    }
-    return { filter, statuses: APPLIES_TO[request.action], dueAfter: request.action === 'retry-now' ? clock.now() : null };
-  };
+  const selectionOf = bulkSelection(deps);
 
   const matching = (wanted: Selection): number => selection.count({ ...wanted, statuses: null, dueAfter: null });
 
@@ -160,13 +138,7 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
       const applicable = selection.count(wanted);
       const base = { action: request.action, dry_run: false as const, matching: found, not_applicable: found - applicable };
       const { action } = request;
-      if (action === 'suspend' || action === 'activate') {
-        const tenantId = wanted.filter.tenantId ?? undefined;
-        const batch = wanted.filter.batchCode ?? undefined;
-        const held = action === 'suspend' ? await deps.commands.suspend(ctx, tenantId, batch) : await deps.commands.activate(ctx, tenantId, batch);
-        const done = 'suspended_messages' in held ? held.suspended_messages : held.activated_messages;
-        return { ...base, done, remaining: 0, suspensions: held.suspensions };
-      }
+      if (action === 'suspend' || action === 'activate') return { ...base, ...(await runHold(deps.commands, ctx, action, wanted)) };
       let done = 0;
       let seen = 0;
       let beforePk: number | null = null;
@@ -189,6 +161,49 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
 }
 
 export type BulkCommands = ReturnType<typeof createBulkCommands>;
+
+/** What a request selects: its scope decided (a tenant key its own tenant, the admin one named or all explicitly) and its filter checked. */
+function bulkSelection({ store, clock }: Pick<BulkCommandsDeps, 'store' | 'clock'>) {
+  /** The tenant (or every tenant, null) the request reaches: a tenant key its own, the admin one named or all explicitly. */
+  const scope = (ctx: CommandContext, request: BulkRequest): string | null => {
+    if (request.allTenants) {
+      if (ctx.principal.kind !== 'admin') throw new AppError('FORBIDDEN', 'all_tenants requires the admin token');
+      if (request.tenantId !== undefined) throw invalid('all_tenants', 'name a tenant_id or all_tenants, not both');
+      if (HOLD_ACTIONS.has(request.action)) throw invalid('all_tenants', 'suspend and activate act on one tenant (or one batch of it)');
+      return null;
+    }
+    if (ctx.principal.kind === 'admin' && request.tenantId === undefined) throw invalid('tenant_id', 'the admin token names a tenant_id, or all_tenants: true');
+    const tenantId = scopeTenant(ctx.principal, request.tenantId);
+    if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
+    return tenantId;
+  };
+
+  const selectionOf = (ctx: CommandContext, request: BulkRequest): Selection => {
+    const filter: MessageFilter = { ...request.filter, tenantId: scope(ctx, request) };
+    if (HOLD_ACTIONS.has(request.action)) {
+      const extra = (Object.keys(filter) as Array<keyof MessageFilter>).filter((key) => !HOLD_FILTERS.has(key) && filter[key] !== null);
+      if (extra.length > 0)
+        throw invalid('filter', `suspend and activate hold a tenant or a batch: filter them by tenant_id and batch_code only (not ${extra.join(', ')})`);
+    }
+    return { filter, statuses: APPLIES_TO[request.action], dueAfter: request.action === 'retry-now' ? clock.now() : null };
+  };
+
+  return selectionOf;
+}
+
+/** A bulk suspend or activate is the tenant's (or batch's) own command. */
+async function runHold(
+  commands: BulkCommandsDeps['commands'],
+  ctx: CommandContext,
+  action: 'suspend' | 'activate',
+  wanted: Selection,
+): Promise<Pick<BulkResult, 'done' | 'remaining' | 'suspensions'>> {
+  const tenantId = wanted.filter.tenantId ?? undefined;
+  const batch = wanted.filter.batchCode ?? undefined;
+  const held = action === 'suspend' ? await commands.suspend(ctx, tenantId, batch) : await commands.activate(ctx, tenantId, batch);
+  const done = 'suspended_messages' in held ? held.suspended_messages : held.activated_messages;
+  return { done, remaining: 0, suspensions: held.suspensions };
+}
 
 function byTenant(page: readonly SelectedMessage[]): Map<string, string[]> {
   const groups = new Map<string, string[]>();

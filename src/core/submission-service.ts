@@ -5,21 +5,17 @@
  */
 import { AppError } from './app-error.js';
 import type { Clock, IdSource } from './clock.js';
-import type { NewMessage, PriorityLabel } from './message.js';
+import type { PriorityLabel } from './message.js';
 import type { AdminStore } from './ports.js';
 import type { Principal } from './principal.js';
 import type { MessageAdmin } from './message-admin.js';
 import type { MessageQueue } from './queue.js';
-import { refusal, rejection, type Rejection } from './rejection.js';
-import { admissionProblems, isRefusal, resolve, tenantContext, type Candidate, type SubmissionItem, type TenantContext } from './submission-admission.js';
+import { tenantContext, type SubmissionItem } from './submission-admission.js';
+import { admitRequest, wakeFor, type Admitted, type SubmissionRequest, type SubmissionResult } from './submission-request.js';
 
 export type { SubmissionItem } from './submission-admission.js';
 export type { Rejection, RejectionCode } from './rejection.js';
-
-export interface SubmissionResult {
-  queued: number;
-  rejected: Rejection[];
-}
+export type { SubmissionResult } from './submission-request.js';
 
 export interface SubmissionServiceDeps {
   store: AdminStore;
@@ -37,78 +33,16 @@ export interface SubmissionServiceDeps {
   defer: (fn: () => void) => void;
 }
 
-interface Admitted {
-  result: SubmissionResult;
-  /** Admitted messages the dispatcher may have to send (not those that entered suspended). */
-  sendable: NewMessage[];
-}
-
-interface Waiting {
-  principal: Principal;
-  items: readonly SubmissionItem[];
-  defaultPriority: number | PriorityLabel | undefined;
-  correlationId: string | null;
-  /** Written in the same transaction as the request's messages (an inbox row: processed once). */
-  alongside: ((result: SubmissionResult) => void) | undefined;
+interface Waiting extends SubmissionRequest {
   resolve: (result: SubmissionResult) => void;
   reject: (error: unknown) => void;
 }
 
+type Outcome = { admitted: Admitted } | { error: unknown };
+
 export function createSubmissionService(deps: SubmissionServiceDeps) {
-  const { store, queue, clock } = deps;
+  const { store } = deps;
   let waiting: Waiting[] = [];
-
-  /**
-   * Checks and enqueues one request's messages, inside the caller's transaction.
-   * `tenantOf` is shared by the requests of one commit group.
-   */
-  const admit = (request: Waiting, tenantOf: (tenantId: string) => TenantContext | null): Admitted => {
-    const { principal, items, defaultPriority, correlationId } = request;
-    const now = clock.now();
-    const rejected: Rejection[] = [];
-    const accepted: Candidate[] = [];
-    const seen = new Set<string>();
-
-    for (const item of items) {
-      const outcome = resolve(item, principal, tenantOf, defaultPriority, deps.ids);
-      if (isRefusal(outcome)) {
-        rejected.push(rejection(item.index, item.id, outcome));
-        continue;
-      }
-      const key = `${outcome.tenantId}\u0000${outcome.id}`;
-      if (seen.has(key)) {
-        rejected.push(rejection(item.index, item.id, refusal('DUPLICATE_ID')));
-        continue;
-      }
-      seen.add(key);
-      accepted.push(outcome);
-    }
-
-    const problems = admissionProblems(accepted, queue, now);
-    const admissible = accepted.filter((message) => {
-      const code = problems.get(message);
-      if (code !== undefined) rejected.push(rejection(message.index, message.id, refusal(code)));
-      return code === undefined;
-    });
-    // The idempotency rule is kept by the store as it writes: an id that is no longer
-    // waiting is left as it is (asking first cost a query per message).
-    const { notWaiting } = queue.enqueue(admissible, now, correlationId);
-    for (const message of notWaiting) rejected.push(rejection(message.index, message.id, refusal('ALREADY_SENT')));
-    const queued = notWaiting.length === 0 ? admissible : admissible.filter((message) => !notWaiting.includes(message));
-    rejected.sort((a, b) => a.index - b.index);
-    const result = { queued: queued.length, rejected };
-    request.alongside?.(result);
-    return { result, sendable: queued.filter((message) => !message.suspended) };
-  };
-
-  // Only after the commit: the dispatcher must find what it is told about. Suspended
-  // mail is not its business until activated (the activation wakes it).
-  const wakeFor = (admitted: readonly Admitted[]): void => {
-    const accounts = admitted.flatMap(({ sendable }) =>
-      sendable.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })),
-    );
-    if (accounts.length > 0) deps.wake(accounts);
-  };
 
   /**
    * Group commit: every request that became ready in the same turn is written
@@ -123,18 +57,18 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
    * rolled back and the group is written again with a savepoint per request.
    */
   const commit = (batch: readonly Waiting[], isolated: boolean): void => {
-    const outcomes: Array<{ admitted: Admitted } | { error: unknown }> = [];
+    const outcomes: Outcome[] = [];
     // Inside the transaction, so an account saved meanwhile cannot be half seen.
     const tenantOf = memoize((tenantId: string) => tenantContext(tenantId, store, deps.messages));
     store
       .commitGroup(() => {
         if (!isolated) {
-          for (const request of batch) outcomes.push({ admitted: admit(request, tenantOf) });
+          for (const request of batch) outcomes.push({ admitted: admitRequest(deps, request, tenantOf) });
           return;
         }
         for (const request of batch) {
           try {
-            outcomes.push({ admitted: store.transaction(() => admit(request, tenantOf)) });
+            outcomes.push({ admitted: store.transaction(() => admitRequest(deps, request, tenantOf)) });
           } catch (error) {
             if (isStoreUnavailable(error)) throw error;
             outcomes.push({ error });
@@ -143,12 +77,11 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
       })
       .then(
         () => {
-          wakeFor(outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])));
-          batch.forEach((request, index) => {
-            const outcome = outcomes[index];
-            if (outcome !== undefined && 'admitted' in outcome) request.resolve(outcome.admitted.result);
-            else request.reject(outcome?.error);
-          });
+          wakeFor(
+            deps.wake,
+            outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])),
+          );
+          answerGroup(batch, outcomes);
         },
         (error: unknown) => {
           // Nothing of the group was committed. A store that cannot write fails all of it;
@@ -186,6 +119,15 @@ export function createSubmissionService(deps: SubmissionServiceDeps) {
 }
 
 export type SubmissionService = ReturnType<typeof createSubmissionService>;
+
+/** Each request of a committed group hears its own outcome. */
+function answerGroup(batch: readonly Waiting[], outcomes: readonly Outcome[]): void {
+  batch.forEach((request, index) => {
+    const outcome = outcomes[index];
+    if (outcome !== undefined && 'admitted' in outcome) request.resolve(outcome.admitted.result);
+    else request.reject(outcome?.error);
+  });
+}
 
 function isStoreUnavailable(error: unknown): boolean {
   return error instanceof AppError && error.code === 'STORE_UNAVAILABLE';

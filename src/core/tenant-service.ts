@@ -54,25 +54,10 @@ export interface TenantServiceDeps {
 }
 
 export function createTenantService(deps: TenantServiceDeps) {
-  const { store, keys, clock, ids } = deps;
+  const { store, keys, clock } = deps;
 
-  const load = (id: string): Tenant => {
-    const tenant = store.tenants.get(id);
-    if (tenant === null) throw notFound('tenant', id);
-    return tenant;
-  };
-
-  const change = (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>): ChangeRecord =>
-    changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
-      command,
-      eventType,
-      tenantId,
-      aggregateType: 'tenant',
-      aggregateId: tenantId,
-      data,
-    });
-
-  const expiry = (now: number, seconds: number | undefined): number | null => (seconds === undefined ? null : now + seconds * 1000);
+  const load = tenantLoader(store);
+  const change = tenantChange(deps);
 
   return {
     /** `signingSecret` is set only when it was generated here: shown once, like the key. */
@@ -81,20 +66,7 @@ export function createTenantService(deps: TenantServiceDeps) {
       const now = clock.now();
       const issued = keys.issue();
       const generated = input.clientSigningSecret === undefined ? deps.newSigningSecret() : null;
-      const tenant: Tenant = {
-        id: input.id,
-        name: input.name ?? null,
-        clientBaseUrl: input.clientBaseUrl ?? null,
-        clientSyncPath: input.clientSyncPath ?? DEFAULT_CLIENT_SYNC_PATH,
-        clientAttachmentPath: input.clientAttachmentPath ?? null,
-        clientAuth: input.clientAuth ?? null,
-        clientSigningSecret: generated ?? input.clientSigningSecret ?? null,
-        active: input.active ?? true,
-        apiKeyCreatedAt: now,
-        apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
-        createdAt: now,
-        updatedAt: now,
-      };
+      const tenant = newTenant(input, generated, now);
       store.transaction(() => {
         if (store.tenants.get(tenant.id) !== null) {
           throw new AppError('CONFLICT', 'tenant already exists', { details: { tenant_id: tenant.id } });
@@ -142,6 +114,61 @@ export function createTenantService(deps: TenantServiceDeps) {
       });
     },
 
+    ...credentialCommands(deps, load, change),
+  };
+}
+
+/** The writes shared across a fleet (config-replica.ts): they may wait for it. */
+export const SHARED_TENANT_WRITES = ['create', 'update', 'delete', 'rotateSigningSecret', 'rotateKey'] as const;
+export type TenantService = ConfigWrites<ReturnType<typeof createTenantService>, (typeof SHARED_TENANT_WRITES)[number]>;
+
+type TenantChange = (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>) => ChangeRecord;
+
+/** The audit record of a change to a tenant. */
+function tenantChange({ clock, ids }: Pick<TenantServiceDeps, 'clock' | 'ids'>): TenantChange {
+  return (ctx, command, eventType, tenantId, data) =>
+    changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
+      command,
+      eventType,
+      tenantId,
+      aggregateType: 'tenant',
+      aggregateId: tenantId,
+      data,
+    });
+}
+
+function tenantLoader(store: AdminStore): (id: string) => Tenant {
+  return (id) => {
+    const tenant = store.tenants.get(id);
+    if (tenant === null) throw notFound('tenant', id);
+    return tenant;
+  };
+}
+
+const expiry = (now: number, seconds: number | undefined): number | null => (seconds === undefined ? null : now + seconds * 1000);
+
+/** A tenant as created: what the input leaves out takes its default. */
+function newTenant(input: TenantCreateInput, generatedSecret: string | null, now: number): Tenant {
+  return {
+    id: input.id,
+    name: input.name ?? null,
+    clientBaseUrl: input.clientBaseUrl ?? null,
+    clientSyncPath: input.clientSyncPath ?? DEFAULT_CLIENT_SYNC_PATH,
+    clientAttachmentPath: input.clientAttachmentPath ?? null,
+    clientAuth: input.clientAuth ?? null,
+    clientSigningSecret: generatedSecret ?? input.clientSigningSecret ?? null,
+    active: input.active ?? true,
+    apiKeyCreatedAt: now,
+    apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The tenant's credentials: its report-signing secret and its API key, each new one answered once. */
+function credentialCommands(deps: TenantServiceDeps, load: (id: string) => Tenant, change: TenantChange) {
+  const { store, keys, clock } = deps;
+  return {
     /** A new report-signing secret, answered once; the old one stops signing at once. */
     rotateSigningSecret(ctx: CommandContext, id: string): { tenantId: string; secret: string } {
       requireAdmin(ctx.principal);
@@ -172,10 +199,6 @@ export function createTenantService(deps: TenantServiceDeps) {
     },
   };
 }
-
-/** The writes shared across a fleet (config-replica.ts): they may wait for it. */
-export const SHARED_TENANT_WRITES = ['create', 'update', 'delete', 'rotateSigningSecret', 'rotateKey'] as const;
-export type TenantService = ConfigWrites<ReturnType<typeof createTenantService>, (typeof SHARED_TENANT_WRITES)[number]>;
 
 /** Drops keys whose value is `undefined` so a partial update never erases a field by omission. */
 export function definedOnly<T extends object>(fields: T): Partial<T> {

@@ -4,13 +4,14 @@
  * complaint on the message, suppressions, the record of the mailbox message,
  * the checkpoint). Suppressions from bounces are mirrored as admin events.
  */
-import type { BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, RecipientFinding, SuppressionRecord } from '../core/bounce.js';
+import type { BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, RecipientFinding } from '../core/bounce.js';
 import type { IdSource } from '../core/clock.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { ChangeLog } from '../core/ports.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';
+import { suppressionAdded } from './suppression-change.js';
 
 interface BounceMessageRow {
   seq: number;
@@ -56,6 +57,31 @@ const toView = (row: BounceMessageRow): BounceMessageView => ({
   filed: row.filed_at !== null,
 });
 
+/** The record of a mailbox message, as `bounce_messages` keeps it. */
+function messageParams(item: MailboxItem, plan: BouncePlan, at: number): Record<string, unknown> {
+  const match = plan.match;
+  return {
+    mailbox: item.mailbox,
+    uid_validity: item.uidValidity,
+    uid: item.uid,
+    received_at: at,
+    header_message_id: item.headerMessageId,
+    from_header: item.from,
+    subject: item.subject,
+    size_bytes: item.sizeBytes,
+    kind: item.findings.kind,
+    disposition: plan.disposition,
+    unmatched_reason: plan.unmatchedReason,
+    tenant_id: match?.candidate.tenantId ?? null,
+    message_pk: match?.candidate.pk ?? null,
+    message_id: match?.candidate.id ?? null,
+    matched_by: match?.by ?? null,
+    mail_id: item.findings.mailId,
+    original_message_id: item.findings.originalMessageId,
+    findings: JSON.stringify(item.findings.recipients),
+  };
+}
+
 export interface BounceLedgerDeps {
   bounces: MessageBounceWriter;
   suppressions: SuppressionRepository;
@@ -87,51 +113,17 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
     ORDER BY seq DESC LIMIT @limit`);
   const prune = db.prepare(`DELETE FROM bounce_messages WHERE received_at < ? AND filed_at IS NOT NULL`);
 
-  const suppressionEvent = (suppression: SuppressionRecord, item: MailboxItem, messageId: string): void => {
-    deps.changes.record({
-      eventId: deps.ids.uuid(),
-      occurredAt: suppression.createdAt,
-      actor: `bounce:${item.mailbox}`,
-      command: 'suppression.add',
-      tenantId: suppression.tenantId,
-      aggregateType: 'suppression',
-      aggregateId: `${suppression.tenantId}/${suppression.address}`,
-      eventType: 'suppression.added',
-      eventVersion: 1,
-      data: { address: suppression.address, reason: suppression.reason, source: suppression.source, expires_at: suppression.expiresAt, message_id: messageId },
-      correlationId: null,
-    });
-  };
-
   const settleOne = (item: MailboxItem, plan: BouncePlan, at: number): void => {
     const match = plan.match;
-    const inserted = insertMessage.run({
-      mailbox: item.mailbox,
-      uid_validity: item.uidValidity,
-      uid: item.uid,
-      received_at: at,
-      header_message_id: item.headerMessageId,
-      from_header: item.from,
-      subject: item.subject,
-      size_bytes: item.sizeBytes,
-      kind: item.findings.kind,
-      disposition: plan.disposition,
-      unmatched_reason: plan.unmatchedReason,
-      tenant_id: match?.candidate.tenantId ?? null,
-      message_pk: match?.candidate.pk ?? null,
-      message_id: match?.candidate.id ?? null,
-      matched_by: match?.by ?? null,
-      mail_id: item.findings.mailId,
-      original_message_id: item.findings.originalMessageId,
-      findings: JSON.stringify(item.findings.recipients),
-    });
+    const inserted = insertMessage.run(messageParams(item, plan, at));
     // Settled before (the checkpoint lagged behind a crash): its effects are not applied twice.
     if (inserted.changes > 0) {
       for (const bounce of plan.bounces) deps.bounces.bounce(bounce);
       for (const complaint of plan.complaints) deps.bounces.complaint(complaint);
       for (const suppression of plan.suppressions) {
         deps.suppressions.upsert(suppression);
-        suppressionEvent(suppression, item, match?.candidate.id ?? '');
+        const source = { eventId: deps.ids.uuid(), tenantId: suppression.tenantId, actor: `bounce:${item.mailbox}`, messageId: match?.candidate.id ?? '' };
+        deps.changes.record(suppressionAdded(suppression, source));
       }
     }
     advance.run({ mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, at });

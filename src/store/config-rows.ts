@@ -51,7 +51,8 @@ export interface ConfigRowsDeps {
   now(): number;
 }
 
-export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps): ConfigRows {
+/** Reads and upserts of a table's rows as stored, by the columns the table has here. */
+function createTableRows(db: SqliteDatabase) {
   const columns = new Map<string, Set<string>>();
   const columnsOf = (table: string): Set<string> => {
     let known = columns.get(table);
@@ -65,10 +66,6 @@ export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps)
     Object.keys(where)
       .map((column) => `${column} = @${column}`)
       .join(' AND ');
-  const revisionOf = db.prepare<[string], { revision: number }>(`SELECT revision FROM config_revisions WHERE key = ?`);
-  const lastRevision = db.prepare<[], { revision: number | null }>(`SELECT max(revision) AS revision FROM config_revisions`);
-  const setRevision = db.prepare(`INSERT INTO config_revisions (key, revision) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET revision = excluded.revision`);
-
   const read = (key: ConfigKey): Row[] | null => {
     const { table, where } = tableOf(key);
     const rows = db.prepare(`SELECT * FROM ${table} WHERE ${whereSql(where)} ORDER BY rowid`).all(where) as Row[];
@@ -87,6 +84,11 @@ export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps)
     ).run(Object.fromEntries(names.map((name) => [name, row[name]])));
   };
 
+  return { whereSql, read, upsert };
+}
+
+/** Writes an object's rows under its key, with what a local write of it would do beside. */
+function createConfigWriter(db: SqliteDatabase, deps: ConfigRowsDeps, { whereSql, upsert }: ReturnType<typeof createTableRows>) {
   const writeTenant = (tenantId: string, rows: Row[] | null): void => {
     if (rows === null) {
       if (deps.tenants.get(tenantId) !== null) deps.tenants.delete(tenantId);
@@ -131,21 +133,35 @@ export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps)
     }
   };
 
+  return writeRows;
+}
+
+/** Runs `fn` in a transaction that is always rolled back, and answers what it returned. */
+function dryRun<T>(db: SqliteDatabase, fn: () => T): T {
+  let result: T | undefined;
+  try {
+    db.transaction(() => {
+      result = fn();
+      throw new DryRun();
+    })();
+  } catch (error) {
+    if (!(error instanceof DryRun)) throw error;
+  }
+  return result as T;
+}
+
+export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps): ConfigRows {
+  const tableRows = createTableRows(db);
+  const { read } = tableRows;
+  const revisionOf = db.prepare<[string], { revision: number }>(`SELECT revision FROM config_revisions WHERE key = ?`);
+  const lastRevision = db.prepare<[], { revision: number | null }>(`SELECT max(revision) AS revision FROM config_revisions`);
+  const setRevision = db.prepare(`INSERT INTO config_revisions (key, revision) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET revision = excluded.revision`);
+
+  const writeRows = createConfigWriter(db, deps, tableRows);
   const appliedRevision = (key: ConfigKey): number | null => revisionOf.get(configKeyName(key))?.revision ?? null;
 
   return {
-    dryRun<T>(fn: () => T): T {
-      let result: T | undefined;
-      try {
-        db.transaction(() => {
-          result = fn();
-          throw new DryRun();
-        })();
-      } catch (error) {
-        if (!(error instanceof DryRun)) throw error;
-      }
-      return result as T;
-    },
+    dryRun: (fn) => dryRun(db, fn),
     read,
     appliedRevision,
     lastRevision: () => lastRevision.get()?.revision ?? 0,

@@ -2,7 +2,6 @@
  * The SQLite store: the only module that knows SQL. One connection is the single
  * writer; better-sqlite3 is synchronous, so a transaction never interleaves.
  */
-import { AppError } from '../core/app-error.js';
 import type { IdSource } from '../core/clock.js';
 import type { BounceLedger, BounceStore } from '../core/bounce.js';
 import type { ProviderLedger } from '../core/provider-ledger.js';
@@ -26,7 +25,7 @@ import { createSqliteAccountRepository } from './account-repository.js';
 import { takeSnapshot, type DatabaseSnapshot } from './backup.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
-import { durableTransaction, openDatabase, transactionRunner } from './database.js';
+import { openDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMessageSearch } from './message-search.js';
 import { createSqliteMessageSelection } from './message-selection.js';
@@ -36,18 +35,18 @@ import { createSqliteQueueStatus } from './queue-status.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
 import { createSqliteInboxStore } from './inbox-store.js';
 import { createSqliteBounceLedger } from './bounce-ledger.js';
-import { createSqliteProviderLedger } from './provider-ledger.js';
+import { createSqliteProviderLedger, type ProviderLedgerDeps } from './provider-ledger.js';
 import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
 import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
 import { createSqliteSuppressionRepository } from './suppression-repository.js';
-import { createMessageEventWriter, type OutboxListener } from './message-event-writer.js';
+import { createMessageEventWriter, type MessageEventWriter, type OutboxListener } from './message-event-writer.js';
 import { createSqliteMessageQueue } from './message-queue.js';
 import { createSqliteMessageTransfer } from './message-transfer.js';
 import { createSqliteReportStore } from './report-store.js';
 import { createSqliteSpool } from './spool.js';
-import { createWalSync } from './wal-sync.js';
-import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js';
+import { createStoreCommits, type StoreCommits } from './store-commits.js';
+import type { StoreWriteStatus } from './write-health.js';
 import { createSqliteTenantRepository } from './tenant-repository.js';
 import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
 import { createSqliteClaimIndex } from './claim-index.js';
@@ -120,8 +119,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
   });
   const ping = db.prepare('SELECT 1');
-  const walSync = createWalSync(`${options.path}-wal`);
-  const inTransaction = transactionRunner(db);
+  const commits = createStoreCommits(db, options);
+  const { guard } = commits;
   const listeners: OutboxListener[] = [];
   const notify: OutboxListener = (tenantId, eventType, accountId, text, messagePk) => {
     for (const listener of listeners) listener(tenantId, eventType, accountId, text, messagePk);
@@ -129,128 +128,66 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const writeEvent = createMessageEventWriter(db, options.ids, notify);
   const changes = createSqliteChangeLog(db, notify);
   const suppressions = createSqliteSuppressionRepository(db);
-  const health = createStoreWriteHealth(db, options.now, options.maxBytes !== undefined && options.maxBytes > 0);
-  const asError = (error: unknown): unknown => {
-    const mapped = asStoreError(error);
-    if (mapped !== error) health.failed((error as { code: string }).code);
-    return mapped;
-  };
-  const guard = <T extends object>(target: T): T => storeErrors(target, asError);
   let closed = false;
-  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent));
-  /** Group commit: committed at NORMAL now, answered once an fsync of the WAL (shared by the callers meanwhile) holds it. */
-  const commitGroup = async <T>(fn: () => T): Promise<T> => {
-    let result;
-    try {
-      // synchronous = NORMAL: frames written now, synced below off this thread.
-      result = inTransaction(fn, 'immediate');
-    } catch (error) {
-      throw asError(error);
-    }
-    try {
-      await walSync.sync();
-      health.succeeded();
-    } catch (error) {
-      health.failed((error as { code?: string }).code ?? 'EIO');
-      throw new AppError('STORE_UNAVAILABLE', 'the commit could not be synced to disk', {
-        transient: true,
-        details: { reason: (error as { code?: string }).code ?? 'EIO' },
-        cause: error,
-      });
-    }
-    return result;
-  };
   return {
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes,
     suppressions: guard(suppressions),
-    queue: createSqliteMessageQueue(db, writeEvent),
-    spool: guard(createSqliteSpool(db)),
-    messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts),
-    search: guard(createSqliteMessageSearch(db)),
-    selection: guard(createSqliteMessageSelection(db)),
-    queueStatus: guard(createSqliteQueueStatus(db)),
-    throughput: guard(createSqliteThroughput(db)),
-    headers: guard(createSqliteMessageHeaders(db)),
-    reports: guard(createSqliteReportStore(db, writeEvent)),
-    bounces: guard(createSqliteBounceStore(db, writeEvent)),
-    bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids: options.ids })),
-    providerLedger: guard(
-      createSqliteProviderLedger(db, {
-        writeEvent,
-        bounces: createMessageBounceWriter(db, writeEvent),
-        suppressions,
-        changes,
-        ids: options.ids,
-        commitGroup,
-      }),
-    ),
-    pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
-    pecReceipts,
+    ...createMessageParts(db, writeEvent, guard),
+    ...createMailboxParts(db, { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup }, guard),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
-    transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     configRows: (deps) => createSqliteConfigRows(db, deps),
     claimIndex: () => guard(createSqliteClaimIndex(db)),
     spoolRows: () => guard(createSqliteSpoolRows(db, writeEvent)),
     onEvent: (listener) => {
       listeners.push(listener);
     },
-    transaction: (fn) => {
-      try {
-        const result = durableTransaction(db, fn);
-        health.succeeded();
-        return result;
-      } catch (error) {
-        throw asError(error);
-      }
-    },
-    commitGroup,
+    transaction: commits.transaction,
+    commitGroup: commits.commitGroup,
     ping: () => {
       ping.get();
     },
-    writeStatus: () => health.status(),
+    writeStatus: commits.writeStatus,
     snapshot: () => takeSnapshot(db, options.path),
     close: () => {
       if (closed) return;
       closed = true;
-      walSync.close();
+      commits.close();
       db.close();
     },
   };
 }
 
-/** SQLite codes that mean "cannot store right now": the caller may retry; nothing was written. */
-const UNAVAILABLE = /^SQLITE_(FULL|BUSY|LOCKED|IOERR|READONLY|CANTOPEN|NOMEM|ABORT_ROLLBACK)/;
+type Guard = StoreCommits['guard'];
 
-function asStoreError(error: unknown): unknown {
-  const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && UNAVAILABLE.test(code)) {
-    return new AppError('STORE_UNAVAILABLE', 'the store cannot write right now; nothing was changed', {
-      transient: true,
-      details: { reason: code },
-      cause: error,
-    });
-  }
-  return error;
+/** The queue and what reads and administers messages. */
+function createMessageParts(db: SqliteDatabase, writeEvent: MessageEventWriter, guard: Guard) {
+  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent));
+  return {
+    queue: createSqliteMessageQueue(db, writeEvent),
+    spool: guard(createSqliteSpool(db)),
+    messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts),
+    pecReceipts,
+    search: guard(createSqliteMessageSearch(db)),
+    selection: guard(createSqliteMessageSelection(db)),
+    queueStatus: guard(createSqliteQueueStatus(db)),
+    throughput: guard(createSqliteThroughput(db)),
+    headers: guard(createSqliteMessageHeaders(db)),
+    reports: guard(createSqliteReportStore(db, writeEvent)),
+    transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
+  };
 }
 
-/** Every method of `target`, with SQLite's "cannot store" errors as STORE_UNAVAILABLE (by `asError`). */
-function storeErrors<T extends object>(target: T, asError: (error: unknown) => unknown): T {
-  const wrapped = {} as Record<string, unknown>;
-  for (const [name, value] of Object.entries(target)) {
-    wrapped[name] =
-      typeof value === 'function'
-        ? (...args: unknown[]) => {
-            try {
-              return (value as (...a: unknown[]) => unknown)(...args);
-            } catch (error) {
-              throw asError(error);
-            }
-          }
-        : value;
-  }
-  return wrapped as T;
+/** What the provider's side teaches: bounce and PEC mailboxes, provider webhooks. */
+function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, 'bounces'>, guard: Guard) {
+  const { writeEvent, suppressions, changes, ids } = deps;
+  return {
+    bounces: guard(createSqliteBounceStore(db, writeEvent)),
+    bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids })),
+    providerLedger: guard(createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) })),
+    pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
+  };
 }

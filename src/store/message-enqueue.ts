@@ -30,25 +30,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const { suspended } = message;
-      const row = [
-        message.tenantId,
-        message.id,
-        message.accountId,
-        message.priority,
-        message.batchCode,
-        ...contentColumns(message.content),
-        message.mailFrom,
-        JSON.stringify(message.rcptTo),
-        message.subject,
-        message.messageId,
-        message.sizeBytes,
-        deferred ? 'deferred' : 'queued',
-        suspended ? 1 : 0,
-        deferred ? (message.deferredUntil ?? now) : now,
-        deferred ? message.deferredUntil : null,
-        now,
-        now,
-      ];
+      const row = messageRow(message, deferred, now);
       const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
       let pk: number;
@@ -89,6 +71,29 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
   // page this touches, a quarter of the time per message); see MessageQueue.enqueue.
   return <M extends NewMessage>(messages: readonly M[], now: number, correlationId: string | null): EnqueueResult<M> =>
     db.inTransaction ? enqueue(messages, now, correlationId) : durableTransaction(db, () => enqueue(messages, now, correlationId));
+}
+
+/** The insert's positional values, in its column order (the replacement names them v1…v19). */
+function messageRow(message: NewMessage, deferred: boolean, now: number): unknown[] {
+  return [
+    message.tenantId,
+    message.id,
+    message.accountId,
+    message.priority,
+    message.batchCode,
+    ...contentColumns(message.content),
+    message.mailFrom,
+    JSON.stringify(message.rcptTo),
+    message.subject,
+    message.messageId,
+    message.sizeBytes,
+    deferred ? 'deferred' : 'queued',
+    message.suspended ? 1 : 0,
+    deferred ? (message.deferredUntil ?? now) : now,
+    deferred ? message.deferredUntil : null,
+    now,
+    now,
+  ];
 }
 
 /** source, payload, raw, spool_id */

@@ -49,7 +49,8 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   rcptTo: JSON.parse(row.rcpt_to) as string[],
 });
 
-export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageQueue {
+/** Claims due messages in priority order under a lease, counting them against the account's windows. */
+function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter) {
   const due = db.prepare<[string, string, number, number, number], { pk: number }>(`SELECT pk FROM messages
     WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ? AND next_attempt_at <= ?
     ORDER BY next_attempt_at, pk LIMIT ?`);
@@ -65,28 +66,6 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     ON CONFLICT (tenant_id, account_id, window_kind) DO UPDATE SET
       used = CASE WHEN window_start = excluded.window_start THEN used + excluded.used ELSE excluded.used END,
       window_start = excluded.window_start`);
-  const expired = db.prepare<[{ now: number; owner: string; others: number; held: string }], IdentityRow>(
-    `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
-     WHERE state = 'sending' AND (lease_expires_at <= @now OR (@others = 1 AND lease_owner <> @owner))
-       AND pk NOT IN (SELECT value FROM json_each(@held))
-     RETURNING ${IDENTITY_COLUMNS}`,
-  );
-  const owned = db.prepare<[{ owner: string }], IdentityRow>(
-    `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
-     WHERE state = 'sending' AND lease_owner = @owner RETURNING ${IDENTITY_COLUMNS}`,
-  );
-  const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
-  const suppressedRows = db.prepare<[string, number, string], { address: string }>(
-    `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
-  );
-  // One recipient (every SMTP RCPT TO) is a primary-key probe, without json_each's parse.
-  const suppressedRow = db.prepare<[string, string, number], { address: string }>(
-    `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
-  );
-  const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
-  const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
-    `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
-  );
 
   const usage = (tenantId: string, accountId: string, now: number): Usage => {
     const counted: Usage = { minute: 0, hour: 0, day: 0 };
@@ -114,6 +93,31 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     return claimed;
   });
 
+  const nextDueAt = (tenantId: string, accountId: string): number | null => {
+    let earliest: number | null = null;
+    for (let priority = 0; priority <= 3; priority += 1) {
+      const at = nextDue.get(tenantId, accountId, priority)?.at ?? null;
+      if (at !== null && (earliest === null || at < earliest)) earliest = at;
+    }
+    return earliest;
+  };
+
+  return { claim, usage, nextDueAt };
+}
+
+/** Gives leased messages back to the queue: expired leases (a crash, another node's) and this node's own at stop. */
+function createLeaseRecovery(db: SqliteDatabase, writeEvent: MessageEventWriter) {
+  const expired = db.prepare<[{ now: number; owner: string; others: number; held: string }], IdentityRow>(
+    `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
+     WHERE state = 'sending' AND (lease_expires_at <= @now OR (@others = 1 AND lease_owner <> @owner))
+       AND pk NOT IN (SELECT value FROM json_each(@held))
+     RETURNING ${IDENTITY_COLUMNS}`,
+  );
+  const owned = db.prepare<[{ owner: string }], IdentityRow>(
+    `UPDATE messages SET state = 'queued', lease_owner = NULL, lease_expires_at = NULL
+     WHERE state = 'sending' AND lease_owner = @owner RETURNING ${IDENTITY_COLUMNS}`,
+  );
+
   const reclaim = db.transaction((now: number, owner: string, otherOwnersToo: boolean, held: readonly number[]): number => {
     const rows = expired.all({ now, owner, others: otherOwnersToo ? 1 : 0, held: JSON.stringify(held) });
     for (const row of rows) {
@@ -132,6 +136,23 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     return rows.length;
   });
 
+  return { reclaim, handBack };
+}
+
+/** What intake and delivery look up beside the queue: client ids' states, suppressed recipients, spooled bytes. */
+function createQueueLookups(db: SqliteDatabase): Pick<MessageQueue, 'states' | 'suppressed' | 'spooledContent'> {
+  const suppressedRows = db.prepare<[string, number, string], { address: string }>(
+    `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
+  );
+  // One recipient (every SMTP RCPT TO) is a primary-key probe, without json_each's parse.
+  const suppressedRow = db.prepare<[string, string, number], { address: string }>(
+    `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
+  );
+  const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
+  const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
+    `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
+  );
+
   return {
     states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
     suppressed: (tenantId, addresses, now) => {
@@ -141,21 +162,24 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
       }
       return new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address));
     },
-    enqueue: createEnqueue(db, writeEvent),
-    claim: (request) => claim.immediate(request),
-    record: createOutcomeRecorder(db, writeEvent),
-    reclaimLeases: (now, owner, otherOwnersToo, held = []) => reclaim.immediate(now, owner, otherOwnersToo, held),
-    handBack: (owner, now) => handBack.immediate(owner, now),
-    nextDueAt: (tenantId, accountId) => {
-      let earliest: number | null = null;
-      for (let priority = 0; priority <= 3; priority += 1) {
-        const at = nextDue.get(tenantId, accountId, priority)?.at ?? null;
-        if (at !== null && (earliest === null || at < earliest)) earliest = at;
-      }
-      return earliest;
-    },
     spooledContent: (spoolId) => Buffer.concat(spoolParts.all(spoolId).map((row) => row.bytes)),
-    usage,
+  };
+}
+
+export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageQueue {
+  const claims = createClaims(db, writeEvent);
+  const recovery = createLeaseRecovery(db, writeEvent);
+  const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
+
+  return {
+    ...createQueueLookups(db),
+    enqueue: createEnqueue(db, writeEvent),
+    claim: (request) => claims.claim.immediate(request),
+    record: createOutcomeRecorder(db, writeEvent),
+    reclaimLeases: (now, owner, otherOwnersToo, held = []) => recovery.reclaim.immediate(now, owner, otherOwnersToo, held),
+    handBack: (owner, now) => recovery.handBack.immediate(owner, now),
+    nextDueAt: claims.nextDueAt,
+    usage: claims.usage,
     pauseAccount: (tenantId, accountId, at, reason) => {
       pause.run(at, reason, tenantId, accountId);
     },

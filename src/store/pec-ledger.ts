@@ -13,6 +13,64 @@ import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWrit
 
 export type { PecLedger };
 
+/** The mailbox record of a settlement, as `bounce_messages` keeps it (findings are the receipt's table's). */
+function recordParams(settlement: PecSettlement, at: number): Record<string, unknown> {
+  const { plan, receipt } = settlement;
+  const match = plan.match;
+  return {
+    mailbox: settlement.mailbox,
+    uid_validity: settlement.uidValidity,
+    uid: settlement.uid,
+    received_at: at,
+    header_message_id: settlement.headerMessageId,
+    from_header: settlement.from,
+    subject: settlement.subject,
+    size_bytes: settlement.sizeBytes,
+    kind: settlement.kind,
+    disposition: plan.disposition,
+    unmatched_reason: plan.unmatchedReason,
+    tenant_id: receipt?.tenantId ?? null,
+    message_pk: match?.candidate.pk ?? null,
+    message_id: match?.candidate.id ?? null,
+    matched_by: match?.by ?? null,
+    mail_id: receipt?.findings.mailId ?? null,
+    original_message_id: receipt?.findings.referencedMessageId ?? null,
+  };
+}
+
+/** A receipt with its original bytes and digest, as `pec_receipts` keeps it. */
+function receiptParams(receipt: NonNullable<PecSettlement['receipt']>, match: PecSettlement['plan']['match']): Record<string, unknown> {
+  const { findings } = receipt;
+  return {
+    receipt_id: receipt.receiptId,
+    tenant_id: receipt.tenantId,
+    account_id: receipt.accountId,
+    mailbox: receipt.mailbox,
+    uid_validity: receipt.uidValidity,
+    uid: receipt.uid,
+    received_at: receipt.receivedAt,
+    receipt_type: findings.type,
+    recognised_by: findings.recognisedBy,
+    message_pk: match?.candidate.pk ?? null,
+    message_id: match?.candidate.id ?? null,
+    matched_by: match?.by ?? null,
+    recipient: findings.recipient,
+    header_message_id: receipt.headerMessageId,
+    referenced_message_id: findings.referencedMessageId,
+    mail_id: findings.mailId,
+    identificativo: findings.identificativo,
+    error: findings.error,
+    error_detail: findings.errorDetail,
+    issuer: findings.issuer,
+    issued_at: findings.issuedAt,
+    subject: receipt.subject,
+    size_bytes: receipt.sizeBytes,
+    complete: receipt.complete ? 1 : 0,
+    sha256: createHash('sha256').update(receipt.raw).digest('hex'),
+    raw: receipt.raw,
+  };
+}
+
 export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter): PecLedger {
   const lookup = createCandidateLookup(db);
   const byIdentificativo = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT DISTINCT m.tenant_id, m.pk, m.id, m.rcpt_to FROM pec_receipts r
@@ -58,57 +116,10 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
 
   const settleOne = (settlement: PecSettlement, at: number): void => {
     const { plan, receipt } = settlement;
-    const match = plan.match;
-    const inserted = insertRecord.run({
-      mailbox: settlement.mailbox,
-      uid_validity: settlement.uidValidity,
-      uid: settlement.uid,
-      received_at: at,
-      header_message_id: settlement.headerMessageId,
-      from_header: settlement.from,
-      subject: settlement.subject,
-      size_bytes: settlement.sizeBytes,
-      kind: settlement.kind,
-      disposition: plan.disposition,
-      unmatched_reason: plan.unmatchedReason,
-      tenant_id: receipt?.tenantId ?? null,
-      message_pk: match?.candidate.pk ?? null,
-      message_id: match?.candidate.id ?? null,
-      matched_by: match?.by ?? null,
-      mail_id: receipt?.findings.mailId ?? null,
-      original_message_id: receipt?.findings.referencedMessageId ?? null,
-    });
+    const inserted = insertRecord.run(recordParams(settlement, at));
     // Recorded before (the checkpoint lagged behind a crash): neither the receipt nor its effect twice.
     if (inserted.changes > 0 && receipt !== null) {
-      const { findings } = receipt;
-      insertReceipt.run({
-        receipt_id: receipt.receiptId,
-        tenant_id: receipt.tenantId,
-        account_id: receipt.accountId,
-        mailbox: receipt.mailbox,
-        uid_validity: receipt.uidValidity,
-        uid: receipt.uid,
-        received_at: receipt.receivedAt,
-        receipt_type: findings.type,
-        recognised_by: findings.recognisedBy,
-        message_pk: match?.candidate.pk ?? null,
-        message_id: match?.candidate.id ?? null,
-        matched_by: match?.by ?? null,
-        recipient: findings.recipient,
-        header_message_id: receipt.headerMessageId,
-        referenced_message_id: findings.referencedMessageId,
-        mail_id: findings.mailId,
-        identificativo: findings.identificativo,
-        error: findings.error,
-        error_detail: findings.errorDetail,
-        issuer: findings.issuer,
-        issued_at: findings.issuedAt,
-        subject: receipt.subject,
-        size_bytes: receipt.sizeBytes,
-        complete: receipt.complete ? 1 : 0,
-        sha256: createHash('sha256').update(receipt.raw).digest('hex'),
-        raw: receipt.raw,
-      });
+      insertReceipt.run(receiptParams(receipt, plan.match));
       if (plan.effect !== null) apply(plan.effect, at);
     }
     advance.run({ mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid, at });

@@ -14,6 +14,7 @@ import type { SuppressionRepository } from '../core/suppression-service.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
+import { suppressionAdded } from './suppression-change.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 export interface ProviderLedgerDeps {
@@ -82,25 +83,9 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
       if (plan.event !== null) deps.writeEvent(transitionOf(row, plan.event.type, plan.state.at, { text: plan.event.text, data: plan.event.data }));
       if (plan.suppression !== null) {
         deps.suppressions.upsert(plan.suppression);
-        deps.changes.record({
-          eventId: deps.ids.uuid(),
-          occurredAt: plan.suppression.createdAt,
-          actor: `webhook:${event.provider}`,
-          command: 'suppression.add',
-          tenantId,
-          aggregateType: 'suppression',
-          aggregateId: `${tenantId}/${plan.suppression.address}`,
-          eventType: 'suppression.added',
-          eventVersion: 1,
-          data: {
-            address: plan.suppression.address,
-            reason: plan.suppression.reason,
-            source: plan.suppression.source,
-            expires_at: plan.suppression.expiresAt,
-            message_id: plan.candidate.id,
-          },
-          correlationId: null,
-        });
+        deps.changes.record(
+          suppressionAdded(plan.suppression, { eventId: deps.ids.uuid(), tenantId, actor: `webhook:${event.provider}`, messageId: plan.candidate.id }),
+        );
       }
     }
     return 'applied';

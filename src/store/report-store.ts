@@ -80,6 +80,30 @@ const recordParams = (tenantId: string, record: LaneRecord) => ({
   last_error_at: record.lastErrorAt,
 });
 
+/** One `reported` event per message of the report, naming what it was told. */
+function recordReported(writeEvent: MessageEventWriter, events: readonly ReportEvent[], at: number, reportId: string): void {
+  const byMessage = new Map<number, ReportEvent[]>();
+  for (const event of events) {
+    const told = byMessage.get(event.messagePk);
+    if (told === undefined) byMessage.set(event.messagePk, [event]);
+    else told.push(event);
+  }
+  for (const told of byMessage.values()) {
+    const last = told[told.length - 1] as ReportEvent;
+    writeEvent({
+      pk: last.messagePk,
+      tenantId: last.tenantId,
+      id: last.messageId,
+      accountId: last.accountId ?? '',
+      batchCode: last.batchCode,
+      type: 'reported',
+      at,
+      attempt: last.attempt,
+      data: { report_id: reportId, events: told.map((event) => event.type), event_ids: told.map((event) => event.eventId) },
+    });
+  }
+}
+
 export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageEventWriter): ReportStore {
   const inTransaction = transactionRunner(db);
   const log = createSqliteReportLog(db);
@@ -113,30 +137,6 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
     }
   };
 
-  /** One `reported` event per message of the report, naming what it was told. */
-  const recordReported = (events: readonly ReportEvent[], at: number, reportId: string): void => {
-    const byMessage = new Map<number, ReportEvent[]>();
-    for (const event of events) {
-      const told = byMessage.get(event.messagePk);
-      if (told === undefined) byMessage.set(event.messagePk, [event]);
-      else told.push(event);
-    }
-    for (const told of byMessage.values()) {
-      const last = told[told.length - 1] as ReportEvent;
-      writeEvent({
-        pk: last.messagePk,
-        tenantId: last.tenantId,
-        id: last.messageId,
-        accountId: last.accountId ?? '',
-        batchCode: last.batchCode,
-        type: 'reported',
-        at,
-        attempt: last.attempt,
-        data: { report_id: reportId, events: told.map((event) => event.type), event_ids: told.map((event) => event.eventId) },
-      });
-    }
-  };
-
   return {
     lanes: () => lanes.all().map(toLane),
     lane: (tenantId) => {
@@ -155,7 +155,7 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
           moveCursor.run({ tenant: tenantId, seq: last.seq });
           markMessages(events, report.at);
           pruneOrphans.run({ tenant: tenantId, from: (events[0] as ReportEvent).seq, to: last.seq });
-          if (report.reportId !== null) recordReported(events, report.at, report.reportId);
+          if (report.reportId !== null) recordReported(writeEvent, events, report.at, report.reportId);
         }
         saveLane.run(recordParams(tenantId, record));
         if (report.attempt !== undefined) log.append(tenantId, report.attempt);

@@ -1,26 +1,9 @@
-/** SQLite tenants: rows <-> Tenant, with client credentials sealed at rest. */
+/** SQLite tenants: reads (cached), writes and API keys; the rows and their sealed credentials are tenant-rows.ts's. */
 import type { SecretBox, TenantRepository } from '../core/ports.js';
-import type { ClientAuth, Tenant } from '../core/tenant.js';
+import type { Tenant } from '../core/tenant.js';
 import type { SqliteDatabase } from './database.js';
 import { REPORTABLE_SQL } from './outbox-predicates.js';
-
-interface TenantRow {
-  id: string;
-  name: string | null;
-  client_base_url: string | null;
-  client_sync_path: string;
-  client_attachment_path: string | null;
-  client_auth_sealed: string | null;
-  client_signing_secret_sealed: string | null;
-  active: number;
-  api_key_created_at: number;
-  api_key_expires_at: number | null;
-  created_at: number;
-  updated_at: number;
-}
-
-const COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
-  client_signing_secret_sealed, active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+import { createTenantRowMapper, TENANT_COLUMNS as COLUMNS, type TenantRow } from './tenant-rows.js';
 
 /**
  * Message states that still need work; a tenant or account holding them is not
@@ -30,36 +13,7 @@ const COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_
 export const PENDING_STATES_SQL = `('queued', 'deferred', 'sending')`;
 
 export function createSqliteTenantRepository(db: SqliteDatabase, secrets: SecretBox): TenantRepository {
-  const authContext = (id: string): string => `tenant:${id}:client_auth`;
-  const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
-
-  const toTenant = (row: TenantRow): Tenant => ({
-    id: row.id,
-    name: row.name,
-    clientBaseUrl: row.client_base_url,
-    clientSyncPath: row.client_sync_path,
-    clientAttachmentPath: row.client_attachment_path,
-    clientAuth: row.client_auth_sealed === null ? null : (JSON.parse(secrets.open(row.client_auth_sealed, authContext(row.id))) as ClientAuth),
-    clientSigningSecret: row.client_signing_secret_sealed === null ? null : secrets.open(row.client_signing_secret_sealed, signingContext(row.id)),
-    active: row.active === 1,
-    apiKeyCreatedAt: row.api_key_created_at,
-    apiKeyExpiresAt: row.api_key_expires_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  });
-
-  const toParams = (tenant: Tenant) => ({
-    id: tenant.id,
-    name: tenant.name,
-    client_base_url: tenant.clientBaseUrl,
-    client_sync_path: tenant.clientSyncPath,
-    client_attachment_path: tenant.clientAttachmentPath,
-    client_auth_sealed: tenant.clientAuth === null ? null : secrets.seal(JSON.stringify(tenant.clientAuth), authContext(tenant.id)),
-    client_signing_secret_sealed: tenant.clientSigningSecret === null ? null : secrets.seal(tenant.clientSigningSecret, signingContext(tenant.id)),
-    active: tenant.active ? 1 : 0,
-    updated_at: tenant.updatedAt,
-  });
-
+  const { toTenant, toParams } = createTenantRowMapper(secrets);
   const byId = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE id = ?`);
   const byKey = db.prepare<[string], { id: string; api_key_expires_at: number | null }>(`SELECT id, api_key_expires_at FROM tenants WHERE api_key_hash = ?`);
   const all = db.prepare<[], TenantRow>(`SELECT ${COLUMNS} FROM tenants ORDER BY id`);
@@ -80,27 +34,7 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
   const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
   const pending = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`);
 
-  // Every request looks its key up: the holders found are kept until any tenant is written
-  // here or another connection commits (data_version). Misses are not kept, so that guessed
-  // keys cannot grow the map.
-  const keyHolders = new Map<string, { tenantId: string; apiKeyExpiresAt: number | null }>();
-  // Tenants read, kept likewise: a tenant is read at every SMTP MAIL FROM, admission and handoff
-  // (a query and two deciphered secrets, ~40 µs a message). Kept only when read outside a
-  // transaction (what a transaction reads may still roll back), and frozen (callers share them).
-  const tenants = new Map<string, Tenant>();
-  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
-  let seenVersion = dataVersion.get();
-  const forget = (): void => {
-    keyHolders.clear();
-    tenants.clear();
-  };
-  /** Both maps answer only what this connection has seen: another connection's commit drops them. */
-  const current = (): void => {
-    const version = dataVersion.get();
-    if (version === seenVersion) return;
-    seenVersion = version;
-    forget();
-  };
+  const { keyHolders, tenants, forget, current } = createTenantCache(db);
 
   return {
     get: (id) => {
@@ -156,4 +90,30 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
     },
     countPendingMessages: (id) => pending.get(id)?.n ?? 0,
   };
+}
+
+/** What this connection has read of tenants and key holders, dropped on any write here or another connection's commit. */
+function createTenantCache(db: SqliteDatabase) {
+  // Every request looks its key up: the holders found are kept until any tenant is written
+  // here or another connection commits (data_version). Misses are not kept, so that guessed
+  // keys cannot grow the map.
+  const keyHolders = new Map<string, { tenantId: string; apiKeyExpiresAt: number | null }>();
+  // Tenants read, kept likewise: a tenant is read at every SMTP MAIL FROM, admission and handoff
+  // (a query and two deciphered secrets a message). Kept only when read outside a
+  // transaction (what a transaction reads may still roll back), and frozen (callers share them).
+  const tenants = new Map<string, Tenant>();
+  const dataVersion = db.prepare<[], number>('PRAGMA data_version').pluck();
+  let seenVersion = dataVersion.get();
+  const forget = (): void => {
+    keyHolders.clear();
+    tenants.clear();
+  };
+  /** Both maps answer only what this connection has seen: another connection's commit drops them. */
+  const current = (): void => {
+    const version = dataVersion.get();
+    if (version === seenVersion) return;
+    seenVersion = version;
+    forget();
+  };
+  return { keyHolders, tenants, forget, current };
 }

@@ -1,0 +1,34 @@
+/** The admin event a suppression learnt from the provider's side (bounce mailbox, webhook) is mirrored as. */
+import type { SuppressionRecord } from '../core/bounce.js';
+import type { ChangeRecord } from '../core/change-record.js';
+
+interface SuppressionOrigin {
+  eventId: string;
+  tenantId: string;
+  /** Who added it: `bounce:<mailbox>`, `webhook:<provider>`. */
+  actor: string;
+  /** The client id of the message that taught it. */
+  messageId: string;
+}
+
+export function suppressionAdded(suppression: SuppressionRecord, source: SuppressionOrigin): ChangeRecord {
+  return {
+    eventId: source.eventId,
+    occurredAt: suppression.createdAt,
+    actor: source.actor,
+    command: 'suppression.add',
+    tenantId: source.tenantId,
+    aggregateType: 'suppression',
+    aggregateId: `${source.tenantId}/${suppression.address}`,
+    eventType: 'suppression.added',
+    eventVersion: 1,
+    data: {
+      address: suppression.address,
+      reason: suppression.reason,
+      source: suppression.source,
+      expires_at: suppression.expiresAt,
+      message_id: source.messageId,
+    },
+    correlationId: null,
+  };
+}

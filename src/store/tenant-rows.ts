@@ -1,0 +1,56 @@
+/** Tenant rows: the columns, and the mapping to and from Tenant that seals and opens the client's credentials. */
+import type { SecretBox } from '../core/ports.js';
+import type { ClientAuth, Tenant } from '../core/tenant.js';
+
+export interface TenantRow {
+  id: string;
+  name: string | null;
+  client_base_url: string | null;
+  client_sync_path: string;
+  client_attachment_path: string | null;
+  client_auth_sealed: string | null;
+  client_signing_secret_sealed: string | null;
+  active: number;
+  api_key_created_at: number;
+  api_key_expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export const TENANT_COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
+  client_signing_secret_sealed, active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+
+/** Client credentials are sealed under the tenant's id: a sealed value copied to another tenant does not open. */
+export function createTenantRowMapper(secrets: SecretBox) {
+  const authContext = (id: string): string => `tenant:${id}:client_auth`;
+  const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
+
+  const toTenant = (row: TenantRow): Tenant => ({
+    id: row.id,
+    name: row.name,
+    clientBaseUrl: row.client_base_url,
+    clientSyncPath: row.client_sync_path,
+    clientAttachmentPath: row.client_attachment_path,
+    clientAuth: row.client_auth_sealed === null ? null : (JSON.parse(secrets.open(row.client_auth_sealed, authContext(row.id))) as ClientAuth),
+    clientSigningSecret: row.client_signing_secret_sealed === null ? null : secrets.open(row.client_signing_secret_sealed, signingContext(row.id)),
+    active: row.active === 1,
+    apiKeyCreatedAt: row.api_key_created_at,
+    apiKeyExpiresAt: row.api_key_expires_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  });
+
+  const toParams = (tenant: Tenant) => ({
+    id: tenant.id,
+    name: tenant.name,
+    client_base_url: tenant.clientBaseUrl,
+    client_sync_path: tenant.clientSyncPath,
+    client_attachment_path: tenant.clientAttachmentPath,
+    client_auth_sealed: tenant.clientAuth === null ? null : secrets.seal(JSON.stringify(tenant.clientAuth), authContext(tenant.id)),
+    client_signing_secret_sealed: tenant.clientSigningSecret === null ? null : secrets.seal(tenant.clientSigningSecret, signingContext(tenant.id)),
+    active: tenant.active ? 1 : 0,
+    updated_at: tenant.updatedAt,
+  });
+
+  return { toTenant, toParams };
+}

@@ -6,15 +6,15 @@
  * commit with its effect.
  */
 import { AppError } from '../../core/app-error.js';
-import { changeRecorder } from '../../core/change-record.js';
 import type { Clock, IdSource } from '../../core/clock.js';
-import { parseCommandBody, type CommandHandler, type CommandRequest, type InboxStore } from '../../core/inbound.js';
+import { parseCommandBody, type CommandHandler, type CommandName, type CommandRequest, type InboxStore } from '../../core/inbound.js';
 import type { MessageCommands } from '../../core/message-commands.js';
 import type { CommandContext } from '../../core/tenant-service.js';
 import type { ChangeLog, TenantRepository, Transactor } from '../../core/ports.js';
 import type { Principal } from '../../core/principal.js';
 import type { SubmissionService } from '../../core/submission-service.js';
 import { parseSubmission, type ParserLimits } from '../http/submission-parser.js';
+import { commandRecord, type CommandRecord } from './command-record.js';
 
 export interface CommandDeps {
   store: Pick<Transactor, 'transaction'> & { inbox: InboxStore; changes: ChangeLog; tenants: Pick<TenantRepository, 'isActive'> };
@@ -32,65 +32,16 @@ export interface CommandDeps {
 
 const isTransient = (error: unknown): boolean => error instanceof AppError && error.transient;
 
+/** What a command came to: its result, or why it can never be applied. */
+type Applied = Record<string, unknown> | { poison: string };
+type MessageCommandRequest = CommandRequest & { command: Exclude<CommandName, 'add-messages'> };
+const isMessageCommand = (request: CommandRequest): request is MessageCommandRequest => request.command !== 'add-messages';
+
 export function createCommandHandler(deps: CommandDeps): CommandHandler {
-  const { store, clock } = deps;
-
-  /** The inbox row and the command's audit entry (mirrored as `command.processed`). */
-  const remember = (request: CommandRequest, outcome: Record<string, unknown>): void => {
-    const receivedAt = clock.now();
-    store.inbox.record({ id: request.inboxId, subject: request.subject, tenantId: request.tenantId, command: request.command, receivedAt, outcome });
-    const record = changeRecorder(
-      { principal: { kind: 'tenant', tenantId: request.tenantId }, correlationId: request.inboxId },
-      { now: () => receivedAt, uuid: () => deps.ids.uuid() },
-    );
-    store.changes.record(
-      record({
-        command: `nats.${request.command}`,
-        eventType: 'command.processed',
-        tenantId: request.tenantId,
-        aggregateType: 'message',
-        aggregateId: request.tenantId,
-        data: { command: request.command, inbox_id: request.inboxId, subject: request.subject, outcome },
-      }),
-    );
-  };
-
-  const apply = async (request: CommandRequest): Promise<Record<string, unknown> | { poison: string }> => {
-    const principal: Principal = { kind: 'tenant', tenantId: request.tenantId };
-    const ctx = { principal, correlationId: request.inboxId };
-    if (request.command === 'add-messages') {
-      const parsed = parseSubmission(request.body, deps.parserLimits);
-      if (!parsed.ok) return { poison: `${parsed.error.code}: ${parsed.error.message}` };
-      const result = await deps.submissions.enqueue(principal, parsed.submission.items, parsed.submission.defaultPriority, request.inboxId, (outcome) =>
-        remember(request, { queued: outcome.queued, rejected: outcome.rejected }),
-      );
-      return { queued: result.queued, rejected: result.rejected };
-    }
-    const body = parseCommandBody(request.command, request.body);
-    if (typeof body === 'string') return { poison: body };
-    if ('ids' in body && deps.fleetResend !== undefined) {
-      // Answered by every node over request/reply: the inbox row follows in its own transaction (a resend is idempotent).
-      const resent = await deps.fleetResend(ctx, request.tenantId, body.ids);
-      store.transaction(() => remember(request, resent));
-      return resent;
-    }
-    const done = store.transaction(() => {
-      const result =
-        'ids' in body
-          ? deps.commands.resend(ctx, request.tenantId, body.ids)
-          : request.command === 'suspend'
-            ? deps.commands.suspend(ctx, request.tenantId, body.batchCode)
-            : deps.commands.activate(ctx, request.tenantId, body.batchCode);
-      if (result instanceof Promise) return result;
-      remember(request, result as unknown as Record<string, unknown>);
-      return result as unknown as Record<string, unknown>;
-    });
-    if (!(done instanceof Promise)) return done;
-    // Fleet mode: a suspension waits for the fleet's bucket, so the inbox row follows in its own transaction (both are idempotent).
-    const shared = (await done) as unknown as Record<string, unknown>;
-    store.transaction(() => remember(request, shared));
-    return shared;
-  };
+  const { store } = deps;
+  const remember = commandRecord(deps);
+  const apply = (request: CommandRequest): Promise<Applied> =>
+    isMessageCommand(request) ? messageCommand(deps, request, remember) : addMessages(deps, request, remember);
 
   return async (request) => {
     if (store.inbox.has(request.inboxId)) return { kind: 'duplicate' };
@@ -106,4 +57,46 @@ export function createCommandHandler(deps: CommandDeps): CommandHandler {
       return { kind: 'poison', code: error instanceof AppError ? error.code : 'INTERNAL', reason: (error as Error).message };
     }
   };
+}
+
+/** The body parsed as /add-messages parses it; the inbox row commits with the queued messages. */
+async function addMessages(deps: CommandDeps, request: CommandRequest, remember: CommandRecord): Promise<Applied> {
+  const principal: Principal = { kind: 'tenant', tenantId: request.tenantId };
+  const parsed = parseSubmission(request.body, deps.parserLimits);
+  if (!parsed.ok) return { poison: `${parsed.error.code}: ${parsed.error.message}` };
+  const result = await deps.submissions.enqueue(principal, parsed.submission.items, parsed.submission.defaultPriority, request.inboxId, (outcome) =>
+    remember(request, { queued: outcome.queued, rejected: outcome.rejected }),
+  );
+  return { queued: result.queued, rejected: result.rejected };
+}
+
+/** A resend, suspend or activate, as the tenant the subject names; the inbox row commits with its effect. */
+async function messageCommand(deps: CommandDeps, request: MessageCommandRequest, remember: CommandRecord): Promise<Applied> {
+  const { store } = deps;
+  const principal: Principal = { kind: 'tenant', tenantId: request.tenantId };
+  const ctx = { principal, correlationId: request.inboxId };
+  const body = parseCommandBody(request.command, request.body);
+  if (typeof body === 'string') return { poison: body };
+  if ('ids' in body && deps.fleetResend !== undefined) {
+    // Answered by every node over request/reply: the inbox row follows in its own transaction (a resend is idempotent).
+    const resent = await deps.fleetResend(ctx, request.tenantId, body.ids);
+    store.transaction(() => remember(request, resent));
+    return resent;
+  }
+  const done = store.transaction(() => {
+    const result =
+      'ids' in body
+        ? deps.commands.resend(ctx, request.tenantId, body.ids)
+        : request.command === 'suspend'
+          ? deps.commands.suspend(ctx, request.tenantId, body.batchCode)
+          : deps.commands.activate(ctx, request.tenantId, body.batchCode);
+    if (result instanceof Promise) return result;
+    remember(request, result as unknown as Record<string, unknown>);
+    return result as unknown as Record<string, unknown>;
+  });
+  if (!(done instanceof Promise)) return done;
+  // Fleet mode: a suspension waits for the fleet's bucket, so the inbox row follows in its own transaction (both are idempotent).
+  const shared = (await done) as unknown as Record<string, unknown>;
+  store.transaction(() => remember(request, shared));
+  return shared;
 }

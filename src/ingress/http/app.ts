@@ -2,7 +2,7 @@
  * The HTTP API as a hono app built from its dependencies. Order of concerns per
  * request: request id -> access log -> body limit -> authentication -> route.
  */
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { AppError } from '../../core/app-error.js';
 import type { AccountService } from '../../core/account-service.js';
 import type { BounceLedger, MailboxStatus } from '../../core/bounce.js';
@@ -22,13 +22,13 @@ import type { SubmissionService } from '../../core/submission-service.js';
 import type { HttpTelemetry, IntakeTelemetry } from '../../core/telemetry.js';
 import type { TenantService } from '../../core/tenant-service.js';
 import type { WebhookReceiver } from '../../core/provider-events.js';
-import { actorOf, requireAuth } from './auth.js';
+import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { fleetPart } from './daemon-health.js';
 import { createErrorHandler, errorResponse } from './errors.js';
 import { bodyLimit } from './request-body.js';
+import { requestContext } from './request-context.js';
 import { ROUTE_CATALOG, WEBHOOK_CATALOG } from './route-catalog.js';
-import { methodLabel, routeTemplate } from './route-template.js';
 import { accountRoutes } from './routes/accounts.js';
 import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
 import { bounceRoutes } from './routes/bounces.js';
@@ -67,7 +67,7 @@ export interface HttpAppDeps {
   /** GET /backup: consistent copies of the database while it is written. */
   backups: DatabaseBackups;
   search: MessageSearch;
-  /** Fleet-wide message reads and commands (issue 24); null for a single node. */
+  /** Fleet-wide message reads and commands; null for a single node. */
   fleetMessages?: FleetMessages | null;
   /** GET /status: the queue overview and the loops' health. */
   status: StatusRoutesDeps;
@@ -77,7 +77,7 @@ export interface HttpAppDeps {
   intake?: IntakeTelemetry;
   /** Told of every request answered: its route template, method and status (request counters). */
   requests?: HttpTelemetry;
-  /** Provider webhooks (issue 27). */
+  /** Provider webhooks. */
   webhooks: WebhookReceiver;
   readiness: readonly ReadinessCheck[];
   log: Logger;
@@ -90,57 +90,48 @@ export interface HttpAppDeps {
 
 // The API's description is public like liveness: it is the contract a client reads before it has a key.
 const PUBLIC_PATHS = new Set(['/health', '/ready', '/openapi.json', '/docs']);
-const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 const WEBHOOK_PREFIX = '/webhooks/';
 
 export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
+  app.use('*', requestContext(deps));
+  app.use('*', bodyLimits(deps.maxBodyBytes, deps.webhookMaxBodyBytes));
+  app.use('*', authGate(deps.authenticator));
+  mountRoutes(app, deps);
+  app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
+  app.onError(createErrorHandler(deps.log));
+  return app;
+}
 
-  app.use('*', async (c, next) => {
-    const incoming = c.req.header('x-request-id');
-    const requestId = incoming !== undefined && REQUEST_ID.test(incoming) ? incoming : deps.ids.uuid();
-    c.set('requestId', requestId);
-    // Set before the route answers, so that they are part of the response it builds: set after,
-    // each would make hono copy the finished response (and node-server build a full one).
-    c.header('X-Request-Id', requestId);
-    c.header('Cache-Control', 'no-store');
-    c.header('X-Content-Type-Options', 'nosniff');
-    const startedAt = performance.now();
-    await next();
-    deps.requests?.answered(routeTemplate(c), methodLabel(c.req.method), c.res.status);
-    deps.log.info(
-      {
-        requestId,
-        method: c.req.method,
-        path: c.req.path,
-        status: c.res.status,
-        durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-        actor: actorOf(c),
-      },
-      'http request',
-    );
-  });
+/** Before authentication and before any provider's signature is checked: an over-limit body is refused unread. */
+function bodyLimits(maxBodyBytes: number, webhookMaxBodyBytes: number): MiddlewareHandler<HttpEnv> {
+  const apiLimit = bodyLimit<HttpEnv>(maxBodyBytes);
+  const webhookLimit = bodyLimit<HttpEnv>(webhookMaxBodyBytes);
+  return (c, next) => (c.req.path.startsWith(WEBHOOK_PREFIX) ? webhookLimit : apiLimit)(c, next);
+}
 
-  // Before authentication and before any provider's signature is checked: an over-limit body is refused unread.
-  const apiLimit = bodyLimit<HttpEnv>(deps.maxBodyBytes);
-  const webhookLimit = bodyLimit<HttpEnv>(deps.webhookMaxBodyBytes);
-  app.use('*', (c, next) => (c.req.path.startsWith(WEBHOOK_PREFIX) ? webhookLimit : apiLimit)(c, next));
+/** A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts). */
+function authGate(authenticator: Authenticator): MiddlewareHandler<HttpEnv> {
+  const auth = requireAuth(authenticator, METRICS_ROUTES.metrics.path);
+  return async (c, next) => (PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) ? next() : auth(c, next));
+}
 
-  const auth = requireAuth(deps.authenticator, METRICS_ROUTES.metrics.path);
-  // A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts).
-  app.use('*', async (c, next) => (PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) ? next() : auth(c, next)));
+/**
+ * /ready is public: of each bounce mailbox only whether it is watched, not its errors (those are in /bounce/status).
+ * Unnamed when a tenant's (a tenant mailbox, a PEC account's): /ready must not tell strangers who the tenants are.
+ */
+function bounceSummary(status: () => MailboxStatus[]) {
+  return status().map(({ mailbox, tenant_id: tenantId, state, connected }) => ({
+    mailbox: tenantId === null ? mailbox : mailbox.startsWith('pec:') ? 'pec' : 'tenant',
+    state,
+    connected,
+  }));
+}
 
-  // /ready is public: of each bounce mailbox only whether it is watched, not its errors (those are in /bounce/status).
-  // Unnamed when a tenant's (a tenant mailbox, a PEC account's): /ready must not tell strangers who the tenants are.
-  const bounceSummary = () =>
-    deps.bounces.status().map(({ mailbox, tenant_id: tenantId, state, connected }) => ({
-      mailbox: tenantId === null ? mailbox : mailbox.startsWith('pec:') ? 'pec' : 'tenant',
-      state,
-      connected,
-    }));
+function mountRoutes(app: Hono<HttpEnv>, deps: HttpAppDeps): void {
   app.route(
     '/',
-    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary(), ...fleetPart(deps.fleetStatus()) })),
+    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary(deps.bounces.status), ...fleetPart(deps.fleetStatus()) })),
   );
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));
@@ -167,8 +158,4 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   );
   app.route('/', webhookRoutes(deps.webhooks));
   app.route('/', openapiRoutes(ROUTE_CATALOG, WEBHOOK_CATALOG));
-
-  app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
-  app.onError(createErrorHandler(deps.log));
-  return app;
 }

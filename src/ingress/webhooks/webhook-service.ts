@@ -7,14 +7,9 @@
  * request refused or malformed changes nothing. Every outcome is counted
  * (telemetry: /metrics).
  */
-import type { BouncePolicy } from '../../core/bounce-plan.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
 import {
   countOutcomes,
   isProvider,
-  type EventOutcome,
-  type ProviderEvent,
   type ProviderName,
   type ProviderSettlement,
   type WebhookOutcome,
@@ -23,28 +18,17 @@ import {
   type WebhookRequest,
   type WebhookSettings,
 } from '../../core/provider-events.js';
-import type { ProviderLedger } from '../../core/provider-ledger.js';
-import { correlateProviderEvent, planProviderEvent } from '../../core/provider-plan.js';
 import type { WebhookTelemetry } from '../../core/telemetry.js';
 import type { ProviderAdapter } from './adapter.js';
+import { createEventSettlement, type EventSettlementDeps } from './event-settlement.js';
 
-export interface WebhookServiceDeps {
+export interface WebhookServiceDeps extends EventSettlementDeps {
   adapters: readonly ProviderAdapter[];
   /** The webhook settings of the tenant's accounts that relay through this provider. */
   settingsOf(tenantId: string, provider: ProviderName): WebhookSettings[];
-  ledger: ProviderLedger;
-  policy: BouncePolicy;
   /** Visits a verified SNS subscription's SubscribeURL (the adapter checked its host). */
   confirmSubscription(url: string): Promise<void>;
   telemetry?: WebhookTelemetry;
-  /**
-   * Fleet mode: the other nodes, asked to apply the events no message here matched (a message lives
-   * on the node that took it). One outcome per event; throws when a node that may hold some cannot
-   * be asked. Absent on a single node.
-   */
-  elsewhere?: (tenantId: string, events: readonly ProviderEvent[]) => Promise<EventOutcome[]>;
-  clock: Clock;
-  log: Logger;
 }
 
 export type WebhookService = WebhookReceiver;
@@ -53,6 +37,7 @@ const refused = (status: WebhookProblem['status'], code: string, message: string
 
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const adapters = new Map(deps.adapters.map((adapter) => [adapter.provider, adapter]));
+  const settlement = createEventSettlement(deps);
 
   const receive = async (provider: string, tenantId: string, request: WebhookRequest): Promise<WebhookOutcome> => {
     const adapter = isProvider(provider) ? adapters.get(provider) : undefined;
@@ -64,68 +49,42 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
     const now = deps.clock.now();
     const reading = await adapter.receive(request, settings, now);
     if (!reading.ok) return reading;
-    if (reading.confirm !== undefined) {
-      try {
-        await deps.confirmSubscription(reading.confirm);
-      } catch (error) {
-        // Ours to retry, not the sender's fault: a 5xx has SNS send the confirmation again.
-        deps.log.warn({ err: error, tenantId, provider }, 'could not visit the subscription URL to confirm it');
-        return refused(503, 'webhook_confirmation_failed', 'the subscription URL could not be visited; try again');
-      }
-      deps.log.info({ tenantId, provider }, 'provider webhook subscription confirmed');
-      return { ok: true, settlement: { applied: 0, duplicates: 0, unmatched: 0 }, confirmed: true };
-    }
-    const outcomes = await apply(tenantId, reading.events);
+    if (reading.confirm !== undefined) return confirm(deps, tenantId, provider, reading.confirm);
+    const outcomes = await settlement.everywhere(tenantId, reading.events);
     if (outcomes === null) {
       return refused(503, 'webhook_fleet_incomplete', 'a fleet node that may hold these messages cannot be reached');
     }
-    const settlement = countOutcomes(outcomes);
-    if (settlement.unmatched > 0) deps.log.info({ tenantId, provider, unmatched: settlement.unmatched }, 'provider events about no message of the tenant');
-    return { ok: true, settlement, confirmed: false };
-  };
-
-  /** Verified events applied to the messages held here: correlated, planned, settled once each. */
-  const applyHere = async (tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[]> => {
-    if (events.length === 0) return [];
-    const now = deps.clock.now();
-    const items = events.map((event) => {
-      const correlation = correlateProviderEvent(event, (by, value) => deps.ledger.candidates(by, value, tenantId));
-      return { event, plan: correlation.matched ? planProviderEvent(event, correlation.candidate, correlation.by, deps.policy, now) : null };
-    });
-    return deps.ledger.settle(tenantId, items, now);
-  };
-
-  /**
-   * Here first; in a fleet, the events no message here matched go to the other nodes. Null when a
-   * node that may hold some of them cannot be asked: the provider is answered 503 and delivers the
-   * request again (what was applied meanwhile is applied once).
-   */
-  const apply = async (tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[] | null> => {
-    const outcomes = await applyHere(tenantId, events);
-    const missing = outcomes.flatMap((outcome, index) => (outcome === 'unmatched' ? [index] : []));
-    if (deps.elsewhere === undefined || missing.length === 0) return outcomes;
-    try {
-      const there = await deps.elsewhere(
-        tenantId,
-        missing.map((index) => events[index] as ProviderEvent),
-      );
-      missing.forEach((index, position) => (outcomes[index] = there[position] ?? 'unmatched'));
-      return outcomes;
-    } catch (error) {
-      deps.log.warn({ err: error, tenantId, events: missing.length }, 'provider events for other fleet nodes could not be delivered to all of them');
-      return null;
-    }
+    const settled = countOutcomes(outcomes);
+    if (settled.unmatched > 0) deps.log.info({ tenantId, provider, unmatched: settled.unmatched }, 'provider events about no message of the tenant');
+    return { ok: true, settlement: settled, confirmed: false };
   };
 
   return {
     async receive(provider, tenantId, request) {
       // A store refusing writes throws through (the HTTP edge answers 503, and the provider retries).
       const outcome = await receive(provider, tenantId, request);
-      const label = isProvider(provider) ? provider : 'unknown';
-      deps.telemetry?.request(label, outcome.ok ? 'ok' : outcome.problem.code);
-      if (outcome.ok) for (const [name, count] of Object.entries(outcome.settlement)) deps.telemetry?.events(label, name as keyof ProviderSettlement, count);
+      countOutcome(deps.telemetry, isProvider(provider) ? provider : 'unknown', outcome);
       return outcome;
     },
-    apply: applyHere,
+    apply: settlement.here,
   };
+}
+
+/** A verified SNS subscription confirmed by visiting its URL; no event is applied. */
+async function confirm(deps: WebhookServiceDeps, tenantId: string, provider: ProviderName, url: string): Promise<WebhookOutcome> {
+  try {
+    await deps.confirmSubscription(url);
+  } catch (error) {
+    // Ours to retry, not the sender's fault: a 5xx has SNS send the confirmation again.
+    deps.log.warn({ err: error, tenantId, provider }, 'could not visit the subscription URL to confirm it');
+    return refused(503, 'webhook_confirmation_failed', 'the subscription URL could not be visited; try again');
+  }
+  deps.log.info({ tenantId, provider }, 'provider webhook subscription confirmed');
+  return { ok: true, settlement: { applied: 0, duplicates: 0, unmatched: 0 }, confirmed: true };
+}
+
+/** Every outcome counted: the request's answer, and each of its events by how it settled. */
+function countOutcome(telemetry: WebhookTelemetry | undefined, label: string, outcome: WebhookOutcome): void {
+  telemetry?.request(label, outcome.ok ? 'ok' : outcome.problem.code);
+  if (outcome.ok) for (const [name, count] of Object.entries(outcome.settlement)) telemetry?.events(label, name as keyof ProviderSettlement, count);
 }

@@ -28,11 +28,19 @@ describe('no any in the CLI', () => {
         'export const written: any = 1;',
         'export const cast = (value: unknown) => value as any;',
         "export const inferred = JSON.parse('{}');",
+        'export const returned = (text: string) => JSON.parse(text);',
         'export const typed: unknown = JSON.parse("{}") as unknown;',
         '',
       ].join('\n'),
     );
     const found = findAny([file], options, planted).map(({ at, how }) => `${at} ${how}`);
-    expect(found).toEqual(['planted.ts:1 inferred', 'planted.ts:1 written', 'planted.ts:2 written', 'planted.ts:3 inferred']);
+    expect(found).toEqual([
+      'planted.ts:1 inferred',
+      'planted.ts:1 written',
+      'planted.ts:2 written',
+      'planted.ts:3 inferred',
+      'planted.ts:3 inferred',
+      'planted.ts:4 inferred',
+    ]);
   }, 120_000);
 });

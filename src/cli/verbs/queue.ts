@@ -17,7 +17,7 @@ function oldestDue(due: Queue['oldest_due'] | undefined): string | null {
 
 function stats(body: StatusAnswer): string {
   const { queue } = body;
-  const byPriority = Object.entries(queue.by_priority).map(([priority, count]) => [`${priority} ${PRIORITY_LABELS[priority] ?? ''}`.trimEnd(), count]);
+  const byPriority = Object.entries(queue.by_priority).map(([priority, count]) => [`${priority} ${PRIORITY_LABELS[priority] ?? ''}`.trimEnd(), count] as const);
   let out = fields([
     ['waiting', queue.waiting],
     ['by status', queue.by_status],

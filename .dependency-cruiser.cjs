@@ -112,8 +112,15 @@ module.exports = {
     {
       name: 'zod-at-the-edges',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/(config|ingress|sync|nats)/', '\\.test\\.ts$'] },
+      from: { path: '^src/', pathNot: ['^src/(config|ingress|sync|nats|cli)/', '\\.test\\.ts$'] },
       to: { path: 'node_modules/zod(/|$)' },
+    },
+    {
+      name: 'cli-takes-api-types-only',
+      comment: "the CLI types the API's answers by its zod view schemas, as types only: zod and the API's code stay out of its run time",
+      severity: 'error',
+      from: { path: '^src/cli/', pathNot: '\\.test\\.ts$' },
+      to: { path: ['node_modules/zod(/|$)', '^src/ingress/'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'composition-is-not-imported',

@@ -10,8 +10,11 @@ export type Query = Record<string, string | number | boolean | undefined>;
 
 export interface ApiClient {
   url: string;
-  /** A JSON request; the parsed JSON body of a 2xx answer. */
-  request(method: string, path: string, options?: { query?: Query; body?: unknown }): Promise<Result<any>>;
+  /**
+   * A JSON request; the parsed JSON body of a 2xx answer, taken to be the answer `A`
+   * the route's view schema describes (answers.ts): not parsed again here.
+   */
+  request<A>(method: string, path: string, options?: { query?: Query; body?: unknown }): Promise<Result<A>>;
   /** A request whose 2xx body is read by the caller (a backup), without a time limit. */
   stream(path: string): Promise<Result<Response>>;
 }
@@ -54,13 +57,13 @@ export function createApiClient(connection: Connection): ApiClient {
 
   return {
     url,
-    async request(method, path, options = {}) {
+    async request<A>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<Result<A>> {
       const sent = await send(method, path, { ...options, timeoutMs: REQUEST_TIMEOUT_MS });
       if (!sent.ok) return sent;
       const response = sent.value;
       const text = await response.text();
       const body = parseJson(text);
-      if (response.ok && body !== undefined) return ok(body);
+      if (response.ok && body !== undefined) return ok(body as A);
       return failed(httpError(response, body, connection));
     },
     async stream(path) {
@@ -71,7 +74,7 @@ export function createApiClient(connection: Connection): ApiClient {
   };
 }
 
-function parseJson(text: string): any {
+function parseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -90,9 +93,9 @@ function transportError(error: unknown, url: string): CliError {
 }
 
 /** An answer that is not a 2xx: the API's error envelope, or a word on what else answered. */
-function httpError(response: Response, body: any, connection: Connection): CliError {
-  const envelope = body?.error;
-  if (typeof envelope?.code !== 'string' || typeof envelope?.message !== 'string') {
+function httpError(response: Response, body: unknown, connection: Connection): CliError {
+  const envelope = errorEnvelope(body);
+  if (envelope === undefined) {
     return cliError(
       'BAD_RESPONSE',
       `${connection.url} answered HTTP ${response.status} with something that is not mailproxy's API: is the URL (${connection.urlSource}) right?`,
@@ -109,11 +112,23 @@ function httpError(response: Response, body: any, connection: Connection): CliEr
   return cliError('API_ERROR', said, detailLines(envelope.details));
 }
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
+
+/** The API's `{"error":{"code","message","details"}}`, when the body is one. */
+function errorEnvelope(body: unknown): { code: string; message: string; details: unknown } | undefined {
+  const envelope = isRecord(body) ? body.error : undefined;
+  if (!isRecord(envelope) || typeof envelope.code !== 'string' || typeof envelope.message !== 'string') return undefined;
+  return { code: envelope.code, message: envelope.message, details: envelope.details };
+}
+
+/** A field problem of a VALIDATION_FAILED answer: `{path?, message}`. */
+const isProblem = (item: unknown): item is { path?: string; message: string } => isRecord(item) && typeof item.message === 'string';
+
 /** Field problems (`[{path, message}]`) one a line; other details as compact JSON. */
 function detailLines(details: unknown): string[] | undefined {
   if (details === null || details === undefined) return undefined;
-  if (Array.isArray(details) && details.every((item) => typeof item?.message === 'string')) {
-    return details.map((item: { path?: string; message: string }) => (item.path ? `${item.path}: ${item.message}` : item.message));
+  if (Array.isArray(details) && details.every(isProblem)) {
+    return details.map((item) => (item.path ? `${item.path}: ${item.message}` : item.message));
   }
   return [JSON.stringify(details)];
 }

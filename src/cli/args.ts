@@ -27,7 +27,7 @@ export const OUTPUT_OPTIONS: OptionSpec = {
 };
 
 export function parseVerbArgs(args: string[], options: OptionSpec, positionals: readonly [number, number]): Result<ParsedArgs> {
-  let parsed;
+  let parsed: { values: unknown; positionals: string[] };
   try {
     parsed = parseArgs({ args, options: { ...OUTPUT_OPTIONS, ...options }, allowPositionals: true, strict: true });
   } catch (error) {

@@ -111,7 +111,7 @@ function usageError(cli: CliContext, command: Command, error: CliError): number 
  * The common shape of an API verb: connect, make one request, print the answer
  * (`human` for people, the JSON itself with --json).
  */
-export async function apiCall(input: VerbInput, call: (client: ApiClient) => Promise<Result<any>>, human: (body: any) => string): Promise<number> {
+export async function apiCall<A>(input: VerbInput, call: (client: ApiClient) => Promise<Result<A>>, human: (body: A) => string): Promise<number> {
   const client = input.connect();
   if (!client.ok) return report(input.cli.stderr, client.error);
   const answer = await call(client.value);
@@ -126,13 +126,13 @@ export async function apiCall(input: VerbInput, call: (client: ApiClient) => Pro
  * tenant (tenant-choice.ts). `call` and `human` get the tenant it chose
  * (undefined for a tenant key, whose tenant the API implies).
  */
-export async function tenantCall(
+export async function tenantCall<A>(
   input: VerbInput,
-  call: (client: ApiClient, tenantId: string | undefined) => Promise<Result<any>>,
-  human: (body: any, tenantId: string | undefined) => string,
+  call: (client: ApiClient, tenantId: string | undefined) => Promise<Result<A>>,
+  human: (body: A, tenantId: string | undefined) => string,
 ): Promise<number> {
   let chosen: string | undefined;
-  return apiCall(
+  return apiCall<A>(
     input,
     async (client) => {
       const tenant = await chooseTenant(client, stringOption(input.values, 'tenant'));

@@ -45,7 +45,7 @@ function pairLines(pairs: Pairs, depth: number, lines: Line[]): void {
       continue;
     }
     lines.push({ depth, label: `${key}:`, aligned: true });
-    if (Array.isArray(value)) for (const item of value) itemLines(item, depth + 1, lines);
+    if (Array.isArray(value)) for (const item of value as readonly unknown[]) itemLines(item, depth + 1, lines);
     else pairLines(Object.entries(value as Record<string, unknown>), depth + 1, lines);
   }
 }
@@ -59,7 +59,7 @@ function itemLines(item: unknown, depth: number, lines: Line[]): void {
   const first = lines.length;
   if (Array.isArray(item)) {
     lines.push({ depth, label: '-', aligned: false });
-    for (const inner of item) itemLines(inner, depth + 1, lines);
+    for (const inner of item as readonly unknown[]) itemLines(inner, depth + 1, lines);
     return;
   }
   pairLines(Object.entries(item as Record<string, unknown>), depth + 1, lines);
@@ -70,7 +70,7 @@ function itemLines(item: unknown, depth: number, lines: Line[]): void {
 /** The API's instants (`_ts` epoch seconds, `_at` ISO text) as UTC, at any depth. */
 export function withInstants(value: unknown, key = ''): unknown {
   if ((key.endsWith('_ts') || key.endsWith('_at')) && (typeof value === 'number' || typeof value === 'string')) return instant(value);
-  if (Array.isArray(value)) return value.map((item) => withInstants(item));
+  if (Array.isArray(value)) return (value as readonly unknown[]).map((item) => withInstants(item));
   if (!isRecord(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, withInstants(inner, name)]));
 }

@@ -15,7 +15,7 @@ export function text(value: unknown): string {
   if (typeof value === 'boolean') return value ? 'yes' : 'no';
   if (Array.isArray(value)) return value.length === 0 ? '-' : value.map(text).join(', ');
   if (typeof value === 'object') {
-    const entries = Object.entries(value);
+    const entries = Object.entries(value as Record<string, unknown>);
     return entries.length === 0 ? '-' : entries.map(([key, inner]) => `${key}: ${text(inner)}`).join(', ');
   }
   // One line per row: a relay's multi-line reply must not break the table.

@@ -1,6 +1,6 @@
 /** `mailproxy serve`: runs the daemon until SIGTERM/SIGINT (SIGHUP re-reads the SMTP certificate). */
 import { formatListenAddress, isWildcard, loadConfig, localHttpUrl, type ListenAddress } from '../config/index.js';
-import { startDaemon } from '../main.js';
+import { startDaemon, type Daemon } from '../main.js';
 import { createLogger, installShutdownHandlers, randomIds, systemClock } from '../runtime/index.js';
 import { EXIT_CONFIG } from './cli-error.js';
 
@@ -50,7 +50,7 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
   });
 
   log.info({ version, dataDir: config.data_dir, config: args.config ?? null }, 'starting');
-  let daemon;
+  let daemon: Daemon;
   try {
     daemon = await startDaemon({ config, log, clock: systemClock, ids: randomIds, version });
   } catch (error) {

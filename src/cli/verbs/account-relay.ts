@@ -1,20 +1,20 @@
 /** `mailproxy accounts test|resume`: the connection test of an account's relay, and resuming a paused account. */
 import { integerOption, stringOption } from '../args.js';
 import { EXIT_FAILURE, EXIT_OK, report } from '../cli-error.js';
+import type { AccountResumed, ConnectionTest } from '../answers.js';
 import { tenantCall, type Verb } from '../command.js';
 import { chooseTenant } from '../tenant-choice.js';
 import { table, text, writeJson } from '../output.js';
-
-const accountPath = (id: string, action: string): string => `/account/${encodeURIComponent(id)}/${action}`;
+import { accountPath } from './resources.js';
 
 /** The test in lines: the verdict, each step with its reply and time, the TLS. */
-function describeTest(id: string, result: any): string {
+function describeTest(id: string, result: ConnectionTest): string {
   const verdict = result.ok ? `connection test of account ${id}: ok` : `connection test of account ${id}: failed: ${result.reason}`;
   const steps = table(result.steps, [
-    { header: 'STEP', value: (s: any) => s.step },
-    { header: 'RESULT', value: (s: any) => (s.ok ? 'ok' : 'FAILED') },
-    { header: 'REPLY', value: (s: any) => (s.text === null ? '-' : String(s.text).split(/\r?\n/).pop()) },
-    { header: 'TIME', value: (s: any) => `${s.duration_ms} ms` },
+    { header: 'STEP', value: (s) => s.step },
+    { header: 'RESULT', value: (s) => (s.ok ? 'ok' : 'FAILED') },
+    { header: 'REPLY', value: (s) => (s.text === null ? '-' : String(s.text).split(/\r?\n/).pop()) },
+    { header: 'TIME', value: (s) => `${s.duration_ms} ms` },
   ]);
   const tls = result.tls;
   const tlsLine =
@@ -40,7 +40,7 @@ export const accountRelayVerbs: Record<string, Verb> = {
       const tenant = await chooseTenant(client.value, stringOption(input.values, 'tenant'));
       if (!tenant.ok) return report(input.cli.stderr, tenant.error);
       const query = { tenant_id: tenant.value, timeout_seconds: timeout.value === undefined ? undefined : String(timeout.value) };
-      const answer = await client.value.request('POST', accountPath(id, 'test'), { query });
+      const answer = await client.value.request<ConnectionTest>('POST', `${accountPath(id)}/test`, { query });
       if (!answer.ok) return report(input.cli.stderr, answer.error);
       if (input.json) writeJson(input.cli.stdout, answer.value);
       else input.cli.stdout.write(describeTest(id, answer.value));
@@ -57,7 +57,7 @@ export const accountRelayVerbs: Record<string, Verb> = {
       const id = input.positionals[0] ?? '';
       return tenantCall(
         input,
-        (client, tenantId) => client.request('POST', accountPath(id, 'resume'), { query: { tenant_id: tenantId } }),
+        (client, tenantId) => client.request<AccountResumed>('POST', `${accountPath(id)}/resume`, { query: { tenant_id: tenantId } }),
         (body) => (body.resumed ? `account ${id} resumed\n` : `account ${id} was not paused\n`),
       );
     },

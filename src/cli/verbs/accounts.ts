@@ -2,31 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { integerOption, stringOption, type OptionValues } from '../args.js';
 import { cliError, failed, ok, report, type Result } from '../cli-error.js';
-import { apiCall, tenantCall, type Command } from '../command.js';
-import { objectFields } from '../fields.js';
-import { instant, table, text } from '../output.js';
+import type { AccountDeleted, AccountUpserted } from '../answers.js';
+import { tenantCall, type Command } from '../command.js';
 import { accountRelayVerbs } from './account-relay.js';
-
-const accountPath = (id: string): string => `/account/${encodeURIComponent(id)}`;
-
-/** `10/min 100/h -/day`: an account's limits in one cell. */
-const limits = (account: any): string =>
-  account.limit_per_minute === null && account.limit_per_hour === null && account.limit_per_day === null
-    ? '-'
-    : `${text(account.limit_per_minute)}/min ${text(account.limit_per_hour)}/h ${text(account.limit_per_day)}/day`;
-
-/** A PEC account's mailbox in one cell: `imap.example:993 INBOX`. */
-const mailbox = (account: any): string =>
-  account.imap_host === null || account.imap_host === undefined ? '-' : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`;
-
-/** Each limit window in one line: `0 of 30, resets 2026-11-23 21:18:00Z`. */
-const usageLines = (usage: Record<string, any>): Record<string, string> =>
-  Object.fromEntries(
-    Object.entries(usage).map(([window, value]) => [
-      window,
-      `${value.used}${value.limit === null ? '' : ` of ${value.limit}`}, resets ${instant(value.resets_ts)}`,
-    ]),
-  );
+import { accountPath, READ_VERBS } from './resources.js';
 
 /**
  * A password from a file or stdin (`-`), never from the command line, where
@@ -60,7 +39,7 @@ function defaultFlag(values: OptionValues): Result<boolean | undefined> {
  * The answer's warnings (a tenant left without a default account, a default moved), on
  * stderr: the change succeeded, yet the operator must see what it did to the tenant's clients.
  */
-function warn(stderr: NodeJS.WritableStream, answer: { warnings?: Array<{ code: string; message: string }> }): void {
+function warn(stderr: NodeJS.WritableStream, answer: { warnings?: readonly { code: string; message: string }[] }): void {
   for (const warning of answer.warnings ?? []) stderr.write(`warning: ${warning.code}: ${warning.message}\n`);
 }
 
@@ -117,44 +96,7 @@ export const accountsCommand: Command = {
   name: 'accounts',
   summary: "Sending accounts: each tenant's upstream SMTP servers and their limits.",
   verbs: {
-    list: {
-      usage: '[--tenant T]',
-      summary: 'every account (the admin: of every tenant, or of T), with its state and waiting mail',
-      options: { tenant: { type: 'string' } },
-      positionals: [0, 0],
-      api: true,
-      run: (input) =>
-        apiCall(
-          input,
-          (client) => client.request('GET', '/accounts', { query: { tenant_id: stringOption(input.values, 'tenant') } }),
-          (body) =>
-            table(body.accounts, [
-              { header: 'TENANT', value: (a: any) => a.tenant_id },
-              { header: 'ID', value: (a: any) => a.id },
-              { header: 'HOST', value: (a: any) => `${a.host}:${a.port}` },
-              { header: 'TLS', value: (a: any) => a.tls_mode },
-              { header: 'DEFAULT', value: (a: any) => a.is_default },
-              { header: 'STATE', value: (a: any) => (a.paused_reason ? `${a.state} (${a.paused_reason})` : a.state) },
-              { header: 'WAITING', value: (a: any) => a.waiting },
-              { header: 'LIMITS', value: limits },
-              { header: 'PEC', value: (a: any) => a.is_pec },
-              { header: 'MAILBOX', value: mailbox },
-            ]),
-        ),
-    },
-    show: {
-      usage: 'ID [--tenant T]',
-      summary: 'one account, with its usage in each limit window',
-      options: { tenant: { type: 'string' } },
-      positionals: [1, 1],
-      api: true,
-      run: (input) =>
-        tenantCall(
-          input,
-          (client, tenantId) => client.request('GET', accountPath(input.positionals[0] ?? ''), { query: { tenant_id: tenantId } }),
-          (body) => objectFields(body.account.usage === undefined ? body.account : { ...body.account, usage: usageLines(body.account.usage) }),
-        ),
-    },
+    ...READ_VERBS.accounts,
     add: {
       usage:
         'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
@@ -192,7 +134,7 @@ export const accountsCommand: Command = {
         if (!body.ok) return report(input.cli.stderr, body.error);
         return tenantCall(
           input,
-          (client, tenantId) => client.request('POST', '/account', { body: { ...body.value, tenant_id: tenantId } }),
+          (client, tenantId) => client.request<AccountUpserted>('POST', '/account', { body: { ...body.value, tenant_id: tenantId } }),
           (answer) => {
             warn(input.cli.stderr, answer);
             return `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}${answer.account.is_default ? ' (the default account)' : ''}\n`;
@@ -211,7 +153,7 @@ export const accountsCommand: Command = {
         const force = input.values.force === true ? 'true' : undefined;
         return tenantCall(
           input,
-          (client, tenantId) => client.request('DELETE', accountPath(id), { query: { tenant_id: tenantId, force } }),
+          (client, tenantId) => client.request<AccountDeleted>('DELETE', accountPath(id), { query: { tenant_id: tenantId, force } }),
           (answer) => {
             warn(input.cli.stderr, answer);
             return `account ${id} deleted\n`;

@@ -8,13 +8,14 @@ import { apiCall, type Command } from '../command.js';
 import { cliError, failed, ok, report, type Result } from '../cli-error.js';
 import { fields } from '../fields.js';
 import type { ApiClient } from '../api-client.js';
+import type { DrainAnswer, StatusAnswer } from '../answers.js';
 
 const POLL_MS = 250;
 const DEFAULT_TIMEOUT_SECONDS = 600;
 
-function progress(body: any): string {
+function progress(body: DrainAnswer): string {
   const { drain } = body;
-  const moved = Object.entries(drain.moved as Record<string, number>).map(([node, count]) => `${node} ${count}`);
+  const moved = Object.entries(drain.moved).map(([node, count]) => `${node} ${count}`);
   return fields([
     ['phase', drain.phase],
     ['moved', moved.length === 0 ? 'nothing' : moved.join(', ')],
@@ -23,10 +24,10 @@ function progress(body: any): string {
   ]);
 }
 
-function fleetView(body: any): string {
+function fleetView(body: StatusAnswer): string {
   const fleet = body.fleet;
   if (fleet === undefined) return 'this node is not in a fleet\n';
-  const nodes = (fleet.nodes as any[]).map((node) => `${node.node_id} ${node.liveness}`);
+  const nodes = fleet.nodes.map((node) => `${node.node_id} ${node.liveness}`);
   return fields([
     ['node', fleet.node_id],
     ['connected', fleet.connected ? 'yes' : 'no'],
@@ -36,8 +37,8 @@ function fleetView(body: any): string {
 }
 
 /** Starts the drain, then follows it until nothing waits (ok) or a pass ended with mail left (failed). */
-async function drainUntilDone(client: ApiClient, timeoutMs: number): Promise<Result<any>> {
-  const started = await client.request('POST', '/fleet/drain');
+async function drainUntilDone(client: ApiClient, timeoutMs: number): Promise<Result<DrainAnswer>> {
+  const started = await client.request<DrainAnswer>('POST', '/fleet/drain');
   if (!started.ok) return started;
   const deadline = Date.now() + timeoutMs;
   let last = started.value;
@@ -49,7 +50,7 @@ async function drainUntilDone(client: ApiClient, timeoutMs: number): Promise<Res
       return failed(cliError('API_ERROR', `the drain left ${drain.waiting} messages on this node: ${drain.last_error ?? 'unknown reason'}; run it again`));
     if (Date.now() > deadline) return failed(cliError('API_ERROR', `the drain did not finish within ${timeoutMs / 1000} s: ${drain.waiting} still waiting`));
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    const next = await client.request('GET', '/fleet/drain');
+    const next = await client.request<DrainAnswer>('GET', '/fleet/drain');
     if (!next.ok) return next;
     last = next.value;
   }
@@ -64,7 +65,7 @@ export const fleetCommand: Command = {
       summary: 'this node, the nodes it sees and their liveness, those missing (GET /status)',
       positionals: [0, 0],
       api: true,
-      run: (input) => apiCall(input, (client) => client.request('GET', '/status'), fleetView),
+      run: (input) => apiCall(input, (client) => client.request<StatusAnswer>('GET', '/status'), fleetView),
     },
     drain: {
       usage: '[--timeout SECONDS]',

@@ -6,25 +6,13 @@
 import { createInterface } from 'node:readline/promises';
 import { integerOption, stringOption, type OptionValues } from '../args.js';
 import { cliError, EXIT_OK, report } from '../cli-error.js';
+import type { BulkPreview, BulkRun, RetryNowResult } from '../answers.js';
 import { apiCall, tenantCall, type Verb, type VerbInput } from '../command.js';
 import { writeJson } from '../output.js';
+import { BULK_FILTERS } from './resources.js';
 
 const ACTIONS = ['resend', 'delete', 'retry-now', 'suspend', 'activate'] as const;
 type Action = (typeof ACTIONS)[number];
-
-/** --option -> the parameter of POST /commands/bulk (and of GET /messages) it sets. */
-export const BULK_FILTERS: Record<string, string> = {
-  tenant: 'tenant_id',
-  status: 'status',
-  account: 'account_id',
-  batch: 'batch_code',
-  recipient: 'recipient',
-  sender: 'sender',
-  'from-ts': 'from_ts',
-  'to-ts': 'to_ts',
-  q: 'q',
-  priority: 'priority',
-};
 
 const VERB: Record<Action, [string, string]> = {
   resend: ['Resend', 'resent'],
@@ -45,7 +33,7 @@ export const retryVerb: Verb = {
   run: (input) =>
     tenantCall(
       input,
-      (client, tenantId) => client.request('POST', '/commands/retry-now', { body: { tenant_id: tenantId, ids: input.positionals } }),
+      (client, tenantId) => client.request<RetryNowResult>('POST', '/commands/retry-now', { body: { tenant_id: tenantId, ids: input.positionals } }),
       (answer) =>
         `retried now ${answer.retried.length}: ${list(answer.retried)}\n` +
         (answer.not_found.length === 0 ? '' : `not found: ${list(answer.not_found)}\n`) +
@@ -98,14 +86,14 @@ export const bulkVerb: Verb = {
     const body = bulkBody(action, input.values, max.value);
     const client = input.connect();
     if (!client.ok) return report(input.cli.stderr, client.error);
-    const preview = await client.value.request('POST', '/commands/bulk', { body: { ...body, dry_run: true } });
+    const preview = await client.value.request<BulkPreview>('POST', '/commands/bulk', { body: { ...body, dry_run: true } });
     if (!preview.ok) return report(input.cli.stderr, preview.error);
     const { matching, applicable, sample } = preview.value;
     const out = input.cli.stdout;
     if (input.values['dry-run'] === true || applicable === 0) {
       if (input.json) writeJson(out, preview.value);
       else out.write(`${matching} messages match; ${action} applies to ${applicable}${applicable === 0 ? ': nothing to do' : ''}\n`);
-      if (!input.json && applicable > 0) out.write(`for example: ${sample.map((m: any) => `${m.tenant_id}/${m.id}`).join(', ')}\n`);
+      if (!input.json && applicable > 0) out.write(`for example: ${sample.map((m) => `${m.tenant_id}/${m.id}`).join(', ')}\n`);
       return EXIT_OK;
     }
     const question = `${VERB[action][0]} ${applicable} of the ${matching} messages matching?`;
@@ -117,7 +105,7 @@ export const bulkVerb: Verb = {
     }
     return apiCall(
       input,
-      (api) => api.request('POST', '/commands/bulk', { body }),
+      (api) => api.request<BulkRun>('POST', '/commands/bulk', { body }),
       (answer) => `${VERB[action][1]} ${answer.done} of ${answer.matching} matching; not applicable ${answer.not_applicable}; remaining ${answer.remaining}\n`,
     );
   },

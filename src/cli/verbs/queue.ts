@@ -1,5 +1,6 @@
 /** `mailproxy queue stats`, `suspend` and `activate`: the queue at a glance, and holding a tenant's or batch's mail. */
 import { stringOption } from '../args.js';
+import type { ActivateResult, StatusAnswer, SuspendResult } from '../answers.js';
 import { apiCall, tenantCall, type Command, type Verb } from '../command.js';
 import { fields } from '../fields.js';
 import { instant, table } from '../output.js';
@@ -7,14 +8,16 @@ import { instant, table } from '../output.js';
 /** `1 high` for priority `1`: the number the API counts by, with its label. */
 const PRIORITY_LABELS: Record<string, string> = { '0': 'immediate', '1': 'high', '2': 'normal', '3': 'low' };
 
-function oldestDue(due: any): string | null {
+type Queue = StatusAnswer['queue'];
+
+function oldestDue(due: Queue['oldest_due'] | undefined): string | null {
   if (due === null || due === undefined) return null;
   return `${due.id} of ${due.tenant_id}/${due.account_id}, due since ${instant(due.due_ts)} (${due.overdue_seconds} s)`;
 }
 
-function stats(body: any): string {
+function stats(body: StatusAnswer): string {
   const { queue } = body;
-  const byPriority = Object.entries(queue.by_priority).map(([priority, count]) => [`${priority} ${PRIORITY_LABELS[priority] ?? ''}`.trimEnd(), count]);
+  const byPriority = Object.entries(queue.by_priority).map(([priority, count]) => [`${priority} ${PRIORITY_LABELS[priority] ?? ''}`.trimEnd(), count] as const);
   let out = fields([
     ['waiting', queue.waiting],
     ['by status', queue.by_status],
@@ -23,12 +26,12 @@ function stats(body: any): string {
   ]);
   if (queue.by_account.length > 0) {
     out += `\n${table(queue.by_account, [
-      { header: 'TENANT', value: (row: any) => row.tenant_id },
-      { header: 'ACCOUNT', value: (row: any) => row.account_id },
-      { header: 'WAITING', value: (row: any) => row.waiting },
+      { header: 'TENANT', value: (row) => row.tenant_id },
+      { header: 'ACCOUNT', value: (row) => row.account_id },
+      { header: 'WAITING', value: (row) => row.waiting },
       {
         header: 'BY STATUS',
-        value: (row: any) =>
+        value: (row) =>
           Object.entries(row.by_status)
             .map(([status, count]) => `${status} ${String(count)}`)
             .join(', '),
@@ -40,7 +43,7 @@ function stats(body: any): string {
 }
 
 /** The admin also sees the loops; a tenant key only its queue. */
-function loops(body: any): [string, unknown][] {
+function loops(body: StatusAnswer): [string, unknown][] {
   const health: [string, unknown][] = [];
   if (body.dispatcher !== undefined) health.push(['dispatcher', body.dispatcher.running ? 'running' : 'stopped']);
   if (body.reports !== undefined)
@@ -56,12 +59,12 @@ function loops(body: any): [string, unknown][] {
         : 'off',
     ]);
   if (Array.isArray(body.bounce))
-    health.push(['bounce mailboxes', body.bounce.length === 0 ? 'none' : body.bounce.map((box: any) => `${box.mailbox} ${box.state}`).join(', ')]);
+    health.push(['bounce mailboxes', body.bounce.length === 0 ? 'none' : body.bounce.map((box) => `${box.mailbox} ${box.state}`).join(', ')]);
   return health;
 }
 
-/** suspend / activate: POST /commands/<name> with the tenant and, optionally, one batch. */
-const holdVerb = (name: 'suspend' | 'activate'): Verb => ({
+/** suspend / activate: POST /commands/<name> with the tenant and, optionally, one batch; `count` says what it did. */
+const holdVerb = <A extends SuspendResult | ActivateResult>(name: 'suspend' | 'activate', count: (answer: A) => string): Verb => ({
   usage: '[--tenant T] [--batch B]',
   summary: name === 'suspend' ? "hold a tenant's waiting mail (or one batch's) until activated" : 'release what suspend held',
   options: { tenant: { type: 'string' }, batch: { type: 'string' } },
@@ -71,11 +74,10 @@ const holdVerb = (name: 'suspend' | 'activate'): Verb => ({
     const batchCode = stringOption(input.values, 'batch');
     return tenantCall(
       input,
-      (client, tenantId) => client.request('POST', `/commands/${name}`, { body: { tenant_id: tenantId, batch_code: batchCode } }),
+      (client, tenantId) => client.request<A>('POST', `/commands/${name}`, { body: { tenant_id: tenantId, batch_code: batchCode } }),
       (answer, tenantId) => {
         const what = answer.batch_code === '*' ? `tenant ${tenantId ?? ''}` : `batch ${answer.batch_code} of tenant ${tenantId ?? ''}`;
-        const count = name === 'suspend' ? `${answer.suspended_messages} messages held` : `${answer.activated_messages} messages released`;
-        return `${name === 'suspend' ? 'suspended' : 'activated'} ${what}: ${count}; suspended now: ${answer.suspensions.length === 0 ? 'nothing' : answer.suspensions.join(', ')}\n`;
+        return `${name === 'suspend' ? 'suspended' : 'activated'} ${what}: ${count(answer)}; suspended now: ${answer.suspensions.length === 0 ? 'nothing' : answer.suspensions.join(', ')}\n`;
       },
     );
   },
@@ -91,10 +93,19 @@ export const queueCommand: Command = {
       options: { tenant: { type: 'string' } },
       positionals: [0, 0],
       api: true,
-      run: (input) => apiCall(input, (client) => client.request('GET', '/status', { query: { tenant_id: stringOption(input.values, 'tenant') } }), stats),
+      run: (input) =>
+        apiCall(input, (client) => client.request<StatusAnswer>('GET', '/status', { query: { tenant_id: stringOption(input.values, 'tenant') } }), stats),
     },
   },
 };
 
-export const suspendCommand: Command = { name: 'suspend', summary: "Hold a tenant's mail.", verbs: { '': holdVerb('suspend') } };
-export const activateCommand: Command = { name: 'activate', summary: "Release a tenant's held mail.", verbs: { '': holdVerb('activate') } };
+export const suspendCommand: Command = {
+  name: 'suspend',
+  summary: "Hold a tenant's mail.",
+  verbs: { '': holdVerb<SuspendResult>('suspend', (answer) => `${answer.suspended_messages} messages held`) },
+};
+export const activateCommand: Command = {
+  name: 'activate',
+  summary: "Release a tenant's held mail.",
+  verbs: { '': holdVerb<ActivateResult>('activate', (answer) => `${answer.activated_messages} messages released`) },
+};

@@ -54,7 +54,7 @@ mailproxy.db.before-restore-<time>; FILE is copied in whole. Start the daemon ag
         // Loaded here, not by every command: the store and its native SQLite binding.
         const [{ DATABASE_FILE }, { restoreDatabase }] = await Promise.all([import('../../store/store-service.js'), import('../../store/index.js')]);
         const target = join(config.data_dir, DATABASE_FILE);
-        let restored;
+        let restored: ReturnType<typeof restoreDatabase>;
         try {
           restored = restoreDatabase({ source, target, stamp: stampOf(new Date()), force: values.force === true });
         } catch (error) {

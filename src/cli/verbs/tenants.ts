@@ -1,73 +1,17 @@
 /** `mailproxy tenants` and `mailproxy token rotate`: the admin's tenant routes. */
 import { integerOption, stringOption } from '../args.js';
 import { report } from '../cli-error.js';
+import type { IssuedKey, OkAnswer, TenantCreated } from '../answers.js';
 import { apiCall, type Command } from '../command.js';
-import { fields, objectFields } from '../fields.js';
-import { instant, table } from '../output.js';
-
-const tenantPath = (id: string): string => `/tenant/${encodeURIComponent(id)}`;
+import { fields } from '../fields.js';
+import { instant } from '../output.js';
+import { READ_VERBS, tenantPath } from './resources.js';
 
 export const tenantsCommand: Command = {
   name: 'tenants',
   summary: 'Tenants: the applications that send through mailproxy (admin token).',
   verbs: {
-    list: {
-      usage: '',
-      summary: 'every tenant',
-      positionals: [0, 0],
-      api: true,
-      run: (input) =>
-        apiCall(
-          input,
-          (client) => client.request('GET', '/tenants'),
-          (body) =>
-            table(body.tenants, [
-              { header: 'ID', value: (t: any) => t.id },
-              { header: 'NAME', value: (t: any) => t.name },
-              { header: 'ACTIVE', value: (t: any) => t.active },
-              { header: 'CLIENT URL', value: (t: any) => t.client_base_url },
-              { header: 'KEY EXPIRES', value: (t: any) => (t.api_key_expires_at === null ? null : instant(t.api_key_expires_at)) },
-              { header: 'CREATED', value: (t: any) => instant(t.created_at) },
-            ]),
-        ),
-    },
-    'report-log': {
-      usage: 'ID [--limit N]',
-      summary: "the last attempts of posting delivery reports to the tenant's client: time, HTTP status or error, latency, items",
-      options: { limit: { type: 'string' } },
-      positionals: [1, 1],
-      api: true,
-      run: async (input) => {
-        const limit = integerOption(input.values, 'limit', 1);
-        if (!limit.ok) return report(input.cli.stderr, limit.error);
-        return apiCall(
-          input,
-          (client) => client.request('GET', `${tenantPath(input.positionals[0] ?? '')}/report-log`, { query: { limit: limit.value } }),
-          (body) =>
-            table(body.report_log, [
-              { header: 'AT', value: (a: any) => instant(a.at_ts) },
-              { header: 'RESULT', value: (a: any) => (a.ok ? 'ok' : 'FAILED') },
-              { header: 'STATUS', value: (a: any) => a.http_status },
-              { header: 'ERROR', value: (a: any) => a.error },
-              { header: 'LATENCY', value: (a: any) => `${a.latency_ms} ms` },
-              { header: 'ITEMS', value: (a: any) => a.items },
-              { header: 'REPORT ID', value: (a: any) => a.report_id },
-            ]),
-        );
-      },
-    },
-    show: {
-      usage: 'ID',
-      summary: 'one tenant (secrets are never shown)',
-      positionals: [1, 1],
-      api: true,
-      run: (input) =>
-        apiCall(
-          input,
-          (client) => client.request('GET', tenantPath(input.positionals[0] ?? '')),
-          (body) => objectFields(body.tenant),
-        ),
-    },
+    ...READ_VERBS.tenants,
     add: {
       usage: 'ID [--name NAME] [--client-base-url URL] [--client-sync-path PATH] [--inactive] [--key-expires-in SECONDS]',
       summary: 'create a tenant; prints its API key and report-signing secret once',
@@ -93,7 +37,7 @@ export const tenantsCommand: Command = {
         };
         return apiCall(
           input,
-          (client) => client.request('POST', '/tenant', { body }),
+          (client) => client.request<TenantCreated>('POST', '/tenant', { body }),
           (answer) =>
             `tenant ${answer.tenant.id} created\n` +
             fields([
@@ -114,7 +58,7 @@ export const tenantsCommand: Command = {
         const id = input.positionals[0] ?? '';
         return apiCall(
           input,
-          (client) => client.request('DELETE', tenantPath(id), { query: { force: input.values.force === true ? 'true' : undefined } }),
+          (client) => client.request<OkAnswer>('DELETE', tenantPath(id), { query: { force: input.values.force === true ? 'true' : undefined } }),
           () => `tenant ${id} deleted\n`,
         );
       },
@@ -138,7 +82,7 @@ export const tokenCommand: Command = {
         const tenant = input.positionals[0] ?? '';
         return apiCall(
           input,
-          (client) => client.request('POST', `${tenantPath(tenant)}/api-key`, { body: { expires_in_seconds: expires.value } }),
+          (client) => client.request<IssuedKey>('POST', `${tenantPath(tenant)}/api-key`, { body: { expires_in_seconds: expires.value } }),
           (answer) =>
             `new API key of tenant ${answer.tenant_id} (the old one no longer works; store it now, it cannot be read again):\n${answer.api_key}\n` +
             (answer.api_key_expires_at === null ? '' : `expires ${instant(answer.api_key_expires_at)}\n`),

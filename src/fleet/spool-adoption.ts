@@ -27,13 +27,14 @@ import type { Logger } from '../core/logger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import { deadline, within } from '../runtime/within.js';
-import { backMeanwhile, leaseBytes, takeLease } from './adoption-lease.js';
+import { backMeanwhile, takeLease } from './adoption-lease.js';
 import { dueSpools, lostSpools, registeredSpools, registerSpool, spoolKey } from './adoption-registry.js';
 import { replaySpool } from './adoption-replay.js';
 import type { FleetLink } from './fleet-service.js';
 import type { ClientIdClaims } from './idempotency-claims.js';
 import { giveUpAdopted, leaseKey } from './spool-return.js';
 import type { SpoolStream } from './spool-stream.js';
+import { adoptionLeaseCodec } from './spool-wire-schemas.js';
 
 /** How long a start waits for a join under way before it goes on without knowing whether its mail was adopted. */
 const JOIN_WAIT_MS = 20_000;
@@ -106,7 +107,7 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
     // Back meanwhile: it keeps its mail.
     if (await backMeanwhile(store, owner, () => clock.now(), settings.adoptAfterMs)) {
       if (fresh) await store.delete(key);
-      else await store.put(key, leaseBytes({ ...lease, state: 'done', at: clock.now(), adopted: adoptedHere() }));
+      else await store.put(key, adoptionLeaseCodec.encode({ ...lease, state: 'done', at: clock.now(), adopted: adoptedHere() }));
       holding.delete(key);
       progress.delete(key);
       log.info(owner, fresh ? 'lost node is back; adoption given up' : 'lost node is back; adoption ended with what was adopted');
@@ -118,7 +119,7 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
       progress.set(key, (progress.get(key) ?? 0) + 1);
     };
     const { failed } = await replaySpool(nc, owner, { ...deps, stopped: () => state.stopped, counted });
-    await store.put(key, leaseBytes({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: adoptedHere() }));
+    await store.put(key, adoptionLeaseCodec.encode({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: adoptedHere() }));
     // What this node adopted under the lease, an interrupted replay's share included.
     const adopted = progress.get(key) ?? 0;
     progress.delete(key);

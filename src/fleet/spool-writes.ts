@@ -9,9 +9,9 @@ import { randomBytes } from 'node:crypto';
 import { headers, type NatsConnection } from 'nats';
 import { createAckPublisher, type AckPublisher } from '../outbox/ack-publisher.js';
 import type { SpoolAccess, SpoolOwner } from './spool-access.js';
-import { deflate, ENCODING, entriesRecord, packEntries, type WireRecord } from './spool-records.js';
+import { deflate, ENCODING, entriesRecord, packEntries } from './spool-records.js';
+import { spoolWireRecordCodec } from './spool-wire-schemas.js';
 
-const encoder = new TextEncoder();
 /** Room left in a NATS message beside a record (headers, subject). */
 const HEADROOM = 4096;
 /** A record not acknowledged by then is written again by the spool's next round. */
@@ -46,7 +46,7 @@ export function createSpoolWrites(access: SpoolAccess) {
     const subject = subjectOf(owner, pk);
     const name = subject.slice(access.settings.subjectPrefix.length + 1);
     await objects.put(nc, subject, name, json);
-    return acks(nc).publish(subject, encoder.encode(JSON.stringify({ object: name } satisfies WireRecord)));
+    return acks(nc).publish(subject, spoolWireRecordCodec.encode({ object: name }));
   };
 
   /** A group of small entries as one record, deflated off the main thread (zlib's pool), level 1: most of the gain for little CPU. */
@@ -96,7 +96,7 @@ export function createSpoolWrites(access: SpoolAccess) {
     /** Records the end of these messages (their entries sit above the node's oldest waiting one); answers its sequence. */
     async putEnded(nc: NatsConnection, owner: SpoolOwner, pks: readonly number[]): Promise<number> {
       await provision(nc);
-      return acks(nc).publish(`${prefixOf(owner)}.${recordName('e')}`, encoder.encode(JSON.stringify({ ended: [...pks] } satisfies WireRecord)));
+      return acks(nc).publish(`${prefixOf(owner)}.${recordName('e')}`, spoolWireRecordCodec.encode({ ended: [...pks] }));
     },
   };
 }

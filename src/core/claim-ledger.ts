@@ -8,7 +8,7 @@
  */
 
 /**
- * One record of the claim log (src/nats/wire-schemas.ts reads it off the log and refuses what
+ * One record of the claim log (src/fleet/claim-wire-schemas.ts reads it off the log and refuses what
  * is not one: an unknown kind, a malformed node id or key, more keys than a request carries).
  * - `claim`: `node` holds each key nobody held before it in the log.
  * - `take`: `node` takes each key over from `from` (which answered that it has no such message), if `from` still holds it.

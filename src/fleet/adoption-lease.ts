@@ -12,10 +12,7 @@ import type { FleetLink } from './fleet-service.js';
 import { readNode } from './node-registry.js';
 import { leaseKey, leaseOf } from './spool-return.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
-
-const encoder = new TextEncoder();
-
-export const leaseBytes = (lease: AdoptionLease): Uint8Array => encoder.encode(JSON.stringify(lease));
+import { adoptionLeaseCodec } from './spool-wire-schemas.js';
 
 export interface LeaseDeps {
   link: Pick<FleetLink, 'nodeId' | 'sightings'>;
@@ -32,7 +29,7 @@ export interface TakenLease {
 
 /** Replaces a lease at `revision` with this node's; false when another write came first. */
 const replace = (store: KV, owner: SpoolRegistration, mine: AdoptionLease, revision: number): Promise<boolean> =>
-  store.update(leaseKey(owner), leaseBytes(mine), revision).then(
+  store.update(leaseKey(owner), adoptionLeaseCodec.encode(mine), revision).then(
     () => true,
     () => false,
   );
@@ -46,7 +43,7 @@ export async function takeLease(nc: NatsConnection, store: KV, owner: SpoolRegis
   const mine: AdoptionLease = { ...owner, by: link.nodeId, state: 'adopting', at: clock.now(), adopted: 0 };
   const found = await store.get(leaseKey(owner));
   if (found === null || found.operation !== 'PUT') {
-    const created = await store.create(leaseKey(owner), leaseBytes(mine)).then(
+    const created = await store.create(leaseKey(owner), adoptionLeaseCodec.encode(mine)).then(
       () => true,
       () => false,
     );

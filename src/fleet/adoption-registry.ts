@@ -8,8 +8,8 @@ import { adoptionCandidates, type SpoolRegistration } from '../core/cluster-spoo
 import type { FleetLink } from './fleet-service.js';
 import { leaseKey } from './spool-return.js';
 import type { SpoolOwner } from './spool-stream.js';
+import { spoolRegistrationCodec } from './spool-wire-schemas.js';
 
-const encoder = new TextEncoder();
 /** Where each node registers its spool when it joins; removed once the spool was adopted. */
 const SPOOLS = 'spools.';
 export const spoolKey = (owner: SpoolOwner): string => `${SPOOLS}${owner.node}.${owner.instance}`;
@@ -25,7 +25,7 @@ export async function registeredSpools(store: KV): Promise<SpoolRegistration[]> 
 
 /** Makes a data directory's spool known to the fleet, so that it is adopted if its node is lost. */
 export async function registerSpool(store: KV, owner: SpoolOwner, at: number): Promise<void> {
-  await store.put(spoolKey(owner), encoder.encode(JSON.stringify({ ...owner, at })));
+  await store.put(spoolKey(owner), spoolRegistrationCodec.encode({ ...owner, at }));
 }
 
 /**

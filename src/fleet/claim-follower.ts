@@ -8,7 +8,7 @@
 import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
 import type { ClaimIndex, ClaimRecord } from '../core/claim-ledger.js';
 import type { Logger } from '../core/logger.js';
-import { claimRecordCodec } from '../nats/wire-schemas.js';
+import { claimRecordCodec } from './claim-wire-schemas.js';
 
 interface Waiter {
   seq: number;

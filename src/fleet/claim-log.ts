@@ -15,11 +15,11 @@ import { nanos, type NatsConnection } from 'nats';
 import type { ClaimIndex, ClaimRecord } from '../core/claim-ledger.js';
 import type { Clock } from '../core/clock.js';
 import type { Logger } from '../core/logger.js';
-import { claimRecordCodec } from '../nats/wire-schemas.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import { within } from '../runtime/within.js';
 import { ClaimFollower } from './claim-follower.js';
+import { claimRecordCodec } from './claim-wire-schemas.js';
 import type { FleetLink } from './fleet-service.js';
 import { fleetStream } from './fleet-stream.js';
 

@@ -8,7 +8,7 @@ import type { Clock } from '../core/clock.js';
 import type { Principal } from '../core/principal.js';
 import type { MessageQueue } from '../core/queue.js';
 import type { SubmissionItem } from '../core/submission-service.js';
-import { holderAnswerCodec, holderRequestCodec } from '../nats/wire-schemas.js';
+import { holderAnswerCodec, holderRequestCodec } from './claim-wire-schemas.js';
 import type { FleetLink } from './fleet-service.js';
 import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
 

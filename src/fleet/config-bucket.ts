@@ -11,7 +11,7 @@ import type { Logger } from '../core/logger.js';
 import { conflict, unavailable } from '../core/replicated-writes.js';
 import type { ConfigBucket, ConfigEntry, ConfigKey, ConfigValue } from '../core/config-replica.js';
 import { configKeyName } from '../core/config-replica.js';
-import { storedConfigCodec } from '../nats/wire-schemas.js';
+import { storedConfigCodec } from './config-wire-schemas.js';
 
 /** JetStream's "wrong last sequence": the compare-and-set lost. */
 const WRONG_LAST_SEQUENCE = 10071;

@@ -6,7 +6,7 @@
 import type { Clock } from '../core/clock.js';
 import { adoptedDueAt, type AdoptAnswer, type DrainPhase, type MessageTransferStore } from '../core/fleet-drain.js';
 import type { Logger } from '../core/logger.js';
-import { messageTransferCodec } from '../nats/wire-schemas.js';
+import { messageTransferCodec } from './spool-wire-schemas.js';
 
 export interface DrainAdoptionDeps {
   nodeId: string;

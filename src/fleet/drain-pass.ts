@@ -8,8 +8,8 @@ import type { NatsConnection } from 'nats';
 import { errorText } from '../core/app-error.js';
 import type { Clock } from '../core/clock.js';
 import { drainTargets, peersInTurn, type AdoptAnswer, type MessageTransferStore, type StoredTransfer } from '../core/fleet-drain.js';
-import { adoptAnswerCodec, messageTransferCodec } from '../nats/wire-schemas.js';
 import type { FleetLink } from './fleet-service.js';
+import { adoptAnswerCodec, messageTransferCodec } from './spool-wire-schemas.js';
 
 /** Adopt requests: outside `mailproxy.>`, which the event stream captures. */
 export const adoptSubject = (nodeId: string): string => `mailproxy_fleet_drain.${nodeId}.adopt`;

@@ -6,9 +6,9 @@
 import { isAppError } from '../core/app-error.js';
 import type { Logger } from '../core/logger.js';
 import type { CommandContext } from '../core/tenant-service.js';
-import { viewReplyCodec } from '../nats/fleet-wire-schemas.js';
 import type { FleetLink } from './fleet-service.js';
 import { encode, viewSubject, type ViewKind, type ViewReply } from './view-protocol.js';
+import { viewReplyCodec } from './view-wire-schemas.js';
 
 export type Answer = { node: string; reply: ViewReply } | { node: string; missing: true };
 

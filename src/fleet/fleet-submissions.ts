@@ -24,8 +24,8 @@ import type { Logger } from '../core/logger.js';
 import type { MessageQueue } from '../core/queue.js';
 import { refusal, rejection, type Rejection } from '../core/rejection.js';
 import type { SubmissionItem, SubmissionResult, SubmissionService } from '../core/submission-service.js';
-import { holderRequestCodec } from '../nats/wire-schemas.js';
 import { within } from '../runtime/within.js';
+import { holderRequestCodec } from './claim-wire-schemas.js';
 import { claimablesOf, createHolderCheck, type Claimable } from './client-id-holders.js';
 import type { FleetLink } from './fleet-service.js';
 import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
@@ -48,16 +48,11 @@ export interface FleetSubmissionsDeps {
 const merge = (result: SubmissionResult, extra: readonly Rejection[]): SubmissionResult =>
   extra.length === 0 ? result : { queued: result.queued, rejected: [...result.rejected, ...extra].sort((a, b) => a.index - b.index) };
 
-export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubmissionsDeps) {
+/** The items another node holds; null when the fleet could not answer in time (the check is skipped). */
+function createDuplicateCheck(deps: FleetSubmissionsDeps): (entries: readonly Claimable[]) => Promise<Set<SubmissionItem> | null> {
   const { link, log } = deps;
-  /** Keys claimed by requests not yet committed: the holder's answer to "do you have it?" counts them. */
-  const pending = new PendingKeys();
-  const gate = new IntakeGate();
   const heldElsewhere = createHolderCheck(deps);
-  let skipped = 0;
-
-  /** The items another node holds; null when the fleet could not answer in time (the check is skipped). */
-  const duplicates = async (entries: readonly Claimable[]): Promise<Set<SubmissionItem> | null> => {
+  return async (entries) => {
     const nc = link.connection();
     if (nc === null || !link.connected()) return null;
     const byKey = new Map(entries.map((entry) => [entry.key, entry]));
@@ -69,6 +64,15 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
     );
     return answered;
   };
+}
+
+export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubmissionsDeps) {
+  const { log } = deps;
+  /** Keys claimed by requests not yet committed: the holder's answer to "do you have it?" counts them. */
+  const pending = new PendingKeys();
+  const gate = new IntakeGate();
+  const duplicates = createDuplicateCheck(deps);
+  let skipped = 0;
 
   /** The fleet's check, then the local commit of what it let through. */
   const checked: SubmissionService['enqueue'] = async (principal, items, defaultPriority, correlationId, alongside) => {

@@ -104,7 +104,11 @@ const reachableVia = (link: ReplicatedSpoolDeps['link']) => (): NatsConnection =
   return nc;
 };
 
-export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: ReplicatedSpoolDeps): ReplicatedSpool {
+/**
+ * The spool's parts, joined: the ledger of what the cluster answered, each message's chain of
+ * writes, the writer, the store's events, the prune of finished records and the upkeep rounds.
+ */
+function createSpoolParts(settings: ReplicatedSpoolSettings, deps: ReplicatedSpoolDeps) {
   const { link, rows, stream, log } = deps;
   const owner = (): SpoolOwner => ({ node: link.nodeId, instance: link.instance() });
   const reachable = reachableVia(link);
@@ -149,7 +153,12 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     clock: deps.clock,
     log,
   });
-  const loop = createPeriodicLoop({ name: 'fleet-spool', intervalMs: settings.retryMs, log, clock: deps.clock, run: upkeep.round });
+  return { phase, ledger, chains, events, pruner, upkeep };
+}
+
+export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: ReplicatedSpoolDeps): ReplicatedSpool {
+  const { phase, ledger, chains, events, pruner, upkeep } = createSpoolParts(settings, deps);
+  const loop = createPeriodicLoop({ name: 'fleet-spool', intervalMs: settings.retryMs, log: deps.log, clock: deps.clock, run: upkeep.round });
 
   return {
     name: 'fleet-spool',

@@ -27,13 +27,14 @@ import type { Logger } from '../core/logger.js';
 import { createPeriodicLoop } from '../runtime/periodic-loop.js';
 import type { Service } from '../runtime/service.js';
 import { deadline, within } from '../runtime/within.js';
-import { backMeanwhile, leaseBytes, takeLease } from './adoption-lease.js';
+import { backMeanwhile, takeLease } from './adoption-lease.js';
 import { dueSpools, lostSpools, registeredSpools, registerSpool, spoolKey } from './adoption-registry.js';
 import { replaySpool } from './adoption-replay.js';
 import type { FleetLink } from './fleet-service.js';
 import type { ClientIdClaims } from './idempotency-claims.js';
 import { giveUpAdopted, leaseKey } from './spool-return.js';
 import type { SpoolStream } from './spool-stream.js';
+import { adoptionLeaseCodec } from './spool-wire-schemas.js';
 
 /** How long a start waits for a join under way before it goes on without knowing whether its mail was adopted. */
 const JOIN_WAIT_MS = 20_000;
@@ -106,7 +107,7 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
     // Back meanwhile: it keeps its mail.
     if (await backMeanwhile(store, owner, () => clock.now(), settings.adoptAfterMs)) {
       if (fresh) await store.delete(key);
-      else await store.put(key, leaseBytes({ ...lease, state: 'done', at: clock.now(), adopted: adoptedHere() }));
+      else await store.put(key, adoptionLeaseCodec.encode({ ...lease, state: 'done', at: clock.now(), adopted: adoptedHere() }));
       holding.delete(key);
       progress.delete(key);
       log.info(owner, fresh ? 'lost node is back; adoption given up' : 'lost node is back; adoption ended with what was adopted');
@@ -118,7 +119,7 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
       progress.set(key, (progress.get(key) ?? 0) + 1);
     };
     const { failed } = await replaySpool(nc, owner, { ...deps, stopped: () => state.stopped, counted });
-    await store.put(key, leaseBytes({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: adoptedHere() }));
+    await store.put(key, adoptionLeaseCodec.encode({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: adoptedHere() }));
     // What this node adopted under the lease, an interrupted replay's share included.
     const adopted = progress.get(key) ?? 0;
     progress.delete(key);
@@ -131,11 +132,38 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
   };
 }
 
+/**
+ * This node's own spool, at each check: when a survivor adopted it while this node ran (every
+ * heartbeat held up longer than adopt_after: an election, a partition), what was adopted is given up
+ * and the lease deleted, so that the spool can be adopted again should this node be lost for real;
+ * and the spool is registered (again, after such an adoption), so that it is adopted if this node is lost.
+ */
+function createOwnSpool(deps: Pick<SpoolAdoptionDeps, 'link' | 'clock' | 'log'>, giveUp: (store: KV) => Promise<void>) {
+  const { link, clock, log } = deps;
+  let adoptedWhileRunning = 0;
+  let registered = false;
+  return {
+    adoptedWhileRunning: () => adoptedWhileRunning,
+    async check(store: KV): Promise<void> {
+      const own = await store.get(leaseKey({ node: link.nodeId, instance: link.instance() }));
+      if (own !== null && own.operation === 'PUT') {
+        log.warn('this node’s spool was adopted while it was running');
+        await giveUp(store);
+        adoptedWhileRunning += 1;
+        registered = false;
+      }
+      if (registered) return;
+      const owner = { node: link.nodeId, instance: link.instance() };
+      await registerSpool(store, owner, clock.now());
+      registered = true;
+      log.info(owner, 'spool registered');
+    },
+  };
+}
+
 export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: SpoolAdoptionDeps): SpoolAdoption {
   const { link, log, clock } = deps;
   let kv: KV | null = null;
-  let adoptedWhileRunning = 0;
-  let registered = false;
   const state: AdoptionState = { adoptedCount: 0, adoptedBefore: new Set(), holding: new Map(), progress: new Map(), stopped: false };
   let markReturned: () => void = () => undefined;
   const returnedOnce = new Promise<void>((resolve) => (markReturned = resolve));
@@ -143,26 +171,13 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
   const adoptFrom = createLostSpoolAdopter(settings, deps, state);
   const giveUp = (store: KV): Promise<void> =>
     giveUpAdopted(store, { link, rows: deps.rows, index: deps.index, adoptAfterMs: settings.adoptAfterMs, stopped: () => state.stopped, clock, log });
+  const ownSpool = createOwnSpool(deps, giveUp);
 
   const check = async (): Promise<void> => {
     const nc = link.connection();
     if (state.stopped || nc === null || !link.connected()) return;
     const store = await bucket(nc);
-    // Adopted while running: every heartbeat held up longer than adopt_after (an election, a partition). What was adopted is
-    // given up, and the lease deleted, so that this spool can be adopted again should this node be lost for real.
-    const own = await store.get(leaseKey({ node: link.nodeId, instance: link.instance() }));
-    if (own !== null && own.operation === 'PUT') {
-      log.warn('this node’s spool was adopted while it was running');
-      await giveUp(store);
-      adoptedWhileRunning += 1;
-      registered = false;
-    }
-    if (!registered) {
-      const owner = { node: link.nodeId, instance: link.instance() };
-      await registerSpool(await bucket(nc), owner, clock.now());
-      registered = true;
-      log.info(owner, 'spool registered');
-    }
+    await ownSpool.check(store);
     // A KV listing can stall without failing (seen under load): given up after a while, the next check lists again.
     const spools = await deadline(registeredSpools(store), LIST_DEADLINE_MS, 'the list of the fleet’s spools');
     const lost = lostSpools(spools, link, clock.now(), settings.adoptAfterMs);
@@ -177,7 +192,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     name: 'fleet-adoption',
     returned: () => returnedOnce,
     adopted: () => state.adoptedCount,
-    adoptedWhileRunning: () => adoptedWhileRunning,
+    adoptedWhileRunning: ownSpool.adoptedWhileRunning,
     async start() {
       // Reaching the cluster but not joined yet (its buckets electing leaders): the join is awaited, bounded, so the check below can run.
       if (link.connection() === null && link.joining()) await within(link.joined(), JOIN_WAIT_MS);

@@ -6,11 +6,9 @@
  */
 import type { NatsConnection, StoredMsg } from 'nats';
 import type { SpoolRecordIndex } from '../core/cluster-spool.js';
-import type { StoredTransfer } from '../core/fleet-drain.js';
 import type { HeldRecord, SpoolAccess, SpoolOwner } from './spool-access.js';
-import { wireOf, type WireRecord } from './spool-records.js';
-
-const decoder = new TextDecoder();
+import { wireOf } from './spool-records.js';
+import { spoolEntryCodec, type SpoolWireRecord } from './spool-wire-schemas.js';
 
 /** The pk a large entry's record names in its subject's last token. */
 const pkOfSubject = (subject: string): number => Number(subject.slice(subject.lastIndexOf('.') + 1));
@@ -32,13 +30,13 @@ export function createSpoolReads(access: SpoolAccess) {
    * A record as read off the stream, large entries' objects read back; null when its object is
    * gone (a finished message's object goes once its record was purged: it was, since the listing).
    */
-  const readRecord = async (nc: NatsConnection, subject: string, seq: number, wire: WireRecord): Promise<HeldRecord | null> => {
+  const readRecord = async (nc: NatsConnection, subject: string, seq: number, wire: SpoolWireRecord): Promise<HeldRecord | null> => {
     if ('entries' in wire) return { subject, record: { seq, entries: wire.entries }, objects: [] };
     if ('ended' in wire) return { subject, record: { seq, ended: wire.ended }, objects: [] };
     if ('object' in wire) {
       const bytes = await objects.bytes(nc, wire.object);
       if (bytes === null) return null;
-      return { subject, record: { seq, entries: [JSON.parse(decoder.decode(bytes)) as StoredTransfer] }, objects: [wire.object] };
+      return { subject, record: { seq, entries: [spoolEntryCodec.decode(bytes)] }, objects: [wire.object] };
     }
     // An earlier version's record: one entry, its raw bytes perhaps in an object.
     const { raw_object: object, ...entry } = wire;

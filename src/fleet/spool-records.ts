@@ -8,13 +8,9 @@
 import type { StoredMsg } from 'nats';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRawSync } from 'node:zlib';
-import type { StoredTransfer } from '../core/fleet-drain.js';
+import { spoolWireRecordCodec, type SpoolWireRecord } from './spool-wire-schemas.js';
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-
-/** A record as the stream holds it: entries, ends, a large entry's object, or (written by an earlier version) one entry. */
-export type WireRecord = { entries: StoredTransfer[] } | { ended: number[] } | { object: string } | (StoredTransfer & { raw_object?: string });
 
 /** Packs encoded entries, in order, into groups of at most `limit` bytes (an entry alone over it is the caller's). */
 export function packEntries(sizes: readonly number[], limit: number): number[][] {
@@ -39,10 +35,10 @@ export const deflate = promisify(deflateRaw);
 /** A group record is stored deflated (mail text shrinks about threefold): fewer bytes for the cluster to write three times. */
 export const ENCODING = 'Content-Encoding';
 
-/** A record as stored, inflated when it was deflated. */
-export function wireOf(message: StoredMsg): WireRecord {
+/** A record as stored, inflated when it was deflated; throws a WireError when it is not one of the spool's records. */
+export function wireOf(message: StoredMsg): SpoolWireRecord {
   const data = message.header?.get(ENCODING) === 'deflate' ? inflateRawSync(message.data) : message.data;
-  return JSON.parse(decoder.decode(data)) as WireRecord;
+  return spoolWireRecordCodec.decode(data);
 }
 
 const OPEN = encoder.encode('{"entries":[');

@@ -14,20 +14,18 @@ import type { Logger } from '../core/logger.js';
 import type { FleetLink } from './fleet-service.js';
 import { claimKey } from './idempotency-claims.js';
 import type { SpoolOwner } from './spool-stream.js';
+import { adoptionLeaseCodec } from './spool-wire-schemas.js';
 
-const decoder = new TextDecoder();
 /** A returning node polls the lease this often while a survivor is still adopting its mail. */
 const RETURN_POLL_MS = 1000;
 
 /** The lease on adopting a spool, in the fleet's bucket. */
 export const leaseKey = (owner: SpoolOwner): string => `adopt.${owner.node}.${owner.instance}`;
 
+/** The lease a value holds; null when it holds none (not JSON, or not a lease). */
 export function leaseOf(value: Uint8Array): AdoptionLease | null {
-  try {
-    return JSON.parse(decoder.decode(value)) as AdoptionLease;
-  } catch {
-    return null;
-  }
+  const read = adoptionLeaseCodec.read(value);
+  return read.ok ? read.value : null;
 }
 
 export interface SpoolReturnDeps {

@@ -6,12 +6,12 @@
  * earlier life is replaced by a later one's.
  */
 import { randomBytes } from 'node:crypto';
-import { headers, type NatsConnection } from 'nats';
+import { headers, type MsgHdrs, type NatsConnection } from 'nats';
 import { createAckPublisher, type AckPublisher } from '../outbox/ack-publisher.js';
 import type { SpoolAccess, SpoolOwner } from './spool-access.js';
-import { deflate, ENCODING, entriesRecord, packEntries, type WireRecord } from './spool-records.js';
+import { deflate, ENCODING, entriesRecord, packEntries } from './spool-records.js';
+import { spoolWireRecordCodec } from './spool-wire-schemas.js';
 
-const encoder = new TextEncoder();
 /** Room left in a NATS message beside a record (headers, subject). */
 const HEADROOM = 4096;
 /** A record not acknowledged by then is written again by the spool's next round. */
@@ -25,38 +25,50 @@ export interface WrittenRecords {
 
 type Entries = ReadonlyArray<readonly [pk: number, json: Uint8Array]>;
 
-export function createSpoolWrites(access: SpoolAccess) {
-  const { provision, prefixOf, subjectOf, objects } = access;
+/** The names of this process's group and end records: its life, then a count. */
+function recordNamer(): (kind: 'g' | 'e') => string {
   const life = randomBytes(4).toString('hex');
   let written = 0;
-  const recordName = (kind: 'g' | 'e'): string => `${kind}${life}-${(written += 1).toString(36)}`;
+  return (kind) => `${kind}${life}-${(written += 1).toString(36)}`;
+}
 
+/** One publisher per connection: a new connection (a reconnection elsewhere) gets a new one. */
+function publisherPerConnection(): (nc: NatsConnection) => AckPublisher {
   let publisher: { nc: NatsConnection; acks: AckPublisher } | null = null;
-  /** One publisher per connection: a new connection (a reconnection elsewhere) gets a new one. */
-  const acks = (nc: NatsConnection): AckPublisher => {
+  return (nc) => {
     if (publisher?.nc !== nc) {
       publisher?.acks.close();
       publisher = { nc, acks: createAckPublisher(nc, ACK_TIMEOUT_MS) };
     }
     return publisher.acks;
   };
+}
+
+/** A group of small entries as one record, deflated off the main thread (zlib's pool), level 1: most of the gain for little CPU. */
+async function deflatedGroup(members: Entries): Promise<{ bytes: Uint8Array; header: MsgHdrs }> {
+  const header = headers();
+  header.set(ENCODING, 'deflate');
+  return { bytes: await deflate(entriesRecord(members.map(([, json]) => json)), { level: 1 }), header };
+}
+
+export function createSpoolWrites(access: SpoolAccess) {
+  const { provision, prefixOf, subjectOf, objects } = access;
+  const recordName = recordNamer();
+  const acks = publisherPerConnection();
 
   /** A large entry: its JSON in an object, then the record naming it; answers the record's sequence. */
   const putLarge = async (nc: NatsConnection, owner: SpoolOwner, pk: number, json: Uint8Array): Promise<number> => {
     const subject = subjectOf(owner, pk);
     const name = subject.slice(access.settings.subjectPrefix.length + 1);
     await objects.put(nc, subject, name, json);
-    return acks(nc).publish(subject, encoder.encode(JSON.stringify({ object: name } satisfies WireRecord)));
+    return acks(nc).publish(subject, spoolWireRecordCodec.encode({ object: name }));
   };
 
-  /** A group of small entries as one record, deflated off the main thread (zlib's pool), level 1: most of the gain for little CPU. */
+  /** A group of small entries as one record; answers its sequence and subject. */
   const putGroup = async (nc: NatsConnection, owner: SpoolOwner, members: Entries): Promise<{ seq: number; subject: string }> => {
-    const record = entriesRecord(members.map(([, json]) => json));
     const subject = `${prefixOf(owner)}.${recordName('g')}`;
-    const deflated = headers();
-    deflated.set(ENCODING, 'deflate');
-    const bytes = await deflate(record, { level: 1 });
-    return { seq: await acks(nc).publish(subject, bytes, deflated), subject };
+    const { bytes, header } = await deflatedGroup(members);
+    return { seq: await acks(nc).publish(subject, bytes, header), subject };
   };
 
   return {
@@ -96,7 +108,7 @@ export function createSpoolWrites(access: SpoolAccess) {
     /** Records the end of these messages (their entries sit above the node's oldest waiting one); answers its sequence. */
     async putEnded(nc: NatsConnection, owner: SpoolOwner, pks: readonly number[]): Promise<number> {
       await provision(nc);
-      return acks(nc).publish(`${prefixOf(owner)}.${recordName('e')}`, encoder.encode(JSON.stringify({ ended: [...pks] } satisfies WireRecord)));
+      return acks(nc).publish(`${prefixOf(owner)}.${recordName('e')}`, spoolWireRecordCodec.encode({ ended: [...pks] }));
     },
   };
 }

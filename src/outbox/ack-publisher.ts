@@ -9,7 +9,7 @@
  * timed one by one.
  */
 import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
-import { pubAckCodec } from '../nats/wire-schemas.js';
+import { pubAckCodec } from './wire-schemas.js';
 
 const SWEEP_MS = 500;
 

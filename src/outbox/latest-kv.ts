@@ -9,7 +9,7 @@
 import { headers, type JetStreamClient, type KV } from 'nats';
 import type { AckPublisher } from './ack-publisher.js';
 import { advances, latestKey, merge, type LatestEvent, type LatestState } from '../core/latest-state.js';
-import { latestStateCodec } from '../nats/wire-schemas.js';
+import { latestStateCodec } from './wire-schemas.js';
 
 /** JetStream's "wrong last sequence": the key moved since it was read. */
 const CAS_MISMATCH = 10071;

@@ -77,15 +77,7 @@ export function createTenantService(deps: TenantServiceDeps) {
       return { tenant, key: { tenantId: tenant.id, apiKey: issued.key, expiresAt: tenant.apiKeyExpiresAt }, signingSecret: generated };
     },
 
-    list(ctx: CommandContext): Tenant[] {
-      requireAdmin(ctx.principal);
-      return store.tenants.list();
-    },
-
-    get(ctx: CommandContext, id: string): Tenant {
-      requireAdmin(ctx.principal);
-      return load(id);
-    },
+    ...readCommands(store, load),
 
     update(ctx: CommandContext, id: string, fields: TenantFields): Tenant {
       requireAdmin(ctx.principal);
@@ -103,12 +95,7 @@ export function createTenantService(deps: TenantServiceDeps) {
       requireAdmin(ctx.principal);
       store.transaction(() => {
         load(id);
-        const pending = store.tenants.countPendingMessages(id);
-        if (pending > 0 && !options.force) {
-          throw new AppError('CONFLICT', 'tenant has messages not yet delivered; pass force=true to delete them too', {
-            details: { tenant_id: id, pending_messages: pending },
-          });
-        }
+        const pending = pendingUnlessForced(store, id, options.force);
         store.tenants.delete(id);
         store.changes.record(change(ctx, 'tenant.delete', 'tenant.deleted', id, { tenant_id: id, forced: options.force, pending_messages: pending }));
       });
@@ -162,6 +149,32 @@ function newTenant(input: TenantCreateInput, generatedSecret: string | null, now
     apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
     createdAt: now,
     updatedAt: now,
+  };
+}
+
+/** How many messages a deleted tenant takes with it: refused, unless forced, while any still wait. */
+function pendingUnlessForced(store: AdminStore, id: string, force: boolean): number {
+  const pending = store.tenants.countPendingMessages(id);
+  if (pending > 0 && !force) {
+    throw new AppError('CONFLICT', 'tenant has messages not yet delivered; pass force=true to delete them too', {
+      details: { tenant_id: id, pending_messages: pending },
+    });
+  }
+  return pending;
+}
+
+/** The admin's reads of tenants. */
+function readCommands(store: AdminStore, load: (id: string) => Tenant) {
+  return {
+    list(ctx: CommandContext): Tenant[] {
+      requireAdmin(ctx.principal);
+      return store.tenants.list();
+    },
+
+    get(ctx: CommandContext, id: string): Tenant {
+      requireAdmin(ctx.principal);
+      return load(id);
+    },
   };
 }
 

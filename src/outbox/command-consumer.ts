@@ -92,18 +92,10 @@ async function publishDeadLetter(
   );
 }
 
-export async function startCommandConsumer(
-  nc: NatsConnection,
-  js: JetStreamClient,
-  handle: CommandHandler,
-  log: Logger,
-  config: CommandConsumerConfig,
-): Promise<CommandConsumer> {
-  const consumer = await commandConsumer(nc, js, config);
-  const messages = await consumer.consume({ max_messages: 64 });
+/** Handles one delivered command: acks, dead-letters or naks it, and counts what it did. */
+function createCommandHandling(js: JetStreamClient, handle: CommandHandler, log: Logger, config: CommandConsumerConfig) {
   let handled = 0;
   let deadLettered = 0;
-  const lag = watchLag(consumer);
 
   const deadLetter = async (message: JsMsg, tenantId: string, code: string, reason: string): Promise<void> => {
     await publishDeadLetter(js, config, message, tenantId, code, reason);
@@ -137,10 +129,25 @@ export async function startCommandConsumer(
     }
   };
 
+  return { handleMessage, handled: () => handled, deadLettered: () => deadLettered };
+}
+
+export async function startCommandConsumer(
+  nc: NatsConnection,
+  js: JetStreamClient,
+  handle: CommandHandler,
+  log: Logger,
+  config: CommandConsumerConfig,
+): Promise<CommandConsumer> {
+  const consumer = await commandConsumer(nc, js, config);
+  const messages = await consumer.consume({ max_messages: 64 });
+  const handling = createCommandHandling(js, handle, log, config);
+  const lag = watchLag(consumer);
+
   const loop = (async () => {
     for await (const message of messages) {
       try {
-        await handleMessage(message);
+        await handling.handleMessage(message);
       } catch (error) {
         // Publishing to the DLQ failed (NATS away): leave the command unacknowledged, it comes again.
         log.error({ err: error, subject: message.subject }, 'command not handled');
@@ -155,6 +162,6 @@ export async function startCommandConsumer(
       messages.stop();
       await loop;
     },
-    counts: () => ({ handled, deadLettered, waiting: lag.waiting() }),
+    counts: () => ({ handled: handling.handled(), deadLettered: handling.deadLettered(), waiting: lag.waiting() }),
   };
 }

@@ -89,29 +89,32 @@ export interface BounceLedgerDeps {
   ids: IdSource;
 }
 
-export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerDeps): BounceLedger {
+/** The per-mailbox checkpoint: the UIDVALIDITY and the last UID settled. */
+function createCheckpoints(db: SqliteDatabase): Pick<BounceLedger, 'checkpoint' | 'resetCheckpoint'> {
   const checkpoint = db.prepare<[string], { uid_validity: number; last_uid: number }>(`SELECT uid_validity, last_uid FROM bounce_mailboxes WHERE mailbox = ?`);
   const resetCheckpoint = db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES (@mailbox, @uid_validity, 0, @at)
     ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, last_uid = 0, updated_at = excluded.updated_at`);
+  return {
+    checkpoint: (mailbox) => {
+      const row = checkpoint.get(mailbox);
+      return row === undefined ? null : { uidValidity: row.uid_validity, lastUid: row.last_uid };
+    },
+    resetCheckpoint: (mailbox, uidValidity, at) => {
+      durableTransaction(db, () => resetCheckpoint.run({ mailbox, uid_validity: uidValidity, at }));
+    },
+  };
+}
+
+/** Applies a batch of mailbox messages' plans and advances the checkpoint, in one durable transaction. */
+function createBounceSettle(db: SqliteDatabase, deps: BounceLedgerDeps): BounceLedger['settle'] {
   const advance = db.prepare(
     `UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`,
   );
-  const candidates = createCandidateLookup(db);
-  const previous = db.prepare<[string, string], { disposition: BounceDisposition }>(`SELECT disposition FROM bounce_messages
-    WHERE mailbox = ? AND header_message_id = ? ORDER BY seq LIMIT 1`);
   const insertMessage = db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
       size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id, original_message_id, findings)
     VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
       @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, @findings)
     ON CONFLICT (mailbox, uid_validity, uid) DO NOTHING`);
-  const unfiled = db.prepare<[string, number], { uid: number; disposition: BounceDisposition }>(`SELECT uid, disposition FROM bounce_messages
-    WHERE mailbox = ? AND uid_validity = ? AND filed_at IS NULL ORDER BY uid`);
-  const markFiled = db.prepare(`UPDATE bounce_messages SET filed_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity AND uid = @uid`);
-
-  const list = db.prepare<Record<string, unknown>, BounceMessageRow>(`SELECT * FROM bounce_messages
-    WHERE (@disposition IS NULL OR disposition = @disposition) AND (@tenant IS NULL OR tenant_id = @tenant) AND seq < @before
-    ORDER BY seq DESC LIMIT @limit`);
-  const prune = db.prepare(`DELETE FROM bounce_messages WHERE received_at < ? AND filed_at IS NOT NULL`);
 
   const settleOne = (item: MailboxItem, plan: BouncePlan, at: number): void => {
     const match = plan.match;
@@ -129,29 +132,52 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
     advance.run({ mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, at });
   };
 
+  return (batch, at) => {
+    durableTransaction(db, () => {
+      for (const { item, plan } of batch) settleOne(item, plan, at);
+    });
+  };
+}
+
+/** Mailbox messages settled but not yet moved out of the inbox. */
+function createFiling(db: SqliteDatabase): Pick<BounceLedger, 'unfiled' | 'markFiled'> {
+  const unfiled = db.prepare<[string, number], { uid: number; disposition: BounceDisposition }>(`SELECT uid, disposition FROM bounce_messages
+    WHERE mailbox = ? AND uid_validity = ? AND filed_at IS NULL ORDER BY uid`);
+  const markFiled = db.prepare(`UPDATE bounce_messages SET filed_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity AND uid = @uid`);
   return {
-    checkpoint: (mailbox) => {
-      const row = checkpoint.get(mailbox);
-      return row === undefined ? null : { uidValidity: row.uid_validity, lastUid: row.last_uid };
-    },
-    resetCheckpoint: (mailbox, uidValidity, at) => {
-      durableTransaction(db, () => resetCheckpoint.run({ mailbox, uid_validity: uidValidity, at }));
-    },
-    candidates,
-    previousDisposition: (mailbox, headerMessageId) => previous.get(mailbox, headerMessageId)?.disposition ?? null,
-    settle: (batch, at) => {
-      durableTransaction(db, () => {
-        for (const { item, plan } of batch) settleOne(item, plan, at);
-      });
-    },
-    list: (filter) =>
-      list.all({ disposition: filter.disposition, tenant: filter.tenantId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit }).map(toView),
-    prune: (before) => prune.run(before).changes,
     unfiled: (mailbox, uidValidity) => unfiled.all(mailbox, uidValidity),
     markFiled: (mailbox, uidValidity, uids, at) => {
       durableTransaction(db, () => {
         for (const uid of uids) markFiled.run({ mailbox, uid_validity: uidValidity, uid, at });
       });
     },
+  };
+}
+
+/** The record of mailbox messages: listed for the console and API, pruned once filed. */
+function createHistory(db: SqliteDatabase): Pick<BounceLedger, 'list' | 'prune'> {
+  const list = db.prepare<Record<string, unknown>, BounceMessageRow>(`SELECT * FROM bounce_messages
+    WHERE (@disposition IS NULL OR disposition = @disposition) AND (@tenant IS NULL OR tenant_id = @tenant) AND seq < @before
+    ORDER BY seq DESC LIMIT @limit`);
+  const prune = db.prepare(`DELETE FROM bounce_messages WHERE received_at < ? AND filed_at IS NOT NULL`);
+  return {
+    list: (filter) =>
+      list.all({ disposition: filter.disposition, tenant: filter.tenantId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit }).map(toView),
+    prune: (before) => prune.run(before).changes,
+  };
+}
+
+export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerDeps): BounceLedger {
+  const checkpoints = createCheckpoints(db);
+  const candidates = createCandidateLookup(db);
+  const previous = db.prepare<[string, string], { disposition: BounceDisposition }>(`SELECT disposition FROM bounce_messages
+    WHERE mailbox = ? AND header_message_id = ? ORDER BY seq LIMIT 1`);
+  return {
+    ...checkpoints,
+    candidates,
+    previousDisposition: (mailbox, headerMessageId) => previous.get(mailbox, headerMessageId)?.disposition ?? null,
+    settle: createBounceSettle(db, deps),
+    ...createHistory(db),
+    ...createFiling(db),
   };
 }

@@ -54,8 +54,8 @@ interface SettleRequest {
   now: number;
 }
 
-export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLedgerDeps): ProviderLedger {
-  const inSavepoint = transactionRunner(db);
+/** The candidate lookups: one statement per reference kind an event may carry. */
+function createCandidateLookup(db: SqliteDatabase): ProviderLedger['candidates'] {
   const lookups = {
     mail_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a`),
     provider_message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
@@ -63,12 +63,19 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
     message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
       WHERE message_id_header IN (@a, @b) AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`),
   };
+  return (by, value, tenantId) => {
+    const forms = by === 'message_id' ? messageIdForms(value) : by === 'provider_message_id' ? providerIdForms(value) : [value];
+    return lookups[by].all({ tenant: tenantId, a: forms[0], b: forms[1] ?? forms[0] }).map(toCandidate);
+  };
+}
+
+/** Applies one request's events, each once, inside the caller's transaction. */
+function createRequestSettler(db: SqliteDatabase, deps: ProviderLedgerDeps): (request: SettleRequest) => EventOutcome[] {
   const remember = db.prepare(`INSERT INTO provider_events (tenant_id, provider, event_id, message_pk, kind, received_at)
     VALUES (@tenant, @provider, @event_id, @pk, @kind, @now) ON CONFLICT DO NOTHING`);
   const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
   const setState = db.prepare(`UPDATE messages SET provider_state = @state, provider_state_at = @at, updated_at = @now
     WHERE pk = @pk AND ${RANK('provider_state')} <= ${RANK('@state')}`);
-  const prune = db.prepare(`DELETE FROM provider_events WHERE received_at < ?`);
 
   const settleOne = (tenantId: string, event: ProviderEvent, plan: ProviderPlan | null, now: number): EventOutcome => {
     const row = plan === null ? undefined : identity.get(plan.candidate.pk);
@@ -92,13 +99,20 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
   };
 
   /** One request's events, inside the batch's transaction. */
-  const settleRequest = ({ tenantId, items, now }: SettleRequest): EventOutcome[] => items.map(({ event, plan }) => settleOne(tenantId, event, plan, now));
+  return ({ tenantId, items, now }) => items.map(({ event, plan }) => settleOne(tenantId, event, plan, now));
+}
 
-  /**
-   * Requests that arrive in the same turn of the event loop are settled in one transaction (one
-   * commit, one fsync): providers that send one event per request send many at once. Each request
-   * runs in a savepoint of its own, so that one failing fails only itself.
-   */
+/**
+ * Requests that arrive in the same turn of the event loop are settled in one transaction (one
+ * commit, one fsync): providers that send one event per request send many at once. Each request
+ * runs in a savepoint of its own, so that one failing fails only itself.
+ */
+function createGroupedSettle(
+  db: SqliteDatabase,
+  deps: ProviderLedgerDeps,
+  settleRequest: (request: SettleRequest) => EventOutcome[],
+): ProviderLedger['settle'] {
+  const inSavepoint = transactionRunner(db);
   let waiting: Array<SettleRequest & { resolve(outcomes: EventOutcome[]): void; reject(error: unknown): void }> = [];
   const flush = (): void => {
     const batch = waiting;
@@ -119,17 +133,20 @@ export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLed
       (error: unknown) => batch.forEach((request) => request.reject(error)),
     );
   };
+  return (tenantId, items, now) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ tenantId, items, now, resolve, reject });
+      if (waiting.length === 1) setImmediate(flush);
+    });
+}
 
+export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLedgerDeps): ProviderLedger {
+  const candidates = createCandidateLookup(db);
+  const settleRequest = createRequestSettler(db, deps);
+  const prune = db.prepare(`DELETE FROM provider_events WHERE received_at < ?`);
   return {
-    candidates(by, value, tenantId) {
-      const forms = by === 'message_id' ? messageIdForms(value) : by === 'provider_message_id' ? providerIdForms(value) : [value];
-      return lookups[by].all({ tenant: tenantId, a: forms[0], b: forms[1] ?? forms[0] }).map(toCandidate);
-    },
-    settle: (tenantId, items, now) =>
-      new Promise((resolve, reject) => {
-        waiting.push({ tenantId, items, now, resolve, reject });
-        if (waiting.length === 1) setImmediate(flush);
-      }),
+    candidates,
+    settle: createGroupedSettle(db, deps, settleRequest),
     prune: (before) => prune.run(before).changes,
   };
 }

@@ -12,30 +12,26 @@ import { createTenantRowMapper, TENANT_COLUMNS as COLUMNS, type TenantRow } from
  */
 export const PENDING_STATES_SQL = `('queued', 'deferred', 'sending')`;
 
+type TenantMapper = ReturnType<typeof createTenantRowMapper>;
+type TenantCache = ReturnType<typeof createTenantCache>;
+
 export function createSqliteTenantRepository(db: SqliteDatabase, secrets: SecretBox): TenantRepository {
-  const { toTenant, toParams } = createTenantRowMapper(secrets);
+  const mapper = createTenantRowMapper(secrets);
+  const cache = createTenantCache(db);
+  return { ...createTenantReads(db, mapper, cache), ...createTenantWrites(db, mapper, cache) };
+}
+
+/** Reads: tenants and key holders answered from the cache when this connection has seen them. */
+function createTenantReads(
+  db: SqliteDatabase,
+  { toTenant }: TenantMapper,
+  { keyHolders, tenants, current }: TenantCache,
+): Pick<TenantRepository, 'get' | 'isActive' | 'list' | 'findKeyHolder' | 'countPendingMessages'> {
   const byId = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE id = ?`);
   const byKey = db.prepare<[string], { id: string; api_key_expires_at: number | null }>(`SELECT id, api_key_expires_at FROM tenants WHERE api_key_hash = ?`);
   const all = db.prepare<[], TenantRow>(`SELECT ${COLUMNS} FROM tenants ORDER BY id`);
-  const insert = db.prepare(`INSERT INTO tenants (${COLUMNS}, api_key_hash)
-    VALUES (@id, @name, @client_base_url, @client_sync_path, @client_attachment_path, @client_auth_sealed,
-      @client_signing_secret_sealed, @active, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
-  const update = db.prepare(`UPDATE tenants SET name = @name, client_base_url = @client_base_url,
-    client_sync_path = @client_sync_path, client_attachment_path = @client_attachment_path,
-    client_auth_sealed = @client_auth_sealed, client_signing_secret_sealed = @client_signing_secret_sealed, active = @active, updated_at = @updated_at WHERE id = @id`);
-  const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
-    updated_at = ? WHERE id = ?`);
-  const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);
-  // Its messages went with it; their report events waited for a report that will not come now.
-  const removeReportEvents = db.prepare(`DELETE FROM outbox WHERE tenant_id = ? AND ${REPORTABLE_SQL}
-    AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)`);
-  // A new tenant is told of what happens from now on; an id used before does not inherit its predecessor's events.
-  const startReports = db.prepare(`INSERT INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`);
   const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
   const pending = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`);
-
-  const { keyHolders, tenants, forget, current } = createTenantCache(db);
-
   return {
     get: (id) => {
       current();
@@ -54,6 +50,41 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
       return row === undefined ? null : row.active === 1;
     },
     list: () => all.all().map(toTenant),
+    findKeyHolder: (hash) => {
+      current();
+      const known = keyHolders.get(hash);
+      if (known !== undefined) return known;
+      const row = byKey.get(hash);
+      if (row === undefined) return null;
+      const holder = { tenantId: row.id, apiKeyExpiresAt: row.api_key_expires_at };
+      keyHolders.set(hash, holder);
+      return holder;
+    },
+    countPendingMessages: (id) => pending.get(id)?.n ?? 0,
+  };
+}
+
+/** Writes: each drops what the cache holds first. */
+function createTenantWrites(
+  db: SqliteDatabase,
+  { toParams }: TenantMapper,
+  { forget }: TenantCache,
+): Pick<TenantRepository, 'insert' | 'update' | 'replaceApiKey' | 'delete'> {
+  const insert = db.prepare(`INSERT INTO tenants (${COLUMNS}, api_key_hash)
+    VALUES (@id, @name, @client_base_url, @client_sync_path, @client_attachment_path, @client_auth_sealed,
+      @client_signing_secret_sealed, @active, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
+  const update = db.prepare(`UPDATE tenants SET name = @name, client_base_url = @client_base_url,
+    client_sync_path = @client_sync_path, client_attachment_path = @client_attachment_path,
+    client_auth_sealed = @client_auth_sealed, client_signing_secret_sealed = @client_signing_secret_sealed, active = @active, updated_at = @updated_at WHERE id = @id`);
+  const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
+    updated_at = ? WHERE id = ?`);
+  const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);
+  // Its messages went with it; their report events waited for a report that will not come now.
+  const removeReportEvents = db.prepare(`DELETE FROM outbox WHERE tenant_id = ? AND ${REPORTABLE_SQL}
+    AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)`);
+  // A new tenant is told of what happens from now on; an id used before does not inherit its predecessor's events.
+  const startReports = db.prepare(`INSERT INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`);
+  return {
     insert: (tenant, apiKeyHash) => {
       forget();
       insert.run({
@@ -78,17 +109,6 @@ export function createSqliteTenantRepository(db: SqliteDatabase, secrets: Secret
       remove.run(id);
       removeReportEvents.run(id);
     },
-    findKeyHolder: (hash) => {
-      current();
-      const known = keyHolders.get(hash);
-      if (known !== undefined) return known;
-      const row = byKey.get(hash);
-      if (row === undefined) return null;
-      const holder = { tenantId: row.id, apiKeyExpiresAt: row.api_key_expires_at };
-      keyHolders.set(hash, holder);
-      return holder;
-    },
-    countPendingMessages: (id) => pending.get(id)?.n ?? 0,
   };
 }
 

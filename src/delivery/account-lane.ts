@@ -10,8 +10,8 @@ import type { ClaimedMessage } from '../core/queue.js';
 /**
  * Sends in progress per connection: one on the wire, the others being composed
  * (in a compose thread) or waiting in nodemailer's queue. With composing a stage
- * of its own, 4 kept the connections busier than 2: end to end +9%, better in 4
- * of 4 alternating runs (bench/README.md). Each is one a priority 0 message
+ * of its own, 4 keep the connections busier than 2 (alternating runs in
+ * bench/results/HISTORY.md). Each is one a priority 0 message
  * cannot overtake.
  */
 export const ON_WIRE_PER_CONNECTION = 4;

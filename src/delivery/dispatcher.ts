@@ -48,8 +48,8 @@ const RETRY_MS = 1000;
  * Under a stream of wakes (each commit of new mail, each finished send), steps at most every
  * 5 ms: each claim is a transaction whose commit costs about as much as claiming ten messages
  * more, and mail trickling in from connection-per-message clients woke one claim per message.
- * A lone message after a quiet spell is claimed at once. Two builds alternating under smtp-source:
- * +12-14% end to end, -11-14% daemon CPU per message (bench/README.md, 2026-11-27).
+ * A lone message after a quiet spell is claimed at once. Alternating builds under smtp-source
+ * relayed more for less CPU per message this way (bench/results/HISTORY.md).
  */
 const WAKE_SPACING_MS = 5;
 

@@ -135,7 +135,7 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
         // where nodemailer would call randomBytes for every MIME node.
         baseBoundary: randomUUID().replaceAll('-', ''),
         // nodemailer otherwise counts non-ASCII characters over the whole body to
-        // choose (8% of relay CPU in a profile); one native test decides the same way.
+        // choose (a visible share of relay CPU in a profile); one native test decides the same way.
         textEncoding: isAscii(payload.body) && isAscii(payload.html) ? 'quoted-printable' : 'base64',
         attachments: await fetchAttachments(payload.attachments, request, deps.fetchAttachment),
         // Every part is in memory: nodemailer must never read a path or URL itself.

@@ -11,7 +11,7 @@ type SocketCallback = (error: Error | null, socketOptions?: { connection: Socket
  * Writes issued in the same tick leave in one system call: the socket is corked
  * at the first and uncorked on the next tick. nodemailer writes the message and
  * its terminating dot separately; on loopback each write also runs the peer's
- * receive path, so every write saved is measurable (bench/README.md).
+ * receive path, so every write saved counts.
  */
 function coalesceWrites(socket: Socket): void {
   const write = socket.write.bind(socket) as (...args: unknown[]) => boolean;

@@ -1,6 +1,6 @@
 /**
  * Group commit of delivery outcomes: every commit rewrites the pages it touches,
- * so one per finished send would cost more than the send (measured). A group is
+ * so one per finished send would cost more than the send. A group is
  * committed when it holds `maxGroup` outcomes or is `maxDelayMs` old; a crash
  * inside that window re-sends those messages (same X-Genro-Mail-ID). A group
  * the store refuses (full, locked) is kept and committed again later.

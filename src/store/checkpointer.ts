@@ -1,8 +1,8 @@
 /**
  * Copies committed WAL frames into the database file from a connection of its
  * own, so that the writer's commits never pay for it: run in a worker thread
- * (wal-checkpointer.thread.ts), it took 5-8 µs per intake message off the
- * main thread (bench/README.md). PASSIVE never waits for, nor blocks, the
+ * (wal-checkpointer.thread.ts), it takes that work off the intake's main
+ * thread. PASSIVE never waits for, nor blocks, the
  * writer; the writer restarts the WAL from its beginning once a checkpoint has
  * caught up with it.
  */

@@ -32,7 +32,7 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
   try {
     // 16 KiB pages for a new database (an existing one keeps its own): a 2 KB
     // message and its index entries touch fewer pages, and a commit writes fewer
-    // WAL frames. Intake +16% in bench/README.md, the relay path unchanged.
+    // WAL frames: intake gains, the relay path is unchanged.
     db.pragma('page_size = 16384');
     db.pragma('journal_mode = WAL');
     // NORMAL in WAL mode survives a process crash (kill -9) but not a power loss.
@@ -44,7 +44,7 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
     db.pragma('foreign_keys = ON');
     // A savepoint's journal stays in memory: with 16 KiB pages a one-message
     // savepoint outgrows the in-memory default and a temporary file was created,
-    // written and deleted on every commit (bench/README.md).
+    // written and deleted on every commit.
     db.pragma('temp_store = MEMORY');
     // A larger page cache (64 MiB) keeps the hot indexes in memory under load.
     db.pragma('cache_size = -65536');

@@ -11,8 +11,8 @@ import type { MessageEventWriter } from './message-event-writer.js';
 
 export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter) {
   // A new id (the common case) costs one statement: no lookup first, and no
-  // RETURNING (it cost a third of the insert, measured); lastInsertRowid is free.
-  // The insert binds positionally (cheaper than named, measured), the rare
+  // RETURNING (a large share of the insert's cost); lastInsertRowid is free.
+  // The insert binds positionally (cheaper than named), the rare
   // replacement by name from the same values: see `row` below for the order.
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
       payload, raw, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)

@@ -33,7 +33,7 @@ const setPresent = (json: string, column: string): string => `CASE WHEN ${column
 /**
  * The event body of core/contracts/event.ts `eventBody`, encoded by SQLite itself into UTF-8
  * bytes: the mirror then parses, restringifies and encodes nothing per event (reading the row,
- * `eventBody` and TextEncoder were ~15 µs an event, a third of the mirror's main-thread cost).
+ * `eventBody` and TextEncoder were a large share of the mirror's main-thread cost).
  * test/store/event-body.test.ts holds the two to the same bytes.
  */
 const EVENT_BODY = `CAST(json_object('event_id', id, 'event_type', event_type, 'event_version', event_version,
@@ -50,8 +50,8 @@ export function createSqliteMirrorStore(db: SqliteDatabase): MirrorStore {
   const record = db.prepare<[], { cursor_seq: number; last_published_at: number | null; last_error: string | null; last_error_at: number | null }>(
     `SELECT cursor_seq, last_published_at, last_error, last_error_at FROM mirror_state WHERE id = 1`,
   );
-  // Only the columns the publisher reads besides the body: each column read costs (measured, 1,000 rows: 7.0 µs
-  // an event this way, 10.6 with every column, 11.5 with the body made in JavaScript).
+  // Only the columns the publisher reads besides the body: each column read costs, more than
+  // the body that SQLite builds.
   // A bounce's type is read only for bounces: the latest state ranks a soft one below the verdicts.
   const pending = db.prepare<[number, number], Row>(`SELECT seq, id, event_type, tenant_id, message_pk, message_id, occurred_at, ${EVENT_BODY} AS body,
       CASE WHEN event_type = 'message.bounced' THEN json_extract(payload, '$.bounce_type') END AS bounce_type

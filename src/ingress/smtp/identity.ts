@@ -52,8 +52,8 @@ const ADDRESSES_KEPT = 1024;
 
 /**
  * The first listed network that holds the address wins. A session asks at every
- * command, and BlockList parses the address anew each time (~30 µs a message,
- * measured), so each address's answer is remembered.
+ * command, and BlockList parses the address anew each time (costly at every
+ * command of every message), so each address's answer is remembered.
  */
 export function trustedNetworks(networks: readonly TrustedNetwork[]): (remoteAddress: string) => SmtpIdentity | null {
   const lists = networks.map((network) => {

@@ -7,6 +7,7 @@
  */
 import type { EventOutcome, ProviderEvent } from './provider-events.js';
 import type { MessageCommands } from './message-commands.js';
+import type { MessageRead } from './message-read.js';
 import type { MessageCursor, MessageOrder, MessageQuery, MessageSearch, MessageSummary } from './message-search.js';
 import { nodeQueue, type FleetQueues, type NodeQueue } from './fleet-queues.js';
 import type { QueueStatusStore } from './queue-status.js';
@@ -116,7 +117,7 @@ export interface FleetMessages {
     query: Omit<MessageQuery, 'after'>,
     cursor: string | undefined,
   ): Promise<FleetReach & { messages: FleetSummary[]; next_cursor: string | null }>;
-  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { node_id: string; detail: Record<string, unknown> }>;
+  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { node_id: string; detail: MessageRead }>;
   /** Runs a per-tenant command on every node (local included) and merges the outcomes. */
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<FleetReach & Record<string, unknown>>;
   /** Each node's waiting messages and the fleet's total (GET /status, /metrics). */
@@ -163,8 +164,7 @@ export function mergeCommandOutcomes(
 /** The use-cases a node answers with, the same the API calls (so each node applies the same access rules). */
 export interface LocalMessages {
   page(query: MessageQuery, skip: number): { messages: MessageSummary[]; next: MessageCursor | null };
-  /** The message read (core/message-commands.ts detail: message, events, why, pecReceipts). */
-  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Record<string, unknown>;
+  detail(ctx: CommandContext, tenantId: string | undefined, id: string): MessageRead;
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Record<string, unknown>;
   queue(): NodeQueue;
 }

@@ -9,7 +9,7 @@ import type { PecReceiptView } from '../../../core/pec.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
-import { waitingSentence } from '../../http/views/waiting-view.js';
+import { waitingSentence } from '../../../core/waiting-words.js';
 import { statusClass, when, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';

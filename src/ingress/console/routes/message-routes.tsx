@@ -12,7 +12,8 @@ import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
 import { decodeCursor, encodeCursor } from '../../http/routes/message-cursor.js';
 import { receiptResponse } from '../../http/routes/pec.js';
 import { validate } from '../../http/request-input.js';
-import { statusOf, type MessageRead } from '../../http/views/message-detail-view.js';
+import type { MessageRead } from '../../../core/message-read.js';
+import { statusOf } from '../../http/views/message-detail-view.js';
 import { queueOverview } from '../../http/views/queue-overview.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
@@ -95,7 +96,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
       const { tenant, id } = validate(pathParams, c.req.param(), 'message');
       const found = await deps.fleetMessages.detail(consoleContext(c), tenant, id);
       // The node that holds it answers with the core's read model.
-      return { ...(found.detail as unknown as MessageRead), node: found.node_id };
+      return { ...found.detail, node: found.node_id };
     }
   };
 

@@ -6,10 +6,10 @@
  */
 import { epochSeconds } from '../../../core/clock.js';
 import type { MessageDetail, MessageTimelineEvent } from '../../../core/message-admin.js';
+import type { MessageRead } from '../../../core/message-read.js';
 import type { HandoffState, Priority } from '../../../core/message.js';
 import { messageStatus, type MessageStatus } from '../../../core/message-search.js';
 import type { PecReceiptView } from '../../../core/pec.js';
-import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { viewWaiting, type WaitingView } from './waiting-view.js';
 
 export interface MessageView {
@@ -72,14 +72,6 @@ export interface MessageDetailView {
   events: MessageEventView[];
   why: WaitingView;
   pec_receipts: PecReceiptView[];
-}
-
-/** What the core answers for one message: the read model, its timeline, why it waits, its receipts. */
-export interface MessageRead {
-  message: MessageDetail;
-  events: MessageTimelineEvent[];
-  why: WaitingExplanation;
-  pecReceipts: PecReceiptView[];
 }
 
 /** The message's derived status: `suspended` while held, `bounced` once returned. */

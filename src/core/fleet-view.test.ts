@@ -27,7 +27,7 @@ function queue(node: string, n: number, startTs: number): MessageSummary[] {
 }
 
 /** The store's page: newest by pk descending; by next attempt ascending, then pk (its cursor exact at the page's end only). */
-function storePage(all: MessageSummary[], order: MessageOrder, request: ReturnType<typeof pageRequest>): Omit<NodePage, 'node_id'> {
+function storePage(all: MessageSummary[], order: MessageOrder, request: ReturnType<typeof pageRequest>): Omit<NodePage, 'nodeId'> {
   const sorted = order === 'newest' ? [...all].sort((a, b) => b.pk - a.pk) : [...all].sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.pk - b.pk);
   const after = request.after;
   const rest =
@@ -51,7 +51,7 @@ function walk(order: MessageOrder, queues: Record<string, MessageSummary[]>, lim
   for (let round = 0; round < 100; round += 1) {
     const pages = Object.entries(queues)
       .filter(([node]) => !silent.includes(node) && cursor?.nodes[node] !== 'done')
-      .map(([node, all]) => ({ node_id: node, ...storePage(all, order, pageRequest(cursor?.nodes[node], limit)) }));
+      .map(([node, all]) => ({ nodeId: node, ...storePage(all, order, pageRequest(cursor?.nodes[node], limit)) }));
     const merged = mergePages(order, cursor, pages, limit);
     expect(merged.messages.length).toBeLessThanOrEqual(limit);
     seen.push(...merged.messages.map((m) => m.id));

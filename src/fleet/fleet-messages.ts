@@ -51,13 +51,12 @@ export function createFleetMessages(deps: FleetMessagesDeps): FleetMessages {
     async detail(ctx, tenantId, id) {
       const here = locally(() => local.detail(ctx, tenantId, id));
       const { others, absent } = reach();
-      if ('ok' in here || here.error.code !== 'NOT_FOUND') return { node_id: self, detail: valueOf(here) as MessageRead, missing_nodes: absent };
+      if ('ok' in here || here.error.code !== 'NOT_FOUND') return { nodeId: self, detail: valueOf(here) as MessageRead, missingNodes: absent };
       const answers = await Promise.all(others.map((node) => ask(node, 'detail', { ctx: wireContext(ctx), tenant_id: tenantId, id })));
-      const missing_nodes = missingOf(answers, absent);
+      const missingNodes = missingOf(answers, absent);
       const hit = answers.find((answer) => 'reply' in answer && 'ok' in answer.reply);
-      if (hit !== undefined && 'reply' in hit)
-        return { node_id: hit.node, detail: detailFromWire(valueOf(hit.reply) as Record<string, unknown>), missing_nodes };
-      throw new AppError('NOT_FOUND', 'message not found', { details: { message: id, missing_nodes } });
+      if (hit !== undefined && 'reply' in hit) return { nodeId: hit.node, detail: detailFromWire(valueOf(hit.reply) as Record<string, unknown>), missingNodes };
+      throw new AppError('NOT_FOUND', 'message not found', { details: { message: id, missing_nodes: missingNodes } });
     },
 
     async command(ctx, name: FleetCommandName, params) {
@@ -106,7 +105,7 @@ async function searchFleet(
   const pages: NodePage[] = [];
   if (open(self)) {
     const { after, limit, skip } = requestOf(self);
-    pages.push({ node_id: self, ...local.page({ ...query, after, limit }, skip) });
+    pages.push({ nodeId: self, ...local.page({ ...query, after, limit }, skip) });
   }
   const answers = await Promise.all(
     others.filter(open).map((node) => {
@@ -123,8 +122,8 @@ async function searchFleet(
   const merged = mergePages(query.order, cursor, pages, query.limit);
   return {
     messages: merged.messages,
-    next_cursor: merged.cursor === null ? null : encodeFleetCursor(merged.cursor),
-    missing_nodes: [...missingOf(answers, absent), ...failed].sort(),
+    nextCursor: merged.cursor === null ? null : encodeFleetCursor(merged.cursor),
+    missingNodes: [...missingOf(answers, absent), ...failed].sort(),
   };
 }
 
@@ -133,7 +132,7 @@ interface WirePage {
   messages: Record<string, unknown>[];
   next: MessageCursor | null;
 }
-const pageFromWire = (node: string, page: WirePage): NodePage => ({ node_id: node, messages: page.messages.map(summaryFromWire), next: page.next });
+const pageFromWire = (node: string, page: WirePage): NodePage => ({ nodeId: node, messages: page.messages.map(summaryFromWire), next: page.next });
 
 /** Each event's outcome across the nodes that answered; one matched nowhere is unmatched only if every node answered. */
 function providerOutcomes(events: readonly ProviderEvent[], answers: readonly Answer[], absent: readonly string[]): EventOutcome[] {

@@ -56,7 +56,7 @@ function registerList(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const findPage = async (c: Context<ConsoleEnv>, query: Omit<MessageQuery, 'after'>, cursor: string | undefined) => {
     if (deps.fleetMessages) {
       const found = await deps.fleetMessages.search(consoleContext(c), query, cursor);
-      return { messages: found.messages, next: found.next_cursor, missing: found.missing_nodes };
+      return { messages: found.messages, next: found.nextCursor, missing: found.missingNodes };
     }
     const found = deps.search.find({ ...query, after: cursor === undefined ? null : decodeCursor(cursor) });
     return { messages: found.messages, next: found.next === null ? null : encodeCursor(found.next), missing: [] };
@@ -96,7 +96,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
       const { tenant, id } = validate(pathParams, c.req.param(), 'message');
       const found = await deps.fleetMessages.detail(consoleContext(c), tenant, id);
       // The node that holds it answers with the core's read model.
-      return { ...found.detail, node: found.node_id };
+      return { ...found.detail, node: found.nodeId };
     }
   };
 

@@ -10,7 +10,7 @@ import type { SyncStatus } from '../../../core/report.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
 import { waitingSentence } from '../../../core/waiting-words.js';
-import { statusClass, when, whenMs } from '../format.js';
+import { statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
@@ -175,13 +175,13 @@ export function MessagePage(props: MessagePageProps) {
               ['Bounce reported', m.bounceAt === null ? null : m.bounceReportedAt === null ? 'not yet' : whenMs(m.bounceReportedAt)],
               [
                 'Report loop',
-                sync === null || sync.client_sync_url === null
+                sync === null || sync.clientSyncUrl === null
                   ? 'no report endpoint: outcomes count as reported when they happen'
-                  : sync.consecutive_failures > 0
-                    ? `failing (${sync.consecutive_failures} in a row): ${sync.last_error ?? ''}`
+                  : sync.consecutiveFailures > 0
+                    ? `failing (${sync.consecutiveFailures} in a row): ${sync.lastError ?? ''}`
                     : 'healthy',
               ],
-              ['Last report round', sync === null || sync.last_success_ts === null ? null : when(sync.last_success_ts)],
+              ['Last report round', sync === null || sync.lastSuccessAt === null ? null : whenMs(sync.lastSuccessAt)],
             ]}
           />
         </section>

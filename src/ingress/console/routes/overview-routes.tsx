@@ -34,7 +34,7 @@ export function overviewRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const now = deps.clock.now();
     // Whole minutes: the last bar is the minute in progress.
     const since = Math.floor(now / 60_000) * 60_000 - (CHART_MINUTES - 1) * 60_000;
-    const reports = deps.reports.list().filter((sync) => sync.client_sync_url !== null && (tenantId === null || sync.tenant_id === tenantId));
+    const reports = deps.reports.list().filter((sync) => sync.clientSyncUrl !== null && (tenantId === null || sync.tenantId === tenantId));
     return c.html(
       <OverviewPage
         session={session}

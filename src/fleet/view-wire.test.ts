@@ -36,7 +36,12 @@ const OLD_DETAIL = {
     ],
     expires_ts: 1700432000,
   },
-  pec_receipts: [],
+  pec_receipts: [
+    { receipt_id: 'r-1', tenant_id: 't1', account_id: 'a1', message_id: 'inv-1', receipt_type: 'accettazione', recognised_by: 'daticert',
+      matched_by: 'msgid', recipient: null, error: null, error_detail: null, issuer: 'Posta Certificata', identificativo: 'opec-1',
+      referenced_message_id: '<m1@example.org>', header_message_id: '<r1@pec.example>', subject: 'ACCETTAZIONE: Invoice',
+      issued_ts: 1700000050, received_ts: 1700000060, size_bytes: 2048, complete: true, sha256: 'ab12' },
+  ],
 }; // prettier-ignore
 
 const SUMMARY: MessageSummary = {
@@ -70,7 +75,12 @@ const READ: MessageRead = {
     ],
     expiresAt: 1700432000_000,
   },
-  pecReceipts: [],
+  pecReceipts: [
+    { receiptId: 'r-1', tenantId: 't1', accountId: 'a1', clientId: 'inv-1', receiptType: 'accettazione', recognisedBy: 'daticert',
+      matchedBy: 'msgid', recipient: null, error: null, errorDetail: null, issuer: 'Posta Certificata', identificativo: 'opec-1',
+      referencedMessageId: '<m1@example.org>', headerMessageId: '<r1@pec.example>', subject: 'ACCETTAZIONE: Invoice',
+      issuedAt: 1700000050_000, receivedAt: 1700000060_000, sizeBytes: 2048, complete: true, sha256: 'ab12' },
+  ],
 }; // prettier-ignore
 
 describe('the fleet view wire: the previous version shape', () => {

@@ -9,6 +9,7 @@ import { epochSeconds } from '../core/clock.js';
 import type { MessageDetail, MessageTimelineEvent } from '../core/message-admin.js';
 import type { MessageRead } from '../core/message-read.js';
 import { messageStatus, type MessageSummary } from '../core/message-search.js';
+import type { PecReceiptListing } from '../core/pec.js';
 import type { WaitingExplanation, WaitingReason } from '../core/waiting-reasons.js';
 import { NO_PAUSE_REASON, waitingSentence } from '../core/waiting-words.js';
 
@@ -47,6 +48,16 @@ const EVENT_FIELDS: readonly Field[] = [
   ['enhanced_status', 'enhancedStatus'], ['text', 'text'], ['data', 'data'],
 ];
 
+// prettier-ignore
+const PEC_RECEIPT_FIELDS: readonly Field[] = [
+  ['receipt_id', 'receiptId'], ['tenant_id', 'tenantId'], ['account_id', 'accountId'], ['message_id', 'clientId'],
+  ['receipt_type', 'receiptType'], ['recognised_by', 'recognisedBy'], ['matched_by', 'matchedBy'], ['recipient', 'recipient'],
+  ['error', 'error'], ['error_detail', 'errorDetail'], ['issuer', 'issuer'], ['identificativo', 'identificativo'],
+  ['referenced_message_id', 'referencedMessageId'], ['header_message_id', 'headerMessageId'], ['subject', 'subject'],
+  ['issued_ts', 'issuedAt', 'ts'], ['received_ts', 'receivedAt', 'ts0'], ['size_bytes', 'sizeBytes'], ['complete', 'complete'],
+  ['sha256', 'sha256'],
+];
+
 const seconds = (at: unknown, zero: boolean): number | null => {
   const value = epochSeconds(typeof at === 'number' ? at : null);
   return zero ? (value ?? 0) : value;
@@ -78,7 +89,7 @@ export function detailToWire(read: MessageRead): Wire {
       reasons: read.why.reasons.map((reason) => ({ code: reason.code, message: waitingSentence(reason, message), until_ts: seconds(reason.untilAt, false) })),
       expires_ts: seconds(read.why.expiresAt, false),
     },
-    pec_receipts: read.pecReceipts,
+    pec_receipts: read.pecReceipts.map((receipt) => toWire(PEC_RECEIPT_FIELDS, receipt)),
   };
 }
 
@@ -90,7 +101,9 @@ export function detailFromWire(wire: Wire): MessageRead {
     message,
     events: (Array.isArray(wire.events) ? (wire.events as Wire[]) : []).map((event) => fromWire<MessageTimelineEvent>(EVENT_FIELDS, event)),
     why: { waiting: why.waiting === true, reasons: reasons.map(reasonFromWire), expiresAt: millis(why.expires_ts) } satisfies WaitingExplanation,
-    pecReceipts: Array.isArray(wire.pec_receipts) ? (wire.pec_receipts as MessageRead['pecReceipts']) : [],
+    pecReceipts: (Array.isArray(wire.pec_receipts) ? (wire.pec_receipts as Wire[]) : []).map((receipt) =>
+      fromWire<PecReceiptListing>(PEC_RECEIPT_FIELDS, receipt),
+    ),
   };
 }
 

@@ -5,7 +5,7 @@
  */
 import type { MessageDetail, MessageTimelineEvent } from '../../../core/message-admin.js';
 import type { MessageStatus } from '../../../core/message-search.js';
-import type { PecReceiptView } from '../../../core/pec.js';
+import type { PecReceiptListing } from '../../../core/pec.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
@@ -22,7 +22,7 @@ export interface MessagePageProps {
   message: MessageDetail;
   status: MessageStatus;
   events: MessageTimelineEvent[];
-  pecReceipts: PecReceiptView[];
+  pecReceipts: PecReceiptListing[];
   why: WaitingExplanation;
   headers: { source: 'smtp' | 'http'; text: string } | null;
   /** Fleet mode: the other node that holds the message (its actions are offered on that node's console); null for this node's. */

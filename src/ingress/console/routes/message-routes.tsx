@@ -128,7 +128,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
     const { tenant, id } = validate(pathParams, c.req.param(), 'message');
     const receiptId = c.req.param('receipt');
     const found = deps.pecReceipts.raw(receiptId, scopeTenant(currentSession(c).principal, tenant));
-    if (found === null || found.view.message_id !== id) throw notFound('receipt', receiptId);
+    if (found === null || found.receipt.clientId !== id) throw notFound('receipt', receiptId);
     return receiptResponse(c, found);
   });
 }

@@ -9,7 +9,7 @@ import type { MessageDetail, MessageTimelineEvent } from '../../../core/message-
 import type { MessageRead } from '../../../core/message-read.js';
 import type { HandoffState, Priority } from '../../../core/message.js';
 import { messageStatus, type MessageStatus } from '../../../core/message-search.js';
-import type { PecReceiptView } from '../../../core/pec.js';
+import { viewPecReceipt, type PecReceiptView } from './pec-receipt-view.js';
 import { viewWaiting, type WaitingView } from './waiting-view.js';
 
 export interface MessageView {
@@ -142,6 +142,6 @@ export function viewMessageDetail(read: MessageRead): MessageDetailView {
     message: viewMessage(read.message),
     events: read.events.map(viewMessageEvent),
     why: viewWaiting(read.why, read.message),
-    pec_receipts: read.pecReceipts,
+    pec_receipts: read.pecReceipts.map(viewPecReceipt),
   };
 }

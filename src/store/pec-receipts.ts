@@ -88,15 +88,6 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
   const ofMessage = db.prepare<[number], ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts WHERE message_pk = ? ORDER BY seq`);
   const one = db.prepare<Record<string, unknown>, ReceiptRow & { raw: Buffer }>(`SELECT ${VIEW_COLUMNS}, raw FROM pec_receipts
     WHERE receipt_id = @id AND (@tenant IS NULL OR tenant_id = @tenant)`);
-  const due = db.prepare<Record<string, unknown>, { pk: number; since: number; pec: number }>(`SELECT m.pk, m.pec_awaiting_since AS since,
-      coalesce((SELECT a.is_pec FROM accounts a WHERE a.tenant_id = m.tenant_id AND a.id = m.account_id), 0) AS pec
-    FROM messages m WHERE m.pec_awaiting_since IS NOT NULL AND m.pec_awaiting_since <= @cutoff ORDER BY m.pec_awaiting_since LIMIT @limit`);
-  // Its account is no longer PEC (or is gone): nobody expects a receipt for it any more.
-  const release = db.prepare(`UPDATE messages SET pec_awaiting_since = NULL WHERE pk = ?`);
-  const expire = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
-    SET pec_error = @error, pec_error_at = @now, pec_awaiting_since = NULL, updated_at = @now
-    WHERE pk = @pk AND pec_awaiting_since IS NOT NULL RETURNING ${IDENTITY_COLUMNS}`);
-
   // In bounded steps: a first prune after years of receipts must not hold the writer for long.
   const prune = db.prepare(`DELETE FROM pec_receipts WHERE seq IN (SELECT seq FROM pec_receipts WHERE received_at < ? ORDER BY seq LIMIT 1000)`);
   const awaiting = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE pec_awaiting_since IS NOT NULL`);
@@ -117,27 +108,40 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
       const row = one.get({ id: receiptId, tenant: tenantId });
       return row === undefined ? null : { receipt: toListing(row), raw: row.raw };
     },
-    expireAwaiting: (cutoff, now, limit) =>
-      durableTransaction(db, () => {
-        const error = `${ACCEPTANCE_TIMEOUT}: no acceptance receipt from the PEC provider`;
-        let expired = 0;
-        let released = 0;
-        for (const { pk, since, pec } of due.all({ cutoff, limit })) {
-          if (pec !== 1) {
-            released += release.run(pk).changes;
-            continue;
-          }
-          const row = expire.get({ pk, now, error });
-          if (row === undefined) continue;
-          expired += 1;
-          writeEvent(
-            transitionOf(row, 'pec', now, {
-              text: error,
-              data: { pec_event: ACCEPTANCE_TIMEOUT, error, sent_ts: seconds(since), waited_seconds: seconds(now - since) },
-            }),
-          );
-        }
-        return { expired, released };
-      }),
+    expireAwaiting: createAwaitingExpiry(db, writeEvent),
   };
+}
+
+/** Messages whose acceptance receipt never came: marked with the PEC error, or released when their account is no longer PEC. */
+function createAwaitingExpiry(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts['expireAwaiting'] {
+  const due = db.prepare<Record<string, unknown>, { pk: number; since: number; pec: number }>(`SELECT m.pk, m.pec_awaiting_since AS since,
+      coalesce((SELECT a.is_pec FROM accounts a WHERE a.tenant_id = m.tenant_id AND a.id = m.account_id), 0) AS pec
+    FROM messages m WHERE m.pec_awaiting_since IS NOT NULL AND m.pec_awaiting_since <= @cutoff ORDER BY m.pec_awaiting_since LIMIT @limit`);
+  // Its account is no longer PEC (or is gone): nobody expects a receipt for it any more.
+  const release = db.prepare(`UPDATE messages SET pec_awaiting_since = NULL WHERE pk = ?`);
+  const expire = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
+    SET pec_error = @error, pec_error_at = @now, pec_awaiting_since = NULL, updated_at = @now
+    WHERE pk = @pk AND pec_awaiting_since IS NOT NULL RETURNING ${IDENTITY_COLUMNS}`);
+  return (cutoff, now, limit) =>
+    durableTransaction(db, () => {
+      const error = `${ACCEPTANCE_TIMEOUT}: no acceptance receipt from the PEC provider`;
+      let expired = 0;
+      let released = 0;
+      for (const { pk, since, pec } of due.all({ cutoff, limit })) {
+        if (pec !== 1) {
+          released += release.run(pk).changes;
+          continue;
+        }
+        const row = expire.get({ pk, now, error });
+        if (row === undefined) continue;
+        expired += 1;
+        writeEvent(
+          transitionOf(row, 'pec', now, {
+            text: error,
+            data: { pec_event: ACCEPTANCE_TIMEOUT, error, sent_ts: seconds(since), waited_seconds: seconds(now - since) },
+          }),
+        );
+      }
+      return { expired, released };
+    });
 }

@@ -6,7 +6,7 @@ import type { MessageOrder, MessageSummary } from './message-search.js';
 function queue(node: string, n: number, startTs: number): MessageSummary[] {
   return Array.from({ length: n }, (_, index) => ({
     pk: index + 1,
-    id: `${node}-${index + 1}`,
+    clientId: `${node}-${index + 1}`,
     tenantId: 'acme',
     accountId: 'main',
     status: 'queued',
@@ -54,7 +54,7 @@ function walk(order: MessageOrder, queues: Record<string, MessageSummary[]>, lim
       .map(([node, all]) => ({ nodeId: node, ...storePage(all, order, pageRequest(cursor?.nodes[node], limit)) }));
     const merged = mergePages(order, cursor, pages, limit);
     expect(merged.messages.length).toBeLessThanOrEqual(limit);
-    seen.push(...merged.messages.map((m) => m.id));
+    seen.push(...merged.messages.map((m) => m.clientId));
     if (merged.cursor === null) return seen;
     cursor = merged.cursor;
   }
@@ -65,7 +65,7 @@ describe('fleet search merge', () => {
   const queues = { n1: queue('n1', 7, 100), n2: queue('n2', 11, 103), n3: queue('n3', 2, 90) };
   const everyId = Object.values(queues)
     .flat()
-    .map((m) => m.id)
+    .map((m) => m.clientId)
     .sort();
 
   for (const order of ['newest', 'next_attempt'] as const)

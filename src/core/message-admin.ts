@@ -20,7 +20,7 @@ export interface MessageTimelineEvent {
 export interface MessageDetail {
   pk: number;
   /** The client id. */
-  id: string;
+  clientId: string;
   tenantId: string;
   accountId: string;
   priority: Priority;

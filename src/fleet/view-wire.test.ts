@@ -45,14 +45,14 @@ const OLD_DETAIL = {
 }; // prettier-ignore
 
 const SUMMARY: MessageSummary = {
-  pk: 7, id: 'inv-1', tenantId: 't1', accountId: 'a1', status: 'deferred', state: 'deferred', priority: 2, batchCode: 'b1',
+  pk: 7, clientId: 'inv-1', tenantId: 't1', accountId: 'a1', status: 'deferred', state: 'deferred', priority: 2, batchCode: 'b1',
   subject: 'Invoice', mailFrom: 'from@example.org', rcptTo: ['to@example.org'], attempts: 1, createdAt: 1700000000_000,
   nextAttemptAt: 1700000600_000, sentAt: null, errorAt: null, error: null, bounceType: null,
 }; // prettier-ignore
 
 const READ: MessageRead = {
   message: {
-    pk: 7, id: 'inv-1', tenantId: 't1', accountId: 'a1', priority: 2, batchCode: 'b1', source: 'http', state: 'deferred',
+    pk: 7, clientId: 'inv-1', tenantId: 't1', accountId: 'a1', priority: 2, batchCode: 'b1', source: 'http', state: 'deferred',
     suspended: false, attempts: 1, mailFrom: 'from@example.org', rcptTo: ['to@example.org', 'gone@example.org'], subject: 'Invoice',
     messageId: '<m1@example.org>', sizeBytes: 1234, createdAt: 1700000000_000, updatedAt: 1700000100_000, nextAttemptAt: 1700000600_000,
     deferredAt: 1700000100_000, deferredReason: 'greylisted', sentAt: null, errorAt: null, error: null, lastReplyCode: 451,

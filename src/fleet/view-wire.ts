@@ -21,7 +21,7 @@ type Field = readonly [wire: string, core: string, instant?: 'ts' | 'ts0'];
 // In the order the previous version sent them. `ts0`: never null (0 when missing), as the API answers.
 // prettier-ignore
 const SUMMARY_FIELDS: readonly Field[] = [
-  ['pk', 'pk'], ['id', 'id'], ['tenant_id', 'tenantId'], ['account_id', 'accountId'], ['status', 'status'], ['state', 'state'],
+  ['pk', 'pk'], ['id', 'clientId'], ['tenant_id', 'tenantId'], ['account_id', 'accountId'], ['status', 'status'], ['state', 'state'],
   ['priority', 'priority'], ['batch_code', 'batchCode'], ['subject', 'subject'], ['mail_from', 'mailFrom'], ['rcpt_to', 'rcptTo'],
   ['attempts', 'attempts'], ['created_ts', 'createdAt', 'ts0'], ['next_attempt_ts', 'nextAttemptAt', 'ts'], ['sent_ts', 'sentAt', 'ts'],
   ['error_ts', 'errorAt', 'ts'], ['error', 'error'], ['bounce_type', 'bounceType'],
@@ -29,7 +29,7 @@ const SUMMARY_FIELDS: readonly Field[] = [
 
 // prettier-ignore
 const DETAIL_FIELDS: readonly Field[] = [
-  ['pk', 'pk'], ['id', 'id'], ['tenant_id', 'tenantId'], ['account_id', 'accountId'], ['priority', 'priority'], ['batch_code', 'batchCode'],
+  ['pk', 'pk'], ['id', 'clientId'], ['tenant_id', 'tenantId'], ['account_id', 'accountId'], ['priority', 'priority'], ['batch_code', 'batchCode'],
   ['source', 'source'], ['state', 'state'], ['suspended', 'suspended'], ['attempts', 'attempts'], ['mail_from', 'mailFrom'],
   ['rcpt_to', 'rcptTo'], ['subject', 'subject'], ['message_id', 'messageId'], ['size_bytes', 'sizeBytes'],
   ['created_ts', 'createdAt', 'ts0'], ['updated_ts', 'updatedAt', 'ts0'], ['next_attempt_ts', 'nextAttemptAt', 'ts'],

@@ -66,7 +66,7 @@ export function BulkConfirmPage(props: {
             {preview.sample.map((m, index) => (
               <>
                 {index === 0 ? '' : ', '}
-                <a href={messageHref({ tenantId: m.tenantId, id: m.clientId })}>{m.clientId}</a>
+                <a href={messageHref(m)}>{m.clientId}</a>
               </>
             ))}
           </p>

@@ -122,7 +122,7 @@ export function MessagePage(props: MessagePageProps) {
   const m = props.message;
   const sync = props.sync;
   return (
-    <Layout title={`Message ${m.id}`} session={props.session} current="messages" notice={props.notice}>
+    <Layout title={`Message ${m.clientId}`} session={props.session} current="messages" notice={props.notice}>
       <p>
         <span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}
       </p>

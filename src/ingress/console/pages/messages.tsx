@@ -35,8 +35,8 @@ export interface MessagesPageProps {
   bulk: readonly BulkAction[];
 }
 
-export const messageHref = (message: Pick<MessageSummary, 'tenantId' | 'id'>): string =>
-  `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenantId)}/${encodeURIComponent(message.id)}`;
+export const messageHref = (message: Pick<MessageSummary, 'tenantId' | 'clientId'>): string =>
+  `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenantId)}/${encodeURIComponent(message.clientId)}`;
 
 function Field(props: { name: keyof MessageFilters; label: string; value: string; type?: string; placeholder?: string }) {
   return (
@@ -120,7 +120,7 @@ function Results(props: { messages: MessagesPageProps['messages']; admin: boolea
       {props.messages.map((message) => (
         <tr>
           <td>
-            <a href={messageHref(message)}>{message.id}</a>
+            <a href={messageHref(message)}>{message.clientId}</a>
           </td>
           <td>
             <span class={statusClass(message.status)}>{message.status}</span>

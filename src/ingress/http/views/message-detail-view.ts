@@ -81,7 +81,7 @@ export const statusOf = (m: MessageDetail): MessageStatus => messageStatus(m.sta
 export function viewMessage(m: MessageDetail): MessageView {
   return {
     pk: m.pk,
-    id: m.id,
+    id: m.clientId,
     tenant_id: m.tenantId,
     account_id: m.accountId,
     priority: m.priority,

@@ -30,7 +30,7 @@ export interface MessageSummaryView {
 export function viewMessageSummary(m: MessageSummary & { nodeId?: string }): MessageSummaryView {
   const view: MessageSummaryView = {
     pk: m.pk,
-    id: m.id,
+    id: m.clientId,
     tenant_id: m.tenantId,
     account_id: m.accountId,
     status: m.status,

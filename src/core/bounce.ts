@@ -7,8 +7,8 @@
 /** A bounce tied back to one of our messages: what the bounce room finds and the store records. */
 export interface BounceRecord {
   tenantId: string;
-  /** The client's id of the message. */
-  messageId: string;
+  /** The client id of the message. */
+  clientId: string;
   type: 'hard' | 'soft';
   /** The reply code (550) or, when the bounce gave none, the enhanced status (5.1.1). */
   code: string | null;
@@ -23,7 +23,8 @@ export interface BounceRecord {
 /** A recipient's complaint (an ARF feedback report) about one of our messages. */
 export interface ComplaintRecord {
   tenantId: string;
-  messageId: string;
+  /** The client id of the message. */
+  clientId: string;
   /** ARF Feedback-Type: abuse, fraud, virus, other... */
   feedbackType: string | null;
   recipient: string | null;

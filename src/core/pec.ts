@@ -134,8 +134,8 @@ export interface PecReceiptListing {
 export interface PecReceiptFilter {
   /** Null: every tenant's (the admin token). */
   tenantId: string | null;
-  /** The client's id of the message; null for every receipt. */
-  messageId: string | null;
+  /** The client id of the message; null for every receipt. */
+  clientId: string | null;
   /** Older than this `seq` (paging), or null. */
   before: number | null;
   limit: number;

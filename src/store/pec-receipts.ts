@@ -101,7 +101,7 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
     },
     list: (filter) =>
       list
-        .all({ tenant: filter.tenantId, message: filter.messageId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
+        .all({ tenant: filter.tenantId, message: filter.clientId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
         .map((row) => ({ ...toListing(row), seq: row.seq })),
     ofMessage: (messagePk) => ofMessage.all(messagePk).map(toListing),
     raw: (receiptId, tenantId) => {

@@ -83,7 +83,7 @@ export function pecRoutes(deps: { receipts: PecReceiptReader }): Hono<HttpEnv> {
     const query = readQuery(c, routes.receipts.query);
     const limit = query.limit ?? 100;
     const tenantId = scopeTenantOrAll(c.get('principal'), query.tenant_id);
-    const rows = deps.receipts.list({ tenantId, messageId: query.message_id ?? null, before: query.before ?? null, limit });
+    const rows = deps.receipts.list({ tenantId, clientId: query.message_id ?? null, before: query.before ?? null, limit });
     return c.json({
       receipts: rows.map(({ seq: _seq, ...receipt }) => viewPecReceipt(receipt)),
       next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null,

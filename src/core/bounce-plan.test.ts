@@ -129,7 +129,7 @@ describe('planBounce', () => {
     const single = { ...matched, candidate: candidate('acme', ['ann@example.net']) };
     const plan = planBounce(findings({ kind: 'complaint', recipients: [], feedbackType: 'abuse' }), single, { ...policy, suppressionTtlMs: 1000 }, NOW);
     expect(plan.bounces).toEqual([]);
-    expect(plan.complaints).toMatchObject([{ tenantId: 'acme', messageId: 'inv-1', feedbackType: 'abuse', recipient: 'ann@example.net' }]);
+    expect(plan.complaints).toMatchObject([{ tenantId: 'acme', clientId: 'inv-1', feedbackType: 'abuse', recipient: 'ann@example.net' }]);
     expect(plan.suppressions).toMatchObject([{ address: 'ann@example.net', source: 'complaint', expiresAt: NOW + 1000 }]);
   });
 

@@ -123,7 +123,7 @@ function planComplaint(findings: BounceFindings, matched: Matched, plan: BounceP
   const recipient = ourRecipient(findings.recipients[0], candidate);
   const complaint: ComplaintRecord = {
     tenantId: candidate.tenantId,
-    messageId: candidate.id,
+    clientId: candidate.id,
     feedbackType: findings.feedbackType,
     recipient,
     at: now,
@@ -155,7 +155,7 @@ function planBounces(findings: BounceFindings, matched: Matched, plan: BouncePla
     const type = typeOf(finding);
     const bounce: BounceRecord = {
       tenantId: candidate.tenantId,
-      messageId: candidate.id,
+      clientId: candidate.id,
       type,
       code: finding.replyCode ?? finding.enhancedStatus,
       reason: bounded(finding.diagnostic ?? finding.reason),

@@ -7,8 +7,8 @@
 /** A bounce tied back to one of our messages: what the bounce room finds and the store records. */
 export interface BounceRecord {
   tenantId: string;
-  /** The client's id of the message. */
-  messageId: string;
+  /** The client id of the message. */
+  clientId: string;
   type: 'hard' | 'soft';
   /** The reply code (550) or, when the bounce gave none, the enhanced status (5.1.1). */
   code: string | null;
@@ -23,7 +23,8 @@ export interface BounceRecord {
 /** A recipient's complaint (an ARF feedback report) about one of our messages. */
 export interface ComplaintRecord {
   tenantId: string;
-  messageId: string;
+  /** The client id of the message. */
+  clientId: string;
   /** ARF Feedback-Type: abuse, fraud, virus, other... */
   feedbackType: string | null;
   recipient: string | null;
@@ -166,30 +167,34 @@ export interface BounceLedger {
   unfiled(mailbox: string, uidValidity: number): Array<{ uid: number; disposition: BounceDisposition }>;
   markFiled(mailbox: string, uidValidity: number, uids: readonly number[], at: number): void;
   /** Newest first, before `before` (a `seq`). */
-  list(filter: { disposition: BounceDisposition | null; tenantId: string | null; before: number | null; limit: number }): BounceMessageView[];
+  list(filter: { disposition: BounceDisposition | null; tenantId: string | null; before: number | null; limit: number }): BounceMessageListing[];
   /** Forgets mailbox messages handled before `before` (the messages stay in the mailbox); how many. */
   prune(before: number): number;
 }
 
-/** A handled mailbox message as the admin API shows it. */
-export interface BounceMessageView {
+/** A handled mailbox message as it is read back. */
+export interface BounceMessageListing {
   seq: number;
   mailbox: string;
   uid: number;
-  /** Epoch seconds. */
-  received_ts: number;
-  header_message_id: string | null;
+  /** Epoch ms. */
+  receivedAt: number;
+  /** Its own Message-ID header. */
+  headerMessageId: string | null;
   from: string | null;
   subject: string | null;
-  size_bytes: number;
+  sizeBytes: number;
   kind: string;
   disposition: BounceDisposition;
-  unmatched_reason: string | null;
-  tenant_id: string | null;
-  message_id: string | null;
-  matched_by: string | null;
-  mail_id: string | null;
-  original_message_id: string | null;
+  unmatchedReason: string | null;
+  tenantId: string | null;
+  /** The client id of the message it was tied to, or null when none. */
+  clientId: string | null;
+  matchedBy: string | null;
+  /** The X-Genro-Mail-ID the returned original carried, as it was read. */
+  mailId: string | null;
+  /** The Message-ID header of the returned original. */
+  originalMessageId: string | null;
   recipients: RecipientFinding[];
   filed: boolean;
 }

@@ -6,7 +6,7 @@ import type { MessageOrder, MessageSummary } from './message-search.js';
 function queue(node: string, n: number, startTs: number): MessageSummary[] {
   return Array.from({ length: n }, (_, index) => ({
     pk: index + 1,
-    id: `${node}-${index + 1}`,
+    clientId: `${node}-${index + 1}`,
     tenantId: 'acme',
     accountId: 'main',
     status: 'queued',
@@ -27,7 +27,7 @@ function queue(node: string, n: number, startTs: number): MessageSummary[] {
 }
 
 /** The store's page: newest by pk descending; by next attempt ascending, then pk (its cursor exact at the page's end only). */
-function storePage(all: MessageSummary[], order: MessageOrder, request: ReturnType<typeof pageRequest>): Omit<NodePage, 'node_id'> {
+function storePage(all: MessageSummary[], order: MessageOrder, request: ReturnType<typeof pageRequest>): Omit<NodePage, 'nodeId'> {
   const sorted = order === 'newest' ? [...all].sort((a, b) => b.pk - a.pk) : [...all].sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.pk - b.pk);
   const after = request.after;
   const rest =
@@ -51,10 +51,10 @@ function walk(order: MessageOrder, queues: Record<string, MessageSummary[]>, lim
   for (let round = 0; round < 100; round += 1) {
     const pages = Object.entries(queues)
       .filter(([node]) => !silent.includes(node) && cursor?.nodes[node] !== 'done')
-      .map(([node, all]) => ({ node_id: node, ...storePage(all, order, pageRequest(cursor?.nodes[node], limit)) }));
+      .map(([node, all]) => ({ nodeId: node, ...storePage(all, order, pageRequest(cursor?.nodes[node], limit)) }));
     const merged = mergePages(order, cursor, pages, limit);
     expect(merged.messages.length).toBeLessThanOrEqual(limit);
-    seen.push(...merged.messages.map((m) => m.id));
+    seen.push(...merged.messages.map((m) => m.clientId));
     if (merged.cursor === null) return seen;
     cursor = merged.cursor;
   }
@@ -65,7 +65,7 @@ describe('fleet search merge', () => {
   const queues = { n1: queue('n1', 7, 100), n2: queue('n2', 11, 103), n3: queue('n3', 2, 90) };
   const everyId = Object.values(queues)
     .flat()
-    .map((m) => m.id)
+    .map((m) => m.clientId)
     .sort();
 
   for (const order of ['newest', 'next_attempt'] as const)

@@ -7,6 +7,7 @@
  */
 import type { EventOutcome, ProviderEvent } from './provider-events.js';
 import type { MessageCommands } from './message-commands.js';
+import type { MessageRead } from './message-read.js';
 import type { MessageCursor, MessageOrder, MessageQuery, MessageSearch, MessageSummary } from './message-search.js';
 import { nodeQueue, type FleetQueues, type NodeQueue } from './fleet-queues.js';
 import type { QueueStatusStore } from './queue-status.js';
@@ -23,12 +24,13 @@ export interface FleetCursor {
 
 /** One node's answer to a page request: its messages in its order, and whether more follow. */
 export interface NodePage {
-  node_id: string;
+  nodeId: string;
   messages: MessageSummary[];
   next: MessageCursor | null;
 }
 
-export type FleetSummary = MessageSummary & { node_id: string };
+/** A message of the fleet's page: `nodeId` is the node that holds it. */
+export type FleetSummary = MessageSummary & { nodeId: string };
 
 export interface FleetPage {
   messages: FleetSummary[];
@@ -54,7 +56,7 @@ function before(order: MessageOrder, a: FleetSummary, b: FleetSummary): boolean 
     const y = wholeSecond(b.nextAttemptAt);
     if (x !== y) return x < y;
   } else if (wholeSecond(a.createdAt) !== wholeSecond(b.createdAt)) return wholeSecond(a.createdAt) > wholeSecond(b.createdAt);
-  if (a.node_id !== b.node_id) return a.node_id < b.node_id;
+  if (a.nodeId !== b.nodeId) return a.nodeId < b.nodeId;
   return order === 'next_attempt' ? a.pk < b.pk : a.pk > b.pk;
 }
 
@@ -81,7 +83,7 @@ function advance(order: MessageOrder, previous: NodePosition | undefined, page: 
  * once every answering node is done.
  */
 export function mergePages(order: MessageOrder, cursor: FleetCursor | null, pages: NodePage[], limit: number): FleetPage {
-  const heads = pages.map((page) => ({ page, taken: 0, items: page.messages.map((message) => ({ ...message, node_id: page.node_id })) }));
+  const heads = pages.map((page) => ({ page, taken: 0, items: page.messages.map((message) => ({ ...message, nodeId: page.nodeId })) }));
   const merged: FleetSummary[] = [];
   while (merged.length < limit) {
     let best: (typeof heads)[number] | null = null;
@@ -94,14 +96,14 @@ export function mergePages(order: MessageOrder, cursor: FleetCursor | null, page
     best.taken += 1;
   }
   const nodes: Record<string, NodePosition> = { ...(cursor?.nodes ?? {}) };
-  for (const head of heads) nodes[head.page.node_id] = advance(order, cursor?.nodes[head.page.node_id], head.page, head.taken);
-  const open = heads.some((head) => nodes[head.page.node_id] !== 'done');
+  for (const head of heads) nodes[head.page.nodeId] = advance(order, cursor?.nodes[head.page.nodeId], head.page, head.taken);
+  const open = heads.some((head) => nodes[head.page.nodeId] !== 'done');
   return { messages: merged, cursor: open ? { order, nodes } : null };
 }
 
 /** A node's share of the fleet: the ones asked, and the ones named missing (known but silent or not alive). */
 export interface FleetReach {
-  missing_nodes: string[];
+  missingNodes: string[];
 }
 
 /**
@@ -115,10 +117,13 @@ export interface FleetMessages {
     ctx: CommandContext,
     query: Omit<MessageQuery, 'after'>,
     cursor: string | undefined,
-  ): Promise<FleetReach & { messages: FleetSummary[]; next_cursor: string | null }>;
-  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { node_id: string; detail: Record<string, unknown> }>;
-  /** Runs a per-tenant command on every node (local included) and merges the outcomes. */
-  command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<FleetReach & Record<string, unknown>>;
+  ): Promise<FleetReach & { messages: FleetSummary[]; nextCursor: string | null }>;
+  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { nodeId: string; detail: MessageRead }>;
+  /**
+   * Runs a per-tenant command on every node (local included) and merges the outcomes: the command's
+   * answer as a single node gives it, with `nodes` and `missing_nodes` (the command inbox stores it as is).
+   */
+  command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<Record<string, unknown>>;
   /** Each node's waiting messages and the fleet's total (GET /status, /metrics). */
   queues(): Promise<FleetQueues>;
   /**
@@ -163,8 +168,7 @@ export function mergeCommandOutcomes(
 /** The use-cases a node answers with, the same the API calls (so each node applies the same access rules). */
 export interface LocalMessages {
   page(query: MessageQuery, skip: number): { messages: MessageSummary[]; next: MessageCursor | null };
-  /** The message read (core/message-commands.ts detail: message, events, why, pecReceipts). */
-  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Record<string, unknown>;
+  detail(ctx: CommandContext, tenantId: string | undefined, id: string): MessageRead;
   command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Record<string, unknown>;
   queue(): NodeQueue;
 }

@@ -1,6 +1,6 @@
 /** Port of the operator commands on messages, and the read model of one message. */
 import type { HandoffState, Priority } from './message.js';
-import type { PecReceiptView } from './pec.js';
+import type { PecReceiptListing } from './pec.js';
 
 /** One entry of a message's timeline: an outbox event as the message lived it. */
 export interface MessageTimelineEvent {
@@ -20,7 +20,7 @@ export interface MessageTimelineEvent {
 export interface MessageDetail {
   pk: number;
   /** The client id. */
-  id: string;
+  clientId: string;
   tenantId: string;
   accountId: string;
   priority: Priority;
@@ -91,5 +91,5 @@ export interface MessageAdmin {
   /** Deletes messages reported before `before` (and whose bounce, if any, was reported too). */
   removeReported(tenantId: string | null, before: number): number;
   /** The message, its timeline and its PEC receipts (in the order they arrived). */
-  detail(tenantId: string, id: string): { message: MessageDetail; events: MessageTimelineEvent[]; pecReceipts: PecReceiptView[] } | null;
+  detail(tenantId: string, id: string): { message: MessageDetail; events: MessageTimelineEvent[]; pecReceipts: PecReceiptListing[] } | null;
 }

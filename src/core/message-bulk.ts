@@ -56,7 +56,7 @@ export interface BulkPreview {
   /** Of those, the ones the action applies to. */
   applicable: number;
   /** A few of the applicable ones, newest first. */
-  sample: Array<{ tenant_id: string; id: string }>;
+  sample: Array<{ tenantId: string; clientId: string }>;
 }
 
 export interface BulkResult {
@@ -128,7 +128,7 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
     /** The dry run: what the filter finds, what the action would reach, and a sample of it. */
     preview(ctx: CommandContext, request: BulkRequest): BulkPreview {
       const wanted = selectionOf(ctx, request);
-      const sample = selection.page(wanted, null, BULK_SAMPLE_SIZE).map((m) => ({ tenant_id: m.tenantId, id: m.id }));
+      const sample = selection.page(wanted, null, BULK_SAMPLE_SIZE).map((m) => ({ tenantId: m.tenantId, clientId: m.id }));
       return { action: request.action, dry_run: true, matching: matching(wanted), applicable: selection.count(wanted), sample };
     },
 

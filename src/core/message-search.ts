@@ -53,7 +53,7 @@ export interface MessageCursor {
 export interface MessageSummary {
   pk: number;
   /** The client id. */
-  id: string;
+  clientId: string;
   tenantId: string;
   accountId: string;
   status: MessageStatus;

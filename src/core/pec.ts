@@ -103,27 +103,29 @@ export interface PecReceiptRecord {
   complete: boolean;
 }
 
-/** A receipt as the API lists it (without its bytes). */
-export interface PecReceiptView {
-  receipt_id: string;
-  tenant_id: string;
-  account_id: string;
-  /** The client's id of the message it is about, or null when none of ours fits it. */
-  message_id: string | null;
-  receipt_type: string;
-  recognised_by: string;
-  matched_by: string | null;
+/** A receipt as it is read back (without its bytes). Instants are epoch ms. */
+export interface PecReceiptListing {
+  receiptId: string;
+  tenantId: string;
+  accountId: string;
+  /** The client id of the message it is about, or null when none of ours fits it. */
+  clientId: string | null;
+  receiptType: string;
+  recognisedBy: string;
+  matchedBy: string | null;
   recipient: string | null;
   error: string | null;
-  error_detail: string | null;
+  errorDetail: string | null;
   issuer: string | null;
   identificativo: string | null;
-  referenced_message_id: string | null;
-  header_message_id: string | null;
+  /** The Message-ID header the receipt names as the one it is about. */
+  referencedMessageId: string | null;
+  /** The receipt's own Message-ID header. */
+  headerMessageId: string | null;
   subject: string | null;
-  issued_ts: number | null;
-  received_ts: number;
-  size_bytes: number;
+  issuedAt: number | null;
+  receivedAt: number;
+  sizeBytes: number;
   complete: boolean;
   sha256: string;
 }
@@ -132,8 +134,8 @@ export interface PecReceiptView {
 export interface PecReceiptFilter {
   /** Null: every tenant's (the admin token). */
   tenantId: string | null;
-  /** The client's id of the message; null for every receipt. */
-  messageId: string | null;
+  /** The client id of the message; null for every receipt. */
+  clientId: string | null;
   /** Older than this `seq` (paging), or null. */
   before: number | null;
   limit: number;
@@ -142,7 +144,7 @@ export interface PecReceiptFilter {
 /** What the API and the console read of receipts (store/pec-receipts.ts). */
 export interface PecReceiptReader {
   /** Newest first, each with its `seq` for paging; `tenantId` null: every tenant's. */
-  list(filter: PecReceiptFilter): Array<PecReceiptView & { seq: number }>;
+  list(filter: PecReceiptFilter): Array<PecReceiptListing & { seq: number }>;
   /** One receipt and its original bytes, within `tenantId` when given. */
-  raw(receiptId: string, tenantId: string | null): { view: PecReceiptView; raw: Buffer } | null;
+  raw(receiptId: string, tenantId: string | null): { receipt: PecReceiptListing; raw: Buffer } | null;
 }

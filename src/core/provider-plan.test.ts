@@ -86,7 +86,7 @@ describe('planProviderEvent', () => {
     expect(plan.state).toEqual({ state: 'bounced', rank: 100, at: AT });
     expect(plan.bounce).toEqual({
       tenantId: 'acme',
-      messageId: 'inv-1',
+      clientId: 'inv-1',
       type: 'hard',
       code: '550',
       reason: '550 5.1.1 The email account that you tried to reach does not exist.',
@@ -144,7 +144,7 @@ describe('planProviderEvent', () => {
   it('records a complaint and suppresses its recipient when the policy says so', () => {
     const complaint = event({ kind: 'complaint', bounceType: null, status: null, reason: null, feedbackType: 'abuse' });
     const plan = planProviderEvent(complaint, candidate(['ann@example.net']), 'mail_id', policy, NOW);
-    expect(plan.complaint).toEqual({ tenantId: 'acme', messageId: 'inv-1', feedbackType: 'abuse', recipient: 'ann@example.net', at: AT, details: source });
+    expect(plan.complaint).toEqual({ tenantId: 'acme', clientId: 'inv-1', feedbackType: 'abuse', recipient: 'ann@example.net', at: AT, details: source });
     expect(plan.suppression).toEqual({
       tenantId: 'acme',
       address: 'ann@example.net',

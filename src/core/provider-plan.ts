@@ -94,7 +94,7 @@ export function planProviderEvent(event: ProviderEvent, candidate: MessageCandid
       const category = reasonOf(enhancedStatus, event.reason ?? '') ?? 'other';
       plan.bounce = {
         tenantId: candidate.tenantId,
-        messageId: candidate.id,
+        clientId: candidate.id,
         type,
         code: replyCode ?? enhancedStatus,
         reason,
@@ -107,7 +107,7 @@ export function planProviderEvent(event: ProviderEvent, candidate: MessageCandid
       return plan;
     }
     case 'complaint':
-      plan.complaint = { tenantId: candidate.tenantId, messageId: candidate.id, feedbackType: event.feedbackType, recipient, at: event.at, details: source };
+      plan.complaint = { tenantId: candidate.tenantId, clientId: candidate.id, feedbackType: event.feedbackType, recipient, at: event.at, details: source };
       if (policy.suppressComplaints) plan.suppression = suppress('complaint', `complaint: ${event.feedbackType ?? 'abuse'}`);
       return plan;
     default:

@@ -20,7 +20,7 @@ export interface QueueCount {
 export interface OldestDue {
   tenantId: string;
   /** The client id. */
-  id: string;
+  clientId: string;
   accountId: string;
   /** Epoch ms it has been due since. */
   dueAt: number;

@@ -160,23 +160,24 @@ export interface ReportStore {
   attempts(tenantId: string, limit: number): ReportAttempt[];
 }
 
-/** `GET /tenant/{id}/sync-status`: how one tenant's reporting is doing (epoch seconds). */
+/** How one tenant's reporting is doing. Instants are epoch ms (`…At`); null: it has not happened. */
 export interface SyncStatus {
-  tenant_id: string;
+  tenantId: string;
   /** Where reports go; null when the tenant has no endpoint (outcomes are then marked reported as they happen). */
-  client_sync_url: string | null;
-  in_flight: boolean;
-  last_attempt_ts: number | null;
-  last_success_ts: number | null;
-  last_error: string | null;
-  last_error_ts: number | null;
-  consecutive_failures: number;
+  clientSyncUrl: string | null;
+  inFlight: boolean;
+  lastAttemptAt: number | null;
+  lastSuccessAt: number | null;
+  lastError: string | null;
+  lastErrorAt: number | null;
+  consecutiveFailures: number;
   /** When the next round is due (a retry, a held report or a heartbeat); null when none is planned. */
-  next_due_ts: number | null;
-  do_not_disturb_until_ts: number | null;
+  nextDueAt: number | null;
+  /** While the client's do-not-disturb holds; null once it has passed. */
+  doNotDisturbUntilAt: number | null;
   backlog: number;
-  oldest_unreported_ts: number | null;
-  oldest_unreported_age_seconds: number | null;
+  oldestUnreportedAt: number | null;
+  oldestUnreportedAgeSeconds: number | null;
 }
 
 /** What operators and tenants see of reporting, and the one thing they may ask of it. */

@@ -17,13 +17,15 @@ import {
 } from '../core/fleet-view.js';
 import { fleetQueues, type NodeQueue } from '../core/fleet-queues.js';
 import type { Logger } from '../core/logger.js';
-import type { MessageQuery } from '../core/message-search.js';
+import type { MessageCursor, MessageQuery } from '../core/message-search.js';
+import type { MessageRead } from '../core/message-read.js';
 import type { EventOutcome, ProviderEvent } from '../core/provider-events.js';
 import type { CommandContext } from '../core/tenant-service.js';
 import { createFleetAsker, locally, missingOf, wireContext, type Answer, type FleetAsker } from './fleet-asker.js';
 import { decodeFleetCursor, encodeFleetCursor } from './fleet-cursor.js';
 import type { FleetLink } from './fleet-service.js';
 import { valueOf, type ViewReply } from './view-protocol.js';
+import { detailFromWire, summaryFromWire } from './view-wire.js';
 
 /** How long a node is waited for: past it, it is named missing and the answer goes out without it. */
 export const ASK_DEADLINE_MS = 2000;
@@ -49,12 +51,12 @@ export function createFleetMessages(deps: FleetMessagesDeps): FleetMessages {
     async detail(ctx, tenantId, id) {
       const here = locally(() => local.detail(ctx, tenantId, id));
       const { others, absent } = reach();
-      if ('ok' in here || here.error.code !== 'NOT_FOUND') return { node_id: self, detail: valueOf(here) as Record<string, unknown>, missing_nodes: absent };
+      if ('ok' in here || here.error.code !== 'NOT_FOUND') return { nodeId: self, detail: valueOf(here) as MessageRead, missingNodes: absent };
       const answers = await Promise.all(others.map((node) => ask(node, 'detail', { ctx: wireContext(ctx), tenant_id: tenantId, id })));
-      const missing_nodes = missingOf(answers, absent);
+      const missingNodes = missingOf(answers, absent);
       const hit = answers.find((answer) => 'reply' in answer && 'ok' in answer.reply);
-      if (hit !== undefined && 'reply' in hit) return { node_id: hit.node, detail: valueOf(hit.reply) as Record<string, unknown>, missing_nodes };
-      throw new AppError('NOT_FOUND', 'message not found', { details: { message: id, missing_nodes } });
+      if (hit !== undefined && 'reply' in hit) return { nodeId: hit.node, detail: detailFromWire(valueOf(hit.reply) as Record<string, unknown>), missingNodes };
+      throw new AppError('NOT_FOUND', 'message not found', { details: { message: id, missing_nodes: missingNodes } });
     },
 
     async command(ctx, name: FleetCommandName, params) {
@@ -103,7 +105,7 @@ async function searchFleet(
   const pages: NodePage[] = [];
   if (open(self)) {
     const { after, limit, skip } = requestOf(self);
-    pages.push({ node_id: self, ...local.page({ ...query, after, limit }, skip) });
+    pages.push({ nodeId: self, ...local.page({ ...query, after, limit }, skip) });
   }
   const answers = await Promise.all(
     others.filter(open).map((node) => {
@@ -115,15 +117,22 @@ async function searchFleet(
   for (const answer of answers) {
     if ('missing' in answer) continue;
     if ('error' in answer.reply) failed.push(answer.node);
-    else pages.push({ node_id: answer.node, ...(answer.reply.ok as Omit<NodePage, 'node_id'>) });
+    else pages.push(pageFromWire(answer.node, answer.reply.ok as WirePage));
   }
   const merged = mergePages(query.order, cursor, pages, query.limit);
   return {
     messages: merged.messages,
-    next_cursor: merged.cursor === null ? null : encodeFleetCursor(merged.cursor),
-    missing_nodes: [...missingOf(answers, absent), ...failed].sort(),
+    nextCursor: merged.cursor === null ? null : encodeFleetCursor(merged.cursor),
+    missingNodes: [...missingOf(answers, absent), ...failed].sort(),
   };
 }
+
+/** Another node's page, as it crossed (view-wire.ts). */
+interface WirePage {
+  messages: Record<string, unknown>[];
+  next: MessageCursor | null;
+}
+const pageFromWire = (node: string, page: WirePage): NodePage => ({ nodeId: node, messages: page.messages.map(summaryFromWire), next: page.next });
 
 /** Each event's outcome across the nodes that answered; one matched nowhere is unmatched only if every node answered. */
 function providerOutcomes(events: readonly ProviderEvent[], answers: readonly Answer[], absent: readonly string[]): EventOutcome[] {

@@ -13,6 +13,7 @@ import type { MessageQuery } from '../core/message-search.js';
 import type { Service } from '../runtime/service.js';
 import type { FleetLink } from './fleet-service.js';
 import { decode, encode, replyOf, replyOfAsync, VIEW_PREFIX, type ViewKind } from './view-protocol.js';
+import { detailToWire, summaryToWire } from './view-wire.js';
 
 interface Request {
   /** The asker's principal (absent for the queue counts, which are the admin's alone at the asking node). */
@@ -39,9 +40,12 @@ export function createViewResponder(deps: {
 
   const answer = (kind: ViewKind, request: Request): unknown => {
     if (kind === 'queue') return local.queue();
-    if (kind === 'page') return local.page(request.query!, request.skip ?? 0);
+    if (kind === 'page') {
+      const page = local.page(request.query!, request.skip ?? 0);
+      return { messages: page.messages.map(summaryToWire), next: page.next };
+    }
     const ctx: CommandContext = { principal: request.ctx!.principal, correlationId: request.ctx!.correlationId ?? null };
-    if (kind === 'detail') return local.detail(ctx, request.tenant_id, request.id ?? '');
+    if (kind === 'detail') return detailToWire(local.detail(ctx, request.tenant_id, request.id ?? ''));
     return local.command(ctx, request.name!, request.params ?? {});
   };
 

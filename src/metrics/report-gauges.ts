@@ -12,15 +12,15 @@ export function registerReportGauges(registers: Registry[]): { collect(statuses:
     [perTenant('mailproxy_report_backlog', "Events not yet acknowledged by the tenant's client"), (s) => s.backlog],
     [
       perTenant('mailproxy_report_oldest_unreported_age_seconds', 'Age of the oldest event not yet acknowledged by the client'),
-      (s) => s.oldest_unreported_age_seconds ?? 0,
+      (s) => s.oldestUnreportedAgeSeconds ?? 0,
     ],
-    [perTenant('mailproxy_report_consecutive_failures', 'Report rounds failed in a row'), (s) => s.consecutive_failures],
+    [perTenant('mailproxy_report_consecutive_failures', 'Report rounds failed in a row'), (s) => s.consecutiveFailures],
   ];
   return {
     collect(statuses): void {
       for (const [metric, value] of reportGauges) {
         metric.reset();
-        for (const status of statuses) metric.set({ tenant_id: status.tenant_id }, value(status));
+        for (const status of statuses) metric.set({ tenant_id: status.tenantId }, value(status));
       }
     },
   };

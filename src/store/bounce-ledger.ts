@@ -4,7 +4,7 @@
  * complaint on the message, suppressions, the record of the mailbox message,
  * the checkpoint). Suppressions from bounces are mirrored as admin events.
  */
-import type { BounceDisposition, BounceLedger, BounceMessageView, BouncePlan, MailboxItem, RecipientFinding } from '../core/bounce.js';
+import type { BounceDisposition, BounceLedger, BounceMessageListing, BouncePlan, MailboxItem, RecipientFinding } from '../core/bounce.js';
 import type { IdSource } from '../core/clock.js';
 import type { SuppressionRepository } from '../core/suppression-service.js';
 import type { ChangeLog } from '../core/ports.js';
@@ -36,23 +36,23 @@ interface BounceMessageRow {
   filed_at: number | null;
 }
 
-const toView = (row: BounceMessageRow): BounceMessageView => ({
+const toView = (row: BounceMessageRow): BounceMessageListing => ({
   seq: row.seq,
   mailbox: row.mailbox,
   uid: row.uid,
-  received_ts: Math.floor(row.received_at / 1000),
-  header_message_id: row.header_message_id,
+  receivedAt: row.received_at,
+  headerMessageId: row.header_message_id,
   from: row.from_header,
   subject: row.subject,
-  size_bytes: row.size_bytes,
+  sizeBytes: row.size_bytes,
   kind: row.kind,
   disposition: row.disposition,
-  unmatched_reason: row.unmatched_reason,
-  tenant_id: row.tenant_id,
-  message_id: row.message_id,
-  matched_by: row.matched_by,
-  mail_id: row.mail_id,
-  original_message_id: row.original_message_id,
+  unmatchedReason: row.unmatched_reason,
+  tenantId: row.tenant_id,
+  clientId: row.message_id,
+  matchedBy: row.matched_by,
+  mailId: row.mail_id,
+  originalMessageId: row.original_message_id,
   recipients: JSON.parse(row.findings) as RecipientFinding[],
   filed: row.filed_at !== null,
 });

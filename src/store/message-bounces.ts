@@ -25,7 +25,7 @@ export function createMessageBounceWriter(db: SqliteDatabase, writeEvent: Messag
     WHERE tenant_id = @tenant AND id = @id RETURNING ${IDENTITY_COLUMNS}`);
   return {
     bounce(record) {
-      const row = bounce.get({ tenant: record.tenantId, id: record.messageId, type: record.type, code: record.code, reason: record.reason, at: record.at });
+      const row = bounce.get({ tenant: record.tenantId, id: record.clientId, type: record.type, code: record.code, reason: record.reason, at: record.at });
       if (row === undefined) return false;
       writeEvent(
         transitionOf(row, 'bounced', record.at, {
@@ -37,7 +37,7 @@ export function createMessageBounceWriter(db: SqliteDatabase, writeEvent: Messag
       return true;
     },
     complaint(record) {
-      const row = complaint.get({ tenant: record.tenantId, id: record.messageId, type: record.feedbackType, at: record.at });
+      const row = complaint.get({ tenant: record.tenantId, id: record.clientId, type: record.feedbackType, at: record.at });
       if (row === undefined) return false;
       writeEvent(
         transitionOf(row, 'complained', record.at, {

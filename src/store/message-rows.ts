@@ -61,7 +61,7 @@ export function toDetail(row: DetailRow): MessageDetail {
   const waiting = row.state === 'queued' || row.state === 'deferred';
   return {
     pk: row.pk,
-    id: row.id,
+    clientId: row.id,
     tenantId: row.tenant_id,
     accountId: row.account_id,
     priority: row.priority,

@@ -36,7 +36,7 @@ const COLUMNS = `m.pk, m.id, m.tenant_id, m.account_id, m.state, m.suspended, m.
 
 const toSummary = (row: SummaryRow): MessageSummary => ({
   pk: row.pk,
-  id: row.id,
+  clientId: row.id,
   tenantId: row.tenant_id,
   accountId: row.account_id,
   status: messageStatus(row.state, row.suspended === 1, row.bounce_at !== null),

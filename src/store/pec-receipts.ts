@@ -4,7 +4,7 @@
  * heard nothing from its gestore in time gets its pec_error and its event.
  */
 import { ACCEPTANCE_TIMEOUT } from '../core/pec-plan.js';
-import type { PecReceiptReader, PecReceiptView } from '../core/pec.js';
+import type { PecReceiptReader, PecReceiptListing } from '../core/pec.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
@@ -13,7 +13,7 @@ export type { PecReceiptFilter } from '../core/pec.js';
 /** The reader the API uses (list, raw), and what the store adds for messages and housekeeping. */
 export interface PecReceipts extends PecReceiptReader {
   /** A message's receipts, in the order they arrived. */
-  ofMessage(messagePk: number): PecReceiptView[];
+  ofMessage(messagePk: number): PecReceiptListing[];
   /**
    * Messages that have waited for their acceptance since before `cutoff`: each
    * gets its pec_error and a `message.pec` event (`acceptance_timeout`), at
@@ -27,68 +27,92 @@ export interface PecReceipts extends PecReceiptReader {
   prune(before: number): number;
 }
 
-/**
- * A row as stored: the view's fields, but instants in epoch ms (the view says
- * epoch seconds, `_ts`), `complete` as SQLite's 0/1, and `seq` for paging.
- */
-type ReceiptRow = Omit<PecReceiptView, 'issued_ts' | 'received_ts' | 'complete'> & {
+/** A row as stored: `complete` as SQLite's 0/1, and `seq` for paging. */
+interface ReceiptRow {
   seq: number;
+  receipt_id: string;
+  tenant_id: string;
+  account_id: string;
+  message_id: string | null;
+  receipt_type: string;
+  recognised_by: string;
+  matched_by: string | null;
+  recipient: string | null;
+  error: string | null;
+  error_detail: string | null;
+  issuer: string | null;
+  identificativo: string | null;
+  referenced_message_id: string | null;
+  header_message_id: string | null;
+  subject: string | null;
   issued_at: number | null;
   received_at: number;
+  size_bytes: number;
   complete: number;
-};
+  sha256: string;
+}
 
 const VIEW_COLUMNS = `seq, receipt_id, tenant_id, account_id, message_id, receipt_type, recognised_by, matched_by, recipient, error, error_detail,
   issuer, identificativo, referenced_message_id, header_message_id, subject, issued_at, received_at, size_bytes, complete, sha256`;
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
-// Field by field, not a spread: the row of `raw()` also carries the bytes, which the view must not.
-const toView = (row: ReceiptRow): PecReceiptView => ({
-  receipt_id: row.receipt_id,
-  tenant_id: row.tenant_id,
-  account_id: row.account_id,
-  message_id: row.message_id,
-  receipt_type: row.receipt_type,
-  recognised_by: row.recognised_by,
-  matched_by: row.matched_by,
+// Field by field, not a spread: the row of `raw()` also carries the bytes, which the listing must not.
+const toListing = (row: ReceiptRow): PecReceiptListing => ({
+  receiptId: row.receipt_id,
+  tenantId: row.tenant_id,
+  accountId: row.account_id,
+  clientId: row.message_id,
+  receiptType: row.receipt_type,
+  recognisedBy: row.recognised_by,
+  matchedBy: row.matched_by,
   recipient: row.recipient,
   error: row.error,
-  error_detail: row.error_detail,
+  errorDetail: row.error_detail,
   issuer: row.issuer,
   identificativo: row.identificativo,
-  referenced_message_id: row.referenced_message_id,
-  header_message_id: row.header_message_id,
+  referencedMessageId: row.referenced_message_id,
+  headerMessageId: row.header_message_id,
   subject: row.subject,
-  issued_ts: row.issued_at === null ? null : seconds(row.issued_at),
-  received_ts: seconds(row.received_at),
-  size_bytes: row.size_bytes,
+  issuedAt: row.issued_at,
+  receivedAt: row.received_at,
+  sizeBytes: row.size_bytes,
   complete: row.complete === 1,
   sha256: row.sha256,
 });
 
-/** Receipts as the API and console read them. */
-function createReceiptReads(db: SqliteDatabase): Pick<PecReceipts, 'list' | 'ofMessage' | 'raw'> {
+export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts {
   const list = db.prepare<Record<string, unknown>, ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts
     WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (@message IS NULL OR message_id = @message) AND seq < @before
     ORDER BY seq DESC LIMIT @limit`);
   const ofMessage = db.prepare<[number], ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts WHERE message_pk = ? ORDER BY seq`);
   const one = db.prepare<Record<string, unknown>, ReceiptRow & { raw: Buffer }>(`SELECT ${VIEW_COLUMNS}, raw FROM pec_receipts
     WHERE receipt_id = @id AND (@tenant IS NULL OR tenant_id = @tenant)`);
+  // In bounded steps: a first prune after years of receipts must not hold the writer for long.
+  const prune = db.prepare(`DELETE FROM pec_receipts WHERE seq IN (SELECT seq FROM pec_receipts WHERE received_at < ? ORDER BY seq LIMIT 1000)`);
+  const awaiting = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE pec_awaiting_since IS NOT NULL`);
+
   return {
+    awaitingCount: () => awaiting.get()?.n ?? 0,
+    prune: (before) => {
+      let removed = 0;
+      for (let step = prune.run(before).changes; step > 0; step = prune.run(before).changes) removed += step;
+      return removed;
+    },
     list: (filter) =>
       list
-        .all({ tenant: filter.tenantId, message: filter.messageId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
-        .map((row) => ({ ...toView(row), seq: row.seq })),
-    ofMessage: (messagePk) => ofMessage.all(messagePk).map(toView),
+        .all({ tenant: filter.tenantId, message: filter.clientId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
+        .map((row) => ({ ...toListing(row), seq: row.seq })),
+    ofMessage: (messagePk) => ofMessage.all(messagePk).map(toListing),
     raw: (receiptId, tenantId) => {
       const row = one.get({ id: receiptId, tenant: tenantId });
-      return row === undefined ? null : { view: toView(row), raw: row.raw };
+      return row === undefined ? null : { receipt: toListing(row), raw: row.raw };
     },
+    expireAwaiting: createAwaitingExpiry(db, writeEvent),
   };
 }
 
-/** Messages that waited too long for their acceptance receipt: marked failed, or released when no longer PEC. */
+/** Messages whose acceptance receipt never came: marked with the PEC error, or released when their account is no longer PEC. */
 function createAwaitingExpiry(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts['expireAwaiting'] {
   const due = db.prepare<Record<string, unknown>, { pk: number; since: number; pec: number }>(`SELECT m.pk, m.pec_awaiting_since AS since,
       coalesce((SELECT a.is_pec FROM accounts a WHERE a.tenant_id = m.tenant_id AND a.id = m.account_id), 0) AS pec
@@ -120,23 +144,4 @@ function createAwaitingExpiry(db: SqliteDatabase, writeEvent: MessageEventWriter
       }
       return { expired, released };
     });
-}
-
-export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts {
-  const reads = createReceiptReads(db);
-  const expireAwaiting = createAwaitingExpiry(db, writeEvent);
-  // In bounded steps: a first prune after years of receipts must not hold the writer for long.
-  const prune = db.prepare(`DELETE FROM pec_receipts WHERE seq IN (SELECT seq FROM pec_receipts WHERE received_at < ? ORDER BY seq LIMIT 1000)`);
-  const awaiting = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE pec_awaiting_since IS NOT NULL`);
-
-  return {
-    awaitingCount: () => awaiting.get()?.n ?? 0,
-    prune: (before) => {
-      let removed = 0;
-      for (let step = prune.run(before).changes; step > 0; step = prune.run(before).changes) removed += step;
-      return removed;
-    },
-    ...reads,
-    expireAwaiting,
-  };
 }

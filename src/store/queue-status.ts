@@ -28,7 +28,7 @@ export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
     waitingByAccount: (tenantId) => byAccount.all({ tenant: tenantId }),
     oldestDue: (tenantId, now) => {
       const row = oldest.get({ tenant: tenantId, now });
-      return row === undefined ? null : { tenantId: row.tenant_id, id: row.id, accountId: row.account_id, dueAt: row.next_attempt_at };
+      return row === undefined ? null : { tenantId: row.tenant_id, clientId: row.id, accountId: row.account_id, dueAt: row.next_attempt_at };
     },
   };
 }

@@ -1,5 +1,5 @@
 /** `sync-status`: the report loop's view of each tenant, with its backlog, for operators and the tenant itself; and `sync-now`. */
-import { ageSeconds, epochSeconds as ts, type Clock } from '../core/clock.js';
+import { ageSeconds, type Clock } from '../core/clock.js';
 import type { ReportLane, ReportStore, ReportSync, SyncStatus } from '../core/report.js';
 import type { ReportLoop } from './report-loop.js';
 
@@ -14,19 +14,19 @@ export function createReportSync(deps: { loop: ReportLoop; store: ReportStore; c
     const now = clock.now();
     const dndUntil = lane?.state.dndUntil ?? record.dndUntil;
     return {
-      tenant_id: stored.tenantId,
-      client_sync_url: stored.syncUrl,
-      in_flight: lane?.round != null,
-      last_attempt_ts: ts(record.lastAttemptAt),
-      last_success_ts: ts(record.lastSuccessAt),
-      last_error: record.lastError,
-      last_error_ts: ts(record.lastErrorAt),
-      consecutive_failures: record.failures,
-      next_due_ts: lane === undefined || lane.round !== null ? null : ts(lane.dueAt),
-      do_not_disturb_until_ts: dndUntil !== null && dndUntil > now ? ts(dndUntil) : null,
+      tenantId: stored.tenantId,
+      clientSyncUrl: stored.syncUrl,
+      inFlight: lane?.round != null,
+      lastAttemptAt: record.lastAttemptAt,
+      lastSuccessAt: record.lastSuccessAt,
+      lastError: record.lastError,
+      lastErrorAt: record.lastErrorAt,
+      consecutiveFailures: record.failures,
+      nextDueAt: lane === undefined || lane.round !== null ? null : lane.dueAt,
+      doNotDisturbUntilAt: dndUntil !== null && dndUntil > now ? dndUntil : null,
       backlog: backlog.count,
-      oldest_unreported_ts: ts(backlog.oldestAt),
-      oldest_unreported_age_seconds: ageSeconds(backlog.oldestAt, now),
+      oldestUnreportedAt: backlog.oldestAt,
+      oldestUnreportedAgeSeconds: ageSeconds(backlog.oldestAt, now),
     };
   };
 

@@ -166,7 +166,7 @@ describe('bounce mailbox on a real Dovecot', () => {
     if (candidate === undefined) throw new Error('inv-1 not found');
     const bounce = {
       tenantId: 'acme',
-      messageId: 'inv-1',
+      clientId: 'inv-1',
       type: 'hard' as const,
       code: '550',
       reason: 'user unknown',

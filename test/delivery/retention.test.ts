@@ -45,7 +45,7 @@ describe('retention removes a message only after its outcome and its bounce were
     answer = 'fail';
     s.fx.t.daemon.store.bounces.record({
       tenantId: 'acme',
-      messageId: 'bounced',
+      clientId: 'bounced',
       type: 'hard',
       code: '5.1.1',
       reason: 'user unknown',

@@ -36,7 +36,7 @@ describe("one message's whole life on the stream", () => {
     await expect.poll(async () => (await s.fx.detail('acme', 'life-1')).message.state).toBe('sent');
     s.fx.t.daemon.store.bounces.record({
       tenantId: 'acme',
-      messageId: 'life-1',
+      clientId: 'life-1',
       type: 'hard',
       code: '5.1.1',
       reason: 'user unknown',

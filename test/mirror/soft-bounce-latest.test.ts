@@ -26,7 +26,7 @@ describe('a soft bounce in the latest-state KV', () => {
     const bounce = (type: 'hard' | 'soft', code: string) =>
       s.fx.t.daemon.store.bounces.record({
         tenantId: 'acme',
-        messageId: 'soft-1',
+        clientId: 'soft-1',
         type,
         code,
         reason: type === 'soft' ? 'mailbox full, will retry' : 'user unknown',

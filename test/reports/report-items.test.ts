@@ -82,7 +82,7 @@ describe('delivery report items: fields, authentication and signature', () => {
     expect(
       s.fx.t.daemon.store.bounces.record({
         tenantId: 'bearer-co',
-        messageId: 'ok-1',
+        clientId: 'ok-1',
         type: 'hard',
         code: '5.1.1',
         reason: 'user unknown',

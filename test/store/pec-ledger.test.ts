@@ -110,7 +110,7 @@ describe('PEC receipts in the store', () => {
     expect(w.row('atto-1')).toMatchObject({ pec_rda_at: T0 + MINUTE, pec_rdc_at: T0 + 3 * MINUTE, pec_error: null, pec_awaiting_since: null });
     expect(w.pecEvents()).toBe(2);
     expect(
-      w.receipts.list({ tenantId: 'acme', messageId: 'atto-1', before: null, limit: 10 }).map((receipt) => [receipt.receipt_type, receipt.recipient]),
+      w.receipts.list({ tenantId: 'acme', clientId: 'atto-1', before: null, limit: 10 }).map((receipt) => [receipt.receiptType, receipt.recipient]),
     ).toEqual([
       ['avvenuta-consegna', 'ANN@pec.example'],
       ['accettazione', null],
@@ -131,7 +131,7 @@ describe('PEC receipts in the store', () => {
     w.record([{ kind: 'sent', pk, attempt: 2, at: T0 + 3 * MINUTE, replyCode: 250, enhancedStatus: '2.0.0', text: 'ok', refused: [] }]);
     expect(w.row('atto-1')).toMatchObject({ pec_rda_at: null, pec_awaiting_since: T0 + 3 * MINUTE });
     // The first transmission's receipt is still there.
-    expect(w.receipts.ofMessage(pk).map((receipt) => receipt.receipt_type)).toEqual(['accettazione']);
+    expect(w.receipts.ofMessage(pk).map((receipt) => receipt.receiptType)).toEqual(['accettazione']);
   });
 
   it('lets a message stop waiting, without an error, once its account is no longer PEC', () => {
@@ -150,7 +150,7 @@ describe('PEC receipts in the store', () => {
     w.ledger.settle([settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1' }), T0)], T0);
     w.ledger.settle([settlement(w, 2, findings({ type: 'avvenuta-consegna', mailId: 'atto-1' }), T0 + 10 * MINUTE)], T0 + 10 * MINUTE);
     expect(w.receipts.prune(T0 + MINUTE)).toBe(1);
-    expect(w.receipts.list({ tenantId: null, messageId: null, before: null, limit: 10 }).map((receipt) => receipt.receipt_type)).toEqual(['avvenuta-consegna']);
+    expect(w.receipts.list({ tenantId: null, clientId: null, before: null, limit: 10 }).map((receipt) => receipt.receiptType)).toEqual(['avvenuta-consegna']);
     expect(w.receipts.prune(T0 + MINUTE)).toBe(0);
   });
 

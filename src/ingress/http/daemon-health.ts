@@ -40,7 +40,7 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
       threads: { parser: sources.parserReady?.() ?? null },
       reports: {
         tenants: syncs.length,
-        failing: syncs.filter((sync) => sync.consecutive_failures > 0).map((sync) => sync.tenant_id),
+        failing: syncs.filter((sync) => sync.consecutiveFailures > 0).map((sync) => sync.tenantId),
         backlog: syncs.reduce((sum, sync) => sum + sync.backlog, 0),
       },
       bounce: sources.bounces(),

@@ -66,7 +66,7 @@ export function BulkConfirmPage(props: {
             {preview.sample.map((m, index) => (
               <>
                 {index === 0 ? '' : ', '}
-                <a href={messageHref({ tenantId: m.tenant_id, id: m.id })}>{m.id}</a>
+                <a href={messageHref(m)}>{m.clientId}</a>
               </>
             ))}
           </p>

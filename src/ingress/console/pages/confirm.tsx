@@ -7,14 +7,14 @@ import { messageHref } from './messages.js';
 export const MESSAGE_ACTIONS = ['resend', 'retry-now', 'delete', 'suspend-batch', 'activate-batch'] as const;
 export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
-export function actionSentence(action: MessageAction, message: Pick<MessageDetail, 'id' | 'batchCode' | 'tenantId'>): string {
+export function actionSentence(action: MessageAction, message: Pick<MessageDetail, 'clientId' | 'batchCode' | 'tenantId'>): string {
   switch (action) {
     case 'resend':
-      return `Send message ${message.id} again: it is queued as a new attempt and relayed with the same X-Genro-Mail-ID.`;
+      return `Send message ${message.clientId} again: it is queued as a new attempt and relayed with the same X-Genro-Mail-ID.`;
     case 'retry-now':
-      return `Attempt message ${message.id} now instead of at its scheduled next attempt: it is handed to its relay as soon as its account allows.`;
+      return `Attempt message ${message.clientId} now instead of at its scheduled next attempt: it is handed to its relay as soon as its account allows.`;
     case 'delete':
-      return `Delete message ${message.id} of tenant ${message.tenantId}. It will not be sent, and it disappears from searches.`;
+      return `Delete message ${message.clientId} of tenant ${message.tenantId}. It will not be sent, and it disappears from searches.`;
     case 'suspend-batch':
       return `Suspend batch "${message.batchCode ?? ''}" of tenant ${message.tenantId}: none of its waiting messages is sent until the batch is activated.`;
     case 'activate-batch':

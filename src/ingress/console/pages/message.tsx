@@ -5,12 +5,12 @@
  */
 import type { MessageDetail, MessageTimelineEvent } from '../../../core/message-admin.js';
 import type { MessageStatus } from '../../../core/message-search.js';
-import type { PecReceiptView } from '../../../core/pec.js';
+import type { PecReceiptListing } from '../../../core/pec.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
-import { waitingSentence } from '../../http/views/waiting-view.js';
-import { statusClass, when, whenMs } from '../format.js';
+import { waitingSentence } from '../../../core/waiting-words.js';
+import { statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
@@ -22,7 +22,7 @@ export interface MessagePageProps {
   message: MessageDetail;
   status: MessageStatus;
   events: MessageTimelineEvent[];
-  pecReceipts: PecReceiptView[];
+  pecReceipts: PecReceiptListing[];
   why: WaitingExplanation;
   headers: { source: 'smtp' | 'http'; text: string } | null;
   /** Fleet mode: the other node that holds the message (its actions are offered on that node's console); null for this node's. */
@@ -122,7 +122,7 @@ export function MessagePage(props: MessagePageProps) {
   const m = props.message;
   const sync = props.sync;
   return (
-    <Layout title={`Message ${m.id}`} session={props.session} current="messages" notice={props.notice}>
+    <Layout title={`Message ${m.clientId}`} session={props.session} current="messages" notice={props.notice}>
       <p>
         <span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}
       </p>
@@ -175,13 +175,13 @@ export function MessagePage(props: MessagePageProps) {
               ['Bounce reported', m.bounceAt === null ? null : m.bounceReportedAt === null ? 'not yet' : whenMs(m.bounceReportedAt)],
               [
                 'Report loop',
-                sync === null || sync.client_sync_url === null
+                sync === null || sync.clientSyncUrl === null
                   ? 'no report endpoint: outcomes count as reported when they happen'
-                  : sync.consecutive_failures > 0
-                    ? `failing (${sync.consecutive_failures} in a row): ${sync.last_error ?? ''}`
+                  : sync.consecutiveFailures > 0
+                    ? `failing (${sync.consecutiveFailures} in a row): ${sync.lastError ?? ''}`
                     : 'healthy',
               ],
-              ['Last report round', sync === null || sync.last_success_ts === null ? null : when(sync.last_success_ts)],
+              ['Last report round', sync === null || sync.lastSuccessAt === null ? null : whenMs(sync.lastSuccessAt)],
             ]}
           />
         </section>

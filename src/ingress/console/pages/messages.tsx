@@ -23,8 +23,8 @@ export interface MessageFilters {
 export interface MessagesPageProps {
   session: ConsoleSession;
   filters: MessageFilters;
-  /** With `node_id` in fleet mode: the node that holds each one. */
-  messages: (MessageSummary & { node_id?: string })[];
+  /** With `nodeId` in fleet mode: the node that holds each one. */
+  messages: (MessageSummary & { nodeId?: string })[];
   /** Fleet mode: nodes that did not answer (their messages are not on this page). */
   missingNodes?: readonly string[];
   nextHref: string | null;
@@ -35,8 +35,8 @@ export interface MessagesPageProps {
   bulk: readonly BulkAction[];
 }
 
-export const messageHref = (message: Pick<MessageSummary, 'tenantId' | 'id'>): string =>
-  `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenantId)}/${encodeURIComponent(message.id)}`;
+export const messageHref = (message: Pick<MessageSummary, 'tenantId' | 'clientId'>): string =>
+  `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenantId)}/${encodeURIComponent(message.clientId)}`;
 
 function Field(props: { name: keyof MessageFilters; label: string; value: string; type?: string; placeholder?: string }) {
   return (
@@ -100,7 +100,7 @@ function WaitingCounts(props: { waiting: QueueOverview; filters: MessageFilters 
 
 function Results(props: { messages: MessagesPageProps['messages']; admin: boolean }) {
   if (props.messages.length === 0) return <p>No message matches these filters.</p>;
-  const fleet = props.messages.some((message) => message.node_id !== undefined);
+  const fleet = props.messages.some((message) => message.nodeId !== undefined);
   return (
     <DataTable
       columns={[
@@ -120,13 +120,13 @@ function Results(props: { messages: MessagesPageProps['messages']; admin: boolea
       {props.messages.map((message) => (
         <tr>
           <td>
-            <a href={messageHref(message)}>{message.id}</a>
+            <a href={messageHref(message)}>{message.clientId}</a>
           </td>
           <td>
             <span class={statusClass(message.status)}>{message.status}</span>
           </td>
           {props.admin ? <td>{message.tenantId}</td> : null}
-          {fleet ? <td>{message.node_id}</td> : null}
+          {fleet ? <td>{message.nodeId}</td> : null}
           <td>{message.rcptTo.join(', ')}</td>
           <td>{message.subject ?? ''}</td>
           <td>{message.accountId}</td>

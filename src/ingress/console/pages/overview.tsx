@@ -11,7 +11,7 @@ import type { ThroughputSeries } from '../../../core/throughput.js';
 import type { AccountActivityView } from '../../http/views/account-view.js';
 import type { QueueOverview } from '../../http/views/queue-overview.js';
 import { PRIORITY_LABELS } from '../../../core/message.js';
-import { ago, statusClass, when } from '../format.js';
+import { ago, statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import { FleetPanel } from './fleet-panel.js';
 import type { ConsoleSession } from '../session-store.js';
@@ -187,12 +187,12 @@ function Loops(props: { reports: SyncStatus[]; bounces: MailboxStatus[] | null; 
             <ul>
               {props.reports.map((sync) => (
                 <li>
-                  {sync.tenant_id}:{' '}
-                  <span class={sync.consecutive_failures > 0 ? 'badge bad' : 'badge ok'}>
-                    {sync.consecutive_failures > 0 ? `failing ×${sync.consecutive_failures}` : 'healthy'}
+                  {sync.tenantId}:{' '}
+                  <span class={sync.consecutiveFailures > 0 ? 'badge bad' : 'badge ok'}>
+                    {sync.consecutiveFailures > 0 ? `failing ×${sync.consecutiveFailures}` : 'healthy'}
                   </span>
-                  {` backlog ${sync.backlog}, last success ${when(sync.last_success_ts)}`}
-                  {sync.last_error === null ? '' : `; ${sync.last_error}`}
+                  {` backlog ${sync.backlog}, last success ${whenMs(sync.lastSuccessAt)}`}
+                  {sync.lastError === null ? '' : `; ${sync.lastError}`}
                 </li>
               ))}
             </ul>

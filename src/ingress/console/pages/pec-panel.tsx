@@ -4,15 +4,15 @@
  * the original bytes: the evidence the operator hands on.
  */
 import type { MessageDetail } from '../../../core/message-admin.js';
-import type { PecReceiptView } from '../../../core/pec.js';
-import { when, whenMs } from '../format.js';
+import type { PecReceiptListing } from '../../../core/pec.js';
+import { whenMs } from '../format.js';
 import { messageHref } from './messages.js';
 import { DataTable } from './data-table.js';
 
 const kib = (bytes: number): string => (bytes < 1024 ? `${bytes} B` : `${(bytes / 1024).toFixed(1)} KiB`);
 
 /** Nothing at all for a message no PEC account sent and no receipt names. */
-export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptView[] }) {
+export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptListing[] }) {
   const m = props.message;
   if (props.receipts.length === 0 && m.pecRdaAt === null && m.pecRdcAt === null && m.pecError === null) return null;
   const base = messageHref(m);
@@ -38,18 +38,18 @@ export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptVi
         <DataTable columns={['Receipt', 'Recipient', "Provider's time", 'Read', 'Issuer', 'Error', { label: 'Size', num: true }, 'Original']}>
           {props.receipts.map((receipt) => (
             <tr>
-              <td>{receipt.receipt_type}</td>
+              <td>{receipt.receiptType}</td>
               <td>{receipt.recipient ?? ''}</td>
-              <td>{receipt.issued_ts === null ? '' : when(receipt.issued_ts)}</td>
-              <td>{when(receipt.received_ts)}</td>
+              <td>{receipt.issuedAt === null ? '' : whenMs(receipt.issuedAt)}</td>
+              <td>{whenMs(receipt.receivedAt)}</td>
               <td>{receipt.issuer ?? ''}</td>
-              <td>{[receipt.error, receipt.error_detail].filter((part) => part !== null).join(': ')}</td>
+              <td>{[receipt.error, receipt.errorDetail].filter((part) => part !== null).join(': ')}</td>
               <td class="num">
-                {kib(receipt.size_bytes)}
+                {kib(receipt.sizeBytes)}
                 {receipt.complete ? '' : ' (first part only)'}
               </td>
               <td>
-                <a href={`${base}/pec/${receipt.receipt_id}`} download>
+                <a href={`${base}/pec/${receipt.receiptId}`} download>
                   download .eml
                 </a>
               </td>

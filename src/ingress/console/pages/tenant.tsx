@@ -2,7 +2,7 @@
 import type { TenantView } from '../../../core/contracts/tenant.js';
 import type { SyncStatus } from '../../../core/report.js';
 import type { viewReportAttempt } from '../../http/views/report-log-view.js';
-import { when } from '../format.js';
+import { when, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { DataTable } from './data-table.js';
@@ -43,15 +43,15 @@ export function TenantPage(props: { session: ConsoleSession; tenant: TenantView;
         <h2 id="reports-heading">Delivery reports</h2>
         <dl class="fields">
           <dt>Reports to</dt>
-          <dd>{sync?.client_sync_url ?? 'nobody (no client_base_url)'}</dd>
+          <dd>{sync?.clientSyncUrl ?? 'nobody (no client_base_url)'}</dd>
           <dt>Backlog</dt>
           <dd>{sync?.backlog ?? 0}</dd>
           <dt>Last success</dt>
-          <dd>{when(sync?.last_success_ts ?? null)}</dd>
+          <dd>{whenMs(sync?.lastSuccessAt ?? null)}</dd>
           <dt>Last error</dt>
-          <dd>{sync?.last_error ?? 'none'}</dd>
+          <dd>{sync?.lastError ?? 'none'}</dd>
           <dt>Failures in a row</dt>
-          <dd>{sync?.consecutive_failures ?? 0}</dd>
+          <dd>{sync?.consecutiveFailures ?? 0}</dd>
         </dl>
       </section>
       <ReportLog attempts={props.attempts} />

@@ -29,13 +29,13 @@ async function perform(deps: ConsoleDeps, ctx: CommandContext, action: MessageAc
   if ((action === 'suspend-batch' || action === 'activate-batch') && batch === undefined) throw new AppError('VALIDATION_FAILED', 'the message has no batch');
   switch (action) {
     case 'resend': {
-      const result = deps.commands.resend(ctx, message.tenantId, [message.id]);
+      const result = deps.commands.resend(ctx, message.tenantId, [message.clientId]);
       const notice =
         result.resent.length === 1 ? 'Resent: the message is queued for a new attempt.' : 'Not resent: only a sent or failed message can be sent again.';
       return { notice, gone: false };
     }
     case 'retry-now': {
-      const result = deps.commands.retryNow(ctx, message.tenantId, [message.id]);
+      const result = deps.commands.retryNow(ctx, message.tenantId, [message.clientId]);
       const notice =
         result.retried.length === 1
           ? 'Retrying now: the message is due and the dispatcher was woken.'
@@ -43,10 +43,10 @@ async function perform(deps: ConsoleDeps, ctx: CommandContext, action: MessageAc
       return { notice, gone: false };
     }
     case 'delete': {
-      const result = deps.commands.deleteMessages(ctx, message.tenantId, [message.id]);
+      const result = deps.commands.deleteMessages(ctx, message.tenantId, [message.clientId]);
       const gone = result.deleted.length === 1;
       return {
-        notice: gone ? `Deleted message ${message.id}.` : 'Not deleted: the message is being handed to its relay right now; try again in a moment.',
+        notice: gone ? `Deleted message ${message.clientId}.` : 'Not deleted: the message is being handed to its relay right now; try again in a moment.',
         gone,
       };
     }

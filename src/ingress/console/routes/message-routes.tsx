@@ -12,7 +12,8 @@ import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
 import { decodeCursor, encodeCursor } from '../../http/routes/message-cursor.js';
 import { receiptResponse } from '../../http/routes/pec.js';
 import { validate } from '../../http/request-input.js';
-import { statusOf, type MessageRead } from '../../http/views/message-detail-view.js';
+import type { MessageRead } from '../../../core/message-read.js';
+import { statusOf } from '../../http/views/message-detail-view.js';
 import { queueOverview } from '../../http/views/queue-overview.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
@@ -55,7 +56,7 @@ function registerList(app: Hono<ConsoleEnv>, deps: ConsoleDeps): void {
   const findPage = async (c: Context<ConsoleEnv>, query: Omit<MessageQuery, 'after'>, cursor: string | undefined) => {
     if (deps.fleetMessages) {
       const found = await deps.fleetMessages.search(consoleContext(c), query, cursor);
-      return { messages: found.messages, next: found.next_cursor, missing: found.missing_nodes };
+      return { messages: found.messages, next: found.nextCursor, missing: found.missingNodes };
     }
     const found = deps.search.find({ ...query, after: cursor === undefined ? null : decodeCursor(cursor) });
     return { messages: found.messages, next: found.next === null ? null : encodeCursor(found.next), missing: [] };
@@ -95,7 +96,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
       const { tenant, id } = validate(pathParams, c.req.param(), 'message');
       const found = await deps.fleetMessages.detail(consoleContext(c), tenant, id);
       // The node that holds it answers with the core's read model.
-      return { ...(found.detail as unknown as MessageRead), node: found.node_id };
+      return { ...found.detail, node: found.nodeId };
     }
   };
 
@@ -114,7 +115,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
         notice={takeNotice(c)}
         status={statusOf(message)}
         node={node}
-        headers={node === null ? deps.headers.of(tenantId, message.id) : null}
+        headers={node === null ? deps.headers.of(tenantId, message.clientId) : null}
         sync={deps.reports.get(tenantId)}
         suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null}
         retryable={retryable(message, deps.clock.now())}
@@ -127,7 +128,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
     const { tenant, id } = validate(pathParams, c.req.param(), 'message');
     const receiptId = c.req.param('receipt');
     const found = deps.pecReceipts.raw(receiptId, scopeTenant(currentSession(c).principal, tenant));
-    if (found === null || found.view.message_id !== id) throw notFound('receipt', receiptId);
+    if (found === null || found.receipt.clientId !== id) throw notFound('receipt', receiptId);
     return receiptResponse(c, found);
   });
 }

@@ -14,6 +14,7 @@ import { json, on, type RouteDoc } from '../route-doc.js';
 import { tenantScope } from '../schemas.js';
 import { okOnly } from '../view-schemas/field.js';
 import { suppressionAdded, suppressionPage } from '../view-schemas/suppression.js';
+import { viewBounceMessage } from '../views/bounce-message-view.js';
 import { commandContext } from './tenants.js';
 
 const limit = z.coerce
@@ -181,7 +182,7 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
       before: query.before ?? null,
       limit,
     });
-    return c.json({ bounces: rows, next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
+    return c.json({ bounces: rows.map(viewBounceMessage), next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
   });
 
   on(app, routes.mailboxStatus, (c) => {

@@ -12,7 +12,7 @@ import { searchFilterFields } from '../message-filter-schemas.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { messageDetail } from '../view-schemas/message-detail.js';
 import { messagePage } from '../view-schemas/message.js';
-import { viewMessageDetail, type MessageRead } from '../views/message-detail-view.js';
+import { viewMessageDetail } from '../views/message-detail-view.js';
 import { viewMessageSummary } from '../views/message-summary-view.js';
 import { decodeCursor, encodeCursor } from './message-cursor.js';
 import { filterFields } from './message-filter.js';
@@ -91,8 +91,8 @@ export function registerMessageReads(app: Hono<HttpEnv>, deps: MessageReadDeps):
     };
     // Fleet mode: every node's page merged, the cursor holding each node's position, missing nodes named.
     if (deps.fleet) {
-      const { messages, ...rest } = await deps.fleet.search(commandContext(c), asked, query.cursor);
-      return c.json({ messages: messages.map(viewMessageSummary), ...rest });
+      const found = await deps.fleet.search(commandContext(c), asked, query.cursor);
+      return c.json({ messages: found.messages.map(viewMessageSummary), next_cursor: found.nextCursor, missing_nodes: found.missingNodes });
     }
     const found = deps.search.find({ ...asked, after: query.cursor === undefined ? null : decodeCursor(query.cursor) });
     return c.json({ messages: found.messages.map(viewMessageSummary), next_cursor: found.next === null ? null : encodeCursor(found.next) });
@@ -104,7 +104,7 @@ export function registerMessageReads(app: Hono<HttpEnv>, deps: MessageReadDeps):
     if (deps.fleet) {
       const found = await deps.fleet.detail(commandContext(c), params.tenant_id, id);
       // The node that holds it answers with the core's read model; it is worded here, as a local one is.
-      return c.json({ ...viewMessageDetail(found.detail as unknown as MessageRead), node_id: found.node_id, missing_nodes: found.missing_nodes });
+      return c.json({ ...viewMessageDetail(found.detail), node_id: found.nodeId, missing_nodes: found.missingNodes });
     }
     return c.json(viewMessageDetail(deps.commands.detail(commandContext(c), params.tenant_id, id)));
   });

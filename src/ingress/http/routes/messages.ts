@@ -29,6 +29,7 @@ import {
 } from '../view-schemas/message.js';
 import { viewRejection } from '../views/rejection-view.js';
 import { filterFields } from './message-filter.js';
+import { viewBulkPreview } from '../views/bulk-preview-view.js';
 import { MESSAGE_READ_ROUTES, registerMessageReads } from './message-reads.js';
 import { commandContext } from './tenants.js';
 
@@ -174,7 +175,7 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
     const p = await readParams(c, routes.bulk.body);
     const request = { action: p.action, tenantId: p.tenant_id, allTenants: isSet(p.all_tenants), max: p.max ?? BULK_MAX, filter: filterFields(p) };
     const ctx = commandContext(c);
-    return c.json({ ok: true, ...(isSet(p.dry_run) ? deps.bulk.preview(ctx, request) : await deps.bulk.run(ctx, request)) });
+    return c.json({ ok: true, ...(isSet(p.dry_run) ? viewBulkPreview(deps.bulk.preview(ctx, request)) : await deps.bulk.run(ctx, request)) });
   });
 }
 

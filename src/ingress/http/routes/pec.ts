@@ -6,7 +6,8 @@
 import { Hono, type Context, type Env } from 'hono';
 import { z } from 'zod';
 import { notFound } from '../../../core/app-error.js';
-import type { PecReceiptReader, PecReceiptView } from '../../../core/pec.js';
+import type { PecReceiptListing, PecReceiptReader } from '../../../core/pec.js';
+import { viewPecReceipt } from '../views/pec-receipt-view.js';
 import { scopeTenantOrAll } from '../../../core/principal.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
@@ -82,8 +83,11 @@ export function pecRoutes(deps: { receipts: PecReceiptReader }): Hono<HttpEnv> {
     const query = readQuery(c, routes.receipts.query);
     const limit = query.limit ?? 100;
     const tenantId = scopeTenantOrAll(c.get('principal'), query.tenant_id);
-    const rows = deps.receipts.list({ tenantId, messageId: query.message_id ?? null, before: query.before ?? null, limit });
-    return c.json({ receipts: rows.map(({ seq: _seq, ...view }) => view), next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
+    const rows = deps.receipts.list({ tenantId, clientId: query.message_id ?? null, before: query.before ?? null, limit });
+    return c.json({
+      receipts: rows.map(({ seq: _seq, ...receipt }) => viewPecReceipt(receipt)),
+      next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null,
+    });
   });
 
   on(app, routes.receiptRaw, (c) => {
@@ -99,11 +103,11 @@ export function pecRoutes(deps: { receipts: PecReceiptReader }): Hono<HttpEnv> {
 }
 
 /** A receipt's bytes exactly as the mailbox held them (no copy), with their digest and whether they are whole: the API's and the console's download. */
-export function receiptResponse<E extends Env>(c: Context<E>, found: { view: PecReceiptView; raw: Buffer }): Response {
+export function receiptResponse<E extends Env>(c: Context<E>, found: { receipt: PecReceiptListing; raw: Buffer }): Response {
   return c.body(found.raw as unknown as Uint8Array<ArrayBuffer>, 200, {
     'content-type': 'message/rfc822',
-    'content-disposition': `attachment; filename="pec-receipt-${found.view.receipt_id}.eml"`,
-    'x-receipt-sha256': found.view.sha256,
-    'x-receipt-complete': String(found.view.complete),
+    'content-disposition': `attachment; filename="pec-receipt-${found.receipt.receiptId}.eml"`,
+    'x-receipt-sha256': found.receipt.sha256,
+    'x-receipt-complete': String(found.receipt.complete),
   });
 }

@@ -6,6 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { notFound } from '../../../core/app-error.js';
 import { requireAdmin, scopeTenant } from '../../../core/principal.js';
+import { viewSyncStatus } from '../views/sync-status-view.js';
 import type { ReportSync } from '../../../core/report.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
@@ -73,14 +74,14 @@ export function syncStatusRoutes(status: ReportSync): Hono<HttpEnv> {
 
   on(app, routes.list, (c) => {
     requireAdmin(c.get('principal'));
-    return c.json({ tenants: status.list() });
+    return c.json({ tenants: status.list().map(viewSyncStatus) });
   });
 
   on(app, routes.get, (c) => {
     const tenantId = scopeTenant(c.get('principal'), pathId(c));
     const found = status.get(tenantId);
     if (found === null) throw notFound('tenant', tenantId);
-    return c.json({ sync_status: found });
+    return c.json({ sync_status: viewSyncStatus(found) });
   });
 
   // After fixing an endpoint: the backlog moves now instead of after the backoff.

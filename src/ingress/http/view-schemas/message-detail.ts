@@ -1,10 +1,10 @@
 /**
  * GET /messages/{id}: the message's state fields and its `status`, its event timeline
  * and why it waits (views/message-detail-view.ts, views/waiting-view.ts), and its PEC
- * receipts (core/pec.ts PecReceiptView).
+ * receipts (views/pec-receipt-view.ts).
  */
 import { z } from 'zod';
-import type { PecReceiptView } from '../../../core/pec.js';
+import type { PecReceiptView } from '../views/pec-receipt-view.js';
 import type { MessageEventView, MessageView } from '../views/message-detail-view.js';
 import type { WaitingView } from '../views/waiting-view.js';
 import { field, nullableSeconds, nullableText, seconds } from './field.js';

@@ -4,7 +4,8 @@
  * (views/message-summary-view.ts).
  */
 import { z } from 'zod';
-import { BULK_ACTIONS, type BulkPreview, type BulkResult } from '../../../core/message-bulk.js';
+import { BULK_ACTIONS, type BulkResult } from '../../../core/message-bulk.js';
+import type { BulkPreviewView } from '../views/bulk-preview-view.js';
 import { MESSAGE_STATUSES, type MessageStatus } from '../../../core/message-search.js';
 import { REJECTION_CODES, type RejectionCode } from '../../../core/rejection.js';
 import type { MessageSummaryView } from '../views/message-summary-view.js';
@@ -143,7 +144,7 @@ const bulkPreview = z.object({
     'Up to 20 of the applicable ones, newest first.',
     [{ tenant_id: 'acme', id: 'inv-2025-001' }],
   ),
-}) satisfies z.ZodType<BulkPreview & { ok: true }>;
+}) satisfies z.ZodType<BulkPreviewView & { ok: true }>;
 const bulkRun = z.object({
   ok,
   action: bulkAction,

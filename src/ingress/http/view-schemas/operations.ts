@@ -1,11 +1,11 @@
 /**
  * What the operations routes answer: GET /status (views/queue-overview.ts and, for the
  * admin, daemon-health.ts), /health and /ready, and the delivery report status
- * (core/report.ts SyncStatus).
+ * (views/sync-status-view.ts).
  */
 import { z } from 'zod';
-import type { SyncStatus } from '../../../core/report.js';
 import type { QueueOverview } from '../views/queue-overview.js';
+import type { SyncStatusView } from '../views/sync-status-view.js';
 import { field, nullableSeconds, nullableText } from './field.js';
 
 const count = (description: string, example: number) => field(z.number().int(), description, example);
@@ -131,7 +131,7 @@ export const notReadyAnswer = field(
   { ready: false, checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' }, details: { mirror: { state: 'connected' }, bounce: [] } },
 );
 
-const SYNC_EXAMPLE: SyncStatus = {
+const SYNC_EXAMPLE: SyncStatusView = {
   tenant_id: 'acme',
   client_sync_url: 'https://app.example.com/mail-proxy/sync',
   in_flight: false,
@@ -164,7 +164,7 @@ const syncStatus = z.object({
   backlog: count('Events not yet acknowledged.', 0),
   oldest_unreported_ts: nullableSeconds('The oldest event not yet acknowledged', null),
   oldest_unreported_age_seconds: field(z.number().int().nullable(), 'Its age, seconds; null when none.', null),
-}) satisfies z.ZodType<SyncStatus>;
+}) satisfies z.ZodType<SyncStatusView>;
 
 export const syncStatusAnswer = z.object({ sync_status: field(syncStatus, "The tenant's delivery report status.", SYNC_EXAMPLE) });
 export const syncStatusList = z.object({ tenants: field(z.array(syncStatus), "Every tenant's delivery report status.", [SYNC_EXAMPLE]) });

@@ -6,10 +6,10 @@
  */
 import { epochSeconds } from '../../../core/clock.js';
 import type { MessageDetail, MessageTimelineEvent } from '../../../core/message-admin.js';
+import type { MessageRead } from '../../../core/message-read.js';
 import type { HandoffState, Priority } from '../../../core/message.js';
 import { messageStatus, type MessageStatus } from '../../../core/message-search.js';
-import type { PecReceiptView } from '../../../core/pec.js';
-import type { WaitingExplanation } from '../../../core/waiting-reasons.js';
+import { viewPecReceipt, type PecReceiptView } from './pec-receipt-view.js';
 import { viewWaiting, type WaitingView } from './waiting-view.js';
 
 export interface MessageView {
@@ -74,14 +74,6 @@ export interface MessageDetailView {
   pec_receipts: PecReceiptView[];
 }
 
-/** What the core answers for one message: the read model, its timeline, why it waits, its receipts. */
-export interface MessageRead {
-  message: MessageDetail;
-  events: MessageTimelineEvent[];
-  why: WaitingExplanation;
-  pecReceipts: PecReceiptView[];
-}
-
 /** The message's derived status: `suspended` while held, `bounced` once returned. */
 export const statusOf = (m: MessageDetail): MessageStatus => messageStatus(m.state, m.suspended, m.bounceAt !== null);
 
@@ -89,7 +81,7 @@ export const statusOf = (m: MessageDetail): MessageStatus => messageStatus(m.sta
 export function viewMessage(m: MessageDetail): MessageView {
   return {
     pk: m.pk,
-    id: m.id,
+    id: m.clientId,
     tenant_id: m.tenantId,
     account_id: m.accountId,
     priority: m.priority,
@@ -150,6 +142,6 @@ export function viewMessageDetail(read: MessageRead): MessageDetailView {
     message: viewMessage(read.message),
     events: read.events.map(viewMessageEvent),
     why: viewWaiting(read.why, read.message),
-    pec_receipts: read.pecReceipts,
+    pec_receipts: read.pecReceipts.map(viewPecReceipt),
   };
 }

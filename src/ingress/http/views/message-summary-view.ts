@@ -27,10 +27,10 @@ export interface MessageSummaryView {
 }
 
 // Field order as the API has always answered it; `node_id` last, where a fleet page adds it.
-export function viewMessageSummary(m: MessageSummary & { node_id?: string }): MessageSummaryView {
+export function viewMessageSummary(m: MessageSummary & { nodeId?: string }): MessageSummaryView {
   const view: MessageSummaryView = {
     pk: m.pk,
-    id: m.id,
+    id: m.clientId,
     tenant_id: m.tenantId,
     account_id: m.accountId,
     status: m.status,
@@ -48,5 +48,5 @@ export function viewMessageSummary(m: MessageSummary & { node_id?: string }): Me
     error: m.error,
     bounce_type: m.bounceType,
   };
-  return m.node_id === undefined ? view : { ...view, node_id: m.node_id };
+  return m.nodeId === undefined ? view : { ...view, node_id: m.nodeId };
 }

@@ -57,7 +57,7 @@ function viewOldestDue(oldest: OldestDue, now: number): OldestDueView {
   const dueTs = Math.floor(oldest.dueAt / 1000);
   return {
     tenant_id: oldest.tenantId,
-    id: oldest.id,
+    id: oldest.clientId,
     account_id: oldest.accountId,
     due_ts: dueTs,
     overdue_seconds: Math.max(0, Math.floor(now / 1000) - dueTs),

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { whyWaiting, type WaitingInput } from '../../../core/waiting-reasons.js';
-import { viewWaiting, type WaitingSubject } from './waiting-view.js';
+import type { WaitingSubject } from '../../../core/waiting-words.js';
+import { viewWaiting } from './waiting-view.js';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 30);
 const nowSeconds = Math.floor(NOW / 1000);

@@ -6,29 +6,29 @@ import { isDefaultOnSave } from './default-account.js';
 
 export interface AccountInput {
   id: string;
-  tenantId?: string;
+  tenantId?: string | undefined;
   host: string;
-  port?: number;
-  user?: string | null;
+  port?: number | undefined;
+  user?: string | null | undefined;
   /** `undefined` keeps the stored password on update; `null` clears it. */
-  password?: string | null;
+  password?: string | null | undefined;
   /** Wins over `useTls` when both are given. */
-  tlsMode?: TlsMode;
+  tlsMode?: TlsMode | undefined;
   /** genro's spelling (tlsModeOfUseTls); null is as good as not given. */
-  useTls?: boolean | null;
-  tlsRejectUnauthorized?: boolean;
-  limitPerMinute?: number | null;
-  limitPerHour?: number | null;
-  limitPerDay?: number | null;
-  limitBehavior?: LimitBehavior;
-  maxConnections?: number;
-  maxMessagesPerConnection?: number;
-  isDefault?: boolean;
-  isPec?: boolean;
+  useTls?: boolean | null | undefined;
+  tlsRejectUnauthorized?: boolean | undefined;
+  limitPerMinute?: number | null | undefined;
+  limitPerHour?: number | null | undefined;
+  limitPerDay?: number | null | undefined;
+  limitBehavior?: LimitBehavior | undefined;
+  maxConnections?: number | undefined;
+  maxMessagesPerConnection?: number | undefined;
+  isDefault?: boolean | undefined;
+  isPec?: boolean | undefined;
   /** The account's own IMAP mailbox; omitted fields keep their stored values. */
   imap?: AccountMailboxInput;
   /** The relay's provider and its webhook verification; `undefined` keeps the stored one, `null` clears it. */
-  provider?: WebhookSettings | null;
+  provider?: WebhookSettings | null | undefined;
 }
 
 /** Submission port for each TLS mode when none is given. */

@@ -8,14 +8,14 @@ import { AppError } from './app-error.js';
 
 /** Every field optional: `undefined` keeps the stored value; `host: null` removes the mailbox. */
 export interface AccountMailboxInput {
-  host?: string | null;
-  port?: number;
-  tlsMode?: TlsMode;
+  host?: string | null | undefined;
+  port?: number | undefined;
+  tlsMode?: TlsMode | undefined;
   /** `null`: the relay's user. */
-  user?: string | null;
+  user?: string | null | undefined;
   /** `undefined` keeps the stored password; `null` clears it (the relay's is used). */
-  password?: string | null;
-  folder?: string;
+  password?: string | null | undefined;
+  folder?: string | undefined;
 }
 
 /** IMAP's ports (RFC 8314 §7 for implicit TLS, RFC 3501 §2.1 otherwise). */

@@ -11,7 +11,7 @@ import type { Caller, Principal } from './principal.js';
 export interface AuthenticatorDeps {
   admin: AdminTokenVerifier;
   /** The metrics token; only authenticateCaller() takes it. */
-  metrics?: AdminTokenVerifier;
+  metrics?: AdminTokenVerifier | undefined;
   keys: ApiKeyIssuer;
   tenants: Pick<TenantRepository, 'findKeyHolder'>;
   throttle: FailureThrottle;

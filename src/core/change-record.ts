@@ -21,13 +21,13 @@ export interface ChangeRecord {
   data: Record<string, unknown>;
   correlationId: string | null;
   /** Fleet mode: the node that took the change (the audit names it on every node). */
-  node?: string;
+  node?: string | undefined;
   /**
    * Fleet mode: a change another node took, applied here from the shared configuration. Only its
    * audit row is written: its event is mirrored by the node that took it, once (every node writing
    * it would store it once per node in the stream whenever the stream's duplicate window has passed).
    */
-  auditOnly?: boolean;
+  auditOnly?: boolean | undefined;
 }
 
 export function actorOf(principal: Principal): string {

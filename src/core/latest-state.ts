@@ -79,7 +79,7 @@ export interface LatestEvent {
   messagePk: number;
   occurredAt: number;
   /** A `message.bounced` event's `bounce_type` (hard, soft); absent for other events. */
-  bounceType?: string | null;
+  bounceType?: string | null | undefined;
 }
 
 /** Whether the event says anything about the latest state. */

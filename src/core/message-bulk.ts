@@ -70,7 +70,7 @@ export interface BulkResult {
   /** Still applicable after the run: more than `max`, or arrived meanwhile. */
   remaining: number;
   /** suspend / activate: the tenant's suspensions afterwards. */
-  suspensions?: string[];
+  suspensions?: string[] | undefined;
 }
 
 export interface BulkCommandsDeps {

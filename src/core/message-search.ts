@@ -46,7 +46,7 @@ export interface MessageQuery extends MessageFilter {
 export interface MessageCursor {
   pk: number;
   /** With order `next_attempt`: the next attempt of the last message of the page. */
-  nextAttemptAt?: number;
+  nextAttemptAt?: number | undefined;
 }
 
 /** One message in a search's page. Instants are epoch ms. */

@@ -20,9 +20,9 @@ export interface SubmissionItem {
   index: number;
   id: string | null;
   problem?: string;
-  tenantId?: string;
-  accountId?: string;
-  priority?: number | PriorityLabel;
+  tenantId?: string | undefined;
+  accountId?: string | undefined;
+  priority?: number | PriorityLabel | undefined;
   message?: Omit<NewMessage, 'tenantId' | 'accountId' | 'priority' | 'suspended'>;
 }
 

@@ -13,19 +13,19 @@ import { viewTenant } from './contracts/tenant.js';
 import { DEFAULT_CLIENT_SYNC_PATH, type ClientAuth, type Tenant } from './tenant.js';
 
 export interface TenantFields {
-  name?: string | null;
-  clientBaseUrl?: string | null;
-  clientSyncPath?: string;
-  clientAttachmentPath?: string | null;
-  clientAuth?: ClientAuth | null;
+  name?: string | null | undefined;
+  clientBaseUrl?: string | null | undefined;
+  clientSyncPath?: string | undefined;
+  clientAttachmentPath?: string | null | undefined;
+  clientAuth?: ClientAuth | null | undefined;
   /** Null stops signing reports. */
-  clientSigningSecret?: string | null;
-  active?: boolean;
+  clientSigningSecret?: string | null | undefined;
+  active?: boolean | undefined;
 }
 
 export interface TenantCreateInput extends TenantFields {
   id: string;
-  apiKeyExpiresInSeconds?: number;
+  apiKeyExpiresInSeconds?: number | undefined;
 }
 
 export interface CommandContext {
@@ -193,7 +193,7 @@ function credentialCommands(deps: TenantServiceDeps, load: (id: string) => Tenan
       return { tenantId: id, secret };
     },
 
-    rotateKey(ctx: CommandContext, id: string, options: { expiresInSeconds?: number }): IssuedKey {
+    rotateKey(ctx: CommandContext, id: string, options: { expiresInSeconds?: number | undefined }): IssuedKey {
       requireAdmin(ctx.principal);
       const issued = keys.issue();
       const now = clock.now();
@@ -214,6 +214,6 @@ function credentialCommands(deps: TenantServiceDeps, load: (id: string) => Tenan
 }
 
 /** Drops keys whose value is `undefined` so a partial update never erases a field by omission. */
-export function definedOnly<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as Partial<T>;
+export function definedOnly<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

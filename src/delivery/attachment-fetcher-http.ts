@@ -20,7 +20,7 @@ export interface HttpExchange {
   /** Names the attachment in errors. */
   filename: string;
   /** Pins the connection to a checked address; absent = the system resolver. */
-  lookup?: GuardedLookup;
+  lookup?: GuardedLookup | undefined;
 }
 
 export interface HttpAnswer {

@@ -34,7 +34,7 @@ export interface DeliveryDeps {
   owner: string;
   hostname: string;
   logLevel: string;
-  returnPath?: (tenantId: string, messagePk: number) => string | null;
+  returnPath?: ((tenantId: string, messagePk: number) => string | null) | undefined;
   telemetry: DeliveryTelemetry;
   /** Fleet mode: fleet-wide limits; absent for a single node. */
   fleetLimits?: FleetLimitGate;

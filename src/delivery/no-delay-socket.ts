@@ -36,7 +36,7 @@ function coalesceWrites(socket: Socket): void {
  * is nodemailer's to time out (its greeting timeout runs from the handover).
  */
 export function noDelayConnector(counter: { opened(): void; closed(): void }) {
-  return (options: { host?: string; port?: number }, callback: SocketCallback): void => {
+  return (options: { host?: string | undefined; port?: number | undefined }, callback: SocketCallback): void => {
     const socket = connect({ host: options.host, port: options.port ?? 25, noDelay: true });
     coalesceWrites(socket);
     socket.once('connect', () => {

@@ -53,7 +53,7 @@ export const adoptAnswerCodec = jsonCodec(adoptAnswerSchema, 'answer to an adopt
  * object, or (written by an earlier version) one entry with its raw bytes perhaps in an object.
  * The union is tried in that order, as the reader tells them apart.
  */
-export type SpoolWireRecord = { entries: StoredTransfer[] } | { ended: number[] } | { object: string } | (StoredTransfer & { raw_object?: string });
+export type SpoolWireRecord = { entries: StoredTransfer[] } | { ended: number[] } | { object: string } | (StoredTransfer & { raw_object?: string | undefined });
 const spoolWireRecordSchema: z.ZodType<SpoolWireRecord> = z.union([
   z.object({ entries: z.array(storedTransferSchema) }),
   z.object({ ended: z.array(safeInt) }),

@@ -25,8 +25,8 @@ export const latestStateCodec = jsonCodec(latestStateSchema, 'latest state');
 
 /** JetStream's answer to a publish: the stream sequence, or the API error that refused it. */
 export interface PubAck {
-  seq?: number;
-  error?: { code?: number; err_code?: number; description?: string };
+  seq?: number | undefined;
+  error?: { code?: number | undefined; err_code?: number | undefined; description?: string | undefined } | undefined;
 }
 const pubAckSchema: z.ZodType<PubAck> = z.looseObject({
   seq: z.number().optional(),

@@ -37,7 +37,7 @@ export interface ReportLoopDeps {
   log: Logger;
   config: ReportLoopConfig;
   /** Told of each acknowledged round's events (report latency); nothing by default. */
-  telemetry?: ReportTelemetry;
+  telemetry?: ReportTelemetry | undefined;
 }
 
 const toRecord = (state: LaneState, previous: LaneRecord, attemptAt: number, error: string | null): LaneRecord => ({

@@ -86,7 +86,7 @@ export async function api(
   base: string,
   method: string,
   path: string,
-  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+  options: { token?: string | undefined; body?: unknown; headers?: Record<string, string> | undefined } = {},
 ): Promise<ApiResponse> {
   const headers: Record<string, string> = { ...options.headers };
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
@@ -95,7 +95,7 @@ export async function api(
     body = typeof options.body === 'string' || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetch(base + path, { method, headers, body });
+  const response = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body }) });
   const text = await response.text();
   let parsed: unknown = null;
   try {

@@ -20,7 +20,11 @@ function keyOf(tenantId: string): string {
 }
 
 /** Any request of this file: a 500 is always a failure, whatever the case expects. */
-async function call(method: string, path: string, options: { as?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<ApiResponse> {
+async function call(
+  method: string,
+  path: string,
+  options: { as?: string; body?: unknown; headers?: Record<string, string> | undefined } = {},
+): Promise<ApiResponse> {
   const token = options.as === undefined || options.as === 'admin' ? fx.t.adminToken : keyOf(options.as);
   const response = await api(fx.t.url, method, path, { token, body: options.body, headers: options.headers });
   expect(response.status, response.text).toBeLessThan(500);

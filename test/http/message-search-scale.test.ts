@@ -22,7 +22,7 @@ interface Page {
   status: number;
   ids: string[];
   next: string | null;
-  code?: string;
+  code?: string | undefined;
 }
 const page = async (query: string): Promise<Page> => {
   const response = await api(s.fx.t.url, 'GET', `/messages?${query}`, { token: s.key });

@@ -20,7 +20,7 @@ export interface HealthSources {
   /** Null for a single node. */
   fleet: () => FleetView | null;
   /** Fleet mode: each node's queue and the fleet's total, asked of every node at request time. */
-  fleetQueues?: (() => Promise<FleetQueues>) | null;
+  fleetQueues?: (() => Promise<FleetQueues>) | null | undefined;
 }
 
 export function daemonHealth(sources: HealthSources): () => Promise<Record<string, unknown>> {

@@ -99,7 +99,7 @@ export function inputSchema(schema: z.ZodType): JsonSchema {
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
       const examples = z.globalRegistry.get(zodSchema as unknown as z.ZodType)?.examples;
-      if (examples !== undefined && jsonSchema.examples === undefined) jsonSchema.examples = examples as JsonSchema['examples'];
+      if (examples !== undefined && jsonSchema.examples === undefined) jsonSchema.examples = examples as NonNullable<JsonSchema['examples']>;
     },
   });
   return rest;

@@ -47,7 +47,7 @@ export interface SmtpDeps {
   /** Told of connections, AUTH failures and refusals (metrics). */
   telemetry?: SmtpTelemetry;
   /** True while this fleet node drains (absent for a single node). */
-  draining?: () => boolean;
+  draining?: (() => boolean) | undefined;
 }
 
 export interface SmtpService {

@@ -30,7 +30,7 @@ export interface SnsVerifierOptions {
   /** Hostnames SigningCertURL and SubscribeURL may name (anchor it: it is matched against the whole hostname). */
   certificateHost: RegExp;
   /** Trust anchors for the certificate fetch (tests' local peer); the system's when absent. */
-  ca?: string | Buffer;
+  ca?: string | Buffer | undefined;
   /** How old a Timestamp may be; SNS retries HTTP deliveries for at most an hour. */
   replayWindowMs?: number;
   fetchTimeoutMs?: number;

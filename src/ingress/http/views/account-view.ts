@@ -26,11 +26,11 @@ export interface LastErrorView {
 }
 
 export type AccountActivityView = AccountView & {
-  usage?: WindowUsageView;
-  waiting?: number;
-  connections?: ConnectionsView;
-  last_error?: LastErrorView | null;
-  last_success_ts?: number | null;
+  usage?: WindowUsageView | undefined;
+  waiting?: number | undefined;
+  connections?: ConnectionsView | undefined;
+  last_error?: LastErrorView | null | undefined;
+  last_success_ts?: number | null | undefined;
 };
 
 export function viewAccountState({ account, activity }: AccountState): AccountActivityView {

@@ -23,7 +23,7 @@ export interface MessageSummaryView {
   error: string | null;
   bounce_type: string | null;
   /** Fleet mode: the node that holds it. */
-  node_id?: string;
+  node_id?: string | undefined;
 }
 
 // Field order as the API has always answered it; `node_id` last, where a fleet page adds it.

@@ -12,7 +12,7 @@ export interface QueueOverview {
   by_status: Record<WaitingStatus, number>;
   by_priority: Record<`${Priority}`, number>;
   by_tenant: Array<{ tenant_id: string; waiting: number }>;
-  by_account: Array<{ tenant_id: string; account_id: string; waiting: number; by_status: Partial<Record<WaitingStatus, number>> }>;
+  by_account: Array<{ tenant_id: string; account_id: string; waiting: number; by_status: { [S in WaitingStatus]?: number | undefined } }>;
   oldest_due: OldestDueView | null;
 }
 

@@ -98,31 +98,10 @@ const PER_IDS: Record<'resend' | 'delete' | 'retry-now', { run: PerIds; eventTyp
 };
 
 export function createBulkCommands(deps: BulkCommandsDeps) {
-  const { store, selection, clock } = deps;
-  const chunkSize = deps.chunkSize ?? DEFAULT_CHUNK;
-
+  const { selection } = deps;
   const selectionOf = bulkSelection(deps);
 
   const matching = (wanted: Selection): number => selection.count({ ...wanted, statuses: null, dueAfter: null });
-
-  /** One chunk, one transaction: the page read, acted on per tenant, and each tenant's audit record. */
-  const runChunk = (ctx: CommandContext, action: keyof typeof PER_IDS, wanted: Selection, beforePk: number | null, limit: number) => {
-    const record = changeRecorder(ctx, { now: () => clock.now(), uuid: () => deps.ids.uuid() });
-    return store.transaction(() => {
-      const page = selection.page(wanted, beforePk, limit);
-      let done = 0;
-      for (const [tenantId, ids] of byTenant(page)) {
-        const outcome = PER_IDS[action].run(deps.messages, tenantId, ids, clock.now(), ctx.correlationId);
-        done += outcome.done.length;
-        const data = { ids: outcome.done, bulk: true };
-        const eventType = PER_IDS[action].eventType;
-        store.changes.record(
-          record({ command: `messages.bulk_${action.replace('-', '_')}`, eventType, tenantId, aggregateType: 'message', aggregateId: tenantId, data }),
-        );
-      }
-      return { page, done };
-    });
-  };
 
   return {
     /** The dry run: what the filter finds, what the action would reach, and a sample of it. */
@@ -139,25 +118,52 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
       const base = { action: request.action, dry_run: false as const, matching: found, not_applicable: found - applicable };
       const { action } = request;
       if (action === 'suspend' || action === 'activate') return { ...base, ...(await runHold(deps.commands, ctx, action, wanted)) };
-      let done = 0;
-      let seen = 0;
-      let beforePk: number | null = null;
-      while (seen < request.max) {
-        const limit = Math.min(chunkSize, request.max - seen);
-        const chunk = runChunk(ctx, action, wanted, beforePk, limit);
-        done += chunk.done;
-        seen += chunk.page.length;
-        const last = chunk.page[chunk.page.length - 1];
-        if (last === undefined || chunk.page.length < limit) break;
-        beforePk = last.pk;
-        await deps.yieldTurn();
-      }
+      const { done, seen } = await runInChunks(deps, ctx, action, wanted, request.max);
       if (done > 0 && action !== 'delete') deps.wake();
       // Counted again with a fresh "now": what is still applicable is what the run left (or what came since).
       const remaining = selection.count(selectionOf(ctx, request));
       return { ...base, not_applicable: base.not_applicable + (seen - done), done, remaining };
     },
   };
+}
+
+/** One chunk, one transaction: the page read, acted on per tenant, and each tenant's audit record. */
+function runChunk(deps: BulkCommandsDeps, ctx: CommandContext, action: keyof typeof PER_IDS, wanted: Selection, beforePk: number | null, limit: number) {
+  const { store, selection, clock } = deps;
+  const record = changeRecorder(ctx, { now: () => clock.now(), uuid: () => deps.ids.uuid() });
+  return store.transaction(() => {
+    const page = selection.page(wanted, beforePk, limit);
+    let done = 0;
+    for (const [tenantId, ids] of byTenant(page)) {
+      const outcome = PER_IDS[action].run(deps.messages, tenantId, ids, clock.now(), ctx.correlationId);
+      done += outcome.done.length;
+      const data = { ids: outcome.done, bulk: true };
+      const eventType = PER_IDS[action].eventType;
+      store.changes.record(
+        record({ command: `messages.bulk_${action.replace('-', '_')}`, eventType, tenantId, aggregateType: 'message', aggregateId: tenantId, data }),
+      );
+    }
+    return { page, done };
+  });
+}
+
+/** Up to `max` messages in chunks, the event loop given a turn between them: how many were acted on, and seen. */
+async function runInChunks(deps: BulkCommandsDeps, ctx: CommandContext, action: keyof typeof PER_IDS, wanted: Selection, max: number) {
+  const chunkSize = deps.chunkSize ?? DEFAULT_CHUNK;
+  let done = 0;
+  let seen = 0;
+  let beforePk: number | null = null;
+  while (seen < max) {
+    const limit = Math.min(chunkSize, max - seen);
+    const chunk = runChunk(deps, ctx, action, wanted, beforePk, limit);
+    done += chunk.done;
+    seen += chunk.page.length;
+    const last = chunk.page[chunk.page.length - 1];
+    if (last === undefined || chunk.page.length < limit) break;
+    beforePk = last.pk;
+    await deps.yieldTurn();
+  }
+  return { done, seen };
 }
 
 export type BulkCommands = ReturnType<typeof createBulkCommands>;

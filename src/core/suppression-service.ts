@@ -44,20 +44,30 @@ export interface SuppressionServiceDeps {
 
 const MAX_PAGE = 1000;
 
+/** The address an operator typed, checked and in the form suppressions are kept in. */
+function addressOf(text: string): string {
+  const trimmed = text.trim();
+  if (!isAddrSpec(trimmed))
+    throw new AppError('VALIDATION_FAILED', 'not an e-mail address', {
+      details: [{ path: 'address', message: 'expected an addr-spec such as user@example.com' }],
+    });
+  return normalizeAddress(trimmed);
+}
+
+/** A manual suppression from what an operator asked for; its expiry must lie ahead. */
+function manualSuppression(tenantId: string, input: SuppressionInput, now: number): SuppressionRecord {
+  const expiresAt = input.expiresAt ?? null;
+  if (expiresAt !== null && expiresAt <= now)
+    throw new AppError('VALIDATION_FAILED', 'expires_ts is in the past', { details: [{ path: 'expires_ts', message: 'must be in the future' }] });
+  return { tenantId, address: addressOf(input.address), reason: input.reason ?? null, source: 'manual', createdAt: now, expiresAt };
+}
+
 export function createSuppressionService(deps: SuppressionServiceDeps) {
   const { store, clock, ids } = deps;
   const tenantOf = (ctx: CommandContext, requested: string | undefined): string => {
     const tenantId = scopeTenant(ctx.principal, requested);
     if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
     return tenantId;
-  };
-  const addressOf = (text: string): string => {
-    const trimmed = text.trim();
-    if (!isAddrSpec(trimmed))
-      throw new AppError('VALIDATION_FAILED', 'not an e-mail address', {
-        details: [{ path: 'address', message: 'expected an addr-spec such as user@example.com' }],
-      });
-    return normalizeAddress(trimmed);
   };
   const record = (ctx: CommandContext, command: string, eventType: string, tenantId: string, address: string, data: Record<string, unknown>) =>
     changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
@@ -85,25 +95,14 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
 
     add(ctx: CommandContext, requested: string | undefined, input: SuppressionInput): SuppressionRecord {
       const tenantId = tenantOf(ctx, requested);
-      const now = clock.now();
-      const expiresAt = input.expiresAt ?? null;
-      if (expiresAt !== null && expiresAt <= now)
-        throw new AppError('VALIDATION_FAILED', 'expires_ts is in the past', { details: [{ path: 'expires_ts', message: 'must be in the future' }] });
-      const suppression: SuppressionRecord = {
-        tenantId,
-        address: addressOf(input.address),
-        reason: input.reason ?? null,
-        source: 'manual',
-        createdAt: now,
-        expiresAt,
-      };
+      const suppression = manualSuppression(tenantId, input, clock.now());
       store.transaction(() => {
         store.suppressions.upsert(suppression);
         store.changes.record(
           record(ctx, 'suppression.add', 'suppression.added', tenantId, suppression.address, {
             reason: suppression.reason,
             source: 'manual',
-            expires_at: expiresAt,
+            expires_at: suppression.expiresAt,
           }),
         );
       });

@@ -13,7 +13,7 @@ import { decodeCursor, encodeCursor } from '../../http/routes/message-cursor.js'
 import { receiptResponse } from '../../http/routes/pec.js';
 import { validate } from '../../http/request-input.js';
 import type { MessageRead } from '../../../core/message-read.js';
-import { statusOf } from '../../http/views/message-detail-view.js';
+import { messageStatusOf } from '../../http/views/message-detail-view.js';
 import { queueOverview } from '../../http/views/queue-overview.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
@@ -113,7 +113,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
         pecReceipts={pecReceipts}
         why={why}
         notice={takeNotice(c)}
-        status={statusOf(message)}
+        status={messageStatusOf(message)}
         node={node}
         headers={node === null ? deps.headers.of(tenantId, message.clientId) : null}
         sync={deps.reports.get(tenantId)}

@@ -75,7 +75,7 @@ export interface MessageDetailView {
 }
 
 /** The message's derived status: `suspended` while held, `bounced` once returned. */
-export const statusOf = (m: MessageDetail): MessageStatus => messageStatus(m.state, m.suspended, m.bounceAt !== null);
+export const messageStatusOf = (m: MessageDetail): MessageStatus => messageStatus(m.state, m.suspended, m.bounceAt !== null);
 
 // Field order as the API has always answered it.
 export function viewMessage(m: MessageDetail): MessageView {
@@ -121,7 +121,7 @@ export function viewMessage(m: MessageDetail): MessageView {
     pec_rdc_ts: epochSeconds(m.pecRdcAt),
     pec_error: m.pecError,
     pec_error_ts: epochSeconds(m.pecErrorAt),
-    status: statusOf(m),
+    status: messageStatusOf(m),
   };
 }
 

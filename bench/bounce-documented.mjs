@@ -15,7 +15,7 @@ const round = (value) => Math.round(value * 10) / 10;
 
 /** The share of documented refusals whose reason is read as documented, overall and by kind of source. */
 export async function documentedWording(root) {
-  const { reasonOfDiagnostic } = await import(pathToFileURL(join(root, 'dist/core/bounce-classify.js')).href);
+  const { reasonOfDiagnostic } = await import(pathToFileURL(join(root, 'dist/core/bounce/classify.js')).href);
   // `held_out`: the sets no rule is written from; their figure says whether rules written from the others carry over.
   const { refusals, held_out: heldOut } = JSON.parse(readFileSync(join(root, 'bench/documented-refusals.json'), 'utf8'));
   const scored = refusals.map((r) => ({ id: r.id, set: r.set, kind: r.source.kind, expected: r.reason, got: reasonOfDiagnostic(r.text) }));

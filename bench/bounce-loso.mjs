@@ -1,5 +1,5 @@
 // Leave-one-source-out that does not take the rules' provenance on trust (issue 30). The reason
-// rules' generic English phrases (the phrase tables of dist/core/bounce-reasons.js) were partly
+// rules' generic English phrases (the phrase tables of dist/core/bounce/reasons.js) were partly
 // written while the corpus was scored, so "no rule was derived from a corpus file" is weakest there.
 // This fold withholds, from each MTA family, every phrase that fires on that family's files and on no
 // other family's: a phrase only one family needs is assumed written from that family's files. What

@@ -21,7 +21,7 @@ async function parserOf(root) {
 
 /** The reason phrase tables the classifier reads (the same arrays: bounce-loso.mjs instruments them in place). */
 async function phraseTablesOf(root) {
-  const tables = await import(pathToFileURL(join(root, 'dist/core/bounce-reasons.js')).href);
+  const tables = await import(pathToFileURL(join(root, 'dist/core/bounce/reasons.js')).href);
   return { decisive: tables.DECISIVE_PHRASES, precise: tables.REASON_PHRASES, vague: tables.GENERIC_REASON_PHRASES };
 }
 

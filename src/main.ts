@@ -5,9 +5,9 @@
  * threads, the event stream, the parser threads, the store last. The only
  * module (with src/composition/, cli/ and workers/) that wires rooms together.
  */
-import { createAttemptLog } from './core/attempt-log.js';
-import type { Clock, IdSource } from './core/clock.js';
-import type { Logger } from './core/logger.js';
+import { createAttemptLog } from './core/account/index.js';
+import type { Clock, IdSource } from './core/index.js';
+import type { Logger } from './core/index.js';
 import { daemonSettings, type Config } from './config/index.js';
 import type { MailboxWatchers } from './bounce/index.js';
 import { createIntake } from './composition/intake.js';
@@ -15,17 +15,17 @@ import { createFleetNode, singleNode } from './composition/fleet.js';
 import type { NodeIntake } from './composition/node-mode.js';
 import { createStreams, type Streams } from './composition/streams.js';
 import { createWork, type Work } from './composition/work.js';
-import type { Dispatcher } from './delivery/dispatcher.js';
+import type { Dispatcher } from './delivery/index.js';
 import type { SmtpIngress } from './ingress/smtp/index.js';
-import { createMetrics } from './metrics/registry.js';
-import type { DaemonMirror } from './outbox/mirror-service.js';
+import { createMetrics } from './metrics/index.js';
+import type { DaemonMirror } from './outbox/index.js';
 import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
-import { openDaemonKeys } from './security/daemon-keys.js';
-import { openStoreService, type StoreService } from './store/store-service.js';
+import { openDaemonKeys } from './security/index.js';
+import { openStoreService, type StoreService } from './store/index.js';
 import type { SqliteStore } from './store/index.js';
-import type { ReportLoop } from './sync/report-loop.js';
+import type { ReportLoop } from './sync/index.js';
 
-export { DATABASE_FILE } from './store/store-service.js';
+export { DATABASE_FILE } from './store/index.js';
 
 export interface DaemonDeps {
   config: Readonly<Config>;

@@ -3,7 +3,7 @@
  * verdict per failed recipient. Consumed by the IMAP poller and the CLI; fields
  * may be added, never renamed or removed.
  */
-import type { BounceReason } from '../core/bounce-classify.js';
+import type { BounceReason } from '../core/bounce/index.js';
 
 export interface RecipientVerdict {
   /** The address we sent to, as far as the bounce tells: always a mailbox (user@domain), or null. */

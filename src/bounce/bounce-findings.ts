@@ -2,7 +2,7 @@
  * The bounce parser's verdict on one mailbox message in core terms, bounded in
  * time: a message it cannot understand in time is `unreadable`.
  */
-import type { BounceFindings } from '../core/bounce.js';
+import type { BounceFindings } from '../core/bounce/index.js';
 import { parseWithin } from '../mailbox/index.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 

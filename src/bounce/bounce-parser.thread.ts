@@ -5,6 +5,6 @@
  * loop never waits on it.
  */
 import { analyseBounce, type BounceAnalysis } from './bounce-parser.js';
-import { serveTasks } from '../runtime/worker-task.js';
+import { serveTasks } from '../runtime/index.js';
 
 serveTasks<Uint8Array, BounceAnalysis>((raw) => analyseBounce(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)));

@@ -1,16 +1,16 @@
 /**
  * What a message in the bounce mailbox is, read with mailparser: a DSN
  * (RFC 3464, one verdict per recipient), an SES notification, a non-standard
- * bounce (the MTA's own wording, read through core/bounce-classify.ts's
+ * bounce (the MTA's own wording, read through core/bounce/classify.ts's
  * tables), a complaint (ARF, RFC 5965), an auto-reply (RFC 3834), or none of
  * these. It also finds the returned original's Message-ID and
  * X-Genro-Mail-ID, which tie the bounce to our message. Never throws: a
  * message it cannot read is `not_bounce`.
  */
 import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
-import { isAutoReplySubject } from '../core/auto-reply-subjects.js';
-import { dsnOutcomeOf, permanenceOf } from '../core/bounce-classify.js';
-import { isListRefusalSubject, refusingListIn } from '../core/list-server-refusals.js';
+import { isAutoReplySubject } from '../core/bounce/index.js';
+import { dsnOutcomeOf, permanenceOf } from '../core/bounce/index.js';
+import { isListRefusalSubject, refusingListIn } from '../core/bounce/index.js';
 import { addressesIn } from './addresses.js';
 import type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
 import { dsnFromRaw, dsnFromText, fieldGroups, readDsn, type DsnRecipientFields } from './dsn-fields.js';

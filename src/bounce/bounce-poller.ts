@@ -1,14 +1,14 @@
 /**
  * The bounce mailbox's handler for the mailbox watcher (mailbox-watcher.ts):
  * each new message is parsed (bounded in time), tied to the message it is
- * about, and its plan (core/bounce-plan.ts) is recorded in the batch's durable
+ * about, and its plan (core/bounce/plan.ts) is recorded in the batch's durable
  * transaction before the message is filed.
  */
-import { correlate, planBounce, type BouncePolicy } from '../core/bounce-plan.js';
-import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem, MatchedBy } from '../core/bounce.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import { verpMessagePk } from '../core/verp.js';
+import { correlate, planBounce, type BouncePolicy } from '../core/bounce/index.js';
+import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem, MatchedBy } from '../core/bounce/index.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import { verpMessagePk } from '../core/bounce/index.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import {
   watchMailbox,

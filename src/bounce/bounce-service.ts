@@ -4,11 +4,11 @@
  * the PEC accounts' watchers (pec-service.ts), run as one service that stops
  * with intake: no new mail is read once the daemon is stopping.
  */
-import type { BouncePolicy } from '../core/bounce-plan.js';
-import type { Clock, IdSource } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { Service } from '../runtime/service.js';
-import { within } from '../runtime/within.js';
+import type { BouncePolicy } from '../core/bounce/index.js';
+import type { Clock, IdSource } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { Service } from '../runtime/index.js';
+import { within } from '../runtime/index.js';
 import { createBouncePoller, type BouncePoller } from './bounce-poller.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import { createParserThread, openImapMailbox, type MailboxSettings } from '../mailbox/index.js';

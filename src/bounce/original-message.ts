@@ -5,7 +5,7 @@
  * part (message/rfc822, text/rfc822-headers), else from the quoted text.
  */
 import type { Attachment, ParsedMail } from 'mailparser';
-import { MAIL_ID_HEADER } from '../core/client-id.js';
+import { MAIL_ID_HEADER } from '../core/message/index.js';
 import { addressesIn } from './addresses.js';
 import { normaliseRecipient } from './recipient-address.js';
 

@@ -1,9 +1,9 @@
 /**
  * A bounce in an MTA's own words (Exim, qmail, Postfix's text part, Gmail,
  * Exchange, webmail providers): which address failed and the lines that say
- * why. Finds text only; what the text means is core/bounce-classify.ts's.
+ * why. Finds text only; what the text means is core/bounce/classify.ts's.
  */
-import { findReplyCode, findStatus, reasonOf } from '../core/bounce-classify.js';
+import { findReplyCode, findStatus, reasonOf } from '../core/bounce/index.js';
 import { addressesIn } from './addresses.js';
 
 /**

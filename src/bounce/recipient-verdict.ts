@@ -1,9 +1,9 @@
 /**
  * One failed recipient's verdict from what the report or the prose gave:
  * the most precise enhanced status and reply code, why, and hard or soft
- * (core/bounce-classify.ts judges; this only gathers the texts).
+ * (core/bounce/classify.ts judges; this only gathers the texts).
  */
-import { bounceTypeOf, findCodes, findStatus, reasonIn } from '../core/bounce-classify.js';
+import { bounceTypeOf, findCodes, findStatus, reasonIn } from '../core/bounce/index.js';
 import { isMailbox } from './addresses.js';
 import type { RecipientVerdict } from './bounce-analysis.js';
 import type { DsnRecipientFields } from './dsn-fields.js';

@@ -7,12 +7,12 @@
  * CLI reads is written here.
  */
 import type { z } from 'zod';
-import type { accountAnswer, accountDeleted, accountList, accountUpserted } from '../ingress/http/view-schemas/account.js';
-import type { messageDetail } from '../ingress/http/view-schemas/message-detail.js';
-import type { activateResult, bulkResult, messagePage, retryNowResult, suspendResult } from '../ingress/http/view-schemas/message.js';
-import type { statusAnswer } from '../ingress/http/view-schemas/operations.js';
-import type { suppressionAdded, suppressionPage } from '../ingress/http/view-schemas/suppression.js';
-import type { issuedKey, tenantAnswer, tenantCreated, tenantList } from '../ingress/http/view-schemas/tenant.js';
+import type { accountAnswer, accountDeleted, accountList, accountUpserted } from '../ingress/http/index.js';
+import type { messageDetail } from '../ingress/http/index.js';
+import type { activateResult, bulkResult, messagePage, retryNowResult, suspendResult } from '../ingress/http/index.js';
+import type { statusAnswer } from '../ingress/http/index.js';
+import type { suppressionAdded, suppressionPage } from '../ingress/http/index.js';
+import type { issuedKey, tenantAnswer, tenantCreated, tenantList } from '../ingress/http/index.js';
 
 export type TenantList = z.infer<typeof tenantList>;
 export type TenantAnswer = z.infer<typeof tenantAnswer>;

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig, localHttpUrl, parseListenAddress, type Config } from '../config/index.js';
-import { ADMIN_TOKEN_FILE } from '../security/key-material.js';
+import { ADMIN_TOKEN_FILE } from '../security/index.js';
 import { stringOption, type OptionValues } from './args.js';
 import { cliError, failed, ok, type Result } from './cli-error.js';
 

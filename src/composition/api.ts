@@ -4,33 +4,33 @@
  * HTTP API with the web console in front of it. Composition only: no behaviour
  * of its own.
  */
-import { createAccountService } from '../core/account-service.js';
-import type { AttemptLog } from '../core/attempt-log.js';
-import { createAuthenticator } from '../core/authenticator.js';
-import type { Clock, IdSource } from '../core/clock.js';
-import { createFailureThrottle } from '../core/failure-throttle.js';
-import type { Logger } from '../core/logger.js';
-import type { BulkCommands } from '../core/message-bulk.js';
-import type { MessageCommands } from '../core/message-commands.js';
-import type { Handoff } from '../core/relay.js';
-import type { WebhookReceiver } from '../core/provider-events.js';
-import type { SubmissionService } from '../core/submission-service.js';
-import { createSuppressionService } from '../core/suppression-service.js';
-import { createTenantService } from '../core/tenant-service.js';
+import { createAccountService } from '../core/account/index.js';
+import type { AttemptLog } from '../core/account/index.js';
+import { createAuthenticator } from '../core/tenant/index.js';
+import type { Clock, IdSource } from '../core/index.js';
+import { createFailureThrottle } from '../core/tenant/index.js';
+import type { Logger } from '../core/index.js';
+import type { BulkCommands } from '../core/message/index.js';
+import type { MessageCommands } from '../core/message/index.js';
+import type { Handoff } from '../core/delivery/index.js';
+import type { WebhookReceiver } from '../core/provider/index.js';
+import type { SubmissionService } from '../core/message/index.js';
+import { createSuppressionService } from '../core/tenant/index.js';
+import { createTenantService } from '../core/tenant/index.js';
 import type { DaemonSettings } from '../config/index.js';
-import type { DeliveryService } from '../delivery/delivery-service.js';
+import type { DeliveryService } from '../delivery/index.js';
 import type { MailboxWatchers } from '../bounce/index.js';
-import { createRelayProbe } from '../delivery/relay-probe.js';
+import { createRelayProbe } from '../delivery/index.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
-import { daemonHealth } from '../ingress/http/daemon-health.js';
+import { daemonHealth } from '../ingress/http/index.js';
 import { createHttpApp } from '../ingress/http/index.js';
-import type { SubmissionParsing } from '../ingress/http/parser-threads.js';
-import type { Metrics } from '../metrics/registry.js';
-import type { DaemonMirror } from '../outbox/mirror-service.js';
-import type { DaemonKeys } from '../security/daemon-keys.js';
-import { newSigningSecret } from '../security/report-signature.js';
+import type { SubmissionParsing } from '../ingress/http/index.js';
+import type { Metrics } from '../metrics/index.js';
+import type { DaemonMirror } from '../outbox/index.js';
+import type { DaemonKeys } from '../security/index.js';
+import { newSigningSecret } from '../security/index.js';
 import type { SqliteStore } from '../store/index.js';
-import type { ReportService } from '../sync/report-service.js';
+import type { ReportService } from '../sync/index.js';
 import type { NodeIntake, NodeMode } from './node-mode.js';
 
 /** Web console sessions: signed out after 30 idle minutes or 12 hours, whichever comes first; at most this many at once. */

@@ -1,20 +1,20 @@
 /**
  * Fleet mode's shared configuration, wired: the admin use-cases record their
  * changes through a tap (so a dry run tells what they write), their writes go
- * to the bucket first (core/replicated-writes.ts), and a follower applies every
+ * to the bucket first (core/fleet/replicated-writes.ts), and a follower applies every
  * node's changes to this node's store. Composition only: no behaviour of its own.
  */
-import { SHARED_ACCOUNT_WRITES, type AccountService, type createAccountService } from '../core/account-service.js';
-import { createChangeTap } from '../core/change-tap.js';
-import type { Clock } from '../core/clock.js';
-import type { ConfigEntry } from '../core/config-replica.js';
-import type { Logger } from '../core/logger.js';
-import { SHARED_SUPPRESSION_WRITES, type createSuppressionService, type SuppressionService } from '../core/suppression-service.js';
-import { SHARED_TENANT_WRITES, type createTenantService, type TenantService } from '../core/tenant-service.js';
-import { createReplicatedWrites, replicateMethods, type ReplicatedWrites } from '../core/replicated-writes.js';
-import { configBucketName, createJetStreamConfigBucket } from '../fleet/config-bucket.js';
-import { createConfigFollower, type ConfigFollower } from '../fleet/config-follower.js';
-import type { FleetLink, FleetSettings } from '../fleet/fleet-service.js';
+import { SHARED_ACCOUNT_WRITES, type AccountService, type createAccountService } from '../core/account/index.js';
+import { createChangeTap } from '../core/fleet/index.js';
+import type { Clock } from '../core/index.js';
+import type { ConfigEntry } from '../core/fleet/index.js';
+import type { Logger } from '../core/index.js';
+import { SHARED_SUPPRESSION_WRITES, type createSuppressionService, type SuppressionService } from '../core/tenant/index.js';
+import { SHARED_TENANT_WRITES, type createTenantService, type TenantService } from '../core/tenant/index.js';
+import { createReplicatedWrites, replicateMethods, type ReplicatedWrites } from '../core/fleet/index.js';
+import { configBucketName, createJetStreamConfigBucket } from '../fleet/index.js';
+import { createConfigFollower, type ConfigFollower } from '../fleet/index.js';
+import type { FleetLink, FleetSettings } from '../fleet/index.js';
 import type { SqliteStore } from '../store/index.js';
 
 /** A start waits this long to catch up with the bucket before taking requests (it goes on catching up after). */

@@ -3,14 +3,14 @@
  * spool its intake waits for, and the adoption of lost nodes' spools (and of
  * this node's, given up on its return). Composition only.
  */
-import type { ClaimIndex } from '../core/claim-ledger.js';
-import type { FleetLink } from '../fleet/fleet-service.js';
-import type { ClientIdClaims } from '../fleet/idempotency-claims.js';
-import { createReplicatedSpool } from '../fleet/replicated-spool.js';
-import { createSpoolAdoption } from '../fleet/spool-adoption.js';
-import { createSpoolIntake } from '../fleet/spool-intake.js';
-import { createSpoolStream } from '../fleet/spool-stream.js';
-import type { SubmissionService } from '../core/submission-service.js';
+import type { ClaimIndex } from '../core/fleet/index.js';
+import type { FleetLink } from '../fleet/index.js';
+import type { ClientIdClaims } from '../fleet/index.js';
+import { createReplicatedSpool } from '../fleet/index.js';
+import { createSpoolAdoption } from '../fleet/index.js';
+import { createSpoolIntake } from '../fleet/index.js';
+import { createSpoolStream } from '../fleet/index.js';
+import type { SubmissionService } from '../core/message/index.js';
 import type { DaemonContext, FleetModeSettings, NodeWork } from './node-mode.js';
 
 /** The stream of spool entries, outside the event stream's `mailproxy.>`. */

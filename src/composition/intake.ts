@@ -4,9 +4,9 @@
  * them. Composition only.
  */
 import { hostname } from 'node:os';
-import { createHttpService } from '../ingress/http/http-service.js';
+import { createHttpService } from '../ingress/http/index.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
-import type { DaemonKeys } from '../security/daemon-keys.js';
+import type { DaemonKeys } from '../security/index.js';
 import { adminServices, createApi } from './api.js';
 import type { DaemonContext, NodeIntake } from './node-mode.js';
 import type { Streams } from './streams.js';

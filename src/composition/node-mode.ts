@@ -4,26 +4,26 @@
  * node's decorations change nothing; fleet mode's are made in fleet.ts.
  * Types only: no behaviour of its own.
  */
-import type { AttemptLog } from '../core/attempt-log.js';
-import type { Clock, IdSource } from '../core/clock.js';
-import type { FleetView } from '../core/fleet.js';
-import type { FleetMessages } from '../core/fleet-view.js';
-import type { Logger } from '../core/logger.js';
-import type { MessageCommands } from '../core/message-commands.js';
-import type { Usage } from '../core/rate-limit.js';
-import type { SubmissionService } from '../core/submission-service.js';
+import type { AttemptLog } from '../core/account/index.js';
+import type { Clock, IdSource } from '../core/index.js';
+import type { FleetView } from '../core/fleet/index.js';
+import type { FleetMessages } from '../core/fleet/index.js';
+import type { Logger } from '../core/index.js';
+import type { MessageCommands } from '../core/message/index.js';
+import type { Usage } from '../core/account/index.js';
+import type { SubmissionService } from '../core/message/index.js';
 import type { DaemonSettings } from '../config/index.js';
-import type { DeliveryDeps } from '../delivery/delivery-service.js';
-import type { Dispatcher } from '../delivery/dispatcher.js';
+import type { DeliveryDeps } from '../delivery/index.js';
+import type { Dispatcher } from '../delivery/index.js';
 import type { CommandDeps } from '../ingress/commands/index.js';
-import type { HealthSources } from '../ingress/http/daemon-health.js';
-import type { FleetDrainControl } from '../ingress/http/routes/fleet-drain.js';
-import type { ReadinessCheck } from '../ingress/http/routes/health.js';
+import type { HealthSources } from '../ingress/http/index.js';
+import type { FleetDrainControl } from '../ingress/http/index.js';
+import type { ReadinessCheck } from '../ingress/http/index.js';
 import type { SmtpSessionDeps } from '../ingress/smtp/index.js';
-import type { Metrics, MetricsSources } from '../metrics/registry.js';
+import type { Metrics, MetricsSources } from '../metrics/index.js';
 import type { Stage } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
-import type { WebhookService, WebhookServiceDeps } from '../ingress/webhooks/webhook-service.js';
+import type { WebhookService, WebhookServiceDeps } from '../ingress/webhooks/index.js';
 import type { AdminWrites, SharedAdmin } from './fleet-config.js';
 
 /** What every part of the composition is made with. */

@@ -8,7 +8,7 @@
  */
 import { createBounceService } from '../bounce/index.js';
 import { createCommandHandler } from '../ingress/commands/index.js';
-import { createMirrorService } from '../outbox/mirror-service.js';
+import { createMirrorService } from '../outbox/index.js';
 import { createWebhooks } from './webhooks.js';
 import type { DaemonContext, NodeReach } from './node-mode.js';
 import type { Work } from './work.js';

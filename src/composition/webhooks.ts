@@ -4,20 +4,20 @@
  * ledger and the bounce policy. Composition only.
  */
 import { readFileSync } from 'node:fs';
-import type { Account } from '../core/account.js';
-import type { BouncePolicy } from '../core/bounce-plan.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { AccountRepository } from '../core/ports.js';
-import type { ProviderLedger } from '../core/provider-ledger.js';
-import type { EventOutcome, ProviderEvent, WebhookSettings } from '../core/provider-events.js';
-import type { WebhookTelemetry } from '../core/telemetry.js';
-import { createMailgunAdapter } from '../ingress/webhooks/mailgun.js';
-import { createPostmarkAdapter } from '../ingress/webhooks/postmark.js';
-import { createSendgridAdapter } from '../ingress/webhooks/sendgrid.js';
-import { createSesAdapter } from '../ingress/webhooks/ses.js';
-import { fetchText } from '../ingress/webhooks/sns.js';
-import { createWebhookService, type WebhookService } from '../ingress/webhooks/webhook-service.js';
+import type { Account } from '../core/account/index.js';
+import type { BouncePolicy } from '../core/bounce/index.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { AccountRepository } from '../core/index.js';
+import type { ProviderLedger } from '../core/provider/index.js';
+import type { EventOutcome, ProviderEvent, WebhookSettings } from '../core/provider/index.js';
+import type { WebhookTelemetry } from '../core/index.js';
+import { createMailgunAdapter } from '../ingress/webhooks/index.js';
+import { createPostmarkAdapter } from '../ingress/webhooks/index.js';
+import { createSendgridAdapter } from '../ingress/webhooks/index.js';
+import { createSesAdapter } from '../ingress/webhooks/index.js';
+import { fetchText } from '../ingress/webhooks/index.js';
+import { createWebhookService, type WebhookService } from '../ingress/webhooks/index.js';
 
 export interface WebhookSettingsConfig {
   snsCertificateHost: RegExp;

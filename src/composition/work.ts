@@ -5,15 +5,15 @@
  * only: no behaviour of its own.
  */
 import { hostname } from 'node:os';
-import { createBulkCommands } from '../core/message-bulk.js';
-import { createMessageCommands, type MessageCommands } from '../core/message-commands.js';
-import { createSubmissionService } from '../core/submission-service.js';
-import { deliveryFanOut } from '../core/telemetry.js';
-import { verpReturnPathOf } from '../core/verp.js';
-import { createDeliveryService } from '../delivery/delivery-service.js';
-import { createSubmissionParsing } from '../ingress/http/parser-threads.js';
-import { signReport, SIGNATURE_HEADER } from '../security/report-signature.js';
-import { createReportService } from '../sync/report-service.js';
+import { createBulkCommands } from '../core/message/index.js';
+import { createMessageCommands, type MessageCommands } from '../core/message/index.js';
+import { createSubmissionService } from '../core/message/index.js';
+import { deliveryFanOut } from '../core/index.js';
+import { verpReturnPathOf } from '../core/bounce/index.js';
+import { createDeliveryService } from '../delivery/index.js';
+import { createSubmissionParsing } from '../ingress/http/index.js';
+import { signReport, SIGNATURE_HEADER } from '../security/index.js';
+import { createReportService } from '../sync/index.js';
 import type { DaemonContext } from './node-mode.js';
 
 export function createWork(ctx: DaemonContext) {

@@ -3,7 +3,7 @@
  * defaults. `config.example.toml` documents every key (a test holds it to this).
  */
 import { z } from 'zod';
-import { verpTemplateProblem } from '../core/verp.js';
+import { verpTemplateProblem } from '../core/bounce/index.js';
 import { parseListenAddress } from './listen-address.js';
 import { parseNetwork } from './network.js';
 import { fleetSection, natsSection } from './nats-schema.js';

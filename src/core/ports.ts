@@ -2,9 +2,9 @@
  * Ports: what the core needs from the outside world, by role. Adapters
  * (SQLite, node:crypto, ...) implement them and are wired in main.ts.
  */
-import type { Account, AccountChoice, PecMailboxAccount } from './account.js';
-import type { Tenant } from './tenant.js';
-import type { ChangeRecord } from './change-record.js';
+import type { Account, AccountChoice, PecMailboxAccount } from './account/account.js';
+import type { Tenant } from './tenant/tenant.js';
+import type { ChangeRecord } from './events/change-record.js';
 
 export interface TenantRepository {
   get(id: string): Tenant | null;

@@ -4,7 +4,7 @@
  * accounts' last attempts). The calls sit on hot paths: an implementation must
  * be cheap, synchronous and must not throw; it never does I/O.
  */
-import type { Priority } from './message.js';
+import type { Priority } from './message/message.js';
 
 export type IntakeChannel = 'http' | 'smtp';
 
@@ -37,7 +37,7 @@ export interface HttpTelemetry {
   answered(route: string | null, method: string, status: number): void;
 }
 
-/** How an attempt ended, as core/delivery-outcome.ts decided. */
+/** How an attempt ended, as core/delivery/delivery-outcome.ts decided. */
 export type AttemptOutcome = 'sent' | 'deferred' | 'failed' | 'account_problem';
 
 export interface AttemptReport {

@@ -4,8 +4,8 @@
  * keeps transactions few and large; holding them here rather than in
  * nodemailer's FIFO lets a priority 0 message overtake them.
  */
-import type { Account } from '../core/account.js';
-import type { ClaimedMessage } from '../core/queue.js';
+import type { Account } from '../core/account/index.js';
+import type { ClaimedMessage } from '../core/message/index.js';
 
 /**
  * Sends in progress per connection: one on the wire, the others being composed

@@ -6,7 +6,7 @@
 import http from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import https from 'node:https';
-import { AppError, errorText } from '../core/app-error.js';
+import { AppError, errorText } from '../core/index.js';
 import { FORBIDDEN_ADDRESS, type GuardedLookup } from './url-guard.js';
 
 export interface HttpExchange {

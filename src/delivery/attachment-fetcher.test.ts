@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../core/app-error.js';
-import type { AttachmentSpec } from '../core/message.js';
-import type { BuildRequest } from '../core/relay.js';
+import type { AttachmentSpec } from '../core/message/message.js';
+import type { BuildRequest } from '../core/delivery/relay.js';
 import { createAttachmentFetcher, type AttachmentFetcherOptions } from './attachment-fetcher.js';
 
 interface Recorded {

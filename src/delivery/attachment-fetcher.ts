@@ -3,9 +3,9 @@
  * the SSRF guard, redirects followed by hand and re-checked), or the tenant's own
  * attachment endpoint. Every failure is AppError ATTACHMENT_UNAVAILABLE.
  */
-import type { AttachmentSpec } from '../core/message.js';
-import type { BuildRequest } from '../core/relay.js';
-import type { ClientAuth } from '../core/tenant.js';
+import type { AttachmentSpec } from '../core/message/index.js';
+import type { BuildRequest } from '../core/delivery/index.js';
+import type { ClientAuth } from '../core/tenant/index.js';
 import { attachmentUnavailable, exchangeHttp, type HttpAnswer } from './attachment-fetcher-http.js';
 import { createGuardedLookup, isForbiddenAddress, refuseUrl, type AddressPolicy } from './url-guard.js';
 

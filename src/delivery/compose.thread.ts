@@ -5,7 +5,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { createComposer, detachable, type ComposeJob, type ComposeOutcome, type HandoffSettings } from './handoff.js';
-import { serveTasks } from '../runtime/worker-task.js';
+import { serveTasks } from '../runtime/index.js';
 
 const composer = createComposer((workerData as { settings: HandoffSettings }).settings);
 

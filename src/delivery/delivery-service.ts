@@ -3,16 +3,16 @@
  * dispatcher over it. Two services: the dispatcher stops with the work in
  * flight, the hand-off (its relay threads) after it.
  */
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { AccountRepository, TenantRepository } from '../core/ports.js';
-import type { MessageQueue } from '../core/queue.js';
-import type { Handoff } from '../core/relay.js';
-import type { RetryPolicy } from '../core/retry-policy.js';
-import type { FleetLimitGate } from '../core/fleet-limit-gate.js';
-import type { DeliveryTelemetry } from '../core/telemetry.js';
-import type { Service } from '../runtime/service.js';
-import { within } from '../runtime/within.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { AccountRepository, TenantRepository } from '../core/index.js';
+import type { MessageQueue } from '../core/message/index.js';
+import type { Handoff } from '../core/delivery/index.js';
+import type { RetryPolicy } from '../core/delivery/index.js';
+import type { FleetLimitGate } from '../core/fleet/index.js';
+import type { DeliveryTelemetry } from '../core/index.js';
+import type { Service } from '../runtime/index.js';
+import { within } from '../runtime/index.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
 import type { HandoffSettings } from './handoff.js';
 import { createThreadedHandoff, type HandoffThreads } from './handoff-threads.js';

@@ -1,16 +1,16 @@
 /**
  * One dispatcher step: reclaim expired leases (at most once a second), then
- * for each account claim what its plan (core/claim-plan.ts) allows and hand
+ * for each account claim what its plan (core/delivery/claim-plan.ts) allows and hand
  * it to its lane; answers how much was claimed and when to step next.
  */
-import type { Account } from '../core/account.js';
-import { isLimited, limitsOf, needsDueWake, planClaim } from '../core/claim-plan.js';
-import type { Logger } from '../core/logger.js';
-import type { FleetLimitGate } from '../core/fleet-limit-gate.js';
-import type { AccountRepository, TenantRepository } from '../core/ports.js';
-import type { MessageQueue } from '../core/queue.js';
-import type { DeliveryTelemetry } from '../core/telemetry.js';
-import type { Tenant } from '../core/tenant.js';
+import type { Account } from '../core/account/index.js';
+import { isLimited, limitsOf, needsDueWake, planClaim } from '../core/delivery/index.js';
+import type { Logger } from '../core/index.js';
+import type { FleetLimitGate } from '../core/fleet/index.js';
+import type { AccountRepository, TenantRepository } from '../core/index.js';
+import type { MessageQueue } from '../core/message/index.js';
+import type { DeliveryTelemetry } from '../core/index.js';
+import type { Tenant } from '../core/tenant/index.js';
 import { laneWindow } from './account-lane.js';
 import type { DispatchLanes } from './dispatch-lanes.js';
 import { fleetUsage, sharedAccount } from './fleet-claim-budget.js';

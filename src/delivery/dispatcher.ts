@@ -5,16 +5,16 @@
  * next due instant, and when a send frees a slot; `tick()` runs one step for tests.
  * The step is dispatch-step.ts, the lanes and sends dispatch-lanes.ts.
  */
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { AccountRepository, TenantRepository } from '../core/ports.js';
-import type { MessageQueue } from '../core/queue.js';
-import type { Handoff } from '../core/relay.js';
-import type { RetryPolicy } from '../core/retry-policy.js';
-import type { FleetLimitGate } from '../core/fleet-limit-gate.js';
-import type { DeliveryTelemetry } from '../core/telemetry.js';
-import { createWakeableLoop } from '../runtime/wakeable-loop.js';
-import { within } from '../runtime/within.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { AccountRepository, TenantRepository } from '../core/index.js';
+import type { MessageQueue } from '../core/message/index.js';
+import type { Handoff } from '../core/delivery/index.js';
+import type { RetryPolicy } from '../core/delivery/index.js';
+import type { FleetLimitGate } from '../core/fleet/index.js';
+import type { DeliveryTelemetry } from '../core/index.js';
+import { createWakeableLoop } from '../runtime/index.js';
+import { within } from '../runtime/index.js';
 import { createDispatchLanes } from './dispatch-lanes.js';
 import { createDispatchStep, createStepTenants, type TickReport } from './dispatch-step.js';
 

@@ -3,9 +3,9 @@
  * relay worker threads (README "Threads"). Each account is always served by the
  * same relay thread, so its connection pool and its limit live in one place.
  */
-import type { Logger } from '../core/logger.js';
-import type { Handoff, HandoffJob, HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
-import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
+import type { Logger } from '../core/index.js';
+import type { Handoff, HandoffJob, HandoffResult, RelayConnections, RelayReply } from '../core/delivery/index.js';
+import { createWorkerPool, workerScript } from '../runtime/index.js';
 import {
   chainHandoff,
   createComposer,

@@ -8,12 +8,12 @@
  * (compose.thread.ts) or the thread that sends; relay threads
  * (relay.thread.ts) or the main thread.
  */
-import type { Account } from '../core/account.js';
-import { errorText, isAppError } from '../core/app-error.js';
-import type { Logger } from '../core/logger.js';
-import type { MessagePayload } from '../core/message.js';
-import { metadataHeader, type ProviderName } from '../core/provider-events.js';
-import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from '../core/relay.js';
+import type { Account } from '../core/account/index.js';
+import { errorText, isAppError } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { MessagePayload } from '../core/message/index.js';
+import { metadataHeader, type ProviderName } from '../core/provider/index.js';
+import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from '../core/delivery/index.js';
 import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
 import { createNodemailerRelay } from './nodemailer-relay.js';

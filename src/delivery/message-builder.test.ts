@@ -4,8 +4,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError } from '../core/app-error.js';
-import type { AttachmentSpec, MessagePayload } from '../core/message.js';
-import type { BuildRequest } from '../core/relay.js';
+import type { AttachmentSpec, MessagePayload } from '../core/message/message.js';
+import type { BuildRequest } from '../core/delivery/relay.js';
 import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
 

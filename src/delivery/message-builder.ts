@@ -5,11 +5,11 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { parseMailbox, type Mailbox } from '../core/address.js';
-import { AppError } from '../core/app-error.js';
-import { MAIL_ID_HEADER } from '../core/client-id.js';
-import { headerValue, type AttachmentSpec, type MessagePayload } from '../core/message.js';
-import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/relay.js';
+import { parseMailbox, type Mailbox } from '../core/index.js';
+import { AppError } from '../core/index.js';
+import { MAIL_ID_HEADER } from '../core/message/index.js';
+import { headerValue, type AttachmentSpec, type MessagePayload } from '../core/message/index.js';
+import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/delivery/index.js';
 import type { AttachmentFetcher } from './attachment-fetcher.js';
 
 export interface MailComposerBuilderDeps {

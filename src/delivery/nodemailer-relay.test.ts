@@ -5,9 +5,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Account } from '../core/account.js';
+import type { Account } from '../core/account/account.js';
 import type { Logger } from '../core/logger.js';
-import type { Relay, RelayReply } from '../core/relay.js';
+import type { Relay, RelayReply } from '../core/delivery/relay.js';
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../../test/peers/smtp-sink.js';
 import { createNodemailerRelay, parseReply, type NodemailerRelayOptions } from './nodemailer-relay.js';
 

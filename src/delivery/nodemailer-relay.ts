@@ -3,8 +3,8 @@
  * account. Every outcome comes back as a RelayReply; what it means is core's call.
  */
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
-import type { Account } from '../core/account.js';
-import type { Envelope, Relay, RelayReply } from '../core/relay.js';
+import type { Account } from '../core/account/index.js';
+import type { Envelope, Relay, RelayReply } from '../core/delivery/index.js';
 import { failureReply, parseReply, refusalOf, toSmtpFailure, type SmtpFailure } from './relay-failure.js';
 import { createTransportPool, type TransportPoolOptions } from './transport-pool.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordedOutcome } from '../core/queue.js';
+import type { RecordedOutcome } from '../core/message/queue.js';
 import type { Logger } from '../core/logger.js';
 import { createOutcomeBatcher } from './outcome-batcher.js';
 

@@ -5,8 +5,8 @@
  * inside that window re-sends those messages (same X-Genro-Mail-ID). A group
  * the store refuses (full, locked) is kept and committed again later.
  */
-import type { Logger } from '../core/logger.js';
-import type { MessageQueue, RecordedOutcome } from '../core/queue.js';
+import type { Logger } from '../core/index.js';
+import type { MessageQueue, RecordedOutcome } from '../core/message/index.js';
 
 export interface OutcomeBatcher {
   add(outcome: RecordedOutcome): void;

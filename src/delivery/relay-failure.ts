@@ -4,7 +4,7 @@
  * error code. Shared by the pooled relay and the connection test (relay-probe.ts).
  */
 import { getSystemErrorName } from 'node:util';
-import type { RecipientRefusal, RelayReply, RelayStage } from '../core/relay.js';
+import type { RecipientRefusal, RelayReply, RelayStage } from '../core/delivery/index.js';
 
 /** The fields nodemailer puts on its errors (smtp-connection `_formatError`). */
 export interface SmtpFailure {

@@ -3,14 +3,14 @@
  * `tls_mode` says, AUTH with its stored credentials, QUIT. Nothing is sent. nodemailer's
  * `verify()` answers only yes or an error, so the conversation is held here with its
  * SMTPConnection (the pooled relay's library and connection options) and its transcript
- * is read by core/connection-test.ts into steps.
+ * is read by core/account/connection-test.ts into steps.
  */
 import type { TLSSocket } from 'node:tls';
 import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
-import type { Account } from '../core/account.js';
-import type { Clock } from '../core/clock.js';
-import { connectionTestResult, type ConnectionTestResult, type TlsReport, type TranscriptLine } from '../core/connection-test.js';
-import type { RelayReply } from '../core/relay.js';
+import type { Account } from '../core/account/index.js';
+import type { Clock } from '../core/index.js';
+import { connectionTestResult, type ConnectionTestResult, type TlsReport, type TranscriptLine } from '../core/account/index.js';
+import type { RelayReply } from '../core/delivery/index.js';
 import { relayConnectionOptions } from './nodemailer-relay.js';
 import { failureReply, toSmtpFailure } from './relay-failure.js';
 

@@ -6,10 +6,10 @@
  * live in one place.
  */
 import { threadId, workerData } from 'node:worker_threads';
-import type { HandoffResult, RelayConnections, RelayReply } from '../core/relay.js';
+import type { HandoffResult, RelayConnections, RelayReply } from '../core/delivery/index.js';
 import { chainHandoff, createComposer, createSender, type HandoffSettings } from './handoff.js';
 import type { RelayTask } from './handoff-threads.js';
-import { serveTasks, threadLogger } from '../runtime/worker-task.js';
+import { serveTasks, threadLogger } from '../runtime/index.js';
 
 const { settings, logLevel } = workerData as { settings: HandoffSettings; logLevel: string };
 const sender = createSender(settings, threadLogger(logLevel, { component: 'relay', thread: threadId }));

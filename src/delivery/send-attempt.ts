@@ -2,13 +2,13 @@
  * One attempt at one message: build its bytes, hand them to the relay, and turn
  * the answer into the outcome to record. Never throws: every failure is data.
  */
-import type { Account } from '../core/account.js';
-import { decideDelivery, type DeliveryDecision } from '../core/delivery-outcome.js';
-import type { ClaimedMessage, RecordedOutcome } from '../core/queue.js';
-import type { Handoff, HandoffResult } from '../core/relay.js';
-import { nextRetry, type RetryPolicy } from '../core/retry-policy.js';
-import type { Tenant } from '../core/tenant.js';
-import { errorText } from '../core/app-error.js';
+import type { Account } from '../core/account/index.js';
+import { decideDelivery, type DeliveryDecision } from '../core/delivery/index.js';
+import type { ClaimedMessage, RecordedOutcome } from '../core/message/index.js';
+import type { Handoff, HandoffResult } from '../core/delivery/index.js';
+import { nextRetry, type RetryPolicy } from '../core/delivery/index.js';
+import type { Tenant } from '../core/tenant/index.js';
+import { errorText } from '../core/index.js';
 
 export interface SendAttemptDeps {
   handoff: Handoff;

@@ -3,14 +3,14 @@
  * its outcome reported (log, telemetry, an account paused) and batched for the
  * store. At stop, what is still on the wire goes back to the queue.
  */
-import type { Account } from '../core/account.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
-import type { Handoff } from '../core/relay.js';
-import type { RetryPolicy } from '../core/retry-policy.js';
-import type { DeliveryTelemetry } from '../core/telemetry.js';
-import type { Tenant } from '../core/tenant.js';
+import type { Account } from '../core/account/index.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
+import type { Handoff } from '../core/delivery/index.js';
+import type { RetryPolicy } from '../core/delivery/index.js';
+import type { DeliveryTelemetry } from '../core/index.js';
+import type { Tenant } from '../core/tenant/index.js';
 import type { Lane } from './account-lane.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import { attemptSend } from './send-attempt.js';

@@ -5,8 +5,8 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
-import type { Account } from '../core/account.js';
-import type { Logger } from '../core/logger.js';
+import type { Account } from '../core/account/index.js';
+import type { Logger } from '../core/index.js';
 import { createConnectionTracker, type ConnectionTracker } from './connection-tracker.js';
 import { noDelayConnector } from './no-delay-socket.js';
 

@@ -6,7 +6,7 @@
  * by moving them to a folder or flagging them. Nothing is ever deleted.
  */
 import { ImapFlow } from 'imapflow';
-import type { BounceDisposition } from '../core/bounce.js';
+import type { BounceDisposition } from '../core/bounce/index.js';
 
 export interface MailboxSettings {
   /** `default` for the instance's mailbox, the tenant id for a tenant's. */
@@ -22,7 +22,7 @@ export interface MailboxSettings {
   folder: string;
   /** Per disposition, the folder to move to; empty to flag in place. */
   folders: Record<BounceDisposition, string>;
-  /** The VERP template relayed mail of this mailbox's tenants carries (core/verp.ts), or empty. */
+  /** The VERP template relayed mail of this mailbox's tenants carries (core/bounce/verp.ts), or empty. */
   verpReturnPath: string;
   /**
    * A message flagged in place is also marked \Seen. False for a PEC mailbox,

@@ -2,7 +2,7 @@
  * What a kind of mailbox (the bounce mailbox, a PEC mailbox) gives the
  * mailbox watcher: how to understand, plan, settle and file its messages.
  */
-import type { BounceDisposition } from '../core/bounce.js';
+import type { BounceDisposition } from '../core/bounce/index.js';
 import type { HeaderSummary } from './mailbox-reading.js';
 
 export interface WatcherConfig {

@@ -3,7 +3,7 @@
  * (a message it cannot understand in time is a problem, never a stalled
  * poller), and the few header fields the record of a mailbox message keeps.
  */
-import { errorText } from '../core/app-error.js';
+import { errorText } from '../core/index.js';
 
 /**
  * What `parse` makes of a message, or the problem: it threw, or it took

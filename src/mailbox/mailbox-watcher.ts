@@ -5,16 +5,16 @@
  * rounds the server's word of new mail (IDLE) wakes a step, and the loop's
  * timer polls. `pollNow()` is a wake.
  */
-import type { BounceLedger, MailboxStatus } from '../core/bounce.js';
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import { exponentialBackoff } from '../core/retry-policy.js';
-import { createWakeableLoop, type StepReport } from '../runtime/wakeable-loop.js';
-import { within } from '../runtime/within.js';
+import type { BounceLedger, MailboxStatus } from '../core/bounce/index.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import { exponentialBackoff } from '../core/delivery/index.js';
+import { createWakeableLoop, type StepReport } from '../runtime/index.js';
+import { within } from '../runtime/index.js';
 import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { createMailboxBatch } from './mailbox-batch.js';
 import type { MailboxHandler, WatcherConfig } from './mailbox-handler.js';
-import { errorText } from '../core/app-error.js';
+import { errorText } from '../core/index.js';
 
 export type { Handled, MailboxHandler, MessageToPlan, WatcherConfig } from './mailbox-handler.js';
 

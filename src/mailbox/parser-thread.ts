@@ -5,9 +5,9 @@
  * (worker-pool.ts timeoutMs).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { isAppError } from '../core/app-error.js';
-import type { Logger } from '../core/logger.js';
-import { createWorkerPool, workerScript, type WorkerPool } from '../runtime/worker-pool.js';
+import { isAppError } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import { createWorkerPool, workerScript, type WorkerPool } from '../runtime/index.js';
 
 export interface ParserThread<T> {
   /** Rejects on the parser's timeout or failure. */

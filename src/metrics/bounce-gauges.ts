@@ -4,7 +4,7 @@
  * a row, and the messages handled by disposition.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { MailboxStatus } from '../core/bounce.js';
+import type { MailboxStatus } from '../core/bounce/index.js';
 
 /** `collect()` at each scrape sets the metrics to the mailboxes' status. */
 export function registerBounceGauges(registers: Registry[], statuses: () => MailboxStatus[]): { collect(): void } {

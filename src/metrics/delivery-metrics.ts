@@ -5,10 +5,10 @@
  * events as the store writes them; pending is read from the queue at scrape.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { ACCEPTANCE_TIMEOUT } from '../core/pec-plan.js';
-import { PEC_RECEIPT_TYPES } from '../core/pec.js';
-import type { QueueCount } from '../core/queue-status.js';
-import { RATE_LIMIT_EXCEEDED } from '../core/rate-limit.js';
+import { ACCEPTANCE_TIMEOUT } from '../core/pec/index.js';
+import { PEC_RECEIPT_TYPES } from '../core/pec/index.js';
+import type { QueueCount } from '../core/message/index.js';
+import { RATE_LIMIT_EXCEEDED } from '../core/account/index.js';
 
 /** A `message.pec` event's text begins with its pec_event (store/pec-ledger.ts, store/pec-receipts.ts). */
 const PEC_EVENTS: ReadonlySet<string> = new Set([...PEC_RECEIPT_TYPES, ACCEPTANCE_TIMEOUT]);

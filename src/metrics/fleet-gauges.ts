@@ -4,7 +4,7 @@
  * Asked of every node at scrape time; not registered on a single node.
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { FleetQueues } from '../core/fleet-queues.js';
+import type { FleetQueues } from '../core/fleet/index.js';
 
 /** `scraped()` at the start of each scrape: the three gauges then share one question to the fleet. */
 export function registerFleetGauges(registers: Registry[], queues: () => Promise<FleetQueues>): { scraped(): void } {

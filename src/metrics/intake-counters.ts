@@ -6,7 +6,7 @@
  * wrote, so a scanner cannot grow the series without bound.
  */
 import { Counter, type Registry } from 'prom-client';
-import type { AuthFailure, HttpTelemetry, SmtpListener, SmtpTelemetry } from '../core/telemetry.js';
+import type { AuthFailure, HttpTelemetry, SmtpListener, SmtpTelemetry } from '../core/index.js';
 
 const LISTENERS: readonly SmtpListener[] = ['plain', 'implicit-tls'];
 const AUTH_FAILURES: readonly AuthFailure[] = ['invalid', 'throttled'];

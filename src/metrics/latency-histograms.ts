@@ -7,7 +7,7 @@
  * grows fast, and gmp_*_total already say which account is failing.
  */
 import { Histogram, type Registry } from 'prom-client';
-import type { DeliveryTelemetry, IntakeTelemetry, ReportTelemetry } from '../core/telemetry.js';
+import type { DeliveryTelemetry, IntakeTelemetry, ReportTelemetry } from '../core/index.js';
 
 /** A group commit (fsync included) takes milliseconds; seconds mean the disk or the parser threads are in trouble. */
 const INTAKE_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

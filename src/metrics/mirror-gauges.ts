@@ -3,7 +3,7 @@
  * the command consumer, read from the mirror's own status at scrape time.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { MirrorStatus } from '../core/mirror.js';
+import type { MirrorStatus } from '../core/events/index.js';
 
 type Reading = (status: MirrorStatus) => number | null;
 

@@ -10,12 +10,12 @@
  * small fixed sets.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import type { MailboxStatus } from '../core/bounce.js';
-import type { MirrorStatus } from '../core/mirror.js';
-import type { QueueCount } from '../core/queue-status.js';
+import type { MailboxStatus } from '../core/bounce/index.js';
+import type { MirrorStatus } from '../core/events/index.js';
+import type { QueueCount } from '../core/message/index.js';
 import { registerBounceGauges } from './bounce-gauges.js';
 import { registerDeliveryMetrics, type DeliveryMetrics } from './delivery-metrics.js';
-import type { FleetQueues } from '../core/fleet-queues.js';
+import type { FleetQueues } from '../core/fleet/index.js';
 import { registerFleetGauges } from './fleet-gauges.js';
 import { registerFleetSpoolMetrics, type FleetSpoolHealth } from './fleet-spool-metrics.js';
 import { registerInstanceGauges, type BuildInfo } from './instance-gauges.js';
@@ -25,8 +25,8 @@ import { registerMirrorGauges } from './mirror-gauges.js';
 import { registerReportGauges } from './report-gauges.js';
 import { registerStoreGauges, type StoreUsage } from './store-gauges.js';
 import { registerWebhookCounters } from './webhook-counters.js';
-import type { WebhookTelemetry } from '../core/telemetry.js';
-import type { SyncStatus } from '../core/report.js';
+import type { WebhookTelemetry } from '../core/index.js';
+import type { SyncStatus } from '../core/report/index.js';
 
 export interface MetricsSources {
   mirror: () => MirrorStatus;

@@ -3,7 +3,7 @@
  * acknowledged, its age, and the rounds failed in a row.
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { SyncStatus } from '../core/report.js';
+import type { SyncStatus } from '../core/report/index.js';
 
 /** `collect(statuses)` at each scrape sets the gauges to the report loop's status. */
 export function registerReportGauges(registers: Registry[]): { collect(statuses: readonly SyncStatus[]): void } {

@@ -5,8 +5,8 @@
  * adapters' codes), never from a request, so a scanner cannot grow the series.
  */
 import { Counter, type Registry } from 'prom-client';
-import { PROVIDERS } from '../core/provider-events.js';
-import type { WebhookTelemetry } from '../core/telemetry.js';
+import { PROVIDERS } from '../core/provider/index.js';
+import type { WebhookTelemetry } from '../core/index.js';
 
 const OUTCOMES = ['applied', 'duplicates', 'unmatched'] as const;
 

@@ -5,7 +5,7 @@
  * value that is not JSON or not of the expected shape is a coded error, never a cast.
  */
 import type { z } from 'zod';
-import { AppError } from '../core/app-error.js';
+import { AppError } from '../core/index.js';
 
 /** `WIRE_NOT_JSON`: the bytes are not JSON. `WIRE_SHAPE`: JSON, but not the value expected there. */
 export type WireErrorCode = 'WIRE_NOT_JSON' | 'WIRE_SHAPE';

@@ -6,7 +6,7 @@
  * the stop. What the owner builds on it (a stream, a bucket) stays the owner's.
  */
 import { connect, type NatsConnection } from 'nats';
-import { within } from '../runtime/within.js';
+import { within } from '../runtime/index.js';
 
 export interface NatsConnectionSettings {
   /** Server URLs, comma-separated. */

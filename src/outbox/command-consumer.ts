@@ -8,8 +8,8 @@
  *                         allowed delivery it goes to the DLQ instead
  */
 import { AckPolicy, DeliverPolicy, headers as natsHeaders, nanos, type Consumer, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
-import type { Logger } from '../core/logger.js';
-import { parseCommandSubject, type CommandHandler } from '../core/inbound.js';
+import type { Logger } from '../core/index.js';
+import { parseCommandSubject, type CommandHandler } from '../core/events/index.js';
 
 export interface CommandConsumerConfig {
   stream: string;

@@ -1,14 +1,14 @@
 /**
  * The latest-state KV bucket: one key per message (`<tenant_id>.<message_pk>`, a fleet node's id between),
  * written with compare-and-set. A writer reads the value and its revision,
- * merges its events (core/latest-state.ts), and updates only if the revision is
+ * merges its events (core/events/latest-state.ts), and updates only if the revision is
  * still the one it read; otherwise another writer got there first and it merges
  * again on top of that. The merge never moves a value backwards, so the races
  * end in the same value whoever wins them.
  */
 import { headers, type JetStreamClient, type KV } from 'nats';
 import type { AckPublisher } from './ack-publisher.js';
-import { advances, latestKey, merge, type LatestEvent, type LatestState } from '../core/latest-state.js';
+import { advances, latestKey, merge, type LatestEvent, type LatestState } from '../core/events/index.js';
 import { latestStateCodec } from './wire-schemas.js';
 
 /** JetStream's "wrong last sequence": the key moved since it was read. */
@@ -105,7 +105,7 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
 
 /**
  * Writes the latest state of every message the events touch, keys in parallel, each key's events
- * together. `nodeId`: a fleet node's, in every key (core/latest-state.ts latestKey).
+ * together. `nodeId`: a fleet node's, in every key (core/events/latest-state.ts latestKey).
  */
 export async function writeLatestAll(
   kv: KV,

@@ -1,5 +1,5 @@
 /** The mirror's settings, as the composition gives them (config/settings.ts reads them from `[nats]`). */
-import type { CommandHandler } from '../core/inbound.js';
+import type { CommandHandler } from '../core/events/index.js';
 import type { CommandConsumerConfig } from './command-consumer.js';
 import type { StreamSettings } from './stream-provisioning.js';
 

@@ -5,10 +5,10 @@
  * attached. NATS being down never stops the daemon: the outbox keeps the events.
  */
 import type { JetStreamClient, KV, NatsConnection } from 'nats';
-import type { Logger } from '../core/logger.js';
-import type { MirrorStatus } from '../core/mirror.js';
-import { exponentialBackoff } from '../core/retry-policy.js';
-import { NatsConnectionLifecycle } from '../nats/connection.js';
+import type { Logger } from '../core/index.js';
+import type { MirrorStatus } from '../core/events/index.js';
+import { exponentialBackoff } from '../core/delivery/index.js';
+import { NatsConnectionLifecycle } from '../nats/index.js';
 import { startCommandConsumer, type CommandConsumer } from './command-consumer.js';
 import { openLatestBucket } from './latest-kv.js';
 import type { MirrorConfig } from './mirror-config.js';

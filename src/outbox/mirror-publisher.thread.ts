@@ -8,7 +8,7 @@ import { workerData } from 'node:worker_threads';
 import { publisherThread } from './publisher-thread.js';
 import type { MirrorThreadData, MirrorThreadTask } from './threaded-window-publisher.js';
 import type { WindowOutcome } from './window-publisher.js';
-import { serveTasks, threadLogger } from '../runtime/worker-task.js';
+import { serveTasks, threadLogger } from '../runtime/index.js';
 
 const data = workerData as MirrorThreadData;
 serveTasks<MirrorThreadTask, WindowOutcome | null>(publisherThread(data, threadLogger(data.logLevel, { component: 'mirror', thread: 'publisher' })));

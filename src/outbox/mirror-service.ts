@@ -4,11 +4,11 @@
  * published. Two services: the command consumer stops with intake, the
  * publisher after the work in flight (its last events go out within the time left).
  */
-import type { Clock } from '../core/clock.js';
-import type { CommandHandler } from '../core/inbound.js';
-import type { Logger } from '../core/logger.js';
-import type { MirrorStatus, MirrorStore } from '../core/mirror.js';
-import type { Service } from '../runtime/service.js';
+import type { Clock } from '../core/index.js';
+import type { CommandHandler } from '../core/events/index.js';
+import type { Logger } from '../core/index.js';
+import type { MirrorStatus, MirrorStore } from '../core/events/index.js';
+import type { Service } from '../runtime/index.js';
 import { createNatsMirror, type Mirror, type MirrorConfig } from './nats-mirror.js';
 
 const RETRY_INITIAL_MS = 500;

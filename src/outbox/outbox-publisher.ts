@@ -6,13 +6,13 @@
  * of a window (window-publisher.ts) runs on the main thread or in the mirror's
  * own thread; this side reads the rows and moves the cursor, in SQLite.
  */
-import { errorText } from '../core/app-error.js';
-import type { Clock } from '../core/clock.js';
-import { affectsLatest, type LatestEvent } from '../core/latest-state.js';
-import type { Logger } from '../core/logger.js';
-import { eventSubject } from '../core/contracts/event.js';
-import type { MirrorStore, PendingEvent } from '../core/mirror.js';
-import { exponentialBackoff } from '../core/retry-policy.js';
+import { errorText } from '../core/index.js';
+import type { Clock } from '../core/index.js';
+import { affectsLatest, type LatestEvent } from '../core/events/index.js';
+import type { Logger } from '../core/index.js';
+import { eventSubject } from '../core/contracts/index.js';
+import type { MirrorStore, PendingEvent } from '../core/events/index.js';
+import { exponentialBackoff } from '../core/delivery/index.js';
 import type { MirrorWindow, WindowOutcome, WindowPublisher } from './window-publisher.js';
 
 /** Windows sent at once: one waits for its PubAcks while the next is read and sent. */

@@ -4,9 +4,9 @@
  * bytes each). A thread stuck past the publish timeout is replaced, and its
  * window fails like any other, to be published again after the backoff.
  */
-import type { Logger } from '../core/logger.js';
-import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
-import { errorText } from '../core/app-error.js';
+import type { Logger } from '../core/index.js';
+import { createWorkerPool, workerScript } from '../runtime/index.js';
+import { errorText } from '../core/index.js';
 import type { MirrorWindow, WindowOutcome, WindowPublisher, WindowSettings } from './window-publisher.js';
 
 export interface MirrorThreadData {

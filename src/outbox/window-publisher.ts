@@ -7,8 +7,8 @@
  * main thread.
  */
 import { headers, type KV, type NatsConnection } from 'nats';
-import { errorText } from '../core/app-error.js';
-import type { LatestEvent } from '../core/latest-state.js';
+import { errorText } from '../core/index.js';
+import type { LatestEvent } from '../core/events/index.js';
 import { createAckPublisher, type AckPublisher } from './ack-publisher.js';
 import { LatestCache, latestWriter, writeLatestAll } from './latest-kv.js';
 

@@ -3,10 +3,10 @@
  * JetStream's answer to a publish. Objects are loose: a field a later version (or server) adds is kept.
  */
 import { z } from 'zod';
-import type { LatestState } from '../core/latest-state.js';
-import { jsonCodec } from '../nats/codec.js';
+import type { LatestState } from '../core/events/index.js';
+import { jsonCodec } from '../nats/index.js';
 
-/** Field order as core/latest-state.ts builds it: whether a merge advances is judged on the JSON text. */
+/** Field order as core/events/latest-state.ts builds it: whether a merge advances is judged on the JSON text. */
 const latestStateSchema: z.ZodType<LatestState> = z.looseObject({
   tenant_id: z.string(),
   message_id: z.string().nullable(),

@@ -5,7 +5,7 @@
  * throws (an unreadable or oversized file is null).
  */
 import { XMLParser } from 'fast-xml-parser';
-import type { PecAddressee } from '../core/pec.js';
+import type { PecAddressee } from '../core/pec/index.js';
 import { pecInstant } from './pec-instant.js';
 
 /** A daticert.xml is a few kilobytes; anything near this is not one and is not worth parsing. */

@@ -4,8 +4,8 @@
  * abandoned with its worker (worker-pool.ts timeoutMs); the daemon's event
  * loop never waits on it.
  */
-import type { PecReceiptFindings } from '../core/pec.js';
+import type { PecReceiptFindings } from '../core/pec/index.js';
 import { analysePecReceipt } from './pec-receipt-parser.js';
-import { serveTasks } from '../runtime/worker-task.js';
+import { serveTasks } from '../runtime/index.js';
 
 serveTasks<Uint8Array, PecReceiptFindings>((raw) => analysePecReceipt(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)));

@@ -2,15 +2,15 @@
  * A PEC account's mailbox, watched like a bounce mailbox (mailbox-watcher.ts)
  * with its own handler: each new message is read whole (a receipt is legal
  * evidence: its bytes are kept), parsed as a PEC receipt (bounded in time),
- * tied to the message it is about (core/pec-plan.ts), and recorded with its
+ * tied to the message it is about (core/pec/plan.ts), and recorded with its
  * effect in the batch's durable transaction before it is flagged. Mail that is
  * no receipt is flagged too, never marked read: people read this mailbox.
  */
-import type { BounceLedger } from '../core/bounce.js';
-import type { Clock, IdSource } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import { correlateReceipt, planReceipt, type PecLedger, type PecPlan, type PecSettlement } from '../core/pec-plan.js';
-import { NOT_A_RECEIPT, type PecReceiptFindings } from '../core/pec.js';
+import type { BounceLedger } from '../core/bounce/index.js';
+import type { Clock, IdSource } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import { correlateReceipt, planReceipt, type PecLedger, type PecPlan, type PecSettlement } from '../core/pec/index.js';
+import { NOT_A_RECEIPT, type PecReceiptFindings } from '../core/pec/index.js';
 import {
   parseWithin,
   watchMailbox,
@@ -50,7 +50,7 @@ type Reading = { findings: PecReceiptFindings; problem: string | null };
 const NOTHING: PecPlan = { disposition: 'not_bounce', unmatchedReason: null, match: null, effect: null };
 
 /**
- * A receipt tied to the message it is about (core/pec-plan.ts), its effect planned, and its bytes
+ * A receipt tied to the message it is about (core/pec/plan.ts), its effect planned, and its bytes
  * kept whole (legal evidence); mail that is no receipt gets a plan and no receipt.
  */
 function planReceiptMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>, findings: PecReceiptFindings): Pick<PecSettlement, 'plan' | 'receipt'> {

@@ -1,13 +1,13 @@
 /**
  * What a message in a PEC account's mailbox is, read with mailparser: one of
- * the gestore's receipts (core/pec.ts), or not (a transport envelope, an
+ * the gestore's receipts (core/pec/pec.ts), or not (a transport envelope, an
  * anomaly, any other mail). The receipt's type comes from X-Ricevuta, else
  * daticert.xml, else the subject's prefix; its facts from daticert.xml and the
  * headers. Never throws: a message it cannot read is NOT_A_RECEIPT.
  */
 import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
-import { MAIL_ID_FIELD } from '../core/client-id.js';
-import { NOT_A_RECEIPT, isPecReceiptType, type PecReceiptFindings, type PecReceiptType } from '../core/pec.js';
+import { MAIL_ID_FIELD } from '../core/message/index.js';
+import { NOT_A_RECEIPT, isPecReceiptType, type PecReceiptFindings, type PecReceiptType } from '../core/pec/index.js';
 import { readDaticert, type Daticert } from './pec-daticert.js';
 import { embeddedHeader, normaliseMessageId } from './pec-headers.js';
 import { receiptTypeBySubject } from './pec-subject.js';

@@ -5,14 +5,14 @@
  * write), the receipt parser in a thread of its own (started with the first
  * PEC account), and the acceptance timeout's sweep.
  */
-import type { PecMailboxAccount } from '../core/account.js';
-import type { BounceLedger, MailboxStatus } from '../core/bounce.js';
-import type { Clock, IdSource } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { PecLedger } from '../core/pec-plan.js';
-import type { PecReceiptFindings } from '../core/pec.js';
-import type { AccountRepository } from '../core/ports.js';
-import { createPeriodicLoop } from '../runtime/periodic-loop.js';
+import type { PecMailboxAccount } from '../core/account/index.js';
+import type { BounceLedger, MailboxStatus } from '../core/bounce/index.js';
+import type { Clock, IdSource } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { PecLedger } from '../core/pec/index.js';
+import type { PecReceiptFindings } from '../core/pec/index.js';
+import type { AccountRepository } from '../core/index.js';
+import { createPeriodicLoop } from '../runtime/index.js';
 import { createParserThread, openImapMailbox, type MailboxSettings, type MailboxWatcher, type ParserThread } from '../mailbox/index.js';
 import { createPecPoller } from './pec-poller.js';
 

@@ -3,7 +3,7 @@
  * receipt: the last way to know a receipt's type, when neither X-Ricevuta nor
  * daticert.xml says it. Pure; the subject comes MIME-decoded.
  */
-import type { PecReceiptType } from '../core/pec.js';
+import type { PecReceiptType } from '../core/pec/index.js';
 
 /**
  * Each prefix ends with its colon, so none is a prefix of another

@@ -6,3 +6,7 @@ export { createLifecycle, type Lifecycle, type Service, type Stage, type StopBud
 export { createWakeableLoop, type StepReport, type WakeableLoop, type WakeableLoopOptions } from './wakeable-loop.js';
 export { within } from './within.js';
 export { mailproxyVersion } from './build.js';
+export { deadline } from './within.js';
+export { createWorkerPool, workerScript } from './worker-pool.js';
+export type { WorkerPool } from './worker-pool.js';
+export { serveTasks, threadLogger } from './worker-task.js';

@@ -3,7 +3,7 @@
  * object. Logs are JSON lines on stdout (or a given stream, for tests).
  */
 import { pino, type DestinationStream } from 'pino';
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/index.js';
 
 const SECRET_FIELDS = [
   'password',

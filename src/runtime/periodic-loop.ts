@@ -3,8 +3,8 @@
  * two at once; a failing run is logged and the loop goes on). `tick()` runs it
  * once for tests; a tick during a run asks for one more after it.
  */
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
 import { systemClock } from './system.js';
 import { createWakeableLoop } from './wakeable-loop.js';
 

@@ -4,7 +4,7 @@
  * after another and stop together: the listeners of the intake stage all close
  * at once, then what is in flight gets the time that is left.
  */
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/index.js';
 
 /** How much of the stop's deadline is left: to wait for work in flight, and for the last steps. */
 export interface StopBudget {

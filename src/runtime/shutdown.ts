@@ -2,7 +2,7 @@
  * Signal handling: the first SIGTERM/SIGINT starts an orderly stop under a
  * deadline; a second signal, or the deadline passing, forces the exit.
  */
-import type { Logger } from '../core/logger.js';
+import type { Logger } from '../core/index.js';
 
 export interface ShutdownOptions {
   deadlineMs: number;

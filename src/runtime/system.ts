@@ -1,6 +1,6 @@
 /** The real clock and id source, for the composition root. */
 import { randomUUID } from 'node:crypto';
-import type { Clock, IdSource } from '../core/clock.js';
+import type { Clock, IdSource } from '../core/index.js';
 
 export const systemClock: Clock = { now: () => Date.now() };
 

@@ -6,8 +6,8 @@
  * and stops under a deadline. Plain scheduling, no library: every room may
  * import it; what a step does is the room's.
  */
-import type { Clock } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
+import type { Clock } from '../core/index.js';
+import type { Logger } from '../core/index.js';
 import { within } from './within.js';
 
 /**

@@ -4,8 +4,8 @@
  * that fails or exits fails every task it held. Replacing it is the pool's.
  */
 import { Worker, type Transferable } from 'node:worker_threads';
-import { AppError, errorText } from '../core/app-error.js';
-import type { Logger } from '../core/logger.js';
+import { AppError, errorText } from '../core/index.js';
+import type { Logger } from '../core/index.js';
 import type { LogRecord, TaskReply, TaskRequest } from './worker-task.js';
 
 export interface WorkerSlotOptions {

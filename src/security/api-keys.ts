@@ -4,7 +4,7 @@
  * while a stolen database alone cannot be used to test guesses offline.
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { AdminTokenVerifier, ApiKeyIssuer } from '../core/ports.js';
+import type { AdminTokenVerifier, ApiKeyIssuer } from '../core/index.js';
 
 const KEY_PREFIX = 'mpk_';
 

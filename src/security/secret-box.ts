@@ -4,7 +4,7 @@
  * copied into another row or field fails to open instead of leaking there.
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import type { SecretBox } from '../core/ports.js';
+import type { SecretBox } from '../core/index.js';
 
 const VERSION = 'v1';
 const IV_BYTES = 12;

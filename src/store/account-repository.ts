@@ -1,6 +1,6 @@
 /** SQLite accounts: reads, saves and deletes; the rows and their sealed secrets are account-rows.ts's. */
-import { pecMailbox } from '../core/account.js';
-import type { AccountRepository, SecretBox } from '../core/ports.js';
+import { pecMailbox } from '../core/account/index.js';
+import type { AccountRepository, SecretBox } from '../core/index.js';
 import type { SqliteDatabase } from './database.js';
 import { ACCOUNT_COLUMNS as COLUMNS, createAccountRowMapper, type AccountRow } from './account-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';

@@ -1,7 +1,7 @@
 /** Account rows: the columns, and the mapping to and from Account that seals and opens its secrets. */
-import type { Account, AccountMailbox, LimitBehavior, TlsMode } from '../core/account.js';
-import type { SecretBox } from '../core/ports.js';
-import type { WebhookSettings } from '../core/provider-events.js';
+import type { Account, AccountMailbox, LimitBehavior, TlsMode } from '../core/account/index.js';
+import type { SecretBox } from '../core/index.js';
+import type { WebhookSettings } from '../core/provider/index.js';
 
 export interface AccountRow {
   tenant_id: string;

@@ -4,10 +4,10 @@
  * complaint on the message, suppressions, the record of the mailbox message,
  * the checkpoint). Suppressions from bounces are mirrored as admin events.
  */
-import type { BounceDisposition, BounceLedger, BounceMessageListing, BouncePlan, MailboxItem, RecipientFinding } from '../core/bounce.js';
-import type { IdSource } from '../core/clock.js';
-import type { SuppressionRepository } from '../core/suppression-service.js';
-import type { ChangeLog } from '../core/ports.js';
+import type { BounceDisposition, BounceLedger, BounceMessageListing, BouncePlan, MailboxItem, RecipientFinding } from '../core/bounce/index.js';
+import type { IdSource } from '../core/index.js';
+import type { SuppressionRepository } from '../core/tenant/index.js';
+import type { ChangeLog } from '../core/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';

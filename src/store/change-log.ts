@@ -1,5 +1,5 @@
 /** Writes the audit entry and the outbox event of an admin change (inside the caller's transaction). */
-import type { ChangeLog } from '../core/ports.js';
+import type { ChangeLog } from '../core/index.js';
 import type { SqliteDatabase } from './database.js';
 import type { OutboxListener } from './message-event-writer.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import { holderAfter, type ClaimRecord } from '../core/claim-ledger.js';
+import { holderAfter, type ClaimRecord } from '../core/fleet/claim-ledger.js';
 import { createSqliteClaimIndex } from './claim-index.js';
 import { openDatabase } from './database.js';
 

@@ -1,10 +1,10 @@
 /**
  * SQLite side of the fleet's claim log (schema migration 15): each record
- * applied as core/claim-ledger.ts's holderAfter says, in one transaction with
+ * applied as core/fleet/claim-ledger.ts's holderAfter says, in one transaction with
  * the log sequence it ends at. Not synced at each commit: a tail lost to a
  * power cut is applied again from the log, whose sequence was lost with it.
  */
-import type { ClaimIndex, ClaimRecord } from '../core/claim-ledger.js';
+import type { ClaimIndex, ClaimRecord } from '../core/fleet/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 
 export function createSqliteClaimIndex(db: SqliteDatabase): ClaimIndex {

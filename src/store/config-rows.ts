@@ -5,8 +5,8 @@
  * records and the revision applied. Columns come from the table itself, so a
  * value from another version never names a column that is not there.
  */
-import { configKeyName, type ConfigEntry, type ConfigKey, type ConfigRows } from '../core/config-replica.js';
-import type { ChangeLog, TenantRepository } from '../core/ports.js';
+import { configKeyName, type ConfigEntry, type ConfigKey, type ConfigRows } from '../core/fleet/index.js';
+import type { ChangeLog, TenantRepository } from '../core/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 

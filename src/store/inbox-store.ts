@@ -1,5 +1,5 @@
 /** SQLite side of the command inbox (schema migration 6). */
-import type { InboxStore } from '../core/inbound.js';
+import type { InboxStore } from '../core/events/index.js';
 import type { SqliteDatabase } from './database.js';
 
 export function createSqliteInboxStore(db: SqliteDatabase): InboxStore {

@@ -1,5 +1,5 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, retry-now, cleanup) and the message read model. */
-import type { IdsOutcome, MessageAdmin } from '../core/message-admin.js';
+import type { IdsOutcome, MessageAdmin } from '../core/message/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { PecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';

@@ -4,7 +4,7 @@
  * event (reported to the client, mirrored to the stream) in the caller's
  * transaction or one of its own.
  */
-import type { BounceRecord, BounceStore, ComplaintRecord } from '../core/bounce.js';
+import type { BounceRecord, BounceStore, ComplaintRecord } from '../core/bounce/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 

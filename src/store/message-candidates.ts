@@ -3,7 +3,7 @@
  * a PEC receipt): by X-Genro-Mail-ID (the client's id), by Message-ID, or by
  * the message number a VERP address carries, within one tenant or any.
  */
-import type { MessageCandidate } from '../core/bounce.js';
+import type { MessageCandidate } from '../core/bounce/index.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface CandidateRow {

@@ -2,7 +2,7 @@
  * Writes one message transition, inside the caller's transaction, as one outbox
  * row: the mirror publishes it and the message's timeline reads it back.
  */
-import type { IdSource } from '../core/clock.js';
+import type { IdSource } from '../core/index.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface MessageTransition {

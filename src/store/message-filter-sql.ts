@@ -3,8 +3,8 @@
  * set, every value bound. Search pages and bulk actions select with the same
  * predicates, so the filter language is one.
  */
-import { normalizeAddress } from '../core/address.js';
-import { addressPhrase, fullTextQuery, type MessageFilter, type MessageStatus } from '../core/message-search.js';
+import { normalizeAddress } from '../core/index.js';
+import { addressPhrase, fullTextQuery, type MessageFilter, type MessageStatus } from '../core/message/index.js';
 
 /** Each status as a predicate over `m`; `state` is spelled so that messages_tenant_state serves it. */
 export const STATUS_SQL: Record<MessageStatus, string> = {

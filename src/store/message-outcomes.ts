@@ -3,8 +3,8 @@
  * An outcome only applies to the attempt that is still leased: a late answer
  * for a lease that was reclaimed meanwhile is dropped, never overwriting.
  */
-import { providerIdOfReply } from '../core/provider-reply.js';
-import type { RecordedOutcome } from '../core/queue.js';
+import { providerIdOfReply } from '../core/provider/index.js';
+import type { RecordedOutcome } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 
@@ -29,7 +29,7 @@ const AWAIT_ACCEPTANCE = `pec_awaiting_since = CASE WHEN pec_rda_at IS NULL AND 
 
 export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEventWriter) {
   const statements = {
-    // The id the relay's 250 named (core/provider-reply.ts): the provider's webhooks name the message by it.
+    // The id the relay's 250 named (core/provider/reply.ts): the provider's webhooks name the message by it.
     sent: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'sent', sent_at = @at, error_at = NULL, error = NULL,
       provider_message_id = @provider_message_id,
       deferred_reason = NULL, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE},

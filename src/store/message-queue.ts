@@ -2,10 +2,10 @@
  * The SQLite queue: enqueue, claim with a lease, record outcomes, reclaim
  * expired leases, account usage. The current time is always a bound parameter.
  */
-import { normalizeAddress } from '../core/address.js';
-import type { HandoffState } from '../core/message.js';
-import type { ClaimedMessage, MessageQueue } from '../core/queue.js';
-import { WINDOW_KINDS, windowStart, type Usage } from '../core/rate-limit.js';
+import { normalizeAddress } from '../core/index.js';
+import type { HandoffState } from '../core/message/index.js';
+import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
+import { WINDOW_KINDS, windowStart, type Usage } from '../core/account/index.js';
 import type { SqliteDatabase } from './database.js';
 import { createEnqueue } from './message-enqueue.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';

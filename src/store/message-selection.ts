@@ -1,5 +1,5 @@
 /** SQLite side of a bulk action's selection: the search filter's predicates, the action's statuses, counted or paged by pk. */
-import type { MessageSelection, SelectedMessage, Selection } from '../core/message-selection.js';
+import type { MessageSelection, SelectedMessage, Selection } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { filterSql, STATUS_SQL } from './message-filter-sql.js';
 import { statementCache } from './statement-cache.js';

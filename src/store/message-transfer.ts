@@ -3,8 +3,8 @@
  * stored, inserting one adopted from a draining peer, and removing one that a
  * peer has adopted. Each change is one transaction with its timeline event.
  */
-import { AppError } from '../core/app-error.js';
-import type { MessageTransferStore, StoredTransfer } from '../core/fleet-drain.js';
+import { AppError } from '../core/index.js';
+import type { MessageTransferStore, StoredTransfer } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
-import { AppError } from '../core/app-error.js';
+import { AppError } from '../core/index.js';
 
 export interface Migration {
   version: number;

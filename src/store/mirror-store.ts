@@ -1,5 +1,5 @@
 /** SQLite side of the JetStream mirror: its cursor into the outbox, the backlog past it, pruning (schema migration 5). */
-import type { MirrorRecord, MirrorStore, PendingEvent } from '../core/mirror.js';
+import type { MirrorRecord, MirrorStore, PendingEvent } from '../core/events/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { ORPHANED_SQL } from './outbox-predicates.js';
 

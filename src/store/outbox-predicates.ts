@@ -1,5 +1,5 @@
 /** SQL predicates over the outbox that several store modules must spell the same way. */
-import { REPORTABLE_EVENTS } from '../core/report.js';
+import { REPORTABLE_EVENTS } from '../core/report/index.js';
 import { MESSAGE_EVENT_PREFIX } from './message-event-writer.js';
 
 /** Spelled exactly as the predicate of the outbox_reportable index, so that SQLite uses it. */

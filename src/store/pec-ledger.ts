@@ -6,7 +6,7 @@
  * filing) is the bounce ledger's: a PEC mailbox is watched like a bounce one.
  */
 import { createHash } from 'node:crypto';
-import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec-plan.js';
+import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { createCandidateLookup, MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';

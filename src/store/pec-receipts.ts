@@ -3,12 +3,12 @@
  * and the acceptance timeout: a message sent through a PEC account that has
  * heard nothing from its gestore in time gets its pec_error and its event.
  */
-import { ACCEPTANCE_TIMEOUT } from '../core/pec-plan.js';
-import type { PecReceiptReader, PecReceiptListing } from '../core/pec.js';
+import { ACCEPTANCE_TIMEOUT } from '../core/pec/index.js';
+import type { PecReceiptReader, PecReceiptListing } from '../core/pec/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
-export type { PecReceiptFilter } from '../core/pec.js';
+export type { PecReceiptFilter } from '../core/pec/index.js';
 
 /** The reader the API uses (list, raw), and what the store adds for messages and housekeeping. */
 export interface PecReceipts extends PecReceiptReader {

@@ -1,5 +1,5 @@
 /** SQLite side of the queue overview: waiting messages only, read from the pending index alone. */
-import type { QueueCount, QueueStatusStore } from '../core/queue-status.js';
+import type { QueueCount, QueueStatusStore } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 
 export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {

@@ -3,7 +3,7 @@
  * transaction that records the round's outcome, and the tenant's rows past the newest
  * REPORT_LOG_SIZE are pruned with it, so the table stays bounded without a loop of its own.
  */
-import { REPORT_LOG_SIZE, type ReportAttempt, type ReportFailureCode } from '../core/report.js';
+import { REPORT_LOG_SIZE, type ReportAttempt, type ReportFailureCode } from '../core/report/index.js';
 import type { SqliteDatabase } from './database.js';
 
 interface AttemptRow {

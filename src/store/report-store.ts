@@ -3,7 +3,7 @@
  * backlog past it, the acknowledgement that moves it (schema migration 4), and the
  * log of attempts (report-log.ts).
  */
-import { syncUrl, type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report.js';
+import { syncUrl, type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { MESSAGE_EVENT_PREFIX, type MessageEventWriter } from './message-event-writer.js';
 import { ORPHANED_SQL, REPORTABLE_SQL } from './outbox-predicates.js';

@@ -5,8 +5,8 @@
  * records and applied provider events, PEC receipts when the operator set a limit, and SMTP spools that no
  * message took (a transfer abandoned without a trace).
  */
-import type { Logger } from '../core/logger.js';
-import type { SqliteStore } from './index.js';
+import type { Logger } from '../core/index.js';
+import type { SqliteStore } from './sqlite-store.js';
 
 export interface RetentionSettings {
   intervalMs: number;

@@ -3,7 +3,7 @@
  * message read as the entry the cluster keeps for it (the drain's transfer
  * record), and a returning node's surrender of what a survivor adopted.
  */
-import type { SpoolRows } from '../core/cluster-spool.js';
+import type { SpoolRows } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { rawReader } from './message-transfer.js';

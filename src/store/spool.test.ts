@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../core/message.js';
+import type { NewMessage } from '../core/message/message.js';
 import { openDatabase, type SqliteDatabase } from './database.js';
 import { createSqliteMessageQueue } from './message-queue.js';
 import { createMessageEventWriter } from './message-event-writer.js';

@@ -3,7 +3,7 @@
  * in autocommit transactions without an fsync of their own: the message's
  * durable commit syncs the WAL, and with it every part written before.
  */
-import type { MessageSpool } from '../core/queue.js';
+import type { MessageSpool } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 
 export function createSqliteSpool(db: SqliteDatabase): MessageSpool {

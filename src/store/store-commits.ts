@@ -4,7 +4,7 @@
  * SQLite's "cannot store right now" errors as STORE_UNAVAILABLE, counted in the
  * write health the operator sees.
  */
-import { AppError } from '../core/app-error.js';
+import { AppError } from '../core/index.js';
 import { durableTransaction, transactionRunner, type SqliteDatabase } from './database.js';
 import { createWalSync } from './wal-sync.js';
 import { createStoreWriteHealth, type StoreWriteStatus } from './write-health.js';

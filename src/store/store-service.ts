@@ -4,15 +4,15 @@
  * store's own periodic work (retention, the search index). Stopped last.
  */
 import { join } from 'node:path';
-import type { Clock, IdSource } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { SecretBox } from '../core/ports.js';
-import { createPeriodicLoop, type PeriodicLoop } from '../runtime/periodic-loop.js';
-import type { Service } from '../runtime/service.js';
-import { createWorkerPool, workerScript } from '../runtime/worker-pool.js';
+import type { Clock, IdSource } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { SecretBox } from '../core/index.js';
+import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
+import type { Service } from '../runtime/index.js';
+import { createWorkerPool, workerScript } from '../runtime/index.js';
 import type { CheckpointResult, CheckpointTask } from './checkpointer.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from './index.js';
+import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from './sqlite-store.js';
 import { runRetention, type RetentionSettings } from './retention.js';
 
 export const DATABASE_FILE = 'mailproxy.db';

@@ -1,6 +1,6 @@
 /** The admin event a suppression learnt from the provider's side (bounce mailbox, webhook) is mirrored as. */
-import type { SuppressionRecord } from '../core/bounce.js';
-import type { ChangeRecord } from '../core/change-record.js';
+import type { SuppressionRecord } from '../core/bounce/index.js';
+import type { ChangeRecord } from '../core/events/index.js';
 
 interface SuppressionOrigin {
   eventId: string;

@@ -1,6 +1,6 @@
 /** SQLite side of the tenants' suppression lists. */
-import type { SuppressionRecord, SuppressionSource } from '../core/bounce.js';
-import type { SuppressionRepository } from '../core/suppression-service.js';
+import type { SuppressionRecord, SuppressionSource } from '../core/bounce/index.js';
+import type { SuppressionRepository } from '../core/tenant/index.js';
 import type { SqliteDatabase } from './database.js';
 
 interface SuppressionRow {

@@ -1,6 +1,6 @@
 /** SQLite tenants: reads (cached), writes and API keys; the rows and their sealed credentials are tenant-rows.ts's. */
-import type { SecretBox, TenantRepository } from '../core/ports.js';
-import type { Tenant } from '../core/tenant.js';
+import type { SecretBox, TenantRepository } from '../core/index.js';
+import type { Tenant } from '../core/tenant/index.js';
 import type { SqliteDatabase } from './database.js';
 import { REPORTABLE_SQL } from './outbox-predicates.js';
 import { createTenantRowMapper, TENANT_COLUMNS as COLUMNS, type TenantRow } from './tenant-rows.js';

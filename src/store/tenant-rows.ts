@@ -1,6 +1,6 @@
 /** Tenant rows: the columns, and the mapping to and from Tenant that seals and opens the client's credentials. */
-import type { SecretBox } from '../core/ports.js';
-import type { ClientAuth, Tenant } from '../core/tenant.js';
+import type { SecretBox } from '../core/index.js';
+import type { ClientAuth, Tenant } from '../core/tenant/index.js';
 
 export interface TenantRow {
   id: string;

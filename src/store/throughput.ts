@@ -5,7 +5,7 @@
  * a binary search over seq (a few rowid lookups, no index on time to pay for
  * at every write), then only the window is read.
  */
-import type { ThroughputCount, ThroughputOutcome, ThroughputStore } from '../core/throughput.js';
+import type { ThroughputCount, ThroughputOutcome, ThroughputStore } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 
 /** Rows committed this long after their occurred_at are still counted (outcome batches commit within a second). */

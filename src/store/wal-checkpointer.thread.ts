@@ -4,7 +4,7 @@
  * `close` checkpoints a last time and closes that connection.
  */
 import { workerData } from 'node:worker_threads';
-import { serveTasks } from '../runtime/worker-task.js';
+import { serveTasks } from '../runtime/index.js';
 import { openCheckpointer, type CheckpointResult, type CheckpointTask } from './checkpointer.js';
 
 const checkpointer = openCheckpointer((workerData as { path: string }).path);

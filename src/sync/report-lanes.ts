@@ -2,8 +2,8 @@
  * The report loop's lanes: one per tenant, what the loop knows of it beyond
  * what is stored, made and dropped as tenants come and go.
  */
-import type { LaneState } from '../core/report-schedule.js';
-import type { LaneRecord, ReportLane } from '../core/report.js';
+import type { LaneState } from '../core/report/index.js';
+import type { LaneRecord, ReportLane } from '../core/report/index.js';
 
 /** What the loop knows of one tenant beyond what is stored. */
 export interface Lane {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Logger } from '../core/logger.js';
-import type { ClientReply, LaneRecord, ReportStore } from '../core/report.js';
-import type { Tenant } from '../core/tenant.js';
+import type { ClientReply, LaneRecord, ReportStore } from '../core/report/report.js';
+import type { Tenant } from '../core/tenant/tenant.js';
 import { createReportLoop } from './report-loop.js';
 
 const RECORD: LaneRecord = { failures: 0, retryAt: null, dndUntil: null, lastSuccessAt: null, lastAttemptAt: null, lastError: null, lastErrorAt: null };

@@ -1,12 +1,12 @@
 /**
  * The report loop: one lane per tenant, each with at most one round in flight,
  * so one client's slow or dead endpoint never delays another's reports. A
- * round is report-round.ts; when rounds are due is core/report-schedule.ts;
+ * round is report-round.ts; when rounds are due is core/report/report-schedule.ts;
  * this is the scheduling on the wakeable loop: one step starts every round due
  * and arms the earliest next one (or the next rescan of tenants).
  */
-import { createWakeableLoop } from '../runtime/wakeable-loop.js';
-import { within } from '../runtime/within.js';
+import { createWakeableLoop } from '../runtime/index.js';
+import { within } from '../runtime/index.js';
 import { earliestDue, rescanLanes, type Lane } from './report-lanes.js';
 import { createReportRound, type ReportLoopDeps } from './report-round.js';
 

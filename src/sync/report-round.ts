@@ -1,16 +1,24 @@
 /**
  * One report round of one tenant's lane: read its oldest unreported events,
- * post them (or a heartbeat) unless the schedule (core/report-schedule.ts)
+ * post them (or a heartbeat) unless the schedule (core/report/report-schedule.ts)
  * holds them back, and on an acknowledgement move the tenant's cursor past
  * them. Sets the lane's next due instant; never throws.
  */
-import type { Clock, IdSource } from '../core/clock.js';
-import type { Logger } from '../core/logger.js';
-import type { TenantRepository } from '../core/ports.js';
-import { afterFailure, afterSuccess, nextRoundAt, type LaneState, type ReportPolicy } from '../core/report-schedule.js';
-import type { ReportTelemetry } from '../core/telemetry.js';
-import { reportBody } from '../core/contracts/delivery-report.js';
-import { syncUrl, type ClientReply, type ReportAttempt, type LaneRecord, type ReportStore, type ReportTarget, type ReportTransport } from '../core/report.js';
+import type { Clock, IdSource } from '../core/index.js';
+import type { Logger } from '../core/index.js';
+import type { TenantRepository } from '../core/index.js';
+import { afterFailure, afterSuccess, nextRoundAt, type LaneState, type ReportPolicy } from '../core/report/index.js';
+import type { ReportTelemetry } from '../core/index.js';
+import { reportBody } from '../core/contracts/index.js';
+import {
+  syncUrl,
+  type ClientReply,
+  type ReportAttempt,
+  type LaneRecord,
+  type ReportStore,
+  type ReportTarget,
+  type ReportTransport,
+} from '../core/report/index.js';
 import type { Lane } from './report-lanes.js';
 
 export interface ReportLoopConfig {

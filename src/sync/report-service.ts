@@ -4,8 +4,8 @@
  * store writes. Stopped with the work in flight: a round being posted finishes
  * within the wait, then is aborted.
  */
-import { REPORTABLE_EVENTS, type ReportSync } from '../core/report.js';
-import type { Service } from '../runtime/service.js';
+import { REPORTABLE_EVENTS, type ReportSync } from '../core/report/index.js';
+import type { Service } from '../runtime/index.js';
 import { createReportLoop, type ReportLoop, type ReportLoopConfig, type ReportLoopDeps } from './report-loop.js';
 import { createHttpReportTransport } from './report-transport.js';
 import { createReportSync } from './sync-status.js';

@@ -3,8 +3,8 @@
  * keep-alive connections). Every way a post can fail becomes a ClientReply, so
  * the loop never sees an exception from the network.
  */
-import { interpretReply, type ClientReply, type ReportTarget, type ReportTransport } from '../core/report.js';
-import type { ClientAuth } from '../core/tenant.js';
+import { interpretReply, type ClientReply, type ReportTarget, type ReportTransport } from '../core/report/index.js';
+import type { ClientAuth } from '../core/tenant/index.js';
 
 /** More than any acknowledgement needs; a client cannot make us buffer more. */
 const MAX_REPLY_BYTES = 64 * 1024;

@@ -1,6 +1,6 @@
 /** `sync-status`: the report loop's view of each tenant, with its backlog, for operators and the tenant itself; and `sync-now`. */
-import { ageSeconds, type Clock } from '../core/clock.js';
-import type { ReportLane, ReportStore, ReportSync, SyncStatus } from '../core/report.js';
+import { ageSeconds, type Clock } from '../core/index.js';
+import type { ReportLane, ReportStore, ReportSync, SyncStatus } from '../core/report/index.js';
 import type { ReportLoop } from './report-loop.js';
 
 export function createReportSync(deps: { loop: ReportLoop; store: ReportStore; clock: Clock }): ReportSync {

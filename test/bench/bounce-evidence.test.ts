@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { alternativesOf } from '../../bench/bounce-loso.mjs';
-import { DECISIVE_PHRASES, GENERIC_REASON_PHRASES, REASON_PHRASES, type BounceReason } from '../../src/core/bounce-reasons.js';
+import { DECISIVE_PHRASES, GENERIC_REASON_PHRASES, REASON_PHRASES, type BounceReason } from '../../src/core/bounce/reasons.js';
 
 const REASONS: readonly BounceReason[] = [
   'user_unknown',

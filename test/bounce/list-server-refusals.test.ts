@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analyseBounce } from '../../src/bounce/bounce-parser.js';
-import { isListRefusalSubject, refusingListIn } from '../../src/core/list-server-refusals.js';
+import { isListRefusalSubject, refusingListIn } from '../../src/core/bounce/list-server-refusals.js';
 
 const both = (text: string): Buffer[] => [Buffer.from(text, 'utf8'), Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8')];
 

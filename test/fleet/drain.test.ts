@@ -7,7 +7,7 @@
  */
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claimKey } from '../../src/fleet/idempotency-claims.js';
+import { claimKey } from '../../src/fleet/claims/idempotency-claims.js';
 import { runCli } from '../helpers/cli-process.js';
 import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
 import { openRawSmtp } from '../helpers/raw-smtp.js';

@@ -13,7 +13,7 @@ import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 const MINUTE = 60_000;
 const LIMIT = 60;
-/** The lease chunk for 60 a minute over three nodes: ceil(60 / (3 * 4)) (core/budget-lease.ts chunkSize). */
+/** The lease chunk for 60 a minute over three nodes: ceil(60 / (3 * 4)) (core/fleet/budget-lease.ts chunkSize). */
 const CHUNK = 5;
 const PER_NODE = 60;
 

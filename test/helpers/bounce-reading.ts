@@ -1,11 +1,11 @@
 /**
- * How the bounce-reason unit tests read one diagnostic as the parser does (core/bounce-classify.ts
+ * How the bounce-reason unit tests read one diagnostic as the parser does (core/bounce/classify.ts
  * reasonOfDiagnostic, which bench/bounce-documented.mjs reads with too), and the tests every
  * documented-refusal table shares.
  */
 import { expect, it } from 'vitest';
-import { findCodes, reasonIn, reasonOfDiagnostic, type BounceReason } from '../../src/core/bounce-classify.js';
-import type { ReasonTable } from '../../src/core/bounce-reason.js';
+import { findCodes, reasonIn, reasonOfDiagnostic, type BounceReason } from '../../src/core/bounce/classify.js';
+import type { ReasonTable } from '../../src/core/bounce/reason.js';
 
 /** What the diagnostic's reply code and enhanced status say with no words at all. */
 export function reasonOfCodesAlone(diagnostic: string): BounceReason | null {

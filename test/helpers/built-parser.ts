@@ -16,7 +16,7 @@ export const BUILT_PEC_PARSER = new URL('../../dist/pec/pec-receipt-parser.js', 
 
 const SOURCES = [
   ['src/bounce/bounce-parser.ts', 'dist/bounce/bounce-parser.js'],
-  ['src/core/bounce-classify.ts', 'dist/core/bounce-classify.js'],
+  ['src/core/bounce/classify.ts', 'dist/core/bounce/classify.js'],
   ['src/pec/pec-receipt-parser.ts', 'dist/pec/pec-receipt-parser.js'],
   ['src/pec/pec-daticert.ts', 'dist/pec/pec-daticert.js'],
   ['src/pec/pec-parser.thread.ts', 'dist/pec/pec-parser.thread.js'],

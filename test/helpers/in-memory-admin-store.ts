@@ -4,10 +4,10 @@
  * Only the port's behaviour that core relies on; the real one is tested in test/store.
  */
 import { AppError } from '../../src/core/app-error.js';
-import type { Account, AccountChoice } from '../../src/core/account.js';
-import type { ChangeRecord } from '../../src/core/change-record.js';
+import type { Account, AccountChoice } from '../../src/core/account/account.js';
+import type { ChangeRecord } from '../../src/core/events/change-record.js';
 import type { AdminStore } from '../../src/core/ports.js';
-import type { Tenant } from '../../src/core/tenant.js';
+import type { Tenant } from '../../src/core/tenant/tenant.js';
 
 export interface InMemoryAdminStore extends AdminStore {
   /** Every change recorded by a committed transaction, in order. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomIds } from '../../src/runtime/index.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 
 export function storeWithAdminEvents(name: string, count: number, tenantOf: (index: number) => string): { store: SqliteStore; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `mailproxy-${name}-`));

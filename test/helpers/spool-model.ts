@@ -1,13 +1,13 @@
 /**
  * An in-memory model of what a fleet node's replicated spool works against,
- * for the model test beside it (src/fleet/replicated-spool.test.ts): the
+ * for the model test beside it (src/fleet/spool/replicated-spool.test.ts): the
  * node's queue as the spool reads it, the cluster's round trips answered when
  * the test says (in any order), and the spool's stream with stream-wide
  * sequences, records that land before their acknowledgement, acknowledgements
  * and records that can be lost, and a purge below a sequence.
  */
-import { replayPlan, type SpoolRecordIndex, type SpoolRows } from '../../src/core/cluster-spool.js';
-import type { SpoolWrites } from '../../src/fleet/replicated-spool.js';
+import { replayPlan, type SpoolRecordIndex, type SpoolRows } from '../../src/core/fleet/cluster-spool.js';
+import type { SpoolWrites } from '../../src/fleet/spool/replicated-spool.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 
 export function openTestStore(cleanups: Array<() => void>, seed: (admin: Database.Database) => void = () => {}) {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-store-'));

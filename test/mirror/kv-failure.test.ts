@@ -7,10 +7,10 @@
  */
 import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MirrorStore } from '../../src/core/mirror.js';
+import type { MirrorStore } from '../../src/core/events/mirror.js';
 import { createNatsMirror } from '../../src/outbox/nats-mirror.js';
 import { createLogger, systemClock } from '../../src/runtime/index.js';
-import type { SqliteStore } from '../../src/store/index.js';
+import type { SqliteStore } from '../../src/store/sqlite-store.js';
 import { storeWithAdminEvents } from '../helpers/mirror-store.js';
 import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 

@@ -1,12 +1,12 @@
 import { connect, nanos, StorageType } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { merge, type LatestEvent, type LatestState } from '../../src/core/latest-state.js';
-import type { MirrorStore } from '../../src/core/mirror.js';
+import { merge, type LatestEvent, type LatestState } from '../../src/core/events/latest-state.js';
+import type { MirrorStore } from '../../src/core/events/mirror.js';
 import { createAckPublisher } from '../../src/outbox/ack-publisher.js';
 import { LatestCache, latestWriter, openLatestBucket, writeLatest } from '../../src/outbox/latest-kv.js';
 import { createNatsMirror, type MirrorConfig } from '../../src/outbox/nats-mirror.js';
 import { createLogger, systemClock } from '../../src/runtime/index.js';
-import type { SqliteStore } from '../../src/store/index.js';
+import type { SqliteStore } from '../../src/store/sqlite-store.js';
 import { storeWithAdminEvents } from '../helpers/mirror-store.js';
 import { startTestDaemon } from '../helpers/test-daemon.js';
 import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';

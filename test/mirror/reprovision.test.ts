@@ -12,7 +12,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createNatsMirror } from '../../src/outbox/nats-mirror.js';
 import { createLogger, randomIds, systemClock } from '../../src/runtime/index.js';
-import type { SqliteStore } from '../../src/store/index.js';
+import type { SqliteStore } from '../../src/store/sqlite-store.js';
 import { storeWithAdminEvents } from '../helpers/mirror-store.js';
 import { startNatsCluster, type NatsCluster } from '../peers/nats-cluster.mjs';
 import { readStream } from '../peers/nats-server.js';

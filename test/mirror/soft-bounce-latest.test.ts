@@ -1,7 +1,7 @@
 /**
  * A soft bounce in the latest-state KV: no verdict (the provider may still deliver), so it ranks
  * below a hard bounce or a delivery, as the message's provider_state column ranks it
- * (core/provider-events.ts). Before, the KV said `bounced` (rank 100) for it while the column said
+ * (core/provider/events.ts). Before, the KV said `bounced` (rank 100) for it while the column said
  * `soft_bounced` (50).
  */
 import { connect } from 'nats';

@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { analysePecReceipt } from '../../src/pec/pec-receipt-parser.js';
-import { NOT_A_RECEIPT, type PecReceiptFindings } from '../../src/core/pec.js';
+import { NOT_A_RECEIPT, type PecReceiptFindings } from '../../src/core/pec/pec.js';
 
 const fixture = (name: string): Buffer => readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
 

@@ -9,7 +9,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PEC_RECEIPT_TYPES, type PecReceiptFindings } from '../../src/core/pec.js';
+import { PEC_RECEIPT_TYPES, type PecReceiptFindings } from '../../src/core/pec/pec.js';
 import { assertBuiltFromCurrentSources, BUILT_PEC_PARSER } from '../helpers/built-parser.js';
 import { GENERATORS, hostileMessages } from '../helpers/hostile-mime.js';
 import { createModuleWorker, type WorkerOutcome } from '../helpers/parser-worker.js';

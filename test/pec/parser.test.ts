@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { analysePecReceipt } from '../../src/pec/pec-receipt-parser.js';
-import { NOT_A_RECEIPT, PEC_RECEIPT_TYPES, type PecReceiptType } from '../../src/core/pec.js';
+import { NOT_A_RECEIPT, PEC_RECEIPT_TYPES, type PecReceiptType } from '../../src/core/pec/pec.js';
 import { buildEnvelope, buildOriginal, buildReceipt } from './receipt-fixtures.js';
 import { daticertXml, type DaticertFields } from './receipt-parts.js';
 

@@ -5,7 +5,7 @@
  * ("completa") delivery receipt or an envelope, the original as postacert.eml.
  * The signature is dummy bytes: nothing here verifies it. CRLF line endings.
  */
-import type { PecAddressee, PecReceiptType } from '../../src/core/pec.js';
+import type { PecAddressee, PecReceiptType } from '../../src/core/pec/pec.js';
 import { daticertXml, defaultError, receiptText, subjectPrefix, type DaticertFields, type DaticertType, type PecDate } from './receipt-parts.js';
 
 export type { PecDate } from './receipt-parts.js';

@@ -4,7 +4,7 @@
  * the human-readable part, and the subject prefixes. Written for this project
  * from the published format; no real provider's or person's mail.
  */
-import type { PecAddressee, PecReceiptType } from '../../src/core/pec.js';
+import type { PecAddressee, PecReceiptType } from '../../src/core/pec/pec.js';
 
 /** daticert's `<data>`: as the gestore writes it, so tests can state zones and days exactly. */
 export interface PecDate {

@@ -4,7 +4,7 @@
  * as plain data across the thread boundary.
  */
 import { describe, expect, it } from 'vitest';
-import type { PecReceiptFindings } from '../../src/core/pec.js';
+import type { PecReceiptFindings } from '../../src/core/pec/pec.js';
 import { createLogger } from '../../src/runtime/logger.js';
 import { createWorkerPool, workerScript } from '../../src/runtime/worker-pool.js';
 import { assertBuiltFromCurrentSources } from '../helpers/built-parser.js';

@@ -13,8 +13,8 @@ vi.mock('node:crypto', async (original) => {
 });
 
 const { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } = await import('../../src/security/api-keys.js');
-const { createAuthenticator } = await import('../../src/core/authenticator.js');
-const { createFailureThrottle } = await import('../../src/core/failure-throttle.js');
+const { createAuthenticator } = await import('../../src/core/tenant/authenticator.js');
+const { createFailureThrottle } = await import('../../src/core/tenant/failure-throttle.js');
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const METRICS = 'metrics-token-0123456789abcdef';

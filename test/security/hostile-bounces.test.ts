@@ -111,7 +111,7 @@ describe('malformed DSNs naming a real message, in a real bounce mailbox', () =>
     );
     expect(stored1.state).toBe('sent');
     expect([null, 'hard', 'soft']).toContain(stored1.bounce_type);
-    // bounce_code is the reply code, or the enhanced status when the bounce gave none (core/bounce.ts).
+    // bounce_code is the reply code, or the enhanced status when the bounce gave none (core/bounce/bounce.ts).
     if (stored1.bounce_code !== null) expect(stored1.bounce_code).toMatch(/^(?:[245][0-5]\d|[245]\.\d{1,3}\.\d{1,3})$/);
     if (stored1.bounce_reason !== null) expect(typeof stored1.bounce_reason).toBe('string');
     for (const event of events.filter((e) => e.event_type === 'bounced'))

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Account } from '../../src/core/account.js';
+import type { Account } from '../../src/core/account/account.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteAccountRepository } from '../../src/store/account-repository.js';
 import { openDatabase } from '../../src/store/database.js';

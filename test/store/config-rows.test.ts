@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Account } from '../../src/core/account.js';
-import type { ChangeRecord } from '../../src/core/change-record.js';
-import type { ConfigKey, ConfigRows } from '../../src/core/config-replica.js';
-import type { Tenant } from '../../src/core/tenant.js';
+import type { Account } from '../../src/core/account/account.js';
+import type { ChangeRecord } from '../../src/core/events/change-record.js';
+import type { ConfigKey, ConfigRows } from '../../src/core/fleet/config-replica.js';
+import type { Tenant } from '../../src/core/tenant/tenant.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
-import { createSqliteStore, type SqliteStore } from '../../src/store/index.js';
+import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 
 const NOW = Date.UTC(2026, 10, 25, 10, 0, 0);
 const KEY = randomBytes(32);

@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { eventBody } from '../../src/core/contracts/event.js';
-import type { OutboxRow } from '../../src/core/mirror.js';
+import type { OutboxRow } from '../../src/core/events/mirror.js';
 import { openTestStore } from '../helpers/sqlite-store.js';
 
 const cleanups: Array<() => void> = [];

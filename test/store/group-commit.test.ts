@@ -4,8 +4,8 @@
  * request, so that only that request fails and nothing of it is kept.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { MessageContent } from '../../src/core/message.js';
-import { createSubmissionService, type SubmissionItem } from '../../src/core/submission-service.js';
+import type { MessageContent } from '../../src/core/message/message.js';
+import { createSubmissionService, type SubmissionItem } from '../../src/core/message/submission-service.js';
 import { openTestStore } from '../helpers/sqlite-store.js';
 
 describe('intake group commit on SQLite', () => {

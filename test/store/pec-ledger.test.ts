@@ -1,8 +1,8 @@
 // The PEC store against a real database: a receipt and its effect once only, the acceptance wait and its timeout.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { correlateReceipt, planReceipt, type PecSettlement } from '../../src/core/pec-plan.js';
-import { NOT_A_RECEIPT, type PecReceiptFindings } from '../../src/core/pec.js';
+import { correlateReceipt, planReceipt, type PecSettlement } from '../../src/core/pec/plan.js';
+import { NOT_A_RECEIPT, type PecReceiptFindings } from '../../src/core/pec/pec.js';
 import { createSqliteMessageAdmin } from '../../src/store/message-admin.js';
 import { createMessageEventWriter } from '../../src/store/message-event-writer.js';
 import { createOutcomeRecorder } from '../../src/store/message-outcomes.js';

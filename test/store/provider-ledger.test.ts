@@ -4,8 +4,8 @@
  * reference form a provider echoes, and retention forgetting applied events.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { countOutcomes, type ProviderEvent } from '../../src/core/provider-events.js';
-import { correlateProviderEvent, planProviderEvent } from '../../src/core/provider-plan.js';
+import { countOutcomes, type ProviderEvent } from '../../src/core/provider/events.js';
+import { correlateProviderEvent, planProviderEvent } from '../../src/core/provider/plan.js';
 import { openTestStore } from '../helpers/sqlite-store.js';
 
 const POLICY = { suppressHardBounces: true, suppressComplaints: true, suppressionTtlMs: null };

@@ -3,7 +3,7 @@
 import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { StoredTransfer } from '../../src/core/fleet-drain.js';
+import type { StoredTransfer } from '../../src/core/fleet/drain.js';
 import { TRANSFER_COLUMNS, transferReader, type TransferRow } from '../../src/store/message-transfer.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
 import { createSqliteSpoolRows } from '../../src/store/spool-rows.js';

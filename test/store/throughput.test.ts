@@ -1,7 +1,7 @@
 // The throughput chart's store query against a real database: outcomes counted per whole minute.
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { throughputSeries } from '../../src/core/throughput.js';
+import { throughputSeries } from '../../src/core/message/throughput.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
 import { createSqliteThroughput } from '../../src/store/throughput.js';
 

@@ -7,7 +7,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { WebhookSettings } from '../../src/core/provider-events.js';
+import type { WebhookSettings } from '../../src/core/provider/events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createMailgunAdapter } from '../../src/ingress/webhooks/mailgun.js';
 import { checkProperty } from '../helpers/property-runs.js';

@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { WebhookSettings } from '../../src/core/provider-events.js';
+import type { WebhookSettings } from '../../src/core/provider/events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createPostmarkAdapter } from '../../src/ingress/webhooks/postmark.js';
 import { checkProperty } from '../helpers/property-runs.js';

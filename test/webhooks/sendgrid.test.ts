@@ -6,7 +6,7 @@
 import { generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { WebhookSettings } from '../../src/core/provider-events.js';
+import type { WebhookSettings } from '../../src/core/provider/events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createSendgridAdapter } from '../../src/ingress/webhooks/sendgrid.js';
 import { checkProperty } from '../helpers/property-runs.js';

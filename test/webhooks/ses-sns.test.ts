@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { WebhookSettings } from '../../src/core/provider-events.js';
+import type { WebhookSettings } from '../../src/core/provider/events.js';
 import type { WebhookReading } from '../../src/ingress/webhooks/adapter.js';
 import { createSesAdapter } from '../../src/ingress/webhooks/ses.js';
 import { checkProperty } from '../helpers/property-runs.js';

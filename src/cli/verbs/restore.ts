@@ -5,7 +5,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { SECRET_KEY_FILE } from '../../security/key-material.js';
+import { SECRET_KEY_FILE } from '../../security/index.js';
 import { cliError, EXIT_OK, report, type CliErrorCode } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { readConfig, resolveUrl } from '../connection.js';
@@ -52,7 +52,7 @@ mailproxy.db.before-restore-<time>; FILE is copied in whole. Start the daemon ag
           return report(cli.stderr, cliError('DAEMON_RUNNING', `mailproxy answers at ${url.value.url}: stop it before restoring`));
         }
         // Loaded here, not by every command: the store and its native SQLite binding.
-        const [{ DATABASE_FILE }, { restoreDatabase }] = await Promise.all([import('../../store/store-service.js'), import('../../store/index.js')]);
+        const [{ DATABASE_FILE }, { restoreDatabase }] = await Promise.all([import('../../store/index.js'), import('../../store/index.js')]);
         const target = join(config.data_dir, DATABASE_FILE);
         let restored: ReturnType<typeof restoreDatabase>;
         try {

@@ -3,7 +3,7 @@
  * account.updated events (and of the HTTP answers, which show the same object).
  * Field names and order are the contract; no secret ever leaves through it.
  */
-import type { Account, LimitBehavior, TlsMode } from '../account.js';
+import type { Account, LimitBehavior, TlsMode } from '../account/account.js';
 
 export interface AccountView {
   id: string;

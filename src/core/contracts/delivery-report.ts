@@ -2,7 +2,7 @@
  * The body a client application receives (ARCHITECTURE.md §4.5): `{"delivery_report":[items]}`,
  * one item per reportable event. Field names are the contract genro-mail-proxy clients implement.
  */
-import type { ReportEvent, ReportableEvent } from '../report.js';
+import type { ReportEvent, ReportableEvent } from '../report/report.js';
 
 /**
  * One item of `delivery_report`. Field names are the contract that

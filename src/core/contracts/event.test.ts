@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { OutboxRow } from '../mirror.js';
+import type { OutboxRow } from '../events/mirror.js';
 import { eventBody, eventSubject } from './event.js';
 
 const row: OutboxRow = {

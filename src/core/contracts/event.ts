@@ -3,7 +3,7 @@
  * body. Subscribers implement these names; the `data` of admin events carries the
  * account and tenant contracts (account.ts, tenant.ts) as they were written.
  */
-import type { OutboxRow } from '../mirror.js';
+import type { OutboxRow } from '../events/mirror.js';
 
 /** `<prefix>.events.<tenant_id>.<event_type>`: tenant ids are subject-safe tokens by construction (core/identifiers.ts). */
 export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | 'eventType'>): string => `${prefix}.events.${row.tenantId}.${row.eventType}`;

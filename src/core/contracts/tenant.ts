@@ -3,7 +3,7 @@
  * tenant.updated events (and of the HTTP answers, which show the same object).
  * Field names and order are the contract; credentials are redacted.
  */
-import type { ClientAuth, Tenant } from '../tenant.js';
+import type { ClientAuth, Tenant } from '../tenant/tenant.js';
 
 /** What may be shown to anyone allowed to see the tenant: no secret material. */
 export interface TenantView {

@@ -5,15 +5,15 @@
  * subject. Each command's inbox entry, and an audit entry with its event,
  * commit with its effect.
  */
-import { AppError } from '../../core/app-error.js';
-import type { Clock, IdSource } from '../../core/clock.js';
-import { parseCommandBody, type CommandHandler, type CommandName, type CommandRequest, type InboxStore } from '../../core/inbound.js';
-import type { MessageCommands } from '../../core/message-commands.js';
-import type { CommandContext } from '../../core/tenant-service.js';
-import type { ChangeLog, TenantRepository, Transactor } from '../../core/ports.js';
-import type { Principal } from '../../core/principal.js';
-import type { SubmissionService } from '../../core/submission-service.js';
-import { parseSubmission, type ParserLimits } from '../http/submission-parser.js';
+import { AppError } from '../../core/index.js';
+import type { Clock, IdSource } from '../../core/index.js';
+import { parseCommandBody, type CommandHandler, type CommandName, type CommandRequest, type InboxStore } from '../../core/events/index.js';
+import type { MessageCommands } from '../../core/message/index.js';
+import type { CommandContext } from '../../core/tenant/index.js';
+import type { ChangeLog, TenantRepository, Transactor } from '../../core/index.js';
+import type { Principal } from '../../core/tenant/index.js';
+import type { SubmissionService } from '../../core/message/index.js';
+import { parseSubmission, type ParserLimits } from '../http/index.js';
 import { commandRecord, type CommandRecord } from './command-record.js';
 
 export interface CommandDeps {

@@ -2,10 +2,10 @@
  * What a processed command leaves behind: its inbox row (a second delivery is then a duplicate) and
  * its audit entry, mirrored as `command.processed`. Written inside the caller's transaction.
  */
-import { changeRecorder } from '../../core/change-record.js';
-import type { Clock, IdSource } from '../../core/clock.js';
-import type { CommandRequest, InboxStore } from '../../core/inbound.js';
-import type { ChangeLog } from '../../core/ports.js';
+import { changeRecorder } from '../../core/events/index.js';
+import type { Clock, IdSource } from '../../core/index.js';
+import type { CommandRequest, InboxStore } from '../../core/events/index.js';
+import type { ChangeLog } from '../../core/index.js';
 
 export interface CommandRecordDeps {
   store: { inbox: InboxStore; changes: ChangeLog };

@@ -4,10 +4,10 @@
  * OpenAPI document); the server puts it in front of the API (front.ts).
  */
 import { Hono, type Context } from 'hono';
-import { AppError } from '../../core/app-error.js';
-import { statusOf } from '../http/errors.js';
-import type { HttpError } from '../http/http-error.js';
-import { bodyLimit } from '../http/request-body.js';
+import { AppError } from '../../core/index.js';
+import { statusOf } from '../http/index.js';
+import type { HttpError } from '../http/index.js';
+import { bodyLimit } from '../http/index.js';
 import type { ConsoleDeps } from './deps.js';
 import type { ConsoleEnv } from './env.js';
 import { ErrorPage } from './pages/error-page.js';

@@ -1,5 +1,5 @@
 /** How the console writes instants, durations and statuses (UTC everywhere: operators compare with logs). */
-import type { MessageStatus } from '../../core/message-search.js';
+import type { MessageStatus } from '../../core/message/index.js';
 
 /** Epoch seconds as `2026-11-23 21:04:05Z`; a dash for none. */
 export function when(seconds: number | null | undefined): string {

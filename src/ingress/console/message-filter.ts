@@ -4,7 +4,7 @@
  * actions read them the same way.
  */
 import { z } from 'zod';
-import { MESSAGE_STATUSES, type MessageFilter, type MessageStatus } from '../../core/message-search.js';
+import { MESSAGE_STATUSES, type MessageFilter, type MessageStatus } from '../../core/message/index.js';
 import { parseUtcInput } from './format.js';
 import type { MessageFilters } from './pages/messages.js';
 

@@ -1,6 +1,6 @@
 /** What a console request acts as (the session's principal, audited as `<actor>@console`) and the notice it shows once. */
 import type { Context } from 'hono';
-import type { CommandContext } from '../../core/tenant-service.js';
+import type { CommandContext } from '../../core/tenant/index.js';
 import type { ConsoleEnv } from './env.js';
 import { currentSession } from './session.js';
 

@@ -6,8 +6,8 @@
  * loadSession); the oldest is dropped when there are too many.
  */
 import { randomBytes } from 'node:crypto';
-import type { Clock } from '../../core/clock.js';
-import type { Principal } from '../../core/principal.js';
+import type { Clock } from '../../core/index.js';
+import type { Principal } from '../../core/tenant/index.js';
 
 export interface ConsoleSession {
   id: string;

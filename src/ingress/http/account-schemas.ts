@@ -161,7 +161,7 @@ export const accountBody = z
     provider: providerBody,
   })
   .strict()
-  // tls_mode wins over use_tls (core/account.ts), but not over a contradiction: TLS and no TLS at once.
+  // tls_mode wins over use_tls (core/account/account.ts), but not over a contradiction: TLS and no TLS at once.
   .refine((body) => typeof body.use_tls !== 'boolean' || body.tls_mode === undefined || body.use_tls === (body.tls_mode !== 'none'), {
     message: 'use_tls and tls_mode disagree; send one of them',
     path: ['use_tls'],

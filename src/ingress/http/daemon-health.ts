@@ -2,12 +2,12 @@
  * The admin's half of GET /status: the health of every loop and thread, read
  * from their own status at request time (the composition decides what is in it).
  */
-import type { MailboxStatus } from '../../core/bounce.js';
-import type { FleetView } from '../../core/fleet.js';
-import type { FleetQueues } from '../../core/fleet-queues.js';
-import type { MirrorStatus } from '../../core/mirror.js';
-import type { RelayConnections } from '../../core/relay.js';
-import type { SyncStatus } from '../../core/report.js';
+import type { MailboxStatus } from '../../core/bounce/index.js';
+import type { FleetView } from '../../core/fleet/index.js';
+import type { FleetQueues } from '../../core/fleet/index.js';
+import type { MirrorStatus } from '../../core/events/index.js';
+import type { RelayConnections } from '../../core/delivery/index.js';
+import type { SyncStatus } from '../../core/report/index.js';
 
 export interface HealthSources {
   dispatcherRunning: () => boolean;

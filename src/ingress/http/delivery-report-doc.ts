@@ -4,7 +4,7 @@
  * core/contracts/delivery-report.ts's; this file only documents it.
  */
 import { z } from 'zod';
-import type { ReportItem } from '../../core/contracts/delivery-report.js';
+import type { ReportItem } from '../../core/contracts/index.js';
 import type { WebhookDoc } from './route-doc.js';
 import { field, nullableText, seconds } from './view-schemas/field.js';
 
@@ -107,7 +107,7 @@ export const reportBody = z.object({
   ]),
 });
 
-/** What the client answers to acknowledge a report (core/report.ts interpretReply). */
+/** What the client answers to acknowledge a report (core/report/report.ts interpretReply). */
 export const reportAcknowledgement = z.object({
   ok: field(z.literal(true), 'Required: the whole list is acknowledged. Without it the items come again.', true),
   queued: field(

@@ -1,5 +1,5 @@
 /** The per-request variables routes can rely on. */
-import type { Principal } from '../../core/principal.js';
+import type { Principal } from '../../core/tenant/index.js';
 
 export interface HttpEnv {
   Variables: {

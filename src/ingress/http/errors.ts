@@ -5,8 +5,8 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { AppError } from '../../core/app-error.js';
-import type { Logger } from '../../core/logger.js';
+import { AppError } from '../../core/index.js';
+import type { Logger } from '../../core/index.js';
 import type { HttpError, HttpErrorCode } from './http-error.js';
 
 const STATUS: Record<HttpErrorCode, ContentfulStatusCode> = {

@@ -2,7 +2,7 @@
  * Error codes that only HTTP can produce: the request's transport (its method,
  * media type, size, JSON syntax), not the domain. Core's ErrorCode does not know them.
  */
-import { AppError, type AppErrorOptions, type ErrorCode } from '../../core/app-error.js';
+import { AppError, type AppErrorOptions, type ErrorCode } from '../../core/index.js';
 
 /** WEBHOOK_UNVERIFIED: a provider's webhook whose signature (or credentials) did not verify. */
 export type TransportErrorCode = 'INVALID_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'METHOD_NOT_ALLOWED' | 'WEBHOOK_UNVERIFIED';

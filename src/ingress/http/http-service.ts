@@ -3,8 +3,8 @@
  * on one listener, started after the work behind it and stopped first with
  * the rest of intake: a request in the middle may finish within the wait.
  */
-import type { Logger } from '../../core/logger.js';
-import type { Service } from '../../runtime/service.js';
+import type { Logger } from '../../core/index.js';
+import type { Service } from '../../runtime/index.js';
 import { startHttpServer, type HttpServer } from './server.js';
 
 export interface HttpService {

@@ -4,9 +4,9 @@
  * on where a field sits is added there.
  */
 import { z } from 'zod';
-import { parseMailbox } from '../../core/address.js';
-import { CLIENT_ID_CHARACTERS, CLIENT_ID_MAX_LENGTH, CLIENT_ID_RULE } from '../../core/client-id.js';
-import { PRIORITY_LABELS } from '../../core/message.js';
+import { parseMailbox } from '../../core/index.js';
+import { CLIENT_ID_CHARACTERS, CLIENT_ID_MAX_LENGTH, CLIENT_ID_RULE } from '../../core/message/index.js';
+import { PRIORITY_LABELS } from '../../core/message/index.js';
 
 const NO_LINE_BREAKS = /^[^\r\n\0]*$/;
 export const headerText = (max: number) => z.string().max(max).regex(NO_LINE_BREAKS, 'must not contain CR, LF or NUL');
@@ -21,7 +21,7 @@ export const mailboxes = (description: string, example: string | string[]) =>
     .union([mailbox, z.array(mailbox)])
     .meta({ description, examples: [example] })
     .transform((value) => (Array.isArray(value) ? value : [value]));
-/** The client id becomes the X-Genro-Mail-ID header value (core/client-id.ts). */
+/** The client id becomes the X-Genro-Mail-ID header value (core/message/client-id.ts). */
 export const clientId = z.string().min(1).max(CLIENT_ID_MAX_LENGTH).regex(CLIENT_ID_CHARACTERS, CLIENT_ID_RULE);
 
 export const PRIORITY_TEXT =

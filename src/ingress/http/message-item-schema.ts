@@ -3,8 +3,8 @@
  * the others of the request are queued.
  */
 import { z } from 'zod';
-import { isAddrSpec } from '../../core/address.js';
-import { CLIENT_ID_RULE } from '../../core/client-id.js';
+import { isAddrSpec } from '../../core/index.js';
+import { CLIENT_ID_RULE } from '../../core/message/index.js';
 import { attachment } from './attachment-schema.js';
 import { clientId, headerText, mailbox, mailboxes, PRIORITY_TEXT, priority } from './message-fields.js';
 import { identifier } from './schemas.js';

@@ -4,9 +4,9 @@
  * less than the two thread hand-offs a worker round trip needs. With no
  * threads configured, all of them here.
  */
-import type { Logger } from '../../core/logger.js';
-import type { Service } from '../../runtime/service.js';
-import { createWorkerPool, workerScript } from '../../runtime/worker-pool.js';
+import type { Logger } from '../../core/index.js';
+import type { Service } from '../../runtime/index.js';
+import { createWorkerPool, workerScript } from '../../runtime/index.js';
 import { inlineSubmissionParser, unwrap, type ParseOutcome, type ParserLimits, type SubmissionParser } from './submission-parser.js';
 
 /** Bodies up to this size (a few messages) are parsed on the main thread. */

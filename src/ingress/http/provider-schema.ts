@@ -6,7 +6,7 @@
  */
 import { createPublicKey } from 'node:crypto';
 import { z } from 'zod';
-import type { WebhookSettings } from '../../core/provider-events.js';
+import type { WebhookSettings } from '../../core/provider/index.js';
 
 /** SendGrid shows its verification key as base64 DER (SubjectPublicKeyInfo); a PEM is accepted too. */
 function isPublicKey(text: string): boolean {

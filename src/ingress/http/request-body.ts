@@ -14,7 +14,7 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';
-import { AppError } from '../../core/app-error.js';
+import { AppError } from '../../core/index.js';
 import { transportError, type HttpError } from './http-error.js';
 
 /** The per-request variable a hono app needs to read bodies: its limit. */

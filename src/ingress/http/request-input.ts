@@ -4,7 +4,7 @@
  */
 import type { Context } from 'hono';
 import type { z } from 'zod';
-import { AppError, errorText } from '../../core/app-error.js';
+import { AppError, errorText } from '../../core/index.js';
 import type { HttpEnv } from './env.js';
 import { transportError } from './http-error.js';
 import { requestBody } from './request-body.js';

@@ -4,7 +4,7 @@
  * wire's snake_case to the core's input types.
  */
 import { z } from 'zod';
-import { IDENTIFIER_PATTERN } from '../../core/identifiers.js';
+import { IDENTIFIER_PATTERN } from '../../core/index.js';
 
 export const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
 

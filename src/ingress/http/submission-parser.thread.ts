@@ -4,7 +4,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { parseSubmission, type ParseOutcome, type ParserLimits } from './submission-parser.js';
-import { serveTasks } from '../../runtime/worker-task.js';
+import { serveTasks } from '../../runtime/index.js';
 
 const limits = workerData as ParserLimits;
 serveTasks<ArrayBuffer, ParseOutcome>((body) => parseSubmission(new Uint8Array(body), limits));

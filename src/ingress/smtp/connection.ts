@@ -22,7 +22,7 @@
 import type { Socket } from 'node:net';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { SMTPConnection } from 'smtp-server/lib/smtp-connection.js';
-import type { SmtpListener, SmtpTelemetry } from '../../core/telemetry.js';
+import type { SmtpListener, SmtpTelemetry } from '../../core/index.js';
 import { splitEnhanced } from './replies.js';
 
 export class SubmissionServer extends SMTPServer {

@@ -4,7 +4,7 @@
  * refusal is thrown as an SmtpReply; what was spooled for a refused message is discarded.
  */
 import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
-import type { Rejection } from '../../core/rejection.js';
+import type { Rejection } from '../../core/message/index.js';
 import type { AccountChecks } from './account-checks.js';
 import type { SmtpIdentity } from './identity.js';
 import { discard, receiveMessage, type DataStream, type Received } from './message-receiver.js';

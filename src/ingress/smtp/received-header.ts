@@ -1,6 +1,6 @@
 /** The Received: trace header (RFC 5321 §4.4) the listener adds to each message it accepts. */
 import type { SMTPServerSession } from 'smtp-server';
-import type { Clock } from '../../core/clock.js';
+import type { Clock } from '../../core/index.js';
 import { rfc5322Date } from './submission-headers.js';
 
 /** For a session, the header line (without its CRLF) naming the message's `id`. */

@@ -3,7 +3,7 @@
  * names, over TLS unless the operator allows otherwise or the client is local.
  */
 import type { SMTPServerAuthentication, SMTPServerSession } from 'smtp-server';
-import { AppError } from '../../core/app-error.js';
+import { AppError } from '../../core/index.js';
 import { isLoopback, parseUser, type AuthenticatedIdentity } from './identity.js';
 import { replies, SmtpReply } from './replies.js';
 import type { SmtpCallback, SmtpSessionDeps } from './session-deps.js';

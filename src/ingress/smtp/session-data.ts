@@ -4,7 +4,7 @@
  * session that finishes DATA while the listener closes is closed right after.
  */
 import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
-import { AppError } from '../../core/app-error.js';
+import { AppError } from '../../core/index.js';
 import type { SmtpIdentity } from './identity.js';
 import { replies, SmtpReply } from './replies.js';
 import type { SessionState, SmtpCallback, SmtpSessionDeps } from './session-deps.js';

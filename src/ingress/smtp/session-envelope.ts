@@ -4,7 +4,7 @@
  * limit).
  */
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
-import { isAddrSpec } from '../../core/address.js';
+import { isAddrSpec } from '../../core/index.js';
 import type { AccountChecks } from './account-checks.js';
 import type { SmtpIdentity } from './identity.js';
 import { replies, SmtpReply } from './replies.js';

@@ -5,15 +5,15 @@
  * submission service (and so the same group commit) as HTTP. Stopped with
  * intake: DATA in the middle may finish within the wait, the rest is told 421.
  */
-import type { Authenticator } from '../../core/authenticator.js';
-import type { Clock, IdSource } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
-import type { AccountRepository, TenantRepository } from '../../core/ports.js';
-import type { MessageQueue, MessageSpool } from '../../core/queue.js';
-import type { SubmissionService } from '../../core/submission-service.js';
-import { AppError } from '../../core/app-error.js';
-import type { IntakeTelemetry, SmtpTelemetry } from '../../core/telemetry.js';
-import type { Service } from '../../runtime/service.js';
+import type { Authenticator } from '../../core/tenant/index.js';
+import type { Clock, IdSource } from '../../core/index.js';
+import type { Logger } from '../../core/index.js';
+import type { AccountRepository, TenantRepository } from '../../core/index.js';
+import type { MessageQueue, MessageSpool } from '../../core/message/index.js';
+import type { SubmissionService } from '../../core/message/index.js';
+import { AppError } from '../../core/index.js';
+import type { IntakeTelemetry, SmtpTelemetry } from '../../core/index.js';
+import type { Service } from '../../runtime/index.js';
 import type { TrustedNetwork } from './identity.js';
 import { startSmtpIngress, type Endpoint, type SmtpIngress } from './server.js';
 import type { SmtpPolicy } from './session.js';

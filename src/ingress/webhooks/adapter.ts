@@ -5,7 +5,7 @@
  * badly signed, stale or from a certificate host not allowed; 400 for a body
  * that is not what the provider sends; 503 when our side cannot verify now.
  */
-import type { ProviderEvent, ProviderName, WebhookProblem, WebhookRequest, WebhookSettings } from '../../core/provider-events.js';
+import type { ProviderEvent, ProviderName, WebhookProblem, WebhookRequest, WebhookSettings } from '../../core/provider/index.js';
 
 export type { WebhookRequest };
 

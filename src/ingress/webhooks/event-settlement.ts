@@ -2,12 +2,12 @@
  * Verified provider events applied to the tenant's messages: first to those held here (correlated,
  * planned, settled once each), then, in a fleet, the ones no message here matched to the other nodes.
  */
-import type { BouncePolicy } from '../../core/bounce-plan.js';
-import type { Clock } from '../../core/clock.js';
-import type { Logger } from '../../core/logger.js';
-import type { EventOutcome, ProviderEvent } from '../../core/provider-events.js';
-import type { ProviderLedger } from '../../core/provider-ledger.js';
-import { correlateProviderEvent, planProviderEvent } from '../../core/provider-plan.js';
+import type { BouncePolicy } from '../../core/bounce/index.js';
+import type { Clock } from '../../core/index.js';
+import type { Logger } from '../../core/index.js';
+import type { EventOutcome, ProviderEvent } from '../../core/provider/index.js';
+import type { ProviderLedger } from '../../core/provider/index.js';
+import { correlateProviderEvent, planProviderEvent } from '../../core/provider/index.js';
 
 export interface EventSettlementDeps {
   ledger: ProviderLedger;

@@ -10,7 +10,7 @@
  * (X-Mailgun-Variables), else by the Message-ID header it echoes.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { ProviderEvent } from '../../core/provider-events.js';
+import type { ProviderEvent } from '../../core/provider/index.js';
 import { malformed, unauthorized, type ProviderAdapter, type WebhookReading } from './adapter.js';
 import { MAIL_ID_KEY, numberOf, objectOf, parseJson, sameSecret, text, type Json } from './json-fields.js';
 

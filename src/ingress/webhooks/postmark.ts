@@ -10,7 +10,7 @@
  * answers); our X-Genro-Mail-ID comes back as metadata (X-PM-Metadata-…).
  */
 import { createHash } from 'node:crypto';
-import type { ProviderEvent, WebhookSettings } from '../../core/provider-events.js';
+import type { ProviderEvent, WebhookSettings } from '../../core/provider/index.js';
 import { malformed, unauthorized, type ProviderAdapter, type WebhookReading, type WebhookRequest } from './adapter.js';
 import { instantOf, MAIL_ID_KEY, objectOf, parseJson, sameSecret, text, type Json } from './json-fields.js';
 

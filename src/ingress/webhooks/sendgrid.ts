@@ -4,7 +4,7 @@
  * JSON array of events read into provider events. Engagement events are ignored.
  */
 import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import type { ProviderEvent } from '../../core/provider-events.js';
+import type { ProviderEvent } from '../../core/provider/index.js';
 import { malformed, unauthorized, type ProviderAdapter, type WebhookReading } from './adapter.js';
 import { MAIL_ID_KEY, objectOf, text, type Json } from './json-fields.js';
 

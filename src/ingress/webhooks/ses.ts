@@ -3,9 +3,9 @@
  * verifies the envelope, this reads the SES event in its Message, in either the
  * notification format (notificationType) or the event-publishing one (eventType).
  */
-import { findReplyCode, findStatus } from '../../core/bounce-classify.js';
-import { MAIL_ID_FIELD } from '../../core/client-id.js';
-import type { ProviderEvent } from '../../core/provider-events.js';
+import { findReplyCode, findStatus } from '../../core/bounce/index.js';
+import { MAIL_ID_FIELD } from '../../core/message/index.js';
+import type { ProviderEvent } from '../../core/provider/index.js';
 import { malformed, type ProviderAdapter, type WebhookReading } from './adapter.js';
 import { instantOf, MAIL_ID_KEY, objectOf, parseJson, text, type Json } from './json-fields.js';
 import { createSnsVerifier, type SnsVerifierOptions } from './sns.js';

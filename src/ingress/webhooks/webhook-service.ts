@@ -2,7 +2,7 @@
  * Provider webhooks, whole: the tenant's accounts say which
  * providers they relay through and how each verifies; the provider's adapter
  * verifies the request and reads its events; each event is tied to one of the
- * tenant's messages, planned (core/provider-plan.ts) and applied with the
+ * tenant's messages, planned (core/provider/plan.ts) and applied with the
  * others of its request in one durable transaction, each at most once. A
  * request refused or malformed changes nothing. Every outcome is counted
  * (telemetry: /metrics).
@@ -17,8 +17,8 @@ import {
   type WebhookReceiver,
   type WebhookRequest,
   type WebhookSettings,
-} from '../../core/provider-events.js';
-import type { WebhookTelemetry } from '../../core/telemetry.js';
+} from '../../core/provider/index.js';
+import type { WebhookTelemetry } from '../../core/index.js';
 import type { ProviderAdapter } from './adapter.js';
 import { createEventSettlement, type EventSettlementDeps } from './event-settlement.js';
 

@@ -1,6 +1,6 @@
 /** Admin only: the tenants (no secret ever shown) and a tenant's suppression list. */
-import type { SuppressionRecord } from '../../../core/bounce.js';
-import type { TenantView } from '../../../core/contracts/tenant.js';
+import type { SuppressionRecord } from '../../../core/bounce/index.js';
+import type { TenantView } from '../../../core/contracts/index.js';
 import { whenMs } from '../format.js';
 import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';

@@ -1,5 +1,5 @@
 /** The confirmation step of a bulk action: how many messages the filter finds and the action reaches, a sample, and the form that acts. */
-import type { BulkAction, BulkPreview } from '../../../core/message-bulk.js';
+import type { BulkAction, BulkPreview } from '../../../core/message/index.js';
 import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';

@@ -1,5 +1,5 @@
 /** The confirmation step of an action: what it will do, in words, and a form that does it (POST + CSRF token). */
-import type { MessageDetail } from '../../../core/message-admin.js';
+import type { MessageDetail } from '../../../core/message/index.js';
 import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';

@@ -1,5 +1,5 @@
 /** The result of an account's connection test: the verdict, each step with the relay's reply and time, the TLS. */
-import type { ConnectionTestView } from '../../http/views/connection-test-view.js';
+import type { ConnectionTestView } from '../../http/index.js';
 import { DataTable } from './data-table.js';
 
 export function ConnectionTestPanel(props: { result: ConnectionTestView }) {

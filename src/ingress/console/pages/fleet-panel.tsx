@@ -3,7 +3,7 @@
  * fleet's total, as every node answered it; a node that did not answer is named,
  * never left out of the table silently.
  */
-import type { FleetQueues, NodeQueue } from '../../../core/fleet-queues.js';
+import type { FleetQueues, NodeQueue } from '../../../core/fleet/index.js';
 import { DataTable } from './data-table.js';
 
 function Row(props: { name: string; queue: NodeQueue }) {

@@ -3,14 +3,14 @@
  * each account's health and limit use, and the loops (reports, bounce
  * mailboxes, the outbox towards the mirror) that an operator watches.
  */
-import type { MailboxStatus } from '../../../core/bounce.js';
-import type { FleetQueues } from '../../../core/fleet-queues.js';
-import type { MirrorStatus } from '../../../core/mirror.js';
-import type { SyncStatus } from '../../../core/report.js';
-import type { ThroughputSeries } from '../../../core/throughput.js';
-import type { AccountActivityView } from '../../http/views/account-view.js';
-import type { QueueOverview } from '../../http/views/queue-overview.js';
-import { PRIORITY_LABELS } from '../../../core/message.js';
+import type { MailboxStatus } from '../../../core/bounce/index.js';
+import type { FleetQueues } from '../../../core/fleet/index.js';
+import type { MirrorStatus } from '../../../core/events/index.js';
+import type { SyncStatus } from '../../../core/report/index.js';
+import type { ThroughputSeries } from '../../../core/message/index.js';
+import type { AccountActivityView } from '../../http/index.js';
+import type { QueueOverview } from '../../http/index.js';
+import { PRIORITY_LABELS } from '../../../core/message/index.js';
 import { ago, statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import { FleetPanel } from './fleet-panel.js';

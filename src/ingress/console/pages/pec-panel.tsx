@@ -3,8 +3,8 @@
  * (acceptance, delivery, the error), and every receipt, each downloadable as
  * the original bytes: the evidence the operator hands on.
  */
-import type { MessageDetail } from '../../../core/message-admin.js';
-import type { PecReceiptListing } from '../../../core/pec.js';
+import type { MessageDetail } from '../../../core/message/index.js';
+import type { PecReceiptListing } from '../../../core/pec/index.js';
 import { whenMs } from '../format.js';
 import { messageHref } from './messages.js';
 import { DataTable } from './data-table.js';

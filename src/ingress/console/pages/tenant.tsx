@@ -1,7 +1,7 @@
 /** One tenant: where its reports go, how reporting is doing, and the last attempts of posting them (the report log). */
-import type { TenantView } from '../../../core/contracts/tenant.js';
-import type { SyncStatus } from '../../../core/report.js';
-import type { viewReportAttempt } from '../../http/views/report-log-view.js';
+import type { TenantView } from '../../../core/contracts/index.js';
+import type { SyncStatus } from '../../../core/report/index.js';
+import type { viewReportAttempt } from '../../http/index.js';
 import { when, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';

@@ -3,7 +3,7 @@
  * external file): one polyline per outcome, a labelled axis, and a text
  * summary for screen readers that the chart itself cannot give.
  */
-import { THROUGHPUT_OUTCOMES, type ThroughputSeries } from '../../../core/throughput.js';
+import { THROUGHPUT_OUTCOMES, type ThroughputSeries } from '../../../core/message/index.js';
 import { whenMs } from '../format.js';
 
 const WIDTH = 600;

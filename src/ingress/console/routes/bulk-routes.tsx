@@ -5,9 +5,9 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { AppError } from '../../../core/app-error.js';
-import { BULK_ACTIONS, type BulkAction, type BulkRequest } from '../../../core/message-bulk.js';
-import { validate } from '../../http/request-input.js';
+import { AppError } from '../../../core/index.js';
+import { BULK_ACTIONS, type BulkAction, type BulkRequest } from '../../../core/message/index.js';
+import { validate } from '../../http/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { blankToNull, filterOf, filtersQuery } from '../message-filter.js';

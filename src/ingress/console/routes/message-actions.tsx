@@ -3,9 +3,9 @@
  * POST that runs the same core command as the API, audited as `<actor>@console`.
  */
 import type { Context, Hono } from 'hono';
-import { AppError } from '../../../core/app-error.js';
-import type { MessageDetail } from '../../../core/message-admin.js';
-import type { CommandContext } from '../../../core/tenant-service.js';
+import { AppError } from '../../../core/index.js';
+import type { MessageDetail } from '../../../core/message/index.js';
+import type { CommandContext } from '../../../core/tenant/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { readForm } from '../form-body.js';

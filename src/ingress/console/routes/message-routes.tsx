@@ -4,17 +4,17 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { isAppError, notFound } from '../../../core/app-error.js';
-import type { MessageDetail } from '../../../core/message-admin.js';
-import type { BulkAction } from '../../../core/message-bulk.js';
-import type { MessageQuery } from '../../../core/message-search.js';
-import { scopeTenant, scopeTenantOrAll } from '../../../core/principal.js';
-import { decodeCursor, encodeCursor } from '../../http/routes/message-cursor.js';
-import { receiptResponse } from '../../http/routes/pec.js';
-import { validate } from '../../http/request-input.js';
-import type { MessageRead } from '../../../core/message-read.js';
-import { messageStatusOf } from '../../http/views/message-detail-view.js';
-import { queueOverview } from '../../http/views/queue-overview.js';
+import { isAppError, notFound } from '../../../core/index.js';
+import type { MessageDetail } from '../../../core/message/index.js';
+import type { BulkAction } from '../../../core/message/index.js';
+import type { MessageQuery } from '../../../core/message/index.js';
+import { scopeTenant, scopeTenantOrAll } from '../../../core/tenant/index.js';
+import { decodeCursor, encodeCursor } from '../../http/index.js';
+import { receiptResponse } from '../../http/index.js';
+import { validate } from '../../http/index.js';
+import type { MessageRead } from '../../../core/message/index.js';
+import { messageStatusOf } from '../../http/index.js';
+import { queueOverview } from '../../http/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { batchOnly, blankToNull, filterOf, filtersQuery, hasFilter } from '../message-filter.js';

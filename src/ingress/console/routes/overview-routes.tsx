@@ -1,17 +1,17 @@
 /** The overview page and the admin pages (tenants, a tenant with its report log, suppression lists): reads only, through the core services. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { viewTenant } from '../../../core/contracts/tenant.js';
-import { requireAdmin, scopeTenantOrAll } from '../../../core/principal.js';
-import { throughputSeries } from '../../../core/throughput.js';
-import { validate } from '../../http/request-input.js';
-import { viewAccountState } from '../../http/views/account-view.js';
-import { queueOverview } from '../../http/views/queue-overview.js';
+import { viewTenant } from '../../../core/contracts/index.js';
+import { requireAdmin, scopeTenantOrAll } from '../../../core/tenant/index.js';
+import { throughputSeries } from '../../../core/message/index.js';
+import { validate } from '../../http/index.js';
+import { viewAccountState } from '../../http/index.js';
+import { queueOverview } from '../../http/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { SuppressionsPage, TenantsPage } from '../pages/admin.js';
 import { TenantPage } from '../pages/tenant.js';
-import { viewReportAttempt } from '../../http/views/report-log-view.js';
+import { viewReportAttempt } from '../../http/index.js';
 import { OverviewPage } from '../pages/overview.js';
 import { CONSOLE_PATH, currentSession } from '../session.js';
 import { consoleContext, takeNotice } from '../request-context.js';

@@ -4,8 +4,8 @@
  * the session holds the principal. Signing out deletes the session.
  */
 import { Hono } from 'hono';
-import { AppError } from '../../../core/app-error.js';
-import { clientAddress } from '../../http/auth.js';
+import { AppError } from '../../../core/index.js';
+import { clientAddress } from '../../http/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { SignInPage } from '../pages/sign-in.js';

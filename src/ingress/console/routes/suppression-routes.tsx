@@ -5,8 +5,8 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { requireAdmin } from '../../../core/principal.js';
-import { validate } from '../../http/request-input.js';
+import { requireAdmin } from '../../../core/tenant/index.js';
+import { validate } from '../../http/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { RemoveSuppressionPage } from '../pages/suppression-confirm.js';

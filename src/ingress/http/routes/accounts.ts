@@ -1,7 +1,7 @@
 /** Account routes: the admin token for any tenant, a tenant key for its own accounts only. */
 import { Hono, type Context } from 'hono';
-import type { AccountService } from '../../../core/account-service.js';
-import { viewAccount } from '../../../core/contracts/account.js';
+import type { AccountService } from '../../../core/account/index.js';
+import { viewAccount } from '../../../core/contracts/index.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

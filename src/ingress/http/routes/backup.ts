@@ -6,9 +6,9 @@
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { AppError } from '../../../core/app-error.js';
-import type { Logger } from '../../../core/logger.js';
-import { requireAdmin } from '../../../core/principal.js';
+import { AppError } from '../../../core/index.js';
+import type { Logger } from '../../../core/index.js';
+import { requireAdmin } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { on, type RouteDoc } from '../route-doc.js';
 

@@ -5,9 +5,9 @@
  * answer CONFLICT there.
  */
 import { Hono } from 'hono';
-import { AppError } from '../../../core/app-error.js';
-import type { DrainProgress } from '../../../core/fleet-drain.js';
-import { requireAdmin } from '../../../core/principal.js';
+import { AppError } from '../../../core/index.js';
+import type { DrainProgress } from '../../../core/fleet/index.js';
+import { requireAdmin } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 

@@ -1,6 +1,6 @@
 /** Where a page of GET /messages ended, as an opaque URL token (base64url JSON) the client passes back unchanged. */
-import { AppError } from '../../../core/app-error.js';
-import type { MessageCursor } from '../../../core/message-search.js';
+import { AppError } from '../../../core/index.js';
+import type { MessageCursor } from '../../../core/message/index.js';
 
 export const encodeCursor = (cursor: MessageCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
 

@@ -1,14 +1,14 @@
 /** Submission (`/add-messages`), operator commands (`/commands/*`) and reading one message. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import type { FleetCommandName, FleetMessages } from '../../../core/fleet-view.js';
-import type { BulkCommands } from '../../../core/message-bulk.js';
-import type { MessageSearch } from '../../../core/message-search.js';
-import { REJECTION_CODES } from '../../../core/rejection.js';
-import type { MessageCommands } from '../../../core/message-commands.js';
-import type { SubmissionService } from '../../../core/submission-service.js';
-import type { IntakeTelemetry } from '../../../core/telemetry.js';
-import type { CommandContext } from '../../../core/tenant-service.js';
+import type { FleetCommandName, FleetMessages } from '../../../core/fleet/index.js';
+import type { BulkCommands } from '../../../core/message/index.js';
+import type { MessageSearch } from '../../../core/message/index.js';
+import { REJECTION_CODES } from '../../../core/message/index.js';
+import type { MessageCommands } from '../../../core/message/index.js';
+import type { SubmissionService } from '../../../core/message/index.js';
+import type { IntakeTelemetry } from '../../../core/index.js';
+import type { CommandContext } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { addMessagesDocumented, batchParams, cleanupParams, deleteIdsParams, resendIdsParams, tenantParams } from '../message-schemas.js';
 import { BULK_MAX, bulkParams, idsOf, isSet, retryNowParams } from '../message-filter-schemas.js';

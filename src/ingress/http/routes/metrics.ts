@@ -1,6 +1,6 @@
 /** `GET /metrics` (the admin token or the metrics token): Prometheus text, rendered by the metrics room. */
 import { Hono } from 'hono';
-import { requireAdmin } from '../../../core/principal.js';
+import { requireAdmin } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { on, type RouteDoc } from '../route-doc.js';
 

@@ -1,7 +1,7 @@
 /** The event mirror's state (admin): whether NATS is reachable and how far behind the stream is. */
 import { Hono } from 'hono';
-import type { MirrorStatus } from '../../../core/mirror.js';
-import { requireAdmin } from '../../../core/principal.js';
+import type { MirrorStatus } from '../../../core/events/index.js';
+import { requireAdmin } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 

@@ -5,10 +5,10 @@
  */
 import { Hono, type Context, type Env } from 'hono';
 import { z } from 'zod';
-import { notFound } from '../../../core/app-error.js';
-import type { PecReceiptListing, PecReceiptReader } from '../../../core/pec.js';
+import { notFound } from '../../../core/index.js';
+import type { PecReceiptListing, PecReceiptReader } from '../../../core/pec/index.js';
 import { viewPecReceipt } from '../views/pec-receipt-view.js';
-import { scopeTenantOrAll } from '../../../core/principal.js';
+import { scopeTenantOrAll } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

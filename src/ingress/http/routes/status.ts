@@ -4,9 +4,9 @@
  * tenant key sees its own tenant's queue.
  */
 import { Hono } from 'hono';
-import type { Clock } from '../../../core/clock.js';
-import type { QueueStatusStore } from '../../../core/queue-status.js';
-import { scopeTenantOrAll } from '../../../core/principal.js';
+import type { Clock } from '../../../core/index.js';
+import type { QueueStatusStore } from '../../../core/message/index.js';
+import { scopeTenantOrAll } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

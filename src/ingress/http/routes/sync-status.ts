@@ -4,10 +4,10 @@
  * everywhere, so that a key cannot learn which tenants exist).
  */
 import { Hono, type Context } from 'hono';
-import { notFound } from '../../../core/app-error.js';
-import { requireAdmin, scopeTenant } from '../../../core/principal.js';
+import { notFound } from '../../../core/index.js';
+import { requireAdmin, scopeTenant } from '../../../core/tenant/index.js';
 import { viewSyncStatus } from '../views/sync-status-view.js';
-import type { ReportSync } from '../../../core/report.js';
+import type { ReportSync } from '../../../core/report/index.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

@@ -1,9 +1,9 @@
 /** Tenant routes (admin token only): create, list, read, update, delete, rotate the key. */
 import { Hono, type Context } from 'hono';
-import { AppError } from '../../../core/app-error.js';
-import { viewTenant } from '../../../core/contracts/tenant.js';
-import { requireAdmin } from '../../../core/principal.js';
-import type { CommandContext, TenantService } from '../../../core/tenant-service.js';
+import { AppError } from '../../../core/index.js';
+import { viewTenant } from '../../../core/contracts/index.js';
+import { requireAdmin } from '../../../core/tenant/index.js';
+import type { CommandContext, TenantService } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

@@ -7,8 +7,8 @@
  */
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { AppError } from '../../../core/app-error.js';
-import { PROVIDERS, type WebhookReceiver } from '../../../core/provider-events.js';
+import { AppError } from '../../../core/index.js';
+import { PROVIDERS, type WebhookReceiver } from '../../../core/provider/index.js';
 import type { HttpEnv } from '../env.js';
 import type { HttpErrorCode } from '../http-error.js';
 import { requestBody } from '../request-body.js';

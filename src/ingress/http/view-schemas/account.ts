@@ -4,7 +4,7 @@
  * (views/account-view.ts): usage per limit window, waiting mail, connections, last attempts.
  */
 import { z } from 'zod';
-import type { AccountWarning } from '../../../core/default-account.js';
+import type { AccountWarning } from '../../../core/account/index.js';
 import type { AccountActivityView } from '../views/account-view.js';
 import { field, isoInstant, nullableSeconds, nullableText, ok, seconds } from './field.js';
 

@@ -1,13 +1,13 @@
 /**
  * What the message routes answer: the /add-messages result (views/rejection-view.ts),
- * the operator commands' results (core/message-commands.ts) and the GET /messages page
+ * the operator commands' results (core/message/commands.ts) and the GET /messages page
  * (views/message-summary-view.ts).
  */
 import { z } from 'zod';
-import { BULK_ACTIONS, type BulkResult } from '../../../core/message-bulk.js';
+import { BULK_ACTIONS, type BulkResult } from '../../../core/message/index.js';
 import type { BulkPreviewView } from '../views/bulk-preview-view.js';
-import { MESSAGE_STATUSES, type MessageStatus } from '../../../core/message-search.js';
-import { REJECTION_CODES, type RejectionCode } from '../../../core/rejection.js';
+import { MESSAGE_STATUSES, type MessageStatus } from '../../../core/message/index.js';
+import { REJECTION_CODES, type RejectionCode } from '../../../core/message/index.js';
 import type { MessageSummaryView } from '../views/message-summary-view.js';
 import type { RejectionView } from '../views/rejection-view.js';
 import { field, nullableSeconds, nullableText, ok, seconds } from './field.js';

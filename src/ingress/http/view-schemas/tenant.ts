@@ -3,7 +3,7 @@
  * never a secret; and the secrets answered once (a new API key, a new signing secret).
  */
 import { z } from 'zod';
-import type { TenantView } from '../../../core/contracts/tenant.js';
+import type { TenantView } from '../../../core/contracts/index.js';
 import type { IssuedKeyView } from '../views/tenant-view.js';
 import { field, isoInstant, nullableText, ok } from './field.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { Account } from '../../../core/account.js';
-import type { AccountState } from '../../../core/account-service.js';
+import type { Account } from '../../../core/account/account.js';
+import type { AccountState } from '../../../core/account/account-service.js';
 import { viewAccountState } from './account-view.js';
 
 const account: Account = {

@@ -1,6 +1,6 @@
 /** A handled bounce mailbox message as GET /bounces lists it: the core's listing in the API's snake_case and epoch seconds. */
-import { epochSeconds } from '../../../core/clock.js';
-import type { BounceDisposition, BounceMessageListing, RecipientFinding } from '../../../core/bounce.js';
+import { epochSeconds } from '../../../core/index.js';
+import type { BounceDisposition, BounceMessageListing, RecipientFinding } from '../../../core/bounce/index.js';
 
 export interface BounceMessageView {
   seq: number;

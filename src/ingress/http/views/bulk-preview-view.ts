@@ -1,5 +1,5 @@
 /** A bulk action's dry run as POST /commands/bulk answers it: its sample in the API's snake_case. */
-import type { BulkPreview } from '../../../core/message-bulk.js';
+import type { BulkPreview } from '../../../core/message/index.js';
 
 export type BulkPreviewView = Omit<BulkPreview, 'sample'> & { sample: Array<{ tenant_id: string; id: string }> };
 

@@ -1,5 +1,5 @@
 /** A connection test as POST /account/{id}/test answers it: the API's snake_case, durations in ms. */
-import type { ConnectionTestResult } from '../../../core/connection-test.js';
+import type { ConnectionTestResult } from '../../../core/account/index.js';
 
 export function viewConnectionTest(result: ConnectionTestResult) {
   return {

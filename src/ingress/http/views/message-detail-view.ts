@@ -1,14 +1,14 @@
 /**
  * One message as GET /messages/{id} answers it: the core's read model
- * (core/message-admin.ts) in the API's snake_case, its instants in epoch
+ * (core/message/admin.ts) in the API's snake_case, its instants in epoch
  * seconds, with its derived `status`, its timeline, why it waits and its PEC
  * receipts.
  */
-import { epochSeconds } from '../../../core/clock.js';
-import type { MessageDetail, MessageTimelineEvent } from '../../../core/message-admin.js';
-import type { MessageRead } from '../../../core/message-read.js';
-import type { HandoffState, Priority } from '../../../core/message.js';
-import { messageStatus, type MessageStatus } from '../../../core/message-search.js';
+import { epochSeconds } from '../../../core/index.js';
+import type { MessageDetail, MessageTimelineEvent } from '../../../core/message/index.js';
+import type { MessageRead } from '../../../core/message/index.js';
+import type { HandoffState, Priority } from '../../../core/message/index.js';
+import { messageStatus, type MessageStatus } from '../../../core/message/index.js';
 import { viewPecReceipt, type PecReceiptView } from './pec-receipt-view.js';
 import { viewWaiting, type WaitingView } from './waiting-view.js';
 

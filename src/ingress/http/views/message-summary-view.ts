@@ -1,7 +1,7 @@
-/** A message in a GET /messages page: the core's summary (core/message-search.ts) in the API's snake_case and epoch seconds. */
-import { epochSeconds } from '../../../core/clock.js';
-import type { HandoffState, Priority } from '../../../core/message.js';
-import type { MessageStatus, MessageSummary } from '../../../core/message-search.js';
+/** A message in a GET /messages page: the core's summary (core/message/search.ts) in the API's snake_case and epoch seconds. */
+import { epochSeconds } from '../../../core/index.js';
+import type { HandoffState, Priority } from '../../../core/message/index.js';
+import type { MessageStatus, MessageSummary } from '../../../core/message/index.js';
 
 export interface MessageSummaryView {
   pk: number;

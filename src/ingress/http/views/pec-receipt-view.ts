@@ -1,6 +1,6 @@
 /** A PEC receipt as GET /pec-receipts and GET /messages/{id} list it: the core's listing in the API's snake_case and epoch seconds. */
-import { epochSeconds } from '../../../core/clock.js';
-import type { PecReceiptListing } from '../../../core/pec.js';
+import { epochSeconds } from '../../../core/index.js';
+import type { PecReceiptListing } from '../../../core/pec/index.js';
 
 export interface PecReceiptView {
   receipt_id: string;

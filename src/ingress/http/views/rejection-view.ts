@@ -2,7 +2,7 @@
  * A rejected message as POST /add-messages answers it: `index`, `id` and `reason`
  * as genro clients have always read them, then the stable `code`.
  */
-import type { Rejection, RejectionCode } from '../../../core/rejection.js';
+import type { Rejection, RejectionCode } from '../../../core/message/index.js';
 
 export interface RejectionView {
   index: number;

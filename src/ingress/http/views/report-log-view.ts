@@ -1,5 +1,5 @@
 /** A report attempt as GET /tenant/{id}/report-log answers it: snake_case, the instant in epoch seconds. */
-import type { ReportAttempt } from '../../../core/report.js';
+import type { ReportAttempt } from '../../../core/report/index.js';
 
 export function viewReportAttempt(attempt: ReportAttempt) {
   return {

@@ -1,6 +1,6 @@
 /** A tenant's reporting as GET /tenant/{id}/sync-status and GET /sync-status answer it: the core's SyncStatus in the API's snake_case and epoch seconds. */
-import { epochSeconds } from '../../../core/clock.js';
-import type { SyncStatus } from '../../../core/report.js';
+import { epochSeconds } from '../../../core/index.js';
+import type { SyncStatus } from '../../../core/report/index.js';
 
 export interface SyncStatusView {
   tenant_id: string;

@@ -3,7 +3,7 @@
  * (creation, rotation) and a new report-signing secret. The tenant itself is
  * answered as its contract (core/contracts/tenant.ts), the object its events carry.
  */
-import type { IssuedKey } from '../../../core/tenant-service.js';
+import type { IssuedKey } from '../../../core/tenant/index.js';
 
 export interface IssuedKeyView {
   tenant_id: string;

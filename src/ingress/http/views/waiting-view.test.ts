@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { whyWaiting, type WaitingInput } from '../../../core/waiting-reasons.js';
-import type { WaitingSubject } from '../../../core/waiting-words.js';
+import { whyWaiting, type WaitingInput } from '../../../core/message/waiting-reasons.js';
+import type { WaitingSubject } from '../../../core/message/waiting-words.js';
 import { viewWaiting } from './waiting-view.js';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 30);

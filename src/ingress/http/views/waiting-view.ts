@@ -3,9 +3,9 @@
  * instants) as the API answers them, each with its sentence and epoch seconds.
  * The console words them the same way.
  */
-import { epochSeconds } from '../../../core/clock.js';
-import type { WaitingCode, WaitingExplanation } from '../../../core/waiting-reasons.js';
-import { waitingSentence, type WaitingSubject } from '../../../core/waiting-words.js';
+import { epochSeconds } from '../../../core/index.js';
+import type { WaitingCode, WaitingExplanation } from '../../../core/message/index.js';
+import { waitingSentence, type WaitingSubject } from '../../../core/message/index.js';
 
 export interface WaitingReasonView {
   code: WaitingCode;

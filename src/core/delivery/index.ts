@@ -1,0 +1,20 @@
+/** The face of src/core/delivery: what the rest of the product uses of it. */
+export { isLimited, limitsOf, needsDueWake, planClaim } from './claim-plan.js';
+export { decideDelivery } from './delivery-outcome.js';
+export type { DeliveryDecision } from './delivery-outcome.js';
+export type {
+  BuildRequest,
+  BuiltMessage,
+  Envelope,
+  Handoff,
+  HandoffJob,
+  HandoffResult,
+  MessageBuilder,
+  RecipientRefusal,
+  Relay,
+  RelayConnections,
+  RelayReply,
+  RelayStage,
+} from './relay.js';
+export { exponentialBackoff, nextRetry } from './retry-policy.js';
+export type { RetryPolicy } from './retry-policy.js';

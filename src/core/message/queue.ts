@@ -1,0 +1,120 @@
+/**
+ * The queue port: how core and the dispatcher see the store's messages.
+ * Every method that changes a message writes its timeline event and its
+ * outbox event in the same transaction.
+ */
+import type { Priority, HandoffState, NewMessage } from './message.js';
+import type { Usage } from '../account/rate-limit.js';
+import type { RecipientRefusal } from '../delivery/relay.js';
+
+export interface ClaimedMessage {
+  pk: number;
+  tenantId: string;
+  id: string;
+  accountId: string;
+  priority: Priority;
+  batchCode: string | null;
+  /** Including this attempt. */
+  attempts: number;
+  createdAt: number;
+  /** When it became due: accepted, its scheduled time, or its retry instant (for the queue wait). */
+  dueAt: number;
+  /**
+   * The MessagePayload of an HTTP submission as stored (JSON): parsed where the
+   * message is built, which may be another thread.
+   */
+  payloadJson: string | null;
+  /** The Message-ID fixed at submission (it is not inside the payload). */
+  messageIdHeader: string | null;
+  /** RFC 5322 bytes of an SMTP submission, relayed as they are. */
+  raw: Buffer | null;
+  /** Or, for a large one, the spool that holds them (read just before sending). */
+  spoolId: number | null;
+  mailFrom: string;
+  rcptTo: string[];
+}
+
+interface OutcomeBase {
+  pk: number;
+  /** The attempt this outcome ends: a stale outcome (lease reclaimed meanwhile) is ignored. */
+  attempt: number;
+  at: number;
+  replyCode: number | null;
+  enhancedStatus: string | null;
+}
+
+export type RecordedOutcome =
+  | (OutcomeBase & { kind: 'sent'; text: string; refused: RecipientRefusal[] })
+  | (OutcomeBase & { kind: 'deferred'; nextAttemptAt: number; reason: string })
+  /** `expired`: no attempt succeeded within the maximum age (its event is `expired`, not `error`). */
+  | (OutcomeBase & { kind: 'failed'; reason: string; refused: RecipientRefusal[]; expired?: boolean })
+  /** Back to the queue without spending the attempt (account paused, shutting down). */
+  | (OutcomeBase & { kind: 'released'; reason: string });
+
+export interface ClaimRequest {
+  tenantId: string;
+  accountId: string;
+  limit: number;
+  /** Claim only priorities 0..maxPriority (default 3, all). */
+  maxPriority?: number;
+  now: number;
+  leaseOwner: string;
+  leaseUntil: number;
+}
+
+export interface EnqueueResult<M extends NewMessage = NewMessage> {
+  inserted: number;
+  updated: number;
+  /** Messages whose client id belongs to one no longer waiting (handed off or finished): not written. */
+  notWaiting: M[];
+}
+
+export interface MessageQueue {
+  /** Current handoff state of the given client ids of a tenant. */
+  states(tenantId: string, ids: readonly string[]): Map<string, HandoffState>;
+  /** Addresses (normalized) of `addresses` that are on the tenant's suppression list now. */
+  suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
+  /**
+   * Inserts new messages, replaces waiting ones with the same client id, leaves
+   * alone (and reports) those whose id is no longer waiting; all or
+   * nothing. Inside a store transaction it is part of that one (no savepoint of
+   * its own): a caller that goes on after it threw must have opened a savepoint.
+   */
+  enqueue<M extends NewMessage>(messages: readonly M[], now: number, correlationId: string | null): EnqueueResult<M>;
+  /** Leases the next due messages of one account, strict priority then due time then insertion. */
+  claim(request: ClaimRequest): ClaimedMessage[];
+  record(outcomes: readonly RecordedOutcome[]): number;
+  /**
+   * Returns expired leases (and, at start, every lease of another owner) to the
+   * queue; never the messages in `held`, which this process still has in hand.
+   */
+  reclaimLeases(now: number, owner: string, otherOwnersToo: boolean, held?: readonly number[]): number;
+  /**
+   * Returns every lease of `owner` to the queue at once: a stop whose deadline
+   * came before the relay answered. The attempt counts (the relay may have the
+   * message); a late outcome for it is dropped.
+   */
+  handBack(owner: string, now: number): number;
+  /** The bytes of a spooled submission (MessageSpool), parts in order. */
+  spooledContent(spoolId: number): Buffer;
+  /** Earliest next attempt among the account's dispatchable messages. */
+  nextDueAt(tenantId: string, accountId: string): number | null;
+  usage(tenantId: string, accountId: string, now: number): Usage;
+  pauseAccount(tenantId: string, accountId: string, at: number, reason: string): void;
+}
+
+/**
+ * Where a large SMTP submission is written while it arrives, a part at a time,
+ * so that memory does not grow with the message. A spool belongs to the message
+ * that names it (MessageContent `spooled`) once that message is committed.
+ */
+export interface MessageSpool {
+  /** A new, empty spool. */
+  open(now: number): number;
+  /** Appends the next part; `seq` counts from 0. */
+  append(spoolId: number, seq: number, bytes: Uint8Array): void;
+  /** Forgets a spool that no message took (the transfer was abandoned or refused). */
+  discard(spoolId: number): void;
+  /** Discards spools created before `before` that no message names; answers how many. */
+  sweep(before: number): number;
+}

@@ -1,0 +1,11 @@
+/** The face of src/core/tenant: what the rest of the product uses of it. */
+export { createAuthenticator } from './authenticator.js';
+export type { Authenticator } from './authenticator.js';
+export { createFailureThrottle } from './failure-throttle.js';
+export { requireAdmin, scopeTenant, scopeTenantOrAll } from './principal.js';
+export type { Principal } from './principal.js';
+export { SHARED_SUPPRESSION_WRITES, createSuppressionService } from './suppression-service.js';
+export type { SuppressionRepository, SuppressionService } from './suppression-service.js';
+export { SHARED_TENANT_WRITES, createTenantService } from './tenant-service.js';
+export type { CommandContext, IssuedKey, TenantService } from './tenant-service.js';
+export type { ClientAuth, Tenant } from './tenant.js';

@@ -1,0 +1,125 @@
+/**
+ * A tenant's suppression list: recipients it must not send to. Bounces and
+ * complaints add to it (bounce/), operators list, add and remove entries here.
+ * A tenant key manages its own list; the admin token any tenant's. Writes are
+ * audited and mirrored like every admin change.
+ */
+import { isAddrSpec, normalizeAddress } from '../address.js';
+import { AppError, notFound } from '../app-error.js';
+import type { SuppressionRecord } from '../bounce/bounce.js';
+import { changeRecorder } from '../events/change-record.js';
+import type { Clock, IdSource } from '../clock.js';
+import type { ConfigWrites } from '../fleet/config-replica.js';
+import type { AdminStore } from '../ports.js';
+import { scopeTenant } from './principal.js';
+import type { CommandContext } from './tenant-service.js';
+
+export interface SuppressionPage {
+  suppressions: SuppressionRecord[];
+  /** Pass as `after` for the next page; null on the last one. */
+  next: string | null;
+}
+
+export interface SuppressionRepository {
+  /** In address order after `after`; expired entries are left out. */
+  list(tenantId: string, options: { after: string | null; limit: number; prefix: string | null; now: number }): SuppressionRecord[];
+  get(tenantId: string, address: string, now: number): SuppressionRecord | null;
+  /** Inside the caller's transaction. A newer entry replaces an older one; a manual one is never shortened by a bounce. */
+  upsert(record: SuppressionRecord): void;
+  remove(tenantId: string, address: string): boolean;
+}
+
+export interface SuppressionInput {
+  address: string;
+  reason?: string | null;
+  /** Epoch ms; null or absent for until removed. */
+  expiresAt?: number | null;
+}
+
+export interface SuppressionServiceDeps {
+  store: AdminStore & { suppressions: SuppressionRepository };
+  clock: Clock;
+  ids: IdSource;
+}
+
+const MAX_PAGE = 1000;
+
+/** The address an operator typed, checked and in the form suppressions are kept in. */
+function addressOf(text: string): string {
+  const trimmed = text.trim();
+  if (!isAddrSpec(trimmed))
+    throw new AppError('VALIDATION_FAILED', 'not an e-mail address', {
+      details: [{ path: 'address', message: 'expected an addr-spec such as user@example.com' }],
+    });
+  return normalizeAddress(trimmed);
+}
+
+/** A manual suppression from what an operator asked for; its expiry must lie ahead. */
+function manualSuppression(tenantId: string, input: SuppressionInput, now: number): SuppressionRecord {
+  const expiresAt = input.expiresAt ?? null;
+  if (expiresAt !== null && expiresAt <= now)
+    throw new AppError('VALIDATION_FAILED', 'expires_ts is in the past', { details: [{ path: 'expires_ts', message: 'must be in the future' }] });
+  return { tenantId, address: addressOf(input.address), reason: input.reason ?? null, source: 'manual', createdAt: now, expiresAt };
+}
+
+export function createSuppressionService(deps: SuppressionServiceDeps) {
+  const { store, clock, ids } = deps;
+  const tenantOf = (ctx: CommandContext, requested: string | undefined): string => {
+    const tenantId = scopeTenant(ctx.principal, requested);
+    if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
+    return tenantId;
+  };
+  const record = (ctx: CommandContext, command: string, eventType: string, tenantId: string, address: string, data: Record<string, unknown>) =>
+    changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
+      command,
+      eventType,
+      tenantId,
+      aggregateType: 'suppression',
+      aggregateId: `${tenantId}/${address}`,
+      data: { address, ...data },
+    });
+
+  return {
+    list(ctx: CommandContext, requested: string | undefined, options: { after?: string; limit?: number; prefix?: string }): SuppressionPage {
+      const tenantId = tenantOf(ctx, requested);
+      const limit = Math.min(options.limit ?? 100, MAX_PAGE);
+      const rows = store.suppressions.list(tenantId, {
+        after: options.after ?? null,
+        limit: limit + 1,
+        prefix: options.prefix?.toLowerCase() ?? null,
+        now: clock.now(),
+      });
+      const page = rows.slice(0, limit);
+      return { suppressions: page, next: rows.length > limit ? (page[page.length - 1]?.address ?? null) : null };
+    },
+
+    add(ctx: CommandContext, requested: string | undefined, input: SuppressionInput): SuppressionRecord {
+      const tenantId = tenantOf(ctx, requested);
+      const suppression = manualSuppression(tenantId, input, clock.now());
+      store.transaction(() => {
+        store.suppressions.upsert(suppression);
+        store.changes.record(
+          record(ctx, 'suppression.add', 'suppression.added', tenantId, suppression.address, {
+            reason: suppression.reason,
+            source: 'manual',
+            expires_at: suppression.expiresAt,
+          }),
+        );
+      });
+      return suppression;
+    },
+
+    remove(ctx: CommandContext, requested: string | undefined, addressText: string): void {
+      const tenantId = tenantOf(ctx, requested);
+      const address = addressOf(addressText);
+      store.transaction(() => {
+        if (!store.suppressions.remove(tenantId, address)) throw notFound('suppression', address);
+        store.changes.record(record(ctx, 'suppression.remove', 'suppression.removed', tenantId, address, {}));
+      });
+    },
+  };
+}
+
+/** The writes shared across a fleet (config-replica.ts): they may wait for it. */
+export const SHARED_SUPPRESSION_WRITES = ['add', 'remove'] as const;
+export type SuppressionService = ConfigWrites<ReturnType<typeof createSuppressionService>, (typeof SHARED_SUPPRESSION_WRITES)[number]>;

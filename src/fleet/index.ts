@@ -1,0 +1,20 @@
+/** The face of src/fleet: what the rest of the product uses of it. */
+export { createClaimLog } from './claims/claim-log.js';
+export { createFleetSubmissions, holderSubject } from './claims/fleet-submissions.js';
+export { createClientIdClaims } from './claims/idempotency-claims.js';
+export type { ClientIdClaims } from './claims/idempotency-claims.js';
+export { configBucketName, createJetStreamConfigBucket } from './config/config-bucket.js';
+export { createConfigFollower } from './config/config-follower.js';
+export type { ConfigFollower } from './config/config-follower.js';
+export { createFleetLimits } from './limits/fleet-limits.js';
+export type { FleetLimits } from './limits/fleet-limits.js';
+export { createFleetResponder } from './link/fleet-responder.js';
+export { createFleetService } from './link/fleet-service.js';
+export type { FleetLink, FleetService, FleetSettings } from './link/fleet-service.js';
+export { adoptSubject, createFleetDrain } from './spool/fleet-drain.js';
+export { createReplicatedSpool } from './spool/replicated-spool.js';
+export { createSpoolAdoption } from './spool/spool-adoption.js';
+export { createSpoolIntake } from './spool/spool-intake.js';
+export { createSpoolStream } from './spool/spool-stream.js';
+export { createFleetMessages } from './view/fleet-messages.js';
+export { createViewResponder } from './view/view-responder.js';

@@ -1,0 +1,50 @@
+/**
+ * The fleet's membership in its KV bucket: `nodes.<node_id>` holds each node's
+ * last heartbeat, read back with each heartbeat so that answering "who is in the
+ * fleet" costs no round trip; the entry's `created` is the cluster's own
+ * timestamp of the write, so liveness is judged on one clock per write rather
+ * than on each node's.
+ */
+import type { KV, KvEntry } from 'nats';
+import type { NodeBeat, NodeSighting } from '../../core/fleet/index.js';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const PREFIX = 'nodes.';
+
+export const nodeKey = (nodeId: string): string => `${PREFIX}${nodeId}`;
+
+function sightingOf(entry: KvEntry): NodeSighting | null {
+  if (entry.operation !== 'PUT') return null;
+  try {
+    const beat = JSON.parse(decoder.decode(entry.value)) as NodeBeat;
+    return typeof beat.node_id === 'string' && typeof beat.instance === 'string' ? { beat, seenAt: entry.created.getTime() } : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function readNode(kv: KV, nodeId: string): Promise<NodeSighting | null> {
+  const entry = await kv.get(nodeKey(nodeId));
+  return entry === null ? null : sightingOf(entry);
+}
+
+export async function writeBeat(kv: KV, beat: NodeBeat): Promise<void> {
+  await kv.put(nodeKey(beat.node_id), encoder.encode(JSON.stringify(beat)));
+}
+
+/**
+ * Every node's latest heartbeat, read afresh: the keys, then each value. No long-lived
+ * consumer (a KV watch) to go stale when the server holding it dies: a read that fails
+ * (the bucket electing a leader) fails whole, and the next heartbeat reads again.
+ */
+export async function readNodes(kv: KV): Promise<NodeSighting[]> {
+  // A listing interrupted by a consumer reset may name a key twice.
+  const keys = new Set<string>();
+  for await (const key of await kv.keys(`${PREFIX}>`)) keys.add(key);
+  const entries = await Promise.all([...keys].map((key) => kv.get(key)));
+  return entries.flatMap((entry) => {
+    const sighting = entry === null ? null : sightingOf(entry);
+    return sighting === null ? [] : [sighting];
+  });
+}

@@ -1,0 +1,3 @@
+/** The face of src/nats: what the rest of the product uses of it. */
+export { jsonCodec } from './codec.js';
+export { NatsConnectionLifecycle } from './connection.js';

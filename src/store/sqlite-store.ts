@@ -1,0 +1,193 @@
+/**
+ * The SQLite store: the only module that knows SQL. One connection is the single
+ * writer; better-sqlite3 is synchronous, so a transaction never interleaves.
+ */
+import type { IdSource } from '../core/index.js';
+import type { BounceLedger, BounceStore } from '../core/bounce/index.js';
+import type { ProviderLedger } from '../core/provider/index.js';
+import type { SuppressionRepository } from '../core/tenant/index.js';
+import type { MessageAdmin } from '../core/message/index.js';
+import type { MessageSearch } from '../core/message/index.js';
+import type { MessageSelection } from '../core/message/index.js';
+import type { MessageHeaders } from '../core/message/index.js';
+import type { ThroughputStore } from '../core/message/index.js';
+import type { QueueStatusStore } from '../core/message/index.js';
+import type { MirrorStore } from '../core/events/index.js';
+import type { InboxStore } from '../core/events/index.js';
+import type { AdminStore, SecretBox } from '../core/index.js';
+import type { ConfigRows } from '../core/fleet/index.js';
+import type { ClaimIndex } from '../core/fleet/index.js';
+import type { SpoolRows } from '../core/fleet/index.js';
+import type { MessageQueue, MessageSpool } from '../core/message/index.js';
+import type { MessageTransferStore } from '../core/fleet/index.js';
+import type { ReportStore } from '../core/report/index.js';
+import { createSqliteAccountRepository } from './account-repository.js';
+import { takeSnapshot, type DatabaseSnapshot } from './backup.js';
+import { createSqliteChangeLog } from './change-log.js';
+import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
+import { openDatabase, type SqliteDatabase } from './database.js';
+import { createSqliteMessageAdmin } from './message-admin.js';
+import { createSqliteMessageSearch } from './message-search.js';
+import { createSqliteMessageSelection } from './message-selection.js';
+import { createSqliteMessageHeaders } from './message-headers.js';
+import { createSqliteThroughput } from './throughput.js';
+import { createSqliteQueueStatus } from './queue-status.js';
+import { createSqliteMirrorStore } from './mirror-store.js';
+import { createSqliteInboxStore } from './inbox-store.js';
+import { createSqliteBounceLedger } from './bounce-ledger.js';
+import { createSqliteProviderLedger, type ProviderLedgerDeps } from './provider-ledger.js';
+import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
+import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
+import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
+import { createSqliteSuppressionRepository } from './suppression-repository.js';
+import { createMessageEventWriter, type MessageEventWriter, type OutboxListener } from './message-event-writer.js';
+import { createSqliteMessageQueue } from './message-queue.js';
+import { createSqliteMessageTransfer } from './message-transfer.js';
+import { createSqliteReportStore } from './report-store.js';
+import { createSqliteSpool } from './spool.js';
+import { createStoreCommits, type StoreCommits } from './store-commits.js';
+import type { StoreWriteStatus } from './write-health.js';
+import { createSqliteTenantRepository } from './tenant-repository.js';
+import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
+import { createSqliteClaimIndex } from './claim-index.js';
+import { createSqliteSpoolRows } from './spool-rows.js';
+
+export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
+export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
+export type { StoreWriteStatus } from './write-health.js';
+
+export interface SqliteStore extends AdminStore {
+  queue: MessageQueue;
+  spool: MessageSpool;
+  messages: MessageAdmin;
+  search: MessageSearch;
+  /** What a bulk action reaches: the search filter, counted or paged. */
+  selection: MessageSelection;
+  queueStatus: QueueStatusStore;
+  /** Outcomes per minute from the timeline (the console's chart). */
+  throughput: ThroughputStore;
+  /** A message's header section, for reading. */
+  headers: MessageHeaders;
+  reports: ReportStore;
+  bounces: BounceStore;
+  bounceLedger: BounceLedger;
+  /** Provider webhooks' events (issue 27): each applied once, with its effects. */
+  providerLedger: ProviderLedger;
+  /** PEC mailboxes: the receipts a batch brings, with their effects. */
+  pecLedger: PecLedger;
+  pecReceipts: PecReceipts;
+  suppressions: SuppressionRepository;
+  mirror: MirrorStore;
+  inbox: InboxStore;
+  /** A fleet drain's moves of waiting messages between nodes. */
+  transfer: MessageTransferStore;
+  /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
+  configRows(deps: ConfigRowsDeps): ConfigRows;
+  /** Fleet mode's index of the fleet's claims on client ids (claim-index.ts): made when asked, as configRows. */
+  claimIndex(): ClaimIndex;
+  /** Fleet mode's replicated spool: each waiting message as the cluster keeps it (spool-rows.ts), made when asked. */
+  spoolRows(): SpoolRows;
+  /** Calls `listener` for every outbox row written from now on (see OutboxListener). */
+  onEvent(listener: OutboxListener): void;
+  /** Schema versions applied while opening. */
+  migrated: number[];
+  /** Throws when the database cannot answer; used by readiness. */
+  ping(): void;
+  /** Whether writes are being refused (full, locked), the last refusal, and the size against the cap. */
+  writeStatus(): StoreWriteStatus;
+  /** A consistent copy of the database, taken while writes go on (backup.ts). */
+  snapshot(): Promise<DatabaseSnapshot>;
+  close(): void;
+}
+
+export interface SqliteStoreOptions {
+  path: string;
+  secrets: SecretBox;
+  ids: IdSource;
+  /** Epoch milliseconds, for the time of the last refused write. */
+  now: () => number;
+  /** A checkpointer thread runs (checkpointer.ts): commits leave the WAL to it. */
+  checkpointElsewhere?: boolean;
+  /** See OpenDatabaseOptions.maxBytes. */
+  maxBytes?: number;
+}
+
+export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
+  const { db, migrated } = openDatabase({
+    path: options.path,
+    ...(options.checkpointElsewhere === true ? { walAutocheckpointPages: WRITER_CHECKPOINT_PAGES } : {}),
+    ...(options.maxBytes === undefined ? {} : { maxBytes: options.maxBytes }),
+  });
+  const ping = db.prepare('SELECT 1');
+  const commits = createStoreCommits(db, options);
+  const { guard } = commits;
+  const listeners: OutboxListener[] = [];
+  const notify: OutboxListener = (tenantId, eventType, accountId, text, messagePk) => {
+    for (const listener of listeners) listener(tenantId, eventType, accountId, text, messagePk);
+  };
+  const writeEvent = createMessageEventWriter(db, options.ids, notify);
+  const changes = createSqliteChangeLog(db, notify);
+  const suppressions = createSqliteSuppressionRepository(db);
+  let closed = false;
+  return {
+    migrated,
+    tenants: createSqliteTenantRepository(db, options.secrets),
+    accounts: createSqliteAccountRepository(db, options.secrets),
+    changes,
+    suppressions: guard(suppressions),
+    ...createMessageParts(db, writeEvent, guard),
+    ...createMailboxParts(db, { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup }, guard),
+    mirror: guard(createSqliteMirrorStore(db)),
+    inbox: guard(createSqliteInboxStore(db)),
+    configRows: (deps) => createSqliteConfigRows(db, deps),
+    claimIndex: () => guard(createSqliteClaimIndex(db)),
+    spoolRows: () => guard(createSqliteSpoolRows(db, writeEvent)),
+    onEvent: (listener) => {
+      listeners.push(listener);
+    },
+    transaction: commits.transaction,
+    commitGroup: commits.commitGroup,
+    ping: () => {
+      ping.get();
+    },
+    writeStatus: commits.writeStatus,
+    snapshot: () => takeSnapshot(db, options.path),
+    close: () => {
+      if (closed) return;
+      closed = true;
+      commits.close();
+      db.close();
+    },
+  };
+}
+
+type Guard = StoreCommits['guard'];
+
+/** The queue and what reads and administers messages. */
+function createMessageParts(db: SqliteDatabase, writeEvent: MessageEventWriter, guard: Guard) {
+  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent));
+  return {
+    queue: createSqliteMessageQueue(db, writeEvent),
+    spool: guard(createSqliteSpool(db)),
+    messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts),
+    pecReceipts,
+    search: guard(createSqliteMessageSearch(db)),
+    selection: guard(createSqliteMessageSelection(db)),
+    queueStatus: guard(createSqliteQueueStatus(db)),
+    throughput: guard(createSqliteThroughput(db)),
+    headers: guard(createSqliteMessageHeaders(db)),
+    reports: guard(createSqliteReportStore(db, writeEvent)),
+    transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
+  };
+}
+
+/** What the provider's side teaches: bounce and PEC mailboxes, provider webhooks. */
+function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, 'bounces'>, guard: Guard) {
+  const { writeEvent, suppressions, changes, ids } = deps;
+  return {
+    bounces: guard(createSqliteBounceStore(db, writeEvent)),
+    bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids })),
+    providerLedger: guard(createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) })),
+    pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
+  };
+}

@@ -61,7 +61,10 @@ const roomRules = ROOMS.map((room) => ({
   comment: `src/${room} may import src/core, src/runtime and itself only${ALSO[room] ? ` (and ${ALSO[room].map((other) => `src/${other}`).join(', ')})` : ''}`,
   severity: 'error',
   from: { path: `^src/${room}/` },
-  to: { path: '^src/', pathNot: [`^src/${room}/`, '^src/core/', ...[...KERNEL, ...(ALSO[room] ?? [])].map((other) => `^src/${other}/`)] },
+  to: {
+    path: '^src/',
+    pathNot: [`^src/${room}/`, '^src/core/', ...[...KERNEL, ...(ALSO[room] ?? [])].map((other) => `^src/${other}/`)],
+  },
 }));
 
 /**
@@ -132,7 +135,8 @@ module.exports = {
     },
     {
       name: 'cli-takes-api-types-only',
-      comment: "the CLI types the API's answers by its zod view schemas, as types only: zod and the API's code stay out of its run time",
+      comment:
+        "the CLI types the API's answers by its zod view schemas, as types only: zod and the API's code stay out of its run time",
       severity: 'error',
       from: { path: '^src/cli/', pathNot: '\\.test\\.ts$' },
       to: { path: ['node_modules/zod(/|$)', '^src/ingress/'], dependencyTypesNot: ['type-only'] },
@@ -141,7 +145,10 @@ module.exports = {
       name: 'composition-is-not-imported',
       comment: 'main.ts and src/composition/ compose the rooms; no room (nor the CLI, but for serve) leans on them',
       severity: 'error',
-      from: { path: '^src/', pathNot: ['^src/main\\.ts$', '^src/composition/', '^src/cli/serve\\.ts$', '\\.test\\.ts$'] },
+      from: {
+        path: '^src/',
+        pathNot: ['^src/main\\.ts$', '^src/composition/', '^src/cli/serve\\.ts$', '\\.test\\.ts$'],
+      },
       to: { path: '^src/(main\\.ts$|composition/)' },
     },
     {
@@ -179,20 +186,27 @@ module.exports = {
         "request bodies are read by ingress/http/request-body.ts alone, under a limit: hono's body-limit and validator middleware read them by other means (test/security/body-reads.test.ts finds direct reads)",
       severity: 'error',
       from: { path: '^src/' },
-      to: { path: ['node_modules/hono/dist/(cjs/|types/)?(middleware/body-limit|validator)/', 'node_modules/@hono/[^/]*validator'] },
+      to: {
+        path: [
+          'node_modules/hono/dist/(cjs/|types/)?(middleware/body-limit|validator)/',
+          'node_modules/@hono/[^/]*validator',
+        ],
+      },
     },
     ...roomRules,
     ...faceRules,
     {
       name: 'thread-entry-stays-in-its-room',
-      comment: "a worker thread's entry (*.thread.ts) imports only its own room, core and runtime (and node's own modules)",
+      comment:
+        "a worker thread's entry (*.thread.ts) imports only its own room, core and runtime (and node's own modules)",
       severity: 'error',
       from: { path: '^src/(.+)/[^/]+\\.thread\\.ts$' },
       to: { pathNot: ['^src/$1/', '^src/core/', '^src/runtime/'], dependencyTypesNot: ['core'] },
     },
     {
       name: 'thread-entry-is-not-imported',
-      comment: "a worker thread's entry is started by its pool (a URL), never imported: importing it would serve tasks on the importing thread",
+      comment:
+        "a worker thread's entry is started by its pool (a URL), never imported: importing it would serve tasks on the importing thread",
       severity: 'error',
       from: { path: '^src/' },
       to: { path: '\\.thread\\.ts$' },

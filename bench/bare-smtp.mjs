@@ -68,7 +68,10 @@ async function listener(sinkPort) {
         stream.on('data', (chunk) => relay !== null && chunks.push(chunk));
         stream.on('end', () => {
           // The envelope first: smtp-server resets the session's once the 250 is given.
-          const envelope = { from: session.envelope.mailFrom.address, to: session.envelope.rcptTo.map((r) => r.address) };
+          const envelope = {
+            from: session.envelope.mailFrom.address,
+            to: session.envelope.rcptTo.map((r) => r.address),
+          };
           callback(null, 'Ok: accepted');
           if (relay === null) return;
           const raw = Buffer.concat(chunks);
@@ -82,7 +85,9 @@ async function listener(sinkPort) {
     undefined,
   );
   server.on('error', () => {});
-  server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.server.address().port })}\n`));
+  server.listen(0, '127.0.0.1', () =>
+    process.stdout.write(`${JSON.stringify({ port: server.server.address().port })}\n`),
+  );
   process.stdin.resume().on('end', () => process.exit(0));
 }
 

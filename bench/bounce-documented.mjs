@@ -17,9 +17,18 @@ const round = (value) => Math.round(value * 10) / 10;
 export async function documentedWording(root) {
   const { reasonOfDiagnostic } = await import(pathToFileURL(join(root, 'dist/core/bounce/classify.js')).href);
   // `held_out`: the sets no rule is written from; their figure says whether rules written from the others carry over.
-  const { refusals, held_out: heldOut } = JSON.parse(readFileSync(join(root, 'bench/documented-refusals.json'), 'utf8'));
-  const scored = refusals.map((r) => ({ id: r.id, set: r.set, kind: r.source.kind, expected: r.reason, got: reasonOfDiagnostic(r.text) }));
-  const share = (list) => (list.length === 0 ? null : round((100 * list.filter((s) => s.got === s.expected).length) / list.length));
+  const { refusals, held_out: heldOut } = JSON.parse(
+    readFileSync(join(root, 'bench/documented-refusals.json'), 'utf8'),
+  );
+  const scored = refusals.map((r) => ({
+    id: r.id,
+    set: r.set,
+    kind: r.source.kind,
+    expected: r.reason,
+    got: reasonOfDiagnostic(r.text),
+  }));
+  const share = (list) =>
+    list.length === 0 ? null : round((100 * list.filter((s) => s.got === s.expected).length) / list.length);
   const flat = { 'documented refusals': scored.length, 'documented refusals reason %': share(scored) };
   for (const kind of [...new Set(scored.map((s) => s.kind))].sort())
     flat[`documented refusals reason % (${kind})`] = share(scored.filter((s) => s.kind === kind));
@@ -34,5 +43,6 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const root = new URL('..', import.meta.url).pathname;
   const { flat, misses } = await documentedWording(root);
   console.log(JSON.stringify(flat, null, 1));
-  for (const m of misses) console.log(`${m.set.padEnd(22)} ${m.id.padEnd(40)} expected ${m.expected.padEnd(18)} read ${m.got}`);
+  for (const m of misses)
+    console.log(`${m.set.padEnd(22)} ${m.id.padEnd(40)} expected ${m.expected.padEnd(18)} read ${m.got}`);
 }

@@ -91,7 +91,9 @@ export async function phraseFamilies(items, scoreOne, tables) {
 
 /** Which alternatives fire on one family alone (the ids strict folds withhold), each with its family. */
 export const singleFamilyPhrases = ({ familiesOf }) =>
-  [...familiesOf].filter(([, families]) => families.size === 1).map(([id, families]) => ({ id, mta: [...families][0] }));
+  [...familiesOf]
+    .filter(([, families]) => families.size === 1)
+    .map(([id, families]) => ({ id, mta: [...families][0] }));
 
 /**
  * Scores each family with the phrases that fire on it alone withheld, except those `kept(id)` says

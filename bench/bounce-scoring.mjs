@@ -5,7 +5,8 @@
 // The scorer's synonyms for each category: the parser prints the product's own names, but an
 // older or newer vocabulary (Sisimai's) must land on the same category.
 const SYNONYMS = {
-  user_unknown: 'user_unknown userunknown unknown_user no_such_user invalid_recipient recipient_unknown hasmoved has_moved',
+  user_unknown:
+    'user_unknown userunknown unknown_user no_such_user invalid_recipient recipient_unknown hasmoved has_moved',
   mailbox_full: 'mailbox_full mailboxfull over_quota quota_exceeded',
   host_unknown: 'host_unknown hostunknown domain_error no_such_domain notaccept not_accept',
   account_disabled: 'account_disabled suspend suspended disabled',
@@ -70,7 +71,8 @@ export function scoreItem(item, prediction, sisimaiCategories) {
   const out = { id: item.id, mta: item.mta };
   const p = prediction ?? {};
   const isBounce = Boolean(p.is_bounce);
-  if (!(item.ambiguity ?? []).includes('is_bounce') && 'is_bounce' in exp) out.detect = [Boolean(exp.is_bounce), isBounce];
+  if (!(item.ambiguity ?? []).includes('is_bounce') && 'is_bounce' in exp)
+    out.detect = [Boolean(exp.is_bounce), isBounce];
   if (!exp.is_bounce) return out;
   const type = isBounce && typeof p.bounce_type === 'string' ? p.bounce_type.toLowerCase() : null;
   const rcpt = isBounce ? addrKey(p.recipient) : null;

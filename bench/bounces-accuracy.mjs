@@ -67,7 +67,9 @@ export async function bouncesAccuracy(root) {
   const dir = corpusDir(root);
   const manifestPath = join(dir, 'manifest.json');
   if (!existsSync(manifestPath)) {
-    console.log(`bounces-accuracy: no corpus at ${dir} (set BOUNCE_CORPUS to a directory with manifest.json); only the documented refusals scored`);
+    console.log(
+      `bounces-accuracy: no corpus at ${dir} (set BOUNCE_CORPUS to a directory with manifest.json); only the documented refusals scored`,
+    );
     return { flat: documentedSet.flat, detail: {}, strictDetail: {}, misses: {}, documentedMisses: {} };
   }
   const { items } = JSON.parse(readFileSync(manifestPath, 'utf8'));
@@ -75,7 +77,8 @@ export async function bouncesAccuracy(root) {
   const sisimaiCategories = sisimaiCategoriesOf(items);
   // Each file read once; scored as it is, as CRLF, and in the strict folds.
   const files = new Map(items.map((item) => [item, readFileSync(join(dir, item.file))]));
-  const scoreOne = async (item, lineEnds = (raw) => raw) => scoreItem(item, await parse(lineEnds(files.get(item))), sisimaiCategories);
+  const scoreOne = async (item, lineEnds = (raw) => raw) =>
+    scoreItem(item, await parse(lineEnds(files.get(item))), sisimaiCategories);
   const scoreAll = async (lineEnds) => {
     const scored = [];
     for (const item of items) scored.push(await scoreOne(item, lineEnds));
@@ -87,9 +90,12 @@ export async function bouncesAccuracy(root) {
   const whole = figures(lf);
   const flat = {};
   for (const [key, value] of Object.entries(rounded(whole))) flat[`whole ${key}`] = value;
-  for (const [key, value] of Object.entries(rounded(figures(crlf)))) if (key !== 'files') flat[`whole CRLF ${key}`] = value;
-  for (const key of ['reason %', 'recipient %', 'hard/soft balanced %']) flat[`LOSO pooled ${key}`] = round(loso.pooled[key]);
-  for (const [key, value] of Object.entries(rounded(loso.mean))) flat[`LOSO mean of ${loso.folds.length} families ${key}`] = value;
+  for (const [key, value] of Object.entries(rounded(figures(crlf))))
+    if (key !== 'files') flat[`whole CRLF ${key}`] = value;
+  for (const key of ['reason %', 'recipient %', 'hard/soft balanced %'])
+    flat[`LOSO pooled ${key}`] = round(loso.pooled[key]);
+  for (const [key, value] of Object.entries(rounded(loso.mean)))
+    flat[`LOSO mean of ${loso.folds.length} families ${key}`] = value;
   // The strict folds (bench/bounce-loso.mjs): each family scored without the phrases only it needs;
   // then again keeping those whose wording a cited source outside the corpus shows.
   const fired = await phraseFamilies(items, scoreOne, await phraseTablesOf(root));
@@ -100,7 +106,9 @@ export async function bouncesAccuracy(root) {
   foldFigures(flat, 'LOSO documented', documented);
   const single = singleFamilyPhrases(fired);
   flat['LOSO strict: phrases withheld from their only family'] = single.length;
-  flat['LOSO documented: of those, cited outside the corpus'] = single.filter(({ id }) => cited.has(sourceOfId(id))).length;
+  flat['LOSO documented: of those, cited outside the corpus'] = single.filter(({ id }) =>
+    cited.has(sourceOfId(id)),
+  ).length;
   Object.assign(flat, documentedSet.flat);
   const detail = Object.fromEntries(loso.folds.map((f) => [f.mta, rounded(f.figs)]));
   const strictDetail = Object.fromEntries(strictLoso.folds.map((f) => [f.mta, rounded(f.figs)]));
@@ -126,7 +134,8 @@ function citedPhrases(root, alternatives) {
   const { sources } = JSON.parse(readFileSync(join(root, 'bench/bounce-phrase-sources.json'), 'utf8'));
   const known = new Set(alternatives.map(sourceOfId));
   const stale = sources.filter((s) => !known.has(s.phrase)).map((s) => s.phrase);
-  if (stale.length > 0) throw new Error(`bench/bounce-phrase-sources.json cites phrases the tables no longer have: ${stale.join(' | ')}`);
+  if (stale.length > 0)
+    throw new Error(`bench/bounce-phrase-sources.json cites phrases the tables no longer have: ${stale.join(' | ')}`);
   return new Set(sources.filter((s) => s.source !== null).map((s) => s.phrase));
 }
 
@@ -134,7 +143,11 @@ function citedPhrases(root, alternatives) {
 function misses(scored) {
   const out = {};
   for (const key of ['detect', 'hardsoft', 'status', 'recipient', 'reason']) {
-    out[key] = scored.filter((s) => key in s && !(key === 'detect' ? s[key][0] === s[key][1] : key === 'hardsoft' ? s[key].ok : s[key])).map((s) => s.id);
+    out[key] = scored
+      .filter(
+        (s) => key in s && !(key === 'detect' ? s[key][0] === s[key][1] : key === 'hardsoft' ? s[key].ok : s[key]),
+      )
+      .map((s) => s.id);
   }
   return out;
 }
@@ -171,6 +184,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       console.log(
         `${mta.padEnd(22)} n=${String(figs.files).padStart(3)} reason ${figs['reason %']} recipient ${figs['recipient %']} hard/soft ${figs['hard/soft %']}`,
       );
-    if (process.env.SHOW_MISSES) console.log(JSON.stringify({ whole: result.misses, 'documented folds': result.documentedMisses }, null, 1));
+    if (process.env.SHOW_MISSES)
+      console.log(JSON.stringify({ whole: result.misses, 'documented folds': result.documentedMisses }, null, 1));
   }
 }

@@ -46,7 +46,14 @@ export async function startBenchDovecot(children) {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   const session = async (work) => {
-    const client = new ImapFlow({ host: '127.0.0.1', port, secure: false, doSTARTTLS: false, auth: { user: USER.user, pass: USER.password }, logger: false });
+    const client = new ImapFlow({
+      host: '127.0.0.1',
+      port,
+      secure: false,
+      doSTARTTLS: false,
+      auth: { user: USER.user, pass: USER.password },
+      logger: false,
+    });
     await client.connect();
     try {
       return await work(client);

@@ -85,8 +85,11 @@ async function configure(nodes, sinkPort, account, fleet) {
         const { body } = await request(node.base, node.token, 'GET', '/status');
         return body?.fleet?.connected === true && body.fleet.nodes?.length === nodes.length;
       });
-    const suspended = await written(`tenant suspended on node ${index + 1}`, node, '/commands/suspend', { tenant_id: 'bench' });
-    if (!suspended.suspensions?.includes('*')) throw new Error(`fleet bench: node ${index + 1} does not hold the suspension`);
+    const suspended = await written(`tenant suspended on node ${index + 1}`, node, '/commands/suspend', {
+      tenant_id: 'bench',
+    });
+    if (!suspended.suspensions?.includes('*'))
+      throw new Error(`fleet bench: node ${index + 1} does not hold the suspension`);
   }
   return key;
 }
@@ -129,16 +132,20 @@ async function directCount(nodes, sink, posted) {
     COUNT_TIMEOUT_MS,
   ).catch(() => null);
   const { received } = await sinkStats(sink);
-  const waiting = await Promise.all(nodes.map(async (node) => (await request(node.base, node.token, 'GET', '/status')).body?.queue?.waiting));
+  const waiting = await Promise.all(
+    nodes.map(async (node) => (await request(node.base, node.token, 'GET', '/status')).body?.queue?.waiting),
+  );
   const problems = [];
   const errors = posted.reduce((sum, load) => sum + (load?.errors ?? 0), 0);
   if (errors > 0) problems.push(`${errors} posts refused`);
   if (received !== total) problems.push(`sink received ${received}, nodes queued ${total}`);
   nodes.forEach((_, index) => {
-    if (sent[index] !== queued[index]) problems.push(`node ${index + 1} sent ${sent[index]} of the ${queued[index]} it queued`);
+    if (sent[index] !== queued[index])
+      problems.push(`node ${index + 1} sent ${sent[index]} of the ${queued[index]} it queued`);
     if (waiting[index] !== 0) problems.push(`node ${index + 1} still has ${waiting[index]} waiting`);
   });
-  if (problems.length > 0) throw new Error(`fleet bench: its totals disagree with a direct count: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new Error(`fleet bench: its totals disagree with a direct count: ${problems.join('; ')}`);
   return { received, sent };
 }
 
@@ -175,7 +182,10 @@ async function startNodes(size, cluster) {
  * settled, and lasts `postSeconds`. `idleMs`: each node's idle rate is read over that long before and after the load
  * (else the last second of settling). CPU figures are in ms, per node; `window` is the first post to the last relay.
  */
-export async function fleetRound(size, { mirror = false, posting = Math.max(1, size), account = {}, idleMs = 0, postSeconds = POST_SECONDS } = {}) {
+export async function fleetRound(
+  size,
+  { mirror = false, posting = Math.max(1, size), account = {}, idleMs = 0, postSeconds = POST_SECONDS } = {},
+) {
   const cluster = size === 0 && !mirror ? null : await startNatsCluster();
   if (cluster !== null) clusters.add(cluster);
   const { sink, port, stop: stopSink } = await startSink();
@@ -192,11 +202,19 @@ export async function fleetRound(size, { mirror = false, posting = Math.max(1, s
     const idleBefore = idleMs > 0 ? await idleRates(nodes, idleMs) : settled;
     const atPost = { nodes: nodesCpu(nodes), nats: natsCpu(), at: Date.now() };
     const posted = await Promise.all(
-      nodes.map((node, index) => (index < posting ? run(['bench/http-load.mjs', node.base, key, '4', '100', '2048', String(postSeconds), `n${index}`]) : null)),
+      nodes.map((node, index) =>
+        index < posting
+          ? run(['bench/http-load.mjs', node.base, key, '4', '100', '2048', String(postSeconds), `n${index}`])
+          : null,
+      ),
     );
     const atActivate = { nodes: nodesCpu(nodes), at: Date.now() };
     const total = posted.reduce((sum, load) => sum + (load?.queued ?? 0), 0);
-    await Promise.all(nodes.map((node, index) => written(`tenant activated on node ${index + 1}`, node, '/commands/activate', { tenant_id: 'bench' })));
+    await Promise.all(
+      nodes.map((node, index) =>
+        written(`tenant activated on node ${index + 1}`, node, '/commands/activate', { tenant_id: 'bench' }),
+      ),
+    );
     const stats = await waitForSink(sink, total, 180_000);
     const atEnd = { nodes: nodesCpu(nodes), nats: natsCpu(), at: Date.now() };
     const counted = await directCount(nodes, sink, posted);

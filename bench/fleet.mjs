@@ -56,7 +56,12 @@ export async function fleetScenario() {
   const two = await fleetRound(2);
   const three = await fleetRound(3);
   const limited = await fleetRound(3, { account: LIMITS });
-  const spread = await fleetRound(3, { account: LIMITS, posting: 2, idleMs: MODEL_IDLE_MS, postSeconds: MODEL_POST_SECONDS });
+  const spread = await fleetRound(3, {
+    account: LIMITS,
+    posting: 2,
+    idleMs: MODEL_IDLE_MS,
+    postSeconds: MODEL_POST_SECONDS,
+  });
   const model = scalingModel(spread);
   const rounds = [alone, mirrored, one, two, three, limited, spread];
   return {

@@ -20,7 +20,11 @@ process.on('exit', () => {
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => process.exit(130));
 
 export function start(args, env = {}) {
-  const child = spawn(process.execPath, args, { cwd: root, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   children.add(child);
   child.on('exit', () => children.delete(child));
   const lines = createInterface({ input: child.stdout });
@@ -45,7 +49,9 @@ export function start(args, env = {}) {
 /** Runs a load generator to its one JSON line; fails if it ends without one. */
 export async function run(args) {
   const proc = start(args);
-  const ended = new Promise((_, reject) => proc.child.once('close', (code) => reject(new Error(`${args[0]} ended (${code}) without a result`))));
+  const ended = new Promise((_, reject) =>
+    proc.child.once('close', (code) => reject(new Error(`${args[0]} ended (${code}) without a result`))),
+  );
   return Promise.race([proc.next(() => true), ended]);
 }
 
@@ -216,7 +222,11 @@ export async function startNats() {
   let child = null;
   let port = -1;
   const start = async () => {
-    child = spawn(binary, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--ports_file_dir', dir], { stdio: 'ignore' });
+    child = spawn(
+      binary,
+      ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--ports_file_dir', dir],
+      { stdio: 'ignore' },
+    );
     children.add(child);
     const file = join(dir, `nats-server_${child.pid}.ports`);
     const deadline = Date.now() + 10_000;

@@ -8,7 +8,9 @@ const rate = Number(rateText);
 // A body like real mail: words in lines of at most 72 characters, `bodyBytes` long.
 // (One 2 KB line of a single letter, the earlier body, forced quoted-printable
 // encoding of every message, which ordinary text does not need.)
-const WORDS = 'the quick brown fox jumps over a lazy dog while mail relays keep every message safe and sound'.split(' ');
+const WORDS = 'the quick brown fox jumps over a lazy dog while mail relays keep every message safe and sound'.split(
+  ' ',
+);
 function textOf(bytes) {
   const lines = [];
   let line = '';
@@ -73,4 +75,6 @@ await Promise.all(Array.from({ length: Number(concurrency) }, worker));
 const elapsed = (Date.now() - startedAt) / 1000;
 latencies.sort((a, b) => a - b);
 const pct = (p) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))] ?? 0;
-process.stdout.write(`${JSON.stringify({ queued: sent, errors, elapsed, rate: sent / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ queued: sent, errors, elapsed, rate: sent / elapsed, p50: pct(0.5), p99: pct(0.99), requests: latencies.length })}\n`,
+);

@@ -6,11 +6,17 @@ export function postJson(agent, target, body, headers = {}) {
   return new Promise((resolve, reject) => {
     const outgoing = request(
       target,
-      { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } },
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers },
+      },
       (incoming) => {
         const chunks = [];
         incoming.on('data', (chunk) => chunks.push(chunk));
-        incoming.on('end', () => resolve({ status: incoming.statusCode, body: Buffer.concat(chunks).toString('utf8') }));
+        incoming.on('end', () =>
+          resolve({ status: incoming.statusCode, body: Buffer.concat(chunks).toString('utf8') }),
+        );
         incoming.on('error', reject);
       },
     );

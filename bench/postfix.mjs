@@ -36,7 +36,9 @@ export function freePort() {
  */
 export async function startPostfixSink() {
   const port = await freePort();
-  const child = spawn(join(SBIN, 'smtp-sink'), ['-u', 'nobody', '-c', `127.0.0.1:${port}`, '1024'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(join(SBIN, 'smtp-sink'), ['-u', 'nobody', '-c', `127.0.0.1:${port}`, '1024'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.add(child);
   let messages = 0;
   let lastAt = 0;
@@ -178,7 +180,9 @@ export async function startPrivatePostfix(relayPort, concurrency) {
     if (process.env.BENCH_KEEP_POSTFIX === undefined) rmSync(dir, { recursive: true, force: true });
     throw new Error(`the private Postfix did not start: ${log || error.message}`);
   }
-  await waitForPort(port, () => (existsSync(join(dir, 'maillog')) ? readFileSync(join(dir, 'maillog'), 'utf8').slice(-2000) : 'no maillog'));
+  await waitForPort(port, () =>
+    existsSync(join(dir, 'maillog')) ? readFileSync(join(dir, 'maillog'), 'utf8').slice(-2000) : 'no maillog',
+  );
   return {
     port,
     stop() {
@@ -212,7 +216,9 @@ export function smtpSource(port, { sessions, count, bytes, keepAlive }) {
   ];
   return new Promise((resolve, reject) => {
     const startedAt = Date.now();
-    const child = spawn(join(SBIN, 'smtp-source'), [...args, `127.0.0.1:${port}`], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(join(SBIN, 'smtp-source'), [...args, `127.0.0.1:${port}`], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     children.add(child);
     let stderr = '';
     child.stderr.on('data', (chunk) => (stderr += chunk));

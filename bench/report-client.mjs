@@ -38,7 +38,8 @@ const server = createServer((request, response) => {
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`));
 
-const percentile = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]);
+const percentile = (sorted, p) =>
+  sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 process.stdin.setEncoding('utf8').on('data', (text) => {
   for (const line of text.split('\n')) {
     if (line.trim() === 'refuse' || line.trim() === 'accept') refusing = line.trim() === 'refuse';

@@ -16,13 +16,18 @@ export async function reportsScenario() {
     await api(d.base, d.token, 'POST', '/tenant/bench/sync-now');
     let stats = before;
     while (stats.sent < load.queued) {
-      if (Date.now() - startedAt > 120_000) throw new Error(`the client had ${stats.sent} of ${load.queued} items after 2 minutes`);
+      if (Date.now() - startedAt > 120_000)
+        throw new Error(`the client had ${stats.sent} of ${load.queued} items after 2 minutes`);
       await new Promise((r) => setTimeout(r, 20));
       stats = await clientStats(client);
     }
     const items = stats.items - before.items;
     const reports = stats.reports - before.reports;
-    return { 'items/s': items / ((stats.lastAt - startedAt) / 1000), items, 'items per report': items / Math.max(1, reports) };
+    return {
+      'items/s': items / ((stats.lastAt - startedAt) / 1000),
+      items,
+      'items per report': items / Math.max(1, reports),
+    };
   } finally {
     await stop();
   }

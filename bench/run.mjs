@@ -43,7 +43,11 @@ async function intakeHistogram(d) {
   const { sample } = await scrapeMetrics(d);
   const bucket = (le) => sample(`mailproxy_intake_latency_seconds_bucket{le="${le}",ingress="http"}`);
   const all = bucket('+Inf');
-  return { shareUnder10ms: bucket('0.01') / all, shareUnder25ms: bucket('0.025') / all, loopLagP99Ms: sample('nodejs_eventloop_lag_p99_seconds') * 1000 };
+  return {
+    shareUnder10ms: bucket('0.01') / all,
+    shareUnder25ms: bucket('0.025') / all,
+    loopLagP99Ms: sample('nodejs_eventloop_lag_p99_seconds') * 1000,
+  };
 }
 
 const scenarios = {
@@ -67,7 +71,17 @@ const scenarios = {
       // The same generator against a server that stores nothing: what the machine adds.
       const bare = start(['bench/bare-http.mjs']);
       const { port } = await bare.next((e) => e.port);
-      const floor = await run(['bench/http-load.mjs', `http://127.0.0.1:${port}`, key, '50', '1', '2048', '5', 'floor', '1000']);
+      const floor = await run([
+        'bench/http-load.mjs',
+        `http://127.0.0.1:${port}`,
+        key,
+        '50',
+        '1',
+        '2048',
+        '5',
+        'floor',
+        '1000',
+      ]);
       bare.child.stdin.end();
       return {
         'requests/s at 1,000/s offered': steady.rate,
@@ -206,7 +220,13 @@ const scenarios = {
         await api(d.base, key, 'POST', '/add-messages', {
           messages: ids
             .slice(at, at + 100)
-            .map((id) => ({ id, from: 'shop@bench.example', to: `${id}@example.net`, subject: `order ${id}`, body: 'x'.repeat(2048) })),
+            .map((id) => ({
+              id,
+              from: 'shop@bench.example',
+              to: `${id}@example.net`,
+              subject: `order ${id}`,
+              body: 'x'.repeat(2048),
+            })),
         });
       }
       await dovecot.appendAll(ids.map(dsnFor), 'Staging');
@@ -334,7 +354,12 @@ const median = (values) => {
 const only = process.argv[2];
 const results = {
   date: new Date().toISOString(),
-  machine: { cpu: cpus()[0]?.model, cores: cpus().length, memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version },
+  machine: {
+    cpu: cpus()[0]?.model,
+    cores: cpus().length,
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    node: process.version,
+  },
   versions: versions(),
   scenarios: {},
 };
@@ -355,7 +380,9 @@ for (const [name, scenario] of Object.entries(scenarios)) {
   results.scenarios[name] = { runs, summary };
   console.log(`\n${name} (${Math.round((Date.now() - startedAt) / 1000)} s)`);
   for (const [metric, s] of Object.entries(summary))
-    console.log(`  ${metric.padEnd(36)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`);
+    console.log(
+      `  ${metric.padEnd(36)} ${s.median.toFixed(1).padStart(10)}  (${s.min.toFixed(1)}-${s.max.toFixed(1)})`,
+    );
 }
 mkdirSync(join(root, 'bench/results'), { recursive: true });
 const file = join(root, 'bench/results', `${results.date.slice(0, 10)}.json`);

@@ -11,7 +11,17 @@
 import Database from 'better-sqlite3';
 import { copyFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { api, benchDataDir, memoryOf, sampleRss, scrapeMetrics, setupTenant, sinkStats, startDaemon, startSink } from './harness.mjs';
+import {
+  api,
+  benchDataDir,
+  memoryOf,
+  sampleRss,
+  scrapeMetrics,
+  setupTenant,
+  sinkStats,
+  startDaemon,
+  startSink,
+} from './harness.mjs';
 import { postCorpus } from '../test/helpers/search-corpus.mjs';
 
 const SMALL = 10_000;
@@ -52,7 +62,9 @@ async function makeTemplates() {
     .all('messages')
     .filter((name) => name !== 'pk');
   const values = columns.map((name) => (name === 'id' ? `id || '-' || @round` : name));
-  const copy = db.prepare(`INSERT INTO messages (${columns.join(', ')}) SELECT ${values.join(', ')} FROM messages WHERE pk <= @last`);
+  const copy = db.prepare(
+    `INSERT INTO messages (${columns.join(', ')}) SELECT ${values.join(', ')} FROM messages WHERE pk <= @last`,
+  );
   const last = db.prepare('SELECT max(pk) FROM messages').pluck().get();
   db.transaction(() => {
     for (let round = 1; round < LARGE / SMALL; round += 1) copy.run({ round, last });
@@ -66,7 +78,10 @@ async function makeTemplates() {
 /** The daemon's claim histogram: how many claims and their total seconds. */
 async function claimTotals(d) {
   const { sample } = await scrapeMetrics(d);
-  return { count: sample('mailproxy_dispatcher_claim_seconds_count'), sum: sample('mailproxy_dispatcher_claim_seconds_sum') };
+  return {
+    count: sample('mailproxy_dispatcher_claim_seconds_count'),
+    sum: sample('mailproxy_dispatcher_claim_seconds_sum'),
+  };
 }
 
 async function drain(size) {

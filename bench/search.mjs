@@ -45,7 +45,8 @@ async function seed() {
     const key = await setupTenant(d, port);
     const holdUntil = Math.floor(Date.now() / 1000) + 86_400;
     await api(d.base, d.token, 'POST', '/commands/suspend', { tenant_id: 'bench', batch_code: 'batch-9' });
-    const deferredTsOf = (index) => (corpusFields(index).batch_code === 'batch-3' ? undefined : holdUntil + (index % 1000));
+    const deferredTsOf = (index) =>
+      corpusFields(index).batch_code === 'batch-3' ? undefined : holdUntil + (index % 1000);
     await postCorpus({ url: d.base, token: key, count: COUNT, deferredTsOf });
     // The indexer runs off the intake path; the newest message's subject number finds it once indexed.
     const last = `q=${COUNT - 1}&limit=1`;
@@ -73,7 +74,8 @@ export async function searchScenario() {
   try {
     // A cursor from the middle of the newest-first walk: the page after message 50,000.
     let middle = '';
-    for (let page = 0; page < 100; page += 1) middle = (await timePage(d.base, key, `limit=500${middle === '' ? '' : `&cursor=${middle}`}`)).body.next_cursor;
+    for (let page = 0; page < 100; page += 1)
+      middle = (await timePage(d.base, key, `limit=500${middle === '' ? '' : `&cursor=${middle}`}`)).body.next_cursor;
     const result = {};
     for (const [name, text] of Object.entries(QUERIES)) {
       const query = text ?? `limit=50&cursor=${middle}`;

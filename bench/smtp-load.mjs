@@ -12,7 +12,8 @@
 // Prints one JSON line: {accepted, errors, rate, p50, p99, ...}.
 import { connect } from 'node:net';
 
-const [portText, user, password, mode, concurrencyText, bytesText, secondsText = '10', warmupText = '2'] = process.argv.slice(2);
+const [portText, user, password, mode, concurrencyText, bytesText, secondsText = '10', warmupText = '2'] =
+  process.argv.slice(2);
 const port = Number(portText);
 const concurrency = Number(concurrencyText);
 const bytes = Number(bytesText);
@@ -22,7 +23,9 @@ const authPlain = `AUTH PLAIN ${Buffer.from(`\0${user}\0${password}`).toString('
 const ENVELOPE = 'MAIL FROM:<bench@example.com>\r\nRCPT TO:<sink@example.net>\r\nDATA\r\n';
 
 // --- messages: realistic headers, text in lines of at most 72 characters, CRLF, no line starting with '.'
-const WORDS = 'the quick brown fox jumps over a lazy dog while mail relays keep every message safe and sound'.split(' ');
+const WORDS = 'the quick brown fox jumps over a lazy dog while mail relays keep every message safe and sound'.split(
+  ' ',
+);
 function textOf(size) {
   const lines = [];
   let line = '';
@@ -139,7 +142,8 @@ class Client {
     if (data.code === 354) {
       const done = this.send(content);
       const final = await done;
-      if (mail.code !== 250 || rcpt.code !== 250) return { code: 0, text: `accepted DATA after ${mail.text} / ${rcpt.text}` };
+      if (mail.code !== 250 || rcpt.code !== 250)
+        return { code: 0, text: `accepted DATA after ${mail.text} / ${rcpt.text}` };
       return final;
     }
     await this.send('RSET\r\n');

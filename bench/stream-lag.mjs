@@ -20,5 +20,7 @@ for await (const message of messages) {
 await nc.close();
 lags.sort((a, b) => a - b);
 const at = (p) => lags[Math.min(lags.length - 1, Math.floor(lags.length * p))] ?? null;
-process.stdout.write(`${JSON.stringify({ count: lags.length, p50: at(0.5), p99: at(0.99), max: lags[lags.length - 1] ?? null })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ count: lags.length, p50: at(0.5), p99: at(0.99), max: lags[lags.length - 1] ?? null })}\n`,
+);
 process.exit(0);

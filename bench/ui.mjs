@@ -10,7 +10,11 @@ const REPEATS = 30;
 const percentile = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
 async function signIn(base, token) {
-  const response = await fetch(`${base}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+  const response = await fetch(`${base}/ui/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+    redirect: 'manual',
+  });
   const cookie = (response.headers.get('set-cookie') ?? '').split(';')[0];
   if (response.status !== 303 || cookie === '') throw new Error(`console sign-in: ${response.status}`);
   return cookie;

@@ -30,7 +30,8 @@ async function measure(sink, port, count, keepAlive) {
 }
 
 /** Mail through `port` whose rates are not counted. */
-const warmUp = (sink, port, keepAlive) => measure(sink, port, keepAlive ? WARM_UP_KEEP_ALIVE : WARM_UP_PER_CONNECTION, keepAlive);
+const warmUp = (sink, port, keepAlive) =>
+  measure(sink, port, keepAlive ? WARM_UP_KEEP_ALIVE : WARM_UP_PER_CONNECTION, keepAlive);
 
 async function withPostfix(sink, run) {
   const postfix = await startPrivatePostfix(sink.port, SESSIONS);
@@ -42,7 +43,10 @@ async function withPostfix(sink, run) {
 }
 
 async function withMailproxy(sink, env, run) {
-  const d = await startDaemon({ MAILPROXY_SMTP_TRUSTED_NETWORKS: JSON.stringify([{ network: '127.0.0.0/8', tenant_id: 'bench' }]), ...env });
+  const d = await startDaemon({
+    MAILPROXY_SMTP_TRUSTED_NETWORKS: JSON.stringify([{ network: '127.0.0.0/8', tenant_id: 'bench' }]),
+    ...env,
+  });
   try {
     await setupTenant(d, sink.port, null, { max_connections: SESSIONS });
     return await run(d.smtpPort);
@@ -136,19 +140,27 @@ export async function vsPostfixScenario() {
       'floor, listener alone: keep-alive msg/s': floor.listener.keepAlive,
       'floor, listener alone: keep-alive, x Postfix ingest': floor.listener.keepAlive / postfix.keepAlive.ingest,
       'floor, listener alone: connection per message msg/s': floor.listener.perConnection,
-      'floor, listener alone: connection per message, x Postfix ingest': floor.listener.perConnection / postfix.perConnection.ingest,
+      'floor, listener alone: connection per message, x Postfix ingest':
+        floor.listener.perConnection / postfix.perConnection.ingest,
       'floor, listener and relay: keep-alive end to end msg/s': floor.relay.keepAlive.endToEnd,
-      'floor, listener and relay: keep-alive end to end, x Postfix': floor.relay.keepAlive.endToEnd / postfix.keepAlive.endToEnd,
-      'floor, listener and relay: keep-alive ingest, x Postfix': floor.relay.keepAlive.ingest / postfix.keepAlive.ingest,
+      'floor, listener and relay: keep-alive end to end, x Postfix':
+        floor.relay.keepAlive.endToEnd / postfix.keepAlive.endToEnd,
+      'floor, listener and relay: keep-alive ingest, x Postfix':
+        floor.relay.keepAlive.ingest / postfix.keepAlive.ingest,
       'floor, listener and relay: connection per message end to end msg/s': floor.relay.perConnection.endToEnd,
-      'floor, listener and relay: connection per message end to end, x Postfix': floor.relay.perConnection.endToEnd / postfix.perConnection.endToEnd,
-      'floor, listener and relay: connection per message ingest, x Postfix': floor.relay.perConnection.ingest / postfix.perConnection.ingest,
+      'floor, listener and relay: connection per message end to end, x Postfix':
+        floor.relay.perConnection.endToEnd / postfix.perConnection.endToEnd,
+      'floor, listener and relay: connection per message ingest, x Postfix':
+        floor.relay.perConnection.ingest / postfix.perConnection.ingest,
       'keep-alive end to end with the mirror and KV, msg/s': mirrored.endToEnd,
       'mirror on / off, end to end': mirrored.endToEnd / mailproxy.keepAlive.endToEnd,
     };
     console.log(
       `  round ${round}: ${Object.entries(result)
-        .filter(([name]) => (name.includes('x Postfix') && !name.startsWith('floor, listener alone')) || name.includes('on / off'))
+        .filter(
+          ([name]) =>
+            (name.includes('x Postfix') && !name.startsWith('floor, listener alone')) || name.includes('on / off'),
+        )
         .map(([name, value]) => `${name} ${value.toFixed(2)}`)
         .join('; ')}`,
     );

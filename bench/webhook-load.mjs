@@ -21,8 +21,19 @@ function signed() {
   if (provider === 'mailgun') {
     const token = randomBytes(25).toString('hex');
     const signature = createHmac('sha256', key).update(`${now}${token}`).digest('hex');
-    const eventData = { id: randomUUID(), event: 'delivered', timestamp: now, recipient: 'sink@example.net', 'user-variables': { genro_mail_id: randomId() } };
-    return { body: Buffer.from(JSON.stringify({ signature: { timestamp: String(now), token, signature }, 'event-data': eventData })), headers: {} };
+    const eventData = {
+      id: randomUUID(),
+      event: 'delivered',
+      timestamp: now,
+      recipient: 'sink@example.net',
+      'user-variables': { genro_mail_id: randomId() },
+    };
+    return {
+      body: Buffer.from(
+        JSON.stringify({ signature: { timestamp: String(now), token, signature }, 'event-data': eventData }),
+      ),
+      headers: {},
+    };
   }
   const events = Array.from({ length: perRequest }, () => ({
     email: 'sink@example.net',
@@ -33,7 +44,13 @@ function signed() {
   }));
   const body = Buffer.from(JSON.stringify(events));
   const signature = sign('sha256', Buffer.concat([Buffer.from(String(now)), body]), privateKey).toString('base64');
-  return { body, headers: { 'X-Twilio-Email-Event-Webhook-Signature': signature, 'X-Twilio-Email-Event-Webhook-Timestamp': String(now) } };
+  return {
+    body,
+    headers: {
+      'X-Twilio-Email-Event-Webhook-Signature': signature,
+      'X-Twilio-Email-Event-Webhook-Timestamp': String(now),
+    },
+  };
 }
 
 const post = ({ body, headers }) => postJson(agent, target, body, headers);

@@ -21,12 +21,26 @@ export async function webhooksScenario() {
       host: '127.0.0.1',
       port,
       tls_mode: 'none',
-      provider: { name: 'sendgrid', public_key: pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64') },
+      provider: {
+        name: 'sendgrid',
+        public_key: pair.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+      },
     });
     const posted = await run(['bench/http-load.mjs', d.base, key, '4', '500', '512', '2', 'w']);
     await waitForSink(sink, posted.queued, 120_000);
     const load = (provider, secret, clients, perRequest) =>
-      run(['bench/webhook-load.mjs', d.base, 'bench', provider, secret, String(clients), '4', 'w', String(posted.queued), String(perRequest)]);
+      run([
+        'bench/webhook-load.mjs',
+        d.base,
+        'bench',
+        provider,
+        secret,
+        String(clients),
+        '4',
+        'w',
+        String(posted.queued),
+        String(perRequest),
+      ]);
     const mailgun = await load('mailgun', signingKey, 8, 1);
     const mailgunWide = await load('mailgun', signingKey, 32, 1);
     const pem = Buffer.from(pair.privateKey.export({ type: 'pkcs8', format: 'pem' })).toString('base64');

@@ -62,7 +62,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const keys = openDaemonKeys(settings.keys, log);
   const stored = openStoreService(settings, { secrets: keys.secrets, ids, clock, log });
   // Alone, or a node of a fleet whose link is made first and whose features decorate the single-node services.
-  const node = settings.fleet === null ? singleNode(stored.store) : createFleetNode(settings.fleet, { store: stored.store, clock, log, version });
+  const node =
+    settings.fleet === null
+      ? singleNode(stored.store)
+      : createFleetNode(settings.fleet, { store: stored.store, clock, log, version });
   const store = node.store;
   const ctx = {
     settings,
@@ -78,7 +81,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const work = createWork(ctx);
   const reach = node.withWork(ctx, work);
   const streams = createStreams(ctx, work, reach);
-  const joined = reach.withStreams({ webhooks: streams.webhooks, accountsChanged: () => streams.bounces.watchers.accountsChanged() });
+  const joined = reach.withStreams({
+    webhooks: streams.webhooks,
+    accountsChanged: () => streams.bounces.watchers.accountsChanged(),
+  });
   const intake = createIntake(ctx, keys, work, streams, joined);
   const lifecycle = createLifecycle(stages(stored, work, streams, intake, joined), log);
   await lifecycle.start();
@@ -98,7 +104,13 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
 }
 
 /** The services in start order; they stop in reverse, a stage's services together. */
-function stages(stored: StoreService, work: Work, streams: Streams, intake: ReturnType<typeof createIntake>, node: NodeIntake): Stage[] {
+function stages(
+  stored: StoreService,
+  work: Work,
+  streams: Streams,
+  intake: ReturnType<typeof createIntake>,
+  node: NodeIntake,
+): Stage[] {
   return [
     { name: 'store', services: [stored.service] },
     { name: 'threads', services: [work.parsing.service] },

@@ -50,5 +50,7 @@ export async function readFindings(
   analyse: (raw: Buffer) => Promise<BounceAnalysis>,
 ): Promise<{ findings: BounceFindings; problem: string | null }> {
   const read = await parseWithin(() => analyse(raw), timeoutMs);
-  return read.problem === null ? { findings: toFindings(read.value), problem: null } : { findings: UNREADABLE, problem: read.problem };
+  return read.problem === null
+    ? { findings: toFindings(read.value), problem: null }
+    : { findings: UNREADABLE, problem: read.problem };
 }

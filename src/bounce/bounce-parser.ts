@@ -58,7 +58,19 @@ function complainants(feedback: Attachment | undefined): RecipientVerdict[] {
   const address = named === null ? null : (addressesIn(named)[0]?.address ?? null);
   return address === null
     ? []
-    : [{ recipient: address, alternates: [], action: null, status: null, replyCode: null, diagnostic: null, remoteMta: null, bounceType: null, reason: null }];
+    : [
+        {
+          recipient: address,
+          alternates: [],
+          action: null,
+          status: null,
+          replyCode: null,
+          diagnostic: null,
+          remoteMta: null,
+          bounceType: null,
+          reason: null,
+        },
+      ];
 }
 
 /** A multipart whose boundaries never come leaves mailparser no text: the raw body is the text then. */
@@ -70,7 +82,9 @@ function rawBody(rawText: string): string {
 /** The bounce's own addresses and the original's sender: never the failed recipient. */
 function ownAddresses(mail: ParsedMail, senders: string[]): Set<string> {
   const listed = [mail.from, ...(Array.isArray(mail.to) ? mail.to : [mail.to])].flatMap((field) => field?.value ?? []);
-  return new Set([...listed.map((address) => (address.address ?? '').toLowerCase()), ...senders].filter((address) => address !== ''));
+  return new Set(
+    [...listed.map((address) => (address.address ?? '').toLowerCase()), ...senders].filter((address) => address !== ''),
+  );
 }
 
 /** X-Failed-Recipients (Exim, Gmail): the addresses that failed, when the bounce has no report. */
@@ -83,12 +97,18 @@ type Base = Pick<BounceAnalysis, 'originalMessageId' | 'mailId' | 'originalEnvel
 function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const { messageId, mailId } = originalIds(mail, rawText);
   const base: Base = { originalMessageId: messageId, mailId, originalEnvelopeId: null, feedbackType: null };
-  const reportType = /report-type\s*=\s*"?([a-z-]+)/i.exec(headerText(mail, 'content-type') ?? rawText.slice(0, 4096))?.[1]?.toLowerCase() ?? null;
+  const reportType =
+    /report-type\s*=\s*"?([a-z-]+)/i
+      .exec(headerText(mail, 'content-type') ?? rawText.slice(0, 4096))?.[1]
+      ?.toLowerCase() ?? null;
   const text = (mail.text ?? '').trim() === '' ? rawBody(rawText) : (mail.text ?? '');
 
-  const feedback = mail.attachments.find((attachment) => attachment.contentType.toLowerCase() === 'message/feedback-report');
+  const feedback = mail.attachments.find(
+    (attachment) => attachment.contentType.toLowerCase() === 'message/feedback-report',
+  );
   if (feedback !== undefined || reportType === 'feedback-report') {
-    const feedbackType = feedback === undefined ? null : (fieldGroups(feedback.content.toString('utf8'))[0]?.get('feedback-type') ?? null);
+    const feedbackType =
+      feedback === undefined ? null : (fieldGroups(feedback.content.toString('utf8'))[0]?.get('feedback-type') ?? null);
     return { ...base, kind: 'complaint', method: 'arf', recipients: complainants(feedback), feedbackType };
   }
   const ses = text.includes('notificationType') || text.includes('eventType') ? readSesNotification(text) : null;
@@ -98,25 +118,33 @@ function analyseParsed(mail: ParsedMail, rawText: string): BounceAnalysis {
   const dsnPart = mail.attachments.find((attachment) => DSN_TYPES.has(attachment.contentType.toLowerCase()));
   const dsnText = dsnPart === undefined ? (dsnFromRaw(rawText) ?? dsnFromText(text)) : dsnPart.content.toString('utf8');
   const dsn = dsnText === null ? null : readDsn(dsnText);
-  if (dsn !== null && dsn.recipients.length > 0) return reportAnalysis(dsn, text, recipientHints(mail, rawText, text, failedHeader), base);
+  if (dsn !== null && dsn.recipients.length > 0)
+    return reportAnalysis(dsn, text, recipientHints(mail, rawText, text, failedHeader), base);
 
   const reportsFailure = reportType === 'delivery-status' || dsn !== null || failedHeader.length > 0;
   const kind = kindOf(mail, text, reportsFailure);
   // An auto-reply or ordinary mail reports nothing about our message: a message it forwards or quotes is not a returned original.
-  if (kind !== 'bounce') return { ...empty, kind, method: kind === 'auto_reply' ? 'autoreply' : 'none', recipients: [] };
+  if (kind !== 'bounce')
+    return { ...empty, kind, method: kind === 'auto_reply' ? 'autoreply' : 'none', recipients: [] };
   const recipients = [proseVerdict(mail, text, returnedOriginal(mail, rawText, text), failedHeader)];
   return { ...base, kind: recipients[0]?.action === 'delayed' ? 'delayed' : 'bounce', method: 'heuristic', recipients };
 }
 
 function sesAnalysis(ses: SesNotification, base: Base): BounceAnalysis {
   if (ses.type === 'complaint') return { ...base, kind: 'complaint', method: 'heuristic', recipients: [] };
-  if (ses.type === 'delivery' || ses.recipients.length === 0) return { ...base, kind: 'delivered', method: 'none', recipients: [] };
+  if (ses.type === 'delivery' || ses.recipients.length === 0)
+    return { ...base, kind: 'delivered', method: 'none', recipients: [] };
   // The subtype is read after each recipient's own diagnostic, in the words core's SES table knows.
   const subType = ses.bounceSubType === null ? [] : [`SES bounceSubType: ${ses.bounceSubType}`];
   const recipients = ses.recipients.map((fields) =>
     verdictOf({ ...fields, action: fields.action ?? (ses.bounceType === 'Transient' ? 'delayed' : 'failed') }, subType),
   );
-  return { ...base, kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce', method: 'heuristic', recipients };
+  return {
+    ...base,
+    kind: recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce',
+    method: 'heuristic',
+    recipients,
+  };
 }
 
 /** The returned original: its MIME part, else where the prose starts quoting it (never the bounce's own headers). */
@@ -131,19 +159,37 @@ function recipientHints(mail: ParsedMail, rawText: string, text: string, failedH
 }
 
 /** RFC 3464: the failed and delayed recipients; a report of deliveries only is no bounce. */
-function reportAnalysis(dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null }, text: string, hints: RecipientHints, base: Base): BounceAnalysis {
+function reportAnalysis(
+  dsn: { recipients: DsnRecipientFields[]; envelopeId: string | null },
+  text: string,
+  hints: RecipientHints,
+  base: Base,
+): BounceAnalysis {
   const withRecipient = dsn.recipients.map((fields) => ourRecipientIn(fields, hints, dsn.recipients.length));
   // Read once: the prose, and what it says about each recipient.
   const { body } = proseBody(text);
-  const groups = withRecipient.map((fields) => ({ fields, about: fields.recipient === null ? null : proseAbout(text, fields.recipient) }));
+  const groups = withRecipient.map((fields) => ({
+    fields,
+    about: fields.recipient === null ? null : proseAbout(text, fields.recipient),
+  }));
   // The whole prose speaks of the recipient only when the report names no other.
   const prose = groups.length === 1 ? body : '';
   const failed = groups.filter(
     ({ fields, about }) =>
-      dsnOutcomeOf({ action: fields.action, status: fields.status, evidence: [fields.diagnostic ?? '', about ?? '', prose].join('\n') }) !== 'delivered',
+      dsnOutcomeOf({
+        action: fields.action,
+        status: fields.status,
+        evidence: [fields.diagnostic ?? '', about ?? '', prose].join('\n'),
+      }) !== 'delivered',
   );
   if (failed.length === 0)
-    return { ...base, originalEnvelopeId: dsn.envelopeId, kind: 'delivered', method: 'none', recipients: withRecipient.map((fields) => verdictOf(fields)) };
+    return {
+      ...base,
+      originalEnvelopeId: dsn.envelopeId,
+      kind: 'delivered',
+      method: 'none',
+      recipients: withRecipient.map((fields) => verdictOf(fields)),
+    };
   const recipients = failed.map(({ fields, about }) => dsnVerdict(fields, about, body));
   const kind: BounceKind = recipients.every((recipient) => recipient.action === 'delayed') ? 'delayed' : 'bounce';
   return { ...base, originalEnvelopeId: dsn.envelopeId, kind, method: 'dsn', recipients };
@@ -155,11 +201,21 @@ function kindOf(mail: ParsedMail, text: string, reportsFailure: boolean): 'bounc
   const subject = mail.subject ?? '';
   const nullSender = NULL_SENDER.test((headerText(mail, 'return-path') ?? '').trim());
   // A returned message alone is no bounce (people forward mail as attachments); with a failure notice it is.
-  const returnsOriginal = mail.attachments.some((attachment) => isOriginalType(attachment.contentType)) && (nullSender || permanenceOf(text) !== null);
-  const bounceLike = reportsFailure || BOUNCE_SENDER.test(from) || BOUNCE_SUBJECT.test(subject) || isListRefusalSubject(subject) || returnsOriginal;
+  const returnsOriginal =
+    mail.attachments.some((attachment) => isOriginalType(attachment.contentType)) &&
+    (nullSender || permanenceOf(text) !== null);
+  const bounceLike =
+    reportsFailure ||
+    BOUNCE_SENDER.test(from) ||
+    BOUNCE_SUBJECT.test(subject) ||
+    isListRefusalSubject(subject) ||
+    returnsOriginal;
   const autoSubmitted = (headerText(mail, 'auto-submitted') ?? '').toLowerCase();
   const autoReply =
-    autoSubmitted.startsWith('auto-replied') || mail.headers.has('x-autoreply') || mail.headers.has('x-autorespond') || isAutoReplySubject(subject);
+    autoSubmitted.startsWith('auto-replied') ||
+    mail.headers.has('x-autoreply') ||
+    mail.headers.has('x-autorespond') ||
+    isAutoReplySubject(subject);
   if (autoReply && !BOUNCE_SENDER.test(from) && !reportsFailure) return 'auto_reply';
   return bounceLike ? 'bounce' : 'not_bounce';
 }
@@ -185,7 +241,16 @@ function proseVerdict(mail: ParsedMail, text: string, returned: string, failedHe
   ];
   // A list server's refusal names the list, the address we sent to, in its own words.
   const list = failedHeader.length === 0 ? refusingListIn(proseBody(text).body) : null;
-  const findings = readProseText(text, ownAddresses(mail, original.senders), list === null ? failedHeader : [list], onlyRecipient);
+  const findings = readProseText(
+    text,
+    ownAddresses(mail, original.senders),
+    list === null ? failedHeader : [list],
+    onlyRecipient,
+  );
   const action = permanenceOf(findings.body) === 'soft' ? 'delayed' : 'failed';
-  return verdictOf({ recipient: findings.recipient, action, status: null, diagnostic: findings.diagnostic, remoteMta: null }, [findings.body], findings.body);
+  return verdictOf(
+    { recipient: findings.recipient, action, status: null, diagnostic: findings.diagnostic, remoteMta: null },
+    [findings.body],
+    findings.body,
+  );
 }

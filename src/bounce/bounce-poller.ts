@@ -54,8 +54,12 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
     understand: (raw) => readFindings(raw, config.parseTimeoutMs * 2 + BACKSTOP_MS, deps.analyse),
     plan({ uidValidity, uid, size, headers, understood, copyOf }) {
-      if (understood.problem !== null) log.warn({ mailbox: name, uid, problem: understood.problem }, 'bounce mailbox message not understood');
-      const findings = { ...understood.findings, verpMessagePk: verpMessagePk(mailbox.verpReturnPath, headers.deliveredTo) };
+      if (understood.problem !== null)
+        log.warn({ mailbox: name, uid, problem: understood.problem }, 'bounce mailbox message not understood');
+      const findings = {
+        ...understood.findings,
+        verpMessagePk: verpMessagePk(mailbox.verpReturnPath, headers.deliveredTo),
+      };
       const item: MailboxItem = {
         mailbox: name,
         uidValidity,
@@ -67,10 +71,17 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
         findings,
       };
       // A copy of a message handled before (the same Message-ID) is filed as it was, without effects.
-      const plan = copyOf !== null ? { ...SKIP_PLAN, disposition: copyOf } : planBounce(findings, correlate(findings, lookup), deps.policy, clock.now());
+      const plan =
+        copyOf !== null
+          ? { ...SKIP_PLAN, disposition: copyOf }
+          : planBounce(findings, correlate(findings, lookup), deps.policy, clock.now());
       return { uid, disposition: plan.disposition, unreadable: understood.problem !== null, value: { item, plan } };
     },
-    skip: (uidValidity, uid, size) => ({ uid, disposition: 'not_bounce', value: { item: skipped(name, uidValidity, uid, size), plan: SKIP_PLAN } }),
+    skip: (uidValidity, uid, size) => ({
+      uid,
+      disposition: 'not_bounce',
+      value: { item: skipped(name, uidValidity, uid, size), plan: SKIP_PLAN },
+    }),
     settle: (batch, at) =>
       ledger.settle(
         batch.map((handled) => handled.value),
@@ -79,7 +90,13 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     filed({ uid, value: { item, plan } }: Handled<Settlement>) {
       if (plan.match !== null)
         log.info(
-          { mailbox: name, uid, tenantId: plan.match.candidate.tenantId, messageId: plan.match.candidate.id, kind: item.findings.kind },
+          {
+            mailbox: name,
+            uid,
+            tenantId: plan.match.candidate.tenantId,
+            messageId: plan.match.candidate.id,
+            kind: item.findings.kind,
+          },
           'bounce recorded',
         );
     },

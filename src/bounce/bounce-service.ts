@@ -81,5 +81,12 @@ export function createBounceService(
     status: () => [...pollers.map((poller) => poller.status()), ...pec.status()],
     accountsChanged: () => pec.accountsChanged(),
   };
-  return { watchers, service: { name: 'mailboxes', start: () => watchers.start(), stop: (budget) => within(watchers.stop(), budget.waitLeft()) } };
+  return {
+    watchers,
+    service: {
+      name: 'mailboxes',
+      start: () => watchers.start(),
+      stop: (budget) => within(watchers.stop(), budget.waitLeft()),
+    },
+  };
 }

@@ -35,7 +35,8 @@ export function fieldGroups(text: string): Array<Map<string, string>> {
       const fields = new Map<string, string>();
       for (const line of block.replace(/\n[ \t]+/g, ' ').split('\n')) {
         const colon = line.indexOf(':');
-        if (colon > 0 && colon < 40) fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
+        if (colon > 0 && colon < 40)
+          fields.set(line.slice(0, colon).trim().toLowerCase(), line.slice(colon + 1).trim());
       }
       return fields;
     })
@@ -74,7 +75,10 @@ const ACTIONS: ReadonlySet<string> = new Set(['failed', 'delayed', 'delivered', 
  */
 const ACTION_WORDS: ReadonlyArray<readonly [DsnAction, RegExp]> = [
   ['delayed', /\b(?:delay(?:ed)?|defer(?:red|ral)?|transient|temporar(?:y|ily)|warning|retrying)\b/i],
-  ['failed', /\b(?:fail(?:ed|ure|s)?|bounced?|undeliver(?:able|ed)|not\s+delivered|reject(?:ed)?|refused|error|permanent|dropped|blocked|abandoned)\b/i],
+  [
+    'failed',
+    /\b(?:fail(?:ed|ure|s)?|bounced?|undeliver(?:able|ed)|not\s+delivered|reject(?:ed)?|refused|error|permanent|dropped|blocked|abandoned)\b/i,
+  ],
   ['delivered', /\b(?:delivered|success(?:ful)?|sent|ok)\b/i],
   ['relayed', /\brelayed\b/i],
   ['expanded', /\bexpanded\b/i],
@@ -92,7 +96,8 @@ export function dsnAction(value: string | undefined): DsnAction | null {
   return ACTION_WORDS.find(([, pattern]) => pattern.test(value))?.[0] ?? null;
 }
 
-const isRecipientGroup = (fields: Map<string, string>): boolean => fields.has('final-recipient') || fields.has('original-recipient');
+const isRecipientGroup = (fields: Map<string, string>): boolean =>
+  fields.has('final-recipient') || fields.has('original-recipient');
 
 /**
  * An ISO-2022-JP run (RFC 1468: ESC $ B ... ESC ( B), which some servers write
@@ -140,7 +145,9 @@ export function dsnFromRaw(raw: string): string | null {
   const afterHeaders = rest.slice(blank.index + blank[0].length);
   const boundary = /\r?\n--/.exec(afterHeaders);
   const body = boundary === null ? afterHeaders : afterHeaders.slice(0, boundary.index);
-  return /content-transfer-encoding:[ \t]*base64/i.test(headers) ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8') : body;
+  return /content-transfer-encoding:[ \t]*base64/i.test(headers)
+    ? Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8')
+    : body;
 }
 
 /**
@@ -157,5 +164,7 @@ export function dsnFromText(text: string): string | null {
   const start = /^(?:final|original)-recipient:/im.exec(unquoted);
   if (start === null) return null;
   const groups = fieldGroups(unquoted.slice(start.index));
-  return groups.some((fields) => isRecipientGroup(fields) && (fields.has('action') || fields.has('status'))) ? unquoted.slice(start.index) : null;
+  return groups.some((fields) => isRecipientGroup(fields) && (fields.has('action') || fields.has('status')))
+    ? unquoted.slice(start.index)
+    : null;
 }

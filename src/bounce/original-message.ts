@@ -26,7 +26,8 @@ export function headerText(mail: ParsedMail, name: string): string | null {
   return String(value);
 }
 
-const originalPart = (mail: ParsedMail): Attachment | undefined => mail.attachments.find((attachment) => isOriginalType(attachment.contentType));
+const originalPart = (mail: ParsedMail): Attachment | undefined =>
+  mail.attachments.find((attachment) => isOriginalType(attachment.contentType));
 
 /** The text the original's headers are in: its MIME part, else the whole raw message. */
 export function originalSource(mail: ParsedMail, raw: string): { text: string; attached: boolean } {
@@ -99,5 +100,10 @@ export function originalAddresses(text: string): OriginalAddresses {
     }
   }
   const addressees = [...new Set(named)];
-  return { recipients: [...new Set([...envelope, ...addressees])], firstEnvelope: envelope.at(-1) ?? null, addressees, senders: [...new Set(senders)] };
+  return {
+    recipients: [...new Set([...envelope, ...addressees])],
+    firstEnvelope: envelope.at(-1) ?? null,
+    addressees,
+    senders: [...new Set(senders)],
+  };
 }

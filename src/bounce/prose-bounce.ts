@@ -24,7 +24,8 @@ const ROLE_ACCOUNT = /^(mailer-daemon|postmaster|post_master|root|abuse|no-?repl
 /** A line carrying a failure's reply code or enhanced status (`550 5.1.1`, `said: 452`, `(reason: 550 ...)`). */
 const CODED_LINE = /(?:^|[\s:(<'"=\]])[45][0-5]\d(?:[ :,-]|$)|(?<![\d.])[45]\.\d{1,3}\.\d{1,3}(?![\d]|\.\d)/;
 /** The smallest slice of a header block quoted in the prose that is not a diagnostic. */
-const HEADER_LINE = /^[ \t>]{0,8}(date|received|message-id|subject|x-[a-z-]{1,40}|dkim-signature|arrival-date|last-attempt-date):/i;
+const HEADER_LINE =
+  /^[ \t>]{0,8}(date|received|message-id|subject|x-[a-z-]{1,40}|dkim-signature|arrival-date|last-attempt-date):/i;
 
 export interface ProseFindings {
   recipient: string | null;
@@ -40,7 +41,9 @@ export interface ProseFindings {
 export function proseBody(text: string): { body: string; quotedOriginal: string } {
   const plain = text.slice(0, MAX_PROSE_CHARS).replace(/\r\n?/g, '\n');
   const marker = ORIGINAL_MARKER.exec(plain);
-  return marker === null ? { body: plain, quotedOriginal: '' } : { body: plain.slice(0, marker.index), quotedOriginal: plain.slice(marker.index) };
+  return marker === null
+    ? { body: plain, quotedOriginal: '' }
+    : { body: plain.slice(0, marker.index), quotedOriginal: plain.slice(marker.index) };
 }
 
 interface Candidate {
@@ -89,19 +92,35 @@ const hasCodes = (text: string): boolean => findStatus(text) !== null || findRep
  * `preferred` are addresses known to have failed (X-Failed-Recipients);
  * `fallback` are the original's recipients, used when the text names none.
  */
-export function readProseText(text: string, exclude: ReadonlySet<string>, preferred: string[], fallback: string[]): ProseFindings {
+export function readProseText(
+  text: string,
+  exclude: ReadonlySet<string>,
+  preferred: string[],
+  fallback: string[],
+): ProseFindings {
   const { body, quotedOriginal } = proseBody(text);
   const lines = body.split('\n');
   const scored = candidates(lines, exclude);
-  const best = scored.reduce<Candidate | null>((top, next) => (top === null || next.score > top.score ? next : top), null);
+  const best = scored.reduce<Candidate | null>(
+    (top, next) => (top === null || next.score > top.score ? next : top),
+    null,
+  );
   // A header that lists the failed addresses is the MTA's own statement: it wins even over our own addresses.
   const listed = preferred[0];
-  const recipient = listed ?? (best !== null && best.score >= 0 ? best.address : (fallback.find((address) => !exclude.has(address)) ?? best?.address ?? null));
+  const recipient =
+    listed ??
+    (best !== null && best.score >= 0
+      ? best.address
+      : (fallback.find((address) => !exclude.has(address)) ?? best?.address ?? null));
   const recipientLine = recipient === null ? -1 : lines.findIndex((line) => line.toLowerCase().includes(recipient));
   const near = recipientLine < 0 ? '' : blockAt(lines, recipientLine);
   // The reply: coded lines near the recipient first, else the first coded line that is not a quoted header.
   const codedNear =
-    recipientLine < 0 ? -1 : lines.slice(recipientLine, recipientLine + 12).findIndex((line) => CODED_LINE.test(line) && !HEADER_LINE.test(line));
+    recipientLine < 0
+      ? -1
+      : lines
+          .slice(recipientLine, recipientLine + 12)
+          .findIndex((line) => CODED_LINE.test(line) && !HEADER_LINE.test(line));
   const codedAny = lines.findIndex((line) => CODED_LINE.test(line) && !HEADER_LINE.test(line));
   const coded = codedNear >= 0 ? recipientLine + codedNear : codedAny;
   let diagnostic = near;

@@ -58,7 +58,8 @@ export function normaliseRecipient(value: string | null | undefined, encoded = f
  * literal): a bare host name is a mailbox inside one system, not one we sent to.
  */
 function unicodeAddress(value: string): string | null {
-  const inner = /<([^<>\s]{1,320}@[^<>\s]{1,255})>/.exec(value)?.[1] ?? /^"?([^\s"<>]{1,320}@[^\s"<>]{1,255})"?$/.exec(value)?.[1];
+  const inner =
+    /<([^<>\s]{1,320}@[^<>\s]{1,255})>/.exec(value)?.[1] ?? /^"?([^\s"<>]{1,320}@[^\s"<>]{1,255})"?$/.exec(value)?.[1];
   if (inner === undefined || !/@(?:[^@.]+\.[^@]*[^@.]|\[[^@]+\])$/.test(inner)) return null;
   return inner.toLowerCase();
 }

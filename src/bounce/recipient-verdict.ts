@@ -25,13 +25,23 @@ function preciseStatus(given: string | null, fromDiagnostic: string | null): str
  * after the diagnostic; `transcript` is the SMTP session the prose quotes,
  * read for the phase of the refusal only.
  */
-export function verdictOf(fields: DsnRecipientFields & { replyCode?: string | null }, context: string[] = [], transcript = ''): RecipientVerdict {
+export function verdictOf(
+  fields: DsnRecipientFields & { replyCode?: string | null },
+  context: string[] = [],
+  transcript = '',
+): RecipientVerdict {
   const text = fields.diagnostic ?? '';
   const codes = findCodes(text);
   const status = preciseStatus(fields.status === null ? null : findStatus(fields.status), codes.status);
   const replyCode = fields.replyCode ?? codes.replyCode;
   const reason = reasonIn({ status, replyCode, primary: codes.remoteWords, texts: [text, ...context], transcript });
-  const bounceType = bounceTypeOf({ action: fields.action, status, replyCode, reason, text: [text, ...context].join('\n') });
+  const bounceType = bounceTypeOf({
+    action: fields.action,
+    status,
+    replyCode,
+    reason,
+    text: [text, ...context].join('\n'),
+  });
   return {
     recipient: fields.recipient !== null && isMailbox(fields.recipient) ? fields.recipient : null,
     alternates: fields.alternates ?? [],

@@ -56,7 +56,12 @@ export function ourRecipientIn(fields: DsnRecipientFields, hints: RecipientHints
   const alternates = fields.alternates ?? [];
   if (fields.recipient === null) return { ...fields, recipient: unnamedRecipient(fields, hints, groups), alternates };
   const envelope = hints.original.firstEnvelope;
-  const addressed = envelope !== null && envelope !== fields.recipient && hints.original.addressees.includes(envelope) && !hints.own.has(envelope);
-  if (groups === 1 && addressed && !alternates.includes(envelope)) return { ...fields, recipient: envelope, alternates: [fields.recipient, ...alternates] };
+  const addressed =
+    envelope !== null &&
+    envelope !== fields.recipient &&
+    hints.original.addressees.includes(envelope) &&
+    !hints.own.has(envelope);
+  if (groups === 1 && addressed && !alternates.includes(envelope))
+    return { ...fields, recipient: envelope, alternates: [fields.recipient, ...alternates] };
   return { ...fields, alternates };
 }

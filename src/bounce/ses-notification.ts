@@ -17,7 +17,8 @@ export interface SesNotification {
 }
 
 const MAX_NOTIFICATION_CHARS = 256 * 1024;
-const stringField = (text: string, name: string): string | null => new RegExp(`"${name}"\\s{0,4}:\\s{0,4}"([^"]{0,2000})"`).exec(text)?.[1] ?? null;
+const stringField = (text: string, name: string): string | null =>
+  new RegExp(`"${name}"\\s{0,4}:\\s{0,4}"([^"]{0,2000})"`).exec(text)?.[1] ?? null;
 
 export function readSesNotification(text: string): SesNotification | null {
   // The SNS envelope escapes the inner document's quotes; a broken line ends in `!` and a folded space.
@@ -38,5 +39,10 @@ export function readSesNotification(text: string): SesNotification | null {
       remoteMta: null,
     }))
     .filter((entry) => entry.recipient !== null);
-  return { type: kind, bounceType: stringField(json, 'bounceType'), bounceSubType: stringField(json, 'bounceSubType'), recipients };
+  return {
+    type: kind,
+    bounceType: stringField(json, 'bounceType'),
+    bounceSubType: stringField(json, 'bounceSubType'),
+    recipients,
+  };
 }

@@ -42,10 +42,19 @@ export interface OkAnswer {
 }
 
 /** GET /status: the schema leaves the admin's health parts open records; these are the fields the CLI prints. */
-export type StatusAnswer = Omit<z.infer<typeof statusAnswer>, 'dispatcher' | 'reports' | 'mirror' | 'bounce' | 'fleet'> & {
+export type StatusAnswer = Omit<
+  z.infer<typeof statusAnswer>,
+  'dispatcher' | 'reports' | 'mirror' | 'bounce' | 'fleet'
+> & {
   dispatcher?: { running: boolean };
   reports?: { tenants: number; backlog: number; failing: string[] };
-  mirror?: { enabled: boolean; state: string; backlog: number; last_error: string | null; last_error_ts: number | null };
+  mirror?: {
+    enabled: boolean;
+    state: string;
+    backlog: number;
+    last_error: string | null;
+    last_error_ts: number | null;
+  };
   bounce?: { mailbox: string; state: string }[];
   fleet?: { node_id: string; connected: boolean; nodes: { node_id: string; liveness: string }[]; missing: string[] };
 };
@@ -80,5 +89,11 @@ export interface AccountResumed {
 
 /** POST and GET /fleet/drain (no view schema yet: routes/fleet-drain.ts). */
 export interface DrainAnswer {
-  drain: { phase: 'active' | 'draining' | 'drained'; running: boolean; moved: Record<string, number>; waiting: number; last_error: string | null };
+  drain: {
+    phase: 'active' | 'draining' | 'drained';
+    running: boolean;
+    moved: Record<string, number>;
+    waiting: number;
+    last_error: string | null;
+  };
 }

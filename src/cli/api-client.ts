@@ -36,9 +36,14 @@ const UNREACHABLE = new Set([
 
 export function createApiClient(connection: Connection): ApiClient {
   const { url, token } = connection;
-  const send = async (method: string, path: string, init: { query?: Query; body?: unknown; timeoutMs?: number }): Promise<Result<Response>> => {
+  const send = async (
+    method: string,
+    path: string,
+    init: { query?: Query; body?: unknown; timeoutMs?: number },
+  ): Promise<Result<Response>> => {
     const target = new URL(url + path);
-    for (const [name, value] of Object.entries(init.query ?? {})) if (value !== undefined) target.searchParams.set(name, String(value));
+    for (const [name, value] of Object.entries(init.query ?? {}))
+      if (value !== undefined) target.searchParams.set(name, String(value));
     const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json' };
     if (init.body !== undefined) headers['content-type'] = 'application/json';
     try {
@@ -57,7 +62,11 @@ export function createApiClient(connection: Connection): ApiClient {
 
   return {
     url,
-    async request<A>(method: string, path: string, options: { query?: Query; body?: unknown } = {}): Promise<Result<A>> {
+    async request<A>(
+      method: string,
+      path: string,
+      options: { query?: Query; body?: unknown } = {},
+    ): Promise<Result<A>> {
       const sent = await send(method, path, { ...options, timeoutMs: REQUEST_TIMEOUT_MS });
       if (!sent.ok) return sent;
       const response = sent.value;
@@ -88,7 +97,8 @@ function transportError(error: unknown, url: string): CliError {
   // fetch wraps the socket's error: TypeError('fetch failed', { cause: { code: 'ECONNREFUSED' } }).
   const cause = (error as { cause?: { code?: string; message?: string } }).cause;
   const code = cause?.code ?? (error as { code?: string }).code;
-  if (code !== undefined && UNREACHABLE.has(code)) return cliError('UNREACHABLE', `cannot reach mailproxy at ${url}: is it running? (${code})`);
+  if (code !== undefined && UNREACHABLE.has(code))
+    return cliError('UNREACHABLE', `cannot reach mailproxy at ${url}: is it running? (${code})`);
   return cliError('UNREACHABLE', `cannot reach mailproxy at ${url}: ${cause?.message ?? (error as Error).message}`);
 }
 
@@ -108,7 +118,8 @@ function httpError(response: Response, body: unknown, connection: Connection): C
       `mailproxy at ${connection.url} refused the token from ${connection.tokenSource} (${said}): pass the admin token with --token or MAILPROXY_TOKEN`,
     );
   }
-  if (response.status === 403) return cliError('FORBIDDEN', `${said} (the token from ${connection.tokenSource} is not the admin token)`);
+  if (response.status === 403)
+    return cliError('FORBIDDEN', `${said} (the token from ${connection.tokenSource} is not the admin token)`);
   return cliError('API_ERROR', said, detailLines(envelope.details));
 }
 
@@ -117,12 +128,14 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 /** The API's `{"error":{"code","message","details"}}`, when the body is one. */
 function errorEnvelope(body: unknown): { code: string; message: string; details: unknown } | undefined {
   const envelope = isRecord(body) ? body.error : undefined;
-  if (!isRecord(envelope) || typeof envelope.code !== 'string' || typeof envelope.message !== 'string') return undefined;
+  if (!isRecord(envelope) || typeof envelope.code !== 'string' || typeof envelope.message !== 'string')
+    return undefined;
   return { code: envelope.code, message: envelope.message, details: envelope.details };
 }
 
 /** A field problem of a VALIDATION_FAILED answer: `{path?, message}`. */
-const isProblem = (item: unknown): item is { path?: string; message: string } => isRecord(item) && typeof item.message === 'string';
+const isProblem = (item: unknown): item is { path?: string; message: string } =>
+  isRecord(item) && typeof item.message === 'string';
 
 /** Field problems (`[{path, message}]`) one a line; other details as compact JSON. */
 function detailLines(details: unknown): string[] | undefined {

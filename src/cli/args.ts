@@ -26,7 +26,11 @@ export const OUTPUT_OPTIONS: OptionSpec = {
   help: { type: 'boolean', short: 'h' },
 };
 
-export function parseVerbArgs(args: string[], options: OptionSpec, positionals: readonly [number, number]): Result<ParsedArgs> {
+export function parseVerbArgs(
+  args: string[],
+  options: OptionSpec,
+  positionals: readonly [number, number],
+): Result<ParsedArgs> {
   let parsed: { values: unknown; positionals: string[] };
   try {
     parsed = parseArgs({ args, options: { ...OUTPUT_OPTIONS, ...options }, allowPositionals: true, strict: true });
@@ -37,8 +41,10 @@ export function parseVerbArgs(args: string[], options: OptionSpec, positionals: 
   const values = parsed.values as OptionValues;
   if (values.help === true) return ok({ values, positionals: parsed.positionals });
   const [min, max] = positionals;
-  if (parsed.positionals.length < min) return failed(cliError('USAGE', `missing argument${min - parsed.positionals.length === 1 ? '' : 's'}`));
-  if (parsed.positionals.length > max) return failed(cliError('USAGE', `unexpected argument: ${parsed.positionals[max]}`));
+  if (parsed.positionals.length < min)
+    return failed(cliError('USAGE', `missing argument${min - parsed.positionals.length === 1 ? '' : 's'}`));
+  if (parsed.positionals.length > max)
+    return failed(cliError('USAGE', `unexpected argument: ${parsed.positionals[max]}`));
   return ok({ values, positionals: parsed.positionals });
 }
 
@@ -53,7 +59,12 @@ export function integerOption(values: OptionValues, name: string, min = 0): Resu
   if (text === undefined) return ok(undefined);
   const value = Number(text);
   if (!/^-?\d+$/.test(text.trim()) || !Number.isSafeInteger(value) || value < min) {
-    return failed(cliError('USAGE', `--${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, not ${JSON.stringify(text)}`));
+    return failed(
+      cliError(
+        'USAGE',
+        `--${name} must be a whole number${min > 0 ? ` of at least ${min}` : ''}, not ${JSON.stringify(text)}`,
+      ),
+    );
   }
   return ok(value);
 }

@@ -59,11 +59,14 @@ const CONNECTION_HELP = `connection (talking to the daemon):
 
 export function commandHelp(command: Command): string {
   const entries = Object.entries(command.verbs).map(
-    ([name, verb]) => [`mailproxy ${command.name}${name === '' ? '' : ` ${name}`} ${verb.usage}`.trimEnd(), verb.summary] as const,
+    ([name, verb]) =>
+      [`mailproxy ${command.name}${name === '' ? '' : ` ${name}`} ${verb.usage}`.trimEnd(), verb.summary] as const,
   );
   // Short usages share one aligned column; a long one puts its summary on the next line.
   const width = Math.max(0, ...entries.map(([usage]) => usage.length).filter((length) => length <= 48));
-  const lines = entries.map(([usage, summary]) => (usage.length > width ? `  ${usage}\n      ${summary}` : `  ${usage.padEnd(width)}  ${summary}`));
+  const lines = entries.map(([usage, summary]) =>
+    usage.length > width ? `  ${usage}\n      ${summary}` : `  ${usage.padEnd(width)}  ${summary}`,
+  );
   const api = Object.values(command.verbs).some((verb) => verb.api);
   return `${command.summary}\n\nusage:\n${lines.join('\n')}\n${command.notes === undefined ? '' : `\n${command.notes}`}${api ? `\n${CONNECTION_HELP}` : ''}`;
 }
@@ -79,11 +82,22 @@ export async function runCommand(command: Command, args: string[], cli: CliConte
   const verb = verbName === undefined ? undefined : command.verbs[verbName];
   if (verb === undefined) {
     const message =
-      verbName === undefined ? `${command.name}: which one? ${Object.keys(command.verbs).join(', ')}` : `${command.name}: unknown verb: ${verbName}`;
+      verbName === undefined
+        ? `${command.name}: which one? ${Object.keys(command.verbs).join(', ')}`
+        : `${command.name}: unknown verb: ${verbName}`;
     return usageError(cli, command, cliError('USAGE', message));
   }
-  const parsed = parseVerbArgs(single === undefined ? rest : args, { ...(verb.api ? CONNECTION_OPTIONS : {}), ...verb.options }, verb.positionals);
-  if (!parsed.ok) return usageError(cli, command, cliError('USAGE', `${command.name}${verbName === '' ? '' : ` ${verbName}`}: ${parsed.error.message}`));
+  const parsed = parseVerbArgs(
+    single === undefined ? rest : args,
+    { ...(verb.api ? CONNECTION_OPTIONS : {}), ...verb.options },
+    verb.positionals,
+  );
+  if (!parsed.ok)
+    return usageError(
+      cli,
+      command,
+      cliError('USAGE', `${command.name}${verbName === '' ? '' : ` ${verbName}`}: ${parsed.error.message}`),
+    );
   const { values, positionals } = parsed.value;
   if (values.help === true) {
     cli.stdout.write(commandHelp(command));
@@ -111,7 +125,11 @@ function usageError(cli: CliContext, command: Command, error: CliError): number 
  * The common shape of an API verb: connect, make one request, print the answer
  * (`human` for people, the JSON itself with --json).
  */
-export async function apiCall<A>(input: VerbInput, call: (client: ApiClient) => Promise<Result<A>>, human: (body: A) => string): Promise<number> {
+export async function apiCall<A>(
+  input: VerbInput,
+  call: (client: ApiClient) => Promise<Result<A>>,
+  human: (body: A) => string,
+): Promise<number> {
   const client = input.connect();
   if (!client.ok) return report(input.cli.stderr, client.error);
   const answer = await call(client.value);

@@ -25,14 +25,20 @@ export interface Connection {
 }
 
 /** The config file named by --config or MAILPROXY_CONFIG, or none (embedded defaults). */
-export const configFile = (values: OptionValues, env: Env): string | undefined => stringOption(values, 'config') ?? (env.MAILPROXY_CONFIG || undefined);
+export const configFile = (values: OptionValues, env: Env): string | undefined =>
+  stringOption(values, 'config') ?? (env.MAILPROXY_CONFIG || undefined);
 
-export function readConfig(values: OptionValues, env: Env): Result<{ config: Readonly<Config>; file: string | undefined }> {
+export function readConfig(
+  values: OptionValues,
+  env: Env,
+): Result<{ config: Readonly<Config>; file: string | undefined }> {
   const file = configFile(values, env);
   const loaded = loadConfig(file, env);
   if (!loaded.ok) {
     const count = loaded.problems.length;
-    return failed(cliError('CONFIG_INVALID', `invalid configuration (${count} problem${count === 1 ? '' : 's'}):`, loaded.problems));
+    return failed(
+      cliError('CONFIG_INVALID', `invalid configuration (${count} problem${count === 1 ? '' : 's'}):`, loaded.problems),
+    );
   }
   return ok({ config: loaded.config, file });
 }
@@ -51,7 +57,10 @@ export function resolveUrl(
   const listen = parseListenAddress(loaded.value.config.http.listen);
   const source = `http.listen of ${loaded.value.file ?? 'the embedded defaults'}`;
   if (listen === null) return failed(cliError('CONFIG_INVALID', `${source} is not host:port`));
-  if (listen.port === 0) return failed(cliError('CONFIG_INVALID', `${source} has port 0 (the daemon picks one at start): pass --url or MAILPROXY_URL`));
+  if (listen.port === 0)
+    return failed(
+      cliError('CONFIG_INVALID', `${source} has port 0 (the daemon picks one at start): pass --url or MAILPROXY_URL`),
+    );
   return ok({ url: localHttpUrl(listen), source });
 }
 
@@ -62,7 +71,8 @@ function checkedUrl(text: string, source: string): Result<{ url: string; source:
   } catch {
     return failed(cliError('USAGE', `${source}: not a URL: ${text}`));
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return failed(cliError('USAGE', `${source}: expected an http:// or https:// URL, not ${text}`));
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    return failed(cliError('USAGE', `${source}: expected an http:// or https:// URL, not ${text}`));
   return ok({ url: url.href.replace(/\/+$/, ''), source });
 }
 
@@ -73,7 +83,12 @@ export function resolveConnection(values: OptionValues, env: Env): Result<Connec
   if (!url.ok) return url;
   const token = resolveToken(values, env, lazyConfig);
   if (!token.ok) return token;
-  return ok({ url: url.value.url, urlSource: url.value.source, token: token.value.token, tokenSource: token.value.source });
+  return ok({
+    url: url.value.url,
+    urlSource: url.value.source,
+    token: token.value.token,
+    tokenSource: token.value.source,
+  });
 }
 
 function resolveToken(
@@ -87,7 +102,8 @@ function resolveToken(
   const loaded = lazyConfig();
   if (!loaded.ok) return loaded;
   const { config } = loaded.value;
-  if (config.http.admin_token !== '') return ok({ token: config.http.admin_token, source: 'http.admin_token of the configuration' });
+  if (config.http.admin_token !== '')
+    return ok({ token: config.http.admin_token, source: 'http.admin_token of the configuration' });
   const file = join(config.data_dir, ADMIN_TOKEN_FILE);
   try {
     const token = readFileSync(file, 'utf8').trim();
@@ -96,7 +112,10 @@ function resolveToken(
     const code = (error as { code?: string }).code;
     if (code !== 'ENOENT')
       return failed(
-        cliError('NO_TOKEN', `cannot read the admin token in ${file} (${code ?? String(error)}): run as the daemon's user, or pass --token or MAILPROXY_TOKEN`),
+        cliError(
+          'NO_TOKEN',
+          `cannot read the admin token in ${file} (${code ?? String(error)}): run as the daemon's user, or pass --token or MAILPROXY_TOKEN`,
+        ),
       );
   }
   return failed(

@@ -20,12 +20,32 @@ describe('key: value blocks', () => {
         ['none', []],
       ]),
     ).toBe(
-      ['rcpt_to:', '  - a@example.net', '  - b@example.net', 'refused:', '  - address: c@example.net', '    reply:   550 no', 'none:        -', ''].join('\n'),
+      [
+        'rcpt_to:',
+        '  - a@example.net',
+        '  - b@example.net',
+        'refused:',
+        '  - address: c@example.net',
+        '    reply:   550 no',
+        'none:        -',
+        '',
+      ].join('\n'),
     );
   });
 
   it('shows the instants of any depth as UTC, epoch seconds (_ts) and ISO text (_at) alike', () => {
-    const out = objectFields({ created_at: '2026-11-23T21:17:58.123Z', last_error: { text: 'refused', at_ts: 1_795_591_558 } });
-    expect(out).toBe(['created_at: 2026-11-23 21:17:58Z', 'last_error:', '  text:     refused', '  at_ts:    2026-11-25 07:25:58Z', ''].join('\n'));
+    const out = objectFields({
+      created_at: '2026-11-23T21:17:58.123Z',
+      last_error: { text: 'refused', at_ts: 1_795_591_558 },
+    });
+    expect(out).toBe(
+      [
+        'created_at: 2026-11-23 21:17:58Z',
+        'last_error:',
+        '  text:     refused',
+        '  at_ts:    2026-11-25 07:25:58Z',
+        '',
+      ].join('\n'),
+    );
   });
 });

@@ -18,14 +18,19 @@ interface Line {
 
 const INDENT = '  ';
 
-const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-const nested = (value: unknown): boolean => (Array.isArray(value) ? value.length > 0 : isRecord(value) && Object.keys(value).length > 0);
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const nested = (value: unknown): boolean =>
+  Array.isArray(value) ? value.length > 0 : isRecord(value) && Object.keys(value).length > 0;
 
 /** `key: value` lines, values aligned in one column across the nesting levels. */
 export function fields(pairs: Pairs): string {
   const lines: Line[] = [];
   pairLines(pairs, 0, lines);
-  const width = Math.max(0, ...lines.filter((line) => line.aligned && line.value !== undefined).map((line) => labelOf(line).length));
+  const width = Math.max(
+    0,
+    ...lines.filter((line) => line.aligned && line.value !== undefined).map((line) => labelOf(line).length),
+  );
   return lines
     .map((line) => {
       const label = labelOf(line);
@@ -69,7 +74,8 @@ function itemLines(item: unknown, depth: number, lines: Line[]): void {
 
 /** The API's instants (`_ts` epoch seconds, `_at` ISO text) as UTC, at any depth. */
 export function withInstants(value: unknown, key = ''): unknown {
-  if ((key.endsWith('_ts') || key.endsWith('_at')) && (typeof value === 'number' || typeof value === 'string')) return instant(value);
+  if ((key.endsWith('_ts') || key.endsWith('_at')) && (typeof value === 'number' || typeof value === 'string'))
+    return instant(value);
   if (Array.isArray(value)) return (value as readonly unknown[]).map((item) => withInstants(item));
   if (!isRecord(value)) return value;
   return Object.fromEntries(Object.entries(value).map(([name, inner]) => [name, withInstants(inner, name)]));

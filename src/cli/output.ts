@@ -24,7 +24,8 @@ export function text(value: unknown): string {
 
 /** Epoch seconds (the API's `_ts` fields) as `2026-11-23 21:17:58Z`. */
 export function instant(epochSeconds: unknown): string {
-  if (typeof epochSeconds !== 'number') return typeof epochSeconds === 'string' ? epochSeconds.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-';
+  if (typeof epochSeconds !== 'number')
+    return typeof epochSeconds === 'string' ? epochSeconds.replace('T', ' ').replace(/\.\d+Z$/, 'Z') : '-';
   return new Date(epochSeconds * 1000)
     .toISOString()
     .replace('T', ' ')
@@ -32,11 +33,14 @@ export function instant(epochSeconds: unknown): string {
 }
 
 /** Cuts long cells (subjects, errors) so a row stays a row; --json has them whole. */
-export const clip = (value: string, width: number): string => (value.length <= width ? value : `${value.slice(0, width - 1)}…`);
+export const clip = (value: string, width: number): string =>
+  value.length <= width ? value : `${value.slice(0, width - 1)}…`;
 
 export function table<R>(rows: readonly R[], columns: readonly Column<R>[]): string {
   const cells = rows.map((row) => columns.map((column) => text(column.value(row))));
-  const widths = columns.map((column, index) => Math.max(column.header.length, ...cells.map((row) => (row[index] ?? '').length)));
+  const widths = columns.map((column, index) =>
+    Math.max(column.header.length, ...cells.map((row) => (row[index] ?? '').length)),
+  );
   const line = (values: string[]): string =>
     values
       .map((value, index) => (index === values.length - 1 ? value : value.padEnd(widths[index] ?? 0)))

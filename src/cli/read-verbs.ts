@@ -38,7 +38,10 @@ export interface ShowSpec<A> {
 }
 
 /** The counted options as query parameters, or the first that is not a whole number. */
-function countQuery(values: OptionValues, counts: Readonly<Record<string, string>>): Result<Record<string, number | undefined>> {
+function countQuery(
+  values: OptionValues,
+  counts: Readonly<Record<string, string>>,
+): Result<Record<string, number | undefined>> {
   const query: Record<string, number | undefined> = {};
   for (const [option, parameter] of Object.entries(counts)) {
     const value = integerOption(values, option, 1);
@@ -49,9 +52,19 @@ function countQuery(values: OptionValues, counts: Readonly<Record<string, string
 }
 
 /** GET `path` with `query`, for the chosen tenant when the verb acts on one; `human` prints the answer. */
-function read<A>(input: VerbInput, perTenant: boolean, path: string, query: Record<string, string | number | undefined>, human: (answer: A) => string) {
+function read<A>(
+  input: VerbInput,
+  perTenant: boolean,
+  path: string,
+  query: Record<string, string | number | undefined>,
+  human: (answer: A) => string,
+) {
   if (!perTenant) return apiCall(input, (client) => client.request<A>('GET', path, { query }), human);
-  return tenantCall(input, (client, tenantId) => client.request<A>('GET', path, { query: { tenant_id: tenantId, ...query } }), human);
+  return tenantCall(
+    input,
+    (client, tenantId) => client.request<A>('GET', path, { query: { tenant_id: tenantId, ...query } }),
+    human,
+  );
 }
 
 export function listVerb<A, R>(spec: ListSpec<A, R>): Verb {
@@ -60,18 +73,29 @@ export function listVerb<A, R>(spec: ListSpec<A, R>): Verb {
   return {
     usage: spec.usage,
     summary: spec.summary,
-    options: { ...(spec.perTenant ? TENANT_OPTION : {}), ...Object.fromEntries(optionNames.map((name) => [name, { type: 'string' as const }])) },
+    options: {
+      ...(spec.perTenant ? TENANT_OPTION : {}),
+      ...Object.fromEntries(optionNames.map((name) => [name, { type: 'string' as const }])),
+    },
     positionals: takesId ? [1, 1] : [0, 0],
     api: true,
     run: async (input) => {
       const counts = countQuery(input.values, spec.counts ?? {});
       if (!counts.ok) return report(input.cli.stderr, counts.error);
-      const given = Object.entries(spec.query ?? {}).map(([option, parameter]) => [parameter, stringOption(input.values, option)] as const);
+      const given = Object.entries(spec.query ?? {}).map(
+        ([option, parameter]) => [parameter, stringOption(input.values, option)] as const,
+      );
       const path = typeof spec.path === 'string' ? spec.path : spec.path(input.positionals[0] ?? '');
-      return read<A>(input, spec.perTenant === true, path, { ...Object.fromEntries(given), ...counts.value }, (answer) => {
-        const rows = table(spec.rows(answer), spec.columns);
-        return spec.footer === undefined ? rows : rows + spec.footer(answer);
-      });
+      return read<A>(
+        input,
+        spec.perTenant === true,
+        path,
+        { ...Object.fromEntries(given), ...counts.value },
+        (answer) => {
+          const rows = table(spec.rows(answer), spec.columns);
+          return spec.footer === undefined ? rows : rows + spec.footer(answer);
+        },
+      );
     },
   };
 }

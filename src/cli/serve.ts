@@ -32,7 +32,9 @@ export function parseServeArgs(args: string[], env: Record<string, string | unde
 export async function serve(args: ServeArgs, version: string): Promise<void> {
   const loaded = loadConfig(args.config, process.env);
   if (!loaded.ok) {
-    process.stderr.write(`mailproxy: invalid configuration (${loaded.problems.length} problem${loaded.problems.length === 1 ? '' : 's'}):\n`);
+    process.stderr.write(
+      `mailproxy: invalid configuration (${loaded.problems.length} problem${loaded.problems.length === 1 ? '' : 's'}):\n`,
+    );
     for (const problem of loaded.problems) process.stderr.write(`  - ${problem}\n`);
     process.exit(EXIT_CONFIG);
   }
@@ -56,7 +58,8 @@ export async function serve(args: ServeArgs, version: string): Promise<void> {
   } catch (error) {
     log.fatal({ err: error }, 'failed to start');
     // Said on stderr too, in one line: the operator who typed `serve` beside a running daemon reads it there.
-    if (SAID_ON_STDERR.has(String((error as { code?: unknown }).code))) process.stderr.write(`mailproxy: ${(error as Error).message}\n`);
+    if (SAID_ON_STDERR.has(String((error as { code?: unknown }).code)))
+      process.stderr.write(`mailproxy: ${(error as Error).message}\n`);
     exit(1);
     return;
   }
@@ -79,5 +82,8 @@ export function whereToLook(http: ListenAddress): Record<string, string> {
   const url = localHttpUrl(http);
   const where = { console: `${url}/ui`, docs: `${url}/docs` };
   if (!isWildcard(http.host)) return where;
-  return { ...where, note: `listening on every address (${formatListenAddress(http)}): from another machine use this one's address` };
+  return {
+    ...where,
+    note: `listening on every address (${formatListenAddress(http)}): from another machine use this one's address`,
+  };
 }

@@ -17,7 +17,9 @@ export async function chooseTenant(client: ApiClient, given: string | undefined)
   if (!listed.ok) return listed.error.code === 'FORBIDDEN' ? ok(undefined) : listed;
   const ids = (listed.value.tenants ?? []).map((tenant) => tenant.id);
   if (ids.length === 1) return ok(ids[0]);
-  if (ids.length === 0) return failed(cliError('TENANT_REQUIRED', 'no tenant yet: add one with `mailproxy tenants add ID`'));
-  const named = ids.length <= NAMED ? ids.join(', ') : `${ids.slice(0, NAMED).join(', ')} and ${ids.length - NAMED} more`;
+  if (ids.length === 0)
+    return failed(cliError('TENANT_REQUIRED', 'no tenant yet: add one with `mailproxy tenants add ID`'));
+  const named =
+    ids.length <= NAMED ? ids.join(', ') : `${ids.slice(0, NAMED).join(', ')} and ${ids.length - NAMED} more`;
   return failed(cliError('TENANT_REQUIRED', `several tenants: ${named}; pass --tenant`));
 }

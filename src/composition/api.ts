@@ -53,8 +53,19 @@ export function adminServices(deps: {
   node: NodeMode;
 }) {
   const { store, keys, clock, ids } = deps;
-  const authenticator = (admin: DaemonKeys['admin'], throttle: { maxFailures: number; windowMs: number }, metrics?: DaemonKeys['metrics']) =>
-    createAuthenticator({ admin, keys: keys.apiKeys, tenants: store.tenants, throttle: createFailureThrottle(throttle), clock, metrics });
+  const authenticator = (
+    admin: DaemonKeys['admin'],
+    throttle: { maxFailures: number; windowMs: number },
+    metrics?: DaemonKeys['metrics'],
+  ) =>
+    createAuthenticator({
+      admin,
+      keys: keys.apiKeys,
+      tenants: store.tenants,
+      throttle: createFailureThrottle(throttle),
+      clock,
+      metrics,
+    });
   return deps.node.shareAdmin({
     // The metrics token is the API's alone (GET /metrics); the console and SMTP AUTH never take it.
     authenticator: authenticator(keys.admin, deps.settings.http.authThrottle, keys.metrics),
@@ -159,7 +170,12 @@ export function createApi(deps: ApiDeps) {
     mirror: () => mirror.status(),
     bounces: () => bounces.status(),
     pecReceipts: store.pecReceipts,
-    sessions: createSessionStore({ clock, idleMs: CONSOLE_IDLE_MS, maxAgeMs: CONSOLE_MAX_AGE_MS, maxSessions: CONSOLE_MAX_SESSIONS }),
+    sessions: createSessionStore({
+      clock,
+      idleMs: CONSOLE_IDLE_MS,
+      maxAgeMs: CONSOLE_MAX_AGE_MS,
+      maxSessions: CONSOLE_MAX_SESSIONS,
+    }),
     log: log.child({ component: 'console' }),
   });
   return withConsole(webConsole, api);

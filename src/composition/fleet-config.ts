@@ -9,7 +9,11 @@ import { createChangeTap } from '../core/fleet/index.js';
 import type { Clock } from '../core/index.js';
 import type { ConfigEntry } from '../core/fleet/index.js';
 import type { Logger } from '../core/index.js';
-import { SHARED_SUPPRESSION_WRITES, type createSuppressionService, type SuppressionService } from '../core/tenant/index.js';
+import {
+  SHARED_SUPPRESSION_WRITES,
+  type createSuppressionService,
+  type SuppressionService,
+} from '../core/tenant/index.js';
 import { SHARED_TENANT_WRITES, type createTenantService, type TenantService } from '../core/tenant/index.js';
 import { createReplicatedWrites, replicateMethods, type ReplicatedWrites } from '../core/fleet/index.js';
 import { configBucketName, createJetStreamConfigBucket } from '../fleet/index.js';
@@ -32,7 +36,10 @@ export interface SharedConfig {
   follower: ConfigFollower;
 }
 
-export function createSharedConfig(settings: FleetSettings, deps: { store: SqliteStore; link: FleetLink; clock: Clock; log: Logger }): SharedConfig {
+export function createSharedConfig(
+  settings: FleetSettings,
+  deps: { store: SqliteStore; link: FleetLink; clock: Clock; log: Logger },
+): SharedConfig {
   const { clock, link } = deps;
   const log = deps.log.child({ component: 'shared-config' });
   const tap = createChangeTap(deps.store.changes);
@@ -58,7 +65,12 @@ export function createSharedConfig(settings: FleetSettings, deps: { store: Sqlit
   );
   const writes = createReplicatedWrites({
     rows,
-    bucket: createJetStreamConfigBucket({ bucket: () => follower.bucket(), reachable: () => follower.reachable(), clock, log }),
+    bucket: createJetStreamConfigBucket({
+      bucket: () => follower.bucket(),
+      reachable: () => follower.reachable(),
+      clock,
+      log,
+    }),
     tap,
     nodeId: settings.nodeId,
     // Joined and reaching the cluster: a bucket still opening (or electing a leader) is waited for by the write.

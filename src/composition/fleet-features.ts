@@ -20,7 +20,12 @@ const CLAIM_SUBJECTS = 'mailproxy_fleet_claims';
 /** How long a submission waits for the fleet's answer before it goes on with the local check alone. */
 const CLAIM_TIMEOUT_MS = 3000;
 
-export function createFleetFeatures(settings: FleetModeSettings, ctx: DaemonContext, work: NodeWork, fleet: FleetService) {
+export function createFleetFeatures(
+  settings: FleetModeSettings,
+  ctx: DaemonContext,
+  work: NodeWork,
+  fleet: FleetService,
+) {
   const { store, clock, log } = ctx;
   const { link } = fleet;
   const index = store.claimIndex();
@@ -58,7 +63,9 @@ export function createFleetFeatures(settings: FleetModeSettings, ctx: DaemonCont
     log: log.child({ component: 'fleet-idempotency' }),
     claimTimeoutMs: CLAIM_TIMEOUT_MS,
   });
-  const durable = settings.spool ? createFleetSpool(settings, ctx, work, { link, claims, index, submissions: fleetSubmissions.submissions }) : null;
+  const durable = settings.spool
+    ? createFleetSpool(settings, ctx, work, { link, claims, index, submissions: fleetSubmissions.submissions })
+    : null;
   const responder = createFleetResponder(
     link,
     {

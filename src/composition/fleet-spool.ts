@@ -31,7 +31,11 @@ export function createFleetSpool(
 ) {
   const { store, clock, log } = ctx;
   const { link } = fleet;
-  const stream = createSpoolStream({ stream: SPOOL_STREAM, subjectPrefix: SPOOL_SUBJECTS, replicas: settings.replicas });
+  const stream = createSpoolStream({
+    stream: SPOOL_STREAM,
+    subjectPrefix: SPOOL_SUBJECTS,
+    replicas: settings.replicas,
+  });
   const rows = store.spoolRows();
   const adoption = createSpoolAdoption(
     // Each check lists the registered spools (a KV listing): once a second at most, whatever the heartbeat.
@@ -51,7 +55,15 @@ export function createFleetSpool(
   const spoolLog = log.child({ component: 'fleet-spool' });
   const spool = createReplicatedSpool(
     { retryMs: 1000, checkMs: settings.spoolCheckMs },
-    { link, rows, stream, returned: adoption.returned, adoptedWhileRunning: adoption.adoptedWhileRunning, clock, log: spoolLog },
+    {
+      link,
+      rows,
+      stream,
+      returned: adoption.returned,
+      adoptedWhileRunning: adoption.adoptedWhileRunning,
+      clock,
+      log: spoolLog,
+    },
   );
   store.onEvent((_tenantId, eventType, _accountId, _text, messagePk) => spool.observe(eventType, messagePk));
   ctx.metrics.readSpoolFrom(() => {
@@ -73,7 +85,14 @@ export function createFleetSpool(
       return {
         pending_entries: pending,
         held_entries: held,
-        checked: lastCheck === null ? null : { at: new Date(lastCheck.at).toISOString(), waiting_messages: lastCheck.waiting, entries: lastCheck.entries },
+        checked:
+          lastCheck === null
+            ? null
+            : {
+                at: new Date(lastCheck.at).toISOString(),
+                waiting_messages: lastCheck.waiting,
+                entries: lastCheck.entries,
+              },
         repaired,
         unrecorded_ends: unrecordedEnds,
         answered_unreplicated: intake.answeredUnreplicated(),

@@ -17,7 +17,15 @@ import { createFleetService, type FleetService } from '../fleet/index.js';
 import { createViewResponder } from '../fleet/index.js';
 import type { SqliteStore } from '../store/index.js';
 import { createFleetFeatures } from './fleet-features.js';
-import type { DaemonContext, FleetModeSettings, NodeIntake, NodeMode, NodeReach, NodeStreams, NodeWork } from './node-mode.js';
+import type {
+  DaemonContext,
+  FleetModeSettings,
+  NodeIntake,
+  NodeMode,
+  NodeReach,
+  NodeStreams,
+  NodeWork,
+} from './node-mode.js';
 import { createSharedConfig, shareConfigWrites, type SharedConfig } from './fleet-config.js';
 
 /** How often wanted leases are retried while the cluster is away (and membership changes looked for). */
@@ -53,7 +61,10 @@ interface FleetBase {
   limits: FleetLimits;
 }
 
-export function createFleetNode(settings: FleetModeSettings, deps: { store: SqliteStore; clock: Clock; log: Logger; version: string }): NodeMode {
+export function createFleetNode(
+  settings: FleetModeSettings,
+  deps: { store: SqliteStore; clock: Clock; log: Logger; version: string },
+): NodeMode {
   const { clock, log } = deps;
   // The link first: a node id held by another live node refuses the start before anything else runs over it.
   const fleet = createFleetService(settings, { clock, log: log.child({ component: 'fleet' }), version: deps.version });
@@ -61,7 +72,12 @@ export function createFleetNode(settings: FleetModeSettings, deps: { store: Sqli
   const shared = createSharedConfig(settings, { store: deps.store, link: fleet.link, clock, log });
   // Fleet-wide limits: a gate for the dispatcher.
   const limits = createFleetLimits(
-    { bucket: `${settings.bucket}_limits`, replicas: settings.replicas, chunk: settings.limitChunk, retryMs: LIMITS_RETRY_MS },
+    {
+      bucket: `${settings.bucket}_limits`,
+      replicas: settings.replicas,
+      chunk: settings.limitChunk,
+      retryMs: LIMITS_RETRY_MS,
+    },
     { link: fleet.link, clock, log: log.child({ component: 'fleet-limits' }) },
   );
   const base: FleetBase = { settings, fleet, shared, limits };
@@ -82,14 +98,26 @@ function fleetReach(base: FleetBase, ctx: DaemonContext, work: NodeWork): NodeRe
   limits.onChange(() => work.delivery.dispatcher.wake());
   const local = localMessages(ctx.store.search, work.commands, ctx.store.queueStatus);
   const log = ctx.log.child({ component: 'fleet-view' });
-  const messages = createFleetMessages({ link: fleet.link, known: () => fleet.status().nodes.map((node) => node.node_id), local, log });
+  const messages = createFleetMessages({
+    link: fleet.link,
+    known: () => fleet.status().nodes.map((node) => node.node_id),
+    local,
+    log,
+  });
   return {
     webhooks: { elsewhere: (tenantId, events) => messages.providerEvents(tenantId, events) },
-    commands: { fleetResend: (command, tenantId, ids) => messages.command(command, 'resend', { tenant_id: tenantId, ids }) },
+    commands: {
+      fleetResend: (command, tenantId, ids) => messages.command(command, 'resend', { tenant_id: tenantId, ids }),
+    },
     metrics: { fleetQueues: () => messages.queues() },
     withStreams: (streams) => {
       // Answers the other nodes about this node's messages, and applies the provider events they pass on.
-      const viewResponder = createViewResponder({ link: fleet.link, local, providerEvents: streams.webhooks.apply, log });
+      const viewResponder = createViewResponder({
+        link: fleet.link,
+        local,
+        providerEvents: streams.webhooks.apply,
+        log,
+      });
       return fleetIntake(base, ctx, work, streams, { messages, viewResponder });
     },
   };
@@ -111,7 +139,8 @@ function fleetIntake(
   const features = createFleetFeatures(settings, ctx, work, fleet);
   const { drain, durable } = features;
   // A fleet node's view, with its fleet-wide limits' leases (and whether it is cut off from them).
-  const fleetStatus = () => Object.assign(fleet.status(), { limits: limits.status() }, durable === null ? {} : { spool: durable.status() });
+  const fleetStatus = () =>
+    Object.assign(fleet.status(), { limits: limits.status() }, durable === null ? {} : { spool: durable.status() });
   return {
     submissions: features.submissions,
     api: {

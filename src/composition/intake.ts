@@ -18,7 +18,13 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   // In a fleet, submissions are checked against the fleet's claims and refused while draining.
   const { submissions } = node;
   const bounces = streams.bounces.watchers;
-  const admin = adminServices({ ...ctx, keys, handoff: delivery.handoff, wake, accountsChanged: bounces.accountsChanged });
+  const admin = adminServices({
+    ...ctx,
+    keys,
+    handoff: delivery.handoff,
+    wake,
+    accountsChanged: bounces.accountsChanged,
+  });
   const parts = {
     ...work,
     ...node.api,
@@ -35,7 +41,16 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     webhooks: streams.webhooks,
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
-  const smtpDeps = { store, submissions, defaultHostname: hostname(), clock, ids, log, intake: metrics.intake, telemetry: metrics.smtp };
+  const smtpDeps = {
+    store,
+    submissions,
+    defaultHostname: hostname(),
+    clock,
+    ids,
+    log,
+    intake: metrics.intake,
+    telemetry: metrics.smtp,
+  };
   const smtp = createSmtpService(settings.smtp, { ...smtpDeps, ...node.smtp, authenticator: admin.smtpAuthenticator });
   return { http, smtp };
 }

@@ -34,7 +34,13 @@ export function createStreams(ctx: DaemonContext, work: Work, reach: NodeReach) 
     clock,
     ids,
   });
-  const mirror = createMirrorService(settings.mirror, { store: store.mirror, onEvent: store.onEvent, commands, clock, log });
+  const mirror = createMirrorService(settings.mirror, {
+    store: store.mirror,
+    onEvent: store.onEvent,
+    commands,
+    clock,
+    log,
+  });
   const bounces = createBounceService(settings, store, { clock, ids, log, random: ctx.random });
   metrics.readFrom({
     mirror: () => mirror.mirror.status(),

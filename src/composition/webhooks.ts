@@ -51,7 +51,12 @@ export function createWebhooks(deps: {
     const now = deps.clock.now();
     if (cached !== null && now - cached.checkedAt < VERSION_CHECK_MS) return cached.accounts;
     const version = deps.accounts.version();
-    if (cached?.version !== version) cached = { version, checkedAt: now, accounts: deps.accounts.list(null).filter((account) => account.provider !== null) };
+    if (cached?.version !== version)
+      cached = {
+        version,
+        checkedAt: now,
+        accounts: deps.accounts.list(null).filter((account) => account.provider !== null),
+      };
     else cached.checkedAt = now;
     return cached.accounts;
   };
@@ -63,7 +68,9 @@ export function createWebhooks(deps: {
       createPostmarkAdapter(),
     ],
     settingsOf: (tenantId, provider) =>
-      accounts().flatMap((account): WebhookSettings[] => (account.tenantId === tenantId && account.provider?.provider === provider ? [account.provider] : [])),
+      accounts().flatMap((account): WebhookSettings[] =>
+        account.tenantId === tenantId && account.provider?.provider === provider ? [account.provider] : [],
+      ),
     ledger: deps.ledger,
     policy: deps.policy,
     telemetry: deps.telemetry,

@@ -47,15 +47,40 @@ export function createWork(ctx: DaemonContext) {
     telemetry: metrics.reports,
   });
   // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
-  const submissions = createSubmissionService({ store, queue: store.queue, messages: store.messages, clock, ids, wake, defer: setImmediate });
+  const submissions = createSubmissionService({
+    store,
+    queue: store.queue,
+    messages: store.messages,
+    clock,
+    ids,
+    wake,
+    defer: setImmediate,
+  });
   const maxAgeSeconds = settings.maxMessageAgeSeconds;
   // Fleet mode: a window the fleet used up shows as rate_limited in a message's waiting reasons.
   const waitingQueue = { usage: ctx.node.waitingUsage(store.queue.usage), suppressed: store.queue.suppressed };
-  const created = createMessageCommands({ store, messages: store.messages, queue: waitingQueue, clock, ids, wake, maxAgeSeconds });
+  const created = createMessageCommands({
+    store,
+    messages: store.messages,
+    queue: waitingQueue,
+    clock,
+    ids,
+    wake,
+    maxAgeSeconds,
+  });
   // Fleet mode: the commands' shared writes go to the fleet's bucket first.
   const commands: MessageCommands = ctx.node.shareCommands(created);
   const yieldTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
-  const bulk = createBulkCommands({ store, messages: store.messages, selection: store.selection, commands, clock, ids, wake, yieldTurn });
+  const bulk = createBulkCommands({
+    store,
+    messages: store.messages,
+    selection: store.selection,
+    commands,
+    clock,
+    ids,
+    wake,
+    yieldTurn,
+  });
   const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);
   return { delivery, wake, reports, submissions, commands, bulk, parsing };
 }

@@ -49,7 +49,11 @@ export function listEnvKeys(): EnvKey[] {
       continue;
     }
     for (const [key, inner] of Object.entries(shape)) {
-      keys.push({ path: [name, key], variable: `${ENV_PREFIX}${name.toUpperCase()}_${key.toUpperCase()}`, kind: baseKind(inner) });
+      keys.push({
+        path: [name, key],
+        variable: `${ENV_PREFIX}${name.toUpperCase()}_${key.toUpperCase()}`,
+        kind: baseKind(inner),
+      });
     }
   }
   return keys;
@@ -88,7 +92,10 @@ export interface EnvOverrideResult {
 }
 
 /** Writes the overrides into `target` (a parsed TOML document) and reports what it did. */
-export function applyEnvOverrides(target: Record<string, unknown>, env: Record<string, string | undefined>): EnvOverrideResult {
+export function applyEnvOverrides(
+  target: Record<string, unknown>,
+  env: Record<string, string | undefined>,
+): EnvOverrideResult {
   const sources = new Map<string, string>();
   const known = new Set<string>();
   for (const key of listEnvKeys()) {
@@ -101,12 +108,17 @@ export function applyEnvOverrides(target: Record<string, unknown>, env: Record<s
     } else {
       const [section, name] = key.path;
       const existing = target[section];
-      const table = typeof existing === 'object' && existing !== null && !Array.isArray(existing) ? (existing as Record<string, unknown>) : {};
+      const table =
+        typeof existing === 'object' && existing !== null && !Array.isArray(existing)
+          ? (existing as Record<string, unknown>)
+          : {};
       table[name] = value;
       target[section] = table;
     }
     sources.set(key.path.join('.'), key.variable);
   }
-  const unknown = Object.keys(env).filter((name) => name.startsWith(ENV_PREFIX) && !known.has(name) && !RESERVED_ENV.has(name));
+  const unknown = Object.keys(env).filter(
+    (name) => name.startsWith(ENV_PREFIX) && !known.has(name) && !RESERVED_ENV.has(name),
+  );
   return { sources, unknown };
 }

@@ -2,7 +2,13 @@ export { configSchema, type Config } from './schema.js';
 export { parseConfig, type ParseConfigResult } from './parse-config.js';
 export { loadConfig } from './load-config.js';
 export { listEnvKeys } from './env-overrides.js';
-export { parseListenAddress, formatListenAddress, isWildcard, localHttpUrl, type ListenAddress } from './listen-address.js';
+export {
+  parseListenAddress,
+  formatListenAddress,
+  isWildcard,
+  localHttpUrl,
+  type ListenAddress,
+} from './listen-address.js';
 export { parseNetwork, type Network } from './network.js';
 export { redactConfig, REDACTED } from './redact.js';
 export { daemonSettings, type DaemonSettings } from './settings.js';

@@ -50,7 +50,11 @@ describe('parseConfig', () => {
       '[http]\nadmin_token = "same-token-0123456789"\nmetrics_token = "same-token-0123456789"\n',
       /^http\.metrics_token: must differ from admin_token/,
     ],
-    ['bad secret key', '[security]\nsecret_key = "bm90IDMyIGJ5dGVz"\n', /^security\.secret_key: expected 32 random bytes/],
+    [
+      'bad secret key',
+      '[security]\nsecret_key = "bm90IDMyIGJ5dGVz"\n',
+      /^security\.secret_key: expected 32 random bytes/,
+    ],
     ['bad subject prefix', '[nats]\nsubject_prefix = "a..b"\n', /^nats\.subject_prefix: /],
     ['section given as a value', 'http = 5\n', /^http: /],
   ])('names the key on %s', (_kind, toml, pattern) => {
@@ -60,14 +64,23 @@ describe('parseConfig', () => {
   });
 
   it('takes the metrics token from MAILPROXY_HTTP_METRICS_TOKEN, none by default', () => {
-    expect(parseConfig(null, {}).ok && (parseConfig(null, {}) as { config: { http: { metrics_token: string } } }).config.http.metrics_token).toBe('');
-    const result = parseConfig('[http]\nmetrics_token = "from-the-file-0123456789"\n', { MAILPROXY_HTTP_METRICS_TOKEN: 'prometheus-scrape-0123456789' });
+    expect(
+      parseConfig(null, {}).ok &&
+        (parseConfig(null, {}) as { config: { http: { metrics_token: string } } }).config.http.metrics_token,
+    ).toBe('');
+    const result = parseConfig('[http]\nmetrics_token = "from-the-file-0123456789"\n', {
+      MAILPROXY_HTTP_METRICS_TOKEN: 'prometheus-scrape-0123456789',
+    });
     expect(result.ok && result.config.http.metrics_token).toBe('prometheus-scrape-0123456789');
   });
 
   it('lists every problem at once', () => {
     const problems = problemsOf('[http]\nlisten = "nope"\nmax_body_bytes = 0\n[log]\nlevel = 3\n');
-    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual(['http.listen', 'http.max_body_bytes', 'log.level']);
+    expect(problems.map((problem) => problem.split(':')[0]).sort()).toEqual([
+      'http.listen',
+      'http.max_body_bytes',
+      'log.level',
+    ]);
   });
 
   it('names the environment variable a bad value came from', () => {
@@ -95,7 +108,9 @@ describe('[fleet]', () => {
       'fleet.node_id: a fleet node needs a node_id, unique in the fleet',
       'fleet.enabled: fleet mode needs nats.url (the cluster)',
     ]);
-    expect(parseConfig('[fleet]\nenabled = true\nnode_id = "n1"\n[nats]\nurl = "nats://127.0.0.1:4222"\n', {}).ok).toBe(true);
+    expect(parseConfig('[fleet]\nenabled = true\nnode_id = "n1"\n[nats]\nurl = "nats://127.0.0.1:4222"\n', {}).ok).toBe(
+      true,
+    );
   });
 
   it('refuses a node timeout that one late heartbeat would trip', () => {

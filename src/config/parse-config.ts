@@ -8,7 +8,11 @@ import { configSchema, type Config } from './schema.js';
 
 export type ParseConfigResult = { ok: true; config: Readonly<Config> } | { ok: false; problems: string[] };
 
-export function parseConfig(tomlText: string | null, env: Record<string, string | undefined>, sourceName = 'config'): ParseConfigResult {
+export function parseConfig(
+  tomlText: string | null,
+  env: Record<string, string | undefined>,
+  sourceName = 'config',
+): ParseConfigResult {
   let document: Record<string, unknown> = {};
   if (tomlText !== null) {
     try {
@@ -26,7 +30,10 @@ export function parseConfig(tomlText: string | null, env: Record<string, string 
   const parsed = configSchema.safeParse(document);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys.map((key) => [...issue.path, key].join('.')) : [issue.path.join('.')];
+      const keys =
+        issue.code === 'unrecognized_keys'
+          ? issue.keys.map((key) => [...issue.path, key].join('.'))
+          : [issue.path.join('.')];
       for (const key of keys) {
         const from = sources.get(key);
         const label = key === '' ? sourceName : key;

@@ -8,28 +8,47 @@ import { parseListenAddress } from './listen-address.js';
 import { parseNetwork } from './network.js';
 import { fleetSection, natsSection } from './nats-schema.js';
 
-const listen = z.string().refine((text) => parseListenAddress(text) !== null, { message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000' });
+const listen = z
+  .string()
+  .refine((text) => parseListenAddress(text) !== null, {
+    message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000',
+  });
 
 /** A listen address, or empty for "no listener". */
 const optionalListen = z
   .string()
-  .refine((text) => text === '' || parseListenAddress(text) !== null, { message: 'expected host:port (e.g. 127.0.0.1:2525), or empty for none' });
+  .refine((text) => text === '' || parseListenAddress(text) !== null, {
+    message: 'expected host:port (e.g. 127.0.0.1:2525), or empty for none',
+  });
 
 /** An unauthenticated client network mapped to a tenant (and optionally an account). */
 const trustedNetwork = z
   .object({
-    network: z.string().refine((text) => parseNetwork(text) !== null, { message: 'expected an address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8' }),
+    network: z
+      .string()
+      .refine((text) => parseNetwork(text) !== null, {
+        message: 'expected an address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8',
+      }),
     tenant_id: z.string().min(1),
     account_id: z.string().min(1).optional(),
   })
   .strict();
 
 const optionalSecret = (minLength: number, what: string) =>
-  z.string().refine((text) => text === '' || text.length >= minLength, { message: `${what} must be empty or at least ${minLength} characters` });
+  z
+    .string()
+    .refine((text) => text === '' || text.length >= minLength, {
+      message: `${what} must be empty or at least ${minLength} characters`,
+    });
 
-const base64Key32 = z.string().refine((text) => text === '' || (/^[A-Za-z0-9+/]+={0,2}$/.test(text.trim()) && Buffer.from(text, 'base64').length === 32), {
-  message: 'expected 32 random bytes, base64-encoded (openssl rand -base64 32), or empty',
-});
+const base64Key32 = z
+  .string()
+  .refine(
+    (text) => text === '' || (/^[A-Za-z0-9+/]+={0,2}$/.test(text.trim()) && Buffer.from(text, 'base64').length === 32),
+    {
+      message: 'expected 32 random bytes, base64-encoded (openssl rand -base64 32), or empty',
+    },
+  );
 
 const positiveInt = z.number().int().positive();
 
@@ -107,7 +126,10 @@ export const configSchema = z
         tls_key_file: z.string().default(''),
         hostname: z
           .string()
-          .regex(/^$|^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/, 'a host name')
+          .regex(
+            /^$|^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/,
+            'a host name',
+          )
           .default(''),
         allow_insecure_auth: z.boolean().default(false),
         max_message_bytes: positiveInt.default(25 * 1024 * 1024),
@@ -133,7 +155,11 @@ export const configSchema = z
           });
         }
         if (smtp.tls_listen !== '' && smtp.tls_cert_file === '') {
-          ctx.addIssue({ code: 'custom', path: ['tls_listen'], message: 'an implicit-TLS listener needs tls_cert_file and tls_key_file' });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['tls_listen'],
+            message: 'an implicit-TLS listener needs tls_cert_file and tls_key_file',
+          });
         }
       })
       .prefault({}),

@@ -22,16 +22,22 @@ describe('the daemon settings', () => {
   });
 
   it('parse the listen addresses and trusted networks once, and say "none" as null', () => {
-    const settings = settingsOf('[http]\nlisten = "[::1]:8080"\n[smtp]\nlisten = ""\ntrusted_networks = [{ network = "10.0.0.0/8", tenant_id = "acme" }]\n');
+    const settings = settingsOf(
+      '[http]\nlisten = "[::1]:8080"\n[smtp]\nlisten = ""\ntrusted_networks = [{ network = "10.0.0.0/8", tenant_id = "acme" }]\n',
+    );
     expect(settings.http.listen).toEqual({ host: '::1', port: 8080 });
     expect(settings.smtp.listen).toBeNull();
-    expect(settings.smtp.trustedNetworks).toEqual([{ address: '10.0.0.0', prefix: 8, family: 'ipv4', tenantId: 'acme', accountId: null }]);
+    expect(settings.smtp.trustedNetworks).toEqual([
+      { address: '10.0.0.0', prefix: 8, family: 'ipv4', tenantId: 'acme', accountId: null },
+    ]);
     expect(settings.mirror).toBeNull();
     expect(settings.retention.pecReceiptsMs).toBeNull();
   });
 
   it("list the instance bounce mailbox before the tenants' own", () => {
-    const settings = settingsOf('[bounce]\nhost = "imap.example"\n[[bounce.tenant_mailboxes]]\ntenant_id = "acme"\nhost = "imap.acme.example"\n');
+    const settings = settingsOf(
+      '[bounce]\nhost = "imap.example"\n[[bounce.tenant_mailboxes]]\ntenant_id = "acme"\nhost = "imap.acme.example"\n',
+    );
     expect(settings.bounce.mailboxes.map((mailbox) => [mailbox.name, mailbox.tenantId])).toEqual([
       ['default', null],
       ['tenant:acme', 'acme'],

@@ -24,7 +24,11 @@ const mailboxOf = (name: string, tenantId: string | null, mailbox: MailboxConfig
   user: mailbox.user,
   password: mailbox.password,
   folder: mailbox.folder,
-  folders: { processed: mailbox.processed_folder, unmatched: mailbox.unmatched_folder, not_bounce: mailbox.not_bounce_folder },
+  folders: {
+    processed: mailbox.processed_folder,
+    unmatched: mailbox.unmatched_folder,
+    not_bounce: mailbox.not_bounce_folder,
+  },
   verpReturnPath: mailbox.verp_return_path,
   markSeen: true,
 });
@@ -54,7 +58,11 @@ const httpSettings = ({ http }: Readonly<Config>) => ({
   listen: endpoint(http.listen, 'http.listen') as ListenAddress,
   maxBodyBytes: http.max_body_bytes,
   parseThreads: http.parse_threads,
-  parser: { maxBatchMessages: http.max_batch_messages, maxMessageBytes: http.max_message_bytes, maxRecipients: http.max_recipients },
+  parser: {
+    maxBatchMessages: http.max_batch_messages,
+    maxMessageBytes: http.max_message_bytes,
+    maxRecipients: http.max_recipients,
+  },
   authThrottle: { maxFailures: http.auth_max_failures, windowMs: http.auth_failure_window_seconds * SECOND },
 });
 
@@ -75,7 +83,11 @@ const smtpSettings = ({ smtp }: Readonly<Config>) => ({
   greetingDelayMs: smtp.greeting_delay_ms,
   addReceivedHeader: smtp.add_received_header,
   allowInsecureAuth: smtp.allow_insecure_auth,
-  trustedNetworks: smtp.trusted_networks.map((entry) => ({ ...network(entry.network), tenantId: entry.tenant_id, accountId: entry.account_id ?? null })),
+  trustedNetworks: smtp.trusted_networks.map((entry) => ({
+    ...network(entry.network),
+    tenantId: entry.tenant_id,
+    accountId: entry.account_id ?? null,
+  })),
 });
 
 /** The NATS mirror: null when no NATS URL is set. */
@@ -98,7 +110,9 @@ function mirrorSettings({ nats, fleet, log }: Readonly<Config>) {
     publisherThread: nats.publisher_thread ? { logLevel: log.level } : null,
     publishTimeoutMs: nats.publish_timeout_seconds * SECOND,
     connectTimeoutMs: nats.connect_timeout_seconds * SECOND,
-    commands: nats.commands ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND } : null,
+    commands: nats.commands
+      ? { durable: nats.consumer, maxDeliver: nats.max_deliver, ackWaitMs: nats.ack_wait_seconds * SECOND }
+      : null,
   };
 }
 
@@ -207,7 +221,12 @@ export function daemonSettings(config: Readonly<Config>) {
     shutdownMs: config.shutdown_timeout_seconds * SECOND,
     maxDatabaseBytes: config.max_database_mb * 1024 * 1024,
     logLevel: config.log.level,
-    keys: { dataDir: config.data_dir, secretKey: config.security.secret_key, adminToken: http.admin_token, metricsToken: http.metrics_token },
+    keys: {
+      dataDir: config.data_dir,
+      secretKey: config.security.secret_key,
+      adminToken: http.admin_token,
+      metricsToken: http.metrics_token,
+    },
     http: httpSettings(config),
     smtp: smtpSettings(config),
     mirror: mirrorSettings(config),

@@ -36,7 +36,10 @@ describe('addr-spec validation', () => {
 describe('mailbox parsing', () => {
   it('reads a bare address and a display-name form', () => {
     expect(parseMailbox('user@example.com')).toEqual({ name: null, address: 'user@example.com' });
-    expect(parseMailbox('ACME Billing <billing@acme.example>')).toEqual({ name: 'ACME Billing', address: 'billing@acme.example' });
+    expect(parseMailbox('ACME Billing <billing@acme.example>')).toEqual({
+      name: 'ACME Billing',
+      address: 'billing@acme.example',
+    });
     expect(parseMailbox('"Doe, John" <john@example.com>')).toEqual({ name: 'Doe, John', address: 'john@example.com' });
   });
 

@@ -62,4 +62,5 @@ export function isAppError(value: unknown): value is AppError<string> {
   return value instanceof AppError;
 }
 
-export const notFound = (what: string, id: string): AppError => new AppError('NOT_FOUND', `${what} not found`, { details: { [what]: id } });
+export const notFound = (what: string, id: string): AppError =>
+  new AppError('NOT_FOUND', `${what} not found`, { details: { [what]: id } });

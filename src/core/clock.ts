@@ -11,7 +11,9 @@ export interface IdSource {
 }
 
 /** Epoch milliseconds -> the API's epoch seconds (`_ts`); no instant (null, or a time never planned) is null. */
-export const epochSeconds = (at: number | null): number | null => (at === null || !Number.isFinite(at) ? null : Math.floor(at / 1000));
+export const epochSeconds = (at: number | null): number | null =>
+  at === null || !Number.isFinite(at) ? null : Math.floor(at / 1000);
 
 /** Whole seconds from `at` to `now`, never negative; null without an `at`. */
-export const ageSeconds = (at: number | null, now: number): number | null => (at === null ? null : Math.max(0, Math.floor((now - at) / 1000)));
+export const ageSeconds = (at: number | null, now: number): number | null =>
+  at === null ? null : Math.max(0, Math.floor((now - at) / 1000));

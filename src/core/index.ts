@@ -7,7 +7,16 @@ export { ageSeconds, epochSeconds } from './clock.js';
 export type { Clock, IdSource } from './clock.js';
 export { IDENTIFIER_PATTERN } from './identifiers.js';
 export type { Logger } from './logger.js';
-export type { AccountRepository, AdminStore, AdminTokenVerifier, ApiKeyIssuer, ChangeLog, SecretBox, TenantRepository, Transactor } from './ports.js';
+export type {
+  AccountRepository,
+  AdminStore,
+  AdminTokenVerifier,
+  ApiKeyIssuer,
+  ChangeLog,
+  SecretBox,
+  TenantRepository,
+  Transactor,
+} from './ports.js';
 export { deliveryFanOut } from './telemetry.js';
 export type {
   AuthFailure,

@@ -29,7 +29,13 @@ export interface HttpAnswer {
   body: Buffer;
 }
 
-export function attachmentUnavailable(filename: string, cause: string, transient: boolean, extra: Record<string, unknown> = {}, error?: unknown): AppError {
+export function attachmentUnavailable(
+  filename: string,
+  cause: string,
+  transient: boolean,
+  extra: Record<string, unknown> = {},
+  error?: unknown,
+): AppError {
   return new AppError('ATTACHMENT_UNAVAILABLE', `attachment ${filename} unavailable: ${cause}`, {
     transient,
     details: { filename, ...extra },
@@ -43,11 +49,18 @@ function transportError(error: unknown, exchange: HttpExchange): AppError {
   const code = (error as NodeJS.ErrnoException).code;
   const reason = errorText(error);
   // A refusal by the SSRF guard will not change on retry.
-  return attachmentUnavailable(exchange.filename, reason, code !== FORBIDDEN_ADDRESS, code === undefined ? {} : { errorCode: code });
+  return attachmentUnavailable(
+    exchange.filename,
+    reason,
+    code !== FORBIDDEN_ADDRESS,
+    code === undefined ? {} : { errorCode: code },
+  );
 }
 
 function tooLarge(exchange: HttpExchange): AppError {
-  return attachmentUnavailable(exchange.filename, `larger than ${exchange.maxBytes} bytes`, false, { maxBytes: exchange.maxBytes });
+  return attachmentUnavailable(exchange.filename, `larger than ${exchange.maxBytes} bytes`, false, {
+    maxBytes: exchange.maxBytes,
+  });
 }
 
 function readCapped(response: IncomingMessage, exchange: HttpExchange): Promise<Buffer> {
@@ -77,13 +90,25 @@ function readCapped(response: IncomingMessage, exchange: HttpExchange): Promise<
 export function exchangeHttp(exchange: HttpExchange): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const client = exchange.url.protocol === 'https:' ? https : http;
-    const headers = exchange.body === null ? exchange.headers : { ...exchange.headers, 'content-length': String(exchange.body.length) };
+    const headers =
+      exchange.body === null
+        ? exchange.headers
+        : { ...exchange.headers, 'content-length': String(exchange.body.length) };
     // No agent: a pooled socket could have been connected without the guard.
     const request = client.request(
       exchange.url,
-      { method: exchange.method, headers, signal: exchange.signal, agent: false, ...(exchange.lookup ? { lookup: exchange.lookup } : {}) },
+      {
+        method: exchange.method,
+        headers,
+        signal: exchange.signal,
+        agent: false,
+        ...(exchange.lookup ? { lookup: exchange.lookup } : {}),
+      },
       (response) => {
-        readCapped(response, exchange).then((body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }), reject);
+        readCapped(response, exchange).then(
+          (body) => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }),
+          reject,
+        );
       },
     );
     request.on('error', (error) => reject(transportError(error, exchange)));

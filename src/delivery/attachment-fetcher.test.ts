@@ -23,7 +23,12 @@ async function startPeer(handler: Handler): Promise<{ base: string; port: number
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const recorded = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks) };
+      const recorded = {
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(chunks),
+      };
       requests.push(recorded);
       handler(recorded, response);
     });
@@ -74,7 +79,12 @@ describe('base64 attachments', () => {
 
   it('decodes the content, with or without a data: prefix', async () => {
     expect(await fetcher.fetch(spec('base64', CONTENT.toString('base64')), NO_TENANT)).toEqual(CONTENT);
-    expect(await fetcher.fetch(spec('base64', `data:application/octet-stream;base64,${CONTENT.toString('base64')}`), NO_TENANT)).toEqual(CONTENT);
+    expect(
+      await fetcher.fetch(
+        spec('base64', `data:application/octet-stream;base64,${CONTENT.toString('base64')}`),
+        NO_TENANT,
+      ),
+    ).toEqual(CONTENT);
   });
 
   it('refuses content that is not base64, permanently', async () => {
@@ -104,7 +114,11 @@ describe('http_url attachments', () => {
   it('re-checks every redirect hop and refuses one to a loopback address', async () => {
     const peer = await startPeer(serve(302, '', { location: 'http://127.0.0.2/secret' }));
     // Only the first hop's address is trusted here, standing in for a public server.
-    const guarded = createAttachmentFetcher({ ...OPTIONS, allowPrivateAddresses: false, isForbiddenAddress: (address) => address !== '127.0.0.1' });
+    const guarded = createAttachmentFetcher({
+      ...OPTIONS,
+      allowPrivateAddresses: false,
+      isForbiddenAddress: (address) => address !== '127.0.0.1',
+    });
     const error = await failure(guarded.fetch(spec('http_url', `${peer.base}/start`), NO_TENANT));
     expect(error.message).toMatch(/127\.0\.0\.2 not allowed/);
     expect(peer.requests).toHaveLength(1);
@@ -130,7 +144,9 @@ describe('http_url attachments', () => {
   it('gives up after timeoutMs on a server that never answers, as a transient failure', async () => {
     const peer = await startPeer(() => undefined);
     const startedAt = Date.now();
-    const error = await failure(createAttachmentFetcher({ ...OPTIONS, timeoutMs: 200 }).fetch(spec('http_url', `${peer.base}/hang`), NO_TENANT));
+    const error = await failure(
+      createAttachmentFetcher({ ...OPTIONS, timeoutMs: 200 }).fetch(spec('http_url', `${peer.base}/hang`), NO_TENANT),
+    );
     expect(error.transient).toBe(true);
     expect(error.message).toMatch(/timed out/);
     expect(Date.now() - startedAt).toBeLessThan(3_000);
@@ -139,7 +155,8 @@ describe('http_url attachments', () => {
   it('refuses a body over maxBytes, declared or streamed, permanently', async () => {
     const big = Buffer.alloc(4096, 7);
     const peer = await startPeer((request, response) => {
-      if (request.url === '/declared') return void response.writeHead(200, { 'content-length': String(big.length) }).end(big);
+      if (request.url === '/declared')
+        return void response.writeHead(200, { 'content-length': String(big.length) }).end(big);
       response.writeHead(200);
       response.write(big.subarray(0, 1000));
       response.end(big.subarray(1000));
@@ -187,15 +204,27 @@ describe('endpoint attachments', () => {
   });
 
   it('sends basic credentials and decodes a JSON {content} answer', async () => {
-    const peer = await startPeer(serve(200, JSON.stringify({ content: CONTENT.toString('base64') }), { 'content-type': 'application/json; charset=utf-8' }));
-    const tenant = { clientBaseUrl: peer.base, clientAttachmentPath: 'att', clientAuth: { method: 'basic', user: 'ann', password: 'p:ss' } } as const;
+    const peer = await startPeer(
+      serve(200, JSON.stringify({ content: CONTENT.toString('base64') }), {
+        'content-type': 'application/json; charset=utf-8',
+      }),
+    );
+    const tenant = {
+      clientBaseUrl: peer.base,
+      clientAttachmentPath: 'att',
+      clientAuth: { method: 'basic', user: 'ann', password: 'p:ss' },
+    } as const;
     expect(await fetcher.fetch(spec('endpoint', 'x'), tenant)).toEqual(CONTENT);
     expect(peer.requests[0]?.headers['authorization']).toBe(`Basic ${Buffer.from('ann:p:ss').toString('base64')}`);
   });
 
   it('sends no Authorization header when the tenant has none', async () => {
     const peer = await startPeer(serve(200, CONTENT));
-    await fetcher.fetch(spec('endpoint', 'x'), { clientBaseUrl: peer.base, clientAttachmentPath: '/att', clientAuth: null });
+    await fetcher.fetch(spec('endpoint', 'x'), {
+      clientBaseUrl: peer.base,
+      clientAttachmentPath: '/att',
+      clientAuth: null,
+    });
     expect(peer.requests[0]?.headers['authorization']).toBeUndefined();
   });
 
@@ -207,7 +236,13 @@ describe('endpoint attachments', () => {
 
   it('reports a non-2xx answer as a transient failure', async () => {
     const peer = await startPeer(serve(404, 'no'));
-    const error = await failure(fetcher.fetch(spec('endpoint', 'x'), { clientBaseUrl: peer.base, clientAttachmentPath: '/att', clientAuth: null }));
+    const error = await failure(
+      fetcher.fetch(spec('endpoint', 'x'), {
+        clientBaseUrl: peer.base,
+        clientAttachmentPath: '/att',
+        clientAuth: null,
+      }),
+    );
     expect(error.transient).toBe(true);
     expect(error.details).toMatchObject({ status: 404 });
   });

@@ -64,10 +64,20 @@ async function fromUrl(spec: AttachmentSpec, options: AttachmentFetcherOptions):
     // Every hop is checked again: a redirect may point anywhere.
     const refusal = refuseUrl(url, isForbidden);
     if (refusal !== null) throw attachmentUnavailable(spec.filename, refusal, false);
-    const answer = await exchangeHttp({ url, method: 'GET', headers: {}, body: null, signal, maxBytes: options.maxBytes, filename: spec.filename, lookup });
+    const answer = await exchangeHttp({
+      url,
+      method: 'GET',
+      headers: {},
+      body: null,
+      signal,
+      maxBytes: options.maxBytes,
+      filename: spec.filename,
+      lookup,
+    });
     const location = answer.headers.location;
     if (!REDIRECT_STATUSES.has(answer.status) || location === undefined) return expectSuccess(answer, spec.filename);
-    if (hop === MAX_REDIRECTS) throw attachmentUnavailable(spec.filename, `more than ${MAX_REDIRECTS} redirects`, false);
+    if (hop === MAX_REDIRECTS)
+      throw attachmentUnavailable(spec.filename, `more than ${MAX_REDIRECTS} redirects`, false);
     url = parseUrl(location, spec.filename, url);
   }
 }
@@ -95,12 +105,23 @@ function endpointContent(answer: HttpAnswer, filename: string): Buffer {
   return bytes;
 }
 
-async function fromEndpoint(spec: AttachmentSpec, tenant: BuildRequest['tenant'], options: AttachmentFetcherOptions): Promise<Buffer> {
+async function fromEndpoint(
+  spec: AttachmentSpec,
+  tenant: BuildRequest['tenant'],
+  options: AttachmentFetcherOptions,
+): Promise<Buffer> {
   const { clientBaseUrl, clientAttachmentPath } = tenant;
   if (!clientBaseUrl || !clientAttachmentPath) {
-    throw attachmentUnavailable(spec.filename, 'the tenant has no client_base_url and client_attachment_path for endpoint attachments', false);
+    throw attachmentUnavailable(
+      spec.filename,
+      'the tenant has no client_base_url and client_attachment_path for endpoint attachments',
+      false,
+    );
   }
-  const url = parseUrl(`${clientBaseUrl.replace(/\/+$/, '')}/${clientAttachmentPath.replace(/^\/+/, '')}`, spec.filename);
+  const url = parseUrl(
+    `${clientBaseUrl.replace(/\/+$/, '')}/${clientAttachmentPath.replace(/^\/+/, '')}`,
+    spec.filename,
+  );
   // The tenant's own configured server: the scheme is checked, the private-address guard is not applied.
   const refusal = refuseUrl(url, null);
   if (refusal !== null) throw attachmentUnavailable(spec.filename, refusal, false);

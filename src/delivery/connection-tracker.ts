@@ -26,7 +26,10 @@ export interface ConnectionTracker {
   inUse(): number;
 }
 
-export function createConnectionTracker(maxConnections: number, now: () => number = () => performance.now()): ConnectionTracker {
+export function createConnectionTracker(
+  maxConnections: number,
+  now: () => number = () => performance.now(),
+): ConnectionTracker {
   let open = 0;
   let busy = 0;
   const waiting: Ticket[] = [];

@@ -57,7 +57,11 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     allowPrivateAttachmentUrls: settings.allowPrivateAttachmentUrls,
     hostname: deps.hostname,
   };
-  const threads = { composeThreads: settings.composeThreads, relayThreads: settings.relayThreads, logLevel: deps.logLevel };
+  const threads = {
+    composeThreads: settings.composeThreads,
+    relayThreads: settings.relayThreads,
+    logLevel: deps.logLevel,
+  };
   const handoff = createThreadedHandoff(handoffSettings, threads, deps.log);
   const dispatcher = createDispatcher({
     queue: deps.queue,
@@ -76,7 +80,11 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
   return {
     dispatcher,
     handoff,
-    dispatching: { name: 'dispatcher', start: () => dispatcher.start(), stop: (budget) => dispatcher.stop(budget.waitLeft()) },
+    dispatching: {
+      name: 'dispatcher',
+      start: () => dispatcher.start(),
+      stop: (budget) => dispatcher.stop(budget.waitLeft()),
+    },
     relaying: { name: 'relay-threads', stop: (budget) => within(handoff.close(), budget.left() / 2) },
   };
 }

@@ -23,7 +23,15 @@ export type DispatchLanes = ReturnType<typeof createDispatchLanes>;
 /** Claimed messages that will not be sent now go back to the queue, their attempt not spent. */
 function release(outcomes: OutcomeBatcher, messages: readonly ClaimedMessage[], at: number, reason: string): void {
   for (const message of messages) {
-    outcomes.add({ pk: message.pk, attempt: message.attempts, at, kind: 'released', reason, replyCode: null, enhancedStatus: null });
+    outcomes.add({
+      pk: message.pk,
+      attempt: message.attempts,
+      at,
+      kind: 'released',
+      reason,
+      replyCode: null,
+      enhancedStatus: null,
+    });
   }
 }
 
@@ -87,7 +95,10 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
     /** An account over its limit with `limit_behavior = reject`: these end in error. */
     reject: (messages: readonly ClaimedMessage[], now: number): void => reject(outcomes, messages, now),
     /** Messages this process holds (ready or on the wire): their leases are not expired, however old. */
-    heldPks: (): number[] => [...sends.onWire(), ...[...lanes.values()].flatMap((lane) => lane.ready.map((message) => message.pk))],
+    heldPks: (): number[] => [
+      ...sends.onWire(),
+      ...[...lanes.values()].flatMap((lane) => lane.ready.map((message) => message.pk)),
+    ],
     flush: (): void => outcomes.flush(),
     /** Resolves when every send in flight has finished and its outcome is recorded. */
     idle: sends.idle,

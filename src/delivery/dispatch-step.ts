@@ -75,7 +75,14 @@ function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Se
   const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
   if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
   const usage = fleet?.usage ?? local;
-  const plan = planClaim({ account, window: laneWindow(lane), held: lane.ready.length + lane.sending, claimBatch: deps.claimBatch, usage, now });
+  const plan = planClaim({
+    account,
+    window: laneWindow(lane),
+    held: lane.ready.length + lane.sending,
+    claimBatch: deps.claimBatch,
+    usage,
+    now,
+  });
   if (plan.kind === 'none') return nothing(null); // a finishing send wakes us
   if (plan.kind === 'wait_for_budget') {
     const due = queue.nextDueAt(account.tenantId, account.id);
@@ -94,7 +101,8 @@ function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Se
   deps.telemetry.claimed(performance.now() - claimStartedAt);
   if (plan.reject) lanes.reject(claimed, now);
   else lanes.offer(lane, claimed);
-  if (gate !== undefined && limited && !plan.reject && claimed.length > 0) gate.claimed(account, limits, claimed.length, now);
+  if (gate !== undefined && limited && !plan.reject && claimed.length > 0)
+    gate.claimed(account, limits, claimed.length, now);
   return {
     claimed: claimed.length,
     full: claimed.length === plan.limit,
@@ -129,7 +137,8 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
       const served = serveAccount(deps, account, now);
       claimed += served.claimed;
       full ||= served.full;
-      if (served.wakeAt !== null) nextWakeAt = nextWakeAt === null ? served.wakeAt : Math.min(nextWakeAt, served.wakeAt);
+      if (served.wakeAt !== null)
+        nextWakeAt = nextWakeAt === null ? served.wakeAt : Math.min(nextWakeAt, served.wakeAt);
     }
     // A claim that took all it was allowed may have left more due right now: the next step
     // follows at once. One that took less took all that was due; stepping again at once would

@@ -41,7 +41,11 @@ export interface DispatcherDeps {
 }
 
 const noReturnPath = (): null => null;
-const noTelemetry: DeliveryTelemetry = { handedOff: () => undefined, attempted: () => undefined, claimed: () => undefined };
+const noTelemetry: DeliveryTelemetry = {
+  handedOff: () => undefined,
+  attempted: () => undefined,
+  claimed: () => undefined,
+};
 /** After a step that failed (the store refused): try again in a second. */
 const RETRY_MS = 1000;
 /**

@@ -19,7 +19,8 @@ import {
 } from './handoff.js';
 
 /** What a relay thread is asked (relay.thread.ts). */
-export type RelayTask = { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };
+export type RelayTask =
+  { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };
 
 export interface HandoffThreads {
   composeThreads: number;
@@ -30,7 +31,8 @@ export interface HandoffThreads {
 
 export function createThreadedHandoff(settings: HandoffSettings, threads: HandoffThreads, log: Logger): Handoff {
   if (threads.relayThreads === 0) {
-    const composer = threads.composeThreads === 0 ? createComposer(settings) : threadedComposer(threads.composeThreads, settings, log);
+    const composer =
+      threads.composeThreads === 0 ? createComposer(settings) : threadedComposer(threads.composeThreads, settings, log);
     return chainHandoff(composer, createSender(settings, log.child({ component: 'relay' })));
   }
   const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>({
@@ -42,7 +44,8 @@ export function createThreadedHandoff(settings: HandoffSettings, threads: Handof
   });
   const affinity = (account: { tenantId: string; id: string }): string => `${account.tenantId}/${account.id}`;
   // Each account's pool lives in one relay thread: ask them all.
-  const connections = async (): Promise<RelayConnections[]> => ((await relays.broadcast({ kind: 'connections' })) as RelayConnections[][]).flat();
+  const connections = async (): Promise<RelayConnections[]> =>
+    ((await relays.broadcast({ kind: 'connections' })) as RelayConnections[][]).flat();
   if (threads.composeThreads === 0) {
     // No compose threads: each relay thread composes what it sends.
     return {
@@ -73,5 +76,8 @@ function threadedComposer(threads: number, settings: HandoffSettings, log: Logge
     data: { settings },
   });
   const local = createComposer(settings);
-  return { compose: (job) => (job.raw === null ? composers.run(job) : local.compose(job)), close: () => composers.close() };
+  return {
+    compose: (job) => (job.raw === null ? composers.run(job) : local.compose(job)),
+    close: () => composers.close(),
+  };
 }

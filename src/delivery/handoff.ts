@@ -30,7 +30,8 @@ export interface SendJob {
 export type ComposeJob = Omit<HandoffJob, 'account'>;
 
 export type ComposeOutcome =
-  { built: true; raw: Uint8Array; envelope: Envelope; messageIdHeader: string } | { built: false; reason: string; transient: boolean };
+  | { built: true; raw: Uint8Array; envelope: Envelope; messageIdHeader: string }
+  | { built: false; reason: string; transient: boolean };
 
 export interface Composer {
   compose(job: ComposeJob): Promise<ComposeOutcome>;
@@ -59,17 +60,29 @@ export function createComposer(settings: HandoffSettings): Composer {
     maxBytes: settings.attachmentMaxBytes,
     allowPrivateAddresses: settings.allowPrivateAttachmentUrls,
   });
-  const builder = createMailComposerBuilder({ fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant), hostname: settings.hostname });
+  const builder = createMailComposerBuilder({
+    fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant),
+    hostname: settings.hostname,
+  });
   const withReturnPath = (envelope: ComposeJob['envelope'], job: ComposeJob) =>
     job.returnPath === null ? envelope : { ...envelope, mailFrom: job.returnPath };
   const compose = async (job: ComposeJob): Promise<ComposeOutcome> => {
-    if (job.raw !== null) return { built: true, raw: job.raw, envelope: withReturnPath(job.envelope, job), messageIdHeader: '' };
+    if (job.raw !== null)
+      return { built: true, raw: job.raw, envelope: withReturnPath(job.envelope, job), messageIdHeader: '' };
     try {
       if (job.payloadJson === null) throw new Error(`message ${job.clientId} has neither payload nor raw bytes`);
       // The Message-ID fixed at submission is kept beside the payload, not inside it.
-      const payload: MessagePayload = { ...(JSON.parse(job.payloadJson) as MessagePayload), messageId: job.messageIdHeader };
+      const payload: MessagePayload = {
+        ...(JSON.parse(job.payloadJson) as MessagePayload),
+        messageId: job.messageIdHeader,
+      };
       const built = await builder.build({ clientId: job.clientId, payload, tenant: job.tenant });
-      return { built: true, raw: built.raw, envelope: withReturnPath(built.envelope, job), messageIdHeader: built.messageIdHeader };
+      return {
+        built: true,
+        raw: built.raw,
+        envelope: withReturnPath(built.envelope, job),
+        messageIdHeader: built.messageIdHeader,
+      };
     } catch (error) {
       // An attachment that cannot be fetched yet is transient; a broken payload is not worth retrying.
       const transient = !isAppError(error) || error.transient;
@@ -81,9 +94,20 @@ export function createComposer(settings: HandoffSettings): Composer {
 
 export function createSender(settings: HandoffSettings, log: Logger): Sender {
   const timeoutMs = settings.sendTimeoutMs;
-  const relay = createNodemailerRelay({ log, connectionTimeoutMs: timeoutMs, greetingTimeoutMs: timeoutMs, socketTimeoutMs: timeoutMs });
+  const relay = createNodemailerRelay({
+    log,
+    connectionTimeoutMs: timeoutMs,
+    greetingTimeoutMs: timeoutMs,
+    socketTimeoutMs: timeoutMs,
+  });
   return {
-    send: (job) => relay.send(job.account, job.envelope, Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength), job.messageIdHeader || undefined),
+    send: (job) =>
+      relay.send(
+        job.account,
+        job.envelope,
+        Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
+        job.messageIdHeader || undefined,
+      ),
     connections: async () => relay.connections(),
     close: () => relay.close(),
   };
@@ -105,7 +129,12 @@ export function chainHandoff(composer: Composer, sender: Sender): Handoff {
       const composed = await composer.compose(job);
       if (!composed.built) return composed;
       const raw = withProviderMetadata(composed.raw, job.account.provider?.provider ?? null, job.clientId);
-      const reply = await sender.send({ account: job.account, envelope: composed.envelope, raw, messageIdHeader: composed.messageIdHeader });
+      const reply = await sender.send({
+        account: job.account,
+        envelope: composed.envelope,
+        raw,
+        messageIdHeader: composed.messageIdHeader,
+      });
       return { built: true, reply };
     },
     connections: () => sender.connections(),

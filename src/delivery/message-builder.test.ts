@@ -23,7 +23,10 @@ function parseEntity(text: string): Entity {
   const headers = head
     .replace(/\r\n[ \t]+/g, ' ')
     .split('\r\n')
-    .map((line): [string, string] => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]);
+    .map((line): [string, string] => [
+      line.slice(0, line.indexOf(':')).toLowerCase(),
+      line.slice(line.indexOf(':') + 1).trim(),
+    ]);
   const boundary = /boundary="?([^";]+)"?/i.exec(headers.find(([name]) => name === 'content-type')?.[1] ?? '')?.[1];
   if (boundary === undefined) return { headers, body, parts: [] };
   const chunks = body.split(`--${boundary}`).slice(1, -1);
@@ -31,7 +34,8 @@ function parseEntity(text: string): Entity {
 }
 
 const header = (entity: Entity, name: string): string | undefined => entity.headers.find(([key]) => key === name)?.[1];
-const headersNamed = (entity: Entity, name: string): string[] => entity.headers.filter(([key]) => key === name).map(([, value]) => value);
+const headersNamed = (entity: Entity, name: string): string[] =>
+  entity.headers.filter(([key]) => key === name).map(([, value]) => value);
 
 /** Decodes RFC 2047 encoded words (B and Q) of a UTF-8 header value. */
 function decodeWords(value: string): string {
@@ -39,7 +43,9 @@ function decodeWords(value: string): string {
     encoding?.toLowerCase() === 'b'
       ? Buffer.from(text, 'base64')
       : Buffer.from(
-          text.replace(/_/g, ' ').replace(/=([0-9a-f]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+          text
+            .replace(/_/g, ' ')
+            .replace(/=([0-9a-f]{2})/gi, (_match, hex: string) => String.fromCharCode(parseInt(hex, 16))),
           'latin1',
         ),
   );
@@ -117,7 +123,10 @@ describe('the MailComposer message builder', () => {
   it('puts text and html in a multipart/alternative', async () => {
     const { entity } = await build({ body: 'Plain body', html: '<p>Rich body</p>' });
     expect(header(entity, 'content-type')).toMatch(/^multipart\/alternative/);
-    expect(entity.parts.map((part) => header(part, 'content-type')?.split(';')[0])).toEqual(['text/plain', 'text/html']);
+    expect(entity.parts.map((part) => header(part, 'content-type')?.split(';')[0])).toEqual([
+      'text/plain',
+      'text/html',
+    ]);
     expect(entity.parts[1]?.body).toContain('<p>Rich body</p>');
   });
 
@@ -152,7 +161,9 @@ describe('the MailComposer message builder', () => {
   });
 
   it('keeps custom headers and always writes our X-Genro-Mail-ID', async () => {
-    const { entity } = await build({ headers: { 'X-Campaign': 'spring', 'x-genro-mail-id': 'forged', 'Content-Type': 'text/evil' } });
+    const { entity } = await build({
+      headers: { 'X-Campaign': 'spring', 'x-genro-mail-id': 'forged', 'Content-Type': 'text/evil' },
+    });
     expect(header(entity, 'x-campaign')).toBe('spring');
     expect(headersNamed(entity, 'x-genro-mail-id')).toEqual(['client-1']);
     expect(header(entity, 'content-type')).toMatch(/^text\/plain/);
@@ -166,15 +177,22 @@ describe('the MailComposer message builder', () => {
   });
 
   it("uses the client's Message-ID and Date when given", async () => {
-    const { entity, messageIdHeader } = await build({ messageId: 'abc@client.example', headers: { Date: 'Mon, 01 Jan 2024 10:00:00 +0000' } });
+    const { entity, messageIdHeader } = await build({
+      messageId: 'abc@client.example',
+      headers: { Date: 'Mon, 01 Jan 2024 10:00:00 +0000' },
+    });
     expect(messageIdHeader).toBe('<abc@client.example>');
     expect(headersNamed(entity, 'message-id')).toEqual(['<abc@client.example>']);
     expect(headersNamed(entity, 'date')).toEqual(['Mon, 01 Jan 2024 10:00:00 +0000']);
   });
 
   it('takes MAIL FROM from the return path, else the bare From address', async () => {
-    expect((await build({ from: 'ACME Billing <billing@acme.example>' })).envelope.mailFrom).toBe('billing@acme.example');
-    expect((await build({ returnPath: 'Bounces <bounce@acme.example>' })).envelope.mailFrom).toBe('bounce@acme.example');
+    expect((await build({ from: 'ACME Billing <billing@acme.example>' })).envelope.mailFrom).toBe(
+      'billing@acme.example',
+    );
+    expect((await build({ returnPath: 'Bounces <bounce@acme.example>' })).envelope.mailFrom).toBe(
+      'bounce@acme.example',
+    );
   });
 
   it('encodes a UTF-8 subject and display name as RFC 2047 words', async () => {
@@ -191,22 +209,48 @@ describe('the MailComposer message builder', () => {
       url: Buffer.from([0, 255, 13, 10, 46, 1]),
       endpoint: Buffer.from('endpoint bytes \r\n.\r\n'),
     };
-    const base = await startPeer((url, response) => response.writeHead(200).end(url === '/file' ? files.url : files.endpoint));
+    const base = await startPeer((url, response) =>
+      response.writeHead(200).end(url === '/file' ? files.url : files.endpoint),
+    );
     const md5 = (bytes: Buffer) => createHash('md5').update(bytes).digest('hex');
     const attachments: AttachmentSpec[] = [
-      { filename: 'a.pdf', storagePath: files.inline.toString('base64'), fetchMode: 'base64', mimeType: null, contentMd5: md5(files.inline) },
-      { filename: 'b.bin', storagePath: `${base}/file`, fetchMode: 'http_url', mimeType: 'application/x-test', contentMd5: null },
-      { filename: 'résumé.txt', storagePath: 'docs/1', fetchMode: 'endpoint', mimeType: null, contentMd5: md5(files.endpoint).toUpperCase() },
+      {
+        filename: 'a.pdf',
+        storagePath: files.inline.toString('base64'),
+        fetchMode: 'base64',
+        mimeType: null,
+        contentMd5: md5(files.inline),
+      },
+      {
+        filename: 'b.bin',
+        storagePath: `${base}/file`,
+        fetchMode: 'http_url',
+        mimeType: 'application/x-test',
+        contentMd5: null,
+      },
+      {
+        filename: 'résumé.txt',
+        storagePath: 'docs/1',
+        fetchMode: 'endpoint',
+        mimeType: null,
+        contentMd5: md5(files.endpoint).toUpperCase(),
+      },
     ];
     const tenant = { clientBaseUrl: base, clientAttachmentPath: '/attachments', clientAuth: null };
     const { entity } = await build({ body: 'see attached', html: '<p>see attached</p>', attachments }, tenant);
     expect(header(entity, 'content-type')).toMatch(/^multipart\/mixed/);
     const [alternative, ...parts] = entity.parts;
     expect(header(alternative as Entity, 'content-type')).toMatch(/^multipart\/alternative/);
-    expect(parts.map((part) => header(part, 'content-type')?.split(';')[0])).toEqual(['application/pdf', 'application/x-test', 'text/plain']);
+    expect(parts.map((part) => header(part, 'content-type')?.split(';')[0])).toEqual([
+      'application/pdf',
+      'application/x-test',
+      'text/plain',
+    ]);
     expect(parts.map((part) => header(part, 'content-transfer-encoding'))).toEqual(['base64', 'base64', 'base64']);
     expect(parts.map((part) => Buffer.from(part.body, 'base64'))).toEqual([files.inline, files.url, files.endpoint]);
-    expect(header(parts[2] as Entity, 'content-disposition')).toBe("attachment; filename*0*=utf-8''r%C3%A9sum%C3%A9.txt");
+    expect(header(parts[2] as Entity, 'content-disposition')).toBe(
+      "attachment; filename*0*=utf-8''r%C3%A9sum%C3%A9.txt",
+    );
   });
 
   it('refuses an attachment whose bytes do not match content_md5, as a transient failure', async () => {

@@ -39,7 +39,8 @@ const OWNED_HEADERS = new Set([
 function mailboxOf(text: string): Mailbox {
   const mailbox = parseMailbox(text);
   // Payloads are validated at intake; an unparsable one is a bug, not an outcome.
-  if (mailbox === null) throw new AppError('INTERNAL', 'stored payload holds an invalid address', { details: { address: text } });
+  if (mailbox === null)
+    throw new AppError('INTERNAL', 'stored payload holds an invalid address', { details: { address: text } });
   return mailbox;
 }
 
@@ -74,7 +75,10 @@ function angled(id: string): string {
   return `${trimmed.startsWith('<') ? '' : '<'}${trimmed}${trimmed.endsWith('>') ? '' : '>'}`;
 }
 
-function customHeaders(payload: MessagePayload, clientId: string): Record<string, string | { prepared: true; value: string }> {
+function customHeaders(
+  payload: MessagePayload,
+  clientId: string,
+): Record<string, string | { prepared: true; value: string }> {
   const headers: Record<string, string | { prepared: true; value: string }> = {};
   for (const [name, value] of Object.entries(payload.headers)) {
     if (!OWNED_HEADERS.has(name.toLowerCase())) headers[name] = value;
@@ -88,12 +92,17 @@ function customHeaders(payload: MessagePayload, clientId: string): Record<string
 }
 
 function bodies(payload: MessagePayload): Pick<Mail.Options, 'text' | 'html'> {
-  if (payload.html !== null) return payload.body === null ? { html: payload.html } : { text: payload.body, html: payload.html };
+  if (payload.html !== null)
+    return payload.body === null ? { html: payload.html } : { text: payload.body, html: payload.html };
   if (payload.body === null) return { text: '' };
   return payload.contentType === 'html' ? { html: payload.body } : { text: payload.body };
 }
 
-async function fetchAttachments(specs: AttachmentSpec[], request: BuildRequest, fetchAttachment: AttachmentFetcher['fetch']): Promise<Mail.Attachment[]> {
+async function fetchAttachments(
+  specs: AttachmentSpec[],
+  request: BuildRequest,
+  fetchAttachment: AttachmentFetcher['fetch'],
+): Promise<Mail.Attachment[]> {
   const attachments: Mail.Attachment[] = [];
   for (const spec of specs) {
     const content = await fetchAttachment(spec, request.tenant);
@@ -103,7 +112,11 @@ async function fetchAttachments(specs: AttachmentSpec[], request: BuildRequest, 
         details: { filename: spec.filename },
       });
     }
-    attachments.push({ filename: spec.filename, content, ...(spec.mimeType === null ? {} : { contentType: spec.mimeType }) });
+    attachments.push({
+      filename: spec.filename,
+      content,
+      ...(spec.mimeType === null ? {} : { contentType: spec.mimeType }),
+    });
   }
   return attachments;
 }
@@ -119,7 +132,9 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
   return {
     async build(request: BuildRequest): Promise<BuiltMessage> {
       const { payload } = request;
-      const messageIdHeader = angled(payload.messageId ?? headerValue(payload.headers, 'message-id') ?? `${randomUUID()}@${deps.hostname}`);
+      const messageIdHeader = angled(
+        payload.messageId ?? headerValue(payload.headers, 'message-id') ?? `${randomUUID()}@${deps.hostname}`,
+      );
       // `baseBoundary` is a MailComposer option its typings lack.
       const options: Mail.Options & { baseBoundary: string } = {
         from: headerMailbox(payload.from),

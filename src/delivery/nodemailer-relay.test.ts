@@ -19,7 +19,8 @@ function memoryLogger(lines: string[], bindings: Record<string, unknown> = {}): 
   const at =
     (level: string) =>
     (fieldsOrMessage: Record<string, unknown> | string, message?: string): void => {
-      const fields = typeof fieldsOrMessage === 'string' ? { msg: fieldsOrMessage } : { ...fieldsOrMessage, msg: message };
+      const fields =
+        typeof fieldsOrMessage === 'string' ? { msg: fieldsOrMessage } : { ...fieldsOrMessage, msg: message };
       lines.push(JSON.stringify({ level, ...bindings, ...fields }));
     };
   return {
@@ -96,7 +97,10 @@ function failure(reply: RelayReply): Extract<RelayReply, { ok: false }> {
 describe('parseReply', () => {
   it('reads the reply code and the RFC 3463 enhanced status', () => {
     expect(parseReply('250 2.0.0 Ok: queued as X')).toEqual({ replyCode: 250, enhancedStatus: '2.0.0' });
-    expect(parseReply('550-5.1.1 The email account does not exist\n550 5.1.1 try again')).toEqual({ replyCode: 550, enhancedStatus: '5.1.1' });
+    expect(parseReply('550-5.1.1 The email account does not exist\n550 5.1.1 try again')).toEqual({
+      replyCode: 550,
+      enhancedStatus: '5.1.1',
+    });
     expect(parseReply('452 4.2.2 Mailbox full')).toEqual({ replyCode: 452, enhancedStatus: '4.2.2' });
   });
 
@@ -127,7 +131,9 @@ describe('NodemailerRelay replies', () => {
   it('delivers the raw bytes unchanged, dot-stuffing and 8-bit included', async () => {
     const upstream = await sink();
     const raw = Buffer.concat([
-      Buffer.from('Subject: bytes\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n.leading dot\r\n..two dots\r\ncaffè ✓\r\n'),
+      Buffer.from(
+        'Subject: bytes\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n.leading dot\r\n..two dots\r\ncaffè ✓\r\n',
+      ),
       Buffer.from([0xc3, 0xa9, 0x0d, 0x0a]),
     ]);
     await relay().send(accountFor(upstream.port), ENVELOPE, raw);
@@ -137,16 +143,30 @@ describe('NodemailerRelay replies', () => {
   });
 
   it('accepts the message and lists the refused recipient when one of two is refused with 550', async () => {
-    const upstream = await sink({ onRcpt: (address) => (address.startsWith('bad') ? { code: 550, message: 'No such user' } : null) });
-    const reply = await relay().send(accountFor(upstream.port), { mailFrom: 'a@sender.test', rcptTo: ['good@rcpt.test', 'bad@rcpt.test'] }, RAW);
+    const upstream = await sink({
+      onRcpt: (address) => (address.startsWith('bad') ? { code: 550, message: 'No such user' } : null),
+    });
+    const reply = await relay().send(
+      accountFor(upstream.port),
+      { mailFrom: 'a@sender.test', rcptTo: ['good@rcpt.test', 'bad@rcpt.test'] },
+      RAW,
+    );
     expect(reply).toMatchObject({ ok: true, replyCode: 250, accepted: ['good@rcpt.test'] });
-    expect(reply.refused).toEqual([{ recipient: 'bad@rcpt.test', replyCode: 550, enhancedStatus: '5.1.1', text: '550 5.1.1 No such user' }]);
+    expect(reply.refused).toEqual([
+      { recipient: 'bad@rcpt.test', replyCode: 550, enhancedStatus: '5.1.1', text: '550 5.1.1 No such user' },
+    ]);
     expect(upstream.messages[0]?.rcptTo).toEqual(['good@rcpt.test']);
   });
 
   it('fails at the envelope stage when every recipient is refused', async () => {
     const upstream = await sink({ onRcpt: () => ({ code: 550, message: 'No such user' }) });
-    const reply = failure(await relay().send(accountFor(upstream.port), { mailFrom: 'a@sender.test', rcptTo: ['x@rcpt.test', 'y@rcpt.test'] }, RAW));
+    const reply = failure(
+      await relay().send(
+        accountFor(upstream.port),
+        { mailFrom: 'a@sender.test', rcptTo: ['x@rcpt.test', 'y@rcpt.test'] },
+        RAW,
+      ),
+    );
     expect(reply).toMatchObject({ stage: 'envelope', replyCode: 550, enhancedStatus: '5.1.1', errorCode: 'EENVELOPE' });
     expect(reply.refused.map((refusal) => [refusal.recipient, refusal.replyCode])).toEqual([
       ['x@rcpt.test', 550],
@@ -196,7 +216,12 @@ describe('NodemailerRelay broken conversations', () => {
     const pending = relay().send(accountFor(upstream.port), ENVELOPE, RAW);
     await upstream.waitForUnanswered(1);
     await upstream.stop();
-    expect(failure(await pending)).toMatchObject({ stage: 'connect', replyCode: null, errorCode: 'ECONNECTION', text: 'Connection closed unexpectedly' });
+    expect(failure(await pending)).toMatchObject({
+      stage: 'connect',
+      replyCode: null,
+      errorCode: 'ECONNECTION',
+      text: 'Connection closed unexpectedly',
+    });
   });
 });
 
@@ -228,13 +253,23 @@ describe('NodemailerRelay TLS and AUTH', () => {
 
   it('fails at the tls stage when the certificate is self-signed and the account verifies it', async () => {
     const upstream = await sink({ tls: 'starttls' });
-    const reply = failure(await relay().send(accountFor(upstream.port, { tlsMode: 'starttls', tlsRejectUnauthorized: true }), ENVELOPE, RAW));
+    const reply = failure(
+      await relay().send(
+        accountFor(upstream.port, { tlsMode: 'starttls', tlsRejectUnauthorized: true }),
+        ENVELOPE,
+        RAW,
+      ),
+    );
     expect(reply).toMatchObject({ stage: 'tls', errorCode: 'ESOCKET', text: 'self-signed certificate' });
   });
 
   it('sends over implicit TLS', async () => {
     const upstream = await sink({ tls: 'implicit' });
-    const reply = await relay().send(accountFor(upstream.port, { tlsMode: 'implicit', tlsRejectUnauthorized: false }), ENVELOPE, RAW);
+    const reply = await relay().send(
+      accountFor(upstream.port, { tlsMode: 'implicit', tlsRejectUnauthorized: false }),
+      ENVELOPE,
+      RAW,
+    );
     expect(reply).toMatchObject({ ok: true, replyCode: 250 });
   });
 });

@@ -40,7 +40,13 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
       } catch (error) {
         const reply = timed(failureReply(toSmtpFailure(error)), entry.connections.finish(ticket));
         log.debug(
-          { tenantId: account.tenantId, accountId: account.id, stage: reply.stage, replyCode: reply.replyCode, errorCode: reply.errorCode },
+          {
+            tenantId: account.tenantId,
+            accountId: account.id,
+            stage: reply.stage,
+            replyCode: reply.replyCode,
+            errorCode: reply.errorCode,
+          },
           'relay send failed',
         );
         return reply;
@@ -76,7 +82,14 @@ function successReply(info: SMTPPool.SentMessageInfo): RelayReply {
       errors.find((error) => error.recipient === recipient),
     ),
   );
-  return { ok: true, replyCode: replyCode ?? 250, enhancedStatus, text, accepted: (info.accepted ?? []).map(String), refused };
+  return {
+    ok: true,
+    replyCode: replyCode ?? 250,
+    enhancedStatus,
+    text,
+    accepted: (info.accepted ?? []).map(String),
+    refused,
+  };
 }
 
 /**
@@ -86,7 +99,10 @@ function successReply(info: SMTPPool.SentMessageInfo): RelayReply {
  * relay trick) and an IPv6 literal (`ann@[IPv6:::1]`) vanished, leaving a message
  * that was accepted but could never be sent. Found by test/security/open-relay.test.ts.
  */
-function envelopeObjects(envelope: Envelope): { from: string | { address: string; name: string }; to: Array<{ address: string; name: string }> } {
+function envelopeObjects(envelope: Envelope): {
+  from: string | { address: string; name: string };
+  to: Array<{ address: string; name: string }>;
+} {
   return {
     // The null reverse-path stays the empty string: nodemailer sends it as MAIL FROM:<>.
     from: envelope.mailFrom === '' ? '' : { address: envelope.mailFrom, name: '' },

@@ -3,7 +3,15 @@ import type { RecordedOutcome } from '../core/message/queue.js';
 import type { Logger } from '../core/logger.js';
 import { createOutcomeBatcher } from './outcome-batcher.js';
 
-const outcome = (pk: number): RecordedOutcome => ({ pk, attempt: 1, at: 0, kind: 'released', reason: 'test', replyCode: null, enhancedStatus: null });
+const outcome = (pk: number): RecordedOutcome => ({
+  pk,
+  attempt: 1,
+  at: 0,
+  kind: 'released',
+  reason: 'test',
+  replyCode: null,
+  enhancedStatus: null,
+});
 // The delivery room may not import the runtime's pino logger; nothing here reads the log.
 const quiet = (): undefined => undefined;
 const silent: Logger = { fatal: quiet, error: quiet, warn: quiet, info: quiet, debug: quiet, child: () => silent };

@@ -66,7 +66,8 @@ function stageOf(failure: SmtpFailure): RelayStage {
   const code = failure.code ?? '';
   const lowLevel = errorCodeOf(failure) ?? '';
   const local = failure.responseCode === undefined;
-  if (code === 'ETIMEDOUT' || lowLevel === 'ETIMEDOUT' || (local && /\btime(?:d ?)?out\b/i.test(failure.message))) return 'timeout';
+  if (code === 'ETIMEDOUT' || lowLevel === 'ETIMEDOUT' || (local && /\btime(?:d ?)?out\b/i.test(failure.message)))
+    return 'timeout';
   if (code === 'EAUTH') return 'auth';
   if (code === 'ETLS' || failure.command === 'STARTTLS' || failure.library !== undefined) return 'tls';
   if ((local && TLS_FAILURE.test(failure.message)) || /required STARTTLS/.test(failure.message)) return 'tls';
@@ -74,7 +75,8 @@ function stageOf(failure: SmtpFailure): RelayStage {
   if (code === 'EENVELOPE') return 'envelope';
   if (CONNECT_CODES.has(code) || CONNECT_CODES.has(lowLevel)) return 'connect';
   // The pool's own words when a connection or the pool closed under a queued message.
-  if (/connection (?:pool )?was closed|closed unexpectedly|unexpected socket close/i.test(failure.message)) return 'connect';
+  if (/connection (?:pool )?was closed|closed unexpectedly|unexpected socket close/i.test(failure.message))
+    return 'connect';
   return 'protocol';
 }
 
@@ -98,5 +100,10 @@ export function toSmtpFailure(error: unknown): SmtpFailure {
 /** One recipient the relay refused, with its own words. */
 export function refusalOf(recipient: string, error: SmtpFailure | undefined): RecipientRefusal {
   const text = (error?.response ?? '').trim();
-  return { recipient, replyCode: error?.responseCode ?? parseReply(text).replyCode, enhancedStatus: parseReply(text).enhancedStatus, text };
+  return {
+    recipient,
+    replyCode: error?.responseCode ?? parseReply(text).replyCode,
+    enhancedStatus: parseReply(text).enhancedStatus,
+    text,
+  };
 }

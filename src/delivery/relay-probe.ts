@@ -9,7 +9,12 @@ import type { TLSSocket } from 'node:tls';
 import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
 import type { Account } from '../core/account/index.js';
 import type { Clock } from '../core/index.js';
-import { connectionTestResult, type ConnectionTestResult, type TlsReport, type TranscriptLine } from '../core/account/index.js';
+import {
+  connectionTestResult,
+  type ConnectionTestResult,
+  type TlsReport,
+  type TranscriptLine,
+} from '../core/account/index.js';
 import type { RelayReply } from '../core/delivery/index.js';
 import { relayConnectionOptions } from './nodemailer-relay.js';
 import { failureReply, toSmtpFailure } from './relay-failure.js';
@@ -46,7 +51,8 @@ export function createRelayProbe(deps: { clock: Clock }) {
       const startedAt = clock.now();
       const lines: TranscriptLine[] = [];
       const record = (entry: { tnx?: string }, message: string): void => {
-        if (entry.tnx === 'client' || entry.tnx === 'server') lines.push({ at: clock.now(), from: entry.tnx, text: message });
+        if (entry.tnx === 'client' || entry.tnx === 'server')
+          lines.push({ at: clock.now(), from: entry.tnx, text: message });
       };
       const { auth, ...reach } = relayConnectionOptions(account);
       const connection = new SMTPConnection({

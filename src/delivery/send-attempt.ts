@@ -31,11 +31,17 @@ export interface AttemptResult {
 /** A message that could not be built, as a relay-like decision: a fetch that may work later is transient. */
 function decide(result: HandoffResult): DeliveryDecision {
   if (result.built) return decideDelivery(result.reply);
-  if (!result.transient) return { kind: 'failed', reason: result.reason, replyCode: null, enhancedStatus: null, refused: [] };
+  if (!result.transient)
+    return { kind: 'failed', reason: result.reason, replyCode: null, enhancedStatus: null, refused: [] };
   return { kind: 'deferred', reason: result.reason, replyCode: null, enhancedStatus: null, retryAfterMs: null };
 }
 
-export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage, account: Account, tenant: Tenant): Promise<AttemptResult> {
+export async function attemptSend(
+  deps: SendAttemptDeps,
+  message: ClaimedMessage,
+  account: Account,
+  tenant: Tenant,
+): Promise<AttemptResult> {
   let result: HandoffResult;
   try {
     result = await deps.handoff.deliver({
@@ -46,7 +52,11 @@ export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage
       envelope: { mailFrom: message.mailFrom, rcptTo: message.rcptTo },
       returnPath: deps.returnPath(message.tenantId, message.pk),
       account,
-      tenant: { clientBaseUrl: tenant.clientBaseUrl, clientAttachmentPath: tenant.clientAttachmentPath, clientAuth: tenant.clientAuth },
+      tenant: {
+        clientBaseUrl: tenant.clientBaseUrl,
+        clientAttachmentPath: tenant.clientAttachmentPath,
+        clientAuth: tenant.clientAuth,
+      },
     });
   } catch (error) {
     // The handoff itself broke (a relay thread died): the message is retried.
@@ -57,12 +67,23 @@ export async function attemptSend(deps: SendAttemptDeps, message: ClaimedMessage
   return { decision, outcome: toOutcome(deps, message, decision), relayMs };
 }
 
-export function toOutcome(deps: Pick<SendAttemptDeps, 'retry' | 'now' | 'random'>, message: ClaimedMessage, decision: DeliveryDecision): RecordedOutcome {
+export function toOutcome(
+  deps: Pick<SendAttemptDeps, 'retry' | 'now' | 'random'>,
+  message: ClaimedMessage,
+  decision: DeliveryDecision,
+): RecordedOutcome {
   const at = deps.now();
   const base = { pk: message.pk, attempt: message.attempts, at };
   switch (decision.kind) {
     case 'sent':
-      return { ...base, kind: 'sent', replyCode: decision.replyCode, enhancedStatus: decision.enhancedStatus, text: decision.text, refused: decision.refused };
+      return {
+        ...base,
+        kind: 'sent',
+        replyCode: decision.replyCode,
+        enhancedStatus: decision.enhancedStatus,
+        text: decision.text,
+        refused: decision.refused,
+      };
     case 'failed':
       return {
         ...base,
@@ -73,7 +94,13 @@ export function toOutcome(deps: Pick<SendAttemptDeps, 'retry' | 'now' | 'random'
         refused: decision.refused,
       };
     case 'account_problem':
-      return { ...base, kind: 'released', replyCode: decision.replyCode, enhancedStatus: null, reason: `account paused: ${decision.reason}` };
+      return {
+        ...base,
+        kind: 'released',
+        replyCode: decision.replyCode,
+        enhancedStatus: null,
+        reason: `account paused: ${decision.reason}`,
+      };
     case 'deferred': {
       const retry = nextRetry(deps.retry, {
         attempts: message.attempts,
@@ -85,7 +112,14 @@ export function toOutcome(deps: Pick<SendAttemptDeps, 'retry' | 'now' | 'random'
       const codes = { replyCode: decision.replyCode, enhancedStatus: decision.enhancedStatus };
       return retry.retry
         ? { ...base, ...codes, kind: 'deferred', nextAttemptAt: retry.at, reason: decision.reason }
-        : { ...base, ...codes, kind: 'failed', reason: `${retry.reason}; last: ${decision.reason}`, refused: [], expired: true };
+        : {
+            ...base,
+            ...codes,
+            kind: 'failed',
+            reason: `${retry.reason}; last: ${decision.reason}`,
+            refused: [],
+            expired: true,
+          };
     }
   }
 }

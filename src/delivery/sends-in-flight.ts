@@ -40,16 +40,31 @@ type Attempt = Awaited<ReturnType<typeof attemptSend>>;
  * What a finished send tells the log and telemetry. An account problem pauses
  * the account, and its lane's ready messages go back to the queue (`releaseLane`).
  */
-function reportAttempt(deps: SendDeps, message: ClaimedMessage, account: Account, attempt: Attempt, releaseLane: (at: number, reason: string) => void): void {
+function reportAttempt(
+  deps: SendDeps,
+  message: ClaimedMessage,
+  account: Account,
+  attempt: Attempt,
+  releaseLane: (at: number, reason: string) => void,
+): void {
   const { log } = deps;
   const { outcome, decision, relayMs } = attempt;
   if (decision.kind === 'account_problem') {
     deps.queue.pauseAccount(account.tenantId, account.id, outcome.at, decision.reason);
-    log.warn({ tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason }, 'account paused');
+    log.warn(
+      { tenantId: account.tenantId, accountId: account.id, stage: decision.stage, reason: decision.reason },
+      'account paused',
+    );
     releaseLane(outcome.at, 'account paused');
   }
   log.debug(
-    { tenantId: message.tenantId, messageId: message.id, attempt: message.attempts, outcome: outcome.kind, replyCode: outcome.replyCode },
+    {
+      tenantId: message.tenantId,
+      messageId: message.id,
+      attempt: message.attempts,
+      outcome: outcome.kind,
+      replyCode: outcome.replyCode,
+    },
     'send attempt finished',
   );
   const text = decision.kind === 'sent' ? decision.text : decision.reason;
@@ -124,11 +139,19 @@ export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, ho
     handBack(owner: string): void {
       outcomes.flush();
       const unrecorded = outcomes.abandon();
-      if (unrecorded > 0) log.warn({ unrecorded }, 'outcomes the store refused until the stop are not recorded; those messages go back to the queue');
+      if (unrecorded > 0)
+        log.warn(
+          { unrecorded },
+          'outcomes the store refused until the stop are not recorded; those messages go back to the queue',
+        );
       handedBack = true;
       const unfinished = running.size;
       const returned = queue.handBack(owner, clock.now());
-      if (returned > 0) log.warn({ handedBack: returned, unfinished }, 'sends still in flight at the shutdown deadline go back to the queue');
+      if (returned > 0)
+        log.warn(
+          { handedBack: returned, unfinished },
+          'sends still in flight at the shutdown deadline go back to the queue',
+        );
     },
   };
 }

@@ -57,7 +57,9 @@ export function createTransportPool(options: TransportPoolOptions) {
       idleTimer: null,
       retired: false,
     };
-    created.transport.on('error', (err) => log.warn({ tenantId: account.tenantId, accountId: account.id, err: err.message }, 'relay transport error'));
+    created.transport.on('error', (err) =>
+      log.warn({ tenantId: account.tenantId, accountId: account.id, err: err.message }, 'relay transport error'),
+    );
     pool.set(key, created);
     return created;
   }
@@ -105,8 +107,28 @@ export function createTransportPool(options: TransportPoolOptions) {
 
 /** Every field a transport is built from; a change means a new transport. */
 function fingerprintOf(account: Account): string {
-  const { updatedAt, host, port, user, password, tlsMode, tlsRejectUnauthorized, maxConnections, maxMessagesPerConnection } = account;
-  return JSON.stringify([updatedAt, host, port, user, password, tlsMode, tlsRejectUnauthorized, maxConnections, maxMessagesPerConnection]);
+  const {
+    updatedAt,
+    host,
+    port,
+    user,
+    password,
+    tlsMode,
+    tlsRejectUnauthorized,
+    maxConnections,
+    maxMessagesPerConnection,
+  } = account;
+  return JSON.stringify([
+    updatedAt,
+    host,
+    port,
+    user,
+    password,
+    tlsMode,
+    tlsRejectUnauthorized,
+    maxConnections,
+    maxMessagesPerConnection,
+  ]);
 }
 
 /** How an account's relay is reached and logged in to: the pooled transport's and the connection test's (relay-probe.ts). */
@@ -122,7 +144,11 @@ export function relayConnectionOptions(account: Account) {
   };
 }
 
-function createTransport(account: Account, options: TransportPoolOptions, counter: ConnectionTracker): Transporter<SMTPPool.SentMessageInfo> {
+function createTransport(
+  account: Account,
+  options: TransportPoolOptions,
+  counter: ConnectionTracker,
+): Transporter<SMTPPool.SentMessageInfo> {
   const transportOptions: SMTPPool.Options & { maxRequeues: number } = {
     pool: true,
     ...relayConnectionOptions(account),

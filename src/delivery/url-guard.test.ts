@@ -68,15 +68,21 @@ describe('URL refusal', () => {
 describe('the guarded lookup', () => {
   it('refuses a host name that resolves to loopback', async () => {
     const lookup = createGuardedLookup(isForbiddenAddress);
-    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) => lookup('localhost', { all: true }, (err) => resolve(err)));
+    const error = await new Promise<NodeJS.ErrnoException | null>((resolve) =>
+      lookup('localhost', { all: true }, (err) => resolve(err)),
+    );
     expect(error?.code).toBe(FORBIDDEN_ADDRESS);
   });
 
   it('answers in the shape asked for when the addresses are allowed', async () => {
     const lookup = createGuardedLookup(() => false);
-    const one = await new Promise<unknown[]>((resolve) => lookup('localhost', { family: 4 }, (...args) => resolve(args)));
+    const one = await new Promise<unknown[]>((resolve) =>
+      lookup('localhost', { family: 4 }, (...args) => resolve(args)),
+    );
     expect(one).toEqual([null, '127.0.0.1', 4]);
-    const all = await new Promise<unknown[]>((resolve) => lookup('localhost', { family: 4, all: true }, (...args) => resolve(args)));
+    const all = await new Promise<unknown[]>((resolve) =>
+      lookup('localhost', { family: 4, all: true }, (...args) => resolve(args)),
+    );
     expect(all).toEqual([null, [{ address: '127.0.0.1', family: 4 }]]);
   });
 });

@@ -56,7 +56,11 @@ export function refuseUrl(url: URL, isForbidden: AddressPolicy | null): string |
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | LookupAddress[], family?: number) => void;
-export type GuardedLookup = (hostname: string, options: LookupOneOptions | LookupAllOptions, callback: LookupCallback) => void;
+export type GuardedLookup = (
+  hostname: string,
+  options: LookupOneOptions | LookupAllOptions,
+  callback: LookupCallback,
+) => void;
 
 /** Error code of a refusal by the guarded lookup, so callers can tell it from a DNS failure. */
 export const FORBIDDEN_ADDRESS = 'EFORBIDDENADDRESS';
@@ -72,7 +76,9 @@ export function createGuardedLookup(isForbidden: AddressPolicy): GuardedLookup {
       if (err) return callback(err, []);
       const bad = addresses.find((entry) => isForbidden(entry.address));
       if (bad !== undefined || addresses.length === 0) {
-        const refusal: NodeJS.ErrnoException = new Error(`address ${bad?.address ?? 'none'} of ${hostname} not allowed`);
+        const refusal: NodeJS.ErrnoException = new Error(
+          `address ${bad?.address ?? 'none'} of ${hostname} not allowed`,
+        );
         refusal.code = FORBIDDEN_ADDRESS;
         return callback(refusal, []);
       }

@@ -142,7 +142,10 @@ function newMailSignal(client: ImapFlow): MailboxSession['wait'] {
 }
 
 /** Messages past a UID, listed then read, and filed: the commands of an open mailbox. */
-function mailboxCommands(client: ImapFlow, settings: MailboxSettings): Pick<MailboxSession, 'listAfter' | 'readMany' | 'file'> {
+function mailboxCommands(
+  client: ImapFlow,
+  settings: MailboxSettings,
+): Pick<MailboxSession, 'listAfter' | 'readMany' | 'file'> {
   const knownFolders = new Set<string>();
   const ensureFolder = async (folder: string): Promise<void> => {
     if (knownFolders.has(folder)) return;
@@ -172,7 +175,11 @@ function mailboxCommands(client: ImapFlow, settings: MailboxSettings): Pick<Mail
 
     async readMany(uids, maxBytes) {
       const sources = new Map<number, Buffer>();
-      for await (const message of client.fetch(uids.join(','), { uid: true, source: { maxLength: maxBytes } }, { uid: true })) {
+      for await (const message of client.fetch(
+        uids.join(','),
+        { uid: true, source: { maxLength: maxBytes } },
+        { uid: true },
+      )) {
         if (message.source !== undefined) sources.set(message.uid, message.source);
       }
       return sources;
@@ -183,7 +190,11 @@ function mailboxCommands(client: ImapFlow, settings: MailboxSettings): Pick<Mail
       const range = uids.join(',');
       const folder = settings.folders[disposition];
       if (folder === '') {
-        await client.messageFlagsAdd(range, settings.markSeen ? ['\\Seen', FILED_KEYWORDS[disposition]] : [FILED_KEYWORDS[disposition]], { uid: true });
+        await client.messageFlagsAdd(
+          range,
+          settings.markSeen ? ['\\Seen', FILED_KEYWORDS[disposition]] : [FILED_KEYWORDS[disposition]],
+          { uid: true },
+        );
         return;
       }
       await ensureFolder(folder);

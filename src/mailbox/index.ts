@@ -5,5 +5,12 @@
  */
 export { openImapMailbox, type MailboxSession, type MailboxSettings } from './imap-mailbox.js';
 export { parseWithin } from './mailbox-reading.js';
-export { watchMailbox, type Handled, type MailboxHandler, type MailboxWatcher, type MessageToPlan, type WatcherConfig } from './mailbox-watcher.js';
+export {
+  watchMailbox,
+  type Handled,
+  type MailboxHandler,
+  type MailboxWatcher,
+  type MessageToPlan,
+  type WatcherConfig,
+} from './mailbox-watcher.js';
 export { createParserThread, type ParserThread } from './parser-thread.js';

@@ -48,7 +48,9 @@ function fetchGroups(listed: readonly ListedMessage[], maxBytes: number): Listed
 }
 
 /** UIDs by the disposition they are filed under: one command files each. */
-function byDisposition(entries: Iterable<{ uid: number; disposition: BounceDisposition }>): Map<BounceDisposition, number[]> {
+function byDisposition(
+  entries: Iterable<{ uid: number; disposition: BounceDisposition }>,
+): Map<BounceDisposition, number[]> {
   const grouped = new Map<BounceDisposition, number[]>();
   for (const { uid, disposition } of entries) grouped.set(disposition, [...(grouped.get(disposition) ?? []), uid]);
   return grouped;
@@ -84,7 +86,10 @@ async function planGroup<R, T>(
       continue;
     }
     const headers = summariseHeaders(raw);
-    const copyOf = headers.messageId === null ? null : (seenInBatch.get(headers.messageId) ?? ledger.previousDisposition(name, headers.messageId));
+    const copyOf =
+      headers.messageId === null
+        ? null
+        : (seenInBatch.get(headers.messageId) ?? ledger.previousDisposition(name, headers.messageId));
     const handled = handler.plan({
       uidValidity: session.uidValidity,
       uid: message.uid,
@@ -102,7 +107,11 @@ async function planGroup<R, T>(
 }
 
 /** The batch past the checkpoint, planned message by message in UID order. */
-async function readBatch<R, T>(deps: MailboxBatchDeps<R, T>, session: MailboxSession, listed: readonly ListedMessage[]): Promise<Array<Handled<T>>> {
+async function readBatch<R, T>(
+  deps: MailboxBatchDeps<R, T>,
+  session: MailboxSession,
+  listed: readonly ListedMessage[],
+): Promise<Array<Handled<T>>> {
   const batch: Array<Handled<T>> = [];
   const seenInBatch = new Map<string, BounceDisposition>();
   for (const group of fetchGroups(listed, deps.handler.maxMessageBytes)) {

@@ -10,14 +10,19 @@ import { errorText } from '../core/index.js';
  * longer than `timeoutMs` (the parser's thread keeps its own, shorter,
  * timeout; this is the backstop that keeps a poller from stalling).
  */
-export async function parseWithin<T>(parse: () => Promise<T>, timeoutMs: number): Promise<{ value: T; problem: null } | { value: null; problem: string }> {
+export async function parseWithin<T>(
+  parse: () => Promise<T>,
+  timeoutMs: number,
+): Promise<{ value: T; problem: null } | { value: null; problem: string }> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<'timeout'>((resolve) => {
     timer = setTimeout(() => resolve('timeout'), timeoutMs);
   });
   try {
     const result = await Promise.race([parse(), timeout]);
-    return result === 'timeout' ? { value: null, problem: `not understood within ${timeoutMs} ms` } : { value: result, problem: null };
+    return result === 'timeout'
+      ? { value: null, problem: `not understood within ${timeoutMs} ms` }
+      : { value: result, problem: null };
   } catch (error) {
     return { value: null, problem: errorText(error) };
   } finally {
@@ -47,13 +52,18 @@ export function summariseHeaders(raw: Buffer): HeaderSummary {
   const end = /\r?\n\r?\n/.exec(text);
   const section = (end === null ? text : text.slice(0, end.index)).replace(/\r?\n[ \t]+/g, ' ');
   const fields = (name: string): string[] =>
-    [...section.matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) => (match[1] ?? '').trim().slice(0, MAX_FIELD_LENGTH));
+    [...section.matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) =>
+      (match[1] ?? '').trim().slice(0, MAX_FIELD_LENGTH),
+    );
   const field = (name: string): string | null => fields(name).find((value) => value !== '') ?? null;
   const messageId = field('message-id');
   return {
     messageId: messageId === null ? null : (/<[^<>\s]+>/.exec(messageId)?.[0] ?? messageId),
     from: field('from'),
     subject: field('subject'),
-    deliveredTo: DELIVERY_HEADERS.flatMap((name) => fields(name).flatMap((value) => value.match(ADDRESS) ?? [])).slice(0, 50),
+    deliveredTo: DELIVERY_HEADERS.flatMap((name) => fields(name).flatMap((value) => value.match(ADDRESS) ?? [])).slice(
+      0,
+      50,
+    ),
   };
 }

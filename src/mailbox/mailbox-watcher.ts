@@ -71,7 +71,12 @@ function recordFailure(status: MailboxStatus, error: unknown, at: number, waitMs
  * failure or at stop. Between rounds it listens for the server's word of new mail, or of a lost
  * connection, which wakes a step; our own abort of the wait does not.
  */
-function mailboxConnection<R, T>(deps: WatcherDeps<R, T>, status: MailboxStatus, batch: ReturnType<typeof createMailboxBatch>, wake: () => void) {
+function mailboxConnection<R, T>(
+  deps: WatcherDeps<R, T>,
+  status: MailboxStatus,
+  batch: ReturnType<typeof createMailboxBatch>,
+  wake: () => void,
+) {
   const { mailbox, log } = deps;
   let session: MailboxSession | null = null;
   /** The connection was lost while waiting: the next step backs off and reconnects. */
@@ -130,7 +135,11 @@ export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
   const link = mailboxConnection(deps, status, batch, () => loop.wake());
 
   const backOff = (error: unknown): StepReport => {
-    const wait = exponentialBackoff(status.failures + 1, { initialMs: config.reconnectInitialMs, maxMs: config.reconnectMaxMs, jitter: 0.2 }, deps.random());
+    const wait = exponentialBackoff(
+      status.failures + 1,
+      { initialMs: config.reconnectInitialMs, maxMs: config.reconnectMaxMs, jitter: 0.2 },
+      deps.random(),
+    );
     recordFailure(status, error, clock.now(), wait);
     log.warn({ mailbox: mailbox.name, err: error, failures: status.failures, retryInMs: wait }, 'mailbox unavailable');
     return { nextWakeAt: status.next_attempt_at };
@@ -154,7 +163,13 @@ export function watchMailbox<R, T>(deps: WatcherDeps<R, T>): MailboxWatcher {
       return loop.isStopped() ? { nextWakeAt: null } : backOff(error);
     }
   };
-  const loop = createWakeableLoop({ name: `mailbox ${mailbox.name}`, step, recover: (error) => backOff(error), clock, log });
+  const loop = createWakeableLoop({
+    name: `mailbox ${mailbox.name}`,
+    step,
+    recover: (error) => backOff(error),
+    clock,
+    log,
+  });
 
   return {
     start() {

@@ -19,11 +19,21 @@ const RETRIES = 8;
 const RETRY_MS = 250;
 
 /** `script`: the parser's thread entry, as its room names it (`new URL('./bounce-parser.thread.js', import.meta.url)`). */
-export function createParserThread<T>(options: { script: URL; name: string; timeoutMs: number; log: Logger }): ParserThread<T> {
+export function createParserThread<T>(options: {
+  script: URL;
+  name: string;
+  timeoutMs: number;
+  log: Logger;
+}): ParserThread<T> {
   let pool: WorkerPool<Uint8Array, T> | null = null;
   return {
     async analyse(raw) {
-      pool ??= createWorkerPool({ script: workerScript(options.script), size: 1, name: options.name, log: options.log });
+      pool ??= createWorkerPool({
+        script: workerScript(options.script),
+        size: 1,
+        name: options.name,
+        log: options.log,
+      });
       for (let attempt = 1; ; attempt += 1) {
         try {
           return await pool.run(raw, [], undefined, { timeoutMs: options.timeoutMs });

@@ -19,7 +19,12 @@ const pecEventOf = (text: string | null | undefined): string => {
 
 export interface DeliveryMetrics {
   /** One outbox event (`message.sent`, ...) of a tenant's account, with its text. */
-  observe(eventType: string, tenantId: string, accountId: string | null | undefined, text: string | null | undefined): void;
+  observe(
+    eventType: string,
+    tenantId: string,
+    accountId: string | null | undefined,
+    text: string | null | undefined,
+  ): void;
   /** Sets the pending gauge from the queue's counts (at scrape). */
   collect(): void;
 }
@@ -30,9 +35,22 @@ export function registerDeliveryMetrics(registers: Registry[], pending: () => Qu
   const sent = counter('gmp_sent_total', 'Messages the relay accepted');
   const errors = counter('gmp_errors_total', 'Messages that ended in error (refused for good, expired)');
   const deferred = counter('gmp_deferred_total', 'Attempts the relay refused for now (the message is retried)');
-  const rateLimited = counter('gmp_rate_limited_total', "Messages refused by their account's sending limit (limit_behavior reject)");
-  const pendingGauge = new Gauge({ name: 'gmp_pending_messages', help: 'Messages waiting: queued, deferred, on the wire or suspended', labelNames, registers });
-  const byType: Record<string, Counter> = { 'message.sent': sent, 'message.error': errors, 'message.expired': errors, 'message.deferred': deferred };
+  const rateLimited = counter(
+    'gmp_rate_limited_total',
+    "Messages refused by their account's sending limit (limit_behavior reject)",
+  );
+  const pendingGauge = new Gauge({
+    name: 'gmp_pending_messages',
+    help: 'Messages waiting: queued, deferred, on the wire or suspended',
+    labelNames,
+    registers,
+  });
+  const byType: Record<string, Counter> = {
+    'message.sent': sent,
+    'message.error': errors,
+    'message.expired': errors,
+    'message.deferred': deferred,
+  };
   const pec = new Counter({
     name: 'mailproxy_pec_events_total',
     help: 'PEC receipts applied to messages, and missing acceptances, by pec_event',
@@ -59,7 +77,8 @@ export function registerDeliveryMetrics(registers: Registry[], pending: () => Qu
         total.count += row.count;
         totals.set(key, total);
       }
-      for (const { tenant_id, account_id, count } of totals.values()) pendingGauge.set({ tenant_id, account_id }, count);
+      for (const { tenant_id, account_id, count } of totals.values())
+        pendingGauge.set({ tenant_id, account_id }, count);
     },
   };
 }

@@ -19,7 +19,8 @@ export function registerFleetGauges(registers: Registry[], queues: () => Promise
     async collect() {
       const fleet = await read();
       this.reset();
-      for (const [node, queue] of Object.entries(fleet.nodes)) for (const [status, count] of Object.entries(queue.by_status)) this.set({ node, status }, count);
+      for (const [node, queue] of Object.entries(fleet.nodes))
+        for (const [status, count] of Object.entries(queue.by_status)) this.set({ node, status }, count);
     },
   });
   new Gauge({

@@ -12,7 +12,11 @@ export interface BuildInfo {
   node: string;
 }
 
-export function registerInstanceGauges(registers: Registry[], build: BuildInfo, paused: () => Array<{ tenantId: string; paused: number }>): void {
+export function registerInstanceGauges(
+  registers: Registry[],
+  build: BuildInfo,
+  paused: () => Array<{ tenantId: string; paused: number }>,
+): void {
   new Gauge({
     name: 'mailproxy_build_info',
     help: 'Always 1; the labels say which mailproxy version runs on which Node.js',

@@ -54,10 +54,12 @@ export function registerIntakeCounters(registers: Registry[]): IntakeCounters {
     smtp: {
       connected: (listener) => connections.inc({ listener }),
       authFailed: (reason) => authFailures.inc({ reason }),
-      rejected: (replyCode, enhancedStatus) => rejections.inc({ reply_code: String(replyCode), status_class: statusClass(enhancedStatus) }),
+      rejected: (replyCode, enhancedStatus) =>
+        rejections.inc({ reply_code: String(replyCode), status_class: statusClass(enhancedStatus) }),
     },
     http: {
-      answered: (route, method, status) => requests.inc({ route: route ?? UNMATCHED_ROUTE, method, status: String(status) }),
+      answered: (route, method, status) =>
+        requests.inc({ route: route ?? UNMATCHED_ROUTE, method, status: String(status) }),
     },
   };
 }

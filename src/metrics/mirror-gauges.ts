@@ -42,17 +42,31 @@ export function registerMirrorGauges(registers: Registry[], read: () => MirrorSt
   };
 
   gauge('mailproxy_mirror_enabled', '1 when [nats] url is set', (s) => (s.enabled ? 1 : 0));
-  gauge('mailproxy_mirror_connected', '1 while the mirror is connected to NATS and publishing', (s) => (s.state === 'connected' ? 1 : 0));
+  gauge('mailproxy_mirror_connected', '1 while the mirror is connected to NATS and publishing', (s) =>
+    s.state === 'connected' ? 1 : 0,
+  );
   gauge('mailproxy_outbox_backlog', 'Outbox events not yet acknowledged by the stream', (s) => s.backlog);
   gauge(
     'mailproxy_outbox_oldest_unpublished_age_seconds',
     'Age of the oldest event not yet acknowledged by the stream',
     (s) => s.oldest_unpublished_age_seconds ?? 0,
   );
-  gauge('mailproxy_mirror_last_error_timestamp_seconds', 'When publishing last failed (epoch seconds)', (s) => s.last_error_ts);
+  gauge(
+    'mailproxy_mirror_last_error_timestamp_seconds',
+    'When publishing last failed (epoch seconds)',
+    (s) => s.last_error_ts,
+  );
   total('mailproxy_mirror_published_total', 'Events published to the stream since the start', (s) => s.published_total);
-  total('mailproxy_commands_handled_total', 'Commands over JetStream handled since the start', (s) => s.commands?.handled ?? null);
-  total('mailproxy_commands_dead_lettered_total', 'Commands sent to the dead-letter subject since the start', (s) => s.commands?.dead_lettered ?? null);
+  total(
+    'mailproxy_commands_handled_total',
+    'Commands over JetStream handled since the start',
+    (s) => s.commands?.handled ?? null,
+  );
+  total(
+    'mailproxy_commands_dead_lettered_total',
+    'Commands sent to the dead-letter subject since the start',
+    (s) => s.commands?.dead_lettered ?? null,
+  );
   gauge('mailproxy_commands_waiting', 'Commands waiting in the consumer (its lag)', (s) => s.commands?.waiting ?? null);
 
   return {

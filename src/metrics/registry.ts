@@ -77,7 +77,11 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
     () => sources?.store?.(),
     () => sources?.pecAwaiting?.(),
   );
-  registerInstanceGauges(registers, { version: build.version ?? 'unknown', node: build.node ?? process.version }, () => sources?.pausedAccounts?.() ?? []);
+  registerInstanceGauges(
+    registers,
+    { version: build.version ?? 'unknown', node: build.node ?? process.version },
+    () => sources?.pausedAccounts?.() ?? [],
+  );
 
   return {
     ...registerLatencyHistograms(registers),

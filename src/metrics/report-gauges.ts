@@ -7,11 +7,15 @@ import type { SyncStatus } from '../core/report/index.js';
 
 /** `collect(statuses)` at each scrape sets the gauges to the report loop's status. */
 export function registerReportGauges(registers: Registry[]): { collect(statuses: readonly SyncStatus[]): void } {
-  const perTenant = (name: string, help: string): Gauge => new Gauge({ name, help, labelNames: ['tenant_id'], registers });
+  const perTenant = (name: string, help: string): Gauge =>
+    new Gauge({ name, help, labelNames: ['tenant_id'], registers });
   const reportGauges: Array<[Gauge, (status: SyncStatus) => number]> = [
     [perTenant('mailproxy_report_backlog', "Events not yet acknowledged by the tenant's client"), (s) => s.backlog],
     [
-      perTenant('mailproxy_report_oldest_unreported_age_seconds', 'Age of the oldest event not yet acknowledged by the client'),
+      perTenant(
+        'mailproxy_report_oldest_unreported_age_seconds',
+        'Age of the oldest event not yet acknowledged by the client',
+      ),
       (s) => s.oldestUnreportedAgeSeconds ?? 0,
     ],
     [perTenant('mailproxy_report_consecutive_failures', 'Report rounds failed in a row'), (s) => s.consecutiveFailures],

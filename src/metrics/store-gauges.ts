@@ -11,7 +11,11 @@ export interface StoreUsage {
   max_bytes: number | null;
 }
 
-export function registerStoreGauges(registers: Registry[], store: () => StoreUsage | undefined, pecAwaiting: () => number | undefined): void {
+export function registerStoreGauges(
+  registers: Registry[],
+  store: () => StoreUsage | undefined,
+  pecAwaiting: () => number | undefined,
+): void {
   // A full database refuses intake: the alert is on its size against the cap, before it is.
   const storeGauge = (name: string, help: string, value: (status: StoreUsage) => number | null): void => {
     new Gauge({
@@ -25,10 +29,20 @@ export function registerStoreGauges(registers: Registry[], store: () => StoreUsa
       },
     });
   };
-  storeGauge('mailproxy_store_used_bytes', 'Bytes of the database in use (its free pages excluded)', (s) => s.used_bytes);
-  storeGauge('mailproxy_store_max_bytes', 'The max_database_mb cap in bytes (absent when uncapped)', (s) => s.max_bytes);
-  storeGauge('mailproxy_store_refusing_writes', '1 from a write the store refused (full, locked) until the next commit succeeds', (s) =>
-    s.state === 'refusing' ? 1 : 0,
+  storeGauge(
+    'mailproxy_store_used_bytes',
+    'Bytes of the database in use (its free pages excluded)',
+    (s) => s.used_bytes,
+  );
+  storeGauge(
+    'mailproxy_store_max_bytes',
+    'The max_database_mb cap in bytes (absent when uncapped)',
+    (s) => s.max_bytes,
+  );
+  storeGauge(
+    'mailproxy_store_refusing_writes',
+    '1 from a write the store refused (full, locked) until the next commit succeeds',
+    (s) => (s.state === 'refusing' ? 1 : 0),
   );
 
   new Gauge({

@@ -30,22 +30,34 @@ const decoder = new TextDecoder();
 const MAX_ISSUES = 5;
 
 /** Whether an error is the codec's: a value read from NATS that was not one of ours. */
-export const isWireError = (error: unknown): error is WireError => error instanceof AppError && (error.code === 'WIRE_NOT_JSON' || error.code === 'WIRE_SHAPE');
+export const isWireError = (error: unknown): error is WireError =>
+  error instanceof AppError && (error.code === 'WIRE_NOT_JSON' || error.code === 'WIRE_SHAPE');
 
 /** `what` names the value in errors (`claim record`, `config value`). */
 export function jsonCodec<T>(schema: z.ZodType<T>, what: string): JsonCodec<T> {
   const check = (value: unknown): Decoded<T> => {
     const parsed = schema.safeParse(value);
     if (parsed.success) return { ok: true, value: parsed.data };
-    const issues = parsed.error.issues.slice(0, MAX_ISSUES).map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-    return { ok: false, error: new AppError<WireErrorCode>('WIRE_SHAPE', `not a ${what}`, { details: { what, issues } }) };
+    const issues = parsed.error.issues
+      .slice(0, MAX_ISSUES)
+      .map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+    return {
+      ok: false,
+      error: new AppError<WireErrorCode>('WIRE_SHAPE', `not a ${what}`, { details: { what, issues } }),
+    };
   };
   const read = (bytes: Uint8Array): Decoded<T> => {
     let value: unknown;
     try {
       value = JSON.parse(decoder.decode(bytes));
     } catch (error) {
-      return { ok: false, error: new AppError<WireErrorCode>('WIRE_NOT_JSON', `a ${what} that is not JSON`, { details: { what }, cause: error }) };
+      return {
+        ok: false,
+        error: new AppError<WireErrorCode>('WIRE_NOT_JSON', `a ${what} that is not JSON`, {
+          details: { what },
+          cause: error,
+        }),
+      };
     }
     return check(value);
   };

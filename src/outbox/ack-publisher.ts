@@ -38,11 +38,15 @@ export function createAckPublisher(nc: NatsConnection, timeoutMs: number): AckPu
     if (entry === undefined) return;
     waiting.delete(token);
     // An empty reply is a status: 503 when no stream listens on the subject (or none has a leader yet).
-    if (data.length === 0) return entry.reject(new Error(`no acknowledgement from JetStream (status ${status ?? 'none'})`));
+    if (data.length === 0)
+      return entry.reject(new Error(`no acknowledgement from JetStream (status ${status ?? 'none'})`));
     const read = pubAckCodec.read(data);
     if (!read.ok) return entry.reject(read.error);
     const ack = read.value;
-    if (ack.error !== undefined) entry.reject(Object.assign(new Error(ack.error.description ?? 'JetStream refused the message'), { api_error: ack.error }));
+    if (ack.error !== undefined)
+      entry.reject(
+        Object.assign(new Error(ack.error.description ?? 'JetStream refused the message'), { api_error: ack.error }),
+      );
     else if (typeof ack.seq === 'number') entry.resolve(ack.seq);
     else entry.reject(new Error('a JetStream acknowledgement without a sequence'));
   };
@@ -71,7 +75,11 @@ export function createAckPublisher(nc: NatsConnection, timeoutMs: number): AckPu
       return new Promise((resolve, reject) => {
         waiting.set(token, { resolve, reject, deadline: Date.now() + timeoutMs });
         try {
-          nc.publish(subject, data, headers === undefined ? { reply: `${prefix}${token}` } : { reply: `${prefix}${token}`, headers });
+          nc.publish(
+            subject,
+            data,
+            headers === undefined ? { reply: `${prefix}${token}` } : { reply: `${prefix}${token}`, headers },
+          );
         } catch (error) {
           waiting.delete(token);
           reject(error as Error);

@@ -7,7 +7,16 @@
  *   transient failure  -> nak with a delay: JetStream redelivers; at the last
  *                         allowed delivery it goes to the DLQ instead
  */
-import { AckPolicy, DeliverPolicy, headers as natsHeaders, nanos, type Consumer, type JetStreamClient, type JsMsg, type NatsConnection } from 'nats';
+import {
+  AckPolicy,
+  DeliverPolicy,
+  headers as natsHeaders,
+  nanos,
+  type Consumer,
+  type JetStreamClient,
+  type JsMsg,
+  type NatsConnection,
+} from 'nats';
 import type { Logger } from '../core/index.js';
 import { parseCommandSubject, type CommandHandler } from '../core/events/index.js';
 
@@ -32,7 +41,11 @@ const MAX_DLQ_BODY = 64 * 1024;
 const LAG_INTERVAL_MS = 5000;
 
 /** The durable pull consumer on the command subjects, made (or kept) as configured. */
-async function commandConsumer(nc: NatsConnection, js: JetStreamClient, config: CommandConsumerConfig): Promise<Consumer> {
+async function commandConsumer(
+  nc: NatsConnection,
+  js: JetStreamClient,
+  config: CommandConsumerConfig,
+): Promise<Consumer> {
   const jsm = await nc.jetstreamManager();
   await jsm.consumers.add(config.stream, {
     durable_name: config.durable,
@@ -93,7 +106,12 @@ async function publishDeadLetter(
 }
 
 /** Handles one delivered command: acks, dead-letters or naks it, and counts what it did. */
-function createCommandHandling(js: JetStreamClient, handle: CommandHandler, log: Logger, config: CommandConsumerConfig) {
+function createCommandHandling(
+  js: JetStreamClient,
+  handle: CommandHandler,
+  log: Logger,
+  config: CommandConsumerConfig,
+) {
   let handled = 0;
   let deadLettered = 0;
 
@@ -108,23 +126,42 @@ function createCommandHandling(js: JetStreamClient, handle: CommandHandler, log:
     if (target === null) {
       // Not a command of ours: nothing to act on and no tenant to file it under but the subject's.
       const tenant = message.subject.split('.')[config.subjectPrefix.split('.').length + 1] ?? 'unknown';
-      await deadLetter(message, /^[A-Za-z0-9_-]{1,64}$/.test(tenant) ? tenant : 'unknown', 'UNKNOWN_COMMAND', `no command at ${message.subject}`);
+      await deadLetter(
+        message,
+        /^[A-Za-z0-9_-]{1,64}$/.test(tenant) ? tenant : 'unknown',
+        'UNKNOWN_COMMAND',
+        `no command at ${message.subject}`,
+      );
       message.ack();
       return;
     }
     const inboxId = message.headers?.get('Nats-Msg-Id') || `seq:${message.seq}`;
     try {
-      const outcome = await handle({ inboxId, subject: message.subject, tenantId: target.tenantId, command: target.command, body: message.data });
+      const outcome = await handle({
+        inboxId,
+        subject: message.subject,
+        tenantId: target.tenantId,
+        command: target.command,
+        body: message.data,
+      });
       if (outcome.kind === 'poison') await deadLetter(message, target.tenantId, outcome.code, outcome.reason);
       handled += 1;
       message.ack();
     } catch (error) {
       if (message.info.redeliveryCount >= config.maxDeliver) {
-        await deadLetter(message, target.tenantId, 'GAVE_UP', `still failing after ${config.maxDeliver} deliveries: ${(error as Error).message}`);
+        await deadLetter(
+          message,
+          target.tenantId,
+          'GAVE_UP',
+          `still failing after ${config.maxDeliver} deliveries: ${(error as Error).message}`,
+        );
         message.term();
         return;
       }
-      log.warn({ err: error, subject: message.subject, deliveries: message.info.redeliveryCount }, 'command failed for now; it will be delivered again');
+      log.warn(
+        { err: error, subject: message.subject, deliveries: message.info.redeliveryCount },
+        'command failed for now; it will be delivered again',
+      );
       message.nak(config.retryDelayMs);
     }
   };

@@ -60,10 +60,17 @@ export function latestWriter(acks: AckPublisher, bucket: string): LatestWriter {
   };
 }
 
-const isCasMismatch = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
+const isCasMismatch = (error: unknown): boolean =>
+  (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
 
 /** Applies `events` (all of one key) to the stored value; answers whether it wrote. */
-export async function writeLatest(kv: KV, key: string, events: readonly LatestEvent[], cache?: LatestCache, write?: LatestWriter): Promise<boolean> {
+export async function writeLatest(
+  kv: KV,
+  key: string,
+  events: readonly LatestEvent[],
+  cache?: LatestCache,
+  write?: LatestWriter,
+): Promise<boolean> {
   const cached = cache?.get(key);
   const mergeAll = (current: LatestState | null): LatestState =>
     events.reduce<LatestState | null>((state, event) => merge(state, event), current) as LatestState;
@@ -76,7 +83,11 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
       const value = latestStateCodec.encode(merged);
       const expected = cached?.revision ?? 0;
       const revision =
-        write !== undefined ? await write(key, value, expected) : cached === undefined ? await kv.create(key, value) : await kv.update(key, value, expected);
+        write !== undefined
+          ? await write(key, value, expected)
+          : cached === undefined
+            ? await kv.create(key, value)
+            : await kv.update(key, value, expected);
       cache.set(key, merged, revision);
       return true;
     } catch (error) {
@@ -86,7 +97,8 @@ export async function writeLatest(kv: KV, key: string, events: readonly LatestEv
   }
   for (let attempt = 1; ; attempt += 1) {
     const entry = await kv.get(key);
-    const current = entry !== null && entry.operation === 'PUT' && entry.length > 0 ? latestStateCodec.decode(entry.value) : null;
+    const current =
+      entry !== null && entry.operation === 'PUT' && entry.length > 0 ? latestStateCodec.decode(entry.value) : null;
     const merged = mergeAll(current);
     if (!advances(current, merged)) {
       if (entry !== null && current !== null) cache?.set(key, current, entry.revision);

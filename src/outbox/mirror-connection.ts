@@ -51,7 +51,8 @@ export class MirrorConnection {
         // Reconnects are the client's; re-provisioning and the backlog are ours.
         disconnected: (server) => {
           this.#rounds += 1;
-          if (this.#state === 'connected') deps.log.warn({ server }, 'event stream disconnected; the outbox keeps the events');
+          if (this.#state === 'connected')
+            deps.log.warn({ server }, 'event stream disconnected; the outbox keeps the events');
           if (this.#state !== 'conflict') this.#state = 'disconnected';
         },
         reconnected: (nc, server) => {
@@ -81,7 +82,10 @@ export class MirrorConnection {
       });
       return;
     }
-    this.deps.log.warn({ url: this.deps.config.url }, 'event stream not reachable yet; going on without it and publishing once it is');
+    this.deps.log.warn(
+      { url: this.deps.config.url },
+      'event stream not reachable yet; going on without it and publishing once it is',
+    );
     this.#state = 'disconnected';
   }
 
@@ -126,13 +130,20 @@ export class MirrorConnection {
     const outcome = await provisionStream(await nc.jetstreamManager(), config.stream);
     log.info({ stream: config.stream.name, outcome }, 'event stream ready');
     const client = nc.jetstream();
-    if (config.latestBucket !== '' && this.#latest === null) this.#latest = await openLatestBucket(client, config.latestBucket, config.stream.replicas);
+    if (config.latestBucket !== '' && this.#latest === null)
+      this.#latest = await openLatestBucket(client, config.latestBucket, config.stream.replicas);
     if (config.commands !== undefined && this.#commandsStopped === null && this.#commands === null) {
-      this.#commands = await startCommandConsumer(nc, client, config.commands.handler, log.child({ component: 'commands' }), {
-        ...config.commands.consumer,
-        stream: config.stream.name,
-        subjectPrefix: config.stream.subjectPrefix,
-      });
+      this.#commands = await startCommandConsumer(
+        nc,
+        client,
+        config.commands.handler,
+        log.child({ component: 'commands' }),
+        {
+          ...config.commands.consumer,
+          stream: config.stream.name,
+          subjectPrefix: config.stream.subjectPrefix,
+        },
+      );
     }
   }
 
@@ -160,7 +171,11 @@ export class MirrorConnection {
           return;
         }
         this.#state = 'disconnected';
-        const retryInMs = exponentialBackoff(failures, { initialMs: REPROVISION_INITIAL_MS, maxMs: REPROVISION_MAX_MS, jitter: 0 }, 0.5);
+        const retryInMs = exponentialBackoff(
+          failures,
+          { initialMs: REPROVISION_INITIAL_MS, maxMs: REPROVISION_MAX_MS, jitter: 0 },
+          0.5,
+        );
         log.warn({ err: error, failures, retryInMs }, 'event stream not usable yet after reconnecting; trying again');
         await new Promise((resolve) => setTimeout(resolve, retryInMs).unref());
       }

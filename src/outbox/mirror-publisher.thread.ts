@@ -11,4 +11,6 @@ import type { WindowOutcome } from './window-publisher.js';
 import { serveTasks, threadLogger } from '../runtime/index.js';
 
 const data = workerData as MirrorThreadData;
-serveTasks<MirrorThreadTask, WindowOutcome | null>(publisherThread(data, threadLogger(data.logLevel, { component: 'mirror', thread: 'publisher' })));
+serveTasks<MirrorThreadTask, WindowOutcome | null>(
+  publisherThread(data, threadLogger(data.logLevel, { component: 'mirror', thread: 'publisher' })),
+);

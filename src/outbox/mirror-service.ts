@@ -46,11 +46,24 @@ const OFF: MirrorStatus = {
 
 export function createMirrorService(
   settings: MirrorSettings | null,
-  deps: { store: MirrorStore; onEvent(listener: () => void): void; commands: CommandHandler; clock: Clock; log: Logger },
+  deps: {
+    store: MirrorStore;
+    onEvent(listener: () => void): void;
+    commands: CommandHandler;
+    clock: Clock;
+    log: Logger;
+  },
 ): MirrorService {
   const mirror: Mirror =
     settings === null
-      ? { start: async () => deps.store.turnOff(), wake: () => {}, status: () => OFF, tick: async () => {}, stopCommands: async () => {}, stop: async () => {} }
+      ? {
+          start: async () => deps.store.turnOff(),
+          wake: () => {},
+          status: () => OFF,
+          tick: async () => {},
+          stopCommands: async () => {},
+          stop: async () => {},
+        }
       : createNatsMirror({
           store: deps.store,
           clock: deps.clock,
@@ -69,7 +82,12 @@ export function createMirrorService(
             retryMaxMs: RETRY_MAX_MS,
             ...(settings.commands === null
               ? {}
-              : { commands: { handler: deps.commands, consumer: { ...settings.commands, retryDelayMs: COMMAND_RETRY_DELAY_MS } } }),
+              : {
+                  commands: {
+                    handler: deps.commands,
+                    consumer: { ...settings.commands, retryDelayMs: COMMAND_RETRY_DELAY_MS },
+                  },
+                }),
           },
         });
   if (settings !== null) deps.onEvent(() => mirror.wake());

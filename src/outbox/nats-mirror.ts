@@ -38,11 +38,25 @@ export interface Mirror {
   stop(graceMs?: number): Promise<void>;
 }
 
-export function createNatsMirror(deps: { store: MirrorStore; clock: Clock; log: Logger; config: MirrorConfig }): Mirror {
+export function createNatsMirror(deps: {
+  store: MirrorStore;
+  clock: Clock;
+  log: Logger;
+  config: MirrorConfig;
+}): Mirror {
   const { store, clock, log, config } = deps;
-  const publisher = createOutboxPublisher({ store, clock, log, config: { ...config, subjectPrefix: config.stream.subjectPrefix } });
+  const publisher = createOutboxPublisher({
+    store,
+    clock,
+    log,
+    config: { ...config, subjectPrefix: config.stream.subjectPrefix },
+  });
   const link = createMirrorConnection({ config, log, onUsable: () => void loop.tick() });
-  const windowSettings = { latestBucket: config.latestBucket, latestKeyNode: config.latestKeyNode ?? null, publishTimeoutMs: config.publishTimeoutMs };
+  const windowSettings = {
+    latestBucket: config.latestBucket,
+    latestKeyNode: config.latestKeyNode ?? null,
+    publishTimeoutMs: config.publishTimeoutMs,
+  };
   // The wire side of each window: in the mirror's own thread (its own connection), or on this
   // thread's connection. Made at the first window, so that a mirror that never connects starts no thread.
   let wire: WindowPublisher | null = null;
@@ -118,6 +132,9 @@ function mirrorStatus(
     last_published_ts: ts(record.lastPublishedAt),
     last_error: record.lastError,
     last_error_ts: ts(record.lastErrorAt),
-    commands: commands === null ? null : { handled: commands.handled, dead_lettered: commands.deadLettered, waiting: commands.waiting },
+    commands:
+      commands === null
+        ? null
+        : { handled: commands.handled, dead_lettered: commands.deadLettered, waiting: commands.waiting },
   };
 }

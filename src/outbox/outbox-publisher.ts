@@ -42,7 +42,12 @@ const latestEvents = (rows: readonly PendingEvent[]): LatestEvent[] =>
       : [],
   );
 
-export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; log: Logger; config: PublisherConfig }) {
+export function createOutboxPublisher(deps: {
+  store: MirrorStore;
+  clock: Clock;
+  log: Logger;
+  config: PublisherConfig;
+}) {
   const { store, clock, log, config } = deps;
   let publishedTotal = 0;
   let failures = 0;
@@ -100,7 +105,11 @@ export function createOutboxPublisher(deps: { store: MirrorStore; clock: Clock; 
       } catch (error) {
         failures += 1;
         store.failed(errorText(error), clock.now());
-        const wait = exponentialBackoff(failures, { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0 }, 0.5);
+        const wait = exponentialBackoff(
+          failures,
+          { initialMs: config.retryInitialMs, maxMs: config.retryMaxMs, jitter: 0 },
+          0.5,
+        );
         log.warn({ err: error, failures, retryInMs: wait }, 'publishing to the event stream failed; retrying');
         return { nextWakeAt: clock.now() + wait };
       }

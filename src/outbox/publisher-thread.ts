@@ -58,7 +58,8 @@ function publisherConnection(data: MirrorThreadData, log: Logger) {
       up = true;
       void follow(nc);
       // Bound, not created: the main thread provisioned the bucket before it sent a window.
-      const latest = settings.latestBucket === '' ? null : await nc.jetstream().views.kv(settings.latestBucket, { bindOnly: true });
+      const latest =
+        settings.latestBucket === '' ? null : await nc.jetstream().views.kv(settings.latestBucket, { bindOnly: true });
       link = { nc, latest };
       log.info({}, 'mirror publisher connected');
     })().catch((error: unknown) => {
@@ -87,7 +88,10 @@ function publisherConnection(data: MirrorThreadData, log: Logger) {
 }
 
 /** Answers the thread's tasks: a window's outcome, or null once closed. */
-export function publisherThread(data: MirrorThreadData, log: Logger): (task: MirrorThreadTask) => Promise<WindowOutcome | null> {
+export function publisherThread(
+  data: MirrorThreadData,
+  log: Logger,
+): (task: MirrorThreadTask) => Promise<WindowOutcome | null> {
   const { settings } = data;
   const connection = publisherConnection(data, log);
   const windows = createWindowPublisher(settings, connection.current);
@@ -98,7 +102,10 @@ export function publisherThread(data: MirrorThreadData, log: Logger): (task: Mir
       // Not connected yet, or reconnecting: the window fails within the publish timeout, as one whose PubAcks do not come.
       // Windows take turns at this wait, so each one's events are issued after the one before's (the stream's order).
       const turn = turns.then(() =>
-        deadline(connection.ready(), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(() => null, errorText),
+        deadline(connection.ready(), settings.publishTimeoutMs, 'the mirror publisher connecting to NATS').then(
+          () => null,
+          errorText,
+        ),
       );
       turns = turn;
       const failure = await turn;

@@ -53,7 +53,9 @@ export function streamProblems(config: Partial<StreamConfig>, wanted: StreamSett
   }
   const window = (config.duplicate_window ?? 0) / 1e6;
   if (window < wanted.duplicateWindowMs)
-    problems.push(`its duplicate_window is ${window / 1000} s, less than the ${wanted.duplicateWindowMs / 1000} s a republish after a crash needs`);
+    problems.push(
+      `its duplicate_window is ${window / 1000} s, less than the ${wanted.duplicateWindowMs / 1000} s a republish after a crash needs`,
+    );
   return problems;
 }
 

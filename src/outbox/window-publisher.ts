@@ -56,7 +56,10 @@ export interface WindowSettings {
  * what this writer last wrote to each latest-state key is kept across windows, so the usual
  * write is one compare-and-set without a read.
  */
-export function createWindowPublisher(settings: WindowSettings, current: () => { nc: NatsConnection; latest: KV | null } | null): WindowPublisher {
+export function createWindowPublisher(
+  settings: WindowSettings,
+  current: () => { nc: NatsConnection; latest: KV | null } | null,
+): WindowPublisher {
   const latestCache = new LatestCache();
   let latestWrites: Promise<unknown> = Promise.resolve();
   let publisher: { nc: NatsConnection; acks: AckPublisher } | null = null;
@@ -87,16 +90,28 @@ export function createWindowPublisher(settings: WindowSettings, current: () => {
       const kvWrites = latestWrites.then(() =>
         (latest === null || window.latest.length === 0
           ? Promise.resolve()
-          : writeLatestAll(latest, window.latest, latestCache, latestWriter(acks, settings.latestBucket), settings.latestKeyNode)
+          : writeLatestAll(
+              latest,
+              window.latest,
+              latestCache,
+              latestWriter(acks, settings.latestBucket),
+              settings.latestKeyNode,
+            )
         ).then(() => null, errorText),
       );
       latestWrites = kvWrites;
-      const results = await Promise.allSettled(window.events.map((event) => acks.publish(event.subject, event.body, msgIdOf(event.msgId))));
+      const results = await Promise.allSettled(
+        window.events.map((event) => acks.publish(event.subject, event.body, msgIdOf(event.msgId))),
+      );
       const kvFailure = await kvWrites;
       // A latest state missing: nothing counts as done, so the whole window is done again.
       if (kvFailure !== null) return { acknowledged: 0, error: kvFailure };
       const firstFailure = results.findIndex((result) => result.status === 'rejected');
-      if (firstFailure >= 0) return { acknowledged: firstFailure, error: errorText((results[firstFailure] as PromiseRejectedResult).reason) };
+      if (firstFailure >= 0)
+        return {
+          acknowledged: firstFailure,
+          error: errorText((results[firstFailure] as PromiseRejectedResult).reason),
+        };
       return { acknowledged: window.events.length, error: null };
     },
     async close() {

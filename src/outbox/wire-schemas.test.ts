@@ -26,7 +26,10 @@ describe('latest states', () => {
 describe('JetStream acknowledgements', () => {
   it('reads a sequence or an API error', () => {
     expect(pubAckCodec.decode(bytes({ stream: 'S', seq: 4 })).seq).toBe(4);
-    expect(pubAckCodec.decode(bytes({ error: { code: 400, err_code: 10071, description: 'wrong last sequence' } })).error?.err_code).toBe(10071);
+    expect(
+      pubAckCodec.decode(bytes({ error: { code: 400, err_code: 10071, description: 'wrong last sequence' } })).error
+        ?.err_code,
+    ).toBe(10071);
     expect(pubAckCodec.read(bytes({ seq: 'four' })).ok).toBe(false);
   });
 });

@@ -30,6 +30,8 @@ export interface PubAck {
 }
 const pubAckSchema: z.ZodType<PubAck> = z.looseObject({
   seq: z.number().optional(),
-  error: z.looseObject({ code: z.number().optional(), err_code: z.number().optional(), description: z.string().optional() }).optional(),
+  error: z
+    .looseObject({ code: z.number().optional(), err_code: z.number().optional(), description: z.string().optional() })
+    .optional(),
 });
 export const pubAckCodec = jsonCodec(pubAckSchema, 'JetStream acknowledgement');

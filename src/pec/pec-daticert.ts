@@ -45,11 +45,18 @@ const parser = new XMLParser({
   trimValues: true,
   htmlEntities: true,
   maxNestedTags: 16,
-  processEntities: { enabled: true, maxEntityCount: 16, maxEntitySize: 1024, maxTotalExpansions: 1000, maxExpandedLength: 64 * 1024 },
+  processEntities: {
+    enabled: true,
+    maxEntityCount: 16,
+    maxEntitySize: 1024,
+    maxTotalExpansions: 1000,
+    maxExpandedLength: 64 * 1024,
+  },
   isArray: (name) => name === 'destinatari',
 });
 
-const isNode = (value: unknown): value is XmlNode => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isNode = (value: unknown): value is XmlNode =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** An element repeated where the DTD allows one: the first counts. */
 const single = (value: unknown): unknown => (Array.isArray(value) ? value[0] : value);
@@ -69,7 +76,8 @@ function text(value: unknown): string | null {
   return trimmed === '' || trimmed.length > MAX_FIELD_CHARS ? null : trimmed;
 }
 
-const attribute = (node: XmlNode | null, name: string): string | null => (node === null ? null : text(node[`@${name}`]));
+const attribute = (node: XmlNode | null, name: string): string | null =>
+  node === null ? null : text(node[`@${name}`]);
 const lower = (value: string | null): string | null => (value === null ? null : value.toLowerCase());
 
 /** The XML declaration's encoding: gestori write UTF-8, a few ISO-8859-1. */

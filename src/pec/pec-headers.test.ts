@@ -20,7 +20,9 @@ describe('normaliseMessageId', () => {
 });
 
 describe('embeddedHeader', () => {
-  const message = Buffer.from('From: a@b\r\nX-Genro-Mail-ID:\r\n\tm-1\r\nSubject: s\r\n\r\nX-Genro-Mail-ID: in-the-body\r\n');
+  const message = Buffer.from(
+    'From: a@b\r\nX-Genro-Mail-ID:\r\n\tm-1\r\nSubject: s\r\n\r\nX-Genro-Mail-ID: in-the-body\r\n',
+  );
 
   it('reads a folded header of the message, case-insensitively', () => {
     expect(embeddedHeader(message, 'x-genro-mail-id')).toBe('m-1');

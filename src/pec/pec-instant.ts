@@ -26,7 +26,8 @@ export function pecInstant(day: string, time: string, zone: string): number | nu
   const local = Date.UTC(year, month - 1, dayOfMonth, hours, minutes, seconds);
   const check = new Date(local);
   // Date.UTC rolls 31/02 over into March: a day that does not exist is no date.
-  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== dayOfMonth) return null;
+  if (check.getUTCFullYear() !== year || check.getUTCMonth() !== month - 1 || check.getUTCDate() !== dayOfMonth)
+    return null;
   const offsetMinutes = (z[1] === '-' ? -1 : 1) * (zoneHours * 60 + zoneMinutes);
   return local - offsetMinutes * MINUTE_MS;
 }

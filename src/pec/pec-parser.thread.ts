@@ -8,4 +8,6 @@ import type { PecReceiptFindings } from '../core/pec/index.js';
 import { analysePecReceipt } from './pec-receipt-parser.js';
 import { serveTasks } from '../runtime/index.js';
 
-serveTasks<Uint8Array, PecReceiptFindings>((raw) => analysePecReceipt(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)));
+serveTasks<Uint8Array, PecReceiptFindings>((raw) =>
+  analysePecReceipt(Buffer.from(raw.buffer, raw.byteOffset, raw.byteLength)),
+);

@@ -53,7 +53,11 @@ const NOTHING: PecPlan = { disposition: 'not_bounce', unmatchedReason: null, mat
  * A receipt tied to the message it is about (core/pec/plan.ts), its effect planned, and its bytes
  * kept whole (legal evidence); mail that is no receipt gets a plan and no receipt.
  */
-function planReceiptMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>, findings: PecReceiptFindings): Pick<PecSettlement, 'plan' | 'receipt'> {
+function planReceiptMessage(
+  deps: PecPollerDeps,
+  message: MessageToPlan<Reading>,
+  findings: PecReceiptFindings,
+): Pick<PecSettlement, 'plan' | 'receipt'> {
   const { mailbox } = deps;
   const { uidValidity, uid, size, raw, headers } = message;
   const now = deps.clock.now();
@@ -83,12 +87,25 @@ function planReceiptMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>
 function planMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>): Handled<PecSettlement> {
   const { uidValidity, uid, size, headers, understood, copyOf } = message;
   const name = deps.mailbox.name;
-  const record = { mailbox: name, uidValidity, uid, headerMessageId: headers.messageId, from: headers.from, subject: headers.subject, sizeBytes: size };
+  const record = {
+    mailbox: name,
+    uidValidity,
+    uid,
+    headerMessageId: headers.messageId,
+    from: headers.from,
+    subject: headers.subject,
+    sizeBytes: size,
+  };
   if (understood.problem !== null) {
     deps.log.warn({ mailbox: name, uid, problem: understood.problem }, 'PEC mailbox message not understood');
     // Kept for a human (`unmatched`): it may be a receipt the parser could not read.
     const plan: PecPlan = { ...NOTHING, disposition: 'unmatched' };
-    return { uid, disposition: plan.disposition, unreadable: true, value: { ...record, kind: 'unreadable', plan, receipt: null } };
+    return {
+      uid,
+      disposition: plan.disposition,
+      unreadable: true,
+      value: { ...record, kind: 'unreadable', plan, receipt: null },
+    };
   }
   const { findings } = understood;
   // A copy of a message handled before (the same Message-ID) is filed as it was, without effects.
@@ -96,10 +113,19 @@ function planMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>): Hand
     return {
       uid,
       disposition: copyOf,
-      value: { ...record, kind: findings.type === null ? 'not_receipt' : 'pec_receipt', plan: { ...NOTHING, disposition: copyOf }, receipt: null },
+      value: {
+        ...record,
+        kind: findings.type === null ? 'not_receipt' : 'pec_receipt',
+        plan: { ...NOTHING, disposition: copyOf },
+        receipt: null,
+      },
     };
   const { plan, receipt } = planReceiptMessage(deps, message, findings);
-  return { uid, disposition: plan.disposition, value: { ...record, kind: receipt === null ? 'not_receipt' : 'pec_receipt', plan, receipt } };
+  return {
+    uid,
+    disposition: plan.disposition,
+    value: { ...record, kind: receipt === null ? 'not_receipt' : 'pec_receipt', plan, receipt },
+  };
 }
 
 export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
@@ -108,7 +134,9 @@ export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
   // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
   const understand = async (raw: Buffer): Promise<Reading> => {
     const read = await parseWithin(() => deps.analyse(raw), config.parseTimeoutMs * 2 + BACKSTOP_MS);
-    return read.problem === null ? { findings: read.value, problem: null } : { findings: NOT_A_RECEIPT, problem: read.problem };
+    return read.problem === null
+      ? { findings: read.value, problem: null }
+      : { findings: NOT_A_RECEIPT, problem: read.problem };
   };
 
   const handler: MailboxHandler<Reading, PecSettlement> = {
@@ -153,7 +181,16 @@ export function createPecPoller(deps: PecPollerDeps): MailboxWatcher {
     },
   };
 
-  return watchMailbox({ mailbox, ledger: deps.ledger, open: deps.open, handler, clock, random: deps.random, log, config });
+  return watchMailbox({
+    mailbox,
+    ledger: deps.ledger,
+    open: deps.open,
+    handler,
+    clock,
+    random: deps.random,
+    log,
+    config,
+  });
 }
 
 const BACKSTOP_MS = 10_000;

@@ -40,13 +40,17 @@ export async function analysePecReceipt(raw: Buffer): Promise<PecReceiptFindings
 
 const filenameOf = (attachment: Attachment): string => (attachment.filename ?? '').trim().toLowerCase();
 /** mailparser leaves contentType unset on a part whose Content-Type header is cut short. */
-const typeOf = (attachment: Attachment): string => (typeof attachment.contentType === 'string' ? attachment.contentType.toLowerCase() : '');
+const typeOf = (attachment: Attachment): string =>
+  typeof attachment.contentType === 'string' ? attachment.contentType.toLowerCase() : '';
 
 /** daticert.xml by name, else an XML part whose root is postacert. */
 function daticertPart(mail: ParsedMail): Attachment | undefined {
   return (
     mail.attachments.find((attachment) => filenameOf(attachment) === 'daticert.xml') ??
-    mail.attachments.find((attachment) => XML_TYPES.has(typeOf(attachment)) && attachment.content.subarray(0, XML_SNIFF_BYTES).includes('<postacert'))
+    mail.attachments.find(
+      (attachment) =>
+        XML_TYPES.has(typeOf(attachment)) && attachment.content.subarray(0, XML_SNIFF_BYTES).includes('<postacert'),
+    )
   );
 }
 
@@ -113,7 +117,8 @@ function findingsOf(mail: ParsedMail): PecReceiptFindings {
   const datiPart = attempt(() => daticertPart(mail), undefined);
   const daticert = datiPart === undefined ? null : attempt(() => readDaticert(datiPart.content), null);
   const original = attempt(() => originalPart(mail), undefined);
-  const originalMailId = original === undefined ? null : attempt(() => embeddedHeader(original.content, MAIL_ID_FIELD), null);
+  const originalMailId =
+    original === undefined ? null : attempt(() => embeddedHeader(original.content, MAIL_ID_FIELD), null);
   const reference = trimmedHeader(mail, 'x-riferimento-message-id');
   const recognised = recognise({ mail, daticert, hasDaticert: datiPart !== undefined, reference, originalMailId });
   if (recognised === null) return notAReceipt();

@@ -13,7 +13,13 @@ import type { PecLedger } from '../core/pec/index.js';
 import type { PecReceiptFindings } from '../core/pec/index.js';
 import type { AccountRepository } from '../core/index.js';
 import { createPeriodicLoop } from '../runtime/index.js';
-import { createParserThread, openImapMailbox, type MailboxSettings, type MailboxWatcher, type ParserThread } from '../mailbox/index.js';
+import {
+  createParserThread,
+  openImapMailbox,
+  type MailboxSettings,
+  type MailboxWatcher,
+  type ParserThread,
+} from '../mailbox/index.js';
 import { createPecPoller } from './pec-poller.js';
 
 /** Mailbox watchers the daemon runs: the bounce mailboxes' (bounce-service.ts) and the PEC accounts'. */
@@ -76,7 +82,13 @@ const settingsOf = (account: PecMailboxAccount): MailboxSettings & { tenantId: s
 type PecDeps = { clock: Clock; ids: IdSource; log: Logger; random: () => number };
 
 /** One PEC account's watcher, its receipts read by the shared parser's thread. */
-function watchAccount(account: PecMailboxAccount, settings: PecSettings, store: PecStore, deps: PecDeps, analyse: ParserThread<PecReceiptFindings>['analyse']) {
+function watchAccount(
+  account: PecMailboxAccount,
+  settings: PecSettings,
+  store: PecStore,
+  deps: PecDeps,
+  analyse: ParserThread<PecReceiptFindings>['analyse'],
+) {
   return createPecPoller({
     mailbox: settingsOf(account),
     accountId: account.accountId,
@@ -103,7 +115,11 @@ function watchAccount(account: PecMailboxAccount, settings: PecSettings, store: 
  * Watchers for exactly the PEC accounts there are, each with the settings saved last: `reconcile`
  * follows the accounts when their version moved. Once halted, no watcher is started again.
  */
-function accountWatchers(accounts: PecStore['accounts'], watch: (account: PecMailboxAccount) => MailboxWatcher, log: Logger) {
+function accountWatchers(
+  accounts: PecStore['accounts'],
+  watch: (account: PecMailboxAccount) => MailboxWatcher,
+  log: Logger,
+) {
   const watchers = new Map<string, { fingerprint: string; watcher: MailboxWatcher }>();
   let seenVersion: string | null = null;
   let running = false;
@@ -158,7 +174,11 @@ function sweepOverdue(settings: PecSettings, store: PecStore, clock: Clock, log:
     batch = store.pecReceipts.expireAwaiting(cutoff, now, SWEEP_BATCH);
     expired += batch.expired;
   } while (batch.expired + batch.released === SWEEP_BATCH);
-  if (expired > 0) log.warn({ messages: expired, timeoutSeconds: settings.acceptanceTimeoutMs / 1000 }, 'PEC acceptance receipts missing: pec_error set');
+  if (expired > 0)
+    log.warn(
+      { messages: expired, timeoutSeconds: settings.acceptanceTimeoutMs / 1000 },
+      'PEC acceptance receipts missing: pec_error set',
+    );
 }
 
 export function createPecWatchers(settings: PecSettings, store: PecStore, deps: PecDeps): PecWatchers {
@@ -169,8 +189,17 @@ export function createPecWatchers(settings: PecSettings, store: PecStore, deps: 
     timeoutMs: settings.parseTimeoutMs,
     log,
   });
-  const watchers = accountWatchers(store.accounts, (account) => watchAccount(account, settings, store, { ...deps, log }, parser.analyse), log);
-  const accountsLoop = createPeriodicLoop({ name: 'pec-accounts', intervalMs: ACCOUNTS_CHECK_MS, run: watchers.reconcile, log });
+  const watchers = accountWatchers(
+    store.accounts,
+    (account) => watchAccount(account, settings, store, { ...deps, log }, parser.analyse),
+    log,
+  );
+  const accountsLoop = createPeriodicLoop({
+    name: 'pec-accounts',
+    intervalMs: ACCOUNTS_CHECK_MS,
+    run: watchers.reconcile,
+    log,
+  });
   const sweepLoop = createPeriodicLoop({
     name: 'pec-timeout',
     intervalMs: settings.sweepIntervalMs,

@@ -17,7 +17,11 @@ describe('logger', () => {
     );
     expect(lines).toHaveLength(1);
     const entry = JSON.parse(lines[0] ?? '{}');
-    expect(entry).toMatchObject({ level: 'info', msg: 'something happened', account: { host: 'h', password: '[redacted]' } });
+    expect(entry).toMatchObject({
+      level: 'info',
+      msg: 'something happened',
+      account: { host: 'h', password: '[redacted]' },
+    });
     expect(lines[0]).not.toMatch(/p1-secret|p2-secret|t-secret|c-secret|a-secret|m-secret/);
   });
 });

@@ -14,7 +14,13 @@ export interface PeriodicLoop {
   stop(): Promise<void>;
 }
 
-export function createPeriodicLoop(options: { name: string; intervalMs: number; run: () => void | Promise<void>; log: Logger; clock?: Clock }): PeriodicLoop {
+export function createPeriodicLoop(options: {
+  name: string;
+  intervalMs: number;
+  run: () => void | Promise<void>;
+  log: Logger;
+  clock?: Clock;
+}): PeriodicLoop {
   const clock = options.clock ?? systemClock;
   const next = (now: number) => ({ nextWakeAt: now + options.intervalMs });
   const loop = createWakeableLoop({

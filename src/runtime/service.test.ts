@@ -36,7 +36,12 @@ describe('the lifecycle', () => {
       [
         { name: 'store', services: [service('store', trail)] },
         { name: 'work', services: [service('dispatcher', trail), service('reports', trail)] },
-        { name: 'intake', services: [service('http', trail), service('smtp', trail)], stopping: 'listeners closed', stopped: 'intake closed' },
+        {
+          name: 'intake',
+          services: [service('http', trail), service('smtp', trail)],
+          stopping: 'listeners closed',
+          stopped: 'intake closed',
+        },
       ],
       recordingLog(trail),
     );
@@ -44,7 +49,15 @@ describe('the lifecycle', () => {
     expect(trail).toEqual(['start:store', 'start:dispatcher', 'start:reports', 'start:http', 'start:smtp']);
     trail.length = 0;
     await lifecycle.stop(1000);
-    expect(trail).toEqual(['stop:smtp', 'stop:http', 'log:listeners closed', 'log:intake closed', 'stop:reports', 'stop:dispatcher', 'stop:store']);
+    expect(trail).toEqual([
+      'stop:smtp',
+      'stop:http',
+      'log:listeners closed',
+      'log:intake closed',
+      'stop:reports',
+      'stop:dispatcher',
+      'stop:store',
+    ]);
   });
 
   it('tells every service of a stage to stop before waiting for any, and waits for them all before the next stage', async () => {

@@ -27,7 +27,13 @@ describe('installShutdownHandlers', () => {
   });
 
   const install = (stop: (deadlineMs: number) => Promise<void>) =>
-    installShutdownHandlers({ deadlineMs: 5000, log: recordingLogger(lines), stop, exit: (code) => exits.push(code), signals });
+    installShutdownHandlers({
+      deadlineMs: 5000,
+      log: recordingLogger(lines),
+      stop,
+      exit: (code) => exits.push(code),
+      signals,
+    });
 
   it('exits 0 once the orderly stop is done, giving it the whole deadline', async () => {
     const stop = vi.fn(async () => undefined);

@@ -40,7 +40,14 @@ describe('the wakeable loop', () => {
   });
 
   const loopOf = (step: (now: number) => StepReport | Promise<StepReport>, wakeDelayMs = 0) =>
-    createWakeableLoop({ name: 'test', step, recover: () => ({ nextWakeAt: null }), clock, log: recordingLogger(lines), wakeDelayMs });
+    createWakeableLoop({
+      name: 'test',
+      step,
+      recover: () => ({ nextWakeAt: null }),
+      clock,
+      log: recordingLogger(lines),
+      wakeDelayMs,
+    });
 
   it('never runs two steps at once: ticks during a step run exactly one more after it', async () => {
     const gated = gatedStep();
@@ -85,7 +92,14 @@ describe('the wakeable loop', () => {
 
   it('under wakeSpacingMs, takes a lone wake at once and holds a wake that follows a step too soon', async () => {
     const step = vi.fn((): StepReport => ({ nextWakeAt: null }));
-    const loop = createWakeableLoop({ name: 'test', step, recover: () => ({ nextWakeAt: null }), clock, log: recordingLogger(lines), wakeSpacingMs: 5 });
+    const loop = createWakeableLoop({
+      name: 'test',
+      step,
+      recover: () => ({ nextWakeAt: null }),
+      clock,
+      log: recordingLogger(lines),
+      wakeSpacingMs: 5,
+    });
     loop.start(null);
     loop.wake();
     await vi.advanceTimersByTimeAsync(0);
@@ -130,7 +144,14 @@ describe('the wakeable loop', () => {
   it('under wakeSpacingMs, does not hold back a step that asks for the next at once', async () => {
     let left = 3;
     const step = vi.fn((now: number): StepReport => ({ nextWakeAt: (left -= 1) > 0 ? now : null }));
-    const loop = createWakeableLoop({ name: 'test', step, recover: () => ({ nextWakeAt: null }), clock, log: recordingLogger(lines), wakeSpacingMs: 50 });
+    const loop = createWakeableLoop({
+      name: 'test',
+      step,
+      recover: () => ({ nextWakeAt: null }),
+      clock,
+      log: recordingLogger(lines),
+      wakeSpacingMs: 50,
+    });
     loop.start();
     // Each step in a turn of its own, none of them 50 ms apart.
     for (let turn = 0; turn < 3; turn += 1) await vi.advanceTimersByTimeAsync(1);
@@ -239,7 +260,12 @@ describe('the wakeable loop', () => {
     });
     loop.start(null);
     expect(await loop.tick()).toEqual({ ok: false, nextWakeAt: start + 1000 });
-    expect(lines).toEqual([{ message: 'loop step failed', fields: { err: expect.objectContaining({ message: 'store busy' }), loop: 'flaky' } }]);
+    expect(lines).toEqual([
+      {
+        message: 'loop step failed',
+        fields: { err: expect.objectContaining({ message: 'store busy' }), loop: 'flaky' },
+      },
+    ]);
     await vi.advanceTimersByTimeAsync(1000);
     expect(calls).toEqual([0, 1000]);
   });

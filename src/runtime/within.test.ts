@@ -14,7 +14,9 @@ describe('bounded waits', () => {
 
   it("deadline: the work's result, or a rejection naming the work once the time is up", async () => {
     await expect(deadline(Promise.resolve(7), 1000, 'the read')).resolves.toBe(7);
-    await expect(deadline(new Promise(() => undefined), 10, 'the read')).rejects.toThrow('the read took longer than 10 ms');
+    await expect(deadline(new Promise(() => undefined), 10, 'the read')).rejects.toThrow(
+      'the read took longer than 10 ms',
+    );
     await expect(deadline(Promise.reject(new Error('refused')), 1000, 'the read')).rejects.toThrow('refused');
   });
 });

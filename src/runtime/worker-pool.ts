@@ -81,14 +81,21 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
   };
 
   const send = (slot: WorkerSlot, input: In, transfer: readonly Transferable[], timeoutMs?: number): Promise<Out> => {
-    if (!slot.alive) return Promise.reject(new AppError('UNAVAILABLE', `${options.name} worker is restarting`, { transient: true }));
+    if (!slot.alive)
+      return Promise.reject(new AppError('UNAVAILABLE', `${options.name} worker is restarting`, { transient: true }));
     return slot.send(nextTaskId++, input, transfer, timeoutMs) as Promise<Out>;
   };
 
   return {
     run(input, transfer = [], affinity, runOptions) {
-      if (closing) return Promise.reject(new AppError('UNAVAILABLE', `${options.name} pool is closed`, { transient: true }));
-      return send(affinity === undefined ? leastBusy() : (slots[hashOf(affinity) % slots.length] as WorkerSlot), input, transfer, runOptions?.timeoutMs);
+      if (closing)
+        return Promise.reject(new AppError('UNAVAILABLE', `${options.name} pool is closed`, { transient: true }));
+      return send(
+        affinity === undefined ? leastBusy() : (slots[hashOf(affinity) % slots.length] as WorkerSlot),
+        input,
+        transfer,
+        runOptions?.timeoutMs,
+      );
     },
     async broadcast(input) {
       if (closing) return [];

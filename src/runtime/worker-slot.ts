@@ -85,7 +85,12 @@ export class WorkerSlot {
 
   private fail(error: Error): void {
     for (const task of this.tasks.values()) {
-      task.reject(new AppError('UNAVAILABLE', `${this.options.name} worker stopped: ${error.message}`, { transient: true, cause: error }));
+      task.reject(
+        new AppError('UNAVAILABLE', `${this.options.name} worker stopped: ${error.message}`, {
+          transient: true,
+          cause: error,
+        }),
+      );
     }
     this.tasks.clear();
   }
@@ -107,7 +112,11 @@ export class WorkerSlot {
         } catch (error) {
           const task = this.tasks.get(request.id);
           this.tasks.delete(request.id);
-          task?.reject(new AppError('INTERNAL', `${this.options.name} task could not be sent: ${errorText(error)}`, { cause: error }));
+          task?.reject(
+            new AppError('INTERNAL', `${this.options.name} task could not be sent: ${errorText(error)}`, {
+              cause: error,
+            }),
+          );
         }
       }
     }
@@ -117,7 +126,11 @@ export class WorkerSlot {
     const task = this.tasks.get(id);
     if (task === undefined) return;
     this.tasks.delete(id);
-    task.reject(new AppError('UNAVAILABLE', `${this.options.name} task not done within ${timeoutMs} ms`, { details: { timed_out: true } }));
+    task.reject(
+      new AppError('UNAVAILABLE', `${this.options.name} task not done within ${timeoutMs} ms`, {
+        details: { timed_out: true },
+      }),
+    );
     this.options.log.warn({ timeoutMs }, `${this.options.name} task timed out; replacing its worker`);
     // Refuse new tasks at once; the exit handler fails the others and starts a replacement.
     this.alive = false;

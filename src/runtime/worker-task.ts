@@ -74,7 +74,9 @@ export function threadLogger(level: string, bindings: Record<string, unknown> = 
     (first: Record<string, unknown> | string, message?: string): void => {
       if (LEVELS.indexOf(name) < threshold) return;
       const fields = typeof first === 'string' ? bindings : { ...bindings, ...cloneable(first) };
-      const record: LogRecord = { log: { level: name, fields, message: typeof first === 'string' ? first : (message ?? '') } };
+      const record: LogRecord = {
+        log: { level: name, fields, message: typeof first === 'string' ? first : (message ?? '') },
+      };
       port().postMessage(record);
     };
   return {
@@ -91,7 +93,10 @@ export function threadLogger(level: string, bindings: Record<string, unknown> = 
 function cloneable(fields: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) {
-    out[key] = value instanceof Error ? { type: value.name, message: value.message, code: (value as { code?: unknown }).code, stack: value.stack } : value;
+    out[key] =
+      value instanceof Error
+        ? { type: value.name, message: value.message, code: (value as { code?: unknown }).code, stack: value.stack }
+        : value;
   }
   return out;
 }

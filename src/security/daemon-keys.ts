@@ -18,13 +18,22 @@ export interface DaemonKeys {
   metrics: AdminTokenVerifier;
 }
 
-export function openDaemonKeys(settings: { dataDir: string; secretKey: string; adminToken: string; metricsToken: string }, log: Logger): DaemonKeys {
+export function openDaemonKeys(
+  settings: { dataDir: string; secretKey: string; adminToken: string; metricsToken: string },
+  log: Logger,
+): DaemonKeys {
   const keys = loadKeyMaterial(settings);
   if (keys.created.secretKeyFile !== undefined) {
-    log.warn({ path: keys.created.secretKeyFile }, 'secret key created: back it up, stored credentials cannot be read without it');
+    log.warn(
+      { path: keys.created.secretKeyFile },
+      'secret key created: back it up, stored credentials cannot be read without it',
+    );
   }
   if (keys.created.adminTokenFile !== undefined) {
-    log.warn({ path: keys.created.adminTokenFile }, 'admin token created: read it from this file and send it as Authorization: Bearer <token>');
+    log.warn(
+      { path: keys.created.adminTokenFile },
+      'admin token created: read it from this file and send it as Authorization: Bearer <token>',
+    );
   }
   const apiKeys = createHmacApiKeyIssuer(keys.hashKey);
   return {

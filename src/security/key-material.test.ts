@@ -18,8 +18,12 @@ describe('key material in the data directory', () => {
   it('creates both files whole, private, and reads the same keys back on the next start', () => {
     const dataDir = fresh();
     const first = loadKeyMaterial({ dataDir, secretKey: '', adminToken: '' });
-    expect(first.created).toEqual({ secretKeyFile: join(dataDir, SECRET_KEY_FILE), adminTokenFile: join(dataDir, ADMIN_TOKEN_FILE) });
-    for (const file of [SECRET_KEY_FILE, ADMIN_TOKEN_FILE]) expect(statSync(join(dataDir, file)).mode & 0o777).toBe(0o600);
+    expect(first.created).toEqual({
+      secretKeyFile: join(dataDir, SECRET_KEY_FILE),
+      adminTokenFile: join(dataDir, ADMIN_TOKEN_FILE),
+    });
+    for (const file of [SECRET_KEY_FILE, ADMIN_TOKEN_FILE])
+      expect(statSync(join(dataDir, file)).mode & 0o777).toBe(0o600);
     // Nothing but the two files: the temporary ones they were written through are gone.
     expect(readdirSync(dataDir).sort()).toEqual([ADMIN_TOKEN_FILE, SECRET_KEY_FILE]);
 
@@ -35,7 +39,9 @@ describe('key material in the data directory', () => {
     writeFileSync(join(dataDir, `${SECRET_KEY_FILE}.${process.pid}.tmp`), '');
     const keys = loadKeyMaterial({ dataDir, secretKey: '', adminToken: '' });
     expect(keys.encryptionKey).toHaveLength(32);
-    expect(loadKeyMaterial({ dataDir, secretKey: '', adminToken: '' }).encryptionKey.equals(keys.encryptionKey)).toBe(true);
+    expect(loadKeyMaterial({ dataDir, secretKey: '', adminToken: '' }).encryptionKey.equals(keys.encryptionKey)).toBe(
+      true,
+    );
   });
 
   it('refuses an empty secret key file rather than making a new key that would orphan the stored credentials', () => {

@@ -4,7 +4,17 @@
  * on first start with mode 0600 and never printed. Purpose keys are derived
  * with HKDF so one master secret never serves two purposes.
  */
-import { closeSync, existsSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hkdfSync, randomBytes } from 'node:crypto';
 
@@ -66,7 +76,8 @@ export function decodeMasterKey(text: string): Buffer {
   return key;
 }
 
-const derive = (master: Buffer, purpose: string): Buffer => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `mailproxy:${purpose}`, 32));
+const derive = (master: Buffer, purpose: string): Buffer =>
+  Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `mailproxy:${purpose}`, 32));
 
 export function loadKeyMaterial(options: { dataDir: string; secretKey: string; adminToken: string }): KeyMaterial {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
@@ -90,5 +101,10 @@ export function loadKeyMaterial(options: { dataDir: string; secretKey: string; a
     if (adminToken.length < 16) throw new Error(`${file} holds no usable admin token (at least 16 characters)`);
   }
 
-  return { encryptionKey: derive(master, 'secrets-at-rest'), hashKey: derive(master, 'token-digest'), adminToken, created };
+  return {
+    encryptionKey: derive(master, 'secrets-at-rest'),
+    hashKey: derive(master, 'token-digest'),
+    adminToken,
+    created,
+  };
 }

@@ -17,7 +17,9 @@ describe('report signature', () => {
     expect(verifyReportSignature('s3cret', body, header, 1_700_000_301)).toBe(false);
     expect(verifyReportSignature('other', body, header, 1_700_000_000)).toBe(false);
     expect(verifyReportSignature('s3cret', `${body} `, header, 1_700_000_000)).toBe(false);
-    expect(verifyReportSignature('s3cret', body, header.replace('t=1700000000', 't=1700000001'), 1_700_000_000)).toBe(false);
+    expect(verifyReportSignature('s3cret', body, header.replace('t=1700000000', 't=1700000001'), 1_700_000_000)).toBe(
+      false,
+    );
     expect(verifyReportSignature('s3cret', body, 'garbage', 1_700_000_000)).toBe(false);
     expect(verifyReportSignature('s3cret', body, 't=1700000000,v1=zz', 1_700_000_000)).toBe(false);
   });

@@ -28,7 +28,13 @@ export function signReport(secret: string, body: string, timestamp: number): str
  * What a client does with the header: true only when some `v1` matches the body
  * under `secret` and `t` lies within `toleranceSeconds` of `now` (epoch seconds).
  */
-export function verifyReportSignature(secret: string, body: string, header: string, now: number, toleranceSeconds = DEFAULT_TOLERANCE_SECONDS): boolean {
+export function verifyReportSignature(
+  secret: string,
+  body: string,
+  header: string,
+  now: number,
+  toleranceSeconds = DEFAULT_TOLERANCE_SECONDS,
+): boolean {
   const parts = header.split(',').map((part) => part.trim().split('='));
   const timestamp = Number(parts.find(([key]) => key === 't')?.[1]);
   if (!Number.isInteger(timestamp) || Math.abs(now - timestamp) > toleranceSeconds) return false;

@@ -20,7 +20,9 @@ describe('AES-256-GCM secret box', () => {
     const parts = sealed.split('.');
     const body = Buffer.from(parts[3] ?? '', 'base64url');
     body[0] = (body[0] ?? 0) ^ 1;
-    expect(() => box.open([parts[0], parts[1], parts[2], body.toString('base64url')].join('.'), 'account:t/a:password')).toThrow();
+    expect(() =>
+      box.open([parts[0], parts[1], parts[2], body.toString('base64url')].join('.'), 'account:t/a:password'),
+    ).toThrow();
     expect(() => createAesGcmSecretBox(randomBytes(32)).open(sealed, 'account:t/a:password')).toThrow();
     expect(() => box.open('garbage', 'x')).toThrow('unknown format');
   });

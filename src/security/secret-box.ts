@@ -17,7 +17,9 @@ export function createAesGcmSecretBox(key: Buffer): SecretBox {
       const cipher = createCipheriv('aes-256-gcm', key, iv);
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv, cipher.getAuthTag(), body].map((part) => (typeof part === 'string' ? part : part.toString('base64url'))).join('.');
+      return [VERSION, iv, cipher.getAuthTag(), body]
+        .map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+        .join('.');
     },
     open(sealed, context) {
       const [version, iv, tag, body] = sealed.split('.');

@@ -7,13 +7,23 @@ import { PENDING_STATES_SQL } from './tenant-repository.js';
 
 export function createSqliteAccountRepository(db: SqliteDatabase, secrets: SecretBox): AccountRepository {
   const { toAccount, toRow } = createAccountRowMapper(secrets);
-  const byId = db.prepare<[string, string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? AND id = ?`);
+  const byId = db.prepare<[string, string], AccountRow>(
+    `SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? AND id = ?`,
+  );
   const byTenant = db.prepare<[string], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE tenant_id = ? ORDER BY id`);
-  const choices = db.prepare<[string], { id: string; is_default: number }>(`SELECT id, is_default FROM accounts WHERE tenant_id = ? ORDER BY id`);
+  const choices = db.prepare<[string], { id: string; is_default: number }>(
+    `SELECT id, is_default FROM accounts WHERE tenant_id = ? ORDER BY id`,
+  );
   const all = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts ORDER BY tenant_id, id`);
-  const pec = db.prepare<[], AccountRow>(`SELECT ${COLUMNS} FROM accounts WHERE is_pec = 1 AND imap_host IS NOT NULL ORDER BY tenant_id, id`);
-  const version = db.prepare<[], { n: number; u: number; p: number }>(`SELECT count(*) AS n, total(updated_at) AS u, total(paused_at) AS p FROM accounts`);
-  const clearDefault = db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`);
+  const pec = db.prepare<[], AccountRow>(
+    `SELECT ${COLUMNS} FROM accounts WHERE is_pec = 1 AND imap_host IS NOT NULL ORDER BY tenant_id, id`,
+  );
+  const version = db.prepare<[], { n: number; u: number; p: number }>(
+    `SELECT count(*) AS n, total(updated_at) AS u, total(paused_at) AS p FROM accounts`,
+  );
+  const clearDefault = db.prepare(
+    `UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`,
+  );
   const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
       @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
       @limit_behavior, @max_connections, @max_messages_per_connection, @is_default, @is_pec, @imap_host, @imap_port,
@@ -30,7 +40,9 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
       provider = excluded.provider, provider_webhook_sealed = excluded.provider_webhook_sealed,
       paused_at = excluded.paused_at, paused_reason = excluded.paused_reason, updated_at = excluded.updated_at`);
   // History (sent, error) stays; only mail that would otherwise wait forever goes.
-  const removeMessages = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`);
+  const removeMessages = db.prepare(
+    `DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,
+  );
   const remove = db.prepare(`DELETE FROM accounts WHERE tenant_id = ? AND id = ?`);
   const pending = db.prepare<[string, string], { n: number }>(
     `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`,

@@ -55,20 +55,29 @@ function createMailboxColumns(secrets: SecretBox) {
           port: row.imap_port ?? 993,
           tlsMode: row.imap_tls_mode ?? 'implicit',
           user: row.imap_user,
-          password: row.imap_password_sealed === null ? null : secrets.open(row.imap_password_sealed, imapPasswordContext(row.tenant_id, row.id)),
+          password:
+            row.imap_password_sealed === null
+              ? null
+              : secrets.open(row.imap_password_sealed, imapPasswordContext(row.tenant_id, row.id)),
           folder: row.imap_folder ?? 'INBOX',
         };
 
   const mailboxColumns = (
     account: Account,
-  ): Pick<AccountRow, 'imap_host' | 'imap_port' | 'imap_tls_mode' | 'imap_user' | 'imap_password_sealed' | 'imap_folder'> => {
+  ): Pick<
+    AccountRow,
+    'imap_host' | 'imap_port' | 'imap_tls_mode' | 'imap_user' | 'imap_password_sealed' | 'imap_folder'
+  > => {
     const imap = account.imap;
     return {
       imap_host: imap?.host ?? null,
       imap_port: imap?.port ?? null,
       imap_tls_mode: imap?.tlsMode ?? null,
       imap_user: imap?.user ?? null,
-      imap_password_sealed: imap === null || imap.password === null ? null : secrets.seal(imap.password, imapPasswordContext(account.tenantId, account.id)),
+      imap_password_sealed:
+        imap === null || imap.password === null
+          ? null
+          : secrets.seal(imap.password, imapPasswordContext(account.tenantId, account.id)),
       imap_folder: imap?.folder ?? null,
     };
   };
@@ -90,7 +99,8 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     host: row.host,
     port: row.port,
     user: row.user,
-    password: row.password_sealed === null ? null : secrets.open(row.password_sealed, passwordContext(row.tenant_id, row.id)),
+    password:
+      row.password_sealed === null ? null : secrets.open(row.password_sealed, passwordContext(row.tenant_id, row.id)),
     tlsMode: row.tls_mode,
     tlsRejectUnauthorized: row.tls_reject_unauthorized === 1,
     limitPerMinute: row.limit_per_minute,
@@ -105,7 +115,9 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     provider:
       row.provider_webhook_sealed === null
         ? null
-        : (JSON.parse(secrets.open(row.provider_webhook_sealed, providerContext(row.tenant_id, row.id))) as WebhookSettings),
+        : (JSON.parse(
+            secrets.open(row.provider_webhook_sealed, providerContext(row.tenant_id, row.id)),
+          ) as WebhookSettings),
     pausedAt: row.paused_at,
     pausedReason: row.paused_reason,
     createdAt: row.created_at,
@@ -118,7 +130,8 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     host: account.host,
     port: account.port,
     user: account.user,
-    password_sealed: account.password === null ? null : secrets.seal(account.password, passwordContext(account.tenantId, account.id)),
+    password_sealed:
+      account.password === null ? null : secrets.seal(account.password, passwordContext(account.tenantId, account.id)),
     tls_mode: account.tlsMode,
     tls_reject_unauthorized: account.tlsRejectUnauthorized ? 1 : 0,
     limit_per_minute: account.limitPerMinute,
@@ -131,7 +144,10 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     is_pec: account.isPec ? 1 : 0,
     ...mailboxColumns(account),
     provider: account.provider?.provider ?? null,
-    provider_webhook_sealed: account.provider === null ? null : secrets.seal(JSON.stringify(account.provider), providerContext(account.tenantId, account.id)),
+    provider_webhook_sealed:
+      account.provider === null
+        ? null
+        : secrets.seal(JSON.stringify(account.provider), providerContext(account.tenantId, account.id)),
     paused_at: account.pausedAt,
     paused_reason: account.pausedReason,
     created_at: account.createdAt,

@@ -21,8 +21,11 @@ function tempDir(): string {
 /** A migrated database with a tenant and `count` messages of ~4 KB each (many pages to copy). */
 function filledDatabase(path: string, count: number) {
   const { db } = openDatabase({ path });
-  db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`).run();
-  const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, payload, mail_from, rcpt_to, next_attempt_at, created_at, updated_at)
+  db.prepare(
+    `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`,
+  ).run();
+  const insert =
+    db.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, payload, mail_from, rcpt_to, next_attempt_at, created_at, updated_at)
     VALUES ('t', ?, 'a', 'http', ?, 'a@example.com', '[]', 0, 0, 0)`);
   let next = 0;
   const add = (n: number): void => {
@@ -67,7 +70,12 @@ describe('database snapshots', () => {
     const dir = tempDir();
     const path = join(dir, 'mailproxy.db');
     const { db } = filledDatabase(path, 1);
-    for (const name of ['.mailproxy.db.backup-1.tmp', '.mailproxy.db.backup-2.tmp-journal', 'mailproxy.db.before-restore-1', 'backup.db'])
+    for (const name of [
+      '.mailproxy.db.backup-1.tmp',
+      '.mailproxy.db.backup-2.tmp-journal',
+      'mailproxy.db.before-restore-1',
+      'backup.db',
+    ])
       writeFileSync(join(dir, name), 'x');
     expect(removeAbandonedSnapshots(path)).toBe(2);
     expect(
@@ -84,7 +92,11 @@ describe('checking and restoring a database file', () => {
     const dir = tempDir();
     const { db } = filledDatabase(join(dir, 'good.db'), 3);
     db.close();
-    expect(checkDatabaseFile(join(dir, 'good.db'))).toMatchObject({ ok: true, messages: 3, schemaVersion: expect.any(Number) });
+    expect(checkDatabaseFile(join(dir, 'good.db'))).toMatchObject({
+      ok: true,
+      messages: 3,
+      schemaVersion: expect.any(Number),
+    });
 
     writeFileSync(join(dir, 'text.db'), 'not a database at all, just text that is long enough to have a header');
     expect(checkDatabaseFile(join(dir, 'text.db'))).toMatchObject({ ok: false, code: 'NOT_A_DATABASE' });
@@ -106,10 +118,16 @@ describe('checking and restoring a database file', () => {
     const target = join(dir, 'data', 'mailproxy.db');
     const { db: current } = filledDatabase(target, 2);
     expect(databaseInUse(target)).toBe(true);
-    expect(restoreDatabase({ source: join(dir, 'backup.db'), target, stamp: 's1', force: true })).toMatchObject({ ok: false, code: 'DATABASE_IN_USE' });
+    expect(restoreDatabase({ source: join(dir, 'backup.db'), target, stamp: 's1', force: true })).toMatchObject({
+      ok: false,
+      code: 'DATABASE_IN_USE',
+    });
     current.close();
     expect(databaseInUse(target)).toBe(false);
-    expect(restoreDatabase({ source: join(dir, 'backup.db'), target, stamp: 's1', force: false })).toMatchObject({ ok: false, code: 'DATABASE_EXISTS' });
+    expect(restoreDatabase({ source: join(dir, 'backup.db'), target, stamp: 's1', force: false })).toMatchObject({
+      ok: false,
+      code: 'DATABASE_EXISTS',
+    });
 
     const restored = restoreDatabase({ source: join(dir, 'backup.db'), target, stamp: 's1', force: true });
     expect(restored).toMatchObject({ ok: true, messages: 5, movedAside: [`${target}.before-restore-s1`] });

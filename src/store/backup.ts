@@ -60,7 +60,8 @@ export function removeAbandonedSnapshots(databasePath: string): number {
 export type DatabaseCheckCode = 'UNREADABLE' | 'NOT_A_DATABASE' | 'NOT_MAILPROXY' | 'CORRUPT' | 'SCHEMA_TOO_NEW';
 
 export type DatabaseCheck =
-  { ok: true; bytes: number; schemaVersion: number; supportedVersion: number; messages: number } | { ok: false; code: DatabaseCheckCode; problem: string };
+  | { ok: true; bytes: number; schemaVersion: number; supportedVersion: number; messages: number }
+  | { ok: false; code: DatabaseCheckCode; problem: string };
 
 /**
  * Is `path` a whole mailproxy database this build can open? `PRAGMA
@@ -81,11 +82,19 @@ export function checkDatabaseFile(path: string): DatabaseCheck {
     try {
       schemaVersion = db.pragma('user_version', { simple: true }) as number;
     } catch (error) {
-      return { ok: false, code: 'NOT_A_DATABASE', problem: `${path}: not an SQLite database (${(error as Error).message})` };
+      return {
+        ok: false,
+        code: 'NOT_A_DATABASE',
+        problem: `${path}: not an SQLite database (${(error as Error).message})`,
+      };
     }
     const problems = (db.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check);
     if (problems.length !== 1 || problems[0] !== 'ok') {
-      return { ok: false, code: 'CORRUPT', problem: `${path}: integrity check failed: ${problems.slice(0, 5).join('; ')}` };
+      return {
+        ok: false,
+        code: 'CORRUPT',
+        problem: `${path}: integrity check failed: ${problems.slice(0, 5).join('; ')}`,
+      };
     }
     if (schemaVersion > supportedVersion) {
       return {
@@ -94,8 +103,10 @@ export function checkDatabaseFile(path: string): DatabaseCheck {
         problem: `${path}: schema version ${schemaVersion} is newer than this mailproxy (${supportedVersion}); restore it with a newer mailproxy`,
       };
     }
-    const hasMessages = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get() !== undefined;
-    if (schemaVersion === 0 || !hasMessages) return { ok: false, code: 'NOT_MAILPROXY', problem: `${path}: an SQLite database, but not a mailproxy one` };
+    const hasMessages =
+      db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'messages'").get() !== undefined;
+    if (schemaVersion === 0 || !hasMessages)
+      return { ok: false, code: 'NOT_MAILPROXY', problem: `${path}: an SQLite database, but not a mailproxy one` };
     const { count } = db.prepare('SELECT count(*) AS count FROM messages').get() as { count: number };
     return { ok: true, bytes: statSync(path).size, schemaVersion, supportedVersion, messages: count };
   } catch (error) {

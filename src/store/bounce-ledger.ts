@@ -4,7 +4,14 @@
  * complaint on the message, suppressions, the record of the mailbox message,
  * the checkpoint). Suppressions from bounces are mirrored as admin events.
  */
-import type { BounceDisposition, BounceLedger, BounceMessageListing, BouncePlan, MailboxItem, RecipientFinding } from '../core/bounce/index.js';
+import type {
+  BounceDisposition,
+  BounceLedger,
+  BounceMessageListing,
+  BouncePlan,
+  MailboxItem,
+  RecipientFinding,
+} from '../core/bounce/index.js';
 import type { IdSource } from '../core/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
 import type { ChangeLog } from '../core/index.js';
@@ -91,8 +98,11 @@ export interface BounceLedgerDeps {
 
 /** The per-mailbox checkpoint: the UIDVALIDITY and the last UID settled. */
 function createCheckpoints(db: SqliteDatabase): Pick<BounceLedger, 'checkpoint' | 'resetCheckpoint'> {
-  const checkpoint = db.prepare<[string], { uid_validity: number; last_uid: number }>(`SELECT uid_validity, last_uid FROM bounce_mailboxes WHERE mailbox = ?`);
-  const resetCheckpoint = db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES (@mailbox, @uid_validity, 0, @at)
+  const checkpoint = db.prepare<[string], { uid_validity: number; last_uid: number }>(
+    `SELECT uid_validity, last_uid FROM bounce_mailboxes WHERE mailbox = ?`,
+  );
+  const resetCheckpoint =
+    db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES (@mailbox, @uid_validity, 0, @at)
     ON CONFLICT (mailbox) DO UPDATE SET uid_validity = excluded.uid_validity, last_uid = 0, updated_at = excluded.updated_at`);
   return {
     checkpoint: (mailbox) => {
@@ -110,7 +120,8 @@ function createBounceSettle(db: SqliteDatabase, deps: BounceLedgerDeps): BounceL
   const advance = db.prepare(
     `UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`,
   );
-  const insertMessage = db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
+  const insertMessage =
+    db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
       size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id, original_message_id, findings)
     VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
       @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, @findings)
@@ -125,7 +136,12 @@ function createBounceSettle(db: SqliteDatabase, deps: BounceLedgerDeps): BounceL
       for (const complaint of plan.complaints) deps.bounces.complaint(complaint);
       for (const suppression of plan.suppressions) {
         deps.suppressions.upsert(suppression);
-        const source = { eventId: deps.ids.uuid(), tenantId: suppression.tenantId, actor: `bounce:${item.mailbox}`, messageId: match?.candidate.id ?? '' };
+        const source = {
+          eventId: deps.ids.uuid(),
+          tenantId: suppression.tenantId,
+          actor: `bounce:${item.mailbox}`,
+          messageId: match?.candidate.id ?? '',
+        };
         deps.changes.record(suppressionAdded(suppression, source));
       }
     }
@@ -141,9 +157,14 @@ function createBounceSettle(db: SqliteDatabase, deps: BounceLedgerDeps): BounceL
 
 /** Mailbox messages settled but not yet moved out of the inbox. */
 function createFiling(db: SqliteDatabase): Pick<BounceLedger, 'unfiled' | 'markFiled'> {
-  const unfiled = db.prepare<[string, number], { uid: number; disposition: BounceDisposition }>(`SELECT uid, disposition FROM bounce_messages
+  const unfiled = db.prepare<
+    [string, number],
+    { uid: number; disposition: BounceDisposition }
+  >(`SELECT uid, disposition FROM bounce_messages
     WHERE mailbox = ? AND uid_validity = ? AND filed_at IS NULL ORDER BY uid`);
-  const markFiled = db.prepare(`UPDATE bounce_messages SET filed_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity AND uid = @uid`);
+  const markFiled = db.prepare(
+    `UPDATE bounce_messages SET filed_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity AND uid = @uid`,
+  );
   return {
     unfiled: (mailbox, uidValidity) => unfiled.all(mailbox, uidValidity),
     markFiled: (mailbox, uidValidity, uids, at) => {
@@ -162,7 +183,14 @@ function createHistory(db: SqliteDatabase): Pick<BounceLedger, 'list' | 'prune'>
   const prune = db.prepare(`DELETE FROM bounce_messages WHERE received_at < ? AND filed_at IS NOT NULL`);
   return {
     list: (filter) =>
-      list.all({ disposition: filter.disposition, tenant: filter.tenantId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit }).map(toView),
+      list
+        .all({
+          disposition: filter.disposition,
+          tenant: filter.tenantId,
+          before: filter.before ?? Number.MAX_SAFE_INTEGER,
+          limit: filter.limit,
+        })
+        .map(toView),
     prune: (before) => prune.run(before).changes,
   };
 }
@@ -170,7 +198,10 @@ function createHistory(db: SqliteDatabase): Pick<BounceLedger, 'list' | 'prune'>
 export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerDeps): BounceLedger {
   const checkpoints = createCheckpoints(db);
   const candidates = createCandidateLookup(db);
-  const previous = db.prepare<[string, string], { disposition: BounceDisposition }>(`SELECT disposition FROM bounce_messages
+  const previous = db.prepare<
+    [string, string],
+    { disposition: BounceDisposition }
+  >(`SELECT disposition FROM bounce_messages
     WHERE mailbox = ? AND header_message_id = ? ORDER BY seq LIMIT 1`);
   return {
     ...checkpoints,

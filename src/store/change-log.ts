@@ -4,7 +4,8 @@ import type { SqliteDatabase } from './database.js';
 import type { OutboxListener } from './message-event-writer.js';
 
 export function createSqliteChangeLog(db: SqliteDatabase, listener: OutboxListener = () => {}): ChangeLog {
-  const audit = db.prepare(`INSERT INTO command_log (occurred_at, actor, command, tenant_id, target, params, correlation_id, node_id)
+  const audit =
+    db.prepare(`INSERT INTO command_log (occurred_at, actor, command, tenant_id, target, params, correlation_id, node_id)
     VALUES (@occurred_at, @actor, @command, @tenant_id, @target, @params, @correlation_id, @node_id)`);
   const outbox = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, event_version,
       tenant_id, payload, occurred_at, correlation_id)

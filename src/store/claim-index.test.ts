@@ -24,8 +24,18 @@ describe('fleet claim index', () => {
   const KEYS = ['0'.repeat(32), '1'.repeat(32), 'a'.repeat(32), 'f'.repeat(32)];
   const NODES = ['n1', 'n2', 'n3'];
   const record: fc.Arbitrary<ClaimRecord> = fc.oneof(
-    fc.record({ kind: fc.constant('claim' as const), node: fc.constantFrom(...NODES), at: fc.nat(1000), keys: fc.subarray(KEYS, { minLength: 1 }) }),
-    fc.record({ kind: fc.constant('assign' as const), node: fc.constantFrom(...NODES), at: fc.nat(1000), keys: fc.subarray(KEYS, { minLength: 1 }) }),
+    fc.record({
+      kind: fc.constant('claim' as const),
+      node: fc.constantFrom(...NODES),
+      at: fc.nat(1000),
+      keys: fc.subarray(KEYS, { minLength: 1 }),
+    }),
+    fc.record({
+      kind: fc.constant('assign' as const),
+      node: fc.constantFrom(...NODES),
+      at: fc.nat(1000),
+      keys: fc.subarray(KEYS, { minLength: 1 }),
+    }),
     fc.record({
       kind: fc.constant('take' as const),
       node: fc.constantFrom(...NODES),

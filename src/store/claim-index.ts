@@ -14,13 +14,17 @@ export function createSqliteClaimIndex(db: SqliteDatabase): ClaimIndex {
     `INSERT INTO fleet_claims (key, node, at) SELECT value, @node, @at FROM json_each(@keys) WHERE true
        ON CONFLICT (key) DO NOTHING`,
   );
-  const take = db.prepare(`UPDATE fleet_claims SET node = @node, at = @at WHERE node = @from AND key IN (SELECT value FROM json_each(@keys))`);
+  const take = db.prepare(
+    `UPDATE fleet_claims SET node = @node, at = @at WHERE node = @from AND key IN (SELECT value FROM json_each(@keys))`,
+  );
   const assign = db.prepare(
     `INSERT INTO fleet_claims (key, node, at) SELECT value, @node, @at FROM json_each(@keys) WHERE true
        ON CONFLICT (key) DO UPDATE SET node = excluded.node, at = excluded.at`,
   );
   const cursor = db.prepare('SELECT seq FROM fleet_claim_cursor WHERE id = 1').pluck();
-  const moveCursor = db.prepare('INSERT INTO fleet_claim_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq');
+  const moveCursor = db.prepare(
+    'INSERT INTO fleet_claim_cursor (id, seq) VALUES (1, ?) ON CONFLICT (id) DO UPDATE SET seq = excluded.seq',
+  );
   const holders = db.prepare('SELECT key, node FROM fleet_claims WHERE key IN (SELECT value FROM json_each(?))');
   const prune = db.prepare('DELETE FROM fleet_claims WHERE at < ?');
 
@@ -42,7 +46,8 @@ export function createSqliteClaimIndex(db: SqliteDatabase): ClaimIndex {
     holders(keys) {
       const found = new Map<string, string>();
       if (keys.length === 0) return found;
-      for (const row of holders.all(JSON.stringify(keys)) as Array<{ key: string; node: string }>) found.set(row.key, row.node);
+      for (const row of holders.all(JSON.stringify(keys)) as Array<{ key: string; node: string }>)
+        found.set(row.key, row.node);
       return found;
     },
     prune: (before) => prune.run(before).changes,

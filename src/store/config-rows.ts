@@ -57,7 +57,9 @@ function createTableRows(db: SqliteDatabase) {
   const columnsOf = (table: string): Set<string> => {
     let known = columns.get(table);
     if (known === undefined) {
-      known = new Set((db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((column) => column.name));
+      known = new Set(
+        (db.prepare(`PRAGMA table_info(${table})`).all() as Array<{ name: string }>).map((column) => column.name),
+      );
       columns.set(table, known);
     }
     return known;
@@ -88,7 +90,11 @@ function createTableRows(db: SqliteDatabase) {
 }
 
 /** Writes an object's rows under its key, with what a local write of it would do beside. */
-function createConfigWriter(db: SqliteDatabase, deps: ConfigRowsDeps, { whereSql, upsert }: ReturnType<typeof createTableRows>) {
+function createConfigWriter(
+  db: SqliteDatabase,
+  deps: ConfigRowsDeps,
+  { whereSql, upsert }: ReturnType<typeof createTableRows>,
+) {
   const writeTenant = (tenantId: string, rows: Row[] | null): void => {
     if (rows === null) {
       if (deps.tenants.get(tenantId) !== null) deps.tenants.delete(tenantId);
@@ -96,7 +102,9 @@ function createConfigWriter(db: SqliteDatabase, deps: ConfigRowsDeps, { whereSql
     }
     for (const row of rows) upsert('tenants', row);
     // As a tenant created here would: its reports start from now, not from the outbox's beginning.
-    db.prepare(`INSERT OR IGNORE INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`).run(tenantId);
+    db.prepare(
+      `INSERT OR IGNORE INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`,
+    ).run(tenantId);
     // Rewritten through the repository (same values) so that it forgets the key holders it knew: a rotated key stops working here too.
     const tenant = deps.tenants.get(tenantId);
     if (tenant !== null) deps.tenants.update(tenant);
@@ -106,13 +114,20 @@ function createConfigWriter(db: SqliteDatabase, deps: ConfigRowsDeps, { whereSql
   const writeAccount = (tenantId: string, accountId: string, rows: Row[] | null): void => {
     if (rows === null) {
       // As the account's own delete does: mail that would otherwise wait forever for it goes with it.
-      db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`).run(tenantId, accountId);
+      db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`).run(
+        tenantId,
+        accountId,
+      );
       db.prepare(`DELETE FROM accounts WHERE tenant_id = ? AND id = ?`).run(tenantId, accountId);
       return;
     }
     for (const row of rows) {
       // One default per tenant: the former default's own change may not have arrived yet.
-      if (row.is_default === 1) db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`).run(tenantId, accountId);
+      if (row.is_default === 1)
+        db.prepare(`UPDATE accounts SET is_default = 0 WHERE tenant_id = ? AND id <> ? AND is_default = 1`).run(
+          tenantId,
+          accountId,
+        );
       upsert('accounts', row);
     }
   };
@@ -154,8 +169,12 @@ export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps)
   const tableRows = createTableRows(db);
   const { read } = tableRows;
   const revisionOf = db.prepare<[string], { revision: number }>(`SELECT revision FROM config_revisions WHERE key = ?`);
-  const lastRevision = db.prepare<[], { revision: number | null }>(`SELECT max(revision) AS revision FROM config_revisions`);
-  const setRevision = db.prepare(`INSERT INTO config_revisions (key, revision) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET revision = excluded.revision`);
+  const lastRevision = db.prepare<[], { revision: number | null }>(
+    `SELECT max(revision) AS revision FROM config_revisions`,
+  );
+  const setRevision = db.prepare(
+    `INSERT INTO config_revisions (key, revision) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET revision = excluded.revision`,
+  );
 
   const writeRows = createConfigWriter(db, deps, tableRows);
   const appliedRevision = (key: ConfigKey): number | null => revisionOf.get(configKeyName(key))?.revision ?? null;
@@ -173,7 +192,8 @@ export function createSqliteConfigRows(db: SqliteDatabase, deps: ConfigRowsDeps)
         if (applied >= entry.revision) return false;
         writeRows(entry.key, entry.value.rows);
         const origin = entry.value.origin;
-        for (const change of entry.value.changes) deps.changes.record({ ...change, node: origin, ...(origin === deps.nodeId ? {} : { auditOnly: true }) });
+        for (const change of entry.value.changes)
+          deps.changes.record({ ...change, node: origin, ...(origin === deps.nodeId ? {} : { auditOnly: true }) });
         setRevision.run(name, entry.revision);
         return true;
       });

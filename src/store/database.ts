@@ -49,7 +49,8 @@ export function openDatabase(options: OpenDatabaseOptions): { db: SqliteDatabase
     // A larger page cache (64 MiB) keeps the hot indexes in memory under load.
     db.pragma('cache_size = -65536');
     db.pragma(`busy_timeout = ${options.busyTimeoutMs ?? 5000}`);
-    if (options.walAutocheckpointPages !== undefined) db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
+    if (options.walAutocheckpointPages !== undefined)
+      db.pragma(`wal_autocheckpoint = ${options.walAutocheckpointPages}`);
     const migrated = migrate(db, loadMigrations());
     if (options.maxBytes !== undefined && options.maxBytes > 0) {
       const pageSize = db.pragma('page_size', { simple: true }) as number;
@@ -75,7 +76,8 @@ export function transactionRunner(db: SqliteDatabase): Runner {
   let runner = runners.get(db);
   if (runner === undefined) {
     const wrapped = db.transaction((fn: () => unknown) => fn());
-    runner = <T>(fn: () => T, begin?: 'immediate'): T => (begin === 'immediate' ? wrapped.immediate(fn) : wrapped(fn)) as T;
+    runner = <T>(fn: () => T, begin?: 'immediate'): T =>
+      (begin === 'immediate' ? wrapped.immediate(fn) : wrapped(fn)) as T;
     runners.set(db, runner);
   }
   return runner;

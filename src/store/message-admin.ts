@@ -19,7 +19,9 @@ type PerIdCommands = Pick<MessageAdmin, 'deleteMessages' | 'resend' | 'retryNow'
 /** Suspensions and the holds they put on waiting messages. */
 function createHolds(db: SqliteDatabase, writeEvent: MessageEventWriter): Holds {
   const inTransaction = transactionRunner(db);
-  const addSuspension = db.prepare(`INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`);
+  const addSuspension = db.prepare(
+    `INSERT OR IGNORE INTO suspensions (tenant_id, batch_code, created_at) VALUES (?, ?, ?)`,
+  );
   const removeOne = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ? AND batch_code = ?`);
   const removeAll = db.prepare(`DELETE FROM suspensions WHERE tenant_id = ?`);
   const refresh = db.prepare<[string], IdentityRow & { suspended: number }>(
@@ -27,7 +29,9 @@ function createHolds(db: SqliteDatabase, writeEvent: MessageEventWriter): Holds 
     WHERE tenant_id = ? AND ${WAITING} AND suspended <> CASE WHEN ${HOLD} THEN 1 ELSE 0 END
     RETURNING ${IDENTITY_COLUMNS}, suspended`,
   );
-  const listSuspensions = db.prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`).pluck();
+  const listSuspensions = db
+    .prepare<[string], string>(`SELECT batch_code FROM suspensions WHERE tenant_id = ? ORDER BY batch_code`)
+    .pluck();
 
   /** Re-derives the holds; each message held or released is a transition of its own. Answers how many changed. */
   const rehold = (tenantId: string, at: number): number => {
@@ -43,9 +47,14 @@ function createHolds(db: SqliteDatabase, writeEvent: MessageEventWriter): Holds 
   };
 
   return {
-    suspend: (tenantId, batchCode, at) => inTransaction(() => held(tenantId, at, () => addSuspension.run(tenantId, batchCode, at)), 'immediate'),
+    suspend: (tenantId, batchCode, at) =>
+      inTransaction(() => held(tenantId, at, () => addSuspension.run(tenantId, batchCode, at)), 'immediate'),
     activate: (tenantId, batchCode, at) =>
-      inTransaction(() => held(tenantId, at, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode))), 'immediate'),
+      inTransaction(
+        () =>
+          held(tenantId, at, () => (batchCode === '*' ? removeAll.run(tenantId) : removeOne.run(tenantId, batchCode))),
+        'immediate',
+      ),
     refreshHolds: (tenantId, at) => {
       rehold(tenantId, at);
     },
@@ -56,7 +65,9 @@ function createHolds(db: SqliteDatabase, writeEvent: MessageEventWriter): Holds 
 /** The commands that name messages by client id: delete, resend, retry now. */
 function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter): PerIdCommands {
   const inTransaction = transactionRunner(db);
-  const stateOf = db.prepare<[string, string], { pk: number; state: string }>(`SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`);
+  const stateOf = db.prepare<[string, string], { pk: number; state: string }>(
+    `SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`,
+  );
   const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
   const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
   // The `deleted` event outlives its message only until the mirror has it (at once when the mirror is off).
@@ -77,7 +88,11 @@ function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter)
   const nextAttemptOf = db.prepare<[number], number>(`SELECT next_attempt_at FROM messages WHERE pk = ?`).pluck();
 
   /** Each id in one transaction: not found, done (`act` answers true) or skipped. */
-  const perId = (ids: readonly string[], tenantId: string, act: (row: { pk: number; state: string }) => boolean): IdsOutcome =>
+  const perId = (
+    ids: readonly string[],
+    tenantId: string,
+    act: (row: { pk: number; state: string }) => boolean,
+  ): IdsOutcome =>
     inTransaction(() => {
       const outcome: IdsOutcome = { done: [], notFound: [], skipped: [] };
       for (const id of ids) {
@@ -114,30 +129,49 @@ function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter)
         const moved = advance.get({ at, pk: row.pk });
         if (moved === undefined) return false;
         const text = 'an operator asked for the next attempt now';
-        writeEvent(transitionOf(moved, 'retry_now', at, { correlationId, text, data: { was_due_ts: Math.floor((wasDueAt ?? at) / 1000) } }));
+        writeEvent(
+          transitionOf(moved, 'retry_now', at, {
+            correlationId,
+            text,
+            data: { was_due_ts: Math.floor((wasDueAt ?? at) / 1000) },
+          }),
+        );
         return true;
       }),
   };
 }
 
 /** `receipts`: the store's PEC receipts, whose list the message detail carries. */
-export function createSqliteMessageAdmin(db: SqliteDatabase, writeEvent: MessageEventWriter, receipts: Pick<PecReceipts, 'ofMessage'>): MessageAdmin {
+export function createSqliteMessageAdmin(
+  db: SqliteDatabase,
+  writeEvent: MessageEventWriter,
+  receipts: Pick<PecReceipts, 'ofMessage'>,
+): MessageAdmin {
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
-  const removeReportedTenant = db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
+  const removeReportedTenant =
+    db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const detailRow = db.prepare<[string, string], DetailRow>(`SELECT * FROM messages WHERE tenant_id = ? AND id = ?`);
-  const eventRows = db.prepare<[number], EventRow>(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
+  const eventRows = db.prepare<
+    [number],
+    EventRow
+  >(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
     FROM outbox WHERE message_pk = ? ORDER BY seq`);
 
   return {
     ...createHolds(db, writeEvent),
     ...createPerIdCommands(db, writeEvent),
-    removeReported: (tenantId, before) => (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
+    removeReported: (tenantId, before) =>
+      (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
     detail: (tenantId, id) => {
       const row = detailRow.get(tenantId, id);
       if (row === undefined) return null;
-      return { message: toDetail(row), events: eventRows.all(row.pk).map(toTimelineEvent), pecReceipts: receipts.ofMessage(row.pk) };
+      return {
+        message: toDetail(row),
+        events: eventRows.all(row.pk).map(toTimelineEvent),
+        pecReceipts: receipts.ofMessage(row.pk),
+      };
     },
   };
 }

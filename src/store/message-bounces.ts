@@ -25,19 +25,37 @@ export function createMessageBounceWriter(db: SqliteDatabase, writeEvent: Messag
     WHERE tenant_id = @tenant AND id = @id RETURNING ${IDENTITY_COLUMNS}`);
   return {
     bounce(record) {
-      const row = bounce.get({ tenant: record.tenantId, id: record.clientId, type: record.type, code: record.code, reason: record.reason, at: record.at });
+      const row = bounce.get({
+        tenant: record.tenantId,
+        id: record.clientId,
+        type: record.type,
+        code: record.code,
+        reason: record.reason,
+        at: record.at,
+      });
       if (row === undefined) return false;
       writeEvent(
         transitionOf(row, 'bounced', record.at, {
           text: record.reason,
           enhancedStatus: typeof record.details?.enhanced_status === 'string' ? record.details.enhanced_status : null,
-          data: { bounce_type: record.type, bounce_code: record.code, bounce_reason: record.reason, recipient: record.recipient, ...record.details },
+          data: {
+            bounce_type: record.type,
+            bounce_code: record.code,
+            bounce_reason: record.reason,
+            recipient: record.recipient,
+            ...record.details,
+          },
         }),
       );
       return true;
     },
     complaint(record) {
-      const row = complaint.get({ tenant: record.tenantId, id: record.clientId, type: record.feedbackType, at: record.at });
+      const row = complaint.get({
+        tenant: record.tenantId,
+        id: record.clientId,
+        type: record.feedbackType,
+        at: record.at,
+      });
       if (row === undefined) return false;
       writeEvent(
         transitionOf(row, 'complained', record.at, {

@@ -23,16 +23,25 @@ export const toCandidate = (row: CandidateRow): MessageCandidate => ({
   rcptTo: JSON.parse(row.rcpt_to) as string[],
 });
 
-export type CandidateLookup = (by: 'mail_id' | 'message_id' | 'verp', value: string, tenantId: string | null) => MessageCandidate[];
+export type CandidateLookup = (
+  by: 'mail_id' | 'message_id' | 'verp',
+  value: string,
+  tenantId: string | null,
+) => MessageCandidate[];
 
 export function createCandidateLookup(db: SqliteDatabase): CandidateLookup {
   // The client id is unique per tenant: one seek of the (tenant_id, id) key per tenant.
-  const byMailId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT m.tenant_id, m.pk, m.id, m.rcpt_to FROM tenants t
+  const byMailId = db.prepare<
+    Record<string, unknown>,
+    CandidateRow
+  >(`SELECT m.tenant_id, m.pk, m.id, m.rcpt_to FROM tenants t
     JOIN messages m ON m.tenant_id = t.id AND m.id = @value WHERE @tenant IS NULL OR t.id = @tenant LIMIT ${MAX_CANDIDATES}`);
   const byPk = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
     WHERE pk = @value AND (@tenant IS NULL OR tenant_id = @tenant)`);
   const byMessageId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
     WHERE message_id_header = @value AND (@tenant IS NULL OR tenant_id = @tenant) LIMIT ${MAX_CANDIDATES}`);
   return (by, value, tenantId) =>
-    (by === 'mail_id' ? byMailId : by === 'verp' ? byPk : byMessageId).all({ value: by === 'verp' ? Number(value) : value, tenant: tenantId }).map(toCandidate);
+    (by === 'mail_id' ? byMailId : by === 'verp' ? byPk : byMessageId)
+      .all({ value: by === 'verp' ? Number(value) : value, tenant: tenantId })
+      .map(toCandidate);
 }

@@ -18,13 +18,21 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       payload, raw, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
-  const replace = db.prepare<Record<string, unknown>, { pk: number }>(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
+  const replace = db.prepare<
+    Record<string, unknown>,
+    { pk: number }
+  >(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
       source = @v6, payload = @v7, raw = @v8, spool_id = @v9, mail_from = @v10, rcpt_to = @v11, subject = @v12, message_id_header = @v13,
       size_bytes = @v14, state = @v15, suspended = @v16, next_attempt_at = @v17, deferred_at = @v18, deferred_reason = NULL, updated_at = @v19
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
-  const byName = (row: readonly unknown[]): Record<string, unknown> => Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
+  const byName = (row: readonly unknown[]): Record<string, unknown> =>
+    Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
-  const enqueue = <M extends NewMessage>(messages: readonly M[], now: number, correlationId: string | null): EnqueueResult<M> => {
+  const enqueue = <M extends NewMessage>(
+    messages: readonly M[],
+    now: number,
+    correlationId: string | null,
+  ): EnqueueResult<M> => {
     const result: EnqueueResult<M> = { inserted: 0, updated: 0, notWaiting: [] };
 
     for (const message of messages) {
@@ -70,7 +78,9 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
   // Inside a transaction: part of it, without a savepoint (which made SQLite journal every
   // page this touches, a quarter of the time per message); see MessageQueue.enqueue.
   return <M extends NewMessage>(messages: readonly M[], now: number, correlationId: string | null): EnqueueResult<M> =>
-    db.inTransaction ? enqueue(messages, now, correlationId) : durableTransaction(db, () => enqueue(messages, now, correlationId));
+    db.inTransaction
+      ? enqueue(messages, now, correlationId)
+      : durableTransaction(db, () => enqueue(messages, now, correlationId));
 }
 
 /** The insert's positional values, in its column order (the replacement names them v1…v19). */
@@ -106,7 +116,9 @@ function contentColumns(content: MessageContent): [string, string | null, Buffer
       return [
         'smtp',
         null,
-        Buffer.isBuffer(content.bytes) ? content.bytes : Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength),
+        Buffer.isBuffer(content.bytes)
+          ? content.bytes
+          : Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength),
         null,
       ];
     case 'spooled':

@@ -37,7 +37,12 @@ export interface IdentityRow {
 }
 
 /** A transition of the message `row` identifies, at its current attempt. */
-export const transitionOf = (row: IdentityRow, type: string, at: number, more: Partial<MessageTransition> = {}): MessageTransition => ({
+export const transitionOf = (
+  row: IdentityRow,
+  type: string,
+  at: number,
+  more: Partial<MessageTransition> = {},
+): MessageTransition => ({
   pk: row.pk,
   tenantId: row.tenant_id,
   id: row.id,
@@ -57,10 +62,21 @@ export const MESSAGE_EVENT_PREFIX = 'message.';
  * schedules a round; by the time that round reads, the transaction has
  * committed or rolled back.
  */
-export type OutboxListener = (tenantId: string, eventType: string, accountId?: string | null, text?: string | null, messagePk?: number | null) => void;
+export type OutboxListener = (
+  tenantId: string,
+  eventType: string,
+  accountId?: string | null,
+  text?: string | null,
+  messagePk?: number | null,
+) => void;
 
-export function createMessageEventWriter(db: SqliteDatabase, ids: IdSource, listener: OutboxListener = () => {}): MessageEventWriter {
-  const insert = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id,
+export function createMessageEventWriter(
+  db: SqliteDatabase,
+  ids: IdSource,
+  listener: OutboxListener = () => {},
+): MessageEventWriter {
+  const insert =
+    db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id,
       account_id, batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id)
     VALUES (?, 'message', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 

@@ -45,7 +45,12 @@ export function filterSql(filter: MessageFilter): FilterSql {
   // then is compared whole: a phrase of its parts could also be part of a longer address.
   const narrow = (column: 'mail_from' | 'rcpt_to', address: string): void => {
     const phrase = addressPhrase(column, address);
-    if (phrase !== null) set(`m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @${column}Match ${UNINDEXED})`, `${column}Match`, phrase);
+    if (phrase !== null)
+      set(
+        `m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @${column}Match ${UNINDEXED})`,
+        `${column}Match`,
+        phrase,
+      );
   };
   if (filter.sender !== null) {
     narrow('mail_from', filter.sender);
@@ -54,7 +59,11 @@ export function filterSql(filter: MessageFilter): FilterSql {
   if (filter.recipient !== null) {
     narrow('rcpt_to', filter.recipient);
     // Envelope recipients are kept as given; the comparison is on the normalized form.
-    set(`EXISTS (SELECT 1 FROM json_each(m.rcpt_to) r WHERE lower(r.value) = @recipient)`, 'recipient', normalizeAddress(filter.recipient));
+    set(
+      `EXISTS (SELECT 1 FROM json_each(m.rcpt_to) r WHERE lower(r.value) = @recipient)`,
+      'recipient',
+      normalizeAddress(filter.recipient),
+    );
   }
   const match = filter.text === null ? null : fullTextQuery(filter.text);
   if (match !== null) set('m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @match)', 'match', match);

@@ -40,7 +40,10 @@ function payloadHeaders(json: string): string {
 }
 
 export function createSqliteMessageHeaders(db: SqliteDatabase): MessageHeaders {
-  const message = db.prepare<[string, string], { source: 'smtp' | 'http'; payload: string | null; head: Buffer | null; spool_id: number | null }>(
+  const message = db.prepare<
+    [string, string],
+    { source: 'smtp' | 'http'; payload: string | null; head: Buffer | null; spool_id: number | null }
+  >(
     `SELECT source, payload, substr(raw, 1, ${MAX_HEADER_BYTES}) AS head, spool_id FROM messages WHERE tenant_id = ? AND id = ?`,
   );
   const spoolHead = db.prepare<[number], { head: Buffer }>(
@@ -50,7 +53,8 @@ export function createSqliteMessageHeaders(db: SqliteDatabase): MessageHeaders {
     of(tenantId, id) {
       const row = message.get(tenantId, id);
       if (row === undefined) return null;
-      if (row.source === 'http') return { source: 'http', text: row.payload === null ? '' : payloadHeaders(row.payload) };
+      if (row.source === 'http')
+        return { source: 'http', text: row.payload === null ? '' : payloadHeaders(row.payload) };
       const head = row.head ?? (row.spool_id === null ? null : (spoolHead.get(row.spool_id)?.head ?? null));
       return { source: 'smtp', text: head === null ? '' : headerSection(head) };
     },

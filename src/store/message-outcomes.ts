@@ -30,18 +30,30 @@ const AWAIT_ACCEPTANCE = `pec_awaiting_since = CASE WHEN pec_rda_at IS NULL AND 
 export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEventWriter) {
   const statements = {
     // The id the relay's 250 named (core/provider/reply.ts): the provider's webhooks name the message by it.
-    sent: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'sent', sent_at = @at, error_at = NULL, error = NULL,
+    sent: db.prepare<
+      Record<string, unknown>,
+      Identity
+    >(`UPDATE messages SET state = 'sent', sent_at = @at, error_at = NULL, error = NULL,
       provider_message_id = @provider_message_id,
       deferred_reason = NULL, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE},
       ${AWAIT_ACCEPTANCE}
       WHERE ${LEASED} ${RETURNING}`),
-    deferred: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'deferred', next_attempt_at = @next_attempt_at,
+    deferred: db.prepare<
+      Record<string, unknown>,
+      Identity
+    >(`UPDATE messages SET state = 'deferred', next_attempt_at = @next_attempt_at,
       deferred_at = @next_attempt_at, deferred_reason = @reason, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, ${CLEAR_LEASE}
       WHERE ${LEASED} ${RETURNING}`),
-    failed: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'error', error_at = @at, error = @reason,
+    failed: db.prepare<
+      Record<string, unknown>,
+      Identity
+    >(`UPDATE messages SET state = 'error', error_at = @at, error = @reason,
       last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE}
       WHERE ${LEASED} ${RETURNING}`),
-    released: db.prepare<Record<string, unknown>, Identity>(`UPDATE messages SET state = 'queued', attempts = attempts - 1, ${CLEAR_LEASE}
+    released: db.prepare<
+      Record<string, unknown>,
+      Identity
+    >(`UPDATE messages SET state = 'queued', attempts = attempts - 1, ${CLEAR_LEASE}
       WHERE ${LEASED} ${RETURNING}`),
   };
 

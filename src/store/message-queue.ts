@@ -57,12 +57,16 @@ function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter) {
   const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
     SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
     WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, payload, message_id_header, raw, spool_id, mail_from, rcpt_to`);
-  const nextDue = db.prepare<[string, string, number], { at: number | null }>(`SELECT min(next_attempt_at) AS at FROM messages
+  const nextDue = db.prepare<
+    [string, string, number],
+    { at: number | null }
+  >(`SELECT min(next_attempt_at) AS at FROM messages
     WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ?`);
   const usageRows = db.prepare<[string, string], { window_kind: string; window_start: number; used: number }>(
     `SELECT window_kind, window_start, used FROM account_usage WHERE tenant_id = ? AND account_id = ?`,
   );
-  const addUsage = db.prepare(`INSERT INTO account_usage (tenant_id, account_id, window_kind, window_start, used) VALUES (?, ?, ?, ?, ?)
+  const addUsage =
+    db.prepare(`INSERT INTO account_usage (tenant_id, account_id, window_kind, window_start, used) VALUES (?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, account_id, window_kind) DO UPDATE SET
       used = CASE WHEN window_start = excluded.window_start THEN used + excluded.used ELSE excluded.used END,
       window_start = excluded.window_start`);
@@ -79,7 +83,13 @@ function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter) {
   const claim = db.transaction((request: Parameters<MessageQueue['claim']>[0]): ClaimedMessage[] => {
     const claimed: ClaimedMessage[] = [];
     for (let priority = 0; priority <= (request.maxPriority ?? 3) && claimed.length < request.limit; priority += 1) {
-      for (const { pk } of due.all(request.tenantId, request.accountId, priority, request.now, request.limit - claimed.length)) {
+      for (const { pk } of due.all(
+        request.tenantId,
+        request.accountId,
+        priority,
+        request.now,
+        request.limit - claimed.length,
+      )) {
         const row = lease.get(request.leaseOwner, request.leaseUntil, request.now, pk);
         if (row === undefined) continue;
         const message = toClaimed(row);
@@ -88,7 +98,8 @@ function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter) {
       }
     }
     if (claimed.length > 0) {
-      for (const kind of WINDOW_KINDS) addUsage.run(request.tenantId, request.accountId, kind, windowStart(kind, request.now), claimed.length);
+      for (const kind of WINDOW_KINDS)
+        addUsage.run(request.tenantId, request.accountId, kind, windowStart(kind, request.now), claimed.length);
     }
     return claimed;
   });
@@ -118,19 +129,27 @@ function createLeaseRecovery(db: SqliteDatabase, writeEvent: MessageEventWriter)
      WHERE state = 'sending' AND lease_owner = @owner RETURNING ${IDENTITY_COLUMNS}`,
   );
 
-  const reclaim = db.transaction((now: number, owner: string, otherOwnersToo: boolean, held: readonly number[]): number => {
-    const rows = expired.all({ now, owner, others: otherOwnersToo ? 1 : 0, held: JSON.stringify(held) });
-    for (const row of rows) {
-      writeEvent(transitionOf(row, 'lease_expired', now, { text: 'the send was interrupted; it will be retried with the same X-Genro-Mail-ID' }));
-    }
-    return rows.length;
-  });
+  const reclaim = db.transaction(
+    (now: number, owner: string, otherOwnersToo: boolean, held: readonly number[]): number => {
+      const rows = expired.all({ now, owner, others: otherOwnersToo ? 1 : 0, held: JSON.stringify(held) });
+      for (const row of rows) {
+        writeEvent(
+          transitionOf(row, 'lease_expired', now, {
+            text: 'the send was interrupted; it will be retried with the same X-Genro-Mail-ID',
+          }),
+        );
+      }
+      return rows.length;
+    },
+  );
 
   const handBack = db.transaction((owner: string, now: number): number => {
     const rows = owned.all({ owner });
     for (const row of rows) {
       writeEvent(
-        transitionOf(row, 'lease_expired', now, { text: 'the daemon stopped before the relay answered; it will be retried with the same X-Genro-Mail-ID' }),
+        transitionOf(row, 'lease_expired', now, {
+          text: 'the daemon stopped before the relay answered; it will be retried with the same X-Genro-Mail-ID',
+        }),
       );
     }
     return rows.length;
@@ -148,19 +167,24 @@ function createQueueLookups(db: SqliteDatabase): Pick<MessageQueue, 'states' | '
   const suppressedRow = db.prepare<[string, string, number], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
   );
-  const spoolParts = db.prepare<[number], { bytes: Buffer }>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`);
+  const spoolParts = db.prepare<[number], { bytes: Buffer }>(
+    `SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`,
+  );
   const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
     `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
   );
 
   return {
-    states: (tenantId, clientIds) => new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
+    states: (tenantId, clientIds) =>
+      new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
     suppressed: (tenantId, addresses, now) => {
       if (addresses.length === 1) {
         const row = suppressedRow.get(tenantId, normalizeAddress(addresses[0] ?? ''), now);
         return new Set(row === undefined ? [] : [row.address]);
       }
-      return new Set(suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address));
+      return new Set(
+        suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address),
+      );
     },
     spooledContent: (spoolId) => Buffer.concat(spoolParts.all(spoolId).map((row) => row.bytes)),
   };
@@ -176,7 +200,8 @@ export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: Message
     enqueue: createEnqueue(db, writeEvent),
     claim: (request) => claims.claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),
-    reclaimLeases: (now, owner, otherOwnersToo, held = []) => recovery.reclaim.immediate(now, owner, otherOwnersToo, held),
+    reclaimLeases: (now, owner, otherOwnersToo, held = []) =>
+      recovery.reclaim.immediate(now, owner, otherOwnersToo, held),
     handBack: (owner, now) => recovery.handBack.immediate(owner, now),
     nextDueAt: claims.nextDueAt,
     usage: claims.usage,

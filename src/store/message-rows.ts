@@ -106,7 +106,9 @@ export function toDetail(row: DetailRow): MessageDetail {
 
 export function toTimelineEvent(row: EventRow): MessageTimelineEvent {
   return {
-    type: row.event_type.startsWith(MESSAGE_EVENT_PREFIX) ? row.event_type.slice(MESSAGE_EVENT_PREFIX.length) : row.event_type,
+    type: row.event_type.startsWith(MESSAGE_EVENT_PREFIX)
+      ? row.event_type.slice(MESSAGE_EVENT_PREFIX.length)
+      : row.event_type,
     at: row.occurred_at,
     attempt: row.attempt,
     replyCode: row.reply_code,

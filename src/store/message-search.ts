@@ -58,7 +58,11 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
 export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
   const inTransaction = transactionRunner(db);
   const indexed = db.prepare<[], number>(`SELECT indexed_pk FROM search_state WHERE id = 1`).pluck();
-  const batchEnd = db.prepare<[number, number], number | null>(`SELECT max(pk) FROM (SELECT pk FROM messages WHERE pk > ? ORDER BY pk LIMIT ?)`).pluck();
+  const batchEnd = db
+    .prepare<[number, number], number | null>(
+      `SELECT max(pk) FROM (SELECT pk FROM messages WHERE pk > ? ORDER BY pk LIMIT ?)`,
+    )
+    .pluck();
   const addToIndex = db.prepare(`INSERT INTO messages_fts (rowid, subject, mail_from, rcpt_to)
     SELECT pk, subject, mail_from, rcpt_to FROM messages WHERE pk > ? AND pk <= ?`);
   const advance = db.prepare(`UPDATE search_state SET indexed_pk = ? WHERE id = 1`);
@@ -90,7 +94,11 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
       if (byNextAttempt) where.push(`m.state IN ('queued', 'deferred')`);
       if (query.after !== null) {
         if (byNextAttempt) {
-          set('(m.next_attempt_at > @afterAt OR (m.next_attempt_at = @afterAt AND m.pk > @afterPk))', 'afterPk', query.after.pk);
+          set(
+            '(m.next_attempt_at > @afterAt OR (m.next_attempt_at = @afterAt AND m.pk > @afterPk))',
+            'afterPk',
+            query.after.pk,
+          );
           params.afterAt = query.after.nextAttemptAt ?? 0;
         } else set('m.pk < @afterPk', 'afterPk', query.after.pk);
       }
@@ -107,7 +115,12 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
       const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
       return {
         messages: page.map(toSummary),
-        next: last === undefined ? null : byNextAttempt ? { pk: last.pk, nextAttemptAt: last.next_attempt_at } : { pk: last.pk },
+        next:
+          last === undefined
+            ? null
+            : byNextAttempt
+              ? { pk: last.pk, nextAttemptAt: last.next_attempt_at }
+              : { pk: last.pk },
       };
     },
   };

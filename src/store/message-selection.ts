@@ -10,7 +10,9 @@ export function createSqliteMessageSelection(db: SqliteDatabase): MessageSelecti
   const clauses = (selection: Selection) => {
     const { where, params, narrowed } = filterSql(selection.filter);
     if (selection.statuses !== null)
-      where.push(selection.statuses.length === 0 ? '0' : `(${selection.statuses.map((s) => `(${STATUS_SQL[s]})`).join(' OR ')})`);
+      where.push(
+        selection.statuses.length === 0 ? '0' : `(${selection.statuses.map((s) => `(${STATUS_SQL[s]})`).join(' OR ')})`,
+      );
     if (selection.dueAfter !== null) {
       where.push('m.next_attempt_at > @dueAfter');
       params.dueAfter = selection.dueAfter;
@@ -35,7 +37,9 @@ export function createSqliteMessageSelection(db: SqliteDatabase): MessageSelecti
       params.limit = limit;
       // As the search's newest-first pages: walk the table backwards unless the full-text index narrows the rows.
       const source = narrowed ? 'messages m' : 'messages m NOT INDEXED';
-      const rows = statement(`SELECT m.pk, m.tenant_id, m.id FROM ${source} ${whereText(where)} ORDER BY m.pk DESC LIMIT @limit`).all(params) as Array<{
+      const rows = statement(
+        `SELECT m.pk, m.tenant_id, m.id FROM ${source} ${whereText(where)} ORDER BY m.pk DESC LIMIT @limit`,
+      ).all(params) as Array<{
         pk: number;
         tenant_id: string;
         id: string;

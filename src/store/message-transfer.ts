@@ -20,7 +20,9 @@ export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_
 
 /** A message's RFC 5322 bytes, null for an HTTP submission: a large SMTP submission's live in its spool, read back whole. */
 export function rawReader(db: SqliteDatabase): (raw: Buffer | null, spoolId: number | null) => Buffer | null {
-  const spoolParts = db.prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`).pluck();
+  const spoolParts = db
+    .prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`)
+    .pluck();
   return (raw, spoolId) => (spoolId === null ? raw : Buffer.concat(spoolParts.all(spoolId)));
 }
 
@@ -41,16 +43,28 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
   const waitingRows = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS}
     FROM messages WHERE state IN ('queued', 'deferred') AND lease_owner IS NULL ORDER BY pk LIMIT ?`);
   const asTransfer = transferReader(db);
-  const countWaiting = db.prepare<[], number>(`SELECT count(*) FROM messages WHERE state IN ('queued', 'deferred', 'sending')`).pluck();
-  const accountExists = db.prepare<[string, string], number>(`SELECT 1 FROM accounts WHERE tenant_id = ? AND id = ?`).pluck();
-  const existing = db.prepare<[string, string], { pk: number }>(`SELECT pk FROM messages WHERE tenant_id = ? AND id = ?`);
-  const insert = db.prepare<Record<string, unknown>, IdentityRow>(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
+  const countWaiting = db
+    .prepare<[], number>(`SELECT count(*) FROM messages WHERE state IN ('queued', 'deferred', 'sending')`)
+    .pluck();
+  const accountExists = db
+    .prepare<[string, string], number>(`SELECT 1 FROM accounts WHERE tenant_id = ? AND id = ?`)
+    .pluck();
+  const existing = db.prepare<[string, string], { pk: number }>(
+    `SELECT pk FROM messages WHERE tenant_id = ? AND id = ?`,
+  );
+  const insert = db.prepare<
+    Record<string, unknown>,
+    IdentityRow
+  >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
       payload, raw, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
       deferred_at, deferred_reason, created_at, updated_at)
     VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @mail_from, @rcpt_to, @subject, @message_id_header,
       @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now)
     RETURNING ${IDENTITY_COLUMNS}`);
-  const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ? AND state IN ('queued', 'deferred')
+  const identity = db.prepare<
+    [number],
+    IdentityRow
+  >(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ? AND state IN ('queued', 'deferred')
     AND lease_owner IS NULL`);
   const remove = db.prepare<[number]>(`DELETE FROM messages WHERE pk = ?`);
 
@@ -72,7 +86,12 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
           next_attempt_at: dueAt,
           now,
         }) as IdentityRow;
-        writeEvent(transitionOf(row, 'adopted', now, { text: `moved here from node ${from}`, data: { from_node: from, origin_pk: originPk } }));
+        writeEvent(
+          transitionOf(row, 'adopted', now, {
+            text: `moved here from node ${from}`,
+            data: { from_node: from, origin_pk: originPk },
+          }),
+        );
         return { pk: row.pk, already: false };
       }),
     moved: (originPk, toNode, peerPk, now) =>
@@ -81,7 +100,12 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
         if (row === undefined) return false;
         // The message goes first, so that a full store gets its pages back before the event needs one.
         remove.run(originPk);
-        writeEvent(transitionOf(row, 'moved', now, { text: `moved to node ${toNode}`, data: { to_node: toNode, peer_pk: peerPk } }));
+        writeEvent(
+          transitionOf(row, 'moved', now, {
+            text: `moved to node ${toNode}`,
+            data: { to_node: toNode, peer_pk: peerPk },
+          }),
+        );
         return true;
       }),
   };

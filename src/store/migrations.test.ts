@@ -11,7 +11,10 @@ describe('schema migrations', () => {
     const migrations = loadMigrations();
     expect(migrate(db, migrations)).toEqual(migrations.map((migration) => migration.version));
     expect(db.pragma('user_version', { simple: true })).toBe(migrations.length);
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all();
+    const tables = db
+      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+      .pluck()
+      .all();
     expect(tables).toEqual([
       'account_usage',
       'accounts',
@@ -60,10 +63,17 @@ describe('schema migrations', () => {
   it('serves suspension and pending-message checks from the pending index', () => {
     const db = new Database(':memory:');
     migrate(db, loadMigrations());
-    const planOf = (sql: string): string => (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('t', 'a') as { detail: string }[]).map((row) => row.detail).join(' ');
-    expect(planOf(`SELECT count(*) FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`)).toContain('messages_pending');
+    const planOf = (sql: string): string =>
+      (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all('t', 'a') as { detail: string }[])
+        .map((row) => row.detail)
+        .join(' ');
     expect(
-      planOf(`UPDATE messages SET suspended = 1 WHERE tenant_id = ? AND batch_code = ? AND state IN ${PENDING_STATES_SQL} AND state <> 'sending'`),
+      planOf(`SELECT count(*) FROM messages WHERE tenant_id = ? AND account_id = ? AND state IN ${PENDING_STATES_SQL}`),
+    ).toContain('messages_pending');
+    expect(
+      planOf(
+        `UPDATE messages SET suspended = 1 WHERE tenant_id = ? AND batch_code = ? AND state IN ${PENDING_STATES_SQL} AND state <> 'sending'`,
+      ),
     ).toContain('messages_pending');
   });
 
@@ -91,9 +101,31 @@ describe('schema migrations', () => {
       VALUES ('e1', 'message', 't/m1', 'message.deferred', 't', 7, 'm1', 'a', 1, '{"state":"deferred","reply_code":451,"enhanced_status":"4.3.0","text":"busy","retry_in":60}', 1000),
              ('e2', 'tenant', 't', 'tenant.created', 't', NULL, NULL, NULL, NULL, '{"name":"T"}', 900)`);
     migrate(db, migrations);
-    expect(db.prepare(`SELECT id, event_type, message_pk, reply_code, enhanced_status, text, payload FROM outbox ORDER BY seq`).all()).toEqual([
-      { id: 'e1', event_type: 'message.deferred', message_pk: 7, reply_code: 451, enhanced_status: '4.3.0', text: 'busy', payload: '{"retry_in":60}' },
-      { id: 'e2', event_type: 'tenant.created', message_pk: null, reply_code: null, enhanced_status: null, text: null, payload: '{"name":"T"}' },
+    expect(
+      db
+        .prepare(
+          `SELECT id, event_type, message_pk, reply_code, enhanced_status, text, payload FROM outbox ORDER BY seq`,
+        )
+        .all(),
+    ).toEqual([
+      {
+        id: 'e1',
+        event_type: 'message.deferred',
+        message_pk: 7,
+        reply_code: 451,
+        enhanced_status: '4.3.0',
+        text: 'busy',
+        payload: '{"retry_in":60}',
+      },
+      {
+        id: 'e2',
+        event_type: 'tenant.created',
+        message_pk: null,
+        reply_code: null,
+        enhanced_status: null,
+        text: null,
+        payload: '{"name":"T"}',
+      },
     ]);
   });
 
@@ -102,8 +134,13 @@ describe('schema migrations', () => {
     const migrations = loadMigrations();
     migrate(db, migrations.slice(0, 10));
     // A stand-in of our own port: this test is about columns, not encryption.
-    const secrets: SecretBox = { seal: (text, context) => `${context}|${text}`, open: (sealed, context) => sealed.slice(context.length + 1) };
-    db.exec(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`);
+    const secrets: SecretBox = {
+      seal: (text, context) => `${context}|${text}`,
+      open: (sealed, context) => sealed.slice(context.length + 1),
+    };
+    db.exec(
+      `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`,
+    );
     db.prepare(
       `INSERT INTO accounts (tenant_id, id, host, port, user, password_sealed, tls_mode, created_at, updated_at)
       VALUES ('t', 'relay', 'smtp.example.com', 587, 'u', ?, 'starttls', 1, 2)`,
@@ -126,7 +163,9 @@ describe('schema migrations', () => {
     const db = new Database(':memory:');
     const migrations = loadMigrations();
     migrate(db, migrations.slice(0, 11));
-    const tenant = db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES (?, ?, 0, 0, 0)`);
+    const tenant = db.prepare(
+      `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES (?, ?, 0, 0, 0)`,
+    );
     const account = db.prepare(
       `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES (?, ?, 'smtp.example.com', 587, 'starttls', ?, 1, 2)`,
     );
@@ -150,7 +189,9 @@ describe('schema migrations', () => {
   it('keeps a tenant to one default account in the store itself', () => {
     const db = new Database(':memory:');
     migrate(db, loadMigrations());
-    db.exec(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`);
+    db.exec(
+      `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('t', 'h', 0, 0, 0)`,
+    );
     const account = db.prepare(
       `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_default, created_at, updated_at) VALUES ('t', ?, 'smtp.example.com', 587, 'starttls', 1, 1, 2)`,
     );
@@ -166,13 +207,17 @@ describe('schema migrations', () => {
 
   it('rolls back a failing migration and keeps the version', () => {
     const db = new Database(':memory:');
-    const broken = parseMigrations('-- migration: 1\nCREATE TABLE a (x);\n-- migration: 2\nCREATE TABLE b (y); SELECT * FROM missing;\n');
+    const broken = parseMigrations(
+      '-- migration: 1\nCREATE TABLE a (x);\n-- migration: 2\nCREATE TABLE b (y); SELECT * FROM missing;\n',
+    );
     expect(() => migrate(db, broken)).toThrow();
     expect(db.pragma('user_version', { simple: true })).toBe(1);
     expect(db.prepare(`SELECT count(*) FROM sqlite_master WHERE name = 'b'`).pluck().get()).toBe(0);
   });
 
   it('rejects gaps in the numbering', () => {
-    expect(() => parseMigrations('-- migration: 1\nSELECT 1;\n-- migration: 3\nSELECT 1;\n')).toThrow('migration 3 found where 2 was expected');
+    expect(() => parseMigrations('-- migration: 1\nSELECT 1;\n-- migration: 3\nSELECT 1;\n')).toThrow(
+      'migration 3 found where 2 was expected',
+    );
   });
 });

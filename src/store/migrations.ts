@@ -39,9 +39,13 @@ export function migrate(db: Database, migrations: Migration[]): number[] {
   const current = db.pragma('user_version', { simple: true }) as number;
   const latest = migrations.length;
   if (current > latest) {
-    throw new AppError('STORE_UNAVAILABLE', 'database schema is newer than this mailproxy; upgrade mailproxy or restore a backup', {
-      details: { database_version: current, supported_version: latest },
-    });
+    throw new AppError(
+      'STORE_UNAVAILABLE',
+      'database schema is newer than this mailproxy; upgrade mailproxy or restore a backup',
+      {
+        details: { database_version: current, supported_version: latest },
+      },
+    );
   }
   const applied: number[] = [];
   for (const migration of migrations.slice(current)) {

@@ -28,7 +28,8 @@ const toPending = (row: Row): PendingEvent => ({
 });
 
 /** `json`, with `column`'s value set at its key when the column is not null (as eventBody folds the reply into data). */
-const setPresent = (json: string, column: string): string => `CASE WHEN ${column} IS NULL THEN ${json} ELSE json_set(${json}, '$.${column}', ${column}) END`;
+const setPresent = (json: string, column: string): string =>
+  `CASE WHEN ${column} IS NULL THEN ${json} ELSE json_set(${json}, '$.${column}', ${column}) END`;
 
 /**
  * The event body of core/contracts/event.ts `eventBody`, encoded by SQLite itself into UTF-8
@@ -47,13 +48,17 @@ const OFF = '9223372036854775807';
 
 export function createSqliteMirrorStore(db: SqliteDatabase): MirrorStore {
   const inTransaction = transactionRunner(db);
-  const record = db.prepare<[], { cursor_seq: number; last_published_at: number | null; last_error: string | null; last_error_at: number | null }>(
-    `SELECT cursor_seq, last_published_at, last_error, last_error_at FROM mirror_state WHERE id = 1`,
-  );
+  const record = db.prepare<
+    [],
+    { cursor_seq: number; last_published_at: number | null; last_error: string | null; last_error_at: number | null }
+  >(`SELECT cursor_seq, last_published_at, last_error, last_error_at FROM mirror_state WHERE id = 1`);
   // Only the columns the publisher reads besides the body: each column read costs, more than
   // the body that SQLite builds.
   // A bounce's type is read only for bounces: the latest state ranks a soft one below the verdicts.
-  const pending = db.prepare<[number, number], Row>(`SELECT seq, id, event_type, tenant_id, message_pk, message_id, occurred_at, ${EVENT_BODY} AS body,
+  const pending = db.prepare<
+    [number, number],
+    Row
+  >(`SELECT seq, id, event_type, tenant_id, message_pk, message_id, occurred_at, ${EVENT_BODY} AS body,
       CASE WHEN event_type = 'message.bounced' THEN json_extract(payload, '$.bounce_type') END AS bounce_type
     FROM outbox WHERE seq > max(${CURSOR}, ?) ORDER BY seq LIMIT ?`);
   // Rows past the cursor are never deleted and seq has no gaps (a rolled-back insert rolls its
@@ -61,12 +66,18 @@ export function createSqliteMirrorStore(db: SqliteDatabase): MirrorStore {
   const backlog = db.prepare<[], { count: number; oldest_at: number | null }>(`SELECT
       max(0, coalesce((SELECT max(seq) FROM outbox), 0) - ${CURSOR}) AS count,
       (SELECT occurred_at FROM outbox WHERE seq > ${CURSOR} ORDER BY seq LIMIT 1) AS oldest_at`);
-  const advance = db.prepare(`UPDATE mirror_state SET cursor_seq = max(cursor_seq, @seq), last_published_at = @at WHERE id = 1`);
-  const pruneOrphans = db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT o.seq FROM outbox o WHERE o.seq > @from AND o.seq <= @to AND ${ORPHANED_SQL})`);
+  const advance = db.prepare(
+    `UPDATE mirror_state SET cursor_seq = max(cursor_seq, @seq), last_published_at = @at WHERE id = 1`,
+  );
+  const pruneOrphans = db.prepare(
+    `DELETE FROM outbox WHERE seq IN (SELECT o.seq FROM outbox o WHERE o.seq > @from AND o.seq <= @to AND ${ORPHANED_SQL})`,
+  );
   const failed = db.prepare(`UPDATE mirror_state SET last_error = ?, last_error_at = ? WHERE id = 1`);
   // Off is a cursor past any row there will ever be: the deletion trigger and the pruning need no other case.
   const turnOff = db.prepare(`UPDATE mirror_state SET cursor_seq = ${OFF} WHERE id = 1`);
-  const turnOn = db.prepare(`UPDATE mirror_state SET cursor_seq = (SELECT coalesce(max(seq), 0) FROM outbox) WHERE id = 1 AND cursor_seq = ${OFF}`);
+  const turnOn = db.prepare(
+    `UPDATE mirror_state SET cursor_seq = (SELECT coalesce(max(seq), 0) FROM outbox) WHERE id = 1 AND cursor_seq = ${OFF}`,
+  );
   const pruneAdmin = db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE message_pk IS NULL
     AND seq <= ${CURSOR} AND occurred_at < ? ORDER BY seq LIMIT 10000)`);
 

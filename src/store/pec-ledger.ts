@@ -39,7 +39,10 @@ function recordParams(settlement: PecSettlement, at: number): Record<string, unk
 }
 
 /** A receipt with its original bytes and digest, as `pec_receipts` keeps it. */
-function receiptParams(receipt: NonNullable<PecSettlement['receipt']>, match: PecSettlement['plan']['match']): Record<string, unknown> {
+function receiptParams(
+  receipt: NonNullable<PecSettlement['receipt']>,
+  match: PecSettlement['plan']['match'],
+): Record<string, unknown> {
   const { findings } = receipt;
   return {
     receipt_id: receipt.receiptId,
@@ -73,14 +76,19 @@ function receiptParams(receipt: NonNullable<PecSettlement['receipt']>, match: Pe
 
 export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter): PecLedger {
   const lookup = createCandidateLookup(db);
-  const byIdentificativo = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT DISTINCT m.tenant_id, m.pk, m.id, m.rcpt_to FROM pec_receipts r
+  const byIdentificativo = db.prepare<
+    Record<string, unknown>,
+    CandidateRow
+  >(`SELECT DISTINCT m.tenant_id, m.pk, m.id, m.rcpt_to FROM pec_receipts r
     JOIN messages m ON m.pk = r.message_pk WHERE r.tenant_id = @tenant AND r.identificativo = @value AND r.message_pk IS NOT NULL LIMIT ${MAX_CANDIDATES}`);
-  const insertRecord = db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
+  const insertRecord =
+    db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
       size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id, original_message_id, findings)
     VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
       @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, '[]')
     ON CONFLICT (mailbox, uid_validity, uid) DO NOTHING`);
-  const insertReceipt = db.prepare(`INSERT INTO pec_receipts (receipt_id, tenant_id, account_id, mailbox, uid_validity, uid, received_at,
+  const insertReceipt =
+    db.prepare(`INSERT INTO pec_receipts (receipt_id, tenant_id, account_id, mailbox, uid_validity, uid, received_at,
       receipt_type, recognised_by, message_pk, message_id, matched_by, recipient, header_message_id, referenced_message_id, mail_id,
       identificativo, error, error_detail, issuer, issued_at, subject, size_bytes, complete, sha256, raw)
     VALUES (@receipt_id, @tenant_id, @account_id, @mailbox, @uid_validity, @uid, @received_at, @receipt_type, @recognised_by, @message_pk,
@@ -111,7 +119,9 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
     });
     // The message is gone (retention): the receipt is kept, nobody is told.
     if (row === undefined) return;
-    writeEvent(transitionOf(row, 'pec', effect.receivedAt, { text: effect.error ?? effect.event, data: effect.details }));
+    writeEvent(
+      transitionOf(row, 'pec', effect.receivedAt, { text: effect.error ?? effect.event, data: effect.details }),
+    );
   };
 
   const settleOne = (settlement: PecSettlement, at: number): void => {
@@ -128,7 +138,9 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
   return {
     // The gestore's identificativo is known from earlier receipts only; the other references are a bounce's too.
     candidates: (by, value, tenantId) =>
-      by === 'identificativo' ? byIdentificativo.all({ value, tenant: tenantId }).map(toCandidate) : lookup(by, value, tenantId),
+      by === 'identificativo'
+        ? byIdentificativo.all({ value, tenant: tenantId }).map(toCandidate)
+        : lookup(by, value, tenantId),
     settle: (batch, at) => {
       durableTransaction(db, () => {
         for (const settlement of batch) settleOne(settlement, at);

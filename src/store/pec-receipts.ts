@@ -85,12 +85,21 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
   const list = db.prepare<Record<string, unknown>, ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts
     WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (@message IS NULL OR message_id = @message) AND seq < @before
     ORDER BY seq DESC LIMIT @limit`);
-  const ofMessage = db.prepare<[number], ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts WHERE message_pk = ? ORDER BY seq`);
-  const one = db.prepare<Record<string, unknown>, ReceiptRow & { raw: Buffer }>(`SELECT ${VIEW_COLUMNS}, raw FROM pec_receipts
+  const ofMessage = db.prepare<[number], ReceiptRow>(
+    `SELECT ${VIEW_COLUMNS} FROM pec_receipts WHERE message_pk = ? ORDER BY seq`,
+  );
+  const one = db.prepare<
+    Record<string, unknown>,
+    ReceiptRow & { raw: Buffer }
+  >(`SELECT ${VIEW_COLUMNS}, raw FROM pec_receipts
     WHERE receipt_id = @id AND (@tenant IS NULL OR tenant_id = @tenant)`);
   // In bounded steps: a first prune after years of receipts must not hold the writer for long.
-  const prune = db.prepare(`DELETE FROM pec_receipts WHERE seq IN (SELECT seq FROM pec_receipts WHERE received_at < ? ORDER BY seq LIMIT 1000)`);
-  const awaiting = db.prepare<[], { n: number }>(`SELECT count(*) AS n FROM messages WHERE pec_awaiting_since IS NOT NULL`);
+  const prune = db.prepare(
+    `DELETE FROM pec_receipts WHERE seq IN (SELECT seq FROM pec_receipts WHERE received_at < ? ORDER BY seq LIMIT 1000)`,
+  );
+  const awaiting = db.prepare<[], { n: number }>(
+    `SELECT count(*) AS n FROM messages WHERE pec_awaiting_since IS NOT NULL`,
+  );
 
   return {
     awaitingCount: () => awaiting.get()?.n ?? 0,
@@ -101,7 +110,12 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
     },
     list: (filter) =>
       list
-        .all({ tenant: filter.tenantId, message: filter.clientId, before: filter.before ?? Number.MAX_SAFE_INTEGER, limit: filter.limit })
+        .all({
+          tenant: filter.tenantId,
+          message: filter.clientId,
+          before: filter.before ?? Number.MAX_SAFE_INTEGER,
+          limit: filter.limit,
+        })
         .map((row) => ({ ...toListing(row), seq: row.seq })),
     ofMessage: (messagePk) => ofMessage.all(messagePk).map(toListing),
     raw: (receiptId, tenantId) => {
@@ -114,7 +128,10 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
 
 /** Messages whose acceptance receipt never came: marked with the PEC error, or released when their account is no longer PEC. */
 function createAwaitingExpiry(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts['expireAwaiting'] {
-  const due = db.prepare<Record<string, unknown>, { pk: number; since: number; pec: number }>(`SELECT m.pk, m.pec_awaiting_since AS since,
+  const due = db.prepare<
+    Record<string, unknown>,
+    { pk: number; since: number; pec: number }
+  >(`SELECT m.pk, m.pec_awaiting_since AS since,
       coalesce((SELECT a.is_pec FROM accounts a WHERE a.tenant_id = m.tenant_id AND a.id = m.account_id), 0) AS pec
     FROM messages m WHERE m.pec_awaiting_since IS NOT NULL AND m.pec_awaiting_since <= @cutoff ORDER BY m.pec_awaiting_since LIMIT @limit`);
   // Its account is no longer PEC (or is gone): nobody expects a receipt for it any more.
@@ -138,7 +155,12 @@ function createAwaitingExpiry(db: SqliteDatabase, writeEvent: MessageEventWriter
         writeEvent(
           transitionOf(row, 'pec', now, {
             text: error,
-            data: { pec_event: ACCEPTANCE_TIMEOUT, error, sent_ts: seconds(since), waited_seconds: seconds(now - since) },
+            data: {
+              pec_event: ACCEPTANCE_TIMEOUT,
+              error,
+              sent_ts: seconds(since),
+              waited_seconds: seconds(now - since),
+            },
           }),
         );
       }

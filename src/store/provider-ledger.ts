@@ -57,21 +57,31 @@ interface SettleRequest {
 /** The candidate lookups: one statement per reference kind an event may carry. */
 function createCandidateLookup(db: SqliteDatabase): ProviderLedger['candidates'] {
   const lookups = {
-    mail_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a`),
-    provider_message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
+    mail_id: db.prepare<Record<string, unknown>, CandidateRow>(
+      `SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a`,
+    ),
+    provider_message_id: db.prepare<
+      Record<string, unknown>,
+      CandidateRow
+    >(`SELECT tenant_id, pk, id, rcpt_to FROM messages
       WHERE provider_message_id IN (@a, @b) AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`),
     message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
       WHERE message_id_header IN (@a, @b) AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`),
   };
   return (by, value, tenantId) => {
-    const forms = by === 'message_id' ? messageIdForms(value) : by === 'provider_message_id' ? providerIdForms(value) : [value];
+    const forms =
+      by === 'message_id' ? messageIdForms(value) : by === 'provider_message_id' ? providerIdForms(value) : [value];
     return lookups[by].all({ tenant: tenantId, a: forms[0], b: forms[1] ?? forms[0] }).map(toCandidate);
   };
 }
 
 /** Applies one request's events, each once, inside the caller's transaction. */
-function createRequestSettler(db: SqliteDatabase, deps: ProviderLedgerDeps): (request: SettleRequest) => EventOutcome[] {
-  const remember = db.prepare(`INSERT INTO provider_events (tenant_id, provider, event_id, message_pk, kind, received_at)
+function createRequestSettler(
+  db: SqliteDatabase,
+  deps: ProviderLedgerDeps,
+): (request: SettleRequest) => EventOutcome[] {
+  const remember =
+    db.prepare(`INSERT INTO provider_events (tenant_id, provider, event_id, message_pk, kind, received_at)
     VALUES (@tenant, @provider, @event_id, @pk, @kind, @now) ON CONFLICT DO NOTHING`);
   const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
   const setState = db.prepare(`UPDATE messages SET provider_state = @state, provider_state_at = @at, updated_at = @now
@@ -82,16 +92,28 @@ function createRequestSettler(db: SqliteDatabase, deps: ProviderLedgerDeps): (re
     // About no message of the tenant, or about one removed since it was looked up.
     if (plan === null || row === undefined) return 'unmatched';
     const pk = plan.candidate.pk;
-    if (remember.run({ tenant: tenantId, provider: event.provider, event_id: event.eventId, pk, kind: event.kind, now }).changes === 0) return 'duplicate';
+    if (
+      remember.run({ tenant: tenantId, provider: event.provider, event_id: event.eventId, pk, kind: event.kind, now })
+        .changes === 0
+    )
+      return 'duplicate';
     {
       setState.run({ pk, state: plan.state.state, at: plan.state.at, now });
       if (plan.bounce !== null) deps.bounces.bounce(plan.bounce);
       if (plan.complaint !== null) deps.bounces.complaint(plan.complaint);
-      if (plan.event !== null) deps.writeEvent(transitionOf(row, plan.event.type, plan.state.at, { text: plan.event.text, data: plan.event.data }));
+      if (plan.event !== null)
+        deps.writeEvent(
+          transitionOf(row, plan.event.type, plan.state.at, { text: plan.event.text, data: plan.event.data }),
+        );
       if (plan.suppression !== null) {
         deps.suppressions.upsert(plan.suppression);
         deps.changes.record(
-          suppressionAdded(plan.suppression, { eventId: deps.ids.uuid(), tenantId, actor: `webhook:${event.provider}`, messageId: plan.candidate.id }),
+          suppressionAdded(plan.suppression, {
+            eventId: deps.ids.uuid(),
+            tenantId,
+            actor: `webhook:${event.provider}`,
+            messageId: plan.candidate.id,
+          }),
         );
       }
     }
@@ -129,7 +151,10 @@ function createGroupedSettle(
       }),
     );
     outcomes.then(
-      (results) => results.forEach((result, index) => (result.ok ? batch[index]?.resolve(result.outcomes) : batch[index]?.reject(result.error))),
+      (results) =>
+        results.forEach((result, index) =>
+          result.ok ? batch[index]?.resolve(result.outcomes) : batch[index]?.reject(result.error),
+        ),
       (error: unknown) => batch.forEach((request) => request.reject(error)),
     );
   };

@@ -14,7 +14,10 @@ export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
     SELECT tenant_id AS tenantId, account_id AS accountId, count(*) AS count FROM messages
     WHERE state IN ('queued', 'deferred', 'sending') AND (@tenant IS NULL OR tenant_id = @tenant)
     GROUP BY tenant_id, account_id`);
-  const oldest = db.prepare<Record<string, unknown>, { tenant_id: string; id: string; account_id: string; next_attempt_at: number }>(`
+  const oldest = db.prepare<
+    Record<string, unknown>,
+    { tenant_id: string; id: string; account_id: string; next_attempt_at: number }
+  >(`
     SELECT tenant_id, id, account_id, next_attempt_at FROM messages
     WHERE state IN ('queued', 'deferred') AND suspended = 0 AND next_attempt_at <= @now AND (@tenant IS NULL OR tenant_id = @tenant)
     ORDER BY next_attempt_at, pk LIMIT 1`);
@@ -28,7 +31,9 @@ export function createSqliteQueueStatus(db: SqliteDatabase): QueueStatusStore {
     waitingByAccount: (tenantId) => byAccount.all({ tenant: tenantId }),
     oldestDue: (tenantId, now) => {
       const row = oldest.get({ tenant: tenantId, now });
-      return row === undefined ? null : { tenantId: row.tenant_id, clientId: row.id, accountId: row.account_id, dueAt: row.next_attempt_at };
+      return row === undefined
+        ? null
+        : { tenantId: row.tenant_id, clientId: row.id, accountId: row.account_id, dueAt: row.next_attempt_at };
     },
   };
 }

@@ -29,11 +29,15 @@ const toAttempt = (row: AttemptRow): ReportAttempt => ({
 });
 
 export function createSqliteReportLog(db: SqliteDatabase) {
-  const insert = db.prepare(`INSERT INTO report_attempts (tenant_id, report_id, attempted_at, ok, http_status, error_code, error, latency_ms, items)
+  const insert =
+    db.prepare(`INSERT INTO report_attempts (tenant_id, report_id, attempted_at, ok, http_status, error_code, error, latency_ms, items)
     VALUES (@tenant, @report_id, @at, @ok, @http_status, @error_code, @error, @latency_ms, @items)`);
   const prune = db.prepare(`DELETE FROM report_attempts WHERE tenant_id = @tenant AND id <= (
       SELECT id FROM report_attempts WHERE tenant_id = @tenant ORDER BY id DESC LIMIT 1 OFFSET ${REPORT_LOG_SIZE})`);
-  const recent = db.prepare<{ tenant: string; limit: number }, AttemptRow>(`SELECT report_id, attempted_at, ok, http_status, error_code, error,
+  const recent = db.prepare<
+    { tenant: string; limit: number },
+    AttemptRow
+  >(`SELECT report_id, attempted_at, ok, http_status, error_code, error,
       latency_ms, items FROM report_attempts WHERE tenant_id = @tenant ORDER BY id DESC LIMIT @limit`);
   return {
     /** Call inside the round's transaction. */
@@ -52,6 +56,7 @@ export function createSqliteReportLog(db: SqliteDatabase) {
       prune.run({ tenant: tenantId });
     },
     /** The tenant's newest attempts first. */
-    recent: (tenantId: string, limit: number): ReportAttempt[] => recent.all({ tenant: tenantId, limit: Math.min(limit, REPORT_LOG_SIZE) }).map(toAttempt),
+    recent: (tenantId: string, limit: number): ReportAttempt[] =>
+      recent.all({ tenant: tenantId, limit: Math.min(limit, REPORT_LOG_SIZE) }).map(toAttempt),
   };
 }

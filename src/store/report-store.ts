@@ -3,7 +3,14 @@
  * backlog past it, the acknowledgement that moves it (schema migration 4), and the
  * log of attempts (report-log.ts).
  */
-import { syncUrl, type LaneRecord, type ReportableEvent, type ReportEvent, type ReportLane, type ReportStore } from '../core/report/index.js';
+import {
+  syncUrl,
+  type LaneRecord,
+  type ReportableEvent,
+  type ReportEvent,
+  type ReportLane,
+  type ReportStore,
+} from '../core/report/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { MESSAGE_EVENT_PREFIX, type MessageEventWriter } from './message-event-writer.js';
 import { ORPHANED_SQL, REPORTABLE_SQL } from './outbox-predicates.js';
@@ -81,7 +88,12 @@ const recordParams = (tenantId: string, record: LaneRecord) => ({
 });
 
 /** One `reported` event per message of the report, naming what it was told. */
-function recordReported(writeEvent: MessageEventWriter, events: readonly ReportEvent[], at: number, reportId: string): void {
+function recordReported(
+  writeEvent: MessageEventWriter,
+  events: readonly ReportEvent[],
+  at: number,
+  reportId: string,
+): void {
   const byMessage = new Map<number, ReportEvent[]>();
   for (const event of events) {
     const told = byMessage.get(event.messagePk);
@@ -99,7 +111,11 @@ function recordReported(writeEvent: MessageEventWriter, events: readonly ReportE
       type: 'reported',
       at,
       attempt: last.attempt,
-      data: { report_id: reportId, events: told.map((event) => event.type), event_ids: told.map((event) => event.eventId) },
+      data: {
+        report_id: reportId,
+        events: told.map((event) => event.type),
+        event_ids: told.map((event) => event.eventId),
+      },
     });
   }
 }
@@ -112,13 +128,17 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
     FROM tenants t JOIN report_state r ON r.tenant_id = t.id`;
   const lanes = db.prepare<[], LaneRow>(`${LANES} ORDER BY t.id`);
   const lane = db.prepare<[string], LaneRow>(`${LANES} WHERE t.id = ?`);
-  const pending = db.prepare<{ tenant: string; limit: number }, EventRow>(`SELECT seq, id, event_type, tenant_id, message_pk, message_id,
+  const pending = db.prepare<
+    { tenant: string; limit: number },
+    EventRow
+  >(`SELECT seq, id, event_type, tenant_id, message_pk, message_id,
       account_id, batch_code, attempt, occurred_at, text, payload
     FROM outbox WHERE ${PAST_CURSOR} ORDER BY seq LIMIT @limit`);
   const backlog = db.prepare<{ tenant: string }, { count: number; oldest_at: number | null }>(`SELECT count(*) AS count,
       (SELECT occurred_at FROM outbox WHERE ${PAST_CURSOR} ORDER BY seq LIMIT 1) AS oldest_at
     FROM outbox WHERE ${PAST_CURSOR}`);
-  const saveLane = db.prepare(`UPDATE report_state SET failures = @failures, retry_at = @retry_at, dnd_until = @dnd_until,
+  const saveLane =
+    db.prepare(`UPDATE report_state SET failures = @failures, retry_at = @retry_at, dnd_until = @dnd_until,
       last_success_at = @last_success_at, last_attempt_at = @last_attempt_at, last_error = @last_error, last_error_at = @last_error_at
     WHERE tenant_id = @tenant`);
   const moveCursor = db.prepare(`UPDATE report_state SET cursor_seq = max(cursor_seq, @seq) WHERE tenant_id = @tenant`);
@@ -126,13 +146,17 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
   const outcomeReported = db.prepare(`UPDATE messages SET reported_at = @now
     WHERE pk = @pk AND reported_at IS NULL AND ((state = 'sent' AND sent_at = @at) OR (state = 'error' AND error_at = @at))`);
   // Rows of this report whose message is gone and that the mirror has passed: nobody reads them again.
-  const pruneOrphans = db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT o.seq FROM outbox o WHERE o.tenant_id = @tenant AND o.${REPORTABLE_SQL}
+  const pruneOrphans =
+    db.prepare(`DELETE FROM outbox WHERE seq IN (SELECT o.seq FROM outbox o WHERE o.tenant_id = @tenant AND o.${REPORTABLE_SQL}
     AND o.seq BETWEEN @from AND @to AND o.seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1) AND ${ORPHANED_SQL})`);
-  const bounceReported = db.prepare(`UPDATE messages SET bounce_reported_at = @now WHERE pk = @pk AND bounce_at = @at AND bounce_reported_at IS NULL`);
+  const bounceReported = db.prepare(
+    `UPDATE messages SET bounce_reported_at = @now WHERE pk = @pk AND bounce_at = @at AND bounce_reported_at IS NULL`,
+  );
 
   const markMessages = (events: readonly ReportEvent[], now: number): void => {
     for (const event of events) {
-      if (event.type === 'sent' || event.type === 'error' || event.type === 'expired') outcomeReported.run({ now, pk: event.messagePk, at: event.at });
+      if (event.type === 'sent' || event.type === 'error' || event.type === 'expired')
+        outcomeReported.run({ now, pk: event.messagePk, at: event.at });
       else if (event.type === 'bounced') bounceReported.run({ now, pk: event.messagePk, at: event.at });
     }
   };

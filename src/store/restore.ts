@@ -20,7 +20,15 @@ export interface RestoreRequest {
 }
 
 export type RestoreResult =
-  | { ok: true; restored: string; movedAside: string[]; schemaVersion: number; supportedVersion: number; messages: number; bytes: number }
+  | {
+      ok: true;
+      restored: string;
+      movedAside: string[];
+      schemaVersion: number;
+      supportedVersion: number;
+      messages: number;
+      bytes: number;
+    }
   | { ok: false; code: DatabaseCheckCode | 'DATABASE_IN_USE' | 'DATABASE_EXISTS'; problem: string };
 
 const SIDE_FILES = ['-wal', '-shm', '-journal'];
@@ -30,11 +38,19 @@ export function restoreDatabase(request: RestoreRequest): RestoreResult {
   const check = checkDatabaseFile(source);
   if (!check.ok) return check;
   if (databaseInUse(target)) {
-    return { ok: false, code: 'DATABASE_IN_USE', problem: `${target} is open in another process (is the daemon running?): stop it first` };
+    return {
+      ok: false,
+      code: 'DATABASE_IN_USE',
+      problem: `${target} is open in another process (is the daemon running?): stop it first`,
+    };
   }
   const present = ['', ...SIDE_FILES].filter((suffix) => existsSync(target + suffix));
   if (present.includes('') && !request.force) {
-    return { ok: false, code: 'DATABASE_EXISTS', problem: `${target} exists: pass --force to move it aside and restore over it` };
+    return {
+      ok: false,
+      code: 'DATABASE_EXISTS',
+      problem: `${target} exists: pass --force to move it aside and restore over it`,
+    };
   }
 
   // A fresh data directory is created as the daemon would create it (openDatabase, loadKeyMaterial).

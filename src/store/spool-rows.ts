@@ -27,21 +27,34 @@ const NO_RAW = Buffer.from('null}');
 export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEventWriter): SpoolRows {
   const rawOf = rawReader(db);
   const byIds = db
-    .prepare<[string, string], number>(`SELECT pk FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${WAITING}`)
+    .prepare<[string, string], number>(
+      `SELECT pk FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
+    )
     .pluck();
   const entries = db.prepare<[string], { pk: number; json: Buffer; raw: Buffer | null; spool_id: number | null }>(
     `SELECT pk, ${ENTRY_JSON} AS json, raw, spool_id FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
   );
-  const waitingOf = db.prepare<[string], number>(`SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`).pluck();
-  const waitingPks = db.prepare<[number, number], number>(`SELECT pk FROM messages WHERE pk > ? AND ${WAITING} ORDER BY pk LIMIT ?`).pluck();
-  const allWaiting = db.prepare<[], { pk: number; tenant_id: string; id: string }>(`SELECT pk, tenant_id, id FROM messages WHERE ${WAITING} ORDER BY pk`);
-  const waitingOne = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ? AND ${WAITING}`);
+  const waitingOf = db
+    .prepare<[string], number>(`SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`)
+    .pluck();
+  const waitingPks = db
+    .prepare<[number, number], number>(`SELECT pk FROM messages WHERE pk > ? AND ${WAITING} ORDER BY pk LIMIT ?`)
+    .pluck();
+  const allWaiting = db.prepare<[], { pk: number; tenant_id: string; id: string }>(
+    `SELECT pk, tenant_id, id FROM messages WHERE ${WAITING} ORDER BY pk`,
+  );
+  const waitingOne = db.prepare<[number], IdentityRow>(
+    `SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ? AND ${WAITING}`,
+  );
   const remove = db.prepare<[number]>(`DELETE FROM messages WHERE pk = ?`);
 
   const withRaw = (json: Buffer, raw: Buffer | null, spoolId: number | null): Buffer => {
     const bytes = rawOf(raw, spoolId);
     if (bytes === null) return json;
-    return Buffer.concat([json.subarray(0, json.length - NO_RAW.length), Buffer.from(`"${bytes.toString('base64')}"}`, 'latin1')]);
+    return Buffer.concat([
+      json.subarray(0, json.length - NO_RAW.length),
+      Buffer.from(`"${bytes.toString('base64')}"}`, 'latin1'),
+    ]);
   };
 
   return {
@@ -49,7 +62,8 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
     waitingOf: (pks) => new Set(pks.length === 0 ? [] : waitingOf.all(JSON.stringify(pks))),
     entriesOf(pks) {
       const found = new Map<number, Uint8Array | null>(pks.map((pk) => [pk, null]));
-      if (pks.length > 0) for (const row of entries.all(JSON.stringify(pks))) found.set(row.pk, withRaw(row.json, row.raw, row.spool_id));
+      if (pks.length > 0)
+        for (const row of entries.all(JSON.stringify(pks))) found.set(row.pk, withRaw(row.json, row.raw, row.spool_id));
       return found;
     },
     waitingPks: (afterPk, limit) => waitingPks.all(afterPk, limit),
@@ -62,7 +76,12 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
           if (row === undefined) continue;
           // The message goes first, so that a full store gets its pages back before the event needs one.
           remove.run(pk);
-          writeEvent(transitionOf(row, 'moved', now, { text: `adopted by node ${toNode} while this node was away`, data: { to_node: toNode } }));
+          writeEvent(
+            transitionOf(row, 'moved', now, {
+              text: `adopted by node ${toNode} while this node was away`,
+              data: { to_node: toNode },
+            }),
+          );
           moved += 1;
         }
         return moved;

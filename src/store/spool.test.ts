@@ -19,7 +19,9 @@ describe('message spool', () => {
     const dir = mkdtempSync(join(tmpdir(), 'mailproxy-spool-'));
     dirs.push(dir);
     const { db } = openDatabase({ path: join(dir, 'db.sqlite') });
-    db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
+    db.prepare(
+      `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`,
+    ).run();
     db.prepare(
       `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`,
     ).run();
@@ -30,7 +32,8 @@ describe('message spool', () => {
     );
     return { db, spool: createSqliteSpool(db), queue };
   };
-  const count = (db: SqliteDatabase, table: string): number => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const count = (db: SqliteDatabase, table: string): number =>
+    (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   const spooled = (id: string, spoolId: number): NewMessage => ({
     tenantId: 'acme',
     id,
@@ -53,7 +56,14 @@ describe('message spool', () => {
     spool.append(id, 0, Buffer.from('abc'));
     spool.append(id, 1, new Uint8Array([0x64, 0x65, 0x66]));
     queue.enqueue([spooled('m-1', id)], 1, null);
-    const [claimed] = queue.claim({ tenantId: 'acme', accountId: 'main', limit: 1, now: 2, leaseOwner: 'me', leaseUntil: 1000 });
+    const [claimed] = queue.claim({
+      tenantId: 'acme',
+      accountId: 'main',
+      limit: 1,
+      now: 2,
+      leaseOwner: 'me',
+      leaseUntil: 1000,
+    });
     expect(claimed).toMatchObject({ raw: null, spoolId: id });
     expect(queue.spooledContent(id).toString()).toBe('abcdef');
   });

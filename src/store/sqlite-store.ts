@@ -52,7 +52,13 @@ import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
 import { createSqliteClaimIndex } from './claim-index.js';
 import { createSqliteSpoolRows } from './spool-rows.js';
 
-export { checkDatabaseFile, databaseInUse, removeAbandonedSnapshots, type DatabaseCheck, type DatabaseSnapshot } from './backup.js';
+export {
+  checkDatabaseFile,
+  databaseInUse,
+  removeAbandonedSnapshots,
+  type DatabaseCheck,
+  type DatabaseSnapshot,
+} from './backup.js';
 export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
 export type { StoreWriteStatus } from './write-health.js';
 
@@ -136,7 +142,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     changes,
     suppressions: guard(suppressions),
     ...createMessageParts(db, writeEvent, guard),
-    ...createMailboxParts(db, { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup }, guard),
+    ...createMailboxParts(
+      db,
+      { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup },
+      guard,
+    ),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     configRows: (deps) => createSqliteConfigRows(db, deps),
@@ -186,8 +196,12 @@ function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, '
   const { writeEvent, suppressions, changes, ids } = deps;
   return {
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
-    bounceLedger: guard(createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids })),
-    providerLedger: guard(createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) })),
+    bounceLedger: guard(
+      createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids }),
+    ),
+    providerLedger: guard(
+      createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) }),
+    ),
     pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
   };
 }

@@ -75,7 +75,10 @@ function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> }
   };
 }
 
-export function openStoreService(settings: StoreSettings, deps: { secrets: SecretBox; ids: IdSource; clock: Clock; log: Logger }): StoreService {
+export function openStoreService(
+  settings: StoreSettings,
+  deps: { secrets: SecretBox; ids: IdSource; clock: Clock; log: Logger },
+): StoreService {
   const { log, clock } = deps;
   // Before anything is read or removed: what follows assumes no other daemon runs here.
   const lock = lockDataDir(settings.dataDir);
@@ -114,7 +117,11 @@ export function openStoreService(settings: StoreSettings, deps: { secrets: Secre
     log,
     run: () => {
       // Batches of a bounded size, so that intake never waits long on the writer; a long backlog takes several ticks.
-      for (let batch = 0; batch < SEARCH_INDEX_BATCHES && store.search.index(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH; batch += 1);
+      for (
+        let batch = 0;
+        batch < SEARCH_INDEX_BATCHES && store.search.index(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH;
+        batch += 1
+      );
     },
   });
   let closed = false;

@@ -33,7 +33,8 @@ export function createSqliteSuppressionRepository(db: SqliteDatabase): Suppressi
     `SELECT ${COLUMNS} FROM suppressions WHERE tenant_id = @tenant AND address = @address AND ${LIVE}`,
   );
   // An operator's entry is theirs: a bounce or complaint does not replace it while it lasts.
-  const upsert = db.prepare(`INSERT INTO suppressions (${COLUMNS}) VALUES (@tenant_id, @address, @reason, @source, @created_at, @expires_at)
+  const upsert =
+    db.prepare(`INSERT INTO suppressions (${COLUMNS}) VALUES (@tenant_id, @address, @reason, @source, @created_at, @expires_at)
     ON CONFLICT (tenant_id, address) DO UPDATE SET reason = excluded.reason, source = excluded.source, created_at = excluded.created_at, expires_at = excluded.expires_at
     WHERE suppressions.source <> 'manual' OR excluded.source = 'manual' OR (suppressions.expires_at IS NOT NULL AND suppressions.expires_at <= excluded.created_at)`);
   const remove = db.prepare(`DELETE FROM suppressions WHERE tenant_id = ? AND address = ?`);
@@ -42,8 +43,20 @@ export function createSqliteSuppressionRepository(db: SqliteDatabase): Suppressi
     list: (tenantId, options) => {
       const prefix = options.prefix ?? '';
       // The smallest string above every string that starts with the prefix.
-      const prefixEnd = prefix === '' ? '\u{10FFFF}' : prefix.slice(0, -1) + String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1);
-      return list.all({ tenant: tenantId, after: options.after ?? '', prefix, prefixEnd, now: options.now, limit: options.limit }).map(toRecord);
+      const prefixEnd =
+        prefix === ''
+          ? '\u{10FFFF}'
+          : prefix.slice(0, -1) + String.fromCodePoint((prefix.codePointAt(prefix.length - 1) ?? 0) + 1);
+      return list
+        .all({
+          tenant: tenantId,
+          after: options.after ?? '',
+          prefix,
+          prefixEnd,
+          now: options.now,
+          limit: options.limit,
+        })
+        .map(toRecord);
     },
     get: (tenantId, address, now) => {
       const row = get.get({ tenant: tenantId, address, now });

@@ -28,10 +28,14 @@ function createTenantReads(
   { keyHolders, tenants, current }: TenantCache,
 ): Pick<TenantRepository, 'get' | 'isActive' | 'list' | 'findKeyHolder' | 'countPendingMessages'> {
   const byId = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE id = ?`);
-  const byKey = db.prepare<[string], { id: string; api_key_expires_at: number | null }>(`SELECT id, api_key_expires_at FROM tenants WHERE api_key_hash = ?`);
+  const byKey = db.prepare<[string], { id: string; api_key_expires_at: number | null }>(
+    `SELECT id, api_key_expires_at FROM tenants WHERE api_key_hash = ?`,
+  );
   const all = db.prepare<[], TenantRow>(`SELECT ${COLUMNS} FROM tenants ORDER BY id`);
   const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
-  const pending = db.prepare<[string], { n: number }>(`SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`);
+  const pending = db.prepare<[string], { n: number }>(
+    `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`,
+  );
   return {
     get: (id) => {
       current();
@@ -83,7 +87,9 @@ function createTenantWrites(
   const removeReportEvents = db.prepare(`DELETE FROM outbox WHERE tenant_id = ? AND ${REPORTABLE_SQL}
     AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)`);
   // A new tenant is told of what happens from now on; an id used before does not inherit its predecessor's events.
-  const startReports = db.prepare(`INSERT INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`);
+  const startReports = db.prepare(
+    `INSERT INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`,
+  );
   return {
     insert: (tenant, apiKeyHash) => {
       forget();

@@ -31,8 +31,14 @@ export function createTenantRowMapper(secrets: SecretBox) {
     clientBaseUrl: row.client_base_url,
     clientSyncPath: row.client_sync_path,
     clientAttachmentPath: row.client_attachment_path,
-    clientAuth: row.client_auth_sealed === null ? null : (JSON.parse(secrets.open(row.client_auth_sealed, authContext(row.id))) as ClientAuth),
-    clientSigningSecret: row.client_signing_secret_sealed === null ? null : secrets.open(row.client_signing_secret_sealed, signingContext(row.id)),
+    clientAuth:
+      row.client_auth_sealed === null
+        ? null
+        : (JSON.parse(secrets.open(row.client_auth_sealed, authContext(row.id))) as ClientAuth),
+    clientSigningSecret:
+      row.client_signing_secret_sealed === null
+        ? null
+        : secrets.open(row.client_signing_secret_sealed, signingContext(row.id)),
     active: row.active === 1,
     apiKeyCreatedAt: row.api_key_created_at,
     apiKeyExpiresAt: row.api_key_expires_at,
@@ -46,8 +52,10 @@ export function createTenantRowMapper(secrets: SecretBox) {
     client_base_url: tenant.clientBaseUrl,
     client_sync_path: tenant.clientSyncPath,
     client_attachment_path: tenant.clientAttachmentPath,
-    client_auth_sealed: tenant.clientAuth === null ? null : secrets.seal(JSON.stringify(tenant.clientAuth), authContext(tenant.id)),
-    client_signing_secret_sealed: tenant.clientSigningSecret === null ? null : secrets.seal(tenant.clientSigningSecret, signingContext(tenant.id)),
+    client_auth_sealed:
+      tenant.clientAuth === null ? null : secrets.seal(JSON.stringify(tenant.clientAuth), authContext(tenant.id)),
+    client_signing_secret_sealed:
+      tenant.clientSigningSecret === null ? null : secrets.seal(tenant.clientSigningSecret, signingContext(tenant.id)),
     active: tenant.active ? 1 : 0,
     updated_at: tenant.updatedAt,
   });

@@ -20,9 +20,13 @@ const OUTCOME_OF: Record<string, ThroughputOutcome> = {
 };
 
 export function createSqliteThroughput(db: SqliteDatabase): ThroughputStore {
-  const bounds = db.prepare<[], { low: number | null; high: number | null }>('SELECT min(seq) AS low, max(seq) AS high FROM outbox');
+  const bounds = db.prepare<[], { low: number | null; high: number | null }>(
+    'SELECT min(seq) AS low, max(seq) AS high FROM outbox',
+  );
   // The first existing row at or after a seq (seqs have gaps where rows were pruned).
-  const at = db.prepare<[number], { seq: number; occurred_at: number }>('SELECT seq, occurred_at FROM outbox WHERE seq >= ? ORDER BY seq LIMIT 1');
+  const at = db.prepare<[number], { seq: number; occurred_at: number }>(
+    'SELECT seq, occurred_at FROM outbox WHERE seq >= ? ORDER BY seq LIMIT 1',
+  );
   const counts = db.prepare<Record<string, unknown>, { minute: number; event_type: string; count: number }>(`
     SELECT CAST((occurred_at - @since) / 60000 AS INTEGER) AS minute, event_type, count(*) AS count FROM outbox
     WHERE seq >= @from AND occurred_at >= @since AND event_type IN (${Object.keys(OUTCOME_OF)

@@ -32,7 +32,9 @@ describe('WAL sync off the committing thread', () => {
   });
 
   it('fails, never hangs, when the file is missing or the sync is closed', async () => {
-    await expect(createWalSync(join(tmpdir(), 'no-such-dir-mailproxy', 'db-wal')).sync()).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(createWalSync(join(tmpdir(), 'no-such-dir-mailproxy', 'db-wal')).sync()).rejects.toMatchObject({
+      code: 'ENOENT',
+    });
     const sync = createWalSync(walFile());
     await sync.sync();
     sync.close();

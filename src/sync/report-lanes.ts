@@ -47,7 +47,8 @@ export function rescanLanes(lanes: Map<string, Lane>, stored: readonly ReportLan
     seen.add(tenant.tenantId);
     const lane = lanes.get(tenant.tenantId);
     if (lane === undefined) lanes.set(tenant.tenantId, newLane(tenant, now));
-    else if (lane.syncUrl !== tenant.syncUrl) Object.assign(lane, { syncUrl: tenant.syncUrl, dirty: true, holding: false, dueAt: now });
+    else if (lane.syncUrl !== tenant.syncUrl)
+      Object.assign(lane, { syncUrl: tenant.syncUrl, dirty: true, holding: false, dueAt: now });
   }
   for (const [tenantId, lane] of lanes) {
     if (seen.has(tenantId)) continue;

@@ -4,7 +4,15 @@ import type { ClientReply, LaneRecord, ReportStore } from '../core/report/report
 import type { Tenant } from '../core/tenant/tenant.js';
 import { createReportLoop } from './report-loop.js';
 
-const RECORD: LaneRecord = { failures: 0, retryAt: null, dndUntil: null, lastSuccessAt: null, lastAttemptAt: null, lastError: null, lastErrorAt: null };
+const RECORD: LaneRecord = {
+  failures: 0,
+  retryAt: null,
+  dndUntil: null,
+  lastSuccessAt: null,
+  lastAttemptAt: null,
+  lastError: null,
+  lastErrorAt: null,
+};
 const quiet: Logger = {
   fatal: () => undefined,
   error: () => undefined,
@@ -45,7 +53,9 @@ function loopWithOneRound() {
           round.signal = signal;
           round.answer = resolve;
           // As the HTTP transport does: an abort ends the post as a failure.
-          signal.addEventListener('abort', () => resolve({ ok: false, failure: { code: 'connection', message: 'aborted' } }));
+          signal.addEventListener('abort', () =>
+            resolve({ ok: false, failure: { code: 'connection', message: 'aborted' } }),
+          );
           posting();
         }),
     },
@@ -56,7 +66,14 @@ function loopWithOneRound() {
     random: () => 0.5,
     log: quiet,
     config: {
-      policy: { syncIntervalMs: 60_000, retryInitialMs: 1000, retryMaxMs: 60_000, retryJitter: 0, maxFollowups: 0, maxHoldMs: 0 },
+      policy: {
+        syncIntervalMs: 60_000,
+        retryInitialMs: 1000,
+        retryMaxMs: 60_000,
+        retryJitter: 0,
+        maxFollowups: 0,
+        maxHoldMs: 0,
+      },
       batchSize: 100,
       requestTimeoutMs: 30_000,
       batchDelayMs: 0,
@@ -64,7 +81,13 @@ function loopWithOneRound() {
     },
   });
   loop.start();
-  return { loop, posted, acknowledged, answer: (reply: ClientReply) => round.answer(reply), aborted: () => round.signal?.aborted === true };
+  return {
+    loop,
+    posted,
+    acknowledged,
+    answer: (reply: ClientReply) => round.answer(reply),
+    aborted: () => round.signal?.aborted === true,
+  };
 }
 
 describe('stopping the report loop', () => {

@@ -62,7 +62,13 @@ export function createReportLoop(deps: ReportLoopDeps): ReportLoop {
     const started = [...lanes.values()].filter((lane) => lane.round === null && lane.dueAt <= now).map(startRound);
     return { nextWakeAt: earliestDue(lanes, nextRescanAt), started };
   };
-  const loop = createWakeableLoop({ name: 'reports', step, recover: (_error, now) => ({ nextWakeAt: now + RETRY_MS, started: [] }), clock, log });
+  const loop = createWakeableLoop({
+    name: 'reports',
+    step,
+    recover: (_error, now) => ({ nextWakeAt: now + RETRY_MS, started: [] }),
+    clock,
+    log,
+  });
 
   return {
     start() {

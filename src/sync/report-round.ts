@@ -59,7 +59,10 @@ const toRecord = (state: LaneState, previous: LaneRecord, attemptAt: number, err
 });
 
 /** One post as the report log keeps it (core/report-log.ts). */
-const attemptOf = (reply: ClientReply, post: { reportId: string; at: number; latencyMs: number; items: number }): ReportAttempt => ({
+const attemptOf = (
+  reply: ClientReply,
+  post: { reportId: string; at: number; latencyMs: number; items: number },
+): ReportAttempt => ({
   ...post,
   ok: reply.ok,
   httpStatus: reply.httpStatus ?? null,
@@ -74,30 +77,55 @@ type Refused = Extract<ClientReply, { ok: false }>;
 type Posted<R extends ClientReply> = { reply: R; reportId: string; attempt: ReportAttempt; at: number };
 
 /** Posts the events (signed when the tenant has a secret); null when the round was aborted meanwhile. */
-async function postReport(deps: ReportLoopDeps, lane: Lane, to: ReportTarget, events: Events): Promise<Posted<ClientReply> | null> {
+async function postReport(
+  deps: ReportLoopDeps,
+  lane: Lane,
+  to: ReportTarget,
+  events: Events,
+): Promise<Posted<ClientReply> | null> {
   const { clock, config } = deps;
   const body = reportBody(events);
   const reportId = deps.ids.uuid();
   const headers: Record<string, string> = { 'x-mailproxy-report-id': reportId };
-  if (to.signingSecret !== null) headers[deps.signatureHeader] = deps.sign(to.signingSecret, body, Math.floor(clock.now() / 1000));
+  if (to.signingSecret !== null)
+    headers[deps.signatureHeader] = deps.sign(to.signingSecret, body, Math.floor(clock.now() / 1000));
   const abort = new AbortController();
   lane.abort = abort;
   const postedAt = clock.now();
-  const reply = await deps.transport.post(to, body, headers, AbortSignal.any([abort.signal, AbortSignal.timeout(config.requestTimeoutMs)]));
+  const reply = await deps.transport.post(
+    to,
+    body,
+    headers,
+    AbortSignal.any([abort.signal, AbortSignal.timeout(config.requestTimeoutMs)]),
+  );
   lane.abort = null;
   if (abort.signal.aborted) return null; // stopped or the tenant was deleted: nothing to record
   const at = clock.now();
-  return { reply, reportId, at, attempt: attemptOf(reply, { reportId, at: postedAt, latencyMs: at - postedAt, items: events.length }) };
+  return {
+    reply,
+    reportId,
+    at,
+    attempt: attemptOf(reply, { reportId, at: postedAt, latencyMs: at - postedAt, items: events.length }),
+  };
 }
 
 /** The client acknowledged: the cursor moves past the events, and the next round is set (at once when more wait). */
-function onAcknowledged(deps: ReportLoopDeps, lane: Lane, events: Events, { reply, reportId, attempt, at }: Posted<Acknowledged>): void {
+function onAcknowledged(
+  deps: ReportLoopDeps,
+  lane: Lane,
+  events: Events,
+  { reply, reportId, attempt, at }: Posted<Acknowledged>,
+): void {
   const { config } = deps;
   const { policy } = config;
   const { lane: next, followUp } = afterSuccess(lane.state, reply, policy, at);
   lane.state = next;
   lane.record = toRecord(next, lane.record, at, null);
-  deps.store.acknowledge(lane.tenantId, events, lane.record, { at, reportId: events.length > 0 ? reportId : null, attempt });
+  deps.store.acknowledge(lane.tenantId, events, lane.record, {
+    at,
+    reportId: events.length > 0 ? reportId : null,
+    attempt,
+  });
   if (events.length > 0)
     deps.telemetry?.acknowledged(
       lane.tenantId,
@@ -108,11 +136,19 @@ function onAcknowledged(deps: ReportLoopDeps, lane: Lane, events: Events, { repl
   if (followUp || more) lane.dueAt = at;
   else if (lane.dirty) lane.dueAt = at + config.batchDelayMs;
   else lane.dueAt = nextRoundAt(lane.state, policy, null, at);
-  deps.log.debug({ tenantId: lane.tenantId, reportId, items: events.length, queued: reply.queued }, 'delivery report acknowledged');
+  deps.log.debug(
+    { tenantId: lane.tenantId, reportId, items: events.length, queued: reply.queued },
+    'delivery report acknowledged',
+  );
 }
 
 /** The post failed or was not acknowledged: the lane backs off and holds its events. */
-function onRefused(deps: ReportLoopDeps, lane: Lane, events: Events, { reply, reportId, attempt, at }: Posted<Refused>): void {
+function onRefused(
+  deps: ReportLoopDeps,
+  lane: Lane,
+  events: Events,
+  { reply, reportId, attempt, at }: Posted<Refused>,
+): void {
   lane.state = afterFailure(lane.state, deps.config.policy, at, deps.random());
   lane.record = toRecord(lane.state, lane.record, at, `${reply.failure.code}: ${reply.failure.message}`);
   deps.store.saveLane(lane.tenantId, lane.record, attempt);

@@ -25,7 +25,10 @@ export interface ReportService {
   service: Service;
 }
 
-export function createReportService(settings: Omit<ReportLoopConfig, 'rescanMs'>, deps: ReportServiceDeps): ReportService {
+export function createReportService(
+  settings: Omit<ReportLoopConfig, 'rescanMs'>,
+  deps: ReportServiceDeps,
+): ReportService {
   const loop = createReportLoop({
     store: deps.store,
     tenants: deps.tenants,

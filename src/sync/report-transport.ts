@@ -27,11 +27,19 @@ async function readCapped(response: Response): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const failed = (code: 'timeout' | 'connection', message: string): ClientReply => ({ ok: false, failure: { code, message } });
+const failed = (code: 'timeout' | 'connection', message: string): ClientReply => ({
+  ok: false,
+  failure: { code, message },
+});
 
 export function createHttpReportTransport(options: { userAgent: string }): ReportTransport {
   return {
-    async post(target: ReportTarget, body: string, headers: Record<string, string>, signal: AbortSignal): Promise<ClientReply> {
+    async post(
+      target: ReportTarget,
+      body: string,
+      headers: Record<string, string>,
+      signal: AbortSignal,
+    ): Promise<ClientReply> {
       try {
         const response = await fetch(target.url, {
           method: 'POST',
@@ -39,13 +47,23 @@ export function createHttpReportTransport(options: { userAgent: string }): Repor
           // A redirect is answered as a failure: reports and credentials go only where the operator said.
           redirect: 'manual',
           signal,
-          headers: { 'content-type': 'application/json', 'user-agent': options.userAgent, ...authorization(target.auth), ...headers },
+          headers: {
+            'content-type': 'application/json',
+            'user-agent': options.userAgent,
+            ...authorization(target.auth),
+            ...headers,
+          },
         });
         return { ...interpretReply(response.status, await readCapped(response)), httpStatus: response.status };
       } catch (error) {
         if (signal.aborted) {
           const reason: unknown = signal.reason;
-          return failed('timeout', reason instanceof Error && reason.name === 'TimeoutError' ? 'the client did not answer in time' : 'the round was stopped');
+          return failed(
+            'timeout',
+            reason instanceof Error && reason.name === 'TimeoutError'
+              ? 'the client did not answer in time'
+              : 'the round was stopped',
+          );
         }
         const cause = (error as { cause?: { code?: string; message?: string } }).cause;
         return failed('connection', cause?.code ?? cause?.message ?? (error as Error).message);

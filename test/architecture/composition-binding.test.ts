@@ -22,7 +22,13 @@ interface Finding {
 }
 
 function findLateBindings(file: string, text: string): Finding[] {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    true,
+    file.endsWith('x') ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const lets = new Set<string>();
   const asserted: ts.NonNullExpression[] = [];
   const findings: Finding[] = [];
@@ -34,16 +40,22 @@ function findLateBindings(file: string, text: string): Finding[] {
   });
   const visit = (node: ts.Node): void => {
     if (ts.isVariableDeclarationList(node) && (node.flags & ts.NodeFlags.Let) !== 0) {
-      for (const declaration of node.declarations) if (ts.isIdentifier(declaration.name)) lets.add(declaration.name.text);
+      for (const declaration of node.declarations)
+        if (ts.isIdentifier(declaration.name)) lets.add(declaration.name.text);
     }
     if (ts.isNonNullExpression(node) && ts.isIdentifier(node.expression)) asserted.push(node);
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && LATE_SETTER.test(node.expression.name.text)) {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      LATE_SETTER.test(node.expression.name.text)
+    ) {
       findings.push(at(node, 'late-setter'));
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
-  for (const node of asserted) if (lets.has((node.expression as ts.Identifier).text)) findings.push(at(node, 'asserted-let'));
+  for (const node of asserted)
+    if (lets.has((node.expression as ts.Identifier).text)) findings.push(at(node, 'asserted-let'));
   return findings;
 }
 
@@ -69,7 +81,9 @@ describe('composition binding', () => {
       'const webhooks = createWebhooks({ elsewhere: (t, e) => fleetView!.messages.providerEvents(t, e) });',
       'fleetView = createFleetView(fleet, { providerEvents: webhooks.apply });',
     ].join('\n');
-    expect(findLateBindings('planted.ts', planted)).toEqual([{ file: 'planted.ts', line: 2, rule: 'asserted-let', text: 'fleetView!' }]);
+    expect(findLateBindings('planted.ts', planted)).toEqual([
+      { file: 'planted.ts', line: 2, rule: 'asserted-let', text: 'fleetView!' },
+    ]);
   });
 
   it('finds setters called on a service already made', () => {
@@ -79,7 +93,9 @@ describe('composition binding', () => {
       'dispatcher.setGate(gate);',
       'const wake = handler.bind(null);',
     ].join('\n');
-    expect(findLateBindings('planted.ts', planted).map((finding) => [finding.line, finding.rule, finding.text])).toEqual([
+    expect(
+      findLateBindings('planted.ts', planted).map((finding) => [finding.line, finding.rule, finding.text]),
+    ).toEqual([
       [1, 'late-setter', 'work.fleetLimits?.attach(fleet.link)'],
       [2, 'late-setter', 'shared.follow(streams.fleet.link)'],
       [3, 'late-setter', 'dispatcher.setGate(gate)'],

@@ -7,7 +7,12 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { alternativesOf } from '../../bench/bounce-loso.mjs';
-import { DECISIVE_PHRASES, GENERIC_REASON_PHRASES, REASON_PHRASES, type BounceReason } from '../../src/core/bounce/reasons.js';
+import {
+  DECISIVE_PHRASES,
+  GENERIC_REASON_PHRASES,
+  REASON_PHRASES,
+  type BounceReason,
+} from '../../src/core/bounce/reasons.js';
 
 const REASONS: readonly BounceReason[] = [
   'user_unknown',
@@ -52,7 +57,8 @@ describe('bench/bounce-phrase-sources.json', () => {
   const tables = [...DECISIVE_PHRASES, ...REASON_PHRASES, ...GENERIC_REASON_PHRASES];
   const alternatives = new Map<string, Set<BounceReason>>();
   for (const [reason, pattern] of tables)
-    for (const alternative of alternativesOf(pattern.source)) alternatives.set(alternative, (alternatives.get(alternative) ?? new Set()).add(reason));
+    for (const alternative of alternativesOf(pattern.source))
+      alternatives.set(alternative, (alternatives.get(alternative) ?? new Set()).add(reason));
 
   it('names only phrases the tables still have, each with the reason its table gives', () => {
     for (const { phrase, reason } of sources) expect(alternatives.get(phrase), phrase).toContain(reason);
@@ -60,7 +66,8 @@ describe('bench/bounce-phrase-sources.json', () => {
 
   it('quotes, for every cited phrase, a text the phrase matches', () => {
     for (const { phrase, source } of sources)
-      if (source !== null) expect(new RegExp(phrase, 'i').test(source.quote), `${phrase} in ${source.quote}`).toBe(true);
+      if (source !== null)
+        expect(new RegExp(phrase, 'i').test(source.quote), `${phrase} in ${source.quote}`).toBe(true);
   });
 
   it('says where each citation was read', () => {
@@ -69,7 +76,10 @@ describe('bench/bounce-phrase-sources.json', () => {
 });
 
 describe('bench/documented-refusals.json', () => {
-  const { refusals, held_out: heldOut } = json('bench/documented-refusals.json') as { refusals: Refusal[]; held_out: string[] };
+  const { refusals, held_out: heldOut } = json('bench/documented-refusals.json') as {
+    refusals: Refusal[];
+    held_out: string[];
+  };
 
   it('gives each refusal a unique id, a reason of the vocabulary, a set and where it was read', () => {
     expect(new Set(refusals.map((r) => r.id)).size).toBe(refusals.length);

@@ -62,7 +62,9 @@ const group = fc
     return { ...fields, recipient: `${fields.local}@example.net`, saysFailure };
   });
 
-function dsn(groups: Array<{ recipient: string; action: string; status: string; diagnostic: [number, string] | null }>): string {
+function dsn(
+  groups: Array<{ recipient: string; action: string; status: string; diagnostic: [number, string] | null }>,
+): string {
   const fields = groups
     .map((entry) =>
       [
@@ -126,7 +128,10 @@ describe('a DSN whose recipient fields say failure', () => {
 
   it('a group that says delivered, with a 2.x.x status, is still a delivery', async () => {
     const analysis = await analyseBounce(
-      Buffer.from(crlf(dsn([{ recipient: 'ok@example.net', action: 'delivered', status: '2.0.0', diagnostic: [250, 'Ok'] }])), 'utf8'),
+      Buffer.from(
+        crlf(dsn([{ recipient: 'ok@example.net', action: 'delivered', status: '2.0.0', diagnostic: [250, 'Ok'] }])),
+        'utf8',
+      ),
     );
     expect(analysis.kind).toBe('delivered');
   });

@@ -99,18 +99,25 @@ describe('mailproxy bounce parse on the fixture corpus', () => {
         expect(expected, `expected.json has no entry for ${name}`).toBeDefined();
         if (expected === undefined) return;
         // Through JSON, as the CLI prints it: the contract is what a JSON reader sees.
-        const printed = JSON.parse(JSON.stringify(parseReportOf(await analyseBounce(convert(readFileSync(join(FIXTURES, `${name}.eml`))))))) as Printed;
+        const printed = JSON.parse(
+          JSON.stringify(parseReportOf(await analyseBounce(convert(readFileSync(join(FIXTURES, `${name}.eml`)))))),
+        ) as Printed;
 
         // Soft assertions: one run names every wrong field, not just the first.
         for (const field of FIELDS) expect.soft(printed[field], field).toEqual(expected[field]);
         // The top-level diagnostic is the first bounced recipient's, as the other top-level fields are.
-        expect.soft(printed.diagnostic, 'diagnostic').toEqual(expected.is_bounce ? (printed.recipients[0]?.diagnostic ?? null) : null);
-        if (expected.is_bounce && expected.category === 'bounce') expect.soft(printed.diagnostic, 'diagnostic of a bounce').toMatch(/\S/);
+        expect
+          .soft(printed.diagnostic, 'diagnostic')
+          .toEqual(expected.is_bounce ? (printed.recipients[0]?.diagnostic ?? null) : null);
+        if (expected.is_bounce && expected.category === 'bounce')
+          expect.soft(printed.diagnostic, 'diagnostic of a bounce').toMatch(/\S/);
         if (expected.recipients !== undefined) {
           expect.soft(printed.recipients.map(toVerdict), 'recipients').toEqual(expected.recipients);
         } else if (expected.is_bounce) {
           const { recipient, bounce_type, smtp_code, enhanced_status, reason } = expected;
-          expect.soft(printed.recipients.map(toVerdict), 'recipients').toEqual([{ recipient, bounce_type, smtp_code, enhanced_status, reason }]);
+          expect
+            .soft(printed.recipients.map(toVerdict), 'recipients')
+            .toEqual([{ recipient, bounce_type, smtp_code, enhanced_status, reason }]);
         }
       });
     }

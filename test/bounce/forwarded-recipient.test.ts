@@ -11,7 +11,10 @@ import { analyseBounce } from '../../src/bounce/bounce-parser.js';
 import { parseReportOf } from '../../src/bounce/parse-report.js';
 import { dsnReportText } from '../helpers/bounce-mail.js';
 
-const both = (text: string): Buffer[] => [Buffer.from(text, 'utf8'), Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8')];
+const both = (text: string): Buffer[] => [
+  Buffer.from(text, 'utf8'),
+  Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8'),
+];
 
 async function printed(text: string): Promise<Array<{ recipient: string | null; alternates: string[] }>> {
   const found = [];
@@ -37,8 +40,12 @@ const report = (groupFields: string, original = ''): string => dsnReportText(gro
 
 describe('the recipient of a forwarded or aliased message is the address we sent to', () => {
   it('prefers Original-Recipient to a Final-Recipient on another domain, and keeps that one as an alternate', async () => {
-    const text = report('Original-Recipient: rfc822;ann@example.net\nFinal-Recipient: rfc822;ann.lee@forward.example.org');
-    expect(await printed(text)).toEqual(Array(2).fill({ recipient: 'ann@example.net', alternates: ['ann.lee@forward.example.org'] }));
+    const text = report(
+      'Original-Recipient: rfc822;ann@example.net\nFinal-Recipient: rfc822;ann.lee@forward.example.org',
+    );
+    expect(await printed(text)).toEqual(
+      Array(2).fill({ recipient: 'ann@example.net', alternates: ['ann.lee@forward.example.org'] }),
+    );
   });
 
   it("takes the returned original's addressee when its first hop's envelope names it too and the report names a host-qualified mailbox", async () => {
@@ -50,7 +57,9 @@ describe('the recipient of a forwarded or aliased message is the address we sent
       ].join('\n'),
     );
     const text = report('Final-Recipient: rfc822;ann@store3.example.net', original);
-    expect(await printed(text)).toEqual(Array(2).fill({ recipient: 'ann@example.net', alternates: ['ann@store3.example.net'] }));
+    expect(await printed(text)).toEqual(
+      Array(2).fill({ recipient: 'ann@example.net', alternates: ['ann@store3.example.net'] }),
+    );
   });
 });
 
@@ -64,21 +73,32 @@ describe('never prints what is not an address', () => {
   });
 
   it('names nobody for a spool file, a pipe or a bare @domain, and then takes the returned original', async () => {
-    const original = returned('Received: from relay.acme.example by mx.example.net for <cy@example.net>; Mon, 2 Mar 2026 10:00:00 +0000\nTo: cy@example.net');
+    const original = returned(
+      'Received: from relay.acme.example by mx.example.net for <cy@example.net>; Mon, 2 Mar 2026 10:00:00 +0000\nTo: cy@example.net',
+    );
     for (const final of [
       'X-Unix; /var/spool/mail/cy',
       'rfc822; /var/mail/cy@mx.example.net',
       'rfc822; |/usr/bin/procmail@mx.example.net',
       'rfc822; @example.net',
     ]) {
-      expect((await printed(report(`Final-Recipient: ${final}`))).map((found) => found.recipient)).toEqual([null, null]);
-      expect((await printed(report(`Final-Recipient: ${final}`, original))).map((found) => found.recipient)).toEqual(['cy@example.net', 'cy@example.net']);
+      expect((await printed(report(`Final-Recipient: ${final}`))).map((found) => found.recipient)).toEqual([
+        null,
+        null,
+      ]);
+      expect((await printed(report(`Final-Recipient: ${final}`, original))).map((found) => found.recipient)).toEqual([
+        'cy@example.net',
+        'cy@example.net',
+      ]);
     }
   });
 });
 
 describe('a report without a recipient field', () => {
-  const noField = (prose: string, original = ''): string => `From: Mail Delivery Subsystem <MAILER-DAEMON@mx.example.net>
+  const noField = (
+    prose: string,
+    original = '',
+  ): string => `From: Mail Delivery Subsystem <MAILER-DAEMON@mx.example.net>
 To: app@acme.example
 Subject: Returned mail: see transcript for details
 MIME-Version: 1.0
@@ -106,7 +126,9 @@ ${original}--B--
   });
 
   it('takes the address of a quoted RCPT TO', async () => {
-    const text = noField('   ----- Transcript of session follows -----\n>>> RCPT To:<eve@example.net>\n<<< 550 5.1.1 Mailbox unavailable');
+    const text = noField(
+      '   ----- Transcript of session follows -----\n>>> RCPT To:<eve@example.net>\n<<< 550 5.1.1 Mailbox unavailable',
+    );
     expect((await printed(text)).map((found) => found.recipient)).toEqual(['eve@example.net', 'eve@example.net']);
   });
 });

@@ -22,11 +22,14 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const startWithBounceMailbox = (peer: DovecotPeer): Promise<ReportScenario> => startReportScenario(cleanups, { extraToml: idleBounceToml(peer) });
+const startWithBounceMailbox = (peer: DovecotPeer): Promise<ReportScenario> =>
+  startReportScenario(cleanups, { extraToml: idleBounceToml(peer) });
 const sent = sentThroughSink;
 
 const suppressed = async (s: ReportScenario): Promise<string[]> =>
-  ((await s.fx.admin('GET', '/suppressions?tenant_id=acme')).body.suppressions as Array<{ address: string }>).map((entry) => entry.address).sort();
+  ((await s.fx.admin('GET', '/suppressions?tenant_id=acme')).body.suppressions as Array<{ address: string }>)
+    .map((entry) => entry.address)
+    .sort();
 
 describe('a bounce for a forwarded recipient on a real Dovecot', () => {
   it('suppresses the address we sent to, found by Original-Recipient or as a host-qualified form, and never the forwarding target', async () => {
@@ -36,13 +39,27 @@ describe('a bounce for a forwarded recipient on a real Dovecot', () => {
     const second = await sent(s, key, 'fwd-2', ['cid@example.net', 'dan@example.org']);
 
     // A forward to another domain, our address kept as Original-Recipient.
-    await dovecot.append(dsnFor(first, { recipient: 'ann@example.net', finalRecipient: 'ann.lee@forward.example.com' }));
+    await dovecot.append(
+      dsnFor(first, { recipient: 'ann@example.net', finalRecipient: 'ann.lee@forward.example.com' }),
+    );
     // The mailbox named with the host that holds it, and no Original-Recipient.
-    await dovecot.append(dsnFor(second, { recipient: 'dan@example.org', finalRecipient: 'dan@store2.example.org', withOriginalRecipient: false }));
+    await dovecot.append(
+      dsnFor(second, {
+        recipient: 'dan@example.org',
+        finalRecipient: 'dan@store2.example.org',
+        withOriginalRecipient: false,
+      }),
+    );
 
-    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(2), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(2), {
+      timeout: 15_000,
+      interval: 50,
+    });
     expect(await suppressed(s)).toEqual(['ann@example.net', 'dan@example.org']);
-    await s.client.waitFor('both bounce items', () => s.client.items('/acme').filter((item) => item.event === 'bounced').length === 2);
+    await s.client.waitFor(
+      'both bounce items',
+      () => s.client.items('/acme').filter((item) => item.event === 'bounced').length === 2,
+    );
     const recipients = s.client
       .items('/acme')
       .filter((item) => item.event === 'bounced')
@@ -52,6 +69,9 @@ describe('a bounce for a forwarded recipient on a real Dovecot', () => {
       ['fwd-2', 'dan@example.org'],
     ]);
     // New mail to the forwarding target is not refused: it was never suppressed.
-    expect((await s.fx.post(key, [message('fwd-3', { to: 'ann.lee@forward.example.com' })])).body).toMatchObject({ ok: true, queued: 1 });
+    expect((await s.fx.post(key, [message('fwd-3', { to: 'ann.lee@forward.example.com' })])).body).toMatchObject({
+      ok: true,
+      queued: 1,
+    });
   });
 });

@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { analyseBounce } from '../../src/bounce/bounce-parser.js';
 import { isListRefusalSubject, refusingListIn } from '../../src/core/bounce/list-server-refusals.js';
 
-const both = (text: string): Buffer[] => [Buffer.from(text, 'utf8'), Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8')];
+const both = (text: string): Buffer[] => [
+  Buffer.from(text, 'utf8'),
+  Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8'),
+];
 
 const notMember = `From: owls-admin@lists.example.net
 To: app@acme.example
@@ -52,7 +55,11 @@ describe("a mailing-list server's refusal of a post", () => {
     for (const raw of both(notMember)) {
       const analysis = await analyseBounce(raw);
       expect(analysis.kind).toBe('bounce');
-      expect(analysis.recipients[0]).toMatchObject({ recipient: 'owls@lists.example.net', bounceType: 'hard', reason: 'policy_block' });
+      expect(analysis.recipients[0]).toMatchObject({
+        recipient: 'owls@lists.example.net',
+        bounceType: 'hard',
+        reason: 'policy_block',
+      });
     }
   });
 
@@ -72,7 +79,9 @@ describe("a mailing-list server's refusal of a post", () => {
   });
 
   it('leaves an ordinary message from a list server alone', async () => {
-    const digest = notMember.replace(/^Subject: .*$/m, 'Subject: owls digest, vol 3').replace(/You are not a member[^\n]*\n/, 'Welcome.\n');
+    const digest = notMember
+      .replace(/^Subject: .*$/m, 'Subject: owls digest, vol 3')
+      .replace(/You are not a member[^\n]*\n/, 'Welcome.\n');
     expect((await analyseBounce(Buffer.from(digest))).kind).toBe('not_bounce');
   });
 });

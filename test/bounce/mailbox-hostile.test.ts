@@ -41,7 +41,10 @@ parse_timeout_seconds = 10
 
     // What the IMAP server refuses to store (it has its own rules about NULs and bare CRs) never reaches us.
     let stored = 0;
-    for (const hostile of [...hostileMessages(SEED, HOSTILE_COUNT), { name: 'huge-30mb', raw: hugeMessage(30 * 1024 * 1024) }]) {
+    for (const hostile of [
+      ...hostileMessages(SEED, HOSTILE_COUNT),
+      { name: 'huge-30mb', raw: hugeMessage(30 * 1024 * 1024) },
+    ]) {
       try {
         await dovecot.append(hostile.raw);
         stored += 1;
@@ -53,7 +56,10 @@ parse_timeout_seconds = 10
     const genuine = dsnFor(original, { recipient: 'ann@example.net' });
     await dovecot.append(genuine);
 
-    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), {
+      timeout: 60_000,
+      interval: 100,
+    });
     await vi.waitFor(async () => expect(await dovecot.list('INBOX')).toEqual([]), { timeout: 10_000, interval: 100 });
     const processed = await dovecot.list('Processed');
     expect(processed).toHaveLength(1);

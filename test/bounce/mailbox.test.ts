@@ -28,7 +28,8 @@ afterEach(async () => {
 
 const sent = sentThroughSink;
 
-const bounceStatus = async (s: ReportScenario) => (await s.fx.admin('GET', '/bounce/status')).body.mailboxes[0] as Record<string, unknown>;
+const bounceStatus = async (s: ReportScenario) =>
+  (await s.fx.admin('GET', '/bounce/status')).body.mailboxes[0] as Record<string, unknown>;
 
 describe('bounce mailbox on a real Dovecot', () => {
   it('a DSN marks its message bounced at the IDLE notification, reaches the client, suppresses the recipient, and is moved, not deleted', async () => {
@@ -39,7 +40,10 @@ describe('bounce mailbox on a real Dovecot', () => {
 
     await dovecot.append(dsnFor(original, { recipient: 'ann@example.net' }));
 
-    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const detail = await s.fx.detail('acme', 'inv-1');
     expect(detail.message).toMatchObject({ status: 'bounced', bounce_code: '550', state: 'sent' });
     expect(detail.message.bounce_reason).toContain('User unknown');
@@ -52,7 +56,9 @@ describe('bounce mailbox on a real Dovecot', () => {
     });
 
     const suppressions = await s.fx.admin('GET', '/suppressions?tenant_id=acme');
-    expect(suppressions.body.suppressions).toMatchObject([{ address: 'ann@example.net', source: 'bounce', expires_ts: null }]);
+    expect(suppressions.body.suppressions).toMatchObject([
+      { address: 'ann@example.net', source: 'bounce', expires_ts: null },
+    ]);
     const refused = await s.fx.post(key, [message('inv-2', { to: 'ann@example.net' })]);
     expect(JSON.stringify(refused.body)).toContain('suppressed');
 
@@ -77,18 +83,29 @@ describe('bounce mailbox on a real Dovecot', () => {
     await dovecot.append(dsnFor(stranger, { recipient: 'ann@example.net' }));
     await dovecot.append(ordinaryMail());
 
-    await vi.waitFor(async () => expect(await dovecot.list('Unmatched')).toHaveLength(1), { timeout: 10_000, interval: 50 });
-    await vi.waitFor(async () => expect((await dovecot.list('INBOX'))[0]?.flags).toEqual(expect.arrayContaining(['\\Seen', '$MailproxyNotBounce'])), {
+    await vi.waitFor(async () => expect(await dovecot.list('Unmatched')).toHaveLength(1), {
       timeout: 10_000,
       interval: 50,
     });
+    await vi.waitFor(
+      async () =>
+        expect((await dovecot.list('INBOX'))[0]?.flags).toEqual(
+          expect.arrayContaining(['\\Seen', '$MailproxyNotBounce']),
+        ),
+      {
+        timeout: 10_000,
+        interval: 50,
+      },
+    );
     const unmatched = await s.fx.admin('GET', '/bounces?disposition=unmatched');
     expect(unmatched.body.bounces).toMatchObject([
       { disposition: 'unmatched', unmatched_reason: 'not_found', mail_id: 'not-ours', kind: 'bounce', filed: true },
     ]);
     expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBeNull();
     // A tenant key sees no unmatched bounce: it belongs to nobody.
-    const asTenant = await fetch(`${s.fx.t.url}/bounces?disposition=unmatched`, { headers: { authorization: `Bearer ${key}` } });
+    const asTenant = await fetch(`${s.fx.t.url}/bounces?disposition=unmatched`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(await asTenant.json()).toEqual({ bounces: [], next: null });
   });
 
@@ -112,7 +129,10 @@ describe('bounce mailbox on a real Dovecot', () => {
     });
     expect((await s.fx.detail('acme', 'news-1')).message).toMatchObject({ complaint_type: 'abuse' });
     expect((await s.fx.detail('acme', 'news-2')).message).toMatchObject({ bounce_type: 'soft', state: 'sent' });
-    const listed = (await s.fx.admin('GET', '/suppressions?tenant_id=acme')).body.suppressions as Array<{ address: string; source: string }>;
+    const listed = (await s.fx.admin('GET', '/suppressions?tenant_id=acme')).body.suppressions as Array<{
+      address: string;
+      source: string;
+    }>;
     expect(listed.map((entry) => [entry.address, entry.source])).toEqual([['bob@example.net', 'complaint']]);
   });
 
@@ -125,18 +145,29 @@ describe('bounce mailbox on a real Dovecot', () => {
     const two = await sent(s1, key, 'inv-2', 'bob@example.net');
     const firstDsn = dsnFor(one, { recipient: 'ann@example.net' });
     await dovecot.append(firstDsn);
-    await vi.waitFor(async () => expect((await s1.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await s1.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), {
+      timeout: 10_000,
+      interval: 50,
+    });
     await s1.fx.stop();
 
     // While it is down: a new bounce, and a second copy of the first one (same Message-ID).
     await dovecot.append(dsnFor(two, { recipient: 'bob@example.net' }));
     await dovecot.append(firstDsn);
     const s2 = await startReportScenarioWithBounce(dovecot, { dataDir });
-    await vi.waitFor(async () => expect((await s2.fx.detail('acme', 'inv-2')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await s2.fx.detail('acme', 'inv-2')).message.bounce_type).toBe('hard'), {
+      timeout: 10_000,
+      interval: 50,
+    });
 
-    const bouncedEvents = (await s2.fx.detail('acme', 'inv-1')).events.filter((event: Record<string, unknown>) => event.event_type === 'bounced');
+    const bouncedEvents = (await s2.fx.detail('acme', 'inv-1')).events.filter(
+      (event: Record<string, unknown>) => event.event_type === 'bounced',
+    );
     expect(bouncedEvents).toHaveLength(1);
-    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(3), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(3), {
+      timeout: 10_000,
+      interval: 50,
+    });
     expect((await s2.fx.admin('GET', '/bounces')).body.bounces).toHaveLength(3);
     expect(await dovecot.list('INBOX')).toEqual([]);
   });
@@ -176,8 +207,24 @@ describe('bounce mailbox on a real Dovecot', () => {
     ledger.settle(
       [
         {
-          item: { mailbox: 'default', uidValidity, uid, headerMessageId: null, from: null, subject: null, sizeBytes: dsn.length, findings },
-          plan: { disposition: 'processed', unmatchedReason: null, match: { candidate, by: 'mail_id' }, bounces: [bounce], complaints: [], suppressions: [] },
+          item: {
+            mailbox: 'default',
+            uidValidity,
+            uid,
+            headerMessageId: null,
+            from: null,
+            subject: null,
+            sizeBytes: dsn.length,
+            findings,
+          },
+          plan: {
+            disposition: 'processed',
+            unmatchedReason: null,
+            match: { candidate, by: 'mail_id' },
+            bounces: [bounce],
+            complaints: [],
+            suppressions: [],
+          },
         },
       ],
       Date.now(),
@@ -186,15 +233,24 @@ describe('bounce mailbox on a real Dovecot', () => {
     expect(await dovecot.list('INBOX')).toHaveLength(1);
 
     const s2 = await startReportScenarioWithBounce(dovecot, { dataDir });
-    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(1), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await dovecot.list('Processed')).toHaveLength(1), {
+      timeout: 10_000,
+      interval: 50,
+    });
     expect(await dovecot.list('INBOX')).toEqual([]);
-    const events = (await s2.fx.detail('acme', 'inv-1')).events.filter((event: Record<string, unknown>) => event.event_type === 'bounced');
+    const events = (await s2.fx.detail('acme', 'inv-1')).events.filter(
+      (event: Record<string, unknown>) => event.event_type === 'bounced',
+    );
     expect(events).toHaveLength(1);
-    expect((await s2.fx.admin('GET', '/bounces')).body.bounces).toMatchObject([{ uid, disposition: 'processed', filed: true }]);
+    expect((await s2.fx.admin('GET', '/bounces')).body.bounces).toMatchObject([
+      { uid, disposition: 'processed', filed: true },
+    ]);
   });
 
   it('with VERP, relays with a return path naming the message and ties a bounce that quotes nothing to it', async () => {
-    const s = await startReportScenarioWithBounce(dovecot, { extra: 'verp_return_path = "bounces+{id}@bounce.example"' });
+    const s = await startReportScenarioWithBounce(dovecot, {
+      extra: 'verp_return_path = "bounces+{id}@bounce.example"',
+    });
     const { key } = await s.addTenant('acme', '/acme');
     await sent(s, key, 'inv-1', 'ann@example.net');
     const pk = (await s.fx.detail('acme', 'inv-1')).message.pk as number;
@@ -221,7 +277,10 @@ describe('bounce mailbox on a real Dovecot', () => {
       ),
     );
 
-    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), {
+      timeout: 10_000,
+      interval: 50,
+    });
     const listed = (await s.fx.admin('GET', '/bounces?tenant_id=acme')).body.bounces;
     expect(listed).toMatchObject([{ matched_by: 'verp', message_id: 'inv-1', mail_id: null }]);
   });
@@ -233,18 +292,29 @@ describe('bounce mailbox on a real Dovecot', () => {
     await vi.waitFor(async () => expect((await bounceStatus(s)).state).toBe('waiting'), { timeout: 10_000 });
 
     await dovecot.stop();
-    await vi.waitFor(async () => expect(await bounceStatus(s)).toMatchObject({ connected: false, state: 'backoff' }), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await bounceStatus(s)).toMatchObject({ connected: false, state: 'backoff' }), {
+      timeout: 10_000,
+      interval: 50,
+    });
     expect((await bounceStatus(s)).last_error).not.toBeNull();
-    expect((await s.fx.admin('GET', '/ready')).body.details.bounce).toEqual([{ mailbox: 'default', state: 'backoff', connected: false }]);
+    expect((await s.fx.admin('GET', '/ready')).body.details.bounce).toEqual([
+      { mailbox: 'default', state: 'backoff', connected: false },
+    ]);
     await dovecot.start();
     await dovecot.append(dsnFor(original, { recipient: 'ann@example.net' }));
 
-    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), { timeout: 15_000, interval: 50 });
+    await vi.waitFor(async () => expect((await s.fx.detail('acme', 'inv-1')).message.bounce_type).toBe('hard'), {
+      timeout: 15_000,
+      interval: 50,
+    });
     expect(await bounceStatus(s)).toMatchObject({ connected: true });
   });
 });
 
-async function startReportScenarioWithBounce(peer: DovecotPeer, options: { dataDir?: string; extra?: string } = {}): Promise<ReportScenario> {
+async function startReportScenarioWithBounce(
+  peer: DovecotPeer,
+  options: { dataDir?: string; extra?: string } = {},
+): Promise<ReportScenario> {
   return startReportScenario(cleanups, {
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     extraToml: idleBounceToml(peer, options.extra),

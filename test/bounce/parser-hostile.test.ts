@@ -16,7 +16,16 @@ const KINDS = ['bounce', 'delayed', 'complaint', 'auto_reply', 'delivered', 'not
 const BUDGET_MS = 10_000;
 const SEED = 20240401;
 /** The generators whose messages are small enough to run by the hundred. */
-const SMALL = ['random-bytes', 'mutated-dsn', 'truncated-dsn', 'truncated-mid-boundary', 'truncated-mid-base64', 'nul-bytes', 'bare-cr', 'mixed-line-ends'];
+const SMALL = [
+  'random-bytes',
+  'mutated-dsn',
+  'truncated-dsn',
+  'truncated-mid-boundary',
+  'truncated-mid-base64',
+  'nul-bytes',
+  'bare-cr',
+  'mixed-line-ends',
+];
 
 /** The whole outcome goes in the message: a throw's stack or a timeout's duration is the finding. */
 function expectResolved(outcome: ParseOutcome, name: string): void {
@@ -46,7 +55,8 @@ describe('the bounce parser on hostile input', () => {
     const failures: string[] = [];
     for (const { name, raw } of hostileMessages(SEED + 1, 300, SMALL)) {
       const outcome = await parser.analyse(raw, BUDGET_MS);
-      if (outcome.status !== 'resolved' || !KINDS.includes(outcome.kind)) failures.push(`${name}: ${JSON.stringify(outcome).slice(0, 300)}`);
+      if (outcome.status !== 'resolved' || !KINDS.includes(outcome.kind))
+        failures.push(`${name}: ${JSON.stringify(outcome).slice(0, 300)}`);
     }
     expect(failures).toEqual([]);
   }, 120_000);

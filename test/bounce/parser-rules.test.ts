@@ -53,8 +53,20 @@ Status: 5.0.0
     for (const raw of both(text)) {
       const { recipients } = await analyseBounce(raw);
       expect(recipients).toEqual([
-        expect.objectContaining({ recipient: 'eve@example.com', status: '5.2.2', replyCode: '552', reason: 'mailbox_full', bounceType: 'hard' }),
-        expect.objectContaining({ recipient: 'finn@example.com', status: '5.1.1', replyCode: '550', reason: 'user_unknown', bounceType: 'hard' }),
+        expect.objectContaining({
+          recipient: 'eve@example.com',
+          status: '5.2.2',
+          replyCode: '552',
+          reason: 'mailbox_full',
+          bounceType: 'hard',
+        }),
+        expect.objectContaining({
+          recipient: 'finn@example.com',
+          status: '5.1.1',
+          replyCode: '550',
+          reason: 'user_unknown',
+          bounceType: 'hard',
+        }),
       ]);
     }
   });
@@ -81,7 +93,12 @@ Status: 5.5.0
     for (const raw of both(text)) {
       const analysis = await analyseBounce(raw);
       expect(analysis.kind).toBe('bounce');
-      expect(analysis.recipients[0]).toMatchObject({ recipient: 'gus@example.net', status: '5.5.0', replyCode: '554', bounceType: 'hard' });
+      expect(analysis.recipients[0]).toMatchObject({
+        recipient: 'gus@example.net',
+        status: '5.5.0',
+        replyCode: '554',
+        bounceType: 'hard',
+      });
     }
   });
 
@@ -101,7 +118,12 @@ Look at this one.
 > Diagnostic-Code: SMTP; 550 5.1.1 <hal@example.org>... User unknown
 `;
     const { recipients } = await analyseBounce(crlf(text));
-    expect(recipients[0]).toMatchObject({ recipient: 'hal@example.org', status: '5.1.1', reason: 'user_unknown', bounceType: 'hard' });
+    expect(recipients[0]).toMatchObject({
+      recipient: 'hal@example.org',
+      status: '5.1.1',
+      reason: 'user_unknown',
+      bounceType: 'hard',
+    });
   });
 
   it('takes the failed address from X-Failed-Recipients, else from the returned original', async () => {
@@ -115,7 +137,10 @@ recipients. This is a permanent error. Please contact postmaster@relay.acme.exam
 
 ------ This is a copy of the message, including all the headers. ------
 ${QUOTED_ORIGINAL}`;
-    expect((await analyseBounce(crlf(listed))).recipients[0]).toMatchObject({ recipient: 'ivy@example.com', bounceType: 'hard' });
+    expect((await analyseBounce(crlf(listed))).recipients[0]).toMatchObject({
+      recipient: 'ivy@example.com',
+      bounceType: 'hard',
+    });
     const unnamed = listed.replace('X-Failed-Recipients: ivy@example.com\n', '');
     expect((await analyseBounce(crlf(unnamed))).recipients[0]).toMatchObject({ recipient: 'dora@example.com' });
   });
@@ -243,7 +268,8 @@ Content-Type: message/rfc822
 ${QUOTED_ORIGINAL}
 --F--
 `;
-    for (const raw of both(forward)) expect(await analyseBounce(raw)).toMatchObject({ kind: 'not_bounce', originalMessageId: null, mailId: null });
+    for (const raw of both(forward))
+      expect(await analyseBounce(raw)).toMatchObject({ kind: 'not_bounce', originalMessageId: null, mailId: null });
   });
 
   it('reads an auto-reply by its encoded subject prefix, and ties no original to it', async () => {
@@ -257,7 +283,8 @@ Je suis absente jusqu'au 3 avril.
 
 > Message-ID: <rcpt-7@acme.example>
 `;
-    for (const raw of both(reply)) expect(await analyseBounce(raw)).toMatchObject({ kind: 'auto_reply', originalMessageId: null, recipients: [] });
+    for (const raw of both(reply))
+      expect(await analyseBounce(raw)).toMatchObject({ kind: 'auto_reply', originalMessageId: null, recipients: [] });
   });
 
   it('decodes ISO-2022-JP written as it is into a Diagnostic-Code, so the diagnostic reads as Japanese', async () => {
@@ -289,7 +316,12 @@ Diagnostic-Code: X-Notes; ${user} Ann (ann@example.jp) ${wa} not here
 `;
     for (const raw of both(text)) {
       const { recipients } = await analyseBounce(raw);
-      expect(recipients).toEqual([expect.objectContaining({ recipient: 'ann@example.jp', diagnostic: 'ユーザー Ann (ann@example.jp) は not here' })]);
+      expect(recipients).toEqual([
+        expect.objectContaining({
+          recipient: 'ann@example.jp',
+          diagnostic: 'ユーザー Ann (ann@example.jp) は not here',
+        }),
+      ]);
     }
   });
 });
@@ -309,15 +341,21 @@ describe('bounce parser on hostile input', () => {
       `${header}Content-Type: multipart/report; report-type=delivery-status; boundary="B"\r\n\r\n--B\r\nContent-Type: message/delivery-status\r\nContent-Transfer-Encoding: base64\r\n\r\nRmluYWwtUmVj`,
     );
     let nested = `${header}Content-Type: multipart/mixed; boundary="b0"\r\n\r\n`;
-    for (let depth = 0; depth < 3000; depth += 1) nested += `--b${depth}\r\nContent-Type: multipart/mixed; boundary="b${depth + 1}"\r\n\r\n`;
-    for (const raw of [garbage, truncated, Buffer.from(nested), Buffer.alloc(0), Buffer.from('\r\n\r\n')]) expect(await timed(raw)).toBeLessThan(5000);
+    for (let depth = 0; depth < 3000; depth += 1)
+      nested += `--b${depth}\r\nContent-Type: multipart/mixed; boundary="b${depth + 1}"\r\n\r\n`;
+    for (const raw of [garbage, truncated, Buffer.from(nested), Buffer.alloc(0), Buffer.from('\r\n\r\n')])
+      expect(await timed(raw)).toBeLessThan(5000);
   });
 
   it('stays linear on a 5 MB line of repeated characters', async () => {
     for (const unit of ['a', 'a@', 'a.', ' ', '5.', '<a@b.example>: 550 ']) {
       const body = unit.repeat(Math.ceil(5_000_000 / unit.length));
       expect(await timed(Buffer.from(`${header}\r\n${body}`))).toBeLessThan(5000);
-      expect(await timed(Buffer.from(`${header}Content-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; ${body}\r\n`))).toBeLessThan(5000);
+      expect(
+        await timed(
+          Buffer.from(`${header}Content-Type: message/delivery-status\r\n\r\nFinal-Recipient: rfc822; ${body}\r\n`),
+        ),
+      ).toBeLessThan(5000);
     }
   }, 120_000);
 });

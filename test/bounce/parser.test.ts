@@ -62,7 +62,12 @@ ${ORIGINAL}
 describe('the bounce parser', () => {
   it('reads an RFC 3464 report: one verdict per recipient, the envelope id, and the returned original', async () => {
     const analysis = await analyseBounce(DSN);
-    expect(analysis).toMatchObject({ kind: 'bounce', originalMessageId: '<inv-42@acme.example>', mailId: 'inv-42', originalEnvelopeId: 'env-42' });
+    expect(analysis).toMatchObject({
+      kind: 'bounce',
+      originalMessageId: '<inv-42@acme.example>',
+      mailId: 'inv-42',
+      originalEnvelopeId: 'env-42',
+    });
     expect(analysis.recipients).toEqual([
       expect.objectContaining({
         recipient: 'ann@example.net',
@@ -86,7 +91,9 @@ describe('the bounce parser', () => {
 
   it('a report of delays only is soft and does not fail the message', async () => {
     const delayed = Buffer.from(
-      DSN.toString('utf8').replace('Action: failed\r\nStatus: 5.1.1', 'Action: delayed\r\nStatus: 4.4.7').replace('550 5.1.1', '451 4.4.7'),
+      DSN.toString('utf8')
+        .replace('Action: failed\r\nStatus: 5.1.1', 'Action: delayed\r\nStatus: 4.4.7')
+        .replace('550 5.1.1', '451 4.4.7'),
     );
     const analysis = await analyseBounce(delayed);
     expect(analysis.kind).toBe('delayed');
@@ -128,10 +135,20 @@ ${ORIGINAL}
 --F--
 `);
     const analysis = await analyseBounce(arf);
-    expect(analysis).toMatchObject({ kind: 'complaint', method: 'arf', feedbackType: 'abuse', mailId: 'inv-42', recipients: [] });
+    expect(analysis).toMatchObject({
+      kind: 'complaint',
+      method: 'arf',
+      feedbackType: 'abuse',
+      mailId: 'inv-42',
+      recipients: [],
+    });
     // A provider that does not redact the complainant names it in Original-Rcpt-To.
     const named = await analyseBounce(
-      Buffer.from(arf.toString('utf8').replace('User-Agent: SomeISP-FBL/1.0', 'User-Agent: SomeISP-FBL/1.0\r\nOriginal-Rcpt-To: <Ann@Example.net>')),
+      Buffer.from(
+        arf
+          .toString('utf8')
+          .replace('User-Agent: SomeISP-FBL/1.0', 'User-Agent: SomeISP-FBL/1.0\r\nOriginal-Rcpt-To: <Ann@Example.net>'),
+      ),
     );
     expect(named.recipients.map((verdict) => verdict.recipient)).toEqual(['ann@example.net']);
   });
@@ -182,7 +199,9 @@ ${ORIGINAL}`);
     try {
       const file = join(dir, 'dsn.eml');
       writeFileSync(file, DSN);
-      const printed = JSON.parse(execFileSync(process.execPath, [CLI, 'bounce', 'parse', file], { encoding: 'utf8' })) as Record<string, unknown>;
+      const printed = JSON.parse(
+        execFileSync(process.execPath, [CLI, 'bounce', 'parse', file], { encoding: 'utf8' }),
+      ) as Record<string, unknown>;
       expect(printed).toMatchObject({
         is_bounce: true,
         kind: 'dsn',

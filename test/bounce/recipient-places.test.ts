@@ -9,7 +9,10 @@ import { describe, expect, it } from 'vitest';
 import { analyseBounce } from '../../src/bounce/bounce-parser.js';
 import { dsnReportText } from '../helpers/bounce-mail.js';
 
-const both = (text: string): Buffer[] => [Buffer.from(text, 'utf8'), Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8')];
+const both = (text: string): Buffer[] => [
+  Buffer.from(text, 'utf8'),
+  Buffer.from(text.replace(/\r?\n/g, '\r\n'), 'utf8'),
+];
 
 async function recipientOf(text: string): Promise<Array<string | null>> {
   const found = [];
@@ -21,11 +24,17 @@ const dsn = (groupFields: string): string => dsnReportText(groupFields, { report
 
 describe('where a bounce names its failed recipient', () => {
   it('Final-Recipient, normalised: type, brackets and the case of the domain', async () => {
-    expect(await recipientOf(dsn('Final-Recipient: RFC822; <Gina@Example.NET>'))).toEqual(['gina@example.net', 'gina@example.net']);
+    expect(await recipientOf(dsn('Final-Recipient: RFC822; <Gina@Example.NET>'))).toEqual([
+      'gina@example.net',
+      'gina@example.net',
+    ]);
   });
 
   it('Original-Recipient when Final-Recipient is missing, its xtext decoded', async () => {
-    expect(await recipientOf(dsn('Original-Recipient: rfc822;hal+2Bnews@example.net'))).toEqual(['hal+news@example.net', 'hal+news@example.net']);
+    expect(await recipientOf(dsn('Original-Recipient: rfc822;hal+2Bnews@example.net'))).toEqual([
+      'hal+news@example.net',
+      'hal+news@example.net',
+    ]);
   });
 
   it('X-Failed-Recipients when the bounce has no report', async () => {

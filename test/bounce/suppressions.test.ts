@@ -39,13 +39,22 @@ describe('suppression lists over HTTP', () => {
   it('a tenant adds, lists and removes its own entries; addresses are normalised', async () => {
     const added = await as(acme, 'POST', '/suppression', { address: 'Ann@Example.NET', reason: 'asked to stop' });
     expect(added.status).toBe(201);
-    expect(added.body.suppression).toMatchObject({ address: 'ann@example.net', reason: 'asked to stop', source: 'manual', expires_ts: null });
-    expect((await as(acme, 'GET', '/suppressions')).body.suppressions.map((entry: { address: string }) => entry.address)).toEqual(['ann@example.net']);
+    expect(added.body.suppression).toMatchObject({
+      address: 'ann@example.net',
+      reason: 'asked to stop',
+      source: 'manual',
+      expires_ts: null,
+    });
+    expect(
+      (await as(acme, 'GET', '/suppressions')).body.suppressions.map((entry: { address: string }) => entry.address),
+    ).toEqual(['ann@example.net']);
     expect((await as(globex, 'GET', '/suppressions')).body.suppressions).toEqual([]);
 
     const refused = await as(acme, 'POST', '/add-messages', { messages: [message('s-1', { to: 'ann@example.net' })] });
     expect(JSON.stringify(refused.body)).toContain('suppressed');
-    const elsewhere = await as(globex, 'POST', '/add-messages', { messages: [message('s-1', { to: 'ann@example.net' })] });
+    const elsewhere = await as(globex, 'POST', '/add-messages', {
+      messages: [message('s-1', { to: 'ann@example.net' })],
+    });
     expect(elsewhere.body).toMatchObject({ ok: true, queued: 1 });
 
     expect((await as(globex, 'DELETE', '/suppression/ann%40example.net')).status).toBe(404);
@@ -64,14 +73,27 @@ describe('suppression lists over HTTP', () => {
       expect((await as(t.adminToken, 'POST', '/suppression', { tenant_id: 'globex', address })).status).toBe(201);
     }
     const first = await as(t.adminToken, 'GET', '/suppressions?tenant_id=globex&limit=2');
-    expect(first.body.suppressions.map((entry: { address: string }) => entry.address)).toEqual(['b1@example.net', 'b2@example.net']);
-    const second = await as(t.adminToken, 'GET', `/suppressions?tenant_id=globex&limit=2&after=${encodeURIComponent(first.body.next)}`);
-    expect(second.body.suppressions.map((entry: { address: string }) => entry.address)).toEqual(['b3@example.net', 'zz@example.org']);
+    expect(first.body.suppressions.map((entry: { address: string }) => entry.address)).toEqual([
+      'b1@example.net',
+      'b2@example.net',
+    ]);
+    const second = await as(
+      t.adminToken,
+      'GET',
+      `/suppressions?tenant_id=globex&limit=2&after=${encodeURIComponent(first.body.next)}`,
+    );
+    expect(second.body.suppressions.map((entry: { address: string }) => entry.address)).toEqual([
+      'b3@example.net',
+      'zz@example.org',
+    ]);
     const prefixed = await as(t.adminToken, 'GET', '/suppressions?tenant_id=globex&prefix=b');
     expect(prefixed.body.suppressions).toHaveLength(3);
 
     const expiresTs = Math.floor(clock.now() / 1000) + 60;
-    expect((await as(acme, 'POST', '/suppression', { address: 'temp@example.net', expires_ts: expiresTs })).body.suppression.expires_ts).toBe(expiresTs);
+    expect(
+      (await as(acme, 'POST', '/suppression', { address: 'temp@example.net', expires_ts: expiresTs })).body.suppression
+        .expires_ts,
+    ).toBe(expiresTs);
     expect((await as(acme, 'GET', '/suppressions')).body.suppressions).toHaveLength(1);
     clock.advance(61_000);
     expect((await as(acme, 'GET', '/suppressions')).body.suppressions).toEqual([]);

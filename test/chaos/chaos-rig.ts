@@ -10,7 +10,13 @@ import { join } from 'node:path';
 import { spawnDaemon, type DaemonProcess } from '../helpers/daemon-process.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
 import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
-import { OK, startReportClient, type ClientAnswer, type ReceivedReport, type ReportClient } from '../peers/report-client.js';
+import {
+  OK,
+  startReportClient,
+  type ClientAnswer,
+  type ReceivedReport,
+  type ReportClient,
+} from '../peers/report-client.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 export const TENANT = 'chaos';
@@ -74,7 +80,8 @@ export async function startChaosRig(options: { relayDelayMs: number }): Promise<
     client,
     nats,
     relayDown: false,
-    reportAnswer: (report) => (report.items.length > 0 && (reportsWithItems += 1) % 5 === 0 ? { status: 503, body: { ok: false } } : OK),
+    reportAnswer: (report) =>
+      report.items.length > 0 && (reportsWithItems += 1) % 5 === 0 ? { status: 503, body: { ok: false } } : OK,
     acceptedItems: new Map(),
     adminToken: () => readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim(),
     tenantKey: '',
@@ -113,13 +120,15 @@ export async function startChaosRig(options: { relayDelayMs: number }): Promise<
   client.answer((report) => {
     const answer = rig.reportAnswer(report);
     if (answer !== 'hang' && answer.status >= 200 && answer.status < 300) {
-      for (const item of report.items) rig.acceptedItems.set(String(item.event_id), (rig.acceptedItems.get(String(item.event_id)) ?? 0) + 1);
+      for (const item of report.items)
+        rig.acceptedItems.set(String(item.event_id), (rig.acceptedItems.get(String(item.event_id)) ?? 0) + 1);
     }
     return answer;
   });
   rig.sink = await startSmtpSink({
     answerDelayMs: options.relayDelayMs,
-    onRcpt: (address) => (address.endsWith(`@${REFUSED_DOMAIN}`) ? { code: 550, message: '5.1.1 No such user here' } : null),
+    onRcpt: (address) =>
+      address.endsWith(`@${REFUSED_DOMAIN}`) ? { code: 550, message: '5.1.1 No such user here' } : null,
     onData: () => (rig.relayDown ? { code: 451, message: '4.3.0 Upstream outage, try again later' } : null),
   });
   return rig;

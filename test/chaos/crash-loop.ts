@@ -60,7 +60,10 @@ export function killPlan(kills: number, rng: Rng): Target[] {
 export function unmarkedAtKill(dataDir: string, inStream: number): number {
   const db = new Database(join(dataDir, 'mailproxy.db'), { readonly: true });
   try {
-    const marked = db.prepare(`SELECT count(*) FROM outbox WHERE seq <= (SELECT cursor_seq FROM mirror_state)`).pluck().get() as number;
+    const marked = db
+      .prepare(`SELECT count(*) FROM outbox WHERE seq <= (SELECT cursor_seq FROM mirror_state)`)
+      .pluck()
+      .get() as number;
     return inStream - marked;
   } finally {
     db.close();
@@ -86,7 +89,9 @@ export async function runCrashLoop(rig: ChaosRig, rng: Rng, options: CrashLoopOp
   const ledger = new Ledger();
   const kills: Kill[] = [];
   const startKill = await killDuringStart(rig, rng);
-  log(`start-up killed ${startKill.delayMs} ms after the admin token was created; schema version ${startKill.schemaVersion ?? 'none'} on disk`);
+  log(
+    `start-up killed ${startKill.delayMs} ms after the admin token was created; schema version ${startKill.schemaVersion ?? 'none'} on disk`,
+  );
 
   // Provisioned once, then stopped in order: every cycle starts from the data directory alone.
   const first = await rig.start();
@@ -102,7 +107,8 @@ export async function runCrashLoop(rig: ChaosRig, rng: Rng, options: CrashLoopOp
     const daemon = await rig.start();
     const load = startLoad(daemon, rig.tenantKey, `c${index}`, rng, ledger, options.load);
     const kill = await aimKill(target, { rig, daemon, ledger, rng, label: `c${index}`, streamBefore });
-    if (target === 'mirror-publish') kill.note += `; ${unmarkedAtKill(rig.dataDir, await streamCount(rig.nats.url))} published but not marked`;
+    if (target === 'mirror-publish')
+      kill.note += `; ${unmarkedAtKill(rig.dataDir, await streamCount(rig.nats.url))} published but not marked`;
     await load.stop();
     kills.push(kill);
     log(`kill ${kills.length}: ${kill.target}: ${kill.note} (${ledger.acknowledged.size} acknowledged so far)`);

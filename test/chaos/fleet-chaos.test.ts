@@ -44,7 +44,8 @@ afterAll(async () => {
 });
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const mailIdOf = (raw: Buffer): string | undefined => /^X-Genro-Mail-ID: (.+)$/m.exec(raw.toString('utf8'))?.[1]?.trim();
+const mailIdOf = (raw: Buffer): string | undefined =>
+  /^X-Genro-Mail-ID: (.+)$/m.exec(raw.toString('utf8'))?.[1]?.trim();
 
 /** `work`, or an error naming `what` (with what `describe` says of the state then) once it takes longer than `timeoutMs`. */
 async function bounded<T>(work: Promise<T>, what: string, timeoutMs: number, describe: () => string): Promise<T> {
@@ -60,7 +61,8 @@ async function bounded<T>(work: Promise<T>, what: string, timeoutMs: number, des
 }
 
 /** Each check asks the nodes over HTTP: every 100 ms. */
-const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> => eventually(check, what, timeoutMs, 100);
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> =>
+  eventually(check, what, timeoutMs, 100);
 
 describe('fleet chaos: nodes and a nats server killed at random under load', () => {
   it(
@@ -69,7 +71,9 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
       console.log(`fleet chaos: seed ${SEED} (replay with FLEET_CHAOS_SEED=${SEED}), ${KILLS} node kills`);
       const rng = seededRng(SEED);
       sink = await startSmtpSink({ answerDelayMs: 20 });
-      fleet = await startFleet(['n1', 'n2', 'n3'], { MAILPROXY_FLEET_ADOPT_AFTER_SECONDS: String(ADOPT_AFTER_SECONDS) });
+      fleet = await startFleet(['n1', 'n2', 'n3'], {
+        MAILPROXY_FLEET_ADOPT_AFTER_SECONDS: String(ADOPT_AFTER_SECONDS),
+      });
       const theFleet = fleet;
       const key = await provisionTenant(theFleet, TENANT, { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
       const nodeOf = (id: string) => theFleet.nodes.find((node) => node.id === id)!;
@@ -91,7 +95,12 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
         }
       };
       const waiting = () =>
-        [...doing].map(([worker, entry]) => `${worker} waits on ${entry.node} for ${entry.what} since ${Date.now() - entry.since} ms ago`).join('\n');
+        [...doing]
+          .map(
+            ([worker, entry]) =>
+              `${worker} waits on ${entry.node} for ${entry.what} since ${Date.now() - entry.since} ms ago`,
+          )
+          .join('\n');
       const httpWorker = async (worker: string) => {
         while (!stopping) {
           const id = pick();
@@ -158,7 +167,9 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
       let natsKilledAt: number | null = null;
       const adoptionsOf = (node: string, instance: string) =>
         theFleet.nodes.some((survivor) =>
-          survivor.daemon.entries.some((entry) => entry.msg === 'lost node’s spool adopted' && entry.node === node && entry.instance === instance),
+          survivor.daemon.entries.some(
+            (entry) => entry.msg === 'lost node’s spool adopted' && entry.node === node && entry.instance === instance,
+          ),
         );
       try {
         for (let round = 0; round < KILLS; round += 1) {
@@ -173,7 +184,9 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
           }
           const victim = rng.pick([...live].sort());
           const node = nodeOf(victim);
-          const identity = JSON.parse(readFileSync(join(node.cwd, 'data', 'fleet-node.json'), 'utf8')) as { instance: string };
+          const identity = JSON.parse(readFileSync(join(node.cwd, 'data', 'fleet-node.json'), 'utf8')) as {
+            instance: string;
+          };
           const wiped = rng.next() < 0.5;
           const back = rng.next() < 0.5 ? 'before adoption' : 'after adoption';
           live.delete(victim);
@@ -182,7 +195,8 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
           kills.push({ node: victim, at: Date.now(), wiped, back });
           if (wiped) rmSync(node.cwd, { recursive: true, force: true });
           console.log(`fleet chaos: ${victim} killed${wiped ? ' and its disk deleted' : ''}; back ${back}`);
-          if (back === 'after adoption') await until(() => adoptionsOf(victim, identity.instance), `a survivor to adopt ${victim}`, 60_000);
+          if (back === 'after adoption')
+            await until(() => adoptionsOf(victim, identity.instance), `a survivor to adopt ${victim}`, 60_000);
           else await pause(rng.int(0, 1000));
           // A start that never listens would otherwise only show as the test's timeout: its last log lines say where it waits.
           await bounded(theFleet.startNode(victim, wiped ? {} : { cwd: node.cwd }), `${victim}'s restart`, 90_000, () =>
@@ -210,10 +224,18 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
 
       // Settled: nothing waits on any node, and the spool holds nothing.
       for (const id of ['n1', 'n2', 'n3'])
-        await until(async () => (await api(nodeOf(id).url, 'GET', '/status', { token: FLEET_TOKEN })).body.queue.waiting === 0, `${id} to send all`, 120_000);
+        await until(
+          async () => (await api(nodeOf(id).url, 'GET', '/status', { token: FLEET_TOKEN })).body.queue.waiting === 0,
+          `${id} to send all`,
+          120_000,
+        );
       const nc = await connect({ servers: theFleet.cluster.urls.split(',') });
       try {
-        await until(async () => (await (await nc.jetstreamManager()).streams.info('MAILPROXY_FLEET_SPOOL')).state.messages === 0, 'the spool to empty', 30_000);
+        await until(
+          async () => (await (await nc.jetstreamManager()).streams.info('MAILPROXY_FLEET_SPOOL')).state.messages === 0,
+          'the spool to empty',
+          30_000,
+        );
       } finally {
         await nc.close();
       }
@@ -230,7 +252,11 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
           ? natsKilledAt - IN_FLIGHT_BEFORE_MS
           : killAt - IN_FLIGHT_BEFORE_MS;
       const inFlightAtAKill = (id: string) =>
-        kills.some((kill) => (firstSeen.get(id) ?? 0) >= unrecordedSince(kill.at) && (firstSeen.get(id) ?? 0) <= kill.at + IN_FLIGHT_AFTER_MS);
+        kills.some(
+          (kill) =>
+            (firstSeen.get(id) ?? 0) >= unrecordedSince(kill.at) &&
+            (firstSeen.get(id) ?? 0) <= kill.at + IN_FLIGHT_AFTER_MS,
+        );
       const lost = ids.filter((id) => !copies.has(id));
       const twice = ids.filter((id) => (copies.get(id) ?? 0) > 1);
       console.log(
@@ -254,7 +280,12 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
           for (const entry of daemon.entries.filter((line) => /adopt|given up/.test(String(line.msg))))
             console.log(
               `fleet chaos: daemon ${life} at ${Date.parse(String(entry.time)) - started} ms: ${String(entry.msg)} ` +
-                JSON.stringify({ node: entry.node, instance: entry.instance, adopted: entry.adopted, surrendered: entry.surrendered }),
+                JSON.stringify({
+                  node: entry.node,
+                  instance: entry.instance,
+                  adopted: entry.adopted,
+                  surrendered: entry.surrendered,
+                }),
             );
         });
       expect(ids.length, 'the load made promises').toBeGreaterThan(KILLS * 20);

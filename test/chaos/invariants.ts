@@ -16,7 +16,9 @@ import type { Ledger } from './load.js';
 const OUTCOME_SLACK_MS = 2000;
 
 /** ARCHITECTURE.md §4.5 (sent, error, deferred, bounced) and the outcomes added since (expired, complained). */
-const REPORTED_EVENTS = new Set(['sent', 'error', 'expired', 'deferred', 'bounced', 'complained'].map((type) => `message.${type}`));
+const REPORTED_EVENTS = new Set(
+  ['sent', 'error', 'expired', 'deferred', 'bounced', 'complained'].map((type) => `message.${type}`),
+);
 
 export interface CheckResult {
   violations: string[];
@@ -65,10 +67,13 @@ function copiesById(messages: SinkMessage[], violations: string[]): Map<string, 
   for (const received of messages) {
     const head = received.raw.toString('utf8').split('\r\n\r\n')[0] ?? '';
     const header = (name: string) =>
-      [...head.replace(/\r\n[ \t]+/g, ' ').matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) => (match[1] ?? '').trim());
+      [...head.replace(/\r\n[ \t]+/g, ' ').matchAll(new RegExp(`^${name}:[ \\t]*(.*)$`, 'gim'))].map((match) =>
+        (match[1] ?? '').trim(),
+      );
     const mailIds = header('X-Genro-Mail-ID');
     const subject = header('Subject')[0] ?? '';
-    if (mailIds.length !== 1 || mailIds[0] !== subject) violations.push(`relay got "${subject}" with X-Genro-Mail-ID ${JSON.stringify(mailIds)}`);
+    if (mailIds.length !== 1 || mailIds[0] !== subject)
+      violations.push(`relay got "${subject}" with X-Genro-Mail-ID ${JSON.stringify(mailIds)}`);
     const id = mailIds[0] ?? subject;
     copies.set(id, [...(copies.get(id) ?? []), received]);
   }
@@ -96,19 +101,28 @@ function explainDuplicates(
       // lived on for seconds after it and still sent again did not lose it to a crash.
       const answered = (list[i - 1] as SinkMessage).receivedAt;
       const kill = kills.find(
-        (k) => k.at >= answered - relayDelayMs - 250 && k.at <= answered + OUTCOME_SLACK_MS && k.at <= (list[i] as SinkMessage).receivedAt,
+        (k) =>
+          k.at >= answered - relayDelayMs - 250 &&
+          k.at <= answered + OUTCOME_SLACK_MS &&
+          k.at <= (list[i] as SinkMessage).receivedAt,
       );
       if (kill === undefined) violations.push(`${id}: copy ${i + 1} at the relay with no kill since copy ${i}`);
       else reasons.push(`kill #${kills.indexOf(kill) + 1} (${kill.target}) hit its send`);
     }
     const leases = leaseExpired.get(id) ?? 0;
-    if (leases < list.length - 1) violations.push(`${id}: ${list.length} copies at the relay but ${leases} lease_expired event(s)`);
+    if (leases < list.length - 1)
+      violations.push(`${id}: ${list.length} copies at the relay but ${leases} lease_expired event(s)`);
     explained.push(`${id} x${list.length}: ${reasons.join('; ')}; ${leases} lease_expired`);
   }
   return explained;
 }
 
-export async function checkInvariants(rig: ChaosRig, ledger: Ledger, kills: Kill[], relayDelayMs: number): Promise<CheckResult> {
+export async function checkInvariants(
+  rig: ChaosRig,
+  ledger: Ledger,
+  kills: Kill[],
+  relayDelayMs: number,
+): Promise<CheckResult> {
   const violations: string[] = [];
   const store = readStore(rig.dataDir);
   const states = new Map(store.messages.map((row) => [row.id, row.state]));
@@ -122,16 +136,20 @@ export async function checkInvariants(rig: ChaosRig, ledger: Ledger, kills: Kill
     if (row.state !== 'sent' && row.state !== 'error') violations.push(`${row.id}: left ${row.state}`);
     if (!ledger.tried.has(row.id)) violations.push(`${row.id}: in the store but never submitted`);
   }
-  for (const id of ledger.cut) if (states.has(id)) violations.push(`${id}: a transfer cut before the end of DATA became a message`);
+  for (const id of ledger.cut)
+    if (states.has(id)) violations.push(`${id}: a transfer cut before the end of DATA became a message`);
 
   const copies = copiesById(rig.sink.messages, violations);
   for (const row of store.messages) {
-    if (row.state === 'sent' && !copies.has(row.id)) violations.push(`${row.id}: sent, but the relay never received it`);
+    if (row.state === 'sent' && !copies.has(row.id))
+      violations.push(`${row.id}: sent, but the relay never received it`);
   }
-  for (const id of copies.keys()) if (!states.has(id)) violations.push(`${id}: the relay received a message the store does not know`);
+  for (const id of copies.keys())
+    if (!states.has(id)) violations.push(`${id}: the relay received a message the store does not know`);
   const leaseExpired = new Map<string, number>();
   for (const row of store.outbox) {
-    if (row.event_type === 'message.lease_expired' && row.message_id !== null) leaseExpired.set(row.message_id, (leaseExpired.get(row.message_id) ?? 0) + 1);
+    if (row.event_type === 'message.lease_expired' && row.message_id !== null)
+      leaseExpired.set(row.message_id, (leaseExpired.get(row.message_id) ?? 0) + 1);
   }
   const duplicates = explainDuplicates(copies, kills, leaseExpired, relayDelayMs, violations);
 
@@ -147,16 +165,22 @@ export async function checkInvariants(rig: ChaosRig, ledger: Ledger, kills: Kill
   const outboxIds = new Set(store.outbox.map((row) => row.id));
   for (const row of store.outbox) {
     const count = inStream.get(row.id) ?? 0;
-    if (count !== 1) violations.push(`event ${row.id} (${row.event_type} of ${row.message_id ?? 'no message'}) is in the stream ${count} times`);
+    if (count !== 1)
+      violations.push(
+        `event ${row.id} (${row.event_type} of ${row.message_id ?? 'no message'}) is in the stream ${count} times`,
+      );
   }
-  for (const id of inStream.keys()) if (!outboxIds.has(id)) violations.push(`the stream holds ${id}, which the outbox never had`);
+  for (const id of inStream.keys())
+    if (!outboxIds.has(id)) violations.push(`the stream holds ${id}, which the outbox never had`);
 
   // Every report item reached the client at least once, in a post the client acknowledged.
   const delivered = rig.acceptedItems;
   const expected = store.outbox.filter((row) => REPORTED_EVENTS.has(row.event_type));
   for (const row of expected)
     if (!delivered.has(row.id))
-      violations.push(`report item ${row.id} (${row.event_type} of ${row.message_id}) never reached the client in an acknowledged post`);
+      violations.push(
+        `report item ${row.id} (${row.event_type} of ${row.message_id}) never reached the client in an acknowledged post`,
+      );
 
   return {
     violations,

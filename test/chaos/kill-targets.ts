@@ -54,7 +54,9 @@ async function duringData(rig: ChaosRig, daemon: RunningDaemon, ledger: Ledger, 
 
 function afterAck(daemon: RunningDaemon, ledger: Ledger): Promise<Kill> {
   return new Promise((resolve) => {
-    ledger.once('acknowledged', (id: string, via: string) => resolve(killNow(daemon, 'after-250', `just after ${via === 'smtp' ? '250' : '200'} for ${id}`)));
+    ledger.once('acknowledged', (id: string, via: string) =>
+      resolve(killNow(daemon, 'after-250', `just after ${via === 'smtp' ? '250' : '200'} for ${id}`)),
+    );
   });
 }
 
@@ -80,7 +82,12 @@ async function duringReportPost(rig: ChaosRig, daemon: RunningDaemon): Promise<K
  * window are still arriving (the cursor is compared with the stream afterwards).
  * `before` is what the stream held when NATS was stopped.
  */
-async function duringMirrorPublish(rig: ChaosRig, daemon: RunningDaemon, ledger: Ledger, before: number): Promise<Kill> {
+async function duringMirrorPublish(
+  rig: ChaosRig,
+  daemon: RunningDaemon,
+  ledger: Ledger,
+  before: number,
+): Promise<Kill> {
   const acked = ledger.acknowledged.size;
   await new Promise<void>((resolve) => {
     const check = () => {

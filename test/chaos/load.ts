@@ -45,7 +45,8 @@ export interface LoadRun {
   done: Promise<void>;
 }
 
-const recipientFor = (rng: Rng, id: string): string => (rng.next() < 0.1 ? `${id}@${REFUSED_DOMAIN}` : `${id}@example.net`);
+const recipientFor = (rng: Rng, id: string): string =>
+  rng.next() < 0.1 ? `${id}@${REFUSED_DOMAIN}` : `${id}@example.net`;
 
 export function rawMessage(id: string, to: string, body = `body of ${id}\r\n`): string {
   return [`From: sender@example.com`, `To: ${to}`, `Subject: ${id}`, `X-Genro-Mail-ID: ${id}`, '', body].join('\r\n');
@@ -56,7 +57,8 @@ function unlessDead<T>(daemon: RunningDaemon, work: Promise<T>): Promise<T> {
   return Promise.race([work, daemon.process.exited.then(() => Promise.reject(new Error('the daemon exited')))]);
 }
 
-const pause = (rng: Rng, [min, max]: [number, number]) => new Promise((resolve) => setTimeout(resolve, rng.int(min, max)));
+const pause = (rng: Rng, [min, max]: [number, number]) =>
+  new Promise((resolve) => setTimeout(resolve, rng.int(min, max)));
 
 async function smtpWorker(
   daemon: RunningDaemon,
@@ -104,7 +106,10 @@ async function httpWorker(
       });
       n += size;
       for (const message of messages) ledger.tried.add(message.id);
-      const response = await unlessDead(daemon, api(daemon.url, 'POST', '/add-messages', { token: key, body: { messages } }));
+      const response = await unlessDead(
+        daemon,
+        api(daemon.url, 'POST', '/add-messages', { token: key, body: { messages } }),
+      );
       if (response.status !== 200) throw new Error(`add-messages answered ${response.status}: ${response.text}`);
       const rejected = new Set((response.body.rejected as Array<{ id: string }>).map((entry) => entry.id));
       for (const message of messages) if (!rejected.has(message.id)) ledger.ack(message.id, 'http');
@@ -116,12 +121,23 @@ async function httpWorker(
 }
 
 /** Starts the workers; ids are `<label>-s<worker>-<n>` (SMTP) and `<label>-h<worker>-<n>` (HTTP). */
-export function startLoad(daemon: RunningDaemon, key: string, label: string, rng: Rng, ledger: Ledger, options: LoadOptions): LoadRun {
+export function startLoad(
+  daemon: RunningDaemon,
+  key: string,
+  label: string,
+  rng: Rng,
+  ledger: Ledger,
+  options: LoadOptions,
+): LoadRun {
   let stopped = false;
   const stopping = () => stopped;
   const workers = [
-    ...Array.from({ length: options.smtpWorkers }, (_, w) => smtpWorker(daemon, key, `${label}-s${w}`, rng, ledger, options, stopping)),
-    ...Array.from({ length: options.httpWorkers }, (_, w) => httpWorker(daemon, key, `${label}-h${w}`, rng, ledger, options, stopping)),
+    ...Array.from({ length: options.smtpWorkers }, (_, w) =>
+      smtpWorker(daemon, key, `${label}-s${w}`, rng, ledger, options, stopping),
+    ),
+    ...Array.from({ length: options.httpWorkers }, (_, w) =>
+      httpWorker(daemon, key, `${label}-h${w}`, rng, ledger, options, stopping),
+    ),
   ];
   const done = Promise.all(workers).then(() => undefined);
   return {

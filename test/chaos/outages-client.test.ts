@@ -19,7 +19,9 @@ afterEach(async () => {
 
 describe('client report endpoint outage', () => {
   it('nothing listening, then back on the same port: every sent item of the outage is received, and the backlog drains by itself', async () => {
-    const s = await startReportScenario(cleanups, { reports: { retry_initial_seconds: '0.2', retry_max_seconds: '0.5' } });
+    const s = await startReportScenario(cleanups, {
+      reports: { retry_initial_seconds: '0.2', retry_max_seconds: '0.5' },
+    });
     const { key } = await s.addTenant('acme', '/acme');
     await s.client.waitFor('the first heartbeat', (client) => client.reports.length >= 1);
     const port = Number(new URL(s.client.base).port);
@@ -39,7 +41,9 @@ describe('client report endpoint outage', () => {
     expectEachOnce(s.sink.messages, ids);
     const syncStatus = async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status;
     await expect.poll(async () => (await syncStatus()).backlog, { timeout: 10_000 }).toBe(COUNT);
-    await expect.poll(async () => (await syncStatus()).consecutive_failures, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(async () => (await syncStatus()).consecutive_failures, { timeout: 10_000 })
+      .toBeGreaterThanOrEqual(2);
     expect((await syncStatus()).last_error).toMatch(/^connection/);
     const { status } = await expectServing(s.fx.t.url, s.fx.t.adminToken);
     expect(status.reports).toMatchObject({ failing: ['acme'], backlog: COUNT });

@@ -58,7 +58,10 @@ async function triedEach(fx: QueueFixture, attempts: number): Promise<void> {
   await expect
     .poll(
       async () => {
-        const listed = (await fx.admin('GET', '/messages?tenant_id=acme&limit=500')).body.messages as Array<{ attempts: number; status: string }>;
+        const listed = (await fx.admin('GET', '/messages?tenant_id=acme&limit=500')).body.messages as Array<{
+          attempts: number;
+          status: string;
+        }>;
         return listed.length === COUNT && listed.every((row) => row.attempts >= attempts && row.status !== 'sent');
       },
       { timeout: 20_000, interval: 200 },

@@ -71,7 +71,8 @@ async function smtpReply(fx: QueueFixture, key: string, id: string, bodyBytes: n
   }
 }
 
-const deleteFiller = (fx: QueueFixture, ids: string[]) => fx.admin('POST', '/commands/delete-messages', { tenant_id: 'filler', ids });
+const deleteFiller = (fx: QueueFixture, ids: string[]) =>
+  fx.admin('POST', '/commands/delete-messages', { tenant_id: 'filler', ids });
 
 describe('the store full, then room made', () => {
   it('refuses intake (HTTP 503 STORE_UNAVAILABLE, SMTP 451 4.3.0) only while nothing fits, and accepts again once messages are deleted', async () => {
@@ -89,18 +90,28 @@ describe('the store full, then room made', () => {
     expect((await fx.admin('GET', '/messages?tenant_id=acme')).body.messages).toEqual([]);
     // /status says why: writes refused for want of room, the database at its cap.
     const full = (await fx.admin('GET', '/status')).body.store;
-    expect(full).toMatchObject({ state: 'refusing', last_error: { reason: 'SQLITE_FULL' }, max_bytes: 3 * 1024 * 1024 });
+    expect(full).toMatchObject({
+      state: 'refusing',
+      last_error: { reason: 'SQLITE_FULL' },
+      max_bytes: 3 * 1024 * 1024,
+    });
     expect(full.used_bytes).toBeGreaterThan(0.9 * full.max_bytes);
 
     // Room made through the API, no restart: the same sizes are accepted over both doors.
     const deleted = await deleteFiller(fx, kept.slice(0, 4));
     expect(deleted.body.deleted).toHaveLength(4);
-    expect((await fx.post(key, [withBody('big-after', 100 * 1024)])).body).toEqual({ ok: true, queued: 1, rejected: [] });
+    expect((await fx.post(key, [withBody('big-after', 100 * 1024)])).body).toEqual({
+      ok: true,
+      queued: 1,
+      rejected: [],
+    });
     expect((await fx.admin('GET', '/status')).body.store.state).toBe('ok');
     expect(await smtpReply(fx, key, 'smtp-big-after', 100 * 1024)).toMatch(/^250 /);
 
     await sink.waitForMessages(2, 15_000);
-    await expect.poll(async () => (await fx.admin('GET', '/messages?tenant_id=acme&status=sent')).body.messages.length).toBe(2);
+    await expect
+      .poll(async () => (await fx.admin('GET', '/messages?tenant_id=acme&status=sent')).body.messages.length)
+      .toBe(2);
     expectEachOnce(sink.messages, ['big-after', 'smtp-big-after']);
     // The filler's kept messages are all still there, none lost to the full store.
     const held = (await fx.admin('GET', '/messages?tenant_id=filler&limit=500')).body.messages as Array<{ id: string }>;

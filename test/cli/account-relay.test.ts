@@ -9,7 +9,8 @@ import { startSmtpSink } from '../peers/smtp-sink.js';
 
 const s = useSharedAcmeDaemon();
 
-const cli = (args: string[]) => runCli(args, { env: { MAILPROXY_URL: s.fx.t.url, MAILPROXY_TOKEN: s.fx.t.adminToken } });
+const cli = (args: string[]) =>
+  runCli(args, { env: { MAILPROXY_URL: s.fx.t.url, MAILPROXY_TOKEN: s.fx.t.adminToken } });
 
 describe('mailproxy accounts test', () => {
   it('prints each step and exits 0 when the relay takes the stored credentials', async () => {

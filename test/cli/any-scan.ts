@@ -25,14 +25,21 @@ export function sourceFiles(dir: string): string[] {
 
 /** The compiler options of the project's tsconfig.json. */
 export function projectOptions(root: string): ts.CompilerOptions {
-  const parsed = ts.getParsedCommandLineOfConfigFile(join(root, 'tsconfig.json'), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const parsed = ts.getParsedCommandLineOfConfigFile(
+    join(root, 'tsconfig.json'),
+    {},
+    { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} },
+  );
   if (parsed === undefined) throw new Error(`cannot read ${join(root, 'tsconfig.json')}`);
   return { ...parsed.options, noEmit: true };
 }
 
 /** A call or a read whose any goes on unnamed (returned, passed on); `as unknown` right after it stops it there. */
 const handsOut = (node: ts.Node): boolean =>
-  (ts.isCallExpression(node) || ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node) || ts.isAwaitExpression(node)) &&
+  (ts.isCallExpression(node) ||
+    ts.isPropertyAccessExpression(node) ||
+    ts.isElementAccessExpression(node) ||
+    ts.isAwaitExpression(node)) &&
   !ts.isAsExpression(node.parent);
 
 export function findAny(files: readonly string[], options: ts.CompilerOptions, root: string): AnyUse[] {
@@ -54,7 +61,8 @@ export function findAny(files: readonly string[], options: ts.CompilerOptions, r
     const visit = (node: ts.Node): void => {
       if (ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) return;
       if (ts.isTypeNode(node)) return visitType(node);
-      if ((ts.isIdentifier(node) || handsOut(node)) && (checker.getTypeAtLocation(node).flags & ts.TypeFlags.Any) !== 0) note(node, 'inferred');
+      if ((ts.isIdentifier(node) || handsOut(node)) && (checker.getTypeAtLocation(node).flags & ts.TypeFlags.Any) !== 0)
+        note(node, 'inferred');
       ts.forEachChild(node, visit);
     };
     visit(source);

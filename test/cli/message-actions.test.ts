@@ -7,12 +7,16 @@ describe('mailproxy messages retry and messages bulk against a running daemon', 
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  const cli = (s: SinkScenario, args: string[]) => runCli(args, { env: { MAILPROXY_URL: s.fx.t.url, MAILPROXY_TOKEN: s.fx.t.adminToken } });
+  const cli = (s: SinkScenario, args: string[]) =>
+    runCli(args, { env: { MAILPROXY_URL: s.fx.t.url, MAILPROXY_TOKEN: s.fx.t.adminToken } });
 
   it('retries a deferred message now: the relay gets it without waiting for its retry instant', async () => {
     let attempts = 0;
     const s = await startSinkScenario(cleanups, {
-      sink: { onData: (raw) => (raw.includes('X-Genro-Mail-ID: slow') && ++attempts === 1 ? { code: 451, message: '4.3.0 busy' } : null) },
+      sink: {
+        onData: (raw) =>
+          raw.includes('X-Genro-Mail-ID: slow') && ++attempts === 1 ? { code: 451, message: '4.3.0 busy' } : null,
+      },
     });
     await s.fx.post(s.key, [message('slow'), message('sent-already', { to: 'other@example.net' })]);
     await s.fx.settle();
@@ -20,7 +24,9 @@ describe('mailproxy messages retry and messages bulk against a running daemon', 
 
     const retried = await cli(s, ['messages', 'retry', 'slow', 'sent-already', 'nobody', '--tenant', 'acme']);
     expect(retried).toMatchObject({ code: 0, stderr: '' });
-    expect(retried.stdout).toBe('retried now 1: slow\nnot found: nobody\nnot applicable (not waiting for a later attempt): sent-already\n');
+    expect(retried.stdout).toBe(
+      'retried now 1: slow\nnot found: nobody\nnot applicable (not waiting for a later attempt): sent-already\n',
+    );
     await s.sink.waitForMessages(2);
   });
 
@@ -28,7 +34,11 @@ describe('mailproxy messages retry and messages bulk against a running daemon', 
     const s = await startSinkScenario(cleanups, {
       sink: { onRcpt: (address) => (address.startsWith('fail') ? { code: 550, message: '5.1.1 unknown' } : null) },
     });
-    await s.fx.post(s.key, [message('f1', { to: 'fail@example.net' }), message('f2', { to: 'fail@example.net' }), message('fine')]);
+    await s.fx.post(s.key, [
+      message('f1', { to: 'fail@example.net' }),
+      message('f2', { to: 'fail@example.net' }),
+      message('fine'),
+    ]);
     await s.fx.settle();
     await s.sink.waitForMessages(1);
     await s.fx.t.daemon.dispatcher.idle();
@@ -37,7 +47,9 @@ describe('mailproxy messages retry and messages bulk against a running daemon', 
     const dry = await cli(s, ['messages', 'bulk', 'resend', ...filter, '--dry-run']);
     expect(dry.code).toBe(0);
     expect(dry.stdout).toMatch(/^2 messages match; resend applies to 2\nfor example: acme\/f2, acme\/f1\n$/);
-    expect(JSON.parse((await cli(s, ['messages', 'bulk', 'resend', '--tenant', 'acme', '--dry-run', '--json'])).stdout)).toMatchObject({
+    expect(
+      JSON.parse((await cli(s, ['messages', 'bulk', 'resend', '--tenant', 'acme', '--dry-run', '--json'])).stdout),
+    ).toMatchObject({
       matching: 3,
       applicable: 3,
     });

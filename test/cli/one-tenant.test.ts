@@ -24,7 +24,8 @@ afterAll(async () => {
 });
 
 const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: { ...env, ...extra } });
-const messageOf = async (id: string): Promise<any> => (await api(daemon.url, 'GET', `/messages/${id}?tenant_id=solo`, { token: daemon.adminToken })).body;
+const messageOf = async (id: string): Promise<any> =>
+  (await api(daemon.url, 'GET', `/messages/${id}?tenant_id=solo`, { token: daemon.adminToken })).body;
 /** An instant as the human views print it. */
 const shown = (epochSeconds: number): string =>
   new Date(epochSeconds * 1000)
@@ -44,36 +45,65 @@ describe('mailproxy with one tenant', () => {
     expect(run.stderr).toBe('mailproxy: no tenant yet: add one with `mailproxy tenants add ID`\n');
   });
 
-  it('acts on the only tenant without --tenant: accounts, messages, suppressions, suspend and activate', MANY_RUNS, async () => {
-    const added = await cli(['tenants', 'add', 'solo']);
-    tenantKey = /^api key:\s+(mpk_\S+)$/m.exec(added.stdout)?.[1] ?? '';
-    expect(tenantKey).toMatch(/^mpk_/);
+  it(
+    'acts on the only tenant without --tenant: accounts, messages, suppressions, suspend and activate',
+    MANY_RUNS,
+    async () => {
+      const added = await cli(['tenants', 'add', 'solo']);
+      tenantKey = /^api key:\s+(mpk_\S+)$/m.exec(added.stdout)?.[1] ?? '';
+      expect(tenantKey).toMatch(/^mpk_/);
 
-    const account = await cli(['accounts', 'add', 'main', '--host', '127.0.0.1', '--port', String(sink.port), '--tls', 'none', '--default']);
-    expect(account).toMatchObject({ code: 0, stdout: 'account main of tenant solo created (the default account)\n' });
-    const message = { id: 'hello-1', from: 'app@solo.example', to: ['one@example.net', 'two@example.net'], subject: 'Hello', body: 'hi' };
-    expect((await api(daemon.url, 'POST', '/add-messages', { token: tenantKey, body: { messages: [message] } })).body).toMatchObject({ queued: 1 });
-    await sink.waitForMessages(1);
-    await expect.poll(async () => (await messageOf('hello-1')).message.status).toBe('sent');
+      const account = await cli([
+        'accounts',
+        'add',
+        'main',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(sink.port),
+        '--tls',
+        'none',
+        '--default',
+      ]);
+      expect(account).toMatchObject({ code: 0, stdout: 'account main of tenant solo created (the default account)\n' });
+      const message = {
+        id: 'hello-1',
+        from: 'app@solo.example',
+        to: ['one@example.net', 'two@example.net'],
+        subject: 'Hello',
+        body: 'hi',
+      };
+      expect(
+        (await api(daemon.url, 'POST', '/add-messages', { token: tenantKey, body: { messages: [message] } })).body,
+      ).toMatchObject({ queued: 1 });
+      await sink.waitForMessages(1);
+      await expect.poll(async () => (await messageOf('hello-1')).message.status).toBe('sent');
 
-    const show = await cli(['messages', 'show', 'hello-1']);
-    expect(show.code).toBe(0);
-    expect(show.stdout).toMatch(/^tenant_id:\s+solo$/m);
-    expect(show.stdout).toMatch(/^status:\s+sent$/m);
-    expect((await cli(['accounts', 'show', 'main'])).stdout).toMatch(/^tenant_id:\s+solo$/m);
-    expect((await cli(['suppressions', 'add', 'gone@example.net'])).stdout).toBe('gone@example.net suppressed\n');
-    expect((await cli(['suppressions', 'list'])).stdout).toMatch(/^gone@example\.net\s+manual\s/m);
-    expect((await cli(['suppressions', 'delete', 'gone@example.net'])).code).toBe(0);
-    expect((await cli(['suspend'])).stdout).toBe('suspended tenant solo: 0 messages held; suspended now: *\n');
-    expect((await cli(['activate'])).stdout).toBe('activated tenant solo: 0 messages released; suspended now: nothing\n');
-  });
+      const show = await cli(['messages', 'show', 'hello-1']);
+      expect(show.code).toBe(0);
+      expect(show.stdout).toMatch(/^tenant_id:\s+solo$/m);
+      expect(show.stdout).toMatch(/^status:\s+sent$/m);
+      expect((await cli(['accounts', 'show', 'main'])).stdout).toMatch(/^tenant_id:\s+solo$/m);
+      expect((await cli(['suppressions', 'add', 'gone@example.net'])).stdout).toBe('gone@example.net suppressed\n');
+      expect((await cli(['suppressions', 'list'])).stdout).toMatch(/^gone@example\.net\s+manual\s/m);
+      expect((await cli(['suppressions', 'delete', 'gone@example.net'])).code).toBe(0);
+      expect((await cli(['suspend'])).stdout).toBe('suspended tenant solo: 0 messages held; suspended now: *\n');
+      expect((await cli(['activate'])).stdout).toBe(
+        'activated tenant solo: 0 messages released; suspended now: nothing\n',
+      );
+    },
+  );
 
   it('prints nested values as indented key: value lines, lists one item a line, never JSON', async () => {
     const message = await cli(['messages', 'show', 'hello-1']);
     expect(message.stdout).toMatch(/^rcpt_to:\n {2}- one@example\.net\n {2}- two@example\.net\nsubject:\s+Hello$/m);
     // One column for the values of a block.
     const block = message.stdout.slice(0, message.stdout.indexOf('\n\n')).split('\n');
-    const columns = new Set(block.filter((line) => !line.startsWith(' ') && !line.endsWith(':')).map((line) => /^\S+:\s+/.exec(line)?.[0].length));
+    const columns = new Set(
+      block
+        .filter((line) => !line.startsWith(' ') && !line.endsWith(':'))
+        .map((line) => /^\S+:\s+/.exec(line)?.[0].length),
+    );
     expect(columns.size).toBe(1);
 
     const account = await cli(['accounts', 'show', 'main']);
@@ -86,8 +116,25 @@ describe('mailproxy with one tenant', () => {
   });
 
   it('prints each instant once: the next attempt of a deferred message and its reason, an account error', async () => {
-    await cli(['accounts', 'add', 'down', '--host', '127.0.0.1', '--port', String(await closedPort()), '--tls', 'none']);
-    const waiting = { id: 'waits-1', account_id: 'down', from: 'app@solo.example', to: 'someone@example.net', subject: 'Waits', body: 'x' };
+    await cli([
+      'accounts',
+      'add',
+      'down',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(await closedPort()),
+      '--tls',
+      'none',
+    ]);
+    const waiting = {
+      id: 'waits-1',
+      account_id: 'down',
+      from: 'app@solo.example',
+      to: 'someone@example.net',
+      subject: 'Waits',
+      body: 'x',
+    };
     await api(daemon.url, 'POST', '/add-messages', { token: tenantKey, body: { messages: [waiting] } });
     await expect.poll(async () => (await messageOf('waits-1')).message.status).toBe('deferred');
     const detail = await messageOf('waits-1');
@@ -97,13 +144,17 @@ describe('mailproxy with one tenant', () => {
     const show = await cli(['messages', 'show', 'waits-1']);
     const next = shown(detail.message.next_attempt_ts);
     expect(occurrences(show.stdout, next)).toBe(1);
-    expect(show.stdout).toMatch(new RegExp(`^ {2}retry_backoff:\\s+attempt 1 was refused for now \\(.+\\); next attempt at ${next}$`, 'm'));
+    expect(show.stdout).toMatch(
+      new RegExp(`^ {2}retry_backoff:\\s+attempt 1 was refused for now \\(.+\\); next attempt at ${next}$`, 'm'),
+    );
     expect(show.stdout).not.toMatch(/^deferred_ts:/m);
     // No ISO text beside the UTC form the other instants have.
     expect(show.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d\d:/);
 
     const account = await cli(['accounts', 'show', 'down']);
-    expect(account.stdout).toMatch(/^last_error:\n {2}text:\s+connect.*ECONNREFUSED.*\n {2}reply_code:\s+-\n {2}at_ts:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/m);
+    expect(account.stdout).toMatch(
+      /^last_error:\n {2}text:\s+connect.*ECONNREFUSED.*\n {2}reply_code:\s+-\n {2}at_ts:\s+\d{4}-\d\d-\d\d \d\d:\d\d:\d\dZ$/m,
+    );
     expect(account.stdout).not.toMatch(JSON_BLOB);
   });
 
@@ -111,7 +162,11 @@ describe('mailproxy with one tenant', () => {
     const asJson = await cli(['messages', 'show', 'hello-1', '--json']);
     expect(asJson.stdout).toBe(`${JSON.stringify(await messageOf('hello-1'), null, 2)}\n`);
     const accounts = await cli(['accounts', 'show', 'main', '--json']);
-    expect(JSON.parse(accounts.stdout).account.connections).toEqual({ open: expect.any(Number), in_use: expect.any(Number), max: 5 });
+    expect(JSON.parse(accounts.stdout).account.connections).toEqual({
+      open: expect.any(Number),
+      in_use: expect.any(Number),
+      max: 5,
+    });
   });
 });
 

@@ -22,7 +22,15 @@ const json = (text: string): any => JSON.parse(text);
 
 describe('mailproxy admin verbs against a running daemon', () => {
   it('adds, lists, shows and deletes tenants, as a table and as JSON, and rotates a key that works once printed', async () => {
-    const added = await cli(['tenants', 'add', 'cli-t1', '--name', 'CLI One', '--client-base-url', 'http://127.0.0.1:9/hook']);
+    const added = await cli([
+      'tenants',
+      'add',
+      'cli-t1',
+      '--name',
+      'CLI One',
+      '--client-base-url',
+      'http://127.0.0.1:9/hook',
+    ]);
     expect(added).toMatchObject({ code: 0, stderr: '' });
     const firstKey = /^api key:\s+(mpk_\S+)$/m.exec(added.stdout)?.[1];
     expect(firstKey).toBeDefined();
@@ -81,10 +89,16 @@ describe('mailproxy admin verbs against a running daemon', () => {
       {},
       'pw-never-shown\n',
     );
-    expect(added).toMatchObject({ code: 0, stdout: 'account relay1 of tenant cli-t2 created (the default account)\n', stderr: '' });
+    expect(added).toMatchObject({
+      code: 0,
+      stdout: 'account relay1 of tenant cli-t2 created (the default account)\n',
+      stderr: '',
+    });
 
     const list = await cli(['accounts', 'list', '--tenant', 'cli-t2']);
-    expect(list.stdout).toMatch(/^cli-t2\s+relay1\s+127\.0\.0\.1:2599\s+starttls\s+yes\s+active\s+0\s+30\/min -\/h -\/day\s+no\s+-$/m);
+    expect(list.stdout).toMatch(
+      /^cli-t2\s+relay1\s+127\.0\.0\.1:2599\s+starttls\s+yes\s+active\s+0\s+30\/min -\/h -\/day\s+no\s+-$/m,
+    );
     const show = await cli(['accounts', 'show', 'relay1', '--tenant', 'cli-t2']);
     expect(show.stdout).toMatch(/^has_password:\s+yes$/m);
     expect(show.stdout).toMatch(/^usage:\n {2}minute:\s+0 of 30, resets /m);
@@ -94,7 +108,9 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
     const invalid = await cli(['accounts', 'add', 'relay2', '--tenant', 'cli-t2', '--host', 'not a host']);
     expect(invalid.code).toBe(1);
-    expect(invalid.stderr).toContain('VALIDATION_FAILED: invalid request body\n  - host: must be a hostname or an IP address');
+    expect(invalid.stderr).toContain(
+      'VALIDATION_FAILED: invalid request body\n  - host: must be a hostname or an IP address',
+    );
 
     expect((await cli(['accounts', 'delete', 'relay1', '--tenant', 'cli-t2'])).code).toBe(0);
     expect(json((await cli(['accounts', 'list', '--tenant', 'cli-t2', '--json'])).stdout).accounts).toEqual([]);
@@ -102,10 +118,21 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
   it('prints the warnings of a change that leaves a tenant without a default account, on stderr, and --no-default unmarks one', async () => {
     await cli(['tenants', 'add', 'cli-def']);
-    const add = (id: string, ...flags: string[]) => cli(['accounts', 'add', id, '--tenant', 'cli-def', '--host', '127.0.0.1', '--port', '2599', ...flags]);
-    expect(await add('main')).toMatchObject({ code: 0, stdout: 'account main of tenant cli-def created (the default account)\n', stderr: '' });
-    expect(await add('spare')).toMatchObject({ code: 0, stdout: 'account spare of tenant cli-def created\n', stderr: '' });
-    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(/^cli-def\s+main\s+\S+\s+\S+\s+yes\s/m);
+    const add = (id: string, ...flags: string[]) =>
+      cli(['accounts', 'add', id, '--tenant', 'cli-def', '--host', '127.0.0.1', '--port', '2599', ...flags]);
+    expect(await add('main')).toMatchObject({
+      code: 0,
+      stdout: 'account main of tenant cli-def created (the default account)\n',
+      stderr: '',
+    });
+    expect(await add('spare')).toMatchObject({
+      code: 0,
+      stdout: 'account spare of tenant cli-def created\n',
+      stderr: '',
+    });
+    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(
+      /^cli-def\s+main\s+\S+\s+\S+\s+yes\s/m,
+    );
 
     const unmarked = await add('main', '--no-default');
     expect(unmarked).toMatchObject({ code: 0, stdout: 'account main of tenant cli-def updated\n' });
@@ -113,13 +140,17 @@ describe('mailproxy admin verbs against a running daemon', () => {
       'warning: NO_DEFAULT_ACCOUNT: tenant cli-def has no default account: messages that name no account (account_id, or the SMTP user <tenant>/<account>) ' +
         'are refused; its accounts: main, spare; save one with is_default true\n',
     );
-    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(/^cli-def\s+main\s+\S+\s+\S+\s+no\s/m);
+    expect((await cli(['accounts', 'list', '--tenant', 'cli-def'])).stdout).toMatch(
+      /^cli-def\s+main\s+\S+\s+\S+\s+no\s/m,
+    );
     expect((await add('x', '--default', '--no-default')).code).toBe(64);
 
     expect((await add('spare', '--default')).stderr).toBe('');
     const deleted = await cli(['accounts', 'delete', 'spare', '--tenant', 'cli-def']);
     expect(deleted).toMatchObject({ code: 0, stdout: 'account spare deleted\n' });
-    expect(deleted.stderr).toMatch(/^warning: NO_DEFAULT_ACCOUNT: tenant cli-def has no default account: .* its accounts: main; /);
+    expect(deleted.stderr).toMatch(
+      /^warning: NO_DEFAULT_ACCOUNT: tenant cli-def has no default account: .* its accounts: main; /,
+    );
   });
 
   it('manages a PEC account: the flag and the mailbox from flags, its password from a file, shown but never printed', async () => {
@@ -127,7 +158,22 @@ describe('mailproxy admin verbs against a running daemon', () => {
     const imapPasswordFile = join(daemon.dataDir, 'imap-password');
     writeFileSync(imapPasswordFile, 'imap-pw-never-shown\n');
     const add = (...args: string[]) =>
-      cli(['accounts', 'add', 'pec1', '--tenant', 'cli-pec', '--host', 'smtps.pec.example', '--user', 'me@pec.example', ...args], {}, 'relay-pw-never-shown\n');
+      cli(
+        [
+          'accounts',
+          'add',
+          'pec1',
+          '--tenant',
+          'cli-pec',
+          '--host',
+          'smtps.pec.example',
+          '--user',
+          'me@pec.example',
+          ...args,
+        ],
+        {},
+        'relay-pw-never-shown\n',
+      );
     const added = await add(
       '--password-file',
       '-',
@@ -163,7 +209,9 @@ describe('mailproxy admin verbs against a running daemon', () => {
       expect(show.stdout).toMatch(line);
     }
     for (const run of [added, list, show]) expect(run.stdout + run.stderr).not.toMatch(/pw-never-shown/);
-    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({
+    expect(
+      json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account,
+    ).toMatchObject({
       is_pec: true,
       has_imap_password: true,
       has_password: true,
@@ -171,7 +219,9 @@ describe('mailproxy admin verbs against a running daemon', () => {
 
     // --no-pec clears the flag and keeps the mailbox.
     expect((await add('--no-pec')).code).toBe(0);
-    expect(json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account).toMatchObject({
+    expect(
+      json((await cli(['accounts', 'show', 'pec1', '--tenant', 'cli-pec', '--json'])).stdout).account,
+    ).toMatchObject({
       is_pec: false,
       imap_host: 'imaps.pec.example',
       has_imap_password: true,
@@ -185,15 +235,39 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(twoStdin.stderr).toContain('only one of --password-file and --imap-password-file can read stdin');
     const badPort = await add('--imap-port', 'ninety');
     expect(badPort.stderr).toContain('--imap-port must be a whole number');
-    const refused = await cli(['accounts', 'add', 'pec2', '--tenant', 'cli-pec', '--host', 'smtps.pec.example', '--pec']);
+    const refused = await cli([
+      'accounts',
+      'add',
+      'pec2',
+      '--tenant',
+      'cli-pec',
+      '--host',
+      'smtps.pec.example',
+      '--pec',
+    ]);
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('VALIDATION_FAILED: invalid request body\n  - imap_host: a PEC account needs imap_host');
+    expect(refused.stderr).toContain(
+      'VALIDATION_FAILED: invalid request body\n  - imap_host: a PEC account needs imap_host',
+    );
   });
 
   it('lists and shows messages with why they wait, suspends and activates, and shows the queue', async () => {
     await cli(['tenants', 'add', 'cli-t3']);
-    await cli(['accounts', 'add', 'main', '--tenant', 'cli-t3', '--host', '127.0.0.1', '--port', String(await closedPort()), '--default']);
-    expect((await cli(['suspend', '--tenant', 'cli-t3'])).stdout).toBe('suspended tenant cli-t3: 0 messages held; suspended now: *\n');
+    await cli([
+      'accounts',
+      'add',
+      'main',
+      '--tenant',
+      'cli-t3',
+      '--host',
+      '127.0.0.1',
+      '--port',
+      String(await closedPort()),
+      '--default',
+    ]);
+    expect((await cli(['suspend', '--tenant', 'cli-t3'])).stdout).toBe(
+      'suspended tenant cli-t3: 0 messages held; suspended now: *\n',
+    );
     const submitted = await api(daemon.url, 'POST', '/add-messages', {
       token: daemon.adminToken,
       body: {
@@ -211,19 +285,36 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(submitted.body).toMatchObject({ queued: 3 });
 
     const list = await cli(['messages', 'list', '--tenant', 'cli-t3']);
-    expect(list.stdout.split('\n')[0]).toMatch(/^TENANT\s+ID\s+STATUS\s+PRI\s+ACCOUNT\s+TO\s+SUBJECT\s+CREATED\s+TRIES$/);
+    expect(list.stdout.split('\n')[0]).toMatch(
+      /^TENANT\s+ID\s+STATUS\s+PRI\s+ACCOUNT\s+TO\s+SUBJECT\s+CREATED\s+TRIES$/,
+    );
     expect(list.stdout).toMatch(/^cli-t3\s+cli-m2\s+suspended\s+2\s+main\s+user2@example\.org\s+invoice 2\s/m);
     const page = json((await cli(['messages', 'list', '--tenant', 'cli-t3', '--limit', '2', '--json'])).stdout);
     expect(page.messages).toHaveLength(2);
-    const rest = await cli(['messages', 'list', '--tenant', 'cli-t3', '--cursor', page.next_cursor, '--recipient', 'user1@example.org']);
+    const rest = await cli([
+      'messages',
+      'list',
+      '--tenant',
+      'cli-t3',
+      '--cursor',
+      page.next_cursor,
+      '--recipient',
+      'user1@example.org',
+    ]);
     expect(rest.stdout.trim().split('\n')).toHaveLength(2);
-    expect(json((await cli(['messages', 'list', '--tenant', 'cli-t3', '--batch', 'b3', '--json'])).stdout).messages.map((m: any) => m.id)).toEqual(['cli-m3']);
+    expect(
+      json((await cli(['messages', 'list', '--tenant', 'cli-t3', '--batch', 'b3', '--json'])).stdout).messages.map(
+        (m: any) => m.id,
+      ),
+    ).toEqual(['cli-m3']);
 
     const show = await cli(['messages', 'show', 'cli-m1', '--tenant', 'cli-t3']);
     expect(show.stdout).toMatch(/^status:\s+suspended$/m);
     expect(show.stdout).toMatch(/^why it waits:\n {2}tenant_suspended: /m);
     expect(show.stdout).toMatch(/^events:\n {2}AT\s+EVENT/m);
-    expect(json((await cli(['messages', 'show', 'cli-m1', '--tenant', 'cli-t3', '--json'])).stdout).why.reasons[0].code).toBe('tenant_suspended');
+    expect(
+      json((await cli(['messages', 'show', 'cli-m1', '--tenant', 'cli-t3', '--json'])).stdout).why.reasons[0].code,
+    ).toBe('tenant_suspended');
 
     const stats = await cli(['queue', 'stats', '--tenant', 'cli-t3']);
     expect(stats.stdout).toMatch(/^waiting:\s+3$/m);
@@ -231,18 +322,23 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(stats.stdout).toMatch(/^dispatcher:\s+running$/m);
     expect(json((await cli(['queue', 'stats', '--json'])).stdout).queue.waiting).toBeGreaterThanOrEqual(3);
 
-    expect((await cli(['activate', '--tenant', 'cli-t3'])).stdout).toBe('activated tenant cli-t3: 3 messages released; suspended now: nothing\n');
+    expect((await cli(['activate', '--tenant', 'cli-t3'])).stdout).toBe(
+      'activated tenant cli-t3: 3 messages released; suspended now: nothing\n',
+    );
     const batch = await cli(['suspend', '--tenant', 'cli-t3', '--batch', 'b3', '--json']);
     expect(json(batch.stdout)).toMatchObject({ ok: true, batch_code: 'b3', suspensions: ['b3'] });
   });
 
   it('adds, lists and deletes suppressions', async () => {
     await cli(['tenants', 'add', 'cli-t4']);
-    expect((await cli(['suppressions', 'add', 'Gone@Example.org', '--tenant', 'cli-t4', '--reason', 'asked to stop'])).stdout).toBe(
-      'gone@example.org suppressed\n',
-    );
+    expect(
+      (await cli(['suppressions', 'add', 'Gone@Example.org', '--tenant', 'cli-t4', '--reason', 'asked to stop']))
+        .stdout,
+    ).toBe('gone@example.org suppressed\n');
     const list = await cli(['suppressions', 'list', '--tenant', 'cli-t4']);
-    expect(list.stdout).toMatch(/^ADDRESS\s+SOURCE\s+REASON\s+CREATED\s+EXPIRES\ngone@example\.org\s+manual\s+asked to stop\s+\S+ \S+\s+never\n$/);
+    expect(list.stdout).toMatch(
+      /^ADDRESS\s+SOURCE\s+REASON\s+CREATED\s+EXPIRES\ngone@example\.org\s+manual\s+asked to stop\s+\S+ \S+\s+never\n$/,
+    );
     expect((await cli(['suppressions', 'delete', 'gone@example.org', '--tenant', 'cli-t4'])).code).toBe(0);
     expect(json((await cli(['suppressions', 'list', '--tenant', 'cli-t4', '--json'])).stdout).suppressions).toEqual([]);
     // Several tenants by now: the CLI names them rather than guess.
@@ -265,14 +361,20 @@ describe('mailproxy admin verbs against a running daemon', () => {
     const port = await closedPort();
     const down = await cli(['tenants', 'list'], { MAILPROXY_URL: `http://127.0.0.1:${port}` });
     expect(down.code).toBe(69);
-    expect(down.stderr).toBe(`mailproxy: cannot reach mailproxy at http://127.0.0.1:${port}: is it running? (ECONNREFUSED)\n`);
+    expect(down.stderr).toBe(
+      `mailproxy: cannot reach mailproxy at http://127.0.0.1:${port}: is it running? (ECONNREFUSED)\n`,
+    );
 
     const refused = await cli(['tenants', 'list', '--token', 'not-the-admin-token']);
     expect(refused.code).toBe(77);
-    expect(refused.stderr).toContain(`mailproxy at ${daemon.url} refused the token from --token (UNAUTHORIZED: invalid credentials)`);
+    expect(refused.stderr).toContain(
+      `mailproxy at ${daemon.url} refused the token from --token (UNAUTHORIZED: invalid credentials)`,
+    );
     expect(refused.stderr).not.toContain('at file://');
 
-    const noToken = await runCli(['tenants', 'list', '--url', daemon.url], { env: { MAILPROXY_DATA_DIR: join(daemon.dataDir, 'nothing-here') } });
+    const noToken = await runCli(['tenants', 'list', '--url', daemon.url], {
+      env: { MAILPROXY_DATA_DIR: join(daemon.dataDir, 'nothing-here') },
+    });
     expect(noToken.code).toBe(77);
     expect(noToken.stderr).toContain('no admin token: pass --token or MAILPROXY_TOKEN');
 

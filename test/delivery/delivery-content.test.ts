@@ -14,7 +14,9 @@ function mimeParts(raw: string): Array<{ headers: string; body: Buffer }> {
       const split = chunk.indexOf('\r\n\r\n');
       const headers = chunk.slice(0, split);
       const text = chunk.slice(split + 4).replace(/\r\n$/, '');
-      const body = /content-transfer-encoding:\s*base64/i.test(headers) ? Buffer.from(text.replace(/\s+/g, ''), 'base64') : Buffer.from(text);
+      const body = /content-transfer-encoding:\s*base64/i.test(headers)
+        ? Buffer.from(text.replace(/\s+/g, ''), 'base64')
+        : Buffer.from(text);
       parts.push({ headers, body });
     }
   }
@@ -25,7 +27,10 @@ function mimeParts(raw: string): Array<{ headers: string; body: Buffer }> {
 const THREADINGS = [
   { threads: 'in worker threads', fixture: {} },
   { threads: 'composed in the relay thread', fixture: { dispatch: { compose_threads: '0', relay_threads: '1' } } },
-  { threads: 'all on the main thread', fixture: { dispatch: { compose_threads: '0', relay_threads: '0' }, extraToml: '[http]\nparse_threads = 0\n' } },
+  {
+    threads: 'all on the main thread',
+    fixture: { dispatch: { compose_threads: '0', relay_threads: '0' }, extraToml: '[http]\nparse_threads = 0\n' },
+  },
 ];
 
 describe.each(THREADINGS)('what a posted message looks like at the relay, $threads', ({ fixture }) => {
@@ -106,7 +111,13 @@ describe.each(THREADINGS)('what a posted message looks like at the relay, $threa
     expect(other.messages[0]?.raw.toString()).toMatch(/^X-Genro-Mail-ID: m-2\r$/m);
 
     const { message: stored, events } = await fx.detail('acme', 'm-1');
-    expect(stored).toMatchObject({ status: 'sent', state: 'sent', attempts: 1, last_reply_code: 250, account_id: 'main' });
+    expect(stored).toMatchObject({
+      status: 'sent',
+      state: 'sent',
+      attempts: 1,
+      last_reply_code: 250,
+      account_id: 'main',
+    });
     expect(stored.sent_ts).toEqual(expect.any(Number));
     expect(events.map((event) => event.event_type)).toEqual(['queued', 'sending', 'sent']);
   });
@@ -126,8 +137,19 @@ describe.each(THREADINGS)('what a posted message looks like at the relay, $threa
     await fx.post(key, [
       message('att-1', {
         attachments: [
-          { filename: 'invoice.pdf', storage_path: pdf.toString('base64'), fetch_mode: 'base64', mime_type: 'application/pdf', content_md5: md5(pdf) },
-          { filename: 'report.png', storage_path: `${filesUrl}/files/report.png`, fetch_mode: 'http_url', mime_type: 'image/png' },
+          {
+            filename: 'invoice.pdf',
+            storage_path: pdf.toString('base64'),
+            fetch_mode: 'base64',
+            mime_type: 'application/pdf',
+            content_md5: md5(pdf),
+          },
+          {
+            filename: 'report.png',
+            storage_path: `${filesUrl}/files/report.png`,
+            fetch_mode: 'http_url',
+            mime_type: 'image/png',
+          },
           { filename: 'data.csv', storage_path: 'tenant/42/data.csv', fetch_mode: 'endpoint', mime_type: 'text/csv' },
         ],
       }),
@@ -138,12 +160,16 @@ describe.each(THREADINGS)('what a posted message looks like at the relay, $threa
     expect(byName('invoice.pdf')?.equals(pdf)).toBe(true);
     expect(byName('report.png')?.equals(png)).toBe(true);
     expect(byName('data.csv')?.equals(csv)).toBe(true);
-    expect(endpointCalls).toEqual([{ body: JSON.stringify({ storage_path: 'tenant/42/data.csv' }), authorization: 'Bearer attachment-token-1234' }]);
+    expect(endpointCalls).toEqual([
+      { body: JSON.stringify({ storage_path: 'tenant/42/data.csv' }), authorization: 'Bearer attachment-token-1234' },
+    ]);
   });
 
   it('retries an attachment that cannot be fetched yet instead of failing the message', async () => {
     await fx.post(key, [
-      message('att-missing', { attachments: [{ filename: 'late.pdf', storage_path: `${filesUrl}/files/late.pdf`, fetch_mode: 'http_url' }] }),
+      message('att-missing', {
+        attachments: [{ filename: 'late.pdf', storage_path: `${filesUrl}/files/late.pdf`, fetch_mode: 'http_url' }],
+      }),
     ]);
     await fx.settle();
     const { message: stored } = await fx.detail('acme', 'att-missing');

@@ -28,7 +28,12 @@ describe('use_tls as genro-mail-proxy reads it', () => {
 
   /** Creates the account with only these TLS-related fields (no tls_mode) and answers its view. */
   const account = async (id: string, fields: Record<string, unknown>): Promise<Record<string, any>> => {
-    const response = await fx.admin('POST', '/account', { id, tenant_id: 'acme', tls_reject_unauthorized: false, ...fields });
+    const response = await fx.admin('POST', '/account', {
+      id,
+      tenant_id: 'acme',
+      tls_reject_unauthorized: false,
+      ...fields,
+    });
     expect(response.status, response.text).toBe(201);
     return response.body.account;
   };
@@ -77,7 +82,9 @@ describe('use_tls as genro-mail-proxy reads it', () => {
     await fx.settle();
     await fx.settle();
     const accounts = await fx.admin('GET', '/accounts?tenant_id=acme');
-    const paused = (accounts.body.accounts as Array<Record<string, any>>).find((candidate) => candidate.id === 'no-starttls');
+    const paused = (accounts.body.accounts as Array<Record<string, any>>).find(
+      (candidate) => candidate.id === 'no-starttls',
+    );
     expect(paused).toMatchObject({ state: 'paused' });
     expect(paused?.paused_reason).toMatch(/^TLS: /);
     expect(plain587.messages).toHaveLength(0);
@@ -95,8 +102,17 @@ describe('use_tls as genro-mail-proxy reads it', () => {
     expect(await account('null-465', { host: HOST, port: 465, use_tls: null })).toMatchObject({ tls_mode: 'implicit' });
     expect(await account('absent-465', { host: HOST, port: 465 })).toMatchObject({ tls_mode: 'implicit' });
     expect(await account('null-587', { host: HOST, port: 587, use_tls: null })).toMatchObject({ tls_mode: 'starttls' });
-    expect(await account('both', { host: HOST, port: 587, use_tls: true, tls_mode: 'implicit' })).toMatchObject({ tls_mode: 'implicit', use_tls: true });
-    const contradiction = await fx.admin('POST', '/account', { id: 'contradiction', tenant_id: 'acme', host: HOST, use_tls: false, tls_mode: 'starttls' });
+    expect(await account('both', { host: HOST, port: 587, use_tls: true, tls_mode: 'implicit' })).toMatchObject({
+      tls_mode: 'implicit',
+      use_tls: true,
+    });
+    const contradiction = await fx.admin('POST', '/account', {
+      id: 'contradiction',
+      tenant_id: 'acme',
+      host: HOST,
+      use_tls: false,
+      tls_mode: 'starttls',
+    });
     expect(contradiction.status).toBe(400);
     expect(contradiction.body.error.code).toBe('VALIDATION_FAILED');
   });

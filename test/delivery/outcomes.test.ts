@@ -8,17 +8,26 @@ describe('delivery outcomes', () => {
   afterEach(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
-  const setup = (sink: SmtpSinkOptions = {}, account: Record<string, unknown> = {}) => startSinkScenario(cleanups, { sink, account });
-  const eventTypes = async (fx: QueueFixture, id: string): Promise<string[]> => (await fx.detail('acme', id)).events.map((event) => event.event_type);
+  const setup = (sink: SmtpSinkOptions = {}, account: Record<string, unknown> = {}) =>
+    startSinkScenario(cleanups, { sink, account });
+  const eventTypes = async (fx: QueueFixture, id: string): Promise<string[]> =>
+    (await fx.detail('acme', id)).events.map((event) => event.event_type);
 
   it('defers on 451 with the schedule, then sends when the relay recovers', async () => {
     let refusals = 1;
-    const { fx, sink, key } = await setup({ onData: () => (refusals-- > 0 ? { code: 451, message: 'Greylisted, come back later' } : null) });
+    const { fx, sink, key } = await setup({
+      onData: () => (refusals-- > 0 ? { code: 451, message: 'Greylisted, come back later' } : null),
+    });
     await fx.post(key, [message('grey')]);
     await fx.settle();
     await fx.settle();
     const deferred = await fx.detail('acme', 'grey');
-    expect(deferred.message).toMatchObject({ status: 'deferred', attempts: 1, last_reply_code: 451, last_enhanced_status: expect.stringMatching(/^4\./) });
+    expect(deferred.message).toMatchObject({
+      status: 'deferred',
+      attempts: 1,
+      last_reply_code: 451,
+      last_enhanced_status: expect.stringMatching(/^4\./),
+    });
     expect(deferred.message.deferred_reason).toContain('Greylisted');
     // The first step of the schedule is 60 s (jitter 0 in this fixture).
     expect(deferred.message.next_attempt_ts * 1000 - fx.clock.now()).toBeGreaterThan(58_000);
@@ -47,11 +56,19 @@ describe('delivery outcomes', () => {
     const { message: stored, events } = await fx.detail('acme', 'stale');
     expect(stored).toMatchObject({ status: 'error', attempts: 2, last_reply_code: 451 });
     expect(stored.error).toMatch(/^expired: not delivered within 432000 s after 2 attempts; last: .*Greylisted/);
-    expect(events.map((event: Record<string, unknown>) => event.event_type)).toEqual(['queued', 'sending', 'deferred', 'sending', 'expired']);
+    expect(events.map((event: Record<string, unknown>) => event.event_type)).toEqual([
+      'queued',
+      'sending',
+      'deferred',
+      'sending',
+      'expired',
+    ]);
   });
 
   it("honours the relay's own retry hint", async () => {
-    const { fx, key } = await setup({ onRcpt: () => ({ code: 450, message: '4.2.0 Rate limited, try again in 7 seconds' }) });
+    const { fx, key } = await setup({
+      onRcpt: () => ({ code: 450, message: '4.2.0 Rate limited, try again in 7 seconds' }),
+    });
     await fx.post(key, [message('hinted')]);
     await fx.settle();
     await fx.settle();
@@ -63,7 +80,10 @@ describe('delivery outcomes', () => {
 
   it("ends in error on 550 with the relay's text", async () => {
     const { fx, key } = await setup({
-      onRcpt: (address) => (address.startsWith('ghost') ? { code: 550, message: '5.1.1 <ghost@example.net>: Recipient address rejected: User unknown' } : null),
+      onRcpt: (address) =>
+        address.startsWith('ghost')
+          ? { code: 550, message: '5.1.1 <ghost@example.net>: Recipient address rejected: User unknown' }
+          : null,
     });
     await fx.post(key, [message('bad', { to: 'ghost@example.net' })]);
     await fx.settle();
@@ -75,13 +95,17 @@ describe('delivery outcomes', () => {
   });
 
   it('records a partial refusal per recipient and sends to the others', async () => {
-    const { fx, sink, key } = await setup({ onRcpt: (address) => (address.startsWith('ghost') ? { code: 550, message: '5.1.1 User unknown' } : null) });
+    const { fx, sink, key } = await setup({
+      onRcpt: (address) => (address.startsWith('ghost') ? { code: 550, message: '5.1.1 User unknown' } : null),
+    });
     await fx.post(key, [message('partial', { to: ['ok@example.net', 'ghost@example.net'] })]);
     await sink.waitForMessages(1);
     await fx.settle();
     const { message: stored } = await fx.detail('acme', 'partial');
     expect(stored.status).toBe('sent');
-    expect(stored.refused_recipients).toEqual([expect.objectContaining({ recipient: 'ghost@example.net', replyCode: 550, enhancedStatus: '5.1.1' })]);
+    expect(stored.refused_recipients).toEqual([
+      expect.objectContaining({ recipient: 'ghost@example.net', replyCode: 550, enhancedStatus: '5.1.1' }),
+    ]);
     expect(sink.messages[0]?.rcptTo).toEqual(['ok@example.net']);
   });
 
@@ -107,7 +131,10 @@ describe('delivery outcomes', () => {
   });
 
   it('pauses the account when the relay refuses our credentials, keeps its mail, and resumes when fixed', async () => {
-    const { fx, sink, key } = await setup({ auth: { user: 'mailer', pass: 'right-password' } }, { user: 'mailer', password: 'wrong-password' });
+    const { fx, sink, key } = await setup(
+      { auth: { user: 'mailer', pass: 'right-password' } },
+      { user: 'mailer', password: 'wrong-password' },
+    );
     await fx.post(key, [message('held-1'), message('held-2')]);
     await fx.settle();
     await fx.settle();
@@ -137,7 +164,10 @@ describe('delivery outcomes', () => {
     expect(resent.body).toMatchObject({ resent: ['again'], not_found: ['unknown'] });
     await sink.waitForMessages(2);
     await fx.settle();
-    expect(sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1])).toEqual(['again', 'again']);
+    expect(sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1])).toEqual([
+      'again',
+      'again',
+    ]);
     // The Message-ID is fixed at submission: every attempt carries the same one.
     const messageIds = sink.messages.map((received) => /^Message-ID: (.+)\r$/m.exec(received.raw.toString())?.[1]);
     expect(messageIds[0]).toMatch(/^<[^@]+@example\.com>$/);

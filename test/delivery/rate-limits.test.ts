@@ -3,7 +3,8 @@ import { message, startQueueFixture, startSinkScenario, type QueueFixture } from
 import { createTestClock } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
-const mailIds = (sink: SmtpSink): string[] => sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1] ?? '?');
+const mailIds = (sink: SmtpSink): string[] =>
+  sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1] ?? '?');
 
 describe('per-account limits', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -66,7 +67,10 @@ describe('per-account limits', () => {
   });
 
   it("ends messages over the limit in error 'rate_limit_exceeded' when the account says reject", async () => {
-    const { fx, sink, key } = await startSinkScenario(cleanups, { clock: alignedClock(), account: { limit_per_minute: 2, limit_behavior: 'reject' } });
+    const { fx, sink, key } = await startSinkScenario(cleanups, {
+      clock: alignedClock(),
+      account: { limit_per_minute: 2, limit_behavior: 'reject' },
+    });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
     await fx.post(
       key,
@@ -75,13 +79,18 @@ describe('per-account limits', () => {
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme' });
     await settleAll(fx);
     await sink.waitForMessages(2);
-    const states = await Promise.all(Array.from({ length: 5 }, async (_, index) => (await fx.detail('acme', `r-${index}`)).message));
+    const states = await Promise.all(
+      Array.from({ length: 5 }, async (_, index) => (await fx.detail('acme', `r-${index}`)).message),
+    );
     expect(states.map((stored) => stored.status)).toEqual(['sent', 'sent', 'error', 'error', 'error']);
     expect(states[4]?.error).toBe('rate_limit_exceeded');
   });
 
   it('gives scarce budget to the higher priority', async () => {
-    const { fx, sink, key } = await startSinkScenario(cleanups, { clock: alignedClock(), account: { limit_per_hour: 1 } });
+    const { fx, sink, key } = await startSinkScenario(cleanups, {
+      clock: alignedClock(),
+      account: { limit_per_hour: 1 },
+    });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
     await fx.post(key, [message('bulk', { priority: 'low' }), message('password-reset', { priority: 'immediate' })]);
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme' });

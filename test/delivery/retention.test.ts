@@ -16,14 +16,19 @@ describe('retention removes a message only after its outcome and its bounce were
     ({ key } = await s.addTenant('acme', '/acme'));
     await s.fx.post(key, [message('plain'), message('bounced')]);
     await s.sink.waitForMessages(2);
-    await s.client.waitFor('a refused report of both outcomes', (client) => client.items().filter((item) => item.event === 'sent').length >= 2);
+    await s.client.waitFor(
+      'a refused report of both outcomes',
+      (client) => client.items().filter((item) => item.event === 'sent').length >= 2,
+    );
   });
   afterAll(async () => {
     for (const cleanup of cleanups) await cleanup();
   });
 
-  const exists = async (id: string): Promise<boolean> => (await s.fx.admin('GET', `/messages/${id}?tenant_id=acme`)).status === 200;
-  const reportedTs = async (id: string, field: 'reported_ts' | 'bounce_reported_ts'): Promise<unknown> => (await s.fx.detail('acme', id)).message[field];
+  const exists = async (id: string): Promise<boolean> =>
+    (await s.fx.admin('GET', `/messages/${id}?tenant_id=acme`)).status === 200;
+  const reportedTs = async (id: string, field: 'reported_ts' | 'bounce_reported_ts'): Promise<unknown> =>
+    (await s.fx.detail('acme', id)).message[field];
 
   it('an outcome the client has not acknowledged keeps its message, however old', async () => {
     s.fx.clock.advance(2 * DAY_MS);
@@ -52,7 +57,9 @@ describe('retention removes a message only after its outcome and its bounce were
       recipient: null,
       at: s.fx.clock.now(),
     });
-    await s.client.waitFor('a refused bounce report', (client) => client.items().some((item) => item.event === 'bounced'));
+    await s.client.waitFor('a refused bounce report', (client) =>
+      client.items().some((item) => item.event === 'bounced'),
+    );
 
     s.fx.clock.advance(8 * DAY_MS);
     await s.fx.t.daemon.retention.tick();

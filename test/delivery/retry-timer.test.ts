@@ -25,6 +25,12 @@ describe('a deferred message on an idle daemon', () => {
     await sink.waitForMessages(1, 15_000);
     expect(attempts).toBe(2);
     await fx.t.daemon.dispatcher.idle();
-    expect((await fx.detail('acme', 'retried')).events.map((event) => event.event_type)).toEqual(['queued', 'sending', 'deferred', 'sending', 'sent']);
+    expect((await fx.detail('acme', 'retried')).events.map((event) => event.event_type)).toEqual([
+      'queued',
+      'sending',
+      'deferred',
+      'sending',
+      'sent',
+    ]);
   });
 });

@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { message, startSinkScenario } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
-const mailIds = (sink: SmtpSink): string[] => sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1] ?? '?');
+const mailIds = (sink: SmtpSink): string[] =>
+  sink.messages.map((received) => /^X-Genro-Mail-ID: (.+)\r$/m.exec(received.raw.toString())?.[1] ?? '?');
 
 describe('scheduling: priority, order, deferral, fairness, suspension', () => {
   const cleanups: Array<() => Promise<void>> = [];
@@ -32,7 +33,10 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
 
   it('claims a priority 0 message at once even when the account lane is full', async () => {
     // The relay never answers: two sends sit on the wire and the lane fills with claimed normal mail.
-    const { fx, sink, key } = await startSinkScenario(cleanups, { sink: { hangAfterData: true }, account: { max_connections: 1 } });
+    const { fx, sink, key } = await startSinkScenario(cleanups, {
+      sink: { hangAfterData: true },
+      account: { max_connections: 1 },
+    });
     await fx.post(
       key,
       Array.from({ length: 100 }, (_, index) => message(`bulk-${index}`)),
@@ -50,7 +54,10 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
   });
 
   it('never hands out again a message whose send is still in progress, however far the clock moves', async () => {
-    const { fx, sink, key } = await startSinkScenario(cleanups, { sink: { hangAfterData: true }, account: { max_connections: 1 } });
+    const { fx, sink, key } = await startSinkScenario(cleanups, {
+      sink: { hangAfterData: true },
+      account: { max_connections: 1 },
+    });
     await fx.post(key, [message('slow-1')]);
     await sink.waitForUnanswered(1);
     // Far past any lease: only a crashed owner's leases expire, not the sends this process still has in hand.
@@ -171,7 +178,11 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
     await sink.waitForMessages(2);
     await fx.settle();
     expect(mailIds(sink).sort()).toEqual(['a-1', 'none-1']);
-    expect((await fx.detail('acme', 'b-1')).message).toMatchObject({ status: 'suspended', state: 'queued', suspended: true });
+    expect((await fx.detail('acme', 'b-1')).message).toMatchObject({
+      status: 'suspended',
+      state: 'queued',
+      suspended: true,
+    });
 
     const activated = await fx.admin('POST', '/commands/activate?tenant_id=acme&batch_code=B');
     expect(activated.body).toMatchObject({ ok: true, activated_messages: 1, suspensions: [] });
@@ -204,7 +215,9 @@ describe('scheduling: priority, order, deferral, fairness, suspension', () => {
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme', batch_code: 'Z' });
     await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['nope'] });
     const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
-    const commands = db.prepare(`SELECT actor, command FROM command_log WHERE command LIKE 'messages.%' ORDER BY seq`).all();
+    const commands = db
+      .prepare(`SELECT actor, command FROM command_log WHERE command LIKE 'messages.%' ORDER BY seq`)
+      .all();
     db.close();
     expect(commands).toEqual([
       { actor: 'admin', command: 'messages.suspend' },

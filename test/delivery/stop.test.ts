@@ -10,7 +10,10 @@ describe('stopping the dispatcher', () => {
 
   it('returns claimed but unsent messages to the queue, hands back what was in flight at the deadline', async () => {
     // A relay that takes each message and never answers: sends stay in flight.
-    const { fx, sink, key } = await startSinkScenario(cleanups, { sink: { hangAfterData: true }, account: { max_connections: 1 } });
+    const { fx, sink, key } = await startSinkScenario(cleanups, {
+      sink: { hangAfterData: true },
+      account: { max_connections: 1 },
+    });
     const ids = Array.from({ length: 30 }, (_, index) => `s-${String(index).padStart(2, '0')}`);
     await fx.post(
       key,

@@ -40,7 +40,9 @@ interface Rule {
 /** The series names a scrape can hold: a histogram's as `_bucket`, `_sum` and `_count`. */
 const seriesNames = (families: Map<string, MetricFamily>): Set<string> =>
   new Set(
-    [...families.values()].flatMap((family) => (family.type === 'histogram' ? ['_bucket', '_sum', '_count'].map((end) => family.name + end) : [family.name])),
+    [...families.values()].flatMap((family) =>
+      family.type === 'histogram' ? ['_bucket', '_sum', '_count'].map((end) => family.name + end) : [family.name],
+    ),
   );
 
 const hasPromtool = ((): boolean => {
@@ -56,14 +58,24 @@ describe('monitoring/: the Grafana dashboard and the Prometheus rules', () => {
   const started = tearDownProcesses({ stop: 'file' });
   let families: Map<string, MetricFamily>;
   let exported: Set<string>;
-  const dashboard = JSON.parse(read('monitoring/grafana-dashboard.json')) as { panels: Panel[]; templating: { list: Array<Record<string, any>> } };
-  const rules = parseYaml(read('monitoring/prometheus-rules.yml')) as { groups: Array<{ name: string; rules: Rule[] }> };
-  const unknownIn = (expr: string): string[] => promqlMetricNames(expr).filter((name) => !exported.has(name) && !PROMETHEUS_OWN.has(name));
+  const dashboard = JSON.parse(read('monitoring/grafana-dashboard.json')) as {
+    panels: Panel[];
+    templating: { list: Array<Record<string, any>> };
+  };
+  const rules = parseYaml(read('monitoring/prometheus-rules.yml')) as {
+    groups: Array<{ name: string; rules: Rule[] }>;
+  };
+  const unknownIn = (expr: string): string[] =>
+    promqlMetricNames(expr).filter((name) => !exported.has(name) && !PROMETHEUS_OWN.has(name));
 
   beforeAll(async () => {
     const cwd = mkdtempSync(join(tmpdir(), 'mailproxy-monitoring-'));
     started.dirs.push(cwd);
-    const { url } = await serveUntilListening(cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_HTTP_METRICS_TOKEN: METRICS_TOKEN }, started.running);
+    const { url } = await serveUntilListening(
+      cwd,
+      { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_HTTP_METRICS_TOKEN: METRICS_TOKEN },
+      started.running,
+    );
     const scrape = await api(url, 'GET', '/metrics', { token: METRICS_TOKEN });
     expect(scrape.status).toBe(200);
     families = parsePrometheusText(scrape.text);
@@ -71,21 +83,23 @@ describe('monitoring/: the Grafana dashboard and the Prometheus rules', () => {
   });
 
   it('reads the names out of PromQL, and so finds a misspelt one', () => {
-    expect(promqlMetricNames('histogram_quantile(0.99, sum by (le, ingress) (rate(mailproxy_intake_latency_seconds_bucket{instance=~"$i"}[5m]))) > 1')).toEqual(
-      ['mailproxy_intake_latency_seconds_bucket'],
-    );
-    expect(promqlMetricNames('mailproxy_store_used_bytes / on (instance) mailproxy_store_max_bytes > 0.8 or up == 0')).toEqual([
-      'mailproxy_store_used_bytes',
-      'mailproxy_store_max_bytes',
-      'up',
-    ]);
+    expect(
+      promqlMetricNames(
+        'histogram_quantile(0.99, sum by (le, ingress) (rate(mailproxy_intake_latency_seconds_bucket{instance=~"$i"}[5m]))) > 1',
+      ),
+    ).toEqual(['mailproxy_intake_latency_seconds_bucket']);
+    expect(
+      promqlMetricNames('mailproxy_store_used_bytes / on (instance) mailproxy_store_max_bytes > 0.8 or up == 0'),
+    ).toEqual(['mailproxy_store_used_bytes', 'mailproxy_store_max_bytes', 'up']);
     expect(unknownIn('sum(rate(gmp_sent_total[5m])) / sum(rate(gmp_send_total[5m]))')).toEqual(['gmp_send_total']);
     expect(labelValuesMetric('label_values(mailproxy_build_info, instance)')).toBe('mailproxy_build_info');
   });
 
   it('scrapes the real process with the metrics token, which says its version', () => {
     const version = (JSON.parse(read('package.json')) as { version: string }).version;
-    expect(families.get('mailproxy_build_info')?.samples).toEqual([{ name: 'mailproxy_build_info', labels: { version, node: process.version }, value: 1 }]);
+    expect(families.get('mailproxy_build_info')?.samples).toEqual([
+      { name: 'mailproxy_build_info', labels: { version, node: process.version }, value: 1 },
+    ]);
   });
 
   it('names every counter of ours with _total and nothing else with it', () => {
@@ -116,7 +130,11 @@ describe('monitoring/: the Grafana dashboard and the Prometheus rules', () => {
   });
 
   it('charts every new intake counter and the paused-accounts gauge', () => {
-    const charted = new Set(dashboard.panels.flatMap((panel) => (panel.targets ?? []).flatMap((target) => promqlMetricNames(target.expr ?? ''))));
+    const charted = new Set(
+      dashboard.panels.flatMap((panel) =>
+        (panel.targets ?? []).flatMap((target) => promqlMetricNames(target.expr ?? '')),
+      ),
+    );
     for (const name of [
       'mailproxy_smtp_connections_total',
       'mailproxy_smtp_auth_failures_total',
@@ -144,9 +162,15 @@ describe('monitoring/: the Grafana dashboard and the Prometheus rules', () => {
 
   it.skipIf(!hasPromtool)('promtool check rules accepts the rules file', () => {
     // Throws with promtool's own words when a rule does not parse.
-    const output = execFileSync('promtool', ['check', 'rules', 'monitoring/prometheus-rules.yml'], { cwd: ROOT, encoding: 'utf8', stdio: 'pipe' });
+    const output = execFileSync('promtool', ['check', 'rules', 'monitoring/prometheus-rules.yml'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: 'pipe',
+    });
     expect(output).toMatch(/SUCCESS: \d+ rules found/);
   });
   if (!hasPromtool)
-    console.warn('monitoring.test: promtool is not on the PATH: `promtool check rules` skipped (apt-get install prometheus, or the release tarball)');
+    console.warn(
+      'monitoring.test: promtool is not on the PATH: `promtool check rules` skipped (apt-get install prometheus, or the release tarball)',
+    );
 });

@@ -53,12 +53,17 @@ describe('packaging', () => {
 
   it("systemd-analyze verifies the unit, which is hardened and outlasts the daemon's own drain", () => {
     // Throws with systemd's own words when the unit does not verify.
-    execFileSync('systemd-analyze', ['verify', 'systemd/mailproxy.service'], { cwd: new URL('../../', import.meta.url), stdio: 'pipe' });
+    execFileSync('systemd-analyze', ['verify', 'systemd/mailproxy.service'], {
+      cwd: new URL('../../', import.meta.url),
+      stdio: 'pipe',
+    });
     const keys = serviceKeys(read('systemd/mailproxy.service'));
     expect(keys.get('DynamicUser') === 'yes' || keys.has('User')).toBe(true);
     expect(
       Object.fromEntries(
-        ['ProtectSystem', 'NoNewPrivileges', 'StateDirectory', 'RestartPreventExitStatus', 'AmbientCapabilities'].map((key) => [key, keys.get(key)]),
+        ['ProtectSystem', 'NoNewPrivileges', 'StateDirectory', 'RestartPreventExitStatus', 'AmbientCapabilities'].map(
+          (key) => [key, keys.get(key)],
+        ),
       ),
     ).toEqual({
       ProtectSystem: 'strict',
@@ -124,7 +129,9 @@ describe('packaging', () => {
 
     it('lets SMTP clients AUTH through the published port: allowed without TLS only because the port is on loopback', () => {
       // The image's own environment, then the service's, as the daemon in the container reads them.
-      const imageEnv = Object.fromEntries([...dockerfile.matchAll(/(MAILPROXY_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+      const imageEnv = Object.fromEntries(
+        [...dockerfile.matchAll(/(MAILPROXY_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]),
+      );
       const parsed = parseConfig(null, { ...imageEnv, ...mailproxy.environment });
       expect(parsed.ok).toBe(true);
       if (!parsed.ok) return;
@@ -172,7 +179,9 @@ describe('packaging', () => {
     );
     const services = (parseYaml(text, { merge: true }) as { services: Record<string, FleetService> }).services;
     const dockerfile = read('docker/Dockerfile');
-    const imageEnv = Object.fromEntries([...dockerfile.matchAll(/(MAILPROXY_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]));
+    const imageEnv = Object.fromEntries(
+      [...dockerfile.matchAll(/(MAILPROXY_[A-Z_]+)=(\S+)/g)].map((match) => [match[1], match[2]]),
+    );
     const nodes = ['mailproxy1', 'mailproxy2', 'mailproxy3'].map((name) => services[name] as FleetService);
     const natsServers = ['nats1', 'nats2', 'nats3'].map((name) => services[name] as FleetService);
 
@@ -186,7 +195,11 @@ describe('packaging', () => {
       for (const config of configs) {
         expect(config.fleet.enabled).toBe(true);
         expect(config.fleet.replicas).toBe(3);
-        expect(config.nats.url.split(',').sort()).toEqual(['nats://nats1:4222', 'nats://nats2:4222', 'nats://nats3:4222']);
+        expect(config.nats.url.split(',').sort()).toEqual([
+          'nats://nats1:4222',
+          'nats://nats2:4222',
+          'nats://nats3:4222',
+        ]);
         expect(config.security.secret_key).toBe(configs[0]?.security.secret_key);
         expect(config.http.admin_token).toBe(configs[0]?.http.admin_token);
       }
@@ -207,7 +220,11 @@ describe('packaging', () => {
         const command = server.command ?? [];
         expect(command).toContain('-js');
         expect(option(command, '--cluster_name')).toBe('mailproxy');
-        expect(option(command, '--routes')?.split(',').sort()).toEqual(['nats://nats1:6222', 'nats://nats2:6222', 'nats://nats3:6222']);
+        expect(option(command, '--routes')?.split(',').sort()).toEqual([
+          'nats://nats1:6222',
+          'nats://nats2:6222',
+          'nats://nats3:6222',
+        ]);
       }
       expect(new Set(natsServers.map((server) => server.volumes?.[0])).size).toBe(3);
     });

@@ -48,7 +48,8 @@ describe('crash recovery of the real process', () => {
 
     const first = await startDaemon(cwd);
     const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
-    const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token, body });
+    const admin = (url: string, method: string, path: string, body?: unknown) =>
+      api(url, method, path, { token, body });
     expect((await admin(first.url, 'POST', '/tenant', { id: 'crash' })).status).toBe(201);
     const account = await admin(first.url, 'POST', '/account', {
       id: 'main',
@@ -84,7 +85,9 @@ describe('crash recovery of the real process', () => {
     const second = await startDaemon(cwd);
     // The dispatcher returns the dead process's leases before the daemon reports ready.
     await second.daemon.waitForLog((entry) => entry.msg === 'ready');
-    const reclaimed = second.daemon.entries.find((entry) => entry.msg === 'messages interrupted by the last stop will be sent again');
+    const reclaimed = second.daemon.entries.find(
+      (entry) => entry.msg === 'messages interrupted by the last stop will be sent again',
+    );
     expect(reclaimed, 'the restart reclaims the leases of the killed process').toBeDefined();
     if (reclaimed === undefined) return;
     expect(reclaimed.level).toBe('warn');
@@ -97,7 +100,9 @@ describe('crash recovery of the real process', () => {
     const deadline = Date.now() + 30_000;
     let pending = ids;
     while (pending.length > 0 && Date.now() < deadline) {
-      const details = await Promise.all(pending.map(async (id) => ({ id, detail: await admin(second.url, 'GET', `/messages/${id}?tenant_id=crash`) })));
+      const details = await Promise.all(
+        pending.map(async (id) => ({ id, detail: await admin(second.url, 'GET', `/messages/${id}?tenant_id=crash`) })),
+      );
       for (const { id, detail } of details) {
         expect(detail.status, detail.text).toBe(200);
         states.set(id, detail.body.message.state);

@@ -72,7 +72,11 @@ describe('mailproxy serve as a process', () => {
     const listening = await daemon.waitForLog((entry) => entry.msg === 'http listening');
     const ready = await daemon.waitForLog((entry) => entry.msg === 'ready');
     const url = `http://127.0.0.1:${listening.port as number}`;
-    expect(ready).toMatchObject({ console: `${url}/ui`, docs: `${url}/docs`, note: expect.stringContaining('listening on every address (0.0.0.0:') });
+    expect(ready).toMatchObject({
+      console: `${url}/ui`,
+      docs: `${url}/docs`,
+      note: expect.stringContaining('listening on every address (0.0.0.0:'),
+    });
     expect((await fetch(ready.docs as string)).status).toBe(200);
   });
 
@@ -97,7 +101,10 @@ describe('mailproxy serve as a process', () => {
     try {
       const cwd = tempDir();
       writeFileSync(join(cwd, 'mailproxy.toml'), `[http]\nlisten = "127.0.0.1:${taken}"\n[log]\nlevel = "silent"\n`);
-      const daemon = start(['serve', '--config', 'mailproxy.toml'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_LOG_LEVEL: 'info' });
+      const daemon = start(['serve', '--config', 'mailproxy.toml'], cwd, {
+        MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+        MAILPROXY_LOG_LEVEL: 'info',
+      });
       const listening = await daemon.waitForLog((entry) => entry.msg === 'http listening');
       expect(listening.port).not.toBe(taken);
       expect((await api(`http://127.0.0.1:${listening.port as number}`, 'GET', '/health')).status).toBe(200);
@@ -113,13 +120,22 @@ describe('mailproxy serve as a process', () => {
     expect(await daemon.exited).toEqual({ code: 78, signal: null });
     const stderr = daemon.stderr.join('');
     expect(stderr).toContain('invalid configuration (4 problems)');
-    for (const key of ['dta_dir: unknown key', 'http.listen: expected host:port', 'http.max_body_bytes:', 'log.level (from MAILPROXY_LOG_LEVEL):']) {
+    for (const key of [
+      'dta_dir: unknown key',
+      'http.listen: expected host:port',
+      'http.max_body_bytes:',
+      'log.level (from MAILPROXY_LOG_LEVEL):',
+    ]) {
       expect(stderr).toContain(key);
     }
   });
 
   it.each([
-    ['a missing config file', ['serve', '--config', 'absent.toml'], 'absent.toml: cannot read the config file (ENOENT)'],
+    [
+      'a missing config file',
+      ['serve', '--config', 'absent.toml'],
+      'absent.toml: cannot read the config file (ENOENT)',
+    ],
     ['broken TOML', ['serve', '--config', 'broken.toml'], 'broken.toml: not valid TOML at line 2'],
   ])('exits 78 on %s', async (_name, args, message) => {
     const cwd = tempDir();
@@ -136,7 +152,10 @@ describe('mailproxy serve as a process', () => {
     expect(usage.stderr.join('')).toContain('unknown option for serve: --bogus');
 
     writeFileSync(join(cwd, 'not-a-dir'), 'x');
-    const broken = start(['serve'], cwd, { MAILPROXY_DATA_DIR: 'not-a-dir/data', MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
+    const broken = start(['serve'], cwd, {
+      MAILPROXY_DATA_DIR: 'not-a-dir/data',
+      MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+    });
     expect((await broken.exited).code).toBe(1);
     expect(broken.entries.find((entry) => entry.level === 'fatal')?.msg).toBe('failed to start');
   });
@@ -152,23 +171,42 @@ describe('mailproxy serve as a process', () => {
       const url = `http://127.0.0.1:${listening.port as number}`;
       const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
       const key = (await api(url, 'POST', '/tenant', { token, body: { id: 'acme' } })).body.api_key as string;
-      const account = { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', is_default: true };
+      const account = {
+        id: 'main',
+        tenant_id: 'acme',
+        host: '127.0.0.1',
+        port: sink.port,
+        tls_mode: 'none',
+        is_default: true,
+      };
       expect((await api(url, 'POST', '/account', { token, body: account })).status).toBe(201);
-      const message = { id: 'once-1', from: 'app@acme.example', to: 'someone@example.net', subject: 'once', body: 'once' };
-      expect((await api(url, 'POST', '/add-messages', { token: key, body: { messages: [message] } })).body).toMatchObject({ queued: 1 });
+      const message = {
+        id: 'once-1',
+        from: 'app@acme.example',
+        to: 'someone@example.net',
+        subject: 'once',
+        body: 'once',
+      };
+      expect(
+        (await api(url, 'POST', '/add-messages', { token: key, body: { messages: [message] } })).body,
+      ).toMatchObject({ queued: 1 });
       await sink.waitForAnswering(1);
 
       const second = start(['serve'], cwd, { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0' });
       expect(await second.exited).toEqual({ code: 1, signal: null });
       const said = second.stderr.join('').trimEnd().split('\n');
       expect(said).toEqual([
-        expect.stringMatching(/^mailproxy: data directory \S+ is in use by another mailproxy: stop it first, or give this one another data_dir$/),
+        expect.stringMatching(
+          /^mailproxy: data directory \S+ is in use by another mailproxy: stop it first, or give this one another data_dir$/,
+        ),
       ]);
       expect(second.entries.some((entry) => entry.msg === 'http listening')).toBe(false);
 
       await sink.waitForMessages(1);
       await expect
-        .poll(async () => (await api(url, 'GET', '/messages/once-1?tenant_id=acme', { token })).body.message?.status, { timeout: 10_000 })
+        .poll(async () => (await api(url, 'GET', '/messages/once-1?tenant_id=acme', { token })).body.message?.status, {
+          timeout: 10_000,
+        })
         .toBe('sent');
       expect((await api(url, 'GET', '/health')).status).toBe(200);
       expect(sink.messages).toHaveLength(1);

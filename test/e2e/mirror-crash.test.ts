@@ -40,10 +40,20 @@ describe('the real process SIGKILLed while it publishes a backlog', () => {
     };
     const first = await serveUntilListening(cwd, env, running);
     const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
-    const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token, body });
+    const admin = (url: string, method: string, path: string, body?: unknown) =>
+      api(url, method, path, { token, body });
     expect((await admin(first.url, 'POST', '/tenant', { id: 'acme' })).status).toBe(201);
     expect(
-      (await admin(first.url, 'POST', '/account', { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: 9, tls_mode: 'none', is_default: true })).status,
+      (
+        await admin(first.url, 'POST', '/account', {
+          id: 'main',
+          tenant_id: 'acme',
+          host: '127.0.0.1',
+          port: 9,
+          tls_mode: 'none',
+          is_default: true,
+        })
+      ).status,
     ).toBe(201);
     await admin(first.url, 'POST', '/commands/suspend', { tenant_id: 'acme' });
 
@@ -59,12 +69,15 @@ describe('the real process SIGKILLed while it publishes a backlog', () => {
         subject: 's',
         body: 'b',
       }));
-      const posted = await admin(first.url, 'POST', '/add-messages', { messages: messages.map((m) => ({ ...m, tenant_id: 'acme' })) });
+      const posted = await admin(first.url, 'POST', '/add-messages', {
+        messages: messages.map((m) => ({ ...m, tenant_id: 'acme' })),
+      });
       expect(posted.body, posted.text).toMatchObject({ queued: 500 });
     }
     await nats.start();
     const deadline = Date.now() + 30_000;
-    while ((await streamCount(nats.url).catch(() => 0)) <= beforeOutage && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    while ((await streamCount(nats.url).catch(() => 0)) <= beforeOutage && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 5));
     first.daemon.child.kill('SIGKILL');
     await first.daemon.exited;
     const atKill = await streamCount(nats.url);
@@ -75,7 +88,9 @@ describe('the real process SIGKILLed while it publishes a backlog', () => {
     expect(atKill).toBeGreaterThan(cursorAtKill);
 
     const second = await serveUntilListening(cwd, env, running);
-    await expect.poll(async () => (await admin(second.url, 'GET', '/mirror/status')).body.mirror.backlog, { timeout: 30_000 }).toBe(0);
+    await expect
+      .poll(async () => (await admin(second.url, 'GET', '/mirror/status')).body.mirror.backlog, { timeout: 30_000 })
+      .toBe(0);
     const db2 = new Database(join(cwd, 'data', 'mailproxy.db'), { readonly: true });
     const outbox = db2.prepare(`SELECT id FROM outbox ORDER BY seq`).pluck().all() as string[];
     db2.close();
@@ -84,6 +99,8 @@ describe('the real process SIGKILLed while it publishes a backlog', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(outbox.filter((id) => !ids.includes(id))).toEqual([]);
     expect(stored.filter((event) => event.body.event_type === 'message.queued')).toHaveLength(TOTAL);
-    console.log(`mirror crash: ${atKill} events in the stream at the kill, cursor at ${cursorAtKill}; ${stored.length} events after the restart, none twice`);
+    console.log(
+      `mirror crash: ${atKill} events in the stream at the kill, cursor at ${cursorAtKill}; ${stored.length} events after the restart, none twice`,
+    );
   }, 120_000);
 });

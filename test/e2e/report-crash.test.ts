@@ -55,15 +55,31 @@ describe('a SIGKILL in the middle of a report round', () => {
 
     const first = await startDaemon(cwd);
     const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
-    const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token, body });
+    const admin = (url: string, method: string, path: string, body?: unknown) =>
+      api(url, method, path, { token, body });
     const tenant = await admin(first.url, 'POST', '/tenant', { id: 'acme', client_base_url: client.base });
     expect(tenant.status, tenant.text).toBe(201);
-    expect((await admin(first.url, 'POST', '/account', { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none' })).status).toBe(
-      201,
-    );
+    expect(
+      (
+        await admin(first.url, 'POST', '/account', {
+          id: 'main',
+          tenant_id: 'acme',
+          host: '127.0.0.1',
+          port: sink.port,
+          tls_mode: 'none',
+        })
+      ).status,
+    ).toBe(201);
     const ids = Array.from({ length: TOTAL }, (_, index) => `r-${index}`);
     const posted = await admin(first.url, 'POST', '/add-messages', {
-      messages: ids.map((id) => ({ id, tenant_id: 'acme', from: 'sender@example.com', to: 'rcpt@example.net', subject: id, body: id })),
+      messages: ids.map((id) => ({
+        id,
+        tenant_id: 'acme',
+        from: 'sender@example.com',
+        to: 'rcpt@example.net',
+        subject: id,
+        body: id,
+      })),
     });
     expect(posted.body, posted.text).toMatchObject({ ok: true, queued: TOTAL });
 
@@ -97,9 +113,15 @@ describe('a SIGKILL in the middle of a report round', () => {
     for (const eventId of interrupted) expect(seen.get(eventId)).toBe(2);
 
     // And the store agrees: every outcome is marked reported, nothing is left behind.
-    await expect.poll(async () => (await admin(second.url, 'GET', '/tenant/acme/sync-status')).body.sync_status.backlog, { timeout: 10_000 }).toBe(0);
+    await expect
+      .poll(async () => (await admin(second.url, 'GET', '/tenant/acme/sync-status')).body.sync_status.backlog, {
+        timeout: 10_000,
+      })
+      .toBe(0);
     const details = await Promise.all(ids.map((id) => admin(second.url, 'GET', `/messages/${id}?tenant_id=acme`)));
-    expect(details.filter((detail) => detail.body.message.reported_ts === null).map((detail) => detail.body.message.id)).toEqual([]);
+    expect(
+      details.filter((detail) => detail.body.message.reported_ts === null).map((detail) => detail.body.message.id),
+    ).toEqual([]);
     expect(second.daemon.entries.filter((entry) => entry.level === 'error' || entry.level === 'fatal')).toEqual([]);
   }, 120_000);
 });

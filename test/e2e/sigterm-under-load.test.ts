@@ -26,7 +26,11 @@ interface Started {
 }
 
 async function start(cwd: string, deadlineSeconds: number): Promise<Started> {
-  const env = { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_SHUTDOWN_TIMEOUT_SECONDS: String(deadlineSeconds), MAILPROXY_DISPATCH_LEASE_SECONDS: '10' };
+  const env = {
+    MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+    MAILPROXY_SHUTDOWN_TIMEOUT_SECONDS: String(deadlineSeconds),
+    MAILPROXY_DISPATCH_LEASE_SECONDS: '10',
+  };
   const { daemon, url } = await serveUntilListening(cwd, env, running);
   const smtp = await daemon.waitForLog((entry) => entry.msg === 'smtp listening' && entry.listener === 'plain');
   await daemon.waitForLog((entry) => entry.msg === 'ready');
@@ -43,12 +47,23 @@ async function setUp(sinkOptions: SmtpSinkOptions, deadlineSeconds: number, repo
   const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
   const tenant = await api(first.url, 'POST', '/tenant', {
     token,
-    body: { id: 'acme', ...(reportBase === undefined ? {} : { client_base_url: reportBase, client_auth: { method: 'none' } }) },
+    body: {
+      id: 'acme',
+      ...(reportBase === undefined ? {} : { client_base_url: reportBase, client_auth: { method: 'none' } }),
+    },
   });
   expect(tenant.status, tenant.text).toBe(201);
   const account = await api(first.url, 'POST', '/account', {
     token,
-    body: { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', max_connections: 2, is_default: true },
+    body: {
+      id: 'main',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      max_connections: 2,
+      is_default: true,
+    },
   });
   expect(account.status, account.text).toBe(201);
   return { sink, cwd, first, key: tenant.body.api_key as string };
@@ -58,7 +73,13 @@ async function setUp(sinkOptions: SmtpSinkOptions, deadlineSeconds: number, repo
 async function httpLoad(url: string, key: string, prefix: string, acked: Set<string>): Promise<void> {
   for (let batch = 0; ; batch += 1) {
     const ids = Array.from({ length: 5 }, (_, index) => `${prefix}-${batch}-${index}`);
-    const messages = ids.map((id) => ({ id, from: 'app@acme.example', to: 'someone@example.net', subject: id, body: `body of ${id}` }));
+    const messages = ids.map((id) => ({
+      id,
+      from: 'app@acme.example',
+      to: 'someone@example.net',
+      subject: id,
+      body: `body of ${id}`,
+    }));
     const answer = await api(url, 'POST', '/add-messages', { token: key, body: { messages } }).catch(() => null);
     if (answer === null || answer.status !== 200) return;
     expect(answer.body).toEqual({ ok: true, queued: 5, rejected: [] });
@@ -101,7 +122,9 @@ function storedStates(cwd: string): Map<string, { state: string; events: string[
   const db = new Database(join(cwd, 'data', 'mailproxy.db'), { readonly: true });
   try {
     const rows = db
-      .prepare(`SELECT m.id, m.state, (SELECT group_concat(event_type) FROM outbox o WHERE o.message_pk = m.pk) AS events FROM messages m`)
+      .prepare(
+        `SELECT m.id, m.state, (SELECT group_concat(event_type) FROM outbox o WHERE o.message_pk = m.pk) AS events FROM messages m`,
+      )
       .all() as Array<{ id: string; state: string; events: string | null }>;
     return new Map(rows.map((row) => [row.id, { state: row.state, events: (row.events ?? '').split(',') }]));
   } finally {
@@ -122,7 +145,10 @@ async function deliveredAfterRestart(sink: SmtpSink, acked: Set<string>, timeout
   return missing();
 }
 
-async function signalled(daemon: DaemonProcess, signal: NodeJS.Signals): Promise<{ code: number | null; elapsedMs: number }> {
+async function signalled(
+  daemon: DaemonProcess,
+  signal: NodeJS.Signals,
+): Promise<{ code: number | null; elapsedMs: number }> {
   const at = performance.now();
   daemon.child.kill(signal);
   const { code } = await daemon.exited;
@@ -157,7 +183,9 @@ describe('stopping the real process', () => {
       const log = first.daemon.entries;
       expect(log.filter((entry) => entry.level === 'error' || entry.level === 'fatal')).toEqual([]);
       // The sends in flight finished: none was handed back, and whatever the relay took is recorded sent.
-      expect(log.find((entry) => entry.msg === 'sends still in flight at the shutdown deadline go back to the queue')).toBeUndefined();
+      expect(
+        log.find((entry) => entry.msg === 'sends still in flight at the shutdown deadline go back to the queue'),
+      ).toBeUndefined();
       const stored = storedStates(cwd);
       expect(
         [...acked].filter((id) => !stored.has(id)),
@@ -178,10 +206,14 @@ describe('stopping the real process', () => {
       const second = await start(cwd, 5);
       expect(await deliveredAfterRestart(sink, acked, 20_000), 'acknowledged, never delivered').toEqual([]);
       // Stopped cleanly, the first run left no lease to reclaim: nothing is sent twice.
-      expect(second.daemon.entries.find((entry) => entry.msg === 'messages interrupted by the last stop will be sent again')).toBeUndefined();
+      expect(
+        second.daemon.entries.find((entry) => entry.msg === 'messages interrupted by the last stop will be sent again'),
+      ).toBeUndefined();
       expect(sink.messages.length).toBe(new Set(sink.messages.map((message) => mailIdOf(message.raw))).size);
       expect((await signalled(second.daemon, 'SIGTERM')).code).toBe(0);
-      console.log(`sigterm under load: ${acked.size} acknowledged, ${relayed.length} relayed before the stop (${Math.round(elapsedMs)} ms to exit)`);
+      console.log(
+        `sigterm under load: ${acked.size} acknowledged, ${relayed.length} relayed before the stop (${Math.round(elapsedMs)} ms to exit)`,
+      );
     } finally {
       await reportClient.stop();
     }
@@ -212,7 +244,9 @@ describe('stopping the real process', () => {
     sinkOptions.answerDelayMs = 0;
     const second = await start(cwd, 5);
     // Cut short, the first run left its sends leased: the next one takes them back at once, not after the lease.
-    const reclaimed = second.daemon.entries.find((entry) => entry.msg === 'messages interrupted by the last stop will be sent again');
+    const reclaimed = second.daemon.entries.find(
+      (entry) => entry.msg === 'messages interrupted by the last stop will be sent again',
+    );
     expect(reclaimed?.reclaimed).toBeGreaterThanOrEqual(1);
     expect(await deliveredAfterRestart(sink, acked, 20_000), 'acknowledged, never delivered').toEqual([]);
   }, 30_000);
@@ -222,7 +256,13 @@ describe('stopping the real process', () => {
     const posted = await api(first.url, 'POST', '/add-messages', {
       token: key,
       body: {
-        messages: ['silent-1', 'silent-2', 'silent-3'].map((id) => ({ id, from: 'app@acme.example', to: 'someone@example.net', subject: id, body: id })),
+        messages: ['silent-1', 'silent-2', 'silent-3'].map((id) => ({
+          id,
+          from: 'app@acme.example',
+          to: 'someone@example.net',
+          subject: id,
+          body: id,
+        })),
       },
     });
     expect(posted.body).toEqual({ ok: true, queued: 3, rejected: [] });
@@ -233,7 +273,9 @@ describe('stopping the real process', () => {
     expect(code, first.daemon.stderr.join('')).toBe(0);
     expect(elapsedMs).toBeGreaterThan(2000 * 0.8 - 100);
     expect(elapsedMs).toBeLessThan(2000 + 500);
-    const handedBack = first.daemon.entries.find((entry) => entry.msg === 'sends still in flight at the shutdown deadline go back to the queue');
+    const handedBack = first.daemon.entries.find(
+      (entry) => entry.msg === 'sends still in flight at the shutdown deadline go back to the queue',
+    );
     expect(handedBack?.handedBack).toBeGreaterThanOrEqual(1);
     const stored = storedStates(cwd);
     expect([...stored.values()].map((row) => row.state)).toEqual(['queued', 'queued', 'queued']);

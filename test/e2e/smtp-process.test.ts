@@ -49,9 +49,17 @@ describe('SMTP ingress of the real process', () => {
     const cwd = workdir();
     const first = await start(cwd);
     const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
-    const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token, body });
+    const admin = (url: string, method: string, path: string, body?: unknown) =>
+      api(url, method, path, { token, body });
     const tenant = await admin(first.url, 'POST', '/tenant', { id: 'acme' });
-    await admin(first.url, 'POST', '/account', { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', is_default: true });
+    await admin(first.url, 'POST', '/account', {
+      id: 'main',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      is_default: true,
+    });
     // Held, so that only the restarted process can have sent it.
     await admin(first.url, 'POST', '/commands/suspend', { tenant_id: 'acme' });
 

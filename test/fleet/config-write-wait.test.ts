@@ -23,7 +23,8 @@ afterAll(async () => {
 describe('a configuration change while the bucket has no leader', () => {
   it('waits for the bucket to answer again instead of refusing with 503', async () => {
     const [first] = fleet.nodes;
-    const admin = (method: string, path: string, body?: unknown) => api(first!.url, method, path, { token: FLEET_TOKEN, body });
+    const admin = (method: string, path: string, body?: unknown) =>
+      api(first!.url, method, path, { token: FLEET_TOKEN, body });
     expect((await admin('POST', '/tenant', { id: 'before' })).status).toBe(201);
     // Two of three servers gone: no stream of the cluster has a quorum, while the node still reaches the third.
     const [, second, third] = fleet.cluster.servers;

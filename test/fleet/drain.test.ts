@@ -9,7 +9,14 @@ import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimKey } from '../../src/fleet/claims/idempotency-claims.js';
 import { runCli } from '../helpers/cli-process.js';
-import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type FleetStatus, type TestFleet } from '../helpers/fleet.js';
+import {
+  FLEET_TOKEN,
+  provisionTenant,
+  startFleet,
+  untilFleet,
+  type FleetStatus,
+  type TestFleet,
+} from '../helpers/fleet.js';
 import { openRawSmtp } from '../helpers/raw-smtp.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
 import { api } from '../helpers/test-daemon.js';
@@ -21,7 +28,8 @@ let sink: SmtpSink;
 /** Each node's API key of tenant acme (SMTP AUTH). */
 const keys = new Map<string, string>();
 
-const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token: FLEET_TOKEN, body });
+const admin = (url: string, method: string, path: string, body?: unknown) =>
+  api(url, method, path, { token: FLEET_TOKEN, body });
 const message = (id: string, extra: Record<string, unknown> = {}) => ({
   id,
   tenant_id: 'acme',
@@ -45,9 +53,11 @@ function deliveries(): Map<string, number> {
 }
 
 /** Each check asks the nodes over HTTP: every 100 ms. */
-const until = (check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> => eventually(check, what, timeoutMs, 100);
+const until = (check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> =>
+  eventually(check, what, timeoutMs, 100);
 
-const waitingOn = async (url: string): Promise<number> => (await admin(url, 'GET', '/status')).body.queue.waiting as number;
+const waitingOn = async (url: string): Promise<number> =>
+  (await admin(url, 'GET', '/status')).body.queue.waiting as number;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -70,12 +80,17 @@ describe('idempotency across the fleet', () => {
     const again = await post(urlOf('n2'), [message('dup-1'), message('fresh-1')]);
     expect(again.status).toBe(200);
     expect(again.body.queued).toBe(1);
-    expect(again.body.rejected).toEqual([expect.objectContaining({ index: 0, id: 'dup-1', code: 'ALREADY_SENT', reason: 'already sent' })]);
+    expect(again.body.rejected).toEqual([
+      expect.objectContaining({ index: 0, id: 'dup-1', code: 'ALREADY_SENT', reason: 'already sent' }),
+    ]);
     // n2 has no copy: its one view of the fleet finds the message on n1.
     expect((await admin(urlOf('n2'), 'GET', '/messages/dup-1?tenant_id=acme')).body.node_id).toBe('n1');
 
     // Both sent (nothing waits on n1 and n2), each exactly once.
-    await until(async () => (await waitingOn(urlOf('n1'))) === 0 && (await waitingOn(urlOf('n2'))) === 0, 'n1 and n2 to send');
+    await until(
+      async () => (await waitingOn(urlOf('n1'))) === 0 && (await waitingOn(urlOf('n2'))) === 0,
+      'n1 and n2 to send',
+    );
     await sink.waitForMessages(2, 30_000);
     expect(Object.fromEntries(deliveries())).toEqual({ 'dup-1': 1, 'fresh-1': 1 });
   }, 90_000);
@@ -95,7 +110,11 @@ describe('idempotency across the fleet', () => {
     // Every id is taken by exactly one node; the two others answer it as a repeat.
     const queuedOn = new Map<string, number>(ids.map((id) => [id, 0]));
     for (const answer of answers) {
-      const repeats = new Set((answer.body.rejected as Array<{ id: string; code: string }>).map((item) => (expect(item.code).toBe('ALREADY_SENT'), item.id)));
+      const repeats = new Set(
+        (answer.body.rejected as Array<{ id: string; code: string }>).map(
+          (item) => (expect(item.code).toBe('ALREADY_SENT'), item.id),
+        ),
+      );
       for (const id of ids) if (!repeats.has(id)) queuedOn.set(id, (queuedOn.get(id) as number) + 1);
     }
     expect([...queuedOn].filter(([, count]) => count !== 1)).toEqual([]);
@@ -111,7 +130,10 @@ describe('idempotency across the fleet', () => {
     try {
       const js = nc.jetstream();
       const claim = (id: string, node: string) =>
-        js.publish(`mailproxy_fleet_claims.${node}`, JSON.stringify({ kind: 'claim', node, at: Date.now(), keys: [claimKey('acme', id)] }));
+        js.publish(
+          `mailproxy_fleet_claims.${node}`,
+          JSON.stringify({ kind: 'claim', node, at: Date.now(), keys: [claimKey('acme', id)] }),
+        );
       await claim('orphan-1', 'n1');
       await claim('orphan-2', 'n9');
     } finally {
@@ -193,7 +215,10 @@ describe('drain and leave', () => {
     // Every message arrives once, by its X-Genro-Mail-ID, and nothing is left to send anywhere.
     expect((await admin(urlOf('n1'), 'POST', '/commands/activate', { tenant_id: 'acme' })).status).toBe(200);
     await sink.waitForMessages(before + drained.length, 60_000);
-    await until(async () => (await waitingOn(urlOf('n1'))) === 0 && (await waitingOn(urlOf('n3'))) === 0, 'n1 and n3 to send what they adopted');
+    await until(
+      async () => (await waitingOn(urlOf('n1'))) === 0 && (await waitingOn(urlOf('n3'))) === 0,
+      'n1 and n3 to send what they adopted',
+    );
     const counts = deliveries();
     for (const id of drained) expect(counts.get(id), id).toBe(1);
     const spooled = sink.messages.find((received) => received.raw.includes('X-Genro-Mail-ID: smtp-spooled'));
@@ -206,7 +231,9 @@ describe('drain and leave', () => {
     const timeline = (await admin(urlOf('n1'), 'GET', `/messages/${adoptedThere}?tenant_id=acme`)).body;
     const where = timeline.node_id as string;
     expect(['n1', 'n3']).toContain(where);
-    expect(timeline.events.map((event: { event_type: string }) => event.event_type)).toEqual(expect.arrayContaining([expect.stringMatching(/adopted$/)]));
+    expect(timeline.events.map((event: { event_type: string }) => event.event_type)).toEqual(
+      expect.arrayContaining([expect.stringMatching(/adopted$/)]),
+    );
 
     // A moved id posted to the node that does not have it is still a repeat (its claim follows the message).
     const elsewhere = where === 'n1' ? 'n3' : 'n1';
@@ -214,14 +241,17 @@ describe('drain and leave', () => {
     expect(repeat.body.rejected).toEqual([expect.objectContaining({ id: adoptedThere, code: 'ALREADY_SENT' })]);
 
     // n2 left: the others name it so, never missing, also once it is stopped.
-    const sees = (seen: FleetStatus, liveness: string) => seen.nodes.some((node) => node.node_id === 'n2' && node.liveness === liveness);
+    const sees = (seen: FleetStatus, liveness: string) =>
+      seen.nodes.some((node) => node.node_id === 'n2' && node.liveness === liveness);
     await untilFleet(urlOf('n1'), (seen) => sees(seen, 'left') && !seen.missing.includes('n2'), 'n1 to see n2 left');
     const n2Process = fleet.nodes.find((node) => node.id === 'n2')?.daemon;
     n2Process?.child.kill('SIGTERM');
     expect((await n2Process?.exited)?.code).toBe(0);
     await untilFleet(
       urlOf('n3'),
-      (seen) => seen.nodes.some((node) => node.node_id === 'n2' && node.liveness === 'left' && node.seen_ms_ago > 2_000) && !seen.missing.includes('n2'),
+      (seen) =>
+        seen.nodes.some((node) => node.node_id === 'n2' && node.liveness === 'left' && node.seen_ms_ago > 2_000) &&
+        !seen.missing.includes('n2'),
       'n3 to see n2 left well past the node timeout',
     );
   }, 120_000);

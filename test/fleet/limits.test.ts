@@ -39,7 +39,8 @@ afterAll(async () => {
 });
 
 const windowOf = (at: number): number => Math.floor(at / MINUTE) * MINUTE;
-const sentIn = (start: number): number => sink.messages.filter((received) => windowOf(received.receivedAt) === start).length;
+const sentIn = (start: number): number =>
+  sink.messages.filter((received) => windowOf(received.receivedAt) === start).length;
 
 /** Polls `check` until it holds (true) or the time is up (false). */
 async function reached(check: () => boolean | Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -75,23 +76,39 @@ describe('fleet-wide limits', () => {
         body: 'hello',
       }));
     const posted = await Promise.all(
-      fleet.nodes.map((node) => api(node.url, 'POST', '/add-messages', { token: keys.get(node.id)!, body: { messages: batch(node.id) } })),
+      fleet.nodes.map((node) =>
+        api(node.url, 'POST', '/add-messages', { token: keys.get(node.id)!, body: { messages: batch(node.id) } }),
+      ),
     );
     expect(posted.map((response) => response.body.queued)).toEqual([PER_NODE, PER_NODE, PER_NODE]);
 
     // The fleet reaches its limit for the window: every node sees the window used up and holds nothing more.
     // (Soft checks until the count at the end: without the fleet's leases, that count is what fails, 180 for 75.)
     const usedUp = await reached(async () => {
-      const views = await Promise.all(fleet.nodes.map(async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits));
-      return views.every((limits) => limits.accounts[0]?.windows.minute?.fleet_exhausted === true && limits.accounts[0]?.windows.minute?.left === 0);
+      const views = await Promise.all(
+        fleet.nodes.map(
+          async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits,
+        ),
+      );
+      return views.every(
+        (limits) =>
+          limits.accounts[0]?.windows.minute?.fleet_exhausted === true &&
+          limits.accounts[0]?.windows.minute?.left === 0,
+      );
     }, 45_000);
     expect.soft(usedUp, 'every node sees the window used up').toBe(true);
     expect.soft(windowOf(Date.now()), 'still the first window').toBe(first);
     // max_connections 5 holds fleet-wide too: 2 + 2 + 1.
-    const views = await Promise.all(fleet.nodes.map(async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits));
+    const views = await Promise.all(
+      fleet.nodes.map(
+        async (node) => (await api(node.url, 'GET', '/status', { token: FLEET_TOKEN })).body.fleet.limits,
+      ),
+    );
     expect.soft(views.map((limits) => limits.cut_off)).toEqual([false, false, false]);
     expect.soft(views.map((limits) => limits.accounts[0]?.connections)).toEqual([2, 2, 1]);
-    expect.soft((await api(fleet.nodes[0]!.url, 'GET', '/ready')).body.details.fleet.limits).toMatchObject({ cut_off: false });
+    expect
+      .soft((await api(fleet.nodes[0]!.url, 'GET', '/ready')).body.details.fleet.limits)
+      .toMatchObject({ cut_off: false });
 
     // What was not sent waits, queued: not failed, and says why.
     const queued = await Promise.all(fleet.nodes.map((node) => messagesOf(node.url, 'queued')));
@@ -99,7 +116,9 @@ describe('fleet-wide limits', () => {
     const waiting = queued.findIndex((list) => list.length > 0);
     if (waiting >= 0) {
       const someId = (queued[waiting]![0] as { id: string }).id;
-      const detail = await api(fleet.nodes[waiting]!.url, 'GET', `/messages/${someId}?tenant_id=acme`, { token: FLEET_TOKEN });
+      const detail = await api(fleet.nodes[waiting]!.url, 'GET', `/messages/${someId}?tenant_id=acme`, {
+        token: FLEET_TOKEN,
+      });
       expect.soft(detail.body.why.reasons.map((reason: { code: string }) => reason.code)).toContain('rate_limited');
     }
 
@@ -107,7 +126,9 @@ describe('fleet-wide limits', () => {
     const allSent = () => sink.messages.length === 3 * PER_NODE && Date.now() >= first + MINUTE;
     await until(() => sentIn(first + MINUTE) > 0 || allSent(), 'the next window to send', 2 * MINUTE);
     const inFirst = sentIn(first);
-    console.info(`fleet-limits: ${inFirst} sent in the first window (bound ${LIMIT + 3 * CHUNK}), ${sentIn(first + MINUTE)} so far in the next`);
+    console.info(
+      `fleet-limits: ${inFirst} sent in the first window (bound ${LIMIT + 3 * CHUNK}), ${sentIn(first + MINUTE)} so far in the next`,
+    );
     expect(inFirst).toBeGreaterThan(0);
     expect(inFirst).toBeLessThanOrEqual(LIMIT + 3 * CHUNK);
     expect(sentIn(first + MINUTE)).toBeGreaterThan(0);
@@ -118,7 +139,15 @@ describe('fleet-wide limits', () => {
     const [node] = fleet.nodes as [TestFleet['nodes'][0]];
     const key = keys.get(node.id)!;
     // 600 a minute over three nodes: chunks of ceil(600 / 12) = 50 (larger, to 100, if heartbeats lag and fewer nodes look alive).
-    const account = { id: 'bulk', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', limit_per_minute: 600, limit_behavior: 'defer' };
+    const account = {
+      id: 'bulk',
+      tenant_id: 'acme',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      limit_per_minute: 600,
+      limit_behavior: 'defer',
+    };
     expect((await api(node.url, 'POST', '/account', { token: FLEET_TOKEN, body: account })).status).toBe(201);
     const mail = (prefix: string, count: number) =>
       Array.from({ length: count }, (_, index) => ({
@@ -129,7 +158,8 @@ describe('fleet-wide limits', () => {
         subject: prefix,
         body: 'hello',
       }));
-    const bulkSent = (): number => sink.messages.filter((received) => received.rcptTo.includes('bulk@example.net')).length;
+    const bulkSent = (): number =>
+      sink.messages.filter((received) => received.rcptTo.includes('bulk@example.net')).length;
     const limitsOf = async (path: '/status' | '/ready') => {
       const body = (await api(node.url, 'GET', path, { token: FLEET_TOKEN })).body;
       return (path === '/status' ? body.fleet.limits : body.details.fleet.limits) as {

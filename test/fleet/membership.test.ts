@@ -15,7 +15,8 @@ import { api } from '../helpers/test-daemon.js';
 
 let fleet: TestFleet;
 
-const livenessOf = (seen: FleetStatus): Record<string, string> => Object.fromEntries(seen.nodes.map((node) => [node.node_id, node.liveness]));
+const livenessOf = (seen: FleetStatus): Record<string, string> =>
+  Object.fromEntries(seen.nodes.map((node) => [node.node_id, node.liveness]));
 
 beforeAll(async () => {
   fleet = await startFleet(['n1', 'n2', 'n3']);
@@ -34,7 +35,9 @@ describe('fleet membership', () => {
     expect(ready.status).toBe(200);
     expect(ready.body.details.fleet).toMatchObject({ node_id: 'n1', connected: true, alive: 3, missing: [] });
     // The data directory keeps its node id.
-    expect(JSON.parse(readFileSync(join(fleet.nodes[1]!.cwd, 'data', 'fleet-node.json'), 'utf8'))).toMatchObject({ node_id: 'n2' });
+    expect(JSON.parse(readFileSync(join(fleet.nodes[1]!.cwd, 'data', 'fleet-node.json'), 'utf8'))).toMatchObject({
+      node_id: 'n2',
+    });
   }, 60_000);
 
   it('refuses a second data directory under a live node id, and a data directory under another id', async () => {
@@ -61,8 +64,15 @@ describe('fleet membership', () => {
     // Each node's client moves to a surviving server; once the bucket has a new leader (seconds,
     // JetStream's election), every node's heartbeats land again: each node sees all three written since the kill.
     const sinceKill = (seen: FleetStatus): boolean =>
-      ['n1', 'n2', 'n3'].every((id) => seen.nodes.some((node) => node.node_id === id && node.seen_ms_ago < Date.now() - killedAt));
-    for (const node of fleet.nodes) await untilFleet(node.url, (seen) => seen.connected && sinceKill(seen), `${node.id} to see heartbeats after the kill`);
+      ['n1', 'n2', 'n3'].every((id) =>
+        seen.nodes.some((node) => node.node_id === id && node.seen_ms_ago < Date.now() - killedAt),
+      );
+    for (const node of fleet.nodes)
+      await untilFleet(
+        node.url,
+        (seen) => seen.connected && sinceKill(seen),
+        `${node.id} to see heartbeats after the kill`,
+      );
     fleet.cluster.servers[0]!.start();
     await fleet.cluster.ready();
   }, 90_000);
@@ -70,8 +80,9 @@ describe('fleet membership', () => {
   it('logs a failing heartbeat once with its error, and its recovery with how long, while the bucket has no quorum', async () => {
     // Marked once no node is in a run of failures from before (the server restarted above): each run here starts with its warning.
     const failingNow = (node: FleetTestNode): boolean =>
-      node.daemon.entries.filter((entry) => ['fleet heartbeat failing', 'fleet heartbeat recovered'].includes(entry.msg)).at(-1)?.msg ===
-      'fleet heartbeat failing';
+      node.daemon.entries
+        .filter((entry) => ['fleet heartbeat failing', 'fleet heartbeat recovered'].includes(entry.msg))
+        .at(-1)?.msg === 'fleet heartbeat failing';
     const deadline = Date.now() + 30_000;
     while (fleet.nodes.some(failingNow)) {
       if (Date.now() > deadline) throw new Error('a node still failing its heartbeats from before');
@@ -84,16 +95,24 @@ describe('fleet membership', () => {
     const first = fleet.nodes[0]!;
     // Two servers of three gone: the R3 bucket has no quorum, and every beat fails until they are back.
     await Promise.all([fleet.cluster.servers[0]!.kill(), fleet.cluster.servers[1]!.kill()]);
-    const ownSeenMsAgo = (seen: FleetStatus): number => seen.nodes.find((node) => node.node_id === 'n1')?.seen_ms_ago ?? 0;
+    const ownSeenMsAgo = (seen: FleetStatus): number =>
+      seen.nodes.find((node) => node.node_id === 'n1')?.seen_ms_ago ?? 0;
     // Long enough for several failed beats even when each one waits out a JetStream request timeout (5 s).
     await untilFleet(first.url, (seen) => ownSeenMsAgo(seen) > 12_000, 'n1 to have failed heartbeats for 12 s', 60_000);
     // Still failing: one warning so far, whatever the number of beats that failed.
-    expect(heartbeatLogs(first)).toEqual([expect.objectContaining({ level: 'warn', msg: 'fleet heartbeat failing', err: expect.anything() })]);
+    expect(heartbeatLogs(first)).toEqual([
+      expect.objectContaining({ level: 'warn', msg: 'fleet heartbeat failing', err: expect.anything() }),
+    ]);
     expect(since(first).filter((entry) => entry.loop === 'fleet-heartbeat')).toEqual([]);
     for (const server of fleet.cluster.servers) server.start();
     await fleet.cluster.ready();
     await first.daemon.waitForLog((entry) => entry.msg === 'fleet heartbeat recovered' && since(first).includes(entry));
-    for (const node of fleet.nodes) await untilFleet(node.url, (seen) => seen.connected && seen.alive === 3, `${node.id} to see three live nodes again`);
+    for (const node of fleet.nodes)
+      await untilFleet(
+        node.url,
+        (seen) => seen.connected && seen.alive === 3,
+        `${node.id} to see three live nodes again`,
+      );
 
     for (const node of fleet.nodes) {
       // The loop's own log of a failed run ('loop step failed', once a beat) is not written for the heartbeat.
@@ -101,8 +120,14 @@ describe('fleet membership', () => {
       // Each run of failures is one warning with the error, then one recovery saying how long it lasted.
       const logs = heartbeatLogs(node);
       logs.forEach((entry, index) => {
-        if (index % 2 === 0) expect(entry).toMatchObject({ level: 'warn', msg: 'fleet heartbeat failing', err: expect.anything() });
-        else expect(entry).toMatchObject({ level: 'info', msg: 'fleet heartbeat recovered', failingForMs: expect.any(Number) });
+        if (index % 2 === 0)
+          expect(entry).toMatchObject({ level: 'warn', msg: 'fleet heartbeat failing', err: expect.anything() });
+        else
+          expect(entry).toMatchObject({
+            level: 'info',
+            msg: 'fleet heartbeat recovered',
+            failingForMs: expect.any(Number),
+          });
       });
       expect(logs.length % 2).toBe(0);
     }
@@ -119,7 +144,11 @@ describe('fleet membership', () => {
     second.daemon.child.kill('SIGTERM');
     expect((await second.daemon.exited).code).toBe(0);
     const expected = { n1: 'alive', n2: 'stopped', n3: 'missing', n9: 'stopped' };
-    await untilFleet(first.url, (seen) => JSON.stringify(livenessOf(seen)) === JSON.stringify(expected), `n1 to see ${JSON.stringify(expected)}`);
+    await untilFleet(
+      first.url,
+      (seen) => JSON.stringify(livenessOf(seen)) === JSON.stringify(expected),
+      `n1 to see ${JSON.stringify(expected)}`,
+    );
 
     // n2's directory is n2's: started as another node it refuses, with the id to use.
     const renamed = spawnDaemon(['serve'], { cwd: second.cwd, env: fleet.env('n7') });

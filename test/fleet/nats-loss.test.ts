@@ -49,7 +49,8 @@ async function streamLeader(): Promise<string | null> {
 }
 
 /** Each check asks the nodes over HTTP: every 100 ms. */
-const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> => eventually(check, what, timeoutMs, 100);
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> =>
+  eventually(check, what, timeoutMs, 100);
 
 /** The same tenant and account on every node, each through its own API (each node gives its own key). */
 async function provision(): Promise<FleetLoadTarget[]> {
@@ -68,7 +69,8 @@ function warningCounts(entries: ReadonlyArray<Record<string, any>>): Record<stri
   return counts;
 }
 
-const acknowledgedCount = (acknowledged: Map<string, Map<string, number>>): number => [...acknowledged.values()].reduce((sum, ids) => sum + ids.size, 0);
+const acknowledgedCount = (acknowledged: Map<string, Map<string, number>>): number =>
+  [...acknowledged.values()].reduce((sum, ids) => sum + ids.size, 0);
 
 describe('one nats server of three SIGKILLed during load', () => {
   it('nothing stops, nothing acknowledged is lost, no event is duplicated in the stream', async () => {
@@ -78,7 +80,11 @@ describe('one nats server of three SIGKILLed during load', () => {
     const { acknowledged, refusals } = load.ledger;
 
     // The kill lands once every node is busy and the stream has events to lose.
-    await until(() => [...acknowledged.values()].every((ids) => ids.size >= 20), 'every node to acknowledge 20 messages', 30_000);
+    await until(
+      () => [...acknowledged.values()].every((ids) => ids.size >= 20),
+      'every node to acknowledge 20 messages',
+      30_000,
+    );
     const leader = await streamLeader();
     const victim = fleet.cluster.servers.find((server) => server.name === leader);
     expect(victim, `the leader of ${STREAM} (${String(leader)}) is one of ours`).toBeDefined();
@@ -96,18 +102,26 @@ describe('one nats server of three SIGKILLed during load', () => {
     );
     const electedAt = Date.now();
     const atElection = acknowledgedCount(acknowledged);
-    await until(() => acknowledgedCount(acknowledged) >= atElection + 60, '60 more acknowledgements after the election', 30_000);
+    await until(
+      () => acknowledgedCount(acknowledged) >= atElection + 60,
+      '60 more acknowledgements after the election',
+      30_000,
+    );
     await load.stop();
     const stoppedAt = Date.now();
 
-    const pauses = Object.fromEntries(targets.map((target) => [target.id, longestPause(acknowledged.get(target.id)!.values(), startedAt, stoppedAt)]));
+    const pauses = Object.fromEntries(
+      targets.map((target) => [target.id, longestPause(acknowledged.get(target.id)!.values(), startedAt, stoppedAt)]),
+    );
     console.info(
       JSON.stringify({
         killed: leader,
         killAtMs: killedAt - startedAt,
         electionMs: electedAt - killedAt,
         acknowledged: acknowledgedCount(acknowledged),
-        perSecond: Object.fromEntries(targets.map((target) => [target.id, perSecond(acknowledged.get(target.id)!.values(), startedAt)])),
+        perSecond: Object.fromEntries(
+          targets.map((target) => [target.id, perSecond(acknowledged.get(target.id)!.values(), startedAt)]),
+        ),
         longestPauseMs: pauses,
         refusals,
         warnings: Object.fromEntries(fleet.nodes.map((node) => [node.id, warningCounts(node.daemon.entries)])),
@@ -115,7 +129,8 @@ describe('one nats server of three SIGKILLed during load', () => {
     );
     // Nothing stops: no refusal, no /ready other than 200, no node standing still.
     expect(refusals).toEqual([]);
-    for (const [node, pause] of Object.entries(pauses)) expect(pause, `${node}'s longest pause between acknowledgements`).toBeLessThan(MAX_INTAKE_PAUSE_MS);
+    for (const [node, pause] of Object.entries(pauses))
+      expect(pause, `${node}'s longest pause between acknowledgements`).toBeLessThan(MAX_INTAKE_PAUSE_MS);
 
     // Nothing acknowledged is lost: each at the relay once, and sent on its node.
     const ids = [...acknowledged.values()].flatMap((perNode) => [...perNode.keys()]);
@@ -131,7 +146,11 @@ describe('one nats server of three SIGKILLed during load', () => {
       const db = new Database(join(node.cwd, 'data', 'mailproxy.db'), { readonly: true });
       try {
         const states = db.prepare<[], { id: string; state: string }>(`SELECT id, state FROM messages`).all();
-        await until(() => db.prepare(`SELECT count(*) FROM messages WHERE state <> 'sent'`).pluck().get() === 0, `${node.id}'s messages to be sent`, 30_000);
+        await until(
+          () => db.prepare(`SELECT count(*) FROM messages WHERE state <> 'sent'`).pluck().get() === 0,
+          `${node.id}'s messages to be sent`,
+          30_000,
+        );
         expect(states.map((row) => row.id).sort()).toEqual([...acknowledged.get(node.id)!.keys()].sort());
         // The outbox is drained: the mirror has no lag once JetStream answers again.
         await until(
@@ -171,7 +190,11 @@ describe('one nats server of three SIGKILLed during load', () => {
       'events never published',
     ).toEqual([]);
     expect(stored).toHaveLength(outboxIds.length);
-    const sent = new Set(stored.filter((event) => event.body.event_type === 'message.sent').map((event) => event.body.message_id as string));
+    const sent = new Set(
+      stored
+        .filter((event) => event.body.event_type === 'message.sent')
+        .map((event) => event.body.message_id as string),
+    );
     expect(
       ids.filter((id) => !sent.has(id)),
       'acknowledged messages without message.sent on the stream',

@@ -20,7 +20,8 @@ import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 let fleet: TestFleet;
 let sink: SmtpSink;
 
-const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token: FLEET_TOKEN, body });
+const admin = (url: string, method: string, path: string, body?: unknown) =>
+  api(url, method, path, { token: FLEET_TOKEN, body });
 const url = (id: string): string => fleet.nodes.find((node) => node.id === id)!.url;
 /** Messages each node accepts: four of its own, ids naming the node. */
 const idsOn = (node: string): string[] => [1, 2, 3, 4].map((n) => `${node}-m${n}`);
@@ -59,12 +60,22 @@ function mailgunRequest(id: string, eventId: string): string {
   const signature = createHmac('sha256', MAILGUN.signing_key)
     .update(timestamp + token)
     .digest('hex');
-  const eventData = { id: eventId, event: 'delivered', timestamp: Number(timestamp), recipient: 'ann@example.net', 'user-variables': { genro_mail_id: id } };
+  const eventData = {
+    id: eventId,
+    event: 'delivered',
+    timestamp: Number(timestamp),
+    recipient: 'ann@example.net',
+    'user-variables': { genro_mail_id: id },
+  };
   return JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData });
 }
 
 async function postWebhook(node: string, body: string): Promise<{ status: number; body: any; text: string }> {
-  const response = await fetch(`${url(node)}/webhooks/mailgun/acme`, { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+  const response = await fetch(`${url(node)}/webhooks/mailgun/acme`, {
+    method: 'POST',
+    body,
+    headers: { 'content-type': 'application/json' },
+  });
   const text = await response.text();
   return { status: response.status, body: JSON.parse(text), text };
 }
@@ -109,17 +120,25 @@ describe('fleet one view', () => {
     const found = await admin(url('n1'), 'GET', '/messages/n2-m1?tenant_id=acme');
     expect(found.status, found.text).toBe(200);
     expect(found.body).toMatchObject({ node_id: 'n2', missing_nodes: [], message: { id: 'n2-m1', status: 'sent' } });
-    expect(found.body.events.map((event: any) => event.event_type)).toEqual(local.body.events.map((event: any) => event.event_type));
+    expect(found.body.events.map((event: any) => event.event_type)).toEqual(
+      local.body.events.map((event: any) => event.event_type),
+    );
     expect(found.body.events.map((event: any) => event.event_type)).toContain('sent');
 
-    const cli = await runCli(['messages', 'show', 'n2-m1', '--tenant', 'acme'], { env: { MAILPROXY_URL: url('n1'), MAILPROXY_TOKEN: FLEET_TOKEN } });
+    const cli = await runCli(['messages', 'show', 'n2-m1', '--tenant', 'acme'], {
+      env: { MAILPROXY_URL: url('n1'), MAILPROXY_TOKEN: FLEET_TOKEN },
+    });
     expect(cli.code, cli.stderr).toBe(0);
     expect(cli.stdout).toContain('n2-m1');
     expect(cli.stdout).toMatch(/^node:\s+n2$/m);
     expect(cli.stdout).toMatch(/events:[\s\S]*sent/);
 
     // The console of n1, signed in as a browser would: the message page and the list.
-    const login = await fetch(`${url('n1')}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: FLEET_TOKEN }), redirect: 'manual' });
+    const login = await fetch(`${url('n1')}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: FLEET_TOKEN }),
+      redirect: 'manual',
+    });
     expect(login.status).toBe(303);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const page = await fetch(`${url('n1')}/ui/messages/acme/n2-m1`, { headers: { cookie }, redirect: 'manual' });
@@ -128,10 +147,14 @@ describe('fleet one view', () => {
     expect(html).toContain('<dt>Node</dt><dd>n2</dd>');
     expect(html).toContain('hello from n2');
     expect(html).toMatch(/>sent</);
-    const list = await (await fetch(`${url('n1')}/ui/messages?tenant=acme`, { headers: { cookie }, redirect: 'manual' })).text();
+    const list = await (
+      await fetch(`${url('n1')}/ui/messages?tenant=acme`, { headers: { cookie }, redirect: 'manual' })
+    ).text();
     for (const id of ['n1-m1', 'n2-m1', 'n3-m4']) expect(list).toContain(`/ui/messages/acme/${id}"`);
     // The overview shows the fleet: a row per node and the total.
-    const overview = await (await fetch(`${url('n1')}/ui/overview`, { headers: { cookie }, redirect: 'manual' })).text();
+    const overview = await (
+      await fetch(`${url('n1')}/ui/overview`, { headers: { cookie }, redirect: 'manual' })
+    ).text();
     for (const node of ['n1', 'n2', 'n3', 'Fleet total']) expect(overview).toContain(`<th scope="row">${node}</th>`);
     expect(list).toContain('<th scope="col">Node</th>');
 
@@ -148,7 +171,11 @@ describe('fleet one view', () => {
       expect(ids.length).toBe(expected.length);
       expect([...ids].sort()).toEqual(expected);
       expect(pages.every((page) => page.messages.length <= limit && page.missing_nodes.length === 0)).toBe(true);
-      expect(pages.flatMap((page) => page.messages.map((message: any) => message.node_id)).filter((node: string) => node === 'n3').length).toBe(4);
+      expect(
+        pages
+          .flatMap((page) => page.messages.map((message: any) => message.node_id))
+          .filter((node: string) => node === 'n3').length,
+      ).toBe(4);
     }
   }, 60_000);
 
@@ -170,7 +197,8 @@ describe('fleet one view', () => {
     expect(status.status, status.text).toBe(200);
     const fleetPart = status.body.fleet;
     expect(fleetPart.missing_nodes).toEqual([]);
-    const waitingOf = (node: string): number => fleetPart.nodes.find((seen: any) => seen.node_id === node).queue.waiting;
+    const waitingOf = (node: string): number =>
+      fleetPart.nodes.find((seen: any) => seen.node_id === node).queue.waiting;
     expect(waitingOf('n3')).toBeGreaterThanOrEqual(2);
     expect(fleetPart.queue_total.waiting).toBe(waitingOf('n1') + waitingOf('n2') + waitingOf('n3'));
 
@@ -198,7 +226,12 @@ describe('fleet one view', () => {
 
     await untilSent('n2', 'n2-m3');
     const deleted = await admin(url('n1'), 'POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['n2-m3'] });
-    expect(deleted.body, deleted.text).toMatchObject({ ok: true, deleted: ['n2-m3'], not_found: [], missing_nodes: [] });
+    expect(deleted.body, deleted.text).toMatchObject({
+      ok: true,
+      deleted: ['n2-m3'],
+      not_found: [],
+      missing_nodes: [],
+    });
     expect((await admin(url('n2'), 'GET', '/messages/n2-m3?tenant_id=acme')).status).toBe(404);
   }, 60_000);
 
@@ -206,15 +239,22 @@ describe('fleet one view', () => {
     // One command naming a message of each node: the consumer is shared, so any node may take it.
     const named = ['n1-m4', 'n2-m4', 'n3-m4'];
     for (const id of named) await untilSent(id.slice(0, 2), id);
-    const copies = (id: string): number => sink.messages.filter((message) => message.raw.toString().includes(id)).length;
+    const copies = (id: string): number =>
+      sink.messages.filter((message) => message.raw.toString().includes(id)).length;
     const before = new Map(named.map((id) => [id, copies(id)]));
     const nc = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
-      await nc.jetstream().publish('mailproxy.commands.acme.resend', new TextEncoder().encode(JSON.stringify({ ids: named })));
+      await nc
+        .jetstream()
+        .publish('mailproxy.commands.acme.resend', new TextEncoder().encode(JSON.stringify({ ids: named })));
     } finally {
       await nc.close();
     }
-    await eventually(() => named.every((id) => copies(id) > (before.get(id) ?? 0)), `${named.join(', ')} to be sent again`, 30_000);
+    await eventually(
+      () => named.every((id) => copies(id) > (before.get(id) ?? 0)),
+      `${named.join(', ')} to be sent again`,
+      30_000,
+    );
   }, 60_000);
 
   it("keeps each node's messages apart in the latest-state KV: a pk is one node's, so its key names the node", async () => {
@@ -225,7 +265,11 @@ describe('fleet one view', () => {
       for (const node of ['n1', 'n2', 'n3']) {
         const pk = (await admin(url(node), 'GET', `/messages/${node}-m1?tenant_id=acme`)).body.message.pk as number;
         const latest = async () => (await kv.get(`acme.${node}.${pk}`))?.json<{ handoff_state: string }>() ?? null;
-        await eventually(async () => (await latest())?.handoff_state === 'sent', `${node}-m1's latest state to be sent`, 20_000);
+        await eventually(
+          async () => (await latest())?.handoff_state === 'sent',
+          `${node}-m1's latest state to be sent`,
+          20_000,
+        );
         expect(await latest(), node).toMatchObject({ message_id: `${node}-m1`, message_pk: pk, handoff_state: 'sent' });
       }
       // Without the node in the key, the nodes' first messages (pk 1 on each) would share `acme.1`.
@@ -270,7 +314,12 @@ describe('fleet one view', () => {
     expect(detail.status).toBe(404);
     expect(detail.body.error.details.missing_nodes).toEqual(['n3']);
     const deleted = await admin(url('n1'), 'POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['n3-m1'] });
-    expect(deleted.body, deleted.text).toMatchObject({ ok: true, deleted: [], not_found: ['n3-m1'], missing_nodes: ['n3'] });
+    expect(deleted.body, deleted.text).toMatchObject({
+      ok: true,
+      deleted: [],
+      not_found: ['n3-m1'],
+      missing_nodes: ['n3'],
+    });
     expect(Object.keys(deleted.body.nodes).sort()).toEqual(['n1', 'n2']);
     const status = await admin(url('n1'), 'GET', '/status');
     expect(status.body.fleet.missing_nodes).toEqual(['n3']);

@@ -26,13 +26,21 @@ let deltaKey = '';
 const node = (id: string): FleetTestNode => fleet.nodes.find((seen) => seen.id === id) as FleetTestNode;
 
 /** Polls `read` until `check` holds; answers how long it took. `explain` adds to a timeout's message (a node's log). */
-async function until<T>(read: () => Promise<T>, check: (value: T) => boolean, what: string, timeoutMs = 20_000, explain?: () => string): Promise<number> {
+async function until<T>(
+  read: () => Promise<T>,
+  check: (value: T) => boolean,
+  what: string,
+  timeoutMs = 20_000,
+  explain?: () => string,
+): Promise<number> {
   const startedAt = Date.now();
   for (;;) {
     const value = await read();
     if (check(value)) return Date.now() - startedAt;
     if (Date.now() - startedAt > timeoutMs)
-      throw new Error(`timed out waiting for ${what}: ${JSON.stringify(value)}${explain === undefined ? '' : `\n${explain()}`}`);
+      throw new Error(
+        `timed out waiting for ${what}: ${JSON.stringify(value)}${explain === undefined ? '' : `\n${explain()}`}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -50,7 +58,9 @@ const admin = (url: string, method: string, path: string, body?: unknown) =>
 function auditOf(nodeId: string, tenantId: string): Array<{ command: string; node_id: string | null; actor: string }> {
   const db = new Database(join(node(nodeId).cwd, 'data', 'mailproxy.db'), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare(`SELECT command, node_id, actor FROM command_log WHERE tenant_id = ? ORDER BY seq`).all(tenantId) as never;
+    return db
+      .prepare(`SELECT command, node_id, actor FROM command_log WHERE tenant_id = ? ORDER BY seq`)
+      .all(tenantId) as never;
   } finally {
     db.close();
   }
@@ -96,7 +106,11 @@ describe('shared configuration', () => {
 
     const http = await api(node('n3').url, 'POST', '/add-messages', {
       token: key,
-      body: { messages: [{ id: 'm-http', from: 'app@acme.example', to: 'someone@example.net', subject: 'over http', body: 'hello' }] },
+      body: {
+        messages: [
+          { id: 'm-http', from: 'app@acme.example', to: 'someone@example.net', subject: 'over http', body: 'hello' },
+        ],
+      },
     });
     expect(http.body).toMatchObject({ ok: true, queued: 1, rejected: [] });
     const smtp = await sendRawWithNodemailer(
@@ -106,12 +120,19 @@ describe('shared configuration', () => {
     );
     expect(smtp.response).toMatch(/^250 /);
     await sink.waitForMessages(2, 20_000);
-    expect(sink.messages.map((message) => message.rcptTo[0]).sort()).toEqual(['other@example.net', 'someone@example.net']);
+    expect(sink.messages.map((message) => message.rcptTo[0]).sort()).toEqual([
+      'other@example.net',
+      'someone@example.net',
+    ]);
   }, 60_000);
 
   it('refuses on n1 mail to an address suppressed on n2', async () => {
     const key = await createTenantWithAccount(node('n1').url, 'beta');
-    const added = await admin(node('n2').url, 'POST', '/suppression', { tenant_id: 'beta', address: 'Blocked@Example.net', reason: 'asked to stop' });
+    const added = await admin(node('n2').url, 'POST', '/suppression', {
+      tenant_id: 'beta',
+      address: 'Blocked@Example.net',
+      reason: 'asked to stop',
+    });
     expect(added.status).toBe(201);
     const took = await until(
       () => admin(node('n1').url, 'GET', '/suppressions?tenant_id=beta'),
@@ -122,7 +143,9 @@ describe('shared configuration', () => {
 
     const http = await api(node('n1').url, 'POST', '/add-messages', {
       token: key,
-      body: { messages: [{ id: 'm-blocked', from: 'app@beta.example', to: 'blocked@example.net', subject: 's', body: 'b' }] },
+      body: {
+        messages: [{ id: 'm-blocked', from: 'app@beta.example', to: 'blocked@example.net', subject: 's', body: 'b' }],
+      },
     });
     expect(http.body).toMatchObject({ ok: true, queued: 0, rejected: [{ id: 'm-blocked', reason: 'suppressed' }] });
     await expect(
@@ -141,7 +164,8 @@ describe('shared configuration', () => {
         ['n1', 'n2', 'n3'].map((id) =>
           until(
             () => admin(node(id).url, 'GET', '/accounts?tenant_id=gamma'),
-            (seen) => seen.status === 200 && seen.body.accounts.length === 1 && check(seen.body.accounts[0].limit_per_minute),
+            (seen) =>
+              seen.status === 200 && seen.body.accounts.length === 1 && check(seen.body.accounts[0].limit_per_minute),
             `gamma's account on ${id}`,
           ),
         ),
@@ -152,7 +176,13 @@ describe('shared configuration', () => {
     for (let round = 1; round <= 5 && !conflicted; round += 1) {
       const edits = await Promise.all(
         ['n1', 'n2'].map((id, index) =>
-          admin(node(id).url, 'POST', '/account', { tenant_id: 'gamma', id: 'main', host: '127.0.0.1', port: sink.port, limit_per_minute: round * 10 + index }),
+          admin(node(id).url, 'POST', '/account', {
+            tenant_id: 'gamma',
+            id: 'main',
+            host: '127.0.0.1',
+            port: sink.port,
+            limit_per_minute: round * 10 + index,
+          }),
         ),
       );
       const statuses = edits.map((edit) => edit.status);
@@ -173,16 +203,22 @@ describe('shared configuration', () => {
     third.daemon.child.kill('SIGTERM');
     expect((await third.daemon.exited).code).toBe(0);
     deltaKey = await createTenantWithAccount(node('n1').url, 'delta');
-    expect((await admin(node('n2').url, 'POST', '/suppression', { tenant_id: 'acme', address: 'late@example.net' })).status).toBe(201);
-    expect((await admin(node('n2').url, 'POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'spring' })).status).toBe(200);
+    expect(
+      (await admin(node('n2').url, 'POST', '/suppression', { tenant_id: 'acme', address: 'late@example.net' })).status,
+    ).toBe(201);
+    expect(
+      (await admin(node('n2').url, 'POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'spring' })).status,
+    ).toBe(200);
     expect((await admin(node('n1').url, 'DELETE', '/tenant/beta?force=true')).status).toBe(200);
 
     const back = await fleet.startNode('n3', { cwd: third.cwd });
     // No polling: the first answers of the restarted node already hold what it missed.
     expect((await admin(back.url, 'GET', '/accounts?tenant_id=delta')).body.accounts).toHaveLength(1);
-    expect((await admin(back.url, 'GET', '/suppressions?tenant_id=acme')).body.suppressions.map((s: { address: string }) => s.address)).toEqual([
-      'late@example.net',
-    ]);
+    expect(
+      (await admin(back.url, 'GET', '/suppressions?tenant_id=acme')).body.suppressions.map(
+        (s: { address: string }) => s.address,
+      ),
+    ).toEqual(['late@example.net']);
     expect((await admin(back.url, 'GET', '/tenant/beta')).status).toBe(404);
     const suspended = await admin(back.url, 'POST', '/commands/activate', { tenant_id: 'acme', batch_code: 'spring' });
     expect(suspended.body.suspensions).toEqual([]);
@@ -197,7 +233,10 @@ describe('shared configuration', () => {
       );
       await until(
         async () => auditOf(id, 'acme').map((row) => `${row.command}@${row.node_id}`),
-        (rows) => rows.includes('suppression.add@n2') && rows.includes('messages.suspend@n2') && rows.includes('messages.activate@n3'),
+        (rows) =>
+          rows.includes('suppression.add@n2') &&
+          rows.includes('messages.suspend@n2') &&
+          rows.includes('messages.activate@n3'),
         `the audit of acme on ${id}`,
       );
     }
@@ -266,7 +305,9 @@ describe('shared configuration', () => {
     const before = sink.messages.length;
     const accepted = await api(first.url, 'POST', '/add-messages', {
       token: deltaKey,
-      body: { messages: [{ id: 'm-alone', from: 'app@delta.example', to: 'alone@example.net', subject: 's', body: 'b' }] },
+      body: {
+        messages: [{ id: 'm-alone', from: 'app@delta.example', to: 'alone@example.net', subject: 's', body: 'b' }],
+      },
     });
     expect(accepted.body).toMatchObject({ ok: true, queued: 1 });
     await sink.waitForMessages(before + 1, 20_000);

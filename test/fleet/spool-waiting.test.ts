@@ -16,7 +16,15 @@ import { connect } from 'nats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayPlan } from '../../src/core/fleet/cluster-spool.js';
 import { createSpoolStream } from '../../src/fleet/spool/spool-stream.js';
-import { FLEET_TOKEN, provisionTenant, startFleet, untilFleet, type FleetTestNode, type TestFleet, untilOrExplain } from '../helpers/fleet.js';
+import {
+  FLEET_TOKEN,
+  provisionTenant,
+  startFleet,
+  untilFleet,
+  type FleetTestNode,
+  type TestFleet,
+  untilOrExplain,
+} from '../helpers/fleet.js';
 import { startFleetLoad, type FleetLoadTarget } from '../helpers/fleet-load.js';
 import { copiesById } from '../helpers/outage-checks.js';
 import { api } from '../helpers/test-daemon.js';
@@ -33,14 +41,18 @@ let key: string;
 /** While true, the sink answers 451 to every `defer-*` recipient: those messages wait as deferred. */
 let greylisting = true;
 
-const admin = (url: string, method: string, path: string, body?: unknown) => api(url, method, path, { token: FLEET_TOKEN, body });
+const admin = (url: string, method: string, path: string, body?: unknown) =>
+  api(url, method, path, { token: FLEET_TOKEN, body });
 const urlOf = (id: string): string => fleet.nodes.find((node) => node.id === id)?.url as string;
 
-const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number) => untilOrExplain(fleet, check, what, timeoutMs);
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs: number) =>
+  untilOrExplain(fleet, check, what, timeoutMs);
 
 /** The client ids a survivor would replay from a node's spool now: each waiting message's latest entry, less those ended. */
 async function replayableIds(node: FleetTestNode): Promise<Set<string>> {
-  const { instance } = JSON.parse(readFileSync(join(node.cwd, 'data', 'fleet-node.json'), 'utf8')) as { instance: string };
+  const { instance } = JSON.parse(readFileSync(join(node.cwd, 'data', 'fleet-node.json'), 'utf8')) as {
+    instance: string;
+  };
   const owner = { node: node.id, instance };
   const stream = createSpoolStream({ stream: SPOOL_STREAM, subjectPrefix: SPOOL_SUBJECTS, replicas: 3 });
   const nc = await connect({ servers: fleet.cluster.urls.split(',') });
@@ -69,7 +81,8 @@ async function waitingIds(node: FleetTestNode): Promise<string[]> {
       const query = `/messages?tenant_id=${TENANT}&status=${status}&limit=500${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`;
       const page = await admin(node.url, 'GET', query);
       expect(page.status, page.text).toBe(200);
-      for (const message of page.body.messages as Array<{ id: string; node_id?: string }>) if (message.node_id === node.id) ids.push(message.id);
+      for (const message of page.body.messages as Array<{ id: string; node_id?: string }>)
+        if (message.node_id === node.id) ids.push(message.id);
       cursor = page.body.next_cursor ?? undefined;
     } while (cursor !== undefined);
   }
@@ -79,10 +92,14 @@ async function waitingIds(node: FleetTestNode): Promise<string[]> {
 beforeAll(async () => {
   sink = await startSmtpSink({
     answerDelayMs: 20,
-    onRcpt: (address) => (greylisting && address.startsWith('defer-') ? { code: 451, message: '4.7.1 greylisted, try again later' } : null),
+    onRcpt: (address) =>
+      greylisting && address.startsWith('defer-') ? { code: 451, message: '4.7.1 greylisted, try again later' } : null,
   });
   // n2 joins later, so that it takes its first mail within its first seconds.
-  fleet = await startFleet(['n1', 'n3'], { MAILPROXY_FLEET_ADOPT_AFTER_SECONDS: ADOPT_AFTER_SECONDS, MAILPROXY_FLEET_SPOOL_CHECK_SECONDS: '1' });
+  fleet = await startFleet(['n1', 'n3'], {
+    MAILPROXY_FLEET_ADOPT_AFTER_SECONDS: ADOPT_AFTER_SECONDS,
+    MAILPROXY_FLEET_SPOOL_CHECK_SECONDS: '1',
+  });
   key = await provisionTenant(fleet, TENANT, { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
 }, 120_000);
 
@@ -99,7 +116,9 @@ describe('a young node under load', () => {
       { smtpPauseMs: 40, httpBatch: 10, httpPauseMs: 40 },
     );
     // The batch is suspended fleet-wide before n2 starts: its mail waits suspended there.
-    expect((await admin(urlOf('n1'), 'POST', '/commands/suspend', { tenant_id: TENANT, batch_code: 'held' })).status).toBe(200);
+    expect(
+      (await admin(urlOf('n1'), 'POST', '/commands/suspend', { tenant_id: TENANT, batch_code: 'held' })).status,
+    ).toBe(200);
     const n2 = await fleet.startNode('n2');
     const posted: string[] = [];
     const post = async (messages: Array<Record<string, unknown>>) => {
@@ -117,13 +136,23 @@ describe('a young node under load', () => {
       ...extra,
     });
     // Within n2's first seconds: as soon as it serves the tenant's account; its own load starts then too.
-    await until(async () => (await admin(n2.url, 'GET', `/account/main?tenant_id=${TENANT}`)).status === 200, 'n2 to serve the account', 30_000);
-    const own = startFleetLoad([{ id: n2.id, url: n2.url, smtpPort: n2.smtpPort, key }], TENANT, { smtpPauseMs: 40, httpBatch: 10, httpPauseMs: 40 });
+    await until(
+      async () => (await admin(n2.url, 'GET', `/account/main?tenant_id=${TENANT}`)).status === 200,
+      'n2 to serve the account',
+      30_000,
+    );
+    const own = startFleetLoad([{ id: n2.id, url: n2.url, smtpPort: n2.smtpPort, key }], TENANT, {
+      smtpPauseMs: 40,
+      httpBatch: 10,
+      httpPauseMs: 40,
+    });
     const takenByN2 = () => own.ledger.acknowledged.get('n2')?.size ?? 0;
     const scheduledAt = Math.round(Date.now() / 1000) + 25;
     for (let round = 0; round < 6; round += 1) {
       await post([
-        ...Array.from({ length: 4 }, (_, index) => mail(`sched-${round}-${index}`, { deferred_ts: scheduledAt + index })),
+        ...Array.from({ length: 4 }, (_, index) =>
+          mail(`sched-${round}-${index}`, { deferred_ts: scheduledAt + index }),
+        ),
         ...Array.from({ length: 3 }, (_, index) => mail(`defer-${round}-${index}`)),
         ...Array.from({ length: 3 }, (_, index) => mail(`held-${round}-${index}`, { batch_code: 'held' })),
         ...Array.from({ length: 10 }, (_, index) => mail(`now-${round}-${index}`, { priority: 0 })),
@@ -138,7 +167,11 @@ describe('a young node under load', () => {
       async () => {
         const sent = copiesById(sink.messages);
         const { checked } = (await admin(n2.url, 'GET', '/status')).body.fleet.spool;
-        return posted.filter((id) => id.startsWith('now-')).every((id) => sent.has(id)) && takenByN2() >= 200 && Date.parse(checked?.at ?? '') > posts;
+        return (
+          posted.filter((id) => id.startsWith('now-')).every((id) => sent.has(id)) &&
+          takenByN2() >= 200 &&
+          Date.parse(checked?.at ?? '') > posts
+        );
       },
       'n2 to send its immediate mail, take 200 of the load, and check its spool',
       60_000,
@@ -157,7 +190,9 @@ describe('a young node under load', () => {
     expect(before.uncovered, 'waiting on n2 without a spool entry').toEqual([]);
 
     // The cluster loses every record n2 wrote: its check finds the waiting messages without an entry and writes them again.
-    const { instance } = JSON.parse(readFileSync(join(n2.cwd, 'data', 'fleet-node.json'), 'utf8')) as { instance: string };
+    const { instance } = JSON.parse(readFileSync(join(n2.cwd, 'data', 'fleet-node.json'), 'utf8')) as {
+      instance: string;
+    };
     const nc = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
       await (await nc.jetstreamManager()).streams.purge(SPOOL_STREAM, { filter: `${SPOOL_SUBJECTS}.n2.${instance}.>` });
@@ -180,7 +215,11 @@ describe('a young node under load', () => {
     const spool = (await admin(n2.url, 'GET', '/status')).body.fleet.spool;
     const metrics = await api(n2.url, 'GET', '/metrics', { token: FLEET_TOKEN });
     expect(Number(/^mailproxy_fleet_spool_repaired_total (\d+)/m.exec(metrics.text)?.[1])).toBe(spool.repaired);
-    expect(n2.daemon.entries.some((entry) => entry.msg === 'waiting messages without a replicated spool entry: written again')).toBe(true);
+    expect(
+      n2.daemon.entries.some(
+        (entry) => entry.msg === 'waiting messages without a replicated spool entry: written again',
+      ),
+    ).toBe(true);
     console.info(JSON.stringify({ waiting: after.waiting.length, spool }));
 
     // n2 is lost with its disk: the others deliver everything it acknowledged.
@@ -189,16 +228,25 @@ describe('a young node under load', () => {
     rmSync(n2.cwd, { recursive: true, force: true });
     await Promise.all([load.stop(), own.stop()]);
     greylisting = false;
-    expect((await admin(urlOf('n1'), 'POST', '/commands/activate', { tenant_id: TENANT, batch_code: 'held' })).status).toBe(200);
-    const acknowledged = [...posted, ...[load, own].flatMap((each) => [...each.ledger.acknowledged.values()].flatMap((perNode) => [...perNode.keys()]))];
+    expect(
+      (await admin(urlOf('n1'), 'POST', '/commands/activate', { tenant_id: TENANT, batch_code: 'held' })).status,
+    ).toBe(200);
+    const acknowledged = [
+      ...posted,
+      ...[load, own].flatMap((each) =>
+        [...each.ledger.acknowledged.values()].flatMap((perNode) => [...perNode.keys()]),
+      ),
+    ];
     const undelivered = () => {
       const seen = copiesById(sink.messages);
       return acknowledged.filter((id) => !seen.has(id));
     };
-    await until(() => undelivered().length === 0, 'every acknowledged message at the sink', 120_000).catch((error: unknown) => {
-      console.error('undelivered', undelivered().length, undelivered().slice(0, 30));
-      throw error;
-    });
+    await until(() => undelivered().length === 0, 'every acknowledged message at the sink', 120_000).catch(
+      (error: unknown) => {
+        console.error('undelivered', undelivered().length, undelivered().slice(0, 30));
+        throw error;
+      },
+    );
     await untilFleet(urlOf('n1'), (seen) => seen.alive === 2, 'n1 to see two live nodes');
   }, 300_000);
 });

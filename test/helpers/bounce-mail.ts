@@ -121,7 +121,10 @@ Hello, could you please resend my invoice?
  * A multipart/report DSN as text (LF), one recipient group of `groupFields` failed with 5.1.1,
  * from `reportingMta`, with `original` (a message/rfc822 part, `--B` first) before the end.
  */
-export const dsnReportText = (groupFields: string, options: { reportingMta?: string; original?: string } = {}): string => {
+export const dsnReportText = (
+  groupFields: string,
+  options: { reportingMta?: string; original?: string } = {},
+): string => {
   const mta = options.reportingMta ?? 'mx.example.net';
   return `From: Mail Delivery System <MAILER-DAEMON@${mta}>
 To: app@acme.example

@@ -18,7 +18,12 @@ export function reasonOfCodesAlone(diagnostic: string): BounceReason | null {
  * it must be read as, and, where the codes alone say otherwise, what they say (`'another'`: some
  * other reason): there the words or the vendor's code decide.
  */
-export type DocumentedRefusal = readonly [source: string, diagnostic: string, reason: BounceReason, codesAlone?: BounceReason | 'another'];
+export type DocumentedRefusal = readonly [
+  source: string,
+  diagnostic: string,
+  reason: BounceReason,
+  codesAlone?: BounceReason | 'another',
+];
 
 /** One test per refusal: it is read as documented, and its codes alone, where given, read as said. */
 export function itReadsEach(refusals: readonly DocumentedRefusal[]): void {
@@ -32,7 +37,11 @@ export function itReadsEach(refusals: readonly DocumentedRefusal[]): void {
 }
 
 /** Texts without a table's codes (look-alikes too): the table matches none, and each reads as the other rules read it. */
-export function itLeavesAlone(title: string, table: ReasonTable, plain: ReadonlyArray<readonly [string, BounceReason]>): void {
+export function itLeavesAlone(
+  title: string,
+  table: ReasonTable,
+  plain: ReadonlyArray<readonly [string, BounceReason]>,
+): void {
   it(title, () => {
     for (const [diagnostic, reason] of plain) {
       expect(

@@ -19,7 +19,12 @@ ${extra}
 `;
 
 /** Sends `id` to `to` through the sink and answers the raw message the sink received. */
-export async function sentThroughSink(s: ReportScenario, key: string, id: string, to: string | string[]): Promise<Buffer> {
+export async function sentThroughSink(
+  s: ReportScenario,
+  key: string,
+  id: string,
+  to: string | string[],
+): Promise<Buffer> {
   const response = await s.fx.post(key, [message(id, { to })]);
   expect(response.status).toBe(200);
   await s.fx.settle();

@@ -13,9 +13,16 @@ export interface CliRun {
   stderr: string;
 }
 
-export function runCli(args: string[], options: { env?: Record<string, string>; cwd?: string; input?: string } = {}): Promise<CliRun> {
+export function runCli(
+  args: string[],
+  options: { env?: Record<string, string>; cwd?: string; input?: string } = {},
+): Promise<CliRun> {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILPROXY_')));
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd, env: { ...env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: { ...env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

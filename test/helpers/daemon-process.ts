@@ -74,7 +74,9 @@ export function spawnDaemon(args: string[], options: { cwd: string; env?: Record
         new Promise<LogEntry>((resolve) => waiters.push({ match, resolve })),
         exited.then(({ code, signal }) => {
           const last = stdout.slice(-3).join('\n');
-          throw new Error(`daemon exited (code ${code}, signal ${signal}) before the awaited log line; stderr: ${stderr.join('')}; last log lines: ${last}`);
+          throw new Error(
+            `daemon exited (code ${code}, signal ${signal}) before the awaited log line; stderr: ${stderr.join('')}; last log lines: ${last}`,
+          );
         }),
       ]);
     },
@@ -82,7 +84,11 @@ export function spawnDaemon(args: string[], options: { cwd: string; env?: Record
 }
 
 /** `mailproxy serve` in `cwd`, added to `running` (for teardown), once its HTTP API listens. */
-export async function serveUntilListening(cwd: string, env: Record<string, string>, running: DaemonProcess[]): Promise<{ daemon: DaemonProcess; url: string }> {
+export async function serveUntilListening(
+  cwd: string,
+  env: Record<string, string>,
+  running: DaemonProcess[],
+): Promise<{ daemon: DaemonProcess; url: string }> {
   const daemon = spawnDaemon(['serve'], { cwd, env });
   running.push(daemon);
   const listening = await daemon.waitForLog((entry) => entry.msg === 'http listening');

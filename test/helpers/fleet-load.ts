@@ -38,13 +38,20 @@ export interface FleetLoad {
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export const rawMessage = (id: string, to: string): string =>
-  [`From: sender@example.com`, `To: ${to}`, `Subject: ${id}`, `X-Genro-Mail-ID: ${id}`, '', `body of ${id}`, ''].join('\r\n');
+  [`From: sender@example.com`, `To: ${to}`, `Subject: ${id}`, `X-Genro-Mail-ID: ${id}`, '', `body of ${id}`, ''].join(
+    '\r\n',
+  );
 
-export function startFleetLoad(targets: readonly FleetLoadTarget[], tenantId: string, pace = { smtpPauseMs: 250, httpBatch: 2, httpPauseMs: 400 }): FleetLoad {
+export function startFleetLoad(
+  targets: readonly FleetLoadTarget[],
+  tenantId: string,
+  pace = { smtpPauseMs: 250, httpBatch: 2, httpPauseMs: 400 },
+): FleetLoad {
   const ledger: FleetLedger = { acknowledged: new Map(targets.map((target) => [target.id, new Map()])), refusals: [] };
   let stopping = false;
   const ack = (node: string, id: string) => ledger.acknowledged.get(node)?.set(id, Date.now());
-  const refuse = (node: string, via: Refusal['via'], reply: string) => ledger.refusals.push({ node, via, at: Date.now(), reply });
+  const refuse = (node: string, via: Refusal['via'], reply: string) =>
+    ledger.refusals.push({ node, via, at: Date.now(), reply });
 
   const smtpClient = async (target: FleetLoadTarget): Promise<void> => {
     let session: SubmitSession | null = null;
@@ -55,7 +62,10 @@ export function startFleetLoad(targets: readonly FleetLoadTarget[], tenantId: st
           session = await openSubmission(target.smtpPort);
           await session.login(tenantId, target.key);
         }
-        await session.send({ from: 'sender@example.com', to: [`${id}@example.net`] }, rawMessage(id, `${id}@example.net`));
+        await session.send(
+          { from: 'sender@example.com', to: [`${id}@example.net`] },
+          rawMessage(id, `${id}@example.net`),
+        );
         ack(target.id, id);
       } catch (error) {
         // A 4yz (or a dropped session) is no promise: noted, and the next message goes on a fresh session.
@@ -79,7 +89,8 @@ export function startFleetLoad(targets: readonly FleetLoadTarget[], tenantId: st
         if (response.status !== 200) refuse(target.id, 'http', `${response.status} ${response.text}`);
         else {
           const rejected = new Set((response.body.rejected as Array<{ id: string }>).map((entry) => entry.id));
-          for (const message of messages) if (rejected.has(message.id)) refuse(target.id, 'http', `rejected ${message.id}`);
+          for (const message of messages)
+            if (rejected.has(message.id)) refuse(target.id, 'http', `rejected ${message.id}`);
           for (const message of messages) if (!rejected.has(message.id)) ack(target.id, message.id);
         }
       } catch (error) {
@@ -91,7 +102,10 @@ export function startFleetLoad(targets: readonly FleetLoadTarget[], tenantId: st
 
   const readyWatcher = async (target: FleetLoadTarget): Promise<void> => {
     while (!stopping) {
-      const ready = await api(target.url, 'GET', '/ready').catch((error: unknown) => ({ status: 0, text: (error as Error).message }));
+      const ready = await api(target.url, 'GET', '/ready').catch((error: unknown) => ({
+        status: 0,
+        text: (error as Error).message,
+      }));
       if (ready.status !== 200) refuse(target.id, 'ready', `${ready.status} ${ready.text}`);
       await pause(500);
     }
@@ -111,7 +125,8 @@ export function startFleetLoad(targets: readonly FleetLoadTarget[], tenantId: st
 export function longestPause(acknowledgedAt: Iterable<number>, from: number, to: number): number {
   const instants = [from, ...[...acknowledgedAt].sort((a, b) => a - b), to];
   let longest = 0;
-  for (let index = 1; index < instants.length; index += 1) longest = Math.max(longest, (instants[index] as number) - (instants[index - 1] as number));
+  for (let index = 1; index < instants.length; index += 1)
+    longest = Math.max(longest, (instants[index] as number) - (instants[index - 1] as number));
   return longest;
 }
 

@@ -55,7 +55,10 @@ export interface TestFleet {
 }
 
 /** Starts the cluster, then one daemon per node id, and waits until every node sees all of them alive. */
-export async function startFleet(nodeIds: string[] = ['n1', 'n2', 'n3'], extraEnv: Record<string, string> = {}): Promise<TestFleet> {
+export async function startFleet(
+  nodeIds: string[] = ['n1', 'n2', 'n3'],
+  extraEnv: Record<string, string> = {},
+): Promise<TestFleet> {
   const cluster = await startNatsCluster();
   const dirs: string[] = [];
   const running: DaemonProcess[] = [];
@@ -78,7 +81,10 @@ export async function startFleet(nodeIds: string[] = ['n1', 'n2', 'n3'], extraEn
     dirs.push(dir);
     return dir;
   };
-  const startNode = async (nodeId: string, options: { cwd?: string; env?: Record<string, string> } = {}): Promise<FleetTestNode> => {
+  const startNode = async (
+    nodeId: string,
+    options: { cwd?: string; env?: Record<string, string> } = {},
+  ): Promise<FleetTestNode> => {
     const cwd = options.cwd ?? tempDir();
     const { daemon, url } = await serveUntilListening(cwd, env(nodeId, options.env), running);
     const smtp = await daemon.waitForLog((entry) => entry.msg === 'smtp listening');
@@ -104,7 +110,12 @@ export async function startFleet(nodeIds: string[] = ['n1', 'n2', 'n3'], extraEn
   };
   try {
     for (const id of nodeIds) await startNode(id);
-    for (const node of nodes) await untilFleet(node.url, (seen) => seen.alive === nodeIds.length, `${node.id} to see ${nodeIds.length} live nodes`);
+    for (const node of nodes)
+      await untilFleet(
+        node.url,
+        (seen) => seen.alive === nodeIds.length,
+        `${node.id} to see ${nodeIds.length} live nodes`,
+      );
   } catch (error) {
     // What the nodes said beyond their requests: why a node did not join is in its warnings.
     for (const node of nodes)
@@ -132,7 +143,12 @@ export async function fleetOf(url: string): Promise<FleetStatus> {
  * Generous: a nats server killed under the bucket's stream leader stalls KV writes until JetStream
  * elects another, measured here from under a second to over 15 s on a loaded 2-core machine.
  */
-export async function untilFleet(url: string, check: (fleet: FleetStatus) => boolean, what: string, timeoutMs = 40_000): Promise<void> {
+export async function untilFleet(
+  url: string,
+  check: (fleet: FleetStatus) => boolean,
+  what: string,
+  timeoutMs = 40_000,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if (check(await fleetOf(url))) return;
@@ -145,16 +161,25 @@ export async function untilFleet(url: string, check: (fleet: FleetStatus) => boo
  * A tenant and its default account, created once on the first node and shared by the fleet's
  * configuration: resolves with the tenant's API key once every node serves the account.
  */
-export async function provisionTenant(fleet: TestFleet, tenantId: string, account: Record<string, unknown>): Promise<string> {
+export async function provisionTenant(
+  fleet: TestFleet,
+  tenantId: string,
+  account: Record<string, unknown>,
+): Promise<string> {
   const first = fleet.nodes[0] as FleetTestNode;
   const tenant = await api(first.url, 'POST', '/tenant', { token: FLEET_TOKEN, body: { id: tenantId } });
   expect(tenant.status, tenant.text).toBe(201);
-  const saved = await api(first.url, 'POST', '/account', { token: FLEET_TOKEN, body: { id: 'main', tenant_id: tenantId, is_default: true, ...account } });
+  const saved = await api(first.url, 'POST', '/account', {
+    token: FLEET_TOKEN,
+    body: { id: 'main', tenant_id: tenantId, is_default: true, ...account },
+  });
   expect(saved.status, saved.text).toBe(201);
   const accountId = String(account.id ?? 'main');
   for (const node of fleet.nodes) {
     const deadline = Date.now() + 20_000;
-    while ((await api(node.url, 'GET', `/account/${accountId}?tenant_id=${tenantId}`, { token: FLEET_TOKEN })).status !== 200) {
+    while (
+      (await api(node.url, 'GET', `/account/${accountId}?tenant_id=${tenantId}`, { token: FLEET_TOKEN })).status !== 200
+    ) {
       if (Date.now() > deadline) throw new Error(`${node.id} never served account ${tenantId}/${accountId}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -163,7 +188,12 @@ export async function provisionTenant(fleet: TestFleet, tenantId: string, accoun
 }
 
 /** Polls `check` until it holds; past `timeoutMs` it prints each node's latest warnings (for the reader of a failed run) and throws. */
-export async function untilOrExplain(fleet: TestFleet, check: () => Promise<boolean> | boolean, what: string, timeoutMs: number): Promise<void> {
+export async function untilOrExplain(
+  fleet: TestFleet,
+  check: () => Promise<boolean> | boolean,
+  what: string,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) {

@@ -58,28 +58,66 @@ export const sqlText: fc.Arbitrary<string> = fc
 /** Anything a string field might be sent. */
 export const hostileText: fc.Arbitrary<string> = fc.oneof(
   { weight: 3, arbitrary: sqlText },
-  { weight: 2, arbitrary: fc.tuple(fc.string({ maxLength: 10 }), fc.constantFrom(...INJECTIONS), fc.string({ maxLength: 10 })).map((parts) => parts.join('')) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(fc.string({ maxLength: 10 }), fc.constantFrom(...INJECTIONS), fc.string({ maxLength: 10 }))
+      .map((parts) => parts.join('')),
+  },
   { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
-  { weight: 1, arbitrary: fc.tuple(fc.string({ maxLength: 5 }), fc.constantFrom(...LONE_SURROGATES)).map((parts) => parts.join('')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.string({ maxLength: 5 }), fc.constantFrom(...LONE_SURROGATES))
+      .map((parts) => parts.join('')),
+  },
   { weight: 1, arbitrary: fc.constantFrom('', ' ', '\t', '\0', '\u00a0', 'é', '✓', '😀') },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom('x', 'é', "'", '\r\n'), fc.integer({ min: 1000, max: 120_000 })).map(([unit, n]) => unit.repeat(n)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom('x', 'é', "'", '\r\n'), fc.integer({ min: 1000, max: 120_000 }))
+      .map(([unit, n]) => unit.repeat(n)),
+  },
 );
 
-const address = fc.constantFrom('sender@example.com', 'rcpt@example.net', "o'brien@example.org", '"quoted; --"@example.net', 'üser@exämple.de');
+const address = fc.constantFrom(
+  'sender@example.com',
+  'rcpt@example.net',
+  "o'brien@example.org",
+  '"quoted; --"@example.net',
+  'üser@exämple.de',
+);
 /** A mailbox: bare, or with a display name that may hold quotes, commas, SQL or line breaks. */
 export const hostileMailbox: fc.Arbitrary<string> = fc.oneof(
   { weight: 2, arbitrary: address },
   {
     weight: 3,
     arbitrary: fc
-      .tuple(fc.oneof(sqlText, hostileText, fc.constantFrom('Evil, victim@evil.example', '"A, B"', 'Name; x@y.z', 'a"b', '=?utf-8?B?w6k=?=')), address)
+      .tuple(
+        fc.oneof(
+          sqlText,
+          hostileText,
+          fc.constantFrom('Evil, victim@evil.example', '"A, B"', 'Name; x@y.z', 'a"b', '=?utf-8?B?w6k=?='),
+        ),
+        address,
+      )
       .map(([name, addr]) => `${name} <${addr}>`),
   },
   { weight: 1, arbitrary: hostileText },
 );
 
 const hostileName = fc.oneof(
-  fc.constantFrom('X-Custom', 'X-Sql', 'X-Report', 'Bcc', 'Subject', 'Content-Type', 'X-Genro-Mail-ID', 'Received', 'X-Mail-Proxy-Account'),
+  fc.constantFrom(
+    'X-Custom',
+    'X-Sql',
+    'X-Report',
+    'Bcc',
+    'Subject',
+    'Content-Type',
+    'X-Genro-Mail-ID',
+    'Received',
+    'X-Mail-Proxy-Account',
+  ),
   fc.string({ minLength: 1, maxLength: 20 }),
 );
 
@@ -172,7 +210,10 @@ export const itemSpec: fc.Arbitrary<ItemSpec> = fc.record({
       headers: fc.dictionary(hostileName, mostly(sqlText, hostileText), { maxKeys: 3 }),
       attachments: fc.array(attachment, { maxLength: 2 }),
       batch_code: mostly(sqlText, hostileText),
-      message_id: mostly(fc.constantFrom('<a.b@example.com>', "<o'brien;--@example.com>", "x'or'1'='1@example.com"), hostileText),
+      message_id: mostly(
+        fc.constantFrom('<a.b@example.com>', "<o'brien;--@example.com>", "x'or'1'='1@example.com"),
+        hostileText,
+      ),
       priority: mostly(fc.constantFrom(0, 3, 'high', 'low'), wrongType),
       deferred_ts: mostly(fc.constantFrom(0, 1, 1_000_000_000), wrongType),
     },
@@ -180,13 +221,21 @@ export const itemSpec: fc.Arbitrary<ItemSpec> = fc.record({
   ),
   wrong: fc.oneof(
     { weight: 5, arbitrary: fc.constant(null) },
-    { weight: 1, arbitrary: fc.record({ field: fc.oneof(fc.constantFrom(...ITEM_FIELDS), fc.string({ maxLength: 8 })), value: wrongType }) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        field: fc.oneof(fc.constantFrom(...ITEM_FIELDS), fc.string({ maxLength: 8 })),
+        value: wrongType,
+      }),
+    },
   ),
 });
 
 /** A JSON text nested `depth` levels deep inside `wrap` (object or array at each level). */
 export function deepJson(depth: number, kind: 'array' | 'object'): string {
-  return kind === 'array' ? `${'['.repeat(depth)}1${']'.repeat(depth)}` : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
+  return kind === 'array'
+    ? `${'['.repeat(depth)}1${']'.repeat(depth)}`
+    : `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
 }
 
 export type RawBody = { kind: 'json'; value: unknown } | { kind: 'bytes'; bytes: Buffer; contentType?: string };
@@ -201,13 +250,17 @@ export function wholeBody(maxBodyBytes: number): fc.Arbitrary<RawBody> {
   return fc.oneof(
     fc.jsonValue({ maxDepth: 4 }).map((value): RawBody => ({ kind: 'json', value })),
     fc
-      .record({ messages: fc.oneof(fc.anything({ maxDepth: 3 }), fc.array(fc.anything({ maxDepth: 2 }), { maxLength: 4 })) })
+      .record({
+        messages: fc.oneof(fc.anything({ maxDepth: 3 }), fc.array(fc.anything({ maxDepth: 2 }), { maxLength: 4 })),
+      })
       .map((value): RawBody => ({ kind: 'json', value })),
     fc.constantFrom<RawBody>(
       bytes(deepJson(10_000, 'array')),
       bytes(deepJson(10_000, 'object')),
       bytes(`{"messages":${deepJson(10_000, 'array')}}`),
-      bytes(`{"messages":[{"id":"deep","from":"a@example.com","to":"b@example.net","headers":${deepJson(10_000, 'object')}}]}`),
+      bytes(
+        `{"messages":[{"id":"deep","from":"a@example.com","to":"b@example.net","headers":${deepJson(10_000, 'object')}}]}`,
+      ),
       bytes(`{"messages":[${deepJson(100_000, 'array')}]}`),
       bytes(
         Buffer.concat([

@@ -29,7 +29,8 @@ function cutInside(text: string, marker: RegExp, rng: Rng): string {
 /** `depth` multiparts, each inside the previous. */
 function nestedMultiparts(depth: number): string {
   let head = `${BOUNCE_HEADERS}MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary="b0"\n\n`;
-  for (let level = 1; level < depth; level += 1) head += `--b${level - 1}\nContent-Type: multipart/mixed; boundary="b${level}"\n\n`;
+  for (let level = 1; level < depth; level += 1)
+    head += `--b${level - 1}\nContent-Type: multipart/mixed; boundary="b${level}"\n\n`;
   let tail = `--b${depth - 1}\nContent-Type: message/delivery-status\n\nFinal-Recipient: rfc822; deep@example.org\nAction: failed\nStatus: 5.1.1\n\n`;
   for (let level = depth - 1; level >= 0; level -= 1) tail += `--b${level}--\n`;
   return head + tail;
@@ -91,7 +92,19 @@ function headerBomb(count: number, rng: Rng): string {
 
 /** A few random edits: flip a bit, drop or repeat a slice, or drop in a token MIME parsers trip on. */
 function mutate(raw: Buffer, rng: Rng): Buffer {
-  const tokens = ['--', '\r', '\0', '=?', '?=', '\n\n', 'Content-Type: multipart/mixed; boundary=', 'Content-Transfer-Encoding: base64\n', '"', ';', '\u00ff'];
+  const tokens = [
+    '--',
+    '\r',
+    '\0',
+    '=?',
+    '?=',
+    '\n\n',
+    'Content-Type: multipart/mixed; boundary=',
+    'Content-Transfer-Encoding: base64\n',
+    '"',
+    ';',
+    '\u00ff',
+  ];
   let out = raw;
   for (let edits = rng.int(1, 8); edits > 0; edits -= 1) {
     const at = rng.int(0, out.length);
@@ -99,8 +112,10 @@ function mutate(raw: Buffer, rng: Rng): Buffer {
     if (op === 0 && out.length > 0) {
       const index = Math.min(at, out.length - 1);
       out[index] = (out[index] as number) ^ (1 << rng.int(0, 7));
-    } else if (op === 1) out = Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + rng.int(1, 200)))]);
-    else if (op === 2) out = Buffer.concat([out.subarray(0, at), out.subarray(at, at + rng.int(1, 200)), out.subarray(at)]);
+    } else if (op === 1)
+      out = Buffer.concat([out.subarray(0, at), out.subarray(Math.min(out.length, at + rng.int(1, 200)))]);
+    else if (op === 2)
+      out = Buffer.concat([out.subarray(0, at), out.subarray(at, at + rng.int(1, 200)), out.subarray(at)]);
     else out = Buffer.concat([out.subarray(0, at), Buffer.from(rng.pick(tokens), 'latin1'), out.subarray(at)]);
   }
   return out;
@@ -132,7 +147,10 @@ export const GENERATORS: ReadonlyArray<readonly [string, Generator]> = [
   ['deep-multipart-500', () => B(nestedMultiparts(500))],
   ['rfc822-chain-2000', () => B(rfc822Chain(2000))],
   ['long-line-body-1mb', (rng) => B(longLineBody(1 << 20, rng))],
-  ['long-line-header-1mb', () => B(`From: MAILER-DAEMON@mx.hostile.example\nSubject: Undelivered ${'x'.repeat(1 << 20)}`)],
+  [
+    'long-line-header-1mb',
+    () => B(`From: MAILER-DAEMON@mx.hostile.example\nSubject: Undelivered ${'x'.repeat(1 << 20)}`),
+  ],
   ['boundary-missing', (rng) => B(sampleDsn(rng).replace(/;\s*boundary="[^"]*"/, ''))],
   ['boundary-empty', (rng) => B(emptyBoundary(rng))],
   ['boundary-duplicated', (rng) => B(duplicatedBoundary(rng))],
@@ -140,7 +158,10 @@ export const GENERATORS: ReadonlyArray<readonly [string, Generator]> = [
   ['invalid-charsets', (rng) => B(invalidCharsets(rng))],
   ['invalid-encodings', (rng) => B(invalidEncodings(rng))],
   ['header-bomb-10000', (rng) => B(headerBomb(10_000, rng))],
-  ['encoded-word-bomb', (rng) => B(sampleDsn(rng).replace('Subject: ', `Subject: ${'=?utf-8?B?w6TDtsO8?= '.repeat(20_000)}`))],
+  [
+    'encoded-word-bomb',
+    (rng) => B(sampleDsn(rng).replace('Subject: ', `Subject: ${'=?utf-8?B?w6TDtsO8?= '.repeat(20_000)}`)),
+  ],
   ['nul-bytes', (rng) => withNuls(B(sampleDsn(rng)), rng)],
   ['bare-cr', (rng) => B(sampleDsn(rng).replaceAll('\n', '\r'))],
   ['mixed-line-ends', (rng) => B(sampleDsn(rng).replaceAll('\n', () => rng.pick(['\n', '\r\n', '\r', '\n\r'])))],
@@ -159,9 +180,15 @@ export function hostileMessage(kind: string, seed: number): HostileMessage {
  * named `kinds`): count >= GENERATORS.length covers every kind once. Each
  * message gets its own seed, named in its name, for hostileMessage to rebuild.
  */
-export function hostileMessages(seed: number, count: number, kinds: readonly string[] = GENERATORS.map(([name]) => name)): HostileMessage[] {
+export function hostileMessages(
+  seed: number,
+  count: number,
+  kinds: readonly string[] = GENERATORS.map(([name]) => name),
+): HostileMessage[] {
   const rng = seededRng(seed);
-  return Array.from({ length: count }, (_, i) => hostileMessage(kinds[i % kinds.length] as string, Math.floor(rng.next() * 2 ** 32)));
+  return Array.from({ length: count }, (_, i) =>
+    hostileMessage(kinds[i % kinds.length] as string, Math.floor(rng.next() * 2 ** 32)),
+  );
 }
 
 /**

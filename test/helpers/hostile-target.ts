@@ -64,7 +64,14 @@ export async function startHostileTarget(
 
   const tenant = await admin('POST', '/tenant', { id: 'acme', ...options.tenant });
   if (tenant.status !== 201) throw new Error(`tenant acme: ${tenant.text}`);
-  const account = await admin('POST', '/account', { id: 'main', tenant_id: 'acme', host: '127.0.0.1', port: sink.port, tls_mode: 'none', is_default: true });
+  const account = await admin('POST', '/account', {
+    id: 'main',
+    tenant_id: 'acme',
+    host: '127.0.0.1',
+    port: sink.port,
+    tls_mode: 'none',
+    is_default: true,
+  });
   if (account.status >= 300) throw new Error(`account main: ${account.text}`);
   const pid = daemon.child.pid;
   if (pid === undefined) throw new Error('the daemon has no pid');

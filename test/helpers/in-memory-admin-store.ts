@@ -36,7 +36,12 @@ export function inMemoryAdminStore(): InMemoryAdminStore {
     },
     pending,
     transaction<T>(fn: () => T): T {
-      const saved = { tenants: new Map(tenants), accounts: new Map(accounts), recorded: [...recorded], keyHashes: new Map(keyHashes) };
+      const saved = {
+        tenants: new Map(tenants),
+        accounts: new Map(accounts),
+        recorded: [...recorded],
+        keyHashes: new Map(keyHashes),
+      };
       try {
         return fn();
       } catch (error) {
@@ -59,7 +64,8 @@ export function inMemoryAdminStore(): InMemoryAdminStore {
       replaceApiKey(id, hash, createdAt, expiresAt) {
         keyHashes.set(id, hash);
         const tenant = tenants.get(id);
-        if (tenant !== undefined) tenants.set(id, { ...tenant, apiKeyCreatedAt: createdAt, apiKeyExpiresAt: expiresAt });
+        if (tenant !== undefined)
+          tenants.set(id, { ...tenant, apiKeyCreatedAt: createdAt, apiKeyExpiresAt: expiresAt });
       },
       delete(id) {
         tenants.delete(id);
@@ -68,19 +74,24 @@ export function inMemoryAdminStore(): InMemoryAdminStore {
       },
       findKeyHolder(hash) {
         const holder = [...keyHashes].find(([, stored]) => stored === hash)?.[0];
-        return holder === undefined ? null : { tenantId: holder, apiKeyExpiresAt: tenants.get(holder)?.apiKeyExpiresAt ?? null };
+        return holder === undefined
+          ? null
+          : { tenantId: holder, apiKeyExpiresAt: tenants.get(holder)?.apiKeyExpiresAt ?? null };
       },
       countPendingMessages: (id) => pending.get(id) ?? 0,
     },
     accounts: {
       get: (tenantId, id) => accounts.get(key(tenantId, id)) ?? null,
-      list: (tenantId) => [...accounts.values()].filter((account) => tenantId === null || account.tenantId === tenantId),
-      choices: (tenantId): AccountChoice[] => store.accounts.list(tenantId).map(({ id, isDefault }) => ({ id, isDefault })),
+      list: (tenantId) =>
+        [...accounts.values()].filter((account) => tenantId === null || account.tenantId === tenantId),
+      choices: (tenantId): AccountChoice[] =>
+        store.accounts.list(tenantId).map(({ id, isDefault }) => ({ id, isDefault })),
       version: () => String(version),
       pecMailboxes: () => [],
       save(account) {
         if (account.isDefault) {
-          for (const [other, stored] of accounts) if (stored.tenantId === account.tenantId) accounts.set(other, { ...stored, isDefault: false });
+          for (const [other, stored] of accounts)
+            if (stored.tenantId === account.tenantId) accounts.set(other, { ...stored, isDefault: false });
         }
         accounts.set(key(account.tenantId, account.id), account);
         version += 1;

@@ -12,9 +12,18 @@ import { randomIds } from '../../src/runtime/index.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 
-export function storeWithAdminEvents(name: string, count: number, tenantOf: (index: number) => string): { store: SqliteStore; remove(): void } {
+export function storeWithAdminEvents(
+  name: string,
+  count: number,
+  tenantOf: (index: number) => string,
+): { store: SqliteStore; remove(): void } {
   const dir = mkdtempSync(join(tmpdir(), `mailproxy-${name}-`));
-  const store = createSqliteStore({ path: join(dir, 'db.sqlite'), secrets: createAesGcmSecretBox(randomBytes(32)), ids: randomIds, now: Date.now });
+  const store = createSqliteStore({
+    path: join(dir, 'db.sqlite'),
+    secrets: createAesGcmSecretBox(randomBytes(32)),
+    ids: randomIds,
+    now: Date.now,
+  });
   store.mirror.turnOn();
   store.transaction(() => {
     for (let index = 0; index < count; index += 1) {

@@ -6,7 +6,8 @@
 type Schema = Record<string, any>;
 
 const hasText = (value: unknown): boolean => typeof value === 'string' && value.trim() !== '';
-const hasExample = (node: Schema): boolean => (Array.isArray(node.examples) && node.examples.length > 0) || node.example !== undefined;
+const hasExample = (node: Schema): boolean =>
+  (Array.isArray(node.examples) && node.examples.length > 0) || node.example !== undefined;
 
 /** `#/components/schemas/Error` -> the schema it names. */
 function resolver(document: Schema): (ref: string) => Schema {
@@ -18,7 +19,12 @@ function resolver(document: Schema): (ref: string) => Schema {
 }
 
 /** Fields under `schema` without a description or an example, as `where.field` paths. */
-export function undescribedFields(schema: Schema | undefined, where: string, resolve: (ref: string) => Schema, seen = new Set<Schema>()): string[] {
+export function undescribedFields(
+  schema: Schema | undefined,
+  where: string,
+  resolve: (ref: string) => Schema,
+  seen = new Set<Schema>(),
+): string[] {
   if (schema === undefined || typeof schema !== 'object' || seen.has(schema)) return [];
   seen.add(schema);
   if (typeof schema.$ref === 'string') return undescribedFields(resolve(schema.$ref), where, resolve, seen);
@@ -31,7 +37,9 @@ export function undescribedFields(schema: Schema | undefined, where: string, res
   }
   const nested: [Schema | undefined, string][] = [
     [schema.items, `${where}[]`],
-    ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].map((variant: Schema): [Schema, string] => [variant, where]),
+    ...[...(schema.anyOf ?? []), ...(schema.oneOf ?? []), ...(schema.allOf ?? [])].map(
+      (variant: Schema): [Schema, string] => [variant, where],
+    ),
     [typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined, `${where}{}`],
   ];
   for (const [child, path] of nested) problems.push(...undescribedFields(child, path, resolve, seen));
@@ -45,17 +53,25 @@ interface Operation {
 }
 
 /** An error response without an example of each code it names, or with one that is not the envelope of its code. */
-function errorExampleProblems(status: string, response: Operation['responses'][string], where: string, resolve: (ref: string) => Schema): string[] {
+function errorExampleProblems(
+  status: string,
+  response: Operation['responses'][string],
+  where: string,
+  resolve: (ref: string) => Schema,
+): string[] {
   const media = response.content?.['application/json'];
   if (media === undefined) return [`${where} ${status}: no JSON body`];
   const envelope = media.schema?.$ref === '#/components/schemas/Error';
   if (!envelope)
-    return hasExample(media) || hasExample(typeof media.schema?.$ref === 'string' ? resolve(media.schema.$ref) : (media.schema ?? {}))
+    return hasExample(media) ||
+      hasExample(typeof media.schema?.$ref === 'string' ? resolve(media.schema.$ref) : (media.schema ?? {}))
       ? []
       : [`${where} ${status}: no example`];
   const named = [...response.description.matchAll(/`([A-Z_]+)`/g)].map((match) => match[1] ?? '');
   const examples: Record<string, { value?: { error?: { code?: string; message?: string } } }> = media.examples ?? {};
-  const problems = named.filter((code) => examples[code] === undefined).map((code) => `${where} ${status}: no example of ${code}`);
+  const problems = named
+    .filter((code) => examples[code] === undefined)
+    .map((code) => `${where} ${status}: no example of ${code}`);
   for (const [code, example] of Object.entries(examples)) {
     if (example.value?.error?.code !== code || !hasText(example.value.error.message))
       problems.push(`${where} ${status}: the example of ${code} is not its envelope`);
@@ -67,7 +83,8 @@ function operationProblems(operation: Operation, where: string, resolve: (ref: s
   const problems: string[] = [];
   for (const parameter of operation.parameters ?? []) {
     const label = `${where} ${parameter.in} ${parameter.name}`;
-    if (!hasText(parameter.description) && !hasText(parameter.schema?.description)) problems.push(`${label}: no description`);
+    if (!hasText(parameter.description) && !hasText(parameter.schema?.description))
+      problems.push(`${label}: no description`);
     if (!hasExample(parameter) && !hasExample(parameter.schema ?? {})) problems.push(`${label}: no example`);
     problems.push(...undescribedFields(parameter.schema, label, resolve));
   }
@@ -86,7 +103,9 @@ export function documentationProblems(document: Schema): string[] {
   const resolve = resolver(document);
   const operations = (group: Record<string, Record<string, Operation>> | undefined, prefix: string): string[] =>
     Object.entries(group ?? {}).flatMap(([path, byMethod]) =>
-      Object.entries(byMethod).flatMap(([method, operation]) => operationProblems(operation, `${prefix}${method.toUpperCase()} ${path}`, resolve)),
+      Object.entries(byMethod).flatMap(([method, operation]) =>
+        operationProblems(operation, `${prefix}${method.toUpperCase()} ${path}`, resolve),
+      ),
     );
   const components = Object.entries<Schema>(document.components?.schemas ?? {}).flatMap(([name, schema]) =>
     undescribedFields(schema, `#/components/schemas/${name}`, resolve),

@@ -13,7 +13,10 @@ export function outageMessageCount(fallback: number): number {
 }
 
 /** Up (`/health` 200) and ready (`/ready` 200, a peer away never makes it unready); answers both bodies and the admin `/status`. */
-export async function expectServing(url: string, adminToken: string): Promise<{ ready: Record<string, any>; status: Record<string, any> }> {
+export async function expectServing(
+  url: string,
+  adminToken: string,
+): Promise<{ ready: Record<string, any>; status: Record<string, any> }> {
   // A pooled keep-alive socket the server closed while its event loop was blocked
   // (a test holding SQLite's lock) fails once with ECONNRESET; a new one must answer.
   const health = await api(url, 'GET', '/health').catch(() => api(url, 'GET', '/health'));

@@ -9,11 +9,15 @@ import { Worker } from 'node:worker_threads';
 import { BUILT_PARSER } from './built-parser.js';
 
 export type ParseOutcome =
-  { status: 'resolved'; kind: string; recipients: number; ms: number } | { status: 'threw'; error: string; ms: number } | { status: 'timeout'; ms: number };
+  | { status: 'resolved'; kind: string; recipients: number; ms: number }
+  | { status: 'threw'; error: string; ms: number }
+  | { status: 'timeout'; ms: number };
 
 /** What a parser in a worker answered: its whole result, a throw, or nothing within the budget. */
 export type WorkerOutcome<T> =
-  { status: 'resolved'; value: T; ms: number } | { status: 'threw'; error: string; ms: number } | { status: 'timeout'; ms: number };
+  | { status: 'resolved'; value: T; ms: number }
+  | { status: 'threw'; error: string; ms: number }
+  | { status: 'timeout'; ms: number };
 
 /** A module of dist/ (as a file URL) and the async function of one Buffer it exports. */
 export interface ParserTarget {
@@ -49,7 +53,10 @@ export function createModuleWorker<T>(target: ParserTarget): ModuleWorker<T> {
   let ready: Promise<void> = Promise.resolve();
 
   const start = (): Worker => {
-    const started = new Worker(WORKER_SOURCE, { eval: true, workerData: { module: target.module, exportName: target.exportName } });
+    const started = new Worker(WORKER_SOURCE, {
+      eval: true,
+      workerData: { module: target.module, exportName: target.exportName },
+    });
     // Between messages nobody else listens: an error must retire the worker, not crash the test process.
     started.on('error', () => {
       if (worker === started) worker = null;
@@ -110,12 +117,20 @@ export interface ParserWorker {
 
 /** analyseBounce in a worker, its answer summed up as the bounce's kind and recipient count. */
 export function createParserWorker(): ParserWorker {
-  const worker = createModuleWorker<{ kind: string; recipients: unknown[] }>({ module: BUILT_PARSER, exportName: 'analyseBounce' });
+  const worker = createModuleWorker<{ kind: string; recipients: unknown[] }>({
+    module: BUILT_PARSER,
+    exportName: 'analyseBounce',
+  });
   return {
     async analyse(raw, budgetMs) {
       const outcome = await worker.run(raw, budgetMs);
       if (outcome.status !== 'resolved') return outcome;
-      return { status: 'resolved', kind: outcome.value.kind, recipients: outcome.value.recipients.length, ms: outcome.ms };
+      return {
+        status: 'resolved',
+        kind: outcome.value.kind,
+        recipients: outcome.value.recipients.length,
+        ms: outcome.ms,
+      };
     },
     close: () => worker.close(),
   };

@@ -3,7 +3,11 @@ import type { NatsPeer } from '../peers/nats-server.js';
 import type { SmtpSink } from '../peers/smtp-sink.js';
 import type { QueueFixture } from './queue-fixture.js';
 
-export async function tearDownPeers(started: { fx?: QueueFixture | undefined; sink?: SmtpSink | undefined; nats?: NatsPeer | undefined }): Promise<void> {
+export async function tearDownPeers(started: {
+  fx?: QueueFixture | undefined;
+  sink?: SmtpSink | undefined;
+  nats?: NatsPeer | undefined;
+}): Promise<void> {
   await started.fx?.stop();
   started.fx?.t.cleanup();
   await started.sink?.stop();

@@ -94,7 +94,8 @@ function parseSample(line: string): Sample {
   if (!METRIC_NAME.test(name)) throw new Error(`bad metric name: ${name}`);
   const { labels, end } = line[nameEnd] === '{' ? parseLabels(line, nameEnd) : { labels: {}, end: nameEnd };
   const rest = line.slice(end).trim().split(/ +/);
-  if (rest.length < 1 || rest.length > 2 || rest[0] === '') throw new Error('expected a value and an optional timestamp');
+  if (rest.length < 1 || rest.length > 2 || rest[0] === '')
+    throw new Error('expected a value and an optional timestamp');
   if (rest[1] !== undefined && !/^-?\d+$/.test(rest[1])) throw new Error(`bad timestamp: ${rest[1]}`);
   return { name, labels, value: parseValue(rest[0] as string) };
 }
@@ -123,12 +124,15 @@ export function parsePrometheusText(text: string): Map<string, MetricFamily> {
           if (line.startsWith('#')) return; // a comment
           const sample = parseSample(line);
           const family = current;
-          const suffix = family === null ? undefined : SUFFIXES[family.type].find((end) => sample.name === family.name + end);
-          if (family === null || suffix === undefined) throw new Error(`sample ${sample.name} outside its family (TYPE first)`);
+          const suffix =
+            family === null ? undefined : SUFFIXES[family.type].find((end) => sample.name === family.name + end);
+          if (family === null || suffix === undefined)
+            throw new Error(`sample ${sample.name} outside its family (TYPE first)`);
           const key = `${sample.name}${JSON.stringify(Object.entries(sample.labels).sort())}`;
           if (seriesSeen.has(key)) throw new Error(`series repeated: ${key}`);
           seriesSeen.add(key);
-          if (family.type === 'histogram' && suffix === '_bucket' && sample.labels.le === undefined) throw new Error('bucket without le');
+          if (family.type === 'histogram' && suffix === '_bucket' && sample.labels.le === undefined)
+            throw new Error('bucket without le');
           family.samples.push(sample);
           return;
         }

@@ -8,7 +8,21 @@
  * matcher or a range here.
  */
 
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 export function promqlMetricNames(expr: string): string[] {
   const text = expr

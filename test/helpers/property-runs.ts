@@ -44,6 +44,8 @@ export async function checkProperty<T>(
     await fc.assert(property, { seed, numRuns, endOnFailure: process.env.HOSTILE_SHRINK !== '1' });
   } finally {
     const extra = tally();
-    console.log(`[hostile] ${name}: ${tried} inputs tried (numRuns ${numRuns}, seed ${seed})${extra === '' ? '' : `; ${extra}`}`);
+    console.log(
+      `[hostile] ${name}: ${tried} inputs tried (numRuns ${numRuns}, seed ${seed})${extra === '' ? '' : `; ${extra}`}`,
+    );
   }
 }

@@ -4,19 +4,36 @@
  */
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from '../peers/smtp-sink.js';
-import { api, createTestClock, startTestDaemon, type ApiResponse, type TestClock, type TestDaemon } from './test-daemon.js';
+import {
+  api,
+  createTestClock,
+  startTestDaemon,
+  type ApiResponse,
+  type TestClock,
+  type TestDaemon,
+} from './test-daemon.js';
 
 export interface QueueFixture {
   t: TestDaemon;
   clock: TestClock;
   admin(method: string, path: string, body?: unknown): Promise<ApiResponse>;
   createTenant(id: string, fields?: Record<string, unknown>): Promise<string>;
-  createAccount(tenantId: string, id: string, sink: SmtpSink | { port: number }, fields?: Record<string, unknown>): Promise<void>;
+  createAccount(
+    tenantId: string,
+    id: string,
+    sink: SmtpSink | { port: number },
+    fields?: Record<string, unknown>,
+  ): Promise<void>;
   post(key: string, messages: unknown[], extra?: Record<string, unknown>): Promise<ApiResponse>;
   detail(
     tenantId: string,
     id: string,
-  ): Promise<{ message: Record<string, any>; events: Array<Record<string, any>>; why: Record<string, any>; pec_receipts: Array<Record<string, any>> }>;
+  ): Promise<{
+    message: Record<string, any>;
+    events: Array<Record<string, any>>;
+    why: Record<string, any>;
+    pec_receipts: Array<Record<string, any>>;
+  }>;
   /** One dispatcher step, then every send it started finished and recorded. */
   settle(): Promise<void>;
   stop(): Promise<void>;
@@ -30,14 +47,26 @@ const DEFAULT_DISPATCH: Record<string, string> = {
 };
 
 export async function startQueueFixture(
-  options: { dispatch?: Record<string, string>; extraToml?: string; clock?: TestClock; dataDir?: string; env?: Record<string, string> } = {},
+  options: {
+    dispatch?: Record<string, string>;
+    extraToml?: string;
+    clock?: TestClock;
+    dataDir?: string;
+    env?: Record<string, string>;
+  } = {},
 ): Promise<QueueFixture> {
   const clock = options.clock ?? createTestClock();
   const dispatch = Object.entries({ ...DEFAULT_DISPATCH, ...options.dispatch })
     .map(([key, value]) => `${key} = ${value}`)
     .join('\n');
-  const t = await startTestDaemon(`${options.extraToml ?? ''}\n[dispatch]\n${dispatch}\n`, clock, options.dataDir, options.env);
-  const admin = (method: string, path: string, body?: unknown) => api(t.url, method, path, { token: t.adminToken, body });
+  const t = await startTestDaemon(
+    `${options.extraToml ?? ''}\n[dispatch]\n${dispatch}\n`,
+    clock,
+    options.dataDir,
+    options.env,
+  );
+  const admin = (method: string, path: string, body?: unknown) =>
+    api(t.url, method, path, { token: t.adminToken, body });
 
   return {
     t,
@@ -49,10 +78,18 @@ export async function startQueueFixture(
       return response.body.api_key as string;
     },
     async createAccount(tenantId, id, sink, fields = {}) {
-      const response = await admin('POST', '/account', { id, tenant_id: tenantId, host: '127.0.0.1', port: sink.port, tls_mode: 'none', ...fields });
+      const response = await admin('POST', '/account', {
+        id,
+        tenant_id: tenantId,
+        host: '127.0.0.1',
+        port: sink.port,
+        tls_mode: 'none',
+        ...fields,
+      });
       if (response.status >= 300) throw new Error(`account ${id}: ${response.text}`);
     },
-    post: (key, messages, extra = {}) => api(t.url, 'POST', '/add-messages', { token: key, body: { messages, ...extra } }),
+    post: (key, messages, extra = {}) =>
+      api(t.url, 'POST', '/add-messages', { token: key, body: { messages, ...extra } }),
     async detail(tenantId, id) {
       const response = await admin('GET', `/messages/${encodeURIComponent(id)}?tenant_id=${tenantId}`);
       if (response.status !== 200) throw new Error(`message ${id}: ${response.text}`);
@@ -70,7 +107,14 @@ export async function startQueueFixture(
 
 /** A minimal valid message. */
 export function message(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { id, from: 'sender@example.com', to: 'rcpt@example.net', subject: `subject ${id}`, body: `body of ${id}`, ...extra };
+  return {
+    id,
+    from: 'sender@example.com',
+    to: 'rcpt@example.net',
+    subject: `subject ${id}`,
+    body: `body of ${id}`,
+    ...extra,
+  };
 }
 
 export interface SinkScenario {
@@ -86,7 +130,12 @@ export interface SinkScenario {
  */
 export async function startSinkScenario(
   cleanups: Array<() => Promise<void>>,
-  options: { sink?: SmtpSinkOptions; account?: Record<string, unknown>; clock?: TestClock; dispatch?: Record<string, string> } = {},
+  options: {
+    sink?: SmtpSinkOptions;
+    account?: Record<string, unknown>;
+    clock?: TestClock;
+    dispatch?: Record<string, string>;
+  } = {},
 ): Promise<SinkScenario> {
   const sink = await startSmtpSink(options.sink);
   const fx = await startQueueFixture({
@@ -166,7 +215,10 @@ export async function startOverMinuteLimit(
   cleanups: Array<() => Promise<void>>,
   options: { account?: Record<string, unknown>; sink?: SmtpSinkOptions } = {},
 ): Promise<SinkScenario> {
-  const scenario = await startSinkScenario(cleanups, { sink: options.sink ?? {}, account: { limit_per_minute: 1, ...options.account } });
+  const scenario = await startSinkScenario(cleanups, {
+    sink: options.sink ?? {},
+    account: { limit_per_minute: 1, ...options.account },
+  });
   const { fx, key } = scenario;
   fx.clock.advance(60_000 - (fx.clock.now() % 60_000) + 5000);
   await fx.post(key, [message('first'), message('second')]);

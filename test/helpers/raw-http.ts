@@ -25,7 +25,8 @@ export type Framing = 'declared' | 'chunked';
 const CHUNK = 64 * 1024;
 const FILLER = Buffer.alloc(CHUNK, 'x');
 
-export const bodySize = (body: StreamedBody): number => Buffer.byteLength(body.prefix ?? '') + body.fillerBytes + Buffer.byteLength(body.suffix ?? '');
+export const bodySize = (body: StreamedBody): number =>
+  Buffer.byteLength(body.prefix ?? '') + body.fillerBytes + Buffer.byteLength(body.suffix ?? '');
 
 export class RawHttpConnection {
   private buffered = Buffer.alloc(0);
@@ -65,7 +66,8 @@ export class RawHttpConnection {
     }
     await this.write(`${head}\r\nTransfer-Encoding: chunked\r\n\r\n`);
     for (const piece of pieces)
-      if (piece.length > 0) await this.write(Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]));
+      if (piece.length > 0)
+        await this.write(Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from('\r\n')]));
     await this.write('0\r\n\r\n');
   }
 
@@ -81,7 +83,8 @@ export class RawHttpConnection {
       }),
     );
     const status = Number(statusLine.split(' ')[1]);
-    if (headers['transfer-encoding'] === 'chunked') return { status, headers, body: (await this.chunkedBody()).toString('utf8') };
+    if (headers['transfer-encoding'] === 'chunked')
+      return { status, headers, body: (await this.chunkedBody()).toString('utf8') };
     const length = Number(headers['content-length'] ?? 0);
     await this.until(() => (this.buffered.length >= length ? length : -1));
     const body = this.buffered.subarray(0, length).toString('utf8');

@@ -127,7 +127,8 @@ export async function openRawSmtp(port: number, host = '127.0.0.1'): Promise<Raw
       await client.write(`${line}\r\n`);
       return client.reply(timeoutMs);
     },
-    untilClosed: (timeoutMs = DEFAULT_TIMEOUT_MS) => waitFor(() => (isClosed ? queue.splice(0) : undefined), 'the server to close the connection', timeoutMs),
+    untilClosed: (timeoutMs = DEFAULT_TIMEOUT_MS) =>
+      waitFor(() => (isClosed ? queue.splice(0) : undefined), 'the server to close the connection', timeoutMs),
     closed: () => isClosed,
     destroy: () => socket.destroy(),
   };
@@ -148,7 +149,8 @@ export async function openSession(port: number, auth: { user: string; password: 
   const client = await openRawSmtp(port);
   expectCode(await client.reply(), 220, 'the greeting');
   expectCode(await client.command('EHLO raw-smtp.test'), 250, 'EHLO');
-  if (auth !== null) expectCode(await client.command(`AUTH PLAIN ${plainAuth(auth.user, auth.password)}`), 235, 'AUTH PLAIN');
+  if (auth !== null)
+    expectCode(await client.command(`AUTH PLAIN ${plainAuth(auth.user, auth.password)}`), 235, 'AUTH PLAIN');
   return client;
 }
 

@@ -21,7 +21,9 @@ export function headerFields(raw: Buffer): HeaderField[] {
     .split('\r\n')
     .map((line) => {
       const colon = line.indexOf(':');
-      return colon === -1 ? { name: '', value: line } : { name: line.slice(0, colon), value: line.slice(colon + 1).trim() };
+      return colon === -1
+        ? { name: '', value: line }
+        : { name: line.slice(0, colon), value: line.slice(colon + 1).trim() };
     });
 }
 
@@ -57,7 +59,9 @@ export function decodeWords(value: string): string {
       encoding.toLowerCase() === 'b'
         ? Buffer.from(text, 'base64')
         : Buffer.from(
-            text.replace(/_/g, ' ').replace(/=([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+            text
+              .replace(/_/g, ' ')
+              .replace(/=([0-9a-fA-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16))),
             'latin1',
           ),
     );
@@ -67,7 +71,8 @@ export function decodeWords(value: string): string {
   return out + value.slice(last);
 }
 
-export const parseRelayed = (raw: Buffer): Promise<ParsedMail> => simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
+export const parseRelayed = (raw: Buffer): Promise<ParsedMail> =>
+  simpleParser(raw, { skipHtmlToText: true, skipTextToHtml: true, skipTextLinks: true });
 
 /** Every address of a parsed address header, lower-cased, in order. */
 export function addressesOf(header: AddressObject | AddressObject[] | undefined): string[] {

@@ -52,7 +52,11 @@ export function corpusFields(index) {
 
 /** The /add-messages body of corpus message `index`; `deferredTs` holds it back from sending. */
 export function corpusMessage(index, deferredTs) {
-  return { ...corpusFields(index), body: `Message ${index} of the search corpus.`, ...(deferredTs === undefined ? {} : { deferred_ts: deferredTs }) };
+  return {
+    ...corpusFields(index),
+    body: `Message ${index} of the search corpus.`,
+    ...(deferredTs === undefined ? {} : { deferred_ts: deferredTs }),
+  };
 }
 
 /** Indices of the corpus messages (of `count`) whose fields satisfy `predicate`, newest (highest) first. */

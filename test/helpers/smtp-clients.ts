@@ -93,11 +93,19 @@ def report():
     print(json.dumps(records))
 `;
 
-export async function runPython(body: string, env: { PORT: string; KEY: string } & Record<string, string>): Promise<PythonSubmission> {
+export async function runPython(
+  body: string,
+  env: { PORT: string; KEY: string } & Record<string, string>,
+): Promise<PythonSubmission> {
   const script = `${PYTHON_PRELUDE}\n${body.replace(/^\n/, '')}\nreport()\n`;
   const result = await runProgram('python3', ['-'], { stdin: script, env });
   if (result.code !== 0) throw new Error(`python3 exited ${result.code}:\n${result.stderr}`);
-  const records = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '[]') as Array<{ sent?: string; code?: number; text?: string; rcpt?: string }>;
+  const records = JSON.parse(result.stdout.trim().split('\n').at(-1) ?? '[]') as Array<{
+    sent?: string;
+    code?: number;
+    text?: string;
+    rcpt?: string;
+  }>;
   const data = records.find((record) => record.sent !== undefined);
   if (data === undefined) throw new Error(`python3 sent no DATA:\n${result.stderr}`);
   return {
@@ -133,8 +141,22 @@ export async function sendRawWithNodemailer(
     const direction = data?.tnx === 'client' ? 'C: ' : data?.tnx === 'server' ? 'S: ' : '';
     transcript.push(direction + format(message, ...args));
   };
-  const logger = { level: () => undefined, trace: record, debug: record, info: record, warn: record, error: record, fatal: record };
-  const transport = nodemailer.createTransport({ host: '127.0.0.1', name: 'nodemailer.client.test', logger, debug: true, ...options } as SMTPTransport.Options);
+  const logger = {
+    level: () => undefined,
+    trace: record,
+    debug: record,
+    info: record,
+    warn: record,
+    error: record,
+    fatal: record,
+  };
+  const transport = nodemailer.createTransport({
+    host: '127.0.0.1',
+    name: 'nodemailer.client.test',
+    logger,
+    debug: true,
+    ...options,
+  } as SMTPTransport.Options);
   try {
     const info = await transport.sendMail({ envelope: envelope as never, raw });
     return { response: info.response, accepted: info.accepted.map(String), transcript };
@@ -144,7 +166,9 @@ export async function sendRawWithNodemailer(
 }
 
 /** nodemailer's own composer (the one its SMTP transport uses): the exact MIME bytes and the envelope, Bcc in it but not in the bytes. */
-export async function composeWithNodemailer(mail: Mail.Options): Promise<{ raw: Buffer; envelope: { from: string; to: string[] } }> {
+export async function composeWithNodemailer(
+  mail: Mail.Options,
+): Promise<{ raw: Buffer; envelope: { from: string; to: string[] } }> {
   // CRLF throughout: nodemailer's SMTP client turns a bare LF into CRLF on the wire, so `raw` is what is sent.
   const node = new MailComposer({ newline: 'windows', ...mail } as Mail.Options).compile();
   const raw = await node.build();

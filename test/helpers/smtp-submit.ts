@@ -68,8 +68,15 @@ export async function openSubmission(port: number, options: SubmitOptions = {}):
     });
   return {
     login: (user, pass, method) =>
-      step<void>((done) => connection.login({ user, pass, ...(method === undefined ? {} : { method }) }, (error) => done(error ?? null, undefined))),
-    send: (envelope, raw) => step<SMTPConnection.SentMessageInfo>((done) => connection.send(envelope, raw, (error, info) => done(error ?? null, info))),
+      step<void>((done) =>
+        connection.login({ user, pass, ...(method === undefined ? {} : { method }) }, (error) =>
+          done(error ?? null, undefined),
+        ),
+      ),
+    send: (envelope, raw) =>
+      step<SMTPConnection.SentMessageInfo>((done) =>
+        connection.send(envelope, raw, (error, info) => done(error ?? null, info)),
+      ),
     close: () => connection.quit(),
   };
 }

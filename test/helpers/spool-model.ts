@@ -119,7 +119,8 @@ export function modelStream(network: ReturnType<typeof modelNetwork>) {
       },
       async removeBelow(_nc, _owner, below) {
         await trip('purge');
-        for (let index = records.length - 1; index >= 0; index -= 1) if ((records[index] as ModelRecord).seq < below) records.splice(index, 1);
+        for (let index = records.length - 1; index >= 0; index -= 1)
+          if ((records[index] as ModelRecord).seq < below) records.splice(index, 1);
       },
       holdsObject: () => false,
       release: async () => undefined,
@@ -141,7 +142,9 @@ export function modelStream(network: ReturnType<typeof modelNetwork>) {
   /** What a survivor would replay: each message's latest entry, unless its end was recorded after it. */
   const replayable = (): Map<number, number> => {
     const indexes: SpoolRecordIndex[] = records.map((record) =>
-      record.entries === undefined ? { seq: record.seq, ended: record.ended ?? [] } : { seq: record.seq, pks: record.entries.map((entry) => entry.pk) },
+      record.entries === undefined
+        ? { seq: record.seq, ended: record.ended ?? [] }
+        : { seq: record.seq, pks: record.entries.map((entry) => entry.pk) },
     );
     const plan = replayPlan(indexes);
     const versions = new Map<number, number>();

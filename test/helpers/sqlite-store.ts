@@ -16,12 +16,21 @@ export function openTestStore(cleanups: Array<() => void>, seed: (admin: Databas
   const path = join(dir, 'db.sqlite');
   let next = 0;
   const ids = { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` };
-  const store: SqliteStore = createSqliteStore({ path, secrets: createAesGcmSecretBox(randomBytes(32)), ids, now: Date.now });
+  const store: SqliteStore = createSqliteStore({
+    path,
+    secrets: createAesGcmSecretBox(randomBytes(32)),
+    ids,
+    now: Date.now,
+  });
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
   cleanups.push(() => store.close());
   const admin = new Database(path);
   try {
-    admin.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
+    admin
+      .prepare(
+        `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`,
+      )
+      .run();
     seed(admin);
   } finally {
     admin.close();

@@ -22,7 +22,9 @@ export interface StoredRow {
 
 export function storedRow(db: Database.Database, id: string, tenantId = 'acme'): StoredRow | undefined {
   return db
-    .prepare<[string, string], StoredRow>('SELECT id, subject, batch_code, payload, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?')
+    .prepare<[string, string], StoredRow>(
+      'SELECT id, subject, batch_code, payload, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?',
+    )
     .get(tenantId, id);
 }
 
@@ -45,7 +47,11 @@ export function expectStoredAsSent(db: Database.Database, item: Record<string, u
     body: payload.body,
     html: payload.html,
     headers: payload.headers,
-    attachments: (payload.attachments as Array<Record<string, unknown>>).map((a) => [a.filename, a.storagePath, a.mimeType]),
+    attachments: (payload.attachments as Array<Record<string, unknown>>).map((a) => [
+      a.filename,
+      a.storagePath,
+      a.mimeType,
+    ]),
     subjectColumn: row?.subject,
     batchCode: row?.batch_code,
   }).toEqual({

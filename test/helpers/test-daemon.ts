@@ -92,7 +92,10 @@ export async function api(
   if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
   let body: string | Uint8Array | undefined;
   if (options.body !== undefined) {
-    body = typeof options.body === 'string' || options.body instanceof Uint8Array ? options.body : JSON.stringify(options.body);
+    body =
+      typeof options.body === 'string' || options.body instanceof Uint8Array
+        ? options.body
+        : JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
   const response = await fetch(base + path, { method, headers, ...(body === undefined ? {} : { body }) });

@@ -16,14 +16,24 @@ afterEach(async () => {
 describe('GET /account/{id}: connections and last attempts', () => {
   it('shows the 451 of the last failed attempt, and keeps it with its time after the next attempt succeeds', async () => {
     let refuse = true;
-    const { fx, key } = await startSinkScenario(cleanups, { sink: { onData: () => (refuse ? { code: 451, message: '4.3.0 try again later' } : null) } });
+    const { fx, key } = await startSinkScenario(cleanups, {
+      sink: { onData: () => (refuse ? { code: 451, message: '4.3.0 try again later' } : null) },
+    });
     const account = async () => (await fx.admin('GET', '/account/main?tenant_id=acme')).body.account;
-    expect(await account()).toMatchObject({ last_error: null, last_success_ts: null, connections: { in_use: 0, max: 5 } });
+    expect(await account()).toMatchObject({
+      last_error: null,
+      last_success_ts: null,
+      connections: { in_use: 0, max: 5 },
+    });
 
     await fx.post(key, [message('m-1')]);
     await fx.settle();
     const failed = await account();
-    expect(failed.last_error).toEqual({ text: expect.stringMatching(/^451 .*try again later/), reply_code: 451, at_ts: expect.any(Number) });
+    expect(failed.last_error).toEqual({
+      text: expect.stringMatching(/^451 .*try again later/),
+      reply_code: 451,
+      at_ts: expect.any(Number),
+    });
     expect(Math.abs(failed.last_error.at_ts - fx.clock.now() / 1000)).toBeLessThan(5);
     expect(failed.last_success_ts).toBeNull();
 
@@ -35,8 +45,15 @@ describe('GET /account/{id}: connections and last attempts', () => {
     expect(recovered.last_success_ts).toBeGreaterThan(failed.last_error.at_ts);
 
     // The same two attempts, timed per outcome.
-    const relay = histogramSeries(parsePrometheusText((await fx.admin('GET', '/metrics')).text).get('mailproxy_relay_response_seconds') as MetricFamily);
-    expect(Object.fromEntries(relay.map((series) => [series.labels.outcome, series.count]))).toEqual({ deferred: 1, sent: 1 });
+    const relay = histogramSeries(
+      parsePrometheusText((await fx.admin('GET', '/metrics')).text).get(
+        'mailproxy_relay_response_seconds',
+      ) as MetricFamily,
+    );
+    expect(Object.fromEntries(relay.map((series) => [series.labels.outcome, series.count]))).toEqual({
+      deferred: 1,
+      sent: 1,
+    });
   });
 
   it('counts the connection open to the relay and in use while a message is on the wire', async () => {
@@ -57,7 +74,9 @@ describe('GET /account/{id}: connections and last attempts', () => {
     await fx.t.daemon.dispatcher.tick();
     await sink.waitForUnanswered(1);
     const { body } = await fx.admin('GET', '/accounts?tenant_id=acme');
-    expect(body.accounts).toMatchObject([{ id: 'main', connections: { open: 1, in_use: 1, max: 2 }, last_error: null }]);
+    expect(body.accounts).toMatchObject([
+      { id: 'main', connections: { open: 1, in_use: 1, max: 2 }, last_error: null },
+    ]);
     expect(sink.connections()).toBe(1);
   });
 });

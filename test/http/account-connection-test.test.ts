@@ -17,7 +17,12 @@ const stepsOf = (body: any) => body.steps.map((step: any) => [step.step, step.ok
 describe('POST /account/{id}/test', () => {
   it('passes EHLO, STARTTLS, AUTH and QUIT with the stored password, tells the TLS, and sends nothing', async () => {
     const relay = await s.sink({ tls: 'starttls', auth: { user: 'u1', pass: 'right' } });
-    await s.fx.createAccount('acme', 'ok', relay, { tls_mode: 'starttls', user: 'u1', password: 'right', tls_reject_unauthorized: false });
+    await s.fx.createAccount('acme', 'ok', relay, {
+      tls_mode: 'starttls',
+      user: 'u1',
+      password: 'right',
+      tls_reject_unauthorized: false,
+    });
     const { status, body } = await test('ok');
     expect(status).toBe(200);
     expect(body).toMatchObject({ ok: true, failed_step: null, reason: null, stage: null });
@@ -29,7 +34,11 @@ describe('POST /account/{id}/test', () => {
       ['auth', true, 235],
       ['quit', true, 221],
     ]);
-    expect(body.tls).toMatchObject({ version: expect.stringMatching(/^TLSv1\.[23]$/), cipher: expect.any(String), certificate: 'untrusted' });
+    expect(body.tls).toMatchObject({
+      version: expect.stringMatching(/^TLSv1\.[23]$/),
+      cipher: expect.any(String),
+      certificate: 'untrusted',
+    });
     expect(body.tls.certificate_error).toMatch(/SELF_SIGNED/);
     for (const step of body.steps) expect(step.duration_ms).toBeGreaterThanOrEqual(0);
     expect(relay.messages).toEqual([]);

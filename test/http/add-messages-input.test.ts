@@ -41,7 +41,8 @@ function expectErrorEnvelope(response: ApiResponse, status: number, code: string
 }
 
 /** A message that waits an hour, so commands find it waiting rather than sent or in flight. */
-const later = (id: string, extra: Record<string, unknown> = {}) => message(id, { deferred_ts: Math.floor(Date.now() / 1000) + 3600, ...extra });
+const later = (id: string, extra: Record<string, unknown> = {}) =>
+  message(id, { deferred_ts: Math.floor(Date.now() / 1000) + 3600, ...extra });
 
 beforeAll(async () => {
   sink = await startSmtpSink();
@@ -61,11 +62,9 @@ beforeAll(async () => {
   // No API manages suppressions yet: a second connection writes the row (WAL allows it).
   const db = new Database(join(fx.t.dataDir, 'mailproxy.db'));
   try {
-    db.prepare(`INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES (?, ?, 'test', 'manual', ?)`).run(
-      'acme',
-      SUPPRESSED,
-      Date.now(),
-    );
+    db.prepare(
+      `INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES (?, ?, 'test', 'manual', ?)`,
+    ).run('acme', SUPPRESSED, Date.now());
   } finally {
     db.close();
   }
@@ -104,9 +103,17 @@ const MESSAGE_CASES: MessageCase[] = [
   { name: 'missing from', bad: (id) => ({ ...message(id), from: undefined }), reason: 'from: Invalid input' },
   { name: 'no recipient at all', bad: (id) => ({ ...message(id), to: undefined }), reason: 'at least one recipient' },
   { name: 'empty recipient list', bad: (id) => message(id, { to: [] }), reason: 'at least one recipient' },
-  { name: 'bad address in the to list', bad: (id) => message(id, { to: ['ok@example.net', 'not an address'] }), reason: 'to.1: invalid address' },
+  {
+    name: 'bad address in the to list',
+    bad: (id) => message(id, { to: ['ok@example.net', 'not an address'] }),
+    reason: 'to.1: invalid address',
+  },
   { name: 'to as a number', bad: (id) => message(id, { to: 42 }), reason: 'to: Invalid input' },
-  { name: 'CR/LF in subject', bad: (id) => message(id, { subject: 'hello\r\nBcc: victim@example.org' }), reason: 'subject: must not contain CR, LF or NUL' },
+  {
+    name: 'CR/LF in subject',
+    bad: (id) => message(id, { subject: 'hello\r\nBcc: victim@example.org' }),
+    reason: 'subject: must not contain CR, LF or NUL',
+  },
   {
     name: 'lone surrogate in subject (JSON \\ud800)',
     bad: (id) => message(id, { subject: 'a\ud800b' }),
@@ -117,9 +124,22 @@ const MESSAGE_CASES: MessageCase[] = [
     bad: (id) => message(id, { headers: { 'X-Custom': 'a\nBcc: victim@example.org' } }),
     reason: 'headers.X-Custom: must not contain CR, LF or NUL',
   },
-  { name: 'header name with a colon', bad: (id) => message(id, { headers: { 'X-Bad:Name': 'v' } }), reason: 'headers.X-Bad:Name: Invalid key' },
-  { name: 'oversized body', bad: (id) => message(id, { body: 'x'.repeat(2 * MAX_MESSAGE_BYTES) }), reason: 'too large' },
-  { name: 'unknown account_id', bad: (id) => message(id, { account_id: 'nope' }), reason: 'unknown account', code: 'UNKNOWN_ACCOUNT' },
+  {
+    name: 'header name with a colon',
+    bad: (id) => message(id, { headers: { 'X-Bad:Name': 'v' } }),
+    reason: 'headers.X-Bad:Name: Invalid key',
+  },
+  {
+    name: 'oversized body',
+    bad: (id) => message(id, { body: 'x'.repeat(2 * MAX_MESSAGE_BYTES) }),
+    reason: 'too large',
+  },
+  {
+    name: 'unknown account_id',
+    bad: (id) => message(id, { account_id: 'nope' }),
+    reason: 'unknown account',
+    code: 'UNKNOWN_ACCOUNT',
+  },
   {
     name: 'tenant with two accounts, none default, and no account_id',
     as: 'admin',
@@ -131,17 +151,25 @@ const MESSAGE_CASES: MessageCase[] = [
   },
   { name: 'priority 7', bad: (id) => message(id, { priority: 7 }), reason: 'priority: Too big' },
   { name: 'priority "urgent"', bad: (id) => message(id, { priority: 'urgent' }), reason: 'priority: Invalid input' },
-  { name: 'deferred_ts "tomorrow"', bad: (id) => message(id, { deferred_ts: 'tomorrow' }), reason: 'deferred_ts: Invalid input: expected number' },
+  {
+    name: 'deferred_ts "tomorrow"',
+    bad: (id) => message(id, { deferred_ts: 'tomorrow' }),
+    reason: 'deferred_ts: Invalid input: expected number',
+  },
   { name: 'batch_code "*"', bad: (id) => message(id, { batch_code: '*' }), reason: 'batch_code: "*" is reserved' },
   { name: 'unknown field', bad: (id) => message(id, { surprise: true }), reason: 'surprise: unknown field' },
   {
     name: 'base64 attachment that is not base64',
-    bad: (id) => message(id, { attachments: [{ filename: 'a.bin', fetch_mode: 'base64', storage_path: 'not*base64!' }] }),
+    bad: (id) =>
+      message(id, { attachments: [{ filename: 'a.bin', fetch_mode: 'base64', storage_path: 'not*base64!' }] }),
     reason: 'attachments.0.storage_path: not valid base64',
   },
   {
     name: 'http_url attachment with ftp://',
-    bad: (id) => message(id, { attachments: [{ filename: 'a.pdf', fetch_mode: 'http_url', storage_path: 'ftp://files.example/a.pdf' }] }),
+    bad: (id) =>
+      message(id, {
+        attachments: [{ filename: 'a.pdf', fetch_mode: 'http_url', storage_path: 'ftp://files.example/a.pdf' }],
+      }),
     reason: 'not an http(s) URL',
   },
   {
@@ -158,8 +186,19 @@ const MESSAGE_CASES: MessageCase[] = [
     reason: 'unknown tenant',
     code: 'UNKNOWN_TENANT',
   },
-  { name: 'admin token without tenant_id', as: 'admin', bad: (id) => message(id), reason: 'tenant_id is required', code: 'TENANT_REQUIRED' },
-  { name: 'id with a space', bad: () => message('has space'), reason: 'id: printable ASCII without spaces', lookup: 400 },
+  {
+    name: 'admin token without tenant_id',
+    as: 'admin',
+    bad: (id) => message(id),
+    reason: 'tenant_id is required',
+    code: 'TENANT_REQUIRED',
+  },
+  {
+    name: 'id with a space',
+    bad: () => message('has space'),
+    reason: 'id: printable ASCII without spaces',
+    lookup: 400,
+  },
   {
     name: 'suppressed recipient (cc, display name, mixed case)',
     bad: (id) => message(id, { cc: `Blocked <${SUPPRESSED.replace('b', 'B').replace('example', 'Example')}>` }),
@@ -171,28 +210,43 @@ const MESSAGE_CASES: MessageCase[] = [
 describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
   const tag = route === '/add-messages' ? 'am' : 'cam';
 
-  it.each(MESSAGE_CASES.map((testCase, index) => ({ ...testCase, index })))('$name → 200, rejected with "$reason"', async (testCase) => {
-    const as = testCase.as ?? 'acme';
-    const sibling = testCase.sibling ?? ((id: string) => (as === 'admin' ? message(id, { tenant_id: 'acme' }) : message(id)));
-    const siblingTenant = (sibling('x').tenant_id as string | undefined) ?? 'acme';
-    const before = `${tag}-${testCase.index}-a`;
-    const after = `${tag}-${testCase.index}-b`;
-    const bad = testCase.bad(`${tag}-${testCase.index}-bad`);
-    const response = await call('POST', route, { as, body: { messages: [sibling(before), bad, sibling(after)] } });
+  it.each(MESSAGE_CASES.map((testCase, index) => ({ ...testCase, index })))(
+    '$name → 200, rejected with "$reason"',
+    async (testCase) => {
+      const as = testCase.as ?? 'acme';
+      const sibling =
+        testCase.sibling ?? ((id: string) => (as === 'admin' ? message(id, { tenant_id: 'acme' }) : message(id)));
+      const siblingTenant = (sibling('x').tenant_id as string | undefined) ?? 'acme';
+      const before = `${tag}-${testCase.index}-a`;
+      const after = `${tag}-${testCase.index}-b`;
+      const bad = testCase.bad(`${tag}-${testCase.index}-bad`);
+      const response = await call('POST', route, { as, body: { messages: [sibling(before), bad, sibling(after)] } });
 
-    expect(response.status, response.text).toBe(200);
-    expect(response.body).toEqual({
-      ok: true,
-      queued: 2,
-      rejected: [{ index: 1, id: bad.id, reason: expect.stringContaining(testCase.reason), code: testCase.code ?? 'INVALID_MESSAGE' }],
-    });
-    for (const tenant of testCase.absentIn ?? ['acme']) expect(await detailStatus(tenant, bad.id as string)).toBe(testCase.lookup ?? 404);
-    expect(await detailStatus(siblingTenant, before)).toBe(200);
-    expect(await detailStatus(siblingTenant, after)).toBe(200);
-  });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body).toEqual({
+        ok: true,
+        queued: 2,
+        rejected: [
+          {
+            index: 1,
+            id: bad.id,
+            reason: expect.stringContaining(testCase.reason),
+            code: testCase.code ?? 'INVALID_MESSAGE',
+          },
+        ],
+      });
+      for (const tenant of testCase.absentIn ?? ['acme'])
+        expect(await detailStatus(tenant, bad.id as string)).toBe(testCase.lookup ?? 404);
+      expect(await detailStatus(siblingTenant, before)).toBe(200);
+      expect(await detailStatus(siblingTenant, after)).toBe(200);
+    },
+  );
 
   it('items that are not objects are rejected without an id, their siblings queued', async () => {
-    const response = await call('POST', route, { as: 'acme', body: { messages: [message(`${tag}-obj-a`), 'text', null, 42, [], message(`${tag}-obj-b`)] } });
+    const response = await call('POST', route, {
+      as: 'acme',
+      body: { messages: [message(`${tag}-obj-a`), 'text', null, 42, [], message(`${tag}-obj-b`)] },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.queued).toBe(2);
     expect(response.body.rejected).toEqual(
@@ -209,8 +263,15 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
 
   it('the same id twice in one request: the first is stored, the second rejected', async () => {
     const id = `${tag}-dup`;
-    const response = await call('POST', route, { as: 'acme', body: { messages: [message(id, { subject: 'first' }), message(id, { subject: 'second' })] } });
-    expect(response.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 1, id, reason: 'duplicate id in this request', code: 'DUPLICATE_ID' }] });
+    const response = await call('POST', route, {
+      as: 'acme',
+      body: { messages: [message(id, { subject: 'first' }), message(id, { subject: 'second' })] },
+    });
+    expect(response.body).toEqual({
+      ok: true,
+      queued: 1,
+      rejected: [{ index: 1, id, reason: 'duplicate id in this request', code: 'DUPLICATE_ID' }],
+    });
     const { message: stored, events } = await fx.detail('acme', id);
     expect(stored.subject).toBe('first');
     expect(events.map((event) => event.event_type)).not.toContain('updated');
@@ -219,7 +280,14 @@ describe.each(ROUTES)('POST %s: one bad message among valid ones', (route) => {
 
 describe('POST /add-messages: requests rejected as a whole', () => {
   const tooMany = Array.from({ length: 1001 }, (_, index) => message(`many-${index}`));
-  const cases: Array<{ name: string; body: unknown; contentType?: string; status: number; code: string; ids: string[] }> = [
+  const cases: Array<{
+    name: string;
+    body: unknown;
+    contentType?: string;
+    status: number;
+    code: string;
+    ids: string[];
+  }> = [
     {
       name: 'malformed JSON',
       body: '{"messages": [{"id": "json-1", "from": "a@example.com", "to": "b@example.net"}',
@@ -227,14 +295,57 @@ describe('POST /add-messages: requests rejected as a whole', () => {
       code: 'INVALID_JSON',
       ids: ['json-1'],
     },
-    { name: 'messages is an object', body: { messages: message('obj-1') }, status: 400, code: 'VALIDATION_FAILED', ids: ['obj-1'] },
-    { name: 'messages is a string', body: { messages: 'obj-2' }, status: 400, code: 'VALIDATION_FAILED', ids: ['obj-2'] },
-    { name: 'messages missing', body: { message: [message('obj-3')] }, status: 400, code: 'VALIDATION_FAILED', ids: ['obj-3'] },
+    {
+      name: 'messages is an object',
+      body: { messages: message('obj-1') },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      ids: ['obj-1'],
+    },
+    {
+      name: 'messages is a string',
+      body: { messages: 'obj-2' },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      ids: ['obj-2'],
+    },
+    {
+      name: 'messages missing',
+      body: { message: [message('obj-3')] },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      ids: ['obj-3'],
+    },
     { name: 'body is an array', body: [message('arr-1')], status: 400, code: 'VALIDATION_FAILED', ids: ['arr-1'] },
-    { name: 'unknown top-level field', body: { messages: [message('top-1')], surprise: 1 }, status: 400, code: 'VALIDATION_FAILED', ids: ['top-1'] },
-    { name: 'default_priority 9', body: { messages: [message('prio-1')], default_priority: 9 }, status: 400, code: 'VALIDATION_FAILED', ids: ['prio-1'] },
-    { name: 'form encoded body', body: 'messages=x', contentType: 'application/x-www-form-urlencoded', status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', ids: [] },
-    { name: '1001 messages (cap 1000)', body: { messages: tooMany }, status: 400, code: 'VALIDATION_FAILED', ids: ['many-0', 'many-999', 'many-1000'] },
+    {
+      name: 'unknown top-level field',
+      body: { messages: [message('top-1')], surprise: 1 },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      ids: ['top-1'],
+    },
+    {
+      name: 'default_priority 9',
+      body: { messages: [message('prio-1')], default_priority: 9 },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      ids: ['prio-1'],
+    },
+    {
+      name: 'form encoded body',
+      body: 'messages=x',
+      contentType: 'application/x-www-form-urlencoded',
+      status: 415,
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      ids: [],
+    },
+    {
+      name: '1001 messages (cap 1000)',
+      body: { messages: tooMany },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+      ids: ['many-0', 'many-999', 'many-1000'],
+    },
   ];
 
   it.each(cases)('$name → $status $code, nothing stored', async (testCase) => {
@@ -262,13 +373,24 @@ describe('POST /add-messages: resubmitting an id', () => {
     expect(first.body).toEqual({ ok: true, queued: 1, rejected: [] });
     await fx.settle();
     await sink.waitForMessages(1);
-    expect(sink.messages.some((received) => received.raw.toString('utf8').includes('X-Genro-Mail-ID: sent-1\r\n'))).toBe(true);
+    expect(
+      sink.messages.some((received) => received.raw.toString('utf8').includes('X-Genro-Mail-ID: sent-1\r\n')),
+    ).toBe(true);
     expect((await fx.detail('acme', 'sent-1')).message.state).toBe('sent');
 
-    const again = await fx.post(keyOf('acme'), [message('sent-1', { subject: 'replacement' }), message('sent-1-sibling')]);
-    expect(again.body).toEqual({ ok: true, queued: 1, rejected: [{ index: 0, id: 'sent-1', reason: 'already sent', code: 'ALREADY_SENT' }] });
+    const again = await fx.post(keyOf('acme'), [
+      message('sent-1', { subject: 'replacement' }),
+      message('sent-1-sibling'),
+    ]);
+    expect(again.body).toEqual({
+      ok: true,
+      queued: 1,
+      rejected: [{ index: 0, id: 'sent-1', reason: 'already sent', code: 'ALREADY_SENT' }],
+    });
     // The fields genro clients read keep their place on the wire; the code comes after them.
-    expect(again.text).toContain('"rejected":[{"index":0,"id":"sent-1","reason":"already sent","code":"ALREADY_SENT"}]');
+    expect(again.text).toContain(
+      '"rejected":[{"index":0,"id":"sent-1","reason":"already sent","code":"ALREADY_SENT"}]',
+    );
     const { message: stored, events } = await fx.detail('acme', 'sent-1');
     expect(stored).toMatchObject({ subject: 'original', state: 'sent' });
     expect(events.map((event) => event.event_type)).not.toContain('updated');
@@ -277,18 +399,28 @@ describe('POST /add-messages: resubmitting an id', () => {
 
   it("a tenant key resubmitting another tenant's id under its tenant_id is rejected and changes nothing", async () => {
     const response = await fx.post(keyOf('acme'), [message('other-1', { tenant_id: 'other', subject: 'hijacked' })]);
-    expect(response.body).toEqual({ ok: true, queued: 0, rejected: [{ index: 0, id: 'other-1', reason: 'unknown tenant', code: 'UNKNOWN_TENANT' }] });
+    expect(response.body).toEqual({
+      ok: true,
+      queued: 0,
+      rejected: [{ index: 0, id: 'other-1', reason: 'unknown tenant', code: 'UNKNOWN_TENANT' }],
+    });
     expect(await detailStatus('acme', 'other-1')).toBe(404);
     await expectOtherUntouched();
   });
 
   it('an id still waiting in a suspended batch is updated in place', async () => {
-    const suspended = await call('POST', '/commands/suspend', { as: 'acme', body: { tenant_id: 'acme', batch_code: 'B' } });
+    const suspended = await call('POST', '/commands/suspend', {
+      as: 'acme',
+      body: { tenant_id: 'acme', batch_code: 'B' },
+    });
     expect(suspended.body).toMatchObject({ ok: true, batch_code: 'B', suspensions: ['B'] });
 
     const first = await fx.post(keyOf('acme'), [message('wait-1', { batch_code: 'B', subject: 'first version' })]);
     expect(first.body).toEqual({ ok: true, queued: 1, rejected: [] });
-    expect((await fx.detail('acme', 'wait-1')).message).toMatchObject({ status: 'suspended', subject: 'first version' });
+    expect((await fx.detail('acme', 'wait-1')).message).toMatchObject({
+      status: 'suspended',
+      subject: 'first version',
+    });
 
     const second = await fx.post(keyOf('acme'), [message('wait-1', { batch_code: 'B', subject: 'second version' })]);
     expect(second.body).toEqual({ ok: true, queued: 1, rejected: [] });
@@ -341,7 +473,12 @@ describe('/commands/*', () => {
   });
 
   const badParams: Array<{ name: string; path: string; body?: unknown; as?: string; status: number; code: string }> = [
-    { name: 'cleanup older_than_seconds=abc in the query', path: '/commands/cleanup-messages?older_than_seconds=abc', status: 400, code: 'VALIDATION_FAILED' },
+    {
+      name: 'cleanup older_than_seconds=abc in the query',
+      path: '/commands/cleanup-messages?older_than_seconds=abc',
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
     {
       name: 'cleanup older_than_seconds "abc" in the body',
       path: '/commands/cleanup-messages',
@@ -349,18 +486,85 @@ describe('/commands/*', () => {
       status: 400,
       code: 'VALIDATION_FAILED',
     },
-    { name: 'cleanup without older_than_seconds', path: '/commands/cleanup-messages', body: {}, status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'cleanup with a negative age', path: '/commands/cleanup-messages', body: { older_than_seconds: -1 }, status: 400, code: 'VALIDATION_FAILED' },
+    {
+      name: 'cleanup without older_than_seconds',
+      path: '/commands/cleanup-messages',
+      body: {},
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      name: 'cleanup with a negative age',
+      path: '/commands/cleanup-messages',
+      body: { older_than_seconds: -1 },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
     { name: 'delete without ids', path: '/commands/delete-messages', body: {}, status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'delete with an empty id list', path: '/commands/delete-messages?ids=,,', status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'resend with ids as a number', path: '/commands/resend', body: { ids: 5 }, status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'suspend with an unknown parameter', path: '/commands/suspend', body: { batch: 'x' }, status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'suspend with CR/LF in batch_code', path: '/commands/suspend', body: { batch_code: 'a\r\nb' }, status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'suspend with malformed JSON', path: '/commands/suspend', body: '{"batch_code":', status: 400, code: 'INVALID_JSON' },
-    { name: 'suspend with a JSON array', path: '/commands/suspend', body: '["B"]', status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'admin token without tenant_id', path: '/commands/run-now', as: 'admin', body: {}, status: 400, code: 'VALIDATION_FAILED' },
-    { name: 'admin token naming an unknown tenant', path: '/commands/suspend', as: 'admin', body: { tenant_id: 'nobody' }, status: 404, code: 'NOT_FOUND' },
-    { name: 'admin reading a message of an unknown tenant', path: '/messages/x?tenant_id=nobody', as: 'admin', status: 404, code: 'NOT_FOUND' },
+    {
+      name: 'delete with an empty id list',
+      path: '/commands/delete-messages?ids=,,',
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      name: 'resend with ids as a number',
+      path: '/commands/resend',
+      body: { ids: 5 },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      name: 'suspend with an unknown parameter',
+      path: '/commands/suspend',
+      body: { batch: 'x' },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      name: 'suspend with CR/LF in batch_code',
+      path: '/commands/suspend',
+      body: { batch_code: 'a\r\nb' },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      name: 'suspend with malformed JSON',
+      path: '/commands/suspend',
+      body: '{"batch_code":',
+      status: 400,
+      code: 'INVALID_JSON',
+    },
+    {
+      name: 'suspend with a JSON array',
+      path: '/commands/suspend',
+      body: '["B"]',
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      name: 'admin token without tenant_id',
+      path: '/commands/run-now',
+      as: 'admin',
+      body: {},
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
+    {
+      name: 'admin token naming an unknown tenant',
+      path: '/commands/suspend',
+      as: 'admin',
+      body: { tenant_id: 'nobody' },
+      status: 404,
+      code: 'NOT_FOUND',
+    },
+    {
+      name: 'admin reading a message of an unknown tenant',
+      path: '/messages/x?tenant_id=nobody',
+      as: 'admin',
+      status: 404,
+      code: 'NOT_FOUND',
+    },
   ];
 
   it.each(badParams)('$name → $status $code', async (testCase) => {
@@ -379,16 +583,22 @@ describe('/commands/*', () => {
     { path: '/commands/cleanup-messages', body: { tenant_id: 'other', older_than_seconds: 0 } },
   ];
 
-  it.each(crossTenant)("$path with a tenant key naming another tenant → 404, the other tenant's data unchanged", async (testCase) => {
-    const inBody = await call('POST', testCase.path, { as: 'acme', body: testCase.body });
-    expectErrorEnvelope(inBody, 404, 'NOT_FOUND');
-    const query = new URLSearchParams(
-      Object.entries(testCase.body).map(([key, value]): [string, string] => [key, Array.isArray(value) ? value.join(',') : String(value)]),
-    );
-    const inQuery = await call('POST', `${testCase.path}?${query.toString()}`, { as: 'acme' });
-    expectErrorEnvelope(inQuery, 404, 'NOT_FOUND');
-    await expectOtherUntouched();
-  });
+  it.each(crossTenant)(
+    "$path with a tenant key naming another tenant → 404, the other tenant's data unchanged",
+    async (testCase) => {
+      const inBody = await call('POST', testCase.path, { as: 'acme', body: testCase.body });
+      expectErrorEnvelope(inBody, 404, 'NOT_FOUND');
+      const query = new URLSearchParams(
+        Object.entries(testCase.body).map(([key, value]): [string, string] => [
+          key,
+          Array.isArray(value) ? value.join(',') : String(value),
+        ]),
+      );
+      const inQuery = await call('POST', `${testCase.path}?${query.toString()}`, { as: 'acme' });
+      expectErrorEnvelope(inQuery, 404, 'NOT_FOUND');
+      await expectOtherUntouched();
+    },
+  );
 
   it("a tenant key cannot read or delete another tenant's message by id", async () => {
     expectErrorEnvelope(await call('GET', '/messages/other-1?tenant_id=other', { as: 'acme' }), 404, 'NOT_FOUND');

@@ -25,7 +25,12 @@ describe('tenants and accounts over HTTP', () => {
   it('creates a tenant and returns its API key once', async () => {
     const created = await api(t.url, 'POST', '/tenant', {
       token: t.adminToken,
-      body: { id: 'acme', name: 'ACME', client_base_url: 'https://acme.example', client_auth: { method: 'bearer', token: CLIENT_TOKEN } },
+      body: {
+        id: 'acme',
+        name: 'ACME',
+        client_base_url: 'https://acme.example',
+        client_auth: { method: 'bearer', token: CLIENT_TOKEN },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.api_key).toMatch(/^mpk_[A-Za-z0-9_-]{43}$/);
@@ -60,9 +65,17 @@ describe('tenants and accounts over HTTP', () => {
     expect(list.status).toBe(200);
     expect(list.body.tenants.map((tenant: { id: string }) => tenant.id)).toEqual(['acme', 'globex']);
 
-    const updated = await api(t.url, 'PUT', '/tenant/globex', { token: t.adminToken, body: { name: 'Globex Corp', active: false } });
+    const updated = await api(t.url, 'PUT', '/tenant/globex', {
+      token: t.adminToken,
+      body: { name: 'Globex Corp', active: false },
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body.tenant).toMatchObject({ id: 'globex', name: 'Globex Corp', active: false, client_auth: { method: 'basic', user: 'gx' } });
+    expect(updated.body.tenant).toMatchObject({
+      id: 'globex',
+      name: 'Globex Corp',
+      active: false,
+      client_auth: { method: 'basic', user: 'gx' },
+    });
 
     const read = await api(t.url, 'GET', '/tenant/globex', { token: t.adminToken });
     expect(read.body.tenant).toMatchObject({ name: 'Globex Corp', active: false });
@@ -74,7 +87,15 @@ describe('tenants and accounts over HTTP', () => {
   it('lets a tenant key manage its own accounts', async () => {
     const created = await api(t.url, 'POST', '/account', {
       token: acmeKey,
-      body: { id: 'main', host: 'smtp.acme.example', port: 587, user: 'mailer', password: ACCOUNT_PASSWORD, limit_per_minute: 60, is_default: true },
+      body: {
+        id: 'main',
+        host: 'smtp.acme.example',
+        port: 587,
+        user: 'mailer',
+        password: ACCOUNT_PASSWORD,
+        limit_per_minute: 60,
+        is_default: true,
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.account).toMatchObject({
@@ -87,22 +108,43 @@ describe('tenants and accounts over HTTP', () => {
     });
 
     // genro's use_tls on the stored port 587: STARTTLS, not implicit TLS.
-    const updated = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: true, tls_mode: 'none' } });
+    const updated = await api(t.url, 'POST', '/account', {
+      token: acmeKey,
+      body: { id: 'main', host: 'smtp2.acme.example', use_tls: true, tls_mode: 'none' },
+    });
     expect(updated.status).toBe(400);
-    const plain = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: false } });
+    const plain = await api(t.url, 'POST', '/account', {
+      token: acmeKey,
+      body: { id: 'main', host: 'smtp2.acme.example', use_tls: false },
+    });
     expect(plain.body).toMatchObject({ created: false, account: { tls_mode: 'none', use_tls: false, port: 587 } });
-    const tls = await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'main', host: 'smtp2.acme.example', use_tls: true } });
+    const tls = await api(t.url, 'POST', '/account', {
+      token: acmeKey,
+      body: { id: 'main', host: 'smtp2.acme.example', use_tls: true },
+    });
     expect(tls.status).toBe(200);
     expect(tls.body).toMatchObject({
       created: false,
-      account: { host: 'smtp2.acme.example', tls_mode: 'starttls', use_tls: true, has_password: true, port: 587, limit_per_minute: 60 },
+      account: {
+        host: 'smtp2.acme.example',
+        tls_mode: 'starttls',
+        use_tls: true,
+        has_password: true,
+        port: 587,
+        limit_per_minute: 60,
+      },
     });
 
-    const second = await api(t.url, 'POST', '/account', { token: t.adminToken, body: { id: 'bulk', tenant_id: 'acme', host: '192.0.2.10', is_default: true } });
+    const second = await api(t.url, 'POST', '/account', {
+      token: t.adminToken,
+      body: { id: 'bulk', tenant_id: 'acme', host: '192.0.2.10', is_default: true },
+    });
     expect(second.status).toBe(201);
 
     const list = await api(t.url, 'GET', '/accounts', { token: acmeKey });
-    expect(list.body.accounts.map((account: { id: string; is_default: boolean }) => [account.id, account.is_default])).toEqual([
+    expect(
+      list.body.accounts.map((account: { id: string; is_default: boolean }) => [account.id, account.is_default]),
+    ).toEqual([
       ['bulk', true],
       ['main', false],
     ]);
@@ -115,7 +157,10 @@ describe('tenants and accounts over HTTP', () => {
       await api(t.url, 'GET', '/account/gx-relay?tenant_id=globex', { token: acmeKey }),
       await api(t.url, 'GET', '/account/gx-relay', { token: acmeKey }),
       await api(t.url, 'DELETE', '/account/gx-relay?tenant_id=globex', { token: acmeKey }),
-      await api(t.url, 'POST', '/account', { token: acmeKey, body: { id: 'hijack', tenant_id: 'globex', host: 'evil.example' } }),
+      await api(t.url, 'POST', '/account', {
+        token: acmeKey,
+        body: { id: 'hijack', tenant_id: 'globex', host: 'evil.example' },
+      }),
     ];
     for (const response of cases) {
       expect(response.status).toBe(404);
@@ -162,7 +207,10 @@ describe('tenants and accounts over HTTP', () => {
   });
 
   it('refuses an expired key', async () => {
-    const rotated = await api(t.url, 'POST', '/tenant/globex/api-key', { token: t.adminToken, body: { expires_in_seconds: 3600 } });
+    const rotated = await api(t.url, 'POST', '/tenant/globex/api-key', {
+      token: t.adminToken,
+      body: { expires_in_seconds: 3600 },
+    });
     expect(rotated.status).toBe(200);
     issuedKeys.push(rotated.body.api_key);
     expect(rotated.body.api_key_expires_at).toEqual(expect.any(String));
@@ -177,7 +225,8 @@ describe('tenants and accounts over HTTP', () => {
   it('deletes accounts and tenants', async () => {
     expect((await api(t.url, 'DELETE', '/account/bulk', { token: acmeKey })).status).toBe(200);
     expect((await api(t.url, 'GET', '/account/bulk', { token: acmeKey })).status).toBe(404);
-    const globexKey: string = (await api(t.url, 'POST', '/tenant/globex/api-key', { token: t.adminToken })).body.api_key;
+    const globexKey: string = (await api(t.url, 'POST', '/tenant/globex/api-key', { token: t.adminToken })).body
+      .api_key;
     issuedKeys.push(globexKey);
     expect((await api(t.url, 'GET', '/accounts', { token: globexKey })).status).toBe(200);
     expect((await api(t.url, 'DELETE', '/tenant/globex', { token: t.adminToken })).status).toBe(200);

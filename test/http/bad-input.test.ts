@@ -22,7 +22,14 @@ function bodyCases(method: string, path: string, valid: Record<string, unknown>)
     { name: `${label}: malformed JSON`, method, path, body: '{"id": ', status: 400, code: 'INVALID_JSON' },
     { name: `${label}: JSON array`, method, path, body: '[1,2]', status: 400, code: 'VALIDATION_FAILED' },
     { name: `${label}: JSON null`, method, path, body: 'null', status: 400, code: 'VALIDATION_FAILED' },
-    { name: `${label}: unknown field`, method, path, body: { ...valid, surprise: true }, status: 400, code: 'VALIDATION_FAILED' },
+    {
+      name: `${label}: unknown field`,
+      method,
+      path,
+      body: { ...valid, surprise: true },
+      status: 400,
+      code: 'VALIDATION_FAILED',
+    },
     {
       name: `${label}: wrong types`,
       method,
@@ -40,15 +47,36 @@ function bodyCases(method: string, path: string, valid: Record<string, unknown>)
       status: 415,
       code: 'UNSUPPORTED_MEDIA_TYPE',
     },
-    { name: `${label}: oversized`, method, path, body: { ...valid, name: 'x'.repeat(MAX_BODY) }, status: 413, code: 'PAYLOAD_TOO_LARGE' },
+    {
+      name: `${label}: oversized`,
+      method,
+      path,
+      body: { ...valid, name: 'x'.repeat(MAX_BODY) },
+      status: 413,
+      code: 'PAYLOAD_TOO_LARGE',
+    },
     { name: `${label}: deeply nested`, method, path, body: nested(3000), status: 400, code: 'VALIDATION_FAILED' },
   ];
 }
 
 const CASES: Case[] = [
   ...bodyCases('POST', '/tenant', { id: 'newco' }),
-  { name: 'POST /tenant: invalid id', method: 'POST', path: '/tenant', body: { id: 'bad id!' }, status: 400, code: 'VALIDATION_FAILED' },
-  { name: 'POST /tenant: id too long', method: 'POST', path: '/tenant', body: { id: 'a'.repeat(65) }, status: 400, code: 'VALIDATION_FAILED' },
+  {
+    name: 'POST /tenant: invalid id',
+    method: 'POST',
+    path: '/tenant',
+    body: { id: 'bad id!' },
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
+  {
+    name: 'POST /tenant: id too long',
+    method: 'POST',
+    path: '/tenant',
+    body: { id: 'a'.repeat(65) },
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
   {
     name: 'POST /tenant: id with a dot (a NATS token separator)',
     method: 'POST',
@@ -57,7 +85,14 @@ const CASES: Case[] = [
     status: 400,
     code: 'VALIDATION_FAILED',
   },
-  { name: 'POST /tenant: missing id', method: 'POST', path: '/tenant', body: {}, status: 400, code: 'VALIDATION_FAILED' },
+  {
+    name: 'POST /tenant: missing id',
+    method: 'POST',
+    path: '/tenant',
+    body: {},
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
   {
     name: 'POST /tenant: url with credentials',
     method: 'POST',
@@ -82,7 +117,14 @@ const CASES: Case[] = [
     status: 400,
     code: 'VALIDATION_FAILED',
   },
-  { name: 'POST /tenant: CR/LF in name', method: 'POST', path: '/tenant', body: { id: 'newco', name: 'a\r\nb' }, status: 400, code: 'VALIDATION_FAILED' },
+  {
+    name: 'POST /tenant: CR/LF in name',
+    method: 'POST',
+    path: '/tenant',
+    body: { id: 'newco', name: 'a\r\nb' },
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
   {
     name: 'POST /tenant: lone surrogate in name',
     method: 'POST',
@@ -100,8 +142,22 @@ const CASES: Case[] = [
     code: 'VALIDATION_FAILED',
   },
   ...bodyCases('PUT', '/tenant/acme', { name: 'n' }),
-  { name: 'PUT /tenant: invalid path id', method: 'PUT', path: '/tenant/bad%20id', body: {}, status: 400, code: 'VALIDATION_FAILED' },
-  { name: 'PUT /tenant: unknown tenant', method: 'PUT', path: '/tenant/nobody', body: { name: 'x' }, status: 404, code: 'NOT_FOUND' },
+  {
+    name: 'PUT /tenant: invalid path id',
+    method: 'PUT',
+    path: '/tenant/bad%20id',
+    body: {},
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
+  {
+    name: 'PUT /tenant: unknown tenant',
+    method: 'PUT',
+    path: '/tenant/nobody',
+    body: { name: 'x' },
+    status: 404,
+    code: 'NOT_FOUND',
+  },
   {
     name: 'PUT /tenant: sync path without slash',
     method: 'PUT',
@@ -111,7 +167,13 @@ const CASES: Case[] = [
     code: 'VALIDATION_FAILED',
   },
   ...bodyCases('POST', '/tenant/acme/api-key', { expires_in_seconds: 60 }),
-  { name: 'POST api-key: unknown tenant', method: 'POST', path: '/tenant/nobody/api-key', status: 404, code: 'NOT_FOUND' },
+  {
+    name: 'POST api-key: unknown tenant',
+    method: 'POST',
+    path: '/tenant/nobody/api-key',
+    status: 404,
+    code: 'NOT_FOUND',
+  },
   ...bodyCases('POST', '/account', { id: 'a1', tenant_id: 'acme', host: 'smtp.example.com' }),
   {
     name: 'POST /account: bad host',
@@ -201,16 +263,59 @@ const CASES: Case[] = [
     status: 400,
     code: 'VALIDATION_FAILED',
   },
-  { name: 'GET /tenant: invalid id', method: 'GET', path: '/tenant/' + 'x'.repeat(65), status: 400, code: 'VALIDATION_FAILED' },
+  {
+    name: 'GET /tenant: invalid id',
+    method: 'GET',
+    path: '/tenant/' + 'x'.repeat(65),
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
   { name: 'GET /tenant: unknown', method: 'GET', path: '/tenant/nobody', status: 404, code: 'NOT_FOUND' },
-  { name: 'GET /accounts: invalid tenant_id', method: 'GET', path: '/accounts?tenant_id=a%20b', status: 400, code: 'VALIDATION_FAILED' },
-  { name: 'GET /accounts: unknown parameter', method: 'GET', path: '/accounts?tenant=acme', status: 400, code: 'VALIDATION_FAILED' },
-  { name: 'GET /account: invalid id', method: 'GET', path: '/account/a.b?tenant_id=acme', status: 400, code: 'VALIDATION_FAILED' },
-  { name: 'DELETE /account: bad force flag', method: 'DELETE', path: '/account/main?tenant_id=acme&force=maybe', status: 400, code: 'VALIDATION_FAILED' },
-  { name: 'DELETE /tenant: bad force flag', method: 'DELETE', path: '/tenant/acme?force=yes', status: 400, code: 'VALIDATION_FAILED' },
+  {
+    name: 'GET /accounts: invalid tenant_id',
+    method: 'GET',
+    path: '/accounts?tenant_id=a%20b',
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
+  {
+    name: 'GET /accounts: unknown parameter',
+    method: 'GET',
+    path: '/accounts?tenant=acme',
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
+  {
+    name: 'GET /account: invalid id',
+    method: 'GET',
+    path: '/account/a.b?tenant_id=acme',
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
+  {
+    name: 'DELETE /account: bad force flag',
+    method: 'DELETE',
+    path: '/account/main?tenant_id=acme&force=maybe',
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
+  {
+    name: 'DELETE /tenant: bad force flag',
+    method: 'DELETE',
+    path: '/tenant/acme?force=yes',
+    status: 400,
+    code: 'VALIDATION_FAILED',
+  },
   { name: 'DELETE /tenant: unknown', method: 'DELETE', path: '/tenant/nobody', status: 404, code: 'NOT_FOUND' },
   { name: 'unknown route', method: 'GET', path: '/nope', status: 404, code: 'NOT_FOUND' },
-  { name: 'wrong method on a known path', method: 'PATCH', path: '/tenant/acme', body: {}, status: 404, code: 'NOT_FOUND' },
+  {
+    name: 'wrong method on a known path',
+    method: 'PATCH',
+    path: '/tenant/acme',
+    body: {},
+    status: 404,
+    code: 'NOT_FOUND',
+  },
 ];
 
 describe('bad input on every route', () => {
@@ -219,7 +324,14 @@ describe('bad input on every route', () => {
   beforeAll(async () => {
     t = await startTestDaemon(`[http]\nmax_body_bytes = ${MAX_BODY}\n`);
     expect((await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'acme' } })).status).toBe(201);
-    expect((await api(t.url, 'POST', '/account', { token: t.adminToken, body: { id: 'main', tenant_id: 'acme', host: 'smtp.example.com' } })).status).toBe(201);
+    expect(
+      (
+        await api(t.url, 'POST', '/account', {
+          token: t.adminToken,
+          body: { id: 'main', tenant_id: 'acme', host: 'smtp.example.com' },
+        })
+      ).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     await t.stop();

@@ -48,12 +48,20 @@ describe('POST /commands/bulk', () => {
 
   it('counts in a dry run what the filter finds and what the action applies to, changing nothing', async () => {
     const s = await world();
-    const all = await api(s.fx.t.url, 'POST', '/commands/bulk', { token: s.key, body: { action: 'resend', dry_run: true } });
+    const all = await api(s.fx.t.url, 'POST', '/commands/bulk', {
+      token: s.key,
+      body: { action: 'resend', dry_run: true },
+    });
     expect(all.status).toBe(200);
     expect(all.body).toMatchObject({ ok: true, action: 'resend', dry_run: true, matching: 6, applicable: 4 });
     expect(all.body.sample.map((m: { id: string }) => m.id).sort()).toEqual(['f1', 'f2', 'f3', 'ok1']);
 
-    const errors = await api(s.fx.t.url, 'POST', '/commands/bulk?action=resend&status=error&recipient=FAIL@example.net&dry_run=true', { token: s.key });
+    const errors = await api(
+      s.fx.t.url,
+      'POST',
+      '/commands/bulk?action=resend&status=error&recipient=FAIL@example.net&dry_run=true',
+      { token: s.key },
+    );
     expect(errors.body).toMatchObject({ matching: 3, applicable: 3 });
     const retry = await s.fx.admin('POST', '/commands/bulk', { action: 'retry-now', tenant_id: 'acme', dry_run: true });
     expect(retry.body).toMatchObject({ matching: 6, applicable: 2 });
@@ -68,14 +76,29 @@ describe('POST /commands/bulk', () => {
   it('resends by filter and answers counts by outcome, audited and in each timeline', async () => {
     const s = await world();
     const run = await s.fx.admin('POST', '/commands/bulk', { action: 'resend', tenant_id: 'acme', batch_code: 'june' });
-    expect(run.body).toEqual({ ok: true, action: 'resend', dry_run: false, matching: 3, done: 3, not_applicable: 0, remaining: 0 });
-    for (const id of ['f1', 'f2', 'f3']) expect((await s.fx.detail('acme', id)).events.map((e) => e.event_type)).toContain('resent');
+    expect(run.body).toEqual({
+      ok: true,
+      action: 'resend',
+      dry_run: false,
+      matching: 3,
+      done: 3,
+      not_applicable: 0,
+      remaining: 0,
+    });
+    for (const id of ['f1', 'f2', 'f3'])
+      expect((await s.fx.detail('acme', id)).events.map((e) => e.event_type)).toContain('resent');
     expect((await s.fx.detail('globex', 'g1')).message.state).toBe('error');
     expect(commandsLogged(s, 'messages.bulk_resend')).toBe(1);
 
     // Bounded: `max` stops the run, and what it left is counted.
     const until = Math.floor(s.fx.clock.now() / 1000) + 1;
-    const bounded = await s.fx.admin('POST', '/commands/bulk', { action: 'delete', tenant_id: 'acme', recipient: 'rcpt@example.net', to_ts: until, max: 2 });
+    const bounded = await s.fx.admin('POST', '/commands/bulk', {
+      action: 'delete',
+      tenant_id: 'acme',
+      recipient: 'rcpt@example.net',
+      to_ts: until,
+      max: 2,
+    });
     expect(bounded.body).toMatchObject({ matching: 3, done: 2, not_applicable: 0, remaining: 1 });
   });
 
@@ -109,33 +132,68 @@ describe('POST /commands/bulk', () => {
 
   it('keeps tenant keys to their own tenant and makes the admin name a tenant or all of them', async () => {
     const s = await world();
-    const foreign = await api(s.fx.t.url, 'POST', '/commands/bulk', { token: s.globexKey, body: { action: 'resend', tenant_id: 'acme', dry_run: true } });
+    const foreign = await api(s.fx.t.url, 'POST', '/commands/bulk', {
+      token: s.globexKey,
+      body: { action: 'resend', tenant_id: 'acme', dry_run: true },
+    });
     expect(foreign.status).toBe(404);
-    const everyone = await api(s.fx.t.url, 'POST', '/commands/bulk', { token: s.globexKey, body: { action: 'resend', all_tenants: true, dry_run: true } });
+    const everyone = await api(s.fx.t.url, 'POST', '/commands/bulk', {
+      token: s.globexKey,
+      body: { action: 'resend', all_tenants: true, dry_run: true },
+    });
     expect(everyone.status).toBe(403);
     expect(everyone.body.error.code).toBe('FORBIDDEN');
-    const own = await api(s.fx.t.url, 'POST', '/commands/bulk', { token: s.globexKey, body: { action: 'resend', dry_run: true } });
+    const own = await api(s.fx.t.url, 'POST', '/commands/bulk', {
+      token: s.globexKey,
+      body: { action: 'resend', dry_run: true },
+    });
     expect(own.body).toMatchObject({ matching: 1, applicable: 1, sample: [{ tenant_id: 'globex', id: 'g1' }] });
 
     const unnamed = await s.fx.admin('POST', '/commands/bulk', { action: 'resend', dry_run: true });
     expect(unnamed.status).toBe(400);
     expect(unnamed.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'tenant_id' }] });
-    const allOfThem = await s.fx.admin('POST', '/commands/bulk', { action: 'resend', status: 'error', all_tenants: true, dry_run: true });
+    const allOfThem = await s.fx.admin('POST', '/commands/bulk', {
+      action: 'resend',
+      status: 'error',
+      all_tenants: true,
+      dry_run: true,
+    });
     expect(allOfThem.body).toMatchObject({ matching: 4, applicable: 4 });
   });
 
   it('suspends and activates a batch (the unit of suspension), refusing filters it cannot honour', async () => {
     const s = await world();
-    await s.fx.post(s.key, [message('b1', { batch_code: 'autumn', deferred_ts: s.later }), message('b2', { batch_code: 'autumn', deferred_ts: s.later })]);
-    const narrowed = await s.fx.admin('POST', '/commands/bulk', { action: 'suspend', tenant_id: 'acme', batch_code: 'autumn', status: 'queued' });
+    await s.fx.post(s.key, [
+      message('b1', { batch_code: 'autumn', deferred_ts: s.later }),
+      message('b2', { batch_code: 'autumn', deferred_ts: s.later }),
+    ]);
+    const narrowed = await s.fx.admin('POST', '/commands/bulk', {
+      action: 'suspend',
+      tenant_id: 'acme',
+      batch_code: 'autumn',
+      status: 'queued',
+    });
     expect(narrowed.status).toBe(400);
     expect(narrowed.body.error.code).toBe('VALIDATION_FAILED');
-    const dry = await s.fx.admin('POST', '/commands/bulk', { action: 'suspend', tenant_id: 'acme', batch_code: 'autumn', dry_run: true });
+    const dry = await s.fx.admin('POST', '/commands/bulk', {
+      action: 'suspend',
+      tenant_id: 'acme',
+      batch_code: 'autumn',
+      dry_run: true,
+    });
     expect(dry.body).toMatchObject({ matching: 2, applicable: 2 });
-    const run = await s.fx.admin('POST', '/commands/bulk', { action: 'suspend', tenant_id: 'acme', batch_code: 'autumn' });
+    const run = await s.fx.admin('POST', '/commands/bulk', {
+      action: 'suspend',
+      tenant_id: 'acme',
+      batch_code: 'autumn',
+    });
     expect(run.body).toMatchObject({ done: 2, suspensions: ['autumn'] });
     expect((await s.fx.detail('acme', 'b1')).message.status).toBe('suspended');
-    const back = await s.fx.admin('POST', '/commands/bulk', { action: 'activate', tenant_id: 'acme', batch_code: 'autumn' });
+    const back = await s.fx.admin('POST', '/commands/bulk', {
+      action: 'activate',
+      tenant_id: 'acme',
+      batch_code: 'autumn',
+    });
     expect(back.body).toMatchObject({ done: 2, suspensions: [] });
   });
 

@@ -22,7 +22,14 @@ afterAll(async () => {
 });
 
 const saveAccount = (tenantId: string, id: string, fields: Record<string, unknown> = {}) =>
-  fx.admin('POST', '/account', { id, tenant_id: tenantId, host: '127.0.0.1', port: sink.port, tls_mode: 'none', ...fields });
+  fx.admin('POST', '/account', {
+    id,
+    tenant_id: tenantId,
+    host: '127.0.0.1',
+    port: sink.port,
+    tls_mode: 'none',
+    ...fields,
+  });
 
 /** [id, is_default] of each of the tenant's accounts, as GET /accounts lists them. */
 async function marks(tenantId: string): Promise<Array<[string, boolean]>> {
@@ -32,7 +39,11 @@ async function marks(tenantId: string): Promise<Array<[string, boolean]>> {
 }
 
 /** Posts one message without account_id as `tenantId` (with its key); answers the account it was queued for, or the rejection. */
-async function sendWithoutAccount(tenantId: string, key: string, id: string): Promise<string | { code: string; reason: string }> {
+async function sendWithoutAccount(
+  tenantId: string,
+  key: string,
+  id: string,
+): Promise<string | { code: string; reason: string }> {
   const posted = await fx.post(key, [message(id)]);
   expect(posted.status, posted.text).toBeLessThan(300);
   const [rejected] = posted.body.rejected;
@@ -65,7 +76,10 @@ describe("a tenant's default account", () => {
     const moved = await saveAccount('mover', 'new', { is_default: true });
     expect(moved.status, moved.text).toBe(200);
     expect(moved.body.warnings).toEqual([
-      { code: 'DEFAULT_ACCOUNT_CHANGED', message: 'messages of tenant mover that name no account now go through new (before: old)' },
+      {
+        code: 'DEFAULT_ACCOUNT_CHANGED',
+        message: 'messages of tenant mover that name no account now go through new (before: old)',
+      },
     ]);
     expect(await marks('mover')).toEqual([
       ['new', true],
@@ -80,13 +94,17 @@ describe("a tenant's default account", () => {
     await saveAccount('orphan', 'backup');
     const deleted = await fx.admin('DELETE', '/account/main?tenant_id=orphan');
     expect(deleted.status, deleted.text).toBe(200);
-    expect(deleted.body).toEqual({ ok: true, warnings: [{ code: 'NO_DEFAULT_ACCOUNT', message: expect.stringContaining('its accounts: backup') }] });
+    expect(deleted.body).toEqual({
+      ok: true,
+      warnings: [{ code: 'NO_DEFAULT_ACCOUNT', message: expect.stringContaining('its accounts: backup') }],
+    });
     expect(await marks('orphan')).toEqual([['backup', false]]);
 
     const refused = await sendWithoutAccount('orphan', key, 'orphan-1');
     expect(refused).toEqual({
       code: 'NO_DEFAULT_ACCOUNT',
-      reason: 'account_id is required: the tenant has no default account (its accounts: backup; name one in account_id, or save one with is_default true)',
+      reason:
+        'account_id is required: the tenant has no default account (its accounts: backup; name one in account_id, or save one with is_default true)',
     });
     const named = await fx.post(key, [message('orphan-2', { account_id: 'backup' })]);
     expect(named.body).toMatchObject({ queued: 1, rejected: [] });
@@ -118,7 +136,11 @@ describe("a tenant's default account", () => {
     const key = await tenant('shown');
     await saveAccount('shown', 'main');
     await saveAccount('shown', 'spare');
-    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: key }), redirect: 'manual' });
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: key }),
+      redirect: 'manual',
+    });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const html = await (await fetch(`${fx.t.url}/ui/overview`, { headers: { cookie } })).text();
     const row = (id: string): string => new RegExp(`<tr><td>shown/${id}.*?</tr>`).exec(html)?.[0] ?? '';
@@ -129,7 +151,10 @@ describe("a tenant's default account", () => {
 
   it('is answered to a tenant key too, for its own accounts', async () => {
     const key = await tenant('selfserve');
-    const created = await api(fx.t.url, 'POST', '/account', { token: key, body: { id: 'mine', host: '127.0.0.1', port: sink.port, tls_mode: 'none' } });
+    const created = await api(fx.t.url, 'POST', '/account', {
+      token: key,
+      body: { id: 'mine', host: '127.0.0.1', port: sink.port, tls_mode: 'none' },
+    });
     expect(created.body).toMatchObject({ created: true, account: { is_default: true }, warnings: [] });
   });
 });

@@ -16,7 +16,8 @@ let holdUntil: number;
 // Batch 3 is sent at once, batch 9 is suspended, the rest are deferred to a time spread over 1,000 seconds.
 const isSent = (fields: CorpusFields) => fields.batch_code === 'batch-3';
 const isSuspended = (fields: CorpusFields) => fields.batch_code === 'batch-9';
-const deferredTsOf = (index: number) => (corpusFields(index).batch_code === 'batch-3' ? undefined : holdUntil + (index % 1000));
+const deferredTsOf = (index: number) =>
+  corpusFields(index).batch_code === 'batch-3' ? undefined : holdUntil + (index % 1000);
 
 interface Page {
   status: number;
@@ -26,8 +27,17 @@ interface Page {
 }
 const page = async (query: string): Promise<Page> => {
   const response = await api(s.fx.t.url, 'GET', `/messages?${query}`, { token: s.key });
-  const body = response.body as { messages?: Array<{ id: string }>; next_cursor?: string | null; error?: { code: string } };
-  return { status: response.status, ids: (body.messages ?? []).map((found) => found.id), next: body.next_cursor ?? null, code: body.error?.code };
+  const body = response.body as {
+    messages?: Array<{ id: string }>;
+    next_cursor?: string | null;
+    error?: { code: string };
+  };
+  return {
+    status: response.status,
+    ids: (body.messages ?? []).map((found) => found.id),
+    next: body.next_cursor ?? null,
+    code: body.error?.code,
+  };
 };
 /** Every id the query finds, following the cursor page by page (each page checked for its size). */
 const walk = async (query: string, limit = 500): Promise<string[]> => {
@@ -42,7 +52,8 @@ const walk = async (query: string, limit = 500): Promise<string[]> => {
   }
   return seen;
 };
-const expected = (predicate: (fields: CorpusFields, index: number) => boolean): string[] => matches(COUNT, predicate).map((index) => corpusFields(index).id);
+const expected = (predicate: (fields: CorpusFields, index: number) => boolean): string[] =>
+  matches(COUNT, predicate).map((index) => corpusFields(index).id);
 
 beforeAll(async () => {
   s = await startSinkScenario(cleanups);
@@ -77,18 +88,24 @@ describe('GET /messages over 100,000 messages', () => {
   it('finds exactly the messages of a recipient, a sender, a batch with a priority, a time range', async () => {
     expect(await walk('recipient=USER123@example4.net')).toEqual(expected((f) => f.to === 'user123@example4.net'));
     expect(await walk('sender=sender7@ACME.example')).toEqual(expected((f) => f.from === 'sender7@acme.example'));
-    expect(await walk('batch_code=batch-42&priority=2')).toEqual(expected((f) => f.batch_code === 'batch-42' && f.priority === 2));
+    expect(await walk('batch_code=batch-42&priority=2')).toEqual(
+      expected((f) => f.batch_code === 'batch-42' && f.priority === 2),
+    );
     expect(await walk('recipient=nobody@example.net')).toEqual([]);
     const now = Math.floor(s.fx.clock.now() / 1000);
     expect(await walk(`to_ts=${now - 3600}`)).toEqual([]);
-    expect(await walk(`from_ts=${now - 3600}&batch_code=batch-77`)).toEqual(expected((f) => f.batch_code === 'batch-77'));
+    expect(await walk(`from_ts=${now - 3600}&batch_code=batch-77`)).toEqual(
+      expected((f) => f.batch_code === 'batch-77'),
+    );
   }, 60_000);
 
   it('finds the words of the subject, alone and with filters', async () => {
     expect(await walk('q=overdue%20invoice')).toEqual(expected((f) => f.subject.startsWith('overdue invoice ')));
     expect((await page('q=12345')).ids).toEqual(['m-012345']);
     expect(await walk('q=refund&status=sent')).toEqual(expected((f) => isSent(f) && f.subject.includes(' refund ')));
-    expect(await walk(`q=${encodeURIComponent('user4999@example1.net')}`)).toEqual(expected((f) => f.to === 'user4999@example1.net'));
+    expect(await walk(`q=${encodeURIComponent('user4999@example1.net')}`)).toEqual(
+      expected((f) => f.to === 'user4999@example1.net'),
+    );
   }, 60_000);
 
   it('orders the waiting messages of a batch by next attempt, then by arrival', async () => {

@@ -20,11 +20,18 @@ beforeAll(async () => {
   await s.fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'held' });
   const later = Math.floor(s.fx.clock.now() / 1000) + 3600;
   // 100 plain messages, then a few that stand out: the filters must find exactly those.
-  const plain = Array.from({ length: 100 }, (_, index) => message(`plain-${String(index).padStart(3, '0')}`, { to: `user${index}@example.net` }));
+  const plain = Array.from({ length: 100 }, (_, index) =>
+    message(`plain-${String(index).padStart(3, '0')}`, { to: `user${index}@example.net` }),
+  );
   expect((await s.fx.post(s.key, plain)).body).toMatchObject({ queued: 100 });
   await s.fx.settle();
   await s.fx.post(s.key, [
-    message('invoice-1', { subject: 'Your invoice 2026-11', to: 'Ann@Example.NET', from: 'billing@acme.example', priority: 'high' }),
+    message('invoice-1', {
+      subject: 'Your invoice 2026-11',
+      to: 'Ann@Example.NET',
+      from: 'billing@acme.example',
+      priority: 'high',
+    }),
     message('held-1', { batch_code: 'held', subject: 'Spring sale' }),
     message('held-2', { batch_code: 'held', subject: 'Spring sale again' }),
     message('later-2', { deferred_ts: later + 60 }),
@@ -66,7 +73,9 @@ describe('GET /messages', () => {
     // The plain ones were sent before the rest came; invoice-1 may have followed them by now.
     const sent = (await list(s.key, 'status=sent&limit=500')).body.messages as Array<{ id: string; status: string }>;
     expect(sent.filter((found) => found.id.startsWith('plain-'))).toHaveLength(100);
-    expect(sent.every((found) => found.status === 'sent' && !['held-1', 'held-2', 'later-1', 'later-2'].includes(found.id))).toBe(true);
+    expect(
+      sent.every((found) => found.status === 'sent' && !['held-1', 'held-2', 'later-1', 'later-2'].includes(found.id)),
+    ).toBe(true);
     const future = Math.floor(s.fx.clock.now() / 1000) + 86_400;
     expect(ids((await list(s.key, `from_ts=${future}`)).body)).toEqual([]);
   });
@@ -83,7 +92,11 @@ describe('GET /messages', () => {
 
   it('indexes new messages a moment after intake, and a waiting message replaced by its client anew', async () => {
     await s.fx.post(s.key, [
-      message('late-1', { subject: 'Quarterly statement', to: 'Zed@example.org', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 }),
+      message('late-1', {
+        subject: 'Quarterly statement',
+        to: 'Zed@example.org',
+        deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200,
+      }),
     ]);
     // Addresses are found whether or not the indexer has reached the message yet.
     expect(ids((await list(s.key, 'recipient=zed@EXAMPLE.org')).body)).toEqual(['late-1']);
@@ -93,7 +106,11 @@ describe('GET /messages', () => {
     expect(ids((await list(s.key, 'recipient=zed@example.org')).body)).toEqual(['late-1']);
 
     await s.fx.post(s.key, [
-      message('late-1', { subject: 'Annual statement', to: 'Zed@example.org', deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200 }),
+      message('late-1', {
+        subject: 'Annual statement',
+        to: 'Zed@example.org',
+        deferred_ts: Math.floor(s.fx.clock.now() / 1000) + 7200,
+      }),
     ]);
     expect(ids((await list(s.key, 'q=quarterly')).body)).toEqual([]);
     expect(ids((await list(s.key, 'q=annual')).body)).toEqual(['late-1']);

@@ -14,7 +14,10 @@ import { openSubmission } from '../helpers/smtp-submit.js';
 const HISTOGRAMS: Record<string, { label: string; values: (tenants: string[]) => string[] }> = {
   mailproxy_intake_latency_seconds: { label: 'ingress', values: () => ['http', 'smtp'] },
   mailproxy_queue_wait_seconds: { label: 'priority', values: () => ['0', '1', '2', '3'] },
-  mailproxy_relay_response_seconds: { label: 'outcome', values: () => ['sent', 'deferred', 'failed', 'account_problem'] },
+  mailproxy_relay_response_seconds: {
+    label: 'outcome',
+    values: () => ['sent', 'deferred', 'failed', 'account_problem'],
+  },
   mailproxy_report_latency_seconds: { label: 'tenant_id', values: (tenants) => tenants },
 };
 
@@ -45,16 +48,23 @@ describe('GET /metrics histograms', () => {
     expect((await s.fx.post(acme.key, [message('h-2'), message('h-3', { priority: 'high' })])).status).toBe(200);
     const smtp = await openSubmission(s.fx.t.daemon.smtp?.plain?.port ?? 0);
     await smtp.login('acme', acme.key);
-    for (const id of ['s-1', 's-2']) await smtp.send({ from: 'app@example.com', to: ['rcpt@example.net'] }, smtpMessage(id));
+    for (const id of ['s-1', 's-2'])
+      await smtp.send({ from: 'app@example.com', to: ['rcpt@example.net'] }, smtpMessage(id));
     smtp.close();
 
     await s.sink.waitForMessages(5);
     await s.fx.settle();
-    await s.client.waitFor('five sent items', (client) => client.items('/acme').filter((item) => item.event === 'sent').length >= 5);
+    await s.client.waitFor(
+      'five sent items',
+      (client) => client.items('/acme').filter((item) => item.event === 'sent').length >= 5,
+    );
     // The report latency is observed once the client's answer is back: scrape until it shows.
     const deadline = Date.now() + 5000;
     do families = await scrape();
-    while (countOf(families, 'mailproxy_report_latency_seconds', 'tenant_id', 'acme') < s.client.items('/acme').length && Date.now() < deadline);
+    while (
+      countOf(families, 'mailproxy_report_latency_seconds', 'tenant_id', 'acme') < s.client.items('/acme').length &&
+      Date.now() < deadline
+    );
   });
   afterAll(async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
@@ -75,7 +85,9 @@ describe('GET /metrics histograms', () => {
   });
 
   it("counts one report latency per event the tenant's client acknowledged", () => {
-    expect(countOf(families, 'mailproxy_report_latency_seconds', 'tenant_id', 'acme')).toBe(s.client.items('/acme').length);
+    expect(countOf(families, 'mailproxy_report_latency_seconds', 'tenant_id', 'acme')).toBe(
+      s.client.items('/acme').length,
+    );
   });
 
   it('keeps every histogram cumulative, ending in +Inf equal to its count, with a non-negative sum', () => {
@@ -86,7 +98,9 @@ describe('GET /metrics histograms', () => {
         const les = series.buckets.map((bucket) => bucket.le);
         expect(les, name).toEqual([...les].sort((a, b) => a - b));
         expect(les.at(-1), name).toBe(Number.POSITIVE_INFINITY);
-        series.buckets.forEach((bucket, index) => expect(bucket.count).toBeGreaterThanOrEqual(series.buckets[index - 1]?.count ?? 0));
+        series.buckets.forEach((bucket, index) =>
+          expect(bucket.count).toBeGreaterThanOrEqual(series.buckets[index - 1]?.count ?? 0),
+        );
         expect(series.buckets.at(-1)?.count, name).toBe(series.count);
         expect(series.sum, name).toBeGreaterThanOrEqual(0);
       }

@@ -31,13 +31,21 @@ describe('GET /metrics intake counters and instance gauges', () => {
     return parsePrometheusText(response.text);
   };
   const valueOf = (families: Map<string, MetricFamily>, name: string, labels: Record<string, string>): number =>
-    families.get(name)?.samples.find((sample) => JSON.stringify(Object.entries(sample.labels).sort()) === JSON.stringify(Object.entries(labels).sort()))
-      ?.value ?? 0;
-  const grew = (name: string, labels: Record<string, string>): number => valueOf(after, name, labels) - valueOf(before, name, labels);
+    families
+      .get(name)
+      ?.samples.find(
+        (sample) =>
+          JSON.stringify(Object.entries(sample.labels).sort()) === JSON.stringify(Object.entries(labels).sort()),
+      )?.value ?? 0;
+  const grew = (name: string, labels: Record<string, string>): number =>
+    valueOf(after, name, labels) - valueOf(before, name, labels);
 
   beforeAll(async () => {
     // The relay wants other credentials than the account has: the first send pauses the account.
-    s = await startSinkScenario(cleanups, { sink: { auth: { user: 'mailer', pass: 'right-password' } }, account: { user: 'mailer', password: 'wrong' } });
+    s = await startSinkScenario(cleanups, {
+      sink: { auth: { user: 'mailer', pass: 'right-password' } },
+      account: { user: 'mailer', password: 'wrong' },
+    });
     const port = s.fx.t.daemon.smtp?.plain?.port ?? 0;
     before = await scrape();
 
@@ -49,7 +57,9 @@ describe('GET /metrics intake counters and instance gauges', () => {
     await refused(wrong, `AUTH PLAIN ${plainAuth('acme', 'not-the-key')}`, 535);
     await refused(wrong, 'MAIL FROM:<app@example.com>', 530);
     wrong.destroy();
-    expect((await s.fx.admin('POST', '/suppression', { tenant_id: 'acme', address: 'gone@example.net' })).status).toBeLessThan(300);
+    expect(
+      (await s.fx.admin('POST', '/suppression', { tenant_id: 'acme', address: 'gone@example.net' })).status,
+    ).toBeLessThan(300);
     const good = await openSession(port, { user: 'acme', password: s.key });
     expect((await good.command('MAIL FROM:<app@example.com>')).code).toBe(250);
     await refused(good, 'RCPT TO:<not an address>', 501);
@@ -104,8 +114,13 @@ describe('GET /metrics intake counters and instance gauges', () => {
     ]);
     for (const { code, status } of refusals) {
       const statusClass = status.split('.').slice(0, 2).join('.');
-      const sameLabels = refusals.filter((other) => other.code === code && other.status.startsWith(`${statusClass}.`)).length;
-      expect(grew('mailproxy_smtp_rejections_total', { reply_code: String(code), status_class: statusClass }), `${code} ${status}`).toBe(sameLabels);
+      const sameLabels = refusals.filter(
+        (other) => other.code === code && other.status.startsWith(`${statusClass}.`),
+      ).length;
+      expect(
+        grew('mailproxy_smtp_rejections_total', { reply_code: String(code), status_class: statusClass }),
+        `${code} ${status}`,
+      ).toBe(sameLabels);
     }
     const total = after.get('mailproxy_smtp_rejections_total')?.samples.reduce((sum, sample) => sum + sample.value, 0);
     expect(total).toBe(4);
@@ -120,7 +135,8 @@ describe('GET /metrics intake counters and instance gauges', () => {
     expect(requests({ route: '/tenants', method: 'GET', status: '401' })).toBe(1);
     // The scrape before this one counted itself once answered.
     expect(requests({ route: '/metrics', method: 'GET', status: '200' })).toBe(1);
-    const values = after.get('mailproxy_http_requests_total')?.samples.flatMap((sample) => Object.values(sample.labels)) ?? [];
+    const values =
+      after.get('mailproxy_http_requests_total')?.samples.flatMap((sample) => Object.values(sample.labels)) ?? [];
     expect(values.some((value) => /no-such-tenant|scanner-probe|acme/.test(value))).toBe(false);
   });
 
@@ -134,8 +150,16 @@ describe('GET /metrics intake counters and instance gauges', () => {
   it('says which version runs on which Node.js, always 1, and keeps the gmp_* names', () => {
     const build = after.get('mailproxy_build_info');
     expect(build?.type).toBe('gauge');
-    expect(build?.samples).toEqual([{ name: 'mailproxy_build_info', labels: { version: expect.any(String), node: process.version }, value: 1 }]);
-    for (const name of ['gmp_sent_total', 'gmp_errors_total', 'gmp_deferred_total', 'gmp_rate_limited_total', 'gmp_pending_messages']) {
+    expect(build?.samples).toEqual([
+      { name: 'mailproxy_build_info', labels: { version: expect.any(String), node: process.version }, value: 1 },
+    ]);
+    for (const name of [
+      'gmp_sent_total',
+      'gmp_errors_total',
+      'gmp_deferred_total',
+      'gmp_rate_limited_total',
+      'gmp_pending_messages',
+    ]) {
       expect(after.has(name), name).toBe(true);
     }
   });

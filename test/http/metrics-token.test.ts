@@ -26,7 +26,11 @@ describe('the metrics token', () => {
   });
 
   it('reads GET /metrics, as a bearer token or X-API-Token, and so does the admin token', async () => {
-    for (const options of [{ token: METRICS_TOKEN }, { headers: { 'x-api-token': METRICS_TOKEN } }, { token: fx.t.adminToken }]) {
+    for (const options of [
+      { token: METRICS_TOKEN },
+      { headers: { 'x-api-token': METRICS_TOKEN } },
+      { token: fx.t.adminToken },
+    ]) {
       const response = await api(fx.t.url, 'GET', '/metrics', options);
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
@@ -62,7 +66,9 @@ describe('the metrics token', () => {
 
   it('logs the scrape with the actor "metrics"', async () => {
     await api(fx.t.url, 'GET', '/metrics', { token: METRICS_TOKEN, headers: { 'x-request-id': 'scrape-actor-1' } });
-    const line = fx.t.logLines.map((text) => JSON.parse(text) as Record<string, unknown>).find((entry) => entry.requestId === 'scrape-actor-1');
+    const line = fx.t.logLines
+      .map((text) => JSON.parse(text) as Record<string, unknown>)
+      .find((entry) => entry.requestId === 'scrape-actor-1');
     expect(line).toMatchObject({ msg: 'http request', path: '/metrics', status: 200, actor: 'metrics' });
   });
 

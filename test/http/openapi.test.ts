@@ -10,7 +10,13 @@ interface Operation {
   'x-mailproxy-access': 'public' | 'admin' | 'tenant';
   parameters: { name: string; in: string; required: boolean }[];
   requestBody?: { content: Record<string, { schema: Record<string, any> }> };
-  responses: Record<string, { description: string; content?: Record<string, { schema: Record<string, any>; examples?: Record<string, { value: any }> }> }>;
+  responses: Record<
+    string,
+    {
+      description: string;
+      content?: Record<string, { schema: Record<string, any>; examples?: Record<string, { value: any }> }>;
+    }
+  >;
 }
 type Paths = Record<string, Record<string, Operation>>;
 
@@ -77,7 +83,8 @@ describe('the OpenAPI document', () => {
     const body = broken.paths['/tenant']?.post?.requestBody?.content['application/json']?.schema;
     delete body?.properties.name.description;
     delete body?.properties.active.examples;
-    delete broken.paths['/messages']?.get?.responses['200']?.content?.['application/json']?.schema.properties.messages.items.properties.subject.examples;
+    delete broken.paths['/messages']?.get?.responses['200']?.content?.['application/json']?.schema.properties.messages
+      .items.properties.subject.examples;
     delete broken.paths['/tenant/{id}']?.get?.responses['404']?.content?.['application/json']?.examples;
     expect(documentationProblems(broken).sort()).toEqual([
       'GET /messages 200(application/json).messages[].subject: no example',
@@ -93,20 +100,30 @@ describe('the OpenAPI document', () => {
     const missing = await api(t.url, 'GET', '/tenant/nobody', { token: t.adminToken });
     expect(missing.status).toBe(404);
     const notFound = examples('/tenant/{id}', 'get', '404').NOT_FOUND?.value.error;
-    expect({ ...notFound, details: Object.keys(notFound.details) }).toEqual({ ...missing.body.error, details: Object.keys(missing.body.error.details) });
-    const invalid = await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'bad id!', api_key_expires_in_seconds: 315360001 } });
+    expect({ ...notFound, details: Object.keys(notFound.details) }).toEqual({
+      ...missing.body.error,
+      details: Object.keys(missing.body.error.details),
+    });
+    const invalid = await api(t.url, 'POST', '/tenant', {
+      token: t.adminToken,
+      body: { id: 'bad id!', api_key_expires_in_seconds: 315360001 },
+    });
     expect(examples('/tenant', 'post', '400').VALIDATION_FAILED?.value).toEqual({ error: invalid.body.error });
     const forbidden = await api(t.url, 'GET', '/tenants', { token: tenantKey });
     expect(examples('/tenants', 'get', '403').FORBIDDEN?.value).toEqual({ error: forbidden.body.error });
   });
 
   it('lists the refusals the README promises: 503 NODE_DRAINING from /add-messages, 413 PAYLOAD_TOO_LARGE from the webhooks', async () => {
-    const codes = (path: string, status: string) => Object.keys(document.paths[path]?.post?.responses[status]?.content?.['application/json']?.examples ?? {});
+    const codes = (path: string, status: string) =>
+      Object.keys(document.paths[path]?.post?.responses[status]?.content?.['application/json']?.examples ?? {});
     expect(codes('/add-messages', '503')).toContain('NODE_DRAINING');
     expect(codes('/commands/add-messages', '503')).toContain('NODE_DRAINING');
     expect(codes('/webhooks/{provider}/{tenant_id}', '413')).toEqual(['PAYLOAD_TOO_LARGE']);
     // As answered: a webhook body over webhooks.max_body_bytes (1 MiB by default), before any signature is looked at.
-    const tooLarge = await fetch(`${t.url}/webhooks/mailgun/acme`, { method: 'POST', body: new Uint8Array(1024 * 1024 + 1) });
+    const tooLarge = await fetch(`${t.url}/webhooks/mailgun/acme`, {
+      method: 'POST',
+      body: new Uint8Array(1024 * 1024 + 1),
+    });
     expect(tooLarge.status).toBe(413);
     expect(((await tooLarge.json()) as { error: { code: string } }).error.code).toBe('PAYLOAD_TOO_LARGE');
   });
@@ -134,7 +151,11 @@ describe('the OpenAPI document', () => {
 
   it('gives every operation a summary, a success response, its path parameters and the auth schemes it needs', () => {
     expect(Object.keys(document.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
-    expect(document.components.securitySchemes.apiKey).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-API-Token' });
+    expect(document.components.securitySchemes.apiKey).toMatchObject({
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-API-Token',
+    });
     for (const [method, path, operation] of operations(document.paths)) {
       const label = `${method.toUpperCase()} ${path}`;
       expect(operation.summary, label).not.toBe('');
@@ -158,7 +179,9 @@ describe('the OpenAPI document', () => {
       const label = `${method.toUpperCase()} ${path}`;
       const access = operation['x-mailproxy-access'];
       if (access === 'public') {
-        expect([401, 403], `${label} without a token`).not.toContain((await api(t.url, method.toUpperCase(), path)).status);
+        expect([401, 403], `${label} without a token`).not.toContain(
+          (await api(t.url, method.toUpperCase(), path)).status,
+        );
         continue;
       }
       expect((await api(t.url, method.toUpperCase(), concrete(path))).status, `${label} without a token`).toBe(401);
@@ -173,26 +196,53 @@ describe('the OpenAPI document', () => {
     const expiry = body?.properties.api_key_expires_in_seconds;
     expect(body?.required).toEqual(['id']);
     expect(expiry).toMatchObject({ type: 'integer', maximum: expect.any(Number) });
-    const over = await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'over', api_key_expires_in_seconds: expiry.maximum + 1 } });
+    const over = await api(t.url, 'POST', '/tenant', {
+      token: t.adminToken,
+      body: { id: 'over', api_key_expires_in_seconds: expiry.maximum + 1 },
+    });
     expect(over.status).toBe(400);
-    expect(over.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'api_key_expires_in_seconds' }] });
-    const at = await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'at', api_key_expires_in_seconds: expiry.maximum } });
+    expect(over.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: 'api_key_expires_in_seconds' }],
+    });
+    const at = await api(t.url, 'POST', '/tenant', {
+      token: t.adminToken,
+      body: { id: 'at', api_key_expires_in_seconds: expiry.maximum },
+    });
     expect(at.status).toBe(201);
     expect(new RegExp(body?.properties.id.pattern).test('bad id!')).toBe(false);
-    expect((await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'bad id!' } })).body.error.code).toBe('VALIDATION_FAILED');
+    expect(
+      (await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'bad id!' } })).body.error.code,
+    ).toBe('VALIDATION_FAILED');
     expect(body?.additionalProperties).toBe(false);
-    expect((await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'extra', surprise: 1 } })).body.error.code).toBe('VALIDATION_FAILED');
+    expect(
+      (await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'extra', surprise: 1 } })).body.error
+        .code,
+    ).toBe('VALIDATION_FAILED');
   });
 
   it("documents a PEC account's fields of /account as the schema that validates them", async () => {
     const body = document.paths['/account']?.post?.requestBody?.content['application/json']?.schema;
-    for (const field of ['is_pec', 'imap_host', 'imap_port', 'imap_tls_mode', 'imap_user', 'imap_password', 'imap_folder'])
+    for (const field of [
+      'is_pec',
+      'imap_host',
+      'imap_port',
+      'imap_tls_mode',
+      'imap_user',
+      'imap_password',
+      'imap_folder',
+    ])
       expect(body?.properties, field).toHaveProperty(field);
     expect(body?.properties.imap_tls_mode.enum).toEqual(['implicit', 'starttls', 'none']);
     const folder = body?.properties.imap_folder;
     const at = await api(t.url, 'POST', '/account', {
       token: tenantKey,
-      body: { id: 'box', host: 'smtp.example.com', imap_host: 'imap.example.com', imap_folder: 'x'.repeat(folder.maxLength) },
+      body: {
+        id: 'box',
+        host: 'smtp.example.com',
+        imap_host: 'imap.example.com',
+        imap_folder: 'x'.repeat(folder.maxLength),
+      },
     });
     expect(at.status).toBe(201);
     const over = await api(t.url, 'POST', '/account', {
@@ -203,25 +253,38 @@ describe('the OpenAPI document', () => {
   });
 
   it('documents the very schema that validates a query string', async () => {
-    const limit = document.paths['/messages']?.get?.parameters.find((parameter) => parameter.name === 'limit') as { schema: { maximum: number } } | undefined;
+    const limit = document.paths['/messages']?.get?.parameters.find((parameter) => parameter.name === 'limit') as
+      { schema: { maximum: number } } | undefined;
     expect(limit?.schema.maximum).toBe(500);
-    expect((await api(t.url, 'GET', `/messages?limit=${limit?.schema.maximum}`, { token: t.adminToken })).status).toBe(200);
-    const over = await api(t.url, 'GET', `/messages?limit=${(limit?.schema.maximum ?? 0) + 1}`, { token: t.adminToken });
+    expect((await api(t.url, 'GET', `/messages?limit=${limit?.schema.maximum}`, { token: t.adminToken })).status).toBe(
+      200,
+    );
+    const over = await api(t.url, 'GET', `/messages?limit=${(limit?.schema.maximum ?? 0) + 1}`, {
+      token: t.adminToken,
+    });
     expect(over.status).toBe(400);
     expect(over.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'limit' }] });
   });
 
   it('documents each /add-messages message as the schema that rejects it', async () => {
-    const message = document.paths['/add-messages']?.post?.requestBody?.content['application/json']?.schema.properties.messages.items;
+    const message =
+      document.paths['/add-messages']?.post?.requestBody?.content['application/json']?.schema.properties.messages.items;
     expect(message.required).toEqual(['id', 'from']);
     const maxAttachments: number = message.properties.attachments.maxItems;
-    const attachments = Array.from({ length: maxAttachments + 1 }, (_, index) => ({ filename: `f${index}.txt`, storage_path: 'aGk=', fetch_mode: 'base64' }));
+    const attachments = Array.from({ length: maxAttachments + 1 }, (_, index) => ({
+      filename: `f${index}.txt`,
+      storage_path: 'aGk=',
+      fetch_mode: 'base64',
+    }));
     const response = await api(t.url, 'POST', '/add-messages', {
       token: tenantKey,
       body: { messages: [{ id: 'm1', from: 'a@example.com', to: 'b@example.com', attachments }] },
     });
     expect(response.status).toBe(200);
-    expect(response.body).toMatchObject({ queued: 0, rejected: [{ index: 0, id: 'm1', reason: expect.stringContaining('attachments') }] });
+    expect(response.body).toMatchObject({
+      queued: 0,
+      rejected: [{ index: 0, id: 'm1', reason: expect.stringContaining('attachments') }],
+    });
   });
 });
 
@@ -250,7 +313,9 @@ describe('the docs page', () => {
     expect(page.text).toContain('<code>messages[].attachments[].filename</code>');
     expect(page.text).toContain('<code>error.code</code>');
     // The delivery report a client receives: its headers and its items' fields.
-    expect(page.text).toContain('<h3 id="op-post-deliveryreport"><span class="method method-post">POST</span> <code>deliveryReport</code></h3>');
+    expect(page.text).toContain(
+      '<h3 id="op-post-deliveryreport"><span class="method method-post">POST</span> <code>deliveryReport</code></h3>',
+    );
     expect(page.text).toContain('<caption>Response 200 fields</caption>');
     expect(page.text).toContain('<code>message.next_attempt_ts</code>');
     expect(page.text).toContain('<code>X-Mailproxy-Signature</code>');

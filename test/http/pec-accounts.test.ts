@@ -59,7 +59,13 @@ describe('PEC accounts over HTTP', () => {
     expect((await call('GET', '/account/pec')).body.account).toMatchObject(expected);
     expect((await call('GET', '/accounts')).body.accounts[0]).toMatchObject(expected);
     expect(created.body.account).not.toHaveProperty('imap_password');
-    expect(watched('pec')).toMatchObject({ host: 'imaps.pec.example', port: 993, user: 'box@pec.example', password: IMAP_PASSWORD, folder: 'Ricevute' });
+    expect(watched('pec')).toMatchObject({
+      host: 'imaps.pec.example',
+      port: 993,
+      user: 'box@pec.example',
+      password: IMAP_PASSWORD,
+      folder: 'Ricevute',
+    });
   });
 
   it('shows an account without a mailbox with null mailbox fields, and defaults the port to the TLS mode', async () => {
@@ -73,7 +79,12 @@ describe('PEC accounts over HTTP', () => {
       has_imap_password: false,
       imap_folder: null,
     });
-    const starttls = await call('POST', '/account', { id: 'plain', host: 'smtp.example.com', imap_host: 'imap.example.com', imap_tls_mode: 'starttls' });
+    const starttls = await call('POST', '/account', {
+      id: 'plain',
+      host: 'smtp.example.com',
+      imap_host: 'imap.example.com',
+      imap_tls_mode: 'starttls',
+    });
     expect(starttls.body.account).toMatchObject({
       is_pec: false,
       imap_host: 'imap.example.com',
@@ -97,7 +108,12 @@ describe('PEC accounts over HTTP', () => {
     });
     expect(watched('pec')?.password).toBe(IMAP_PASSWORD);
 
-    const cleared = await call('POST', '/account', { id: 'pec', host: 'smtps2.pec.example', imap_password: null, imap_user: null });
+    const cleared = await call('POST', '/account', {
+      id: 'pec',
+      host: 'smtps2.pec.example',
+      imap_password: null,
+      imap_user: null,
+    });
     expect(cleared.body.account).toMatchObject({ has_imap_password: false, imap_user: null, has_password: true });
     expect(watched('pec')).toMatchObject({ user: 'studio@pec.example', password: RELAY_PASSWORD });
   });
@@ -111,38 +127,86 @@ describe('PEC accounts over HTTP', () => {
   });
 
   const refusals: Array<[string, Record<string, unknown>, string]> = [
-    ['is_pec without a mailbox host', { id: 'new-pec', host: 'smtp.pec.example', user: 'u', password: 'p', is_pec: true }, 'imap_host'],
-    ['is_pec without a user anywhere', { id: 'new-pec', host: 'smtp.pec.example', password: 'p', is_pec: true, imap_host: 'imap.pec.example' }, 'imap_user'],
+    [
+      'is_pec without a mailbox host',
+      { id: 'new-pec', host: 'smtp.pec.example', user: 'u', password: 'p', is_pec: true },
+      'imap_host',
+    ],
+    [
+      'is_pec without a user anywhere',
+      { id: 'new-pec', host: 'smtp.pec.example', password: 'p', is_pec: true, imap_host: 'imap.pec.example' },
+      'imap_user',
+    ],
     [
       'is_pec without a password anywhere',
       { id: 'new-pec', host: 'smtp.pec.example', user: 'u', is_pec: true, imap_host: 'imap.pec.example' },
       'imap_password',
     ],
-    ['a PEC account losing the relay password it falls back to', { id: 'pec', host: 'smtps2.pec.example', password: null }, 'imap_password'],
+    [
+      'a PEC account losing the relay password it falls back to',
+      { id: 'pec', host: 'smtps2.pec.example', password: null },
+      'imap_password',
+    ],
     ['a PEC account losing its mailbox', { id: 'pec', host: 'smtps2.pec.example', imap_host: null }, 'imap_host'],
-    ['mailbox settings without a mailbox host', { id: 'new-plain', host: 'smtp.example.com', imap_folder: 'INBOX' }, 'imap_host'],
-    ['an unknown TLS mode', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_tls_mode: 'ssl' }, 'imap_tls_mode'],
-    ['a folder with CR/LF', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'INBOX\r\nA1 DELETE INBOX' }, 'imap_folder'],
+    [
+      'mailbox settings without a mailbox host',
+      { id: 'new-plain', host: 'smtp.example.com', imap_folder: 'INBOX' },
+      'imap_host',
+    ],
+    [
+      'an unknown TLS mode',
+      { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_tls_mode: 'ssl' },
+      'imap_tls_mode',
+    ],
+    [
+      'a folder with CR/LF',
+      {
+        id: 'new-pec',
+        host: 'smtp.pec.example',
+        imap_host: 'imap.pec.example',
+        imap_folder: 'INBOX\r\nA1 DELETE INBOX',
+      },
+      'imap_folder',
+    ],
     [
       'a folder with another control character',
       { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'IN\tBOX' },
       'imap_folder',
     ],
-    ['a folder longer than 255', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'x'.repeat(256) }, 'imap_folder'],
-    ['an empty mailbox password', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_password: '' }, 'imap_password'],
-    ['a mailbox host that is not a host', { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap pec example' }, 'imap_host'],
+    [
+      'a folder longer than 255',
+      { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_folder: 'x'.repeat(256) },
+      'imap_folder',
+    ],
+    [
+      'an empty mailbox password',
+      { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap.pec.example', imap_password: '' },
+      'imap_password',
+    ],
+    [
+      'a mailbox host that is not a host',
+      { id: 'new-pec', host: 'smtp.pec.example', imap_host: 'imap pec example' },
+      'imap_host',
+    ],
   ];
 
   it.each(refusals)('refuses %s with 400 VALIDATION_FAILED naming the field', async (_name, body, field) => {
     const response = await call('POST', '/account', body);
     expect(response.status).toBe(400);
-    expect(response.body.error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: field, message: expect.any(String) }] });
+    expect(response.body.error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: field, message: expect.any(String) }],
+    });
   });
 
   it('stored nothing from the refused requests', async () => {
     const ids = (await call('GET', '/accounts')).body.accounts.map((account: { id: string }) => account.id);
     expect(ids).toEqual(['pec', 'plain']);
-    expect((await call('GET', '/account/pec')).body.account).toMatchObject({ is_pec: true, has_password: true, imap_host: 'imaps.pec.example' });
+    expect((await call('GET', '/account/pec')).body.account).toMatchObject({
+      is_pec: true,
+      has_password: true,
+      imap_host: 'imaps.pec.example',
+    });
   });
 
   it('never shows either password in a response or a log line', () => {

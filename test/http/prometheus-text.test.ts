@@ -41,7 +41,9 @@ describe('parsePrometheusText', () => {
   });
 
   it('reads escaped label values and the special values', () => {
-    const family = parsePrometheusText('# TYPE g gauge\ng{a="q\\"u\\\\o\\nte",b="x"} +Inf\ng{a="y"} NaN 1700000000000\n').get('g');
+    const family = parsePrometheusText(
+      '# TYPE g gauge\ng{a="q\\"u\\\\o\\nte",b="x"} +Inf\ng{a="y"} NaN 1700000000000\n',
+    ).get('g');
     expect(family?.samples[0]).toEqual({ name: 'g', labels: { a: 'q"u\\o\nte', b: 'x' }, value: Infinity });
     expect(family?.samples[1]?.value).toBeNaN();
   });

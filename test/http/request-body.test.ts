@@ -23,7 +23,11 @@ function postChunked(url: string, path: string, token: string, chunks: string[],
         const parts: Buffer[] = [];
         incoming.on('data', (part: Buffer) => parts.push(part));
         incoming.on('end', () =>
-          resolve({ status: incoming.statusCode ?? 0, body: JSON.parse(Buffer.concat(parts).toString('utf8')), socket: incoming.socket }),
+          resolve({
+            status: incoming.statusCode ?? 0,
+            body: JSON.parse(Buffer.concat(parts).toString('utf8')),
+            socket: incoming.socket,
+          }),
         );
       },
     );
@@ -33,7 +37,13 @@ function postChunked(url: string, path: string, token: string, chunks: string[],
   });
 }
 
-const message = (id: string, body: string) => ({ id, from: 'app@example.com', to: 'user@example.net', subject: 's', body });
+const message = (id: string, body: string) => ({
+  id,
+  from: 'app@example.com',
+  to: 'user@example.net',
+  subject: 's',
+  body,
+});
 
 describe('chunked request bodies', () => {
   let t: TestDaemon;
@@ -43,7 +53,14 @@ describe('chunked request bodies', () => {
   beforeAll(async () => {
     t = await startTestDaemon(`[http]\nmax_body_bytes = ${MAX_BODY}\n`);
     key = (await api(t.url, 'POST', '/tenant', { token: t.adminToken, body: { id: 'acme' } })).body.api_key;
-    expect((await api(t.url, 'POST', '/account', { token: t.adminToken, body: { id: 'main', tenant_id: 'acme', host: 'smtp.example.com' } })).status).toBe(201);
+    expect(
+      (
+        await api(t.url, 'POST', '/account', {
+          token: t.adminToken,
+          body: { id: 'main', tenant_id: 'acme', host: 'smtp.example.com' },
+        })
+      ).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     agent.destroy();
@@ -59,20 +76,36 @@ describe('chunked request bodies', () => {
 
   it('refuses one that grows past the limit with 413, stores nothing, and answers the next request on the same connection', async () => {
     const text = JSON.stringify({ messages: [message('big', 'x'.repeat(MAX_BODY))] });
-    const chunks = Array.from({ length: Math.ceil(text.length / 1000) }, (_, index) => text.slice(index * 1000, (index + 1) * 1000));
+    const chunks = Array.from({ length: Math.ceil(text.length / 1000) }, (_, index) =>
+      text.slice(index * 1000, (index + 1) * 1000),
+    );
     const refused = await postChunked(t.url, '/add-messages', key, chunks, agent);
     expect(refused).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
 
-    const tenantRefused = await postChunked(t.url, '/tenant', t.adminToken, [JSON.stringify({ id: 'newco', name: 'n'.repeat(MAX_BODY) })], agent);
+    const tenantRefused = await postChunked(
+      t.url,
+      '/tenant',
+      t.adminToken,
+      [JSON.stringify({ id: 'newco', name: 'n'.repeat(MAX_BODY) })],
+      agent,
+    );
     expect(tenantRefused).toMatchObject({ status: 413, body: { error: { code: 'PAYLOAD_TOO_LARGE' } } });
 
-    const next = await postChunked(t.url, '/add-messages', key, [JSON.stringify({ messages: [message('after', 'hi')] })], agent);
+    const next = await postChunked(
+      t.url,
+      '/add-messages',
+      key,
+      [JSON.stringify({ messages: [message('after', 'hi')] })],
+      agent,
+    );
     expect(next).toMatchObject({ status: 200, body: { queued: 1 } });
     expect(next.socket).toBe(refused.socket);
 
     const found = await api(t.url, 'GET', '/messages', { token: key });
     expect(found.body.messages.map((m: { id: string }) => m.id).sort()).toEqual(['after', 'small']);
-    expect((await api(t.url, 'GET', '/tenants', { token: t.adminToken })).body.tenants.map((x: { id: string }) => x.id)).toEqual(['acme']);
+    expect(
+      (await api(t.url, 'GET', '/tenants', { token: t.adminToken })).body.tenants.map((x: { id: string }) => x.id),
+    ).toEqual(['acme']);
   });
 
   it('forgets a body whose client goes away halfway, and goes on serving', async () => {
@@ -89,7 +122,13 @@ describe('chunked request bodies', () => {
       socket.on('close', () => resolve());
       socket.on('error', reject);
     });
-    const next = await postChunked(t.url, '/add-messages', key, [JSON.stringify({ messages: [message('later', 'hi')] })], agent);
+    const next = await postChunked(
+      t.url,
+      '/add-messages',
+      key,
+      [JSON.stringify({ messages: [message('later', 'hi')] })],
+      agent,
+    );
     expect(next).toMatchObject({ status: 200, body: { queued: 1 } });
     const found = await api(t.url, 'GET', '/messages', { token: key });
     expect(found.body.messages.map((m: { id: string }) => m.id)).not.toContain('halfway');

@@ -4,12 +4,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { message, startSinkScenario, type QueueFixture } from '../helpers/queue-fixture.js';
 import { api } from '../helpers/test-daemon.js';
 
-const eventTypes = async (fx: QueueFixture, id: string): Promise<string[]> => (await fx.detail('acme', id)).events.map((event) => event.event_type);
+const eventTypes = async (fx: QueueFixture, id: string): Promise<string[]> =>
+  (await fx.detail('acme', id)).events.map((event) => event.event_type);
 
 function auditOf(fx: QueueFixture): Array<{ actor: string; command: string; params: string }> {
   const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
   try {
-    return db.prepare(`SELECT actor, command, params FROM command_log WHERE command LIKE 'messages.%' ORDER BY seq`).all() as never;
+    return db
+      .prepare(`SELECT actor, command, params FROM command_log WHERE command LIKE 'messages.%' ORDER BY seq`)
+      .all() as never;
   } finally {
     db.close();
   }
@@ -35,7 +38,10 @@ describe('POST /commands/retry-now', () => {
     await fx.settle();
     expect(sink.messages).toHaveLength(0);
 
-    const retried = await api(fx.t.url, 'POST', '/commands/retry-now', { token: key, body: { ids: ['slow', 'nobody'] } });
+    const retried = await api(fx.t.url, 'POST', '/commands/retry-now', {
+      token: key,
+      body: { ids: ['slow', 'nobody'] },
+    });
     expect(retried.status).toBe(200);
     expect(retried.body).toEqual({ ok: true, retried: ['slow'], not_found: ['nobody'], not_applicable: [] });
 
@@ -79,7 +85,10 @@ describe('POST /commands/retry-now', () => {
     const { fx, key } = await startSinkScenario(cleanups);
     const otherKey = await fx.createTenant('globex');
     await fx.post(key, [message('mine', { deferred_ts: Math.floor(fx.clock.now() / 1000) + 3600 })]);
-    const named = await api(fx.t.url, 'POST', '/commands/retry-now', { token: otherKey, body: { tenant_id: 'acme', ids: ['mine'] } });
+    const named = await api(fx.t.url, 'POST', '/commands/retry-now', {
+      token: otherKey,
+      body: { tenant_id: 'acme', ids: ['mine'] },
+    });
     expect(named.status).toBe(404);
     const own = await api(fx.t.url, 'POST', '/commands/retry-now', { token: otherKey, body: { ids: ['mine'] } });
     expect(own.body).toEqual({ ok: true, retried: [], not_found: ['mine'], not_applicable: [] });

@@ -17,7 +17,14 @@ describe('GET /status', () => {
     const { fx, key } = await startSinkScenario(cleanups);
     const globex = await fx.createTenant('globex');
     // Suspended below: its account is never used.
-    await fx.admin('POST', '/account', { id: 'main', tenant_id: 'globex', host: '127.0.0.1', port: 9, tls_mode: 'none', is_default: true });
+    await fx.admin('POST', '/account', {
+      id: 'main',
+      tenant_id: 'globex',
+      host: '127.0.0.1',
+      port: 9,
+      tls_mode: 'none',
+      is_default: true,
+    });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'held' });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'globex' });
     const later = Math.floor(fx.clock.now() / 1000) + 3600;
@@ -42,17 +49,29 @@ describe('GET /status', () => {
         { tenant_id: 'globex', waiting: 2 },
       ],
     });
-    expect(status.body.queue.by_account).toContainEqual({ tenant_id: 'acme', account_id: 'main', waiting: 3, by_status: { deferred: 1, suspended: 2 } });
+    expect(status.body.queue.by_account).toContainEqual({
+      tenant_id: 'acme',
+      account_id: 'main',
+      waiting: 3,
+      by_status: { deferred: 1, suspended: 2 },
+    });
     // Suspended messages are not due; the one scheduled for later is not due yet: nothing is overdue.
     expect(status.body.queue.oldest_due).toBeNull();
-    expect(status.body).toMatchObject({ dispatcher: { running: true }, reports: { tenants: 2 }, mirror: { enabled: false }, bounce: [] });
+    expect(status.body).toMatchObject({
+      dispatcher: { running: true },
+      reports: { tenants: 2 },
+      mirror: { enabled: false },
+      bounce: [],
+    });
     // acme's account has sent: its relay pool is there, nothing on the wire now; globex's never opened one.
     const relays = status.body.relays as {
       open: number;
       in_use: number;
       accounts: Array<{ tenant_id: string; account_id: string; open: number; in_use: number }>;
     };
-    expect(relays.accounts.map((pool) => [pool.tenant_id, pool.account_id, pool.in_use])).toEqual([['acme', 'main', 0]]);
+    expect(relays.accounts.map((pool) => [pool.tenant_id, pool.account_id, pool.in_use])).toEqual([
+      ['acme', 'main', 0],
+    ]);
     expect(relays.open).toBe(relays.accounts[0]?.open);
     expect(relays.in_use).toBe(0);
 
@@ -64,7 +83,9 @@ describe('GET /status', () => {
     expect(metrics).not.toContain('gmp_errors_total{');
 
     const asTenant = await api(fx.t.url, 'GET', '/status', { token: key });
-    expect(asTenant.body).toEqual({ queue: expect.objectContaining({ waiting: 3, by_tenant: [{ tenant_id: 'acme', waiting: 3 }] }) });
+    expect(asTenant.body).toEqual({
+      queue: expect.objectContaining({ waiting: 3, by_tenant: [{ tenant_id: 'acme', waiting: 3 }] }),
+    });
     expect((await api(fx.t.url, 'GET', '/status?tenant_id=globex', { token: key })).status).toBe(404);
   });
 
@@ -83,7 +104,9 @@ describe('GET /status', () => {
       waiting: 1,
       usage: { minute: { used: 1, limit: 1, resets_ts: minuteEnds }, hour: { used: 1, limit: null } },
     });
-    expect((await api(fx.t.url, 'GET', '/accounts', { token: key })).body.accounts).toMatchObject([{ id: 'main', waiting: 1 }]);
+    expect((await api(fx.t.url, 'GET', '/accounts', { token: key })).body.accounts).toMatchObject([
+      { id: 'main', waiting: 1 },
+    ]);
   });
 
   it('counts messages refused by an account limit that rejects, and deferrals', async () => {

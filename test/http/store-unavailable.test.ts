@@ -28,7 +28,10 @@ describe('when the store cannot write', () => {
     other.exec('BEGIN IMMEDIATE');
     let answers;
     try {
-      answers = await Promise.all([fx.post(key, [message('locked-1'), message('locked-2')]), fx.post(key, [message('locked-3')])]);
+      answers = await Promise.all([
+        fx.post(key, [message('locked-1'), message('locked-2')]),
+        fx.post(key, [message('locked-3')]),
+      ]);
     } finally {
       other.exec('ROLLBACK');
       other.close();
@@ -38,14 +41,20 @@ describe('when the store cannot write', () => {
       expect(answer.body).toMatchObject({ error: { code: 'STORE_UNAVAILABLE' } });
     }
     for (const id of ['locked-1', 'locked-2', 'locked-3']) {
-      expect((await api(fx.t.url, 'GET', `/messages/${id}?tenant_id=acme`, { token: fx.t.adminToken })).status).toBe(404);
+      expect((await api(fx.t.url, 'GET', `/messages/${id}?tenant_id=acme`, { token: fx.t.adminToken })).status).toBe(
+        404,
+      );
     }
 
     // The operator sees why in /status, not only in the refused requests.
     const during = (await api(fx.t.url, 'GET', '/status', { token: fx.t.adminToken })).body.store;
-    expect(during).toMatchObject({ state: 'refusing', last_error: { reason: 'SQLITE_BUSY', at_ts: expect.any(Number) } });
+    expect(during).toMatchObject({
+      state: 'refusing',
+      last_error: { reason: 'SQLITE_BUSY', at_ts: expect.any(Number) },
+    });
     expect(during.used_bytes).toBeGreaterThan(0);
-    const metricsText = async (): Promise<string> => (await fetch(`${fx.t.url}/metrics`, { headers: { authorization: `Bearer ${fx.t.adminToken}` } })).text();
+    const metricsText = async (): Promise<string> =>
+      (await fetch(`${fx.t.url}/metrics`, { headers: { authorization: `Bearer ${fx.t.adminToken}` } })).text();
     expect(await metricsText()).toMatch(/^mailproxy_store_refusing_writes 1$/m);
     expect(await metricsText()).toMatch(/^mailproxy_store_used_bytes [1-9]\d*$/m);
 

@@ -11,7 +11,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-const why = async (fx: Awaited<ReturnType<typeof startSinkScenario>>['fx'], id: string) => (await fx.detail('acme', id)).why;
+const why = async (fx: Awaited<ReturnType<typeof startSinkScenario>>['fx'], id: string) =>
+  (await fx.detail('acme', id)).why;
 
 describe('why a message is still queued', () => {
   it('names a suspended batch, then nothing once the batch is activated and the message sent', async () => {
@@ -19,7 +20,10 @@ describe('why a message is still queued', () => {
     expect((await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'spring' })).status).toBe(200);
     await fx.post(key, [message('held', { batch_code: 'spring' })]);
     await fx.settle();
-    expect(await why(fx, 'held')).toMatchObject({ waiting: true, reasons: [{ code: 'batch_suspended', until_ts: null }] });
+    expect(await why(fx, 'held')).toMatchObject({
+      waiting: true,
+      reasons: [{ code: 'batch_suspended', until_ts: null }],
+    });
 
     await fx.admin('POST', '/commands/activate', { tenant_id: 'acme', batch_code: 'spring' });
     await fx.settle();
@@ -27,7 +31,9 @@ describe('why a message is still queued', () => {
   });
 
   it("names the relay's refusal with the next attempt, and a client's schedule", async () => {
-    const { fx, key } = await startSinkScenario(cleanups, { sink: { onData: () => ({ code: 451, message: '4.7.1 Greylisted, come back later' }) } });
+    const { fx, key } = await startSinkScenario(cleanups, {
+      sink: { onData: () => ({ code: 451, message: '4.7.1 Greylisted, come back later' }) },
+    });
     const later = Math.floor(fx.clock.now() / 1000) + 3600;
     await fx.post(key, [message('grey'), message('tomorrow', { deferred_ts: later })]);
     await fx.settle();
@@ -45,7 +51,8 @@ describe('why a message is still queued', () => {
     const ids = ['first', 'second'];
     const states = await Promise.all(ids.map(async (id) => (await fx.detail('acme', id)).message.state));
     const waiting = ids[states.indexOf('queued')] ?? ids[states.indexOf('deferred')];
-    if (waiting === undefined) throw new Error(`expected one message held back by the limit, states ${states.join(', ')}`);
+    if (waiting === undefined)
+      throw new Error(`expected one message held back by the limit, states ${states.join(', ')}`);
     const reasons = (await why(fx, waiting)).reasons as Array<{ code: string; until_ts: number | null }>;
     const limited = reasons.find((reason) => reason.code === 'rate_limited');
     expect(limited?.until_ts).toBe(Math.floor(fx.clock.now() / 60_000) * 60 + 60);

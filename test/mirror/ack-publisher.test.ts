@@ -28,7 +28,11 @@ describe('ack publisher', () => {
   it('answers each message its own stream sequence, many in flight at once', async () => {
     const acks = createAckPublisher(nc, 2000);
     try {
-      const seqs = await Promise.all(Array.from({ length: 200 }, (_, index) => acks.publish(`acks.${index % 7}`, new TextEncoder().encode(String(index)))));
+      const seqs = await Promise.all(
+        Array.from({ length: 200 }, (_, index) =>
+          acks.publish(`acks.${index % 7}`, new TextEncoder().encode(String(index))),
+        ),
+      );
       expect(new Set(seqs).size).toBe(200);
       const stored = await (await nc.jetstreamManager()).streams.getMessage('ACKS', { seq: seqs[57] as number });
       expect(new TextDecoder().decode(stored.data)).toBe('57');
@@ -40,7 +44,9 @@ describe('ack publisher', () => {
   it('rejects a subject no stream takes, and a message the stream refuses, with the reason', async () => {
     const acks = createAckPublisher(nc, 2000);
     try {
-      await expect(acks.publish('nowhere.at.all', new Uint8Array([1]))).rejects.toThrow(/no acknowledgement from JetStream \(status 503\)/);
+      await expect(acks.publish('nowhere.at.all', new Uint8Array([1]))).rejects.toThrow(
+        /no acknowledgement from JetStream \(status 503\)/,
+      );
       await expect(acks.publish('acks.big', new Uint8Array(1000))).rejects.toThrow(/maximum/i);
     } finally {
       acks.close();

@@ -44,16 +44,29 @@ describe('a command that fails for a transient reason', () => {
       const jsm = await nc.jetstreamManager();
       // Refused for now: negatively acknowledged, waiting to come again.
       await expect
-        .poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_redelivered, { timeout: 10_000 })
+        .poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_redelivered, {
+          timeout: 10_000,
+        })
         .toBeGreaterThanOrEqual(1);
       expect((await fx.admin('GET', '/messages/late?tenant_id=acme')).status).toBe(404);
 
-      expect((await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: fillers })).status).toBe(200);
-      await expect.poll(async () => (await fx.admin('GET', '/messages/late?tenant_id=acme')).status, { timeout: 15_000 }).toBe(200);
-      await expect.poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_ack_pending).toBe(0);
+      expect((await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: fillers })).status).toBe(
+        200,
+      );
+      await expect
+        .poll(async () => (await fx.admin('GET', '/messages/late?tenant_id=acme')).status, { timeout: 15_000 })
+        .toBe(200);
+      await expect
+        .poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_ack_pending)
+        .toBe(0);
       // Each deleted filler is a transition on the stream.
       await expect
-        .poll(async () => (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.event_type === 'message.deleted').length, { timeout: 10_000 })
+        .poll(
+          async () =>
+            (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.event_type === 'message.deleted')
+              .length,
+          { timeout: 10_000 },
+        )
         .toBe(fillers.length);
     } finally {
       await nc.close();
@@ -78,7 +91,9 @@ describe('a command that fails for a transient reason', () => {
       await expect
         .poll(
           async () =>
-            (await readStream(nats.url, 'MAILPROXY')).find((event) => event.subject === 'mailproxy.dlq.acme' && event.body.nats_msg_id === 'cmd-never')?.body,
+            (await readStream(nats.url, 'MAILPROXY')).find(
+              (event) => event.subject === 'mailproxy.dlq.acme' && event.body.nats_msg_id === 'cmd-never',
+            )?.body,
           { timeout: 15_000 },
         )
         .toMatchObject({ code: 'GAVE_UP', deliveries: 2 });

@@ -26,7 +26,9 @@ describe('commands over JetStream', () => {
   const publish = async (subject: string, body: unknown, msgId?: string): Promise<void> => {
     const h = headers();
     if (msgId !== undefined) h.set('Nats-Msg-Id', msgId);
-    await nc.jetstream().publish(subject, encoder.encode(typeof body === 'string' ? body : JSON.stringify(body)), { headers: h });
+    await nc
+      .jetstream()
+      .publish(subject, encoder.encode(typeof body === 'string' ? body : JSON.stringify(body)), { headers: h });
   };
   const count = (sql: string): number => {
     const db = new Database(join(dataDir, 'mailproxy.db'), { readonly: true });
@@ -55,10 +57,17 @@ describe('commands over JetStream', () => {
     expect(count(`SELECT count(*) FROM messages WHERE id IN ('js-1', 'js-2')`)).toBe(2);
 
     await publish('mailproxy.commands.acme.suspend', { batch_code: 'later' }, 'cmd-2');
-    await expect.poll(() => count(`SELECT count(*) FROM suspensions WHERE tenant_id = 'acme' AND batch_code = 'later'`)).toBe(1);
+    await expect
+      .poll(() => count(`SELECT count(*) FROM suspensions WHERE tenant_id = 'acme' AND batch_code = 'later'`))
+      .toBe(1);
     await expect.poll(async () => (await fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);
-    const processed = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.subject === 'mailproxy.events.acme.command.processed');
-    expect(processed.map((event) => event.body.data.outcome)).toEqual([{ queued: 2, rejected: [] }, expect.objectContaining({ batch_code: 'later' })]);
+    const processed = (await readStream(nats.url, 'MAILPROXY')).filter(
+      (event) => event.subject === 'mailproxy.events.acme.command.processed',
+    );
+    expect(processed.map((event) => event.body.data.outcome)).toEqual([
+      { queued: 2, rejected: [] },
+      expect.objectContaining({ batch_code: 'later' }),
+    ]);
   });
 
   it('a poison command lands on the DLQ subject with its reason, and is acknowledged', async () => {
@@ -66,7 +75,8 @@ describe('commands over JetStream', () => {
     await publish('mailproxy.commands.acme.resend', { ids: 'not a list' }, 'bad-body');
     await publish('mailproxy.commands.ghost.add-messages', { messages: [message('x')] }, 'no-tenant');
     await publish('mailproxy.commands.acme.explode', {}, 'no-command');
-    const dlq = async () => (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.subject.startsWith('mailproxy.dlq.'));
+    const dlq = async () =>
+      (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.subject.startsWith('mailproxy.dlq.'));
     await expect.poll(async () => (await dlq()).length, { timeout: 5000 }).toBe(4);
     const byId = new Map((await dlq()).map((event) => [event.body.nats_msg_id, event]));
     expect(byId.get('bad-json')).toMatchObject({
@@ -78,16 +88,26 @@ describe('commands over JetStream', () => {
     expect(byId.get('no-command')?.body.code).toBe('UNKNOWN_COMMAND');
     // Acknowledged: nothing is waiting for redelivery.
     const jsm = await nc.jetstreamManager();
-    await expect.poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_ack_pending).toBe(0);
+    await expect
+      .poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_ack_pending)
+      .toBe(0);
     expect((await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_pending).toBe(0);
   });
 
   it('/mirror/status and /ready show the commands handled and dead-lettered', async () => {
     const status = (await fx.admin('GET', '/mirror/status')).body.mirror;
-    expect(status).toMatchObject({ enabled: true, state: 'connected', backlog: 0, commands: { handled: 5, dead_lettered: 4 } });
+    expect(status).toMatchObject({
+      enabled: true,
+      state: 'connected',
+      backlog: 0,
+      commands: { handled: 5, dead_lettered: 4 },
+    });
     const ready = await fetch(`${fx.t.url}/ready`);
     expect(ready.status).toBe(200);
-    expect(((await ready.json()) as { details: { mirror: unknown } }).details.mirror).toMatchObject({ state: 'connected', commands: { dead_lettered: 4 } });
+    expect(((await ready.json()) as { details: { mirror: unknown } }).details.mirror).toMatchObject({
+      state: 'connected',
+      commands: { dead_lettered: 4 },
+    });
     const metrics = await fx.admin('GET', '/metrics');
     expect(metrics.status).toBe(200);
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/);

@@ -42,7 +42,14 @@ describe('a KV write failing under in-flight publishes', () => {
       ...store.mirror,
       pending: (limit, after) =>
         armed
-          ? store.mirror.pending(limit, after).map((row, index) => ({ ...row, eventType: 'message.sent', messagePk: index + 1, messageId: `m${index}` }))
+          ? store.mirror
+              .pending(limit, after)
+              .map((row, index) => ({
+                ...row,
+                eventType: 'message.sent',
+                messagePk: index + 1,
+                messageId: `m${index}`,
+              }))
           : [],
     };
     const mirror = createNatsMirror({
@@ -58,7 +65,14 @@ describe('a KV write failing under in-flight publishes', () => {
         connectTimeoutMs: 2000,
         retryInitialMs: 60_000,
         retryMaxMs: 60_000,
-        stream: { name: 'KVFAIL', subjectPrefix: 'kvfail', maxAgeMs: 0, maxBytes: 0, replicas: 1, duplicateWindowMs: 120_000 },
+        stream: {
+          name: 'KVFAIL',
+          subjectPrefix: 'kvfail',
+          maxAgeMs: 0,
+          maxBytes: 0,
+          replicas: 1,
+          duplicateWindowMs: 120_000,
+        },
       },
     });
     try {

@@ -46,7 +46,9 @@ describe("one message's whole life on the stream", () => {
     reportsAccepted = true;
     await s.fx.t.daemon.reports.lanes().get('acme')?.round;
     await s.fx.admin('POST', '/tenant/acme/sync-now');
-    await expect.poll(async () => (await s.fx.detail('acme', 'life-1')).message.bounce_reported_ts, { timeout: 5000 }).not.toBeNull();
+    await expect
+      .poll(async () => (await s.fx.detail('acme', 'life-1')).message.bounce_reported_ts, { timeout: 5000 })
+      .not.toBeNull();
     await expect.poll(async () => (await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);
     events = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.message_id === 'life-1');
     expect(events.length).toBeGreaterThan(0);
@@ -71,7 +73,9 @@ describe("one message's whole life on the stream", () => {
 
   it('each carries its event id as Nats-Msg-Id and the contract body', async () => {
     const { events: timeline } = await s.fx.detail('acme', 'life-1');
-    expect(timeline.map((event) => event.event_type)).toEqual(events.map((event) => event.body.event_type.replace('message.', '')));
+    expect(timeline.map((event) => event.event_type)).toEqual(
+      events.map((event) => event.body.event_type.replace('message.', '')),
+    );
     for (const event of events) {
       expect(event.msgId).toBe(event.body.event_id);
       expect(Object.keys(event.body).sort()).toEqual([
@@ -88,7 +92,12 @@ describe("one message's whole life on the stream", () => {
         'occurred_at',
         'tenant_id',
       ]);
-      expect(event.body).toMatchObject({ tenant_id: 'acme', message_id: 'life-1', account_id: 'main', event_version: 1 });
+      expect(event.body).toMatchObject({
+        tenant_id: 'acme',
+        message_id: 'life-1',
+        account_id: 'main',
+        event_version: 1,
+      });
       expect(new Date(event.body.occurred_at).toISOString()).toBe(event.body.occurred_at);
     }
     const [, , deferred, , sent, bounced, reported] = events.map((event) => event.body);
@@ -123,18 +132,31 @@ describe("one message's whole life on the stream", () => {
   it('suspending and activating a batch is a transition of each waiting message in it', async () => {
     const { key } = { key: (await s.fx.admin('POST', '/tenant/acme/api-key')).body.api_key as string };
     const later = Math.floor(Date.now() / 1000) + 3600;
-    await s.fx.post(key, [message('held-1', { batch_code: 'b3', deferred_ts: later }), message('held-2', { batch_code: 'b3', deferred_ts: later })]);
-    expect((await s.fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'b3' })).body).toMatchObject({ suspended_messages: 2 });
-    expect((await s.fx.admin('POST', '/commands/activate', { tenant_id: 'acme', batch_code: 'b3' })).body).toMatchObject({ activated_messages: 2 });
+    await s.fx.post(key, [
+      message('held-1', { batch_code: 'b3', deferred_ts: later }),
+      message('held-2', { batch_code: 'b3', deferred_ts: later }),
+    ]);
+    expect((await s.fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'b3' })).body).toMatchObject(
+      { suspended_messages: 2 },
+    );
+    expect(
+      (await s.fx.admin('POST', '/commands/activate', { tenant_id: 'acme', batch_code: 'b3' })).body,
+    ).toMatchObject({ activated_messages: 2 });
     await expect.poll(async () => (await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);
     const stored = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.message_id === 'held-1');
-    expect(stored.map((event) => event.body.event_type)).toEqual(['message.queued', 'message.suspended', 'message.activated']);
+    expect(stored.map((event) => event.body.event_type)).toEqual([
+      'message.queued',
+      'message.suspended',
+      'message.activated',
+    ]);
     expect(stored[1]?.body.batch_code).toBe('b3');
   });
 
   it('admin changes are mirrored too', async () => {
     const all = await readStream(nats.url, 'MAILPROXY');
-    expect(all.filter((event) => event.body.event_type === 'tenant.created').map((event) => event.subject)).toEqual(['mailproxy.events.acme.tenant.created']);
+    expect(all.filter((event) => event.body.event_type === 'tenant.created').map((event) => event.subject)).toEqual([
+      'mailproxy.events.acme.tenant.created',
+    ]);
     expect(all.some((event) => event.body.event_type.startsWith('account.'))).toBe(true);
   });
 });

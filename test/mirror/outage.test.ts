@@ -7,7 +7,8 @@ import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 const TOTAL = 1000;
-const batch = (from: number, count: number) => Array.from({ length: count }, (_, index) => message(`o-${from + index}`));
+const batch = (from: number, count: number) =>
+  Array.from({ length: count }, (_, index) => message(`o-${from + index}`));
 
 describe('NATS stopped in the middle of a 1000-message run', () => {
   let nats: NatsPeer;
@@ -19,7 +20,9 @@ describe('NATS stopped in the middle of a 1000-message run', () => {
   it('sending never pauses, and afterwards the stream holds every event exactly once', async () => {
     nats = await startNatsServer();
     sink = await startSmtpSink();
-    fx = await startQueueFixture({ env: { MAILPROXY_NATS_URL: nats.url, MAILPROXY_NATS_PUBLISH_TIMEOUT_SECONDS: '1' } });
+    fx = await startQueueFixture({
+      env: { MAILPROXY_NATS_URL: nats.url, MAILPROXY_NATS_PUBLISH_TIMEOUT_SECONDS: '1' },
+    });
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', sink, { is_default: true });
     const mirror = async () => (await fx.admin('GET', '/mirror/status')).body.mirror;

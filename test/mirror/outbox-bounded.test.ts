@@ -12,7 +12,9 @@ describe('with [nats] url empty', () => {
 
   it('runs with no NATS at all, and the outbox shrinks with the messages instead of growing without bound', async () => {
     sink = await startSmtpSink();
-    fx = await startQueueFixture({ extraToml: '[retention]\nreport_retention_seconds = 3600\noutbox_retention_seconds = 86400\n' });
+    fx = await startQueueFixture({
+      extraToml: '[retention]\nreport_retention_seconds = 3600\noutbox_retention_seconds = 86400\n',
+    });
     expect((await fx.admin('GET', '/mirror/status')).body.mirror).toMatchObject({ enabled: false, state: 'off' });
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', sink, { is_default: true });
@@ -28,7 +30,9 @@ describe('with [nats] url empty', () => {
       await expect.poll(() => count(`SELECT count(*) FROM messages WHERE reported_at IS NOT NULL`)).toBe(200);
       expect(count(`SELECT count(*) FROM outbox WHERE message_pk IS NOT NULL`)).toBe(600);
       // An operator's deletion takes the message's events along, its own `deleted` event included.
-      expect((await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['b-0'] })).body).toMatchObject({ deleted: ['b-0'] });
+      expect(
+        (await fx.admin('POST', '/commands/delete-messages', { tenant_id: 'acme', ids: ['b-0'] })).body,
+      ).toMatchObject({ deleted: ['b-0'] });
       expect(count(`SELECT count(*) FROM outbox WHERE message_pk IS NOT NULL`)).toBe(597);
 
       fx.clock.advance(2 * 3600_000);

@@ -36,7 +36,9 @@ async function latestStates(url: string): Promise<string[]> {
     // The keys first: reading a value while the key listing runs ends the listing.
     const keys: string[] = [];
     for await (const key of await kv.keys()) keys.push(key);
-    return await Promise.all(keys.map(async (key) => (await kv.get(key))?.json<{ handoff_state: string }>().handoff_state ?? 'none'));
+    return await Promise.all(
+      keys.map(async (key) => (await kv.get(key))?.json<{ handoff_state: string }>().handoff_state ?? 'none'),
+    );
   } finally {
     await nc.close();
   }
@@ -54,7 +56,9 @@ describe.each([
   it(`publishes every event and latest state from the ${publisher} connection`, async () => {
     nats = await startNatsServer({ monitoring: true });
     sink = await startSmtpSink();
-    fx = await startQueueFixture({ env: { MAILPROXY_NATS_URL: nats.url, MAILPROXY_NATS_PUBLISHER_THREAD: String(thread) } });
+    fx = await startQueueFixture({
+      env: { MAILPROXY_NATS_URL: nats.url, MAILPROXY_NATS_PUBLISHER_THREAD: String(thread) },
+    });
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', sink, { is_default: true });
     expect(
@@ -68,8 +72,14 @@ describe.each([
     await sink.waitForMessages(MESSAGES, 20_000);
     const mirror = async () => (await fx.admin('GET', '/mirror/status')).body.mirror;
     // Queued, sending and sent for each: the outbox drained and each message's latest state sent.
-    await eventually(async () => (await mirror()).published_total >= 3 * MESSAGES && (await mirror()).backlog === 0, 'the mirror to publish every event');
-    await eventually(async () => (await latestStates(nats.url)).filter((state) => state === 'sent').length === MESSAGES, 'every latest state to be sent');
+    await eventually(
+      async () => (await mirror()).published_total >= 3 * MESSAGES && (await mirror()).backlog === 0,
+      'the mirror to publish every event',
+    );
+    await eventually(
+      async () => (await latestStates(nats.url)).filter((state) => state === 'sent').length === MESSAGES,
+      'every latest state to be sent',
+    );
 
     const sent = await sentByConnection(nats);
     // Each event and each latest-state write is one message from the connection that publishes.
@@ -96,7 +106,11 @@ describe('the publisher thread alone', () => {
     );
     try {
       const window = {
-        events: Array.from({ length: 10 }, (_, index) => ({ subject: 'thread.test', body: new TextEncoder().encode(`{"n":${index}}`), msgId: `w-${index}` })),
+        events: Array.from({ length: 10 }, (_, index) => ({
+          subject: 'thread.test',
+          body: new TextEncoder().encode(`{"n":${index}}`),
+          msgId: `w-${index}`,
+        })),
         latest: [],
       };
       const startedAt = Date.now();
@@ -111,7 +125,10 @@ describe('the publisher thread alone', () => {
       await (await nc.jetstreamManager()).streams.add({ name: 'THREAD', subjects: ['thread.>'] });
       await nc.close();
       let outcome = away;
-      await eventually(async () => (outcome = await wire.publish(window)).error === null, 'a window acknowledged once NATS is back');
+      await eventually(
+        async () => (outcome = await wire.publish(window)).error === null,
+        'a window acknowledged once NATS is back',
+      );
       expect(outcome.acknowledged).toBe(10);
 
       // An outage: the thread's connection redials on its own clock. A window sent as soon as the

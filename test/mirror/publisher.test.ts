@@ -16,7 +16,14 @@ const silent = createLogger({ level: 'silent' });
 function mirrorConfig(url: string, stream: string, overrides: Partial<MirrorConfig> = {}): MirrorConfig {
   return {
     url,
-    stream: { name: stream, subjectPrefix: stream.toLowerCase(), maxAgeMs: 0, maxBytes: 0, replicas: 1, duplicateWindowMs: 120_000 },
+    stream: {
+      name: stream,
+      subjectPrefix: stream.toLowerCase(),
+      maxAgeMs: 0,
+      maxBytes: 0,
+      replicas: 1,
+      duplicateWindowMs: 120_000,
+    },
     latestBucket: '',
     maxInFlight: 100,
     batchDelayMs: 5,
@@ -61,14 +68,24 @@ describe('the publisher against a real nats-server', () => {
         throw new Error('killed before the mark');
       },
     };
-    const first = createNatsMirror({ store: dying, clock: systemClock, log: silent, config: mirrorConfig(nats.url, 'DEDUP', { maxInFlight: 1000 }) });
+    const first = createNatsMirror({
+      store: dying,
+      clock: systemClock,
+      log: silent,
+      config: mirrorConfig(nats.url, 'DEDUP', { maxInFlight: 1000 }),
+    });
     await first.start();
     await first.tick();
     await first.stop();
     expect(store.mirror.record().cursorSeq).toBe(0);
     expect(await readStream(nats.url, 'DEDUP')).toHaveLength(450);
 
-    const second = createNatsMirror({ store: store.mirror, clock: systemClock, log: silent, config: mirrorConfig(nats.url, 'DEDUP') });
+    const second = createNatsMirror({
+      store: store.mirror,
+      clock: systemClock,
+      log: silent,
+      config: mirrorConfig(nats.url, 'DEDUP'),
+    });
     await second.start();
     await second.tick();
     expect(second.status()).toMatchObject({ state: 'connected', backlog: 0, published_total: 450 });
@@ -89,7 +106,10 @@ describe('the publisher against a real nats-server', () => {
       // Two writers, each with half the events (interleaved), many rounds at once on the same key.
       const odd = events.filter((_, index) => index % 2 === 1);
       const even = events.filter((_, index) => index % 2 === 0);
-      await Promise.all([...even.map((event) => writeLatest(kv, 'acme.1', [event])), ...odd.map((event) => writeLatest(kv, 'acme.1', [event]))]);
+      await Promise.all([
+        ...even.map((event) => writeLatest(kv, 'acme.1', [event])),
+        ...odd.map((event) => writeLatest(kv, 'acme.1', [event])),
+      ]);
       const stored = (await kv.get('acme.1'))?.json<LatestState>();
       expect(stored).toEqual(events.reduce<LatestState | null>((state, event) => merge(state, event), null));
       expect(stored).toMatchObject({ handoff_state: 'sent', provider_state: 'bounced', version: 7 });
@@ -110,9 +130,12 @@ describe('the publisher against a real nats-server', () => {
       // Two writers take turns, each with a cache of what it wrote last: the other's write makes it stale, so
       // its compare-and-set by subject is refused (wrong last sequence) and it reads, merges and writes again.
       const [a, b] = [new LatestCache(), new LatestCache()];
-      for (const [index, event] of events.entries()) await writeLatest(kv, 'acme.2', [event], index % 2 === 0 ? a : b, write);
+      for (const [index, event] of events.entries())
+        await writeLatest(kv, 'acme.2', [event], index % 2 === 0 ? a : b, write);
       const stored = await kv.get('acme.2');
-      expect(stored?.json<LatestState>()).toEqual(events.reduce<LatestState | null>((state, event) => merge(state, event), null));
+      expect(stored?.json<LatestState>()).toEqual(
+        events.reduce<LatestState | null>((state, event) => merge(state, event), null),
+      );
       // The revision a cache holds is the key's: the next write by subject goes through at once.
       expect(a.get('acme.2')?.revision ?? b.get('acme.2')?.revision).toBeGreaterThan(0);
       expect(await writeLatest(kv, 'acme.2', [events[1] as LatestEvent], a, write)).toBe(false);
@@ -126,18 +149,37 @@ describe('the publisher against a real nats-server', () => {
     const nc = await connect({ servers: nats.url });
     const info = await (await nc.jetstreamManager()).streams.info('DEDUP');
     await nc.close();
-    expect(info.config).toMatchObject({ subjects: ['dedup.>'], storage: StorageType.File, duplicate_window: nanos(120_000) });
+    expect(info.config).toMatchObject({
+      subjects: ['dedup.>'],
+      storage: StorageType.File,
+      duplicate_window: nanos(120_000),
+    });
   });
 
   it('refuses a stream it cannot use, saying why', async () => {
     const nc = await connect({ servers: nats.url });
     const jsm = await nc.jetstreamManager();
     await jsm.streams.add({ name: 'MEMORY', subjects: ['memory.>'], storage: StorageType.Memory });
-    await jsm.streams.add({ name: 'OTHER', subjects: ['elsewhere.>'], storage: StorageType.File, duplicate_window: nanos(120_000) });
-    await jsm.streams.add({ name: 'SHORT', subjects: ['short.>'], storage: StorageType.File, duplicate_window: nanos(10_000) });
+    await jsm.streams.add({
+      name: 'OTHER',
+      subjects: ['elsewhere.>'],
+      storage: StorageType.File,
+      duplicate_window: nanos(120_000),
+    });
+    await jsm.streams.add({
+      name: 'SHORT',
+      subjects: ['short.>'],
+      storage: StorageType.File,
+      duplicate_window: nanos(10_000),
+    });
     await nc.close();
     const refusal = async (stream: string): Promise<string> => {
-      const mirror = createNatsMirror({ store: store.mirror, clock: systemClock, log: silent, config: mirrorConfig(nats.url, stream) });
+      const mirror = createNatsMirror({
+        store: store.mirror,
+        clock: systemClock,
+        log: silent,
+        config: mirrorConfig(nats.url, stream),
+      });
       try {
         await mirror.start();
         return 'started';

@@ -52,7 +52,11 @@ describe('re-provisioning the stream after a reconnect', () => {
     });
 
   it('retries until the stream answers, then publishes what waited and what comes next', async () => {
-    const [first, second, third] = cluster.servers as [NatsCluster['servers'][0], NatsCluster['servers'][0], NatsCluster['servers'][0]];
+    const [first, second, third] = cluster.servers as [
+      NatsCluster['servers'][0],
+      NatsCluster['servers'][0],
+      NatsCluster['servers'][0],
+    ];
     const lines: string[] = [];
     const mirror = mirrorOn(store, first.url, STREAM, lines);
     const until = untilFor(mirror, lines);
@@ -63,7 +67,10 @@ describe('re-provisioning the stream after a reconnect', () => {
       // Whichever server the client was on, it can only come back on the third, alone: no meta leader, so provisioning fails.
       await Promise.all([first.kill(), second.kill(), third.kill()]);
       third.start();
-      await until(() => lines.some((line) => line.includes('after reconnecting')), 'a failed provisioning after the reconnect');
+      await until(
+        () => lines.some((line) => line.includes('after reconnecting')),
+        'a failed provisioning after the reconnect',
+      );
       expect(mirror.status().state).toBe('disconnected');
       record(10);
       expect(mirror.status().backlog).toBe(10);
@@ -85,7 +92,11 @@ describe('re-provisioning the stream after a reconnect', () => {
   }, 120_000);
 
   it('starts without the stream when JetStream has no quorum (not a refused start), and attaches once it has', async () => {
-    const [first, second, third] = cluster.servers as [NatsCluster['servers'][0], NatsCluster['servers'][0], NatsCluster['servers'][0]];
+    const [first, second, third] = cluster.servers as [
+      NatsCluster['servers'][0],
+      NatsCluster['servers'][0],
+      NatsCluster['servers'][0],
+    ];
     await Promise.all([first.kill(), second.kill()]);
     third.start();
     const lines: string[] = [];
@@ -132,7 +143,14 @@ function mirrorOn(store: SqliteStore, url: string, stream: string, lines: string
       // Nothing is published while the stream cannot answer, so no such retry can stand in for the re-provisioning.
       retryInitialMs: 500,
       retryMaxMs: 2000,
-      stream: { name: stream, subjectPrefix: stream.toLowerCase(), maxAgeMs: 0, maxBytes: 0, replicas: 3, duplicateWindowMs: 120_000 },
+      stream: {
+        name: stream,
+        subjectPrefix: stream.toLowerCase(),
+        maxAgeMs: 0,
+        maxBytes: 0,
+        replicas: 3,
+        duplicateWindowMs: 120_000,
+      },
     },
   });
 }
@@ -141,7 +159,8 @@ function untilFor(mirror: ReturnType<typeof mirrorOn>, lines: string[]) {
   return async (check: () => boolean, what: string, timeoutMs = 45_000): Promise<void> => {
     const deadline = Date.now() + timeoutMs;
     while (!check()) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${JSON.stringify(mirror.status())}\n${lines.join('')}`);
+      if (Date.now() > deadline)
+        throw new Error(`timed out waiting for ${what}: ${JSON.stringify(mirror.status())}\n${lines.join('')}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };

@@ -38,7 +38,8 @@ function scriptedWire() {
   return { wire, sent, mostUnanswered: () => mostUnanswered };
 }
 
-const ids = (window: MirrorWindow): number[] => window.events.map((event) => JSON.parse(new TextDecoder().decode(event.body)).data.index as number);
+const ids = (window: MirrorWindow): number[] =>
+  window.events.map((event) => JSON.parse(new TextDecoder().decode(event.body)).data.index as number);
 const settled = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('windows in flight', () => {

@@ -58,7 +58,12 @@ const EXPECTED: Record<string, PecReceiptFindings> = {
     receiptKind: null,
     originalSubject: 'Sollecito <pagamento> & interessi',
   },
-  'subject-only.eml': { ...NOT_A_RECEIPT, type: 'non-accettazione', recognisedBy: 'subject', referencedMessageId: '<promemoria-3@mail.acme.example>' },
+  'subject-only.eml': {
+    ...NOT_A_RECEIPT,
+    type: 'non-accettazione',
+    recognisedBy: 'subject',
+    referencedMessageId: '<promemoria-3@mail.acme.example>',
+  },
   'posta-certificata.eml': NOT_A_RECEIPT,
   'anomalia.eml': NOT_A_RECEIPT,
 };
@@ -77,7 +82,9 @@ describe('mailproxy pec parse', () => {
     const { fileURLToPath } = await import('node:url');
     const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
     const file = fileURLToPath(new URL('./fixtures/errore-consegna.eml', import.meta.url));
-    const printed = JSON.parse(execFileSync(process.execPath, [cli, 'pec', 'parse', file], { encoding: 'utf8' })) as PecReceiptFindings;
+    const printed = JSON.parse(
+      execFileSync(process.execPath, [cli, 'pec', 'parse', file], { encoding: 'utf8' }),
+    ) as PecReceiptFindings;
     expect(printed).toEqual(EXPECTED['errore-consegna.eml']);
   });
 });

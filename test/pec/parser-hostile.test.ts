@@ -101,7 +101,10 @@ const XML_PIECES = [
 
 /** `edits` random insertions, deletions and replacements of XML pieces in a real daticert. */
 const brokenDaticert = fc
-  .array(fc.record({ at: fc.noBias(fc.nat()), cut: fc.nat({ max: 8 }), piece: fc.constantFrom(...XML_PIECES) }), { minLength: 1, maxLength: 12 })
+  .array(fc.record({ at: fc.noBias(fc.nat()), cut: fc.nat({ max: 8 }), piece: fc.constantFrom(...XML_PIECES) }), {
+    minLength: 1,
+    maxLength: 12,
+  })
   .map((edits) =>
     edits.reduce((xml, edit) => {
       const at = edit.at % (xml.length + 1);
@@ -131,7 +134,11 @@ describe('the PEC receipt parser on hostile input', () => {
 
   it('answers on receipts and envelopes cut anywhere, and keeps the type once the headers are whole', async () => {
     // noBias: fast-check's bias towards small values would cut nearly every message at byte 0.
-    const cut = fc.record({ type: receiptType, envelope: fc.boolean(), at: fc.noBias(fc.integer({ min: 0, max: 1_000_000 })) });
+    const cut = fc.record({
+      type: receiptType,
+      envelope: fc.boolean(),
+      at: fc.noBias(fc.integer({ min: 0, max: 1_000_000 })),
+    });
     await checkProperty(
       'pec truncated receipts',
       200,
@@ -161,7 +168,9 @@ describe('the PEC receipt parser on hostile input', () => {
   }, 120_000);
 
   it('answers on XML-like noise as daticert with no X-Ricevuta', async () => {
-    const noise = fc.array(fc.constantFrom(...XML_PIECES, 'postacert', 'tipo', 'a'), { maxLength: 3000 }).map((pieces) => pieces.join(''));
+    const noise = fc
+      .array(fc.constantFrom(...XML_PIECES, 'postacert', 'tipo', 'a'), { maxLength: 3000 })
+      .map((pieces) => pieces.join(''));
     await checkProperty(
       'pec xml noise',
       150,
@@ -174,7 +183,10 @@ describe('the PEC receipt parser on hostile input', () => {
   }, 120_000);
 
   it('answers on deep nesting: XML elements, multiparts and embedded messages', async () => {
-    const nesting = fc.record({ depth: fc.integer({ min: 1, max: 50_000 }), where: fc.constantFrom('xml', 'multipart', 'rfc822') });
+    const nesting = fc.record({
+      depth: fc.integer({ min: 1, max: 50_000 }),
+      where: fc.constantFrom('xml', 'multipart', 'rfc822'),
+    });
     await checkProperty(
       'pec deep nesting',
       45,
@@ -188,16 +200,19 @@ describe('the PEC receipt parser on hostile input', () => {
 
   it('answers on entity bombs and external entities in daticert, expanding none past its limits', async () => {
     // Quadratic blowup: one kilobyte entity referenced 300,000 times fits in 1 MiB and expands to 300 MB.
-    const quadratic = DATICERT.replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">]>`).replace(
-      '<oggetto>Fattura',
-      `<oggetto>${'&a;'.repeat(300_000)}`,
-    );
+    const quadratic = DATICERT.replace(
+      '<!DOCTYPE postacert SYSTEM "Postacert.dtd">',
+      `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">]>`,
+    ).replace('<oggetto>Fattura', `<oggetto>${'&a;'.repeat(300_000)}`);
     const laughs = `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">${Array.from({ length: 9 }, (_, i) => `<!ENTITY b${i} "${`&${i === 0 ? 'a' : `b${i - 1}`};`.repeat(10)}">`).join('')}]>`;
-    const bomb = DATICERT.replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', laughs).replace('<oggetto>Fattura', '<oggetto>&b8;');
-    const external = DATICERT.replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', '<!DOCTYPE postacert [<!ENTITY x SYSTEM "file:///etc/passwd">]>').replace(
+    const bomb = DATICERT.replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', laughs).replace(
       '<oggetto>Fattura',
-      '<oggetto>&x;',
+      '<oggetto>&b8;',
     );
+    const external = DATICERT.replace(
+      '<!DOCTYPE postacert SYSTEM "Postacert.dtd">',
+      '<!DOCTYPE postacert [<!ENTITY x SYSTEM "file:///etc/passwd">]>',
+    ).replace('<oggetto>Fattura', '<oggetto>&x;');
     for (const [name, daticert] of [
       ['quadratic blowup', quadratic],
       ['billion laughs', bomb],
@@ -218,7 +233,12 @@ describe('the PEC receipt parser on hostile input', () => {
       `X-TipoRicevuta: ${'completa '.repeat(20_000)}`,
     ];
     const findings = await analyse(
-      buildReceipt({ type: 'presa-in-carico', extraHeaders, omitReference: true, subject: `PRESA IN CARICO: ${'x'.repeat(1 << 18)}` }),
+      buildReceipt({
+        type: 'presa-in-carico',
+        extraHeaders,
+        omitReference: true,
+        subject: `PRESA IN CARICO: ${'x'.repeat(1 << 18)}`,
+      }),
       'huge headers',
     );
     expect([findings.type, findings.mailId]).toEqual(['presa-in-carico', 'x']);
@@ -238,9 +258,16 @@ function nested(where: 'xml' | 'multipart' | 'rfc822', depth: number): Buffer {
     const daticert = DATICERT.replace('<dati>', `<dati>${'<x>'.repeat(depth)}${'</x>'.repeat(depth)}`);
     return buildReceipt({ type: 'accettazione', daticert, omitReceiptHeader: true });
   }
-  const head = 'From: posta-certificata@pec.gestore.example\r\nSubject: CONSEGNA: x\r\nX-Riferimento-Message-ID: <m@acme.example>\r\nMIME-Version: 1.0\r\n';
-  if (where === 'rfc822') return Buffer.from(`${head}${'Content-Type: message/rfc822\r\n\r\n'.repeat(depth)}X-Genro-Mail-ID: bottom\r\n\r\nend\r\n`);
+  const head =
+    'From: posta-certificata@pec.gestore.example\r\nSubject: CONSEGNA: x\r\nX-Riferimento-Message-ID: <m@acme.example>\r\nMIME-Version: 1.0\r\n';
+  if (where === 'rfc822')
+    return Buffer.from(
+      `${head}${'Content-Type: message/rfc822\r\n\r\n'.repeat(depth)}X-Genro-Mail-ID: bottom\r\n\r\nend\r\n`,
+    );
   let open = `${head}Content-Type: multipart/mixed; boundary="b0"\r\n\r\n`;
-  for (let level = 1; level < depth; level += 1) open += `--b${level - 1}\r\nContent-Type: multipart/mixed; boundary="b${level}"\r\n\r\n`;
-  return Buffer.from(`${open}--b${depth - 1}\r\nContent-Type: application/xml; name="daticert.xml"\r\n\r\n${DATICERT}\r\n`);
+  for (let level = 1; level < depth; level += 1)
+    open += `--b${level - 1}\r\nContent-Type: multipart/mixed; boundary="b${level}"\r\n\r\n`;
+  return Buffer.from(
+    `${open}--b${depth - 1}\r\nContent-Type: application/xml; name="daticert.xml"\r\n\r\n${DATICERT}\r\n`,
+  );
 }

@@ -34,7 +34,9 @@ describe('a receipt of each type', () => {
     });
 
     it(`knows ${type} by its subject when only X-Riferimento-Message-ID says it is PEC`, async () => {
-      const findings = await analysePecReceipt(buildReceipt({ type, omitReceiptHeader: true, omitDaticert: true, receiptKind: 'breve' }));
+      const findings = await analysePecReceipt(
+        buildReceipt({ type, omitReceiptHeader: true, omitDaticert: true, receiptKind: 'breve' }),
+      );
       expect([findings.type, findings.recognisedBy]).toEqual([type, 'subject']);
       expect(findings.referencedMessageId).toBe(REFERENCE);
       expect(findings.identificativo).toBeNull();
@@ -42,18 +44,37 @@ describe('a receipt of each type', () => {
   }
 
   it('reads what daticert says of a delivery: the recipient, the kind of receipt, no error', async () => {
-    const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', recipient: 'ufficio@pec.cliente.example' }));
-    expect(findings).toMatchObject({ recipient: 'ufficio@pec.cliente.example', receiptKind: 'completa', error: null, errorDetail: null });
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'avvenuta-consegna', recipient: 'ufficio@pec.cliente.example' }),
+    );
+    expect(findings).toMatchObject({
+      recipient: 'ufficio@pec.cliente.example',
+      receiptKind: 'completa',
+      error: null,
+      errorDetail: null,
+    });
   });
 
   it("reads the error and the gestore's words of a failed delivery; accettazione names no single recipient", async () => {
-    const failed = await analysePecReceipt(buildReceipt({ type: 'errore-consegna', error: 'no-dominio', errorDetail: 'Dominio sconosciuto: cliente.example' }));
-    expect(failed).toMatchObject({ error: 'no-dominio', errorDetail: 'Dominio sconosciuto: cliente.example', recipient: 'mario.rossi@pec.cliente.example' });
+    const failed = await analysePecReceipt(
+      buildReceipt({
+        type: 'errore-consegna',
+        error: 'no-dominio',
+        errorDetail: 'Dominio sconosciuto: cliente.example',
+      }),
+    );
+    expect(failed).toMatchObject({
+      error: 'no-dominio',
+      errorDetail: 'Dominio sconosciuto: cliente.example',
+      recipient: 'mario.rossi@pec.cliente.example',
+    });
     expect((await analysePecReceipt(buildReceipt({ type: 'accettazione' }))).recipient).toBeNull();
   });
 
   it('takes the receipt kind from X-TipoRicevuta when there is no daticert', async () => {
-    const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', receiptKind: 'Sintetica', omitDaticert: true }));
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'avvenuta-consegna', receiptKind: 'Sintetica', omitDaticert: true }),
+    );
     expect(findings.receiptKind).toBe('sintetica');
   });
 });
@@ -63,7 +84,11 @@ describe('a receipt cut short', () => {
   it("still reads its headers when the cut falls in a part's Content-Type header", async () => {
     const whole = buildReceipt({ type: 'presa-in-carico' });
     const cut = whole.subarray(0, whole.indexOf('Content-Type: multipart/mixed') + 'Content-Type: '.length);
-    expect(await analysePecReceipt(cut)).toMatchObject({ type: 'presa-in-carico', recognisedBy: 'header', referencedMessageId: REFERENCE });
+    expect(await analysePecReceipt(cut)).toMatchObject({
+      type: 'presa-in-carico',
+      recognisedBy: 'header',
+      referencedMessageId: REFERENCE,
+    });
   });
 });
 
@@ -71,28 +96,42 @@ describe('the order of the evidence', () => {
   it('lets the header decide the 24-hour notice whose subject reads like the 12-hour warning', async () => {
     const subject = 'AVVISO DI MANCATA CONSEGNA PER SUP. TEMPO MASSIMO: Fattura n. 2024/001';
     expect((await analysePecReceipt(buildReceipt({ type: 'errore-consegna', subject }))).type).toBe('errore-consegna');
-    const bySubject = await analysePecReceipt(buildReceipt({ type: 'errore-consegna', subject, omitReceiptHeader: true, omitDaticert: true }));
+    const bySubject = await analysePecReceipt(
+      buildReceipt({ type: 'errore-consegna', subject, omitReceiptHeader: true, omitDaticert: true }),
+    );
     expect([bySubject.type, bySubject.recognisedBy]).toEqual(['preavviso-errore-consegna', 'subject']);
   });
 
   it('reads X-Ricevuta trimmed and in any case, before a daticert that disagrees', async () => {
     const findings = await analysePecReceipt(
-      buildReceipt({ type: 'accettazione', extraHeaders: ['X-Ricevuta:   Avvenuta-CONSEGNA  '], omitReceiptHeader: true }),
+      buildReceipt({
+        type: 'accettazione',
+        extraHeaders: ['X-Ricevuta:   Avvenuta-CONSEGNA  '],
+        omitReceiptHeader: true,
+      }),
     );
     expect([findings.type, findings.recognisedBy]).toEqual(['avvenuta-consegna', 'header']);
   });
 
   it('passes over an X-Ricevuta value that is no receipt type to daticert', async () => {
     const findings = await analysePecReceipt(
-      buildReceipt({ type: 'presa-in-carico', omitReceiptHeader: true, extraHeaders: ['X-Ricevuta: ricevuta-sconosciuta'] }),
+      buildReceipt({
+        type: 'presa-in-carico',
+        omitReceiptHeader: true,
+        extraHeaders: ['X-Ricevuta: ricevuta-sconosciuta'],
+      }),
     );
     expect([findings.type, findings.recognisedBy]).toEqual(['presa-in-carico', 'daticert']);
   });
 
   it('knows the virus wordings by subject', async () => {
     const subjectOnly = { omitReceiptHeader: true, omitDaticert: true } as const;
-    expect((await analysePecReceipt(buildReceipt({ type: 'non-accettazione', error: 'virus', ...subjectOnly }))).type).toBe('non-accettazione');
-    expect((await analysePecReceipt(buildReceipt({ type: 'errore-consegna', error: 'virus', ...subjectOnly }))).type).toBe('errore-consegna');
+    expect(
+      (await analysePecReceipt(buildReceipt({ type: 'non-accettazione', error: 'virus', ...subjectOnly }))).type,
+    ).toBe('non-accettazione');
+    expect(
+      (await analysePecReceipt(buildReceipt({ type: 'errore-consegna', error: 'virus', ...subjectOnly }))).type,
+    ).toBe('errore-consegna');
   });
 });
 
@@ -101,13 +140,17 @@ describe('subjects', () => {
     analysePecReceipt(buildReceipt({ type, subject, omitReceiptHeader: true, omitDaticert: true }));
 
   it('decodes an encoded subject before reading its prefix (RFC 2047 Q and B)', async () => {
-    expect((await bySubject('=?UTF-8?Q?CONSEGNA:_Fattura_n=C2=B0_7_=E2=80=93_perch=C3=A9?=')).type).toBe('avvenuta-consegna');
+    expect((await bySubject('=?UTF-8?Q?CONSEGNA:_Fattura_n=C2=B0_7_=E2=80=93_perch=C3=A9?=')).type).toBe(
+      'avvenuta-consegna',
+    );
     const encoded = Buffer.from('AVVISO DI MANCATA CONSEGNA: Società', 'utf8').toString('base64');
     expect((await bySubject(`=?UTF-8?B?${encoded}?=`, 'errore-consegna')).type).toBe('errore-consegna');
   });
 
   it('reads a folded, lower-case prefix', async () => {
-    expect((await bySubject('avviso di mancata\r\n consegna: Fattura', 'errore-consegna')).type).toBe('errore-consegna');
+    expect((await bySubject('avviso di mancata\r\n consegna: Fattura', 'errore-consegna')).type).toBe(
+      'errore-consegna',
+    );
   });
 
   it("finds no receipt in an envelope's or an anomaly's prefix even beside a reference", async () => {
@@ -135,13 +178,13 @@ const fieldsOf = (override: Partial<DaticertFields>): DaticertFields => ({
 
 describe('daticert.xml', () => {
   const fields = fieldsOf;
-  const withDaticert = (daticert: string) => analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReference: true, daticert }));
+  const withDaticert = (daticert: string) =>
+    analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReference: true, daticert }));
 
   it('decodes XML entities: the escaped msgid, named and numeric references', async () => {
-    const xml = daticertXml(fields({ originalSubject: 'Preventivo "A&B" <urgente>', msgid: '<a&b@acme.example>' })).replace(
-      'Preventivo',
-      'Preventivo &#224; &#xE8;',
-    );
+    const xml = daticertXml(
+      fields({ originalSubject: 'Preventivo "A&B" <urgente>', msgid: '<a&b@acme.example>' }),
+    ).replace('Preventivo', 'Preventivo &#224; &#xE8;');
     const findings = await withDaticert(xml);
     expect(xml).toContain('&lt;a&amp;b@acme.example&gt;');
     expect(findings.originalSubject).toBe('Preventivo à è "A&B" <urgente>');
@@ -149,8 +192,13 @@ describe('daticert.xml', () => {
   });
 
   it('reads a daticert written in ISO-8859-1', async () => {
-    const xml = daticertXml(fields({ originalSubject: 'Società è già' })).replace('encoding="UTF-8"', 'encoding="ISO-8859-1"');
-    const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', daticert: Buffer.from(xml, 'latin1') }));
+    const xml = daticertXml(fields({ originalSubject: 'Società è già' })).replace(
+      'encoding="UTF-8"',
+      'encoding="ISO-8859-1"',
+    );
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'avvenuta-consegna', daticert: Buffer.from(xml, 'latin1') }),
+    );
     expect(findings.originalSubject).toBe('Società è già');
   });
 
@@ -172,7 +220,9 @@ describe('daticert.xml', () => {
   }
 
   it('names the kind of receipt by <ricevuta tipo> before X-TipoRicevuta', async () => {
-    const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', daticert: daticertXml(fields({ receiptKind: 'Breve' })) }));
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'avvenuta-consegna', daticert: daticertXml(fields({ receiptKind: 'Breve' })) }),
+    );
     expect(findings.receiptKind).toBe('breve');
   });
 
@@ -187,41 +237,70 @@ describe('daticert.xml', () => {
   });
 
   it('takes the Message-ID from daticert without X-Riferimento-Message-ID, and brackets one that has none', async () => {
-    expect((await withDaticert(daticertXml(fields({ msgid: '  bare-id@acme.example ' })))).referencedMessageId).toBe('<bare-id@acme.example>');
+    expect((await withDaticert(daticertXml(fields({ msgid: '  bare-id@acme.example ' })))).referencedMessageId).toBe(
+      '<bare-id@acme.example>',
+    );
     const header = await analysePecReceipt(
-      buildReceipt({ type: 'accettazione', omitReference: true, extraHeaders: ['X-Riferimento-Message-ID:  other-id@acme.example  '] }),
+      buildReceipt({
+        type: 'accettazione',
+        omitReference: true,
+        extraHeaders: ['X-Riferimento-Message-ID:  other-id@acme.example  '],
+      }),
     );
     expect(header.referencedMessageId).toBe('<other-id@acme.example>');
   });
 
   it("refuses a daticert whose entities expand past 64 KiB (300 MB here), and keeps the header's type", async () => {
     const bomb = daticertXml(fields({}))
-      .replace('<!DOCTYPE postacert SYSTEM "Postacert.dtd">', `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">]>`)
+      .replace(
+        '<!DOCTYPE postacert SYSTEM "Postacert.dtd">',
+        `<!DOCTYPE postacert [<!ENTITY a "${'ha'.repeat(500)}">]>`,
+      )
       .replace('<oggetto>Fattura', `<oggetto>${'&a;'.repeat(300_000)}`);
     const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', daticert: bomb }));
-    expect([findings.type, findings.identificativo, findings.originalSubject]).toEqual(['avvenuta-consegna', null, null]);
+    expect([findings.type, findings.identificativo, findings.originalSubject]).toEqual([
+      'avvenuta-consegna',
+      null,
+      null,
+    ]);
   });
 
   it('ignores a daticert.xml over 1 MiB, and still knows the type by subject beside it', async () => {
     const huge = daticertXml(fields({})).replace('</postacert>', `<pad>${'x'.repeat(1024 * 1024)}</pad></postacert>`);
-    const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, omitReference: true, daticert: huge }));
-    expect([findings.type, findings.recognisedBy, findings.identificativo]).toEqual(['avvenuta-consegna', 'subject', null]);
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, omitReference: true, daticert: huge }),
+    );
+    expect([findings.type, findings.recognisedBy, findings.identificativo]).toEqual([
+      'avvenuta-consegna',
+      'subject',
+      null,
+    ]);
   });
 });
 
 describe('X-Genro-Mail-ID', () => {
   it('comes from the original a full receipt carries', async () => {
-    expect((await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', mailId: 'genro-7f3a' }))).mailId).toBe('genro-7f3a');
+    expect((await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', mailId: 'genro-7f3a' }))).mailId).toBe(
+      'genro-7f3a',
+    );
   });
 
   it("is read from a folded header of the original, and the receipt's own header comes first", async () => {
     const original = Buffer.from(
-      buildOriginal({ messageId: REFERENCE, mailId: null, subject: 'Fattura', from: 'a@pec.acme.example', to: ['b@pec.cliente.example'] })
+      buildOriginal({
+        messageId: REFERENCE,
+        mailId: null,
+        subject: 'Fattura',
+        from: 'a@pec.acme.example',
+        to: ['b@pec.cliente.example'],
+      })
         .toString('utf8')
         .replace('MIME-Version', 'X-Genro-Mail-ID:\r\n   folded-42\r\nMIME-Version'),
     );
     expect((await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', original }))).mailId).toBe('folded-42');
-    const own = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', original, extraHeaders: ['X-Genro-Mail-ID:  on-receipt-1 '] }));
+    const own = await analysePecReceipt(
+      buildReceipt({ type: 'avvenuta-consegna', original, extraHeaders: ['X-Genro-Mail-ID:  on-receipt-1 '] }),
+    );
     expect(own.mailId).toBe('on-receipt-1');
   });
 
@@ -231,7 +310,9 @@ describe('X-Genro-Mail-ID', () => {
   });
 
   it('makes a subject-only receipt credible when it is the only PEC reference', async () => {
-    const findings = await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, omitDaticert: true, omitReference: true }));
+    const findings = await analysePecReceipt(
+      buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, omitDaticert: true, omitReference: true }),
+    );
     expect([findings.type, findings.recognisedBy, findings.mailId, findings.referencedMessageId]).toEqual([
       'avvenuta-consegna',
       'subject',
@@ -257,23 +338,31 @@ La merce arriva domani mattina.
 
   it('is a transport envelope (posta certificata): mail received, though it names a Message-ID', async () => {
     expect(await analysePecReceipt(buildEnvelope())).toEqual(NOT_A_RECEIPT);
-    expect(await analysePecReceipt(buildEnvelope({ subject: 'CONSEGNA: merce', mailId: 'genro-x' }))).toEqual(NOT_A_RECEIPT);
+    expect(await analysePecReceipt(buildEnvelope({ subject: 'CONSEGNA: merce', mailId: 'genro-x' }))).toEqual(
+      NOT_A_RECEIPT,
+    );
   });
 
   it("is what daticert calls posta-certificata, even under a receipt's subject and without X-Trasporto", async () => {
     const envelope = daticertXml({ ...fieldsOf({}), tipo: 'posta-certificata' });
-    expect(await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, daticert: envelope }))).toEqual(NOT_A_RECEIPT);
+    expect(
+      await analysePecReceipt(buildReceipt({ type: 'avvenuta-consegna', omitReceiptHeader: true, daticert: envelope })),
+    ).toEqual(NOT_A_RECEIPT);
   });
 
   it('is an anomaly (ANOMALIA MESSAGGIO), with or without a daticert', async () => {
     expect(await analysePecReceipt(buildEnvelope({ transport: 'errore' }))).toEqual(NOT_A_RECEIPT);
-    expect(await analysePecReceipt(buildEnvelope({ transport: 'errore', daticertType: 'posta-certificata' }))).toEqual(NOT_A_RECEIPT);
+    expect(await analysePecReceipt(buildEnvelope({ transport: 'errore', daticertType: 'posta-certificata' }))).toEqual(
+      NOT_A_RECEIPT,
+    );
   });
 
   it('is ordinary mail, and ordinary mail whose subject starts "CONSEGNA:"', async () => {
     expect(await analysePecReceipt(ordinary('Riunione di giovedì'))).toEqual(NOT_A_RECEIPT);
     expect(await analysePecReceipt(ordinary('CONSEGNA: merce in arrivo'))).toEqual(NOT_A_RECEIPT);
-    expect(await analysePecReceipt(ordinary('ACCETTAZIONE: preventivo', 'In-Reply-To: <fattura-2024-001@acme.example>\n'))).toEqual(NOT_A_RECEIPT);
+    expect(
+      await analysePecReceipt(ordinary('ACCETTAZIONE: preventivo', 'In-Reply-To: <fattura-2024-001@acme.example>\n')),
+    ).toEqual(NOT_A_RECEIPT);
   });
 
   it('is "CONSEGNA:" mail forwarding a message without X-Genro-Mail-ID', async () => {
@@ -304,7 +393,10 @@ ${forwarded}
   });
 
   it('is a message an envelope says it carries, whatever its subject (X-Trasporto)', async () => {
-    const raw = ordinary('CONSEGNA: merce', 'X-Trasporto: posta-certificata\nX-Riferimento-Message-ID: <m@cliente.example>\n');
+    const raw = ordinary(
+      'CONSEGNA: merce',
+      'X-Trasporto: posta-certificata\nX-Riferimento-Message-ID: <m@cliente.example>\n',
+    );
     expect(await analysePecReceipt(raw)).toEqual(NOT_A_RECEIPT);
   });
 

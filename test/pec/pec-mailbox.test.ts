@@ -36,7 +36,9 @@ const BOB = 'bob@pec.dest.example';
 /** IDLE brings each receipt (the poll interval is far beyond any wait); the timeout sweep runs every second. */
 const PEC_TOML = `[bounce]\nreconnect_initial_seconds = 0.1\nreconnect_max_seconds = 0.5\n[pec]\npoll_interval_seconds = 3600\nsweep_interval_seconds = 1\n`;
 
-async function startPec(options: { dataDir?: string; again?: boolean; natsUrl?: string; pecToml?: string } = {}): Promise<{ s: ReportScenario; key: string }> {
+async function startPec(
+  options: { dataDir?: string; again?: boolean; natsUrl?: string; pecToml?: string } = {},
+): Promise<{ s: ReportScenario; key: string }> {
   const s = await startReportScenario(cleanups, {
     extraToml: PEC_TOML + (options.pecToml ?? ''),
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
@@ -57,7 +59,9 @@ async function startPec(options: { dataDir?: string; again?: boolean; natsUrl?: 
 }
 
 const pecMailbox = async (s: ReportScenario) =>
-  ((await s.fx.admin('GET', '/bounce/status')).body.mailboxes as Array<Record<string, unknown>>).find((mailbox) => mailbox.mailbox === 'pec:acme/pec');
+  ((await s.fx.admin('GET', '/bounce/status')).body.mailboxes as Array<Record<string, unknown>>).find(
+    (mailbox) => mailbox.mailbox === 'pec:acme/pec',
+  );
 
 /** Sends `id` through the PEC account and answers the Message-ID the sink received it with. */
 async function sendPec(s: ReportScenario, key: string, id: string, to: string[]): Promise<string> {
@@ -74,9 +78,11 @@ async function receive(options: ReceiptOptions): Promise<Buffer> {
   return raw;
 }
 
-const pecItems = (s: ReportScenario, id?: string) => s.client.items('/acme').filter((item) => item.event === 'pec' && (id === undefined || item.id === id));
+const pecItems = (s: ReportScenario, id?: string) =>
+  s.client.items('/acme').filter((item) => item.event === 'pec' && (id === undefined || item.id === id));
 
-const receiptsOf = async (s: ReportScenario, id: string) => (await s.fx.detail('acme', id)).pec_receipts as Array<Record<string, unknown>>;
+const receiptsOf = async (s: ReportScenario, id: string) =>
+  (await s.fx.detail('acme', id)).pec_receipts as Array<Record<string, unknown>>;
 
 describe('PEC receipts from a real Dovecot', () => {
   it('each receipt type updates the right message and recipient, reaches the client and the stream, and downloads byte for byte', async () => {
@@ -104,7 +110,12 @@ describe('PEC receipts from a real Dovecot', () => {
     );
     appended.set(
       'presa-in-carico',
-      await receive({ type: 'presa-in-carico', referencedMessageId: atto, recipient: ANN, issuedAt: { ...at, time: '10:30:05' } }),
+      await receive({
+        type: 'presa-in-carico',
+        referencedMessageId: atto,
+        recipient: ANN,
+        issuedAt: { ...at, time: '10:30:05' },
+      }),
     );
     // The delivery receipt names the gestore's identificativo only, and carries the original with our X-Genro-Mail-ID.
     appended.set(
@@ -120,7 +131,12 @@ describe('PEC receipts from a real Dovecot', () => {
     );
     appended.set(
       'preavviso-errore-consegna',
-      await receive({ type: 'preavviso-errore-consegna', referencedMessageId: atto, recipient: BOB, issuedAt: { ...at, time: '22:30:00' } }),
+      await receive({
+        type: 'preavviso-errore-consegna',
+        referencedMessageId: atto,
+        recipient: BOB,
+        issuedAt: { ...at, time: '22:30:00' },
+      }),
     );
     appended.set(
       'errore-consegna',
@@ -132,8 +148,14 @@ describe('PEC receipts from a real Dovecot', () => {
         issuedAt: { day: '16/01/2024', time: '10:30:00', zone: '+0100' },
       }),
     );
-    appended.set('non-accettazione', await receive({ type: 'non-accettazione', referencedMessageId: refused, error: 'altro' }));
-    appended.set('rilevazione-virus', await receive({ type: 'rilevazione-virus', referencedMessageId: infected, recipient: BOB, error: 'virus' }));
+    appended.set(
+      'non-accettazione',
+      await receive({ type: 'non-accettazione', referencedMessageId: refused, error: 'altro' }),
+    );
+    appended.set(
+      'rilevazione-virus',
+      await receive({ type: 'rilevazione-virus', referencedMessageId: infected, recipient: BOB, error: 'virus' }),
+    );
 
     await s.client.waitFor('an item per receipt', () => pecItems(s).length >= 7, 15_000);
     expect(
@@ -150,7 +172,11 @@ describe('PEC receipts from a real Dovecot', () => {
       'atto-3 rilevazione-virus',
     ]);
     const delivered = pecItems(s, 'atto-1').find((item) => item.pec_event === 'avvenuta-consegna');
-    expect(delivered).toMatchObject({ account_id: 'pec', pec_ts: Date.UTC(2024, 0, 15, 9, 31) / 1000, pec_details: { recipient: ANN, matched_by: 'mail_id' } });
+    expect(delivered).toMatchObject({
+      account_id: 'pec',
+      pec_ts: Date.UTC(2024, 0, 15, 9, 31) / 1000,
+      pec_details: { recipient: ANN, matched_by: 'mail_id' },
+    });
 
     const detail = await s.fx.detail('acme', 'atto-1');
     expect(detail.message).toMatchObject({
@@ -160,14 +186,22 @@ describe('PEC receipts from a real Dovecot', () => {
       pec_error_ts: Date.UTC(2024, 0, 16, 9, 30) / 1000,
     });
     expect(detail.message.pec_error).toContain(`errore-consegna: ${BOB}`);
-    expect((detail.pec_receipts as Array<Record<string, unknown>>).map((receipt) => [receipt.receipt_type, receipt.recipient])).toEqual([
+    expect(
+      (detail.pec_receipts as Array<Record<string, unknown>>).map((receipt) => [
+        receipt.receipt_type,
+        receipt.recipient,
+      ]),
+    ).toEqual([
       ['accettazione', null],
       ['presa-in-carico', null],
       ['avvenuta-consegna', ANN],
       ['preavviso-errore-consegna', BOB],
       ['errore-consegna', BOB],
     ]);
-    expect((await s.fx.detail('acme', 'atto-2')).message).toMatchObject({ pec_rda_ts: null, pec_error: expect.stringContaining('non-accettazione') });
+    expect((await s.fx.detail('acme', 'atto-2')).message).toMatchObject({
+      pec_rda_ts: null,
+      pec_error: expect.stringContaining('non-accettazione'),
+    });
     expect((await s.fx.detail('acme', 'atto-3')).message.pec_error).toContain(`rilevazione-virus: ${BOB}`);
 
     // The evidence: every receipt's bytes, exactly as the mailbox held them.
@@ -179,17 +213,24 @@ describe('PEC receipts from a real Dovecot', () => {
     }>;
     expect(listed).toHaveLength(7);
     for (const receipt of listed) {
-      const response = await fetch(`${s.fx.t.url}/pec-receipts/${receipt.receipt_id}/raw`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await fetch(`${s.fx.t.url}/pec-receipts/${receipt.receipt_id}/raw`, {
+        headers: { authorization: `Bearer ${key}` },
+      });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-type')).toBe('message/rfc822');
-      expect(Buffer.from(await response.arrayBuffer()).equals(appended.get(receipt.receipt_type) as Buffer), receipt.receipt_type).toBe(true);
+      expect(
+        Buffer.from(await response.arrayBuffer()).equals(appended.get(receipt.receipt_type) as Buffer),
+        receipt.receipt_type,
+      ).toBe(true);
       expect(response.headers.get('x-receipt-sha256')).toBe(receipt.sha256);
       expect(receipt.complete).toBe(true);
     }
 
     // Mirrored like every event: on the tenant's subject, with the receipt's details.
     await vi.waitFor(async () => expect((await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0), WAIT);
-    const onStream = (await readStream(nats.url, 'MAILPROXY')).filter((event) => event.body.event_type === 'message.pec');
+    const onStream = (await readStream(nats.url, 'MAILPROXY')).filter(
+      (event) => event.body.event_type === 'message.pec',
+    );
     expect(onStream.map((event) => `${event.body.message_id} ${event.body.data.pec_event}`).sort()).toEqual(
       pecItems(s)
         .map((item) => `${item.id} ${item.pec_event}`)
@@ -202,12 +243,20 @@ describe('PEC receipts from a real Dovecot', () => {
     });
 
     const metrics = (await s.fx.admin('GET', '/metrics')).text;
-    expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="errore-consegna"} 1');
-    expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="rilevazione-virus"} 1');
+    expect(metrics).toContain(
+      'mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="errore-consegna"} 1',
+    );
+    expect(metrics).toContain(
+      'mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="rilevazione-virus"} 1',
+    );
     expect(metrics).toContain('mailproxy_bounce_mailbox_connected{mailbox="pec:acme/pec"} 1');
 
     // Flagged as ours, never marked read: people read this mailbox too.
-    await vi.waitFor(async () => expect((await dovecot.list()).every((stored) => stored.flags.includes('$MailproxyProcessed'))).toBe(true), WAIT);
+    await vi.waitFor(
+      async () =>
+        expect((await dovecot.list()).every((stored) => stored.flags.includes('$MailproxyProcessed'))).toBe(true),
+      WAIT,
+    );
     expect((await dovecot.list()).filter((stored) => stored.flags.includes('\\Seen'))).toEqual([]);
   });
 
@@ -223,21 +272,33 @@ describe('PEC receipts from a real Dovecot', () => {
 
     await vi.waitFor(
       async () =>
-        expect((await dovecot.list()).map((stored) => stored.flags.find((flag) => flag.startsWith('$Mailproxy')))).toEqual([
-          '$MailproxyUnmatched',
-          '$MailproxyNotBounce',
-        ]),
+        expect(
+          (await dovecot.list()).map((stored) => stored.flags.find((flag) => flag.startsWith('$Mailproxy'))),
+        ).toEqual(['$MailproxyUnmatched', '$MailproxyNotBounce']),
       WAIT,
     );
     expect((await dovecot.list()).filter((stored) => stored.flags.includes('\\Seen'))).toEqual([]);
-    const listed = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<Record<string, unknown>>;
-    expect(listed).toMatchObject([{ receipt_type: 'accettazione', message_id: null, matched_by: null, referenced_message_id: '<not-ours@elsewhere.example>' }]);
-    const raw = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed[0]?.receipt_id)}/raw`, { headers: { authorization: `Bearer ${key}` } });
+    const listed = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<
+      Record<string, unknown>
+    >;
+    expect(listed).toMatchObject([
+      {
+        receipt_type: 'accettazione',
+        message_id: null,
+        matched_by: null,
+        referenced_message_id: '<not-ours@elsewhere.example>',
+      },
+    ]);
+    const raw = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed[0]?.receipt_id)}/raw`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(Buffer.from(await raw.arrayBuffer()).equals(stranger)).toBe(true);
     expect((await s.fx.detail('acme', 'atto-1')).message.pec_rda_ts).toBeNull();
 
     const other = await s.addTenant('other', '/other');
-    const asOther = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed[0]?.receipt_id)}/raw`, { headers: { authorization: `Bearer ${other.key}` } });
+    const asOther = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed[0]?.receipt_id)}/raw`, {
+      headers: { authorization: `Bearer ${other.key}` },
+    });
     expect(asOther.status).toBe(404);
     const otherList = await fetch(`${s.fx.t.url}/pec-receipts`, { headers: { authorization: `Bearer ${other.key}` } });
     expect(await otherList.json()).toEqual({ receipts: [], next: null });
@@ -259,7 +320,9 @@ describe('PEC receipts from a real Dovecot', () => {
       complete: boolean;
     }>;
     expect(listed).toMatchObject({ size_bytes: big.length, complete: false });
-    const response = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed?.receipt_id)}/raw`, { headers: { authorization: `Bearer ${key}` } });
+    const response = await fetch(`${s.fx.t.url}/pec-receipts/${String(listed?.receipt_id)}/raw`, {
+      headers: { authorization: `Bearer ${key}` },
+    });
     expect(response.headers.get('x-receipt-complete')).toBe('false');
     expect(Buffer.from(await response.arrayBuffer()).equals(big.subarray(0, 65536))).toBe(true);
   });
@@ -269,24 +332,44 @@ describe('PEC receipts from a real Dovecot', () => {
     cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }));
     const first = await startPec({ dataDir });
     const atto = await sendPec(first.s, first.key, 'atto-1', [ANN, BOB]);
-    const acceptance = await receive({ type: 'accettazione', referencedMessageId: atto, messageId: '<ricevuta-1@pec.gestore.example>' });
-    await receive({ type: 'avvenuta-consegna', referencedMessageId: atto, recipient: ANN, messageId: '<ricevuta-2@pec.gestore.example>' });
+    const acceptance = await receive({
+      type: 'accettazione',
+      referencedMessageId: atto,
+      messageId: '<ricevuta-1@pec.gestore.example>',
+    });
+    await receive({
+      type: 'avvenuta-consegna',
+      referencedMessageId: atto,
+      recipient: ANN,
+      messageId: '<ricevuta-2@pec.gestore.example>',
+    });
     await first.s.client.waitFor('both items', () => pecItems(first.s).length === 2, 15_000);
     await first.s.fx.stop();
 
     // While it is down: the delivery for Bob, and a second copy of the acceptance (the same Message-ID).
-    await receive({ type: 'avvenuta-consegna', referencedMessageId: atto, recipient: BOB, messageId: '<ricevuta-3@pec.gestore.example>' });
+    await receive({
+      type: 'avvenuta-consegna',
+      referencedMessageId: atto,
+      recipient: BOB,
+      messageId: '<ricevuta-3@pec.gestore.example>',
+    });
     await dovecot.append(acceptance);
 
     const second = await startPec({ dataDir, again: true });
     await vi.waitFor(async () => expect(await receiptsOf(second.s, 'atto-1')).toHaveLength(3), WAIT);
-    await vi.waitFor(async () => expect((await dovecot.list()).every((stored) => stored.flags.some((flag) => flag.startsWith('$Mailproxy')))).toBe(true), WAIT);
-    expect((await receiptsOf(second.s, 'atto-1')).map((receipt) => `${receipt.receipt_type} ${receipt.recipient}`)).toEqual([
-      'accettazione null',
-      `avvenuta-consegna ${ANN}`,
-      `avvenuta-consegna ${BOB}`,
-    ]);
-    const timeline = ((await second.s.fx.detail('acme', 'atto-1')).events as Array<{ event_type: string }>).filter((event) => event.event_type === 'pec');
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await dovecot.list()).every((stored) => stored.flags.some((flag) => flag.startsWith('$Mailproxy'))),
+        ).toBe(true),
+      WAIT,
+    );
+    expect(
+      (await receiptsOf(second.s, 'atto-1')).map((receipt) => `${receipt.receipt_type} ${receipt.recipient}`),
+    ).toEqual(['accettazione null', `avvenuta-consegna ${ANN}`, `avvenuta-consegna ${BOB}`]);
+    const timeline = ((await second.s.fx.detail('acme', 'atto-1')).events as Array<{ event_type: string }>).filter(
+      (event) => event.event_type === 'pec',
+    );
     expect(timeline).toHaveLength(3);
     await second.s.client.waitFor('the new item', () => pecItems(second.s).length >= 1, 15_000);
     expect(pecItems(second.s).map((item) => (item.pec_details as Record<string, unknown>).recipient)).toEqual([BOB]);
@@ -312,13 +395,20 @@ describe('PEC receipts from a real Dovecot', () => {
     expect(timedOut.pec_error_ts).toBeLessThanOrEqual(Math.floor(s.fx.clock.now() / 1000));
     const metrics = (await s.fx.admin('GET', '/metrics')).text;
     expect(metrics).toContain('mailproxy_pec_awaiting_acceptance 0');
-    expect(metrics).toContain('mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="acceptance_timeout"} 2');
+    expect(metrics).toContain(
+      'mailproxy_pec_events_total{tenant_id="acme",account_id="pec",pec_event="acceptance_timeout"} 2',
+    );
     // Mail of an ordinary account waits for no receipt.
     expect((await s.fx.detail('acme', 'plain-1')).message.pec_error).toBeNull();
 
     await receive({ type: 'accettazione', referencedMessageId: late });
     await vi.waitFor(
-      async () => expect((await s.fx.detail('acme', 'atto-1')).message).toMatchObject({ pec_error: null, pec_error_ts: null, pec_rda_ts: expect.any(Number) }),
+      async () =>
+        expect((await s.fx.detail('acme', 'atto-1')).message).toMatchObject({
+          pec_error: null,
+          pec_error_ts: null,
+          pec_rda_ts: expect.any(Number),
+        }),
       WAIT,
     );
     expect((await s.fx.detail('acme', 'atto-2')).message.pec_error).toContain('acceptance_timeout');
@@ -328,7 +418,9 @@ describe('PEC receipts from a real Dovecot', () => {
     const s = await startReportScenario(cleanups, { extraToml: '[pec]\npoll_interval_seconds = 3600\n' });
     const { key } = await s.addTenant('acme', '/acme');
     const mailboxes = async () =>
-      ((await s.fx.admin('GET', '/bounce/status')).body.mailboxes as Array<{ mailbox: string; state: string }>).map((m) => `${m.mailbox} ${m.state}`);
+      ((await s.fx.admin('GET', '/bounce/status')).body.mailboxes as Array<{ mailbox: string; state: string }>).map(
+        (m) => `${m.mailbox} ${m.state}`,
+      );
     expect(await mailboxes()).toEqual([]);
 
     const pecAccount = pecAccountFields(dovecot);

@@ -6,7 +6,15 @@
  * The signature is dummy bytes: nothing here verifies it. CRLF line endings.
  */
 import type { PecAddressee, PecReceiptType } from '../../src/core/pec/pec.js';
-import { daticertXml, defaultError, receiptText, subjectPrefix, type DaticertFields, type DaticertType, type PecDate } from './receipt-parts.js';
+import {
+  daticertXml,
+  defaultError,
+  receiptText,
+  subjectPrefix,
+  type DaticertFields,
+  type DaticertType,
+  type PecDate,
+} from './receipt-parts.js';
 
 export type { PecDate } from './receipt-parts.js';
 
@@ -47,7 +55,12 @@ export const GESTORE_DOMAIN = 'pec.gestore.example';
 export const ACCOUNT = 'fatture@pec.acme.example';
 const DEFAULT_DATE: PecDate = { day: '15/01/2024', time: '10:30:00', zone: '+0100' };
 /** A delivery-type receipt is about one recipient (<consegna>); accettazione and the rest name them all. */
-const ABOUT_ONE_RECIPIENT: ReadonlySet<PecReceiptType> = new Set(['avvenuta-consegna', 'errore-consegna', 'preavviso-errore-consegna', 'rilevazione-virus']);
+const ABOUT_ONE_RECIPIENT: ReadonlySet<PecReceiptType> = new Set([
+  'avvenuta-consegna',
+  'errore-consegna',
+  'preavviso-errore-consegna',
+  'rilevazione-virus',
+]);
 const DEFAULT_DETAIL: Partial<Record<PecReceiptType, string>> = {
   'non-accettazione': 'Messaggio non conforme: mittente non autorizzato',
   'errore-consegna': '5.1.1 - Utente sconosciuto',
@@ -63,11 +76,19 @@ const base64Lines = (bytes: Buffer): string => bytes.toString('base64').replace(
 /** Quoted-printable for short lines: every non-ASCII byte and `=` encoded (RFC 2045 §6.7). */
 const quotedPrintable = (text: string): string =>
   [...Buffer.from(text, 'utf8')]
-    .map((byte) => (byte > 126 || byte === 61 ? `=${byte.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(byte)))
+    .map((byte) =>
+      byte > 126 || byte === 61 ? `=${byte.toString(16).toUpperCase().padStart(2, '0')}` : String.fromCharCode(byte),
+    )
     .join('');
 
 /** The message we sent, as the gestore attaches it in a completa receipt or an envelope. */
-export function buildOriginal(options: { messageId: string; mailId: string | null; subject: string; from: string; to: string[] }): Buffer {
+export function buildOriginal(options: {
+  messageId: string;
+  mailId: string | null;
+  subject: string;
+  from: string;
+  to: string[];
+}): Buffer {
   return Buffer.from(
     crlf(
       [
@@ -231,7 +252,8 @@ export function buildEnvelope(options: EnvelopeOptions = {}): Buffer {
   const subject = options.subject ?? 'Ordine n. 77';
   const messageId = options.messageId ?? '<ordine-77@fornitore.example>';
   const identificativo = `opec21.20240116091500.11111.202.1.9@${GESTORE_DOMAIN}`;
-  const daticertType = options.daticertType === undefined ? (transport === 'errore' ? null : 'posta-certificata') : options.daticertType;
+  const daticertType =
+    options.daticertType === undefined ? (transport === 'errore' ? null : 'posta-certificata') : options.daticertType;
   const issuedAt: PecDate = { day: '16/01/2024', time: '09:15:00', zone: '+0100' };
   const original = buildOriginal({ messageId, mailId: options.mailId ?? null, subject, from: sender, to: [ACCOUNT] });
   const fields: DaticertFields = {

@@ -31,12 +31,18 @@ export interface DaticertFields {
 }
 
 export const xmlEscape = (text: string): string =>
-  text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&apos;');
+  text
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;')
+    .replace(/'/g, '&apos;');
 
 /** The order of elements is the DTD's (postacert.dtd): intestazione, then dati. */
 export function daticertXml(fields: DaticertFields): string {
   const addressees = fields.addressees.map(
-    (addressee) => `    <destinatari tipo="${addressee.certified ? 'certificato' : 'esterno'}">${xmlEscape(addressee.address)}</destinatari>`,
+    (addressee) =>
+      `    <destinatari tipo="${addressee.certified ? 'certificato' : 'esterno'}">${xmlEscape(addressee.address)}</destinatari>`,
   );
   const optional = [
     fields.receiptKind === null ? null : `    <ricevuta tipo="${xmlEscape(fields.receiptKind)}" />`,
@@ -121,7 +127,8 @@ const OUTCOMES: Record<PecReceiptType, string> = {
   'presa-in-carico': 'è stato preso in carico dal gestore del destinatario.',
   'avvenuta-consegna': 'è stato consegnato nella casella di destinazione.',
   'errore-consegna': 'non è stato consegnato nella casella di destinazione per il seguente errore:',
-  'preavviso-errore-consegna': "non risulta ancora consegnato nella casella di destinazione entro le 12 ore dall'invio.",
+  'preavviso-errore-consegna':
+    "non risulta ancora consegnato nella casella di destinazione entro le 12 ore dall'invio.",
   'rilevazione-virus': 'contiene un virus informatico e non è stato consegnato.',
 };
 

@@ -14,7 +14,12 @@ describe('the PEC parser worker', () => {
   it("answers a receipt's findings and an envelope's none from its own thread", async () => {
     assertBuiltFromCurrentSources();
     const script = workerScript(new URL('../../src/pec/pec-parser.thread.js', import.meta.url));
-    const pool = createWorkerPool<Uint8Array, PecReceiptFindings>({ script, size: 1, name: 'pec-parser', log: createLogger({ level: 'silent' }) });
+    const pool = createWorkerPool<Uint8Array, PecReceiptFindings>({
+      script,
+      size: 1,
+      name: 'pec-parser',
+      log: createLogger({ level: 'silent' }),
+    });
     try {
       const receipt = await pool.run(buildReceipt({ type: 'avvenuta-consegna', mailId: 'genro-9' }));
       expect(receipt).toMatchObject({

@@ -52,7 +52,8 @@ service anvil {
 export function prepareDir(users) {
   for (const { user, password } of users) {
     // passwd-file fields are colon-separated lines.
-    if (/[:\s]/.test(user) || /[:\r\n]/.test(password) || user === '') throw new Error(`unusable Dovecot user ${JSON.stringify(user)}`);
+    if (/[:\s]/.test(user) || /[:\r\n]/.test(password) || user === '')
+      throw new Error(`unusable Dovecot user ${JSON.stringify(user)}`);
   }
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-dovecot-'));
   chmodSync(dir, 0o755); // Dovecot's unprivileged processes walk into it

@@ -60,7 +60,13 @@ describe('Dovecot peer', () => {
   });
 
   it('advertises IDLE, MOVE, UIDPLUS and CONDSTORE after login', async () => {
-    const client = new ImapFlow({ host: peer.host, port: peer.port, secure: false, auth: { user: peer.user, pass: peer.password }, logger: false });
+    const client = new ImapFlow({
+      host: peer.host,
+      port: peer.port,
+      secure: false,
+      auth: { user: peer.user, pass: peer.password },
+      logger: false,
+    });
     await client.connect();
     try {
       expect([...client.capabilities.keys()]).toEqual(expect.arrayContaining(['IDLE', 'MOVE', 'UIDPLUS', 'CONDSTORE']));
@@ -97,12 +103,18 @@ describe('Dovecot peer', () => {
   });
 
   it('runs several peers at once, each with its own port, users and mail', async () => {
-    const [a, b] = await Promise.all([startDovecot({ users: [{ user: 'a', password: 'pa' }] }), startDovecot({ users: [{ user: 'b', password: 'pb' }] })]);
+    const [a, b] = await Promise.all([
+      startDovecot({ users: [{ user: 'a', password: 'pa' }] }),
+      startDovecot({ users: [{ user: 'b', password: 'pb' }] }),
+    ]);
     try {
       expect(new Set([a.port, b.port, peer.port]).size).toBe(3);
       await Promise.all([a.append(message(10)), b.append(message(20)), b.append(message(21), 'INBOX')]);
       expect((await a.list()).map((m) => m.messageId)).toEqual(['<bounce-10@example.test>']);
-      expect((await b.list()).map((m) => m.messageId).sort()).toEqual(['<bounce-20@example.test>', '<bounce-21@example.test>']);
+      expect((await b.list()).map((m) => m.messageId).sort()).toEqual([
+        '<bounce-20@example.test>',
+        '<bounce-21@example.test>',
+      ]);
     } finally {
       await Promise.all([a.destroy(), b.destroy()]);
     }

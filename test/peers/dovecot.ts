@@ -121,7 +121,10 @@ interface Launched {
 /** Starts the master in the foreground (-F) so that the child is the master pid we stop. */
 function launch(dir: string): Launched {
   // Its own process group (detached): stop() ends the group, children that outlive the master included.
-  const child = spawn(BINARY, ['-F', '-c', join(dir, 'dovecot.conf')], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+  const child = spawn(BINARY, ['-F', '-c', join(dir, 'dovecot.conf')], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    detached: true,
+  });
   const ended = new Promise<string>((resolve) => {
     child.once('exit', (code, signal) => resolve(`dovecot exited (${code ?? signal})`));
     child.once('error', (error) => resolve(`dovecot could not run: ${error.message}`));
@@ -144,7 +147,9 @@ async function waitForGreeting(dir: string, launched: Launched, port: number, gr
     if (probe.startsWith('* OK') && probe.endsWith(greeting)) return;
     if (Date.now() > deadline) {
       killGroup(launched.child);
-      throw new Error(`dovecot gave no greeting on port ${port} within ${START_DEADLINE_MS} ms:\n${logTail(dir, launched)}`);
+      throw new Error(
+        `dovecot gave no greeting on port ${port} within ${START_DEADLINE_MS} ms:\n${logTail(dir, launched)}`,
+      );
     }
     await Promise.race([pause(delayMs), died]);
   }
@@ -184,7 +189,8 @@ export function bounceToml(dovecot: Pick<DovecotPeer, 'port' | 'user' | 'passwor
 }
 
 export async function startDovecot(options: { users?: DovecotUser[] } = {}): Promise<DovecotPeer> {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: run bash scripts/test-setup.sh (apt-get install -y dovecot-imapd)`);
+  if (!existsSync(BINARY))
+    throw new Error(`${BINARY} is missing: run bash scripts/test-setup.sh (apt-get install -y dovecot-imapd)`);
   const users = options.users ?? [{ user: 'bounces', password: 'secret' }];
   const first = users[0];
   if (first === undefined) throw new Error('startDovecot needs at least one user');
@@ -265,8 +271,19 @@ export async function startDovecot(options: { users?: DovecotUser[] } = {}): Pro
 }
 
 /** One short IMAP session for a helper: connect, work, log out. */
-async function withClient<T>(port: number, { user, password }: DovecotUser, work: (client: ImapFlow) => Promise<T>): Promise<T> {
-  const client = new ImapFlow({ host: HOST, port, secure: false, auth: { user, pass: password }, logger: false, disableAutoIdle: true });
+async function withClient<T>(
+  port: number,
+  { user, password }: DovecotUser,
+  work: (client: ImapFlow) => Promise<T>,
+): Promise<T> {
+  const client = new ImapFlow({
+    host: HOST,
+    port,
+    secure: false,
+    auth: { user, pass: password },
+    logger: false,
+    disableAutoIdle: true,
+  });
   client.on('error', () => {}); // a dropped socket also rejects the pending command; no unhandled 'error'
   try {
     await client.connect();

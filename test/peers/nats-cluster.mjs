@@ -31,7 +31,9 @@ async function freePort() {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
       const address = server.address();
-      server.close(() => (typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port'))));
+      server.close(() =>
+        typeof address === 'object' && address !== null ? resolve(address.port) : reject(new Error('no port')),
+      );
     });
   });
 }
@@ -106,7 +108,10 @@ function streamsCurrent(up, views) {
       (account.stream_detail ?? []).every(({ cluster }) => {
         if (cluster === undefined || (cluster.replicas ?? []).length === 0) return true;
         if (!names.has(cluster.leader ?? '')) return false;
-        return cluster.leader !== up[index].name || cluster.replicas.every((replica) => replica.current && replica.offline !== true);
+        return (
+          cluster.leader !== up[index].name ||
+          cluster.replicas.every((replica) => replica.current && replica.offline !== true)
+        );
       }),
     ),
   );
@@ -132,7 +137,9 @@ export async function startNatsCluster(size = 3) {
       const leader = leaders.size === 1 ? [...leaders][0] : '';
       // Only the leader lists the other members (and whether they are current).
       const leaderView = views[up.findIndex((server) => server.name === leader)];
-      const current = (leaderView?.meta_cluster?.replicas ?? []).filter((member) => member.current && member.offline !== true).length + 1;
+      const current =
+        (leaderView?.meta_cluster?.replicas ?? []).filter((member) => member.current && member.offline !== true)
+          .length + 1;
       if (leaderView !== undefined && leaderView !== null && current >= up.length && streamsCurrent(up, views)) {
         // The meta leader answers JetStream API requests: one round trip proves it.
         const nc = await connect({ servers: up.map((server) => server.url) });
@@ -145,7 +152,8 @@ export async function startNatsCluster(size = 3) {
           await nc.close();
         }
       }
-      if (Date.now() > deadline) throw new Error(`the NATS cluster has no JetStream meta leader after ${START_TIMEOUT_MS} ms`);
+      if (Date.now() > deadline)
+        throw new Error(`the NATS cluster has no JetStream meta leader after ${START_TIMEOUT_MS} ms`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   };

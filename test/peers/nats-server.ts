@@ -27,13 +27,18 @@ const BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : '
 function parsedPorts(text: string): { nats: string[]; monitoring?: string[] } | null {
   try {
     const ports = JSON.parse(text) as { nats?: string[]; monitoring?: string[] };
-    return Array.isArray(ports.nats) && ports.nats.length > 0 ? (ports as { nats: string[]; monitoring?: string[] }) : null;
+    return Array.isArray(ports.nats) && ports.nats.length > 0
+      ? (ports as { nats: string[]; monitoring?: string[] })
+      : null;
   } catch {
     return null;
   }
 }
 
-async function waitForPortsFile(dir: string, child: ChildProcess): Promise<{ port: number; monitorUrl: string | null }> {
+async function waitForPortsFile(
+  dir: string,
+  child: ChildProcess,
+): Promise<{ port: number; monitorUrl: string | null }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
@@ -41,7 +46,10 @@ async function waitForPortsFile(dir: string, child: ChildProcess): Promise<{ por
     // nats-server writes the file in place: seen half-written (empty) by a CI run, it is read again.
     const ports = file === undefined ? null : parsedPorts(readFileSync(join(dir, file), 'utf8'));
     if (ports !== null)
-      return { port: Number(new URL((ports.nats[0] as string).replace('nats://', 'http://')).port), monitorUrl: ports.monitoring?.[0] ?? null };
+      return {
+        port: Number(new URL((ports.nats[0] as string).replace('nats://', 'http://')).port),
+        monitorUrl: ports.monitoring?.[0] ?? null,
+      };
     if (Date.now() > deadline) throw new Error('nats-server did not write its ports file');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -117,7 +125,9 @@ export async function readStream(url: string, stream: string): Promise<StoredEve
     const events: StoredEvent[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 200) {
       const last = Math.min(info.state.last_seq, seq + 199);
-      const chunk = await Promise.all(Array.from({ length: last - seq + 1 }, (_, index) => jsm.streams.getMessage(stream, { seq: seq + index })));
+      const chunk = await Promise.all(
+        Array.from({ length: last - seq + 1 }, (_, index) => jsm.streams.getMessage(stream, { seq: seq + index })),
+      );
       for (const message of chunk) {
         events.push({
           seq: message.seq,

@@ -54,7 +54,13 @@ export async function startReportClient(options: { port?: number } = {}): Promis
       } catch {
         items = [];
       }
-      const report: ReceivedReport = { path: request.url ?? '/', headers: request.headers, raw, items, receivedAt: Date.now() };
+      const report: ReceivedReport = {
+        path: request.url ?? '/',
+        headers: request.headers,
+        raw,
+        items,
+        receivedAt: Date.now(),
+      };
       client.reports.push(report);
       const script = [...scripts].reverse().find((entry) => report.path.startsWith(entry.prefix))?.script;
       const answer = script === undefined ? OK : script(report);
@@ -63,7 +69,9 @@ export async function startReportClient(options: { port?: number } = {}): Promis
         response.on('close', () => held.delete(response));
       } else {
         response.writeHead(answer.status, { 'content-type': 'application/json' });
-        response.end(answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body));
+        response.end(
+          answer.body === undefined ? '' : typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body),
+        );
       }
       events.emit('change');
     });
@@ -81,7 +89,8 @@ export async function startReportClient(options: { port?: number } = {}): Promis
     answer(script, prefix = '') {
       scripts.push({ prefix, script });
     },
-    items: (prefix = '') => client.reports.filter((report) => report.path.startsWith(prefix)).flatMap((report) => report.items),
+    items: (prefix = '') =>
+      client.reports.filter((report) => report.path.startsWith(prefix)).flatMap((report) => report.items),
     waitFor(what, done, timeoutMs = 5000) {
       if (done(client)) return Promise.resolve();
       return new Promise((resolve, reject) => {

@@ -10,7 +10,11 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-export async function selfSigned(dir: string, name: string, cn: string): Promise<{ key: Buffer; cert: Buffer; keyFile: string; certFile: string }> {
+export async function selfSigned(
+  dir: string,
+  name: string,
+  cn: string,
+): Promise<{ key: Buffer; cert: Buffer; keyFile: string; certFile: string }> {
   const [keyFile, certFile] = [join(dir, `${name}.key`), join(dir, `${name}.pem`)];
   await run('openssl', [
     'req',

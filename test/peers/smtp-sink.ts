@@ -119,12 +119,16 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
     messages: [],
     connections: () => sockets.size,
     maxConcurrentSeen: 0,
-    waitForMessages: (n, timeoutMs = 5000) => waitFor(() => sink.messages.length >= n, events, timeoutMs, `${n} messages`),
+    waitForMessages: (n, timeoutMs = 5000) =>
+      waitFor(() => sink.messages.length >= n, events, timeoutMs, `${n} messages`),
     unanswered: [],
     answering: 0,
-    waitForAnswering: (n, timeoutMs = 5000) => waitFor(() => sink.answering >= n, events, timeoutMs, `${n} messages being answered`),
-    waitForUnanswered: (n, timeoutMs = 5000) => waitFor(() => sink.unanswered.length >= n, events, timeoutMs, `${n} unanswered messages`),
-    waitForConnections: (n, timeoutMs = 5000) => waitFor(() => sockets.size === n, events, timeoutMs, `${n} open connections`),
+    waitForAnswering: (n, timeoutMs = 5000) =>
+      waitFor(() => sink.answering >= n, events, timeoutMs, `${n} messages being answered`),
+    waitForUnanswered: (n, timeoutMs = 5000) =>
+      waitFor(() => sink.unanswered.length >= n, events, timeoutMs, `${n} unanswered messages`),
+    waitForConnections: (n, timeoutMs = 5000) =>
+      waitFor(() => sockets.size === n, events, timeoutMs, `${n} open connections`),
     stop: () => stopServer(server),
   };
 
@@ -146,7 +150,12 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
           const reply = options.hangAfterData ? null : (options.onData?.(raw, envelope) ?? null);
           if (reply) return callback(replyError(reply));
           const accept = (): void => {
-            (options.hangAfterData ? sink.unanswered : sink.messages).push({ ...envelope, raw, receivedAt: Date.now(), secure: session.secure });
+            (options.hangAfterData ? sink.unanswered : sink.messages).push({
+              ...envelope,
+              raw,
+              receivedAt: Date.now(),
+              secure: session.secure,
+            });
             events.emit('change');
             if (!options.hangAfterData) callback(null, options.acceptText?.(raw, envelope));
           };
@@ -180,7 +189,9 @@ export async function startSmtpSink(options: SmtpSinkOptions = {}): Promise<Smtp
   await Promise.race([
     once(server.server, 'listening'),
     once(server.server, 'error').then(([error]) => {
-      throw new Error(`smtp sink: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}`);
+      throw new Error(
+        `smtp sink: cannot listen on ${options.host ?? '127.0.0.1'}:${options.port ?? 0}: ${(error as Error).message}`,
+      );
     }),
   ]);
   sink.port = (server.server.address() as AddressInfo).port;

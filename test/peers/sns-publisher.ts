@@ -19,7 +19,11 @@ export interface SnsPublisher {
   /** `webhooks.sns_certificate_host` matching the peer. */
   hostPattern: string;
   /** A signed Notification whose Message is `message` (JSON-encoded when not a string). */
-  notification(topicArn: string, message: unknown, options?: { id?: string; version?: '1' | '2'; timestamp?: string }): Record<string, string>;
+  notification(
+    topicArn: string,
+    message: unknown,
+    options?: { id?: string; version?: '1' | '2'; timestamp?: string },
+  ): Record<string, string>;
   /** A signed SubscriptionConfirmation; its SubscribeURL is counted in `confirmations` when visited (`broken`: it answers 500). */
   confirmation(topicArn: string, broken?: boolean): Record<string, string>;
   /** SubscribeURL visits, by token. */
@@ -59,8 +63,18 @@ export async function startSnsPublisher(): Promise<SnsPublisher> {
   const base = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   const signed = (fields: Record<string, string>, version: '1' | '2', timestamp: string): Record<string, string> => {
-    const message = { Timestamp: timestamp, SignatureVersion: version, SigningCertURL: `${base}/SimpleNotificationService-test.pem`, ...fields };
-    return { ...message, Signature: sign(version === '1' ? 'sha1' : 'sha256', Buffer.from(stringToSign(message)), signing.key).toString('base64') };
+    const message = {
+      Timestamp: timestamp,
+      SignatureVersion: version,
+      SigningCertURL: `${base}/SimpleNotificationService-test.pem`,
+      ...fields,
+    };
+    return {
+      ...message,
+      Signature: sign(version === '1' ? 'sha1' : 'sha256', Buffer.from(stringToSign(message)), signing.key).toString(
+        'base64',
+      ),
+    };
   };
 
   return {

@@ -28,14 +28,20 @@ describe('ten tenants, one endpoint hanging', () => {
     return found.receivedAt;
   };
   const reportedAt = (tenant: string, id: string): number | undefined =>
-    s.client.reports.find((report) => report.path.startsWith(`/${tenant}/`) && report.items.some((item) => item.id === id))?.receivedAt;
+    s.client.reports.find(
+      (report) => report.path.startsWith(`/${tenant}/`) && report.items.some((item) => item.id === id),
+    )?.receivedAt;
 
   for (const wave of [1, 2, 3]) {
     it(`wave ${wave}: the other nine receive each report within a second of the delivery`, async () => {
       const ids = TENANTS.map((tenant) => `${tenant}-w${wave}`);
-      await Promise.all(TENANTS.map((tenant, index) => s.fx.post(keys.get(tenant) as string, [message(ids[index] as string)])));
+      await Promise.all(
+        TENANTS.map((tenant, index) => s.fx.post(keys.get(tenant) as string, [message(ids[index] as string)])),
+      );
       const healthy = TENANTS.filter((tenant) => tenant !== HANGING);
-      await s.client.waitFor(`wave ${wave} reported to nine tenants`, () => healthy.every((tenant) => reportedAt(tenant, `${tenant}-w${wave}`) !== undefined));
+      await s.client.waitFor(`wave ${wave} reported to nine tenants`, () =>
+        healthy.every((tenant) => reportedAt(tenant, `${tenant}-w${wave}`) !== undefined),
+      );
       for (const tenant of healthy) {
         const id = `${tenant}-w${wave}`;
         expect((reportedAt(tenant, id) as number) - deliveredAt(id), `${id}: delivered to reported`).toBeLessThan(1000);
@@ -47,16 +53,27 @@ describe('ten tenants, one endpoint hanging', () => {
   it('sync-status shows the hanging tenant in flight with its backlog, the others caught up', async () => {
     const all = await s.fx.admin('GET', '/tenants/sync-status');
     expect(all.status).toBe(200);
-    const byId = new Map<string, Record<string, any>>(all.body.tenants.map((status: Record<string, any>) => [status.tenant_id, status]));
+    const byId = new Map<string, Record<string, any>>(
+      all.body.tenants.map((status: Record<string, any>) => [status.tenant_id, status]),
+    );
     expect([...byId.keys()].sort()).toEqual([...TENANTS].sort());
     const hanging = byId.get(HANGING);
     // The first round went out before the wave-1 delivery; everything since waits behind it.
-    expect(hanging).toMatchObject({ in_flight: true, client_sync_url: `${s.client.base}/${HANGING}/mail-proxy/sync`, last_success_ts: null });
+    expect(hanging).toMatchObject({
+      in_flight: true,
+      client_sync_url: `${s.client.base}/${HANGING}/mail-proxy/sync`,
+      last_success_ts: null,
+    });
     expect(hanging?.backlog).toBeGreaterThanOrEqual(3);
     expect(hanging?.oldest_unreported_age_seconds).toBeGreaterThanOrEqual(0);
     expect(typeof hanging?.oldest_unreported_ts).toBe('number');
     for (const tenant of TENANTS.filter((id) => id !== HANGING)) {
-      expect(byId.get(tenant)).toMatchObject({ backlog: 0, oldest_unreported_ts: null, consecutive_failures: 0, last_error: null });
+      expect(byId.get(tenant)).toMatchObject({
+        backlog: 0,
+        oldest_unreported_ts: null,
+        consecutive_failures: 0,
+        last_error: null,
+      });
       expect(typeof byId.get(tenant)?.last_success_ts).toBe('number');
       expect(byId.get(tenant)?.next_due_ts).toBeGreaterThan(Math.floor(Date.now() / 1000));
     }
@@ -65,7 +82,9 @@ describe('ten tenants, one endpoint hanging', () => {
   it("/metrics shows each tenant's report backlog, for the admin token only", async () => {
     const metrics = await s.fx.admin('GET', '/metrics');
     const backlog = (tenant: string): number =>
-      Number(new RegExp(`^mailproxy_report_backlog\\{tenant_id="${tenant}"\\} (\\d+)$`, 'm').exec(metrics.text)?.[1] ?? NaN);
+      Number(
+        new RegExp(`^mailproxy_report_backlog\\{tenant_id="${tenant}"\\} (\\d+)$`, 'm').exec(metrics.text)?.[1] ?? NaN,
+      );
     expect(backlog(HANGING)).toBeGreaterThanOrEqual(3);
     expect(backlog('t1')).toBe(0);
     expect(metrics.text).toMatch(/^mailproxy_mirror_enabled 0$/m);

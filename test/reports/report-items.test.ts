@@ -30,7 +30,9 @@ describe('delivery report items: fields, authentication and signature', () => {
       },
     });
     bearer = await s.addTenant('bearer-co', '/bearer', { client_auth: { method: 'bearer', token: 'tok-123' } });
-    basic = await s.addTenant('basic-co', '/basic', { client_auth: { method: 'basic', user: 'ann', password: 'p:ss wörd' } });
+    basic = await s.addTenant('basic-co', '/basic', {
+      client_auth: { method: 'basic', user: 'ann', password: 'p:ss wörd' },
+    });
     await s.fx.post(bearer.key, [
       message('ok-1', { batch_code: 'b1' }),
       message('bad-1', { to: 'reject@example.net' }),
@@ -46,7 +48,8 @@ describe('delivery report items: fields, authentication and signature', () => {
 
   const itemOf = (prefix: string, id: string, event: string): Record<string, unknown> => {
     const found = s.client.items(prefix).find((item) => item.id === id && item.event === event);
-    if (found === undefined) throw new Error(`no ${event} item for ${id}; got ${JSON.stringify(s.client.items(prefix))}`);
+    if (found === undefined)
+      throw new Error(`no ${event} item for ${id}; got ${JSON.stringify(s.client.items(prefix))}`);
     return found;
   };
 
@@ -54,7 +57,14 @@ describe('delivery report items: fields, authentication and signature', () => {
     const item = itemOf('/bearer', 'ok-1', 'sent');
     expect(keysOf(item)).toEqual(expectedKeys('sent_ts'));
     const { message: detail } = await s.fx.detail('bearer-co', 'ok-1');
-    expect(item).toMatchObject({ id: 'ok-1', tenant_id: 'bearer-co', account_id: 'main', pk: detail.pk, batch_code: 'b1', sent_ts: detail.sent_ts });
+    expect(item).toMatchObject({
+      id: 'ok-1',
+      tenant_id: 'bearer-co',
+      account_id: 'main',
+      pk: detail.pk,
+      batch_code: 'b1',
+      sent_ts: detail.sent_ts,
+    });
     expect(typeof item.event_id).toBe('string');
     // Epoch seconds, not milliseconds.
     expect(Math.abs((item.sent_ts as number) - nowSeconds())).toBeLessThan(60);
@@ -92,7 +102,9 @@ describe('delivery report items: fields, authentication and signature', () => {
     ).toBe(true);
     await s.client.waitFor('the bounce item', () => s.client.items('/bearer').some((item) => item.event === 'bounced'));
     const item = itemOf('/bearer', 'ok-1', 'bounced');
-    expect(keysOf(item)).toEqual(expectedKeys('bounce_ts', 'bounce_type', 'bounce_code', 'bounce_reason', 'bounce_recipient'));
+    expect(keysOf(item)).toEqual(
+      expectedKeys('bounce_ts', 'bounce_type', 'bounce_code', 'bounce_reason', 'bounce_recipient'),
+    );
     expect(item).toMatchObject({
       bounce_ts: Math.floor(at / 1000),
       bounce_type: 'hard',
@@ -107,7 +119,9 @@ describe('delivery report items: fields, authentication and signature', () => {
     // The retry is due a minute later, and the sink accepts it.
     s.fx.clock.advance(61_000);
     await s.fx.settle();
-    await s.client.waitFor('later-1 sent', () => s.client.items('/bearer').some((item) => item.id === 'later-1' && item.event === 'sent'));
+    await s.client.waitFor('later-1 sent', () =>
+      s.client.items('/bearer').some((item) => item.id === 'later-1' && item.event === 'sent'),
+    );
     const events = s.client
       .items('/bearer')
       .filter((item) => item.id === 'later-1')

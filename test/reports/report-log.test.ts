@@ -22,8 +22,13 @@ describe('GET /tenant/{id}/report-log', () => {
     s.client.answer((report) => (report.items.length > 0 && refused++ === 0 ? { status: 500, body: 'oops' } : OK));
     const { key } = await s.addTenant('acme', '/acme');
     await s.fx.post(key, [message('m-1')]);
-    await s.client.waitFor('the report, twice', (client) => client.reports.filter((r) => r.items.length > 0).length >= 2);
-    await expect.poll(async () => (await s.fx.detail('acme', 'm-1')).message.reported_ts, { timeout: 5000 }).not.toBeNull();
+    await s.client.waitFor(
+      'the report, twice',
+      (client) => client.reports.filter((r) => r.items.length > 0).length >= 2,
+    );
+    await expect
+      .poll(async () => (await s.fx.detail('acme', 'm-1')).message.reported_ts, { timeout: 5000 })
+      .not.toBeNull();
 
     const { status, body } = await api(s.fx.t.url, 'GET', '/tenant/acme/report-log', { token: key });
     expect(status).toBe(200);
@@ -50,7 +55,9 @@ describe('GET /tenant/{id}/report-log', () => {
         items: 1,
       },
     ]);
-    const ids = s.client.reports.filter((report) => report.items.length > 0).map((report) => report.headers['x-mailproxy-report-id']);
+    const ids = s.client.reports
+      .filter((report) => report.items.length > 0)
+      .map((report) => report.headers['x-mailproxy-report-id']);
     expect(
       withItems
         .slice(0, 2)
@@ -76,9 +83,16 @@ describe('GET /tenant/{id}/report-log', () => {
     expect(created.status).toBe(201);
     await s.fx.createAccount('gone', 'main', s.sink, { is_default: true });
     await s.fx.post(created.body.api_key, [message('g-1')]);
-    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/gone/report-log')).body.report_log.length, { timeout: 5000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await s.fx.admin('GET', '/tenant/gone/report-log')).body.report_log.length, { timeout: 5000 })
+      .toBeGreaterThan(0);
     const [last] = (await s.fx.admin('GET', '/tenant/gone/report-log')).body.report_log;
-    expect(last).toMatchObject({ ok: false, http_status: null, error_code: 'connection', error: expect.stringMatching(/ECONNREFUSED/) });
+    expect(last).toMatchObject({
+      ok: false,
+      http_status: null,
+      error_code: 'connection',
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
 
     // The same log from the built CLI.
     const env = { MAILPROXY_URL: s.fx.t.url, MAILPROXY_TOKEN: s.fx.t.adminToken };
@@ -89,7 +103,9 @@ describe('GET /tenant/{id}/report-log', () => {
     expect(run.stdout).toMatch(/\sFAILED\s+-\s+ECONNREFUSED\s+\d+ ms\s+\d+\s+\S+$/m);
     const json = await runCli(['tenants', 'report-log', 'gone', '--json'], { env });
     // The lane keeps retrying meanwhile: every attempt is the same refusal.
-    expect(JSON.parse(json.stdout).report_log.map((attempt: any) => [attempt.http_status, attempt.error_code])).toContainEqual([null, 'connection']);
+    expect(
+      JSON.parse(json.stdout).report_log.map((attempt: any) => [attempt.http_status, attempt.error_code]),
+    ).toContainEqual([null, 'connection']);
     expect((await runCli(['tenants', 'report-log', 'nobody'], { env })).code).not.toBe(0);
   });
 

@@ -18,23 +18,35 @@ describe('reports that are not acknowledged are sent again', () => {
     s.client.answer((report) => (report.items.length > 0 && refused++ === 0 ? { status: 500, body: 'oops' } : OK));
     const { key } = await s.addTenant('acme', '/acme');
     await s.fx.post(key, [message('m-1'), message('m-2')]);
-    await s.client.waitFor('the report, twice', (client) => client.reports.filter((r) => r.items.length > 0).length >= 2);
+    await s.client.waitFor(
+      'the report, twice',
+      (client) => client.reports.filter((r) => r.items.length > 0).length >= 2,
+    );
     const [first, second] = s.client.reports.filter((r) => r.items.length > 0);
     // The refused items come again, first and in their order; m-2's event may join them if it
     // was committed after the refused report was built (the lane sends what is pending, by seq).
     expect(eventIds(second).slice(0, eventIds(first).length)).toEqual(eventIds(first));
     await expect.poll(async () => (await s.fx.detail('acme', 'm-2')).message.reported_ts).not.toBeNull();
     const status = await s.fx.admin('GET', '/tenant/acme/sync-status');
-    expect(status.body.sync_status).toMatchObject({ backlog: 0, consecutive_failures: 0, last_error: expect.stringMatching(/^http_status/) });
+    expect(status.body.sync_status).toMatchObject({
+      backlog: 0,
+      consecutive_failures: 0,
+      last_error: expect.stringMatching(/^http_status/),
+    });
   });
 
   it('a 2xx without "ok": true is not an acknowledgement', async () => {
     const s = await startReportScenario(cleanups);
     let answered = 0;
-    s.client.answer((report) => (report.items.length > 0 && answered++ === 0 ? { status: 200, body: { ok: false } } : OK));
+    s.client.answer((report) =>
+      report.items.length > 0 && answered++ === 0 ? { status: 200, body: { ok: false } } : OK,
+    );
     const { key } = await s.addTenant('acme', '/acme');
     await s.fx.post(key, [message('m-1')]);
-    await s.client.waitFor('the report, twice', (client) => client.reports.filter((r) => r.items.length > 0).length >= 2);
+    await s.client.waitFor(
+      'the report, twice',
+      (client) => client.reports.filter((r) => r.items.length > 0).length >= 2,
+    );
     await expect.poll(async () => (await s.fx.detail('acme', 'm-1')).message.reported_ts).not.toBeNull();
     const [first, second] = s.client.reports.filter((r) => r.items.length > 0);
     expect(eventIds(second)).toEqual(eventIds(first));
@@ -59,7 +71,9 @@ describe('reports that are not acknowledged are sent again', () => {
   });
 
   it('a refused connection is retried with a growing backoff', async () => {
-    const s = await startReportScenario(cleanups, { reports: { retry_initial_seconds: '0.1', retry_max_seconds: '0.8' } });
+    const s = await startReportScenario(cleanups, {
+      reports: { retry_initial_seconds: '0.1', retry_max_seconds: '0.8' },
+    });
     // A port nothing listens on: the peer is stopped before the tenant points at it.
     const closed = `http://127.0.0.1:${new URL(s.client.base).port}`;
     await s.client.stop();
@@ -67,16 +81,21 @@ describe('reports that are not acknowledged are sent again', () => {
     await s.fx.createAccount('acme', 'main', s.sink, { is_default: true });
     await s.fx.post(created.body.api_key, [message('m-1')]);
     await s.sink.waitForMessages(1);
-    const failuresBefore = (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures as number;
+    const failuresBefore = (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status
+      .consecutive_failures as number;
     await expect
-      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures, { timeout: 5000 })
+      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures, {
+        timeout: 5000,
+      })
       .toBeGreaterThanOrEqual(Math.max(3, failuresBefore + 2));
     const status = (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status;
     expect(status.last_error).toMatch(/^connection/);
     expect(status.backlog).toBe(1);
     const lane = s.fx.t.daemon.reports.lanes().get('acme');
     // 0.1 s doubled per failure, up to 0.8 s: the wait after the third is at least 0.4 s.
-    expect((lane?.state.retryAt ?? 0) - (lane?.record.lastAttemptAt ?? 0)).toBe(Math.min(800, 100 * 2 ** ((lane?.state.failures ?? 1) - 1)));
+    expect((lane?.state.retryAt ?? 0) - (lane?.record.lastAttemptAt ?? 0)).toBe(
+      Math.min(800, 100 * 2 ** ((lane?.state.failures ?? 1) - 1)),
+    );
   });
 });
 
@@ -95,9 +114,13 @@ describe('an operator need not wait out a backoff', () => {
     await s.client.waitFor('the refused first contact', (client) => client.reports.length >= 1);
     await s.fx.post(key, [message('m-1')]);
     await s.sink.waitForMessages(1);
-    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.backlog).toBe(1);
+    await expect
+      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.backlog)
+      .toBe(1);
     // Ten minutes of backoff ahead.
-    expect((await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.next_due_ts).toBeGreaterThan(Math.floor(Date.now() / 1000) + 500);
+    expect((await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.next_due_ts).toBeGreaterThan(
+      Math.floor(Date.now() / 1000) + 500,
+    );
 
     healthy = true;
     const kicked = await api(s.fx.t.url, 'POST', '/tenant/acme/sync-now', { token: key });
@@ -111,10 +134,14 @@ describe('an operator need not wait out a backoff', () => {
     const s = await startReportScenario(cleanups, { reports: LONG_BACKOFF });
     const created = await s.fx.admin('POST', '/tenant', { id: 'acme', client_base_url: 'http://127.0.0.1:9/nowhere' });
     await s.fx.createAccount('acme', 'main', s.sink, { is_default: true });
-    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures).toBe(1);
+    await expect
+      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.consecutive_failures)
+      .toBe(1);
     await s.fx.post(created.body.api_key, [message('m-1')]);
     await s.sink.waitForMessages(1);
-    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.backlog).toBe(1);
+    await expect
+      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.backlog)
+      .toBe(1);
 
     expect((await s.fx.admin('PUT', '/tenant/acme', { client_base_url: `${s.client.base}/acme` })).status).toBe(200);
     await s.client.waitFor('the backlog', (client) => client.items().some((item) => item.id === 'm-1'));
@@ -149,7 +176,9 @@ describe('the client steers the rounds', () => {
     s.client.answer(() => ({ status: 200, body: { ok: true, next_sync_after: quietUntil } }));
     const { key } = await s.addTenant('acme', '/acme');
     await s.client.waitFor('the first heartbeat', (client) => client.reports.length >= 1);
-    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.do_not_disturb_until_ts).toBe(quietUntil);
+    await expect
+      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/sync-status')).body.sync_status.do_not_disturb_until_ts)
+      .toBe(quietUntil);
 
     await s.fx.post(key, [message('m-1')]);
     await s.sink.waitForMessages(1);

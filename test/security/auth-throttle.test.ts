@@ -25,20 +25,24 @@ interface Answer {
 /** GET `path` from the client address `from`, with `token` as a bearer token. */
 function getFrom(from: string, url: string, path: string, token: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { localAddress: from, headers: { authorization: `Bearer ${token}` } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        const header = res.headers['retry-after'];
-        let code: string | undefined;
-        try {
-          code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
-        } catch {
-          code = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(header) ? header[0] : header, code });
-      });
-    });
+    const req = request(
+      `${url}${path}`,
+      { localAddress: from, headers: { authorization: `Bearer ${token}` } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          const header = res.headers['retry-after'];
+          let code: string | undefined;
+          try {
+            code = (JSON.parse(text) as { error?: { code?: string } }).error?.code;
+          } catch {
+            code = undefined;
+          }
+          resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(header) ? header[0] : header, code });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -67,7 +67,9 @@ function signedMailgun(fillerBytes: number): StreamedBody {
     message: { headers: {} },
   };
   return {
-    prefix: JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData }).slice(0, -1) + ',"padding":"',
+    prefix:
+      JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData }).slice(0, -1) +
+      ',"padding":"',
     fillerBytes,
     suffix: '"}',
   };
@@ -77,7 +79,9 @@ function signedMailgun(fillerBytes: number): StreamedBody {
 function bodyFor(target: BodyRoute, over: number): StreamedBody {
   if (target.route.includes('/webhooks/')) {
     const fitting = signedMailgun(0);
-    return signedMailgun(target.limit + over - Buffer.byteLength(fitting.prefix ?? '') - Buffer.byteLength(fitting.suffix ?? ''));
+    return signedMailgun(
+      target.limit + over - Buffer.byteLength(fitting.prefix ?? '') - Buffer.byteLength(fitting.suffix ?? ''),
+    );
   }
   if (target.route.includes(' /ui/')) return { prefix: 'token=', fillerBytes: target.limit + over - 6 };
   return { prefix: '{"pad":"', fillerBytes: target.limit + over - 10, suffix: '"}' };
@@ -100,10 +104,12 @@ async function overThenNext(
     const answered = connection.next();
     answered.catch(() => undefined);
     // Written whole whatever the daemon answers meanwhile: the next request can only follow it.
-    const sent = await connection.send([`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...target.headers].join('\r\n'), body, framing).then(
-      () => true,
-      () => false,
-    );
+    const sent = await connection
+      .send([`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...target.headers].join('\r\n'), body, framing)
+      .then(
+        () => true,
+        () => false,
+      );
     const refused = await answered;
     if (!sent) return { refused, next: 'closed' };
     const next = await connection.send('GET /health HTTP/1.1\r\nHost: 127.0.0.1', null).then(
@@ -140,17 +146,23 @@ describe('request body limits on every route that takes a body', () => {
       provider: { name: 'mailgun', signing_key: MAILGUN_KEY },
     });
     expect(mailgun.status, mailgun.text).toBeLessThan(300);
-    const signIn = await fetch(`${target.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: target.adminToken }), redirect: 'manual' });
+    const signIn = await fetch(`${target.url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: target.adminToken }),
+      redirect: 'manual',
+    });
     const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     expect(cookie).toMatch(/^mailproxy_console=/);
 
     const api = ['Authorization: Bearer ' + target.adminToken, 'Content-Type: application/json'];
-    const apiRoutes = ROUTE_CATALOG.filter((doc) => doc.body !== undefined && doc !== WEBHOOK_ROUTES.receive).map((doc): BodyRoute => ({
-      route: `${doc.method.toUpperCase()} ${concrete(doc.path)}`,
-      limit: API_LIMIT,
-      headers: api,
-      codeOf: jsonCode,
-    }));
+    const apiRoutes = ROUTE_CATALOG.filter((doc) => doc.body !== undefined && doc !== WEBHOOK_ROUTES.receive).map(
+      (doc): BodyRoute => ({
+        route: `${doc.method.toUpperCase()} ${concrete(doc.path)}`,
+        limit: API_LIMIT,
+        headers: api,
+        codeOf: jsonCode,
+      }),
+    );
     const webhook: BodyRoute = {
       route: `POST ${concrete(WEBHOOK_ROUTES.receive.path)}`,
       limit: WEBHOOK_LIMIT,
@@ -171,7 +183,13 @@ describe('request body limits on every route that takes a body', () => {
   it('covers the API, the webhooks and the console forms', () => {
     const names = routes.map((route) => route.route);
     expect(names).toEqual(
-      expect.arrayContaining(['POST /add-messages', 'POST /tenant', 'PUT /tenant/main', 'POST /webhooks/mailgun/acme', 'POST /ui/sign-in']),
+      expect.arrayContaining([
+        'POST /add-messages',
+        'POST /tenant',
+        'PUT /tenant/main',
+        'POST /webhooks/mailgun/acme',
+        'POST /ui/sign-in',
+      ]),
     );
     expect(names.filter((name) => name.includes(' /ui/')).length).toBeGreaterThanOrEqual(8);
   });
@@ -188,7 +206,8 @@ describe('request body limits on every route that takes a body', () => {
       for (const framing of FRAMINGS) {
         const { refused, next } = await overThenNext(port, route, bodyFor(route, 1), framing);
         const got = `${refused.status} ${route.codeOf(refused)} then ${next === 'closed' ? 'closed' : next.status}`;
-        if (got !== '413 PAYLOAD_TOO_LARGE then 200') wrong.push(`${route.route} (${framing}, ${route.limit + 1} bytes): ${got}`);
+        if (got !== '413 PAYLOAD_TOO_LARGE then 200')
+          wrong.push(`${route.route} (${framing}, ${route.limit + 1} bytes): ${got}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -196,11 +215,15 @@ describe('request body limits on every route that takes a body', () => {
   });
 
   it(`refuses ${FLOOD / 1024 / 1024} MiB over the limit without the daemon's memory growing by the body`, async () => {
-    const floods = routes.filter((r) => ['POST /add-messages', 'POST /webhooks/mailgun/acme', 'POST /ui/sign-in'].includes(r.route));
+    const floods = routes.filter((r) =>
+      ['POST /add-messages', 'POST /webhooks/mailgun/acme', 'POST /ui/sign-in'].includes(r.route),
+    );
     expect(floods).toHaveLength(3);
     // The first flood the daemon drains grows its heap once (the reads it drops are garbage until
     // the next collection, and the code that drops them is compiled): each request is measured after.
-    await overThenNext(port, floods[0] as BodyRoute, bodyFor(floods[0] as BodyRoute, FLOOD), 'declared').catch(() => null);
+    await overThenNext(port, floods[0] as BodyRoute, bodyFor(floods[0] as BodyRoute, FLOOD), 'declared').catch(
+      () => null,
+    );
     for (const route of floods) {
       for (const framing of FRAMINGS) {
         const before = memory(target.pid, 'VmRSS');
@@ -214,8 +237,12 @@ describe('request body limits on every route that takes a body', () => {
           throw error;
         });
         const growth = memory(target.pid, 'VmHWM') - before;
-        const answered = outcome === null ? 'reset before the answer was read' : `${outcome.refused.status} ${route.codeOf(outcome.refused)}`;
-        const then = outcome === null || outcome.next === 'closed' ? 'connection closed' : `then ${outcome.next.status}`;
+        const answered =
+          outcome === null
+            ? 'reset before the answer was read'
+            : `${outcome.refused.status} ${route.codeOf(outcome.refused)}`;
+        const then =
+          outcome === null || outcome.next === 'closed' ? 'connection closed' : `then ${outcome.next.status}`;
         const measured = `${route.route} ${framing}: ${answered} ${then}, peak RSS +${(growth / 1024 / 1024).toFixed(1)} MiB`;
         console.info(measured);
         if (outcome !== null) {

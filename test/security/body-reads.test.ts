@@ -22,7 +22,11 @@ const DIRECT_READS: readonly RegExp[] = [
 
 /** `file:line: text` of each direct body read in `text`. */
 export function directReads(file: string, text: string): string[] {
-  return text.split('\n').flatMap((line, index) => (DIRECT_READS.some((pattern) => pattern.test(line)) ? [`${file}:${index + 1}: ${line.trim()}`] : []));
+  return text
+    .split('\n')
+    .flatMap((line, index) =>
+      DIRECT_READS.some((pattern) => pattern.test(line)) ? [`${file}:${index + 1}: ${line.trim()}`] : [],
+    );
 }
 
 function sourceFiles(dir: string): string[] {
@@ -37,8 +41,13 @@ describe('request bodies have one reader', () => {
   it('finds no body read outside request-body.ts in src/', () => {
     const files = sourceFiles(join(ROOT, 'src')).map((path) => relative(ROOT, path).split('\\').join('/'));
     expect(files).toContain(THE_READER);
-    const found = files.filter((file) => file !== THE_READER).flatMap((file) => directReads(file, readFileSync(join(ROOT, file), 'utf8')));
-    expect(found, 'read the body with requestBody() (or readForm() in the console), which holds it to the route limit').toEqual([]);
+    const found = files
+      .filter((file) => file !== THE_READER)
+      .flatMap((file) => directReads(file, readFileSync(join(ROOT, file), 'utf8')));
+    expect(
+      found,
+      'read the body with requestBody() (or readForm() in the console), which holds it to the route limit',
+    ).toEqual([]);
   });
 
   it('the scan finds each way of reading a body directly, and lets the limited reader through', () => {
@@ -53,7 +62,12 @@ describe('request bodies have one reader', () => {
       'const incoming = (c.env as { incoming: IncomingMessage }).incoming;',
     ];
     expect(reads.map((line) => directReads('x.ts', line).length)).toEqual(reads.map(() => 1));
-    const allowed = ['const body = await requestBody(c);', 'checkForm(c, await readForm(c));', "const id = c.req.header('x-request-id');", 'c.req.query()'];
+    const allowed = [
+      'const body = await requestBody(c);',
+      'checkForm(c, await readForm(c));',
+      "const id = c.req.header('x-request-id');",
+      'c.req.query()',
+    ];
     expect(allowed.flatMap((line) => directReads('x.ts', line))).toEqual([]);
   });
 });

@@ -12,7 +12,8 @@ vi.mock('node:crypto', async (original) => {
   return { ...actual, timingSafeEqual: vi.fn(actual.timingSafeEqual) };
 });
 
-const { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } = await import('../../src/security/api-keys.js');
+const { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } =
+  await import('../../src/security/api-keys.js');
 const { createAuthenticator } = await import('../../src/core/tenant/authenticator.js');
 const { createFailureThrottle } = await import('../../src/core/tenant/failure-throttle.js');
 
@@ -37,7 +38,14 @@ describe('constant-time token comparison', () => {
   it('compares every presented token, of any length, as a 32-byte digest with timingSafeEqual', () => {
     const { auth, lookups } = setup();
     const safeEqual = vi.mocked(crypto.timingSafeEqual);
-    const tokens = ['x', ADMIN.slice(0, -1), `${ADMIN}x`, ADMIN.replace(/.$/, 'g'), 'a'.repeat(4096), `mpk_${'z'.repeat(43)}`];
+    const tokens = [
+      'x',
+      ADMIN.slice(0, -1),
+      `${ADMIN}x`,
+      ADMIN.replace(/.$/, 'g'),
+      'a'.repeat(4096),
+      `mpk_${'z'.repeat(43)}`,
+    ];
     for (const token of tokens) {
       safeEqual.mockClear();
       expect(() => auth.authenticate(token, 'client')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
@@ -73,17 +81,24 @@ describe('constant-time token comparison', () => {
     expect(auth.authenticateCaller(METRICS, 'client')).toEqual({ kind: 'metrics' });
     safeEqual.mockClear();
     // Without a metrics token nothing is compared to it (not even the digest of '').
-    expect(() => setup('').auth.authenticateCaller(METRICS, 'client')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(() => setup('').auth.authenticateCaller(METRICS, 'client')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHORIZED' }),
+    );
     expect(safeEqual).toHaveBeenCalledTimes(1);
   });
 
   it('SMTP AUTH goes through the same authenticator as HTTP', async () => {
-    const read = async (path: string): Promise<string> => (await import('node:fs')).readFileSync(new URL(path, import.meta.url), 'utf8');
+    const read = async (path: string): Promise<string> =>
+      (await import('node:fs')).readFileSync(new URL(path, import.meta.url), 'utf8');
     // One authenticator factory for both, over the same API keys; SMTP's admits no admin token.
     const wiring = await read('../../src/composition/api.ts');
     expect(wiring).toMatch(/createAuthenticator\(\{ admin, keys: keys\.apiKeys, tenants: store\.tenants,/);
     expect(wiring).toMatch(/smtpAuthenticator: authenticator\(\{ matches: \(\) => false \}, /);
-    expect(await read('../../src/composition/intake.ts')).toMatch(/createSmtpService\(settings\.smtp, \{[^}]*authenticator: admin\.smtpAuthenticator[ ,}]/);
-    expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain('deps.authenticator.authenticate(password, client, accepts)');
+    expect(await read('../../src/composition/intake.ts')).toMatch(
+      /createSmtpService\(settings\.smtp, \{[^}]*authenticator: admin\.smtpAuthenticator[ ,}]/,
+    );
+    expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain(
+      'deps.authenticator.authenticate(password, client, accepts)',
+    );
   });
 });

@@ -30,7 +30,15 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => target?.db.close());
 
-const counts = { requests: 0, status: new Map<string, number>(), accepted: 0, rejected: 0, relayedChecked: 0, heldBack: 0, endedInError: 0 };
+const counts = {
+  requests: 0,
+  status: new Map<string, number>(),
+  accepted: 0,
+  rejected: 0,
+  relayedChecked: 0,
+  heldBack: 0,
+  endedInError: 0,
+};
 const tally = (): string =>
   `responses ${JSON.stringify(Object.fromEntries(counts.status))}, items accepted ${counts.accepted} (relayed and compared ${counts.relayedChecked}, ended in error ${counts.endedInError}, deferred beyond the test ${counts.heldBack}), items rejected ${counts.rejected}`;
 
@@ -59,7 +67,9 @@ async function attack(input: Input): Promise<void> {
   counts.requests += 1;
   const prefix = `h${sequence}-`;
   const body: RawBody =
-    input.kind === 'items' ? { kind: 'json', value: { messages: input.specs.map((spec, i) => buildItem(spec, `${prefix}${i}-`)) } } : input.body;
+    input.kind === 'items'
+      ? { kind: 'json', value: { messages: input.specs.map((spec, i) => buildItem(spec, `${prefix}${i}-`)) } }
+      : input.body;
   const bytes = body.kind === 'json' ? Buffer.from(JSON.stringify(body.value) ?? 'null', 'utf8') : body.bytes;
   const before = messageCount();
   const response = await post(bytes, body.kind === 'bytes' ? body.contentType : undefined);
@@ -76,19 +86,24 @@ async function attack(input: Input): Promise<void> {
   }
   // Our reading of the bytes, as the daemon's JSON.parse sees them.
   const sent = (JSON.parse(bytes.toString('utf8')) as { messages: unknown[] }).messages;
-  const { queued, rejected } = response.body as { queued: number; rejected: Array<{ index: number; id: unknown; reason: string }> };
+  const { queued, rejected } = response.body as {
+    queued: number;
+    rejected: Array<{ index: number; id: unknown; reason: string }>;
+  };
   expect(response.body.ok).toBe(true);
   expect(queued + rejected.length, 'every item is either queued or rejected').toBe(sent.length);
   expect(messageCount(), 'exactly the queued items were stored').toBe(before + queued);
   counts.accepted += queued;
   counts.rejected += rejected.length;
-  if (process.env.HOSTILE_DEBUG === '1') for (const entry of rejected) console.log('rejected:', entry.reason.slice(0, 120));
+  if (process.env.HOSTILE_DEBUG === '1')
+    for (const entry of rejected) console.log('rejected:', entry.reason.slice(0, 120));
   const refusedIndexes = new Set(rejected.map((entry) => entry.index));
   const accepted: Array<Record<string, unknown>> = [];
   sent.forEach((item, index) => {
     const id = (item as { id?: unknown } | null)?.id;
     if (refusedIndexes.has(index)) {
-      if (typeof id === 'string' && id.startsWith(prefix)) expect(storedRow(target.db, id), `rejected ${id} is absent`).toBeUndefined();
+      if (typeof id === 'string' && id.startsWith(prefix))
+        expect(storedRow(target.db, id), `rejected ${id} is absent`).toBeUndefined();
     } else accepted.push(item as Record<string, unknown>);
   });
   for (const item of accepted) expectStoredAsSent(target.db, item);
@@ -100,7 +115,8 @@ async function expectRelayed(accepted: Array<Record<string, unknown>>): Promise<
   const horizon = Date.now() + 60_000;
   const pending = accepted.filter((item) => (storedRow(target.db, item.id as string)?.next_attempt_at ?? 0) < horizon);
   counts.heldBack += accepted.length - pending.length;
-  const final = () => pending.every((item) => ['sent', 'error'].includes(storedRow(target.db, item.id as string)?.state ?? ''));
+  const final = () =>
+    pending.every((item) => ['sent', 'error'].includes(storedRow(target.db, item.id as string)?.state ?? ''));
   await eventually(final, `${pending.length} accepted messages to be relayed`);
   for (const item of pending) {
     const row = storedRow(target.db, item.id as string);
@@ -117,7 +133,10 @@ async function expectRelayed(accepted: Array<Record<string, unknown>>): Promise<
 }
 
 const input: fc.Arbitrary<Input> = fc.oneof(
-  { weight: 5, arbitrary: fc.array(itemSpec, { minLength: 1, maxLength: 4 }).map((specs): Input => ({ kind: 'items', specs })) },
+  {
+    weight: 5,
+    arbitrary: fc.array(itemSpec, { minLength: 1, maxLength: 4 }).map((specs): Input => ({ kind: 'items', specs })),
+  },
   { weight: 1, arbitrary: wholeBody(MAX_BODY_BYTES).map((body): Input => ({ kind: 'whole', body })) },
 );
 
@@ -127,7 +146,10 @@ describe('POST /add-messages with hostile bodies (real daemon process)', () => {
     const batches = 8;
     const perBatch = 20;
     for (let batch = 0; batch < batches; batch += 1) {
-      await checkProperty(`/add-messages batch ${batch + 1}/${batches}`, perBatch, input, attack, { tally, seedOffset: batch });
+      await checkProperty(`/add-messages batch ${batch + 1}/${batches}`, perBatch, input, attack, {
+        tally,
+        seedOffset: batch,
+      });
       await target.expectAlive();
     }
     expect(counts.accepted).toBeGreaterThan(0);

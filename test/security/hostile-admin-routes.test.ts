@@ -34,7 +34,11 @@ function keysOf(schema: unknown): string[] {
 /** Percent-encodes every byte but the unreserved ones (a lone surrogate goes as U+FFFD's bytes; %ED%A0%80 below sends one raw). */
 const percent = (text: string): string =>
   [...Buffer.from(text, 'utf8')]
-    .map((byte) => (/[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).padStart(2, '0').toUpperCase()}`))
+    .map((byte) =>
+      /[A-Za-z0-9\-._~]/.test(String.fromCharCode(byte))
+        ? String.fromCharCode(byte)
+        : `%${byte.toString(16).padStart(2, '0').toUpperCase()}`,
+    )
     .join('');
 
 /** A path segment: a plausible id, hostile text percent-encoded, or percent garbage a decoder may choke on. */
@@ -123,12 +127,20 @@ function bodyFor(route: RouteDoc): fc.Arbitrary<Attack['body']> {
 
 function routeAttack(route: RouteDoc): fc.Arbitrary<Attack> {
   const paramCount = (route.path.match(/\{\w+\}/g) ?? []).length;
-  const queryKeys = [...keysOf(route.query), ...(route.bodyOrQuery ? keysOf(route.body) : []), 'force', 'tenant_id', 'zz'];
+  const queryKeys = [
+    ...keysOf(route.query),
+    ...(route.bodyOrQuery ? keysOf(route.body) : []),
+    'force',
+    'tenant_id',
+    'zz',
+  ];
   const query = fc.oneof(
     { weight: 1, arbitrary: fc.constant('') },
     {
       weight: 3,
-      arbitrary: fc.dictionary(fc.constantFrom(...queryKeys), queryValue, { maxKeys: 4 }).map((entries) => new URLSearchParams(entries).toString()),
+      arbitrary: fc
+        .dictionary(fc.constantFrom(...queryKeys), queryValue, { maxKeys: 4 })
+        .map((entries) => new URLSearchParams(entries).toString()),
     },
     { weight: 1, arbitrary: rawQuery },
   );
@@ -146,13 +158,21 @@ function send(attack: Attack, path: string): Promise<{ status: number; type: str
   const token = attack.as === 'admin' ? target.adminToken : attack.as === 'tenant' ? target.key : null;
   const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
   // Framed by Content-Length: node's client would send a GET's body unframed, which the server reads as a second, garbage request.
-  if (attack.body !== null) Object.assign(headers, { 'content-type': attack.body.contentType, 'content-length': String(Buffer.byteLength(attack.body.text)) });
+  if (attack.body !== null)
+    Object.assign(headers, {
+      'content-type': attack.body.contentType,
+      'content-length': String(Buffer.byteLength(attack.body.text)),
+    });
   return new Promise((resolve, reject) => {
     const req = request(`${target.url}${path}`, { method: attack.route.method.toUpperCase(), headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, type: response.headers['content-type'] ?? '', text: Buffer.concat(chunks).toString('utf8') }),
+        resolve({
+          status: response.statusCode ?? 0,
+          type: response.headers['content-type'] ?? '',
+          text: Buffer.concat(chunks).toString('utf8'),
+        }),
       );
       response.on('error', reject);
     });
@@ -166,7 +186,9 @@ const perRoute = new Map<string, number>();
 
 async function attackRoute(attack: Attack): Promise<void> {
   let index = 0;
-  const path = attack.route.path.replace(/\{\w+\}/g, () => attack.params[index++] ?? 'x') + (attack.query === '' ? '' : `?${attack.query}`);
+  const path =
+    attack.route.path.replace(/\{\w+\}/g, () => attack.params[index++] ?? 'x') +
+    (attack.query === '' ? '' : `?${attack.query}`);
   const name = `${attack.route.method.toUpperCase()} ${attack.route.path}`;
   perRoute.set(name, (perRoute.get(name) ?? 0) + 1);
   const response = await send(attack, path);
@@ -181,21 +203,32 @@ async function attackRoute(attack: Attack): Promise<void> {
       );
     }
     code = body.error?.code;
-    expect(Object.keys(body.error ?? {}).sort(), `${name} ${path.slice(0, 300)}: ${response.text.slice(0, 300)}`).toEqual(['code', 'details', 'message']);
+    expect(
+      Object.keys(body.error ?? {}).sort(),
+      `${name} ${path.slice(0, 300)}: ${response.text.slice(0, 300)}`,
+    ).toEqual(['code', 'details', 'message']);
     expect(ERROR_CODES).toContain(code);
   }
   statuses.set(
     `${response.status}${code === undefined ? '' : ` ${code}`}`,
     (statuses.get(`${response.status}${code === undefined ? '' : ` ${code}`}`) ?? 0) + 1,
   );
-  expect(response.status, `${name} ${path.slice(0, 300)} as ${attack.as}: ${response.text.slice(0, 500)}`).toBeLessThan(500);
+  expect(response.status, `${name} ${path.slice(0, 300)} as ${attack.as}: ${response.text.slice(0, 500)}`).toBeLessThan(
+    500,
+  );
 }
 
 describe('every admin route with hostile input (real daemon process)', () => {
   it('never answers 5xx, answers every refusal with the error envelope, and stays up', async () => {
     const perRouteRuns = 20;
     for (const [n, route] of ROUTE_CATALOG.entries()) {
-      await checkProperty(`${route.method.toUpperCase()} ${route.path}`, perRouteRuns, routeAttack(route), attackRoute, { seedOffset: n });
+      await checkProperty(
+        `${route.method.toUpperCase()} ${route.path}`,
+        perRouteRuns,
+        routeAttack(route),
+        attackRoute,
+        { seedOffset: n },
+      );
       await target.expectAlive();
     }
     console.log(

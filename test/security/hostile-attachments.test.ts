@@ -32,12 +32,21 @@ interface Peer {
 }
 
 async function startPeer(): Promise<Peer> {
-  const peer: Peer = { port: 0, requests: [], answer: { status: 200, headers: {}, body: 'secret bytes' }, server: createServer() };
+  const peer: Peer = {
+    port: 0,
+    requests: [],
+    answer: { status: 200, headers: {}, body: 'secret bytes' },
+    server: createServer(),
+  };
   peer.server.on('request', (request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      peer.requests.push({ method: request.method ?? '', url: request.url ?? '', body: Buffer.concat(chunks).toString('utf8') });
+      peer.requests.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        body: Buffer.concat(chunks).toString('utf8'),
+      });
       response.writeHead(peer.answer.status, peer.answer.headers).end(peer.answer.body);
     });
   });
@@ -74,8 +83,19 @@ const hostForms = forbiddenV4.chain((parts) => {
   );
 });
 const v6Forms = fc.oneof(
-  fc.constantFrom('[::1]', '[0:0:0:0:0:0:0:1]', '[::]', '[fe80::1]', '[::127.0.0.1]', 'localhost', 'LOCALHOST.', 'localhost.'),
-  fc.tuple(fc.integer({ min: 0xfc00, max: 0xfdff }), fc.integer({ min: 0, max: 0xffff })).map(([a, b]) => `[${a.toString(16)}:${b.toString(16)}::1]`),
+  fc.constantFrom(
+    '[::1]',
+    '[0:0:0:0:0:0:0:1]',
+    '[::]',
+    '[fe80::1]',
+    '[::127.0.0.1]',
+    'localhost',
+    'LOCALHOST.',
+    'localhost.',
+  ),
+  fc
+    .tuple(fc.integer({ min: 0xfc00, max: 0xfdff }), fc.integer({ min: 0, max: 0xffff }))
+    .map(([a, b]) => `[${a.toString(16)}:${b.toString(16)}::1]`),
 );
 const forbiddenHost = fc.oneof({ weight: 3, arbitrary: hostForms }, { weight: 1, arbitrary: v6Forms });
 const otherScheme = fc.constantFrom(
@@ -89,7 +109,13 @@ const otherScheme = fc.constantFrom(
   'ldap://127.0.0.1/',
 );
 
-const spec = (storagePath: string) => ({ filename: 'a.bin', storagePath, fetchMode: 'http_url' as const, mimeType: null, contentMd5: null });
+const spec = (storagePath: string) => ({
+  filename: 'a.bin',
+  storagePath,
+  fetchMode: 'http_url' as const,
+  mimeType: null,
+  contentMd5: null,
+});
 const NO_TENANT = { clientBaseUrl: null, clientAttachmentPath: null, clientAuth: null };
 
 describe('the attachment fetcher against SSRF (property-based, real HTTP peer)', () => {
@@ -104,17 +130,26 @@ describe('the attachment fetcher against SSRF (property-based, real HTTP peer)',
 
   it('refuses every forbidden address form without connecting', async () => {
     const fetcher = createAttachmentFetcher({ timeoutMs: 3000, maxBytes: 1024, allowPrivateAddresses: false });
-    await checkProperty('ssrf: direct URL', 150, fc.tuple(forbiddenHost, fc.constantFrom('/', '/latest/meta-data/', '/a?b=c#d')), async ([host, path]) => {
-      const url = `http://${host}:${peer.port}${path}`;
-      const error = await fetcher.fetch(spec(url), NO_TENANT).then(
-        () => null,
-        (caught: unknown) => caught,
-      );
-      expect(error).toBeInstanceOf(AppError);
-      // An address is refused by the guard, for good; a name may also fail to resolve at all ("localhost."), which is no connection either.
-      if (/^[\d[]/.test(host)) expect([(error as AppError).message, (error as AppError).transient]).toEqual([expect.stringMatching(/not allowed/), false]);
-      else expect((error as AppError).message).toMatch(/not allowed|ENOTFOUND|EAI_AGAIN/);
-    });
+    await checkProperty(
+      'ssrf: direct URL',
+      150,
+      fc.tuple(forbiddenHost, fc.constantFrom('/', '/latest/meta-data/', '/a?b=c#d')),
+      async ([host, path]) => {
+        const url = `http://${host}:${peer.port}${path}`;
+        const error = await fetcher.fetch(spec(url), NO_TENANT).then(
+          () => null,
+          (caught: unknown) => caught,
+        );
+        expect(error).toBeInstanceOf(AppError);
+        // An address is refused by the guard, for good; a name may also fail to resolve at all ("localhost."), which is no connection either.
+        if (/^[\d[]/.test(host))
+          expect([(error as AppError).message, (error as AppError).transient]).toEqual([
+            expect.stringMatching(/not allowed/),
+            false,
+          ]);
+        else expect((error as AppError).message).toMatch(/not allowed|ENOTFOUND|EAI_AGAIN/);
+      },
+    );
     expect(peer.requests).toEqual([]);
   });
 
@@ -133,17 +168,22 @@ describe('the attachment fetcher against SSRF (property-based, real HTTP peer)',
         .map((host) => `http://${host}:${peer.port}/internal`),
       otherScheme,
     );
-    await checkProperty('ssrf: redirect', 100, fc.tuple(target, fc.constantFrom(301, 302, 303, 307, 308)), async ([location, status]) => {
-      peer.requests = [];
-      peer.answer = { status, headers: { location }, body: '' };
-      const error = await fetcher.fetch(spec(`http://127.0.0.1:${peer.port}/start`), NO_TENANT).then(
-        () => null,
-        (caught: unknown) => caught,
-      );
-      expect(error).toBeInstanceOf(AppError);
-      expect((error as AppError).message).toMatch(/not allowed|ENOTFOUND|EAI_AGAIN/);
-      expect(peer.requests.map((r) => r.url)).toEqual(['/start']);
-    });
+    await checkProperty(
+      'ssrf: redirect',
+      100,
+      fc.tuple(target, fc.constantFrom(301, 302, 303, 307, 308)),
+      async ([location, status]) => {
+        peer.requests = [];
+        peer.answer = { status, headers: { location }, body: '' };
+        const error = await fetcher.fetch(spec(`http://127.0.0.1:${peer.port}/start`), NO_TENANT).then(
+          () => null,
+          (caught: unknown) => caught,
+        );
+        expect(error).toBeInstanceOf(AppError);
+        expect((error as AppError).message).toMatch(/not allowed|ENOTFOUND|EAI_AGAIN/);
+        expect(peer.requests.map((r) => r.url)).toEqual(['/start']);
+      },
+    );
   });
 });
 
@@ -154,7 +194,10 @@ describe('attachments through the spawned daemon (default SSRF policy)', () => {
   beforeAll(async () => {
     peer = await startPeer();
     target = await startHostileTarget(started);
-    const tenant = await target.admin('PUT', '/tenant/acme', { client_base_url: `http://127.0.0.1:${peer.port}/app`, client_attachment_path: '/att' });
+    const tenant = await target.admin('PUT', '/tenant/acme', {
+      client_base_url: `http://127.0.0.1:${peer.port}/app`,
+      client_attachment_path: '/att',
+    });
     expect(tenant.status, tenant.text).toBe(200);
   }, 60_000);
   afterAll(() => {
@@ -170,7 +213,15 @@ describe('attachments through the spawned daemon (default SSRF policy)', () => {
       method: 'POST',
       headers: { authorization: `Bearer ${target.key}`, 'content-type': 'application/json' },
       body: JSON.stringify({
-        messages: [{ id, from: 'a@example.com', to: 'b@example.net', subject: id, attachments: [{ filename: 'x.bin', ...attachment }] }],
+        messages: [
+          {
+            id,
+            from: 'a@example.com',
+            to: 'b@example.net',
+            subject: id,
+            attachments: [{ filename: 'x.bin', ...attachment }],
+          },
+        ],
       }),
     }).then((r) => r.json() as Promise<{ queued: number; rejected: Array<{ reason: string }> }>);
 
@@ -193,29 +244,52 @@ describe('attachments through the spawned daemon (default SSRF policy)', () => {
       '0.0.0.0',
     ];
     for (const [i, host] of hosts.entries())
-      expect(await post(`ssrf-${i}`, { fetch_mode: 'http_url', storage_path: `http://${host}:${peer.port}/secret` })).toMatchObject({
+      expect(
+        await post(`ssrf-${i}`, { fetch_mode: 'http_url', storage_path: `http://${host}:${peer.port}/secret` }),
+      ).toMatchObject({
         queued: 1,
         rejected: [],
       });
-    await eventually(() => hosts.every((_, i) => storedRow(target.db, `ssrf-${i}`)?.state === 'error'), 'every SSRF message to end in error', 30_000);
-    for (const [i, host] of hosts.entries()) expect(storedRow(target.db, `ssrf-${i}`)?.error, host).toMatch(/not allowed/);
+    await eventually(
+      () => hosts.every((_, i) => storedRow(target.db, `ssrf-${i}`)?.state === 'error'),
+      'every SSRF message to end in error',
+      30_000,
+    );
+    for (const [i, host] of hosts.entries())
+      expect(storedRow(target.db, `ssrf-${i}`)?.error, host).toMatch(/not allowed/);
     expect(attachmentRequests()).toEqual([]);
     expect(target.sink.messages).toEqual([]);
-    console.log(`[hostile] daemon SSRF: ${hosts.length} attachment URLs refused, 0 requests reached the peer, 0 messages relayed`);
+    console.log(
+      `[hostile] daemon SSRF: ${hosts.length} attachment URLs refused, 0 requests reached the peer, 0 messages relayed`,
+    );
     await target.expectAlive();
   }, 60_000);
 
   it('refuses other schemes at intake and carries an endpoint storage path only as JSON data', async () => {
-    for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://127.0.0.1/', 'data:text/plain,hi', 'HTTP:/\\127.0.0.1/']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'ftp://127.0.0.1/x',
+      'gopher://127.0.0.1/',
+      'data:text/plain,hi',
+      'HTTP:/\\127.0.0.1/',
+    ]) {
       const answer = await post('scheme', { fetch_mode: 'http_url', storage_path: url });
       expect(answer.queued, url).toBe(0);
       expect(answer.rejected[0]?.reason).toMatch(/not an http\(s\) URL/);
     }
     const traversal = '../../../../etc/passwd%00/..\\..\\x?y=../#';
     expect(await post('traversal', { fetch_mode: 'endpoint', storage_path: traversal })).toMatchObject({ queued: 1 });
-    await eventually(() => storedRow(target.db, 'traversal')?.state === 'sent', 'the endpoint message to be sent', 30_000);
-    expect(attachmentRequests()).toEqual([{ method: 'POST', url: '/app/att', body: JSON.stringify({ storage_path: traversal }) }]);
-    expect(target.sink.messages.at(-1)?.raw.toString('latin1')).toContain(Buffer.from('secret bytes').toString('base64'));
+    await eventually(
+      () => storedRow(target.db, 'traversal')?.state === 'sent',
+      'the endpoint message to be sent',
+      30_000,
+    );
+    expect(attachmentRequests()).toEqual([
+      { method: 'POST', url: '/app/att', body: JSON.stringify({ storage_path: traversal }) },
+    ]);
+    expect(target.sink.messages.at(-1)?.raw.toString('latin1')).toContain(
+      Buffer.from('secret bytes').toString('base64'),
+    );
     await target.expectAlive();
   }, 60_000);
 });

@@ -30,7 +30,18 @@ const field = (valid: string[]) =>
     { weight: 2, arbitrary: fc.constantFrom(...valid) },
     {
       weight: 1,
-      arbitrary: fc.constantFrom('', '9.9.9', '5.1', '5.1.1.1', 'x.y.z', '5.999999999.1', '0.0.0', '5.1.1 (extra)', '5.\u00001.1', '=?utf-8?B?NS4xLjE=?='),
+      arbitrary: fc.constantFrom(
+        '',
+        '9.9.9',
+        '5.1',
+        '5.1.1.1',
+        'x.y.z',
+        '5.999999999.1',
+        '0.0.0',
+        '5.1.1 (extra)',
+        '5.\u00001.1',
+        '=?utf-8?B?NS4xLjE=?=',
+      ),
     },
     { weight: 1, arbitrary: sqlText },
     { weight: 1, arbitrary: fc.constantFrom('\0\0', 'A'.repeat(100_000), 'é'.repeat(5000)) },
@@ -40,7 +51,11 @@ const dsnSpec = fc.record({
   status: field(['5.1.1', '4.2.2', '5.7.1', '2.0.0']),
   action: field(['failed', 'delayed', 'delivered', 'relayed', 'expanded', 'FAILED']),
   recipient: fc.oneof(fc.constantFrom(RECIPIENT, 'ANN@EXAMPLE.NET', 'other@example.net', '<>', '', 'a@b'), sqlText),
-  diagnostic: fc.oneof(fc.constantFrom('550 5.1.1 user unknown', '999 9.9.9 nonsense', '452', ''), sqlText, fc.constant('x'.repeat(100_000))),
+  diagnostic: fc.oneof(
+    fc.constantFrom('550 5.1.1 user unknown', '999 9.9.9 nonsense', '452', ''),
+    sqlText,
+    fc.constant('x'.repeat(100_000)),
+  ),
   headersOnly: fc.boolean(),
   shape: fc.constantFrom('whole', 'truncated', 'report-twice'),
   cut: fc.double({ min: 0.5, max: 1, noNaN: true }),
@@ -63,7 +78,8 @@ function build(original: Buffer, spec: DsnSpec): Buffer {
   }
   if (spec.shape === 'report-twice') {
     const text = raw.toString('utf8');
-    const part = /--dsn-boundary\r\nContent-Type: message\/delivery-status[\s\S]*?(?=--dsn-boundary)/.exec(text)?.[0] ?? '';
+    const part =
+      /--dsn-boundary\r\nContent-Type: message\/delivery-status[\s\S]*?(?=--dsn-boundary)/.exec(text)?.[0] ?? '';
     return Buffer.from(text.replace(part, part + part), 'utf8');
   }
   return raw;
@@ -93,14 +109,17 @@ describe('malformed DSNs naming a real message, in a real bounce mailbox', () =>
         // Refused by Dovecot (its own rules on NULs): never reaches us.
       }
     }
-    console.log(`[hostile] bounce mailbox: ${specs.length} malformed DSNs generated (seed ${seed}), ${stored} stored by Dovecot`);
+    console.log(
+      `[hostile] bounce mailbox: ${specs.length} malformed DSNs generated (seed ${seed}), ${stored} stored by Dovecot`,
+    );
     expect(stored).toBeGreaterThan(specs.length / 2);
 
     await vi.waitFor(async () => expect(await dovecot.list('INBOX')).toEqual([]), { timeout: 60_000, interval: 200 });
     const folders = await dovecot.folders();
     let filed = 0;
     // A folder is created when the first message is filed there.
-    for (const folder of ['Processed', 'Unmatched', 'NotBounce']) if (folders.includes(folder)) filed += (await dovecot.list(folder)).length;
+    for (const folder of ['Processed', 'Unmatched', 'NotBounce'])
+      if (folders.includes(folder)) filed += (await dovecot.list(folder)).length;
     expect(filed).toBe(stored);
     const status = (await s.fx.admin('GET', '/bounce/status')).body.mailboxes[0];
     expect(status).toMatchObject({ connected: true, last_error: null });
@@ -115,7 +134,9 @@ describe('malformed DSNs naming a real message, in a real bounce mailbox', () =>
     if (stored1.bounce_code !== null) expect(stored1.bounce_code).toMatch(/^(?:[245][0-5]\d|[245]\.\d{1,3}\.\d{1,3})$/);
     if (stored1.bounce_reason !== null) expect(typeof stored1.bounce_reason).toBe('string');
     for (const event of events.filter((e) => e.event_type === 'bounced'))
-      expect(event.enhanced_status ?? null).toSatisfy((code: string | null) => code === null || /^[245]\.\d{1,3}\.\d{1,3}$/.test(code));
+      expect(event.enhanced_status ?? null).toSatisfy(
+        (code: string | null) => code === null || /^[245]\.\d{1,3}\.\d{1,3}$/.test(code),
+      );
     expect((await s.fx.admin('GET', '/health')).status).toBe(200);
     const errors = s.fx.t.logLines
       .map((line) => JSON.parse(line) as { level: string | number; msg: string })

@@ -27,9 +27,14 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => target?.db.close());
 
-const smtpMessages = (): number => (target.db.prepare(`SELECT count(*) AS n FROM messages WHERE source = 'smtp'`).get() as { n: number }).n;
+const smtpMessages = (): number =>
+  (target.db.prepare(`SELECT count(*) AS n FROM messages WHERE source = 'smtp'`).get() as { n: number }).n;
 const lastRaws = (n: number): Buffer[] =>
-  (target.db.prepare(`SELECT raw FROM messages WHERE source = 'smtp' ORDER BY pk DESC LIMIT ?`).all(n) as Array<{ raw: Buffer }>).map((row) => row.raw);
+  (
+    target.db.prepare(`SELECT raw FROM messages WHERE source = 'smtp' ORDER BY pk DESC LIMIT ?`).all(n) as Array<{
+      raw: Buffer;
+    }>
+  ).map((row) => row.raw);
 const QUEUED = /^250 2\.0\.0 Ok: queued as \S+$/;
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3}\b/;
 
@@ -49,14 +54,23 @@ const content = fc
       ),
       { maxLength: 4 },
     ),
-    body: fc.array(fc.oneof(fc.string({ maxLength: 60 }), fc.constantFrom('\0\0\0', 'bare\nlf', 'caffè ✓', '\x1b[31m', 'x'.repeat(2000))), { maxLength: 6 }),
+    body: fc.array(
+      fc.oneof(
+        fc.string({ maxLength: 60 }),
+        fc.constantFrom('\0\0\0', 'bare\nlf', 'caffè ✓', '\x1b[31m', 'x'.repeat(2000)),
+      ),
+      { maxLength: 6 },
+    ),
   })
   .map(({ headers, body }) => ({
     head: `${headers.map((h) => `${h}\r\n`).join('')}\r\n`,
     body: body.map((line) => `${line.replace(/^\./, '')}\r\n`).join(''),
   }));
 
-type Step = { kind: 'line'; text: string } | { kind: 'data'; prelude?: string; head: string; body: string } | { kind: 'raw'; bytes: Buffer };
+type Step =
+  | { kind: 'line'; text: string }
+  | { kind: 'data'; prelude?: string; head: string; body: string }
+  | { kind: 'raw'; bytes: Buffer };
 
 const commandLine = fc.oneof(
   fc.constantFrom(
@@ -91,13 +105,19 @@ const commandLine = fc.oneof(
     .map((text) => text.replace(/[\r\n]/g, ''))
     .filter((text) => !/^\s*\.?\s*$/.test(text)),
   fc
-    .tuple(fc.constantFrom('MAIL FROM:<', 'RCPT TO:<', 'EHLO ', 'AUTH PLAIN '), fc.string({ unit: 'binary', maxLength: 60 }))
+    .tuple(
+      fc.constantFrom('MAIL FROM:<', 'RCPT TO:<', 'EHLO ', 'AUTH PLAIN '),
+      fc.string({ unit: 'binary', maxLength: 60 }),
+    )
     .map(([verb, arg]) => `${verb}${arg.replace(/[\r\n]/g, '')}`),
 );
 
 const transaction = fc.tuple(
   fc.constantFrom('sender@example.com', "o'brien@example.org", ''),
-  fc.array(fc.constantFrom('rcpt@example.net', 'second@example.net', 'bad address', ''), { minLength: 1, maxLength: 3 }),
+  fc.array(fc.constantFrom('rcpt@example.net', 'second@example.net', 'bad address', ''), {
+    minLength: 1,
+    maxLength: 3,
+  }),
   content,
 );
 
@@ -124,7 +144,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     weight: 1,
     arbitrary: fc
       .uint8Array({ maxLength: 300 })
-      .map((bytes): Step => ({ kind: 'raw', bytes: Buffer.concat([Buffer.from(bytes.filter((b) => b !== 10 && b !== 13)), Buffer.from('\r\n')]) })),
+      .map((bytes): Step => ({
+        kind: 'raw',
+        bytes: Buffer.concat([Buffer.from(bytes.filter((b) => b !== 10 && b !== 13)), Buffer.from('\r\n')]),
+      })),
   },
 );
 
@@ -152,7 +175,8 @@ function expectWellFormed(replies: SmtpReplyLine[], ehloDone: boolean): void {
     expect(reply.code, JSON.stringify(reply.lines)).toBeGreaterThanOrEqual(200);
     expect(reply.code, JSON.stringify(reply.lines)).toBeLessThan(600);
     // RFC 2034 §3: all replies but the greeting and those to HELO/EHLO; smtp-server's refusals of an EHLO argument ("Bad hostname syntax", "syntax: EHLO hostname") are such.
-    if (enhanced && reply.code >= 400 && !/hostname/i.test(reply.text)) expect(reply.text, `enhanced status in "${replyText(reply)}"`).toMatch(ENHANCED);
+    if (enhanced && reply.code >= 400 && !/hostname/i.test(reply.text))
+      expect(reply.text, `enhanced status in "${replyText(reply)}"`).toMatch(ENHANCED);
     if (reply.code === 250 && reply.lines.some((line) => /^250[- ]ENHANCEDSTATUSCODES/i.test(line))) enhanced = true;
   }
 }
@@ -160,7 +184,9 @@ function expectWellFormed(replies: SmtpReplyLine[], ehloDone: boolean): void {
 async function runSession(input: { authenticated: boolean; steps: Step[] }): Promise<void> {
   tally.sessions += 1;
   const before = smtpMessages();
-  const client = input.authenticated ? await openSession(target.smtpPort, { user: 'acme', password: target.key }) : await openRawSmtp(target.smtpPort);
+  const client = input.authenticated
+    ? await openSession(target.smtpPort, { user: 'acme', password: target.key })
+    : await openRawSmtp(target.smtpPort);
   const replies: SmtpReplyLine[] = input.authenticated ? [] : [await client.reply()];
   const bodies: string[] = [];
   for (const s of input.steps) {
@@ -176,7 +202,12 @@ async function runSession(input: { authenticated: boolean; steps: Step[] }): Pro
   const startedAt = Date.now();
   replies.push(...(await client.untilClosed(30_000)));
   if (process.env.HOSTILE_DEBUG === '1' && Date.now() - startedAt > 3000)
-    console.log('slow session', Date.now() - startedAt, JSON.stringify(input).slice(0, 3000), JSON.stringify(replies.map(replyText)));
+    console.log(
+      'slow session',
+      Date.now() - startedAt,
+      JSON.stringify(input).slice(0, 3000),
+      JSON.stringify(replies.map(replyText)),
+    );
   expectWellFormed(replies, input.authenticated);
   const queued = replies.filter((reply) => QUEUED.test(replyText(reply))).length;
   tally.queued += queued;
@@ -198,7 +229,8 @@ describe('SMTP submission under hostile sessions (real daemon process)', () => {
     for (let batch = 0; batch < batches; batch += 1) {
       await checkProperty(`smtp sessions batch ${batch + 1}/${batches}`, 25, session, runSession, {
         seedOffset: batch,
-        tally: () => `${tally.sessions} sessions, ${tally.replies} replies ${JSON.stringify(Object.fromEntries(tally.codes))}, ${tally.queued} messages queued`,
+        tally: () =>
+          `${tally.sessions} sessions, ${tally.replies} replies ${JSON.stringify(Object.fromEntries(tally.codes))}, ${tally.queued} messages queued`,
       });
       await target.expectAlive();
     }
@@ -241,8 +273,13 @@ describe('SMTP submission under hostile sessions (real daemon process)', () => {
     expect(await transaction(`Subject: long line\r\n\r\n${longLine}`)).toMatch(QUEUED);
     expect(smtpMessages()).toBe(before + 1);
     // Past 512 KiB the message is kept in spool parts, not in `raw`: the relayed copy shows it whole.
-    await eventually(() => target.sink.messages.some((m) => m.raw.includes('Subject: long line')), 'the 1 MB-line message at the sink', 30_000);
-    const relayed = target.sink.messages.find((m) => m.raw.includes('Subject: long line'))?.raw.toString('latin1') ?? '';
+    await eventually(
+      () => target.sink.messages.some((m) => m.raw.includes('Subject: long line')),
+      'the 1 MB-line message at the sink',
+      30_000,
+    );
+    const relayed =
+      target.sink.messages.find((m) => m.raw.includes('Subject: long line'))?.raw.toString('latin1') ?? '';
     expect(relayed.endsWith(`\r\n\r\n${longLine}`)).toBe(true);
     await client.write(`NOOP ${'n'.repeat(1024 * 1024)}\r\n`);
     const last = await client.untilClosed(30_000);
@@ -259,7 +296,8 @@ describe('SMTP submission: two pipelined transactions in one session', () => {
   // transaction went unanswered until the idle timeout (see onRcptTo in session.ts).
   it('answers both transactions and the QUIT after them', async () => {
     const client = await openSession(target.smtpPort, { user: 'acme', password: target.key });
-    const tx = (body: string) => `MAIL FROM:<sender@example.com>\r\nRCPT TO:<rcpt@example.net>\r\nDATA\r\nSubject: twice\r\n\r\n${body}\r\n.\r\n`;
+    const tx = (body: string) =>
+      `MAIL FROM:<sender@example.com>\r\nRCPT TO:<rcpt@example.net>\r\nDATA\r\nSubject: twice\r\n\r\n${body}\r\n.\r\n`;
     await client.write(`${tx('one')}${tx('two')}QUIT\r\n`);
     const replies = (await client.untilClosed(5000)).map(replyText);
     expect(replies.filter((reply) => QUEUED.test(reply))).toHaveLength(2);

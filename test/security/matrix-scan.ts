@@ -26,7 +26,8 @@ function tenantIds(value: unknown, found: string[] = []): string[] {
 }
 
 /** The call as text: what the caller itself said. */
-export const callText = (call: Call): string => `${decodeURIComponent(call.path)} ${call.body === undefined ? '' : JSON.stringify(call.body)}`;
+export const callText = (call: Call): string =>
+  `${decodeURIComponent(call.path)} ${call.body === undefined ? '' : JSON.stringify(call.body)}`;
 
 /**
  * The problems of one response (empty: clean). `sentBefore`: what the caller sent earlier
@@ -38,7 +39,9 @@ export function leaks(w: World, who: Credential, call: Call, response: ApiRespon
   const foreign = who === 'a' ? ['b'] : who === 'b' ? ['a'] : ['a', 'b'];
   const markers = [w.unmatchedMarker, ...foreign.flatMap((owner) => w.tenants[owner as Owner].markers)];
   const label = `${who}: ${call.method} ${call.path}`;
-  const problems = markers.filter((marker) => !sent.includes(marker) && response.text.includes(marker)).map((marker) => `${label} answered "${marker}"`);
+  const problems = markers
+    .filter((marker) => !sent.includes(marker) && response.text.includes(marker))
+    .map((marker) => `${label} answered "${marker}"`);
   const own = who === 'a' || who === 'b' ? w.tenants[who].id : null;
   // The API's documentation is the same for everyone, and its examples name a tenant (`acme`):
   // those are the document's, not any tenant's data. The markers above are still looked for in it.
@@ -54,7 +57,11 @@ export async function quiesce(w: World): Promise<void> {
   await w.s.fx.settle();
   await vi.waitFor(
     async () => {
-      const all = (await w.admin('GET', '/tenants/sync-status')).body.tenants as Array<{ tenant_id: string; backlog: number; in_flight: boolean }>;
+      const all = (await w.admin('GET', '/tenants/sync-status')).body.tenants as Array<{
+        tenant_id: string;
+        backlog: number;
+        in_flight: boolean;
+      }>;
       const ours = new Set([w.tenants.a.id, w.tenants.b.id]);
       const busy = all.filter((status) => ours.has(status.tenant_id) && (status.backlog > 0 || status.in_flight));
       if (busy.length > 0) throw new Error(`reports not caught up: ${JSON.stringify(busy)}`);

@@ -61,7 +61,11 @@ async function seedTenant(s: ReportScenario, owner: Owner, tag: string, dovecotP
     key: '',
     account: `acct-${owner}`,
     batch: `batch-${owner}-${tag}`,
-    messages: { sent: `${owner}-sent-${tag}`, deferred: `${owner}-deferred-${tag}`, bounced: `${owner}-bounced-${tag}` },
+    messages: {
+      sent: `${owner}-sent-${tag}`,
+      deferred: `${owner}-deferred-${tag}`,
+      bounced: `${owner}-bounced-${tag}`,
+    },
     suppressed: `supp-${owner}@${only}`,
     receipt: '',
     markers: [],
@@ -76,7 +80,11 @@ async function seedTenant(s: ReportScenario, owner: Owner, tag: string, dovecotP
     id,
   );
   t.key = created.body.api_key as string;
-  await s.fx.createAccount(id, t.account, s.sink, { is_default: true, user: `relay-user-${owner}-${tag}`, password: `relay-pass-${owner}-${tag}` });
+  await s.fx.createAccount(id, t.account, s.sink, {
+    is_default: true,
+    user: `relay-user-${owner}-${tag}`,
+    password: `relay-pass-${owner}-${tag}`,
+  });
   // Its PEC account reads its own mailbox (a Dovecot user of its own): receipts are the tenant's.
   await s.fx.createAccount(id, `pec-${owner}`, s.sink, {
     is_pec: true,
@@ -95,7 +103,13 @@ async function seedTenant(s: ReportScenario, owner: Owner, tag: string, dovecotP
     ]),
     `${id} messages`,
   );
-  await ok(api(s.fx.t.url, 'POST', '/suppression', { token: t.key, body: { address: t.suppressed, reason: `reason-${owner}-${tag}` } }), `${id} suppression`);
+  await ok(
+    api(s.fx.t.url, 'POST', '/suppression', {
+      token: t.key,
+      body: { address: t.suppressed, reason: `reason-${owner}-${tag}` },
+    }),
+    `${id} suppression`,
+  );
   t.markers = [
     id,
     only,
@@ -113,7 +127,9 @@ async function seedTenant(s: ReportScenario, owner: Owner, tag: string, dovecotP
 
 /** Relays the tenant's bounced message to the sink and puts a DSN for it in the mailbox. */
 async function bounce(w: Pick<World, 's' | 'dovecot'>, t: TenantData, tag: string, owner: Owner): Promise<void> {
-  const copy = w.s.sink.messages.find((received) => received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${t.messages.bounced}`));
+  const copy = w.s.sink.messages.find((received) =>
+    received.raw.toString('utf8').includes(`X-Genro-Mail-ID: ${t.messages.bounced}`),
+  );
   if (copy === undefined) throw new Error(`the sink did not receive ${t.messages.bounced}`);
   await w.dovecot.append(dsnFor(copy.raw, { recipient: `gone-${owner}@${owner}-only-${tag}.example` }));
 }
@@ -121,10 +137,16 @@ async function bounce(w: Pick<World, 's' | 'dovecot'>, t: TenantData, tag: strin
 /** Both tenants' PEC mailboxes (Dovecot users pec-a, pec-b). */
 const PEC_PASSWORD = 'pec-mailbox-secret';
 
-export async function startWorld(cleanups: Array<() => Promise<void>>, options: { extraToml?: string } = {}): Promise<World> {
+export async function startWorld(
+  cleanups: Array<() => Promise<void>>,
+  options: { extraToml?: string } = {},
+): Promise<World> {
   const tag = randomBytes(3).toString('hex');
   const dovecot = await startDovecot({
-    users: [{ user: 'bounces', password: 'secret' }, ...OWNERS.map((owner) => ({ user: `pec-${owner}`, password: PEC_PASSWORD }))],
+    users: [
+      { user: 'bounces', password: 'secret' },
+      ...OWNERS.map((owner) => ({ user: `pec-${owner}`, password: PEC_PASSWORD })),
+    ],
   });
   cleanups.push(() => dovecot.destroy());
   const s = await startReportScenario(cleanups, {
@@ -142,7 +164,8 @@ reconnect_max_seconds = 0.5
   await bounce({ s, dovecot }, a, tag, 'a');
   await bounce({ s, dovecot }, b, tag, 'b');
   await dovecot.append(ordinaryMail(`Subject ${unmatchedMarker}`));
-  const admin = (method: string, path: string, body?: unknown) => api(s.fx.t.url, method, path, { token: s.fx.t.adminToken, body });
+  const admin = (method: string, path: string, body?: unknown) =>
+    api(s.fx.t.url, method, path, { token: s.fx.t.adminToken, body });
   await vi.waitFor(
     async () => {
       const all = (await admin('GET', '/bounces')).body.bounces as unknown[];
@@ -155,12 +178,20 @@ reconnect_max_seconds = 0.5
     ['a', a],
     ['b', b],
   ] as const) {
-    await dovecot.append(buildReceipt({ type: 'accettazione', referencedMessageId: relayedMessageId(s.sink, t.messages.sent) }), 'INBOX', [], `pec-${owner}`);
+    await dovecot.append(
+      buildReceipt({ type: 'accettazione', referencedMessageId: relayedMessageId(s.sink, t.messages.sent) }),
+      'INBOX',
+      [],
+      `pec-${owner}`,
+    );
   }
   await vi.waitFor(
     async () => {
       for (const t of [a, b]) {
-        const receipts = (await admin('GET', `/pec-receipts?tenant_id=${t.id}`)).body.receipts as Array<{ receipt_id: string; message_id: string | null }>;
+        const receipts = (await admin('GET', `/pec-receipts?tenant_id=${t.id}`)).body.receipts as Array<{
+          receipt_id: string;
+          message_id: string | null;
+        }>;
         if (receipts[0]?.message_id !== t.messages.sent) throw new Error(`${t.id}: its receipt is not recorded yet`);
         t.receipt = receipts[0].receipt_id;
       }
@@ -171,7 +202,8 @@ reconnect_max_seconds = 0.5
   // Every tenant's reports delivered: the client endpoint holds data of both.
   await s.client.waitFor(
     'reports of both tenants',
-    (client) => OWNERS.every((owner) => client.items(`/client-${owner}-${tag}`).some((item) => item.event === 'bounced')),
+    (client) =>
+      OWNERS.every((owner) => client.items(`/client-${owner}-${tag}`).some((item) => item.event === 'bounced')),
     15_000,
   );
 
@@ -198,7 +230,15 @@ export async function snapshot(w: World, owner: Owner): Promise<unknown> {
   const t = w.tenants[owner];
   const read = async (path: string) => (await w.admin('GET', path)).body;
   const accounts = ((await read(`/accounts?tenant_id=${t.id}`)).accounts as Array<Record<string, unknown>>).map(
-    ({ id, host, port, user, has_password, is_default, state }) => ({ id, host, port, user, has_password, is_default, state }),
+    ({ id, host, port, user, has_password, is_default, state }) => ({
+      id,
+      host,
+      port,
+      user,
+      has_password,
+      is_default,
+      state,
+    }),
   );
   const details = [];
   for (const id of Object.values(t.messages)) details.push(await read(`/messages/${id}?tenant_id=${t.id}`));

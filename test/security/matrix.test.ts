@@ -34,13 +34,24 @@ describe('route × credential matrix and tenant isolation', () => {
   let requests = 0;
 
   const token = (who: Credential): string | undefined =>
-    ({ none: undefined, wrong: `mpk_${'x'.repeat(43)}`, expired: w.expiredKey, admin: w.adminToken, a: w.tenants.a.key, b: w.tenants.b.key })[who];
+    ({
+      none: undefined,
+      wrong: `mpk_${'x'.repeat(43)}`,
+      expired: w.expiredKey,
+      admin: w.adminToken,
+      a: w.tenants.a.key,
+      b: w.tenants.b.key,
+    })[who];
 
   /** Sends `call` as `who` (half the routes by `Authorization: Bearer`, half by `X-API-Token`), and scans the answer. */
   const send = async (who: Credential, call: Call, headerStyle: number, sentBefore = ''): Promise<ApiResponse> => {
     const secret = token(who);
     const headers: Record<string, string> =
-      secret === undefined ? {} : headerStyle % 2 === 0 ? { authorization: `Bearer ${secret}` } : { 'x-api-token': secret };
+      secret === undefined
+        ? {}
+        : headerStyle % 2 === 0
+          ? { authorization: `Bearer ${secret}` }
+          : { 'x-api-token': secret };
     const response = await api(w.url, call.method, call.path, { headers, body: call.body });
     requests += 1;
     problems.push(...leaks(w, who, call, response, sentBefore));
@@ -53,9 +64,14 @@ describe('route × credential matrix and tenant isolation', () => {
    */
   const sameAsNobody = async (call: Call, answer: ApiResponse, index: number, mismatches: string[]): Promise<void> => {
     const nobody = (text: string): string => text.replaceAll(w.tenants.a.id, 'tenant-nobody');
-    const probe = { ...call, path: nobody(call.path), body: call.body === undefined ? undefined : JSON.parse(nobody(JSON.stringify(call.body))) };
+    const probe = {
+      ...call,
+      path: nobody(call.path),
+      body: call.body === undefined ? undefined : JSON.parse(nobody(JSON.stringify(call.body))),
+    };
     const unknown = await send('b', probe, index);
-    const same = unknown.status === answer.status && unknown.text.replaceAll('tenant-nobody', w.tenants.a.id) === answer.text;
+    const same =
+      unknown.status === answer.status && unknown.text.replaceAll('tenant-nobody', w.tenants.a.id) === answer.text;
     if (!same)
       mismatches.push(
         `b: ${call.method} ${call.path} answered ${answer.status} ${answer.text.slice(0, 200)}, for a tenant that does not exist ${unknown.status} ${unknown.text.slice(0, 200)}`,
@@ -126,7 +142,9 @@ describe('route × credential matrix and tenant isolation', () => {
       const foreignIds = new Set(Object.values(w.tenants[other(owner)].messages));
       const items = w.s.client.reports.filter((report) => report.path.includes(path)).flatMap((report) => report.items);
       expect(items.length).toBeGreaterThan(0);
-      expect(items.filter((item) => foreignIds.has(String(item.id)) || item.tenant_id !== w.tenants[owner].id)).toEqual([]);
+      expect(items.filter((item) => foreignIds.has(String(item.id)) || item.tenant_id !== w.tenants[owner].id)).toEqual(
+        [],
+      );
       const raw = w.s.client.reports
         .filter((report) => report.path.includes(path))
         .map((report) => report.raw)
@@ -150,7 +168,11 @@ describe('route × credential matrix and tenant isolation', () => {
         expect(response.status, `${call.method} ${call.path}: ${response.text.slice(0, 200)}`).toBeLessThan(500);
         // Searches by the victim's own words: the words come back in no message.
         if (Array.isArray(response.body?.messages))
-          expect(response.body.messages.map((m: { tenant_id: string }) => m.tenant_id).filter((id: string) => id !== w.tenants[attacker].id)).toEqual([]);
+          expect(
+            response.body.messages
+              .map((m: { tenant_id: string }) => m.tenant_id)
+              .filter((id: string) => id !== w.tenants[attacker].id),
+          ).toEqual([]);
       }
       await quiesce(w);
       expect(await snapshot(w, victim)).toEqual(before);

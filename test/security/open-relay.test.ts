@@ -50,17 +50,29 @@ describe('SMTP is not an open relay', () => {
   const accepted = new Map<string, string>();
   const outcomes: string[] = [];
 
-  const session = async (auth: { user: string; password: string } | null): Promise<{ client: RawSmtp; authReply: string | null }> => {
+  const session = async (
+    auth: { user: string; password: string } | null,
+  ): Promise<{ client: RawSmtp; authReply: string | null }> => {
     const client = await openRawSmtp(port);
     expect((await client.reply()).code).toBe(220);
     expect((await client.command('EHLO relay-probe.example')).code).toBe(250);
-    const authReply = auth === null ? null : replyText(await client.command(`AUTH PLAIN ${plainAuth(auth.user, auth.password)}`));
+    const authReply =
+      auth === null ? null : replyText(await client.command(`AUTH PLAIN ${plainAuth(auth.user, auth.password)}`));
     return { client, authReply };
   };
 
   /** One transaction, step by step; every reply from MAIL on. */
-  const transaction = async (client: RawSmtp, from: string, rcpt: string, id: string, extra = ''): Promise<string[]> => {
-    const replies = [replyText(await client.command(`MAIL FROM:<${from}>`)), replyText(await client.command(`RCPT TO:<${rcpt}>`))];
+  const transaction = async (
+    client: RawSmtp,
+    from: string,
+    rcpt: string,
+    id: string,
+    extra = '',
+  ): Promise<string[]> => {
+    const replies = [
+      replyText(await client.command(`MAIL FROM:<${from}>`)),
+      replyText(await client.command(`RCPT TO:<${rcpt}>`)),
+    ];
     const data = await client.command('DATA');
     replies.push(replyText(data));
     if (data.code === 354) replies.push(replyText(await client.command(message(id, rcpt, extra).replace(/\r\n$/, ''))));
@@ -71,7 +83,9 @@ describe('SMTP is not an open relay', () => {
   beforeAll(async () => {
     acmeSink = await startSmtpSink();
     betaSink = await startSmtpSink();
-    fx = await startQueueFixture({ extraToml: '[http]\nauth_max_failures = 100000\n[smtp]\nauth_max_failures = 100000\n' });
+    fx = await startQueueFixture({
+      extraToml: '[http]\nauth_max_failures = 100000\n[smtp]\nauth_max_failures = 100000\n',
+    });
     port = fx.t.daemon.smtp?.plain?.port ?? 0;
     acmeKey = await fx.createTenant('acme');
     betaKey = await fx.createTenant('beta');
@@ -86,7 +100,9 @@ describe('SMTP is not an open relay', () => {
     await betaSink.stop();
   });
 
-  const refusedAngles: Array<[string, { user: string; password: string } | null | (() => { user: string; password: string })]> = [
+  const refusedAngles: Array<
+    [string, { user: string; password: string } | null | (() => { user: string; password: string })]
+  > = [
     ['no AUTH', null],
     ['a wrong key', { user: 'acme', password: 'mpk_not-a-key' }],
     ["acme's key for beta", () => ({ user: 'beta', password: acmeKey })],
@@ -117,14 +133,22 @@ describe('SMTP is not an open relay', () => {
   it('takes nothing from a whole transaction pipelined in one write without AUTH', async () => {
     const { client } = await session(null);
     const lines = ADDRESSES.map((address) => `RCPT TO:<${address}>\r\n`).join('');
-    await client.write(`MAIL FROM:<app@acme.example>\r\n${lines}DATA\r\n${message('pipelined', 'victim@external.example')}QUIT\r\n`);
+    await client.write(
+      `MAIL FROM:<app@acme.example>\r\n${lines}DATA\r\n${message('pipelined', 'victim@external.example')}QUIT\r\n`,
+    );
     const replies = await client.untilClosed();
     expect(replies.filter((reply) => reply.code < 400 && reply.code !== 221).map(replyText)).toEqual([]);
   });
 
   it("refuses another tenant's account named in X-Mail-Proxy-Account", async () => {
     const { client } = await session({ user: 'acme', password: acmeKey });
-    const replies = await transaction(client, 'app@acme.example', 'someone@example.net', 'cross-header', 'X-Mail-Proxy-Account: b-main\r\n');
+    const replies = await transaction(
+      client,
+      'app@acme.example',
+      'someone@example.net',
+      'cross-header',
+      'X-Mail-Proxy-Account: b-main\r\n',
+    );
     expect(replies.at(-1)).toMatch(/^550 5\.7\.1 /);
     client.destroy();
   });
@@ -145,7 +169,13 @@ describe('SMTP is not an open relay', () => {
     client.destroy();
     const posted = await fx.post(
       acmeKey,
-      ADDRESSES.map((address, index) => ({ id: `http-${index}`, from: 'app@acme.example', to: address, subject: 'relay', body: 'Hello.' })),
+      ADDRESSES.map((address, index) => ({
+        id: `http-${index}`,
+        from: 'app@acme.example',
+        to: address,
+        subject: 'relay',
+        body: 'Hello.',
+      })),
     );
     expect(posted.status).toBe(200);
     const rejected = new Set((posted.body.rejected as Array<{ id: string }>).map((r) => r.id));
@@ -156,7 +186,10 @@ describe('SMTP is not an open relay', () => {
     expect(accepted.size).toBeGreaterThan(10);
 
     await fx.settle();
-    const relayed = acmeSink.messages.map((m) => ({ id: /X-Genro-Mail-ID: (\S+)/.exec(m.raw.toString('utf8'))?.[1] ?? '?', rcptTo: m.rcptTo }));
+    const relayed = acmeSink.messages.map((m) => ({
+      id: /X-Genro-Mail-ID: (\S+)/.exec(m.raw.toString('utf8'))?.[1] ?? '?',
+      rcptTo: m.rcptTo,
+    }));
     // Each accepted message went to the upstream: it took it, or refused the mailbox there (its call, not ours).
     for (const id of accepted.keys()) {
       if (relayed.some((m) => m.id === id)) continue;
@@ -164,14 +197,20 @@ describe('SMTP is not an open relay', () => {
       outcomes.push(
         `  ${id} (${accepted.get(id)}) not taken by the upstream: ${message.state} ${message.last_reply_code} ${message.error ?? message.deferred_reason}`,
       );
-      expect({ id, state: message.state, upstreamRefused: message.last_reply_code >= 500 }).toEqual({ id, state: 'error', upstreamRefused: true });
+      expect({ id, state: message.state, upstreamRefused: message.last_reply_code >= 500 }).toEqual({
+        id,
+        state: 'error',
+        upstreamRefused: true,
+      });
     }
     expect(relayed.filter((m) => !accepted.has(m.id))).toEqual([]);
     for (const { id, rcptTo } of relayed) {
       // What the daemon stored at acceptance (a source route is dropped there, RFC 5321 §4.1.1.3) is what the relay is given.
       const stored = (await fx.detail('acme', id)).message.rcpt_to as string[];
       expect(rcptTo.map(comparable), `${id} (${accepted.get(id)})`).toEqual(stored.map(comparable));
-      expect(stored.map(comparable), `${id}: the mailbox accepted`).toEqual([comparable(finalMailbox(accepted.get(id) as string))]);
+      expect(stored.map(comparable), `${id}: the mailbox accepted`).toEqual([
+        comparable(finalMailbox(accepted.get(id) as string)),
+      ]);
     }
     expect(betaSink.messages).toEqual([]);
     // Nothing from the refused sessions was stored either.

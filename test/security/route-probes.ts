@@ -42,7 +42,13 @@ async function scratchTenant(w: ProbeWorld): Promise<string> {
 
 async function scratchAccount(w: ProbeWorld, owner: Owner): Promise<string> {
   const id = w.unique('scratch-acct');
-  const created = await w.admin('POST', '/account', { id, tenant_id: tid(w, owner), host: '127.0.0.1', port: 9, tls_mode: 'none' });
+  const created = await w.admin('POST', '/account', {
+    id,
+    tenant_id: tid(w, owner),
+    host: '127.0.0.1',
+    port: 9,
+    tls_mode: 'none',
+  });
   if (created.status >= 300) throw new Error(`scratch account: ${created.text}`);
   return id;
 }
@@ -58,7 +64,9 @@ async function scratchMessage(w: ProbeWorld, owner: Owner): Promise<string> {
   const id = w.unique('scratch-msg');
   // A day ahead of the real clock is ahead of a test clock moved by minutes too.
   const later = Math.floor(Date.now() / 1000) + 86_400;
-  const posted = await w.admin('POST', '/add-messages', { messages: [message(id, { tenant_id: tid(w, owner), deferred_ts: later })] });
+  const posted = await w.admin('POST', '/add-messages', {
+    messages: [message(id, { tenant_id: tid(w, owner), deferred_ts: later })],
+  });
   if (posted.status !== 200 || posted.body.queued !== 1) throw new Error(`scratch message: ${posted.text}`);
   return id;
 }
@@ -66,7 +74,11 @@ async function scratchMessage(w: ProbeWorld, owner: Owner): Promise<string> {
 const submit =
   (path: string): Probe =>
   (w, owner) =>
-    post(path, { messages: [message(w.unique(`probe-${owner}`), { tenant_id: tid(w, owner), account_id: w.tenants[owner].account })] });
+    post(path, {
+      messages: [
+        message(w.unique(`probe-${owner}`), { tenant_id: tid(w, owner), account_id: w.tenants[owner].account }),
+      ],
+    });
 
 /**
  * Routes that validate each message on its own (README: an invalid one is listed
@@ -82,12 +94,19 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'GET /openapi.json': () => get('/openapi.json'),
   'GET /docs': () => get('/docs'),
   'POST /webhooks/{provider}/{tenant_id}': (w, owner) =>
-    post(`/webhooks/mailgun/${tid(w, owner)}`, { signature: { timestamp: '1', token: 't', signature: '00' }, 'event-data': { event: 'delivered' } }),
+    post(`/webhooks/mailgun/${tid(w, owner)}`, {
+      signature: { timestamp: '1', token: 't', signature: '00' },
+      'event-data': { event: 'delivered' },
+    }),
 
   'POST /tenant': (w) => post('/tenant', { id: w.unique('new') }),
   'GET /tenants': () => get('/tenants'),
   'GET /tenant/{id}': (w, owner) => get(`/tenant/${tid(w, owner)}`),
-  'PUT /tenant/{id}': async (w) => ({ method: 'PUT', path: `/tenant/${await scratchTenant(w)}`, body: { name: 'renamed' } }),
+  'PUT /tenant/{id}': async (w) => ({
+    method: 'PUT',
+    path: `/tenant/${await scratchTenant(w)}`,
+    body: { name: 'renamed' },
+  }),
   'DELETE /tenant/{id}': async (w) => del(`/tenant/${await scratchTenant(w)}`),
   'POST /tenant/{id}/api-key': async (w) => post(`/tenant/${await scratchTenant(w)}/api-key`, {}),
   'POST /tenant/{id}/signing-secret': async (w) => post(`/tenant/${await scratchTenant(w)}/signing-secret`),
@@ -100,25 +119,42 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'POST /fleet/drain': () => post('/fleet/drain'),
   'GET /fleet/drain': () => get('/fleet/drain'),
 
-  'POST /account': (w, owner) => post('/account', { id: w.unique('new-acct'), tenant_id: tid(w, owner), host: '127.0.0.1', port: 9, tls_mode: 'none' }),
+  'POST /account': (w, owner) =>
+    post('/account', {
+      id: w.unique('new-acct'),
+      tenant_id: tid(w, owner),
+      host: '127.0.0.1',
+      port: 9,
+      tls_mode: 'none',
+    }),
   'GET /accounts': (w, owner) => get(`/accounts?tenant_id=${tid(w, owner)}`),
   'GET /account/{id}': (w, owner) => get(`/account/${w.tenants[owner].account}?tenant_id=${tid(w, owner)}`),
-  'DELETE /account/{id}': async (w, owner) => del(`/account/${await scratchAccount(w, owner)}?tenant_id=${tid(w, owner)}`),
+  'DELETE /account/{id}': async (w, owner) =>
+    del(`/account/${await scratchAccount(w, owner)}?tenant_id=${tid(w, owner)}`),
   // A scratch account on the discard port: refused or closed at once, bounded by a 1 s timeout.
-  'POST /account/{id}/test': async (w, owner) => post(`/account/${await scratchAccount(w, owner)}/test?tenant_id=${tid(w, owner)}&timeout_seconds=1`),
-  'POST /account/{id}/resume': (w, owner) => post(`/account/${w.tenants[owner].account}/resume?tenant_id=${tid(w, owner)}`),
+  'POST /account/{id}/test': async (w, owner) =>
+    post(`/account/${await scratchAccount(w, owner)}/test?tenant_id=${tid(w, owner)}&timeout_seconds=1`),
+  'POST /account/{id}/resume': (w, owner) =>
+    post(`/account/${w.tenants[owner].account}/resume?tenant_id=${tid(w, owner)}`),
 
   'POST /add-messages': submit('/add-messages'),
   'POST /commands/add-messages': submit('/commands/add-messages'),
   'POST /commands/run-now': (w, owner) => post('/commands/run-now', { tenant_id: tid(w, owner) }),
-  'POST /commands/suspend': (w, owner) => post('/commands/suspend', { tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
-  'POST /commands/activate': (w, owner) => post('/commands/activate', { tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
-  'POST /commands/delete-messages': async (w, owner) => post('/commands/delete-messages', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
-  'POST /commands/resend': async (w, owner) => post('/commands/resend', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
-  'POST /commands/retry-now': async (w, owner) => post('/commands/retry-now', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
+  'POST /commands/suspend': (w, owner) =>
+    post('/commands/suspend', { tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
+  'POST /commands/activate': (w, owner) =>
+    post('/commands/activate', { tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
+  'POST /commands/delete-messages': async (w, owner) =>
+    post('/commands/delete-messages', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
+  'POST /commands/resend': async (w, owner) =>
+    post('/commands/resend', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
+  'POST /commands/retry-now': async (w, owner) =>
+    post('/commands/retry-now', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
   // A real run over a batch of the probe's own: it reaches nothing else of the tenant.
-  'POST /commands/bulk': (w, owner) => post('/commands/bulk', { action: 'delete', tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
-  'POST /commands/cleanup-messages': (w, owner) => post('/commands/cleanup-messages', { tenant_id: tid(w, owner), older_than_seconds: 10 * 365 * 86400 }),
+  'POST /commands/bulk': (w, owner) =>
+    post('/commands/bulk', { action: 'delete', tenant_id: tid(w, owner), batch_code: w.unique('probe-batch') }),
+  'POST /commands/cleanup-messages': (w, owner) =>
+    post('/commands/cleanup-messages', { tenant_id: tid(w, owner), older_than_seconds: 10 * 365 * 86400 }),
   'GET /messages': (w, owner) => get(`/messages?tenant_id=${tid(w, owner)}`),
   'GET /messages/{id}': (w, owner) => get(`/messages/${w.tenants[owner].messages.sent}?tenant_id=${tid(w, owner)}`),
   'GET /status': (w, owner) => get(`/status?tenant_id=${tid(w, owner)}`),
@@ -128,11 +164,14 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'GET /tenant/{id}/report-log': (w, owner) => get(`/tenant/${tid(w, owner)}/report-log`),
 
   'GET /suppressions': (w, owner) => get(`/suppressions?tenant_id=${tid(w, owner)}`),
-  'POST /suppression': (w, owner) => post('/suppression', { tenant_id: tid(w, owner), address: `${w.unique('new')}@${owner}-scratch.example` }),
-  'DELETE /suppression/{address}': async (w, owner) => del(`/suppression/${encodeURIComponent(await scratchSuppression(w, owner))}?tenant_id=${tid(w, owner)}`),
+  'POST /suppression': (w, owner) =>
+    post('/suppression', { tenant_id: tid(w, owner), address: `${w.unique('new')}@${owner}-scratch.example` }),
+  'DELETE /suppression/{address}': async (w, owner) =>
+    del(`/suppression/${encodeURIComponent(await scratchSuppression(w, owner))}?tenant_id=${tid(w, owner)}`),
   'GET /bounces': (w, owner) => get(`/bounces?tenant_id=${tid(w, owner)}`),
   'GET /pec-receipts': (w, owner) => get(`/pec-receipts?tenant_id=${tid(w, owner)}`),
-  'GET /pec-receipts/{receipt_id}/raw': (w, owner) => get(`/pec-receipts/${w.tenants[owner].receipt}/raw?tenant_id=${tid(w, owner)}`),
+  'GET /pec-receipts/{receipt_id}/raw': (w, owner) =>
+    get(`/pec-receipts/${w.tenants[owner].receipt}/raw?tenant_id=${tid(w, owner)}`),
 };
 
 /**

@@ -10,17 +10,32 @@ export interface Secret {
 
 export function forms(secret: Secret): string[] {
   const { value } = secret;
-  return [...new Set([value, Buffer.from(value).toString('base64'), Buffer.from(value).toString('base64url'), encodeURIComponent(value)])];
+  return [
+    ...new Set([
+      value,
+      Buffer.from(value).toString('base64'),
+      Buffer.from(value).toString('base64url'),
+      encodeURIComponent(value),
+    ]),
+  ];
 }
 
 /** Where in `text` (named `where`) any form of any secret not in `allowed` appears. */
-export function secretsIn(where: string, text: string, secrets: readonly Secret[], allowed: readonly string[] = []): string[] {
+export function secretsIn(
+  where: string,
+  text: string,
+  secrets: readonly Secret[],
+  allowed: readonly string[] = [],
+): string[] {
   const found: string[] = [];
   for (const secret of secrets) {
     if (allowed.includes(secret.value)) continue;
     for (const form of forms(secret)) {
       const at = text.indexOf(form);
-      if (at !== -1) found.push(`${where}: ${secret.name} (as "${form.slice(0, 12)}...") near "${text.slice(Math.max(0, at - 60), at).replace(/\s+/g, ' ')}"`);
+      if (at !== -1)
+        found.push(
+          `${where}: ${secret.name} (as "${form.slice(0, 12)}...") near "${text.slice(Math.max(0, at - 60), at).replace(/\s+/g, ' ')}"`,
+        );
     }
   }
   return found;

@@ -127,7 +127,8 @@ password = "${secret('tenant mailbox password (wrong)')}"
       seen.push({ what, response, handsOut });
       return response;
     };
-    const admin = (method: string, path: string, body?: unknown) => call(`admin ${method} ${path}`, method, path, secret('admin token'), body);
+    const admin = (method: string, path: string, body?: unknown) =>
+      call(`admin ${method} ${path}`, method, path, secret('admin token'), body);
 
     // Tenants, handing out their keys (and B's generated signing secret) once.
     const createdA = await admin('POST', '/tenant', {
@@ -153,7 +154,16 @@ password = "${secret('tenant mailbox password (wrong)')}"
     (seen.at(-1) as Seen).handsOut = [keyB, createdB.body.client_signing_secret as string];
 
     const account = (tenant: string, id: string, port: number, user: string, password: string, extra = {}) =>
-      admin('POST', '/account', { id, tenant_id: tenant, host: '127.0.0.1', port, tls_mode: 'none', user, password, ...extra });
+      admin('POST', '/account', {
+        id,
+        tenant_id: tenant,
+        host: '127.0.0.1',
+        port,
+        tls_mode: 'none',
+        user,
+        password,
+        ...extra,
+      });
     await account('tenant-a', 'acct-a', sinkA.port, 'relay-a', secret('relay password a'), { is_default: true });
     await account('tenant-a', 'acct-bad', sinkA.port, 'relay-a', secret('wrong relay password'));
     await account('tenant-b', 'acct-b', sinkB.port, 'relay-b', secret('relay password b'), { is_default: true });
@@ -188,18 +198,31 @@ password = "${secret('tenant mailbox password (wrong)')}"
     expect((await call('metrics token scrape', 'GET', '/metrics', secret('metrics token'))).status).toBe(200);
     expect((await call('metrics token elsewhere', 'GET', '/tenants', secret('metrics token'))).status).toBe(403);
     const refused = await openSubmission(smtpPort);
-    expect(await refused.login('tenant-a', secret('refused SMTP AUTH password')).then(() => 'accepted', replyOf)).toMatch(/^535 /);
+    expect(
+      await refused.login('tenant-a', secret('refused SMTP AUTH password')).then(() => 'accepted', replyOf),
+    ).toMatch(/^535 /);
     refused.close();
 
     await sinkA.waitForMessages(1, 15_000);
     await sinkB.waitForMessages(1, 15_000);
-    await vi.waitFor(async () => expect((await admin('GET', '/account/acct-bad?tenant_id=tenant-a')).body.account.last_error).not.toBeNull(), {
-      timeout: 15_000,
-      interval: 100,
-    });
+    await vi.waitFor(
+      async () =>
+        expect((await admin('GET', '/account/acct-bad?tenant_id=tenant-a')).body.account.last_error).not.toBeNull(),
+      {
+        timeout: 15_000,
+        interval: 100,
+      },
+    );
     await dovecot.append(dsnFor(sinkA.messages[0]?.raw ?? Buffer.alloc(0), { recipient: 'ann@example.net' }));
-    await vi.waitFor(async () => expect((await admin('GET', '/bounces?tenant_id=tenant-a')).body.bounces).toHaveLength(1), { timeout: 15_000, interval: 100 });
-    await client.waitFor('reports of both tenants', (c) => c.items('/a').length > 0 && c.items('/b').length > 0, 15_000);
+    await vi.waitFor(
+      async () => expect((await admin('GET', '/bounces?tenant_id=tenant-a')).body.bounces).toHaveLength(1),
+      { timeout: 15_000, interval: 100 },
+    );
+    await client.waitFor(
+      'reports of both tenants',
+      (c) => c.items('/a').length > 0 && c.items('/b').length > 0,
+      15_000,
+    );
 
     // Every route, as the admin and as each tenant's key on its own resources.
     const tenants = {
@@ -242,10 +265,17 @@ password = "${secret('tenant mailbox password (wrong)')}"
     const found = [
       ...secretsIn('daemon log', logs, secrets),
       ...seen.flatMap(({ what, response, handsOut }) =>
-        secretsIn(`${what} → ${response.status}`, `${[...response.headers].join('\n')}\n${response.text}`, secrets, handsOut),
+        secretsIn(
+          `${what} → ${response.status}`,
+          `${[...response.headers].join('\n')}\n${response.text}`,
+          secrets,
+          handsOut,
+        ),
       ),
     ];
-    console.info(`secrets: ${secrets.length} secrets in 4 forms searched in ${daemon.stdout.length} log lines and ${seen.length} responses`);
+    console.info(
+      `secrets: ${secrets.length} secrets in 4 forms searched in ${daemon.stdout.length} log lines and ${seen.length} responses`,
+    );
     expect(found).toEqual([]);
   }, 90_000);
 });

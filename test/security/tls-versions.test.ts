@@ -82,7 +82,9 @@ describe('TLS 1.2 minimum on SMTP', () => {
     const made = await selfSigned(dir, 'localhost', 'localhost');
     const { keyFile, certFile } = made;
     [key, cert] = [made.key, made.cert];
-    fx = await startQueueFixture({ extraToml: `[smtp]\ntls_cert_file = "${certFile}"\ntls_key_file = "${keyFile}"\ntls_listen = "127.0.0.1:0"\n` });
+    fx = await startQueueFixture({
+      extraToml: `[smtp]\ntls_cert_file = "${certFile}"\ntls_key_file = "${keyFile}"\ntls_listen = "127.0.0.1:0"\n`,
+    });
   });
   afterAll(async () => {
     await fx.stop();
@@ -118,7 +120,9 @@ describe('TLS 1.2 minimum on SMTP', () => {
   it('still refuses TLS 1.1 after the certificate is reloaded (SIGHUP)', async () => {
     expect(fx.t.daemon.smtp?.reloadTls()).toBe(true);
     expect(await handshake({ port: fx.t.daemon.smtp?.implicitTls?.port ?? 0 }, 'TLSv1.1')).toMatch(/^refused: /);
-    expect(await handshake({ socket: await starttls(fx.t.daemon.smtp?.plain?.port ?? 0) }, 'TLSv1.1')).toMatch(/^refused: /);
+    expect(await handshake({ socket: await starttls(fx.t.daemon.smtp?.plain?.port ?? 0) }, 'TLSv1.1')).toMatch(
+      /^refused: /,
+    );
     expect(await handshake({ port: fx.t.daemon.smtp?.implicitTls?.port ?? 0 }, 'TLSv1.2')).toBe('TLSv1.2');
   });
 });

@@ -9,7 +9,15 @@ import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { beginData, openRawSmtp, openSession, plainAuth, replyText, type RawSmtp, type SmtpReplyLine } from '../helpers/raw-smtp.js';
+import {
+  beginData,
+  openRawSmtp,
+  openSession,
+  plainAuth,
+  replyText,
+  type RawSmtp,
+  type SmtpReplyLine,
+} from '../helpers/raw-smtp.js';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
@@ -71,10 +79,12 @@ async function startScenario(smtpToml: string): Promise<Scenario> {
 }
 
 /** Polls a condition the daemon reaches on its own (a spool written or removed). */
-const eventually = (check: () => boolean, what: string, timeoutMs = 5000): Promise<void> => eventuallyWithin(check, what, timeoutMs, 20);
+const eventually = (check: () => boolean, what: string, timeoutMs = 5000): Promise<void> =>
+  eventuallyWithin(check, what, timeoutMs, 20);
 
 /** A client of tenant `acme` (authenticated unless `anonymous`). */
-const session = (s: Scenario, anonymous = false): Promise<RawSmtp> => openSession(s.port, anonymous ? null : { user: 'acme', password: s.key });
+const session = (s: Scenario, anonymous = false): Promise<RawSmtp> =>
+  openSession(s.port, anonymous ? null : { user: 'acme', password: s.key });
 
 function content(subject: string, body = `body of ${subject}\r\n`): string {
   return `From: sender@example.com\r\nTo: rcpt@example.net\r\nSubject: ${subject}\r\n\r\n${body}`;
@@ -134,7 +144,9 @@ const IDLE_TIMEOUT = '421 4.4.2 Timeout - closing connection';
 describe('SMTP protocol abuse', () => {
   let s: Scenario;
   beforeAll(async () => {
-    s = await startScenario('data_timeout_seconds = 2\nmax_connections_per_client = 1000\nmax_header_bytes = 2048\nmax_recipients = 3');
+    s = await startScenario(
+      'data_timeout_seconds = 2\nmax_connections_per_client = 1000\nmax_header_bytes = 2048\nmax_recipients = 3',
+    );
   });
   afterEach(() => {
     expect(s.unexpectedErrors()).toEqual([]);
@@ -158,8 +170,12 @@ describe('SMTP protocol abuse', () => {
   it('answers 10 KB command lines with 501 and keeps the session; closes on a line past 16 KB with 421', async () => {
     const client = await session(s);
     expect(await say(client, `EHLO ${'h'.repeat(10 * 1024)}`)).toBe('501 Error: Bad hostname syntax');
-    expect(await say(client, `MAIL FROM:<${'a'.repeat(10 * 1024)}@example.com>`)).toBe('501 5.1.7 Error: Bad sender address syntax');
-    expect(await say(client, `RCPT TO:<${'b'.repeat(10 * 1024)}@example.net>`)).toBe('501 5.1.3 Error: Bad recipient address syntax');
+    expect(await say(client, `MAIL FROM:<${'a'.repeat(10 * 1024)}@example.com>`)).toBe(
+      '501 5.1.7 Error: Bad sender address syntax',
+    );
+    expect(await say(client, `RCPT TO:<${'b'.repeat(10 * 1024)}@example.net>`)).toBe(
+      '501 5.1.3 Error: Bad recipient address syntax',
+    );
     expect(await say(client, `NOOP ${'n'.repeat(10 * 1024)}`)).toBe('250 2.0.0 OK');
     // smtp-server's own limit is 16 KB per command line; past it the connection ends.
     await client.write(`NOOP ${'n'.repeat(20 * 1024)}\r\n`);
@@ -171,15 +187,26 @@ describe('SMTP protocol abuse', () => {
     const before = s.counts().messages;
     const client = await openRawSmtp(s.port);
     expect((await client.reply()).code).toBe(220);
-    await client.write(`EHLO bare-lf.test\nAUTH PLAIN ${plainAuth('acme', s.key)}\nMAIL FROM:<sender@example.com>\nRCPT TO:<rcpt@example.net>\nDATA\n`);
+    await client.write(
+      `EHLO bare-lf.test\nAUTH PLAIN ${plainAuth('acme', s.key)}\nMAIL FROM:<sender@example.com>\nRCPT TO:<rcpt@example.net>\nDATA\n`,
+    );
     const [ehlo, ...rest] = await client.replies(5);
     expect(ehlo?.code).toBe(250);
-    expect(texts(rest)).toEqual(['235 2.7.0 Authentication successful', '250 2.1.0 Accepted', '250 2.1.5 Accepted', '354 End data with <CR><LF>.<CR><LF>']);
+    expect(texts(rest)).toEqual([
+      '235 2.7.0 Authentication successful',
+      '250 2.1.0 Accepted',
+      '250 2.1.5 Accepted',
+      '354 End data with <CR><LF>.<CR><LF>',
+    ]);
     // Bare LF inside the content is content; only CRLF.CRLF ends DATA (RFC 5321 §4.1.1.4).
-    await client.write('From: sender@example.com\nTo: rcpt@example.net\nSubject: bare lf\n\nline one\nline two\r\n.\r\n');
+    await client.write(
+      'From: sender@example.com\nTo: rcpt@example.net\nSubject: bare lf\n\nline one\nline two\r\n.\r\n',
+    );
     expect(replyText(await client.reply())).toMatch(QUEUED);
     expect(await say(client, 'QUIT')).toBe('221 2.0.0 Bye');
-    expect(s.rawOf('bare lf').toString()).toMatch(/\r\nFrom: sender@example\.com\nTo: rcpt@example\.net\nSubject: bare lf\n\nline one\nline two\r\n$/);
+    expect(s.rawOf('bare lf').toString()).toMatch(
+      /\r\nFrom: sender@example\.com\nTo: rcpt@example\.net\nSubject: bare lf\n\nline one\nline two\r\n$/,
+    );
     const relayed = (await relayedMessage(s, 'bare lf')).raw.toString();
     // The relay client (nodemailer) writes CRLF on the wire (RFC 5321 §2.3.8).
     expect(relayed).toMatch(/\r\nSubject: bare lf\r\n\r\nline one\r\nline two\r\n$/);
@@ -214,7 +241,12 @@ describe('SMTP protocol abuse', () => {
         .join('')
         .repeat(250),
     );
-    const expected = ['250 2.1.0 Accepted', '250 2.1.5 Accepted', '501 5.1.3 Error: Bad recipient address syntax', '250 2.0.0 Flushed'];
+    const expected = [
+      '250 2.1.0 Accepted',
+      '250 2.1.5 Accepted',
+      '501 5.1.3 Error: Bad recipient address syntax',
+      '250 2.0.0 Flushed',
+    ];
     expect(texts(await client.replies(1000))).toEqual(Array.from({ length: 1000 }, (_, i) => expected[i % 4]));
     expect(await say(client, 'QUIT')).toBe('221 2.0.0 Bye');
     expect(s.counts()).toEqual(before);
@@ -224,7 +256,9 @@ describe('SMTP protocol abuse', () => {
   it('takes a whole transaction and QUIT pipelined in one write', async () => {
     const before = s.counts();
     const client = await session(s);
-    await client.write(`MAIL FROM:<sender@example.com>\r\nRCPT TO:<rcpt@example.net>\r\nDATA\r\n${content('pipelined')}.\r\nQUIT\r\n`);
+    await client.write(
+      `MAIL FROM:<sender@example.com>\r\nRCPT TO:<rcpt@example.net>\r\nDATA\r\n${content('pipelined')}.\r\nQUIT\r\n`,
+    );
     const replies = texts(await client.untilClosed());
     expect(replies).toEqual([
       '250 2.1.0 Accepted',
@@ -291,7 +325,9 @@ describe('SMTP protocol abuse', () => {
     const client = await session(s);
     // 256 KB of header fields: the socket delivers them in several chunks, the first ones without the empty line.
     const bomb = Array.from({ length: 4096 }, (_, i) => `X-Bomb-${i}: ${'b'.repeat(52)}\r\n`).join('');
-    expect(await transaction(client, `${bomb}${content('header bomb')}`)).toBe('552 5.3.4 Header section exceeds 2048 bytes');
+    expect(await transaction(client, `${bomb}${content('header bomb')}`)).toBe(
+      '552 5.3.4 Header section exceeds 2048 bytes',
+    );
     expect(s.counts()).toEqual(before);
     // The same session goes on: the next message is taken.
     expect(await transaction(client, content('after header bomb'))).toMatch(QUEUED);
@@ -302,7 +338,9 @@ describe('SMTP protocol abuse', () => {
     const before = s.counts();
     const client = await session(s);
     const bomb = Array.from({ length: 100 }, (_, i) => `X-Bomb-${i}: ${'b'.repeat(60)}\r\n`).join('');
-    expect(await transaction(client, `${bomb}${content('small header bomb')}`)).toBe('552 5.3.4 Header section exceeds 2048 bytes');
+    expect(await transaction(client, `${bomb}${content('small header bomb')}`)).toBe(
+      '552 5.3.4 Header section exceeds 2048 bytes',
+    );
     expect(s.counts()).toEqual(before);
   });
 
@@ -314,7 +352,11 @@ describe('SMTP protocol abuse', () => {
     expect(await say(client, 'DATA')).toBe('354 End data with <CR><LF>.<CR><LF>');
     await client.write(`${content('three recipients')}.\r\n`);
     expect(replyText(await client.reply())).toMatch(QUEUED);
-    expect((await relayedMessage(s, 'three recipients')).rcptTo).toEqual(['r1@example.net', 'r2@example.net', 'r3@example.net']);
+    expect((await relayedMessage(s, 'three recipients')).rcptTo).toEqual([
+      'r1@example.net',
+      'r2@example.net',
+      'r3@example.net',
+    ]);
   });
 
   it('answers MAIL without AUTH with 530 5.7.0 and a wrong key with 535 5.7.8', async () => {
@@ -323,8 +365,12 @@ describe('SMTP protocol abuse', () => {
     expect(await say(client, 'MAIL FROM:<sender@example.com>')).toBe('530 5.7.0 Authentication required');
     expect(await say(client, 'RCPT TO:<rcpt@example.net>')).toBe('503 5.5.1 Error: need MAIL command');
     expect(await say(client, 'DATA')).toBe('503 5.5.1 Error: need RCPT command');
-    expect(await say(client, `AUTH PLAIN ${plainAuth('acme', `${s.key}x`)}`)).toBe('535 5.7.8 Authentication credentials invalid');
-    expect(await say(client, `AUTH PLAIN ${plainAuth('other-tenant', s.key)}`)).toBe('535 5.7.8 Authentication credentials invalid');
+    expect(await say(client, `AUTH PLAIN ${plainAuth('acme', `${s.key}x`)}`)).toBe(
+      '535 5.7.8 Authentication credentials invalid',
+    );
+    expect(await say(client, `AUTH PLAIN ${plainAuth('other-tenant', s.key)}`)).toBe(
+      '535 5.7.8 Authentication credentials invalid',
+    );
     expect(await say(client, 'AUTH PLAIN !!!not-base64')).toBe('501 5.5.4 Error: invalid userdata');
     expect(await say(client, 'MAIL FROM:<sender@example.com>')).toBe('530 5.7.0 Authentication required');
     expect(await say(client, 'QUIT')).toBe('221 2.0.0 Bye');
@@ -378,7 +424,9 @@ describe('SMTP protocol abuse: idle clients, per-client limit, AUTH throttle', (
 
   it('refuses the 6th connection from one address with 421 and closes it; takes a new one once a slot is free', async () => {
     const clients = await Promise.all(Array.from({ length: 5 }, () => openRawSmtp(s.port)));
-    expect((await Promise.all(clients.map((client) => client.reply()))).map((reply) => reply.code)).toEqual(Array(5).fill(220));
+    expect((await Promise.all(clients.map((client) => client.reply()))).map((reply) => reply.code)).toEqual(
+      Array(5).fill(220),
+    );
     // Refused in place of the greeting, so without an enhanced status (RFC 2034: only after EHLO).
     expect(texts(await (await openRawSmtp(s.port)).untilClosed())).toEqual([TOO_MANY]);
 
@@ -402,7 +450,9 @@ describe('SMTP protocol abuse: idle clients, per-client limit, AUTH throttle', (
   it('answers AUTH with 454 4.7.0 after auth_max_failures wrong keys, even with the right key, until the window passes', async () => {
     const client = await session(s, true);
     for (const attempt of [1, 2, 3]) {
-      expect(await say(client, `AUTH PLAIN ${plainAuth('acme', `wrong-${attempt}`)}`)).toBe('535 5.7.8 Authentication credentials invalid');
+      expect(await say(client, `AUTH PLAIN ${plainAuth('acme', `wrong-${attempt}`)}`)).toBe(
+        '535 5.7.8 Authentication credentials invalid',
+      );
     }
     const throttled = '454 4.7.0 Too many failed authentications from your address; try again in 300 s';
     expect(await say(client, `AUTH PLAIN ${plainAuth('acme', s.key)}`)).toBe(throttled);

@@ -9,11 +9,23 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
-import { composeWithNodemailer, requireProgram, runProgram, runPython, runSwaks, sendRawWithNodemailer } from '../helpers/smtp-clients.js';
+import {
+  composeWithNodemailer,
+  requireProgram,
+  runProgram,
+  runPython,
+  runSwaks,
+  sendRawWithNodemailer,
+} from '../helpers/smtp-clients.js';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
 import { selfSigned } from '../peers/self-signed.js';
 
-const CONTROL_HEADERS = ['x-mail-proxy-account', 'x-mail-proxy-priority', 'x-mail-proxy-batch', 'x-mail-proxy-deferred-ts'];
+const CONTROL_HEADERS = [
+  'x-mail-proxy-account',
+  'x-mail-proxy-priority',
+  'x-mail-proxy-batch',
+  'x-mail-proxy-deferred-ts',
+];
 
 interface Field {
   name: string;
@@ -29,7 +41,8 @@ function splitMessage(raw: Buffer): { head: Buffer; body: Buffer } {
     const newline = raw.indexOf(0x0a, lineStart);
     if (newline === -1) break;
     const line = raw.subarray(lineStart, newline + 1);
-    if (line.length === 1 || (line.length === 2 && line[0] === 0x0d)) return { head: raw.subarray(0, newline + 1), body: raw.subarray(newline + 1) };
+    if (line.length === 1 || (line.length === 2 && line[0] === 0x0d))
+      return { head: raw.subarray(0, newline + 1), body: raw.subarray(newline + 1) };
     lineStart = newline + 1;
   }
   return { head: raw, body: Buffer.alloc(0) };
@@ -61,7 +74,9 @@ const fieldValue = (raw: Buffer, name: string): string | undefined =>
 function withoutControlHeaders(head: Buffer): Buffer {
   const parts: Buffer[] = [];
   let at = 0;
-  for (const field of headerFields(head).filter((candidate) => CONTROL_HEADERS.includes(candidate.name.toLowerCase()))) {
+  for (const field of headerFields(head).filter((candidate) =>
+    CONTROL_HEADERS.includes(candidate.name.toLowerCase()),
+  )) {
     parts.push(head.subarray(at, field.start));
     at = field.end;
   }
@@ -76,7 +91,11 @@ const sha256 = (bytes: Buffer): string => createHash('sha256').update(bytes).dig
  * only: Received (always, in this config), X-Genro-Mail-ID, Message-ID and Date
  * (each only when the client did not set it). The body is byte-identical.
  */
-function expectOnlyDocumentedChanges(sent: Buffer, relayed: Buffer, expected: { id: string; helo: string; via: string }): void {
+function expectOnlyDocumentedChanges(
+  sent: Buffer,
+  relayed: Buffer,
+  expected: { id: string; helo: string; via: string },
+): void {
   const before = splitMessage(sent);
   const after = splitMessage(relayed);
   expect(after.body.length).toBe(before.body.length);
@@ -102,7 +121,8 @@ function expectOnlyDocumentedChanges(sent: Buffer, relayed: Buffer, expected: { 
   );
   expect(fieldValue(relayed, 'X-Genro-Mail-ID')).toBe(expected.id);
   if (!sentNames.has('message-id')) expect(fieldValue(relayed, 'Message-ID')).toMatch(/^<[^<>@\s]+@[^<>@\s]+>$/);
-  if (!sentNames.has('date')) expect(fieldValue(relayed, 'Date')).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000$/);
+  if (!sentNames.has('date'))
+    expect(fieldValue(relayed, 'Date')).toMatch(/^\w{3}, \d{2} \w{3} \d{4} \d{2}:\d{2}:\d{2} \+0000$/);
 }
 
 const queuedId = (reply: string): string => {
@@ -150,7 +170,8 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
   const relayed = async (id: string, timeoutMs = 10_000): Promise<SinkMessage> => {
     await fx.settle();
     const find = () => sink.messages.find((message) => fieldValue(message.raw, 'X-Genro-Mail-ID') === id);
-    for (let count = sink.messages.length; find() === undefined; count += 1) await sink.waitForMessages(count + 1, timeoutMs);
+    for (let count = sink.messages.length; find() === undefined; count += 1)
+      await sink.waitForMessages(count + 1, timeoutMs);
     return find() as SinkMessage;
   };
 
@@ -171,7 +192,13 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
       expect(mail.raw.includes('hidden.nodemailer')).toBe(false);
 
       const submission = await sendRawWithNodemailer(
-        { port: plainPort, requireTLS: true, tls: { rejectUnauthorized: false }, auth: { user: 'acme', pass: key }, authMethod: 'PLAIN' },
+        {
+          port: plainPort,
+          requireTLS: true,
+          tls: { rejectUnauthorized: false },
+          auth: { user: 'acme', pass: key },
+          authMethod: 'PLAIN',
+        },
         mail.envelope,
         mail.raw,
       );
@@ -287,7 +314,11 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
       const message = await relayed('client-id-7f3a');
       expect(message.raw.toString('latin1')).not.toMatch(/x-mail-proxy-/i);
       expect(message.raw.toString('latin1').match(/^X-Genro-Mail-ID:/gim)).toHaveLength(1);
-      expectOnlyDocumentedChanges(raw, message.raw, { id: 'client-id-7f3a', helo: 'nodemailer.client.test', via: 'ESMTPA' });
+      expectOnlyDocumentedChanges(raw, message.raw, {
+        id: 'client-id-7f3a',
+        helo: 'nodemailer.client.test',
+        via: 'ESMTPA',
+      });
     });
   });
 
@@ -404,7 +435,9 @@ smtp.quit()
       expect(output).toMatch(/<- {2}250-PIPELINING/);
       expect(output).toMatch(/-> AUTH PLAIN/);
       // Pipelined: the envelope and DATA go out before any of their replies come back.
-      expect(output).toMatch(/ -> MAIL FROM:<sender@example\.com>\n -> RCPT TO:<a@example\.net>\n -> RCPT TO:<b@example\.net>\n -> DATA\n<- {2}250/);
+      expect(output).toMatch(
+        / -> MAIL FROM:<sender@example\.com>\n -> RCPT TO:<a@example\.net>\n -> RCPT TO:<b@example\.net>\n -> DATA\n<- {2}250/,
+      );
       expect(output).toMatch(/<- {2}250 2\.0\.0 Ok: queued as /);
       const id = queuedId(output);
 
@@ -414,7 +447,16 @@ smtp.quit()
     });
 
     it('submits over STARTTLS with AUTH LOGIN as tenant/account', async () => {
-      const output = await swaks(['--tls', '--pipeline', '--auth', 'LOGIN', '--auth-user', 'acme/main', '--auth-password', key]);
+      const output = await swaks([
+        '--tls',
+        '--pipeline',
+        '--auth',
+        'LOGIN',
+        '--auth-user',
+        'acme/main',
+        '--auth-password',
+        key,
+      ]);
       expect(output).toMatch(/-> STARTTLS\n<- {2}220 /);
       expect(output).toMatch(/=== TLS started with cipher/);
       expect(output).toMatch(/~> AUTH LOGIN/);
@@ -431,9 +473,21 @@ smtp.quit()
   // smtp-server leaves `session.user` false after the handshake, and that was read as a tenant.
   describe('without AUTH, on every listener', () => {
     const listeners = [
-      { name: 'plain', swaks: [] as string[], python: "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)\nsmtp.ehlo()" },
-      { name: 'STARTTLS-upgraded', swaks: ['--tls'], python: "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)\nsmtp.starttls(context=TLS)\nsmtp.ehlo()" },
-      { name: 'implicit TLS', swaks: ['--tlsc'], python: "smtp = smtplib.SMTP_SSL('127.0.0.1', PORT, context=TLS, timeout=30)\nsmtp.ehlo()" },
+      {
+        name: 'plain',
+        swaks: [] as string[],
+        python: "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)\nsmtp.ehlo()",
+      },
+      {
+        name: 'STARTTLS-upgraded',
+        swaks: ['--tls'],
+        python: "smtp = smtplib.SMTP('127.0.0.1', PORT, timeout=30)\nsmtp.starttls(context=TLS)\nsmtp.ehlo()",
+      },
+      {
+        name: 'implicit TLS',
+        swaks: ['--tlsc'],
+        python: "smtp = smtplib.SMTP_SSL('127.0.0.1', PORT, context=TLS, timeout=30)\nsmtp.ehlo()",
+      },
     ];
     const portOf = (name: string): number => (name === 'implicit TLS' ? tlsPort : plainPort);
     /** A Python script's first lines: the port from the environment, and TLS that takes the test certificate. */
@@ -461,23 +515,32 @@ smtp.quit()
       if (name !== 'plain') expect(result.stdout).toMatch(/=== TLS started with cipher/);
       // swaks marks what crosses TLS with ~, what crosses in the clear with - (a refusal read: <** and <~*).
       const [sent, read] = name === 'plain' ? [' ->', '<\\*\\*'] : [' ~>', '<~\\*'];
-      expect(result.stdout).toMatch(new RegExp(`${sent} MAIL FROM:<sender@example\\.com>\\n${read} 530 5\\.7\\.0 Authentication required\\n`));
+      expect(result.stdout).toMatch(
+        new RegExp(`${sent} MAIL FROM:<sender@example\\.com>\\n${read} 530 5\\.7\\.0 Authentication required\\n`),
+      );
       expect(result.stdout).not.toMatch(/RCPT TO/);
     });
 
-    it.each(listeners)('Python smtplib is answered 530 5.7.0 at MAIL on the $name listener', async ({ name, python }) => {
-      const script = [
-        ...PYTHON_PRELUDE,
-        python,
-        "code, text = smtp.mail('sender@example.com')",
-        "print(json.dumps({'code': code, 'text': text.decode(), 'tls': smtp.sock.version() if hasattr(smtp.sock, 'version') else None}))",
-        'smtp.quit()',
-      ].join('\n');
-      const result = await runProgram('python3', ['-'], { stdin: script, env: { PORT: String(portOf(name)) } });
-      expect(result.code, result.stderr).toBe(0);
-      const reply = JSON.parse(result.stdout.trim()) as { code: number; text: string; tls: string | null };
-      expect(reply).toEqual({ code: 530, text: '5.7.0 Authentication required', tls: name === 'plain' ? null : expect.stringMatching(/^TLSv1\.[23]$/) });
-    });
+    it.each(listeners)(
+      'Python smtplib is answered 530 5.7.0 at MAIL on the $name listener',
+      async ({ name, python }) => {
+        const script = [
+          ...PYTHON_PRELUDE,
+          python,
+          "code, text = smtp.mail('sender@example.com')",
+          "print(json.dumps({'code': code, 'text': text.decode(), 'tls': smtp.sock.version() if hasattr(smtp.sock, 'version') else None}))",
+          'smtp.quit()',
+        ].join('\n');
+        const result = await runProgram('python3', ['-'], { stdin: script, env: { PORT: String(portOf(name)) } });
+        expect(result.code, result.stderr).toBe(0);
+        const reply = JSON.parse(result.stdout.trim()) as { code: number; text: string; tls: string | null };
+        expect(reply).toEqual({
+          code: 530,
+          text: '5.7.0 Authentication required',
+          tls: name === 'plain' ? null : expect.stringMatching(/^TLSv1\.[23]$/),
+        });
+      },
+    );
 
     it('forgets an AUTH made before STARTTLS (RFC 3207 §4.2): MAIL after the upgrade is answered 530 until AUTH again', async () => {
       const script = [

@@ -96,7 +96,14 @@ describe('SMTP submission without a default account', () => {
   });
 
   it('sends through the default account once the tenant has one', async () => {
-    const marked = await fx.admin('POST', '/account', { id: 'a1', tenant_id: 'nodef', host: '127.0.0.1', port: sink.port, tls_mode: 'none', is_default: true });
+    const marked = await fx.admin('POST', '/account', {
+      id: 'a1',
+      tenant_id: 'nodef',
+      host: '127.0.0.1',
+      port: sink.port,
+      tls_mode: 'none',
+      is_default: true,
+    });
     expect(marked.status, marked.text).toBe(200);
     const reply = await submit('nodef');
     expect(reply).toMatch(/^250 2\.0\.0 Ok: queued as /);

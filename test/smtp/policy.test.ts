@@ -14,9 +14,12 @@ import { openSubmission, replyOf } from '../helpers/smtp-submit.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 function raw(headers: Record<string, string>, body = 'Hello.\r\n'): string {
-  const lines = Object.entries({ From: 'app@acme.example', To: 'someone@example.net', Subject: 'policy', ...headers }).map(
-    ([name, value]) => `${name}: ${value}`,
-  );
+  const lines = Object.entries({
+    From: 'app@acme.example',
+    To: 'someone@example.net',
+    Subject: 'policy',
+    ...headers,
+  }).map(([name, value]) => `${name}: ${value}`);
   return `${lines.join('\r\n')}\r\n\r\n${body}`;
 }
 
@@ -56,7 +59,9 @@ describe('SMTP submission policy', () => {
   beforeAll(async () => {
     sink = await startSmtpSink();
     altSink = await startSmtpSink();
-    fx = await startQueueFixture({ extraToml: '[smtp]\ntrusted_networks = [{ network = "127.0.0.2/32", tenant_id = "acme" }]\n' });
+    fx = await startQueueFixture({
+      extraToml: '[smtp]\ntrusted_networks = [{ network = "127.0.0.2/32", tenant_id = "acme" }]\n',
+    });
     port = fx.t.daemon.smtp?.plain?.port ?? 0;
     acmeKey = await fx.createTenant('acme');
     betaKey = await fx.createTenant('beta');
@@ -85,7 +90,9 @@ describe('SMTP submission policy', () => {
   it('refuses an account the tenant does not own with 550 5.7.1, in the user name or in X-Mail-Proxy-Account, and stores nothing', async () => {
     const before = count('SELECT count(*) AS n FROM messages');
     expect(await submit('acme/b-main', acmeKey, raw({}))).toMatch(/^550 5\.7\.1 Account b-main /);
-    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Account': 'b-main' }))).toMatch(/^550 5\.7\.1 Account b-main /);
+    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Account': 'b-main' }))).toMatch(
+      /^550 5\.7\.1 Account b-main /,
+    );
     expect(await submit('acme/nope', acmeKey, raw({}))).toMatch(/^550 5\.7\.1 /);
     expect(count('SELECT count(*) AS n FROM messages')).toBe(before);
   });
@@ -93,7 +100,11 @@ describe('SMTP submission policy', () => {
   it('answers 250 2.0.0 with the client id, and sends through the account named by the user, or by the header before it', async () => {
     const byUser = await submit('acme/alt', acmeKey, raw({ 'X-Genro-Mail-ID': 'by-user-1' }));
     expect(byUser).toBe('250 2.0.0 Ok: queued as by-user-1');
-    const byHeader = await submit('acme/alt', acmeKey, raw({ 'X-Genro-Mail-ID': 'by-header-1', 'X-Mail-Proxy-Account': 'main' }));
+    const byHeader = await submit(
+      'acme/alt',
+      acmeKey,
+      raw({ 'X-Genro-Mail-ID': 'by-header-1', 'X-Mail-Proxy-Account': 'main' }),
+    );
     expect(byHeader).toBe('250 2.0.0 Ok: queued as by-header-1');
     await fx.settle();
     await altSink.waitForMessages(1);
@@ -108,16 +119,24 @@ describe('SMTP submission policy', () => {
     await submit('acme', acmeKey, raw({ 'X-Genro-Mail-ID': 'once-1' }));
     await fx.settle();
     const sent = sink.messages.length;
-    expect(await submit('acme', acmeKey, raw({ 'X-Genro-Mail-ID': 'once-1' }))).toBe('250 2.0.0 Ok: once-1 was accepted before and is not queued again');
+    expect(await submit('acme', acmeKey, raw({ 'X-Genro-Mail-ID': 'once-1' }))).toBe(
+      '250 2.0.0 Ok: once-1 was accepted before and is not queued again',
+    );
     await fx.settle();
     expect(sink.messages.length).toBe(sent);
   });
 
   it('refuses a bad control header with 554 5.6.0 and stores nothing', async () => {
     const before = count('SELECT count(*) AS n FROM messages');
-    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Priority': 'urgent' }))).toMatch(/^554 5\.6\.0 X-Mail-Proxy-Priority/);
-    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Deferred-Ts': 'tomorrow' }))).toMatch(/^554 5\.6\.0 X-Mail-Proxy-Deferred-Ts/);
-    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Batch': '*' }))).toMatch(/^554 5\.6\.0 X-Mail-Proxy-Batch/);
+    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Priority': 'urgent' }))).toMatch(
+      /^554 5\.6\.0 X-Mail-Proxy-Priority/,
+    );
+    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Deferred-Ts': 'tomorrow' }))).toMatch(
+      /^554 5\.6\.0 X-Mail-Proxy-Deferred-Ts/,
+    );
+    expect(await submit('acme', acmeKey, raw({ 'X-Mail-Proxy-Batch': '*' }))).toMatch(
+      /^554 5\.6\.0 X-Mail-Proxy-Batch/,
+    );
     expect(count('SELECT count(*) AS n FROM messages')).toBe(before);
   });
 
@@ -129,7 +148,10 @@ describe('SMTP submission policy', () => {
     db.close();
     const session = await openSubmission(port);
     await session.login('acme', acmeKey);
-    const info = await session.send({ from: 'app@acme.example', to: ['Gone@Example.NET', 'here@example.net'] }, raw({ 'X-Genro-Mail-ID': 'suppressed-1' }));
+    const info = await session.send(
+      { from: 'app@acme.example', to: ['Gone@Example.NET', 'here@example.net'] },
+      raw({ 'X-Genro-Mail-ID': 'suppressed-1' }),
+    );
     session.close();
     expect(info.rejected).toEqual(['Gone@Example.NET']);
     expect(String(info.rejectedErrors?.[0]?.response)).toMatch(/^550 5\.1\.1 /);
@@ -166,7 +188,10 @@ describe('SMTP submission on a non-loopback listener', () => {
   });
 
   const start = async (smtpToml: string, listenOn = host) => {
-    const fx = await startQueueFixture({ extraToml: `[smtp]\n${smtpToml}\n`, env: { MAILPROXY_SMTP_LISTEN: `${listenOn}:0` } });
+    const fx = await startQueueFixture({
+      extraToml: `[smtp]\n${smtpToml}\n`,
+      env: { MAILPROXY_SMTP_LISTEN: `${listenOn}:0` },
+    });
     cleanups.push(async () => {
       await fx.stop();
       fx.t.cleanup();
@@ -179,7 +204,9 @@ describe('SMTP submission on a non-loopback listener', () => {
   it('refuses AUTH without TLS with 538 5.7.11, unless allow_insecure_auth is set', async () => {
     const strict = await start('');
     const session = await openSubmission(strict.port, { host });
-    await expect(session.login('acme', strict.key)).rejects.toMatchObject({ response: expect.stringMatching(/^538 5\.7\.11 /) });
+    await expect(session.login('acme', strict.key)).rejects.toMatchObject({
+      response: expect.stringMatching(/^538 5\.7\.11 /),
+    });
     session.close();
 
     const lax = await start('allow_insecure_auth = true');

@@ -26,7 +26,9 @@ describe('stopping with SMTP sessions open', () => {
     const idle = await openSession(port, { user: 'acme', password: key });
     const busy = await openSession(port, { user: 'acme', password: key });
     await beginData(busy, 'app@acme.example', ['someone@example.net']);
-    await busy.write('From: app@acme.example\r\nSubject: in flight\r\nX-Genro-Mail-ID: in-flight-1\r\n\r\nfirst half\r\n');
+    await busy.write(
+      'From: app@acme.example\r\nSubject: in flight\r\nX-Genro-Mail-ID: in-flight-1\r\n\r\nfirst half\r\n',
+    );
 
     const stopped = fx.t.stop();
     expect(replyText(await idle.reply())).toMatch(/^421 4\.3\.2 /);

@@ -24,7 +24,9 @@ describe('SMTP intake when the store is full', () => {
     const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
     try {
       return {
-        messages: (db.prepare('SELECT id FROM messages ORDER BY pk').all() as Array<{ id: string }>).map((row) => row.id),
+        messages: (db.prepare('SELECT id FROM messages ORDER BY pk').all() as Array<{ id: string }>).map(
+          (row) => row.id,
+        ),
         spools: (db.prepare('SELECT count(*) AS n FROM spools').get() as { n: number }).n,
         parts: (db.prepare('SELECT count(*) AS n FROM spool_parts').get() as { n: number }).n,
       };
@@ -78,7 +80,9 @@ describe('SMTP intake when the store is full', () => {
     expect(rows().messages).toEqual(accepted);
     // Up, and saying why it refuses: HTTP intake gets 503 with the stable code.
     expect((await api(fx.t.url, 'GET', '/health')).status).toBe(200);
-    const posted = await fx.post(key, [{ id: 'http-1', from: 'app@acme.example', to: 'someone@example.net', subject: 's', body: 'x'.repeat(300_000) }]);
+    const posted = await fx.post(key, [
+      { id: 'http-1', from: 'app@acme.example', to: 'someone@example.net', subject: 's', body: 'x'.repeat(300_000) },
+    ]);
     expect(posted.status).toBe(503);
     expect(posted.body).toMatchObject({ error: { code: 'STORE_UNAVAILABLE' } });
   }, 30_000);

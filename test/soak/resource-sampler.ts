@@ -51,7 +51,10 @@ export interface Growth {
   problems: string[];
 }
 
-const peak = (samples: Sample[]) => ({ rssMb: Math.max(...samples.map((s) => s.rssMb)), fds: Math.max(...samples.map((s) => s.fds)) });
+const peak = (samples: Sample[]) => ({
+  rssMb: Math.max(...samples.map((s) => s.rssMb)),
+  fds: Math.max(...samples.map((s) => s.fds)),
+});
 
 /**
  * Drops the first quarter (warm-up), then compares the peak of the last quarter
@@ -64,7 +67,11 @@ export function judgeGrowth(samples: Sample[], bound: GrowthBound): Growth | nul
   const later = peak(samples.slice(samples.length - quarter));
   const problems: string[] = [];
   const rssLimit = earlier.rssMb + Math.max(bound.rssMb, earlier.rssMb * bound.rssFraction);
-  if (later.rssMb > rssLimit) problems.push(`RSS grew from ${earlier.rssMb.toFixed(1)} MB to ${later.rssMb.toFixed(1)} MB (bound ${rssLimit.toFixed(1)} MB)`);
-  if (later.fds > earlier.fds + bound.fds) problems.push(`open file descriptors grew from ${earlier.fds} to ${later.fds} (bound +${bound.fds})`);
+  if (later.rssMb > rssLimit)
+    problems.push(
+      `RSS grew from ${earlier.rssMb.toFixed(1)} MB to ${later.rssMb.toFixed(1)} MB (bound ${rssLimit.toFixed(1)} MB)`,
+    );
+  if (later.fds > earlier.fds + bound.fds)
+    problems.push(`open file descriptors grew from ${earlier.fds} to ${later.fds} (bound +${bound.fds})`);
   return { earlier, later, problems };
 }

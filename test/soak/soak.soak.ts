@@ -34,7 +34,13 @@ afterAll(async () => {
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Faults for one lifetime, at seeded moments: a relay outage and, every other lifetime, a NATS outage. */
-async function injectFaults(chaos: ChaosRig, rng: Rng, lifetimeMs: number, withNatsOutage: boolean, log: string[]): Promise<void> {
+async function injectFaults(
+  chaos: ChaosRig,
+  rng: Rng,
+  lifetimeMs: number,
+  withNatsOutage: boolean,
+  log: string[],
+): Promise<void> {
   await wait(rng.int(0, Math.floor(lifetimeMs / 3)));
   const relayOutageMs = rng.int(2000, 8000);
   chaos.relayDown = true;
@@ -53,7 +59,9 @@ describe('soak', () => {
   it(
     `${MINUTES} minutes of mixed load with kills and outages keep memory, descriptors and every promise (seed ${SEED})`,
     async () => {
-      console.log(`soak: ${MINUTES} min, lifetimes of ${LIFETIME_MS / 1000} s, seed ${SEED} (replay with SOAK_SEED=${SEED})`);
+      console.log(
+        `soak: ${MINUTES} min, lifetimes of ${LIFETIME_MS / 1000} s, seed ${SEED} (replay with SOAK_SEED=${SEED})`,
+      );
       const rng = seededRng(SEED);
       rig = await startChaosRig({ relayDelayMs: RELAY_DELAY_MS });
       const ledger = new Ledger();
@@ -73,15 +81,17 @@ describe('soak', () => {
         const lifetimeMs = Math.min(LIFETIME_MS, Math.max(5000, deadline - Date.now()));
         await Promise.all([injectFaults(rig, rng, lifetimeMs, lifetime % 2 === 1, faults), wait(lifetimeMs)]);
         const target = rng.pick(SOAK_TARGETS);
-        const kill = await aimKill(target, { rig, daemon, ledger, rng, label: `l${lifetime}`, streamBefore: 0 }).catch(async (error: Error) => {
-          const status = await rig?.admin(daemon, 'GET', '/status').catch(() => null);
-          const loud = daemon.process.entries
-            .filter((entry) => entry.level !== 'info' && entry.level !== 'debug' && entry.level !== (30 as unknown))
-            .slice(-10);
-          throw new Error(
-            `lifetime ${lifetime}: the moment for ${target} never came: ${error.message}; alive: ${daemon.process.child.exitCode === null}; status: ${status?.text}; last warnings: ${JSON.stringify(loud)}`,
-          );
-        });
+        const kill = await aimKill(target, { rig, daemon, ledger, rng, label: `l${lifetime}`, streamBefore: 0 }).catch(
+          async (error: Error) => {
+            const status = await rig?.admin(daemon, 'GET', '/status').catch(() => null);
+            const loud = daemon.process.entries
+              .filter((entry) => entry.level !== 'info' && entry.level !== 'debug' && entry.level !== (30 as unknown))
+              .slice(-10);
+            throw new Error(
+              `lifetime ${lifetime}: the moment for ${target} never came: ${error.message}; alive: ${daemon.process.child.exitCode === null}; status: ${status?.text}; last warnings: ${JSON.stringify(loud)}`,
+            );
+          },
+        );
         sampler.stop();
         await load.stop();
         kills.push(kill);

@@ -19,8 +19,12 @@ function openRepository() {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-accounts-'));
   dirs.push(dir);
   const { db } = openDatabase({ path: join(dir, 'mailproxy.db') });
-  db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES (?, ?, 0, 0, 0)`).run('acme', 'h1');
-  db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES (?, ?, 0, 0, 0)`).run('beta', 'h2');
+  db.prepare(
+    `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES (?, ?, 0, 0, 0)`,
+  ).run('acme', 'h1');
+  db.prepare(
+    `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES (?, ?, 0, 0, 0)`,
+  ).run('beta', 'h2');
   const secrets = createAesGcmSecretBox(randomBytes(32));
   return { db, dir, secrets, accounts: createSqliteAccountRepository(db, secrets) };
 }
@@ -52,7 +56,14 @@ const account = (overrides: Partial<Account>): Account => ({
 });
 
 const IMAP_PASSWORD = `imap-pass-${randomBytes(8).toString('hex')}`;
-const mailbox = { host: 'imap.pec.example', port: 993, tlsMode: 'implicit' as const, user: 'box-user', password: IMAP_PASSWORD, folder: 'Ricevute PEC' };
+const mailbox = {
+  host: 'imap.pec.example',
+  port: 993,
+  tlsMode: 'implicit' as const,
+  user: 'box-user',
+  password: IMAP_PASSWORD,
+  folder: 'Ricevute PEC',
+};
 
 describe('the SQLite account repository with PEC mailboxes', () => {
   it('reads back the PEC flag and the mailbox as saved, its password sealed (not in the database file)', () => {
@@ -64,7 +75,9 @@ describe('the SQLite account repository with PEC mailboxes', () => {
     expect(accounts.get('acme', 'plain')).toMatchObject({ isPec: false, imap: null });
 
     const row = db
-      .prepare(`SELECT is_pec, imap_host, imap_port, imap_tls_mode, imap_user, imap_password_sealed, imap_folder FROM accounts WHERE id = 'relay'`)
+      .prepare(
+        `SELECT is_pec, imap_host, imap_port, imap_tls_mode, imap_user, imap_password_sealed, imap_folder FROM accounts WHERE id = 'relay'`,
+      )
       .get() as Record<string, unknown>;
     expect(row).toMatchObject({
       is_pec: 1,
@@ -97,7 +110,15 @@ describe('the SQLite account repository with PEC mailboxes', () => {
       account({
         id: 'shared',
         isPec: true,
-        imap: { ...mailbox, host: 'imap.shared.example', port: 143, tlsMode: 'starttls', user: null, password: null, folder: 'INBOX' },
+        imap: {
+          ...mailbox,
+          host: 'imap.shared.example',
+          port: 143,
+          tlsMode: 'starttls',
+          user: null,
+          password: null,
+          folder: 'INBOX',
+        },
       }),
     );
     // Not PEC (any more): its mailbox is kept but not watched.

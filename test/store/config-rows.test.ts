@@ -34,7 +34,13 @@ function node(nodeId = 'n2'): { store: SqliteStore; rows: ConfigRows; path: stri
     now: () => NOW,
   });
   stores.push(store);
-  const rows = store.configRows({ nodeId, changes: store.changes, tenants: store.tenants, refreshHolds: store.messages.refreshHolds, now: () => NOW });
+  const rows = store.configRows({
+    nodeId,
+    changes: store.changes,
+    tenants: store.tenants,
+    refreshHolds: store.messages.refreshHolds,
+    now: () => NOW,
+  });
   return { store, rows, path: join(dir, 'mailproxy.db') };
 }
 

@@ -49,7 +49,14 @@ const payload = fc
   )
   .map((data) => JSON.stringify(data));
 const anyRow: fc.Arbitrary<Insert> = fc.record({
-  event_type: fc.constantFrom('message.queued', 'message.sending', 'message.sent', 'message.deferred', 'message.bounced', 'tenant.created'),
+  event_type: fc.constantFrom(
+    'message.queued',
+    'message.sending',
+    'message.sent',
+    'message.deferred',
+    'message.bounced',
+    'tenant.created',
+  ),
   event_version: fc.integer({ min: 1, max: 3 }),
   message_pk: nullable(fc.integer({ min: 1, max: 2 ** 40 })),
   message_id: nullable(text),
@@ -114,7 +121,8 @@ function storeWith() {
   /** Written through a connection of its own, as the store's writers' rows would be read back. */
   const insert = (rows: Insert[]): string[] => {
     const db = new Database(opened.path);
-    const statement = db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, event_version, tenant_id, message_pk, message_id,
+    const statement =
+      db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, event_version, tenant_id, message_pk, message_id,
       account_id, batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id)
       VALUES (@id, 'message', 'a', @event_type, @event_version, 'acme', @message_pk, @message_id, @account_id, @batch_code, @attempt,
       @reply_code, @enhanced_status, @text, @payload, @occurred_at, @correlation_id)`);
@@ -144,7 +152,11 @@ describe('mirror event bodies encoded by SQLite', () => {
         expect(pending.map((event) => event.id)).toEqual(ids);
         pending.forEach((event, index) => {
           const written = outboxRow(event.seq, event.id, rows[index] as Insert);
-          expect({ ...event, body: undefined }).toEqual({ ...pick(written), bounceType: bounceTypeOf(rows[index] as Insert), body: undefined });
+          expect({ ...event, body: undefined }).toEqual({
+            ...pick(written),
+            bounceType: bounceTypeOf(rows[index] as Insert),
+            body: undefined,
+          });
           expect(Buffer.from(event.body).toString('utf8')).toBe(eventBody(written));
         });
       }),

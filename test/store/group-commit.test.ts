@@ -35,7 +35,9 @@ describe('intake group commit on SQLite', () => {
     });
     const rows = () => read<{ id: string; state: string }>(`SELECT id, state FROM messages ORDER BY pk`);
     const events = () =>
-      read<{ e: string }>(`SELECT message_id || ':' || event_type AS e FROM outbox WHERE message_id IS NOT NULL ORDER BY seq`).map((row) => row.e);
+      read<{ e: string }>(
+        `SELECT message_id || ':' || event_type AS e FROM outbox WHERE message_id IS NOT NULL ORDER BY seq`,
+      ).map((row) => row.e);
     return { submissions, turn, rows, events };
   };
 
@@ -64,7 +66,12 @@ describe('intake group commit on SQLite', () => {
     const s = setup();
     const first = s.submissions.enqueue(principal, [item('a-1', 0)], undefined, 'req-a');
     // Content no store column takes: the insert throws, as a bug in the middle of a request would.
-    const broken = s.submissions.enqueue(principal, [item('b-1', 0), item('b-2', 1, { kind: 'unknown' } as unknown as MessageContent)], undefined, 'req-b');
+    const broken = s.submissions.enqueue(
+      principal,
+      [item('b-1', 0), item('b-2', 1, { kind: 'unknown' } as unknown as MessageContent)],
+      undefined,
+      'req-b',
+    );
     const third = s.submissions.enqueue(principal, [item('c-1', 0)], undefined, 'req-c');
     expect(s.turn).toHaveLength(1);
     s.turn[0]?.();

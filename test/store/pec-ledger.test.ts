@@ -17,8 +17,12 @@ function world() {
   const db = new Database(':memory:');
   migrate(db, loadMigrations());
   let n = 0;
-  const writeEvent = createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((n += 1)).padStart(12, '0')}` });
-  db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`).run();
+  const writeEvent = createMessageEventWriter(db, {
+    uuid: () => `00000000-0000-7000-8000-${String((n += 1)).padStart(12, '0')}`,
+  });
+  db.prepare(
+    `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`,
+  ).run();
   const account = db.prepare(
     `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, is_pec, created_at, updated_at) VALUES ('acme', ?, 'h', 25, 'none', ?, 0, 0)`,
   );
@@ -34,8 +38,12 @@ function world() {
     record([{ kind: 'sent', pk, attempt: 1, at, replyCode: 250, enhancedStatus: '2.0.0', text: 'ok', refused: [] }]);
     return pk;
   };
-  const row = (id: string) => db.prepare(`SELECT pec_rda_at, pec_rdc_at, pec_error, pec_error_at, pec_awaiting_since FROM messages WHERE id = ?`).get(id);
-  const pecEvents = () => (db.prepare(`SELECT count(*) AS n FROM outbox WHERE event_type = 'message.pec'`).get() as { n: number }).n;
+  const row = (id: string) =>
+    db
+      .prepare(`SELECT pec_rda_at, pec_rdc_at, pec_error, pec_error_at, pec_awaiting_since FROM messages WHERE id = ?`)
+      .get(id);
+  const pecEvents = () =>
+    (db.prepare(`SELECT count(*) AS n FROM outbox WHERE event_type = 'message.pec'`).get() as { n: number }).n;
   const receipts = createSqlitePecReceipts(db, writeEvent);
   return {
     db,
@@ -49,7 +57,11 @@ function world() {
   };
 }
 
-const findings = (more: Partial<PecReceiptFindings>): PecReceiptFindings => ({ ...NOT_A_RECEIPT, recognisedBy: 'header', ...more });
+const findings = (more: Partial<PecReceiptFindings>): PecReceiptFindings => ({
+  ...NOT_A_RECEIPT,
+  recognisedBy: 'header',
+  ...more,
+});
 
 function settlement(w: ReturnType<typeof world>, uid: number, found: PecReceiptFindings, at: number): PecSettlement {
   const receiptId = `r-${uid}`;
@@ -100,17 +112,43 @@ describe('PEC receipts in the store', () => {
   it('records a receipt and its effect once, even when its batch is settled again after a crash', () => {
     const w = world();
     w.sent('atto-1', 'pec', T0);
-    w.db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`).run();
+    w.db
+      .prepare(
+        `INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`,
+      )
+      .run();
     const batch = [
-      settlement(w, 1, findings({ type: 'accettazione', referencedMessageId: '<atto-1@acme.example>', issuedAt: T0 + MINUTE }), T0 + 2 * MINUTE),
-      settlement(w, 2, findings({ type: 'avvenuta-consegna', mailId: 'atto-1', recipient: 'ANN@pec.example', issuedAt: T0 + 3 * MINUTE }), T0 + 4 * MINUTE),
+      settlement(
+        w,
+        1,
+        findings({ type: 'accettazione', referencedMessageId: '<atto-1@acme.example>', issuedAt: T0 + MINUTE }),
+        T0 + 2 * MINUTE,
+      ),
+      settlement(
+        w,
+        2,
+        findings({
+          type: 'avvenuta-consegna',
+          mailId: 'atto-1',
+          recipient: 'ANN@pec.example',
+          issuedAt: T0 + 3 * MINUTE,
+        }),
+        T0 + 4 * MINUTE,
+      ),
     ];
     w.ledger.settle(batch, T0 + 4 * MINUTE);
     w.ledger.settle(batch, T0 + 5 * MINUTE);
-    expect(w.row('atto-1')).toMatchObject({ pec_rda_at: T0 + MINUTE, pec_rdc_at: T0 + 3 * MINUTE, pec_error: null, pec_awaiting_since: null });
+    expect(w.row('atto-1')).toMatchObject({
+      pec_rda_at: T0 + MINUTE,
+      pec_rdc_at: T0 + 3 * MINUTE,
+      pec_error: null,
+      pec_awaiting_since: null,
+    });
     expect(w.pecEvents()).toBe(2);
     expect(
-      w.receipts.list({ tenantId: 'acme', clientId: 'atto-1', before: null, limit: 10 }).map((receipt) => [receipt.receiptType, receipt.recipient]),
+      w.receipts
+        .list({ tenantId: 'acme', clientId: 'atto-1', before: null, limit: 10 })
+        .map((receipt) => [receipt.receiptType, receipt.recipient]),
     ).toEqual([
       ['avvenuta-consegna', 'ANN@pec.example'],
       ['accettazione', null],
@@ -123,12 +161,30 @@ describe('PEC receipts in the store', () => {
   it('a resend is a new certified transmission: its PEC fields start again and it waits for its own acceptance', () => {
     const w = world();
     const pk = w.sent('atto-1', 'pec', T0);
-    w.db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`).run();
-    w.ledger.settle([settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1', issuedAt: T0 + MINUTE }), T0 + MINUTE)], T0 + MINUTE);
+    w.db
+      .prepare(
+        `INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`,
+      )
+      .run();
+    w.ledger.settle(
+      [settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1', issuedAt: T0 + MINUTE }), T0 + MINUTE)],
+      T0 + MINUTE,
+    );
     expect(w.admin.resend('acme', ['atto-1'], T0 + 2 * MINUTE, null).done).toEqual(['atto-1']);
     expect(w.row('atto-1')).toMatchObject({ pec_rda_at: null, pec_awaiting_since: null });
     w.db.prepare(`UPDATE messages SET state = 'sending', attempts = 2 WHERE pk = ?`).run(pk);
-    w.record([{ kind: 'sent', pk, attempt: 2, at: T0 + 3 * MINUTE, replyCode: 250, enhancedStatus: '2.0.0', text: 'ok', refused: [] }]);
+    w.record([
+      {
+        kind: 'sent',
+        pk,
+        attempt: 2,
+        at: T0 + 3 * MINUTE,
+        replyCode: 250,
+        enhancedStatus: '2.0.0',
+        text: 'ok',
+        refused: [],
+      },
+    ]);
     expect(w.row('atto-1')).toMatchObject({ pec_rda_at: null, pec_awaiting_since: T0 + 3 * MINUTE });
     // The first transmission's receipt is still there.
     expect(w.receipts.ofMessage(pk).map((receipt) => receipt.receiptType)).toEqual(['accettazione']);
@@ -146,11 +202,22 @@ describe('PEC receipts in the store', () => {
   it('prunes receipts read before the cutoff, and only those', () => {
     const w = world();
     w.sent('atto-1', 'pec', T0);
-    w.db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`).run();
+    w.db
+      .prepare(
+        `INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`,
+      )
+      .run();
     w.ledger.settle([settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1' }), T0)], T0);
-    w.ledger.settle([settlement(w, 2, findings({ type: 'avvenuta-consegna', mailId: 'atto-1' }), T0 + 10 * MINUTE)], T0 + 10 * MINUTE);
+    w.ledger.settle(
+      [settlement(w, 2, findings({ type: 'avvenuta-consegna', mailId: 'atto-1' }), T0 + 10 * MINUTE)],
+      T0 + 10 * MINUTE,
+    );
     expect(w.receipts.prune(T0 + MINUTE)).toBe(1);
-    expect(w.receipts.list({ tenantId: null, clientId: null, before: null, limit: 10 }).map((receipt) => receipt.receiptType)).toEqual(['avvenuta-consegna']);
+    expect(
+      w.receipts
+        .list({ tenantId: null, clientId: null, before: null, limit: 10 })
+        .map((receipt) => receipt.receiptType),
+    ).toEqual(['avvenuta-consegna']);
     expect(w.receipts.prune(T0 + MINUTE)).toBe(0);
   });
 
@@ -170,21 +237,43 @@ describe('PEC receipts in the store', () => {
     });
     expect(w.row('atto-2')).toMatchObject({ pec_error: null, pec_awaiting_since: T0 + 10 * MINUTE });
 
-    w.db.prepare(`INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`).run();
+    w.db
+      .prepare(
+        `INSERT INTO bounce_mailboxes (mailbox, uid_validity, last_uid, updated_at) VALUES ('pec:acme/pec', 7, 0, 0)`,
+      )
+      .run();
     w.ledger.settle(
       [
-        settlement(w, 1, findings({ type: 'accettazione', mailId: 'atto-1', issuedAt: T0 + 40 * MINUTE }), T0 + 40 * MINUTE),
+        settlement(
+          w,
+          1,
+          findings({ type: 'accettazione', mailId: 'atto-1', issuedAt: T0 + 40 * MINUTE }),
+          T0 + 40 * MINUTE,
+        ),
         settlement(
           w,
           2,
-          findings({ type: 'errore-consegna', mailId: 'atto-3', recipient: 'ann@pec.example', errorDetail: '5.1.1 utente sconosciuto' }),
+          findings({
+            type: 'errore-consegna',
+            mailId: 'atto-3',
+            recipient: 'ann@pec.example',
+            errorDetail: '5.1.1 utente sconosciuto',
+          }),
           T0 + 41 * MINUTE,
         ),
-        settlement(w, 3, findings({ type: 'accettazione', mailId: 'atto-3', issuedAt: T0 + 42 * MINUTE }), T0 + 42 * MINUTE),
+        settlement(
+          w,
+          3,
+          findings({ type: 'accettazione', mailId: 'atto-3', issuedAt: T0 + 42 * MINUTE }),
+          T0 + 42 * MINUTE,
+        ),
       ],
       T0 + 42 * MINUTE,
     );
     expect(w.row('atto-1')).toMatchObject({ pec_error: null, pec_error_at: null, pec_rda_at: T0 + 40 * MINUTE });
-    expect(w.row('atto-3')).toMatchObject({ pec_error: 'errore-consegna: ann@pec.example: 5.1.1 utente sconosciuto', pec_rda_at: T0 + 42 * MINUTE });
+    expect(w.row('atto-3')).toMatchObject({
+      pec_error: 'errore-consegna: ann@pec.example: 5.1.1 utente sconosciuto',
+      pec_rda_at: T0 + 42 * MINUTE,
+    });
   });
 });

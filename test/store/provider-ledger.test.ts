@@ -18,7 +18,8 @@ describe('provider ledger on SQLite', () => {
 
   const setup = () => {
     const { store, read } = openTestStore(cleanups, (admin) => {
-      const insert = admin.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, payload, mail_from, rcpt_to, message_id_header, state,
+      const insert =
+        admin.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, payload, mail_from, rcpt_to, message_id_header, state,
           next_attempt_at, created_at, updated_at, provider_message_id) VALUES ('acme', ?, 'main', 'http', '{}', 'a@acme.example', '["b@example.net"]', ?, 'sent', 0, 0, 0, ?)`);
       insert.run('m-1', '<m-1@acme.example>', '0100018c-abc-000000');
       insert.run('m-2', '<m-2@acme.example>', '7oJ3cLZdR2KZQ5Z3lV4p3A');
@@ -30,13 +31,22 @@ describe('provider ledger on SQLite', () => {
         'acme',
         events.map((event) => {
           const correlation = correlateProviderEvent(event, (by, value) => ledger.candidates(by, value, 'acme'));
-          return { event, plan: correlation.matched ? planProviderEvent(event, correlation.candidate, correlation.by, POLICY, 5_000) : null };
+          return {
+            event,
+            plan: correlation.matched
+              ? planProviderEvent(event, correlation.candidate, correlation.by, POLICY, 5_000)
+              : null,
+          };
         }),
         5_000,
       );
-    const stateOf = (id: string) => read<{ provider_state: string | null }>(`SELECT provider_state FROM messages WHERE id = '${id}'`)[0]?.provider_state;
+    const stateOf = (id: string) =>
+      read<{ provider_state: string | null }>(`SELECT provider_state FROM messages WHERE id = '${id}'`)[0]
+        ?.provider_state;
     const eventsOf = (id: string) =>
-      read<{ event_type: string }>(`SELECT event_type FROM outbox WHERE message_id = '${id}' ORDER BY seq`).map((row) => row.event_type);
+      read<{ event_type: string }>(`SELECT event_type FROM outbox WHERE message_id = '${id}' ORDER BY seq`).map(
+        (row) => row.event_type,
+      );
     return { store, apply, settle, stateOf, eventsOf, read };
   };
 
@@ -67,7 +77,11 @@ describe('provider ledger on SQLite', () => {
 
   it('keeps the highest-ranked state whatever the order: a soft bounce or an acceptance never hides a delivery', async () => {
     const { apply, stateOf } = setup();
-    await apply(event('e-1', { kind: 'delivered' }), event('e-2', { kind: 'bounced', bounceType: 'soft' }), event('e-3', { kind: 'accepted' }));
+    await apply(
+      event('e-1', { kind: 'delivered' }),
+      event('e-2', { kind: 'bounced', bounceType: 'soft' }),
+      event('e-3', { kind: 'accepted' }),
+    );
     expect(stateOf('m-1')).toBe('delivered');
     await apply(event('e-4', { kind: 'bounced', bounceType: 'soft', mailId: 'm-2' }));
     expect(stateOf('m-2')).toBe('soft_bounced');
@@ -80,12 +94,18 @@ describe('provider ledger on SQLite', () => {
 
   it('finds a message by each form a provider echoes: the 250 id or its prefix, the Message-ID with or without brackets', async () => {
     const { apply, stateOf } = setup();
-    const byReference = (eventId: string, reference: Partial<ProviderEvent>) => apply(event(eventId, { mailId: null, ...reference }));
+    const byReference = (eventId: string, reference: Partial<ProviderEvent>) =>
+      apply(event(eventId, { mailId: null, ...reference }));
     expect(await byReference('r-1', { providerMessageId: '0100018c-abc-000000' })).toMatchObject({ applied: 1 });
-    expect(await byReference('r-2', { providerMessageId: '7oJ3cLZdR2KZQ5Z3lV4p3A.filterdrecv-5bd-1-0' })).toMatchObject({ applied: 1 });
+    expect(await byReference('r-2', { providerMessageId: '7oJ3cLZdR2KZQ5Z3lV4p3A.filterdrecv-5bd-1-0' })).toMatchObject(
+      { applied: 1 },
+    );
     expect(await byReference('r-3', { messageIdHeader: 'm-1@acme.example' })).toMatchObject({ applied: 1 });
     expect(await byReference('r-4', { messageIdHeader: '<m-2@acme.example>' })).toMatchObject({ applied: 1 });
-    expect(await byReference('r-5', { providerMessageId: 'unknown-id-0000' })).toMatchObject({ applied: 0, unmatched: 1 });
+    expect(await byReference('r-5', { providerMessageId: 'unknown-id-0000' })).toMatchObject({
+      applied: 0,
+      unmatched: 1,
+    });
     expect([stateOf('m-1'), stateOf('m-2')]).toEqual(['delivered', 'delivered']);
   });
 
@@ -95,10 +115,12 @@ describe('provider ledger on SQLite', () => {
       event('h-1', { kind: 'bounced', bounceType: 'hard', status: '5.1.1' }),
       event('c-1', { kind: 'complaint', mailId: 'm-2', recipient: 'B@Example.net' }),
     );
-    expect(read<{ address: string; source: string }>(`SELECT address, source FROM suppressions ORDER BY source`)).toEqual([
-      { address: 'b@example.net', source: 'complaint' },
-    ]);
-    expect(read<{ n: number }>(`SELECT count(*) AS n FROM outbox WHERE event_type = 'suppression.added'`)[0]?.n).toBe(2);
+    expect(
+      read<{ address: string; source: string }>(`SELECT address, source FROM suppressions ORDER BY source`),
+    ).toEqual([{ address: 'b@example.net', source: 'complaint' }]);
+    expect(read<{ n: number }>(`SELECT count(*) AS n FROM outbox WHERE event_type = 'suppression.added'`)[0]?.n).toBe(
+      2,
+    );
   });
 
   it('settles requests of the same turn together, one failing only itself', async () => {
@@ -121,7 +143,9 @@ describe('provider ledger on SQLite', () => {
     expect(second.status).toBe('rejected');
     expect(stateOf('m-1')).toBe('delivered');
     expect(stateOf('m-2')).toBeNull();
-    expect(read<{ event_id: string }>(`SELECT event_id FROM provider_events`).map((row) => row.event_id)).toEqual(['g-1']);
+    expect(read<{ event_id: string }>(`SELECT event_id FROM provider_events`).map((row) => row.event_id)).toEqual([
+      'g-1',
+    ]);
   });
 
   it('forgets applied events before the retention mark: their effects stay', async () => {

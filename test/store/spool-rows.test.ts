@@ -11,17 +11,23 @@ import { createSqliteSpoolRows } from '../../src/store/spool-rows.js';
 function database() {
   const db = new Database(':memory:');
   migrate(db, loadMigrations());
-  db.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 1, 1, 1)`).run();
-  const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id, mail_from,
+  db.prepare(
+    `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 1, 1, 1)`,
+  ).run();
+  const insert =
+    db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id, mail_from,
       rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, updated_at, deferred_at, deferred_reason)
     VALUES (@tenant_id, @id, 'main', @priority, @batch_code, @source, @payload, @raw, @spool_id, @mail_from, @rcpt_to, @subject, @message_id_header,
       @size_bytes, @state, @attempts, @next_attempt_at, @created_at, @created_at, @deferred_at, @deferred_reason) RETURNING pk`);
   const spool = (parts: Buffer[]): number => {
     const id = Number(db.prepare(`INSERT INTO spools (created_at) VALUES (1)`).run().lastInsertRowid);
-    parts.forEach((bytes, seq) => db.prepare(`INSERT INTO spool_parts (spool_id, seq, bytes) VALUES (?, ?, ?)`).run(id, seq, bytes));
+    parts.forEach((bytes, seq) =>
+      db.prepare(`INSERT INTO spool_parts (spool_id, seq, bytes) VALUES (?, ?, ?)`).run(id, seq, bytes),
+    );
     return id;
   };
-  const add = (row: Record<string, unknown>): number => (insert.get({ tenant_id: 'acme', ...row }) as { pk: number }).pk;
+  const add = (row: Record<string, unknown>): number =>
+    (insert.get({ tenant_id: 'acme', ...row }) as { pk: number }).pk;
   const rows = createSqliteSpoolRows(db, () => {});
   // What the adopter reads back, against what the drain's transfer (JavaScript) makes of the same row.
   const asTransfer = transferReader(db);
@@ -77,7 +83,12 @@ describe('spool entries encoded by SQLite', () => {
       deferred_at: 5,
       deferred_reason: 'later',
     });
-    const spooled = add({ ...base, id: 's2', source: 'smtp', spool_id: spool([Buffer.from('first part '), Buffer.from([0, 255, 10, 13])]) });
+    const spooled = add({
+      ...base,
+      id: 's2',
+      source: 'smtp',
+      spool_id: spool([Buffer.from('first part '), Buffer.from([0, 255, 10, 13])]),
+    });
     const sending = add({ ...base, id: 's3', source: 'http', payload: '{}', state: 'sending', attempts: 2 });
     for (const pk of [http, smtp, spooled, sending]) expect(entryOf(pk)).toEqual(expected(pk));
     expect((entryOf(sending) as StoredTransfer).state).toBe('queued');
@@ -95,13 +106,18 @@ describe('spool entries encoded by SQLite', () => {
     const { add, expected, entryOf } = database();
     let n = 0;
     fc.assert(
-      fc.property(fc.string({ unit: 'binary' }), fc.option(fc.string({ unit: 'grapheme' })), fc.uint8Array({ maxLength: 64 }), (payload, subject, raw) => {
-        n += 1;
-        const http = add({ ...base, id: `p${n}`, source: 'http', payload, subject });
-        const smtp = add({ ...base, id: `r${n}`, source: 'smtp', raw: Buffer.from(raw), subject });
-        expect(entryOf(http)).toEqual(expected(http));
-        expect(entryOf(smtp)).toEqual(expected(smtp));
-      }),
+      fc.property(
+        fc.string({ unit: 'binary' }),
+        fc.option(fc.string({ unit: 'grapheme' })),
+        fc.uint8Array({ maxLength: 64 }),
+        (payload, subject, raw) => {
+          n += 1;
+          const http = add({ ...base, id: `p${n}`, source: 'http', payload, subject });
+          const smtp = add({ ...base, id: `r${n}`, source: 'smtp', raw: Buffer.from(raw), subject });
+          expect(entryOf(http)).toEqual(expected(http));
+          expect(entryOf(smtp)).toEqual(expected(smtp));
+        },
+      ),
       { numRuns: 200 },
     );
   });

@@ -15,14 +15,26 @@ const NOW = 1_800_000_000_000;
 describe('queue.suppressed', () => {
   it('answers one address and a list alike: active and permanent entries, not expired ones nor other tenants', () => {
     const { store } = openTestStore(cleanups, (admin) => {
-      admin.prepare(`INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('other', 'h2', 0, 0, 0)`).run();
-      const add = admin.prepare(`INSERT INTO suppressions (tenant_id, address, reason, source, created_at, expires_at) VALUES (?, ?, 'r', 'bounce', 0, ?)`);
+      admin
+        .prepare(
+          `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('other', 'h2', 0, 0, 0)`,
+        )
+        .run();
+      const add = admin.prepare(
+        `INSERT INTO suppressions (tenant_id, address, reason, source, created_at, expires_at) VALUES (?, ?, 'r', 'bounce', 0, ?)`,
+      );
       add.run('acme', 'gone@example.net', null);
       add.run('acme', 'later@example.net', NOW + 1);
       add.run('acme', 'past@example.net', NOW);
       add.run('other', 'theirs@example.net', null);
     });
-    const asked = ['Gone@Example.NET', 'later@example.net', 'past@example.net', 'theirs@example.net', 'fresh@example.net'];
+    const asked = [
+      'Gone@Example.NET',
+      'later@example.net',
+      'past@example.net',
+      'theirs@example.net',
+      'fresh@example.net',
+    ];
     const each = asked.flatMap((address) => [...store.queue.suppressed('acme', [address], NOW)]);
     expect(each.sort()).toEqual(['gone@example.net', 'later@example.net']);
     expect([...store.queue.suppressed('acme', asked, NOW)].sort()).toEqual(each);

@@ -14,7 +14,9 @@ describe('outcomes per minute from the timeline', () => {
       `INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, payload, occurred_at) VALUES (?, 'message', 'acme/m', ?, 'acme', '{}', ?)`,
     );
     // Four sends in the last minute at different seconds, one deferral a minute earlier, one queued (not an outcome).
-    [1_000, 7_123, 30_500, 59_999].forEach((offset, index) => add.run(`s${index}`, 'message.sent', since + 59 * 60_000 + offset));
+    [1_000, 7_123, 30_500, 59_999].forEach((offset, index) =>
+      add.run(`s${index}`, 'message.sent', since + 59 * 60_000 + offset),
+    );
     add.run('d0', 'message.deferred', since + 58 * 60_000 + 10);
     add.run('q0', 'message.queued', since + 59 * 60_000 + 5);
     const counts = createSqliteThroughput(db).perMinute(null, since);

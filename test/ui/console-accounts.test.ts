@@ -30,7 +30,11 @@ afterAll(async () => {
 /** A signed-in console session: GET a page, POST a form with the CSRF token of the last page read. */
 async function session(token: string) {
   const url = s.fx.t.url;
-  const login = await fetch(`${url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+  const login = await fetch(`${url}/ui/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+    redirect: 'manual',
+  });
   const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
   let csrf = '';
   const read = async (response: Response) => {
@@ -88,13 +92,43 @@ describe('console: accounts', () => {
     const form = await admin.get('/ui/accounts/acme/main');
     expect(form.html).toContain('none stored');
     expect(form.html).not.toMatch(/name="password"[^>]*value="[^"]/);
-    const fields = { host: '127.0.0.1', port: String(s.sink.port), tls_mode: 'none', user: 'relay-user', password: '', limit_per_minute: '7' };
-    const saved = await admin.post('/ui/accounts/acme/main/save', { ...fields, limit_per_hour: '', limit_per_day: '', max_connections: '3' });
+    const fields = {
+      host: '127.0.0.1',
+      port: String(s.sink.port),
+      tls_mode: 'none',
+      user: 'relay-user',
+      password: '',
+      limit_per_minute: '7',
+    };
+    const saved = await admin.post('/ui/accounts/acme/main/save', {
+      ...fields,
+      limit_per_hour: '',
+      limit_per_day: '',
+      max_connections: '3',
+    });
     expect(saved.status).toBe(303);
-    expect(await account('main')).toMatchObject({ user: 'relay-user', limit_per_minute: 7, limit_per_hour: null, max_connections: 3, has_password: false });
-    await admin.post('/ui/accounts/acme/main/save', { ...fields, password: 'secret', limit_per_hour: '', limit_per_day: '', max_connections: '3' });
+    expect(await account('main')).toMatchObject({
+      user: 'relay-user',
+      limit_per_minute: 7,
+      limit_per_hour: null,
+      max_connections: 3,
+      has_password: false,
+    });
+    await admin.post('/ui/accounts/acme/main/save', {
+      ...fields,
+      password: 'secret',
+      limit_per_hour: '',
+      limit_per_day: '',
+      max_connections: '3',
+    });
     expect((await admin.get('/ui/accounts/acme/main')).html).toContain('stored; empty keeps it');
-    await admin.post('/ui/accounts/acme/main/save', { ...fields, limit_per_minute: '8', limit_per_hour: '', limit_per_day: '', max_connections: '3' });
+    await admin.post('/ui/accounts/acme/main/save', {
+      ...fields,
+      limit_per_minute: '8',
+      limit_per_hour: '',
+      limit_per_day: '',
+      max_connections: '3',
+    });
     expect(await account('main')).toMatchObject({ limit_per_minute: 8, has_password: true });
 
     const bad = await admin.post('/ui/accounts/acme/main/save', { ...fields, port: 'x', max_connections: '3' });
@@ -115,7 +149,11 @@ describe('console: suppressions', () => {
   it('adds an address with a reason, and removes it after a confirmation page', async () => {
     const admin = await session(s.fx.t.adminToken);
     await admin.get('/ui/suppressions?tenant=acme');
-    const added = await admin.post('/ui/suppressions/add', { tenant: 'acme', address: 'Gone@Example.org', reason: 'asked to stop' });
+    const added = await admin.post('/ui/suppressions/add', {
+      tenant: 'acme',
+      address: 'Gone@Example.org',
+      reason: 'asked to stop',
+    });
     expect([added.status, added.location]).toEqual([303, '/ui/suppressions?tenant=acme']);
     const listed = await admin.get('/ui/suppressions?tenant=acme');
     expect(listed.html).toContain('suppressed for tenant acme');
@@ -147,7 +185,9 @@ describe('console: tenant page', () => {
   it("shows the tenant's delivery-report log: the acknowledged posts with status, latency and items", async () => {
     await s.fx.post(acmeKey, [message('log-1')]);
     await s.client.waitFor('a report with items', (client) => client.reports.some((report) => report.items.length > 0));
-    await expect.poll(async () => (await s.fx.admin('GET', '/tenant/acme/report-log')).body.report_log.length, { timeout: 5000 }).toBeGreaterThan(0);
+    await expect
+      .poll(async () => (await s.fx.admin('GET', '/tenant/acme/report-log')).body.report_log.length, { timeout: 5000 })
+      .toBeGreaterThan(0);
     const admin = await session(s.fx.t.adminToken);
     expect((await admin.get('/ui/tenants')).html).toContain('href="/ui/tenants/acme"');
     const page = await admin.get('/ui/tenants/acme');

@@ -18,11 +18,17 @@ beforeAll(async () => {
   s = await startSinkScenario(cleanups, {
     sink: {
       onRcpt: (address) => (address.startsWith('fail') ? { code: 550, message: '5.1.1 no such user' } : null),
-      onData: (raw) => (raw.includes('X-Genro-Mail-ID: slow') && ++slowAttempts === 1 ? { code: 451, message: '4.3.0 busy' } : null),
+      onData: (raw) =>
+        raw.includes('X-Genro-Mail-ID: slow') && ++slowAttempts === 1 ? { code: 451, message: '4.3.0 busy' } : null,
     },
   });
   betaKey = await s.fx.createTenant('beta');
-  await s.fx.post(s.key, [message('slow'), message('fine'), message('f1', { to: 'fail@example.net' }), message('f2', { to: 'fail@example.net' })]);
+  await s.fx.post(s.key, [
+    message('slow'),
+    message('fine'),
+    message('f1', { to: 'fail@example.net' }),
+    message('f2', { to: 'fail@example.net' }),
+  ]);
   await s.fx.settle();
   await s.sink.waitForMessages(1);
   await s.fx.t.daemon.dispatcher.idle();
@@ -32,7 +38,11 @@ afterAll(async () => {
 });
 
 async function signIn(token: string): Promise<string> {
-  const login = await fetch(`${s.fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token }), redirect: 'manual' });
+  const login = await fetch(`${s.fx.t.url}/ui/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+    redirect: 'manual',
+  });
   expect(login.status).toBe(303);
   return (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
 }
@@ -44,7 +54,9 @@ const page = async (cookie: string, path: string) => {
 async function submit(cookie: string, html: string, fields: Record<string, string> = {}) {
   const form = /<form method="post" action="([^"]+)" class="panel">(.*?)<\/form>/s.exec(html);
   const action = form?.[1] ?? '';
-  const hidden = Object.fromEntries([...(form?.[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+  const hidden = Object.fromEntries(
+    [...(form?.[2] ?? '').matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map((m) => [m[1], m[2]]),
+  );
   return fetch(`${s.fx.t.url}${action.replaceAll('&amp;', '&')}`, {
     method: 'POST',
     body: new URLSearchParams({ ...hidden, ...fields }),
@@ -55,7 +67,9 @@ async function submit(cookie: string, html: string, fields: Record<string, strin
 const audit = (): Array<{ actor: string; command: string }> => {
   const db = new Database(join(s.fx.t.dataDir, 'mailproxy.db'), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare("SELECT actor, command FROM command_log WHERE actor LIKE '%@console' ORDER BY seq").all() as never;
+    return db
+      .prepare("SELECT actor, command FROM command_log WHERE actor LIKE '%@console' ORDER BY seq")
+      .all() as never;
   } finally {
     db.close();
   }
@@ -97,7 +111,8 @@ describe('console: retry now and bulk actions', () => {
     const done = await submit(cookie, confirm.html);
     expect(done.status).toBe(303);
     expect(done.headers.get('location')).toBe('/ui/messages?status=error');
-    for (const id of ['f1', 'f2']) expect((await s.fx.detail('acme', id)).events.map((e) => e.event_type)).toContain('resent');
+    for (const id of ['f1', 'f2'])
+      expect((await s.fx.detail('acme', id)).events.map((e) => e.event_type)).toContain('resent');
     expect((await page(cookie, '/ui/messages?status=error')).html).toContain('Resent 2 messages.');
     expect(audit()).toContainEqual({ actor: 'tenant:acme@console', command: 'messages.bulk_resend' });
   });

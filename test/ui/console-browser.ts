@@ -28,6 +28,8 @@ export async function signIn(page: Page, url: string, token: string): Promise<vo
     .getByRole('heading', { name: 'Overview', level: 1 })
     .waitFor()
     .catch(async (error: Error) => {
-      throw new Error(`${error.message}\nthe page (${page.url()}) was:\n${(await page.textContent('main').catch(() => null)) ?? (await page.content())}`);
+      throw new Error(
+        `${error.message}\nthe page (${page.url()}) was:\n${(await page.textContent('main').catch(() => null)) ?? (await page.content())}`,
+      );
     });
 }

@@ -42,7 +42,10 @@ beforeAll(async () => {
     mailId: 'atto-1',
   });
   await dovecot.append(receipt);
-  await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rdc_ts).not.toBeNull(), { timeout: 15_000, interval: 50 });
+  await vi.waitFor(async () => expect((await s.fx.detail('acme', 'atto-1')).message.pec_rdc_ts).not.toBeNull(), {
+    timeout: 15_000,
+    interval: 50,
+  });
 });
 
 afterAll(async () => {
@@ -63,7 +66,10 @@ describe('the console on a PEC message', () => {
     expect(await panel.textContent()).toContain('no acceptance receipt yet');
     await screenshot(page, 'pec-message');
 
-    const [download] = await Promise.all([page.waitForEvent('download'), panel.getByRole('link', { name: 'download .eml' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      panel.getByRole('link', { name: 'download .eml' }).click(),
+    ]);
     expect((await readFile(await download.path())).equals(receipt)).toBe(true);
     const href = await panel.getByRole('link', { name: 'download .eml' }).getAttribute('href');
     await context.close();

@@ -54,7 +54,9 @@ const newPage = async () => {
 const auditActors = (): Array<{ actor: string; command: string }> => {
   const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true, fileMustExist: true });
   try {
-    return db.prepare("SELECT actor, command FROM command_log WHERE actor LIKE '%@console' ORDER BY seq").all() as Array<{ actor: string; command: string }>;
+    return db
+      .prepare("SELECT actor, command FROM command_log WHERE actor LIKE '%@console' ORDER BY seq")
+      .all() as Array<{ actor: string; command: string }>;
   } finally {
     db.close();
   }
@@ -111,7 +113,10 @@ describe('the web console', () => {
     await page.getByRole('heading', { name: 'Sign in' }).waitFor();
     expect(await context.cookies()).toEqual([]);
     // The old session id is dead on the server too, not just forgotten by the browser.
-    const replay = await fetch(`${fx.t.url}/ui/overview`, { headers: { cookie: `mailproxy_console=${cookie?.value}` }, redirect: 'manual' });
+    const replay = await fetch(`${fx.t.url}/ui/overview`, {
+      headers: { cookie: `mailproxy_console=${cookie?.value}` },
+      redirect: 'manual',
+    });
     expect(replay.status).toBe(303);
     expect(replay.headers.get('location')).toBe('/ui/sign-in');
     expect(fx.t.logLines.some((line) => line.includes(acmeKey))).toBe(false);
@@ -124,7 +129,11 @@ describe('the web console', () => {
     await page.goto(`${fx.t.url}/ui/messages?recipient=customer%40example.org`);
     await page.getByRole('link', { name: 'inv-1001' }).waitFor();
     expect(await page.content()).not.toContain('beta-secret');
-    for (const path of ['/ui/messages/beta/beta-secret', '/ui/messages/acme/beta-secret', '/ui/messages/beta/beta-secret/confirm/delete']) {
+    for (const path of [
+      '/ui/messages/beta/beta-secret',
+      '/ui/messages/acme/beta-secret',
+      '/ui/messages/beta/beta-secret/confirm/delete',
+    ]) {
       const response = await page.goto(`${fx.t.url}${path}`);
       expect(response?.status(), path).toBe(404);
       expect(await page.content()).not.toContain('Beta only');
@@ -165,7 +174,11 @@ describe('the web console', () => {
     expect(signInPage.headers.get('x-content-type-options')).toBe('nosniff');
     expect(signInPage.headers.get('cache-control')).toBe('no-store');
 
-    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: acmeKey }), redirect: 'manual' });
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: acmeKey }),
+      redirect: 'manual',
+    });
     expect(login.status).toBe(303);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     expect(login.headers.get('set-cookie')).toMatch(/HttpOnly/i);
@@ -178,7 +191,9 @@ describe('the web console', () => {
       });
     expect((await post({})).status).toBe(403);
     expect((await post({ _csrf: 'guessed' })).status).toBe(403);
-    const page = await (await fetch(`${fx.t.url}/ui/messages/acme/inv-1002/confirm/delete`, { headers: { cookie } })).text();
+    const page = await (
+      await fetch(`${fx.t.url}/ui/messages/acme/inv-1002/confirm/delete`, { headers: { cookie } })
+    ).text();
     const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
     expect((await post({ _csrf: token }, { origin: 'https://evil.example' })).status).toBe(403);
     expect((await fx.detail('acme', 'inv-1002')).message.id).toBe('inv-1002');
@@ -191,8 +206,15 @@ describe('the web console', () => {
 
   it('counts the waiting messages beside the list, by status', async () => {
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'held' });
-    expect((await fx.post(acmeKey, [message('held-1', { batch_code: 'held' }), message('held-2', { batch_code: 'held' })])).body.queued).toBe(2);
-    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: acmeKey }), redirect: 'manual' });
+    expect(
+      (await fx.post(acmeKey, [message('held-1', { batch_code: 'held' }), message('held-2', { batch_code: 'held' })]))
+        .body.queued,
+    ).toBe(2);
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: acmeKey }),
+      redirect: 'manual',
+    });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const html = await (await fetch(`${fx.t.url}/ui/messages`, { headers: { cookie } })).text();
     expect(html).toContain('Waiting now: 2');
@@ -214,7 +236,11 @@ describe('the web console', () => {
       imap_folder: 'Ricevute',
     });
     expect(created.status).toBe(201);
-    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: acmeKey }), redirect: 'manual' });
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: acmeKey }),
+      redirect: 'manual',
+    });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const html = await (await fetch(`${fx.t.url}/ui/overview`, { headers: { cookie } })).text();
     const row = (id: string): string => new RegExp(`<tr><td>acme/${id}.*?</tr>`).exec(html)?.[0] ?? '';
@@ -226,7 +252,11 @@ describe('the web console', () => {
   });
 
   it('ends the sessions of a key the moment it is rotated', async () => {
-    const login = await fetch(`${fx.t.url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: betaKey }), redirect: 'manual' });
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: betaKey }),
+      redirect: 'manual',
+    });
     expect(login.status).toBe(303);
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const overview = () => fetch(`${fx.t.url}/ui/overview`, { headers: { cookie }, redirect: 'manual' });

@@ -39,7 +39,10 @@ async function receive(body: unknown, settings = SETTINGS, now = NOW): Promise<W
   return createMailgunAdapter().receive({ body: bytes, header: () => undefined }, settings, now);
 }
 
-const signed = (eventData: unknown, options: Parameters<typeof signature>[0] = {}) => ({ signature: signature(options), 'event-data': eventData });
+const signed = (eventData: unknown, options: Parameters<typeof signature>[0] = {}) => ({
+  signature: signature(options),
+  'event-data': eventData,
+});
 
 const message = {
   headers: {
@@ -88,7 +91,8 @@ const hardBounce = {
   reason: 'bounce',
   'delivery-status': {
     'attempt-no': 1,
-    message: "5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address.",
+    message:
+      "5.1.1 The email account that you tried to reach does not exist. Please try double-checking the recipient's email address.",
     code: 550,
     'enhanced-code': '5.1.1',
     description: '',
@@ -117,7 +121,13 @@ const suppressed = {
   'log-level': 'error',
   severity: 'permanent',
   reason: 'suppress-bounce',
-  'delivery-status': { 'attempt-no': 1, message: '', code: 605, description: 'Not delivering to previously bounced address', 'session-seconds': 0 },
+  'delivery-status': {
+    'attempt-no': 1,
+    message: '',
+    code: 605,
+    description: 'Not delivering to previously bounced address',
+    'session-seconds': 0,
+  },
 };
 const rejected = {
   ...common,
@@ -128,7 +138,13 @@ const rejected = {
 };
 const complained = { ...common, event: 'complained', id: '-Agny091SquKnsrW2NEKUA', 'log-level': 'warn' };
 const accepted = { ...common, event: 'accepted', id: 'ncV2XwymRUKbPek_MIM-Gw', method: 'smtp' };
-const opened = { ...common, event: 'opened', id: 'Ase7i2zsRYeDXztHGENqRA', ip: '192.0.2.1', 'client-info': { 'client-type': 'browser' } };
+const opened = {
+  ...common,
+  event: 'opened',
+  id: 'Ase7i2zsRYeDXztHGENqRA',
+  ip: '192.0.2.1',
+  'client-info': { 'client-type': 'browser' },
+};
 
 describe('Mailgun webhooks', () => {
   it('reads each documented event of a signed request', async () => {
@@ -142,7 +158,14 @@ describe('Mailgun webhooks', () => {
       ['W3X4JOhFT-OZidZGKKr9iA', 'delivered', null, '250', 'OK', null],
       // The reply code and the enhanced status both: the plan reads each.
       ['G9Bn5sl1TC6nu79C8C0bwg', 'bounced', 'hard', '550 5.1.1', hardBounce['delivery-status'].message, null],
-      ['Fs7-5t81S2ql1ODIKkTsyA', 'bounced', 'soft', '452', '4.2.2 The email account that you tried to reach is over quota.', null],
+      [
+        'Fs7-5t81S2ql1ODIKkTsyA',
+        'bounced',
+        'soft',
+        '452',
+        '4.2.2 The email account that you tried to reach is over quota.',
+        null,
+      ],
       ['CPgfbmQMTCKtHW6uIWtuVe', 'dropped', null, '605', 'Not delivering to previously bounced address', null],
       // A rejection's reason is in its `reject` object.
       ['rjt-0001', 'dropped', null, null, 'Sandbox subdomains are for test purposes only.', null],
@@ -173,7 +196,14 @@ describe('Mailgun webhooks', () => {
     const data = { event: 'delivered', recipient: 'joe@example.net' };
     const request = signed(data, { token: 'tok-123' });
     const [event] = eventsOf(await receive(request));
-    expect(event).toMatchObject({ eventId: 'token:tok-123', at: NOW, mailId: null, messageIdHeader: null, status: null, reason: null });
+    expect(event).toMatchObject({
+      eventId: 'token:tok-123',
+      at: NOW,
+      mailId: null,
+      messageIdHeader: null,
+      status: null,
+      reason: null,
+    });
   });
 
   it('takes now for a signed timestamp that is no sane time', async () => {
@@ -186,7 +216,10 @@ describe('Mailgun webhooks', () => {
   it('refuses a signed token that comes again with another body, and takes it again with the same body', async () => {
     const adapter = createMailgunAdapter();
     const sig = signature({ token: 'tok-replayed' });
-    const body = (eventData: unknown) => ({ body: Buffer.from(JSON.stringify({ signature: sig, 'event-data': eventData })), header: () => undefined });
+    const body = (eventData: unknown) => ({
+      body: Buffer.from(JSON.stringify({ signature: sig, 'event-data': eventData })),
+      header: () => undefined,
+    });
     const first = { event: 'delivered', id: 'ev-1', recipient: 'joe@example.net' };
     expect((await adapter.receive(body(first), SETTINGS, NOW)).ok).toBe(true);
     expect((await adapter.receive(body(first), SETTINGS, NOW)).ok).toBe(true);
@@ -203,7 +236,10 @@ describe('Mailgun webhooks', () => {
     expect(eventsOf(await receive(signed(delivered, { key: OTHER_KEY })))).toHaveLength(1);
     expect(eventsOf(await receive(signed(delivered, { key: KEY })))).toHaveLength(1);
     const stranger = randomBytes(32).toString('hex');
-    expect(problemOf(await receive(signed(delivered, { key: stranger })))).toMatchObject({ status: 401, code: 'webhook_signature_invalid' });
+    expect(problemOf(await receive(signed(delivered, { key: stranger })))).toMatchObject({
+      status: 401,
+      code: 'webhook_signature_invalid',
+    });
     expect(problemOf(await receive(signed(delivered), [{ provider: 'sendgrid', publicKey: KEY }]))).toMatchObject({
       code: 'webhook_signature_invalid',
     });
@@ -211,7 +247,10 @@ describe('Mailgun webhooks', () => {
 
   it('refuses a token or timestamp changed after signing', async () => {
     const request = signed(delivered, { token: 'a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de0' });
-    const token = { ...request, signature: { ...request.signature, token: 'a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de1' } };
+    const token = {
+      ...request,
+      signature: { ...request.signature, token: 'a8ce0edb2dd8301dee6c2405235584e45aa91d1e9f979f3de1' },
+    };
     expect(eventsOf(await receive(request))).toHaveLength(1);
     expect(problemOf(await receive(token))).toMatchObject({ status: 401, code: 'webhook_signature_invalid' });
     const stamp = { ...request, signature: { ...request.signature, timestamp: String(Number(TIMESTAMP) + 1) } };
@@ -219,12 +258,18 @@ describe('Mailgun webhooks', () => {
   });
 
   it('refuses a request whose signature is missing or incomplete', async () => {
-    expect(problemOf(await receive({ 'event-data': delivered }))).toMatchObject({ status: 401, code: 'webhook_signature_missing' });
+    expect(problemOf(await receive({ 'event-data': delivered }))).toMatchObject({
+      status: 401,
+      code: 'webhook_signature_missing',
+    });
     for (const field of ['timestamp', 'token', 'signature'] as const) {
       const request = signed(delivered);
       const partial: Partial<Signature> = { ...request.signature };
       delete partial[field];
-      expect(problemOf(await receive({ ...request, signature: partial }))).toMatchObject({ status: 401, code: 'webhook_signature_missing' });
+      expect(problemOf(await receive({ ...request, signature: partial }))).toMatchObject({
+        status: 401,
+        code: 'webhook_signature_missing',
+      });
     }
   });
 
@@ -235,7 +280,11 @@ describe('Mailgun webhooks', () => {
     expect(problemOf(await receive(future))).toMatchObject({ code: 'webhook_replayed' });
     expect(eventsOf(await receive(signed(delivered, { timestamp: String(NOW / 1000 - 599) })))).toHaveLength(1);
     const narrow = createMailgunAdapter({ replayWindowMs: 5_000 });
-    const reading = await narrow.receive({ body: Buffer.from(JSON.stringify(signed(delivered))), header: () => undefined }, SETTINGS, NOW);
+    const reading = await narrow.receive(
+      { body: Buffer.from(JSON.stringify(signed(delivered))), header: () => undefined },
+      SETTINGS,
+      NOW,
+    );
     expect(problemOf(reading)).toMatchObject({ code: 'webhook_replayed' });
   });
 
@@ -243,9 +292,18 @@ describe('Mailgun webhooks', () => {
     for (const body of ['not json', '[1,2]', 'null', '"text"']) {
       expect(problemOf(await receive(body))).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
     }
-    expect(problemOf(await receive({ signature: signature() }))).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
-    expect(problemOf(await receive(signed([delivered])))).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
-    expect(problemOf(await receive(signed({ ...delivered, event: '' })))).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
+    expect(problemOf(await receive({ signature: signature() }))).toMatchObject({
+      status: 400,
+      code: 'webhook_body_malformed',
+    });
+    expect(problemOf(await receive(signed([delivered])))).toMatchObject({
+      status: 400,
+      code: 'webhook_body_malformed',
+    });
+    expect(problemOf(await receive(signed({ ...delivered, event: '' })))).toMatchObject({
+      status: 400,
+      code: 'webhook_body_malformed',
+    });
   });
 
   it('never throws on hostile bodies, and never answers ok to unsigned ones', async () => {
@@ -253,7 +311,9 @@ describe('Mailgun webhooks', () => {
     const unsigned = fc.oneof(
       fc.jsonValue().map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
       fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
-      fc.record({ signature: fc.anything(), 'event-data': fc.anything() }, { requiredKeys: [] }).map((body) => Buffer.from(JSON.stringify(body) ?? 'null')),
+      fc
+        .record({ signature: fc.anything(), 'event-data': fc.anything() }, { requiredKeys: [] })
+        .map((body) => Buffer.from(JSON.stringify(body) ?? 'null')),
     );
     await checkProperty('unsigned Mailgun bodies', 300, unsigned, async (bytes) => {
       const reading = await adapter.receive({ body: bytes, header: () => undefined }, SETTINGS, NOW);
@@ -261,7 +321,10 @@ describe('Mailgun webhooks', () => {
     });
     const eventData = fc.record(
       {
-        event: fc.oneof(fc.constantFrom('accepted', 'delivered', 'failed', 'rejected', 'complained', 'opened'), fc.anything()),
+        event: fc.oneof(
+          fc.constantFrom('accepted', 'delivered', 'failed', 'rejected', 'complained', 'opened'),
+          fc.anything(),
+        ),
         id: fc.anything(),
         timestamp: fc.oneof(fc.double(), fc.anything()),
         severity: fc.oneof(fc.constantFrom('permanent', 'temporary'), fc.anything()),
@@ -274,7 +337,11 @@ describe('Mailgun webhooks', () => {
       { requiredKeys: [] },
     );
     await checkProperty('signed Mailgun event-data', 300, eventData, async (data) => {
-      const reading = await adapter.receive({ body: Buffer.from(JSON.stringify(signed(data))), header: () => undefined }, SETTINGS, NOW);
+      const reading = await adapter.receive(
+        { body: Buffer.from(JSON.stringify(signed(data))), header: () => undefined },
+        SETTINGS,
+        NOW,
+      );
       if (!reading.ok) expect(reading.problem).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
       else for (const event of reading.events) expect(event.provider).toBe('mailgun');
     });

@@ -18,10 +18,17 @@ const TOKEN: WebhookSettings = { provider: 'postmark', username: null, password:
 const BOTH: WebhookSettings = { provider: 'postmark', username: 'both', password: 'pw-both', token: 'tok-both' };
 
 type Headers = Record<string, string>;
-const basic = (user: string, password: string): Headers => ({ authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` });
+const basic = (user: string, password: string): Headers => ({
+  authorization: `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`,
+});
 const token = (value: string): Headers => ({ 'x-webhook-token': value });
 
-async function receive(body: unknown, headers: Headers, settings: WebhookSettings[] = [BASIC], now = NOW): Promise<WebhookReading> {
+async function receive(
+  body: unknown,
+  headers: Headers,
+  settings: WebhookSettings[] = [BASIC],
+  now = NOW,
+): Promise<WebhookReading> {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(typeof body === 'string' ? body : JSON.stringify(body));
   return createPostmarkAdapter().receive({ body: bytes, header: (name) => headers[name.toLowerCase()] }, settings, now);
 }
@@ -60,11 +67,28 @@ const bounce = (id: number, type: string, typeCode: number, description: string)
   CanActivate: true,
   Subject: 'Test subject',
 });
-const hard = bounce(692560173, 'HardBounce', 1, 'The server was unable to deliver your message (ex: unknown user, mailbox not found).');
-const soft = { ...bounce(692560174, 'SoftBounce', 4096, 'Unable to temporarily deliver this message.'), Details: 'mailbox full', Inactive: false };
-const transient = { ...bounce(692560175, 'Transient', 2, 'The server could not temporarily deliver your message.'), Details: '' };
+const hard = bounce(
+  692560173,
+  'HardBounce',
+  1,
+  'The server was unable to deliver your message (ex: unknown user, mailbox not found).',
+);
+const soft = {
+  ...bounce(692560174, 'SoftBounce', 4096, 'Unable to temporarily deliver this message.'),
+  Details: 'mailbox full',
+  Inactive: false,
+};
+const transient = {
+  ...bounce(692560175, 'Transient', 2, 'The server could not temporarily deliver your message.'),
+  Details: '',
+};
 const dnsError = { ...bounce(692560176, 'DnsError', 16384, 'A temporary DNS error.'), Details: '' };
-const autoResponder = bounce(692560177, 'AutoResponder', 32, 'Automatic email responder (ex: "Out of Office" or "On Vacation").');
+const autoResponder = bounce(
+  692560177,
+  'AutoResponder',
+  32,
+  'Automatic email responder (ex: "Out of Office" or "On Vacation").',
+);
 const complaint = {
   ...bounce(42, 'SpamComplaint', 512, ''),
   RecordType: 'SpamComplaint',
@@ -121,9 +145,13 @@ describe('Postmark webhooks', () => {
 
   it('gives a delivery delivered twice the same id, and another recipient or message another', async () => {
     const [first] = eventsOf(await authorized(delivery));
-    const [again] = eventsOf(await authorized({ ...delivery, Details: 'redelivered', DeliveredAt: '2026-11-20T16:35:00Z' }));
+    const [again] = eventsOf(
+      await authorized({ ...delivery, Details: 'redelivered', DeliveredAt: '2026-11-20T16:35:00Z' }),
+    );
     const [other] = eventsOf(await authorized({ ...delivery, Recipient: 'jane@example.com' }));
-    const [otherMessage] = eventsOf(await authorized({ ...delivery, MessageID: '00000000-0000-0000-0000-000000000001' }));
+    const [otherMessage] = eventsOf(
+      await authorized({ ...delivery, MessageID: '00000000-0000-0000-0000-000000000001' }),
+    );
     expect(again?.eventId).toBe(first?.eventId);
     expect(other?.eventId).not.toBe(first?.eventId);
     expect(otherMessage?.eventId).not.toBe(first?.eventId);
@@ -139,11 +167,23 @@ describe('Postmark webhooks', () => {
     expect(rows).toEqual([
       ['bounce:692560173', 'bounced', 'hard', 'john@example.com', hard.Details, at],
       ['bounce:692560174', 'bounced', 'soft', 'john@example.com', 'mailbox full', at],
-      ['bounce:692560175', 'bounced', 'soft', 'john@example.com', 'The server could not temporarily deliver your message.', at],
+      [
+        'bounce:692560175',
+        'bounced',
+        'soft',
+        'john@example.com',
+        'The server could not temporarily deliver your message.',
+        at,
+      ],
       ['bounce:692560176', 'bounced', 'soft', 'john@example.com', 'A temporary DNS error.', at],
     ]);
     const [event] = eventsOf(await authorized(hard));
-    expect(event).toMatchObject({ providerMessageId: '883953f4-6105-42a2-a16a-77a8eac79483', mailId: 'm-0001', status: null, feedbackType: null });
+    expect(event).toMatchObject({
+      providerMessageId: '883953f4-6105-42a2-a16a-77a8eac79483',
+      mailId: 'm-0001',
+      status: null,
+      feedbackType: null,
+    });
   });
 
   it('keeps 64-bit bounce IDs apart (as text: past 2^53 a JSON number cannot tell them apart)', async () => {
@@ -172,7 +212,8 @@ describe('Postmark webhooks', () => {
       feedbackType: 'abuse',
       at: Date.UTC(2026, 10, 20, 16, 34, 10, 123),
     });
-    for (const record of [autoResponder, open, subscriptionChange]) expect(eventsOf(await authorized(record))).toEqual([]);
+    for (const record of [autoResponder, open, subscriptionChange])
+      expect(eventsOf(await authorized(record))).toEqual([]);
   });
 
   it('takes the receipt time when the record gives none', async () => {
@@ -183,7 +224,9 @@ describe('Postmark webhooks', () => {
   it('verifies basic auth only, a token only, and both together', async () => {
     expect(eventsOf(await receive(delivery, basic('hook', 's3cret:with-colon'), [BASIC]))).toHaveLength(1);
     expect(eventsOf(await receive(delivery, token('tok-7f3a9c'), [TOKEN]))).toHaveLength(1);
-    expect(eventsOf(await receive(delivery, { ...basic('both', 'pw-both'), ...token('tok-both') }, [BOTH]))).toHaveLength(1);
+    expect(
+      eventsOf(await receive(delivery, { ...basic('both', 'pw-both'), ...token('tok-both') }, [BOTH])),
+    ).toHaveLength(1);
     expect(eventsOf(await receive(delivery, token('tok-7f3a9c'), [BASIC, TOKEN]))).toHaveLength(1);
   });
 
@@ -196,19 +239,29 @@ describe('Postmark webhooks', () => {
     expect(problemOf(await receive(delivery, basic('hook', 's3cret:with-colon'), [TOKEN]))).toMatchObject(invalid);
     expect(problemOf(await receive(delivery, basic('both', 'pw-both'), [BOTH]))).toMatchObject(invalid);
     expect(problemOf(await receive(delivery, token('tok-both'), [BOTH]))).toMatchObject(invalid);
-    expect(problemOf(await receive(delivery, { ...basic('both', 'pw-both'), ...token('tok-wrong') }, [BOTH]))).toMatchObject(invalid);
+    expect(
+      problemOf(await receive(delivery, { ...basic('both', 'pw-both'), ...token('tok-wrong') }, [BOTH])),
+    ).toMatchObject(invalid);
   });
 
   it('refuses a request with no credentials at all', async () => {
-    expect(problemOf(await receive(delivery, {}, [BASIC, TOKEN]))).toMatchObject({ status: 401, code: 'webhook_signature_missing' });
+    expect(problemOf(await receive(delivery, {}, [BASIC, TOKEN]))).toMatchObject({
+      status: 401,
+      code: 'webhook_signature_missing',
+    });
   });
 
   it('never verifies against settings that configure nothing, or no Postmark settings', async () => {
     const nothing: WebhookSettings = { provider: 'postmark', username: null, password: null, token: null };
     for (const headers of [basic('', ''), token(''), { authorization: 'Basic Og==' }]) {
-      expect(problemOf(await receive(delivery, headers, [nothing]))).toMatchObject({ status: 401, code: 'webhook_signature_invalid' });
+      expect(problemOf(await receive(delivery, headers, [nothing]))).toMatchObject({
+        status: 401,
+        code: 'webhook_signature_invalid',
+      });
     }
-    expect(problemOf(await receive(delivery, token('tok-7f3a9c'), [{ provider: 'mailgun', signingKey: 'tok-7f3a9c' }]))).toMatchObject({
+    expect(
+      problemOf(await receive(delivery, token('tok-7f3a9c'), [{ provider: 'mailgun', signingKey: 'tok-7f3a9c' }])),
+    ).toMatchObject({
       code: 'webhook_signature_invalid',
     });
   });
@@ -224,16 +277,25 @@ describe('Postmark webhooks', () => {
   });
 
   it('checks credentials before reading the body', async () => {
-    expect(problemOf(await receive('not json', basic('hook', 'wrong')))).toMatchObject({ status: 401, code: 'webhook_signature_invalid' });
+    expect(problemOf(await receive('not json', basic('hook', 'wrong')))).toMatchObject({
+      status: 401,
+      code: 'webhook_signature_invalid',
+    });
   });
 
   it('never throws on hostile bodies sent with the right credentials', async () => {
     const adapter = createPostmarkAdapter();
     const record = fc.record(
       {
-        RecordType: fc.oneof(fc.constantFrom('Delivery', 'Bounce', 'SpamComplaint', 'Open', 'SubscriptionChange'), fc.anything()),
+        RecordType: fc.oneof(
+          fc.constantFrom('Delivery', 'Bounce', 'SpamComplaint', 'Open', 'SubscriptionChange'),
+          fc.anything(),
+        ),
         ID: fc.oneof(fc.integer(), fc.double(), fc.anything()),
-        Type: fc.oneof(fc.constantFrom('HardBounce', 'SoftBounce', 'Transient', 'DnsError', 'AutoResponder', 'SpamComplaint'), fc.anything()),
+        Type: fc.oneof(
+          fc.constantFrom('HardBounce', 'SoftBounce', 'Transient', 'DnsError', 'AutoResponder', 'SpamComplaint'),
+          fc.anything(),
+        ),
         MessageID: fc.anything(),
         Recipient: fc.anything(),
         Email: fc.anything(),
@@ -255,7 +317,11 @@ describe('Postmark webhooks', () => {
     );
     const headers = { ...basic('both', 'pw-both'), ...token('tok-both') };
     await checkProperty('Postmark bodies with credentials', 300, body, async (bytes) => {
-      const reading = await adapter.receive({ body: bytes, header: (name) => headers[name.toLowerCase()] }, [BOTH], NOW);
+      const reading = await adapter.receive(
+        { body: bytes, header: (name) => headers[name.toLowerCase()] },
+        [BOTH],
+        NOW,
+      );
       if (!reading.ok) expect(reading.problem).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
       else for (const event of reading.events) expect(event.provider).toBe('postmark');
     });

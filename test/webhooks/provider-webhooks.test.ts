@@ -19,7 +19,11 @@ const TOPIC = 'arn:aws:sns:eu-west-1:123456789012:ses-events';
 const MAILGUN_KEY = randomBytes(24).toString('hex');
 const sendgrid = generateKeyPairSync('ec', { namedCurve: 'P-256' });
 const SENDGRID_KEY = sendgrid.publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
-const POSTMARK = { username: 'postmark', password: randomBytes(12).toString('hex'), token: randomBytes(12).toString('hex') };
+const POSTMARK = {
+  username: 'postmark',
+  password: randomBytes(12).toString('hex'),
+  token: randomBytes(12).toString('hex'),
+};
 const PROVIDERS = ['ses', 'sendgrid', 'mailgun', 'postmark'] as const;
 type Provider = (typeof PROVIDERS)[number];
 const OUTCOMES = ['delivered', 'hard', 'soft', 'complaint', 'dropped'] as const;
@@ -33,10 +37,19 @@ const seconds = (): number => Math.floor(Date.now() / 1000);
 
 /** Each provider's event for one outcome, as its documentation shows it, tied back by what that provider echoes. */
 function sesEvent(outcome: Outcome, providerId: string, recipient: string): unknown {
-  const mail = { timestamp: new Date().toISOString(), messageId: providerId, source: 'sender@example.com', destination: [recipient] };
+  const mail = {
+    timestamp: new Date().toISOString(),
+    messageId: providerId,
+    source: 'sender@example.com',
+    destination: [recipient],
+  };
   switch (outcome) {
     case 'delivered':
-      return { notificationType: 'Delivery', mail, delivery: { timestamp: new Date().toISOString(), recipients: [recipient], smtpResponse: '250 2.0.0 OK' } };
+      return {
+        notificationType: 'Delivery',
+        mail,
+        delivery: { timestamp: new Date().toISOString(), recipients: [recipient], smtpResponse: '250 2.0.0 OK' },
+      };
     case 'hard':
     case 'soft':
       return {
@@ -74,12 +87,24 @@ function sesEvent(outcome: Outcome, providerId: string, recipient: string): unkn
 }
 
 function sendgridEvent(outcome: Outcome, mailId: string, recipient: string): Record<string, unknown> {
-  const base = { email: recipient, timestamp: seconds(), sg_event_id: randomUUID(), sg_message_id: `x${randomUUID()}.filter0001`, genro_mail_id: mailId };
+  const base = {
+    email: recipient,
+    timestamp: seconds(),
+    sg_event_id: randomUUID(),
+    sg_message_id: `x${randomUUID()}.filter0001`,
+    genro_mail_id: mailId,
+  };
   switch (outcome) {
     case 'delivered':
       return { ...base, event: 'delivered', response: '250 OK' };
     case 'hard':
-      return { ...base, event: 'bounce', type: 'bounce', status: '5.1.1', reason: '550 5.1.1 The email account does not exist' };
+      return {
+        ...base,
+        event: 'bounce',
+        type: 'bounce',
+        status: '5.1.1',
+        reason: '550 5.1.1 The email account does not exist',
+      };
     case 'soft':
       return { ...base, event: 'deferred', response: '452 4.2.2 mailbox full', attempt: '1' };
     case 'complaint':
@@ -143,7 +168,13 @@ function postmarkRecord(outcome: Outcome, mailId: string, recipient: string): Re
   });
   switch (outcome) {
     case 'delivered':
-      return { ...base, RecordType: 'Delivery', Recipient: recipient, DeliveredAt: new Date().toISOString(), Details: 'smtp;250 2.0.0 OK' };
+      return {
+        ...base,
+        RecordType: 'Delivery',
+        Recipient: recipient,
+        DeliveredAt: new Date().toISOString(),
+        Details: 'smtp;250 2.0.0 OK',
+      };
     case 'hard':
       return bounce('HardBounce', 1, 'smtp;550 5.1.1 The email account that you tried to reach does not exist');
     case 'soft':
@@ -192,7 +223,10 @@ describe('provider webhooks, end to end', () => {
   /** `target`: the message it is about, by its outcome in this test (default the event's own). */
   const signedRequest: Record<Provider, (outcome: Outcome, target?: Outcome) => SignedRequest> = {
     ses: (outcome, target = outcome) => {
-      const body = sns.notification(TOPIC, sesEvent(outcome, providerIdOf(idOf('ses', target)), recipientOf('ses', target)));
+      const body = sns.notification(
+        TOPIC,
+        sesEvent(outcome, providerIdOf(idOf('ses', target)), recipientOf('ses', target)),
+      );
       return {
         provider: 'ses',
         body: Buffer.from(JSON.stringify(body)),
@@ -200,20 +234,34 @@ describe('provider webhooks, end to end', () => {
       };
     },
     sendgrid: (outcome, target = outcome) => {
-      const body = Buffer.from(JSON.stringify([sendgridEvent(outcome, idOf('sendgrid', target), recipientOf('sendgrid', target))]));
+      const body = Buffer.from(
+        JSON.stringify([sendgridEvent(outcome, idOf('sendgrid', target), recipientOf('sendgrid', target))]),
+      );
       const timestamp = String(seconds());
-      const signature = sign('sha256', Buffer.concat([Buffer.from(timestamp), body]), sendgrid.privateKey).toString('base64');
+      const signature = sign('sha256', Buffer.concat([Buffer.from(timestamp), body]), sendgrid.privateKey).toString(
+        'base64',
+      );
       return {
         provider: 'sendgrid',
         body,
-        headers: { 'X-Twilio-Email-Event-Webhook-Signature': signature, 'X-Twilio-Email-Event-Webhook-Timestamp': timestamp },
+        headers: {
+          'X-Twilio-Email-Event-Webhook-Signature': signature,
+          'X-Twilio-Email-Event-Webhook-Timestamp': timestamp,
+        },
       };
     },
-    mailgun: (outcome, target = outcome) => mailgunRequest(mailgunEvent(outcome, idOf('mailgun', target), recipientOf('mailgun', target))),
+    mailgun: (outcome, target = outcome) =>
+      mailgunRequest(mailgunEvent(outcome, idOf('mailgun', target), recipientOf('mailgun', target))),
     postmark: (outcome, target = outcome) => {
-      const body = Buffer.from(JSON.stringify(postmarkRecord(outcome, idOf('postmark', target), recipientOf('postmark', target))));
+      const body = Buffer.from(
+        JSON.stringify(postmarkRecord(outcome, idOf('postmark', target), recipientOf('postmark', target))),
+      );
       const basic = Buffer.from(`${POSTMARK.username}:${POSTMARK.password}`).toString('base64');
-      return { provider: 'postmark', body, headers: { authorization: `Basic ${basic}`, 'X-Webhook-Token': POSTMARK.token } };
+      return {
+        provider: 'postmark',
+        body,
+        headers: { authorization: `Basic ${basic}`, 'X-Webhook-Token': POSTMARK.token },
+      };
     },
   };
   const deliver = (provider: Provider, outcome: Outcome) => send(signedRequest[provider](outcome));
@@ -223,7 +271,11 @@ describe('provider webhooks, end to end', () => {
     const signature = createHmac('sha256', key)
       .update(timestamp + token)
       .digest('hex');
-    return { provider: 'mailgun', body: Buffer.from(JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData })), headers: {} };
+    return {
+      provider: 'mailgun',
+      body: Buffer.from(JSON.stringify({ signature: { timestamp, token, signature }, 'event-data': eventData })),
+      headers: {},
+    };
   };
   const mailgunPost = (eventData: Record<string, unknown>, key = MAILGUN_KEY) => send(mailgunRequest(eventData, key));
 
@@ -235,8 +287,15 @@ describe('provider webhooks, end to end', () => {
       () => sns.stop(),
     );
     s = await startReportScenario(cleanups, {
-      env: { MAILPROXY_NATS_URL: nats.url, MAILPROXY_WEBHOOKS_SNS_CERTIFICATE_HOST: sns.hostPattern, MAILPROXY_WEBHOOKS_SNS_CA_FILE: sns.caFile },
-      sink: { acceptText: (raw) => `Ok ${providerIdOf(/^X-Genro-Mail-ID: (\S+)/im.exec(raw.toString('latin1'))?.[1] ?? 'none')}` },
+      env: {
+        MAILPROXY_NATS_URL: nats.url,
+        MAILPROXY_WEBHOOKS_SNS_CERTIFICATE_HOST: sns.hostPattern,
+        MAILPROXY_WEBHOOKS_SNS_CA_FILE: sns.caFile,
+      },
+      sink: {
+        acceptText: (raw) =>
+          `Ok ${providerIdOf(/^X-Genro-Mail-ID: (\S+)/im.exec(raw.toString('latin1'))?.[1] ?? 'none')}`,
+      },
     });
     const { key } = await s.addTenant('acme', '/acme');
     const settings: Record<Provider, Record<string, unknown>> = {
@@ -245,17 +304,21 @@ describe('provider webhooks, end to end', () => {
       mailgun: { name: 'mailgun', signing_key: MAILGUN_KEY },
       postmark: { name: 'postmark', ...POSTMARK },
     };
-    for (const provider of PROVIDERS) await s.fx.createAccount('acme', provider, s.sink, { provider: settings[provider] });
+    for (const provider of PROVIDERS)
+      await s.fx.createAccount('acme', provider, s.sink, { provider: settings[provider] });
     await s.fx.post(
       key,
       PROVIDERS.flatMap((provider) =>
-        OUTCOMES.map((outcome) => message(idOf(provider, outcome), { account_id: provider, to: recipientOf(provider, outcome) })),
+        OUTCOMES.map((outcome) =>
+          message(idOf(provider, outcome), { account_id: provider, to: recipientOf(provider, outcome) }),
+        ),
       ),
     );
     // Reported as sent: committed, with the provider id its 250 named.
     await s.client.waitFor(
       'every message sent',
-      (client) => client.items('/acme').filter((item) => item.event === 'sent').length >= PROVIDERS.length * OUTCOMES.length,
+      (client) =>
+        client.items('/acme').filter((item) => item.event === 'sent').length >= PROVIDERS.length * OUTCOMES.length,
     );
   }, 60_000);
   afterAll(async () => {
@@ -263,7 +326,10 @@ describe('provider webhooks, end to end', () => {
   });
 
   it('relays with each provider the header that has it echo our X-Genro-Mail-ID, and keeps the id its 250 named', async () => {
-    const raw = (id: string) => s.sink.messages.find((sent) => sent.raw.toString('latin1').includes(`X-Genro-Mail-ID: ${id}`))?.raw.toString('latin1') ?? '';
+    const raw = (id: string) =>
+      s.sink.messages
+        .find((sent) => sent.raw.toString('latin1').includes(`X-Genro-Mail-ID: ${id}`))
+        ?.raw.toString('latin1') ?? '';
     expect(raw('ses-hard')).toMatch(/^X-SES-MESSAGE-TAGS: genro_mail_id=ses-hard\r\n/);
     expect(raw('sendgrid-hard')).toMatch(/^X-SMTPAPI: \{"unique_args":\{"genro_mail_id":"sendgrid-hard"\}\}\r\n/);
     expect(raw('mailgun-hard')).toMatch(/^X-Mailgun-Variables: \{"genro_mail_id":"mailgun-hard"\}\r\n/);
@@ -292,18 +358,33 @@ describe('provider webhooks, end to end', () => {
       }
     }
     // The client hears of each: bounces and complaints as the bounce mailbox's, deliveries and drops as provider items.
-    await s.client.waitFor('every provider outcome reported', (client) => client.items('/acme').filter((item) => item.event !== 'sent').length >= 19);
+    await s.client.waitFor(
+      'every provider outcome reported',
+      (client) => client.items('/acme').filter((item) => item.event !== 'sent').length >= 19,
+    );
     const items = s.client.items('/acme');
-    const item = (id: string, event: string) => items.find((candidate) => candidate.id === id && candidate.event === event);
+    const item = (id: string, event: string) =>
+      items.find((candidate) => candidate.id === id && candidate.event === event);
     for (const provider of PROVIDERS) {
-      expect(item(idOf(provider, 'hard'), 'bounced')).toMatchObject({ bounce_type: 'hard', bounce_recipient: recipientOf(provider, 'hard') });
+      expect(item(idOf(provider, 'hard'), 'bounced')).toMatchObject({
+        bounce_type: 'hard',
+        bounce_recipient: recipientOf(provider, 'hard'),
+      });
       expect(item(idOf(provider, 'soft'), 'bounced')).toMatchObject({ bounce_type: 'soft' });
-      expect(item(idOf(provider, 'complaint'), 'complained')).toMatchObject({ complaint_recipient: recipientOf(provider, 'complaint') });
-      expect(item(idOf(provider, 'delivered'), 'delivered')).toMatchObject({ provider, provider_recipient: recipientOf(provider, 'delivered') });
+      expect(item(idOf(provider, 'complaint'), 'complained')).toMatchObject({
+        complaint_recipient: recipientOf(provider, 'complaint'),
+      });
+      expect(item(idOf(provider, 'delivered'), 'delivered')).toMatchObject({
+        provider,
+        provider_recipient: recipientOf(provider, 'delivered'),
+      });
     }
-    for (const provider of ['ses', 'sendgrid', 'mailgun'] as const) expect(item(idOf(provider, 'dropped'), 'dropped')).toMatchObject({ provider });
+    for (const provider of ['ses', 'sendgrid', 'mailgun'] as const)
+      expect(item(idOf(provider, 'dropped'), 'dropped')).toMatchObject({ provider });
     // Hard bounces and complaints are suppressed, soft bounces are not.
-    const suppressed = (await s.fx.admin('GET', '/suppressions?tenant_id=acme&limit=100')).body.suppressions.map((entry: any) => entry.address);
+    const suppressed = (await s.fx.admin('GET', '/suppressions?tenant_id=acme&limit=100')).body.suppressions.map(
+      (entry: any) => entry.address,
+    );
     for (const provider of PROVIDERS) {
       expect(suppressed).toContain(recipientOf(provider, 'hard'));
       expect(suppressed).toContain(recipientOf(provider, 'complaint'));
@@ -312,10 +393,14 @@ describe('provider webhooks, end to end', () => {
     // The mirror: each event once on its subject, and the provider's latest state in the KV.
     await expect.poll(async () => (await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);
     const stream = await readStream(nats.url, 'MAILPROXY');
-    const typesOf = (id: string) => stream.filter((event) => event.body.message_id === id).map((event) => event.body.event_type);
+    const typesOf = (id: string) =>
+      stream.filter((event) => event.body.message_id === id).map((event) => event.body.event_type);
     expect(typesOf('mailgun-delivered')).toContain('message.delivered');
     expect(typesOf('ses-dropped')).toContain('message.dropped');
-    expect(stream.find((event) => event.body.message_id === 'sendgrid-hard' && event.body.event_type === 'message.bounced')?.body.data).toMatchObject({
+    expect(
+      stream.find((event) => event.body.message_id === 'sendgrid-hard' && event.body.event_type === 'message.bounced')
+        ?.body.data,
+    ).toMatchObject({
       source: 'webhook',
       provider: 'sendgrid',
       bounce_type: 'hard',
@@ -324,7 +409,10 @@ describe('provider webhooks, end to end', () => {
     try {
       const kv = await nc.jetstream().views.kv('mailproxy_latest');
       const { message: delivered } = await s.fx.detail('acme', 'postmark-delivered');
-      expect((await kv.get(`acme.${delivered.pk}`))?.json()).toMatchObject({ provider_state: 'delivered', provider_rank: 100 });
+      expect((await kv.get(`acme.${delivered.pk}`))?.json()).toMatchObject({
+        provider_state: 'delivered',
+        provider_rank: 100,
+      });
     } finally {
       await nc.close();
     }
@@ -334,23 +422,38 @@ describe('provider webhooks, end to end', () => {
     const event = mailgunEvent('hard', 'mailgun-delivered', recipientOf('mailgun', 'delivered'));
     expect((await mailgunPost(event)).body).toMatchObject({ applied: 1, duplicates: 0 });
     expect((await mailgunPost(event)).body).toMatchObject({ applied: 0, duplicates: 1 });
-    const bounced = (await s.fx.detail('acme', 'mailgun-delivered')).events.filter((entry: any) => entry.event_type === 'bounced');
+    const bounced = (await s.fx.detail('acme', 'mailgun-delivered')).events.filter(
+      (entry: any) => entry.event_type === 'bounced',
+    );
     expect(bounced).toHaveLength(1);
 
     const before = await effectsOn('mailgun-soft');
-    const forged = await mailgunPost(mailgunEvent('hard', 'mailgun-soft', recipientOf('mailgun', 'soft')), 'not-the-key');
-    expect(forged).toMatchObject({ status: 401, body: { error: { code: 'WEBHOOK_UNVERIFIED', details: { reason: 'webhook_signature_invalid' } } } });
+    const forged = await mailgunPost(
+      mailgunEvent('hard', 'mailgun-soft', recipientOf('mailgun', 'soft')),
+      'not-the-key',
+    );
+    expect(forged).toMatchObject({
+      status: 401,
+      body: { error: { code: 'WEBHOOK_UNVERIFIED', details: { reason: 'webhook_signature_invalid' } } },
+    });
     expect(await effectsOn('mailgun-soft')).toEqual(before);
 
-    expect((await mailgunPost(mailgunEvent('hard', 'no-such-message', 'x@example.net'))).body).toMatchObject({ applied: 0, unmatched: 1 });
+    expect((await mailgunPost(mailgunEvent('hard', 'no-such-message', 'x@example.net'))).body).toMatchObject({
+      applied: 0,
+      unmatched: 1,
+    });
     const stranger = await post('mailgun', Buffer.from('{}'));
     expect(stranger.status).toBe(401);
     const otherTenant = await fetch(`${s.fx.t.url}/webhooks/mailgun/nobody`, { method: 'POST', body: '{}' });
     expect(otherTenant.status).toBe(401);
-    const unknownProvider = (await (await fetch(`${s.fx.t.url}/webhooks/other/acme`, { method: 'POST', body: '{}' })).json()) as { error: { code: string } };
+    const unknownProvider = (await (
+      await fetch(`${s.fx.t.url}/webhooks/other/acme`, { method: 'POST', body: '{}' })
+    ).json()) as { error: { code: string } };
     expect(unknownProvider.error.code).toBe('NOT_FOUND');
     const metrics = (await s.fx.admin('GET', '/metrics')).text;
-    expect(metrics).toMatch(/mailproxy_webhook_requests_total\{provider="mailgun",result="webhook_signature_invalid"\} [1-9]/);
+    expect(metrics).toMatch(
+      /mailproxy_webhook_requests_total\{provider="mailgun",result="webhook_signature_invalid"\} [1-9]/,
+    );
     expect(metrics).toMatch(/mailproxy_webhook_events_total\{provider="mailgun",outcome="duplicates"\} [1-9]/);
   });
 
@@ -367,7 +470,10 @@ describe('provider webhooks, end to end', () => {
       if (provider !== 'postmark') {
         const soft = idOf(provider, 'soft');
         const text = aimed.body.toString('utf8');
-        const tampered = { ...aimed, body: Buffer.from(text.replaceAll(target, soft).replaceAll(providerIdOf(target), providerIdOf(soft))) };
+        const tampered = {
+          ...aimed,
+          body: Buffer.from(text.replaceAll(target, soft).replaceAll(providerIdOf(target), providerIdOf(soft))),
+        };
         expect(tampered.body.toString('utf8')).not.toBe(text);
         expect((await send(tampered)).status, `${provider} tampered`).toBe(401);
       }
@@ -409,23 +515,34 @@ describe('provider webhooks, end to end', () => {
     expect(answer).toMatchObject({ status: 200, body: { confirmed: true } });
     expect(sns.confirmations.get(confirmation.Token ?? '')).toBe(1);
     const other = sns.confirmation('arn:aws:sns:eu-west-1:123456789012:someone-else');
-    expect((await post('ses', Buffer.from(JSON.stringify(other)))).body.error.details.reason).toBe('webhook_topic_refused');
+    expect((await post('ses', Buffer.from(JSON.stringify(other)))).body.error.details.reason).toBe(
+      'webhook_topic_refused',
+    );
     expect(sns.confirmations.get(other.Token ?? '')).toBeUndefined();
     // SNS's side failing: 503, so that SNS sends the confirmation again.
     const failing = await post('ses', Buffer.from(JSON.stringify(sns.confirmation(TOPIC, true))));
-    expect(failing).toMatchObject({ status: 503, body: { error: { details: { reason: 'webhook_confirmation_failed' } } } });
+    expect(failing).toMatchObject({
+      status: 503,
+      body: { error: { details: { reason: 'webhook_confirmation_failed' } } },
+    });
   });
 
   it("shows the provider's side in the console: the account's provider, the message's provider state and id", async () => {
     const url = s.fx.t.url;
-    const login = await fetch(`${url}/ui/sign-in`, { method: 'POST', body: new URLSearchParams({ token: s.fx.t.adminToken }), redirect: 'manual' });
+    const login = await fetch(`${url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: s.fx.t.adminToken }),
+      redirect: 'manual',
+    });
     const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
     const page = async (path: string) => (await fetch(`${url}${path}`, { headers: { cookie } })).text();
     const message = await page('/ui/messages/acme/ses-delivered');
     expect(message).toContain('Provider says');
     expect(message).toMatch(/delivered at \d{4}-\d\d-\d\d/);
     expect(message).toContain(providerIdOf('ses-delivered'));
-    expect(await page('/ui/overview')).toMatch(/<span class="badge" title="its provider reports [^"]*\/webhooks\/postmark\/acme">postmark<\/span>/);
+    expect(await page('/ui/overview')).toMatch(
+      /<span class="badge" title="its provider reports [^"]*\/webhooks\/postmark\/acme">postmark<\/span>/,
+    );
   });
 
   it('matches a message by the provider id alone, the id its relay named in the 250 reply', async () => {

@@ -26,17 +26,30 @@ const TIMESTAMP = String(NOW / 1000 - 30);
 
 type Headers = Record<string, string>;
 
-function signedRequest(body: string | Buffer, options: { key?: KeyObject; timestamp?: string } = {}): { body: Buffer; headers: Headers } {
+function signedRequest(
+  body: string | Buffer,
+  options: { key?: KeyObject; timestamp?: string } = {},
+): { body: Buffer; headers: Headers } {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body);
   const timestamp = options.timestamp ?? TIMESTAMP;
-  const signature = sign('sha256', Buffer.concat([Buffer.from(timestamp), bytes]), { key: options.key ?? keys.privateKey, dsaEncoding: 'der' });
+  const signature = sign('sha256', Buffer.concat([Buffer.from(timestamp), bytes]), {
+    key: options.key ?? keys.privateKey,
+    dsaEncoding: 'der',
+  });
   return {
     body: bytes,
-    headers: { 'x-twilio-email-event-webhook-signature': signature.toString('base64'), 'x-twilio-email-event-webhook-timestamp': timestamp },
+    headers: {
+      'x-twilio-email-event-webhook-signature': signature.toString('base64'),
+      'x-twilio-email-event-webhook-timestamp': timestamp,
+    },
   };
 }
 
-async function receive(request: { body: Buffer; headers: Headers }, settings = SETTINGS, now = NOW): Promise<WebhookReading> {
+async function receive(
+  request: { body: Buffer; headers: Headers },
+  settings = SETTINGS,
+  now = NOW,
+): Promise<WebhookReading> {
   const header = (name: string) => request.headers[name.toLowerCase()];
   return createSendgridAdapter().receive({ body: request.body, header }, settings, now);
 }
@@ -118,8 +131,20 @@ describe('SendGrid Event Webhook', () => {
   });
 
   it('digests an event without sg_event_id the same whatever its key order', async () => {
-    const event = { email: 'joe@example.net', timestamp: 1_794_999_960, event: 'delivered', response: '250 OK', genro_mail_id: 'm-2' };
-    const reordered = { genro_mail_id: 'm-2', response: '250 OK', event: 'delivered', timestamp: 1_794_999_960, email: 'joe@example.net' };
+    const event = {
+      email: 'joe@example.net',
+      timestamp: 1_794_999_960,
+      event: 'delivered',
+      response: '250 OK',
+      genro_mail_id: 'm-2',
+    };
+    const reordered = {
+      genro_mail_id: 'm-2',
+      response: '250 OK',
+      event: 'delivered',
+      timestamp: 1_794_999_960,
+      email: 'joe@example.net',
+    };
     const [first] = eventsOf(await receive(signedRequest(JSON.stringify([event]))));
     const [second] = eventsOf(await receive(signedRequest(JSON.stringify([reordered]))));
     expect(first?.eventId).toMatch(/^sha256:[0-9a-f]{64}$/);
@@ -128,7 +153,9 @@ describe('SendGrid Event Webhook', () => {
 
   it('accepts the key as a PEM too', async () => {
     const pem = keys.publicKey.export({ type: 'spki', format: 'pem' }).toString();
-    const reading = await receive(signedRequest(JSON.stringify(batch.slice(0, 1))), [{ provider: 'sendgrid', publicKey: pem }]);
+    const reading = await receive(signedRequest(JSON.stringify(batch.slice(0, 1))), [
+      { provider: 'sendgrid', publicKey: pem },
+    ]);
     expect(eventsOf(reading)).toHaveLength(1);
   });
 
@@ -137,19 +164,30 @@ describe('SendGrid Event Webhook', () => {
     expect(problemOf(await receive(signedRequest('[]', { key: stranger.privateKey })))).toEqual(
       expect.objectContaining({ status: 401, code: 'webhook_signature_invalid' }),
     );
-    expect(problemOf(await receive(signedRequest('[]'), [{ provider: 'sendgrid', publicKey: 'not a key' }]))).toMatchObject({
+    expect(
+      problemOf(await receive(signedRequest('[]'), [{ provider: 'sendgrid', publicKey: 'not a key' }])),
+    ).toMatchObject({
       code: 'webhook_signature_invalid',
     });
-    expect(problemOf(await receive(signedRequest('[]'), [{ provider: 'ses', topicArns: [] }]))).toMatchObject({ code: 'webhook_signature_invalid' });
+    expect(problemOf(await receive(signedRequest('[]'), [{ provider: 'ses', topicArns: [] }]))).toMatchObject({
+      code: 'webhook_signature_invalid',
+    });
   });
 
   it('refuses a body changed after signing, or a timestamp swapped for another', async () => {
     const request = signedRequest(JSON.stringify(batch));
-    const tampered = Buffer.from(request.body.toString().replace('"bounce","sg_event_id":"ev-bounce"', '"delivered","sg_event_id":"ev-bounce"'));
+    const tampered = Buffer.from(
+      request.body.toString().replace('"bounce","sg_event_id":"ev-bounce"', '"delivered","sg_event_id":"ev-bounce"'),
+    );
     expect(tampered.equals(request.body)).toBe(false);
-    expect(problemOf(await receive({ ...request, body: tampered }))).toMatchObject({ status: 401, code: 'webhook_signature_invalid' });
+    expect(problemOf(await receive({ ...request, body: tampered }))).toMatchObject({
+      status: 401,
+      code: 'webhook_signature_invalid',
+    });
     const swapped = { ...request.headers, 'x-twilio-email-event-webhook-timestamp': String(Number(TIMESTAMP) + 1) };
-    expect(problemOf(await receive({ ...request, headers: swapped }))).toMatchObject({ code: 'webhook_signature_invalid' });
+    expect(problemOf(await receive({ ...request, headers: swapped }))).toMatchObject({
+      code: 'webhook_signature_invalid',
+    });
   });
 
   it('refuses a request without the signature headers', async () => {
@@ -157,7 +195,10 @@ describe('SendGrid Event Webhook', () => {
     for (const name of Object.keys(request.headers)) {
       const headers = { ...request.headers };
       delete headers[name];
-      expect(problemOf(await receive({ ...request, headers }))).toMatchObject({ status: 401, code: 'webhook_signature_missing' });
+      expect(problemOf(await receive({ ...request, headers }))).toMatchObject({
+        status: 401,
+        code: 'webhook_signature_missing',
+      });
     }
   });
 
@@ -172,7 +213,10 @@ describe('SendGrid Event Webhook', () => {
 
   it('answers 400 for a signed body that is not an array of events', async () => {
     for (const body of ['{"event":"delivered"}', 'not json', '[1]', '[{"email":"x@example.com"}]']) {
-      expect(problemOf(await receive(signedRequest(body)))).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
+      expect(problemOf(await receive(signedRequest(body)))).toMatchObject({
+        status: 400,
+        code: 'webhook_body_malformed',
+      });
     }
   });
 
@@ -180,7 +224,10 @@ describe('SendGrid Event Webhook', () => {
     const adapter = createSendgridAdapter();
     const event = fc.record(
       {
-        event: fc.oneof(fc.constantFrom('processed', 'delivered', 'deferred', 'bounce', 'dropped', 'spamreport', 'open'), fc.anything()),
+        event: fc.oneof(
+          fc.constantFrom('processed', 'delivered', 'deferred', 'bounce', 'dropped', 'spamreport', 'open'),
+          fc.anything(),
+        ),
         email: fc.anything(),
         timestamp: fc.oneof(fc.double(), fc.anything()),
         sg_event_id: fc.anything(),
@@ -196,7 +243,9 @@ describe('SendGrid Event Webhook', () => {
       fc.array(event).map((events) => Buffer.from(JSON.stringify(events))),
       fc.jsonValue().map((value) => Buffer.from(JSON.stringify(value) ?? 'null')),
       fc.uint8Array({ maxLength: 300 }).map((bytes) => Buffer.from(bytes)),
-      fc.nat({ max: 5000 }).map((depth) => Buffer.from(`[{"event":"delivered","x":${'['.repeat(depth)}${']'.repeat(depth)}}]`)),
+      fc
+        .nat({ max: 5000 })
+        .map((depth) => Buffer.from(`[{"event":"delivered","x":${'['.repeat(depth)}${']'.repeat(depth)}}]`)),
     );
     const headers = fc.record(
       { signature: fc.oneof(fc.base64String(), fc.string()), timestamp: fc.oneof(fc.constant(TIMESTAMP), fc.string()) },
@@ -209,7 +258,11 @@ describe('SendGrid Event Webhook', () => {
     });
     await checkProperty('signed SendGrid bodies', 300, body, async (bytes) => {
       const request = signedRequest(bytes);
-      const reading = await adapter.receive({ body: bytes, header: (name) => request.headers[name.toLowerCase()] }, SETTINGS, NOW);
+      const reading = await adapter.receive(
+        { body: bytes, header: (name) => request.headers[name.toLowerCase()] },
+        SETTINGS,
+        NOW,
+      );
       if (!reading.ok) expect(reading.problem).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
     });
   });

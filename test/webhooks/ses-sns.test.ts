@@ -61,17 +61,36 @@ afterAll(async () => {
 
 const adapter = () => createSesAdapter({ certificateHost: LOCAL, ca: tlsCert });
 
-function signed(fields: Record<string, string>, version: '1' | '2' = '1', certPath = '/SimpleNotificationService-abc.pem'): Record<string, string> {
-  const message = { Timestamp: SENT_AT, TopicArn: TOPIC, SignatureVersion: version, SigningCertURL: `${base}${certPath}`, ...fields };
-  const signature = sign(version === '1' ? 'sha1' : 'sha256', Buffer.from(stringToSign(message)), signingKey).toString('base64');
+function signed(
+  fields: Record<string, string>,
+  version: '1' | '2' = '1',
+  certPath = '/SimpleNotificationService-abc.pem',
+): Record<string, string> {
+  const message = {
+    Timestamp: SENT_AT,
+    TopicArn: TOPIC,
+    SignatureVersion: version,
+    SigningCertURL: `${base}${certPath}`,
+    ...fields,
+  };
+  const signature = sign(version === '1' ? 'sha1' : 'sha256', Buffer.from(stringToSign(message)), signingKey).toString(
+    'base64',
+  );
   return { ...message, Signature: signature };
 }
 
-function notification(sesEvent: unknown, id = 'a1b2c3d4-0000-4000-8000-000000000001', version: '1' | '2' = '1'): Record<string, string> {
+function notification(
+  sesEvent: unknown,
+  id = 'a1b2c3d4-0000-4000-8000-000000000001',
+  version: '1' | '2' = '1',
+): Record<string, string> {
   return signed({ Type: 'Notification', MessageId: id, Message: JSON.stringify(sesEvent) }, version);
 }
 
-const request = (body: unknown) => ({ body: Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body)), header: () => undefined });
+const request = (body: unknown) => ({
+  body: Buffer.isBuffer(body) ? body : Buffer.from(JSON.stringify(body)),
+  header: () => undefined,
+});
 
 async function receive(body: unknown, now = NOW, ses = adapter()): Promise<WebhookReading> {
   return ses.receive(request(body), SETTINGS, now);
@@ -107,7 +126,12 @@ const permanentBounce = {
     bounceType: 'Permanent',
     bounceSubType: 'General',
     bouncedRecipients: [
-      { emailAddress: 'jane@example.com', action: 'failed', status: '5.1.1', diagnosticCode: 'smtp; 550 5.1.1 <jane@example.com>: user unknown' },
+      {
+        emailAddress: 'jane@example.com',
+        action: 'failed',
+        status: '5.1.1',
+        diagnosticCode: 'smtp; 550 5.1.1 <jane@example.com>: user unknown',
+      },
     ],
     timestamp: '2026-11-20T10:00:01.250Z',
     feedbackId: '0100018c1e6a1111-aaaa-bbbb-cccc-dddddddddddd-000000',
@@ -150,17 +174,26 @@ describe('SES events through SNS', () => {
         ],
         timestamp: '2026-11-20T10:00:02.000Z',
       },
-      mail: mail({ headers: [], commonHeaders: {}, tags: { 'ses:configuration-set': ['default'], genro_mail_id: ['m-0002'] } }),
+      mail: mail({
+        headers: [],
+        commonHeaders: {},
+        tags: { 'ses:configuration-set': ['default'], genro_mail_id: ['m-0002'] },
+      }),
     };
     const events = eventsOf(await receive(notification(event, 'msg-2', '2')));
-    expect(events.map((e) => [e.eventId, e.bounceType, e.recipient, e.status, e.reason, e.mailId, e.messageIdHeader])).toEqual([
+    expect(
+      events.map((e) => [e.eventId, e.bounceType, e.recipient, e.status, e.reason, e.mailId, e.messageIdHeader]),
+    ).toEqual([
       ['msg-2:0', 'soft', 'jane@example.com', '4.2.2', 'smtp; 452 4.2.2 mailbox full', 'm-0002', null],
       ['msg-2:1', 'soft', 'joe@example.net', null, 'MailboxFull', 'm-0002', null],
     ]);
   });
 
   it('treats an Undetermined bounce as soft', async () => {
-    const event = { ...permanentBounce, bounce: { ...permanentBounce.bounce, bounceType: 'Undetermined', bounceSubType: 'Undetermined' } };
+    const event = {
+      ...permanentBounce,
+      bounce: { ...permanentBounce.bounce, bounceType: 'Undetermined', bounceSubType: 'Undetermined' },
+    };
     expect(eventsOf(await receive(notification(event)))[0]?.bounceType).toBe('soft');
   });
 
@@ -212,7 +245,9 @@ describe('SES events through SNS', () => {
   it('reads Send as accepted and Reject as dropped with its reason, both about the whole message', async () => {
     const send = eventsOf(await receive(notification({ eventType: 'Send', send: {}, mail: mail() })));
     expect(send).toMatchObject([{ kind: 'accepted', recipient: null, at: Date.parse('2026-11-20T09:59:58.000Z') }]);
-    const reject = eventsOf(await receive(notification({ eventType: 'Reject', reject: { reason: 'Bad content' }, mail: mail() })));
+    const reject = eventsOf(
+      await receive(notification({ eventType: 'Reject', reject: { reason: 'Bad content' }, mail: mail() })),
+    );
     expect(reject).toMatchObject([{ kind: 'dropped', recipient: null, reason: 'Bad content', mailId: 'm-0001' }]);
   });
 
@@ -223,7 +258,9 @@ describe('SES events through SNS', () => {
         timestamp: '2026-11-20T10:00:02.000Z',
         delayType: 'TransientCommunicationFailure',
         expirationTime: '2026-11-21T10:00:00.000Z',
-        delayedRecipients: [{ emailAddress: 'joe@example.net', status: '4.4.1', diagnosticCode: 'smtp; 421 4.4.1 connection timed out' }],
+        delayedRecipients: [
+          { emailAddress: 'joe@example.net', status: '4.4.1', diagnosticCode: 'smtp; 421 4.4.1 connection timed out' },
+        ],
       },
       mail: mail(),
     };
@@ -233,9 +270,16 @@ describe('SES events through SNS', () => {
   });
 
   it('answers no events for engagement events and for SES’s subscription notice', async () => {
-    const open = { eventType: 'Open', open: { ipAddress: '192.0.2.1', timestamp: SENT_AT, userAgent: 'x' }, mail: mail() };
+    const open = {
+      eventType: 'Open',
+      open: { ipAddress: '192.0.2.1', timestamp: SENT_AT, userAgent: 'x' },
+      mail: mail(),
+    };
     expect(await receive(notification(open))).toEqual({ ok: true, events: [] });
-    const notice = { notificationType: 'AmazonSnsSubscriptionSucceeded', message: 'You have successfully subscribed your Amazon SNS topic.' };
+    const notice = {
+      notificationType: 'AmazonSnsSubscriptionSucceeded',
+      message: 'You have successfully subscribed your Amazon SNS topic.',
+    };
     expect(await receive(notification(notice))).toEqual({ ok: true, events: [] });
   });
 
@@ -243,7 +287,10 @@ describe('SES events through SNS', () => {
     const body = notification(permanentBounce);
     const tampered = { ...body, Message: body.Message!.replace('jane@example.com', 'mallory@example.com') };
     expect(problemOf(await receive(tampered))).toMatchObject({ status: 401, code: 'webhook_signature_invalid' });
-    expect(problemOf(await receive({ ...body, SignatureVersion: '2' }))).toMatchObject({ status: 401, code: 'webhook_signature_invalid' });
+    expect(problemOf(await receive({ ...body, SignatureVersion: '2' }))).toMatchObject({
+      status: 401,
+      code: 'webhook_signature_invalid',
+    });
   });
 
   it('refuses a certificate URL that is not https on an allowed host, without fetching it', async () => {
@@ -254,7 +301,10 @@ describe('SES events through SNS', () => {
       `${base.replace('https:', 'http:')}/SimpleNotificationService-abc.pem`,
       'not a url',
     ]) {
-      expect(problemOf(await receive({ ...body, SigningCertURL: url }))).toMatchObject({ status: 401, code: 'webhook_certificate_refused' });
+      expect(problemOf(await receive({ ...body, SigningCertURL: url }))).toMatchObject({
+        status: 401,
+        code: 'webhook_certificate_refused',
+      });
     }
     expect([...fetches.values()].reduce((a, b) => a + b, 0)).toBe(before);
   });
@@ -271,31 +321,58 @@ describe('SES events through SNS', () => {
 
   it('refuses a stale or far-future timestamp', async () => {
     const body = notification(permanentBounce);
-    expect(problemOf(await receive(body, Date.parse(SENT_AT) + 60 * 60_000 + 1))).toMatchObject({ status: 401, code: 'webhook_replayed' });
-    expect(problemOf(await receive(body, Date.parse(SENT_AT) - 5 * 60_000 - 1))).toMatchObject({ status: 401, code: 'webhook_replayed' });
+    expect(problemOf(await receive(body, Date.parse(SENT_AT) + 60 * 60_000 + 1))).toMatchObject({
+      status: 401,
+      code: 'webhook_replayed',
+    });
+    expect(problemOf(await receive(body, Date.parse(SENT_AT) - 5 * 60_000 - 1))).toMatchObject({
+      status: 401,
+      code: 'webhook_replayed',
+    });
     const ses = createSesAdapter({ certificateHost: LOCAL, ca: tlsCert, replayWindowMs: 1000 });
     expect(problemOf(await receive(body, NOW, ses))).toMatchObject({ code: 'webhook_replayed' });
   });
 
   it('answers a subscription confirmation with its SubscribeURL, only when that names an allowed host', async () => {
     const confirmation = (subscribeUrl: string) =>
-      signed({ Type: 'SubscriptionConfirmation', MessageId: 'c-1', Token: 'tok', Message: 'You have chosen to subscribe.', SubscribeURL: subscribeUrl }, '2');
+      signed(
+        {
+          Type: 'SubscriptionConfirmation',
+          MessageId: 'c-1',
+          Token: 'tok',
+          Message: 'You have chosen to subscribe.',
+          SubscribeURL: subscribeUrl,
+        },
+        '2',
+      );
     const url = `${base}/?Action=ConfirmSubscription&TopicArn=${TOPIC}&Token=tok`;
     expect(await receive(confirmation(url))).toEqual({ ok: true, events: [], confirm: url });
-    expect(problemOf(await receive(confirmation('https://evil.example/?Action=ConfirmSubscription')))).toMatchObject({ code: 'webhook_certificate_refused' });
-    const unsubscribe = signed({ Type: 'UnsubscribeConfirmation', MessageId: 'u-1', Token: 'tok', Message: 'unsubscribed', SubscribeURL: url });
+    expect(problemOf(await receive(confirmation('https://evil.example/?Action=ConfirmSubscription')))).toMatchObject({
+      code: 'webhook_certificate_refused',
+    });
+    const unsubscribe = signed({
+      Type: 'UnsubscribeConfirmation',
+      MessageId: 'u-1',
+      Token: 'tok',
+      Message: 'unsubscribed',
+      SubscribeURL: url,
+    });
     expect(await receive(unsubscribe)).toEqual({ ok: true, events: [] });
   });
 
   it('fetches a certificate once for two requests, and fetches again after a failed fetch', async () => {
     const ses = adapter();
     const path = '/SimpleNotificationService-cache.pem';
-    const body = (id: string) => signed({ Type: 'Notification', MessageId: id, Message: JSON.stringify(permanentBounce) }, '1', path);
+    const body = (id: string) =>
+      signed({ Type: 'Notification', MessageId: id, Message: JSON.stringify(permanentBounce) }, '1', path);
     eventsOf(await receive(body('one'), NOW, ses));
     eventsOf(await receive(body('two'), NOW, ses));
     expect(fetches.get(path)).toBe(1);
     const missing = signed({ Type: 'Notification', MessageId: 'x', Message: '{}' }, '1', '/missing.pem');
-    expect(problemOf(await receive(missing, NOW, ses))).toMatchObject({ status: 503, code: 'webhook_certificate_unavailable' });
+    expect(problemOf(await receive(missing, NOW, ses))).toMatchObject({
+      status: 503,
+      code: 'webhook_certificate_unavailable',
+    });
     await receive(missing, NOW, ses);
     expect(fetches.get('/missing.pem')).toBe(2);
   });
@@ -304,16 +381,28 @@ describe('SES events through SNS', () => {
     const ses = createSesAdapter({ certificateHost: LOCAL, ca: tlsCert, fetchTimeoutMs: 300 });
     for (const path of ['/huge.pem', '/stalled.pem']) {
       const body = signed({ Type: 'Notification', MessageId: 'x', Message: '{}' }, '1', path);
-      expect(problemOf(await receive(body, NOW, ses))).toMatchObject({ status: 503, code: 'webhook_certificate_unavailable' });
+      expect(problemOf(await receive(body, NOW, ses))).toMatchObject({
+        status: 503,
+        code: 'webhook_certificate_unavailable',
+      });
     }
   });
 
   it('answers 401 for missing signed fields and 400 for a body that is not JSON', async () => {
     const { Signature: _dropped, ...unsigned } = notification(permanentBounce);
     expect(problemOf(await receive(unsigned))).toMatchObject({ status: 401, code: 'webhook_signature_missing' });
-    expect(problemOf(await receive({ ...notification(permanentBounce), MessageId: 42 }))).toMatchObject({ code: 'webhook_signature_missing' });
-    expect(problemOf(await receive(Buffer.from('Type=Notification&Message=x')))).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
-    const notSes = notification({ eventType: 'Bounce', bounce: { bounceType: 'Permanent', bouncedRecipients: 'jane' }, mail: mail() });
+    expect(problemOf(await receive({ ...notification(permanentBounce), MessageId: 42 }))).toMatchObject({
+      code: 'webhook_signature_missing',
+    });
+    expect(problemOf(await receive(Buffer.from('Type=Notification&Message=x')))).toMatchObject({
+      status: 400,
+      code: 'webhook_body_malformed',
+    });
+    const notSes = notification({
+      eventType: 'Bounce',
+      bounce: { bounceType: 'Permanent', bouncedRecipients: 'jane' },
+      mail: mail(),
+    });
     expect(problemOf(await receive(notSes))).toMatchObject({ status: 400, code: 'webhook_body_malformed' });
   });
 

@@ -9,7 +9,9 @@ import { accountPath } from './resources.js';
 
 /** The test in lines: the verdict, each step with its reply and time, the TLS. */
 function describeTest(id: string, result: ConnectionTest): string {
-  const verdict = result.ok ? `connection test of account ${id}: ok` : `connection test of account ${id}: failed: ${result.reason}`;
+  const verdict = result.ok
+    ? `connection test of account ${id}: ok`
+    : `connection test of account ${id}: failed: ${result.reason}`;
   const steps = table(result.steps, [
     { header: 'STEP', value: (s) => s.step },
     { header: 'RESULT', value: (s) => (s.ok ? 'ok' : 'FAILED') },
@@ -27,7 +29,8 @@ function describeTest(id: string, result: ConnectionTest): string {
 export const accountRelayVerbs: Record<string, Verb> = {
   test: {
     usage: 'ID [--tenant T] [--timeout SECONDS]',
-    summary: "test the connection to the account's relay (EHLO, STARTTLS, AUTH, QUIT; nothing sent); exit 1 when it fails",
+    summary:
+      "test the connection to the account's relay (EHLO, STARTTLS, AUTH, QUIT; nothing sent); exit 1 when it fails",
     options: { tenant: { type: 'string' }, timeout: { type: 'string' } },
     positionals: [1, 1],
     api: true,
@@ -39,7 +42,10 @@ export const accountRelayVerbs: Record<string, Verb> = {
       if (!client.ok) return report(input.cli.stderr, client.error);
       const tenant = await chooseTenant(client.value, stringOption(input.values, 'tenant'));
       if (!tenant.ok) return report(input.cli.stderr, tenant.error);
-      const query = { tenant_id: tenant.value, timeout_seconds: timeout.value === undefined ? undefined : String(timeout.value) };
+      const query = {
+        tenant_id: tenant.value,
+        timeout_seconds: timeout.value === undefined ? undefined : String(timeout.value),
+      };
       const answer = await client.value.request<ConnectionTest>('POST', `${accountPath(id)}/test`, { query });
       if (!answer.ok) return report(input.cli.stderr, answer.error);
       if (input.json) writeJson(input.cli.stdout, answer.value);
@@ -57,7 +63,8 @@ export const accountRelayVerbs: Record<string, Verb> = {
       const id = input.positionals[0] ?? '';
       return tenantCall(
         input,
-        (client, tenantId) => client.request<AccountResumed>('POST', `${accountPath(id)}/resume`, { query: { tenant_id: tenantId } }),
+        (client, tenantId) =>
+          client.request<AccountResumed>('POST', `${accountPath(id)}/resume`, { query: { tenant_id: tenantId } }),
         (body) => (body.resumed ? `account ${id} resumed\n` : `account ${id} was not paused\n`),
       );
     },

@@ -17,21 +17,36 @@ function readPassword(values: OptionValues, option: string): Result<string | und
   try {
     return ok(readFileSync(file === '-' ? 0 : file, 'utf8').replace(/\r?\n$/, ''));
   } catch (error) {
-    return failed(cliError('FILE_ERROR', `cannot read the password from ${file === '-' ? 'stdin' : file}: ${(error as Error).message}`));
+    return failed(
+      cliError(
+        'FILE_ERROR',
+        `cannot read the password from ${file === '-' ? 'stdin' : file}: ${(error as Error).message}`,
+      ),
+    );
   }
 }
 
-const NUMBERS = ['port', 'limit-per-minute', 'limit-per-hour', 'limit-per-day', 'max-connections', 'max-messages-per-connection', 'imap-port'] as const;
+const NUMBERS = [
+  'port',
+  'limit-per-minute',
+  'limit-per-hour',
+  'limit-per-day',
+  'max-connections',
+  'max-messages-per-connection',
+  'imap-port',
+] as const;
 
 /** --pec sets the flag, --no-pec clears it, neither keeps it. */
 function pecFlag(values: OptionValues): Result<boolean | undefined> {
-  if (values.pec === true && values['no-pec'] === true) return failed(cliError('USAGE', '--pec and --no-pec contradict each other; give one'));
+  if (values.pec === true && values['no-pec'] === true)
+    return failed(cliError('USAGE', '--pec and --no-pec contradict each other; give one'));
   return ok(values.pec === true ? true : values['no-pec'] === true ? false : undefined);
 }
 
 /** --default marks the tenant's default account, --no-default unmarks it, neither keeps it (a first account becomes the default). */
 function defaultFlag(values: OptionValues): Result<boolean | undefined> {
-  if (values.default === true && values['no-default'] === true) return failed(cliError('USAGE', '--default and --no-default contradict each other; give one'));
+  if (values.default === true && values['no-default'] === true)
+    return failed(cliError('USAGE', '--default and --no-default contradict each other; give one'));
   return ok(values.default === true ? true : values['no-default'] === true ? false : undefined);
 }
 
@@ -39,14 +54,24 @@ function defaultFlag(values: OptionValues): Result<boolean | undefined> {
  * The answer's warnings (a tenant left without a default account, a default moved), on
  * stderr: the change succeeded, yet the operator must see what it did to the tenant's clients.
  */
-function warn(stderr: NodeJS.WritableStream, answer: { warnings?: readonly { code: string; message: string }[] }): void {
+function warn(
+  stderr: NodeJS.WritableStream,
+  answer: { warnings?: readonly { code: string; message: string }[] },
+): void {
   for (const warning of answer.warnings ?? []) stderr.write(`warning: ${warning.code}: ${warning.message}\n`);
 }
 
 /** Both passwords, each from its file; stdin holds only one of them. */
-function readPasswords(values: OptionValues): Result<{ password: string | undefined; imapPassword: string | undefined }> {
+function readPasswords(
+  values: OptionValues,
+): Result<{ password: string | undefined; imapPassword: string | undefined }> {
   if (stringOption(values, 'password-file') === '-' && stringOption(values, 'imap-password-file') === '-') {
-    return failed(cliError('USAGE', 'only one of --password-file and --imap-password-file can read stdin (-); give the other a file'));
+    return failed(
+      cliError(
+        'USAGE',
+        'only one of --password-file and --imap-password-file can read stdin (-); give the other a file',
+      ),
+    );
   }
   const password = readPassword(values, 'password-file');
   if (!password.ok) return password;
@@ -134,7 +159,8 @@ export const accountsCommand: Command = {
         if (!body.ok) return report(input.cli.stderr, body.error);
         return tenantCall(
           input,
-          (client, tenantId) => client.request<AccountUpserted>('POST', '/account', { body: { ...body.value, tenant_id: tenantId } }),
+          (client, tenantId) =>
+            client.request<AccountUpserted>('POST', '/account', { body: { ...body.value, tenant_id: tenantId } }),
           (answer) => {
             warn(input.cli.stderr, answer);
             return `account ${answer.account.id} of tenant ${answer.account.tenant_id} ${answer.created ? 'created' : 'updated'}${answer.account.is_default ? ' (the default account)' : ''}\n`;
@@ -153,7 +179,8 @@ export const accountsCommand: Command = {
         const force = input.values.force === true ? 'true' : undefined;
         return tenantCall(
           input,
-          (client, tenantId) => client.request<AccountDeleted>('DELETE', accountPath(id), { query: { tenant_id: tenantId, force } }),
+          (client, tenantId) =>
+            client.request<AccountDeleted>('DELETE', accountPath(id), { query: { tenant_id: tenantId, force } }),
           (answer) => {
             warn(input.cli.stderr, answer);
             return `account ${id} deleted\n`;

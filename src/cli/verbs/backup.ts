@@ -14,7 +14,8 @@ import { bytes, progress, writeJson } from '../output.js';
 
 /** Streams the response body into `partial`, synced; answers how many bytes arrived. */
 async function download(client: ApiClient, partial: string, cli: CliContext): Promise<Result<number>> {
-  if (cli.stderr.isTTY === true) cli.stderr.write(`asking mailproxy at ${client.url} for a backup (it copies its database first)...\n`);
+  if (cli.stderr.isTTY === true)
+    cli.stderr.write(`asking mailproxy at ${client.url} for a backup (it copies its database first)...\n`);
   const answer = await client.stream('/backup');
   if (!answer.ok) return answer;
   const response = answer.value;
@@ -34,12 +35,18 @@ async function download(client: ApiClient, partial: string, cli: CliContext): Pr
     }
     await file.sync();
   } catch (error) {
-    return failed(cliError('UNREACHABLE', `the backup from ${client.url} broke off after ${bytes(received)}: ${(error as Error).message}`));
+    return failed(
+      cliError(
+        'UNREACHABLE',
+        `the backup from ${client.url} broke off after ${bytes(received)}: ${(error as Error).message}`,
+      ),
+    );
   } finally {
     meter.finish();
     await file.close();
   }
-  if (total !== null && received !== total) return failed(cliError('BAD_RESPONSE', `the backup from ${client.url} ended after ${received} of ${total} bytes`));
+  if (total !== null && received !== total)
+    return failed(cliError('BAD_RESPONSE', `the backup from ${client.url} ended after ${received} of ${total} bytes`));
   return ok(received);
 }
 
@@ -79,11 +86,22 @@ Exit codes: 0 written and checked, 1 failed (nothing is left under FILE), 69 dae
         // The store (and its native SQLite binding) is loaded by the verbs that open files, not by every command.
         const { checkDatabaseFile, syncFile } = await import('../../store/index.js');
         const check = checkDatabaseFile(partial);
-        if (!check.ok) return report(cli.stderr, cliError('BACKUP_INVALID', `the backup failed its check, left as ${partial}: ${check.problem}`));
+        if (!check.ok)
+          return report(
+            cli.stderr,
+            cliError('BACKUP_INVALID', `the backup failed its check, left as ${partial}: ${check.problem}`),
+          );
         await rename(partial, target);
         syncFile(dirname(target));
         if (input.json) {
-          writeJson(cli.stdout, { ok: true, file: target, bytes: check.bytes, schema_version: check.schemaVersion, messages: check.messages, integrity: 'ok' });
+          writeJson(cli.stdout, {
+            ok: true,
+            file: target,
+            bytes: check.bytes,
+            schema_version: check.schemaVersion,
+            messages: check.messages,
+            integrity: 'ok',
+          });
         } else {
           cli.stdout.write(
             `backup written to ${target}: ${bytes(check.bytes)}, schema version ${check.schemaVersion}, ${check.messages} message${check.messages === 1 ? '' : 's'}, integrity ok\n`,

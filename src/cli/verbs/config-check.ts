@@ -11,8 +11,12 @@ import { writeJson } from '../output.js';
 
 /** TOML-like: top-level keys, then one `[section]` each; values as JSON (strings, numbers and lists read the same in TOML). */
 function render(config: Record<string, unknown>): string {
-  const scalar = Object.entries(config).filter(([, value]) => typeof value !== 'object' || value === null || Array.isArray(value));
-  const sections = Object.entries(config).filter(([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value));
+  const scalar = Object.entries(config).filter(
+    ([, value]) => typeof value !== 'object' || value === null || Array.isArray(value),
+  );
+  const sections = Object.entries(config).filter(
+    ([, value]) => typeof value === 'object' && value !== null && !Array.isArray(value),
+  );
   let out = scalar.map(([key, value]) => `${key} = ${JSON.stringify(value)}\n`).join('');
   for (const [name, section] of sections) {
     out += `\n[${name}]\n`;
@@ -41,7 +45,12 @@ export const configCommand: Command = {
           .filter((key) => cli.env[key.variable] !== undefined)
           .map((key) => key.variable);
         if (json) {
-          writeJson(cli.stdout, { ok: true, file: loaded.value.file ?? null, environment: overrides, config: redacted });
+          writeJson(cli.stdout, {
+            ok: true,
+            file: loaded.value.file ?? null,
+            environment: overrides,
+            config: redacted,
+          });
           return EXIT_OK;
         }
         cli.stdout.write(

@@ -47,8 +47,16 @@ async function drainUntilDone(client: ApiClient, timeoutMs: number): Promise<Res
     if (drain.phase === 'drained') return ok(last);
     // A pass that ended with mail left (no live peer, peers refusing): the operator decides.
     if (!drain.running)
-      return failed(cliError('API_ERROR', `the drain left ${drain.waiting} messages on this node: ${drain.last_error ?? 'unknown reason'}; run it again`));
-    if (Date.now() > deadline) return failed(cliError('API_ERROR', `the drain did not finish within ${timeoutMs / 1000} s: ${drain.waiting} still waiting`));
+      return failed(
+        cliError(
+          'API_ERROR',
+          `the drain left ${drain.waiting} messages on this node: ${drain.last_error ?? 'unknown reason'}; run it again`,
+        ),
+      );
+    if (Date.now() > deadline)
+      return failed(
+        cliError('API_ERROR', `the drain did not finish within ${timeoutMs / 1000} s: ${drain.waiting} still waiting`),
+      );
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     const next = await client.request<DrainAnswer>('GET', '/fleet/drain');
     if (!next.ok) return next;
@@ -69,14 +77,19 @@ export const fleetCommand: Command = {
     },
     drain: {
       usage: '[--timeout SECONDS]',
-      summary: 'refuse intake, finish the sends in flight, move every waiting message to the live nodes; waits until drained',
+      summary:
+        'refuse intake, finish the sends in flight, move every waiting message to the live nodes; waits until drained',
       options: { timeout: { type: 'string' } },
       positionals: [0, 0],
       api: true,
       run: (input) => {
         const timeout = integerOption(input.values, 'timeout', 1);
         if (!timeout.ok) return Promise.resolve(report(input.cli.stderr, timeout.error));
-        return apiCall(input, (client) => drainUntilDone(client, (timeout.value ?? DEFAULT_TIMEOUT_SECONDS) * 1000), progress);
+        return apiCall(
+          input,
+          (client) => drainUntilDone(client, (timeout.value ?? DEFAULT_TIMEOUT_SECONDS) * 1000),
+          progress,
+        );
       },
     },
   },

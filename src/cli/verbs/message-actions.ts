@@ -33,11 +33,16 @@ export const retryVerb: Verb = {
   run: (input) =>
     tenantCall(
       input,
-      (client, tenantId) => client.request<RetryNowResult>('POST', '/commands/retry-now', { body: { tenant_id: tenantId, ids: input.positionals } }),
+      (client, tenantId) =>
+        client.request<RetryNowResult>('POST', '/commands/retry-now', {
+          body: { tenant_id: tenantId, ids: input.positionals },
+        }),
       (answer) =>
         `retried now ${answer.retried.length}: ${list(answer.retried)}\n` +
         (answer.not_found.length === 0 ? '' : `not found: ${list(answer.not_found)}\n`) +
-        (answer.not_applicable.length === 0 ? '' : `not applicable (not waiting for a later attempt): ${list(answer.not_applicable)}\n`),
+        (answer.not_applicable.length === 0
+          ? ''
+          : `not applicable (not waiting for a later attempt): ${list(answer.not_applicable)}\n`),
     ),
 };
 
@@ -80,33 +85,44 @@ export const bulkVerb: Verb = {
   api: true,
   run: async (input) => {
     const action = input.positionals[0] as Action;
-    if (!ACTIONS.includes(action)) return report(input.cli.stderr, cliError('USAGE', `messages bulk: which action? ${ACTIONS.join(', ')}`));
+    if (!ACTIONS.includes(action))
+      return report(input.cli.stderr, cliError('USAGE', `messages bulk: which action? ${ACTIONS.join(', ')}`));
     const max = integerOption(input.values, 'max', 1);
     if (!max.ok) return report(input.cli.stderr, max.error);
     const body = bulkBody(action, input.values, max.value);
     const client = input.connect();
     if (!client.ok) return report(input.cli.stderr, client.error);
-    const preview = await client.value.request<BulkPreview>('POST', '/commands/bulk', { body: { ...body, dry_run: true } });
+    const preview = await client.value.request<BulkPreview>('POST', '/commands/bulk', {
+      body: { ...body, dry_run: true },
+    });
     if (!preview.ok) return report(input.cli.stderr, preview.error);
     const { matching, applicable, sample } = preview.value;
     const out = input.cli.stdout;
     if (input.values['dry-run'] === true || applicable === 0) {
       if (input.json) writeJson(out, preview.value);
-      else out.write(`${matching} messages match; ${action} applies to ${applicable}${applicable === 0 ? ': nothing to do' : ''}\n`);
-      if (!input.json && applicable > 0) out.write(`for example: ${sample.map((m) => `${m.tenant_id}/${m.id}`).join(', ')}\n`);
+      else
+        out.write(
+          `${matching} messages match; ${action} applies to ${applicable}${applicable === 0 ? ': nothing to do' : ''}\n`,
+        );
+      if (!input.json && applicable > 0)
+        out.write(`for example: ${sample.map((m) => `${m.tenant_id}/${m.id}`).join(', ')}\n`);
       return EXIT_OK;
     }
     const question = `${VERB[action][0]} ${applicable} of the ${matching} messages matching?`;
     if (input.values.yes !== true && !(await confirmed(input, question))) {
       return report(
         input.cli.stderr,
-        cliError('USAGE', `not done: ${applicable} of ${matching} matching messages would be ${VERB[action][1]}; add --yes to do it`),
+        cliError(
+          'USAGE',
+          `not done: ${applicable} of ${matching} matching messages would be ${VERB[action][1]}; add --yes to do it`,
+        ),
       );
     }
     return apiCall(
       input,
       (api) => api.request<BulkRun>('POST', '/commands/bulk', { body }),
-      (answer) => `${VERB[action][1]} ${answer.done} of ${answer.matching} matching; not applicable ${answer.not_applicable}; remaining ${answer.remaining}\n`,
+      (answer) =>
+        `${VERB[action][1]} ${answer.done} of ${answer.matching} matching; not applicable ${answer.not_applicable}; remaining ${answer.remaining}\n`,
     );
   },
 };

@@ -22,7 +22,10 @@ export const MESSAGE_COLUMNS: readonly Column<Summary>[] = [
 
 /** The next page; in fleet mode the nodes that did not answer, so a short list is never taken for the whole fleet. */
 export function pageFooter(page: MessagePage): string {
-  const missing = Array.isArray(page.missing_nodes) && page.missing_nodes.length > 0 ? `(missing nodes: ${page.missing_nodes.join(', ')})\n` : '';
+  const missing =
+    Array.isArray(page.missing_nodes) && page.missing_nodes.length > 0
+      ? `(missing nodes: ${page.missing_nodes.join(', ')})\n`
+      : '';
   return (page.next_cursor === null ? '' : `(more: --cursor ${page.next_cursor})\n`) + missing;
 }
 
@@ -70,10 +73,9 @@ function stateFields(message: Message, why: Why | undefined): [string, unknown][
   const repeated = (key: string): boolean =>
     (key === 'next_attempt_ts' && told.has(message.next_attempt_ts)) ||
     (key === 'deferred_ts' && (message.deferred_ts === message.next_attempt_ts || told.has(message.deferred_ts)));
-  return DETAIL_FIELDS.filter((key) => message[key] !== null && message[key] !== undefined && !repeated(key)).map((key) => [
-    key,
-    withInstants(message[key], key),
-  ]);
+  return DETAIL_FIELDS.filter((key) => message[key] !== null && message[key] !== undefined && !repeated(key)).map(
+    (key) => [key, withInstants(message[key], key)],
+  );
 }
 
 /**
@@ -84,7 +86,9 @@ function stateFields(message: Message, why: Why | undefined): [string, unknown][
 function reasonLine(reason: Reason): string {
   if (reason.until_ts === null || reason.until_ts === undefined) return reason.message;
   const iso = new Date(reason.until_ts * 1000).toISOString();
-  return reason.message.includes(iso) ? reason.message.replaceAll(iso, instant(reason.until_ts)) : `${reason.message} (until ${instant(reason.until_ts)})`;
+  return reason.message.includes(iso)
+    ? reason.message.replaceAll(iso, instant(reason.until_ts))
+    : `${reason.message} (until ${instant(reason.until_ts)})`;
 }
 
 /** The message's state (fields that are set), why it waits, and its timeline. */
@@ -93,9 +97,15 @@ export function messageDetail(body: MessageDetail): string {
   // An answer without `why` says nothing of waiting.
   const why: Why | undefined = body.why;
   // Fleet mode: the node that holds the message.
-  let out = fields([...(typeof body.node_id === 'string' ? [['node', body.node_id] as [string, unknown]] : []), ...stateFields(message, why)]);
+  let out = fields([
+    ...(typeof body.node_id === 'string' ? [['node', body.node_id] as [string, unknown]] : []),
+    ...stateFields(message, why),
+  ]);
   if (why?.waiting === true) {
-    const given = why.expires_ts === null || why.expires_ts === undefined ? [] : [['given up at', `${instant(why.expires_ts)} if not sent by then`] as const];
+    const given =
+      why.expires_ts === null || why.expires_ts === undefined
+        ? []
+        : [['given up at', `${instant(why.expires_ts)} if not sent by then`] as const];
     out += `\nwhy it waits:\n${fields([...why.reasons.map((reason) => [reason.code, reasonLine(reason)] as const), ...given]).replace(/^(?=.)/gm, '  ')}`;
   } else if (why !== undefined) {
     out += `\nnot waiting (${message.status})\n`;

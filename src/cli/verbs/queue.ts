@@ -17,7 +17,9 @@ function oldestDue(due: Queue['oldest_due'] | undefined): string | null {
 
 function stats(body: StatusAnswer): string {
   const { queue } = body;
-  const byPriority = Object.entries(queue.by_priority).map(([priority, count]) => [`${priority} ${PRIORITY_LABELS[priority] ?? ''}`.trimEnd(), count] as const);
+  const byPriority = Object.entries(queue.by_priority).map(
+    ([priority, count]) => [`${priority} ${PRIORITY_LABELS[priority] ?? ''}`.trimEnd(), count] as const,
+  );
   let out = fields([
     ['waiting', queue.waiting],
     ['by status', queue.by_status],
@@ -59,14 +61,21 @@ function loops(body: StatusAnswer): [string, unknown][] {
         : 'off',
     ]);
   if (Array.isArray(body.bounce))
-    health.push(['bounce mailboxes', body.bounce.length === 0 ? 'none' : body.bounce.map((box) => `${box.mailbox} ${box.state}`).join(', ')]);
+    health.push([
+      'bounce mailboxes',
+      body.bounce.length === 0 ? 'none' : body.bounce.map((box) => `${box.mailbox} ${box.state}`).join(', '),
+    ]);
   return health;
 }
 
 /** suspend / activate: POST /commands/<name> with the tenant and, optionally, one batch; `count` says what it did. */
-const holdVerb = <A extends SuspendResult | ActivateResult>(name: 'suspend' | 'activate', count: (answer: A) => string): Verb => ({
+const holdVerb = <A extends SuspendResult | ActivateResult>(
+  name: 'suspend' | 'activate',
+  count: (answer: A) => string,
+): Verb => ({
   usage: '[--tenant T] [--batch B]',
-  summary: name === 'suspend' ? "hold a tenant's waiting mail (or one batch's) until activated" : 'release what suspend held',
+  summary:
+    name === 'suspend' ? "hold a tenant's waiting mail (or one batch's) until activated" : 'release what suspend held',
   options: { tenant: { type: 'string' }, batch: { type: 'string' } },
   positionals: [0, 0],
   api: true,
@@ -74,9 +83,13 @@ const holdVerb = <A extends SuspendResult | ActivateResult>(name: 'suspend' | 'a
     const batchCode = stringOption(input.values, 'batch');
     return tenantCall(
       input,
-      (client, tenantId) => client.request<A>('POST', `/commands/${name}`, { body: { tenant_id: tenantId, batch_code: batchCode } }),
+      (client, tenantId) =>
+        client.request<A>('POST', `/commands/${name}`, { body: { tenant_id: tenantId, batch_code: batchCode } }),
       (answer, tenantId) => {
-        const what = answer.batch_code === '*' ? `tenant ${tenantId ?? ''}` : `batch ${answer.batch_code} of tenant ${tenantId ?? ''}`;
+        const what =
+          answer.batch_code === '*'
+            ? `tenant ${tenantId ?? ''}`
+            : `batch ${answer.batch_code} of tenant ${tenantId ?? ''}`;
         return `${name === 'suspend' ? 'suspended' : 'activated'} ${what}: ${count(answer)}; suspended now: ${answer.suspensions.length === 0 ? 'nothing' : answer.suspensions.join(', ')}\n`;
       },
     );
@@ -94,7 +107,14 @@ export const queueCommand: Command = {
       positionals: [0, 0],
       api: true,
       run: (input) =>
-        apiCall(input, (client) => client.request<StatusAnswer>('GET', '/status', { query: { tenant_id: stringOption(input.values, 'tenant') } }), stats),
+        apiCall(
+          input,
+          (client) =>
+            client.request<StatusAnswer>('GET', '/status', {
+              query: { tenant_id: stringOption(input.values, 'tenant') },
+            }),
+          stats,
+        ),
     },
   },
 };

@@ -4,7 +4,17 @@
  * print (read-verbs.ts builds the verbs). A new resource to list or show is one
  * row here; its command takes the verbs with `...READ_VERBS.<resource>`.
  */
-import type { AccountAnswer, AccountList, AccountView, MessageDetail, MessagePage, ReportLog, SuppressionPage, TenantAnswer, TenantList } from '../answers.js';
+import type {
+  AccountAnswer,
+  AccountList,
+  AccountView,
+  MessageDetail,
+  MessagePage,
+  ReportLog,
+  SuppressionPage,
+  TenantAnswer,
+  TenantList,
+} from '../answers.js';
 import type { Verb } from '../command.js';
 import { objectFields } from '../fields.js';
 import { instant, text } from '../output.js';
@@ -36,7 +46,9 @@ const limits = (account: AccountView): string =>
 
 /** A PEC account's mailbox in one cell: `imap.example:993 INBOX`. */
 const mailbox = (account: AccountView): string =>
-  account.imap_host === null || account.imap_host === undefined ? '-' : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`;
+  account.imap_host === null || account.imap_host === undefined
+    ? '-'
+    : `${account.imap_host}:${account.imap_port} ${account.imap_folder}`;
 
 /** Each limit window in one line: `0 of 30, resets 2026-11-23 21:18:00Z`. */
 const usageLines = (usage: NonNullable<AccountView['usage']>): Record<string, string> =>
@@ -65,7 +77,8 @@ export const READ_VERBS = {
     }),
     'report-log': listVerb({
       usage: 'ID [--limit N]',
-      summary: "the last attempts of posting delivery reports to the tenant's client: time, HTTP status or error, latency, items",
+      summary:
+        "the last attempts of posting delivery reports to the tenant's client: time, HTTP status or error, latency, items",
       path: (id) => `${tenantPath(id)}/report-log`,
       counts: { limit: 'limit' },
       rows: (answer: ReportLog) => answer.report_log,
@@ -111,14 +124,16 @@ export const READ_VERBS = {
       summary: 'one account, with its usage in each limit window',
       path: accountPath,
       perTenant: true,
-      render: ({ account }: AccountAnswer) => objectFields(account.usage === undefined ? account : { ...account, usage: usageLines(account.usage) }),
+      render: ({ account }: AccountAnswer) =>
+        objectFields(account.usage === undefined ? account : { ...account, usage: usageLines(account.usage) }),
     }),
   },
   messages: {
     list: listVerb({
       usage:
         '[--tenant T] [--status S] [--account A] [--batch B] [--recipient ADDR] [--sender ADDR] [--from-ts N] [--to-ts N] [--q WORDS] [--priority P] [--sort newest|next_attempt] [--limit N] [--cursor C]',
-      summary: 'newest first; --status queued|deferred|sending|sent|error|suspended|bounced; --q finds words of subject and addresses',
+      summary:
+        'newest first; --status queued|deferred|sending|sent|error|suspended|bounced; --q finds words of subject and addresses',
       path: '/messages',
       query: { ...BULK_FILTERS, sort: 'sort', cursor: 'cursor' },
       counts: { limit: 'limit' },

@@ -49,21 +49,34 @@ mailproxy.db.before-restore-<time>; FILE is copied in whole. Start the daemon ag
         // The API check comes first: it names the daemon even when its data_dir is elsewhere than this config says.
         const url = resolveUrl(values, cli.env, () => loaded);
         if (url.ok && (await answers(url.value.url))) {
-          return report(cli.stderr, cliError('DAEMON_RUNNING', `mailproxy answers at ${url.value.url}: stop it before restoring`));
+          return report(
+            cli.stderr,
+            cliError('DAEMON_RUNNING', `mailproxy answers at ${url.value.url}: stop it before restoring`),
+          );
         }
         // Loaded here, not by every command: the store and its native SQLite binding.
-        const [{ DATABASE_FILE }, { restoreDatabase }] = await Promise.all([import('../../store/index.js'), import('../../store/index.js')]);
+        const [{ DATABASE_FILE }, { restoreDatabase }] = await Promise.all([
+          import('../../store/index.js'),
+          import('../../store/index.js'),
+        ]);
         const target = join(config.data_dir, DATABASE_FILE);
         let restored: ReturnType<typeof restoreDatabase>;
         try {
           restored = restoreDatabase({ source, target, stamp: stampOf(new Date()), force: values.force === true });
         } catch (error) {
           // A file that could not be copied or renamed; whatever was moved aside is named in the message of the rename.
-          return report(cli.stderr, cliError('FILE_ERROR', `restore into ${target} failed: ${(error as Error).message}`));
+          return report(
+            cli.stderr,
+            cliError('FILE_ERROR', `restore into ${target} failed: ${(error as Error).message}`),
+          );
         }
         if (!restored.ok) {
           const code: CliErrorCode =
-            restored.code === 'DATABASE_IN_USE' ? 'DAEMON_RUNNING' : restored.code === 'DATABASE_EXISTS' ? 'DATABASE_EXISTS' : 'BACKUP_INVALID';
+            restored.code === 'DATABASE_IN_USE'
+              ? 'DAEMON_RUNNING'
+              : restored.code === 'DATABASE_EXISTS'
+                ? 'DATABASE_EXISTS'
+                : 'BACKUP_INVALID';
           return report(cli.stderr, cliError(code, restored.problem));
         }
         const keyFile = join(config.data_dir, SECRET_KEY_FILE);
@@ -84,7 +97,9 @@ mailproxy.db.before-restore-<time>; FILE is copied in whole. Start the daemon ag
         }
         const lines = [
           `checked ${source}: integrity ok, ${bytes(restored.bytes)}, schema version ${restored.schemaVersion} (this mailproxy: ${restored.supportedVersion}), ${restored.messages} message${restored.messages === 1 ? '' : 's'}`,
-          restored.movedAside.length === 0 ? `no database was at ${target}` : `moved the current database aside: ${restored.movedAside.join(', ')}`,
+          restored.movedAside.length === 0
+            ? `no database was at ${target}`
+            : `moved the current database aside: ${restored.movedAside.join(', ')}`,
           `restored ${source} to ${target}`,
         ];
         if (restored.schemaVersion < restored.supportedVersion)

@@ -19,10 +19,15 @@ export const suppressionsCommand: Command = {
       run: async (input) => {
         const expires = integerOption(input.values, 'expires-ts', 1);
         if (!expires.ok) return report(input.cli.stderr, expires.error);
-        const body = { address: input.positionals[0], reason: stringOption(input.values, 'reason'), expires_ts: expires.value };
+        const body = {
+          address: input.positionals[0],
+          reason: stringOption(input.values, 'reason'),
+          expires_ts: expires.value,
+        };
         return tenantCall(
           input,
-          (client, tenantId) => client.request<SuppressionAdded>('POST', '/suppression', { body: { tenant_id: tenantId, ...body } }),
+          (client, tenantId) =>
+            client.request<SuppressionAdded>('POST', '/suppression', { body: { tenant_id: tenantId, ...body } }),
           (answer) => `${answer.suppression.address} suppressed\n`,
         );
       },
@@ -37,7 +42,10 @@ export const suppressionsCommand: Command = {
         const address = input.positionals[0] ?? '';
         return tenantCall(
           input,
-          (client, tenantId) => client.request<OkAnswer>('DELETE', `/suppression/${encodeURIComponent(address)}`, { query: { tenant_id: tenantId } }),
+          (client, tenantId) =>
+            client.request<OkAnswer>('DELETE', `/suppression/${encodeURIComponent(address)}`, {
+              query: { tenant_id: tenantId },
+            }),
           () => `${address} no longer suppressed\n`,
         );
       },

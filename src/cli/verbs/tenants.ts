@@ -13,7 +13,8 @@ export const tenantsCommand: Command = {
   verbs: {
     ...READ_VERBS.tenants,
     add: {
-      usage: 'ID [--name NAME] [--client-base-url URL] [--client-sync-path PATH] [--inactive] [--key-expires-in SECONDS]',
+      usage:
+        'ID [--name NAME] [--client-base-url URL] [--client-sync-path PATH] [--inactive] [--key-expires-in SECONDS]',
       summary: 'create a tenant; prints its API key and report-signing secret once',
       options: {
         name: { type: 'string' },
@@ -42,7 +43,9 @@ export const tenantsCommand: Command = {
             `tenant ${answer.tenant.id} created\n` +
             fields([
               ['api key', answer.api_key],
-              ...(answer.client_signing_secret === undefined ? [] : [['signing secret', answer.client_signing_secret] as const]),
+              ...(answer.client_signing_secret === undefined
+                ? []
+                : [['signing secret', answer.client_signing_secret] as const]),
             ]) +
             'Store them now: they cannot be read again (rotate with `mailproxy token rotate`).\n',
         );
@@ -58,7 +61,10 @@ export const tenantsCommand: Command = {
         const id = input.positionals[0] ?? '';
         return apiCall(
           input,
-          (client) => client.request<OkAnswer>('DELETE', tenantPath(id), { query: { force: input.values.force === true ? 'true' : undefined } }),
+          (client) =>
+            client.request<OkAnswer>('DELETE', tenantPath(id), {
+              query: { force: input.values.force === true ? 'true' : undefined },
+            }),
           () => `tenant ${id} deleted\n`,
         );
       },
@@ -82,7 +88,10 @@ export const tokenCommand: Command = {
         const tenant = input.positionals[0] ?? '';
         return apiCall(
           input,
-          (client) => client.request<IssuedKey>('POST', `${tenantPath(tenant)}/api-key`, { body: { expires_in_seconds: expires.value } }),
+          (client) =>
+            client.request<IssuedKey>('POST', `${tenantPath(tenant)}/api-key`, {
+              body: { expires_in_seconds: expires.value },
+            }),
           (answer) =>
             `new API key of tenant ${answer.tenant_id} (the old one no longer works; store it now, it cannot be read again):\n${answer.api_key}\n` +
             (answer.api_key_expires_at === null ? '' : `expires ${instant(answer.api_key_expires_at)}\n`),

@@ -45,7 +45,9 @@ export function accountActivityReader(
 ): (accounts: Account[], tenantId: string | null) => Promise<AccountState[]> {
   return async (accounts: Account[], tenantId: string | null): Promise<AccountState[]> => {
     if (activity === undefined) return accounts.map((account) => ({ account, activity: null }));
-    const pools = new Map(((await activity.connections?.()) ?? []).map((pool) => [`${pool.tenantId}/${pool.accountId}`, pool]));
+    const pools = new Map(
+      ((await activity.connections?.()) ?? []).map((pool) => [`${pool.tenantId}/${pool.accountId}`, pool]),
+    );
     const now = clock.now();
     const waiting = new Map<string, number>();
     for (const row of activity.waiting(tenantId)) {
@@ -54,7 +56,11 @@ export function accountActivityReader(
     }
     return accounts.map((account) => {
       const used = activity.usage(account.tenantId, account.id, now);
-      const limits: Record<WindowKind, number | null> = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
+      const limits: Record<WindowKind, number | null> = {
+        minute: account.limitPerMinute,
+        hour: account.limitPerHour,
+        day: account.limitPerDay,
+      };
       const usage = Object.fromEntries(
         WINDOW_KINDS.map((kind) => [
           kind,

@@ -1,6 +1,13 @@
 /** An account as an operator writes it, merged over the stored one: what is left out keeps its stored value or takes its default. */
 import type { WebhookSettings } from '../provider/events.js';
-import { IMPLICIT_TLS_PORT, tlsModeOfUseTls, type Account, type AccountChoice, type LimitBehavior, type TlsMode } from './account.js';
+import {
+  IMPLICIT_TLS_PORT,
+  tlsModeOfUseTls,
+  type Account,
+  type AccountChoice,
+  type LimitBehavior,
+  type TlsMode,
+} from './account.js';
 import { mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import { isDefaultOnSave } from './default-account.js';
 
@@ -49,7 +56,13 @@ function tlsModeOf(input: AccountInput, current: Account | null): TlsMode {
 }
 
 /** `others`: the tenant's accounts before the save (the first one becomes the default). */
-export function mergeAccount(input: AccountInput, tenantId: string, current: Account | null, others: readonly AccountChoice[], now: number): Account {
+export function mergeAccount(
+  input: AccountInput,
+  tenantId: string,
+  current: Account | null,
+  others: readonly AccountChoice[],
+  now: number,
+): Account {
   const tlsMode = tlsModeOf(input, current);
   return {
     tenantId,

@@ -22,15 +22,19 @@ export interface AccountMailboxInput {
 const IMAP_PORT: Record<TlsMode, number> = { implicit: 993, starttls: 143, none: 143 };
 export const DEFAULT_IMAP_FOLDER = 'INBOX';
 
-const invalid = (path: string, message: string): AppError => new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path, message }] });
+const invalid = (path: string, message: string): AppError =>
+  new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path, message }] });
 
 /** The mailbox after an update, or null when none is configured (nor given). */
 export function mergeMailbox(input: AccountMailboxInput, current: AccountMailbox | null): AccountMailbox | null {
   const host = input.host !== undefined ? input.host : (current?.host ?? null);
   if (host === null) {
     // Settings given for a mailbox that does not exist would be dropped in silence.
-    const given = (['port', 'tlsMode', 'user', 'password', 'folder'] as const).filter((key) => input[key] !== undefined && input[key] !== null);
-    if (given.length > 0) throw invalid('imap_host', `the mailbox settings given (${given.map(wireName).join(', ')}) need imap_host`);
+    const given = (['port', 'tlsMode', 'user', 'password', 'folder'] as const).filter(
+      (key) => input[key] !== undefined && input[key] !== null,
+    );
+    if (given.length > 0)
+      throw invalid('imap_host', `the mailbox settings given (${given.map(wireName).join(', ')}) need imap_host`);
     return null;
   }
   const tlsMode = input.tlsMode ?? current?.tlsMode ?? 'implicit';
@@ -64,7 +68,8 @@ export function checkPecAccount(account: Account): void {
   if (!account.isPec) return;
   const imap = account.imap;
   if (imap === null) throw invalid('imap_host', 'a PEC account needs imap_host: the mailbox where its receipts arrive');
-  if ((imap.user ?? account.user) === null) throw invalid('imap_user', 'a PEC account needs a mailbox user: imap_user, or the relay user');
+  if ((imap.user ?? account.user) === null)
+    throw invalid('imap_user', 'a PEC account needs a mailbox user: imap_user, or the relay user');
   if ((imap.password ?? account.password) === null)
     throw invalid('imap_password', 'a PEC account needs a mailbox password: imap_password, or the relay password');
 }

@@ -35,7 +35,12 @@ export function accountRelayActions(deps: AccountRelayDeps) {
 
   return {
     /** The connection test with the stored settings and credentials; a failure is in the result, not thrown. */
-    async test(ctx: CommandContext, tenantId: string | undefined, id: string, options: { timeoutMs?: number } = {}): Promise<ConnectionTestResult> {
+    async test(
+      ctx: CommandContext,
+      tenantId: string | undefined,
+      id: string,
+      options: { timeoutMs?: number } = {},
+    ): Promise<ConnectionTestResult> {
       const account = load(scopeTenant(ctx.principal, tenantId), id);
       if (deps.tester === undefined) throw notFound('connection test', id);
       return deps.tester(account, options);

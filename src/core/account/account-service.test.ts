@@ -44,7 +44,12 @@ function setup(activity?: AccountServiceDeps['activity']) {
 describe('account upsert', () => {
   it('creates an account with defaults, records account.created without the password, and wakes the dispatcher', () => {
     const s = setup();
-    const { account, created } = s.accounts.upsert(acme, { id: 'main', host: 'smtp.example', user: 'u', password: 'secret' });
+    const { account, created } = s.accounts.upsert(acme, {
+      id: 'main',
+      host: 'smtp.example',
+      user: 'u',
+      password: 'secret',
+    });
     expect(created).toBe(true);
     expect(account).toMatchObject({
       tenantId: 'acme',
@@ -66,33 +71,79 @@ describe('account upsert', () => {
       actor: 'tenant:acme',
       correlationId: 'req-2',
     });
-    expect(change?.data.account).toMatchObject({ id: 'main', tenant_id: 'acme', has_password: true, use_tls: true, tls_mode: 'starttls' });
+    expect(change?.data.account).toMatchObject({
+      id: 'main',
+      tenant_id: 'acme',
+      has_password: true,
+      use_tls: true,
+      tls_mode: 'starttls',
+    });
     expect(JSON.stringify(change?.data)).not.toContain('secret');
     expect(s.wakes()).toBe(1);
   });
 
   it('keeps what an update leaves out, clears what it sets to null, and lifts a pause', () => {
     const s = setup();
-    s.accounts.upsert(admin, { id: 'main', tenantId: 'acme', host: 'a.example', user: 'u', password: 'secret', limitPerHour: 100 });
-    s.store.accounts.save({ ...s.store.accounts.get('acme', 'main')!, pausedAt: NOW - 1000, pausedReason: 'AUTH: 535' });
-    const { account, created } = s.accounts.upsert(admin, { id: 'main', tenantId: 'acme', host: 'b.example', user: null });
+    s.accounts.upsert(admin, {
+      id: 'main',
+      tenantId: 'acme',
+      host: 'a.example',
+      user: 'u',
+      password: 'secret',
+      limitPerHour: 100,
+    });
+    s.store.accounts.save({
+      ...s.store.accounts.get('acme', 'main')!,
+      pausedAt: NOW - 1000,
+      pausedReason: 'AUTH: 535',
+    });
+    const { account, created } = s.accounts.upsert(admin, {
+      id: 'main',
+      tenantId: 'acme',
+      host: 'b.example',
+      user: null,
+    });
     expect(created).toBe(false);
-    expect(account).toMatchObject({ host: 'b.example', user: null, password: 'secret', limitPerHour: 100, pausedAt: null, pausedReason: null });
+    expect(account).toMatchObject({
+      host: 'b.example',
+      user: null,
+      password: 'secret',
+      limitPerHour: 100,
+      pausedAt: null,
+      pausedReason: null,
+    });
     expect(s.store.recorded.map((change) => change.eventType)).toEqual(['account.created', 'account.updated']);
   });
 
   it('reads the TLS mode from tls_mode first, then use_tls, then port 465, else keeps the stored one', () => {
     const s = setup();
-    expect(s.accounts.upsert(acme, { id: 'a', host: 'h', tlsMode: 'none', useTls: true }).account).toMatchObject({ tlsMode: 'none', port: 25 });
-    expect(s.accounts.upsert(acme, { id: 'b', host: 'h', useTls: false }).account).toMatchObject({ tlsMode: 'none', port: 25 });
-    expect(s.accounts.upsert(acme, { id: 'c', host: 'h', useTls: true }).account).toMatchObject({ tlsMode: 'implicit', port: 465 });
-    expect(s.accounts.upsert(acme, { id: 'd', host: 'h', port: 465 }).account).toMatchObject({ tlsMode: 'implicit', port: 465 });
-    expect(s.accounts.upsert(acme, { id: 'b', host: 'h', port: 2525 }).account).toMatchObject({ tlsMode: 'none', port: 2525 });
+    expect(s.accounts.upsert(acme, { id: 'a', host: 'h', tlsMode: 'none', useTls: true }).account).toMatchObject({
+      tlsMode: 'none',
+      port: 25,
+    });
+    expect(s.accounts.upsert(acme, { id: 'b', host: 'h', useTls: false }).account).toMatchObject({
+      tlsMode: 'none',
+      port: 25,
+    });
+    expect(s.accounts.upsert(acme, { id: 'c', host: 'h', useTls: true }).account).toMatchObject({
+      tlsMode: 'implicit',
+      port: 465,
+    });
+    expect(s.accounts.upsert(acme, { id: 'd', host: 'h', port: 465 }).account).toMatchObject({
+      tlsMode: 'implicit',
+      port: 465,
+    });
+    expect(s.accounts.upsert(acme, { id: 'b', host: 'h', port: 2525 }).account).toMatchObject({
+      tlsMode: 'none',
+      port: 2525,
+    });
   });
 
   it('answers NOT_FOUND for an unknown tenant, and for another tenant named by a tenant key, saving nothing', () => {
     const s = setup();
-    expect(refusal(() => s.accounts.upsert(admin, { id: 'main', tenantId: 'nobody', host: 'h' })).code).toBe('NOT_FOUND');
+    expect(refusal(() => s.accounts.upsert(admin, { id: 'main', tenantId: 'nobody', host: 'h' })).code).toBe(
+      'NOT_FOUND',
+    );
     expect(refusal(() => s.accounts.upsert(acme, { id: 'main', tenantId: 'other', host: 'h' })).code).toBe('NOT_FOUND');
     expect(s.store.accounts.list(null)).toEqual([]);
     expect(s.store.recorded).toEqual([]);
@@ -100,7 +151,9 @@ describe('account upsert', () => {
 
   it('refuses a PEC account without a mailbox, and neither saves nor records it', () => {
     const s = setup();
-    const error = refusal(() => s.accounts.upsert(acme, { id: 'pec', host: 'h', isPec: true, user: 'u', password: 'p' }));
+    const error = refusal(() =>
+      s.accounts.upsert(acme, { id: 'pec', host: 'h', isPec: true, user: 'u', password: 'p' }),
+    );
     expect(error).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'imap_host' }] });
     expect(s.store.accounts.get('acme', 'pec')).toBeNull();
     expect(s.store.recorded).toEqual([]);
@@ -163,7 +216,10 @@ describe('account delete', () => {
     expect(s.store.accounts.get('acme', 'a1')).not.toBeNull();
     s.accounts.delete(acme, undefined, 'a1', { force: true });
     expect(s.store.accounts.get('acme', 'a1')).toBeNull();
-    expect(s.store.recorded.at(-1)).toMatchObject({ eventType: 'account.deleted', data: { account_id: 'a1', forced: true, pending_messages: 4 } });
+    expect(s.store.recorded.at(-1)).toMatchObject({
+      eventType: 'account.deleted',
+      data: { account_id: 'a1', forced: true, pending_messages: 4 },
+    });
   });
 
   it('answers NOT_FOUND for an account that does not exist', () => {
@@ -177,8 +233,14 @@ describe("a tenant's default account", () => {
 
   it('is its first account, with nothing to warn about; a second account leaves it in place', () => {
     const s = setup();
-    expect(s.accounts.upsert(acme, { id: 'a1', host: 'h' })).toMatchObject({ account: { isDefault: true }, warnings: [] });
-    expect(s.accounts.upsert(acme, { id: 'a2', host: 'h' })).toMatchObject({ account: { isDefault: false }, warnings: [] });
+    expect(s.accounts.upsert(acme, { id: 'a1', host: 'h' })).toMatchObject({
+      account: { isDefault: true },
+      warnings: [],
+    });
+    expect(s.accounts.upsert(acme, { id: 'a2', host: 'h' })).toMatchObject({
+      account: { isDefault: false },
+      warnings: [],
+    });
     expect(defaults(s)).toEqual([
       { id: 'a1', isDefault: true },
       { id: 'a2', isDefault: false },
@@ -197,7 +259,9 @@ describe("a tenant's default account", () => {
     ]);
     expect(s.store.accounts.get('other', 'o1')?.isDefault).toBe(true);
     // The former default's change is recorded and mirrored too, before the new default's.
-    expect(s.store.recorded.slice(-2).map((record) => [record.aggregateId, record.eventType, record.data.account])).toEqual([
+    expect(
+      s.store.recorded.slice(-2).map((record) => [record.aggregateId, record.eventType, record.data.account]),
+    ).toEqual([
       ['acme/a1', 'account.updated', expect.objectContaining({ id: 'a1', is_default: false })],
       ['acme/a2', 'account.created', expect.objectContaining({ id: 'a2', is_default: true })],
     ]);
@@ -207,7 +271,9 @@ describe("a tenant's default account", () => {
     const s = setup();
     s.accounts.upsert(acme, { id: 'a1', host: 'h', isDefault: false });
     const { warnings } = s.accounts.upsert(acme, { id: 'a2', host: 'h' });
-    expect(warnings).toEqual([{ code: 'NO_DEFAULT_ACCOUNT', message: expect.stringContaining('its accounts: a1, a2') }]);
+    expect(warnings).toEqual([
+      { code: 'NO_DEFAULT_ACCOUNT', message: expect.stringContaining('its accounts: a1, a2') },
+    ]);
   });
 
   it('is gone when it is deleted, and the answer says so', () => {

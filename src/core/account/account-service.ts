@@ -66,4 +66,7 @@ export function createAccountService(deps: AccountServiceDeps) {
 
 /** The writes shared across a fleet (config-replica.ts): they may wait for it. */
 export const SHARED_ACCOUNT_WRITES = ['upsert', 'delete'] as const;
-export type AccountService = ConfigWrites<ReturnType<typeof createAccountService>, (typeof SHARED_ACCOUNT_WRITES)[number]>;
+export type AccountService = ConfigWrites<
+  ReturnType<typeof createAccountService>,
+  (typeof SHARED_ACCOUNT_WRITES)[number]
+>;

@@ -42,7 +42,10 @@ export function accountWrites(deps: AccountWriteDeps) {
      * save did to the tenant's default account (defaultWarnings). Marking an account the
      * default clears the mark on the tenant's others in the same transaction.
      */
-    upsert(ctx: CommandContext, input: AccountInput): { account: Account; created: boolean; warnings: AccountWarning[] } {
+    upsert(
+      ctx: CommandContext,
+      input: AccountInput,
+    ): { account: Account; created: boolean; warnings: AccountWarning[] } {
       const tenantId = scopeTenant(ctx.principal, input.tenantId);
       const saved = store.transaction(() => {
         requireTenant(tenantId);
@@ -55,14 +58,23 @@ export function accountWrites(deps: AccountWriteDeps) {
         store.accounts.save(account);
         const eventType = current === null ? 'account.created' : 'account.updated';
         store.changes.record(change(ctx, 'account.upsert', eventType, account, { account: viewAccount(account) }));
-        return { account, created: current === null, warnings: defaultWarnings(tenantId, before, store.accounts.choices(tenantId)) };
+        return {
+          account,
+          created: current === null,
+          warnings: defaultWarnings(tenantId, before, store.accounts.choices(tenantId)),
+        };
       });
       deps.wake?.();
       return saved;
     },
 
     /** Deletes; answers what that did to the tenant's default account (deleting the default leaves none). */
-    delete(ctx: CommandContext, tenantId: string | undefined, id: string, options: { force: boolean }): { warnings: AccountWarning[] } {
+    delete(
+      ctx: CommandContext,
+      tenantId: string | undefined,
+      id: string,
+      options: { force: boolean },
+    ): { warnings: AccountWarning[] } {
       const scoped = scopeTenant(ctx.principal, tenantId);
       const outcome = store.transaction(() => {
         const account = load(scoped, id);
@@ -74,7 +86,13 @@ export function accountWrites(deps: AccountWriteDeps) {
         }
         const before = store.accounts.choices(scoped);
         store.accounts.delete(scoped, id);
-        store.changes.record(change(ctx, 'account.delete', 'account.deleted', account, { account_id: id, forced: options.force, pending_messages: pending }));
+        store.changes.record(
+          change(ctx, 'account.delete', 'account.deleted', account, {
+            account_id: id,
+            forced: options.force,
+            pending_messages: pending,
+          }),
+        );
         return { warnings: defaultWarnings(scoped, before, store.accounts.choices(scoped)) };
       });
       // What watched or served the account lets go of it now, not at its next check.
@@ -123,6 +141,8 @@ function unmarkOtherDefaults(
     if (former === null) continue;
     const unmarked = { ...former, isDefault: false, updatedAt: now };
     store.accounts.save(unmarked);
-    store.changes.record(change(ctx, 'account.upsert', 'account.updated', unmarked, { account: viewAccount(unmarked) }));
+    store.changes.record(
+      change(ctx, 'account.upsert', 'account.updated', unmarked, { account: viewAccount(unmarked) }),
+    );
   }
 }

@@ -36,7 +36,11 @@ describe('connectionTestResult', () => {
       ['auth', true, 235, 7],
       ['quit', true, 221, 1],
     ]);
-    expect(result.steps[4]?.reply).toEqual({ replyCode: 235, enhancedStatus: '2.7.0', text: '235 2.7.0 Authentication successful' });
+    expect(result.steps[4]?.reply).toEqual({
+      replyCode: 235,
+      enhancedStatus: '2.7.0',
+      text: '235 2.7.0 Authentication successful',
+    });
     expect(result).toMatchObject({ ok: true, failedStep: null, reason: null, durationMs: 100 });
   });
 
@@ -45,8 +49,21 @@ describe('connectionTestResult', () => {
       startedAt: 0,
       endedAt: 50,
       tls: null,
-      lines: [line(1, 'server', '220 relay'), line(2, 'client', 'EHLO me'), line(3, 'server', '250 relay'), line(4, 'client', 'AUTH PLAIN AHU...')],
-      failure: { ok: false, stage: 'timeout', replyCode: null, enhancedStatus: null, text: 'Timeout', errorCode: 'ETIMEDOUT', refused: [] },
+      lines: [
+        line(1, 'server', '220 relay'),
+        line(2, 'client', 'EHLO me'),
+        line(3, 'server', '250 relay'),
+        line(4, 'client', 'AUTH PLAIN AHU...'),
+      ],
+      failure: {
+        ok: false,
+        stage: 'timeout',
+        replyCode: null,
+        enhancedStatus: null,
+        text: 'Timeout',
+        errorCode: 'ETIMEDOUT',
+        refused: [],
+      },
     });
     expect(result.steps.at(-1)).toEqual({ step: 'auth', ok: false, reply: null, durationMs: 46 });
     expect(result).toMatchObject({ ok: false, failedStep: 'auth', reason: 'AUTH: timeout: Timeout', stage: 'timeout' });
@@ -58,7 +75,15 @@ describe('connectionTestResult', () => {
       endedAt: 12,
       tls: null,
       lines: [],
-      failure: { ok: false, stage: 'connect', replyCode: null, enhancedStatus: null, text: 'connect ECONNREFUSED', errorCode: 'ECONNREFUSED', refused: [] },
+      failure: {
+        ok: false,
+        stage: 'connect',
+        replyCode: null,
+        enhancedStatus: null,
+        text: 'connect ECONNREFUSED',
+        errorCode: 'ECONNREFUSED',
+        refused: [],
+      },
     });
     expect(result.steps).toEqual([{ step: 'connect', ok: false, reply: null, durationMs: 2 }]);
     expect(result.reason).toBe('connect: connect ECONNREFUSED');

@@ -55,7 +55,13 @@ export type TranscriptLine = { at: number; from: 'client' | 'server'; text: stri
 
 type Failure = Extract<RelayReply, { ok: false }>;
 
-const STEP_LABEL: Record<ConnectionStep, string> = { connect: 'connect', ehlo: 'EHLO', starttls: 'STARTTLS', auth: 'AUTH', quit: 'QUIT' };
+const STEP_LABEL: Record<ConnectionStep, string> = {
+  connect: 'connect',
+  ehlo: 'EHLO',
+  starttls: 'STARTTLS',
+  auth: 'AUTH',
+  quit: 'QUIT',
+};
 const REPLY = /^([2-5]\d\d)(?:[ -]+([245]\.\d{1,3}\.\d{1,3})(?!\S))?/;
 
 function stepOfCommand(command: string): ConnectionStep | null {
@@ -75,7 +81,8 @@ function replyOf(text: string): StepReply {
 
 /** 2yz completes a step; 3yz (AUTH's 334) asks for more of it. */
 const positive = (reply: StepReply): boolean => reply.replyCode !== null && reply.replyCode < 400;
-const intermediate = (reply: StepReply): boolean => reply.replyCode !== null && reply.replyCode >= 300 && reply.replyCode < 400;
+const intermediate = (reply: StepReply): boolean =>
+  reply.replyCode !== null && reply.replyCode >= 300 && reply.replyCode < 400;
 
 interface OpenStep {
   step: ConnectionStep;

@@ -53,14 +53,20 @@ describe('the warnings of an account change', () => {
 
   it('warn when the default was deleted with it the last account, but not for a tenant that never had one', () => {
     expect(defaultWarnings('acme', [marked(a1)], [])).toEqual([
-      { code: 'NO_DEFAULT_ACCOUNT', message: 'tenant acme has no account left; the next account added becomes its default' },
+      {
+        code: 'NO_DEFAULT_ACCOUNT',
+        message: 'tenant acme has no account left; the next account added becomes its default',
+      },
     ]);
     expect(defaultWarnings('acme', [a1], [])).toEqual([]);
   });
 
   it('tell DEFAULT_ACCOUNT_CHANGED when the default moved to another account', () => {
     expect(defaultWarnings('acme', [marked(a1), a2], [a1, marked(a2)])).toEqual([
-      { code: 'DEFAULT_ACCOUNT_CHANGED', message: 'messages of tenant acme that name no account now go through a2 (before: a1)' },
+      {
+        code: 'DEFAULT_ACCOUNT_CHANGED',
+        message: 'messages of tenant acme that name no account now go through a2 (before: a1)',
+      },
     ]);
   });
 });

@@ -12,23 +12,33 @@ export function defaultAccount<T extends AccountChoice>(accounts: readonly T[]):
 }
 
 /** The account a submission goes through, or why there is none. */
-export type AccountPick<T extends AccountChoice> = { kind: 'account'; account: T } | { kind: 'unknown' } | { kind: 'no-default'; accountIds: string[] };
+export type AccountPick<T extends AccountChoice> =
+  { kind: 'account'; account: T } | { kind: 'unknown' } | { kind: 'no-default'; accountIds: string[] };
 
 /** `requested`: the account the client named (undefined: none, the default serves). */
-export function pickAccount<T extends AccountChoice>(accounts: readonly T[], requested: string | undefined): AccountPick<T> {
+export function pickAccount<T extends AccountChoice>(
+  accounts: readonly T[],
+  requested: string | undefined,
+): AccountPick<T> {
   if (requested !== undefined) {
     const named = accounts.find((account) => account.id === requested);
     return named === undefined ? { kind: 'unknown' } : { kind: 'account', account: named };
   }
   const fallback = defaultAccount(accounts);
-  return fallback === undefined ? { kind: 'no-default', accountIds: accounts.map((account) => account.id) } : { kind: 'account', account: fallback };
+  return fallback === undefined
+    ? { kind: 'no-default', accountIds: accounts.map((account) => account.id) }
+    : { kind: 'account', account: fallback };
 }
 
 /**
  * Whether a saved account is the default: as asked, else as stored, else (a new
  * account) only when it is the tenant's first, so a one-account tenant needs no flag.
  */
-export function isDefaultOnSave(requested: boolean | undefined, stored: boolean | undefined, others: readonly AccountChoice[]): boolean {
+export function isDefaultOnSave(
+  requested: boolean | undefined,
+  stored: boolean | undefined,
+  others: readonly AccountChoice[],
+): boolean {
   return requested ?? stored ?? others.length === 0;
 }
 
@@ -55,7 +65,11 @@ export interface AccountWarning {
  * left without one (its clients that name no account are refused from now on) or when
  * the default moved to another account.
  */
-export function defaultWarnings(tenantId: string, before: readonly AccountChoice[], after: readonly AccountChoice[]): AccountWarning[] {
+export function defaultWarnings(
+  tenantId: string,
+  before: readonly AccountChoice[],
+  after: readonly AccountChoice[],
+): AccountWarning[] {
   const was = defaultAccount(before);
   const now = defaultAccount(after);
   if (now === undefined) {
@@ -83,7 +97,8 @@ export function defaultWarnings(tenantId: string, before: readonly AccountChoice
 }
 
 function noDefaultText(tenantId: string, accountIds: readonly string[]): string {
-  if (accountIds.length === 0) return `tenant ${tenantId} has no account left; the next account added becomes its default`;
+  if (accountIds.length === 0)
+    return `tenant ${tenantId} has no account left; the next account added becomes its default`;
   return (
     `tenant ${tenantId} has no default account: messages that name no account (account_id, or the SMTP user <tenant>/<account>) are refused; ` +
     `its accounts: ${accountList(accountIds)}; save one with is_default true`

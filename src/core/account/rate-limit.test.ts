@@ -36,7 +36,9 @@ describe('budgetReturnsAt', () => {
   });
 
   it('is the end of the exhausted window', () => {
-    expect(budgetReturnsAt({ minute: 10, hour: null, day: null }, used(10, 10, 10), AT)).toBe(Date.UTC(2026, 6, 14, 10, 38));
+    expect(budgetReturnsAt({ minute: 10, hour: null, day: null }, used(10, 10, 10), AT)).toBe(
+      Date.UTC(2026, 6, 14, 10, 38),
+    );
   });
 
   it('is the end of the latest one when several are exhausted: budget returns only when all of them have', () => {

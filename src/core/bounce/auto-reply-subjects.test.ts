@@ -24,7 +24,12 @@ describe('auto-reply subjects', () => {
   });
 
   it('takes a prefix at the start only, so a subject that merely mentions one is ordinary mail', () => {
-    for (const subject of ['Re: our automatic reply settings', 'Fwd: Out of office policy', 'Automation report', 'Your order']) {
+    for (const subject of [
+      'Re: our automatic reply settings',
+      'Fwd: Out of office policy',
+      'Automation report',
+      'Your order',
+    ]) {
       expect(isAutoReplySubject(subject), subject).toBe(false);
     }
   });

@@ -5,7 +5,10 @@
  * decoded subject; every pattern is anchored and bounded.
  */
 export const AUTO_REPLY_SUBJECT_PREFIXES: ReadonlyArray<readonly [language: string, pattern: RegExp]> = [
-  ['en', /^auto(matic)?[ -]?(reply|response|answer)\b|^out of (the )?office\b|^vacation\b|^absence\b|^i am (currently )?out\b|^away from\b/i],
+  [
+    'en',
+    /^auto(matic)?[ -]?(reply|response|answer)\b|^out of (the )?office\b|^vacation\b|^absence\b|^i am (currently )?out\b|^away from\b/i,
+  ],
   ['de', /^automatische antwort\b|^auto[ -]?antwort\b|^abwesenheit|^ausser haus\b|^außer haus\b/i],
   ['fr', /^r[ée]ponse automatique\b|^absence du bureau\b|^message d'absence\b/i],
   ['es', /^respuesta autom[áa]tica\b|^fuera de la oficina\b/i],

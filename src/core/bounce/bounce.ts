@@ -167,7 +167,12 @@ export interface BounceLedger {
   unfiled(mailbox: string, uidValidity: number): Array<{ uid: number; disposition: BounceDisposition }>;
   markFiled(mailbox: string, uidValidity: number, uids: readonly number[], at: number): void;
   /** Newest first, before `before` (a `seq`). */
-  list(filter: { disposition: BounceDisposition | null; tenantId: string | null; before: number | null; limit: number }): BounceMessageListing[];
+  list(filter: {
+    disposition: BounceDisposition | null;
+    tenantId: string | null;
+    before: number | null;
+    limit: number;
+  }): BounceMessageListing[];
   /** Forgets mailbox messages handled before `before` (the messages stay in the mailbox); how many. */
   prune(before: number): number;
 }

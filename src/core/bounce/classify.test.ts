@@ -27,17 +27,25 @@ describe('bounce classification', () => {
   it('takes no port number for a reply code (RFC 5321: the second digit is 0 to 5)', () => {
     expect(findReplyCode('could not connect to port 587 on mx')).toBeNull();
     expect(findReplyCode('said: 452 too many recipients')).toBe('452');
-    expect(findCodes('<a@b.example>: 550: 5.2.2 <a@b.example>... Mailbox Full')).toMatchObject({ status: '5.2.2', replyCode: '550' });
+    expect(findCodes('<a@b.example>: 550: 5.2.2 <a@b.example>... Mailbox Full')).toMatchObject({
+      status: '5.2.2',
+      replyCode: '550',
+    });
     expect(findReplyCode('Invalid Address, ERROR_CODE :550, ERROR_CODE :Requested action not taken')).toBe('550');
   });
 
   it("prefers the remote server's own reply quoted inside a relay's summary, and returns its words", () => {
-    expect(findCodes('554 4.4.7 Message expired: unable to deliver in 840 minutes.<421 4.4.2 Connection timed out>')).toEqual({
+    expect(
+      findCodes('554 4.4.7 Message expired: unable to deliver in 840 minutes.<421 4.4.2 Connection timed out>'),
+    ).toEqual({
       status: '4.4.2',
       replyCode: '421',
       remoteWords: '421 4.4.2 Connection timed out>',
     });
-    expect(findCodes("5.1.0 - Unknown address error 550-'5.7.1 Access denied'")).toMatchObject({ status: '5.7.1', replyCode: '550' });
+    expect(findCodes("5.1.0 - Unknown address error 550-'5.7.1 Access denied'")).toMatchObject({
+      status: '5.7.1',
+      replyCode: '550',
+    });
     expect(findCodes('Host not found')).toEqual({ status: null, replyCode: null, remoteWords: null });
   });
 
@@ -51,7 +59,15 @@ describe('bounce classification', () => {
   });
 
   it('without codes, a returned message is hard unless its wording says the delivery goes on', () => {
-    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: 'retry timeout exceeded' })).toBe('hard');
+    expect(
+      bounceTypeOf({
+        action: 'failed',
+        status: null,
+        replyCode: null,
+        reason: 'expired',
+        text: 'retry timeout exceeded',
+      }),
+    ).toBe('hard');
     expect(
       bounceTypeOf({
         action: 'failed',
@@ -61,14 +77,28 @@ describe('bounce classification', () => {
         text: 'THIS IS A WARNING MESSAGE ONLY. Message will be retried for 2 more days',
       }),
     ).toBe('soft');
-    expect(bounceTypeOf({ action: null, status: null, replyCode: null, reason: 'rate_limited', text: 'This is a permanent error.' })).toBe('hard');
+    expect(
+      bounceTypeOf({
+        action: null,
+        status: null,
+        replyCode: null,
+        reason: 'rate_limited',
+        text: 'This is a permanent error.',
+      }),
+    ).toBe('hard');
     expect(permanenceOf('Please note that this is only a temporary failure report.')).toBe('soft');
     expect(permanenceOf('Hello')).toBeNull();
   });
 
   it("reads a vendor's code in a later text when an earlier one only looks like one in another case", () => {
     // Sophos's code keeps its case: "xgemail_0004" is no code, and Cox's code in the diagnostic decides.
-    expect(reasonIn({ status: null, primary: '550 refused, ticket xgemail_0004', texts: ['550 refused 192.0.2.40 AUP#CXBL'] })).toBe('spam_block');
+    expect(
+      reasonIn({
+        status: null,
+        primary: '550 refused, ticket xgemail_0004',
+        texts: ['550 refused 192.0.2.40 AUP#CXBL'],
+      }),
+    ).toBe('spam_block');
   });
 
   it('names the reason from a definite status, then the wording, then the status class', () => {
@@ -89,16 +119,34 @@ describe('bounce classification', () => {
   });
 
   it("reads the remote server's words before a relay's summary, and precise phrases in any text before vague words", () => {
-    expect(reasonIn({ status: '5.7.1', primary: "550-'5.7.1 Access denied'", texts: ["5.1.0 - Unknown address error 550-'5.7.1 Access denied'"] })).toBe(
-      'policy_block',
+    expect(
+      reasonIn({
+        status: '5.7.1',
+        primary: "550-'5.7.1 Access denied'",
+        texts: ["5.1.0 - Unknown address error 550-'5.7.1 Access denied'"],
+      }),
+    ).toBe('policy_block');
+    expect(
+      reasonIn({
+        status: '5.5.0',
+        texts: ['554 <ann@example.net>... Service unavailable', 'mail.local: unknown user: ann'],
+      }),
+    ).toBe('user_unknown');
+    expect(
+      reasonIn({ status: null, texts: ['Name service error for domain example.net: Host not found, try again'] }),
+    ).toBe('system_error');
+    expect(reasonIn({ status: null, texts: ['User ann (ann@example.net) not listed in Domino Directory'] })).toBe(
+      'user_unknown',
     );
-    expect(reasonIn({ status: '5.5.0', texts: ['554 <ann@example.net>... Service unavailable', 'mail.local: unknown user: ann'] })).toBe('user_unknown');
-    expect(reasonIn({ status: null, texts: ['Name service error for domain example.net: Host not found, try again'] })).toBe('system_error');
-    expect(reasonIn({ status: null, texts: ['User ann (ann@example.net) not listed in Domino Directory'] })).toBe('user_unknown');
-    expect(reasonIn({ status: null, texts: ['This message is not RFC 5322 compliant. To reduce the amount of spam, it has been blocked'] })).toBe(
-      'policy_block',
-    );
-    expect(reasonIn({ status: null, texts: ['rejected due to spam classification. Set up SPF records for your domain'] })).toBe('spam_block');
+    expect(
+      reasonIn({
+        status: null,
+        texts: ['This message is not RFC 5322 compliant. To reduce the amount of spam, it has been blocked'],
+      }),
+    ).toBe('policy_block');
+    expect(
+      reasonIn({ status: null, texts: ['rejected due to spam classification. Set up SPF records for your domain'] }),
+    ).toBe('spam_block');
   });
 
   it('a user-unknown answer to the message itself (end of DATA) is a content refusal, unless the RCPT was refused', () => {
@@ -109,32 +157,67 @@ describe('bounce classification', () => {
         transcript: '550 Unknown user ann@example.net (in reply to end of DATA command)',
       }),
     ).toBe('policy_block');
-    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '>>> DATA\n<<< 550 Unknown user\n<<< 503 5.0.0 Need RCPT (recipient)' })).toBe(
-      'user_unknown',
-    );
-    expect(reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
+    expect(
+      reasonIn({
+        status: '5.0.0',
+        texts: ['550 Unknown user'],
+        transcript: '>>> DATA\n<<< 550 Unknown user\n<<< 503 5.0.0 Need RCPT (recipient)',
+      }),
+    ).toBe('user_unknown');
+    expect(
+      reasonIn({ status: '5.0.0', texts: ['550 Unknown user'], transcript: '(in reply to RCPT TO command)' }),
+    ).toBe('user_unknown');
   });
 
   it('a mailbox status (5.1.1) answered after DATA is the recipient filter refusing the message: the server took the RCPT (RFC 5321 §3.3)', () => {
     // Postfix's wording of the phase, Exim's, and a Sendmail transcript.
-    expect(reasonIn({ status: '5.1.1', texts: ['550 Unknown user'], transcript: 'in reply to end of DATA command' })).toBe('policy_block');
-    expect(reasonOf('5.1.1', '550 5.1.1 <ann@example.net>: Recipient address rejected: User unknown (in reply to end of DATA command)')).toBe('policy_block');
-    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: 'SMTP error from remote mail server after end of data:' })).toBe(
-      'policy_block',
-    );
-    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: '>>> DATA\n<<< 550 5.1.1 User unknown' })).toBe('policy_block');
+    expect(
+      reasonIn({ status: '5.1.1', texts: ['550 Unknown user'], transcript: 'in reply to end of DATA command' }),
+    ).toBe('policy_block');
+    expect(
+      reasonOf(
+        '5.1.1',
+        '550 5.1.1 <ann@example.net>: Recipient address rejected: User unknown (in reply to end of DATA command)',
+      ),
+    ).toBe('policy_block');
+    expect(
+      reasonIn({
+        status: '5.1.1',
+        texts: ['550 5.1.1 User unknown'],
+        transcript: 'SMTP error from remote mail server after end of data:',
+      }),
+    ).toBe('policy_block');
+    expect(
+      reasonIn({
+        status: '5.1.1',
+        texts: ['550 5.1.1 User unknown'],
+        transcript: '>>> DATA\n<<< 550 5.1.1 User unknown',
+      }),
+    ).toBe('policy_block');
     // Refused at RCPT, or read after DATA by a pipelining client that then hears "Need RCPT": the address.
-    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: '(in reply to RCPT TO command)' })).toBe('user_unknown');
-    expect(reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: '>>> DATA\n<<< 550 5.1.1 User unknown\n<<< 503 5.0.0 Need RCPT' })).toBe(
-      'user_unknown',
-    );
+    expect(
+      reasonIn({ status: '5.1.1', texts: ['550 5.1.1 User unknown'], transcript: '(in reply to RCPT TO command)' }),
+    ).toBe('user_unknown');
+    expect(
+      reasonIn({
+        status: '5.1.1',
+        texts: ['550 5.1.1 User unknown'],
+        transcript: '>>> DATA\n<<< 550 5.1.1 User unknown\n<<< 503 5.0.0 Need RCPT',
+      }),
+    ).toBe('user_unknown');
   });
 
   it('a recipient refused at RCPT TO with only a vague word is an unknown address, unless a policy is named', () => {
-    expect(reasonIn({ status: '5.0.0', texts: ['550 <ann@example.net>: Recipient address rejected.'], transcript: '(in reply to RCPT TO command)' })).toBe(
-      'user_unknown',
-    );
-    expect(reasonIn({ status: '5.0.0', texts: ['550 Denied by policy'], transcript: '(in reply to RCPT TO command)' })).toBe('policy_block');
+    expect(
+      reasonIn({
+        status: '5.0.0',
+        texts: ['550 <ann@example.net>: Recipient address rejected.'],
+        transcript: '(in reply to RCPT TO command)',
+      }),
+    ).toBe('user_unknown');
+    expect(
+      reasonIn({ status: '5.0.0', texts: ['550 Denied by policy'], transcript: '(in reply to RCPT TO command)' }),
+    ).toBe('policy_block');
     expect(reasonIn({ status: '5.0.0', texts: ['550 Recipient address rejected.'] })).toBe('policy_block');
   });
 
@@ -146,15 +229,28 @@ describe('bounce classification', () => {
         transcript: 'SMTP error from remote mail server after MAIL FROM:<a@example.org>',
       }),
     ).toBe('policy_block');
-    expect(reasonIn({ status: '4.0.0', texts: ['DNS Error: lookup of example.net responded with code NXDOMAIN Domain name not found'] })).toBe('system_error');
+    expect(
+      reasonIn({
+        status: '4.0.0',
+        texts: ['DNS Error: lookup of example.net responded with code NXDOMAIN Domain name not found'],
+      }),
+    ).toBe('system_error');
     expect(reasonIn({ status: '5.0.0', texts: ['Domain name not found'] })).toBe('host_unknown');
-    expect(reasonIn({ status: '4.0.0', texts: ["The domain example.net doesn't receive email: returned Null MX"] })).toBe('host_unknown');
+    expect(
+      reasonIn({ status: '4.0.0', texts: ["The domain example.net doesn't receive email: returned Null MX"] }),
+    ).toBe('host_unknown');
   });
 
   it('reads Exim\'s bare "Unrouteable address" as a domain that does not resolve, a remote server\'s 5xx with it as an unknown user', () => {
-    expect(reasonIn({ status: null, texts: ['  nina@no-such-domain.example\n    Unrouteable address'] })).toBe('host_unknown');
+    expect(reasonIn({ status: null, texts: ['  nina@no-such-domain.example\n    Unrouteable address'] })).toBe(
+      'host_unknown',
+    );
     expect(
-      reasonIn({ status: null, replyCode: '550', texts: ['SMTP error from remote mail server after RCPT TO:<nina@example.net>: 550 Unrouteable address'] }),
+      reasonIn({
+        status: null,
+        replyCode: '550',
+        texts: ['SMTP error from remote mail server after RCPT TO:<nina@example.net>: 550 Unrouteable address'],
+      }),
     ).toBe('user_unknown');
     expect(reasonIn({ status: '5.0.0', texts: ['550 Unroutable sender address'] })).toBe('policy_block');
   });
@@ -163,13 +259,19 @@ describe('bounce classification', () => {
     expect(
       reasonIn({
         status: '4.4.1',
-        texts: ['connect to mx.example.net[192.0.2.9]:25: Connection refused', 'Your message could not be delivered for more than 4 hour(s).'],
+        texts: [
+          'connect to mx.example.net[192.0.2.9]:25: Connection refused',
+          'Your message could not be delivered for more than 4 hour(s).',
+        ],
       }),
     ).toBe('system_error');
     expect(
       reasonIn({
         status: '4.4.1',
-        texts: ['connect to mx.example.net[192.0.2.9]:25: Connection timed out', 'Your message could not be delivered for more than 5 day(s).'],
+        texts: [
+          'connect to mx.example.net[192.0.2.9]:25: Connection timed out',
+          'Your message could not be delivered for more than 5 day(s).',
+        ],
       }),
     ).toBe('expired');
     expect(reasonIn({ status: '4.4.7', texts: ['Deferred: Connection refused by mx.example.net.'] })).toBe('expired');
@@ -207,7 +309,11 @@ describe('bounce classification', () => {
         PERMANENCE_PHRASES.map(([, pattern]) => pattern),
         [ANY_VENDOR_PHRASE],
       )
-      .concat(REASON_OVERRIDES.flatMap((rule) => [rule.when, rule.unless].filter((pattern): pattern is RegExp => pattern !== undefined)));
+      .concat(
+        REASON_OVERRIDES.flatMap((rule) =>
+          [rule.when, rule.unless].filter((pattern): pattern is RegExp => pattern !== undefined),
+        ),
+      );
     for (const unit of ['a', ' ', '.', '5', 'a.', '>>> ', 'a@', 'x ']) {
       const line = unit.repeat(Math.ceil(1_000_000 / unit.length));
       const started = performance.now();
@@ -220,7 +326,8 @@ describe('bounce classification', () => {
 });
 
 describe('what a DSN says happened to a recipient', () => {
-  const outcome = (action: string | null, status: string | null, evidence = '') => dsnOutcomeOf({ action, status, evidence });
+  const outcome = (action: string | null, status: string | null, evidence = '') =>
+    dsnOutcomeOf({ action, status, evidence });
 
   it('is a delivery only on positive evidence', () => {
     expect(outcome('delivered', '2.0.0')).toBe('delivered');
@@ -243,8 +350,11 @@ describe('what a DSN says happened to a recipient', () => {
 
 describe("an MTA's expiry", () => {
   it("is soft, though Exim's text around it says permanent", () => {
-    const exim = 'This is a permanent error. The following address(es) failed:\n\n  lena@example.de\n    retry timeout exceeded';
-    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: exim })).toBe('soft');
+    const exim =
+      'This is a permanent error. The following address(es) failed:\n\n  lena@example.de\n    retry timeout exceeded';
+    expect(bounceTypeOf({ action: 'failed', status: null, replyCode: null, reason: 'expired', text: exim })).toBe(
+      'soft',
+    );
     expect(
       bounceTypeOf({
         action: 'failed',

@@ -55,10 +55,19 @@ export function findReplyCode(text: string): string | null {
  * precise (and its words, from there on, say why); without a pair, the
  * first status and the first code.
  */
-export function findCodes(text: string): { status: string | null; replyCode: string | null; remoteWords: string | null } {
+export function findCodes(text: string): {
+  status: string | null;
+  replyCode: string | null;
+  remoteWords: string | null;
+} {
   let last: RegExpExecArray | null = null;
   for (const match of text.matchAll(CODE_AND_STATUS)) last = match;
-  if (last !== null) return { status: `${last[2]}.${Number(last[3])}.${Number(last[4])}`, replyCode: last[1] as string, remoteWords: text.slice(last.index) };
+  if (last !== null)
+    return {
+      status: `${last[2]}.${Number(last[3])}.${Number(last[4])}`,
+      replyCode: last[1] as string,
+      remoteWords: text.slice(last.index),
+    };
   return { status: findStatus(text), replyCode: findReplyCode(text), remoteWords: null };
 }
 
@@ -82,8 +91,13 @@ function vendorReason(texts: readonly string[]): BounceReason | null {
 
 function corrected(reason: BounceReason, vague: boolean, klass: string | null, transcript: string): BounceReason {
   for (const rule of REASON_OVERRIDES) {
-    if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass) || (rule.vague === true && !vague)) continue;
-    if ((rule.when === undefined || rule.when.test(transcript)) && (rule.unless === undefined || !rule.unless.test(transcript))) return rule.to;
+    if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass) || (rule.vague === true && !vague))
+      continue;
+    if (
+      (rule.when === undefined || rule.when.test(transcript)) &&
+      (rule.unless === undefined || !rule.unless.test(transcript))
+    )
+      return rule.to;
   }
   return reason;
 }
@@ -118,8 +132,14 @@ export function reasonIn(input: {
   const byStatus = status === null ? null : statusMeaning(status);
   // A status naming the mailbox (5.1.1) is still read in its SMTP phase: refused after the
   // message was read, it is the recipient's filter answering, not a dead address.
-  if (byStatus?.decides === true) return byStatus.reason === 'user_unknown' ? corrected(byStatus.reason, false, klass, transcript()) : byStatus.reason;
-  const byCode = input.replyCode === null || input.replyCode === undefined ? null : (REPLY_CODE_REASONS.get(input.replyCode) ?? null);
+  if (byStatus?.decides === true)
+    return byStatus.reason === 'user_unknown'
+      ? corrected(byStatus.reason, false, klass, transcript())
+      : byStatus.reason;
+  const byCode =
+    input.replyCode === null || input.replyCode === undefined
+      ? null
+      : (REPLY_CODE_REASONS.get(input.replyCode) ?? null);
   if (byStatus === null && byCode?.decides === true) return byCode.reason;
   const precise = phraseReason(REASON_PHRASES, primary);
   const vague = precise === null ? phraseReason(GENERIC_REASON_PHRASES, primary) : null;
@@ -185,7 +205,11 @@ export function bounceTypeOf(input: {
  * says it failed. Anything else a report says of a recipient is a failure: a
  * real bounce read as a delivery would be lost, and its address never suppressed.
  */
-export function dsnOutcomeOf(group: { action: string | null; status: string | null; evidence: string }): 'failed' | 'delayed' | 'delivered' {
+export function dsnOutcomeOf(group: {
+  action: string | null;
+  status: string | null;
+  evidence: string;
+}): 'failed' | 'delayed' | 'delivered' {
   const { action, evidence } = group;
   if (action === 'failed' || action === 'delayed') return action;
   const delivery = action === 'delivered' || action === 'relayed' || action === 'expanded';

@@ -8,7 +8,8 @@
 import { normalizeAddress } from '../address.js';
 import type { MessageCandidate, UnmatchedReason } from './bounce.js';
 
-export type Correlated<By extends string> = { matched: true; candidate: MessageCandidate; by: By } | { matched: false; reason: UnmatchedReason };
+export type Correlated<By extends string> =
+  { matched: true; candidate: MessageCandidate; by: By } | { matched: false; reason: UnmatchedReason };
 
 export function correlateReferences<By extends string>(
   references: ReadonlyArray<readonly [By, string | null]>,
@@ -27,8 +28,13 @@ export function correlateReferences<By extends string>(
   return { matched: false, reason: ambiguous ? 'ambiguous' : 'not_found' };
 }
 
-function pickByRecipient(candidates: readonly MessageCandidate[], named: ReadonlyArray<string | null>): MessageCandidate | undefined {
+function pickByRecipient(
+  candidates: readonly MessageCandidate[],
+  named: ReadonlyArray<string | null>,
+): MessageCandidate | undefined {
   const addresses = new Set(named.flatMap((address) => (address === null ? [] : [normalizeAddress(address)])));
-  const fitting = candidates.filter((candidate) => candidate.rcptTo.some((address) => addresses.has(normalizeAddress(address))));
+  const fitting = candidates.filter((candidate) =>
+    candidate.rcptTo.some((address) => addresses.has(normalizeAddress(address))),
+  );
   return fitting.length === 1 ? fitting[0] : undefined;
 }

@@ -17,7 +17,16 @@ export type {
   SuppressionRecord,
   SuppressionSource,
 } from './bounce.js';
-export { bounceTypeOf, dsnOutcomeOf, findCodes, findReplyCode, findStatus, permanenceOf, reasonIn, reasonOf } from './classify.js';
+export {
+  bounceTypeOf,
+  dsnOutcomeOf,
+  findCodes,
+  findReplyCode,
+  findStatus,
+  permanenceOf,
+  reasonIn,
+  reasonOf,
+} from './classify.js';
 export type { BounceReason } from './classify.js';
 export { isListRefusalSubject, refusingListIn } from './list-server-refusals.js';
 export { correlate, planBounce } from './plan.js';

@@ -10,7 +10,10 @@
  * (<list> ML)"; DupMessageIdP warns "Loop Alert: Duplicated Message-ID ..."
  * when a post carries a Message-ID the list has already seen. Anchored, bounded.
  */
-export const LIST_REFUSAL_SUBJECTS: readonly RegExp[] = [/^you [^\s@]{1,64}@[^\s]{1,255} are not member\b/i, /^loop alert: duplicated message-id\b/i];
+export const LIST_REFUSAL_SUBJECTS: readonly RegExp[] = [
+  /^you [^\s@]{1,64}@[^\s]{1,255} are not member\b/i,
+  /^loop alert: duplicated message-id\b/i,
+];
 
 /**
  * Where the notice names the list that refused the post, the address our

@@ -40,7 +40,10 @@ export type Correlation = Correlated<MatchedBy>;
  * client id may exist in several tenants; the bounced recipients then pick
  * the one message that was sent to them, or the bounce stays unmatched.
  */
-export function correlate(findings: BounceFindings, lookup: (by: MatchedBy, value: string) => readonly MessageCandidate[]): Correlation {
+export function correlate(
+  findings: BounceFindings,
+  lookup: (by: MatchedBy, value: string) => readonly MessageCandidate[],
+): Correlation {
   return correlateReferences<MatchedBy>(
     [
       ['mail_id', findings.mailId],
@@ -64,7 +67,9 @@ export function correlate(findings: BounceFindings, lookup: (by: MatchedBy, valu
  */
 function ourRecipient(finding: RecipientFinding | undefined, candidate: MessageCandidate): string | null {
   const ours = candidate.rcptTo.map(normalizeAddress);
-  const named = [finding?.recipient ?? null, ...(finding?.alternates ?? [])].flatMap((address) => (address === null ? [] : [normalizeAddress(address)]));
+  const named = [finding?.recipient ?? null, ...(finding?.alternates ?? [])].flatMap((address) =>
+    address === null ? [] : [normalizeAddress(address)],
+  );
   const sentTo = named.find((address) => ours.includes(address));
   if (sentTo !== undefined) return sentTo;
   if (ours.length === 1) return ours[0] ?? null;
@@ -83,16 +88,23 @@ const bounded = (text: string | null): string | null =>
   text === null ? null : text.length > MAX_REASON_LENGTH ? `${text.slice(0, MAX_REASON_LENGTH - 1)}…` : text;
 
 /** A failed recipient without a verdict is hard (the DSN said "failed"); a delayed one is always soft. */
-const typeOf = (finding: RecipientFinding): 'hard' | 'soft' => (finding.action === 'delayed' ? 'soft' : (finding.bounceType ?? 'hard'));
+const typeOf = (finding: RecipientFinding): 'hard' | 'soft' =>
+  finding.action === 'delayed' ? 'soft' : (finding.bounceType ?? 'hard');
 
-export function planBounce(findings: BounceFindings, correlation: Correlation, policy: BouncePolicy, now: number): BouncePlan {
+export function planBounce(
+  findings: BounceFindings,
+  correlation: Correlation,
+  policy: BouncePolicy,
+  now: number,
+): BouncePlan {
   const empty = { bounces: [], complaints: [], suppressions: [] };
   if (!ABOUT_A_MESSAGE.has(findings.kind)) {
     // Unreadable mail is kept for a human (`unmatched`), not dismissed as ordinary mail.
     const disposition: BounceDisposition = findings.kind === 'unreadable' ? 'unmatched' : 'not_bounce';
     return { disposition, unmatchedReason: null, match: null, ...empty };
   }
-  if (!correlation.matched) return { disposition: 'unmatched', unmatchedReason: correlation.reason, match: null, ...empty };
+  if (!correlation.matched)
+    return { disposition: 'unmatched', unmatchedReason: correlation.reason, match: null, ...empty };
   const plan: BouncePlan = {
     disposition: 'processed',
     unmatchedReason: null,
@@ -112,7 +124,12 @@ interface Matched {
 }
 
 /** The suppression of `address` that a bounce or a complaint asks for (none without an address). */
-function suppression(matched: Matched, address: string | null, source: 'bounce' | 'complaint', reason: string | null): SuppressionRecord[] {
+function suppression(
+  matched: Matched,
+  address: string | null,
+  source: 'bounce' | 'complaint',
+  reason: string | null,
+): SuppressionRecord[] {
   const { candidate, policy, now } = matched;
   const expiresAt = policy.suppressionTtlMs === null ? null : now + policy.suppressionTtlMs;
   return address === null ? [] : [{ tenantId: candidate.tenantId, address, reason, source, createdAt: now, expiresAt }];
@@ -130,7 +147,10 @@ function planComplaint(findings: BounceFindings, matched: Matched, plan: BounceP
     details: { matched_by: by },
   };
   plan.complaints.push(complaint);
-  if (policy.suppressComplaints) plan.suppressions.push(...suppression(matched, recipient, 'complaint', `complaint: ${findings.feedbackType ?? 'abuse'}`));
+  if (policy.suppressComplaints)
+    plan.suppressions.push(
+      ...suppression(matched, recipient, 'complaint', `complaint: ${findings.feedbackType ?? 'abuse'}`),
+    );
   return plan;
 }
 

@@ -51,5 +51,10 @@ export const REASON_OVERRIDES: ReadonlyArray<{
     to: 'user_unknown',
   },
   { from: new Set(['host_unknown']), klass: '5', when: /unrout(e)?able address/i, to: 'user_unknown' },
-  { from: new Set(['host_unknown']), klass: '4', unless: /null mx|no mx|doesn'?t receive (e-?)?mail|does not accept mail/i, to: 'system_error' },
+  {
+    from: new Set(['host_unknown']),
+    klass: '4',
+    unless: /null mx|no mx|doesn'?t receive (e-?)?mail|does not accept mail/i,
+    to: 'system_error',
+  },
 ];

@@ -5,9 +5,21 @@
  * pattern is bounded (no nested or unbounded repetition before a literal) so
  * that a hostile diagnostic cannot make it backtrack.
  */
-import { ACCOUNT_DISABLED_WORDS, GROUP_POSTING_REFUSALS, MAILBOX_FULL_WORDS, MESSAGE_TOO_LARGE_WORDS, USER_UNKNOWN_WORDS } from './mailbox-phrases.js';
+import {
+  ACCOUNT_DISABLED_WORDS,
+  GROUP_POSTING_REFUSALS,
+  MAILBOX_FULL_WORDS,
+  MESSAGE_TOO_LARGE_WORDS,
+  USER_UNKNOWN_WORDS,
+} from './mailbox-phrases.js';
 import { anyOf, type ReasonTable } from './reason.js';
-import { AUTH_CHECK_TROUBLE_WORDS, CONTENT_RULE_WORDS, SENDER_RULE_WORDS, SENDING_HOST_WORDS, SPAM_NAMED_WORDS } from './refusal-phrases.js';
+import {
+  AUTH_CHECK_TROUBLE_WORDS,
+  CONTENT_RULE_WORDS,
+  SENDER_RULE_WORDS,
+  SENDING_HOST_WORDS,
+  SPAM_NAMED_WORDS,
+} from './refusal-phrases.js';
 import { EXPIRED_WORDS, HOST_UNKNOWN_WORDS, RATE_LIMITED_WORDS, SYSTEM_TROUBLE_WORDS } from './transport-phrases.js';
 
 export type { BounceReason } from './reason.js';
@@ -112,5 +124,8 @@ export const GENERIC_REASON_PHRASES: ReasonTable = [
  * "The attempted recipient's preferences prevent messages from being delivered").
  */
 export const DECISIVE_PHRASES: ReasonTable = [
-  ['policy_block', /recipient'?s? preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i],
+  [
+    'policy_block',
+    /recipient'?s? preferences|refuses? to (receive|accept) (mail|messages?|e-?mails?) from|blocked by the recipient|recipient has blocked/i,
+  ],
 ];

@@ -29,7 +29,8 @@ export const CONTENT_RULE_WORDS: RegExp = anyOf(
 );
 
 /** Spam named outright. */
-export const SPAM_NAMED_WORDS: RegExp = /spam|\bube\b|unsolicited|black ?list(ed)? (ip|host|server)|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs/i;
+export const SPAM_NAMED_WORDS: RegExp =
+  /spam|\bube\b|unsolicited|black ?list(ed)? (ip|host|server)|\brbl\b|dnsbl|spamhaus|spamcop|barracuda|sorbs/i;
 
 /**
  * A sender check that could not be made for now (a DNS timeout while fetching an SPF record or a
@@ -38,7 +39,10 @@ export const SPAM_NAMED_WORDS: RegExp = /spam|\bube\b|unsolicited|black ?list(ed
  * any mention of SPF or DKIM as the sender refused.
  */
 export const AUTH_CHECK_TROUBLE_WORDS: RegExp = anyOf(
-  [/\b(spf|dkim|dmarc)\b.{0,30}\b(temp ?error|temporary (error|failure)|dns timeout|lookup (timed out|failed))/, /dkim key retrieval failed/],
+  [
+    /\b(spf|dkim|dmarc)\b.{0,30}\b(temp ?error|temporary (error|failure)|dns timeout|lookup (timed out|failed))/,
+    /dkim key retrieval failed/,
+  ],
   'i',
 );
 

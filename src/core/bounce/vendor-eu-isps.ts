@@ -47,7 +47,9 @@ const ORANGE: ReasonTable = [
  * SMTP connections). A refused IP is told to write to an rx.t-online.de address; the tag at
  * the end says why: (BL) a block of the IP, (NOWL) an IP with no or a bad reputation.
  */
-const T_ONLINE: ReasonTable = [['spam_block', /rx\.t-online\.de\b[^\n]{0,40}\((?:BL|NOWL)\)|\bNone\/bad reputation\b/i]];
+const T_ONLINE: ReasonTable = [
+  ['spam_block', /rx\.t-online\.de\b[^\n]{0,40}\((?:BL|NOWL)\)|\bNone\/bad reputation\b/i],
+];
 
 /**
  * Mimecast: "Mimecast SMTP Error Codes" (https://mimecastsupport.zendesk.com/hc/en-us/articles/34000709564691-Policies-Mimecast-SMTP-Error-Codes,
@@ -56,7 +58,10 @@ const T_ONLINE: ReasonTable = [['spam_block', /rx\.t-online\.de\b[^\n]{0,40}\((?
  */
 const MIMECAST: ReasonTable = [
   // The recipient is not a known address of the customer.
-  ['user_unknown', /\bInvalid Recipient\b[^\n]{0,6}https?:\/\/(?:community\.mimecast\.com|mimecastsupport\.zendesk\.com)/i],
+  [
+    'user_unknown',
+    /\bInvalid Recipient\b[^\n]{0,6}https?:\/\/(?:community\.mimecast\.com|mimecastsupport\.zendesk\.com)/i,
+  ],
   // Blocked by the customer's or a user's blocked-senders entries, anti-spoofing or security policies, or relaying.
   [
     'policy_block',

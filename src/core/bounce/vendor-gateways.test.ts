@@ -10,8 +10,18 @@ import { GATEWAYS_WORDING } from './vendor-gateways.js';
  */
 const GATEWAYS: readonly DocumentedRefusal[] = [
   // Trend Micro Email Reputation Services
-  ['Trend Micro ERS-QIL', '554 5.7.1 <ann@example.net>: Recipient address rejected: ERS-QIL.', 'spam_block', 'policy_block'],
-  ['Trend Micro ERS-DUL', '550 Mail from <192.0.2.10> was refused, the sender IP is in ERS-DUL.', 'spam_block', 'user_unknown'],
+  [
+    'Trend Micro ERS-QIL',
+    '554 5.7.1 <ann@example.net>: Recipient address rejected: ERS-QIL.',
+    'spam_block',
+    'policy_block',
+  ],
+  [
+    'Trend Micro ERS-DUL',
+    '550 Mail from <192.0.2.10> was refused, the sender IP is in ERS-DUL.',
+    'spam_block',
+    'user_unknown',
+  ],
   ['Trend Micro ERS-RBL', '450 4.7.1 Refused for now: ERS-RBL', 'spam_block', 'policy_block'],
   // Spamhaus's "open resolver" answer: the receiver's DNS, not the sender
   [
@@ -20,16 +30,39 @@ const GATEWAYS: readonly DocumentedRefusal[] = [
     'system_error',
     'policy_block',
   ],
-  ['Spamhaus returnc link', '550 Refused; see https://www.spamhaus.org/returnc/vol/192.0.2.53', 'system_error', 'user_unknown'],
+  [
+    'Spamhaus returnc link',
+    '550 Refused; see https://www.spamhaus.org/returnc/vol/192.0.2.53',
+    'system_error',
+    'user_unknown',
+  ],
   // EveryCloud classification codes, MailCleaner's stage 1
   ['EveryCloud loop', '554 5.5.6 Loop detection > 10 mal X-antispameurope-disclaimer', 'system_error'],
   ['MailCleaner blocked sender', '550 blacklisted sender: bob@example.org', 'policy_block', 'user_unknown'],
   // Control panels' outgoing limits and suspensions
-  ['cPanel hourly', 'Domain example.com has exceeded the max emails per hour (120/100 (120%)) allowed. Message discarded.', 'rate_limited'],
-  ['cPanel defers', 'Domain example.com has exceeded the max defers and failures per hour (5/5 (100%)) allowed.', 'rate_limited'],
+  [
+    'cPanel hourly',
+    'Domain example.com has exceeded the max emails per hour (120/100 (120%)) allowed. Message discarded.',
+    'rate_limited',
+  ],
+  [
+    'cPanel defers',
+    'Domain example.com has exceeded the max defers and failures per hour (5/5 (100%)) allowed.',
+    'rate_limited',
+  ],
   ['DirectAdmin daily', 'You (ann) have reached your daily email limit of 500 emails', 'rate_limited'],
-  ['DirectAdmin suspended', '451 The domain example.com is currently suspended. Try later.', 'account_disabled', 'system_error'],
-  ['Plesk outgoing limit', '5.7.0 The limit on the number of allowed outgoing messages was exceeded. Try again later.', 'rate_limited', 'another'],
+  [
+    'DirectAdmin suspended',
+    '451 The domain example.com is currently suspended. Try later.',
+    'account_disabled',
+    'system_error',
+  ],
+  [
+    'Plesk outgoing limit',
+    '5.7.0 The limit on the number of allowed outgoing messages was exceeded. Try again later.',
+    'rate_limited',
+    'another',
+  ],
   // iRedAPD throttling
   [
     'iRedAPD message count',

@@ -48,8 +48,18 @@ const REFUSALS: readonly DocumentedRefusal[] = [
   ['NetEase DT:SUM', '554 DT:SUM ann@example.com / bob@example.net', 'policy_block'],
   ['NetEase RP:FRL', '550 RP:FRL ann@example.net', 'policy_block', 'user_unknown'],
   // Yandex
-  ['Yandex spam suspicion', '554 5.7.1 Message rejected under suspicion of SPAM; https://ya.cc/example 1700000000-AbCd', 'spam_block', 'policy_block'],
-  ['Yandex spam statistics', '550 5.7.1 Blocked by spam statistics - see https://example.net/ 192.0.2.10', 'spam_block', 'policy_block'],
+  [
+    'Yandex spam suspicion',
+    '554 5.7.1 Message rejected under suspicion of SPAM; https://ya.cc/example 1700000000-AbCd',
+    'spam_block',
+    'policy_block',
+  ],
+  [
+    'Yandex spam statistics',
+    '550 5.7.1 Blocked by spam statistics - see https://example.net/ 192.0.2.10',
+    'spam_block',
+    'policy_block',
+  ],
   ['Yandex blocked account', '550 5.7.1 Policy rejection on the target address', 'account_disabled', 'policy_block'],
   // Mail.ru
   [

@@ -35,12 +35,32 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Spectrum 1550', '452 4.5.3 smtp.example.net cmsmtp refused. AUP#Out-1550', 'rate_limited'],
   ['Spectrum 1530', '552 5.7.1 smtp.example.net cmsmtp refused. AUP#O-1530', 'message_too_large'],
   // Comcast / Xfinity "Mail delivery error codes"
-  ['Comcast BL000000', '554 5.7.1 mx.example.net comcast 192.0.2.30 refused. See example.net/codes#BL000000', 'spam_block'],
-  ['Comcast BL000011', '554 5.7.1 mx.example.net comcast 192.0.2.31 refused. See example.net/codes#BL000011', 'spam_block'],
+  [
+    'Comcast BL000000',
+    '554 5.7.1 mx.example.net comcast 192.0.2.30 refused. See example.net/codes#BL000000',
+    'spam_block',
+  ],
+  [
+    'Comcast BL000011',
+    '554 5.7.1 mx.example.net comcast 192.0.2.31 refused. See example.net/codes#BL000011',
+    'spam_block',
+  ],
   ['Comcast BL006', '550 5.7.1 mx.example.net comcast 192.0.2.32 refused (BL006)', 'spam_block'],
-  ['Comcast ES000010', '554 5.7.1 mx.example.net comcast 192.0.2.33 refused. See example.net/codes#ES000010', 'spam_block'],
-  ['Comcast RL000010', '451 4.2.0 mx.example.net comcast 192.0.2.34 slow down. See example.net/codes#RL000010', 'rate_limited'],
-  ['Comcast RL000002', '421 4.1.0 mx.example.net comcast 192.0.2.35 later. See example.net/codes#RL000002', 'rate_limited'],
+  [
+    'Comcast ES000010',
+    '554 5.7.1 mx.example.net comcast 192.0.2.33 refused. See example.net/codes#ES000010',
+    'spam_block',
+  ],
+  [
+    'Comcast RL000010',
+    '451 4.2.0 mx.example.net comcast 192.0.2.34 slow down. See example.net/codes#RL000010',
+    'rate_limited',
+  ],
+  [
+    'Comcast RL000002',
+    '421 4.1.0 mx.example.net comcast 192.0.2.35 later. See example.net/codes#RL000002',
+    'rate_limited',
+  ],
   ['Comcast not our customer', '550 5.1.1 Not our customer', 'user_unknown'],
   ['Comcast sessions', '421 mx.example.net comcast Too many sessions opened', 'rate_limited'],
   // EarthLink (Vade) "Inbound error codes"
@@ -58,9 +78,24 @@ describe('US ISPs: documented refusal codes', () => {
   // For each vendor, a code that overrules what its generic status alone would say.
   it.each([
     ['Cox IP block over 5.7.1', '554 5.7.1 cmsmtp 192.0.2.40 refused. AUP#IPBL1000', '5.7.1', 'spam_block'],
-    ['Spectrum connection limit over 5.1.0', '550 5.1.0 cmsmtp <ann@example.com> refused. AUP#I-1320', '5.1.0', 'rate_limited'],
-    ['Comcast throttle over 4.2.0', '451 4.2.0 comcast 192.0.2.41 see example.net/codes#RL000001', '4.2.0', 'rate_limited'],
-    ['Comcast blocklist over 5.7.1', '554 5.7.1 comcast 192.0.2.42 see example.net/codes#BL000100', '5.7.1', 'spam_block'],
+    [
+      'Spectrum connection limit over 5.1.0',
+      '550 5.1.0 cmsmtp <ann@example.com> refused. AUP#I-1320',
+      '5.1.0',
+      'rate_limited',
+    ],
+    [
+      'Comcast throttle over 4.2.0',
+      '451 4.2.0 comcast 192.0.2.41 see example.net/codes#RL000001',
+      '4.2.0',
+      'rate_limited',
+    ],
+    [
+      'Comcast blocklist over 5.7.1',
+      '554 5.7.1 comcast 192.0.2.42 see example.net/codes#BL000100',
+      '5.7.1',
+      'spam_block',
+    ],
   ] as const)('%s', (_name, diagnostic, status, reason) => {
     expect(statusMeaning(status)?.reason).not.toBe(reason);
     expect(reasonIn({ status, replyCode: diagnostic.slice(0, 3), texts: [diagnostic] })).toBe(reason);

@@ -33,7 +33,10 @@ const MICROSOFT: ReasonTable = [
   ['user_unknown', /RESOLVER\.ADR\.(?:Ex)?Recip(?:ient)?NotFound|recipient not found by SMTP address lookup/i],
   ['message_too_large', /RESOLVER\.RST\.RecipSizeLimit|RecipSizeLimit/i],
   ['rate_limited', /RESOLVER\.ADR\.RecipLimit|RecipientRateLimitExceeded|submission quota exceeded/i],
-  ['policy_block', /RESOLVER\.RST\.(?:AuthRequired|NotAuthorized)|TenantAttribution|not authenticated to send anonymous mail/i],
+  [
+    'policy_block',
+    /RESOLVER\.RST\.(?:AuthRequired|NotAuthorized)|TenantAttribution|not authenticated to send anonymous mail/i,
+  ],
   // 4.3.2 "mailbox busy" with MapiExceptionMaxObjsExceeded: a folder of the mailbox holds as many items as it may.
   ['mailbox_full', /QuotaExceededException|STOREDRV\.Deliver\.Exception:Quota|MapiExceptionMaxObjsExceeded/i],
   // Any other failure of the mailbox store while delivering (a missing folder: MapiExceptionNotFound).
@@ -41,7 +44,10 @@ const MICROSOFT: ReasonTable = [
   ['system_error', /hop count exceeded/i],
   // 5.1.8 "bad outbound sender": the sending account is blocked for the spam it sent (often once taken over);
   // 5.2.1 from the Content Filter agent: the anti-spam filter quarantined the message.
-  ['spam_block', /banned sending IP|banned sender|traffic not accepted from this IP|bad outbound sender|Content Filter agent quarantined/i],
+  [
+    'spam_block',
+    /banned sending IP|banned sender|traffic not accepted from this IP|bad outbound sender|Content Filter agent quarantined/i,
+  ],
   // 4.7.500-4.7.699 "Access denied, please try again later": Exchange Online throttles a sending IP whose volume jumped.
   ['rate_limited', /\b4\.7\.[56]\d\d\b[^\n]{0,10}Access denied, please try again later/i],
   ['policy_block', /does not pass DMARC verification|unregistered domains?|not in allowed-senders list/i],
@@ -56,12 +62,24 @@ const MICROSOFT: ReasonTable = [
 const GOOGLE: ReasonTable = [
   ['user_unknown', /email account that you tried to reach does not exist/i],
   ['account_disabled', /email account that you tried to reach is (?:disabled|inactive)/i],
-  ['mailbox_full', /email account that you tried to reach is over quota|inbox is out of storage space|out of storage space/i],
-  ['rate_limited', /receiving mail (?:at a rate that prevents additional messages|too quickly)|daily (?:user )?sending (?:quota|limit) exceeded/i],
+  [
+    'mailbox_full',
+    /email account that you tried to reach is over quota|inbox is out of storage space|out of storage space/i,
+  ],
+  [
+    'rate_limited',
+    /receiving mail (?:at a rate that prevents additional messages|too quickly)|daily (?:user )?sending (?:quota|limit) exceeded/i,
+  ],
   ['message_too_large', /exceeded Google's message size limits/i],
-  ['spam_block', /unusual rate of unsolicited mail|likely unsolicited mail|very low reputation of the sending|does not have a PTR record/i],
+  [
+    'spam_block',
+    /unusual rate of unsolicited mail|likely unsolicited mail|very low reputation of the sending|does not have a PTR record/i,
+  ],
   ['spam_block', /not authorized to send email directly to our servers/i],
-  ['policy_block', /content presents a potential security issue|this (?:mail|message) is unauthenticated|fails to pass authentication checks/i],
+  [
+    'policy_block',
+    /content presents a potential security issue|this (?:mail|message) is unauthenticated|fails to pass authentication checks/i,
+  ],
   // Google Groups' one refusal notice ("the group you tried to contact may not exist, or you may not have
   // permission to post messages to the group"), in whichever language the group writes it: a link is not
   // translated, and the notice sends the sender to the Groups help center (groups.google.com/support,
@@ -81,7 +99,10 @@ const YAHOO: ReasonTable = [
 
 /** Amazon SES: "Amazon SES notification contents" and its suppression list (docs.aws.amazon.com/ses). */
 const AMAZON_SES: ReasonTable = [
-  ['user_unknown', /suppressed sending to this address because it has a recent history of bouncing|on the suppression list for your account/i],
+  [
+    'user_unknown',
+    /suppressed sending to this address because it has a recent history of bouncing|on the suppression list for your account/i,
+  ],
   // The notification's bounceSubType, as the parser passes it on when a recipient has no diagnostic of its own.
   ['user_unknown', /SES bounceSubType: (?:NoEmail|Suppressed|OnAccountSuppressionList)\b/],
   ['mailbox_full', /SES bounceSubType: MailboxFull\b/],
@@ -117,7 +138,9 @@ const QMAIL: ReasonTable = [
 ];
 
 /** Sendmail: its DSN and "Returned mail" texts (sendmail's Installation and Operation Guide). */
-const SENDMAIL: ReasonTable = [['expired', /(?:cannot|could not) send message (?:for|within) (?:the )?(?:past )?\d{1,3} (?:hours?|days?)/i]];
+const SENDMAIL: ReasonTable = [
+  ['expired', /(?:cannot|could not) send message (?:for|within) (?:the )?(?:past )?\d{1,3} (?:hours?|days?)/i],
+];
 
 /** fml, the mailing-list manager: its notices in kern/fml.pl (fmlorg/fml4), RejectHandler and DupMessageIdP. */
 const FML: ReasonTable = [
@@ -150,4 +173,7 @@ export const VENDOR_PHRASES: ReasonTable = [
  * All the families' wording in one pattern, tried first: most texts carry none of it, and one scan
  * of a long text costs less than one per phrase (a superset: case folded for every phrase).
  */
-export const ANY_VENDOR_PHRASE: RegExp = new RegExp(VENDOR_PHRASES.map(([, pattern]) => `(?:${pattern.source})`).join('|'), 'i');
+export const ANY_VENDOR_PHRASE: RegExp = new RegExp(
+  VENDOR_PHRASES.map(([, pattern]) => `(?:${pattern.source})`).join('|'),
+  'i',
+);

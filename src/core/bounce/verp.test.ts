@@ -11,7 +11,12 @@ describe('VERP', () => {
 
   it('ignores addresses that do not fit the template or carry no number', () => {
     expect(
-      verpMessagePk(TEMPLATE, ['bounces@bounce.example.com', 'bounces+abc@bounce.example.com', 'bounces+0@bounce.example.com', 'bounces+1@other.example']),
+      verpMessagePk(TEMPLATE, [
+        'bounces@bounce.example.com',
+        'bounces+abc@bounce.example.com',
+        'bounces+0@bounce.example.com',
+        'bounces+1@other.example',
+      ]),
     ).toBeNull();
     expect(verpMessagePk('', ['bounces+1@bounce.example.com'])).toBeNull();
   });

@@ -14,7 +14,8 @@ export function verpTemplateProblem(template: string): string | null {
   if (template === '') return null;
   if (template.split(PLACEHOLDER).length !== 2) return `must contain ${PLACEHOLDER} exactly once`;
   if (template.indexOf(PLACEHOLDER) > template.lastIndexOf('@')) return `${PLACEHOLDER} must be in the local part`;
-  if (!isAddrSpec(template.replace(PLACEHOLDER, '1'))) return 'must be an address such as bounces+{id}@bounce.example.com';
+  if (!isAddrSpec(template.replace(PLACEHOLDER, '1')))
+    return 'must be an address such as bounces+{id}@bounce.example.com';
   return null;
 }
 
@@ -40,7 +41,11 @@ export function verpReturnPathOf(
   mailboxes: ReadonlyArray<{ tenantId: string | null; verpReturnPath: string }>,
 ): ((tenantId: string, messagePk: number) => string | null) | undefined {
   const byTenant = new Map(
-    mailboxes.flatMap((mailbox) => (mailbox.tenantId !== null && mailbox.verpReturnPath !== '' ? [[mailbox.tenantId, mailbox.verpReturnPath] as const] : [])),
+    mailboxes.flatMap((mailbox) =>
+      mailbox.tenantId !== null && mailbox.verpReturnPath !== ''
+        ? [[mailbox.tenantId, mailbox.verpReturnPath] as const]
+        : [],
+    ),
   );
   const instance = mailboxes.find((mailbox) => mailbox.tenantId === null)?.verpReturnPath ?? '';
   if (byTenant.size === 0 && instance === '') return undefined;

@@ -68,7 +68,10 @@ export function viewAccount(account: Account): AccountView {
     has_imap_password: (account.imap?.password ?? null) !== null,
     imap_folder: account.imap?.folder ?? null,
     provider: account.provider?.provider ?? null,
-    webhook_path: account.provider === null ? null : `/webhooks/${account.provider.provider}/${encodeURIComponent(account.tenantId)}`,
+    webhook_path:
+      account.provider === null
+        ? null
+        : `/webhooks/${account.provider.provider}/${encodeURIComponent(account.tenantId)}`,
     state: account.pausedAt === null ? 'active' : 'paused',
     paused_at: account.pausedAt === null ? null : new Date(account.pausedAt).toISOString(),
     paused_reason: account.pausedReason,

@@ -22,7 +22,13 @@ export type ReportItem = {
   | { sent_ts: number }
   | { error_ts: number; error: string | null }
   | { deferred_ts: number; deferred_reason: string | null; next_attempt_ts: number | null }
-  | { bounce_ts: number; bounce_type: string | null; bounce_code: string | null; bounce_reason: string | null; bounce_recipient: string | null }
+  | {
+      bounce_ts: number;
+      bounce_type: string | null;
+      bounce_code: string | null;
+      bounce_reason: string | null;
+      bounce_recipient: string | null;
+    }
   | { complaint_ts: number; complaint_type: string | null; complaint_recipient: string | null }
   /** A PEC receipt (`pec_event` is its X-Ricevuta type) or `acceptance_timeout`; details as the event's data. */
   | { pec_ts: number; pec_event: string | null; pec_details: Record<string, unknown> }
@@ -56,7 +62,12 @@ export function toReportItem(event: ReportEvent): ReportItem {
       return { ...base, error_ts: seconds(event.at), error: event.text };
     case 'deferred': {
       const next = event.data?.next_attempt_ts;
-      return { ...base, deferred_ts: seconds(event.at), deferred_reason: event.text, next_attempt_ts: typeof next === 'number' ? next : null };
+      return {
+        ...base,
+        deferred_ts: seconds(event.at),
+        deferred_reason: event.text,
+        next_attempt_ts: typeof next === 'number' ? next : null,
+      };
     }
     case 'bounced':
       return {
@@ -98,4 +109,5 @@ export function toReportItem(event: ReportEvent): ReportItem {
 }
 
 /** The body of a report: items in event order; an empty list is a heartbeat. */
-export const reportBody = (events: readonly ReportEvent[]): string => JSON.stringify({ delivery_report: events.map(toReportItem) });
+export const reportBody = (events: readonly ReportEvent[]): string =>
+  JSON.stringify({ delivery_report: events.map(toReportItem) });

@@ -35,6 +35,8 @@ describe('the mirrored event', () => {
   });
 
   it('has an empty data object for an event without payload or reply', () => {
-    expect(JSON.parse(eventBody({ ...row, payload: null, replyCode: null, enhancedStatus: null, text: null })).data).toEqual({});
+    expect(
+      JSON.parse(eventBody({ ...row, payload: null, replyCode: null, enhancedStatus: null, text: null })).data,
+    ).toEqual({});
   });
 });

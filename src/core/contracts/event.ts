@@ -6,7 +6,8 @@
 import type { OutboxRow } from '../events/mirror.js';
 
 /** `<prefix>.events.<tenant_id>.<event_type>`: tenant ids are subject-safe tokens by construction (core/identifiers.ts). */
-export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | 'eventType'>): string => `${prefix}.events.${row.tenantId}.${row.eventType}`;
+export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | 'eventType'>): string =>
+  `${prefix}.events.${row.tenantId}.${row.eventType}`;
 
 /**
  * The published body: the contract's fields, with the relay's reply folded into `data`. This is
@@ -14,7 +15,8 @@ export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | '
  * (store/mirror-store.ts), and test/store/event-body.test.ts holds the two together.
  */
 export function eventBody(row: OutboxRow): string {
-  const data: Record<string, unknown> = row.payload === null ? {} : (JSON.parse(row.payload) as Record<string, unknown>);
+  const data: Record<string, unknown> =
+    row.payload === null ? {} : (JSON.parse(row.payload) as Record<string, unknown>);
   if (row.replyCode !== null) data.reply_code = row.replyCode;
   if (row.enhancedStatus !== null) data.enhanced_status = row.enhancedStatus;
   if (row.text !== null) data.text = row.text;

@@ -23,12 +23,20 @@ describe('planClaim', () => {
 
   it('claims only priority 0 into a lane more than half full, even a full one, up to a claim batch', () => {
     expect(planClaim(input({ held: 11 }))).toEqual({ kind: 'claim', limit: 100, maxPriority: 0, reject: false });
-    expect(planClaim(input({ held: 20, claimBatch: 50 }))).toEqual({ kind: 'claim', limit: 50, maxPriority: 0, reject: false });
+    expect(planClaim(input({ held: 20, claimBatch: 50 }))).toEqual({
+      kind: 'claim',
+      limit: 50,
+      maxPriority: 0,
+      reject: false,
+    });
   });
 
   it('claims no more than the budget left in the tightest window', () => {
     const account = { ...NO_LIMITS, limitPerMinute: 5, limitPerHour: 100 };
-    expect(planClaim(input({ account, usage: { minute: 3, hour: 3, day: 3 } }))).toMatchObject({ kind: 'claim', limit: 2 });
+    expect(planClaim(input({ account, usage: { minute: 3, hour: 3, day: 3 } }))).toMatchObject({
+      kind: 'claim',
+      limit: 2,
+    });
   });
 
   it('waits until the exhausted window ends when the account defers', () => {
@@ -41,7 +49,12 @@ describe('planClaim', () => {
 
   it('claims a window of messages to end in error when the account rejects over its limit', () => {
     const account = { ...NO_LIMITS, limitPerMinute: 5, limitBehavior: 'reject' as const };
-    expect(planClaim(input({ account, usage: { minute: 5, hour: 5, day: 5 } }))).toEqual({ kind: 'claim', limit: 20, maxPriority: 3, reject: true });
+    expect(planClaim(input({ account, usage: { minute: 5, hour: 5, day: 5 } }))).toEqual({
+      kind: 'claim',
+      limit: 20,
+      maxPriority: 3,
+      reject: true,
+    });
   });
 
   it('claims nothing when a claim batch is zero', () => {

@@ -27,10 +27,15 @@ export type ClaimPlan =
   /** `reject`: over its limit with `limit_behavior = reject`, what is claimed ends in error. */
   | { kind: 'claim'; limit: number; maxPriority: 0 | 3; reject: boolean };
 
-export const limitsOf = (account: ClaimInput['account']): Limits => ({ minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay });
+export const limitsOf = (account: ClaimInput['account']): Limits => ({
+  minute: account.limitPerMinute,
+  hour: account.limitPerHour,
+  day: account.limitPerDay,
+});
 
 /** Usage is read only for an account with a limit. */
-export const isLimited = (limits: Limits): boolean => limits.minute !== null || limits.hour !== null || limits.day !== null;
+export const isLimited = (limits: Limits): boolean =>
+  limits.minute !== null || limits.hour !== null || limits.day !== null;
 
 export function planClaim(input: ClaimInput): ClaimPlan {
   const { window, held, claimBatch } = input;

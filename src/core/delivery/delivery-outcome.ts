@@ -8,8 +8,20 @@ import type { RecipientRefusal, RelayReply, RelayStage } from './relay.js';
 
 export type DeliveryDecision =
   | { kind: 'sent'; replyCode: number; enhancedStatus: string | null; text: string; refused: RecipientRefusal[] }
-  | { kind: 'deferred'; reason: string; replyCode: number | null; enhancedStatus: string | null; retryAfterMs: number | null }
-  | { kind: 'failed'; reason: string; replyCode: number | null; enhancedStatus: string | null; refused: RecipientRefusal[] }
+  | {
+      kind: 'deferred';
+      reason: string;
+      replyCode: number | null;
+      enhancedStatus: string | null;
+      retryAfterMs: number | null;
+    }
+  | {
+      kind: 'failed';
+      reason: string;
+      replyCode: number | null;
+      enhancedStatus: string | null;
+      refused: RecipientRefusal[];
+    }
   /** The account cannot send at all (bad credentials, TLS): pause it, keep the message. */
   | { kind: 'account_problem'; reason: string; stage: RelayStage; replyCode: number | null };
 
@@ -37,14 +49,19 @@ export const FAILURE_RULES: readonly Rule[] = [
   },
   // An enhanced status of class 4 is transient whatever the basic code says, and vice versa.
   { name: 'enhanced transient', when: (f) => classOf(f.enhancedStatus) === '4', verdict: 'deferred' },
-  { name: 'enhanced permanent', when: (f) => classOf(f.enhancedStatus) === '5' && f.replyCode !== null && f.replyCode >= 500, verdict: 'failed' },
+  {
+    name: 'enhanced permanent',
+    when: (f) => classOf(f.enhancedStatus) === '5' && f.replyCode !== null && f.replyCode >= 500,
+    verdict: 'failed',
+  },
   { name: '4yz', when: (f) => f.replyCode !== null && f.replyCode >= 400 && f.replyCode < 500, verdict: 'deferred' },
   { name: '5yz', when: (f) => f.replyCode !== null && f.replyCode >= 500, verdict: 'failed' },
   // No reply code: the conversation broke (refused, reset, timeout, protocol error).
   { name: 'transport failure', when: () => true, verdict: 'deferred' },
 ];
 
-const RETRY_HINT = /(?:try again|retry|retry-after)\D{0,20}?(\d{1,6})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?\b/i;
+const RETRY_HINT =
+  /(?:try again|retry|retry-after)\D{0,20}?(\d{1,6})\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?\b/i;
 const UNIT_MS: Record<string, number> = { s: 1000, m: 60_000, h: 3_600_000 };
 
 /** "try again in 30 seconds", "Retry-After: 120", "retry in 5 minutes" -> milliseconds. */
@@ -60,7 +77,11 @@ export function parseRetryHint(text: string): number | null {
 export function describe(failure: Failure): string {
   const code = [failure.replyCode, failure.enhancedStatus].filter((part) => part !== null).join(' ');
   const text = failure.text.trim() || failure.errorCode || failure.stage;
-  return code === '' ? `${failure.stage}: ${text}` : text.startsWith(String(failure.replyCode)) ? text : `${code} ${text}`;
+  return code === ''
+    ? `${failure.stage}: ${text}`
+    : text.startsWith(String(failure.replyCode))
+      ? text
+      : `${code} ${text}`;
 }
 
 /** The account steps a relay's reply is read against: a relay answering STARTTLS with "500 command not recognized" says nothing about TLS by itself. */
@@ -75,7 +96,13 @@ function pauseReason(failure: Failure): string {
 
 export function decideDelivery(reply: RelayReply): DeliveryDecision {
   if (reply.ok) {
-    return { kind: 'sent', replyCode: reply.replyCode, enhancedStatus: reply.enhancedStatus, text: reply.text, refused: reply.refused };
+    return {
+      kind: 'sent',
+      replyCode: reply.replyCode,
+      enhancedStatus: reply.enhancedStatus,
+      text: reply.text,
+      refused: reply.refused,
+    };
   }
   const rule = FAILURE_RULES.find((candidate) => candidate.when(reply)) ?? FAILURE_RULES[FAILURE_RULES.length - 1];
   const reason = describe(reply);
@@ -83,8 +110,20 @@ export function decideDelivery(reply: RelayReply): DeliveryDecision {
     case 'account_problem':
       return { kind: 'account_problem', reason: pauseReason(reply), stage: reply.stage, replyCode: reply.replyCode };
     case 'failed':
-      return { kind: 'failed', reason, replyCode: reply.replyCode, enhancedStatus: reply.enhancedStatus, refused: reply.refused };
+      return {
+        kind: 'failed',
+        reason,
+        replyCode: reply.replyCode,
+        enhancedStatus: reply.enhancedStatus,
+        refused: reply.refused,
+      };
     default:
-      return { kind: 'deferred', reason, replyCode: reply.replyCode, enhancedStatus: reply.enhancedStatus, retryAfterMs: parseRetryHint(reply.text) };
+      return {
+        kind: 'deferred',
+        reason,
+        replyCode: reply.replyCode,
+        enhancedStatus: reply.enhancedStatus,
+        retryAfterMs: parseRetryHint(reply.text),
+      };
   }
 }

@@ -6,15 +6,32 @@ const policy = { scheduleMs: [60_000, 300_000, 900_000], jitter: 0.2, maxAgeMs: 
 
 describe('retry policy', () => {
   it('follows the schedule, repeating its last step, with jitter inside the bound', () => {
-    expect(nextRetry(policy, { attempts: 1, now: 0, createdAt: 0, hintMs: null, random: 0.5 })).toEqual({ retry: true, at: 60_000 });
-    expect(nextRetry(policy, { attempts: 2, now: 0, createdAt: 0, hintMs: null, random: 0.5 })).toEqual({ retry: true, at: 300_000 });
-    expect(nextRetry(policy, { attempts: 9, now: 0, createdAt: 0, hintMs: null, random: 0.5 })).toEqual({ retry: true, at: 900_000 });
-    expect(nextRetry(policy, { attempts: 1, now: 0, createdAt: 0, hintMs: null, random: 0 })).toEqual({ retry: true, at: 48_000 });
-    expect(nextRetry(policy, { attempts: 1, now: 0, createdAt: 0, hintMs: null, random: 0.999999 })).toMatchObject({ at: 72_000 });
+    expect(nextRetry(policy, { attempts: 1, now: 0, createdAt: 0, hintMs: null, random: 0.5 })).toEqual({
+      retry: true,
+      at: 60_000,
+    });
+    expect(nextRetry(policy, { attempts: 2, now: 0, createdAt: 0, hintMs: null, random: 0.5 })).toEqual({
+      retry: true,
+      at: 300_000,
+    });
+    expect(nextRetry(policy, { attempts: 9, now: 0, createdAt: 0, hintMs: null, random: 0.5 })).toEqual({
+      retry: true,
+      at: 900_000,
+    });
+    expect(nextRetry(policy, { attempts: 1, now: 0, createdAt: 0, hintMs: null, random: 0 })).toEqual({
+      retry: true,
+      at: 48_000,
+    });
+    expect(nextRetry(policy, { attempts: 1, now: 0, createdAt: 0, hintMs: null, random: 0.999999 })).toMatchObject({
+      at: 72_000,
+    });
   });
 
   it("honours the relay's hint", () => {
-    expect(nextRetry(policy, { attempts: 1, now: 1000, createdAt: 0, hintMs: 30_000, random: 0.9 })).toEqual({ retry: true, at: 31_000 });
+    expect(nextRetry(policy, { attempts: 1, now: 1000, createdAt: 0, hintMs: 30_000, random: 0.9 })).toEqual({
+      retry: true,
+      at: 31_000,
+    });
   });
 
   it('gives up past the maximum age', () => {

@@ -25,13 +25,17 @@ export interface RetryInput {
 }
 
 export function nextRetry(policy: RetryPolicy, input: RetryInput): RetryDecision {
-  const step = policy.scheduleMs[Math.min(input.attempts, policy.scheduleMs.length) - 1] ?? policy.scheduleMs[0] ?? 60_000;
+  const step =
+    policy.scheduleMs[Math.min(input.attempts, policy.scheduleMs.length) - 1] ?? policy.scheduleMs[0] ?? 60_000;
   const jittered = step * (1 + policy.jitter * (2 * input.random - 1));
   // A relay's hint wins over our schedule, but never below one second.
   const waitMs = input.hintMs !== null ? Math.max(1000, input.hintMs) : Math.max(1000, Math.round(jittered));
   const at = input.now + waitMs;
   if (at - input.createdAt > policy.maxAgeMs) {
-    return { retry: false, reason: `expired: not delivered within ${Math.round(policy.maxAgeMs / 1000)} s after ${input.attempts} attempts` };
+    return {
+      retry: false,
+      reason: `expired: not delivered within ${Math.round(policy.maxAgeMs / 1000)} s after ${input.attempts} attempts`,
+    };
   }
   return { retry: true, at };
 }
@@ -41,7 +45,11 @@ export function nextRetry(policy: RetryPolicy, input: RetryInput): RetryDecision
  * up to `maxMs`, randomised by `jitter` (0..1) up or down, at least 1 ms.
  * For loops that retry a peer (report rounds, the event mirror), not messages.
  */
-export function exponentialBackoff(failures: number, policy: { initialMs: number; maxMs: number; jitter: number }, random: number): number {
+export function exponentialBackoff(
+  failures: number,
+  policy: { initialMs: number; maxMs: number; jitter: number },
+  random: number,
+): number {
   const step = Math.min(policy.maxMs, policy.initialMs * 2 ** Math.min(Math.max(failures, 1) - 1, 30));
   return Math.max(1, Math.round(step * (1 + policy.jitter * (2 * random - 1))));
 }

@@ -35,8 +35,13 @@ export function actorOf(principal: Principal): string {
 }
 
 /** Builds change records for one command context: the fields every record shares are filled once. */
-export function changeRecorder(ctx: { principal: Principal; correlationId: string | null; via?: string }, deps: { now(): number; uuid(): string }) {
-  return (change: Pick<ChangeRecord, 'command' | 'eventType' | 'tenantId' | 'aggregateType' | 'aggregateId' | 'data'>): ChangeRecord => ({
+export function changeRecorder(
+  ctx: { principal: Principal; correlationId: string | null; via?: string },
+  deps: { now(): number; uuid(): string },
+) {
+  return (
+    change: Pick<ChangeRecord, 'command' | 'eventType' | 'tenantId' | 'aggregateType' | 'aggregateId' | 'data'>,
+  ): ChangeRecord => ({
     ...change,
     eventId: deps.uuid(),
     occurredAt: deps.now(),

@@ -23,7 +23,10 @@ export interface CommandRequest {
  * `poison`: can never be applied (bad subject, body, tenant): to the DLQ.
  * A transient failure (the store cannot write) is thrown: the command is redelivered.
  */
-export type CommandOutcome = { kind: 'done'; result: Record<string, unknown> } | { kind: 'duplicate' } | { kind: 'poison'; code: string; reason: string };
+export type CommandOutcome =
+  | { kind: 'done'; result: Record<string, unknown> }
+  | { kind: 'duplicate' }
+  | { kind: 'poison'; code: string; reason: string };
 
 export type CommandHandler = (request: CommandRequest) => Promise<CommandOutcome>;
 
@@ -47,7 +50,10 @@ export interface InboxStore {
 const IDENTIFIER = new RegExp(IDENTIFIER_PATTERN.source);
 
 /** `<prefix>.commands.<tenant_id>.<command>` -> its parts, or null when it names no command of ours. */
-export function parseCommandSubject(prefix: string, subject: string): { tenantId: string; command: CommandName } | null {
+export function parseCommandSubject(
+  prefix: string,
+  subject: string,
+): { tenantId: string; command: CommandName } | null {
   const head = `${prefix}.commands.`;
   if (!subject.startsWith(head)) return null;
   const [tenantId, command, ...rest] = subject.slice(head.length).split('.');
@@ -70,7 +76,12 @@ export function parseCommandBody(
   const fields = parsed as Record<string, unknown>;
   if (command === 'resend') {
     const ids = fields.ids;
-    if (!Array.isArray(ids) || ids.length === 0 || ids.length > 10_000 || !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 256)) {
+    if (
+      !Array.isArray(ids) ||
+      ids.length === 0 ||
+      ids.length > 10_000 ||
+      !ids.every((id) => typeof id === 'string' && id.length > 0 && id.length <= 256)
+    ) {
       return '"ids" must be a list of 1 to 10000 message ids';
     }
     return { ids: ids as string[] };

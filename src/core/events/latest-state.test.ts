@@ -28,7 +28,8 @@ function shuffled<T>(items: readonly T[], seed: number): T[] {
   return copy;
 }
 
-const apply = (list: readonly LatestEvent[]): LatestState => list.reduce<LatestState | null>((state, event) => merge(state, event), null) as LatestState;
+const apply = (list: readonly LatestEvent[]): LatestState =>
+  list.reduce<LatestState | null>((state, event) => merge(state, event), null) as LatestState;
 
 describe('latest state', () => {
   it('in order, ends where the message ended: sent, then bounced, reported', () => {
@@ -69,7 +70,12 @@ describe('latest state', () => {
   });
 
   it('a soft bounce is no verdict: it ranks above acceptance and below a delivery or a hard bounce, in any order', () => {
-    const at = (seq: number, eventType: string, bounceType?: string): LatestEvent => ({ ...(events[0] as LatestEvent), seq, eventType, bounceType });
+    const at = (seq: number, eventType: string, bounceType?: string): LatestEvent => ({
+      ...(events[0] as LatestEvent),
+      seq,
+      eventType,
+      bounceType,
+    });
     const sent = at(1, 'message.sent');
     const soft = at(2, 'message.bounced', 'soft');
     expect(apply([sent, soft])).toMatchObject({ provider_state: 'soft_bounced', provider_rank: 50 });

@@ -51,7 +51,14 @@ const PROVIDER_EVENTS: Readonly<Record<string, string>> = {
   'message.complained': 'complained',
 };
 /** Ranks of the handoff states, shown for readers; order within them is by `seq`. */
-export const HANDOFF_RANKS: Readonly<Record<string, number>> = { created: 0, queued: 10, sending: 20, deferred: 30, sent: 100, error: 100 };
+export const HANDOFF_RANKS: Readonly<Record<string, number>> = {
+  created: 0,
+  queued: 10,
+  sending: 20,
+  deferred: 30,
+  sent: 100,
+  error: 100,
+};
 
 export interface LatestState {
   tenant_id: string;
@@ -83,7 +90,8 @@ export interface LatestEvent {
 }
 
 /** Whether the event says anything about the latest state. */
-export const affectsLatest = (eventType: string): boolean => eventType in HANDOFF_STATES || eventType in PROVIDER_EVENTS || eventType === 'message.reported';
+export const affectsLatest = (eventType: string): boolean =>
+  eventType in HANDOFF_STATES || eventType in PROVIDER_EVENTS || eventType === 'message.reported';
 
 /**
  * The key of a message in the bucket: `<tenant_id>.<message_pk>`, and in fleet mode
@@ -115,10 +123,16 @@ export function merge(current: LatestState | null, event: LatestEvent): LatestSt
     next.rank = HANDOFF_RANKS[handoff] ?? 0;
     next.handoff_version = event.seq;
   }
-  const provider = event.eventType === 'message.bounced' && event.bounceType === 'soft' ? 'soft_bounced' : PROVIDER_EVENTS[event.eventType];
+  const provider =
+    event.eventType === 'message.bounced' && event.bounceType === 'soft'
+      ? 'soft_bounced'
+      : PROVIDER_EVENTS[event.eventType];
   const providerRank = provider === undefined ? -1 : (PROVIDER_RANKS[provider] ?? 0);
   // Equal ranks: the later event wins, so that the result does not depend on the order applied.
-  if (provider !== undefined && (providerRank > next.provider_rank || (providerRank === next.provider_rank && event.seq > next.provider_version))) {
+  if (
+    provider !== undefined &&
+    (providerRank > next.provider_rank || (providerRank === next.provider_rank && event.seq > next.provider_version))
+  ) {
     next.provider_state = provider;
     next.provider_rank = providerRank;
     next.provider_version = event.seq;
@@ -136,4 +150,5 @@ export function merge(current: LatestState | null, event: LatestEvent): LatestSt
 }
 
 /** Whether `merged` says more than `current`: a write is needed. */
-export const advances = (current: LatestState | null, merged: LatestState): boolean => current === null || JSON.stringify(current) !== JSON.stringify(merged);
+export const advances = (current: LatestState | null, merged: LatestState): boolean =>
+  current === null || JSON.stringify(current) !== JSON.stringify(merged);

@@ -36,7 +36,10 @@ export interface MirrorRecord {
  * A row waiting for its publish: what its subject, its `Nats-Msg-Id` and its message's latest
  * state are made of, and the event it is published as, already encoded.
  */
-export interface PendingEvent extends Pick<OutboxRow, 'seq' | 'id' | 'eventType' | 'tenantId' | 'messagePk' | 'messageId' | 'occurredAt'> {
+export interface PendingEvent extends Pick<
+  OutboxRow,
+  'seq' | 'id' | 'eventType' | 'tenantId' | 'messagePk' | 'messageId' | 'occurredAt'
+> {
   /** The event's JSON in UTF-8, exactly as contracts/event.ts `eventBody` writes it for the row. */
   body: Uint8Array;
   /** A `message.bounced` event's `bounce_type`, for its latest state (a soft bounce is no verdict); else null. */

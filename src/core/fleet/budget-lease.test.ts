@@ -1,5 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { chunkSize, connectionShare, currentLease, fleetBudget, leaseKey, nextGrant, spend, windowsToTopUp, type AccountLeases } from './budget-lease.js';
+import {
+  chunkSize,
+  connectionShare,
+  currentLease,
+  fleetBudget,
+  leaseKey,
+  nextGrant,
+  spend,
+  windowsToTopUp,
+  type AccountLeases,
+} from './budget-lease.js';
 import type { Limits } from '../account/rate-limit.js';
 
 const MINUTE = 60_000;
@@ -79,7 +89,10 @@ describe('the budget a node may claim', () => {
     currentLease(leases, 'minute', T0).granted = 5;
     spend(perMinute(60), leases, 2, T0 + 1000);
     // 3 left of the lease: the plan sees 57 of 60 used.
-    expect(fleetBudget(perMinute(60), zero, leases, T0 + 2000)).toEqual({ kind: 'usage', usage: { minute: 57, hour: 0, day: 0 } });
+    expect(fleetBudget(perMinute(60), zero, leases, T0 + 2000)).toEqual({
+      kind: 'usage',
+      usage: { minute: 57, hour: 0, day: 0 },
+    });
   });
 
   it('reads a window the fleet used up as full, so the plan waits for its end', () => {
@@ -88,15 +101,26 @@ describe('the budget a node may claim', () => {
     lease.granted = 4;
     lease.used = 4;
     lease.exhausted = true;
-    expect(fleetBudget(perMinute(60), zero, leases, T0)).toEqual({ kind: 'usage', usage: { minute: 60, hour: 0, day: 0 } });
+    expect(fleetBudget(perMinute(60), zero, leases, T0)).toEqual({
+      kind: 'usage',
+      usage: { minute: 60, hour: 0, day: 0 },
+    });
   });
 
   it('lets a lease expire with its window: the next window starts with none', () => {
     const leases: AccountLeases = {};
     currentLease(leases, 'minute', T0).granted = 5;
     expect(fleetBudget(perMinute(60), zero, leases, T0 + MINUTE - 1).kind).toBe('usage');
-    expect(fleetBudget(perMinute(60), zero, leases, T0 + MINUTE)).toEqual({ kind: 'awaiting_lease', windows: ['minute'] });
-    expect(currentLease(leases, 'minute', T0 + MINUTE)).toEqual({ start: T0 + MINUTE, granted: 0, used: 0, exhausted: false });
+    expect(fleetBudget(perMinute(60), zero, leases, T0 + MINUTE)).toEqual({
+      kind: 'awaiting_lease',
+      windows: ['minute'],
+    });
+    expect(currentLease(leases, 'minute', T0 + MINUTE)).toEqual({
+      start: T0 + MINUTE,
+      granted: 0,
+      used: 0,
+      exhausted: false,
+    });
   });
 
   it('takes the tightest of the windows, and awaits any window whose lease is spent', () => {
@@ -111,7 +135,10 @@ describe('the budget a node may claim', () => {
   it('keeps the local count as a bound too', () => {
     const leases: AccountLeases = {};
     currentLease(leases, 'minute', T0).granted = 5;
-    expect(fleetBudget(perMinute(60), { minute: 58, hour: 0, day: 0 }, leases, T0)).toEqual({ kind: 'usage', usage: { minute: 58, hour: 0, day: 0 } });
+    expect(fleetBudget(perMinute(60), { minute: 58, hour: 0, day: 0 }, leases, T0)).toEqual({
+      kind: 'usage',
+      usage: { minute: 58, hour: 0, day: 0 },
+    });
   });
 });
 
@@ -137,7 +164,8 @@ describe('connections shared over the fleet', () => {
   it('splits max_connections so that the shares add up to it', () => {
     expect(shares(5)).toEqual([2, 2, 1]);
     expect(shares(6)).toEqual([2, 2, 2]);
-    for (let max = 1; max <= 20; max += 1) for (let turn = 0; turn < 4; turn += 1) expect(shares(max, turn).reduce((a, b) => a + b, 0)).toBe(max);
+    for (let max = 1; max <= 20; max += 1)
+      for (let turn = 0; turn < 4; turn += 1) expect(shares(max, turn).reduce((a, b) => a + b, 0)).toBe(max);
   });
 
   it('passes the turn around when there are fewer connections than nodes, and holds still otherwise', () => {

@@ -95,7 +95,12 @@ export function spend(limits: Limits, leases: AccountLeases, count: number, now:
  * chunk, so that the next one arrives before the lease runs out and sends do
  * not stall on the cluster. A window the fleet has used up is not asked again.
  */
-export function windowsToTopUp(limits: Limits, leases: AccountLeases, chunk: (limit: number) => number, now: number): WindowKind[] {
+export function windowsToTopUp(
+  limits: Limits,
+  leases: AccountLeases,
+  chunk: (limit: number) => number,
+  now: number,
+): WindowKind[] {
   const wanted: WindowKind[] = [];
   for (const kind of WINDOW_KINDS) {
     const limit = limits[kind];
@@ -118,7 +123,12 @@ export const LEASE_KEY_TTL_MS = WINDOW_MS.day + WINDOW_MS.hour;
  * waits for ever; otherwise the split stays put (a share that changes
  * rebuilds the node's pool).
  */
-export function connectionShare(maxConnections: number, aliveNodes: readonly string[], nodeId: string, turn: number): number {
+export function connectionShare(
+  maxConnections: number,
+  aliveNodes: readonly string[],
+  nodeId: string,
+  turn: number,
+): number {
   const nodes = [...new Set([...aliveNodes, nodeId])].sort();
   const rotation = maxConnections < nodes.length ? turn : 0;
   const index = (((nodes.indexOf(nodeId) - rotation) % nodes.length) + nodes.length) % nodes.length;

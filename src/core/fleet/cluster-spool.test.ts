@@ -1,10 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { adoptionCandidates, indexOf, leaseAbandoned, replayPlan, type AdoptionLease, type SpoolRecord } from './cluster-spool.js';
+import {
+  adoptionCandidates,
+  indexOf,
+  leaseAbandoned,
+  replayPlan,
+  type AdoptionLease,
+  type SpoolRecord,
+} from './cluster-spool.js';
 import type { StoredTransfer } from './drain.js';
 import type { NodeSighting } from './membership.js';
 
-const sighting = (node: string, instance: string, seenAt: number, state: NodeSighting['beat']['state'] = 'active'): NodeSighting => ({
+const sighting = (
+  node: string,
+  instance: string,
+  seenAt: number,
+  state: NodeSighting['beat']['state'] = 'active',
+): NodeSighting => ({
   beat: { node_id: node, instance, state, started_at: 0, version: 'test' },
   seenAt,
 });
@@ -20,7 +32,12 @@ describe('which spools a survivor may adopt', () => {
       { node: 'n3', instance: 'c' },
       { node: 'n4', instance: 'd' },
     ];
-    const seen = [sighting('n1', 'a', 0), sighting('n2', 'b', now - after), sighting('n3', 'c', now - after + 1), sighting('n4', 'd', 0, 'stopped')];
+    const seen = [
+      sighting('n1', 'a', 0),
+      sighting('n2', 'b', now - after),
+      sighting('n3', 'c', now - after + 1),
+      sighting('n4', 'd', 0, 'stopped'),
+    ];
     expect(adoptionCandidates('n1', spools, seen, now, after)).toEqual([
       { node: 'n2', instance: 'b' },
       { node: 'n4', instance: 'd' },
@@ -33,7 +50,9 @@ describe('which spools a survivor may adopt', () => {
       { node: 'n2', instance: 'new' },
       { node: 'n9', instance: 'x' },
     ];
-    expect(adoptionCandidates('n1', spools, [sighting('n2', 'new', now)], now, after)).toEqual([{ node: 'n2', instance: 'old' }]);
+    expect(adoptionCandidates('n1', spools, [sighting('n2', 'new', now)], now, after)).toEqual([
+      { node: 'n2', instance: 'old' },
+    ]);
   });
 });
 
@@ -90,20 +109,26 @@ describe('what a survivor replays from a lost spool', () => {
   it('agrees with replaying the writes and ends one by one, in any order the records are read', () => {
     const step = fc.record({ pk: fc.integer({ min: 1, max: 6 }), end: fc.boolean() });
     fc.assert(
-      fc.property(fc.array(fc.array(step, { minLength: 1, maxLength: 4 }), { maxLength: 12 }), fc.integer(), (groups, seed) => {
-        // Each group is one record: all writes, or all ends.
-        const records: SpoolRecord[] = groups.map((group, index) =>
-          group[0]?.end === true
-            ? { seq: index + 1, ended: group.map((one) => one.pk) }
-            : { seq: index + 1, entries: group.map((one) => entry(one.pk, `v${index}`)) },
-        );
-        const expected = new Map<number, number>();
-        for (const record of records)
-          if ('ended' in record) for (const pk of record.ended) expected.delete(pk);
-          else for (const written of record.entries) expected.set(written.origin_pk, record.seq);
-        const shuffled = [...records].sort((a, b) => ((a.seq * 7919 + seed) % 13) - ((b.seq * 7919 + seed) % 13));
-        expect(new Map([...replayPlan(shuffled.map(indexOf))].sort((a, b) => a[0] - b[0]))).toEqual(new Map([...expected].sort((a, b) => a[0] - b[0])));
-      }),
+      fc.property(
+        fc.array(fc.array(step, { minLength: 1, maxLength: 4 }), { maxLength: 12 }),
+        fc.integer(),
+        (groups, seed) => {
+          // Each group is one record: all writes, or all ends.
+          const records: SpoolRecord[] = groups.map((group, index) =>
+            group[0]?.end === true
+              ? { seq: index + 1, ended: group.map((one) => one.pk) }
+              : { seq: index + 1, entries: group.map((one) => entry(one.pk, `v${index}`)) },
+          );
+          const expected = new Map<number, number>();
+          for (const record of records)
+            if ('ended' in record) for (const pk of record.ended) expected.delete(pk);
+            else for (const written of record.entries) expected.set(written.origin_pk, record.seq);
+          const shuffled = [...records].sort((a, b) => ((a.seq * 7919 + seed) % 13) - ((b.seq * 7919 + seed) % 13));
+          expect(new Map([...replayPlan(shuffled.map(indexOf))].sort((a, b) => a[0] - b[0]))).toEqual(
+            new Map([...expected].sort((a, b) => a[0] - b[0])),
+          );
+        },
+      ),
     );
   });
 });

@@ -90,7 +90,12 @@ export function adoptionCandidates(
  * `adopting` whose adopter has itself been silent that long (it died mid-way;
  * replaying again is harmless, an adopt is idempotent by client id).
  */
-export function leaseAbandoned(lease: AdoptionLease, adopter: NodeSighting | undefined, now: number, adoptAfterMs: number): boolean {
+export function leaseAbandoned(
+  lease: AdoptionLease,
+  adopter: NodeSighting | undefined,
+  now: number,
+  adoptAfterMs: number,
+): boolean {
   if (lease.state === 'done') return false;
   return adopter === undefined || now - adopter.seenAt >= adoptAfterMs;
 }

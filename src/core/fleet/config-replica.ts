@@ -87,7 +87,9 @@ export function configKeyName(key: ConfigKey): string {
 }
 
 /** The object an admin change wrote, or null when the change is not configuration (a message command). */
-export function configKeyOf(change: Pick<ChangeRecord, 'aggregateType' | 'aggregateId' | 'tenantId'>): ConfigKey | null {
+export function configKeyOf(
+  change: Pick<ChangeRecord, 'aggregateType' | 'aggregateId' | 'tenantId'>,
+): ConfigKey | null {
   const { tenantId } = change;
   const rest = change.aggregateId.startsWith(`${tenantId}/`) ? change.aggregateId.slice(tenantId.length + 1) : null;
   switch (change.aggregateType) {

@@ -19,7 +19,14 @@ export type { AdoptionLease, SpoolRecord, SpoolRecordIndex, SpoolRegistration, S
 export { configKeyName } from './config-replica.js';
 export type { ConfigBucket, ConfigEntry, ConfigKey, ConfigRows, ConfigValue } from './config-replica.js';
 export { adoptedDueAt, drainTargets, peersInTurn, phaseAfterPass } from './drain.js';
-export type { AdoptAnswer, DrainPhase, DrainProgress, MessageTransfer, MessageTransferStore, StoredTransfer } from './drain.js';
+export type {
+  AdoptAnswer,
+  DrainPhase,
+  DrainProgress,
+  MessageTransfer,
+  MessageTransferStore,
+  StoredTransfer,
+} from './drain.js';
 export type { FleetLimitGate, GatedAccount } from './limit-gate.js';
 export { fleetView, nodeIdClaim } from './membership.js';
 export type { FleetView, NodeBeat, NodeSighting } from './membership.js';

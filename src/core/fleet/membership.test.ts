@@ -9,11 +9,20 @@ const beat = (node_id: string, extra: Partial<NodeBeat> = {}): NodeBeat => ({
   version: '1',
   ...extra,
 });
-const seen = (node_id: string, seenAt: number, extra: Partial<NodeBeat> = {}): NodeSighting => ({ beat: beat(node_id, extra), seenAt });
+const seen = (node_id: string, seenAt: number, extra: Partial<NodeBeat> = {}): NodeSighting => ({
+  beat: beat(node_id, extra),
+  seenAt,
+});
 
 describe('fleetView', () => {
   it('names a node whose heartbeat is older than the timeout as missing, and a cleanly stopped one as stopped', () => {
-    const view = fleetView('n1', true, [seen('n3', 1_000), seen('n1', 9_500), seen('n2', 2_000, { state: 'stopped' })], 10_000, 5_000);
+    const view = fleetView(
+      'n1',
+      true,
+      [seen('n3', 1_000), seen('n1', 9_500), seen('n2', 2_000, { state: 'stopped' })],
+      10_000,
+      5_000,
+    );
     expect(view.nodes.map((node) => [node.node_id, node.liveness, node.seen_ms_ago])).toEqual([
       ['n1', 'alive', 500],
       ['n2', 'stopped', 8_000],
@@ -24,7 +33,13 @@ describe('fleetView', () => {
   });
 
   it('names a drained node as left, never missing, however long it has been silent; a draining one is still alive', () => {
-    const view = fleetView('n1', true, [seen('n1', 9_500), seen('n2', 1_000, { state: 'drained' }), seen('n3', 9_000, { state: 'draining' })], 10_000, 5_000);
+    const view = fleetView(
+      'n1',
+      true,
+      [seen('n1', 9_500), seen('n2', 1_000, { state: 'drained' }), seen('n3', 9_000, { state: 'draining' })],
+      10_000,
+      5_000,
+    );
     expect(view.nodes.map((node) => [node.node_id, node.liveness])).toEqual([
       ['n1', 'alive'],
       ['n2', 'left'],
@@ -44,10 +59,15 @@ describe('nodeIdClaim', () => {
     expect(nodeIdClaim(null, 'dir-a', 0, 5_000).ok).toBe(true);
     expect(nodeIdClaim(seen('n1', 9_000, { instance: 'dir-a' }), 'dir-a', 10_000, 5_000).ok).toBe(true);
     expect(nodeIdClaim(seen('n1', 1_000, { instance: 'dir-b' }), 'dir-a', 10_000, 5_000).ok).toBe(true);
-    expect(nodeIdClaim(seen('n1', 9_000, { instance: 'dir-b', state: 'stopped' }), 'dir-a', 10_000, 5_000).ok).toBe(true);
+    expect(nodeIdClaim(seen('n1', 9_000, { instance: 'dir-b', state: 'stopped' }), 'dir-a', 10_000, 5_000).ok).toBe(
+      true,
+    );
   });
 
   it('refuses an id another live data directory holds', () => {
-    expect(nodeIdClaim(seen('n1', 9_000, { instance: 'dir-b' }), 'dir-a', 10_000, 5_000)).toEqual({ ok: false, holder: beat('n1', { instance: 'dir-b' }) });
+    expect(nodeIdClaim(seen('n1', 9_000, { instance: 'dir-b' }), 'dir-a', 10_000, 5_000)).toEqual({
+      ok: false,
+      holder: beat('n1', { instance: 'dir-b' }),
+    });
   });
 });

@@ -59,7 +59,13 @@ export function livenessOf(sighting: NodeSighting, now: number, timeoutMs: numbe
   return now - sighting.seenAt > timeoutMs ? 'missing' : 'alive';
 }
 
-export function fleetView(self: string, connected: boolean, sightings: Iterable<NodeSighting>, now: number, timeoutMs: number): FleetView {
+export function fleetView(
+  self: string,
+  connected: boolean,
+  sightings: Iterable<NodeSighting>,
+  now: number,
+  timeoutMs: number,
+): FleetView {
   const nodes = [...sightings]
     .map((sighting) => ({
       node_id: sighting.beat.node_id,
@@ -84,7 +90,12 @@ export function fleetView(self: string, connected: boolean, sightings: Iterable<
  * restart, even right after a crash), or when the holder stopped or went
  * silent. Another live directory under the same id is refused.
  */
-export function nodeIdClaim(found: NodeSighting | null, instance: string, now: number, timeoutMs: number): { ok: true } | { ok: false; holder: NodeBeat } {
+export function nodeIdClaim(
+  found: NodeSighting | null,
+  instance: string,
+  now: number,
+  timeoutMs: number,
+): { ok: true } | { ok: false; holder: NodeBeat } {
   if (found === null || found.beat.instance === instance) return { ok: true };
   return livenessOf(found, now, timeoutMs) === 'alive' ? { ok: false, holder: found.beat } : { ok: true };
 }

@@ -35,7 +35,8 @@ export function fleetQueues(nodes: Record<string, NodeQueue>, missing: string[])
   const total = empty();
   for (const queue of Object.values(nodes)) {
     total.waiting += queue.waiting;
-    for (const status of Object.keys(total.by_status) as WaitingStatus[]) total.by_status[status] += queue.by_status[status] ?? 0;
+    for (const status of Object.keys(total.by_status) as WaitingStatus[])
+      total.by_status[status] += queue.by_status[status] ?? 0;
   }
   return { nodes, total, missing_nodes: missing };
 }

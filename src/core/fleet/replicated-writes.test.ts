@@ -2,7 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '../app-error.js';
 import type { ChangeRecord } from '../events/change-record.js';
 import { createChangeTap } from './change-tap.js';
-import { configKeyName, configKeyOf, type ConfigBucket, type ConfigEntry, type ConfigKey, type ConfigRows, type ConfigValue } from './config-replica.js';
+import {
+  configKeyName,
+  configKeyOf,
+  type ConfigBucket,
+  type ConfigEntry,
+  type ConfigKey,
+  type ConfigRows,
+  type ConfigValue,
+} from './config-replica.js';
 import { conflict, createReplicatedWrites, replicateMethods, unavailable } from './replicated-writes.js';
 
 type Rows = Record<string, unknown>[];
@@ -103,7 +111,15 @@ describe('replicated configuration writes', () => {
     const s = setup();
     await expect(s.writes.run(s.rename('Acme'))).resolves.toEqual({ renamed: 'Acme' });
     expect(s.bucket.writes).toEqual([
-      { key: 'tenant.acme', expected: null, value: { rows: [{ id: 'acme', name: 'Acme' }], origin: 'n1', changes: [expect.objectContaining({ node: 'n1' })] } },
+      {
+        key: 'tenant.acme',
+        expected: null,
+        value: {
+          rows: [{ id: 'acme', name: 'Acme' }],
+          origin: 'n1',
+          changes: [expect.objectContaining({ node: 'n1' })],
+        },
+      },
     ]);
     expect(s.store.applied.map((entry) => [configKeyName(entry.key), entry.revision])).toEqual([['tenant.acme', 1]]);
     expect(s.store.get(ACME)).toEqual([{ id: 'acme', name: 'Acme' }]);
@@ -123,7 +139,10 @@ describe('replicated configuration writes', () => {
     const s = setup();
     await s.writes.run(s.rename('Acme'));
     s.bucket.bumpElsewhere(ACME);
-    await expect(s.writes.run(s.rename('Mine'))).rejects.toMatchObject({ code: 'CONFIG_CONFLICT', details: { key: 'tenant.acme' } });
+    await expect(s.writes.run(s.rename('Mine'))).rejects.toMatchObject({
+      code: 'CONFIG_CONFLICT',
+      details: { key: 'tenant.acme' },
+    });
     expect(s.store.get(ACME)).toEqual([{ id: 'acme', name: 'Acme' }]);
   });
 
@@ -141,7 +160,10 @@ describe('replicated configuration writes', () => {
   it('refuses with FLEET_UNAVAILABLE, running nothing, while the cluster is away or when the bucket cannot be written', async () => {
     const away = setup({ available: false });
     let ran = false;
-    await expect(away.writes.run(() => (ran = true))).rejects.toMatchObject({ code: 'FLEET_UNAVAILABLE', transient: true });
+    await expect(away.writes.run(() => (ran = true))).rejects.toMatchObject({
+      code: 'FLEET_UNAVAILABLE',
+      transient: true,
+    });
     expect(ran).toBe(false);
 
     const failing = setup({ failWith: unavailable(new Error('timeout')) });
@@ -162,11 +184,20 @@ describe('replicated configuration writes', () => {
 describe('configuration keys', () => {
   const base = { tenantId: 'acme' };
   it('names each object by a bucket key, identifiers as they are and anything else in hex', () => {
-    expect(configKeyOf({ ...base, aggregateType: 'tenant', aggregateId: 'acme' })).toEqual({ kind: 'tenant', tenantId: 'acme' });
-    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'account', aggregateId: 'acme/main' })!)).toBe('account.acme.main');
-    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'suppression', aggregateId: 'acme/a@b.c' })!)).toBe('suppression.acme.=6140622e63');
+    expect(configKeyOf({ ...base, aggregateType: 'tenant', aggregateId: 'acme' })).toEqual({
+      kind: 'tenant',
+      tenantId: 'acme',
+    });
+    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'account', aggregateId: 'acme/main' })!)).toBe(
+      'account.acme.main',
+    );
+    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'suppression', aggregateId: 'acme/a@b.c' })!)).toBe(
+      'suppression.acme.=6140622e63',
+    );
     // A tenant's suspensions are one object: activating `*` clears them all at once.
-    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'suspension', aggregateId: 'acme' })!)).toBe('suspension.acme');
+    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'suspension', aggregateId: 'acme' })!)).toBe(
+      'suspension.acme',
+    );
   });
 
   it('treats message commands as not configuration', () => {

@@ -57,7 +57,12 @@ export function createReplicatedWrites(deps: ReplicatedWritesDeps) {
         const known = byKey.get(name);
         const stamped = { ...change, node: deps.nodeId };
         if (known !== undefined) known.value.changes.push(stamped);
-        else byKey.set(name, { key, value: { rows: null, origin: deps.nodeId, changes: [stamped] }, expected: rows.appliedRevision(key) });
+        else
+          byKey.set(name, {
+            key,
+            value: { rows: null, origin: deps.nodeId, changes: [stamped] },
+            expected: rows.appliedRevision(key),
+          });
       }
       // The rows as the use-case left them, read inside its transaction.
       for (const write of byKey.values()) write.value.rows = rows.read(write.key);
@@ -85,11 +90,15 @@ export function createReplicatedWrites(deps: ReplicatedWritesDeps) {
 export type ReplicatedWrites = ReturnType<typeof createReplicatedWrites>;
 
 export function unavailable(cause?: unknown): AppError {
-  return new AppError('FLEET_UNAVAILABLE', 'the fleet cluster cannot be reached: configuration changes are refused until it can (mail still flows)', {
-    transient: true,
-    details: { retry_after_seconds: 5 },
-    ...(cause === undefined ? {} : { cause }),
-  });
+  return new AppError(
+    'FLEET_UNAVAILABLE',
+    'the fleet cluster cannot be reached: configuration changes are refused until it can (mail still flows)',
+    {
+      transient: true,
+      details: { retry_after_seconds: 5 },
+      ...(cause === undefined ? {} : { cause }),
+    },
+  );
 }
 
 export function conflict(key: ConfigKey, cause?: unknown): AppError {

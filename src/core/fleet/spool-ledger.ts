@@ -37,7 +37,12 @@ export interface SpoolLedger {
    * their entries known (and none under way: `busy`), or known in a record missing from the
    * stream's listing (`present`, listed once every record up to `listedAfter` was acknowledged).
    */
-  missing(waiting: readonly number[], busy: (pk: number) => boolean, present: ReadonlySet<string>, listedAfter: number): number[];
+  missing(
+    waiting: readonly number[],
+    busy: (pk: number) => boolean,
+    present: ReadonlySet<string>,
+    listedAfter: number,
+  ): number[];
   /** The lowest sequence the node may still need: every record below it holds only finished (or superseded) entries. */
   watermark(): number;
   /** Finished messages whose entry sits at or above `below`: a purge there leaves them, so their end is recorded. */
@@ -93,7 +98,8 @@ class Ledger implements SpoolLedger {
   }
 
   written(seqs: ReadonlyMap<number, number>, subjects?: ReadonlyMap<number, string>): void {
-    if (subjects !== undefined) for (const [seq, subject] of subjects) if (seq >= this.removedBelow) this.recordSubjects.set(seq, subject);
+    if (subjects !== undefined)
+      for (const [seq, subject] of subjects) if (seq >= this.removedBelow) this.recordSubjects.set(seq, subject);
     for (const [pk, seq] of seqs) {
       this.held.set(pk, seq);
       this.unsure.delete(pk);
@@ -140,7 +146,12 @@ class Ledger implements SpoolLedger {
     this.highest = Math.max(this.highest, seq);
   }
 
-  missing(waiting: readonly number[], busy: (pk: number) => boolean, present: ReadonlySet<string>, listedAfter: number): number[] {
+  missing(
+    waiting: readonly number[],
+    busy: (pk: number) => boolean,
+    present: ReadonlySet<string>,
+    listedAfter: number,
+  ): number[] {
     return waiting.filter((pk) => {
       if (busy(pk)) return false;
       const seq = this.held.get(pk);

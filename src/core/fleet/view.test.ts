@@ -27,25 +27,44 @@ function queue(node: string, n: number, startTs: number): MessageSummary[] {
 }
 
 /** The store's page: newest by pk descending; by next attempt ascending, then pk (its cursor exact at the page's end only). */
-function storePage(all: MessageSummary[], order: MessageOrder, request: ReturnType<typeof pageRequest>): Omit<NodePage, 'nodeId'> {
-  const sorted = order === 'newest' ? [...all].sort((a, b) => b.pk - a.pk) : [...all].sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.pk - b.pk);
+function storePage(
+  all: MessageSummary[],
+  order: MessageOrder,
+  request: ReturnType<typeof pageRequest>,
+): Omit<NodePage, 'nodeId'> {
+  const sorted =
+    order === 'newest'
+      ? [...all].sort((a, b) => b.pk - a.pk)
+      : [...all].sort((a, b) => a.nextAttemptAt! - b.nextAttemptAt! || a.pk - b.pk);
   const after = request.after;
   const rest =
     after === null
       ? sorted
       : sorted.filter((m) =>
-          order === 'newest' ? m.pk < after.pk : m.nextAttemptAt! > after.nextAttemptAt! || (m.nextAttemptAt! === after.nextAttemptAt && m.pk > after.pk),
+          order === 'newest'
+            ? m.pk < after.pk
+            : m.nextAttemptAt! > after.nextAttemptAt! || (m.nextAttemptAt! === after.nextAttemptAt && m.pk > after.pk),
         );
   const rows = rest.slice(0, request.limit + 1);
   const page = rows.slice(0, request.limit);
   const last = rows.length > request.limit ? page[page.length - 1]! : undefined;
   return {
     messages: page.slice(request.skip),
-    next: last === undefined ? null : order === 'newest' ? { pk: last.pk } : { pk: last.pk, nextAttemptAt: last.nextAttemptAt! },
+    next:
+      last === undefined
+        ? null
+        : order === 'newest'
+          ? { pk: last.pk }
+          : { pk: last.pk, nextAttemptAt: last.nextAttemptAt! },
   };
 }
 
-function walk(order: MessageOrder, queues: Record<string, MessageSummary[]>, limit: number, silent: string[] = []): string[] {
+function walk(
+  order: MessageOrder,
+  queues: Record<string, MessageSummary[]>,
+  limit: number,
+  silent: string[] = [],
+): string[] {
   const seen: string[] = [];
   let cursor: FleetCursor | null = null;
   for (let round = 0; round < 100; round += 1) {
@@ -92,7 +111,10 @@ describe('fleet command merge', () => {
   it('takes an id found on any node as found, and names only the ids no node found', () => {
     const merged = mergeCommandOutcomes(
       'delete',
-      { n1: { deleted: ['a'], not_found: ['b', 'c'], in_flight: [] }, n2: { deleted: [], not_found: ['a', 'c'], in_flight: ['b'] } },
+      {
+        n1: { deleted: ['a'], not_found: ['b', 'c'], in_flight: [] },
+        n2: { deleted: [], not_found: ['a', 'c'], in_flight: ['b'] },
+      },
       ['a', 'b', 'c'],
     );
     expect(merged).toEqual({ deleted: ['a'], in_flight: ['b'], not_found: ['c'] });

@@ -38,7 +38,10 @@ export interface FleetPage {
 }
 
 /** What a node is asked for: a page from its position, `skip` messages past `after` first. */
-export const pageRequest = (position: NodePosition | undefined, limit: number): { after: MessageCursor | null; limit: number; skip: number } => {
+export const pageRequest = (
+  position: NodePosition | undefined,
+  limit: number,
+): { after: MessageCursor | null; limit: number; skip: number } => {
   const at = position === undefined || position === 'done' ? { after: null, skip: 0 } : position;
   return { after: at.after, skip: at.skip, limit: limit + at.skip };
 };
@@ -55,7 +58,8 @@ function before(order: MessageOrder, a: FleetSummary, b: FleetSummary): boolean 
     const x = wholeSecond(a.nextAttemptAt);
     const y = wholeSecond(b.nextAttemptAt);
     if (x !== y) return x < y;
-  } else if (wholeSecond(a.createdAt) !== wholeSecond(b.createdAt)) return wholeSecond(a.createdAt) > wholeSecond(b.createdAt);
+  } else if (wholeSecond(a.createdAt) !== wholeSecond(b.createdAt))
+    return wholeSecond(a.createdAt) > wholeSecond(b.createdAt);
   if (a.nodeId !== b.nodeId) return a.nodeId < b.nodeId;
   return order === 'next_attempt' ? a.pk < b.pk : a.pk > b.pk;
 }
@@ -82,8 +86,17 @@ function advance(order: MessageOrder, previous: NodePosition | undefined, page: 
  * answer keep their position: a later page picks them up. The cursor is null
  * once every answering node is done.
  */
-export function mergePages(order: MessageOrder, cursor: FleetCursor | null, pages: NodePage[], limit: number): FleetPage {
-  const heads = pages.map((page) => ({ page, taken: 0, items: page.messages.map((message) => ({ ...message, nodeId: page.nodeId })) }));
+export function mergePages(
+  order: MessageOrder,
+  cursor: FleetCursor | null,
+  pages: NodePage[],
+  limit: number,
+): FleetPage {
+  const heads = pages.map((page) => ({
+    page,
+    taken: 0,
+    items: page.messages.map((message) => ({ ...message, nodeId: page.nodeId })),
+  }));
   const merged: FleetSummary[] = [];
   while (merged.length < limit) {
     let best: (typeof heads)[number] | null = null;
@@ -96,7 +109,8 @@ export function mergePages(order: MessageOrder, cursor: FleetCursor | null, page
     best.taken += 1;
   }
   const nodes: Record<string, NodePosition> = { ...(cursor?.nodes ?? {}) };
-  for (const head of heads) nodes[head.page.nodeId] = advance(order, cursor?.nodes[head.page.nodeId], head.page, head.taken);
+  for (const head of heads)
+    nodes[head.page.nodeId] = advance(order, cursor?.nodes[head.page.nodeId], head.page, head.taken);
   const open = heads.some((head) => nodes[head.page.nodeId] !== 'done');
   return { messages: merged, cursor: open ? { order, nodes } : null };
 }
@@ -118,12 +132,20 @@ export interface FleetMessages {
     query: Omit<MessageQuery, 'after'>,
     cursor: string | undefined,
   ): Promise<FleetReach & { messages: FleetSummary[]; nextCursor: string | null }>;
-  detail(ctx: CommandContext, tenantId: string | undefined, id: string): Promise<FleetReach & { nodeId: string; detail: MessageRead }>;
+  detail(
+    ctx: CommandContext,
+    tenantId: string | undefined,
+    id: string,
+  ): Promise<FleetReach & { nodeId: string; detail: MessageRead }>;
   /**
    * Runs a per-tenant command on every node (local included) and merges the outcomes: the command's
    * answer as a single node gives it, with `nodes` and `missing_nodes` (the command inbox stores it as is).
    */
-  command(ctx: CommandContext, name: FleetCommandName, params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  command(
+    ctx: CommandContext,
+    name: FleetCommandName,
+    params: Record<string, unknown>,
+  ): Promise<Record<string, unknown>>;
   /** Each node's waiting messages and the fleet's total (GET /status, /metrics). */
   queues(): Promise<FleetQueues>;
   /**
@@ -157,7 +179,9 @@ export function mergeCommandOutcomes(
   const merged: Record<string, unknown> = values.length > 0 ? { ...values[0] } : {};
   const found = new Set<string>();
   for (const list of spec.found) {
-    const union = [...new Set(values.flatMap((answer) => (Array.isArray(answer[list]) ? (answer[list] as string[]) : [])))];
+    const union = [
+      ...new Set(values.flatMap((answer) => (Array.isArray(answer[list]) ? (answer[list] as string[]) : []))),
+    ];
     merged[list] = union;
     union.forEach((id) => found.add(id));
   }
@@ -177,9 +201,14 @@ export interface LocalMessages {
  * The local use-cases over the search and the message commands. Their answers are the core's read
  * models (plain JSON), which the asking node's edge words as it words its own.
  */
-export function localMessages(search: MessageSearch, commands: MessageCommands, queue: Pick<QueueStatusStore, 'counts'>): LocalMessages {
+export function localMessages(
+  search: MessageSearch,
+  commands: MessageCommands,
+  queue: Pick<QueueStatusStore, 'counts'>,
+): LocalMessages {
   const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-  const ids = (value: unknown): string[] => (Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : []);
+  const ids = (value: unknown): string[] =>
+    Array.isArray(value) ? value.filter((id): id is string => typeof id === 'string') : [];
   return {
     queue: () => nodeQueue(queue.counts(null)),
     page(query, skip) {

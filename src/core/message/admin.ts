@@ -91,5 +91,8 @@ export interface MessageAdmin {
   /** Deletes messages reported before `before` (and whose bounce, if any, was reported too). */
   removeReported(tenantId: string | null, before: number): number;
   /** The message, its timeline and its PEC receipts (in the order they arrived). */
-  detail(tenantId: string, id: string): { message: MessageDetail; events: MessageTimelineEvent[]; pecReceipts: PecReceiptListing[] } | null;
+  detail(
+    tenantId: string,
+    id: string,
+  ): { message: MessageDetail; events: MessageTimelineEvent[]; pecReceipts: PecReceiptListing[] } | null;
 }

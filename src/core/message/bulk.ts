@@ -90,11 +90,26 @@ export interface BulkCommandsDeps {
 export const BULK_SAMPLE_SIZE = 20;
 const DEFAULT_CHUNK = 500;
 
-type PerIds = (admin: MessageAdmin, tenantId: string, ids: readonly string[], at: number, correlationId: string | null) => IdsOutcome;
+type PerIds = (
+  admin: MessageAdmin,
+  tenantId: string,
+  ids: readonly string[],
+  at: number,
+  correlationId: string | null,
+) => IdsOutcome;
 const PER_IDS: Record<'resend' | 'delete' | 'retry-now', { run: PerIds; eventType: string }> = {
-  resend: { run: (admin, tenant, ids, at, correlation) => admin.resend(tenant, ids, at, correlation), eventType: 'message.resend_requested' },
-  delete: { run: (admin, tenant, ids, at) => admin.deleteMessages(tenant, ids, at), eventType: 'message.delete_requested' },
-  'retry-now': { run: (admin, tenant, ids, at, correlation) => admin.retryNow(tenant, ids, at, correlation), eventType: 'message.retry_now_requested' },
+  resend: {
+    run: (admin, tenant, ids, at, correlation) => admin.resend(tenant, ids, at, correlation),
+    eventType: 'message.resend_requested',
+  },
+  delete: {
+    run: (admin, tenant, ids, at) => admin.deleteMessages(tenant, ids, at),
+    eventType: 'message.delete_requested',
+  },
+  'retry-now': {
+    run: (admin, tenant, ids, at, correlation) => admin.retryNow(tenant, ids, at, correlation),
+    eventType: 'message.retry_now_requested',
+  },
 };
 
 export function createBulkCommands(deps: BulkCommandsDeps) {
@@ -107,17 +122,31 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
     /** The dry run: what the filter finds, what the action would reach, and a sample of it. */
     preview(ctx: CommandContext, request: BulkRequest): BulkPreview {
       const wanted = selectionOf(ctx, request);
-      const sample = selection.page(wanted, null, BULK_SAMPLE_SIZE).map((m) => ({ tenantId: m.tenantId, clientId: m.id }));
-      return { action: request.action, dry_run: true, matching: matching(wanted), applicable: selection.count(wanted), sample };
+      const sample = selection
+        .page(wanted, null, BULK_SAMPLE_SIZE)
+        .map((m) => ({ tenantId: m.tenantId, clientId: m.id }));
+      return {
+        action: request.action,
+        dry_run: true,
+        matching: matching(wanted),
+        applicable: selection.count(wanted),
+        sample,
+      };
     },
 
     async run(ctx: CommandContext, request: BulkRequest): Promise<BulkResult> {
       const wanted = selectionOf(ctx, request);
       const found = matching(wanted);
       const applicable = selection.count(wanted);
-      const base = { action: request.action, dry_run: false as const, matching: found, not_applicable: found - applicable };
+      const base = {
+        action: request.action,
+        dry_run: false as const,
+        matching: found,
+        not_applicable: found - applicable,
+      };
       const { action } = request;
-      if (action === 'suspend' || action === 'activate') return { ...base, ...(await runHold(deps.commands, ctx, action, wanted)) };
+      if (action === 'suspend' || action === 'activate')
+        return { ...base, ...(await runHold(deps.commands, ctx, action, wanted)) };
       const { done, seen } = await runInChunks(deps, ctx, action, wanted, request.max);
       if (done > 0 && action !== 'delete') deps.wake();
       // Counted again with a fresh "now": what is still applicable is what the run left (or what came since).
@@ -128,7 +157,14 @@ export function createBulkCommands(deps: BulkCommandsDeps) {
 }
 
 /** One chunk, one transaction: the page read, acted on per tenant, and each tenant's audit record. */
-function runChunk(deps: BulkCommandsDeps, ctx: CommandContext, action: keyof typeof PER_IDS, wanted: Selection, beforePk: number | null, limit: number) {
+function runChunk(
+  deps: BulkCommandsDeps,
+  ctx: CommandContext,
+  action: keyof typeof PER_IDS,
+  wanted: Selection,
+  beforePk: number | null,
+  limit: number,
+) {
   const { store, selection, clock } = deps;
   const record = changeRecorder(ctx, { now: () => clock.now(), uuid: () => deps.ids.uuid() });
   return store.transaction(() => {
@@ -140,7 +176,14 @@ function runChunk(deps: BulkCommandsDeps, ctx: CommandContext, action: keyof typ
       const data = { ids: outcome.done, bulk: true };
       const eventType = PER_IDS[action].eventType;
       store.changes.record(
-        record({ command: `messages.bulk_${action.replace('-', '_')}`, eventType, tenantId, aggregateType: 'message', aggregateId: tenantId, data }),
+        record({
+          command: `messages.bulk_${action.replace('-', '_')}`,
+          eventType,
+          tenantId,
+          aggregateType: 'message',
+          aggregateId: tenantId,
+          data,
+        }),
       );
     }
     return { page, done };
@@ -148,7 +191,13 @@ function runChunk(deps: BulkCommandsDeps, ctx: CommandContext, action: keyof typ
 }
 
 /** Up to `max` messages in chunks, the event loop given a turn between them: how many were acted on, and seen. */
-async function runInChunks(deps: BulkCommandsDeps, ctx: CommandContext, action: keyof typeof PER_IDS, wanted: Selection, max: number) {
+async function runInChunks(
+  deps: BulkCommandsDeps,
+  ctx: CommandContext,
+  action: keyof typeof PER_IDS,
+  wanted: Selection,
+  max: number,
+) {
   const chunkSize = deps.chunkSize ?? DEFAULT_CHUNK;
   let done = 0;
   let seen = 0;
@@ -175,10 +224,12 @@ function bulkSelection({ store, clock }: Pick<BulkCommandsDeps, 'store' | 'clock
     if (request.allTenants) {
       if (ctx.principal.kind !== 'admin') throw new AppError('FORBIDDEN', 'all_tenants requires the admin token');
       if (request.tenantId !== undefined) throw invalid('all_tenants', 'name a tenant_id or all_tenants, not both');
-      if (HOLD_ACTIONS.has(request.action)) throw invalid('all_tenants', 'suspend and activate act on one tenant (or one batch of it)');
+      if (HOLD_ACTIONS.has(request.action))
+        throw invalid('all_tenants', 'suspend and activate act on one tenant (or one batch of it)');
       return null;
     }
-    if (ctx.principal.kind === 'admin' && request.tenantId === undefined) throw invalid('tenant_id', 'the admin token names a tenant_id, or all_tenants: true');
+    if (ctx.principal.kind === 'admin' && request.tenantId === undefined)
+      throw invalid('tenant_id', 'the admin token names a tenant_id, or all_tenants: true');
     const tenantId = scopeTenant(ctx.principal, request.tenantId);
     if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
     return tenantId;
@@ -187,11 +238,20 @@ function bulkSelection({ store, clock }: Pick<BulkCommandsDeps, 'store' | 'clock
   const selectionOf = (ctx: CommandContext, request: BulkRequest): Selection => {
     const filter: MessageFilter = { ...request.filter, tenantId: scope(ctx, request) };
     if (HOLD_ACTIONS.has(request.action)) {
-      const extra = (Object.keys(filter) as Array<keyof MessageFilter>).filter((key) => !HOLD_FILTERS.has(key) && filter[key] !== null);
+      const extra = (Object.keys(filter) as Array<keyof MessageFilter>).filter(
+        (key) => !HOLD_FILTERS.has(key) && filter[key] !== null,
+      );
       if (extra.length > 0)
-        throw invalid('filter', `suspend and activate hold a tenant or a batch: filter them by tenant_id and batch_code only (not ${extra.join(', ')})`);
+        throw invalid(
+          'filter',
+          `suspend and activate hold a tenant or a batch: filter them by tenant_id and batch_code only (not ${extra.join(', ')})`,
+        );
     }
-    return { filter, statuses: APPLIES_TO[request.action], dueAfter: request.action === 'retry-now' ? clock.now() : null };
+    return {
+      filter,
+      statuses: APPLIES_TO[request.action],
+      dueAfter: request.action === 'retry-now' ? clock.now() : null,
+    };
   };
 
   return selectionOf;
@@ -206,7 +266,8 @@ async function runHold(
 ): Promise<Pick<BulkResult, 'done' | 'remaining' | 'suspensions'>> {
   const tenantId = wanted.filter.tenantId ?? undefined;
   const batch = wanted.filter.batchCode ?? undefined;
-  const held = action === 'suspend' ? await commands.suspend(ctx, tenantId, batch) : await commands.activate(ctx, tenantId, batch);
+  const held =
+    action === 'suspend' ? await commands.suspend(ctx, tenantId, batch) : await commands.activate(ctx, tenantId, batch);
   const done = 'suspended_messages' in held ? held.suspended_messages : held.activated_messages;
   return { done, remaining: 0, suspensions: held.suspensions };
 }
@@ -221,4 +282,5 @@ function byTenant(page: readonly SelectedMessage[]): Map<string, string[]> {
   return groups;
 }
 
-const invalid = (path: string, message: string): AppError => new AppError('VALIDATION_FAILED', message, { details: [{ path, message }] });
+const invalid = (path: string, message: string): AppError =>
+  new AppError('VALIDATION_FAILED', message, { details: [{ path, message }] });

@@ -8,7 +8,8 @@ describe('client id', () => {
   });
 
   it('refuses what would not fit on a header line: empty, too long, spaces, controls, non-ASCII', () => {
-    for (const bad of ['', 'x'.repeat(CLIENT_ID_MAX_LENGTH + 1), 'has space', 'tab\there', 'line\r\nBcc: x', 'caffè']) expect(isClientId(bad)).toBe(false);
+    for (const bad of ['', 'x'.repeat(CLIENT_ID_MAX_LENGTH + 1), 'has space', 'tab\there', 'line\r\nBcc: x', 'caffè'])
+      expect(isClientId(bad)).toBe(false);
   });
 
   it('is carried in X-Genro-Mail-ID, looked up lower-cased', () => {

@@ -48,7 +48,9 @@ export function createMessageCommandRunner(deps: MessageCommandRunnerDeps) {
       if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
       const { result, data, eventType } = fn(tenantId, clock.now());
       const aggregateType = name === 'suspend' || name === 'activate' ? 'suspension' : 'message';
-      store.changes.record(record({ command: `messages.${name}`, eventType, tenantId, aggregateType, aggregateId: tenantId, data }));
+      store.changes.record(
+        record({ command: `messages.${name}`, eventType, tenantId, aggregateType, aggregateId: tenantId, data }),
+      );
       return result;
     });
   };
@@ -67,7 +69,11 @@ export function createMessageCommandRunner(deps: MessageCommandRunnerDeps) {
     const outcome = command(ctx, requested, spec.name, (tenant, now) => {
       const acted = spec.run(tenant, now);
       // Built in this order: the answer's JSON keeps its fields in it.
-      const result = { [spec.done]: acted.done, not_found: acted.notFound, [spec.skipped]: acted.skipped } as PerMessageResult<Done, Skipped>;
+      const result = {
+        [spec.done]: acted.done,
+        not_found: acted.notFound,
+        [spec.skipped]: acted.skipped,
+      } as PerMessageResult<Done, Skipped>;
       return { result, data: { ids: acted.done }, eventType: spec.eventType };
     });
     if (spec.wakes) deps.wake();

@@ -40,7 +40,11 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
     cleanup(ctx: CommandContext, tenantId: string | undefined, olderThanSeconds: number) {
       return run.command(ctx, tenantId, 'cleanup', (tenant, now) => {
         const removed = messages.removeReported(tenant, now - olderThanSeconds * 1000);
-        return { result: { removed }, data: { older_than_seconds: olderThanSeconds, removed }, eventType: 'message.cleaned_up' };
+        return {
+          result: { removed },
+          data: { older_than_seconds: olderThanSeconds, removed },
+          eventType: 'message.cleaned_up',
+        };
       });
     },
 

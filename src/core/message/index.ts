@@ -2,18 +2,40 @@
 export type { IdsOutcome, MessageAdmin, MessageDetail, MessageTimelineEvent } from './admin.js';
 export { BULK_ACTIONS, createBulkCommands } from './bulk.js';
 export type { BulkAction, BulkCommands, BulkPreview, BulkRequest, BulkResult } from './bulk.js';
-export { CLIENT_ID_CHARACTERS, CLIENT_ID_MAX_LENGTH, CLIENT_ID_RULE, MAIL_ID_FIELD, MAIL_ID_HEADER, isClientId } from './client-id.js';
+export {
+  CLIENT_ID_CHARACTERS,
+  CLIENT_ID_MAX_LENGTH,
+  CLIENT_ID_RULE,
+  MAIL_ID_FIELD,
+  MAIL_ID_HEADER,
+  isClientId,
+} from './client-id.js';
 export { SHARED_COMMANDS, createMessageCommands } from './commands.js';
 export type { MessageCommands } from './commands.js';
 export type { MessageHeaders } from './headers.js';
 export { PRIORITY_LABELS, headerValue, parsePriority, toPriority } from './message.js';
-export type { AttachmentSpec, HandoffState, MessageContent, MessagePayload, NewMessage, Priority, PriorityLabel } from './message.js';
+export type {
+  AttachmentSpec,
+  HandoffState,
+  MessageContent,
+  MessagePayload,
+  NewMessage,
+  Priority,
+  PriorityLabel,
+} from './message.js';
 export type { OldestDue, QueueCount, QueueStatusStore, WaitingStatus } from './queue-status.js';
 export type { ClaimedMessage, EnqueueResult, MessageQueue, MessageSpool, RecordedOutcome } from './queue.js';
 export { REJECTION_CODES, refusal, rejection } from './rejection.js';
 export type { Rejection, RejectionCode } from './rejection.js';
 export { MESSAGE_STATUSES, addressPhrase, fullTextQuery, messageStatus } from './search.js';
-export type { MessageCursor, MessageFilter, MessageQuery, MessageSearch, MessageStatus, MessageSummary } from './search.js';
+export type {
+  MessageCursor,
+  MessageFilter,
+  MessageQuery,
+  MessageSearch,
+  MessageStatus,
+  MessageSummary,
+} from './search.js';
 export type { MessageSelection, SelectedMessage, Selection } from './selection.js';
 export { createSubmissionService } from './submission-service.js';
 export type { SubmissionItem, SubmissionResult, SubmissionService } from './submission-service.js';

@@ -69,7 +69,8 @@ export interface MessagePayload {
  * `spooled`: the same, too large to hold in memory: the store already has its
  * bytes under `spoolId`, written while they arrived.
  */
-export type MessageContent = { kind: 'payload'; json: string } | { kind: 'raw'; bytes: Uint8Array } | { kind: 'spooled'; spoolId: number };
+export type MessageContent =
+  { kind: 'payload'; json: string } | { kind: 'raw'; bytes: Uint8Array } | { kind: 'spooled'; spoolId: number };
 
 /** A validated submission, ready to be committed. */
 export interface NewMessage {

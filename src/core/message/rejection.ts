@@ -51,7 +51,10 @@ export function refusal(code: RejectionCode, reason: string = REASONS[code]): Re
  */
 export function noDefaultRefusal(accountIds: readonly string[]): Refusal {
   const choices = accountIds.length === 0 ? 'it has no account' : `its accounts: ${accountIds.join(', ')}`;
-  return refusal('NO_DEFAULT_ACCOUNT', `${REASONS.NO_DEFAULT_ACCOUNT} (${choices}; name one in account_id, or save one with is_default true)`);
+  return refusal(
+    'NO_DEFAULT_ACCOUNT',
+    `${REASONS.NO_DEFAULT_ACCOUNT} (${choices}; name one in account_id, or save one with is_default true)`,
+  );
 }
 
 /** One rejected message of a request: `index` lets a client match it without an id. */

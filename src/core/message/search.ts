@@ -7,7 +7,15 @@ import type { HandoffState, Priority } from './message.js';
 
 /** The derived status of the API: the handoff state, or `suspended` while held, or `bounced` once returned. */
 export type MessageStatus = HandoffState | 'suspended' | 'bounced';
-export const MESSAGE_STATUSES: readonly MessageStatus[] = ['queued', 'deferred', 'sending', 'sent', 'error', 'suspended', 'bounced'];
+export const MESSAGE_STATUSES: readonly MessageStatus[] = [
+  'queued',
+  'deferred',
+  'sending',
+  'sent',
+  'error',
+  'suspended',
+  'bounced',
+];
 
 /** The API's status of a message: `suspended` while held, `bounced` once the remote side returned it (seed 004). */
 export function messageStatus(state: HandoffState, suspended: boolean, bounced: boolean): MessageStatus {

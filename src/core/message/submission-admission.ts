@@ -33,7 +33,11 @@ export interface TenantContext {
   holds(batchCode: string | null): boolean;
 }
 
-export function tenantContext(tenantId: string, store: AdminStore, messages: Pick<MessageAdmin, 'suspensions'>): TenantContext | null {
+export function tenantContext(
+  tenantId: string,
+  store: AdminStore,
+  messages: Pick<MessageAdmin, 'suspensions'>,
+): TenantContext | null {
   // Only what admission needs: the whole tenant row would open its client credentials.
   const active = store.tenants.isActive(tenantId);
   if (active === null) return null;
@@ -59,11 +63,13 @@ export function resolve(
   defaultPriority: number | PriorityLabel | undefined,
   ids: IdSource,
 ): Candidate | Refusal {
-  if (item.problem !== undefined || item.message === undefined || item.id === null) return refusal('INVALID_MESSAGE', item.problem);
+  if (item.problem !== undefined || item.message === undefined || item.id === null)
+    return refusal('INVALID_MESSAGE', item.problem);
   const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
   if (tenantId === undefined) return refusal('TENANT_REQUIRED');
   // A tenant key naming another tenant learns nothing about it.
-  if (principal.kind === 'tenant' && item.tenantId !== undefined && item.tenantId !== principal.tenantId) return refusal('UNKNOWN_TENANT');
+  if (principal.kind === 'tenant' && item.tenantId !== undefined && item.tenantId !== principal.tenantId)
+    return refusal('UNKNOWN_TENANT');
   const tenant = tenantOf(tenantId);
   if (tenant === null) return refusal('UNKNOWN_TENANT');
   const { accounts } = tenant;
@@ -106,7 +112,11 @@ function generatedMessageId(mailFrom: string, ids: IdSource): string {
  * suppressed recipient whose id was already handed off is "already sent" (a
  * client repeating itself), as the store would say of it without a suppression.
  */
-export function admissionProblems(messages: readonly NewMessage[], queue: MessageQueue, now: number): Map<NewMessage, RejectionCode> {
+export function admissionProblems(
+  messages: readonly NewMessage[],
+  queue: MessageQueue,
+  now: number,
+): Map<NewMessage, RejectionCode> {
   const problems = new Map<NewMessage, RejectionCode>();
   const byTenant = new Map<string, NewMessage[]>();
   for (const message of messages) {

@@ -8,7 +8,14 @@ import type { NewMessage, PriorityLabel } from './message.js';
 import type { Principal } from '../tenant/principal.js';
 import type { MessageQueue } from './queue.js';
 import { refusal, rejection, type Rejection } from './rejection.js';
-import { admissionProblems, isRefusal, resolve, type Candidate, type SubmissionItem, type TenantContext } from './submission-admission.js';
+import {
+  admissionProblems,
+  isRefusal,
+  resolve,
+  type Candidate,
+  type SubmissionItem,
+  type TenantContext,
+} from './submission-admission.js';
 
 export interface SubmissionResult {
   queued: number;
@@ -42,7 +49,11 @@ export interface Admitted {
  * Checks and enqueues one request's messages, inside the caller's transaction.
  * `tenantOf` is shared by the requests of one commit group.
  */
-export function admitRequest({ queue, clock, ids }: AdmissionDeps, request: SubmissionRequest, tenantOf: (tenantId: string) => TenantContext | null): Admitted {
+export function admitRequest(
+  { queue, clock, ids }: AdmissionDeps,
+  request: SubmissionRequest,
+  tenantOf: (tenantId: string) => TenantContext | null,
+): Admitted {
   const { principal, items, defaultPriority, correlationId } = request;
   const now = clock.now();
   const rejected: Rejection[] = [];
@@ -85,7 +96,11 @@ export function admitRequest({ queue, clock, ids }: AdmissionDeps, request: Subm
 // mail is not its business until activated (the activation wakes it).
 export function wakeFor(wake: AdmissionDeps['wake'], admitted: readonly Admitted[]): void {
   const accounts = admitted.flatMap(({ sendable }) =>
-    sendable.map((message) => ({ tenantId: message.tenantId, accountId: message.accountId, priority: message.priority })),
+    sendable.map((message) => ({
+      tenantId: message.tenantId,
+      accountId: message.accountId,
+      priority: message.priority,
+    })),
   );
   if (accounts.length > 0) wake(accounts);
 }

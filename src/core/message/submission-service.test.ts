@@ -52,8 +52,10 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
     },
   } as unknown as AdminStore & { transaction<T>(fn: () => T): T };
   const queue = {
-    states: (_tenant: string, ids: string[]) => new Map(ids.filter((id) => hold.sent?.includes(id)).map((id) => [id, 'sent'])),
-    suppressed: (_tenant: string, addresses: string[]) => new Set(addresses.filter((address) => hold.suppressed?.includes(address))),
+    states: (_tenant: string, ids: string[]) =>
+      new Map(ids.filter((id) => hold.sent?.includes(id)).map((id) => [id, 'sent'])),
+    suppressed: (_tenant: string, addresses: string[]) =>
+      new Set(addresses.filter((address) => hold.suppressed?.includes(address))),
     enqueue(messages: readonly NewMessage[]) {
       const notWaiting: NewMessage[] = [];
       for (const message of messages) {
@@ -108,8 +110,12 @@ describe('submission group commit', () => {
   it('commits the requests of one turn in one transaction and answers none before it', async () => {
     const s = service();
     const answered: string[] = [];
-    const first = s.submissions.enqueue(s.principal, [item('a-1'), item('a-2', 1)], undefined, null).then((r) => answered.push(`first:${r.queued}`));
-    const second = s.submissions.enqueue(s.principal, [item('b-1')], undefined, null).then((r) => answered.push(`second:${r.queued}`));
+    const first = s.submissions
+      .enqueue(s.principal, [item('a-1'), item('a-2', 1)], undefined, null)
+      .then((r) => answered.push(`first:${r.queued}`));
+    const second = s.submissions
+      .enqueue(s.principal, [item('b-1')], undefined, null)
+      .then((r) => answered.push(`second:${r.queued}`));
     await Promise.resolve();
     expect(answered).toEqual([]);
     expect(s.committed).toEqual([]);
@@ -147,7 +153,8 @@ describe('submission group commit', () => {
     const second = s.submissions.enqueue(s.principal, [item('b-1')], undefined, null);
     const third = s.submissions.enqueue(s.principal, [item('c-1')], undefined, null);
     s.deferred[0]?.();
-    for (const request of [first, second, third]) await expect(request).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    for (const request of [first, second, third])
+      await expect(request).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     expect(s.committed).toEqual([]);
     expect(s.woken).toEqual([]);
   });
@@ -166,7 +173,12 @@ describe('submission group commit', () => {
 
   it('lets mail of a suspended batch enter suspended, without waking the dispatcher for it', async () => {
     const s = service(null, undefined, { suspensions: ['promo'] });
-    const request = s.submissions.enqueue(s.principal, [item('p-1', 0, 'promo'), item('n-1', 1, 'news'), item('x-1', 2)], undefined, null);
+    const request = s.submissions.enqueue(
+      s.principal,
+      [item('p-1', 0, 'promo'), item('n-1', 1, 'news'), item('x-1', 2)],
+      undefined,
+      null,
+    );
     s.deferred[0]?.();
     await expect(request).resolves.toMatchObject({ queued: 3 });
     expect(Object.fromEntries(s.entered)).toEqual({ 'p-1': true, 'n-1': false, 'x-1': false });
@@ -189,7 +201,12 @@ describe('submission group commit', () => {
     const fresh = { ...item('new-1', 2), message: { ...item('new-1').message!, rcptTo: ['c@example.net'] } };
     const request = s.submissions.enqueue(
       s.principal,
-      [item('old-1'), { ...item('old-2', 1), message: { ...item('old-2').message!, rcptTo: ['c@example.net'] } }, fresh, item('held-1', 3)],
+      [
+        item('old-1'),
+        { ...item('old-2', 1), message: { ...item('old-2').message!, rcptTo: ['c@example.net'] } },
+        fresh,
+        item('held-1', 3),
+      ],
       undefined,
       null,
     );

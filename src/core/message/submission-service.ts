@@ -11,7 +11,13 @@ import type { Principal } from '../tenant/principal.js';
 import type { MessageAdmin } from './admin.js';
 import type { MessageQueue } from './queue.js';
 import { tenantContext, type SubmissionItem } from './submission-admission.js';
-import { admitRequest, wakeFor, type Admitted, type SubmissionRequest, type SubmissionResult } from './submission-request.js';
+import {
+  admitRequest,
+  wakeFor,
+  type Admitted,
+  type SubmissionRequest,
+  type SubmissionResult,
+} from './submission-request.js';
 
 export type { SubmissionItem } from './submission-admission.js';
 export type { Rejection, RejectionCode } from './rejection.js';

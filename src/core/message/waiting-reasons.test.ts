@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { whyWaiting, type WaitingInput } from './waiting-reasons.js';
 
 const NOW = Date.UTC(2026, 10, 23, 10, 0, 30);
-const account = { pausedAt: null, pausedReason: null, limitPerMinute: null, limitPerHour: null, limitPerDay: null, maxConnections: 5 };
+const account = {
+  pausedAt: null,
+  pausedReason: null,
+  limitPerMinute: null,
+  limitPerHour: null,
+  limitPerDay: null,
+  maxConnections: 5,
+};
 const input = (extra: Partial<WaitingInput> = {}, message: Partial<WaitingInput['message']> = {}): WaitingInput => ({
   message: {
     state: 'queued',
@@ -39,20 +46,31 @@ describe('why a message is still waiting', () => {
     expect(codes({ suspensions: ['spring'] })).toEqual(['batch_suspended']);
     expect(codes({ suspensions: ['autumn'] })).toEqual(['due']);
     expect(codes({ account: null })).toEqual(['account_missing']);
-    const paused = whyWaiting(input({ account: { ...account, pausedAt: NOW - 1000, pausedReason: '535 authentication failed' } })).reasons;
+    const paused = whyWaiting(
+      input({ account: { ...account, pausedAt: NOW - 1000, pausedReason: '535 authentication failed' } }),
+    ).reasons;
     expect(paused).toEqual([{ code: 'account_paused', untilAt: null, pausedReason: '535 authentication failed' }]);
   });
 
   it('an exhausted sending limit holds it until the latest full window ends', () => {
-    const limited = whyWaiting(input({ account: { ...account, limitPerMinute: 10, limitPerHour: 100 }, usage: { minute: 10, hour: 100, day: 100 } })).reasons;
+    const limited = whyWaiting(
+      input({
+        account: { ...account, limitPerMinute: 10, limitPerHour: 100 },
+        usage: { minute: 10, hour: 100, day: 100 },
+      }),
+    ).reasons;
     expect(limited).toMatchObject([{ code: 'rate_limited', untilAt: Date.UTC(2026, 10, 23, 11, 0, 0) }]);
-    expect(codes({ account: { ...account, limitPerMinute: 10 }, usage: { minute: 9, hour: 9, day: 9 } })).toEqual(['due']);
+    expect(codes({ account: { ...account, limitPerMinute: 10 }, usage: { minute: 9, hour: 9, day: 9 } })).toEqual([
+      'due',
+    ]);
   });
 
   it('tells a client schedule from a retry backoff', () => {
     const later = NOW + 600_000;
     expect(whyWaiting(input({}, { nextAttemptAt: later })).reasons).toEqual([{ code: 'scheduled', untilAt: later }]);
-    expect(whyWaiting(input({}, { state: 'deferred', attempts: 2, nextAttemptAt: later })).reasons).toEqual([{ code: 'retry_backoff', untilAt: later }]);
+    expect(whyWaiting(input({}, { state: 'deferred', attempts: 2, nextAttemptAt: later })).reasons).toEqual([
+      { code: 'retry_backoff', untilAt: later },
+    ]);
   });
 
   it('an attempt due within the current second is due now', () => {
@@ -60,13 +78,12 @@ describe('why a message is still waiting', () => {
   });
 
   it('lists every blocker at once, and suppressed recipients', () => {
-    expect(codes({ suspensions: ['*', 'spring'], suppressed: ['ann@example.net'] }, { nextAttemptAt: NOW + 60_000 })).toEqual([
-      'tenant_suspended',
-      'batch_suspended',
-      'scheduled',
-      'suppressed',
+    expect(
+      codes({ suspensions: ['*', 'spring'], suppressed: ['ann@example.net'] }, { nextAttemptAt: NOW + 60_000 }),
+    ).toEqual(['tenant_suspended', 'batch_suspended', 'scheduled', 'suppressed']);
+    expect(whyWaiting(input({ suppressed: ['ann@example.net'] })).reasons).toEqual([
+      { code: 'suppressed', untilAt: null, recipients: ['ann@example.net'] },
     ]);
-    expect(whyWaiting(input({ suppressed: ['ann@example.net'] })).reasons).toEqual([{ code: 'suppressed', untilAt: null, recipients: ['ann@example.net'] }]);
   });
 
   it('a message on the wire is sending; a sent or failed one waits for nothing', () => {

@@ -53,7 +53,10 @@ export interface WaitingInput {
   tenantActive: boolean;
   /** The tenant's suspended batch codes, `*` for the whole tenant. */
   suspensions: readonly string[];
-  account: Pick<Account, 'pausedAt' | 'pausedReason' | 'limitPerMinute' | 'limitPerHour' | 'limitPerDay' | 'maxConnections'> | null;
+  account: Pick<
+    Account,
+    'pausedAt' | 'pausedReason' | 'limitPerMinute' | 'limitPerHour' | 'limitPerDay' | 'maxConnections'
+  > | null;
   usage: Usage | null;
   /** The message's recipients that are on the tenant's suppression list now. */
   suppressed: readonly string[];
@@ -75,7 +78,8 @@ export function whyWaiting(input: WaitingInput): WaitingExplanation {
   if (message.state === 'sending') add({ code: 'sending', untilAt: null });
   if (!input.tenantActive) add({ code: 'tenant_inactive', untilAt: null });
   if (input.suspensions.includes('*')) add({ code: 'tenant_suspended', untilAt: null });
-  if (message.batchCode !== null && input.suspensions.includes(message.batchCode)) add({ code: 'batch_suspended', untilAt: null });
+  if (message.batchCode !== null && input.suspensions.includes(message.batchCode))
+    add({ code: 'batch_suspended', untilAt: null });
   if (account === null) {
     add({ code: 'account_missing', untilAt: null });
   } else {
@@ -90,6 +94,7 @@ export function whyWaiting(input: WaitingInput): WaitingExplanation {
   if (message.state !== 'sending' && next !== null && wholeSecond(next) > wholeSecond(input.now))
     add({ code: message.attempts === 0 ? 'scheduled' : 'retry_backoff', untilAt: next });
   if (input.suppressed.length > 0) add({ code: 'suppressed', untilAt: null, recipients: [...input.suppressed] });
-  if (reasons.length === 0) add({ code: 'due', untilAt: null, poolSize: account === null ? null : account.maxConnections });
+  if (reasons.length === 0)
+    add({ code: 'due', untilAt: null, poolSize: account === null ? null : account.maxConnections });
   return { waiting: true, reasons, expiresAt: message.createdAt + input.maxAgeSeconds * 1000 };
 }

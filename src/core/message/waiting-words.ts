@@ -7,7 +7,10 @@ import type { MessageDetail } from './admin.js';
 import type { WaitingReason } from './waiting-reasons.js';
 
 /** The message fields a reason's sentence names. */
-export type WaitingSubject = Pick<MessageDetail, 'batchCode' | 'accountId' | 'attempts' | 'deferredReason' | 'lastReplyCode'>;
+export type WaitingSubject = Pick<
+  MessageDetail,
+  'batchCode' | 'accountId' | 'attempts' | 'deferredReason' | 'lastReplyCode'
+>;
 
 // The sentences name the instant to the second, as the API's `until_ts` does.
 const iso = (at: number): string => new Date(Math.floor(at / 1000) * 1000).toISOString();
@@ -31,7 +34,8 @@ export function waitingSentence(reason: WaitingReason, message: WaitingSubject):
     case 'scheduled':
       return `deferred by the client until ${iso(reason.untilAt)}`;
     case 'retry_backoff': {
-      const last = message.deferredReason ?? (message.lastReplyCode === null ? 'no reply' : `reply ${message.lastReplyCode}`);
+      const last =
+        message.deferredReason ?? (message.lastReplyCode === null ? 'no reply' : `reply ${message.lastReplyCode}`);
       return `attempt ${message.attempts} was refused for now (${last}); next attempt at ${iso(reason.untilAt)}`;
     }
     case 'suppressed':

@@ -27,7 +27,8 @@ export const PEC_RECEIPT_TYPES = [
 ] as const;
 export type PecReceiptType = (typeof PEC_RECEIPT_TYPES)[number];
 
-export const isPecReceiptType = (value: string): value is PecReceiptType => (PEC_RECEIPT_TYPES as readonly string[]).includes(value);
+export const isPecReceiptType = (value: string): value is PecReceiptType =>
+  (PEC_RECEIPT_TYPES as readonly string[]).includes(value);
 
 /** One recipient daticert.xml names: `certificato` (a PEC mailbox) or `esterno` (ordinary mail). */
 export interface PecAddressee {

@@ -4,7 +4,12 @@ import { correlateReceipt, planReceipt } from './plan.js';
 import { NOT_A_RECEIPT, type PecReceiptFindings } from './pec.js';
 
 const candidate = (pk: number, rcptTo: string[]): MessageCandidate => ({ tenantId: 'acme', pk, id: `m-${pk}`, rcptTo });
-const found = (more: Partial<PecReceiptFindings>): PecReceiptFindings => ({ ...NOT_A_RECEIPT, type: 'avvenuta-consegna', recognisedBy: 'header', ...more });
+const found = (more: Partial<PecReceiptFindings>): PecReceiptFindings => ({
+  ...NOT_A_RECEIPT,
+  type: 'avvenuta-consegna',
+  recognisedBy: 'header',
+  ...more,
+});
 
 describe('correlating a PEC receipt', () => {
   it('prefers X-Genro-Mail-ID, then the referenced Message-ID, then the identificativo', () => {
@@ -13,15 +18,24 @@ describe('correlating a PEC receipt', () => {
       lookups.push(`${by}=${value}`);
       return by === 'identificativo' ? [candidate(3, ['ann@x'])] : [];
     };
-    const result = correlateReceipt(found({ mailId: 'm-9', referencedMessageId: '<a@b>', identificativo: 'opec-1' }), lookup);
+    const result = correlateReceipt(
+      found({ mailId: 'm-9', referencedMessageId: '<a@b>', identificativo: 'opec-1' }),
+      lookup,
+    );
     expect(result).toEqual({ matched: true, candidate: candidate(3, ['ann@x']), by: 'identificativo' });
     expect(lookups).toEqual(['mail_id=m-9', 'message_id=<a@b>', 'identificativo=opec-1']);
   });
 
   it("tells apart messages sharing a Message-ID by the receipt's recipient, and is ambiguous when it cannot", () => {
     const two = [candidate(1, ['ann@x']), candidate(2, ['bob@x'])];
-    expect(correlateReceipt(found({ referencedMessageId: '<a@b>', recipient: 'BOB@x' }), () => two)).toMatchObject({ matched: true, candidate: { pk: 2 } });
-    expect(correlateReceipt(found({ referencedMessageId: '<a@b>', recipient: 'cid@x' }), () => two)).toEqual({ matched: false, reason: 'ambiguous' });
+    expect(correlateReceipt(found({ referencedMessageId: '<a@b>', recipient: 'BOB@x' }), () => two)).toMatchObject({
+      matched: true,
+      candidate: { pk: 2 },
+    });
+    expect(correlateReceipt(found({ referencedMessageId: '<a@b>', recipient: 'cid@x' }), () => two)).toEqual({
+      matched: false,
+      reason: 'ambiguous',
+    });
     expect(correlateReceipt(found({}), () => two)).toEqual({ matched: false, reason: 'no_reference' });
     expect(correlateReceipt(found({ mailId: 'gone' }), () => [])).toEqual({ matched: false, reason: 'not_found' });
   });
@@ -42,14 +56,23 @@ describe('planning a PEC receipt', () => {
       at: 9000,
       details: { recipient: 'Ann@x', receipt_id: 'r2', pec_event: 'avvenuta-consegna' },
     });
-    const error = planReceipt(found({ type: 'errore-consegna', recipient: 'bob@x', error: 'no-dest', errorDetail: '5.1.1 sconosciuto' }), matched, 'r3', 9000);
+    const error = planReceipt(
+      found({ type: 'errore-consegna', recipient: 'bob@x', error: 'no-dest', errorDetail: '5.1.1 sconosciuto' }),
+      matched,
+      'r3',
+      9000,
+    );
     expect(error.effect?.error).toBe('errore-consegna: bob@x: 5.1.1 sconosciuto');
-    expect(planReceipt(found({ type: 'preavviso-errore-consegna', recipient: 'bob@x' }), matched, 'r4', 9000).effect).toMatchObject({
+    expect(
+      planReceipt(found({ type: 'preavviso-errore-consegna', recipient: 'bob@x' }), matched, 'r4', 9000).effect,
+    ).toMatchObject({
       error: null,
       accepted: false,
       delivered: false,
     });
-    expect(planReceipt(found({ type: 'non-accettazione', error: 'altro' }), matched, 'r5', 9000).effect?.error).toBe('non-accettazione: altro');
+    expect(planReceipt(found({ type: 'non-accettazione', error: 'altro' }), matched, 'r5', 9000).effect?.error).toBe(
+      'non-accettazione: altro',
+    );
   });
 
   it("files a receipt nobody's message fits as unmatched and other mail as not a receipt, with no effect", () => {

@@ -72,7 +72,9 @@ const MAX_ERROR_LENGTH = 500;
 /** The message's pec_error: what failed, for whom, in the gestore's words. */
 function errorText(findings: PecReceiptFindings): string {
   const type = findings.type as PecReceiptType;
-  const parts = [type, findings.recipient, findings.errorDetail ?? findings.error].filter((part): part is string => part !== null && part !== '');
+  const parts = [type, findings.recipient, findings.errorDetail ?? findings.error].filter(
+    (part): part is string => part !== null && part !== '',
+  );
   return parts.join(': ').slice(0, MAX_ERROR_LENGTH);
 }
 
@@ -88,10 +90,16 @@ function ourRecipient(recipient: string | null, candidate: MessageCandidate): st
  * we read it. A receipt nobody's message fits is kept as evidence all the same
  * (`unmatched`); mail that is no receipt is `not_bounce`.
  */
-export function planReceipt(findings: PecReceiptFindings, correlation: PecCorrelation, receiptId: string, receivedAt: number): PecPlan {
+export function planReceipt(
+  findings: PecReceiptFindings,
+  correlation: PecCorrelation,
+  receiptId: string,
+  receivedAt: number,
+): PecPlan {
   const type = findings.type;
   if (type === null) return { disposition: 'not_bounce', unmatchedReason: null, match: null, effect: null };
-  if (!correlation.matched) return { disposition: 'unmatched', unmatchedReason: correlation.reason, match: null, effect: null };
+  if (!correlation.matched)
+    return { disposition: 'unmatched', unmatchedReason: correlation.reason, match: null, effect: null };
   const { candidate, by } = correlation;
   const at = findings.issuedAt ?? receivedAt;
   const error = ERRORS.has(type) ? errorText(findings) : null;

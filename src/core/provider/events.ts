@@ -103,7 +103,8 @@ export interface WebhookRequest {
   header(name: string): string | undefined;
 }
 
-export type WebhookOutcome = { ok: true; settlement: ProviderSettlement; confirmed: boolean } | { ok: false; problem: WebhookProblem };
+export type WebhookOutcome =
+  { ok: true; settlement: ProviderSettlement; confirmed: boolean } | { ok: false; problem: WebhookProblem };
 
 /** The webhook port the HTTP edge calls (ingress/webhooks/webhook-service.ts): verify, read, apply. */
 export interface WebhookReceiver {

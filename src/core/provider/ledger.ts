@@ -13,7 +13,11 @@ export interface ProviderLedger {
    * In one transaction, answered once it is on disk: each event with a plan is applied unless the tenant's
    * ledger already holds its (provider, event id); one outcome per item, in order.
    */
-  settle(tenantId: string, items: ReadonlyArray<{ event: ProviderEvent; plan: ProviderPlan | null }>, now: number): Promise<EventOutcome[]>;
+  settle(
+    tenantId: string,
+    items: ReadonlyArray<{ event: ProviderEvent; plan: ProviderPlan | null }>,
+    now: number,
+  ): Promise<EventOutcome[]>;
   /** Forgets applied events received before `before` (their effects stay); how many. */
   prune(before: number): number;
 }

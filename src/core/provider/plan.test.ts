@@ -24,7 +24,12 @@ const event = (extra: Partial<ProviderEvent> = {}): ProviderEvent => ({
   feedbackType: null,
   ...extra,
 });
-const candidate = (rcptTo: string[], tenantId = 'acme', pk = 1): MessageCandidate => ({ tenantId, pk, id: 'inv-1', rcptTo });
+const candidate = (rcptTo: string[], tenantId = 'acme', pk = 1): MessageCandidate => ({
+  tenantId,
+  pk,
+  id: 'inv-1',
+  rcptTo,
+});
 const source = { source: 'webhook', provider: 'mailgun', provider_event_id: 'ev-1', matched_by: 'mail_id' };
 
 describe('correlateProviderEvent', () => {
@@ -54,10 +59,18 @@ describe('correlateProviderEvent', () => {
   it('falls through to the provider id, then to the Message-ID', () => {
     const found = candidate(['ann@example.net'], 'acme', 2);
     const byProvider = table({ 'provider_message_id=pm-1': [found] });
-    expect(correlateProviderEvent(event(), byProvider.lookup)).toEqual({ matched: true, candidate: found, by: 'provider_message_id' });
+    expect(correlateProviderEvent(event(), byProvider.lookup)).toEqual({
+      matched: true,
+      candidate: found,
+      by: 'provider_message_id',
+    });
     const byHeader = table({ 'message_id=<m@x>': [found] });
     const onlyHeader = event({ mailId: null, providerMessageId: null, messageIdHeader: '<m@x>' });
-    expect(correlateProviderEvent(onlyHeader, byHeader.lookup)).toEqual({ matched: true, candidate: found, by: 'message_id' });
+    expect(correlateProviderEvent(onlyHeader, byHeader.lookup)).toEqual({
+      matched: true,
+      candidate: found,
+      by: 'message_id',
+    });
     expect(byHeader.calls).toEqual(['message_id=<m@x>']);
   });
 
@@ -72,7 +85,9 @@ describe('correlateProviderEvent', () => {
 
   it('answers no_reference without any lookup when the event names nothing', () => {
     const { calls, lookup } = table({});
-    expect(correlateProviderEvent(event({ mailId: null, providerMessageId: null, messageIdHeader: null }), lookup)).toEqual({
+    expect(
+      correlateProviderEvent(event({ mailId: null, providerMessageId: null, messageIdHeader: null }), lookup),
+    ).toEqual({
       matched: false,
       reason: 'no_reference',
     });
@@ -107,16 +122,33 @@ describe('planProviderEvent', () => {
   });
 
   it('takes the code from the enhanced status when no reply code is given, and the message’s only recipient', () => {
-    const bounce = event({ recipient: 'alias@elsewhere.example', status: '5.1.1', reason: 'The email account does not exist.' });
+    const bounce = event({
+      recipient: 'alias@elsewhere.example',
+      status: '5.1.1',
+      reason: 'The email account does not exist.',
+    });
     const ttl = { ...policy, suppressionTtlMs: 86_400_000 };
     const plan = planProviderEvent(bounce, candidate(['Ann@Example.net']), 'provider_message_id', ttl, NOW);
-    expect(plan.bounce).toMatchObject({ code: '5.1.1', recipient: 'ann@example.net', details: { reply_code: null, matched_by: 'provider_message_id' } });
+    expect(plan.bounce).toMatchObject({
+      code: '5.1.1',
+      recipient: 'ann@example.net',
+      details: { reply_code: null, matched_by: 'provider_message_id' },
+    });
     expect(plan.suppression).toMatchObject({ address: 'ann@example.net', expiresAt: NOW + 86_400_000 });
   });
 
   it('finds the status inside the reason when the provider gives none apart', () => {
-    const plan = planProviderEvent(event({ status: null, reason: 'smtp;552 5.2.2 mailbox full' }), candidate(['ann@example.net']), 'mail_id', policy, NOW);
-    expect(plan.bounce).toMatchObject({ code: '552', details: { enhanced_status: '5.2.2', reply_code: '552', category: 'mailbox_full' } });
+    const plan = planProviderEvent(
+      event({ status: null, reason: 'smtp;552 5.2.2 mailbox full' }),
+      candidate(['ann@example.net']),
+      'mail_id',
+      policy,
+      NOW,
+    );
+    expect(plan.bounce).toMatchObject({
+      code: '552',
+      details: { enhanced_status: '5.2.2', reply_code: '552', category: 'mailbox_full' },
+    });
     expect(plan.suppression?.reason).toBe('5.2.2 mailbox_full');
   });
 
@@ -127,7 +159,11 @@ describe('planProviderEvent', () => {
   });
 
   it('records a soft bounce without suppression, ranked below a delivery', () => {
-    const soft = event({ bounceType: 'soft', status: '452', reason: '4.2.2 The email account that you tried to reach is over quota.' });
+    const soft = event({
+      bounceType: 'soft',
+      status: '452',
+      reason: '4.2.2 The email account that you tried to reach is over quota.',
+    });
     const plan = planProviderEvent(soft, candidate(['ann@example.net']), 'mail_id', policy, NOW);
     expect(plan.bounce).toMatchObject({
       type: 'soft',
@@ -137,14 +173,27 @@ describe('planProviderEvent', () => {
     });
     expect(plan.suppression).toBeNull();
     expect(plan.state).toEqual({ state: 'soft_bounced', rank: 50, at: AT });
-    const delivered = planProviderEvent(event({ kind: 'delivered', bounceType: null }), candidate(['ann@example.net']), 'mail_id', policy, NOW);
+    const delivered = planProviderEvent(
+      event({ kind: 'delivered', bounceType: null }),
+      candidate(['ann@example.net']),
+      'mail_id',
+      policy,
+      NOW,
+    );
     expect(plan.state.rank).toBeLessThan(delivered.state.rank);
   });
 
   it('records a complaint and suppresses its recipient when the policy says so', () => {
     const complaint = event({ kind: 'complaint', bounceType: null, status: null, reason: null, feedbackType: 'abuse' });
     const plan = planProviderEvent(complaint, candidate(['ann@example.net']), 'mail_id', policy, NOW);
-    expect(plan.complaint).toEqual({ tenantId: 'acme', clientId: 'inv-1', feedbackType: 'abuse', recipient: 'ann@example.net', at: AT, details: source });
+    expect(plan.complaint).toEqual({
+      tenantId: 'acme',
+      clientId: 'inv-1',
+      feedbackType: 'abuse',
+      recipient: 'ann@example.net',
+      at: AT,
+      details: source,
+    });
     expect(plan.suppression).toEqual({
       tenantId: 'acme',
       address: 'ann@example.net',
@@ -200,13 +249,25 @@ describe('planProviderEvent', () => {
   });
 
   it('suppresses no one when the event names no recipient and the message has several', () => {
-    const plan = planProviderEvent(event({ recipient: null }), candidate(['ann@example.net', 'bob@example.net']), 'mail_id', policy, NOW);
+    const plan = planProviderEvent(
+      event({ recipient: null }),
+      candidate(['ann@example.net', 'bob@example.net']),
+      'mail_id',
+      policy,
+      NOW,
+    );
     expect(plan.bounce?.recipient).toBeNull();
     expect(plan.suppression).toBeNull();
   });
 
   it('suppresses no one when the named recipient is none of the message’s several (a forwarded address)', () => {
-    const plan = planProviderEvent(event({ recipient: 'Elsewhere@Example.org' }), candidate(['ann@example.net', 'bob@example.net']), 'mail_id', policy, NOW);
+    const plan = planProviderEvent(
+      event({ recipient: 'Elsewhere@Example.org' }),
+      candidate(['ann@example.net', 'bob@example.net']),
+      'mail_id',
+      policy,
+      NOW,
+    );
     expect(plan.bounce?.recipient).toBe('elsewhere@example.org');
     expect(plan.suppression).toBeNull();
   });
@@ -217,7 +278,13 @@ describe('planProviderEvent', () => {
     expect(plan.bounce?.reason).toHaveLength(500);
     expect(plan.bounce?.reason).toBe(`${long.slice(0, 499)}…`);
     const exact = 'y'.repeat(500);
-    const delivered = planProviderEvent(event({ kind: 'delivered', bounceType: null, reason: exact }), candidate(['ann@example.net']), 'mail_id', policy, NOW);
+    const delivered = planProviderEvent(
+      event({ kind: 'delivered', bounceType: null, reason: exact }),
+      candidate(['ann@example.net']),
+      'mail_id',
+      policy,
+      NOW,
+    );
     expect(delivered.event?.text).toBe(exact);
     expect(delivered.event?.data.reason).toBe(exact);
   });

@@ -10,7 +10,13 @@ import type { BounceRecord, ComplaintRecord, MessageCandidate, SuppressionRecord
 import type { BouncePolicy } from '../bounce/plan.js';
 import { findReplyCode, findStatus, reasonOf } from '../bounce/classify.js';
 import { correlateReferences, type Correlated } from '../bounce/correlation.js';
-import { PROVIDER_STATE_RANKS, providerStateOf, type ProviderEvent, type ProviderEventKind, type ProviderState } from './events.js';
+import {
+  PROVIDER_STATE_RANKS,
+  providerStateOf,
+  type ProviderEvent,
+  type ProviderEventKind,
+  type ProviderState,
+} from './events.js';
 
 export type ProviderMatchedBy = 'mail_id' | 'provider_message_id' | 'message_id';
 
@@ -69,11 +75,19 @@ function recipientOf(named: string | null, candidate: MessageCandidate): { addre
   return { address: named === null ? null : normalizeAddress(named), ours: false };
 }
 
-export function planProviderEvent(event: ProviderEvent, candidate: MessageCandidate, by: ProviderMatchedBy, policy: BouncePolicy, now: number): ProviderPlan {
+export function planProviderEvent(
+  event: ProviderEvent,
+  candidate: MessageCandidate,
+  by: ProviderMatchedBy,
+  policy: BouncePolicy,
+  now: number,
+): ProviderPlan {
   const { address: recipient, ours } = recipientOf(event.recipient, candidate);
   const expiresAt = policy.suppressionTtlMs === null ? null : now + policy.suppressionTtlMs;
   const suppress = (source: 'bounce' | 'complaint', reason: string): SuppressionRecord | null =>
-    recipient === null || !ours ? null : { tenantId: candidate.tenantId, address: recipient, reason, source, createdAt: now, expiresAt };
+    recipient === null || !ours
+      ? null
+      : { tenantId: candidate.tenantId, address: recipient, reason, source, createdAt: now, expiresAt };
   const reason = bounded(event.reason);
   // The provider's status may be an enhanced status (5.1.1), a reply code (550), or only inside its words.
   const enhancedStatus = findStatus(event.status ?? '') ?? findStatus(event.reason ?? '');
@@ -107,8 +121,16 @@ export function planProviderEvent(event: ProviderEvent, candidate: MessageCandid
       return plan;
     }
     case 'complaint':
-      plan.complaint = { tenantId: candidate.tenantId, clientId: candidate.id, feedbackType: event.feedbackType, recipient, at: event.at, details: source };
-      if (policy.suppressComplaints) plan.suppression = suppress('complaint', `complaint: ${event.feedbackType ?? 'abuse'}`);
+      plan.complaint = {
+        tenantId: candidate.tenantId,
+        clientId: candidate.id,
+        feedbackType: event.feedbackType,
+        recipient,
+        at: event.at,
+        details: source,
+      };
+      if (policy.suppressComplaints)
+        plan.suppression = suppress('complaint', `complaint: ${event.feedbackType ?? 'abuse'}`);
       return plan;
     default:
       plan.event = {

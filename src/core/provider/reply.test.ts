@@ -4,7 +4,10 @@ import { providerIdOfReply } from './reply.js';
 
 describe('the provider id in a 250 reply', () => {
   it.each([
-    ['250 Ok 0100018c2ab3c1e4-3b1f4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d-000000', '0100018c2ab3c1e4-3b1f4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d-000000'],
+    [
+      '250 Ok 0100018c2ab3c1e4-3b1f4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d-000000',
+      '0100018c2ab3c1e4-3b1f4c5d-6e7f-4a8b-9c0d-1e2f3a4b5c6d-000000',
+    ],
     ['250 Ok: queued as 7oJ3cLZdR2KZQ5Z3lV4p3A', '7oJ3cLZdR2KZQ5Z3lV4p3A'],
     ['250 2.0.0 Ok: queued as 4XyZ12AbCd', '4XyZ12AbCd'],
     ['250 2.0.0 OK id=1rT9xK-0004Ab-3Q', '1rT9xK-0004Ab-3Q'],
@@ -12,8 +15,9 @@ describe('the provider id in a 250 reply', () => {
     ['250 2.0.0 Ok: queued as 4XyZ12AbCd.', '4XyZ12AbCd'],
   ])('%s', (reply, id) => expect(providerIdOfReply(reply)).toBe(id));
 
-  it.each([['250 Great success'], ['250 OK'], ['250 2.0.0 Ok'], ['250 Message accepted for delivery'], ['']])('none in %j', (reply) =>
-    expect(providerIdOfReply(reply)).toBeNull(),
+  it.each([['250 Great success'], ['250 OK'], ['250 2.0.0 Ok'], ['250 Message accepted for delivery'], ['']])(
+    'none in %j',
+    (reply) => expect(providerIdOfReply(reply)).toBeNull(),
   );
 
   it('never throws and answers a bounded token on any text', () => {

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { afterFailure, afterSuccess, freshLane, nextRoundAt, type ReportPolicy } from './report-schedule.js';
 
-const policy: ReportPolicy = { syncIntervalMs: 300_000, retryInitialMs: 2000, retryMaxMs: 60_000, retryJitter: 0, maxFollowups: 2, maxHoldMs: 60_000 };
+const policy: ReportPolicy = {
+  syncIntervalMs: 300_000,
+  retryInitialMs: 2000,
+  retryMaxMs: 60_000,
+  retryJitter: 0,
+  maxFollowups: 2,
+  maxHoldMs: 60_000,
+};
 const NOW = 1_000_000_000;
 
 describe('nextRoundAt', () => {
@@ -29,7 +36,9 @@ describe('nextRoundAt', () => {
 
   it('a backoff holds everything, and a granted follow-up goes at once', () => {
     expect(nextRoundAt({ ...freshLane(), retryAt: NOW + 8000 }, policy, NOW - 1, NOW)).toBe(NOW + 8000);
-    expect(nextRoundAt({ ...freshLane(), lastSuccessAt: NOW, followups: 1, dndUntil: NOW + 10_000 }, policy, null, NOW)).toBe(NOW);
+    expect(
+      nextRoundAt({ ...freshLane(), lastSuccessAt: NOW, followups: 1, dndUntil: NOW + 10_000 }, policy, null, NOW),
+    ).toBe(NOW);
   });
 });
 
@@ -62,7 +71,10 @@ describe('afterSuccess and afterFailure', () => {
       lane = next.lane;
     }
     expect(granted).toEqual([true, true, false, true]);
-    expect(afterSuccess({ ...lane, followups: 1 }, { queued: 0, nextSyncAfter: null }, policy, NOW)).toMatchObject({ followUp: false, lane: { followups: 0 } });
+    expect(afterSuccess({ ...lane, followups: 1 }, { queued: 0, nextSyncAfter: null }, policy, NOW)).toMatchObject({
+      followUp: false,
+      lane: { followups: 0 },
+    });
   });
 
   it('keeps next_sync_after only when it lies in the future', () => {

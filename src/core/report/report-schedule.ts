@@ -37,10 +37,21 @@ export interface LaneState {
   followups: number;
 }
 
-export const freshLane = (): LaneState => ({ failures: 0, retryAt: null, dndUntil: null, lastSuccessAt: null, followups: 0 });
+export const freshLane = (): LaneState => ({
+  failures: 0,
+  retryAt: null,
+  dndUntil: null,
+  lastSuccessAt: null,
+  followups: 0,
+});
 
 /** When the next round is due. `oldestPendingAt` is the oldest unreported event, or null when there is none. */
-export function nextRoundAt(lane: LaneState, policy: ReportPolicy, oldestPendingAt: number | null, now: number): number {
+export function nextRoundAt(
+  lane: LaneState,
+  policy: ReportPolicy,
+  oldestPendingAt: number | null,
+  now: number,
+): number {
   if (lane.retryAt !== null && lane.retryAt > now) return lane.retryAt;
   // The last answer asked for another round (`queued > 0`) and it was granted.
   if (lane.followups > 0) return now;
@@ -58,7 +69,12 @@ export interface Acknowledgement {
 }
 
 /** The lane after an acknowledged round, and whether the client asked for another one at once. */
-export function afterSuccess(lane: LaneState, reply: Acknowledgement, policy: ReportPolicy, now: number): { lane: LaneState; followUp: boolean } {
+export function afterSuccess(
+  lane: LaneState,
+  reply: Acknowledgement,
+  policy: ReportPolicy,
+  now: number,
+): { lane: LaneState; followUp: boolean } {
   const followUp = reply.queued > 0 && lane.followups < policy.maxFollowups;
   return {
     lane: {
@@ -75,6 +91,10 @@ export function afterSuccess(lane: LaneState, reply: Acknowledgement, policy: Re
 /** The lane after a failed round: exponential backoff from `retryInitialMs`, capped at `retryMaxMs`. */
 export function afterFailure(lane: LaneState, policy: ReportPolicy, now: number, random: number): LaneState {
   const failures = lane.failures + 1;
-  const wait = exponentialBackoff(failures, { initialMs: policy.retryInitialMs, maxMs: policy.retryMaxMs, jitter: policy.retryJitter }, random);
+  const wait = exponentialBackoff(
+    failures,
+    { initialMs: policy.retryInitialMs, maxMs: policy.retryMaxMs, jitter: policy.retryJitter },
+    random,
+  );
   return { ...lane, failures, retryAt: now + wait, followups: 0 };
 }

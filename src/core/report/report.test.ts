@@ -25,14 +25,29 @@ describe('interpretReply', () => {
     expect(interpretReply(200, '{"ok":"true"}')).toMatchObject({ ok: false, failure: { code: 'not_acknowledged' } });
     expect(interpretReply(200, 'ok')).toMatchObject({ ok: false, failure: { code: 'not_acknowledged' } });
     expect(interpretReply(200, 'null')).toMatchObject({ ok: false, failure: { code: 'not_acknowledged' } });
-    expect(interpretReply(500, '{"ok":true}')).toMatchObject({ ok: false, failure: { code: 'http_status', message: 'the client answered HTTP 500' } });
+    expect(interpretReply(500, '{"ok":true}')).toMatchObject({
+      ok: false,
+      failure: { code: 'http_status', message: 'the client answered HTTP 500' },
+    });
     expect(interpretReply(302, '{"ok":true}')).toMatchObject({ ok: false, failure: { code: 'http_status' } });
   });
 
   it('reads queued and next_sync_after (epoch seconds) when sane, and ignores them otherwise', () => {
-    expect(interpretReply(200, '{"ok":true,"queued":3.7,"next_sync_after":1700000000.5}')).toEqual({ ok: true, queued: 3, nextSyncAfter: 1_700_000_000_500 });
-    expect(interpretReply(200, '{"ok":true,"queued":-1,"next_sync_after":"soon"}')).toEqual({ ok: true, queued: 0, nextSyncAfter: null });
-    expect(interpretReply(200, '{"ok":true,"queued":"5","next_sync_after":-3}')).toEqual({ ok: true, queued: 0, nextSyncAfter: null });
+    expect(interpretReply(200, '{"ok":true,"queued":3.7,"next_sync_after":1700000000.5}')).toEqual({
+      ok: true,
+      queued: 3,
+      nextSyncAfter: 1_700_000_000_500,
+    });
+    expect(interpretReply(200, '{"ok":true,"queued":-1,"next_sync_after":"soon"}')).toEqual({
+      ok: true,
+      queued: 0,
+      nextSyncAfter: null,
+    });
+    expect(interpretReply(200, '{"ok":true,"queued":"5","next_sync_after":-3}')).toEqual({
+      ok: true,
+      queued: 0,
+      nextSyncAfter: null,
+    });
   });
 });
 
@@ -64,7 +79,12 @@ describe('toReportItem', () => {
       toReportItem(
         event('bounced', {
           text: 'fallback',
-          data: { bounce_type: 'soft', bounce_code: '4.2.2', bounce_reason: 'mailbox full', recipient: 'ann@example.net' },
+          data: {
+            bounce_type: 'soft',
+            bounce_code: '4.2.2',
+            bounce_reason: 'mailbox full',
+            recipient: 'ann@example.net',
+          },
         }),
       ),
     ).toEqual({
@@ -76,7 +96,9 @@ describe('toReportItem', () => {
       bounce_reason: 'mailbox full',
       bounce_recipient: 'ann@example.net',
     });
-    expect(toReportItem(event('complained', { data: { feedback_type: 'abuse', recipient: 'bob@example.net' } }))).toEqual({
+    expect(
+      toReportItem(event('complained', { data: { feedback_type: 'abuse', recipient: 'bob@example.net' } })),
+    ).toEqual({
       ...base,
       event: 'complained',
       complaint_ts: 1_700_000_000,
@@ -84,7 +106,16 @@ describe('toReportItem', () => {
       complaint_recipient: 'bob@example.net',
     });
     expect(
-      toReportItem(event('pec', { data: { pec_event: 'avvenuta-consegna', recipient: 'ann@pec.example', issued_ts: 1_699_999_990, receipt_id: 'r-1' } })),
+      toReportItem(
+        event('pec', {
+          data: {
+            pec_event: 'avvenuta-consegna',
+            recipient: 'ann@pec.example',
+            issued_ts: 1_699_999_990,
+            receipt_id: 'r-1',
+          },
+        }),
+      ),
     ).toEqual({
       ...base,
       event: 'pec',
@@ -93,7 +124,9 @@ describe('toReportItem', () => {
       pec_details: { recipient: 'ann@pec.example', issued_ts: 1_699_999_990, receipt_id: 'r-1' },
     });
     // Ours (no provider's time): the event's.
-    expect(toReportItem(event('pec', { data: { pec_event: 'acceptance_timeout', error: 'acceptance_timeout: none' } }))).toEqual({
+    expect(
+      toReportItem(event('pec', { data: { pec_event: 'acceptance_timeout', error: 'acceptance_timeout: none' } })),
+    ).toEqual({
       ...base,
       event: 'pec',
       pec_ts: 1_700_000_000,
@@ -114,9 +147,9 @@ describe('toReportItem', () => {
 
   it('a report body lists items in the order given; an empty one is a heartbeat', () => {
     expect(
-      JSON.parse(reportBody([event('deferred', { seq: 1, eventId: 'a' }), event('sent', { seq: 2, eventId: 'b' })])).delivery_report.map(
-        (item: { event_id: string }) => item.event_id,
-      ),
+      JSON.parse(
+        reportBody([event('deferred', { seq: 1, eventId: 'a' }), event('sent', { seq: 2, eventId: 'b' })]),
+      ).delivery_report.map((item: { event_id: string }) => item.event_id),
     ).toEqual(['a', 'b']);
     expect(reportBody([])).toBe('{"delivery_report":[]}');
   });

@@ -6,7 +6,17 @@
 import type { ClientAuth } from '../tenant/tenant.js';
 
 /** The events a client is told of, by timeline name (outbox type `message.<name>`). */
-export const REPORTABLE_EVENTS = ['sent', 'error', 'expired', 'deferred', 'bounced', 'complained', 'pec', 'delivered', 'dropped'] as const;
+export const REPORTABLE_EVENTS = [
+  'sent',
+  'error',
+  'expired',
+  'deferred',
+  'bounced',
+  'complained',
+  'pec',
+  'delivered',
+  'dropped',
+] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 
 /** One reportable event as the store keeps it (instants in ms). */
@@ -44,7 +54,9 @@ export interface ReportFailure {
 }
 
 /** `httpStatus`: the client's status when it answered (the transport adds it; the report log shows it). */
-export type ClientReply = ({ ok: true; queued: number; nextSyncAfter: number | null } | { ok: false; failure: ReportFailure }) & { httpStatus?: number };
+export type ClientReply = (
+  { ok: true; queued: number; nextSyncAfter: number | null } | { ok: false; failure: ReportFailure }
+) & { httpStatus?: number };
 
 /**
  * What the client's answer means. Only a 2xx whose JSON says `"ok": true`
@@ -68,7 +80,10 @@ export function interpretReply(status: number, bodyText: string): ClientReply {
   return {
     ok: true,
     queued: typeof queued === 'number' && Number.isFinite(queued) && queued > 0 ? Math.floor(queued) : 0,
-    nextSyncAfter: typeof nextSyncAfter === 'number' && Number.isFinite(nextSyncAfter) && nextSyncAfter > 0 ? Math.round(nextSyncAfter * 1000) : null,
+    nextSyncAfter:
+      typeof nextSyncAfter === 'number' && Number.isFinite(nextSyncAfter) && nextSyncAfter > 0
+        ? Math.round(nextSyncAfter * 1000)
+        : null,
   };
 }
 

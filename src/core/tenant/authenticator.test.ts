@@ -29,16 +29,23 @@ describe('authenticator', () => {
   it('refuses missing, unknown and expired credentials with stable codes', () => {
     const auth = setup();
     expect(() => auth.authenticate(null, 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
-    expect(() => auth.authenticate('nope', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED', message: 'invalid credentials' }));
-    expect(() => auth.authenticate('key-old', 'd')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED', message: 'API key expired' }));
+    expect(() => auth.authenticate('nope', 'c')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHORIZED', message: 'invalid credentials' }),
+    );
+    expect(() => auth.authenticate('key-old', 'd')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHORIZED', message: 'API key expired' }),
+    );
   });
 
   it('throttles a client after repeated failures, but not a missing token', () => {
     const auth = setup();
-    for (let i = 0; i < 5; i += 1) expect(() => auth.authenticate(null, 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    for (let i = 0; i < 5; i += 1)
+      expect(() => auth.authenticate(null, 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
     expect(() => auth.authenticate('x', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
     expect(() => auth.authenticate('y', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
-    expect(() => auth.authenticate('key-a', 'c')).toThrow(expect.objectContaining({ code: 'AUTH_THROTTLED', transient: true }));
+    expect(() => auth.authenticate('key-a', 'c')).toThrow(
+      expect.objectContaining({ code: 'AUTH_THROTTLED', transient: true }),
+    );
     expect(auth.authenticate('key-a', 'other-client')).toEqual({ kind: 'tenant', tenantId: 'a' });
   });
 
@@ -48,14 +55,24 @@ describe('authenticator', () => {
     expect(auth.authenticateCaller('admin-token-0123456789', 'c')).toEqual({ kind: 'admin' });
     expect(auth.authenticateCaller('key-a', 'c')).toEqual({ kind: 'tenant', tenantId: 'a' });
     // The console's sign-in and SMTP AUTH never take it: there it is an invalid credential.
-    expect(() => auth.authenticate('metrics-token-0123456789', 'd')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED', message: 'invalid credentials' }));
-    expect(() => auth.authenticateForSession('metrics-token-0123456789', 'e')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
+    expect(() => auth.authenticate('metrics-token-0123456789', 'd')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHORIZED', message: 'invalid credentials' }),
+    );
+    expect(() => auth.authenticateForSession('metrics-token-0123456789', 'e')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHORIZED' }),
+    );
   });
 
   it('throttles guesses of the metrics token like any other', () => {
     const auth = setup();
-    expect(() => auth.authenticateCaller('metrics-guess-1', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
-    expect(() => auth.authenticateCaller('metrics-guess-2', 'c')).toThrow(expect.objectContaining({ code: 'UNAUTHORIZED' }));
-    expect(() => auth.authenticateCaller('metrics-token-0123456789', 'c')).toThrow(expect.objectContaining({ code: 'AUTH_THROTTLED' }));
+    expect(() => auth.authenticateCaller('metrics-guess-1', 'c')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHORIZED' }),
+    );
+    expect(() => auth.authenticateCaller('metrics-guess-2', 'c')).toThrow(
+      expect.objectContaining({ code: 'UNAUTHORIZED' }),
+    );
+    expect(() => auth.authenticateCaller('metrics-token-0123456789', 'c')).toThrow(
+      expect.objectContaining({ code: 'AUTH_THROTTLED' }),
+    );
   });
 });

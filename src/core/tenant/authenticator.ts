@@ -53,7 +53,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   };
 
   /** The throttle, the token's digest, then `identify`: no answer (or an expired key) is one more failure. */
-  const attempt = <T extends Caller>(token: string | null, client: string, identify: (hash: string, now: number) => T | 'expired' | null) => {
+  const attempt = <T extends Caller>(
+    token: string | null,
+    client: string,
+    identify: (hash: string, now: number) => T | 'expired' | null,
+  ) => {
     const now = deps.clock.now();
     const waitMs = deps.throttle.blockedForMs(client, now);
     if (waitMs > 0) {
@@ -75,7 +79,11 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     return { principal: outcome, proof };
   };
 
-  const authenticate = (token: string | null, client: string, accepts?: (principal: Principal) => boolean): { principal: Principal; proof: string } =>
+  const authenticate = (
+    token: string | null,
+    client: string,
+    accepts?: (principal: Principal) => boolean,
+  ): { principal: Principal; proof: string } =>
     attempt(token, client, (hash, now) => {
       const outcome = resolve(hash, now);
       return outcome !== null && outcome !== 'expired' && accepts !== undefined && !accepts(outcome) ? null : outcome;
@@ -85,7 +93,9 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
     authenticate: (token, client, accepts) => authenticate(token, client, accepts).principal,
     authenticateForSession: (token, client) => authenticate(token, client),
     authenticateCaller: (token, client) =>
-      attempt<Caller>(token, client, (hash, now) => (deps.metrics?.matches(hash) === true ? { kind: 'metrics' } : resolve(hash, now))).principal,
+      attempt<Caller>(token, client, (hash, now) =>
+        deps.metrics?.matches(hash) === true ? { kind: 'metrics' } : resolve(hash, now),
+      ).principal,
     resolveProof(proof) {
       const outcome = resolve(proof, deps.clock.now());
       return outcome === 'expired' ? null : outcome;

@@ -22,7 +22,10 @@ export interface SuppressionPage {
 
 export interface SuppressionRepository {
   /** In address order after `after`; expired entries are left out. */
-  list(tenantId: string, options: { after: string | null; limit: number; prefix: string | null; now: number }): SuppressionRecord[];
+  list(
+    tenantId: string,
+    options: { after: string | null; limit: number; prefix: string | null; now: number },
+  ): SuppressionRecord[];
   get(tenantId: string, address: string, now: number): SuppressionRecord | null;
   /** Inside the caller's transaction. A newer entry replaces an older one; a manual one is never shortened by a bounce. */
   upsert(record: SuppressionRecord): void;
@@ -58,8 +61,17 @@ function addressOf(text: string): string {
 function manualSuppression(tenantId: string, input: SuppressionInput, now: number): SuppressionRecord {
   const expiresAt = input.expiresAt ?? null;
   if (expiresAt !== null && expiresAt <= now)
-    throw new AppError('VALIDATION_FAILED', 'expires_ts is in the past', { details: [{ path: 'expires_ts', message: 'must be in the future' }] });
-  return { tenantId, address: addressOf(input.address), reason: input.reason ?? null, source: 'manual', createdAt: now, expiresAt };
+    throw new AppError('VALIDATION_FAILED', 'expires_ts is in the past', {
+      details: [{ path: 'expires_ts', message: 'must be in the future' }],
+    });
+  return {
+    tenantId,
+    address: addressOf(input.address),
+    reason: input.reason ?? null,
+    source: 'manual',
+    createdAt: now,
+    expiresAt,
+  };
 }
 
 export function createSuppressionService(deps: SuppressionServiceDeps) {
@@ -69,7 +81,14 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
     if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
     return tenantId;
   };
-  const record = (ctx: CommandContext, command: string, eventType: string, tenantId: string, address: string, data: Record<string, unknown>) =>
+  const record = (
+    ctx: CommandContext,
+    command: string,
+    eventType: string,
+    tenantId: string,
+    address: string,
+    data: Record<string, unknown>,
+  ) =>
     changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
       command,
       eventType,
@@ -80,7 +99,11 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
     });
 
   return {
-    list(ctx: CommandContext, requested: string | undefined, options: { after?: string; limit?: number; prefix?: string }): SuppressionPage {
+    list(
+      ctx: CommandContext,
+      requested: string | undefined,
+      options: { after?: string; limit?: number; prefix?: string },
+    ): SuppressionPage {
       const tenantId = tenantOf(ctx, requested);
       const limit = Math.min(options.limit ?? 100, MAX_PAGE);
       const rows = store.suppressions.list(tenantId, {
@@ -122,4 +145,7 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
 
 /** The writes shared across a fleet (config-replica.ts): they may wait for it. */
 export const SHARED_SUPPRESSION_WRITES = ['add', 'remove'] as const;
-export type SuppressionService = ConfigWrites<ReturnType<typeof createSuppressionService>, (typeof SHARED_SUPPRESSION_WRITES)[number]>;
+export type SuppressionService = ConfigWrites<
+  ReturnType<typeof createSuppressionService>,
+  (typeof SHARED_SUPPRESSION_WRITES)[number]
+>;

@@ -32,7 +32,11 @@ function setup() {
 describe('tenant create', () => {
   it('issues a key shown once (only its digest is stored) and a signing secret, with the defaults filled in', () => {
     const s = setup();
-    const { tenant, key, signingSecret } = s.tenants.create(admin, { id: 'acme', clientBaseUrl: 'https://app.example', apiKeyExpiresInSeconds: 3600 });
+    const { tenant, key, signingSecret } = s.tenants.create(admin, {
+      id: 'acme',
+      clientBaseUrl: 'https://app.example',
+      apiKeyExpiresInSeconds: 3600,
+    });
     expect(tenant).toMatchObject({
       id: 'acme',
       clientSyncPath: '/mail-proxy/sync',
@@ -48,8 +52,14 @@ describe('tenant create', () => {
 
   it('generates no signing secret when one is given, or null (unsigned reports)', () => {
     const s = setup();
-    expect(s.tenants.create(admin, { id: 'a', clientSigningSecret: 'mine' })).toMatchObject({ signingSecret: null, tenant: { clientSigningSecret: 'mine' } });
-    expect(s.tenants.create(admin, { id: 'b', clientSigningSecret: null })).toMatchObject({ signingSecret: null, tenant: { clientSigningSecret: null } });
+    expect(s.tenants.create(admin, { id: 'a', clientSigningSecret: 'mine' })).toMatchObject({
+      signingSecret: null,
+      tenant: { clientSigningSecret: 'mine' },
+    });
+    expect(s.tenants.create(admin, { id: 'b', clientSigningSecret: null })).toMatchObject({
+      signingSecret: null,
+      tenant: { clientSigningSecret: null },
+    });
   });
 
   it('records tenant.created with the tenant as its contract: client credentials redacted, no key, no secret', () => {
@@ -96,7 +106,10 @@ describe('tenant update', () => {
     s.tenants.create(admin, { id: 'acme', name: 'Acme', clientBaseUrl: 'https://app.example' });
     const updated = s.tenants.update(admin, 'acme', { name: 'Acme Ltd', clientBaseUrl: undefined });
     expect(updated).toMatchObject({ name: 'Acme Ltd', clientBaseUrl: 'https://app.example' });
-    expect(s.store.recorded.at(-1)).toMatchObject({ eventType: 'tenant.updated', data: { changed: ['name'], tenant: { name: 'Acme Ltd' } } });
+    expect(s.store.recorded.at(-1)).toMatchObject({
+      eventType: 'tenant.updated',
+      data: { changed: ['name'], tenant: { name: 'Acme Ltd' } },
+    });
     expect(s.refreshed).toEqual([]);
   });
 
@@ -125,7 +138,10 @@ describe('tenant delete', () => {
     expect(s.store.tenants.get('acme')).not.toBeNull();
     s.tenants.delete(admin, 'acme', { force: true });
     expect(s.store.tenants.get('acme')).toBeNull();
-    expect(s.store.recorded.at(-1)).toMatchObject({ eventType: 'tenant.deleted', data: { tenant_id: 'acme', forced: true, pending_messages: 2 } });
+    expect(s.store.recorded.at(-1)).toMatchObject({
+      eventType: 'tenant.deleted',
+      data: { tenant_id: 'acme', forced: true, pending_messages: 2 },
+    });
   });
 });
 
@@ -148,7 +164,10 @@ describe('tenant secrets', () => {
     s.tenants.create(admin, { id: 'acme' });
     expect(s.tenants.rotateSigningSecret(admin, 'acme')).toEqual({ tenantId: 'acme', secret: 'signing-2' });
     expect(s.store.tenants.get('acme')?.clientSigningSecret).toBe('signing-2');
-    expect(s.store.recorded.at(-1)).toMatchObject({ eventType: 'tenant.signing_secret_rotated', data: { tenant_id: 'acme' } });
+    expect(s.store.recorded.at(-1)).toMatchObject({
+      eventType: 'tenant.signing_secret_rotated',
+      data: { tenant_id: 'acme' },
+    });
     expect(JSON.stringify(s.store.recorded)).not.toContain('signing-2');
   });
 

@@ -61,7 +61,10 @@ export function createTenantService(deps: TenantServiceDeps) {
 
   return {
     /** `signingSecret` is set only when it was generated here: shown once, like the key. */
-    create(ctx: CommandContext, input: TenantCreateInput): { tenant: Tenant; key: IssuedKey; signingSecret: string | null } {
+    create(
+      ctx: CommandContext,
+      input: TenantCreateInput,
+    ): { tenant: Tenant; key: IssuedKey; signingSecret: string | null } {
       requireAdmin(ctx.principal);
       const now = clock.now();
       const issued = keys.issue();
@@ -74,7 +77,11 @@ export function createTenantService(deps: TenantServiceDeps) {
         store.tenants.insert(tenant, issued.hash);
         store.changes.record(change(ctx, 'tenant.create', 'tenant.created', tenant.id, { tenant: viewTenant(tenant) }));
       });
-      return { tenant, key: { tenantId: tenant.id, apiKey: issued.key, expiresAt: tenant.apiKeyExpiresAt }, signingSecret: generated };
+      return {
+        tenant,
+        key: { tenantId: tenant.id, apiKey: issued.key, expiresAt: tenant.apiKeyExpiresAt },
+        signingSecret: generated,
+      };
     },
 
     ...readCommands(store, load),
@@ -86,7 +93,12 @@ export function createTenantService(deps: TenantServiceDeps) {
         const next: Tenant = { ...current, ...definedOnly(fields), updatedAt: clock.now() };
         store.tenants.update(next);
         if (next.active !== current.active) deps.holds.refreshHolds(id, next.updatedAt);
-        store.changes.record(change(ctx, 'tenant.update', 'tenant.updated', id, { tenant: viewTenant(next), changed: Object.keys(definedOnly(fields)) }));
+        store.changes.record(
+          change(ctx, 'tenant.update', 'tenant.updated', id, {
+            tenant: viewTenant(next),
+            changed: Object.keys(definedOnly(fields)),
+          }),
+        );
         return next;
       });
     },
@@ -97,7 +109,13 @@ export function createTenantService(deps: TenantServiceDeps) {
         load(id);
         const pending = pendingUnlessForced(store, id, options.force);
         store.tenants.delete(id);
-        store.changes.record(change(ctx, 'tenant.delete', 'tenant.deleted', id, { tenant_id: id, forced: options.force, pending_messages: pending }));
+        store.changes.record(
+          change(ctx, 'tenant.delete', 'tenant.deleted', id, {
+            tenant_id: id,
+            forced: options.force,
+            pending_messages: pending,
+          }),
+        );
       });
     },
 
@@ -109,7 +127,13 @@ export function createTenantService(deps: TenantServiceDeps) {
 export const SHARED_TENANT_WRITES = ['create', 'update', 'delete', 'rotateSigningSecret', 'rotateKey'] as const;
 export type TenantService = ConfigWrites<ReturnType<typeof createTenantService>, (typeof SHARED_TENANT_WRITES)[number]>;
 
-type TenantChange = (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>) => ChangeRecord;
+type TenantChange = (
+  ctx: CommandContext,
+  command: string,
+  eventType: string,
+  tenantId: string,
+  data: Record<string, unknown>,
+) => ChangeRecord;
 
 /** The audit record of a change to a tenant. */
 function tenantChange({ clock, ids }: Pick<TenantServiceDeps, 'clock' | 'ids'>): TenantChange {
@@ -132,7 +156,8 @@ function tenantLoader(store: AdminStore): (id: string) => Tenant {
   };
 }
 
-const expiry = (now: number, seconds: number | undefined): number | null => (seconds === undefined ? null : now + seconds * 1000);
+const expiry = (now: number, seconds: number | undefined): number | null =>
+  seconds === undefined ? null : now + seconds * 1000;
 
 /** A tenant as created: what the input leaves out takes its default. */
 function newTenant(input: TenantCreateInput, generatedSecret: string | null, now: number): Tenant {
@@ -188,7 +213,9 @@ function credentialCommands(deps: TenantServiceDeps, load: (id: string) => Tenan
       const secret = deps.newSigningSecret();
       store.transaction(() => {
         store.tenants.update({ ...load(id), clientSigningSecret: secret, updatedAt: clock.now() });
-        store.changes.record(change(ctx, 'tenant.rotate_signing_secret', 'tenant.signing_secret_rotated', id, { tenant_id: id }));
+        store.changes.record(
+          change(ctx, 'tenant.rotate_signing_secret', 'tenant.signing_secret_rotated', id, { tenant_id: id }),
+        );
       });
       return { tenantId: id, secret };
     },
@@ -215,5 +242,7 @@ function credentialCommands(deps: TenantServiceDeps, load: (id: string) => Tenan
 
 /** Drops keys whose value is `undefined` so a partial update never erases a field by omission. */
 export function definedOnly<T extends object>(fields: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
-  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
 }

@@ -1,7 +1,8 @@
 /** The tenant aggregate: one client application, its callback settings and its API key. */
 
 /** How we authenticate to the tenant's own endpoints (delivery reports, attachments). */
-export type ClientAuth = { method: 'none' } | { method: 'bearer'; token: string } | { method: 'basic'; user: string; password: string };
+export type ClientAuth =
+  { method: 'none' } | { method: 'bearer'; token: string } | { method: 'basic'; user: string; password: string };
 
 export const DEFAULT_CLIENT_SYNC_PATH = '/mail-proxy/sync';
 

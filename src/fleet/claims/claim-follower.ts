@@ -139,7 +139,11 @@ export class ClaimFollower {
     for (const message of entries) {
       const read = claimRecordCodec.read(message.data);
       if (read.ok) records.push(read.value);
-      else this.log.warn({ seq: message.seq, subject: message.subject, code: read.error.code }, 'fleet claim log entry skipped: not a claim record');
+      else
+        this.log.warn(
+          { seq: message.seq, subject: message.subject, code: read.error.code },
+          'fleet claim log entry skipped: not a claim record',
+        );
     }
     return records;
   }

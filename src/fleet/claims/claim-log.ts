@@ -58,7 +58,13 @@ export function createClaimLog(settings: ClaimLogSettings, deps: ClaimLogDeps): 
   const follower = new ClaimFollower(settings.stream, deps.index, log);
   const provision = claimLogProvisioner(settings, log);
   const check = claimLogCheck(settings, deps, follower, provision);
-  const loop = createPeriodicLoop({ name: 'fleet-claims', intervalMs: settings.checkMs, log, clock: deps.clock, run: async () => void (await check()) });
+  const loop = createPeriodicLoop({
+    name: 'fleet-claims',
+    intervalMs: settings.checkMs,
+    log,
+    clock: deps.clock,
+    run: async () => void (await check()),
+  });
 
   return {
     name: 'fleet-claims',
@@ -66,7 +72,9 @@ export function createClaimLog(settings: ClaimLogSettings, deps: ClaimLogDeps): 
       const nc = link.connection();
       if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
       await provision(nc);
-      const ack = await nc.jetstream().publish(`${settings.subjectPrefix}.${record.node}`, claimRecordCodec.encode(record));
+      const ack = await nc
+        .jetstream()
+        .publish(`${settings.subjectPrefix}.${record.node}`, claimRecordCodec.encode(record));
       if (ack.seq <= follower.appliedSeq()) return;
       // Not following yet (a check starts the consumer): start it now rather than wait a check's interval.
       if (!follower.following()) await follower.follow(nc);
@@ -78,7 +86,9 @@ export function createClaimLog(settings: ClaimLogSettings, deps: ClaimLogDeps): 
       // (bounded; the rest comes while serving, and requests wait for it or go on the local check).
       if (link.connection() !== null) {
         const caughtUp = check().then(async (last) => (last === null ? undefined : follower.reached(last)));
-        caughtUp.catch((error: unknown) => log.warn({ err: error }, 'could not catch up with the fleet claim log yet; retrying'));
+        caughtUp.catch((error: unknown) =>
+          log.warn({ err: error }, 'could not catch up with the fleet claim log yet; retrying'),
+        );
         await within(
           caughtUp.catch(() => undefined),
           settings.catchUpMs,
@@ -106,7 +116,8 @@ function claimLogProvisioner(settings: ClaimLogSettings, log: Logger): (nc: Nats
   let announced = false;
   return async (nc) => {
     const created = await ensureStream(nc);
-    if (created && !announced) log.info({ stream: settings.stream, replicas: settings.replicas }, 'fleet claim log created');
+    if (created && !announced)
+      log.info({ stream: settings.stream, replicas: settings.replicas }, 'fleet claim log created');
     announced = true;
   };
 }

@@ -10,8 +10,16 @@ const claimRecordOf = (value: unknown) => {
 
 describe('claim records', () => {
   it('reads the three kinds of record and nothing else', () => {
-    expect(claimRecordOf({ kind: 'claim', node: 'n1', at: 5, keys: [KEY] })).toEqual({ kind: 'claim', node: 'n1', at: 5, keys: [KEY] });
-    expect(claimRecordOf({ kind: 'take', node: 'n1', from: 'n2', at: 5, keys: [KEY] })).toMatchObject({ kind: 'take', from: 'n2' });
+    expect(claimRecordOf({ kind: 'claim', node: 'n1', at: 5, keys: [KEY] })).toEqual({
+      kind: 'claim',
+      node: 'n1',
+      at: 5,
+      keys: [KEY],
+    });
+    expect(claimRecordOf({ kind: 'take', node: 'n1', from: 'n2', at: 5, keys: [KEY] })).toMatchObject({
+      kind: 'take',
+      from: 'n2',
+    });
     expect(claimRecordOf({ kind: 'take', node: 'n1', at: 5, keys: [KEY] })).toBeNull();
     expect(claimRecordOf({ kind: 'claim', node: 'n1', at: 5, keys: [] })).toBeNull();
     expect(claimRecordOf({ kind: 'claim', node: 'n.1', at: 5, keys: [KEY] })).toBeNull();
@@ -23,11 +31,18 @@ describe('claim records', () => {
     expect(claimRecordOf({ kind: 'claim', node: 'n1', at: -1, keys: [KEY] })).toBeNull();
     expect(claimRecordOf({ kind: 'claim', node: 'n1', at: 1.5, keys: [KEY] })).toBeNull();
     expect(claimRecordOf({ kind: 'claim', node: 'n1', at: 2 ** 60, keys: [KEY] })).toBeNull();
-    expect(claimRecordOf({ kind: 'claim', node: 'n1', at: 5, keys: Array.from({ length: 10_001 }, () => KEY) })).toBeNull();
+    expect(
+      claimRecordOf({ kind: 'claim', node: 'n1', at: 5, keys: Array.from({ length: 10_001 }, () => KEY) }),
+    ).toBeNull();
   });
 
   it('keeps only the fields of its kind', () => {
-    expect(claimRecordOf({ kind: 'claim', node: 'n1', from: 'n2', at: 5, keys: [KEY], extra: 1 })).toEqual({ kind: 'claim', node: 'n1', at: 5, keys: [KEY] });
+    expect(claimRecordOf({ kind: 'claim', node: 'n1', from: 'n2', at: 5, keys: [KEY], extra: 1 })).toEqual({
+      kind: 'claim',
+      node: 'n1',
+      at: 5,
+      keys: [KEY],
+    });
   });
 
   it('never throws on a hostile value, and what it reads is well formed', () => {

@@ -20,7 +20,11 @@ const epochMs = z.number().int().min(0);
  * at (its keys then stay as they were, which errs on answering a repeat through the holder's own
  * check); only the known fields are kept.
  */
-const claimCommon = { node: nodeId, at: epochMs, keys: z.array(z.string().regex(CLAIM_KEY)).min(1).max(MAX_CLAIM_KEYS) };
+const claimCommon = {
+  node: nodeId,
+  at: epochMs,
+  keys: z.array(z.string().regex(CLAIM_KEY)).min(1).max(MAX_CLAIM_KEYS),
+};
 const claimRecordSchema: z.ZodType<ClaimRecord> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('claim'), ...claimCommon }),
   z.object({ kind: z.literal('take'), from: nodeId, ...claimCommon }),
@@ -32,6 +36,8 @@ export const claimRecordCodec = jsonCodec(claimRecordSchema, 'claim record');
 export interface HolderRequest {
   items: Array<{ tenant_id: string; id: string }>;
 }
-const holderRequestSchema: z.ZodType<HolderRequest> = z.object({ items: z.array(z.object({ tenant_id: z.string(), id: z.string() })) });
+const holderRequestSchema: z.ZodType<HolderRequest> = z.object({
+  items: z.array(z.object({ tenant_id: z.string(), id: z.string() })),
+});
 export const holderRequestCodec = jsonCodec(holderRequestSchema, 'holder request');
 export const holderAnswerCodec = jsonCodec(z.object({ has: z.array(z.boolean()) }), 'holder answer');

@@ -26,7 +26,11 @@ export interface Claimable {
 }
 
 /** The items with a client id this node does not have: ids it has are its own business, decided locally with no round trip. */
-export function claimablesOf(principal: Principal, items: readonly SubmissionItem[], queue: Pick<MessageQueue, 'states'>): Claimable[] {
+export function claimablesOf(
+  principal: Principal,
+  items: readonly SubmissionItem[],
+  queue: Pick<MessageQueue, 'states'>,
+): Claimable[] {
   const byTenant = new Map<string, Claimable[]>();
   for (const item of items) {
     const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
@@ -47,7 +51,9 @@ export function claimablesOf(principal: Principal, items: readonly SubmissionIte
 
 /** Asks `node` which of the entries it has (or is committing); one that does not answer is taken to have them all. */
 async function ask(nc: NatsConnection, node: string, asked: readonly Claimable[]): Promise<boolean[]> {
-  const request = holderRequestCodec.encode({ items: asked.map((entry) => ({ tenant_id: entry.tenantId, id: entry.id })) });
+  const request = holderRequestCodec.encode({
+    items: asked.map((entry) => ({ tenant_id: entry.tenantId, id: entry.id })),
+  });
   const answer = await nc
     .request(holderSubject(node), request, { timeout: ASK_TIMEOUT_MS })
     .then((reply) => holderAnswerCodec.read(reply.data))

@@ -46,10 +46,14 @@ export interface FleetSubmissionsDeps {
 }
 
 const merge = (result: SubmissionResult, extra: readonly Rejection[]): SubmissionResult =>
-  extra.length === 0 ? result : { queued: result.queued, rejected: [...result.rejected, ...extra].sort((a, b) => a.index - b.index) };
+  extra.length === 0
+    ? result
+    : { queued: result.queued, rejected: [...result.rejected, ...extra].sort((a, b) => a.index - b.index) };
 
 /** The items another node holds; null when the fleet could not answer in time (the check is skipped). */
-function createDuplicateCheck(deps: FleetSubmissionsDeps): (entries: readonly Claimable[]) => Promise<Set<SubmissionItem> | null> {
+function createDuplicateCheck(
+  deps: FleetSubmissionsDeps,
+): (entries: readonly Claimable[]) => Promise<Set<SubmissionItem> | null> {
   const { link, log } = deps;
   const heldElsewhere = createHolderCheck(deps);
   return async (entries) => {
@@ -57,7 +61,9 @@ function createDuplicateCheck(deps: FleetSubmissionsDeps): (entries: readonly Cl
     if (nc === null || !link.connected()) return null;
     const byKey = new Map(entries.map((entry) => [entry.key, entry]));
     let answered: Set<SubmissionItem> | null = null;
-    const checking = heldElsewhere(nc, byKey).then((held) => (answered = new Set(entries.filter((entry) => held.has(entry.key)).map((entry) => entry.item))));
+    const checking = heldElsewhere(nc, byKey).then(
+      (held) => (answered = new Set(entries.filter((entry) => held.has(entry.key)).map((entry) => entry.item))),
+    );
     await within(
       checking.catch((error: unknown) => log.warn({ err: error }, 'fleet idempotency claim failed')),
       deps.claimTimeoutMs,
@@ -84,12 +90,22 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
       const held = await duplicates(entries);
       if (held === null) {
         skipped += 1;
-        log.warn({ messages: entries.length }, 'fleet idempotency check skipped: the cluster did not answer; accepted on the local check');
+        log.warn(
+          { messages: entries.length },
+          'fleet idempotency check skipped: the cluster did not answer; accepted on the local check',
+        );
       }
       const extra = [...(held ?? [])].map((item) => rejection(item.index, item.id, refusal('ALREADY_SENT')));
-      if (extra.length > 0) log.info({ ids: extra.map((entry) => entry.id) }, 'client ids accepted on another node: answered as repeats');
+      if (extra.length > 0)
+        log.info({ ids: extra.map((entry) => entry.id) }, 'client ids accepted on another node: answered as repeats');
       const rest = extra.length === 0 ? items : items.filter((item) => !held?.has(item));
-      const result = await inner.enqueue(principal, rest, defaultPriority, correlationId, alongside && ((own) => alongside(merge(own, extra))));
+      const result = await inner.enqueue(
+        principal,
+        rest,
+        defaultPriority,
+        correlationId,
+        alongside && ((own) => alongside(merge(own, extra))),
+      );
       return merge(result, extra);
     } finally {
       pending.remove(keys);
@@ -97,7 +113,8 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
   };
 
   /** The holder's answer: does this node have (or is it committing) this client id? */
-  const has = (tenantId: string, id: string): boolean => pending.has(claimKey(tenantId, id)) || deps.queue.states(tenantId, [id]).has(id);
+  const has = (tenantId: string, id: string): boolean =>
+    pending.has(claimKey(tenantId, id)) || deps.queue.states(tenantId, [id]).has(id);
 
   const service: SubmissionService = {
     async enqueue(principal, items, defaultPriority, correlationId, alongside) {

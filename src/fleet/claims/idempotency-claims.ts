@@ -10,7 +10,8 @@ import type { ClaimIndex } from '../../core/fleet/index.js';
 import type { ClaimLog } from './claim-log.js';
 
 /** 128 bits of SHA-256 over tenant and client id: short enough to carry thousands in a record, far from any collision. */
-export const claimKey = (tenantId: string, id: string): string => createHash('sha256').update(tenantId).update('\u0000').update(id).digest('hex').slice(0, 32);
+export const claimKey = (tenantId: string, id: string): string =>
+  createHash('sha256').update(tenantId).update('\u0000').update(id).digest('hex').slice(0, 32);
 
 export function createClientIdClaims(log: ClaimLog, index: ClaimIndex, nodeId: string) {
   return {

@@ -20,7 +20,12 @@ const WRONG_LAST_SEQUENCE = 10071;
 export const configBucketName = (fleetBucket: string): string => `${fleetBucket}_config`;
 
 /** `timeoutMs` bounds each API request through this view (JetStream's default otherwise). */
-export async function openConfigBucket(nc: NatsConnection, name: string, replicas: number, timeoutMs?: number): Promise<KV> {
+export async function openConfigBucket(
+  nc: NatsConnection,
+  name: string,
+  replicas: number,
+  timeoutMs?: number,
+): Promise<KV> {
   // History 1: a node catching up needs each object's last value only.
   return nc.jetstream(timeoutMs === undefined ? {} : { timeout: timeoutMs }).views.kv(name, { history: 1, replicas });
 }

@@ -39,7 +39,12 @@ export interface ConfigFollower extends Service {
 }
 
 /** The KV watch over the bucket: applies each entry, remembers the last revision, and answers who waits for one. */
-function createConfigWatch(deps: { rows: ConfigRows; applied(entry: ConfigEntry): void; log: Logger; stopped(): boolean }) {
+function createConfigWatch(deps: {
+  rows: ConfigRows;
+  applied(entry: ConfigEntry): void;
+  log: Logger;
+  stopped(): boolean;
+}) {
   const { rows, log } = deps;
   let watch: QueuedIterator<KvEntry> | null = null;
   /** The last revision the watch delivered (or the store had applied at the start). */
@@ -51,13 +56,19 @@ function createConfigWatch(deps: { rows: ConfigRows; applied(entry: ConfigEntry)
     try {
       if (config !== null && rows.apply(config)) {
         deps.applied(config);
-        log.info({ key: entry.key, revision: entry.revision, origin: config.value.origin }, 'shared configuration applied');
+        log.info(
+          { key: entry.key, revision: entry.revision, origin: config.value.origin },
+          'shared configuration applied',
+        );
       }
     } catch (error) {
       // The store cannot write now (full, locked): the watch ends here and the next check resumes from this entry.
       if (isAppError(error) && error.transient) throw error;
       // Anything else would fail again: logged and passed over; the object's next change brings it whole.
-      log.error({ err: error, key: entry.key, revision: entry.revision }, 'could not apply a shared configuration change');
+      log.error(
+        { err: error, key: entry.key, revision: entry.revision },
+        'could not apply a shared configuration change',
+      );
     }
     seen = Math.max(seen, entry.revision);
     for (let index = waiters.length - 1; index >= 0; index -= 1) {
@@ -95,7 +106,8 @@ function createConfigWatch(deps: { rows: ConfigRows; applied(entry: ConfigEntry)
       watch = iterator;
       void consume(iterator);
     },
-    reached: (revision: number): Promise<void> => (revision <= seen ? Promise.resolve() : new Promise((resolve) => waiters.push({ revision, resolve }))),
+    reached: (revision: number): Promise<void> =>
+      revision <= seen ? Promise.resolve() : new Promise((resolve) => waiters.push({ revision, resolve })),
     stop(): void {
       watch?.stop();
       watch = null;
@@ -140,7 +152,13 @@ export function createConfigFollower(
     return last;
   };
 
-  const loop = createPeriodicLoop({ name: 'shared-config', intervalMs: settings.checkMs, log, clock, run: async () => void (await check()) });
+  const loop = createPeriodicLoop({
+    name: 'shared-config',
+    intervalMs: settings.checkMs,
+    log,
+    clock,
+    run: async () => void (await check()),
+  });
 
   return {
     name: 'shared-config',
@@ -151,7 +169,9 @@ export function createConfigFollower(
       // Joined at the start: catch up before taking requests (bounded; the rest comes while serving).
       if (link.connection() !== null) {
         const caughtUp = check().then(async (last) => (last === null ? undefined : watch.reached(last)));
-        caughtUp.catch((error: unknown) => log.warn({ err: error }, 'could not catch up with the shared configuration yet; retrying'));
+        caughtUp.catch((error: unknown) =>
+          log.warn({ err: error }, 'could not catch up with the shared configuration yet; retrying'),
+        );
         await within(
           caughtUp.catch(() => undefined),
           settings.catchUpMs,

@@ -27,8 +27,16 @@ describe('configuration values', () => {
 
   it('refuses a value without its key, origin or changes', () => {
     expect(storedConfigCodec.read(bytes({ rows: null, origin: 'n1', changes: [] })).ok).toBe(false);
-    expect(storedConfigCodec.read(bytes({ key: { kind: 'tenant', tenantId: 't1' }, rows: null, changes: [] })).ok).toBe(false);
-    expect(storedConfigCodec.read(bytes({ key: { kind: 'tenant', tenantId: 't1' }, rows: {}, origin: 'n1', changes: [] })).ok).toBe(false);
-    expect(storedConfigCodec.read(bytes({ key: { kind: 'other', tenantId: 't1' }, rows: null, origin: 'n1', changes: [] })).ok).toBe(false);
+    expect(storedConfigCodec.read(bytes({ key: { kind: 'tenant', tenantId: 't1' }, rows: null, changes: [] })).ok).toBe(
+      false,
+    );
+    expect(
+      storedConfigCodec.read(bytes({ key: { kind: 'tenant', tenantId: 't1' }, rows: {}, origin: 'n1', changes: [] }))
+        .ok,
+    ).toBe(false);
+    expect(
+      storedConfigCodec.read(bytes({ key: { kind: 'other', tenantId: 't1' }, rows: null, origin: 'n1', changes: [] }))
+        .ok,
+    ).toBe(false);
   });
 });

@@ -57,10 +57,22 @@ export function limitsView(
       if (state.limits[kind] === null) continue;
       // Read without replacing: a view must not reset what it looks at.
       const lease = currentLease({ ...state.leases }, kind, now);
-      windows[kind] = { window_start: lease.start, leased: lease.granted, used: lease.used, left: leaseLeft(lease), fleet_exhausted: lease.exhausted };
+      windows[kind] = {
+        window_start: lease.start,
+        leased: lease.granted,
+        used: lease.used,
+        left: leaseLeft(lease),
+        fleet_exhausted: lease.exhausted,
+      };
       if (leaseLeft(lease) === 0 && !lease.exhausted) awaiting = true;
     }
-    return { tenant_id: state.tenantId, account_id: state.accountId, connections: state.connections, awaiting_lease: awaiting, windows };
+    return {
+      tenant_id: state.tenantId,
+      account_id: state.accountId,
+      connections: state.connections,
+      awaiting_lease: awaiting,
+      windows,
+    };
   });
   return {
     cut_off: node.cutOff,

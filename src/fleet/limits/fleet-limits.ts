@@ -6,7 +6,16 @@
  * it holds, then waits; /status and /ready say so (`fleet.limits`).
  */
 import type { KV } from 'nats';
-import { chunkSize, connectionShare, currentLease, fleetBudget, leaseKey, spend, windowsToTopUp, type AccountLeases } from '../../core/fleet/index.js';
+import {
+  chunkSize,
+  connectionShare,
+  currentLease,
+  fleetBudget,
+  leaseKey,
+  spend,
+  windowsToTopUp,
+  type AccountLeases,
+} from '../../core/fleet/index.js';
 import type { Clock } from '../../core/index.js';
 import type { FleetLimitGate, GatedAccount } from '../../core/fleet/index.js';
 import type { Logger } from '../../core/index.js';
@@ -53,7 +62,9 @@ export interface FleetLimits {
    * (and this node's lease of it spent) reads as full, so its messages say
    * `rate_limited` until the window ends, as on a single node.
    */
-  waitingUsage(local: (tenantId: string, accountId: string, now: number) => Usage): (tenantId: string, accountId: string, now: number) => Usage;
+  waitingUsage(
+    local: (tenantId: string, accountId: string, now: number) => Usage,
+  ): (tenantId: string, accountId: string, now: number) => Usage;
   /** One retry round now (tests; the loop runs it on its own). */
   tick(): Promise<void>;
 }
@@ -61,7 +72,10 @@ export interface FleetLimits {
 type Accounts = Map<string, AccountLimitState>;
 
 /** Leases chunks of the window counters for an account that runs low; one request per account at a time. */
-function createLeaseRequests(settings: FleetLimitsSettings, deps: { link: FleetLink; clock: Clock; log: Logger; wake: () => void }) {
+function createLeaseRequests(
+  settings: FleetLimitsSettings,
+  deps: { link: FleetLink; clock: Clock; log: Logger; wake: () => void },
+) {
   const { link, clock, log } = deps;
   let counters: LimitCounters | null = null;
   let cutOff = false;
@@ -84,7 +98,9 @@ function createLeaseRequests(settings: FleetLimitsSettings, deps: { link: FleetL
       // The lease of the window asked for: if the window ends meanwhile, its grant goes with it.
       const lease = currentLease(state.leases, kind, clock.now());
       const key = leaseKey(state.tenantId, state.accountId, kind, lease.start);
-      const result = await kvCounters.lease(key, limit, (leasedSoFar) => chunkSize(limit, leasedSoFar, aliveCount(), settings.chunk));
+      const result = await kvCounters.lease(key, limit, (leasedSoFar) =>
+        chunkSize(limit, leasedSoFar, aliveCount(), settings.chunk),
+      );
       lease.granted += result.granted;
       if (result.counter >= limit) lease.exhausted = true;
     }
@@ -108,7 +124,10 @@ function createLeaseRequests(settings: FleetLimitsSettings, deps: { link: FleetL
       deps.wake();
     } catch (error) {
       if (!cutOff)
-        log.warn({ err: error, tenantId: state.tenantId, accountId: state.accountId }, 'fleet limit counters unreachable; sending within the leases held');
+        log.warn(
+          { err: error, tenantId: state.tenantId, accountId: state.accountId },
+          'fleet limit counters unreachable; sending within the leases held',
+        );
       cutOff = true;
       state.wanted = true;
     } finally {
@@ -124,12 +143,24 @@ function createLeaseRequests(settings: FleetLimitsSettings, deps: { link: FleetL
 }
 
 /** The dispatcher's gate: answers from the leases held, and asks for more in the background. */
-function createGate(link: FleetLink, accounts: Accounts, requests: ReturnType<typeof createLeaseRequests>): FleetLimitGate {
+function createGate(
+  link: FleetLink,
+  accounts: Accounts,
+  requests: ReturnType<typeof createLeaseRequests>,
+): FleetLimitGate {
   const stateOf = (account: GatedAccount, limits: Limits): AccountLimitState => {
     const key = `${account.tenantId}/${account.id}`;
     let state = accounts.get(key);
     if (state === undefined) {
-      state = { tenantId: account.tenantId, accountId: account.id, limits, leases: {}, connections: account.maxConnections, wanted: false, requesting: false };
+      state = {
+        tenantId: account.tenantId,
+        accountId: account.id,
+        limits,
+        leases: {},
+        connections: account.maxConnections,
+        wanted: false,
+        requesting: false,
+      };
       accounts.set(key, state);
     }
     state.limits = limits;
@@ -168,12 +199,16 @@ const usageSeenBy =
     for (const kind of WINDOW_KINDS) {
       const limit = state.limits[kind];
       const lease = limit === null ? null : currentLease({ ...state.leases }, kind, now);
-      if (limit !== null && lease !== null && lease.exhausted && lease.used >= lease.granted) seen[kind] = Math.max(seen[kind], limit);
+      if (limit !== null && lease !== null && lease.exhausted && lease.used >= lease.granted)
+        seen[kind] = Math.max(seen[kind], limit);
     }
     return seen;
   };
 
-export function createFleetLimits(settings: FleetLimitsSettings, deps: { link: FleetLink; clock: Clock; log: Logger }): FleetLimits {
+export function createFleetLimits(
+  settings: FleetLimitsSettings,
+  deps: { link: FleetLink; clock: Clock; log: Logger },
+): FleetLimits {
   const { link, clock, log } = deps;
   const listeners: Array<() => void> = [];
   const wake = (): void => {
@@ -201,7 +236,12 @@ export function createFleetLimits(settings: FleetLimitsSettings, deps: { link: F
     onChange(listener) {
       listeners.push(listener);
     },
-    status: () => limitsView([...accounts.values()], { cutOff: requests.cutOff(), chunk: settings.chunk, stats: requests.stats() }, clock.now()),
+    status: () =>
+      limitsView(
+        [...accounts.values()],
+        { cutOff: requests.cutOff(), chunk: settings.chunk, stats: requests.stats() },
+        clock.now(),
+      ),
     tick: () => loop.tick(),
     waitingUsage: usageSeenBy(accounts),
   };

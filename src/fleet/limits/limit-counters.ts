@@ -18,7 +18,8 @@ const MAX_ATTEMPTS = 12;
 /** Revisions remembered: a window's key is not leased from again once it ends, so old ones are simply dropped. */
 const SEEN_CAPACITY = 4096;
 
-const isCasMismatch = (error: unknown): boolean => (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
+const isCasMismatch = (error: unknown): boolean =>
+  (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
 
 export async function openLimitCounters(nc: NatsConnection, bucket: string, replicas: number): Promise<KV> {
   return nc.jetstream().views.kv(bucket, { history: 1, replicas, ttl: LEASE_KEY_TTL_MS });

@@ -32,7 +32,10 @@ export function createFleetAsker({ link, known, log, deadlineMs }: FleetAskerDep
     reach() {
       const alive = link.connection() === null ? [self] : link.aliveNodes();
       const everyone = [...new Set([...known(), ...alive])].sort();
-      return { others: alive.filter((node) => node !== self), absent: everyone.filter((node) => !alive.includes(node)) };
+      return {
+        others: alive.filter((node) => node !== self),
+        absent: everyone.filter((node) => !alive.includes(node)),
+      };
     },
     async ask(node, kind, payload) {
       const nc = link.connection();

@@ -23,7 +23,11 @@ export function createFleetResponder(link: FleetLink, handlers: Record<string, R
         } catch (error) {
           const code = (error as { code?: unknown }).code;
           log.warn({ err: error, subject: message.subject }, 'fleet request failed');
-          answer = { ok: false, code: typeof code === 'string' ? code : 'INTERNAL', message: error instanceof Error ? error.message : 'failed' };
+          answer = {
+            ok: false,
+            code: typeof code === 'string' ? code : 'INTERNAL',
+            message: error instanceof Error ? error.message : 'failed',
+          };
         }
         message.respond(JSON.stringify(answer));
       }

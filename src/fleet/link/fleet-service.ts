@@ -45,7 +45,9 @@ export class NodeIdInUse extends Error {
   readonly code = 'FLEET_NODE_ID_IN_USE';
 
   constructor(nodeId: string) {
-    super(`fleet node id "${nodeId}" is held by another running node (another data directory): give each node its own fleet.node_id`);
+    super(
+      `fleet node id "${nodeId}" is held by another running node (another data directory): give each node its own fleet.node_id`,
+    );
     this.name = 'NodeIdInUse';
   }
 }
@@ -85,7 +87,10 @@ export interface FleetService extends Service {
 
 type Announced = 'active' | 'draining' | 'drained';
 
-export function createFleetService(settings: FleetSettings, deps: { clock: Clock; log: Logger; version: string }): FleetService {
+export function createFleetService(
+  settings: FleetSettings,
+  deps: { clock: Clock; log: Logger; version: string },
+): FleetService {
   return new FleetMember(settings, deps);
 }
 
@@ -127,7 +132,13 @@ class FleetMember implements FleetService {
         },
       },
     );
-    this.#heartbeat = createPeriodicLoop({ name: 'fleet-heartbeat', intervalMs: settings.heartbeatMs, log, clock, run: () => this.#beatOnce() });
+    this.#heartbeat = createPeriodicLoop({
+      name: 'fleet-heartbeat',
+      intervalMs: settings.heartbeatMs,
+      log,
+      clock,
+      run: () => this.#beatOnce(),
+    });
     this.link = this.#makeLink();
   }
 
@@ -139,7 +150,10 @@ class FleetMember implements FleetService {
     });
     this.#heartbeat.start();
     if (first === null) {
-      log.warn({ url: this.settings.url }, 'fleet cluster not reachable yet; this node starts alone and joins once it is');
+      log.warn(
+        { url: this.settings.url },
+        'fleet cluster not reachable yet; this node starts alone and joins once it is',
+      );
       return;
     }
     try {
@@ -164,14 +178,22 @@ class FleetMember implements FleetService {
     if (this.#bucket !== null && this.#connected)
       await within(
         // A drained node says so still: it left with nothing to lose, rather than stopped.
-        writeBeat(this.#bucket, this.#beat(this.#announced === 'drained' ? 'drained' : 'stopped')).catch(() => undefined),
+        writeBeat(this.#bucket, this.#beat(this.#announced === 'drained' ? 'drained' : 'stopped')).catch(
+          () => undefined,
+        ),
         Math.min(STOP_WRITE_MS, budget.left()),
       );
     await this.#nats.close(Math.min(DRAIN_MS, budget.left()));
   }
 
   status(): FleetView {
-    return fleetView(this.settings.nodeId, this.#connected, this.#nodes, this.deps.clock.now(), this.settings.nodeTimeoutMs);
+    return fleetView(
+      this.settings.nodeId,
+      this.#connected,
+      this.#nodes,
+      this.deps.clock.now(),
+      this.settings.nodeTimeoutMs,
+    );
   }
 
   tick(): Promise<void> {
@@ -181,7 +203,9 @@ class FleetMember implements FleetService {
   async announce(state: Announced): Promise<void> {
     this.#announced = state;
     if (this.#bucket !== null && this.#connected)
-      await writeBeat(this.#bucket, this.#beat(state)).catch((error: unknown) => this.deps.log.warn({ err: error }, 'could not write the heartbeat'));
+      await writeBeat(this.#bucket, this.#beat(state)).catch((error: unknown) =>
+        this.deps.log.warn({ err: error }, 'could not write the heartbeat'),
+      );
   }
 
   #makeLink(): FleetLink {
@@ -204,7 +228,13 @@ class FleetMember implements FleetService {
   }
 
   #beat(state: NodeBeat['state']): NodeBeat {
-    return { node_id: this.settings.nodeId, instance: this.#identity?.instance ?? '', state, started_at: this.#startedAt, version: this.deps.version };
+    return {
+      node_id: this.settings.nodeId,
+      instance: this.#identity?.instance ?? '',
+      state,
+      started_at: this.#startedAt,
+      version: this.deps.version,
+    };
   }
 
   async #beatOnce(): Promise<void> {
@@ -222,7 +252,8 @@ class FleetMember implements FleetService {
       this.#failingSince ??= clock.now();
       return;
     }
-    if (this.#failingSince !== null) log.info({ failingForMs: clock.now() - this.#failingSince }, 'fleet heartbeat recovered');
+    if (this.#failingSince !== null)
+      log.info({ failingForMs: clock.now() - this.#failingSince }, 'fleet heartbeat recovered');
     this.#failingSince = null;
   }
 

@@ -18,4 +18,7 @@ const nodeBeatSchema: z.ZodType<NodeBeat> = z.looseObject({
 export const nodeBeatCodec = jsonCodec(nodeBeatSchema, 'node heartbeat');
 
 /** The data directory's `fleet-node.json` (node-identity.ts). */
-export const nodeIdentityCodec = jsonCodec(z.looseObject({ node_id: z.string(), instance: z.string() }), 'fleet node identity');
+export const nodeIdentityCodec = jsonCodec(
+  z.looseObject({ node_id: z.string(), instance: z.string() }),
+  'fleet node identity',
+);

@@ -18,7 +18,9 @@ function sightingOf(entry: KvEntry): NodeSighting | null {
   if (entry.operation !== 'PUT') return null;
   try {
     const beat = JSON.parse(decoder.decode(entry.value)) as NodeBeat;
-    return typeof beat.node_id === 'string' && typeof beat.instance === 'string' ? { beat, seenAt: entry.created.getTime() } : null;
+    return typeof beat.node_id === 'string' && typeof beat.instance === 'string'
+      ? { beat, seenAt: entry.created.getTime() }
+      : null;
   } catch {
     return null;
   }

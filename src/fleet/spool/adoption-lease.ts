@@ -38,7 +38,12 @@ const replace = (store: KV, owner: SpoolRegistration, mine: AdoptionLease, revis
  * Wins the lease on the lost node's spool, or answers null (another survivor has it), or
  * `adopted` when its adoption is done and nothing was written to it since.
  */
-export async function takeLease(nc: NatsConnection, store: KV, owner: SpoolRegistration, deps: LeaseDeps): Promise<TakenLease | 'adopted' | null> {
+export async function takeLease(
+  nc: NatsConnection,
+  store: KV,
+  owner: SpoolRegistration,
+  deps: LeaseDeps,
+): Promise<TakenLease | 'adopted' | null> {
   const { link, clock } = deps;
   const mine: AdoptionLease = { ...owner, by: link.nodeId, state: 'adopting', at: clock.now(), adopted: 0 };
   const found = await store.get(leaseKey(owner));
@@ -54,18 +59,27 @@ export async function takeLease(nc: NatsConnection, store: KV, owner: SpoolRegis
   if (lease.state === 'done') {
     // Written to after its adoption: its node was not lost after all (an election held every heartbeat up), and is now. Adopted again.
     if (!(await deps.stream.holdsRecords(nc, owner))) return 'adopted';
-    return (await replace(store, owner, mine, found.revision)) ? { lease: { ...mine, adopted: lease.adopted }, fresh: false } : null;
+    return (await replace(store, owner, mine, found.revision))
+      ? { lease: { ...mine, adopted: lease.adopted }, fresh: false }
+      : null;
   }
   // Ours: an adoption this node began (in this life or an earlier one) and did not finish.
   if (lease.by === link.nodeId) return { lease, fresh: false };
   const adopter = link.sightings().find((sighting) => sighting.beat.node_id === lease.by);
   if (!leaseAbandoned(lease, adopter, clock.now(), deps.adoptAfterMs)) return null;
   // Taken over from an adopter that died mid-way: it may have adopted some.
-  return (await replace(store, owner, mine, found.revision)) ? { lease: { ...mine, adopted: lease.adopted }, fresh: false } : null;
+  return (await replace(store, owner, mine, found.revision))
+    ? { lease: { ...mine, adopted: lease.adopted }, fresh: false }
+    : null;
 }
 
 /** The fence: whether the lost node is back on that disk, read afresh now that the lease is written. */
-export async function backMeanwhile(store: KV, owner: SpoolOwner, now: () => number, adoptAfterMs: number): Promise<boolean> {
+export async function backMeanwhile(
+  store: KV,
+  owner: SpoolOwner,
+  now: () => number,
+  adoptAfterMs: number,
+): Promise<boolean> {
   const seen = await readNode(store, owner.node);
   return seen !== null && seen.beat.instance === owner.instance && now() - seen.seenAt < adoptAfterMs;
 }

@@ -38,8 +38,12 @@ export function lostSpools(
   now: number,
   adoptAfterMs: number,
 ): SpoolRegistration[] {
-  const beating = link.sightings().map((sighting) => ({ node: sighting.beat.node_id, instance: sighting.beat.instance }));
-  const unregistered = beating.filter((spool) => !registered.some((other) => other.node === spool.node && other.instance === spool.instance));
+  const beating = link
+    .sightings()
+    .map((sighting) => ({ node: sighting.beat.node_id, instance: sighting.beat.instance }));
+  const unregistered = beating.filter(
+    (spool) => !registered.some((other) => other.node === spool.node && other.instance === spool.instance),
+  );
   return adoptionCandidates(link.nodeId, [...registered, ...unregistered], link.sightings(), now, adoptAfterMs);
 }
 

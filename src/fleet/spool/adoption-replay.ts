@@ -40,18 +40,29 @@ async function adoptEntry(entry: StoredTransfer, owner: SpoolOwner, deps: Replay
     if (!result.already) deps.wake();
   } catch (error) {
     // An account this node does not have: the record stays for another pass (or another survivor).
-    deps.log.error({ err: error, node: owner.node, pk: entry.origin_pk, tenantId: entry.tenant_id, id: entry.id }, 'could not adopt a lost node’s message');
+    deps.log.error(
+      { err: error, node: owner.node, pk: entry.origin_pk, tenantId: entry.tenant_id, id: entry.id },
+      'could not adopt a lost node’s message',
+    );
     return false;
   }
   // Counted once queued here: should a later step fail, the lease still says something was adopted.
   deps.counted();
   // A claim log that stopped applying would hold the adoption (and the returning node) for ever.
-  await deadline(deps.claims.assign(entry.tenant_id, entry.id, clock.now()), ASSIGN_DEADLINE_MS, 'the claim of an adopted message');
+  await deadline(
+    deps.claims.assign(entry.tenant_id, entry.id, clock.now()),
+    ASSIGN_DEADLINE_MS,
+    'the claim of an adopted message',
+  );
   return true;
 }
 
 /** Replays the lost node's unfinished entries; answers how many were adopted and how many could not be. */
-export async function replaySpool(nc: NatsConnection, owner: SpoolOwner, deps: ReplayDeps): Promise<{ adopted: number; failed: number }> {
+export async function replaySpool(
+  nc: NatsConnection,
+  owner: SpoolOwner,
+  deps: ReplayDeps,
+): Promise<{ adopted: number; failed: number }> {
   const { stream } = deps;
   const indexes = await stream.indexes(nc, owner);
   const plan = replayPlan(indexes.map(({ index }) => index));
@@ -75,6 +86,8 @@ export async function replaySpool(nc: NatsConnection, owner: SpoolOwner, deps: R
     if (!kept) await stream.removeRecord(nc, held);
   }
   // The ends recorded go last: while a record is left, they still say what not to send.
-  if (failed === 0) for (const { subject, index } of indexes) if ('ended' in index) await stream.removeRecord(nc, { subject, objects: [] });
+  if (failed === 0)
+    for (const { subject, index } of indexes)
+      if ('ended' in index) await stream.removeRecord(nc, { subject, objects: [] });
   return { adopted, failed };
 }

@@ -23,7 +23,8 @@ export interface DrainAdoptionDeps {
 export function createDrainAdoption(deps: DrainAdoptionDeps, phase: () => DrainPhase) {
   const { store, clock, log } = deps;
   return async (request: unknown): Promise<AdoptAnswer> => {
-    if (phase() !== 'active') return { ok: false, code: 'NODE_DRAINING', message: `node ${deps.nodeId} is draining too` };
+    if (phase() !== 'active')
+      return { ok: false, code: 'NODE_DRAINING', message: `node ${deps.nodeId} is draining too` };
     const read = messageTransferCodec.check(request);
     if (!read.ok) return { ok: false, code: read.error.code, message: read.error.message };
     const transfer = read.value;

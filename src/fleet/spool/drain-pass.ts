@@ -7,7 +7,13 @@
 import type { NatsConnection } from 'nats';
 import { errorText } from '../../core/index.js';
 import type { Clock } from '../../core/index.js';
-import { drainTargets, peersInTurn, type AdoptAnswer, type MessageTransferStore, type StoredTransfer } from '../../core/fleet/index.js';
+import {
+  drainTargets,
+  peersInTurn,
+  type AdoptAnswer,
+  type MessageTransferStore,
+  type StoredTransfer,
+} from '../../core/fleet/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { adoptAnswerCodec, messageTransferCodec } from './spool-wire-schemas.js';
 
@@ -43,7 +49,9 @@ export function createDrainPass({ link, store, clock }: DrainPassDeps, tally: Dr
     for (const peer of peers) {
       let answer: AdoptAnswer;
       try {
-        answer = adoptAnswerCodec.decode((await nc.request(adoptSubject(peer), transfer, { timeout: ADOPT_TIMEOUT_MS })).data);
+        answer = adoptAnswerCodec.decode(
+          (await nc.request(adoptSubject(peer), transfer, { timeout: ADOPT_TIMEOUT_MS })).data,
+        );
       } catch (error) {
         tally.lastError = `${peer}: ${errorText(error)}`;
         continue;
@@ -52,7 +60,8 @@ export function createDrainPass({ link, store, clock }: DrainPassDeps, tally: Dr
         tally.lastError = `${peer}: ${answer.code} ${answer.message}`;
         continue;
       }
-      if (store.moved(message.origin_pk, peer, answer.pk, clock.now())) tally.moved[peer] = (tally.moved[peer] ?? 0) + 1;
+      if (store.moved(message.origin_pk, peer, answer.pk, clock.now()))
+        tally.moved[peer] = (tally.moved[peer] ?? 0) + 1;
       return true;
     }
     return false;

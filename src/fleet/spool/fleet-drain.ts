@@ -8,7 +8,13 @@
  */
 import { AppError, errorText } from '../../core/index.js';
 import type { Clock } from '../../core/index.js';
-import { phaseAfterPass, type AdoptAnswer, type DrainPhase, type DrainProgress, type MessageTransferStore } from '../../core/fleet/index.js';
+import {
+  phaseAfterPass,
+  type AdoptAnswer,
+  type DrainPhase,
+  type DrainProgress,
+  type MessageTransferStore,
+} from '../../core/fleet/index.js';
 import type { Logger } from '../../core/index.js';
 import { createDrainAdoption } from './drain-adoption.js';
 import { createDrainPass, DrainTally } from './drain-pass.js';

@@ -117,7 +117,9 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
             const row = rows.get(pk) as Row;
             // Its entry as accepted, or a later one (written again by an update or a resend that came meanwhile).
             if (row.waiting && !finishedOnce.has(pk) && (replayable.get(pk) ?? 0) < 1)
-              failures.push(`answered ${pk} before the cluster held it (${JSON.stringify([...replayable])}, ${JSON.stringify([...rows])})`);
+              failures.push(
+                `answered ${pk} before the cluster held it (${JSON.stringify([...replayable])}, ${JSON.stringify([...rows])})`,
+              );
           }
         });
         return;
@@ -209,7 +211,8 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
   expect(failures, 'intake answered before its entries were held').toEqual([]);
   expect(uncovered, 'waiting messages a survivor would not replay (or replay stale)').toEqual([]);
   // A record the cluster lost may have held an end: a survivor would send that message again (at least once, never lost).
-  if (!ops.some((op) => op.kind === 'lose-record')) expect(resent, 'finished messages a survivor would send again').toEqual([]);
+  if (!ops.some((op) => op.kind === 'lose-record'))
+    expect(resent, 'finished messages a survivor would send again').toEqual([]);
   expect(spool.status().pending).toBe(0);
 }
 
@@ -218,13 +221,18 @@ describe('the replicated spool under any interleaving', () => {
     expect(REWRITE_EVENTS.has('message.queued')).toBe(true);
     await fc.assert(
       // Long waiters written again higher up after a few finished entries, or (as in production) hardly ever.
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 60 }), fc.constantFrom(2, 10_000), (ops, moveAfterEntries) =>
-        runModel(ops, moveAfterEntries),
+      fc.asyncProperty(
+        fc.array(opArb, { minLength: 1, maxLength: 60 }),
+        fc.constantFrom(2, 10_000),
+        (ops, moveAfterEntries) => runModel(ops, moveAfterEntries),
       ),
       {
         numRuns: Number(process.env.SPOOL_MODEL_RUNS ?? 400),
         // A counterexample to run first (its JSON, as a failure prints it).
-        examples: process.env.SPOOL_MODEL_EXAMPLE === undefined ? [] : [[JSON.parse(process.env.SPOOL_MODEL_EXAMPLE) as Op[], 10_000]],
+        examples:
+          process.env.SPOOL_MODEL_EXAMPLE === undefined
+            ? []
+            : [[JSON.parse(process.env.SPOOL_MODEL_EXAMPLE) as Op[], 10_000]],
       },
     );
   }, 120_000);

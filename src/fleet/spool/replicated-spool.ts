@@ -118,7 +118,15 @@ function createSpoolParts(settings: ReplicatedSpoolSettings, deps: ReplicatedSpo
   /** Each message's work in order, and the answers waiting on it. */
   const chains = createSpoolChains((pk) => phase.rewriting.delete(pk));
   // A message that finishes schedules the prune, which writes through the writer: the one refers to the other when called.
-  const writer = createSpoolWriter({ ledger, chains, stream, rows, owner, reachable, finished: () => pruner.schedule() });
+  const writer = createSpoolWriter({
+    ledger,
+    chains,
+    stream,
+    rows,
+    owner,
+    reachable,
+    finished: () => pruner.schedule(),
+  });
   const events = createSpoolEvents({ rows, ledger, chains, writer });
   const connection = () => link.connection();
   const pruner = createSpoolPrune({
@@ -158,7 +166,13 @@ function createSpoolParts(settings: ReplicatedSpoolSettings, deps: ReplicatedSpo
 
 export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: ReplicatedSpoolDeps): ReplicatedSpool {
   const { phase, ledger, chains, events, pruner, upkeep } = createSpoolParts(settings, deps);
-  const loop = createPeriodicLoop({ name: 'fleet-spool', intervalMs: settings.retryMs, log: deps.log, clock: deps.clock, run: upkeep.round });
+  const loop = createPeriodicLoop({
+    name: 'fleet-spool',
+    intervalMs: settings.retryMs,
+    log: deps.log,
+    clock: deps.clock,
+    run: upkeep.round,
+  });
 
   return {
     name: 'fleet-spool',

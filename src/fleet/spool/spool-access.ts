@@ -59,7 +59,9 @@ export function createSpoolAccess(settings: SpoolStreamSettings): SpoolAccess {
     provision,
     async purge(nc, filter, seq) {
       await provision(nc);
-      await (await nc.jetstreamManager()).streams.purge(settings.stream, seq === undefined ? { filter } : { filter, seq });
+      await (
+        await nc.jetstreamManager()
+      ).streams.purge(settings.stream, seq === undefined ? { filter } : { filter, seq });
     },
     async lastOn(nc, subject) {
       try {
@@ -71,7 +73,9 @@ export function createSpoolAccess(settings: SpoolStreamSettings): SpoolAccess {
     },
     async subjectsOf(nc, owner) {
       await provision(nc);
-      const info = await (await nc.jetstreamManager()).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
+      const info = await (
+        await nc.jetstreamManager()
+      ).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
       return Object.keys(info.state.subjects ?? {});
     },
     prefixOf,

@@ -107,10 +107,17 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
     // Back meanwhile: it keeps its mail.
     if (await backMeanwhile(store, owner, () => clock.now(), settings.adoptAfterMs)) {
       if (fresh) await store.delete(key);
-      else await store.put(key, adoptionLeaseCodec.encode({ ...lease, state: 'done', at: clock.now(), adopted: adoptedHere() }));
+      else
+        await store.put(
+          key,
+          adoptionLeaseCodec.encode({ ...lease, state: 'done', at: clock.now(), adopted: adoptedHere() }),
+        );
       holding.delete(key);
       progress.delete(key);
-      log.info(owner, fresh ? 'lost node is back; adoption given up' : 'lost node is back; adoption ended with what was adopted');
+      log.info(
+        owner,
+        fresh ? 'lost node is back; adoption given up' : 'lost node is back; adoption ended with what was adopted',
+      );
       return;
     }
     log.warn(owner, 'adopting a lost node’s spool');
@@ -119,7 +126,15 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
       progress.set(key, (progress.get(key) ?? 0) + 1);
     };
     const { failed } = await replaySpool(nc, owner, { ...deps, stopped: () => state.stopped, counted });
-    await store.put(key, adoptionLeaseCodec.encode({ ...lease, state: failed === 0 ? 'done' : 'adopting', at: clock.now(), adopted: adoptedHere() }));
+    await store.put(
+      key,
+      adoptionLeaseCodec.encode({
+        ...lease,
+        state: failed === 0 ? 'done' : 'adopting',
+        at: clock.now(),
+        adopted: adoptedHere(),
+      }),
+    );
     // What this node adopted under the lease, an interrupted replay's share included.
     const adopted = progress.get(key) ?? 0;
     progress.delete(key);
@@ -128,7 +143,10 @@ function createLostSpoolAdopter(settings: SpoolAdoptionSettings, deps: SpoolAdop
       await store.delete(spoolKey(owner));
       state.adoptedBefore.add(key);
     }
-    log.warn({ ...owner, adopted, failed }, failed === 0 ? 'lost node’s spool adopted' : 'lost node’s spool partly adopted; retrying');
+    log.warn(
+      { ...owner, adopted, failed },
+      failed === 0 ? 'lost node’s spool adopted' : 'lost node’s spool partly adopted; retrying',
+    );
   };
 }
 
@@ -164,13 +182,28 @@ function createOwnSpool(deps: Pick<SpoolAdoptionDeps, 'link' | 'clock' | 'log'>,
 export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: SpoolAdoptionDeps): SpoolAdoption {
   const { link, log, clock } = deps;
   let kv: KV | null = null;
-  const state: AdoptionState = { adoptedCount: 0, adoptedBefore: new Set(), holding: new Map(), progress: new Map(), stopped: false };
+  const state: AdoptionState = {
+    adoptedCount: 0,
+    adoptedBefore: new Set(),
+    holding: new Map(),
+    progress: new Map(),
+    stopped: false,
+  };
   let markReturned: () => void = () => undefined;
   const returnedOnce = new Promise<void>((resolve) => (markReturned = resolve));
-  const bucket = async (nc: NatsConnection): Promise<KV> => (kv ??= await nc.jetstream().views.kv(settings.bucket, { history: 1 }));
+  const bucket = async (nc: NatsConnection): Promise<KV> =>
+    (kv ??= await nc.jetstream().views.kv(settings.bucket, { history: 1 }));
   const adoptFrom = createLostSpoolAdopter(settings, deps, state);
   const giveUp = (store: KV): Promise<void> =>
-    giveUpAdopted(store, { link, rows: deps.rows, index: deps.index, adoptAfterMs: settings.adoptAfterMs, stopped: () => state.stopped, clock, log });
+    giveUpAdopted(store, {
+      link,
+      rows: deps.rows,
+      index: deps.index,
+      adoptAfterMs: settings.adoptAfterMs,
+      stopped: () => state.stopped,
+      clock,
+      log,
+    });
   const ownSpool = createOwnSpool(deps, giveUp);
 
   const check = async (): Promise<void> => {
@@ -183,7 +216,10 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     const lost = lostSpools(spools, link, clock.now(), settings.adoptAfterMs);
     for (const spool of dueSpools(lost, state.adoptedBefore, state.holding))
       await adoptFrom(nc, store, spool).catch((error: unknown) =>
-        log.warn({ err: error, node: spool.node, instance: spool.instance }, 'adoption of a lost node’s spool interrupted; resumed at the next check'),
+        log.warn(
+          { err: error, node: spool.node, instance: spool.instance },
+          'adoption of a lost node’s spool interrupted; resumed at the next check',
+        ),
       );
   };
   const loop = createPeriodicLoop({ name: 'fleet-adoption', intervalMs: settings.checkMs, log, clock, run: check });
@@ -199,7 +235,9 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
       const nc = link.connection();
       // Not joined at the start (the cluster away): nothing can be known of an adoption; the node goes on alone.
       if (nc !== null)
-        await giveUp(await bucket(nc)).catch((error: unknown) => log.error({ err: error }, 'could not check whether this node’s mail was adopted'));
+        await giveUp(await bucket(nc)).catch((error: unknown) =>
+          log.error({ err: error }, 'could not check whether this node’s mail was adopted'),
+        );
       markReturned();
       loop.start();
     },

@@ -63,7 +63,10 @@ export function createSpoolCheck(deps: SpoolCheckDeps) {
       last = { at, waiting: waiting.length, entries: waiting.length - missing.length };
       if (missing.length === 0) return 0;
       repaired += missing.length;
-      log.warn({ missing: missing.length, waiting: waiting.length }, 'waiting messages without a replicated spool entry: written again');
+      log.warn(
+        { missing: missing.length, waiting: waiting.length },
+        'waiting messages without a replicated spool entry: written again',
+      );
       await deps.writeAgain(missing);
       return missing.length;
     },

@@ -50,7 +50,8 @@ export function createSpoolEvents(deps: {
       if (entry !== null) writes.push([pk, entry]);
       else if (known(pk)) void writer.finish(pk).catch(() => undefined);
     }
-    for (let at = 0; at < writes.length; at += WRITE_PAGE) void writer.write(writes.slice(at, at + WRITE_PAGE)).catch(() => undefined);
+    for (let at = 0; at < writes.length; at += WRITE_PAGE)
+      void writer.write(writes.slice(at, at + WRITE_PAGE)).catch(() => undefined);
   };
 
   return {

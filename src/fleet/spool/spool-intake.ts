@@ -14,7 +14,11 @@ import { deadline } from '../../runtime/index.js';
 import type { ReplicatedSpool } from './replicated-spool.js';
 
 /** The tenant each accepted item was queued in, with its client ids. */
-function acceptedIds(principal: Principal, items: readonly SubmissionItem[], rejected: ReadonlySet<number>): Map<string, string[]> {
+function acceptedIds(
+  principal: Principal,
+  items: readonly SubmissionItem[],
+  rejected: ReadonlySet<number>,
+): Map<string, string[]> {
   const byTenant = new Map<string, string[]>();
   for (const item of items) {
     const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
@@ -35,15 +39,24 @@ export function createSpoolIntake(
     async enqueue(principal, items, defaultPriority, correlationId, alongside) {
       const result = await inner.enqueue(principal, items, defaultPriority, correlationId, alongside);
       const rejected = new Set(result.rejected.map((rejection) => rejection.index));
-      const pks = [...acceptedIds(principal, items, rejected)].flatMap(([tenantId, ids]) => deps.rows.waitingPksOf(tenantId, ids));
+      const pks = [...acceptedIds(principal, items, rejected)].flatMap(([tenantId, ids]) =>
+        deps.rows.waitingPksOf(tenantId, ids),
+      );
       if (pks.length === 0) return result;
-      const replicated = await deadline(deps.spool.held(pks), deps.ackTimeoutMs, 'the cluster holding the spool entries').then(
+      const replicated = await deadline(
+        deps.spool.held(pks),
+        deps.ackTimeoutMs,
+        'the cluster holding the spool entries',
+      ).then(
         () => true,
         () => false,
       );
       if (!replicated) {
         answeredUnreplicated += 1;
-        deps.log.warn({ messages: pks.length }, 'answered before the cluster held the messages: replicated once it answers');
+        deps.log.warn(
+          { messages: pks.length },
+          'answered before the cluster held the messages: replicated once it answers',
+        );
       }
       return result;
     },

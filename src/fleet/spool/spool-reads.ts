@@ -30,7 +30,12 @@ export function createSpoolReads(access: SpoolAccess) {
    * A record as read off the stream, large entries' objects read back; null when its object is
    * gone (a finished message's object goes once its record was purged: it was, since the listing).
    */
-  const readRecord = async (nc: NatsConnection, subject: string, seq: number, wire: SpoolWireRecord): Promise<HeldRecord | null> => {
+  const readRecord = async (
+    nc: NatsConnection,
+    subject: string,
+    seq: number,
+    wire: SpoolWireRecord,
+  ): Promise<HeldRecord | null> => {
     if ('entries' in wire) return { subject, record: { seq, entries: wire.entries }, objects: [] };
     if ('ended' in wire) return { subject, record: { seq, ended: wire.ended }, objects: [] };
     if ('object' in wire) {
@@ -43,7 +48,11 @@ export function createSpoolReads(access: SpoolAccess) {
     if (object === undefined) return { subject, record: { seq, entries: [entry] }, objects: [] };
     const bytes = await objects.bytes(nc, object);
     if (bytes === null) return null;
-    return { subject, record: { seq, entries: [{ ...entry, raw_base64: Buffer.from(bytes).toString('base64') }] }, objects: [object] };
+    return {
+      subject,
+      record: { seq, entries: [{ ...entry, raw_base64: Buffer.from(bytes).toString('base64') }] },
+      objects: [object],
+    };
   };
 
   return {

@@ -35,20 +35,24 @@ const entry = {
 describe('packing spool entries into records', () => {
   it('keeps the order, takes every entry once, and fills no record past the limit (an entry alone over it has one of its own)', () => {
     fc.assert(
-      fc.property(fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 60 }), fc.integer({ min: 50, max: 1000 }), (sizes, limit) => {
-        const groups = packEntries(sizes, limit);
-        expect(groups.flat()).toEqual(sizes.map((_, index) => index));
-        for (const group of groups) {
-          const bytes = group.reduce((sum, index) => sum + (sizes[index] as number) + 1, 0);
-          if (group.length > 1) expect(bytes).toBeLessThanOrEqual(limit);
-        }
-        // Greedy: a record is closed only when the next entry would not fit.
-        for (let at = 1; at < groups.length; at += 1) {
-          const previous = groups[at - 1] as number[];
-          const bytes = previous.reduce((sum, index) => sum + (sizes[index] as number) + 1, 0);
-          expect(bytes + (sizes[(groups[at] as number[])[0] as number] as number) + 1).toBeGreaterThan(limit);
-        }
-      }),
+      fc.property(
+        fc.array(fc.integer({ min: 1, max: 400 }), { maxLength: 60 }),
+        fc.integer({ min: 50, max: 1000 }),
+        (sizes, limit) => {
+          const groups = packEntries(sizes, limit);
+          expect(groups.flat()).toEqual(sizes.map((_, index) => index));
+          for (const group of groups) {
+            const bytes = group.reduce((sum, index) => sum + (sizes[index] as number) + 1, 0);
+            if (group.length > 1) expect(bytes).toBeLessThanOrEqual(limit);
+          }
+          // Greedy: a record is closed only when the next entry would not fit.
+          for (let at = 1; at < groups.length; at += 1) {
+            const previous = groups[at - 1] as number[];
+            const bytes = previous.reduce((sum, index) => sum + (sizes[index] as number) + 1, 0);
+            expect(bytes + (sizes[(groups[at] as number[])[0] as number] as number) + 1).toBeGreaterThan(limit);
+          }
+        },
+      ),
     );
   });
 });
@@ -56,12 +60,18 @@ describe('packing spool entries into records', () => {
 describe('reading spool records back', () => {
   it('reads a deflated group of entries as the writer packs them', async () => {
     const record = entriesRecord([bytes(entry), bytes({ ...entry, origin_pk: 10, raw_base64: null })]);
-    expect(wireOf(stored(await deflate(record, { level: 1 }), 'deflate'))).toEqual({ entries: [entry, { ...entry, origin_pk: 10, raw_base64: null }] });
+    expect(wireOf(stored(await deflate(record, { level: 1 }), 'deflate'))).toEqual({
+      entries: [entry, { ...entry, origin_pk: 10, raw_base64: null }],
+    });
   });
 
   it('reads the records an earlier version wrote: one entry each, its raw bytes perhaps in an object', () => {
     expect(wireOf(stored(bytes(entry)))).toEqual(entry);
-    expect(wireOf(stored(bytes({ ...entry, raw_base64: null, raw_object: 'n1.i.9.raw' })))).toEqual({ ...entry, raw_base64: null, raw_object: 'n1.i.9.raw' });
+    expect(wireOf(stored(bytes({ ...entry, raw_base64: null, raw_object: 'n1.i.9.raw' })))).toEqual({
+      ...entry,
+      raw_base64: null,
+      raw_object: 'n1.i.9.raw',
+    });
   });
 
   it('writes ends and large entries’ records byte for byte as JSON.stringify did', () => {
@@ -70,7 +80,11 @@ describe('reading spool records back', () => {
   });
 
   it('refuses a record that is not one of the spool’s, with its wire code', () => {
-    expect(() => wireOf(stored(new TextEncoder().encode('{"entries":')))).toThrow(expect.objectContaining({ code: 'WIRE_NOT_JSON' }));
-    expect(() => wireOf(stored(bytes({ entries: [{ ...entry, origin_pk: 'nine' }] })))).toThrow(expect.objectContaining({ code: 'WIRE_SHAPE' }));
+    expect(() => wireOf(stored(new TextEncoder().encode('{"entries":')))).toThrow(
+      expect.objectContaining({ code: 'WIRE_NOT_JSON' }),
+    );
+    expect(() => wireOf(stored(bytes({ entries: [{ ...entry, origin_pk: 'nine' }] })))).toThrow(
+      expect.objectContaining({ code: 'WIRE_SHAPE' }),
+    );
   });
 });

@@ -46,7 +46,9 @@ const CLOSE = encoder.encode(']}');
 
 /** `{"entries":[…]}` around entries already encoded, without encoding them again. */
 export function entriesRecord(parts: readonly Uint8Array[]): Uint8Array {
-  const record = new Uint8Array(OPEN.length + CLOSE.length + parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1));
+  const record = new Uint8Array(
+    OPEN.length + CLOSE.length + parts.reduce((sum, part) => sum + part.length, 0) + Math.max(0, parts.length - 1),
+  );
   record.set(OPEN);
   let at = OPEN.length;
   parts.forEach((part, position) => {

@@ -38,11 +38,13 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
      * Removes every record of the spool below stream sequence `seq`: a node's finished messages go
      * together, below the oldest entry it still needs, rather than one request each.
      */
-    removeBelow: (nc: NatsConnection, owner: SpoolOwner, seq: number): Promise<void> => purge(nc, `${prefixOf(owner)}.>`, seq),
+    removeBelow: (nc: NatsConnection, owner: SpoolOwner, seq: number): Promise<void> =>
+      purge(nc, `${prefixOf(owner)}.>`, seq),
     /** Whether this process wrote an object for the message's entry. */
     holdsObject: (owner: SpoolOwner, pk: number): boolean => objects.wrote(subjectOf(owner, pk)),
     /** A finished message's object, if this process wrote one, goes at once; its record goes with removeBelow. */
-    release: (nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> => objects.release(nc, subjectOf(owner, pk)),
+    release: (nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> =>
+      objects.release(nc, subjectOf(owner, pk)),
     /** Removes a large entry's record this process may not have written (a start's reconciling), its object read off the record first. */
     async removeStale(nc: NatsConnection, owner: SpoolOwner, pk: number): Promise<void> {
       await provision(nc);
@@ -54,7 +56,8 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         .then(wireOf)
         .catch(() => null);
       await purge(nc, subject);
-      const object = wire === null ? undefined : 'object' in wire ? wire.object : 'raw_object' in wire ? wire.raw_object : undefined;
+      const object =
+        wire === null ? undefined : 'object' in wire ? wire.object : 'raw_object' in wire ? wire.raw_object : undefined;
       if (object !== undefined) await objects.remove(nc, object);
       objects.forget(subject);
     },

@@ -76,7 +76,14 @@ export function createSpoolUpkeep(deps: SpoolUpkeepDeps) {
   const reconcile = async (): Promise<void> => {
     const nc = deps.connection();
     if (nc === null) return;
-    await reconcileAtStart(nc, { ledger: deps.ledger, stream: deps.stream, rows, owner: deps.owner(), writeAllAgain, log });
+    await reconcileAtStart(nc, {
+      ledger: deps.ledger,
+      stream: deps.stream,
+      rows,
+      owner: deps.owner(),
+      writeAllAgain,
+      log,
+    });
     phase.reconciled = true;
   };
 
@@ -91,7 +98,10 @@ export function createSpoolUpkeep(deps: SpoolUpkeepDeps) {
     if (adoptions !== adoptionsSeen) {
       adoptionsSeen = adoptions;
       writeAllAgain(allWaiting(rows));
-      log.warn({ waiting: pending.size }, 'this node’s spool was adopted while it ran: its waiting messages written again');
+      log.warn(
+        { waiting: pending.size },
+        'this node’s spool was adopted while it ran: its waiting messages written again',
+      );
     }
     while (pending.size > 0 && !phase.stopped) {
       const before = pending.size;

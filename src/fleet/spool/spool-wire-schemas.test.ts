@@ -31,7 +31,10 @@ describe('spool records', () => {
     expect(spoolWireRecordCodec.decode(bytes({ entries: [entry] }))).toEqual({ entries: [entry] });
     expect(spoolWireRecordCodec.decode(bytes({ ended: [1, 2] }))).toEqual({ ended: [1, 2] });
     expect(spoolWireRecordCodec.decode(bytes({ object: 'n1.x' }))).toEqual({ object: 'n1.x' });
-    expect(spoolWireRecordCodec.decode(bytes({ ...entry, raw_object: 'n1.raw' }))).toEqual({ ...entry, raw_object: 'n1.raw' });
+    expect(spoolWireRecordCodec.decode(bytes({ ...entry, raw_object: 'n1.raw' }))).toEqual({
+      ...entry,
+      raw_object: 'n1.raw',
+    });
   });
 
   it('refuses a record of none of those forms', () => {

@@ -53,7 +53,11 @@ export const adoptAnswerCodec = jsonCodec(adoptAnswerSchema, 'answer to an adopt
  * object, or (written by an earlier version) one entry with its raw bytes perhaps in an object.
  * The union is tried in that order, as the reader tells them apart.
  */
-export type SpoolWireRecord = { entries: StoredTransfer[] } | { ended: number[] } | { object: string } | (StoredTransfer & { raw_object?: string | undefined });
+export type SpoolWireRecord =
+  | { entries: StoredTransfer[] }
+  | { ended: number[] }
+  | { object: string }
+  | (StoredTransfer & { raw_object?: string | undefined });
 const spoolWireRecordSchema: z.ZodType<SpoolWireRecord> = z.union([
   z.object({ entries: z.array(storedTransferSchema) }),
   z.object({ ended: z.array(safeInt) }),
@@ -76,5 +80,9 @@ const adoptionLeaseSchema: z.ZodType<AdoptionLease> = z.looseObject({
 export const adoptionLeaseCodec = jsonCodec(adoptionLeaseSchema, 'adoption lease');
 
 /** A spool registered in the fleet's bucket, with when it was. */
-const spoolRegistrationSchema: z.ZodType<SpoolRegistration & { at: number }> = z.looseObject({ node: z.string(), instance: z.string(), at: z.number() });
+const spoolRegistrationSchema: z.ZodType<SpoolRegistration & { at: number }> = z.looseObject({
+  node: z.string(),
+  instance: z.string(),
+  at: z.number(),
+});
 export const spoolRegistrationCodec = jsonCodec(spoolRegistrationSchema, 'spool registration');

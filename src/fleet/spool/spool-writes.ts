@@ -65,7 +65,11 @@ export function createSpoolWrites(access: SpoolAccess) {
   };
 
   /** A group of small entries as one record; answers its sequence and subject. */
-  const putGroup = async (nc: NatsConnection, owner: SpoolOwner, members: Entries): Promise<{ seq: number; subject: string }> => {
+  const putGroup = async (
+    nc: NatsConnection,
+    owner: SpoolOwner,
+    members: Entries,
+  ): Promise<{ seq: number; subject: string }> => {
     const subject = `${prefixOf(owner)}.${recordName('g')}`;
     const { bytes, header } = await deflatedGroup(members);
     return { seq: await acks(nc).publish(subject, bytes, header), subject };
@@ -108,7 +112,10 @@ export function createSpoolWrites(access: SpoolAccess) {
     /** Records the end of these messages (their entries sit above the node's oldest waiting one); answers its sequence. */
     async putEnded(nc: NatsConnection, owner: SpoolOwner, pks: readonly number[]): Promise<number> {
       await provision(nc);
-      return acks(nc).publish(`${prefixOf(owner)}.${recordName('e')}`, spoolWireRecordCodec.encode({ ended: [...pks] }));
+      return acks(nc).publish(
+        `${prefixOf(owner)}.${recordName('e')}`,
+        spoolWireRecordCodec.encode({ ended: [...pks] }),
+      );
     },
   };
 }

@@ -5,7 +5,8 @@
 import { AppError } from '../../core/index.js';
 import type { FleetCursor, NodePosition } from '../../core/fleet/index.js';
 
-export const encodeFleetCursor = (cursor: FleetCursor): string => Buffer.from(JSON.stringify(cursor)).toString('base64url');
+export const encodeFleetCursor = (cursor: FleetCursor): string =>
+  Buffer.from(JSON.stringify(cursor)).toString('base64url');
 
 const isInt = (value: unknown): boolean => Number.isSafeInteger(value);
 
@@ -24,7 +25,13 @@ export function decodeFleetCursor(text: string, order: FleetCursor['order']): Fl
   try {
     const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Record<string, unknown>;
     const nodes = value.nodes as Record<string, unknown>;
-    if (value.order === order && typeof nodes === 'object' && nodes !== null && !Array.isArray(nodes) && Object.values(nodes).every(isPosition))
+    if (
+      value.order === order &&
+      typeof nodes === 'object' &&
+      nodes !== null &&
+      !Array.isArray(nodes) &&
+      Object.values(nodes).every(isPosition)
+    )
       return value as unknown as FleetCursor;
   } catch {
     // reported below

@@ -21,7 +21,14 @@ import type { MessageCursor, MessageQuery } from '../../core/message/index.js';
 import type { MessageRead } from '../../core/message/index.js';
 import type { EventOutcome, ProviderEvent } from '../../core/provider/index.js';
 import type { CommandContext } from '../../core/tenant/index.js';
-import { createFleetAsker, locally, missingOf, wireContext, type Answer, type FleetAsker } from '../link/fleet-asker.js';
+import {
+  createFleetAsker,
+  locally,
+  missingOf,
+  wireContext,
+  type Answer,
+  type FleetAsker,
+} from '../link/fleet-asker.js';
 import { decodeFleetCursor, encodeFleetCursor } from './fleet-cursor.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { valueOf, type ViewReply } from './view-protocol.js';
@@ -42,7 +49,12 @@ export interface FleetMessagesDeps {
 export function createFleetMessages(deps: FleetMessagesDeps): FleetMessages {
   const { local } = deps;
   const self = deps.link.nodeId;
-  const asker = createFleetAsker({ link: deps.link, known: deps.known, log: deps.log, deadlineMs: deps.deadlineMs ?? ASK_DEADLINE_MS });
+  const asker = createFleetAsker({
+    link: deps.link,
+    known: deps.known,
+    log: deps.log,
+    deadlineMs: deps.deadlineMs ?? ASK_DEADLINE_MS,
+  });
   const { reach, ask } = asker;
 
   return {
@@ -51,25 +63,41 @@ export function createFleetMessages(deps: FleetMessagesDeps): FleetMessages {
     async detail(ctx, tenantId, id) {
       const here = locally(() => local.detail(ctx, tenantId, id));
       const { others, absent } = reach();
-      if ('ok' in here || here.error.code !== 'NOT_FOUND') return { nodeId: self, detail: valueOf(here) as MessageRead, missingNodes: absent };
-      const answers = await Promise.all(others.map((node) => ask(node, 'detail', { ctx: wireContext(ctx), tenant_id: tenantId, id })));
+      if ('ok' in here || here.error.code !== 'NOT_FOUND')
+        return { nodeId: self, detail: valueOf(here) as MessageRead, missingNodes: absent };
+      const answers = await Promise.all(
+        others.map((node) => ask(node, 'detail', { ctx: wireContext(ctx), tenant_id: tenantId, id })),
+      );
       const missingNodes = missingOf(answers, absent);
       const hit = answers.find((answer) => 'reply' in answer && 'ok' in answer.reply);
-      if (hit !== undefined && 'reply' in hit) return { nodeId: hit.node, detail: detailFromWire(valueOf(hit.reply) as Record<string, unknown>), missingNodes };
+      if (hit !== undefined && 'reply' in hit)
+        return {
+          nodeId: hit.node,
+          detail: detailFromWire(valueOf(hit.reply) as Record<string, unknown>),
+          missingNodes,
+        };
       throw new AppError('NOT_FOUND', 'message not found', { details: { message: id, missing_nodes: missingNodes } });
     },
 
     async command(ctx, name: FleetCommandName, params) {
       const { others, absent } = reach();
       const here = locally(() => local.command(ctx, name, params));
-      const answers = await Promise.all(others.map((node) => ask(node, 'command', { ctx: wireContext(ctx), name, params })));
+      const answers = await Promise.all(
+        others.map((node) => ask(node, 'command', { ctx: wireContext(ctx), name, params })),
+      );
       const replies: Record<string, ViewReply> = { [self]: here };
       for (const answer of answers) if ('reply' in answer) replies[answer.node] = answer.reply;
-      const done = Object.fromEntries(Object.entries(replies).flatMap(([node, reply]) => ('ok' in reply ? [[node, reply.ok as Record<string, unknown>]] : [])));
+      const done = Object.fromEntries(
+        Object.entries(replies).flatMap(([node, reply]) =>
+          'ok' in reply ? [[node, reply.ok as Record<string, unknown>]] : [],
+        ),
+      );
       // No node could run it (a bad tenant, a tenant key naming another tenant): the error is the answer.
       if (Object.keys(done).length === 0) valueOf(here);
       const ids = Array.isArray(params.ids) ? (params.ids as string[]) : [];
-      const nodes = Object.fromEntries(Object.entries(replies).map(([node, reply]) => [node, 'ok' in reply ? reply.ok : reply]));
+      const nodes = Object.fromEntries(
+        Object.entries(replies).map(([node, reply]) => [node, 'ok' in reply ? reply.ok : reply]),
+      );
       return { ...mergeCommandOutcomes(name, done, ids), nodes, missing_nodes: missingOf(answers, absent) };
     },
 
@@ -83,7 +111,8 @@ export function createFleetMessages(deps: FleetMessagesDeps): FleetMessages {
       const { others, absent } = reach();
       const answers = await Promise.all(others.map((node) => ask(node, 'queue', {})));
       const nodes: Record<string, NodeQueue> = { [self]: local.queue() };
-      for (const answer of answers) if ('reply' in answer && 'ok' in answer.reply) nodes[answer.node] = answer.reply.ok as NodeQueue;
+      for (const answer of answers)
+        if ('reply' in answer && 'ok' in answer.reply) nodes[answer.node] = answer.reply.ok as NodeQueue;
       return fleetQueues(nodes, [...absent, ...others.filter((node) => nodes[node] === undefined)].sort());
     },
   };
@@ -132,19 +161,34 @@ interface WirePage {
   messages: Record<string, unknown>[];
   next: MessageCursor | null;
 }
-const pageFromWire = (node: string, page: WirePage): NodePage => ({ nodeId: node, messages: page.messages.map(summaryFromWire), next: page.next });
+const pageFromWire = (node: string, page: WirePage): NodePage => ({
+  nodeId: node,
+  messages: page.messages.map(summaryFromWire),
+  next: page.next,
+});
 
 /** Each event's outcome across the nodes that answered; one matched nowhere is unmatched only if every node answered. */
-function providerOutcomes(events: readonly ProviderEvent[], answers: readonly Answer[], absent: readonly string[]): EventOutcome[] {
-  const outcomes = answers.flatMap((answer) => ('reply' in answer && 'ok' in answer.reply ? [answer.reply.ok as EventOutcome[]] : []));
-  const unreached = [...absent, ...answers.filter((answer) => !('reply' in answer && 'ok' in answer.reply)).map((answer) => answer.node)];
+function providerOutcomes(
+  events: readonly ProviderEvent[],
+  answers: readonly Answer[],
+  absent: readonly string[],
+): EventOutcome[] {
+  const outcomes = answers.flatMap((answer) =>
+    'reply' in answer && 'ok' in answer.reply ? [answer.reply.ok as EventOutcome[]] : [],
+  );
+  const unreached = [
+    ...absent,
+    ...answers.filter((answer) => !('reply' in answer && 'ok' in answer.reply)).map((answer) => answer.node),
+  ];
   return events.map((_, index) => {
     const here = outcomes.map((list) => list[index]);
     if (here.includes('applied')) return 'applied';
     if (here.includes('duplicate')) return 'duplicate';
     // Matched nowhere that answered: unmatched only if every node answered.
     if (unreached.length > 0)
-      throw new AppError('FLEET_UNAVAILABLE', 'a fleet node that may hold the message did not answer', { details: { missing_nodes: unreached.sort() } });
+      throw new AppError('FLEET_UNAVAILABLE', 'a fleet node that may hold the message did not answer', {
+        details: { missing_nodes: unreached.sort() },
+      });
     return 'unmatched';
   });
 }

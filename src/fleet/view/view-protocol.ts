@@ -47,5 +47,7 @@ export async function replyOfAsync(run: () => Promise<unknown>): Promise<ViewRep
 /** The value of a reply, or its error thrown again as an AppError. */
 export function valueOf(reply: ViewReply): unknown {
   if ('ok' in reply) return reply.ok;
-  throw new AppError<string>(reply.error.code, reply.error.message, { details: reply.error.details as Record<string, unknown> | undefined });
+  throw new AppError<string>(reply.error.code, reply.error.message, {
+    details: reply.error.details as Record<string, unknown> | undefined,
+  });
 }

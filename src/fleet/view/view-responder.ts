@@ -44,7 +44,10 @@ export function createViewResponder(deps: {
       const page = local.page(request.query!, request.skip ?? 0);
       return { messages: page.messages.map(summaryToWire), next: page.next };
     }
-    const ctx: CommandContext = { principal: request.ctx!.principal, correlationId: request.ctx!.correlationId ?? null };
+    const ctx: CommandContext = {
+      principal: request.ctx!.principal,
+      correlationId: request.ctx!.correlationId ?? null,
+    };
     if (kind === 'detail') return detailToWire(local.detail(ctx, request.tenant_id, request.id ?? ''));
     return local.command(ctx, request.name!, request.params ?? {});
   };
@@ -60,12 +63,15 @@ export function createViewResponder(deps: {
             const kind = msg.subject.slice(msg.subject.lastIndexOf('.') + 1) as ViewKind;
             if (kind === 'provider') {
               const request = decode(msg.data) as Request;
-              void replyOfAsync(() => deps.providerEvents(request.tenant_id ?? '', request.events ?? [])).then((reply) => msg.respond(encode(reply)));
+              void replyOfAsync(() => deps.providerEvents(request.tenant_id ?? '', request.events ?? [])).then(
+                (reply) => msg.respond(encode(reply)),
+              );
               return;
             }
             const reply = replyOf(() => answer(kind, decode(msg.data) as Request));
             // An AppError is the asker's to show; anything else is a bug here, logged where it happened.
-            if ('error' in reply && reply.error.code === 'INTERNAL') log.error({ kind, subject: msg.subject }, 'fleet view request failed');
+            if ('error' in reply && reply.error.code === 'INTERNAL')
+              log.error({ kind, subject: msg.subject }, 'fleet view request failed');
             msg.respond(encode(reply));
           },
         });

@@ -17,7 +17,10 @@ export const viewReplyCodec = jsonCodec(viewReplySchema, 'fleet view reply');
 const safeInt = z.number().int();
 const nodePositionSchema: z.ZodType<NodePosition> = z.union([
   z.literal('done'),
-  z.looseObject({ after: z.looseObject({ pk: safeInt, nextAttemptAt: safeInt.optional() }).nullable(), skip: safeInt.min(0) }),
+  z.looseObject({
+    after: z.looseObject({ pk: safeInt, nextAttemptAt: safeInt.optional() }).nullable(),
+    skip: safeInt.min(0),
+  }),
 ]);
 /** The fleet cursor (fleet-cursor.ts), inside its base64url token; the reader checks its order against the query's. */
 const fleetCursorSchema: z.ZodType<FleetCursor> = z.looseObject({

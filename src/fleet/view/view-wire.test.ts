@@ -99,14 +99,28 @@ describe('the fleet view wire: the previous version shape', () => {
       ...OLD_DETAIL,
       why: {
         ...OLD_DETAIL.why,
-        reasons: [{ code: 'account_paused', message: 'its account "a1" is paused: no reason given (saving the account resumes it)', until_ts: null }],
+        reasons: [
+          {
+            code: 'account_paused',
+            message: 'its account "a1" is paused: no reason given (saving the account resumes it)',
+            until_ts: null,
+          },
+        ],
       },
     };
     const due = {
       ...OLD_DETAIL,
-      why: { ...OLD_DETAIL.why, reasons: [{ code: 'due', message: 'due now: waiting for a free connection of account "a1"', until_ts: null }] },
+      why: {
+        ...OLD_DETAIL.why,
+        reasons: [{ code: 'due', message: 'due now: waiting for a free connection of account "a1"', until_ts: null }],
+      },
     };
-    for (const old of [paused, due]) expect(JSON.stringify(detailToWire(detailFromWire(old)))).toBe(JSON.stringify(old));
-    expect(detailFromWire(paused).why.reasons[0]).toEqual({ code: 'account_paused', untilAt: null, pausedReason: null });
+    for (const old of [paused, due])
+      expect(JSON.stringify(detailToWire(detailFromWire(old)))).toBe(JSON.stringify(old));
+    expect(detailFromWire(paused).why.reasons[0]).toEqual({
+      code: 'account_paused',
+      untilAt: null,
+      pausedReason: null,
+    });
   });
 });

@@ -66,11 +66,18 @@ const millis = (ts: unknown): number | null => (typeof ts === 'number' ? ts * 10
 
 function toWire(fields: readonly Field[], value: object): Wire {
   const from = value as Wire;
-  return Object.fromEntries(fields.map(([wire, core, instant]) => [wire, instant === undefined ? from[core] : seconds(from[core], instant === 'ts0')]));
+  return Object.fromEntries(
+    fields.map(([wire, core, instant]) => [
+      wire,
+      instant === undefined ? from[core] : seconds(from[core], instant === 'ts0'),
+    ]),
+  );
 }
 
 function fromWire<T>(fields: readonly Field[], wire: Wire): T {
-  return Object.fromEntries(fields.map(([name, core, instant]) => [core, instant === undefined ? wire[name] : millis(wire[name])])) as T;
+  return Object.fromEntries(
+    fields.map(([name, core, instant]) => [core, instant === undefined ? wire[name] : millis(wire[name])]),
+  ) as T;
 }
 
 /** A page's message as it crosses. */
@@ -86,7 +93,11 @@ export function detailToWire(read: MessageRead): Wire {
     events: read.events.map((event) => toWire(EVENT_FIELDS, event)),
     why: {
       waiting: read.why.waiting,
-      reasons: read.why.reasons.map((reason) => ({ code: reason.code, message: waitingSentence(reason, message), until_ts: seconds(reason.untilAt, false) })),
+      reasons: read.why.reasons.map((reason) => ({
+        code: reason.code,
+        message: waitingSentence(reason, message),
+        until_ts: seconds(reason.untilAt, false),
+      })),
       expires_ts: seconds(read.why.expiresAt, false),
     },
     pec_receipts: read.pecReceipts.map((receipt) => toWire(PEC_RECEIPT_FIELDS, receipt)),
@@ -99,8 +110,14 @@ export function detailFromWire(wire: Wire): MessageRead {
   const reasons = Array.isArray(why.reasons) ? (why.reasons as Wire[]) : [];
   return {
     message,
-    events: (Array.isArray(wire.events) ? (wire.events as Wire[]) : []).map((event) => fromWire<MessageTimelineEvent>(EVENT_FIELDS, event)),
-    why: { waiting: why.waiting === true, reasons: reasons.map(reasonFromWire), expiresAt: millis(why.expires_ts) } satisfies WaitingExplanation,
+    events: (Array.isArray(wire.events) ? (wire.events as Wire[]) : []).map((event) =>
+      fromWire<MessageTimelineEvent>(EVENT_FIELDS, event),
+    ),
+    why: {
+      waiting: why.waiting === true,
+      reasons: reasons.map(reasonFromWire),
+      expiresAt: millis(why.expires_ts),
+    } satisfies WaitingExplanation,
     pecReceipts: (Array.isArray(wire.pec_receipts) ? (wire.pec_receipts as Wire[]) : []).map((receipt) =>
       fromWire<PecReceiptListing>(PEC_RECEIPT_FIELDS, receipt),
     ),

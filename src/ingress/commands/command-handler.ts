@@ -7,7 +7,13 @@
  */
 import { AppError } from '../../core/index.js';
 import type { Clock, IdSource } from '../../core/index.js';
-import { parseCommandBody, type CommandHandler, type CommandName, type CommandRequest, type InboxStore } from '../../core/events/index.js';
+import {
+  parseCommandBody,
+  type CommandHandler,
+  type CommandName,
+  type CommandRequest,
+  type InboxStore,
+} from '../../core/events/index.js';
 import type { MessageCommands } from '../../core/message/index.js';
 import type { CommandContext } from '../../core/tenant/index.js';
 import type { ChangeLog, TenantRepository, Transactor } from '../../core/index.js';
@@ -17,7 +23,11 @@ import { parseSubmission, type ParserLimits } from '../http/index.js';
 import { commandRecord, type CommandRecord } from './command-record.js';
 
 export interface CommandDeps {
-  store: Pick<Transactor, 'transaction'> & { inbox: InboxStore; changes: ChangeLog; tenants: Pick<TenantRepository, 'isActive'> };
+  store: Pick<Transactor, 'transaction'> & {
+    inbox: InboxStore;
+    changes: ChangeLog;
+    tenants: Pick<TenantRepository, 'isActive'>;
+  };
   submissions: SubmissionService;
   commands: MessageCommands;
   /**
@@ -35,7 +45,8 @@ const isTransient = (error: unknown): boolean => error instanceof AppError && er
 /** What a command came to: its result, or why it can never be applied. */
 type Applied = Record<string, unknown> | { poison: string };
 type MessageCommandRequest = CommandRequest & { command: Exclude<CommandName, 'add-messages'> };
-const isMessageCommand = (request: CommandRequest): request is MessageCommandRequest => request.command !== 'add-messages';
+const isMessageCommand = (request: CommandRequest): request is MessageCommandRequest =>
+  request.command !== 'add-messages';
 
 export function createCommandHandler(deps: CommandDeps): CommandHandler {
   const { store } = deps;
@@ -45,7 +56,8 @@ export function createCommandHandler(deps: CommandDeps): CommandHandler {
 
   return async (request) => {
     if (store.inbox.has(request.inboxId)) return { kind: 'duplicate' };
-    if (store.tenants.isActive(request.tenantId) === null) return { kind: 'poison', code: 'UNKNOWN_TENANT', reason: `no tenant ${request.tenantId}` };
+    if (store.tenants.isActive(request.tenantId) === null)
+      return { kind: 'poison', code: 'UNKNOWN_TENANT', reason: `no tenant ${request.tenantId}` };
     try {
       const outcome = await apply(request);
       if ('poison' in outcome) return { kind: 'poison', code: 'INVALID_COMMAND', reason: String(outcome.poison) };
@@ -54,7 +66,11 @@ export function createCommandHandler(deps: CommandDeps): CommandHandler {
       if (isTransient(error)) throw error;
       // A second delivery racing the first: the inbox's key refused it, the first one counts.
       if (store.inbox.has(request.inboxId)) return { kind: 'duplicate' };
-      return { kind: 'poison', code: error instanceof AppError ? error.code : 'INTERNAL', reason: (error as Error).message };
+      return {
+        kind: 'poison',
+        code: error instanceof AppError ? error.code : 'INTERNAL',
+        reason: (error as Error).message,
+      };
     }
   };
 }
@@ -64,14 +80,22 @@ async function addMessages(deps: CommandDeps, request: CommandRequest, remember:
   const principal: Principal = { kind: 'tenant', tenantId: request.tenantId };
   const parsed = parseSubmission(request.body, deps.parserLimits);
   if (!parsed.ok) return { poison: `${parsed.error.code}: ${parsed.error.message}` };
-  const result = await deps.submissions.enqueue(principal, parsed.submission.items, parsed.submission.defaultPriority, request.inboxId, (outcome) =>
-    remember(request, { queued: outcome.queued, rejected: outcome.rejected }),
+  const result = await deps.submissions.enqueue(
+    principal,
+    parsed.submission.items,
+    parsed.submission.defaultPriority,
+    request.inboxId,
+    (outcome) => remember(request, { queued: outcome.queued, rejected: outcome.rejected }),
   );
   return { queued: result.queued, rejected: result.rejected };
 }
 
 /** A resend, suspend or activate, as the tenant the subject names; the inbox row commits with its effect. */
-async function messageCommand(deps: CommandDeps, request: MessageCommandRequest, remember: CommandRecord): Promise<Applied> {
+async function messageCommand(
+  deps: CommandDeps,
+  request: MessageCommandRequest,
+  remember: CommandRecord,
+): Promise<Applied> {
   const { store } = deps;
   const principal: Principal = { kind: 'tenant', tenantId: request.tenantId };
   const ctx = { principal, correlationId: request.inboxId };

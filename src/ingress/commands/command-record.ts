@@ -19,7 +19,14 @@ export function commandRecord(deps: CommandRecordDeps): CommandRecord {
   const { store, clock } = deps;
   return (request, outcome) => {
     const receivedAt = clock.now();
-    store.inbox.record({ id: request.inboxId, subject: request.subject, tenantId: request.tenantId, command: request.command, receivedAt, outcome });
+    store.inbox.record({
+      id: request.inboxId,
+      subject: request.subject,
+      tenantId: request.tenantId,
+      command: request.command,
+      receivedAt,
+      outcome,
+    });
     const record = changeRecorder(
       { principal: { kind: 'tenant', tenantId: request.tenantId }, correlationId: request.inboxId },
       { now: () => receivedAt, uuid: () => deps.ids.uuid() },

@@ -23,12 +23,21 @@ import { CONSOLE_PATH, loadSession } from './session.js';
 /** A console form is a few fields; nothing larger is read. */
 const MAX_FORM_BYTES = 16 * 1024;
 
-const TITLES: Partial<Record<HttpError['code'], string>> = { NOT_FOUND: 'Not found', FORBIDDEN: 'Not allowed', VALIDATION_FAILED: 'Not understood' };
+const TITLES: Partial<Record<HttpError['code'], string>> = {
+  NOT_FOUND: 'Not found',
+  FORBIDDEN: 'Not allowed',
+  VALIDATION_FAILED: 'Not understood',
+};
 
 function errorPage(c: Context<ConsoleEnv>, error: HttpError): Response | Promise<Response> {
   const session = c.get('session') ?? null;
   return c.html(
-    <ErrorPage session={session} title={TITLES[error.code] ?? 'Something went wrong'} message={error.message} code={error.code} />,
+    <ErrorPage
+      session={session}
+      title={TITLES[error.code] ?? 'Something went wrong'}
+      message={error.message}
+      code={error.code}
+    />,
     statusOf(error.code),
   );
 }
@@ -51,7 +60,12 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
         path: c.req.path,
         status: c.res.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-        actor: principal === undefined ? null : principal.kind === 'admin' ? 'admin@console' : `tenant:${principal.tenantId}@console`,
+        actor:
+          principal === undefined
+            ? null
+            : principal.kind === 'admin'
+              ? 'admin@console'
+              : `tenant:${principal.tenantId}@console`,
       },
       'console request',
     );
@@ -71,8 +85,14 @@ export function createConsoleApp(deps: ConsoleDeps): Hono<ConsoleEnv> {
   app.notFound((c) => errorPage(c, new AppError('NOT_FOUND', 'There is no such page.')));
   app.onError((error, c) => {
     if (error instanceof AppError) return errorPage(c, error as HttpError);
-    deps.log.error({ err: error, method: c.req.method, path: c.req.path }, 'console request failed with an unexpected error');
-    return errorPage(c, new AppError('INTERNAL', 'Internal error: nothing was changed. The daemon log has the details.'));
+    deps.log.error(
+      { err: error, method: c.req.method, path: c.req.path },
+      'console request failed with an unexpected error',
+    );
+    return errorPage(
+      c,
+      new AppError('INTERNAL', 'Internal error: nothing was changed. The daemon log has the details.'),
+    );
   });
   return app;
 }

@@ -15,7 +15,9 @@ const textDecoder = new TextDecoder();
 export async function readForm(c: Context<ConsoleEnv>): Promise<Record<string, string>> {
   const mediaType = c.req.header('content-type')?.split(';')[0]?.trim().toLowerCase();
   if (mediaType !== undefined && mediaType !== FORM_TYPE) {
-    throw transportError('UNSUPPORTED_MEDIA_TYPE', `a console form is sent as ${FORM_TYPE}`, { details: { content_type: mediaType } });
+    throw transportError('UNSUPPORTED_MEDIA_TYPE', `a console form is sent as ${FORM_TYPE}`, {
+      details: { content_type: mediaType },
+    });
   }
   return Object.fromEntries(new URLSearchParams(textDecoder.decode(await requestBody(c))));
 }

@@ -11,7 +11,8 @@ export function when(seconds: number | null | undefined): string {
 }
 
 /** Epoch ms, as when(). */
-export const whenMs = (ms: number | null | undefined): string => (ms === null || ms === undefined ? '–' : when(Math.floor(ms / 1000)));
+export const whenMs = (ms: number | null | undefined): string =>
+  ms === null || ms === undefined ? '–' : when(Math.floor(ms / 1000));
 
 export function ago(seconds: number, nowMs: number): string {
   const delta = Math.max(0, Math.floor(nowMs / 1000) - seconds);

@@ -17,5 +17,7 @@ const underConsole = (url: string): boolean => {
 };
 
 export function withConsole(console: { fetch: FetchHandler }, api: { fetch: FetchHandler }): { fetch: FetchHandler } {
-  return { fetch: (request, env) => (underConsole(request.url) ? console.fetch(request, env) : api.fetch(request, env)) };
+  return {
+    fetch: (request, env) => (underConsole(request.url) ? console.fetch(request, env) : api.fetch(request, env)),
+  };
 }

@@ -21,7 +21,8 @@ const NAV = [
   { key: 'suppressions', href: `${CONSOLE_PATH}/suppressions`, label: 'Suppressions', admin: true },
 ] as const;
 
-export const who = (session: ConsoleSession): string => (session.principal.kind === 'admin' ? 'admin' : `tenant ${session.principal.tenantId}`);
+export const who = (session: ConsoleSession): string =>
+  session.principal.kind === 'admin' ? 'admin' : `tenant ${session.principal.tenantId}`;
 
 export function Layout(props: LayoutProps) {
   const { session } = props;

@@ -50,4 +50,5 @@ export const hasFilter = (filters: MessageFilters): boolean =>
 
 /** Only a batch is named (the unit suspension holds): suspend and activate are offered. */
 export const batchOnly = (filters: MessageFilters): boolean =>
-  filters.batch !== '' && (['q', 'status', 'account', 'recipient', 'from', 'to'] as const).every((key) => filters[key] === '');
+  filters.batch !== '' &&
+  (['q', 'status', 'account', 'recipient', 'from', 'to'] as const).every((key) => filters[key] === '');

@@ -6,7 +6,14 @@
 import type { MiddlewareHandler } from 'hono';
 import type { ConsoleEnv } from './env.js';
 
-const CSP = ["default-src 'none'", "style-src 'self'", "img-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"].join('; ');
+const CSP = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join('; ');
 
 export function securityHeaders(): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {

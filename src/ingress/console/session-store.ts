@@ -42,7 +42,8 @@ const randomToken = (): string => randomBytes(32).toString('base64url');
 export function createSessionStore(options: SessionStoreOptions): SessionStore {
   // Insertion order is creation order: the first entry is the oldest session.
   const sessions = new Map<string, ConsoleSession>();
-  const expired = (session: ConsoleSession, now: number): boolean => now - session.lastSeenAt >= options.idleMs || now - session.createdAt >= options.maxAgeMs;
+  const expired = (session: ConsoleSession, now: number): boolean =>
+    now - session.lastSeenAt >= options.idleMs || now - session.createdAt >= options.maxAgeMs;
 
   const sweep = (now: number): void => {
     for (const [id, session] of sessions) if (expired(session, now)) sessions.delete(id);
@@ -57,7 +58,15 @@ export function createSessionStore(options: SessionStoreOptions): SessionStore {
     create(principal, proof) {
       const now = options.clock.now();
       sweep(now);
-      const session: ConsoleSession = { id: randomToken(), principal, proof, csrfToken: randomToken(), createdAt: now, lastSeenAt: now, flash: null };
+      const session: ConsoleSession = {
+        id: randomToken(),
+        principal,
+        proof,
+        csrfToken: randomToken(),
+        createdAt: now,
+        lastSeenAt: now,
+        flash: null,
+      };
       sessions.set(session.id, session);
       return session;
     },

@@ -18,7 +18,12 @@ const secure = (c: Context): boolean => new URL(c.req.url).protocol === 'https:'
 
 /** A browser-session cookie (no Max-Age): the server's store decides when a session ends. */
 export function setSessionCookie(c: Context<ConsoleEnv>, session: ConsoleSession): void {
-  setCookie(c, SESSION_COOKIE, session.id, { path: CONSOLE_PATH, httpOnly: true, sameSite: 'Strict', secure: secure(c) });
+  setCookie(c, SESSION_COOKIE, session.id, {
+    path: CONSOLE_PATH,
+    httpOnly: true,
+    sameSite: 'Strict',
+    secure: secure(c),
+  });
 }
 
 export function clearSessionCookie(c: Context<ConsoleEnv>): void {
@@ -33,7 +38,10 @@ const OPEN_PATHS = new Set([`${CONSOLE_PATH}/sign-in`, `${CONSOLE_PATH}/assets/c
  * opens anything (rotated, expired, its tenant deleted) ends now: rotating a
  * leaked key must also close the browser sessions signed in with it.
  */
-export function loadSession(sessions: SessionStore, authenticator: Pick<Authenticator, 'resolveProof'>): MiddlewareHandler<ConsoleEnv> {
+export function loadSession(
+  sessions: SessionStore,
+  authenticator: Pick<Authenticator, 'resolveProof'>,
+): MiddlewareHandler<ConsoleEnv> {
   return async (c, next) => {
     const id = getCookie(c, SESSION_COOKIE);
     let session = id === undefined ? null : sessions.touch(id);
@@ -63,7 +71,10 @@ export function checkForm(c: Context<ConsoleEnv>, form: Record<string, unknown>)
   }
   const session = c.get('session');
   if (session !== null && form._csrf !== session.csrfToken) {
-    throw new AppError('FORBIDDEN', 'the form is stale or was not sent from this console; reload the page and try again');
+    throw new AppError(
+      'FORBIDDEN',
+      'the form is stale or was not sent from this console; reload the page and try again',
+    );
   }
 }
 

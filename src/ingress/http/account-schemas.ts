@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { providerBody, toWebhookSettings } from './provider-schema.js';
 import { force, identifier, tenantScope } from './schemas.js';
 
-const HOSTNAME = /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
+const HOSTNAME =
+  /^(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?$/;
 const host = z
   .string()
   .refine((text) => HOSTNAME.test(text) || isIP(text) !== 0, { message: 'must be a hostname or an IP address' })
@@ -25,11 +26,20 @@ const optionalLimit = z.number().int().positive().max(10_000_000).nullable().opt
 
 export const accountBody = z
   .object({
-    id: identifier.meta({ description: 'The account id within its tenant, chosen by you; the same id updates it.', examples: ['main'] }),
+    id: identifier.meta({
+      description: 'The account id within its tenant, chosen by you; the same id updates it.',
+      examples: ['main'],
+    }),
     tenant_id: identifier
       .optional()
-      .meta({ description: 'The tenant it belongs to: required with the admin token, implied by a tenant key.', examples: ['acme'] }),
-    host: host.meta({ description: 'The SMTP relay this account sends through: a hostname or an IP address.', examples: ['smtp.example.com'] }),
+      .meta({
+        description: 'The tenant it belongs to: required with the admin token, implied by a tenant key.',
+        examples: ['acme'],
+      }),
+    host: host.meta({
+      description: 'The SMTP relay this account sends through: a hostname or an IP address.',
+      examples: ['smtp.example.com'],
+    }),
     port: z
       .number()
       .int()
@@ -37,7 +47,8 @@ export const accountBody = z
       .max(65535)
       .optional()
       .meta({
-        description: "The relay's port. Default for a new account by TLS mode: 465 implicit, 587 STARTTLS, 25 none; an update keeps the stored one.",
+        description:
+          "The relay's port. Default for a new account by TLS mode: 465 implicit, 587 STARTTLS, 25 none; an update keeps the stored one.",
         examples: [587],
       }),
     user: z
@@ -53,7 +64,8 @@ export const accountBody = z
       .nullable()
       .optional()
       .meta({
-        description: 'The SMTP AUTH password; omit it to keep the stored one, null to remove it. Never shown back (`has_password`).',
+        description:
+          'The SMTP AUTH password; omit it to keep the stored one, null to remove it. Never shown back (`has_password`).',
         examples: ['app-password-1'],
       }),
     use_tls: z
@@ -69,24 +81,36 @@ export const accountBody = z
       .enum(['implicit', 'starttls', 'none'])
       .optional()
       .meta({
-        description: '`implicit`: TLS from the first byte (port 465); `starttls`: STARTTLS required; `none`: plain text. Wins over `use_tls`.',
+        description:
+          '`implicit`: TLS from the first byte (port 465); `starttls`: STARTTLS required; `none`: plain text. Wins over `use_tls`.',
         examples: ['starttls'],
       }),
     tls_reject_unauthorized: z
       .boolean()
       .optional()
       .meta({
-        description: 'Refuse a relay whose TLS certificate does not verify. Default true; false only for a relay you trust with a self-signed certificate.',
+        description:
+          'Refuse a relay whose TLS certificate does not verify. Default true; false only for a relay you trust with a self-signed certificate.',
         examples: [true],
       }),
-    limit_per_minute: optionalLimit.meta({ description: 'At most this many messages per UTC minute through this account; null: no limit.', examples: [60] }),
-    limit_per_hour: optionalLimit.meta({ description: 'At most this many messages per UTC hour through this account; null: no limit.', examples: [1000] }),
-    limit_per_day: optionalLimit.meta({ description: 'At most this many messages per UTC day through this account; null: no limit.', examples: [10000] }),
+    limit_per_minute: optionalLimit.meta({
+      description: 'At most this many messages per UTC minute through this account; null: no limit.',
+      examples: [60],
+    }),
+    limit_per_hour: optionalLimit.meta({
+      description: 'At most this many messages per UTC hour through this account; null: no limit.',
+      examples: [1000],
+    }),
+    limit_per_day: optionalLimit.meta({
+      description: 'At most this many messages per UTC day through this account; null: no limit.',
+      examples: [10000],
+    }),
     limit_behavior: z
       .enum(['defer', 'reject'])
       .optional()
       .meta({
-        description: 'Over a limit: `defer` holds the message until the window reopens, `reject` ends it in error `rate_limit_exceeded`. Default `defer`.',
+        description:
+          'Over a limit: `defer` holds the message until the window reopens, `reject` ends it in error `rate_limit_exceeded`. Default `defer`.',
         examples: ['defer'],
       }),
     max_connections: z
@@ -102,7 +126,10 @@ export const accountBody = z
       .min(1)
       .max(100_000)
       .optional()
-      .meta({ description: 'Messages sent over one connection before it is closed and a new one opened. Default 100.', examples: [100] }),
+      .meta({
+        description: 'Messages sent over one connection before it is closed and a new one opened. Default 100.',
+        examples: [100],
+      }),
     is_default: z
       .boolean()
       .optional()
@@ -124,7 +151,8 @@ export const accountBody = z
       .nullable()
       .optional()
       .meta({
-        description: "The IMAP server of the account's own mailbox, where PEC receipts arrive; null removes the mailbox.",
+        description:
+          "The IMAP server of the account's own mailbox, where PEC receipts arrive; null removes the mailbox.",
         examples: ['imap.pec.example.it'],
       }),
     imap_port: z
@@ -152,20 +180,28 @@ export const accountBody = z
       .nullable()
       .optional()
       .meta({
-        description: "The IMAP password; null: the relay's `password`; omit it to keep the stored one. Never shown back.",
+        description:
+          "The IMAP password; null: the relay's `password`; omit it to keep the stored one. Never shown back.",
         examples: ['imap-password-1'],
       }),
     imap_folder: imapFolder
       .optional()
-      .meta({ description: 'The mailbox folder receipts are read from: one line without control characters. Default `INBOX`.', examples: ['INBOX'] }),
+      .meta({
+        description: 'The mailbox folder receipts are read from: one line without control characters. Default `INBOX`.',
+        examples: ['INBOX'],
+      }),
     provider: providerBody,
   })
   .strict()
   // tls_mode wins over use_tls (core/account/account.ts), but not over a contradiction: TLS and no TLS at once.
-  .refine((body) => typeof body.use_tls !== 'boolean' || body.tls_mode === undefined || body.use_tls === (body.tls_mode !== 'none'), {
-    message: 'use_tls and tls_mode disagree; send one of them',
-    path: ['use_tls'],
-  })
+  .refine(
+    (body) =>
+      typeof body.use_tls !== 'boolean' || body.tls_mode === undefined || body.use_tls === (body.tls_mode !== 'none'),
+    {
+      message: 'use_tls and tls_mode disagree; send one of them',
+      path: ['use_tls'],
+    },
+  )
   .transform((body) => ({
     id: body.id,
     tenantId: body.tenant_id,

@@ -98,7 +98,12 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
   app.use('*', bodyLimits(deps.maxBodyBytes, deps.webhookMaxBodyBytes));
   app.use('*', authGate(deps.authenticator));
   mountRoutes(app, deps);
-  app.notFound((c) => errorResponse(c, new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } })));
+  app.notFound((c) =>
+    errorResponse(
+      c,
+      new AppError('NOT_FOUND', 'no such route', { details: { method: c.req.method, path: c.req.path } }),
+    ),
+  );
   app.onError(createErrorHandler(deps.log));
   return app;
 }
@@ -113,7 +118,8 @@ function bodyLimits(maxBodyBytes: number, webhookMaxBodyBytes: number): Middlewa
 /** A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts). */
 function authGate(authenticator: Authenticator): MiddlewareHandler<HttpEnv> {
   const auth = requireAuth(authenticator, METRICS_ROUTES.metrics.path);
-  return async (c, next) => (PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) ? next() : auth(c, next));
+  return async (c, next) =>
+    PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) ? next() : auth(c, next);
 }
 
 /**
@@ -131,7 +137,11 @@ function bounceSummary(status: () => MailboxStatus[]) {
 function mountRoutes(app: Hono<HttpEnv>, deps: HttpAppDeps): void {
   app.route(
     '/',
-    healthRoutes(deps.readiness, () => ({ mirror: deps.mirrorStatus(), bounce: bounceSummary(deps.bounces.status), ...fleetPart(deps.fleetStatus()) })),
+    healthRoutes(deps.readiness, () => ({
+      mirror: deps.mirrorStatus(),
+      bounce: bounceSummary(deps.bounces.status),
+      ...fleetPart(deps.fleetStatus()),
+    })),
   );
   // Before the tenant routes, whose admin-only guard would answer a tenant key's own sync-status with 403.
   app.route('/', syncStatusRoutes(deps.syncStatus));
@@ -140,7 +150,10 @@ function mountRoutes(app: Hono<HttpEnv>, deps: HttpAppDeps): void {
   app.route('/', mirrorRoutes(deps.mirrorStatus));
   app.route('/', fleetDrainRoutes(deps.fleetDrain ?? null));
   app.route('/', statusRoutes(deps.status));
-  app.route('/', bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }));
+  app.route(
+    '/',
+    bounceRoutes({ suppressions: deps.suppressions, ledger: deps.bounces.ledger, status: deps.bounces.status }),
+  );
   app.route('/', pecRoutes({ receipts: deps.pecReceipts }));
   app.route('/', metricsRoutes(deps.metrics));
   app.route('/', backupRoutes(deps.backups, deps.log));

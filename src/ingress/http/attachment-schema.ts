@@ -13,7 +13,10 @@ export const attachment = z
       .min(1)
       .max(255)
       .regex(/^[^\r\n\0/\\]+$/, 'a file name without path separators or line breaks')
-      .meta({ description: 'The name the recipient sees; no path separators or line breaks.', examples: ['invoice-2025-001.pdf'] }),
+      .meta({
+        description: 'The name the recipient sees; no path separators or line breaks.',
+        examples: ['invoice-2025-001.pdf'],
+      }),
     storage_path: z
       .string()
       .min(1)
@@ -29,7 +32,8 @@ export const attachment = z
       .enum(['base64', 'http_url', 'endpoint'])
       .default('endpoint')
       .meta({
-        description: 'How `storage_path` is read: `base64` inline content, `http_url` a URL to GET, `endpoint` a reference the client application resolves.',
+        description:
+          'How `storage_path` is read: `base64` inline content, `http_url` a URL to GET, `endpoint` a reference the client application resolves.',
         examples: ['base64'],
       }),
     mime_type: z
@@ -37,14 +41,18 @@ export const attachment = z
       .regex(/^[\w.+-]+\/[\w.+-]+$/, 'a MIME type like application/pdf')
       .nullable()
       .optional()
-      .meta({ description: 'The Content-Type of the attachment; null or absent: guessed from the file name.', examples: ['application/pdf'] }),
+      .meta({
+        description: 'The Content-Type of the attachment; null or absent: guessed from the file name.',
+        examples: ['application/pdf'],
+      }),
     content_md5: z
       .string()
       .regex(/^[0-9a-fA-F]{32}$/, '32 hex digits')
       .nullable()
       .optional()
       .meta({
-        description: 'MD5 of the bytes, 32 hex digits: fetched bytes that do not match are not sent (the attempt is retried like a deferral).',
+        description:
+          'MD5 of the bytes, 32 hex digits: fetched bytes that do not match are not sent (the attempt is retried like a deferral).',
         examples: ['9e107d9d372bb6826bd81d3542a419d6'],
       }),
   })

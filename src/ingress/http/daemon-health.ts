@@ -35,7 +35,12 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
       relays: {
         open: relays.reduce((sum, pool) => sum + pool.open, 0),
         in_use: relays.reduce((sum, pool) => sum + pool.inUse, 0),
-        accounts: relays.map((pool) => ({ tenant_id: pool.tenantId, account_id: pool.accountId, open: pool.open, in_use: pool.inUse })),
+        accounts: relays.map((pool) => ({
+          tenant_id: pool.tenantId,
+          account_id: pool.accountId,
+          open: pool.open,
+          in_use: pool.inUse,
+        })),
       },
       threads: { parser: sources.parserReady?.() ?? null },
       reports: {
@@ -54,7 +59,10 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
 export const fleetPart = (view: FleetView | null): { fleet?: FleetView } => (view === null ? {} : { fleet: view });
 
 /** GET /status's fleet part: the membership, each node with its queue (null: it did not answer), and the fleet's total. */
-async function fleetWithQueues(view: FleetView | null, queues: (() => Promise<FleetQueues>) | null): Promise<{ fleet?: unknown }> {
+async function fleetWithQueues(
+  view: FleetView | null,
+  queues: (() => Promise<FleetQueues>) | null,
+): Promise<{ fleet?: unknown }> {
   if (view === null || queues === null) return fleetPart(view);
   const counted = await queues();
   const nodes = view.nodes.map((node) => ({ ...node, queue: counted.nodes[node.node_id] ?? null }));

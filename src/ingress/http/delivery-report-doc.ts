@@ -20,12 +20,20 @@ const base = {
     '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
   ),
 };
-const event = <E extends ReportItem['event']>(events: [E, ...E[]], description: string) => field(z.enum(events), `What happened: ${description}.`, events[0]);
+const event = <E extends ReportItem['event']>(events: [E, ...E[]], description: string) =>
+  field(z.enum(events), `What happened: ${description}.`, events[0]);
 
-const sent = z.object({ ...base, event: event(['sent'], 'the relay accepted the message'), sent_ts: seconds('When the relay accepted it') });
+const sent = z.object({
+  ...base,
+  event: event(['sent'], 'the relay accepted the message'),
+  sent_ts: seconds('When the relay accepted it'),
+});
 const error = z.object({
   ...base,
-  event: event(['error', 'expired'], '`error`: it failed for good; `expired`: not delivered within `dispatch.max_age_seconds`'),
+  event: event(
+    ['error', 'expired'],
+    '`error`: it failed for good; `expired`: not delivered within `dispatch.max_age_seconds`',
+  ),
   error_ts: seconds('When it failed'),
   error: nullableText('Why (the relay answer, `rate_limit_exceeded`, the expiry).', '550 5.1.1 user unknown'),
 });
@@ -90,7 +98,15 @@ const provider = z.object({
 });
 
 /** One item per reportable event, in event order. */
-export const reportItem = z.union([sent, error, deferred, bounced, complained, pec, provider]) satisfies z.ZodType<ReportItem>;
+export const reportItem = z.union([
+  sent,
+  error,
+  deferred,
+  bounced,
+  complained,
+  pec,
+  provider,
+]) satisfies z.ZodType<ReportItem>;
 
 export const reportBody = z.object({
   delivery_report: field(z.array(reportItem), 'The events, oldest first; an empty list is a heartbeat.', [
@@ -133,7 +149,8 @@ export const DELIVERY_REPORT_WEBHOOK: WebhookDoc = {
     'the same items first, after a backoff doubling from `reports.retry_initial_seconds` (2) to `reports.retry_max_seconds` (300). Each tenant has its own round in flight.',
   headers: {
     Authorization: {
-      description: "The tenant's `client_auth`: `Bearer <token>` or `Basic <base64 user:password>`; absent with method `none` or no `client_auth`.",
+      description:
+        "The tenant's `client_auth`: `Bearer <token>` or `Basic <base64 user:password>`; absent with method `none` or no `client_auth`.",
       required: false,
       example: 'Bearer client-app-token-4f9c2a',
     },
@@ -153,11 +170,13 @@ export const DELIVERY_REPORT_WEBHOOK: WebhookDoc = {
   body: reportBody,
   responses: {
     '2XX': {
-      description: 'Acknowledged, when the body is JSON with `"ok": true`: the messages are marked reported and their timeline gets a `reported` event.',
+      description:
+        'Acknowledged, when the body is JSON with `"ok": true`: the messages are marked reported and their timeline gets a `reported` event.',
       schema: reportAcknowledgement,
     },
     default: {
-      description: 'Anything else (another status, a 2xx without `"ok": true`): not acknowledged, the items come again after the backoff.',
+      description:
+        'Anything else (another status, a 2xx without `"ok": true`): not acknowledged, the items come again after the backoff.',
       contentType: 'text/plain',
     },
   },

@@ -70,7 +70,13 @@ function operationSection(method: string, path: string, operation: Described): s
     ...operation.description.split('\n\n').map((text) => `<p>${prose(text)}</p>`),
   ];
   if (operation.parameters.length > 0) {
-    parts.push(fieldTable('Parameters', parameterRows(operation.parameters), new Map(operation.parameters.map((parameter) => [parameter.name, parameter.in]))));
+    parts.push(
+      fieldTable(
+        'Parameters',
+        parameterRows(operation.parameters),
+        new Map(operation.parameters.map((parameter) => [parameter.name, parameter.in])),
+      ),
+    );
   }
   if (body !== undefined) {
     const rows = fieldRows(body);
@@ -80,7 +86,9 @@ function operationSection(method: string, path: string, operation: Described): s
         : '<p>Body: none needed.</p>',
     );
   }
-  const responses = Object.entries(operation.responses).map(([status, response]) => `<dt>${escape(status)}</dt><dd>${prose(response.description)}</dd>`);
+  const responses = Object.entries(operation.responses).map(
+    ([status, response]) => `<dt>${escape(status)}</dt><dd>${prose(response.description)}</dd>`,
+  );
   parts.push(`<h4>Responses</h4>\n<dl>${responses.join('')}</dl>`);
   // The fields of each documented answer (error answers share the envelope, listed once under Errors).
   for (const [status, response] of Object.entries(operation.responses)) {
@@ -122,7 +130,9 @@ export function renderDocsPage(document: OpenApiDocument): string {
     .join('\n');
   const envelope = document.components.schemas.Error;
   // Requests mailproxy makes to client applications: what a client must implement.
-  const webhooks = Object.entries(document.webhooks).map(([name, webhook]) => operationSection('post', name, webhook.post));
+  const webhooks = Object.entries(document.webhooks).map(([name, webhook]) =>
+    operationSection('post', name, webhook.post),
+  );
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -37,20 +37,30 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     message: 'the signature does not verify with the signing key',
     details: { reason: 'webhook_signature_invalid' },
   },
-  FORBIDDEN: { summary: 'a tenant key on an admin route', message: 'this operation requires the admin token', details: null },
+  FORBIDDEN: {
+    summary: 'a tenant key on an admin route',
+    message: 'this operation requires the admin token',
+    details: null,
+  },
   NOT_FOUND: {
-    summary: 'it does not exist, or belongs to another tenant (the same answer, so a key cannot learn what others have)',
+    summary:
+      'it does not exist, or belongs to another tenant (the same answer, so a key cannot learn what others have)',
     message: 'tenant not found',
     details: { tenant: 'acme' },
   },
-  METHOD_NOT_ALLOWED: { summary: 'the path exists, not with this method', message: 'method not allowed', details: null },
+  METHOD_NOT_ALLOWED: {
+    summary: 'the path exists, not with this method',
+    message: 'method not allowed',
+    details: null,
+  },
   CONFLICT: {
     summary: 'the current state forbids it (undelivered mail without force, a backup already running)',
     message: 'account has messages not yet delivered; pass force=true to delete them too',
     details: { account_id: 'main', pending_messages: 3 },
   },
   PAYLOAD_TOO_LARGE: {
-    summary: 'the body, declared or chunked, is over http.max_body_bytes (64 MiB; on /webhooks, webhooks.max_body_bytes: 1 MiB)',
+    summary:
+      'the body, declared or chunked, is over http.max_body_bytes (64 MiB; on /webhooks, webhooks.max_body_bytes: 1 MiB)',
     message: 'request body too large',
     details: { max_bytes: 67108864 },
   },
@@ -65,7 +75,11 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     details: { retry_after_seconds: 30 },
   },
   CONFIG_INVALID: { summary: 'the configuration does not allow it', message: 'invalid configuration', details: null },
-  INTERNAL: { summary: 'a bug: logged with its stack; the request was not applied', message: 'internal error; the request was not applied', details: null },
+  INTERNAL: {
+    summary: 'a bug: logged with its stack; the request was not applied',
+    message: 'internal error; the request was not applied',
+    details: null,
+  },
   STORE_UNAVAILABLE: {
     summary: 'the database cannot write now (full, locked, I/O error): nothing was changed; retry after Retry-After',
     message: 'the store cannot write right now; nothing was changed',
@@ -87,12 +101,14 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     details: { filename: 'invoice.pdf', status: 404 },
   },
   CONFIG_CONFLICT: {
-    summary: 'fleet mode: another node changed the same tenant, account, suppression or suspension first; read it again and retry',
+    summary:
+      'fleet mode: another node changed the same tenant, account, suppression or suspension first; read it again and retry',
     message: 'the object was changed on another node meanwhile: read it again and retry',
     details: { key: 'account.acme.main' },
   },
   FLEET_UNAVAILABLE: {
-    summary: 'fleet mode: the cluster cannot be reached, so a configuration change cannot be shared (answered with Retry-After; mail still flows)',
+    summary:
+      'fleet mode: the cluster cannot be reached, so a configuration change cannot be shared (answered with Retry-After; mail still flows)',
     message: 'the fleet cluster cannot be reached: configuration changes are refused until it can (mail still flows)',
     details: { retry_after_seconds: 5 },
   },

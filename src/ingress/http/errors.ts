@@ -50,7 +50,10 @@ export function errorResponse(c: Context, error: HttpError): Response {
     const details = error.details as { retry_after_seconds?: number } | undefined;
     c.header('Retry-After', String(details?.retry_after_seconds ?? 5));
   }
-  return c.json({ error: { code: error.code, message: error.message, details: error.details ?? null } }, statusOf(error.code));
+  return c.json(
+    { error: { code: error.code, message: error.message, details: error.details ?? null } },
+    statusOf(error.code),
+  );
 }
 
 export function createErrorHandler(log: Logger) {

@@ -5,7 +5,8 @@
 import { AppError, type AppErrorOptions, type ErrorCode } from '../../core/index.js';
 
 /** WEBHOOK_UNVERIFIED: a provider's webhook whose signature (or credentials) did not verify. */
-export type TransportErrorCode = 'INVALID_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'METHOD_NOT_ALLOWED' | 'WEBHOOK_UNVERIFIED';
+export type TransportErrorCode =
+  'INVALID_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'METHOD_NOT_ALLOWED' | 'WEBHOOK_UNVERIFIED';
 
 /** Every code an HTTP error envelope may carry. */
 export type HttpErrorCode = ErrorCode | TransportErrorCode;

@@ -13,7 +13,11 @@ export interface HttpService {
   service: Service;
 }
 
-export function createHttpService(listen: { host: string; port: number }, app: Parameters<typeof startHttpServer>[0], log: Logger): HttpService {
+export function createHttpService(
+  listen: { host: string; port: number },
+  app: Parameters<typeof startHttpServer>[0],
+  log: Logger,
+): HttpService {
   let server: HttpServer | null = null;
   return {
     address: () => {

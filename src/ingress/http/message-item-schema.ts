@@ -16,24 +16,34 @@ export const messageItem = z
       examples: ['inv-2025-001'],
     }),
     tenant_id: identifier.optional().meta({
-      description: 'The tenant: implied by a tenant key; required with the admin token (else rejected with `TENANT_REQUIRED`).',
+      description:
+        'The tenant: implied by a tenant key; required with the admin token (else rejected with `TENANT_REQUIRED`).',
       examples: ['acme'],
     }),
     account_id: identifier.optional().meta({
-      description: "The account that sends it; absent: the tenant's default account (`is_default`, or its only account).",
+      description:
+        "The account that sends it; absent: the tenant's default account (`is_default`, or its only account).",
       examples: ['main'],
     }),
-    from: mailbox.meta({ description: 'The From header: an address, `Name <addr>` allowed.', examples: ['ACME Billing <billing@acme.example>'] }),
-    to: mailboxes('To recipients: one address or a list, `Name <addr>` allowed. At least one recipient in `to`, `cc` or `bcc`.', [
-      'Ann Smith <ann@example.net>',
-      'bob@example.org',
-    ]).optional(),
+    from: mailbox.meta({
+      description: 'The From header: an address, `Name <addr>` allowed.',
+      examples: ['ACME Billing <billing@acme.example>'],
+    }),
+    to: mailboxes(
+      'To recipients: one address or a list, `Name <addr>` allowed. At least one recipient in `to`, `cc` or `bcc`.',
+      ['Ann Smith <ann@example.net>', 'bob@example.org'],
+    ).optional(),
     cc: mailboxes('Cc recipients: one address or a list.', 'accounts@example.net').optional(),
-    bcc: mailboxes('Bcc recipients (envelope only, not in any header): one address or a list.', ['archive@acme.example']).optional(),
+    bcc: mailboxes('Bcc recipients (envelope only, not in any header): one address or a list.', [
+      'archive@acme.example',
+    ]).optional(),
     reply_to: mailbox
       .nullable()
       .optional()
-      .meta({ description: 'The Reply-To header: an address, `Name <addr>` allowed.', examples: ['support@acme.example'] }),
+      .meta({
+        description: 'The Reply-To header: an address, `Name <addr>` allowed.',
+        examples: ['support@acme.example'],
+      }),
     return_path: z
       .string()
       .max(254)
@@ -41,18 +51,23 @@ export const messageItem = z
       .nullable()
       .optional()
       .meta({
-        description: 'The envelope sender (SMTP MAIL FROM), where bounces go: a bare address. Absent: the address of `from`.',
+        description:
+          'The envelope sender (SMTP MAIL FROM), where bounces go: a bare address. Absent: the address of `from`.',
         examples: ['bounces@acme.example'],
       }),
     subject: headerText(998)
       .default('')
-      .meta({ description: 'The Subject; one line, at most 998 characters. Default empty.', examples: ['Your invoice 2025-001'] }),
+      .meta({
+        description: 'The Subject; one line, at most 998 characters. Default empty.',
+        examples: ['Your invoice 2025-001'],
+      }),
     body: z
       .string()
       .nullable()
       .optional()
       .meta({
-        description: 'The text body; HTML when `content_type` is `html` and no `html` is given. With `html` too, it is the plain-text alternative.',
+        description:
+          'The text body; HTML when `content_type` is `html` and no `html` is given. With `html` too, it is the plain-text alternative.',
         examples: ['Dear Ann,\nyour invoice is attached.'],
       }),
     html: z
@@ -66,7 +81,10 @@ export const messageItem = z
     content_type: z
       .enum(['plain', 'html'])
       .default('plain')
-      .meta({ description: 'What `body` holds when `html` is absent: `plain` text or `html`. Default `plain`.', examples: ['plain'] }),
+      .meta({
+        description: 'What `body` holds when `html` is absent: `plain` text or `html`. Default `plain`.',
+        examples: ['plain'],
+      }),
     headers: z
       .record(z.string().regex(/^[!-9;-~]{1,76}$/, 'a header name (RFC 5322 ftext)'), headerText(998))
       .optional()
@@ -81,9 +99,13 @@ export const messageItem = z
       .optional()
       .meta({
         description: 'At most 100 files, each fetched when the message is sent, by its `fetch_mode`.',
-        examples: [[{ filename: 'hello.txt', storage_path: 'aGVsbG8gd29ybGQK', fetch_mode: 'base64', mime_type: 'text/plain' }]],
+        examples: [
+          [{ filename: 'hello.txt', storage_path: 'aGVsbG8gd29ybGQK', fetch_mode: 'base64', mime_type: 'text/plain' }],
+        ],
       }),
-    priority: priority.optional().meta({ description: `${PRIORITY_TEXT}. Absent: \`default_priority\`, else 2.`, examples: ['high'] }),
+    priority: priority
+      .optional()
+      .meta({ description: `${PRIORITY_TEXT}. Absent: \`default_priority\`, else 2.`, examples: ['high'] }),
     deferred_ts: z
       .number()
       .nonnegative()
@@ -91,7 +113,8 @@ export const messageItem = z
       .nullable()
       .optional()
       .meta({
-        description: 'Not sent before this instant, epoch seconds (fractions allowed); null or in the past: as soon as possible.',
+        description:
+          'Not sent before this instant, epoch seconds (fractions allowed); null or in the past: as soon as possible.',
         examples: [1767225600],
       }),
     batch_code: headerText(128)

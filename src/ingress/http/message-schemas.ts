@@ -16,9 +16,21 @@ export const addMessagesBody = z
     messages: z.array(z.unknown()).meta({
       description:
         'The messages, at most `http.max_batch_messages` (1000): each validated on its own (the items below), an invalid one rejected without the others.',
-      examples: [[{ id: 'inv-2025-001', from: 'billing@acme.example', to: 'ann@example.net', subject: 'Your invoice', body: 'Attached.' }]],
+      examples: [
+        [
+          {
+            id: 'inv-2025-001',
+            from: 'billing@acme.example',
+            to: 'ann@example.net',
+            subject: 'Your invoice',
+            body: 'Attached.',
+          },
+        ],
+      ],
     }),
-    default_priority: priority.optional().meta({ description: `The priority of a message that gives none: ${PRIORITY_TEXT}. Absent: 2.`, examples: [2] }),
+    default_priority: priority
+      .optional()
+      .meta({ description: `The priority of a message that gives none: ${PRIORITY_TEXT}. Absent: 2.`, examples: [2] }),
   })
   .strict();
 
@@ -30,7 +42,17 @@ export const addMessagesDocumented = addMessagesBody.extend({
   messages: z.array(messageItem).meta({
     description:
       'The messages, at most `http.max_batch_messages` (1000): each validated on its own, an invalid one rejected (listed in `rejected`) without the others.',
-    examples: [[{ id: 'inv-2025-001', from: 'billing@acme.example', to: 'ann@example.net', subject: 'Your invoice', body: 'Attached.' }]],
+    examples: [
+      [
+        {
+          id: 'inv-2025-001',
+          from: 'billing@acme.example',
+          to: 'ann@example.net',
+          subject: 'Your invoice',
+          body: 'Attached.',
+        },
+      ],
+    ],
   }),
 });
 
@@ -45,18 +67,28 @@ const idList = (description: string) =>
           .filter((id) => id !== ''),
       ),
     ])
-    .meta({ description: `${description}: 1-10000 client ids, a list or comma-separated text.`, examples: [['inv-2025-001', 'inv-2025-002']] })
+    .meta({
+      description: `${description}: 1-10000 client ids, a list or comma-separated text.`,
+      examples: [['inv-2025-001', 'inv-2025-002']],
+    })
     .pipe(z.array(clientId).min(1).max(10_000));
 const batch = headerText(128)
   .min(1)
   .optional()
-  .meta({ description: 'The `batch_code` of the messages; absent or `*`: the whole tenant.', examples: ['newsletter-2025-05'] });
+  .meta({
+    description: 'The `batch_code` of the messages; absent or `*`: the whole tenant.',
+    examples: ['newsletter-2025-05'],
+  });
 const tenant = () => tenantScope('required');
 
 export const tenantParams = z.object({ tenant_id: tenant() }).strict();
 export const batchParams = z.object({ tenant_id: tenant(), batch_code: batch }).strict();
-export const deleteIdsParams = z.object({ tenant_id: tenant(), ids: idList('The messages to delete (not one being sent)') }).strict();
-export const resendIdsParams = z.object({ tenant_id: tenant(), ids: idList('The messages to send again (sent or failed ones)') }).strict();
+export const deleteIdsParams = z
+  .object({ tenant_id: tenant(), ids: idList('The messages to delete (not one being sent)') })
+  .strict();
+export const resendIdsParams = z
+  .object({ tenant_id: tenant(), ids: idList('The messages to send again (sent or failed ones)') })
+  .strict();
 export const cleanupParams = z
   .object({
     tenant_id: tenant(),
@@ -66,7 +98,8 @@ export const cleanupParams = z
       .nonnegative()
       .max(10 * 365 * 86400)
       .meta({
-        description: 'Removes the messages whose outcome (and bounce, if any) was reported to the client more than this many seconds ago; at most ten years.',
+        description:
+          'Removes the messages whose outcome (and bounce, if any) was reported to the client more than this many seconds ago; at most ten years.',
         examples: [2592000],
       }),
   })

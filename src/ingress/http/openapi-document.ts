@@ -61,7 +61,8 @@ const API_VERSION = '1';
 const ACCESS_TEXT: Record<Access, string> = {
   public: 'Who may call: anyone, no token needed.',
   admin: 'Who may call: the admin token only (a tenant key gets 403).',
-  tenant: "Who may call: the admin token, or a tenant's API key for its own tenant (another tenant's resources answer 404).",
+  tenant:
+    "Who may call: the admin token, or a tenant's API key for its own tenant (another tenant's resources answer 404).",
 };
 
 const SECURITY: Record<Access, Record<string, string[]>[]> = {
@@ -80,7 +81,10 @@ const errorEnvelope = z.object({
       message: z.string().meta({ description: 'for people; may change', examples: [VALIDATION.message] }),
       details: z
         .unknown()
-        .meta({ description: 'JSON or null; for VALIDATION_FAILED a list of {path, message}, one per problem', examples: [VALIDATION.details] }),
+        .meta({
+          description: 'JSON or null; for VALIDATION_FAILED a list of {path, message}, one per problem',
+          examples: [VALIDATION.details],
+        }),
     })
     .meta({
       description: 'What went wrong; nothing of the request was applied.',
@@ -99,7 +103,8 @@ export function inputSchema(schema: z.ZodType): JsonSchema {
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
       const examples = z.globalRegistry.get(zodSchema as unknown as z.ZodType)?.examples;
-      if (examples !== undefined && jsonSchema.examples === undefined) jsonSchema.examples = examples as NonNullable<JsonSchema['examples']>;
+      if (examples !== undefined && jsonSchema.examples === undefined)
+        jsonSchema.examples = examples as NonNullable<JsonSchema['examples']>;
     },
   });
   return rest;
@@ -159,14 +164,22 @@ function responsesOf(doc: RouteDoc): OpenApiOperation['responses'] {
   return responses;
 }
 
-function objectProperties(schema: z.ZodType, where: string): { properties: Record<string, JsonSchema>; required: string[] } {
+function objectProperties(
+  schema: z.ZodType,
+  where: string,
+): { properties: Record<string, JsonSchema>; required: string[] } {
   const json = inputSchema(schema);
   if (json.type !== 'object') throw new Error(`${where}: the query schema must be an object`);
   return { properties: (json.properties ?? {}) as Record<string, JsonSchema>, required: json.required ?? [] };
 }
 
 /** A parameter, with its schema's description and first example lifted to where tools show them. */
-function parameter(name: string, where: OpenApiParameter['in'], required: boolean, schema: JsonSchema): OpenApiParameter {
+function parameter(
+  name: string,
+  where: OpenApiParameter['in'],
+  required: boolean,
+  schema: JsonSchema,
+): OpenApiParameter {
   return {
     name,
     in: where,
@@ -187,13 +200,16 @@ function parametersOf(doc: RouteDoc): OpenApiParameter[] {
   if (querySchema === undefined) return path;
   const { properties, required } = objectProperties(querySchema, `${doc.method} ${doc.path}`);
   // Parameters that may come in the body too are required in neither place alone.
-  const query = Object.entries(properties).map(([name, schema]) => parameter(name, 'query', doc.bodyOrQuery !== true && required.includes(name), schema));
+  const query = Object.entries(properties).map(([name, schema]) =>
+    parameter(name, 'query', doc.bodyOrQuery !== true && required.includes(name), schema),
+  );
   return [...path, ...query];
 }
 
 function operationOf(doc: RouteDoc): OpenApiOperation {
   const body = doc.body === undefined ? undefined : inputSchema(doc.body);
-  const bodyOrQuery = doc.bodyOrQuery === true ? 'Parameters may come as a JSON body, a query string, or both (the body wins).' : '';
+  const bodyOrQuery =
+    doc.bodyOrQuery === true ? 'Parameters may come as a JSON body, a query string, or both (the body wins).' : '';
   return {
     operationId:
       doc.method +
@@ -203,14 +219,21 @@ function operationOf(doc: RouteDoc): OpenApiOperation {
         .join(''),
     tags: [doc.tag],
     summary: doc.summary,
-    description: [doc.description ?? '', bodyOrQuery, ACCESS_TEXT[doc.access]].filter((text) => text !== '').join('\n\n'),
+    description: [doc.description ?? '', bodyOrQuery, ACCESS_TEXT[doc.access]]
+      .filter((text) => text !== '')
+      .join('\n\n'),
     security: SECURITY[doc.access],
     'x-mailproxy-access': doc.access,
     parameters: parametersOf(doc),
     // An absent body reads as {}, so a body is required only when it has required fields.
     ...(body === undefined
       ? {}
-      : { requestBody: { required: doc.bodyOrQuery !== true && (body.required ?? []).length > 0, content: { 'application/json': { schema: body } } } }),
+      : {
+          requestBody: {
+            required: doc.bodyOrQuery !== true && (body.required ?? []).length > 0,
+            content: { 'application/json': { schema: body } },
+          },
+        }),
     responses: responsesOf(doc),
   };
 }
@@ -238,7 +261,10 @@ function webhookOf(doc: WebhookDoc): OpenApiWebhook {
   };
 }
 
-export function buildOpenApiDocument(routes: readonly RouteDoc[], webhooks: readonly WebhookDoc[] = []): OpenApiDocument {
+export function buildOpenApiDocument(
+  routes: readonly RouteDoc[],
+  webhooks: readonly WebhookDoc[] = [],
+): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const doc of routes) {
     const operations = (paths[doc.path] ??= {});
@@ -259,7 +285,12 @@ export function buildOpenApiDocument(routes: readonly RouteDoc[], webhooks: read
     components: {
       securitySchemes: {
         bearer: { type: 'http', scheme: 'bearer', description: 'the admin token or a tenant API key' },
-        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Token', description: 'the same tokens, in a header of their own' },
+        apiKey: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-API-Token',
+          description: 'the same tokens, in a header of their own',
+        },
       },
       schemas: { Error: inputSchema(errorEnvelope) },
     },

@@ -7,7 +7,13 @@
 import type { Logger } from '../../core/index.js';
 import type { Service } from '../../runtime/index.js';
 import { createWorkerPool, workerScript } from '../../runtime/index.js';
-import { inlineSubmissionParser, unwrap, type ParseOutcome, type ParserLimits, type SubmissionParser } from './submission-parser.js';
+import {
+  inlineSubmissionParser,
+  unwrap,
+  type ParseOutcome,
+  type ParserLimits,
+  type SubmissionParser,
+} from './submission-parser.js';
 
 /** Bodies up to this size (a few messages) are parsed on the main thread. */
 const INLINE_PARSE_MAX_BYTES = 16 * 1024;
@@ -31,7 +37,8 @@ export function createSubmissionParsing(limits: ParserLimits, threads: number, l
     data: limits,
   });
   return {
-    parse: async (body) => (body.byteLength <= INLINE_PARSE_MAX_BYTES ? inline(body) : unwrap(await pool.run(body, [body]))),
+    parse: async (body) =>
+      body.byteLength <= INLINE_PARSE_MAX_BYTES ? inline(body) : unwrap(await pool.run(body, [body])),
     ready: () => pool.ready(),
     service: { name: 'parser-threads', stop: () => pool.close() },
   };

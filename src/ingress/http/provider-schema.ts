@@ -11,7 +11,9 @@ import type { WebhookSettings } from '../../core/provider/index.js';
 /** SendGrid shows its verification key as base64 DER (SubjectPublicKeyInfo); a PEM is accepted too. */
 function isPublicKey(text: string): boolean {
   try {
-    const key = text.includes('-----BEGIN') ? createPublicKey(text) : createPublicKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'spki' });
+    const key = text.includes('-----BEGIN')
+      ? createPublicKey(text)
+      : createPublicKey({ key: Buffer.from(text, 'base64'), format: 'der', type: 'spki' });
     return key.asymmetricKeyType === 'ec';
   } catch {
     return false;
@@ -25,17 +27,21 @@ const optionalSecret = (description: string, example: string) =>
     .nullable()
     .optional()
     .meta({ description, examples: [example] });
-const name = <N extends string>(provider: N) => z.literal(provider).meta({ description: 'The provider.', examples: [provider] });
+const name = <N extends string>(provider: N) =>
+  z.literal(provider).meta({ description: 'The provider.', examples: [provider] });
 
 const ses = z
   .object({
     name: name('ses'),
     topic_arns: z
-      .array(z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'must be an SNS topic ARN'))
+      .array(
+        z.string().regex(/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/, 'must be an SNS topic ARN'),
+      )
       .min(1)
       .max(50)
       .meta({
-        description: "The SNS topics SES publishes this account's events to; a notification from any other topic is refused.",
+        description:
+          "The SNS topics SES publishes this account's events to; a notification from any other topic is refused.",
         examples: [['arn:aws:sns:eu-west-1:123456789012:ses-events']],
       }),
   })
@@ -50,18 +56,30 @@ const sendgrid = z
   })
   .strict();
 const mailgun = z
-  .object({ name: name('mailgun'), signing_key: secret("The domain's HTTP webhook signing key.", 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0') })
+  .object({
+    name: name('mailgun'),
+    signing_key: secret("The domain's HTTP webhook signing key.", 'key-3ax6xnjp29jd6fds4gc373sgvjxteol0'),
+  })
   .strict();
 const postmark = z
   .object({
     name: name('postmark'),
     username: optionalSecret('The basic-auth user of the webhook URL, as configured in Postmark.', 'postmark'),
     password: optionalSecret('Its password.', 'webhook-password-1'),
-    token: optionalSecret('The value of the `X-Webhook-Token` custom header configured on the webhook.', 'webhook-token-1'),
+    token: optionalSecret(
+      'The value of the `X-Webhook-Token` custom header configured on the webhook.',
+      'webhook-token-1',
+    ),
   })
   .strict()
-  .refine((body) => (body.username != null) === (body.password != null), { message: 'username and password go together', path: ['password'] })
-  .refine((body) => body.username != null || body.token != null, { message: 'needs basic auth (username and password) or a token', path: ['token'] });
+  .refine((body) => (body.username != null) === (body.password != null), {
+    message: 'username and password go together',
+    path: ['password'],
+  })
+  .refine((body) => body.username != null || body.token != null, {
+    message: 'needs basic auth (username and password) or a token',
+    path: ['token'],
+  });
 
 export const providerBody = z
   .union([ses, sendgrid, mailgun, postmark])
@@ -84,6 +102,11 @@ export function toWebhookSettings(body: z.infer<typeof providerBody>): WebhookSe
     case 'mailgun':
       return { provider: 'mailgun', signingKey: body.signing_key };
     case 'postmark':
-      return { provider: 'postmark', username: body.username ?? null, password: body.password ?? null, token: body.token ?? null };
+      return {
+        provider: 'postmark',
+        username: body.username ?? null,
+        password: body.password ?? null,
+        token: body.token ?? null,
+      };
   }
 }

@@ -22,13 +22,15 @@ export interface BodyLimitEnv {
   Variables: { maxBodyBytes: number };
 }
 
-const tooLarge = (maxBytes: number): HttpError => transportError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: maxBytes } });
+const tooLarge = (maxBytes: number): HttpError =>
+  transportError('PAYLOAD_TOO_LARGE', 'request body too large', { details: { max_bytes: maxBytes } });
 
 /** Refuses an over-limit declared length at once, and arms the limit for requestBody(). */
 export function bodyLimit<E extends BodyLimitEnv>(maxBytes: number): MiddlewareHandler<E> {
   return async (c, next) => {
     const declared = c.req.header('content-length');
-    if (declared !== undefined && c.req.header('transfer-encoding') === undefined && Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined && Number(declared) > maxBytes)
+      throw tooLarge(maxBytes);
     (c as unknown as Context<BodyLimitEnv>).set('maxBodyBytes', maxBytes);
     await next();
   };

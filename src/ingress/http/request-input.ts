@@ -39,7 +39,9 @@ export function validate<S extends z.ZodType>(schema: S, value: unknown, what: s
 export function requireJson(c: Context): void {
   const type = c.req.header('content-type');
   if (type !== undefined && !/^application\/([\w.+-]+\+)?json\b/i.test(type)) {
-    throw transportError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', { details: { content_type: type } });
+    throw transportError('UNSUPPORTED_MEDIA_TYPE', 'send the body as application/json', {
+      details: { content_type: type },
+    });
   }
 }
 
@@ -57,7 +59,10 @@ export async function readJson(c: Context<HttpEnv>): Promise<unknown> {
     });
   }
   const illFormed = illFormedPath(json);
-  if (illFormed !== null) throw new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path: illFormed, message: ILL_FORMED }] });
+  if (illFormed !== null)
+    throw new AppError('VALIDATION_FAILED', 'invalid request body', {
+      details: [{ path: illFormed, message: ILL_FORMED }],
+    });
   return json;
 }
 

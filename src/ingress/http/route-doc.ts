@@ -70,4 +70,5 @@ export function on(app: Hono<HttpEnv>, doc: RouteDoc, handler: Handler<HttpEnv>)
   app.on(doc.method.toUpperCase(), honoPath(doc.path), handler);
 }
 
-export const json = (description: string, schema?: z.ZodType): ResponseDoc => (schema === undefined ? { description } : { description, schema });
+export const json = (description: string, schema?: z.ZodType): ResponseDoc =>
+  schema === undefined ? { description } : { description, schema };

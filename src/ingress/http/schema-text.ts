@@ -12,8 +12,10 @@ export interface FieldRow {
   constraints: string;
 }
 
-const asSchema = (value: unknown): JsonSchema | null => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonSchema) : null);
-const variantsOf = (schema: JsonSchema): JsonSchema[] => [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].map(asSchema).filter((variant) => variant !== null);
+const asSchema = (value: unknown): JsonSchema | null =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonSchema) : null;
+const variantsOf = (schema: JsonSchema): JsonSchema[] =>
+  [...(schema.anyOf ?? []), ...(schema.oneOf ?? [])].map(asSchema).filter((variant) => variant !== null);
 
 export function typeText(schema: JsonSchema): string {
   if (schema.$ref !== undefined) return schema.$ref.slice(schema.$ref.lastIndexOf('/') + 1);
@@ -28,7 +30,8 @@ export function typeText(schema: JsonSchema): string {
     return inner.includes(' ') ? `(${inner})[]` : `${inner}[]`;
   }
   const values = asSchema(schema.additionalProperties);
-  if (schema.type === 'object' && values !== null && schema.properties === undefined) return `object of ${typeText(values)}`;
+  if (schema.type === 'object' && values !== null && schema.properties === undefined)
+    return `object of ${typeText(values)}`;
   return schema.type ?? 'any';
 }
 
@@ -103,7 +106,11 @@ function mergeVariants(variants: FieldRow[][]): FieldRow[] {
   return [...merged.values()].map(({ count, ...row }) =>
     count === variants.length
       ? row
-      : { ...row, required: false, constraints: ['in some forms only', row.constraints].filter((text) => text !== '').join('; ') },
+      : {
+          ...row,
+          required: false,
+          constraints: ['in some forms only', row.constraints].filter((text) => text !== '').join('; '),
+        },
   );
 }
 
@@ -117,7 +124,9 @@ export function fieldRows(schema: JsonSchema, prefix = '', depth = 0): FieldRow[
     const name = prefix + key;
     rows.push({ name, type: typeText(field), required: required.includes(key), constraints: constraintsText(field) });
     if (depth >= 3) continue;
-    rows.push(...mergeVariants(nestedObjects(field, name).map((nested) => fieldRows(nested.schema, nested.prefix, depth + 1))));
+    rows.push(
+      ...mergeVariants(nestedObjects(field, name).map((nested) => fieldRows(nested.schema, nested.prefix, depth + 1))),
+    );
   }
   return rows;
 }

@@ -15,7 +15,13 @@ const httpUrl = z
     (text) => {
       try {
         const url = new URL(text);
-        return (url.protocol === 'http:' || url.protocol === 'https:') && url.username === '' && url.password === '' && url.search === '' && url.hash === '';
+        return (
+          (url.protocol === 'http:' || url.protocol === 'https:') &&
+          url.username === '' &&
+          url.password === '' &&
+          url.search === '' &&
+          url.hash === ''
+        );
       } catch {
         return false;
       }
@@ -78,7 +84,8 @@ const tenantFields = {
       examples: ['https://app.example.com'],
     }),
   client_sync_path: urlPath.optional().meta({
-    description: 'Path of the delivery-report endpoint under `client_base_url` (see the `deliveryReport` webhook). Default `/mail-proxy/sync`.',
+    description:
+      'Path of the delivery-report endpoint under `client_base_url` (see the `deliveryReport` webhook). Default `/mail-proxy/sync`.',
     examples: ['/mail-proxy/sync'],
   }),
   client_attachment_path: urlPath
@@ -111,7 +118,10 @@ const tenantFields = {
   active: z
     .boolean()
     .optional()
-    .meta({ description: 'False holds every message of the tenant (nothing is sent) until it is true again. Default true.', examples: [true] }),
+    .meta({
+      description: 'False holds every message of the tenant (nothing is sent) until it is true again. Default true.',
+      examples: [true],
+    }),
 };
 
 const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typeof tenantFields)[K]> }) => ({
@@ -130,7 +140,10 @@ const expiresIn = z
   .positive()
   .max(10 * 365 * 24 * 3600)
   .optional()
-  .meta({ description: 'Seconds from now until the API key stops working (at most ten years). Absent: it never expires.', examples: [31536000] });
+  .meta({
+    description: 'Seconds from now until the API key stops working (at most ten years). Absent: it never expires.',
+    examples: [31536000],
+  });
 
 export const tenantCreateBody = z
   .object({
@@ -139,12 +152,18 @@ export const tenantCreateBody = z
     api_key_expires_in_seconds: expiresIn,
   })
   .strict()
-  .transform((body) => ({ id: body.id, apiKeyExpiresInSeconds: body.api_key_expires_in_seconds, ...toTenantFields(body) }));
+  .transform((body) => ({
+    id: body.id,
+    apiKeyExpiresInSeconds: body.api_key_expires_in_seconds,
+    ...toTenantFields(body),
+  }));
 
 /** `id` may be repeated in the body (a read-modify-write client), but must then match the path. */
 export const tenantUpdateBody = z
   .object({
-    id: identifier.optional().meta({ description: 'The tenant id; optional, but when given it must match the path.', examples: ['acme'] }),
+    id: identifier
+      .optional()
+      .meta({ description: 'The tenant id; optional, but when given it must match the path.', examples: ['acme'] }),
     ...tenantFields,
   })
   .strict()
@@ -166,7 +185,9 @@ const flag = (description: string) =>
     .meta({ description, examples: ['true'] })
     .transform((text) => text === 'true' || text === '1');
 export const force = () =>
-  flag('`true` or `1`: delete even while it has undelivered mail, that mail with it. Default false: refused with 409 CONFLICT.').optional();
+  flag(
+    '`true` or `1`: delete even while it has undelivered mail, that mail with it. Default false: refused with 409 CONFLICT.',
+  ).optional();
 /**
  * The `tenant_id` of a request: a tenant key implies it (and may name only its own); the admin token
  * must name it, except on a list, where naming none means every tenant.
@@ -196,7 +217,10 @@ export const accountTestQuery = z
       .min(1)
       .max(120)
       .optional()
-      .meta({ description: 'How long the whole test may take before it fails at the step it is in (default 15).', examples: [10] }),
+      .meta({
+        description: 'How long the whole test may take before it fails at the step it is in (default 15).',
+        examples: [10],
+      }),
   })
   .strict();
 
@@ -209,6 +233,9 @@ export const reportLogQuery = z
       .min(1)
       .max(200)
       .optional()
-      .meta({ description: 'How many attempts, newest first (default 50, at most the 200 kept per tenant).', examples: [20] }),
+      .meta({
+        description: 'How many attempts, newest first (default 50, at most the 200 kept per tenant).',
+        examples: [20],
+      }),
   })
   .strict();

@@ -22,7 +22,8 @@ function payloadOf(item: MessageItem): MessagePayload {
   // The Message-ID may come as the field or as a header; the field wins. Without
   // either, it is fixed now, as SMTP intake does: it is stored with the message,
   // and a bounce that quotes only the original's Message-ID still finds it.
-  const messageId = item.message_id ?? headerValue(item.headers ?? {}, 'message-id') ?? `${randomUUID()}@${domainOf(item.from)}`;
+  const messageId =
+    item.message_id ?? headerValue(item.headers ?? {}, 'message-id') ?? `${randomUUID()}@${domainOf(item.from)}`;
   return {
     from: item.from,
     to: item.to ?? [],
@@ -48,9 +49,11 @@ function payloadOf(item: MessageItem): MessagePayload {
 
 /** Bytes the message will take at least: bodies, headers and inline (base64) attachments. */
 function estimatedSize(payload: MessagePayload): number {
-  let size = Buffer.byteLength(payload.body ?? '') + Buffer.byteLength(payload.html ?? '') + Buffer.byteLength(payload.subject);
+  let size =
+    Buffer.byteLength(payload.body ?? '') + Buffer.byteLength(payload.html ?? '') + Buffer.byteLength(payload.subject);
   for (const value of Object.values(payload.headers)) size += Buffer.byteLength(value);
-  for (const attachment of payload.attachments) if (attachment.fetchMode === 'base64') size += Math.floor((attachment.storagePath.length * 3) / 4);
+  for (const attachment of payload.attachments)
+    if (attachment.fetchMode === 'base64') size += Math.floor((attachment.storagePath.length * 3) / 4);
   return size;
 }
 
@@ -64,7 +67,10 @@ function uniqueRecipients(payload: MessagePayload): string[] {
 }
 
 export function toSubmissionItem(raw: unknown, index: number, limits: SubmissionLimits): SubmissionItem {
-  const id = typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string' ? (raw as { id: string }).id : null;
+  const id =
+    typeof raw === 'object' && raw !== null && typeof (raw as { id?: unknown }).id === 'string'
+      ? (raw as { id: string }).id
+      : null;
   const illFormed = illFormedPath(raw);
   if (illFormed !== null) return { index, id, problem: illFormed === '' ? ILL_FORMED : `${illFormed}: ${ILL_FORMED}` };
   const parsed = messageItem.safeParse(raw);
@@ -80,9 +86,11 @@ export function toSubmissionItem(raw: unknown, index: number, limits: Submission
   const item = parsed.data;
   const payload = payloadOf(item);
   const rcptTo = uniqueRecipients(payload);
-  if (rcptTo.length > limits.maxRecipients) return { index, id, problem: `too many recipients (${rcptTo.length}, at most ${limits.maxRecipients})` };
+  if (rcptTo.length > limits.maxRecipients)
+    return { index, id, problem: `too many recipients (${rcptTo.length}, at most ${limits.maxRecipients})` };
   const sizeBytes = estimatedSize(payload);
-  if (sizeBytes > limits.maxMessageBytes) return { index, id, problem: `message too large (${sizeBytes} bytes, at most ${limits.maxMessageBytes})` };
+  if (sizeBytes > limits.maxMessageBytes)
+    return { index, id, problem: `message too large (${sizeBytes} bytes, at most ${limits.maxMessageBytes})` };
   return {
     index,
     id: item.id,
@@ -92,7 +100,8 @@ export function toSubmissionItem(raw: unknown, index: number, limits: Submission
     message: {
       id: item.id,
       batchCode: item.batch_code ?? null,
-      deferredUntil: item.deferred_ts === undefined || item.deferred_ts === null ? null : Math.round(item.deferred_ts * 1000),
+      deferredUntil:
+        item.deferred_ts === undefined || item.deferred_ts === null ? null : Math.round(item.deferred_ts * 1000),
       content: { kind: 'payload', json: JSON.stringify(payload) },
       subject: payload.subject,
       messageId: payload.messageId,

@@ -21,9 +21,14 @@ export interface ParsedSubmission {
   defaultPriority: number | PriorityLabel | undefined;
 }
 
-export type ParseOutcome = { ok: true; submission: ParsedSubmission } | { ok: false; error: { code: HttpErrorCode; message: string; details: ErrorDetails } };
+export type ParseOutcome =
+  | { ok: true; submission: ParsedSubmission }
+  | { ok: false; error: { code: HttpErrorCode; message: string; details: ErrorDetails } };
 
-const refuse = (code: HttpErrorCode, message: string, details: ErrorDetails): ParseOutcome => ({ ok: false, error: { code, message, details } });
+const refuse = (code: HttpErrorCode, message: string, details: ErrorDetails): ParseOutcome => ({
+  ok: false,
+  error: { code, message, details },
+});
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
@@ -39,11 +44,16 @@ export function parseSubmission(body: Uint8Array, limits: ParserLimits): ParseOu
   if (!parsed.success) return refuse('VALIDATION_FAILED', 'invalid request body', fieldProblems(parsed.error));
   const { messages, default_priority: defaultPriority } = parsed.data;
   if (messages.length > limits.maxBatchMessages) {
-    return refuse('VALIDATION_FAILED', `too many messages in one request (${messages.length}, at most ${limits.maxBatchMessages})`, [
-      { path: 'messages', message: `at most ${limits.maxBatchMessages} messages` },
-    ]);
+    return refuse(
+      'VALIDATION_FAILED',
+      `too many messages in one request (${messages.length}, at most ${limits.maxBatchMessages})`,
+      [{ path: 'messages', message: `at most ${limits.maxBatchMessages} messages` }],
+    );
   }
-  return { ok: true, submission: { items: messages.map((raw, index) => toSubmissionItem(raw, index, limits)), defaultPriority } };
+  return {
+    ok: true,
+    submission: { items: messages.map((raw, index) => toSubmissionItem(raw, index, limits)), defaultPriority },
+  };
 }
 
 /** Parses a body where the caller chose to: on this thread or in a worker pool. */

@@ -71,7 +71,11 @@ class SubmissionConnection extends SMTPConnection {
   override send(code: number, data?: string | string[] | null, context?: string | false): void {
     this.gatherTurn();
     const split = typeof data === 'string' ? splitEnhanced(data) : null;
-    if (code >= 400) (this._server as SubmissionServer).telemetry?.rejected(code, split?.status ?? super._getEnhancedStatusCode(code, context));
+    if (code >= 400)
+      (this._server as SubmissionServer).telemetry?.rejected(
+        code,
+        split?.status ?? super._getEnhancedStatusCode(code, context),
+      );
     if (split === null) {
       super.send(code, data, context);
       return;

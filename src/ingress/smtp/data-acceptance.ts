@@ -17,7 +17,11 @@ import { decideHeaders, type SubmissionHeaders } from './submission-headers.js';
 export const IN_MEMORY_BYTES = 512 * 1024;
 
 /** Reads, commits and answers one DATA: resolves with the 250 text, rejects with an SmtpReply or a failure. */
-export type DataAcceptance = (stream: SMTPServerDataStream, session: SMTPServerSession, identity: SmtpIdentity) => Promise<string>;
+export type DataAcceptance = (
+  stream: SMTPServerDataStream,
+  session: SMTPServerSession,
+  identity: SmtpIdentity,
+) => Promise<string>;
 
 export function createDataAcceptance(
   deps: Pick<SmtpSessionDeps, 'submissions' | 'spool' | 'clock' | 'ids' | 'log' | 'policy' | 'intake'>,
@@ -32,12 +36,20 @@ export function createDataAcceptance(
     const outcome = await receiveMessage(
       stream as DataStream,
       (fields) => {
-        const decided = decideHeaders(fields, { newId: deps.ids.uuid, now, mailFrom, received: policy.addReceivedHeader ? received(session) : null });
+        const decided = decideHeaders(fields, {
+          newId: deps.ids.uuid,
+          now,
+          mailFrom,
+          received: policy.addReceivedHeader ? received(session) : null,
+        });
         if (decided instanceof SmtpReply) return decided;
         // An account named in the header is checked before the message is stored; the
         // user's was checked at MAIL, and the submission itself checks again in its
         // transaction (a default account, an account deleted meanwhile).
-        const problem = decided.accountId === null || decided.accountId === identity.accountId ? null : accountProblem(identity, decided.accountId);
+        const problem =
+          decided.accountId === null || decided.accountId === identity.accountId
+            ? null
+            : accountProblem(identity, decided.accountId);
         if (problem !== null) return problem;
         headers = decided;
         return decided;
@@ -62,7 +74,12 @@ export function createDataAcceptance(
     let result;
     try {
       const submission = submissionOf(identity, head, { accountId, mailFrom, rcptTo, received: outcome });
-      result = await deps.submissions.enqueue({ kind: 'tenant', tenantId: identity.tenantId }, [submission], undefined, `smtp:${session.id}`);
+      result = await deps.submissions.enqueue(
+        { kind: 'tenant', tenantId: identity.tenantId },
+        [submission],
+        undefined,
+        `smtp:${session.id}`,
+      );
       deps.intake?.submitted('smtp', performance.now() - receivedAt);
     } catch (error) {
       discard(deps.spool, spoolId);

@@ -23,7 +23,9 @@ describe('the header section', () => {
       ['To', 'a@example.net, b@example.net'],
       ['X-Mail-Proxy-Batch', 'spring\tcampaign'],
     ]);
-    expect(Buffer.from(HEAD).subarray(fields[2]?.start, fields[2]?.end).toString()).toBe('To: a@example.net,\r\n b@example.net\r\n');
+    expect(Buffer.from(HEAD).subarray(fields[2]?.start, fields[2]?.end).toString()).toBe(
+      'To: a@example.net,\r\n b@example.net\r\n',
+    );
   });
 
   it('removes fields with their continuation lines and leaves every other byte, bare LF included', () => {
@@ -70,7 +72,12 @@ describe('the documented header changes', () => {
     );
     const decided = decideHeaders(parseFields(head), { ...context, received: null });
     if (decided instanceof SmtpReply) throw decided;
-    expect(decided).toMatchObject({ id: 'client-7', messageId: '<m@x.example>', deferredUntil: 1_795_000_000_000, prepend: '' });
+    expect(decided).toMatchObject({
+      id: 'client-7',
+      messageId: '<m@x.example>',
+      deferredUntil: 1_795_000_000_000,
+      prepend: '',
+    });
   });
 
   it('refuses an invalid control header or a repeated X-Genro-Mail-ID', () => {

@@ -30,7 +30,11 @@ export type Received = { ok: true; content: MessageContent; sizeBytes: number } 
 /** smtp-server's DATA stream: a Readable that knows whether the size limit was passed. */
 export type DataStream = Readable & { sizeExceeded?: boolean };
 
-export async function receiveMessage(stream: DataStream, decideHead: (fields: HeaderField[]) => HeadDecision, options: ReceiverOptions): Promise<Received> {
+export async function receiveMessage(
+  stream: DataStream,
+  decideHead: (fields: HeaderField[]) => HeadDecision,
+  options: ReceiverOptions,
+): Promise<Received> {
   const receiver = new MessageReceiver(decideHead, options);
   try {
     await eachChunk(stream, (chunk) => {
@@ -86,7 +90,8 @@ class MessageReceiver {
       this.discard();
       return { ok: false, reply: this.refusal };
     }
-    if (this.spoolId === null) return { ok: true, content: { kind: 'raw', bytes: Buffer.concat(this.held) }, sizeBytes: this.sizeBytes };
+    if (this.spoolId === null)
+      return { ok: true, content: { kind: 'raw', bytes: Buffer.concat(this.held) }, sizeBytes: this.sizeBytes };
     return { ok: true, content: { kind: 'spooled', spoolId: this.spoolId }, sizeBytes: this.sizeBytes };
   }
 
@@ -133,7 +138,11 @@ class MessageReceiver {
 
   private writePart(): void {
     const spoolId = (this.spoolId ??= this.options.spool.open(this.options.now()));
-    this.options.spool.append(spoolId, this.nextPart, this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held));
+    this.options.spool.append(
+      spoolId,
+      this.nextPart,
+      this.held.length === 1 ? (this.held[0] as Buffer) : Buffer.concat(this.held),
+    );
     this.nextPart += 1;
     this.held = [];
     this.heldBytes = 0;
@@ -176,7 +185,10 @@ function eachChunk(stream: DataStream, onChunk: (chunk: Buffer) => void): Promis
       else reject(error);
     };
     const onEnd = (): void => settle();
-    const onClose = (): void => settle(Object.assign(new Error('Connection closed before the message was received in full'), { code: 'ECONNECTION' }));
+    const onClose = (): void =>
+      settle(
+        Object.assign(new Error('Connection closed before the message was received in full'), { code: 'ECONNECTION' }),
+      );
     stream.on('data', onData);
     stream.once('end', onEnd);
     stream.once('error', settle);

@@ -18,7 +18,10 @@ export function createReceivedHeader(hostname: string, clock: Clock): ReceivedHe
     (id): string => {
       const helo = (session.hostNameAppearsAs || 'unknown').replace(/[^\w.:[\]-]/g, '').slice(0, 255) || 'unknown';
       // RFC 6531 §4.3: a transaction with SMTPUTF8 is UTF8SMTP(S)(A), not ESMTP(S)(A).
-      const protocol = session.envelope.smtpUtf8 === true ? session.transmissionType.replace(/^E?SMTP/, 'UTF8SMTP') : session.transmissionType;
+      const protocol =
+        session.envelope.smtpUtf8 === true
+          ? session.transmissionType.replace(/^E?SMTP/, 'UTF8SMTP')
+          : session.transmissionType;
       return `Received: from ${helo} (${session.remoteAddress})\r\n\tby ${hostname} (mailproxy) with ${protocol} id ${id};\r\n\t${dateText(clock.now())}`;
     };
 }

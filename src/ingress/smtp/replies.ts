@@ -30,16 +30,23 @@ export function splitEnhanced(text: string): { status: string; rest: string } | 
 export const replies = {
   authRequired: () => new SmtpReply(530, '5.7.0', 'Authentication required'),
   badCredentials: () => new SmtpReply(535, '5.7.8', 'Authentication credentials invalid'),
-  authThrottled: (seconds: number) => new SmtpReply(454, '4.7.0', `Too many failed authentications from your address; try again in ${seconds} s`),
-  encryptionRequired: () => new SmtpReply(538, '5.7.11', 'Encryption required: use STARTTLS (or the TLS port) before AUTH'),
-  accountNotOwned: (account: string) => new SmtpReply(550, '5.7.1', `Account ${account} is not available to this tenant`),
+  authThrottled: (seconds: number) =>
+    new SmtpReply(454, '4.7.0', `Too many failed authentications from your address; try again in ${seconds} s`),
+  encryptionRequired: () =>
+    new SmtpReply(538, '5.7.11', 'Encryption required: use STARTTLS (or the TLS port) before AUTH'),
+  accountNotOwned: (account: string) =>
+    new SmtpReply(550, '5.7.1', `Account ${account} is not available to this tenant`),
   /** `accountIds`: the tenant's accounts, one of which the client may name (unknown when refused after DATA). */
   noAccount: (accountIds?: readonly string[]) =>
     new SmtpReply(
       550,
       '5.7.1',
       'No sending account: the tenant has no default account; log in as user <tenant>/<account>' +
-        (accountIds === undefined ? '' : accountIds.length === 0 ? ' (the tenant has no account)' : ` with one of: ${accountIds.join(', ')}`) +
+        (accountIds === undefined
+          ? ''
+          : accountIds.length === 0
+            ? ' (the tenant has no account)'
+            : ` with one of: ${accountIds.join(', ')}`) +
         ', name it in an X-Mail-Proxy-Account header, or give the tenant a default account',
     ),
   badRecipient: () => new SmtpReply(553, '5.1.3', 'Recipient address is not a valid mailbox'),
@@ -50,10 +57,12 @@ export const replies = {
   shuttingDown: () => new SmtpReply(421, '4.3.2', 'Service shutting down; try again later'),
   dataTimeout: () => new SmtpReply(421, '4.4.2', 'Message transfer took too long; closing'),
   headerTooLarge: (max: number) => new SmtpReply(552, '5.3.4', `Header section exceeds ${max} bytes`),
-  messageTooLarge: (max: number) => new SmtpReply(552, '5.3.4', `Message exceeds the fixed maximum message size of ${max} bytes`),
+  messageTooLarge: (max: number) =>
+    new SmtpReply(552, '5.3.4', `Message exceeds the fixed maximum message size of ${max} bytes`),
   badControlHeader: (name: string, why: string) => new SmtpReply(554, '5.6.0', `${name}: ${why}`),
   refused: (reason: string) => new SmtpReply(554, '5.6.0', `Message refused: ${reason}`),
-  storeFailed: () => new SmtpReply(451, '4.3.0', 'Local error: the message could not be stored; nothing was kept, try again later'),
+  storeFailed: () =>
+    new SmtpReply(451, '4.3.0', 'Local error: the message could not be stored; nothing was kept, try again later'),
 } as const;
 
 /**

@@ -45,7 +45,12 @@ function readTls(files: { certFile: string; keyFile: string }): TlsMaterial {
 }
 
 /** smtp-server's options for one listener: the session handlers decide, smtp-server speaks the protocol. */
-function listenerSettings(options: SmtpIngressOptions, sessions: SessionHandlers, tls: TlsMaterial | null, secure: boolean): SMTPServerOptions {
+function listenerSettings(
+  options: SmtpIngressOptions,
+  sessions: SessionHandlers,
+  tls: TlsMaterial | null,
+  secure: boolean,
+): SMTPServerOptions {
   return {
     ...sessions.handlers,
     name: options.session.policy.hostname,
@@ -91,7 +96,11 @@ function sendTo(servers: readonly SubmissionServer[], sessionId: string, reply: 
 }
 
 /** Answers 421 to every session not in DATA, then closes the listeners once those finish or the deadline passes. */
-async function closeListeners(servers: readonly SubmissionServer[], sessions: SessionHandlers, deadlineMs: number): Promise<void> {
+async function closeListeners(
+  servers: readonly SubmissionServer[],
+  sessions: SessionHandlers,
+  deadlineMs: number,
+): Promise<void> {
   sessions.beginClosing();
   const busy = sessions.busySessions();
   const farewell = replies.shuttingDown();
@@ -121,7 +130,10 @@ function reloadTls(options: SmtpIngressOptions, servers: readonly SubmissionServ
     options.log.info({ cert: options.tls.certFile }, 'smtp tls certificate reloaded');
     return true;
   } catch (error) {
-    options.log.error({ err: error, cert: options.tls.certFile }, 'smtp tls certificate not reloaded: keeping the current one');
+    options.log.error(
+      { err: error, cert: options.tls.certFile },
+      'smtp tls certificate not reloaded: keeping the current one',
+    );
     return false;
   }
 }
@@ -134,7 +146,12 @@ export async function startSmtpIngress(options: SmtpIngressOptions): Promise<Smt
 
   const create = (secure: boolean): SubmissionServer => {
     const settings = listenerSettings(options, sessions, tls, secure);
-    const server = new SubmissionServer(settings, sessions.greetingDelayMs, secure ? 'implicit-tls' : 'plain', options.telemetry);
+    const server = new SubmissionServer(
+      settings,
+      sessions.greetingDelayMs,
+      secure ? 'implicit-tls' : 'plain',
+      options.telemetry,
+    );
     server.on('error', (error: Error) => log.warn({ err: error }, 'smtp connection error'));
     servers.push(server);
     return server;

@@ -10,8 +10,13 @@ import type { SmtpCallback, SmtpSessionDeps } from './session-deps.js';
 
 export function createAuthHandler(deps: SmtpSessionDeps) {
   const { policy, log } = deps;
-  return function onAuth(auth: SMTPServerAuthentication, session: SMTPServerSession, callback: SmtpCallback<{ user: AuthenticatedIdentity }>) {
-    if (!session.secure && !policy.allowInsecureAuth && !isLoopback(session.remoteAddress)) return callback(replies.encryptionRequired());
+  return function onAuth(
+    auth: SMTPServerAuthentication,
+    session: SMTPServerSession,
+    callback: SmtpCallback<{ user: AuthenticatedIdentity }>,
+  ) {
+    if (!session.secure && !policy.allowInsecureAuth && !isLoopback(session.remoteAddress))
+      return callback(replies.encryptionRequired());
     const wanted = parseUser(auth.username ?? '');
     try {
       // Only the named tenant's key signs in: another valid key, or any key under a user name
@@ -25,7 +30,9 @@ export function createAuthHandler(deps: SmtpSessionDeps) {
       callback(null, { user: wanted });
     } catch (error) {
       if (error instanceof AppError && error.code === 'AUTH_THROTTLED') {
-        return callback(replies.authThrottled(Number((error.details as { retry_after_seconds?: number }).retry_after_seconds ?? 60)));
+        return callback(
+          replies.authThrottled(Number((error.details as { retry_after_seconds?: number }).retry_after_seconds ?? 60)),
+        );
       }
       if (error instanceof AppError && error.code === 'UNAUTHORIZED') return callback(replies.badCredentials());
       log.error({ err: error }, 'smtp authentication failed unexpectedly');

@@ -11,7 +11,12 @@ import type { SessionState, SmtpCallback, SmtpSessionDeps } from './session-deps
 
 type Accept = (stream: SMTPServerDataStream, session: SMTPServerSession, identity: SmtpIdentity) => Promise<string>;
 
-export function createDataHandler(deps: SmtpSessionDeps, state: SessionState, identityOf: (session: SMTPServerSession) => SmtpIdentity | null, accept: Accept) {
+export function createDataHandler(
+  deps: SmtpSessionDeps,
+  state: SessionState,
+  identityOf: (session: SMTPServerSession) => SmtpIdentity | null,
+  accept: Accept,
+) {
   const { policy, log } = deps;
 
   /** The reply to a DATA whose message was not stored. */

@@ -14,7 +14,11 @@ export interface EnvelopeChecks extends Pick<AccountChecks, 'envelopeAccountProb
   identityOf: (session: SMTPServerSession) => SmtpIdentity | null;
 }
 
-export function createEnvelopeHandlers(deps: SmtpSessionDeps, state: SessionState, { identityOf, envelopeAccountProblem }: EnvelopeChecks) {
+export function createEnvelopeHandlers(
+  deps: SmtpSessionDeps,
+  state: SessionState,
+  { identityOf, envelopeAccountProblem }: EnvelopeChecks,
+) {
   const { policy, log } = deps;
   return {
     onMailFrom(address: SMTPServerAddress, session: SMTPServerSession, callback: SmtpCallback) {
@@ -22,17 +26,20 @@ export function createEnvelopeHandlers(deps: SmtpSessionDeps, state: SessionStat
       if (deps.draining?.() === true) return callback(replies.draining());
       const identity = identityOf(session);
       if (identity === null) return callback(replies.authRequired());
-      if (address.address !== '' && !isAddrSpec(address.address)) return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
+      if (address.address !== '' && !isAddrSpec(address.address))
+        return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
       callback(envelopeAccountProblem(identity));
     },
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: SmtpCallback) {
       const identity = identityOf(session);
       if (identity === null) return callback(replies.authRequired());
-      if (session.envelope.rcptTo.length >= policy.maxRecipients) return callback(replies.tooManyRecipients(policy.maxRecipients));
+      if (session.envelope.rcptTo.length >= policy.maxRecipients)
+        return callback(replies.tooManyRecipients(policy.maxRecipients));
       if (!isAddrSpec(address.address)) return callback(replies.badRecipient());
       try {
-        if (deps.suppressed(identity.tenantId, [address.address], deps.clock.now()).size > 0) return callback(replies.suppressed());
+        if (deps.suppressed(identity.tenantId, [address.address], deps.clock.now()).size > 0)
+          return callback(replies.suppressed());
       } catch (error) {
         log.error({ err: error }, 'suppression lookup failed');
         return callback(replies.storeFailed());

@@ -24,7 +24,8 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
   const trusted = trustedNetworks(policy.trustedNetworks);
   const state: SessionState = { closing: false, inData: new Set<string>(), closeSession: () => undefined };
 
-  const identityOf = (session: SMTPServerSession): SmtpIdentity | null => sessionIdentity(session.user, () => trusted(session.remoteAddress));
+  const identityOf = (session: SMTPServerSession): SmtpIdentity | null =>
+    sessionIdentity(session.user, () => trusted(session.remoteAddress));
   const { accountProblem, envelopeAccountProblem } = createAccountChecks(deps.accountsOf);
   const accept = createDataAcceptance(deps, accountProblem, createReceivedHeader(policy.hostname, deps.clock));
 
@@ -38,7 +39,9 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
   return {
     handlers,
     greetingDelayMs: (remoteAddress: string): number =>
-      policy.greetingDelayMs === 0 || isLoopback(remoteAddress) || trusted(remoteAddress) !== null ? 0 : policy.greetingDelayMs,
+      policy.greetingDelayMs === 0 || isLoopback(remoteAddress) || trusted(remoteAddress) !== null
+        ? 0
+        : policy.greetingDelayMs,
     bindCloser(closer: (sessionId: string, reply: SmtpReply) => void): void {
       state.closeSession = closer;
     },

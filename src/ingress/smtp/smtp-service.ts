@@ -80,7 +80,8 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
       log,
       telemetry: deps.telemetry,
       session: {
-        authenticate: (password, client, accepts) => countingFailures(() => deps.authenticator.authenticate(password, client, accepts)),
+        authenticate: (password, client, accepts) =>
+          countingFailures(() => deps.authenticator.authenticate(password, client, accepts)),
         accountsOf: (tenantId) => (store.tenants.get(tenantId) === null ? null : store.accounts.choices(tenantId)),
         suppressed: (tenantId, addresses, now) => store.queue.suppressed(tenantId, addresses, now),
         submissions: deps.submissions,
@@ -108,8 +109,15 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
       ['plain', ingress.plain],
       ['implicit-tls', ingress.implicitTls],
     ] as const) {
-      if (address !== null) log.info({ host: address.host, port: address.port, listener: kind, starttls: settings.tls !== null }, 'smtp listening');
+      if (address !== null)
+        log.info(
+          { host: address.host, port: address.port, listener: kind, starttls: settings.tls !== null },
+          'smtp listening',
+        );
     }
   };
-  return { ingress: () => ingress, service: { name: 'smtp', start, stop: async (budget) => ingress?.close(budget.waitLeft()) } };
+  return {
+    ingress: () => ingress,
+    service: { name: 'smtp', start, stop: async (budget) => ingress?.close(budget.waitLeft()) },
+  };
 }

@@ -13,7 +13,12 @@ import { decodeEncodedWords } from './encoded-words.js';
 import type { HeaderField } from './header-section.js';
 import { replies, type SmtpReply } from './replies.js';
 
-export const CONTROL_HEADERS = ['x-mail-proxy-account', 'x-mail-proxy-priority', 'x-mail-proxy-batch', 'x-mail-proxy-deferred-ts'] as const;
+export const CONTROL_HEADERS = [
+  'x-mail-proxy-account',
+  'x-mail-proxy-priority',
+  'x-mail-proxy-batch',
+  'x-mail-proxy-deferred-ts',
+] as const;
 const PRINTABLE = /^[^\r\n\0]{1,128}$/;
 
 export interface SubmissionHeaders {
@@ -56,16 +61,21 @@ export function decideHeaders(fields: readonly HeaderField[], context: HeaderCon
   if (givenId !== null && !isClientId(givenId)) return replies.badControlHeader(MAIL_ID_HEADER, CLIENT_ID_RULE);
 
   const account = first('x-mail-proxy-account');
-  if (account !== null && !PRINTABLE.test(account)) return replies.badControlHeader('X-Mail-Proxy-Account', 'not an account id');
+  if (account !== null && !PRINTABLE.test(account))
+    return replies.badControlHeader('X-Mail-Proxy-Account', 'not an account id');
   const priorityText = first('x-mail-proxy-priority');
   const priority = priorityText === null ? null : parsePriority(priorityText);
-  if (priority === undefined) return replies.badControlHeader('X-Mail-Proxy-Priority', '0-3 or immediate, high, normal, low');
+  if (priority === undefined)
+    return replies.badControlHeader('X-Mail-Proxy-Priority', '0-3 or immediate, high, normal, low');
   const batch = first('x-mail-proxy-batch');
   if (batch !== null && (!PRINTABLE.test(batch) || batch === '*'))
     return replies.badControlHeader('X-Mail-Proxy-Batch', 'a batch code of 1-128 characters, not "*"');
   const deferredText = first('x-mail-proxy-deferred-ts');
   const deferredSeconds = deferredText === null ? null : Number(deferredText);
-  if (deferredSeconds !== null && !(deferredText !== '' && Number.isFinite(deferredSeconds) && deferredSeconds >= 0 && deferredSeconds <= 32503680000)) {
+  if (
+    deferredSeconds !== null &&
+    !(deferredText !== '' && Number.isFinite(deferredSeconds) && deferredSeconds >= 0 && deferredSeconds <= 32503680000)
+  ) {
     return replies.badControlHeader('X-Mail-Proxy-Deferred-Ts', 'epoch seconds');
   }
 

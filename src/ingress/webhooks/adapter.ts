@@ -5,7 +5,13 @@
  * badly signed, stale or from a certificate host not allowed; 400 for a body
  * that is not what the provider sends; 503 when our side cannot verify now.
  */
-import type { ProviderEvent, ProviderName, WebhookProblem, WebhookRequest, WebhookSettings } from '../../core/provider/index.js';
+import type {
+  ProviderEvent,
+  ProviderName,
+  WebhookProblem,
+  WebhookRequest,
+  WebhookSettings,
+} from '../../core/provider/index.js';
 
 export type { WebhookRequest };
 
@@ -24,7 +30,16 @@ export interface ProviderAdapter {
 
 export type WebhookRefusal = Extract<WebhookReading, { ok: false }>;
 
-export const unauthorized = (code: string, message: string): WebhookRefusal => ({ ok: false, problem: { status: 401, code, message } });
-export const malformed = (message: string): WebhookRefusal => ({ ok: false, problem: { status: 400, code: 'webhook_body_malformed', message } });
+export const unauthorized = (code: string, message: string): WebhookRefusal => ({
+  ok: false,
+  problem: { status: 401, code, message },
+});
+export const malformed = (message: string): WebhookRefusal => ({
+  ok: false,
+  problem: { status: 400, code: 'webhook_body_malformed', message },
+});
 /** Our side failed (a signing certificate that cannot be fetched now): a 5xx, which the provider retries, where a 4xx would lose the event. */
-export const unavailable = (code: string, message: string): WebhookRefusal => ({ ok: false, problem: { status: 503, code, message } });
+export const unavailable = (code: string, message: string): WebhookRefusal => ({
+  ok: false,
+  problem: { status: 503, code, message },
+});

@@ -39,7 +39,12 @@ export function createEventSettlement(deps: EventSettlementDeps): EventSettlemen
     const now = deps.clock.now();
     const items = events.map((event) => {
       const correlation = correlateProviderEvent(event, (by, value) => deps.ledger.candidates(by, value, tenantId));
-      return { event, plan: correlation.matched ? planProviderEvent(event, correlation.candidate, correlation.by, deps.policy, now) : null };
+      return {
+        event,
+        plan: correlation.matched
+          ? planProviderEvent(event, correlation.candidate, correlation.by, deps.policy, now)
+          : null,
+      };
     });
     return deps.ledger.settle(tenantId, items, now);
   };
@@ -56,7 +61,10 @@ export function createEventSettlement(deps: EventSettlementDeps): EventSettlemen
       missing.forEach((index, position) => (outcomes[index] = there[position] ?? 'unmatched'));
       return outcomes;
     } catch (error) {
-      deps.log.warn({ err: error, tenantId, events: missing.length }, 'provider events for other fleet nodes could not be delivered to all of them');
+      deps.log.warn(
+        { err: error, tenantId, events: missing.length },
+        'provider events for other fleet nodes could not be delivered to all of them',
+      );
       return null;
     }
   };

@@ -28,7 +28,8 @@ export function text(value: unknown): string | null {
 
 /** A number, or a string holding one (providers write codes and timestamps both ways). */
 export function numberOf(value: unknown): number | null {
-  const number = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
+  const number =
+    typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : Number.NaN;
   return Number.isFinite(number) ? number : null;
 }
 

@@ -53,10 +53,12 @@ export function createMailgunAdapter(options: MailgunAdapterOptions = {}): Provi
       if (body === null) return malformed('not a JSON object');
       const signature = objectOf(body.signature);
       // Mailgun sends the timestamp as a string; a number is read as its digits all the same.
-      const timestamp = text(signature?.timestamp) ?? (typeof signature?.timestamp === 'number' ? String(signature.timestamp) : null);
+      const timestamp =
+        text(signature?.timestamp) ?? (typeof signature?.timestamp === 'number' ? String(signature.timestamp) : null);
       const token = text(signature?.token);
       const given = text(signature?.signature);
-      if (timestamp === null || token === null || given === null) return unauthorized('webhook_signature_missing', 'no signature, timestamp or token');
+      if (timestamp === null || token === null || given === null)
+        return unauthorized('webhook_signature_missing', 'no signature, timestamp or token');
       const keys = settings.flatMap((setting) => (setting.provider === 'mailgun' ? [setting.signingKey] : []));
       const holds = keys.some((key) =>
         sameSecret(
@@ -66,9 +68,11 @@ export function createMailgunAdapter(options: MailgunAdapterOptions = {}): Provi
             .digest('hex'),
         ),
       );
-      if (!holds) return unauthorized('webhook_signature_invalid', 'the signature does not verify with the signing key');
+      if (!holds)
+        return unauthorized('webhook_signature_invalid', 'the signature does not verify with the signing key');
       const signedAt = (numberOf(timestamp) ?? 0) * 1000;
-      if (Math.abs(now - signedAt) > windowMs) return unauthorized('webhook_replayed', 'the signed timestamp is outside the replay window');
+      if (Math.abs(now - signedAt) > windowMs)
+        return unauthorized('webhook_replayed', 'the signed timestamp is outside the replay window');
       if (!remember(token, createHash('sha256').update(request.body).digest('hex'), now)) {
         return unauthorized('webhook_replayed', 'this signed token came before with another body');
       }
@@ -99,8 +103,16 @@ function readEvent(data: Json, token: string, now: number): WebhookReading {
     // A signed timestamp still has to be a sane one: seconds since 1970, not beyond tomorrow.
     at: at === null || at < 0 || at * 1000 > now + 86_400_000 ? now : Math.round(at * 1000),
     // Both the reply code and the enhanced status, when given: the plan reads each from here.
-    status: [code === null ? null : String(code), text(status?.['enhanced-code'])].filter((part) => part !== null).join(' ') || null,
-    reason: text(status?.description) ?? text(status?.message) ?? text(reject?.reason) ?? text(reject?.description) ?? text(data.reason),
+    status:
+      [code === null ? null : String(code), text(status?.['enhanced-code'])]
+        .filter((part) => part !== null)
+        .join(' ') || null,
+    reason:
+      text(status?.description) ??
+      text(status?.message) ??
+      text(reject?.reason) ??
+      text(reject?.description) ??
+      text(data.reason),
     feedbackType: null,
   };
   const event = (kind: ProviderEvent['kind'], bounceType: ProviderEvent['bounceType'] = null): WebhookReading => ({

@@ -19,7 +19,15 @@ export const POSTMARK_TOKEN_HEADER = 'X-Webhook-Token';
 /** Postmark's bounce types (its Bounce API's `Type`) that are permanent; the others are transient. */
 const HARD_TYPES = new Set(['HardBounce', 'BadEmailAddress', 'ManuallyDeactivated', 'Unconfirmed']);
 /** Types that are not about delivering the message at all. */
-const NOT_BOUNCES = new Set(['Subscribe', 'Unsubscribe', 'AutoResponder', 'AddressChange', 'OpenRelayTest', 'ChallengeVerification', 'InboundError']);
+const NOT_BOUNCES = new Set([
+  'Subscribe',
+  'Unsubscribe',
+  'AutoResponder',
+  'AddressChange',
+  'OpenRelayTest',
+  'ChallengeVerification',
+  'InboundError',
+]);
 
 type PostmarkSettings = Extract<WebhookSettings, { provider: 'postmark' }>;
 
@@ -37,7 +45,12 @@ function authorized(request: WebhookRequest, setting: PostmarkSettings): boolean
   if (!wantsBasic && setting.token === null) return false;
   if (wantsBasic) {
     const given = basicCredentials(request.header('authorization'));
-    if (given === null || !sameSecret(given.user, setting.username ?? '') || !sameSecret(given.password, setting.password ?? '')) return false;
+    if (
+      given === null ||
+      !sameSecret(given.user, setting.username ?? '') ||
+      !sameSecret(given.password, setting.password ?? '')
+    )
+      return false;
   }
   if (setting.token !== null && !sameSecret(request.header(POSTMARK_TOKEN_HEADER) ?? '', setting.token)) return false;
   return true;
@@ -51,9 +64,12 @@ export function createPostmarkAdapter(): ProviderAdapter {
       if (request.header('authorization') === undefined && request.header(POSTMARK_TOKEN_HEADER) === undefined) {
         return unauthorized('webhook_signature_missing', 'no basic auth and no token header');
       }
-      if (!accounts.some((setting) => authorized(request, setting))) return unauthorized('webhook_signature_invalid', 'the credentials do not match');
+      if (!accounts.some((setting) => authorized(request, setting)))
+        return unauthorized('webhook_signature_invalid', 'the credentials do not match');
       // Postmark's IDs are 64-bit: read past 2^53 as numbers, two bounces would share one id. Taken as text instead.
-      const record = objectOf(parseJson(Buffer.from(request.body.toString('utf8').replace(/("ID"\s*:\s*)(\d{16,})/g, '$1"$2"'))));
+      const record = objectOf(
+        parseJson(Buffer.from(request.body.toString('utf8').replace(/("ID"\s*:\s*)(\d{16,})/g, '$1"$2"'))),
+      );
       if (record === null) return malformed('not a JSON object');
       return readRecord(record, now);
     },
@@ -103,7 +119,10 @@ function readRecord(record: Json, now: number): WebhookReading {
       const at = instantOf(record.BouncedAt) ?? now;
       const eventId = `bounce:${bounceId}`;
       if (type === 'SpamComplaint' || bounceType === 'SpamComplaint') {
-        return { ok: true, events: [{ ...base, kind: 'complaint', bounceType: null, eventId, at, feedbackType: 'abuse' }] };
+        return {
+          ok: true,
+          events: [{ ...base, kind: 'complaint', bounceType: null, eventId, at, feedbackType: 'abuse' }],
+        };
       }
       if (NOT_BOUNCES.has(bounceType)) return { ok: true, events: [] };
       const hard = HARD_TYPES.has(bounceType);

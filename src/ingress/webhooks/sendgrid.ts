@@ -32,17 +32,24 @@ export function createSendgridAdapter(options: SendgridAdapterOptions = {}): Pro
     async receive(request, settings, now) {
       const signature = request.header(SIGNATURE_HEADER)?.trim() ?? '';
       const timestamp = request.header(TIMESTAMP_HEADER)?.trim() ?? '';
-      if (signature === '' || timestamp === '') return unauthorized('webhook_signature_missing', 'the SendGrid signature headers are missing');
+      if (signature === '' || timestamp === '')
+        return unauthorized('webhook_signature_missing', 'the SendGrid signature headers are missing');
       if (request.body.length > MAX_BODY_BYTES) return malformed('the body is larger than any SendGrid batch');
-      const keys = settings.flatMap((setting) => (setting.provider === 'sendgrid' ? [publicKeyOf(setting.publicKey)] : []));
+      const keys = settings.flatMap((setting) =>
+        setting.provider === 'sendgrid' ? [publicKeyOf(setting.publicKey)] : [],
+      );
       const signed = Buffer.concat([Buffer.from(timestamp, 'utf8'), request.body]);
       const bytes = Buffer.from(signature, 'base64');
       if (!keys.some((key) => key !== null && signatureHolds(signed, key, bytes))) {
-        return unauthorized('webhook_signature_invalid', 'the SendGrid signature does not verify with any configured key');
+        return unauthorized(
+          'webhook_signature_invalid',
+          'the SendGrid signature does not verify with any configured key',
+        );
       }
       // Checked after the signature, which covers it: a replayed batch is refused, not re-read.
       const sentAt = /^\d{1,12}$/.test(timestamp) ? Number(timestamp) * 1000 : NaN;
-      if (!(Math.abs(now - sentAt) <= replayWindowMs)) return unauthorized('webhook_replayed', 'the SendGrid timestamp is outside the window');
+      if (!(Math.abs(now - sentAt) <= replayWindowMs))
+        return unauthorized('webhook_replayed', 'the SendGrid timestamp is outside the window');
       return readBatch(request.body, now);
     },
   };

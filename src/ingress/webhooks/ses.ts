@@ -25,7 +25,8 @@ export function createSesAdapter(options: SesAdapterOptions): ProviderAdapter {
       if (!verdict.ok) return verdict;
       const { envelope } = verdict;
       // The caller visits SubscribeURL; sns.ts has checked that it names an allowed SNS host.
-      if (envelope.type === 'SubscriptionConfirmation' && envelope.subscribeUrl !== null) return { ok: true, events: [], confirm: envelope.subscribeUrl };
+      if (envelope.type === 'SubscriptionConfirmation' && envelope.subscribeUrl !== null)
+        return { ok: true, events: [], confirm: envelope.subscribeUrl };
       if (envelope.type !== 'Notification') return { ok: true, events: [] };
       return readSesEvent(envelope.message, envelope.messageId, now);
     },
@@ -65,12 +66,16 @@ function draftsOf(type: string, event: Json, mailAt: number): Draft[] | null {
       // Undetermined: SES could not tell; treating it as soft keeps the address on the list.
       const bounceType = bounce?.bounceType === 'Permanent' ? 'hard' : 'soft';
       const at = instantOf(bounce?.timestamp) ?? mailAt;
-      return recipientsOf(bounce?.bouncedRecipients, (recipient, entry) => bouncedDraft(recipient, entry, bounceType, at, text(bounce?.bounceSubType)));
+      return recipientsOf(bounce?.bouncedRecipients, (recipient, entry) =>
+        bouncedDraft(recipient, entry, bounceType, at, text(bounce?.bounceSubType)),
+      );
     }
     case 'DeliveryDelay': {
       const delay = objectOf(event.deliveryDelay);
       const at = instantOf(delay?.timestamp) ?? mailAt;
-      return recipientsOf(delay?.delayedRecipients, (recipient, entry) => bouncedDraft(recipient, entry, 'soft', at, text(delay?.delayType)));
+      return recipientsOf(delay?.delayedRecipients, (recipient, entry) =>
+        bouncedDraft(recipient, entry, 'soft', at, text(delay?.delayType)),
+      );
     }
     case 'Complaint': {
       const complaint = objectOf(event.complaint);
@@ -91,7 +96,14 @@ function draftsOf(type: string, event: Json, mailAt: number): Draft[] | null {
       if (!Array.isArray(list)) return null;
       const at = instantOf(delivery?.timestamp) ?? mailAt;
       const response = text(delivery?.smtpResponse);
-      return list.map((recipient) => ({ ...none, kind: 'delivered', recipient: text(recipient), at, status: statusIn(response), reason: response }));
+      return list.map((recipient) => ({
+        ...none,
+        kind: 'delivered',
+        recipient: text(recipient),
+        at,
+        status: statusIn(response),
+        reason: response,
+      }));
     }
     // Send and Reject concern the message before any recipient is tried: one event, no recipient.
     case 'Send':
@@ -104,7 +116,13 @@ function draftsOf(type: string, event: Json, mailAt: number): Draft[] | null {
 }
 
 /** A recipient's bounce or delay: its own status, else one read from its diagnostic; the diagnostic, else the event's kind, as the reason. */
-function bouncedDraft(recipient: string | null, entry: Json, bounceType: 'hard' | 'soft', at: number, kind: string | null): Draft {
+function bouncedDraft(
+  recipient: string | null,
+  entry: Json,
+  bounceType: 'hard' | 'soft',
+  at: number,
+  kind: string | null,
+): Draft {
   const diagnostic = text(entry.diagnosticCode);
   return {
     kind: 'bounced',
@@ -143,4 +161,5 @@ function correlationOf(mail: Json): Pick<ProviderEvent, 'providerMessageId' | 'm
 }
 
 /** The enhanced status (RFC 3463) in an SMTP reply or diagnostic, else its reply code: the bounce parser's own readers. */
-const statusIn = (reply: string | null): string | null => (reply === null ? null : (findStatus(reply) ?? findReplyCode(reply)));
+const statusIn = (reply: string | null): string | null =>
+  reply === null ? null : (findStatus(reply) ?? findReplyCode(reply));

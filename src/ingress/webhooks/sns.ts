@@ -90,16 +90,21 @@ export function createSnsVerifier(options: SnsVerifierOptions): SnsVerifier {
       const parsed = objectOf(parseJson(body));
       if (parsed === null) return bad('the body is not a JSON object');
       const signed = readSigned(parsed);
-      if (signed === null) return deny('webhook_signature_missing', 'the SNS message lacks a field its signature needs');
-      if (!topicArns.has(signed.fields.TopicArn ?? '')) return deny('webhook_topic_refused', 'the SNS topic is not one of the account’s');
+      if (signed === null)
+        return deny('webhook_signature_missing', 'the SNS message lacks a field its signature needs');
+      if (!topicArns.has(signed.fields.TopicArn ?? ''))
+        return deny('webhook_topic_refused', 'the SNS topic is not one of the account’s');
       const certificateUrl = allowedUrl(signed.certificateUrl);
-      if (certificateUrl === null) return deny('webhook_certificate_refused', 'SigningCertURL is not https on an allowed SNS host');
+      if (certificateUrl === null)
+        return deny('webhook_certificate_refused', 'SigningCertURL is not https on an allowed SNS host');
       const key = await signingKey(certificateUrl).catch(() => null);
       // Ours to fix, not the sender's: a 5xx has SNS deliver it again later, a 4xx would lose it.
-      if (key === null) return unavailable('webhook_certificate_unavailable', 'the SNS signing certificate could not be fetched');
+      if (key === null)
+        return unavailable('webhook_certificate_unavailable', 'the SNS signing certificate could not be fetched');
       if (!signatureHolds(signed, key)) return deny('webhook_signature_invalid', 'the SNS signature does not verify');
       const sentAt = Date.parse(signed.fields.Timestamp ?? '');
-      if (!(now - sentAt <= replayWindowMs && sentAt - now <= FUTURE_SKEW_MS)) return deny('webhook_replayed', 'the SNS Timestamp is outside the window');
+      if (!(now - sentAt <= replayWindowMs && sentAt - now <= FUTURE_SKEW_MS))
+        return deny('webhook_replayed', 'the SNS Timestamp is outside the window');
       const subscribeUrl = signed.type === 'Notification' ? null : (signed.fields.SubscribeURL ?? null);
       if (signed.type === 'SubscriptionConfirmation' && allowedUrl(subscribeUrl ?? '') === null) {
         return deny('webhook_certificate_refused', 'SubscribeURL is not https on an allowed SNS host');

@@ -33,7 +33,10 @@ export interface WebhookServiceDeps extends EventSettlementDeps {
 
 export type WebhookService = WebhookReceiver;
 
-const refused = (status: WebhookProblem['status'], code: string, message: string): WebhookOutcome => ({ ok: false, problem: { status, code, message } });
+const refused = (status: WebhookProblem['status'], code: string, message: string): WebhookOutcome => ({
+  ok: false,
+  problem: { status, code, message },
+});
 
 export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const adapters = new Map(deps.adapters.map((adapter) => [adapter.provider, adapter]));
@@ -42,10 +45,12 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
   const receive = async (provider: string, tenantId: string, request: WebhookRequest): Promise<WebhookOutcome> => {
     const adapter = isProvider(provider) ? adapters.get(provider) : undefined;
     // An unknown provider is a wrong URL, not a refused signature: it names no configuration.
-    if (adapter === undefined || !isProvider(provider)) return refused(404, 'webhook_provider_unknown', `no webhook for provider ${provider}`);
+    if (adapter === undefined || !isProvider(provider))
+      return refused(404, 'webhook_provider_unknown', `no webhook for provider ${provider}`);
     const settings = deps.settingsOf(tenantId, provider);
     // The same answer for a tenant that does not exist and one without such an account: a stranger learns nothing.
-    if (settings.length === 0) return refused(401, 'webhook_not_configured', `no account of this tenant relays through ${provider}`);
+    if (settings.length === 0)
+      return refused(401, 'webhook_not_configured', `no account of this tenant relays through ${provider}`);
     const now = deps.clock.now();
     const reading = await adapter.receive(request, settings, now);
     if (!reading.ok) return reading;
@@ -55,7 +60,11 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       return refused(503, 'webhook_fleet_incomplete', 'a fleet node that may hold these messages cannot be reached');
     }
     const settled = countOutcomes(outcomes);
-    if (settled.unmatched > 0) deps.log.info({ tenantId, provider, unmatched: settled.unmatched }, 'provider events about no message of the tenant');
+    if (settled.unmatched > 0)
+      deps.log.info(
+        { tenantId, provider, unmatched: settled.unmatched },
+        'provider events about no message of the tenant',
+      );
     return { ok: true, settlement: settled, confirmed: false };
   };
 
@@ -71,7 +80,12 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
 }
 
 /** A verified SNS subscription confirmed by visiting its URL; no event is applied. */
-async function confirm(deps: WebhookServiceDeps, tenantId: string, provider: ProviderName, url: string): Promise<WebhookOutcome> {
+async function confirm(
+  deps: WebhookServiceDeps,
+  tenantId: string,
+  provider: ProviderName,
+  url: string,
+): Promise<WebhookOutcome> {
   try {
     await deps.confirmSubscription(url);
   } catch (error) {
@@ -86,5 +100,7 @@ async function confirm(deps: WebhookServiceDeps, tenantId: string, provider: Pro
 /** Every outcome counted: the request's answer, and each of its events by how it settled. */
 function countOutcome(telemetry: WebhookTelemetry | undefined, label: string, outcome: WebhookOutcome): void {
   telemetry?.request(label, outcome.ok ? 'ok' : outcome.problem.code);
-  if (outcome.ok) for (const [name, count] of Object.entries(outcome.settlement)) telemetry?.events(label, name as keyof ProviderSettlement, count);
+  if (outcome.ok)
+    for (const [name, count] of Object.entries(outcome.settlement))
+      telemetry?.events(label, name as keyof ProviderSettlement, count);
 }

@@ -35,7 +35,11 @@ const usage = (account: AccountActivityView): string =>
         .map(([window, use]) => `${use.used}${use.limit === null ? '' : `/${use.limit}`} per ${window}`)
         .join(', ');
 
-export function AccountsPage(props: { session: ConsoleSession; accounts: AccountActivityView[]; notice: string | null }) {
+export function AccountsPage(props: {
+  session: ConsoleSession;
+  accounts: AccountActivityView[];
+  notice: string | null;
+}) {
   return (
     <Layout title="Accounts" session={props.session} current="accounts" notice={props.notice}>
       {props.accounts.length === 0 ? (
@@ -70,7 +74,12 @@ function Field(props: { name: string; label: string; value: string | number | nu
   return (
     <div>
       <label for={`a-${props.name}`}>{props.label}</label>
-      <input id={`a-${props.name}`} name={props.name} type={props.type ?? 'text'} value={props.value === null ? '' : String(props.value)} />
+      <input
+        id={`a-${props.name}`}
+        name={props.name}
+        type={props.type ?? 'text'}
+        value={props.value === null ? '' : String(props.value)}
+      />
       {props.hint === undefined ? null : <span class="muted">{props.hint}</span>}
     </div>
   );
@@ -94,9 +103,27 @@ function EditForm(props: { session: ConsoleSession; account: AccountActivityView
         </select>
       </div>
       <Field name="user" label="User" value={account.user} />
-      <Field name="password" label="Password" value="" type="password" hint={account.has_password ? 'stored; empty keeps it' : 'none stored'} />
-      <Field name="limit_per_minute" label="Per minute" value={account.limit_per_minute} type="number" hint="empty: no limit" />
-      <Field name="limit_per_hour" label="Per hour" value={account.limit_per_hour} type="number" hint="empty: no limit" />
+      <Field
+        name="password"
+        label="Password"
+        value=""
+        type="password"
+        hint={account.has_password ? 'stored; empty keeps it' : 'none stored'}
+      />
+      <Field
+        name="limit_per_minute"
+        label="Per minute"
+        value={account.limit_per_minute}
+        type="number"
+        hint="empty: no limit"
+      />
+      <Field
+        name="limit_per_hour"
+        label="Per hour"
+        value={account.limit_per_hour}
+        type="number"
+        hint="empty: no limit"
+      />
       <Field name="limit_per_day" label="Per day" value={account.limit_per_day} type="number" hint="empty: no limit" />
       <Field name="max_connections" label="Max connections" value={account.max_connections} type="number" />
       <div class="actions">
@@ -106,11 +133,21 @@ function EditForm(props: { session: ConsoleSession; account: AccountActivityView
   );
 }
 
-export function AccountPage(props: { session: ConsoleSession; account: AccountActivityView; notice: string | null; test: ConnectionTestView | null }) {
+export function AccountPage(props: {
+  session: ConsoleSession;
+  account: AccountActivityView;
+  notice: string | null;
+  test: ConnectionTestView | null;
+}) {
   const { account } = props;
   const href = accountHref(account);
   return (
-    <Layout title={`Account ${account.tenant_id}/${account.id}`} session={props.session} current="accounts" notice={props.notice}>
+    <Layout
+      title={`Account ${account.tenant_id}/${account.id}`}
+      session={props.session}
+      current="accounts"
+      notice={props.notice}
+    >
       <section class="panel" aria-labelledby="state-heading">
         <h2 id="state-heading">State</h2>
         <p>

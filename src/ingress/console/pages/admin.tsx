@@ -29,10 +29,17 @@ export function TenantsPage(props: { session: ConsoleSession; tenants: TenantVie
               <td>
                 <span class={tenant.active ? 'badge ok' : 'badge held'}>{tenant.active ? 'active' : 'inactive'}</span>
               </td>
-              <td>{tenant.client_base_url === null ? <span class="muted">none</span> : `${tenant.client_base_url}${tenant.client_sync_path}`}</td>
+              <td>
+                {tenant.client_base_url === null ? (
+                  <span class="muted">none</span>
+                ) : (
+                  `${tenant.client_base_url}${tenant.client_sync_path}`
+                )}
+              </td>
               <td>{tenant.api_key_expires_at ?? 'never'}</td>
               <td>
-                <a href={`${CONSOLE_PATH}/messages?tenant=${q}`}>messages</a> · <a href={`${CONSOLE_PATH}/suppressions?tenant=${q}`}>suppressions</a>
+                <a href={`${CONSOLE_PATH}/messages?tenant=${q}`}>messages</a> ·{' '}
+                <a href={`${CONSOLE_PATH}/suppressions?tenant=${q}`}>suppressions</a>
               </td>
             </tr>
           );
@@ -55,7 +62,12 @@ export interface SuppressionsPageProps {
 /** Adds an address to the chosen tenant's list: suppressed until removed by hand. */
 function AddSuppression(props: { session: ConsoleSession; tenant: string }) {
   return (
-    <form method="post" action={`${CONSOLE_PATH}/suppressions/add`} class="filters panel" aria-label="Add a suppression">
+    <form
+      method="post"
+      action={`${CONSOLE_PATH}/suppressions/add`}
+      class="filters panel"
+      aria-label="Add a suppression"
+    >
       <CsrfField session={props.session} />
       <input type="hidden" name="tenant" value={props.tenant} />
       <div>
@@ -79,7 +91,13 @@ export const removeHref = (tenant: string, address: string): string =>
 export function SuppressionsPage(props: SuppressionsPageProps) {
   return (
     <Layout title="Suppression lists" session={props.session} current="suppressions" notice={props.notice}>
-      <form method="get" action={`${CONSOLE_PATH}/suppressions`} class="filters panel" role="search" aria-label="Suppressions">
+      <form
+        method="get"
+        action={`${CONSOLE_PATH}/suppressions`}
+        class="filters panel"
+        role="search"
+        aria-label="Suppressions"
+      >
         <div>
           <label for="s-tenant">Tenant</label>
           <select id="s-tenant" name="tenant">

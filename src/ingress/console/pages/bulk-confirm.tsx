@@ -16,8 +16,10 @@ export const BULK_LABELS: Record<BulkAction, { verb: string; done: string }> = {
 const WHAT: Record<BulkAction, string> = {
   resend: 'Sent, failed and bounced ones are queued for a new attempt, with the same X-Genro-Mail-ID.',
   'retry-now': 'Those waiting for a later attempt (a retry or a scheduled time) are attempted now.',
-  delete: 'They will not be sent and disappear from searches; a message being handed to its relay right now is left alone.',
-  suspend: 'The batch is suspended: none of its waiting messages is sent until it is activated (suspension holds a tenant or a batch, not single messages).',
+  delete:
+    'They will not be sent and disappear from searches; a message being handed to its relay right now is left alone.',
+  suspend:
+    'The batch is suspended: none of its waiting messages is sent until it is activated (suspension holds a tenant or a batch, not single messages).',
   activate: "The batch's suspension is lifted: its held messages are sent again.",
 };
 
@@ -49,16 +51,22 @@ export function BulkConfirmPage(props: {
     <Layout title={`${label.verb} matching messages: confirm`} session={props.session} current="messages">
       <form method="post" action={`${CONSOLE_PATH}/bulk/${action}`} class="panel">
         <CsrfField session={props.session} />
-        {Object.entries(filters).map(([name, value]) => (value === '' ? null : <input type="hidden" name={name} value={value} />))}
+        {Object.entries(filters).map(([name, value]) =>
+          value === '' ? null : <input type="hidden" name={name} value={value} />,
+        )}
         {props.allTenants ? <input type="hidden" name="all_tenants" value="1" /> : null}
         <p>
           <strong>
-            {label.verb} {preview.applicable} message{preview.applicable === 1 ? '' : 's'} matching {filterWords(filters)} {where}?
+            {label.verb} {preview.applicable} message{preview.applicable === 1 ? '' : 's'} matching{' '}
+            {filterWords(filters)} {where}?
           </strong>
         </p>
         <p>
           The filter finds {preview.matching}; {preview.applicable} of them are in a state this action applies to
-          {preview.matching === preview.applicable ? '.' : `, the other ${preview.matching - preview.applicable} are left alone.`} {WHAT[action]}
+          {preview.matching === preview.applicable
+            ? '.'
+            : `, the other ${preview.matching - preview.applicable} are left alone.`}{' '}
+          {WHAT[action]}
         </p>
         {preview.sample.length === 0 ? null : (
           <p>
@@ -71,7 +79,10 @@ export function BulkConfirmPage(props: {
             ))}
           </p>
         )}
-        <p class="muted">The action is recorded in the audit log under your sign-in. Messages that change state meanwhile are counted as not applicable.</p>
+        <p class="muted">
+          The action is recorded in the audit log under your sign-in. Messages that change state meanwhile are counted
+          as not applicable.
+        </p>
         <div class="actions">
           {preview.applicable === 0 ? (
             <p>Nothing to do.</p>

@@ -7,7 +7,10 @@ import { messageHref } from './messages.js';
 export const MESSAGE_ACTIONS = ['resend', 'retry-now', 'delete', 'suspend-batch', 'activate-batch'] as const;
 export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
-export function actionSentence(action: MessageAction, message: Pick<MessageDetail, 'clientId' | 'batchCode' | 'tenantId'>): string {
+export function actionSentence(
+  action: MessageAction,
+  message: Pick<MessageDetail, 'clientId' | 'batchCode' | 'tenantId'>,
+): string {
   switch (action) {
     case 'resend':
       return `Send message ${message.clientId} again: it is queued as a new attempt and relayed with the same X-Genro-Mail-ID.`;

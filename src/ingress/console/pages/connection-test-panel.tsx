@@ -7,7 +7,9 @@ export function ConnectionTestPanel(props: { result: ConnectionTestView }) {
   const tls = result.tls;
   return (
     <section class="panel" aria-labelledby="test-heading">
-      <h2 id="test-heading">Connection test: {result.ok ? 'passed' : `failed at ${result.failed_step ?? 'connect'}`}</h2>
+      <h2 id="test-heading">
+        Connection test: {result.ok ? 'passed' : `failed at ${result.failed_step ?? 'connect'}`}
+      </h2>
       {result.reason === null ? null : (
         <p class="error-box" role="alert">
           {result.reason}

@@ -40,7 +40,9 @@ export function FleetPanel(props: { fleet: FleetQueues }) {
         ))}
         <Row name="Fleet total" queue={props.fleet.total} />
       </DataTable>
-      {props.fleet.missing_nodes.length === 0 ? null : <p class="badge bad">{`Not answering (not in the total): ${props.fleet.missing_nodes.join(', ')}`}</p>}
+      {props.fleet.missing_nodes.length === 0 ? null : (
+        <p class="badge bad">{`Not answering (not in the total): ${props.fleet.missing_nodes.join(', ')}`}</p>
+      )}
     </section>
   );
 }

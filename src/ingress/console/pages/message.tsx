@@ -84,7 +84,12 @@ function Timeline(props: { events: MessageTimelineEvent[] }) {
 }
 
 /** `suspendedBatch` null: not known (the message no longer waits), so both batch actions are offered. */
-function Actions(props: { message: MessageDetail; status: MessageStatus; suspendedBatch: boolean | null; retryable: boolean }) {
+function Actions(props: {
+  message: MessageDetail;
+  status: MessageStatus;
+  suspendedBatch: boolean | null;
+  retryable: boolean;
+}) {
   const base = messageHref(props.message);
   const final = props.status === 'sent' || props.status === 'error' || props.status === 'bounced';
   return (
@@ -126,7 +131,9 @@ export function MessagePage(props: MessagePageProps) {
       <p>
         <span class={statusClass(props.status)}>{props.status}</span> {m.subject ?? ''}
       </p>
-      {props.node ? null : <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} retryable={props.retryable} />}
+      {props.node ? null : (
+        <Actions message={m} status={props.status} suspendedBatch={props.suspendedBatch} retryable={props.retryable} />
+      )}
       <div class="grid">
         <section class="panel" aria-labelledby="state-heading">
           <h2 id="state-heading">State</h2>
@@ -167,12 +174,23 @@ export function MessagePage(props: MessagePageProps) {
               ['Bounce', m.bounceAt === null ? 'none recorded' : `${m.bounceType ?? ''} ${m.bounceCode ?? ''}`.trim()],
               ['Bounced at', m.bounceAt === null ? null : whenMs(m.bounceAt)],
               ['Bounce reason', m.bounceReason],
-              ['Complaint', m.complaintAt === null ? null : `${m.complaintType ?? 'complaint'} at ${whenMs(m.complaintAt)}`],
+              [
+                'Complaint',
+                m.complaintAt === null ? null : `${m.complaintType ?? 'complaint'} at ${whenMs(m.complaintAt)}`,
+              ],
               // The provider's side (issue 27): what its webhooks said last, and its id of the message.
-              ['Provider says', m.providerState === null ? null : `${m.providerState.replace('_', ' ')} at ${whenMs(m.providerStateAt ?? 0)}`],
+              [
+                'Provider says',
+                m.providerState === null
+                  ? null
+                  : `${m.providerState.replace('_', ' ')} at ${whenMs(m.providerStateAt ?? 0)}`,
+              ],
               ['Provider message id', m.providerMessageId],
               ['Outcome reported', m.reportedAt === null ? 'not yet' : whenMs(m.reportedAt)],
-              ['Bounce reported', m.bounceAt === null ? null : m.bounceReportedAt === null ? 'not yet' : whenMs(m.bounceReportedAt)],
+              [
+                'Bounce reported',
+                m.bounceAt === null ? null : m.bounceReportedAt === null ? 'not yet' : whenMs(m.bounceReportedAt),
+              ],
               [
                 'Report loop',
                 sync === null || sync.clientSyncUrl === null
@@ -193,7 +211,10 @@ export function MessagePage(props: MessagePageProps) {
       </section>
       <section aria-labelledby="headers-heading">
         <h2 id="headers-heading">
-          Headers {props.headers?.source === 'http' ? <span class="muted">(as submitted over HTTP; the MIME headers are built at each delivery)</span> : null}
+          Headers{' '}
+          {props.headers?.source === 'http' ? (
+            <span class="muted">(as submitted over HTTP; the MIME headers are built at each delivery)</span>
+          ) : null}
         </h2>
         <pre class="headers" tabindex={0}>
           {props.headers?.text ?? ''}

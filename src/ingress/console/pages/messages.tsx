@@ -38,11 +38,23 @@ export interface MessagesPageProps {
 export const messageHref = (message: Pick<MessageSummary, 'tenantId' | 'clientId'>): string =>
   `${CONSOLE_PATH}/messages/${encodeURIComponent(message.tenantId)}/${encodeURIComponent(message.clientId)}`;
 
-function Field(props: { name: keyof MessageFilters; label: string; value: string; type?: string; placeholder?: string }) {
+function Field(props: {
+  name: keyof MessageFilters;
+  label: string;
+  value: string;
+  type?: string;
+  placeholder?: string;
+}) {
   return (
     <div>
       <label for={`f-${props.name}`}>{props.label}</label>
-      <input id={`f-${props.name}`} name={props.name} type={props.type ?? 'text'} value={props.value} placeholder={props.placeholder} />
+      <input
+        id={`f-${props.name}`}
+        name={props.name}
+        type={props.type ?? 'text'}
+        value={props.value}
+        placeholder={props.placeholder}
+      />
     </div>
   );
 }
@@ -50,8 +62,20 @@ function Field(props: { name: keyof MessageFilters; label: string; value: string
 function Filters(props: { filters: MessageFilters; admin: boolean }) {
   const f = props.filters;
   return (
-    <form method="get" action={`${CONSOLE_PATH}/messages`} class="filters panel" role="search" aria-label="Find messages">
-      <Field name="q" label="Search subject, sender, recipients" value={f.q} type="search" placeholder="invoice ann@example.net" />
+    <form
+      method="get"
+      action={`${CONSOLE_PATH}/messages`}
+      class="filters panel"
+      role="search"
+      aria-label="Find messages"
+    >
+      <Field
+        name="q"
+        label="Search subject, sender, recipients"
+        value={f.q}
+        type="search"
+        placeholder="invoice ann@example.net"
+      />
       <div>
         <label for="f-status">Status</label>
         <select id="f-status" name="status">
@@ -156,7 +180,10 @@ function BulkActions(props: { filters: MessageFilters; actions: readonly BulkAct
       <h2 id="bulk-heading">Act on every message this search finds</h2>
       <div class="actions">
         {props.actions.map((action) => (
-          <a class={`button${action === 'resend' || action === 'retry-now' ? '' : ' secondary'}`} href={`${CONSOLE_PATH}/bulk/${action}?${query}`}>
+          <a
+            class={`button${action === 'resend' || action === 'retry-now' ? '' : ' secondary'}`}
+            href={`${CONSOLE_PATH}/bulk/${action}?${query}`}
+          >
             {BULK_LINK[action]}
           </a>
         ))}

@@ -77,7 +77,9 @@ function Usage(props: { account: AccountActivityView }) {
         .filter((kind) => usage[kind].limit !== null)
         .map((kind) => (
           <div>
-            <label for={`u-${props.account.tenant_id}-${props.account.id}-${kind}`}>{`per ${kind}: ${usage[kind].used}/${usage[kind].limit ?? ''}`}</label>
+            <label
+              for={`u-${props.account.tenant_id}-${props.account.id}-${kind}`}
+            >{`per ${kind}: ${usage[kind].used}/${usage[kind].limit ?? ''}`}</label>
             <meter
               id={`u-${props.account.tenant_id}-${props.account.id}-${kind}`}
               min={0}
@@ -97,7 +99,8 @@ function Usage(props: { account: AccountActivityView }) {
 function health(account: AccountActivityView, now: number): { label: string; cls: string } {
   if (account.state === 'paused') return { label: `paused: ${account.paused_reason ?? ''}`, cls: 'badge bad' };
   const error = account.last_error;
-  if (error && (account.last_success_ts ?? 0) < error.at_ts) return { label: `failing (${ago(error.at_ts, now)} ago): ${error.text}`, cls: 'badge wait' };
+  if (error && (account.last_success_ts ?? 0) < error.at_ts)
+    return { label: `failing (${ago(error.at_ts, now)} ago): ${error.text}`, cls: 'badge wait' };
   return { label: 'healthy', cls: 'badge ok' };
 }
 
@@ -127,7 +130,10 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
                 {account.is_default ? (
                   <>
                     {' '}
-                    <span class="badge" title="the tenant's default account: it sends the messages that name no account">
+                    <span
+                      class="badge"
+                      title="the tenant's default account: it sends the messages that name no account"
+                    >
                       default
                     </span>
                   </>
@@ -143,7 +149,10 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
                 {account.provider === null ? null : (
                   <>
                     {' '}
-                    <span class="badge" title={`its provider reports deliveries, bounces and complaints by webhook to ${account.webhook_path ?? ''}`}>
+                    <span
+                      class="badge"
+                      title={`its provider reports deliveries, bounces and complaints by webhook to ${account.webhook_path ?? ''}`}
+                    >
                       {account.provider}
                     </span>
                   </>
@@ -174,7 +183,12 @@ function Accounts(props: { accounts: AccountActivityView[]; now: number }) {
   );
 }
 
-function Loops(props: { reports: SyncStatus[]; bounces: MailboxStatus[] | null; mirror: MirrorStatus | null; now: number }) {
+function Loops(props: {
+  reports: SyncStatus[];
+  bounces: MailboxStatus[] | null;
+  mirror: MirrorStatus | null;
+  now: number;
+}) {
   return (
     <section aria-labelledby="loops-heading">
       <h2 id="loops-heading">Loops</h2>
@@ -219,9 +233,15 @@ function Loops(props: { reports: SyncStatus[]; bounces: MailboxStatus[] | null; 
           <div class="panel">
             <h3>Outbox to the event mirror</h3>
             <p>
-              <span class={props.mirror.state === 'connected' || props.mirror.state === 'off' ? 'badge ok' : 'badge bad'}>{props.mirror.state}</span>
+              <span
+                class={props.mirror.state === 'connected' || props.mirror.state === 'off' ? 'badge ok' : 'badge bad'}
+              >
+                {props.mirror.state}
+              </span>
               {` backlog ${props.mirror.backlog}`}
-              {props.mirror.oldest_unpublished_age_seconds === null ? '' : `, oldest ${props.mirror.oldest_unpublished_age_seconds} s`}
+              {props.mirror.oldest_unpublished_age_seconds === null
+                ? ''
+                : `, oldest ${props.mirror.oldest_unpublished_age_seconds} s`}
             </p>
             {props.mirror.last_error === null ? null : <p class="muted">{props.mirror.last_error}</p>}
           </div>

@@ -35,7 +35,18 @@ export function PecPanel(props: { message: MessageDetail; receipts: PecReceiptLi
         )}
       </dl>
       {props.receipts.length === 0 ? null : (
-        <DataTable columns={['Receipt', 'Recipient', "Provider's time", 'Read', 'Issuer', 'Error', { label: 'Size', num: true }, 'Original']}>
+        <DataTable
+          columns={[
+            'Receipt',
+            'Recipient',
+            "Provider's time",
+            'Read',
+            'Issuer',
+            'Error',
+            { label: 'Size', num: true },
+            'Original',
+          ]}
+        >
           {props.receipts.map((receipt) => (
             <tr>
               <td>{receipt.receiptType}</td>

@@ -23,7 +23,8 @@ export function SignInPage(props: { error?: string | null }) {
             aria-describedby={props.error ? 'sign-in-error token-help' : 'token-help'}
           />
           <p id="token-help" class="muted">
-            The key is checked once and not kept: the session lives in this daemon and ends when you sign out, after 30 minutes idle, or after 12 hours.
+            The key is checked once and not kept: the session lives in this daemon and ends when you sign out, after 30
+            minutes idle, or after 12 hours.
           </p>
           <button type="submit">Sign in</button>
         </form>

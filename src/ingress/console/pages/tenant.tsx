@@ -16,7 +16,16 @@ function ReportLog(props: { attempts: AttemptView[] }) {
       {props.attempts.length === 0 ? (
         <p>No report posted yet.</p>
       ) : (
-        <DataTable columns={['At', 'Result', 'HTTP status', 'Error', { label: 'Latency', num: true }, { label: 'Items', num: true }]}>
+        <DataTable
+          columns={[
+            'At',
+            'Result',
+            'HTTP status',
+            'Error',
+            { label: 'Latency', num: true },
+            { label: 'Items', num: true },
+          ]}
+        >
           {props.attempts.map((attempt) => (
             <tr>
               <td>{when(attempt.at_ts)}</td>
@@ -35,7 +44,12 @@ function ReportLog(props: { attempts: AttemptView[] }) {
   );
 }
 
-export function TenantPage(props: { session: ConsoleSession; tenant: TenantView; sync: SyncStatus | null; attempts: AttemptView[] }) {
+export function TenantPage(props: {
+  session: ConsoleSession;
+  tenant: TenantView;
+  sync: SyncStatus | null;
+  attempts: AttemptView[];
+}) {
   const { tenant, sync } = props;
   return (
     <Layout title={`Tenant ${tenant.id}`} session={props.session} current="tenants">

@@ -43,7 +43,9 @@ export function ThroughputChart(props: { data: ThroughputSeries }) {
             fill="none"
             stroke={COLOURS[outcome]}
             stroke-width="2"
-            points={data.series[outcome].map((count, minute) => `${x(minute).toFixed(1)},${y(count).toFixed(1)}`).join(' ')}
+            points={data.series[outcome]
+              .map((count, minute) => `${x(minute).toFixed(1)},${y(count).toFixed(1)}`)
+              .join(' ')}
           />
         ))}
       </svg>

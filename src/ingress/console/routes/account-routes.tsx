@@ -37,7 +37,9 @@ export function accountConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/accounts', async (c) => {
     const accounts = await deps.accounts.list(consoleContext(c), undefined);
-    return c.html(<AccountsPage session={currentSession(c)} accounts={accounts.map(viewAccountState)} notice={takeNotice(c)} />);
+    return c.html(
+      <AccountsPage session={currentSession(c)} accounts={accounts.map(viewAccountState)} notice={takeNotice(c)} />,
+    );
   });
 
   const page = async (c: Context<ConsoleEnv>, test: ConnectionTestView | null) => {
@@ -77,7 +79,9 @@ export function accountConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     checkForm(c, await readForm(c));
     const { tenant, id } = validate(pathParams, c.req.param(), 'account');
     const { resumed } = deps.accounts.resume(consoleContext(c), tenant, id);
-    currentSession(c).flash = resumed ? `Account ${id} resumed: its waiting mail is tried again now.` : `Account ${id} was not paused.`;
+    currentSession(c).flash = resumed
+      ? `Account ${id} resumed: its waiting mail is tried again now.`
+      : `Account ${id} was not paused.`;
     return c.redirect(accountHref({ tenant_id: tenant, id }), 303);
   });
 

@@ -22,20 +22,34 @@ const CONSOLE_BULK_MAX = 10_000;
 
 const actionOf = (c: Context<ConsoleEnv>): BulkAction => {
   const action = c.req.param('action') ?? '';
-  if (!(BULK_ACTIONS as readonly string[]).includes(action)) throw new AppError('NOT_FOUND', 'no such action', { details: { action } });
+  if (!(BULK_ACTIONS as readonly string[]).includes(action))
+    throw new AppError('NOT_FOUND', 'no such action', { details: { action } });
   return action as BulkAction;
 };
 
-const formFields = filtersQuery.omit({ cursor: true }).extend({ all_tenants: z.literal('1').optional(), _csrf: z.string().optional() });
+const formFields = filtersQuery
+  .omit({ cursor: true })
+  .extend({ all_tenants: z.literal('1').optional(), _csrf: z.string().optional() });
 
 export function bulkConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
 
   /** The request the filters make. The admin naming no tenant means every tenant: said on the page, and sent back explicitly. */
-  const requestOf = (c: Context<ConsoleEnv>, action: BulkAction, fields: z.output<typeof formFields>, allTenants: boolean): BulkRequest => {
+  const requestOf = (
+    c: Context<ConsoleEnv>,
+    action: BulkAction,
+    fields: z.output<typeof formFields>,
+    allTenants: boolean,
+  ): BulkRequest => {
     const tenant = blankToNull(fields.tenant) ?? undefined;
     const admin = currentSession(c).principal.kind === 'admin';
-    return { action, filter: filterOf(fields), tenantId: tenant, allTenants: admin && tenant === undefined && allTenants, max: CONSOLE_BULK_MAX };
+    return {
+      action,
+      filter: filterOf(fields),
+      tenantId: tenant,
+      allTenants: admin && tenant === undefined && allTenants,
+      max: CONSOLE_BULK_MAX,
+    };
   };
 
   app.get('/bulk/:action', (c) => {
@@ -61,7 +75,10 @@ export function bulkConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     checkForm(c, form);
     const action = actionOf(c);
     const { all_tenants: allTenants, _csrf, ...filters } = validate(formFields, form, 'form');
-    const result = await deps.bulk.run(consoleContext(c), requestOf(c, action, { ...filters, all_tenants: allTenants }, allTenants === '1'));
+    const result = await deps.bulk.run(
+      consoleContext(c),
+      requestOf(c, action, { ...filters, all_tenants: allTenants }, allTenants === '1'),
+    );
     const notes = [
       result.not_applicable === 0 ? null : `${result.not_applicable} matching not applicable`,
       result.remaining === 0 ? null : `${result.remaining} remain: confirm again for more`,

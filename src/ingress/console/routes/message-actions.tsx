@@ -19,19 +19,28 @@ export type LoadMessage = (c: Context<ConsoleEnv>) => { message: MessageDetail }
 
 const actionOf = (c: Context<ConsoleEnv>): MessageAction => {
   const action = c.req.param('action');
-  if (!(MESSAGE_ACTIONS as readonly string[]).includes(action ?? '')) throw new AppError('NOT_FOUND', 'no such action', { details: { action } });
+  if (!(MESSAGE_ACTIONS as readonly string[]).includes(action ?? ''))
+    throw new AppError('NOT_FOUND', 'no such action', { details: { action } });
   return action as MessageAction;
 };
 
 /** Runs the action on the message; answers the notice to show and whether the message is gone. */
-async function perform(deps: ConsoleDeps, ctx: CommandContext, action: MessageAction, message: MessageDetail): Promise<{ notice: string; gone: boolean }> {
+async function perform(
+  deps: ConsoleDeps,
+  ctx: CommandContext,
+  action: MessageAction,
+  message: MessageDetail,
+): Promise<{ notice: string; gone: boolean }> {
   const batch = message.batchCode ?? undefined;
-  if ((action === 'suspend-batch' || action === 'activate-batch') && batch === undefined) throw new AppError('VALIDATION_FAILED', 'the message has no batch');
+  if ((action === 'suspend-batch' || action === 'activate-batch') && batch === undefined)
+    throw new AppError('VALIDATION_FAILED', 'the message has no batch');
   switch (action) {
     case 'resend': {
       const result = deps.commands.resend(ctx, message.tenantId, [message.clientId]);
       const notice =
-        result.resent.length === 1 ? 'Resent: the message is queued for a new attempt.' : 'Not resent: only a sent or failed message can be sent again.';
+        result.resent.length === 1
+          ? 'Resent: the message is queued for a new attempt.'
+          : 'Not resent: only a sent or failed message can be sent again.';
       return { notice, gone: false };
     }
     case 'retry-now': {
@@ -46,17 +55,25 @@ async function perform(deps: ConsoleDeps, ctx: CommandContext, action: MessageAc
       const result = deps.commands.deleteMessages(ctx, message.tenantId, [message.clientId]);
       const gone = result.deleted.length === 1;
       return {
-        notice: gone ? `Deleted message ${message.clientId}.` : 'Not deleted: the message is being handed to its relay right now; try again in a moment.',
+        notice: gone
+          ? `Deleted message ${message.clientId}.`
+          : 'Not deleted: the message is being handed to its relay right now; try again in a moment.',
         gone,
       };
     }
     case 'suspend-batch': {
       const result = await deps.commands.suspend(ctx, message.tenantId, batch);
-      return { notice: `Batch ${batch ?? ''} suspended: ${result.suspended_messages} waiting message(s) held.`, gone: false };
+      return {
+        notice: `Batch ${batch ?? ''} suspended: ${result.suspended_messages} waiting message(s) held.`,
+        gone: false,
+      };
     }
     case 'activate-batch': {
       const result = await deps.commands.activate(ctx, message.tenantId, batch);
-      return { notice: `Batch ${batch ?? ''} activated: ${result.activated_messages} message(s) released.`, gone: false };
+      return {
+        notice: `Batch ${batch ?? ''} activated: ${result.activated_messages} message(s) released.`,
+        gone: false,
+      };
     }
   }
 }

@@ -42,7 +42,9 @@ async function overviewPage(deps: ConsoleDeps, c: ConsoleContext) {
   const now = deps.clock.now();
   // Whole minutes: the last bar is the minute in progress.
   const since = Math.floor(now / 60_000) * 60_000 - (CHART_MINUTES - 1) * 60_000;
-  const reports = deps.reports.list().filter((sync) => sync.clientSyncUrl !== null && (tenantId === null || sync.tenantId === tenantId));
+  const reports = deps.reports
+    .list()
+    .filter((sync) => sync.clientSyncUrl !== null && (tenantId === null || sync.tenantId === tenantId));
   return c.html(
     <OverviewPage
       session={session}

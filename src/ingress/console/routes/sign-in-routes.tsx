@@ -23,7 +23,9 @@ export function signInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
 
   app.get('/', (c) => c.redirect(`${CONSOLE_PATH}/overview`, 303));
 
-  app.get('/sign-in', (c) => (c.get('session') === null ? c.html(<SignInPage />) : c.redirect(`${CONSOLE_PATH}/overview`, 303)));
+  app.get('/sign-in', (c) =>
+    c.get('session') === null ? c.html(<SignInPage />) : c.redirect(`${CONSOLE_PATH}/overview`, 303),
+  );
 
   app.post('/sign-in', async (c) => {
     const form = await readForm(c);
@@ -36,13 +38,23 @@ export function signInRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
       // A new id at every sign-in: an id planted before it (session fixation) is worth nothing.
       const session = deps.sessions.create(principal, proof);
       setSessionCookie(c, session);
-      deps.log.info({ requestId: c.get('requestId'), actor: principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}` }, 'console sign-in');
+      deps.log.info(
+        { requestId: c.get('requestId'), actor: principal.kind === 'admin' ? 'admin' : `tenant:${principal.tenantId}` },
+        'console sign-in',
+      );
       return c.redirect(`${CONSOLE_PATH}/overview`, 303);
     } catch (error) {
-      if (!(error instanceof AppError) || (error.code !== 'UNAUTHORIZED' && error.code !== 'AUTH_THROTTLED')) throw error;
+      if (!(error instanceof AppError) || (error.code !== 'UNAUTHORIZED' && error.code !== 'AUTH_THROTTLED'))
+        throw error;
       const throttled = error.code === 'AUTH_THROTTLED';
-      if (throttled) c.header('Retry-After', String((error.details as { retry_after_seconds?: number } | undefined)?.retry_after_seconds ?? 5));
-      const message = throttled ? 'Too many failed attempts from this address: wait a little and try again.' : 'That key or token was not accepted.';
+      if (throttled)
+        c.header(
+          'Retry-After',
+          String((error.details as { retry_after_seconds?: number } | undefined)?.retry_after_seconds ?? 5),
+        );
+      const message = throttled
+        ? 'Too many failed attempts from this address: wait a little and try again.'
+        : 'That key or token was not accepted.';
       return c.html(<SignInPage error={message} />, throttled ? 429 : 401);
     }
   });

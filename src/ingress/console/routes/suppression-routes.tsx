@@ -16,7 +16,8 @@ import { readForm } from '../form-body.js';
 
 const target = z.object({ tenant: z.string().min(1).max(64), address: z.string().trim().min(1).max(320) });
 const addForm = target.extend({ reason: z.string().trim().max(500).optional().default('') });
-const listHref = (tenant: string): string => `${CONSOLE_PATH}/suppressions?${new URLSearchParams({ tenant }).toString()}`;
+const listHref = (tenant: string): string =>
+  `${CONSOLE_PATH}/suppressions?${new URLSearchParams({ tenant }).toString()}`;
 
 export function suppressionConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
   const app = new Hono<ConsoleEnv>();
@@ -27,7 +28,10 @@ export function suppressionConsoleRoutes(deps: ConsoleDeps): Hono<ConsoleEnv> {
     const session = currentSession(c);
     requireAdmin(session.principal);
     const form = validate(addForm, body, 'suppression');
-    const added = await deps.suppressions.add(consoleContext(c), form.tenant, { address: form.address, reason: form.reason === '' ? null : form.reason });
+    const added = await deps.suppressions.add(consoleContext(c), form.tenant, {
+      address: form.address,
+      reason: form.reason === '' ? null : form.reason,
+    });
     session.flash = `${added.address} suppressed for tenant ${form.tenant}.`;
     return c.redirect(listHref(form.tenant), 303);
   });

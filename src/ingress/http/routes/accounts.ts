@@ -34,7 +34,10 @@ export const ACCOUNT_ROUTES = {
       "`warnings` lists what the save did to the tenant's default: `NO_DEFAULT_ACCOUNT` when the tenant is left without one (messages naming " +
       'no account are then refused), `DEFAULT_ACCOUNT_CHANGED` when it moved to this account.',
     body: accountBody,
-    responses: { 200: json('updated (`created`: false)', accountUpserted), 201: json('created (`created`: true)', accountUpserted) },
+    responses: {
+      200: json('updated (`created`: false)', accountUpserted),
+      201: json('created (`created`: true)', accountUpserted),
+    },
     errors: ['NOT_FOUND'],
   },
   list: {
@@ -43,7 +46,9 @@ export const ACCOUNT_ROUTES = {
     path: '/accounts',
     summary: 'List accounts with their state, usage per limit window and waiting messages',
     query: tenantScopeQuery,
-    responses: { 200: json('the accounts (`has_password` and `has_imap_password` instead of the passwords)', accountList) },
+    responses: {
+      200: json('the accounts (`has_password` and `has_imap_password` instead of the passwords)', accountList),
+    },
   },
   get: {
     ...account,
@@ -135,7 +140,12 @@ export function accountRoutes(accounts: AccountService): Hono<HttpEnv> {
     const id = pathId(c);
     const query = readQuery(c, routes.test.query);
     const timeoutMs = query.timeout_seconds === undefined ? undefined : query.timeout_seconds * 1000;
-    const result = await accounts.test(commandContext(c), query.tenant_id, id, timeoutMs === undefined ? {} : { timeoutMs });
+    const result = await accounts.test(
+      commandContext(c),
+      query.tenant_id,
+      id,
+      timeoutMs === undefined ? {} : { timeoutMs },
+    );
     return c.json(viewConnectionTest(result));
   });
 

@@ -29,7 +29,12 @@ const address = z.string().min(3).max(320);
 const suppressionsQuery = z
   .object({
     tenant_id: tenantScope('required'),
-    after: address.optional().meta({ description: 'The `next` of the previous page: entries after this address.', examples: ['ann@example.net'] }),
+    after: address
+      .optional()
+      .meta({
+        description: 'The `next` of the previous page: entries after this address.',
+        examples: ['ann@example.net'],
+      }),
     prefix: z
       .string()
       .max(320)
@@ -41,7 +46,10 @@ const suppressionsQuery = z
 const suppressionBody = z
   .object({
     tenant_id: tenantScope('required'),
-    address: address.meta({ description: 'The e-mail address to stop sending to (an addr-spec; stored in lower case).', examples: ['ann@example.net'] }),
+    address: address.meta({
+      description: 'The e-mail address to stop sending to (an addr-spec; stored in lower case).',
+      examples: ['ann@example.net'],
+    }),
     reason: z
       .string()
       .max(500)
@@ -54,7 +62,10 @@ const suppressionBody = z
       .positive()
       .nullable()
       .optional()
-      .meta({ description: 'Epoch seconds when the entry lapses by itself; null or absent: until removed.', examples: [1767225600] }),
+      .meta({
+        description: 'Epoch seconds when the entry lapses by itself; null or absent: until removed.',
+        examples: [1767225600],
+      }),
   })
   .strict();
 const suppressionDeleteQuery = z.object({ tenant_id: tenantScope('required') }).strict();
@@ -65,7 +76,8 @@ const bouncesQuery = z
       .enum(['processed', 'unmatched', 'not_bounce'])
       .optional()
       .meta({
-        description: '`processed`: applied to a message of ours; `unmatched`: a bounce no message of ours fits; `not_bounce`: mail that is not a bounce.',
+        description:
+          '`processed`: applied to a message of ours; `unmatched`: a bounce no message of ours fits; `not_bounce`: mail that is not a bounce.',
         examples: ['unmatched'],
       }),
     before: z.coerce
@@ -78,7 +90,13 @@ const bouncesQuery = z
   })
   .strict();
 
-const view = (suppression: { address: string; reason: string | null; source: string; createdAt: number; expiresAt: number | null }) => ({
+const view = (suppression: {
+  address: string;
+  reason: string | null;
+  source: string;
+  createdAt: number;
+  expiresAt: number | null;
+}) => ({
   address: suppression.address,
   reason: suppression.reason,
   source: suppression.source,
@@ -102,7 +120,8 @@ export const BOUNCE_ROUTES = {
     path: '/suppression',
     tag: 'Bounces and suppressions',
     summary: "Add an address to a tenant's suppression list",
-    description: '`tenant_id` is implied by a tenant key. New mail to the address is refused until it is removed or `expires_ts` passes.',
+    description:
+      '`tenant_id` is implied by a tenant key. New mail to the address is refused until it is removed or `expires_ts` passes.',
     access: 'tenant',
     body: suppressionBody,
     responses: { 201: json('added', suppressionAdded) },
@@ -115,7 +134,9 @@ export const BOUNCE_ROUTES = {
     summary: "Remove an address from a tenant's suppression list",
     access: 'tenant',
     // Any text: an address that is not on the list answers 404 whatever it looks like.
-    params: { address: z.string().meta({ description: 'The address to remove, URL-encoded.', examples: ['ann%40example.net'] }) },
+    params: {
+      address: z.string().meta({ description: 'The address to remove, URL-encoded.', examples: ['ann%40example.net'] }),
+    },
     query: suppressionDeleteQuery,
     responses: { 200: json('removed', okOnly) },
     errors: ['NOT_FOUND'],
@@ -141,7 +162,11 @@ export const BOUNCE_ROUTES = {
   },
 } as const satisfies Record<string, RouteDoc>;
 
-export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: BounceLedger; status: () => MailboxStatus[] }): Hono<HttpEnv> {
+export function bounceRoutes(deps: {
+  suppressions: SuppressionService;
+  ledger: BounceLedger;
+  status: () => MailboxStatus[];
+}): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   const routes = BOUNCE_ROUTES;
 
@@ -168,7 +193,11 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
   on(app, routes.unsuppress, async (c) => {
     const query = readQuery(c, routes.unsuppress.query);
     // The router has already decoded the path parameter: decoding again would misread a `%` of the address.
-    await deps.suppressions.remove(commandContext(c), query.tenant_id, validate(routes.unsuppress.params.address, c.req.param('address'), 'address'));
+    await deps.suppressions.remove(
+      commandContext(c),
+      query.tenant_id,
+      validate(routes.unsuppress.params.address, c.req.param('address'), 'address'),
+    );
     return c.json({ ok: true });
   });
 
@@ -182,7 +211,10 @@ export function bounceRoutes(deps: { suppressions: SuppressionService; ledger: B
       before: query.before ?? null,
       limit,
     });
-    return c.json({ bounces: rows.map(viewBounceMessage), next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null });
+    return c.json({
+      bounces: rows.map(viewBounceMessage),
+      next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null,
+    });
   });
 
   on(app, routes.mailboxStatus, (c) => {

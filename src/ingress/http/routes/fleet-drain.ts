@@ -26,8 +26,10 @@ export const FLEET_DRAIN_ROUTES = {
     method: 'post',
     path: '/fleet/drain',
     tag: 'Operations',
-    summary: "Drain this node: refuse intake (503 NODE_DRAINING), finish the sends in flight, move the waiting mail to the fleet's live nodes",
-    description: 'Answers at once (202) with the progress; GET /fleet/drain follows it. Posting again runs another pass over what is left.',
+    summary:
+      "Drain this node: refuse intake (503 NODE_DRAINING), finish the sends in flight, move the waiting mail to the fleet's live nodes",
+    description:
+      'Answers at once (202) with the progress; GET /fleet/drain follows it. Posting again runs another pass over what is left.',
     access: 'admin',
     responses: { 202: json(ANSWER) },
     errors: ['CONFLICT'],
@@ -46,7 +48,8 @@ export const FLEET_DRAIN_ROUTES = {
 export function fleetDrainRoutes(control: FleetDrainControl | null): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   const fleetOnly = (): FleetDrainControl => {
-    if (control === null) throw new AppError('CONFLICT', 'this node is not in a fleet: there is no other node to drain to');
+    if (control === null)
+      throw new AppError('CONFLICT', 'this node is not in a fleet: there is no other node to drain to');
     return control;
   };
   on(app, FLEET_DRAIN_ROUTES.start, (c) => {

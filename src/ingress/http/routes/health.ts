@@ -38,7 +38,10 @@ export const HEALTH_ROUTES = {
  * `details` adds what an operator wants to see beside readiness without it
  * deciding readiness (the event mirror: NATS away does not stop intake).
  */
-export function healthRoutes(checks: readonly ReadinessCheck[], details: () => Record<string, unknown> = () => ({})): Hono<HttpEnv> {
+export function healthRoutes(
+  checks: readonly ReadinessCheck[],
+  details: () => Record<string, unknown> = () => ({}),
+): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
   on(app, HEALTH_ROUTES.health, (c) => c.json({ status: 'ok' }));
   on(app, HEALTH_ROUTES.ready, (c) => {

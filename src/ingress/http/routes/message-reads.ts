@@ -25,7 +25,8 @@ const listQuery = z
       .enum(['newest', 'next_attempt'])
       .optional()
       .meta({
-        description: '`newest` first (the default), or `next_attempt`: waiting messages by their next attempt, soonest first.',
+        description:
+          '`newest` first (the default), or `next_attempt`: waiting messages by their next attempt, soonest first.',
         examples: ['next_attempt'],
       }),
     limit: z.coerce
@@ -39,7 +40,10 @@ const listQuery = z
       .string()
       .max(4000)
       .optional()
-      .meta({ description: "The `next_cursor` of the previous page, unchanged (in fleet mode it holds each node's position).", examples: ['eyJwayI6MTIzNH0'] }),
+      .meta({
+        description: "The `next_cursor` of the previous page, unchanged (in fleet mode it holds each node's position).",
+        examples: ['eyJwayI6MTIzNH0'],
+      }),
   })
   .strict();
 
@@ -62,7 +66,12 @@ export const MESSAGE_READ_ROUTES = {
     method: 'get',
     path: '/messages/{id}',
     summary: "A message's state, its event timeline and why it waits",
-    params: { id: clientId.meta({ description: 'The client id of the message (its `id` at submission).', examples: ['inv-2025-001'] }) },
+    params: {
+      id: clientId.meta({
+        description: 'The client id of the message (its `id` at submission).',
+        examples: ['inv-2025-001'],
+      }),
+    },
     query: tenantParams,
     responses: {
       200: json('the message, its timeline, why it waits and its PEC receipts (see GET /pec-receipts)', messageDetail),
@@ -92,10 +101,17 @@ export function registerMessageReads(app: Hono<HttpEnv>, deps: MessageReadDeps):
     // Fleet mode: every node's page merged, the cursor holding each node's position, missing nodes named.
     if (deps.fleet) {
       const found = await deps.fleet.search(commandContext(c), asked, query.cursor);
-      return c.json({ messages: found.messages.map(viewMessageSummary), next_cursor: found.nextCursor, missing_nodes: found.missingNodes });
+      return c.json({
+        messages: found.messages.map(viewMessageSummary),
+        next_cursor: found.nextCursor,
+        missing_nodes: found.missingNodes,
+      });
     }
     const found = deps.search.find({ ...asked, after: query.cursor === undefined ? null : decodeCursor(query.cursor) });
-    return c.json({ messages: found.messages.map(viewMessageSummary), next_cursor: found.next === null ? null : encodeCursor(found.next) });
+    return c.json({
+      messages: found.messages.map(viewMessageSummary),
+      next_cursor: found.next === null ? null : encodeCursor(found.next),
+    });
   });
 
   on(app, routes.detail, async (c) => {

@@ -10,7 +10,14 @@ import type { SubmissionService } from '../../../core/message/index.js';
 import type { IntakeTelemetry } from '../../../core/index.js';
 import type { CommandContext } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
-import { addMessagesDocumented, batchParams, cleanupParams, deleteIdsParams, resendIdsParams, tenantParams } from '../message-schemas.js';
+import {
+  addMessagesDocumented,
+  batchParams,
+  cleanupParams,
+  deleteIdsParams,
+  resendIdsParams,
+  tenantParams,
+} from '../message-schemas.js';
 import { BULK_MAX, bulkParams, idsOf, isSet, retryNowParams } from '../message-filter-schemas.js';
 import { requestBody } from '../request-body.js';
 import { readJson, requireJson, validate } from '../request-input.js';
@@ -65,8 +72,18 @@ const BATCH = 'A `batch_code` absent or `*` means the whole tenant.';
 
 export const MESSAGE_ROUTES = {
   addMessages: { ...addMessagesDoc, path: '/add-messages' },
-  addMessagesCommand: { ...addMessagesDoc, path: '/commands/add-messages', summary: 'Submit messages (the same as POST /add-messages)' },
-  runNow: { ...commandDoc, path: '/commands/run-now', summary: 'Wake the dispatcher', body: tenantParams, responses: done(runNowResult) },
+  addMessagesCommand: {
+    ...addMessagesDoc,
+    path: '/commands/add-messages',
+    summary: 'Submit messages (the same as POST /add-messages)',
+  },
+  runNow: {
+    ...commandDoc,
+    path: '/commands/run-now',
+    summary: 'Wake the dispatcher',
+    body: tenantParams,
+    responses: done(runNowResult),
+  },
   suspend: {
     ...commandDoc,
     path: '/commands/suspend',
@@ -75,7 +92,14 @@ export const MESSAGE_ROUTES = {
     body: batchParams,
     responses: done(suspendResult),
   },
-  activate: { ...commandDoc, path: '/commands/activate', summary: 'Lift a suspension', description: BATCH, body: batchParams, responses: done(activateResult) },
+  activate: {
+    ...commandDoc,
+    path: '/commands/activate',
+    summary: 'Lift a suspension',
+    description: BATCH,
+    body: batchParams,
+    responses: done(activateResult),
+  },
   deleteMessages: {
     ...commandDoc,
     path: '/commands/delete-messages',
@@ -83,7 +107,13 @@ export const MESSAGE_ROUTES = {
     body: deleteIdsParams,
     responses: done(deleteResult),
   },
-  resend: { ...commandDoc, path: '/commands/resend', summary: 'Send messages again', body: resendIdsParams, responses: done(resendResult) },
+  resend: {
+    ...commandDoc,
+    path: '/commands/resend',
+    summary: 'Send messages again',
+    body: resendIdsParams,
+    responses: done(resendResult),
+  },
   retryNow: {
     ...commandDoc,
     path: '/commands/retry-now',
@@ -147,7 +177,10 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
   const { commands } = deps;
   const routes = MESSAGE_ROUTES;
   /** A command route: parameters validated by its documented schema, its result answered with `ok: true`. */
-  const command = <S extends z.ZodType>(doc: RouteDoc & { body: S }, run: (ctx: CommandContext, params: z.output<S>) => object | Promise<object>): void => {
+  const command = <S extends z.ZodType>(
+    doc: RouteDoc & { body: S },
+    run: (ctx: CommandContext, params: z.output<S>) => object | Promise<object>,
+  ): void => {
     on(app, doc, async (c) => c.json({ ok: true, ...(await run(commandContext(c), await readParams(c, doc.body))) }));
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
@@ -160,7 +193,10 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
     const fleet = deps.fleet;
     if (fleet === null || fleet === undefined) return command(doc, run);
     on(app, doc, async (c) =>
-      c.json({ ok: true, ...(await fleet.command(commandContext(c), name, (await readParams(c, doc.body)) as Record<string, unknown>)) }),
+      c.json({
+        ok: true,
+        ...(await fleet.command(commandContext(c), name, (await readParams(c, doc.body)) as Record<string, unknown>)),
+      }),
     );
   };
   // Suspensions are shared configuration: in fleet mode the bucket carries them to every node.
@@ -173,9 +209,18 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
 
   on(app, routes.bulk, async (c) => {
     const p = await readParams(c, routes.bulk.body);
-    const request = { action: p.action, tenantId: p.tenant_id, allTenants: isSet(p.all_tenants), max: p.max ?? BULK_MAX, filter: filterFields(p) };
+    const request = {
+      action: p.action,
+      tenantId: p.tenant_id,
+      allTenants: isSet(p.all_tenants),
+      max: p.max ?? BULK_MAX,
+      filter: filterFields(p),
+    };
     const ctx = commandContext(c);
-    return c.json({ ok: true, ...(isSet(p.dry_run) ? viewBulkPreview(deps.bulk.preview(ctx, request)) : await deps.bulk.run(ctx, request)) });
+    return c.json({
+      ok: true,
+      ...(isSet(p.dry_run) ? viewBulkPreview(deps.bulk.preview(ctx, request)) : await deps.bulk.run(ctx, request)),
+    });
   });
 }
 

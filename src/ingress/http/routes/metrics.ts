@@ -14,7 +14,8 @@ export const METRICS_ROUTES = {
     method: 'get',
     path: '/metrics',
     tag: 'Operations',
-    summary: 'Prometheus metrics: outbox, mirror, reports, bounce mailboxes, sending counters, pending messages and the process',
+    summary:
+      'Prometheus metrics: outbox, mirror, reports, bounce mailboxes, sending counters, pending messages and the process',
     description:
       'Also open to the metrics token (`[http] metrics_token`), which a Prometheus server can hold instead of the admin token: it opens this route only, every other route answers it 403.',
     access: 'admin',

@@ -29,7 +29,8 @@ export const OPENAPI_ROUTES = {
 } as const satisfies Record<string, RouteDoc>;
 
 // Inline style only: nothing loaded from elsewhere, no script at all.
-const PAGE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const PAGE_POLICY =
+  "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
 /** Built on first use, once: a daemon nobody asks for its docs never pays for the conversion. */
 export function openapiRoutes(routes: readonly RouteDoc[], webhooks: readonly WebhookDoc[] = []): Hono<HttpEnv> {

@@ -43,7 +43,10 @@ const rawQuery = z.object({ tenant_id: tenantScope('every tenant') }).strict();
 const receiptId = z
   .string()
   .regex(/^[0-9a-f-]{36}$/, 'a receipt id (UUID)')
-  .meta({ description: 'The `receipt_id` of the receipt (a UUID).', examples: ['0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'] });
+  .meta({
+    description: 'The `receipt_id` of the receipt (a UUID).',
+    examples: ['0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'],
+  });
 
 export const PEC_ROUTES = {
   receipts: {
@@ -83,7 +86,12 @@ export function pecRoutes(deps: { receipts: PecReceiptReader }): Hono<HttpEnv> {
     const query = readQuery(c, routes.receipts.query);
     const limit = query.limit ?? 100;
     const tenantId = scopeTenantOrAll(c.get('principal'), query.tenant_id);
-    const rows = deps.receipts.list({ tenantId, clientId: query.message_id ?? null, before: query.before ?? null, limit });
+    const rows = deps.receipts.list({
+      tenantId,
+      clientId: query.message_id ?? null,
+      before: query.before ?? null,
+      limit,
+    });
     return c.json({
       receipts: rows.map(({ seq: _seq, ...receipt }) => viewPecReceipt(receipt)),
       next: rows.length === limit ? (rows[rows.length - 1]?.seq ?? null) : null,
@@ -103,7 +111,10 @@ export function pecRoutes(deps: { receipts: PecReceiptReader }): Hono<HttpEnv> {
 }
 
 /** A receipt's bytes exactly as the mailbox held them (no copy), with their digest and whether they are whole: the API's and the console's download. */
-export function receiptResponse<E extends Env>(c: Context<E>, found: { receipt: PecReceiptListing; raw: Buffer }): Response {
+export function receiptResponse<E extends Env>(
+  c: Context<E>,
+  found: { receipt: PecReceiptListing; raw: Buffer },
+): Response {
   return c.body(found.raw as unknown as Uint8Array<ArrayBuffer>, 200, {
     'content-type': 'message/rfc822',
     'content-disposition': `attachment; filename="pec-receipt-${found.receipt.receiptId}.eml"`,

@@ -61,7 +61,9 @@ export const SYNC_STATUS_ROUTES = {
     access: 'tenant',
     params,
     query: reportLogQuery,
-    responses: { 200: json('`{"report_log":[{"report_id":"...","at_ts":1767225600,"ok":false,"http_status":503,...}]}`') },
+    responses: {
+      200: json('`{"report_log":[{"report_id":"...","at_ts":1767225600,"ok":false,"http_status":503,...}]}`'),
+    },
     errors: ['NOT_FOUND'],
   },
 } as const satisfies Record<string, RouteDoc>;

@@ -9,7 +9,14 @@ import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { deleteQuery, identifier, rotateKeyBody, tenantCreateBody, tenantUpdateBody } from '../schemas.js';
 import { okOnly } from '../view-schemas/field.js';
-import { issuedKey, signingSecret, tenantAnswer, tenantCreated, tenantList, tenantUpdated } from '../view-schemas/tenant.js';
+import {
+  issuedKey,
+  signingSecret,
+  tenantAnswer,
+  tenantCreated,
+  tenantList,
+  tenantUpdated,
+} from '../view-schemas/tenant.js';
 import { viewIssuedKey, viewSigningSecret } from '../views/tenant-view.js';
 
 export function commandContext(c: Context<HttpEnv>): CommandContext {
@@ -25,12 +32,19 @@ export const TENANT_ROUTES = {
     method: 'post',
     path: '/tenant',
     summary: 'Create a tenant',
-    description: 'The response holds `api_key` once, and `client_signing_secret` once when it was generated (omitted from the body).',
+    description:
+      'The response holds `api_key` once, and `client_signing_secret` once when it was generated (omitted from the body).',
     body: tenantCreateBody,
     responses: { 201: json('created: the tenant and its API key, shown once', tenantCreated) },
     errors: ['CONFLICT'],
   },
-  list: { ...tenant, method: 'get', path: '/tenants', summary: 'List tenants (secrets never shown)', responses: { 200: json('every tenant', tenantList) } },
+  list: {
+    ...tenant,
+    method: 'get',
+    path: '/tenants',
+    summary: 'List tenants (secrets never shown)',
+    responses: { 200: json('every tenant', tenantList) },
+  },
   get: {
     ...tenant,
     method: 'get',
@@ -100,7 +114,12 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     const input = await readBody(c, routes.create.body);
     const { tenant, key, signingSecret } = await tenants.create(commandContext(c), input);
     return c.json(
-      { ok: true, tenant: viewTenant(tenant), api_key: key.apiKey, ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }) },
+      {
+        ok: true,
+        tenant: viewTenant(tenant),
+        api_key: key.apiKey,
+        ...(signingSecret === null ? {} : { client_signing_secret: signingSecret }),
+      },
       201,
     );
   });
@@ -113,7 +132,9 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     const id = pathId(c);
     const input = await readBody(c, routes.update.body);
     if (input.id !== undefined && input.id !== id) {
-      throw new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path: 'id', message: 'must match the tenant id in the path' }] });
+      throw new AppError('VALIDATION_FAILED', 'invalid request body', {
+        details: [{ path: 'id', message: 'must match the tenant id in the path' }],
+      });
     }
     return c.json({ ok: true, tenant: viewTenant(await tenants.update(commandContext(c), id, input.fields)) });
   });
@@ -131,7 +152,9 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     return c.json({ ok: true, ...viewIssuedKey(await tenants.rotateKey(commandContext(c), id, input)) });
   });
 
-  on(app, routes.rotateSigningSecret, async (c) => c.json({ ok: true, ...viewSigningSecret(await tenants.rotateSigningSecret(commandContext(c), pathId(c))) }));
+  on(app, routes.rotateSigningSecret, async (c) =>
+    c.json({ ok: true, ...viewSigningSecret(await tenants.rotateSigningSecret(commandContext(c), pathId(c))) }),
+  );
 
   return app;
 }

@@ -49,7 +49,12 @@ export const WEBHOOK_ROUTES = {
   },
 } as const satisfies Record<string, RouteDoc>;
 
-const CODES: Record<number, HttpErrorCode> = { 400: 'VALIDATION_FAILED', 401: 'WEBHOOK_UNVERIFIED', 404: 'NOT_FOUND', 503: 'UNAVAILABLE' };
+const CODES: Record<number, HttpErrorCode> = {
+  400: 'VALIDATION_FAILED',
+  401: 'WEBHOOK_UNVERIFIED',
+  404: 'NOT_FOUND',
+  503: 'UNAVAILABLE',
+};
 
 export function webhookRoutes(webhooks: WebhookReceiver): Hono<HttpEnv> {
   const app = new Hono<HttpEnv>();
@@ -61,7 +66,10 @@ export function webhookRoutes(webhooks: WebhookReceiver): Hono<HttpEnv> {
     });
     if (!outcome.ok) {
       const { status, code, message } = outcome.problem;
-      throw new AppError<HttpErrorCode>(CODES[status] ?? 'WEBHOOK_UNVERIFIED', message, { details: { reason: code }, transient: status === 503 });
+      throw new AppError<HttpErrorCode>(CODES[status] ?? 'WEBHOOK_UNVERIFIED', message, {
+        details: { reason: code },
+        transient: status === 503,
+      });
     }
     return c.json({ ok: true, ...outcome.settlement, confirmed: outcome.confirmed });
   });

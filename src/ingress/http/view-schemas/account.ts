@@ -10,7 +10,11 @@ import { field, isoInstant, nullableSeconds, nullableText, ok, seconds } from '.
 
 const tlsMode = (description: string) => field(z.enum(['implicit', 'starttls', 'none']), description, 'starttls');
 const limit = (per: string, example: number | null) =>
-  field(z.number().int().nullable(), `At most this many messages per UTC ${per} through this account; null: no limit.`, example);
+  field(
+    z.number().int().nullable(),
+    `At most this many messages per UTC ${per} through this account; null: no limit.`,
+    example,
+  );
 const count = (description: string, example: number) => field(z.number().int(), description, example);
 
 const window = (per: string) =>
@@ -82,20 +86,38 @@ const accountView = z.object({
   limit_per_minute: limit('minute', 60),
   limit_per_hour: limit('hour', null),
   limit_per_day: limit('day', null),
-  limit_behavior: field(z.enum(['defer', 'reject']), 'Over a limit: `defer` holds the message, `reject` ends it in error.', 'defer'),
+  limit_behavior: field(
+    z.enum(['defer', 'reject']),
+    'Over a limit: `defer` holds the message, `reject` ends it in error.',
+    'defer',
+  ),
   max_connections: count('Connections open to the relay at once, at most.', 5),
   max_messages_per_connection: count('Messages over one connection before a new one is opened.', 100),
   is_default: field(z.boolean(), "The tenant's default account (used by a message without `account_id`).", true),
   is_pec: field(z.boolean(), 'A PEC (certified mail) account, whose receipts are read from its IMAP mailbox.', false),
   imap_host: nullableText('The IMAP server of its mailbox; null: no mailbox.', null),
   imap_port: field(z.number().int().nullable(), 'The IMAP port; null: no mailbox.', null),
-  imap_tls_mode: field(z.enum(['implicit', 'starttls', 'none']).nullable(), 'TLS of the IMAP connection; null: no mailbox.', null),
+  imap_tls_mode: field(
+    z.enum(['implicit', 'starttls', 'none']).nullable(),
+    'TLS of the IMAP connection; null: no mailbox.',
+    null,
+  ),
   imap_user: nullableText("The IMAP login; null: the relay's `user`, or no mailbox.", null),
   has_imap_password: field(z.boolean(), 'Whether an IMAP password of its own is stored (never shown).', false),
   imap_folder: nullableText('The folder receipts are read from; null: no mailbox.', null),
-  provider: nullableText("The relay's provider whose webhooks report on its mail (`ses`, `sendgrid`, `mailgun`, `postmark`); null: none.", 'mailgun'),
-  webhook_path: nullableText("Where to point that provider's webhooks (on this daemon's HTTP address); null: no provider.", '/webhooks/mailgun/acme'),
-  state: field(z.enum(['active', 'paused']), '`paused` after an AUTH or TLS failure of the relay: its mail waits until the account is saved again.', 'active'),
+  provider: nullableText(
+    "The relay's provider whose webhooks report on its mail (`ses`, `sendgrid`, `mailgun`, `postmark`); null: none.",
+    'mailgun',
+  ),
+  webhook_path: nullableText(
+    "Where to point that provider's webhooks (on this daemon's HTTP address); null: no provider.",
+    '/webhooks/mailgun/acme',
+  ),
+  state: field(
+    z.enum(['active', 'paused']),
+    '`paused` after an AUTH or TLS failure of the relay: its mail waits until the account is saved again.',
+    'active',
+  ),
   paused_at: field(z.string().nullable(), 'When it was paused, ISO 8601 UTC; null while active.', null),
   paused_reason: nullableText('Why it was paused (the relay answer); null while active.', null),
   created_at: isoInstant('When the account was created'),
@@ -119,14 +141,21 @@ const accountView = z.object({
     z
       .object({
         text: field(z.string(), 'The error: the relay reply or the connection failure.', '451 4.3.0 try again later'),
-        reply_code: field(z.number().int().nullable(), 'The SMTP reply code; null when the connection failed before one.', 451),
+        reply_code: field(
+          z.number().int().nullable(),
+          'The SMTP reply code; null when the connection failed before one.',
+          451,
+        ),
         at_ts: seconds('When the attempt failed', 1763999990),
       })
       .nullable(),
     'GET only: the last failed attempt (kept after a later success; in memory, empty after a restart), or null.',
     activityExample.last_error,
   ).optional(),
-  last_success_ts: nullableSeconds('GET only: the last message it handed off (in memory, empty after a restart)', 1764000001).optional(),
+  last_success_ts: nullableSeconds(
+    'GET only: the last message it handed off (in memory, empty after a restart)',
+    1764000001,
+  ).optional(),
 }) satisfies z.ZodType<AccountActivityView>;
 
 const account = field(accountView, 'The account, without secrets.', ACCOUNT_EXAMPLE);
@@ -139,7 +168,11 @@ const warnings = field(
         '`NO_DEFAULT_ACCOUNT`: the tenant is left without a default account (messages naming no account are refused); `DEFAULT_ACCOUNT_CHANGED`: the default moved.',
         'DEFAULT_ACCOUNT_CHANGED',
       ),
-      message: field(z.string(), 'The same in words.', 'messages of tenant acme that name no account now go through second (before: main)'),
+      message: field(
+        z.string(),
+        'The same in words.',
+        'messages of tenant acme that name no account now go through second (before: main)',
+      ),
     }) satisfies z.ZodType<AccountWarning>,
   ),
   "What the change did to the tenant's default account; empty when nothing.",
@@ -153,7 +186,11 @@ export const accountUpserted = z.object({
   warnings,
 });
 export const accountDeleted = z.object({ ok, warnings });
-export const accountAnswer = z.object({ account: field(accountView, 'The account with what it is doing now.', { ...ACCOUNT_EXAMPLE, ...activityExample }) });
+export const accountAnswer = z.object({
+  account: field(accountView, 'The account with what it is doing now.', { ...ACCOUNT_EXAMPLE, ...activityExample }),
+});
 export const accountList = z.object({
-  accounts: field(z.array(accountView), 'The accounts with their state, usage and waiting mail.', [{ ...ACCOUNT_EXAMPLE, ...activityExample }]),
+  accounts: field(z.array(accountView), 'The accounts with their state, usage and waiting mail.', [
+    { ...ACCOUNT_EXAMPLE, ...activityExample },
+  ]),
 });

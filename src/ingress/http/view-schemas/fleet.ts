@@ -6,7 +6,11 @@
 import { z } from 'zod';
 import { field } from './field.js';
 
-export const nodeIdField = field(z.string(), 'Fleet mode: the node that holds the message (absent for a single node).', 'n2');
+export const nodeIdField = field(
+  z.string(),
+  'Fleet mode: the node that holds the message (absent for a single node).',
+  'n2',
+);
 
 export const missingNodes = field(
   z.array(z.string()),
@@ -17,7 +21,10 @@ export const missingNodes = field(
 export const commandNodes = field(
   z.record(z.string(), z.record(z.string(), z.unknown())),
   "Fleet mode: each node's own answer to the command (the fields above, or `error` with `code` and `message`); absent for a single node.",
-  { n1: { deleted: [], not_found: ['inv-2025-001'], in_flight: [] }, n2: { deleted: ['inv-2025-001'], not_found: [], in_flight: [] } },
+  {
+    n1: { deleted: [], not_found: ['inv-2025-001'], in_flight: [] },
+    n2: { deleted: ['inv-2025-001'], not_found: [], in_flight: [] },
+  },
 );
 
 /** The fields a command's answer gains in fleet mode. */

@@ -12,7 +12,8 @@ import { missingNodes, nodeIdField } from './fleet.js';
 import { handoffState, messageStatus, priorityField } from './message.js';
 
 const count = (description: string, example: number) => field(z.number().int(), description, example);
-const nullableInt = (description: string, example: number | null) => field(z.number().int().nullable(), description, example);
+const nullableInt = (description: string, example: number | null) =>
+  field(z.number().int().nullable(), description, example);
 
 const MESSAGE_EXAMPLE: MessageView = {
   pk: 1234,
@@ -74,7 +75,10 @@ const message = z.object({
   rcpt_to: field(z.array(z.string()), 'The envelope recipients.', ['ann@example.net']),
   subject: nullableText('The Subject.', 'Your invoice 2025-001'),
   message_id: nullableText('The Message-ID header.', '<inv-2025-001@acme.example>'),
-  size_bytes: count('Its size as stored, bytes (attachments fetched at sending time not counted, inline base64 ones are).', 48213),
+  size_bytes: count(
+    'Its size as stored, bytes (attachments fetched at sending time not counted, inline base64 ones are).',
+    48213,
+  ),
   created_ts: seconds('When it was accepted', 1764000000),
   updated_ts: seconds('When its state last changed', 1764000061),
   next_attempt_ts: nullableSeconds('When it is next tried, while waiting', null),
@@ -98,7 +102,10 @@ const message = z.object({
   bounce_reported_ts: nullableSeconds('When the client acknowledged the report of the bounce', null),
   complaint_ts: nullableSeconds("When a recipient's complaint (ARF feedback report) was read", null),
   complaint_type: nullableText('The feedback type of the complaint (`abuse`, ...).', null),
-  provider_message_id: nullableText("The relay provider's id of the message, from its 250 reply (`250 Ok <id>`, `queued as <id>`); null: it named none.", null),
+  provider_message_id: nullableText(
+    "The relay provider's id of the message, from its 250 reply (`250 Ok <id>`, `queued as <id>`); null: it named none.",
+    null,
+  ),
   provider_state: nullableText(
     "What the relay's provider last reported by webhook, by rank (`accepted` < `soft_bounced` < `delivered`, `bounced`, `dropped`, `complaint`); null: nothing yet.",
     null,
@@ -122,13 +129,19 @@ const EVENT_EXAMPLE: MessageEventView = {
 };
 
 const event = z.object({
-  event_type: field(z.string(), 'What happened: `queued`, `sending`, `deferred`, `sent`, `error`, `expired`, `bounced`, `reported`, `resent`, ...', 'deferred'),
+  event_type: field(
+    z.string(),
+    'What happened: `queued`, `sending`, `deferred`, `sent`, `error`, `expired`, `bounced`, `reported`, `resent`, ...',
+    'deferred',
+  ),
   ts: seconds('When', 1764000000),
   attempt: count("The message's attempt count when it happened (0 before the first attempt).", 1),
   reply_code: nullableInt('The SMTP reply code, when the relay answered.', 451),
   enhanced_status: nullableText('The enhanced status code, when given.', '4.3.0'),
   text: nullableText('The relay answer or a note.', '451 4.3.0 try again later'),
-  data: field(z.record(z.string(), z.unknown()).nullable(), "The event's own data (JSON).", { next_attempt_ts: 1764000060 }),
+  data: field(z.record(z.string(), z.unknown()).nullable(), "The event's own data (JSON).", {
+    next_attempt_ts: 1764000060,
+  }),
 }) satisfies z.ZodType<MessageEventView>;
 
 const WHY_EXAMPLE: WaitingView = {
@@ -165,7 +178,11 @@ const why = z.object({
           'What holds it, stable.',
           'retry_backoff',
         ),
-        message: field(z.string(), 'The same in words.', 'attempt 1 was refused for now (451 4.3.0 try again later); next attempt at 2025-11-24T16:01:00.000Z'),
+        message: field(
+          z.string(),
+          'The same in words.',
+          'attempt 1 was refused for now (451 4.3.0 try again later); next attempt at 2025-11-24T16:01:00.000Z',
+        ),
         until_ts: nullableSeconds('When it stops holding by itself; null when it takes an operator', 1764000060),
       }),
     ),
@@ -177,11 +194,19 @@ const why = z.object({
 
 /** A PEC receipt as GET /pec-receipts and a message's `pec_receipts` list it. */
 export const receipt = z.object({
-  receipt_id: field(z.string(), 'The receipt id (GET /pec-receipts/{receipt_id}/raw).', '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b'),
+  receipt_id: field(
+    z.string(),
+    'The receipt id (GET /pec-receipts/{receipt_id}/raw).',
+    '0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+  ),
   tenant_id: field(z.string(), 'The tenant.', 'acme'),
   account_id: field(z.string(), 'The PEC account whose mailbox held it.', 'pec'),
   message_id: nullableText('The client id of the message it is about; null when none of ours fits.', 'atto-2025-17'),
-  receipt_type: field(z.string(), 'The X-Ricevuta type: `accettazione`, `avvenuta-consegna`, `errore-consegna`, ...', 'avvenuta-consegna'),
+  receipt_type: field(
+    z.string(),
+    'The X-Ricevuta type: `accettazione`, `avvenuta-consegna`, `errore-consegna`, ...',
+    'avvenuta-consegna',
+  ),
   recognised_by: field(z.string(), 'How it was recognised: `header`, `daticert` or `subject`.', 'header'),
   matched_by: nullableText('How it was tied to the message: `mail_id`, `message_id` or `identificativo`.', 'mail_id'),
   recipient: nullableText('The recipient it is about.', 'ann@pec.example.it'),
@@ -195,8 +220,16 @@ export const receipt = z.object({
   issued_ts: nullableSeconds('When the provider issued it (its certified time)', 1764000100),
   received_ts: seconds('When it was read from the mailbox', 1764000120),
   size_bytes: count('Its size, bytes.', 8123),
-  complete: field(z.boolean(), 'False when it was larger than `[pec] max_receipt_bytes` and only its first bytes were kept.', true),
-  sha256: field(z.string(), 'SHA-256 of its bytes, hex.', 'a3f5c0e1b2d4968877665544332211000ffeeddccbbaa99887766554433221100'),
+  complete: field(
+    z.boolean(),
+    'False when it was larger than `[pec] max_receipt_bytes` and only its first bytes were kept.',
+    true,
+  ),
+  sha256: field(
+    z.string(),
+    'SHA-256 of its bytes, hex.',
+    'a3f5c0e1b2d4968877665544332211000ffeeddccbbaa99887766554433221100',
+  ),
 }) satisfies z.ZodType<PecReceiptView>;
 
 export const messageDetail = z.object({

@@ -19,7 +19,11 @@ const tenantId = field(z.string(), 'The tenant.', 'acme');
 
 export const STATUS_TEXT =
   '`queued` (waiting), `deferred` (waiting for a retry or its `deferred_ts`), `sending` (handed to the relay), `sent`, `error` (failed or expired for good), `suspended` (held by a suspension), `bounced` (sent, then returned)';
-export const messageStatus = field(z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]]), STATUS_TEXT, 'sent');
+export const messageStatus = field(
+  z.enum(MESSAGE_STATUSES as [MessageStatus, ...MessageStatus[]]),
+  STATUS_TEXT,
+  'sent',
+);
 export const handoffState = field(
   z.enum(['queued', 'deferred', 'sending', 'sent', 'error']),
   'The delivery state alone, without suspension or bounce (see `status`).',
@@ -30,22 +34,40 @@ export const priorityField = field(z.literal([0, 1, 2, 3]), 'Priority: 0 immedia
 const rejection = z.object({
   index: count('Its position in `messages`, from 0.', 1),
   id: nullableText('Its `id`, or null when it had none readable.', 'inv-2025-002'),
-  reason: field(z.string(), 'Why, for people (the text genro clients read).', 'to: at least one recipient (to, cc or bcc) is required'),
-  code: field(z.enum(REJECTION_CODES as [RejectionCode, ...RejectionCode[]]), 'Why, stable: match on this.', 'INVALID_MESSAGE'),
+  reason: field(
+    z.string(),
+    'Why, for people (the text genro clients read).',
+    'to: at least one recipient (to, cc or bcc) is required',
+  ),
+  code: field(
+    z.enum(REJECTION_CODES as [RejectionCode, ...RejectionCode[]]),
+    'Why, stable: match on this.',
+    'INVALID_MESSAGE',
+  ),
 }) satisfies z.ZodType<RejectionView>;
 
 export const addMessagesResult = z.object({
   ok,
   queued: count("Messages accepted and committed (fsync'd) before this answer.", 1),
   rejected: field(z.array(rejection), 'The messages not accepted, each with its reason; the others are queued.', [
-    { index: 1, id: 'inv-2025-002', reason: 'to: at least one recipient (to, cc or bcc) is required', code: 'INVALID_MESSAGE' },
+    {
+      index: 1,
+      id: 'inv-2025-002',
+      reason: 'to: at least one recipient (to, cc or bcc) is required',
+      code: 'INVALID_MESSAGE',
+    },
   ]),
 });
 
 const batchCode = field(z.string(), 'The batch acted on; `*`: the whole tenant.', 'newsletter-2025-05');
-const suspensions = ids("The tenant's suspended batch codes after the command (`*`: the whole tenant).", ['newsletter-2025-05']);
+const suspensions = ids("The tenant's suspended batch codes after the command (`*`: the whole tenant).", [
+  'newsletter-2025-05',
+]);
 
-export const runNowResult = z.object({ ok, woken: field(z.literal(true), 'The dispatcher was asked to look for due mail now.', true) });
+export const runNowResult = z.object({
+  ok,
+  woken: field(z.literal(true), 'The dispatcher was asked to look for due mail now.', true),
+});
 export const suspendResult = z.object({
   ok,
   batch_code: batchCode,
@@ -127,9 +149,10 @@ export const retryNowResult = z.object({
   ok,
   retried: ids('Ids made due now; the dispatcher was woken.', ['inv-2025-001']),
   not_found: ids('Ids of no message of the tenant.', []),
-  not_applicable: ids('Ids not waiting for a later attempt (sent, failed, in flight, already due, or held by a suspension): left as they are.', [
-    'inv-2025-003',
-  ]),
+  not_applicable: ids(
+    'Ids not waiting for a later attempt (sent, failed, in flight, already due, or held by a suspension): left as they are.',
+    ['inv-2025-003'],
+  ),
 });
 
 const bulkAction = field(z.enum(BULK_ACTIONS), 'The action asked for.', 'resend');
@@ -153,6 +176,8 @@ const bulkRun = z.object({
   done: count('Messages acted on.', 37),
   not_applicable: count('Found but not in a state the action applies to (in flight, already sent, ...).', 3),
   remaining: count('Still applicable after the run: more than `max`, or arrived meanwhile.', 0),
-  suspensions: ids("suspend and activate: the tenant's suspended batch codes afterwards.", ['newsletter-2025-05']).optional(),
+  suspensions: ids("suspend and activate: the tenant's suspended batch codes afterwards.", [
+    'newsletter-2025-05',
+  ]).optional(),
 }) satisfies z.ZodType<BulkResult & { ok: true }>;
 export const bulkResult = z.union([bulkPreview, bulkRun]);

@@ -10,14 +10,21 @@ import { field, nullableSeconds, nullableText } from './field.js';
 
 const count = (description: string, example: number) => field(z.number().int(), description, example);
 const waitingStatuses = <T extends z.ZodType>(value: (status: string, example: number) => T) =>
-  z.object({ queued: value('queued', 5), deferred: value('deferred', 6), sending: value('sending', 1), suspended: value('suspended', 0) });
+  z.object({
+    queued: value('queued', 5),
+    deferred: value('deferred', 6),
+    sending: value('sending', 1),
+    suspended: value('suspended', 0),
+  });
 
 const QUEUE_EXAMPLE: QueueOverview = {
   waiting: 12,
   by_status: { queued: 5, deferred: 6, sending: 1, suspended: 0 },
   by_priority: { 0: 0, 1: 2, 2: 10, 3: 0 },
   by_tenant: [{ tenant_id: 'acme', waiting: 12 }],
-  by_account: [{ tenant_id: 'acme', account_id: 'main', waiting: 12, by_status: { queued: 5, deferred: 6, sending: 1 } }],
+  by_account: [
+    { tenant_id: 'acme', account_id: 'main', waiting: 12, by_status: { queued: 5, deferred: 6, sending: 1 } },
+  ],
   oldest_due: { tenant_id: 'acme', id: 'inv-2025-001', account_id: 'main', due_ts: 1764000000, overdue_seconds: 42 },
 };
 
@@ -39,7 +46,9 @@ const queue = z.object({
     QUEUE_EXAMPLE.by_priority,
   ),
   by_tenant: field(
-    z.array(z.object({ tenant_id: field(z.string(), 'The tenant.', 'acme'), waiting: count('Its waiting messages.', 12) })),
+    z.array(
+      z.object({ tenant_id: field(z.string(), 'The tenant.', 'acme'), waiting: count('Its waiting messages.', 12) }),
+    ),
     'Waiting messages per tenant, busiest first.',
     QUEUE_EXAMPLE.by_tenant,
   ),
@@ -92,10 +101,22 @@ export const statusAnswer = z.object({
       max_bytes: null,
     },
   ),
-  relays: health("connections `open` to the accounts' relays and `in_use`, in total and per account.", { open: 2, in_use: 1, accounts: [] }),
+  relays: health("connections `open` to the accounts' relays and `in_use`, in total and per account.", {
+    open: 2,
+    in_use: 1,
+    accounts: [],
+  }),
   threads: health('the worker threads: `parser` true when its threads run, null without threads.', { parser: true }),
-  reports: health('delivery reports: `tenants`, `failing` (tenant ids), `backlog`.', { tenants: 3, failing: [], backlog: 0 }),
-  bounce: field(z.array(z.unknown()), "Admin token only: each bounce mailbox poller's state (as GET /bounce/status).", []).optional(),
+  reports: health('delivery reports: `tenants`, `failing` (tenant ids), `backlog`.', {
+    tenants: 3,
+    failing: [],
+    backlog: 0,
+  }),
+  bounce: field(
+    z.array(z.unknown()),
+    "Admin token only: each bounce mailbox poller's state (as GET /bounce/status).",
+    [],
+  ).optional(),
   fleet: health(
     "a fleet node only: this node's view of the fleet: `node_id`, `connected`, `nodes` (each with its `queue`: `waiting` and `by_status`, null when it did not answer), `alive`, `missing`, `queue_total` (the sum over the nodes that answered) and `missing_nodes` (known nodes not in that sum); `limits` (the fleet-wide limits' leases, `cut_off`); `spool` (the replicated spool: `pending_entries` not yet taken by the cluster, `held_entries` the cluster holds for waiting messages, `checked` the last check of every waiting message against the records the cluster lists (`at`, `waiting_messages`, `entries`: fewer entries than messages is a defect, mended at once), `repaired` messages found without an entry and written again since the start, `unrecorded_ends` finished messages whose end the cluster does not know yet (a survivor would send them again were this node lost now; normally 0 within a fraction of a second), `answered_unreplicated` answers given on the local commit alone since the start, `adopted` messages adopted from lost nodes since the start); absent on a single node.",
     {
@@ -128,7 +149,11 @@ export const readyAnswer = z.object({ ready: field(z.literal(true), 'Every check
 export const notReadyAnswer = field(
   z.object({ ready: field(z.literal(false), 'Some check is not ok: `checks` names it.', false), checks, details }),
   'Not ready: the daemon answers, but cannot take mail now.',
-  { ready: false, checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' }, details: { mirror: { state: 'connected' }, bounce: [] } },
+  {
+    ready: false,
+    checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' },
+    details: { mirror: { state: 'connected' }, bounce: [] },
+  },
 );
 
 const SYNC_EXAMPLE: SyncStatusView = {
@@ -159,12 +184,19 @@ const syncStatus = z.object({
   last_error: nullableText('Why the last failed round failed.', null),
   last_error_ts: nullableSeconds('When it failed', null),
   consecutive_failures: count('Rounds failed in a row (0 once one is acknowledged).', 0),
-  next_due_ts: nullableSeconds('When the next round is due (a retry, a held report or a heartbeat)', SYNC_EXAMPLE.next_due_ts),
+  next_due_ts: nullableSeconds(
+    'When the next round is due (a retry, a held report or a heartbeat)',
+    SYNC_EXAMPLE.next_due_ts,
+  ),
   do_not_disturb_until_ts: nullableSeconds("The client's `next_sync_after`, while it holds", null),
   backlog: count('Events not yet acknowledged.', 0),
   oldest_unreported_ts: nullableSeconds('The oldest event not yet acknowledged', null),
   oldest_unreported_age_seconds: field(z.number().int().nullable(), 'Its age, seconds; null when none.', null),
 }) satisfies z.ZodType<SyncStatusView>;
 
-export const syncStatusAnswer = z.object({ sync_status: field(syncStatus, "The tenant's delivery report status.", SYNC_EXAMPLE) });
-export const syncStatusList = z.object({ tenants: field(z.array(syncStatus), "Every tenant's delivery report status.", [SYNC_EXAMPLE]) });
+export const syncStatusAnswer = z.object({
+  sync_status: field(syncStatus, "The tenant's delivery report status.", SYNC_EXAMPLE),
+});
+export const syncStatusList = z.object({
+  tenants: field(z.array(syncStatus), "Every tenant's delivery report status.", [SYNC_EXAMPLE]),
+});

@@ -7,29 +7,51 @@ import type { TenantView } from '../../../core/contracts/index.js';
 import type { IssuedKeyView } from '../views/tenant-view.js';
 import { field, isoInstant, nullableText, ok } from './field.js';
 
-const authMethod = <M extends string>(method: M) => field(z.literal(method), 'How mailproxy authenticates to the client application.', method);
+const authMethod = <M extends string>(method: M) =>
+  field(z.literal(method), 'How mailproxy authenticates to the client application.', method);
 
 const tenantView = z.object({
   id: field(z.string(), 'The tenant id.', 'acme'),
   name: nullableText('A name for people.', 'ACME Ltd'),
-  client_base_url: nullableText('Where delivery reports and endpoint attachments are fetched from; null: none.', 'https://app.example.com'),
-  client_sync_path: field(z.string(), 'Path of the delivery-report endpoint under `client_base_url`.', '/mail-proxy/sync'),
-  client_attachment_path: nullableText('Path of the attachment endpoint under `client_base_url`; null: none.', '/mail-proxy/attachment'),
+  client_base_url: nullableText(
+    'Where delivery reports and endpoint attachments are fetched from; null: none.',
+    'https://app.example.com',
+  ),
+  client_sync_path: field(
+    z.string(),
+    'Path of the delivery-report endpoint under `client_base_url`.',
+    '/mail-proxy/sync',
+  ),
+  client_attachment_path: nullableText(
+    'Path of the attachment endpoint under `client_base_url`; null: none.',
+    '/mail-proxy/attachment',
+  ),
   client_auth: field(
     z
       .union([
         z.object({ method: authMethod('none') }),
         z.object({ method: authMethod('bearer') }),
-        z.object({ method: authMethod('basic'), user: field(z.string(), 'The Basic user (the password is never shown).', 'mailproxy') }),
+        z.object({
+          method: authMethod('basic'),
+          user: field(z.string(), 'The Basic user (the password is never shown).', 'mailproxy'),
+        }),
       ])
       .nullable(),
     'How mailproxy authenticates to the client application, without its secrets; null: not set.',
     { method: 'bearer' },
   ),
-  client_signing_secret_set: field(z.boolean(), 'Whether delivery reports are signed (the secret itself is shown once, when set or generated).', true),
+  client_signing_secret_set: field(
+    z.boolean(),
+    'Whether delivery reports are signed (the secret itself is shown once, when set or generated).',
+    true,
+  ),
   active: field(z.boolean(), 'False: nothing of the tenant is sent until it is active again.', true),
   api_key_created_at: isoInstant('When the current API key was issued'),
-  api_key_expires_at: field(z.string().nullable(), 'When the current API key stops working, ISO 8601 UTC; null: never.', '2026-11-24T16:00:00.000Z'),
+  api_key_expires_at: field(
+    z.string().nullable(),
+    'When the current API key stops working, ISO 8601 UTC; null: never.',
+    '2026-11-24T16:00:00.000Z',
+  ),
   created_at: isoInstant('When the tenant was created'),
   updated_at: isoInstant('When the tenant last changed'),
 }) satisfies z.ZodType<TenantView>;
@@ -69,7 +91,9 @@ export const tenantCreated = z.object({
 
 export const tenantAnswer = z.object({ tenant });
 export const tenantUpdated = z.object({ ok, tenant });
-export const tenantList = z.object({ tenants: field(z.array(tenantView), 'Every tenant, secrets never shown.', [TENANT_EXAMPLE]) });
+export const tenantList = z.object({
+  tenants: field(z.array(tenantView), 'Every tenant, secrets never shown.', [TENANT_EXAMPLE]),
+});
 
 export const issuedKey = z.object({
   ok,

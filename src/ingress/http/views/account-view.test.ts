@@ -36,7 +36,10 @@ const activity: NonNullable<AccountState['activity']> = {
   },
   waiting: 7,
   connections: { open: 2, inUse: 1, max: 5 },
-  attempts: { lastError: { text: '451 later', replyCode: 451, at: 1_699_999_999_500 }, lastSuccessAt: 1_700_000_001_999 },
+  attempts: {
+    lastError: { text: '451 later', replyCode: 451, at: 1_699_999_999_500 },
+    lastSuccessAt: 1_700_000_001_999,
+  },
 };
 
 describe('the account as GET /accounts answers it', () => {

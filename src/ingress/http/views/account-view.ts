@@ -54,7 +54,10 @@ function viewActivity(activity: AccountActivity): Omit<AccountActivityView, keyo
     ...(attempts === undefined
       ? {}
       : {
-          last_error: error === null ? null : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
+          last_error:
+            error === null
+              ? null
+              : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
           last_success_ts: epochSeconds(attempts.lastSuccessAt),
         }),
   };

@@ -12,7 +12,12 @@ export function viewConnectionTest(result: ConnectionTestResult) {
     tls:
       result.tls === null
         ? null
-        : { version: result.tls.version, cipher: result.tls.cipher, certificate: result.tls.certificate, certificate_error: result.tls.certificateError },
+        : {
+            version: result.tls.version,
+            cipher: result.tls.cipher,
+            certificate: result.tls.certificate,
+            certificate_error: result.tls.certificateError,
+          },
     steps: result.steps.map((step) => ({
       step: step.step,
       ok: step.ok,

@@ -75,7 +75,8 @@ export interface MessageDetailView {
 }
 
 /** The message's derived status: `suspended` while held, `bounced` once returned. */
-export const messageStatusOf = (m: MessageDetail): MessageStatus => messageStatus(m.state, m.suspended, m.bounceAt !== null);
+export const messageStatusOf = (m: MessageDetail): MessageStatus =>
+  messageStatus(m.state, m.suspended, m.bounceAt !== null);
 
 // Field order as the API has always answered it.
 export function viewMessage(m: MessageDetail): MessageView {

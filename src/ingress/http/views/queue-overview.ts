@@ -12,7 +12,12 @@ export interface QueueOverview {
   by_status: Record<WaitingStatus, number>;
   by_priority: Record<`${Priority}`, number>;
   by_tenant: Array<{ tenant_id: string; waiting: number }>;
-  by_account: Array<{ tenant_id: string; account_id: string; waiting: number; by_status: { [S in WaitingStatus]?: number | undefined } }>;
+  by_account: Array<{
+    tenant_id: string;
+    account_id: string;
+    waiting: number;
+    by_status: { [S in WaitingStatus]?: number | undefined };
+  }>;
   oldest_due: OldestDueView | null;
 }
 
@@ -37,7 +42,12 @@ export function queueOverview(counts: readonly QueueCount[], oldest: OldestDue |
     byPriority[`${row.priority}`] += row.count;
     tenants.set(row.tenantId, (tenants.get(row.tenantId) ?? 0) + row.count);
     const key = `${row.tenantId}/${row.accountId}`;
-    const account = accounts.get(key) ?? { tenant_id: row.tenantId, account_id: row.accountId, waiting: 0, by_status: {} };
+    const account = accounts.get(key) ?? {
+      tenant_id: row.tenantId,
+      account_id: row.accountId,
+      waiting: 0,
+      by_status: {},
+    };
     account.waiting += row.count;
     account.by_status[row.status] = (account.by_status[row.status] ?? 0) + row.count;
     accounts.set(key, account);

@@ -12,9 +12,16 @@ export interface IssuedKeyView {
 }
 
 export function viewIssuedKey(key: IssuedKey): IssuedKeyView {
-  return { tenant_id: key.tenantId, api_key: key.apiKey, api_key_expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString() };
+  return {
+    tenant_id: key.tenantId,
+    api_key: key.apiKey,
+    api_key_expires_at: key.expiresAt === null ? null : new Date(key.expiresAt).toISOString(),
+  };
 }
 
-export function viewSigningSecret(rotated: { tenantId: string; secret: string }): { tenant_id: string; client_signing_secret: string } {
+export function viewSigningSecret(rotated: { tenantId: string; secret: string }): {
+  tenant_id: string;
+  client_signing_secret: string;
+} {
   return { tenant_id: rotated.tenantId, client_signing_secret: rotated.secret };
 }

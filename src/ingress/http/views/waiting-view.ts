@@ -22,7 +22,11 @@ export interface WaitingView {
 export function viewWaiting(why: WaitingExplanation, message: WaitingSubject): WaitingView {
   return {
     waiting: why.waiting,
-    reasons: why.reasons.map((reason) => ({ code: reason.code, message: waitingSentence(reason, message), until_ts: epochSeconds(reason.untilAt) })),
+    reasons: why.reasons.map((reason) => ({
+      code: reason.code,
+      message: waitingSentence(reason, message),
+      until_ts: epochSeconds(reason.untilAt),
+    })),
     expires_ts: epochSeconds(why.expiresAt),
   };
 }

@@ -20,7 +20,7 @@ import { ourRecipientIn, rcptToIn, type RecipientHints } from './report-recipien
 import { verdictOf } from './recipient-verdict.js';
 import { readSesNotification, type SesNotification } from './ses-notification.js';
 
-export type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
+export type { BounceAnalysis, RecipientVerdict } from './bounce-analysis.js';
 
 const DSN_TYPES = new Set(['message/delivery-status', 'message/global-delivery-status']);
 const BOUNCE_SENDER =

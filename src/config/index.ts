@@ -1,5 +1,5 @@
-export { configSchema, type Config } from './schema.js';
-export { parseConfig, type ParseConfigResult } from './parse-config.js';
+export { type Config } from './schema.js';
+export { parseConfig } from './parse-config.js';
 export { loadConfig } from './load-config.js';
 export { listEnvKeys } from './env-overrides.js';
 export {
@@ -9,6 +9,5 @@ export {
   localHttpUrl,
   type ListenAddress,
 } from './listen-address.js';
-export { parseNetwork, type Network } from './network.js';
-export { redactConfig, REDACTED } from './redact.js';
+export { redactConfig } from './redact.js';
 export { daemonSettings, type DaemonSettings } from './settings.js';

@@ -8,38 +8,30 @@ import { parseListenAddress } from './listen-address.js';
 import { parseNetwork } from './network.js';
 import { fleetSection, natsSection } from './nats-schema.js';
 
-const listen = z
-  .string()
-  .refine((text) => parseListenAddress(text) !== null, {
-    message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000',
-  });
+const listen = z.string().refine((text) => parseListenAddress(text) !== null, {
+  message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000',
+});
 
 /** A listen address, or empty for "no listener". */
-const optionalListen = z
-  .string()
-  .refine((text) => text === '' || parseListenAddress(text) !== null, {
-    message: 'expected host:port (e.g. 127.0.0.1:2525), or empty for none',
-  });
+const optionalListen = z.string().refine((text) => text === '' || parseListenAddress(text) !== null, {
+  message: 'expected host:port (e.g. 127.0.0.1:2525), or empty for none',
+});
 
 /** An unauthenticated client network mapped to a tenant (and optionally an account). */
 const trustedNetwork = z
   .object({
-    network: z
-      .string()
-      .refine((text) => parseNetwork(text) !== null, {
-        message: 'expected an address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8',
-      }),
+    network: z.string().refine((text) => parseNetwork(text) !== null, {
+      message: 'expected an address or CIDR block, e.g. 10.0.0.0/8 or fd00::/8',
+    }),
     tenant_id: z.string().min(1),
     account_id: z.string().min(1).optional(),
   })
   .strict();
 
 const optionalSecret = (minLength: number, what: string) =>
-  z
-    .string()
-    .refine((text) => text === '' || text.length >= minLength, {
-      message: `${what} must be empty or at least ${minLength} characters`,
-    });
+  z.string().refine((text) => text === '' || text.length >= minLength, {
+    message: `${what} must be empty or at least ${minLength} characters`,
+  });
 
 const base64Key32 = z
   .string()

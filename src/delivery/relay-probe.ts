@@ -119,5 +119,3 @@ export function createRelayProbe(deps: { clock: Clock }) {
     },
   };
 }
-
-export type RelayProbe = ReturnType<typeof createRelayProbe>;

@@ -8,8 +8,6 @@ import type { PecReceiptReader, PecReceiptListing } from '../core/pec/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
-export type { PecReceiptFilter } from '../core/pec/index.js';
-
 /** The reader the API uses (list, raw), and what the store adds for messages and housekeeping. */
 export interface PecReceipts extends PecReceiptReader {
   /** A message's receipts, in the order they arrived. */

@@ -52,14 +52,8 @@ import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
 import { createSqliteClaimIndex } from './claim-index.js';
 import { createSqliteSpoolRows } from './spool-rows.js';
 
-export {
-  checkDatabaseFile,
-  databaseInUse,
-  removeAbandonedSnapshots,
-  type DatabaseCheck,
-  type DatabaseSnapshot,
-} from './backup.js';
-export { restoreDatabase, syncFile, type RestoreRequest, type RestoreResult } from './restore.js';
+export { checkDatabaseFile, removeAbandonedSnapshots, type DatabaseSnapshot } from './backup.js';
+export { restoreDatabase, syncFile } from './restore.js';
 export type { StoreWriteStatus } from './write-health.js';
 
 export interface SqliteStore extends AdminStore {

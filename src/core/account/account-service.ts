@@ -14,7 +14,7 @@ import type { AdminStore } from '../ports.js';
 import { scopeTenant, scopeTenantOrAll } from '../tenant/principal.js';
 import type { CommandContext } from '../tenant/tenant-service.js';
 
-export type { AccountActivity, AccountState, WindowUsage } from './account-activity.js';
+export type { AccountActivity, AccountState } from './account-activity.js';
 export type { AccountInput } from './account-input.js';
 
 export interface AccountServiceDeps {

@@ -28,8 +28,8 @@ export {
   REASON_PHRASES,
   type BounceReason,
 } from './reasons.js';
-export { REPLY_CODE_REASONS, STATUS_DETAILS, statusMeaning } from './status-registry.js';
-export { ANY_VENDOR_PHRASE, VENDOR_PHRASES } from './vendor-wording.js';
+export { statusMeaning } from './status-registry.js';
+export { ANY_VENDOR_PHRASE } from './vendor-wording.js';
 
 // Not inside an address or a version number (192.2.3.4, 1.2.3.4).
 export const ENHANCED_STATUS = /(?<![\d.])([245])\.(\d{1,3})\.(\d{1,3})(?![\d]|\.\d)/;

@@ -20,7 +20,6 @@ import {
 } from './submission-request.js';
 
 export type { SubmissionItem } from './submission-admission.js';
-export type { Rejection, RejectionCode } from './rejection.js';
 export type { SubmissionResult } from './submission-request.js';
 
 export interface SubmissionServiceDeps {

@@ -1,6 +1,5 @@
 /**
- * What the fleet's link writes about its nodes: each node's heartbeat in the membership bucket,
- * and its identity file (`fleet-node.json` in the data directory, the same JSON read from a file).
+ * What the fleet's link writes about its nodes: each node's heartbeat in the membership bucket.
  * Objects are loose: a field a later version adds is kept.
  */
 import { z } from 'zod';
@@ -16,9 +15,3 @@ const nodeBeatSchema: z.ZodType<NodeBeat> = z.looseObject({
   version: z.string(),
 });
 export const nodeBeatCodec = jsonCodec(nodeBeatSchema, 'node heartbeat');
-
-/** The data directory's `fleet-node.json` (node-identity.ts). */
-export const nodeIdentityCodec = jsonCodec(
-  z.looseObject({ node_id: z.string(), instance: z.string() }),
-  'fleet node identity',
-);

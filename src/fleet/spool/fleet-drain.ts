@@ -100,5 +100,3 @@ export function createFleetDrain(deps: FleetDrainDeps) {
     adopt: (request: unknown): Promise<AdoptAnswer> => adopt(request),
   };
 }
-
-export type FleetDrain = ReturnType<typeof createFleetDrain>;

@@ -25,7 +25,6 @@ import { wireOf } from './spool-records.js';
 import { createSpoolWrites } from './spool-writes.js';
 
 export type { HeldRecord, SpoolOwner, SpoolStreamSettings } from './spool-access.js';
-export type { WrittenRecords } from './spool-writes.js';
 
 export function createSpoolStream(settings: SpoolStreamSettings) {
   const access = createSpoolAccess(settings);

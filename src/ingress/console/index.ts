@@ -1,4 +1,4 @@
 export { createConsoleApp } from './app.js';
 export type { ConsoleDeps } from './deps.js';
-export { withConsole, type FetchHandler } from './front.js';
-export { createSessionStore, type SessionStore } from './session-store.js';
+export { withConsole } from './front.js';
+export { createSessionStore } from './session-store.js';

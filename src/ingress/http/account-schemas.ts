@@ -30,12 +30,10 @@ export const accountBody = z
       description: 'The account id within its tenant, chosen by you; the same id updates it.',
       examples: ['main'],
     }),
-    tenant_id: identifier
-      .optional()
-      .meta({
-        description: 'The tenant it belongs to: required with the admin token, implied by a tenant key.',
-        examples: ['acme'],
-      }),
+    tenant_id: identifier.optional().meta({
+      description: 'The tenant it belongs to: required with the admin token, implied by a tenant key.',
+      examples: ['acme'],
+    }),
     host: host.meta({
       description: 'The SMTP relay this account sends through: a hostname or an IP address.',
       examples: ['smtp.example.com'],
@@ -184,12 +182,10 @@ export const accountBody = z
           "The IMAP password; null: the relay's `password`; omit it to keep the stored one. Never shown back.",
         examples: ['imap-password-1'],
       }),
-    imap_folder: imapFolder
-      .optional()
-      .meta({
-        description: 'The mailbox folder receipts are read from: one line without control characters. Default `INBOX`.',
-        examples: ['INBOX'],
-      }),
+    imap_folder: imapFolder.optional().meta({
+      description: 'The mailbox folder receipts are read from: one line without control characters. Default `INBOX`.',
+      examples: ['INBOX'],
+    }),
     provider: providerBody,
   })
   .strict()

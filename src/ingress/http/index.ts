@@ -1,7 +1,5 @@
 export { createHttpApp, type HttpAppDeps } from './app.js';
-export { startHttpServer, type HttpServer } from './server.js';
 export type { ReadinessCheck } from './routes/health.js';
-export type { DatabaseBackups } from './routes/backup.js';
 export { clientAddress } from './auth.js';
 export { daemonHealth } from './daemon-health.js';
 export type { HealthSources } from './daemon-health.js';

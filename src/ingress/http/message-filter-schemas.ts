@@ -56,12 +56,10 @@ export const searchFilterFields = {
     .min(0)
     .optional()
     .meta({ description: 'Only messages accepted before this instant, epoch seconds.', examples: [1764086400] }),
-  priority: priorityQuery
-    .optional()
-    .meta({
-      description: 'Only messages of this priority: 0-3 or its label (`immediate`, `high`, `normal`, `low`).',
-      examples: ['high'],
-    }),
+  priority: priorityQuery.optional().meta({
+    description: 'Only messages of this priority: 0-3 or its label (`immediate`, `high`, `normal`, `low`).',
+    examples: ['high'],
+  }),
   q: z
     .string()
     .min(1)
@@ -119,19 +117,15 @@ export const bulkParams = z
       description: 'what to do with every message the filter finds (suspend/activate: a tenant or one batch of it)',
       examples: ['resend'],
     }),
-    dry_run: flag
-      .optional()
-      .meta({
-        description: 'true: only count (and sample) what the action would reach; default false',
-        examples: [true],
-      }),
-    all_tenants: flag
-      .optional()
-      .meta({
-        description:
-          'the admin token acting on every tenant (it must name a tenant_id otherwise); not for suspend/activate',
-        examples: [true],
-      }),
+    dry_run: flag.optional().meta({
+      description: 'true: only count (and sample) what the action would reach; default false',
+      examples: [true],
+    }),
+    all_tenants: flag.optional().meta({
+      description:
+        'the admin token acting on every tenant (it must name a tenant_id otherwise); not for suspend/activate',
+      examples: [true],
+    }),
     max: z.coerce
       .number()
       .int()

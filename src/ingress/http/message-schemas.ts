@@ -8,7 +8,7 @@ import { messageItem } from './message-item-schema.js';
 import { tenantScope } from './schemas.js';
 
 // Their importers (routes, the submission parser and mapping) keep reading them from here.
-export { clientId, priority, priorityQuery } from './message-fields.js';
+export { clientId, priorityQuery } from './message-fields.js';
 export { messageItem, type MessageItem } from './message-item-schema.js';
 
 export const addMessagesBody = z

@@ -79,12 +79,10 @@ const errorEnvelope = z.object({
         .enum(ERROR_CODES as [HttpErrorCode, ...HttpErrorCode[]])
         .meta({ description: 'stable: decide on this, not on the message', examples: ['VALIDATION_FAILED'] }),
       message: z.string().meta({ description: 'for people; may change', examples: [VALIDATION.message] }),
-      details: z
-        .unknown()
-        .meta({
-          description: 'JSON or null; for VALIDATION_FAILED a list of {path, message}, one per problem',
-          examples: [VALIDATION.details],
-        }),
+      details: z.unknown().meta({
+        description: 'JSON or null; for VALIDATION_FAILED a list of {path, message}, one per problem',
+        examples: [VALIDATION.details],
+      }),
     })
     .meta({
       description: 'What went wrong; nothing of the request was applied.',

@@ -1,4 +1,3 @@
-export { startSmtpIngress, type SmtpIngress, type SmtpIngressOptions, type Endpoint } from './server.js';
-export type { SmtpPolicy, SmtpSessionDeps } from './session.js';
-export type { TrustedNetwork } from './identity.js';
-export { createSmtpService, type SmtpService, type SmtpSettings } from './smtp-service.js';
+export { type SmtpIngress } from './server.js';
+export type { SmtpSessionDeps } from './session.js';
+export { createSmtpService } from './smtp-service.js';

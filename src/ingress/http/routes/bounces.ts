@@ -29,12 +29,10 @@ const address = z.string().min(3).max(320);
 const suppressionsQuery = z
   .object({
     tenant_id: tenantScope('required'),
-    after: address
-      .optional()
-      .meta({
-        description: 'The `next` of the previous page: entries after this address.',
-        examples: ['ann@example.net'],
-      }),
+    after: address.optional().meta({
+      description: 'The `next` of the previous page: entries after this address.',
+      examples: ['ann@example.net'],
+    }),
     prefix: z
       .string()
       .max(320)

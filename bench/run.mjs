@@ -218,15 +218,13 @@ const scenarios = {
       const ids = Array.from({ length: 1000 }, (_, index) => `dsn-${index}`);
       for (let at = 0; at < ids.length; at += 100) {
         await api(d.base, key, 'POST', '/add-messages', {
-          messages: ids
-            .slice(at, at + 100)
-            .map((id) => ({
-              id,
-              from: 'shop@bench.example',
-              to: `${id}@example.net`,
-              subject: `order ${id}`,
-              body: 'x'.repeat(2048),
-            })),
+          messages: ids.slice(at, at + 100).map((id) => ({
+            id,
+            from: 'shop@bench.example',
+            to: `${id}@example.net`,
+            subject: `order ${id}`,
+            body: 'x'.repeat(2048),
+          })),
         });
       }
       await dovecot.appendAll(ids.map(dsnFor), 'Staging');

@@ -42,14 +42,12 @@ describe('a KV write failing under in-flight publishes', () => {
       ...store.mirror,
       pending: (limit, after) =>
         armed
-          ? store.mirror
-              .pending(limit, after)
-              .map((row, index) => ({
-                ...row,
-                eventType: 'message.sent',
-                messagePk: index + 1,
-                messageId: `m${index}`,
-              }))
+          ? store.mirror.pending(limit, after).map((row, index) => ({
+              ...row,
+              eventType: 'message.sent',
+              messagePk: index + 1,
+              messageId: `m${index}`,
+            }))
           : [],
     };
     const mirror = createNatsMirror({

@@ -142,12 +142,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   {
     weight: 1,
-    arbitrary: fc
-      .uint8Array({ maxLength: 300 })
-      .map((bytes): Step => ({
-        kind: 'raw',
-        bytes: Buffer.concat([Buffer.from(bytes.filter((b) => b !== 10 && b !== 13)), Buffer.from('\r\n')]),
-      })),
+    arbitrary: fc.uint8Array({ maxLength: 300 }).map((bytes): Step => ({
+      kind: 'raw',
+      bytes: Buffer.concat([Buffer.from(bytes.filter((b) => b !== 10 && b !== 13)), Buffer.from('\r\n')]),
+    })),
   },
 );
 

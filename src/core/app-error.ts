@@ -17,7 +17,7 @@ export type ErrorCode =
   /** A part of the daemon (a worker thread) is restarting: retry shortly. */
   | 'UNAVAILABLE'
   | 'ATTACHMENT_UNAVAILABLE'
-  /** This fleet node is draining (issue 24): submit to another node. */
+  /** This fleet node is draining: submit to another node. */
   | 'NODE_DRAINING'
   /** Fleet mode: the shared configuration moved since this node read it (another node's edit won). */
   | 'CONFIG_CONFLICT'

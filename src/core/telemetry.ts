@@ -74,7 +74,7 @@ export function deliveryFanOut(...targets: DeliveryTelemetry[]): DeliveryTelemet
   };
 }
 
-/** Provider webhooks (issue 27): each request by result (`ok` or its refusal's code), each event by outcome. */
+/** Provider webhooks: each request by result (`ok` or its refusal's code), each event by outcome. */
 export interface WebhookTelemetry {
   request(provider: string, result: string): void;
   events(provider: string, outcome: 'applied' | 'duplicates' | 'unmatched', count: number): void;

@@ -1,5 +1,5 @@
 /**
- * The SQLite side of a fleet drain (issue 24): reading the waiting messages as
+ * The SQLite side of a fleet drain: reading the waiting messages as
  * stored, inserting one adopted from a draining peer, and removing one that a
  * peer has adopted. Each change is one transaction with its timeline event.
  */

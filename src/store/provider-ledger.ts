@@ -1,5 +1,5 @@
 /**
- * SQLite side of provider events (issue 27): candidates by the references an
+ * SQLite side of provider events: candidates by the references an
  * event carries, and the durable (group-committed) transaction that applies a request's events:
  * each one once (its row in `provider_events`), the message's provider state by
  * rank, its timeline event, bounce or complaint (as the bounce mailbox records

@@ -1,5 +1,5 @@
 /**
- * The SQLite side of a fleet node's replicated spool (issue 25): each waiting
+ * The SQLite side of a fleet node's replicated spool: each waiting
  * message read as the entry the cluster keeps for it (the drain's transfer
  * record), and a returning node's surrender of what a survivor adopted.
  */

@@ -71,7 +71,7 @@ export interface SqliteStore extends AdminStore {
   reports: ReportStore;
   bounces: BounceStore;
   bounceLedger: BounceLedger;
-  /** Provider webhooks' events (issue 27): each applied once, with its effects. */
+  /** Provider webhooks' events: each applied once, with its effects. */
   providerLedger: ProviderLedger;
   /** PEC mailboxes: the receipts a batch brings, with their effects. */
   pecLedger: PecLedger;

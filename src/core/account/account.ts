@@ -59,7 +59,7 @@ export interface Account {
   imap: AccountMailbox | null;
   /**
    * The provider the relay belongs to (SES, SendGrid, Mailgun, Postmark) and how its webhooks are
-   * verified (issue 27); null for a relay whose provider reports nothing by webhook. Secret: never shown.
+   * verified; null for a relay whose provider reports nothing by webhook. Secret: never shown.
    */
   provider: WebhookSettings | null;
   /** Set when the relay refused our AUTH or TLS; cleared when the account is saved again. */

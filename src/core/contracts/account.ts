@@ -30,7 +30,7 @@ export interface AccountView {
   imap_user: string | null;
   has_imap_password: boolean;
   imap_folder: string | null;
-  /** The relay's provider (issue 27); its webhook secrets never leave the process. */
+  /** The relay's provider; its webhook secrets never leave the process. */
   provider: string | null;
   /** Where that provider's webhooks are to be sent: `/webhooks/{provider}/{tenant_id}`. */
   webhook_path: string | null;

@@ -41,7 +41,7 @@ export const PROVIDER_RANKS: Readonly<Record<string, number>> = {
   complained: 100,
   timed_out: 90,
 };
-/** The relay's 250 is the provider accepting; its webhooks (issue 27) say the rest. */
+/** The relay's 250 is the provider accepting; its webhooks say the rest. */
 const PROVIDER_EVENTS: Readonly<Record<string, string>> = {
   'message.sent': 'accepted',
   'message.provider_accepted': 'accepted',

@@ -1,5 +1,5 @@
 /**
- * Fleet-wide sending limits (issue 24): each window's counter lives in the
+ * Fleet-wide sending limits: each window's counter lives in the
  * cluster and says how much of the window's limit has been leased to nodes;
  * a node takes a chunk with compare-and-set and spends it locally, so a send
  * costs no round trip. The cluster never grants past the limit, so the

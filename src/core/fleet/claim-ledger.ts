@@ -1,5 +1,5 @@
 /**
- * Fleet-wide idempotency (issue 24) as a log: which node holds each client id
+ * Fleet-wide idempotency as a log: which node holds each client id
  * is decided by the order of the fleet's claim records on one replicated
  * stream, the same order on every node, so every node's index reaches the same
  * answer with no coordination of its own. A request's ids travel in one record,

@@ -1,5 +1,5 @@
 /**
- * Shared configuration in fleet mode (issue 24): what is replicated, how a
+ * Shared configuration in fleet mode: what is replicated, how a
  * change names its object, and the ports the replication runs over. Pure:
  * the bucket (fleet/) and the rows (store/) are adapters behind the ports.
  */

@@ -1,5 +1,5 @@
 /**
- * Drain and leave (issue 24), the pure part: a node's drain phases, which live
+ * Drain and leave, the pure part: a node's drain phases, which live
  * peer takes each waiting message, and when an adopted message becomes due on
  * its new node. The adapter in src/fleet/ moves the messages over NATS.
  */

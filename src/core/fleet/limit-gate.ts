@@ -1,5 +1,5 @@
 /**
- * The dispatcher's port to fleet-wide limits (issue 24): synchronous answers
+ * The dispatcher's port to fleet-wide limits: synchronous answers
  * from what this node already holds, so that a claim never waits on the
  * cluster; the adapter asks the cluster for more in the background. A single
  * node has no gate: its local limiter alone, as always.

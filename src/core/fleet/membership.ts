@@ -1,5 +1,5 @@
 /**
- * Fleet membership (issue 24): each node writes a heartbeat under its node id
+ * Fleet membership: each node writes a heartbeat under its node id
  * in the fleet's KV bucket; every node reads them all. The bucket keeps a node
  * that stopped writing (no TTL), so a node that is gone is named as missing,
  * never silently left out of a fleet-wide answer. Pure: the adapter in

@@ -1,5 +1,5 @@
 /**
- * The queue of each node and of the whole fleet (issue 24: GET /status and
+ * The queue of each node and of the whole fleet (GET /status and
  * /metrics show each node and the fleet total). Each node counts its own
  * waiting messages; the asking node adds them up. Pure.
  */

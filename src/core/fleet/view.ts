@@ -1,5 +1,5 @@
 /**
- * One view of the fleet's messages (issue 24): each node keeps its own queue,
+ * One view of the fleet's messages: each node keeps its own queue,
  * so a search asks every node for a page and merges them, and the cursor keeps
  * each node's position so that the next page has no gaps and no duplicates.
  * A node that does not answer is named, never silently left out. Pure: the
@@ -149,7 +149,7 @@ export interface FleetMessages {
   /** Each node's waiting messages and the fleet's total (GET /status, /metrics). */
   queues(): Promise<FleetQueues>;
   /**
-   * Verified provider events (issue 27) that no message of this node matched, applied by the other
+   * Verified provider events that no message of this node matched, applied by the other
    * nodes to the messages they hold: one outcome per event, `applied` or `duplicate` where a node
    * held it. Throws FLEET_UNAVAILABLE when an event no node matched may be on a node not reached.
    */

@@ -1,5 +1,5 @@
 /**
- * The provider's side of a message (issue 27, seed 000's provider_state): what
+ * The provider's side of a message (seed 000's provider_state): what
  * a relay provider (Amazon SES, SendGrid, Mailgun, Postmark) reports by
  * webhook about mail we handed it. Each provider's adapter (ingress/webhooks/)
  * turns a verified request into these events; this module says what one means

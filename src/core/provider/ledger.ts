@@ -1,5 +1,5 @@
 /**
- * The store's side of provider events (issue 27): candidates for an event's
+ * The store's side of provider events: candidates for an event's
  * references within the tenant, and the one durable transaction that applies
  * a request's events, each at most once.
  */

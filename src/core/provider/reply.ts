@@ -1,5 +1,5 @@
 /**
- * The id a relay gave the message in its 250 reply (issue 27): what a
+ * The id a relay gave the message in its 250 reply: what a
  * provider's webhook later names the message by. Amazon SES answers
  * `250 Ok <SES message id>`, SendGrid and Postfix-like relays `250 Ok: queued as
  * <id>`, others `250 … id=<id>`. Null when the reply names none (Mailgun's

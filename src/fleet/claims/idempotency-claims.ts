@@ -1,5 +1,5 @@
 /**
- * The fleet's claims on client ids (issue 24, "idempotency fleet-wide") over
+ * The fleet's claims on client ids ("idempotency fleet-wide") over
  * the claim log: one key per tenant and client id, a digest of both, claimed
  * for a whole request in one record. Who holds a key is what the log's order
  * says (core/fleet/claim-ledger.ts), read from this node's index once the record

@@ -1,5 +1,5 @@
 /**
- * Drain and leave (issue 24): `drain()` refuses intake from then on, stops the
+ * Drain and leave: `drain()` refuses intake from then on, stops the
  * dispatcher (its sends in flight finish or go back to the queue), then hands
  * every waiting message to a live peer, spread over them in turn. A message is
  * removed here only after the peer answered that it committed it, so a crash

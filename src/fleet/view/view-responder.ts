@@ -30,7 +30,7 @@ interface Request {
 export function createViewResponder(deps: {
   link: FleetLink;
   local: LocalMessages;
-  /** Provider events another node verified, applied to the messages held here (issue 27). */
+  /** Provider events another node verified, applied to the messages held here. */
   providerEvents: (tenantId: string, events: readonly ProviderEvent[]) => Promise<EventOutcome[]>;
   log: Logger;
 }): Service {

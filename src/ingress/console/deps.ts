@@ -37,7 +37,7 @@ export interface ConsoleDeps {
   bounces: () => MailboxStatus[];
   /** PEC receipts' original bytes, for the message page's downloads. */
   pecReceipts: PecReceiptReader;
-  /** Fleet mode: the list and the message page reach every node (issue 24); null or absent for a single node. */
+  /** Fleet mode: the list and the message page reach every node; null or absent for a single node. */
   fleetMessages?: FleetMessages | null;
   clock: Clock;
   ids: IdSource;

@@ -1,5 +1,5 @@
 /**
- * An account's `provider` (issue 27): which provider its relay belongs to and
+ * An account's `provider`: which provider its relay belongs to and
  * how that provider's webhooks to POST /webhooks/{provider}/{tenant_id} are
  * verified. Each verifier is checked here, so a key that cannot verify
  * anything is refused on save rather than at the first webhook.

@@ -178,7 +178,7 @@ export function MessagePage(props: MessagePageProps) {
                 'Complaint',
                 m.complaintAt === null ? null : `${m.complaintType ?? 'complaint'} at ${whenMs(m.complaintAt)}`,
               ],
-              // The provider's side (issue 27): what its webhooks said last, and its id of the message.
+              // The provider's side: what its webhooks said last, and its id of the message.
               [
                 'Provider says',
                 m.providerState === null

@@ -48,7 +48,7 @@ export interface MessageRoutesDeps {
   parseSubmission: SubmissionParser;
   search: MessageSearch;
   intake?: IntakeTelemetry | undefined;
-  /** Fleet mode: reads and commands reach every node (issue 24); null or absent for a single node. */
+  /** Fleet mode: reads and commands reach every node; null or absent for a single node. */
   fleet?: FleetMessages | null;
 }
 

@@ -1,5 +1,5 @@
 /**
- * Provider webhooks (issue 27): public, since a provider holds no API key;
+ * Provider webhooks: public, since a provider holds no API key;
  * each request is verified by its provider's own scheme (webhook-service.ts)
  * before anything is read from it. The body is taken as bytes, whatever its
  * media type (SNS posts JSON as text/plain), because signatures cover bytes,

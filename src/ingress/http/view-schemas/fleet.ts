@@ -1,5 +1,5 @@
 /**
- * The fields fleet mode adds to the message routes' answers (issue 24): which
+ * The fields fleet mode adds to the message routes' answers: which
  * node holds a message, the nodes that did not answer, and each node's outcome
  * of a command. Absent for a single node, whose answers are as they always were.
  */

@@ -1,5 +1,5 @@
 /**
- * A mailing-list server's refusal of a post (issue 30): no DSN, only the
+ * A mailing-list server's refusal of a post: no DSN, only the
  * server's own notice. The messages are written here from fml's source
  * (fmlorg/fml4 kern/fml.pl: RejectHandler's subject "You <from> are not member
  * (<list> ML)" with its deny text, DupMessageIdP's "Loop Alert" warning), with

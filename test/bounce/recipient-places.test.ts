@@ -1,5 +1,5 @@
 /**
- * Every place a bounce may name its failed recipient (issue 30), each on a
+ * Every place a bounce may name its failed recipient, each on a
  * message written here from the format it follows: RFC 3464 report fields
  * (Final-Recipient, Original-Recipient as xtext per RFC 3461), Exim's
  * X-Failed-Recipients, an Exchange-style NDR table in HTML only, an SMTP

@@ -1,5 +1,5 @@
 /**
- * `mailproxy` in a clone of the repository (issue 28): not on the PATH, it runs
+ * `mailproxy` in a clone of the repository: not on the PATH, it runs
  * as `npx mailproxy` through package.json's `bin`, and the README says so where
  * it first uses the command.
  */

@@ -1,5 +1,5 @@
 /**
- * The first minutes with the CLI (issue 28), the built command against a real
+ * The first minutes with the CLI, the built command against a real
  * daemon and a real relay: the tenant a verb acts on is inferred while the
  * daemon has exactly one, and the human views print nested values as
  * `key: value` lines and every instant once. verbs.test.ts has the verbs themselves.

@@ -1,5 +1,5 @@
 /**
- * SIGTERM while SMTP and HTTP submissions pour in (issue 8): intake closes
+ * SIGTERM while SMTP and HTTP submissions pour in: intake closes
  * first, sends in flight finish within shutdown_timeout_seconds, nothing
  * acknowledged is lost or left `sending`, and the next start delivers it all.
  * Also: a second signal, and a relay that never answers past the deadline.

@@ -1,5 +1,5 @@
 /**
- * Fleet-wide limits on real peers (issue 24): three `mailproxy serve` nodes on
+ * Fleet-wide limits on real peers: three `mailproxy serve` nodes on
  * a three-server NATS cluster, one smtp-server sink as everyone's relay, the
  * same tenant and account (limit_per_minute 60) created on each node. 180
  * messages, 60 per node, submitted at once: alone, each node would send its 60

@@ -1,5 +1,5 @@
 /**
- * The fleet's one view on real peers (issue 24): three `mailproxy serve` nodes
+ * The fleet's one view on real peers: three `mailproxy serve` nodes
  * on a three-server NATS cluster, one SMTP sink as every node's relay. A
  * message accepted on n2 is found with its timeline through n1's API and the
  * built CLI; a search through n1 pages over all three nodes without gaps or

@@ -1,5 +1,5 @@
 /**
- * Shared configuration on real peers (issue 24): a three-server NATS cluster,
+ * Shared configuration on real peers: a three-server NATS cluster,
  * three `mailproxy serve` processes sharing one secret key, and an smtp-server
  * sink as every account's relay. A tenant and account made on n1 serve mail on
  * n3 within a second; a suppression added on n2 refuses mail on n1; two nodes

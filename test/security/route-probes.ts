@@ -18,7 +18,7 @@ export interface Call {
 }
 
 /**
- * Routes verified by a provider's signature, not by an API credential (issue 27): whatever token
+ * Routes verified by a provider's signature, not by an API credential: whatever token
  * comes with an unsigned request, it is refused (401 WEBHOOK_UNVERIFIED) and changes nothing.
  */
 export const PROVIDER_SIGNED = new Set(['POST /webhooks/{provider}/{tenant_id}']);

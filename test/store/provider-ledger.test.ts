@@ -1,5 +1,5 @@
 /**
- * The provider ledger against the real SQLite store (issue 27): an event applied once however
+ * The provider ledger against the real SQLite store: an event applied once however
  * often it comes, the provider state by rank whatever the order of arrival, candidates by each
  * reference form a provider echoes, and retention forgetting applied events.
  */

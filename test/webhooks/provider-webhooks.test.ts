@@ -1,5 +1,5 @@
 /**
- * Provider webhooks end to end (issue 27): a daemon relays through four accounts, one per
+ * Provider webhooks end to end: a daemon relays through four accounts, one per
  * provider, to a real SMTP sink that answers `250 Ok <provider id>` as a provider's relay
  * does; then each provider's real-shaped events, signed with keys made here (SES through a
  * local SNS-like HTTPS peer), are POSTed to /webhooks/{provider}/{tenant}. Each must reach

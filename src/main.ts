@@ -6,8 +6,7 @@
  * module (with src/composition/, cli/ and workers/) that wires rooms together.
  */
 import { createAttemptLog } from './core/account/index.js';
-import type { Clock, IdSource } from './core/index.js';
-import type { Logger } from './core/index.js';
+import type { Clock, IdSource, Logger } from './core/index.js';
 import { daemonSettings, type Config } from './config/index.js';
 import type { MailboxWatchers } from './bounce/index.js';
 import { createIntake } from './composition/intake.js';
@@ -21,8 +20,7 @@ import { createMetrics } from './metrics/index.js';
 import type { DaemonMirror } from './outbox/index.js';
 import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/index.js';
-import { openStoreService, type StoreService } from './store/index.js';
-import type { SqliteStore } from './store/index.js';
+import { openStoreService, type StoreService, type SqliteStore } from './store/index.js';
 import type { ReportLoop } from './sync/index.js';
 
 export { DATABASE_FILE } from './store/index.js';

@@ -8,9 +8,13 @@
  * message it cannot read is `not_bounce`.
  */
 import { simpleParser, type Attachment, type ParsedMail } from 'mailparser';
-import { isAutoReplySubject } from '../core/bounce/index.js';
-import { dsnOutcomeOf, permanenceOf } from '../core/bounce/index.js';
-import { isListRefusalSubject, refusingListIn } from '../core/bounce/index.js';
+import {
+  isAutoReplySubject,
+  dsnOutcomeOf,
+  permanenceOf,
+  isListRefusalSubject,
+  refusingListIn,
+} from '../core/bounce/index.js';
 import { addressesIn } from './addresses.js';
 import type { BounceAnalysis, BounceKind, RecipientVerdict } from './bounce-analysis.js';
 import { dsnFromRaw, dsnFromText, fieldGroups, readDsn, type DsnRecipientFields } from './dsn-fields.js';

@@ -4,11 +4,18 @@
  * about, and its plan (core/bounce/plan.ts) is recorded in the batch's durable
  * transaction before the message is filed.
  */
-import { correlate, planBounce, type BouncePolicy } from '../core/bounce/index.js';
-import type { BounceDisposition, BounceLedger, BouncePlan, MailboxItem, MatchedBy } from '../core/bounce/index.js';
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import { verpMessagePk } from '../core/bounce/index.js';
+import {
+  correlate,
+  planBounce,
+  type BouncePolicy,
+  type BounceDisposition,
+  type BounceLedger,
+  type BouncePlan,
+  type MailboxItem,
+  type MatchedBy,
+  verpMessagePk,
+} from '../core/bounce/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import {
   watchMailbox,

@@ -5,10 +5,8 @@
  * with intake: no new mail is read once the daemon is stopping.
  */
 import type { BouncePolicy } from '../core/bounce/index.js';
-import type { Clock, IdSource } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import type { Service } from '../runtime/index.js';
-import { within } from '../runtime/index.js';
+import type { Clock, IdSource, Logger } from '../core/index.js';
+import { type Service, within } from '../runtime/index.js';
 import { createBouncePoller, type BouncePoller } from './bounce-poller.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import { createParserThread, openImapMailbox, type MailboxSettings } from '../mailbox/index.js';

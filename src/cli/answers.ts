@@ -7,12 +7,25 @@
  * CLI reads is written here.
  */
 import type { z } from 'zod';
-import type { accountAnswer, accountDeleted, accountList, accountUpserted } from '../ingress/http/index.js';
-import type { messageDetail } from '../ingress/http/index.js';
-import type { activateResult, bulkResult, messagePage, retryNowResult, suspendResult } from '../ingress/http/index.js';
-import type { statusAnswer } from '../ingress/http/index.js';
-import type { suppressionAdded, suppressionPage } from '../ingress/http/index.js';
-import type { issuedKey, tenantAnswer, tenantCreated, tenantList } from '../ingress/http/index.js';
+import type {
+  accountAnswer,
+  accountDeleted,
+  accountList,
+  accountUpserted,
+  messageDetail,
+  activateResult,
+  bulkResult,
+  messagePage,
+  retryNowResult,
+  suspendResult,
+  statusAnswer,
+  suppressionAdded,
+  suppressionPage,
+  issuedKey,
+  tenantAnswer,
+  tenantCreated,
+  tenantList,
+} from '../ingress/http/index.js';
 
 export type TenantList = z.infer<typeof tenantList>;
 export type TenantAnswer = z.infer<typeof tenantAnswer>;

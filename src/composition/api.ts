@@ -4,31 +4,25 @@
  * HTTP API with the web console in front of it. Composition only: no behaviour
  * of its own.
  */
-import { createAccountService } from '../core/account/index.js';
-import type { AttemptLog } from '../core/account/index.js';
-import { createAuthenticator } from '../core/tenant/index.js';
-import type { Clock, IdSource } from '../core/index.js';
-import { createFailureThrottle } from '../core/tenant/index.js';
-import type { Logger } from '../core/index.js';
-import type { BulkCommands } from '../core/message/index.js';
-import type { MessageCommands } from '../core/message/index.js';
+import { createAccountService, type AttemptLog } from '../core/account/index.js';
+import {
+  createAuthenticator,
+  createFailureThrottle,
+  createSuppressionService,
+  createTenantService,
+} from '../core/tenant/index.js';
+import type { Clock, IdSource, Logger } from '../core/index.js';
+import type { BulkCommands, MessageCommands, SubmissionService } from '../core/message/index.js';
 import type { Handoff } from '../core/delivery/index.js';
 import type { WebhookReceiver } from '../core/provider/index.js';
-import type { SubmissionService } from '../core/message/index.js';
-import { createSuppressionService } from '../core/tenant/index.js';
-import { createTenantService } from '../core/tenant/index.js';
 import type { DaemonSettings } from '../config/index.js';
-import type { DeliveryService } from '../delivery/index.js';
+import { type DeliveryService, createRelayProbe } from '../delivery/index.js';
 import type { MailboxWatchers } from '../bounce/index.js';
-import { createRelayProbe } from '../delivery/index.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
-import { daemonHealth } from '../ingress/http/index.js';
-import { createHttpApp } from '../ingress/http/index.js';
-import type { SubmissionParsing } from '../ingress/http/index.js';
+import { daemonHealth, createHttpApp, type SubmissionParsing } from '../ingress/http/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { DaemonMirror } from '../outbox/index.js';
-import type { DaemonKeys } from '../security/index.js';
-import { newSigningSecret } from '../security/index.js';
+import { type DaemonKeys, newSigningSecret } from '../security/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { ReportService } from '../sync/index.js';
 import type { NodeIntake, NodeMode } from './node-mode.js';

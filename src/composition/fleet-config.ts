@@ -5,20 +5,30 @@
  * node's changes to this node's store. Composition only: no behaviour of its own.
  */
 import { SHARED_ACCOUNT_WRITES, type AccountService, type createAccountService } from '../core/account/index.js';
-import { createChangeTap } from '../core/fleet/index.js';
-import type { Clock } from '../core/index.js';
-import type { ConfigEntry } from '../core/fleet/index.js';
-import type { Logger } from '../core/index.js';
+import {
+  createChangeTap,
+  type ConfigEntry,
+  createReplicatedWrites,
+  replicateMethods,
+  type ReplicatedWrites,
+} from '../core/fleet/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import {
   SHARED_SUPPRESSION_WRITES,
   type createSuppressionService,
   type SuppressionService,
+  SHARED_TENANT_WRITES,
+  type createTenantService,
+  type TenantService,
 } from '../core/tenant/index.js';
-import { SHARED_TENANT_WRITES, type createTenantService, type TenantService } from '../core/tenant/index.js';
-import { createReplicatedWrites, replicateMethods, type ReplicatedWrites } from '../core/fleet/index.js';
-import { configBucketName, createJetStreamConfigBucket } from '../fleet/index.js';
-import { createConfigFollower, type ConfigFollower } from '../fleet/index.js';
-import type { FleetLink, FleetSettings } from '../fleet/index.js';
+import {
+  configBucketName,
+  createJetStreamConfigBucket,
+  createConfigFollower,
+  type ConfigFollower,
+  type FleetLink,
+  type FleetSettings,
+} from '../fleet/index.js';
 import type { SqliteStore } from '../store/index.js';
 
 /** A start waits this long to catch up with the bucket before taking requests (it goes on catching up after). */

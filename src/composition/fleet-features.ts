@@ -5,12 +5,16 @@
  * make of this one. Made by fleet.ts, for a fleet node only: a single node
  * pays nothing for them. Composition only: no behaviour of its own.
  */
-import { createFleetDrain, adoptSubject } from '../fleet/index.js';
-import { createFleetResponder } from '../fleet/index.js';
-import { createFleetSubmissions, holderSubject } from '../fleet/index.js';
-import { createClaimLog } from '../fleet/index.js';
-import { createClientIdClaims } from '../fleet/index.js';
-import type { FleetService } from '../fleet/index.js';
+import {
+  createFleetDrain,
+  adoptSubject,
+  createFleetResponder,
+  createFleetSubmissions,
+  holderSubject,
+  createClaimLog,
+  createClientIdClaims,
+  type FleetService,
+} from '../fleet/index.js';
 import { createFleetSpool } from './fleet-spool.js';
 import type { DaemonContext, FleetModeSettings, NodeWork } from './node-mode.js';
 

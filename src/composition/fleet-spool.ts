@@ -4,12 +4,14 @@
  * this node's, given up on its return). Composition only.
  */
 import type { ClaimIndex } from '../core/fleet/index.js';
-import type { FleetLink } from '../fleet/index.js';
-import type { ClientIdClaims } from '../fleet/index.js';
-import { createReplicatedSpool } from '../fleet/index.js';
-import { createSpoolAdoption } from '../fleet/index.js';
-import { createSpoolIntake } from '../fleet/index.js';
-import { createSpoolStream } from '../fleet/index.js';
+import {
+  type FleetLink,
+  type ClientIdClaims,
+  createReplicatedSpool,
+  createSpoolAdoption,
+  createSpoolIntake,
+  createSpoolStream,
+} from '../fleet/index.js';
 import type { SubmissionService } from '../core/message/index.js';
 import type { DaemonContext, FleetModeSettings, NodeWork } from './node-mode.js';
 

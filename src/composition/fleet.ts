@@ -6,15 +6,17 @@
  * The one composition file that tells a single node from a fleet node; its
  * parts are fleet-config.ts, fleet-features.ts and fleet-spool.ts.
  */
-import { localMessages } from '../core/fleet/index.js';
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { localMessages, replicateMethods } from '../core/fleet/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import { SHARED_COMMANDS } from '../core/message/index.js';
-import { replicateMethods } from '../core/fleet/index.js';
-import { createFleetLimits, type FleetLimits } from '../fleet/index.js';
-import { createFleetMessages } from '../fleet/index.js';
-import { createFleetService, type FleetService } from '../fleet/index.js';
-import { createViewResponder } from '../fleet/index.js';
+import {
+  createFleetLimits,
+  type FleetLimits,
+  createFleetMessages,
+  createFleetService,
+  type FleetService,
+  createViewResponder,
+} from '../fleet/index.js';
 import type { SqliteStore } from '../store/index.js';
 import { createFleetFeatures } from './fleet-features.js';
 import type {

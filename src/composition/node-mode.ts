@@ -4,21 +4,14 @@
  * node's decorations change nothing; fleet mode's are made in fleet.ts.
  * Types only: no behaviour of its own.
  */
-import type { AttemptLog } from '../core/account/index.js';
-import type { Clock, IdSource } from '../core/index.js';
-import type { FleetView } from '../core/fleet/index.js';
-import type { FleetMessages } from '../core/fleet/index.js';
-import type { Logger } from '../core/index.js';
-import type { MessageCommands } from '../core/message/index.js';
-import type { Usage } from '../core/account/index.js';
-import type { SubmissionService } from '../core/message/index.js';
+import type { AttemptLog, Usage } from '../core/account/index.js';
+import type { Clock, IdSource, Logger } from '../core/index.js';
+import type { FleetView, FleetMessages } from '../core/fleet/index.js';
+import type { MessageCommands, SubmissionService } from '../core/message/index.js';
 import type { DaemonSettings } from '../config/index.js';
-import type { DeliveryDeps } from '../delivery/index.js';
-import type { Dispatcher } from '../delivery/index.js';
+import type { DeliveryDeps, Dispatcher } from '../delivery/index.js';
 import type { CommandDeps } from '../ingress/commands/index.js';
-import type { HealthSources } from '../ingress/http/index.js';
-import type { FleetDrainControl } from '../ingress/http/index.js';
-import type { ReadinessCheck } from '../ingress/http/index.js';
+import type { HealthSources, FleetDrainControl, ReadinessCheck } from '../ingress/http/index.js';
 import type { SmtpSessionDeps } from '../ingress/smtp/index.js';
 import type { Metrics, MetricsSources } from '../metrics/index.js';
 import type { Stage } from '../runtime/index.js';

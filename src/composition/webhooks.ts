@@ -6,18 +6,17 @@
 import { readFileSync } from 'node:fs';
 import type { Account } from '../core/account/index.js';
 import type { BouncePolicy } from '../core/bounce/index.js';
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import type { AccountRepository } from '../core/index.js';
-import type { ProviderLedger } from '../core/provider/index.js';
-import type { EventOutcome, ProviderEvent, WebhookSettings } from '../core/provider/index.js';
-import type { WebhookTelemetry } from '../core/index.js';
-import { createMailgunAdapter } from '../ingress/webhooks/index.js';
-import { createPostmarkAdapter } from '../ingress/webhooks/index.js';
-import { createSendgridAdapter } from '../ingress/webhooks/index.js';
-import { createSesAdapter } from '../ingress/webhooks/index.js';
-import { fetchText } from '../ingress/webhooks/index.js';
-import { createWebhookService, type WebhookService } from '../ingress/webhooks/index.js';
+import type { Clock, Logger, AccountRepository, WebhookTelemetry } from '../core/index.js';
+import type { ProviderLedger, EventOutcome, ProviderEvent, WebhookSettings } from '../core/provider/index.js';
+import {
+  createMailgunAdapter,
+  createPostmarkAdapter,
+  createSendgridAdapter,
+  createSesAdapter,
+  fetchText,
+  createWebhookService,
+  type WebhookService,
+} from '../ingress/webhooks/index.js';
 
 export interface WebhookSettingsConfig {
   snsCertificateHost: RegExp;

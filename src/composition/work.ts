@@ -5,9 +5,12 @@
  * only: no behaviour of its own.
  */
 import { hostname } from 'node:os';
-import { createBulkCommands } from '../core/message/index.js';
-import { createMessageCommands, type MessageCommands } from '../core/message/index.js';
-import { createSubmissionService } from '../core/message/index.js';
+import {
+  createBulkCommands,
+  createMessageCommands,
+  type MessageCommands,
+  createSubmissionService,
+} from '../core/message/index.js';
 import { deliveryFanOut } from '../core/index.js';
 import { verpReturnPathOf } from '../core/bounce/index.js';
 import { createDeliveryService } from '../delivery/index.js';

@@ -3,16 +3,11 @@
  * dispatcher over it. Two services: the dispatcher stops with the work in
  * flight, the hand-off (its relay threads) after it.
  */
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import type { AccountRepository, TenantRepository } from '../core/index.js';
+import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
 import type { MessageQueue } from '../core/message/index.js';
-import type { Handoff } from '../core/delivery/index.js';
-import type { RetryPolicy } from '../core/delivery/index.js';
+import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
-import type { DeliveryTelemetry } from '../core/index.js';
-import type { Service } from '../runtime/index.js';
-import { within } from '../runtime/index.js';
+import { type Service, within } from '../runtime/index.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
 import type { HandoffSettings } from './handoff.js';
 import { createThreadedHandoff, type HandoffThreads } from './handoff-threads.js';

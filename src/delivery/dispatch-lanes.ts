@@ -4,9 +4,8 @@
  * store. A finished send hands the next ready message to the relay and, when
  * its lane runs low, wakes the dispatcher for a refill. Scheduling is not here.
  */
-import type { Account } from '../core/account/index.js';
+import { type Account, RATE_LIMIT_EXCEEDED } from '../core/account/index.js';
 import type { ClaimedMessage } from '../core/message/index.js';
-import { RATE_LIMIT_EXCEEDED } from '../core/account/index.js';
 import { addReady, laneKey, laneWindow, nextToSend, type Lane } from './account-lane.js';
 import { createOutcomeBatcher, type OutcomeBatcher } from './outcome-batcher.js';
 import { createSendsInFlight, type SendDeps } from './sends-in-flight.js';

@@ -5,11 +5,9 @@
  */
 import type { Account } from '../core/account/index.js';
 import { isLimited, limitsOf, needsDueWake, planClaim } from '../core/delivery/index.js';
-import type { Logger } from '../core/index.js';
+import type { Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
-import type { AccountRepository, TenantRepository } from '../core/index.js';
 import type { MessageQueue } from '../core/message/index.js';
-import type { DeliveryTelemetry } from '../core/index.js';
 import type { Tenant } from '../core/tenant/index.js';
 import { laneWindow } from './account-lane.js';
 import type { DispatchLanes } from './dispatch-lanes.js';

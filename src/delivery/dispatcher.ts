@@ -5,16 +5,11 @@
  * next due instant, and when a send frees a slot; `tick()` runs one step for tests.
  * The step is dispatch-step.ts, the lanes and sends dispatch-lanes.ts.
  */
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import type { AccountRepository, TenantRepository } from '../core/index.js';
+import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
 import type { MessageQueue } from '../core/message/index.js';
-import type { Handoff } from '../core/delivery/index.js';
-import type { RetryPolicy } from '../core/delivery/index.js';
+import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
-import type { DeliveryTelemetry } from '../core/index.js';
-import { createWakeableLoop } from '../runtime/index.js';
-import { within } from '../runtime/index.js';
+import { createWakeableLoop, within } from '../runtime/index.js';
 import { createDispatchLanes } from './dispatch-lanes.js';
 import { createDispatchStep, createStepTenants, type TickReport } from './dispatch-step.js';
 

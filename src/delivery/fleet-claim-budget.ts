@@ -4,10 +4,9 @@
  * sees (the lease folded in). Without a gate (a single node) neither is
  * called: the step is today's, at today's cost.
  */
-import type { Account } from '../core/account/index.js';
+import type { Account, Limits, Usage } from '../core/account/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import type { MessageQueue } from '../core/message/index.js';
-import type { Limits, Usage } from '../core/account/index.js';
 
 /** The account with this node's share of its connections (the same object when the share is the whole). */
 export function sharedAccount(gate: FleetLimitGate, account: Account, now: number): Account {

@@ -9,8 +9,7 @@
  * (relay.thread.ts) or the main thread.
  */
 import type { Account } from '../core/account/index.js';
-import { errorText, isAppError } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { errorText, isAppError, type Logger } from '../core/index.js';
 import type { MessagePayload } from '../core/message/index.js';
 import { metadataHeader, type ProviderName } from '../core/provider/index.js';
 import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from '../core/delivery/index.js';

@@ -5,10 +5,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
-import { parseMailbox, type Mailbox } from '../core/index.js';
-import { AppError } from '../core/index.js';
-import { MAIL_ID_HEADER } from '../core/message/index.js';
-import { headerValue, type AttachmentSpec, type MessagePayload } from '../core/message/index.js';
+import { parseMailbox, type Mailbox, AppError } from '../core/index.js';
+import { MAIL_ID_HEADER, headerValue, type AttachmentSpec, type MessagePayload } from '../core/message/index.js';
 import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/delivery/index.js';
 import type { AttachmentFetcher } from './attachment-fetcher.js';
 

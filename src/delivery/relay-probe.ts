@@ -7,14 +7,14 @@
  */
 import type { TLSSocket } from 'node:tls';
 import SMTPConnection from 'nodemailer/lib/smtp-connection/index.js';
-import type { Account } from '../core/account/index.js';
-import type { Clock } from '../core/index.js';
 import {
+  type Account,
   connectionTestResult,
   type ConnectionTestResult,
   type TlsReport,
   type TranscriptLine,
 } from '../core/account/index.js';
+import type { Clock } from '../core/index.js';
 import type { RelayReply } from '../core/delivery/index.js';
 import { relayConnectionOptions } from './nodemailer-relay.js';
 import { failureReply, toSmtpFailure } from './relay-failure.js';

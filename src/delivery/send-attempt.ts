@@ -3,10 +3,15 @@
  * the answer into the outcome to record. Never throws: every failure is data.
  */
 import type { Account } from '../core/account/index.js';
-import { decideDelivery, type DeliveryDecision } from '../core/delivery/index.js';
+import {
+  decideDelivery,
+  type DeliveryDecision,
+  type Handoff,
+  type HandoffResult,
+  nextRetry,
+  type RetryPolicy,
+} from '../core/delivery/index.js';
 import type { ClaimedMessage, RecordedOutcome } from '../core/message/index.js';
-import type { Handoff, HandoffResult } from '../core/delivery/index.js';
-import { nextRetry, type RetryPolicy } from '../core/delivery/index.js';
 import type { Tenant } from '../core/tenant/index.js';
 import { errorText } from '../core/index.js';
 

@@ -4,12 +4,9 @@
  * store. At stop, what is still on the wire goes back to the queue.
  */
 import type { Account } from '../core/account/index.js';
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import type { Clock, Logger, DeliveryTelemetry } from '../core/index.js';
 import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
-import type { Handoff } from '../core/delivery/index.js';
-import type { RetryPolicy } from '../core/delivery/index.js';
-import type { DeliveryTelemetry } from '../core/index.js';
+import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { Tenant } from '../core/tenant/index.js';
 import type { Lane } from './account-lane.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';

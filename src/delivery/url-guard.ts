@@ -3,8 +3,7 @@
  * inside our own networks (loopback, private, link-local, CGNAT, multicast ...).
  * The check runs inside the socket's `lookup`, so the address checked is the one connected to.
  */
-import { lookup as dnsLookup } from 'node:dns';
-import type { LookupAddress, LookupAllOptions, LookupOneOptions } from 'node:dns';
+import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions, type LookupOneOptions } from 'node:dns';
 import { BlockList, isIP } from 'node:net';
 
 const FORBIDDEN_V4: ReadonlyArray<[string, number]> = [

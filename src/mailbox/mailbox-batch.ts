@@ -6,8 +6,7 @@
  * again from the start when UIDVALIDITY changed) and file what a crash left unfiled.
  */
 import type { BounceDisposition, BounceLedger, MailboxStatus } from '../core/bounce/index.js';
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import type { ListedMessage, MailboxSession } from './imap-mailbox.js';
 import type { Handled, MailboxHandler } from './mailbox-handler.js';
 import { summariseHeaders } from './mailbox-reading.js';

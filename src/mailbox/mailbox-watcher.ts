@@ -6,15 +6,12 @@
  * timer polls. `pollNow()` is a wake.
  */
 import type { BounceLedger, MailboxStatus } from '../core/bounce/index.js';
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { type Clock, type Logger, errorText } from '../core/index.js';
 import { exponentialBackoff } from '../core/delivery/index.js';
-import { createWakeableLoop, type StepReport } from '../runtime/index.js';
-import { within } from '../runtime/index.js';
+import { createWakeableLoop, type StepReport, within } from '../runtime/index.js';
 import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { createMailboxBatch } from './mailbox-batch.js';
 import type { MailboxHandler, WatcherConfig } from './mailbox-handler.js';
-import { errorText } from '../core/index.js';
 
 export type { Handled, MailboxHandler, MessageToPlan, WatcherConfig } from './mailbox-handler.js';
 

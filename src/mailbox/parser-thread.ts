@@ -5,8 +5,7 @@
  * (worker-pool.ts timeoutMs).
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { isAppError } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { isAppError, type Logger } from '../core/index.js';
 import { createWorkerPool, workerScript, type WorkerPool } from '../runtime/index.js';
 
 export interface ParserThread<T> {

@@ -5,8 +5,7 @@
  * events as the store writes them; pending is read from the queue at scrape.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { ACCEPTANCE_TIMEOUT } from '../core/pec/index.js';
-import { PEC_RECEIPT_TYPES } from '../core/pec/index.js';
+import { ACCEPTANCE_TIMEOUT, PEC_RECEIPT_TYPES } from '../core/pec/index.js';
 import type { QueueCount } from '../core/message/index.js';
 import { RATE_LIMIT_EXCEEDED } from '../core/account/index.js';
 

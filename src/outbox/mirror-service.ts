@@ -4,10 +4,8 @@
  * published. Two services: the command consumer stops with intake, the
  * publisher after the work in flight (its last events go out within the time left).
  */
-import type { Clock } from '../core/index.js';
-import type { CommandHandler } from '../core/events/index.js';
-import type { Logger } from '../core/index.js';
-import type { MirrorStatus, MirrorStore } from '../core/events/index.js';
+import type { Clock, Logger } from '../core/index.js';
+import type { CommandHandler, MirrorStatus, MirrorStore } from '../core/events/index.js';
 import type { Service } from '../runtime/index.js';
 import { createNatsMirror, type Mirror, type MirrorConfig } from './nats-mirror.js';
 

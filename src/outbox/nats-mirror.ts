@@ -5,11 +5,9 @@
  * (mirror-connection.ts). It runs on the wakeable loop: woken by new outbox
  * rows, by the connection becoming usable, and by a timer after a failure.
  */
-import { ageSeconds, epochSeconds as ts, type Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { ageSeconds, epochSeconds as ts, type Clock, type Logger } from '../core/index.js';
 import type { MirrorStatus, MirrorStore } from '../core/events/index.js';
-import { createWakeableLoop, type StepReport } from '../runtime/index.js';
-import { within } from '../runtime/index.js';
+import { createWakeableLoop, type StepReport, within } from '../runtime/index.js';
 import type { MirrorConfig } from './mirror-config.js';
 import { createMirrorConnection, type MirrorConnection } from './mirror-connection.js';
 import { createOutboxPublisher } from './outbox-publisher.js';

@@ -6,12 +6,9 @@
  * of a window (window-publisher.ts) runs on the main thread or in the mirror's
  * own thread; this side reads the rows and moves the cursor, in SQLite.
  */
-import { errorText } from '../core/index.js';
-import type { Clock } from '../core/index.js';
-import { affectsLatest, type LatestEvent } from '../core/events/index.js';
-import type { Logger } from '../core/index.js';
+import { errorText, type Clock, type Logger } from '../core/index.js';
+import { affectsLatest, type LatestEvent, type MirrorStore, type PendingEvent } from '../core/events/index.js';
 import { eventSubject } from '../core/contracts/index.js';
-import type { MirrorStore, PendingEvent } from '../core/events/index.js';
 import { exponentialBackoff } from '../core/delivery/index.js';
 import type { MirrorWindow, WindowOutcome, WindowPublisher } from './window-publisher.js';
 

@@ -6,10 +6,9 @@
  * stream and the bucket and takes commands; it sends windows only once it has.
  */
 import { connect, type KV, type NatsConnection } from 'nats';
-import type { Logger } from '../core/index.js';
+import { type Logger, errorText } from '../core/index.js';
 import { deadline, within } from '../runtime/index.js';
 import type { MirrorThreadData, MirrorThreadTask } from './threaded-window-publisher.js';
-import { errorText } from '../core/index.js';
 import { createWindowPublisher, type WindowOutcome } from './window-publisher.js';
 
 const REDIAL_MS = 250;

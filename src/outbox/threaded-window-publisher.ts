@@ -4,9 +4,8 @@
  * bytes each). A thread stuck past the publish timeout is replaced, and its
  * window fails like any other, to be published again after the backoff.
  */
-import type { Logger } from '../core/index.js';
+import { type Logger, errorText } from '../core/index.js';
 import { createWorkerPool, workerScript } from '../runtime/index.js';
-import { errorText } from '../core/index.js';
 import type { MirrorWindow, WindowOutcome, WindowPublisher, WindowSettings } from './window-publisher.js';
 
 export interface MirrorThreadData {

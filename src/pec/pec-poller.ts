@@ -7,10 +7,16 @@
  * no receipt is flagged too, never marked read: people read this mailbox.
  */
 import type { BounceLedger } from '../core/bounce/index.js';
-import type { Clock, IdSource } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import { correlateReceipt, planReceipt, type PecLedger, type PecPlan, type PecSettlement } from '../core/pec/index.js';
-import { NOT_A_RECEIPT, type PecReceiptFindings } from '../core/pec/index.js';
+import type { Clock, IdSource, Logger } from '../core/index.js';
+import {
+  correlateReceipt,
+  planReceipt,
+  type PecLedger,
+  type PecPlan,
+  type PecSettlement,
+  NOT_A_RECEIPT,
+  type PecReceiptFindings,
+} from '../core/pec/index.js';
 import {
   parseWithin,
   watchMailbox,

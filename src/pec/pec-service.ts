@@ -7,11 +7,8 @@
  */
 import type { PecMailboxAccount } from '../core/account/index.js';
 import type { BounceLedger, MailboxStatus } from '../core/bounce/index.js';
-import type { Clock, IdSource } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import type { PecLedger } from '../core/pec/index.js';
-import type { PecReceiptFindings } from '../core/pec/index.js';
-import type { AccountRepository } from '../core/index.js';
+import type { Clock, IdSource, Logger, AccountRepository } from '../core/index.js';
+import type { PecLedger, PecReceiptFindings } from '../core/pec/index.js';
 import { createPeriodicLoop } from '../runtime/index.js';
 import {
   createParserThread,

@@ -3,8 +3,7 @@
  * two at once; a failing run is logged and the loop goes on). `tick()` runs it
  * once for tests; a tick during a run asks for one more after it.
  */
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import { systemClock } from './system.js';
 import { createWakeableLoop } from './wakeable-loop.js';
 

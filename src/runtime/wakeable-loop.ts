@@ -6,8 +6,7 @@
  * and stops under a deadline. Plain scheduling, no library: every room may
  * import it; what a step does is the room's.
  */
-import type { Clock } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import { within } from './within.js';
 
 /**

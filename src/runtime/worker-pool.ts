@@ -10,8 +10,7 @@
  * errors: the caller may retry) and is replaced; `close()` stops them all.
  */
 import type { Transferable } from 'node:worker_threads';
-import { AppError } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { AppError, type Logger } from '../core/index.js';
 import { within } from './within.js';
 import { WorkerSlot } from './worker-slot.js';
 

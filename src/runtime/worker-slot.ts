@@ -4,8 +4,7 @@
  * that fails or exits fails every task it held. Replacing it is the pool's.
  */
 import { Worker, type Transferable } from 'node:worker_threads';
-import { AppError, errorText } from '../core/index.js';
-import type { Logger } from '../core/index.js';
+import { AppError, errorText, type Logger } from '../core/index.js';
 import type { LogRecord, TaskReply, TaskRequest } from './worker-task.js';
 
 export interface WorkerSlotOptions {

@@ -5,8 +5,7 @@
  * writes through the same redaction and destination as everything else.
  */
 import { parentPort } from 'node:worker_threads';
-import type { Logger } from '../core/index.js';
-import { errorText } from '../core/index.js';
+import { type Logger, errorText } from '../core/index.js';
 
 export interface TaskRequest<In> {
   id: number;

@@ -4,8 +4,7 @@
  * stored credentials with, and the API keys' issuer and the admin and metrics
  * token verifiers.
  */
-import type { Logger } from '../core/index.js';
-import type { AdminTokenVerifier, ApiKeyIssuer, SecretBox } from '../core/index.js';
+import type { Logger, AdminTokenVerifier, ApiKeyIssuer, SecretBox } from '../core/index.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } from './api-keys.js';
 import { loadKeyMaterial } from './key-material.js';
 import { createAesGcmSecretBox } from './secret-box.js';

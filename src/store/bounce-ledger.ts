@@ -12,9 +12,8 @@ import type {
   MailboxItem,
   RecipientFinding,
 } from '../core/bounce/index.js';
-import type { IdSource } from '../core/index.js';
+import type { IdSource, ChangeLog } from '../core/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
-import type { ChangeLog } from '../core/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';

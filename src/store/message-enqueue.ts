@@ -4,8 +4,7 @@
  * alone and reported (their message was handed off already). Whether a message
  * enters suspended was decided by the submission (NewMessage.suspended).
  */
-import type { MessageContent, NewMessage } from '../core/message/index.js';
-import type { EnqueueResult } from '../core/message/index.js';
+import type { MessageContent, NewMessage, EnqueueResult } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 

@@ -3,8 +3,7 @@
  * SMTP submission (from its bytes, or its spool's first part), or the fields
  * of an HTTP submission's payload. Capped: a header section is for eyes.
  */
-import type { MessageHeaders } from '../core/message/index.js';
-import type { MessagePayload } from '../core/message/index.js';
+import type { MessageHeaders, MessagePayload } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;

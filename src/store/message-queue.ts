@@ -3,8 +3,7 @@
  * expired leases, account usage. The current time is always a bound parameter.
  */
 import { normalizeAddress } from '../core/index.js';
-import type { HandoffState } from '../core/message/index.js';
-import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
+import type { HandoffState, ClaimedMessage, MessageQueue } from '../core/message/index.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/account/index.js';
 import type { SqliteDatabase } from './database.js';
 import { createEnqueue } from './message-enqueue.js';

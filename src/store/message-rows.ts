@@ -1,6 +1,5 @@
 /** Message rows -> the read model: columns in the core's names, instants kept in epoch ms. */
-import type { MessageDetail, MessageTimelineEvent } from '../core/message/index.js';
-import type { HandoffState, Priority } from '../core/message/index.js';
+import type { MessageDetail, MessageTimelineEvent, HandoffState, Priority } from '../core/message/index.js';
 import { MESSAGE_EVENT_PREFIX } from './message-event-writer.js';
 
 export interface DetailRow {

@@ -3,8 +3,14 @@
  * are set, every value bound, ordered by a key that never ties (pk, or next
  * attempt then pk) so that a cursor resumes exactly where a page ended.
  */
-import type { HandoffState, Priority } from '../core/message/index.js';
-import { messageStatus, type MessageQuery, type MessageSearch, type MessageSummary } from '../core/message/index.js';
+import {
+  type HandoffState,
+  type Priority,
+  messageStatus,
+  type MessageQuery,
+  type MessageSearch,
+  type MessageSummary,
+} from '../core/message/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { filterSql } from './message-filter-sql.js';
 import { statementCache } from './statement-cache.js';

@@ -3,8 +3,7 @@
  * and the acceptance timeout: a message sent through a PEC account that has
  * heard nothing from its gestore in time gets its pec_error and its event.
  */
-import { ACCEPTANCE_TIMEOUT } from '../core/pec/index.js';
-import type { PecReceiptReader, PecReceiptListing } from '../core/pec/index.js';
+import { ACCEPTANCE_TIMEOUT, type PecReceiptReader, type PecReceiptListing } from '../core/pec/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 

@@ -5,11 +5,14 @@
  * rank, its timeline event, bounce or complaint (as the bounce mailbox records
  * them), and the suppression, mirrored as an admin event.
  */
-import type { IdSource } from '../core/index.js';
-import type { ChangeLog } from '../core/index.js';
-import { PROVIDER_STATE_RANKS, type EventOutcome, type ProviderEvent } from '../core/provider/index.js';
-import type { ProviderPlan } from '../core/provider/index.js';
-import type { ProviderLedger } from '../core/provider/index.js';
+import type { IdSource, ChangeLog } from '../core/index.js';
+import {
+  PROVIDER_STATE_RANKS,
+  type EventOutcome,
+  type ProviderEvent,
+  type ProviderPlan,
+  type ProviderLedger,
+} from '../core/provider/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';

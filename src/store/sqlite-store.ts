@@ -2,24 +2,22 @@
  * The SQLite store: the only module that knows SQL. One connection is the single
  * writer; better-sqlite3 is synchronous, so a transaction never interleaves.
  */
-import type { IdSource } from '../core/index.js';
+import type { IdSource, AdminStore, SecretBox } from '../core/index.js';
 import type { BounceLedger, BounceStore } from '../core/bounce/index.js';
 import type { ProviderLedger } from '../core/provider/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
-import type { MessageAdmin } from '../core/message/index.js';
-import type { MessageSearch } from '../core/message/index.js';
-import type { MessageSelection } from '../core/message/index.js';
-import type { MessageHeaders } from '../core/message/index.js';
-import type { ThroughputStore } from '../core/message/index.js';
-import type { QueueStatusStore } from '../core/message/index.js';
-import type { MirrorStore } from '../core/events/index.js';
-import type { InboxStore } from '../core/events/index.js';
-import type { AdminStore, SecretBox } from '../core/index.js';
-import type { ConfigRows } from '../core/fleet/index.js';
-import type { ClaimIndex } from '../core/fleet/index.js';
-import type { SpoolRows } from '../core/fleet/index.js';
-import type { MessageQueue, MessageSpool } from '../core/message/index.js';
-import type { MessageTransferStore } from '../core/fleet/index.js';
+import type {
+  MessageAdmin,
+  MessageSearch,
+  MessageSelection,
+  MessageHeaders,
+  ThroughputStore,
+  QueueStatusStore,
+  MessageQueue,
+  MessageSpool,
+} from '../core/message/index.js';
+import type { MirrorStore, InboxStore } from '../core/events/index.js';
+import type { ConfigRows, ClaimIndex, SpoolRows, MessageTransferStore } from '../core/fleet/index.js';
 import type { ReportStore } from '../core/report/index.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { takeSnapshot, type DatabaseSnapshot } from './backup.js';

@@ -4,12 +4,14 @@
  * store's own periodic work (retention, the search index). Stopped last.
  */
 import { join } from 'node:path';
-import type { Clock, IdSource } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import type { SecretBox } from '../core/index.js';
-import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
-import type { Service } from '../runtime/index.js';
-import { createWorkerPool, workerScript } from '../runtime/index.js';
+import type { Clock, IdSource, Logger, SecretBox } from '../core/index.js';
+import {
+  createPeriodicLoop,
+  type PeriodicLoop,
+  type Service,
+  createWorkerPool,
+  workerScript,
+} from '../runtime/index.js';
 import type { CheckpointResult, CheckpointTask } from './checkpointer.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from './sqlite-store.js';

@@ -2,8 +2,7 @@
  * The report loop's lanes: one per tenant, what the loop knows of it beyond
  * what is stored, made and dropped as tenants come and go.
  */
-import type { LaneState } from '../core/report/index.js';
-import type { LaneRecord, ReportLane } from '../core/report/index.js';
+import type { LaneState, LaneRecord, ReportLane } from '../core/report/index.js';
 
 /** What the loop knows of one tenant beyond what is stored. */
 export interface Lane {

@@ -5,8 +5,7 @@
  * this is the scheduling on the wakeable loop: one step starts every round due
  * and arms the earliest next one (or the next rescan of tenants).
  */
-import { createWakeableLoop } from '../runtime/index.js';
-import { within } from '../runtime/index.js';
+import { createWakeableLoop, within } from '../runtime/index.js';
 import { earliestDue, rescanLanes, type Lane } from './report-lanes.js';
 import { createReportRound, type ReportLoopDeps } from './report-round.js';
 

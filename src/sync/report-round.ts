@@ -4,13 +4,13 @@
  * holds them back, and on an acknowledgement move the tenant's cursor past
  * them. Sets the lane's next due instant; never throws.
  */
-import type { Clock, IdSource } from '../core/index.js';
-import type { Logger } from '../core/index.js';
-import type { TenantRepository } from '../core/index.js';
-import { afterFailure, afterSuccess, nextRoundAt, type LaneState, type ReportPolicy } from '../core/report/index.js';
-import type { ReportTelemetry } from '../core/index.js';
-import { reportBody } from '../core/contracts/index.js';
+import type { Clock, IdSource, Logger, TenantRepository, ReportTelemetry } from '../core/index.js';
 import {
+  afterFailure,
+  afterSuccess,
+  nextRoundAt,
+  type LaneState,
+  type ReportPolicy,
   syncUrl,
   type ClientReply,
   type ReportAttempt,
@@ -19,6 +19,7 @@ import {
   type ReportTarget,
   type ReportTransport,
 } from '../core/report/index.js';
+import { reportBody } from '../core/contracts/index.js';
 import type { Lane } from './report-lanes.js';
 
 export interface ReportLoopConfig {

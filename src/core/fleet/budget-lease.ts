@@ -7,8 +7,14 @@
  * window ends (at most its last chunk) is the only slack. Pure: the adapter
  * in src/fleet/ talks to the KV bucket, this decides sizes and budgets.
  */
-import type { Limits, Usage, WindowKind } from '../account/rate-limit.js';
-import { WINDOW_KINDS, WINDOW_MS, windowStart } from '../account/rate-limit.js';
+import {
+  type Limits,
+  type Usage,
+  type WindowKind,
+  WINDOW_KINDS,
+  WINDOW_MS,
+  windowStart,
+} from '../account/rate-limit.js';
 
 /** The counter's key: one per account, window kind and window (start in epoch ms, aligned to UTC). */
 export function leaseKey(tenantId: string, accountId: string, kind: WindowKind, start: number): string {

@@ -13,11 +13,8 @@
  */
 import { nanos, type NatsConnection } from 'nats';
 import type { ClaimIndex, ClaimRecord } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import { createPeriodicLoop } from '../../runtime/index.js';
-import type { Service } from '../../runtime/index.js';
-import { within } from '../../runtime/index.js';
+import type { Clock, Logger } from '../../core/index.js';
+import { createPeriodicLoop, type Service, within } from '../../runtime/index.js';
 import { ClaimFollower } from './claim-follower.js';
 import { claimRecordCodec } from './claim-wire-schemas.js';
 import type { FleetLink } from '../link/fleet-service.js';

@@ -6,8 +6,7 @@
 import type { NatsConnection } from 'nats';
 import type { Clock } from '../../core/index.js';
 import type { Principal } from '../../core/tenant/index.js';
-import type { MessageQueue } from '../../core/message/index.js';
-import type { SubmissionItem } from '../../core/message/index.js';
+import type { MessageQueue, SubmissionItem } from '../../core/message/index.js';
 import { holderAnswerCodec, holderRequestCodec } from './claim-wire-schemas.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { claimKey, type ClientIdClaims } from './idempotency-claims.js';

@@ -18,12 +18,16 @@
  * request is accepted on the local check only, and a warning is logged and
  * counted in `skipped`.
  */
-import type { AppError } from '../../core/index.js';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import type { MessageQueue } from '../../core/message/index.js';
-import { refusal, rejection, type Rejection } from '../../core/message/index.js';
-import type { SubmissionItem, SubmissionResult, SubmissionService } from '../../core/message/index.js';
+import type { AppError, Clock, Logger } from '../../core/index.js';
+import {
+  type MessageQueue,
+  refusal,
+  rejection,
+  type Rejection,
+  type SubmissionItem,
+  type SubmissionResult,
+  type SubmissionService,
+} from '../../core/message/index.js';
 import { within } from '../../runtime/index.js';
 import { holderRequestCodec } from './claim-wire-schemas.js';
 import { claimablesOf, createHolderCheck, type Claimable } from './client-id-holders.js';

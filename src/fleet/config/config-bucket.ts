@@ -6,11 +6,16 @@
  * revision it last applied, so of two nodes editing one object only one wins.
  */
 import type { KV, KvEntry, NatsConnection } from 'nats';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import { conflict, unavailable } from '../../core/fleet/index.js';
-import type { ConfigBucket, ConfigEntry, ConfigKey, ConfigValue } from '../../core/fleet/index.js';
-import { configKeyName } from '../../core/fleet/index.js';
+import type { Clock, Logger } from '../../core/index.js';
+import {
+  conflict,
+  unavailable,
+  type ConfigBucket,
+  type ConfigEntry,
+  type ConfigKey,
+  type ConfigValue,
+  configKeyName,
+} from '../../core/fleet/index.js';
 import { storedConfigCodec } from './config-wire-schemas.js';
 
 /** JetStream's "wrong last sequence": the compare-and-set lost. */

@@ -7,13 +7,9 @@
  * delivered, and starts a new watch when it has stayed behind that long.
  */
 import type { KV, KvEntry, QueuedIterator } from 'nats';
-import { isAppError } from '../../core/index.js';
-import type { Clock } from '../../core/index.js';
+import { isAppError, type Clock, type Logger } from '../../core/index.js';
 import type { ConfigEntry, ConfigRows } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
-import { createPeriodicLoop } from '../../runtime/index.js';
-import type { Service } from '../../runtime/index.js';
-import { within } from '../../runtime/index.js';
+import { createPeriodicLoop, type Service, within } from '../../runtime/index.js';
 import { configEntryOf, openConfigBucket } from './config-bucket.js';
 import type { FleetLink } from '../link/fleet-service.js';
 

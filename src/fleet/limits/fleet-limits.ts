@@ -15,13 +15,12 @@ import {
   spend,
   windowsToTopUp,
   type AccountLeases,
+  type FleetLimitGate,
+  type GatedAccount,
 } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import type { FleetLimitGate, GatedAccount } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
+import type { Clock, Logger } from '../../core/index.js';
 import { WINDOW_KINDS, type Limits, type Usage } from '../../core/account/index.js';
-import { createPeriodicLoop } from '../../runtime/index.js';
-import type { Service } from '../../runtime/index.js';
+import { createPeriodicLoop, type Service } from '../../runtime/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { createLimitCounters, openLimitCounters, type LimitCounters } from './limit-counters.js';
 import { limitsView, type FleetLimitsStatus } from './fleet-limits-view.js';

@@ -3,8 +3,7 @@
  * missing without asking (known, not alive), and one request/reply to a node with a deadline. A
  * node that does not answer in time, or answers with what is not a reply, is named missing.
  */
-import { isAppError } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
+import { isAppError, type Logger } from '../../core/index.js';
 import type { CommandContext } from '../../core/tenant/index.js';
 import type { FleetLink } from './fleet-service.js';
 import { encode, viewSubject, type ViewKind, type ViewReply } from '../view/view-protocol.js';

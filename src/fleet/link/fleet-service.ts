@@ -6,13 +6,17 @@
  * A node id held by another live data directory refuses the start.
  */
 import type { KV, NatsConnection } from 'nats';
-import type { Clock } from '../../core/index.js';
+import type { Clock, Logger } from '../../core/index.js';
 import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSighting } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
 import { NatsConnectionLifecycle } from '../../nats/index.js';
-import { createPeriodicLoop, type PeriodicLoop } from '../../runtime/index.js';
-import type { Service, StopBudget } from '../../runtime/index.js';
-import { deadline, within } from '../../runtime/index.js';
+import {
+  createPeriodicLoop,
+  type PeriodicLoop,
+  type Service,
+  type StopBudget,
+  deadline,
+  within,
+} from '../../runtime/index.js';
 import { readNode, readNodes, writeBeat } from './node-registry.js';
 import { loadNodeIdentity, type NodeIdentity } from './node-identity.js';
 

@@ -7,10 +7,8 @@
  * die, finds only what is left).
  */
 import type { NatsConnection } from 'nats';
-import { replayPlan } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import { adoptedDueAt, type MessageTransferStore, type StoredTransfer } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
+import { replayPlan, adoptedDueAt, type MessageTransferStore, type StoredTransfer } from '../../core/fleet/index.js';
+import type { Clock, Logger } from '../../core/index.js';
 import { deadline } from '../../runtime/index.js';
 import type { ClientIdClaims } from '../claims/idempotency-claims.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';

@@ -3,9 +3,8 @@
  * too, and names itself the holder of the message's client id before it answers, so that a
  * repeat of the id posted to the draining node is then told the message is here.
  */
-import type { Clock } from '../../core/index.js';
+import type { Clock, Logger } from '../../core/index.js';
 import { adoptedDueAt, type AdoptAnswer, type DrainPhase, type MessageTransferStore } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
 import { messageTransferCodec } from './spool-wire-schemas.js';
 
 export interface DrainAdoptionDeps {

@@ -5,8 +5,7 @@
  * client id, and only removes it here).
  */
 import type { NatsConnection } from 'nats';
-import { errorText } from '../../core/index.js';
-import type { Clock } from '../../core/index.js';
+import { errorText, type Clock } from '../../core/index.js';
 import {
   drainTargets,
   peersInTurn,

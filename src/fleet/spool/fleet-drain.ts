@@ -6,8 +6,7 @@
  * in between leaves it here (the peer keeps its copy; a drain run again finds
  * it there by client id and only removes it here). `adopt` is the peer's side.
  */
-import { AppError, errorText } from '../../core/index.js';
-import type { Clock } from '../../core/index.js';
+import { AppError, errorText, type Clock, type Logger } from '../../core/index.js';
 import {
   phaseAfterPass,
   type AdoptAnswer,
@@ -15,7 +14,6 @@ import {
   type DrainProgress,
   type MessageTransferStore,
 } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
 import { createDrainAdoption } from './drain-adoption.js';
 import { createDrainPass, DrainTally } from './drain-pass.js';
 import type { FleetLink } from '../link/fleet-service.js';

@@ -29,12 +29,9 @@
  * spool-prune.ts, the retry round spool-upkeep.ts; this file joins them.
  */
 import type { NatsConnection } from 'nats';
-import type { SpoolRows } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import { createSpoolLedger } from '../../core/fleet/index.js';
-import { createPeriodicLoop } from '../../runtime/index.js';
-import type { Service } from '../../runtime/index.js';
+import { type SpoolRows, createSpoolLedger } from '../../core/fleet/index.js';
+import type { Clock, Logger } from '../../core/index.js';
+import { createPeriodicLoop, type Service } from '../../runtime/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { createSpoolChains } from './spool-chains.js';
 import type { SpoolCheck } from './spool-check.js';

@@ -19,14 +19,9 @@
  * the spools known and lost adoption-registry.ts; this file runs the checks.
  */
 import type { KV, NatsConnection } from 'nats';
-import type { ClaimIndex } from '../../core/fleet/index.js';
-import type { SpoolRegistration, SpoolRows } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import type { MessageTransferStore } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
-import { createPeriodicLoop } from '../../runtime/index.js';
-import type { Service } from '../../runtime/index.js';
-import { deadline, within } from '../../runtime/index.js';
+import type { ClaimIndex, SpoolRegistration, SpoolRows, MessageTransferStore } from '../../core/fleet/index.js';
+import type { Clock, Logger } from '../../core/index.js';
+import { createPeriodicLoop, type Service, deadline, within } from '../../runtime/index.js';
 import { backMeanwhile, takeLease } from './adoption-lease.js';
 import { dueSpools, lostSpools, registeredSpools, registerSpool, spoolKey } from './adoption-registry.js';
 import { replaySpool } from './adoption-replay.js';

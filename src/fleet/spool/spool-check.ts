@@ -7,10 +7,8 @@
  * a defect shows, and is mended, before a node is lost rather than after.
  */
 import type { NatsConnection } from 'nats';
-import type { SpoolRows } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import type { SpoolLedger } from '../../core/fleet/index.js';
+import type { SpoolRows, SpoolLedger } from '../../core/fleet/index.js';
+import type { Clock, Logger } from '../../core/index.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 
 const PAGE = 1000;

@@ -3,8 +3,7 @@
  * event's transaction, acted on after its commit, all of one commit's
  * messages together (one replicated write for a whole batch).
  */
-import { REWRITE_EVENTS, type SpoolRows } from '../../core/fleet/index.js';
-import type { SpoolLedger } from '../../core/fleet/index.js';
+import { REWRITE_EVENTS, type SpoolRows, type SpoolLedger } from '../../core/fleet/index.js';
 import type { SpoolChains } from './spool-chains.js';
 import type { SpoolWriter } from './spool-writer.js';
 

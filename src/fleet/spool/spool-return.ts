@@ -7,10 +7,8 @@
  * again once it holds the lease, so one of them always sees the other.
  */
 import type { KV } from 'nats';
-import type { ClaimIndex } from '../../core/fleet/index.js';
-import { leaseAbandoned, type AdoptionLease, type SpoolRows } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
+import { type ClaimIndex, leaseAbandoned, type AdoptionLease, type SpoolRows } from '../../core/fleet/index.js';
+import type { Clock, Logger } from '../../core/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { claimKey } from '../claims/idempotency-claims.js';
 import type { SpoolOwner } from './spool-stream.js';

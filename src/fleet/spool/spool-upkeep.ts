@@ -6,10 +6,8 @@
  * pruned, and every waiting message checked against the stream now and then.
  */
 import type { NatsConnection } from 'nats';
-import type { SpoolRows } from '../../core/fleet/index.js';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import type { SpoolLedger } from '../../core/fleet/index.js';
+import type { SpoolRows, SpoolLedger } from '../../core/fleet/index.js';
+import type { Clock, Logger } from '../../core/index.js';
 import type { SpoolChains } from './spool-chains.js';
 import { allWaiting, createSpoolCheck, reconcileAtStart } from './spool-check.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';

@@ -5,8 +5,13 @@
  * outlives the version that wrote it, and one refused here is mail a survivor cannot adopt.
  */
 import { z } from 'zod';
-import type { AdoptionLease, SpoolRegistration } from '../../core/fleet/index.js';
-import type { AdoptAnswer, MessageTransfer, StoredTransfer } from '../../core/fleet/index.js';
+import type {
+  AdoptionLease,
+  SpoolRegistration,
+  AdoptAnswer,
+  MessageTransfer,
+  StoredTransfer,
+} from '../../core/fleet/index.js';
 import { jsonCodec } from '../../nats/index.js';
 
 const safeInt = z.number().int();

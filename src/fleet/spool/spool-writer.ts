@@ -5,8 +5,7 @@
  * holds now, and the ends of finished messages recorded.
  */
 import type { NatsConnection } from 'nats';
-import type { SpoolRows } from '../../core/fleet/index.js';
-import type { SpoolLedger } from '../../core/fleet/index.js';
+import type { SpoolRows, SpoolLedger } from '../../core/fleet/index.js';
 import type { SpoolChains } from './spool-chains.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 

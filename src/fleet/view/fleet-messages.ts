@@ -5,7 +5,7 @@
  * accounted for: one not alive, or not answering in time, is named in
  * `missing_nodes`, never silently left out.
  */
-import { AppError } from '../../core/index.js';
+import { AppError, type Logger } from '../../core/index.js';
 import {
   mergeCommandOutcomes,
   mergePages,
@@ -14,11 +14,10 @@ import {
   type FleetMessages,
   type LocalMessages,
   type NodePage,
+  fleetQueues,
+  type NodeQueue,
 } from '../../core/fleet/index.js';
-import { fleetQueues, type NodeQueue } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
-import type { MessageCursor, MessageQuery } from '../../core/message/index.js';
-import type { MessageRead } from '../../core/message/index.js';
+import type { MessageCursor, MessageQuery, MessageRead } from '../../core/message/index.js';
 import type { EventOutcome, ProviderEvent } from '../../core/provider/index.js';
 import type { CommandContext } from '../../core/tenant/index.js';
 import {

@@ -6,12 +6,18 @@
  * so the asking node words a message as the holding node would have.
  */
 import { epochSeconds } from '../../core/index.js';
-import type { MessageDetail, MessageTimelineEvent } from '../../core/message/index.js';
-import type { MessageRead } from '../../core/message/index.js';
-import { messageStatus, type MessageSummary } from '../../core/message/index.js';
+import {
+  type MessageDetail,
+  type MessageTimelineEvent,
+  type MessageRead,
+  messageStatus,
+  type MessageSummary,
+  type WaitingExplanation,
+  type WaitingReason,
+  NO_PAUSE_REASON,
+  waitingSentence,
+} from '../../core/message/index.js';
 import type { PecReceiptListing } from '../../core/pec/index.js';
-import type { WaitingExplanation, WaitingReason } from '../../core/message/index.js';
-import { NO_PAUSE_REASON, waitingSentence } from '../../core/message/index.js';
 
 type Wire = Record<string, unknown>;
 

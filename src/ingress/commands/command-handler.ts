@@ -5,8 +5,14 @@
  * subject. Each command's inbox entry, and an audit entry with its event,
  * commit with its effect.
  */
-import { AppError } from '../../core/index.js';
-import type { Clock, IdSource } from '../../core/index.js';
+import {
+  AppError,
+  type Clock,
+  type IdSource,
+  type ChangeLog,
+  type TenantRepository,
+  type Transactor,
+} from '../../core/index.js';
 import {
   parseCommandBody,
   type CommandHandler,
@@ -14,11 +20,8 @@ import {
   type CommandRequest,
   type InboxStore,
 } from '../../core/events/index.js';
-import type { MessageCommands } from '../../core/message/index.js';
-import type { CommandContext } from '../../core/tenant/index.js';
-import type { ChangeLog, TenantRepository, Transactor } from '../../core/index.js';
-import type { Principal } from '../../core/tenant/index.js';
-import type { SubmissionService } from '../../core/message/index.js';
+import type { MessageCommands, SubmissionService } from '../../core/message/index.js';
+import type { CommandContext, Principal } from '../../core/tenant/index.js';
 import { parseSubmission, type ParserLimits } from '../http/index.js';
 import { commandRecord, type CommandRecord } from './command-record.js';
 

@@ -2,10 +2,8 @@
  * What a processed command leaves behind: its inbox row (a second delivery is then a duplicate) and
  * its audit entry, mirrored as `command.processed`. Written inside the caller's transaction.
  */
-import { changeRecorder } from '../../core/events/index.js';
-import type { Clock, IdSource } from '../../core/index.js';
-import type { CommandRequest, InboxStore } from '../../core/events/index.js';
-import type { ChangeLog } from '../../core/index.js';
+import { changeRecorder, type CommandRequest, type InboxStore } from '../../core/events/index.js';
+import type { Clock, IdSource, ChangeLog } from '../../core/index.js';
 
 export interface CommandRecordDeps {
   store: { inbox: InboxStore; changes: ChangeLog };

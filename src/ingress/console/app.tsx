@@ -5,9 +5,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { AppError } from '../../core/index.js';
-import { statusOf } from '../http/index.js';
-import type { HttpError } from '../http/index.js';
-import { bodyLimit } from '../http/index.js';
+import { statusOf, type HttpError, bodyLimit } from '../http/index.js';
 import type { ConsoleDeps } from './deps.js';
 import type { ConsoleEnv } from './env.js';
 import { ErrorPage } from './pages/error-page.js';

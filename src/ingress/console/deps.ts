@@ -1,21 +1,20 @@
 /** What the console is built from: the core services the JSON API uses, and its sessions. */
 import type { AccountService } from '../../core/account/index.js';
-import type { Authenticator } from '../../core/tenant/index.js';
+import type { Authenticator, SuppressionService, TenantService } from '../../core/tenant/index.js';
 import type { MailboxStatus } from '../../core/bounce/index.js';
-import type { Clock, IdSource } from '../../core/index.js';
+import type { Clock, IdSource, Logger } from '../../core/index.js';
 import type { FleetMessages } from '../../core/fleet/index.js';
-import type { Logger } from '../../core/index.js';
-import type { BulkCommands } from '../../core/message/index.js';
-import type { MessageCommands } from '../../core/message/index.js';
-import type { MessageHeaders } from '../../core/message/index.js';
-import type { MessageSearch } from '../../core/message/index.js';
+import type {
+  BulkCommands,
+  MessageCommands,
+  MessageHeaders,
+  MessageSearch,
+  QueueStatusStore,
+  ThroughputStore,
+} from '../../core/message/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
 import type { PecReceiptReader } from '../../core/pec/index.js';
-import type { QueueStatusStore } from '../../core/message/index.js';
 import type { ReportSync } from '../../core/report/index.js';
-import type { SuppressionService } from '../../core/tenant/index.js';
-import type { TenantService } from '../../core/tenant/index.js';
-import type { ThroughputStore } from '../../core/message/index.js';
 import type { SessionStore } from './session-store.js';
 
 export interface ConsoleDeps {

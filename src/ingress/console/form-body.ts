@@ -4,8 +4,7 @@
  * media type (a multipart upload) is refused unread, since no console form takes one.
  */
 import type { Context } from 'hono';
-import { transportError } from '../http/index.js';
-import { requestBody } from '../http/index.js';
+import { transportError, requestBody } from '../http/index.js';
 import type { ConsoleEnv } from './env.js';
 
 const FORM_TYPE = 'application/x-www-form-urlencoded';

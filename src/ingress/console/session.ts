@@ -6,8 +6,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import { AppError } from '../../core/index.js';
-import type { Authenticator } from '../../core/tenant/index.js';
-import type { Principal } from '../../core/tenant/index.js';
+import type { Authenticator, Principal } from '../../core/tenant/index.js';
 import type { ConsoleEnv } from './env.js';
 import type { ConsoleSession, SessionStore } from './session-store.js';
 

@@ -3,24 +3,15 @@
  * request: request id -> access log -> body limit -> authentication -> route.
  */
 import { Hono, type MiddlewareHandler } from 'hono';
-import { AppError } from '../../core/index.js';
+import { AppError, type IdSource, type Logger, type HttpTelemetry, type IntakeTelemetry } from '../../core/index.js';
 import type { AccountService } from '../../core/account/index.js';
 import type { BounceLedger, MailboxStatus } from '../../core/bounce/index.js';
 import type { PecReceiptReader } from '../../core/pec/index.js';
-import type { SuppressionService } from '../../core/tenant/index.js';
-import type { Authenticator } from '../../core/tenant/index.js';
-import type { IdSource } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import type { BulkCommands } from '../../core/message/index.js';
-import type { MessageCommands } from '../../core/message/index.js';
-import type { MessageSearch } from '../../core/message/index.js';
-import type { FleetView } from '../../core/fleet/index.js';
-import type { FleetMessages } from '../../core/fleet/index.js';
+import type { SuppressionService, Authenticator, TenantService } from '../../core/tenant/index.js';
+import type { BulkCommands, MessageCommands, MessageSearch, SubmissionService } from '../../core/message/index.js';
+import type { FleetView, FleetMessages } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
 import type { ReportSync } from '../../core/report/index.js';
-import type { SubmissionService } from '../../core/message/index.js';
-import type { HttpTelemetry, IntakeTelemetry } from '../../core/index.js';
-import type { TenantService } from '../../core/tenant/index.js';
 import type { WebhookReceiver } from '../../core/provider/index.js';
 import { requireAuth } from './auth.js';
 import type { HttpEnv } from './env.js';

@@ -6,8 +6,7 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import type { Context, MiddlewareHandler } from 'hono';
 import { AppError } from '../../core/index.js';
-import type { Authenticator } from '../../core/tenant/index.js';
-import type { Principal } from '../../core/tenant/index.js';
+import type { Authenticator, Principal } from '../../core/tenant/index.js';
 import type { HttpEnv } from './env.js';
 
 export function presentedToken(c: Context): string | null {

@@ -3,8 +3,7 @@
  * from their own status at request time (the composition decides what is in it).
  */
 import type { MailboxStatus } from '../../core/bounce/index.js';
-import type { FleetView } from '../../core/fleet/index.js';
-import type { FleetQueues } from '../../core/fleet/index.js';
+import type { FleetView, FleetQueues } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
 import type { RelayConnections } from '../../core/delivery/index.js';
 import type { SyncStatus } from '../../core/report/index.js';

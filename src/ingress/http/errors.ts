@@ -5,8 +5,7 @@
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { AppError } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
+import { AppError, type Logger } from '../../core/index.js';
 import type { HttpError, HttpErrorCode } from './http-error.js';
 
 const STATUS: Record<HttpErrorCode, ContentfulStatusCode> = {

@@ -5,8 +5,12 @@
  */
 import { z } from 'zod';
 import { parseMailbox } from '../../core/index.js';
-import { CLIENT_ID_CHARACTERS, CLIENT_ID_MAX_LENGTH, CLIENT_ID_RULE } from '../../core/message/index.js';
-import { PRIORITY_LABELS } from '../../core/message/index.js';
+import {
+  CLIENT_ID_CHARACTERS,
+  CLIENT_ID_MAX_LENGTH,
+  CLIENT_ID_RULE,
+  PRIORITY_LABELS,
+} from '../../core/message/index.js';
 
 const NO_LINE_BREAKS = /^[^\r\n\0]*$/;
 export const headerText = (max: number) => z.string().max(max).regex(NO_LINE_BREAKS, 'must not contain CR, LF or NUL');

@@ -4,8 +4,7 @@
  * and retry-now commands.
  */
 import { z } from 'zod';
-import { BULK_ACTIONS } from '../../core/message/index.js';
-import { MESSAGE_STATUSES, type MessageStatus } from '../../core/message/index.js';
+import { BULK_ACTIONS, MESSAGE_STATUSES, type MessageStatus } from '../../core/message/index.js';
 import { clientId, priorityQuery } from './message-schemas.js';
 import { identifier, tenantScope } from './schemas.js';
 

@@ -5,8 +5,7 @@
  * threads configured, all of them here.
  */
 import type { Logger } from '../../core/index.js';
-import type { Service } from '../../runtime/index.js';
-import { createWorkerPool, workerScript } from '../../runtime/index.js';
+import { type Service, createWorkerPool, workerScript } from '../../runtime/index.js';
 import {
   inlineSubmissionParser,
   unwrap,

@@ -3,9 +3,7 @@
  * well-formed), the headers every answer carries, one access-log line and the request counters.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { IdSource } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import type { HttpTelemetry } from '../../core/index.js';
+import type { IdSource, Logger, HttpTelemetry } from '../../core/index.js';
 import { actorOf } from './auth.js';
 import type { HttpEnv } from './env.js';
 import { methodLabel, routeTemplate } from './route-template.js';

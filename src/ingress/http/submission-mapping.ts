@@ -1,8 +1,7 @@
 /** /add-messages items -> core submission items: shape errors become per-message rejections. */
 import { randomUUID } from 'node:crypto';
 import { parseMailbox } from '../../core/index.js';
-import { headerValue, type MessagePayload } from '../../core/message/index.js';
-import type { SubmissionItem } from '../../core/message/index.js';
+import { headerValue, type MessagePayload, type SubmissionItem } from '../../core/message/index.js';
 import { fieldProblems } from './request-input.js';
 import { messageItem, type MessageItem } from './message-schemas.js';
 import { ILL_FORMED, illFormedPath } from './well-formed.js';

@@ -5,8 +5,7 @@
  * result is plain data and a refusal is an error as data, not a thrown AppError.
  */
 import { AppError, type ErrorDetails, errorText } from '../../core/index.js';
-import type { PriorityLabel } from '../../core/message/index.js';
-import type { SubmissionItem } from '../../core/message/index.js';
+import type { PriorityLabel, SubmissionItem } from '../../core/message/index.js';
 import type { HttpErrorCode } from './http-error.js';
 import { addMessagesBody } from './message-schemas.js';
 import { fieldProblems } from './request-input.js';

@@ -2,8 +2,7 @@
  * Whether an SMTP session may send through an account: the user's at MAIL FROM,
  * one an X-Mail-Proxy-Account header names after DATA. A refusal is an SmtpReply.
  */
-import type { AccountChoice } from '../../core/account/index.js';
-import { pickAccount } from '../../core/account/index.js';
+import { type AccountChoice, pickAccount } from '../../core/account/index.js';
 import type { SmtpIdentity } from './identity.js';
 import { replies, type SmtpReply } from './replies.js';
 

@@ -6,8 +6,7 @@
  * more than about one part, whatever the message size.
  */
 import type { Readable } from 'node:stream';
-import type { MessageContent } from '../../core/message/index.js';
-import type { MessageSpool } from '../../core/message/index.js';
+import type { MessageContent, MessageSpool } from '../../core/message/index.js';
 import { headerEnd, parseFields, rewriteHead, type HeaderField } from './header-section.js';
 import { replies, SmtpReply } from './replies.js';
 

@@ -7,8 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { SMTPServerOptions } from 'smtp-server';
-import type { Logger } from '../../core/index.js';
-import type { SmtpTelemetry } from '../../core/index.js';
+import type { Logger, SmtpTelemetry } from '../../core/index.js';
 import { SubmissionServer } from './connection.js';
 import { replies, type SmtpReply } from './replies.js';
 import { createSessionHandlers, type SessionHandlers, type SmtpSessionDeps } from './session.js';

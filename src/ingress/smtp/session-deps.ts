@@ -1,11 +1,8 @@
 /** What the SMTP session handlers are given: the listener's policy and the ports they decide with. */
 import type { AccountChoice } from '../../core/account/index.js';
-import type { Clock, IdSource } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
+import type { Clock, IdSource, Logger, IntakeTelemetry } from '../../core/index.js';
 import type { Principal } from '../../core/tenant/index.js';
-import type { MessageSpool } from '../../core/message/index.js';
-import type { SubmissionService } from '../../core/message/index.js';
-import type { IntakeTelemetry } from '../../core/index.js';
+import type { MessageSpool, SubmissionService } from '../../core/message/index.js';
 import type { TrustedNetwork } from './identity.js';
 import type { SmtpReply } from './replies.js';
 

@@ -6,13 +6,17 @@
  * intake: DATA in the middle may finish within the wait, the rest is told 421.
  */
 import type { Authenticator } from '../../core/tenant/index.js';
-import type { Clock, IdSource } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import type { AccountRepository, TenantRepository } from '../../core/index.js';
-import type { MessageQueue, MessageSpool } from '../../core/message/index.js';
-import type { SubmissionService } from '../../core/message/index.js';
-import { AppError } from '../../core/index.js';
-import type { IntakeTelemetry, SmtpTelemetry } from '../../core/index.js';
+import {
+  type Clock,
+  type IdSource,
+  type Logger,
+  type AccountRepository,
+  type TenantRepository,
+  AppError,
+  type IntakeTelemetry,
+  type SmtpTelemetry,
+} from '../../core/index.js';
+import type { MessageQueue, MessageSpool, SubmissionService } from '../../core/message/index.js';
 import type { Service } from '../../runtime/index.js';
 import type { TrustedNetwork } from './identity.js';
 import { startSmtpIngress, type Endpoint, type SmtpIngress } from './server.js';

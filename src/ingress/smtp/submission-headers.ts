@@ -7,8 +7,14 @@
  *   - a Received trace header is put on top (RFC 5321 §4.4), unless turned off.
  * Nothing else in the message changes.
  */
-import { isClientId, CLIENT_ID_RULE, MAIL_ID_FIELD, MAIL_ID_HEADER } from '../../core/message/index.js';
-import { parsePriority, type Priority } from '../../core/message/index.js';
+import {
+  isClientId,
+  CLIENT_ID_RULE,
+  MAIL_ID_FIELD,
+  MAIL_ID_HEADER,
+  parsePriority,
+  type Priority,
+} from '../../core/message/index.js';
 import { decodeEncodedWords } from './encoded-words.js';
 import type { HeaderField } from './header-section.js';
 import { replies, type SmtpReply } from './replies.js';

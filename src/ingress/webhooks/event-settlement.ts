@@ -3,11 +3,14 @@
  * planned, settled once each), then, in a fleet, the ones no message here matched to the other nodes.
  */
 import type { BouncePolicy } from '../../core/bounce/index.js';
-import type { Clock } from '../../core/index.js';
-import type { Logger } from '../../core/index.js';
-import type { EventOutcome, ProviderEvent } from '../../core/provider/index.js';
-import type { ProviderLedger } from '../../core/provider/index.js';
-import { correlateProviderEvent, planProviderEvent } from '../../core/provider/index.js';
+import type { Clock, Logger } from '../../core/index.js';
+import {
+  type EventOutcome,
+  type ProviderEvent,
+  type ProviderLedger,
+  correlateProviderEvent,
+  planProviderEvent,
+} from '../../core/provider/index.js';
 
 export interface EventSettlementDeps {
   ledger: ProviderLedger;

@@ -2,8 +2,7 @@
  * Accounts: the list per tenant (state, why paused, limit use) and one account's page with
  * its edit form (the password write-only), a Resume button when paused, and a connection test.
  */
-import type { AccountActivityView } from '../../http/index.js';
-import type { ConnectionTestView } from '../../http/index.js';
+import type { AccountActivityView, ConnectionTestView } from '../../http/index.js';
 import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { CONSOLE_PATH } from '../session.js';

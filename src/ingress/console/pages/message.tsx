@@ -3,13 +3,16 @@
  * relay's replies, bounce and report status, its PEC receipts, the headers,
  * and its actions.
  */
-import type { MessageDetail, MessageTimelineEvent } from '../../../core/message/index.js';
-import type { MessageStatus } from '../../../core/message/index.js';
+import {
+  type MessageDetail,
+  type MessageTimelineEvent,
+  type MessageStatus,
+  type WaitingExplanation,
+  PRIORITY_LABELS,
+  waitingSentence,
+} from '../../../core/message/index.js';
 import type { PecReceiptListing } from '../../../core/pec/index.js';
 import type { SyncStatus } from '../../../core/report/index.js';
-import type { WaitingExplanation } from '../../../core/message/index.js';
-import { PRIORITY_LABELS } from '../../../core/message/index.js';
-import { waitingSentence } from '../../../core/message/index.js';
 import { statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';

@@ -1,7 +1,10 @@
 /** The message list: a search form whose every field is a URL parameter, live waiting counts, one page of results. */
-import type { BulkAction } from '../../../core/message/index.js';
-import type { MessageStatus, MessageSummary } from '../../../core/message/index.js';
-import { MESSAGE_STATUSES } from '../../../core/message/index.js';
+import {
+  type BulkAction,
+  type MessageStatus,
+  type MessageSummary,
+  MESSAGE_STATUSES,
+} from '../../../core/message/index.js';
 import type { QueueOverview } from '../../http/index.js';
 import { statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';

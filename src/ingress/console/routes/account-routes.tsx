@@ -6,9 +6,7 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { AccountInput } from '../../../core/account/index.js';
-import { validate } from '../../http/index.js';
-import { viewAccountState } from '../../http/index.js';
-import { viewConnectionTest, type ConnectionTestView } from '../../http/index.js';
+import { validate, viewAccountState, viewConnectionTest, type ConnectionTestView } from '../../http/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { accountHref, AccountPage, AccountsPage } from '../pages/accounts.js';

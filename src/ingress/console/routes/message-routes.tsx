@@ -5,16 +5,16 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import { isAppError, notFound } from '../../../core/index.js';
-import type { MessageDetail } from '../../../core/message/index.js';
-import type { BulkAction } from '../../../core/message/index.js';
-import type { MessageQuery } from '../../../core/message/index.js';
+import type { MessageDetail, BulkAction, MessageQuery, MessageRead } from '../../../core/message/index.js';
 import { scopeTenant, scopeTenantOrAll } from '../../../core/tenant/index.js';
-import { decodeCursor, encodeCursor } from '../../http/index.js';
-import { receiptResponse } from '../../http/index.js';
-import { validate } from '../../http/index.js';
-import type { MessageRead } from '../../../core/message/index.js';
-import { messageStatusOf } from '../../http/index.js';
-import { queueOverview } from '../../http/index.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  receiptResponse,
+  validate,
+  messageStatusOf,
+  queueOverview,
+} from '../../http/index.js';
 import type { ConsoleDeps } from '../deps.js';
 import type { ConsoleEnv } from '../env.js';
 import { batchOnly, blankToNull, filterOf, filtersQuery, hasFilter } from '../message-filter.js';

@@ -6,8 +6,7 @@
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { Hono } from 'hono';
-import { AppError } from '../../../core/index.js';
-import type { Logger } from '../../../core/index.js';
+import { AppError, type Logger } from '../../../core/index.js';
 import { requireAdmin } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { on, type RouteDoc } from '../route-doc.js';

@@ -6,8 +6,7 @@
 import { Hono } from 'hono';
 import { z } from 'zod';
 import type { BounceLedger, MailboxStatus } from '../../../core/bounce/index.js';
-import { requireAdmin, scopeTenantOrAll } from '../../../core/tenant/index.js';
-import type { SuppressionService } from '../../../core/tenant/index.js';
+import { requireAdmin, scopeTenantOrAll, type SuppressionService } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

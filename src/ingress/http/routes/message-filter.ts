@@ -1,7 +1,6 @@
 /** The search filter of GET /messages and POST /commands/bulk, from the API's fields to the core's terms. */
 import type { z } from 'zod';
-import { toPriority } from '../../../core/message/index.js';
-import type { MessageFilter } from '../../../core/message/index.js';
+import { toPriority, type MessageFilter } from '../../../core/message/index.js';
 import type { searchFilterFields } from '../message-filter-schemas.js';
 
 /** Instants from epoch seconds to ms; a field not given does not narrow. */

@@ -1,9 +1,8 @@
 /** Reading messages: GET /messages (a page of a search) and GET /messages/{id} (one message), in fleet mode across every node. */
 import type { Hono } from 'hono';
 import { z } from 'zod';
-import type { MessageSearch } from '../../../core/message/index.js';
+import type { MessageSearch, MessageCommands } from '../../../core/message/index.js';
 import type { FleetMessages } from '../../../core/fleet/index.js';
-import type { MessageCommands } from '../../../core/message/index.js';
 import { scopeTenantOrAll } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { readQuery, validate } from '../request-input.js';

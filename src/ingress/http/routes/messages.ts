@@ -2,11 +2,13 @@
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
 import type { FleetCommandName, FleetMessages } from '../../../core/fleet/index.js';
-import type { BulkCommands } from '../../../core/message/index.js';
-import type { MessageSearch } from '../../../core/message/index.js';
-import { REJECTION_CODES } from '../../../core/message/index.js';
-import type { MessageCommands } from '../../../core/message/index.js';
-import type { SubmissionService } from '../../../core/message/index.js';
+import {
+  type BulkCommands,
+  type MessageSearch,
+  REJECTION_CODES,
+  type MessageCommands,
+  type SubmissionService,
+} from '../../../core/message/index.js';
 import type { IntakeTelemetry } from '../../../core/index.js';
 import type { CommandContext } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';

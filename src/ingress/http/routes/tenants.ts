@@ -2,8 +2,7 @@
 import { Hono, type Context } from 'hono';
 import { AppError } from '../../../core/index.js';
 import { viewTenant } from '../../../core/contracts/index.js';
-import { requireAdmin } from '../../../core/tenant/index.js';
-import type { CommandContext, TenantService } from '../../../core/tenant/index.js';
+import { requireAdmin, type CommandContext, type TenantService } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';

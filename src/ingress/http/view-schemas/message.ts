@@ -4,10 +4,15 @@
  * (views/message-summary-view.ts).
  */
 import { z } from 'zod';
-import { BULK_ACTIONS, type BulkResult } from '../../../core/message/index.js';
+import {
+  BULK_ACTIONS,
+  type BulkResult,
+  MESSAGE_STATUSES,
+  type MessageStatus,
+  REJECTION_CODES,
+  type RejectionCode,
+} from '../../../core/message/index.js';
 import type { BulkPreviewView } from '../views/bulk-preview-view.js';
-import { MESSAGE_STATUSES, type MessageStatus } from '../../../core/message/index.js';
-import { REJECTION_CODES, type RejectionCode } from '../../../core/message/index.js';
 import type { MessageSummaryView } from '../views/message-summary-view.js';
 import type { RejectionView } from '../views/rejection-view.js';
 import { field, nullableSeconds, nullableText, ok, seconds } from './field.js';

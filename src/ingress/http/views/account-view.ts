@@ -3,10 +3,9 @@
  * (core/contracts/account.ts, the same object its events carry) and, when the daemon
  * tells it, what the account is doing, in the API's snake_case and epoch seconds.
  */
-import type { AccountActivity, AccountState } from '../../../core/account/index.js';
+import { type AccountActivity, type AccountState, WINDOW_KINDS, type WindowKind } from '../../../core/account/index.js';
 import { epochSeconds } from '../../../core/index.js';
 import { viewAccount, type AccountView } from '../../../core/contracts/index.js';
-import { WINDOW_KINDS, type WindowKind } from '../../../core/account/index.js';
 
 /** Per limit window: messages sent in it, the limit (null: none) and when it starts again (epoch seconds). */
 export type WindowUsageView = Record<WindowKind, { used: number; limit: number | null; resets_ts: number }>;

@@ -5,10 +5,15 @@
  * receipts.
  */
 import { epochSeconds } from '../../../core/index.js';
-import type { MessageDetail, MessageTimelineEvent } from '../../../core/message/index.js';
-import type { MessageRead } from '../../../core/message/index.js';
-import type { HandoffState, Priority } from '../../../core/message/index.js';
-import { messageStatus, type MessageStatus } from '../../../core/message/index.js';
+import {
+  type MessageDetail,
+  type MessageTimelineEvent,
+  type MessageRead,
+  type HandoffState,
+  type Priority,
+  messageStatus,
+  type MessageStatus,
+} from '../../../core/message/index.js';
 import { viewPecReceipt, type PecReceiptView } from './pec-receipt-view.js';
 import { viewWaiting, type WaitingView } from './waiting-view.js';
 

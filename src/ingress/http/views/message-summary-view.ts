@@ -1,7 +1,6 @@
 /** A message in a GET /messages page: the core's summary (core/message/search.ts) in the API's snake_case and epoch seconds. */
 import { epochSeconds } from '../../../core/index.js';
-import type { HandoffState, Priority } from '../../../core/message/index.js';
-import type { MessageStatus, MessageSummary } from '../../../core/message/index.js';
+import type { HandoffState, Priority, MessageStatus, MessageSummary } from '../../../core/message/index.js';
 
 export interface MessageSummaryView {
   pk: number;

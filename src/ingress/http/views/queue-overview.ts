@@ -4,8 +4,7 @@
  * (busiest first), and how long the oldest due message is overdue, in the
  * API's snake_case and epoch seconds.
  */
-import type { Priority } from '../../../core/message/index.js';
-import type { OldestDue, QueueCount, WaitingStatus } from '../../../core/message/index.js';
+import type { Priority, OldestDue, QueueCount, WaitingStatus } from '../../../core/message/index.js';
 
 export interface QueueOverview {
   waiting: number;

@@ -4,8 +4,12 @@
  * The console words them the same way.
  */
 import { epochSeconds } from '../../../core/index.js';
-import type { WaitingCode, WaitingExplanation } from '../../../core/message/index.js';
-import { waitingSentence, type WaitingSubject } from '../../../core/message/index.js';
+import {
+  type WaitingCode,
+  type WaitingExplanation,
+  waitingSentence,
+  type WaitingSubject,
+} from '../../../core/message/index.js';
 
 export interface WaitingReasonView {
   code: WaitingCode;

@@ -3,7 +3,8 @@
  * services, started as one ordered list (runtime/service.ts) and stopped in
  * reverse under one deadline: intake first, then the work in flight, the relay
  * threads, the event stream, the parser threads, the store last. The only
- * module (with src/composition/, cli/ and workers/) that wires rooms together.
+ * module (with src/composition/ and cli/) that wires rooms together; each *.thread.ts
+ * entry wires only its own room.
  */
 import { createAttemptLog } from './core/account/index.js';
 import type { Clock, IdSource, Logger } from './core/index.js';

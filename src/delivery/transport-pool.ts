@@ -106,29 +106,20 @@ export function createTransportPool(options: TransportPoolOptions) {
 }
 
 /** Every field a transport is built from; a change means a new transport. */
+const TRANSPORT_FIELDS = [
+  'updatedAt',
+  'host',
+  'port',
+  'user',
+  'password',
+  'tlsMode',
+  'tlsRejectUnauthorized',
+  'maxConnections',
+  'maxMessagesPerConnection',
+] as const satisfies ReadonlyArray<keyof Account>;
+
 function fingerprintOf(account: Account): string {
-  const {
-    updatedAt,
-    host,
-    port,
-    user,
-    password,
-    tlsMode,
-    tlsRejectUnauthorized,
-    maxConnections,
-    maxMessagesPerConnection,
-  } = account;
-  return JSON.stringify([
-    updatedAt,
-    host,
-    port,
-    user,
-    password,
-    tlsMode,
-    tlsRejectUnauthorized,
-    maxConnections,
-    maxMessagesPerConnection,
-  ]);
+  return JSON.stringify(TRANSPORT_FIELDS.map((field) => account[field]));
 }
 
 /** How an account's relay is reached and logged in to: the pooled transport's and the connection test's (relay-probe.ts). */

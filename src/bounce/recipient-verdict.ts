@@ -34,7 +34,14 @@ export function verdictOf(
   const codes = findCodes(text);
   const status = preciseStatus(fields.status === null ? null : findStatus(fields.status), codes.status);
   const replyCode = fields.replyCode ?? codes.replyCode;
-  const reason = reasonIn({ status, replyCode, primary: codes.remoteWords, texts: [text, ...context], transcript });
+  const reason = reasonIn({
+    status,
+    replyCode,
+    primary: codes.remoteWords,
+    texts: [text, ...context],
+    transcript,
+    action: fields.action,
+  });
   const bounceType = bounceTypeOf({
     action: fields.action,
     status,

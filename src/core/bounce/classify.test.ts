@@ -14,6 +14,7 @@ import {
   REASON_PHRASES,
   reasonIn,
   reasonOf,
+  reasonOfDiagnostic,
   ANY_VENDOR_PHRASE,
 } from './classify.js';
 
@@ -275,6 +276,40 @@ describe('bounce classification', () => {
       }),
     ).toBe('expired');
     expect(reasonIn({ status: '4.4.7', texts: ['Deferred: Connection refused by mx.example.net.'] })).toBe('expired');
+  });
+
+  it("reads a network trouble as an expiry when the queue gave up after it, as sendmail's and a relay's summaries say", () => {
+    // sendmail's queue.c: "Message could not be delivered for 5 days", the transcript's last "Deferred:" line before it.
+    expect(
+      reasonIn({
+        status: null,
+        texts: [
+          'Deferred: Connection refused by mx.example.net.',
+          'Message could not be delivered for 5 days\nMessage will be deleted from queue',
+        ],
+      }),
+    ).toBe('expired');
+    expect(
+      reasonOfDiagnostic(
+        '554 4.4.7 Message expired: unable to deliver in 840 minutes.<421 4.4.2 Connection timed out>',
+      ),
+    ).toBe('expired');
+    // A directory server's trouble is the server's, not the way to it: the queue's giving up does not hide it.
+    expect(
+      reasonOf(
+        null,
+        "Unable to contact LDAP server. (#4.4.3) I'm not going to try again; this message has been in the queue too long.",
+      ),
+    ).toBe('system_error');
+  });
+
+  it('reads a connect timeout as an expiry only in a report that failed the delivery with a transient status', () => {
+    const timeout = 'connect to mx.example.net[192.0.2.9]:25: Connection timed out';
+    expect(reasonIn({ status: '4.4.1', action: 'failed', texts: [timeout] })).toBe('expired');
+    expect(reasonIn({ status: '4.4.1', action: 'delayed', texts: [timeout] })).toBe('system_error');
+    expect(reasonIn({ status: '4.4.1', texts: [timeout] })).toBe('system_error');
+    const dropped = 'lost connection with mx.example.net[192.0.2.9] while performing the HELO handshake';
+    expect(reasonIn({ status: '4.4.2', action: 'failed', texts: [dropped] })).toBe('system_error');
   });
 
   it('reads a count of delivery attempts as a queue giving up, in figures or in words, but not failed logins', () => {

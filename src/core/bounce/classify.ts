@@ -89,12 +89,22 @@ function vendorReason(texts: readonly string[]): BounceReason | null {
   return null;
 }
 
-function corrected(reason: BounceReason, vague: boolean, klass: string | null, transcript: string): BounceReason {
+/** What else is known of a refusal than its words: its class, the report's action, the texts to read its phase in. */
+interface Circumstances {
+  klass: string | null;
+  action: string | null;
+  transcript: string;
+}
+
+function corrected(reason: BounceReason, vague: boolean, about: Circumstances): BounceReason {
+  const { klass, transcript } = about;
   for (const rule of REASON_OVERRIDES) {
     if (!rule.from.has(reason) || (rule.klass !== undefined && rule.klass !== klass) || (rule.vague === true && !vague))
       continue;
+    if (rule.action !== undefined && rule.action !== about.action?.toLowerCase()) continue;
     if (
       (rule.when === undefined || rule.when.test(transcript)) &&
+      (rule.also === undefined || rule.also.test(transcript)) &&
       (rule.unless === undefined || !rule.unless.test(transcript))
     )
       return rule.to;
@@ -118,24 +128,27 @@ export function reasonIn(input: {
   primary?: string | null;
   texts: readonly string[];
   transcript?: string;
+  action?: string | null;
 }): BounceReason | null {
   const { status, texts } = input;
   const primary = input.primary === null || input.primary === undefined ? [] : [input.primary];
   const decisive = phraseReason(DECISIVE_PHRASES, [...primary, ...texts]);
   if (decisive !== null) return decisive;
   const klass = status?.[0] ?? input.replyCode?.[0] ?? null;
-  const transcript = (): string => [input.transcript ?? '', ...texts].join('\n');
+  const about = (): Circumstances => ({
+    klass,
+    action: input.action ?? null,
+    transcript: [input.transcript ?? '', ...texts].join('\n'),
+  });
   // A vendor's own code is more specific than the status it is sent with (Facebook sends its
   // "recipient's preferences" refusal, RCP-P2, as 5.1.1).
   const vendor = vendorReason([...primary, ...texts]);
-  if (vendor !== null) return corrected(vendor, false, klass, transcript());
+  if (vendor !== null) return corrected(vendor, false, about());
   const byStatus = status === null ? null : statusMeaning(status);
   // A status naming the mailbox (5.1.1) is still read in its SMTP phase: refused after the
   // message was read, it is the recipient's filter answering, not a dead address.
   if (byStatus?.decides === true)
-    return byStatus.reason === 'user_unknown'
-      ? corrected(byStatus.reason, false, klass, transcript())
-      : byStatus.reason;
+    return byStatus.reason === 'user_unknown' ? corrected(byStatus.reason, false, about()) : byStatus.reason;
   const byCode =
     input.replyCode === null || input.replyCode === undefined
       ? null
@@ -145,7 +158,7 @@ export function reasonIn(input: {
   const vague = precise === null ? phraseReason(GENERIC_REASON_PHRASES, primary) : null;
   const fromPrecise = precise ?? (vague === null ? phraseReason(REASON_PHRASES, texts) : null);
   const fromText = fromPrecise ?? vague ?? phraseReason(GENERIC_REASON_PHRASES, texts);
-  if (fromText !== null) return corrected(fromText, fromPrecise === null, klass, transcript());
+  if (fromText !== null) return corrected(fromText, fromPrecise === null, about());
   return byStatus?.reason ?? byCode?.reason ?? null;
 }
 

@@ -159,6 +159,18 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Postfix rDNS', '450 4.7.1 Client host rejected: cannot find your reverse hostname, [192.0.2.1]', 'spam_block'],
   ['Postfix size', '552 5.3.4 Message size exceeds fixed limit', 'message_too_large'],
   ['Postfix domain', '450 4.1.2 <ann@nowhere.example>: Recipient address rejected: Domain not found', 'host_unknown'],
+  // Postfix's SMTP client on one attempt that did not get through (smtp_connect.c, smtp_trouble.c): a network trouble
+  ['Postfix connect timeout', 'connect to mx.example.net[192.0.2.1]:25: Connection timed out', 'system_error'],
+  [
+    'Postfix lost connection',
+    'lost connection with mx.example.net[192.0.2.1] while receiving the initial server greeting',
+    'system_error',
+  ],
+  [
+    'Postfix conversation timeout',
+    'conversation with mx.example.net[192.0.2.1] timed out while sending end of data -- message may be sent more than once',
+    'system_error',
+  ],
   // Exim
   ['Exim unrouteable', 'Unrouteable address', 'host_unknown'],
   ['Exim retry', 'retry timeout exceeded', 'expired'],
@@ -190,6 +202,17 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
   ['Sendmail host', '5.1.2 Host unknown (Name server: mx.example.invalid: host not found)', 'host_unknown'],
   ['Sendmail expiry', 'Cannot send message for 5 days', 'expired'],
   ['Sendmail relay', '550 5.7.1 <ann@example.org>... Relaying denied', 'policy_block'],
+  // Sendmail's err.c texts for a connection that failed (ECONNREFUSED, ETIMEDOUT, EHOSTDOWN, a name server's TRY_AGAIN)
+  ['Sendmail refused', 'Deferred: Connection refused by mx.example.net.', 'system_error'],
+  ['Sendmail timeout', 'Deferred: Connection timed out with mx.example.net.', 'system_error'],
+  ['Sendmail host down', 'Deferred: Host mx.example.net is down', 'system_error'],
+  ['Sendmail name server', 'Deferred: Name server: mx.example.net.: host name lookup failure', 'system_error'],
+  // SparkPost's "Understanding delays and bounces": the timeout bounce when the retries ran out, quoting the last transient failure
+  [
+    'SparkPost message timeout',
+    '554 5.4.7 [internal] message timeout (last transfail: 454 4.4.4 [internal] no MX or A for domain)',
+    'expired',
+  ],
   // Filters and policy daemons: rspamd's ratelimit, postfwd's documented rate and size rules, OpenDKIM,
   // pypolicyd-spf (a DNS timeout is no verdict on the sender), Proofpoint's invalid-address list
   ['rspamd ratelimit', '451 4.7.1 Ratelimit "to_ip_from" exceeded', 'rate_limited', 'another'],

@@ -3,6 +3,7 @@
  * refusal and the class of its status. Data only, for core/bounce/classify.ts.
  */
 import type { BounceReason } from './reason.js';
+import { NETWORK_TROUBLE_WORDS, QUEUE_GAVE_UP_WORDS } from './transport-phrases.js';
 
 /**
  * Corrections to a reason the wording gave, from what else is known of the
@@ -17,6 +18,15 @@ import type { BounceReason } from './reason.js';
  * - A recipient refused at RCPT TO with nothing but a vague word ("Recipient
  *   address rejected.", "Access denied") is an address the server does not
  *   take: a refusal on other grounds says which.
+ * - A network trouble (a refused or timed-out connection, a name server that
+ *   failed for now) is the last attempt's error, and the delivery expired,
+ *   when the queue says it gave up on the message (X.4.7, "retry timeout
+ *   exceeded", "could not be delivered for 5 days"). A connection that timed
+ *   out in a report that says the delivery failed (RFC 3464 §2.3.3) with a
+ *   transient status (4.x.x, RFC 3463 §2) is a host that never answered until
+ *   the queue's lifetime ran out (Postfix's maximal_queue_lifetime returns the
+ *   message with the last deferral's reason and status): an expiry too. A
+ *   refused or dropped connection is the host's own answer: a network trouble.
  * - A transient (4.x.x) name-server failure is a network trouble, unless the
  *   domain itself says it takes no mail (null MX, RFC 7505).
  * - "Unrouteable address" in a remote server's permanent reply: that server
@@ -26,7 +36,11 @@ import type { BounceReason } from './reason.js';
 export const REASON_OVERRIDES: ReadonlyArray<{
   from: ReadonlySet<BounceReason>;
   when?: RegExp;
+  /** A second text condition, tried over the same texts as `when`. */
+  also?: RegExp;
   klass?: '4' | '5';
+  /** The report's action for the recipient (RFC 3464 §2.3.3). */
+  action?: 'failed';
   unless?: RegExp;
   vague?: true;
   to: BounceReason;
@@ -50,6 +64,9 @@ export const REASON_OVERRIDES: ReadonlyArray<{
     unless: /polic|relay|not allowed|network|sender|\bip\b|client host/i,
     to: 'user_unknown',
   },
+  { from: new Set(['system_error']), when: NETWORK_TROUBLE_WORDS, also: QUEUE_GAVE_UP_WORDS, to: 'expired' },
+  { from: new Set(['system_error']), klass: '4', action: 'failed', when: /connection timed out/i, to: 'expired' },
+  { from: new Set(['host_unknown']), klass: '4', when: QUEUE_GAVE_UP_WORDS, to: 'expired' },
   { from: new Set(['host_unknown']), klass: '5', when: /unrout(e)?able address/i, to: 'user_unknown' },
   {
     from: new Set(['host_unknown']),

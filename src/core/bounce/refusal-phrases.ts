@@ -126,7 +126,8 @@ export const SENDING_HOST_WORDS: RegExp = anyOf(
     /user complaints/,
     /(your|the sending) (ip|server|host) (address )?(is )?(blocked|banned|not allowed)/,
     /host rejected/,
-    /connection (rejected|refused) (by|from|due)/,
+    // Not "Connection refused by mx.example.net": that is sendmail's text for a refused TCP connection (err.c).
+    /connection (rejected (by|from|due)|refused (from|due))/,
     /bad sender ip/,
     // qpsmtpd's karma plugin (a sender's record of bad connections); policyd-weight's "No DNS entries
     // for your MTA, HELO and Domain" (no reverse DNS, as the PTR wording above).

@@ -6,20 +6,39 @@
  */
 import { anyOf } from './reason.js';
 
-// A name server that failed for now is a network trouble, not a verdict on the domain. A host that
-// refuses the connection or cannot be reached is up to no verdict either: named in the diagnostic, it
-// outranks a queue's "could not be delivered for 4 hours" (a timeout, after retries, is expiry).
+/**
+ * One attempt's failure to reach the recipient's server: a name server that failed for now, a host
+ * that refuses the connection, cannot be reached or does not answer in time. A verdict on neither the
+ * domain nor the message: named in the diagnostic, it outranks a delay notice's "could not be
+ * delivered for 4 hours"; a queue that gave up after such attempts is an expiry (REASON_OVERRIDES).
+ * The MTAs' own words: the system's ETIMEDOUT text (Postfix's "connect to mx.example.net[192.0.2.1]:25:
+ * Connection timed out", sendmail's "Connection timed out with mx.example.net"); Postfix's
+ * smtp_trouble.c "lost connection with %s while %s" and "conversation with %s timed out while %s";
+ * sendmail's err.c "Host %s is down" and "Name server: %s: host name lookup failure" (TRY_AGAIN).
+ */
+const NETWORK_TROUBLE: readonly RegExp[] = [
+  /host not found, try again/,
+  /network (error|unreachable|failure)/,
+  /no route to host/,
+  /connection refused/,
+  /connection timed out/,
+  /timed out while/,
+  /lost connection with/,
+  /host [^\s]{1,255} is down/,
+  /host name lookup failure/,
+  /temporary (dns|name ?server|lookup) (failure|error)/,
+  /servfail/,
+];
+
+export const NETWORK_TROUBLE_WORDS: RegExp = anyOf(NETWORK_TROUBLE, 'i');
+
+/** A system or network trouble on the way: the network's, then the servers' own. */
 export const SYSTEM_TROUBLE_WORDS: RegExp = anyOf(
   [
-    /host not found, try again/,
+    ...NETWORK_TROUBLE,
     /temporary local problem/,
-    /network (error|unreachable|failure)/,
-    /no route to host/,
-    /connection refused/,
     /ldap server/,
     /directory server/,
-    /temporary (dns|name ?server|lookup) (failure|error)/,
-    /servfail/,
     /operating system error/,
     /mailer error/,
     /local (configuration )?error/,
@@ -109,7 +128,6 @@ export const RATE_LIMITED_WORDS: RegExp = anyOf(
 /** A message that waited too long or whose delivery gave up after retries. */
 export const EXPIRED_WORDS: RegExp = anyOf(
   [
-    /connection timed out/,
     /timed out/,
     // IMail's "Delivery failed 20 attempts", SmarterMail's "Failed four Attempts to connect to recipients mail server".
     // The count in figures or in words (not "failed login attempts").
@@ -150,6 +168,32 @@ export const EXPIRED_WORDS: RegExp = anyOf(
     /a final (delivery status )?notification will be/,
     // ZoneMTA's delay notice: "Delivery will be retried. You'll be notified if the delivery fails permanently."
     /delivery will be retried/,
+  ],
+  'i',
+);
+
+/**
+ * A queue's own words for having given up on a message after its retry period, and the RFC 3463
+ * status for it (X.4.7, delivery time expired): the expiry is the verdict on the delivery, and the
+ * network trouble of the last attempt ("Connection refused") only how the attempts ended. A delay
+ * notice ("could not be delivered for more than 4 hour(s)", still queued) is not one of these: a
+ * queue's lifetime is counted in days (sendmail's "Message could not be delivered for 5 days",
+ * queue.c, with status 4.4.7). Tried over all the texts about the recipient by REASON_OVERRIDES.
+ */
+export const QUEUE_GAVE_UP_WORDS: RegExp = anyOf(
+  [
+    /(?<![\d.])[45]\.4\.7(?![\d]|\.\d)/,
+    /delivery time expired/,
+    /delivery period expired/,
+    /retry time(out)? (exceeded|expired|reached)/,
+    /retry time not reached for any host after a long failure period/,
+    /have been failing for a long time/,
+    /message (has )?expired/,
+    /expired after/,
+    /could not be delivered (for|within) (more than )?\d{1,3} ?days?/,
+    /(cannot|could not) send message (for|within) (the )?(past )?\d{1,3} (hours?|days?)/,
+    /in the queue too long|queued too long|too long in (the )?queue/,
+    /giving up|gave up/,
   ],
   'i',
 );

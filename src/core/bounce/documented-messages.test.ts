@@ -157,6 +157,12 @@ const DOCUMENTED: readonly DocumentedRefusal[] = [
     'spam_block',
   ],
   ['Postfix rDNS', '450 4.7.1 Client host rejected: cannot find your reverse hostname, [192.0.2.1]', 'spam_block'],
+  // Aruba's Forpsi servers refuse a sending IP without reverse DNS (support.arubacloud.pl, knowledge base a2837)
+  [
+    'Forpsi no reverse DNS',
+    '554 cmg1.fe.example.com bizsmtp 0bcW1i00G0jifNx01bcmHa no DNS reverse for 192.0.2.1',
+    'spam_block',
+  ],
   ['Postfix size', '552 5.3.4 Message size exceeds fixed limit', 'message_too_large'],
   ['Postfix domain', '450 4.1.2 <ann@nowhere.example>: Recipient address rejected: Domain not found', 'host_unknown'],
   // Postfix's SMTP client on one attempt that did not get through (smtp_connect.c, smtp_trouble.c): a network trouble

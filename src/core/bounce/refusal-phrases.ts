@@ -112,6 +112,8 @@ export const SENDING_HOST_WORDS: RegExp = anyOf(
     /ip (address )?(is |was |has been )?(temporarily )?blocked/,
     /ptr record/,
     /reverse (dns|lookup|dns lookup)/,
+    // Aruba's Forpsi mail servers: "554 ... no DNS reverse for 192.0.2.1" (support.arubacloud.pl, knowledge base a2837).
+    /no dns reverse/,
     /rdns/,
     /junk mail/,
     /bulk mail/,

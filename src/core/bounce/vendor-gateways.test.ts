@@ -23,6 +23,19 @@ const GATEWAYS: readonly DocumentedRefusal[] = [
     'user_unknown',
   ],
   ['Trend Micro ERS-RBL', '450 4.7.1 Refused for now: ERS-RBL', 'spam_block', 'policy_block'],
+  // Proofpoint Dynamic Reputation: the sending IP blocked, with the link to its IP check (earlier: its DNSBL look-up)
+  [
+    'Proofpoint IP check',
+    '550 5.7.0 Blocked - see https://ipcheck.proofpoint.com/?ip=192.0.2.10',
+    'spam_block',
+    'policy_block',
+  ],
+  [
+    'Proofpoint DNSBL look-up',
+    '554 5.7.0 Blocked - see https://support.proofpoint.com/dnsbl-lookup.cgi?ip=192.0.2.10',
+    'spam_block',
+    'policy_block',
+  ],
   // Spamhaus's "open resolver" answer: the receiver's DNS, not the sender
   [
     'Spamhaus open resolver',

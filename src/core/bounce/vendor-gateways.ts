@@ -22,6 +22,17 @@ import type { ReasonTable } from './reason.js';
 const TREND_MICRO: ReasonTable = [['spam_block', /\bERS-(?:DUL|QIL|RBL)\b/]];
 
 /**
+ * Proofpoint (its hosted gateways, pphosted.com, and the MX of iCloud Mail): a sending IP that its
+ * Dynamic Reputation blocks is refused with "550 5.7.0 Blocked - see
+ * https://ipcheck.proofpoint.com/?ip=192.0.2.1", the link to its IP reputation look-up and delisting
+ * form: the sending host's standing, at whatever SMTP phase (as pasted in
+ * github.com/LukeSmithxyz/emailwiz/issues/233; the older support.proofpoint.com/dnsbl-lookup.cgi
+ * link, in docker-mailserver/docker-mailserver/issues/22 and zone-eu/zone-mta/issues/301, the
+ * generic "dnsbl" already reads).
+ */
+const PROOFPOINT: ReasonTable = [['spam_block', /\bipcheck\.proofpoint\.com\//i]];
+
+/**
  * Spamhaus: a blocklist answer of 127.255.255.254 ("Error: open resolver", with a
  * spamhaus.org/returnc/ link) says the receiving server queried through a public resolver, which
  * Spamhaus refuses: the receiver's DNS set-up failed, no verdict on the sender (the linked
@@ -68,4 +79,11 @@ const IREDAPD: ReasonTable = [
   ['message_too_large', /quota exceeded \(size of single mail message\)/i],
 ];
 
-export const GATEWAYS_WORDING: ReasonTable = [...TREND_MICRO, ...SPAMHAUS, ...FILTERS, ...CONTROL_PANELS, ...IREDAPD];
+export const GATEWAYS_WORDING: ReasonTable = [
+  ...TREND_MICRO,
+  ...PROOFPOINT,
+  ...SPAMHAUS,
+  ...FILTERS,
+  ...CONTROL_PANELS,
+  ...IREDAPD,
+];

@@ -120,7 +120,8 @@ function corrected(reason: BounceReason, vague: boolean, about: Circumstances): 
  * class; else what the generic status (5.7.1, x.0.0) or reply code (550) stands for. The wording is
  * read from the remote server's own words (`primary`) first, then from the other texts, most
  * specific first (the diagnostic, the prose about the recipient), precise phrases before vague
- * words. `transcript` is read only for the SMTP phase.
+ * words. `transcript` (with the texts) and the report's `action` are read only for the corrections
+ * of REASON_OVERRIDES: the SMTP phase, and a queue that gave up after network troubles.
  */
 export function reasonIn(input: {
   status: string | null;

@@ -133,8 +133,7 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
       const messageIdHeader = angled(
         payload.messageId ?? headerValue(payload.headers, 'message-id') ?? `${randomUUID()}@${deps.hostname}`,
       );
-      // `baseBoundary` is a MailComposer option its typings lack.
-      const options: Mail.Options & { baseBoundary: string } = {
+      const options: Mail.Options = {
         from: headerMailbox(payload.from),
         to: list(payload.to),
         cc: list(payload.cc),

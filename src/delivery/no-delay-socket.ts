@@ -36,8 +36,11 @@ function coalesceWrites(socket: Socket): void {
  * is nodemailer's to time out (its greeting timeout runs from the handover).
  */
 export function noDelayConnector(counter: { opened(): void; closed(): void }) {
-  return (options: { host?: string | undefined; port?: number | undefined }, callback: SocketCallback): void => {
-    const socket = connect({ host: options.host, port: options.port ?? 25, noDelay: true });
+  return (
+    options: { host?: string | undefined; port?: number | string | undefined },
+    callback: SocketCallback,
+  ): void => {
+    const socket = connect({ host: options.host, port: Number(options.port ?? 25), noDelay: true });
     coalesceWrites(socket);
     socket.once('connect', () => {
       counter.opened();

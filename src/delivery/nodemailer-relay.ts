@@ -31,8 +31,7 @@ export function createNodemailerRelay(options: NodemailerRelayOptions): Relay {
         // relayed whole (an SMTP submission) goes out byte for byte, its own Message-ID
         // included: the one given here only names it in nodemailer's report, which we do not read.
         const info = await entry.transport.sendMail({
-          // Its types list strings only; its MimeNode takes `{ address, name }` objects as they are.
-          envelope: envelopeObjects(envelope) as unknown as { from: string; to: string[] },
+          envelope: envelopeObjects(envelope),
           raw,
           messageId: messageIdHeader || RAW_REPORT_ID,
         });

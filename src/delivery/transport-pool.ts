@@ -140,7 +140,7 @@ function createTransport(
   options: TransportPoolOptions,
   counter: ConnectionTracker,
 ): Transporter<SMTPPool.SentMessageInfo> {
-  const transportOptions: SMTPPool.Options & { maxRequeues: number } = {
+  const transportOptions: SMTPPool.Options = {
     pool: true,
     ...relayConnectionOptions(account),
     maxConnections: account.maxConnections,

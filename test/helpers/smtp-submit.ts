@@ -75,7 +75,9 @@ export async function openSubmission(port: number, options: SubmitOptions = {}):
       ),
     send: (envelope, raw) =>
       step<SMTPConnection.SentMessageInfo>((done) =>
-        connection.send(envelope, raw, (error, info) => done(error ?? null, info)),
+        // A copy each time: nodemailer writes a send's outcome onto the envelope it is given
+        // (a refused MAIL FROM as `mailError`), and a later send of the same object read it as its own.
+        connection.send({ from: envelope.from, to: [...envelope.to] }, raw, (error, info) => done(error ?? null, info)),
       ),
     close: () => connection.quit(),
   };

@@ -6,11 +6,12 @@
  * body is counted as it comes, and refused at the first byte over. No route
  * reads a body any other way (test/security/body-reads.test.ts fails on one).
  *
- * On node's server the bytes are read straight from the IncomingMessage: hono's
- * own reading first builds a WHATWG Request, an AbortController and a
- * ReadableStream over the socket, which cost about a tenth of the main thread
- * when every request carries one message. Elsewhere (app.request in tests, other
- * runtimes) the web Request is read, under the same limit.
+ * On node's server the bytes are read straight from the IncomingMessage.
+ * node-server's own arrayBuffer() reads them so too, but under no limit, and
+ * hono's bodyLimit() counts a chunked body through a WHATWG ReadableStream over
+ * the socket, a cost paid by every request when each carries one message.
+ * Elsewhere (app.request in tests, other runtimes) the web Request is read,
+ * under the same limit.
  */
 import type { IncomingMessage } from 'node:http';
 import type { Context, MiddlewareHandler } from 'hono';

@@ -1,4 +1,4 @@
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startNatsServer, type NatsPeer } from '../../test/peers/nats-server.js';
 import { NatsConnectionLifecycle, type NatsConnectionEvents } from './connection.js';

@@ -5,7 +5,8 @@
  * forever, its losses and returns told to its owner, drained and closed at
  * the stop. What the owner builds on it (a stream, a bucket) stays the owner's.
  */
-import { connect, type NatsConnection } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { within } from '../runtime/index.js';
 
 export interface NatsConnectionSettings {
@@ -98,8 +99,8 @@ export class NatsConnectionLifecycle {
 
   async #follow(connection: NatsConnection): Promise<void> {
     for await (const event of connection.status()) {
-      if (event.type === 'disconnect') this.events.disconnected(String(event.data));
-      else if (event.type === 'reconnect') this.events.reconnected(connection, String(event.data));
+      if (event.type === 'disconnect') this.events.disconnected(event.server);
+      else if (event.type === 'reconnect') this.events.reconnected(connection, event.server);
     }
   }
 }

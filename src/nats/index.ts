@@ -1,3 +1,10 @@
 /** The face of src/nats: what the rest of the product uses of it. */
 export { jsonCodec } from './codec.js';
 export { NatsConnectionLifecycle } from './connection.js';
+export {
+  isAnyWrongLastSequence,
+  isNoResponders,
+  isNotFound,
+  isStreamNotFound,
+  isWrongLastSequence,
+} from './nats-errors.js';

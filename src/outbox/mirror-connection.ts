@@ -4,7 +4,9 @@
  * after each reconnect, the latest-state bucket and the command consumer
  * attached. NATS being down never stops the daemon: the outbox keeps the events.
  */
-import type { JetStreamClient, KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager, jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
 import type { Logger } from '../core/index.js';
 import type { MirrorStatus } from '../core/events/index.js';
 import { exponentialBackoff } from '../core/delivery/index.js';
@@ -127,9 +129,9 @@ export class MirrorConnection {
   /** The stream, then what hangs on it (the latest-state bucket, the command consumer) where not there yet. */
   async #provision(nc: NatsConnection): Promise<void> {
     const { config, log } = this.deps;
-    const outcome = await provisionStream(await nc.jetstreamManager(), config.stream);
+    const outcome = await provisionStream(await jetstreamManager(nc), config.stream);
     log.info({ stream: config.stream.name, outcome }, 'event stream ready');
-    const client = nc.jetstream();
+    const client = jetstream(nc);
     if (config.latestBucket !== '' && this.#latest === null)
       this.#latest = await openLatestBucket(client, config.latestBucket, config.stream.replicas);
     if (config.commands !== undefined && this.#commandsStopped === null && this.#commands === null) {
@@ -183,7 +185,7 @@ export class MirrorConnection {
   }
 
   async #attach(nc: NatsConnection): Promise<void> {
-    this.#js = nc.jetstream();
+    this.#js = jetstream(nc);
     await this.#provision(nc);
     this.#state = 'connected';
     this.deps.onUsable();

@@ -3,7 +3,7 @@
  * node, once it has joined the fleet. A handler gets the request's JSON and
  * answers JSON; a handler that throws answers `{ok:false}` with the error's code.
  */
-import type { Subscription } from 'nats';
+import type { Subscription } from '@nats-io/nats-core';
 import type { Logger } from '../../core/index.js';
 import type { Service } from '../../runtime/index.js';
 import type { FleetLink } from './fleet-service.js';

@@ -5,7 +5,8 @@
  * alone, says so in `/status` and `/ready`, and joins once the cluster answers.
  * A node id held by another live data directory refuses the start.
  */
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { Clock, Logger } from '../../core/index.js';
 import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSighting } from '../../core/fleet/index.js';
 import { NatsConnectionLifecycle } from '../../nats/index.js';
@@ -264,7 +265,7 @@ class FleetMember implements FleetService {
   /** Opens the bucket, claims the node id and reads the fleet: once per connection's life. */
   async #attach(nc: NatsConnection): Promise<void> {
     const { settings } = this;
-    const kv = await nc.jetstream().views.kv(settings.bucket, { history: 1, replicas: settings.replicas });
+    const kv = await new Kvm(nc).create(settings.bucket, { history: 1, replicas: settings.replicas });
     const found = await readNode(kv, settings.nodeId);
     const claim = nodeIdClaim(found, this.#identity?.instance ?? '', this.deps.clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);

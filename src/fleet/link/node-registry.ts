@@ -5,7 +5,7 @@
  * timestamp of the write, so liveness is judged on one clock per write rather
  * than on each node's.
  */
-import type { KV, KvEntry } from 'nats';
+import type { KV, KvEntry } from '@nats-io/kv';
 import type { NodeBeat, NodeSighting } from '../../core/fleet/index.js';
 
 const encoder = new TextEncoder();

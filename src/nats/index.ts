@@ -1,5 +1,6 @@
 /** The face of src/nats: what the rest of the product uses of it. */
 export { jsonCodec } from './codec.js';
+export type { JsonCodec } from './codec.js';
 export { NatsConnectionLifecycle } from './connection.js';
 export type { NatsConnectionHold } from './connection.js';
 export {

@@ -103,7 +103,7 @@ const LIBRARIES = [
   ['imapflow', 'mailbox'],
   ['mailparser', '(bounce|pec)'],
   ['fast-xml-parser', 'pec'],
-  ['nats', '(outbox|fleet|nats)'],
+  ['nats|@nats-io', '(outbox|fleet|nats)'],
   ['pino', 'runtime'],
   ['smol-toml', 'config'],
   ['prom-client', 'metrics'],

@@ -2,15 +2,17 @@
 // `bytes` each to a stream of its own on the same nats-server, at most `inFlight` awaiting their
 // PubAck at once (the mirror's default max_in_flight), each with its own Nats-Msg-Id as the
 // mirror's events carry. argv: url count bytes inFlight. Prints {"rate": publishes/s}.
-import { connect, headers } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { headers } from '@nats-io/nats-core';
+import { jetstreamManager, jetstream } from '@nats-io/jetstream';
 
 const [url, countText, bytesText, inFlightText] = process.argv.slice(2);
 const count = Number(countText);
 const payload = new Uint8Array(Number(bytesText)).fill(120);
 const nc = await connect({ servers: url });
-const jsm = await nc.jetstreamManager();
+const jsm = await jetstreamManager(nc);
 await jsm.streams.add({ name: 'BARE', subjects: ['bare.>'], storage: 'file', duplicate_window: 120_000_000_000 });
-const js = nc.jetstream();
+const js = jetstream(nc);
 const startedAt = performance.now();
 let next = 0;
 async function lane() {

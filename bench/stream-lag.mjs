@@ -2,19 +2,21 @@
 // long each event took from its commit (`occurred_at` in the body) to being stored in the
 // stream (the server's timestamp, when it sent the PubAck): count, p50, p99, max in ms.
 // Usage: node bench/stream-lag.mjs <nats-url> <stream>
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager, jetstream } from '@nats-io/jetstream';
 
 const [url, stream] = process.argv.slice(2);
 const nc = await connect({ servers: url });
-const js = nc.jetstream();
-const jsm = await nc.jetstreamManager();
+const js = jetstream(nc);
+const jsm = await jetstreamManager(nc);
 const { state } = await jsm.streams.info(stream);
 const consumer = await js.consumers.get(stream);
 const lags = [];
 const messages = await consumer.consume();
 for await (const message of messages) {
   const body = message.json();
-  lags.push(message.info.timestampNanos / 1e6 - Date.parse(body.occurred_at));
+  // nats.js types it as a bigint; Number() reads it either way.
+  lags.push(Number(message.info.timestampNanos) / 1e6 - Date.parse(body.occurred_at));
   if (message.seq >= state.last_seq) break;
 }
 await nc.close();

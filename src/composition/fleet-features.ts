@@ -73,8 +73,8 @@ export function createFleetFeatures(
   const responder = createFleetResponder(
     link,
     {
-      [holderSubject(link.nodeId)]: (request) => fleetSubmissions.holds(request),
-      [adoptSubject(link.nodeId)]: (request) => drain.adopt(request),
+      [holderSubject(link.nodeId)]: fleetSubmissions.holds,
+      [adoptSubject(link.nodeId)]: drain.adopt,
     },
     log.child({ component: 'fleet-requests' }),
   );

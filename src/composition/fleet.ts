@@ -17,6 +17,7 @@ import {
   type FleetService,
   createViewResponder,
 } from '../fleet/index.js';
+import { NatsConnectionLifecycle } from '../nats/index.js';
 import type { SqliteStore } from '../store/index.js';
 import { createFleetFeatures } from './fleet-features.js';
 import type {
@@ -32,11 +33,30 @@ import { createSharedConfig, shareConfigWrites, type SharedConfig } from './flee
 
 /** How often wanted leases are retried while the cluster is away (and membership changes looked for). */
 const LIMITS_RETRY_MS = 1000;
+/** The shared connection's pings: a server gone quiet is noticed within seconds, not the client's 2 minutes. */
+const PING_INTERVAL_MS = 10_000;
+
+/**
+ * A fleet node's one main-thread connection to the cluster (fleet mode needs nats.url, so the
+ * event mirror is on too): the membership and the mirror each hold it, hear its losses and
+ * returns, and the last to stop closes it. Named for the node, as the membership's own was, so
+ * that the servers' /connz tells the nodes apart; pinged as the mirror's own was, which serves the
+ * membership too (it reads a lost server sooner). The mirror's publisher thread dials its own.
+ */
+function clusterConnection(settings: FleetModeSettings): NatsConnectionLifecycle {
+  return new NatsConnectionLifecycle({
+    url: settings.url,
+    name: `mailproxy-fleet-${settings.nodeId}`,
+    connectTimeoutMs: settings.connectTimeoutMs,
+    pingIntervalMs: PING_INTERVAL_MS,
+  });
+}
 
 /** A node alone: every decoration leaves the single-node service as it is. */
 export function singleNode(store: SqliteStore): NodeMode {
   return {
     store,
+    nats: null,
     shareAdmin: (admin) => shareConfigWrites(null, admin),
     shareCommands: (commands) => commands,
     delivery: {},
@@ -68,8 +88,14 @@ export function createFleetNode(
   deps: { store: SqliteStore; clock: Clock; log: Logger; version: string },
 ): NodeMode {
   const { clock, log } = deps;
+  const nats = clusterConnection(settings);
   // The link first: a node id held by another live node refuses the start before anything else runs over it.
-  const fleet = createFleetService(settings, { clock, log: log.child({ component: 'fleet' }), version: deps.version });
+  const fleet = createFleetService(settings, {
+    clock,
+    log: log.child({ component: 'fleet' }),
+    version: deps.version,
+    nats,
+  });
   // The admin use-cases share their writes through the fleet's bucket; a follower applies every node's.
   const shared = createSharedConfig(settings, { store: deps.store, link: fleet.link, clock, log });
   // Fleet-wide limits: a gate for the dispatcher.
@@ -85,6 +111,7 @@ export function createFleetNode(
   const base: FleetBase = { settings, fleet, shared, limits };
   return {
     store: shared.store,
+    nats,
     shareAdmin: (admin) => shareConfigWrites(shared.writes, admin),
     shareCommands: (commands) => replicateMethods(commands, SHARED_COMMANDS, shared.writes),
     delivery: { fleetLimits: limits.gate },

@@ -14,6 +14,7 @@ import type { CommandDeps } from '../ingress/commands/index.js';
 import type { HealthSources, FleetDrainControl, ReadinessCheck } from '../ingress/http/index.js';
 import type { SmtpSessionDeps } from '../ingress/smtp/index.js';
 import type { Metrics, MetricsSources } from '../metrics/index.js';
+import type { NatsConnectionLifecycle } from '../nats/index.js';
 import type { Stage } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { WebhookService, WebhookServiceDeps } from '../ingress/webhooks/index.js';
@@ -41,6 +42,8 @@ type UsageOf = (tenantId: string, accountId: string, now: number) => Usage;
 export interface NodeMode {
   /** The store the use-cases are made with: in a fleet, its change log records the changes the fleet shares. */
   store: SqliteStore;
+  /** The main thread's NATS connection the event mirror shares: in a fleet, the cluster's; alone, none (the mirror makes its own). */
+  nats: NatsConnectionLifecycle | null;
   /** The admin use-cases as handed out: in a fleet, their shared writes go to the fleet's bucket first. */
   shareAdmin<A extends AdminWrites>(admin: A): SharedAdmin<A>;
   /** The message commands as handed out, shared as the admin writes are. */

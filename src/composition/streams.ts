@@ -40,6 +40,7 @@ export function createStreams(ctx: DaemonContext, work: Work, reach: NodeReach) 
     commands,
     clock,
     log,
+    nats: ctx.node.nats,
   });
   const bounces = createBounceService(settings, store, { clock, ids, log, random: ctx.random });
   metrics.readFrom({

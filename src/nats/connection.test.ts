@@ -1,13 +1,13 @@
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startNatsServer, type NatsPeer } from '../../test/peers/nats-server.js';
-import { NatsConnectionLifecycle, type NatsConnectionEvents } from './connection.js';
+import { NatsConnectionLifecycle, type NatsConnectionEvents, type NatsConnectionHold } from './connection.js';
 
 const peers: NatsPeer[] = [];
-const lifecycles: NatsConnectionLifecycle[] = [];
+const holds: NatsConnectionHold[] = [];
 
 afterEach(async () => {
-  await Promise.all(lifecycles.splice(0).map((lifecycle) => lifecycle.close(100)));
+  await Promise.all(holds.splice(0).map((hold) => hold.close(100)));
   await Promise.all(peers.splice(0).map((peer) => peer.destroy()));
 });
 
@@ -20,16 +20,26 @@ function recorder() {
   return { seen, events };
 }
 
-async function peer(): Promise<NatsPeer> {
-  const started = await startNatsServer();
+async function peer(options: { monitoring?: boolean } = {}): Promise<NatsPeer> {
+  const started = await startNatsServer(options);
   peers.push(started);
   return started;
 }
 
-function lifecycle(url: string, events: NatsConnectionEvents, connectTimeoutMs = 5000): NatsConnectionLifecycle {
-  const made = new NatsConnectionLifecycle({ url, name: 'lifecycle-test', connectTimeoutMs }, events);
-  lifecycles.push(made);
+function lifecycle(url: string, events: NatsConnectionEvents, connectTimeoutMs = 5000): NatsConnectionHold {
+  return holdOn(new NatsConnectionLifecycle({ url, name: 'lifecycle-test', connectTimeoutMs }), events);
+}
+
+function holdOn(shared: NatsConnectionLifecycle, events: NatsConnectionEvents): NatsConnectionHold {
+  const made = shared.hold(events);
+  holds.push(made);
   return made;
+}
+
+/** The clients the server lists now, by name. */
+async function clientNames(server: NatsPeer): Promise<string[]> {
+  const connz = (await (await fetch(`${server.monitorUrl}/connz`)).json()) as { connections?: { name?: string }[] };
+  return (connz.connections ?? []).map((connection) => connection.name ?? '');
 }
 
 describe('NATS connection lifecycle', () => {
@@ -78,5 +88,63 @@ describe('NATS connection lifecycle', () => {
     const first = await link.open(async () => undefined);
     await link.close(1000);
     expect(first?.isClosed()).toBe(true);
+  });
+
+  describe('held by two owners', () => {
+    it('is one connection: both hear a lost server and its return, the first to let go leaves it to the other', async () => {
+      const server = await peer({ monitoring: true });
+      const shared = new NatsConnectionLifecycle({ url: server.url, name: 'shared-test', connectTimeoutMs: 5000 });
+      const mirror = recorder();
+      const fleet = recorder();
+      const first = holdOn(shared, fleet.events);
+      const second = holdOn(shared, mirror.events);
+      const connection = await first.open(async () => undefined);
+      expect(connection).not.toBeNull();
+      expect(second.current()).toBeNull();
+      expect(await second.open(async () => undefined)).toBe(connection);
+      expect(await clientNames(server)).toEqual(['shared-test']);
+      await server.stop();
+      await server.start();
+      await expect.poll(() => fleet.seen, { timeout: 10_000 }).toEqual(['disconnected', 'reconnected']);
+      await expect.poll(() => mirror.seen, { timeout: 10_000 }).toEqual(['disconnected', 'reconnected']);
+      await second.close(1000);
+      expect(connection?.isClosed()).toBe(false);
+      expect(first.current()).toBe(connection);
+      await first.close(1000);
+      expect(connection?.isClosed()).toBe(true);
+    });
+
+    it('hands a connection made late to each owner waiting for it, and at once to one that opens after', async () => {
+      const server = await peer();
+      await server.stop();
+      const shared = new NatsConnectionLifecycle({ url: server.url, name: 'shared-test', connectTimeoutMs: 200 });
+      const first = holdOn(shared, recorder().events);
+      const second = holdOn(shared, recorder().events);
+      const third = holdOn(shared, recorder().events);
+      const late: (NatsConnection | null)[] = [null, null];
+      expect(await first.open(async (connection) => void (late[0] = connection))).toBeNull();
+      expect(await second.open(async (connection) => void (late[1] = connection))).toBeNull();
+      await server.start();
+      await expect.poll(() => late[0], { timeout: 10_000 }).not.toBeNull();
+      expect(late[1]).toBe(late[0]);
+      expect(await third.open(async () => undefined)).toBe(late[0]);
+    });
+
+    it('hands no late connection to an owner that stopped, and keeps it for the one still waiting', async () => {
+      const server = await peer();
+      await server.stop();
+      const shared = new NatsConnectionLifecycle({ url: server.url, name: 'shared-test', connectTimeoutMs: 200 });
+      const stopping = holdOn(shared, recorder().events);
+      const waiting = holdOn(shared, recorder().events);
+      let toStopping = false;
+      let toWaiting: NatsConnection | null = null;
+      expect(await stopping.open(async () => void (toStopping = true))).toBeNull();
+      expect(await waiting.open(async (connection) => void (toWaiting = connection))).toBeNull();
+      stopping.beginClose();
+      await server.start();
+      await expect.poll(() => toWaiting, { timeout: 10_000 }).not.toBeNull();
+      expect(toStopping).toBe(false);
+      expect(toWaiting!.isClosed()).toBe(false);
+    });
   });
 });

@@ -1,3 +1,12 @@
 /** The face of src/nats: what the rest of the product uses of it. */
 export { jsonCodec } from './codec.js';
+export type { JsonCodec } from './codec.js';
 export { NatsConnectionLifecycle } from './connection.js';
+export type { NatsConnectionHold } from './connection.js';
+export {
+  isAnyWrongLastSequence,
+  isNoResponders,
+  isNotFound,
+  isStreamNotFound,
+  isWrongLastSequence,
+} from './nats-errors.js';

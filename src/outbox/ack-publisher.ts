@@ -8,7 +8,8 @@
  * of a node's main thread. Deadlines are swept twice a second rather than
  * timed one by one.
  */
-import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
+import { createInbox, type MsgHdrs, type NatsConnection, type Subscription } from '@nats-io/nats-core';
+import { JetStreamApiError } from '@nats-io/jetstream';
 import { pubAckCodec } from './wire-schemas.js';
 
 const SWEEP_MS = 500;
@@ -43,9 +44,14 @@ export function createAckPublisher(nc: NatsConnection, timeoutMs: number): AckPu
     const read = pubAckCodec.read(data);
     if (!read.ok) return entry.reject(read.error);
     const ack = read.value;
+    // The error nats.js's own publish rejects with, so that one check reads both (a lost compare-and-set).
     if (ack.error !== undefined)
       entry.reject(
-        Object.assign(new Error(ack.error.description ?? 'JetStream refused the message'), { api_error: ack.error }),
+        new JetStreamApiError({
+          code: ack.error.code ?? 0,
+          err_code: ack.error.err_code ?? 0,
+          description: ack.error.description ?? 'JetStream refused the message',
+        }),
       );
     else if (typeof ack.seq === 'number') entry.resolve(ack.seq);
     else entry.reject(new Error('a JetStream acknowledgement without a sequence'));

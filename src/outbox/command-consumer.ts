@@ -7,16 +7,15 @@
  *   transient failure  -> nak with a delay: JetStream redelivers; at the last
  *                         allowed delivery it goes to the DLQ instead
  */
+import { headers as natsHeaders, nanos, type NatsConnection } from '@nats-io/nats-core';
 import {
+  jetstreamManager,
   AckPolicy,
   DeliverPolicy,
-  headers as natsHeaders,
-  nanos,
   type Consumer,
   type JetStreamClient,
   type JsMsg,
-  type NatsConnection,
-} from 'nats';
+} from '@nats-io/jetstream';
 import type { Logger } from '../core/index.js';
 import { parseCommandSubject, type CommandHandler } from '../core/events/index.js';
 
@@ -46,7 +45,7 @@ async function commandConsumer(
   js: JetStreamClient,
   config: CommandConsumerConfig,
 ): Promise<Consumer> {
-  const jsm = await nc.jetstreamManager();
+  const jsm = await jetstreamManager(nc);
   await jsm.consumers.add(config.stream, {
     durable_name: config.durable,
     filter_subject: `${config.subjectPrefix}.commands.>`,
@@ -95,7 +94,7 @@ async function publishDeadLetter(
         reason,
         subject: message.subject,
         stream_seq: message.seq,
-        deliveries: message.info.redeliveryCount,
+        deliveries: message.info.deliveryCount,
         nats_msg_id: message.headers?.get('Nats-Msg-Id') || null,
         body,
         body_truncated: message.data.length > MAX_DLQ_BODY,
@@ -148,7 +147,7 @@ function createCommandHandling(
       handled += 1;
       message.ack();
     } catch (error) {
-      if (message.info.redeliveryCount >= config.maxDeliver) {
+      if (message.info.deliveryCount >= config.maxDeliver) {
         await deadLetter(
           message,
           target.tenantId,
@@ -159,7 +158,7 @@ function createCommandHandling(
         return;
       }
       log.warn(
-        { err: error, subject: message.subject, deliveries: message.info.redeliveryCount },
+        { err: error, subject: message.subject, deliveries: message.info.deliveryCount },
         'command failed for now; it will be delivered again',
       );
       message.nak(config.retryDelayMs);

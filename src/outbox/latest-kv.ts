@@ -6,17 +6,18 @@
  * again on top of that. The merge never moves a value backwards, so the races
  * end in the same value whoever wins them.
  */
-import { headers, type JetStreamClient, type KV } from 'nats';
+import { headers } from '@nats-io/nats-core';
+import type { JetStreamClient } from '@nats-io/jetstream';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { AckPublisher } from './ack-publisher.js';
 import { advances, latestKey, merge, type LatestEvent, type LatestState } from '../core/events/index.js';
+import { isWrongLastSequence } from '../nats/index.js';
 import { latestStateCodec } from './wire-schemas.js';
 
-/** JetStream's "wrong last sequence": the key moved since it was read. */
-const CAS_MISMATCH = 10071;
 const MAX_ATTEMPTS = 20;
 
 export async function openLatestBucket(js: JetStreamClient, bucket: string, replicas: number): Promise<KV> {
-  return js.views.kv(bucket, { history: 1, replicas });
+  return new Kvm(js).create(bucket, { history: 1, replicas });
 }
 
 /**
@@ -60,8 +61,8 @@ export function latestWriter(acks: AckPublisher, bucket: string): LatestWriter {
   };
 }
 
-const isCasMismatch = (error: unknown): boolean =>
-  (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
+/** JetStream's "wrong last sequence": the key moved since it was read. */
+const isCasMismatch = isWrongLastSequence;
 
 /** Applies `events` (all of one key) to the stored value; answers whether it wrote. */
 export async function writeLatest(

@@ -4,11 +4,13 @@
  * after each reconnect, the latest-state bucket and the command consumer
  * attached. NATS being down never stops the daemon: the outbox keeps the events.
  */
-import type { JetStreamClient, KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager, jetstream, type JetStreamClient } from '@nats-io/jetstream';
+import type { KV } from '@nats-io/kv';
 import type { Logger } from '../core/index.js';
 import type { MirrorStatus } from '../core/events/index.js';
 import { exponentialBackoff } from '../core/delivery/index.js';
-import { NatsConnectionLifecycle } from '../nats/index.js';
+import { NatsConnectionLifecycle, type NatsConnectionHold } from '../nats/index.js';
 import { startCommandConsumer, type CommandConsumer } from './command-consumer.js';
 import { openLatestBucket } from './latest-kv.js';
 import type { MirrorConfig } from './mirror-config.js';
@@ -21,11 +23,25 @@ const MIN_DRAIN_MS = 100;
 const REPROVISION_INITIAL_MS = 250;
 const REPROVISION_MAX_MS = 5000;
 
+/** Pings every 10 s rather than the client's 2 minutes: a server gone quiet is noticed within seconds. */
+const PING_INTERVAL_MS = 10_000;
+
 interface MirrorConnectionDeps {
   config: MirrorConfig;
   log: Logger;
   onUsable: () => void;
+  /** The connection the mirror shares with another owner (a fleet node's); absent: one of its own. */
+  nats?: NatsConnectionLifecycle | undefined;
 }
+
+/** The connection the mirror makes for itself when it shares none: named `mailproxy`, as the server lists it. */
+const ownConnection = (config: MirrorConfig): NatsConnectionLifecycle =>
+  new NatsConnectionLifecycle({
+    url: config.url,
+    name: 'mailproxy',
+    connectTimeoutMs: config.connectTimeoutMs,
+    pingIntervalMs: PING_INTERVAL_MS,
+  });
 
 export function createMirrorConnection(deps: MirrorConnectionDeps): MirrorConnection {
   return new MirrorConnection(deps);
@@ -33,7 +49,7 @@ export function createMirrorConnection(deps: MirrorConnectionDeps): MirrorConnec
 
 /** The mirror's side of the connection: what it provisions on it, and what /status says of it. */
 export class MirrorConnection {
-  readonly #nats: NatsConnectionLifecycle;
+  readonly #nats: NatsConnectionHold;
   #js: JetStreamClient | null = null;
   #latest: KV | null = null;
   #commands: CommandConsumer | null = null;
@@ -45,23 +61,20 @@ export class MirrorConnection {
 
   constructor(private readonly deps: MirrorConnectionDeps) {
     const { config } = deps;
-    this.#nats = new NatsConnectionLifecycle(
-      { url: config.url, name: 'mailproxy', connectTimeoutMs: config.connectTimeoutMs, pingIntervalMs: 10_000 },
-      {
-        // Reconnects are the client's; re-provisioning and the backlog are ours.
-        disconnected: (server) => {
-          this.#rounds += 1;
-          if (this.#state === 'connected')
-            deps.log.warn({ server }, 'event stream disconnected; the outbox keeps the events');
-          if (this.#state !== 'conflict') this.#state = 'disconnected';
-        },
-        reconnected: (nc, server) => {
-          this.#rounds += 1;
-          // Not awaited: the status events that follow (another disconnect) must be seen while it retries.
-          void this.#reprovision(nc, server, this.#rounds);
-        },
+    this.#nats = (deps.nats ?? ownConnection(config)).hold({
+      // Reconnects are the client's; re-provisioning and the backlog are ours.
+      disconnected: (server) => {
+        this.#rounds += 1;
+        if (this.#state === 'connected')
+          deps.log.warn({ server }, 'event stream disconnected; the outbox keeps the events');
+        if (this.#state !== 'conflict') this.#state = 'disconnected';
       },
-    );
+      reconnected: (nc, server) => {
+        this.#rounds += 1;
+        // Not awaited: the status events that follow (another disconnect) must be seen while it retries.
+        void this.#reprovision(nc, server, this.#rounds);
+      },
+    });
   }
 
   /** Connects and provisions the stream; throws StreamConflict. Goes on without NATS when it cannot be reached in time. */
@@ -77,7 +90,8 @@ export class MirrorConnection {
       // A conflicting stream found at start refuses the start: the operator sees it at once.
       await this.#attach(first).catch(async (error: unknown) => {
         if (!(error instanceof StreamConflict)) return this.#attachLater(first, error);
-        await first.close();
+        // Closed unless another owner (the fleet) still holds it: the daemon's refused start closes it then.
+        await this.#nats.close(0);
         throw error;
       });
       return;
@@ -127,9 +141,9 @@ export class MirrorConnection {
   /** The stream, then what hangs on it (the latest-state bucket, the command consumer) where not there yet. */
   async #provision(nc: NatsConnection): Promise<void> {
     const { config, log } = this.deps;
-    const outcome = await provisionStream(await nc.jetstreamManager(), config.stream);
+    const outcome = await provisionStream(await jetstreamManager(nc), config.stream);
     log.info({ stream: config.stream.name, outcome }, 'event stream ready');
-    const client = nc.jetstream();
+    const client = jetstream(nc);
     if (config.latestBucket !== '' && this.#latest === null)
       this.#latest = await openLatestBucket(client, config.latestBucket, config.stream.replicas);
     if (config.commands !== undefined && this.#commandsStopped === null && this.#commands === null) {
@@ -183,7 +197,7 @@ export class MirrorConnection {
   }
 
   async #attach(nc: NatsConnection): Promise<void> {
-    this.#js = nc.jetstream();
+    this.#js = jetstream(nc);
     await this.#provision(nc);
     this.#state = 'connected';
     this.deps.onUsable();

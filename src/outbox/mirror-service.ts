@@ -6,6 +6,7 @@
  */
 import type { Clock, Logger } from '../core/index.js';
 import type { CommandHandler, MirrorStatus, MirrorStore } from '../core/events/index.js';
+import type { NatsConnectionLifecycle } from '../nats/index.js';
 import type { Service } from '../runtime/index.js';
 import { createNatsMirror, type Mirror, type MirrorConfig } from './nats-mirror.js';
 
@@ -50,6 +51,8 @@ export function createMirrorService(
     commands: CommandHandler;
     clock: Clock;
     log: Logger;
+    /** The main thread's connection when the mirror shares it (a fleet node's); null: the mirror makes its own. */
+    nats: NatsConnectionLifecycle | null;
   },
 ): MirrorService {
   const mirror: Mirror =
@@ -66,6 +69,7 @@ export function createMirrorService(
           store: deps.store,
           clock: deps.clock,
           log: deps.log.child({ component: 'mirror' }),
+          nats: deps.nats ?? undefined,
           config: {
             url: settings.url,
             stream: settings.stream,

@@ -8,6 +8,7 @@
 import { ageSeconds, epochSeconds as ts, type Clock, type Logger } from '../core/index.js';
 import type { MirrorStatus, MirrorStore } from '../core/events/index.js';
 import { createWakeableLoop, type StepReport, within } from '../runtime/index.js';
+import type { NatsConnectionLifecycle } from '../nats/index.js';
 import type { MirrorConfig } from './mirror-config.js';
 import { createMirrorConnection, type MirrorConnection } from './mirror-connection.js';
 import { createOutboxPublisher } from './outbox-publisher.js';
@@ -41,6 +42,8 @@ export function createNatsMirror(deps: {
   clock: Clock;
   log: Logger;
   config: MirrorConfig;
+  /** The main thread's connection when another owner shares it (a fleet node's); absent: the mirror makes its own. */
+  nats?: NatsConnectionLifecycle | undefined;
 }): Mirror {
   const { store, clock, log, config } = deps;
   const publisher = createOutboxPublisher({
@@ -49,7 +52,7 @@ export function createNatsMirror(deps: {
     log,
     config: { ...config, subjectPrefix: config.stream.subjectPrefix },
   });
-  const link = createMirrorConnection({ config, log, onUsable: () => void loop.tick() });
+  const link = createMirrorConnection({ config, log, onUsable: () => void loop.tick(), nats: deps.nats });
   const windowSettings = {
     latestBucket: config.latestBucket,
     latestKeyNode: config.latestKeyNode ?? null,

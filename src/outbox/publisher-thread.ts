@@ -5,7 +5,9 @@
  * over it (window-publisher.ts). The main thread's connection provisions the
  * stream and the bucket and takes commands; it sends windows only once it has.
  */
-import { connect, type KV, type NatsConnection } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV } from '@nats-io/kv';
 import { type Logger, errorText } from '../core/index.js';
 import { deadline, within } from '../runtime/index.js';
 import type { MirrorThreadData, MirrorThreadTask } from './threaded-window-publisher.js';
@@ -57,8 +59,7 @@ function publisherConnection(data: MirrorThreadData, log: Logger) {
       up = true;
       void follow(nc);
       // Bound, not created: the main thread provisioned the bucket before it sent a window.
-      const latest =
-        settings.latestBucket === '' ? null : await nc.jetstream().views.kv(settings.latestBucket, { bindOnly: true });
+      const latest = settings.latestBucket === '' ? null : await new Kvm(nc).open(settings.latestBucket);
       link = { nc, latest };
       log.info({}, 'mirror publisher connected');
     })().catch((error: unknown) => {

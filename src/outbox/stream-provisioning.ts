@@ -4,7 +4,9 @@
  * memory storage, a duplicate window too short to absorb a republish) is a
  * conflict: the daemon refuses it rather than publish into it.
  */
-import { nanos, RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from 'nats';
+import { nanos } from '@nats-io/nats-core';
+import { RetentionPolicy, StorageType, type JetStreamManager, type StreamConfig } from '@nats-io/jetstream';
+import { isStreamNotFound } from '../nats/index.js';
 
 export interface StreamSettings {
   name: string;
@@ -24,8 +26,6 @@ export class StreamConflict extends Error {
     this.name = 'StreamConflict';
   }
 }
-
-const NOT_FOUND = 10059;
 
 /** Whether `subjects` (stream filters) capture every subject under `prefix`. */
 function covers(subjects: readonly string[], prefix: string): boolean {
@@ -71,7 +71,7 @@ export async function provisionStream(jsm: JetStreamManager, wanted: StreamSetti
     }
     return 'verified';
   } catch (error) {
-    if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== NOT_FOUND) throw error;
+    if (!isStreamNotFound(error)) throw error;
   }
   await jsm.streams.add({
     name: wanted.name,

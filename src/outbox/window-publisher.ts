@@ -6,7 +6,8 @@
  * well in the mirror's own thread (mirror-publisher.thread.ts) as on the
  * main thread.
  */
-import { headers, type KV, type NatsConnection } from 'nats';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
+import type { KV } from '@nats-io/kv';
 import { errorText } from '../core/index.js';
 import type { LatestEvent } from '../core/events/index.js';
 import { createAckPublisher, type AckPublisher } from './ack-publisher.js';

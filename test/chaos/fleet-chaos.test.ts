@@ -12,7 +12,8 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
 import { copiesById } from '../helpers/outage-checks.js';
@@ -232,7 +233,7 @@ describe('fleet chaos: nodes and a nats server killed at random under load', () 
       const nc = await connect({ servers: theFleet.cluster.urls.split(',') });
       try {
         await until(
-          async () => (await (await nc.jetstreamManager()).streams.info('MAILPROXY_FLEET_SPOOL')).state.messages === 0,
+          async () => (await (await jetstreamManager(nc)).streams.info('MAILPROXY_FLEET_SPOOL')).state.messages === 0,
           'the spool to empty',
           30_000,
         );

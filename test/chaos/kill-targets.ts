@@ -4,7 +4,8 @@
  * held open by the client, the stream growing past the daemon's cursor), kills
  * at once and says what it hit. `random` kills after a seeded delay.
  */
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { beginData, openSession } from '../helpers/raw-smtp.js';
 import type { Rng } from '../helpers/seeded-rng.js';
 import { TENANT, killHard, type ChaosRig, type RunningDaemon } from './chaos-rig.js';
@@ -26,7 +27,7 @@ const MOMENT_TIMEOUT_MS = 20_000;
 export async function streamCount(url: string): Promise<number> {
   const nc = await connect({ servers: url, reconnect: false, timeout: 1000 });
   try {
-    return (await (await nc.jetstreamManager()).streams.info('MAILPROXY')).state.messages;
+    return (await (await jetstreamManager(nc)).streams.info('MAILPROXY')).state.messages;
   } catch {
     return 0;
   } finally {

@@ -2,7 +2,8 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serveUntilListening } from '../helpers/daemon-process.js';
 import { tearDownProcesses } from '../helpers/process-teardown.js';
@@ -19,7 +20,7 @@ afterEach(async () => {
 async function streamCount(url: string): Promise<number> {
   const nc = await connect({ servers: url });
   try {
-    return (await (await nc.jetstreamManager()).streams.info('MAILPROXY')).state.messages;
+    return (await (await jetstreamManager(nc)).streams.info('MAILPROXY')).state.messages;
   } finally {
     await nc.close();
   }

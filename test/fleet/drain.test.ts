@@ -5,7 +5,8 @@
  * of a node to the others, each delivered once, and the node refuses intake
  * and leaves without being reported missing.
  */
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { claimKey } from '../../src/fleet/claims/idempotency-claims.js';
 import { runCli } from '../helpers/cli-process.js';
@@ -128,7 +129,7 @@ describe('idempotency across the fleet', () => {
     // Claims as a node leaves them in the fleet's claim log when it dies between its claim and its commit.
     const nc = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
-      const js = nc.jetstream();
+      const js = jetstream(nc);
       const claim = (id: string, node: string) =>
         js.publish(
           `mailproxy_fleet_claims.${node}`,

@@ -7,7 +7,8 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   FLEET_TOKEN,
@@ -52,7 +53,7 @@ const mailIdOf = (raw: Buffer): string | undefined =>
 async function spoolEntries(): Promise<number> {
   const nc = await connect({ servers: fleet.cluster.urls.split(',') });
   try {
-    return (await (await nc.jetstreamManager()).streams.info(SPOOL_STREAM)).state.messages;
+    return (await (await jetstreamManager(nc)).streams.info(SPOOL_STREAM)).state.messages;
   } finally {
     await nc.close();
   }

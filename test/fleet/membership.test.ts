@@ -1,7 +1,8 @@
 /**
  * Fleet membership on real peers: a three-server NATS cluster with JetStream on
  * loopback and three `mailproxy serve` processes, each with its own data
- * directory. Every node sees the others in /status; a node killed is named
+ * directory. Every node sees the others in /status and holds one connection
+ * on its main thread (the membership's and the mirror's); a node killed is named
  * missing, one stopped cleanly is named stopped; a node id cannot be taken by
  * a second directory; a nats server SIGKILLed does not cut the nodes off, and
  * a bucket without quorum is logged once when it fails and once when it recovers.
@@ -10,7 +11,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawnDaemon, type LogEntry } from '../helpers/daemon-process.js';
-import { startFleet, untilFleet, type FleetStatus, type FleetTestNode, type TestFleet } from '../helpers/fleet.js';
+import {
+  FLEET_TOKEN,
+  startFleet,
+  untilFleet,
+  type FleetStatus,
+  type FleetTestNode,
+  type TestFleet,
+} from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
 
 let fleet: TestFleet;
@@ -39,6 +47,31 @@ describe('fleet membership', () => {
       node_id: 'n2',
     });
   }, 60_000);
+
+  it('holds one connection per node on the main thread, shared by the membership and the event mirror', async () => {
+    // Every client of the cluster, by name, whichever server it landed on.
+    const names = (
+      await Promise.all(
+        fleet.cluster.servers.map(async (server) => {
+          const connz = (await (await fetch(`http://127.0.0.1:${server.monitor}/connz?limit=1024`)).json()) as {
+            connections?: { name?: string }[];
+          };
+          return (connz.connections ?? []).map((connection) => connection.name ?? '');
+        }),
+      )
+    ).flat();
+    for (const node of fleet.nodes)
+      expect(names.filter((name) => name === `mailproxy-fleet-${node.id}`)).toHaveLength(1);
+    // The mirror's own connection (named `mailproxy` on a single node) is not dialled; its publisher thread's may be.
+    expect(names.filter((name) => name !== 'mailproxy-publisher').sort()).toEqual(
+      fleet.nodes.map((node) => `mailproxy-fleet-${node.id}`).sort(),
+    );
+    // The mirror works over it: its stream was provisioned and it says it is connected.
+    for (const node of fleet.nodes) {
+      const status = await api(node.url, 'GET', '/status', { token: FLEET_TOKEN });
+      expect(status.body.mirror).toMatchObject({ enabled: true, state: 'connected' });
+    }
+  }, 30_000);
 
   it('refuses a second data directory under a live node id, and a data directory under another id', async () => {
     const intruder = spawnDaemon(['serve'], { cwd: fleet.tempDir(), env: fleet.env('n1') });

@@ -7,7 +7,9 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
 import { longestPause, perSecond, startFleetLoad, type FleetLoadTarget } from '../helpers/fleet-load.js';
@@ -41,7 +43,7 @@ afterAll(async () => {
 /** The events stream's leader, or null while it has none (an election) or cannot be asked. */
 async function streamLeader(): Promise<string | null> {
   try {
-    const jsm = await watcher.jetstreamManager({ timeout: 2000 });
+    const jsm = await jetstreamManager(watcher, { timeout: 2000 });
     return (await jsm.streams.info(STREAM)).cluster?.leader ?? null;
   } catch {
     return null;

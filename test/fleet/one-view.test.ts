@@ -9,7 +9,9 @@
  * KV keeps each node's messages under keys naming the node.
  */
 import { createHmac, randomBytes } from 'node:crypto';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
+import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
 import { eventually } from '../helpers/eventually.js';
@@ -244,9 +246,10 @@ describe('fleet one view', () => {
     const before = new Map(named.map((id) => [id, copies(id)]));
     const nc = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
-      await nc
-        .jetstream()
-        .publish('mailproxy.commands.acme.resend', new TextEncoder().encode(JSON.stringify({ ids: named })));
+      await jetstream(nc).publish(
+        'mailproxy.commands.acme.resend',
+        new TextEncoder().encode(JSON.stringify({ ids: named })),
+      );
     } finally {
       await nc.close();
     }
@@ -261,7 +264,7 @@ describe('fleet one view', () => {
     for (const node of ['n1', 'n2', 'n3']) await untilSent(node, `${node}-m1`);
     const nc = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
-      const kv = await nc.jetstream().views.kv('mailproxy_latest');
+      const kv = await new Kvm(nc).create('mailproxy_latest');
       for (const node of ['n1', 'n2', 'n3']) {
         const pk = (await admin(url(node), 'GET', `/messages/${node}-m1?tenant_id=acme`)).body.message.pk as number;
         const latest = async () => (await kv.get(`acme.${node}.${pk}`))?.json<{ handoff_state: string }>() ?? null;

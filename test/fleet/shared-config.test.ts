@@ -10,7 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { connect, type NatsConnection } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, startFleet, type FleetTestNode, type TestFleet } from '../helpers/fleet.js';
 import { sendRawWithNodemailer } from '../helpers/smtp-clients.js';
@@ -245,7 +247,7 @@ describe('shared configuration', () => {
   it('keeps only sealed secrets and key digests in the bucket', async () => {
     const nc: NatsConnection = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
-      const kv = await nc.jetstream().views.kv('mailproxy_fleet_config');
+      const kv = await new Kvm(nc).create('mailproxy_fleet_config');
       const keys: string[] = [];
       for await (const key of await kv.keys()) keys.push(key);
       expect(keys).toEqual(expect.arrayContaining(['tenant.acme', 'account.acme.main', 'suspension.acme']));

@@ -12,7 +12,8 @@
  */
 import { readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { replayPlan } from '../../src/core/fleet/cluster-spool.js';
 import { createSpoolStream } from '../../src/fleet/spool/spool-stream.js';
@@ -195,7 +196,7 @@ describe('a young node under load', () => {
     };
     const nc = await connect({ servers: fleet.cluster.urls.split(',') });
     try {
-      await (await nc.jetstreamManager()).streams.purge(SPOOL_STREAM, { filter: `${SPOOL_SUBJECTS}.n2.${instance}.>` });
+      await (await jetstreamManager(nc)).streams.purge(SPOOL_STREAM, { filter: `${SPOOL_SUBJECTS}.n2.${instance}.>` });
     } finally {
       await nc.close();
     }

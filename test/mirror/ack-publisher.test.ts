@@ -1,11 +1,15 @@
 /**
  * The fleet's JetStream publisher without nats.js's request machinery, against
  * a real nats-server: each publish settles with its own stream sequence, a
- * subject no stream takes and a stream's refusal reject, and a server that
+ * subject no stream takes and a stream's refusal reject (the latter as nats.js's
+ * own JetStreamApiError), and a server that
  * never answers times out.
  */
-import { connect, type NatsConnection } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
+import { JetStreamApiError, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { isWrongLastSequence } from '../../src/nats/index.js';
 import { createAckPublisher } from '../../src/outbox/ack-publisher.js';
 import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 
@@ -15,7 +19,7 @@ let nc: NatsConnection;
 beforeAll(async () => {
   nats = await startNatsServer();
   nc = await connect({ servers: nats.url });
-  const jsm = await nc.jetstreamManager();
+  const jsm = await jetstreamManager(nc);
   await jsm.streams.add({ name: 'ACKS', subjects: ['acks.>'], max_msg_size: 64 });
 });
 
@@ -34,8 +38,8 @@ describe('ack publisher', () => {
         ),
       );
       expect(new Set(seqs).size).toBe(200);
-      const stored = await (await nc.jetstreamManager()).streams.getMessage('ACKS', { seq: seqs[57] as number });
-      expect(new TextDecoder().decode(stored.data)).toBe('57');
+      const stored = await (await jetstreamManager(nc)).streams.getMessage('ACKS', { seq: seqs[57] as number });
+      expect(new TextDecoder().decode(stored?.data)).toBe('57');
     } finally {
       acks.close();
     }
@@ -48,6 +52,24 @@ describe('ack publisher', () => {
         /no acknowledgement from JetStream \(status 503\)/,
       );
       await expect(acks.publish('acks.big', new Uint8Array(1000))).rejects.toThrow(/maximum/i);
+    } finally {
+      acks.close();
+    }
+  });
+
+  it("refuses a stale expected sequence with the error nats.js's own publish gives, so one check reads both", async () => {
+    const acks = createAckPublisher(nc, 2000);
+    try {
+      await acks.publish('acks.cas', new Uint8Array([1]));
+      const h = headers();
+      h.set('Nats-Expected-Last-Subject-Sequence', '0');
+      const refused = await acks.publish('acks.cas', new Uint8Array([2]), h).then(
+        () => null,
+        (error: unknown) => error,
+      );
+      expect(refused).toBeInstanceOf(JetStreamApiError);
+      expect(isWrongLastSequence(refused)).toBe(true);
+      expect((refused as Error).message).toMatch(/wrong last sequence/);
     } finally {
       acks.close();
     }

@@ -1,4 +1,6 @@
-import { connect, headers } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { headers } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { tearDownPeers } from '../helpers/peer-teardown.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
@@ -34,14 +36,12 @@ describe('a command that fails for a transient reason', () => {
     try {
       const h = headers();
       h.set('Nats-Msg-Id', 'cmd-full');
-      await nc
-        .jetstream()
-        .publish(
-          'mailproxy.commands.acme.add-messages',
-          new TextEncoder().encode(JSON.stringify({ messages: [message('late', { body: 'y'.repeat(200_000) })] })),
-          { headers: h },
-        );
-      const jsm = await nc.jetstreamManager();
+      await jetstream(nc).publish(
+        'mailproxy.commands.acme.add-messages',
+        new TextEncoder().encode(JSON.stringify({ messages: [message('late', { body: 'y'.repeat(200_000) })] })),
+        { headers: h },
+      );
+      const jsm = await jetstreamManager(nc);
       // Refused for now: negatively acknowledged, waiting to come again.
       await expect
         .poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_redelivered, {
@@ -81,13 +81,11 @@ describe('a command that fails for a transient reason', () => {
     try {
       const h = headers();
       h.set('Nats-Msg-Id', 'cmd-never');
-      await nc
-        .jetstream()
-        .publish(
-          'mailproxy.commands.acme.add-messages',
-          new TextEncoder().encode(JSON.stringify({ messages: [message('never', { body: 'z'.repeat(200_000) })] })),
-          { headers: h },
-        );
+      await jetstream(nc).publish(
+        'mailproxy.commands.acme.add-messages',
+        new TextEncoder().encode(JSON.stringify({ messages: [message('never', { body: 'z'.repeat(200_000) })] })),
+        { headers: h },
+      );
       await expect
         .poll(
           async () =>

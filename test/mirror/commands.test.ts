@@ -1,6 +1,8 @@
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
-import { connect, headers, type NatsConnection } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { headers, type NatsConnection } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';
@@ -26,9 +28,9 @@ describe('commands over JetStream', () => {
   const publish = async (subject: string, body: unknown, msgId?: string): Promise<void> => {
     const h = headers();
     if (msgId !== undefined) h.set('Nats-Msg-Id', msgId);
-    await nc
-      .jetstream()
-      .publish(subject, encoder.encode(typeof body === 'string' ? body : JSON.stringify(body)), { headers: h });
+    await jetstream(nc).publish(subject, encoder.encode(typeof body === 'string' ? body : JSON.stringify(body)), {
+      headers: h,
+    });
   };
   const count = (sql: string): number => {
     const db = new Database(join(dataDir, 'mailproxy.db'), { readonly: true });
@@ -87,7 +89,7 @@ describe('commands over JetStream', () => {
     expect(byId.get('no-tenant')).toMatchObject({ subject: 'mailproxy.dlq.ghost', body: { code: 'UNKNOWN_TENANT' } });
     expect(byId.get('no-command')?.body.code).toBe('UNKNOWN_COMMAND');
     // Acknowledged: nothing is waiting for redelivery.
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await expect
       .poll(async () => (await jsm.consumers.info('MAILPROXY', 'mailproxy-commands')).num_ack_pending)
       .toBe(0);
@@ -126,7 +128,7 @@ describe('commands over JetStream', () => {
   it('every command delivered again (the consumer recreated from the start) is recognised and applied once', async () => {
     const before = count(`SELECT count(*) FROM outbox WHERE event_type = 'command.processed'`);
     await fx.stop();
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.consumers.delete('MAILPROXY', 'mailproxy-commands');
     fx = await startQueueFixture({ env: daemonEnv(), dataDir });
     // The new consumer starts from the first command: all of them come again.

@@ -5,7 +5,8 @@
  * outage). The KV bucket's stream is deleted under a running mirror, so its
  * writes fail at once (503) while 400 publishes are pending on a real nats-server.
  */
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { MirrorStore } from '../../src/core/events/mirror.js';
 import { createNatsMirror } from '../../src/outbox/nats-mirror.js';
@@ -76,7 +77,7 @@ describe('a KV write failing under in-flight publishes', () => {
     try {
       await mirror.start();
       const nc = await connect({ servers: nats.url });
-      expect(await (await nc.jetstreamManager()).streams.delete(`KV_${BUCKET}`)).toBe(true);
+      expect(await (await jetstreamManager(nc)).streams.delete(`KV_${BUCKET}`)).toBe(true);
       await nc.close();
 
       armed = true;

@@ -1,4 +1,5 @@
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
@@ -110,7 +111,7 @@ describe("one message's whole life on the stream", () => {
   it('the latest-state KV holds where the message ended, at the version of its last event', async () => {
     const nc = await connect({ servers: nats.url });
     try {
-      const kv = await nc.jetstream().views.kv('mailproxy_latest');
+      const kv = await new Kvm(nc).create('mailproxy_latest');
       const pk = events[0]?.body.message_pk as number;
       const entry = await kv.get(`acme.${pk}`);
       expect(entry?.json()).toMatchObject({

@@ -6,7 +6,9 @@
  * And the thread alone: a window while NATS is away fails within the publish
  * timeout instead of hanging, and once NATS is back a window is acknowledged.
  */
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createThreadedWindowPublisher } from '../../src/outbox/threaded-window-publisher.js';
 import { createLogger } from '../../src/runtime/index.js';
@@ -32,7 +34,7 @@ async function sentByConnection(nats: NatsPeer): Promise<Map<string, number>> {
 async function latestStates(url: string): Promise<string[]> {
   const nc = await connect({ servers: url });
   try {
-    const kv = await nc.jetstream().views.kv('mailproxy_latest', { bindOnly: true });
+    const kv = await new Kvm(nc).open('mailproxy_latest');
     // The keys first: reading a value while the key listing runs ends the listing.
     const keys: string[] = [];
     for await (const key of await kv.keys()) keys.push(key);
@@ -122,7 +124,7 @@ describe('the publisher thread alone', () => {
 
       await nats.start();
       const nc = await connect({ servers: nats.url });
-      await (await nc.jetstreamManager()).streams.add({ name: 'THREAD', subjects: ['thread.>'] });
+      await (await jetstreamManager(nc)).streams.add({ name: 'THREAD', subjects: ['thread.>'] });
       await nc.close();
       let outcome = away;
       await eventually(
@@ -137,7 +139,7 @@ describe('the publisher thread alone', () => {
       await nats.stop();
       await nats.start();
       const other = await connect({ servers: nats.url });
-      await (await other.jetstreamManager()).streams.info('THREAD');
+      await (await jetstreamManager(other)).streams.info('THREAD');
       await other.close();
       const back = await wire.publish(window);
       expect(back).toEqual({ acknowledged: 10, error: null });

@@ -1,4 +1,6 @@
-import { connect, nanos, StorageType } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { nanos } from '@nats-io/nats-core';
+import { jetstreamManager, jetstream, StorageType } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { merge, type LatestEvent, type LatestState } from '../../src/core/events/latest-state.js';
 import type { MirrorStore } from '../../src/core/events/mirror.js';
@@ -101,7 +103,7 @@ describe('the publisher against a real nats-server', () => {
   it('two writers racing on one key resolve by CAS: the value ends as if the events were applied in order', async () => {
     const nc = await connect({ servers: nats.url });
     try {
-      const kv = await openLatestBucket(nc.jetstream(), 'race_latest', 1);
+      const kv = await openLatestBucket(jetstream(nc), 'race_latest', 1);
       const events = lifeOf('m-1', 1);
       // Two writers, each with half the events (interleaved), many rounds at once on the same key.
       const odd = events.filter((_, index) => index % 2 === 1);
@@ -124,7 +126,7 @@ describe('the publisher against a real nats-server', () => {
     const nc = await connect({ servers: nats.url });
     const acks = createAckPublisher(nc, 2000);
     try {
-      const kv = await openLatestBucket(nc.jetstream(), 'race_fast_latest', 1);
+      const kv = await openLatestBucket(jetstream(nc), 'race_fast_latest', 1);
       const write = latestWriter(acks, 'race_fast_latest');
       const events = lifeOf('m-2', 2);
       // Two writers take turns, each with a cache of what it wrote last: the other's write makes it stale, so
@@ -147,7 +149,7 @@ describe('the publisher against a real nats-server', () => {
 
   it('creates an absent stream with file storage and a duplicate window of at least two minutes', async () => {
     const nc = await connect({ servers: nats.url });
-    const info = await (await nc.jetstreamManager()).streams.info('DEDUP');
+    const info = await (await jetstreamManager(nc)).streams.info('DEDUP');
     await nc.close();
     expect(info.config).toMatchObject({
       subjects: ['dedup.>'],
@@ -158,7 +160,7 @@ describe('the publisher against a real nats-server', () => {
 
   it('refuses a stream it cannot use, saying why', async () => {
     const nc = await connect({ servers: nats.url });
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     await jsm.streams.add({ name: 'MEMORY', subjects: ['memory.>'], storage: StorageType.Memory });
     await jsm.streams.add({
       name: 'OTHER',

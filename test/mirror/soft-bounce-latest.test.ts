@@ -4,7 +4,8 @@
  * (core/provider/events.ts). Before, the KV said `bounced` (rank 100) for it while the column said
  * `soft_bounced` (50).
  */
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, describe, expect, it } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
@@ -35,7 +36,7 @@ describe('a soft bounce in the latest-state KV', () => {
       });
     const nc = await connect({ servers: nats.url });
     cleanups.push(() => nc.close());
-    const kv = await nc.jetstream().views.kv('mailproxy_latest');
+    const kv = await new Kvm(nc).create('mailproxy_latest');
     const pk = (await s.fx.detail('acme', 'soft-1')).message.pk as number;
     const latest = async () => {
       await expect.poll(async () => (await s.fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);

@@ -3,6 +3,8 @@ export interface ClusterServer {
   readonly name: string;
   readonly url: string;
   readonly pid: number | null;
+  /** The monitoring port (`/connz`, `/jsz`), on 127.0.0.1. */
+  readonly monitor: number;
   /** SIGKILL: no goodbye to the cluster, as a crashed machine. */
   kill(): Promise<void>;
   /** Starts again on the same ports and store. */

@@ -19,7 +19,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { jetstreamManager } from '@nats-io/jetstream';
 
 const BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
 const START_TIMEOUT_MS = 20_000;
@@ -144,7 +145,7 @@ export async function startNatsCluster(size = 3) {
         // The meta leader answers JetStream API requests: one round trip proves it.
         const nc = await connect({ servers: up.map((server) => server.url) });
         try {
-          await (await nc.jetstreamManager()).getAccountInfo();
+          await (await jetstreamManager(nc)).getAccountInfo();
           return;
         } catch {
           // not yet

@@ -7,7 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect, type NatsConnection } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager } from '@nats-io/jetstream';
 
 export interface NatsPeer {
   url: string;
@@ -120,7 +122,7 @@ function parsedOrRaw(text: string): Record<string, any> {
 export async function readStream(url: string, stream: string): Promise<StoredEvent[]> {
   const nc: NatsConnection = await connect({ servers: url });
   try {
-    const jsm = await nc.jetstreamManager();
+    const jsm = await jetstreamManager(nc);
     const info = await jsm.streams.info(stream);
     const events: StoredEvent[] = [];
     for (let seq = info.state.first_seq; seq <= info.state.last_seq && info.state.messages > 0; seq += 200) {
@@ -129,6 +131,8 @@ export async function readStream(url: string, stream: string): Promise<StoredEve
         Array.from({ length: last - seq + 1 }, (_, index) => jsm.streams.getMessage(stream, { seq: seq + index })),
       );
       for (const message of chunk) {
+        // A sequence between the first and the last with no message: the stream lost one.
+        if (message === null) throw new Error(`stream ${stream} has no message between its first and last`);
         events.push({
           seq: message.seq,
           subject: message.subject,

@@ -8,7 +8,8 @@
  */
 import { createHmac, generateKeyPairSync, randomBytes, randomUUID, sign } from 'node:crypto';
 import fc from 'fast-check';
-import { connect } from 'nats';
+import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
@@ -407,7 +408,7 @@ describe('provider webhooks, end to end', () => {
     });
     const nc = await connect({ servers: nats.url });
     try {
-      const kv = await nc.jetstream().views.kv('mailproxy_latest');
+      const kv = await new Kvm(nc).create('mailproxy_latest');
       const { message: delivered } = await s.fx.detail('acme', 'postmark-delivered');
       expect((await kv.get(`acme.${delivered.pk}`))?.json()).toMatchObject({
         provider_state: 'delivered',

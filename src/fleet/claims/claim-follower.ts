@@ -5,7 +5,8 @@
  * time (fallen behind, the store failing to apply); deliveries of a replaced one are dropped, and
  * the new one delivers them again from the last applied.
  */
-import type { ConsumerMessages, JsMsg, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstream, type ConsumerMessages, type JsMsg } from '@nats-io/jetstream';
 import type { ClaimIndex, ClaimRecord } from '../../core/fleet/index.js';
 import type { Logger } from '../../core/index.js';
 import { claimRecordCodec } from './claim-wire-schemas.js';
@@ -90,7 +91,7 @@ export class ClaimFollower {
     this.closeConsumer();
     this.serial += 1;
     const mine = this.serial;
-    const consumer = await nc.jetstream().consumers.get(this.stream, { opt_start_seq: this.applied + 1 });
+    const consumer = await jetstream(nc).consumers.get(this.stream, { opt_start_seq: this.applied + 1 });
     const current = await consumer.consume({
       max_messages: 512,
       callback: (message) => {

@@ -11,7 +11,8 @@
  * check every `checkMs` replaces one that stayed behind the stream (a consumer
  * can go quiet for good when the server holding it dies) and prunes old claims.
  */
-import { nanos, type NatsConnection } from 'nats';
+import { nanos, type NatsConnection } from '@nats-io/nats-core';
+import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import type { ClaimIndex, ClaimRecord } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
 import { createPeriodicLoop, type Service, within } from '../../runtime/index.js';
@@ -69,9 +70,10 @@ export function createClaimLog(settings: ClaimLogSettings, deps: ClaimLogDeps): 
       const nc = link.connection();
       if (nc === null || !link.connected()) throw new Error('the fleet cluster is not reachable');
       await provision(nc);
-      const ack = await nc
-        .jetstream()
-        .publish(`${settings.subjectPrefix}.${record.node}`, claimRecordCodec.encode(record));
+      const ack = await jetstream(nc).publish(
+        `${settings.subjectPrefix}.${record.node}`,
+        claimRecordCodec.encode(record),
+      );
       if (ack.seq <= follower.appliedSeq()) return;
       // Not following yet (a check starts the consumer): start it now rather than wait a check's interval.
       if (!follower.following()) await follower.follow(nc);
@@ -156,7 +158,7 @@ function claimLogCheck(
     const nc = link.connection();
     if (nc === null || !link.connected() || follower.stopped()) return null;
     await provision(nc);
-    const jsm = await nc.jetstreamManager({ timeout: CHECK_TIMEOUT_MS });
+    const jsm = await jetstreamManager(nc, { timeout: CHECK_TIMEOUT_MS });
     const last = (await jsm.streams.info(settings.stream)).state.last_seq;
     await follow(nc, last);
     prune();

@@ -3,7 +3,7 @@
  * gives to another node, and whether that node still has a message for each. A holder that does
  * not answer is taken to have them all: a message refused as a repeat is better than one sent twice.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { Clock } from '../../core/index.js';
 import type { Principal } from '../../core/tenant/index.js';
 import type { MessageQueue, SubmissionItem } from '../../core/message/index.js';

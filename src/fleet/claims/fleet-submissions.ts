@@ -29,9 +29,10 @@ import {
   type SubmissionService,
 } from '../../core/message/index.js';
 import { within } from '../../runtime/index.js';
-import { holderRequestCodec } from './claim-wire-schemas.js';
+import { holderAnswerCodec, holderRequestCodec } from './claim-wire-schemas.js';
 import { claimablesOf, createHolderCheck, type Claimable } from './client-id-holders.js';
 import type { FleetLink } from '../link/fleet-service.js';
+import { requestRoute } from '../link/fleet-responder.js';
 import { claimKey, type ClientIdClaims } from './idempotency-claims.js';
 import { IntakeGate } from './intake-gate.js';
 
@@ -130,12 +131,10 @@ export function createFleetSubmissions(inner: SubmissionService, deps: FleetSubm
 
   return {
     submissions: service,
-    /** The holder's answer to another node: which of these client ids does this node have (or is it committing)? Throws a WireError on a request that is not one. */
-    holds(request: unknown): { has: boolean[] } {
-      const read = holderRequestCodec.check(request);
-      if (!read.ok) throw read.error;
-      return { has: read.value.items.map((item) => has(item.tenant_id, item.id)) };
-    },
+    /** The holder's answer to another node: which of these client ids does this node have (or is it committing)? */
+    holds: requestRoute(holderRequestCodec, holderAnswerCodec, (request) => ({
+      has: request.items.map((item) => has(item.tenant_id, item.id)),
+    })),
     skipped: () => skipped,
     /** Resolves once every request that passed the drain's gate has been answered. */
     settled: (): Promise<void> => gate.settled(),

@@ -5,7 +5,9 @@
  * the revision: `create` for a key this node never applied, `update` on the
  * revision it last applied, so of two nodes editing one object only one wins.
  */
-import type { KV, KvEntry, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
+import { jetstream } from '@nats-io/jetstream';
 import type { Clock, Logger } from '../../core/index.js';
 import {
   conflict,
@@ -16,10 +18,8 @@ import {
   type ConfigValue,
   configKeyName,
 } from '../../core/fleet/index.js';
+import { isAnyWrongLastSequence, isNoResponders } from '../../nats/index.js';
 import { storedConfigCodec } from './config-wire-schemas.js';
-
-/** JetStream's "wrong last sequence": the compare-and-set lost. */
-const WRONG_LAST_SEQUENCE = 10071;
 
 /** The bucket of a fleet: beside its membership bucket, named after it. */
 export const configBucketName = (fleetBucket: string): string => `${fleetBucket}_config`;
@@ -32,7 +32,10 @@ export async function openConfigBucket(
   timeoutMs?: number,
 ): Promise<KV> {
   // History 1: a node catching up needs each object's last value only.
-  return nc.jetstream(timeoutMs === undefined ? {} : { timeout: timeoutMs }).views.kv(name, { history: 1, replicas });
+  return new Kvm(jetstream(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs })).create(name, {
+    history: 1,
+    replicas,
+  });
 }
 
 /** How long a configuration write rides out the bucket not answering (just after a start, a leader election) before it is refused. */
@@ -101,16 +104,11 @@ export function createJetStreamConfigBucket(link: ConfigBucketLink): ConfigBucke
   };
 }
 
-function isConflict(error: unknown): boolean {
-  const code = (error as { api_error?: { err_code?: number } }).api_error?.err_code;
-  // `create` of a key that exists fails on its own check, with JetStream's error or its own message.
-  return code === WRONG_LAST_SEQUENCE || /wrong last sequence|exists/i.test(String((error as Error).message));
-}
+/** The compare-and-set lost: `create` of a key that exists fails with the same "wrong last sequence" as `update`. */
+const isConflict = isAnyWrongLastSequence;
 
 /** No server took the request (no stream leader yet): nothing was written. */
-function noResponders(error: unknown): boolean {
-  return (error as { code?: string }).code === '503';
-}
+const noResponders = isNoResponders;
 
 /** An entry of the bucket as the node applies it; null for what is not one of ours (a deleted or purged key, a foreign value). */
 export function configEntryOf(entry: KvEntry): ConfigEntry | null {

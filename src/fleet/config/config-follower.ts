@@ -6,7 +6,8 @@
  * every `checkMs` compares the bucket's last revision with what the watch
  * delivered, and starts a new watch when it has stayed behind that long.
  */
-import type { KV, KvEntry, QueuedIterator } from 'nats';
+import type { QueuedIterator } from '@nats-io/nats-core';
+import type { KV, KvEntry } from '@nats-io/kv';
 import { isAppError, type Clock, type Logger } from '../../core/index.js';
 import type { ConfigEntry, ConfigRows } from '../../core/fleet/index.js';
 import { createPeriodicLoop, type Service, within } from '../../runtime/index.js';

@@ -5,7 +5,7 @@
  * grant wakes the dispatcher. Cut off from the cluster, the node spends what
  * it holds, then waits; /status and /ready say so (`fleet.limits`).
  */
-import type { KV } from 'nats';
+import type { KV } from '@nats-io/kv';
 import {
   chunkSize,
   connectionShare,

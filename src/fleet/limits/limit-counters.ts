@@ -6,23 +6,23 @@
  * one costs a failed write, then a read). The bucket's TTL drops a window's key
  * after the longest window has passed: nothing to clean.
  */
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV } from '@nats-io/kv';
 import { LEASE_KEY_TTL_MS, nextGrant } from '../../core/fleet/index.js';
+import { isWrongLastSequence } from '../../nats/index.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-/** JetStream's "wrong last sequence": another node leased from the window since we read it. */
-const CAS_MISMATCH = 10071;
 /** Conflicts before this node gives up for now (the next want or top-up tries again). */
 const MAX_ATTEMPTS = 12;
 /** Revisions remembered: a window's key is not leased from again once it ends, so old ones are simply dropped. */
 const SEEN_CAPACITY = 4096;
 
-const isCasMismatch = (error: unknown): boolean =>
-  (error as { api_error?: { err_code?: number } }).api_error?.err_code === CAS_MISMATCH;
+/** JetStream's "wrong last sequence": another node leased from the window since we read it. */
+const isCasMismatch = isWrongLastSequence;
 
 export async function openLimitCounters(nc: NatsConnection, bucket: string, replicas: number): Promise<KV> {
-  return nc.jetstream().views.kv(bucket, { history: 1, replicas, ttl: LEASE_KEY_TTL_MS });
+  return new Kvm(nc).create(bucket, { history: 1, replicas, ttl: LEASE_KEY_TTL_MS });
 }
 
 export interface LeaseResult {

@@ -5,10 +5,11 @@
  * alone, says so in `/status` and `/ready`, and joins once the cluster answers.
  * A node id held by another live data directory refuses the start.
  */
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { Clock, Logger } from '../../core/index.js';
 import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSighting } from '../../core/fleet/index.js';
-import { NatsConnectionLifecycle } from '../../nats/index.js';
+import type { NatsConnectionHold, NatsConnectionLifecycle } from '../../nats/index.js';
 import {
   createPeriodicLoop,
   type PeriodicLoop,
@@ -91,10 +92,15 @@ export interface FleetService extends Service {
 
 type Announced = 'active' | 'draining' | 'drained';
 
-export function createFleetService(
-  settings: FleetSettings,
-  deps: { clock: Clock; log: Logger; version: string },
-): FleetService {
+export interface FleetServiceDeps {
+  clock: Clock;
+  log: Logger;
+  version: string;
+  /** The cluster connection, made by the composition from the settings; the event mirror may hold it too. */
+  nats: NatsConnectionLifecycle;
+}
+
+export function createFleetService(settings: FleetSettings, deps: FleetServiceDeps): FleetService {
   return new FleetMember(settings, deps);
 }
 
@@ -102,7 +108,7 @@ export function createFleetService(
 class FleetMember implements FleetService {
   readonly name = 'fleet';
   readonly link: FleetLink;
-  readonly #nats: NatsConnectionLifecycle;
+  readonly #nats: NatsConnectionHold;
   readonly #heartbeat: PeriodicLoop;
   readonly #startedAt: number;
   readonly #joinedOnce: Promise<NatsConnection>;
@@ -118,24 +124,21 @@ class FleetMember implements FleetService {
 
   constructor(
     private readonly settings: FleetSettings,
-    private readonly deps: { clock: Clock; log: Logger; version: string },
+    private readonly deps: FleetServiceDeps,
   ) {
     const { clock, log } = deps;
     this.#startedAt = clock.now();
     this.#joinedOnce = new Promise<NatsConnection>((resolve) => (this.#markJoined = resolve));
-    this.#nats = new NatsConnectionLifecycle(
-      { url: settings.url, name: `mailproxy-fleet-${settings.nodeId}`, connectTimeoutMs: settings.connectTimeoutMs },
-      {
-        disconnected: (server) => {
-          if (this.#connected) log.warn({ server }, 'fleet cluster unreachable; this node goes on alone');
-          this.#connected = false;
-        },
-        reconnected: (_nc, server) => {
-          this.#connected = this.#bucket !== null;
-          log.info({ server }, 'fleet cluster reachable again');
-        },
+    this.#nats = deps.nats.hold({
+      disconnected: (server) => {
+        if (this.#connected) log.warn({ server }, 'fleet cluster unreachable; this node goes on alone');
+        this.#connected = false;
       },
-    );
+      reconnected: (_nc, server) => {
+        this.#connected = this.#bucket !== null;
+        log.info({ server }, 'fleet cluster reachable again');
+      },
+    });
     this.#heartbeat = createPeriodicLoop({
       name: 'fleet-heartbeat',
       intervalMs: settings.heartbeatMs,
@@ -166,7 +169,7 @@ class FleetMember implements FleetService {
       // A node id held elsewhere refuses the start: the operator sees it at once.
       if (error instanceof NodeIdInUse) {
         await this.#heartbeat.stop();
-        await first.close();
+        await this.#nats.close(0);
         throw error;
       }
       // Anything else (the bucket's stream electing a leader after a server's loss) passes: the node starts alone and joins once it answers.
@@ -264,7 +267,7 @@ class FleetMember implements FleetService {
   /** Opens the bucket, claims the node id and reads the fleet: once per connection's life. */
   async #attach(nc: NatsConnection): Promise<void> {
     const { settings } = this;
-    const kv = await nc.jetstream().views.kv(settings.bucket, { history: 1, replicas: settings.replicas });
+    const kv = await new Kvm(nc).create(settings.bucket, { history: 1, replicas: settings.replicas });
     const found = await readNode(kv, settings.nodeId);
     const claim = nodeIdClaim(found, this.#identity?.instance ?? '', this.deps.clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);

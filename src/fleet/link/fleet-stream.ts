@@ -5,9 +5,9 @@
  * attempt (the cluster electing, unreachable) is forgotten, so the next use
  * tries again.
  */
-import { DiscardPolicy, RetentionPolicy, StorageType, type NatsConnection, type StreamConfig } from 'nats';
-
-const NOT_FOUND = 10059;
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager, DiscardPolicy, RetentionPolicy, StorageType, type StreamConfig } from '@nats-io/jetstream';
+import { isStreamNotFound } from '../../nats/index.js';
 
 export interface FleetStreamSettings {
   name: string;
@@ -24,12 +24,12 @@ export function fleetStream(settings: FleetStreamSettings): (nc: NatsConnection)
   let provisioned: Promise<boolean> | null = null;
   return (nc) => {
     provisioned ??= (async () => {
-      const jsm = await nc.jetstreamManager(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs });
+      const jsm = await jetstreamManager(nc, settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs });
       try {
         await jsm.streams.info(settings.name);
         return false;
       } catch (error) {
-        if ((error as { api_error?: { err_code?: number } }).api_error?.err_code !== NOT_FOUND) throw error;
+        if (!isStreamNotFound(error)) throw error;
       }
       await jsm.streams.add({
         name: settings.name,

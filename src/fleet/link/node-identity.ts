@@ -8,13 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeIdentityCodec, type NodeIdentity } from './link-wire-schemas.js';
 
 export const IDENTITY_FILE = 'fleet-node.json';
+const NEWLINE = Buffer.from('\n');
 
-export interface NodeIdentity {
-  node_id: string;
-  instance: string;
-}
+export type { NodeIdentity } from './link-wire-schemas.js';
 
 /** The data directory belongs to another node id (`code` is stable; the message says what to do). */
 export class NodeIdMismatch extends Error {
@@ -34,13 +33,13 @@ export class NodeIdMismatch extends Error {
 export function loadNodeIdentity(dataDir: string, nodeId: string): NodeIdentity {
   const file = join(dataDir, IDENTITY_FILE);
   if (existsSync(file)) {
-    const recorded = JSON.parse(readFileSync(file, 'utf8')) as NodeIdentity;
+    const recorded = nodeIdentityCodec.decode(readFileSync(file));
     if (recorded.node_id !== nodeId) throw new NodeIdMismatch(nodeId, recorded.node_id);
     return recorded;
   }
   const identity = { node_id: nodeId, instance: randomUUID() };
   // Written whole or not at all: a crash mid-write must not leave a directory without its identity.
-  writeFileSync(`${file}.tmp`, `${JSON.stringify(identity)}\n`, { mode: 0o600 });
+  writeFileSync(`${file}.tmp`, Buffer.concat([nodeIdentityCodec.encode(identity), NEWLINE]), { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
   return identity;
 }

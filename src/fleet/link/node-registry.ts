@@ -5,25 +5,19 @@
  * timestamp of the write, so liveness is judged on one clock per write rather
  * than on each node's.
  */
-import type { KV, KvEntry } from 'nats';
+import type { KV, KvEntry } from '@nats-io/kv';
 import type { NodeBeat, NodeSighting } from '../../core/fleet/index.js';
+import { nodeBeatCodec } from './link-wire-schemas.js';
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const PREFIX = 'nodes.';
 
 export const nodeKey = (nodeId: string): string => `${PREFIX}${nodeId}`;
 
+/** A deleted key, or a value that is not a heartbeat, is no sighting. */
 function sightingOf(entry: KvEntry): NodeSighting | null {
   if (entry.operation !== 'PUT') return null;
-  try {
-    const beat = JSON.parse(decoder.decode(entry.value)) as NodeBeat;
-    return typeof beat.node_id === 'string' && typeof beat.instance === 'string'
-      ? { beat, seenAt: entry.created.getTime() }
-      : null;
-  } catch {
-    return null;
-  }
+  const read = nodeBeatCodec.read(entry.value);
+  return read.ok ? { beat: read.value, seenAt: entry.created.getTime() } : null;
 }
 
 export async function readNode(kv: KV, nodeId: string): Promise<NodeSighting | null> {
@@ -32,7 +26,7 @@ export async function readNode(kv: KV, nodeId: string): Promise<NodeSighting | n
 }
 
 export async function writeBeat(kv: KV, beat: NodeBeat): Promise<void> {
-  await kv.put(nodeKey(beat.node_id), encoder.encode(JSON.stringify(beat)));
+  await kv.put(nodeKey(beat.node_id), nodeBeatCodec.encode(beat));
 }
 
 /**

@@ -5,7 +5,8 @@
  * heartbeat read afresh once the lease is written (a returning node writes
  * its heartbeat before it reads the lease, so one of them sees the other).
  */
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import type { KV } from '@nats-io/kv';
 import { leaseAbandoned, type AdoptionLease, type SpoolRegistration } from '../../core/fleet/index.js';
 import type { Clock } from '../../core/index.js';
 import type { FleetLink } from '../link/fleet-service.js';

@@ -3,7 +3,7 @@
  * spool in the fleet's bucket when it joins (removed once the spool was
  * adopted), and which of them are lost and due for adoption now.
  */
-import type { KV } from 'nats';
+import type { KV } from '@nats-io/kv';
 import { adoptionCandidates, type SpoolRegistration } from '../../core/fleet/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { leaseKey } from './spool-return.js';

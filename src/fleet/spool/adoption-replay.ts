@@ -6,7 +6,7 @@
  * log, and only then the record removed (a second adopter, should this one
  * die, finds only what is left).
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { replayPlan, adoptedDueAt, type MessageTransferStore, type StoredTransfer } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
 import { deadline } from '../../runtime/index.js';

@@ -4,8 +4,13 @@
  * repeat of the id posted to the draining node is then told the message is here.
  */
 import type { Clock, Logger } from '../../core/index.js';
-import { adoptedDueAt, type AdoptAnswer, type DrainPhase, type MessageTransferStore } from '../../core/fleet/index.js';
-import { messageTransferCodec } from './spool-wire-schemas.js';
+import {
+  adoptedDueAt,
+  type AdoptAnswer,
+  type DrainPhase,
+  type MessageTransfer,
+  type MessageTransferStore,
+} from '../../core/fleet/index.js';
 
 export interface DrainAdoptionDeps {
   nodeId: string;
@@ -21,12 +26,9 @@ export interface DrainAdoptionDeps {
 /** Answers a peer's adopt request; `phase` is this node's own drain phase. */
 export function createDrainAdoption(deps: DrainAdoptionDeps, phase: () => DrainPhase) {
   const { store, clock, log } = deps;
-  return async (request: unknown): Promise<AdoptAnswer> => {
+  return async (transfer: MessageTransfer): Promise<AdoptAnswer> => {
     if (phase() !== 'active')
       return { ok: false, code: 'NODE_DRAINING', message: `node ${deps.nodeId} is draining too` };
-    const read = messageTransferCodec.check(request);
-    if (!read.ok) return { ok: false, code: read.error.code, message: read.error.message };
-    const transfer = read.value;
     const now = clock.now();
     const adopted = store.adopt(transfer, adoptedDueAt(transfer, now), now);
     if (!adopted.already) deps.wake();

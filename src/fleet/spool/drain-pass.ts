@@ -4,7 +4,7 @@
  * committed it, so a crash in between leaves it here (and a drain run again finds it there by
  * client id, and only removes it here).
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { errorText, type Clock } from '../../core/index.js';
 import {
   drainTargets,

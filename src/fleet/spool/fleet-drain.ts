@@ -9,7 +9,6 @@
 import { AppError, errorText, type Clock, type Logger } from '../../core/index.js';
 import {
   phaseAfterPass,
-  type AdoptAnswer,
   type DrainPhase,
   type DrainProgress,
   type MessageTransferStore,
@@ -17,6 +16,8 @@ import {
 import { createDrainAdoption } from './drain-adoption.js';
 import { createDrainPass, DrainTally } from './drain-pass.js';
 import type { FleetLink } from '../link/fleet-service.js';
+import { requestRoute } from '../link/fleet-responder.js';
+import { adoptAnswerCodec, messageTransferCodec } from './spool-wire-schemas.js';
 
 export { adoptSubject } from './drain-pass.js';
 
@@ -94,7 +95,7 @@ export function createFleetDrain(deps: FleetDrainDeps) {
             transient: true,
             details: { node_id: link.nodeId, phase },
           }),
-    /** A peer hands us one of its messages. */
-    adopt: (request: unknown): Promise<AdoptAnswer> => adopt(request),
+    /** A peer hands us one of its messages; a request that is not a transfer is answered with its WireError. */
+    adopt: requestRoute(messageTransferCodec, adoptAnswerCodec, adopt),
   };
 }

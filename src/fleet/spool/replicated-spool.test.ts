@@ -9,7 +9,7 @@
  * can be lost, a purge removes this node's records below a sequence.
  */
 import fc from 'fast-check';
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { describe, expect, it } from 'vitest';
 import { REWRITE_EVENTS } from '../../core/fleet/cluster-spool.js';
 import type { Logger } from '../../core/logger.js';

@@ -28,7 +28,7 @@
  * The writes are spool-writer.ts, the events spool-events.ts, the purge
  * spool-prune.ts, the retry round spool-upkeep.ts; this file joins them.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import { type SpoolRows, createSpoolLedger } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
 import { createPeriodicLoop, type Service } from '../../runtime/index.js';

@@ -3,8 +3,10 @@
  * node's records under `<prefix>.<node>.<instance>.>`), the stream made once
  * per process, a purge by subject, and the object store for large entries.
  */
-import type { NatsConnection, StoredMsg } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
 import type { SpoolRecord } from '../../core/fleet/index.js';
+import { isNotFound } from '../../nats/index.js';
 import { fleetStream } from '../link/fleet-stream.js';
 import { createSpoolObjects, type SpoolObjects } from './spool-objects.js';
 
@@ -60,21 +62,23 @@ export function createSpoolAccess(settings: SpoolStreamSettings): SpoolAccess {
     async purge(nc, filter, seq) {
       await provision(nc);
       await (
-        await nc.jetstreamManager()
+        await jetstreamManager(nc)
       ).streams.purge(settings.stream, seq === undefined ? { filter } : { filter, seq });
     },
     async lastOn(nc, subject) {
       try {
-        return await (await nc.jetstreamManager()).streams.getMessage(settings.stream, { last_by_subj: subject });
+        // Null when no message is on the subject: nats.js answers JetStream's "no message found" so.
+        return await (await jetstreamManager(nc)).streams.getMessage(settings.stream, { last_by_subj: subject });
       } catch (error) {
-        if ((error as { api_error?: { code?: number } }).api_error?.code === 404) return null;
+        // Nor is there one in a stream that is not there (yet, or any more).
+        if (isNotFound(error)) return null;
         throw error;
       }
     },
     async subjectsOf(nc, owner) {
       await provision(nc);
       const info = await (
-        await nc.jetstreamManager()
+        await jetstreamManager(nc)
       ).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
       return Object.keys(info.state.subjects ?? {});
     },

@@ -18,7 +18,8 @@
  * The lease and its fence are adoption-lease.ts, the replay adoption-replay.ts,
  * the spools known and lost adoption-registry.ts; this file runs the checks.
  */
-import type { KV, NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV } from '@nats-io/kv';
 import type { ClaimIndex, SpoolRegistration, SpoolRows, MessageTransferStore } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
 import { createPeriodicLoop, type Service, deadline, within } from '../../runtime/index.js';
@@ -187,7 +188,7 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
   let markReturned: () => void = () => undefined;
   const returnedOnce = new Promise<void>((resolve) => (markReturned = resolve));
   const bucket = async (nc: NatsConnection): Promise<KV> =>
-    (kv ??= await nc.jetstream().views.kv(settings.bucket, { history: 1 }));
+    (kv ??= await new Kvm(nc).create(settings.bucket, { history: 1 }));
   const adoptFrom = createLostSpoolAdopter(settings, deps, state);
   const giveUp = (store: KV): Promise<void> =>
     giveUpAdopted(store, {

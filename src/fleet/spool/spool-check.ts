@@ -6,7 +6,7 @@
  * the spool's bookkeeping) is written again, counted and logged, so that such
  * a defect shows, and is mended, before a node is lost rather than after.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { SpoolRows, SpoolLedger } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';

@@ -4,7 +4,9 @@
  * this process wrote, so that a finished message's object goes without its
  * record being read first.
  */
-import { StorageType, type NatsConnection, type ObjectStore } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { StorageType } from '@nats-io/jetstream';
+import { Objm, type ObjectStore } from '@nats-io/obj';
 
 export interface SpoolObjects {
   /** Stores a large entry's JSON under `name`, remembered by its record's subject. */
@@ -25,9 +27,8 @@ export function createSpoolObjects(settings: { stream: string; replicas: number 
   /** The objects this process wrote, by pk subject. */
   const written = new Map<string, string>();
   const store = (nc: NatsConnection): Promise<ObjectStore> => {
-    objects ??= nc
-      .jetstream()
-      .views.os(`${settings.stream}_large`, { replicas: settings.replicas, storage: StorageType.File })
+    objects ??= new Objm(nc)
+      .create(`${settings.stream}_large`, { replicas: settings.replicas, storage: StorageType.File })
       .catch((error: unknown) => {
         // Forgotten, so the next use tries again (the cluster electing, unreachable).
         objects = null;

@@ -6,7 +6,7 @@
  * it are many, the oldest waiting ones are written again higher up, so the
  * stream stays the size of the queue.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { Logger } from '../../core/index.js';
 import type { SpoolLedger } from '../../core/fleet/index.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';

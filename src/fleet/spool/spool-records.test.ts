@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { StoredMsg } from 'nats';
+import type { StoredMsg } from '@nats-io/jetstream';
 import { describe, expect, it } from 'vitest';
 import { deflate, ENCODING, entriesRecord, packEntries, wireOf } from './spool-records.js';
 import { spoolWireRecordCodec } from './spool-wire-schemas.js';

@@ -5,7 +5,7 @@
  * of pks; a large entry as the name of its object. Records written by an
  * earlier version (one entry each) are still read.
  */
-import type { StoredMsg } from 'nats';
+import type { StoredMsg } from '@nats-io/jetstream';
 import { promisify } from 'node:util';
 import { deflateRaw, inflateRawSync } from 'node:zlib';
 import { spoolWireRecordCodec, type SpoolWireRecord } from './spool-wire-schemas.js';

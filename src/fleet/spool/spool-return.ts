@@ -6,7 +6,7 @@
  * heartbeat before it reads the lease, and an adopter reads the heartbeat
  * again once it holds the lease, so one of them always sees the other.
  */
-import type { KV } from 'nats';
+import type { KV } from '@nats-io/kv';
 import { type ClaimIndex, leaseAbandoned, type AdoptionLease, type SpoolRows } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
 import type { FleetLink } from '../link/fleet-service.js';

@@ -18,7 +18,8 @@
  * written again replace its record. Writing is spool-writes.ts, reading back
  * spool-reads.ts; this file joins them with the removals.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { jetstreamManager } from '@nats-io/jetstream';
 import { createSpoolAccess, type HeldRecord, type SpoolOwner, type SpoolStreamSettings } from './spool-access.js';
 import { createSpoolReads } from './spool-reads.js';
 import { wireOf } from './spool-records.js';
@@ -49,10 +50,10 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       await provision(nc);
       const subject = subjectOf(owner, pk);
       const wire = await (
-        await nc.jetstreamManager()
+        await jetstreamManager(nc)
       ).streams
         .getMessage(settings.stream, { last_by_subj: subject })
-        .then(wireOf)
+        .then((message) => (message === null ? null : wireOf(message)))
         .catch(() => null);
       await purge(nc, subject);
       const object =

@@ -5,7 +5,7 @@
  * it ran, entries the cluster did not take written again, finished entries
  * pruned, and every waiting message checked against the stream now and then.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { SpoolRows, SpoolLedger } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
 import type { SpoolChains } from './spool-chains.js';

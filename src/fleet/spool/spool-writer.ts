@@ -4,7 +4,7 @@
  * a finished message's entry let go, each message synced with what the store
  * holds now, and the ends of finished messages recorded.
  */
-import type { NatsConnection } from 'nats';
+import type { NatsConnection } from '@nats-io/nats-core';
 import type { SpoolRows, SpoolLedger } from '../../core/fleet/index.js';
 import type { SpoolChains } from './spool-chains.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';

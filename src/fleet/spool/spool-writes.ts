@@ -6,7 +6,7 @@
  * earlier life is replaced by a later one's.
  */
 import { randomBytes } from 'node:crypto';
-import { headers, type MsgHdrs, type NatsConnection } from 'nats';
+import { headers, type MsgHdrs, type NatsConnection } from '@nats-io/nats-core';
 import { createAckPublisher, type AckPublisher } from '../../outbox/index.js';
 import type { SpoolAccess, SpoolOwner } from './spool-access.js';
 import { deflate, ENCODING, entriesRecord, packEntries } from './spool-records.js';

@@ -4,7 +4,7 @@
  * use-cases the API calls, with the asker's principal, so the access rules are
  * applied again here. Subscribed once the node has joined the cluster.
  */
-import type { Subscription } from 'nats';
+import type { Subscription } from '@nats-io/nats-core';
 import type { CommandContext } from '../../core/tenant/index.js';
 import type { FleetCommandName, LocalMessages } from '../../core/fleet/index.js';
 import type { Logger } from '../../core/index.js';

@@ -3,9 +3,9 @@
  * one every direct dependency admits, and it admits no Node version that a
  * direct dependency excludes (production or development: the supported way in
  * is `npm ci` and `npm test` from a clone, which needs both). Offline: it reads
- * the installed manifests under node_modules.
+ * the installed manifests under node_modules, and the lock for transitive packages.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import semver from 'semver';
 import { describe, expect, it } from 'vitest';
 
@@ -54,6 +54,48 @@ describe('engines.node', () => {
     const own = readManifest('package.json');
     expect(own.engines?.node).toBeDefined();
     expect(engineConflicts(own.engines?.node ?? '', process.version, installedDependencies(own))).toEqual([]);
+  });
+});
+
+/**
+ * Installed packages that declare a Node range excluding the one we run, each with why it runs
+ * all the same. Keyed by version: a new release of one is judged again.
+ */
+const RUNS_DESPITE_ENGINES: Record<string, string> = {
+  '@nats-io/nuid@3.0.0':
+    'pinned by @nats-io/nats-core 3.x; declares ">= 22.x" but uses only BigInt and Math.random, which Node 20 has (2.0.3, for ">=18.x", has another API); the mirror and fleet tests run it on Node 20',
+};
+
+interface LockEntry {
+  version?: string;
+  engines?: { node?: string } | string[];
+}
+
+/** Every package installed from the lock (transitive ones too) whose engines.node excludes the running Node. */
+function installedExcluding(running: string): string[] {
+  const lock = JSON.parse(readFileSync(new URL('package-lock.json', ROOT), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
+  return Object.entries(lock.packages).flatMap(([path, entry]) => {
+    const node = Array.isArray(entry.engines) ? undefined : entry.engines?.node;
+    // Optional packages for other platforms are in the lock but not installed.
+    if (path === '' || node === undefined || !existsSync(new URL(path, ROOT))) return [];
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    return semver.satisfies(running, node) ? [] : [`${name}@${entry.version ?? '?'} requires Node ${node}`];
+  });
+}
+
+describe('installed packages, transitive ones too', () => {
+  it('admit the Node running the tests, or are listed with why they run all the same', () => {
+    const unexplained = installedExcluding(process.version).filter(
+      (found) => RUNS_DESPITE_ENGINES[found.slice(0, found.indexOf(' requires'))] === undefined,
+    );
+    expect(unexplained).toEqual([]);
+  });
+
+  it('list no exception that is no longer needed (not installed, or admitting the running Node)', () => {
+    const found = installedExcluding(process.version).map((line) => line.slice(0, line.indexOf(' requires')));
+    expect(Object.keys(RUNS_DESPITE_ENGINES).filter((key) => !found.includes(key))).toEqual([]);
   });
 });
 

@@ -257,6 +257,21 @@ describe('submission from SMTP clients nobody on the team wrote', () => {
       expectOnlyDocumentedChanges(raw, message.raw, { id, helo: 'nodemailer.client.test', via: 'UTF8SMTPA' });
     });
 
+    it('reads an IDNA A-label domain back as its U-label: relayed to joerg@exämple.de', async () => {
+      // An ASCII local part needs no SMTPUTF8, so nodemailer sends the domain as the A-label it is given.
+      const raw = Buffer.from(
+        ['From: sender@example.com', 'To: joerg@exämple.de', 'Subject: A-label', '', 'Hallo', ''].join('\r\n'),
+      );
+      const submission = await sendRawWithNodemailer(
+        { port: plainPort, ignoreTLS: true, auth: { user: 'acme', pass: key }, authMethod: 'LOGIN' },
+        { from: 'sender@example.com', to: ['joerg@xn--exmple-cua.de'] },
+        raw,
+      );
+      expect(submission.transcript.join('\n')).toContain('C: RCPT TO:<joerg@xn--exmple-cua.de>');
+      const message = await relayed(queuedId(submission.response));
+      expect(message.rcptTo).toEqual(['joerg@exämple.de']);
+    });
+
     it('submits a 20 MB attachment on the implicit-TLS listener, relayed byte for byte', async () => {
       const attachment = randomBytes(20 * 1024 * 1024);
       const mail = await composeWithNodemailer({

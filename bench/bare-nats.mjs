@@ -1,4 +1,4 @@
-// A bare nats.js client as the mirror's yardstick (issue 26): `count` acknowledged publishes of
+// A bare nats.js client as the mirror's yardstick: `count` acknowledged publishes of
 // `bytes` each to a stream of its own on the same nats-server, at most `inFlight` awaiting their
 // PubAck at once (the mirror's default max_in_flight), each with its own Nats-Msg-Id as the
 // mirror's events carry. argv: url count bytes inFlight. Prints {"rate": publishes/s}.

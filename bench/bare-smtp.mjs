@@ -1,4 +1,4 @@
-// The SMTP floor of issue 26: what the daemon's SMTP listener and relay transport can do on this
+// The SMTP floor: what the daemon's SMTP listener and relay transport can do on this
 // machine with nothing between them. A process of its own running the daemon's own listener class
 // (dist/ingress/smtp/connection.js: smtp-server with its greeting at once and each turn's replies in
 // one write), set up as the daemon's trusted-network listener is (no TLS, AUTH optional, no reverse

@@ -1,4 +1,4 @@
-// Postfix as a bench peer (issue 26): Debian's `postfix` package, installed by scripts/bench-setup.sh
+// Postfix as a bench peer: Debian's `postfix` package, installed by scripts/bench-setup.sh
 // when missing, run as a private instance (its own config, queue and data directories under the
 // bench's temporary directory, its own port; the system instance is never touched), relaying to a
 // sink; Postfix's own `smtp-sink` as that sink (its running counter read from stdout), and its

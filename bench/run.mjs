@@ -159,7 +159,7 @@ const scenarios = {
     // Publisher capacity: 20,000 messages posted (tenant suspended: one `queued` event each)
     // while NATS is down, then NATS back: events/s from reconnecting to an empty backlog,
     // each event published with its PubAck awaited and its message's KV latest state written.
-    // Then, against the same server, a bare nats.js client publishing as many (issue 26's yardstick).
+    // Then, against the same server, a bare nats.js client publishing as many.
     const nats = await startNats();
     const { d, key, stop } = await startPeers({
       suspended: true,

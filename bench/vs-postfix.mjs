@@ -1,4 +1,4 @@
-// The `vs-postfix` scenario (issue 26): mailproxy against Postfix on this machine, in the same run.
+// The `vs-postfix` scenario: mailproxy against Postfix on this machine, in the same run.
 // A private Postfix instance (bench/postfix.mjs: Debian's package, installed by scripts/bench-setup.sh,
 // never the system instance) relays to Postfix's smtp-sink with 20 connections; the daemon relays to
 // the same sink with 20 (its account's pool). Postfix's smtp-source drives both, 20 sessions of 2 KB

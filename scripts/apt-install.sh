@@ -30,7 +30,10 @@ if [ -n "${DEBCONF_SELECTIONS:-}" ]; then
   printf '%s\n' "$DEBCONF_SELECTIONS" | "${as_root[@]}" debconf-set-selections
 fi
 export DEBIAN_FRONTEND=noninteractive
-if ! "${as_root[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null; then
-  "${as_root[@]}" apt-get update -qq
-  "${as_root[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+# Another apt (unattended upgrades at boot, a bench setup beside the tests) holds dpkg's lock for a
+# while: wait for it rather than fail.
+apt_get=("${as_root[@]}" apt-get -o DPkg::Lock::Timeout=600)
+if ! "${apt_get[@]}" install -y -qq --no-install-recommends "$@" >/dev/null; then
+  "${apt_get[@]}" update -qq
+  "${apt_get[@]}" install -y -qq --no-install-recommends "$@" >/dev/null
 fi

@@ -22,6 +22,17 @@ interface Answer {
   code: string | undefined;
 }
 
+/**
+ * The test clock runs with real time (plus what a test advances), so the instants below are taken
+ * from it rather than counted from whenever the next line runs: a loaded machine's slow requests
+ * in between would otherwise eat the margin. A refusal that says "in N seconds" was answered with
+ * more than N - 1 s left (it rounds up), so the block lifts after `sentAt + (N - 1) s` and by
+ * `answeredAt + N s`.
+ */
+const REQUEST_MARGIN_MS = 1000;
+const shortOfWindow = (sentAt: number, seconds: number): number => sentAt + (seconds - 1) * 1000 - REQUEST_MARGIN_MS;
+const pastWindow = (answeredAt: number, seconds: number): number => answeredAt + seconds * 1000;
+
 /** GET `path` from the client address `from`, with `token` as a bearer token. */
 function getFrom(from: string, url: string, path: string, token: string): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -78,13 +89,17 @@ describe('authentication throttling per client', () => {
     await fx.stop();
     fx.t.cleanup();
   });
+  /** Moves the test clock to `at` (never back). */
+  const advanceTo = (at: number): void => fx.clock.advance(Math.max(0, at - fx.clock.now()));
 
   it('over HTTP: refuses the throttled client even the right token, not another client, and lifts after the window', async () => {
     const { url, adminToken } = fx.t;
     for (let attempt = 0; attempt < MAX_FAILURES; attempt += 1) {
       expect((await getFrom(ATTACKER, url, '/tenants', `mpk_wrong-${attempt}`)).status).toBe(401);
     }
+    const sentAt = fx.clock.now();
     const throttled = await getFrom(ATTACKER, url, '/tenants', 'mpk_wrong-again');
+    const answeredAt = fx.clock.now();
     expect(throttled).toMatchObject({ status: 429, code: 'AUTH_THROTTLED' });
     const retryAfter = Number(throttled.retryAfter);
     expect(retryAfter).toBeGreaterThan(0);
@@ -98,9 +113,9 @@ describe('authentication throttling per client', () => {
     expect((await getFrom(BYSTANDER, url, '/accounts', key)).status).toBe(200);
 
     // Just short of the window: still refused; past it: the right token is taken again.
-    fx.clock.advance(retryAfter * 1000 - 1500);
+    advanceTo(shortOfWindow(sentAt, retryAfter));
     expect((await getFrom(ATTACKER, url, '/tenants', adminToken)).status).toBe(429);
-    fx.clock.advance(1500);
+    advanceTo(pastWindow(answeredAt, retryAfter));
     expect((await getFrom(ATTACKER, url, '/tenants', adminToken)).status).toBe(200);
   });
 
@@ -108,7 +123,9 @@ describe('authentication throttling per client', () => {
     for (let attempt = 0; attempt < MAX_FAILURES; attempt += 1) {
       expect(await authFrom(ATTACKER, smtpPort, 'acme', `wrong-${attempt}`)).toMatch(/^535 5\.7\.8 /);
     }
+    const sentAt = fx.clock.now();
     const throttled = await authFrom(ATTACKER, smtpPort, 'acme', 'wrong-again');
+    const answeredAt = fx.clock.now();
     expect(throttled).toMatch(/^454 4\.7\.0 /);
     const seconds = Number(/try again in (\d+) s/.exec(throttled)?.[1]);
     expect(seconds).toBeGreaterThan(0);
@@ -118,9 +135,9 @@ describe('authentication throttling per client', () => {
     expect(await authFrom(BYSTANDER, smtpPort, 'acme', key)).toBe('235 accepted');
     expect(await authFrom(BYSTANDER, smtpPort, 'acme', 'wrong')).toMatch(/^535 5\.7\.8 /);
 
-    fx.clock.advance(seconds * 1000 - 1500);
+    advanceTo(shortOfWindow(sentAt, seconds));
     expect(await authFrom(ATTACKER, smtpPort, 'acme', key)).toMatch(/^454 4\.7\.0 /);
-    fx.clock.advance(1500);
+    advanceTo(pastWindow(answeredAt, seconds));
     expect(await authFrom(ATTACKER, smtpPort, 'acme', key)).toBe('235 accepted');
   });
 

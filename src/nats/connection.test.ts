@@ -42,6 +42,14 @@ async function clientNames(server: NatsPeer): Promise<string[]> {
   return (connz.connections ?? []).map((connection) => connection.name ?? '');
 }
 
+/** The clients the server has seen close, by name (it keeps the most recent ones). */
+async function closedClientNames(server: NatsPeer): Promise<string[]> {
+  const connz = (await (await fetch(`${server.monitorUrl}/connz?state=closed`)).json()) as {
+    connections?: { name?: string }[];
+  };
+  return (connz.connections ?? []).map((connection) => connection.name ?? '');
+}
+
 describe('NATS connection lifecycle', () => {
   it('connects within the bound and tells its owner of a lost server and of its return', async () => {
     const server = await peer();
@@ -69,7 +77,7 @@ describe('NATS connection lifecycle', () => {
   });
 
   it('closes at once a connection made after the stop began', async () => {
-    const server = await peer();
+    const server = await peer({ monitoring: true });
     await server.stop();
     const link = lifecycle(server.url, recorder().events, 200);
     let late = false;
@@ -77,7 +85,8 @@ describe('NATS connection lifecycle', () => {
     link.beginClose();
     expect(link.closing()).toBe(true);
     await server.start();
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    // The client redials within a second once the server is back; the server then lists it as closed.
+    await expect.poll(() => closedClientNames(server), { timeout: 10_000 }).toContain('lifecycle-test');
     expect(late).toBe(false);
     expect(link.current()).toBeNull();
   });

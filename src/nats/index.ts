@@ -3,10 +3,6 @@ export { jsonCodec } from './codec.js';
 export type { JsonCodec } from './codec.js';
 export { NatsConnectionLifecycle } from './connection.js';
 export type { NatsConnectionHold } from './connection.js';
-export {
-  isAnyWrongLastSequence,
-  isNoResponders,
-  isNotFound,
-  isStreamNotFound,
-  isWrongLastSequence,
-} from './nats-errors.js';
+export { bucketKeys } from './kv-keys.js';
+export type { BucketKeys } from './kv-keys.js';
+export { isNoResponders, isNotFound, isStreamNotFound, isWrongLastSequence } from './nats-errors.js';

@@ -4,13 +4,7 @@ import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNatsServer, type NatsPeer } from '../../test/peers/nats-server.js';
-import {
-  isAnyWrongLastSequence,
-  isNoResponders,
-  isNotFound,
-  isStreamNotFound,
-  isWrongLastSequence,
-} from './nats-errors.js';
+import { isNoResponders, isNotFound, isStreamNotFound, isWrongLastSequence } from './nats-errors.js';
 
 let server: NatsPeer;
 let nc: NatsConnection;
@@ -37,12 +31,11 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 const classify = (error: unknown) => ({
   wrongLast: isWrongLastSequence(error),
-  anyWrongLast: isAnyWrongLastSequence(error),
   streamNotFound: isStreamNotFound(error),
   notFound: isNotFound(error),
   noResponders: isNoResponders(error),
 });
-const none = { wrongLast: false, anyWrongLast: false, streamNotFound: false, notFound: false, noResponders: false };
+const none = { wrongLast: false, streamNotFound: false, notFound: false, noResponders: false };
 
 describe('NATS error classes, as the server answers them', () => {
   it('reads a KV compare-and-set that lost, by update and by create, as a wrong last sequence', async () => {
@@ -50,9 +43,9 @@ describe('NATS error classes, as the server answers them', () => {
     const first = await kv.create('key', 'one');
     await kv.update('key', 'two', first);
     const stale = await rejection(kv.update('key', 'three', first));
-    expect(classify(stale)).toEqual({ ...none, wrongLast: true, anyWrongLast: true });
+    expect(classify(stale)).toEqual({ ...none, wrongLast: true });
     const again = await rejection(kv.create('key', 'four'));
-    expect(classify(again)).toEqual({ ...none, wrongLast: true, anyWrongLast: true });
+    expect(classify(again)).toEqual({ ...none, wrongLast: true });
   });
 
   it('reads a publish whose expected last subject sequence moved as a wrong last sequence', async () => {

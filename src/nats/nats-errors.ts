@@ -24,15 +24,12 @@ function jetStreamApiCode(error: unknown): number | null {
   return null;
 }
 
-/** JetStream's "wrong last sequence" (10071): the subject moved since the expected sequence was read. */
-export const isWrongLastSequence = (error: unknown): boolean =>
-  jetStreamApiCode(error) === JetStreamApiCodes.StreamWrongLastSequence;
-
 /**
- * JetStream's "wrong last sequence" in either of its codes: 10071, and 10164, the constant form
- * newer servers answer with (its description reads "wrong last sequence" too).
+ * JetStream's "wrong last sequence": the subject moved since the expected sequence was read (a
+ * compare-and-set lost). 10071, and 10164, the constant form newer servers (2.11 on) answer with
+ * when two writes to one key race in a cluster; its description reads "wrong last sequence" too.
  */
-export const isAnyWrongLastSequence = (error: unknown): boolean => {
+export const isWrongLastSequence = (error: unknown): boolean => {
   const code = jetStreamApiCode(error);
   return (
     code === JetStreamApiCodes.StreamWrongLastSequence || code === JetStreamApiCodes.StreamWrongLastSequenceUnknown

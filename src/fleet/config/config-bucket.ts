@@ -18,7 +18,7 @@ import {
   type ConfigValue,
   configKeyName,
 } from '../../core/fleet/index.js';
-import { isAnyWrongLastSequence, isNoResponders } from '../../nats/index.js';
+import { isNoResponders, isWrongLastSequence } from '../../nats/index.js';
 import { storedConfigCodec } from './config-wire-schemas.js';
 
 /** The bucket of a fleet: beside its membership bucket, named after it. */
@@ -105,7 +105,7 @@ export function createJetStreamConfigBucket(link: ConfigBucketLink): ConfigBucke
 }
 
 /** The compare-and-set lost: `create` of a key that exists fails with the same "wrong last sequence" as `update`. */
-const isConflict = isAnyWrongLastSequence;
+const isConflict = isWrongLastSequence;
 
 /** No server took the request (no stream leader yet): nothing was written. */
 const noResponders = isNoResponders;

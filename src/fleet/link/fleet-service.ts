@@ -9,7 +9,12 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { Clock, Logger } from '../../core/index.js';
 import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSighting } from '../../core/fleet/index.js';
-import type { NatsConnectionHold, NatsConnectionLifecycle } from '../../nats/index.js';
+import {
+  bucketKeys,
+  type BucketKeys,
+  type NatsConnectionHold,
+  type NatsConnectionLifecycle,
+} from '../../nats/index.js';
 import {
   createPeriodicLoop,
   type PeriodicLoop,
@@ -115,6 +120,8 @@ class FleetMember implements FleetService {
   #markJoined: (nc: NatsConnection) => void = () => undefined;
   #identity: NodeIdentity | null = null;
   #bucket: KV | null = null;
+  /** The bucket's keys, listed without a consumer; set with #bucket. */
+  #keys: BucketKeys | null = null;
   /** The fleet as last read (every heartbeat reads it again). */
   #nodes: NodeSighting[] = [];
   #connected = false;
@@ -246,12 +253,13 @@ class FleetMember implements FleetService {
 
   async #beatOnce(): Promise<void> {
     const { clock, log } = this.deps;
-    if (this.#bucket === null || !this.#connected) return;
+    if (this.#bucket === null || this.#keys === null || !this.#connected) return;
     const kv = this.#bucket;
+    const keys = this.#keys;
     const limit = Math.max(HEARTBEAT_DEADLINE_MS, 2 * this.settings.heartbeatMs);
     try {
       await deadline(writeBeat(kv, this.#beat(this.#announced)), limit, 'the fleet heartbeat write');
-      this.#nodes = await deadline(readNodes(kv), limit, 'the read of the fleet');
+      this.#nodes = await deadline(readNodes(kv, keys), limit, 'the read of the fleet');
     } catch (error) {
       // While the bucket elects a new leader every beat fails the same way for seconds: the
       // first failure says why, the recovery says for how long; the loop would log each one.
@@ -272,8 +280,10 @@ class FleetMember implements FleetService {
     const claim = nodeIdClaim(found, this.#identity?.instance ?? '', this.deps.clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);
     await writeBeat(kv, this.#beat(this.#announced));
-    this.#nodes = await readNodes(kv);
+    const keys = bucketKeys(nc, settings.bucket);
+    this.#nodes = await readNodes(kv, keys);
     this.#bucket = kv;
+    this.#keys = keys;
     this.#connected = true;
     this.#markJoined(nc);
     this.deps.log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');

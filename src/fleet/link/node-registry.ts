@@ -7,6 +7,7 @@
  */
 import type { KV, KvEntry } from '@nats-io/kv';
 import type { NodeBeat, NodeSighting } from '../../core/fleet/index.js';
+import type { BucketKeys } from '../../nats/index.js';
 import { nodeBeatCodec } from './link-wire-schemas.js';
 
 const PREFIX = 'nodes.';
@@ -30,15 +31,12 @@ export async function writeBeat(kv: KV, beat: NodeBeat): Promise<void> {
 }
 
 /**
- * Every node's latest heartbeat, read afresh: the keys, then each value. No long-lived
- * consumer (a KV watch) to go stale when the server holding it dies: a read that fails
- * (the bucket electing a leader) fails whole, and the next heartbeat reads again.
+ * Every node's latest heartbeat, read afresh: the keys (from the stream's subjects: no consumer),
+ * then each value. No long-lived consumer (a KV watch) to go stale when the server holding it
+ * dies: a read that fails (the bucket electing a leader) fails whole, and the next heartbeat reads again.
  */
-export async function readNodes(kv: KV): Promise<NodeSighting[]> {
-  // A listing interrupted by a consumer reset may name a key twice.
-  const keys = new Set<string>();
-  for await (const key of await kv.keys(`${PREFIX}>`)) keys.add(key);
-  const entries = await Promise.all([...keys].map((key) => kv.get(key)));
+export async function readNodes(kv: KV, keys: BucketKeys): Promise<NodeSighting[]> {
+  const entries = await Promise.all((await keys(`${PREFIX}>`)).map((key) => kv.get(key)));
   return entries.flatMap((entry) => {
     const sighting = entry === null ? null : sightingOf(entry);
     return sighting === null ? [] : [sighting];

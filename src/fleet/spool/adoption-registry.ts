@@ -4,6 +4,7 @@
  * adopted), and which of them are lost and due for adoption now.
  */
 import type { KV } from '@nats-io/kv';
+import type { BucketKeys } from '../../nats/index.js';
 import { adoptionCandidates, type SpoolRegistration } from '../../core/fleet/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { leaseKey } from './spool-return.js';
@@ -14,10 +15,12 @@ import { spoolRegistrationCodec } from './spool-wire-schemas.js';
 const SPOOLS = 'spools.';
 export const spoolKey = (owner: SpoolOwner): string => `${SPOOLS}${owner.node}.${owner.instance}`;
 
-export async function registeredSpools(store: KV): Promise<SpoolRegistration[]> {
-  const keys = new Set<string>();
-  for await (const key of await store.keys(`${SPOOLS}>`)) keys.add(key);
-  return [...keys].flatMap((key) => {
+/** The spools registered now: keys listed without a consumer, those deleted (adopted) skipped. */
+export async function registeredSpools(store: KV, keys: BucketKeys): Promise<SpoolRegistration[]> {
+  const listed = await keys(`${SPOOLS}>`);
+  const entries = await Promise.all(listed.map((key) => store.get(key)));
+  const live = listed.filter((_, index) => entries[index]?.operation === 'PUT');
+  return live.flatMap((key) => {
     const [node, instance] = key.slice(SPOOLS.length).split('.');
     return node === undefined || instance === undefined ? [] : [{ node, instance }];
   });

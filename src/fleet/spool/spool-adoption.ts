@@ -22,6 +22,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm, type KV } from '@nats-io/kv';
 import type { ClaimIndex, SpoolRegistration, SpoolRows, MessageTransferStore } from '../../core/fleet/index.js';
 import type { Clock, Logger } from '../../core/index.js';
+import { bucketKeys } from '../../nats/index.js';
 import { createPeriodicLoop, type Service, deadline, within } from '../../runtime/index.js';
 import { backMeanwhile, takeLease } from './adoption-lease.js';
 import { dueSpools, lostSpools, registeredSpools, registerSpool, spoolKey } from './adoption-registry.js';
@@ -208,7 +209,11 @@ export function createSpoolAdoption(settings: SpoolAdoptionSettings, deps: Spool
     const store = await bucket(nc);
     await ownSpool.check(store);
     // A KV listing can stall without failing (seen under load): given up after a while, the next check lists again.
-    const spools = await deadline(registeredSpools(store), LIST_DEADLINE_MS, 'the list of the fleet’s spools');
+    const spools = await deadline(
+      registeredSpools(store, bucketKeys(nc, settings.bucket)),
+      LIST_DEADLINE_MS,
+      'the list of the fleet’s spools',
+    );
     const lost = lostSpools(spools, link, clock.now(), settings.adoptAfterMs);
     for (const spool of dueSpools(lost, state.adoptedBefore, state.holding))
       await adoptFrom(nc, store, spool).catch((error: unknown) =>

@@ -123,6 +123,32 @@ describe('NATS connection lifecycle', () => {
       expect(connection?.isClosed()).toBe(true);
     });
 
+    it('keeps telling one owner when the other’s handler throws', async () => {
+      const server = await peer();
+      const shared = new NatsConnectionLifecycle({ url: server.url, name: 'shared-test', connectTimeoutMs: 5000 });
+      const failing: NatsConnectionEvents = {
+        disconnected: () => {
+          throw new Error('an owner’s handler failed');
+        },
+        reconnected: () => {
+          throw new Error('an owner’s handler failed');
+        },
+      };
+      const other = recorder();
+      const first = holdOn(shared, failing);
+      const second = holdOn(shared, other.events);
+      await first.open(async () => undefined);
+      await second.open(async () => undefined);
+      await server.stop();
+      await server.start();
+      await expect.poll(() => other.seen, { timeout: 10_000 }).toEqual(['disconnected', 'reconnected']);
+      await server.stop();
+      await server.start();
+      await expect
+        .poll(() => other.seen, { timeout: 10_000 })
+        .toEqual(['disconnected', 'reconnected', 'disconnected', 'reconnected']);
+    });
+
     it('hands a connection made late to each owner waiting for it, and at once to one that opens after', async () => {
       const server = await peer();
       await server.stop();

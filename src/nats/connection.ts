@@ -156,13 +156,20 @@ export class NatsConnectionLifecycle {
     return connection;
   }
 
-  /** Every owner that opened and has not let go hears each loss and return. */
+  /**
+   * Every owner that opened and has not let go hears each loss and return. One loop serves every
+   * owner, so an owner's handler that throws is kept from ending it for the others.
+   */
   async #follow(connection: NatsConnection): Promise<void> {
     for await (const event of connection.status()) {
       const holding = this.#holders.filter((holder) => holder.opened && !holder.closed);
-      if (event.type === 'disconnect') for (const holder of holding) holder.events.disconnected(event.server);
-      else if (event.type === 'reconnect')
-        for (const holder of holding) holder.events.reconnected(connection, event.server);
+      for (const holder of holding)
+        try {
+          if (event.type === 'disconnect') holder.events.disconnected(event.server);
+          else if (event.type === 'reconnect') holder.events.reconnected(connection, event.server);
+        } catch {
+          // The owner's own failure; what it does on these events is its own to log.
+        }
     }
   }
 }

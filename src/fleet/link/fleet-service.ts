@@ -6,15 +6,9 @@
  * A node id held by another live data directory refuses the start.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
-import { Kvm, type KV } from '@nats-io/kv';
 import type { Clock, Logger } from '../../core/index.js';
 import { fleetView, nodeIdClaim, type FleetView, type NodeBeat, type NodeSighting } from '../../core/fleet/index.js';
-import {
-  bucketKeys,
-  type BucketKeys,
-  type NatsConnectionHold,
-  type NatsConnectionLifecycle,
-} from '../../nats/index.js';
+import type { NatsConnectionHold, NatsConnectionLifecycle } from '../../nats/index.js';
 import {
   createPeriodicLoop,
   type PeriodicLoop,
@@ -23,7 +17,7 @@ import {
   deadline,
   within,
 } from '../../runtime/index.js';
-import { readNode, readNodes, writeBeat } from './node-registry.js';
+import { openMembership, readNode, readNodes, writeBeat, type MembershipBucket } from './node-registry.js';
 import { loadNodeIdentity, type NodeIdentity } from './node-identity.js';
 
 /** The last heartbeat's wait at a stop: long enough to ride out a bucket's leader election, short against the stop's deadline. */
@@ -119,9 +113,8 @@ class FleetMember implements FleetService {
   readonly #joinedOnce: Promise<NatsConnection>;
   #markJoined: (nc: NatsConnection) => void = () => undefined;
   #identity: NodeIdentity | null = null;
-  #bucket: KV | null = null;
-  /** The bucket's keys, listed without a consumer; set with #bucket. */
-  #keys: BucketKeys | null = null;
+  /** The fleet's bucket once joined, with its keys listed without a consumer. */
+  #bucket: MembershipBucket | null = null;
   /** The fleet as last read (every heartbeat reads it again). */
   #nodes: NodeSighting[] = [];
   #connected = false;
@@ -192,7 +185,7 @@ class FleetMember implements FleetService {
     if (this.#bucket !== null && this.#connected)
       await within(
         // A drained node says so still: it left with nothing to lose, rather than stopped.
-        writeBeat(this.#bucket, this.#beat(this.#announced === 'drained' ? 'drained' : 'stopped')).catch(
+        writeBeat(this.#bucket.kv, this.#beat(this.#announced === 'drained' ? 'drained' : 'stopped')).catch(
           () => undefined,
         ),
         Math.min(STOP_WRITE_MS, budget.left()),
@@ -217,7 +210,7 @@ class FleetMember implements FleetService {
   async announce(state: Announced): Promise<void> {
     this.#announced = state;
     if (this.#bucket !== null && this.#connected)
-      await writeBeat(this.#bucket, this.#beat(state)).catch((error: unknown) =>
+      await writeBeat(this.#bucket.kv, this.#beat(state)).catch((error: unknown) =>
         this.deps.log.warn({ err: error }, 'could not write the heartbeat'),
       );
   }
@@ -253,9 +246,8 @@ class FleetMember implements FleetService {
 
   async #beatOnce(): Promise<void> {
     const { clock, log } = this.deps;
-    if (this.#bucket === null || this.#keys === null || !this.#connected) return;
-    const kv = this.#bucket;
-    const keys = this.#keys;
+    if (this.#bucket === null || !this.#connected) return;
+    const { kv, keys } = this.#bucket;
     const limit = Math.max(HEARTBEAT_DEADLINE_MS, 2 * this.settings.heartbeatMs);
     try {
       await deadline(writeBeat(kv, this.#beat(this.#announced)), limit, 'the fleet heartbeat write');
@@ -275,15 +267,13 @@ class FleetMember implements FleetService {
   /** Opens the bucket, claims the node id and reads the fleet: once per connection's life. */
   async #attach(nc: NatsConnection): Promise<void> {
     const { settings } = this;
-    const kv = await new Kvm(nc).create(settings.bucket, { history: 1, replicas: settings.replicas });
+    const { kv, keys } = await openMembership(nc, settings.bucket, settings.replicas);
     const found = await readNode(kv, settings.nodeId);
     const claim = nodeIdClaim(found, this.#identity?.instance ?? '', this.deps.clock.now(), settings.nodeTimeoutMs);
     if (!claim.ok) throw new NodeIdInUse(settings.nodeId);
     await writeBeat(kv, this.#beat(this.#announced));
-    const keys = bucketKeys(nc, settings.bucket);
     this.#nodes = await readNodes(kv, keys);
-    this.#bucket = kv;
-    this.#keys = keys;
+    this.#bucket = { kv, keys };
     this.#connected = true;
     this.#markJoined(nc);
     this.deps.log.info({ nodeId: settings.nodeId, bucket: settings.bucket }, 'joined the fleet');

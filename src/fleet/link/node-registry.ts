@@ -5,14 +5,26 @@
  * timestamp of the write, so liveness is judged on one clock per write rather
  * than on each node's.
  */
-import type { KV, KvEntry } from '@nats-io/kv';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { Kvm, type KV, type KvEntry } from '@nats-io/kv';
 import type { NodeBeat, NodeSighting } from '../../core/fleet/index.js';
-import type { BucketKeys } from '../../nats/index.js';
+import { bucketKeys, type BucketKeys } from '../../nats/index.js';
 import { nodeBeatCodec } from './link-wire-schemas.js';
 
 const PREFIX = 'nodes.';
 
 export const nodeKey = (nodeId: string): string => `${PREFIX}${nodeId}`;
+
+/** The fleet's bucket, with its keys listed without a consumer. */
+export interface MembershipBucket {
+  kv: KV;
+  keys: BucketKeys;
+}
+
+export async function openMembership(nc: NatsConnection, bucket: string, replicas: number): Promise<MembershipBucket> {
+  const kv = await new Kvm(nc).create(bucket, { history: 1, replicas });
+  return { kv, keys: bucketKeys(nc, bucket) };
+}
 
 /** A deleted key, or a value that is not a heartbeat, is no sighting. */
 function sightingOf(entry: KvEntry): NodeSighting | null {

@@ -3,6 +3,7 @@
  * AUTH, QUIT; nothing sent) and resume an account that a relay failure paused. Part of
  * the account service (account-service.ts), which hands its store and scoping in.
  */
+import { accountLookup } from './account-lookup.js';
 import type { Account } from './account.js';
 import { notFound } from '../app-error.js';
 import { changeRecorder } from '../events/change-record.js';
@@ -27,11 +28,7 @@ export interface AccountRelayDeps {
 export function accountRelayActions(deps: AccountRelayDeps) {
   const { store, clock, ids } = deps;
 
-  const load = (tenantId: string, id: string): Account => {
-    const account = store.accounts.get(tenantId, id);
-    if (account === null) throw notFound('account', id);
-    return account;
-  };
+  const { load } = accountLookup(store);
 
   return {
     /** The connection test with the stored settings and credentials; a failure is in the result, not thrown. */

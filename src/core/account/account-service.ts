@@ -3,11 +3,10 @@
  * accounts; the admin token manages anyone's. Writes are audited and mirrored
  * (account-writes.ts); reads carry what the account is doing (account-activity.ts).
  */
-import type { Account } from './account.js';
+import { accountLookup } from './account-lookup.js';
 import { accountActivityReader, type AccountActivitySource, type AccountState } from './account-activity.js';
 import { accountRelayActions, type RelayTester } from './account-relay-actions.js';
 import { accountWrites } from './account-writes.js';
-import { notFound } from '../app-error.js';
 import type { Clock, IdSource } from '../clock.js';
 import type { ConfigWrites } from '../fleet/config-replica.js';
 import type { AdminStore } from '../ports.js';
@@ -36,15 +35,7 @@ export function createAccountService(deps: AccountServiceDeps) {
   const { store, clock } = deps;
   const withActivity = accountActivityReader(deps.activity, clock);
 
-  const requireTenant = (tenantId: string): void => {
-    if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
-  };
-
-  const load = (tenantId: string, id: string): Account => {
-    const account = store.accounts.get(tenantId, id);
-    if (account === null) throw notFound('account', id);
-    return account;
-  };
+  const { requireTenant, load } = accountLookup(store);
 
   return {
     ...accountRelayActions(deps),

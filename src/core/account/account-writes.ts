@@ -2,10 +2,11 @@
  * Account writes: upsert and delete, in one transaction each with their audit records,
  * and the dispatcher woken after. Part of the account service (account-service.ts).
  */
+import { accountLookup } from './account-lookup.js';
 import type { Account, AccountChoice } from './account.js';
 import { mergeAccount, type AccountInput } from './account-input.js';
 import { checkPecAccount } from './account-mailbox.js';
-import { AppError, notFound } from '../app-error.js';
+import { AppError } from '../app-error.js';
 import { changeRecorder, type ChangeRecord } from '../events/change-record.js';
 import type { Clock, IdSource } from '../clock.js';
 import { viewAccount } from '../contracts/account.js';
@@ -24,15 +25,7 @@ interface AccountWriteDeps {
 export function accountWrites(deps: AccountWriteDeps) {
   const { store, clock } = deps;
 
-  const requireTenant = (tenantId: string): void => {
-    if (store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
-  };
-
-  const load = (tenantId: string, id: string): Account => {
-    const account = store.accounts.get(tenantId, id);
-    if (account === null) throw notFound('account', id);
-    return account;
-  };
+  const { requireTenant, load } = accountLookup(store);
 
   const change = accountChange(deps);
 

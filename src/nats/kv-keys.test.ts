@@ -1,22 +1,18 @@
-import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNatsServer, type NatsPeer } from '../../test/peers/nats-server.js';
+import { startNatsServerWithClient } from '../../test/peers/nats-server.js';
 import { bucketKeys } from './kv-keys.js';
 
-let server: NatsPeer;
+let peer: Awaited<ReturnType<typeof startNatsServerWithClient>>;
 let nc: NatsConnection;
 
 beforeAll(async () => {
-  server = await startNatsServer();
-  nc = await connect({ servers: server.url });
+  peer = await startNatsServerWithClient();
+  nc = peer.nc;
 });
-afterAll(async () => {
-  await nc.close();
-  await server.destroy();
-});
+afterAll(() => peer.close());
 
 describe('a bucket’s keys from its stream’s subjects', () => {
   it('lists the keys under a filter, deleted ones included, and leaves no consumer behind', async () => {

@@ -1,23 +1,19 @@
-import { connect } from '@nats-io/transport-node';
 import { headers, type NatsConnection } from '@nats-io/nats-core';
 import { jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startNatsServer, type NatsPeer } from '../../test/peers/nats-server.js';
+import { startNatsServerWithClient } from '../../test/peers/nats-server.js';
 import { isNoResponders, isNotFound, isStreamNotFound, isWrongLastSequence } from './nats-errors.js';
 
-let server: NatsPeer;
+let peer: Awaited<ReturnType<typeof startNatsServerWithClient>>;
 let nc: NatsConnection;
 
 beforeAll(async () => {
-  server = await startNatsServer();
-  nc = await connect({ servers: server.url });
+  peer = await startNatsServerWithClient();
+  nc = peer.nc;
 });
 
-afterAll(async () => {
-  await nc.close();
-  await server.destroy();
-});
+afterAll(() => peer.close());
 
 /** What the promise rejects with; fails the test when it resolves. */
 async function rejection(promise: Promise<unknown>): Promise<unknown> {

@@ -57,6 +57,24 @@ async function waitForPortsFile(
   }
 }
 
+/** A server and one client of it, for tests that talk to JetStream directly; `close` ends both. */
+export async function startNatsServerWithClient(): Promise<{
+  server: NatsPeer;
+  nc: NatsConnection;
+  close(): Promise<void>;
+}> {
+  const server = await startNatsServer();
+  const nc = await connect({ servers: server.url });
+  return {
+    server,
+    nc,
+    async close() {
+      await nc.close();
+      await server.destroy();
+    },
+  };
+}
+
 /** `monitoring`: also serve the monitoring endpoint, on a random port. */
 export async function startNatsServer(options: { monitoring?: boolean } = {}): Promise<NatsPeer> {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-nats-'));

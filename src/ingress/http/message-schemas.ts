@@ -11,22 +11,21 @@ import { tenantScope } from './schemas.js';
 export { clientId, priorityQuery } from './message-fields.js';
 export { messageItem, type MessageItem } from './message-item-schema.js';
 
+/** The message both forms of the /add-messages body show as their example. */
+const INVOICE_EXAMPLE = {
+  id: 'inv-2025-001',
+  from: 'billing@acme.example',
+  to: 'ann@example.net',
+  subject: 'Your invoice',
+  body: 'Attached.',
+};
+
 export const addMessagesBody = z
   .object({
     messages: z.array(z.unknown()).meta({
       description:
         'The messages, at most `http.max_batch_messages` (1000): each validated on its own (the items below), an invalid one rejected without the others.',
-      examples: [
-        [
-          {
-            id: 'inv-2025-001',
-            from: 'billing@acme.example',
-            to: 'ann@example.net',
-            subject: 'Your invoice',
-            body: 'Attached.',
-          },
-        ],
-      ],
+      examples: [[INVOICE_EXAMPLE]],
     }),
     default_priority: priority
       .optional()
@@ -42,17 +41,7 @@ export const addMessagesDocumented = addMessagesBody.extend({
   messages: z.array(messageItem).meta({
     description:
       'The messages, at most `http.max_batch_messages` (1000): each validated on its own, an invalid one rejected (listed in `rejected`) without the others.',
-    examples: [
-      [
-        {
-          id: 'inv-2025-001',
-          from: 'billing@acme.example',
-          to: 'ann@example.net',
-          subject: 'Your invoice',
-          body: 'Attached.',
-        },
-      ],
-    ],
+    examples: [[INVOICE_EXAMPLE]],
   }),
 });
 

@@ -18,6 +18,7 @@ import {
 import type { Clock, Logger } from '../core/index.js';
 import type { BounceAnalysis } from './bounce-parser.js';
 import {
+  filedMessage,
   watchMailbox,
   type Handled,
   type MailboxHandler,
@@ -60,23 +61,15 @@ export function createBouncePoller(deps: BouncePollerDeps): BouncePoller {
     maxMessageBytes: config.maxMessageBytes,
     // `analyse` keeps to parseTimeoutMs itself (abandoning the thread); this is the backstop should it not.
     understand: (raw) => readFindings(raw, config.parseTimeoutMs * 2 + BACKSTOP_MS, deps.analyse),
-    plan({ uidValidity, uid, size, headers, understood, copyOf }) {
+    plan(message) {
+      const { uid, headers, understood, copyOf } = message;
       if (understood.problem !== null)
         log.warn({ mailbox: name, uid, problem: understood.problem }, 'bounce mailbox message not understood');
       const findings = {
         ...understood.findings,
         verpMessagePk: verpMessagePk(mailbox.verpReturnPath, headers.deliveredTo),
       };
-      const item: MailboxItem = {
-        mailbox: name,
-        uidValidity,
-        uid,
-        headerMessageId: headers.messageId,
-        from: headers.from,
-        subject: headers.subject,
-        sizeBytes: size,
-        findings,
-      };
+      const item: MailboxItem = { ...filedMessage(name, message), findings };
       // A copy of a message handled before (the same Message-ID) is filed as it was, without effects.
       const plan =
         copyOf !== null

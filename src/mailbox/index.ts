@@ -6,6 +6,7 @@
 export { openImapMailbox, type MailboxSession, type MailboxSettings } from './imap-mailbox.js';
 export { parseWithin } from './mailbox-reading.js';
 export {
+  filedMessage,
   watchMailbox,
   type Handled,
   type MailboxHandler,

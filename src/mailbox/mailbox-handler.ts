@@ -34,6 +34,33 @@ export interface MessageToPlan<R> {
   copyOf: BounceDisposition | null;
 }
 
+/** What both kinds of mailbox record of every message they file, whatever it turned out to be. */
+export interface FiledMessage {
+  mailbox: string;
+  uidValidity: number;
+  uid: number;
+  headerMessageId: string | null;
+  from: string | null;
+  subject: string | null;
+  sizeBytes: number;
+}
+
+export function filedMessage(
+  mailbox: string,
+  message: Pick<MessageToPlan<unknown>, 'uidValidity' | 'uid' | 'size' | 'headers'>,
+): FiledMessage {
+  const { uidValidity, uid, size, headers } = message;
+  return {
+    mailbox,
+    uidValidity,
+    uid,
+    headerMessageId: headers.messageId,
+    from: headers.from,
+    subject: headers.subject,
+    sizeBytes: size,
+  };
+}
+
 /** What a kind of mailbox does with its messages. */
 export interface MailboxHandler<R, T> {
   /** How much of each message is read. */

@@ -13,6 +13,7 @@ import type { MailboxSession, MailboxSettings } from './imap-mailbox.js';
 import { createMailboxBatch } from './mailbox-batch.js';
 import type { MailboxHandler, WatcherConfig } from './mailbox-handler.js';
 
+export { filedMessage } from './mailbox-handler.js';
 export type { Handled, MailboxHandler, MessageToPlan, WatcherConfig } from './mailbox-handler.js';
 
 export interface WatcherDeps<R, T> {

@@ -19,6 +19,7 @@ import {
 } from '../core/pec/index.js';
 import {
   parseWithin,
+  filedMessage,
   watchMailbox,
   type Handled,
   type MailboxHandler,
@@ -91,17 +92,9 @@ function planReceiptMessage(
 
 /** What one message of the mailbox is, and how it is filed: unreadable, a copy, a receipt, or other mail. */
 function planMessage(deps: PecPollerDeps, message: MessageToPlan<Reading>): Handled<PecSettlement> {
-  const { uidValidity, uid, size, headers, understood, copyOf } = message;
+  const { uid, understood, copyOf } = message;
   const name = deps.mailbox.name;
-  const record = {
-    mailbox: name,
-    uidValidity,
-    uid,
-    headerMessageId: headers.messageId,
-    from: headers.from,
-    subject: headers.subject,
-    sizeBytes: size,
-  };
+  const record = filedMessage(name, message);
   if (understood.problem !== null) {
     deps.log.warn({ mailbox: name, uid, problem: understood.problem }, 'PEC mailbox message not understood');
     // Kept for a human (`unmatched`): it may be a receipt the parser could not read.

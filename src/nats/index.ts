@@ -4,5 +4,6 @@ export type { JsonCodec } from './codec.js';
 export { NatsConnectionLifecycle } from './connection.js';
 export type { NatsConnectionHold } from './connection.js';
 export { bucketKeys } from './kv-keys.js';
+export { managerOf } from './jetstream-manager.js';
 export type { BucketKeys } from './kv-keys.js';
 export { isNoResponders, isNotFound, isStreamNotFound, isWrongLastSequence } from './nats-errors.js';

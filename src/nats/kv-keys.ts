@@ -7,7 +7,7 @@
  * and the caller, which reads each value anyway, skips it.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { managerOf } from './jetstream-manager.js';
 
 /** The keys under `filter` (a KV key filter: `nodes.>`) in `bucket`, deleted ones included. */
 export type BucketKeys = (filter: string) => Promise<string[]>;
@@ -16,7 +16,7 @@ export type BucketKeys = (filter: string) => Promise<string[]>;
 export function bucketKeys(nc: NatsConnection, bucket: string, timeoutMs?: number): BucketKeys {
   const prefix = `$KV.${bucket}.`;
   return async (filter) => {
-    const jsm = await jetstreamManager(nc, timeoutMs === undefined ? {} : { timeout: timeoutMs });
+    const jsm = await managerOf(nc, timeoutMs);
     const info = await jsm.streams.info(`KV_${bucket}`, { subjects_filter: `${prefix}${filter}` });
     return Object.keys(info.state.subjects ?? {}).map((subject) => subject.slice(prefix.length));
   };

@@ -4,9 +4,9 @@
  * per process, a purge by subject, and the object store for large entries.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
+import type { StoredMsg } from '@nats-io/jetstream';
 import type { SpoolRecord } from '../../core/fleet/index.js';
-import { isNotFound } from '../../nats/index.js';
+import { isNotFound, managerOf } from '../../nats/index.js';
 import { fleetStream } from '../link/fleet-stream.js';
 import { createSpoolObjects, type SpoolObjects } from './spool-objects.js';
 
@@ -61,14 +61,12 @@ export function createSpoolAccess(settings: SpoolStreamSettings): SpoolAccess {
     provision,
     async purge(nc, filter, seq) {
       await provision(nc);
-      await (
-        await jetstreamManager(nc)
-      ).streams.purge(settings.stream, seq === undefined ? { filter } : { filter, seq });
+      await (await managerOf(nc)).streams.purge(settings.stream, seq === undefined ? { filter } : { filter, seq });
     },
     async lastOn(nc, subject) {
       try {
         // Null when no message is on the subject: nats.js answers JetStream's "no message found" so.
-        return await (await jetstreamManager(nc)).streams.getMessage(settings.stream, { last_by_subj: subject });
+        return await (await managerOf(nc)).streams.getMessage(settings.stream, { last_by_subj: subject });
       } catch (error) {
         // Nor is there one in a stream that is not there (yet, or any more).
         if (isNotFound(error)) return null;
@@ -78,7 +76,7 @@ export function createSpoolAccess(settings: SpoolStreamSettings): SpoolAccess {
     async subjectsOf(nc, owner) {
       await provision(nc);
       const info = await (
-        await jetstreamManager(nc)
+        await managerOf(nc)
       ).streams.info(settings.stream, { subjects_filter: `${prefixOf(owner)}.>` });
       return Object.keys(info.state.subjects ?? {});
     },

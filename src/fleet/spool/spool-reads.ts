@@ -5,8 +5,9 @@
  * large entries' objects read back.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstreamManager, type StoredMsg } from '@nats-io/jetstream';
+import type { StoredMsg } from '@nats-io/jetstream';
 import type { SpoolRecordIndex } from '../../core/fleet/index.js';
+import { managerOf } from '../../nats/index.js';
 import type { HeldRecord, SpoolAccess, SpoolOwner } from './spool-access.js';
 import { wireOf } from './spool-records.js';
 import { spoolEntryCodec, type SpoolWireRecord } from './spool-wire-schemas.js';
@@ -61,7 +62,7 @@ export function createSpoolReads(access: SpoolAccess) {
     /** The stream's last sequence now (every node's writes): any record written after has a higher one. */
     async lastSeq(nc: NatsConnection): Promise<number> {
       await access.provision(nc);
-      return (await (await jetstreamManager(nc)).streams.info(access.settings.stream)).state.last_seq;
+      return (await (await managerOf(nc)).streams.info(access.settings.stream)).state.last_seq;
     },
     /** The pks the spool holds a record of their own for (large entries). */
     async pks(nc: NatsConnection, owner: SpoolOwner): Promise<number[]> {

@@ -19,7 +19,7 @@
  * spool-reads.ts; this file joins them with the removals.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
-import { jetstreamManager } from '@nats-io/jetstream';
+import { managerOf } from '../../nats/index.js';
 import { createSpoolAccess, type HeldRecord, type SpoolOwner, type SpoolStreamSettings } from './spool-access.js';
 import { createSpoolReads } from './spool-reads.js';
 import { wireOf } from './spool-records.js';
@@ -50,7 +50,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
       await provision(nc);
       const subject = subjectOf(owner, pk);
       const wire = await (
-        await jetstreamManager(nc)
+        await managerOf(nc)
       ).streams
         .getMessage(settings.stream, { last_by_subj: subject })
         .then((message) => (message === null ? null : wireOf(message)))

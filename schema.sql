@@ -598,3 +598,61 @@ CREATE TABLE provider_events (
   PRIMARY KEY (tenant_id, provider, event_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX provider_events_received ON provider_events (received_at);
+
+-- migration: 17
+-- Personal data (issue 45): every body is sealed under a data key of its own
+-- (security/body-seal.ts), kept here only wrapped by the key-encryption key that
+-- `security.secret_key` derives. Destroying a key erases its body wherever the
+-- sealed bytes live: this table, never copied in clear, is the one place to
+-- delete from. `tenant_id` is the associated data the key was wrapped with.
+CREATE TABLE data_keys (
+  id         INTEGER PRIMARY KEY,
+  tenant_id  TEXT NOT NULL,
+  wrapped    BLOB NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX data_keys_tenant ON data_keys (tenant_id);
+-- A message's sealed body (either source: `source` says how to read it) and its
+-- key; `payload` and `raw` are left to rows written before, which the sealer
+-- (store/body-sealer.ts) seals in the background. A spooled body's parts are
+-- sealed under its spool's key. `body_shredded_at`: the body's key was destroyed
+-- (retention or erasure) and the message can no longer be sent; `erased_at`: its
+-- personal fields are gone too (erasure), its status and times kept.
+ALTER TABLE messages ADD COLUMN body BLOB;
+ALTER TABLE messages ADD COLUMN key_id INTEGER;
+ALTER TABLE messages ADD COLUMN body_shredded_at INTEGER;
+ALTER TABLE messages ADD COLUMN erased_at INTEGER;
+ALTER TABLE spools ADD COLUMN key_id INTEGER;
+ALTER TABLE pec_receipts ADD COLUMN key_id INTEGER;
+-- A key goes with what it seals: the message (deleted, or its content replaced),
+-- the spool (deleted with its message or abandoned), the PEC receipt.
+CREATE TRIGGER messages_key_deleted AFTER DELETE ON messages
+  WHEN OLD.key_id IS NOT NULL
+  BEGIN DELETE FROM data_keys WHERE id = OLD.key_id; END;
+CREATE TRIGGER messages_key_replaced AFTER UPDATE OF key_id ON messages
+  WHEN OLD.key_id IS NOT NULL AND OLD.key_id IS NOT NEW.key_id
+  BEGIN DELETE FROM data_keys WHERE id = OLD.key_id; END;
+CREATE TRIGGER spools_key_deleted AFTER DELETE ON spools
+  WHEN OLD.key_id IS NOT NULL
+  BEGIN DELETE FROM data_keys WHERE id = OLD.key_id; END;
+CREATE TRIGGER pec_receipts_key_deleted AFTER DELETE ON pec_receipts
+  WHEN OLD.key_id IS NOT NULL
+  BEGIN DELETE FROM data_keys WHERE id = OLD.key_id; END;
+-- Rows still in clear, for the background sealer to walk and count (`/status`).
+CREATE INDEX messages_unsealed ON messages (pk) WHERE payload IS NOT NULL OR raw IS NOT NULL;
+CREATE INDEX pec_receipts_unsealed ON pec_receipts (seq) WHERE key_id IS NULL AND length(raw) > 0;
+-- A message erased while it waited is reported to its client (`message.erased`). The reportable
+-- index and the pruning trigger name it, and the provider's `delivered` and `dropped` (issue 27),
+-- which REPORTABLE_EVENTS gained without them: the queries spelled the longer list, so SQLite
+-- could not use the index, and the trigger could prune those events before they were reported.
+DROP INDEX outbox_reportable;
+CREATE INDEX outbox_reportable ON outbox (tenant_id, seq)
+  WHERE event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec', 'message.delivered', 'message.dropped', 'message.erased');
+DROP TRIGGER messages_outbox_removed;
+CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
+  BEGIN
+    DELETE FROM outbox WHERE message_pk = OLD.pk
+      AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)
+      AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec', 'message.delivered', 'message.dropped', 'message.erased')
+        AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
+  END;

@@ -59,7 +59,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const settings = daemonSettings(deps.config);
   const version = deps.version ?? mailproxyVersion();
   const keys = openDaemonKeys(settings.keys, log);
-  const stored = openStoreService(settings, { secrets: keys.secrets, ids, clock, log });
+  const stored = openStoreService(settings, { secrets: keys.secrets, bodies: keys.bodies, ids, clock, log });
   // Alone, or a node of a fleet whose link is made first and whose features decorate the single-node services.
   const node =
     settings.fleet === null
@@ -76,6 +76,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     random: deps.random ?? Math.random,
     metrics: createMetrics({ version }),
     attempts: createAttemptLog(),
+    bodyKeys: keys.bodyKeys,
   };
   const work = createWork(ctx);
   const reach = node.withWork(ctx, work);

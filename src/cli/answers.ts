@@ -17,6 +17,7 @@ import type {
   bulkResult,
   messagePage,
   retryNowResult,
+  eraseResult,
   suspendResult,
   statusAnswer,
   suppressionAdded,
@@ -41,6 +42,7 @@ export type AccountDeleted = z.infer<typeof accountDeleted>;
 export type MessagePage = z.infer<typeof messagePage>;
 export type MessageDetail = z.infer<typeof messageDetail>;
 export type RetryNowResult = z.infer<typeof retryNowResult>;
+export type EraseResult = z.infer<typeof eraseResult>;
 export type SuspendResult = z.infer<typeof suspendResult>;
 export type ActivateResult = z.infer<typeof activateResult>;
 export type BulkPreview = Extract<z.infer<typeof bulkResult>, { dry_run: true }>;

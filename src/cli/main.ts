@@ -11,6 +11,7 @@ import { commandHelp, runCommand, type CliContext, type Command } from './comman
 import { accountsCommand } from './verbs/accounts.js';
 import { backupCommand } from './verbs/backup.js';
 import { configCommand } from './verbs/config-check.js';
+import { eraseCommand } from './verbs/erase.js';
 import { fleetCommand } from './verbs/fleet.js';
 import { messagesCommand } from './verbs/messages.js';
 import { activateCommand, queueCommand, suspendCommand } from './verbs/queue.js';
@@ -29,6 +30,7 @@ const COMMANDS: readonly Command[] = [
   queueCommand,
   suspendCommand,
   activateCommand,
+  eraseCommand,
   tokenCommand,
   backupCommand,
   restoreCommand,
@@ -49,6 +51,7 @@ administration (talks to the running daemon's API):
   suppressions list|add|delete
   queue stats
   suspend|activate [--tenant T] [--batch B]
+  erase [ID...|--address A|--whole-tenant]  erase personal data on request (cannot be undone)
   token rotate TENANT
   fleet status|drain           the fleet as this node sees it; drain this node before it leaves
   backup FILE                  a consistent copy of the database, taken while it runs

@@ -18,6 +18,7 @@ import type { NatsConnectionLifecycle } from '../nats/index.js';
 import type { Stage } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { WebhookService, WebhookServiceDeps } from '../ingress/webhooks/index.js';
+import type { KeyEncryptionKey } from '../security/index.js';
 import type { AdminWrites, SharedAdmin } from './fleet-config.js';
 
 /** What every part of the composition is made with. */
@@ -32,6 +33,8 @@ export interface DaemonContext {
   metrics: Metrics;
   attempts: AttemptLog;
   node: NodeMode;
+  /** The key-encryption keys of message bodies, for the threads that open them (DaemonKeys.bodyKeys). */
+  bodyKeys: KeyEncryptionKey[];
 }
 
 export type FleetModeSettings = NonNullable<DaemonSettings['fleet']>;

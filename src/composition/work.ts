@@ -31,6 +31,7 @@ export function createWork(ctx: DaemonContext) {
     owner: ids.uuid(),
     hostname: hostname(),
     logLevel: settings.logLevel,
+    bodyKeys: ctx.bodyKeys,
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),
     telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
     // Fleet mode: under the gate of fleet-wide limits.
@@ -70,6 +71,7 @@ export function createWork(ctx: DaemonContext) {
     ids,
     wake,
     maxAgeSeconds,
+    erasure: store.erasure,
   });
   // Fleet mode: the commands' shared writes go to the fleet's bucket first.
   const commands: MessageCommands = ctx.node.shareCommands(created);

@@ -8,6 +8,7 @@ import type { MessageQueue } from '../core/message/index.js';
 import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import { type Service, within } from '../runtime/index.js';
+import type { KeyEncryptionKey } from '../security/index.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
 import type { HandoffSettings } from './handoff.js';
 import { createThreadedHandoff, type HandoffThreads } from './handoff-threads.js';
@@ -29,6 +30,8 @@ export interface DeliveryDeps {
   owner: string;
   hostname: string;
   logLevel: string;
+  /** The key-encryption keys that open sealed bodies, the current one first (security/body-seal.ts). */
+  bodyKeys: KeyEncryptionKey[];
   returnPath?: ((tenantId: string, messagePk: number) => string | null) | undefined;
   telemetry: DeliveryTelemetry;
   /** Fleet mode: fleet-wide limits; absent for a single node. */
@@ -57,7 +60,7 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     relayThreads: settings.relayThreads,
     logLevel: deps.logLevel,
   };
-  const handoff = createThreadedHandoff(handoffSettings, threads, deps.log);
+  const handoff = createThreadedHandoff(handoffSettings, deps.bodyKeys, threads, deps.log);
   const dispatcher = createDispatcher({
     queue: deps.queue,
     accounts: deps.accounts,

@@ -6,6 +6,7 @@
 import type { Logger } from '../core/index.js';
 import type { Handoff, HandoffJob, HandoffResult, RelayConnections, RelayReply } from '../core/delivery/index.js';
 import { createWorkerPool, workerScript } from '../runtime/index.js';
+import { createBodySeal, type KeyEncryptionKey } from '../security/index.js';
 import {
   chainHandoff,
   createComposer,
@@ -29,18 +30,35 @@ export interface HandoffThreads {
   logLevel: string;
 }
 
-export function createThreadedHandoff(settings: HandoffSettings, threads: HandoffThreads, log: Logger): Handoff {
+/** What a compose or relay thread is started with (workerData). */
+export interface HandoffThreadData {
+  settings: HandoffSettings;
+  /** The key-encryption keys that open bodies, the current one first. */
+  bodyKeys: KeyEncryptionKey[];
+  logLevel: string;
+}
+
+export function createThreadedHandoff(
+  settings: HandoffSettings,
+  bodyKeys: KeyEncryptionKey[],
+  threads: HandoffThreads,
+  log: Logger,
+): Handoff {
+  const data: HandoffThreadData = { settings, bodyKeys, logLevel: threads.logLevel };
   if (threads.relayThreads === 0) {
+    const seal = createBodySeal(bodyKeys);
     const composer =
-      threads.composeThreads === 0 ? createComposer(settings) : threadedComposer(threads.composeThreads, settings, log);
-    return chainHandoff(composer, createSender(settings, log.child({ component: 'relay' })));
+      threads.composeThreads === 0
+        ? createComposer(settings, seal)
+        : threadedComposer(threads.composeThreads, data, log);
+    return chainHandoff(composer, createSender(settings, seal, log.child({ component: 'relay' })));
   }
   const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>({
     script: workerScript(new URL('./relay.thread.js', import.meta.url)),
     size: threads.relayThreads,
     name: 'relay',
     log,
-    data: { settings, logLevel: threads.logLevel },
+    data,
   });
   const affinity = (account: { tenantId: string; id: string }): string => `${account.tenantId}/${account.id}`;
   // Each account's pool lives in one relay thread: ask them all.
@@ -59,7 +77,7 @@ export function createThreadedHandoff(settings: HandoffSettings, threads: Handof
     connections,
     close: () => relays.close({ kind: 'close' }),
   };
-  return chainHandoff(threadedComposer(threads.composeThreads, settings, log), sender);
+  return chainHandoff(threadedComposer(threads.composeThreads, data, log), sender);
 }
 
 /**
@@ -67,17 +85,18 @@ export function createThreadedHandoff(settings: HandoffSettings, threads: Handof
  * submission) has nothing to build: it is composed here, sparing it two hops between threads
  * (each hop wakes the other thread, which costs more under load than composing it here).
  */
-function threadedComposer(threads: number, settings: HandoffSettings, log: Logger): Composer {
+function threadedComposer(threads: number, data: HandoffThreadData, log: Logger): Composer {
   const composers = createWorkerPool<ComposeJob, ComposeOutcome>({
     script: workerScript(new URL('./compose.thread.js', import.meta.url)),
     size: threads,
     name: 'compose',
     log,
-    data: { settings },
+    data,
   });
-  const local = createComposer(settings);
+  // Composing an SMTP submission opens nothing: its body goes on sealed to the relay thread.
+  const local = createComposer(data.settings, createBodySeal(data.bodyKeys));
   return {
-    compose: (job) => (job.raw === null ? composers.run(job) : local.compose(job)),
+    compose: (job) => (job.source === 'http' ? composers.run(job) : local.compose(job)),
     close: () => composers.close(),
   };
 }

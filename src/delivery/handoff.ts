@@ -10,18 +10,23 @@
  */
 import type { Account } from '../core/account/index.js';
 import { errorText, isAppError, type Logger } from '../core/index.js';
-import type { MessagePayload } from '../core/message/index.js';
-import { metadataHeader, type ProviderName } from '../core/provider/index.js';
+import type { BodyBytes, BodySeal, MessagePayload } from '../core/message/index.js';
+import { metadataHeader } from '../core/provider/index.js';
 import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from '../core/delivery/index.js';
 import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
 import { createNodemailerRelay } from './nodemailer-relay.js';
 
-/** A message's bytes, ready for the relay; plain data so that it crosses threads. */
+/**
+ * A message's bytes, ready for the relay; plain data so that it crosses threads. An SMTP
+ * submission's stay sealed until the thread that sends them opens them.
+ */
 export interface SendJob {
   account: Account;
   envelope: Envelope;
-  raw: Uint8Array;
+  body: BodyBytes;
+  /** A header line put in front of the body (the provider's metadata), or null. */
+  prepend: string | null;
   /** Empty when unknown (relayed SMTP submissions). */
   messageIdHeader: string;
 }
@@ -29,7 +34,7 @@ export interface SendJob {
 export type ComposeJob = Omit<HandoffJob, 'account'>;
 
 export type ComposeOutcome =
-  | { built: true; raw: Uint8Array; envelope: Envelope; messageIdHeader: string }
+  | { built: true; body: BodyBytes; envelope: Envelope; messageIdHeader: string }
   | { built: false; reason: string; transient: boolean };
 
 export interface Composer {
@@ -53,7 +58,13 @@ export interface HandoffSettings {
   hostname: string;
 }
 
-export function createComposer(settings: HandoffSettings): Composer {
+/** A body in clear, opened here when it was sealed. */
+function opened(body: BodyBytes, seal: BodySeal): Buffer {
+  if ('clear' in body) return Buffer.from(body.clear.buffer, body.clear.byteOffset, body.clear.byteLength);
+  return seal.open(body.sealed);
+}
+
+export function createComposer(settings: HandoffSettings, seal: BodySeal): Composer {
   const fetcher = createAttachmentFetcher({
     timeoutMs: settings.attachmentTimeoutMs,
     maxBytes: settings.attachmentMaxBytes,
@@ -66,19 +77,25 @@ export function createComposer(settings: HandoffSettings): Composer {
   const withReturnPath = (envelope: ComposeJob['envelope'], job: ComposeJob) =>
     job.returnPath === null ? envelope : { ...envelope, mailFrom: job.returnPath };
   const compose = async (job: ComposeJob): Promise<ComposeOutcome> => {
-    if (job.raw !== null)
-      return { built: true, raw: job.raw, envelope: withReturnPath(job.envelope, job), messageIdHeader: '' };
+    if ('sealed' in job.body && job.body.sealed.key.length === 0)
+      return {
+        built: false,
+        reason: 'the body of this message was erased: it can no longer be sent',
+        transient: false,
+      };
+    // Relayed as it is: opened by the thread that sends it.
+    if (job.source === 'smtp')
+      return { built: true, body: job.body, envelope: withReturnPath(job.envelope, job), messageIdHeader: '' };
     try {
-      if (job.payloadJson === null) throw new Error(`message ${job.clientId} has neither payload nor raw bytes`);
       // The Message-ID fixed at submission is kept beside the payload, not inside it.
       const payload: MessagePayload = {
-        ...(JSON.parse(job.payloadJson) as MessagePayload),
+        ...(JSON.parse(opened(job.body, seal).toString('utf8')) as MessagePayload),
         messageId: job.messageIdHeader,
       };
       const built = await builder.build({ clientId: job.clientId, payload, tenant: job.tenant });
       return {
         built: true,
-        raw: built.raw,
+        body: { clear: built.raw },
         envelope: withReturnPath(built.envelope, job),
         messageIdHeader: built.messageIdHeader,
       };
@@ -91,7 +108,7 @@ export function createComposer(settings: HandoffSettings): Composer {
   return { compose, close: async () => undefined };
 }
 
-export function createSender(settings: HandoffSettings, log: Logger): Sender {
+export function createSender(settings: HandoffSettings, seal: BodySeal, log: Logger): Sender {
   const timeoutMs = settings.sendTimeoutMs;
   const relay = createNodemailerRelay({
     log,
@@ -100,25 +117,15 @@ export function createSender(settings: HandoffSettings, log: Logger): Sender {
     socketTimeoutMs: timeoutMs,
   });
   return {
-    send: (job) =>
-      relay.send(
-        job.account,
-        job.envelope,
-        Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength),
-        job.messageIdHeader || undefined,
-      ),
+    send: async (job) => {
+      // A body that does not open (a secret key changed) throws: the message waits and is retried.
+      const body = opened(job.body, seal);
+      const raw = job.prepend === null ? body : Buffer.concat([Buffer.from(`${job.prepend}\r\n`, 'latin1'), body]);
+      return relay.send(job.account, job.envelope, raw, job.messageIdHeader || undefined);
+    },
     connections: async () => relay.connections(),
     close: () => relay.close(),
   };
-}
-
-/**
- * The provider's metadata header, first in the message: its webhooks then name our
- * X-Genro-Mail-ID. Header order carries no meaning outside trace fields (RFC 5322 §3.6).
- */
-function withProviderMetadata(raw: Uint8Array, provider: ProviderName | null, clientId: string): Uint8Array {
-  const header = provider === null ? null : metadataHeader(provider, clientId);
-  return header === null ? raw : Buffer.concat([Buffer.from(`${header}\r\n`, 'latin1'), raw]);
 }
 
 /** The two stages chained: compose, then send what was built. */
@@ -127,11 +134,14 @@ export function chainHandoff(composer: Composer, sender: Sender): Handoff {
     async deliver(job) {
       const composed = await composer.compose(job);
       if (!composed.built) return composed;
-      const raw = withProviderMetadata(composed.raw, job.account.provider?.provider ?? null, job.clientId);
+      const provider = job.account.provider?.provider ?? null;
       const reply = await sender.send({
         account: job.account,
         envelope: composed.envelope,
-        raw,
+        body: composed.body,
+        // The provider's metadata header, first in the message: its webhooks then name our
+        // X-Genro-Mail-ID. Header order carries no meaning outside trace fields (RFC 5322 §3.6).
+        prepend: provider === null ? null : metadataHeader(provider, job.clientId),
         messageIdHeader: composed.messageIdHeader,
       });
       return { built: true, reply };

@@ -3,17 +3,19 @@
  * through the accounts' pooled relays, composing them first when no compose
  * threads do (`deliver`). Each account is always served by the same relay
  * thread (pool affinity), so its connection pool and its limit on connections
- * live in one place.
+ * live in one place. Sealed bodies are opened here, not on the main thread.
  */
 import { threadId, workerData } from 'node:worker_threads';
 import type { HandoffResult, RelayConnections, RelayReply } from '../core/delivery/index.js';
-import { chainHandoff, createComposer, createSender, type HandoffSettings } from './handoff.js';
-import type { RelayTask } from './handoff-threads.js';
+import { chainHandoff, createComposer, createSender } from './handoff.js';
+import type { HandoffThreadData, RelayTask } from './handoff-threads.js';
 import { serveTasks, threadLogger } from '../runtime/index.js';
+import { createBodySeal } from '../security/index.js';
 
-const { settings, logLevel } = workerData as { settings: HandoffSettings; logLevel: string };
-const sender = createSender(settings, threadLogger(logLevel, { component: 'relay', thread: threadId }));
-const handoff = chainHandoff(createComposer(settings), sender);
+const { settings, bodyKeys, logLevel } = workerData as HandoffThreadData;
+const seal = createBodySeal(bodyKeys);
+const sender = createSender(settings, seal, threadLogger(logLevel, { component: 'relay', thread: threadId }));
+const handoff = chainHandoff(createComposer(settings, seal), sender);
 
 serveTasks<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>(async (task) => {
   if (task.kind === 'send') return sender.send(task.job);

@@ -11,14 +11,14 @@ import {
   nextRetry,
   type RetryPolicy,
 } from '../core/delivery/index.js';
-import type { ClaimedMessage, RecordedOutcome } from '../core/message/index.js';
+import type { BodyBytes, ClaimedMessage, RecordedOutcome } from '../core/message/index.js';
 import type { Tenant } from '../core/tenant/index.js';
 import { errorText } from '../core/index.js';
 
 export interface SendAttemptDeps {
   handoff: Handoff;
-  /** The content of a spooled SMTP submission, read only now so that waiting messages hold no bytes. */
-  readSpool: (spoolId: number) => Buffer;
+  /** The parts of a spooled SMTP submission and their key, read only now so that waiting messages hold no bytes. */
+  readSpool: (spoolId: number) => { key: Buffer | null; parts: Buffer[] };
   retry: RetryPolicy;
   /** The envelope sender to use instead of the client's (VERP), or null. */
   returnPath: (tenantId: string, messagePk: number) => string | null;
@@ -51,9 +51,9 @@ export async function attemptSend(
   try {
     result = await deps.handoff.deliver({
       clientId: message.id,
-      payloadJson: message.payloadJson,
+      source: message.source,
+      body: bodyOf(message, deps.readSpool),
       messageIdHeader: message.messageIdHeader,
-      raw: message.raw ?? (message.spoolId === null ? null : deps.readSpool(message.spoolId)),
       envelope: { mailFrom: message.mailFrom, rcptTo: message.rcptTo },
       returnPath: deps.returnPath(message.tenantId, message.pk),
       account,
@@ -70,6 +70,16 @@ export async function attemptSend(
   const decision = decide(result);
   const relayMs = result.built ? (result.reply.transactionMs ?? null) : null;
   return { decision, outcome: toOutcome(deps, message, decision), relayMs };
+}
+
+/** The body as the handoff takes it: sealed (opened in the thread that builds or sends it), or in clear from before sealing. */
+function bodyOf(message: ClaimedMessage, readSpool: SendAttemptDeps['readSpool']): BodyBytes {
+  const { key, parts } =
+    message.spoolId === null
+      ? { key: message.key, parts: [message.body ?? Buffer.alloc(0)] }
+      : readSpool(message.spoolId);
+  if (key === null) return { clear: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts) };
+  return { sealed: { tenantId: message.tenantId, key, parts } };
 }
 
 export function toOutcome(

@@ -6,11 +6,17 @@
  */
 import type { Logger, AdminTokenVerifier, ApiKeyIssuer, SecretBox } from '../core/index.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } from './api-keys.js';
+import type { BodySeal } from '../core/message/index.js';
+import { createBodySeal, type KeyEncryptionKey } from './body-seal.js';
 import { loadKeyMaterial } from './key-material.js';
 import { createAesGcmSecretBox } from './secret-box.js';
 
 export interface DaemonKeys {
   secrets: SecretBox;
+  /** Seals and opens message bodies under their data keys. */
+  bodies: BodySeal;
+  /** The keys `bodies` wraps with (the current one first), for the threads that open bodies. */
+  bodyKeys: KeyEncryptionKey[];
   apiKeys: ApiKeyIssuer;
   admin: AdminTokenVerifier;
   /** The token that opens GET /metrics only; matches nothing when none is configured. */
@@ -37,6 +43,8 @@ export function openDaemonKeys(
   const apiKeys = createHmacApiKeyIssuer(keys.hashKey);
   return {
     secrets: createAesGcmSecretBox(keys.encryptionKey),
+    bodies: createBodySeal(keys.bodyKeys),
+    bodyKeys: keys.bodyKeys,
     apiKeys,
     admin: createAdminTokenVerifier(keys.adminToken, apiKeys),
     metrics: createMetricsTokenVerifier(settings.metricsToken, apiKeys),

@@ -3,3 +3,5 @@ export { openDaemonKeys } from './daemon-keys.js';
 export type { DaemonKeys } from './daemon-keys.js';
 export { ADMIN_TOKEN_FILE, SECRET_KEY_FILE } from './key-material.js';
 export { SIGNATURE_HEADER, newSigningSecret, signReport } from './report-signature.js';
+export { createBodySeal } from './body-seal.js';
+export type { KeyEncryptionKey } from './body-seal.js';

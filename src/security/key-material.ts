@@ -17,12 +17,15 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { hkdfSync, randomBytes } from 'node:crypto';
+import { keyEncryptionKey, type KeyEncryptionKey } from './body-seal.js';
 
 export interface KeyMaterial {
   /** AES-256-GCM key for secrets at rest. */
   encryptionKey: Buffer;
   /** HMAC key for API key and token digests. */
   hashKey: Buffer;
+  /** Key-encryption keys of message bodies' data keys: the current one, then those of `previousSecretKeys`. */
+  bodyKeys: KeyEncryptionKey[];
   adminToken: string;
   /** Files created on this start, so the operator can be told where to look. */
   created: { secretKeyFile?: string; adminTokenFile?: string };
@@ -79,7 +82,13 @@ export function decodeMasterKey(text: string): Buffer {
 const derive = (master: Buffer, purpose: string): Buffer =>
   Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), `mailproxy:${purpose}`, 32));
 
-export function loadKeyMaterial(options: { dataDir: string; secretKey: string; adminToken: string }): KeyMaterial {
+export function loadKeyMaterial(options: {
+  dataDir: string;
+  secretKey: string;
+  adminToken: string;
+  /** Master secrets replaced by `mailproxy keys rotate`, kept until every data key is rewrapped. */
+  previousSecretKeys?: readonly string[];
+}): KeyMaterial {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const created: KeyMaterial['created'] = {};
 
@@ -104,6 +113,9 @@ export function loadKeyMaterial(options: { dataDir: string; secretKey: string; a
   return {
     encryptionKey: derive(master, 'secrets-at-rest'),
     hashKey: derive(master, 'token-digest'),
+    bodyKeys: [master, ...(options.previousSecretKeys ?? []).map(decodeMasterKey)].map((secret) =>
+      keyEncryptionKey(derive(secret, 'body-keys')),
+    ),
     adminToken,
     created,
   };

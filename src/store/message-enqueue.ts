@@ -4,24 +4,25 @@
  * alone and reported (their message was handed off already). Whether a message
  * enters suspended was decided by the submission (NewMessage.suspended).
  */
-import type { MessageContent, NewMessage, EnqueueResult } from '../core/message/index.js';
+import type { BodySeal, MessageContent, NewMessage, EnqueueResult } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
+import type { SpoolKeys } from './spool.js';
 
-export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter) {
+export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter, bodies: BodySealing) {
   // A new id (the common case) costs one statement: no lookup first, and no
   // RETURNING (a large share of the insert's cost); lastInsertRowid is free.
   // The insert binds positionally (cheaper than named), the rare
   // replacement by name from the same values: see `row` below for the order.
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      payload, raw, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
+      body, key_id, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
   const replace = db.prepare<
     Record<string, unknown>,
     { pk: number }
   >(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
-      source = @v6, payload = @v7, raw = @v8, spool_id = @v9, mail_from = @v10, rcpt_to = @v11, subject = @v12, message_id_header = @v13,
+      source = @v6, body = @v7, key_id = @v8, payload = NULL, raw = NULL, spool_id = @v9, mail_from = @v10, rcpt_to = @v11, subject = @v12, message_id_header = @v13,
       size_bytes = @v14, state = @v15, suspended = @v16, next_attempt_at = @v17, deferred_at = @v18, deferred_reason = NULL, updated_at = @v19
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   const byName = (row: readonly unknown[]): Record<string, unknown> =>
@@ -37,7 +38,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const { suspended } = message;
-      const row = messageRow(message, deferred, now);
+      const row = messageRow(message, bodies.store(message.tenantId, message.content, now), deferred, now);
       const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
       let pk: number;
@@ -48,6 +49,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         // Only a waiting message may be replaced; one handed off or finished stays as it is.
         const replaced = replace.get(byName(row));
         if (replaced === undefined) {
+          bodies.unused(row[7] as number | null);
           result.notWaiting.push(message);
           continue;
         }
@@ -83,14 +85,14 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
 }
 
 /** The insert's positional values, in its column order (the replacement names them v1…v19). */
-function messageRow(message: NewMessage, deferred: boolean, now: number): unknown[] {
+function messageRow(message: NewMessage, content: StoredContent, deferred: boolean, now: number): unknown[] {
   return [
     message.tenantId,
     message.id,
     message.accountId,
     message.priority,
     message.batchCode,
-    ...contentColumns(message.content),
+    ...content,
     message.mailFrom,
     JSON.stringify(message.rcptTo),
     message.subject,
@@ -105,22 +107,45 @@ function messageRow(message: NewMessage, deferred: boolean, now: number): unknow
   ];
 }
 
-/** source, payload, raw, spool_id */
-function contentColumns(content: MessageContent): [string, string | null, Buffer | null, number | null] {
-  switch (content.kind) {
-    case 'payload':
-      return ['http', content.json, null, null];
-    case 'raw':
-      // better-sqlite3 binds a Buffer as a BLOB; a Buffer view shares the bytes.
-      return [
-        'smtp',
-        null,
-        Buffer.isBuffer(content.bytes)
-          ? content.bytes
-          : Buffer.from(content.bytes.buffer, content.bytes.byteOffset, content.bytes.byteLength),
-        null,
-      ];
-    case 'spooled':
-      return ['smtp', null, null, content.spoolId];
-  }
+/** source, body, key_id, spool_id */
+type StoredContent = [string, Buffer | null, number | null, number | null];
+
+/**
+ * A body sealed as it is stored: a new data key (its row written first, for its
+ * id), the body sealed under it. A spooled body was sealed part by part under its
+ * spool's key as it arrived (spool.ts), and the message row names the spool.
+ */
+export interface BodySealing {
+  store(tenantId: string, content: MessageContent, now: number): StoredContent;
+  /** A key whose message was not written after all (its client id was no longer waiting). */
+  unused(keyId: number | null): void;
+}
+
+export function createBodySealing(db: SqliteDatabase, seal: BodySeal, spoolKeys: SpoolKeys): BodySealing {
+  const insertKey = db.prepare<[string, Uint8Array, number]>(
+    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
+  );
+  const deleteKey = db.prepare<[number]>(`DELETE FROM data_keys WHERE id = ?`);
+  const sealed = (tenantId: string, bytes: Uint8Array, now: number): [Buffer, number] => {
+    const key = seal.newKey(tenantId);
+    const keyId = Number(insertKey.run(tenantId, key.wrapped, now).lastInsertRowid);
+    return [seal.seal(key, tenantId, 0, bytes), keyId];
+  };
+  return {
+    store(tenantId, content, now) {
+      switch (content.kind) {
+        case 'payload':
+          return ['http', ...sealed(tenantId, Buffer.from(content.json, 'utf8'), now), null];
+        case 'raw':
+          return ['smtp', ...sealed(tenantId, content.bytes, now), null];
+        case 'spooled':
+          // Its key belongs to the spool now: the spool's parts are read under it, and go with it.
+          spoolKeys.taken(content.spoolId);
+          return ['smtp', null, null, content.spoolId];
+      }
+    },
+    unused(keyId) {
+      if (keyId !== null) deleteKey.run(keyId);
+    },
+  };
 }

@@ -1,10 +1,11 @@
 /**
  * SQLite side of a message's headers for reading: the header section of an
  * SMTP submission (from its bytes, or its spool's first part), or the fields
- * of an HTTP submission's payload. Capped: a header section is for eyes.
+ * of an HTTP submission's payload, opened from their seal. Capped: a header section is for eyes.
  */
-import type { MessageHeaders, MessagePayload } from '../core/message/index.js';
+import type { BodySeal, MessageHeaders, MessagePayload } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
+import { BODY_COLUMNS, keyOf, openStored } from './stored-body.js';
 
 const MAX_HEADER_BYTES = 64 * 1024;
 
@@ -38,24 +39,29 @@ function payloadHeaders(json: string): string {
     .join('\n');
 }
 
-export function createSqliteMessageHeaders(db: SqliteDatabase): MessageHeaders {
+export function createSqliteMessageHeaders(db: SqliteDatabase, seal: BodySeal): MessageHeaders {
   const message = db.prepare<
     [string, string],
-    { source: 'smtp' | 'http'; payload: string | null; head: Buffer | null; spool_id: number | null }
-  >(
-    `SELECT source, payload, substr(raw, 1, ${MAX_HEADER_BYTES}) AS head, spool_id FROM messages WHERE tenant_id = ? AND id = ?`,
-  );
-  const spoolHead = db.prepare<[number], { head: Buffer }>(
-    `SELECT substr(bytes, 1, ${MAX_HEADER_BYTES}) AS head FROM spool_parts WHERE spool_id = ? ORDER BY seq LIMIT 1`,
+    { source: 'smtp' | 'http'; body: Buffer | null; key: Buffer | null; spool_id: number | null }
+  >(`SELECT source, ${BODY_COLUMNS}, spool_id FROM messages WHERE tenant_id = ? AND id = ?`);
+  const spoolHead = db.prepare<[number], { head: Buffer; key: Buffer | null }>(
+    `SELECT p.bytes AS head, ${keyOf('s.key_id')} AS key
+     FROM spool_parts p JOIN spools s ON s.id = p.spool_id WHERE p.spool_id = ? ORDER BY p.seq LIMIT 1`,
   );
   return {
     of(tenantId, id) {
       const row = message.get(tenantId, id);
       if (row === undefined) return null;
+      // A spooled body's first part holds its header section (a part is 512 KiB).
+      const first = row.spool_id === null ? null : (spoolHead.get(row.spool_id) ?? null);
+      const stored =
+        first === null
+          ? { key: row.key, parts: row.body === null ? [] : [row.body] }
+          : { key: first.key, parts: [first.head] };
+      const body = stored.parts.length === 0 ? null : openStored(seal, tenantId, stored);
       if (row.source === 'http')
-        return { source: 'http', text: row.payload === null ? '' : payloadHeaders(row.payload) };
-      const head = row.head ?? (row.spool_id === null ? null : (spoolHead.get(row.spool_id)?.head ?? null));
-      return { source: 'smtp', text: head === null ? '' : headerSection(head) };
+        return { source: 'http', text: body === null ? '' : payloadHeaders(body.toString('utf8')) };
+      return { source: 'smtp', text: body === null ? '' : headerSection(body.subarray(0, MAX_HEADER_BYTES)) };
     },
   };
 }

@@ -6,9 +6,10 @@ import { normalizeAddress } from '../core/index.js';
 import type { HandoffState, ClaimedMessage, MessageQueue } from '../core/message/index.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/account/index.js';
 import type { SqliteDatabase } from './database.js';
-import { createEnqueue } from './message-enqueue.js';
+import { createEnqueue, type BodySealing } from './message-enqueue.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { createOutcomeRecorder } from './message-outcomes.js';
+import { BODY_COLUMNS, spoolReader } from './stored-body.js';
 
 const WAITING = `state IN ('queued', 'deferred') AND suspended = 0`;
 
@@ -22,9 +23,10 @@ interface ClaimRow {
   attempts: number;
   created_at: number;
   next_attempt_at: number;
-  payload: string | null;
+  source: 'http' | 'smtp';
+  body: Buffer | null;
+  key: Buffer | null;
   message_id_header: string | null;
-  raw: Buffer | null;
   spool_id: number | null;
   mail_from: string;
   rcpt_to: string;
@@ -40,9 +42,10 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   attempts: row.attempts,
   createdAt: row.created_at,
   dueAt: row.next_attempt_at,
-  payloadJson: row.payload,
+  source: row.source,
+  body: row.body,
+  key: row.key,
   messageIdHeader: row.message_id_header,
-  raw: row.raw,
   spoolId: row.spool_id,
   mailFrom: row.mail_from,
   rcptTo: JSON.parse(row.rcpt_to) as string[],
@@ -55,7 +58,7 @@ function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter) {
     ORDER BY next_attempt_at, pk LIMIT ?`);
   const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
     SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, payload, message_id_header, raw, spool_id, mail_from, rcpt_to`);
+    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, source, ${BODY_COLUMNS}, message_id_header, spool_id, mail_from, rcpt_to`);
   const nextDue = db.prepare<
     [string, string, number],
     { at: number | null }
@@ -166,9 +169,7 @@ function createQueueLookups(db: SqliteDatabase): Pick<MessageQueue, 'states' | '
   const suppressedRow = db.prepare<[string, string, number], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
   );
-  const spoolParts = db.prepare<[number], { bytes: Buffer }>(
-    `SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`,
-  );
+  const spooled = spoolReader(db);
   const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
     `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
   );
@@ -185,18 +186,22 @@ function createQueueLookups(db: SqliteDatabase): Pick<MessageQueue, 'states' | '
         suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address),
       );
     },
-    spooledContent: (spoolId) => Buffer.concat(spoolParts.all(spoolId).map((row) => row.bytes)),
+    spooledContent: spooled,
   };
 }
 
-export function createSqliteMessageQueue(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageQueue {
+export function createSqliteMessageQueue(
+  db: SqliteDatabase,
+  writeEvent: MessageEventWriter,
+  bodies: BodySealing,
+): MessageQueue {
   const claims = createClaims(db, writeEvent);
   const recovery = createLeaseRecovery(db, writeEvent);
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
 
   return {
     ...createQueueLookups(db),
-    enqueue: createEnqueue(db, writeEvent),
+    enqueue: createEnqueue(db, writeEvent, bodies),
     claim: (request) => claims.claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),
     reclaimLeases: (now, owner, otherOwnersToo, held = []) =>

@@ -4,34 +4,74 @@
  * peer has adopted. Each change is one transaction with its timeline event.
  */
 import { AppError } from '../core/index.js';
-import type { MessageTransferStore, StoredTransfer } from '../core/fleet/index.js';
+import type { MessageTransferStore, SealedTransfer, StoredTransfer } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+import { keyOf, spoolReader } from './stored-body.js';
 
 /** A message row as a transfer reads it (TRANSFER_COLUMNS). */
-export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk'> {
+export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk' | 'sealed'> {
   pk: number;
   raw: Buffer | null;
+  body: Buffer | null;
+  key: Buffer | null;
   spool_id: number | null;
 }
 
-export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id,
-      mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
+export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw, body, ${keyOf('key_id')} AS key,
+      spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
 
-/** A message's RFC 5322 bytes, null for an HTTP submission: a large SMTP submission's live in its spool, read back whole. */
-export function rawReader(db: SqliteDatabase): (raw: Buffer | null, spoolId: number | null) => Buffer | null {
-  const spoolParts = db
-    .prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`)
-    .pluck();
-  return (raw, spoolId) => (spoolId === null ? raw : Buffer.concat(spoolParts.all(spoolId)));
+/** How a message's body travels: sealed as stored (a spooled one's parts with its spool's key), or in clear from before sealing. */
+export type TravellingBody = { sealed: SealedTransfer } | { raw: Buffer } | null;
+
+/** Reads a message's body for the wire from its row's body, raw, key and spool. */
+export function travellingBody(
+  db: SqliteDatabase,
+): (row: { body: Buffer | null; raw: Buffer | null; key: Buffer | null; spool_id: number | null }) => TravellingBody {
+  const spooled = spoolReader(db);
+  const sealed = (key: Buffer, parts: Buffer[]) => ({
+    sealed: { key: key.toString('base64'), parts: parts.map((part) => part.toString('base64')) },
+  });
+  return (row) => {
+    if (row.spool_id !== null) {
+      const spool = spooled(row.spool_id);
+      return spool.key === null ? { raw: Buffer.concat(spool.parts) } : sealed(spool.key, spool.parts);
+    }
+    if (row.key !== null && row.body !== null) return sealed(row.key, [row.body]);
+    return row.raw === null ? null : { raw: row.raw };
+  };
 }
 
-/** The row as it travels, its bytes (if any) in base64. */
+/** The row as it travels, its body sealed (or, from before sealing, its raw bytes in base64). */
 export function transferReader(db: SqliteDatabase): (row: TransferRow) => StoredTransfer {
-  const rawOf = rawReader(db);
-  return ({ pk, raw, spool_id: spoolId, ...row }) => {
-    const bytes = rawOf(raw, spoolId);
-    return { ...row, origin_pk: pk, raw_base64: bytes === null ? null : bytes.toString('base64') };
+  const bodyOf = travellingBody(db);
+  return ({ pk, raw, body, key, spool_id: spoolId, ...row }) => {
+    const travelling = bodyOf({ body, raw, key, spool_id: spoolId });
+    return {
+      ...row,
+      origin_pk: pk,
+      sealed: travelling !== null && 'sealed' in travelling ? travelling.sealed : null,
+      raw_base64: travelling !== null && 'raw' in travelling ? travelling.raw.toString('base64') : null,
+    };
+  };
+}
+
+/** Writes an adopted message's sealed body: its key, and a spool when it travelled in parts. */
+function sealedBodyWriter(db: SqliteDatabase) {
+  const insertKey = db.prepare<[string, Buffer, number]>(
+    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
+  );
+  const insertSpool = db.prepare<[number, number]>(`INSERT INTO spools (created_at, key_id) VALUES (?, ?)`);
+  const insertPart = db.prepare<[number, number, Buffer]>(
+    `INSERT INTO spool_parts (spool_id, seq, bytes) VALUES (?, ?, ?)`,
+  );
+  return (tenantId: string, sealed: SealedTransfer, now: number) => {
+    const keyId = Number(insertKey.run(tenantId, Buffer.from(sealed.key, 'base64'), now).lastInsertRowid);
+    const parts = sealed.parts.map((part) => Buffer.from(part, 'base64'));
+    if (parts.length === 1) return { body: parts[0], key_id: keyId, spool_id: null };
+    const spoolId = Number(insertSpool.run(now, keyId).lastInsertRowid);
+    parts.forEach((part, seq) => insertPart.run(spoolId, seq, part));
+    return { body: null, key_id: null, spool_id: spoolId };
   };
 }
 
@@ -40,6 +80,7 @@ const HOLD = `(SELECT active = 0 FROM tenants WHERE id = @tenant_id)
   OR EXISTS (SELECT 1 FROM suspensions s WHERE s.tenant_id = @tenant_id AND s.batch_code IN ('*', @batch_code))`;
 
 export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageTransferStore {
+  const writeSealed = sealedBodyWriter(db);
   const waitingRows = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS}
     FROM messages WHERE state IN ('queued', 'deferred') AND lease_owner IS NULL ORDER BY pk LIMIT ?`);
   const asTransfer = transferReader(db);
@@ -56,9 +97,9 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
     Record<string, unknown>,
     IdentityRow
   >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      payload, raw, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
+      payload, raw, body, key_id, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
       deferred_at, deferred_reason, created_at, updated_at)
-    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @mail_from, @rcpt_to, @subject, @message_id_header,
+    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body, @key_id, @spool_id, @mail_from, @rcpt_to, @subject, @message_id_header,
       @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now)
     RETURNING ${IDENTITY_COLUMNS}`);
   const identity = db.prepare<
@@ -79,10 +120,13 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
         // A message this node could not send: the draining node offers it to another peer.
         if (accountExists.get(transfer.tenant_id, transfer.account_id) === undefined)
           throw new AppError('NOT_FOUND', `account ${transfer.tenant_id}/${transfer.account_id} is not on this node`);
-        const { origin_node: from, origin_pk: originPk, raw_base64: rawBase64, ...columns } = transfer;
+        const { origin_node: from, origin_pk: originPk, raw_base64: rawBase64, sealed, ...columns } = transfer;
         const row = insert.get({
           ...columns,
           raw: rawBase64 === null ? null : Buffer.from(rawBase64, 'base64'),
+          ...(sealed === null || sealed === undefined
+            ? { body: null, key_id: null, spool_id: null }
+            : writeSealed(transfer.tenant_id, sealed, now)),
           next_attempt_at: dueAt,
           now,
         }) as IdentityRow;

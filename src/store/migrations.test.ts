@@ -22,6 +22,7 @@ describe('schema migrations', () => {
       'bounce_messages',
       'command_log',
       'config_revisions',
+      'data_keys',
       'fleet_claim_cursor',
       'fleet_claims',
       'inbox',

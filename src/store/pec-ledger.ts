@@ -7,6 +7,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec/index.js';
+import type { BodySeal } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { createCandidateLookup, MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
@@ -38,7 +39,7 @@ function recordParams(settlement: PecSettlement, at: number): Record<string, unk
   };
 }
 
-/** A receipt with its original bytes and digest, as `pec_receipts` keeps it. */
+/** A receipt with the digest of its original bytes, as `pec_receipts` keeps it (the bytes are sealed apart). */
 function receiptParams(
   receipt: NonNullable<PecSettlement['receipt']>,
   match: PecSettlement['plan']['match'],
@@ -70,11 +71,27 @@ function receiptParams(
     size_bytes: receipt.sizeBytes,
     complete: receipt.complete ? 1 : 0,
     sha256: createHash('sha256').update(receipt.raw).digest('hex'),
-    raw: receipt.raw,
   };
 }
 
-export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter): PecLedger {
+/**
+ * The receipt's original bytes are sealed under a key of their own, like a message body:
+ * a receipt outlives its message, and is erased with it or with its recipient.
+ */
+function receiptSealer(db: SqliteDatabase, seal: BodySeal) {
+  const insertKey = db.prepare<[string, Uint8Array, number]>(
+    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
+  );
+  return (receipt: NonNullable<PecSettlement['receipt']>, at: number) => {
+    const key = seal.newKey(receipt.tenantId);
+    return {
+      key_id: Number(insertKey.run(receipt.tenantId, key.wrapped, at).lastInsertRowid),
+      raw: seal.seal(key, receipt.tenantId, 0, receipt.raw),
+    };
+  };
+}
+
+export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: BodySeal): PecLedger {
   const lookup = createCandidateLookup(db);
   const byIdentificativo = db.prepare<
     Record<string, unknown>,
@@ -90,10 +107,11 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
   const insertReceipt =
     db.prepare(`INSERT INTO pec_receipts (receipt_id, tenant_id, account_id, mailbox, uid_validity, uid, received_at,
       receipt_type, recognised_by, message_pk, message_id, matched_by, recipient, header_message_id, referenced_message_id, mail_id,
-      identificativo, error, error_detail, issuer, issued_at, subject, size_bytes, complete, sha256, raw)
+      identificativo, error, error_detail, issuer, issued_at, subject, size_bytes, complete, sha256, raw, key_id)
     VALUES (@receipt_id, @tenant_id, @account_id, @mailbox, @uid_validity, @uid, @received_at, @receipt_type, @recognised_by, @message_pk,
       @message_id, @matched_by, @recipient, @header_message_id, @referenced_message_id, @mail_id, @identificativo, @error, @error_detail,
-      @issuer, @issued_at, @subject, @size_bytes, @complete, @sha256, @raw)`);
+      @issuer, @issued_at, @subject, @size_bytes, @complete, @sha256, @raw, @key_id)`);
+  const sealed = receiptSealer(db, seal);
   // The first acceptance and the first delivery stand; the latest error does. Any receipt ends the
   // acceptance wait (the message is in the PEC system), and a late acceptance clears the timeout's error.
   const applyEffect = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages SET
@@ -129,7 +147,7 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
     const inserted = insertRecord.run(recordParams(settlement, at));
     // Recorded before (the checkpoint lagged behind a crash): neither the receipt nor its effect twice.
     if (inserted.changes > 0 && receipt !== null) {
-      insertReceipt.run(receiptParams(receipt, plan.match));
+      insertReceipt.run({ ...receiptParams(receipt, plan.match), ...sealed(receipt, at) });
       if (plan.effect !== null) apply(plan.effect, at);
     }
     advance.run({ mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid, at });

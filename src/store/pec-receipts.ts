@@ -4,6 +4,8 @@
  * heard nothing from its gestore in time gets its pec_error and its event.
  */
 import { ACCEPTANCE_TIMEOUT, type PecReceiptReader, type PecReceiptListing } from '../core/pec/index.js';
+import type { BodySeal } from '../core/message/index.js';
+import { keyOf, openStored } from './stored-body.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
@@ -78,7 +80,11 @@ const toListing = (row: ReceiptRow): PecReceiptListing => ({
   sha256: row.sha256,
 });
 
-export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageEventWriter): PecReceipts {
+export function createSqlitePecReceipts(
+  db: SqliteDatabase,
+  writeEvent: MessageEventWriter,
+  seal: BodySeal,
+): PecReceipts {
   const list = db.prepare<Record<string, unknown>, ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts
     WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (@message IS NULL OR message_id = @message) AND seq < @before
     ORDER BY seq DESC LIMIT @limit`);
@@ -87,8 +93,8 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
   );
   const one = db.prepare<
     Record<string, unknown>,
-    ReceiptRow & { raw: Buffer }
-  >(`SELECT ${VIEW_COLUMNS}, raw FROM pec_receipts
+    ReceiptRow & { raw: Buffer; key: Buffer | null }
+  >(`SELECT ${VIEW_COLUMNS}, raw, ${keyOf('key_id')} AS key FROM pec_receipts
     WHERE receipt_id = @id AND (@tenant IS NULL OR tenant_id = @tenant)`);
   // In bounded steps: a first prune after years of receipts must not hold the writer for long.
   const prune = db.prepare(
@@ -117,7 +123,9 @@ export function createSqlitePecReceipts(db: SqliteDatabase, writeEvent: MessageE
     ofMessage: (messagePk) => ofMessage.all(messagePk).map(toListing),
     raw: (receiptId, tenantId) => {
       const row = one.get({ id: receiptId, tenant: tenantId });
-      return row === undefined ? null : { receipt: toListing(row), raw: row.raw };
+      const raw = row === undefined ? null : openStored(seal, row.tenant_id, { key: row.key, parts: [row.raw] });
+      // An erased receipt's bytes are gone: it is not found.
+      return row === undefined || raw === null ? null : { receipt: toListing(row), raw };
     },
     expireAwaiting: createAwaitingExpiry(db, writeEvent),
   };

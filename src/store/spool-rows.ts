@@ -6,33 +6,38 @@
 import type { SpoolRows } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
-import { rawReader } from './message-transfer.js';
+import { travellingBody } from './message-transfer.js';
+import { keyOf } from './stored-body.js';
 
 const WAITING = `state IN ('queued', 'deferred', 'sending')`;
 
 /**
  * A waiting message's entry (a StoredTransfer) encoded by SQLite itself as UTF-8 JSON bytes, its
- * raw bytes last and null: an entry then costs no JavaScript object, no JSON.stringify and no
+ * body last and null: an entry then costs no JavaScript object, no JSON.stringify and no
  * UTF-8 encoding (they were the spool's largest cost per message on the main thread). A send in
  * progress reads as waiting: if its node is lost, the adopter sends it again (at least once).
+ * The body travels sealed as stored (issue 45): the cluster never holds it in clear.
  */
 const ENTRY_JSON = `CAST(json_object('tenant_id', tenant_id, 'id', id, 'account_id', account_id, 'priority', priority,
     'batch_code', batch_code, 'source', source, 'payload', payload, 'mail_from', mail_from, 'rcpt_to', rcpt_to,
     'subject', subject, 'message_id_header', message_id_header, 'size_bytes', size_bytes,
     'state', CASE state WHEN 'sending' THEN 'queued' ELSE state END, 'attempts', attempts, 'next_attempt_at', next_attempt_at,
-    'created_at', created_at, 'deferred_at', deferred_at, 'deferred_reason', deferred_reason, 'origin_pk', pk, 'raw_base64', NULL) AS BLOB)`;
-/** How ENTRY_JSON ends: an SMTP submission's bytes (base64, which JSON need not escape) go in place of its null. */
-const NO_RAW = Buffer.from('null}');
+    'created_at', created_at, 'deferred_at', deferred_at, 'deferred_reason', deferred_reason, 'origin_pk', pk, 'raw_base64', NULL, 'sealed', NULL) AS BLOB)`;
+/** How ENTRY_JSON ends: the body (base64, which JSON need not escape) goes in place of its nulls. */
+const NO_BODY = Buffer.from('"raw_base64":null,"sealed":null}');
 
 export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEventWriter): SpoolRows {
-  const rawOf = rawReader(db);
+  const bodyOf = travellingBody(db);
   const byIds = db
     .prepare<[string, string], number>(
       `SELECT pk FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
     )
     .pluck();
-  const entries = db.prepare<[string], { pk: number; json: Buffer; raw: Buffer | null; spool_id: number | null }>(
-    `SELECT pk, ${ENTRY_JSON} AS json, raw, spool_id FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
+  const entries = db.prepare<
+    [string],
+    { pk: number; json: Buffer; raw: Buffer | null; body: Buffer | null; key: Buffer | null; spool_id: number | null }
+  >(
+    `SELECT pk, ${ENTRY_JSON} AS json, raw, body, ${keyOf('key_id')} AS key, spool_id FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
   );
   const waitingOf = db
     .prepare<[string], number>(`SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`)
@@ -48,12 +53,19 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
   );
   const remove = db.prepare<[number]>(`DELETE FROM messages WHERE pk = ?`);
 
-  const withRaw = (json: Buffer, raw: Buffer | null, spoolId: number | null): Buffer => {
-    const bytes = rawOf(raw, spoolId);
-    if (bytes === null) return json;
+  const withBody = (row: { json: Buffer } & Parameters<typeof bodyOf>[0]): Buffer => {
+    const body = bodyOf(row);
+    if (body === null) return row.json;
+    const head = row.json.subarray(0, row.json.length - NO_BODY.length);
+    if ('raw' in body)
+      return Buffer.concat([
+        head,
+        Buffer.from(`"raw_base64":"${body.raw.toString('base64')}","sealed":null}`, 'latin1'),
+      ]);
+    const parts = body.sealed.parts.map((part) => `"${part}"`).join(',');
     return Buffer.concat([
-      json.subarray(0, json.length - NO_RAW.length),
-      Buffer.from(`"${bytes.toString('base64')}"}`, 'latin1'),
+      head,
+      Buffer.from(`"raw_base64":null,"sealed":{"key":"${body.sealed.key}","parts":[${parts}]}}`, 'latin1'),
     ]);
   };
 
@@ -62,8 +74,7 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
     waitingOf: (pks) => new Set(pks.length === 0 ? [] : waitingOf.all(JSON.stringify(pks))),
     entriesOf(pks) {
       const found = new Map<number, Uint8Array | null>(pks.map((pk) => [pk, null]));
-      if (pks.length > 0)
-        for (const row of entries.all(JSON.stringify(pks))) found.set(row.pk, withRaw(row.json, row.raw, row.spool_id));
+      if (pks.length > 0) for (const row of entries.all(JSON.stringify(pks))) found.set(row.pk, withBody(row));
       return found;
     },
     waitingPks: (afterPk, limit) => waitingPks.all(afterPk, limit),

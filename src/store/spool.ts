@@ -2,12 +2,25 @@
  * The spool of large SMTP submissions (schema migration 3). Parts are written
  * in autocommit transactions without an fsync of their own: the message's
  * durable commit syncs the WAL, and with it every part written before.
+ *
+ * Each spool has a data key of its own (migration 17), and each part is sealed
+ * under it as it arrives: the key in clear lives only in memory here until the
+ * message takes the spool (or it is discarded), never on disk.
  */
-import type { MessageSpool } from '../core/message/index.js';
+import type { BodySeal, DataKey, MessageSpool } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 
-export function createSqliteSpool(db: SqliteDatabase): MessageSpool {
-  const insertSpool = db.prepare<[number]>(`INSERT INTO spools (created_at) VALUES (?)`);
+/** The data keys of spools being written, in clear until their message takes them. */
+export interface SpoolKeys {
+  /** The message row now names the spool: its parts are complete. */
+  taken(spoolId: number): void;
+}
+
+export function createSqliteSpool(db: SqliteDatabase, seal: BodySeal): MessageSpool & SpoolKeys {
+  const insertKey = db.prepare<[string, Uint8Array, number]>(
+    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
+  );
+  const insertSpool = db.prepare<[number, number]>(`INSERT INTO spools (created_at, key_id) VALUES (?, ?)`);
   const insertPart = db.prepare<[number, number, Buffer]>(
     `INSERT INTO spool_parts (spool_id, seq, bytes) VALUES (?, ?, ?)`,
   );
@@ -18,19 +31,33 @@ export function createSqliteSpool(db: SqliteDatabase): MessageSpool {
   const orphans = db.prepare<[number]>(
     `DELETE FROM spools WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM messages WHERE spool_id = spools.id)`,
   );
+  const open = new Map<number, { tenantId: string; key: DataKey; at: number }>();
 
   return {
-    open: (now) => Number(insertSpool.run(now).lastInsertRowid),
+    open: (now, tenantId) => {
+      const key = seal.newKey(tenantId);
+      const spoolId = db.transaction(() => {
+        const keyId = Number(insertKey.run(tenantId, key.wrapped, now).lastInsertRowid);
+        return Number(insertSpool.run(now, keyId).lastInsertRowid);
+      })();
+      open.set(spoolId, { tenantId, key, at: now });
+      return spoolId;
+    },
     append: (spoolId, seq, bytes) => {
-      insertPart.run(
-        spoolId,
-        seq,
-        Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      );
+      const spool = open.get(spoolId);
+      if (spool === undefined) throw new Error(`spool ${spoolId} is not open for writing`);
+      insertPart.run(spoolId, seq, seal.seal(spool.key, spool.tenantId, seq, bytes));
+    },
+    taken: (spoolId) => {
+      open.delete(spoolId);
     },
     discard: (spoolId) => {
+      open.delete(spoolId);
       remove.run(spoolId);
     },
-    sweep: (before) => orphans.run(before).changes,
+    sweep: (before) => {
+      for (const [spoolId, spool] of open) if (spool.at < before) open.delete(spoolId);
+      return orphans.run(before).changes;
+    },
   };
 }

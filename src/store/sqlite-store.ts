@@ -3,6 +3,7 @@
  * writer; better-sqlite3 is synchronous, so a transaction never interleaves.
  */
 import type { IdSource, AdminStore, SecretBox } from '../core/index.js';
+import type { BodySeal, ErasureStore } from '../core/message/index.js';
 import type { BounceLedger, BounceStore } from '../core/bounce/index.js';
 import type { ProviderLedger } from '../core/provider/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
@@ -39,6 +40,8 @@ import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
 import { createSqliteSuppressionRepository } from './suppression-repository.js';
 import { createMessageEventWriter, type MessageEventWriter, type OutboxListener } from './message-event-writer.js';
+import { createBodySealing } from './message-enqueue.js';
+import { createSqliteErasure } from './message-erasure.js';
 import { createSqliteMessageQueue } from './message-queue.js';
 import { createSqliteMessageTransfer } from './message-transfer.js';
 import { createSqliteReportStore } from './report-store.js';
@@ -79,6 +82,8 @@ export interface SqliteStore extends AdminStore {
   inbox: InboxStore;
   /** A fleet drain's moves of waiting messages between nodes. */
   transfer: MessageTransferStore;
+  /** Erasure of personal data: tombstones and shredded keys (message-erasure.ts). */
+  erasure: ErasureStore;
   /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
   configRows(deps: ConfigRowsDeps): ConfigRows;
   /** Fleet mode's index of the fleet's claims on client ids (claim-index.ts): made when asked, as configRows. */
@@ -101,6 +106,8 @@ export interface SqliteStore extends AdminStore {
 export interface SqliteStoreOptions {
   path: string;
   secrets: SecretBox;
+  /** Seals message bodies under keys of their own (security/body-seal.ts). */
+  bodies: BodySeal;
   ids: IdSource;
   /** Epoch milliseconds, for the time of the last refused write. */
   now: () => number;
@@ -133,11 +140,12 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes,
     suppressions: guard(suppressions),
-    ...createMessageParts(db, writeEvent, guard),
+    ...createMessageParts(db, writeEvent, guard, options.bodies),
     ...createMailboxParts(
       db,
       { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup },
       guard,
+      options.bodies,
     ),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
@@ -166,25 +174,32 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 type Guard = StoreCommits['guard'];
 
 /** The queue and what reads and administers messages. */
-function createMessageParts(db: SqliteDatabase, writeEvent: MessageEventWriter, guard: Guard) {
-  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent));
+function createMessageParts(db: SqliteDatabase, writeEvent: MessageEventWriter, guard: Guard, seal: BodySeal) {
+  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal));
+  const spool = createSqliteSpool(db, seal);
   return {
-    queue: createSqliteMessageQueue(db, writeEvent),
-    spool: guard(createSqliteSpool(db)),
+    queue: createSqliteMessageQueue(db, writeEvent, createBodySealing(db, seal, spool)),
+    spool: guard(spool),
     messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts),
     pecReceipts,
     search: guard(createSqliteMessageSearch(db)),
     selection: guard(createSqliteMessageSelection(db)),
     queueStatus: guard(createSqliteQueueStatus(db)),
     throughput: guard(createSqliteThroughput(db)),
-    headers: guard(createSqliteMessageHeaders(db)),
+    headers: guard(createSqliteMessageHeaders(db, seal)),
     reports: guard(createSqliteReportStore(db, writeEvent)),
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
+    erasure: guard(createSqliteErasure(db, writeEvent)),
   };
 }
 
 /** What the provider's side teaches: bounce and PEC mailboxes, provider webhooks. */
-function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, 'bounces'>, guard: Guard) {
+function createMailboxParts(
+  db: SqliteDatabase,
+  deps: Omit<ProviderLedgerDeps, 'bounces'>,
+  guard: Guard,
+  seal: BodySeal,
+) {
   const { writeEvent, suppressions, changes, ids } = deps;
   return {
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
@@ -194,6 +209,6 @@ function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, '
     providerLedger: guard(
       createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) }),
     ),
-    pecLedger: guard(createSqlitePecLedger(db, writeEvent)),
+    pecLedger: guard(createSqlitePecLedger(db, writeEvent, seal)),
   };
 }

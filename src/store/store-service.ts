@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { Clock, IdSource, Logger, SecretBox } from '../core/index.js';
+import type { BodySeal } from '../core/message/index.js';
 import {
   createPeriodicLoop,
   type PeriodicLoop,
@@ -79,7 +80,7 @@ function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> }
 
 export function openStoreService(
   settings: StoreSettings,
-  deps: { secrets: SecretBox; ids: IdSource; clock: Clock; log: Logger },
+  deps: { secrets: SecretBox; bodies: BodySeal; ids: IdSource; clock: Clock; log: Logger },
 ): StoreService {
   const { log, clock } = deps;
   // Before anything is read or removed: what follows assumes no other daemon runs here.
@@ -92,6 +93,7 @@ export function openStoreService(
     store = createSqliteStore({
       path,
       secrets: deps.secrets,
+      bodies: deps.bodies,
       ids: deps.ids,
       now: () => clock.now(),
       checkpointElsewhere: true,

@@ -25,6 +25,8 @@ export interface HostileTarget {
   sink: SmtpSink;
   /** Read-only: what the daemon committed, seen from another connection (WAL). */
   db: Database.Database;
+  /** Its data directory (its secret key opens the bodies it stored: test/helpers/stored-body.ts). */
+  dataDir: string;
   admin(method: string, path: string, body?: unknown): Promise<ApiResponse>;
   /** Same process, /health answers 200, and no log line at error level or above so far. */
   expectAlive(): Promise<void>;
@@ -85,6 +87,7 @@ export async function startHostileTarget(
     key: tenant.body.api_key as string,
     sink,
     db: new Database(join(dataDir, 'mailproxy.db'), { readonly: true, fileMustExist: true }),
+    dataDir,
     admin,
     async expectAlive() {
       expect(daemon.child.exitCode, `the daemon exited; stderr: ${daemon.stderr.join('')}`).toBeNull();

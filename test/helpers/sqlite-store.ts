@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 
@@ -19,6 +20,7 @@ export function openTestStore(cleanups: Array<() => void>, seed: (admin: Databas
   const store: SqliteStore = createSqliteStore({
     path,
     secrets: createAesGcmSecretBox(randomBytes(32)),
+    bodies: createBodySeal([keyEncryptionKey(randomBytes(32))]),
     ids,
     now: Date.now,
   });

@@ -1,6 +1,6 @@
 /**
  * Whether an accepted /add-messages item was kept whole: its stored row and
- * payload against what was sent, and its relayed copy's header section against
+ * payload (opened from its seal) against what was sent, and its relayed copy's header section against
  * the fields and headers sent (nothing more, nothing split, nothing injected).
  */
 import { domainToUnicode } from 'node:url';
@@ -9,12 +9,12 @@ import { expect } from 'vitest';
 import { parseMailbox } from '../../src/core/address.js';
 import type { SinkMessage } from '../peers/smtp-sink.js';
 import { addressesOf, decodeWords, fieldValue, headerFields, parseRelayed } from './relayed-mail.js';
+import { storedBody } from './stored-body.js';
 
 export interface StoredRow {
   id: string;
   subject: string | null;
   batch_code: string | null;
-  payload: string | null;
   state: string;
   next_attempt_at: number;
   error: string | null;
@@ -23,7 +23,7 @@ export interface StoredRow {
 export function storedRow(db: Database.Database, id: string, tenantId = 'acme'): StoredRow | undefined {
   return db
     .prepare<[string, string], StoredRow>(
-      'SELECT id, subject, batch_code, payload, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?',
+      'SELECT id, subject, batch_code, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?',
     )
     .get(tenantId, id);
 }
@@ -31,10 +31,11 @@ export function storedRow(db: Database.Database, id: string, tenantId = 'acme'):
 const list = (value: unknown): unknown[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
 /** The stored message is the one sent: every field as given, verbatim (SQL metacharacters, quotes, non-ASCII). */
-export function expectStoredAsSent(db: Database.Database, item: Record<string, unknown>): void {
+export function expectStoredAsSent(db: Database.Database, dataDir: string, item: Record<string, unknown>): void {
   const row = storedRow(db, item.id as string);
   expect(row, `accepted ${String(item.id)} is stored`).toBeDefined();
-  const payload = JSON.parse(row?.payload ?? 'null') as Record<string, unknown>;
+  const body = storedBody(db, { dataDir }, `tenant_id = 'acme' AND id = ?`, item.id);
+  const payload = JSON.parse(body?.toString('utf8') ?? 'null') as Record<string, unknown>;
   const attachments = list(item.attachments) as Array<Record<string, unknown>>;
   expect({
     from: payload.from,

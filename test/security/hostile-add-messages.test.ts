@@ -106,7 +106,7 @@ async function attack(input: Input): Promise<void> {
         expect(storedRow(target.db, id), `rejected ${id} is absent`).toBeUndefined();
     } else accepted.push(item as Record<string, unknown>);
   });
-  for (const item of accepted) expectStoredAsSent(target.db, item);
+  for (const item of accepted) expectStoredAsSent(target.db, target.dataDir, item);
   await expectRelayed(accepted);
 }
 

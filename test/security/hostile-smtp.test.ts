@@ -9,6 +9,7 @@
  * "250 ... queued as", its body byte for byte; same pid and /health 200 after each batch.
  * (test/smtp/abuse.test.ts holds the exact replies of single abuse cases.)
  */
+import { storedBody } from '../helpers/stored-body.js';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { beginData, openRawSmtp, openSession, plainAuth, replyText, type SmtpReplyLine } from '../helpers/raw-smtp.js';
@@ -31,10 +32,11 @@ const smtpMessages = (): number =>
   (target.db.prepare(`SELECT count(*) AS n FROM messages WHERE source = 'smtp'`).get() as { n: number }).n;
 const lastRaws = (n: number): Buffer[] =>
   (
-    target.db.prepare(`SELECT raw FROM messages WHERE source = 'smtp' ORDER BY pk DESC LIMIT ?`).all(n) as Array<{
-      raw: Buffer;
-    }>
-  ).map((row) => row.raw);
+    target.db
+      .prepare(`SELECT pk FROM messages WHERE source = 'smtp' ORDER BY pk DESC LIMIT ?`)
+      .pluck()
+      .all(n) as number[]
+  ).map((pk) => storedBody(target.db, { dataDir: target.dataDir }, 'pk = ?', pk) ?? Buffer.alloc(0));
 const QUEUED = /^250 2\.0\.0 Ok: queued as \S+$/;
 const ENHANCED = /^[245]\.\d{1,3}\.\d{1,3}\b/;
 

@@ -1,4 +1,5 @@
 // The PEC store against a real database: a receipt and its effect once only, the acceptance wait and its timeout.
+import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { correlateReceipt, planReceipt, type PecSettlement } from '../../src/core/pec/plan.js';
@@ -9,8 +10,10 @@ import { createOutcomeRecorder } from '../../src/store/message-outcomes.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
 import { createSqlitePecLedger } from '../../src/store/pec-ledger.js';
 import { createSqlitePecReceipts } from '../../src/store/pec-receipts.js';
+import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 
 const T0 = 1_700_000_000_000;
+const seal = createBodySeal([keyEncryptionKey(randomBytes(32))]);
 const MINUTE = 60_000;
 
 function world() {
@@ -44,7 +47,7 @@ function world() {
       .get(id);
   const pecEvents = () =>
     (db.prepare(`SELECT count(*) AS n FROM outbox WHERE event_type = 'message.pec'`).get() as { n: number }).n;
-  const receipts = createSqlitePecReceipts(db, writeEvent);
+  const receipts = createSqlitePecReceipts(db, writeEvent, seal);
   return {
     db,
     sent,
@@ -52,7 +55,7 @@ function world() {
     pecEvents,
     record,
     admin: createSqliteMessageAdmin(db, writeEvent, receipts),
-    ledger: createSqlitePecLedger(db, writeEvent),
+    ledger: createSqlitePecLedger(db, writeEvent, seal),
     receipts,
   };
 }
@@ -154,6 +157,9 @@ describe('PEC receipts in the store', () => {
       ['accettazione', null],
     ]);
     expect(w.receipts.raw('r-2', 'acme')?.raw.toString()).toBe('receipt 2');
+    // Kept sealed: the evidence's bytes are not in the table in clear.
+    const stored = w.db.prepare(`SELECT raw FROM pec_receipts WHERE receipt_id = 'r-2'`).pluck().get() as Buffer;
+    expect(stored.includes('receipt 2')).toBe(false);
     expect(w.receipts.raw('r-2', 'other')).toBeNull();
     expect((w.db.prepare(`SELECT last_uid FROM bounce_mailboxes`).get() as { last_uid: number }).last_uid).toBe(2);
   });

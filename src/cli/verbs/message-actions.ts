@@ -59,7 +59,7 @@ function bulkBody(action: Action, values: OptionValues, max: number | undefined)
 }
 
 /** Asks at a terminal; anything but y/yes is a no. */
-async function confirmed(input: VerbInput, question: string): Promise<boolean> {
+export async function confirmed(input: VerbInput, question: string): Promise<boolean> {
   const stdin = input.cli.stdin;
   if (stdin?.isTTY !== true) return false;
   const rl = createInterface({ input: stdin, output: input.cli.stderr });

@@ -34,6 +34,8 @@ export type ReportItem = {
   | { pec_ts: number; pec_event: string | null; pec_details: Record<string, unknown> }
   /** The relay's provider (SES, SendGrid, Mailgun, Postmark) says, by webhook, that it delivered or dropped the message. */
   | { provider_ts: number; provider: string | null; provider_recipient: string | null; provider_reason: string | null }
+  /** Its personal data was erased on request (POST /commands/erase); a message that was still waiting is never sent. */
+  | { erased_ts: number; was_waiting: boolean }
 );
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -105,6 +107,8 @@ export function toReportItem(event: ReportEvent): ReportItem {
         provider_recipient: stringField(event.data, 'recipient'),
         provider_reason: stringField(event.data, 'reason'),
       };
+    case 'erased':
+      return { ...base, erased_ts: seconds(event.at), was_waiting: event.data?.was_waiting === true };
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Account } from '../account/account.js';
 import type { MessagePayload } from '../message/message.js';
+import type { BodyBytes } from '../message/sealed-body.js';
 import type { ClientAuth } from '../tenant/tenant.js';
 
 export interface Envelope {
@@ -93,11 +94,14 @@ export interface BuildRequest {
 /** One message to build and hand to its account's relay, as plain data (it may cross to a worker thread). */
 export interface HandoffJob {
   clientId: string;
-  /** See ClaimedMessage: the stored payload JSON and the Message-ID kept beside it. */
-  payloadJson: string | null;
+  /**
+   * The body, opened only by the thread that builds or sends it: an HTTP submission's
+   * payload JSON (the Message-ID fixed at submission kept beside it), or SMTP bytes
+   * relayed as they are with their envelope.
+   */
+  source: 'http' | 'smtp';
+  body: BodyBytes;
   messageIdHeader: string | null;
-  /** Bytes relayed as they are (SMTP submissions), with their envelope. */
-  raw: Buffer | null;
   envelope: Envelope;
   /** Replaces the envelope sender (VERP, core/bounce/verp.ts); null keeps the client's. */
   returnPath: string | null;

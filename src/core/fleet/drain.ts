@@ -20,6 +20,12 @@ export interface DrainProgress {
   last_error: string | null;
 }
 
+/** A sealed body as it travels: opened by no node on the way, only by the one that sends it. */
+export interface SealedTransfer {
+  key: string;
+  parts: string[];
+}
+
 /** A message as stored, carried to the peer that adopts it (JSON-safe). */
 export interface MessageTransfer {
   origin_node: string;
@@ -30,8 +36,11 @@ export interface MessageTransfer {
   priority: number;
   batch_code: string | null;
   source: 'http' | 'smtp';
+  /** The body sealed under its data key as stored (issue 45): the wrapped key and the parts, base64. */
+  sealed?: SealedTransfer | null | undefined;
+  /** A body stored in clear before bodies were sealed: an HTTP submission's payload JSON... */
   payload: string | null;
-  /** The RFC 5322 bytes of an SMTP submission (spooled ones read back whole), base64. */
+  /** ...or the RFC 5322 bytes of an SMTP submission (spooled ones read back whole), base64. */
   raw_base64: string | null;
   mail_from: string;
   rcpt_to: string;

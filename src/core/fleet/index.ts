@@ -24,6 +24,7 @@ export type {
   DrainPhase,
   DrainProgress,
   MessageTransfer,
+  SealedTransfer,
   MessageTransferStore,
   StoredTransfer,
 } from './drain.js';

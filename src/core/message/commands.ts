@@ -1,6 +1,6 @@
 /**
  * Operator commands on a tenant's messages: suspend, activate, delete, resend,
- * retry-now, cleanup, run-now, and reading one message. Each write is audited and
+ * retry-now, cleanup, run-now, erase, and reading one message. Each write is audited and
  * mirrored (message-command-runner.ts).
  */
 import { notFound } from '../app-error.js';
@@ -8,6 +8,8 @@ import type { Clock, IdSource } from '../clock.js';
 import type { ConfigWrites } from '../fleet/config-replica.js';
 import type { MessageAdmin } from './admin.js';
 import { createMessageCommandRunner, type MessageCommandRunner } from './command-runner.js';
+import { createEraseCommand } from './erase-command.js';
+import type { ErasureStore } from './erasure.js';
 import type { AdminStore } from '../ports.js';
 import type { MessageQueue } from './queue.js';
 import { whyWaiting } from './waiting-reasons.js';
@@ -25,6 +27,8 @@ export interface MessageCommandsDeps {
   queue: Pick<MessageQueue, 'usage' | 'suppressed'>;
   /** dispatch.max_age_seconds: when a waiting message is given up. */
   maxAgeSeconds: number;
+  /** Erasure of personal data (POST /commands/erase). */
+  erasure: ErasureStore;
 }
 
 export const WHOLE_TENANT = '*';
@@ -54,6 +58,9 @@ export function createMessageCommands(deps: MessageCommandsDeps) {
       deps.wake();
       return { woken: true };
     },
+
+    /** Erases messages, an address's traces or a tenant's mail (core/message/erase-command.ts). */
+    erase: createEraseCommand({ store, erasure: deps.erasure, clock: deps.clock, ids: deps.ids }),
 
     /** The message, its timeline, and what holds it back if it is still waiting. */
     detail: (ctx: CommandContext, tenantId: string | undefined, id: string) => messageDetail(deps, ctx, tenantId, id),

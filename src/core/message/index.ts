@@ -25,6 +25,8 @@ export type {
 } from './message.js';
 export type { OldestDue, QueueCount, QueueStatusStore, WaitingStatus } from './queue-status.js';
 export type { ClaimedMessage, EnqueueResult, MessageQueue, MessageSpool, RecordedOutcome } from './queue.js';
+export type { BodyBytes, BodySeal, DataKey, SealedBody } from './sealed-body.js';
+export type { ErasureCounts, ErasureStore, ErasureTarget } from './erasure.js';
 export { REJECTION_CODES, refusal, rejection } from './rejection.js';
 export type { Rejection, RejectionCode } from './rejection.js';
 export { MESSAGE_STATUSES, addressPhrase, fullTextQuery, messageStatus } from './search.js';

@@ -19,16 +19,15 @@ export interface ClaimedMessage {
   createdAt: number;
   /** When it became due: accepted, its scheduled time, or its retry instant (for the queue wait). */
   dueAt: number;
-  /**
-   * The MessagePayload of an HTTP submission as stored (JSON): parsed where the
-   * message is built, which may be another thread.
-   */
-  payloadJson: string | null;
+  /** How the body reads: an HTTP submission's MessagePayload (JSON), built where the message is built; SMTP bytes, relayed as they are. */
+  source: 'http' | 'smtp';
+  /** The body as stored, sealed under `key`; null for a spooled one (read just before sending, so that waiting messages hold no bytes). */
+  body: Buffer | null;
+  /** The body's data key, wrapped; empty when it was shredded; null when the body was stored in clear (before bodies were sealed). */
+  key: Buffer | null;
   /** The Message-ID fixed at submission (it is not inside the payload). */
   messageIdHeader: string | null;
-  /** RFC 5322 bytes of an SMTP submission, relayed as they are. */
-  raw: Buffer | null;
-  /** Or, for a large one, the spool that holds them (read just before sending). */
+  /** The spool that holds a large SMTP submission's parts. */
   spoolId: number | null;
   mailFrom: string;
   rcptTo: string[];
@@ -95,8 +94,8 @@ export interface MessageQueue {
    * message); a late outcome for it is dropped.
    */
   handBack(owner: string, now: number): number;
-  /** The bytes of a spooled submission (MessageSpool), parts in order. */
-  spooledContent(spoolId: number): Buffer;
+  /** A spooled submission's parts in order (MessageSpool), and their key as ClaimedMessage.key. */
+  spooledContent(spoolId: number): { key: Buffer | null; parts: Buffer[] };
   /** Earliest next attempt among the account's dispatchable messages. */
   nextDueAt(tenantId: string, accountId: string): number | null;
   usage(tenantId: string, accountId: string, now: number): Usage;
@@ -109,8 +108,8 @@ export interface MessageQueue {
  * that names it (MessageContent `spooled`) once that message is committed.
  */
 export interface MessageSpool {
-  /** A new, empty spool. */
-  open(now: number): number;
+  /** A new, empty spool for a message of `tenantId` (its parts are sealed under a key of its own). */
+  open(now: number, tenantId: string): number;
   /** Appends the next part; `seq` counts from 0. */
   append(spoolId: number, seq: number, bytes: Uint8Array): void;
   /** Forgets a spool that no message took (the transfer was abandoned or refused). */

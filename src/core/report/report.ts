@@ -16,6 +16,7 @@ export const REPORTABLE_EVENTS = [
   'pec',
   'delivered',
   'dropped',
+  'erased',
 ] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 

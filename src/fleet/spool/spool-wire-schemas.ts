@@ -31,6 +31,11 @@ const storedTransferShape = {
   source: z.enum(['http', 'smtp']),
   payload: z.string().nullable(),
   raw_base64: z.string().nullable(),
+  // Written since bodies are sealed (issue 45); absent from earlier records.
+  sealed: z
+    .object({ key: z.string(), parts: z.array(z.string()).min(1) })
+    .nullable()
+    .optional(),
   mail_from: z.string(),
   rcpt_to: z.string(),
   subject: z.string().nullable(),

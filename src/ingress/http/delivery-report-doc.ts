@@ -97,6 +97,13 @@ const provider = z.object({
   provider_reason: nullableText("The provider's words (its SMTP answer, why it dropped the message).", '250 2.0.0 OK'),
 });
 
+const erased = z.object({
+  ...base,
+  event: event(['erased'], 'its personal data was erased on request (POST /commands/erase)'),
+  erased_ts: seconds('When it was erased', 1764010800),
+  was_waiting: field(z.boolean(), 'It was still waiting: it will never be sent.', true),
+});
+
 /** One item per reportable event, in event order. */
 export const reportItem = z.union([
   sent,
@@ -106,6 +113,7 @@ export const reportItem = z.union([
   complained,
   pec,
   provider,
+  erased,
 ]) satisfies z.ZodType<ReportItem>;
 
 export const reportBody = z.object({

@@ -18,7 +18,14 @@ export { parseSubmission } from './submission-parser.js';
 export type { ParserLimits } from './submission-parser.js';
 export type { accountAnswer, accountDeleted, accountList, accountUpserted } from './view-schemas/account.js';
 export type { messageDetail } from './view-schemas/message-detail.js';
-export type { activateResult, bulkResult, messagePage, retryNowResult, suspendResult } from './view-schemas/message.js';
+export type {
+  activateResult,
+  bulkResult,
+  eraseResult,
+  messagePage,
+  retryNowResult,
+  suspendResult,
+} from './view-schemas/message.js';
 export type { statusAnswer } from './view-schemas/operations.js';
 export type { suppressionAdded, suppressionPage } from './view-schemas/suppression.js';
 export type { issuedKey, tenantAnswer, tenantCreated, tenantList } from './view-schemas/tenant.js';

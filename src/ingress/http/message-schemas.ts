@@ -3,6 +3,7 @@
  * checked on their own (message-item-schema.ts), and the commands' parameters.
  */
 import { z } from 'zod';
+import { isAddrSpec } from '../../core/index.js';
 import { clientId, headerText, PRIORITY_TEXT, priority } from './message-fields.js';
 import { messageItem } from './message-item-schema.js';
 import { tenantScope } from './schemas.js';
@@ -78,6 +79,36 @@ export const deleteIdsParams = z
 export const resendIdsParams = z
   .object({ tenant_id: tenant(), ids: idList('The messages to send again (sent or failed ones)') })
   .strict();
+/** POST /commands/erase: exactly one of `ids`, `address` or `whole_tenant`. */
+export const eraseParams = z
+  .object({
+    tenant_id: tenantScope('every tenant').meta({
+      description:
+        'The tenant: implied by a tenant key (naming another tenant answers 404). With the admin token, an `address` is erased in every tenant when none is named; `ids` and `whole_tenant` need one.',
+      examples: ['acme'],
+    }),
+    ids: idList('The messages to erase').optional(),
+    address: z
+      .string()
+      .max(254)
+      .refine(isAddrSpec, { message: 'invalid address' })
+      .optional()
+      .meta({
+        description: 'Everything to or from this address: its messages, suppressions, bounce and PEC records.',
+        examples: ['ann@example.net'],
+      }),
+    whole_tenant: z
+      .literal(true)
+      .optional()
+      .meta({
+        description: 'Every message of the tenant, and its suppressions and mailbox records.',
+        examples: [true],
+      }),
+  })
+  .strict()
+  .refine((p) => [p.ids, p.address, p.whole_tenant].filter((given) => given !== undefined).length === 1, {
+    message: 'give exactly one of ids, address or whole_tenant',
+  });
 export const cleanupParams = z
   .object({
     tenant_id: tenant(),

@@ -56,6 +56,7 @@ export function createDataAcceptance(
       },
       {
         spool: deps.spool,
+        tenantId: identity.tenantId,
         now: deps.clock.now,
         maxHeaderBytes: policy.maxHeaderBytes,
         maxMessageBytes: policy.maxMessageBytes,

@@ -12,6 +12,8 @@ import { replies, SmtpReply } from './replies.js';
 
 export interface ReceiverOptions {
   spool: MessageSpool;
+  /** The tenant whose message this is: its spool's key is bound to it. */
+  tenantId: string;
   now: () => number;
   maxHeaderBytes: number;
   maxMessageBytes: number;
@@ -136,7 +138,7 @@ class MessageReceiver {
   }
 
   private writePart(): void {
-    const spoolId = (this.spoolId ??= this.options.spool.open(this.options.now()));
+    const spoolId = (this.spoolId ??= this.options.spool.open(this.options.now(), this.options.tenantId));
     this.options.spool.append(
       spoolId,
       this.nextPart,

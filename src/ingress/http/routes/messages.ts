@@ -17,6 +17,7 @@ import {
   batchParams,
   cleanupParams,
   deleteIdsParams,
+  eraseParams,
   resendIdsParams,
   tenantParams,
 } from '../message-schemas.js';
@@ -31,6 +32,7 @@ import {
   bulkResult,
   cleanupResult,
   deleteResult,
+  eraseResult,
   resendResult,
   retryNowResult,
   runNowResult,
@@ -140,6 +142,18 @@ export const MESSAGE_ROUTES = {
     responses: done(bulkResult),
     errors: ['NOT_FOUND', 'FORBIDDEN'],
   },
+  erase: {
+    ...commandDoc,
+    path: '/commands/erase',
+    summary: 'Erase personal data: messages by id, everything to or from an address, or a whole tenant',
+    description:
+      "Each body's data key is destroyed (its sealed copies, in backups and the WAL included, can no longer be opened) and every personal field is cleared: addresses, subject, Message-ID, diagnostic texts, the timeline's texts, bounce and PEC records; by address also its suppressions and the audit rows naming it. " +
+      "The messages stay as tombstones: ids, status, times and codes, for the client's reports and accounting. A message still waiting is never sent: it ends in `error` (`erased`) and is reported as `erased`. " +
+      'One transaction with its audit row (which does not name the address) and a `message.erased` event per message; answered once committed. README "Personal data".',
+    body: eraseParams,
+    responses: done(eraseResult),
+    errors: ['NOT_FOUND'],
+  },
   cleanup: {
     ...commandDoc,
     path: '/commands/cleanup-messages',
@@ -186,6 +200,16 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
     on(app, doc, async (c) => c.json({ ok: true, ...(await run(commandContext(c), await readParams(c, doc.body))) }));
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
+  command(routes.erase, (ctx, p) =>
+    commands.erase(
+      ctx,
+      p.ids !== undefined
+        ? { by: 'messages', tenantId: p.tenant_id, ids: p.ids }
+        : p.address !== undefined
+          ? { by: 'address', tenantId: p.tenant_id, address: p.address }
+          : { by: 'tenant', tenantId: p.tenant_id },
+    ),
+  );
   /** In fleet mode the command goes to every node, which applies it to what it holds. */
   const fleetCommand = <S extends z.ZodType>(
     doc: RouteDoc & { body: S },

@@ -92,6 +92,24 @@ export const deleteResult = z.object({
   in_flight: ids('Ids being sent now: not deleted.', []),
   ...fleetCommandFields,
 });
+export const eraseResult = z.object({
+  ok,
+  tenants: ids('The tenants it erased in.', ['acme']),
+  erased_messages: count(
+    'Messages whose body key was destroyed and personal fields cleared; their status and times stay.',
+    3,
+  ),
+  stopped_waiting: count('Of them, messages that were still waiting: they will not be sent (reported as `erased`).', 1),
+  in_flight: count(
+    'Of them, messages being sent at that moment: the relay has them; their outcome is still recorded.',
+    0,
+  ),
+  not_found: ids('Ids of no message of the tenant (or erased already).', []),
+  suppressions: count('Suppressions removed.', 1),
+  mailbox_records: count('Bounce and PEC mailbox records cleared.', 1),
+  pec_receipts: count('PEC receipts whose original bytes were destroyed.', 0),
+  events_scrubbed: count('Timeline and change events whose personal fields were cleared.', 7),
+});
 export const resendResult = z.object({
   ok,
   resent: ids('Ids queued again (attempts start over).', ['inv-2025-001']),

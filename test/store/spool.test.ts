@@ -1,12 +1,18 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { NewMessage } from '../core/message/message.js';
-import { openDatabase, type SqliteDatabase } from './database.js';
-import { createSqliteMessageQueue } from './message-queue.js';
-import { createMessageEventWriter } from './message-event-writer.js';
-import { createSqliteSpool } from './spool.js';
+import type { NewMessage } from '../../src/core/message/message.js';
+import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
+import { createSqliteMessageQueue } from '../../src/store/message-queue.js';
+import { createMessageEventWriter } from '../../src/store/message-event-writer.js';
+import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
+import { createBodySealing } from '../../src/store/message-enqueue.js';
+import { createSqliteSpool } from '../../src/store/spool.js';
+import { openStored } from '../../src/store/stored-body.js';
+
+const seal = createBodySeal([keyEncryptionKey(randomBytes(32))]);
 
 /** The spool of large SMTP submissions and its bond with the message that names it (migration 3). */
 describe('message spool', () => {
@@ -26,11 +32,13 @@ describe('message spool', () => {
       `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`,
     ).run();
     let next = 0;
+    const spool = createSqliteSpool(db, seal);
     const queue = createSqliteMessageQueue(
       db,
       createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` }),
+      createBodySealing(db, seal, spool),
     );
-    return { db, spool: createSqliteSpool(db), queue };
+    return { db, spool, queue };
   };
   const count = (db: SqliteDatabase, table: string): number =>
     (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
@@ -52,7 +60,7 @@ describe('message spool', () => {
 
   it('gives back the parts in order to the message that names the spool', () => {
     const { spool, queue } = setup();
-    const id = spool.open(1);
+    const id = spool.open(1, 'acme');
     spool.append(id, 0, Buffer.from('abc'));
     spool.append(id, 1, new Uint8Array([0x64, 0x65, 0x66]));
     queue.enqueue([spooled('m-1', id)], 1, null);
@@ -64,16 +72,19 @@ describe('message spool', () => {
       leaseOwner: 'me',
       leaseUntil: 1000,
     });
-    expect(claimed).toMatchObject({ raw: null, spoolId: id });
-    expect(queue.spooledContent(id).toString()).toBe('abcdef');
+    expect(claimed).toMatchObject({ body: null, key: null, spoolId: id });
+    const stored = queue.spooledContent(id);
+    // Sealed part by part under the spool's key: nothing of the body on disk in clear.
+    expect(Buffer.concat(stored.parts).includes('abc')).toBe(false);
+    expect(openStored(seal, 'acme', stored)?.toString()).toBe('abcdef');
   });
 
   it('discards a spool no message took, never one a message names', () => {
     const { db, spool, queue } = setup();
-    const taken = spool.open(1);
+    const taken = spool.open(1, 'acme');
     spool.append(taken, 0, Buffer.from('kept'));
     queue.enqueue([spooled('m-1', taken)], 1, null);
-    const abandoned = spool.open(1);
+    const abandoned = spool.open(1, 'acme');
     spool.append(abandoned, 0, Buffer.from('dropped'));
     spool.discard(taken);
     spool.discard(abandoned);
@@ -83,9 +94,9 @@ describe('message spool', () => {
 
   it('sweeps abandoned spools older than the cut-off only', () => {
     const { db, spool, queue } = setup();
-    const old = spool.open(10);
-    const recent = spool.open(50);
-    const taken = spool.open(10);
+    const old = spool.open(10, 'acme');
+    const recent = spool.open(50, 'acme');
+    const taken = spool.open(10, 'acme');
     queue.enqueue([spooled('m-1', taken)], 1, null);
     expect(spool.sweep(20)).toBe(1);
     expect(db.prepare('SELECT id FROM spools ORDER BY id').pluck().all()).toEqual([recent, taken]);
@@ -94,14 +105,16 @@ describe('message spool', () => {
 
   it('goes with its message: deleted with it, and replaced when a resubmission brings new content', () => {
     const { db, spool, queue } = setup();
-    const first = spool.open(1);
+    const first = spool.open(1, 'acme');
     spool.append(first, 0, Buffer.from('first'));
     queue.enqueue([spooled('m-1', first)], 1, null);
-    const second = spool.open(2);
+    const second = spool.open(2, 'acme');
     spool.append(second, 0, Buffer.from('second'));
     queue.enqueue([spooled('m-1', second)], 2, null);
     expect(db.prepare('SELECT id FROM spools').pluck().all()).toEqual([second]);
+    expect(count(db, 'data_keys')).toBe(1);
     db.prepare(`DELETE FROM messages WHERE id = 'm-1'`).run();
-    expect([count(db, 'spools'), count(db, 'spool_parts')]).toEqual([0, 0]);
+    // Its key goes too: nothing of it can be opened from a copy of the pages.
+    expect([count(db, 'spools'), count(db, 'spool_parts'), count(db, 'data_keys')]).toEqual([0, 0, 0]);
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * Erasure of personal data on request (GDPR art. 17; seed 000, "Retention, PII &
+ * GDPR"): the bodies' data keys are destroyed (crypto-shredding: every copy of a
+ * sealed body, in a backup, the WAL or the fleet's spool stream, is unreadable
+ * from then on) and every personal field of the rows is cleared, the rows kept
+ * as tombstones: status, times and ids stay for the client's reports and for
+ * accounting. One transaction per request, with its audit row and its events.
+ */
+
+/** What to erase: messages by client id, everything to or from an address, or a whole tenant's mail. */
+export type ErasureTarget =
+  | { kind: 'messages'; tenantId: string; ids: readonly string[] }
+  /** `tenantId` null: in every tenant (the admin's erasure of a person). */
+  | { kind: 'address'; tenantId: string | null; address: string }
+  | { kind: 'tenant'; tenantId: string };
+
+export interface ErasureCounts {
+  /** Messages tombstoned by this request. */
+  messages: number;
+  /** Of them, messages that were still waiting: never sent, reported as erased. */
+  waiting: number;
+  /** Of them, messages being sent at the time: their outcome is still recorded. */
+  inFlight: number;
+  /** Client ids asked for that no message has (kind `messages`). */
+  notFound: string[];
+  suppressions: number;
+  /** Bounce and PEC mailbox records cleared. */
+  mailboxRecords: number;
+  pecReceipts: number;
+  /** Events whose personal fields were cleared (the messages' timelines, suppression changes). */
+  events: number;
+}
+
+export interface ErasureStore {
+  /** Erases in one transaction, with a `message.erased` event per message; part of the caller's transaction if any. */
+  erase(target: ErasureTarget, now: number, correlationId: string | null): ErasureCounts;
+  /**
+   * After the commit: what SQLite keeps of the erased rows outside them is overwritten (the
+   * full-text index merged, freed pages zeroed by secure delete, the WAL checkpointed and truncated).
+   */
+  scrub(): void;
+}

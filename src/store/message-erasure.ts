@@ -1,0 +1,192 @@
+/**
+ * SQLite side of erasure (core/message/erasure.ts). A message's tombstone keeps its
+ * ids, status, times, codes and counts; its body (and the data key it was sealed
+ * under), addresses, subject, Message-ID and every diagnostic text that may quote
+ * an address go, and with them what other tables hold of it: its timeline's texts
+ * and personal fields, its bounce and PEC records, and for an address its
+ * suppressions and the audit rows that name it.
+ */
+import type { ErasureCounts, ErasureStore, ErasureTarget } from '../core/message/index.js';
+import type { SqliteDatabase } from './database.js';
+import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+
+/** Event fields that name a person or quote what the relay or a bounce said about one. */
+const PERSONAL_EVENT_FIELDS = [
+  'recipient',
+  'recipients',
+  'address',
+  'reason',
+  'refused',
+  'error',
+  'error_detail',
+  'bounce_reason',
+  'from',
+  'to',
+  'subject',
+].map((key) => `'$.${key}'`);
+const SCRUBBED_PAYLOAD = `CASE WHEN payload IS NULL THEN NULL ELSE json_remove(payload, ${PERSONAL_EVENT_FIELDS.join(', ')}) END`;
+
+const MATCHING = {
+  messages: `tenant_id = @tenant AND id IN (SELECT value FROM json_each(@ids))`,
+  address: `(@tenant IS NULL OR tenant_id = @tenant) AND (lower(mail_from) = @address
+    OR EXISTS (SELECT 1 FROM json_each(messages.rcpt_to) WHERE lower(value) = @address))`,
+  tenant: `tenant_id = @tenant`,
+} as const;
+
+type Row = IdentityRow & { state: string };
+
+function paramsOf(target: ErasureTarget) {
+  return {
+    tenant: target.tenantId,
+    ids: target.kind === 'messages' ? JSON.stringify(target.ids) : '[]',
+    address: target.kind === 'address' ? target.address.toLowerCase() : null,
+  };
+}
+
+/** The messages a target names (not erased already), each with its state before. */
+function createMatches(db: SqliteDatabase) {
+  const statements = Object.fromEntries(
+    Object.entries(MATCHING).map(([kind, where]) => [
+      kind,
+      db.prepare<Record<string, unknown>, Row>(
+        `SELECT ${IDENTITY_COLUMNS}, state FROM messages WHERE ${where} AND erased_at IS NULL ORDER BY pk`,
+      ),
+    ]),
+  ) as Record<ErasureTarget['kind'], ReturnType<SqliteDatabase['prepare']>>;
+  const known = db
+    .prepare<Record<string, unknown>, string>(`SELECT id FROM messages WHERE ${MATCHING.messages}`)
+    .pluck();
+  return {
+    rows: (target: ErasureTarget) => statements[target.kind].all(paramsOf(target)) as Row[],
+    unknownIds: (target: Extract<ErasureTarget, { kind: 'messages' }>) => {
+      const found = new Set(known.all(paramsOf(target)));
+      return [...new Set(target.ids)].filter((id) => !found.has(id));
+    },
+  };
+}
+
+/** The messages' rows and timelines: one statement each over the list of pks. */
+function createTombstones(db: SqliteDatabase) {
+  // Clearing key_id and spool_id destroys the data keys (triggers of migration 17); the
+  // full-text index follows subject, sender and recipients (triggers of migration 8).
+  const messages = db.prepare(`UPDATE messages SET
+      payload = NULL, raw = NULL, body = NULL, key_id = NULL, spool_id = NULL,
+      mail_from = '', rcpt_to = '[]', subject = NULL, message_id_header = NULL,
+      error = CASE WHEN state IN ('queued', 'deferred') OR error IS NOT NULL THEN 'erased' END,
+      error_at = CASE WHEN state IN ('queued', 'deferred') THEN @now ELSE error_at END,
+      state = CASE WHEN state IN ('queued', 'deferred') THEN 'error' ELSE state END,
+      deferred_reason = NULL, bounce_reason = NULL, refused_recipients = NULL,
+      pec_error = CASE WHEN pec_error IS NULL THEN NULL ELSE 'erased' END, pec_awaiting_since = NULL,
+      body_shredded_at = coalesce(body_shredded_at, @now), erased_at = @now, updated_at = @now
+    WHERE pk IN (SELECT value FROM json_each(@pks))`);
+  const events = db.prepare(`UPDATE outbox SET text = NULL, payload = ${SCRUBBED_PAYLOAD}
+    WHERE message_pk IN (SELECT value FROM json_each(@pks))`);
+  const bounces = db.prepare(`UPDATE bounce_messages SET header_message_id = NULL, from_header = NULL, subject = NULL,
+      findings = '[]', original_message_id = NULL, mail_id = NULL
+    WHERE message_pk IN (SELECT value FROM json_each(@pks))
+      OR (@all = 1 AND tenant_id = @tenant)
+      OR (@address IS NOT NULL AND (@tenant IS NULL OR tenant_id = @tenant)
+        AND (instr(lower(findings), @address) > 0 OR instr(lower(from_header), @address) > 0))`);
+  const receiptWhere = `message_pk IN (SELECT value FROM json_each(@pks)) OR (@all = 1 AND tenant_id = @tenant)
+    OR (@address IS NOT NULL AND (@tenant IS NULL OR tenant_id = @tenant) AND lower(recipient) = @address)`;
+  const receiptKeys = db.prepare(
+    `DELETE FROM data_keys WHERE id IN (SELECT key_id FROM pec_receipts WHERE key_id IS NOT NULL AND (${receiptWhere}))`,
+  );
+  const receipts = db.prepare(`UPDATE pec_receipts SET raw = X'', key_id = NULL, recipient = NULL, subject = NULL,
+      error_detail = NULL, header_message_id = NULL, referenced_message_id = NULL
+    WHERE length(raw) > 0 AND (${receiptWhere})`);
+  return (params: Record<string, unknown>) => {
+    messages.run(params);
+    const timeline = events.run(params).changes;
+    const mailboxRecords = bounces.run(params).changes;
+    receiptKeys.run(params);
+    return { events: timeline, mailboxRecords, pecReceipts: receipts.run(params).changes };
+  };
+}
+
+/** What an address leaves outside its messages: suppressions, their change events, audit rows. */
+function createAddressTraces(db: SqliteDatabase) {
+  const suppressions = db.prepare(
+    `DELETE FROM suppressions WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (@all = 1 OR address = @address)`,
+  );
+  // A suppression's events name it in their aggregate id (`tenant/address`) too.
+  const changeEvents = db.prepare(`UPDATE outbox SET payload = ${SCRUBBED_PAYLOAD}, text = NULL,
+      aggregate_id = CASE WHEN instr(lower(aggregate_id), @address) > 0 THEN tenant_id || '/erased' ELSE aggregate_id END
+    WHERE message_pk IS NULL AND (@tenant IS NULL OR tenant_id = @tenant)
+      AND (instr(lower(payload), @address) > 0 OR instr(lower(aggregate_id), @address) > 0)`);
+  const audit = db.prepare(`UPDATE command_log SET params = '{"erased":true}', target = NULL
+    WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (instr(lower(params), @address) > 0 OR instr(lower(target), @address) > 0)`);
+  return (params: Record<string, unknown>, all: boolean) => {
+    const removed = suppressions.run(params).changes;
+    if (all || params.address === null) return { suppressions: removed, events: 0 };
+    const events = changeEvents.run(params).changes;
+    audit.run(params);
+    return { suppressions: removed, events };
+  };
+}
+
+export function createSqliteErasure(db: SqliteDatabase, writeEvent: MessageEventWriter): ErasureStore {
+  const matches = createMatches(db);
+  const tombstones = createTombstones(db);
+  const addressTraces = createAddressTraces(db);
+
+  const erase = (target: ErasureTarget, now: number, correlationId: string | null): ErasureCounts => {
+    const rows = matches.rows(target);
+    const all = target.kind === 'tenant';
+    const params = { ...paramsOf(target), pks: JSON.stringify(rows.map((row) => row.pk)), now, all: all ? 1 : 0 };
+    const cleared = tombstones(params);
+    const traces = target.kind === 'messages' ? { suppressions: 0, events: 0 } : addressTraces(params, all);
+    let waiting = 0;
+    let inFlight = 0;
+    for (const row of rows) {
+      const wasWaiting = row.state === 'queued' || row.state === 'deferred';
+      if (wasWaiting) waiting += 1;
+      if (row.state === 'sending') inFlight += 1;
+      writeEvent(
+        transitionOf(row, 'erased', now, {
+          text: wasWaiting ? 'erased on request: it will not be sent' : 'erased on request',
+          correlationId,
+          data: { was_waiting: wasWaiting },
+        }),
+      );
+    }
+    return {
+      messages: rows.length,
+      waiting,
+      inFlight,
+      notFound: target.kind === 'messages' ? matches.unknownIds(target) : [],
+      suppressions: traces.suppressions,
+      mailboxRecords: cleared.mailboxRecords,
+      pecReceipts: cleared.pecReceipts,
+      events: cleared.events + traces.events,
+    };
+  };
+
+  /**
+   * Freed cells and whole freed pages are overwritten with zeros (the database runs with FAST,
+   * which zeroes freed cells only: database.ts), not left for a later write to reuse.
+   */
+  const zeroing = <T>(run: () => T): T => {
+    const before = db.pragma('secure_delete', { simple: true }) as number;
+    db.pragma('secure_delete = ON');
+    try {
+      return run();
+    } finally {
+      db.pragma(`secure_delete = ${before}`);
+    }
+  };
+
+  return {
+    erase: (target, now, correlationId) =>
+      zeroing(() =>
+        db.inTransaction
+          ? erase(target, now, correlationId)
+          : db.transaction(erase).immediate(target, now, correlationId),
+      ),
+    scrub() {
+      // A merged index keeps no segment with the erased terms; a truncated WAL no frame of the old pages.
+      zeroing(() => db.prepare(`INSERT INTO messages_fts (messages_fts) VALUES ('optimize')`).run());
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * Reading a message's body back as stored (migration 17): sealed under its data
+ * key, or in clear in a row written before bodies were sealed (until the sealer
+ * reaches it). A key that is gone reads as an empty one: the body was shredded.
+ */
+import type { BodySeal } from '../core/message/index.js';
+import type { SqliteDatabase } from './database.js';
+
+/** The wrapped key of `key_id` in a query on messages or spools: null when none, empty when shredded. */
+export const keyOf = (column: string): string =>
+  `CASE WHEN ${column} IS NULL THEN NULL ELSE coalesce((SELECT wrapped FROM data_keys WHERE id = ${column}), X'') END`;
+
+/**
+ * A message's body and its wrapped key, as ClaimedMessage has them. A message with no body at
+ * all (erased, or shredded by retention) reads as shredded too: never as an empty body in clear.
+ */
+export const BODY_COLUMNS = `coalesce(body, raw, CAST(payload AS BLOB)) AS body,
+  CASE WHEN key_id IS NOT NULL THEN ${keyOf('key_id')}
+    WHEN body IS NULL AND raw IS NULL AND payload IS NULL AND spool_id IS NULL THEN X'' END AS key`;
+
+/** Reads a spool's parts in order, and their key. */
+export function spoolReader(db: SqliteDatabase): (spoolId: number) => { key: Buffer | null; parts: Buffer[] } {
+  const parts = db.prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`).pluck();
+  const key = db.prepare<[number], Buffer | null>(`SELECT ${keyOf('key_id')} FROM spools WHERE id = ?`).pluck();
+  return (spoolId) => ({ key: key.get(spoolId) ?? null, parts: parts.all(spoolId) });
+}
+
+/** Opens what was read: null when the body was shredded. */
+export function openStored(
+  seal: BodySeal,
+  tenantId: string,
+  stored: { key: Buffer | null; parts: Buffer[] },
+): Buffer | null {
+  if (stored.key === null) return Buffer.concat(stored.parts);
+  if (stored.key.length === 0) return null;
+  return seal.open({ tenantId, key: stored.key, parts: stored.parts });
+}

@@ -1,0 +1,126 @@
+/**
+ * Erasure by address against a real daemon, its SQLite file and a real SMTP sink (issue 45):
+ * afterwards the database file and its WAL hold no trace of the address, the subject or any
+ * 16-byte run of the bodies; a backup taken before holds the bodies only sealed, under keys
+ * that no longer exist; the rows keep their final status; a message waiting at erasure is
+ * never relayed; another recipient's mail is untouched.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { storedBody } from '../helpers/stored-body.js';
+import { api } from '../helpers/test-daemon.js';
+
+const ANN = 'ann.rossi@example.net';
+const SUBJECT = 'Quarterly statement for Ann Rossi';
+const BODY = 'Dear Ann, your balance on account IT60X0542811101000000123456 is 1,234.56 EUR. Kind regards.';
+const BOB_BODY = 'Dear Bob, this one is yours to keep: nothing of it is erased by the erasure of Ann.';
+const HOUR = 3_600_000;
+
+/** Every 16-byte run of `text`, as bytes to look for. */
+const runsOf = (text: string): Buffer[] => {
+  const bytes = Buffer.from(text);
+  return Array.from({ length: bytes.length - 15 }, (_, at) => bytes.subarray(at, at + 16));
+};
+
+/** What of `needles` a file's bytes hold (its name when found). */
+function tracesIn(path: string, needles: Array<string | Buffer>): string[] {
+  if (!existsSync(path)) return [];
+  const bytes = readFileSync(path);
+  return needles.filter((needle) => bytes.includes(needle)).map((needle) => `${path}: ${needle.toString()}`);
+}
+
+describe('erasure by address', () => {
+  let fx: QueueFixture;
+  let sink: SmtpSink;
+  let key: string;
+  let backup: Buffer;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    fx = await startQueueFixture();
+    key = await fx.createTenant('acme');
+    await fx.createAccount('acme', 'main', sink, { is_default: true });
+    const later = Math.floor((fx.clock.now() + HOUR) / 1000);
+    const posted = await fx.post(key, [
+      message('ann-sent', { to: ANN, subject: SUBJECT, body: BODY }),
+      message('ann-waiting', { to: ANN, subject: SUBJECT, body: BODY, deferred_ts: later }),
+      message('bob-sent', { to: 'bob@example.org', subject: 'For Bob', body: BOB_BODY }),
+    ]);
+    expect(posted.body.queued).toBe(3);
+    await fx.settle();
+    expect(sink.messages).toHaveLength(2);
+    expect(
+      (await fx.admin('POST', '/suppression', { tenant_id: 'acme', address: ANN, reason: 'asked' })).status,
+    ).toBeLessThan(300);
+    const taken = await fetch(`${fx.t.url}/backup`, { headers: { authorization: `Bearer ${fx.t.adminToken}` } });
+    expect(taken.status).toBe(200);
+    backup = Buffer.from(await taken.arrayBuffer());
+  });
+  afterAll(async () => {
+    await fx?.stop();
+    await sink?.stop();
+    fx?.t.cleanup();
+  });
+
+  it('tombstones every message to the address, stops the waiting one, and leaves no trace in the database or its WAL', async () => {
+    const erased = await api(fx.t.url, 'POST', '/commands/erase', { token: key, body: { address: ANN } });
+    expect(erased.status).toBe(200);
+    expect(erased.body).toMatchObject({
+      ok: true,
+      tenants: ['acme'],
+      erased_messages: 2,
+      stopped_waiting: 1,
+      in_flight: 0,
+      suppressions: 1,
+    });
+
+    // The rows still report their final status, with their ids and times.
+    const sent = await fx.detail('acme', 'ann-sent');
+    expect(sent.message).toMatchObject({ id: 'ann-sent', status: 'sent' });
+    expect(sent.events.map((event) => event.event_type)).toContain('erased');
+    const waiting = await fx.detail('acme', 'ann-waiting');
+    expect(waiting.message).toMatchObject({ id: 'ann-waiting', status: 'error' });
+
+    // Another person's mail is untouched, and its body still opens.
+    const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
+    try {
+      expect(storedBody(db, { dataDir: fx.t.dataDir }, `id = 'bob-sent'`)?.toString()).toContain(BOB_BODY);
+      expect(storedBody(db, { dataDir: fx.t.dataDir }, `id = 'ann-sent'`)).toBeNull();
+    } finally {
+      db.close();
+    }
+
+    const needles = [ANN, SUBJECT, 'Ann Rossi', ...runsOf(BODY)];
+    const file = join(fx.t.dataDir, 'mailproxy.db');
+    expect([...tracesIn(file, needles), ...tracesIn(`${file}-wal`, needles)]).toEqual([]);
+    // A backup taken before holds the body sealed only: its key is gone from the database.
+    expect(runsOf(BODY).some((run) => backup.includes(run))).toBe(false);
+    // The daemon's log never carried them.
+    expect(fx.t.logLines.filter((line) => needles.some((needle) => line.includes(needle.toString())))).toEqual([]);
+  });
+
+  it('never relays the message that was waiting at erasure', async () => {
+    fx.clock.advance(2 * HOUR);
+    await fx.settle();
+    await fx.settle();
+    expect(sink.messages.filter((relayed) => relayed.raw.includes('ann-waiting'))).toEqual([]);
+    expect(sink.messages).toHaveLength(2);
+  });
+
+  it("refuses to erase another tenant's messages with a tenant key, and names what it did not find", async () => {
+    await fx.createTenant('other');
+    const refused = await api(fx.t.url, 'POST', '/commands/erase', {
+      token: key,
+      body: { tenant_id: 'other', ids: ['x'] },
+    });
+    expect(refused.status).toBe(404);
+    const unknown = await api(fx.t.url, 'POST', '/commands/erase', { token: key, body: { ids: ['bob-sent', 'nope'] } });
+    expect(unknown.body).toMatchObject({ erased_messages: 1, not_found: ['nope'] });
+    const both = await api(fx.t.url, 'POST', '/commands/erase', { token: key, body: { ids: ['a'], address: ANN } });
+    expect(both.status).toBe(400);
+  });
+});

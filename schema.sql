@@ -656,3 +656,7 @@ CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
       AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec', 'message.delivered', 'message.dropped', 'message.erased')
         AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
   END;
+-- Body retention (store/body-retention.ts): the reported messages whose body is still kept, in the
+-- order they were reported. An entry is written when an outcome is reported and goes when the body
+-- is shredded: intake and delivery write nothing more.
+CREATE INDEX messages_body_kept ON messages (reported_at) WHERE reported_at IS NOT NULL AND body_shredded_at IS NULL;

@@ -251,6 +251,13 @@ export const configSchema = z
     retention: z
       .object({
         report_retention_seconds: positiveInt.default(7 * 24 * 3600),
+        // A final message's body is shredded (its data key destroyed) this long after it was sent
+        // or failed, once its outcome was reported; 0 keeps bodies as long as their messages.
+        body_retention_seconds: z
+          .number()
+          .int()
+          .min(0)
+          .default(24 * 3600),
         outbox_retention_seconds: positiveInt.default(7 * 24 * 3600),
         interval_seconds: positiveInt.default(300),
       })

@@ -206,6 +206,7 @@ const pecSettings = (config: Readonly<Config>) => {
 const retentionSettings = ({ retention, pec, smtp }: Readonly<Config>) => ({
   intervalMs: retention.interval_seconds * SECOND,
   reportedMessagesMs: retention.report_retention_seconds * SECOND,
+  bodyMs: retention.body_retention_seconds > 0 ? retention.body_retention_seconds * SECOND : null,
   adminEventsMs: retention.outbox_retention_seconds * SECOND,
   /** Null: PEC receipts are kept until their tenant is deleted. */
   pecReceiptsMs: pec.receipt_retention_days > 0 ? pec.receipt_retention_days * DAY : null,

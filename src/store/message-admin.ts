@@ -1,5 +1,6 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, retry-now, cleanup) and the message read model. */
 import type { IdsOutcome, MessageAdmin } from '../core/message/index.js';
+import { createBodyShredder } from './body-retention.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { PecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
@@ -62,12 +63,33 @@ function createHolds(db: SqliteDatabase, writeEvent: MessageEventWriter): Holds 
   };
 }
 
-/** The commands that name messages by client id: delete, resend, retry now. */
-function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter): PerIdCommands {
+/** Runs a command on each id in one transaction: not found, done (`act` answers true), gone (its body) or skipped. */
+function perIdRunner(db: SqliteDatabase) {
   const inTransaction = transactionRunner(db);
   const stateOf = db.prepare<[string, string], { pk: number; state: string }>(
     `SELECT pk, state FROM messages WHERE tenant_id = ? AND id = ?`,
   );
+  return (
+    ids: readonly string[],
+    tenantId: string,
+    act: (row: { pk: number; state: string }) => boolean | 'gone',
+  ): IdsOutcome =>
+    inTransaction(() => {
+      const outcome: Required<IdsOutcome> = { done: [], notFound: [], skipped: [], gone: [] };
+      for (const id of ids) {
+        const row = stateOf.get(tenantId, id);
+        const acted = row === undefined ? undefined : act(row);
+        if (acted === undefined) outcome.notFound.push(id);
+        else if (acted === 'gone') outcome.gone.push(id);
+        else if (acted) outcome.done.push(id);
+        else outcome.skipped.push(id);
+      }
+      return outcome;
+    }, 'immediate');
+}
+
+/** The commands that name messages by client id: delete, resend, retry now. */
+function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter): PerIdCommands {
   const identity = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
   const deleteOne = db.prepare(`DELETE FROM messages WHERE pk = ?`);
   // The `deleted` event outlives its message only until the mirror has it (at once when the mirror is off).
@@ -79,7 +101,10 @@ function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter)
       -- Through a PEC account a resend is a new certified transmission, proved by receipts of its own (the
       -- earlier ones stay in pec_receipts and the timeline).
       pec_rda_at = NULL, pec_rdc_at = NULL, pec_error = NULL, pec_error_at = NULL, pec_awaiting_since = NULL
-    WHERE pk = @pk AND state IN ('sent', 'error') RETURNING ${IDENTITY_COLUMNS}`);
+    WHERE pk = @pk AND state IN ('sent', 'error') AND body_shredded_at IS NULL RETURNING ${IDENTITY_COLUMNS}`);
+  const shredded = db
+    .prepare<[number], number>(`SELECT body_shredded_at IS NOT NULL FROM messages WHERE pk = ?`)
+    .pluck();
   // Only a message waiting for a later attempt: held ones wait for their activation, not for a time.
   const advance = db.prepare<[{ at: number; pk: number }], IdentityRow>(`UPDATE messages
     SET state = 'queued', next_attempt_at = @at, updated_at = @at
@@ -87,22 +112,7 @@ function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter)
     RETURNING ${IDENTITY_COLUMNS}`);
   const nextAttemptOf = db.prepare<[number], number>(`SELECT next_attempt_at FROM messages WHERE pk = ?`).pluck();
 
-  /** Each id in one transaction: not found, done (`act` answers true) or skipped. */
-  const perId = (
-    ids: readonly string[],
-    tenantId: string,
-    act: (row: { pk: number; state: string }) => boolean,
-  ): IdsOutcome =>
-    inTransaction(() => {
-      const outcome: IdsOutcome = { done: [], notFound: [], skipped: [] };
-      for (const id of ids) {
-        const row = stateOf.get(tenantId, id);
-        if (row === undefined) outcome.notFound.push(id);
-        else if (act(row)) outcome.done.push(id);
-        else outcome.skipped.push(id);
-      }
-      return outcome;
-    }, 'immediate');
+  const perId = perIdRunner(db);
 
   return {
     // A message in flight cannot be recalled from the relay: it is left alone and reported as skipped.
@@ -119,7 +129,8 @@ function createPerIdCommands(db: SqliteDatabase, writeEvent: MessageEventWriter)
     resend: (tenantId, ids, at, correlationId) =>
       perId(ids, tenantId, (row) => {
         const moved = requeue.get({ at, pk: row.pk });
-        if (moved === undefined) return false;
+        // Nothing left to send: its body was shredded by retention or erased.
+        if (moved === undefined) return shredded.get(row.pk) === 1 ? 'gone' : false;
         writeEvent(transitionOf(moved, 'resent', at, { correlationId }));
         return true;
       }),
@@ -162,6 +173,7 @@ export function createSqliteMessageAdmin(
   return {
     ...createHolds(db, writeEvent),
     ...createPerIdCommands(db, writeEvent),
+    shredBodies: createBodyShredder(db),
     removeReported: (tenantId, before) =>
       (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
     detail: (tenantId, id) => {

@@ -39,6 +39,8 @@ export interface DetailRow {
   pec_rdc_at: number | null;
   pec_error: string | null;
   pec_error_at: number | null;
+  body_shredded_at: number | null;
+  erased_at: number | null;
   complained_at: number | null;
   complaint_type: string | null;
   provider_message_id: string | null;
@@ -100,6 +102,8 @@ export function toDetail(row: DetailRow): MessageDetail {
     pecRdcAt: row.pec_rdc_at,
     pecError: row.pec_error,
     pecErrorAt: row.pec_error_at,
+    bodyShreddedAt: row.body_shredded_at,
+    erasedAt: row.erased_at,
   };
 }
 

@@ -1,6 +1,7 @@
 /**
- * Retention: what the store forgets once it has served its purpose. Reported
- * messages and their events after `report_retention_seconds`, published admin
+ * Retention: what the store forgets once it has served its purpose. The bodies of
+ * final, reported messages after `body_retention_seconds` (their data keys destroyed:
+ * minimisation, issue 45), reported messages and their events after `report_retention_seconds`, published admin
  * events and processed commands after `outbox_retention_seconds`, handled bounce
  * records and applied provider events, PEC receipts when the operator set a limit, and SMTP spools that no
  * message took (a transfer abandoned without a trace).
@@ -11,6 +12,8 @@ import type { SqliteStore } from './sqlite-store.js';
 export interface RetentionSettings {
   intervalMs: number;
   reportedMessagesMs: number;
+  /** Null: bodies are kept as long as their messages (`body_retention_seconds = 0`). */
+  bodyMs: number | null;
   adminEventsMs: number;
   /** Null: PEC receipts are kept until their tenant is deleted. */
   pecReceiptsMs: number | null;
@@ -20,6 +23,10 @@ export interface RetentionSettings {
 export function runRetention(store: SqliteStore, settings: RetentionSettings, now: number, log: Logger): void {
   const removed = store.messages.removeReported(null, now - settings.reportedMessagesMs);
   if (removed > 0) log.info({ removed }, 'retention removed reported messages');
+  if (settings.bodyMs !== null) {
+    const shredded = store.messages.shredBodies(now - settings.bodyMs, now);
+    if (shredded > 0) log.info({ shredded }, 'retention shredded the bodies of reported messages');
+  }
   store.mirror.pruneAdminEvents(now - settings.adminEventsMs);
   store.inbox.prune(now - settings.adminEventsMs);
   store.bounceLedger.prune(now - settings.reportedMessagesMs);

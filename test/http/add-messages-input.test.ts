@@ -468,7 +468,13 @@ describe('/commands/*', () => {
 
   it('resend of unknown ids answers 200 with them in not_found', async () => {
     const response = await call('POST', '/commands/resend', { as: 'acme', body: { ids: ['nobody-1', 'nobody-2'] } });
-    expect(response.body).toEqual({ ok: true, resent: [], not_found: ['nobody-1', 'nobody-2'], not_final: [] });
+    expect(response.body).toEqual({
+      ok: true,
+      resent: [],
+      not_found: ['nobody-1', 'nobody-2'],
+      not_final: [],
+      body_erased: [],
+    });
     expect(await detailStatus('acme', 'nobody-1')).toBe(404);
   });
 

@@ -165,7 +165,7 @@ export type FleetCommandName = 'delete' | 'resend';
 /** Id lists of each command's answer: merged as a union across nodes, `not_found` as the ids no node found. */
 export const COMMAND_ID_LISTS: Record<FleetCommandName, { found: string[] }> = {
   delete: { found: ['deleted', 'in_flight'] },
-  resend: { found: ['resent', 'not_final'] },
+  resend: { found: ['resent', 'not_final', 'body_erased'] },
 };
 
 /** Merges per-node answers of one command into the single-node answer's shape, plus `nodes` and `missing_nodes`. */

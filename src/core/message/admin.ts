@@ -64,6 +64,10 @@ export interface MessageDetail {
   pecRdcAt: number | null;
   pecError: string | null;
   pecErrorAt: number | null;
+  /** When its body's key was destroyed (retention or erasure): it can no longer be sent. */
+  bodyShreddedAt: number | null;
+  /** When its personal data was erased on request. */
+  erasedAt: number | null;
 }
 
 export interface IdsOutcome {
@@ -71,6 +75,8 @@ export interface IdsOutcome {
   notFound: string[];
   /** Ids whose state does not allow the command (in flight, still waiting, ...). */
   skipped: string[];
+  /** Ids whose body was shredded (retention) or erased: nothing left to send. */
+  gone?: string[];
 }
 
 export interface MessageAdmin {
@@ -83,6 +89,11 @@ export interface MessageAdmin {
   suspensions(tenantId: string): string[];
   deleteMessages(tenantId: string, ids: readonly string[], at: number): IdsOutcome;
   resend(tenantId: string, ids: readonly string[], at: number, correlationId: string | null): IdsOutcome;
+  /**
+   * Destroys the data keys of final messages reported before `before` (body retention), in bounded
+   * batches; answers how many. The messages stay, with `body_shredded_at`.
+   */
+  shredBodies(before: number, now: number): number;
   /**
    * Makes the next attempt of waiting messages `at` (a retry backoff or a scheduled time cut short);
    * skipped: a message that is not waiting for a later attempt (sent, failed, in flight, held, already due).

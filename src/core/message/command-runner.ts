@@ -27,6 +27,8 @@ interface PerMessageCommand<Done extends string, Skipped extends string> {
   done: Done;
   /** The answer's field for the ids it found but left alone. */
   skipped: Skipped;
+  /** The answer's field for the ids whose body is gone (resend), when the command has one. */
+  gone?: string;
   wakes: boolean;
 }
 
@@ -73,6 +75,7 @@ export function createMessageCommandRunner(deps: MessageCommandRunnerDeps) {
         [spec.done]: acted.done,
         not_found: acted.notFound,
         [spec.skipped]: acted.skipped,
+        ...(spec.gone === undefined ? {} : { [spec.gone]: acted.gone ?? [] }),
       } as PerMessageResult<Done, Skipped>;
       return { result, data: { ids: acted.done }, eventType: spec.eventType };
     });

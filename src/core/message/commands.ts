@@ -120,6 +120,7 @@ function listCommands({ messages }: MessageCommandsDeps, { perMessage }: Message
         run: (tenant, now) => messages.resend(tenant, ids, now, ctx.correlationId),
         done: 'resent',
         skipped: 'not_final',
+        gone: 'body_erased',
         wakes: true,
       });
     },

@@ -59,6 +59,7 @@ const READ: MessageRead = {
     lastEnhancedStatus: '4.7.1', refusedRecipients: null, reportedAt: null, bounceType: null, bounceCode: null, bounceReason: null,
     bounceAt: null, bounceReportedAt: null, complaintAt: null, complaintType: null, providerMessageId: 'p-1',
     providerState: 'delivered', providerStateAt: 1700000200_000, pecRdaAt: null, pecRdcAt: null, pecError: null, pecErrorAt: null,
+    bodyShreddedAt: null, erasedAt: null,
   },
   events: [
     { type: 'queued', at: 1700000000_000, attempt: 0, replyCode: null, enhancedStatus: null, text: null, data: null },

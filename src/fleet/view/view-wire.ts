@@ -47,6 +47,9 @@ const DETAIL_FIELDS: readonly Field[] = [
   ['provider_message_id', 'providerMessageId'], ['provider_state', 'providerState'], ['provider_state_ts', 'providerStateAt', 'ts'],
   ['pec_rda_ts', 'pecRdaAt', 'ts'], ['pec_rdc_ts', 'pecRdcAt', 'ts'], ['pec_error', 'pecError'], ['pec_error_ts', 'pecErrorAt', 'ts'],
 ];
+/** Fields since issue 45: sent only when set, so that a message with neither has the previous version's shape. */
+// prettier-ignore
+const DETAIL_FIELDS_SINCE_45: readonly Field[] = [['body_shredded_ts', 'bodyShreddedAt', 'ts'], ['erased_ts', 'erasedAt', 'ts']];
 
 // prettier-ignore
 const EVENT_FIELDS: readonly Field[] = [
@@ -95,7 +98,13 @@ export function detailToWire(read: MessageRead): Wire {
   const { message } = read;
   const status = messageStatus(message.state, message.suspended, message.bounceAt !== null);
   return {
-    message: { ...toWire(DETAIL_FIELDS, message), status },
+    message: {
+      ...toWire(DETAIL_FIELDS, message),
+      status,
+      ...Object.fromEntries(
+        Object.entries(toWire(DETAIL_FIELDS_SINCE_45, message)).filter(([, value]) => value !== null),
+      ),
+    },
     events: read.events.map((event) => toWire(EVENT_FIELDS, event)),
     why: {
       waiting: read.why.waiting,
@@ -111,7 +120,7 @@ export function detailToWire(read: MessageRead): Wire {
 }
 
 export function detailFromWire(wire: Wire): MessageRead {
-  const message = fromWire<MessageDetail>(DETAIL_FIELDS, (wire.message ?? {}) as Wire);
+  const message = fromWire<MessageDetail>([...DETAIL_FIELDS, ...DETAIL_FIELDS_SINCE_45], (wire.message ?? {}) as Wire);
   const why = (wire.why ?? {}) as Wire;
   const reasons = Array.isArray(why.reasons) ? (why.reasons as Wire[]) : [];
   return {

@@ -57,6 +57,8 @@ const MESSAGE_EXAMPLE: MessageView = {
   pec_rdc_ts: null,
   pec_error: null,
   pec_error_ts: null,
+  body_shredded_ts: null,
+  erased_ts: null,
   status: 'sent',
 };
 
@@ -115,6 +117,11 @@ const message = z.object({
   pec_rdc_ts: nullableSeconds('PEC: when the delivery receipt (ricevuta di avvenuta consegna) was issued', null),
   pec_error: nullableText('PEC: what went wrong (non-accettazione, errore-consegna, acceptance_timeout, ...).', null),
   pec_error_ts: nullableSeconds('PEC: when it went wrong', null),
+  body_shredded_ts: nullableSeconds(
+    "When its body's key was destroyed (`retention.body_retention_seconds` after its outcome was reported, or erasure): it can no longer be sent again",
+    null,
+  ),
+  erased_ts: nullableSeconds('When its personal data was erased on request (POST /commands/erase)', null),
   status: messageStatus,
 }) satisfies z.ZodType<MessageView>;
 

@@ -115,6 +115,10 @@ export const resendResult = z.object({
   resent: ids('Ids queued again (attempts start over).', ['inv-2025-001']),
   not_found: ids('Ids of no message of the tenant.', []),
   not_final: ids('Ids still waiting or being sent: left as they are.', ['inv-2025-003']),
+  body_erased: ids(
+    'Ids whose body is gone (`retention.body_retention_seconds` after their outcome was reported, or erased): they cannot be sent again; submit them anew.',
+    [],
+  ),
   ...fleetCommandFields,
 });
 export const cleanupResult = z.object({ ok, removed: count('Messages removed.', 5230) });

@@ -59,6 +59,8 @@ export interface MessageView {
   pec_rdc_ts: number | null;
   pec_error: string | null;
   pec_error_ts: number | null;
+  body_shredded_ts: number | null;
+  erased_ts: number | null;
   status: MessageStatus;
 }
 
@@ -127,6 +129,8 @@ export function viewMessage(m: MessageDetail): MessageView {
     pec_rdc_ts: epochSeconds(m.pecRdcAt),
     pec_error: m.pecError,
     pec_error_ts: epochSeconds(m.pecErrorAt),
+    body_shredded_ts: epochSeconds(m.bodyShreddedAt),
+    erased_ts: epochSeconds(m.erasedAt),
     status: messageStatusOf(m),
   };
 }

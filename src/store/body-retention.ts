@@ -1,0 +1,27 @@
+/**
+ * Body retention (minimisation, issue 45): a final message's body is kept while it may be sent
+ * again, then its data key is destroyed. Selected once its outcome was reported before `before`
+ * (an outcome is reported after the message became final, so the message was final by then too),
+ * through the index of messages whose body is kept; a batch at a time, so that intake never waits
+ * long on the writer. Clearing key_id and spool_id destroys the keys (migration 17's triggers).
+ */
+import type { SqliteDatabase } from './database.js';
+
+const BATCH = 1000;
+
+export function createBodyShredder(db: SqliteDatabase): (before: number, now: number) => number {
+  const shred = db.prepare<{ before: number; now: number; limit: number }>(`UPDATE messages
+    SET payload = NULL, raw = NULL, body = NULL, key_id = NULL, spool_id = NULL, body_shredded_at = @now
+    WHERE pk IN (SELECT pk FROM messages
+      WHERE reported_at IS NOT NULL AND body_shredded_at IS NULL AND reported_at < @before AND state IN ('sent', 'error')
+      LIMIT @limit)`);
+  const batch = db.transaction((before: number, now: number) => shred.run({ before, now, limit: BATCH }).changes);
+  return (before, now) => {
+    let shredded = 0;
+    for (let step = batch.immediate(before, now); step > 0; step = batch.immediate(before, now)) {
+      shredded += step;
+      if (step < BATCH) break;
+    }
+    return shredded;
+  };
+}

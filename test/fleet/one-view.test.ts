@@ -237,6 +237,38 @@ describe('fleet one view', () => {
     expect((await admin(url('n2'), 'GET', '/messages/n2-m3?tenant_id=acme')).status).toBe(404);
   }, 60_000);
 
+  it('erases through n1 a message that n2 holds, and names the ids no node has', async () => {
+    const added = await admin(url('n2'), 'POST', '/add-messages', {
+      messages: [
+        {
+          id: 'erase-on-n2',
+          tenant_id: 'acme',
+          from: 'app@acme.example',
+          to: 'eve@example.net',
+          subject: 'for Eve',
+          body: 'x',
+        },
+      ],
+    });
+    expect(added.body, added.text).toMatchObject({ ok: true, queued: 1 });
+    const erased = await admin(url('n1'), 'POST', '/commands/erase', {
+      tenant_id: 'acme',
+      ids: ['erase-on-n2', 'ghost'],
+    });
+    expect(erased.status, erased.text).toBe(200);
+    expect(erased.body).toMatchObject({
+      ok: true,
+      erased_messages: 1,
+      not_found: ['ghost'],
+      tenants: ['acme'],
+      missing_nodes: [],
+    });
+    expect(erased.body.nodes.n2.erased_messages).toBe(1);
+    expect(erased.body.nodes.n1.erased_messages).toBe(0);
+    const detail = await admin(url('n2'), 'GET', '/messages/erase-on-n2?tenant_id=acme');
+    expect(detail.body.message).toMatchObject({ rcpt_to: [], subject: null, erased_ts: expect.any(Number) });
+  }, 60_000);
+
   it('resends through a JetStream command the messages of every node, whichever node takes the command', async () => {
     // One command naming a message of each node: the consumer is shared, so any node may take it.
     const named = ['n1-m4', 'n2-m4', 'n3-m4'];

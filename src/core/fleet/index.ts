@@ -37,5 +37,5 @@ export { conflict, createReplicatedWrites, replicateMethods, unavailable } from 
 export type { ReplicatedWrites } from './replicated-writes.js';
 export { createSpoolLedger } from './spool-ledger.js';
 export type { SpoolLedger } from './spool-ledger.js';
-export { localMessages, mergeCommandOutcomes, mergePages, pageRequest } from './view.js';
+export { erasureParams, localMessages, mergeCommandOutcomes, mergePages, pageRequest } from './view.js';
 export type { FleetCommandName, FleetCursor, FleetMessages, LocalMessages, NodePage, NodePosition } from './view.js';

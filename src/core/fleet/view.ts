@@ -6,7 +6,9 @@
  * adapter in src/fleet/ asks the nodes over NATS request/reply.
  */
 import type { EventOutcome, ProviderEvent } from '../provider/events.js';
+import { AppError } from '../app-error.js';
 import type { MessageCommands } from '../message/commands.js';
+import type { ErasureRequest } from '../message/erase-command.js';
 import type { MessageRead } from '../message/message-read.js';
 import type { MessageCursor, MessageOrder, MessageQuery, MessageSearch, MessageSummary } from '../message/search.js';
 import { nodeQueue, type FleetQueues, type NodeQueue } from './queues.js';
@@ -160,13 +162,40 @@ export interface FleetMessages {
  * The commands that reach the node holding each message. Suspend and activate are not among them:
  * suspensions are shared configuration, replicated to every node through the configuration bucket.
  */
-export type FleetCommandName = 'delete' | 'resend';
+export type FleetCommandName = 'delete' | 'resend' | 'erase';
 
 /** Id lists of each command's answer: merged as a union across nodes, `not_found` as the ids no node found. */
-export const COMMAND_ID_LISTS: Record<FleetCommandName, { found: string[] }> = {
+export const COMMAND_ID_LISTS: Record<Exclude<FleetCommandName, 'erase'>, { found: string[] }> = {
   delete: { found: ['deleted', 'in_flight'] },
   resend: { found: ['resent', 'not_final', 'body_erased'] },
 };
+
+/**
+ * An erasure's answers summed across nodes: each node erased what it holds. An id is not found when
+ * no node found it; the tenants are those any node erased in.
+ */
+function mergeErasures(values: Array<Record<string, unknown>>): Record<string, unknown> {
+  const merged: Record<string, unknown> = values.length > 0 ? { ...values[0] } : {};
+  for (const [key, value] of Object.entries(merged)) {
+    if (typeof value === 'number')
+      merged[key] = values.reduce((total, answer) => total + (typeof answer[key] === 'number' ? answer[key] : 0), 0);
+  }
+  const lists = (key: string) => values.map((answer) => (Array.isArray(answer[key]) ? (answer[key] as string[]) : []));
+  merged.tenants = [...new Set(lists('tenants').flat())];
+  merged.not_found = lists('not_found').reduce((left, right) => left.filter((id) => right.includes(id)));
+  return merged;
+}
+
+/**
+ * An erasure's parameters as they cross to other nodes: its ids under `erase_ids`, not `ids`, so
+ * that a node of an earlier version, which read any command it did not know as a resend of `ids`,
+ * finds nothing to resend.
+ */
+export function erasureParams(request: ErasureRequest): Record<string, unknown> {
+  const base = { tenant_id: request.tenantId };
+  if (request.by === 'messages') return { ...base, erase_ids: request.ids };
+  return request.by === 'address' ? { ...base, address: request.address } : { ...base, whole_tenant: true };
+}
 
 /** Merges per-node answers of one command into the single-node answer's shape, plus `nodes` and `missing_nodes`. */
 export function mergeCommandOutcomes(
@@ -174,8 +203,9 @@ export function mergeCommandOutcomes(
   answers: Record<string, Record<string, unknown>>,
   ids: readonly string[],
 ): Record<string, unknown> {
-  const spec = COMMAND_ID_LISTS[name];
   const values = Object.values(answers);
+  if (name === 'erase') return mergeErasures(values);
+  const spec = COMMAND_ID_LISTS[name];
   const merged: Record<string, unknown> = values.length > 0 ? { ...values[0] } : {};
   const found = new Set<string>();
   for (const list of spec.found) {
@@ -219,7 +249,14 @@ export function localMessages(
     command(ctx, name, params) {
       const tenantId = text(params.tenant_id);
       if (name === 'delete') return commands.deleteMessages(ctx, tenantId, ids(params.ids));
-      return commands.resend(ctx, tenantId, ids(params.ids));
+      if (name === 'resend') return commands.resend(ctx, tenantId, ids(params.ids));
+      if (name !== 'erase') throw new AppError('VALIDATION_FAILED', `unknown fleet command ${String(name)}`);
+      const address = text(params.address);
+      if (Array.isArray(params.erase_ids))
+        return { ...commands.erase(ctx, { by: 'messages', tenantId, ids: ids(params.erase_ids) }) };
+      if (address !== undefined) return { ...commands.erase(ctx, { by: 'address', tenantId, address }) };
+      if (params.whole_tenant === true) return { ...commands.erase(ctx, { by: 'tenant', tenantId }) };
+      throw new AppError('VALIDATION_FAILED', 'an erasure names ids, an address or the whole tenant');
     },
   };
 }

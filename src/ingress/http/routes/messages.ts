@@ -1,9 +1,10 @@
 /** Submission (`/add-messages`), operator commands (`/commands/*`) and reading one message. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import type { FleetCommandName, FleetMessages } from '../../../core/fleet/index.js';
+import { erasureParams, type FleetCommandName, type FleetMessages } from '../../../core/fleet/index.js';
 import {
   type BulkCommands,
+  type ErasureRequest,
   type MessageSearch,
   REJECTION_CODES,
   type MessageCommands,
@@ -200,16 +201,21 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
     on(app, doc, async (c) => c.json({ ok: true, ...(await run(commandContext(c), await readParams(c, doc.body))) }));
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
-  command(routes.erase, (ctx, p) =>
-    commands.erase(
-      ctx,
+  // An erasure reaches every node in fleet mode: each erases what it holds (issue 45).
+  on(app, routes.erase, async (c) => {
+    const ctx = commandContext(c);
+    const p = await readParams(c, routes.erase.body);
+    const request: ErasureRequest =
       p.ids !== undefined
         ? { by: 'messages', tenantId: p.tenant_id, ids: p.ids }
         : p.address !== undefined
           ? { by: 'address', tenantId: p.tenant_id, address: p.address }
-          : { by: 'tenant', tenantId: p.tenant_id },
-    ),
-  );
+          : { by: 'tenant', tenantId: p.tenant_id };
+    const fleet = deps.fleet ?? null;
+    const answer =
+      fleet === null ? commands.erase(ctx, request) : await fleet.command(ctx, 'erase', erasureParams(request));
+    return c.json({ ok: true, ...answer });
+  });
   /** In fleet mode the command goes to every node, which applies it to what it holds. */
   const fleetCommand = <S extends z.ZodType>(
     doc: RouteDoc & { body: S },

@@ -38,6 +38,10 @@ export function createWork(ctx: DaemonContext) {
     ...ctx.node.delivery,
   });
   const wake = (): void => delivery.dispatcher.wake();
+  // Claimed messages an erasure reached are not sent (delivery/dispatch-lanes.ts).
+  store.onEvent((_tenantId, eventType) => {
+    if (eventType === 'message.erased') delivery.dispatcher.erased();
+  });
   const reports = createReportService(settings.reports, {
     store: store.reports,
     tenants: store.tenants,

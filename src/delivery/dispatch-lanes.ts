@@ -105,6 +105,31 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
     ready: (): number => [...lanes.values()].reduce((sum, lane) => sum + lane.ready.length, 0),
     /** At start: outcomes are recorded again. */
     open: sends.open,
+    /**
+     * Claimed messages erased since (POST /commands/erase) are not handed to the relay: each ends
+     * in error. One on the wire already is the relay's; its outcome is recorded as it comes.
+     */
+    dropErased(now: number): void {
+      const ready = [...lanes.values()].flatMap((lane) => lane.ready.map((message) => message.pk));
+      const erased = queue.erasedOf(ready);
+      if (erased.size === 0) return;
+      for (const lane of lanes.values()) {
+        const gone = lane.ready.filter((message) => erased.has(message.pk));
+        lane.ready = lane.ready.filter((message) => !erased.has(message.pk));
+        for (const message of gone)
+          outcomes.add({
+            pk: message.pk,
+            attempt: message.attempts,
+            at: now,
+            kind: 'failed',
+            reason: 'erased on request: not sent',
+            replyCode: null,
+            enhancedStatus: null,
+            refused: [],
+          });
+      }
+      outcomes.flush();
+    },
     /** At stop: claimed but never handed to the relay, back to the queue, attempt not spent. */
     releaseReady(reason: string): void {
       for (const lane of lanes.values()) release(outcomes, lane.ready.splice(0), clock.now(), reason);

@@ -90,7 +90,25 @@ export function createDispatcher(deps: DispatcherDeps) {
     wakeSpacingMs: WAKE_SPACING_MS,
   });
 
+  let erasing = false;
   return {
+    /**
+     * Told of an erasure (inside its transaction): once it has committed, the claimed messages it
+     * erased are dropped from the lanes before they reach the relay.
+     */
+    erased(): void {
+      if (erasing) return;
+      erasing = true;
+      setImmediate(() => {
+        erasing = false;
+        if (!loop.isRunning()) return; // stopping: the ready messages go back to the queue, the claim sees them erased
+        try {
+          lanes.dropErased(clock.now());
+        } catch (error) {
+          log.error({ err: error }, 'dropping erased messages from the lanes failed; the relay threads refuse them');
+        }
+      });
+    },
     /** One dispatcher step; never two at once (a call during a step asks for one more). */
     tick: loop.tick,
     /** Asynchronous on purpose: a caller inside a store transaction must commit before we claim. */

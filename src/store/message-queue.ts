@@ -161,7 +161,14 @@ function createLeaseRecovery(db: SqliteDatabase, writeEvent: MessageEventWriter)
 }
 
 /** What intake and delivery look up beside the queue: client ids' states, suppressed recipients, spooled bytes. */
-function createQueueLookups(db: SqliteDatabase): Pick<MessageQueue, 'states' | 'suppressed' | 'spooledContent'> {
+function createQueueLookups(
+  db: SqliteDatabase,
+): Pick<MessageQueue, 'states' | 'suppressed' | 'spooledContent' | 'erasedOf'> {
+  const erasedRows = db
+    .prepare<[string], number>(
+      `SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND erased_at IS NOT NULL`,
+    )
+    .pluck();
   const suppressedRows = db.prepare<[string, number, string], { address: string }>(
     `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
   );
@@ -187,6 +194,7 @@ function createQueueLookups(db: SqliteDatabase): Pick<MessageQueue, 'states' | '
       );
     },
     spooledContent: spooled,
+    erasedOf: (pks) => new Set(pks.length === 0 ? [] : erasedRows.all(JSON.stringify(pks))),
   };
 }
 

@@ -124,3 +124,52 @@ describe('erasure by address', () => {
     expect(both.status).toBe(400);
   });
 });
+
+describe('erasure of messages claimed ahead', () => {
+  it("drops the claimed messages it erased before they reach the relay; those on the wire are the relay's", async () => {
+    const sink = await startSmtpSink({ answerDelayMs: 1500 });
+    const fx = await startQueueFixture();
+    try {
+      const key = await fx.createTenant('acme');
+      await fx.createAccount('acme', 'main', sink, { is_default: true, max_connections: 1 });
+      const ids = Array.from({ length: 8 }, (_, index) => `ahead-${index}`);
+      expect(
+        (
+          await fx.post(
+            key,
+            ids.map((id) => message(id)),
+          )
+        ).body.queued,
+      ).toBe(8);
+      await sink.waitForAnswering(1);
+      const waiting = [];
+      for (const id of ids) if ((await fx.detail('acme', id)).message.status === 'sending') waiting.push(id);
+      const erased = await api(fx.t.url, 'POST', '/commands/erase', { token: key, body: { ids: ids.slice(4) } });
+      expect(erased.body).toMatchObject({ erased_messages: 4 });
+      await expect
+        .poll(
+          async () => {
+            const states = await Promise.all(ids.map(async (id) => (await fx.detail('acme', id)).message.status));
+            return states.filter((status) => status === 'sending' || status === 'queued').length;
+          },
+          { timeout: 20_000 },
+        )
+        .toBe(0);
+      const relayed = sink.messages.map((relayed) => /X-Genro-Mail-ID: (\S+)/.exec(relayed.raw.toString())?.[1]);
+      // Claimed ahead when erased (sending, not on the wire): ended in error, never relayed.
+      const droppedInLane = [];
+      for (const id of ids.slice(4)) {
+        const detail = await fx.detail('acme', id);
+        const texts = detail.events.map((event) => event.text);
+        if (texts.includes('erased on request: not sent')) droppedInLane.push(id);
+        if (!relayed.includes(id)) expect(detail.message.status).toBe('error');
+      }
+      expect(droppedInLane.length + relayed.filter((id) => ids.slice(4).includes(id ?? '')).length).toBe(4);
+      expect(droppedInLane.length, `claimed ahead at erasure: ${waiting.join(', ')}`).toBeGreaterThan(0);
+    } finally {
+      await fx.stop();
+      await sink.stop();
+      fx.t.cleanup();
+    }
+  }, 60_000);
+});

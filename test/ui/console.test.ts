@@ -204,6 +204,37 @@ describe('the web console', () => {
     expect(Object.keys(document.body.paths).some((path) => path.startsWith('/ui'))).toBe(false);
   });
 
+  it("erases a message's personal data after its confirmation page, and offers it no more", async () => {
+    expect((await fx.post(acmeKey, [message('erase-me', { to: 'carla@example.net' })])).body.queued).toBe(1);
+    const login = await fetch(`${fx.t.url}/ui/sign-in`, {
+      method: 'POST',
+      body: new URLSearchParams({ token: acmeKey }),
+      redirect: 'manual',
+    });
+    const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    const page = await (
+      await fetch(`${fx.t.url}/ui/messages/acme/erase-me/confirm/erase`, { headers: { cookie } })
+    ).text();
+    expect(page).toContain('cannot be undone');
+    const token = /name="_csrf" value="([^"]+)"/.exec(page)?.[1] ?? '';
+    const erased = await fetch(`${fx.t.url}/ui/messages/acme/erase-me/erase`, {
+      method: 'POST',
+      body: new URLSearchParams({ _csrf: token }),
+      headers: { cookie },
+      redirect: 'manual',
+    });
+    expect(erased.status).toBe(303);
+    const detail = await fx.detail('acme', 'erase-me');
+    expect(detail.message).toMatchObject({ rcpt_to: [], erased_ts: expect.any(Number) });
+    const after = await (await fetch(`${fx.t.url}/ui/messages/acme/erase-me`, { headers: { cookie } })).text();
+    expect(after).not.toContain('confirm/erase');
+    expect(after).not.toContain('carla@example.net');
+    // Handed to the relay before it was erased (or not): it ends either way, and leaves the counts below alone.
+    await expect
+      .poll(async () => (await fx.detail('acme', 'erase-me')).message.status, { timeout: 10_000 })
+      .not.toBe('sending');
+  });
+
   it('counts the waiting messages beside the list, by status', async () => {
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'held' });
     expect(

@@ -94,6 +94,8 @@ export interface MessageQueue {
    * message); a late outcome for it is dropped.
    */
   handBack(owner: string, now: number): number;
+  /** Of these messages, those erased (POST /commands/erase): claimed ones must not be sent. */
+  erasedOf(pks: readonly number[]): Set<number>;
   /** A spooled submission's parts in order (MessageSpool), and their key as ClaimedMessage.key. */
   spooledContent(spoolId: number): { key: Buffer | null; parts: Buffer[] };
   /** Earliest next attempt among the account's dispatchable messages. */

@@ -4,7 +4,7 @@ import { CsrfField, Layout } from '../layout.js';
 import type { ConsoleSession } from '../session-store.js';
 import { messageHref } from './messages.js';
 
-export const MESSAGE_ACTIONS = ['resend', 'retry-now', 'delete', 'suspend-batch', 'activate-batch'] as const;
+export const MESSAGE_ACTIONS = ['resend', 'retry-now', 'delete', 'erase', 'suspend-batch', 'activate-batch'] as const;
 export type MessageAction = (typeof MESSAGE_ACTIONS)[number];
 
 export function actionSentence(
@@ -18,6 +18,8 @@ export function actionSentence(
       return `Attempt message ${message.clientId} now instead of at its scheduled next attempt: it is handed to its relay as soon as its account allows.`;
     case 'delete':
       return `Delete message ${message.clientId} of tenant ${message.tenantId}. It will not be sent, and it disappears from searches.`;
+    case 'erase':
+      return `Erase the personal data of message ${message.clientId} of tenant ${message.tenantId}: its body's key is destroyed and its addresses, subject and texts are cleared, here and in its timeline, bounce and PEC records. It stays as a record of its status and times; if it is still waiting it is never sent. This cannot be undone.`;
     case 'suspend-batch':
       return `Suspend batch "${message.batchCode ?? ''}" of tenant ${message.tenantId}: none of its waiting messages is sent until the batch is activated.`;
     case 'activate-batch':
@@ -29,6 +31,7 @@ const BUTTON: Record<MessageAction, string> = {
   resend: 'Resend',
   'retry-now': 'Retry now',
   delete: 'Delete',
+  erase: 'Erase personal data',
   'suspend-batch': 'Suspend batch',
   'activate-batch': 'Activate batch',
 };
@@ -42,7 +45,7 @@ export function ConfirmPage(props: { session: ConsoleSession; message: MessageDe
         <p>{actionSentence(props.action, props.message)}</p>
         <p class="muted">The action is recorded in the audit log under your sign-in.</p>
         <div class="actions">
-          <button type="submit" class={props.action === 'delete' ? 'danger' : undefined}>
+          <button type="submit" class={props.action === 'delete' || props.action === 'erase' ? 'danger' : undefined}>
             {BUTTON[props.action]}
           </button>
           <a class="button secondary" href={href}>

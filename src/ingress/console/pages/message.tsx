@@ -112,6 +112,11 @@ function Actions(props: {
           Delete…
         </a>
       )}
+      {props.message.erasedAt !== null ? null : (
+        <a class="button secondary" href={`${base}/confirm/erase`}>
+          Erase personal data…
+        </a>
+      )}
       {props.message.batchCode === null || props.suspendedBatch === true ? null : (
         <a class="button secondary" href={`${base}/confirm/suspend-batch`}>
           Suspend batch {props.message.batchCode}…

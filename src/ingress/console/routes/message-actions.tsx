@@ -61,6 +61,16 @@ async function perform(
         gone,
       };
     }
+    case 'erase': {
+      const result = deps.commands.erase(ctx, { by: 'messages', tenantId: message.tenantId, ids: [message.clientId] });
+      return {
+        notice:
+          result.erased_messages === 1
+            ? `Erased the personal data of message ${message.clientId}${result.stopped_waiting === 1 ? ': it will not be sent' : ''}.`
+            : 'Nothing to erase: its personal data was erased already.',
+        gone: false,
+      };
+    }
     case 'suspend-batch': {
       const result = await deps.commands.suspend(ctx, message.tenantId, batch);
       return {

@@ -5,7 +5,7 @@
  * its lane runs low, wakes the dispatcher for a refill. Scheduling is not here.
  */
 import { type Account, RATE_LIMIT_EXCEEDED } from '../core/account/index.js';
-import type { ClaimedMessage } from '../core/message/index.js';
+import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
 import { addReady, laneKey, laneWindow, nextToSend, type Lane } from './account-lane.js';
 import { createOutcomeBatcher, type OutcomeBatcher } from './outcome-batcher.js';
 import { createSendsInFlight, type SendDeps } from './sends-in-flight.js';
@@ -48,6 +48,38 @@ function reject(outcomes: OutcomeBatcher, messages: readonly ClaimedMessage[], n
       refused: [],
     });
   }
+}
+
+/**
+ * Claimed messages erased since they were claimed are not handed to the relay: each ends in
+ * error. One on the wire already is the relay's; its outcome is recorded as it comes.
+ */
+function dropErased(
+  queue: Pick<MessageQueue, 'erasedOf'>,
+  lanes: Iterable<Lane>,
+  outcomes: OutcomeBatcher,
+  now: number,
+): void {
+  const all = [...lanes];
+  const erased = queue.erasedOf(all.flatMap((lane) => lane.ready.map((message) => message.pk)));
+  if (erased.size === 0) return;
+  for (const lane of all) {
+    const gone = lane.ready.filter((message) => erased.has(message.pk));
+    lane.ready = lane.ready.filter((message) => !erased.has(message.pk));
+    const reason = 'erased on request: not sent';
+    for (const { pk, attempts } of gone)
+      outcomes.add({
+        pk,
+        attempt: attempts,
+        at: now,
+        kind: 'failed',
+        reason,
+        replyCode: null,
+        enhancedStatus: null,
+        refused: [],
+      });
+  }
+  outcomes.flush();
 }
 
 export function createDispatchLanes(deps: DispatchLanesDeps) {
@@ -105,31 +137,8 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
     ready: (): number => [...lanes.values()].reduce((sum, lane) => sum + lane.ready.length, 0),
     /** At start: outcomes are recorded again. */
     open: sends.open,
-    /**
-     * Claimed messages erased since (POST /commands/erase) are not handed to the relay: each ends
-     * in error. One on the wire already is the relay's; its outcome is recorded as it comes.
-     */
-    dropErased(now: number): void {
-      const ready = [...lanes.values()].flatMap((lane) => lane.ready.map((message) => message.pk));
-      const erased = queue.erasedOf(ready);
-      if (erased.size === 0) return;
-      for (const lane of lanes.values()) {
-        const gone = lane.ready.filter((message) => erased.has(message.pk));
-        lane.ready = lane.ready.filter((message) => !erased.has(message.pk));
-        for (const message of gone)
-          outcomes.add({
-            pk: message.pk,
-            attempt: message.attempts,
-            at: now,
-            kind: 'failed',
-            reason: 'erased on request: not sent',
-            replyCode: null,
-            enhancedStatus: null,
-            refused: [],
-          });
-      }
-      outcomes.flush();
-    },
+    /** Claimed messages erased since (POST /commands/erase) end in error instead of reaching the relay. */
+    dropErased: (now: number): void => dropErased(queue, lanes.values(), outcomes, now),
     /** At stop: claimed but never handed to the relay, back to the queue, attempt not spent. */
     releaseReady(reason: string): void {
       for (const lane of lanes.values()) release(outcomes, lane.ready.splice(0), clock.now(), reason);

@@ -52,6 +52,26 @@ const RETRY_MS = 1000;
  */
 const WAKE_SPACING_MS = 5;
 
+/**
+ * Told of an erasure (inside its transaction, once per message erased): once it has committed,
+ * `drop` takes the claimed messages it erased out of the lanes before they reach the relay.
+ */
+function afterErasure(drop: () => void, log: Logger): () => void {
+  let pending = false;
+  return () => {
+    if (pending) return;
+    pending = true;
+    setImmediate(() => {
+      pending = false;
+      try {
+        drop();
+      } catch (error) {
+        log.error({ err: error }, 'dropping erased messages from the lanes failed: they may still be relayed');
+      }
+    });
+  };
+}
+
 export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log, owner, config } = deps;
   const telemetry = deps.telemetry ?? noTelemetry;
@@ -90,25 +110,12 @@ export function createDispatcher(deps: DispatcherDeps) {
     wakeSpacingMs: WAKE_SPACING_MS,
   });
 
-  let erasing = false;
   return {
-    /**
-     * Told of an erasure (inside its transaction): once it has committed, the claimed messages it
-     * erased are dropped from the lanes before they reach the relay.
-     */
-    erased(): void {
-      if (erasing) return;
-      erasing = true;
-      setImmediate(() => {
-        erasing = false;
-        if (!loop.isRunning()) return; // stopping: the ready messages go back to the queue, the claim sees them erased
-        try {
-          lanes.dropErased(clock.now());
-        } catch (error) {
-          log.error({ err: error }, 'dropping erased messages from the lanes failed; the relay threads refuse them');
-        }
-      });
-    },
+    /** An erasure was written: the claimed messages it reached are not sent (dispatch-lanes.ts). */
+    erased: afterErasure(() => {
+      // Once stopped, the claimed messages went back to the queue, where the erasure ended them.
+      if (loop.isRunning()) lanes.dropErased(clock.now());
+    }, log),
     /** One dispatcher step; never two at once (a call during a step asks for one more). */
     tick: loop.tick,
     /** Asynchronous on purpose: a caller inside a store transaction must commit before we claim. */

@@ -6,25 +6,14 @@
  * and personal fields, its bounce and PEC records, and for an address its
  * suppressions and the audit rows that name it.
  */
+import { PERSONAL_EVENT_FIELDS } from '../core/contracts/index.js';
 import type { ErasureCounts, ErasureStore, ErasureTarget } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
-/** Event fields that name a person or quote what the relay or a bounce said about one. */
-const PERSONAL_EVENT_FIELDS = [
-  'recipient',
-  'recipients',
-  'address',
-  'reason',
-  'refused',
-  'error',
-  'error_detail',
-  'bounce_reason',
-  'from',
-  'to',
-  'subject',
-].map((key) => `'$.${key}'`);
-const SCRUBBED_PAYLOAD = `CASE WHEN payload IS NULL THEN NULL ELSE json_remove(payload, ${PERSONAL_EVENT_FIELDS.join(', ')}) END`;
+/** Event fields that name a person or quote what the relay or a bounce said about one (core/contracts/event.ts). */
+const SCRUBBED_PAYLOAD = `CASE WHEN payload IS NULL THEN NULL
+  ELSE json_remove(payload, ${PERSONAL_EVENT_FIELDS.map((key) => `'$.${key}'`).join(', ')}) END`;
 
 const MATCHING = {
   messages: `tenant_id = @tenant AND id IN (SELECT value FROM json_each(@ids))`,

@@ -1,5 +1,6 @@
 /** SQLite side of the JetStream mirror: its cursor into the outbox, the backlog past it, pruning (schema migration 5). */
 import type { MirrorRecord, MirrorStore, PendingEvent } from '../core/events/index.js';
+import { PERSONAL_EVENT_FIELDS, PUBLISHED_EVENT_VERSION } from '../core/contracts/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { ORPHANED_SQL } from './outbox-predicates.js';
 
@@ -27,6 +28,9 @@ const toPending = (row: Row): PendingEvent => ({
   bounceType: row.bounce_type,
 });
 
+/** The paths of the data fields an event leaves out (core/contracts/event.ts). */
+const PERSONAL_PATHS = PERSONAL_EVENT_FIELDS.map((field) => `'$.${field}'`).join(', ');
+
 /** `json`, with `column`'s value set at its key when the column is not null (as eventBody folds the reply into data). */
 const setPresent = (json: string, column: string): string =>
   `CASE WHEN ${column} IS NULL THEN ${json} ELSE json_set(${json}, '$.${column}', ${column}) END`;
@@ -37,11 +41,11 @@ const setPresent = (json: string, column: string): string =>
  * `eventBody` and TextEncoder were a large share of the mirror's main-thread cost).
  * test/store/event-body.test.ts holds the two to the same bytes.
  */
-const EVENT_BODY = `CAST(json_object('event_id', id, 'event_type', event_type, 'event_version', event_version,
+const EVENT_BODY = `CAST(json_object('event_id', id, 'event_type', event_type, 'event_version', max(event_version, ${PUBLISHED_EVENT_VERSION}),
     'occurred_at', strftime('%Y-%m-%dT%H:%M:%S', occurred_at / 1000, 'unixepoch') || printf('.%03dZ', occurred_at % 1000),
     'tenant_id', tenant_id, 'message_id', message_id, 'message_pk', message_pk, 'account_id', account_id,
     'batch_code', batch_code, 'attempt', attempt, 'correlation_id', correlation_id,
-    'data', ${setPresent(setPresent(setPresent(`json(coalesce(payload, '{}'))`, 'reply_code'), 'enhanced_status'), 'text')}) AS BLOB)`;
+    'data', ${setPresent(setPresent(`json_remove(json(coalesce(payload, '{}')), ${PERSONAL_PATHS})`, 'reply_code'), 'enhanced_status')}) AS BLOB)`;
 
 const CURSOR = `(SELECT cursor_seq FROM mirror_state WHERE id = 1)`;
 const OFF = '9223372036854775807';

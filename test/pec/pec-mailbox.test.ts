@@ -237,10 +237,12 @@ describe('PEC receipts from a real Dovecot', () => {
         .sort(),
     );
     expect(onStream.every((event) => event.subject === 'mailproxy.events.acme.message.pec')).toBe(true);
-    expect(onStream.find((event) => event.body.data.pec_event === 'avvenuta-consegna')?.body.data).toMatchObject({
-      recipient: ANN,
+    const onStreamDelivered = onStream.find((event) => event.body.data.pec_event === 'avvenuta-consegna')?.body.data;
+    expect(onStreamDelivered).toMatchObject({
       receipt_id: (delivered?.pec_details as Record<string, unknown>).receipt_id,
     });
+    // The recipient is the client's to know (its report has it), not the stream's (issue 45).
+    expect(onStreamDelivered).not.toHaveProperty('recipient');
 
     const metrics = (await s.fx.admin('GET', '/metrics')).text;
     expect(metrics).toContain(

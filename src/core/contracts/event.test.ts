@@ -26,12 +26,31 @@ describe('the mirrored event', () => {
     expect(eventSubject('mailproxy', row)).toBe('mailproxy.events.acme.message.deferred');
   });
 
-  it("has the contract's fields in their order, the relay's reply folded into data", () => {
+  it("has the contract's fields in their order, the relay's reply codes folded into data, its text left out", () => {
     expect(eventBody(row)).toBe(
-      '{"event_id":"0190-ev","event_type":"message.deferred","event_version":1,"occurred_at":"2026-07-14T10:00:00.250Z","tenant_id":"acme",' +
+      '{"event_id":"0190-ev","event_type":"message.deferred","event_version":2,"occurred_at":"2026-07-14T10:00:00.250Z","tenant_id":"acme",' +
         '"message_id":"inv-1","message_pk":42,"account_id":"main","batch_code":null,"attempt":2,"correlation_id":"req-1",' +
-        '"data":{"next_attempt_ts":1700000060,"reply_code":451,"enhanced_status":"4.7.1","text":"try later"}}',
+        '"data":{"next_attempt_ts":1700000060,"reply_code":451,"enhanced_status":"4.7.1"}}',
     );
+  });
+
+  it('leaves out every field that names a person or quotes one (issue 45)', () => {
+    const payload = JSON.stringify({
+      bounce_type: 'hard',
+      bounce_code: '5.1.1',
+      bounce_reason: '<ann@example.net>: user unknown',
+      recipient: 'ann@example.net',
+      refused: [{ recipient: 'bob@example.org', code: 550 }],
+      address: 'carla@example.net',
+    });
+    const body = eventBody({ ...row, eventType: 'message.bounced', payload, text: 'ann@example.net unknown' });
+    expect(JSON.parse(body).data).toEqual({
+      bounce_type: 'hard',
+      bounce_code: '5.1.1',
+      reply_code: 451,
+      enhanced_status: '4.7.1',
+    });
+    expect(body).not.toMatch(/example\.(net|org)/);
   });
 
   it('has an empty data object for an event without payload or reply', () => {

@@ -10,20 +10,43 @@ export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | '
   `${prefix}.events.${row.tenantId}.${row.eventType}`;
 
 /**
- * The published body: the contract's fields, with the relay's reply folded into `data`. This is
- * the reference: the mirror has SQLite encode the same bytes as it reads a window
- * (store/mirror-store.ts), and test/store/event-body.test.ts holds the two together.
+ * Fields of an event's data that name a person or may quote one (a relay's or a bounce's words):
+ * they stay in the database, where erasure reaches them, and are left out of the published events
+ * (issue 45). An event on the stream carries ids, states and codes.
+ */
+export const PERSONAL_EVENT_FIELDS = [
+  'recipient',
+  'recipients',
+  'address',
+  'refused',
+  'reason',
+  'bounce_reason',
+  'error',
+  'error_detail',
+  'text',
+  'from',
+  'to',
+  'subject',
+] as const;
+
+/** Version 2: personal fields and texts left out of `data` (version 1 carried them). */
+export const PUBLISHED_EVENT_VERSION = 2;
+
+/**
+ * The published body: the contract's fields, with the relay's reply codes folded into `data` and
+ * its personal fields left out. This is the reference: the mirror has SQLite encode the same bytes
+ * as it reads a window (store/mirror-store.ts), and test/store/event-body.test.ts holds the two together.
  */
 export function eventBody(row: OutboxRow): string {
   const data: Record<string, unknown> =
     row.payload === null ? {} : (JSON.parse(row.payload) as Record<string, unknown>);
+  for (const field of PERSONAL_EVENT_FIELDS) delete data[field];
   if (row.replyCode !== null) data.reply_code = row.replyCode;
   if (row.enhancedStatus !== null) data.enhanced_status = row.enhancedStatus;
-  if (row.text !== null) data.text = row.text;
   return JSON.stringify({
     event_id: row.id,
     event_type: row.eventType,
-    event_version: row.eventVersion,
+    event_version: Math.max(row.eventVersion, PUBLISHED_EVENT_VERSION),
     occurred_at: new Date(row.occurredAt).toISOString(),
     tenant_id: row.tenantId,
     message_id: row.messageId,

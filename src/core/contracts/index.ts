@@ -3,6 +3,6 @@ export { viewAccount } from './account.js';
 export type { AccountView } from './account.js';
 export { reportBody } from './delivery-report.js';
 export type { ReportItem } from './delivery-report.js';
-export { eventSubject } from './event.js';
+export { PERSONAL_EVENT_FIELDS, PUBLISHED_EVENT_VERSION, eventSubject } from './event.js';
 export { viewTenant } from './tenant.js';
 export type { TenantView } from './tenant.js';

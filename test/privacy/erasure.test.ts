@@ -1,14 +1,18 @@
 /**
- * Erasure by address against a real daemon, its SQLite file and a real SMTP sink (issue 45):
- * afterwards the database file and its WAL hold no trace of the address, the subject or any
- * 16-byte run of the bodies; a backup taken before holds the bodies only sealed, under keys
+ * Erasure by address against a real daemon, its SQLite file, a real SMTP sink and a real
+ * nats-server for the event mirror (issue 45): afterwards the database file and its WAL, the
+ * event stream read back through the JetStream API, the latest-state KV and the daemon's log hold
+ * no trace of the address, the subject or any 16-byte run of the bodies; a backup taken before holds the bodies only sealed, under keys
  * that no longer exist; the rows keep their final status; a message waiting at erasure is
  * never relayed; another recipient's mail is untouched.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readStream, startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { storedBody } from '../helpers/stored-body.js';
@@ -36,12 +40,14 @@ function tracesIn(path: string, needles: Array<string | Buffer>): string[] {
 describe('erasure by address', () => {
   let fx: QueueFixture;
   let sink: SmtpSink;
+  let nats: NatsPeer;
   let key: string;
   let backup: Buffer;
 
   beforeAll(async () => {
     sink = await startSmtpSink();
-    fx = await startQueueFixture();
+    nats = await startNatsServer();
+    fx = await startQueueFixture({ env: { MAILPROXY_NATS_URL: nats.url } });
     key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', sink, { is_default: true });
     const later = Math.floor((fx.clock.now() + HOUR) / 1000);
@@ -63,6 +69,7 @@ describe('erasure by address', () => {
   afterAll(async () => {
     await fx?.stop();
     await sink?.stop();
+    await nats?.destroy();
     fx?.t.cleanup();
   });
 
@@ -101,6 +108,23 @@ describe('erasure by address', () => {
     expect(runsOf(BODY).some((run) => backup.includes(run))).toBe(false);
     // The daemon's log never carried them.
     expect(fx.t.logLines.filter((line) => needles.some((needle) => line.includes(needle.toString())))).toEqual([]);
+
+    // The event stream, read back through the JetStream API, and the latest-state KV never held them.
+    await expect.poll(async () => (await fx.admin('GET', '/mirror/status')).body.mirror.backlog).toBe(0);
+    const stream = await readStream(nats.url, 'MAILPROXY');
+    expect(stream.some((event) => event.body.event_type === 'message.erased')).toBe(true);
+    const published = JSON.stringify(stream);
+    expect(needles.filter((needle) => published.includes(needle.toString()))).toEqual([]);
+    const nc = await connect({ servers: nats.url });
+    try {
+      const kv = await new Kvm(nc).open('mailproxy_latest');
+      const values: string[] = [];
+      for await (const name of await kv.keys()) values.push(name, (await kv.get(name))?.string() ?? '');
+      expect(values.length).toBeGreaterThan(0);
+      expect(needles.filter((needle) => values.join('\n').includes(needle.toString()))).toEqual([]);
+    } finally {
+      await nc.close();
+    }
   });
 
   it('never relays the message that was waiting at erasure', async () => {

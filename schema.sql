@@ -660,3 +660,18 @@ CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
 -- order they were reported. An entry is written when an outcome is reported and goes when the body
 -- is shredded: intake and delivery write nothing more.
 CREATE INDEX messages_body_kept ON messages (reported_at) WHERE reported_at IS NOT NULL AND body_shredded_at IS NULL;
+
+-- migration: 18
+-- Keys a rotation of the master secret (`mailproxy keys rotate`) keeps, sealed under the
+-- current master like any stored secret (store/kept-keys.ts). `token-digest`: the key the
+-- tenants' API keys are digested with. It was derived from the master, and only the digests
+-- are stored, so it cannot change without invalidating every tenant's key: the first
+-- rotation keeps the old master's here. No row: the current master's own serves.
+CREATE TABLE kept_keys (
+  purpose    TEXT PRIMARY KEY,
+  sealed     TEXT NOT NULL,
+  created_at INTEGER NOT NULL
+) STRICT;
+-- Spools written before bodies were sealed (their parts in clear), for the background
+-- sealer (store/body-sealer.ts) to walk and count, as messages_unsealed for messages.
+CREATE INDEX spools_unsealed ON spools (id) WHERE key_id IS NULL;

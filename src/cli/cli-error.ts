@@ -34,7 +34,9 @@ export type CliErrorCode =
   | 'DAEMON_RUNNING'
   | 'DATABASE_EXISTS'
   /** A local file could not be read or written. */
-  | 'FILE_ERROR';
+  | 'FILE_ERROR'
+  /** keys rotate: the keys given or found do not allow it (no key to rotate, the same key again). */
+  | 'KEYS_REFUSED';
 
 const EXIT_CODES: Record<CliErrorCode, number> = {
   USAGE: EXIT_USAGE,
@@ -50,6 +52,7 @@ const EXIT_CODES: Record<CliErrorCode, number> = {
   DAEMON_RUNNING: EXIT_FAILURE,
   DATABASE_EXISTS: EXIT_FAILURE,
   FILE_ERROR: EXIT_FAILURE,
+  KEYS_REFUSED: EXIT_FAILURE,
 };
 
 export interface CliError {

@@ -2,7 +2,8 @@
 /**
  * The `mailproxy` command: `serve` runs the daemon; the admin verbs talk to a
  * running daemon's HTTP API (command.ts); `backup` and `restore` copy its
- * database. Exit codes follow sysexits (cli-error.ts).
+ * database; `keys rotate` replaces its master key, offline. Exit codes follow
+ * sysexits (cli-error.ts).
  */
 import { readFileSync } from 'node:fs';
 import { mailproxyVersion } from '../runtime/index.js';
@@ -13,6 +14,7 @@ import { backupCommand } from './verbs/backup.js';
 import { configCommand } from './verbs/config-check.js';
 import { eraseCommand } from './verbs/erase.js';
 import { fleetCommand } from './verbs/fleet.js';
+import { keysCommand } from './verbs/keys.js';
 import { messagesCommand } from './verbs/messages.js';
 import { activateCommand, queueCommand, suspendCommand } from './verbs/queue.js';
 import { restoreCommand } from './verbs/restore.js';
@@ -34,6 +36,7 @@ const COMMANDS: readonly Command[] = [
   tokenCommand,
   backupCommand,
   restoreCommand,
+  keysCommand,
   fleetCommand,
 ];
 
@@ -56,6 +59,7 @@ administration (talks to the running daemon's API):
   fleet status|drain           the fleet as this node sees it; drain this node before it leaves
   backup FILE                  a consistent copy of the database, taken while it runs
   restore FILE                 put a backup in place (the daemon stopped)
+  keys rotate [--new-key-file F]  replace the master secret key (the daemon stopped)
 
   bounce parse FILE            print what the bounce parser makes of one message (.eml)
   pec parse FILE               print what the PEC receipt parser makes of one message (.eml)

@@ -3,6 +3,7 @@ import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { listEnvKeys } from './env-overrides.js';
 import { parseConfig } from './parse-config.js';
+import { redactConfig } from './redact.js';
 import { configSchema } from './schema.js';
 
 const problemsOf = (toml: string | null, env: Record<string, string> = {}): string[] => {
@@ -31,6 +32,19 @@ describe('parseConfig', () => {
     });
     expect(result.ok && result.config.http).toMatchObject({ listen: '0.0.0.0:9100', auth_max_failures: 7 });
     expect(result.ok && result.config.data_dir).toBe('/var/lib/mailproxy');
+  });
+
+  it('takes the previous secret keys from a comma-separated variable, and shows none of them', () => {
+    const keys = ['a', 'b'].map((fill) => Buffer.alloc(32, fill).toString('base64'));
+    const result = parseConfig(null, { MAILPROXY_SECURITY_PREVIOUS_SECRET_KEYS: keys.join(',') });
+    expect(result.ok && result.config.security.previous_secret_keys).toEqual(keys);
+    expect(result.ok && redactConfig(result.config).security).toEqual({
+      secret_key: '',
+      previous_secret_keys: ['[redacted]', '[redacted]'],
+    });
+    expect(problemsOf('[security]\nprevious_secret_keys = ["c2hvcnQ="]\n')).toEqual([
+      expect.stringMatching(/^security\.previous_secret_keys\.0: expected 32 random bytes/),
+    ]);
   });
 
   it.each([

@@ -107,6 +107,10 @@ export const configSchema = z
     security: z
       .object({
         secret_key: base64Key32.default(''),
+        // Master keys `mailproxy keys rotate` moved away from, still opening what they sealed meanwhile.
+        previous_secret_keys: z
+          .array(base64Key32.refine((text) => text !== '', { message: 'expected a key, not an empty string' }))
+          .default([]),
       })
       .strict()
       .prefault({}),

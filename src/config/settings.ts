@@ -225,6 +225,7 @@ export function daemonSettings(config: Readonly<Config>) {
     keys: {
       dataDir: config.data_dir,
       secretKey: config.security.secret_key,
+      previousSecretKeys: config.security.previous_secret_keys,
       adminToken: http.admin_token,
       metricsToken: http.metrics_token,
     },

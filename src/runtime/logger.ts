@@ -14,6 +14,7 @@ const SECRET_FIELDS = [
   'metrics_token',
   'metricsToken',
   'secret_key',
+  'previous_secret_keys',
   'client_auth',
   'clientAuth',
   'authorization',

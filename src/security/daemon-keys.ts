@@ -2,20 +2,22 @@
  * The daemon's keys at start: the key material of the data directory (created
  * on the first start, and the operator told where), the secret box it seals
  * stored credentials with, and the API keys' issuer and the admin and metrics
- * token verifiers.
+ * token verifiers. The issuer digests with the key the database keeps once a
+ * rotation replaced the master it was derived from, so it comes second, from
+ * what the store read (`withTokenDigest`).
  */
 import type { Logger, AdminTokenVerifier, ApiKeyIssuer, SecretBox } from '../core/index.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } from './api-keys.js';
 import type { BodySeal } from '../core/message/index.js';
 import { createBodySeal, type KeyEncryptionKey } from './body-seal.js';
-import { loadKeyMaterial } from './key-material.js';
+import { loadKeyMaterial, type MasterSources } from './key-material.js';
 import { createAesGcmSecretBox } from './secret-box.js';
 
 export interface DaemonKeys {
   secrets: SecretBox;
   /** Seals and opens message bodies under their data keys. */
   bodies: BodySeal;
-  /** The keys `bodies` wraps with (the current one first), for the threads that open bodies. */
+  /** The keys `bodies` wraps with (the current one first), for the threads that open them. */
   bodyKeys: KeyEncryptionKey[];
   apiKeys: ApiKeyIssuer;
   admin: AdminTokenVerifier;
@@ -23,10 +25,16 @@ export interface DaemonKeys {
   metrics: AdminTokenVerifier;
 }
 
+/** The keys the store is opened with; the rest follows from the token digest key it keeps, if any. */
+export interface DaemonKeyRing extends Pick<DaemonKeys, 'secrets' | 'bodies' | 'bodyKeys'> {
+  /** `kept`: the API keys' digest key the database keeps (null: none, the current master's serves). */
+  withTokenDigest(kept: Buffer | null): DaemonKeys;
+}
+
 export function openDaemonKeys(
-  settings: { dataDir: string; secretKey: string; adminToken: string; metricsToken: string },
+  settings: MasterSources & { adminToken: string; metricsToken: string },
   log: Logger,
-): DaemonKeys {
+): DaemonKeyRing {
   const keys = loadKeyMaterial(settings);
   if (keys.created.secretKeyFile !== undefined) {
     log.warn(
@@ -40,13 +48,23 @@ export function openDaemonKeys(
       'admin token created: read it from this file and send it as Authorization: Bearer <token>',
     );
   }
-  const apiKeys = createHmacApiKeyIssuer(keys.hashKey);
-  return {
-    secrets: createAesGcmSecretBox(keys.encryptionKey),
+  if (keys.masters.length > 1)
+    log.info({ previous: keys.masters.length - 1 }, 'secret keys a rotation replaced are still held');
+  const ring = {
+    secrets: createAesGcmSecretBox(keys.encryptionKeys),
     bodies: createBodySeal(keys.bodyKeys),
     bodyKeys: keys.bodyKeys,
-    apiKeys,
-    admin: createAdminTokenVerifier(keys.adminToken, apiKeys),
-    metrics: createMetricsTokenVerifier(settings.metricsToken, apiKeys),
+  };
+  return {
+    ...ring,
+    withTokenDigest(kept) {
+      const apiKeys = createHmacApiKeyIssuer(kept ?? keys.hashKey);
+      return {
+        ...ring,
+        apiKeys,
+        admin: createAdminTokenVerifier(keys.adminToken, apiKeys),
+        metrics: createMetricsTokenVerifier(settings.metricsToken, apiKeys),
+      };
+    },
   };
 }

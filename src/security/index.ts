@@ -2,6 +2,14 @@
 export { openDaemonKeys } from './daemon-keys.js';
 export type { DaemonKeys } from './daemon-keys.js';
 export { ADMIN_TOKEN_FILE, SECRET_KEY_FILE } from './key-material.js';
+export { NEXT_KEY_FILE, PREVIOUS_KEYS_FILE } from './key-files.js';
+export {
+  beginConfiguredRotation,
+  beginFileRotation,
+  finishFileRotation,
+  readKeyFile,
+  type RotationStart,
+} from './key-rotation.js';
 export { SIGNATURE_HEADER, newSigningSecret, signReport } from './report-signature.js';
 export { createBodySeal } from './body-seal.js';
 export type { KeyEncryptionKey } from './body-seal.js';

@@ -26,6 +26,17 @@ describe('AES-256-GCM secret box', () => {
     expect(() => createAesGcmSecretBox(randomBytes(32)).open(sealed, 'account:t/a:password')).toThrow();
     expect(() => box.open('garbage', 'x')).toThrow('unknown format');
   });
+
+  it('seals under the first key of its ring and opens under any, as a key rotation needs', () => {
+    const [older, newer] = [randomBytes(32), randomBytes(32)];
+    const before = createAesGcmSecretBox(older).seal('kept', 'ctx');
+    const ring = createAesGcmSecretBox([newer, older]);
+    expect(ring.open(before, 'ctx')).toBe('kept');
+    const after = ring.seal('kept', 'ctx');
+    expect(createAesGcmSecretBox(newer).open(after, 'ctx')).toBe('kept');
+    expect(() => createAesGcmSecretBox(older).open(after, 'ctx')).toThrow();
+    expect(() => ring.open(before, 'another context')).toThrow();
+  });
 });
 
 describe('API keys and the admin token', () => {

@@ -44,6 +44,14 @@ const passwordContext = (tenantId: string, id: string): string => `account:${ten
 const imapPasswordContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:imap_password`;
 const providerContext = (tenantId: string, id: string): string => `account:${tenantId}/${id}:provider_webhook`;
 
+type Keyed = { tenant_id: string; id: string };
+/** Each sealed column and the context its values are sealed under (a key rotation reseals them). */
+export const ACCOUNT_SEALED_COLUMNS = [
+  { column: 'password_sealed', context: (row: Keyed) => passwordContext(row.tenant_id, row.id) },
+  { column: 'imap_password_sealed', context: (row: Keyed) => imapPasswordContext(row.tenant_id, row.id) },
+  { column: 'provider_webhook_sealed', context: (row: Keyed) => providerContext(row.tenant_id, row.id) },
+] as const;
+
 /** The mailbox's columns (a PEC or bounce mailbox of the account), its password sealed under a context of its own. */
 function createMailboxColumns(secrets: SecretBox) {
   /** The row's mailbox columns are all set (host, port, mode, folder) or all null (migration 11 leaves them null). */

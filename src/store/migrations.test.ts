@@ -26,6 +26,7 @@ describe('schema migrations', () => {
       'fleet_claim_cursor',
       'fleet_claims',
       'inbox',
+      'kept_keys',
       'messages',
       'messages_fts',
       'messages_fts_config',

@@ -21,6 +21,8 @@ import type { MirrorStore, InboxStore } from '../core/events/index.js';
 import type { ConfigRows, ClaimIndex, SpoolRows, MessageTransferStore } from '../core/fleet/index.js';
 import type { ReportStore } from '../core/report/index.js';
 import { createSqliteAccountRepository } from './account-repository.js';
+import { createSqliteBodySealer, type BodySealer } from './body-sealer.js';
+import { readTokenDigestKey } from './kept-keys.js';
 import { takeSnapshot, type DatabaseSnapshot } from './backup.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
@@ -56,6 +58,7 @@ import { createSqliteSpoolRows } from './spool-rows.js';
 export { checkDatabaseFile, removeAbandonedSnapshots, type DatabaseSnapshot } from './backup.js';
 export { restoreDatabase, syncFile } from './restore.js';
 export type { StoreWriteStatus } from './write-health.js';
+export type { BodySealer } from './body-sealer.js';
 
 export interface SqliteStore extends AdminStore {
   queue: MessageQueue;
@@ -84,6 +87,10 @@ export interface SqliteStore extends AdminStore {
   transfer: MessageTransferStore;
   /** Erasure of personal data: tombstones and shredded keys (message-erasure.ts). */
   erasure: ErasureStore;
+  /** Seals the bodies an earlier version stored in clear, a batch at a time (body-sealer.ts). */
+  bodySealer: BodySealer;
+  /** The key tenants' API keys are digested with, when a key rotation kept it (kept-keys.ts); null: none kept. */
+  tokenDigestKey(): Buffer | null;
   /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
   configRows(deps: ConfigRowsDeps): ConfigRows;
   /** Fleet mode's index of the fleet's claims on client ids (claim-index.ts): made when asked, as configRows. */
@@ -147,6 +154,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       guard,
       options.bodies,
     ),
+    bodySealer: guard(createSqliteBodySealer(db, options.bodies)),
+    tokenDigestKey: () => readTokenDigestKey(db, options.secrets),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     configRows: (deps) => createSqliteConfigRows(db, deps),

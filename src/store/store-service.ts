@@ -13,6 +13,7 @@ import {
   createWorkerPool,
   workerScript,
 } from '../runtime/index.js';
+import { createBodySealerLoop } from './body-sealer.js';
 import type { CheckpointResult, CheckpointTask } from './checkpointer.js';
 import { lockDataDir } from './data-dir-lock.js';
 import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from './sqlite-store.js';
@@ -39,7 +40,9 @@ export interface StoreService {
   retention: PeriodicLoop;
   /** Brings the full-text index of messages up to date (GET /messages?q=). */
   searchIndex: PeriodicLoop;
-  /** Retention and the search index, stopped with the other loops. */
+  /** Seals the bodies an earlier version stored in clear, in the background. */
+  bodySealer: PeriodicLoop;
+  /** Retention, the search index and the body sealer, stopped with the other loops. */
   loops: Service;
 }
 
@@ -76,6 +79,22 @@ function startCheckpointer(path: string, log: Logger): { stop(): Promise<void> }
       await pool.close('close');
     },
   };
+}
+
+function createSearchIndexLoop(store: SqliteStore, log: Logger): PeriodicLoop {
+  return createPeriodicLoop({
+    name: 'search-index',
+    intervalMs: SEARCH_INDEX_INTERVAL_MS,
+    log,
+    run: () => {
+      // Batches of a bounded size, so that intake never waits long on the writer; a long backlog takes several ticks.
+      for (
+        let batch = 0;
+        batch < SEARCH_INDEX_BATCHES && store.search.index(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH;
+        batch += 1
+      );
+    },
+  });
 }
 
 export function openStoreService(
@@ -115,33 +134,24 @@ export function openStoreService(
     log,
     run: () => runRetention(store, settings.retention, clock.now(), log),
   });
-  const searchIndex = createPeriodicLoop({
-    name: 'search-index',
-    intervalMs: SEARCH_INDEX_INTERVAL_MS,
-    log,
-    run: () => {
-      // Batches of a bounded size, so that intake never waits long on the writer; a long backlog takes several ticks.
-      for (
-        let batch = 0;
-        batch < SEARCH_INDEX_BATCHES && store.search.index(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH;
-        batch += 1
-      );
-    },
-  });
+  const searchIndex = createSearchIndexLoop(store, log);
+  const bodySealer = createBodySealerLoop(store.bodySealer, { clock, log: log.child({ component: 'store' }) });
   let closed = false;
   return {
     store,
     retention,
     searchIndex,
+    bodySealer,
     // Periodic store work: nothing of theirs is worth waiting for past their current run.
     loops: {
       name: 'store-loops',
       start: () => {
         retention.start();
         searchIndex.start();
+        bodySealer.start();
       },
       stop: async () => {
-        await Promise.all([retention.stop(), searchIndex.stop()]);
+        await Promise.all([retention.stop(), searchIndex.stop(), bodySealer.stop()]);
       },
     },
     service: {

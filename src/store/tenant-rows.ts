@@ -20,11 +20,17 @@ export interface TenantRow {
 export const TENANT_COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
   client_signing_secret_sealed, active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
 
+const authContext = (id: string): string => `tenant:${id}:client_auth`;
+const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
+
+/** Each sealed column and the context its values are sealed under (a key rotation reseals them). */
+export const TENANT_SEALED_COLUMNS = [
+  { column: 'client_auth_sealed', context: (row: { id: string }) => authContext(row.id) },
+  { column: 'client_signing_secret_sealed', context: (row: { id: string }) => signingContext(row.id) },
+] as const;
+
 /** Client credentials are sealed under the tenant's id: a sealed value copied to another tenant does not open. */
 export function createTenantRowMapper(secrets: SecretBox) {
-  const authContext = (id: string): string => `tenant:${id}:client_auth`;
-  const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
-
   const toTenant = (row: TenantRow): Tenant => ({
     id: row.id,
     name: row.name,

@@ -10,7 +10,11 @@ import type { SyncStatus } from '../../core/report/index.js';
 
 export interface HealthSources {
   dispatcherRunning: () => boolean;
-  store: { writeStatus(): unknown };
+  store: {
+    writeStatus(): object;
+    /** Bodies an earlier version stored in clear that the background sealer has yet to seal. */
+    bodySealer: { remaining(): { messages: number; spools: number; pecReceipts: number } };
+  };
   relays: () => Promise<RelayConnections[]>;
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];
@@ -29,7 +33,7 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
     return {
       dispatcher: { running: sources.dispatcherRunning() },
       // A full or locked database shows here, not only as refused intake.
-      store: sources.store.writeStatus(),
+      store: { ...sources.store.writeStatus(), bodies: unsealedBodies(sources.store.bodySealer.remaining()) },
       // The relay pools: connections open to each account's relay and those carrying a message now.
       relays: {
         open: relays.reduce((sum, pool) => sum + pool.open, 0),
@@ -53,6 +57,11 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
     };
   };
 }
+
+/** The background sealer's progress: bodies still in clear (0 once an older database is all sealed). */
+const unsealedBodies = (remaining: { messages: number; spools: number; pecReceipts: number }) => ({
+  unsealed: remaining.messages + remaining.spools + remaining.pecReceipts,
+});
 
 /** Only a fleet node has a `fleet` part: a single node's answer is as it always was. */
 export const fleetPart = (view: FleetView | null): { fleet?: FleetView } => (view === null ? {} : { fleet: view });

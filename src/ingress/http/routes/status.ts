@@ -28,7 +28,7 @@ export const STATUS_ROUTES = {
     tag: 'Messages',
     summary: 'The queue at a glance',
     description:
-      "Waiting messages (`queued`, `deferred`, `sending`, `suspended`) in total, by status, priority, tenant and account, and `oldest_due`. The admin also gets `dispatcher`, `store` (writes refused or not, the last refusal, size against the cap), `threads`, `reports`, `bounce` and `mirror`; a tenant key its own tenant's queue only.",
+      "Waiting messages (`queued`, `deferred`, `sending`, `suspended`) in total, by status, priority, tenant and account, and `oldest_due`. The admin also gets `dispatcher`, `store` (writes refused or not, the last refusal, size against the cap, bodies still to be sealed), `threads`, `reports`, `bounce` and `mirror`; a tenant key its own tenant's queue only.",
     access: 'tenant',
     query: tenantScopeQuery,
     responses: { 200: json("the queue, for the admin with the loops' health beside it", statusAnswer) },

@@ -1,0 +1,220 @@
+/**
+ * Seals, in the background, the bodies a mailproxy from before migration 17 stored
+ * in clear: a message's `payload` (an HTTP submission's JSON) or `raw` (SMTP bytes),
+ * the parts of a spool without a key, a PEC receipt's `raw`. Each body gets a data
+ * key of its own, as if it had arrived today. A batch is one transaction, run with
+ * secure_delete ON so that the pages the clear bytes leave are zeroed, not left
+ * free with the bytes in them. Resumable by construction: what remains is what the
+ * partial indexes list (messages_unsealed, spools_unsealed, pec_receipts_unsealed),
+ * so a stop between batches loses nothing and repeats nothing. Copies the earlier
+ * version left in free space (it zeroed nothing it deleted) are beyond a row's reach:
+ * an offline VACUUM removes them (README, "Existing databases").
+ */
+import type { Clock, Logger } from '../core/index.js';
+import type { BodySeal } from '../core/message/index.js';
+import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
+import { transactionRunner, type SqliteDatabase } from './database.js';
+
+/**
+ * A batch is small and a tick a few batches, the event loop given back between them: the
+ * writer is intake's too, and a batch holds it (and the event loop) while it runs. 100 bodies
+ * of 2 KB take about 10 ms on a small machine; a tick seals up to 2,000, twice a second.
+ */
+const BATCH = { rows: 100, bytes: 1024 * 1024 };
+const BATCHES_PER_TICK = 20;
+const INTERVAL_MS = 500;
+
+/** Bodies still in clear, by where they are kept. */
+export interface UnsealedBodies {
+  messages: number;
+  spools: number;
+  pecReceipts: number;
+}
+
+export interface BodySealer {
+  /** What remains in clear, counted from the partial indexes alone. */
+  remaining(): UnsealedBodies;
+  /** Seals up to `rows` bodies, stopping early past about `bytes`, in one transaction; answers how many. */
+  sealBatch(limits: { rows: number; bytes: number }, now: number): number;
+  /** Once all are sealed: the WAL truncated, so that no frame of it keeps a page from before. */
+  scrub(): void;
+}
+
+// INDEXED BY: the walk and the counts read the partial indexes, or fail loudly if they cannot.
+const UNSEALED_MESSAGE = `FROM messages INDEXED BY messages_unsealed WHERE payload IS NOT NULL OR raw IS NOT NULL`;
+/** A spool no message names is an abandoned transfer, removed by the sweep: it is not sealed. */
+const UNSEALED_SPOOL = `FROM spools INDEXED BY spools_unsealed WHERE key_id IS NULL
+  AND EXISTS (SELECT 1 FROM messages WHERE messages.spool_id = spools.id)`;
+const UNSEALED_RECEIPT = `FROM pec_receipts INDEXED BY pec_receipts_unsealed WHERE key_id IS NULL AND length(raw) > 0`;
+
+type Budget = { rows: number; bytes: number };
+
+/** Writes a body's new data key and answers its id and the body sealed under it, part by part. */
+function createKeyWriter(db: SqliteDatabase, seal: BodySeal) {
+  const insertKey = db.prepare<[string, Uint8Array, number]>(
+    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
+  );
+  return (tenantId: string, now: number) => {
+    const key = seal.newKey(tenantId);
+    const keyId = Number(insertKey.run(tenantId, key.wrapped, now).lastInsertRowid);
+    return { keyId, seal: (part: number, bytes: Uint8Array) => seal.seal(key, tenantId, part, bytes) };
+  };
+}
+
+function createMessageSealing(db: SqliteDatabase, newKey: ReturnType<typeof createKeyWriter>) {
+  const next = db.prepare<[number], number>(`SELECT pk ${UNSEALED_MESSAGE} ORDER BY pk LIMIT ?`).pluck();
+  const read = db.prepare<[number], { tenant_id: string; payload: string | null; raw: Buffer | null }>(
+    `SELECT tenant_id, payload, raw FROM messages WHERE pk = ?`,
+  );
+  const update = db.prepare<[Buffer, number, number]>(
+    `UPDATE messages SET body = ?, key_id = ?, payload = NULL, raw = NULL WHERE pk = ?`,
+  );
+  return (budget: Budget, now: number): number => {
+    let sealed = 0;
+    for (const pk of next.all(budget.rows)) {
+      const row = read.get(pk);
+      if (row === undefined) continue;
+      // The same bytes a new message's body would be sealed from (message-enqueue.ts).
+      const bytes = row.raw ?? Buffer.from(row.payload ?? '', 'utf8');
+      const key = newKey(row.tenant_id, now);
+      update.run(key.seal(0, bytes), key.keyId, pk);
+      sealed += 1;
+      budget.rows -= 1;
+      budget.bytes -= bytes.length;
+      if (budget.bytes <= 0) break;
+    }
+    return sealed;
+  };
+}
+
+/** A spool's parts, each sealed under the spool's new key with its place in the body as associated data. */
+function createSpoolSealing(db: SqliteDatabase, newKey: ReturnType<typeof createKeyWriter>) {
+  const next = db.prepare<[number], { id: number; tenant_id: string }>(
+    `SELECT id, (SELECT tenant_id FROM messages WHERE messages.spool_id = spools.id) AS tenant_id
+     ${UNSEALED_SPOOL} ORDER BY id LIMIT ?`,
+  );
+  const partIds = db.prepare<[number], number>(`SELECT id FROM spool_parts WHERE spool_id = ? ORDER BY seq`).pluck();
+  const part = db.prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE id = ?`).pluck();
+  const updatePart = db.prepare<[Buffer, number]>(`UPDATE spool_parts SET bytes = ? WHERE id = ?`);
+  const updateSpool = db.prepare<[number, number]>(`UPDATE spools SET key_id = ? WHERE id = ?`);
+  return (budget: Budget, now: number): number => {
+    let sealed = 0;
+    for (const spool of next.all(budget.rows)) {
+      const key = newKey(spool.tenant_id, now);
+      // Parts are read one at a time: a spooled body is a large one.
+      partIds.all(spool.id).forEach((id, index) => {
+        const bytes = part.get(id) ?? Buffer.alloc(0);
+        updatePart.run(key.seal(index, bytes), id);
+        budget.bytes -= bytes.length;
+      });
+      updateSpool.run(key.keyId, spool.id);
+      sealed += 1;
+      budget.rows -= 1;
+      if (budget.bytes <= 0) break;
+    }
+    return sealed;
+  };
+}
+
+function createReceiptSealing(db: SqliteDatabase, newKey: ReturnType<typeof createKeyWriter>) {
+  const next = db.prepare<[number], number>(`SELECT seq ${UNSEALED_RECEIPT} ORDER BY seq LIMIT ?`).pluck();
+  const read = db.prepare<[number], { tenant_id: string; raw: Buffer }>(
+    `SELECT tenant_id, raw FROM pec_receipts WHERE seq = ?`,
+  );
+  const update = db.prepare<[Buffer, number, number]>(`UPDATE pec_receipts SET raw = ?, key_id = ? WHERE seq = ?`);
+  return (budget: Budget, now: number): number => {
+    let sealed = 0;
+    for (const seq of next.all(budget.rows)) {
+      const row = read.get(seq);
+      if (row === undefined) continue;
+      const key = newKey(row.tenant_id, now);
+      update.run(key.seal(0, row.raw), key.keyId, seq);
+      sealed += 1;
+      budget.rows -= 1;
+      budget.bytes -= row.raw.length;
+      if (budget.bytes <= 0) break;
+    }
+    return sealed;
+  };
+}
+
+export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): BodySealer {
+  const count = (from: string) => db.prepare<[], number>(`SELECT count(*) ${from}`).pluck();
+  const counts = {
+    messages: count(UNSEALED_MESSAGE),
+    spools: count(UNSEALED_SPOOL),
+    pecReceipts: count(UNSEALED_RECEIPT),
+  };
+  const newKey = createKeyWriter(db, seal);
+  const kinds = [createMessageSealing(db, newKey), createSpoolSealing(db, newKey), createReceiptSealing(db, newKey)];
+  const run = transactionRunner(db);
+  const batch = (limits: Budget, now: number): number => {
+    const budget = { ...limits };
+    let sealed = 0;
+    for (const kind of kinds) {
+      if (budget.rows <= 0 || budget.bytes <= 0) break;
+      sealed += kind(budget, now);
+    }
+    return sealed;
+  };
+  return {
+    remaining: () => ({
+      messages: counts.messages.get() ?? 0,
+      spools: counts.spools.get() ?? 0,
+      pecReceipts: counts.pecReceipts.get() ?? 0,
+    }),
+    sealBatch(limits, now) {
+      // Whole freed pages (a large body's overflow pages) are zeroed too, not only freed cells (database.ts runs with FAST).
+      const before = db.pragma('secure_delete', { simple: true }) as number;
+      db.pragma('secure_delete = ON');
+      try {
+        return run(() => batch(limits, now), 'immediate');
+      } finally {
+        db.pragma(`secure_delete = ${before}`);
+      }
+    },
+    scrub() {
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    },
+  };
+}
+
+const total = (counts: UnsealedBodies): number => counts.messages + counts.spools + counts.pecReceipts;
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/**
+ * The sealer's loop (store-service.ts runs it with the store's other loops). It says once
+ * when it starts, with what there is, and once when all is sealed; a store with nothing in
+ * clear costs a tick three counts on empty indexes.
+ */
+export function createBodySealerLoop(sealer: BodySealer, deps: { clock: Clock; log: Logger }): PeriodicLoop {
+  const { clock, log } = deps;
+  let sealing = false;
+  let sealed = 0;
+  return createPeriodicLoop({
+    name: 'body-sealer',
+    intervalMs: INTERVAL_MS,
+    clock,
+    log,
+    run: async () => {
+      if (!sealing) {
+        const remaining = sealer.remaining();
+        if (total(remaining) === 0) return;
+        log.info({ ...remaining }, 'sealing the bodies stored in clear by an earlier version, in the background');
+        sealing = true;
+        sealed = 0;
+      }
+      for (let batch = 0; batch < BATCHES_PER_TICK; batch += 1) {
+        const done = sealer.sealBatch(BATCH, clock.now());
+        sealed += done;
+        if (done === 0) {
+          sealer.scrub();
+          log.info({ sealed }, 'every body stored in clear is sealed now');
+          sealing = false;
+          return;
+        }
+        await nextTurn();
+      }
+    },
+  });
+}

@@ -14,6 +14,7 @@ import type { Clock, Logger } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
+import { newDataKeys } from './stored-body.js';
 
 /**
  * A batch is small and a tick a few batches, the event loop given back between them: the
@@ -49,19 +50,9 @@ const UNSEALED_RECEIPT = `FROM pec_receipts INDEXED BY pec_receipts_unsealed WHE
 
 type Budget = { rows: number; bytes: number };
 
-/** Writes a body's new data key and answers its id and the body sealed under it, part by part. */
-function createKeyWriter(db: SqliteDatabase, seal: BodySeal) {
-  const insertKey = db.prepare<[string, Uint8Array, number]>(
-    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
-  );
-  return (tenantId: string, now: number) => {
-    const key = seal.newKey(tenantId);
-    const keyId = Number(insertKey.run(tenantId, key.wrapped, now).lastInsertRowid);
-    return { keyId, seal: (part: number, bytes: Uint8Array) => seal.seal(key, tenantId, part, bytes) };
-  };
-}
+type KeyWriter = ReturnType<typeof newDataKeys>;
 
-function createMessageSealing(db: SqliteDatabase, newKey: ReturnType<typeof createKeyWriter>) {
+function createMessageSealing(db: SqliteDatabase, newKey: KeyWriter) {
   const next = db.prepare<[number], number>(`SELECT pk ${UNSEALED_MESSAGE} ORDER BY pk LIMIT ?`).pluck();
   const read = db.prepare<[number], { tenant_id: string; payload: string | null; raw: Buffer | null }>(
     `SELECT tenant_id, payload, raw FROM messages WHERE pk = ?`,
@@ -88,7 +79,7 @@ function createMessageSealing(db: SqliteDatabase, newKey: ReturnType<typeof crea
 }
 
 /** A spool's parts, each sealed under the spool's new key with its place in the body as associated data. */
-function createSpoolSealing(db: SqliteDatabase, newKey: ReturnType<typeof createKeyWriter>) {
+function createSpoolSealing(db: SqliteDatabase, newKey: KeyWriter) {
   const next = db.prepare<[number], { id: number; tenant_id: string }>(
     `SELECT id, (SELECT tenant_id FROM messages WHERE messages.spool_id = spools.id) AS tenant_id
      ${UNSEALED_SPOOL} ORDER BY id LIMIT ?`,
@@ -116,7 +107,7 @@ function createSpoolSealing(db: SqliteDatabase, newKey: ReturnType<typeof create
   };
 }
 
-function createReceiptSealing(db: SqliteDatabase, newKey: ReturnType<typeof createKeyWriter>) {
+function createReceiptSealing(db: SqliteDatabase, newKey: KeyWriter) {
   const next = db.prepare<[number], number>(`SELECT seq ${UNSEALED_RECEIPT} ORDER BY seq LIMIT ?`).pluck();
   const read = db.prepare<[number], { tenant_id: string; raw: Buffer }>(
     `SELECT tenant_id, raw FROM pec_receipts WHERE seq = ?`,
@@ -145,7 +136,7 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): Body
     spools: count(UNSEALED_SPOOL),
     pecReceipts: count(UNSEALED_RECEIPT),
   };
-  const newKey = createKeyWriter(db, seal);
+  const newKey = newDataKeys(db, seal);
   const kinds = [createMessageSealing(db, newKey), createSpoolSealing(db, newKey), createReceiptSealing(db, newKey)];
   const run = transactionRunner(db);
   const batch = (limits: Budget, now: number): number => {

@@ -6,6 +6,7 @@
  */
 import type { BodySeal, MessageContent, NewMessage, EnqueueResult } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
+import { newDataKeys } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 import type { SpoolKeys } from './spool.js';
 
@@ -122,14 +123,11 @@ export interface BodySealing {
 }
 
 export function createBodySealing(db: SqliteDatabase, seal: BodySeal, spoolKeys: SpoolKeys): BodySealing {
-  const insertKey = db.prepare<[string, Uint8Array, number]>(
-    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
-  );
+  const newKey = newDataKeys(db, seal);
   const deleteKey = db.prepare<[number]>(`DELETE FROM data_keys WHERE id = ?`);
   const sealed = (tenantId: string, bytes: Uint8Array, now: number): [Buffer, number] => {
-    const key = seal.newKey(tenantId);
-    const keyId = Number(insertKey.run(tenantId, key.wrapped, now).lastInsertRowid);
-    return [seal.seal(key, tenantId, 0, bytes), keyId];
+    const key = newKey(tenantId, now);
+    return [key.seal(0, bytes), key.keyId];
   };
   return {
     store(tenantId, content, now) {

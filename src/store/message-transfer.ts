@@ -7,7 +7,7 @@ import { AppError } from '../core/index.js';
 import type { MessageTransferStore, SealedTransfer, StoredTransfer } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
-import { keyOf, spoolReader } from './stored-body.js';
+import { dataKeyWriter, keyOf, spoolReader } from './stored-body.js';
 
 /** A message row as a transfer reads it (TRANSFER_COLUMNS). */
 export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk' | 'sealed'> {
@@ -58,15 +58,13 @@ export function transferReader(db: SqliteDatabase): (row: TransferRow) => Stored
 
 /** Writes an adopted message's sealed body: its key, and a spool when it travelled in parts. */
 function sealedBodyWriter(db: SqliteDatabase) {
-  const insertKey = db.prepare<[string, Buffer, number]>(
-    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
-  );
+  const storeKey = dataKeyWriter(db);
   const insertSpool = db.prepare<[number, number]>(`INSERT INTO spools (created_at, key_id) VALUES (?, ?)`);
   const insertPart = db.prepare<[number, number, Buffer]>(
     `INSERT INTO spool_parts (spool_id, seq, bytes) VALUES (?, ?, ?)`,
   );
   return (tenantId: string, sealed: SealedTransfer, now: number) => {
-    const keyId = Number(insertKey.run(tenantId, Buffer.from(sealed.key, 'base64'), now).lastInsertRowid);
+    const keyId = storeKey(tenantId, Buffer.from(sealed.key, 'base64'), now);
     const parts = sealed.parts.map((part) => Buffer.from(part, 'base64'));
     if (parts.length === 1) return { body: parts[0], key_id: keyId, spool_id: null };
     const spoolId = Number(insertSpool.run(now, keyId).lastInsertRowid);

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
 import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
+import { newDataKeys } from './stored-body.js';
 import { createCandidateLookup, MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
@@ -79,15 +80,10 @@ function receiptParams(
  * a receipt outlives its message, and is erased with it or with its recipient.
  */
 function receiptSealer(db: SqliteDatabase, seal: BodySeal) {
-  const insertKey = db.prepare<[string, Uint8Array, number]>(
-    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
-  );
+  const newKey = newDataKeys(db, seal);
   return (receipt: NonNullable<PecSettlement['receipt']>, at: number) => {
-    const key = seal.newKey(receipt.tenantId);
-    return {
-      key_id: Number(insertKey.run(receipt.tenantId, key.wrapped, at).lastInsertRowid),
-      raw: seal.seal(key, receipt.tenantId, 0, receipt.raw),
-    };
+    const key = newKey(receipt.tenantId, at);
+    return { key_id: key.keyId, raw: key.seal(0, receipt.raw) };
   };
 }
 

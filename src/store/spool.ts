@@ -7,8 +7,9 @@
  * under it as it arrives: the key in clear lives only in memory here until the
  * message takes the spool (or it is discarded), never on disk.
  */
-import type { BodySeal, DataKey, MessageSpool } from '../core/message/index.js';
+import type { BodySeal, MessageSpool } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
+import { newDataKeys, type NewDataKey } from './stored-body.js';
 
 /** The data keys of spools being written, in clear until their message takes them. */
 export interface SpoolKeys {
@@ -17,9 +18,7 @@ export interface SpoolKeys {
 }
 
 export function createSqliteSpool(db: SqliteDatabase, seal: BodySeal): MessageSpool & SpoolKeys {
-  const insertKey = db.prepare<[string, Uint8Array, number]>(
-    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
-  );
+  const newKey = newDataKeys(db, seal);
   const insertSpool = db.prepare<[number, number]>(`INSERT INTO spools (created_at, key_id) VALUES (?, ?)`);
   const insertPart = db.prepare<[number, number, Buffer]>(
     `INSERT INTO spool_parts (spool_id, seq, bytes) VALUES (?, ?, ?)`,
@@ -31,22 +30,21 @@ export function createSqliteSpool(db: SqliteDatabase, seal: BodySeal): MessageSp
   const orphans = db.prepare<[number]>(
     `DELETE FROM spools WHERE created_at < ? AND NOT EXISTS (SELECT 1 FROM messages WHERE spool_id = spools.id)`,
   );
-  const open = new Map<number, { tenantId: string; key: DataKey; at: number }>();
+  const open = new Map<number, { key: NewDataKey; at: number }>();
 
   return {
     open: (now, tenantId) => {
-      const key = seal.newKey(tenantId);
-      const spoolId = db.transaction(() => {
-        const keyId = Number(insertKey.run(tenantId, key.wrapped, now).lastInsertRowid);
-        return Number(insertSpool.run(now, keyId).lastInsertRowid);
+      const { key, spoolId } = db.transaction(() => {
+        const made = newKey(tenantId, now);
+        return { key: made, spoolId: Number(insertSpool.run(now, made.keyId).lastInsertRowid) };
       })();
-      open.set(spoolId, { tenantId, key, at: now });
+      open.set(spoolId, { key, at: now });
       return spoolId;
     },
     append: (spoolId, seq, bytes) => {
       const spool = open.get(spoolId);
       if (spool === undefined) throw new Error(`spool ${spoolId} is not open for writing`);
-      insertPart.run(spoolId, seq, seal.seal(spool.key, spool.tenantId, seq, bytes));
+      insertPart.run(spoolId, seq, spool.key.seal(seq, bytes));
     },
     taken: (spoolId) => {
       open.delete(spoolId);

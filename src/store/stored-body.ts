@@ -35,3 +35,26 @@ export function openStored(
   if (stored.key.length === 0) return null;
   return seal.open({ tenantId, key: stored.key, parts: stored.parts });
 }
+
+/** Stores a wrapped data key of `tenantId` (migration 17); answers its id. */
+export function dataKeyWriter(db: SqliteDatabase): (tenantId: string, wrapped: Uint8Array, now: number) => number {
+  const insert = db.prepare<[string, Uint8Array, number]>(
+    `INSERT INTO data_keys (tenant_id, wrapped, created_at) VALUES (?, ?, ?)`,
+  );
+  return (tenantId, wrapped, now) => Number(insert.run(tenantId, wrapped, now).lastInsertRowid);
+}
+
+/** A body's data key, new and stored: its id, and its body's parts sealed under it. */
+export interface NewDataKey {
+  keyId: number;
+  seal(part: number, bytes: Uint8Array): Buffer;
+}
+
+/** Makes a new data key for a body of `tenantId` and stores it wrapped; the key in clear stays in the answer's closure. */
+export function newDataKeys(db: SqliteDatabase, seal: BodySeal): (tenantId: string, now: number) => NewDataKey {
+  const store = dataKeyWriter(db);
+  return (tenantId, now) => {
+    const key = seal.newKey(tenantId);
+    return { keyId: store(tenantId, key.wrapped, now), seal: (part, bytes) => seal.seal(key, tenantId, part, bytes) };
+  };
+}

@@ -9,7 +9,10 @@ import { transactionRunner, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 export interface MessageBounceWriter {
-  /** Inside the caller's transaction; false when the message is gone or a soft bounce met a hard one. */
+  /**
+   * Inside the caller's transaction; false when the message is gone or erased (a bounce must not
+   * bring back what an erasure took), or a soft bounce met a hard one.
+   */
   bounce(bounce: BounceRecord): boolean;
   complaint(complaint: ComplaintRecord): boolean;
 }
@@ -19,10 +22,11 @@ export function createMessageBounceWriter(db: SqliteDatabase, writeEvent: Messag
   // A soft bounce (a delay notice) arriving after a hard one does not undo it.
   const bounce = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
     SET bounce_type = @type, bounce_code = @code, bounce_reason = @reason, bounce_at = @at, bounce_reported_at = NULL, updated_at = @at
-    WHERE tenant_id = @tenant AND id = @id AND NOT (@type = 'soft' AND bounce_type IS 'hard') RETURNING ${IDENTITY_COLUMNS}`);
+    WHERE tenant_id = @tenant AND id = @id AND erased_at IS NULL AND NOT (@type = 'soft' AND bounce_type IS 'hard')
+    RETURNING ${IDENTITY_COLUMNS}`);
   const complaint = db.prepare<Record<string, unknown>, IdentityRow>(`UPDATE messages
     SET complained_at = @at, complaint_type = @type, updated_at = @at
-    WHERE tenant_id = @tenant AND id = @id RETURNING ${IDENTITY_COLUMNS}`);
+    WHERE tenant_id = @tenant AND id = @id AND erased_at IS NULL RETURNING ${IDENTITY_COLUMNS}`);
   return {
     bounce(record) {
       const row = bounce.get({

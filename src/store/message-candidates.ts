@@ -35,9 +35,10 @@ export function createCandidateLookup(db: SqliteDatabase): CandidateLookup {
     Record<string, unknown>,
     CandidateRow
   >(`SELECT m.tenant_id, m.pk, m.id, m.rcpt_to FROM tenants t
-    JOIN messages m ON m.tenant_id = t.id AND m.id = @value WHERE @tenant IS NULL OR t.id = @tenant LIMIT ${MAX_CANDIDATES}`);
+    JOIN messages m ON m.tenant_id = t.id AND m.id = @value AND m.erased_at IS NULL WHERE @tenant IS NULL OR t.id = @tenant
+    LIMIT ${MAX_CANDIDATES}`);
   const byPk = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
-    WHERE pk = @value AND (@tenant IS NULL OR tenant_id = @tenant)`);
+    WHERE pk = @value AND erased_at IS NULL AND (@tenant IS NULL OR tenant_id = @tenant)`);
   const byMessageId = db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
     WHERE message_id_header = @value AND (@tenant IS NULL OR tenant_id = @tenant) LIMIT ${MAX_CANDIDATES}`);
   return (by, value, tenantId) =>

@@ -17,7 +17,7 @@ const SCRUBBED_PAYLOAD = `CASE WHEN payload IS NULL THEN NULL
 
 const MATCHING = {
   messages: `tenant_id = @tenant AND id IN (SELECT value FROM json_each(@ids))`,
-  address: `(@tenant IS NULL OR tenant_id = @tenant) AND (lower(mail_from) = @address
+  address: `tenant_id IS @tenant AND (lower(mail_from) = @address
     OR EXISTS (SELECT 1 FROM json_each(messages.rcpt_to) WHERE lower(value) = @address))`,
   tenant: `tenant_id = @tenant`,
 } as const;
@@ -29,6 +29,8 @@ function paramsOf(target: ErasureTarget) {
     tenant: target.tenantId,
     ids: target.kind === 'messages' ? JSON.stringify(target.ids) : '[]',
     address: target.kind === 'address' ? target.address.toLowerCase() : null,
+    // As a JSON string: a whole value, never part of another address (ann@ in joann@).
+    quoted: target.kind === 'address' ? JSON.stringify(target.address.toLowerCase()) : null,
   };
 }
 
@@ -70,14 +72,15 @@ function createTombstones(db: SqliteDatabase) {
     WHERE pk IN (SELECT value FROM json_each(@pks))`);
   const events = db.prepare(`UPDATE outbox SET text = NULL, payload = ${SCRUBBED_PAYLOAD}
     WHERE message_pk IN (SELECT value FROM json_each(@pks))`);
+  // One tenant's records (an index range), of its erased messages, to or from the address, or all of
+  // them; a null tenant is the records of none (a bounce no message matched).
   const bounces = db.prepare(`UPDATE bounce_messages SET header_message_id = NULL, from_header = NULL, subject = NULL,
       findings = '[]', original_message_id = NULL, mail_id = NULL
-    WHERE message_pk IN (SELECT value FROM json_each(@pks))
-      OR (@all = 1 AND tenant_id = @tenant)
-      OR (@address IS NOT NULL AND (@tenant IS NULL OR tenant_id = @tenant)
-        AND (instr(lower(findings), @address) > 0 OR instr(lower(from_header), @address) > 0))`);
-  const receiptWhere = `message_pk IN (SELECT value FROM json_each(@pks)) OR (@all = 1 AND tenant_id = @tenant)
-    OR (@address IS NOT NULL AND (@tenant IS NULL OR tenant_id = @tenant) AND lower(recipient) = @address)`;
+    WHERE tenant_id IS @tenant AND (@all = 1 OR message_pk IN (SELECT value FROM json_each(@pks))
+      OR instr(lower(findings), @quoted) > 0 OR lower(from_header) = @address
+      OR instr(lower(from_header), '<' || @address || '>') > 0)`);
+  const receiptWhere = `tenant_id IS @tenant AND (@all = 1 OR message_pk IN (SELECT value FROM json_each(@pks))
+    OR lower(recipient) = @address)`;
   const receiptKeys = db.prepare(
     `DELETE FROM data_keys WHERE id IN (SELECT key_id FROM pec_receipts WHERE key_id IS NOT NULL AND (${receiptWhere}))`,
   );
@@ -96,15 +99,16 @@ function createTombstones(db: SqliteDatabase) {
 /** What an address leaves outside its messages: suppressions, their change events, audit rows. */
 function createAddressTraces(db: SqliteDatabase) {
   const suppressions = db.prepare(
-    `DELETE FROM suppressions WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (@all = 1 OR address = @address)`,
+    `DELETE FROM suppressions WHERE tenant_id IS @tenant AND (@all = 1 OR address = @address)`,
   );
   // A suppression's events name it in their aggregate id (`tenant/address`) too.
+  const named = `lower(aggregate_id) = lower(tenant_id) || '/' || @address`;
   const changeEvents = db.prepare(`UPDATE outbox SET payload = ${SCRUBBED_PAYLOAD}, text = NULL,
-      aggregate_id = CASE WHEN instr(lower(aggregate_id), @address) > 0 THEN tenant_id || '/erased' ELSE aggregate_id END
-    WHERE message_pk IS NULL AND (@tenant IS NULL OR tenant_id = @tenant)
-      AND (instr(lower(payload), @address) > 0 OR instr(lower(aggregate_id), @address) > 0)`);
+      aggregate_id = CASE WHEN ${named} THEN tenant_id || '/erased' ELSE aggregate_id END
+    WHERE message_pk IS NULL AND tenant_id IS @tenant AND (instr(lower(payload), @quoted) > 0 OR ${named})`);
   const audit = db.prepare(`UPDATE command_log SET params = '{"erased":true}', target = NULL
-    WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (instr(lower(params), @address) > 0 OR instr(lower(target), @address) > 0)`);
+    WHERE tenant_id IS @tenant AND (instr(lower(params), @quoted) > 0 OR lower(target) = @address
+      OR substr(lower(target), -length(@address) - 1) = '/' || @address)`);
   return (params: Record<string, unknown>, all: boolean) => {
     const removed = suppressions.run(params).changes;
     if (all || params.address === null) return { suppressions: removed, events: 0 };
@@ -172,9 +176,10 @@ export function createSqliteErasure(db: SqliteDatabase, writeEvent: MessageEvent
           ? erase(target, now, correlationId)
           : db.transaction(erase).immediate(target, now, correlationId),
       ),
-    scrub() {
-      // A merged index keeps no segment with the erased terms; a truncated WAL no frame of the old pages.
-      zeroing(() => db.prepare(`INSERT INTO messages_fts (messages_fts) VALUES ('optimize')`).run());
+    scrub(messages) {
+      // A merged index keeps no segment with the erased terms (a rewrite of the whole index: only
+      // when messages were erased); a truncated WAL no frame of the old pages.
+      if (messages > 0) zeroing(() => db.prepare(`INSERT INTO messages_fts (messages_fts) VALUES ('optimize')`).run());
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
   };

@@ -14,9 +14,14 @@ interface Identity {
   id: string;
   account_id: string;
   batch_code: string | null;
+  /** Erased while it was being sent: its outcome is recorded without the relay's words (issue 45). */
+  erased: number;
 }
 
-const RETURNING = 'RETURNING pk, tenant_id, id, account_id, batch_code';
+const RETURNING = 'RETURNING pk, tenant_id, id, account_id, batch_code, erased_at IS NOT NULL AS erased';
+/** What an outcome writes of the relay's words and the refused recipients: nothing once the message was erased. */
+const UNLESS_ERASED = (value: string, erased: string): string =>
+  `CASE WHEN erased_at IS NULL THEN ${value} ELSE ${erased} END`;
 const LEASED = `pk = @pk AND state = 'sending' AND attempts = @attempt`;
 const CLEAR_LEASE = 'lease_owner = NULL, lease_expires_at = NULL, updated_at = @at';
 /**
@@ -35,20 +40,22 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
       Identity
     >(`UPDATE messages SET state = 'sent', sent_at = @at, error_at = NULL, error = NULL,
       provider_message_id = @provider_message_id,
-      deferred_reason = NULL, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE},
+      deferred_reason = NULL, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status,
+      refused_recipients = ${UNLESS_ERASED('@refused', 'NULL')}, ${CLEAR_LEASE},
       ${AWAIT_ACCEPTANCE}
       WHERE ${LEASED} ${RETURNING}`),
     deferred: db.prepare<
       Record<string, unknown>,
       Identity
     >(`UPDATE messages SET state = 'deferred', next_attempt_at = @next_attempt_at,
-      deferred_at = @next_attempt_at, deferred_reason = @reason, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, ${CLEAR_LEASE}
+      deferred_at = @next_attempt_at, deferred_reason = ${UNLESS_ERASED('@reason', 'NULL')}, last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, ${CLEAR_LEASE}
       WHERE ${LEASED} ${RETURNING}`),
     failed: db.prepare<
       Record<string, unknown>,
       Identity
-    >(`UPDATE messages SET state = 'error', error_at = @at, error = @reason,
-      last_reply_code = @reply_code, last_enhanced_status = @enhanced_status, refused_recipients = @refused, ${CLEAR_LEASE}
+    >(`UPDATE messages SET state = 'error', error_at = @at, error = ${UNLESS_ERASED('@reason', "'erased'")},
+      last_reply_code = @reply_code, last_enhanced_status = @enhanced_status,
+      refused_recipients = ${UNLESS_ERASED('@refused', 'NULL')}, ${CLEAR_LEASE}
       WHERE ${LEASED} ${RETURNING}`),
     released: db.prepare<
       Record<string, unknown>,
@@ -85,10 +92,10 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
         attempt: outcome.attempt,
         replyCode: outcome.replyCode,
         enhancedStatus: outcome.enhancedStatus,
-        text: 'reason' in outcome ? outcome.reason : outcome.text,
+        text: row.erased === 1 ? null : 'reason' in outcome ? outcome.reason : outcome.text,
         data: {
           ...(outcome.kind === 'deferred' ? { next_attempt_ts: Math.floor(outcome.nextAttemptAt / 1000) } : {}),
-          ...(refused === null ? {} : { refused_recipients: refused }),
+          ...(refused === null || row.erased === 1 ? {} : { refused_recipients: refused }),
         },
       });
     }

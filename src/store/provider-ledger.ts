@@ -61,13 +61,13 @@ interface SettleRequest {
 function createCandidateLookup(db: SqliteDatabase): ProviderLedger['candidates'] {
   const lookups = {
     mail_id: db.prepare<Record<string, unknown>, CandidateRow>(
-      `SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a`,
+      `SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a AND erased_at IS NULL`,
     ),
     provider_message_id: db.prepare<
       Record<string, unknown>,
       CandidateRow
     >(`SELECT tenant_id, pk, id, rcpt_to FROM messages
-      WHERE provider_message_id IN (@a, @b) AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`),
+      WHERE provider_message_id IN (@a, @b) AND tenant_id = @tenant AND erased_at IS NULL LIMIT ${MAX_CANDIDATES}`),
     message_id: db.prepare<Record<string, unknown>, CandidateRow>(`SELECT tenant_id, pk, id, rcpt_to FROM messages
       WHERE message_id_header IN (@a, @b) AND tenant_id = @tenant LIMIT ${MAX_CANDIDATES}`),
   };

@@ -155,7 +155,8 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
 
   const markMessages = (events: readonly ReportEvent[], now: number): void => {
     for (const event of events) {
-      if (event.type === 'sent' || event.type === 'error' || event.type === 'expired')
+      // A message erased while it waited ends in error at its erasure: `erased` is its outcome's report.
+      if (event.type === 'sent' || event.type === 'error' || event.type === 'expired' || event.type === 'erased')
         outcomeReported.run({ now, pk: event.messagePk, at: event.at });
       else if (event.type === 'bounced') bounceReported.run({ now, pk: event.messagePk, at: event.at });
     }

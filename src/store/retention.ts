@@ -7,6 +7,7 @@
  * message took (a transfer abandoned without a trace).
  */
 import type { Logger } from '../core/index.js';
+import { SHRED_BATCH } from './body-retention.js';
 import type { SqliteStore } from './sqlite-store.js';
 
 export interface RetentionSettings {
@@ -20,11 +21,27 @@ export interface RetentionSettings {
   abandonedSpoolMs: number;
 }
 
-export function runRetention(store: SqliteStore, settings: RetentionSettings, now: number, log: Logger): void {
+/** Shreds batch after batch, yielding between them so that intake and delivery go on meanwhile. */
+async function shredBodies(store: SqliteStore, before: number, now: number): Promise<number> {
+  let shredded = 0;
+  for (let step = store.messages.shredBodies(before, now); step > 0; step = store.messages.shredBodies(before, now)) {
+    shredded += step;
+    if (step < SHRED_BATCH) break;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return shredded;
+}
+
+export async function runRetention(
+  store: SqliteStore,
+  settings: RetentionSettings,
+  now: number,
+  log: Logger,
+): Promise<void> {
   const removed = store.messages.removeReported(null, now - settings.reportedMessagesMs);
   if (removed > 0) log.info({ removed }, 'retention removed reported messages');
   if (settings.bodyMs !== null) {
-    const shredded = store.messages.shredBodies(now - settings.bodyMs, now);
+    const shredded = await shredBodies(store, now - settings.bodyMs, now);
     if (shredded > 0) log.info({ shredded }, 'retention shredded the bodies of reported messages');
   }
   store.mirror.pruneAdminEvents(now - settings.adminEventsMs);

@@ -22,7 +22,12 @@ export const BODY_COLUMNS = `coalesce(body, raw, CAST(payload AS BLOB)) AS body,
 export function spoolReader(db: SqliteDatabase): (spoolId: number) => { key: Buffer | null; parts: Buffer[] } {
   const parts = db.prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`).pluck();
   const key = db.prepare<[number], Buffer | null>(`SELECT ${keyOf('key_id')} FROM spools WHERE id = ?`).pluck();
-  return (spoolId) => ({ key: key.get(spoolId) ?? null, parts: parts.all(spoolId) });
+  // A spool that is gone (its message erased since it was claimed) reads as shredded, never as an
+  // empty body in clear; one without a key holds a body written before bodies were sealed.
+  return (spoolId) => {
+    const found = key.get(spoolId);
+    return { key: found === undefined ? Buffer.alloc(0) : found, parts: parts.all(spoolId) };
+  };
 }
 
 /** Opens what was read: null when the body was shredded. */

@@ -81,6 +81,8 @@ describe('body retention', () => {
     );
     const item = s.client.items().find((reported) => reported.event === 'erased');
     expect(item).toMatchObject({ tenant_id: 'acme', was_waiting: true, erased_ts: expect.any(Number) });
+    // Its report is its outcome's: the tombstone goes with retention like any reported message.
+    await expect.poll(async () => (await detail('erased-waiting')).reported_ts, { timeout: 5000 }).not.toBeNull();
     s.fx.clock.advance(2 * HOUR_MS);
     await s.fx.settle();
     expect(s.sink.messages.filter((relayed) => relayed.raw.includes('erased-waiting'))).toEqual([]);

@@ -41,6 +41,7 @@ describe('the mirrored event', () => {
       bounce_reason: '<ann@example.net>: user unknown',
       recipient: 'ann@example.net',
       refused: [{ recipient: 'bob@example.org', code: 550 }],
+      refused_recipients: [{ recipient: 'dan@example.org', replyCode: 550 }],
       address: 'carla@example.net',
     });
     const body = eventBody({ ...row, eventType: 'message.bounced', payload, text: 'ann@example.net unknown' });

@@ -19,6 +19,7 @@ export const PERSONAL_EVENT_FIELDS = [
   'recipients',
   'address',
   'refused',
+  'refused_recipients',
   'reason',
   'bounce_reason',
   'error',

@@ -90,8 +90,8 @@ export interface MessageAdmin {
   deleteMessages(tenantId: string, ids: readonly string[], at: number): IdsOutcome;
   resend(tenantId: string, ids: readonly string[], at: number, correlationId: string | null): IdsOutcome;
   /**
-   * Destroys the data keys of final messages reported before `before` (body retention), in bounded
-   * batches; answers how many. The messages stay, with `body_shredded_at`.
+   * Destroys the data keys of final messages reported before `before` (body retention), one bounded
+   * batch a call; answers how many (a full batch: there may be more). The messages stay, with `body_shredded_at`.
    */
   shredBodies(before: number, now: number): number;
   /**

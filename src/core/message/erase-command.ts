@@ -43,8 +43,10 @@ function targetsOf(deps: EraseCommandDeps, ctx: CommandContext, request: Erasure
   if (request.by === 'address') {
     const address = normalizeAddress(request.address);
     const scoped = scopeTenantOrAll(ctx.principal, request.tenantId);
-    const tenants = scoped === null ? deps.store.tenants.list().map((tenant) => tenant.id) : [scoped];
-    return tenants.map((tenantId) => ({ kind: 'address', tenantId, address }));
+    if (scoped !== null) return [{ kind: 'address', tenantId: scoped, address }];
+    // Every tenant, each an index range of its own; then what belongs to no tenant.
+    const tenants = deps.store.tenants.list().map((tenant): string | null => tenant.id);
+    return [...tenants, null].map((tenantId) => ({ kind: 'address', tenantId, address }));
   }
   const tenantId = scopeTenant(ctx.principal, request.tenantId);
   if (deps.store.tenants.get(tenantId) === null) throw notFound('tenant', tenantId);
@@ -63,7 +65,9 @@ export function createEraseCommand(deps: EraseCommandDeps) {
       targets.map((target) => {
         const now = clock.now();
         const count = erasure.erase(target, now, ctx.correlationId);
-        const tenantId = target.tenantId as string;
+        const tenantId = target.tenantId;
+        // The records of no tenant are erased under the audit rows of the tenants' passes.
+        if (tenantId === null) return count;
         store.changes.record(
           record({
             command: 'messages.erase',
@@ -83,9 +87,9 @@ export function createEraseCommand(deps: EraseCommandDeps) {
         return count;
       }),
     );
-    erasure.scrub();
+    erasure.scrub(sum(counts, 'messages'));
     return {
-      tenants: targets.map((target) => target.tenantId as string),
+      tenants: targets.flatMap((target) => (target.tenantId === null ? [] : [target.tenantId])),
       erased_messages: sum(counts, 'messages'),
       stopped_waiting: sum(counts, 'waiting'),
       in_flight: sum(counts, 'inFlight'),

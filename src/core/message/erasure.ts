@@ -10,7 +10,7 @@
 /** What to erase: messages by client id, everything to or from an address, or a whole tenant's mail. */
 export type ErasureTarget =
   | { kind: 'messages'; tenantId: string; ids: readonly string[] }
-  /** `tenantId` null: in every tenant (the admin's erasure of a person). */
+  /** `tenantId` null: the records of no tenant (bounces no message matched, audit rows of the admin's). */
   | { kind: 'address'; tenantId: string | null; address: string }
   | { kind: 'tenant'; tenantId: string };
 
@@ -36,7 +36,8 @@ export interface ErasureStore {
   erase(target: ErasureTarget, now: number, correlationId: string | null): ErasureCounts;
   /**
    * After the commit: what SQLite keeps of the erased rows outside them is overwritten (the
-   * full-text index merged, freed pages zeroed by secure delete, the WAL checkpointed and truncated).
+   * full-text index merged when `messages` were erased, freed pages zeroed by secure delete, the
+   * WAL checkpointed and truncated).
    */
-  scrub(): void;
+  scrub(messages: number): void;
 }

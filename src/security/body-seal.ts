@@ -3,10 +3,13 @@
  * AES-256-GCM from node:crypto (OpenSSL, AES-NI): a 2 KB body seals in about
  * 15 µs with a new wrapped key and opens in about as long.
  *
- *   wrapped key: kek id (4) | iv (12) | key (32) | tag (16)
+ *   wrapped key: kek id (4) | salt (16) | iv (12) | key (32) | tag (16)
  *   sealed part: iv (12) | ciphertext | tag (16)
  *
- * The key is wrapped by a key-encryption key derived from the master secret;
+ * The key is wrapped by a key derived from the key-encryption key and a random salt of its own
+ * (HMAC-SHA256): GCM's limit of some 2^32 random IVs under one key would otherwise be within reach
+ * of a busy relay between rotations, as every message's key is wrapped under the same one.
+ * The key-encryption key is derived from the master secret;
  * its id (a digest of it, which reveals nothing) lets a ring of keys open what
  * an older one wrapped while `mailproxy keys rotate` rewraps them. The tenant
  * is associated data of the key and of every part, and the part's index of the
@@ -18,10 +21,11 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
 import type { BodySeal, DataKey, SealedBody } from '../core/message/index.js';
 
 const KEY_ID_BYTES = 4;
+const SALT_BYTES = 16;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KEY_BYTES = 32;
-export const WRAPPED_KEY_BYTES = KEY_ID_BYTES + IV_BYTES + KEY_BYTES + TAG_BYTES;
+export const WRAPPED_KEY_BYTES = KEY_ID_BYTES + SALT_BYTES + IV_BYTES + KEY_BYTES + TAG_BYTES;
 /** What sealing adds to each part. */
 export const PART_OVERHEAD_BYTES = IV_BYTES + TAG_BYTES;
 
@@ -50,7 +54,7 @@ function encrypt(key: Uint8Array, iv: Uint8Array, aad: Buffer, bytes: Uint8Array
 function decrypt(key: Uint8Array, sealed: Uint8Array, aad: Buffer): Buffer {
   if (sealed.length < IV_BYTES + TAG_BYTES) throw new Error('a sealed body part is too short');
   const view = Buffer.from(sealed.buffer, sealed.byteOffset, sealed.byteLength);
-  const decipher = createDecipheriv('aes-256-gcm', key, view.subarray(0, IV_BYTES));
+  const decipher = createDecipheriv('aes-256-gcm', key, view.subarray(0, IV_BYTES), { authTagLength: TAG_BYTES });
   decipher.setAAD(aad);
   decipher.setAuthTag(view.subarray(view.length - TAG_BYTES));
   return Buffer.concat([decipher.update(view.subarray(IV_BYTES, view.length - TAG_BYTES)), decipher.final()]);
@@ -60,16 +64,31 @@ export function createBodySeal(ring: readonly KeyEncryptionKey[]): BodySeal {
   const current = ring[0];
   if (current === undefined) throw new Error('a body seal needs a key-encryption key');
   const kekOf = (wrapped: Uint8Array): KeyEncryptionKey => {
+    if (wrapped.length !== WRAPPED_KEY_BYTES) throw new Error('a wrapped body key has the wrong length');
     const id = Buffer.from(wrapped.buffer, wrapped.byteOffset, KEY_ID_BYTES);
     const found = ring.find((candidate) => id.equals(candidate.id));
-    if (found === undefined || wrapped.length !== WRAPPED_KEY_BYTES)
+    if (found === undefined)
       throw new Error('a body key is wrapped by a key this daemon does not hold (was the secret key changed?)');
     return found;
   };
-  const unwrap = (tenantId: string, wrapped: Uint8Array): Buffer =>
-    decrypt(kekOf(wrapped).key, wrapped.subarray(KEY_ID_BYTES), keyContext(tenantId));
-  const wrap = (tenantId: string, plain: Uint8Array): Buffer =>
-    encrypt(current.key, randomBytes(IV_BYTES), keyContext(tenantId), plain, [current.id]);
+  const wrappingKey = (kek: KeyEncryptionKey, salt: Uint8Array): Buffer =>
+    createHmac('sha256', kek.key).update('mailproxy:body-key-wrap:v1').update(salt).digest();
+  const unwrap = (tenantId: string, wrapped: Uint8Array): Buffer => {
+    const salt = wrapped.subarray(KEY_ID_BYTES, KEY_ID_BYTES + SALT_BYTES);
+    return decrypt(
+      wrappingKey(kekOf(wrapped), salt),
+      wrapped.subarray(KEY_ID_BYTES + SALT_BYTES),
+      keyContext(tenantId),
+    );
+  };
+  const wrap = (tenantId: string, plain: Uint8Array): Buffer => {
+    const salted = randomBytes(SALT_BYTES + IV_BYTES);
+    const salt = salted.subarray(0, SALT_BYTES);
+    return encrypt(wrappingKey(current, salt), salted.subarray(SALT_BYTES), keyContext(tenantId), plain, [
+      current.id,
+      salt,
+    ]);
+  };
 
   return {
     currentKeyId: current.id,

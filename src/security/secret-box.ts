@@ -15,7 +15,7 @@ const VERSION = 'v1';
 const IV_BYTES = 12;
 
 function openWith(key: Buffer, parts: { iv: Buffer; tag: Buffer; body: Buffer }, context: string): string {
-  const decipher = createDecipheriv('aes-256-gcm', key, parts.iv);
+  const decipher = createDecipheriv('aes-256-gcm', key, parts.iv, { authTagLength: 16 });
   decipher.setAAD(Buffer.from(context, 'utf8'));
   decipher.setAuthTag(parts.tag);
   return Buffer.concat([decipher.update(parts.body), decipher.final()]).toString('utf8');

@@ -148,6 +148,8 @@ export const PROBES: Readonly<Record<string, Probe>> = {
     post('/commands/delete-messages', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
   'POST /commands/resend': async (w, owner) =>
     post('/commands/resend', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
+  'POST /commands/erase': async (w, owner) =>
+    post('/commands/erase', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
   'POST /commands/retry-now': async (w, owner) =>
     post('/commands/retry-now', { tenant_id: tid(w, owner), ids: [await scratchMessage(w, owner)] }),
   // A real run over a batch of the probe's own: it reaches nothing else of the tenant.
@@ -209,6 +211,10 @@ export function implicitProbes(w: ProbeWorld, victim: Owner): Call[] {
     post('/commands/resend', { ids: Object.values(v.messages) }),
     post('/commands/run-now'),
     post(`/commands/suspend?tenant_id=${v.id}`, {}),
+    // An erasure reaches the attacker's own tenant only, whatever it names.
+    post('/commands/erase', { ids: Object.values(v.messages) }),
+    post('/commands/erase', { address: v.suppressed }),
+    post(`/commands/erase?tenant_id=${v.id}`, { whole_tenant: true }),
     // Last: it removes the attacker's own reported messages.
     post('/commands/cleanup-messages', { older_than_seconds: 0 }),
   ];

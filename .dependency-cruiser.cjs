@@ -44,6 +44,8 @@ const ROOMS = [
  */
 const ALSO = {
   delivery: ['security'],
+  // The /add-messages parser threads seal each payload under its data key as they parse it.
+  'ingress/http': ['security'],
   'ingress/console': ['ingress/http'],
   'ingress/commands': ['ingress/http'],
   fleet: ['outbox', 'nats'],

@@ -90,7 +90,7 @@ export function createWork(ctx: DaemonContext) {
     wake,
     yieldTurn,
   });
-  const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log);
+  const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log, ctx.bodyKeys);
   return { delivery, wake, reports, submissions, commands, bulk, parsing };
 }
 

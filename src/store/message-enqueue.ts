@@ -6,7 +6,7 @@
  */
 import type { BodySeal, MessageContent, NewMessage, EnqueueResult } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import { newDataKeys } from './stored-body.js';
+import { dataKeyWriter, newDataKeys } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 import type { SpoolKeys } from './spool.js';
 
@@ -108,6 +108,9 @@ function messageRow(message: NewMessage, content: StoredContent, deferred: boole
   ];
 }
 
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 /** source, body, key_id, spool_id */
 type StoredContent = [string, Buffer | null, number | null, number | null];
 
@@ -124,6 +127,7 @@ export interface BodySealing {
 
 export function createBodySealing(db: SqliteDatabase, seal: BodySeal, spoolKeys: SpoolKeys): BodySealing {
   const newKey = newDataKeys(db, seal);
+  const storeKey = dataKeyWriter(db);
   const deleteKey = db.prepare<[number]>(`DELETE FROM data_keys WHERE id = ?`);
   const sealed = (tenantId: string, bytes: Uint8Array, now: number): [Buffer, number] => {
     const key = newKey(tenantId, now);
@@ -136,6 +140,13 @@ export function createBodySealing(db: SqliteDatabase, seal: BodySeal, spoolKeys:
           return ['http', ...sealed(tenantId, Buffer.from(content.json, 'utf8'), now), null];
         case 'raw':
           return ['smtp', ...sealed(tenantId, content.bytes, now), null];
+        case 'sealed': {
+          if (content.tenantId === tenantId)
+            return ['http', asBuffer(content.body), storeKey(tenantId, asBuffer(content.key), now), null];
+          // Sealed for another tenant than the one it was admitted to (not a path the API takes): sealed anew.
+          const json = seal.open({ tenantId: content.tenantId, key: content.key, parts: [content.body] });
+          return ['http', ...sealed(tenantId, json, now), null];
+        }
         case 'spooled':
           // Its key belongs to the spool now: the spool's parts are read under it, and go with it.
           spoolKeys.taken(content.spoolId);

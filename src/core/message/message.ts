@@ -70,7 +70,14 @@ export interface MessagePayload {
  * bytes under `spoolId`, written while they arrived.
  */
 export type MessageContent =
-  { kind: 'payload'; json: string } | { kind: 'raw'; bytes: Uint8Array } | { kind: 'spooled'; spoolId: number };
+  | { kind: 'payload'; json: string }
+  | { kind: 'raw'; bytes: Uint8Array }
+  | { kind: 'spooled'; spoolId: number }
+  /**
+   * A payload sealed where it was parsed (a parser thread), under a new data key: `key` wrapped,
+   * `body` its one part, bound to `tenantId` (the store seals it again if that is not the message's).
+   */
+  | { kind: 'sealed'; tenantId: string; key: Uint8Array; body: Uint8Array };
 
 /** A validated submission, ready to be committed. */
 export interface NewMessage {

@@ -14,6 +14,19 @@ import {
   type SubmissionParser,
 } from './submission-parser.js';
 
+/** What a parser thread is started with: the limits, and the keys that wrap the data keys it makes. */
+export interface ParserThreadData {
+  limits: ParserLimits;
+  /** The key-encryption keys, the current one first (security/body-seal.ts). */
+  bodyKeys: Array<{ id: Uint8Array; key: Uint8Array }>;
+}
+
+/** One body to parse, transferred, and the tenant of the key that sent it (null: the admin's). */
+export interface ParserTask {
+  body: ArrayBuffer;
+  tenant: string | null;
+}
+
 /** Bodies up to this size (a few messages) are parsed on the main thread. */
 const INLINE_PARSE_MAX_BYTES = 16 * 1024;
 
@@ -25,19 +38,27 @@ export interface SubmissionParsing {
   service: Service;
 }
 
-export function createSubmissionParsing(limits: ParserLimits, threads: number, log: Logger): SubmissionParsing {
+export function createSubmissionParsing(
+  limits: ParserLimits,
+  threads: number,
+  log: Logger,
+  bodyKeys: ParserThreadData['bodyKeys'],
+): SubmissionParsing {
   const inline = inlineSubmissionParser(limits);
   if (threads === 0) return { parse: inline, ready: null, service: { name: 'parser-threads', stop: () => undefined } };
-  const pool = createWorkerPool<ArrayBuffer, ParseOutcome>({
+  const pool = createWorkerPool<ParserTask, ParseOutcome>({
     script: workerScript(new URL('./submission-parser.thread.js', import.meta.url)),
     size: threads,
     name: 'submission-parser',
     log,
-    data: limits,
+    data: { limits, bodyKeys } satisfies ParserThreadData,
   });
   return {
-    parse: async (body) =>
-      body.byteLength <= INLINE_PARSE_MAX_BYTES ? inline(body) : unwrap(await pool.run(body, [body])),
+    // A small body is parsed here and its payloads sealed by the store, as the thread's round trip would cost more.
+    parse: async (body, tenantHint) =>
+      body.byteLength <= INLINE_PARSE_MAX_BYTES
+        ? inline(body)
+        : unwrap(await pool.run({ body, tenant: tenantHint ?? null }, [body])),
     ready: () => pool.ready(),
     service: { name: 'parser-threads', stop: () => pool.close() },
   };

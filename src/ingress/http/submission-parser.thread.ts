@@ -1,10 +1,17 @@
 /**
  * Worker-thread entry (started from parser-threads.ts): parses /add-messages
- * bodies with ingress's pure parser, the limits given as workerData.
+ * bodies with ingress's pure parser, the limits given as workerData, and seals
+ * each message's payload under a data key of its own here rather than on the
+ * main thread (submission-parser.ts sealPayloads).
  */
 import { workerData } from 'node:worker_threads';
-import { parseSubmission, type ParseOutcome, type ParserLimits } from './submission-parser.js';
+import { parseSubmission, sealPayloads, type ParseOutcome } from './submission-parser.js';
+import type { ParserThreadData, ParserTask } from './parser-threads.js';
 import { serveTasks } from '../../runtime/index.js';
+import { createBodySeal } from '../../security/index.js';
 
-const limits = workerData as ParserLimits;
-serveTasks<ArrayBuffer, ParseOutcome>((body) => parseSubmission(new Uint8Array(body), limits));
+const { limits, bodyKeys } = workerData as ParserThreadData;
+const seal = createBodySeal(bodyKeys);
+serveTasks<ParserTask, ParseOutcome>((task) =>
+  sealPayloads(parseSubmission(new Uint8Array(task.body), limits), seal, task.tenant),
+);

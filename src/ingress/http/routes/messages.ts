@@ -179,7 +179,11 @@ function registerSubmission(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
     const body = await requestBody(c);
     // Intake latency starts with the body in hand: a slow client's upload is not ours.
     const startedAt = performance.now();
-    const { items, defaultPriority } = await deps.parseSubmission(body);
+    const principal = c.get('principal');
+    const { items, defaultPriority } = await deps.parseSubmission(
+      body,
+      principal.kind === 'tenant' ? principal.tenantId : null,
+    );
     const result = await deps.submissions.enqueue(c.get('principal'), items, defaultPriority, c.get('requestId'));
     deps.intake?.submitted('http', performance.now() - startedAt);
     return c.json({ ok: true, queued: result.queued, rejected: result.rejected.map(viewRejection) });

@@ -1,0 +1,71 @@
+/**
+ * A large /add-messages body is parsed in a parser thread, which seals each payload under a data
+ * key of the message's tenant (issue 45): the tenant of the key that sent it, or the one an admin's
+ * item names. Stored, each opens to what was sent, bound to its tenant.
+ */
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { storedBody } from '../helpers/stored-body.js';
+
+describe('payloads sealed in the parser threads', () => {
+  let fx: QueueFixture;
+  let sink: SmtpSink;
+  let key: string;
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    fx = await startQueueFixture();
+    key = await fx.createTenant('acme');
+    await fx.createTenant('beta');
+    await fx.createAccount('acme', 'main', sink, { is_default: true });
+    await fx.createAccount('beta', 'main', sink, { is_default: true });
+    await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
+    await fx.admin('POST', '/commands/suspend', { tenant_id: 'beta' });
+  });
+  afterAll(async () => {
+    await fx?.stop();
+    await sink?.stop();
+    fx?.t.cleanup();
+  });
+
+  it('stores every message of a large request sealed for its tenant, by a tenant key and by the admin', async () => {
+    const filler = 'x'.repeat(1500);
+    const byKey = Array.from({ length: 20 }, (_, index) => message(`key-${index}`, { body: `key ${index} ${filler}` }));
+    expect((await fx.post(key, byKey)).body.queued).toBe(20);
+    const byAdmin = Array.from({ length: 20 }, (_, index) =>
+      message(`admin-${index}`, { tenant_id: 'beta', body: `admin ${index} ${filler}` }),
+    );
+    expect((await fx.post(fx.t.adminToken, byAdmin)).body.queued).toBe(20);
+
+    const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
+    try {
+      for (const [tenant, prefix] of [
+        ['acme', 'key'],
+        ['beta', 'admin'],
+      ] as const)
+        for (let index = 0; index < 20; index += 1) {
+          const opened = storedBody(
+            db,
+            { dataDir: fx.t.dataDir },
+            'tenant_id = ? AND id = ?',
+            tenant,
+            `${prefix}-${index}`,
+          );
+          expect(JSON.parse(opened?.toString() ?? 'null')).toMatchObject({ body: `${prefix} ${index} ${filler}` });
+        }
+      const keys = db
+        .prepare(`SELECT tenant_id, count(*) AS n FROM data_keys GROUP BY tenant_id ORDER BY tenant_id`)
+        .all();
+      expect(keys).toEqual([
+        { tenant_id: 'acme', n: 20 },
+        { tenant_id: 'beta', n: 20 },
+      ]);
+      const clear = db.prepare(`SELECT count(*) FROM messages WHERE payload IS NOT NULL OR body IS NULL`).pluck().get();
+      expect(clear).toBe(0);
+    } finally {
+      db.close();
+    }
+  });
+});

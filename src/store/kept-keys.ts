@@ -18,7 +18,17 @@ export function readTokenDigestKey(db: SqliteDatabase, secrets: SecretBox): Buff
     .prepare<[string], string>(`SELECT sealed FROM kept_keys WHERE purpose = ?`)
     .pluck()
     .get(TOKEN_DIGEST);
-  return sealed === undefined ? null : Buffer.from(secrets.open(sealed, keptKeyContext(TOKEN_DIGEST)), 'base64');
+  if (sealed === undefined) return null;
+  try {
+    return Buffer.from(secrets.open(sealed, keptKeyContext(TOKEN_DIGEST)), 'base64');
+  } catch (error) {
+    // The one secret every start reads: a master key that does not open it is the likeliest mistake after a rotation.
+    throw new Error(
+      'the secret key does not open this database: after `mailproxy keys rotate --new-key-file`, set security.secret_key ' +
+        'to the new key (keeping the old one in security.previous_secret_keys until the rotation has finished)',
+      { cause: error },
+    );
+  }
 }
 
 /** Keeps `key` as the API keys' digest key unless one is kept already; answers whether it was written. */

@@ -223,6 +223,17 @@ describe('mailproxy keys rotate', () => {
     expect(existsSync(join(seed.dataDir, 'secret.key.next'))).toBe(false);
     expect(openedWith(seed.path, [Buffer.from(newKey, 'base64')]).password).toBe(RELAY.pass);
 
+    // Started with only the old key, the daemon says what to set rather than a cipher's error.
+    const stale = await runCli(['serve'], {
+      env: {
+        MAILPROXY_DATA_DIR: seed.dataDir,
+        MAILPROXY_SECURITY_SECRET_KEY: oldKey,
+        MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
+      },
+    });
+    expect(stale.code).toBe(1);
+    expect(stale.stdout + stale.stderr).toMatch(/set security\.secret_key to the new key/);
+
     await relaysAgain(seed, { MAILPROXY_SECURITY_SECRET_KEY: newKey });
   });
 });

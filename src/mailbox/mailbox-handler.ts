@@ -2,7 +2,7 @@
  * What a kind of mailbox (the bounce mailbox, a PEC mailbox) gives the
  * mailbox watcher: how to understand, plan, settle and file its messages.
  */
-import type { BounceDisposition } from '../core/bounce/index.js';
+import type { BounceDisposition, MailboxRecord } from '../core/bounce/index.js';
 import type { HeaderSummary } from './mailbox-reading.js';
 
 export interface WatcherConfig {
@@ -34,21 +34,10 @@ export interface MessageToPlan<R> {
   copyOf: BounceDisposition | null;
 }
 
-/** What both kinds of mailbox record of every message they file, whatever it turned out to be. */
-export interface FiledMessage {
-  mailbox: string;
-  uidValidity: number;
-  uid: number;
-  headerMessageId: string | null;
-  from: string | null;
-  subject: string | null;
-  sizeBytes: number;
-}
-
 export function filedMessage(
   mailbox: string,
   message: Pick<MessageToPlan<unknown>, 'uidValidity' | 'uid' | 'size' | 'headers'>,
-): FiledMessage {
+): MailboxRecord {
   const { uidValidity, uid, size, headers } = message;
   return {
     mailbox,

@@ -10,6 +10,7 @@ export type {
   BounceStore,
   ComplaintRecord,
   MailboxItem,
+  MailboxRecord,
   MailboxStatus,
   MatchedBy,
   MessageCandidate,

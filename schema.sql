@@ -604,7 +604,7 @@ CREATE INDEX provider_events_received ON provider_events (received_at);
 -- (security/body-seal.ts), kept here only wrapped by the key-encryption key that
 -- `security.secret_key` derives. Destroying a key erases its body wherever the
 -- sealed bytes live: this table, never copied in clear, is the one place to
--- delete from. `tenant_id` is the associated data the key was wrapped with.
+-- delete from. `tenant_id`: the tenant whose body it seals (the parts bind it as associated data).
 CREATE TABLE data_keys (
   id         INTEGER PRIMARY KEY,
   tenant_id  TEXT NOT NULL,

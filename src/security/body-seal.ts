@@ -93,7 +93,6 @@ export function createBodySeal(ring: readonly KeyEncryptionKey[]): BodySeal {
   const wrap = (plain: Uint8Array): Buffer => Buffer.concat([current.id, current.wrap.update(plain)]);
 
   return {
-    currentKeyId: current.id,
     newKey(): DataKey {
       // A copy: the pool is refilled, and a spool keeps its key while its parts arrive.
       const plain = Buffer.from(random(KEY_BYTES));
@@ -110,7 +109,7 @@ export function createBodySeal(ring: readonly KeyEncryptionKey[]): BodySeal {
       const parts = body.parts.map((part, index) => decrypt(key, part, partContext(body.tenantId, index)));
       return parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts);
     },
-    rewrap(_tenantId, wrapped) {
+    rewrap(wrapped) {
       if (Buffer.from(wrapped.buffer, wrapped.byteOffset, KEY_ID_BYTES).equals(current.id)) return null;
       return wrap(unwrap(wrapped));
     },

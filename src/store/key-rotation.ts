@@ -47,8 +47,8 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
 const PAGE = 1000;
 
 function rewrapDataKeys(db: SqliteDatabase, bodies: BodySeal): KeyRotationCounts['dataKeys'] {
-  const page = db.prepare<[number, number], { id: number; tenant_id: string; wrapped: Buffer }>(
-    `SELECT id, tenant_id, wrapped FROM data_keys WHERE id > ? ORDER BY id LIMIT ?`,
+  const page = db.prepare<[number, number], { id: number; wrapped: Buffer }>(
+    `SELECT id, wrapped FROM data_keys WHERE id > ? ORDER BY id LIMIT ?`,
   );
   const update = db.prepare<[Buffer, number]>(`UPDATE data_keys SET wrapped = ? WHERE id = ?`);
   const counts = { rewrapped: 0, current: 0, failed: 0 };
@@ -56,7 +56,7 @@ function rewrapDataKeys(db: SqliteDatabase, bodies: BodySeal): KeyRotationCounts
     for (const row of rows) {
       let rewrapped: Buffer | null;
       try {
-        rewrapped = bodies.rewrap(row.tenant_id, row.wrapped);
+        rewrapped = bodies.rewrap(row.wrapped);
       } catch {
         counts.failed += 1;
         continue;

@@ -59,7 +59,7 @@ export interface NewDataKey {
 export function newDataKeys(db: SqliteDatabase, seal: BodySeal): (tenantId: string, now: number) => NewDataKey {
   const store = dataKeyWriter(db);
   return (tenantId, now) => {
-    const key = seal.newKey(tenantId);
+    const key = seal.newKey();
     return { keyId: store(tenantId, key.wrapped, now), seal: (part, bytes) => seal.seal(key, tenantId, part, bytes) };
   };
 }

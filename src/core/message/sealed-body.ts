@@ -7,7 +7,7 @@
  */
 
 export interface SealedBody {
-  /** Bound into the key and every part as associated data: a body moved to another tenant does not open. */
+  /** Bound into every part as associated data: a body moved to another tenant does not open. */
   tenantId: string;
   /** The data key, wrapped by the key-encryption key (whose id it carries: a ring opens older ones). */
   key: Uint8Array;
@@ -26,13 +26,11 @@ export interface DataKey {
 
 /** Authenticated encryption of bodies under per-message keys (security/body-seal.ts). */
 export interface BodySeal {
-  newKey(tenantId: string): DataKey;
+  newKey(): DataKey;
   /** Part `part` (from 0) of a body under its key. */
   seal(key: DataKey, tenantId: string, part: number, bytes: Uint8Array): Buffer;
   /** The body in clear; throws when a part or the key was altered, moved or wrapped by an unknown key. */
   open(body: SealedBody): Buffer;
   /** The wrapped key under the current key-encryption key, or null when it already is. */
-  rewrap(tenantId: string, wrapped: Uint8Array): Buffer | null;
-  /** The id of the current key-encryption key, as wrapped keys begin with it. */
-  readonly currentKeyId: Uint8Array;
+  rewrap(wrapped: Uint8Array): Buffer | null;
 }

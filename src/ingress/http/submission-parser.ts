@@ -67,7 +67,7 @@ export function sealPayloads(outcome: ParseOutcome, seal: BodySeal, tenantHint: 
     const tenantId = item.tenantId ?? tenantHint;
     const message = item.message;
     if (message === undefined || message.content.kind !== 'payload' || tenantId === null) return item;
-    const key = seal.newKey(tenantId);
+    const key = seal.newKey();
     const body = seal.seal(key, tenantId, 0, Buffer.from(message.content.json, 'utf8'));
     return { ...item, message: { ...message, content: { kind: 'sealed', tenantId, key: key.wrapped, body } } };
   });

@@ -3,9 +3,10 @@
  * again, then its data key is destroyed. Selected once its outcome was reported before `before`
  * (an outcome is reported after the message became final, so the message was final by then too),
  * through the index of messages whose body is kept; a batch at a time, so that intake never waits
- * long on the writer. Clearing key_id and spool_id destroys the keys (migration 17's triggers).
+ * long on the writer.
  */
 import type { SqliteDatabase } from './database.js';
+import { SHRED_BODY } from './stored-body.js';
 
 /** The most bodies one call shreds: a transaction short enough that intake hardly waits behind it. */
 export const SHRED_BATCH = 500;
@@ -13,7 +14,7 @@ export const SHRED_BATCH = 500;
 /** Shreds one batch; answers how many (SHRED_BATCH: call again, after yielding). */
 export function createBodyShredder(db: SqliteDatabase): (before: number, now: number) => number {
   const shred = db.prepare<{ before: number; now: number; limit: number }>(`UPDATE messages
-    SET payload = NULL, raw = NULL, body = NULL, key_id = NULL, spool_id = NULL, body_shredded_at = @now
+    SET ${SHRED_BODY}, body_shredded_at = @now
     WHERE pk IN (SELECT pk FROM messages
       WHERE reported_at IS NOT NULL AND body_shredded_at IS NULL AND reported_at < @before AND state IN ('sent', 'error')
       LIMIT @limit)`);

@@ -10,6 +10,7 @@ import { PERSONAL_EVENT_FIELDS } from '../core/contracts/index.js';
 import type { ErasureCounts, ErasureStore, ErasureTarget } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+import { SHRED_BODY } from './stored-body.js';
 
 /** Event fields that name a person or quote what the relay or a bounce said about one (core/contracts/event.ts). */
 const SCRUBBED_PAYLOAD = `CASE WHEN payload IS NULL THEN NULL
@@ -58,10 +59,10 @@ function createMatches(db: SqliteDatabase) {
 
 /** The messages' rows and timelines: one statement each over the list of pks. */
 function createTombstones(db: SqliteDatabase) {
-  // Clearing key_id and spool_id destroys the data keys (triggers of migration 17); the
-  // full-text index follows subject, sender and recipients (triggers of migration 8).
+  // The body is shredded (SHRED_BODY); the full-text index follows subject, sender and
+  // recipients (triggers of migration 8).
   const messages = db.prepare(`UPDATE messages SET
-      payload = NULL, raw = NULL, body = NULL, key_id = NULL, spool_id = NULL,
+      ${SHRED_BODY},
       mail_from = '', rcpt_to = '[]', subject = NULL, message_id_header = NULL,
       error = CASE WHEN state IN ('queued', 'deferred') OR error IS NOT NULL THEN 'erased' END,
       error_at = CASE WHEN state IN ('queued', 'deferred') THEN @now ELSE error_at END,

@@ -18,6 +18,12 @@ export const BODY_COLUMNS = `coalesce(body, raw, CAST(payload AS BLOB)) AS body,
   CASE WHEN key_id IS NOT NULL THEN ${keyOf('key_id')}
     WHEN body IS NULL AND raw IS NULL AND payload IS NULL AND spool_id IS NULL THEN X'' END AS key`;
 
+/**
+ * The assignments that shred a message's body (retention, erasure): its bytes go, and clearing
+ * key_id and spool_id destroys its data key or its spool with the spool's key (migration 17's triggers).
+ */
+export const SHRED_BODY = 'payload = NULL, raw = NULL, body = NULL, key_id = NULL, spool_id = NULL';
+
 /** Reads a spool's parts in order, and their key. */
 export function spoolReader(db: SqliteDatabase): (spoolId: number) => { key: Buffer | null; parts: Buffer[] } {
   const parts = db.prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE spool_id = ? ORDER BY seq`).pluck();

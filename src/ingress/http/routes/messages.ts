@@ -193,6 +193,13 @@ function registerSubmission(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
   on(app, MESSAGE_ROUTES.addMessagesCommand, addMessages);
 }
 
+/** POST /commands/erase's parameters as the erasure they ask for (the schema lets exactly one of the three through). */
+function erasureRequestOf(p: z.output<typeof eraseParams>): ErasureRequest {
+  if (p.ids !== undefined) return { by: 'messages', tenantId: p.tenant_id, ids: p.ids };
+  if (p.address !== undefined) return { by: 'address', tenantId: p.tenant_id, address: p.address };
+  return { by: 'tenant', tenantId: p.tenant_id };
+}
+
 /** The per-tenant and per-id operator commands (/commands/*). */
 function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
   const { commands } = deps;
@@ -205,34 +212,20 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
     on(app, doc, async (c) => c.json({ ok: true, ...(await run(commandContext(c), await readParams(c, doc.body))) }));
   };
   command(routes.runNow, (ctx, p) => commands.runNow(ctx, p.tenant_id));
-  // An erasure reaches every node in fleet mode: each erases what it holds (issue 45).
-  on(app, routes.erase, async (c) => {
-    const ctx = commandContext(c);
-    const p = await readParams(c, routes.erase.body);
-    const request: ErasureRequest =
-      p.ids !== undefined
-        ? { by: 'messages', tenantId: p.tenant_id, ids: p.ids }
-        : p.address !== undefined
-          ? { by: 'address', tenantId: p.tenant_id, address: p.address }
-          : { by: 'tenant', tenantId: p.tenant_id };
-    const fleet = deps.fleet ?? null;
-    const answer =
-      fleet === null ? commands.erase(ctx, request) : await fleet.command(ctx, 'erase', erasureParams(request));
-    return c.json({ ok: true, ...answer });
-  });
-  /** In fleet mode the command goes to every node, which applies it to what it holds. */
+  /**
+   * In fleet mode the command goes to every node, which applies it to what it holds; `wire` is its
+   * parameters as they travel (as validated, unless the command says otherwise).
+   */
   const fleetCommand = <S extends z.ZodType>(
     doc: RouteDoc & { body: S },
     name: FleetCommandName,
     run: (ctx: CommandContext, params: z.output<S>) => object,
+    wire: (params: z.output<S>) => Record<string, unknown> = (params) => params as Record<string, unknown>,
   ): void => {
     const fleet = deps.fleet;
     if (fleet === null || fleet === undefined) return command(doc, run);
     on(app, doc, async (c) =>
-      c.json({
-        ok: true,
-        ...(await fleet.command(commandContext(c), name, (await readParams(c, doc.body)) as Record<string, unknown>)),
-      }),
+      c.json({ ok: true, ...(await fleet.command(commandContext(c), name, wire(await readParams(c, doc.body)))) }),
     );
   };
   // Suspensions are shared configuration: in fleet mode the bucket carries them to every node.
@@ -240,6 +233,12 @@ function registerCommands(app: Hono<HttpEnv>, deps: MessageRoutesDeps): void {
   command(routes.activate, (ctx, p) => commands.activate(ctx, p.tenant_id, p.batch_code));
   fleetCommand(routes.deleteMessages, 'delete', (ctx, p) => commands.deleteMessages(ctx, p.tenant_id, p.ids));
   fleetCommand(routes.resend, 'resend', (ctx, p) => commands.resend(ctx, p.tenant_id, p.ids));
+  fleetCommand(
+    routes.erase,
+    'erase',
+    (ctx, p) => commands.erase(ctx, erasureRequestOf(p)),
+    (p) => erasureParams(erasureRequestOf(p)),
+  );
   command(routes.retryNow, (ctx, p) => commands.retryNow(ctx, p.tenant_id, idsOf(p.ids)));
   command(routes.cleanup, (ctx, p) => commands.cleanup(ctx, p.tenant_id, p.older_than_seconds));
 

@@ -59,7 +59,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const settings = daemonSettings(deps.config);
   const version = deps.version ?? mailproxyVersion();
   const keyRing = openDaemonKeys(settings.keys, log);
-  const stored = openStoreService(settings, { secrets: keyRing.secrets, bodies: keyRing.bodies, ids, clock, log });
+  const stored = openStoreService(settings, {
+    secrets: keyRing.secrets,
+    bodies: keyRing.bodies,
+    blindIndex: keyRing.blindIndex,
+    ids,
+    clock,
+    log,
+  });
   // API keys are digested with the key the database kept through key rotations, if it kept one.
   const keys = keyRing.withTokenDigest(stored.store.tokenDigestKey());
   // Alone, or a node of a fleet whose link is made first and whose features decorate the single-node services.

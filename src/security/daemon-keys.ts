@@ -8,7 +8,9 @@
  */
 import type { Logger, AdminTokenVerifier, ApiKeyIssuer, SecretBox } from '../core/index.js';
 import { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVerifier } from './api-keys.js';
+import type { BlindIndex } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
+import { createBlindIndex } from './blind-index.js';
 import { createBodySeal, type KeyEncryptionKey } from './body-seal.js';
 import { loadKeyMaterial, type MasterSources } from './key-material.js';
 import { createAesGcmSecretBox } from './secret-box.js';
@@ -27,6 +29,8 @@ export interface DaemonKeys {
 
 /** The keys the store is opened with; the rest follows from the token digest key it keeps, if any. */
 export interface DaemonKeyRing extends Pick<DaemonKeys, 'secrets' | 'bodies' | 'bodyKeys'> {
+  /** `kept`: the blind index key the database keeps (null: none, the current master's serves). */
+  blindIndex(kept: Buffer | null): BlindIndex;
   /** `kept`: the API keys' digest key the database keeps (null: none, the current master's serves). */
   withTokenDigest(kept: Buffer | null): DaemonKeys;
 }
@@ -57,6 +61,7 @@ export function openDaemonKeys(
   };
   return {
     ...ring,
+    blindIndex: (kept) => createBlindIndex(kept ?? keys.blindKey),
     withTokenDigest(kept) {
       const apiKeys = createHmacApiKeyIssuer(kept ?? keys.hashKey);
       return {

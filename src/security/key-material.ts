@@ -30,6 +30,11 @@ export interface KeyRing {
    * rotation went through keeps the one its API keys were digested with (store: token digest key).
    */
   hashKey: Buffer;
+  /**
+   * AES key of the blind index (keyed digests of addresses and words), from the current master. Like
+   * the hash key, a database a rotation went through keeps the one its digests were made with.
+   */
+  blindKey: Buffer;
 }
 
 export interface KeyMaterial extends KeyRing {
@@ -67,6 +72,7 @@ export function keyRing(masters: readonly Buffer[]): KeyRing {
     encryptionKeys: unique.map((master) => derive(master, 'secrets-at-rest')),
     bodyKeys: unique.map((master) => keyEncryptionKey(derive(master, 'body-keys'))),
     hashKey: derive(current, 'token-digest'),
+    blindKey: derive(current, 'blind-index'),
   };
 }
 

@@ -36,6 +36,8 @@ export interface KeyRotation {
   secrets: SecretBox;
   /** The API keys' digest key of the current master, which the database keeps if it keeps none yet. */
   tokenDigest: Buffer;
+  /** The blind index key of the current master, which the database keeps if it keeps none yet. */
+  blindIndex: Buffer;
 }
 
 export type RotationStart =
@@ -56,6 +58,7 @@ function rotationTo(next: Buffer, masters: Buffer[]): KeyRotation {
     bodies: createBodySeal(ring.bodyKeys),
     secrets: createAesGcmSecretBox(ring.encryptionKeys),
     tokenDigest: keyRing(masters).hashKey,
+    blindIndex: keyRing(masters).blindKey,
   };
 }
 

@@ -11,7 +11,7 @@ import type { SecretBox } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { ACCOUNT_SEALED_COLUMNS } from './account-rows.js';
 import { durableTransaction, openDatabase, type SqliteDatabase } from './database.js';
-import { keepTokenDigestKey, keptKeyContext } from './kept-keys.js';
+import { BLIND_INDEX, keepKey, keptKeyContext, TOKEN_DIGEST } from './kept-keys.js';
 import { TENANT_SEALED_COLUMNS } from './tenant-rows.js';
 
 export interface StoredKeyRotation {
@@ -21,6 +21,8 @@ export interface StoredKeyRotation {
   secrets: SecretBox;
   /** The API keys' digest key of the master being replaced: kept when the database keeps none yet. */
   tokenDigest: Buffer;
+  /** The blind index key of the master being replaced: kept when the database keeps none yet. */
+  blindIndex: Buffer;
 }
 
 export interface KeyRotationCounts {
@@ -28,6 +30,8 @@ export interface KeyRotationCounts {
   secrets: { resealed: number; failed: number };
   /** This rotation kept the API keys' digest key (the first rotation of the database does). */
   tokenDigestKept: boolean;
+  /** This rotation kept the blind index key (the first rotation of the database does). */
+  blindIndexKept: boolean;
 }
 
 interface SealedColumn {
@@ -110,7 +114,8 @@ export function rotateStoredKeys(path: string, rotation: StoredKeyRotation, now:
       dataKeys: rewrapDataKeys(db, rotation.bodies),
       // A digest key kept by an earlier rotation is resealed with the other secrets; the first rotation keeps it.
       secrets: resealSecrets(db, rotation.secrets),
-      tokenDigestKept: keepTokenDigestKey(db, rotation.secrets, rotation.tokenDigest, now),
+      tokenDigestKept: keepKey(db, rotation.secrets, TOKEN_DIGEST, rotation.tokenDigest, now),
+      blindIndexKept: keepKey(db, rotation.secrets, BLIND_INDEX, rotation.blindIndex, now),
     }));
     db.pragma('wal_checkpoint(TRUNCATE)');
     return counts;

@@ -6,6 +6,7 @@
  * and personal fields, its bounce and PEC records, and for an address its
  * suppressions and the audit rows that name it.
  */
+import { addressDigest, type BlindIndex } from '../core/index.js';
 import { PERSONAL_EVENT_FIELDS } from '../core/contracts/index.js';
 import type { ErasureCounts, ErasureStore, ErasureTarget } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
@@ -25,8 +26,10 @@ const MATCHING = {
 
 type Row = IdentityRow & { state: string };
 
-function paramsOf(target: ErasureTarget) {
+function paramsOf(target: ErasureTarget, index: BlindIndex) {
   return {
+    // What sealed records keep of an address to match on (core/blind-index.ts).
+    digest: target.kind === 'address' ? addressDigest(index, target.address) : null,
     tenant: target.tenantId,
     ids: target.kind === 'messages' ? JSON.stringify(target.ids) : '[]',
     address: target.kind === 'address' ? target.address.toLowerCase() : null,
@@ -36,7 +39,7 @@ function paramsOf(target: ErasureTarget) {
 }
 
 /** The messages a target names (not erased already), each with its state before. */
-function createMatches(db: SqliteDatabase) {
+function createMatches(db: SqliteDatabase, index: BlindIndex) {
   const statements = Object.fromEntries(
     Object.entries(MATCHING).map(([kind, where]) => [
       kind,
@@ -49,9 +52,9 @@ function createMatches(db: SqliteDatabase) {
     .prepare<Record<string, unknown>, string>(`SELECT id FROM messages WHERE ${MATCHING.messages}`)
     .pluck();
   return {
-    rows: (target: ErasureTarget) => statements[target.kind].all(paramsOf(target)) as Row[],
+    rows: (target: ErasureTarget) => statements[target.kind].all(paramsOf(target, index)) as Row[],
     unknownIds: (target: Extract<ErasureTarget, { kind: 'messages' }>) => {
-      const found = new Set(known.all(paramsOf(target)));
+      const found = new Set(known.all(paramsOf(target, index)));
       return [...new Set(target.ids)].filter((id) => !found.has(id));
     },
   };
@@ -119,15 +122,24 @@ function createAddressTraces(db: SqliteDatabase) {
   };
 }
 
-export function createSqliteErasure(db: SqliteDatabase, writeEvent: MessageEventWriter): ErasureStore {
-  const matches = createMatches(db);
+export function createSqliteErasure(
+  db: SqliteDatabase,
+  writeEvent: MessageEventWriter,
+  index: BlindIndex,
+): ErasureStore {
+  const matches = createMatches(db, index);
   const tombstones = createTombstones(db);
   const addressTraces = createAddressTraces(db);
 
   const erase = (target: ErasureTarget, now: number, correlationId: string | null): ErasureCounts => {
     const rows = matches.rows(target);
     const all = target.kind === 'tenant';
-    const params = { ...paramsOf(target), pks: JSON.stringify(rows.map((row) => row.pk)), now, all: all ? 1 : 0 };
+    const params = {
+      ...paramsOf(target, index),
+      pks: JSON.stringify(rows.map((row) => row.pk)),
+      now,
+      all: all ? 1 : 0,
+    };
     const cleared = tombstones(params);
     const traces = target.kind === 'messages' ? { suppressions: 0, events: 0 } : addressTraces(params, all);
     let waiting = 0;

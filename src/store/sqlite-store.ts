@@ -3,6 +3,7 @@
  * writer; better-sqlite3 is synchronous, so a transaction never interleaves.
  */
 import type { IdSource, AdminStore, SecretBox } from '../core/index.js';
+import type { BlindIndex } from '../core/index.js';
 import type { BodySeal, ErasureStore } from '../core/message/index.js';
 import type { BounceLedger, BounceStore } from '../core/bounce/index.js';
 import type { ProviderLedger } from '../core/provider/index.js';
@@ -22,7 +23,7 @@ import type { ConfigRows, ClaimIndex, SpoolRows, MessageTransferStore } from '..
 import type { ReportStore } from '../core/report/index.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteBodySealer, type BodySealer } from './body-sealer.js';
-import { readTokenDigestKey } from './kept-keys.js';
+import { BLIND_INDEX, readKeptKey, TOKEN_DIGEST } from './kept-keys.js';
 import { takeSnapshot, type DatabaseSnapshot } from './backup.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
@@ -89,6 +90,8 @@ export interface SqliteStore extends AdminStore {
   erasure: ErasureStore;
   /** Seals the bodies an earlier version stored in clear, a batch at a time (body-sealer.ts). */
   bodySealer: BodySealer;
+  /** Keyed digests of addresses and words (core/blind-index.ts), with the key this database's digests were made with. */
+  blindIndex: BlindIndex;
   /** The key tenants' API keys are digested with, when a key rotation kept it (kept-keys.ts); null: none kept. */
   tokenDigestKey(): Buffer | null;
   /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
@@ -115,6 +118,8 @@ export interface SqliteStoreOptions {
   secrets: SecretBox;
   /** Seals message bodies under keys of their own (security/body-seal.ts). */
   bodies: BodySeal;
+  /** The blind index, given the key the database keeps (kept-keys.ts; null: none, the current master's). */
+  blindIndex(kept: Buffer | null): BlindIndex;
   ids: IdSource;
   /** Epoch milliseconds, for the time of the last refused write. */
   now: () => number;
@@ -140,14 +145,16 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const writeEvent = createMessageEventWriter(db, options.ids, notify);
   const changes = createSqliteChangeLog(db, notify);
   const suppressions = createSqliteSuppressionRepository(db);
+  const blindIndex = options.blindIndex(readKeptKey(db, options.secrets, BLIND_INDEX));
   let closed = false;
   return {
+    blindIndex,
     migrated,
     tenants: createSqliteTenantRepository(db, options.secrets),
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes,
     suppressions: guard(suppressions),
-    ...createMessageParts(db, writeEvent, guard, options.bodies),
+    ...createMessageParts(db, writeEvent, guard, options.bodies, blindIndex),
     ...createMailboxParts(
       db,
       { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup },
@@ -155,7 +162,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
       options.bodies,
     ),
     bodySealer: guard(createSqliteBodySealer(db, options.bodies)),
-    tokenDigestKey: () => readTokenDigestKey(db, options.secrets),
+    tokenDigestKey: () => readKeptKey(db, options.secrets, TOKEN_DIGEST),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     configRows: (deps) => createSqliteConfigRows(db, deps),
@@ -183,7 +190,13 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
 type Guard = StoreCommits['guard'];
 
 /** The queue and what reads and administers messages. */
-function createMessageParts(db: SqliteDatabase, writeEvent: MessageEventWriter, guard: Guard, seal: BodySeal) {
+function createMessageParts(
+  db: SqliteDatabase,
+  writeEvent: MessageEventWriter,
+  guard: Guard,
+  seal: BodySeal,
+  blindIndex: BlindIndex,
+) {
   const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal));
   const spool = createSqliteSpool(db, seal);
   return {
@@ -198,7 +211,7 @@ function createMessageParts(db: SqliteDatabase, writeEvent: MessageEventWriter, 
     headers: guard(createSqliteMessageHeaders(db, seal)),
     reports: guard(createSqliteReportStore(db, writeEvent)),
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
-    erasure: guard(createSqliteErasure(db, writeEvent)),
+    erasure: guard(createSqliteErasure(db, writeEvent, blindIndex)),
   };
 }
 

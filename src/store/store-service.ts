@@ -4,8 +4,7 @@
  * store's own periodic work (retention, the search index). Stopped last.
  */
 import { join } from 'node:path';
-import type { Clock, IdSource, Logger, SecretBox } from '../core/index.js';
-import type { BodySeal } from '../core/message/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import {
   createPeriodicLoop,
   type PeriodicLoop,
@@ -16,7 +15,12 @@ import {
 import { createBodySealerLoop } from './body-sealer.js';
 import type { CheckpointResult, CheckpointTask } from './checkpointer.js';
 import { lockDataDir } from './data-dir-lock.js';
-import { createSqliteStore, removeAbandonedSnapshots, type SqliteStore } from './sqlite-store.js';
+import {
+  createSqliteStore,
+  removeAbandonedSnapshots,
+  type SqliteStore,
+  type SqliteStoreOptions,
+} from './sqlite-store.js';
 import { runRetention, type RetentionSettings } from './retention.js';
 
 export const DATABASE_FILE = 'mailproxy.db';
@@ -99,7 +103,7 @@ function createSearchIndexLoop(store: SqliteStore, log: Logger): PeriodicLoop {
 
 export function openStoreService(
   settings: StoreSettings,
-  deps: { secrets: SecretBox; bodies: BodySeal; ids: IdSource; clock: Clock; log: Logger },
+  deps: Pick<SqliteStoreOptions, 'secrets' | 'bodies' | 'blindIndex' | 'ids'> & { clock: Clock; log: Logger },
 ): StoreService {
   const { log, clock } = deps;
   // Before anything is read or removed: what follows assumes no other daemon runs here.
@@ -113,6 +117,7 @@ export function openStoreService(
       path,
       secrets: deps.secrets,
       bodies: deps.bodies,
+      blindIndex: deps.blindIndex,
       ids: deps.ids,
       now: () => clock.now(),
       checkpointElsewhere: true,

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal } from '../../src/security/body-seal.js';
 import { keyRing, loadKeyMaterial } from '../../src/security/key-material.js';
 import { beginFileRotation } from '../../src/security/key-rotation.js';
@@ -83,6 +84,7 @@ describe('mailproxy keys rotate', () => {
       path,
       secrets: createAesGcmSecretBox(ring.encryptionKeys),
       bodies: seal,
+      blindIndex: (kept) => createBlindIndex(kept ?? ring.blindKey),
       ids: { uuid: () => 'unused' },
       now: Date.now,
     });

@@ -9,6 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomIds } from '../../src/runtime/index.js';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
@@ -23,6 +24,7 @@ export function storeWithAdminEvents(
     path: join(dir, 'db.sqlite'),
     secrets: createAesGcmSecretBox(randomBytes(32)),
     bodies: createBodySeal([keyEncryptionKey(randomBytes(32))]),
+    blindIndex: () => createBlindIndex(randomBytes(32)),
     ids: randomIds,
     now: Date.now,
   });

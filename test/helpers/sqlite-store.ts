@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
@@ -21,6 +22,7 @@ export function openTestStore(cleanups: Array<() => void>, seed: (admin: Databas
     path,
     secrets: createAesGcmSecretBox(randomBytes(32)),
     bodies: createBodySeal([keyEncryptionKey(randomBytes(32))]),
+    blindIndex: () => createBlindIndex(randomBytes(32)),
     ids,
     now: Date.now,
   });

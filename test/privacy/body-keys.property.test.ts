@@ -12,12 +12,14 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/core/message/index.js';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 import { BODY_COLUMNS, openStored, spoolReader } from '../../src/store/stored-body.js';
 import { hostileRuns, hostileSeed } from '../helpers/property-runs.js';
 
+const blind = createBlindIndex(Buffer.alloc(32, 7));
 const IDS = ['m0', 'm1', 'm2', 'm3'];
 const PEOPLE = ['ann@example.net', 'bob@example.org'];
 
@@ -95,7 +97,8 @@ function openWorld(path: string) {
   let next = 0;
   let now = 1_700_000_000_000;
   const ids = { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` };
-  const open = (): SqliteStore => createSqliteStore({ path, secrets, bodies: seal, ids, now: () => now });
+  const open = (): SqliteStore =>
+    createSqliteStore({ path, secrets, bodies: seal, blindIndex: () => blind, ids, now: () => now });
   let store = open();
   const admin = new Database(path);
   admin

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/runtime/index.js';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createBodySealerLoop } from '../../src/store/body-sealer.js';
@@ -20,6 +21,7 @@ import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-stor
 import { openStored } from '../../src/store/stored-body.js';
 import { createLegacyDatabase } from '../helpers/legacy-database.js';
 
+const BLIND_INDEX = createBlindIndex(Buffer.alloc(32, 7));
 const PAYLOAD = JSON.stringify({
   from: 'sender@example.com',
   to: ['ann.rossi@example.net'],
@@ -61,6 +63,7 @@ describe('the body sealer on a database from before bodies were sealed', () => {
       path,
       secrets,
       bodies: seal,
+      blindIndex: () => BLIND_INDEX,
       ids: { uuid: () => `id-${(pk += 1)}` },
       now: Date.now,
     });

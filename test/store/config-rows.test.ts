@@ -11,6 +11,7 @@ import type { Account } from '../../src/core/account/account.js';
 import type { ChangeRecord } from '../../src/core/events/change-record.js';
 import type { ConfigKey, ConfigRows } from '../../src/core/fleet/config-replica.js';
 import type { Tenant } from '../../src/core/tenant/tenant.js';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
@@ -32,6 +33,7 @@ function node(nodeId = 'n2'): { store: SqliteStore; rows: ConfigRows; path: stri
     path: join(dir, 'mailproxy.db'),
     secrets: createAesGcmSecretBox(KEY),
     bodies: createBodySeal([keyEncryptionKey(KEY)]),
+    blindIndex: () => createBlindIndex(randomBytes(32)),
     ids: { uuid: () => `u-${(ids += 1)}` } as never,
     now: () => NOW,
   });

@@ -675,3 +675,42 @@ CREATE TABLE kept_keys (
 -- Spools written before bodies were sealed (their parts in clear), for the background
 -- sealer (store/body-sealer.ts) to walk and count, as messages_unsealed for messages.
 CREATE INDEX spools_unsealed ON spools (id) WHERE key_id IS NULL;
+
+-- migration: 19
+-- A message's personal fields (issue 45): its envelope and subject are stored only
+-- sealed (`personal`, the JSON [mail_from, rcpt_to, subject]) under a data key of
+-- their own (`personal_key_id`): the body's key is shredded by body retention, these
+-- live as long as the row, and an erasure destroys their key. `mail_from`, `rcpt_to`
+-- and `subject` keep what rows written before hold, until the sealer
+-- (store/body-sealer.ts) seals them, and are '' / '[]' / NULL otherwise.
+-- `search_terms`: the blind-index digests (core/message/blind-search.ts) that search,
+-- the sender and recipient filters and erasure by address match on.
+ALTER TABLE messages ADD COLUMN personal BLOB;
+ALTER TABLE messages ADD COLUMN personal_key_id INTEGER;
+ALTER TABLE messages ADD COLUMN search_terms TEXT;
+CREATE TRIGGER messages_personal_key_deleted AFTER DELETE ON messages
+  WHEN OLD.personal_key_id IS NOT NULL
+  BEGIN DELETE FROM data_keys WHERE id = OLD.personal_key_id; END;
+CREATE TRIGGER messages_personal_key_replaced AFTER UPDATE OF personal_key_id ON messages
+  WHEN OLD.personal_key_id IS NOT NULL AND OLD.personal_key_id IS NOT NEW.personal_key_id
+  BEGIN DELETE FROM data_keys WHERE id = OLD.personal_key_id; END;
+-- The full-text index of migration 8 indexed the clear words: it goes, and the index of
+-- search terms takes its place, built from the start (search_state) as the indexer
+-- reaches rows; rows the sealer has not reached yet have no terms and are found once it has.
+DROP TRIGGER messages_fts_removed;
+DROP TRIGGER messages_fts_changed;
+DROP TABLE messages_fts;
+CREATE VIRTUAL TABLE messages_terms USING fts5(search_terms, content = 'messages', content_rowid = 'pk', tokenize = 'ascii');
+UPDATE search_state SET indexed_pk = 0 WHERE id = 1;
+CREATE TRIGGER messages_terms_removed AFTER DELETE ON messages
+  WHEN OLD.search_terms IS NOT NULL AND OLD.pk <= (SELECT indexed_pk FROM search_state WHERE id = 1)
+  BEGIN INSERT INTO messages_terms (messages_terms, rowid, search_terms) VALUES ('delete', OLD.pk, OLD.search_terms); END;
+CREATE TRIGGER messages_terms_changed AFTER UPDATE OF search_terms ON messages
+  WHEN OLD.pk <= (SELECT indexed_pk FROM search_state WHERE id = 1)
+  BEGIN
+    INSERT INTO messages_terms (messages_terms, rowid, search_terms)
+      SELECT 'delete', OLD.pk, OLD.search_terms WHERE OLD.search_terms IS NOT NULL;
+    INSERT INTO messages_terms (rowid, search_terms) SELECT NEW.pk, NEW.search_terms WHERE NEW.search_terms IS NOT NULL;
+  END;
+-- Rows whose personal fields are still in clear, for the sealer to walk and count.
+CREATE INDEX messages_personal_unsealed ON messages (pk) WHERE search_terms IS NULL AND erased_at IS NULL;

@@ -10,10 +10,11 @@
  * version left in free space (it zeroed nothing it deleted) are beyond a row's reach:
  * an offline VACUUM removes them (README, "Existing databases").
  */
-import type { Clock, Logger } from '../core/index.js';
+import type { BlindIndex, Clock, Logger } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
+import { personalFieldSealing, UNSEALED_PERSONAL } from './personal-fields.js';
 import { newDataKeys } from './stored-body.js';
 
 /**
@@ -30,6 +31,8 @@ export interface UnsealedBodies {
   messages: number;
   spools: number;
   pecReceipts: number;
+  /** Messages whose envelope and subject are in clear (migration 19). */
+  messageFields: number;
 }
 
 export interface BodySealer {
@@ -129,15 +132,21 @@ function createReceiptSealing(db: SqliteDatabase, newKey: KeyWriter) {
   };
 }
 
-export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): BodySealer {
+export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal, index: BlindIndex): BodySealer {
   const count = (from: string) => db.prepare<[], number>(`SELECT count(*) ${from}`).pluck();
   const counts = {
     messages: count(UNSEALED_MESSAGE),
     spools: count(UNSEALED_SPOOL),
     pecReceipts: count(UNSEALED_RECEIPT),
+    messageFields: count(UNSEALED_PERSONAL),
   };
   const newKey = newDataKeys(db, seal);
-  const kinds = [createMessageSealing(db, newKey), createSpoolSealing(db, newKey), createReceiptSealing(db, newKey)];
+  const kinds = [
+    createMessageSealing(db, newKey),
+    createSpoolSealing(db, newKey),
+    createReceiptSealing(db, newKey),
+    personalFieldSealing(db, seal, index),
+  ];
   const run = transactionRunner(db);
   const batch = (limits: Budget, now: number): number => {
     const budget = { ...limits };
@@ -153,6 +162,7 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): Body
       messages: counts.messages.get() ?? 0,
       spools: counts.spools.get() ?? 0,
       pecReceipts: counts.pecReceipts.get() ?? 0,
+      messageFields: counts.messageFields.get() ?? 0,
     }),
     sealBatch(limits, now) {
       // Whole freed pages (a large body's overflow pages) are zeroed too, not only freed cells (database.ts runs with FAST).
@@ -170,7 +180,8 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): Body
   };
 }
 
-const total = (counts: UnsealedBodies): number => counts.messages + counts.spools + counts.pecReceipts;
+const total = (counts: UnsealedBodies): number =>
+  counts.messages + counts.spools + counts.pecReceipts + counts.messageFields;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**

@@ -14,6 +14,7 @@ import type {
 } from '../core/bounce/index.js';
 import type { IdSource, ChangeLog } from '../core/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
+import type { BodySeal } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';
@@ -93,6 +94,8 @@ export interface BounceLedgerDeps {
   suppressions: SuppressionRepository;
   changes: ChangeLog;
   ids: IdSource;
+  /** Opens the candidates' sealed recipients. */
+  seal: BodySeal;
 }
 
 /** The per-mailbox checkpoint: the UIDVALIDITY and the last UID settled. */
@@ -196,7 +199,7 @@ function createHistory(db: SqliteDatabase): Pick<BounceLedger, 'list' | 'prune'>
 
 export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerDeps): BounceLedger {
   const checkpoints = createCheckpoints(db);
-  const candidates = createCandidateLookup(db);
+  const candidates = createCandidateLookup(db, deps.seal);
   const previous = db.prepare<
     [string, string],
     { disposition: BounceDisposition }

@@ -1,9 +1,11 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, retry-now, cleanup) and the message read model. */
-import type { IdsOutcome, MessageAdmin } from '../core/message/index.js';
+import type { BodySeal, IdsOutcome, MessageAdmin } from '../core/message/index.js';
 import { createBodyShredder } from './body-retention.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { PecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+import { personalOpener } from './personal-fields.js';
+import { keyOf } from './stored-body.js';
 import { toDetail, toTimelineEvent, type DetailRow, type EventRow } from './message-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 
@@ -157,13 +159,17 @@ export function createSqliteMessageAdmin(
   db: SqliteDatabase,
   writeEvent: MessageEventWriter,
   receipts: Pick<PecReceipts, 'ofMessage'>,
+  seal: BodySeal,
 ): MessageAdmin {
+  const open = personalOpener(seal);
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant =
     db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
-  const detailRow = db.prepare<[string, string], DetailRow>(`SELECT * FROM messages WHERE tenant_id = ? AND id = ?`);
+  const detailRow = db.prepare<[string, string], DetailRow>(
+    `SELECT *, ${keyOf('personal_key_id')} AS personal_key FROM messages WHERE tenant_id = ? AND id = ?`,
+  );
   const eventRows = db.prepare<
     [number],
     EventRow
@@ -180,7 +186,7 @@ export function createSqliteMessageAdmin(
       const row = detailRow.get(tenantId, id);
       if (row === undefined) return null;
       return {
-        message: toDetail(row),
+        message: toDetail(row, open(row)),
         events: eventRows.all(row.pk).map(toTimelineEvent),
         pecReceipts: receipts.ofMessage(row.pk),
       };

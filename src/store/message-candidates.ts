@@ -4,7 +4,9 @@
  * the message number a VERP address carries, within one tenant or any.
  */
 import type { MessageCandidate } from '../core/bounce/index.js';
+import type { BodySeal } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
+import { personalColumns, personalOpener, type PersonalRow } from './personal-fields.js';
 
 export interface CandidateRow {
   tenant_id: string;
@@ -16,12 +18,26 @@ export interface CandidateRow {
 /** Enough candidates to tell them apart by recipient; more means the reference says nothing. */
 export const MAX_CANDIDATES = 20;
 
-export const toCandidate = (row: CandidateRow): MessageCandidate => ({
-  tenantId: row.tenant_id,
-  pk: row.pk,
-  id: row.id,
-  rcptTo: JSON.parse(row.rcpt_to) as string[],
-});
+/**
+ * A candidate row as the core's candidate, its recipients opened: a row sealed since
+ * migration 19 keeps them only in its personal fields (read by pk: mail that came back
+ * is rare, and its lookups stay one statement each).
+ */
+export function candidateReader(db: SqliteDatabase, seal: BodySeal): (row: CandidateRow) => MessageCandidate {
+  const open = personalOpener(seal);
+  const personal = db.prepare<[number], PersonalRow>(
+    `SELECT tenant_id, ${personalColumns()} FROM messages WHERE pk = ?`,
+  );
+  return (row) => {
+    const sealed = personal.get(row.pk);
+    return {
+      tenantId: row.tenant_id,
+      pk: row.pk,
+      id: row.id,
+      rcptTo: sealed === undefined ? (JSON.parse(row.rcpt_to) as string[]) : open(sealed).rcptTo,
+    };
+  };
+}
 
 export type CandidateLookup = (
   by: 'mail_id' | 'message_id' | 'verp',
@@ -29,7 +45,8 @@ export type CandidateLookup = (
   tenantId: string | null,
 ) => MessageCandidate[];
 
-export function createCandidateLookup(db: SqliteDatabase): CandidateLookup {
+export function createCandidateLookup(db: SqliteDatabase, seal: BodySeal): CandidateLookup {
+  const toCandidate = candidateReader(db, seal);
   // The client id is unique per tenant: one seek of the (tenant_id, id) key per tenant.
   const byMailId = db.prepare<
     Record<string, unknown>,

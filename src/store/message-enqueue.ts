@@ -4,28 +4,38 @@
  * alone and reported (their message was handed off already). Whether a message
  * enters suspended was decided by the submission (NewMessage.suspended).
  */
-import type { BodySeal, MessageContent, NewMessage, EnqueueResult } from '../core/message/index.js';
+import type { BlindIndex } from '../core/index.js';
+import type { BodySeal, MessageContent, NewMessage, EnqueueResult, PersonalFields } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { dataKeyWriter, newDataKeys } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
+import { CLEARED, personalSealer, type SealedPersonal } from './personal-fields.js';
 import type { SpoolKeys } from './spool.js';
 
-export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter, bodies: BodySealing) {
-  // A new id (the common case) costs one statement: no lookup first, and no
-  // RETURNING (a large share of the insert's cost); lastInsertRowid is free.
-  // The insert binds positionally (cheaper than named), the rare
-  // replacement by name from the same values: see `row` below for the order.
+/**
+ * A new id (the common case) costs one statement: no lookup first, and no
+ * RETURNING (a large share of the insert's cost); lastInsertRowid is free.
+ * The insert binds positionally (cheaper than named), the rare
+ * replacement by name from the same values: see `messageRow` for the order.
+ */
+function enqueueStatements(db: SqliteDatabase) {
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      body, key_id, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      body, key_id, spool_id, personal, personal_key_id, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
   const replace = db.prepare<
     Record<string, unknown>,
     { pk: number }
   >(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
-      source = @v6, body = @v7, key_id = @v8, payload = NULL, raw = NULL, spool_id = @v9, mail_from = @v10, rcpt_to = @v11, subject = @v12, message_id_header = @v13,
-      size_bytes = @v14, state = @v15, suspended = @v16, next_attempt_at = @v17, deferred_at = @v18, deferred_reason = NULL, updated_at = @v19
+      source = @v6, body = @v7, key_id = @v8, payload = NULL, raw = NULL, spool_id = @v9, personal = @v10, personal_key_id = @v11,
+      search_terms = @v12, mail_from = @v13, rcpt_to = @v14, subject = @v15, message_id_header = @v16,
+      size_bytes = @v17, state = @v18, suspended = @v19, next_attempt_at = @v20, deferred_at = @v21, deferred_reason = NULL, updated_at = @v22
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
+  return { insert, replace };
+}
+
+export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter, bodies: BodySealing) {
+  const { insert, replace } = enqueueStatements(db);
   const byName = (row: readonly unknown[]): Record<string, unknown> =>
     Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
@@ -39,7 +49,13 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const { suspended } = message;
-      const row = messageRow(message, bodies.store(message.tenantId, message.content, now), deferred, now);
+      const row = messageRow(
+        message,
+        bodies.store(message.tenantId, message.content, now),
+        bodies.personal(message.tenantId, message, now),
+        deferred,
+        now,
+      );
       const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
       let pk: number;
@@ -51,6 +67,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         const replaced = replace.get(byName(row));
         if (replaced === undefined) {
           bodies.unused(row[7] as number | null);
+          bodies.unused(row[10] as number);
           result.notWaiting.push(message);
           continue;
         }
@@ -85,8 +102,14 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       : durableTransaction(db, () => enqueue(messages, now, correlationId));
 }
 
-/** The insert's positional values, in its column order (the replacement names them v1…v19). */
-function messageRow(message: NewMessage, content: StoredContent, deferred: boolean, now: number): unknown[] {
+/** The insert's positional values, in its column order (the replacement names them v1…v22). */
+function messageRow(
+  message: NewMessage,
+  content: StoredContent,
+  personal: SealedPersonal,
+  deferred: boolean,
+  now: number,
+): unknown[] {
   return [
     message.tenantId,
     message.id,
@@ -94,9 +117,12 @@ function messageRow(message: NewMessage, content: StoredContent, deferred: boole
     message.priority,
     message.batchCode,
     ...content,
-    message.mailFrom,
-    JSON.stringify(message.rcptTo),
-    message.subject,
+    personal.personal,
+    personal.keyId,
+    personal.terms,
+    CLEARED.mail_from,
+    CLEARED.rcpt_to,
+    CLEARED.subject,
     message.messageId,
     message.sizeBytes,
     deferred ? 'deferred' : 'queued',
@@ -120,13 +146,23 @@ type StoredContent = [string, Buffer | null, number | null, number | null];
  * spool's key as it arrived (spool.ts), and the message row names the spool.
  */
 export interface BodySealing {
+  /** What seals and opens (bodies, and personal fields under their own keys). */
+  seal: BodySeal;
   store(tenantId: string, content: MessageContent, now: number): StoredContent;
+  /** Seals a message's envelope and subject under a key of their own (personal-fields.ts). */
+  personal(tenantId: string, fields: PersonalFields, now: number): SealedPersonal;
   /** A key whose message was not written after all (its client id was no longer waiting). */
   unused(keyId: number | null): void;
 }
 
-export function createBodySealing(db: SqliteDatabase, seal: BodySeal, spoolKeys: SpoolKeys): BodySealing {
+export function createBodySealing(
+  db: SqliteDatabase,
+  seal: BodySeal,
+  index: BlindIndex,
+  spoolKeys: SpoolKeys,
+): BodySealing {
   const newKey = newDataKeys(db, seal);
+  const sealPersonal = personalSealer(db, seal, index);
   const storeKey = dataKeyWriter(db);
   const deleteKey = db.prepare<[number]>(`DELETE FROM data_keys WHERE id = ?`);
   const sealed = (tenantId: string, bytes: Uint8Array, now: number): [Buffer, number] => {
@@ -134,6 +170,8 @@ export function createBodySealing(db: SqliteDatabase, seal: BodySeal, spoolKeys:
     return [key.seal(0, bytes), key.keyId];
   };
   return {
+    seal,
+    personal: sealPersonal,
     store(tenantId, content, now) {
       switch (content.kind) {
         case 'payload':

@@ -17,10 +17,20 @@ import { SHRED_BODY } from './stored-body.js';
 const SCRUBBED_PAYLOAD = `CASE WHEN payload IS NULL THEN NULL
   ELSE json_remove(payload, ${PERSONAL_EVENT_FIELDS.map((key) => `'$.${key}'`).join(', ')}) END`;
 
+/**
+ * An address's messages: those the index of search terms names (and those it has not reached),
+ * whose terms name it as sender or recipient, and rows from before sealing compared in clear.
+ */
+const ADDRESS_CANDIDATES = `SELECT rowid FROM messages_terms WHERE messages_terms MATCH 'f' || @digest || ' OR t' || @digest
+  UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)
+  UNION ALL SELECT pk FROM messages WHERE search_terms IS NULL AND erased_at IS NULL`;
+
 const MATCHING = {
   messages: `tenant_id = @tenant AND id IN (SELECT value FROM json_each(@ids))`,
-  address: `tenant_id IS @tenant AND (lower(mail_from) = @address
-    OR EXISTS (SELECT 1 FROM json_each(messages.rcpt_to) WHERE lower(value) = @address))`,
+  address: `tenant_id IS @tenant AND pk IN (${ADDRESS_CANDIDATES})
+    AND (instr(search_terms, 'f' || @digest) > 0 OR instr(search_terms, 't' || @digest) > 0
+      OR (search_terms IS NULL AND (lower(mail_from) = @address
+        OR EXISTS (SELECT 1 FROM json_each(messages.rcpt_to) WHERE lower(value) = @address))))`,
   tenant: `tenant_id = @tenant`,
 } as const;
 
@@ -62,10 +72,10 @@ function createMatches(db: SqliteDatabase, index: BlindIndex) {
 
 /** The messages' rows and timelines: one statement each over the list of pks. */
 function createTombstones(db: SqliteDatabase) {
-  // The body is shredded (SHRED_BODY); the full-text index follows subject, sender and
-  // recipients (triggers of migration 8).
+  // The body is shredded (SHRED_BODY), and the personal fields' key with their sealed bytes;
+  // the index of search terms follows them (triggers of migration 19).
   const messages = db.prepare(`UPDATE messages SET
-      ${SHRED_BODY},
+      ${SHRED_BODY}, personal = NULL, personal_key_id = NULL, search_terms = NULL,
       mail_from = '', rcpt_to = '[]', subject = NULL, message_id_header = NULL,
       error = CASE WHEN state IN ('queued', 'deferred') OR error IS NOT NULL THEN 'erased' END,
       error_at = CASE WHEN state IN ('queued', 'deferred') THEN @now ELSE error_at END,
@@ -192,7 +202,8 @@ export function createSqliteErasure(
     scrub(messages) {
       // A merged index keeps no segment with the erased terms (a rewrite of the whole index: only
       // when messages were erased); a truncated WAL no frame of the old pages.
-      if (messages > 0) zeroing(() => db.prepare(`INSERT INTO messages_fts (messages_fts) VALUES ('optimize')`).run());
+      if (messages > 0)
+        zeroing(() => db.prepare(`INSERT INTO messages_terms (messages_terms) VALUES ('optimize')`).run());
       db.pragma('wal_checkpoint(TRUNCATE)');
     },
   };

@@ -3,8 +3,8 @@
  * set, every value bound. Search pages and bulk actions select with the same
  * predicates, so the filter language is one.
  */
-import { normalizeAddress } from '../core/index.js';
-import { addressPhrase, fullTextQuery, type MessageFilter, type MessageStatus } from '../core/message/index.js';
+import { normalizeAddress, type BlindIndex } from '../core/index.js';
+import { addressTerm, blindTextQuery, type MessageFilter, type MessageStatus } from '../core/message/index.js';
 
 /** Each status as a predicate over `m`; `state` is spelled so that messages_tenant_state serves it. */
 export const STATUS_SQL: Record<MessageStatus, string> = {
@@ -23,11 +23,11 @@ const UNINDEXED = 'UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_
 export interface FilterSql {
   where: string[];
   params: Record<string, unknown>;
-  /** The full-text index narrows the rows (text, sender or recipient): look their pks up rather than walk the table. */
+  /** The index of search terms narrows the rows (text, sender or recipient): look their pks up rather than walk the table. */
   narrowed: boolean;
 }
 
-export function filterSql(filter: MessageFilter): FilterSql {
+export function filterSql(filter: MessageFilter, index: BlindIndex): FilterSql {
   const where: string[] = [];
   const params: Record<string, unknown> = {};
   const set = (predicate: string, name: string, value: unknown): void => {
@@ -41,31 +41,27 @@ export function filterSql(filter: MessageFilter): FilterSql {
   if (filter.priority !== null) set('m.priority = @priority', 'priority', filter.priority);
   if (filter.createdFrom !== null) set('m.created_at >= @from', 'from', filter.createdFrom);
   if (filter.createdTo !== null) set('m.created_at < @to', 'to', filter.createdTo);
-  // An address narrows the rows through the full-text index (plus what it has not reached yet),
-  // then is compared whole: a phrase of its parts could also be part of a longer address.
-  const narrow = (column: 'mail_from' | 'rcpt_to', address: string): void => {
-    const phrase = addressPhrase(column, address);
-    if (phrase !== null)
-      set(
-        `m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @${column}Match ${UNINDEXED})`,
-        `${column}Match`,
-        phrase,
-      );
-  };
-  if (filter.sender !== null) {
-    narrow('mail_from', filter.sender);
-    set('lower(m.mail_from) = @sender', 'sender', normalizeAddress(filter.sender));
-  }
-  if (filter.recipient !== null) {
-    narrow('rcpt_to', filter.recipient);
-    // Envelope recipients are kept as given; the comparison is on the normalized form.
+  // An address narrows the rows through the index of search terms (plus what it has not reached
+  // yet), then its term is looked for in the row's own: a row from before sealing (no terms until
+  // the sealer reaches it) is compared in clear.
+  const narrow = (role: 'sender' | 'recipient', address: string, clear: string): void => {
     set(
-      `EXISTS (SELECT 1 FROM json_each(m.rcpt_to) r WHERE lower(r.value) = @recipient)`,
-      'recipient',
-      normalizeAddress(filter.recipient),
+      `m.pk IN (SELECT rowid FROM messages_terms WHERE messages_terms MATCH @${role} ${UNINDEXED})`,
+      role,
+      addressTerm(index, role, address),
     );
-  }
-  const match = filter.text === null ? null : fullTextQuery(filter.text);
-  if (match !== null) set('m.pk IN (SELECT rowid FROM messages_fts WHERE messages_fts MATCH @match)', 'match', match);
+    where.push(`(instr(m.search_terms, @${role}) > 0 OR (m.search_terms IS NULL AND ${clear}))`);
+    params[`${role}Clear`] = normalizeAddress(address);
+  };
+  if (filter.sender !== null) narrow('sender', filter.sender, 'lower(m.mail_from) = @senderClear');
+  if (filter.recipient !== null)
+    narrow(
+      'recipient',
+      filter.recipient,
+      'EXISTS (SELECT 1 FROM json_each(m.rcpt_to) r WHERE lower(r.value) = @recipientClear)',
+    );
+  const match = filter.text === null ? null : blindTextQuery(index, filter.text);
+  if (match !== null)
+    set('m.pk IN (SELECT rowid FROM messages_terms WHERE messages_terms MATCH @match)', 'match', match);
   return { where, params, narrowed: match !== null || filter.sender !== null || filter.recipient !== null };
 }

@@ -3,17 +3,18 @@
  * expired leases, account usage. The current time is always a bound parameter.
  */
 import { normalizeAddress } from '../core/index.js';
-import type { HandoffState, ClaimedMessage, MessageQueue } from '../core/message/index.js';
+import type { BodySeal, HandoffState, ClaimedMessage, MessageQueue, PersonalFields } from '../core/message/index.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/account/index.js';
 import type { SqliteDatabase } from './database.js';
 import { createEnqueue, type BodySealing } from './message-enqueue.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { createOutcomeRecorder } from './message-outcomes.js';
+import { personalColumns, personalOpener, type PersonalRow } from './personal-fields.js';
 import { BODY_COLUMNS, spoolReader } from './stored-body.js';
 
 const WAITING = `state IN ('queued', 'deferred') AND suspended = 0`;
 
-interface ClaimRow {
+interface ClaimRow extends PersonalRow {
   pk: number;
   tenant_id: string;
   id: string;
@@ -28,11 +29,9 @@ interface ClaimRow {
   key: Buffer | null;
   message_id_header: string | null;
   spool_id: number | null;
-  mail_from: string;
-  rcpt_to: string;
 }
 
-const toClaimed = (row: ClaimRow): ClaimedMessage => ({
+const toClaimed = (row: ClaimRow, personal: PersonalFields): ClaimedMessage => ({
   pk: row.pk,
   tenantId: row.tenant_id,
   id: row.id,
@@ -47,18 +46,19 @@ const toClaimed = (row: ClaimRow): ClaimedMessage => ({
   key: row.key,
   messageIdHeader: row.message_id_header,
   spoolId: row.spool_id,
-  mailFrom: row.mail_from,
-  rcptTo: JSON.parse(row.rcpt_to) as string[],
+  mailFrom: personal.mailFrom,
+  rcptTo: personal.rcptTo,
 });
 
 /** Claims due messages in priority order under a lease, counting them against the account's windows. */
-function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter) {
+function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: BodySeal) {
+  const open = personalOpener(seal);
   const due = db.prepare<[string, string, number, number, number], { pk: number }>(`SELECT pk FROM messages
     WHERE tenant_id = ? AND account_id = ? AND ${WAITING} AND priority = ? AND next_attempt_at <= ?
     ORDER BY next_attempt_at, pk LIMIT ?`);
   const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
     SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?
-    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, source, ${BODY_COLUMNS}, message_id_header, spool_id, mail_from, rcpt_to`);
+    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, source, ${BODY_COLUMNS}, message_id_header, spool_id, ${personalColumns()}`);
   const nextDue = db.prepare<
     [string, string, number],
     { at: number | null }
@@ -94,7 +94,7 @@ function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter) {
       )) {
         const row = lease.get(request.leaseOwner, request.leaseUntil, request.now, pk);
         if (row === undefined) continue;
-        const message = toClaimed(row);
+        const message = toClaimed(row, open(row));
         claimed.push(message);
         writeEvent({ ...message, type: 'sending', at: request.now, attempt: message.attempts });
       }
@@ -203,7 +203,7 @@ export function createSqliteMessageQueue(
   writeEvent: MessageEventWriter,
   bodies: BodySealing,
 ): MessageQueue {
-  const claims = createClaims(db, writeEvent);
+  const claims = createClaims(db, writeEvent, bodies.seal);
   const recovery = createLeaseRecovery(db, writeEvent);
   const pause = db.prepare(`UPDATE accounts SET paused_at = ?, paused_reason = ? WHERE tenant_id = ? AND id = ?`);
 

@@ -1,8 +1,15 @@
 /** Message rows -> the read model: columns in the core's names, instants kept in epoch ms. */
-import type { MessageDetail, MessageTimelineEvent, HandoffState, Priority } from '../core/message/index.js';
+import type {
+  MessageDetail,
+  MessageTimelineEvent,
+  HandoffState,
+  PersonalFields,
+  Priority,
+} from '../core/message/index.js';
+import type { PersonalRow } from './personal-fields.js';
 import { MESSAGE_EVENT_PREFIX } from './message-event-writer.js';
 
-export interface DetailRow {
+export interface DetailRow extends PersonalRow {
   pk: number;
   tenant_id: string;
   id: string;
@@ -13,9 +20,6 @@ export interface DetailRow {
   state: HandoffState;
   suspended: number;
   attempts: number;
-  mail_from: string;
-  rcpt_to: string;
-  subject: string | null;
   message_id_header: string | null;
   size_bytes: number;
   created_at: number;
@@ -58,7 +62,7 @@ export interface EventRow {
   data: string | null;
 }
 
-export function toDetail(row: DetailRow): MessageDetail {
+export function toDetail(row: DetailRow, personal: PersonalFields): MessageDetail {
   const waiting = row.state === 'queued' || row.state === 'deferred';
   return {
     pk: row.pk,
@@ -71,9 +75,9 @@ export function toDetail(row: DetailRow): MessageDetail {
     state: row.state,
     suspended: row.suspended === 1,
     attempts: row.attempts,
-    mailFrom: row.mail_from,
-    rcptTo: JSON.parse(row.rcpt_to) as string[],
-    subject: row.subject,
+    mailFrom: personal.mailFrom,
+    rcptTo: personal.rcptTo,
+    subject: personal.subject,
     messageId: row.message_id_header,
     sizeBytes: row.size_bytes,
     createdAt: row.created_at,

@@ -10,12 +10,16 @@ import {
   type MessageQuery,
   type MessageSearch,
   type MessageSummary,
+  type BodySeal,
+  type PersonalFields,
 } from '../core/message/index.js';
+import type { BlindIndex } from '../core/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
+import { personalColumns, personalOpener, type PersonalRow } from './personal-fields.js';
 import { filterSql } from './message-filter-sql.js';
 import { statementCache } from './statement-cache.js';
 
-interface SummaryRow {
+interface SummaryRow extends PersonalRow {
   pk: number;
   id: string;
   tenant_id: string;
@@ -24,9 +28,6 @@ interface SummaryRow {
   suspended: number;
   priority: Priority;
   batch_code: string | null;
-  subject: string | null;
-  mail_from: string;
-  rcpt_to: string;
   attempts: number;
   created_at: number;
   next_attempt_at: number;
@@ -37,10 +38,10 @@ interface SummaryRow {
   bounce_at: number | null;
 }
 
-const COLUMNS = `m.pk, m.id, m.tenant_id, m.account_id, m.state, m.suspended, m.priority, m.batch_code, m.subject, m.mail_from, m.rcpt_to,
+const COLUMNS = `m.pk, m.id, m.tenant_id, m.account_id, m.state, m.suspended, m.priority, m.batch_code, ${personalColumns('m.')},
   m.attempts, m.created_at, m.next_attempt_at, m.sent_at, m.error_at, m.error, m.bounce_type, m.bounce_at`;
 
-const toSummary = (row: SummaryRow): MessageSummary => ({
+const toSummary = (row: SummaryRow, personal: PersonalFields): MessageSummary => ({
   pk: row.pk,
   clientId: row.id,
   tenantId: row.tenant_id,
@@ -49,9 +50,9 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
   state: row.state,
   priority: row.priority,
   batchCode: row.batch_code,
-  subject: row.subject,
-  mailFrom: row.mail_from,
-  rcptTo: JSON.parse(row.rcpt_to) as string[],
+  subject: personal.subject,
+  mailFrom: personal.mailFrom,
+  rcptTo: personal.rcptTo,
   attempts: row.attempts,
   createdAt: row.created_at,
   nextAttemptAt: row.state === 'queued' || row.state === 'deferred' ? row.next_attempt_at : null,
@@ -61,7 +62,8 @@ const toSummary = (row: SummaryRow): MessageSummary => ({
   bounceType: row.bounce_type,
 });
 
-export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
+export function createSqliteMessageSearch(db: SqliteDatabase, seal: BodySeal, index: BlindIndex): MessageSearch {
+  const open = personalOpener(seal);
   const inTransaction = transactionRunner(db);
   const indexed = db.prepare<[], number>(`SELECT indexed_pk FROM search_state WHERE id = 1`).pluck();
   const batchEnd = db
@@ -69,8 +71,8 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
       `SELECT max(pk) FROM (SELECT pk FROM messages WHERE pk > ? ORDER BY pk LIMIT ?)`,
     )
     .pluck();
-  const addToIndex = db.prepare(`INSERT INTO messages_fts (rowid, subject, mail_from, rcpt_to)
-    SELECT pk, subject, mail_from, rcpt_to FROM messages WHERE pk > ? AND pk <= ?`);
+  const addToIndex = db.prepare(`INSERT INTO messages_terms (rowid, search_terms)
+    SELECT pk, search_terms FROM messages WHERE pk > ? AND pk <= ? AND search_terms IS NOT NULL`);
   const advance = db.prepare(`UPDATE search_state SET indexed_pk = ? WHERE id = 1`);
 
   const statement = statementCache(db);
@@ -90,7 +92,7 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
     },
 
     find(query: MessageQuery) {
-      const { where, params, narrowed } = filterSql(query);
+      const { where, params, narrowed } = filterSql(query, index);
       params.limit = query.limit + 1;
       const set = (predicate: string, name: string, value: unknown): void => {
         where.push(predicate);
@@ -120,7 +122,7 @@ export function createSqliteMessageSearch(db: SqliteDatabase): MessageSearch {
       const page = rows.slice(0, query.limit);
       const last = rows.length > query.limit ? rows[query.limit - 1] : undefined;
       return {
-        messages: page.map(toSummary),
+        messages: page.map((row) => toSummary(row, open(row))),
         next:
           last === undefined
             ? null

@@ -1,14 +1,15 @@
 /** SQLite side of a bulk action's selection: the search filter's predicates, the action's statuses, counted or paged by pk. */
+import type { BlindIndex } from '../core/index.js';
 import type { MessageSelection, SelectedMessage, Selection } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { filterSql, STATUS_SQL } from './message-filter-sql.js';
 import { statementCache } from './statement-cache.js';
 
-export function createSqliteMessageSelection(db: SqliteDatabase): MessageSelection {
+export function createSqliteMessageSelection(db: SqliteDatabase, index: BlindIndex): MessageSelection {
   const statement = statementCache(db);
 
   const clauses = (selection: Selection) => {
-    const { where, params, narrowed } = filterSql(selection.filter);
+    const { where, params, narrowed } = filterSql(selection.filter, index);
     if (selection.statuses !== null)
       where.push(
         selection.statuses.length === 0 ? '0' : `(${selection.statuses.map((s) => `(${STATUS_SQL[s]})`).join(' OR ')})`,

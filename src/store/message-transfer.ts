@@ -4,14 +4,17 @@
  * peer has adopted. Each change is one transaction with its timeline event.
  */
 import { AppError } from '../core/index.js';
-import type { MessageTransferStore, SealedTransfer, StoredTransfer } from '../core/fleet/index.js';
+import type { MessageTransferStore, PersonalTransfer, SealedTransfer, StoredTransfer } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { dataKeyWriter, keyOf, spoolReader } from './stored-body.js';
 
 /** A message row as a transfer reads it (TRANSFER_COLUMNS). */
-export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk' | 'sealed'> {
+export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk' | 'sealed' | 'personal'> {
   pk: number;
+  personal: Buffer | null;
+  personal_key: Buffer | null;
+  search_terms: string | null;
   raw: Buffer | null;
   body: Buffer | null;
   key: Buffer | null;
@@ -19,7 +22,7 @@ export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin
 }
 
 export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw, body, ${keyOf('key_id')} AS key,
-      spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
+      spool_id, personal, ${keyOf('personal_key_id')} AS personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
 
 /** How a message's body travels: sealed as stored (a spooled one's parts with its spool's key), or in clear from before sealing. */
 export type TravellingBody = { sealed: SealedTransfer } | { raw: Buffer } | null;
@@ -45,11 +48,25 @@ export function travellingBody(
 /** The row as it travels, its body sealed (or, from before sealing, its raw bytes in base64). */
 export function transferReader(db: SqliteDatabase): (row: TransferRow) => StoredTransfer {
   const bodyOf = travellingBody(db);
-  return ({ pk, raw, body, key, spool_id: spoolId, ...row }) => {
+  return ({
+    pk,
+    raw,
+    body,
+    key,
+    spool_id: spoolId,
+    personal,
+    personal_key: personalKey,
+    search_terms: terms,
+    ...row
+  }) => {
     const travelling = bodyOf({ body, raw, key, spool_id: spoolId });
     return {
       ...row,
       origin_pk: pk,
+      personal:
+        personal === null || personalKey === null
+          ? null
+          : { key: personalKey.toString('hex'), sealed: personal.toString('hex'), terms: terms ?? '' },
       sealed: travelling !== null && 'sealed' in travelling ? travelling.sealed : null,
       raw_base64: travelling !== null && 'raw' in travelling ? travelling.raw.toString('base64') : null,
     };
@@ -77,8 +94,35 @@ function sealedBodyWriter(db: SqliteDatabase) {
 const HOLD = `(SELECT active = 0 FROM tenants WHERE id = @tenant_id)
   OR EXISTS (SELECT 1 FROM suspensions s WHERE s.tenant_id = @tenant_id AND s.batch_code IN ('*', @batch_code))`;
 
+/** An adopted message's row, held when its tenant or batch is held here. */
+function adoptedInsert(db: SqliteDatabase) {
+  return db.prepare<
+    Record<string, unknown>,
+    IdentityRow
+  >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
+      payload, raw, body, key_id, spool_id, personal, personal_key_id, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
+      deferred_at, deferred_reason, created_at, updated_at)
+    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body, @key_id, @spool_id, @personal, @personal_key_id, @search_terms, @mail_from, @rcpt_to, @subject, @message_id_header,
+      @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now)
+    RETURNING ${IDENTITY_COLUMNS}`);
+}
+
+/** An adopted message's personal fields: sealed as they travelled, under their key stored here. */
+function personalWriter(db: SqliteDatabase) {
+  const storeKey = dataKeyWriter(db);
+  return (tenantId: string, personal: PersonalTransfer | null | undefined, now: number) =>
+    personal === null || personal === undefined
+      ? { personal: null, personal_key_id: null, search_terms: null }
+      : {
+          personal: Buffer.from(personal.sealed, 'hex'),
+          personal_key_id: storeKey(tenantId, Buffer.from(personal.key, 'hex'), now),
+          search_terms: personal.terms,
+        };
+}
+
 export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageTransferStore {
   const writeSealed = sealedBodyWriter(db);
+  const writePersonal = personalWriter(db);
   const waitingRows = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS}
     FROM messages WHERE state IN ('queued', 'deferred') AND lease_owner IS NULL ORDER BY pk LIMIT ?`);
   const asTransfer = transferReader(db);
@@ -91,15 +135,7 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
   const existing = db.prepare<[string, string], { pk: number }>(
     `SELECT pk FROM messages WHERE tenant_id = ? AND id = ?`,
   );
-  const insert = db.prepare<
-    Record<string, unknown>,
-    IdentityRow
-  >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      payload, raw, body, key_id, spool_id, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
-      deferred_at, deferred_reason, created_at, updated_at)
-    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body, @key_id, @spool_id, @mail_from, @rcpt_to, @subject, @message_id_header,
-      @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now)
-    RETURNING ${IDENTITY_COLUMNS}`);
+  const insert = adoptedInsert(db);
   const identity = db.prepare<
     [number],
     IdentityRow
@@ -118,9 +154,17 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
         // A message this node could not send: the draining node offers it to another peer.
         if (accountExists.get(transfer.tenant_id, transfer.account_id) === undefined)
           throw new AppError('NOT_FOUND', `account ${transfer.tenant_id}/${transfer.account_id} is not on this node`);
-        const { origin_node: from, origin_pk: originPk, raw_base64: rawBase64, sealed, ...columns } = transfer;
+        const {
+          origin_node: from,
+          origin_pk: originPk,
+          raw_base64: rawBase64,
+          sealed,
+          personal,
+          ...columns
+        } = transfer;
         const row = insert.get({
           ...columns,
+          ...writePersonal(transfer.tenant_id, personal, now),
           raw: rawBase64 === null ? null : Buffer.from(rawBase64, 'base64'),
           ...(sealed === null || sealed === undefined
             ? { body: null, key_id: null, spool_id: null }

@@ -10,7 +10,7 @@ import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement 
 import type { BodySeal } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { newDataKeys } from './stored-body.js';
-import { createCandidateLookup, MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
+import { candidateReader, createCandidateLookup, MAX_CANDIDATES, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 export type { PecLedger };
@@ -88,7 +88,8 @@ function receiptSealer(db: SqliteDatabase, seal: BodySeal) {
 }
 
 export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: BodySeal): PecLedger {
-  const lookup = createCandidateLookup(db);
+  const lookup = createCandidateLookup(db, seal);
+  const toCandidate = candidateReader(db, seal);
   const byIdentificativo = db.prepare<
     Record<string, unknown>,
     CandidateRow

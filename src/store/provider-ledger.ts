@@ -14,9 +14,10 @@ import {
   type ProviderLedger,
 } from '../core/provider/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
+import type { BodySeal } from '../core/message/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
-import { MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
+import { candidateReader, MAX_CANDIDATES, type CandidateRow } from './message-candidates.js';
 import { suppressionAdded } from './suppression-change.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
@@ -26,6 +27,8 @@ export interface ProviderLedgerDeps {
   suppressions: SuppressionRepository;
   changes: ChangeLog;
   ids: IdSource;
+  /** Opens the candidates' sealed recipients. */
+  seal: BodySeal;
   /**
    * The store's group commit: a request's events are answered once on disk, but concurrent
    * requests share one fsync (Mailgun and Postmark send one event per request).
@@ -58,7 +61,8 @@ interface SettleRequest {
 }
 
 /** The candidate lookups: one statement per reference kind an event may carry. */
-function createCandidateLookup(db: SqliteDatabase): ProviderLedger['candidates'] {
+function createCandidateLookup(db: SqliteDatabase, seal: BodySeal): ProviderLedger['candidates'] {
+  const toCandidate = candidateReader(db, seal);
   const lookups = {
     mail_id: db.prepare<Record<string, unknown>, CandidateRow>(
       `SELECT tenant_id, pk, id, rcpt_to FROM messages WHERE tenant_id = @tenant AND id = @a AND erased_at IS NULL`,
@@ -169,7 +173,7 @@ function createGroupedSettle(
 }
 
 export function createSqliteProviderLedger(db: SqliteDatabase, deps: ProviderLedgerDeps): ProviderLedger {
-  const candidates = createCandidateLookup(db);
+  const candidates = createCandidateLookup(db, deps.seal);
   const settleRequest = createRequestSettler(db, deps);
   const prune = db.prepare(`DELETE FROM provider_events WHERE received_at < ?`);
   return {

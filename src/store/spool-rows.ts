@@ -19,7 +19,9 @@ const WAITING = `state IN ('queued', 'deferred', 'sending')`;
  * The body travels sealed as stored (issue 45): the cluster never holds it in clear.
  */
 const ENTRY_JSON = `CAST(json_object('tenant_id', tenant_id, 'id', id, 'account_id', account_id, 'priority', priority,
-    'batch_code', batch_code, 'source', source, 'payload', payload, 'mail_from', mail_from, 'rcpt_to', rcpt_to,
+    'batch_code', batch_code, 'source', source, 'payload', payload,
+    'personal', CASE WHEN personal IS NULL THEN NULL ELSE json_object('key', hex(${keyOf('personal_key_id')}),
+      'sealed', hex(personal), 'terms', coalesce(search_terms, '')) END, 'mail_from', mail_from, 'rcpt_to', rcpt_to,
     'subject', subject, 'message_id_header', message_id_header, 'size_bytes', size_bytes,
     'state', CASE state WHEN 'sending' THEN 'queued' ELSE state END, 'attempts', attempts, 'next_attempt_at', next_attempt_at,
     'created_at', created_at, 'deferred_at', deferred_at, 'deferred_reason', deferred_reason, 'origin_pk', pk, 'raw_base64', NULL, 'sealed', NULL) AS BLOB)`;

@@ -157,11 +157,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ...createMessageParts(db, writeEvent, guard, options.bodies, blindIndex),
     ...createMailboxParts(
       db,
-      { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup },
+      { writeEvent, suppressions, changes, ids: options.ids, seal: options.bodies, commitGroup: commits.commitGroup },
       guard,
-      options.bodies,
     ),
-    bodySealer: guard(createSqliteBodySealer(db, options.bodies)),
+    bodySealer: guard(createSqliteBodySealer(db, options.bodies, blindIndex)),
     tokenDigestKey: () => readKeptKey(db, options.secrets, TOKEN_DIGEST),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
@@ -200,12 +199,12 @@ function createMessageParts(
   const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal));
   const spool = createSqliteSpool(db, seal);
   return {
-    queue: createSqliteMessageQueue(db, writeEvent, createBodySealing(db, seal, spool)),
+    queue: createSqliteMessageQueue(db, writeEvent, createBodySealing(db, seal, blindIndex, spool)),
     spool: guard(spool),
-    messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts),
+    messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts, seal),
     pecReceipts,
-    search: guard(createSqliteMessageSearch(db)),
-    selection: guard(createSqliteMessageSelection(db)),
+    search: guard(createSqliteMessageSearch(db, seal, blindIndex)),
+    selection: guard(createSqliteMessageSelection(db, blindIndex)),
     queueStatus: guard(createSqliteQueueStatus(db)),
     throughput: guard(createSqliteThroughput(db)),
     headers: guard(createSqliteMessageHeaders(db, seal)),
@@ -216,17 +215,18 @@ function createMessageParts(
 }
 
 /** What the provider's side teaches: bounce and PEC mailboxes, provider webhooks. */
-function createMailboxParts(
-  db: SqliteDatabase,
-  deps: Omit<ProviderLedgerDeps, 'bounces'>,
-  guard: Guard,
-  seal: BodySeal,
-) {
-  const { writeEvent, suppressions, changes, ids } = deps;
+function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, 'bounces'>, guard: Guard) {
+  const { writeEvent, suppressions, changes, ids, seal } = deps;
   return {
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: guard(
-      createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids }),
+      createSqliteBounceLedger(db, {
+        bounces: createMessageBounceWriter(db, writeEvent),
+        suppressions,
+        changes,
+        ids,
+        seal,
+      }),
     ),
     providerLedger: guard(
       createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) }),

@@ -104,8 +104,10 @@ describe('erasure by address', () => {
     const needles = [ANN, SUBJECT, 'Ann Rossi', ...runsOf(BODY)];
     const file = join(fx.t.dataDir, 'mailproxy.db');
     expect([...tracesIn(file, needles), ...tracesIn(`${file}-wal`, needles)]).toEqual([]);
-    // A backup taken before holds the body sealed only: its key is gone from the database.
-    expect(runsOf(BODY).some((run) => backup.includes(run))).toBe(false);
+    // A backup taken before holds the body, the envelope and the subject only sealed, and digests:
+    // a byte search of it finds none of them (what opens them again is its own copy of their keys,
+    // under the secret key: the README's "Backups").
+    expect(needles.filter((needle) => backup.includes(needle))).toEqual([]);
     // The daemon's log never carried them.
     expect(fx.t.logLines.filter((line) => needles.some((needle) => line.includes(needle.toString())))).toEqual([]);
 

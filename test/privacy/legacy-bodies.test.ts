@@ -69,14 +69,19 @@ describe('a daemon on a database from before bodies were sealed', () => {
   });
 
   it('seals their bodies in the background, and says when it starts and when it is done', async () => {
-    const unsealed = async (): Promise<unknown> =>
-      ((await fx.admin('GET', '/status')).body as { store: { bodies: { unsealed: number } } }).store.bodies.unsealed;
-    await eventually(async () => (await unsealed()) === 0, 'every body sealed');
+    const unsealed = async (): Promise<unknown> => {
+      const { bodies } = (
+        (await fx.admin('GET', '/status')).body as { store: { bodies: { unsealed: number; fields_unsealed: number } } }
+      ).store;
+      return bodies.unsealed + bodies.fields_unsealed;
+    };
+    await eventually(async () => (await unsealed()) === 0, 'every body and envelope sealed');
     const logged = fx.t.logLines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(
       logged.find((line) => line.msg === 'sealing the bodies stored in clear by an earlier version, in the background'),
-    ).toMatchObject({ messages: 2, spools: 1, pecReceipts: 0 });
-    expect(logged.find((line) => line.msg === 'every body stored in clear is sealed now')).toMatchObject({ sealed: 3 });
+    ).toMatchObject({ messages: 2, spools: 1, pecReceipts: 0, messageFields: 3 });
+    // Three bodies, and the three messages' envelopes and subjects.
+    expect(logged.find((line) => line.msg === 'every body stored in clear is sealed now')).toMatchObject({ sealed: 6 });
   });
 
   it('relays each of them, once due, with the bytes it was given', async () => {

@@ -58,9 +58,10 @@ describe('payloads sealed in the parser threads', () => {
       const keys = db
         .prepare(`SELECT tenant_id, count(*) AS n FROM data_keys GROUP BY tenant_id ORDER BY tenant_id`)
         .all();
+      // A key for each body, and one for each message's envelope and subject.
       expect(keys).toEqual([
-        { tenant_id: 'acme', n: 20 },
-        { tenant_id: 'beta', n: 20 },
+        { tenant_id: 'acme', n: 40 },
+        { tenant_id: 'beta', n: 40 },
       ]);
       const clear = db.prepare(`SELECT count(*) FROM messages WHERE payload IS NOT NULL OR body IS NULL`).pluck().get();
       expect(clear).toBe(0);

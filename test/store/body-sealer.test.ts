@@ -110,27 +110,38 @@ describe('the body sealer on a database from before bodies were sealed', () => {
   it('seals every body in batches, resumes after a stop, and leaves no byte of one in clear', async () => {
     const { path } = legacyFile();
     let store = open(path);
-    expect(store.bodySealer.remaining()).toEqual({ messages: FILLERS + 3, spools: 1, pecReceipts: 1 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: FILLERS + 3,
+      spools: 1,
+      pecReceipts: 1,
+      messageFields: FILLERS + 4,
+    });
 
     // One batch, then a stop: what was sealed stays sealed, the rest is still listed.
     expect(store.bodySealer.sealBatch({ rows: 500, bytes: 64 * 1024 * 1024 }, Date.now())).toBe(500);
     store.close();
     store = open(path);
-    expect(store.bodySealer.remaining()).toEqual({ messages: FILLERS + 3 - 500, spools: 1, pecReceipts: 1 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: FILLERS + 3 - 500,
+      spools: 1,
+      pecReceipts: 1,
+      messageFields: FILLERS + 4,
+    });
 
     const lines: string[] = [];
     const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
     await createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log }).tick();
-    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0 });
+    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0, messageFields: 0 });
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.map((line) => line.msg)).toEqual([
       'sealing the bodies stored in clear by an earlier version, in the background',
       'every body stored in clear is sealed now',
     ]);
     expect(logged[0]).toMatchObject({ messages: FILLERS + 3 - 500, spools: 1, pecReceipts: 1 });
-    expect(logged[1]).toMatchObject({ sealed: FILLERS + 3 - 500 + 2 });
+    expect(logged[1]).toMatchObject({ sealed: FILLERS + 3 - 500 + 2 + FILLERS + 4 });
 
-    // The database's own reading: no payload or raw left, one key per body, the erased receipt left empty.
+    // The database's own reading: no payload or raw left, one key per body and one per message's
+    // envelope, the erased receipt left empty.
     const rows = store.bodySealer.remaining();
     expect(rows.messages + rows.spools + rows.pecReceipts).toBe(0);
     store.close();
@@ -139,10 +150,11 @@ describe('the body sealer on a database from before bodies were sealed', () => {
     expect(db.prepare(`SELECT count(*) FROM messages WHERE payload IS NOT NULL OR raw IS NOT NULL`).pluck().get()).toBe(
       0,
     );
-    expect(db.prepare(`SELECT count(*) FROM data_keys`).pluck().get()).toBe(FILLERS + 3 + 1 + 1);
+    expect(db.prepare(`SELECT count(*) FROM data_keys`).pluck().get()).toBe(FILLERS + 3 + 1 + 1 + FILLERS + 4);
     expect(db.prepare(`SELECT length(raw) FROM pec_receipts WHERE receipt_id = 'r2'`).pluck().get()).toBe(0);
     db.close();
-    expect(cleartextIn(path)).toEqual([]);
+    // The envelopes went the same way: no recipient in clear is left.
+    expect(cleartextIn(path, [...NEEDLES, 'rcpt@example.net'])).toEqual([]);
   });
 
   it("leaves the earlier version's own traces in free space to an offline VACUUM, which removes them", async () => {
@@ -165,8 +177,11 @@ describe('the body sealer on a database from before bodies were sealed', () => {
     const store = open(path);
     const lines: string[] = [];
     const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
-    await createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log }).tick();
-    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0 });
+    // A tick seals up to 2,000 rows: the bodies, and then the envelopes, take two.
+    const loop = createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log });
+    await loop.tick();
+    await loop.tick();
+    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0, messageFields: 0 });
 
     const claimed = store.queue.claim({
       tenantId: 'acme',

@@ -54,7 +54,7 @@ function world() {
     row,
     pecEvents,
     record,
-    admin: createSqliteMessageAdmin(db, writeEvent, receipts),
+    admin: createSqliteMessageAdmin(db, writeEvent, receipts, seal),
     ledger: createSqlitePecLedger(db, writeEvent, seal),
     receipts,
   };

@@ -7,6 +7,7 @@ import type { NewMessage } from '../../src/core/message/message.js';
 import { openDatabase, type SqliteDatabase } from '../../src/store/database.js';
 import { createSqliteMessageQueue } from '../../src/store/message-queue.js';
 import { createMessageEventWriter } from '../../src/store/message-event-writer.js';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createBodySealing } from '../../src/store/message-enqueue.js';
 import { createSqliteSpool } from '../../src/store/spool.js';
@@ -36,7 +37,7 @@ describe('message spool', () => {
     const queue = createSqliteMessageQueue(
       db,
       createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` }),
-      createBodySealing(db, seal, spool),
+      createBodySealing(db, seal, createBlindIndex(randomBytes(32)), spool),
     );
     return { db, spool, queue };
   };
@@ -112,7 +113,8 @@ describe('message spool', () => {
     spool.append(second, 0, Buffer.from('second'));
     queue.enqueue([spooled('m-1', second)], 2, null);
     expect(db.prepare('SELECT id FROM spools').pluck().all()).toEqual([second]);
-    expect(count(db, 'data_keys')).toBe(1);
+    // The spool's key and the key of the message's personal fields: the first message's went with it.
+    expect(count(db, 'data_keys')).toBe(2);
     db.prepare(`DELETE FROM messages WHERE id = 'm-1'`).run();
     // Its key goes too: nothing of it can be opened from a copy of the pages.
     expect([count(db, 'spools'), count(db, 'spool_parts'), count(db, 'data_keys')]).toEqual([0, 0, 0]);

@@ -26,6 +26,16 @@ export interface SealedTransfer {
   parts: string[];
 }
 
+/**
+ * Personal fields as they travel (issue 45, migration 19): sealed under their own data key,
+ * with the search terms (blind-index digests) the adopting node matches on; hex.
+ */
+export interface PersonalTransfer {
+  key: string;
+  sealed: string;
+  terms: string;
+}
+
 /** A message as stored, carried to the peer that adopts it (JSON-safe). */
 export interface MessageTransfer {
   origin_node: string;
@@ -42,6 +52,8 @@ export interface MessageTransfer {
   payload: string | null;
   /** ...or the RFC 5322 bytes of an SMTP submission (spooled ones read back whole), base64. */
   raw_base64: string | null;
+  /** The envelope and subject sealed (written since they are); the clear fields below are then empty. */
+  personal?: PersonalTransfer | null | undefined;
   mail_from: string;
   rcpt_to: string;
   subject: string | null;

@@ -24,6 +24,7 @@ export type {
   DrainPhase,
   DrainProgress,
   MessageTransfer,
+  PersonalTransfer,
   SealedTransfer,
   MessageTransferStore,
   StoredTransfer,

@@ -30,7 +30,9 @@ export type { ErasureCounts, ErasureStore, ErasureTarget } from './erasure.js';
 export type { ErasureRequest } from './erase-command.js';
 export { REJECTION_CODES, refusal, rejection } from './rejection.js';
 export type { Rejection, RejectionCode } from './rejection.js';
-export { MESSAGE_STATUSES, addressPhrase, fullTextQuery, messageStatus } from './search.js';
+export { MESSAGE_STATUSES, messageStatus } from './search.js';
+export { addressTerm, blindTextQuery, searchTerms } from './blind-search.js';
+export type { PersonalFields } from './blind-search.js';
 export type {
   MessageCursor,
   MessageFilter,

@@ -91,27 +91,3 @@ export interface MessageSearch {
   /** Adds up to `limit` messages accepted since the last call to the full-text index; how many. */
   index(limit: number): number;
 }
-
-/** An address as an FTS5 phrase confined to one column: `rcpt_to : "ann example net"`. */
-export function addressPhrase(column: 'mail_from' | 'rcpt_to', address: string): string | null {
-  const parts = address
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter(Boolean);
-  return parts.length === 0 ? null : `${column} : "${parts.join(' ')}"`;
-}
-
-/**
- * Free text as an FTS5 query that cannot be mistaken for FTS syntax: each word
- * a quoted phrase (an address `ann@example.net` is the phrase of its parts),
- * all of them required, the last one also as a prefix (typing as you search).
- */
-export function fullTextQuery(text: string): string | null {
-  const words = text
-    .toLowerCase()
-    .split(/\s+/)
-    .map((word) => word.split(/[^\p{L}\p{N}]+/u).filter(Boolean))
-    .filter((parts) => parts.length > 0);
-  if (words.length === 0) return null;
-  return words.map((parts, index) => `"${parts.join(' ')}"${index === words.length - 1 ? ' *' : ''}`).join(' AND ');
-}

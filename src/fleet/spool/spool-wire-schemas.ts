@@ -36,6 +36,8 @@ const storedTransferShape = {
     .object({ key: z.string(), parts: z.array(z.string()).min(1) })
     .nullable()
     .optional(),
+  // Written since personal fields are sealed (migration 19); absent from earlier records.
+  personal: z.object({ key: z.string(), sealed: z.string(), terms: z.string() }).nullable().optional(),
   mail_from: z.string(),
   rcpt_to: z.string(),
   subject: z.string().nullable(),

@@ -13,7 +13,7 @@ export interface HealthSources {
   store: {
     writeStatus(): object;
     /** Bodies an earlier version stored in clear that the background sealer has yet to seal. */
-    bodySealer: { remaining(): { messages: number; spools: number; pecReceipts: number } };
+    bodySealer: { remaining(): UnsealedCounts };
   };
   relays: () => Promise<RelayConnections[]>;
   parserReady: (() => boolean) | null;
@@ -58,9 +58,17 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
   };
 }
 
-/** The background sealer's progress: bodies still in clear (0 once an older database is all sealed). */
-const unsealedBodies = (remaining: { messages: number; spools: number; pecReceipts: number }) => ({
+/** The background sealer's progress: bodies, and messages' envelopes and subjects, still in clear (0 once all are sealed). */
+interface UnsealedCounts {
+  messages: number;
+  spools: number;
+  pecReceipts: number;
+  messageFields: number;
+}
+
+const unsealedBodies = (remaining: UnsealedCounts) => ({
   unsealed: remaining.messages + remaining.spools + remaining.pecReceipts,
+  fields_unsealed: remaining.messageFields,
 });
 
 /** Only a fleet node has a `fleet` part: a single node's answer is as it always was. */

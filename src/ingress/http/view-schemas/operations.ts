@@ -93,13 +93,13 @@ export const statusAnswer = z.object({
   queue: field(queue, 'The queue at a glance (a tenant key: its own tenant only).', QUEUE_EXAMPLE),
   dispatcher: health('whether the dispatcher runs.', { running: true }),
   store: health(
-    'the database: `state` `ok` or `refusing`, `last_error` (`reason`, `at_ts`), `used_bytes` and `max_bytes` (the `max_database_mb` cap or null), and `bodies`: `unsealed`, the bodies an earlier version stored in clear that are still to be sealed in the background (0 when none).',
+    'the database: `state` `ok` or `refusing`, `last_error` (`reason`, `at_ts`), `used_bytes` and `max_bytes` (the `max_database_mb` cap or null), and `bodies`: `unsealed`, the bodies an earlier version stored in clear that are still to be sealed in the background, and `fields_unsealed`, the messages whose envelope and subject are (0 when none).',
     {
       state: 'ok',
       last_error: null,
       used_bytes: 1048576,
       max_bytes: null,
-      bodies: { unsealed: 0 },
+      bodies: { unsealed: 0, fields_unsealed: 0 },
     },
   ),
   relays: health("connections `open` to the accounts' relays and `in_use`, in total and per account.", {

@@ -1,0 +1,93 @@
+/**
+ * A message's personal fields as stored (migration 19): its envelope and subject
+ * sealed under a data key of their own, with the blind-index search terms the
+ * product matches on; rows written before keep them in clear until the sealer
+ * reaches them. A key that is gone (erasure) reads as no fields at all.
+ */
+import type { BlindIndex } from '../core/index.js';
+import { searchTerms, type BodySeal, type PersonalFields } from '../core/message/index.js';
+import type { SqliteDatabase } from './database.js';
+import { keyOf, newDataKeys } from './stored-body.js';
+
+/** What a query selects to read a message's personal fields (`alias`: the table's, with its dot). */
+export const personalColumns = (alias = ''): string =>
+  `${alias}personal, ${keyOf(`${alias}personal_key_id`)} AS personal_key, ${alias}mail_from, ${alias}rcpt_to, ${alias}subject`;
+
+export interface PersonalRow {
+  tenant_id: string;
+  personal: Buffer | null;
+  personal_key: Buffer | null;
+  mail_from: string;
+  rcpt_to: string;
+  subject: string | null;
+}
+
+/** What a sealed row keeps in the clear columns: nothing. */
+export const CLEARED = { mail_from: '', rcpt_to: '[]', subject: null } as const;
+
+const NONE: PersonalFields = { mailFrom: '', rcptTo: [], subject: null };
+
+/** Opens a row's personal fields: sealed, in clear from before sealing, or none once erased. */
+export function personalOpener(seal: BodySeal): (row: PersonalRow) => PersonalFields {
+  return (row) => {
+    if (row.personal === null)
+      return { mailFrom: row.mail_from, rcptTo: JSON.parse(row.rcpt_to) as string[], subject: row.subject };
+    if (row.personal_key === null || row.personal_key.length === 0) return NONE;
+    const [mailFrom, rcptTo, subject] = JSON.parse(
+      seal.open({ tenantId: row.tenant_id, key: row.personal_key, parts: [row.personal] }).toString('utf8'),
+    ) as [string, string[], string | null];
+    return { mailFrom, rcptTo, subject };
+  };
+}
+
+/** A message's personal fields as written: sealed, their key's id, and their search terms. */
+export interface SealedPersonal {
+  personal: Buffer;
+  keyId: number;
+  terms: string;
+}
+
+/** Seals personal fields under a new data key of `tenantId` (its row written, for its id). */
+export function personalSealer(
+  db: SqliteDatabase,
+  seal: BodySeal,
+  index: BlindIndex,
+): (tenantId: string, fields: PersonalFields, now: number) => SealedPersonal {
+  const newKey = newDataKeys(db, seal);
+  return (tenantId, fields, now) => {
+    const key = newKey(tenantId, now);
+    const json = JSON.stringify([fields.mailFrom, fields.rcptTo, fields.subject]);
+    return { personal: key.seal(0, Buffer.from(json, 'utf8')), keyId: key.keyId, terms: searchTerms(index, fields) };
+  };
+}
+
+/** Rows whose personal fields an earlier version stored in clear (migration 19's partial index). */
+export const UNSEALED_PERSONAL = `FROM messages INDEXED BY messages_personal_unsealed WHERE search_terms IS NULL AND erased_at IS NULL`;
+
+/**
+ * The background sealer's part for personal fields (body-sealer.ts): each clear row gets
+ * its fields sealed and its search terms, as if it had arrived today, within the batch's budget.
+ */
+export function personalFieldSealing(
+  db: SqliteDatabase,
+  seal: BodySeal,
+  index: BlindIndex,
+): (budget: { rows: number }, now: number) => number {
+  const next = db.prepare<[number], number>(`SELECT pk ${UNSEALED_PERSONAL} ORDER BY pk LIMIT ?`).pluck();
+  const read = db.prepare<[number], PersonalRow>(`SELECT tenant_id, ${personalColumns()} FROM messages WHERE pk = ?`);
+  const update = db.prepare(`UPDATE messages SET personal = @personal, personal_key_id = @keyId, search_terms = @terms,
+      mail_from = '${CLEARED.mail_from}', rcpt_to = '${CLEARED.rcpt_to}', subject = NULL WHERE pk = @pk`);
+  const sealFields = personalSealer(db, seal, index);
+  const open = personalOpener(seal);
+  return (budget, now) => {
+    let sealed = 0;
+    for (const pk of next.all(budget.rows)) {
+      const row = read.get(pk);
+      if (row === undefined) continue;
+      update.run({ ...sealFields(row.tenant_id, open(row), now), pk });
+      sealed += 1;
+      budget.rows -= 1;
+    }
+    return sealed;
+  };
+}

@@ -167,7 +167,8 @@ describe('mailproxy keys rotate', () => {
     // Steps 1 and 2 of a rotation, then a crash: secret.key.next written, the database committed, nothing renamed.
     const start = beginFileRotation({ dataDir: seed.dataDir }, null);
     if (!start.ok) throw new Error(start.problem);
-    expect(rotateStoredKeys(seed.path, start.rotation, Date.now())?.dataKeys.rewrapped).toBe(2);
+    // Two messages: each body's key, and each envelope's.
+    expect(rotateStoredKeys(seed.path, start.rotation, Date.now())?.dataKeys.rewrapped).toBe(4);
     expect(masterIn(seed.dataDir).equals(old)).toBe(true);
     expect(masterIn(seed.dataDir, 'secret.key.next').equals(start.next)).toBe(true);
     // The ring (secret.key, then secret.key.next) opens what either wrapped or sealed.
@@ -183,7 +184,7 @@ describe('mailproxy keys rotate', () => {
     const run = await rotate(seed.dataDir);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('finished the rotation an earlier run left unfinished');
-    expect(run.stdout).toContain('data keys: 1 rewrapped, 2 already under the new key');
+    expect(run.stdout).toContain('data keys: 2 rewrapped, 4 already under the new key');
     expect(masterIn(seed.dataDir).equals(start.next)).toBe(true);
     expect(existsSync(join(seed.dataDir, 'secret.key.next'))).toBe(false);
     expect(existsSync(join(seed.dataDir, 'secret.key.previous'))).toBe(false);

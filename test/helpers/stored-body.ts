@@ -6,6 +6,8 @@
 import type Database from 'better-sqlite3';
 import { createBodySeal } from '../../src/security/body-seal.js';
 import { loadKeyMaterial } from '../../src/security/key-material.js';
+import type { PersonalFields } from '../../src/core/message/index.js';
+import { personalColumns, personalOpener, type PersonalRow } from '../../src/store/personal-fields.js';
 import { BODY_COLUMNS, openStored, spoolReader } from '../../src/store/stored-body.js';
 
 interface BodyRow {
@@ -26,15 +28,37 @@ export function storedBody(
     .prepare(`SELECT tenant_id, ${BODY_COLUMNS}, spool_id FROM messages WHERE ${where} ORDER BY pk LIMIT 1`)
     .get(...params) as BodyRow | undefined;
   if (row === undefined) return null;
-  const material = loadKeyMaterial({
-    dataDir: keys.dataDir,
-    secretKey: keys.secretKey ?? '',
-    adminToken: 'x'.repeat(16),
-  });
-  const seal = createBodySeal(material.bodyKeys);
+  const seal = sealOf(keys);
   const stored =
     row.spool_id === null
       ? { key: row.key, parts: row.body === null ? [] : [row.body] }
       : spoolReader(db)(row.spool_id);
   return openStored(seal, row.tenant_id, stored);
+}
+
+const sealOf = (keys: { dataDir: string; secretKey?: string }) =>
+  createBodySeal(
+    loadKeyMaterial({ dataDir: keys.dataDir, secretKey: keys.secretKey ?? '', adminToken: 'x'.repeat(16) }).bodyKeys,
+  );
+
+/** The envelope and subject of every message (pk order), opened as the daemon opens them: they are sealed at rest. */
+export function storedPersonal(
+  db: Database.Database,
+  keys: { dataDir: string; secretKey?: string },
+): Array<PersonalFields & { pk: number; id: string }> {
+  const open = personalOpener(sealOf(keys));
+  const rows = db.prepare(`SELECT pk, id, tenant_id, ${personalColumns()} FROM messages ORDER BY pk`).all() as Array<
+    PersonalRow & { pk: number; id: string }
+  >;
+  return rows.map((row) => ({ pk: row.pk, id: row.id, ...open(row) }));
+}
+
+/** Opens the body of the first message whose (sealed) subject is `subject`. */
+export function storedBodyBySubject(
+  db: Database.Database,
+  keys: { dataDir: string; secretKey?: string },
+  subject: string,
+): Buffer | null {
+  const found = storedPersonal(db, keys).find((fields) => fields.subject === subject);
+  return found === undefined ? null : storedBody(db, keys, 'pk = ?', found.pk);
 }

@@ -9,11 +9,10 @@ import { expect } from 'vitest';
 import { parseMailbox } from '../../src/core/address.js';
 import type { SinkMessage } from '../peers/smtp-sink.js';
 import { addressesOf, decodeWords, fieldValue, headerFields, parseRelayed } from './relayed-mail.js';
-import { storedBody } from './stored-body.js';
+import { storedBody, storedPersonal } from './stored-body.js';
 
 export interface StoredRow {
   id: string;
-  subject: string | null;
   batch_code: string | null;
   state: string;
   next_attempt_at: number;
@@ -23,7 +22,7 @@ export interface StoredRow {
 export function storedRow(db: Database.Database, id: string, tenantId = 'acme'): StoredRow | undefined {
   return db
     .prepare<[string, string], StoredRow>(
-      'SELECT id, subject, batch_code, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?',
+      'SELECT id, batch_code, state, next_attempt_at, error FROM messages WHERE tenant_id = ? AND id = ?',
     )
     .get(tenantId, id);
 }
@@ -34,6 +33,8 @@ const list = (value: unknown): unknown[] => (value === undefined ? [] : Array.is
 export function expectStoredAsSent(db: Database.Database, dataDir: string, item: Record<string, unknown>): void {
   const row = storedRow(db, item.id as string);
   expect(row, `accepted ${String(item.id)} is stored`).toBeDefined();
+  // The subject is kept sealed with the envelope (issue 45): opened as the daemon opens it.
+  const subject = storedPersonal(db, { dataDir }).find((fields) => fields.id === item.id)?.subject;
   const body = storedBody(db, { dataDir }, `tenant_id = 'acme' AND id = ?`, item.id);
   const payload = JSON.parse(body?.toString('utf8') ?? 'null') as Record<string, unknown>;
   const attachments = list(item.attachments) as Array<Record<string, unknown>>;
@@ -53,7 +54,7 @@ export function expectStoredAsSent(db: Database.Database, dataDir: string, item:
       a.storagePath,
       a.mimeType,
     ]),
-    subjectColumn: row?.subject,
+    subjectColumn: subject,
     batchCode: row?.batch_code,
   }).toEqual({
     from: item.from,

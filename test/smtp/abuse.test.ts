@@ -18,7 +18,7 @@ import {
   type RawSmtp,
   type SmtpReplyLine,
 } from '../helpers/raw-smtp.js';
-import { storedBody } from '../helpers/stored-body.js';
+import { storedBodyBySubject } from '../helpers/stored-body.js';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
@@ -64,7 +64,7 @@ async function startScenario(smtpToml: string): Promise<Scenario> {
     key,
     port,
     counts: () => ({ messages: count('messages'), spools: count('spools') }),
-    rawOf: (subject) => storedBody(db, { dataDir: fx.t.dataDir }, 'subject = ?', subject) ?? Buffer.alloc(0),
+    rawOf: (subject) => storedBodyBySubject(db, { dataDir: fx.t.dataDir }, subject) ?? Buffer.alloc(0),
     abandoned: () => logRecords(fx).filter(isAbandonedTransfer).length,
     unexpectedErrors: () =>
       logRecords(fx)

@@ -675,3 +675,24 @@ CREATE TABLE kept_keys (
 -- Spools written before bodies were sealed (their parts in clear), for the background
 -- sealer (store/body-sealer.ts) to walk and count, as messages_unsealed for messages.
 CREATE INDEX spools_unsealed ON spools (id) WHERE key_id IS NULL;
+
+-- migration: 19
+-- placeholder: replaced by the lead's migration 19
+
+-- migration: 20
+-- Personal data (issue 45): a suppression keeps its address only sealed (the secret box, bound
+-- to the tenant and the digest) and is keyed and matched by the address's blind-index digest
+-- (core/blind-index.ts), so the file holds no address in clear. SQL can neither digest nor seal:
+-- the rows from before are kept aside in suppressions_clear, which the store converts and drops
+-- in one transaction when it opens (store/suppression-conversion.ts).
+ALTER TABLE suppressions RENAME TO suppressions_clear;
+CREATE TABLE suppressions (
+  tenant_id      TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  address_digest TEXT NOT NULL,
+  address_sealed TEXT NOT NULL,
+  reason         TEXT,
+  source         TEXT NOT NULL CHECK (source IN ('manual', 'bounce', 'complaint')),
+  created_at     INTEGER NOT NULL,
+  expires_at     INTEGER,
+  PRIMARY KEY (tenant_id, address_digest)
+) STRICT;

@@ -714,3 +714,21 @@ CREATE TRIGGER messages_terms_changed AFTER UPDATE OF search_terms ON messages
   END;
 -- Rows whose personal fields are still in clear, for the sealer to walk and count.
 CREATE INDEX messages_personal_unsealed ON messages (pk) WHERE search_terms IS NULL AND erased_at IS NULL;
+
+-- migration: 20
+-- Personal data (issue 45): a suppression keeps its address only sealed (the secret box, bound
+-- to the tenant and the digest) and is keyed and matched by the address's blind-index digest
+-- (core/blind-index.ts), so the file holds no address in clear. SQL can neither digest nor seal:
+-- the rows from before are kept aside in suppressions_clear, which the store converts and drops
+-- in one transaction when it opens (store/suppression-conversion.ts).
+ALTER TABLE suppressions RENAME TO suppressions_clear;
+CREATE TABLE suppressions (
+  tenant_id      TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  address_digest TEXT NOT NULL,
+  address_sealed TEXT NOT NULL,
+  reason         TEXT,
+  source         TEXT NOT NULL CHECK (source IN ('manual', 'bounce', 'complaint')),
+  created_at     INTEGER NOT NULL,
+  expires_at     INTEGER,
+  PRIMARY KEY (tenant_id, address_digest)
+) STRICT;

@@ -144,7 +144,7 @@ function createBounceSettle(db: SqliteDatabase, deps: BounceLedgerDeps): BounceL
           actor: `bounce:${item.mailbox}`,
           messageId: match?.candidate.id ?? '',
         };
-        deps.changes.record(suppressionAdded(suppression, source));
+        deps.changes.record(suppressionAdded(suppression, deps.suppressions.digestOf(suppression.address), source));
       }
     }
     advance.run({ mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid, at });

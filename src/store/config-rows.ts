@@ -1,7 +1,7 @@
 /**
  * Fleet mode: this node's copy of the shared configuration, by bucket key. An
- * object is read as its rows as stored (secrets sealed, the API key as its
- * digest) and applied as those rows, in one transaction with the change's audit
+ * object is read as its rows as stored (secrets and suppressed addresses sealed,
+ * the API key as its digest, a suppression keyed by its address's digest) and applied as those rows, in one transaction with the change's audit
  * records and the revision applied. Columns come from the table itself, so a
  * value from another version never names a column that is not there.
  */
@@ -25,7 +25,7 @@ function tableOf(key: ConfigKey): TableOf {
     case 'account':
       return { table: 'accounts', where: { tenant_id: key.tenantId, id: key.accountId } };
     case 'suppression':
-      return { table: 'suppressions', where: { tenant_id: key.tenantId, address: key.address } };
+      return { table: 'suppressions', where: { tenant_id: key.tenantId, address_digest: key.digest } };
     case 'suspensions':
       return { table: 'suspensions', where: { tenant_id: key.tenantId } };
   }
@@ -34,7 +34,7 @@ function tableOf(key: ConfigKey): TableOf {
 const PRIMARY_KEYS: Record<TableOf['table'], string[]> = {
   tenants: ['id'],
   accounts: ['tenant_id', 'id'],
-  suppressions: ['tenant_id', 'address'],
+  suppressions: ['tenant_id', 'address_digest'],
   suspensions: ['tenant_id', 'batch_code'],
 };
 

@@ -12,6 +12,7 @@ import type { BodySeal } from '../core/message/index.js';
 import { ACCOUNT_SEALED_COLUMNS } from './account-rows.js';
 import { durableTransaction, openDatabase, type SqliteDatabase } from './database.js';
 import { BLIND_INDEX, keepKey, keptKeyContext, TOKEN_DIGEST } from './kept-keys.js';
+import { SUPPRESSION_SEALED_COLUMN } from './suppression-repository.js';
 import { TENANT_SEALED_COLUMNS } from './tenant-rows.js';
 
 export interface StoredKeyRotation {
@@ -44,6 +45,7 @@ interface SealedColumn {
 const SEALED_COLUMNS: readonly SealedColumn[] = [
   ...TENANT_SEALED_COLUMNS.map((sealed) => ({ table: 'tenants', ...sealed })),
   ...ACCOUNT_SEALED_COLUMNS.map((sealed) => ({ table: 'accounts', ...sealed })),
+  { table: 'suppressions', ...SUPPRESSION_SEALED_COLUMN },
   { table: 'kept_keys', column: 'sealed', context: (row) => keptKeyContext(row.purpose ?? '') },
 ];
 

@@ -110,19 +110,26 @@ function createTombstones(db: SqliteDatabase) {
   };
 }
 
-/** What an address leaves outside its messages: suppressions, their change events, audit rows. */
+/**
+ * What an address leaves outside its messages: suppressions, their change events, audit rows.
+ * Written since migration 20 they name the address by its digest (`@digest`): the entry's key,
+ * the events' and audit rows' `tenant/<digest>` and `address_digest`. Rows from before name the
+ * address itself, and are matched so too.
+ */
 function createAddressTraces(db: SqliteDatabase) {
   const suppressions = db.prepare(
-    `DELETE FROM suppressions WHERE tenant_id IS @tenant AND (@all = 1 OR address = @address)`,
+    `DELETE FROM suppressions WHERE tenant_id IS @tenant AND (@all = 1 OR address_digest = @digest)`,
   );
-  // A suppression's events name it in their aggregate id (`tenant/address`) too.
-  const named = `lower(aggregate_id) = lower(tenant_id) || '/' || @address`;
+  const named = `(aggregate_id = tenant_id || '/' || @digest OR lower(aggregate_id) = lower(tenant_id) || '/' || @address)`;
+  const quotedDigest = `'"' || @digest || '"'`;
   const changeEvents = db.prepare(`UPDATE outbox SET payload = ${SCRUBBED_PAYLOAD}, text = NULL,
       aggregate_id = CASE WHEN ${named} THEN tenant_id || '/erased' ELSE aggregate_id END
-    WHERE message_pk IS NULL AND tenant_id IS @tenant AND (instr(lower(payload), @quoted) > 0 OR ${named})`);
+    WHERE message_pk IS NULL AND tenant_id IS @tenant
+      AND (instr(lower(payload), @quoted) > 0 OR instr(payload, ${quotedDigest}) > 0 OR ${named})`);
   const audit = db.prepare(`UPDATE command_log SET params = '{"erased":true}', target = NULL
-    WHERE tenant_id IS @tenant AND (instr(lower(params), @quoted) > 0 OR lower(target) = @address
-      OR substr(lower(target), -length(@address) - 1) = '/' || @address)`);
+    WHERE tenant_id IS @tenant AND (instr(lower(params), @quoted) > 0 OR instr(params, ${quotedDigest}) > 0
+      OR lower(target) = @address OR substr(lower(target), -length(@address) - 1) = '/' || @address
+      OR target = tenant_id || '/' || @digest)`);
   return (params: Record<string, unknown>, all: boolean) => {
     const removed = suppressions.run(params).changes;
     if (all || params.address === null) return { suppressions: removed, events: 0 };

@@ -2,7 +2,6 @@
  * The SQLite queue: enqueue, claim with a lease, record outcomes, reclaim
  * expired leases, account usage. The current time is always a bound parameter.
  */
-import { normalizeAddress } from '../core/index.js';
 import type { BodySeal, HandoffState, ClaimedMessage, MessageQueue, PersonalFields } from '../core/message/index.js';
 import { WINDOW_KINDS, windowStart, type Usage } from '../core/account/index.js';
 import type { SqliteDatabase } from './database.js';
@@ -160,22 +159,13 @@ function createLeaseRecovery(db: SqliteDatabase, writeEvent: MessageEventWriter)
   return { reclaim, handBack };
 }
 
-/** What intake and delivery look up beside the queue: client ids' states, suppressed recipients, spooled bytes. */
-function createQueueLookups(
-  db: SqliteDatabase,
-): Pick<MessageQueue, 'states' | 'suppressed' | 'spooledContent' | 'erasedOf'> {
+/** What intake and delivery look up beside the queue: client ids' states, erased messages, spooled bytes. */
+function createQueueLookups(db: SqliteDatabase): Pick<MessageQueue, 'states' | 'spooledContent' | 'erasedOf'> {
   const erasedRows = db
     .prepare<[string], number>(
       `SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND erased_at IS NOT NULL`,
     )
     .pluck();
-  const suppressedRows = db.prepare<[string, number, string], { address: string }>(
-    `SELECT address FROM suppressions WHERE tenant_id = ? AND (expires_at IS NULL OR expires_at > ?) AND address IN (SELECT value FROM json_each(?))`,
-  );
-  // One recipient (every SMTP RCPT TO) is a primary-key probe, without json_each's parse.
-  const suppressedRow = db.prepare<[string, string, number], { address: string }>(
-    `SELECT address FROM suppressions WHERE tenant_id = ? AND address = ? AND (expires_at IS NULL OR expires_at > ?)`,
-  );
   const spooled = spoolReader(db);
   const stateRows = db.prepare<[string, string], { id: string; state: HandoffState }>(
     `SELECT id, state FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?))`,
@@ -184,15 +174,6 @@ function createQueueLookups(
   return {
     states: (tenantId, clientIds) =>
       new Map(stateRows.all(tenantId, JSON.stringify(clientIds)).map((row) => [row.id, row.state])),
-    suppressed: (tenantId, addresses, now) => {
-      if (addresses.length === 1) {
-        const row = suppressedRow.get(tenantId, normalizeAddress(addresses[0] ?? ''), now);
-        return new Set(row === undefined ? [] : [row.address]);
-      }
-      return new Set(
-        suppressedRows.all(tenantId, now, JSON.stringify(addresses.map(normalizeAddress))).map((row) => row.address),
-      );
-    },
     spooledContent: spooled,
     erasedOf: (pks) => new Set(pks.length === 0 ? [] : erasedRows.all(JSON.stringify(pks))),
   };
@@ -202,6 +183,8 @@ export function createSqliteMessageQueue(
   db: SqliteDatabase,
   writeEvent: MessageEventWriter,
   bodies: BodySealing,
+  /** The suppression list's lookup (suppression-repository.ts): it matches by digest. */
+  suppressed: MessageQueue['suppressed'],
 ): MessageQueue {
   const claims = createClaims(db, writeEvent, bodies.seal);
   const recovery = createLeaseRecovery(db, writeEvent);
@@ -209,6 +192,7 @@ export function createSqliteMessageQueue(
 
   return {
     ...createQueueLookups(db),
+    suppressed,
     enqueue: createEnqueue(db, writeEvent, bodies),
     claim: (request) => claims.claim.immediate(request),
     record: createOutcomeRecorder(db, writeEvent),

@@ -115,7 +115,7 @@ function createRequestSettler(
       if (plan.suppression !== null) {
         deps.suppressions.upsert(plan.suppression);
         deps.changes.record(
-          suppressionAdded(plan.suppression, {
+          suppressionAdded(plan.suppression, deps.suppressions.digestOf(plan.suppression.address), {
             eventId: deps.ids.uuid(),
             tenantId,
             actor: `webhook:${event.provider}`,

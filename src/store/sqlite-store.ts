@@ -41,7 +41,8 @@ import { createSqliteProviderLedger, type ProviderLedgerDeps } from './provider-
 import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
 import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
-import { createSqliteSuppressionRepository } from './suppression-repository.js';
+import { createSqliteSuppressionRepository, createSuppressedLookup } from './suppression-repository.js';
+import { sealClearSuppressions } from './suppression-conversion.js';
 import { createMessageEventWriter, type MessageEventWriter, type OutboxListener } from './message-event-writer.js';
 import { createBodySealing } from './message-enqueue.js';
 import { createSqliteErasure } from './message-erasure.js';
@@ -144,8 +145,10 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   };
   const writeEvent = createMessageEventWriter(db, options.ids, notify);
   const changes = createSqliteChangeLog(db, notify);
-  const suppressions = createSqliteSuppressionRepository(db);
   const blindIndex = options.blindIndex(readKeptKey(db, options.secrets, BLIND_INDEX));
+  // Before anything reads the list: the entries an earlier version kept in clear are sealed first.
+  sealClearSuppressions(db, { secrets: options.secrets, index: blindIndex });
+  const suppressions = createSqliteSuppressionRepository(db, { secrets: options.secrets, index: blindIndex });
   let closed = false;
   return {
     blindIndex,
@@ -199,7 +202,12 @@ function createMessageParts(
   const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal));
   const spool = createSqliteSpool(db, seal);
   return {
-    queue: createSqliteMessageQueue(db, writeEvent, createBodySealing(db, seal, blindIndex, spool)),
+    queue: createSqliteMessageQueue(
+      db,
+      writeEvent,
+      createBodySealing(db, seal, blindIndex, spool),
+      createSuppressedLookup(db, blindIndex),
+    ),
     spool: guard(spool),
     messages: createSqliteMessageAdmin(db, writeEvent, pecReceipts, seal),
     pecReceipts,

@@ -1,4 +1,8 @@
-/** The admin event a suppression learnt from the provider's side (bounce mailbox, webhook) is mirrored as. */
+/**
+ * The admin event a suppression learnt from the provider's side (bounce mailbox, webhook) is
+ * mirrored as. It names the entry by its address's digest (suppression-repository.ts), never by
+ * the address: the audit row and the outbox keep no address in clear.
+ */
 import type { SuppressionRecord } from '../core/bounce/index.js';
 import type { ChangeRecord } from '../core/events/index.js';
 
@@ -11,7 +15,11 @@ interface SuppressionOrigin {
   messageId: string;
 }
 
-export function suppressionAdded(suppression: SuppressionRecord, source: SuppressionOrigin): ChangeRecord {
+export function suppressionAdded(
+  suppression: SuppressionRecord,
+  digest: string,
+  source: SuppressionOrigin,
+): ChangeRecord {
   return {
     eventId: source.eventId,
     occurredAt: suppression.createdAt,
@@ -19,11 +27,11 @@ export function suppressionAdded(suppression: SuppressionRecord, source: Suppres
     command: 'suppression.add',
     tenantId: source.tenantId,
     aggregateType: 'suppression',
-    aggregateId: `${source.tenantId}/${suppression.address}`,
+    aggregateId: `${source.tenantId}/${digest}`,
     eventType: 'suppression.added',
     eventVersion: 1,
     data: {
-      address: suppression.address,
+      address_digest: digest,
       reason: suppression.reason,
       source: suppression.source,
       expires_at: suppression.expiresAt,

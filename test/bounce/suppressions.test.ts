@@ -68,26 +68,38 @@ describe('suppression lists over HTTP', () => {
     expect(accepted.body).toMatchObject({ ok: true, queued: 1 });
   });
 
-  it('pages in address order, filters by prefix, and leaves expired entries out', async () => {
-    for (const address of ['b1@example.net', 'b2@example.net', 'b3@example.net', 'zz@example.org']) {
+  it('pages in digest order, filters by exact address in any case (no prefix: addresses are sealed), and leaves expired entries out', async () => {
+    const addresses = ['b1@example.net', 'b2@example.net', 'b3@example.net', 'zz@example.org'];
+    for (const address of addresses) {
       expect((await as(t.adminToken, 'POST', '/suppression', { tenant_id: 'globex', address })).status).toBe(201);
     }
     const first = await as(t.adminToken, 'GET', '/suppressions?tenant_id=globex&limit=2');
-    expect(first.body.suppressions.map((entry: { address: string }) => entry.address)).toEqual([
-      'b1@example.net',
-      'b2@example.net',
-    ]);
+    expect(first.body.suppressions).toHaveLength(2);
+    expect(first.body.next).toBe(first.body.suppressions[1].digest);
     const second = await as(
       t.adminToken,
       'GET',
       `/suppressions?tenant_id=globex&limit=2&after=${encodeURIComponent(first.body.next)}`,
     );
-    expect(second.body.suppressions.map((entry: { address: string }) => entry.address)).toEqual([
-      'b3@example.net',
-      'zz@example.org',
-    ]);
+    expect(second.body.next).toBeNull();
+    const pages = [...first.body.suppressions, ...second.body.suppressions] as Array<{
+      address: string;
+      digest: string;
+    }>;
+    expect(pages.map((entry) => entry.address).sort()).toEqual(addresses);
+    const digests = pages.map((entry) => entry.digest);
+    expect(digests).toEqual([...digests].sort());
+
+    const exact = await as(
+      t.adminToken,
+      'GET',
+      `/suppressions?tenant_id=globex&address=${encodeURIComponent('B2@Example.NET')}`,
+    );
+    expect(exact.body.suppressions.map((entry: { address: string }) => entry.address)).toEqual(['b2@example.net']);
     const prefixed = await as(t.adminToken, 'GET', '/suppressions?tenant_id=globex&prefix=b');
-    expect(prefixed.body.suppressions).toHaveLength(3);
+    expect([prefixed.status, prefixed.body.error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    const byAddress = await as(t.adminToken, 'GET', '/suppressions?tenant_id=globex&after=b1%40example.net');
+    expect(byAddress.status).toBe(400);
 
     const expiresTs = Math.floor(clock.now() / 1000) + 60;
     expect(

@@ -257,6 +257,13 @@ describe('shared configuration', () => {
       const tenant = new TextDecoder().decode((await kv.get('tenant.acme'))!.value);
       expect(tenant).toContain('api_key_hash');
       expect(tenant).not.toMatch(/mpk_/);
+      // A suppression is keyed by its address's digest and carries the address sealed, its audit the digest.
+      const suppressionKeys = keys.filter((key) => key.startsWith('suppression.acme.'));
+      expect(suppressionKeys).toEqual([expect.stringMatching(/^suppression\.acme\.a[0-9a-f]{20}$/)]);
+      const suppression = new TextDecoder().decode((await kv.get(suppressionKeys[0]!))!.value);
+      expect(suppression).toContain('address_sealed');
+      expect(suppression.toLowerCase()).not.toContain('late@example.net');
+      expect(keys.join('\n')).not.toContain(Buffer.from('late@example.net').toString('hex'));
     } finally {
       await nc.close();
     }

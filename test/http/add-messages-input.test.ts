@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
@@ -59,15 +57,9 @@ beforeAll(async () => {
   const seeded = await fx.post(keyOf('other'), [later('other-1', { subject: 'untouched' })]);
   expect(seeded.body).toMatchObject({ queued: 1, rejected: [] });
 
-  // No API manages suppressions yet: a second connection writes the row (WAL allows it).
-  const db = new Database(join(fx.t.dataDir, 'mailproxy.db'));
-  try {
-    db.prepare(
-      `INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES (?, ?, 'test', 'manual', ?)`,
-    ).run('acme', SUPPRESSED, Date.now());
-  } finally {
-    db.close();
-  }
+  // Through the API: the store digests and seals the address, which a row written by hand could not.
+  const added = await fx.admin('POST', '/suppression', { tenant_id: 'acme', address: SUPPRESSED, reason: 'test' });
+  expect(added.status).toBe(201);
 });
 
 afterAll(async () => {

@@ -43,6 +43,7 @@ describe('erasure by address', () => {
   let nats: NatsPeer;
   let key: string;
   let backup: Buffer;
+  let digest: string;
 
   beforeAll(async () => {
     sink = await startSmtpSink();
@@ -59,9 +60,10 @@ describe('erasure by address', () => {
     expect(posted.body.queued).toBe(3);
     await fx.settle();
     expect(sink.messages).toHaveLength(2);
-    expect(
-      (await fx.admin('POST', '/suppression', { tenant_id: 'acme', address: ANN, reason: 'asked' })).status,
-    ).toBeLessThan(300);
+    const suppressed = await fx.admin('POST', '/suppression', { tenant_id: 'acme', address: ANN, reason: 'asked' });
+    expect(suppressed.status).toBeLessThan(300);
+    // The entry, its audit row and its event name the address by this digest (the address itself is sealed).
+    digest = suppressed.body.suppression.digest;
     const taken = await fetch(`${fx.t.url}/backup`, { headers: { authorization: `Bearer ${fx.t.adminToken}` } });
     expect(taken.status).toBe(200);
     backup = Buffer.from(await taken.arrayBuffer());
@@ -104,6 +106,9 @@ describe('erasure by address', () => {
     const needles = [ANN, SUBJECT, 'Ann Rossi', ...runsOf(BODY)];
     const file = join(fx.t.dataDir, 'mailproxy.db');
     expect([...tracesIn(file, needles), ...tracesIn(`${file}-wal`, needles)]).toEqual([]);
+    // Nor of the digest its suppression was named by: the entry, its audit row and its event are gone or cleared.
+    expect(digest).toMatch(/^a[0-9a-f]{20}$/);
+    expect([...tracesIn(file, [digest]), ...tracesIn(`${file}-wal`, [digest])]).toEqual([]);
     // A backup taken before holds the body, the envelope and the subject only sealed, and digests:
     // a byte search of it finds none of them (what opens them again is its own copy of their keys,
     // under the secret key: the README's "Backups").

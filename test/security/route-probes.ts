@@ -197,7 +197,7 @@ export function implicitProbes(w: ProbeWorld, victim: Owner): Call[] {
     get('/messages'),
     get('/status'),
     get('/suppressions'),
-    get(`/suppressions?prefix=${q(v.suppressed)}`),
+    get(`/suppressions?address=${q(v.suppressed)}`),
     del(`/suppression/${q(v.suppressed)}`),
     get('/bounces'),
     get('/bounces?disposition=unmatched'),

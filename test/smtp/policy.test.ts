@@ -141,11 +141,12 @@ describe('SMTP submission policy', () => {
   });
 
   it('refuses a suppressed recipient at RCPT with 550 5.1.1 and queues the message for the others', async () => {
-    const db = new Database(join(fx.t.dataDir, 'mailproxy.db'));
-    db.prepare(
-      `INSERT INTO suppressions (tenant_id, address, reason, source, created_at) VALUES ('acme', 'gone@example.net', 'hard bounce', 'bounce', 0)`,
-    ).run();
-    db.close();
+    const added = await fx.admin('POST', '/suppression', {
+      tenant_id: 'acme',
+      address: 'gone@example.net',
+      reason: 'hard bounce',
+    });
+    expect(added.status).toBe(201);
     const session = await openSubmission(port);
     await session.login('acme', acmeKey);
     const info = await session.send(

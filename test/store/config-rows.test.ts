@@ -18,6 +18,8 @@ import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-stor
 
 const NOW = Date.UTC(2026, 10, 25, 10, 0, 0);
 const KEY = randomBytes(32);
+/** Nodes share the master, so the blind index key it derives. */
+const INDEX_KEY = randomBytes(32);
 const dirs: string[] = [];
 const stores: SqliteStore[] = [];
 afterEach(() => {
@@ -33,7 +35,7 @@ function node(nodeId = 'n2'): { store: SqliteStore; rows: ConfigRows; path: stri
     path: join(dir, 'mailproxy.db'),
     secrets: createAesGcmSecretBox(KEY),
     bodies: createBodySeal([keyEncryptionKey(KEY)]),
-    blindIndex: () => createBlindIndex(randomBytes(32)),
+    blindIndex: () => createBlindIndex(INDEX_KEY),
     ids: { uuid: () => `u-${(ids += 1)}` } as never,
     now: () => NOW,
   });
@@ -179,6 +181,35 @@ describe('shared configuration rows', () => {
         { id: 'old', isDefault: false },
       ]),
     );
+  });
+
+  it('carries a suppression under its digest, the address sealed: it opens and matches on the other node', () => {
+    const [one, two] = [node(), node()];
+    one.store.tenants.insert(tenant(), 'digest-1');
+    carry(one.rows, two.rows, TENANT, 1);
+    const address = 'ann.rossi@example.net';
+    one.store.suppressions.upsert({
+      tenantId: 'acme',
+      address,
+      reason: 'asked',
+      source: 'manual',
+      createdAt: NOW,
+      expiresAt: null,
+    });
+    const key: ConfigKey = { kind: 'suppression', tenantId: 'acme', digest: one.store.suppressions.digestOf(address) };
+    const rows = one.rows.read(key);
+    expect(rows).toHaveLength(1);
+    expect(JSON.stringify(rows)).not.toContain('example.net');
+    expect(carry(one.rows, two.rows, key, 2, 'suppression.add')).toBe(true);
+    expect(two.store.suppressions.get('acme', 'Ann.Rossi@Example.NET', NOW)).toMatchObject({
+      address,
+      reason: 'asked',
+    });
+    expect([...two.store.queue.suppressed('acme', [address], NOW)]).toEqual([address]);
+
+    one.store.suppressions.remove('acme', address);
+    carry(one.rows, two.rows, key, 3, 'suppression.remove');
+    expect(two.store.suppressions.get('acme', address, NOW)).toBeNull();
   });
 
   it('replaces a tenant suspension set whole, and deletes what the origin deleted', () => {

@@ -38,6 +38,7 @@ describe('message spool', () => {
       db,
       createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` }),
       createBodySealing(db, seal, createBlindIndex(randomBytes(32)), spool),
+      () => new Set(),
     );
     return { db, spool, queue };
   };

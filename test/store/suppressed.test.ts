@@ -20,14 +20,13 @@ describe('queue.suppressed', () => {
           `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('other', 'h2', 0, 0, 0)`,
         )
         .run();
-      const add = admin.prepare(
-        `INSERT INTO suppressions (tenant_id, address, reason, source, created_at, expires_at) VALUES (?, ?, 'r', 'bounce', 0, ?)`,
-      );
-      add.run('acme', 'gone@example.net', null);
-      add.run('acme', 'later@example.net', NOW + 1);
-      add.run('acme', 'past@example.net', NOW);
-      add.run('other', 'theirs@example.net', null);
     });
+    const add = (tenantId: string, address: string, expiresAt: number | null) =>
+      store.suppressions.upsert({ tenantId, address, reason: 'r', source: 'bounce', createdAt: 0, expiresAt });
+    add('acme', 'gone@example.net', null);
+    add('acme', 'later@example.net', NOW + 1);
+    add('acme', 'past@example.net', NOW);
+    add('other', 'theirs@example.net', null);
     const asked = [
       'Gone@Example.NET',
       'later@example.net',

@@ -151,11 +151,11 @@ export const READ_VERBS = {
   },
   suppressions: {
     list: listVerb({
-      usage: '[--tenant T] [--prefix TEXT] [--after ADDR] [--limit N]',
-      summary: 'the list in address order',
+      usage: '[--tenant T] [--address ADDR] [--after DIGEST] [--limit N]',
+      summary: "the list in the order of the addresses' digests (kept sealed: --address finds one address, any case)",
       path: '/suppressions',
       perTenant: true,
-      query: { prefix: 'prefix', after: 'after' },
+      query: { address: 'address', after: 'after' },
       counts: { limit: 'limit' },
       rows: (answer: SuppressionPage) => answer.suppressions,
       columns: [

@@ -43,6 +43,7 @@ describe('the mirrored event', () => {
       refused: [{ recipient: 'bob@example.org', code: 550 }],
       refused_recipients: [{ recipient: 'dan@example.org', replyCode: 550 }],
       address: 'carla@example.net',
+      address_digest: 'a0123456789abcdef0123',
     });
     const body = eventBody({ ...row, eventType: 'message.bounced', payload, text: 'ann@example.net unknown' });
     expect(JSON.parse(body).data).toEqual({

@@ -12,12 +12,15 @@ export const eventSubject = (prefix: string, row: Pick<OutboxRow, 'tenantId' | '
 /**
  * Fields of an event's data that name a person or may quote one (a relay's or a bounce's words):
  * they stay in the database, where erasure reaches them, and are left out of the published events
- * (issue 45). An event on the stream carries ids, states and codes.
+ * (issue 45). An event on the stream carries ids, states and codes. An address's keyed digest
+ * (`address_digest`, a suppression's name) is one too: it tells the same person's entries apart
+ * from others', and erasure must be able to clear it.
  */
 export const PERSONAL_EVENT_FIELDS = [
   'recipient',
   'recipients',
   'address',
+  'address_digest',
   'refused',
   'refused_recipients',
   'reason',

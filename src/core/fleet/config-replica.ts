@@ -5,16 +5,20 @@
  */
 import type { ChangeRecord } from '../events/change-record.js';
 
-/** One replicated configuration object: a tenant (with its API key digest), an account, a suppression, a tenant's suspensions. */
+/**
+ * One replicated configuration object: a tenant (with its API key digest), an account, a
+ * suppression (named by its address's blind-index digest: the bucket's keys hold no address),
+ * a tenant's suspensions.
+ */
 export type ConfigKey =
   | { kind: 'tenant'; tenantId: string }
   | { kind: 'account'; tenantId: string; accountId: string }
-  | { kind: 'suppression'; tenantId: string; address: string }
+  | { kind: 'suppression'; tenantId: string; digest: string }
   | { kind: 'suspensions'; tenantId: string };
 
 /**
- * What the bucket holds under a key: the object's rows as stored (secrets still
- * sealed with the daemon key every node shares; the API key as its digest only),
+ * What the bucket holds under a key: the object's rows as stored (secrets and a suppressed
+ * address still sealed with the daemon key every node shares; the API key as its digest only),
  * null once deleted, the node that took the change and the change's audit records.
  */
 export interface ConfigValue {
@@ -80,7 +84,7 @@ export function configKeyName(key: ConfigKey): string {
     case 'account':
       return `account.${segment(key.tenantId)}.${segment(key.accountId)}`;
     case 'suppression':
-      return `suppression.${segment(key.tenantId)}.${segment(key.address)}`;
+      return `suppression.${segment(key.tenantId)}.${segment(key.digest)}`;
     case 'suspensions':
       return `suspension.${segment(key.tenantId)}`;
   }
@@ -98,7 +102,7 @@ export function configKeyOf(
     case 'account':
       return rest === null ? null : { kind: 'account', tenantId, accountId: rest };
     case 'suppression':
-      return rest === null ? null : { kind: 'suppression', tenantId, address: rest };
+      return rest === null ? null : { kind: 'suppression', tenantId, digest: rest };
     case 'suspension':
       return { kind: 'suspensions', tenantId };
     default:

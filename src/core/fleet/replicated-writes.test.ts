@@ -191,9 +191,18 @@ describe('configuration keys', () => {
     expect(configKeyName(configKeyOf({ ...base, aggregateType: 'account', aggregateId: 'acme/main' })!)).toBe(
       'account.acme.main',
     );
-    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'suppression', aggregateId: 'acme/a@b.c' })!)).toBe(
-      'suppression.acme.=6140622e63',
+    expect(configKeyName(configKeyOf({ ...base, aggregateType: 'account', aggregateId: 'acme/a@b.c' })!)).toBe(
+      'account.acme.=6140622e63',
     );
+    // A suppression is named by its address's digest, never by the address.
+    expect(configKeyOf({ ...base, aggregateType: 'suppression', aggregateId: 'acme/a3f09c1b27d4e6a5b8c90' })).toEqual({
+      kind: 'suppression',
+      tenantId: 'acme',
+      digest: 'a3f09c1b27d4e6a5b8c90',
+    });
+    expect(
+      configKeyName(configKeyOf({ ...base, aggregateType: 'suppression', aggregateId: 'acme/a3f09c1b27d4e6a5b8c90' })!),
+    ).toBe('suppression.acme.a3f09c1b27d4e6a5b8c90');
     // A tenant's suspensions are one object: activating `*` clears them all at once.
     expect(configKeyName(configKeyOf({ ...base, aggregateType: 'suspension', aggregateId: 'acme' })!)).toBe(
       'suspension.acme',

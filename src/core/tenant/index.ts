@@ -5,7 +5,7 @@ export { createFailureThrottle } from './failure-throttle.js';
 export { requireAdmin, scopeTenant, scopeTenantOrAll } from './principal.js';
 export type { Principal } from './principal.js';
 export { SHARED_SUPPRESSION_WRITES, createSuppressionService } from './suppression-service.js';
-export type { SuppressionRepository, SuppressionService } from './suppression-service.js';
+export type { SuppressionEntry, SuppressionRepository, SuppressionService } from './suppression-service.js';
 export { SHARED_TENANT_WRITES, createTenantService } from './tenant-service.js';
 export type { CommandContext, IssuedKey, TenantService } from './tenant-service.js';
 export type { ClientAuth, Tenant } from './tenant.js';

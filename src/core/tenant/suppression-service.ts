@@ -14,22 +14,37 @@ import type { AdminStore } from '../ports.js';
 import { scopeTenant } from './principal.js';
 import type { CommandContext } from './tenant-service.js';
 
+/** An entry as listed: the record with the digest it is kept and named under (core/blind-index.ts). */
+export interface SuppressionEntry extends SuppressionRecord {
+  /** The address's blind-index digest: the entry's key, what its events and audit rows name it by, the page cursor. */
+  digest: string;
+}
+
 export interface SuppressionPage {
-  suppressions: SuppressionRecord[];
+  suppressions: SuppressionEntry[];
   /** Pass as `after` for the next page; null on the last one. */
   next: string | null;
 }
 
+/**
+ * The list keeps each address only sealed and matches it by its digest: addresses are taken and
+ * answered in clear here, the store digests and seals them.
+ */
 export interface SuppressionRepository {
-  /** In address order after `after`; expired entries are left out. */
+  /**
+   * In digest order after `after` (a digest; the order is stable but says nothing of the
+   * addresses); `address`: that address's entry only. Expired entries are left out.
+   */
   list(
     tenantId: string,
-    options: { after: string | null; limit: number; prefix: string | null; now: number },
-  ): SuppressionRecord[];
-  get(tenantId: string, address: string, now: number): SuppressionRecord | null;
+    options: { after: string | null; limit: number; address: string | null; now: number },
+  ): SuppressionEntry[];
+  get(tenantId: string, address: string, now: number): SuppressionEntry | null;
   /** Inside the caller's transaction. A newer entry replaces an older one; a manual one is never shortened by a bounce. */
   upsert(record: SuppressionRecord): void;
   remove(tenantId: string, address: string): boolean;
+  /** The digest an address's entry is kept under: events and audit rows name the entry by it, never by the address. */
+  digestOf(address: string): string;
 }
 
 export interface SuppressionInput {
@@ -86,50 +101,52 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
     command: string,
     eventType: string,
     tenantId: string,
-    address: string,
+    digest: string,
     data: Record<string, unknown>,
   ) =>
+    // Named by digest: the audit, the outbox and the fleet's bucket (its key) never hold the address.
     changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
       command,
       eventType,
       tenantId,
       aggregateType: 'suppression',
-      aggregateId: `${tenantId}/${address}`,
-      data: { address, ...data },
+      aggregateId: `${tenantId}/${digest}`,
+      data: { address_digest: digest, ...data },
     });
 
   return {
     list(
       ctx: CommandContext,
       requested: string | undefined,
-      options: { after?: string; limit?: number; prefix?: string },
+      options: { after?: string; limit?: number; address?: string },
     ): SuppressionPage {
       const tenantId = tenantOf(ctx, requested);
       const limit = Math.min(options.limit ?? 100, MAX_PAGE);
       const rows = store.suppressions.list(tenantId, {
         after: options.after ?? null,
         limit: limit + 1,
-        prefix: options.prefix?.toLowerCase() ?? null,
+        address: options.address === undefined ? null : addressOf(options.address),
         now: clock.now(),
       });
       const page = rows.slice(0, limit);
-      return { suppressions: page, next: rows.length > limit ? (page[page.length - 1]?.address ?? null) : null };
+      return { suppressions: page, next: rows.length > limit ? (page[page.length - 1]?.digest ?? null) : null };
     },
 
-    add(ctx: CommandContext, requested: string | undefined, input: SuppressionInput): SuppressionRecord {
+    add(ctx: CommandContext, requested: string | undefined, input: SuppressionInput): SuppressionEntry {
       const tenantId = tenantOf(ctx, requested);
       const suppression = manualSuppression(tenantId, input, clock.now());
+      const digest = store.suppressions.digestOf(suppression.address);
       store.transaction(() => {
         store.suppressions.upsert(suppression);
         store.changes.record(
-          record(ctx, 'suppression.add', 'suppression.added', tenantId, suppression.address, {
+          record(ctx, 'suppression.add', 'suppression.added', tenantId, digest, {
             reason: suppression.reason,
             source: 'manual',
             expires_at: suppression.expiresAt,
           }),
         );
       });
-      return suppression;
+      return { ...suppression, digest };
     },
 
     remove(ctx: CommandContext, requested: string | undefined, addressText: string): void {
@@ -137,7 +154,9 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
       const address = addressOf(addressText);
       store.transaction(() => {
         if (!store.suppressions.remove(tenantId, address)) throw notFound('suppression', address);
-        store.changes.record(record(ctx, 'suppression.remove', 'suppression.removed', tenantId, address, {}));
+        store.changes.record(
+          record(ctx, 'suppression.remove', 'suppression.removed', tenantId, store.suppressions.digestOf(address), {}),
+        );
       });
     },
   };

@@ -10,7 +10,9 @@ import { jsonCodec } from '../../nats/index.js';
 const configKeySchema: z.ZodType<ConfigKey> = z.discriminatedUnion('kind', [
   z.looseObject({ kind: z.literal('tenant'), tenantId: z.string() }),
   z.looseObject({ kind: z.literal('account'), tenantId: z.string(), accountId: z.string() }),
-  z.looseObject({ kind: z.literal('suppression'), tenantId: z.string(), address: z.string() }),
+  // An earlier version's key named the address in clear (`address`, no `digest`): such a value is
+  // refused (configEntryOf skips it), its rows being in the table's earlier form.
+  z.looseObject({ kind: z.literal('suppression'), tenantId: z.string(), digest: z.string() }),
   z.looseObject({ kind: z.literal('suspensions'), tenantId: z.string() }),
 ]);
 

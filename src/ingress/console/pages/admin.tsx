@@ -53,7 +53,8 @@ export interface SuppressionsPageProps {
   session: ConsoleSession;
   tenants: TenantView[];
   tenant: string;
-  prefix: string;
+  /** The exact-address filter: addresses are kept sealed, matched by digest, so there is no partial match. */
+  address: string;
   suppressions: SuppressionRecord[] | null;
   nextHref: string | null;
   notice: string | null;
@@ -109,8 +110,8 @@ export function SuppressionsPage(props: SuppressionsPageProps) {
           </select>
         </div>
         <div>
-          <label for="s-prefix">Address starts with</label>
-          <input id="s-prefix" name="prefix" value={props.prefix} />
+          <label for="s-filter">Address (exactly, any case)</label>
+          <input id="s-filter" name="address" type="email" value={props.address} />
         </div>
         <div class="actions">
           <button type="submit">Show</button>

@@ -17,8 +17,8 @@ const CHART_MINUTES = 60;
 const tenantParam = z.string().min(1).max(64);
 const suppressionsQuery = z.object({
   tenant: z.string().max(64).optional(),
-  prefix: z.string().max(320).optional().default(''),
-  after: z.string().max(320).optional(),
+  address: z.string().max(320).optional().default(''),
+  after: z.string().max(64).optional(),
 });
 
 type ConsoleContext = Context<ConsoleEnv>;
@@ -87,20 +87,20 @@ function suppressionsPage(deps: ConsoleDeps, c: ConsoleContext) {
       ? null
       : deps.suppressions.list(consoleContext(c), tenant, {
           limit: 100,
-          ...(query.prefix === '' ? {} : { prefix: query.prefix }),
+          ...(query.address === '' ? {} : { address: query.address }),
           ...(query.after === undefined ? {} : { after: query.after }),
         });
   const next = page?.next ?? null;
   const nextHref =
     next === null || tenant === undefined
       ? null
-      : `${CONSOLE_PATH}/suppressions?${new URLSearchParams({ tenant, prefix: query.prefix, after: next }).toString()}`;
+      : `${CONSOLE_PATH}/suppressions?${new URLSearchParams({ tenant, address: query.address, after: next }).toString()}`;
   return c.html(
     <SuppressionsPage
       session={session}
       tenants={tenants}
       tenant={tenant ?? ''}
-      prefix={query.prefix}
+      address={query.address}
       suppressions={page?.suppressions ?? null}
       nextHref={nextHref}
       notice={takeNotice(c)}

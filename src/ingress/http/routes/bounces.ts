@@ -28,15 +28,19 @@ const address = z.string().min(3).max(320);
 const suppressionsQuery = z
   .object({
     tenant_id: tenantScope('required'),
-    after: address.optional().meta({
-      description: 'The `next` of the previous page: entries after this address.',
+    after: z
+      .string()
+      .regex(/^[0-9a-z]{1,64}$/, 'expected the `next` of a page')
+      .optional()
+      .meta({
+        description: "The `next` of the previous page (an entry's `digest`): the entries after it.",
+        examples: ['a3f09c1b27d4e6a5b8c90'],
+      }),
+    address: address.optional().meta({
+      description:
+        "Only this address's entry, any case. Addresses are kept sealed and matched by digest: there is no prefix or domain filter.",
       examples: ['ann@example.net'],
     }),
-    prefix: z
-      .string()
-      .max(320)
-      .optional()
-      .meta({ description: 'Only addresses that start with this text, any case.', examples: ['ann@'] }),
     limit,
   })
   .strict();
@@ -89,12 +93,14 @@ const bouncesQuery = z
 
 const view = (suppression: {
   address: string;
+  digest: string;
   reason: string | null;
   source: string;
   createdAt: number;
   expiresAt: number | null;
 }) => ({
   address: suppression.address,
+  digest: suppression.digest,
   reason: suppression.reason,
   source: suppression.source,
   created_ts: Math.floor(suppression.createdAt / 1000),
@@ -106,8 +112,9 @@ export const BOUNCE_ROUTES = {
     method: 'get',
     path: '/suppressions',
     tag: 'Bounces and suppressions',
-    summary: "A tenant's suppression list in address order",
-    description: '`next` is the `after` of the next page; expired entries are left out.',
+    summary: "A tenant's suppression list, in the order of the addresses' digests",
+    description:
+      'Addresses are kept sealed and matched by a keyed digest: the list is paged in digest order (stable, unrelated to the addresses) and filtered by exact address only. `next` is the `after` of the next page; expired entries are left out.',
     access: 'tenant',
     query: suppressionsQuery,
     responses: { 200: json('a page of the list', suppressionPage) },
@@ -170,8 +177,8 @@ export function bounceRoutes(deps: {
   on(app, routes.suppressions, (c) => {
     const query = readQuery(c, routes.suppressions.query);
     const page = deps.suppressions.list(commandContext(c), query.tenant_id, {
-      ...(query.after === undefined ? {} : { after: query.after.toLowerCase() }),
-      ...(query.prefix === undefined ? {} : { prefix: query.prefix }),
+      ...(query.after === undefined ? {} : { after: query.after }),
+      ...(query.address === undefined ? {} : { address: query.address }),
       ...(query.limit === undefined ? {} : { limit: query.limit }),
     });
     return c.json({ suppressions: page.suppressions.map(view), next: page.next });

@@ -8,12 +8,15 @@
  * partial indexes list (messages_unsealed, spools_unsealed, pec_receipts_unsealed),
  * so a stop between batches loses nothing and repeats nothing. Copies the earlier
  * version left in free space (it zeroed nothing it deleted) are beyond a row's reach:
- * an offline VACUUM removes them (README, "Existing databases").
+ * an offline VACUUM removes them (README, "Existing databases"). The personal values
+ * migration 21 found in clear in mailbox records and PEC receipts are sealed in the same
+ * batches, after the bodies (record-sealer.ts).
  */
 import type { Clock, Logger } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
+import type { ClearRecords, RecordSealing } from './record-sealer.js';
 import { newDataKeys } from './stored-body.js';
 
 /**
@@ -25,8 +28,8 @@ const BATCH = { rows: 100, bytes: 1024 * 1024 };
 const BATCHES_PER_TICK = 20;
 const INTERVAL_MS = 500;
 
-/** Bodies still in clear, by where they are kept. */
-export interface UnsealedBodies {
+/** Bodies still in clear, by where they are kept, and the personal values of records (record-sealer.ts). */
+export interface UnsealedBodies extends ClearRecords {
   messages: number;
   spools: number;
   pecReceipts: number;
@@ -129,7 +132,7 @@ function createReceiptSealing(db: SqliteDatabase, newKey: KeyWriter) {
   };
 }
 
-export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): BodySealer {
+export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal, records: RecordSealing): BodySealer {
   const count = (from: string) => db.prepare<[], number>(`SELECT count(*) ${from}`).pluck();
   const counts = {
     messages: count(UNSEALED_MESSAGE),
@@ -137,7 +140,12 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): Body
     pecReceipts: count(UNSEALED_RECEIPT),
   };
   const newKey = newDataKeys(db, seal);
-  const kinds = [createMessageSealing(db, newKey), createSpoolSealing(db, newKey), createReceiptSealing(db, newKey)];
+  const kinds = [
+    createMessageSealing(db, newKey),
+    createSpoolSealing(db, newKey),
+    createReceiptSealing(db, newKey),
+    ...records.kinds,
+  ];
   const run = transactionRunner(db);
   const batch = (limits: Budget, now: number): number => {
     const budget = { ...limits };
@@ -153,6 +161,7 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): Body
       messages: counts.messages.get() ?? 0,
       spools: counts.spools.get() ?? 0,
       pecReceipts: counts.pecReceipts.get() ?? 0,
+      ...records.remaining(),
     }),
     sealBatch(limits, now) {
       // Whole freed pages (a large body's overflow pages) are zeroed too, not only freed cells (database.ts runs with FAST).
@@ -170,7 +179,8 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal): Body
   };
 }
 
-const total = (counts: UnsealedBodies): number => counts.messages + counts.spools + counts.pecReceipts;
+const total = (counts: UnsealedBodies): number =>
+  counts.messages + counts.spools + counts.pecReceipts + counts.mailboxRecords + counts.pecReceiptFields;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**

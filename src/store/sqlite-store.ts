@@ -40,6 +40,8 @@ import { createSqliteBounceLedger } from './bounce-ledger.js';
 import { createSqliteProviderLedger, type ProviderLedgerDeps } from './provider-ledger.js';
 import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
 import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
+import { createPersonalFields, type PersonalFields } from './personal-fields.js';
+import { createRecordSealing } from './record-sealer.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
 import { createSqliteSuppressionRepository } from './suppression-repository.js';
 import { createMessageEventWriter, type MessageEventWriter, type OutboxListener } from './message-event-writer.js';
@@ -146,6 +148,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const changes = createSqliteChangeLog(db, notify);
   const suppressions = createSqliteSuppressionRepository(db);
   const blindIndex = options.blindIndex(readKeptKey(db, options.secrets, BLIND_INDEX));
+  // Mailbox records' and PEC receipts' personal values, sealed with digests to match on.
+  const personal = createPersonalFields(options.secrets, blindIndex);
   let closed = false;
   return {
     blindIndex,
@@ -154,14 +158,15 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes,
     suppressions: guard(suppressions),
-    ...createMessageParts(db, writeEvent, guard, options.bodies, blindIndex),
+    ...createMessageParts(db, writeEvent, guard, options.bodies, { blindIndex, personal }),
     ...createMailboxParts(
       db,
       { writeEvent, suppressions, changes, ids: options.ids, commitGroup: commits.commitGroup },
       guard,
       options.bodies,
+      personal,
     ),
-    bodySealer: guard(createSqliteBodySealer(db, options.bodies)),
+    bodySealer: guard(createSqliteBodySealer(db, options.bodies, createRecordSealing(db, personal))),
     tokenDigestKey: () => readKeptKey(db, options.secrets, TOKEN_DIGEST),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
@@ -195,9 +200,9 @@ function createMessageParts(
   writeEvent: MessageEventWriter,
   guard: Guard,
   seal: BodySeal,
-  blindIndex: BlindIndex,
+  { blindIndex, personal }: { blindIndex: BlindIndex; personal: PersonalFields },
 ) {
-  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal));
+  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal, personal));
   const spool = createSqliteSpool(db, seal);
   return {
     queue: createSqliteMessageQueue(db, writeEvent, createBodySealing(db, seal, spool)),
@@ -221,16 +226,23 @@ function createMailboxParts(
   deps: Omit<ProviderLedgerDeps, 'bounces'>,
   guard: Guard,
   seal: BodySeal,
+  personal: PersonalFields,
 ) {
   const { writeEvent, suppressions, changes, ids } = deps;
   return {
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
     bounceLedger: guard(
-      createSqliteBounceLedger(db, { bounces: createMessageBounceWriter(db, writeEvent), suppressions, changes, ids }),
+      createSqliteBounceLedger(db, {
+        bounces: createMessageBounceWriter(db, writeEvent),
+        suppressions,
+        changes,
+        ids,
+        personal,
+      }),
     ),
     providerLedger: guard(
       createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) }),
     ),
-    pecLedger: guard(createSqlitePecLedger(db, writeEvent, seal)),
+    pecLedger: guard(createSqlitePecLedger(db, writeEvent, seal, personal)),
   };
 }

@@ -110,18 +110,36 @@ describe('the body sealer on a database from before bodies were sealed', () => {
   it('seals every body in batches, resumes after a stop, and leaves no byte of one in clear', async () => {
     const { path } = legacyFile();
     let store = open(path);
-    expect(store.bodySealer.remaining()).toEqual({ messages: FILLERS + 3, spools: 1, pecReceipts: 1 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: FILLERS + 3,
+      spools: 1,
+      pecReceipts: 1,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
+    });
 
     // One batch, then a stop: what was sealed stays sealed, the rest is still listed.
     expect(store.bodySealer.sealBatch({ rows: 500, bytes: 64 * 1024 * 1024 }, Date.now())).toBe(500);
     store.close();
     store = open(path);
-    expect(store.bodySealer.remaining()).toEqual({ messages: FILLERS + 3 - 500, spools: 1, pecReceipts: 1 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: FILLERS + 3 - 500,
+      spools: 1,
+      pecReceipts: 1,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
+    });
 
     const lines: string[] = [];
     const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
     await createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log }).tick();
-    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: 0,
+      spools: 0,
+      pecReceipts: 0,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
+    });
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.map((line) => line.msg)).toEqual([
       'sealing the bodies stored in clear by an earlier version, in the background',
@@ -166,7 +184,13 @@ describe('the body sealer on a database from before bodies were sealed', () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
     await createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log }).tick();
-    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: 0,
+      spools: 0,
+      pecReceipts: 0,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
+    });
 
     const claimed = store.queue.claim({
       tenantId: 'acme',

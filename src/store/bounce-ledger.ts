@@ -3,7 +3,7 @@
  * one durable transaction that applies a mailbox message's plan (bounce or
  * complaint on the message, suppressions, the record of the mailbox message,
  * the checkpoint). Suppressions from bounces are mirrored as admin events. A
- * record keeps its From, subject and findings sealed (personal-fields.ts).
+ * record keeps its From, subject and findings sealed (record-fields.ts).
  */
 import type {
   BounceDisposition,
@@ -17,7 +17,7 @@ import type { SuppressionRepository } from '../core/tenant/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';
-import type { PersonalFields } from './personal-fields.js';
+import type { PersonalFields } from './record-fields.js';
 import { suppressionAdded } from './suppression-change.js';
 
 interface BounceMessageRow {

@@ -12,7 +12,7 @@ import type { BodySeal } from '../core/message/index.js';
 import { ACCOUNT_SEALED_COLUMNS } from './account-rows.js';
 import { durableTransaction, openDatabase, type SqliteDatabase } from './database.js';
 import { BLIND_INDEX, keepKey, keptKeyContext, TOKEN_DIGEST } from './kept-keys.js';
-import { PERSONAL_SEALED_COLUMNS } from './personal-fields.js';
+import { PERSONAL_SEALED_COLUMNS } from './record-fields.js';
 import { TENANT_SEALED_COLUMNS } from './tenant-rows.js';
 
 export interface StoredKeyRotation {

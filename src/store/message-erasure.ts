@@ -78,7 +78,7 @@ function createTombstones(db: SqliteDatabase) {
     WHERE message_pk IN (SELECT value FROM json_each(@pks))`);
   // One tenant's records (an index range), of its erased messages, to or from the address, or all of
   // them; a null tenant is the records of none (a bounce no message matched). A record names the
-  // address by its digest (personal-fields.ts), or in clear when written before it was sealed.
+  // address by its digest (record-fields.ts), or in clear when written before it was sealed.
   const bounces = db.prepare(`UPDATE bounce_messages SET header_message_id = NULL, from_header = NULL, subject = NULL,
       findings = '[]', original_message_id = NULL, mail_id = NULL, personal_sealed = NULL, address_digests = NULL
     WHERE tenant_id IS @tenant AND (@all = 1 OR message_pk IN (SELECT value FROM json_each(@pks))

@@ -4,14 +4,14 @@
  * original bytes, what it sets on its message with the `message.pec` event,
  * the mailbox record, the checkpoint). The mailbox bookkeeping (checkpoint,
  * filing) is the bounce ledger's: a PEC mailbox is watched like a bounce one.
- * The record's and the receipt's personal values are kept sealed (personal-fields.ts).
+ * The record's and the receipt's personal values are kept sealed (record-fields.ts).
  */
 import { createHash } from 'node:crypto';
 import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { INSERT_MAILBOX_RECORD } from './bounce-ledger.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import type { PersonalFields } from './personal-fields.js';
+import type { PersonalFields } from './record-fields.js';
 import { newDataKeys } from './stored-body.js';
 import { createCandidateLookup, MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';

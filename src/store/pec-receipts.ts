@@ -2,13 +2,13 @@
  * PEC receipts as the API reads them (the list, one receipt's original bytes)
  * and the acceptance timeout: a message sent through a PEC account that has
  * heard nothing from its gestore in time gets its pec_error and its event.
- * A receipt's recipient, subject and error detail are read opened (personal-fields.ts).
+ * A receipt's recipient, subject and error detail are read opened (record-fields.ts).
  */
 import { ACCEPTANCE_TIMEOUT, type PecReceiptReader, type PecReceiptListing } from '../core/pec/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { keyOf, openStored } from './stored-body.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import type { PersonalFields } from './personal-fields.js';
+import type { PersonalFields } from './record-fields.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 /** The reader the API uses (list, raw), and what the store adds for messages and housekeeping. */

@@ -1,13 +1,13 @@
 /**
  * Seals the personal values a mailproxy from before migration 21 kept in clear in mailbox
- * records and PEC receipts (personal-fields.ts), as the body sealer seals old bodies and
+ * records and PEC receipts (record-fields.ts), as the body sealer seals old bodies and
  * in its batches (body-sealer.ts runs these kinds after its own): each row gets its sealed
  * values and digests, its clear columns emptied. What remains is what the partial indexes
  * list (bounce_messages_clear, pec_receipts_clear): resumable, never repeated.
  */
 import type { RecipientFinding } from '../core/bounce/index.js';
 import type { SqliteDatabase } from './database.js';
-import type { PersonalFields } from './personal-fields.js';
+import type { PersonalFields } from './record-fields.js';
 
 /** Personal values still in clear, by where they are kept. */
 export interface ClearRecords {

@@ -40,7 +40,7 @@ import { createSqliteBounceLedger } from './bounce-ledger.js';
 import { createSqliteProviderLedger, type ProviderLedgerDeps } from './provider-ledger.js';
 import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
 import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
-import { createPersonalFields, type PersonalFields } from './personal-fields.js';
+import { createPersonalFields, type PersonalFields } from './record-fields.js';
 import { createRecordSealing } from './record-sealer.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
 import { createSqliteSuppressionRepository } from './suppression-repository.js';

@@ -1,5 +1,5 @@
 /**
- * Mailbox records and PEC receipts on the real store (store/personal-fields.ts): a bounce's
+ * Mailbox records and PEC receipts on the real store (store/record-fields.ts): a bounce's
  * From, subject and findings and a receipt's recipient, subject and error detail are in no byte
  * of the database file or its WAL, while the listings show them; erasure by address finds them
  * by digest, and still by their clear forms in rows an earlier version wrote, which the

@@ -10,7 +10,7 @@ import { createOutcomeRecorder } from '../../src/store/message-outcomes.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
 import { createSqlitePecLedger } from '../../src/store/pec-ledger.js';
 import { createSqlitePecReceipts } from '../../src/store/pec-receipts.js';
-import { createPersonalFields } from '../../src/store/personal-fields.js';
+import { createPersonalFields } from '../../src/store/record-fields.js';
 import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';

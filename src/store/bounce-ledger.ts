@@ -17,7 +17,7 @@ import type { SuppressionRepository } from '../core/tenant/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';
-import type { PersonalFields } from './record-fields.js';
+import type { RecordFields } from './record-fields.js';
 import { suppressionAdded } from './suppression-change.js';
 
 interface BounceMessageRow {
@@ -44,7 +44,7 @@ interface BounceMessageRow {
   filed_at: number | null;
 }
 
-const toView = (row: BounceMessageRow, personal: PersonalFields): BounceMessageListing => {
+const toView = (row: BounceMessageRow, personal: RecordFields): BounceMessageListing => {
   const { from, subject, recipients } = personal.openRecord(row, row);
   return {
     seq: row.seq,
@@ -85,7 +85,7 @@ function messageParams(
   item: MailboxItem,
   plan: BouncePlan,
   at: number,
-  personal: PersonalFields,
+  personal: RecordFields,
 ): Record<string, unknown> {
   const match = plan.match;
   const key = { mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid };
@@ -112,7 +112,7 @@ export interface BounceLedgerDeps {
   suppressions: SuppressionRepository;
   changes: ChangeLog;
   ids: IdSource;
-  personal: PersonalFields;
+  personal: RecordFields;
 }
 
 /** The per-mailbox checkpoint: the UIDVALIDITY and the last UID settled. */
@@ -190,7 +190,7 @@ function createFiling(db: SqliteDatabase): Pick<BounceLedger, 'unfiled' | 'markF
 }
 
 /** The record of mailbox messages: listed for the console and API, pruned once filed. */
-function createHistory(db: SqliteDatabase, personal: PersonalFields): Pick<BounceLedger, 'list' | 'prune'> {
+function createHistory(db: SqliteDatabase, personal: RecordFields): Pick<BounceLedger, 'list' | 'prune'> {
   const list = db.prepare<Record<string, unknown>, BounceMessageRow>(`SELECT * FROM bounce_messages
     WHERE (@disposition IS NULL OR disposition = @disposition) AND (@tenant IS NULL OR tenant_id = @tenant) AND seq < @before
     ORDER BY seq DESC LIMIT @limit`);

@@ -11,7 +11,7 @@ import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement 
 import type { BodySeal } from '../core/message/index.js';
 import { INSERT_MAILBOX_RECORD } from './bounce-ledger.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import type { PersonalFields } from './record-fields.js';
+import type { RecordFields } from './record-fields.js';
 import { newDataKeys } from './stored-body.js';
 import { createCandidateLookup, MAX_CANDIDATES, toCandidate, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
@@ -19,7 +19,7 @@ import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWrit
 export type { PecLedger };
 
 /** The mailbox record of a settlement, as `bounce_messages` keeps it (findings are the receipt's table's). */
-function recordParams(settlement: PecSettlement, at: number, personal: PersonalFields): Record<string, unknown> {
+function recordParams(settlement: PecSettlement, at: number, personal: RecordFields): Record<string, unknown> {
   const { plan, receipt } = settlement;
   const match = plan.match;
   const key = { mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid };
@@ -48,7 +48,7 @@ function recordParams(settlement: PecSettlement, at: number, personal: PersonalF
 function receiptParams(
   receipt: NonNullable<PecSettlement['receipt']>,
   match: PecSettlement['plan']['match'],
-  personal: PersonalFields,
+  personal: RecordFields,
 ): Record<string, unknown> {
   const { findings } = receipt;
   const sealed = personal.sealReceipt(
@@ -98,7 +98,7 @@ export function createSqlitePecLedger(
   db: SqliteDatabase,
   writeEvent: MessageEventWriter,
   seal: BodySeal,
-  personal: PersonalFields,
+  personal: RecordFields,
 ): PecLedger {
   const lookup = createCandidateLookup(db);
   const byIdentificativo = db.prepare<

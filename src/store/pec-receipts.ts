@@ -8,7 +8,7 @@ import { ACCEPTANCE_TIMEOUT, type PecReceiptReader, type PecReceiptListing } fro
 import type { BodySeal } from '../core/message/index.js';
 import { keyOf, openStored } from './stored-body.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import type { PersonalFields } from './record-fields.js';
+import type { RecordFields } from './record-fields.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 /** The reader the API uses (list, raw), and what the store adds for messages and housekeeping. */
@@ -60,7 +60,7 @@ const VIEW_COLUMNS = `seq, receipt_id, tenant_id, account_id, message_id, receip
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 // Field by field, not a spread: the row of `raw()` also carries the bytes, which the listing must not.
-const toListing = (row: ReceiptRow, personal: PersonalFields): PecReceiptListing => {
+const toListing = (row: ReceiptRow, personal: RecordFields): PecReceiptListing => {
   const { recipient, subject, errorDetail } = personal.openReceipt(row, row);
   return {
     receiptId: row.receipt_id,
@@ -90,7 +90,7 @@ export function createSqlitePecReceipts(
   db: SqliteDatabase,
   writeEvent: MessageEventWriter,
   seal: BodySeal,
-  personal: PersonalFields,
+  personal: RecordFields,
 ): PecReceipts {
   const listing = (row: ReceiptRow) => toListing(row, personal);
   const list = db.prepare<Record<string, unknown>, ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts

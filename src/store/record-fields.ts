@@ -95,7 +95,7 @@ export interface StoredReceiptPersonal {
   personal_sealed: string | null;
 }
 
-export interface PersonalFields {
+export interface RecordFields {
   /** `named`: more addresses the record is about (a PEC receipt's recipient), digested with its own. */
   sealRecord(
     key: MailboxRecordKey,
@@ -107,7 +107,7 @@ export interface PersonalFields {
   openReceipt(key: { receipt_id: string }, row: StoredReceiptPersonal): ReceiptPersonal;
 }
 
-export function createPersonalFields(secrets: SecretBox, index: BlindIndex): PersonalFields {
+export function createRecordFields(secrets: SecretBox, index: BlindIndex): RecordFields {
   const digests = (texts: Array<string | null | undefined>): string[] => {
     const addresses = [...new Set(texts.map(addressIn).filter((address) => address !== null))];
     return addressDigests(index, addresses);

@@ -7,7 +7,7 @@
  */
 import type { RecipientFinding } from '../core/bounce/index.js';
 import type { SqliteDatabase } from './database.js';
-import type { PersonalFields } from './record-fields.js';
+import type { RecordFields } from './record-fields.js';
 
 /** Personal values still in clear, by where they are kept. */
 export interface ClearRecords {
@@ -39,7 +39,7 @@ interface RecordRow {
   findings: string;
 }
 
-function createMailboxRecordSealing(db: SqliteDatabase, personal: PersonalFields) {
+function createMailboxRecordSealing(db: SqliteDatabase, personal: RecordFields) {
   const next = db.prepare<[number], number>(`SELECT seq ${CLEAR_RECORD} ORDER BY seq LIMIT ?`).pluck();
   const read = db.prepare<[number], RecordRow>(
     `SELECT mailbox, uid_validity, uid, from_header, subject, findings FROM bounce_messages WHERE seq = ?`,
@@ -68,7 +68,7 @@ interface ReceiptRow {
   error_detail: string | null;
 }
 
-function createReceiptFieldSealing(db: SqliteDatabase, personal: PersonalFields) {
+function createReceiptFieldSealing(db: SqliteDatabase, personal: RecordFields) {
   const next = db.prepare<[number], number>(`SELECT seq ${CLEAR_RECEIPT} ORDER BY seq LIMIT ?`).pluck();
   const read = db.prepare<[number], ReceiptRow>(
     `SELECT receipt_id, recipient, subject, error_detail FROM pec_receipts WHERE seq = ?`,
@@ -90,7 +90,7 @@ function createReceiptFieldSealing(db: SqliteDatabase, personal: PersonalFields)
   };
 }
 
-export function createRecordSealing(db: SqliteDatabase, personal: PersonalFields): RecordSealing {
+export function createRecordSealing(db: SqliteDatabase, personal: RecordFields): RecordSealing {
   const count = (from: string) => db.prepare<[], number>(`SELECT count(*) ${from}`).pluck();
   const counts = { mailboxRecords: count(CLEAR_RECORD), pecReceiptFields: count(CLEAR_RECEIPT) };
   return {

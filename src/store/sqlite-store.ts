@@ -40,7 +40,7 @@ import { createSqliteBounceLedger } from './bounce-ledger.js';
 import { createSqliteProviderLedger, type ProviderLedgerDeps } from './provider-ledger.js';
 import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
 import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
-import { createPersonalFields, type PersonalFields } from './record-fields.js';
+import { createRecordFields, type RecordFields } from './record-fields.js';
 import { createRecordSealing } from './record-sealer.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
 import { createSqliteSuppressionRepository } from './suppression-repository.js';
@@ -149,7 +149,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const suppressions = createSqliteSuppressionRepository(db);
   const blindIndex = options.blindIndex(readKeptKey(db, options.secrets, BLIND_INDEX));
   // Mailbox records' and PEC receipts' personal values, sealed with digests to match on.
-  const personal = createPersonalFields(options.secrets, blindIndex);
+  const personal = createRecordFields(options.secrets, blindIndex);
   let closed = false;
   return {
     blindIndex,
@@ -200,7 +200,7 @@ function createMessageParts(
   writeEvent: MessageEventWriter,
   guard: Guard,
   seal: BodySeal,
-  { blindIndex, personal }: { blindIndex: BlindIndex; personal: PersonalFields },
+  { blindIndex, personal }: { blindIndex: BlindIndex; personal: RecordFields },
 ) {
   const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal, personal));
   const spool = createSqliteSpool(db, seal);
@@ -226,7 +226,7 @@ function createMailboxParts(
   deps: Omit<ProviderLedgerDeps, 'bounces'>,
   guard: Guard,
   seal: BodySeal,
-  personal: PersonalFields,
+  personal: RecordFields,
 ) {
   const { writeEvent, suppressions, changes, ids } = deps;
   return {

@@ -10,14 +10,14 @@ import { createOutcomeRecorder } from '../../src/store/message-outcomes.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
 import { createSqlitePecLedger } from '../../src/store/pec-ledger.js';
 import { createSqlitePecReceipts } from '../../src/store/pec-receipts.js';
-import { createPersonalFields } from '../../src/store/record-fields.js';
+import { createRecordFields } from '../../src/store/record-fields.js';
 import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 
 const T0 = 1_700_000_000_000;
 const seal = createBodySeal([keyEncryptionKey(randomBytes(32))]);
-const personal = createPersonalFields(createAesGcmSecretBox(randomBytes(32)), createBlindIndex(randomBytes(32)));
+const personal = createRecordFields(createAesGcmSecretBox(randomBytes(32)), createBlindIndex(randomBytes(32)));
 const MINUTE = 60_000;
 
 function world() {

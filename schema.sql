@@ -732,3 +732,21 @@ CREATE TABLE suppressions (
   expires_at     INTEGER,
   PRIMARY KEY (tenant_id, address_digest)
 ) STRICT;
+
+-- migration: 21
+-- Personal values outside bodies (store/record-fields.ts): a mailbox record's From,
+-- subject and findings, and a PEC receipt's recipient, subject and error detail, are
+-- kept in `personal_sealed`, sealed in the secret box under a context naming their row,
+-- with the blind-index digests of the addresses they name for erasure to match on:
+-- `address_digests` (a JSON array) and `recipient_digest`. The clear columns stay for
+-- rows written before, which the background sealer (store/record-sealer.ts) seals; the
+-- partial indexes list what it has yet to reach. Message-IDs stay in clear: correlation
+-- needs them, and they name no one.
+ALTER TABLE bounce_messages ADD COLUMN personal_sealed TEXT;
+ALTER TABLE bounce_messages ADD COLUMN address_digests TEXT;
+ALTER TABLE pec_receipts ADD COLUMN personal_sealed TEXT;
+ALTER TABLE pec_receipts ADD COLUMN recipient_digest TEXT;
+CREATE INDEX bounce_messages_clear ON bounce_messages (seq)
+  WHERE personal_sealed IS NULL AND (from_header IS NOT NULL OR subject IS NOT NULL OR findings <> '[]');
+CREATE INDEX pec_receipts_clear ON pec_receipts (seq)
+  WHERE personal_sealed IS NULL AND (recipient IS NOT NULL OR subject IS NOT NULL OR error_detail IS NOT NULL);

@@ -1,6 +1,7 @@
 /** The face of src/core: what the rest of the product uses of it. */
 export { isAddrSpec, normalizeAddress, parseMailbox } from './address.js';
 export type { Mailbox } from './address.js';
+export { redactDiagnostics, redactedText } from './address-redaction.js';
 export { addressDigest, addressDigests } from './blind-index.js';
 export type { BlindIndex, BlindKind } from './blind-index.js';
 export { AppError, errorText, isAppError, notFound } from './app-error.js';

@@ -8,13 +8,16 @@
  * partial indexes list (messages_unsealed, spools_unsealed, pec_receipts_unsealed),
  * so a stop between batches loses nothing and repeats nothing. Copies the earlier
  * version left in free space (it zeroed nothing it deleted) are beyond a row's reach:
- * an offline VACUUM removes them (README, "Existing databases").
+ * an offline VACUUM removes them (README, "Existing databases"). The personal values
+ * migration 21 found in clear in mailbox records and PEC receipts are sealed in the same
+ * batches, after the bodies (record-sealer.ts).
  */
 import type { BlindIndex, Clock, Logger } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { personalFieldSealing, UNSEALED_PERSONAL } from './personal-fields.js';
+import type { ClearRecords, RecordSealing } from './record-sealer.js';
 import { newDataKeys } from './stored-body.js';
 
 /**
@@ -26,8 +29,8 @@ const BATCH = { rows: 100, bytes: 1024 * 1024 };
 const BATCHES_PER_TICK = 20;
 const INTERVAL_MS = 500;
 
-/** Bodies still in clear, by where they are kept. */
-export interface UnsealedBodies {
+/** Bodies still in clear, by where they are kept, and the personal values of records (record-sealer.ts). */
+export interface UnsealedBodies extends ClearRecords {
   messages: number;
   spools: number;
   pecReceipts: number;
@@ -132,7 +135,12 @@ function createReceiptSealing(db: SqliteDatabase, newKey: KeyWriter) {
   };
 }
 
-export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal, index: BlindIndex): BodySealer {
+export function createSqliteBodySealer(
+  db: SqliteDatabase,
+  seal: BodySeal,
+  index: BlindIndex,
+  records: RecordSealing,
+): BodySealer {
   const count = (from: string) => db.prepare<[], number>(`SELECT count(*) ${from}`).pluck();
   const counts = {
     messages: count(UNSEALED_MESSAGE),
@@ -146,6 +154,7 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal, index
     createSpoolSealing(db, newKey),
     createReceiptSealing(db, newKey),
     personalFieldSealing(db, seal, index),
+    ...records.kinds,
   ];
   const run = transactionRunner(db);
   const batch = (limits: Budget, now: number): number => {
@@ -163,6 +172,7 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal, index
       spools: counts.spools.get() ?? 0,
       pecReceipts: counts.pecReceipts.get() ?? 0,
       messageFields: counts.messageFields.get() ?? 0,
+      ...records.remaining(),
     }),
     sealBatch(limits, now) {
       // Whole freed pages (a large body's overflow pages) are zeroed too, not only freed cells (database.ts runs with FAST).
@@ -181,7 +191,12 @@ export function createSqliteBodySealer(db: SqliteDatabase, seal: BodySeal, index
 }
 
 const total = (counts: UnsealedBodies): number =>
-  counts.messages + counts.spools + counts.pecReceipts + counts.messageFields;
+  counts.messages +
+  counts.spools +
+  counts.pecReceipts +
+  counts.messageFields +
+  counts.mailboxRecords +
+  counts.pecReceiptFields;
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**

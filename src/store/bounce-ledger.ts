@@ -2,7 +2,8 @@
  * SQLite side of the bounce mailbox: checkpoints, correlation lookups, and the
  * one durable transaction that applies a mailbox message's plan (bounce or
  * complaint on the message, suppressions, the record of the mailbox message,
- * the checkpoint). Suppressions from bounces are mirrored as admin events.
+ * the checkpoint). Suppressions from bounces are mirrored as admin events. A
+ * record keeps its From, subject and findings sealed (record-fields.ts).
  */
 import type {
   BounceDisposition,
@@ -10,7 +11,6 @@ import type {
   BounceMessageListing,
   BouncePlan,
   MailboxItem,
-  RecipientFinding,
 } from '../core/bounce/index.js';
 import type { IdSource, ChangeLog } from '../core/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
@@ -18,6 +18,7 @@ import type { BodySeal } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import type { MessageBounceWriter } from './message-bounces.js';
 import { createCandidateLookup } from './message-candidates.js';
+import type { RecordFields } from './record-fields.js';
 import { suppressionAdded } from './suppression-change.js';
 
 interface BounceMessageRow {
@@ -40,41 +41,59 @@ interface BounceMessageRow {
   mail_id: string | null;
   original_message_id: string | null;
   findings: string;
+  personal_sealed: string | null;
   filed_at: number | null;
 }
 
-const toView = (row: BounceMessageRow): BounceMessageListing => ({
-  seq: row.seq,
-  mailbox: row.mailbox,
-  uid: row.uid,
-  receivedAt: row.received_at,
-  headerMessageId: row.header_message_id,
-  from: row.from_header,
-  subject: row.subject,
-  sizeBytes: row.size_bytes,
-  kind: row.kind,
-  disposition: row.disposition,
-  unmatchedReason: row.unmatched_reason,
-  tenantId: row.tenant_id,
-  clientId: row.message_id,
-  matchedBy: row.matched_by,
-  mailId: row.mail_id,
-  originalMessageId: row.original_message_id,
-  recipients: JSON.parse(row.findings) as RecipientFinding[],
-  filed: row.filed_at !== null,
-});
+const toView = (row: BounceMessageRow, personal: RecordFields): BounceMessageListing => {
+  const { from, subject, recipients } = personal.openRecord(row, row);
+  return {
+    seq: row.seq,
+    mailbox: row.mailbox,
+    uid: row.uid,
+    receivedAt: row.received_at,
+    headerMessageId: row.header_message_id,
+    from,
+    subject,
+    sizeBytes: row.size_bytes,
+    kind: row.kind,
+    disposition: row.disposition,
+    unmatchedReason: row.unmatched_reason,
+    tenantId: row.tenant_id,
+    clientId: row.message_id,
+    matchedBy: row.matched_by,
+    mailId: row.mail_id,
+    originalMessageId: row.original_message_id,
+    recipients,
+    filed: row.filed_at !== null,
+  };
+};
+
+/**
+ * A mailbox record (the bounce ledger's, or the PEC ledger's with no findings): its personal
+ * values in `personal_sealed`, `findings` '[]', and the digests erasure matches on.
+ */
+export const INSERT_MAILBOX_RECORD = `INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id,
+    from_header, subject, size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id,
+    original_message_id, findings, personal_sealed, address_digests)
+  VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
+    @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, @findings,
+    @personal_sealed, @address_digests)
+  ON CONFLICT (mailbox, uid_validity, uid) DO NOTHING`;
 
 /** The record of a mailbox message, as `bounce_messages` keeps it. */
-function messageParams(item: MailboxItem, plan: BouncePlan, at: number): Record<string, unknown> {
+function messageParams(
+  item: MailboxItem,
+  plan: BouncePlan,
+  at: number,
+  personal: RecordFields,
+): Record<string, unknown> {
   const match = plan.match;
+  const key = { mailbox: item.mailbox, uid_validity: item.uidValidity, uid: item.uid };
   return {
-    mailbox: item.mailbox,
-    uid_validity: item.uidValidity,
-    uid: item.uid,
+    ...key,
     received_at: at,
     header_message_id: item.headerMessageId,
-    from_header: item.from,
-    subject: item.subject,
     size_bytes: item.sizeBytes,
     kind: item.findings.kind,
     disposition: plan.disposition,
@@ -85,7 +104,7 @@ function messageParams(item: MailboxItem, plan: BouncePlan, at: number): Record<
     matched_by: match?.by ?? null,
     mail_id: item.findings.mailId,
     original_message_id: item.findings.originalMessageId,
-    findings: JSON.stringify(item.findings.recipients),
+    ...personal.sealRecord(key, { from: item.from, subject: item.subject, recipients: item.findings.recipients }),
   };
 }
 
@@ -96,6 +115,7 @@ export interface BounceLedgerDeps {
   ids: IdSource;
   /** Opens the candidates' sealed recipients. */
   seal: BodySeal;
+  personal: RecordFields;
 }
 
 /** The per-mailbox checkpoint: the UIDVALIDITY and the last UID settled. */
@@ -122,16 +142,11 @@ function createBounceSettle(db: SqliteDatabase, deps: BounceLedgerDeps): BounceL
   const advance = db.prepare(
     `UPDATE bounce_mailboxes SET last_uid = max(last_uid, @uid), updated_at = @at WHERE mailbox = @mailbox AND uid_validity = @uid_validity`,
   );
-  const insertMessage =
-    db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
-      size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id, original_message_id, findings)
-    VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
-      @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, @findings)
-    ON CONFLICT (mailbox, uid_validity, uid) DO NOTHING`);
+  const insertMessage = db.prepare(INSERT_MAILBOX_RECORD);
 
   const settleOne = (item: MailboxItem, plan: BouncePlan, at: number): void => {
     const match = plan.match;
-    const inserted = insertMessage.run(messageParams(item, plan, at));
+    const inserted = insertMessage.run(messageParams(item, plan, at, deps.personal));
     // Settled before (the checkpoint lagged behind a crash): its effects are not applied twice.
     if (inserted.changes > 0) {
       for (const bounce of plan.bounces) deps.bounces.bounce(bounce);
@@ -178,7 +193,7 @@ function createFiling(db: SqliteDatabase): Pick<BounceLedger, 'unfiled' | 'markF
 }
 
 /** The record of mailbox messages: listed for the console and API, pruned once filed. */
-function createHistory(db: SqliteDatabase): Pick<BounceLedger, 'list' | 'prune'> {
+function createHistory(db: SqliteDatabase, personal: RecordFields): Pick<BounceLedger, 'list' | 'prune'> {
   const list = db.prepare<Record<string, unknown>, BounceMessageRow>(`SELECT * FROM bounce_messages
     WHERE (@disposition IS NULL OR disposition = @disposition) AND (@tenant IS NULL OR tenant_id = @tenant) AND seq < @before
     ORDER BY seq DESC LIMIT @limit`);
@@ -192,7 +207,7 @@ function createHistory(db: SqliteDatabase): Pick<BounceLedger, 'list' | 'prune'>
           before: filter.before ?? Number.MAX_SAFE_INTEGER,
           limit: filter.limit,
         })
-        .map(toView),
+        .map((row) => toView(row, personal)),
     prune: (before) => prune.run(before).changes,
   };
 }
@@ -210,7 +225,7 @@ export function createSqliteBounceLedger(db: SqliteDatabase, deps: BounceLedgerD
     candidates,
     previousDisposition: (mailbox, headerMessageId) => previous.get(mailbox, headerMessageId)?.disposition ?? null,
     settle: createBounceSettle(db, deps),
-    ...createHistory(db),
+    ...createHistory(db, deps.personal),
     ...createFiling(db),
   };
 }

@@ -13,6 +13,7 @@ import { ACCOUNT_SEALED_COLUMNS } from './account-rows.js';
 import { durableTransaction, openDatabase, type SqliteDatabase } from './database.js';
 import { BLIND_INDEX, keepKey, keptKeyContext, TOKEN_DIGEST } from './kept-keys.js';
 import { SUPPRESSION_SEALED_COLUMN } from './suppression-repository.js';
+import { PERSONAL_SEALED_COLUMNS } from './record-fields.js';
 import { TENANT_SEALED_COLUMNS } from './tenant-rows.js';
 
 export interface StoredKeyRotation {
@@ -38,15 +39,18 @@ export interface KeyRotationCounts {
 interface SealedColumn {
   table: string;
   column: string;
+  /** The columns its context reads: only these are read, not a whole row (a PEC receipt's holds its bytes). */
+  keys: string;
   context(row: Record<string, string>): string;
 }
 
 /** Every column the secret box sealed, with the context of its values. */
 const SEALED_COLUMNS: readonly SealedColumn[] = [
-  ...TENANT_SEALED_COLUMNS.map((sealed) => ({ table: 'tenants', ...sealed })),
-  ...ACCOUNT_SEALED_COLUMNS.map((sealed) => ({ table: 'accounts', ...sealed })),
-  { table: 'suppressions', ...SUPPRESSION_SEALED_COLUMN },
-  { table: 'kept_keys', column: 'sealed', context: (row) => keptKeyContext(row.purpose ?? '') },
+  ...TENANT_SEALED_COLUMNS.map((sealed) => ({ table: 'tenants', keys: 'id', ...sealed })),
+  ...ACCOUNT_SEALED_COLUMNS.map((sealed) => ({ table: 'accounts', keys: 'tenant_id, id', ...sealed })),
+  { table: 'kept_keys', column: 'sealed', keys: 'purpose', context: (row) => keptKeyContext(row.purpose ?? '') },
+  { table: 'suppressions', keys: 'tenant_id, address_digest', ...SUPPRESSION_SEALED_COLUMN },
+  ...PERSONAL_SEALED_COLUMNS,
 ];
 
 /** Data keys are read a page at a time: a statement being iterated cannot be written through. */
@@ -79,10 +83,10 @@ function rewrapDataKeys(db: SqliteDatabase, bodies: BodySeal): KeyRotationCounts
 
 function resealSecrets(db: SqliteDatabase, secrets: SecretBox): KeyRotationCounts['secrets'] {
   const counts = { resealed: 0, failed: 0 };
-  for (const { table, column, context } of SEALED_COLUMNS) {
+  for (const { table, column, keys, context } of SEALED_COLUMNS) {
     const rows = db
       .prepare<[], Record<string, string> & { row_id: number }>(
-        `SELECT rowid AS row_id, * FROM ${table} WHERE ${column} IS NOT NULL`,
+        `SELECT rowid AS row_id, ${column}, ${keys} FROM ${table} WHERE ${column} IS NOT NULL`,
       )
       .all();
     const update = db.prepare<[string, number]>(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);

@@ -2,8 +2,10 @@
  * SQLite side of what happens to a message after the relay took it: a bounce
  * sets its bounce fields, a complaint its complaint fields, each with its
  * event (reported to the client, mirrored to the stream) in the caller's
- * transaction or one of its own.
+ * transaction or one of its own. The bounce's reason is kept with its addresses
+ * redacted (core/address-redaction.ts), in the message as in the event.
  */
+import { redactedText } from '../core/index.js';
 import type { BounceRecord, BounceStore, ComplaintRecord } from '../core/bounce/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
@@ -34,7 +36,7 @@ export function createMessageBounceWriter(db: SqliteDatabase, writeEvent: Messag
         id: record.clientId,
         type: record.type,
         code: record.code,
-        reason: record.reason,
+        reason: redactedText(record.reason),
         at: record.at,
       });
       if (row === undefined) return false;

@@ -87,19 +87,21 @@ function createTombstones(db: SqliteDatabase) {
   const events = db.prepare(`UPDATE outbox SET text = NULL, payload = ${SCRUBBED_PAYLOAD}
     WHERE message_pk IN (SELECT value FROM json_each(@pks))`);
   // One tenant's records (an index range), of its erased messages, to or from the address, or all of
-  // them; a null tenant is the records of none (a bounce no message matched).
+  // them; a null tenant is the records of none (a bounce no message matched). A record names the
+  // address by its digest (record-fields.ts), or in clear when written before it was sealed.
   const bounces = db.prepare(`UPDATE bounce_messages SET header_message_id = NULL, from_header = NULL, subject = NULL,
-      findings = '[]', original_message_id = NULL, mail_id = NULL
+      findings = '[]', original_message_id = NULL, mail_id = NULL, personal_sealed = NULL, address_digests = NULL
     WHERE tenant_id IS @tenant AND (@all = 1 OR message_pk IN (SELECT value FROM json_each(@pks))
+      OR EXISTS (SELECT 1 FROM json_each(address_digests) WHERE value = @digest)
       OR instr(lower(findings), @quoted) > 0 OR lower(from_header) = @address
       OR instr(lower(from_header), '<' || @address || '>') > 0)`);
   const receiptWhere = `tenant_id IS @tenant AND (@all = 1 OR message_pk IN (SELECT value FROM json_each(@pks))
-    OR lower(recipient) = @address)`;
+    OR recipient_digest = @digest OR lower(recipient) = @address)`;
   const receiptKeys = db.prepare(
     `DELETE FROM data_keys WHERE id IN (SELECT key_id FROM pec_receipts WHERE key_id IS NOT NULL AND (${receiptWhere}))`,
   );
   const receipts = db.prepare(`UPDATE pec_receipts SET raw = X'', key_id = NULL, recipient = NULL, subject = NULL,
-      error_detail = NULL, header_message_id = NULL, referenced_message_id = NULL
+      error_detail = NULL, header_message_id = NULL, referenced_message_id = NULL, personal_sealed = NULL, recipient_digest = NULL
     WHERE length(raw) > 0 AND (${receiptWhere})`);
   return (params: Record<string, unknown>) => {
     messages.run(params);

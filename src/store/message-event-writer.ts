@@ -1,8 +1,10 @@
 /**
  * Writes one message transition, inside the caller's transaction, as one outbox
- * row: the mirror publishes it and the message's timeline reads it back.
+ * row: the mirror publishes it and the message's timeline reads it back. Its text
+ * and the diagnostic texts of its data are kept with every address redacted
+ * (core/address-redaction.ts): whoever writes an event, no relay's words keep a person.
  */
-import type { IdSource } from '../core/index.js';
+import { redactDiagnostics, redactedText, type IdSource } from '../core/index.js';
 import type { SqliteDatabase } from './database.js';
 
 export interface MessageTransition {
@@ -81,6 +83,7 @@ export function createMessageEventWriter(
     VALUES (?, 'message', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
 
   return (t) => {
+    const text = redactedText(t.text);
     insert.run(
       ids.uuid(),
       `${t.tenantId}/${t.id}`,
@@ -93,11 +96,11 @@ export function createMessageEventWriter(
       t.attempt,
       t.replyCode ?? null,
       t.enhancedStatus ?? null,
-      t.text ?? null,
-      t.data === undefined ? null : JSON.stringify(t.data),
+      text,
+      t.data === undefined ? null : JSON.stringify(redactDiagnostics(t.data)),
       t.at,
       t.correlationId ?? null,
     );
-    listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type, t.accountId, t.text ?? null, t.pk);
+    listener(t.tenantId, MESSAGE_EVENT_PREFIX + t.type, t.accountId, text, t.pk);
   };
 }

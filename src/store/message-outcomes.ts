@@ -2,7 +2,9 @@
  * Records how attempts ended, many at once in one transaction (group commit).
  * An outcome only applies to the attempt that is still leased: a late answer
  * for a lease that was reclaimed meanwhile is dropped, never overwriting.
+ * The relay's words are kept with their addresses redacted (core/address-redaction.ts).
  */
+import { redactedText } from '../core/index.js';
 import { providerIdOfReply } from '../core/provider/index.js';
 import type { RecordedOutcome } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
@@ -75,7 +77,8 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
         reply_code: outcome.replyCode,
         enhanced_status: outcome.enhancedStatus,
         refused: refused === null ? null : JSON.stringify(refused),
-        reason: 'reason' in outcome ? outcome.reason : null,
+        // error and deferred_reason; the event's text is redacted by the event writer.
+        reason: 'reason' in outcome ? redactedText(outcome.reason) : null,
         next_attempt_at: outcome.kind === 'deferred' ? outcome.nextAttemptAt : null,
         provider_message_id: outcome.kind === 'sent' ? providerIdOfReply(outcome.text) : null,
       });

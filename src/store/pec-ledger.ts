@@ -4,11 +4,14 @@
  * original bytes, what it sets on its message with the `message.pec` event,
  * the mailbox record, the checkpoint). The mailbox bookkeeping (checkpoint,
  * filing) is the bounce ledger's: a PEC mailbox is watched like a bounce one.
+ * The record's and the receipt's personal values are kept sealed (record-fields.ts).
  */
 import { createHash } from 'node:crypto';
 import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec/index.js';
 import type { BodySeal } from '../core/message/index.js';
+import { INSERT_MAILBOX_RECORD } from './bounce-ledger.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
+import type { RecordFields } from './record-fields.js';
 import { newDataKeys } from './stored-body.js';
 import { candidateReader, createCandidateLookup, MAX_CANDIDATES, type CandidateRow } from './message-candidates.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
@@ -16,17 +19,14 @@ import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWrit
 export type { PecLedger };
 
 /** The mailbox record of a settlement, as `bounce_messages` keeps it (findings are the receipt's table's). */
-function recordParams(settlement: PecSettlement, at: number): Record<string, unknown> {
+function recordParams(settlement: PecSettlement, at: number, personal: RecordFields): Record<string, unknown> {
   const { plan, receipt } = settlement;
   const match = plan.match;
+  const key = { mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid };
   return {
-    mailbox: settlement.mailbox,
-    uid_validity: settlement.uidValidity,
-    uid: settlement.uid,
+    ...key,
     received_at: at,
     header_message_id: settlement.headerMessageId,
-    from_header: settlement.from,
-    subject: settlement.subject,
     size_bytes: settlement.sizeBytes,
     kind: settlement.kind,
     disposition: plan.disposition,
@@ -37,6 +37,10 @@ function recordParams(settlement: PecSettlement, at: number): Record<string, unk
     matched_by: match?.by ?? null,
     mail_id: receipt?.findings.mailId ?? null,
     original_message_id: receipt?.findings.referencedMessageId ?? null,
+    // The receipt's subject names its message's recipient: erasure by that address takes the record too.
+    ...personal.sealRecord(key, { from: settlement.from, subject: settlement.subject, recipients: [] }, [
+      receipt?.findings.recipient ?? null,
+    ]),
   };
 }
 
@@ -44,8 +48,13 @@ function recordParams(settlement: PecSettlement, at: number): Record<string, unk
 function receiptParams(
   receipt: NonNullable<PecSettlement['receipt']>,
   match: PecSettlement['plan']['match'],
+  personal: RecordFields,
 ): Record<string, unknown> {
   const { findings } = receipt;
+  const sealed = personal.sealReceipt(
+    { receipt_id: receipt.receiptId },
+    { recipient: findings.recipient, subject: receipt.subject, errorDetail: findings.errorDetail },
+  );
   return {
     receipt_id: receipt.receiptId,
     tenant_id: receipt.tenantId,
@@ -59,16 +68,14 @@ function receiptParams(
     message_pk: match?.candidate.pk ?? null,
     message_id: match?.candidate.id ?? null,
     matched_by: match?.by ?? null,
-    recipient: findings.recipient,
     header_message_id: receipt.headerMessageId,
     referenced_message_id: findings.referencedMessageId,
     mail_id: findings.mailId,
     identificativo: findings.identificativo,
     error: findings.error,
-    error_detail: findings.errorDetail,
     issuer: findings.issuer,
     issued_at: findings.issuedAt,
-    subject: receipt.subject,
+    ...sealed,
     size_bytes: receipt.sizeBytes,
     complete: receipt.complete ? 1 : 0,
     sha256: createHash('sha256').update(receipt.raw).digest('hex'),
@@ -87,7 +94,12 @@ function receiptSealer(db: SqliteDatabase, seal: BodySeal) {
   };
 }
 
-export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: BodySeal): PecLedger {
+export function createSqlitePecLedger(
+  db: SqliteDatabase,
+  writeEvent: MessageEventWriter,
+  seal: BodySeal,
+  personal: RecordFields,
+): PecLedger {
   const lookup = createCandidateLookup(db, seal);
   const toCandidate = candidateReader(db, seal);
   const byIdentificativo = db.prepare<
@@ -95,19 +107,15 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
     CandidateRow
   >(`SELECT DISTINCT m.tenant_id, m.pk, m.id, m.rcpt_to FROM pec_receipts r
     JOIN messages m ON m.pk = r.message_pk WHERE r.tenant_id = @tenant AND r.identificativo = @value AND r.message_pk IS NOT NULL LIMIT ${MAX_CANDIDATES}`);
-  const insertRecord =
-    db.prepare(`INSERT INTO bounce_messages (mailbox, uid_validity, uid, received_at, header_message_id, from_header, subject,
-      size_bytes, kind, disposition, unmatched_reason, tenant_id, message_pk, message_id, matched_by, mail_id, original_message_id, findings)
-    VALUES (@mailbox, @uid_validity, @uid, @received_at, @header_message_id, @from_header, @subject, @size_bytes, @kind, @disposition,
-      @unmatched_reason, @tenant_id, @message_pk, @message_id, @matched_by, @mail_id, @original_message_id, '[]')
-    ON CONFLICT (mailbox, uid_validity, uid) DO NOTHING`);
+  const insertRecord = db.prepare(INSERT_MAILBOX_RECORD);
   const insertReceipt =
     db.prepare(`INSERT INTO pec_receipts (receipt_id, tenant_id, account_id, mailbox, uid_validity, uid, received_at,
       receipt_type, recognised_by, message_pk, message_id, matched_by, recipient, header_message_id, referenced_message_id, mail_id,
-      identificativo, error, error_detail, issuer, issued_at, subject, size_bytes, complete, sha256, raw, key_id)
+      identificativo, error, error_detail, issuer, issued_at, subject, size_bytes, complete, sha256, raw, key_id,
+      personal_sealed, recipient_digest)
     VALUES (@receipt_id, @tenant_id, @account_id, @mailbox, @uid_validity, @uid, @received_at, @receipt_type, @recognised_by, @message_pk,
       @message_id, @matched_by, @recipient, @header_message_id, @referenced_message_id, @mail_id, @identificativo, @error, @error_detail,
-      @issuer, @issued_at, @subject, @size_bytes, @complete, @sha256, @raw, @key_id)`);
+      @issuer, @issued_at, @subject, @size_bytes, @complete, @sha256, @raw, @key_id, @personal_sealed, @recipient_digest)`);
   const sealed = receiptSealer(db, seal);
   // The first acceptance and the first delivery stand; the latest error does. Any receipt ends the
   // acceptance wait (the message is in the PEC system), and a late acceptance clears the timeout's error.
@@ -141,10 +149,10 @@ export function createSqlitePecLedger(db: SqliteDatabase, writeEvent: MessageEve
 
   const settleOne = (settlement: PecSettlement, at: number): void => {
     const { plan, receipt } = settlement;
-    const inserted = insertRecord.run(recordParams(settlement, at));
+    const inserted = insertRecord.run(recordParams(settlement, at, personal));
     // Recorded before (the checkpoint lagged behind a crash): neither the receipt nor its effect twice.
     if (inserted.changes > 0 && receipt !== null) {
-      insertReceipt.run({ ...receiptParams(receipt, plan.match), ...sealed(receipt, at) });
+      insertReceipt.run({ ...receiptParams(receipt, plan.match, personal), ...sealed(receipt, at) });
       if (plan.effect !== null) apply(plan.effect, at);
     }
     advance.run({ mailbox: settlement.mailbox, uid_validity: settlement.uidValidity, uid: settlement.uid, at });

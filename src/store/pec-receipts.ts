@@ -2,11 +2,13 @@
  * PEC receipts as the API reads them (the list, one receipt's original bytes)
  * and the acceptance timeout: a message sent through a PEC account that has
  * heard nothing from its gestore in time gets its pec_error and its event.
+ * A receipt's recipient, subject and error detail are read opened (record-fields.ts).
  */
 import { ACCEPTANCE_TIMEOUT, type PecReceiptReader, type PecReceiptListing } from '../core/pec/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { keyOf, openStored } from './stored-body.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
+import type { RecordFields } from './record-fields.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 /** The reader the API uses (list, raw), and what the store adds for messages and housekeeping. */
@@ -49,42 +51,48 @@ interface ReceiptRow {
   size_bytes: number;
   complete: number;
   sha256: string;
+  personal_sealed: string | null;
 }
 
 const VIEW_COLUMNS = `seq, receipt_id, tenant_id, account_id, message_id, receipt_type, recognised_by, matched_by, recipient, error, error_detail,
-  issuer, identificativo, referenced_message_id, header_message_id, subject, issued_at, received_at, size_bytes, complete, sha256`;
+  issuer, identificativo, referenced_message_id, header_message_id, subject, issued_at, received_at, size_bytes, complete, sha256, personal_sealed`;
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
 
 // Field by field, not a spread: the row of `raw()` also carries the bytes, which the listing must not.
-const toListing = (row: ReceiptRow): PecReceiptListing => ({
-  receiptId: row.receipt_id,
-  tenantId: row.tenant_id,
-  accountId: row.account_id,
-  clientId: row.message_id,
-  receiptType: row.receipt_type,
-  recognisedBy: row.recognised_by,
-  matchedBy: row.matched_by,
-  recipient: row.recipient,
-  error: row.error,
-  errorDetail: row.error_detail,
-  issuer: row.issuer,
-  identificativo: row.identificativo,
-  referencedMessageId: row.referenced_message_id,
-  headerMessageId: row.header_message_id,
-  subject: row.subject,
-  issuedAt: row.issued_at,
-  receivedAt: row.received_at,
-  sizeBytes: row.size_bytes,
-  complete: row.complete === 1,
-  sha256: row.sha256,
-});
+const toListing = (row: ReceiptRow, personal: RecordFields): PecReceiptListing => {
+  const { recipient, subject, errorDetail } = personal.openReceipt(row, row);
+  return {
+    receiptId: row.receipt_id,
+    tenantId: row.tenant_id,
+    accountId: row.account_id,
+    clientId: row.message_id,
+    receiptType: row.receipt_type,
+    recognisedBy: row.recognised_by,
+    matchedBy: row.matched_by,
+    recipient,
+    error: row.error,
+    errorDetail,
+    issuer: row.issuer,
+    identificativo: row.identificativo,
+    referencedMessageId: row.referenced_message_id,
+    headerMessageId: row.header_message_id,
+    subject,
+    issuedAt: row.issued_at,
+    receivedAt: row.received_at,
+    sizeBytes: row.size_bytes,
+    complete: row.complete === 1,
+    sha256: row.sha256,
+  };
+};
 
 export function createSqlitePecReceipts(
   db: SqliteDatabase,
   writeEvent: MessageEventWriter,
   seal: BodySeal,
+  personal: RecordFields,
 ): PecReceipts {
+  const listing = (row: ReceiptRow) => toListing(row, personal);
   const list = db.prepare<Record<string, unknown>, ReceiptRow>(`SELECT ${VIEW_COLUMNS} FROM pec_receipts
     WHERE (@tenant IS NULL OR tenant_id = @tenant) AND (@message IS NULL OR message_id = @message) AND seq < @before
     ORDER BY seq DESC LIMIT @limit`);
@@ -119,13 +127,13 @@ export function createSqlitePecReceipts(
           before: filter.before ?? Number.MAX_SAFE_INTEGER,
           limit: filter.limit,
         })
-        .map((row) => ({ ...toListing(row), seq: row.seq })),
-    ofMessage: (messagePk) => ofMessage.all(messagePk).map(toListing),
+        .map((row) => ({ ...listing(row), seq: row.seq })),
+    ofMessage: (messagePk) => ofMessage.all(messagePk).map(listing),
     raw: (receiptId, tenantId) => {
       const row = one.get({ id: receiptId, tenant: tenantId });
       const raw = row === undefined ? null : openStored(seal, row.tenant_id, { key: row.key, parts: [row.raw] });
       // An erased receipt's bytes are gone: it is not found.
-      return row === undefined || raw === null ? null : { receipt: toListing(row), raw };
+      return row === undefined || raw === null ? null : { receipt: listing(row), raw };
     },
     expireAwaiting: createAwaitingExpiry(db, writeEvent),
   };

@@ -40,6 +40,8 @@ import { createSqliteBounceLedger } from './bounce-ledger.js';
 import { createSqliteProviderLedger, type ProviderLedgerDeps } from './provider-ledger.js';
 import { createSqlitePecLedger, type PecLedger } from './pec-ledger.js';
 import { createSqlitePecReceipts, type PecReceipts } from './pec-receipts.js';
+import { createRecordFields, type RecordFields } from './record-fields.js';
+import { createRecordSealing } from './record-sealer.js';
 import { createMessageBounceWriter, createSqliteBounceStore } from './message-bounces.js';
 import { createSqliteSuppressionRepository, createSuppressedLookup } from './suppression-repository.js';
 import { sealClearSuppressions } from './suppression-conversion.js';
@@ -149,6 +151,8 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   // Before anything reads the list: the entries an earlier version kept in clear are sealed first.
   sealClearSuppressions(db, { secrets: options.secrets, index: blindIndex });
   const suppressions = createSqliteSuppressionRepository(db, { secrets: options.secrets, index: blindIndex });
+  // Mailbox records' and PEC receipts' personal values, sealed with digests to match on.
+  const personal = createRecordFields(options.secrets, blindIndex);
   let closed = false;
   return {
     blindIndex,
@@ -157,13 +161,14 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes,
     suppressions: guard(suppressions),
-    ...createMessageParts(db, writeEvent, guard, options.bodies, blindIndex),
+    ...createMessageParts(db, writeEvent, guard, options.bodies, { blindIndex, personal }),
     ...createMailboxParts(
       db,
       { writeEvent, suppressions, changes, ids: options.ids, seal: options.bodies, commitGroup: commits.commitGroup },
       guard,
+      personal,
     ),
-    bodySealer: guard(createSqliteBodySealer(db, options.bodies, blindIndex)),
+    bodySealer: guard(createSqliteBodySealer(db, options.bodies, blindIndex, createRecordSealing(db, personal))),
     tokenDigestKey: () => readKeptKey(db, options.secrets, TOKEN_DIGEST),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
@@ -197,9 +202,9 @@ function createMessageParts(
   writeEvent: MessageEventWriter,
   guard: Guard,
   seal: BodySeal,
-  blindIndex: BlindIndex,
+  { blindIndex, personal }: { blindIndex: BlindIndex; personal: RecordFields },
 ) {
-  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal));
+  const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal, personal));
   const spool = createSqliteSpool(db, seal);
   return {
     queue: createSqliteMessageQueue(
@@ -223,7 +228,12 @@ function createMessageParts(
 }
 
 /** What the provider's side teaches: bounce and PEC mailboxes, provider webhooks. */
-function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, 'bounces'>, guard: Guard) {
+function createMailboxParts(
+  db: SqliteDatabase,
+  deps: Omit<ProviderLedgerDeps, 'bounces'>,
+  guard: Guard,
+  personal: RecordFields,
+) {
   const { writeEvent, suppressions, changes, ids, seal } = deps;
   return {
     bounces: guard(createSqliteBounceStore(db, writeEvent)),
@@ -234,11 +244,12 @@ function createMailboxParts(db: SqliteDatabase, deps: Omit<ProviderLedgerDeps, '
         changes,
         ids,
         seal,
+        personal,
       }),
     ),
     providerLedger: guard(
       createSqliteProviderLedger(db, { ...deps, bounces: createMessageBounceWriter(db, writeEvent) }),
     ),
-    pecLedger: guard(createSqlitePecLedger(db, writeEvent, seal)),
+    pecLedger: guard(createSqlitePecLedger(db, writeEvent, seal, personal)),
   };
 }

@@ -115,6 +115,8 @@ describe('the body sealer on a database from before bodies were sealed', () => {
       spools: 1,
       pecReceipts: 1,
       messageFields: FILLERS + 4,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
     });
 
     // One batch, then a stop: what was sealed stays sealed, the rest is still listed.
@@ -126,12 +128,21 @@ describe('the body sealer on a database from before bodies were sealed', () => {
       spools: 1,
       pecReceipts: 1,
       messageFields: FILLERS + 4,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
     });
 
     const lines: string[] = [];
     const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
     await createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log }).tick();
-    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0, messageFields: 0 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: 0,
+      spools: 0,
+      pecReceipts: 0,
+      messageFields: 0,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
+    });
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.map((line) => line.msg)).toEqual([
       'sealing the bodies stored in clear by an earlier version, in the background',
@@ -181,7 +192,14 @@ describe('the body sealer on a database from before bodies were sealed', () => {
     const loop = createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log });
     await loop.tick();
     await loop.tick();
-    expect(store.bodySealer.remaining()).toEqual({ messages: 0, spools: 0, pecReceipts: 0, messageFields: 0 });
+    expect(store.bodySealer.remaining()).toEqual({
+      messages: 0,
+      spools: 0,
+      pecReceipts: 0,
+      messageFields: 0,
+      mailboxRecords: 0,
+      pecReceiptFields: 0,
+    });
 
     const claimed = store.queue.claim({
       tenantId: 'acme',

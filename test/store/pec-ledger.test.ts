@@ -10,10 +10,14 @@ import { createOutcomeRecorder } from '../../src/store/message-outcomes.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
 import { createSqlitePecLedger } from '../../src/store/pec-ledger.js';
 import { createSqlitePecReceipts } from '../../src/store/pec-receipts.js';
+import { createRecordFields } from '../../src/store/record-fields.js';
+import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
+import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 
 const T0 = 1_700_000_000_000;
 const seal = createBodySeal([keyEncryptionKey(randomBytes(32))]);
+const personal = createRecordFields(createAesGcmSecretBox(randomBytes(32)), createBlindIndex(randomBytes(32)));
 const MINUTE = 60_000;
 
 function world() {
@@ -47,7 +51,7 @@ function world() {
       .get(id);
   const pecEvents = () =>
     (db.prepare(`SELECT count(*) AS n FROM outbox WHERE event_type = 'message.pec'`).get() as { n: number }).n;
-  const receipts = createSqlitePecReceipts(db, writeEvent, seal);
+  const receipts = createSqlitePecReceipts(db, writeEvent, seal, personal);
   return {
     db,
     sent,
@@ -55,7 +59,7 @@ function world() {
     pecEvents,
     record,
     admin: createSqliteMessageAdmin(db, writeEvent, receipts, seal),
-    ledger: createSqlitePecLedger(db, writeEvent, seal),
+    ledger: createSqlitePecLedger(db, writeEvent, seal, personal),
     receipts,
   };
 }
@@ -162,6 +166,52 @@ describe('PEC receipts in the store', () => {
     expect(stored.includes('receipt 2')).toBe(false);
     expect(w.receipts.raw('r-2', 'other')).toBeNull();
     expect((w.db.prepare(`SELECT last_uid FROM bounce_mailboxes`).get() as { last_uid: number }).last_uid).toBe(2);
+  });
+
+  it("keeps a receipt's recipient, subject and error detail sealed, and its event's texts redacted; lists them opened", () => {
+    const w = world();
+    w.sent('atto-1', 'pec', T0);
+    const failed = settlement(
+      w,
+      1,
+      findings({
+        type: 'errore-consegna',
+        mailId: 'atto-1',
+        recipient: 'ann.rossi@pec.example',
+        errorDetail: 'destinatario ann.rossi@pec.example sconosciuto',
+      }),
+      T0 + MINUTE,
+    );
+    const subject = 'ERRORE DI CONSEGNA: Atto per Ann Rossi';
+    w.ledger.settle(
+      [{ ...failed, from: 'posta-certificata@pec.example', subject, receipt: { ...failed.receipt!, subject } }],
+      T0 + MINUTE,
+    );
+    const [listed] = w.receipts.list({ tenantId: 'acme', clientId: 'atto-1', before: null, limit: 10 });
+    expect(listed).toMatchObject({
+      recipient: 'ann.rossi@pec.example',
+      subject,
+      errorDetail: 'destinatario ann.rossi@pec.example sconosciuto',
+    });
+    const stored = JSON.stringify([
+      w.db.prepare(`SELECT * FROM pec_receipts`).all(),
+      w.db.prepare(`SELECT * FROM bounce_messages`).all(),
+    ]);
+    expect(stored).not.toContain('ann.rossi');
+    expect(stored).not.toContain('Ann Rossi');
+    expect(stored).not.toContain('posta-certificata@');
+    // The event's texts quote the address redacted (its `recipient` field is a personal one, scrubbed by erasure).
+    const event = w.db.prepare(`SELECT text, payload FROM outbox WHERE event_type = 'message.pec'`).get() as {
+      text: string;
+      payload: string;
+    };
+    const data = JSON.parse(event.payload) as Record<string, unknown>;
+    expect([event.text, data.error, data.error_detail]).toEqual([
+      'errore-consegna: …@pec.example: destinatario …@pec.example sconosciuto',
+      'errore-consegna: …@pec.example: destinatario …@pec.example sconosciuto',
+      'destinatario …@pec.example sconosciuto',
+    ]);
+    expect(w.db.prepare(`SELECT recipient_digest FROM pec_receipts`).pluck().get()).toMatch(/^a[0-9a-f]{20}$/);
   });
 
   it('a resend is a new certified transmission: its PEC fields start again and it waits for its own acceptance', () => {

@@ -45,6 +45,7 @@ export function keyEncryptionKey(key: Uint8Array): KeyEncryptionKey {
 
 const partContext = (tenantId: string, part: number): Buffer =>
   Buffer.from(`mailproxy:body:v1\0${tenantId}\0${part}`, 'utf8');
+const fieldContext = (context: string): Buffer => Buffer.from(`mailproxy:field:v1\0${context}`, 'utf8');
 
 /** CSPRNG bytes a few at a time, from a buffer refilled whole when used up. */
 function randomPool(size = 16 * 1024): (bytes: number) => Buffer {
@@ -92,18 +93,23 @@ export function createBodySeal(ring: readonly KeyEncryptionKey[]): BodySeal {
   const unwrap = (wrapped: Uint8Array): Buffer => cipherOf(wrapped).unwrap.update(wrapped.subarray(KEY_ID_BYTES));
   const wrap = (plain: Uint8Array): Buffer => Buffer.concat([current.id, current.wrap.update(plain)]);
 
+  const sealUnder = (key: Uint8Array, aad: Buffer, bytes: Uint8Array): Buffer => {
+    const iv = random(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
+    cipher.setAAD(aad);
+    return Buffer.concat([iv, cipher.update(bytes), cipher.final(), cipher.getAuthTag()]);
+  };
+
   return {
     newKey(): DataKey {
       // A copy: the pool is refilled, and a spool keeps its key while its parts arrive.
       const plain = Buffer.from(random(KEY_BYTES));
       return { plain, wrapped: wrap(plain) };
     },
-    seal(key, tenantId, part, bytes) {
-      const iv = random(IV_BYTES);
-      const cipher = createCipheriv('aes-256-gcm', key.plain, iv, { authTagLength: TAG_BYTES });
-      cipher.setAAD(partContext(tenantId, part));
-      return Buffer.concat([iv, cipher.update(bytes), cipher.final(), cipher.getAuthTag()]);
-    },
+    seal: (key, tenantId, part, bytes) => sealUnder(key.plain, partContext(tenantId, part), bytes),
+    sealField: (key, context, bytes) => sealUnder(key.plain, fieldContext(context), bytes),
+    openField: (wrapped, context, sealed) => decrypt(unwrap(wrapped), sealed, fieldContext(context)),
+    reopen: (wrapped) => ({ plain: unwrap(wrapped), wrapped: Buffer.from(wrapped) }),
     open(body: SealedBody): Buffer {
       const key = unwrap(body.key);
       const parts = body.parts.map((part, index) => decrypt(key, part, partContext(body.tenantId, index)));

@@ -4,6 +4,7 @@ import { createBodyShredder } from './body-retention.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { PecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+import { EVENT_KEY_COLUMN, eventFieldOpener, openRefused } from './event-fields.js';
 import { personalOpener } from './personal-fields.js';
 import { keyOf } from './stored-body.js';
 import { toDetail, toTimelineEvent, type DetailRow, type EventRow } from './message-rows.js';
@@ -162,6 +163,7 @@ export function createSqliteMessageAdmin(
   seal: BodySeal,
 ): MessageAdmin {
   const open = personalOpener(seal);
+  const openEvent = eventFieldOpener(seal);
   const removeReportedAll = db.prepare(`DELETE FROM messages WHERE reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
   const removeReportedTenant =
@@ -173,7 +175,8 @@ export function createSqliteMessageAdmin(
   const eventRows = db.prepare<
     [number],
     EventRow
-  >(`SELECT event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data
+  >(`SELECT id, tenant_id, event_type, occurred_at, attempt, reply_code, enhanced_status, text, payload AS data,
+      ${EVENT_KEY_COLUMN}
     FROM outbox WHERE message_pk = ? ORDER BY seq`);
 
   return {
@@ -186,8 +189,8 @@ export function createSqliteMessageAdmin(
       const row = detailRow.get(tenantId, id);
       if (row === undefined) return null;
       return {
-        message: toDetail(row, open(row)),
-        events: eventRows.all(row.pk).map(toTimelineEvent),
+        message: toDetail(row, open(row), openRefused(seal, row)),
+        events: eventRows.all(row.pk).map((event) => toTimelineEvent(event, openEvent)),
         pecReceipts: receipts.ofMessage(row.pk),
       };
     },

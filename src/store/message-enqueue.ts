@@ -9,7 +9,7 @@ import type { BodySeal, MessageContent, NewMessage, EnqueueResult, PersonalField
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { dataKeyWriter, newDataKeys } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
-import { CLEARED, personalSealer, type SealedPersonal } from './personal-fields.js';
+import { CLEARED, personalResealer, personalSealer, type SealedPersonal } from './personal-fields.js';
 import type { SpoolKeys } from './spool.js';
 
 /**
@@ -63,14 +63,18 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         pk = Number(inserted.lastInsertRowid);
         result.inserted += 1;
       } else {
-        // Only a waiting message may be replaced; one handed off or finished stays as it is.
-        const replaced = replace.get(byName(row));
+        // Only a waiting message may be replaced; one handed off or finished stays as it is. The
+        // new envelope is sealed under the key of the one it replaces: its earlier events' sealed
+        // fields (a resent message's bounce) stay readable, and go with the same erasure.
+        const kept = bodies.resealPersonal(message.tenantId, message.id, message);
+        const replaced = replace.get(byName(kept === null ? row : withPersonal(row, kept)));
         if (replaced === undefined) {
           bodies.unused(row[7] as number | null);
           bodies.unused(row[10] as number);
           result.notWaiting.push(message);
           continue;
         }
+        if (kept !== null) bodies.unused(row[10] as number);
         pk = replaced.pk;
         result.updated += 1;
       }
@@ -101,6 +105,10 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       ? enqueue(messages, now, correlationId)
       : durableTransaction(db, () => enqueue(messages, now, correlationId));
 }
+
+/** `row` with its personal fields (values 10 and 11) sealed otherwise. */
+const withPersonal = (row: readonly unknown[], personal: SealedPersonal): unknown[] =>
+  row.map((value, index) => (index === 9 ? personal.personal : index === 10 ? personal.keyId : value));
 
 /** The insert's positional values, in its column order (the replacement names them v1…v22). */
 function messageRow(
@@ -151,6 +159,8 @@ export interface BodySealing {
   store(tenantId: string, content: MessageContent, now: number): StoredContent;
   /** Seals a message's envelope and subject under a key of their own (personal-fields.ts). */
   personal(tenantId: string, fields: PersonalFields, now: number): SealedPersonal;
+  /** Seals them under the key of the stored message `id` (to replace it); null when it has none. */
+  resealPersonal(tenantId: string, id: string, fields: PersonalFields): SealedPersonal | null;
   /** A key whose message was not written after all (its client id was no longer waiting). */
   unused(keyId: number | null): void;
 }
@@ -172,6 +182,7 @@ export function createBodySealing(
   return {
     seal,
     personal: sealPersonal,
+    resealPersonal: personalResealer(db, seal, index),
     store(tenantId, content, now) {
       switch (content.kind) {
         case 'payload':

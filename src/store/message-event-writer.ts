@@ -2,10 +2,13 @@
  * Writes one message transition, inside the caller's transaction, as one outbox
  * row: the mirror publishes it and the message's timeline reads it back. Its text
  * and the diagnostic texts of its data are kept with every address redacted
- * (core/address-redaction.ts): whoever writes an event, no relay's words keep a person.
+ * (core/address-redaction.ts): whoever writes an event, no relay's words keep a person;
+ * the fields of its data that name one are sealed under its message's key (event-fields.ts).
  */
 import { redactDiagnostics, redactedText, type IdSource } from '../core/index.js';
+import type { BodySeal } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
+import { eventFieldSealer } from './event-fields.js';
 
 export interface MessageTransition {
   pk: number;
@@ -75,8 +78,10 @@ export type OutboxListener = (
 export function createMessageEventWriter(
   db: SqliteDatabase,
   ids: IdSource,
+  seal: BodySeal,
   listener: OutboxListener = () => {},
 ): MessageEventWriter {
+  const sealNaming = eventFieldSealer(db, seal);
   const insert =
     db.prepare(`INSERT INTO outbox (id, aggregate_type, aggregate_id, event_type, tenant_id, message_pk, message_id,
       account_id, batch_code, attempt, reply_code, enhanced_status, text, payload, occurred_at, correlation_id)
@@ -84,8 +89,9 @@ export function createMessageEventWriter(
 
   return (t) => {
     const text = redactedText(t.text);
+    const id = ids.uuid();
     insert.run(
-      ids.uuid(),
+      id,
       `${t.tenantId}/${t.id}`,
       MESSAGE_EVENT_PREFIX + t.type,
       t.tenantId,
@@ -97,7 +103,7 @@ export function createMessageEventWriter(
       t.replyCode ?? null,
       t.enhancedStatus ?? null,
       text,
-      t.data === undefined ? null : JSON.stringify(redactDiagnostics(t.data)),
+      t.data === undefined ? null : JSON.stringify(sealNaming(t.pk, t.tenantId, id, redactDiagnostics(t.data))),
       t.at,
       t.correlationId ?? null,
     );

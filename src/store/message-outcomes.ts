@@ -4,6 +4,8 @@
  * for a lease that was reclaimed meanwhile is dropped, never overwriting.
  * The relay's words are kept with their addresses redacted (core/address-redaction.ts).
  */
+import type { BodySeal } from '../core/message/index.js';
+import { refusedSealer } from './event-fields.js';
 import { redactedText } from '../core/index.js';
 import { providerIdOfReply } from '../core/provider/index.js';
 import type { RecordedOutcome } from '../core/message/index.js';
@@ -34,7 +36,8 @@ const CLEAR_LEASE = 'lease_owner = NULL, lease_expires_at = NULL, updated_at = @
 const AWAIT_ACCEPTANCE = `pec_awaiting_since = CASE WHEN pec_rda_at IS NULL AND pec_error_at IS NULL
   AND EXISTS (SELECT 1 FROM accounts a WHERE a.tenant_id = messages.tenant_id AND a.id = messages.account_id AND a.is_pec = 1) THEN @at ELSE NULL END`;
 
-export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEventWriter) {
+export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: BodySeal) {
+  const sealRefused = refusedSealer(db, seal);
   const statements = {
     // The id the relay's 250 named (core/provider/reply.ts): the provider's webhooks name the message by it.
     sent: db.prepare<
@@ -76,7 +79,7 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
         at: outcome.at,
         reply_code: outcome.replyCode,
         enhanced_status: outcome.enhancedStatus,
-        refused: refused === null ? null : JSON.stringify(refused),
+        refused: refused === null ? null : sealRefused(outcome.pk, JSON.stringify(refused)),
         // error and deferred_reason; the event's text is redacted by the event writer.
         reason: 'reason' in outcome ? redactedText(outcome.reason) : null,
         next_attempt_at: outcome.kind === 'deferred' ? outcome.nextAttemptAt : null,

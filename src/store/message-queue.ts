@@ -195,7 +195,7 @@ export function createSqliteMessageQueue(
     suppressed,
     enqueue: createEnqueue(db, writeEvent, bodies),
     claim: (request) => claims.claim.immediate(request),
-    record: createOutcomeRecorder(db, writeEvent),
+    record: createOutcomeRecorder(db, writeEvent, bodies.seal),
     reclaimLeases: (now, owner, otherOwnersToo, held = []) =>
       recovery.reclaim.immediate(now, owner, otherOwnersToo, held),
     handBack: (owner, now) => recovery.handBack.immediate(owner, now),

@@ -6,6 +6,7 @@ import type {
   PersonalFields,
   Priority,
 } from '../core/message/index.js';
+import type { eventFieldOpener } from './event-fields.js';
 import type { PersonalRow } from './personal-fields.js';
 import { MESSAGE_EVENT_PREFIX } from './message-event-writer.js';
 
@@ -53,6 +54,9 @@ export interface DetailRow extends PersonalRow {
 }
 
 export interface EventRow {
+  id: string;
+  tenant_id: string;
+  personal_key: Buffer | null;
   event_type: string;
   occurred_at: number;
   attempt: number;
@@ -62,7 +66,7 @@ export interface EventRow {
   data: string | null;
 }
 
-export function toDetail(row: DetailRow, personal: PersonalFields): MessageDetail {
+export function toDetail(row: DetailRow, personal: PersonalFields, refused: unknown[] | null): MessageDetail {
   const waiting = row.state === 'queued' || row.state === 'deferred';
   return {
     pk: row.pk,
@@ -90,7 +94,7 @@ export function toDetail(row: DetailRow, personal: PersonalFields): MessageDetai
     error: row.error,
     lastReplyCode: row.last_reply_code,
     lastEnhancedStatus: row.last_enhanced_status,
-    refusedRecipients: row.refused_recipients === null ? null : (JSON.parse(row.refused_recipients) as unknown[]),
+    refusedRecipients: refused,
     reportedAt: row.reported_at,
     bounceType: row.bounce_type,
     bounceCode: row.bounce_code,
@@ -111,7 +115,7 @@ export function toDetail(row: DetailRow, personal: PersonalFields): MessageDetai
   };
 }
 
-export function toTimelineEvent(row: EventRow): MessageTimelineEvent {
+export function toTimelineEvent(row: EventRow, open: ReturnType<typeof eventFieldOpener>): MessageTimelineEvent {
   return {
     type: row.event_type.startsWith(MESSAGE_EVENT_PREFIX)
       ? row.event_type.slice(MESSAGE_EVENT_PREFIX.length)
@@ -121,6 +125,11 @@ export function toTimelineEvent(row: EventRow): MessageTimelineEvent {
     replyCode: row.reply_code,
     enhancedStatus: row.enhanced_status,
     text: row.text,
-    data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
+    data: open({
+      tenantId: row.tenant_id,
+      eventId: row.id,
+      data: row.data === null ? null : (JSON.parse(row.data) as Record<string, unknown>),
+      key: row.personal_key,
+    }),
   };
 }

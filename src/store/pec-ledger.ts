@@ -6,6 +6,7 @@
  * filing) is the bounce ledger's: a PEC mailbox is watched like a bounce one.
  * The record's and the receipt's personal values are kept sealed (record-fields.ts).
  */
+import { redactedText } from '../core/index.js';
 import { createHash } from 'node:crypto';
 import { ACCEPTANCE_TIMEOUT, type PecEffect, type PecLedger, type PecSettlement } from '../core/pec/index.js';
 import type { BodySeal } from '../core/message/index.js';
@@ -136,7 +137,8 @@ export function createSqlitePecLedger(
       tenant: effect.tenantId,
       accepted: effect.accepted ? 1 : 0,
       delivered: effect.delivered ? 1 : 0,
-      error: effect.error,
+      // The gestore's words name the recipient (`errore-consegna: ann@pec.example: …`): kept redacted, as every diagnostic.
+      error: redactedText(effect.error),
       at: effect.at,
       now,
     });

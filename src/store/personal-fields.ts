@@ -7,7 +7,7 @@
 import type { BlindIndex } from '../core/index.js';
 import { searchTerms, type BodySeal, type PersonalFields } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
-import { keyOf, newDataKeys } from './stored-body.js';
+import { dataKeyWriter, keyOf } from './stored-body.js';
 
 /** What a query selects to read a message's personal fields (`alias`: the table's, with its dot). */
 export const personalColumns = (alias = ''): string =>
@@ -25,6 +25,9 @@ export interface PersonalRow {
 /** What a sealed row keeps in the clear columns: nothing. */
 export const CLEARED = { mail_from: '', rcpt_to: '[]', subject: null } as const;
 
+/** What a message's envelope is sealed as (associated data): moved to another tenant, it does not open. */
+const envelopeContext = (tenantId: string): string => `${tenantId}\0envelope`;
+
 const NONE: PersonalFields = { mailFrom: '', rcptTo: [], subject: null };
 
 /** Opens a row's personal fields: sealed, in clear from before sealing, or none once erased. */
@@ -34,7 +37,7 @@ export function personalOpener(seal: BodySeal): (row: PersonalRow) => PersonalFi
       return { mailFrom: row.mail_from, rcptTo: JSON.parse(row.rcpt_to) as string[], subject: row.subject };
     if (row.personal_key === null || row.personal_key.length === 0) return NONE;
     const [mailFrom, rcptTo, subject] = JSON.parse(
-      seal.open({ tenantId: row.tenant_id, key: row.personal_key, parts: [row.personal] }).toString('utf8'),
+      seal.openField(row.personal_key, envelopeContext(row.tenant_id), row.personal).toString('utf8'),
     ) as [string, string[], string | null];
     return { mailFrom, rcptTo, subject };
   };
@@ -53,11 +56,37 @@ export function personalSealer(
   seal: BodySeal,
   index: BlindIndex,
 ): (tenantId: string, fields: PersonalFields, now: number) => SealedPersonal {
-  const newKey = newDataKeys(db, seal);
+  const storeKey = dataKeyWriter(db);
   return (tenantId, fields, now) => {
-    const key = newKey(tenantId, now);
+    const key = seal.newKey();
     const json = JSON.stringify([fields.mailFrom, fields.rcptTo, fields.subject]);
-    return { personal: key.seal(0, Buffer.from(json, 'utf8')), keyId: key.keyId, terms: searchTerms(index, fields) };
+    return {
+      personal: seal.sealField(key, envelopeContext(tenantId), Buffer.from(json, 'utf8')),
+      keyId: storeKey(tenantId, key.wrapped, now),
+      terms: searchTerms(index, fields),
+    };
+  };
+}
+
+/** Seals personal fields under the key stored message `id` already has (its replacement keeps it). */
+export function personalResealer(
+  db: SqliteDatabase,
+  seal: BodySeal,
+  index: BlindIndex,
+): (tenantId: string, id: string, fields: PersonalFields) => SealedPersonal | null {
+  const keyOf = db.prepare<[string, string], { keyId: number; wrapped: Buffer }>(
+    `SELECT k.id AS keyId, k.wrapped FROM messages m JOIN data_keys k ON k.id = m.personal_key_id
+     WHERE m.tenant_id = ? AND m.id = ?`,
+  );
+  return (tenantId, id, fields) => {
+    const found = keyOf.get(tenantId, id);
+    if (found === undefined) return null;
+    const json = JSON.stringify([fields.mailFrom, fields.rcptTo, fields.subject]);
+    return {
+      personal: seal.sealField(seal.reopen(found.wrapped), envelopeContext(tenantId), Buffer.from(json, 'utf8')),
+      keyId: found.keyId,
+      terms: searchTerms(index, fields),
+    };
   };
 }
 

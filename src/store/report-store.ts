@@ -3,6 +3,8 @@
  * backlog past it, the acknowledgement that moves it (schema migration 4), and the
  * log of attempts (report-log.ts).
  */
+import type { BodySeal } from '../core/message/index.js';
+import { EVENT_KEY_COLUMN, eventFieldOpener } from './event-fields.js';
 import {
   syncUrl,
   type LaneRecord,
@@ -45,6 +47,7 @@ interface EventRow {
   occurred_at: number;
   text: string | null;
   payload: string | null;
+  personal_key: Buffer | null;
 }
 
 const toLane = (row: LaneRow): ReportLane => ({
@@ -61,7 +64,7 @@ const toLane = (row: LaneRow): ReportLane => ({
   },
 });
 
-const toEvent = (row: EventRow): ReportEvent => ({
+const toEvent = (row: EventRow, data: Record<string, unknown> | null): ReportEvent => ({
   seq: row.seq,
   eventId: row.id,
   type: row.event_type.slice(MESSAGE_EVENT_PREFIX.length) as ReportableEvent,
@@ -73,7 +76,7 @@ const toEvent = (row: EventRow): ReportEvent => ({
   attempt: row.attempt ?? 0,
   at: row.occurred_at,
   text: row.text,
-  data: row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>),
+  data,
 });
 
 const recordParams = (tenantId: string, record: LaneRecord) => ({
@@ -120,7 +123,27 @@ function recordReported(
   }
 }
 
-export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageEventWriter): ReportStore {
+/** A report names the recipient a bounce or a provider gave: opened from the event's seal. */
+function openedEvents(seal: BodySeal): (row: EventRow) => ReportEvent {
+  const open = eventFieldOpener(seal);
+  return (row) =>
+    toEvent(
+      row,
+      open({
+        tenantId: row.tenant_id,
+        eventId: row.id,
+        data: row.payload === null ? null : (JSON.parse(row.payload) as Record<string, unknown>),
+        key: row.personal_key,
+      }),
+    );
+}
+
+export function createSqliteReportStore(
+  db: SqliteDatabase,
+  writeEvent: MessageEventWriter,
+  seal: BodySeal,
+): ReportStore {
+  const opened = openedEvents(seal);
   const inTransaction = transactionRunner(db);
   const log = createSqliteReportLog(db);
   const LANES = `SELECT t.id AS tenant_id, t.client_base_url, t.client_sync_path, r.failures, r.retry_at,
@@ -132,7 +155,7 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
     { tenant: string; limit: number },
     EventRow
   >(`SELECT seq, id, event_type, tenant_id, message_pk, message_id,
-      account_id, batch_code, attempt, occurred_at, text, payload
+      account_id, batch_code, attempt, occurred_at, text, payload, ${EVENT_KEY_COLUMN}
     FROM outbox WHERE ${PAST_CURSOR} ORDER BY seq LIMIT @limit`);
   const backlog = db.prepare<{ tenant: string }, { count: number; oldest_at: number | null }>(`SELECT count(*) AS count,
       (SELECT occurred_at FROM outbox WHERE ${PAST_CURSOR} ORDER BY seq LIMIT 1) AS oldest_at
@@ -168,7 +191,7 @@ export function createSqliteReportStore(db: SqliteDatabase, writeEvent: MessageE
       const row = lane.get(tenantId);
       return row === undefined ? null : toLane(row);
     },
-    pending: (tenantId, limit) => pending.all({ tenant: tenantId, limit }).map(toEvent),
+    pending: (tenantId, limit) => pending.all({ tenant: tenantId, limit }).map(opened),
     backlog: (tenantId) => {
       const row = backlog.get({ tenant: tenantId });
       return { count: row?.count ?? 0, oldestAt: row?.oldest_at ?? null };

@@ -145,7 +145,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
   const notify: OutboxListener = (tenantId, eventType, accountId, text, messagePk) => {
     for (const listener of listeners) listener(tenantId, eventType, accountId, text, messagePk);
   };
-  const writeEvent = createMessageEventWriter(db, options.ids, notify);
+  const writeEvent = createMessageEventWriter(db, options.ids, options.bodies, notify);
   const changes = createSqliteChangeLog(db, notify);
   const blindIndex = options.blindIndex(readKeptKey(db, options.secrets, BLIND_INDEX));
   // Before anything reads the list: the entries an earlier version kept in clear are sealed first.
@@ -221,7 +221,7 @@ function createMessageParts(
     queueStatus: guard(createSqliteQueueStatus(db)),
     throughput: guard(createSqliteThroughput(db)),
     headers: guard(createSqliteMessageHeaders(db, seal)),
-    reports: guard(createSqliteReportStore(db, writeEvent)),
+    reports: guard(createSqliteReportStore(db, writeEvent, seal)),
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     erasure: guard(createSqliteErasure(db, writeEvent, blindIndex)),
   };

@@ -24,9 +24,11 @@ function world() {
   const db = new Database(':memory:');
   migrate(db, loadMigrations());
   let n = 0;
-  const writeEvent = createMessageEventWriter(db, {
-    uuid: () => `00000000-0000-7000-8000-${String((n += 1)).padStart(12, '0')}`,
-  });
+  const writeEvent = createMessageEventWriter(
+    db,
+    { uuid: () => `00000000-0000-7000-8000-${String((n += 1)).padStart(12, '0')}` },
+    seal,
+  );
   db.prepare(
     `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 0, 0, 0)`,
   ).run();
@@ -38,7 +40,7 @@ function world() {
   const insert =
     db.prepare(`INSERT INTO messages (tenant_id, id, account_id, source, mail_from, rcpt_to, message_id_header, state, attempts, next_attempt_at, created_at, updated_at)
     VALUES ('acme', ?, ?, 'http', 'a@x', '["ann@pec.example"]', ?, 'sending', 1, 0, 0, 0) RETURNING pk`);
-  const record = createOutcomeRecorder(db, writeEvent);
+  const record = createOutcomeRecorder(db, writeEvent, seal);
   /** A message the relay took at `at`. */
   const sent = (id: string, accountId: string, at: number): number => {
     const { pk } = insert.get(id, accountId, `<${id}@acme.example>`) as { pk: number };
@@ -328,7 +330,8 @@ describe('PEC receipts in the store', () => {
     );
     expect(w.row('atto-1')).toMatchObject({ pec_error: null, pec_error_at: null, pec_rda_at: T0 + 40 * MINUTE });
     expect(w.row('atto-3')).toMatchObject({
-      pec_error: 'errore-consegna: ann@pec.example: 5.1.1 utente sconosciuto',
+      // The gestore's words are kept with the recipient redacted, as every diagnostic.
+      pec_error: 'errore-consegna: …@pec.example: 5.1.1 utente sconosciuto',
       pec_rda_at: T0 + 42 * MINUTE,
     });
   });

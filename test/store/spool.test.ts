@@ -36,7 +36,11 @@ describe('message spool', () => {
     const spool = createSqliteSpool(db, seal);
     const queue = createSqliteMessageQueue(
       db,
-      createMessageEventWriter(db, { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` }),
+      createMessageEventWriter(
+        db,
+        { uuid: () => `00000000-0000-7000-8000-${String((next += 1)).padStart(12, '0')}` },
+        seal,
+      ),
       createBodySealing(db, seal, createBlindIndex(randomBytes(32)), spool),
       () => new Set(),
     );

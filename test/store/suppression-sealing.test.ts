@@ -193,7 +193,7 @@ describe('sealed suppressions', () => {
       return store;
     };
     const store = open();
-    expect(store.migrated).toEqual([20]);
+    expect(store.migrated).toEqual([20, 21]);
     const entries = listed(store).map(({ address, reason, source, createdAt, expiresAt }) => ({
       address,
       reason,

@@ -31,6 +31,8 @@ export const PERSONAL_EVENT_FIELDS = [
   'from',
   'to',
   'subject',
+  // The fields above that name a person, sealed under the message's key (store/event-fields.ts).
+  'sealed',
 ] as const;
 
 /** Version 2: personal fields and texts left out of `data` (version 1 carried them). */

@@ -33,4 +33,13 @@ export interface BodySeal {
   open(body: SealedBody): Buffer;
   /** The wrapped key under the current key-encryption key, or null when it already is. */
   rewrap(wrapped: Uint8Array): Buffer | null;
+  /**
+   * A small personal value under a data key (a message's envelope, an event's recipients), bound
+   * to `context` (its tenant, record and field) as associated data: moved elsewhere, it does not open.
+   */
+  sealField(key: DataKey, context: string, bytes: Uint8Array): Buffer;
+  /** The value sealField sealed; throws when altered, moved, or its key is wrapped by an unknown key. */
+  openField(wrapped: Uint8Array, context: string, sealed: Uint8Array): Buffer;
+  /** The data key a wrapped key holds, to seal more under it (a message's later events). */
+  reopen(wrapped: Uint8Array): DataKey;
 }

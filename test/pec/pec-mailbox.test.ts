@@ -185,7 +185,9 @@ describe('PEC receipts from a real Dovecot', () => {
       pec_rdc_ts: Date.UTC(2024, 0, 15, 9, 31) / 1000,
       pec_error_ts: Date.UTC(2024, 0, 16, 9, 30) / 1000,
     });
-    expect(detail.message.pec_error).toContain(`errore-consegna: ${BOB}`);
+    // The gestore's words, with the recipient redacted like every diagnostic (the receipt below names it).
+    expect(detail.message.pec_error).toContain(`errore-consegna: …@${BOB.split('@')[1]}`);
+    expect(detail.message.pec_error).not.toContain(BOB);
     expect(
       (detail.pec_receipts as Array<Record<string, unknown>>).map((receipt) => [
         receipt.receipt_type,
@@ -202,7 +204,9 @@ describe('PEC receipts from a real Dovecot', () => {
       pec_rda_ts: null,
       pec_error: expect.stringContaining('non-accettazione'),
     });
-    expect((await s.fx.detail('acme', 'atto-3')).message.pec_error).toContain(`rilevazione-virus: ${BOB}`);
+    expect((await s.fx.detail('acme', 'atto-3')).message.pec_error).toContain(
+      `rilevazione-virus: …@${BOB.split('@')[1]}`,
+    );
 
     // The evidence: every receipt's bytes, exactly as the mailbox held them.
     const listed = (await s.fx.admin('GET', '/pec-receipts?tenant_id=acme')).body.receipts as Array<{

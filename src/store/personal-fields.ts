@@ -7,6 +7,7 @@
 import type { BlindIndex } from '../core/index.js';
 import { searchTerms, type BodySeal, type PersonalFields } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
+import { rowSealing, type SealingBudget } from './row-sealing.js';
 import { dataKeyWriter, keyOf } from './stored-body.js';
 
 /** What a query selects to read a message's personal fields (`alias`: the table's, with its dot). */
@@ -101,22 +102,20 @@ export function personalFieldSealing(
   db: SqliteDatabase,
   seal: BodySeal,
   index: BlindIndex,
-): (budget: { rows: number }, now: number) => number {
+): (budget: SealingBudget, now: number) => number {
   const next = db.prepare<[number], number>(`SELECT pk ${UNSEALED_PERSONAL} ORDER BY pk LIMIT ?`).pluck();
   const read = db.prepare<[number], PersonalRow>(`SELECT tenant_id, ${personalColumns()} FROM messages WHERE pk = ?`);
   const update = db.prepare(`UPDATE messages SET personal = @personal, personal_key_id = @keyId, search_terms = @terms,
       mail_from = '${CLEARED.mail_from}', rcpt_to = '${CLEARED.rcpt_to}', subject = NULL WHERE pk = @pk`);
   const sealFields = personalSealer(db, seal, index);
   const open = personalOpener(seal);
-  return (budget, now) => {
-    let sealed = 0;
-    for (const pk of next.all(budget.rows)) {
-      const row = read.get(pk);
-      if (row === undefined) continue;
-      update.run({ ...sealFields(row.tenant_id, open(row), now), pk });
-      sealed += 1;
-      budget.rows -= 1;
-    }
-    return sealed;
-  };
+  return (budget, now) =>
+    rowSealing({
+      next: (limit) => next.all(limit),
+      read: (pk) => read.get(pk),
+      seal(pk, row) {
+        update.run({ ...sealFields(row.tenant_id, open(row), now), pk });
+        return row.rcpt_to.length + (row.subject?.length ?? 0);
+      },
+    })(budget);
 }

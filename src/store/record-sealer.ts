@@ -8,15 +8,13 @@
 import type { RecipientFinding } from '../core/bounce/index.js';
 import type { SqliteDatabase } from './database.js';
 import type { RecordFields } from './record-fields.js';
+import { rowSealing, type SealingBudget } from './row-sealing.js';
 
 /** Personal values still in clear, by where they are kept. */
 export interface ClearRecords {
   mailboxRecords: number;
   pecReceiptFields: number;
 }
-
-/** A sealer's share of a batch: how many rows and about how many bytes it may still take. */
-export type SealingBudget = { rows: number; bytes: number };
 
 export interface RecordSealing {
   /** Each seals rows within the budget (spending it) and answers how many. */
@@ -46,19 +44,15 @@ function createMailboxRecordSealing(db: SqliteDatabase, personal: RecordFields) 
   );
   const update = db.prepare(`UPDATE bounce_messages SET from_header = @from_header, subject = @subject,
     findings = @findings, personal_sealed = @personal_sealed, address_digests = @address_digests WHERE seq = @seq`);
-  return (budget: SealingBudget): number => {
-    let sealed = 0;
-    for (const seq of next.all(budget.rows)) {
-      const row = read.get(seq);
-      if (row === undefined) continue;
+  return rowSealing({
+    next: (limit) => next.all(limit),
+    read: (seq) => read.get(seq),
+    seal(seq, row) {
       const recipients = JSON.parse(row.findings) as RecipientFinding[];
       update.run({ seq, ...personal.sealRecord(row, { from: row.from_header, subject: row.subject, recipients }) });
-      sealed += 1;
-      budget.rows -= 1;
-      budget.bytes -= row.findings.length + (row.from_header?.length ?? 0) + (row.subject?.length ?? 0);
-    }
-    return sealed;
-  };
+      return row.findings.length + (row.from_header?.length ?? 0) + (row.subject?.length ?? 0);
+    },
+  });
 }
 
 interface ReceiptRow {
@@ -75,19 +69,15 @@ function createReceiptFieldSealing(db: SqliteDatabase, personal: RecordFields) {
   );
   const update = db.prepare(`UPDATE pec_receipts SET recipient = @recipient, subject = @subject,
     error_detail = @error_detail, personal_sealed = @personal_sealed, recipient_digest = @recipient_digest WHERE seq = @seq`);
-  return (budget: SealingBudget): number => {
-    let sealed = 0;
-    for (const seq of next.all(budget.rows)) {
-      const row = read.get(seq);
-      if (row === undefined) continue;
+  return rowSealing({
+    next: (limit) => next.all(limit),
+    read: (seq) => read.get(seq),
+    seal(seq, row) {
       const values = { recipient: row.recipient, subject: row.subject, errorDetail: row.error_detail };
       update.run({ seq, ...personal.sealReceipt(row, values) });
-      sealed += 1;
-      budget.rows -= 1;
-      budget.bytes -= (row.recipient?.length ?? 0) + (row.subject?.length ?? 0) + (row.error_detail?.length ?? 0);
-    }
-    return sealed;
-  };
+      return (row.recipient?.length ?? 0) + (row.subject?.length ?? 0) + (row.error_detail?.length ?? 0);
+    },
+  });
 }
 
 export function createRecordSealing(db: SqliteDatabase, personal: RecordFields): RecordSealing {

@@ -13,6 +13,15 @@ import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.j
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
 
+/** Seeds tenant acme's account `main`, pointed nowhere (a store test claims, it never relays). */
+export const withMainAccount = (admin: Database.Database): void => {
+  admin
+    .prepare(
+      `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`,
+    )
+    .run();
+};
+
 export function openTestStore(cleanups: Array<() => void>, seed: (admin: Database.Database) => void = () => {}) {
   const dir = mkdtempSync(join(tmpdir(), 'mailproxy-store-'));
   const path = join(dir, 'db.sqlite');

@@ -4,7 +4,7 @@
  * timeline (the event's text and diagnostic fields) with every address redacted, its domain kept.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestStore } from '../helpers/sqlite-store.js';
+import { openTestStore, withMainAccount } from '../helpers/sqlite-store.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -15,13 +15,7 @@ const NOW = 1_700_000_000_000;
 const ANN = 'ann.rossi@example.net';
 
 function world() {
-  const opened = openTestStore(cleanups, (admin) => {
-    admin
-      .prepare(
-        `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`,
-      )
-      .run();
-  });
+  const opened = openTestStore(cleanups, withMainAccount);
   const { store } = opened;
   store.queue.enqueue(
     [

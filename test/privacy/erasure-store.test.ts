@@ -8,7 +8,7 @@
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { NewMessage } from '../../src/core/message/index.js';
-import { openTestStore } from '../helpers/sqlite-store.js';
+import { openTestStore, withMainAccount } from '../helpers/sqlite-store.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -18,13 +18,7 @@ afterEach(() => {
 const NOW = 1_700_000_000_000;
 
 function world() {
-  const opened = openTestStore(cleanups, (admin) => {
-    admin
-      .prepare(
-        `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`,
-      )
-      .run();
-  });
+  const opened = openTestStore(cleanups, withMainAccount);
   const { store } = opened;
   const submit = (
     id: string,

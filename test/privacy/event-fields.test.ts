@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openTestStore } from '../helpers/sqlite-store.js';
+import { openTestStore, withMainAccount } from '../helpers/sqlite-store.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
@@ -20,11 +20,7 @@ const BOB = 'bob.bianchi@example.org';
 
 function world() {
   const opened = openTestStore(cleanups, (admin) => {
-    admin
-      .prepare(
-        `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', '127.0.0.1', 25, 'none', 0, 0)`,
-      )
-      .run();
+    withMainAccount(admin);
     // Its reports start from the beginning (a tenant made by the API gets this row).
     admin.prepare(`INSERT INTO report_state (tenant_id, cursor_seq) VALUES ('acme', 0)`).run();
   });

@@ -22,6 +22,15 @@ import { openStored } from '../../src/store/stored-body.js';
 import { createLegacyDatabase } from '../helpers/legacy-database.js';
 
 const BLIND_INDEX = createBlindIndex(Buffer.alloc(32, 7));
+/** What the sealer counts once everything is sealed. */
+const NOTHING_IN_CLEAR = {
+  messages: 0,
+  spools: 0,
+  pecReceipts: 0,
+  messageFields: 0,
+  mailboxRecords: 0,
+  pecReceiptFields: 0,
+};
 const PAYLOAD = JSON.stringify({
   from: 'sender@example.com',
   to: ['ann.rossi@example.net'],
@@ -135,14 +144,7 @@ describe('the body sealer on a database from before bodies were sealed', () => {
     const lines: string[] = [];
     const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
     await createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log }).tick();
-    expect(store.bodySealer.remaining()).toEqual({
-      messages: 0,
-      spools: 0,
-      pecReceipts: 0,
-      messageFields: 0,
-      mailboxRecords: 0,
-      pecReceiptFields: 0,
-    });
+    expect(store.bodySealer.remaining()).toEqual(NOTHING_IN_CLEAR);
     const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(logged.map((line) => line.msg)).toEqual([
       'sealing the bodies stored in clear by an earlier version, in the background',
@@ -192,14 +194,7 @@ describe('the body sealer on a database from before bodies were sealed', () => {
     const loop = createBodySealerLoop(store.bodySealer, { clock: { now: Date.now }, log });
     await loop.tick();
     await loop.tick();
-    expect(store.bodySealer.remaining()).toEqual({
-      messages: 0,
-      spools: 0,
-      pecReceipts: 0,
-      messageFields: 0,
-      mailboxRecords: 0,
-      pecReceiptFields: 0,
-    });
+    expect(store.bodySealer.remaining()).toEqual(NOTHING_IN_CLEAR);
 
     const claimed = store.queue.claim({
       tenantId: 'acme',

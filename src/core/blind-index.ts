@@ -13,6 +13,8 @@ export type BlindKind = 'address' | 'word' | 'prefix';
 export interface BlindIndex {
   /** One digest per value, in order: short lowercase alphanumeric tokens (a full-text index keeps each whole). */
   digest(kind: BlindKind, values: readonly string[]): string[];
+  /** As `digest` for several kinds at once (one pass over the key: a message's search terms), group by group. */
+  digestGroups(groups: ReadonlyArray<{ kind: BlindKind; values: readonly string[] }>): string[][];
 }
 
 /** An address's digest, on its normalized form (any case matches). */

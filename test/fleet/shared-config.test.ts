@@ -259,7 +259,7 @@ describe('shared configuration', () => {
       expect(tenant).not.toMatch(/mpk_/);
       // A suppression is keyed by its address's digest and carries the address sealed, its audit the digest.
       const suppressionKeys = keys.filter((key) => key.startsWith('suppression.acme.'));
-      expect(suppressionKeys).toEqual([expect.stringMatching(/^suppression\.acme\.a[0-9a-f]{20}$/)]);
+      expect(suppressionKeys).toEqual([expect.stringMatching(/^suppression\.acme\.a[0-9a-f]{16}$/)]);
       const suppression = new TextDecoder().decode((await kv.get(suppressionKeys[0]!))!.value);
       expect(suppression).toContain('address_sealed');
       expect(suppression.toLowerCase()).not.toContain('late@example.net');

@@ -213,7 +213,7 @@ describe('PEC receipts in the store', () => {
       'errore-consegna: …@pec.example: destinatario …@pec.example sconosciuto',
       'destinatario …@pec.example sconosciuto',
     ]);
-    expect(w.db.prepare(`SELECT recipient_digest FROM pec_receipts`).pluck().get()).toMatch(/^a[0-9a-f]{20}$/);
+    expect(w.db.prepare(`SELECT recipient_digest FROM pec_receipts`).pluck().get()).toMatch(/^a[0-9a-f]{16}$/);
   });
 
   it('a resend is a new certified transmission: its PEC fields start again and it waits for its own acceptance', () => {

@@ -12,7 +12,7 @@ import {
   replicateMethods,
   type ReplicatedWrites,
 } from '../core/fleet/index.js';
-import type { Clock, Logger } from '../core/index.js';
+import { addressDigest, type Clock, type Logger } from '../core/index.js';
 import {
   SHARED_SUPPRESSION_WRITES,
   type createSuppressionService,
@@ -26,6 +26,8 @@ import {
   createJetStreamConfigBucket,
   createConfigFollower,
   type ConfigFollower,
+  createSuppressionErasure,
+  type SharedSuppressionErasure,
   type FleetLink,
   type FleetSettings,
 } from '../fleet/index.js';
@@ -44,6 +46,8 @@ export interface SharedConfig {
   onApplied(listener: (entry: ConfigEntry) => void): void;
   /** The follower over the fleet's link: a service of the daemon's lifecycle. */
   follower: ConfigFollower;
+  /** An erasure's part in the bucket: the suppression entries of what it erased. */
+  suppressionErasure: SharedSuppressionErasure;
 }
 
 export function createSharedConfig(
@@ -64,14 +68,23 @@ export function createSharedConfig(
   const applied = (entry: ConfigEntry): void => {
     for (const listener of listeners) listener(entry);
   };
+  const bucket = configBucketName(settings.bucket);
+  const suppressionErasure = createSuppressionErasure({
+    bucket,
+    kv: () => follower.bucket(),
+    connection: () => link.connection(),
+    digestOf: (address) => addressDigest(deps.store.blindIndex, address),
+    log,
+  });
   const follower = createConfigFollower(
     {
-      bucket: configBucketName(settings.bucket),
+      bucket,
       replicas: settings.replicas,
       checkMs: Math.min(MAX_CHECK_MS, settings.heartbeatMs),
       catchUpMs: CATCH_UP_MS,
     },
-    { link, rows, applied, clock, log },
+    // At each start, what versions before digests left in the bucket (addresses in its keys) goes.
+    { link, rows, applied, opened: () => suppressionErasure.removeLegacy(), clock, log },
   );
   const writes = createReplicatedWrites({
     rows,
@@ -94,6 +107,7 @@ export function createSharedConfig(
       listeners.push(listener);
     },
     follower,
+    suppressionErasure,
   };
 }
 

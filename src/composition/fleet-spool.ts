@@ -80,10 +80,11 @@ export function createFleetSpool(
     submissions: intake.submissions,
     /**
      * For /status: entries the cluster has not taken yet, finished messages whose end it does not
-     * know yet, answers given before it held them, messages adopted from lost nodes.
+     * know yet, erased messages whose records it still holds, answers given before it held them,
+     * messages adopted from lost nodes.
      */
     status: () => {
-      const { pending, unrecordedEnds, held, lastCheck, repaired } = spool.status();
+      const { pending, unrecordedEnds, held, lastCheck, repaired, erasing } = spool.status();
       return {
         pending_entries: pending,
         held_entries: held,
@@ -97,6 +98,7 @@ export function createFleetSpool(
               },
         repaired,
         unrecorded_ends: unrecordedEnds,
+        pending_erasures: erasing,
         answered_unreplicated: intake.answeredUnreplicated(),
         adopted: adoption.adopted(),
       };

@@ -16,6 +16,7 @@ import {
   createFleetService,
   type FleetService,
   createViewResponder,
+  erasingSharedSuppressions,
 } from '../fleet/index.js';
 import { NatsConnectionLifecycle } from '../nats/index.js';
 import type { SqliteStore } from '../store/index.js';
@@ -127,12 +128,17 @@ function fleetReach(base: FleetBase, ctx: DaemonContext, work: NodeWork): NodeRe
   limits.onChange(() => work.delivery.dispatcher.wake());
   const local = localMessages(ctx.store.search, work.commands, ctx.store.queueStatus);
   const log = ctx.log.child({ component: 'fleet-view' });
-  const messages = createFleetMessages({
-    link: fleet.link,
-    known: () => fleet.status().nodes.map((node) => node.node_id),
-    local,
+  // An erasure by address or of a whole tenant also removes the shared suppression entries, once, from here.
+  const messages = erasingSharedSuppressions(
+    createFleetMessages({
+      link: fleet.link,
+      known: () => fleet.status().nodes.map((node) => node.node_id),
+      local,
+      log,
+    }),
+    base.shared.suppressionErasure,
     log,
-  });
+  );
   return {
     webhooks: { elsewhere: (tenantId, events) => messages.providerEvents(tenantId, events) },
     commands: {

@@ -6,6 +6,8 @@ export type { ClientIdClaims } from './claims/idempotency-claims.js';
 export { configBucketName, createJetStreamConfigBucket } from './config/config-bucket.js';
 export { createConfigFollower } from './config/config-follower.js';
 export type { ConfigFollower } from './config/config-follower.js';
+export { createSuppressionErasure, erasingSharedSuppressions } from './config/suppression-erasure.js';
+export type { SharedSuppressionErasure } from './config/suppression-erasure.js';
 export { createFleetLimits } from './limits/fleet-limits.js';
 export type { FleetLimits } from './limits/fleet-limits.js';
 export { createFleetResponder } from './link/fleet-responder.js';

@@ -4,10 +4,12 @@
  * node's queue as the spool reads it, the cluster's round trips answered when
  * the test says (in any order), and the spool's stream with stream-wide
  * sequences, records that land before their acknowledgement, acknowledgements
- * and records that can be lost, and a purge below a sequence.
+ * and records that can be lost, a purge below a sequence, and a record
+ * erased by its sequence.
  */
 import { replayPlan, type SpoolRecordIndex, type SpoolRows } from '../../src/core/fleet/cluster-spool.js';
 import type { SpoolWrites } from '../../src/fleet/spool/replicated-spool.js';
+import type { ErasableRecord } from '../../src/fleet/spool/spool-stream.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -79,6 +81,14 @@ export function modelNetwork() {
 
 const subjectOf = (seq: number): string => `spool.n1.i1.g${seq}`;
 
+/** A record as an erasure reads it. */
+const erasable = (record: ModelRecord): ErasableRecord => ({
+  seq: record.seq,
+  subject: subjectOf(record.seq),
+  pks: (record.entries ?? []).map((entry) => entry.pk),
+  objects: [],
+});
+
 /** The cluster's stream: this node's records, and the sequence every writer shares. */
 export function modelStream(network: ReturnType<typeof modelNetwork>) {
   const records: ModelRecord[] = [];
@@ -137,8 +147,25 @@ export function modelStream(network: ReturnType<typeof modelNetwork>) {
         return state.seq;
       },
       removeStale: async () => undefined,
+      async recordAt(_nc, _owner, seq) {
+        await trip('get');
+        const record = records.find((candidate) => candidate.seq === seq);
+        return record === undefined ? null : erasable(record);
+      },
+      async recordsHolding(_nc, _owner, pks) {
+        await trip('info');
+        return records.filter((record) => record.entries?.some((entry) => pks.includes(entry.pk))).map(erasable);
+      },
+      async eraseRecord(_nc, record) {
+        await trip('delete');
+        const at = records.findIndex((candidate) => candidate.seq === record.seq);
+        if (at >= 0) records.splice(at, 1);
+      },
     };
   };
+  /** Every version of the message's entry the stream still holds, in any record. */
+  const versionsOf = (pk: number): number[] =>
+    records.flatMap((record) => (record.entries ?? []).flatMap((entry) => (entry.pk === pk ? [entry.version] : [])));
   /** What a survivor would replay: each message's latest entry, unless its end was recorded after it. */
   const replayable = (): Map<number, number> => {
     const indexes: SpoolRecordIndex[] = records.map((record) =>
@@ -156,5 +183,5 @@ export function modelStream(network: ReturnType<typeof modelNetwork>) {
   };
   /** A record the cluster lost (or another node removed): what the spool's check must notice. */
   const lose = (pick: number): void => void (records.length > 0 && records.splice(pick % records.length, 1));
-  return { state, writes, replayable, lose };
+  return { state, writes, replayable, lose, versionsOf };
 }

@@ -90,6 +90,37 @@ export function configKeyName(key: ConfigKey): string {
   }
 }
 
+const decoder = new TextDecoder();
+
+/** A key segment back to its text (segment's inverse); null for one that is not a segment. */
+function textOf(segmentText: string): string | null {
+  if (SAFE_SEGMENT.test(segmentText)) return segmentText;
+  if (!/^=(?:[0-9a-f]{2})+$/.test(segmentText)) return null;
+  return decoder.decode(Buffer.from(segmentText.slice(1), 'hex'));
+}
+
+/**
+ * The suppressions' keys in the bucket: `suppression.<tenant>.<digest>`. A key whose last segment
+ * is an encoded text (`=` and hex) was written by a version before digests and names the address
+ * itself (`legacy`); a digest is always a plain segment.
+ */
+export const suppressionKeys = {
+  /** The filter over the keys of one tenant's suppressions, or every tenant's. */
+  filter: (tenantId: string | null, last = '*'): string =>
+    `suppression.${tenantId === null ? '*' : segment(tenantId)}.${last}`,
+  /** The last segment of an address's key: its digest's, or (`legacy`) the address's own from before digests. */
+  lastSegment: (text: string): string => segment(text),
+  /** The tenant and digest a key names; null for a key of another kind or from before digests. */
+  parse(name: string): { tenantId: string; digest: string | null } | null {
+    const parts = name.split('.');
+    if (parts.length !== 3 || parts[0] !== 'suppression') return null;
+    const tenantId = textOf(parts[1] as string);
+    const last = parts[2] as string;
+    if (tenantId === null || textOf(last) === null) return null;
+    return { tenantId, digest: last.startsWith('=') ? null : last };
+  },
+};
+
 /** The object an admin change wrote, or null when the change is not configuration (a message command). */
 export function configKeyOf(
   change: Pick<ChangeRecord, 'aggregateType' | 'aggregateId' | 'tenantId'>,

@@ -16,7 +16,7 @@ export { createChangeTap } from './change-tap.js';
 export type { ClaimIndex, ClaimRecord } from './claim-ledger.js';
 export { REWRITE_EVENTS, adoptionCandidates, leaseAbandoned, replayPlan } from './cluster-spool.js';
 export type { AdoptionLease, SpoolRecord, SpoolRecordIndex, SpoolRegistration, SpoolRows } from './cluster-spool.js';
-export { configKeyName } from './config-replica.js';
+export { configKeyName, suppressionKeys } from './config-replica.js';
 export type { ConfigBucket, ConfigEntry, ConfigKey, ConfigRows, ConfigValue } from './config-replica.js';
 export { adoptedDueAt, drainTargets, peersInTurn, phaseAfterPass } from './drain.js';
 export type {

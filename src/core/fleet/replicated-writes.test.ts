@@ -10,6 +10,7 @@ import {
   type ConfigKey,
   type ConfigRows,
   type ConfigValue,
+  suppressionKeys,
 } from './config-replica.js';
 import { conflict, createReplicatedWrites, replicateMethods, unavailable } from './replicated-writes.js';
 
@@ -211,6 +212,19 @@ describe('configuration keys', () => {
 
   it('treats message commands as not configuration', () => {
     expect(configKeyOf({ ...base, aggregateType: 'message', aggregateId: 'acme' })).toBeNull();
+  });
+
+  it('reads a suppression key back, and tells the keys from before digests (the address itself) apart', () => {
+    const name = configKeyName({ kind: 'suppression', tenantId: 'ac.me', digest: 'a3f09c1b27d4e6a5b8c90' });
+    expect(suppressionKeys.parse(name)).toEqual({ tenantId: 'ac.me', digest: 'a3f09c1b27d4e6a5b8c90' });
+    // As an earlier version named it: the address in hex.
+    const legacy = `suppression.acme.${suppressionKeys.lastSegment('ann@example.net')}`;
+    expect(legacy).toBe('suppression.acme.=616e6e406578616d706c652e6e6574');
+    expect(suppressionKeys.parse(legacy)).toEqual({ tenantId: 'acme', digest: null });
+    expect(suppressionKeys.parse('account.acme.main')).toBeNull();
+    expect(suppressionKeys.parse('suppression.acme.=zz')).toBeNull();
+    expect(suppressionKeys.filter('ac.me')).toBe('suppression.=61632e6d65.*');
+    expect(suppressionKeys.filter(null, 'a3f09c1b27d4e6a5b8c90')).toBe('suppression.*.a3f09c1b27d4e6a5b8c90');
   });
 });
 

@@ -132,4 +132,52 @@ describe('a node’s ledger of its replicated spool', () => {
     ledger.written(seqs([[7, 50]]));
     expect(ledger.watermark()).toBe(50);
   });
+
+  it('knows every record holding an erased message’s entries, and holds them from the purge until erased', () => {
+    const ledger = createSpoolLedger();
+    ledger.reconciledAt(0);
+    // pk 1 written, then updated (a second entry), in records shared with pks 2 and 3.
+    ledger.written(
+      seqs([
+        [1, 1],
+        [2, 1],
+      ]),
+    );
+    ledger.written(
+      seqs([
+        [1, 2],
+        [3, 2],
+      ]),
+    );
+    ledger.finished(1, false);
+    expect(ledger.recordsOf([1])).toEqual({ seqs: [1, 2], sure: true });
+    // pk 2 goes: record 1 holds nothing waiting, yet no purge may take it before it is erased.
+    ledger.finished(2, false);
+    ledger.holdForErasure([1, 2]);
+    expect(ledger.watermark()).toBe(1);
+    ledger.erased(1);
+    expect(ledger.watermark()).toBe(2);
+    ledger.erased(2);
+    expect(ledger.recordsOf([1])).toEqual({ seqs: [], sure: true });
+    // pk 3, still waiting, is its record's: the record's subject is kept for the check while it is held there.
+    expect(ledger.heldAt(3)).toBe(2);
+  });
+
+  it('cannot say where an erased message’s entries are before the start’s records are purged, or after a failed write', () => {
+    const ledger = createSpoolLedger();
+    expect(ledger.recordsOf([1]).sure).toBe(false);
+    ledger.reconciledAt(30);
+    ledger.written(seqs([[1, 31]]));
+    expect(ledger.recordsOf([1]).sure).toBe(false);
+    ledger.purged(31);
+    expect(ledger.recordsOf([1])).toEqual({ seqs: [31], sure: true });
+    // A write of pk 2 whose answer was lost: it may sit anywhere up to the stream's sequence read next.
+    ledger.failed([2]);
+    expect(ledger.recordsOf([2]).sure).toBe(false);
+    ledger.reached(40);
+    ledger.purged(40);
+    expect(ledger.recordsOf([2]).sure).toBe(false);
+    ledger.purged(41);
+    expect(ledger.recordsOf([2]).sure).toBe(true);
+  });
 });

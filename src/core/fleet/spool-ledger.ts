@@ -61,6 +61,20 @@ export interface SpoolLedger {
    */
   longWaiters(limit: number): number[];
   counts(): { held: number; unrecordedEnds: number };
+  /** Reconciled at a start, the stream at `seq`: records of an earlier life sit at or below it, unknown to the ledger. */
+  reconciledAt(seq: number): void;
+  /** The sequence of the record holding the waiting message's latest entry; undefined when none is known. */
+  heldAt(pk: number): number | undefined;
+  /**
+   * Every record not yet removed that holds an entry of these messages (their latest, earlier
+   * ones, finished ones'); `sure` false when one may sit in a record the ledger never learnt of (a
+   * write whose answer was lost, an earlier life's record not purged yet): the stream is read then.
+   */
+  recordsOf(pks: readonly number[]): { seqs: number[]; sure: boolean };
+  /** These records are being erased: no purge passes them meanwhile (a purge leaves their bytes on the servers' disks). */
+  holdForErasure(seqs: readonly number[]): void;
+  /** The record at `seq` is gone for good: erased, or found removed. */
+  erased(seq: number): void;
 }
 
 /**
@@ -82,6 +96,17 @@ class Ledger implements SpoolLedger {
   private readonly unsure = new Set<number>();
   /** Writes under way, each with the highest sequence acknowledged when it was sent. */
   private readonly inFlight = new Map<symbol, number>();
+  /** Every record above the purge holding an entry of each message: its latest, earlier ones, a finished one's. */
+  private readonly entrySeqs = new Map<number, Set<number>>();
+  /**
+   * Messages a write of which may have landed in a record the ledger never learnt of, each with
+   * the stream's last sequence read since (infinite until read): the record is at or below it.
+   */
+  private readonly doubtful = new Map<number, number>();
+  /** Records being erased, held below the watermark until they are. */
+  private readonly erasing = new Set<number>();
+  /** Records of an earlier life sit at or below it; infinite before the start's reconciling. */
+  private earlierLife = Number.POSITIVE_INFINITY;
   private highest = 0;
   private removedBelow = 0;
 
@@ -108,11 +133,17 @@ class Ledger implements SpoolLedger {
       this.finishedObjects.delete(pk);
       this.recordSizes.set(seq, (this.recordSizes.get(seq) ?? 0) + 1);
       this.highest = Math.max(this.highest, seq);
+      const known = this.entrySeqs.get(pk);
+      if (known === undefined) this.entrySeqs.set(pk, new Set([seq]));
+      else known.add(seq);
     }
   }
 
   failed(pks: readonly number[]): void {
-    for (const pk of pks) this.unsure.add(pk);
+    for (const pk of pks) {
+      this.unsure.add(pk);
+      this.doubtful.set(pk, Number.POSITIVE_INFINITY);
+    }
   }
 
   finished(pk: number, hasObject: boolean): void {
@@ -144,6 +175,8 @@ class Ledger implements SpoolLedger {
 
   reached(seq: number): void {
     this.highest = Math.max(this.highest, seq);
+    // Read after the failed writes answered: whatever they landed sits at or below it.
+    for (const [pk, bound] of this.doubtful) if (bound === Number.POSITIVE_INFINITY) this.doubtful.set(pk, seq);
   }
 
   missing(
@@ -167,6 +200,7 @@ class Ledger implements SpoolLedger {
     let lowest = this.highest + 1;
     for (const seq of this.held.values()) lowest = Math.min(lowest, seq);
     for (const floor of this.inFlight.values()) lowest = Math.min(lowest, floor + 1);
+    for (const seq of this.erasing) lowest = Math.min(lowest, seq);
     return lowest;
   }
 
@@ -187,6 +221,11 @@ class Ledger implements SpoolLedger {
     for (const [pk, seq] of this.ended) if (seq < below) this.ended.delete(pk);
     for (const seq of this.recordSizes.keys()) if (seq < below) this.recordSizes.delete(seq);
     for (const seq of this.recordSubjects.keys()) if (seq < below) this.recordSubjects.delete(seq);
+    for (const [pk, seqs] of this.entrySeqs) {
+      for (const seq of seqs) if (seq < below) seqs.delete(seq);
+      if (seqs.size === 0) this.entrySeqs.delete(pk);
+    }
+    for (const [pk, bound] of this.doubtful) if (bound < below) this.doubtful.delete(pk);
     return [...this.finishedObjects].flatMap(([pk, seq]) => (seq < below ? [pk] : []));
   }
 
@@ -206,6 +245,37 @@ class Ledger implements SpoolLedger {
 
   counts(): { held: number; unrecordedEnds: number } {
     return { held: this.held.size, unrecordedEnds: this.ended.size };
+  }
+
+  reconciledAt(seq: number): void {
+    this.reached(seq);
+    this.earlierLife = seq;
+  }
+
+  heldAt(pk: number): number | undefined {
+    return this.held.get(pk);
+  }
+
+  recordsOf(pks: readonly number[]): { seqs: number[]; sure: boolean } {
+    const seqs = new Set(pks.flatMap((pk) => [...(this.entrySeqs.get(pk) ?? [])]));
+    const earlierGone = this.earlierLife === 0 || this.removedBelow > this.earlierLife;
+    return { seqs: [...seqs].sort((a, b) => a - b), sure: earlierGone && !pks.some((pk) => this.doubtful.has(pk)) };
+  }
+
+  holdForErasure(seqs: readonly number[]): void {
+    for (const seq of seqs) if (seq >= this.removedBelow) this.erasing.add(seq);
+  }
+
+  erased(seq: number): void {
+    this.erasing.delete(seq);
+    // Found gone with entries of waiting messages in it (lost by the cluster): its subject stays, for the check to notice.
+    if (![...this.held.values()].includes(seq)) {
+      this.recordSizes.delete(seq);
+      this.recordSubjects.delete(seq);
+    }
+    for (const [pk, seqs] of this.entrySeqs) if (seqs.delete(seq) && seqs.size === 0) this.entrySeqs.delete(pk);
+    for (const [pk, at] of this.finishedObjects) if (at === seq) this.finishedObjects.delete(pk);
+    // A finished message's end stays owed: an earlier entry of it may sit lower, which a survivor would replay.
   }
 }
 

@@ -17,6 +17,7 @@ import {
   type ConfigKey,
   type ConfigValue,
   configKeyName,
+  suppressionKeys,
 } from '../../core/fleet/index.js';
 import { isNoResponders, isWrongLastSequence } from '../../nats/index.js';
 import { storedConfigCodec } from './config-wire-schemas.js';
@@ -110,9 +111,22 @@ const isConflict = isWrongLastSequence;
 /** No server took the request (no stream leader yet): nothing was written. */
 const noResponders = isNoResponders;
 
-/** An entry of the bucket as the node applies it; null for what is not one of ours (a deleted or purged key, a foreign value). */
+/**
+ * An entry of the bucket as the node applies it; null for what is not one of ours (a foreign
+ * value, a deleted or purged key of another kind). A suppression's key deleted or purged (an
+ * erasure of its address) removes the node's own copy too: a node that missed the erasure (away,
+ * or behind the bucket) does not keep the address, nor offer it back on its next write of the key.
+ */
 export function configEntryOf(entry: KvEntry): ConfigEntry | null {
-  if (entry.operation !== 'PUT') return null;
+  if (entry.operation !== 'PUT') {
+    const named = suppressionKeys.parse(entry.key);
+    if (named === null || named.digest === null) return null;
+    return {
+      key: { kind: 'suppression', tenantId: named.tenantId, digest: named.digest },
+      revision: entry.revision,
+      value: { rows: null, origin: '', changes: [] },
+    };
+  }
   const read = storedConfigCodec.read(entry.value);
   if (!read.ok) return null;
   const { key, rows, origin, changes } = read.value;

@@ -112,10 +112,33 @@ function createConfigWatch(deps: {
   };
 }
 
-export function createConfigFollower(
-  settings: ConfigFollowerSettings,
-  deps: { link: FleetLink; rows: ConfigRows; applied(entry: ConfigEntry): void; clock: Clock; log: Logger },
-): ConfigFollower {
+/** Runs `opened` until it succeeds once, one run at a time; a run that fails is tried again at the next call. */
+function onceOpened(opened: (() => Promise<unknown>) | undefined, log: Logger): () => void {
+  let state: 'due' | 'running' | 'done' = opened === undefined ? 'done' : 'due';
+  return () => {
+    if (state !== 'due' || opened === undefined) return;
+    state = 'running';
+    opened().then(
+      () => (state = 'done'),
+      (error: unknown) => {
+        state = 'due';
+        log.warn({ err: error }, 'could not clean up the shared configuration bucket yet; retrying');
+      },
+    );
+  };
+}
+
+export interface ConfigFollowerDeps {
+  link: FleetLink;
+  rows: ConfigRows;
+  applied(entry: ConfigEntry): void;
+  /** Once per process, after the bucket is first open and followed (a clean-up of the bucket); tried again at the next check when it fails. */
+  opened?: () => Promise<unknown>;
+  clock: Clock;
+  log: Logger;
+}
+
+export function createConfigFollower(settings: ConfigFollowerSettings, deps: ConfigFollowerDeps): ConfigFollower {
   const { rows, log, clock, link } = deps;
   /** The bucket as the checks read it: short API timeouts, so that a request lost in a leader election does not hold the next check back. */
   let kv: KV | null = null;
@@ -123,6 +146,7 @@ export function createConfigFollower(
   let writer: KV | null = null;
   let behindSince: number | null = null;
   let stopped = false;
+  const runOpened = onceOpened(deps.opened, log);
   const watch = createConfigWatch({ rows, applied: deps.applied, log, stopped: () => stopped });
   const startWatch = async (bucket: KV): Promise<void> => {
     await watch.restart(bucket);
@@ -146,6 +170,7 @@ export function createConfigFollower(
         await startWatch(kv);
       }
     } else behindSince = null;
+    runOpened();
     return last;
   };
 

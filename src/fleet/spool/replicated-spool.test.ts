@@ -6,7 +6,9 @@
  * an intake only once its messages' entries are held. The stream is an
  * in-memory model of the JetStream one: stream-wide sequences (other nodes
  * write too), a record lands before its acknowledgement, an acknowledgement
- * can be lost, a purge removes this node's records below a sequence.
+ * can be lost, a purge removes this node's records below a sequence. An erased
+ * message leaves no entry of it from before its erasure, and the other
+ * messages of its records lose nothing.
  */
 import fc from 'fast-check';
 import type { NatsConnection } from '@nats-io/nats-core';
@@ -24,6 +26,7 @@ type Op =
   | { kind: 'event'; event: 'message.sending' | 'message.deferred' | 'message.updated'; pick: number }
   | { kind: 'finish'; pick: number }
   | { kind: 'resend'; pick: number }
+  | { kind: 'erase'; pick: number; inFlight: boolean }
   | { kind: 'deliver'; pick: number }
   | { kind: 'tick' }
   | { kind: 'prune' }
@@ -47,6 +50,10 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('finish' as const), pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('resend' as const), pick: fc.nat() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant('erase' as const), pick: fc.nat(), inFlight: fc.boolean() }),
+  },
   { weight: 3, arbitrary: fc.constant({ kind: 'tick' as const }) },
   { weight: 3, arbitrary: fc.constant({ kind: 'prune' as const }) },
   { weight: 2, arbitrary: fc.constant({ kind: 'foreign' as const }) },
@@ -68,6 +75,13 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
   const finishedOnce = new Set<number>();
   let nextPk = 1;
   let losses = 0;
+  /**
+   * Erased messages, each with the lowest version of its entry the stream may still hold: none
+   * (infinite) for one that no longer waits, its tombstone's for one erased while being sent.
+   */
+  const erased = new Map<number, number>();
+  /** Erased in this life: a restart forgets the erasures under way (the start's purge takes the old records). */
+  const erasedInLife = new Set<number>();
 
   let life = { alive: true };
   const startSpool = (): ReplicatedSpool => {
@@ -96,6 +110,8 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
   const event = (type: string, pk: number) => spool.observe(type, pk);
   const waitingPks = () => [...rows].flatMap(([pk, row]) => (row.waiting ? [pk] : []));
   const finishedPks = () => [...rows].flatMap(([pk, row]) => (row.waiting ? [] : [pk]));
+  /** Messages an operator can still act on: an erased one is not updated, resent or erased again. */
+  const unerased = (pks: number[]) => pks.filter((pk) => !erased.has(pk));
   const pick = (pks: number[], n: number): number | undefined => (pks.length === 0 ? undefined : pks[n % pks.length]);
 
   const apply = async (op: Op): Promise<void> => {
@@ -125,7 +141,7 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
         return;
       }
       case 'event': {
-        const pk = pick(waitingPks(), op.pick);
+        const pk = pick(unerased(waitingPks()), op.pick);
         if (pk === undefined) return;
         if (op.event === 'message.updated') (rows.get(pk) as Row).version += 1;
         event(op.event, pk);
@@ -139,8 +155,21 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
         event('message.sent', pk);
         return;
       }
+      case 'erase': {
+        const pk = pick(unerased([...rows.keys()]), op.pick);
+        if (pk === undefined) return;
+        const row = rows.get(pk) as Row;
+        // Being sent, it stays waiting as its tombstone (a new version); otherwise it no longer waits.
+        if (row.waiting && op.inFlight) row.version += 1;
+        else row.waiting = false;
+        if (!row.waiting) finishedOnce.add(pk);
+        erased.set(pk, row.waiting ? row.version : Number.POSITIVE_INFINITY);
+        erasedInLife.add(pk);
+        event('message.erased', pk);
+        return;
+      }
       case 'resend': {
-        const pk = pick(finishedPks(), op.pick);
+        const pk = pick(unerased(finishedPks()), op.pick);
         if (pk === undefined) return;
         const row = rows.get(pk) as Row;
         row.waiting = true;
@@ -179,6 +208,7 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
         life.alive = false;
         timers.splice(0);
         void spool.stop({ left: () => 0, waitLeft: () => 0 });
+        erasedInLife.clear();
         // What it had sent lands (or not) before the node is back.
         await network.drain();
         spool = startSpool();
@@ -214,10 +244,16 @@ async function runModel(ops: readonly Op[], moveAfterEntries: number): Promise<v
   if (!ops.some((op) => op.kind === 'lose-record'))
     expect(resent, 'finished messages a survivor would send again').toEqual([]);
   expect(spool.status().pending).toBe(0);
+  // No record holds an erased message's entry from before its erasure (an earlier life's went with the start's purge).
+  const kept = [...erasedInLife].filter((pk) =>
+    stream.versionsOf(pk).some((version) => version < (erased.get(pk) as number)),
+  );
+  expect(kept, 'erased messages whose entries the stream still holds').toEqual([]);
+  expect(spool.status().erasing).toBe(0);
 }
 
 describe('the replicated spool under any interleaving', () => {
-  it('keeps a replayable entry for every waiting message and answers intake only once it is held', async () => {
+  it('keeps a replayable entry for every waiting message, answers intake only once it is held, and leaves nothing of an erased message', async () => {
     expect(REWRITE_EVENTS.has('message.queued')).toBe(true);
     await fc.assert(
       // Long waiters written again higher up after a few finished entries, or (as in production) hardly ever.

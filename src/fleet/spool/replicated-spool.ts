@@ -21,12 +21,15 @@
  *   PRUNE_DELAY_MS of the end.
  * - A message's writes (and the record of its end) run in order, one chain per
  *   message, so a fast send never leaves a late write above its end.
+ * - An erased message (GDPR): every record holding its entries overwritten at
+ *   once, the other waiting messages' entries in them written again first.
  * - At the start, every waiting message is written again and stale entries go;
  *   every few moments, every waiting message is checked against the records
  *   the stream lists, and one without an entry written again (spool-check.ts).
  *
  * The writes are spool-writer.ts, the events spool-events.ts, the purge
- * spool-prune.ts, the retry round spool-upkeep.ts; this file joins them.
+ * spool-prune.ts, the erasures spool-erasure.ts, the retry round spool-upkeep.ts;
+ * this file joins them.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { type SpoolRows, createSpoolLedger } from '../../core/fleet/index.js';
@@ -35,11 +38,15 @@ import { createPeriodicLoop, type Service } from '../../runtime/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { createSpoolChains } from './spool-chains.js';
 import type { SpoolCheck } from './spool-check.js';
+import { createSpoolErasure } from './spool-erasure.js';
 import { createSpoolEvents } from './spool-events.js';
 import { createSpoolPrune } from './spool-prune.js';
 import type { SpoolOwner, SpoolStream } from './spool-stream.js';
 import { createSpoolUpkeep, type SpoolPhase } from './spool-upkeep.js';
 import { createSpoolWriter } from './spool-writer.js';
+
+/** A message erased on request: its entries leave the cluster at once (spool-erasure.ts). */
+const ERASED_EVENT = 'message.erased';
 
 /** The most messages one step of a round reads (and one prune writes again). */
 const RECONCILE_PAGE = 1000;
@@ -56,7 +63,18 @@ export interface ReplicatedSpoolSettings {
 /** What the spool asks of its stream (spool-stream.ts on JetStream). */
 export type SpoolWrites = Pick<
   SpoolStream,
-  'putMany' | 'putEnded' | 'removeBelow' | 'holdsObject' | 'release' | 'pks' | 'removeStale' | 'subjects' | 'lastSeq'
+  | 'putMany'
+  | 'putEnded'
+  | 'removeBelow'
+  | 'holdsObject'
+  | 'release'
+  | 'pks'
+  | 'removeStale'
+  | 'subjects'
+  | 'lastSeq'
+  | 'recordAt'
+  | 'recordsHolding'
+  | 'eraseRecord'
 >;
 
 export interface ReplicatedSpoolDeps {
@@ -87,7 +105,15 @@ export interface ReplicatedSpool extends Service {
    * Entries waiting to be written (the cluster did not take them yet), and finished messages whose
    * end the cluster does not know yet (a survivor would send them again if this node died now).
    */
-  status(): { pending: number; unrecordedEnds: number; held: number; lastCheck: SpoolCheck | null; repaired: number };
+  status(): {
+    pending: number;
+    unrecordedEnds: number;
+    held: number;
+    lastCheck: SpoolCheck | null;
+    repaired: number;
+    /** Erased messages whose records are not all overwritten yet. */
+    erasing: number;
+  };
   /** Checks every waiting message against the stream now; answers how many had to be written again. */
   check(): Promise<number>;
   /** One retry round now (tests; the loop runs on its own). */
@@ -125,6 +151,7 @@ function createSpoolParts(settings: ReplicatedSpoolSettings, deps: ReplicatedSpo
     finished: () => pruner.schedule(),
   });
   const events = createSpoolEvents({ rows, ledger, chains, writer });
+  const erasure = createSpoolErasure({ ledger, chains, stream, writer, owner, reachable, flush: events.flush, log });
   const connection = () => link.connection();
   const pruner = createSpoolPrune({
     connection,
@@ -151,6 +178,7 @@ function createSpoolParts(settings: ReplicatedSpoolSettings, deps: ReplicatedSpo
     writer,
     noted: events.noted,
     prune: pruner.prune,
+    erase: erasure.retry,
     returned: deps.returned,
     adoptedWhileRunning: deps.adoptedWhileRunning,
     page: RECONCILE_PAGE,
@@ -158,11 +186,11 @@ function createSpoolParts(settings: ReplicatedSpoolSettings, deps: ReplicatedSpo
     clock: deps.clock,
     log,
   });
-  return { phase, ledger, chains, events, pruner, upkeep };
+  return { phase, ledger, chains, events, erasure, pruner, upkeep };
 }
 
 export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: ReplicatedSpoolDeps): ReplicatedSpool {
-  const { phase, ledger, chains, events, pruner, upkeep } = createSpoolParts(settings, deps);
+  const { phase, ledger, chains, events, erasure, pruner, upkeep } = createSpoolParts(settings, deps);
   const loop = createPeriodicLoop({
     name: 'fleet-spool',
     intervalMs: settings.retryMs,
@@ -175,7 +203,9 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
     name: 'fleet-spool',
     observe(eventType, messagePk) {
       // Inside the event's transaction: read after its commit.
-      if (messagePk !== null && messagePk !== undefined) events.observe(eventType, messagePk);
+      if (messagePk === null || messagePk === undefined) return;
+      events.observe(eventType, messagePk);
+      if (eventType === ERASED_EVENT) erasure.erased(messagePk);
     },
     held(pks) {
       // The commit's events have their writes under way (or get them now).
@@ -188,6 +218,7 @@ export function createReplicatedSpool(settings: ReplicatedSpoolSettings, deps: R
       held: ledger.counts().held,
       lastCheck: upkeep.lastCheck(),
       repaired: upkeep.repaired(),
+      erasing: erasure.pending(),
     }),
     check: upkeep.check,
     start() {

@@ -18,6 +18,8 @@ export interface SpoolChains {
   readonly pending: Set<number>;
   /** Resolves once nothing is under way or owed for each of these messages. */
   settled(pks: readonly number[]): Promise<void>;
+  /** Resolves once nothing is under way for these messages: every link of their chains has run (what is owed is not waited for). */
+  idle(pks: readonly number[]): Promise<void>;
   /** The message needs nothing more (it finished): answers waiting on it go. */
   release(pk: number): void;
 }
@@ -71,6 +73,13 @@ export function createSpoolChains(onSettled: (pk: number) => void): SpoolChains 
     busy: (pk) => chains.has(pk),
     pending,
     settled: (pks) => Promise.all(pks.map(settledOne)).then(() => undefined),
+    async idle(pks) {
+      // A link unlinks itself before it settles: once the links seen have run, only links added since are left.
+      for (let under = pks.flatMap((pk) => chains.get(pk) ?? []); under.length > 0;) {
+        await Promise.allSettled(under);
+        under = pks.flatMap((pk) => chains.get(pk) ?? []);
+      }
+    },
     release,
   };
 }

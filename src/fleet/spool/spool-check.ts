@@ -82,7 +82,7 @@ export function createSpoolCheck(deps: SpoolCheckDeps) {
 export async function reconcileAtStart(
   nc: NatsConnection,
   deps: {
-    ledger: Pick<SpoolLedger, 'reached'>;
+    ledger: Pick<SpoolLedger, 'reconciledAt'>;
     stream: Pick<SpoolStream, 'lastSeq' | 'pks' | 'removeStale'>;
     rows: Pick<SpoolRows, 'waitingPks'>;
     owner: SpoolOwner;
@@ -91,7 +91,7 @@ export async function reconcileAtStart(
   },
 ): Promise<void> {
   const { stream, owner } = deps;
-  deps.ledger.reached(await stream.lastSeq(nc));
+  deps.ledger.reconciledAt(await stream.lastSeq(nc));
   const stored = new Set(await stream.pks(nc, owner));
   const waiting = new Set(allWaiting(deps.rows));
   const stale = [...stored].filter((pk) => !waiting.has(pk));

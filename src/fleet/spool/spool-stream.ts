@@ -16,16 +16,18 @@
  * `life` is random per process, so that no record of an earlier life is
  * replaced by a later one's; `max_msgs_per_subject` 1 lets a large entry
  * written again replace its record. Writing is spool-writes.ts, reading back
- * spool-reads.ts; this file joins them with the removals.
+ * spool-reads.ts; this file joins them with the removals (an erased
+ * message's records overwritten rather than purged).
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import { managerOf } from '../../nats/index.js';
 import { createSpoolAccess, type HeldRecord, type SpoolOwner, type SpoolStreamSettings } from './spool-access.js';
-import { createSpoolReads } from './spool-reads.js';
+import { createErasableReads, createSpoolReads, type ErasableRecord } from './spool-reads.js';
 import { wireOf } from './spool-records.js';
 import { createSpoolWrites } from './spool-writes.js';
 
 export type { HeldRecord, SpoolOwner, SpoolStreamSettings } from './spool-access.js';
+export type { ErasableRecord } from './spool-reads.js';
 
 export function createSpoolStream(settings: SpoolStreamSettings) {
   const access = createSpoolAccess(settings);
@@ -34,6 +36,7 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
     provision,
     ...createSpoolWrites(access),
     ...createSpoolReads(access),
+    ...createErasableReads(access),
     /**
      * Removes every record of the spool below stream sequence `seq`: a node's finished messages go
      * together, below the oldest entry it still needs, rather than one request each.
@@ -60,6 +63,21 @@ export function createSpoolStream(settings: SpoolStreamSettings) {
         wire === null ? undefined : 'object' in wire ? wire.object : 'raw_object' in wire ? wire.raw_object : undefined;
       if (object !== undefined) await objects.remove(nc, object);
       objects.forget(subject);
+    },
+    /**
+     * Removes a record for good (an erasure): JetStream's secure delete overwrites the message on
+     * every server, where a purge only marks it deleted and the file store keeps its bytes until it
+     * compacts; its entries' objects are overwritten likewise. A record already gone is done.
+     */
+    async eraseRecord(nc: NatsConnection, record: Pick<ErasableRecord, 'seq' | 'subject' | 'objects'>): Promise<void> {
+      await provision(nc);
+      const jsm = await managerOf(nc);
+      await jsm.streams.deleteMessage(settings.stream, record.seq, true).catch(async (error: unknown) => {
+        // The server answers a sequence not there with the code of any failed delete (10057): asked whether it is.
+        if ((await jsm.streams.getMessage(settings.stream, { seq: record.seq })) !== null) throw error;
+      });
+      for (const name of record.objects) await objects.erase(nc, name);
+      objects.forget(record.subject);
     },
     /** Removes one record and the objects its entries kept their bytes in. */
     async removeRecord(nc: NatsConnection, held: Pick<HeldRecord, 'subject' | 'objects'>): Promise<void> {

@@ -2,8 +2,9 @@
  * The replicated spool's retry round, every few moments: reconciled once at
  * the start (after a return from being away has given up what a survivor
  * adopted), everything written again when this node's spool was adopted while
- * it ran, entries the cluster did not take written again, finished entries
- * pruned, and every waiting message checked against the stream now and then.
+ * it ran, entries the cluster did not take written again, erasures not done
+ * yet tried again, finished entries pruned, and every waiting message checked
+ * against the stream now and then.
  */
 import type { NatsConnection } from '@nats-io/nats-core';
 import type { SpoolRows, SpoolLedger } from '../../core/fleet/index.js';
@@ -35,6 +36,8 @@ export interface SpoolUpkeepDeps {
   /** Whether an event of the message waits to be acted on. */
   noted: (pk: number) => boolean;
   prune: () => Promise<void>;
+  /** Erasures not done yet, tried again. */
+  erase: () => Promise<void>;
   returned: () => Promise<void>;
   adoptedWhileRunning: () => number;
   /** How many messages one step reads at most. */
@@ -106,6 +109,8 @@ export function createSpoolUpkeep(deps: SpoolUpkeepDeps) {
       await deps.writer.syncFromStore([...pending].slice(0, deps.page));
       if (pending.size >= before) break;
     }
+    // Not awaited: an erasure waits for its messages' writes under way; the round goes on meanwhile.
+    void deps.erase();
     // Not before every waiting message of an earlier life is written again: their old entries sit below.
     if (phase.rewriting.size === 0) await deps.prune();
     if (deps.clock.now() - lastCheckAt >= deps.checkMs) await check();

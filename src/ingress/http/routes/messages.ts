@@ -150,10 +150,12 @@ export const MESSAGE_ROUTES = {
     description:
       "Each body's data key is destroyed (its sealed copies, in backups and the WAL included, can no longer be opened) and every personal field is cleared: addresses, subject, Message-ID, diagnostic texts, the timeline's texts, bounce and PEC records; by address also its suppressions and the audit rows naming it. " +
       "The messages stay as tombstones: ids, status, times and codes, for the client's reports and accounting. A message still waiting is never sent: it ends in `error` (`erased`) and is reported as `erased`. " +
-      'One transaction with its audit row (which does not name the address) and a `message.erased` event per message; answered once committed. README "Personal data".',
+      'One transaction with its audit row (which does not name the address) and a `message.erased` event per message; answered once committed. ' +
+      "In fleet mode every node erases what it holds (`nodes`, `missing_nodes`) and the cluster's replicated spool entries of the messages are overwritten at once; by address or of a whole tenant, the shared suppression entries in the fleet's bucket are removed too (`shared_suppressions`), or, when the bucket cannot be reached, 503 `FLEET_UNAVAILABLE`: ask for the same erasure again. " +
+      'README "Personal data".',
     body: eraseParams,
     responses: done(eraseResult),
-    errors: ['NOT_FOUND'],
+    errors: ['NOT_FOUND', 'FLEET_UNAVAILABLE'],
   },
   cleanup: {
     ...commandDoc,

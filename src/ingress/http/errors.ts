@@ -58,7 +58,8 @@ export function errorResponse(c: Context, error: HttpError): Response {
 export function createErrorHandler(log: Logger) {
   return (error: Error, c: Context): Response => {
     if (error instanceof AppError) return errorResponse(c, error as HttpError);
-    log.error({ err: error, method: c.req.method, path: c.req.path }, 'request failed with an unexpected error');
+    // The route's pattern, not the path: a path may name a person (DELETE /suppression/{address}).
+    log.error({ err: error, method: c.req.method, route: c.req.routePath }, 'request failed with an unexpected error');
     return errorResponse(c, new AppError('INTERNAL', 'internal error; the request was not applied'));
   };
 }

@@ -86,6 +86,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     metrics: createMetrics({ version }),
     attempts: createAttemptLog(),
     bodyKeys: keys.bodyKeys,
+    blindKey: stored.store.keptBlindKey() ?? keyRing.blindKey,
   };
   const work = createWork(ctx);
   const reach = node.withWork(ctx, work);

@@ -35,6 +35,8 @@ export interface DaemonContext {
   node: NodeMode;
   /** The key-encryption keys of message bodies, for the threads that open them (DaemonKeys.bodyKeys). */
   bodyKeys: KeyEncryptionKey[];
+  /** The blind index's key, as the store's digests are made with it, for the parser threads. */
+  blindKey: Uint8Array;
 }
 
 export type FleetModeSettings = NonNullable<DaemonSettings['fleet']>;

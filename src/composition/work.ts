@@ -90,7 +90,10 @@ export function createWork(ctx: DaemonContext) {
     wake,
     yieldTurn,
   });
-  const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log, ctx.bodyKeys);
+  const parsing = createSubmissionParsing(settings.http.parser, settings.http.parseThreads, log, {
+    bodyKeys: ctx.bodyKeys,
+    blindKey: ctx.blindKey,
+  });
   return { delivery, wake, reports, submissions, commands, bulk, parsing };
 }
 

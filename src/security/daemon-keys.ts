@@ -31,6 +31,8 @@ export interface DaemonKeys {
 export interface DaemonKeyRing extends Pick<DaemonKeys, 'secrets' | 'bodies' | 'bodyKeys'> {
   /** `kept`: the blind index key the database keeps (null: none, the current master's serves). */
   blindIndex(kept: Buffer | null): BlindIndex;
+  /** The current master's blind index key (what serves when the database keeps none). */
+  blindKey: Buffer;
   /** `kept`: the API keys' digest key the database keeps (null: none, the current master's serves). */
   withTokenDigest(kept: Buffer | null): DaemonKeys;
 }
@@ -62,6 +64,7 @@ export function openDaemonKeys(
   return {
     ...ring,
     blindIndex: (kept) => createBlindIndex(kept ?? keys.blindKey),
+    blindKey: keys.blindKey,
     withTokenDigest(kept) {
       const apiKeys = createHmacApiKeyIssuer(kept ?? keys.hashKey);
       return {

@@ -12,4 +12,5 @@ export {
 } from './key-rotation.js';
 export { SIGNATURE_HEADER, newSigningSecret, signReport } from './report-signature.js';
 export { createBodySeal } from './body-seal.js';
+export { createBlindIndex } from './blind-index.js';
 export type { KeyEncryptionKey } from './body-seal.js';

@@ -5,7 +5,14 @@
  * enters suspended was decided by the submission (NewMessage.suspended).
  */
 import type { BlindIndex } from '../core/index.js';
-import type { BodySeal, MessageContent, NewMessage, EnqueueResult, PersonalFields } from '../core/message/index.js';
+import type {
+  BodySeal,
+  MessageContent,
+  NewMessage,
+  EnqueueResult,
+  PersonalFields,
+  SealedEnvelope,
+} from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { dataKeyWriter, newDataKeys } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
@@ -158,7 +165,11 @@ export interface BodySealing {
   seal: BodySeal;
   store(tenantId: string, content: MessageContent, now: number): StoredContent;
   /** Seals a message's envelope and subject under a key of their own (personal-fields.ts). */
-  personal(tenantId: string, fields: PersonalFields, now: number): SealedPersonal;
+  personal(
+    tenantId: string,
+    fields: PersonalFields & { envelope?: SealedEnvelope | null },
+    now: number,
+  ): SealedPersonal;
   /** Seals them under the key of the stored message `id` (to replace it); null when it has none. */
   resealPersonal(tenantId: string, id: string, fields: PersonalFields): SealedPersonal | null;
   /** A key whose message was not written after all (its client id was no longer waiting). */

@@ -5,7 +5,15 @@
  * reaches them. A key that is gone (erasure) reads as no fields at all.
  */
 import type { BlindIndex } from '../core/index.js';
-import { searchTerms, type BodySeal, type PersonalFields } from '../core/message/index.js';
+import {
+  newSealedEnvelope,
+  openEnvelope,
+  sealEnvelope,
+  searchTerms,
+  type BodySeal,
+  type PersonalFields,
+  type SealedEnvelope,
+} from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { rowSealing, type SealingBudget } from './row-sealing.js';
 import { dataKeyWriter, keyOf } from './stored-body.js';
@@ -26,9 +34,6 @@ export interface PersonalRow {
 /** What a sealed row keeps in the clear columns: nothing. */
 export const CLEARED = { mail_from: '', rcpt_to: '[]', subject: null } as const;
 
-/** What a message's envelope is sealed as (associated data): moved to another tenant, it does not open. */
-const envelopeContext = (tenantId: string): string => `${tenantId}\0envelope`;
-
 const NONE: PersonalFields = { mailFrom: '', rcptTo: [], subject: null };
 
 /** Opens a row's personal fields: sealed, in clear from before sealing, or none once erased. */
@@ -37,10 +42,7 @@ export function personalOpener(seal: BodySeal): (row: PersonalRow) => PersonalFi
     if (row.personal === null)
       return { mailFrom: row.mail_from, rcptTo: JSON.parse(row.rcpt_to) as string[], subject: row.subject };
     if (row.personal_key === null || row.personal_key.length === 0) return NONE;
-    const [mailFrom, rcptTo, subject] = JSON.parse(
-      seal.openField(row.personal_key, envelopeContext(row.tenant_id), row.personal).toString('utf8'),
-    ) as [string, string[], string | null];
-    return { mailFrom, rcptTo, subject };
+    return openEnvelope(seal, row.personal_key, row.tenant_id, row.personal);
   };
 }
 
@@ -51,23 +53,29 @@ export interface SealedPersonal {
   terms: string;
 }
 
-/** Seals personal fields under a new data key of `tenantId` (its row written, for its id). */
+/**
+ * Seals personal fields under a new data key of `tenantId` (its row written, for its id), or keeps
+ * what a parser thread sealed for that tenant already.
+ */
 export function personalSealer(
   db: SqliteDatabase,
   seal: BodySeal,
   index: BlindIndex,
-): (tenantId: string, fields: PersonalFields, now: number) => SealedPersonal {
+): (tenantId: string, fields: PersonalFields & { envelope?: SealedEnvelope | null }, now: number) => SealedPersonal {
   const storeKey = dataKeyWriter(db);
   return (tenantId, fields, now) => {
-    const key = seal.newKey();
-    const json = JSON.stringify([fields.mailFrom, fields.rcptTo, fields.subject]);
+    const envelope =
+      fields.envelope?.tenantId === tenantId ? fields.envelope : newSealedEnvelope(seal, index, tenantId, fields);
     return {
-      personal: seal.sealField(key, envelopeContext(tenantId), Buffer.from(json, 'utf8')),
-      keyId: storeKey(tenantId, key.wrapped, now),
-      terms: searchTerms(index, fields),
+      personal: asBuffer(envelope.sealed),
+      keyId: storeKey(tenantId, envelope.key, now),
+      terms: envelope.terms,
     };
   };
 }
+
+const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** Seals personal fields under the key stored message `id` already has (its replacement keeps it). */
 export function personalResealer(
@@ -82,9 +90,8 @@ export function personalResealer(
   return (tenantId, id, fields) => {
     const found = keyOf.get(tenantId, id);
     if (found === undefined) return null;
-    const json = JSON.stringify([fields.mailFrom, fields.rcptTo, fields.subject]);
     return {
-      personal: seal.sealField(seal.reopen(found.wrapped), envelopeContext(tenantId), Buffer.from(json, 'utf8')),
+      personal: sealEnvelope(seal, seal.reopen(found.wrapped), tenantId, fields),
       keyId: found.keyId,
       terms: searchTerms(index, fields),
     };

@@ -95,6 +95,8 @@ export interface SqliteStore extends AdminStore {
   bodySealer: BodySealer;
   /** Keyed digests of addresses and words (core/blind-index.ts), with the key this database's digests were made with. */
   blindIndex: BlindIndex;
+  /** The blind index key a key rotation kept (kept-keys.ts); null: none kept, the current master's serves. */
+  keptBlindKey(): Buffer | null;
   /** The key tenants' API keys are digested with, when a key rotation kept it (kept-keys.ts); null: none kept. */
   tokenDigestKey(): Buffer | null;
   /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
@@ -170,6 +172,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     ),
     bodySealer: guard(createSqliteBodySealer(db, options.bodies, blindIndex, createRecordSealing(db, personal))),
     tokenDigestKey: () => readKeptKey(db, options.secrets, TOKEN_DIGEST),
+    keptBlindKey: () => readKeptKey(db, options.secrets, BLIND_INDEX),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     configRows: (deps) => createSqliteConfigRows(db, deps),

@@ -19,6 +19,7 @@ import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openEnvelope } from '../../src/core/message/index.js';
 import { createBodySeal } from '../../src/security/body-seal.js';
 import { loadKeyMaterial } from '../../src/security/key-material.js';
 import {
@@ -76,9 +77,9 @@ function opened(entry: Record<string, unknown>): string {
   const personal = entry.personal as { key: string; sealed: string } | null | undefined;
   if (personal)
     texts.push(
-      seal
-        .open({ tenantId, key: Buffer.from(personal.key, 'hex'), parts: [Buffer.from(personal.sealed, 'hex')] })
-        .toString('utf8'),
+      JSON.stringify(
+        openEnvelope(seal, Buffer.from(personal.key, 'hex'), tenantId, Buffer.from(personal.sealed, 'hex')),
+      ),
     );
   const body = entry.sealed as { key: string; parts: string[] } | null | undefined;
   if (body)

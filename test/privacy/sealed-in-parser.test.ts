@@ -1,14 +1,15 @@
 /**
  * A large /add-messages body is parsed in a parser thread, which seals each payload under a data
  * key of the message's tenant (issue 45): the tenant of the key that sent it, or the one an admin's
- * item names. Stored, each opens to what was sent, bound to its tenant.
+ * item names, and its envelope and subject, with their search terms, under another. Stored, each
+ * opens to what was sent, bound to its tenant.
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
-import { storedBody } from '../helpers/stored-body.js';
+import { storedBody, storedPersonal } from '../helpers/stored-body.js';
 
 describe('payloads sealed in the parser threads', () => {
   let fx: QueueFixture;
@@ -65,6 +66,21 @@ describe('payloads sealed in the parser threads', () => {
       ]);
       const clear = db.prepare(`SELECT count(*) FROM messages WHERE payload IS NOT NULL OR body IS NULL`).pluck().get();
       expect(clear).toBe(0);
+      // Each envelope and subject, sealed in the thread too, opens to what was sent, and search finds it.
+      const envelopes = storedPersonal(db, { dataDir: fx.t.dataDir });
+      expect(envelopes).toHaveLength(40);
+      for (const envelope of envelopes)
+        expect(envelope).toMatchObject({
+          mailFrom: 'sender@example.com',
+          rcptTo: ['rcpt@example.net'],
+          subject: `subject ${envelope.id}`,
+        });
+      await expect
+        .poll(
+          async () =>
+            ((await fx.admin('GET', '/messages?q=subject%20admin-7')).body as { messages: unknown[] }).messages,
+        )
+        .toEqual([expect.objectContaining({ id: 'admin-7' })]);
     } finally {
       db.close();
     }

@@ -33,6 +33,8 @@ export type { Rejection, RejectionCode } from './rejection.js';
 export { MESSAGE_STATUSES, messageStatus } from './search.js';
 export { addressTerm, blindTextQuery, searchTerms } from './blind-search.js';
 export type { PersonalFields } from './blind-search.js';
+export { newSealedEnvelope, openEnvelope, sealEnvelope } from './envelope-seal.js';
+export type { SealedEnvelope } from './envelope-seal.js';
 export type {
   MessageCursor,
   MessageFilter,

@@ -3,6 +3,7 @@
  * in which order, and what it carries. Two state machines (ARCHITECTURE.md §3):
  * our handoff (`HandoffState`) and the provider's later verdict (bounces).
  */
+import type { SealedEnvelope } from './envelope-seal.js';
 
 export const PRIORITY_LABELS = ['immediate', 'high', 'normal', 'low'] as const;
 export type PriorityLabel = (typeof PRIORITY_LABELS)[number];
@@ -99,4 +100,6 @@ export interface NewMessage {
   sizeBytes: number;
   /** Enters suspended: its batch or its tenant is suspended, or the tenant is inactive. */
   suspended: boolean;
+  /** The envelope and subject already sealed, by the parser thread that read them; else the store seals them. */
+  envelope?: SealedEnvelope | null;
 }

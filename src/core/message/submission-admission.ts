@@ -95,6 +95,7 @@ export function resolve(
     rcptTo: message.rcptTo,
     sizeBytes: message.sizeBytes,
     suspended: tenant.holds(message.batchCode),
+    envelope: message.envelope ?? null,
   };
 }
 

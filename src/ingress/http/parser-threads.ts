@@ -19,6 +19,8 @@ export interface ParserThreadData {
   limits: ParserLimits;
   /** The key-encryption keys, the current one first (security/body-seal.ts). */
   bodyKeys: Array<{ id: Uint8Array; key: Uint8Array }>;
+  /** The blind index's key (the one the store's digests are made with), for the envelopes' search terms. */
+  blindKey: Uint8Array;
 }
 
 /** One body to parse, transferred, and the tenant of the key that sent it (null: the admin's). */
@@ -42,7 +44,7 @@ export function createSubmissionParsing(
   limits: ParserLimits,
   threads: number,
   log: Logger,
-  bodyKeys: ParserThreadData['bodyKeys'],
+  keys: Pick<ParserThreadData, 'bodyKeys' | 'blindKey'>,
 ): SubmissionParsing {
   const inline = inlineSubmissionParser(limits);
   if (threads === 0) return { parse: inline, ready: null, service: { name: 'parser-threads', stop: () => undefined } };
@@ -51,7 +53,7 @@ export function createSubmissionParsing(
     size: threads,
     name: 'submission-parser',
     log,
-    data: { limits, bodyKeys } satisfies ParserThreadData,
+    data: { limits, ...keys } satisfies ParserThreadData,
   });
   return {
     // A small body is parsed here and its payloads sealed by the store, as the thread's round trip would cost more.

@@ -8,39 +8,30 @@
  * back and offers nothing back, nor does a node after a restart; keys from
  * before digests (the address in clear) go at a node's start.
  */
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { Kvm } from '@nats-io/kv';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  FLEET_TOKEN,
   provisionTenant,
   startFleet,
   untilFleet,
   untilOrExplain,
+  fleetAdmin,
+  withClusterConnection,
   type TestFleet,
 } from '../helpers/fleet.js';
-import { api } from '../helpers/test-daemon.js';
 
 const TENANT = 'acme';
 const CONFIG_BUCKET = 'mailproxy_fleet_config';
 
 let fleet: TestFleet;
 
-const admin = (url: string, method: string, path: string, body?: unknown) =>
-  api(url, method, path, { token: FLEET_TOKEN, body });
+const admin = fleetAdmin;
 const nodeOf = (id: string) => fleet.nodes.find((node) => node.id === id)!;
 const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) =>
   untilOrExplain(fleet, check, what, timeoutMs);
 
-async function withCluster<T>(use: (nc: NatsConnection) => Promise<T>): Promise<T> {
-  const nc = await connect({ servers: fleet.cluster.urls.split(',') });
-  try {
-    return await use(nc);
-  } finally {
-    await nc.close();
-  }
-}
+const withCluster = <T>(use: (nc: NatsConnection) => Promise<T>): Promise<T> => withClusterConnection(fleet, use);
 
 beforeAll(async () => {
   fleet = await startFleet(['n1', 'n2', 'n3']);

@@ -14,7 +14,6 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inflateRawSync } from 'node:zlib';
-import { connect } from '@nats-io/transport-node';
 import type { NatsConnection } from '@nats-io/nats-core';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { Objm } from '@nats-io/obj';
@@ -24,10 +23,11 @@ import { createBodySeal } from '../../src/security/body-seal.js';
 import { loadKeyMaterial } from '../../src/security/key-material.js';
 import {
   FLEET_SECRET_KEY,
-  FLEET_TOKEN,
   provisionTenant,
   startFleet,
   untilOrExplain,
+  fleetAdmin,
+  withClusterConnection,
   type TestFleet,
 } from '../helpers/fleet.js';
 import { copiesById } from '../helpers/outage-checks.js';
@@ -55,20 +55,12 @@ const seal = createBodySeal(
   loadKeyMaterial({ dataDir: keyDir, secretKey: FLEET_SECRET_KEY, adminToken: 'x'.repeat(16) }).bodyKeys,
 );
 
-const admin = (url: string, method: string, path: string, body?: unknown) =>
-  api(url, method, path, { token: FLEET_TOKEN, body });
+const admin = fleetAdmin;
 const nodeOf = (id: string) => fleet.nodes.find((node) => node.id === id)!;
 const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 30_000) =>
   untilOrExplain(fleet, check, what, timeoutMs);
 
-async function withCluster<T>(use: (nc: NatsConnection) => Promise<T>): Promise<T> {
-  const nc = await connect({ servers: fleet.cluster.urls.split(',') });
-  try {
-    return await use(nc);
-  } finally {
-    await nc.close();
-  }
-}
+const withCluster = <T>(use: (nc: NatsConnection) => Promise<T>): Promise<T> => withClusterConnection(fleet, use);
 
 /** A spool entry's sealed parts opened with the shared secret: its personal fields and its body, as text. */
 function opened(entry: Record<string, unknown>): string {

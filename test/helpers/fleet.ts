@@ -7,6 +7,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { NatsConnection } from '@nats-io/nats-core';
+import { connect } from '@nats-io/transport-node';
 import { expect } from 'vitest';
 import { startNatsCluster, type NatsCluster } from '../peers/nats-cluster.mjs';
 import { serveUntilListening, type DaemonProcess } from './daemon-process.js';
@@ -209,5 +211,19 @@ export async function untilOrExplain(
       throw new Error(`timed out waiting for ${what}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A request to a node with the fleet's admin token. */
+export const fleetAdmin = (url: string, method: string, path: string, body?: unknown) =>
+  api(url, method, path, { token: FLEET_TOKEN, body });
+
+/** Runs `use` on a connection of its own to the fleet's cluster, closed after. */
+export async function withClusterConnection<T>(fleet: TestFleet, use: (nc: NatsConnection) => Promise<T>): Promise<T> {
+  const nc = await connect({ servers: fleet.cluster.urls.split(',') });
+  try {
+    return await use(nc);
+  } finally {
+    await nc.close();
   }
 }

@@ -18,6 +18,7 @@ import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import { personalFieldSealing, UNSEALED_PERSONAL } from './personal-fields.js';
 import type { ClearRecords, RecordSealing } from './record-sealer.js';
+import { rowSealing, type SealingBudget } from './row-sealing.js';
 import { newDataKeys } from './stored-body.js';
 
 /**
@@ -54,8 +55,6 @@ const UNSEALED_SPOOL = `FROM spools INDEXED BY spools_unsealed WHERE key_id IS N
   AND EXISTS (SELECT 1 FROM messages WHERE messages.spool_id = spools.id)`;
 const UNSEALED_RECEIPT = `FROM pec_receipts INDEXED BY pec_receipts_unsealed WHERE key_id IS NULL AND length(raw) > 0`;
 
-type Budget = { rows: number; bytes: number };
-
 type KeyWriter = ReturnType<typeof newDataKeys>;
 
 function createMessageSealing(db: SqliteDatabase, newKey: KeyWriter) {
@@ -66,22 +65,17 @@ function createMessageSealing(db: SqliteDatabase, newKey: KeyWriter) {
   const update = db.prepare<[Buffer, number, number]>(
     `UPDATE messages SET body = ?, key_id = ?, payload = NULL, raw = NULL WHERE pk = ?`,
   );
-  return (budget: Budget, now: number): number => {
-    let sealed = 0;
-    for (const pk of next.all(budget.rows)) {
-      const row = read.get(pk);
-      if (row === undefined) continue;
+  return rowSealing({
+    next: (limit) => next.all(limit),
+    read: (pk) => read.get(pk),
+    seal(pk, row, now) {
       // The same bytes a new message's body would be sealed from (message-enqueue.ts).
       const bytes = row.raw ?? Buffer.from(row.payload ?? '', 'utf8');
       const key = newKey(row.tenant_id, now);
       update.run(key.seal(0, bytes), key.keyId, pk);
-      sealed += 1;
-      budget.rows -= 1;
-      budget.bytes -= bytes.length;
-      if (budget.bytes <= 0) break;
-    }
-    return sealed;
-  };
+      return bytes.length;
+    },
+  });
 }
 
 /** A spool's parts, each sealed under the spool's new key with its place in the body as associated data. */
@@ -94,7 +88,7 @@ function createSpoolSealing(db: SqliteDatabase, newKey: KeyWriter) {
   const part = db.prepare<[number], Buffer>(`SELECT bytes FROM spool_parts WHERE id = ?`).pluck();
   const updatePart = db.prepare<[Buffer, number]>(`UPDATE spool_parts SET bytes = ? WHERE id = ?`);
   const updateSpool = db.prepare<[number, number]>(`UPDATE spools SET key_id = ? WHERE id = ?`);
-  return (budget: Budget, now: number): number => {
+  return (budget: SealingBudget, now: number): number => {
     let sealed = 0;
     for (const spool of next.all(budget.rows)) {
       const key = newKey(spool.tenant_id, now);
@@ -119,20 +113,15 @@ function createReceiptSealing(db: SqliteDatabase, newKey: KeyWriter) {
     `SELECT tenant_id, raw FROM pec_receipts WHERE seq = ?`,
   );
   const update = db.prepare<[Buffer, number, number]>(`UPDATE pec_receipts SET raw = ?, key_id = ? WHERE seq = ?`);
-  return (budget: Budget, now: number): number => {
-    let sealed = 0;
-    for (const seq of next.all(budget.rows)) {
-      const row = read.get(seq);
-      if (row === undefined) continue;
+  return rowSealing({
+    next: (limit) => next.all(limit),
+    read: (seq) => read.get(seq),
+    seal(seq, row, now) {
       const key = newKey(row.tenant_id, now);
       update.run(key.seal(0, row.raw), key.keyId, seq);
-      sealed += 1;
-      budget.rows -= 1;
-      budget.bytes -= row.raw.length;
-      if (budget.bytes <= 0) break;
-    }
-    return sealed;
-  };
+      return row.raw.length;
+    },
+  });
 }
 
 export function createSqliteBodySealer(
@@ -157,7 +146,7 @@ export function createSqliteBodySealer(
     ...records.kinds,
   ];
   const run = transactionRunner(db);
-  const batch = (limits: Budget, now: number): number => {
+  const batch = (limits: SealingBudget, now: number): number => {
     const budget = { ...limits };
     let sealed = 0;
     for (const kind of kinds) {

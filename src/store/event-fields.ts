@@ -18,6 +18,14 @@ export const SEALED_FIELD = 'sealed';
 
 const eventContext = (tenantId: string, eventId: string): string => `${tenantId}\0event\0${eventId}`;
 
+/** Message `pk`'s envelope key, wrapped (null: none, from before envelopes were sealed, or erased), and whether it was erased. */
+function envelopeKeys(db: SqliteDatabase) {
+  return db.prepare<[number], { tenantId: string; wrapped: Buffer | null; erased: number }>(
+    `SELECT tenant_id AS tenantId, (SELECT wrapped FROM data_keys WHERE id = personal_key_id) AS wrapped,
+       erased_at IS NOT NULL AS erased FROM messages WHERE pk = ?`,
+  );
+}
+
 /** The wrapped key of an outbox row's message envelope, for a query on `outbox` (null: none, or the message is gone). */
 export const EVENT_KEY_COLUMN = `CASE WHEN instr(payload, '"${SEALED_FIELD}"') > 0 THEN (SELECT wrapped FROM data_keys
   WHERE id = (SELECT personal_key_id FROM messages WHERE messages.pk = outbox.message_pk)) END AS personal_key`;
@@ -31,10 +39,7 @@ export function eventFieldSealer(
   db: SqliteDatabase,
   seal: BodySeal,
 ): (pk: number, tenantId: string, eventId: string, data: Record<string, unknown>) => Record<string, unknown> {
-  const keyOf = db.prepare<[number], { wrapped: Buffer | null; erased: number }>(
-    `SELECT (SELECT wrapped FROM data_keys WHERE id = personal_key_id) AS wrapped, erased_at IS NOT NULL AS erased
-     FROM messages WHERE pk = ?`,
-  );
+  const keyOf = envelopeKeys(db);
   return (pk, tenantId, eventId, data) => {
     const naming = NAMING_FIELDS.filter((field) => data[field] !== undefined);
     if (naming.length === 0) return data;
@@ -80,20 +85,11 @@ const refusedContext = (tenantId: string, pk: number): string => `${tenantId}\0r
  * envelopes were sealed.
  */
 export function refusedSealer(db: SqliteDatabase, seal: BodySeal): (pk: number, refused: string) => string {
-  const keyOf = db
-    .prepare<[number], Buffer | null>(
-      `SELECT (SELECT wrapped FROM data_keys WHERE id = personal_key_id) FROM messages WHERE pk = ?`,
-    )
-    .pluck();
-  const tenantOf = db.prepare<[number], string>(`SELECT tenant_id FROM messages WHERE pk = ?`).pluck();
+  const keyOf = envelopeKeys(db);
   return (pk, refused) => {
-    const wrapped = keyOf.get(pk);
-    if (wrapped === null || wrapped === undefined) return refused;
-    const sealed = seal.sealField(
-      seal.reopen(wrapped),
-      refusedContext(tenantOf.get(pk) ?? '', pk),
-      Buffer.from(refused),
-    );
+    const found = keyOf.get(pk);
+    if (found?.wrapped === null || found?.wrapped === undefined) return refused;
+    const sealed = seal.sealField(seal.reopen(found.wrapped), refusedContext(found.tenantId, pk), Buffer.from(refused));
     return JSON.stringify({ [SEALED_FIELD]: sealed.toString('base64') });
   };
 }

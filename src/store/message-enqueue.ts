@@ -14,7 +14,7 @@ import type {
   SealedEnvelope,
 } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import { dataKeyWriter, newDataKeys } from './stored-body.js';
+import { asBuffer, dataKeyWriter, newDataKeys } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 import { CLEARED, personalResealer, personalSealer, type SealedPersonal } from './personal-fields.js';
 import type { SpoolKeys } from './spool.js';
@@ -148,9 +148,6 @@ function messageRow(
     now,
   ];
 }
-
-const asBuffer = (bytes: Uint8Array): Buffer =>
-  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 /** source, body, key_id, spool_id */
 type StoredContent = [string, Buffer | null, number | null, number | null];

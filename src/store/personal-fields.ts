@@ -16,7 +16,7 @@ import {
 } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { rowSealing, type SealingBudget } from './row-sealing.js';
-import { dataKeyWriter, keyOf } from './stored-body.js';
+import { asBuffer, dataKeyWriter, keyOf } from './stored-body.js';
 
 /** What a query selects to read a message's personal fields (`alias`: the table's, with its dot). */
 export const personalColumns = (alias = ''): string =>
@@ -74,9 +74,6 @@ export function personalSealer(
   };
 }
 
-const asBuffer = (bytes: Uint8Array): Buffer =>
-  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
 /** Seals personal fields under the key stored message `id` already has (its replacement keeps it). */
 export function personalResealer(
   db: SqliteDatabase,
@@ -116,13 +113,12 @@ export function personalFieldSealing(
       mail_from = '${CLEARED.mail_from}', rcpt_to = '${CLEARED.rcpt_to}', subject = NULL WHERE pk = @pk`);
   const sealFields = personalSealer(db, seal, index);
   const open = personalOpener(seal);
-  return (budget, now) =>
-    rowSealing({
-      next: (limit) => next.all(limit),
-      read: (pk) => read.get(pk),
-      seal(pk, row) {
-        update.run({ ...sealFields(row.tenant_id, open(row), now), pk });
-        return row.rcpt_to.length + (row.subject?.length ?? 0);
-      },
-    })(budget);
+  return rowSealing<PersonalRow>({
+    next: (limit) => next.all(limit),
+    read: (pk) => read.get(pk),
+    seal(pk, row, now) {
+      update.run({ ...sealFields(row.tenant_id, open(row), now), pk });
+      return row.rcpt_to.length + (row.subject?.length ?? 0);
+    },
+  });
 }

@@ -18,7 +18,7 @@ export interface ClearRecords {
 
 export interface RecordSealing {
   /** Each seals rows within the budget (spending it) and answers how many. */
-  kinds: Array<(budget: SealingBudget) => number>;
+  kinds: Array<(budget: SealingBudget, now: number) => number>;
   remaining(): ClearRecords;
 }
 

@@ -47,6 +47,10 @@ export function openStored(
   return seal.open({ tenantId, key: stored.key, parts: stored.parts });
 }
 
+/** The bytes as a Buffer over the same memory (a thread's transfer gives a plain Uint8Array). */
+export const asBuffer = (bytes: Uint8Array): Buffer =>
+  Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
 /** Stores a wrapped data key of `tenantId` (migration 17); answers its id. */
 export function dataKeyWriter(db: SqliteDatabase): (tenantId: string, wrapped: Uint8Array, now: number) => number {
   const insert = db.prepare<[string, Uint8Array, number]>(

@@ -40,10 +40,11 @@ function parsedPorts(text: string): { nats: string[]; monitoring?: string[] } | 
 async function waitForPortsFile(
   dir: string,
   child: ChildProcess,
+  stderr: () => string,
 ): Promise<{ port: number; monitorUrl: string | null }> {
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`nats-server exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new NatsExit(child.exitCode, stderr());
     const file = readdirSync(dir).find((name) => name.endsWith('.ports') && name.includes(String(child.pid)));
     // nats-server writes the file in place: seen half-written (empty) by a CI run, it is read again.
     const ports = file === undefined ? null : parsedPorts(readFileSync(join(dir, file), 'utf8'));
@@ -55,6 +56,25 @@ async function waitForPortsFile(
     if (Date.now() > deadline) throw new Error('nats-server did not write its ports file');
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+}
+
+class NatsExit extends Error {
+  constructor(
+    code: number,
+    readonly stderr: string,
+  ) {
+    super(`nats-server exited with ${code}: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  }
+}
+
+/**
+ * Whether a restart found its port taken. A client that redials a stopped
+ * server on loopback can be handed that very port as its own source port and
+ * connect to itself (TCP self-connect) until it gives up on the garbage it
+ * reads; so can any process picking an ephemeral port meanwhile.
+ */
+function portTaken(error: unknown): boolean {
+  return error instanceof NatsExit && /address already in use/i.test(error.stderr);
 }
 
 /** A server and one client of it, for tests that talk to JetStream directly; `close` ends both. */
@@ -82,11 +102,27 @@ export async function startNatsServer(options: { monitoring?: boolean } = {}): P
   let port = -1;
   let monitorUrl: string | null = null;
 
-  const start = async (): Promise<void> => {
+  const startOnce = async (): Promise<void> => {
     const args = ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', join(dir, 'js'), '--ports_file_dir', dir];
-    const spawned = spawn(BINARY, options.monitoring === true ? [...args, '-m', '-1'] : args, { stdio: 'ignore' });
+    const spawned = spawn(BINARY, options.monitoring === true ? [...args, '-m', '-1'] : args, {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    spawned.stderr?.on('data', (chunk: Buffer) => void (stderr = (stderr + chunk.toString()).slice(-4096)));
     child = spawned;
-    ({ port, monitorUrl } = await waitForPortsFile(dir, spawned));
+    ({ port, monitorUrl } = await waitForPortsFile(dir, spawned, () => stderr));
+  };
+  // A restart keeps its port (clients redial it), so a port taken meanwhile is waited out.
+  const start = async (): Promise<void> => {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      try {
+        return await startOnce();
+      } catch (error) {
+        if (!portTaken(error) || Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+    }
   };
   const stop = async (): Promise<void> => {
     const running = child;

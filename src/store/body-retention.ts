@@ -21,3 +21,30 @@ export function createBodyShredder(db: SqliteDatabase): (before: number, now: nu
   const batch = db.transaction((before: number, now: number) => shred.run({ before, now, limit: SHRED_BATCH }).changes);
   return (before, now) => batch.immediate(before, now);
 }
+
+/**
+ * Removes one batch of sealed bytes whose key is gone (migration 22's `shredded_bodies`); answers
+ * how many. A body written since under the same pk (a replaced message with a key again) stays.
+ * Freed pages are zeroed, as the erasure's are.
+ */
+export function createShreddedBodyRemoval(db: SqliteDatabase): () => number {
+  const remove = db.prepare<{ limit: number }>(`DELETE FROM message_bodies
+    WHERE pk IN (SELECT pk FROM shredded_bodies ORDER BY pk LIMIT @limit)
+      AND NOT EXISTS (SELECT 1 FROM messages m WHERE m.pk = message_bodies.pk AND m.body_key IS NOT NULL)`);
+  const listed = db.prepare<{ limit: number }>(
+    `DELETE FROM shredded_bodies WHERE pk IN (SELECT pk FROM shredded_bodies ORDER BY pk LIMIT @limit)`,
+  );
+  const batch = db.transaction(() => {
+    remove.run({ limit: SHRED_BATCH });
+    return listed.run({ limit: SHRED_BATCH }).changes;
+  });
+  return () => {
+    const before = db.pragma('secure_delete', { simple: true }) as number;
+    db.pragma('secure_delete = ON');
+    try {
+      return batch.immediate();
+    } finally {
+      db.pragma(`secure_delete = ${before}`);
+    }
+  };
+}

@@ -19,7 +19,7 @@ import { transactionRunner, type SqliteDatabase } from './database.js';
 import { personalFieldSealing, UNSEALED_PERSONAL } from './personal-fields.js';
 import type { ClearRecords, RecordSealing } from './record-sealer.js';
 import { rowSealing, type SealingBudget } from './row-sealing.js';
-import { newDataKeys } from './stored-body.js';
+import { asBuffer, messageBodyWriter, newDataKeys } from './stored-body.js';
 
 /**
  * A batch is small and a tick a few batches, the event loop given back between them: the
@@ -57,22 +57,24 @@ const UNSEALED_RECEIPT = `FROM pec_receipts INDEXED BY pec_receipts_unsealed WHE
 
 type KeyWriter = ReturnType<typeof newDataKeys>;
 
-function createMessageSealing(db: SqliteDatabase, newKey: KeyWriter) {
+function createMessageSealing(db: SqliteDatabase, seal: BodySeal) {
   const next = db.prepare<[number], number>(`SELECT pk ${UNSEALED_MESSAGE} ORDER BY pk LIMIT ?`).pluck();
   const read = db.prepare<[number], { tenant_id: string; payload: string | null; raw: Buffer | null }>(
     `SELECT tenant_id, payload, raw FROM messages WHERE pk = ?`,
   );
-  const update = db.prepare<[Buffer, number, number]>(
-    `UPDATE messages SET body = ?, key_id = ?, payload = NULL, raw = NULL WHERE pk = ?`,
+  const update = db.prepare<[Buffer, number]>(
+    `UPDATE messages SET body_key = ?, payload = NULL, raw = NULL WHERE pk = ?`,
   );
+  const writeBody = messageBodyWriter(db);
   return rowSealing({
     next: (limit) => next.all(limit),
     read: (pk) => read.get(pk),
-    seal(pk, row, now) {
+    seal(pk, row) {
       // The same bytes a new message's body would be sealed from (message-enqueue.ts).
       const bytes = row.raw ?? Buffer.from(row.payload ?? '', 'utf8');
-      const key = newKey(row.tenant_id, now);
-      update.run(key.seal(0, bytes), key.keyId, pk);
+      const key = seal.newKey();
+      writeBody(pk, seal.seal(key, row.tenant_id, 0, bytes));
+      update.run(asBuffer(key.wrapped), pk);
       return bytes.length;
     },
   });
@@ -139,7 +141,7 @@ export function createSqliteBodySealer(
   };
   const newKey = newDataKeys(db, seal);
   const kinds = [
-    createMessageSealing(db, newKey),
+    createMessageSealing(db, seal),
     createSpoolSealing(db, newKey),
     createReceiptSealing(db, newKey),
     personalFieldSealing(db, seal, index),

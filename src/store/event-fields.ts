@@ -21,14 +21,13 @@ const eventContext = (tenantId: string, eventId: string): string => `${tenantId}
 /** Message `pk`'s envelope key, wrapped (null: none, from before envelopes were sealed, or erased), and whether it was erased. */
 function envelopeKeys(db: SqliteDatabase) {
   return db.prepare<[number], { tenantId: string; wrapped: Buffer | null; erased: number }>(
-    `SELECT tenant_id AS tenantId, (SELECT wrapped FROM data_keys WHERE id = personal_key_id) AS wrapped,
-       erased_at IS NOT NULL AS erased FROM messages WHERE pk = ?`,
+    `SELECT tenant_id AS tenantId, personal_key AS wrapped, erased_at IS NOT NULL AS erased FROM messages WHERE pk = ?`,
   );
 }
 
 /** The wrapped key of an outbox row's message envelope, for a query on `outbox` (null: none, or the message is gone). */
-export const EVENT_KEY_COLUMN = `CASE WHEN instr(payload, '"${SEALED_FIELD}"') > 0 THEN (SELECT wrapped FROM data_keys
-  WHERE id = (SELECT personal_key_id FROM messages WHERE messages.pk = outbox.message_pk)) END AS personal_key`;
+export const EVENT_KEY_COLUMN = `CASE WHEN instr(payload, '"${SEALED_FIELD}"') > 0 THEN
+  (SELECT personal_key FROM messages WHERE messages.pk = outbox.message_pk) END AS personal_key`;
 
 /**
  * Seals the naming fields of an event of message `pk` (inside the writer's transaction). A message

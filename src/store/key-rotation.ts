@@ -53,28 +53,37 @@ const SEALED_COLUMNS: readonly SealedColumn[] = [
   ...PERSONAL_SEALED_COLUMNS,
 ];
 
-/** Data keys are read a page at a time: a statement being iterated cannot be written through. */
+/** Every column holding data keys wrapped: data_keys' (spools, PEC receipts), and a message's two (migration 22). */
+const WRAPPED_KEY_COLUMNS = [
+  { table: 'data_keys', id: 'id', column: 'wrapped' },
+  { table: 'messages', id: 'pk', column: 'body_key' },
+  { table: 'messages', id: 'pk', column: 'personal_key' },
+] as const;
+
+/** Keys are read a page at a time: a statement being iterated cannot be written through. */
 const PAGE = 1000;
 
 function rewrapDataKeys(db: SqliteDatabase, bodies: BodySeal): KeyRotationCounts['dataKeys'] {
-  const page = db.prepare<[number, number], { id: number; wrapped: Buffer }>(
-    `SELECT id, wrapped FROM data_keys WHERE id > ? ORDER BY id LIMIT ?`,
-  );
-  const update = db.prepare<[Buffer, number]>(`UPDATE data_keys SET wrapped = ? WHERE id = ?`);
   const counts = { rewrapped: 0, current: 0, failed: 0 };
-  for (let rows = page.all(0, PAGE); rows.length > 0; rows = page.all(rows.at(-1)?.id ?? 0, PAGE)) {
-    for (const row of rows) {
-      let rewrapped: Buffer | null;
-      try {
-        rewrapped = bodies.rewrap(row.wrapped);
-      } catch {
-        counts.failed += 1;
-        continue;
-      }
-      if (rewrapped === null) counts.current += 1;
-      else {
-        update.run(rewrapped, row.id);
-        counts.rewrapped += 1;
+  for (const { table, id, column } of WRAPPED_KEY_COLUMNS) {
+    const page = db.prepare<[number, number], { id: number; wrapped: Buffer }>(
+      `SELECT ${id} AS id, ${column} AS wrapped FROM ${table} WHERE ${id} > ? AND ${column} IS NOT NULL ORDER BY ${id} LIMIT ?`,
+    );
+    const update = db.prepare<[Buffer, number]>(`UPDATE ${table} SET ${column} = ? WHERE ${id} = ?`);
+    for (let rows = page.all(0, PAGE); rows.length > 0; rows = page.all(rows.at(-1)?.id ?? 0, PAGE)) {
+      for (const row of rows) {
+        let rewrapped: Buffer | null;
+        try {
+          rewrapped = bodies.rewrap(row.wrapped);
+        } catch {
+          counts.failed += 1;
+          continue;
+        }
+        if (rewrapped === null) counts.current += 1;
+        else {
+          update.run(rewrapped, row.id);
+          counts.rewrapped += 1;
+        }
       }
     }
   }

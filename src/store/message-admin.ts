@@ -1,12 +1,11 @@
 /** SQLite side of the operator commands on messages (suspend, activate, delete, resend, retry-now, cleanup) and the message read model. */
 import type { BodySeal, IdsOutcome, MessageAdmin } from '../core/message/index.js';
-import { createBodyShredder } from './body-retention.js';
+import { createBodyShredder, createShreddedBodyRemoval } from './body-retention.js';
 import { transactionRunner, type SqliteDatabase } from './database.js';
 import type { PecReceipts } from './pec-receipts.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { EVENT_KEY_COLUMN, eventFieldOpener, openRefused } from './event-fields.js';
 import { personalOpener } from './personal-fields.js';
-import { keyOf } from './stored-body.js';
 import { toDetail, toTimelineEvent, type DetailRow, type EventRow } from './message-rows.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 
@@ -169,9 +168,7 @@ export function createSqliteMessageAdmin(
   const removeReportedTenant =
     db.prepare(`DELETE FROM messages WHERE tenant_id = ? AND reported_at IS NOT NULL AND reported_at < ?
     AND (bounce_at IS NULL OR bounce_reported_at IS NOT NULL)`);
-  const detailRow = db.prepare<[string, string], DetailRow>(
-    `SELECT *, ${keyOf('personal_key_id')} AS personal_key FROM messages WHERE tenant_id = ? AND id = ?`,
-  );
+  const detailRow = db.prepare<[string, string], DetailRow>(`SELECT * FROM messages WHERE tenant_id = ? AND id = ?`);
   const eventRows = db.prepare<
     [number],
     EventRow
@@ -183,6 +180,7 @@ export function createSqliteMessageAdmin(
     ...createHolds(db, writeEvent),
     ...createPerIdCommands(db, writeEvent),
     shredBodies: createBodyShredder(db),
+    removeShreddedBodies: createShreddedBodyRemoval(db),
     removeReported: (tenantId, before) =>
       (tenantId === null ? removeReportedAll.run(before) : removeReportedTenant.run(tenantId, before)).changes,
     detail: (tenantId, id) => {

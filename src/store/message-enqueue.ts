@@ -14,7 +14,7 @@ import type {
   SealedEnvelope,
 } from '../core/message/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import { asBuffer, dataKeyWriter, newDataKeys } from './stored-body.js';
+import { asBuffer, messageBodyWriter } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
 import { CLEARED, personalResealer, personalSealer, type SealedPersonal } from './personal-fields.js';
 import type { SpoolKeys } from './spool.js';
@@ -27,22 +27,23 @@ import type { SpoolKeys } from './spool.js';
  */
 function enqueueStatements(db: SqliteDatabase) {
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      body, key_id, spool_id, personal, personal_key_id, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      body_key, spool_id, personal, personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
   const replace = db.prepare<
     Record<string, unknown>,
     { pk: number }
   >(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
-      source = @v6, body = @v7, key_id = @v8, payload = NULL, raw = NULL, spool_id = @v9, personal = @v10, personal_key_id = @v11,
-      search_terms = @v12, mail_from = @v13, rcpt_to = @v14, subject = @v15, message_id_header = @v16,
-      size_bytes = @v17, state = @v18, suspended = @v19, next_attempt_at = @v20, deferred_at = @v21, deferred_reason = NULL, updated_at = @v22
+      source = @v6, body_key = @v7, payload = NULL, raw = NULL, spool_id = @v8, personal = @v9, personal_key = @v10,
+      search_terms = @v11, mail_from = @v12, rcpt_to = @v13, subject = @v14, message_id_header = @v15,
+      size_bytes = @v16, state = @v17, suspended = @v18, next_attempt_at = @v19, deferred_at = @v20, deferred_reason = NULL, updated_at = @v21
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   return { insert, replace };
 }
 
 export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter, bodies: BodySealing) {
   const { insert, replace } = enqueueStatements(db);
+  const writeBody = messageBodyWriter(db);
   const byName = (row: readonly unknown[]): Record<string, unknown> =>
     Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
@@ -56,13 +57,8 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const { suspended } = message;
-      const row = messageRow(
-        message,
-        bodies.store(message.tenantId, message.content, now),
-        bodies.personal(message.tenantId, message, now),
-        deferred,
-        now,
-      );
+      const { body, columns } = bodies.store(message.tenantId, message.content);
+      const row = messageRow(message, columns, bodies.personal(message.tenantId, message), deferred, now);
       const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
       let pk: number;
@@ -76,15 +72,13 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         const kept = bodies.resealPersonal(message.tenantId, message.id, message);
         const replaced = replace.get(byName(kept === null ? row : withPersonal(row, kept)));
         if (replaced === undefined) {
-          bodies.unused(row[7] as number | null);
-          bodies.unused(row[10] as number);
           result.notWaiting.push(message);
           continue;
         }
-        if (kept !== null) bodies.unused(row[10] as number);
         pk = replaced.pk;
         result.updated += 1;
       }
+      if (body !== null) writeBody(pk, body);
       writeEvent({
         pk,
         tenantId: message.tenantId,
@@ -113,11 +107,11 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       : durableTransaction(db, () => enqueue(messages, now, correlationId));
 }
 
-/** `row` with its personal fields (values 10 and 11) sealed otherwise. */
+/** `row` with its personal fields (values 9 and 10) sealed otherwise. */
 const withPersonal = (row: readonly unknown[], personal: SealedPersonal): unknown[] =>
-  row.map((value, index) => (index === 9 ? personal.personal : index === 10 ? personal.keyId : value));
+  row.map((value, index) => (index === 8 ? personal.personal : index === 9 ? personal.key : value));
 
-/** The insert's positional values, in its column order (the replacement names them v1…v22). */
+/** The insert's positional values, in its column order (the replacement names them v1…v21). */
 function messageRow(
   message: NewMessage,
   content: StoredContent,
@@ -133,7 +127,7 @@ function messageRow(
     message.batchCode,
     ...content,
     personal.personal,
-    personal.keyId,
+    personal.key,
     personal.terms,
     CLEARED.mail_from,
     CLEARED.rcpt_to,
@@ -149,28 +143,23 @@ function messageRow(
   ];
 }
 
-/** source, body, key_id, spool_id */
-type StoredContent = [string, Buffer | null, number | null, number | null];
+/** source, body_key, spool_id */
+type StoredContent = [string, Uint8Array | null, number | null];
 
 /**
- * A body sealed as it is stored: a new data key (its row written first, for its
- * id), the body sealed under it. A spooled body was sealed part by part under its
- * spool's key as it arrived (spool.ts), and the message row names the spool.
+ * A body sealed as it is stored: under a new data key, wrapped in the message's row, the sealed
+ * bytes beside it (message_bodies). A spooled body was sealed part by part under its spool's key
+ * as it arrived (spool.ts), and the message row names the spool.
  */
 export interface BodySealing {
   /** What seals and opens (bodies, and personal fields under their own keys). */
   seal: BodySeal;
-  store(tenantId: string, content: MessageContent, now: number): StoredContent;
+  /** The row's body columns, and the sealed bytes to write beside it (none for a spooled body). */
+  store(tenantId: string, content: MessageContent): { body: Uint8Array | null; columns: StoredContent };
   /** Seals a message's envelope and subject under a key of their own (personal-fields.ts). */
-  personal(
-    tenantId: string,
-    fields: PersonalFields & { envelope?: SealedEnvelope | null },
-    now: number,
-  ): SealedPersonal;
+  personal(tenantId: string, fields: PersonalFields & { envelope?: SealedEnvelope | null }): SealedPersonal;
   /** Seals them under the key of the stored message `id` (to replace it); null when it has none. */
   resealPersonal(tenantId: string, id: string, fields: PersonalFields): SealedPersonal | null;
-  /** A key whose message was not written after all (its client id was no longer waiting). */
-  unused(keyId: number | null): void;
 }
 
 export function createBodySealing(
@@ -179,39 +168,32 @@ export function createBodySealing(
   index: BlindIndex,
   spoolKeys: SpoolKeys,
 ): BodySealing {
-  const newKey = newDataKeys(db, seal);
-  const sealPersonal = personalSealer(db, seal, index);
-  const storeKey = dataKeyWriter(db);
-  const deleteKey = db.prepare<[number]>(`DELETE FROM data_keys WHERE id = ?`);
-  const sealed = (tenantId: string, bytes: Uint8Array, now: number): [Buffer, number] => {
-    const key = newKey(tenantId, now);
-    return [key.seal(0, bytes), key.keyId];
+  const sealed = (source: string, tenantId: string, bytes: Uint8Array) => {
+    const key = seal.newKey();
+    return { body: seal.seal(key, tenantId, 0, bytes), columns: [source, key.wrapped, null] as StoredContent };
   };
   return {
     seal,
-    personal: sealPersonal,
+    personal: personalSealer(seal, index),
     resealPersonal: personalResealer(db, seal, index),
-    store(tenantId, content, now) {
+    store(tenantId, content) {
       switch (content.kind) {
         case 'payload':
-          return ['http', ...sealed(tenantId, Buffer.from(content.json, 'utf8'), now), null];
+          return sealed('http', tenantId, Buffer.from(content.json, 'utf8'));
         case 'raw':
-          return ['smtp', ...sealed(tenantId, content.bytes, now), null];
+          return sealed('smtp', tenantId, content.bytes);
         case 'sealed': {
           if (content.tenantId === tenantId)
-            return ['http', asBuffer(content.body), storeKey(tenantId, asBuffer(content.key), now), null];
+            return { body: asBuffer(content.body), columns: ['http', asBuffer(content.key), null] };
           // Sealed for another tenant than the one it was admitted to (not a path the API takes): sealed anew.
           const json = seal.open({ tenantId: content.tenantId, key: content.key, parts: [content.body] });
-          return ['http', ...sealed(tenantId, json, now), null];
+          return sealed('http', tenantId, json);
         }
         case 'spooled':
           // Its key belongs to the spool now: the spool's parts are read under it, and go with it.
           spoolKeys.taken(content.spoolId);
-          return ['smtp', null, null, content.spoolId];
+          return { body: null, columns: ['smtp', null, content.spoolId] };
       }
-    },
-    unused(keyId) {
-      if (keyId !== null) deleteKey.run(keyId);
     },
   };
 }

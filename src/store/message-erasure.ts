@@ -72,10 +72,11 @@ function createMatches(db: SqliteDatabase, index: BlindIndex) {
 
 /** The messages' rows and timelines: one statement each over the list of pks. */
 function createTombstones(db: SqliteDatabase) {
-  // The body is shredded (SHRED_BODY), and the personal fields' key with their sealed bytes;
-  // the index of search terms follows them (triggers of migration 19).
+  // The body is shredded (SHRED_BODY: its key destroyed, its sealed bytes removed later by
+  // retention), and the personal fields' key with their sealed bytes; the index of search terms
+  // follows them (triggers of migration 19). The rows are small (migration 22): few pages change.
   const messages = db.prepare(`UPDATE messages SET
-      ${SHRED_BODY}, personal = NULL, personal_key_id = NULL, search_terms = NULL,
+      ${SHRED_BODY}, personal = NULL, personal_key = NULL, search_terms = NULL,
       mail_from = '', rcpt_to = '[]', subject = NULL, message_id_header = NULL,
       error = CASE WHEN state IN ('queued', 'deferred') OR error IS NOT NULL THEN 'erased' END,
       error_at = CASE WHEN state IN ('queued', 'deferred') THEN @now ELSE error_at END,

@@ -7,7 +7,7 @@ import { AppError } from '../core/index.js';
 import type { MessageTransferStore, PersonalTransfer, SealedTransfer, StoredTransfer } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
-import { dataKeyWriter, keyOf, spoolReader } from './stored-body.js';
+import { dataKeyWriter, messageBodyWriter, SEALED_BODY, spoolReader } from './stored-body.js';
 
 /** A message row as a transfer reads it (TRANSFER_COLUMNS). */
 export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin_pk' | 'sealed' | 'personal'> {
@@ -21,8 +21,9 @@ export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin
   spool_id: number | null;
 }
 
-export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw, body, ${keyOf('key_id')} AS key,
-      spool_id, personal, ${keyOf('personal_key_id')} AS personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
+export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw,
+      ${SEALED_BODY} AS body, body_key AS key,
+      spool_id, personal, personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
 
 /** How a message's body travels: sealed as stored (a spooled one's parts with its spool's key), or in clear from before sealing. */
 export type TravellingBody = { sealed: SealedTransfer } | { raw: Buffer } | null;
@@ -73,7 +74,10 @@ export function transferReader(db: SqliteDatabase): (row: TransferRow) => Stored
   };
 }
 
-/** Writes an adopted message's sealed body: its key, and a spool when it travelled in parts. */
+/**
+ * An adopted message's sealed body: its key for the row and the bytes to write beside it, or a
+ * spool (its key in data_keys) when it travelled in parts.
+ */
 function sealedBodyWriter(db: SqliteDatabase) {
   const storeKey = dataKeyWriter(db);
   const insertSpool = db.prepare<[number, number]>(`INSERT INTO spools (created_at, key_id) VALUES (?, ?)`);
@@ -81,12 +85,12 @@ function sealedBodyWriter(db: SqliteDatabase) {
     `INSERT INTO spool_parts (spool_id, seq, bytes) VALUES (?, ?, ?)`,
   );
   return (tenantId: string, sealed: SealedTransfer, now: number) => {
-    const keyId = storeKey(tenantId, Buffer.from(sealed.key, 'base64'), now);
+    const key = Buffer.from(sealed.key, 'base64');
     const parts = sealed.parts.map((part) => Buffer.from(part, 'base64'));
-    if (parts.length === 1) return { body: parts[0], key_id: keyId, spool_id: null };
-    const spoolId = Number(insertSpool.run(now, keyId).lastInsertRowid);
+    if (parts.length === 1) return { body: parts[0] ?? null, columns: { body_key: key, spool_id: null } };
+    const spoolId = Number(insertSpool.run(now, storeKey(tenantId, key, now)).lastInsertRowid);
     parts.forEach((part, seq) => insertPart.run(spoolId, seq, part));
-    return { body: null, key_id: null, spool_id: spoolId };
+    return { body: null, columns: { body_key: null, spool_id: spoolId } };
   };
 }
 
@@ -100,29 +104,26 @@ function adoptedInsert(db: SqliteDatabase) {
     Record<string, unknown>,
     IdentityRow
   >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      payload, raw, body, key_id, spool_id, personal, personal_key_id, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
+      payload, raw, body_key, spool_id, personal, personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
       deferred_at, deferred_reason, created_at, updated_at)
-    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body, @key_id, @spool_id, @personal, @personal_key_id, @search_terms, @mail_from, @rcpt_to, @subject, @message_id_header,
+    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body_key, @spool_id, @personal, @personal_key, @search_terms, @mail_from, @rcpt_to, @subject, @message_id_header,
       @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now)
     RETURNING ${IDENTITY_COLUMNS}`);
 }
 
-/** An adopted message's personal fields: sealed as they travelled, under their key stored here. */
-function personalWriter(db: SqliteDatabase) {
-  const storeKey = dataKeyWriter(db);
-  return (tenantId: string, personal: PersonalTransfer | null | undefined, now: number) =>
-    personal === null || personal === undefined
-      ? { personal: null, personal_key_id: null, search_terms: null }
-      : {
-          personal: Buffer.from(personal.sealed, 'hex'),
-          personal_key_id: storeKey(tenantId, Buffer.from(personal.key, 'hex'), now),
-          search_terms: personal.terms,
-        };
-}
+/** An adopted message's personal fields: sealed as they travelled, with their key. */
+const personalColumnsOf = (personal: PersonalTransfer | null | undefined) =>
+  personal === null || personal === undefined
+    ? { personal: null, personal_key: null, search_terms: null }
+    : {
+        personal: Buffer.from(personal.sealed, 'hex'),
+        personal_key: Buffer.from(personal.key, 'hex'),
+        search_terms: personal.terms,
+      };
 
 export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageTransferStore {
   const writeSealed = sealedBodyWriter(db);
-  const writePersonal = personalWriter(db);
+  const writeBody = messageBodyWriter(db);
   const waitingRows = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS}
     FROM messages WHERE state IN ('queued', 'deferred') AND lease_owner IS NULL ORDER BY pk LIMIT ?`);
   const asTransfer = transferReader(db);
@@ -162,16 +163,19 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
           personal,
           ...columns
         } = transfer;
+        const body =
+          sealed === null || sealed === undefined
+            ? { body: null, columns: { body_key: null, spool_id: null } }
+            : writeSealed(transfer.tenant_id, sealed, now);
         const row = insert.get({
           ...columns,
-          ...writePersonal(transfer.tenant_id, personal, now),
+          ...personalColumnsOf(personal),
           raw: rawBase64 === null ? null : Buffer.from(rawBase64, 'base64'),
-          ...(sealed === null || sealed === undefined
-            ? { body: null, key_id: null, spool_id: null }
-            : writeSealed(transfer.tenant_id, sealed, now)),
+          ...body.columns,
           next_attempt_at: dueAt,
           now,
         }) as IdentityRow;
+        if (body.body !== null) writeBody(row.pk, body.body);
         writeEvent(
           transitionOf(row, 'adopted', now, {
             text: `moved here from node ${from}`,

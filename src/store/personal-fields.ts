@@ -16,11 +16,11 @@ import {
 } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { rowSealing, type SealingBudget } from './row-sealing.js';
-import { asBuffer, dataKeyWriter, keyOf } from './stored-body.js';
+import { asBuffer } from './stored-body.js';
 
 /** What a query selects to read a message's personal fields (`alias`: the table's, with its dot). */
 export const personalColumns = (alias = ''): string =>
-  `${alias}personal, ${keyOf(`${alias}personal_key_id`)} AS personal_key, ${alias}mail_from, ${alias}rcpt_to, ${alias}subject`;
+  `${alias}personal, ${alias}personal_key, ${alias}mail_from, ${alias}rcpt_to, ${alias}subject`;
 
 export interface PersonalRow {
   tenant_id: string;
@@ -46,31 +46,22 @@ export function personalOpener(seal: BodySeal): (row: PersonalRow) => PersonalFi
   };
 }
 
-/** A message's personal fields as written: sealed, their key's id, and their search terms. */
+/** A message's personal fields as written: sealed, their key wrapped (kept in the row), and their search terms. */
 export interface SealedPersonal {
   personal: Buffer;
-  keyId: number;
+  key: Buffer;
   terms: string;
 }
 
-/**
- * Seals personal fields under a new data key of `tenantId` (its row written, for its id), or keeps
- * what a parser thread sealed for that tenant already.
- */
+/** Seals personal fields under a new data key of `tenantId`, or keeps what a parser thread sealed for that tenant already. */
 export function personalSealer(
-  db: SqliteDatabase,
   seal: BodySeal,
   index: BlindIndex,
-): (tenantId: string, fields: PersonalFields & { envelope?: SealedEnvelope | null }, now: number) => SealedPersonal {
-  const storeKey = dataKeyWriter(db);
-  return (tenantId, fields, now) => {
+): (tenantId: string, fields: PersonalFields & { envelope?: SealedEnvelope | null }) => SealedPersonal {
+  return (tenantId, fields) => {
     const envelope =
       fields.envelope?.tenantId === tenantId ? fields.envelope : newSealedEnvelope(seal, index, tenantId, fields);
-    return {
-      personal: asBuffer(envelope.sealed),
-      keyId: storeKey(tenantId, envelope.key, now),
-      terms: envelope.terms,
-    };
+    return { personal: asBuffer(envelope.sealed), key: asBuffer(envelope.key), terms: envelope.terms };
   };
 }
 
@@ -80,16 +71,15 @@ export function personalResealer(
   seal: BodySeal,
   index: BlindIndex,
 ): (tenantId: string, id: string, fields: PersonalFields) => SealedPersonal | null {
-  const keyOf = db.prepare<[string, string], { keyId: number; wrapped: Buffer }>(
-    `SELECT k.id AS keyId, k.wrapped FROM messages m JOIN data_keys k ON k.id = m.personal_key_id
-     WHERE m.tenant_id = ? AND m.id = ?`,
-  );
+  const keyOf = db
+    .prepare<[string, string], Buffer | null>(`SELECT personal_key FROM messages WHERE tenant_id = ? AND id = ?`)
+    .pluck();
   return (tenantId, id, fields) => {
-    const found = keyOf.get(tenantId, id);
-    if (found === undefined) return null;
+    const wrapped = keyOf.get(tenantId, id);
+    if (wrapped === undefined || wrapped === null) return null;
     return {
-      personal: sealEnvelope(seal, seal.reopen(found.wrapped), tenantId, fields),
-      keyId: found.keyId,
+      personal: sealEnvelope(seal, seal.reopen(wrapped), tenantId, fields),
+      key: wrapped,
       terms: searchTerms(index, fields),
     };
   };
@@ -109,15 +99,15 @@ export function personalFieldSealing(
 ): (budget: SealingBudget, now: number) => number {
   const next = db.prepare<[number], number>(`SELECT pk ${UNSEALED_PERSONAL} ORDER BY pk LIMIT ?`).pluck();
   const read = db.prepare<[number], PersonalRow>(`SELECT tenant_id, ${personalColumns()} FROM messages WHERE pk = ?`);
-  const update = db.prepare(`UPDATE messages SET personal = @personal, personal_key_id = @keyId, search_terms = @terms,
+  const update = db.prepare(`UPDATE messages SET personal = @personal, personal_key = @key, search_terms = @terms,
       mail_from = '${CLEARED.mail_from}', rcpt_to = '${CLEARED.rcpt_to}', subject = NULL WHERE pk = @pk`);
-  const sealFields = personalSealer(db, seal, index);
+  const sealFields = personalSealer(seal, index);
   const open = personalOpener(seal);
   return rowSealing<PersonalRow>({
     next: (limit) => next.all(limit),
     read: (pk) => read.get(pk),
-    seal(pk, row, now) {
-      update.run({ ...sealFields(row.tenant_id, open(row), now), pk });
+    seal(pk, row) {
+      update.run({ ...sealFields(row.tenant_id, open(row)), pk });
       return row.rcpt_to.length + (row.subject?.length ?? 0);
     },
   });

@@ -4,7 +4,7 @@
  * minimisation, issue 45), reported messages and their events after `report_retention_seconds`, published admin
  * events and processed commands after `outbox_retention_seconds`, handled bounce
  * records and applied provider events, PEC receipts when the operator set a limit, and SMTP spools that no
- * message took (a transfer abandoned without a trace).
+ * message took (a transfer abandoned without a trace). The sealed bytes of shredded bodies are removed here too.
  */
 import type { Logger } from '../core/index.js';
 import { SHRED_BATCH } from './body-retention.js';
@@ -21,15 +21,15 @@ export interface RetentionSettings {
   abandonedSpoolMs: number;
 }
 
-/** Shreds batch after batch, yielding between them so that intake and delivery go on meanwhile. */
-async function shredBodies(store: SqliteStore, before: number, now: number): Promise<number> {
-  let shredded = 0;
-  for (let step = store.messages.shredBodies(before, now); step > 0; step = store.messages.shredBodies(before, now)) {
-    shredded += step;
-    if (step < SHRED_BATCH) break;
+/** Runs `step` batch after batch, yielding between them so that intake and delivery go on meanwhile. */
+async function inBatches(step: () => number): Promise<number> {
+  let done = 0;
+  for (let count = step(); count > 0; count = step()) {
+    done += count;
+    if (count < SHRED_BATCH) break;
     await new Promise((resolve) => setImmediate(resolve));
   }
-  return shredded;
+  return done;
 }
 
 export async function runRetention(
@@ -40,10 +40,13 @@ export async function runRetention(
 ): Promise<void> {
   const removed = store.messages.removeReported(null, now - settings.reportedMessagesMs);
   if (removed > 0) log.info({ removed }, 'retention removed reported messages');
-  if (settings.bodyMs !== null) {
-    const shredded = await shredBodies(store, now - settings.bodyMs, now);
+  const { bodyMs } = settings;
+  if (bodyMs !== null) {
+    const shredded = await inBatches(() => store.messages.shredBodies(now - bodyMs, now));
     if (shredded > 0) log.info({ shredded }, 'retention shredded the bodies of reported messages');
   }
+  // The sealed bytes of bodies shredded by now (here, or by an erasure): unreadable already, and gone now.
+  await inBatches(() => store.messages.removeShreddedBodies());
   store.mirror.pruneAdminEvents(now - settings.adminEventsMs);
   store.inbox.prune(now - settings.adminEventsMs);
   store.bounceLedger.prune(now - settings.reportedMessagesMs);

@@ -7,7 +7,7 @@ import type { SpoolRows } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { travellingBody } from './message-transfer.js';
-import { keyOf } from './stored-body.js';
+import { SEALED_BODY } from './stored-body.js';
 
 const WAITING = `state IN ('queued', 'deferred', 'sending')`;
 
@@ -20,7 +20,7 @@ const WAITING = `state IN ('queued', 'deferred', 'sending')`;
  */
 const ENTRY_JSON = `CAST(json_object('tenant_id', tenant_id, 'id', id, 'account_id', account_id, 'priority', priority,
     'batch_code', batch_code, 'source', source, 'payload', payload,
-    'personal', CASE WHEN personal IS NULL THEN NULL ELSE json_object('key', hex(${keyOf('personal_key_id')}),
+    'personal', CASE WHEN personal IS NULL THEN NULL ELSE json_object('key', hex(personal_key),
       'sealed', hex(personal), 'terms', coalesce(search_terms, '')) END, 'mail_from', mail_from, 'rcpt_to', rcpt_to,
     'subject', subject, 'message_id_header', message_id_header, 'size_bytes', size_bytes,
     'state', CASE state WHEN 'sending' THEN 'queued' ELSE state END, 'attempts', attempts, 'next_attempt_at', next_attempt_at,
@@ -39,7 +39,8 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
     [string],
     { pk: number; json: Buffer; raw: Buffer | null; body: Buffer | null; key: Buffer | null; spool_id: number | null }
   >(
-    `SELECT pk, ${ENTRY_JSON} AS json, raw, body, ${keyOf('key_id')} AS key, spool_id FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
+    `SELECT pk, ${ENTRY_JSON} AS json, raw, ${SEALED_BODY} AS body,
+      body_key AS key, spool_id FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
   );
   const waitingOf = db
     .prepare<[string], number>(`SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`)

@@ -10,19 +10,32 @@ import type { SqliteDatabase } from './database.js';
 export const keyOf = (column: string): string =>
   `CASE WHEN ${column} IS NULL THEN NULL ELSE coalesce((SELECT wrapped FROM data_keys WHERE id = ${column}), X'') END`;
 
-/**
- * A message's body and its wrapped key, as ClaimedMessage has them. A message with no body at
- * all (erased, or shredded by retention) reads as shredded too: never as an empty body in clear.
- */
-export const BODY_COLUMNS = `coalesce(body, raw, CAST(payload AS BLOB)) AS body,
-  CASE WHEN key_id IS NOT NULL THEN ${keyOf('key_id')}
-    WHEN body IS NULL AND raw IS NULL AND payload IS NULL AND spool_id IS NULL THEN X'' END AS key`;
+/** A message's sealed body, in a query on messages (migration 22). */
+export const SEALED_BODY = '(SELECT b.body FROM message_bodies b WHERE b.pk = messages.pk)';
 
 /**
- * The assignments that shred a message's body (retention, erasure): its bytes go, and clearing
- * key_id and spool_id destroys its data key or its spool with the spool's key (migration 17's triggers).
+ * A message's body and its wrapped key, as ClaimedMessage has them: sealed beside its row (migration
+ * 22), in clear from before sealing, or in a spool. A message with no body at all (erased, or
+ * shredded by retention) reads as shredded too: never as an empty body in clear, nor as the sealed
+ * bytes that wait for removal after their key was destroyed.
  */
-export const SHRED_BODY = 'payload = NULL, raw = NULL, body = NULL, key_id = NULL, spool_id = NULL';
+export const BODY_COLUMNS = `CASE WHEN body_key IS NOT NULL THEN ${SEALED_BODY}
+    ELSE coalesce(raw, CAST(payload AS BLOB)) END AS body,
+  CASE WHEN body_key IS NOT NULL THEN body_key
+    WHEN raw IS NULL AND payload IS NULL AND spool_id IS NULL THEN X'' END AS key`;
+
+/**
+ * The assignments that shred a message's body (retention, erasure): its clear bytes go, its key is
+ * destroyed (the sealed bytes are listed for removal: migration 22's trigger), and clearing spool_id
+ * destroys its spool with the spool's key (migration 17's triggers).
+ */
+export const SHRED_BODY = 'payload = NULL, raw = NULL, body_key = NULL, spool_id = NULL';
+
+/** Writes a message's sealed body beside its row; a replacement's takes the place of the one before. */
+export function messageBodyWriter(db: SqliteDatabase): (pk: number, sealed: Uint8Array) => void {
+  const put = db.prepare<[number, Uint8Array]>(`INSERT OR REPLACE INTO message_bodies (pk, body) VALUES (?, ?)`);
+  return (pk, sealed) => void put.run(pk, sealed);
+}
 
 /** Reads a spool's parts in order, and their key. */
 export function spoolReader(db: SqliteDatabase): (spoolId: number) => { key: Buffer | null; parts: Buffer[] } {

@@ -68,8 +68,18 @@ describe('mailproxy keys rotate', () => {
     const db = new Database(path, { readonly: true });
     try {
       return {
-        bodies: db.prepare(`SELECT id, body FROM messages ORDER BY pk`).all() as Array<{ id: string; body: Buffer }>,
-        wrapped: db.prepare(`SELECT wrapped FROM data_keys ORDER BY id`).pluck().all() as Buffer[],
+        bodies: db
+          .prepare(`SELECT m.id, b.body FROM messages m JOIN message_bodies b ON b.pk = m.pk ORDER BY m.pk`)
+          .all() as Array<{ id: string; body: Buffer }>,
+        // Every data key: a message's two in its row, a spool's or receipt's in data_keys (none here).
+        wrapped: db
+          .prepare(
+            `SELECT wrapped FROM (SELECT wrapped, 0 AS kind, id FROM data_keys
+               UNION ALL SELECT body_key, 1, pk FROM messages WHERE body_key IS NOT NULL
+               UNION ALL SELECT personal_key, 2, pk FROM messages WHERE personal_key IS NOT NULL) ORDER BY kind, id`,
+          )
+          .pluck()
+          .all() as Buffer[],
       };
     } finally {
       db.close();

@@ -57,14 +57,21 @@ describe('payloads sealed in the parser threads', () => {
           expect(JSON.parse(opened?.toString() ?? 'null')).toMatchObject({ body: `${prefix} ${index} ${filler}` });
         }
       const keys = db
-        .prepare(`SELECT tenant_id, count(*) AS n FROM data_keys GROUP BY tenant_id ORDER BY tenant_id`)
+        .prepare(
+          `SELECT tenant_id, count(body_key) AS bodies, count(personal_key) AS envelopes,
+             count((SELECT 1 FROM message_bodies b WHERE b.pk = messages.pk)) AS sealed
+           FROM messages GROUP BY tenant_id ORDER BY tenant_id`,
+        )
         .all();
-      // A key for each body, and one for each message's envelope and subject.
+      // A key for each body, one for each message's envelope and subject, and each body sealed beside its row.
       expect(keys).toEqual([
-        { tenant_id: 'acme', n: 40 },
-        { tenant_id: 'beta', n: 40 },
+        { tenant_id: 'acme', bodies: 20, envelopes: 20, sealed: 20 },
+        { tenant_id: 'beta', bodies: 20, envelopes: 20, sealed: 20 },
       ]);
-      const clear = db.prepare(`SELECT count(*) FROM messages WHERE payload IS NOT NULL OR body IS NULL`).pluck().get();
+      const clear = db
+        .prepare(`SELECT count(*) FROM messages WHERE payload IS NOT NULL OR raw IS NOT NULL`)
+        .pluck()
+        .get();
       expect(clear).toBe(0);
       // Each envelope and subject, sealed in the thread too, opens to what was sent, and search finds it.
       const envelopes = storedPersonal(db, { dataDir: fx.t.dataDir });

@@ -193,7 +193,7 @@ describe('sealed suppressions', () => {
       return store;
     };
     const store = open();
-    expect(store.migrated).toEqual([20, 21]);
+    expect(store.migrated).toEqual([20, 21, 22]);
     const entries = listed(store).map(({ address, reason, source, createdAt, expiresAt }) => ({
       address,
       reason,

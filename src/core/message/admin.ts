@@ -95,6 +95,11 @@ export interface MessageAdmin {
    */
   shredBodies(before: number, now: number): number;
   /**
+   * Removes the sealed bytes of bodies whose key was destroyed (retention, erasure), one bounded
+   * batch a call; answers how many. They are unreadable from the moment their key went.
+   */
+  removeShreddedBodies(): number;
+  /**
    * Makes the next attempt of waiting messages `at` (a retry backoff or a scheduled time cut short);
    * skipped: a message that is not waiting for a later attempt (sent, failed, in flight, held, already due).
    */

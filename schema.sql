@@ -786,3 +786,12 @@ CREATE TRIGGER messages_body_removed AFTER DELETE ON messages
 CREATE TRIGGER messages_body_shredded AFTER UPDATE OF body_key ON messages
   WHEN OLD.body_key IS NOT NULL AND NEW.body_key IS NULL
   BEGIN INSERT OR IGNORE INTO shredded_bodies (pk) VALUES (OLD.pk); END;
+
+-- migration: 23
+-- An erasure answers once its transaction is durable; what SQLite keeps of the erased rows
+-- elsewhere is scrubbed right after, by the search index's loop (store-service.ts): the erased
+-- messages' search terms leave the full-text index (listed by this partial index, so a crash in
+-- between loses none), then the index is merged and the WAL checkpointed and truncated while
+-- `scrub_due`, set in the erasure's transaction, says one is owed.
+CREATE INDEX messages_erased_terms ON messages (pk) WHERE erased_at IS NOT NULL AND search_terms IS NOT NULL;
+ALTER TABLE search_state ADD COLUMN scrub_due INTEGER NOT NULL DEFAULT 0;

@@ -63,5 +63,8 @@ export function filterSql(filter: MessageFilter, index: BlindIndex): FilterSql {
   const match = filter.text === null ? null : blindTextQuery(index, filter.text);
   if (match !== null)
     set('m.pk IN (SELECT rowid FROM messages_terms WHERE messages_terms MATCH @match)', 'match', match);
-  return { where, params, narrowed: match !== null || filter.sender !== null || filter.recipient !== null };
+  const narrowed = match !== null || filter.sender !== null || filter.recipient !== null;
+  // An erased message keeps its terms until the scrub right after its erasure: never found by them.
+  if (narrowed) where.push('m.erased_at IS NULL');
+  return { where, params, narrowed };
 }

@@ -1,7 +1,7 @@
 /**
  * The store as the daemon runs it: the SQLite database (its backups a previous
  * run left half-made removed), the WAL checkpointer thread beside it, and the
- * store's own periodic work (retention, the search index). Stopped last.
+ * store's own periodic work (retention, the search index and the erasures' scrub). Stopped last.
  */
 import { join } from 'node:path';
 import type { Clock, Logger } from '../core/index.js';
@@ -90,13 +90,21 @@ function createSearchIndexLoop(store: SqliteStore, log: Logger): PeriodicLoop {
     name: 'search-index',
     intervalMs: SEARCH_INDEX_INTERVAL_MS,
     log,
-    run: () => {
+    run: async () => {
       // Batches of a bounded size, so that intake never waits long on the writer; a long backlog takes several ticks.
       for (
         let batch = 0;
         batch < SEARCH_INDEX_BATCHES && store.search.index(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH;
         batch += 1
       );
+      // Then the scrub the erasures since the last tick owe (message-erasure.ts), a turn of the event
+      // loop between its batches: an erasure of 10,000 messages is scrubbed within the tick after it.
+      for (
+        let batch = 0;
+        batch < SEARCH_INDEX_BATCHES && store.erasure.scrub(SEARCH_INDEX_BATCH) === SEARCH_INDEX_BATCH;
+        batch += 1
+      )
+        await new Promise((resolve) => setImmediate(resolve));
     },
   });
 }

@@ -142,7 +142,8 @@ describe('sealed suppressions', () => {
       NOW,
       null,
     );
-    store.erasure.scrub(counts.messages);
+    // The scrub after it, as the daemon's search index loop runs it: no message's terms to take out.
+    expect(store.erasure.scrub(100)).toBe(counts.messages);
     expect(counts).toMatchObject({ suppressions: 1, events: 2 });
     expect(listed(store).map((entry) => entry.address)).toEqual(['bob@example.org']);
     for (const needle of [ANN, digest]) {
@@ -193,7 +194,7 @@ describe('sealed suppressions', () => {
       return store;
     };
     const store = open();
-    expect(store.migrated).toEqual([20, 21, 22]);
+    expect(store.migrated).toEqual([20, 21, 22, 23]);
     const entries = listed(store).map(({ address, reason, source, createdAt, expiresAt }) => ({
       address,
       reason,

@@ -2,8 +2,9 @@
  * POST /commands/erase and `mailproxy erase`: a tenant key erases in its own tenant, the admin
  * token in any (an address in every tenant when it names none). Each tenant touched gets its
  * audit row and `message.erase_requested` event in the erasure's transaction; neither names the
- * address (an audit that kept it would be a copy of what was erased). After the commit, the
- * store scrubs what SQLite keeps of the erased rows elsewhere (core/message/erasure.ts).
+ * address (an audit that kept it would be a copy of what was erased). It answers once that
+ * transaction is durable; the store scrubs what SQLite keeps of the erased rows elsewhere right
+ * after, in the background (core/message/erasure.ts).
  */
 import { notFound } from '../app-error.js';
 import { normalizeAddress } from '../address.js';
@@ -87,7 +88,6 @@ export function createEraseCommand(deps: EraseCommandDeps) {
         return count;
       }),
     );
-    erasure.scrub(sum(counts, 'messages'));
     return {
       tenants: targets.flatMap((target) => (target.tenantId === null ? [] : [target.tenantId])),
       erased_messages: sum(counts, 'messages'),

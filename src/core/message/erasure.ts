@@ -4,7 +4,8 @@
  * sealed body, in a backup, the WAL or the fleet's spool stream, is unreadable
  * from then on) and every personal field of the rows is cleared, the rows kept
  * as tombstones: status, times and ids stay for the client's reports and for
- * accounting. One transaction per request, with its audit row and its events.
+ * accounting. One transaction per request, with its audit row and its events; the scrub of
+ * what SQLite keeps elsewhere (search terms, index segments, WAL frames) follows it.
  */
 
 /** What to erase: messages by client id, everything to or from an address, or a whole tenant's mail. */
@@ -35,9 +36,11 @@ export interface ErasureStore {
   /** Erases in one transaction, with a `message.erased` event per message; part of the caller's transaction if any. */
   erase(target: ErasureTarget, now: number, correlationId: string | null): ErasureCounts;
   /**
-   * After the commit: what SQLite keeps of the erased rows outside them is overwritten (the
-   * full-text index merged when `messages` were erased, freed pages zeroed by secure delete, the
-   * WAL checkpointed and truncated).
+   * After the commit, in the background (the search index's loop): one step of overwriting what
+   * SQLite keeps of the erased rows outside them: up to `limit` erased messages' search terms out
+   * of the full-text index, then, none left, the index merged and the WAL checkpointed and
+   * truncated, freed pages zeroed by secure delete. Answers how many messages' terms it took out
+   * (`limit`: call again). Owed from the erasure's own transaction, so a crash in between loses none.
    */
-  scrub(messages: number): void;
+  scrub(limit: number): number;
 }

@@ -1,0 +1,91 @@
+/**
+ * The scrub after an erasure (migration 23): the erasure answers once its transaction is
+ * durable, the erased messages' search terms leave the full-text index right after, a bounded
+ * batch at a time, and the index merge and the WAL truncation it owes survive a restart.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { addressDigest } from '../../src/core/index.js';
+import { openTestStore, withMainAccount } from '../helpers/sqlite-store.js';
+
+const cleanups: Array<() => void> = [];
+afterEach(() => {
+  for (const cleanup of cleanups.splice(0).reverse()) cleanup();
+});
+
+const message = (id: string, to: string) => ({
+  tenantId: 'acme',
+  id,
+  accountId: 'main',
+  priority: 2 as const,
+  batchCode: null,
+  mailFrom: 'shop@example.com',
+  rcptTo: [to],
+  subject: `order ${id}`,
+  messageId: null,
+  sizeBytes: 10,
+  deferredUntil: null,
+  suspended: false,
+  content: { kind: 'raw' as const, bytes: Buffer.from(`body of ${id}`) },
+});
+
+describe('the scrub after an erasure', () => {
+  it('takes the erased terms out of the index in batches, then merges it once, and nothing finds them meanwhile', () => {
+    const { store, read } = openTestStore(cleanups, withMainAccount);
+    store.queue.enqueue(
+      [message('a1', 'ann@example.net'), message('a2', 'ann@example.net'), message('b', 'bob@example.net')],
+      1,
+      null,
+    );
+    expect(store.search.index(100)).toBe(3);
+    const annTerm = `t${addressDigest(store.blindIndex, 'ann@example.net')}`;
+    const indexed = () =>
+      read<{ pk: number }>(`SELECT rowid AS pk FROM messages_terms WHERE messages_terms MATCH '${annTerm}'`).length;
+    const owed = () => read<{ due: number }>(`SELECT scrub_due AS due FROM search_state`)[0]?.due;
+    const byRecipient = (recipient: string) =>
+      store.search
+        .find({
+          tenantId: 'acme',
+          status: null,
+          accountId: null,
+          batchCode: null,
+          recipient,
+          sender: null,
+          createdFrom: null,
+          createdTo: null,
+          priority: null,
+          text: null,
+          order: 'newest',
+          limit: 10,
+          after: null,
+        })
+        .messages.map((found) => found.clientId);
+
+    const erased = store.erasure.erase({ kind: 'address', tenantId: 'acme', address: 'ann@example.net' }, 2, null);
+    expect(erased.messages).toBe(2);
+    // Answered: the terms are still in the index, owed to the scrub, and no search finds them.
+    expect([indexed(), owed()]).toEqual([2, 2]);
+    expect(byRecipient('ann@example.net')).toEqual([]);
+    expect(byRecipient('bob@example.net')).toEqual(['b']);
+
+    // A batch of one: the merge waits for the last.
+    expect(store.erasure.scrub(1)).toBe(1);
+    expect([indexed(), owed()]).toEqual([1, 2]);
+    expect(store.erasure.scrub(1)).toBe(1);
+    expect(store.erasure.scrub(1)).toBe(0);
+    expect([indexed(), owed()]).toEqual([0, 0]);
+    expect(read(`SELECT pk FROM messages WHERE erased_at IS NOT NULL AND search_terms IS NOT NULL`)).toEqual([]);
+    // Bob's terms stay.
+    expect(byRecipient('bob@example.net')).toEqual(['b']);
+  });
+
+  it('owes only the WAL for an erasure that took no message, and nothing at all when none came', () => {
+    const { store, read } = openTestStore(cleanups, withMainAccount);
+    const owed = () => read<{ due: number }>(`SELECT scrub_due AS due FROM search_state`)[0]?.due;
+    expect(store.erasure.scrub(10)).toBe(0);
+    expect(owed()).toBe(0);
+    store.erasure.erase({ kind: 'address', tenantId: 'acme', address: 'nobody@example.net' }, 2, null);
+    expect(owed()).toBe(1);
+    expect(store.erasure.scrub(10)).toBe(0);
+    expect(owed()).toBe(0);
+  });
+});

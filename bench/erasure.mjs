@@ -1,9 +1,11 @@
 // The `erasure` scenario: one person's mail erased (POST /commands/erase by address) in a
 // daemon holding 100,000 messages, 10,000 of them to that address. The time is the request's,
-// from the bench process over loopback: one transaction (the matching messages tombstoned, their
-// data keys destroyed, their timelines scrubbed, a `message.erased` event each) and then the
-// scrub (the full-text index merged, the WAL checkpointed and truncated). A second request for
-// the same address, with nothing left to erase, is the part that does not grow with the matches.
+// from the bench process over loopback: one durable transaction (the matching messages
+// tombstoned, their data keys destroyed, their timelines scrubbed, a `message.erased` event each).
+// The scrub that follows it (their search terms out of the full-text index, the index merged, the
+// WAL checkpointed and truncated) runs in the background from the next tick of the search index's
+// loop, and may hold the writer while the second request comes. A second request for the same
+// address, with nothing left to erase, is the part that does not grow with the matches.
 //
 // The messages are posted once per bench process over HTTP (batches of 1,000, tenant suspended
 // so that nothing is relayed), the full-text indexer awaited, the daemon stopped; each run starts

@@ -795,3 +795,43 @@ CREATE TRIGGER messages_body_shredded AFTER UPDATE OF body_key ON messages
 -- `scrub_due`, set in the erasure's transaction, says one is owed.
 CREATE INDEX messages_erased_terms ON messages (pk) WHERE erased_at IS NOT NULL AND search_terms IS NOT NULL;
 ALTER TABLE search_state ADD COLUMN scrub_due INTEGER NOT NULL DEFAULT 0;
+
+-- migration: 24
+-- Search terms beside the message row (issue 45): a message's blind-index search terms (a third
+-- of its row) live in `message_search_terms`, the full-text index's content table, so that an
+-- erasure reads and rewrites smaller rows. An erasure lists its messages in `erased_search_terms`
+-- and the scrub after it (migration 23) deletes their terms, which takes them out of the index.
+-- The index is built again from the start (search_state) by the indexer, as after migration 19.
+-- Rows whose envelope is still in clear from before migration 19 are those without `personal`.
+CREATE TABLE message_search_terms (
+  pk           INTEGER PRIMARY KEY,
+  search_terms TEXT NOT NULL
+) STRICT;
+INSERT INTO message_search_terms (pk, search_terms) SELECT pk, search_terms FROM messages WHERE search_terms IS NOT NULL;
+CREATE TABLE erased_search_terms (pk INTEGER PRIMARY KEY) STRICT;
+INSERT INTO erased_search_terms (pk) SELECT pk FROM messages WHERE erased_at IS NOT NULL AND search_terms IS NOT NULL;
+DROP TRIGGER messages_terms_removed;
+DROP TRIGGER messages_terms_changed;
+DROP INDEX messages_erased_terms;
+DROP INDEX messages_personal_unsealed;
+DROP TABLE messages_terms;
+ALTER TABLE messages DROP COLUMN search_terms;
+CREATE INDEX messages_personal_unsealed ON messages (pk) WHERE personal IS NULL AND erased_at IS NULL;
+CREATE VIRTUAL TABLE messages_terms USING fts5(search_terms, content = 'message_search_terms', content_rowid = 'pk', tokenize = 'ascii');
+UPDATE search_state SET indexed_pk = 0 WHERE id = 1;
+-- The index follows its content below the indexer's mark; above it, the indexer adds what it finds.
+CREATE TRIGGER message_search_terms_added AFTER INSERT ON message_search_terms
+  WHEN NEW.pk <= (SELECT indexed_pk FROM search_state WHERE id = 1)
+  BEGIN INSERT INTO messages_terms (rowid, search_terms) VALUES (NEW.pk, NEW.search_terms); END;
+CREATE TRIGGER message_search_terms_removed AFTER DELETE ON message_search_terms
+  WHEN OLD.pk <= (SELECT indexed_pk FROM search_state WHERE id = 1)
+  BEGIN INSERT INTO messages_terms (messages_terms, rowid, search_terms) VALUES ('delete', OLD.pk, OLD.search_terms); END;
+CREATE TRIGGER message_search_terms_changed AFTER UPDATE OF search_terms ON message_search_terms
+  WHEN OLD.pk <= (SELECT indexed_pk FROM search_state WHERE id = 1)
+  BEGIN
+    INSERT INTO messages_terms (messages_terms, rowid, search_terms) VALUES ('delete', OLD.pk, OLD.search_terms);
+    INSERT INTO messages_terms (rowid, search_terms) VALUES (NEW.pk, NEW.search_terms);
+  END;
+-- A message deleted takes its terms (and so its place in the index) with it.
+CREATE TRIGGER messages_search_terms_removed AFTER DELETE ON messages
+  BEGIN DELETE FROM message_search_terms WHERE pk = OLD.pk; DELETE FROM erased_search_terms WHERE pk = OLD.pk; END;

@@ -16,7 +16,13 @@ import type {
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { asBuffer, messageBodyWriter } from './stored-body.js';
 import type { MessageEventWriter } from './message-event-writer.js';
-import { CLEARED, personalResealer, personalSealer, type SealedPersonal } from './personal-fields.js';
+import {
+  CLEARED,
+  personalResealer,
+  personalSealer,
+  searchTermsWriter,
+  type SealedPersonal,
+} from './personal-fields.js';
 import type { SpoolKeys } from './spool.js';
 
 /**
@@ -27,16 +33,16 @@ import type { SpoolKeys } from './spool.js';
  */
 function enqueueStatements(db: SqliteDatabase) {
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      body_key, spool_id, personal, personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
   const replace = db.prepare<
     Record<string, unknown>,
     { pk: number }
   >(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
       source = @v6, body_key = @v7, payload = NULL, raw = NULL, spool_id = @v8, personal = @v9, personal_key = @v10,
-      search_terms = @v11, mail_from = @v12, rcpt_to = @v13, subject = @v14, message_id_header = @v15,
-      size_bytes = @v16, state = @v17, suspended = @v18, next_attempt_at = @v19, deferred_at = @v20, deferred_reason = NULL, updated_at = @v21
+      mail_from = @v11, rcpt_to = @v12, subject = @v13, message_id_header = @v14,
+      size_bytes = @v15, state = @v16, suspended = @v17, next_attempt_at = @v18, deferred_at = @v19, deferred_reason = NULL, updated_at = @v20
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   return { insert, replace };
 }
@@ -44,6 +50,7 @@ function enqueueStatements(db: SqliteDatabase) {
 export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter, bodies: BodySealing) {
   const { insert, replace } = enqueueStatements(db);
   const writeBody = messageBodyWriter(db);
+  const writeTerms = searchTermsWriter(db);
   const byName = (row: readonly unknown[]): Record<string, unknown> =>
     Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
 
@@ -58,7 +65,8 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const { suspended } = message;
       const { body, columns } = bodies.store(message.tenantId, message.content);
-      const row = messageRow(message, columns, bodies.personal(message.tenantId, message), deferred, now);
+      const personal = bodies.personal(message.tenantId, message);
+      const row = messageRow(message, columns, personal, deferred, now);
       const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
       let pk: number;
@@ -79,6 +87,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         result.updated += 1;
       }
       if (body !== null) writeBody(pk, body);
+      writeTerms(pk, personal.terms);
       writeEvent({
         pk,
         tenantId: message.tenantId,
@@ -111,7 +120,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
 const withPersonal = (row: readonly unknown[], personal: SealedPersonal): unknown[] =>
   row.map((value, index) => (index === 8 ? personal.personal : index === 9 ? personal.key : value));
 
-/** The insert's positional values, in its column order (the replacement names them v1…v21). */
+/** The insert's positional values, in its column order (the replacement names them v1…v20). */
 function messageRow(
   message: NewMessage,
   content: StoredContent,
@@ -128,7 +137,6 @@ function messageRow(
     ...content,
     personal.personal,
     personal.key,
-    personal.terms,
     CLEARED.mail_from,
     CLEARED.rcpt_to,
     CLEARED.subject,

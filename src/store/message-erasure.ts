@@ -18,21 +18,22 @@ const SCRUBBED_PAYLOAD = `CASE WHEN payload IS NULL THEN NULL
   ELSE json_remove(payload, ${PERSONAL_EVENT_FIELDS.map((key) => `'$.${key}'`).join(', ')}) END`;
 
 /**
- * An address's messages: those the index of search terms names (and those it has not reached),
- * whose terms name it as sender or recipient, and rows from before sealing compared in clear.
+ * An address's messages: those whose search terms name it as sender or recipient, through the
+ * index of search terms (whole terms: exact) and the terms it has not reached yet, and the rows
+ * from before sealing (compared in clear below).
  */
 const ADDRESS_CANDIDATES = `SELECT rowid FROM messages_terms WHERE messages_terms MATCH 'f' || @digest || ' OR t' || @digest
-  UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)
-  UNION ALL SELECT pk FROM messages WHERE search_terms IS NULL AND erased_at IS NULL`;
+  UNION ALL SELECT pk FROM message_search_terms WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)
+    AND (instr(search_terms, 'f' || @digest) > 0 OR instr(search_terms, 't' || @digest) > 0)
+  UNION ALL SELECT pk FROM messages WHERE personal IS NULL AND erased_at IS NULL`;
 
 const MATCHING = {
   messages: `tenant_id = @tenant AND id IN (SELECT value FROM json_each(@ids))`,
   // `+tenant_id`: the candidates drive the query (a few rows through their pks); with the tenant's index
   // SQLite walked every message of the tenant, a third of a second at 100,000.
   address: `+tenant_id IS @tenant AND pk IN (${ADDRESS_CANDIDATES})
-    AND (instr(search_terms, 'f' || @digest) > 0 OR instr(search_terms, 't' || @digest) > 0
-      OR (search_terms IS NULL AND (lower(mail_from) = @address
-        OR EXISTS (SELECT 1 FROM json_each(messages.rcpt_to) WHERE lower(value) = @address))))`,
+    AND (personal IS NOT NULL OR lower(mail_from) = @address
+      OR EXISTS (SELECT 1 FROM json_each(messages.rcpt_to) WHERE lower(value) = @address))`,
   tenant: `tenant_id = @tenant`,
 } as const;
 
@@ -75,9 +76,10 @@ function createMatches(db: SqliteDatabase, index: BlindIndex) {
 /** The messages' rows and timelines: one statement each over the list of pks. */
 function createTombstones(db: SqliteDatabase) {
   // The body is shredded (SHRED_BODY: its key destroyed, its sealed bytes removed later by
-  // retention), and the personal fields' key with their sealed bytes. The search terms stay until
-  // the scrub right after the commit takes them out of the index (a third of the erasure's time in
-  // its transaction); nothing finds an erased message by them meanwhile (message-filter-sql.ts).
+  // retention), and the personal fields' key with their sealed bytes. The search terms, beside the
+  // row, stay until the scrub right after the commit takes them out of the index (a third of the
+  // erasure's time in its transaction); nothing finds an erased message by them meanwhile
+  // (message-filter-sql.ts).
   const messages = db.prepare(`UPDATE messages SET
       ${SHRED_BODY}, personal = NULL, personal_key = NULL,
       mail_from = '', rcpt_to = '[]', subject = NULL, message_id_header = NULL,
@@ -90,6 +92,8 @@ function createTombstones(db: SqliteDatabase) {
     WHERE pk IN (SELECT value FROM json_each(@pks))`);
   const events = db.prepare(`UPDATE outbox SET text = NULL, payload = ${SCRUBBED_PAYLOAD}
     WHERE message_pk IN (SELECT value FROM json_each(@pks))`);
+  // Their search terms, for the scrub right after the commit to take out of the index (migration 24).
+  const listTerms = db.prepare(`INSERT OR IGNORE INTO erased_search_terms (pk) SELECT value FROM json_each(@pks)`);
   // One tenant's records (an index range), of its erased messages, to or from the address, or all of
   // them; a null tenant is the records of none (a bounce no message matched). A record names the
   // address by its digest (record-fields.ts), or in clear when written before it was sealed.
@@ -109,6 +113,7 @@ function createTombstones(db: SqliteDatabase) {
     WHERE length(raw) > 0 AND (${receiptWhere})`);
   return (params: Record<string, unknown>) => {
     messages.run(params);
+    listTerms.run(params);
     const timeline = events.run(params).changes;
     const mailboxRecords = bounces.run(params).changes;
     receiptKeys.run(params);
@@ -226,19 +231,22 @@ export function createSqliteErasure(
 }
 
 /**
- * One step of the scrub after erasures: up to `limit` erased messages' search terms out of the
- * full-text index (the triggers of migration 19 delete them), in a transaction of their own; once
- * none is left, what is owed: the index merged (no segment keeps an erased term) and the WAL
- * checkpointed and truncated (no frame keeps an old page). Answers how many messages' terms it took out.
+ * One step of the scrub after erasures: up to `limit` erased messages' search terms deleted (the
+ * full-text index follows: migration 24's triggers), in a transaction of their own; once none is
+ * left, what is owed: the index merged (no segment keeps an erased term) and the WAL checkpointed
+ * and truncated (no frame keeps an old page). Answers how many messages' terms it took out.
  */
 function erasureScrub(db: SqliteDatabase): (limit: number) => number {
-  const clear = db.prepare<{ limit: number }>(`UPDATE messages SET search_terms = NULL WHERE pk IN (
-      SELECT pk FROM messages INDEXED BY messages_erased_terms
-      WHERE erased_at IS NOT NULL AND search_terms IS NOT NULL ORDER BY pk LIMIT @limit)`);
+  const listed = `SELECT pk FROM erased_search_terms ORDER BY pk LIMIT @limit`;
+  const remove = db.prepare<{ limit: number }>(`DELETE FROM message_search_terms WHERE pk IN (${listed})`);
+  const unlist = db.prepare<{ limit: number }>(`DELETE FROM erased_search_terms WHERE pk IN (${listed})`);
   const due = db.prepare<[], number>(`SELECT scrub_due FROM search_state WHERE id = 1`).pluck();
   const merge = db.prepare(`INSERT INTO messages_terms (messages_terms) VALUES ('optimize')`);
   const done = db.prepare(`UPDATE search_state SET scrub_due = 0 WHERE id = 1`);
-  const step = db.transaction((limit: number) => clear.run({ limit }).changes);
+  const step = db.transaction((limit: number) => {
+    remove.run({ limit });
+    return unlist.run({ limit }).changes;
+  });
   return (limit) => {
     const cleared = step.immediate(limit);
     const owed = cleared < limit ? due.get() : 0;

@@ -17,8 +17,13 @@ export const STATUS_SQL: Record<MessageStatus, string> = {
   bounced: `m.state = 'sent' AND m.bounce_at IS NOT NULL`,
 };
 
-/** The messages the indexer has not reached yet: candidates for any address until it has. */
-const UNINDEXED = 'UNION ALL SELECT pk FROM messages WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1)';
+/**
+ * The messages an address term names that the indexer has not reached yet (their terms looked
+ * through), and those whose envelope is still in clear from before it was sealed (compared in clear).
+ */
+const UNINDEXED = (param: string): string => `UNION ALL SELECT pk FROM message_search_terms
+    WHERE pk > (SELECT indexed_pk FROM search_state WHERE id = 1) AND instr(search_terms, ${param}) > 0
+  UNION ALL SELECT pk FROM messages WHERE personal IS NULL AND erased_at IS NULL`;
 
 export interface FilterSql {
   where: string[];
@@ -41,16 +46,16 @@ export function filterSql(filter: MessageFilter, index: BlindIndex): FilterSql {
   if (filter.priority !== null) set('m.priority = @priority', 'priority', filter.priority);
   if (filter.createdFrom !== null) set('m.created_at >= @from', 'from', filter.createdFrom);
   if (filter.createdTo !== null) set('m.created_at < @to', 'to', filter.createdTo);
-  // An address narrows the rows through the index of search terms (plus what it has not reached
-  // yet), then its term is looked for in the row's own: a row from before sealing (no terms until
-  // the sealer reaches it) is compared in clear.
+  // An address narrows the rows through the index of search terms (whole terms: exact), plus what
+  // it has not reached yet; a row from before sealing (no terms until the sealer reaches it) is
+  // compared in clear.
   const narrow = (role: 'sender' | 'recipient', address: string, clear: string): void => {
     set(
-      `m.pk IN (SELECT rowid FROM messages_terms WHERE messages_terms MATCH @${role} ${UNINDEXED})`,
+      `m.pk IN (SELECT rowid FROM messages_terms WHERE messages_terms MATCH @${role} ${UNINDEXED(`@${role}`)})`,
       role,
       addressTerm(index, role, address),
     );
-    where.push(`(instr(m.search_terms, @${role}) > 0 OR (m.search_terms IS NULL AND ${clear}))`);
+    where.push(`(m.personal IS NOT NULL OR ${clear})`);
     params[`${role}Clear`] = normalizeAddress(address);
   };
   if (filter.sender !== null) narrow('sender', filter.sender, 'lower(m.mail_from) = @senderClear');

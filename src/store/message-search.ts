@@ -72,7 +72,7 @@ export function createSqliteMessageSearch(db: SqliteDatabase, seal: BodySeal, in
     )
     .pluck();
   const addToIndex = db.prepare(`INSERT INTO messages_terms (rowid, search_terms)
-    SELECT pk, search_terms FROM messages WHERE pk > ? AND pk <= ? AND search_terms IS NOT NULL`);
+    SELECT pk, search_terms FROM message_search_terms WHERE pk > ? AND pk <= ?`);
   const advance = db.prepare(`UPDATE search_state SET indexed_pk = ? WHERE id = 1`);
 
   const statement = statementCache(db);

@@ -7,6 +7,7 @@ import { AppError } from '../core/index.js';
 import type { MessageTransferStore, PersonalTransfer, SealedTransfer, StoredTransfer } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
+import { SEARCH_TERMS, searchTermsWriter } from './personal-fields.js';
 import { dataKeyWriter, messageBodyWriter, SEALED_BODY, spoolReader } from './stored-body.js';
 
 /** A message row as a transfer reads it (TRANSFER_COLUMNS). */
@@ -23,7 +24,7 @@ export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin
 
 export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw,
       ${SEALED_BODY} AS body, body_key AS key,
-      spool_id, personal, personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
+      spool_id, personal, personal_key, ${SEARCH_TERMS} AS search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
 
 /** How a message's body travels: sealed as stored (a spooled one's parts with its spool's key), or in clear from before sealing. */
 export type TravellingBody = { sealed: SealedTransfer } | { raw: Buffer } | null;
@@ -104,26 +105,23 @@ function adoptedInsert(db: SqliteDatabase) {
     Record<string, unknown>,
     IdentityRow
   >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      payload, raw, body_key, spool_id, personal, personal_key, search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
+      payload, raw, body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
       deferred_at, deferred_reason, created_at, updated_at)
-    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body_key, @spool_id, @personal, @personal_key, @search_terms, @mail_from, @rcpt_to, @subject, @message_id_header,
+    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body_key, @spool_id, @personal, @personal_key, @mail_from, @rcpt_to, @subject, @message_id_header,
       @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now)
     RETURNING ${IDENTITY_COLUMNS}`);
 }
 
-/** An adopted message's personal fields: sealed as they travelled, with their key. */
+/** An adopted message's personal fields: sealed as they travelled, with their key (its terms are written beside). */
 const personalColumnsOf = (personal: PersonalTransfer | null | undefined) =>
   personal === null || personal === undefined
-    ? { personal: null, personal_key: null, search_terms: null }
-    : {
-        personal: Buffer.from(personal.sealed, 'hex'),
-        personal_key: Buffer.from(personal.key, 'hex'),
-        search_terms: personal.terms,
-      };
+    ? { personal: null, personal_key: null }
+    : { personal: Buffer.from(personal.sealed, 'hex'), personal_key: Buffer.from(personal.key, 'hex') };
 
 export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageTransferStore {
   const writeSealed = sealedBodyWriter(db);
   const writeBody = messageBodyWriter(db);
+  const writeTerms = searchTermsWriter(db);
   const waitingRows = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS}
     FROM messages WHERE state IN ('queued', 'deferred') AND lease_owner IS NULL ORDER BY pk LIMIT ?`);
   const asTransfer = transferReader(db);
@@ -176,6 +174,7 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
           now,
         }) as IdentityRow;
         if (body.body !== null) writeBody(row.pk, body.body);
+        if (personal !== null && personal !== undefined) writeTerms(row.pk, personal.terms);
         writeEvent(
           transitionOf(row, 'adopted', now, {
             text: `moved here from node ${from}`,

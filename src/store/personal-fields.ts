@@ -85,8 +85,18 @@ export function personalResealer(
   };
 }
 
-/** Rows whose personal fields an earlier version stored in clear (migration 19's partial index). */
-export const UNSEALED_PERSONAL = `FROM messages INDEXED BY messages_personal_unsealed WHERE search_terms IS NULL AND erased_at IS NULL`;
+/** A message's search terms, written beside its row (migration 24); the full-text index follows them. */
+export const SEARCH_TERMS = '(SELECT t.search_terms FROM message_search_terms t WHERE t.pk = messages.pk)';
+
+/** Writes (or replaces) a message's search terms. An upsert, so that the index's update trigger sees a replacement. */
+export function searchTermsWriter(db: SqliteDatabase): (pk: number, terms: string) => void {
+  const put = db.prepare<[number, string]>(`INSERT INTO message_search_terms (pk, search_terms) VALUES (?, ?)
+    ON CONFLICT (pk) DO UPDATE SET search_terms = excluded.search_terms`);
+  return (pk, terms) => void put.run(pk, terms);
+}
+
+/** Rows whose personal fields an earlier version stored in clear (migration 24's partial index). */
+export const UNSEALED_PERSONAL = `FROM messages INDEXED BY messages_personal_unsealed WHERE personal IS NULL AND erased_at IS NULL`;
 
 /**
  * The background sealer's part for personal fields (body-sealer.ts): each clear row gets
@@ -99,15 +109,18 @@ export function personalFieldSealing(
 ): (budget: SealingBudget, now: number) => number {
   const next = db.prepare<[number], number>(`SELECT pk ${UNSEALED_PERSONAL} ORDER BY pk LIMIT ?`).pluck();
   const read = db.prepare<[number], PersonalRow>(`SELECT tenant_id, ${personalColumns()} FROM messages WHERE pk = ?`);
-  const update = db.prepare(`UPDATE messages SET personal = @personal, personal_key = @key, search_terms = @terms,
+  const update = db.prepare(`UPDATE messages SET personal = @personal, personal_key = @key,
       mail_from = '${CLEARED.mail_from}', rcpt_to = '${CLEARED.rcpt_to}', subject = NULL WHERE pk = @pk`);
+  const writeTerms = searchTermsWriter(db);
   const sealFields = personalSealer(seal, index);
   const open = personalOpener(seal);
   return rowSealing<PersonalRow>({
     next: (limit) => next.all(limit),
     read: (pk) => read.get(pk),
     seal(pk, row) {
-      update.run({ ...sealFields(row.tenant_id, open(row)), pk });
+      const sealed = sealFields(row.tenant_id, open(row));
+      update.run({ personal: sealed.personal, key: sealed.key, pk });
+      writeTerms(pk, sealed.terms);
       return row.rcpt_to.length + (row.subject?.length ?? 0);
     },
   });

@@ -7,6 +7,7 @@ import type { SpoolRows } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { travellingBody } from './message-transfer.js';
+import { SEARCH_TERMS } from './personal-fields.js';
 import { SEALED_BODY } from './stored-body.js';
 
 const WAITING = `state IN ('queued', 'deferred', 'sending')`;
@@ -21,7 +22,7 @@ const WAITING = `state IN ('queued', 'deferred', 'sending')`;
 const ENTRY_JSON = `CAST(json_object('tenant_id', tenant_id, 'id', id, 'account_id', account_id, 'priority', priority,
     'batch_code', batch_code, 'source', source, 'payload', payload,
     'personal', CASE WHEN personal IS NULL THEN NULL ELSE json_object('key', hex(personal_key),
-      'sealed', hex(personal), 'terms', coalesce(search_terms, '')) END, 'mail_from', mail_from, 'rcpt_to', rcpt_to,
+      'sealed', hex(personal), 'terms', coalesce(${SEARCH_TERMS}, '')) END, 'mail_from', mail_from, 'rcpt_to', rcpt_to,
     'subject', subject, 'message_id_header', message_id_header, 'size_bytes', size_bytes,
     'state', CASE state WHEN 'sending' THEN 'queued' ELSE state END, 'attempts', attempts, 'next_attempt_at', next_attempt_at,
     'created_at', created_at, 'deferred_at', deferred_at, 'deferred_reason', deferred_reason, 'origin_pk', pk, 'raw_base64', NULL, 'sealed', NULL) AS BLOB)`;

@@ -1,9 +1,9 @@
 /**
  * Migration 22 on a database written since bodies were sealed (migrations 17-21): each message's
- * data keys move from data_keys into its row and its sealed body beside it, and everything still
- * opens as before; a shredded message stays shredded, a spool keeps its key in data_keys. Then the
- * store's own path: a body shredded by an erasure is unreadable at once, and retention removes its
- * sealed bytes.
+ * data keys move from data_keys into its row and its sealed body beside it (its search terms too,
+ * migration 24), and everything still opens as before; a shredded message stays shredded, a spool
+ * keeps its key in data_keys. Then the store's own path: a body shredded by an erasure is
+ * unreadable at once, and retention removes its sealed bytes.
  */
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -23,8 +23,8 @@ afterEach(() => {
 function oldMessage(db: Database.Database, pk: number, columns: Record<string, unknown>): void {
   db.prepare(
     `INSERT INTO messages (pk, tenant_id, id, account_id, source, mail_from, rcpt_to, next_attempt_at, created_at, updated_at,
-       body, key_id, personal, personal_key_id, spool_id, body_shredded_at)
-     VALUES (@pk, 'acme', @id, 'main', 'http', '', '[]', 0, 0, 0, @body, @key_id, @personal, @personal_key_id, @spool_id, @shredded)`,
+       body, key_id, personal, personal_key_id, search_terms, spool_id, body_shredded_at)
+     VALUES (@pk, 'acme', @id, 'main', 'http', '', '[]', 0, 0, 0, @body, @key_id, @personal, @personal_key_id, @terms, @spool_id, @shredded)`,
   ).run({
     pk,
     id: `m${pk}`,
@@ -32,6 +32,7 @@ function oldMessage(db: Database.Database, pk: number, columns: Record<string, u
     key_id: null,
     personal: null,
     personal_key_id: null,
+    terms: null,
     spool_id: null,
     shredded: null,
     ...columns,
@@ -62,6 +63,7 @@ describe('keys in the row, bodies beside it (migration 22)', () => {
       key_id: storeKey(db, bodyKey.wrapped),
       personal: Buffer.from('sealed envelope'),
       personal_key_id: storeKey(db, envelopeKey.wrapped),
+      terms: 'wabc tdef',
     });
     // Shredded by retention before the upgrade: no key, no body; its envelope key stays.
     oldMessage(db, 2, {
@@ -102,6 +104,11 @@ describe('keys in the row, bodies beside it (migration 22)', () => {
     );
     expect(columns).toEqual(['body_key', 'personal_key']);
     expect(db.prepare(`SELECT pk FROM message_bodies`).pluck().all()).toEqual([1]);
+    // Its search terms moved beside it too (migration 24), for the indexer to index again.
+    expect(db.prepare(`SELECT pk, search_terms FROM message_search_terms`).all()).toEqual([
+      { pk: 1, search_terms: 'wabc tdef' },
+    ]);
+    expect(db.prepare(`SELECT indexed_pk FROM search_state`).pluck().get()).toBe(0);
     db.close();
   });
 

@@ -194,7 +194,7 @@ describe('sealed suppressions', () => {
       return store;
     };
     const store = open();
-    expect(store.migrated).toEqual([20, 21, 22, 23]);
+    expect(store.migrated).toEqual([20, 21, 22, 23, 24]);
     const entries = listed(store).map(({ address, reason, source, createdAt, expiresAt }) => ({
       address,
       reason,

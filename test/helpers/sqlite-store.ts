@@ -8,10 +8,28 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import type { NewMessage } from '../../src/core/message/index.js';
 import { createBlindIndex } from '../../src/security/blind-index.js';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { createSqliteStore, type SqliteStore } from '../../src/store/sqlite-store.js';
+
+/** A message of acme's account `main` from the shop to `to`, submitted raw as SMTP would (subject `order <id>`). */
+export const rawMessage = (id: string, to: string): NewMessage => ({
+  tenantId: 'acme',
+  id,
+  accountId: 'main',
+  priority: 2,
+  batchCode: null,
+  mailFrom: 'shop@example.com',
+  rcptTo: [to],
+  subject: `order ${id}`,
+  messageId: null,
+  sizeBytes: 10,
+  deferredUntil: null,
+  suspended: false,
+  content: { kind: 'raw', bytes: Buffer.from(`body of ${id}`) },
+});
 
 /** Seeds tenant acme's account `main`, pointed nowhere (a store test claims, it never relays). */
 export const withMainAccount = (admin: Database.Database): void => {

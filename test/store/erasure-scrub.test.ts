@@ -5,34 +5,18 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressDigest } from '../../src/core/index.js';
-import { openTestStore, withMainAccount } from '../helpers/sqlite-store.js';
+import { openTestStore, rawMessage, withMainAccount } from '../helpers/sqlite-store.js';
 
 const cleanups: Array<() => void> = [];
 afterEach(() => {
   for (const cleanup of cleanups.splice(0).reverse()) cleanup();
 });
 
-const message = (id: string, to: string) => ({
-  tenantId: 'acme',
-  id,
-  accountId: 'main',
-  priority: 2 as const,
-  batchCode: null,
-  mailFrom: 'shop@example.com',
-  rcptTo: [to],
-  subject: `order ${id}`,
-  messageId: null,
-  sizeBytes: 10,
-  deferredUntil: null,
-  suspended: false,
-  content: { kind: 'raw' as const, bytes: Buffer.from(`body of ${id}`) },
-});
-
 describe('the scrub after an erasure', () => {
   it('takes the erased terms out of the index in batches, then merges it once, and nothing finds them meanwhile', () => {
     const { store, read } = openTestStore(cleanups, withMainAccount);
     store.queue.enqueue(
-      [message('a1', 'ann@example.net'), message('a2', 'ann@example.net'), message('b', 'bob@example.net')],
+      [rawMessage('a1', 'ann@example.net'), rawMessage('a2', 'ann@example.net'), rawMessage('b', 'bob@example.net')],
       1,
       null,
     );

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createBodySeal, keyEncryptionKey } from '../../src/security/body-seal.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
 import { BODY_COLUMNS, openStored } from '../../src/store/stored-body.js';
-import { openTestStore, withMainAccount } from '../helpers/sqlite-store.js';
+import { openTestStore, rawMessage, withMainAccount } from '../helpers/sqlite-store.js';
 
 const seal = createBodySeal([keyEncryptionKey(randomBytes(32))]);
 const cleanups: Array<() => void> = [];
@@ -114,22 +114,7 @@ describe('keys in the row, bodies beside it (migration 22)', () => {
 
   it('leaves an erased body unreadable at once, and retention removes its sealed bytes', () => {
     const { store, read } = openTestStore(cleanups, withMainAccount);
-    const message = (id: string, to: string) => ({
-      tenantId: 'acme',
-      id,
-      accountId: 'main',
-      priority: 2 as const,
-      batchCode: null,
-      mailFrom: 'shop@example.com',
-      rcptTo: [to],
-      subject: `order ${id}`,
-      messageId: null,
-      sizeBytes: 10,
-      deferredUntil: null,
-      suspended: false,
-      content: { kind: 'raw' as const, bytes: Buffer.from(`body of ${id}`) },
-    });
-    store.queue.enqueue([message('a', 'ann@example.net'), message('b', 'bob@example.net')], 1, null);
+    store.queue.enqueue([rawMessage('a', 'ann@example.net'), rawMessage('b', 'bob@example.net')], 1, null);
     store.erasure.erase({ kind: 'address', tenantId: 'acme', address: 'ann@example.net' }, 2, null);
     // The key went with the erasure: the bytes left beside the row open to nothing, and are listed.
     const left = () =>

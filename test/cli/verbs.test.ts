@@ -63,7 +63,8 @@ describe('mailproxy admin verbs against a running daemon', () => {
     const gone = await cli(['tenants', 'show', 'cli-t1']);
     expect(gone.code).toBe(1);
     expect(gone.stderr).toContain('NOT_FOUND: tenant not found');
-  });
+    // Nine CLI processes, each a Node start: a loaded CI run took more than 30 s for them.
+  }, 60_000);
 
   it('manages accounts, reading the password from stdin and never printing it', async () => {
     await cli(['tenants', 'add', 'cli-t2']);

@@ -4,7 +4,13 @@
  * peer has adopted. Each change is one transaction with its timeline event.
  */
 import { AppError } from '../core/index.js';
-import type { MessageTransferStore, PersonalTransfer, SealedTransfer, StoredTransfer } from '../core/fleet/index.js';
+import type {
+  MessageTransfer,
+  MessageTransferStore,
+  PersonalTransfer,
+  SealedTransfer,
+  StoredTransfer,
+} from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { SEARCH_TERMS, searchTermsWriter } from './personal-fields.js';
@@ -118,10 +124,37 @@ const personalColumnsOf = (personal: PersonalTransfer | null | undefined) =>
     ? { personal: null, personal_key: null }
     : { personal: Buffer.from(personal.sealed, 'hex'), personal_key: Buffer.from(personal.key, 'hex') };
 
-export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageTransferStore {
+/**
+ * Writes an adopted message as it travelled: its row (held when its tenant or batch is held here),
+ * its sealed body beside it or its spool, and its search terms; answers the row's identity.
+ */
+function adoptedWriter(db: SqliteDatabase) {
   const writeSealed = sealedBodyWriter(db);
   const writeBody = messageBodyWriter(db);
   const writeTerms = searchTermsWriter(db);
+  const insert = adoptedInsert(db);
+  return (transfer: MessageTransfer, dueAt: number, now: number): IdentityRow => {
+    const { origin_node: _from, origin_pk: _originPk, raw_base64: rawBase64, sealed, personal, ...columns } = transfer;
+    const body =
+      sealed === null || sealed === undefined
+        ? { body: null, columns: { body_key: null, spool_id: null } }
+        : writeSealed(transfer.tenant_id, sealed, now);
+    const row = insert.get({
+      ...columns,
+      ...personalColumnsOf(personal),
+      raw: rawBase64 === null ? null : Buffer.from(rawBase64, 'base64'),
+      ...body.columns,
+      next_attempt_at: dueAt,
+      now,
+    }) as IdentityRow;
+    if (body.body !== null) writeBody(row.pk, body.body);
+    if (personal !== null && personal !== undefined) writeTerms(row.pk, personal.terms);
+    return row;
+  };
+}
+
+export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageTransferStore {
+  const writeAdopted = adoptedWriter(db);
   const waitingRows = db.prepare<[number], TransferRow>(`SELECT ${TRANSFER_COLUMNS}
     FROM messages WHERE state IN ('queued', 'deferred') AND lease_owner IS NULL ORDER BY pk LIMIT ?`);
   const asTransfer = transferReader(db);
@@ -134,7 +167,6 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
   const existing = db.prepare<[string, string], { pk: number }>(
     `SELECT pk FROM messages WHERE tenant_id = ? AND id = ?`,
   );
-  const insert = adoptedInsert(db);
   const identity = db.prepare<
     [number],
     IdentityRow
@@ -153,28 +185,8 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
         // A message this node could not send: the draining node offers it to another peer.
         if (accountExists.get(transfer.tenant_id, transfer.account_id) === undefined)
           throw new AppError('NOT_FOUND', `account ${transfer.tenant_id}/${transfer.account_id} is not on this node`);
-        const {
-          origin_node: from,
-          origin_pk: originPk,
-          raw_base64: rawBase64,
-          sealed,
-          personal,
-          ...columns
-        } = transfer;
-        const body =
-          sealed === null || sealed === undefined
-            ? { body: null, columns: { body_key: null, spool_id: null } }
-            : writeSealed(transfer.tenant_id, sealed, now);
-        const row = insert.get({
-          ...columns,
-          ...personalColumnsOf(personal),
-          raw: rawBase64 === null ? null : Buffer.from(rawBase64, 'base64'),
-          ...body.columns,
-          next_attempt_at: dueAt,
-          now,
-        }) as IdentityRow;
-        if (body.body !== null) writeBody(row.pk, body.body);
-        if (personal !== null && personal !== undefined) writeTerms(row.pk, personal.terms);
+        const row = writeAdopted(transfer, dueAt, now);
+        const { origin_node: from, origin_pk: originPk } = transfer;
         writeEvent(
           transitionOf(row, 'adopted', now, {
             text: `moved here from node ${from}`,

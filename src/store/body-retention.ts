@@ -5,7 +5,7 @@
  * through the index of messages whose body is kept; a batch at a time, so that intake never waits
  * long on the writer.
  */
-import type { SqliteDatabase } from './database.js';
+import { withSecureDelete, type SqliteDatabase } from './database.js';
 import { SHRED_BODY } from './stored-body.js';
 
 /** The most bodies one call shreds: a transaction short enough that intake hardly waits behind it. */
@@ -38,13 +38,5 @@ export function createShreddedBodyRemoval(db: SqliteDatabase): () => number {
     remove.run({ limit: SHRED_BATCH });
     return listed.run({ limit: SHRED_BATCH }).changes;
   });
-  return () => {
-    const before = db.pragma('secure_delete', { simple: true }) as number;
-    db.pragma('secure_delete = ON');
-    try {
-      return batch.immediate();
-    } finally {
-      db.pragma(`secure_delete = ${before}`);
-    }
-  };
+  return () => withSecureDelete(db, () => batch.immediate());
 }

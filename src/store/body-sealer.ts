@@ -15,7 +15,7 @@
 import type { BlindIndex, Clock, Logger } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
-import { transactionRunner, type SqliteDatabase } from './database.js';
+import { transactionRunner, withSecureDelete, type SqliteDatabase } from './database.js';
 import { personalFieldSealing, UNSEALED_PERSONAL } from './personal-fields.js';
 import type { ClearRecords, RecordSealing } from './record-sealer.js';
 import { rowSealing, type SealingBudget } from './row-sealing.js';
@@ -166,14 +166,7 @@ export function createSqliteBodySealer(
       ...records.remaining(),
     }),
     sealBatch(limits, now) {
-      // Whole freed pages (a large body's overflow pages) are zeroed too, not only freed cells (database.ts runs with FAST).
-      const before = db.pragma('secure_delete', { simple: true }) as number;
-      db.pragma('secure_delete = ON');
-      try {
-        return run(() => batch(limits, now), 'immediate');
-      } finally {
-        db.pragma(`secure_delete = ${before}`);
-      }
+      return withSecureDelete(db, () => run(() => batch(limits, now), 'immediate'));
     },
     scrub() {
       db.pragma('wal_checkpoint(TRUNCATE)');

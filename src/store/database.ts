@@ -114,3 +114,21 @@ export function durableTransaction<T>(db: SqliteDatabase, fn: () => T): T {
     db.pragma('synchronous = NORMAL');
   }
 }
+
+/** `PRAGMA secure_delete` answers 0, 1 or 2; setting it back takes FAST for 2 (a 2 would read as ON). */
+const SECURE_DELETE_SETTING: Record<number, string> = { 0: 'OFF', 1: 'ON', 2: 'FAST' };
+
+/**
+ * Runs `fn` with secure_delete ON: whole freed pages (a large body's overflow pages) are
+ * overwritten with zeros too, not only freed cells (the database runs with FAST, above), so that
+ * what `fn` deletes leaves no copy for a later write to reuse. The setting is restored after.
+ */
+export function withSecureDelete<T>(db: SqliteDatabase, fn: () => T): T {
+  const before = db.pragma('secure_delete', { simple: true }) as number;
+  db.pragma('secure_delete = ON');
+  try {
+    return fn();
+  } finally {
+    db.pragma(`secure_delete = ${SECURE_DELETE_SETTING[before] ?? 'FAST'}`);
+  }
+}

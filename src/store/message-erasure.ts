@@ -9,7 +9,7 @@
 import { addressDigest, type BlindIndex } from '../core/index.js';
 import { PERSONAL_EVENT_FIELDS } from '../core/contracts/index.js';
 import type { ErasureCounts, ErasureStore, ErasureTarget } from '../core/message/index.js';
-import type { SqliteDatabase } from './database.js';
+import { withSecureDelete, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { SHRED_BODY } from './stored-body.js';
 
@@ -196,20 +196,6 @@ export function createSqliteErasure(
     };
   };
 
-  /**
-   * Freed cells and whole freed pages are overwritten with zeros (the database runs with FAST,
-   * which zeroes freed cells only: database.ts), not left for a later write to reuse.
-   */
-  const zeroing = <T>(run: () => T): T => {
-    const before = db.pragma('secure_delete', { simple: true }) as number;
-    db.pragma('secure_delete = ON');
-    try {
-      return run();
-    } finally {
-      db.pragma(`secure_delete = ${before}`);
-    }
-  };
-
   // What the scrub owes: 2, the index merged and the WAL truncated; 1, the WAL alone (no message erased).
   const owed = db.prepare<[number]>(`UPDATE search_state SET scrub_due = max(scrub_due, ?) WHERE id = 1`);
   const erasing = (target: ErasureTarget, now: number, correlationId: string | null): ErasureCounts => {
@@ -221,12 +207,12 @@ export function createSqliteErasure(
 
   return {
     erase: (target, now, correlationId) =>
-      zeroing(() =>
+      withSecureDelete(db, () =>
         db.inTransaction
           ? erasing(target, now, correlationId)
           : db.transaction(erasing).immediate(target, now, correlationId),
       ),
-    scrub: (limit) => zeroing(() => scrub(limit)),
+    scrub: (limit) => withSecureDelete(db, () => scrub(limit)),
   };
 }
 

@@ -9,7 +9,7 @@
  */
 import { addressDigests, type BlindIndex, type SecretBox } from '../core/index.js';
 import type { SuppressionSource } from '../core/bounce/index.js';
-import { durableTransaction, type SqliteDatabase } from './database.js';
+import { durableTransaction, withSecureDelete, type SqliteDatabase } from './database.js';
 import { sealedRow } from './suppression-repository.js';
 
 interface ClearRow {
@@ -28,9 +28,7 @@ export function sealClearSuppressions(db: SqliteDatabase, deps: { secrets: Secre
     .pluck()
     .get();
   if (pending === 0) return 0;
-  const before = db.pragma('secure_delete', { simple: true }) as number;
-  db.pragma('secure_delete = ON');
-  try {
+  return withSecureDelete(db, () => {
     const sealed = durableTransaction(db, () => {
       const rows = db.prepare<[], ClearRow>(`SELECT * FROM suppressions_clear`).all();
       const digests = addressDigests(
@@ -58,7 +56,5 @@ export function sealClearSuppressions(db: SqliteDatabase, deps: { secrets: Secre
     });
     db.pragma('wal_checkpoint(TRUNCATE)');
     return sealed;
-  } finally {
-    db.pragma(`secure_delete = ${before}`);
-  }
+  });
 }

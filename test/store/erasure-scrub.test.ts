@@ -3,6 +3,7 @@
  * durable, the erased messages' search terms leave the full-text index right after, a bounded
  * batch at a time, and the index merge and the WAL truncation it owes survive a restart.
  */
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { addressDigest } from '../../src/core/index.js';
 import { openTestStore, rawMessage, withMainAccount } from '../helpers/sqlite-store.js';
@@ -74,5 +75,19 @@ describe('the scrub after an erasure', () => {
     expect(owed()).toBe(1);
     expect(store.erasure.scrub(10)).toBe(0);
     expect(owed()).toBe(0);
+  });
+
+  it('takes no write lock when nothing is owed (it runs every half second on an idle daemon)', () => {
+    const { store, path } = openTestStore(cleanups, withMainAccount);
+    const writer = new Database(path);
+    writer.pragma('busy_timeout = 0');
+    writer.exec('BEGIN IMMEDIATE');
+    try {
+      // With the write lock held elsewhere, a write transaction would fail (the store cannot write right now).
+      expect(store.erasure.scrub(10)).toBe(0);
+    } finally {
+      writer.exec('ROLLBACK');
+      writer.close();
+    }
   });
 });

@@ -118,6 +118,7 @@ function daemonStatus(deps: ApiDeps) {
       dispatcherRunning: () => delivery.dispatcher.isRunning(),
       store,
       relays: () => delivery.handoff.connections(),
+      paces: () => delivery.paces.all(),
       parserReady: parsing.ready,
       reports: () => reports.status.list(),
       bounces: () => bounces.status(),

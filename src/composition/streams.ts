@@ -51,6 +51,7 @@ export function createStreams(ctx: DaemonContext, work: Work, reach: NodeReach) 
     pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
     pausedAccounts: () => store.queueStatus.pausedAccounts(),
+    paces: () => work.delivery.paces.all(),
     ...reach.metrics,
   });
   // Counted as each event is written (inside its transaction: a rolled-back write, rare, is counted anyway).

@@ -76,6 +76,7 @@ export function createWork(ctx: DaemonContext) {
     wake,
     maxAgeSeconds,
     erasure: store.erasure,
+    paces: delivery.paces,
   });
   // Fleet mode: the commands' shared writes go to the fleet's bucket first.
   const commands: MessageCommands = ctx.node.shareCommands(created);

@@ -173,6 +173,8 @@ export const configSchema = z
         allow_private_attachment_urls: z.boolean().default(false),
         compose_threads: z.number().int().min(0).max(64).default(1),
         relay_threads: z.number().int().min(0).max(64).default(1),
+        // A relay that pushes back (421/451 "too fast") slows its account down at once, then up step by step.
+        adaptive_backoff: z.boolean().default(true),
       })
       .strict()
       .prefault({}),

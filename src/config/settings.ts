@@ -147,6 +147,7 @@ const deliverySettings = ({ dispatch }: Readonly<Config>) => ({
   attachmentTimeoutMs: dispatch.attachment_timeout_seconds * SECOND,
   attachmentMaxBytes: dispatch.attachment_max_bytes,
   allowPrivateAttachmentUrls: dispatch.allow_private_attachment_urls,
+  adaptiveBackoff: dispatch.adaptive_backoff,
   composeThreads: dispatch.compose_threads,
   relayThreads: dispatch.relay_threads,
 });

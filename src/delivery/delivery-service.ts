@@ -5,18 +5,23 @@
  */
 import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
 import type { MessageQueue } from '../core/message/index.js';
-import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
+import { DEFAULT_PACE_POLICY, type AccountPaces, type Handoff, type RetryPolicy } from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import { type Service, within } from '../runtime/index.js';
 import type { KeyEncryptionKey } from '../security/index.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
 import type { HandoffSettings } from './handoff.js';
 import { createThreadedHandoff, type HandoffThreads } from './handoff-threads.js';
+import { createRelayPaces } from './relay-paces.js';
+
+const NO_PACES: AccountPaces = { of: () => null, all: () => [] };
 
 export interface DeliverySettings extends Omit<HandoffSettings, 'hostname'>, Omit<HandoffThreads, 'logLevel'> {
   leaseMs: number;
   claimBatch: number;
   retry: RetryPolicy;
+  /** dispatch.adaptive_backoff: accounts slow down when their relay pushes back. */
+  adaptiveBackoff: boolean;
 }
 
 export interface DeliveryDeps {
@@ -40,6 +45,8 @@ export interface DeliveryDeps {
 
 export interface DeliveryService {
   dispatcher: Dispatcher;
+  /** The accounts paced after pushback (none when adaptive backoff is off). */
+  paces: AccountPaces;
   handoff: Handoff;
   /** Claims and sends; at stop, waits for its sends until the deadline, then hands the rest back to the queue. */
   dispatching: Service;
@@ -61,22 +68,26 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     logLevel: deps.logLevel,
   };
   const handoff = createThreadedHandoff(handoffSettings, deps.bodyKeys, threads, deps.log);
+  const log = deps.log.child({ component: 'dispatcher' });
+  const paces = settings.adaptiveBackoff ? createRelayPaces(DEFAULT_PACE_POLICY, log) : undefined;
   const dispatcher = createDispatcher({
     queue: deps.queue,
     accounts: deps.accounts,
     tenants: deps.tenants,
     handoff,
     clock: deps.clock,
-    log: deps.log.child({ component: 'dispatcher' }),
+    log,
     random: deps.random,
     owner: deps.owner,
     ...(deps.returnPath === undefined ? {} : { returnPath: deps.returnPath }),
     telemetry: deps.telemetry,
     config: { leaseMs: settings.leaseMs, claimBatch: settings.claimBatch, retry: settings.retry },
     ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
+    ...(paces === undefined ? {} : { paces }),
   });
   return {
     dispatcher,
+    paces: paces ?? NO_PACES,
     handoff,
     dispatching: {
       name: 'dispatcher',

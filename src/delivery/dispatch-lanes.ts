@@ -8,7 +8,7 @@ import { type Account, RATE_LIMIT_EXCEEDED } from '../core/account/index.js';
 import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
 import { addReady, laneKey, laneWindow, nextToSend, type Lane } from './account-lane.js';
 import { createOutcomeBatcher, type OutcomeBatcher } from './outcome-batcher.js';
-import { createSendsInFlight, type SendDeps } from './sends-in-flight.js';
+import { createSendsInFlight, type SendDeps, type SendsInFlight } from './sends-in-flight.js';
 
 export interface DispatchLanesDeps extends SendDeps {
   /** False before start and after stop: nothing more is handed to the relay. */
@@ -82,6 +82,29 @@ function dropErased(
   outcomes.flush();
 }
 
+/** A lane whose ready messages wait for its pace (adaptive backoff): a step must arm the timer of the next launch. */
+const heldByPace = (deps: DispatchLanesDeps, lane: Lane): boolean =>
+  deps.paces !== undefined && lane.ready.length > 0 && !deps.paces.mayLaunch(lane.account, deps.clock.now());
+
+/**
+ * Hands ready messages to the relay, highest priority first, up to the pool's depth and, for an
+ * account the relay pushed back, no faster than its pace (the dispatcher steps again when the next may go).
+ */
+function pumpLane(deps: DispatchLanesDeps, sends: Pick<SendsInFlight, 'launch'>, lane: Lane): void {
+  if (!deps.isRunning()) return;
+  const paces = deps.paces;
+  if (paces === undefined) {
+    for (let next = nextToSend(lane); next !== undefined; next = nextToSend(lane)) sends.launch(next, lane);
+    return;
+  }
+  for (let now = deps.clock.now(); paces.mayLaunch(lane.account, now); now = deps.clock.now()) {
+    const next = nextToSend(lane);
+    if (next === undefined) return;
+    paces.launched(lane.account, now);
+    sends.launch(next, lane);
+  }
+}
+
 export function createDispatchLanes(deps: DispatchLanesDeps) {
   const { queue, clock, log } = deps;
   const lanes = new Map<string, Lane>();
@@ -99,15 +122,12 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
     release: (messages, at, reason) => release(outcomes, messages, at, reason),
     done: (lane) => {
       pump(lane);
-      if (lane.ready.length < laneWindow(lane) / 2) deps.wake();
+      // Running low, or held back by its pace: a step claims more, or arms the timer for the next launch.
+      if (lane.ready.length < laneWindow(lane) / 2 || heldByPace(deps, lane)) deps.wake();
     },
   });
 
-  /** Hands ready messages to the relay, highest priority first, up to the pool's depth. */
-  const pump = (lane: Lane): void => {
-    if (!deps.isRunning()) return;
-    for (let next = nextToSend(lane); next !== undefined; next = nextToSend(lane)) sends.launch(next, lane);
-  };
+  const pump = (lane: Lane): void => pumpLane(deps, sends, lane);
 
   return {
     /** The account's lane, made on first use; its settings follow the account's. */
@@ -118,6 +138,8 @@ export function createDispatchLanes(deps: DispatchLanesDeps) {
       lanes.set(key, lane);
       return lane;
     },
+    /** Launches what the lane holds and its pace allows now. */
+    pump,
     /** Claimed messages join their lane in priority order, and the relay takes what it has room for. */
     offer(lane: Lane, claimed: readonly ClaimedMessage[]): void {
       addReady(lane, claimed);

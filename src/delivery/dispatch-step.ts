@@ -9,9 +9,10 @@ import type { Logger, AccountRepository, TenantRepository, DeliveryTelemetry } f
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import type { MessageQueue } from '../core/message/index.js';
 import type { Tenant } from '../core/tenant/index.js';
-import { laneWindow } from './account-lane.js';
+import { laneWindow, type Lane } from './account-lane.js';
 import type { DispatchLanes } from './dispatch-lanes.js';
 import { fleetUsage, sharedAccount } from './fleet-claim-budget.js';
+import type { RelayPaces } from './relay-paces.js';
 
 export interface TickReport {
   claimed: number;
@@ -32,6 +33,8 @@ export interface DispatchStepDeps {
   claimBatch: number;
   /** Fleet mode: the fleet-wide limits' leases and connection shares; absent for a single node. */
   fleetLimits?: FleetLimitGate;
+  /** Adaptive backoff: accounts the relay pushed back claim and launch at their pace; absent, never paced. */
+  paces?: RelayPaces;
 }
 
 /** Leases last at least ten seconds: looking for expired ones once a second is enough. */
@@ -61,6 +64,16 @@ export function createStepTenants(tenants: Pick<TenantRepository, 'get'>) {
 /** What an account that claims nothing now answers: when to look at it again (null: a wake will come). */
 const nothing = (wakeAt: number | null): Served => ({ claimed: 0, full: false, wakeAt });
 
+/**
+ * A paced account's turn after its claim: the next step comes when its next message may go (or
+ * when the next one is due, if later), never at once: a paced lane is never full for long.
+ */
+function pacedTurn(deps: DispatchStepDeps, account: Account, lane: Lane, claimed: number): Served {
+  const next = deps.paces?.nextLaunchAt(account) ?? null;
+  const due = lane.ready.length > 0 ? next : deps.queue.nextDueAt(account.tenantId, account.id);
+  return { claimed, full: false, wakeAt: due === null ? null : Math.max(due, next ?? due) };
+}
+
 /** Claims what one account may send now and hands it on; answers its next wake instant. */
 function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Served {
   const { queue, lanes } = deps;
@@ -73,9 +86,13 @@ function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Se
   const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
   if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
   const usage = fleet?.usage ?? local;
+  // Paced (the relay pushed back): what was claimed goes at the pace, and no more is claimed before it may go.
+  lanes.pump(lane);
+  const pace = deps.paces?.gate(account, now);
+  if (pace !== undefined && pace.waitUntil !== null) return nothing(pace.waitUntil);
   const plan = planClaim({
     account,
-    window: laneWindow(lane),
+    window: pace?.claimAhead ?? laneWindow(lane),
     held: lane.ready.length + lane.sending,
     claimBatch: deps.claimBatch,
     usage,
@@ -101,6 +118,7 @@ function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Se
   else lanes.offer(lane, claimed);
   if (gate !== undefined && limited && !plan.reject && claimed.length > 0)
     gate.claimed(account, limits, claimed.length, now);
+  if (pace !== undefined && pace.claimAhead !== null) return pacedTurn(deps, account, lane, claimed.length);
   return {
     claimed: claimed.length,
     full: claimed.length === plan.limit,

@@ -12,6 +12,7 @@ import type { FleetLimitGate } from '../core/fleet/index.js';
 import { createWakeableLoop, within } from '../runtime/index.js';
 import { createDispatchLanes } from './dispatch-lanes.js';
 import { createDispatchStep, createStepTenants, type TickReport } from './dispatch-step.js';
+import type { RelayPaces } from './relay-paces.js';
 
 export type { TickReport } from './dispatch-step.js';
 
@@ -33,6 +34,8 @@ export interface DispatcherDeps {
   config: { leaseMs: number; claimBatch: number; retry: RetryPolicy };
   /** Fleet mode: fleet-wide limits; absent for a single node. */
   fleetLimits?: FleetLimitGate;
+  /** Adaptive backoff (dispatch.adaptive_backoff): accounts slow down when their relay pushes back. */
+  paces?: RelayPaces;
 }
 
 const noReturnPath = (): null => null;
@@ -88,6 +91,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     tenantOf: tenants.get,
     isRunning: () => loop.isRunning(),
     wake: () => loop.wake(),
+    ...(deps.paces === undefined ? {} : { paces: deps.paces }),
   });
   const step = createDispatchStep({
     queue,
@@ -100,6 +104,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     leaseMs: config.leaseMs,
     claimBatch: config.claimBatch,
     ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
+    ...(deps.paces === undefined ? {} : { paces: deps.paces }),
   });
   const loop = createWakeableLoop<TickReport>({
     name: 'dispatcher',

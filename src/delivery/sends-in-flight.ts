@@ -10,6 +10,7 @@ import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { Tenant } from '../core/tenant/index.js';
 import type { Lane } from './account-lane.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
+import type { RelayPaces } from './relay-paces.js';
 import { attemptSend } from './send-attempt.js';
 
 export interface SendDeps {
@@ -23,6 +24,8 @@ export interface SendDeps {
   telemetry: DeliveryTelemetry;
   /** The message's tenant as this step read it, null when deleted meanwhile. */
   tenantOf: (tenantId: string) => Tenant | null;
+  /** Adaptive backoff: told of every outcome; absent, accounts are sent at their configured pace only. */
+  paces?: RelayPaces;
 }
 
 /** What a send's end does to its lane: `release` gives messages back to the queue, `done` follows every send. */
@@ -95,9 +98,11 @@ export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, ho
   /** One send: handed to the relay, then its outcome reported and batched for the store. */
   const send = async (message: ClaimedMessage, lane: Lane, account: Account, tenant: Tenant | null): Promise<void> => {
     if (tenant === null) return; // deleted meanwhile: its messages went with it
-    telemetry.handedOff(message.priority, Math.max(0, clock.now() - message.dueAt));
+    const sentAt = clock.now();
+    telemetry.handedOff(message.priority, Math.max(0, sentAt - message.dueAt));
     const attempt = await attemptSend(sendWith, message, account, tenant);
     if (handedBack) return; // answered after the stop's deadline: the message is queued again, the store may be closed
+    deps.paces?.observe(account, attempt.decision, sentAt, attempt.outcome.at);
     reportAttempt(deps, message, account, attempt, (at, reason) => hooks.release(lane.ready.splice(0), at, reason));
     outcomes.add(attempt.outcome);
   };
@@ -152,3 +157,5 @@ export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, ho
     },
   };
 }
+
+export type SendsInFlight = ReturnType<typeof createSendsInFlight>;

@@ -11,6 +11,7 @@
  */
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import type { MailboxStatus } from '../core/bounce/index.js';
+import type { AccountPace } from '../core/delivery/index.js';
 import type { MirrorStatus } from '../core/events/index.js';
 import type { QueueCount } from '../core/message/index.js';
 import { registerBounceGauges } from './bounce-gauges.js';
@@ -22,6 +23,7 @@ import { registerInstanceGauges, type BuildInfo } from './instance-gauges.js';
 import { registerIntakeCounters, type IntakeCounters } from './intake-counters.js';
 import { registerLatencyHistograms, type LatencyHistograms } from './latency-histograms.js';
 import { registerMirrorGauges } from './mirror-gauges.js';
+import { registerPaceGauges } from './pace-gauges.js';
 import { registerReportGauges } from './report-gauges.js';
 import { registerStoreGauges, type StoreUsage } from './store-gauges.js';
 import { registerWebhookCounters } from './webhook-counters.js';
@@ -38,6 +40,8 @@ export interface MetricsSources {
   pecAwaiting?: () => number;
   /** The store's writes (GET /status `store`): refused now or not, size against the cap. */
   store?: () => StoreUsage;
+  /** Accounts paced after their relay pushed back, for mailproxy_account_pace. */
+  paces?: () => AccountPace[];
   /** Paused accounts per tenant that has accounts, for mailproxy_accounts_paused. */
   pausedAccounts?: () => Array<{ tenantId: string; paused: number }>;
   /** Fleet mode: each node's queue and the fleet's total (the mailproxy_fleet_* gauges); absent on a single node. */
@@ -72,6 +76,7 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
   const reports = registerReportGauges(registers);
   const bounces = registerBounceGauges(registers, () => sources?.bounces?.() ?? []);
   const delivery = registerDeliveryMetrics(registers, () => sources?.queue?.() ?? []);
+  const paces = registerPaceGauges(registers, () => sources?.paces?.() ?? []);
   registerStoreGauges(
     registers,
     () => sources?.store?.(),
@@ -100,6 +105,7 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
       fleetGauges?.scraped();
       bounces.collect();
       delivery.collect();
+      paces.collect();
       reports.collect(sources?.reports() ?? []);
       return registry.metrics();
     },

@@ -38,6 +38,11 @@ export interface SmtpSinkOptions {
   hangAfterData?: boolean;
   /** Answer DATA this long after the message arrived (sends in flight); read per message, so a test may change it. */
   answerDelayMs?: number;
+  /**
+   * False: smtp-server adds no enhanced status code of its own, so a refusal reads exactly as the
+   * test words it (a provider's `421 4.7.0 Try again later`, not `421 4.4.2 4.7.0 ...`). Default true.
+   */
+  enhancedStatusCodes?: boolean;
   /** smtp-server's maxClients: extra connections are refused with 421. */
   maxConnections?: number;
   /** Listen on this port (a relay back on the port it was stopped on); default a random one. */
@@ -106,7 +111,7 @@ async function serverOptions(options: SmtpSinkOptions): Promise<SMTPServerOption
     disabledCommands,
     authOptional: !options.auth,
     allowInsecureAuth: tls === 'none',
-    hideENHANCEDSTATUSCODES: false,
+    hideENHANCEDSTATUSCODES: options.enhancedStatusCodes === false,
     ...(options.maxConnections === undefined ? {} : { maxClients: options.maxConnections }),
   };
 }

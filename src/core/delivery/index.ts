@@ -1,6 +1,9 @@
 /** The face of src/core/delivery: what the rest of the product uses of it. */
 export { isLimited, limitsOf, needsDueWake, planClaim } from './claim-plan.js';
 export { decideDelivery } from './delivery-outcome.js';
+export { isPushback } from './pushback.js';
+export { accepted, claimAhead, DEFAULT_PACE_POLICY, freshPace, launched, mayLaunch, pushedBack } from './relay-pace.js';
+export type { AccountPace, AccountPaces, PacePolicy, RelayPace } from './relay-pace.js';
 export type { DeliveryDecision } from './delivery-outcome.js';
 export type {
   BuildRequest,

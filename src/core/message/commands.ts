@@ -5,6 +5,7 @@
  */
 import { notFound } from '../app-error.js';
 import type { Clock, IdSource } from '../clock.js';
+import type { AccountPaces } from '../delivery/relay-pace.js';
 import type { ConfigWrites } from '../fleet/config-replica.js';
 import type { MessageAdmin } from './admin.js';
 import { createMessageCommandRunner, type MessageCommandRunner } from './command-runner.js';
@@ -29,6 +30,8 @@ export interface MessageCommandsDeps {
   maxAgeSeconds: number;
   /** Erasure of personal data (POST /commands/erase). */
   erasure: ErasureStore;
+  /** The accounts this process paces after pushback (adaptive backoff), for "why is it still queued". */
+  paces?: AccountPaces;
 }
 
 export const WHOLE_TENANT = '*';
@@ -153,6 +156,7 @@ function messageDetail(deps: MessageCommandsDeps, ctx: CommandContext, tenantId:
     suspensions: messages.suspensions(scoped),
     account,
     usage: account === null ? null : deps.queue.usage(scoped, message.accountId, now),
+    pace: account === null ? null : (deps.paces?.of(scoped, message.accountId) ?? null),
     suppressed: [...deps.queue.suppressed(scoped, message.rcptTo, now)],
     maxAgeSeconds: deps.maxAgeSeconds,
     now,

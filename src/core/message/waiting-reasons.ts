@@ -16,6 +16,7 @@ export type WaitingCode =
   | 'account_missing'
   | 'account_paused'
   | 'rate_limited'
+  | 'relay_backoff'
   | 'scheduled'
   | 'retry_backoff'
   | 'suppressed'
@@ -35,10 +36,15 @@ export type WaitingReason =
   | { code: TimedWaitingCode; untilAt: number }
   | { code: 'account_paused'; untilAt: null; pausedReason: string | null }
   | { code: 'suppressed'; untilAt: null; recipients: string[] }
+  /** The relay pushed back: the account sends at `perMinute` for now, its next send at `untilAt`. */
+  | { code: 'relay_backoff'; untilAt: number; perMinute: number }
   /** `poolSize`: the account's connections; null when the account is gone. */
   | { code: 'due'; untilAt: null; poolSize: number | null }
   /** These take an operator (or the relay's answer) to end. */
-  | { code: Exclude<WaitingCode, TimedWaitingCode | 'account_paused' | 'suppressed' | 'due'>; untilAt: null };
+  | {
+      code: Exclude<WaitingCode, TimedWaitingCode | 'account_paused' | 'suppressed' | 'due' | 'relay_backoff'>;
+      untilAt: null;
+    };
 
 export interface WaitingExplanation {
   /** False once the message is sent or failed: nothing holds it any more. */
@@ -58,6 +64,8 @@ export interface WaitingInput {
     'pausedAt' | 'pausedReason' | 'limitPerMinute' | 'limitPerHour' | 'limitPerDay' | 'maxConnections'
   > | null;
   usage: Usage | null;
+  /** The account's pace after its relay pushed back (adaptive backoff); null or absent when it is not paced. */
+  pace?: { perMinute: number; nextAt: number } | null;
   /** The message's recipients that are on the tenant's suppression list now. */
   suppressed: readonly string[];
   maxAgeSeconds: number;
@@ -88,6 +96,13 @@ export function whyWaiting(input: WaitingInput): WaitingExplanation {
     const returnsAt = input.usage === null ? null : budgetReturnsAt(limits, input.usage, input.now);
     // Rounded up to its whole second: the budget is not back before that second is over.
     if (returnsAt !== null) add({ code: 'rate_limited', untilAt: Math.ceil(returnsAt / 1000) * 1000 });
+    const pace = input.pace ?? null;
+    if (pace !== null)
+      add({
+        code: 'relay_backoff',
+        untilAt: Math.ceil(Math.max(pace.nextAt, input.now) / 1000) * 1000,
+        perMinute: Math.round(pace.perMinute * 10) / 10,
+      });
   }
   const next = message.nextAttemptAt;
   // Whole seconds, the grain the API shows: an attempt due within the current second is due now.

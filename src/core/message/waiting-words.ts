@@ -31,6 +31,8 @@ export function waitingSentence(reason: WaitingReason, message: WaitingSubject):
       return `its account "${message.accountId}" is paused: ${reason.pausedReason ?? NO_PAUSE_REASON} (saving the account resumes it)`;
     case 'rate_limited':
       return `its account has used its sending limit for now; budget returns at ${iso(reason.untilAt)}`;
+    case 'relay_backoff':
+      return `its account's relay pushed back ("too fast"): account "${message.accountId}" sends ${reason.perMinute} a minute for now, the next at ${iso(reason.untilAt)}`;
     case 'scheduled':
       return `deferred by the client until ${iso(reason.untilAt)}`;
     case 'retry_backoff': {

@@ -160,6 +160,10 @@ function reasonFromWire(wire: Wire): WaitingReason {
       const list = /since it was accepted: (.*)$/s.exec(text)?.[1] ?? '';
       return { code, untilAt: null, recipients: list === '' ? [] : list.split(', ') };
     }
+    case 'relay_backoff': {
+      const perMinute = / sends ([\d.]+) a minute for now/.exec(text)?.[1];
+      return { code, untilAt: untilAt ?? 0, perMinute: perMinute === undefined ? 0 : Number(perMinute) };
+    }
     case 'due': {
       const pool = /\(pool of (\d+)\)$/.exec(text)?.[1];
       return { code, untilAt: null, poolSize: pool === undefined ? null : Number(pool) };

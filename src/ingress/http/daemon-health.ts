@@ -5,7 +5,7 @@
 import type { MailboxStatus } from '../../core/bounce/index.js';
 import type { FleetView, FleetQueues } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
-import type { RelayConnections } from '../../core/delivery/index.js';
+import type { AccountPace, RelayConnections } from '../../core/delivery/index.js';
 import type { SyncStatus } from '../../core/report/index.js';
 
 export interface HealthSources {
@@ -16,6 +16,8 @@ export interface HealthSources {
     bodySealer: { remaining(): UnsealedCounts };
   };
   relays: () => Promise<RelayConnections[]>;
+  /** The accounts paced after their relay pushed back (adaptive backoff). */
+  paces: () => AccountPace[];
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];
@@ -45,6 +47,7 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
           in_use: pool.inUse,
         })),
       },
+      pacing: sources.paces().map(paceView),
       threads: { parser: sources.parserReady?.() ?? null },
       reports: {
         tenants: syncs.length,
@@ -57,6 +60,17 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
     };
   };
 }
+
+const seconds = (at: number): number => Math.floor(at / 1000);
+
+const paceView = (pace: AccountPace) => ({
+  tenant_id: pace.tenantId,
+  account_id: pace.accountId,
+  per_minute: Math.round(pace.perMinute * 10) / 10,
+  next_ts: Math.ceil(pace.nextAt / 1000),
+  since_ts: seconds(pace.since),
+  pushbacks: pace.pushbacks,
+});
 
 /** The background sealer's progress: bodies, and messages' envelopes and subjects, still in clear (0 once all are sealed). */
 interface UnsealedCounts {

@@ -176,6 +176,7 @@ const why = z.object({
             'account_missing',
             'account_paused',
             'rate_limited',
+            'relay_backoff',
             'scheduled',
             'retry_backoff',
             'suppressed',

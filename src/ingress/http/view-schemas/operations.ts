@@ -107,6 +107,20 @@ export const statusAnswer = z.object({
     in_use: 1,
     accounts: [],
   }),
+  pacing: field(
+    z.array(z.unknown()),
+    'Admin token only: the accounts sent slower than their limits because their relay pushed back (adaptive backoff; `dispatch.adaptive_backoff`), each with `tenant_id`, `account_id`, `per_minute` (its pace now), `next_ts` (its next send), `since_ts` (the pushback that last lowered it) and `pushbacks` (since the start); empty when none is.',
+    [
+      {
+        tenant_id: 'acme',
+        account_id: 'main',
+        per_minute: 45,
+        next_ts: 1764000061,
+        since_ts: 1764000000,
+        pushbacks: 3,
+      },
+    ],
+  ).optional(),
   threads: health('the worker threads: `parser` true when its threads run, null without threads.', { parser: true }),
   reports: health('delivery reports: `tenants`, `failing` (tenant ids), `backlog`.', {
     tenants: 3,

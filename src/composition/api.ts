@@ -119,6 +119,7 @@ function daemonStatus(deps: ApiDeps) {
       store,
       relays: () => delivery.handoff.connections(),
       paces: () => delivery.paces.all(),
+      failovers: () => delivery.failovers(),
       parserReady: parsing.ready,
       reports: () => reports.status.list(),
       bounces: () => bounces.status(),

@@ -5,14 +5,22 @@
  */
 import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
 import type { MessageQueue } from '../core/message/index.js';
-import { DEFAULT_PACE_POLICY, type AccountPaces, type Handoff, type RetryPolicy } from '../core/delivery/index.js';
+import {
+  DEFAULT_PACE_POLICY,
+  type AccountFailover,
+  type AccountPaces,
+  type Handoff,
+  type RetryPolicy,
+} from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import { type Service, within } from '../runtime/index.js';
 import type { KeyEncryptionKey } from '../security/index.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
 import type { HandoffSettings } from './handoff.js';
 import { createThreadedHandoff, type HandoffThreads } from './handoff-threads.js';
+import { createRelayFailover } from './relay-failover.js';
 import { createRelayPaces } from './relay-paces.js';
+import { createRelayProbe } from './relay-probe.js';
 
 const NO_PACES: AccountPaces = { of: () => null, all: () => [] };
 
@@ -47,6 +55,8 @@ export interface DeliveryService {
   dispatcher: Dispatcher;
   /** The accounts paced after pushback (none when adaptive backoff is off). */
   paces: AccountPaces;
+  /** The accounts whose mail goes through a fallback account now. */
+  failovers: () => AccountFailover[];
   handoff: Handoff;
   /** Claims and sends; at stop, waits for its sends until the deadline, then hands the rest back to the queue. */
   dispatching: Service;
@@ -70,6 +80,14 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
   const handoff = createThreadedHandoff(handoffSettings, deps.bodyKeys, threads, deps.log);
   const log = deps.log.child({ component: 'dispatcher' });
   const paces = settings.adaptiveBackoff ? createRelayPaces(DEFAULT_PACE_POLICY, log) : undefined;
+  const probe = createRelayProbe({ clock: deps.clock });
+  const failover = createRelayFailover({
+    probe: async (account) => (await probe.probe(account)).ok,
+    usage: deps.queue.usage,
+    // A relay that answers again takes its mail back at the next step.
+    wake: () => dispatcher.wake(),
+    log,
+  });
   const dispatcher = createDispatcher({
     queue: deps.queue,
     accounts: deps.accounts,
@@ -84,10 +102,12 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     config: { leaseMs: settings.leaseMs, claimBatch: settings.claimBatch, retry: settings.retry },
     ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
     ...(paces === undefined ? {} : { paces }),
+    failover,
   });
   return {
     dispatcher,
     paces: paces ?? NO_PACES,
+    failovers: failover.active,
     handoff,
     dispatching: {
       name: 'dispatcher',

@@ -9,9 +9,10 @@ import type { Logger, AccountRepository, TenantRepository, DeliveryTelemetry } f
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import type { MessageQueue } from '../core/message/index.js';
 import type { Tenant } from '../core/tenant/index.js';
-import { laneWindow, type Lane } from './account-lane.js';
+import { laneKey, laneWindow, type Lane } from './account-lane.js';
 import type { DispatchLanes } from './dispatch-lanes.js';
 import { fleetUsage, sharedAccount } from './fleet-claim-budget.js';
+import type { RelayFailover } from './relay-failover.js';
 import type { RelayPaces } from './relay-paces.js';
 
 export interface TickReport {
@@ -35,7 +36,11 @@ export interface DispatchStepDeps {
   fleetLimits?: FleetLimitGate;
   /** Adaptive backoff: accounts the relay pushed back claim and launch at their pace; absent, never paced. */
   paces?: RelayPaces;
+  /** Failover: an account that cannot send has its mail sent through a fallback account; absent, never. */
+  failover?: RelayFailover;
 }
+
+type AccountLookup = (tenantId: string, id: string) => Account | null;
 
 /** Leases last at least ten seconds: looking for expired ones once a second is enough. */
 const RECLAIM_EVERY_MS = 1000;
@@ -74,24 +79,33 @@ function pacedTurn(deps: DispatchStepDeps, account: Account, lane: Lane, claimed
   return { claimed, full: false, wakeAt: due === null ? null : Math.max(due, next ?? due) };
 }
 
-/** Claims what one account may send now and hands it on; answers its next wake instant. */
-function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Served {
+/**
+ * Claims what one account may send now and hands it on; answers its next wake instant. Its mail
+ * goes through its own relay, or through a fallback account's while it cannot (failover).
+ */
+function serveAccount(deps: DispatchStepDeps, account: Account, now: number, lookup: AccountLookup): Served {
+  const relay = deps.failover === undefined ? account : deps.failover.relayFor(account, lookup, now);
+  if (relay === null || relay.pausedAt !== null) return nothing(null);
+  return serveThrough(deps, account, relay, now);
+}
+
+/** `account`'s due mail claimed into `relay`'s lane, within `relay`'s limits, pace and connections. */
+function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, now: number): Served {
   const { queue, lanes } = deps;
-  if (account.pausedAt !== null) return nothing(null);
   const gate = deps.fleetLimits;
-  const lane = lanes.laneOf(gate === undefined ? account : sharedAccount(gate, account, now));
-  const limits = limitsOf(account);
+  const lane = lanes.laneOf(gate === undefined ? relay : sharedAccount(gate, relay, now));
+  const limits = limitsOf(relay);
   const limited = isLimited(limits);
-  const local = limited ? queue.usage(account.tenantId, account.id, now) : { minute: 0, hour: 0, day: 0 };
-  const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, account, limits, local, now) : null;
+  const local = limited ? queue.usage(relay.tenantId, relay.id, now) : { minute: 0, hour: 0, day: 0 };
+  const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, relay, limits, local, now) : null;
   if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
   const usage = fleet?.usage ?? local;
   // Paced (the relay pushed back): what was claimed goes at the pace, and no more is claimed before it may go.
   lanes.pump(lane);
-  const pace = deps.paces?.gate(account, now);
+  const pace = deps.paces?.gate(relay, now);
   if (pace !== undefined && pace.waitUntil !== null) return nothing(pace.waitUntil);
   const plan = planClaim({
-    account,
+    account: relay,
     window: pace?.claimAhead ?? laneWindow(lane),
     held: lane.ready.length + lane.sending,
     claimBatch: deps.claimBatch,
@@ -112,12 +126,13 @@ function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Se
     now,
     leaseOwner: deps.owner,
     leaseUntil: now + deps.leaseMs,
+    ...(relay === account ? {} : { via: relay.id }),
   });
   deps.telemetry.claimed(performance.now() - claimStartedAt);
   if (plan.reject) lanes.reject(claimed, now);
   else lanes.offer(lane, claimed);
   if (gate !== undefined && limited && !plan.reject && claimed.length > 0)
-    gate.claimed(account, limits, claimed.length, now);
+    gate.claimed(relay, limits, claimed.length, now);
   if (pace !== undefined && pace.claimAhead !== null) return pacedTurn(deps, account, lane, claimed.length);
   return {
     claimed: claimed.length,
@@ -129,13 +144,25 @@ function serveAccount(deps: DispatchStepDeps, account: Account, now: number): Se
 export function createDispatchStep(deps: DispatchStepDeps): (now: number) => TickReport {
   const { queue, lanes } = deps;
   let reclaimedAt = 0;
-  let accounts: { version: string; list: Account[] } = { version: '', list: [] };
+  let accounts: { version: string; list: Account[]; byKey: Map<string, Account> } = {
+    version: '',
+    list: [],
+    byKey: new Map(),
+  };
   /** Accounts are re-read (and their secrets decrypted) only when one of them changed. */
   const currentAccounts = (): Account[] => {
     const version = deps.accounts.version();
-    if (version !== accounts.version) accounts = { version, list: deps.accounts.list(null) };
+    if (version !== accounts.version) {
+      const list = deps.accounts.list(null);
+      accounts = {
+        version,
+        list,
+        byKey: new Map(list.map((account) => [laneKey(account.tenantId, account.id), account])),
+      };
+    }
     return accounts.list;
   };
+  const lookup: AccountLookup = (tenantId, id) => accounts.byKey.get(laneKey(tenantId, id)) ?? null;
 
   return (now) => {
     deps.tenants.forget();
@@ -150,7 +177,7 @@ export function createDispatchStep(deps: DispatchStepDeps): (now: number) => Tic
     let full = false;
     let nextWakeAt: number | null = null;
     for (const account of currentAccounts()) {
-      const served = serveAccount(deps, account, now);
+      const served = serveAccount(deps, account, now, lookup);
       claimed += served.claimed;
       full ||= served.full;
       if (served.wakeAt !== null)

@@ -12,6 +12,7 @@ import type { FleetLimitGate } from '../core/fleet/index.js';
 import { createWakeableLoop, within } from '../runtime/index.js';
 import { createDispatchLanes } from './dispatch-lanes.js';
 import { createDispatchStep, createStepTenants, type TickReport } from './dispatch-step.js';
+import type { RelayFailover } from './relay-failover.js';
 import type { RelayPaces } from './relay-paces.js';
 
 export type { TickReport } from './dispatch-step.js';
@@ -36,6 +37,8 @@ export interface DispatcherDeps {
   fleetLimits?: FleetLimitGate;
   /** Adaptive backoff (dispatch.adaptive_backoff): accounts slow down when their relay pushes back. */
   paces?: RelayPaces;
+  /** Failover: an account that cannot send has its mail sent through a fallback account's relay. */
+  failover?: RelayFailover;
 }
 
 const noReturnPath = (): null => null;
@@ -79,6 +82,7 @@ export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log, owner, config } = deps;
   const telemetry = deps.telemetry ?? noTelemetry;
   const tenants = createStepTenants(deps.tenants);
+  const failover = deps.failover;
   const lanes = createDispatchLanes({
     queue,
     handoff: deps.handoff,
@@ -92,6 +96,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     isRunning: () => loop.isRunning(),
     wake: () => loop.wake(),
     ...(deps.paces === undefined ? {} : { paces: deps.paces }),
+    ...(failover === undefined ? {} : { failover }),
   });
   const step = createDispatchStep({
     queue,
@@ -105,6 +110,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     claimBatch: config.claimBatch,
     ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
     ...(deps.paces === undefined ? {} : { paces: deps.paces }),
+    ...(failover === undefined ? {} : { failover }),
   });
   const loop = createWakeableLoop<TickReport>({
     name: 'dispatcher',

@@ -47,6 +47,8 @@ function accountFor(port: number, overrides: Partial<Account> = {}): Account {
     limitPerHour: null,
     limitPerDay: null,
     limitBehavior: 'defer',
+    fallbackAccounts: [],
+    failoverAfterSeconds: 60,
     maxConnections: 2,
     maxMessagesPerConnection: 100,
     isDefault: true,

@@ -88,7 +88,12 @@ export function toOutcome(
   decision: DeliveryDecision,
 ): RecordedOutcome {
   const at = deps.now();
-  const base = { pk: message.pk, attempt: message.attempts, at };
+  const base = {
+    pk: message.pk,
+    attempt: message.attempts,
+    at,
+    ...(message.viaAccountId === undefined ? {} : { via: message.viaAccountId }),
+  };
   switch (decision.kind) {
     case 'sent':
       return {

@@ -10,6 +10,7 @@ import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { Tenant } from '../core/tenant/index.js';
 import type { Lane } from './account-lane.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
+import type { RelayFailover } from './relay-failover.js';
 import type { RelayPaces } from './relay-paces.js';
 import { attemptSend } from './send-attempt.js';
 
@@ -26,6 +27,8 @@ export interface SendDeps {
   tenantOf: (tenantId: string) => Tenant | null;
   /** Adaptive backoff: told of every outcome; absent, accounts are sent at their configured pace only. */
   paces?: RelayPaces;
+  /** Failover: told of every outcome (an unanswered relay is failed over from); absent, never. */
+  failover?: RelayFailover;
 }
 
 /** What a send's end does to its lane: `release` gives messages back to the queue, `done` follows every send. */
@@ -103,6 +106,7 @@ export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, ho
     const attempt = await attemptSend(sendWith, message, account, tenant);
     if (handedBack) return; // answered after the stop's deadline: the message is queued again, the store may be closed
     deps.paces?.observe(account, attempt.decision, sentAt, attempt.outcome.at);
+    deps.failover?.observe(account, attempt.decision, attempt.outcome.at);
     reportAttempt(deps, message, account, attempt, (at, reason) => hooks.release(lane.ready.splice(0), at, reason));
     outcomes.add(attempt.outcome);
   };

@@ -1,5 +1,11 @@
 /** Account rows: the columns, and the mapping to and from Account that seals and opens its secrets. */
-import type { Account, AccountMailbox, LimitBehavior, TlsMode } from '../core/account/index.js';
+import {
+  DEFAULT_FAILOVER_AFTER_SECONDS,
+  type Account,
+  type AccountMailbox,
+  type LimitBehavior,
+  type TlsMode,
+} from '../core/account/index.js';
 import type { SecretBox } from '../core/index.js';
 import type { WebhookSettings } from '../core/provider/index.js';
 
@@ -15,7 +21,12 @@ export interface AccountRow {
   limit_per_minute: number | null;
   limit_per_hour: number | null;
   limit_per_day: number | null;
-  limit_behavior: LimitBehavior;
+  /** `defer` or `reject`; `failover` is stored as `defer` with `limit_failover` (migration 25). */
+  limit_behavior: Exclude<LimitBehavior, 'failover'>;
+  limit_failover: number;
+  /** A JSON array of account ids; null: none. */
+  fallback_accounts: string | null;
+  failover_after_seconds: number | null;
   max_connections: number;
   max_messages_per_connection: number;
   is_default: number;
@@ -35,7 +46,8 @@ export interface AccountRow {
 }
 
 export const ACCOUNT_COLUMNS = `tenant_id, id, host, port, user, password_sealed, tls_mode, tls_reject_unauthorized,
-  limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, max_connections,
+  limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, limit_failover, fallback_accounts,
+  failover_after_seconds, max_connections,
   max_messages_per_connection, is_default, is_pec, imap_host, imap_port, imap_tls_mode, imap_user,
   imap_password_sealed, imap_folder, provider, provider_webhook_sealed, paused_at, paused_reason, created_at, updated_at`;
 
@@ -114,7 +126,9 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     limitPerMinute: row.limit_per_minute,
     limitPerHour: row.limit_per_hour,
     limitPerDay: row.limit_per_day,
-    limitBehavior: row.limit_behavior,
+    limitBehavior: row.limit_failover === 1 ? 'failover' : row.limit_behavior,
+    fallbackAccounts: row.fallback_accounts === null ? [] : (JSON.parse(row.fallback_accounts) as string[]),
+    failoverAfterSeconds: row.failover_after_seconds ?? DEFAULT_FAILOVER_AFTER_SECONDS,
     maxConnections: row.max_connections,
     maxMessagesPerConnection: row.max_messages_per_connection,
     isDefault: row.is_default === 1,
@@ -145,7 +159,11 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     limit_per_minute: account.limitPerMinute,
     limit_per_hour: account.limitPerHour,
     limit_per_day: account.limitPerDay,
-    limit_behavior: account.limitBehavior,
+    // Over its limit with no fallback that may send, a failover account waits: `defer` is what it falls back to.
+    limit_behavior: account.limitBehavior === 'failover' ? 'defer' : account.limitBehavior,
+    limit_failover: account.limitBehavior === 'failover' ? 1 : 0,
+    fallback_accounts: account.fallbackAccounts.length === 0 ? null : JSON.stringify(account.fallbackAccounts),
+    failover_after_seconds: account.failoverAfterSeconds,
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault ? 1 : 0,

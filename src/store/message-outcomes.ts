@@ -100,6 +100,7 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
         enhancedStatus: outcome.enhancedStatus,
         text: row.erased === 1 ? null : 'reason' in outcome ? outcome.reason : outcome.text,
         data: {
+          ...(outcome.via === undefined ? {} : { via_account_id: outcome.via }),
           ...(outcome.kind === 'deferred' ? { next_attempt_ts: Math.floor(outcome.nextAttemptAt / 1000) } : {}),
           ...(refused === null || row.erased === 1 ? {} : { refused_recipients: refused }),
         },

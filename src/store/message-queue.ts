@@ -93,14 +93,28 @@ function createClaims(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: 
       )) {
         const row = lease.get(request.leaseOwner, request.leaseUntil, request.now, pk);
         if (row === undefined) continue;
-        const message = toClaimed(row, open(row));
+        const via = request.via;
+        const message =
+          via === undefined ? toClaimed(row, open(row)) : { ...toClaimed(row, open(row)), viaAccountId: via };
         claimed.push(message);
-        writeEvent({ ...message, type: 'sending', at: request.now, attempt: message.attempts });
+        writeEvent({
+          ...message,
+          type: 'sending',
+          at: request.now,
+          attempt: message.attempts,
+          ...(via === undefined ? {} : { data: { via_account_id: via } }),
+        });
       }
     }
     if (claimed.length > 0) {
       for (const kind of WINDOW_KINDS)
-        addUsage.run(request.tenantId, request.accountId, kind, windowStart(kind, request.now), claimed.length);
+        addUsage.run(
+          request.tenantId,
+          request.via ?? request.accountId,
+          kind,
+          windowStart(kind, request.now),
+          claimed.length,
+        );
     }
     return claimed;
   });

@@ -79,6 +79,8 @@ const account = (overrides: Partial<Account> = {}): Account => ({
   limitPerHour: null,
   limitPerDay: null,
   limitBehavior: 'defer',
+  fallbackAccounts: [],
+  failoverAfterSeconds: 60,
   maxConnections: 5,
   maxMessagesPerConnection: 100,
   isDefault: true,

@@ -194,7 +194,9 @@ describe('sealed suppressions', () => {
       return store;
     };
     const store = open();
-    expect(store.migrated).toEqual([20, 21, 22, 23, 24]);
+    // From migration 20 (the sealed suppressions) to the latest, each once.
+    const latest = loadMigrations().length;
+    expect(store.migrated).toEqual(Array.from({ length: latest - 19 }, (_, index) => 20 + index));
     const entries = listed(store).map(({ address, reason, source, createdAt, expiresAt }) => ({
       address,
       reason,

@@ -34,7 +34,19 @@ const NUMBERS = [
   'max-connections',
   'max-messages-per-connection',
   'imap-port',
+  'failover-after-seconds',
 ] as const;
+
+/** --fallback-accounts a,b: the ids in order; an empty value clears them; absent keeps them. */
+function fallbackAccounts(values: OptionValues): string[] | undefined {
+  const given = stringOption(values, 'fallback-accounts');
+  return given === undefined
+    ? undefined
+    : given
+        .split(',')
+        .map((id) => id.trim())
+        .filter(Boolean);
+}
 
 /** --pec sets the flag, --no-pec clears it, neither keeps it. */
 function pecFlag(values: OptionValues): Result<boolean | undefined> {
@@ -104,6 +116,8 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
     limit_per_hour: numbers['limit-per-hour'],
     limit_per_day: numbers['limit-per-day'],
     limit_behavior: stringOption(values, 'limit-behavior'),
+    fallback_accounts: fallbackAccounts(values),
+    failover_after_seconds: numbers['failover-after-seconds'],
     max_connections: numbers['max-connections'],
     max_messages_per_connection: numbers['max-messages-per-connection'],
     is_default: isDefault.value,
@@ -124,7 +138,7 @@ export const accountsCommand: Command = {
     ...READ_VERBS.accounts,
     add: {
       usage:
-        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
+        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject|failover] [--fallback-accounts ID,ID] [--failover-after-seconds N] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
         '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
       summary:
         'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
@@ -139,6 +153,8 @@ export const accountsCommand: Command = {
         'limit-per-hour': { type: 'string' },
         'limit-per-day': { type: 'string' },
         'limit-behavior': { type: 'string' },
+        'fallback-accounts': { type: 'string' },
+        'failover-after-seconds': { type: 'string' },
         'max-connections': { type: 'string' },
         'max-messages-per-connection': { type: 'string' },
         default: { type: 'boolean' },

@@ -1,6 +1,7 @@
 /** An account as an operator writes it, merged over the stored one: what is left out keeps its stored value or takes its default. */
 import type { WebhookSettings } from '../provider/events.js';
 import {
+  DEFAULT_FAILOVER_AFTER_SECONDS,
   IMPLICIT_TLS_PORT,
   tlsModeOfUseTls,
   type Account,
@@ -28,6 +29,8 @@ export interface AccountInput {
   limitPerHour?: number | null | undefined;
   limitPerDay?: number | null | undefined;
   limitBehavior?: LimitBehavior | undefined;
+  fallbackAccounts?: string[] | undefined;
+  failoverAfterSeconds?: number | undefined;
   maxConnections?: number | undefined;
   maxMessagesPerConnection?: number | undefined;
   isDefault?: boolean | undefined;
@@ -77,6 +80,8 @@ export function mergeAccount(
     limitPerHour: input.limitPerHour !== undefined ? input.limitPerHour : (current?.limitPerHour ?? null),
     limitPerDay: input.limitPerDay !== undefined ? input.limitPerDay : (current?.limitPerDay ?? null),
     limitBehavior: input.limitBehavior ?? current?.limitBehavior ?? 'defer',
+    fallbackAccounts: input.fallbackAccounts ?? current?.fallbackAccounts ?? [],
+    failoverAfterSeconds: input.failoverAfterSeconds ?? current?.failoverAfterSeconds ?? DEFAULT_FAILOVER_AFTER_SECONDS,
     maxConnections: input.maxConnections ?? current?.maxConnections ?? 5,
     maxMessagesPerConnection: input.maxMessagesPerConnection ?? current?.maxMessagesPerConnection ?? 100,
     isDefault: isDefaultOnSave(input.isDefault, current?.isDefault, others),

@@ -21,7 +21,16 @@ export function tlsModeOfUseTls(useTls: boolean, port: number | null): TlsMode {
   if (!useTls) return 'none';
   return port === null || port === IMPLICIT_TLS_PORT ? 'implicit' : 'starttls';
 }
-export type LimitBehavior = 'defer' | 'reject';
+/**
+ * Over its limit, an account's mail waits (`defer`), ends in error (`reject`), or goes through
+ * its first fallback account that may send now (`failover`; with none, it waits).
+ */
+export type LimitBehavior = 'defer' | 'reject' | 'failover';
+
+/** How long a relay answers no connection before its mail goes through a fallback account. */
+export const DEFAULT_FAILOVER_AFTER_SECONDS = 60;
+/** The most fallback accounts an account may name. */
+export const MAX_FALLBACK_ACCOUNTS = 5;
 
 /** The account's own IMAP mailbox (a PEC account's receipts arrive there). */
 export interface AccountMailbox {
@@ -50,6 +59,12 @@ export interface Account {
   limitPerHour: number | null;
   limitPerDay: number | null;
   limitBehavior: LimitBehavior;
+  /**
+   * Accounts of the same tenant, in order, whose relays send this account's mail while it is
+   * paused, unreachable for `failoverAfterSeconds`, or over its limits with `limitBehavior` failover.
+   */
+  fallbackAccounts: string[];
+  failoverAfterSeconds: number;
   maxConnections: number;
   maxMessagesPerConnection: number;
   isDefault: boolean;

@@ -1,7 +1,7 @@
 /** The face of src/core/account: what the rest of the product uses of it. */
 export { SHARED_ACCOUNT_WRITES, createAccountService } from './account-service.js';
 export type { AccountActivity, AccountInput, AccountService, AccountState } from './account-service.js';
-export { pecMailbox } from './account.js';
+export { DEFAULT_FAILOVER_AFTER_SECONDS, MAX_FALLBACK_ACCOUNTS, pecMailbox } from './account.js';
 export type { Account, AccountChoice, AccountMailbox, LimitBehavior, PecMailboxAccount, TlsMode } from './account.js';
 export { createAttemptLog } from './attempt-log.js';
 export type { AttemptLog } from './attempt-log.js';
@@ -9,5 +9,5 @@ export { connectionTestResult } from './connection-test.js';
 export type { ConnectionTestResult, TlsReport, TranscriptLine } from './connection-test.js';
 export { pickAccount } from './default-account.js';
 export type { AccountWarning } from './default-account.js';
-export { RATE_LIMIT_EXCEEDED, WINDOW_KINDS, windowStart } from './rate-limit.js';
+export { availableBudget, RATE_LIMIT_EXCEEDED, WINDOW_KINDS, windowStart } from './rate-limit.js';
 export type { Limits, Usage, WindowKind } from './rate-limit.js';

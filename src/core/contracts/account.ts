@@ -19,6 +19,9 @@ export interface AccountView {
   limit_per_hour: number | null;
   limit_per_day: number | null;
   limit_behavior: LimitBehavior;
+  /** The accounts that send this one's mail while it cannot, in order. */
+  fallback_accounts: string[];
+  failover_after_seconds: number;
   max_connections: number;
   max_messages_per_connection: number;
   is_default: boolean;
@@ -57,6 +60,8 @@ export function viewAccount(account: Account): AccountView {
     limit_per_hour: account.limitPerHour,
     limit_per_day: account.limitPerDay,
     limit_behavior: account.limitBehavior,
+    fallback_accounts: [...account.fallbackAccounts],
+    failover_after_seconds: account.failoverAfterSeconds,
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault,

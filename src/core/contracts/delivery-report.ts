@@ -18,6 +18,8 @@ export type ReportItem = {
   batch_code: string | null;
   event: ReportableEvent;
   event_id: string;
+  /** The fallback account whose relay sent (or tried) it, when not `account_id`'s own (failover). */
+  via_account_id?: string;
 } & (
   | { sent_ts: number }
   | { error_ts: number; error: string | null }
@@ -45,6 +47,11 @@ const stringField = (data: Record<string, unknown> | null, key: string): string 
   return typeof value === 'string' ? value : null;
 };
 
+const viaOf = (data: Record<string, unknown> | null): { via_account_id?: string } => {
+  const via = stringField(data, 'via_account_id');
+  return via === null ? {} : { via_account_id: via };
+};
+
 export function toReportItem(event: ReportEvent): ReportItem {
   const base = {
     id: event.messageId,
@@ -54,6 +61,7 @@ export function toReportItem(event: ReportEvent): ReportItem {
     batch_code: event.batchCode,
     event: event.type,
     event_id: event.eventId,
+    ...viaOf(event.data),
   };
   switch (event.type) {
     case 'sent':

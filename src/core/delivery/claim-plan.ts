@@ -44,7 +44,8 @@ export function planClaim(input: ClaimInput): ClaimPlan {
   const maxPriority = held === 0 || window - held >= window / 2 ? 3 : 0;
   const budget = availableBudget(limits, input.usage);
   const overLimit = budget === 0;
-  if (overLimit && input.account.limitBehavior === 'defer')
+  // `failover` with no fallback that may send (the dispatcher chose the account's own relay): it waits too.
+  if (overLimit && input.account.limitBehavior !== 'reject')
     return { kind: 'wait_for_budget', budgetReturnsAt: budgetReturnsAt(limits, input.usage, input.now) };
   // Priority 0 is claimed even into a full lane: it overtakes what waits there.
   const room = maxPriority === 0 ? claimBatch : Math.max(0, window - held);

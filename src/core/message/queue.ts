@@ -31,6 +31,8 @@ export interface ClaimedMessage {
   spoolId: number | null;
   mailFrom: string;
   rcptTo: string[];
+  /** The fallback account whose relay sends it (failover); absent when its own account's does. */
+  viaAccountId?: string;
 }
 
 interface OutcomeBase {
@@ -40,6 +42,8 @@ interface OutcomeBase {
   at: number;
   replyCode: number | null;
   enhancedStatus: string | null;
+  /** The fallback account whose relay answered (failover); absent for the message's own. */
+  via?: string;
 }
 
 export type RecordedOutcome =
@@ -59,6 +63,8 @@ export interface ClaimRequest {
   now: number;
   leaseOwner: string;
   leaseUntil: number;
+  /** Failover: the fallback account whose relay sends what is claimed; its windows count them, not the account's own. */
+  via?: string;
 }
 
 export interface EnqueueResult<M extends NewMessage = NewMessage> {

@@ -54,6 +54,16 @@ describe('interpretReply', () => {
 describe('toReportItem', () => {
   const base = { id: 'm-1', tenant_id: 'acme', account_id: 'main', pk: 42, batch_code: null, event_id: 'e-7' };
 
+  it('names the fallback account whose relay sent it, only when failover did (via_account_id)', () => {
+    expect(toReportItem(event('sent', { data: { via_account_id: 'backup' } }))).toEqual({
+      ...base,
+      event: 'sent',
+      via_account_id: 'backup',
+      sent_ts: 1_700_000_000,
+    });
+    expect(toReportItem(event('sent', { data: {} }))).not.toHaveProperty('via_account_id');
+  });
+
   it('maps each event kind to its contract fields, in epoch seconds', () => {
     expect(toReportItem(event('sent'))).toEqual({ ...base, event: 'sent', sent_ts: 1_700_000_000 });
     expect(toReportItem(event('error', { text: '550 5.1.1 unknown' }))).toEqual({

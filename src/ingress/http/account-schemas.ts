@@ -5,6 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
+import { MAX_FALLBACK_ACCOUNTS } from '../../core/account/index.js';
 import { providerBody, toWebhookSettings } from './provider-schema.js';
 import { force, identifier, tenantScope } from './schemas.js';
 
@@ -104,12 +105,31 @@ export const accountBody = z
       examples: [10000],
     }),
     limit_behavior: z
-      .enum(['defer', 'reject'])
+      .enum(['defer', 'reject', 'failover'])
       .optional()
       .meta({
         description:
-          'Over a limit: `defer` holds the message until the window reopens, `reject` ends it in error `rate_limit_exceeded`. Default `defer`.',
+          'Over a limit: `defer` holds the message until the window reopens, `reject` ends it in error `rate_limit_exceeded`, `failover` sends it through the first of `fallback_accounts` that may send now (and holds it when none may). Default `defer`.',
         examples: ['defer'],
+      }),
+    fallback_accounts: z
+      .array(identifier)
+      .max(MAX_FALLBACK_ACCOUNTS)
+      .optional()
+      .meta({
+        description: `Accounts of the same tenant, in order, whose relays send this account's mail while it is paused (its relay refused our AUTH or TLS), unreachable for \`failover_after_seconds\`, or over its limits with \`limit_behavior\` \`failover\`. Each must exist and be of the same kind (PEC or not). At most ${MAX_FALLBACK_ACCOUNTS}; [] clears them. Default none.`,
+        examples: [['backup']],
+      }),
+    failover_after_seconds: z
+      .number()
+      .int()
+      .min(5)
+      .max(86_400)
+      .optional()
+      .meta({
+        description:
+          'How long its relay may refuse connections (or not answer) before its mail goes through a fallback account; the relay is tested again as often, and takes its mail back once it answers. Default 60.',
+        examples: [60],
       }),
     max_connections: z
       .number()
@@ -212,6 +232,8 @@ export const accountBody = z
     limitPerHour: body.limit_per_hour,
     limitPerDay: body.limit_per_day,
     limitBehavior: body.limit_behavior,
+    fallbackAccounts: body.fallback_accounts,
+    failoverAfterSeconds: body.failover_after_seconds,
     maxConnections: body.max_connections,
     maxMessagesPerConnection: body.max_messages_per_connection,
     isDefault: body.is_default,

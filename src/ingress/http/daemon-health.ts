@@ -5,7 +5,7 @@
 import type { MailboxStatus } from '../../core/bounce/index.js';
 import type { FleetView, FleetQueues } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
-import type { AccountPace, RelayConnections } from '../../core/delivery/index.js';
+import type { AccountFailover, AccountPace, RelayConnections } from '../../core/delivery/index.js';
 import type { SyncStatus } from '../../core/report/index.js';
 
 export interface HealthSources {
@@ -18,6 +18,8 @@ export interface HealthSources {
   relays: () => Promise<RelayConnections[]>;
   /** The accounts paced after their relay pushed back (adaptive backoff). */
   paces: () => AccountPace[];
+  /** The accounts whose mail goes through a fallback account's relay now. */
+  failovers: () => AccountFailover[];
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];
@@ -48,6 +50,13 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
         })),
       },
       pacing: sources.paces().map(paceView),
+      failover: sources.failovers().map((route) => ({
+        tenant_id: route.tenantId,
+        account_id: route.accountId,
+        via_account_id: route.via,
+        cause: route.cause,
+        since_ts: seconds(route.since),
+      })),
       threads: { parser: sources.parserReady?.() ?? null },
       reports: {
         tenants: syncs.length,

@@ -121,6 +121,11 @@ export const statusAnswer = z.object({
       },
     ],
   ).optional(),
+  failover: field(
+    z.array(z.unknown()),
+    "Admin token only: the accounts whose mail goes through a fallback account's relay now, each with `tenant_id`, `account_id`, `via_account_id`, `cause` (`paused`: its relay refused our AUTH or TLS; `unreachable`: it has not answered for its `failover_after_seconds` (it is tested as often, and takes its mail back once it answers); `over_limit`: over its limits with `limit_behavior` `failover`) and `since_ts`; empty when none.",
+    [{ tenant_id: 'acme', account_id: 'main', via_account_id: 'backup', cause: 'unreachable', since_ts: 1764000000 }],
+  ).optional(),
   threads: health('the worker threads: `parser` true when its threads run, null without threads.', { parser: true }),
   reports: health('delivery reports: `tenants`, `failing` (tenant ids), `backlog`.', {
     tenants: 3,

@@ -16,6 +16,8 @@ const account: Account = {
   limitPerHour: null,
   limitPerDay: null,
   limitBehavior: 'defer',
+  fallbackAccounts: [],
+  failoverAfterSeconds: 60,
   maxConnections: 5,
   maxMessagesPerConnection: 100,
   isDefault: true,

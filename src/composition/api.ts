@@ -4,7 +4,7 @@
  * HTTP API with the web console in front of it. Composition only: no behaviour
  * of its own.
  */
-import { createAccountService, type AttemptLog } from '../core/account/index.js';
+import { createAccountService, warmingUp, type AttemptLog } from '../core/account/index.js';
 import {
   createAuthenticator,
   createFailureThrottle,
@@ -112,7 +112,7 @@ type ApiDeps = AdminServices &
 
 /** GET /status's parts and /ready's checks: the store, the dispatcher, the parser threads, and the node's own. */
 function daemonStatus(deps: ApiDeps) {
-  const { store, delivery, reports, bounces, mirror, parsing } = deps;
+  const { store, delivery, reports, bounces, mirror, parsing, clock } = deps;
   return {
     health: daemonHealth({
       dispatcherRunning: () => delivery.dispatcher.isRunning(),
@@ -120,6 +120,10 @@ function daemonStatus(deps: ApiDeps) {
       relays: () => delivery.handoff.connections(),
       paces: () => delivery.paces.all(),
       failovers: () => delivery.failovers(),
+      warmUps: () => {
+        const now = clock.now();
+        return warmingUp(store.accounts.list(null), (tenantId, id) => store.queue.usage(tenantId, id, now).day, now);
+      },
       parserReady: parsing.ready,
       reports: () => reports.status.list(),
       bounces: () => bounces.status(),

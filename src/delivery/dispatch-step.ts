@@ -94,7 +94,7 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
   const { queue, lanes } = deps;
   const gate = deps.fleetLimits;
   const lane = lanes.laneOf(gate === undefined ? relay : sharedAccount(gate, relay, now));
-  const limits = limitsOf(relay);
+  const limits = limitsOf(relay, now);
   const limited = isLimited(limits);
   const local = limited ? queue.usage(relay.tenantId, relay.id, now) : { minute: 0, hour: 0, day: 0 };
   const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, relay, limits, local, now) : null;

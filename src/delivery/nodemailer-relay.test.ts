@@ -49,6 +49,7 @@ function accountFor(port: number, overrides: Partial<Account> = {}): Account {
     limitBehavior: 'defer',
     fallbackAccounts: [],
     failoverAfterSeconds: 60,
+    warmUp: null,
     maxConnections: 2,
     maxMessagesPerConnection: 100,
     isDefault: true,

@@ -87,7 +87,7 @@ export function createRelayFailover(deps: RelayFailoverDeps): RelayFailover {
       return true;
     },
     overLimit(account) {
-      const limits = limitsOf(account);
+      const limits = limitsOf(account, now);
       return isLimited(limits) && availableBudget(limits, deps.usage(account.tenantId, account.id, now)) === 0;
     },
   });

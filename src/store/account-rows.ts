@@ -5,6 +5,7 @@ import {
   type AccountMailbox,
   type LimitBehavior,
   type TlsMode,
+  type WarmUp,
 } from '../core/account/index.js';
 import type { SecretBox } from '../core/index.js';
 import type { WebhookSettings } from '../core/provider/index.js';
@@ -27,6 +28,8 @@ export interface AccountRow {
   /** A JSON array of account ids; null: none. */
   fallback_accounts: string | null;
   failover_after_seconds: number | null;
+  /** A JSON WarmUp; null: none. */
+  warmup: string | null;
   max_connections: number;
   max_messages_per_connection: number;
   is_default: number;
@@ -47,7 +50,7 @@ export interface AccountRow {
 
 export const ACCOUNT_COLUMNS = `tenant_id, id, host, port, user, password_sealed, tls_mode, tls_reject_unauthorized,
   limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, limit_failover, fallback_accounts,
-  failover_after_seconds, max_connections,
+  failover_after_seconds, warmup, max_connections,
   max_messages_per_connection, is_default, is_pec, imap_host, imap_port, imap_tls_mode, imap_user,
   imap_password_sealed, imap_folder, provider, provider_webhook_sealed, paused_at, paused_reason, created_at, updated_at`;
 
@@ -129,6 +132,7 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     limitBehavior: row.limit_failover === 1 ? 'failover' : row.limit_behavior,
     fallbackAccounts: row.fallback_accounts === null ? [] : (JSON.parse(row.fallback_accounts) as string[]),
     failoverAfterSeconds: row.failover_after_seconds ?? DEFAULT_FAILOVER_AFTER_SECONDS,
+    warmUp: row.warmup === null ? null : (JSON.parse(row.warmup) as WarmUp),
     maxConnections: row.max_connections,
     maxMessagesPerConnection: row.max_messages_per_connection,
     isDefault: row.is_default === 1,
@@ -164,6 +168,7 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     limit_failover: account.limitBehavior === 'failover' ? 1 : 0,
     fallback_accounts: account.fallbackAccounts.length === 0 ? null : JSON.stringify(account.fallbackAccounts),
     failover_after_seconds: account.failoverAfterSeconds,
+    warmup: account.warmUp === null ? null : JSON.stringify(account.warmUp),
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault ? 1 : 0,

@@ -44,6 +44,7 @@ const account = (overrides: Partial<Account>): Account => ({
   limitBehavior: 'defer',
   fallbackAccounts: [],
   failoverAfterSeconds: 60,
+  warmUp: null,
   maxConnections: 5,
   maxMessagesPerConnection: 100,
   isDefault: false,

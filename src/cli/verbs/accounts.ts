@@ -37,6 +37,21 @@ const NUMBERS = [
   'failover-after-seconds',
 ] as const;
 
+/** --warmup-start DATE with --warmup-daily-caps N,N,...: a schedule; --no-warmup clears it; neither keeps it. */
+function warmUp(values: OptionValues): Result<{ start_date: string; daily_caps: number[] } | null | undefined> {
+  const start = stringOption(values, 'warmup-start');
+  const caps = stringOption(values, 'warmup-daily-caps');
+  if (values['no-warmup'] === true) {
+    if (start !== undefined || caps !== undefined)
+      return failed(cliError('USAGE', '--no-warmup contradicts --warmup-start and --warmup-daily-caps; give one'));
+    return ok(null);
+  }
+  if (start === undefined && caps === undefined) return ok(undefined);
+  if (start === undefined || caps === undefined)
+    return failed(cliError('USAGE', '--warmup-start and --warmup-daily-caps go together'));
+  return ok({ start_date: start, daily_caps: caps.split(',').map((cap) => Number(cap.trim())) });
+}
+
 /** --fallback-accounts a,b: the ids in order; an empty value clears them; absent keeps them. */
 function fallbackAccounts(values: OptionValues): string[] | undefined {
   const given = stringOption(values, 'fallback-accounts');
@@ -105,6 +120,8 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
   if (!pec.ok) return pec;
   const isDefault = defaultFlag(values);
   if (!isDefault.ok) return isDefault;
+  const warmup = warmUp(values);
+  if (!warmup.ok) return warmup;
   return ok({
     id,
     host: stringOption(values, 'host'),
@@ -118,6 +135,7 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
     limit_behavior: stringOption(values, 'limit-behavior'),
     fallback_accounts: fallbackAccounts(values),
     failover_after_seconds: numbers['failover-after-seconds'],
+    warmup: warmup.value,
     max_connections: numbers['max-connections'],
     max_messages_per_connection: numbers['max-messages-per-connection'],
     is_default: isDefault.value,
@@ -138,7 +156,7 @@ export const accountsCommand: Command = {
     ...READ_VERBS.accounts,
     add: {
       usage:
-        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject|failover] [--fallback-accounts ID,ID] [--failover-after-seconds N] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
+        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject|failover] [--fallback-accounts ID,ID] [--failover-after-seconds N] [--warmup-start YYYY-MM-DD --warmup-daily-caps N,N,...|--no-warmup] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
         '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
       summary:
         'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
@@ -155,6 +173,9 @@ export const accountsCommand: Command = {
         'limit-behavior': { type: 'string' },
         'fallback-accounts': { type: 'string' },
         'failover-after-seconds': { type: 'string' },
+        'warmup-start': { type: 'string' },
+        'warmup-daily-caps': { type: 'string' },
+        'no-warmup': { type: 'boolean' },
         'max-connections': { type: 'string' },
         'max-messages-per-connection': { type: 'string' },
         default: { type: 'boolean' },

@@ -4,7 +4,7 @@ import type { AccountAttempts } from './attempt-log.js';
 import type { Clock } from '../clock.js';
 import type { QueueCount } from '../message/queue-status.js';
 import type { RelayConnections } from '../delivery/relay.js';
-import { WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } from './rate-limit.js';
+import { limitsOf, WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } from './rate-limit.js';
 
 /** Where the daemon tells what its accounts are doing. */
 export interface AccountActivitySource {
@@ -56,11 +56,8 @@ export function accountActivityReader(
     }
     return accounts.map((account) => {
       const used = activity.usage(account.tenantId, account.id, now);
-      const limits: Record<WindowKind, number | null> = {
-        minute: account.limitPerMinute,
-        hour: account.limitPerHour,
-        day: account.limitPerDay,
-      };
+      // The day's limit is the warm-up's cap while the account warms up.
+      const limits: Record<WindowKind, number | null> = limitsOf(account, now);
       const usage = Object.fromEntries(
         WINDOW_KINDS.map((kind) => [
           kind,

@@ -11,6 +11,7 @@ import {
 } from './account.js';
 import { mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import { isDefaultOnSave } from './default-account.js';
+import type { WarmUp } from './warm-up.js';
 
 export interface AccountInput {
   id: string;
@@ -31,6 +32,8 @@ export interface AccountInput {
   limitBehavior?: LimitBehavior | undefined;
   fallbackAccounts?: string[] | undefined;
   failoverAfterSeconds?: number | undefined;
+  /** `undefined` keeps the stored schedule; `null` clears it. */
+  warmUp?: WarmUp | null | undefined;
   maxConnections?: number | undefined;
   maxMessagesPerConnection?: number | undefined;
   isDefault?: boolean | undefined;
@@ -82,6 +85,7 @@ export function mergeAccount(
     limitBehavior: input.limitBehavior ?? current?.limitBehavior ?? 'defer',
     fallbackAccounts: input.fallbackAccounts ?? current?.fallbackAccounts ?? [],
     failoverAfterSeconds: input.failoverAfterSeconds ?? current?.failoverAfterSeconds ?? DEFAULT_FAILOVER_AFTER_SECONDS,
+    warmUp: input.warmUp !== undefined ? input.warmUp : (current?.warmUp ?? null),
     maxConnections: input.maxConnections ?? current?.maxConnections ?? 5,
     maxMessagesPerConnection: input.maxMessagesPerConnection ?? current?.maxMessagesPerConnection ?? 100,
     isDefault: isDefaultOnSave(input.isDefault, current?.isDefault, others),

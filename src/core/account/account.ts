@@ -1,4 +1,5 @@
 import type { WebhookSettings } from '../provider/events.js';
+import type { WarmUp } from './warm-up.js';
 
 /**
  * The account aggregate: one upstream SMTP relay a tenant sends through, with its pace limits,
@@ -65,6 +66,8 @@ export interface Account {
    */
   fallbackAccounts: string[];
   failoverAfterSeconds: number;
+  /** Daily caps rising from a start date (warm-up.ts); null: none. */
+  warmUp: WarmUp | null;
   maxConnections: number;
   maxMessagesPerConnection: number;
   isDefault: boolean;

@@ -3,6 +3,8 @@ export { SHARED_ACCOUNT_WRITES, createAccountService } from './account-service.j
 export type { AccountActivity, AccountInput, AccountService, AccountState } from './account-service.js';
 export { DEFAULT_FAILOVER_AFTER_SECONDS, MAX_FALLBACK_ACCOUNTS, pecMailbox } from './account.js';
 export type { Account, AccountChoice, AccountMailbox, LimitBehavior, PecMailboxAccount, TlsMode } from './account.js';
+export { MAX_WARM_UP_DAYS, warmingUp } from './warm-up.js';
+export type { WarmUp, WarmUpStatus } from './warm-up.js';
 export { createAttemptLog } from './attempt-log.js';
 export type { AttemptLog } from './attempt-log.js';
 export { connectionTestResult } from './connection-test.js';

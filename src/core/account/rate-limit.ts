@@ -1,3 +1,6 @@
+import type { Account } from './account.js';
+import { warmUpCap, type WarmUp } from './warm-up.js';
+
 /**
  * Per-account sending limits over fixed UTC windows (minute, hour, day). Usage
  * is counted when a message is claimed, so a crash cannot hand out budget twice.
@@ -14,6 +17,21 @@ export const WINDOW_KINDS: readonly WindowKind[] = ['minute', 'hour', 'day'];
 export const RATE_LIMIT_EXCEEDED = 'rate_limit_exceeded';
 
 export type Limits = Record<WindowKind, number | null>;
+
+/** The account's limits at `now`: its own, with the day's limit lowered to its warm-up cap while it warms up. */
+export function limitsOf(
+  account: Pick<Account, 'limitPerMinute' | 'limitPerHour' | 'limitPerDay'> & { warmUp?: WarmUp | null },
+  now: number,
+): Limits {
+  const cap = warmUpCap(account.warmUp ?? null, now);
+  const day = account.limitPerDay;
+  return {
+    minute: account.limitPerMinute,
+    hour: account.limitPerHour,
+    day: cap === null ? day : day === null ? cap : Math.min(day, cap),
+  };
+}
+
 /** Messages counted in the window that contains `now`, per kind. */
 export type Usage = Record<WindowKind, number>;
 

@@ -22,6 +22,8 @@ export interface AccountView {
   /** The accounts that send this one's mail while it cannot, in order. */
   fallback_accounts: string[];
   failover_after_seconds: number;
+  /** Daily caps rising from a start date (UTC), applied like limit_per_day; null: none. */
+  warmup: { start_date: string; daily_caps: number[] } | null;
   max_connections: number;
   max_messages_per_connection: number;
   is_default: boolean;
@@ -62,6 +64,10 @@ export function viewAccount(account: Account): AccountView {
     limit_behavior: account.limitBehavior,
     fallback_accounts: [...account.fallbackAccounts],
     failover_after_seconds: account.failoverAfterSeconds,
+    warmup:
+      account.warmUp === null
+        ? null
+        : { start_date: account.warmUp.startDate, daily_caps: [...account.warmUp.dailyCaps] },
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault,

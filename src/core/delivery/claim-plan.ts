@@ -4,10 +4,11 @@
  * Pure: the lane's fill, the account's limits and usage come in as numbers.
  */
 import type { Account } from '../account/account.js';
-import { availableBudget, budgetReturnsAt, type Limits, type Usage } from '../account/rate-limit.js';
+import { availableBudget, budgetReturnsAt, limitsOf, type Limits, type Usage } from '../account/rate-limit.js';
 
 export interface ClaimInput {
-  account: Pick<Account, 'limitPerMinute' | 'limitPerHour' | 'limitPerDay' | 'limitBehavior'>;
+  account: Pick<Account, 'limitPerMinute' | 'limitPerHour' | 'limitPerDay' | 'limitBehavior'> &
+    Partial<Pick<Account, 'warmUp'>>;
   /** How many messages the account's lane may hold, claimed or sending. */
   window: number;
   /** How many it holds now. */
@@ -27,11 +28,7 @@ export type ClaimPlan =
   /** `reject`: over its limit with `limit_behavior = reject`, what is claimed ends in error. */
   | { kind: 'claim'; limit: number; maxPriority: 0 | 3; reject: boolean };
 
-export const limitsOf = (account: ClaimInput['account']): Limits => ({
-  minute: account.limitPerMinute,
-  hour: account.limitPerHour,
-  day: account.limitPerDay,
-});
+export { limitsOf };
 
 /** Usage is read only for an account with a limit. */
 export const isLimited = (limits: Limits): boolean =>
@@ -39,7 +36,7 @@ export const isLimited = (limits: Limits): boolean =>
 
 export function planClaim(input: ClaimInput): ClaimPlan {
   const { window, held, claimBatch } = input;
-  const limits = limitsOf(input.account);
+  const limits = limitsOf(input.account, input.now);
   // Refill in batches (a claim is a transaction), except that priority 0 never waits for one.
   const maxPriority = held === 0 || window - held >= window / 2 ? 3 : 0;
   const budget = availableBudget(limits, input.usage);

@@ -7,7 +7,7 @@
  */
 import type { Account } from '../account/account.js';
 import type { MessageDetail } from './admin.js';
-import { budgetReturnsAt, type Usage } from '../account/rate-limit.js';
+import { budgetReturnsAt, limitsOf, type Usage } from '../account/rate-limit.js';
 
 export type WaitingCode =
   | 'tenant_inactive'
@@ -59,10 +59,13 @@ export interface WaitingInput {
   tenantActive: boolean;
   /** The tenant's suspended batch codes, `*` for the whole tenant. */
   suspensions: readonly string[];
-  account: Pick<
-    Account,
-    'pausedAt' | 'pausedReason' | 'limitPerMinute' | 'limitPerHour' | 'limitPerDay' | 'maxConnections'
-  > | null;
+  account:
+    | (Pick<
+        Account,
+        'pausedAt' | 'pausedReason' | 'limitPerMinute' | 'limitPerHour' | 'limitPerDay' | 'maxConnections'
+      > &
+        Partial<Pick<Account, 'warmUp'>>)
+    | null;
   usage: Usage | null;
   /** The account's pace after its relay pushed back (adaptive backoff); null or absent when it is not paced. */
   pace?: { perMinute: number; nextAt: number } | null;
@@ -92,7 +95,7 @@ export function whyWaiting(input: WaitingInput): WaitingExplanation {
     add({ code: 'account_missing', untilAt: null });
   } else {
     if (account.pausedAt !== null) add({ code: 'account_paused', untilAt: null, pausedReason: account.pausedReason });
-    const limits = { minute: account.limitPerMinute, hour: account.limitPerHour, day: account.limitPerDay };
+    const limits = limitsOf(account, input.now);
     const returnsAt = input.usage === null ? null : budgetReturnsAt(limits, input.usage, input.now);
     // Rounded up to its whole second: the budget is not back before that second is over.
     if (returnsAt !== null) add({ code: 'rate_limited', untilAt: Math.ceil(returnsAt / 1000) * 1000 });

@@ -5,7 +5,7 @@
  */
 import { isIP } from 'node:net';
 import { z } from 'zod';
-import { MAX_FALLBACK_ACCOUNTS } from '../../core/account/index.js';
+import { MAX_FALLBACK_ACCOUNTS, MAX_WARM_UP_DAYS } from '../../core/account/index.js';
 import { providerBody, toWebhookSettings } from './provider-schema.js';
 import { force, identifier, tenantScope } from './schemas.js';
 
@@ -119,6 +119,25 @@ export const accountBody = z
       .meta({
         description: `Accounts of the same tenant, in order, whose relays send this account's mail while it is paused (its relay refused our AUTH or TLS), unreachable for \`failover_after_seconds\`, or over its limits with \`limit_behavior\` \`failover\`. Each must exist and be of the same kind (PEC or not). At most ${MAX_FALLBACK_ACCOUNTS}; [] clears them. Default none.`,
         examples: [['backup']],
+      }),
+    warmup: z
+      .object({
+        start_date: z.iso.date().meta({ description: 'The first day of the schedule, UTC.', examples: ['2026-12-01'] }),
+        daily_caps: z
+          .array(z.number().int().min(1).max(10_000_000))
+          .min(1)
+          .max(MAX_WARM_UP_DAYS)
+          .meta({
+            description: 'The most it sends on each day from the start date, in order.',
+            examples: [[50, 100, 200, 400, 800]],
+          }),
+      })
+      .strict()
+      .nullable()
+      .optional()
+      .meta({
+        description: `A warm-up schedule: day by day from \`start_date\` (UTC), the most it sends that day, applied like \`limit_per_day\` (the lower of the two holds); once the list is over only its own limits remain. At most ${MAX_WARM_UP_DAYS} days; null clears it. Default none.`,
+        examples: [{ start_date: '2026-12-01', daily_caps: [50, 100, 200, 400, 800] }],
       }),
     failover_after_seconds: z
       .number()
@@ -234,6 +253,12 @@ export const accountBody = z
     limitBehavior: body.limit_behavior,
     fallbackAccounts: body.fallback_accounts,
     failoverAfterSeconds: body.failover_after_seconds,
+    warmUp:
+      body.warmup === undefined
+        ? undefined
+        : body.warmup === null
+          ? null
+          : { startDate: body.warmup.start_date, dailyCaps: body.warmup.daily_caps },
     maxConnections: body.max_connections,
     maxMessagesPerConnection: body.max_messages_per_connection,
     isDefault: body.is_default,

@@ -5,6 +5,7 @@
 import type { MailboxStatus } from '../../core/bounce/index.js';
 import type { FleetView, FleetQueues } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
+import type { WarmUpStatus } from '../../core/account/index.js';
 import type { AccountFailover, AccountPace, RelayConnections } from '../../core/delivery/index.js';
 import type { SyncStatus } from '../../core/report/index.js';
 
@@ -20,6 +21,8 @@ export interface HealthSources {
   paces: () => AccountPace[];
   /** The accounts whose mail goes through a fallback account's relay now. */
   failovers: () => AccountFailover[];
+  /** The accounts warming up now. */
+  warmUps: () => WarmUpStatus[];
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];
@@ -50,6 +53,14 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
         })),
       },
       pacing: sources.paces().map(paceView),
+      warmup: sources.warmUps().map((account) => ({
+        tenant_id: account.tenantId,
+        account_id: account.accountId,
+        day: account.day,
+        days: account.days,
+        cap_today: account.capToday,
+        sent_today: account.sentToday,
+      })),
       failover: sources.failovers().map((route) => ({
         tenant_id: route.tenantId,
         account_id: route.accountId,

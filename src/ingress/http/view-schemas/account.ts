@@ -44,6 +44,7 @@ export const ACCOUNT_EXAMPLE: AccountActivityView = {
   limit_behavior: 'defer',
   fallback_accounts: [],
   failover_after_seconds: 60,
+  warmup: null,
   max_connections: 5,
   max_messages_per_connection: 100,
   is_default: true,
@@ -101,6 +102,11 @@ const accountView = z.object({
   failover_after_seconds: count(
     'How long its relay may refuse connections before its mail goes through a fallback account.',
     60,
+  ),
+  warmup: field(
+    z.object({ start_date: z.string(), daily_caps: z.array(z.number().int()) }).nullable(),
+    'Its warm-up: from `start_date` (UTC), day by day, the most it sends that day (`daily_caps`), applied like `limit_per_day` (the lower holds); over once the list is; null: none.',
+    { start_date: '2026-12-01', daily_caps: [50, 100, 200, 400, 800] },
   ),
   max_connections: count('Connections open to the relay at once, at most.', 5),
   max_messages_per_connection: count('Messages over one connection before a new one is opened.', 100),

@@ -121,6 +121,11 @@ export const statusAnswer = z.object({
       },
     ],
   ).optional(),
+  warmup: field(
+    z.array(z.unknown()),
+    'Admin token only: the accounts warming up now (`warmup` of an account), each with `tenant_id`, `account_id`, `day` (0: its start date) of `days`, `cap_today` and `sent_today`; empty when none.',
+    [{ tenant_id: 'acme', account_id: 'main', day: 2, days: 5, cap_today: 200, sent_today: 120 }],
+  ).optional(),
   failover: field(
     z.array(z.unknown()),
     "Admin token only: the accounts whose mail goes through a fallback account's relay now, each with `tenant_id`, `account_id`, `via_account_id`, `cause` (`paused`: its relay refused our AUTH or TLS; `unreachable`: it has not answered for its `failover_after_seconds` (it is tested as often, and takes its mail back once it answers); `over_limit`: over its limits with `limit_behavior` `failover`) and `since_ts`; empty when none.",

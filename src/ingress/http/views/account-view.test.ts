@@ -18,6 +18,7 @@ const account: Account = {
   limitBehavior: 'defer',
   fallbackAccounts: [],
   failoverAfterSeconds: 60,
+  warmUp: null,
   maxConnections: 5,
   maxMessagesPerConnection: 100,
   isDefault: true,

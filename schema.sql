@@ -837,7 +837,7 @@ CREATE TRIGGER messages_search_terms_removed AFTER DELETE ON messages
   BEGIN DELETE FROM message_search_terms WHERE pk = OLD.pk; DELETE FROM erased_search_terms WHERE pk = OLD.pk; END;
 
 -- migration: 25
--- Failover between relays and warm-up (issue 47): an account names fallback accounts of its tenant, in order,
+-- Failover between relays, warm-up and routing rules (issue 47): an account names fallback accounts of its tenant, in order,
 -- that send its mail while it is paused, unreachable for `failover_after_seconds`, or over its
 -- limits with limit_behavior `failover`. That behaviour is stored as `defer` (what it does when no
 -- fallback may send) with `limit_failover` set: widening limit_behavior's CHECK would take
@@ -847,3 +847,5 @@ ALTER TABLE accounts ADD COLUMN failover_after_seconds INTEGER CHECK (failover_a
 ALTER TABLE accounts ADD COLUMN limit_failover INTEGER NOT NULL DEFAULT 0 CHECK (limit_failover IN (0, 1));
 -- A warm-up schedule (JSON: its start date and daily caps), applied like limit_per_day; null: none.
 ALTER TABLE accounts ADD COLUMN warmup TEXT;
+-- A tenant's routing rules (JSON, in order): which account a message that names none goes through.
+ALTER TABLE tenants ADD COLUMN routes TEXT;

@@ -18,6 +18,7 @@ import { keysCommand } from './verbs/keys.js';
 import { messagesCommand } from './verbs/messages.js';
 import { activateCommand, queueCommand, suspendCommand } from './verbs/queue.js';
 import { restoreCommand } from './verbs/restore.js';
+import { routesCommand } from './verbs/routes.js';
 import { suppressionsCommand } from './verbs/suppressions.js';
 import { tenantsCommand, tokenCommand } from './verbs/tenants.js';
 
@@ -27,6 +28,7 @@ const COMMANDS: readonly Command[] = [
   configCommand,
   tenantsCommand,
   accountsCommand,
+  routesCommand,
   messagesCommand,
   suppressionsCommand,
   queueCommand,
@@ -50,6 +52,7 @@ daemon:
 administration (talks to the running daemon's API):
   tenants list|show|add|delete
   accounts list|show|add|delete
+  routes show|set|test         a tenant's routing rules, and where a message would go
   messages list|show|retry|bulk
   suppressions list|add|delete
   queue stats

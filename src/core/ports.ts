@@ -5,11 +5,14 @@
 import type { Account, AccountChoice, PecMailboxAccount } from './account/account.js';
 import type { Tenant } from './tenant/tenant.js';
 import type { ChangeRecord } from './events/change-record.js';
+import type { RoutingRule } from './account/routing.js';
 
 export interface TenantRepository {
   get(id: string): Tenant | null;
   /** Whether the tenant takes mail for sending now; null when there is no such tenant. Opens no secret. */
   isActive(id: string): boolean | null;
+  /** The tenant's routing rules, in order ([] when none, or no such tenant). Opens no secret. */
+  routes(id: string): RoutingRule[];
   list(): Tenant[];
   insert(tenant: Tenant, apiKeyHash: string): void;
   update(tenant: Tenant): void;

@@ -4,6 +4,7 @@ import type { Tenant } from '../core/tenant/index.js';
 import type { SqliteDatabase } from './database.js';
 import { REPORTABLE_SQL } from './outbox-predicates.js';
 import { createTenantRowMapper, TENANT_COLUMNS as COLUMNS, type TenantRow } from './tenant-rows.js';
+import type { RoutingRule } from '../core/account/index.js';
 
 /**
  * Message states that still need work; a tenant or account holding them is not
@@ -26,13 +27,14 @@ function createTenantReads(
   db: SqliteDatabase,
   { toTenant }: TenantMapper,
   { keyHolders, tenants, current }: TenantCache,
-): Pick<TenantRepository, 'get' | 'isActive' | 'list' | 'findKeyHolder' | 'countPendingMessages'> {
+): Pick<TenantRepository, 'get' | 'isActive' | 'routes' | 'list' | 'findKeyHolder' | 'countPendingMessages'> {
   const byId = db.prepare<[string], TenantRow>(`SELECT ${COLUMNS} FROM tenants WHERE id = ?`);
   const byKey = db.prepare<[string], { id: string; api_key_expires_at: number | null }>(
     `SELECT id, api_key_expires_at FROM tenants WHERE api_key_hash = ?`,
   );
   const all = db.prepare<[], TenantRow>(`SELECT ${COLUMNS} FROM tenants ORDER BY id`);
   const activeOf = db.prepare<[string], { active: number }>(`SELECT active FROM tenants WHERE id = ?`);
+  const routesOf = db.prepare<[string], { routes: string | null }>(`SELECT routes FROM tenants WHERE id = ?`);
   const pending = db.prepare<[string], { n: number }>(
     `SELECT count(*) AS n FROM messages WHERE tenant_id = ? AND state IN ${PENDING_STATES_SQL}`,
   );
@@ -52,6 +54,10 @@ function createTenantReads(
     isActive: (id) => {
       const row = activeOf.get(id);
       return row === undefined ? null : row.active === 1;
+    },
+    routes: (id) => {
+      const routes = routesOf.get(id)?.routes ?? null;
+      return routes === null ? [] : (JSON.parse(routes) as RoutingRule[]);
     },
     list: () => all.all().map(toTenant),
     findKeyHolder: (hash) => {
@@ -76,10 +82,10 @@ function createTenantWrites(
 ): Pick<TenantRepository, 'insert' | 'update' | 'replaceApiKey' | 'delete'> {
   const insert = db.prepare(`INSERT INTO tenants (${COLUMNS}, api_key_hash)
     VALUES (@id, @name, @client_base_url, @client_sync_path, @client_attachment_path, @client_auth_sealed,
-      @client_signing_secret_sealed, @active, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
+      @client_signing_secret_sealed, @active, @routes, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
   const update = db.prepare(`UPDATE tenants SET name = @name, client_base_url = @client_base_url,
     client_sync_path = @client_sync_path, client_attachment_path = @client_attachment_path,
-    client_auth_sealed = @client_auth_sealed, client_signing_secret_sealed = @client_signing_secret_sealed, active = @active, updated_at = @updated_at WHERE id = @id`);
+    client_auth_sealed = @client_auth_sealed, client_signing_secret_sealed = @client_signing_secret_sealed, active = @active, routes = @routes, updated_at = @updated_at WHERE id = @id`);
   const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
     updated_at = ? WHERE id = ?`);
   const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);

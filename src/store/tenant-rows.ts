@@ -1,5 +1,6 @@
 /** Tenant rows: the columns, and the mapping to and from Tenant that seals and opens the client's credentials. */
 import type { SecretBox } from '../core/index.js';
+import type { RoutingRule } from '../core/account/index.js';
 import type { ClientAuth, Tenant } from '../core/tenant/index.js';
 
 export interface TenantRow {
@@ -11,6 +12,8 @@ export interface TenantRow {
   client_auth_sealed: string | null;
   client_signing_secret_sealed: string | null;
   active: number;
+  /** JSON RoutingRule[]; null: none. */
+  routes: string | null;
   api_key_created_at: number;
   api_key_expires_at: number | null;
   created_at: number;
@@ -18,7 +21,7 @@ export interface TenantRow {
 }
 
 export const TENANT_COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
-  client_signing_secret_sealed, active, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+  client_signing_secret_sealed, active, routes, api_key_created_at, api_key_expires_at, created_at, updated_at`;
 
 const authContext = (id: string): string => `tenant:${id}:client_auth`;
 const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
@@ -46,6 +49,7 @@ export function createTenantRowMapper(secrets: SecretBox) {
         ? null
         : secrets.open(row.client_signing_secret_sealed, signingContext(row.id)),
     active: row.active === 1,
+    routes: row.routes === null ? [] : (JSON.parse(row.routes) as RoutingRule[]),
     apiKeyCreatedAt: row.api_key_created_at,
     apiKeyExpiresAt: row.api_key_expires_at,
     createdAt: row.created_at,
@@ -63,6 +67,7 @@ export function createTenantRowMapper(secrets: SecretBox) {
     client_signing_secret_sealed:
       tenant.clientSigningSecret === null ? null : secrets.seal(tenant.clientSigningSecret, signingContext(tenant.id)),
     active: tenant.active ? 1 : 0,
+    routes: tenant.routes.length === 0 ? null : JSON.stringify(tenant.routes),
     updated_at: tenant.updatedAt,
   });
 

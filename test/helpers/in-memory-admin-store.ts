@@ -53,6 +53,7 @@ export function inMemoryAdminStore(): InMemoryAdminStore {
     tenants: {
       get: (id) => tenants.get(id) ?? null,
       isActive: (id) => tenants.get(id)?.active ?? null,
+      routes: (id) => tenants.get(id)?.routes ?? [],
       list: () => [...tenants.values()],
       insert(tenant, hash) {
         tenants.set(tenant.id, tenant);

@@ -59,6 +59,7 @@ const tenant = (overrides: Partial<Tenant> = {}): Tenant => ({
   clientAuth: { method: 'bearer', token: 'client-token' },
   clientSigningSecret: 'signing',
   active: true,
+  routes: [],
   apiKeyCreatedAt: NOW,
   apiKeyExpiresAt: null,
   createdAt: NOW,

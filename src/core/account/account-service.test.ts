@@ -17,6 +17,7 @@ const tenant = (id: string): Tenant => ({
   clientAuth: null,
   clientSigningSecret: null,
   active: true,
+  routes: [],
   apiKeyCreatedAt: 0,
   apiKeyExpiresAt: null,
   createdAt: 0,

@@ -4,6 +4,8 @@ export type { AccountActivity, AccountInput, AccountService, AccountState } from
 export { DEFAULT_FAILOVER_AFTER_SECONDS, MAX_FALLBACK_ACCOUNTS, pecMailbox } from './account.js';
 export type { Account, AccountChoice, AccountMailbox, LimitBehavior, PecMailboxAccount, TlsMode } from './account.js';
 export { MAX_WARM_UP_DAYS, warmingUp } from './warm-up.js';
+export { MAX_ROUTING_RULES } from './routing.js';
+export type { RoutingRule } from './routing.js';
 export type { WarmUp, WarmUpStatus } from './warm-up.js';
 export { createAttemptLog } from './attempt-log.js';
 export type { AttemptLog } from './attempt-log.js';

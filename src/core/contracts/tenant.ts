@@ -3,7 +3,28 @@
  * tenant.updated events (and of the HTTP answers, which show the same object).
  * Field names and order are the contract; credentials are redacted.
  */
+import type { RoutingRule } from '../account/routing.js';
 import type { ClientAuth, Tenant } from '../tenant/tenant.js';
+
+export interface RouteRuleView {
+  match: {
+    sender_domains?: string[] | undefined;
+    batch_codes?: string[] | undefined;
+    priorities?: number[] | undefined;
+    header?: { name: string; value: string } | undefined;
+  };
+  account_id: string;
+}
+
+export const viewRoute = (rule: RoutingRule): RouteRuleView => ({
+  match: {
+    ...(rule.match.senderDomains === undefined ? {} : { sender_domains: [...rule.match.senderDomains] }),
+    ...(rule.match.batchCodes === undefined ? {} : { batch_codes: [...rule.match.batchCodes] }),
+    ...(rule.match.priorities === undefined ? {} : { priorities: [...rule.match.priorities] }),
+    ...(rule.match.header === undefined ? {} : { header: { ...rule.match.header } }),
+  },
+  account_id: rule.accountId,
+});
 
 /** What may be shown to anyone allowed to see the tenant: no secret material. */
 export interface TenantView {
@@ -16,6 +37,8 @@ export interface TenantView {
   /** Whether reports are signed; the secret itself is shown once, when it is set or generated. */
   client_signing_secret_set: boolean;
   active: boolean;
+  /** Its routing rules, in order, as the API spells them. */
+  routes: RouteRuleView[];
   api_key_created_at: string;
   api_key_expires_at: string | null;
   created_at: string;
@@ -40,6 +63,7 @@ export function viewTenant(tenant: Tenant): TenantView {
     client_auth: redactClientAuth(tenant.clientAuth),
     client_signing_secret_set: tenant.clientSigningSecret !== null,
     active: tenant.active,
+    routes: tenant.routes.map(viewRoute),
     api_key_created_at: iso(tenant.apiKeyCreatedAt),
     api_key_expires_at: tenant.apiKeyExpiresAt === null ? null : iso(tenant.apiKeyExpiresAt),
     created_at: iso(tenant.createdAt),

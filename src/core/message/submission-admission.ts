@@ -3,7 +3,8 @@
  * tenant and its accounts, and the suppression list checked per tenant.
  */
 import type { AccountChoice } from '../account/account.js';
-import { pickAccount } from '../account/default-account.js';
+import { pickAccount, type AccountPick } from '../account/default-account.js';
+import { routeMessage, type RoutingRule } from '../account/routing.js';
 import { normalizeAddress } from '../address.js';
 import type { IdSource } from '../clock.js';
 import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
@@ -24,11 +25,15 @@ export interface SubmissionItem {
   accountId?: string | undefined;
   priority?: number | PriorityLabel | undefined;
   message?: Omit<NewMessage, 'tenantId' | 'accountId' | 'priority' | 'suspended'>;
+  /** The message's headers, for routing rules that read one; only while it is admitted, never stored from here. */
+  headers?: ReadonlyArray<{ name: string; value: string }>;
 }
 
 /** What admission needs of a tenant, read once per commit group. */
 export interface TenantContext {
   accounts: AccountChoice[];
+  /** Its routing rules: which account a message that names none goes through. */
+  routes: RoutingRule[];
   /** Whether a message of this batch enters suspended. */
   holds(batchCode: string | null): boolean;
 }
@@ -45,6 +50,7 @@ export function tenantContext(
   const whole = !active || suspensions.has(WHOLE_TENANT);
   return {
     accounts: store.accounts.choices(tenantId),
+    routes: store.tenants.routes(tenantId),
     holds: (batchCode) => whole || (batchCode !== null && suspensions.has(batchCode)),
   };
 }
@@ -72,12 +78,12 @@ export function resolve(
     return refusal('UNKNOWN_TENANT');
   const tenant = tenantOf(tenantId);
   if (tenant === null) return refusal('UNKNOWN_TENANT');
-  const { accounts } = tenant;
-  const pick = pickAccount(accounts, item.accountId);
+  const { message } = item;
+  const priority = toPriority(item.priority ?? defaultPriority ?? 2);
+  const pick = chooseAccount(tenant, item, priority);
   if (pick.kind === 'unknown') return refusal('UNKNOWN_ACCOUNT');
   if (pick.kind === 'no-default') return noDefaultRefusal(pick.accountIds);
   const { account } = pick;
-  const { message } = item;
   // Every field named (no spread): one object shape for every message, which the
   // engine copies and reads faster; a field added to NewMessage fails to compile here.
   return {
@@ -85,7 +91,7 @@ export function resolve(
     tenantId,
     id: message.id,
     accountId: account.id,
-    priority: toPriority(item.priority ?? defaultPriority ?? 2),
+    priority,
     batchCode: message.batchCode,
     deferredUntil: message.deferredUntil,
     content: message.content,
@@ -97,6 +103,32 @@ export function resolve(
     suspended: tenant.holds(message.batchCode),
     envelope: message.envelope ?? null,
   };
+}
+
+/** The account named, else the one the tenant's routing rules choose (routing.ts), else its default. */
+function chooseAccount(tenant: TenantContext, item: SubmissionItem, priority: number): AccountPick<AccountChoice> {
+  if (item.accountId !== undefined || tenant.routes.length === 0 || item.message === undefined)
+    return pickAccount(tenant.accounts, item.accountId);
+  const { message } = item;
+  const headers = item.headers;
+  const routed = routeMessage(
+    tenant.routes,
+    {
+      mailFrom: message.mailFrom,
+      batchCode: message.batchCode,
+      priority,
+      header: (name) => headerValue(headers, name),
+    },
+    tenant.accounts,
+  );
+  if (routed.kind === 'none') return pickAccount(tenant.accounts, undefined);
+  return pickAccount(tenant.accounts, routed.accountId);
+}
+
+/** A header's value by its name in any case; null when the message has none (or its headers are not known here). */
+function headerValue(headers: SubmissionItem['headers'], name: string): string | null {
+  const wanted = name.toLowerCase();
+  return headers?.find((header) => header.name.toLowerCase() === wanted)?.value ?? null;
 }
 
 /**

@@ -32,7 +32,7 @@ function fakeStore(failFor: string | null, failure: () => Error = () => new Erro
         return Promise.reject(error);
       }
     },
-    tenants: { isActive: (id: string) => (id === 'acme' ? (hold.active ?? true) : null) },
+    tenants: { isActive: (id: string) => (id === 'acme' ? (hold.active ?? true) : null), routes: () => [] },
     accounts: { choices: () => [{ id: 'main', isDefault: true }] },
     transaction<T>(fn: () => T): T {
       if (depth === 0) log.outer += 1;

@@ -10,6 +10,13 @@ import type { MessageAdmin } from '../message/admin.js';
 import type { AdminStore, ApiKeyIssuer } from '../ports.js';
 import { requireAdmin, type Principal } from './principal.js';
 import { viewTenant } from '../contracts/tenant.js';
+import {
+  checkRoutes,
+  explainRoute,
+  type RouteExplanation,
+  type RouteSample,
+  type RoutingRule,
+} from '../account/routing.js';
 import { DEFAULT_CLIENT_SYNC_PATH, type ClientAuth, type Tenant } from './tenant.js';
 
 export interface TenantFields {
@@ -21,6 +28,8 @@ export interface TenantFields {
   /** Null stops signing reports. */
   clientSigningSecret?: string | null | undefined;
   active?: boolean | undefined;
+  /** The tenant's routing rules, whole; `undefined` keeps them. */
+  routes?: RoutingRule[] | undefined;
 }
 
 export interface TenantCreateInput extends TenantFields {
@@ -70,6 +79,8 @@ export function createTenantService(deps: TenantServiceDeps) {
       const issued = keys.issue();
       const generated = input.clientSigningSecret === undefined ? deps.newSigningSecret() : null;
       const tenant = newTenant(input, generated, now);
+      // A new tenant has no account yet: its rules come once its accounts do.
+      checkRoutes(tenant.routes, []);
       store.transaction(() => {
         if (store.tenants.get(tenant.id) !== null) {
           throw new AppError('CONFLICT', 'tenant already exists', { details: { tenant_id: tenant.id } });
@@ -91,6 +102,7 @@ export function createTenantService(deps: TenantServiceDeps) {
       return store.transaction(() => {
         const current = load(id);
         const next: Tenant = { ...current, ...definedOnly(fields), updatedAt: clock.now() };
+        if (fields.routes !== undefined) checkRoutes(fields.routes, store.accounts.choices(id));
         store.tenants.update(next);
         if (next.active !== current.active) deps.holds.refreshHolds(id, next.updatedAt);
         store.changes.record(
@@ -170,6 +182,7 @@ function newTenant(input: TenantCreateInput, generatedSecret: string | null, now
     clientAuth: input.clientAuth ?? null,
     clientSigningSecret: generatedSecret ?? input.clientSigningSecret ?? null,
     active: input.active ?? true,
+    routes: input.routes ?? [],
     apiKeyCreatedAt: now,
     apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
     createdAt: now,
@@ -194,6 +207,12 @@ function readCommands(store: AdminStore, load: (id: string) => Tenant) {
     list(ctx: CommandContext): Tenant[] {
       requireAdmin(ctx.principal);
       return store.tenants.list();
+    },
+
+    /** Where a message of the tenant would go, and why (its routing rules, its default account). */
+    testRoute(ctx: CommandContext, id: string, sample: RouteSample): RouteExplanation {
+      requireAdmin(ctx.principal);
+      return explainRoute(load(id).routes, sample, store.accounts.choices(id));
     },
 
     get(ctx: CommandContext, id: string): Tenant {

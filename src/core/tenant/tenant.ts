@@ -1,3 +1,4 @@
+import type { RoutingRule } from '../account/routing.js';
 /** The tenant aggregate: one client application, its callback settings and its API key. */
 
 /** How we authenticate to the tenant's own endpoints (delivery reports, attachments). */
@@ -18,6 +19,8 @@ export interface Tenant {
   clientSigningSecret: string | null;
   /** False holds the tenant's mail; its key keeps working. */
   active: boolean;
+  /** Which account a message that names none is sent through (core/account/routing.ts), in order; [] for the default account alone. */
+  routes: RoutingRule[];
   apiKeyCreatedAt: number;
   apiKeyExpiresAt: number | null;
   createdAt: number;

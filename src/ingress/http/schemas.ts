@@ -5,6 +5,8 @@
  */
 import { z } from 'zod';
 import { IDENTIFIER_PATTERN } from '../../core/index.js';
+import { MAX_ROUTING_RULES } from '../../core/account/index.js';
+import { routeRule, toRoutingRule } from './routing-schema.js';
 
 export const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
 
@@ -122,6 +124,14 @@ const tenantFields = {
       description: 'False holds every message of the tenant (nothing is sent) until it is true again. Default true.',
       examples: [true],
     }),
+  routes: z
+    .array(routeRule)
+    .max(MAX_ROUTING_RULES)
+    .optional()
+    .meta({
+      description: `Routing rules, whole and in order: a message that names no \`account_id\` goes through the account of the first rule it matches (by sender domain, batch code, priority, header), else the default account. Each rule's account must exist (a rule whose account is deleted later is passed over). At most ${MAX_ROUTING_RULES}; [] clears them. POST /tenant/{id}/routes/test shows where a message would go.`,
+      examples: [[{ match: { batch_codes: ['newsletter'] }, account_id: 'bulk' }]],
+    }),
 };
 
 const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typeof tenantFields)[K]> }) => ({
@@ -132,6 +142,7 @@ const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typ
   clientAuth: body.client_auth,
   clientSigningSecret: body.client_signing_secret,
   active: body.active,
+  routes: body.routes?.map(toRoutingRule),
 });
 
 const expiresIn = z

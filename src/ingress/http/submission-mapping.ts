@@ -96,6 +96,10 @@ export function toSubmissionItem(raw: unknown, index: number, limits: Submission
     tenantId: item.tenant_id,
     accountId: item.account_id,
     priority: item.priority,
+    // For routing rules that read a header (a message naming its account is not routed).
+    ...(item.account_id === undefined && item.headers !== undefined && Object.keys(item.headers).length > 0
+      ? { headers: Object.entries(item.headers).map(([name, value]) => ({ name, value })) }
+      : {}),
     message: {
       id: item.id,
       batchCode: item.batch_code ?? null,

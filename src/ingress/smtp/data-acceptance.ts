@@ -33,6 +33,8 @@ export function createDataAcceptance(
     const now = deps.clock.now();
     const mailFrom = session.envelope.mailFrom === false ? '' : session.envelope.mailFrom.address;
     let headers: SubmissionHeaders | null = null;
+    // The header fields, for routing rules that read one (held only until the message is admitted).
+    let fieldsRead: ReadonlyArray<{ name: string; value: string }> = [];
     const outcome = await receiveMessage(
       stream as DataStream,
       (fields) => {
@@ -52,6 +54,7 @@ export function createDataAcceptance(
             : accountProblem(identity, decided.accountId);
         if (problem !== null) return problem;
         headers = decided;
+        fieldsRead = fields;
         return decided;
       },
       {
@@ -74,7 +77,10 @@ export function createDataAcceptance(
     const accountId = head.accountId ?? identity.accountId;
     let result;
     try {
-      const submission = submissionOf(identity, head, { accountId, mailFrom, rcptTo, received: outcome });
+      const submission = {
+        ...submissionOf(identity, head, { accountId, mailFrom, rcptTo, received: outcome }),
+        ...(accountId === null ? { headers: fieldsRead } : {}),
+      };
       result = await deps.submissions.enqueue(
         { kind: 'tenant', tenantId: identity.tenantId },
         [submission],

@@ -8,8 +8,10 @@ import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { deleteQuery, identifier, rotateKeyBody, tenantCreateBody, tenantUpdateBody } from '../schemas.js';
 import { okOnly } from '../view-schemas/field.js';
+import { routeTestBody } from '../routing-schema.js';
 import {
   issuedKey,
+  routeTested,
   signingSecret,
   tenantAnswer,
   tenantCreated,
@@ -85,6 +87,16 @@ export const TENANT_ROUTES = {
     responses: { 200: json('the new key, shown once', issuedKey) },
     errors: ['NOT_FOUND'],
   },
+  testRoute: {
+    ...tenant,
+    method: 'post',
+    path: '/tenant/{id}/routes/test',
+    summary: 'Which account a message of the tenant would go through, and why (its routing rules, its default account)',
+    params,
+    body: routeTestBody,
+    responses: { 200: json('the account and why', routeTested) },
+    errors: ['NOT_FOUND', 'VALIDATION_FAILED'],
+  },
   rotateSigningSecret: {
     ...tenant,
     method: 'post',
@@ -149,6 +161,12 @@ export function tenantRoutes(tenants: TenantService): Hono<HttpEnv> {
     const id = pathId(c);
     const input = await readBody(c, routes.rotateKey.body);
     return c.json({ ok: true, ...viewIssuedKey(await tenants.rotateKey(commandContext(c), id, input)) });
+  });
+
+  on(app, routes.testRoute, async (c) => {
+    const sample = await readBody(c, routes.testRoute.body);
+    const tested = tenants.testRoute(commandContext(c), pathId(c), sample);
+    return c.json({ account_id: tested.accountId, chosen_by: tested.chosenBy, rule: tested.rule, why: tested.why });
   });
 
   on(app, routes.rotateSigningSecret, async (c) =>

@@ -104,7 +104,12 @@ const accountView = z.object({
     60,
   ),
   warmup: field(
-    z.object({ start_date: z.string(), daily_caps: z.array(z.number().int()) }).nullable(),
+    z
+      .object({
+        start_date: field(z.string(), 'The first day of the schedule, UTC.', '2026-12-01'),
+        daily_caps: field(z.array(z.number().int()), 'The most it sends on each day from the start date.', [50, 100]),
+      })
+      .nullable(),
     'Its warm-up: from `start_date` (UTC), day by day, the most it sends that day (`daily_caps`), applied like `limit_per_day` (the lower holds); over once the list is; null: none.',
     { start_date: '2026-12-01', daily_caps: [50, 100, 200, 400, 800] },
   ),

@@ -46,6 +46,36 @@ const tenantView = z.object({
     true,
   ),
   active: field(z.boolean(), 'False: nothing of the tenant is sent until it is active again.', true),
+  routes: field(
+    z.array(
+      z.object({
+        match: field(
+          z.object({
+            sender_domains: field(
+              z.array(z.string()),
+              "The sender's domain is one of these (`*.` also its subdomains).",
+              ['news.example.com'],
+            ).optional(),
+            batch_codes: field(z.array(z.string()), 'The batch code is one of these.', ['newsletter']).optional(),
+            priorities: field(z.array(z.number().int()), 'The priority is one of these.', [3]).optional(),
+            header: field(
+              z.object({
+                name: field(z.string(), 'The header name (any case).', 'X-Stream'),
+                value: field(z.string(), 'Its value, exactly.', 'bulk'),
+              }),
+              'A header of the message has this value.',
+              { name: 'X-Stream', value: 'bulk' },
+            ).optional(),
+          }),
+          'What a message must have: every condition given holds.',
+          { batch_codes: ['newsletter'] },
+        ),
+        account_id: field(z.string(), 'The account such a message goes through.', 'bulk'),
+      }),
+    ),
+    'Its routing rules, in order: a message that names no account goes through the account of the first it matches, else the default account.',
+    [{ match: { batch_codes: ['newsletter'] }, account_id: 'bulk' }],
+  ),
   api_key_created_at: isoInstant('When the current API key was issued'),
   api_key_expires_at: field(
     z.string().nullable(),
@@ -65,6 +95,7 @@ export const TENANT_EXAMPLE: TenantView = {
   client_auth: { method: 'bearer' },
   client_signing_secret_set: true,
   active: true,
+  routes: [],
   api_key_created_at: '2025-11-24T16:00:00.000Z',
   api_key_expires_at: null,
   created_at: '2025-11-24T16:00:00.000Z',
@@ -91,6 +122,20 @@ export const tenantCreated = z.object({
 
 export const tenantAnswer = z.object({ tenant });
 export const tenantUpdated = z.object({ ok, tenant });
+export const routeTested = z.object({
+  account_id: field(
+    z.string().nullable(),
+    'The account the message would go through; null: it would be refused.',
+    'bulk',
+  ),
+  chosen_by: field(
+    z.enum(['named', 'rule', 'default', 'none']),
+    '`named`: the message names it; `rule`: a routing rule chose it; `default`: the default account; `none`: no account (refused).',
+    'rule',
+  ),
+  rule: field(z.number().int().nullable(), 'The index of the rule that chose it (from 0); null otherwise.', 0),
+  why: field(z.string(), 'The same in words.', 'rule 0 matches'),
+});
 export const tenantList = z.object({
   tenants: field(z.array(tenantView), 'Every tenant, secrets never shown.', [TENANT_EXAMPLE]),
 });

@@ -70,11 +70,11 @@ export function createStepTenants(tenants: Pick<TenantRepository, 'get'>) {
 const nothing = (wakeAt: number | null): Served => ({ claimed: 0, full: false, wakeAt });
 
 /**
- * A paced account's turn after its claim: the next step comes when its next message may go (or
- * when the next one is due, if later), never at once: a paced lane is never full for long.
+ * A paced relay's turn after `account`'s claim: the next step comes when its next message may go
+ * (or when `account`'s next one is due, if later), never at once: a paced lane is never full for long.
  */
-function pacedTurn(deps: DispatchStepDeps, account: Account, lane: Lane, claimed: number): Served {
-  const next = deps.paces?.nextLaunchAt(account) ?? null;
+function pacedTurn(deps: DispatchStepDeps, account: Account, relay: Account, lane: Lane, claimed: number): Served {
+  const next = deps.paces?.nextLaunchAt(relay) ?? null;
   const due = lane.ready.length > 0 ? next : deps.queue.nextDueAt(account.tenantId, account.id);
   return { claimed, full: false, wakeAt: due === null ? null : Math.max(due, next ?? due) };
 }
@@ -133,7 +133,7 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
   else lanes.offer(lane, claimed);
   if (gate !== undefined && limited && !plan.reject && claimed.length > 0)
     gate.claimed(relay, limits, claimed.length, now);
-  if (pace !== undefined && pace.claimAhead !== null) return pacedTurn(deps, account, lane, claimed.length);
+  if (pace !== undefined && pace.claimAhead !== null) return pacedTurn(deps, account, relay, lane, claimed.length);
   return {
     claimed: claimed.length,
     full: claimed.length === plan.limit,

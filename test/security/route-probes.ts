@@ -110,6 +110,8 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'DELETE /tenant/{id}': async (w) => del(`/tenant/${await scratchTenant(w)}`),
   'POST /tenant/{id}/api-key': async (w) => post(`/tenant/${await scratchTenant(w)}/api-key`, {}),
   'POST /tenant/{id}/signing-secret': async (w) => post(`/tenant/${await scratchTenant(w)}/signing-secret`),
+  'POST /tenant/{id}/routes/test': (w, owner) =>
+    post(`/tenant/${tid(w, owner)}/routes/test`, { from: 'a@example.com' }),
   'GET /tenants/sync-status': () => get('/tenants/sync-status'),
   'GET /mirror/status': () => get('/mirror/status'),
   'GET /metrics': () => get('/metrics'),

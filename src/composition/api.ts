@@ -13,7 +13,7 @@ import {
 } from '../core/tenant/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { BulkCommands, MessageCommands, SubmissionService } from '../core/message/index.js';
-import type { Handoff } from '../core/delivery/index.js';
+import type { AccountFailover, AccountPaces, Handoff } from '../core/delivery/index.js';
 import type { WebhookReceiver } from '../core/provider/index.js';
 import type { DaemonSettings } from '../config/index.js';
 import { type DeliveryService, createRelayProbe } from '../delivery/index.js';
@@ -40,6 +40,9 @@ export function adminServices(deps: {
   ids: IdSource;
   attempts: AttemptLog;
   handoff: Handoff;
+  /** Adaptive backoff's paces and failover's routes (delivery-service.ts). */
+  paces: AccountPaces;
+  failovers: () => AccountFailover[];
   /** Accounts were saved or deleted: the dispatcher and the PEC watchers follow at once. */
   wake(): void;
   accountsChanged(): void;
@@ -80,6 +83,9 @@ export function adminServices(deps: {
         waiting: store.queueStatus.waitingByAccount,
         connections: () => deps.handoff.connections(),
         attempts: deps.attempts.of,
+        pace: (tenantId, accountId) => deps.paces.of(tenantId, accountId),
+        failover: (tenantId, accountId) =>
+          deps.failovers().find((route) => route.tenantId === tenantId && route.accountId === accountId) ?? null,
       },
     }),
     suppressions: createSuppressionService({ store, clock, ids }),

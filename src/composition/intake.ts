@@ -22,6 +22,8 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     ...ctx,
     keys,
     handoff: delivery.handoff,
+    paces: delivery.paces,
+    failovers: delivery.failovers,
     wake,
     accountsChanged: bounces.accountsChanged,
   });

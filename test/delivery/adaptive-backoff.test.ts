@@ -96,6 +96,11 @@ describe('adaptive backoff', () => {
       expect.objectContaining({ tenant_id: 'acme', account_id: 'main', per_minute: expect.any(Number) }),
     ]);
     expect(status.body.pacing[0].pushbacks).toBeGreaterThan(0);
+    const accounts = await fx.admin('GET', '/accounts?tenant_id=acme');
+    expect(accounts.body.accounts[0].pace).toMatchObject({
+      per_minute: expect.any(Number),
+      pushbacks: expect.any(Number),
+    });
     const metrics = await fx.admin('GET', '/metrics');
     expect(metrics.text).toMatch(/^mailproxy_account_pace\{tenant_id="acme",account_id="main"\} \d/m);
     await fx.post(key, [message('late')]);

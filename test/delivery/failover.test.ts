@@ -37,6 +37,17 @@ const settleUntil = (fx: QueueFixture, done: () => boolean, what: string) =>
     return done();
   }, what);
 
+/** A console page as the admin sees it, signed in with the admin token. */
+async function consolePage(fx: QueueFixture, path: string): Promise<string> {
+  const login = await fetch(`${fx.t.url}/ui/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ token: fx.t.adminToken }),
+    redirect: 'manual',
+  });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return (await fetch(`${fx.t.url}${path}`, { headers: { cookie } })).text();
+}
+
 const idsIn = (received: SmtpSink): string[] =>
   received.messages.map((mail) => /^Subject: subject (\S+)$/m.exec(mail.raw.toString())?.[1] ?? '?').sort();
 
@@ -67,6 +78,11 @@ describe('failover between relays', () => {
     expect(status.body.failover).toEqual([
       expect.objectContaining({ tenant_id: 'acme', account_id: 'main', via_account_id: 'backup', cause: 'paused' }),
     ]);
+    // The account says so too: GET /accounts, and the console's account list.
+    const accounts = await fx.admin('GET', '/accounts?tenant_id=acme');
+    const listed = (accounts.body.accounts as Array<Record<string, unknown>>).find((account) => account.id === 'main');
+    expect(listed?.failover).toMatchObject({ via_account_id: 'backup', cause: 'paused' });
+    expect(await consolePage(fx, '/ui/accounts')).toMatch(/via backup<\/span> <span class="muted">paused/);
 
     // The operator fixes the password: saving the account resumes it, and new mail is its own again.
     await fx.createAccount('acme', 'main', primary, { password: 'right' });

@@ -3,7 +3,9 @@ import type { Account } from './account.js';
 import type { AccountAttempts } from './attempt-log.js';
 import type { Clock } from '../clock.js';
 import type { QueueCount } from '../message/queue-status.js';
+import type { AccountFailover } from '../delivery/failover.js';
 import type { RelayConnections } from '../delivery/relay.js';
+import type { AccountPace } from '../delivery/relay-pace.js';
 import { limitsOf, WINDOW_KINDS, WINDOW_MS, windowStart, type Usage, type WindowKind } from './rate-limit.js';
 
 /** Where the daemon tells what its accounts are doing. */
@@ -14,6 +16,10 @@ export interface AccountActivitySource {
   connections?(): Promise<RelayConnections[]>;
   /** Each account's last attempts, kept in memory by the delivery side since the start. */
   attempts?(tenantId: string, accountId: string): AccountAttempts;
+  /** Its pace while its relay pushed back (adaptive backoff), null when it is not paced. */
+  pace?(tenantId: string, accountId: string): AccountPace | null;
+  /** The fallback whose relay sends its mail now (failover), null when its own does. */
+  failover?(tenantId: string, accountId: string): AccountFailover | null;
 }
 
 /** Per limit window: messages sent in it, the limit (null: none) and when the next window starts. */
@@ -27,6 +33,10 @@ export interface AccountActivity {
   connections: { open: number; inUse: number; max: number };
   /** Absent when the delivery side keeps no attempt log. */
   attempts?: AccountAttempts;
+  /** Null when not paced; absent when the delivery side does not tell. */
+  pace?: AccountPace | null;
+  /** Null when its own relay sends its mail; absent when the delivery side does not tell. */
+  failover?: AccountFailover | null;
 }
 
 /**
@@ -71,6 +81,8 @@ export function accountActivityReader(
       const key = `${account.tenantId}/${account.id}`;
       const pool = pools.get(key);
       const attempts = activity.attempts?.(account.tenantId, account.id);
+      const pace = activity.pace?.(account.tenantId, account.id);
+      const failover = activity.failover?.(account.tenantId, account.id);
       return {
         account,
         activity: {
@@ -78,6 +90,8 @@ export function accountActivityReader(
           waiting: waiting.get(key) ?? 0,
           connections: { open: pool?.open ?? 0, inUse: pool?.inUse ?? 0, max: account.maxConnections },
           ...(attempts === undefined ? {} : { attempts }),
+          ...(pace === undefined ? {} : { pace }),
+          ...(failover === undefined ? {} : { failover }),
         },
       };
     });

@@ -12,15 +12,32 @@ import { DataTable } from './data-table.js';
 export const accountHref = (account: { tenant_id: string; id: string }): string =>
   `${CONSOLE_PATH}/accounts/${encodeURIComponent(account.tenant_id)}/${encodeURIComponent(account.id)}`;
 
+const FAILOVER_CAUSES = { paused: 'paused', unreachable: 'its relay does not answer', over_limit: 'over its limits' };
+
 function State(props: { account: AccountActivityView }) {
-  const paused = props.account.state === 'paused';
+  const { account } = props;
+  const paused = account.state === 'paused';
   return (
     <>
-      <span class={paused ? 'badge bad' : 'badge ok'}>{props.account.state}</span>
+      <span class={paused ? 'badge bad' : 'badge ok'}>{account.state}</span>
       {paused ? (
         <>
           <br />
-          <span class="muted">{props.account.paused_reason}</span>
+          <span class="muted">{account.paused_reason}</span>
+        </>
+      ) : null}
+      {account.failover ? (
+        <>
+          <br />
+          <span class="badge wait">via {account.failover.via_account_id}</span>{' '}
+          <span class="muted">{FAILOVER_CAUSES[account.failover.cause]}</span>
+        </>
+      ) : null}
+      {account.pace ? (
+        <>
+          <br />
+          <span class="badge wait">paced {account.pace.per_minute}/min</span>{' '}
+          <span class="muted">its relay pushed back ({account.pace.pushbacks} times)</span>
         </>
       ) : null}
     </>

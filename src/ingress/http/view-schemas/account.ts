@@ -178,6 +178,29 @@ const accountView = z.object({
     'GET only: the last message it handed off (in memory, empty after a restart)',
     1764000001,
   ).optional(),
+  pace: field(
+    z
+      .object({
+        per_minute: field(z.number(), 'Messages a minute it is sent at now.', 45),
+        next_ts: seconds('Its next send may go from', 1764000061),
+        since_ts: seconds('The pushback that last lowered it', 1764000000),
+        pushbacks: count('Pushbacks that lowered or paused it since the start.', 3),
+      })
+      .nullable(),
+    'GET only: its pace while its relay pushed back ("too fast"; adaptive backoff, this node), or null when it goes at its limits.',
+    null,
+  ).optional(),
+  failover: field(
+    z
+      .object({
+        via_account_id: field(z.string(), 'The fallback account whose relay sends its mail now.', 'backup'),
+        cause: field(z.enum(['paused', 'unreachable', 'over_limit']), 'Why its own relay does not.', 'unreachable'),
+        since_ts: seconds('Since when', 1764000000),
+      })
+      .nullable(),
+    'GET only: the fallback whose relay sends its mail now (failover, this node), or null when its own does.',
+    null,
+  ).optional(),
 }) satisfies z.ZodType<AccountActivityView>;
 
 const account = field(accountView, 'The account, without secrets.', ACCOUNT_EXAMPLE);

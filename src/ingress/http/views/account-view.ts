@@ -30,6 +30,9 @@ export type AccountActivityView = AccountView & {
   connections?: ConnectionsView | undefined;
   last_error?: LastErrorView | null | undefined;
   last_success_ts?: number | null | undefined;
+  pace?: { per_minute: number; next_ts: number; since_ts: number; pushbacks: number } | null | undefined;
+  failover?:
+    { via_account_id: string; cause: 'paused' | 'unreachable' | 'over_limit'; since_ts: number } | null | undefined;
 };
 
 export function viewAccountState({ account, activity }: AccountState): AccountActivityView {
@@ -58,6 +61,31 @@ function viewActivity(activity: AccountActivity): Omit<AccountActivityView, keyo
               ? null
               : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
           last_success_ts: epochSeconds(attempts.lastSuccessAt),
+        }),
+    ...(activity.pace === undefined
+      ? {}
+      : {
+          pace:
+            activity.pace === null
+              ? null
+              : {
+                  per_minute: Math.round(activity.pace.perMinute * 10) / 10,
+                  next_ts: Math.ceil(activity.pace.nextAt / 1000),
+                  since_ts: Math.floor(activity.pace.since / 1000),
+                  pushbacks: activity.pace.pushbacks,
+                },
+        }),
+    ...(activity.failover === undefined
+      ? {}
+      : {
+          failover:
+            activity.failover === null
+              ? null
+              : {
+                  via_account_id: activity.failover.via,
+                  cause: activity.failover.cause,
+                  since_ts: Math.floor(activity.failover.since / 1000),
+                },
         }),
   };
 }

@@ -204,6 +204,10 @@ export function createSqliteErasure(
     return counts;
   };
   const scrub = erasureScrub(db);
+  const pending = db.prepare<[], { due: number; terms: number; bodies: number }>(`SELECT
+      (SELECT scrub_due FROM search_state WHERE id = 1) AS due,
+      (SELECT count(*) FROM erased_search_terms) AS terms,
+      (SELECT count(*) FROM shredded_bodies) AS bodies`);
 
   return {
     erase: (target, now, correlationId) =>
@@ -213,6 +217,10 @@ export function createSqliteErasure(
           : db.transaction(erasing).immediate(target, now, correlationId),
       ),
     scrub: (limit) => withSecureDelete(db, () => scrub(limit)),
+    pending() {
+      const row = pending.get();
+      return { scrubOwed: (row?.due ?? 0) !== 0, searchTerms: row?.terms ?? 0, shreddedBodies: row?.bodies ?? 0 };
+    },
   };
 }
 

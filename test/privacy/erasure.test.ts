@@ -95,6 +95,10 @@ describe('erasure by address', () => {
     expect(waiting.message).toMatchObject({ id: 'ann-waiting', status: 'error' });
     // The scrub that follows an erasure (the search index's loop, every half second): run now.
     await fx.t.daemon.searchIndex.tick();
+    // GET /status: the scrub is done; the shredded bodies' bytes (unreadable) wait for retention.
+    const left = ((await fx.admin('GET', '/status')).body as { store: { erasure: Record<string, unknown> } }).store;
+    expect(left.erasure).toMatchObject({ scrub_owed: false, search_terms_to_scrub: 0 });
+    expect(left.erasure.shredded_bodies_to_remove).toBeGreaterThan(0);
 
     // Another person's mail is untouched, and its body still opens.
     const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });

@@ -51,6 +51,8 @@ describe('the scrub after an erasure', () => {
     expect([indexed(), owed()]).toEqual([2, 2]);
     expect(byRecipient('ann@example.net')).toEqual([]);
     expect(byRecipient('bob@example.net')).toEqual(['b']);
+    // GET /status tells what is left: the scrub, the two messages' terms, their shredded bodies.
+    expect(store.erasure.pending()).toEqual({ scrubOwed: true, searchTerms: 2, shreddedBodies: 2 });
 
     // A batch of one: the merge waits for the last.
     expect(store.erasure.scrub(1)).toBe(1);
@@ -58,6 +60,8 @@ describe('the scrub after an erasure', () => {
     expect(store.erasure.scrub(1)).toBe(1);
     expect(store.erasure.scrub(1)).toBe(0);
     expect([indexed(), owed()]).toEqual([0, 0]);
+    // The scrub done; the bodies' bytes (unreadable) wait for retention.
+    expect(store.erasure.pending()).toEqual({ scrubOwed: false, searchTerms: 0, shreddedBodies: 2 });
     expect(
       read(`SELECT t.pk FROM message_search_terms t JOIN messages m ON m.pk = t.pk WHERE m.erased_at IS NOT NULL`),
     ).toEqual([]);

@@ -43,4 +43,16 @@ export interface ErasureStore {
    * (`limit`: call again). Owed from the erasure's own transaction, so a crash in between loses none.
    */
   scrub(limit: number): number;
+  /** What the erasures so far still leave to the background: GET /status shows it. */
+  pending(): ErasurePending;
+}
+
+/** The background work erasures leave: 0 and false once every copy is overwritten. */
+export interface ErasurePending {
+  /** The index merge or WAL truncation is still owed. */
+  scrubOwed: boolean;
+  /** Erased messages whose search terms are still in the full-text index (unreadable by any search meanwhile). */
+  searchTerms: number;
+  /** Shredded bodies (their keys destroyed: unreadable) whose sealed bytes retention has not removed yet. */
+  shreddedBodies: number;
 }

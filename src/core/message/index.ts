@@ -26,7 +26,7 @@ export type {
 export type { OldestDue, QueueCount, QueueStatusStore, WaitingStatus } from './queue-status.js';
 export type { ClaimedMessage, EnqueueResult, MessageQueue, MessageSpool, RecordedOutcome } from './queue.js';
 export type { BodyBytes, BodySeal, DataKey, SealedBody } from './sealed-body.js';
-export type { ErasureCounts, ErasureStore, ErasureTarget } from './erasure.js';
+export type { ErasureCounts, ErasurePending, ErasureStore, ErasureTarget } from './erasure.js';
 export type { ErasureRequest } from './erase-command.js';
 export { REJECTION_CODES, refusal, rejection } from './rejection.js';
 export type { Rejection, RejectionCode } from './rejection.js';

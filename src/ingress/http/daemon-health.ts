@@ -5,6 +5,7 @@
 import type { MailboxStatus } from '../../core/bounce/index.js';
 import type { FleetView, FleetQueues } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
+import type { ErasurePending } from '../../core/message/index.js';
 import type { WarmUpStatus } from '../../core/account/index.js';
 import type { AccountFailover, AccountPace, RelayConnections } from '../../core/delivery/index.js';
 import type { SyncStatus } from '../../core/report/index.js';
@@ -15,6 +16,8 @@ export interface HealthSources {
     writeStatus(): object;
     /** Bodies an earlier version stored in clear that the background sealer has yet to seal. */
     bodySealer: { remaining(): UnsealedCounts };
+    /** What erasures still leave to the background (the scrub, retention). */
+    erasure: { pending(): ErasurePending };
   };
   relays: () => Promise<RelayConnections[]>;
   /** The accounts paced after their relay pushed back (adaptive backoff). */
@@ -40,7 +43,11 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
     return {
       dispatcher: { running: sources.dispatcherRunning() },
       // A full or locked database shows here, not only as refused intake.
-      store: { ...sources.store.writeStatus(), bodies: unsealedBodies(sources.store.bodySealer.remaining()) },
+      store: {
+        ...sources.store.writeStatus(),
+        bodies: unsealedBodies(sources.store.bodySealer.remaining()),
+        erasure: erasureLeft(sources.store.erasure.pending()),
+      },
       // The relay pools: connections open to each account's relay and those carrying a message now.
       relays: {
         open: relays.reduce((sum, pool) => sum + pool.open, 0),
@@ -99,6 +106,13 @@ interface UnsealedCounts {
   pecReceipts: number;
   messageFields: number;
 }
+
+/** What erasures leave to the background: all 0 and false once no copy of erased data is left anywhere. */
+const erasureLeft = (pending: ErasurePending) => ({
+  scrub_owed: pending.scrubOwed,
+  search_terms_to_scrub: pending.searchTerms,
+  shredded_bodies_to_remove: pending.shreddedBodies,
+});
 
 const unsealedBodies = (remaining: UnsealedCounts) => ({
   unsealed: remaining.messages + remaining.spools + remaining.pecReceipts,

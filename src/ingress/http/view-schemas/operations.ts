@@ -93,13 +93,14 @@ export const statusAnswer = z.object({
   queue: field(queue, 'The queue at a glance (a tenant key: its own tenant only).', QUEUE_EXAMPLE),
   dispatcher: health('whether the dispatcher runs.', { running: true }),
   store: health(
-    'the database: `state` `ok` or `refusing`, `last_error` (`reason`, `at_ts`), `used_bytes` and `max_bytes` (the `max_database_mb` cap or null), and `bodies`: `unsealed`, the bodies an earlier version stored in clear that are still to be sealed in the background, and `fields_unsealed`, the messages whose envelope and subject are (0 when none).',
+    'the database: `state` `ok` or `refusing`, `last_error` (`reason`, `at_ts`), `used_bytes` and `max_bytes` (the `max_database_mb` cap or null), `bodies`: `unsealed`, the bodies an earlier version stored in clear that are still to be sealed in the background, and `fields_unsealed`, the messages whose envelope and subject are (0 when none), and `erasure`: what erasures still leave to the background, `scrub_owed` (the full-text index merge or the WAL truncation), `search_terms_to_scrub` (erased messages whose terms are still in the index, found by no search) and `shredded_bodies_to_remove` (sealed bodies whose keys are destroyed, unreadable, whose bytes retention removes next); 0 and false once no copy is left.',
     {
       state: 'ok',
       last_error: null,
       used_bytes: 1048576,
       max_bytes: null,
       bodies: { unsealed: 0, fields_unsealed: 0 },
+      erasure: { scrub_owed: false, search_terms_to_scrub: 0, shredded_bodies_to_remove: 0 },
     },
   ),
   relays: health("connections `open` to the accounts' relays and `in_use`, in total and per account.", {

@@ -107,6 +107,7 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
   const plan = planClaim({
     account: relay,
     window: pace?.claimAhead ?? laneWindow(lane),
+    paced: pace !== undefined && pace.claimAhead !== null,
     held: lane.ready.length + lane.sending,
     claimBatch: deps.claimBatch,
     usage,

@@ -31,6 +31,22 @@ describe('planClaim', () => {
     });
   });
 
+  it('claims nothing beyond a paced lane, not even priority 0: it waits queued for the pace', () => {
+    expect(planClaim(input({ window: 2, held: 2, paced: true }))).toEqual({ kind: 'none' });
+    expect(planClaim(input({ window: 3, held: 2, paced: true }))).toEqual({
+      kind: 'claim',
+      limit: 1,
+      maxPriority: 0,
+      reject: false,
+    });
+    expect(planClaim(input({ window: 2, held: 0, paced: true }))).toEqual({
+      kind: 'claim',
+      limit: 2,
+      maxPriority: 3,
+      reject: false,
+    });
+  });
+
   it('claims no more than the budget left in the tightest window', () => {
     const account = { ...NO_LIMITS, limitPerMinute: 5, limitPerHour: 100 };
     expect(planClaim(input({ account, usage: { minute: 3, hour: 3, day: 3 } }))).toMatchObject({

@@ -18,6 +18,12 @@ export interface ClaimInput {
   /** Counted in the windows that contain `now`; zeros when the account has no limits. */
   usage: Usage;
   now: number;
+  /**
+   * The relay pushed back and the account is paced (its window is what the pace sends in a few
+   * seconds): no claim beyond it, not even of priority 0, which waits queued (and says why) rather
+   * than claimed; the next claim takes it first.
+   */
+  paced?: boolean;
 }
 
 export type ClaimPlan =
@@ -44,8 +50,8 @@ export function planClaim(input: ClaimInput): ClaimPlan {
   // `failover` with no fallback that may send (the dispatcher chose the account's own relay): it waits too.
   if (overLimit && input.account.limitBehavior !== 'reject')
     return { kind: 'wait_for_budget', budgetReturnsAt: budgetReturnsAt(limits, input.usage, input.now) };
-  // Priority 0 is claimed even into a full lane: it overtakes what waits there.
-  const room = maxPriority === 0 ? claimBatch : Math.max(0, window - held);
+  // Priority 0 is claimed even into a full lane: it overtakes what waits there (unless paced).
+  const room = maxPriority === 0 && input.paced !== true ? claimBatch : Math.max(0, window - held);
   const limit = Math.min(room, claimBatch, overLimit ? window : budget);
   return limit === 0 ? { kind: 'none' } : { kind: 'claim', limit, maxPriority, reject: overLimit };
 }

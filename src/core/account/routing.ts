@@ -6,6 +6,7 @@
  * names its account keeps it. Pure: the caller gives the rules, the message's fields and
  * the tenant's accounts.
  */
+import { splitAddress } from '../address.js';
 import { AppError } from '../app-error.js';
 import type { AccountChoice } from './account.js';
 
@@ -39,7 +40,15 @@ export type RouteDecision =
 /** The most rules a tenant may have. */
 export const MAX_ROUTING_RULES = 100;
 
-const domainOf = (address: string): string => address.slice(address.lastIndexOf('@') + 1).toLowerCase();
+const domainOf = (address: string): string => splitAddress(address)[1].toLowerCase();
+
+/** A message's header by its name in any case, from its fields as given (HTTP `headers`, an SMTP header section). */
+export const headerLookup =
+  (headers: ReadonlyArray<{ name: string; value: string }> | undefined) =>
+  (name: string): string | null => {
+    const wanted = name.toLowerCase();
+    return headers?.find((header) => header.name.toLowerCase() === wanted)?.value ?? null;
+  };
 
 function domainMatches(domain: string, pattern: string): boolean {
   const wanted = pattern.toLowerCase();
@@ -125,9 +134,7 @@ export function explainRoute(
           why: `the message names "${sample.accountId}", which is not an account of the tenant: it is refused`,
         };
   }
-  const wanted = (name: string) =>
-    sample.headers.find((header) => header.name.toLowerCase() === name.toLowerCase())?.value ?? null;
-  const decision = routeMessage(rules, { ...sample, header: wanted }, accounts);
+  const decision = routeMessage(rules, { ...sample, header: headerLookup(sample.headers) }, accounts);
   switch (decision.kind) {
     case 'rule':
       return {

@@ -4,7 +4,7 @@
  */
 import type { AccountChoice } from '../account/account.js';
 import { pickAccount, type AccountPick } from '../account/default-account.js';
-import { routeMessage, type RoutingRule } from '../account/routing.js';
+import { headerLookup, routeMessage, type RoutingRule } from '../account/routing.js';
 import { normalizeAddress } from '../address.js';
 import type { IdSource } from '../clock.js';
 import { toPriority, WAITING_STATES, type NewMessage, type PriorityLabel } from './message.js';
@@ -110,25 +110,18 @@ function chooseAccount(tenant: TenantContext, item: SubmissionItem, priority: nu
   if (item.accountId !== undefined || tenant.routes.length === 0 || item.message === undefined)
     return pickAccount(tenant.accounts, item.accountId);
   const { message } = item;
-  const headers = item.headers;
   const routed = routeMessage(
     tenant.routes,
     {
       mailFrom: message.mailFrom,
       batchCode: message.batchCode,
       priority,
-      header: (name) => headerValue(headers, name),
+      header: headerLookup(item.headers),
     },
     tenant.accounts,
   );
   if (routed.kind === 'none') return pickAccount(tenant.accounts, undefined);
   return pickAccount(tenant.accounts, routed.accountId);
-}
-
-/** A header's value by its name in any case; null when the message has none (or its headers are not known here). */
-function headerValue(headers: SubmissionItem['headers'], name: string): string | null {
-  const wanted = name.toLowerCase();
-  return headers?.find((header) => header.name.toLowerCase() === wanted)?.value ?? null;
 }
 
 /**

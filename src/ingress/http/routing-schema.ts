@@ -1,10 +1,7 @@
 /** A tenant's routing rule as the API spells it (`routes` of POST and PUT /tenant), and as the core reads it. */
 import { z } from 'zod';
 import type { RoutingRule } from '../../core/account/index.js';
-import { IDENTIFIER_PATTERN } from '../../core/index.js';
-
-// As schemas.ts's `identifier` (that module takes its tenant fields from here).
-const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
+import { identifier } from './identifier.js';
 
 export const routeRule = z
   .object({

@@ -4,11 +4,11 @@
  * wire's snake_case to the core's input types.
  */
 import { z } from 'zod';
-import { IDENTIFIER_PATTERN } from '../../core/index.js';
 import { MAX_ROUTING_RULES } from '../../core/account/index.js';
+import { identifier } from './identifier.js';
 import { routeRule, toRoutingRule } from './routing-schema.js';
 
-export const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');
+export { identifier };
 
 const httpUrl = z
   .string()

@@ -1,0 +1,5 @@
+/** The API's identifier: tenant, account and client ids (IDENTIFIER_PATTERN). A leaf: every schema module may import it. */
+import { z } from 'zod';
+import { IDENTIFIER_PATTERN } from '../../core/index.js';
+
+export const identifier = z.string().regex(IDENTIFIER_PATTERN, 'must match ^[A-Za-z0-9_-]{1,64}$');

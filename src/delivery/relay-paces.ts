@@ -14,6 +14,7 @@ import {
   launched,
   mayLaunch,
   pushedBack,
+  shownPace,
   type DeliveryDecision,
   type PacePolicy,
   type RelayPace,
@@ -98,7 +99,7 @@ export function createRelayPaces(policy: PacePolicy, log: Logger): RelayPaces {
           {
             tenantId: account.tenantId,
             accountId: account.id,
-            perMinute: Math.round((pace.perMinute ?? 0) * 10) / 10,
+            perMinute: shownPace(pace.perMinute ?? 0),
             replyCode: decision.replyCode,
             enhancedStatus: decision.enhancedStatus,
           },

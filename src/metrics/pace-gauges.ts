@@ -4,7 +4,7 @@
  * that lowered it. An account that is not paced has no series: it goes at its limits.
  */
 import { Gauge, type Registry } from 'prom-client';
-import type { AccountPace } from '../core/delivery/index.js';
+import { shownPace, type AccountPace } from '../core/delivery/index.js';
 
 export function registerPaceGauges(registers: Registry[], paces: () => AccountPace[]): { collect(): void } {
   const labelNames = ['tenant_id', 'account_id'];
@@ -26,7 +26,7 @@ export function registerPaceGauges(registers: Registry[], paces: () => AccountPa
       pushbacks.reset();
       for (const account of paces()) {
         const labels = { tenant_id: account.tenantId, account_id: account.accountId };
-        pace.set(labels, Math.round(account.perMinute * 10) / 10);
+        pace.set(labels, shownPace(account.perMinute));
         pushbacks.set(labels, account.pushbacks);
       }
     },

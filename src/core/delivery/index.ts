@@ -4,7 +4,16 @@ export { decideDelivery } from './delivery-outcome.js';
 export { isPushback } from './pushback.js';
 export { relayFor } from './failover.js';
 export type { AccountFailover, RelayConditions } from './failover.js';
-export { accepted, claimAhead, DEFAULT_PACE_POLICY, freshPace, launched, mayLaunch, pushedBack } from './relay-pace.js';
+export {
+  accepted,
+  claimAhead,
+  DEFAULT_PACE_POLICY,
+  freshPace,
+  launched,
+  mayLaunch,
+  pushedBack,
+  shownPace,
+} from './relay-pace.js';
 export type { AccountPace, AccountPaces, PacePolicy, RelayPace } from './relay-pace.js';
 export type { DeliveryDecision } from './delivery-outcome.js';
 export type {

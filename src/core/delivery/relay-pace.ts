@@ -168,6 +168,9 @@ export function pushedBack(pace: RelayPace, policy: PacePolicy, input: Pushback)
   return true;
 }
 
+/** A pace as people and metrics read it: messages a minute to a tenth. */
+export const shownPace = (perMinute: number): number => Math.round(perMinute * 10) / 10;
+
 /** An account's pace as `/status`, the metrics and "why is it waiting" show it: only while it is paced. */
 export interface AccountPace {
   tenantId: string;

@@ -8,6 +8,7 @@
 import type { Account } from '../account/account.js';
 import type { MessageDetail } from './admin.js';
 import { budgetReturnsAt, limitsOf, type Usage } from '../account/rate-limit.js';
+import { shownPace } from '../delivery/relay-pace.js';
 
 export type WaitingCode =
   | 'tenant_inactive'
@@ -104,7 +105,7 @@ export function whyWaiting(input: WaitingInput): WaitingExplanation {
       add({
         code: 'relay_backoff',
         untilAt: Math.ceil(Math.max(pace.nextAt, input.now) / 1000) * 1000,
-        perMinute: Math.round(pace.perMinute * 10) / 10,
+        perMinute: shownPace(pace.perMinute),
       });
   }
   const next = message.nextAttemptAt;

@@ -8,6 +8,7 @@ import type { MirrorStatus } from '../../core/events/index.js';
 import type { ErasurePending } from '../../core/message/index.js';
 import type { WarmUpStatus } from '../../core/account/index.js';
 import type { AccountFailover, AccountPace, RelayConnections } from '../../core/delivery/index.js';
+import { viewFailover, viewPace } from './views/relay-route-view.js';
 import type { SyncStatus } from '../../core/report/index.js';
 
 export interface HealthSources {
@@ -59,7 +60,11 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
           in_use: pool.inUse,
         })),
       },
-      pacing: sources.paces().map(paceView),
+      pacing: sources.paces().map((pace) => ({
+        tenant_id: pace.tenantId,
+        account_id: pace.accountId,
+        ...viewPace(pace),
+      })),
       warmup: sources.warmUps().map((account) => ({
         tenant_id: account.tenantId,
         account_id: account.accountId,
@@ -71,9 +76,7 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
       failover: sources.failovers().map((route) => ({
         tenant_id: route.tenantId,
         account_id: route.accountId,
-        via_account_id: route.via,
-        cause: route.cause,
-        since_ts: seconds(route.since),
+        ...viewFailover(route),
       })),
       threads: { parser: sources.parserReady?.() ?? null },
       reports: {
@@ -87,17 +90,6 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
     };
   };
 }
-
-const seconds = (at: number): number => Math.floor(at / 1000);
-
-const paceView = (pace: AccountPace) => ({
-  tenant_id: pace.tenantId,
-  account_id: pace.accountId,
-  per_minute: Math.round(pace.perMinute * 10) / 10,
-  next_ts: Math.ceil(pace.nextAt / 1000),
-  since_ts: seconds(pace.since),
-  pushbacks: pace.pushbacks,
-});
 
 /** The background sealer's progress: bodies, and messages' envelopes and subjects, still in clear (0 once all are sealed). */
 interface UnsealedCounts {

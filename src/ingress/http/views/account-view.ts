@@ -6,6 +6,7 @@
 import { type AccountActivity, type AccountState, WINDOW_KINDS, type WindowKind } from '../../../core/account/index.js';
 import { epochSeconds } from '../../../core/index.js';
 import { viewAccount, type AccountView } from '../../../core/contracts/index.js';
+import { viewFailover, viewPace } from './relay-route-view.js';
 
 /** Per limit window: messages sent in it, the limit (null: none) and when it starts again (epoch seconds). */
 export type WindowUsageView = Record<WindowKind, { used: number; limit: number | null; resets_ts: number }>;
@@ -62,30 +63,9 @@ function viewActivity(activity: AccountActivity): Omit<AccountActivityView, keyo
               : { text: error.text, reply_code: error.replyCode, at_ts: epochSeconds(error.at) ?? 0 },
           last_success_ts: epochSeconds(attempts.lastSuccessAt),
         }),
-    ...(activity.pace === undefined
-      ? {}
-      : {
-          pace:
-            activity.pace === null
-              ? null
-              : {
-                  per_minute: Math.round(activity.pace.perMinute * 10) / 10,
-                  next_ts: Math.ceil(activity.pace.nextAt / 1000),
-                  since_ts: Math.floor(activity.pace.since / 1000),
-                  pushbacks: activity.pace.pushbacks,
-                },
-        }),
+    ...(activity.pace === undefined ? {} : { pace: activity.pace === null ? null : viewPace(activity.pace) }),
     ...(activity.failover === undefined
       ? {}
-      : {
-          failover:
-            activity.failover === null
-              ? null
-              : {
-                  via_account_id: activity.failover.via,
-                  cause: activity.failover.cause,
-                  since_ts: Math.floor(activity.failover.since / 1000),
-                },
-        }),
+      : { failover: activity.failover === null ? null : viewFailover(activity.failover) }),
   };
 }

@@ -13,7 +13,7 @@ import {
 } from '../core/tenant/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { BulkCommands, MessageCommands, SubmissionService } from '../core/message/index.js';
-import type { AccountFailover, AccountPaces, Handoff } from '../core/delivery/index.js';
+import type { AccountFailovers, AccountPaces, Handoff } from '../core/delivery/index.js';
 import type { WebhookReceiver } from '../core/provider/index.js';
 import type { DaemonSettings } from '../config/index.js';
 import { type DeliveryService, createRelayProbe } from '../delivery/index.js';
@@ -42,7 +42,7 @@ export function adminServices(deps: {
   handoff: Handoff;
   /** Adaptive backoff's paces and failover's routes (delivery-service.ts). */
   paces: AccountPaces;
-  failovers: () => AccountFailover[];
+  failovers: AccountFailovers;
   /** Accounts were saved or deleted: the dispatcher and the PEC watchers follow at once. */
   wake(): void;
   accountsChanged(): void;
@@ -84,8 +84,7 @@ export function adminServices(deps: {
         connections: () => deps.handoff.connections(),
         attempts: deps.attempts.of,
         pace: (tenantId, accountId) => deps.paces.of(tenantId, accountId),
-        failover: (tenantId, accountId) =>
-          deps.failovers().find((route) => route.tenantId === tenantId && route.accountId === accountId) ?? null,
+        failover: (tenantId, accountId) => deps.failovers.of(tenantId, accountId),
       },
     }),
     suppressions: createSuppressionService({ store, clock, ids }),
@@ -125,7 +124,7 @@ function daemonStatus(deps: ApiDeps) {
       store,
       relays: () => delivery.handoff.connections(),
       paces: () => delivery.paces.all(),
-      failovers: () => delivery.failovers(),
+      failovers: () => delivery.failovers.all(),
       warmUps: () => {
         const now = clock.now();
         return warmingUp(store.accounts.list(null), (tenantId, id) => store.queue.usage(tenantId, id, now).day, now);

@@ -7,7 +7,7 @@ import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTeleme
 import type { MessageQueue } from '../core/message/index.js';
 import {
   DEFAULT_PACE_POLICY,
-  type AccountFailover,
+  type AccountFailovers,
   type AccountPaces,
   type Handoff,
   type RetryPolicy,
@@ -56,7 +56,7 @@ export interface DeliveryService {
   /** The accounts paced after pushback (none when adaptive backoff is off). */
   paces: AccountPaces;
   /** The accounts whose mail goes through a fallback account now. */
-  failovers: () => AccountFailover[];
+  failovers: AccountFailovers;
   handoff: Handoff;
   /** Claims and sends; at stop, waits for its sends until the deadline, then hands the rest back to the queue. */
   dispatching: Service;
@@ -107,7 +107,7 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
   return {
     dispatcher,
     paces: paces ?? NO_PACES,
-    failovers: failover.active,
+    failovers: failover,
     handoff,
     dispatching: {
       name: 'dispatcher',

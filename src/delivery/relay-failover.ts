@@ -13,6 +13,7 @@ import {
   limitsOf,
   relayFor,
   type AccountFailover,
+  type AccountFailovers,
   type DeliveryDecision,
   type RelayConditions,
 } from '../core/delivery/index.js';
@@ -36,9 +37,8 @@ interface Health {
   probing: boolean;
 }
 
-export interface RelayFailover {
-  /** The accounts whose mail goes through a fallback now. */
-  active(): AccountFailover[];
+/** `of` and `all`: the accounts whose mail goes through a fallback now. */
+export interface RelayFailover extends AccountFailovers {
   /** Whose relay sends `account`'s mail now (null: none may); `lookup` finds the tenant's other accounts. */
   relayFor(account: Account, lookup: (tenantId: string, id: string) => Account | null, now: number): Account | null;
   /** A send through `relay` ended so. */
@@ -104,7 +104,8 @@ export function createRelayFailover(deps: RelayFailoverDeps): RelayFailover {
       }
       return relay;
     },
-    active: () => [...routes.values()],
+    of: (tenantId, accountId) => routes.get(laneKey(tenantId, accountId)) ?? null,
+    all: () => [...routes.values()],
     observe(relay, decision, now) {
       const unanswered = decision.kind === 'deferred' && decision.replyCode === null;
       const state = healthOf(relay);

@@ -8,6 +8,12 @@
  */
 import type { Account } from '../account/account.js';
 
+/** The failovers this process holds, read by the edges (as AccountPaces for paces). */
+export interface AccountFailovers {
+  of(tenantId: string, accountId: string): AccountFailover | null;
+  all(): AccountFailover[];
+}
+
 export type FailoverCause = 'paused' | 'unreachable' | 'over_limit';
 
 /** An account whose mail goes through a fallback's relay now, as `/status` shows it. */

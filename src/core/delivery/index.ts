@@ -3,7 +3,7 @@ export { isLimited, limitsOf, needsDueWake, planClaim } from './claim-plan.js';
 export { decideDelivery } from './delivery-outcome.js';
 export { isPushback } from './pushback.js';
 export { relayFor } from './failover.js';
-export type { AccountFailover, RelayConditions } from './failover.js';
+export type { AccountFailover, AccountFailovers, RelayConditions } from './failover.js';
 export {
   accepted,
   claimAhead,

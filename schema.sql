@@ -849,3 +849,25 @@ ALTER TABLE accounts ADD COLUMN limit_failover INTEGER NOT NULL DEFAULT 0 CHECK 
 ALTER TABLE accounts ADD COLUMN warmup TEXT;
 -- A tenant's routing rules (JSON, in order): which account a message that names none goes through.
 ALTER TABLE tenants ADD COLUMN routes TEXT;
+
+-- migration: 26
+-- Per-destination limits (issue 47): an account's limits and connection caps per recipient domain
+-- or group of domains (JSON, in order; null: none).
+ALTER TABLE accounts ADD COLUMN destination_limits TEXT;
+-- What a waiting message keeps of its recipients for them: their domains (distinct, lower case,
+-- comma-separated), never their addresses; cleared once the message is final or erased.
+ALTER TABLE messages ADD COLUMN rcpt_domains TEXT;
+-- The destination a message is held for (queued, its next attempt at the instant that
+-- destination's budget returns; no attempt spent); cleared when it is claimed.
+ALTER TABLE messages ADD COLUMN held_for TEXT;
+-- Usage per account and destination, counted at claim like account_usage.
+CREATE TABLE destination_usage (
+  tenant_id    TEXT NOT NULL,
+  account_id   TEXT NOT NULL,
+  destination  TEXT NOT NULL,
+  window_kind  TEXT NOT NULL CHECK (window_kind IN ('minute', 'hour', 'day')),
+  window_start INTEGER NOT NULL,
+  used         INTEGER NOT NULL,
+  PRIMARY KEY (tenant_id, account_id, destination, window_kind),
+  FOREIGN KEY (tenant_id, account_id) REFERENCES accounts (tenant_id, id) ON DELETE CASCADE
+) STRICT;

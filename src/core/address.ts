@@ -56,3 +56,14 @@ export function normalizeAddress(address: string): string {
   const at = address.lastIndexOf('@');
   return `${address.slice(0, at)}@${address.slice(at + 1).toLowerCase()}`.toLowerCase();
 }
+
+/**
+ * Whether a domain (lower case) matches a pattern: the domain itself, or `*.example.com` for
+ * example.com and every domain under it. Routing rules and destination limits read patterns alike.
+ */
+export function domainMatches(domain: string, pattern: string): boolean {
+  const wanted = pattern.toLowerCase();
+  if (!wanted.startsWith('*.')) return domain === wanted;
+  const parent = wanted.slice(2);
+  return domain === parent || domain.endsWith(`.${parent}`);
+}

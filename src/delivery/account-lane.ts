@@ -22,6 +22,10 @@ export interface Lane {
   account: Account;
   ready: ClaimedMessage[];
   sending: number;
+  /** Per-destination `max_connections` (this node's share in fleet mode): sends in flight to each, at most. */
+  destinationCaps?: ReadonlyMap<string, number>;
+  /** Sends in flight per destination (ClaimedMessage.destinations). */
+  toDestination?: Map<string, number>;
 }
 
 export const laneKey = (tenantId: string, accountId: string): string => `${tenantId}/${accountId}`;
@@ -38,7 +42,26 @@ export function addReady(lane: Lane, claimed: readonly ClaimedMessage[]): void {
   }
 }
 
-/** The next message to hand to the relay, when the pool has room for one. */
+/** Whether a send of `message` stays within its destinations' caps on sends in flight. */
+const withinCaps = (lane: Lane, caps: ReadonlyMap<string, number>, message: ClaimedMessage): boolean =>
+  (message.destinations ?? []).every((name) => (lane.toDestination?.get(name) ?? 0) < (caps.get(name) ?? Infinity));
+
+/**
+ * The next message to hand to the relay, when the pool has room for one: the first in priority
+ * order whose destinations have room too (one at its cap waits for a send to it to finish).
+ */
 export function nextToSend(lane: Lane): ClaimedMessage | undefined {
-  return lane.sending < lane.account.maxConnections * ON_WIRE_PER_CONNECTION ? lane.ready.shift() : undefined;
+  if (lane.sending >= lane.account.maxConnections * ON_WIRE_PER_CONNECTION) return undefined;
+  const caps = lane.destinationCaps;
+  if (caps === undefined || caps.size === 0) return lane.ready.shift();
+  const at = lane.ready.findIndex((message) => withinCaps(lane, caps, message));
+  return at < 0 ? undefined : lane.ready.splice(at, 1)[0];
+}
+
+/** A send of `message` starts (`+1`) or ends (`-1`): the lane's and its destinations' counts of sends in flight. */
+export function countSend(lane: Lane, message: ClaimedMessage, delta: 1 | -1): void {
+  lane.sending += delta;
+  if (message.destinations === undefined) return;
+  lane.toDestination ??= new Map();
+  for (const name of message.destinations) lane.toDestination.set(name, (lane.toDestination.get(name) ?? 0) + delta);
 }

@@ -14,6 +14,7 @@ import type { DispatchLanes } from './dispatch-lanes.js';
 import { fleetUsage, sharedAccount } from './fleet-claim-budget.js';
 import type { RelayFailover } from './relay-failover.js';
 import type { RelayPaces } from './relay-paces.js';
+import type { RelayDestinations } from './relay-destinations.js';
 
 export interface TickReport {
   claimed: number;
@@ -38,6 +39,8 @@ export interface DispatchStepDeps {
   paces?: RelayPaces;
   /** Failover: an account that cannot send has its mail sent through a fallback account; absent, never. */
   failover?: RelayFailover;
+  /** Per-destination limits: a relay with destination rules claims through their budget; absent, none apply. */
+  destinations?: RelayDestinations;
 }
 
 type AccountLookup = (tenantId: string, id: string) => Account | null;
@@ -100,6 +103,9 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
   const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, relay, limits, local, now) : null;
   if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
   const usage = fleet?.usage ?? local;
+  const caps = deps.destinations?.capsOf(relay, now);
+  if (caps !== undefined) lane.destinationCaps = caps;
+  else delete lane.destinationCaps;
   // Paced (the relay pushed back): what was claimed goes at the pace, and no more is claimed before it may go.
   lanes.pump(lane);
   const pace = deps.paces?.gate(relay, now);
@@ -119,6 +125,7 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
     return nothing(due === null ? null : Math.max(due, plan.budgetReturnsAt ?? now));
   }
   const claimStartedAt = performance.now();
+  const destinations = deps.destinations?.budgetFor(relay, now);
   const claimed = queue.claim({
     tenantId: account.tenantId,
     accountId: account.id,
@@ -128,7 +135,9 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
     leaseOwner: deps.owner,
     leaseUntil: now + deps.leaseMs,
     ...(relay === account ? {} : { via: relay.id }),
+    ...(destinations === undefined ? {} : { destinations }),
   });
+  if (destinations !== undefined) deps.destinations?.claimed(relay, destinations, now);
   deps.telemetry.claimed(performance.now() - claimStartedAt);
   if (plan.reject) lanes.reject(claimed, now);
   else lanes.offer(lane, claimed);
@@ -137,7 +146,8 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
   if (pace !== undefined && pace.claimAhead !== null) return pacedTurn(deps, account, relay, lane, claimed.length);
   return {
     claimed: claimed.length,
-    full: claimed.length === plan.limit,
+    // Held as many as one claim may (per-destination limits): more may be due, held or claimed at once.
+    full: claimed.length === plan.limit || destinations?.full() === true,
     wakeAt: needsDueWake(plan, claimed.length) ? queue.nextDueAt(account.tenantId, account.id) : null,
   };
 }

@@ -10,9 +10,10 @@ import type { MessageQueue } from '../core/message/index.js';
 import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import { createWakeableLoop, within } from '../runtime/index.js';
-import { createDispatchLanes } from './dispatch-lanes.js';
+import { createDispatchLanes, type DispatchLanes } from './dispatch-lanes.js';
 import { createDispatchStep, createStepTenants, type TickReport } from './dispatch-step.js';
 import type { RelayFailover } from './relay-failover.js';
+import { createRelayDestinations } from './relay-destinations.js';
 import type { RelayPaces } from './relay-paces.js';
 
 export type { TickReport } from './dispatch-step.js';
@@ -78,6 +79,34 @@ function afterErasure(drop: () => void, log: Logger): () => void {
   };
 }
 
+/** The dispatcher's step over its lanes, with what the daemon runs: fleet limits, paces, failover, destination limits. */
+function dispatchStep(
+  deps: DispatcherDeps,
+  lanes: DispatchLanes,
+  tenants: ReturnType<typeof createStepTenants>,
+  telemetry: DeliveryTelemetry,
+) {
+  const { queue, log, owner, config, failover } = deps;
+  return createDispatchStep({
+    queue,
+    accounts: deps.accounts,
+    lanes,
+    tenants,
+    log,
+    telemetry,
+    owner,
+    leaseMs: config.leaseMs,
+    claimBatch: config.claimBatch,
+    ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
+    ...(deps.paces === undefined ? {} : { paces: deps.paces }),
+    ...(failover === undefined ? {} : { failover }),
+    destinations: createRelayDestinations({
+      queue,
+      ...(deps.fleetLimits === undefined ? {} : { gate: deps.fleetLimits }),
+    }),
+  });
+}
+
 export function createDispatcher(deps: DispatcherDeps) {
   const { queue, clock, log, owner, config } = deps;
   const telemetry = deps.telemetry ?? noTelemetry;
@@ -98,20 +127,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     ...(deps.paces === undefined ? {} : { paces: deps.paces }),
     ...(failover === undefined ? {} : { failover }),
   });
-  const step = createDispatchStep({
-    queue,
-    accounts: deps.accounts,
-    lanes,
-    tenants,
-    log,
-    telemetry,
-    owner,
-    leaseMs: config.leaseMs,
-    claimBatch: config.claimBatch,
-    ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
-    ...(deps.paces === undefined ? {} : { paces: deps.paces }),
-    ...(failover === undefined ? {} : { failover }),
-  });
+  const step = dispatchStep(deps, lanes, tenants, telemetry);
   const loop = createWakeableLoop<TickReport>({
     name: 'dispatcher',
     step,

@@ -50,6 +50,7 @@ function accountFor(port: number, overrides: Partial<Account> = {}): Account {
     fallbackAccounts: [],
     failoverAfterSeconds: 60,
     warmUp: null,
+    destinationLimits: [],
     maxConnections: 2,
     maxMessagesPerConnection: 100,
     isDefault: true,

@@ -8,7 +8,7 @@ import type { Clock, Logger, DeliveryTelemetry } from '../core/index.js';
 import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
 import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { Tenant } from '../core/tenant/index.js';
-import type { Lane } from './account-lane.js';
+import { countSend, type Lane } from './account-lane.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import type { RelayFailover } from './relay-failover.js';
 import type { RelayPaces } from './relay-paces.js';
@@ -114,12 +114,12 @@ export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, ho
   return {
     launch(message: ClaimedMessage, lane: Lane): void {
       const account = lane.account;
-      lane.sending += 1;
+      countSend(lane, message, 1);
       onWire.add(message.pk);
       const job = send(message, lane, account, deps.tenantOf(message.tenantId))
         .catch((error: unknown) => log.error({ err: error, messageId: message.id }, 'send attempt crashed'))
         .finally(() => {
-          lane.sending -= 1;
+          countSend(lane, message, -1);
           onWire.delete(message.pk);
           running.delete(job);
           hooks.done(lane);

@@ -26,7 +26,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
   );
   const upsert = db.prepare(`INSERT INTO accounts (${COLUMNS}) VALUES (@tenant_id, @id, @host, @port, @user,
       @password_sealed, @tls_mode, @tls_reject_unauthorized, @limit_per_minute, @limit_per_hour, @limit_per_day,
-      @limit_behavior, @limit_failover, @fallback_accounts, @failover_after_seconds, @warmup, @max_connections, @max_messages_per_connection, @is_default, @is_pec, @imap_host, @imap_port,
+      @limit_behavior, @limit_failover, @fallback_accounts, @failover_after_seconds, @warmup, @destination_limits, @max_connections, @max_messages_per_connection, @is_default, @is_pec, @imap_host, @imap_port,
       @imap_tls_mode, @imap_user, @imap_password_sealed, @imap_folder, @provider, @provider_webhook_sealed, @paused_at, @paused_reason, @created_at, @updated_at)
     ON CONFLICT (tenant_id, id) DO UPDATE SET host = excluded.host, port = excluded.port, user = excluded.user,
       password_sealed = excluded.password_sealed, tls_mode = excluded.tls_mode,
@@ -34,7 +34,7 @@ export function createSqliteAccountRepository(db: SqliteDatabase, secrets: Secre
       limit_per_hour = excluded.limit_per_hour, limit_per_day = excluded.limit_per_day,
       limit_behavior = excluded.limit_behavior, limit_failover = excluded.limit_failover,
       fallback_accounts = excluded.fallback_accounts, failover_after_seconds = excluded.failover_after_seconds,
-      warmup = excluded.warmup,
+      warmup = excluded.warmup, destination_limits = excluded.destination_limits,
       max_connections = excluded.max_connections,
       max_messages_per_connection = excluded.max_messages_per_connection, is_default = excluded.is_default,
       is_pec = excluded.is_pec, imap_host = excluded.imap_host, imap_port = excluded.imap_port,

@@ -6,6 +6,7 @@ import {
   type LimitBehavior,
   type TlsMode,
   type WarmUp,
+  type DestinationLimit,
 } from '../core/account/index.js';
 import type { SecretBox } from '../core/index.js';
 import type { WebhookSettings } from '../core/provider/index.js';
@@ -30,6 +31,8 @@ export interface AccountRow {
   failover_after_seconds: number | null;
   /** A JSON WarmUp; null: none. */
   warmup: string | null;
+  /** A JSON array of DestinationLimit; null: none. */
+  destination_limits: string | null;
   max_connections: number;
   max_messages_per_connection: number;
   is_default: number;
@@ -50,7 +53,7 @@ export interface AccountRow {
 
 export const ACCOUNT_COLUMNS = `tenant_id, id, host, port, user, password_sealed, tls_mode, tls_reject_unauthorized,
   limit_per_minute, limit_per_hour, limit_per_day, limit_behavior, limit_failover, fallback_accounts,
-  failover_after_seconds, warmup, max_connections,
+  failover_after_seconds, warmup, destination_limits, max_connections,
   max_messages_per_connection, is_default, is_pec, imap_host, imap_port, imap_tls_mode, imap_user,
   imap_password_sealed, imap_folder, provider, provider_webhook_sealed, paused_at, paused_reason, created_at, updated_at`;
 
@@ -133,6 +136,8 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     fallbackAccounts: row.fallback_accounts === null ? [] : (JSON.parse(row.fallback_accounts) as string[]),
     failoverAfterSeconds: row.failover_after_seconds ?? DEFAULT_FAILOVER_AFTER_SECONDS,
     warmUp: row.warmup === null ? null : (JSON.parse(row.warmup) as WarmUp),
+    destinationLimits:
+      row.destination_limits === null ? [] : (JSON.parse(row.destination_limits) as DestinationLimit[]),
     maxConnections: row.max_connections,
     maxMessagesPerConnection: row.max_messages_per_connection,
     isDefault: row.is_default === 1,
@@ -169,6 +174,7 @@ export function createAccountRowMapper(secrets: SecretBox): AccountRowMapper {
     fallback_accounts: account.fallbackAccounts.length === 0 ? null : JSON.stringify(account.fallbackAccounts),
     failover_after_seconds: account.failoverAfterSeconds,
     warmup: account.warmUp === null ? null : JSON.stringify(account.warmUp),
+    destination_limits: account.destinationLimits.length === 0 ? null : JSON.stringify(account.destinationLimits),
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault ? 1 : 0,

@@ -4,6 +4,7 @@
  * alone and reported (their message was handed off already). Whether a message
  * enters suspended was decided by the submission (NewMessage.suspended).
  */
+import { recipientDomains } from '../core/account/index.js';
 import type { BlindIndex } from '../core/index.js';
 import type {
   BodySeal,
@@ -33,8 +34,8 @@ import type { SpoolKeys } from './spool.js';
  */
 function enqueueStatements(db: SqliteDatabase) {
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at, rcpt_domains)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
   const replace = db.prepare<
     Record<string, unknown>,
@@ -42,7 +43,8 @@ function enqueueStatements(db: SqliteDatabase) {
   >(`UPDATE messages SET account_id = @v3, priority = @v4, batch_code = @v5,
       source = @v6, body_key = @v7, payload = NULL, raw = NULL, spool_id = @v8, personal = @v9, personal_key = @v10,
       mail_from = @v11, rcpt_to = @v12, subject = @v13, message_id_header = @v14,
-      size_bytes = @v15, state = @v16, suspended = @v17, next_attempt_at = @v18, deferred_at = @v19, deferred_reason = NULL, updated_at = @v20
+      size_bytes = @v15, state = @v16, suspended = @v17, next_attempt_at = @v18, deferred_at = @v19, deferred_reason = NULL, updated_at = @v20,
+      rcpt_domains = @v22, held_for = NULL
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   return { insert, replace };
 }
@@ -120,7 +122,7 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
 const withPersonal = (row: readonly unknown[], personal: SealedPersonal): unknown[] =>
   row.map((value, index) => (index === 8 ? personal.personal : index === 9 ? personal.key : value));
 
-/** The insert's positional values, in its column order (the replacement names them v1…v20). */
+/** The insert's positional values, in its column order (the replacement names them v1…v22). */
 function messageRow(
   message: NewMessage,
   content: StoredContent,
@@ -148,6 +150,8 @@ function messageRow(
     deferred ? message.deferredUntil : null,
     now,
     now,
+    // What per-destination limits read of a waiting message's recipients: their domains only.
+    recipientDomains(message.rcptTo).join(','),
   ];
 }
 

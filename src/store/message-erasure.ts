@@ -82,7 +82,7 @@ function createTombstones(db: SqliteDatabase) {
   // (message-filter-sql.ts).
   const messages = db.prepare(`UPDATE messages SET
       ${SHRED_BODY}, personal = NULL, personal_key = NULL,
-      mail_from = '', rcpt_to = '[]', subject = NULL, message_id_header = NULL,
+      mail_from = '', rcpt_to = '[]', subject = NULL, message_id_header = NULL, rcpt_domains = NULL, held_for = NULL,
       error = CASE WHEN state IN ('queued', 'deferred') OR error IS NOT NULL THEN 'erased' END,
       error_at = CASE WHEN state IN ('queued', 'deferred') THEN @now ELSE error_at END,
       state = CASE WHEN state IN ('queued', 'deferred') THEN 'error' ELSE state END,

@@ -28,6 +28,7 @@ export interface DetailRow extends PersonalRow {
   next_attempt_at: number;
   deferred_at: number | null;
   deferred_reason: string | null;
+  held_for: string | null;
   sent_at: number | null;
   error_at: number | null;
   error: string | null;
@@ -89,6 +90,7 @@ export function toDetail(row: DetailRow, personal: PersonalFields, refused: unkn
     nextAttemptAt: waiting ? row.next_attempt_at : null,
     deferredAt: row.deferred_at,
     deferredReason: row.deferred_reason,
+    heldFor: waiting ? row.held_for : null,
     sentAt: row.sent_at,
     errorAt: row.error_at,
     error: row.error,

@@ -30,7 +30,7 @@ export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin
 
 export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw,
       ${SEALED_BODY} AS body, body_key AS key,
-      spool_id, personal, personal_key, ${SEARCH_TERMS} AS search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason`;
+      spool_id, personal, personal_key, ${SEARCH_TERMS} AS search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason, rcpt_domains`;
 
 /** How a message's body travels: sealed as stored (a spooled one's parts with its spool's key), or in clear from before sealing. */
 export type TravellingBody = { sealed: SealedTransfer } | { raw: Buffer } | null;
@@ -112,9 +112,9 @@ function adoptedInsert(db: SqliteDatabase) {
     IdentityRow
   >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
       payload, raw, body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
-      deferred_at, deferred_reason, created_at, updated_at)
+      deferred_at, deferred_reason, created_at, updated_at, rcpt_domains)
     VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body_key, @spool_id, @personal, @personal_key, @mail_from, @rcpt_to, @subject, @message_id_header,
-      @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now)
+      @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now, @rcpt_domains)
     RETURNING ${IDENTITY_COLUMNS}`);
 }
 
@@ -145,6 +145,7 @@ function adoptedWriter(db: SqliteDatabase) {
       raw: rawBase64 === null ? null : Buffer.from(rawBase64, 'base64'),
       ...body.columns,
       next_attempt_at: dueAt,
+      rcpt_domains: transfer.rcpt_domains ?? null,
       now,
     }) as IdentityRow;
     if (body.body !== null) writeBody(row.pk, body.body);

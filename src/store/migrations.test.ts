@@ -23,6 +23,7 @@ describe('schema migrations', () => {
       'command_log',
       'config_revisions',
       'data_keys',
+      'destination_usage',
       'erased_search_terms',
       'fleet_claim_cursor',
       'fleet_claims',

@@ -25,7 +25,8 @@ const ENTRY_JSON = `CAST(json_object('tenant_id', tenant_id, 'id', id, 'account_
       'sealed', hex(personal), 'terms', coalesce(${SEARCH_TERMS}, '')) END, 'mail_from', mail_from, 'rcpt_to', rcpt_to,
     'subject', subject, 'message_id_header', message_id_header, 'size_bytes', size_bytes,
     'state', CASE state WHEN 'sending' THEN 'queued' ELSE state END, 'attempts', attempts, 'next_attempt_at', next_attempt_at,
-    'created_at', created_at, 'deferred_at', deferred_at, 'deferred_reason', deferred_reason, 'origin_pk', pk, 'raw_base64', NULL, 'sealed', NULL) AS BLOB)`;
+    'created_at', created_at, 'deferred_at', deferred_at, 'deferred_reason', deferred_reason, 'rcpt_domains', rcpt_domains,
+    'origin_pk', pk, 'raw_base64', NULL, 'sealed', NULL) AS BLOB)`;
 /** How ENTRY_JSON ends: the body (base64, which JSON need not escape) goes in place of its nulls. */
 const NO_BODY = Buffer.from('"raw_base64":null,"sealed":null}');
 

@@ -85,6 +85,8 @@ describe('mailproxy admin verbs against a running daemon', () => {
         '-',
         '--limit-per-minute',
         '30',
+        '--destination-limits',
+        '[{"domains":["gmail.com"],"limit_per_minute":10}]',
         '--default',
       ],
       {},
@@ -105,6 +107,16 @@ describe('mailproxy admin verbs against a running daemon', () => {
     expect(show.stdout).toMatch(/^usage:\n {2}minute:\s+0 of 30, resets /m);
     const asJson = json((await cli(['accounts', 'show', 'relay1', '--tenant', 'cli-t2', '--json'])).stdout);
     expect(asJson.account).toMatchObject({ id: 'relay1', user: 'u1', has_password: true });
+    expect(asJson.account.destination_limits).toEqual([
+      {
+        name: 'gmail.com',
+        domains: ['gmail.com'],
+        limit_per_minute: 10,
+        limit_per_hour: null,
+        limit_per_day: null,
+        max_connections: null,
+      },
+    ]);
     for (const run of [list, show]) expect(run.stdout).not.toContain('pw-never-shown');
 
     const invalid = await cli(['accounts', 'add', 'relay2', '--tenant', 'cli-t2', '--host', 'not a host']);

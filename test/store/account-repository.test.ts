@@ -45,6 +45,7 @@ const account = (overrides: Partial<Account>): Account => ({
   fallbackAccounts: [],
   failoverAfterSeconds: 60,
   warmUp: null,
+  destinationLimits: [],
   maxConnections: 5,
   maxMessagesPerConnection: 100,
   isDefault: false,

@@ -52,6 +52,24 @@ function warmUp(values: OptionValues): Result<{ start_date: string; daily_caps: 
   return ok({ start_date: start, daily_caps: caps.split(',').map((cap) => Number(cap.trim())) });
 }
 
+/** --destination-limits JSON: the rules as the API takes them (`[]` clears them); absent keeps them. */
+function destinationLimits(values: OptionValues): Result<unknown[] | undefined> {
+  const given = stringOption(values, 'destination-limits');
+  if (given === undefined) return ok(undefined);
+  try {
+    const parsed: unknown = JSON.parse(given);
+    if (Array.isArray(parsed)) return ok(parsed);
+  } catch {
+    // worded below, as for a JSON value that is not a list
+  }
+  return failed(
+    cliError(
+      'USAGE',
+      `--destination-limits takes a JSON list, e.g. '[{"domains":["gmail.com"],"limit_per_minute":100}]'`,
+    ),
+  );
+}
+
 /** --fallback-accounts a,b: the ids in order; an empty value clears them; absent keeps them. */
 function fallbackAccounts(values: OptionValues): string[] | undefined {
   const given = stringOption(values, 'fallback-accounts');
@@ -122,6 +140,8 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
   if (!isDefault.ok) return isDefault;
   const warmup = warmUp(values);
   if (!warmup.ok) return warmup;
+  const destinations = destinationLimits(values);
+  if (!destinations.ok) return destinations;
   return ok({
     id,
     host: stringOption(values, 'host'),
@@ -136,6 +156,7 @@ function accountBody(id: string, values: OptionValues): Result<Record<string, un
     fallback_accounts: fallbackAccounts(values),
     failover_after_seconds: numbers['failover-after-seconds'],
     warmup: warmup.value,
+    destination_limits: destinations.value,
     max_connections: numbers['max-connections'],
     max_messages_per_connection: numbers['max-messages-per-connection'],
     is_default: isDefault.value,
@@ -156,7 +177,7 @@ export const accountsCommand: Command = {
     ...READ_VERBS.accounts,
     add: {
       usage:
-        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject|failover] [--fallback-accounts ID,ID] [--failover-after-seconds N] [--warmup-start YYYY-MM-DD --warmup-daily-caps N,N,...|--no-warmup] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
+        'ID [--tenant T] --host HOST [--port N] [--user U] [--password-file FILE|-] [--tls implicit|starttls|none] [--limit-per-minute N] [--limit-per-hour N] [--limit-per-day N] [--limit-behavior defer|reject|failover] [--fallback-accounts ID,ID] [--failover-after-seconds N] [--warmup-start YYYY-MM-DD --warmup-daily-caps N,N,...|--no-warmup] [--destination-limits JSON] [--max-connections N] [--max-messages-per-connection N] [--default|--no-default] ' +
         '[--pec|--no-pec] [--imap-host HOST] [--imap-port N] [--imap-tls implicit|starttls|none] [--imap-user U] [--imap-password-file FILE|-] [--imap-folder NAME]',
       summary:
         'create or update an account (an update keeps the stored passwords and mailbox settings unless given; a PEC account reads its receipts from the --imap-* mailbox, with the relay user and password unless its own are given)',
@@ -176,6 +197,7 @@ export const accountsCommand: Command = {
         'warmup-start': { type: 'string' },
         'warmup-daily-caps': { type: 'string' },
         'no-warmup': { type: 'boolean' },
+        'destination-limits': { type: 'string' },
         'max-connections': { type: 'string' },
         'max-messages-per-connection': { type: 'string' },
         default: { type: 'boolean' },

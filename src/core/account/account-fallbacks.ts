@@ -1,13 +1,14 @@
 /**
- * An account's fallback accounts as saved: accounts of the same tenant, other than itself,
+ * An account's fallback accounts (and destination limits) as saved: accounts of the same tenant, other than itself,
  * named once each, of its own kind (a PEC account's mail goes only through PEC relays: its
  * receipts are what the client is told, and a plain relay sends none).
  */
 import { AppError } from '../app-error.js';
 import { MAX_FALLBACK_ACCOUNTS, type Account } from './account.js';
+import { checkDestinationLimits } from './destination-limit.js';
 
-const invalid = (message: string): AppError =>
-  new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path: 'fallback_accounts', message }] });
+const invalid = (message: string, path = 'fallback_accounts'): AppError =>
+  new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path, message }] });
 
 /** Throws VALIDATION_FAILED unless every fallback is an account `lookup` finds, fit to stand in for `account`. */
 export function checkFallbacks(account: Account, lookup: (id: string) => Account | null): void {
@@ -23,4 +24,10 @@ export function checkFallbacks(account: Account, lookup: (id: string) => Account
         `"${id}" ${fallback.isPec ? 'is' : 'is not'} a PEC account, and this one ${account.isPec ? 'is' : 'is not'}`,
       );
   }
+}
+
+/** Throws VALIDATION_FAILED when the account's destination limits name one twice or one sets no limit. */
+export function checkDestinations(account: Account): void {
+  const problem = checkDestinationLimits(account.destinationLimits);
+  if (problem !== null) throw invalid(problem, 'destination_limits');
 }

@@ -11,6 +11,7 @@ import {
 } from './account.js';
 import { mergeMailbox, type AccountMailboxInput } from './account-mailbox.js';
 import { isDefaultOnSave } from './default-account.js';
+import type { DestinationLimit } from './destination-limit.js';
 import type { WarmUp } from './warm-up.js';
 
 export interface AccountInput {
@@ -34,6 +35,8 @@ export interface AccountInput {
   failoverAfterSeconds?: number | undefined;
   /** `undefined` keeps the stored schedule; `null` clears it. */
   warmUp?: WarmUp | null | undefined;
+  /** `undefined` keeps the stored rules; [] clears them. */
+  destinationLimits?: DestinationLimit[] | undefined;
   maxConnections?: number | undefined;
   maxMessagesPerConnection?: number | undefined;
   isDefault?: boolean | undefined;
@@ -86,6 +89,7 @@ export function mergeAccount(
     fallbackAccounts: input.fallbackAccounts ?? current?.fallbackAccounts ?? [],
     failoverAfterSeconds: input.failoverAfterSeconds ?? current?.failoverAfterSeconds ?? DEFAULT_FAILOVER_AFTER_SECONDS,
     warmUp: input.warmUp !== undefined ? input.warmUp : (current?.warmUp ?? null),
+    destinationLimits: input.destinationLimits ?? current?.destinationLimits ?? [],
     maxConnections: input.maxConnections ?? current?.maxConnections ?? 5,
     maxMessagesPerConnection: input.maxMessagesPerConnection ?? current?.maxMessagesPerConnection ?? 100,
     isDefault: isDefaultOnSave(input.isDefault, current?.isDefault, others),

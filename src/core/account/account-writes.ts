@@ -5,7 +5,7 @@
 import { accountLookup } from './account-lookup.js';
 import type { Account, AccountChoice } from './account.js';
 import { mergeAccount, type AccountInput } from './account-input.js';
-import { checkFallbacks } from './account-fallbacks.js';
+import { checkDestinations, checkFallbacks } from './account-fallbacks.js';
 import { checkPecAccount } from './account-mailbox.js';
 import { AppError } from '../app-error.js';
 import { changeRecorder, type ChangeRecord } from '../events/change-record.js';
@@ -49,6 +49,7 @@ export function accountWrites(deps: AccountWriteDeps) {
         const account = mergeAccount(input, tenantId, current, others, clock.now());
         checkPecAccount(account);
         checkFallbacks(account, (id) => store.accounts.get(tenantId, id));
+        checkDestinations(account);
         if (account.isDefault) unmarkOtherDefaults(store, change, ctx, tenantId, others, account.updatedAt);
         store.accounts.save(account);
         const eventType = current === null ? 'account.created' : 'account.updated';

@@ -1,4 +1,5 @@
 import type { WebhookSettings } from '../provider/events.js';
+import type { DestinationLimit } from './destination-limit.js';
 import type { WarmUp } from './warm-up.js';
 
 /**
@@ -68,6 +69,8 @@ export interface Account {
   failoverAfterSeconds: number;
   /** Daily caps rising from a start date (warm-up.ts); null: none. */
   warmUp: WarmUp | null;
+  /** Limits and connection caps per recipient domain or group of domains, first match wins (destination-limit.ts). */
+  destinationLimits: DestinationLimit[];
   maxConnections: number;
   maxMessagesPerConnection: number;
   isDefault: boolean;

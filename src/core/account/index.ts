@@ -5,6 +5,13 @@ export { DEFAULT_FAILOVER_AFTER_SECONDS, MAX_FALLBACK_ACCOUNTS, pecMailbox } fro
 export type { Account, AccountChoice, AccountMailbox, LimitBehavior, PecMailboxAccount, TlsMode } from './account.js';
 export { MAX_WARM_UP_DAYS, warmingUp } from './warm-up.js';
 export { MAX_ROUTING_RULES } from './routing.js';
+export {
+  destinationWindows,
+  MAX_DESTINATION_DOMAINS,
+  MAX_DESTINATION_LIMITS,
+  recipientDomains,
+} from './destination-limit.js';
+export type { DestinationLimit } from './destination-limit.js';
 export type { RoutingRule } from './routing.js';
 export type { WarmUp, WarmUpStatus } from './warm-up.js';
 export { createAttemptLog } from './attempt-log.js';

@@ -6,7 +6,7 @@
  * names its account keeps it. Pure: the caller gives the rules, the message's fields and
  * the tenant's accounts.
  */
-import { splitAddress } from '../address.js';
+import { domainMatches, splitAddress } from '../address.js';
 import { AppError } from '../app-error.js';
 import type { AccountChoice } from './account.js';
 
@@ -49,13 +49,6 @@ export const headerLookup =
     const wanted = name.toLowerCase();
     return headers?.find((header) => header.name.toLowerCase() === wanted)?.value ?? null;
   };
-
-function domainMatches(domain: string, pattern: string): boolean {
-  const wanted = pattern.toLowerCase();
-  if (!wanted.startsWith('*.')) return domain === wanted;
-  const parent = wanted.slice(2);
-  return domain === parent || domain.endsWith(`.${parent}`);
-}
 
 /** Whether every condition of `match` holds for `message` (a rule with none matches everything). */
 export function ruleMatches(match: RouteMatch, message: RoutedMessage): boolean {

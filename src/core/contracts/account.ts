@@ -5,6 +5,15 @@
  */
 import type { Account, LimitBehavior, TlsMode } from '../account/account.js';
 
+export interface DestinationLimitView {
+  name: string;
+  domains: string[];
+  limit_per_minute: number | null;
+  limit_per_hour: number | null;
+  limit_per_day: number | null;
+  max_connections: number | null;
+}
+
 export interface AccountView {
   id: string;
   tenant_id: string;
@@ -24,6 +33,8 @@ export interface AccountView {
   failover_after_seconds: number;
   /** Daily caps rising from a start date (UTC), applied like limit_per_day; null: none. */
   warmup: { start_date: string; daily_caps: number[] } | null;
+  /** Limits per recipient domain or group of domains, first match wins. */
+  destination_limits: DestinationLimitView[];
   max_connections: number;
   max_messages_per_connection: number;
   is_default: boolean;
@@ -68,6 +79,14 @@ export function viewAccount(account: Account): AccountView {
       account.warmUp === null
         ? null
         : { start_date: account.warmUp.startDate, daily_caps: [...account.warmUp.dailyCaps] },
+    destination_limits: account.destinationLimits.map((limit) => ({
+      name: limit.name,
+      domains: [...limit.domains],
+      limit_per_minute: limit.limitPerMinute,
+      limit_per_hour: limit.limitPerHour,
+      limit_per_day: limit.limitPerDay,
+      max_connections: limit.maxConnections,
+    })),
     max_connections: account.maxConnections,
     max_messages_per_connection: account.maxMessagesPerConnection,
     is_default: account.isDefault,

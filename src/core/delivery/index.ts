@@ -2,6 +2,8 @@
 export { isLimited, limitsOf, needsDueWake, planClaim } from './claim-plan.js';
 export { decideDelivery } from './delivery-outcome.js';
 export { isPushback } from './pushback.js';
+export { destinationBudget } from './destination-budget.js';
+export type { DestinationBudget } from './destination-budget.js';
 export { relayFor } from './failover.js';
 export type { AccountFailover, AccountFailovers, RelayConditions } from './failover.js';
 export {

@@ -16,10 +16,21 @@ import {
   windowStart,
 } from '../account/rate-limit.js';
 
-/** The counter's key: one per account, window kind and window (start in epoch ms, aligned to UTC). */
-export function leaseKey(tenantId: string, accountId: string, kind: WindowKind, start: number): string {
-  // Tenant and account ids are identifiers ([A-Za-z0-9_-]): safe as KV key tokens.
-  return `limits.${tenantId}.${accountId}.${kind}.${start}`;
+/**
+ * The counter's key: one per account (or one of its destinations), window kind and window
+ * (start in epoch ms, aligned to UTC).
+ */
+export function leaseKey(
+  tenantId: string,
+  accountId: string,
+  kind: WindowKind,
+  start: number,
+  destination?: string,
+): string {
+  // Tenant and account ids are identifiers ([A-Za-z0-9_-]): safe as KV key tokens. A destination's
+  // name (`gmail.com`, `*.outlook.com`) is not: it travels in hex, a token of its own.
+  const to = destination === undefined ? '' : `.to.${Buffer.from(destination, 'utf8').toString('hex')}`;
+  return `limits.${tenantId}.${accountId}${to}.${kind}.${start}`;
 }
 
 /**

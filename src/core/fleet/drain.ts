@@ -65,6 +65,8 @@ export interface MessageTransfer {
   created_at: number;
   deferred_at: number | null;
   deferred_reason: string | null;
+  /** The recipients' domains (per-destination limits); absent from a node older than them. */
+  rcpt_domains?: string | null | undefined;
 }
 
 /** What a peer answers to an adopt request. */

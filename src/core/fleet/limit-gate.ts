@@ -8,7 +8,8 @@ import type { Account } from '../account/account.js';
 import type { FleetBudget } from './budget-lease.js';
 import type { Limits, Usage } from '../account/rate-limit.js';
 
-export type GatedAccount = Pick<Account, 'tenantId' | 'id' | 'maxConnections'>;
+/** An account, or one of its destinations (per-destination limits): counters and shares of their own. */
+export type GatedAccount = Pick<Account, 'tenantId' | 'id' | 'maxConnections'> & { destination?: string };
 
 export interface FleetLimitGate {
   /** What the account may claim now on this node, its local usage folded in. */

@@ -41,6 +41,8 @@ export interface MessageDetail {
   nextAttemptAt: number | null;
   deferredAt: number | null;
   deferredReason: string | null;
+  /** The destination it is held for (per-destination limits) until `nextAttemptAt`; null otherwise. */
+  heldFor: string | null;
   sentAt: number | null;
   errorAt: number | null;
   error: string | null;

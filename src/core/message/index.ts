@@ -24,7 +24,14 @@ export type {
   PriorityLabel,
 } from './message.js';
 export type { OldestDue, QueueCount, QueueStatusStore, WaitingStatus } from './queue-status.js';
-export type { ClaimedMessage, EnqueueResult, MessageQueue, MessageSpool, RecordedOutcome } from './queue.js';
+export type {
+  ClaimedMessage,
+  ClaimRequest,
+  EnqueueResult,
+  MessageQueue,
+  MessageSpool,
+  RecordedOutcome,
+} from './queue.js';
 export type { BodyBytes, BodySeal, DataKey, SealedBody } from './sealed-body.js';
 export type { ErasureCounts, ErasurePending, ErasureStore, ErasureTarget } from './erasure.js';
 export type { ErasureRequest } from './erase-command.js';

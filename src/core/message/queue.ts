@@ -6,6 +6,7 @@
 import type { Priority, HandoffState, NewMessage } from './message.js';
 import type { Usage } from '../account/rate-limit.js';
 import type { RecipientRefusal } from '../delivery/relay.js';
+import type { DestinationBudget } from '../delivery/destination-budget.js';
 
 export interface ClaimedMessage {
   pk: number;
@@ -33,6 +34,8 @@ export interface ClaimedMessage {
   rcptTo: string[];
   /** The fallback account whose relay sends it (failover); absent when its own account's does. */
   viaAccountId?: string;
+  /** The limited destinations among its recipients (their sends in flight are capped); absent: none. */
+  destinations?: string[];
 }
 
 interface OutcomeBase {
@@ -65,6 +68,11 @@ export interface ClaimRequest {
   leaseUntil: number;
   /** Failover: the fallback account whose relay sends what is claimed; its windows count them, not the account's own. */
   via?: string;
+  /**
+   * Per-destination limits of the relay's account: each due message is claimed or held (queued, no
+   * attempt spent) as it decides; what it admitted counts in the destinations' windows.
+   */
+  destinations?: DestinationBudget;
 }
 
 export interface EnqueueResult<M extends NewMessage = NewMessage> {
@@ -107,6 +115,8 @@ export interface MessageQueue {
   /** Earliest next attempt among the account's dispatchable messages. */
   nextDueAt(tenantId: string, accountId: string): number | null;
   usage(tenantId: string, accountId: string, now: number): Usage;
+  /** Claimed in the windows that contain `now`, per destination of the account (absent: none). */
+  destinationUsage(tenantId: string, accountId: string, now: number): Map<string, Usage>;
   pauseAccount(tenantId: string, accountId: string, at: number, reason: string): void;
 }
 

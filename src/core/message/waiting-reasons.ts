@@ -18,6 +18,7 @@ export type WaitingCode =
   | 'account_paused'
   | 'rate_limited'
   | 'relay_backoff'
+  | 'destination_limited'
   | 'scheduled'
   | 'retry_backoff'
   | 'suppressed'
@@ -39,11 +40,16 @@ export type WaitingReason =
   | { code: 'suppressed'; untilAt: null; recipients: string[] }
   /** The relay pushed back: the account sends at `perMinute` for now, its next send at `untilAt`. */
   | { code: 'relay_backoff'; untilAt: number; perMinute: number }
+  /** Held for a destination of its recipients (per-destination limits) that has used its limit: it may go at `untilAt`. */
+  | { code: 'destination_limited'; untilAt: number; destination: string }
   /** `poolSize`: the account's connections; null when the account is gone. */
   | { code: 'due'; untilAt: null; poolSize: number | null }
   /** These take an operator (or the relay's answer) to end. */
   | {
-      code: Exclude<WaitingCode, TimedWaitingCode | 'account_paused' | 'suppressed' | 'due' | 'relay_backoff'>;
+      code: Exclude<
+        WaitingCode,
+        TimedWaitingCode | 'account_paused' | 'suppressed' | 'due' | 'relay_backoff' | 'destination_limited'
+      >;
       untilAt: null;
     };
 
@@ -56,7 +62,8 @@ export interface WaitingExplanation {
 }
 
 export interface WaitingInput {
-  message: Pick<MessageDetail, 'state' | 'attempts' | 'createdAt' | 'nextAttemptAt' | 'batchCode'>;
+  message: Pick<MessageDetail, 'state' | 'attempts' | 'createdAt' | 'nextAttemptAt' | 'batchCode'> &
+    Partial<Pick<MessageDetail, 'heldFor'>>;
   tenantActive: boolean;
   /** The tenant's suspended batch codes, `*` for the whole tenant. */
   suspensions: readonly string[];
@@ -110,8 +117,13 @@ export function whyWaiting(input: WaitingInput): WaitingExplanation {
   }
   const next = message.nextAttemptAt;
   // Whole seconds, the grain the API shows: an attempt due within the current second is due now.
+  const heldFor = message.heldFor ?? null;
   if (message.state !== 'sending' && next !== null && wholeSecond(next) > wholeSecond(input.now))
-    add({ code: message.attempts === 0 ? 'scheduled' : 'retry_backoff', untilAt: next });
+    add(
+      heldFor !== null
+        ? { code: 'destination_limited', untilAt: next, destination: heldFor }
+        : { code: message.attempts === 0 ? 'scheduled' : 'retry_backoff', untilAt: next },
+    );
   if (input.suppressed.length > 0) add({ code: 'suppressed', untilAt: null, recipients: [...input.suppressed] });
   if (reasons.length === 0)
     add({ code: 'due', untilAt: null, poolSize: account === null ? null : account.maxConnections });

@@ -33,6 +33,8 @@ export function waitingSentence(reason: WaitingReason, message: WaitingSubject):
       return `its account has used its sending limit for now; budget returns at ${iso(reason.untilAt)}`;
     case 'relay_backoff':
       return `its account's relay pushed back ("too fast"): account "${message.accountId}" sends ${reason.perMinute} a minute for now, the next at ${iso(reason.untilAt)}`;
+    case 'destination_limited':
+      return `held for its recipients' destination "${reason.destination}", which has used its limit through account "${message.accountId}" for now; it may go at ${iso(reason.untilAt)}`;
     case 'scheduled':
       return `deferred by the client until ${iso(reason.untilAt)}`;
     case 'retry_backoff': {

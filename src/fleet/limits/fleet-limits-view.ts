@@ -20,7 +20,9 @@ export interface WindowLeaseView {
 export interface AccountLimitsView {
   tenant_id: string;
   account_id: string;
-  /** This node's share of the account's max_connections. */
+  /** One of the account's destinations (per-destination limits); absent: the account's own. */
+  destination?: string;
+  /** This node's share of the account's (or destination's) max_connections. */
   connections: number;
   /** A window's lease is spent and the next chunk has not come (cut off, or on its way). */
   awaiting_lease: boolean;
@@ -40,6 +42,7 @@ export interface FleetLimitsStatus {
 interface AccountState {
   tenantId: string;
   accountId: string;
+  destination?: string;
   limits: Limits;
   leases: AccountLeases;
   connections: number;
@@ -69,6 +72,7 @@ export function limitsView(
     return {
       tenant_id: state.tenantId,
       account_id: state.accountId,
+      ...(state.destination === undefined ? {} : { destination: state.destination }),
       connections: state.connections,
       awaiting_lease: awaiting,
       windows,

@@ -37,6 +37,8 @@ export interface FleetLimitsSettings {
 export interface AccountLimitState {
   tenantId: string;
   accountId: string;
+  /** One of the account's destinations (per-destination limits); absent: the account's own limits. */
+  destination?: string;
   limits: Limits;
   leases: AccountLeases;
   /** This node's connection share as last given to the dispatcher. */
@@ -70,6 +72,12 @@ export interface FleetLimits {
 
 type Accounts = Map<string, AccountLimitState>;
 
+/** An account's state, or one of its destinations' (a `/` cannot be in an account id). */
+const stateKey = (account: GatedAccount): string =>
+  account.destination === undefined
+    ? `${account.tenantId}/${account.id}`
+    : `${account.tenantId}/${account.id}/${account.destination}`;
+
 /** Leases chunks of the window counters for an account that runs low; one request per account at a time. */
 function createLeaseRequests(
   settings: FleetLimitsSettings,
@@ -96,7 +104,7 @@ function createLeaseRequests(
       const limit = state.limits[kind] as number;
       // The lease of the window asked for: if the window ends meanwhile, its grant goes with it.
       const lease = currentLease(state.leases, kind, clock.now());
-      const key = leaseKey(state.tenantId, state.accountId, kind, lease.start);
+      const key = leaseKey(state.tenantId, state.accountId, kind, lease.start, state.destination);
       const result = await kvCounters.lease(key, limit, (leasedSoFar) =>
         chunkSize(limit, leasedSoFar, aliveCount(), settings.chunk),
       );
@@ -148,12 +156,13 @@ function createGate(
   requests: ReturnType<typeof createLeaseRequests>,
 ): FleetLimitGate {
   const stateOf = (account: GatedAccount, limits: Limits): AccountLimitState => {
-    const key = `${account.tenantId}/${account.id}`;
+    const key = stateKey(account);
     let state = accounts.get(key);
     if (state === undefined) {
       state = {
         tenantId: account.tenantId,
         accountId: account.id,
+        ...(account.destination === undefined ? {} : { destination: account.destination }),
         limits,
         leases: {},
         connections: account.maxConnections,
@@ -179,7 +188,7 @@ function createGate(
     },
     connections(account, now) {
       const share = connectionShare(account.maxConnections, link.aliveNodes(), link.nodeId, Math.floor(now / 60_000));
-      const state = accounts.get(`${account.tenantId}/${account.id}`);
+      const state = accounts.get(stateKey(account));
       if (state !== undefined) state.connections = share;
       return share;
     },

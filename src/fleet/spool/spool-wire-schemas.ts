@@ -49,6 +49,8 @@ const storedTransferShape = {
   created_at: z.number(),
   deferred_at: z.number().nullable(),
   deferred_reason: z.string().nullable(),
+  // Written since per-destination limits (migration 26); absent from earlier records.
+  rcpt_domains: z.string().nullable().optional(),
 };
 const storedTransferSchema: z.ZodType<StoredTransfer> = z.object(storedTransferShape);
 const messageTransferSchema: z.ZodType<MessageTransfer> = z.object({ origin_node: z.string(), ...storedTransferShape });

@@ -55,7 +55,7 @@ const READ: MessageRead = {
     pk: 7, clientId: 'inv-1', tenantId: 't1', accountId: 'a1', priority: 2, batchCode: 'b1', source: 'http', state: 'deferred',
     suspended: false, attempts: 1, mailFrom: 'from@example.org', rcptTo: ['to@example.org', 'gone@example.org'], subject: 'Invoice',
     messageId: '<m1@example.org>', sizeBytes: 1234, createdAt: 1700000000_000, updatedAt: 1700000100_000, nextAttemptAt: 1700000600_000,
-    deferredAt: 1700000100_000, deferredReason: 'greylisted', sentAt: null, errorAt: null, error: null, lastReplyCode: 451,
+    deferredAt: 1700000100_000, deferredReason: 'greylisted', heldFor: null, sentAt: null, errorAt: null, error: null, lastReplyCode: 451,
     lastEnhancedStatus: '4.7.1', refusedRecipients: null, reportedAt: null, bounceType: null, bounceCode: null, bounceReason: null,
     bounceAt: null, bounceReportedAt: null, complaintAt: null, complaintType: null, providerMessageId: 'p-1',
     providerState: 'delivered', providerStateAt: 1700000200_000, pecRdaAt: null, pecRdcAt: null, pecError: null, pecErrorAt: null,
@@ -123,5 +123,20 @@ describe('the fleet view wire: the previous version shape', () => {
       untilAt: null,
       pausedReason: null,
     });
+  });
+
+  it('carries a message held for a destination, and its reason, both ways', () => {
+    const held: MessageRead = {
+      ...READ,
+      message: { ...READ.message, state: 'queued', attempts: 0, heldFor: 'gmail.com' },
+      why: {
+        ...READ.why,
+        reasons: [{ code: 'destination_limited', untilAt: 1700000600_000, destination: 'gmail.com' }],
+      },
+    };
+    const wire = detailToWire(held);
+    expect((wire.message as Record<string, unknown>).held_for).toBe('gmail.com');
+    expect(JSON.stringify(wire)).toContain('held for its recipients\' destination \\"gmail.com\\"');
+    expect(detailFromWire(JSON.parse(JSON.stringify(wire)) as Record<string, unknown>)).toEqual(held);
   });
 });

@@ -49,7 +49,9 @@ const DETAIL_FIELDS: readonly Field[] = [
 ];
 /** Fields since issue 45: sent only when set, so that a message with neither has the previous version's shape. */
 // prettier-ignore
-const DETAIL_FIELDS_SINCE_45: readonly Field[] = [['body_shredded_ts', 'bodyShreddedAt', 'ts'], ['erased_ts', 'erasedAt', 'ts']];
+const DETAIL_FIELDS_SINCE_45: readonly Field[] = [
+  ['body_shredded_ts', 'bodyShreddedAt', 'ts'], ['erased_ts', 'erasedAt', 'ts'], ['held_for', 'heldFor'],
+];
 
 // prettier-ignore
 const EVENT_FIELDS: readonly Field[] = [
@@ -121,6 +123,7 @@ export function detailToWire(read: MessageRead): Wire {
 
 export function detailFromWire(wire: Wire): MessageRead {
   const message = fromWire<MessageDetail>([...DETAIL_FIELDS, ...DETAIL_FIELDS_SINCE_45], (wire.message ?? {}) as Wire);
+  message.heldFor ??= null; // absent from a node older than per-destination limits, and when not held
   const why = (wire.why ?? {}) as Wire;
   const reasons = Array.isArray(why.reasons) ? (why.reasons as Wire[]) : [];
   return {
@@ -163,6 +166,10 @@ function reasonFromWire(wire: Wire): WaitingReason {
     case 'relay_backoff': {
       const perMinute = / sends ([\d.]+) a minute for now/.exec(text)?.[1];
       return { code, untilAt: untilAt ?? 0, perMinute: perMinute === undefined ? 0 : Number(perMinute) };
+    }
+    case 'destination_limited': {
+      const destination = /destination "(.*)", which has used/s.exec(text)?.[1] ?? '';
+      return { code, untilAt: untilAt ?? 0, destination };
     }
     case 'due': {
       const pool = /\(pool of (\d+)\)$/.exec(text)?.[1];

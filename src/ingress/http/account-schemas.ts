@@ -6,6 +6,7 @@
 import { isIP } from 'node:net';
 import { z } from 'zod';
 import { MAX_FALLBACK_ACCOUNTS, MAX_WARM_UP_DAYS } from '../../core/account/index.js';
+import { destinationLimitsBody, toDestinationLimits } from './destination-limits-schema.js';
 import { providerBody, toWebhookSettings } from './provider-schema.js';
 import { force, identifier, tenantScope } from './schemas.js';
 
@@ -139,6 +140,7 @@ export const accountBody = z
         description: `A warm-up schedule: day by day from \`start_date\` (UTC), the most it sends that day, applied like \`limit_per_day\` (the lower of the two holds); once the list is over only its own limits remain. At most ${MAX_WARM_UP_DAYS} days; null clears it. Default none.`,
         examples: [{ start_date: '2026-12-01', daily_caps: [50, 100, 200, 400, 800] }],
       }),
+    destination_limits: destinationLimitsBody,
     failover_after_seconds: z
       .number()
       .int()
@@ -259,6 +261,7 @@ export const accountBody = z
         : body.warmup === null
           ? null
           : { startDate: body.warmup.start_date, dailyCaps: body.warmup.daily_caps },
+    destinationLimits: toDestinationLimits(body.destination_limits),
     maxConnections: body.max_connections,
     maxMessagesPerConnection: body.max_messages_per_connection,
     isDefault: body.is_default,

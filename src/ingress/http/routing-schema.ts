@@ -1,20 +1,14 @@
 /** A tenant's routing rule as the API spells it (`routes` of POST and PUT /tenant), and as the core reads it. */
 import { z } from 'zod';
 import type { RoutingRule } from '../../core/account/index.js';
-import { identifier } from './identifier.js';
+import { domainPattern, identifier } from './identifier.js';
 
 export const routeRule = z
   .object({
     match: z
       .object({
         sender_domains: z
-          .array(
-            z
-              .string()
-              .min(1)
-              .max(253)
-              .regex(/^(\*\.)?[a-z0-9.-]+$/i, 'a domain, or *.domain for it and its subdomains'),
-          )
+          .array(domainPattern)
           .min(1)
           .max(100)
           .optional()

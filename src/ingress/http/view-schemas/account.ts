@@ -45,6 +45,7 @@ export const ACCOUNT_EXAMPLE: AccountActivityView = {
   fallback_accounts: [],
   failover_after_seconds: 60,
   warmup: null,
+  destination_limits: [],
   max_connections: 5,
   max_messages_per_connection: 100,
   is_default: true,
@@ -112,6 +113,37 @@ const accountView = z.object({
       .nullable(),
     'Its warm-up: from `start_date` (UTC), day by day, the most it sends that day (`daily_caps`), applied like `limit_per_day` (the lower holds); over once the list is; null: none.',
     { start_date: '2026-12-01', daily_caps: [50, 100, 200, 400, 800] },
+  ),
+  destination_limits: field(
+    z.array(
+      z.object({
+        name: field(z.string(), 'How waiting reasons and fleet counters name it.', 'gmail.com'),
+        domains: field(
+          z.array(z.string()),
+          'The recipient domains it holds (`*.example.com`: it and its subdomains).',
+          ['gmail.com', 'googlemail.com'],
+        ),
+        limit_per_minute: field(z.number().int().nullable(), 'At most this many a UTC minute; null: none.', 100),
+        limit_per_hour: field(z.number().int().nullable(), 'At most this many a UTC hour; null: none.', null),
+        limit_per_day: field(z.number().int().nullable(), 'At most this many a UTC day; null: none.', null),
+        max_connections: field(
+          z.number().int().nullable(),
+          "Sends to it in flight at once, at most; null: the account's own.",
+          2,
+        ),
+      }),
+    ),
+    "Limits per recipient domain or group of domains (`*.example.com`: it and its subdomains), first match wins: a message waits as `destination_limited` until each limited destination among its recipients has budget; null limits: none; `max_connections` null: the account's own.",
+    [
+      {
+        name: 'gmail.com',
+        domains: ['gmail.com', 'googlemail.com'],
+        limit_per_minute: 100,
+        limit_per_hour: null,
+        limit_per_day: null,
+        max_connections: 2,
+      },
+    ],
   ),
   max_connections: count('Connections open to the relay at once, at most.', 5),
   max_messages_per_connection: count('Messages over one connection before a new one is opened.', 100),

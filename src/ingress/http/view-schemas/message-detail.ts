@@ -177,6 +177,7 @@ const why = z.object({
             'account_paused',
             'rate_limited',
             'relay_backoff',
+            'destination_limited',
             'scheduled',
             'retry_backoff',
             'suppressed',

@@ -19,6 +19,7 @@ const account: Account = {
   fallbackAccounts: [],
   failoverAfterSeconds: 60,
   warmUp: null,
+  destinationLimits: [],
   maxConnections: 5,
   maxMessagesPerConnection: 100,
   isDefault: true,

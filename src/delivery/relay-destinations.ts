@@ -49,6 +49,7 @@ export function createRelayDestinations(deps: {
       if (gate === undefined) return destinationBudget({ limits, usage: local, tails: tailsOf(relay), now });
       const usage = new Map<string, Usage>();
       const awaiting = new Set<string>();
+      const leaseBound = new Set<string>();
       for (const limit of limits) {
         const windows = destinationWindows(limit);
         if (!isLimited(windows)) continue;
@@ -58,10 +59,13 @@ export function createRelayDestinations(deps: {
           local.get(limit.name) ?? { minute: 0, hour: 0, day: 0 },
           now,
         );
-        if (fleet.kind === 'usage') usage.set(limit.name, fleet.usage);
-        else awaiting.add(limit.name);
+        if (fleet.kind === 'awaiting_lease') awaiting.add(limit.name);
+        else {
+          usage.set(limit.name, fleet.usage);
+          if (fleet.leaseBound) leaseBound.add(limit.name);
+        }
       }
-      return destinationBudget({ limits, usage, awaiting, tails: tailsOf(relay), now });
+      return destinationBudget({ limits, usage, awaiting, leaseBound, tails: tailsOf(relay), now });
     },
     claimed(relay, budget, now) {
       if (gate === undefined) return;

@@ -73,6 +73,21 @@ describe('destination limits', () => {
     });
   });
 
+  it("holds briefly, spread at the destination's pace, when this node's fleet lease (not the window) is spent", () => {
+    const budget = destinationBudget({
+      limits: [gmail],
+      usage: new Map([['gmail.com', { minute: 1, hour: 0, day: 0 }]]),
+      leaseBound: new Set(['gmail.com']),
+      tails: new Map(),
+      now: NOW,
+    });
+    const to = { domains: ['gmail.com'], priority: 3, heldBefore: false };
+    expect(budget.admit(to)).toEqual({ kind: 'claim', destinations: ['gmail.com'] });
+    expect(budget.admit(to)).toEqual({ kind: 'hold', destination: 'gmail.com', until: NOW + AWAITING_LEASE_HOLD_MS });
+    expect(budget.admit(to)).toMatchObject({ until: NOW + AWAITING_LEASE_HOLD_MS + 30_000 });
+    expect(budget.heldFor()).toEqual(new Set(['gmail.com']));
+  });
+
   const limitArb = fc.option(fc.integer({ min: 1, max: 5 }), { nil: null });
   const rulesArb = fc
     .array(fc.record({ minute: limitArb, hour: limitArb, day: limitArb }), { minLength: 1, maxLength: 3 })

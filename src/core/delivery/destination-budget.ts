@@ -36,6 +36,8 @@ export interface DestinationBudgetInput {
   usage: ReadonlyMap<string, Usage>;
   /** Fleet mode: destinations whose lease is spent while the fleet may have more. */
   awaiting?: ReadonlySet<string>;
+  /** Fleet mode: destinations whose budget here is this node's lease, not the window's: spent, they await the next chunk. */
+  leaseBound?: ReadonlySet<string>;
   /** Per destination and priority, the next slot of the spread (kept by the caller from claim to claim). */
   tails: Map<string, number>;
   now: number;
@@ -60,17 +62,22 @@ const ZERO: Usage = { minute: 0, hour: 0, day: 0 };
 const plus = (usage: Usage, more: number): Usage =>
   more === 0 ? usage : { minute: usage.minute + more, hour: usage.hour + more, day: usage.day + more };
 
-/** The exhausted window whose end comes last: the one a held message waits for, and its spacing. */
-function bindingWindow(limit: DestinationLimit, used: Usage, now: number): { kind: WindowKind; end: number } {
+/**
+ * How far apart held messages are spread: one per window / limit of the exhausted window whose end
+ * comes last (the one they wait for), or, with none exhausted (a fleet lease awaited), of the
+ * shortest limited window: the fastest pace the destination allows.
+ */
+function spacing(limit: DestinationLimit, used: Usage, now: number): number {
   const windows = destinationWindows(limit);
-  let binding: { kind: WindowKind; end: number } = { kind: 'minute', end: now };
+  let binding: { kind: WindowKind; end: number } | null = null;
   for (const kind of WINDOW_KINDS) {
     const max = windows[kind];
     if (max === null || used[kind] < max) continue;
     const end = windowStart(kind, now) + WINDOW_MS[kind];
-    if (end >= binding.end) binding = { kind, end };
+    if (binding === null || end >= binding.end) binding = { kind, end };
   }
-  return binding;
+  const kind = binding?.kind ?? WINDOW_KINDS.find((candidate) => windows[candidate] !== null) ?? 'minute';
+  return WINDOW_MS[kind] / (windows[kind] ?? 1);
 }
 
 export interface DestinationBudget {
@@ -91,14 +98,21 @@ export function destinationBudget(input: DestinationBudgetInput): DestinationBud
   const heldFor = new Set<string>();
   const usedOf = (limit: DestinationLimit): Usage => plus(usage.get(limit.name) ?? ZERO, taken.get(limit.name) ?? 0);
 
-  /** When a message held for `limit` may go: the window's end, or its slot in the spread. */
+  const awaitsLease = (limit: DestinationLimit): boolean =>
+    input.awaiting?.has(limit.name) === true || input.leaseBound?.has(limit.name) === true;
+
+  /**
+   * When a message held for `limit` may go: the window's end (or, awaiting a fleet lease, a moment
+   * from now), or, for one not held before and not of priority 0, its slot in the spread after it.
+   */
   const holdUntil = (limit: DestinationLimit, candidate: Candidate): { until: number; tail: string | null } => {
-    if (input.awaiting?.has(limit.name) === true) return { until: now + AWAITING_LEASE_HOLD_MS, tail: null };
     const used = usedOf(limit);
-    const returns = budgetReturnsAt(destinationWindows(limit), used, now) ?? now;
-    if (candidate.heldBefore || candidate.priority === 0) return { until: returns, tail: null };
+    const from = awaitsLease(limit)
+      ? now + AWAITING_LEASE_HOLD_MS
+      : (budgetReturnsAt(destinationWindows(limit), used, now) ?? now);
+    if (candidate.heldBefore || candidate.priority === 0) return { until: from, tail: null };
     const key = `${limit.name}\u0000${candidate.priority}`;
-    return { until: Math.max(tails.get(key) ?? 0, returns), tail: key };
+    return { until: Math.max(tails.get(key) ?? 0, from), tail: key };
   };
 
   return {
@@ -118,12 +132,8 @@ export function destinationBudget(input: DestinationBudgetInput): DestinationBud
         if (last === null || slot.until > last.until) last = { limit, ...slot };
       }
       const chosen = last as { limit: DestinationLimit; until: number; tail: string | null };
-      if (chosen.tail !== null) {
-        // The next held message of this priority takes the slot after: one per window / limit.
-        const binding = bindingWindow(chosen.limit, usedOf(chosen.limit), now);
-        const max = destinationWindows(chosen.limit)[binding.kind] ?? 1;
-        tails.set(chosen.tail, chosen.until + WINDOW_MS[binding.kind] / max);
-      }
+      // The next held message of this priority takes the slot after: one per window / limit.
+      if (chosen.tail !== null) tails.set(chosen.tail, chosen.until + spacing(chosen.limit, usedOf(chosen.limit), now));
       holds += 1;
       heldFor.add(chosen.limit.name);
       return { kind: 'hold', destination: chosen.limit.name, until: Math.ceil(chosen.until) };

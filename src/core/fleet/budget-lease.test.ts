@@ -88,10 +88,11 @@ describe('the budget a node may claim', () => {
     const leases: AccountLeases = {};
     currentLease(leases, 'minute', T0).granted = 5;
     spend(perMinute(60), leases, 2, T0 + 1000);
-    // 3 left of the lease: the plan sees 57 of 60 used.
+    // 3 left of the lease: the plan sees 57 of 60 used; the lease, not the window, binds.
     expect(fleetBudget(perMinute(60), zero, leases, T0 + 2000)).toEqual({
       kind: 'usage',
       usage: { minute: 57, hour: 0, day: 0 },
+      leaseBound: true,
     });
   });
 
@@ -104,6 +105,7 @@ describe('the budget a node may claim', () => {
     expect(fleetBudget(perMinute(60), zero, leases, T0)).toEqual({
       kind: 'usage',
       usage: { minute: 60, hour: 0, day: 0 },
+      leaseBound: false,
     });
   });
 
@@ -129,15 +131,21 @@ describe('the budget a node may claim', () => {
     currentLease(leases, 'minute', T0).granted = 5;
     expect(fleetBudget(limits, zero, leases, T0)).toEqual({ kind: 'awaiting_lease', windows: ['hour'] });
     currentLease(leases, 'hour', T0).granted = 2;
-    expect(fleetBudget(limits, zero, leases, T0)).toEqual({ kind: 'usage', usage: { minute: 55, hour: 98, day: 0 } });
+    expect(fleetBudget(limits, zero, leases, T0)).toEqual({
+      kind: 'usage',
+      usage: { minute: 55, hour: 98, day: 0 },
+      leaseBound: true,
+    });
   });
 
   it('keeps the local count as a bound too', () => {
     const leases: AccountLeases = {};
     currentLease(leases, 'minute', T0).granted = 5;
+    // The local count binds (2 left of the window, 5 of the lease): the window's end is what it waits for.
     expect(fleetBudget(perMinute(60), { minute: 58, hour: 0, day: 0 }, leases, T0)).toEqual({
       kind: 'usage',
       usage: { minute: 58, hour: 0, day: 0 },
+      leaseBound: false,
     });
   });
 });

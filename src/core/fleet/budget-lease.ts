@@ -77,8 +77,12 @@ export function currentLease(leases: AccountLeases, kind: WindowKind, now: numbe
 export const leaseLeft = (lease: WindowLease): number => Math.max(0, lease.granted - lease.used);
 
 export type FleetBudget =
-  /** The usage the local claim plan should see: the fleet's exhausted windows and the node's lease folded in. */
-  | { kind: 'usage'; usage: Usage }
+  /**
+   * The usage the local claim plan should see: the fleet's exhausted windows and the node's lease
+   * folded in. `leaseBound`: what is left is this node's lease, not the window's (the fleet may
+   * have more once the next chunk comes), so what cannot go now should not wait for the window's end.
+   */
+  | { kind: 'usage'; usage: Usage; leaseBound: boolean }
   /** A limited window's lease is spent but the fleet may have more: wait for the next chunk (never reject for it). */
   | { kind: 'awaiting_lease'; windows: WindowKind[] };
 
@@ -91,15 +95,18 @@ export type FleetBudget =
 export function fleetBudget(limits: Limits, local: Usage, leases: AccountLeases, now: number): FleetBudget {
   const usage: Usage = { ...local };
   const awaiting: WindowKind[] = [];
+  let leaseBound = false;
   for (const kind of WINDOW_KINDS) {
     const limit = limits[kind];
     if (limit === null) continue;
     const lease = currentLease(leases, kind, now);
     const left = leaseLeft(lease);
+    const window = Math.max(0, limit - local[kind]);
     if (left === 0 && !lease.exhausted) awaiting.push(kind);
-    else usage[kind] = limit - Math.min(Math.max(0, limit - local[kind]), left);
+    else usage[kind] = limit - Math.min(window, left);
+    if (!lease.exhausted && left < window) leaseBound = true;
   }
-  return awaiting.length > 0 ? { kind: 'awaiting_lease', windows: awaiting } : { kind: 'usage', usage };
+  return awaiting.length > 0 ? { kind: 'awaiting_lease', windows: awaiting } : { kind: 'usage', usage, leaseBound };
 }
 
 /** Claimed on this node: spent from every limited window's lease. */

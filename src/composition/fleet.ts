@@ -11,6 +11,7 @@ import type { Clock, Logger } from '../core/index.js';
 import { SHARED_COMMANDS } from '../core/message/index.js';
 import {
   createFleetLimits,
+  createRelaySignals,
   type FleetLimits,
   createFleetMessages,
   createFleetService,
@@ -19,6 +20,7 @@ import {
   erasingSharedSuppressions,
 } from '../fleet/index.js';
 import { NatsConnectionLifecycle } from '../nats/index.js';
+import type { Service } from '../runtime/index.js';
 import type { SqliteStore } from '../store/index.js';
 import { createFleetFeatures } from './fleet-features.js';
 import type {
@@ -82,6 +84,7 @@ interface FleetBase {
   fleet: FleetService;
   shared: SharedConfig;
   limits: FleetLimits;
+  relaySignals: Service;
 }
 
 export function createFleetNode(
@@ -109,13 +112,15 @@ export function createFleetNode(
     },
     { link: fleet.link, clock, log: log.child({ component: 'fleet-limits' }) },
   );
-  const base: FleetBase = { settings, fleet, shared, limits };
+  // What each node learns of a relay (pushback, silence, an answer again), for the others to act on too.
+  const relaySignals = createRelaySignals(fleet.link, log.child({ component: 'fleet-relays' }));
+  const base: FleetBase = { settings, fleet, shared, limits, relaySignals: relaySignals.service };
   return {
     store: shared.store,
     nats,
     shareAdmin: (admin) => shareConfigWrites(shared.writes, admin),
     shareCommands: (commands) => replicateMethods(commands, SHARED_COMMANDS, shared.writes),
-    delivery: { fleetLimits: limits.gate },
+    delivery: { fleetLimits: limits.gate, relaySignals },
     waitingUsage: limits.waitingUsage,
     withWork: (ctx, work) => fleetReach(base, ctx, work),
   };
@@ -165,7 +170,7 @@ function fleetIntake(
   streams: NodeStreams,
   view: { messages: ReturnType<typeof createFleetMessages>; viewResponder: ReturnType<typeof createViewResponder> },
 ): NodeIntake {
-  const { settings, fleet, shared, limits } = base;
+  const { settings, fleet, shared, limits, relaySignals } = base;
   // A change from any node: the dispatcher serves a new account or released mail, the PEC watchers follow accounts.
   shared.onApplied(() => {
     work.wake();
@@ -193,7 +198,7 @@ function fleetIntake(
         { name: 'fleet', services: [fleet] },
         // A node that was down catches up with the shared configuration before it takes requests.
         { name: 'shared configuration', services: [shared.follower] },
-        { name: 'fleet limits', services: [limits.service] },
+        { name: 'fleet limits', services: [limits.service, relaySignals] },
         // Follows the fleet's claims on client ids before intake opens (fleet-wide idempotency).
         { name: 'fleet claims', services: [features.claimLog] },
         // Back from being away: what a survivor adopted meanwhile is given up before anything is sent.

@@ -54,7 +54,7 @@ export interface NodeMode {
   /** The message commands as handed out, shared as the admin writes are. */
   shareCommands(commands: MessageCommands): MessageCommands;
   /** What the delivery service takes beside its own deps: in a fleet, the gate of fleet-wide limits. */
-  delivery: Pick<DeliveryDeps, 'fleetLimits'>;
+  delivery: Pick<DeliveryDeps, 'fleetLimits' | 'relaySignals'>;
   /** The usage a message's waiting reasons read: in a fleet, a window the fleet used up reads as full. */
   waitingUsage(local: UsageOf): UsageOf;
   /** The next step, once the work behind intake is made. */

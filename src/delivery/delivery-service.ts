@@ -11,6 +11,7 @@ import {
   type AccountPaces,
   type Handoff,
   type RetryPolicy,
+  type RelaySignals,
 } from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import { type Service, within } from '../runtime/index.js';
@@ -34,7 +35,7 @@ export interface DeliverySettings extends Omit<HandoffSettings, 'hostname'>, Omi
 
 export interface DeliveryDeps {
   queue: MessageQueue;
-  accounts: Pick<AccountRepository, 'list' | 'version'>;
+  accounts: Pick<AccountRepository, 'list' | 'version' | 'get'>;
   tenants: Pick<TenantRepository, 'get'>;
   clock: Clock;
   log: Logger;
@@ -49,6 +50,8 @@ export interface DeliveryDeps {
   telemetry: DeliveryTelemetry;
   /** Fleet mode: fleet-wide limits; absent for a single node. */
   fleetLimits?: FleetLimitGate;
+  /** Fleet mode: what the nodes tell each other of their relays (pushback, unreachable, answering again). */
+  relaySignals?: RelaySignals;
 }
 
 export interface DeliveryService {
@@ -79,7 +82,8 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
   };
   const handoff = createThreadedHandoff(handoffSettings, deps.bodyKeys, threads, deps.log);
   const log = deps.log.child({ component: 'dispatcher' });
-  const paces = settings.adaptiveBackoff ? createRelayPaces(DEFAULT_PACE_POLICY, log) : undefined;
+  const signals = deps.relaySignals;
+  const paces = settings.adaptiveBackoff ? createRelayPaces(DEFAULT_PACE_POLICY, log, signals?.tell) : undefined;
   const probe = createRelayProbe({ clock: deps.clock });
   const failover = createRelayFailover({
     probe: async (account) => (await probe.probe(account)).ok,
@@ -87,6 +91,13 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     // A relay that answers again takes its mail back at the next step.
     wake: () => dispatcher.wake(),
     log,
+    ...(signals === undefined ? {} : { tell: signals.tell }),
+  });
+  signals?.hear((signal) => {
+    const now = deps.clock.now();
+    if (signal.kind !== 'pushback') return failover.heard(signal, now);
+    const account = deps.accounts.get(signal.tenantId, signal.accountId);
+    if (account !== null) paces?.heard(account, signal, now);
   });
   const dispatcher = createDispatcher({
     queue: deps.queue,

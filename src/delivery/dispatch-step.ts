@@ -88,8 +88,11 @@ function pacedTurn(deps: DispatchStepDeps, account: Account, relay: Account, lan
  */
 function serveAccount(deps: DispatchStepDeps, account: Account, now: number, lookup: AccountLookup): Served {
   const relay = deps.failover === undefined ? account : deps.failover.relayFor(account, lookup, now);
-  if (relay === null || relay.pausedAt !== null) return nothing(null);
-  return serveThrough(deps, account, relay, now);
+  // Failed over for want of an answer: the next step comes by the relay's next test, however idle the node.
+  const testAt = deps.failover?.nextTestAt(account) ?? null;
+  const served = relay === null || relay.pausedAt !== null ? nothing(null) : serveThrough(deps, account, relay, now);
+  if (testAt === null) return served;
+  return { ...served, wakeAt: served.wakeAt === null ? testAt : Math.min(served.wakeAt, testAt) };
 }
 
 /** `account`'s due mail claimed into `relay`'s lane, within `relay`'s limits, pace and connections. */

@@ -1,11 +1,10 @@
 /**
- * Failover as this process runs it (core/delivery/failover.ts decides): which relays are
- * unreachable, told by every send's outcome, and the connection tests that bring one back.
- * A relay is unreachable once its sends have had no answer at all (refused, reset, timed out:
- * no reply code) for the account's `failoverAfterSeconds`; any answer, even a refusal, ends
- * that. While its mail goes through a fallback it is tested (connect, EHLO, AUTH, QUIT; nothing
- * sent) as often, and takes its mail back at the first test that passes. In memory, per node:
- * after a restart an unreachable relay is found out again by its first sends.
+ * Failover as this process runs it (core/delivery/failover.ts decides): whose relay sends each
+ * account's mail now, from whether relays answer (relay-health.ts) and their limits, and the
+ * accounts failed over, for /status. While an account's mail goes through a fallback for want of
+ * an answer its relay is tested as often, and takes its mail back at the first test that passes.
+ * In memory, per node: after a restart an unreachable relay is found out again by its first sends
+ * (or, in fleet mode, heard of from the node that found it).
  */
 import { availableBudget, type Account, type Usage } from '../core/account/index.js';
 import {
@@ -16,25 +15,14 @@ import {
   type AccountFailovers,
   type DeliveryDecision,
   type RelayConditions,
+  type RelaySignal,
 } from '../core/delivery/index.js';
-import type { Logger } from '../core/index.js';
 import { laneKey } from './account-lane.js';
+import { createRelayHealth, type RelayHealthDeps } from './relay-health.js';
 
-export interface RelayFailoverDeps {
-  /** A connection test of the account's relay: true when it passed. */
-  probe: (account: Account) => Promise<boolean>;
+export interface RelayFailoverDeps extends RelayHealthDeps {
   /** The account's usage in its windows now. */
   usage: (tenantId: string, accountId: string, now: number) => Usage;
-  /** A relay came back: the dispatcher looks again. */
-  wake: () => void;
-  log: Logger;
-}
-
-interface Health {
-  /** The first of the unanswered sends in a row; null once one was answered. */
-  failingSince: number | null;
-  lastProbeAt: number;
-  probing: boolean;
 }
 
 /** `of` and `all`: the accounts whose mail goes through a fallback now. */
@@ -43,49 +31,20 @@ export interface RelayFailover extends AccountFailovers {
   relayFor(account: Account, lookup: (tenantId: string, id: string) => Account | null, now: number): Account | null;
   /** A send through `relay` ended so. */
   observe(relay: Account, decision: DeliveryDecision, now: number): void;
+  /**
+   * When the dispatcher should step for `account`'s relay test, while its mail goes through a
+   * fallback for want of an answer (an idle node tests it too); null otherwise.
+   */
+  nextTestAt(account: Account): number | null;
+  /** Another node found a relay unreachable, or answering again (fleet mode): this node follows at once. */
+  heard(signal: Extract<RelaySignal, { kind: 'unreachable' | 'answering' }>, now: number): void;
 }
 
 export function createRelayFailover(deps: RelayFailoverDeps): RelayFailover {
-  const health = new Map<string, Health>();
   const routes = new Map<string, AccountFailover>();
-  const healthOf = (account: Account): Health => {
-    const key = laneKey(account.tenantId, account.id);
-    let found = health.get(key);
-    if (found === undefined) {
-      found = { failingSince: null, lastProbeAt: 0, probing: false };
-      health.set(key, found);
-    }
-    return found;
-  };
-
-  /** Tests an unreachable relay at most once per `failoverAfterSeconds`, one test at a time. */
-  const probeIfDue = (account: Account, state: Health, now: number): void => {
-    if (state.probing || now - state.lastProbeAt < account.failoverAfterSeconds * 1000) return;
-    state.probing = true;
-    state.lastProbeAt = now;
-    void deps
-      .probe(account)
-      .catch(() => false)
-      .then((passed) => {
-        state.probing = false;
-        if (!passed || state.failingSince === null) return;
-        state.failingSince = null;
-        deps.log.info(
-          { tenantId: account.tenantId, accountId: account.id },
-          'relay answers again: its mail is its own',
-        );
-        deps.wake();
-      });
-  };
-
+  const health = createRelayHealth(deps);
   const conditions = (now: number): RelayConditions => ({
-    unreachable(account) {
-      const state = health.get(laneKey(account.tenantId, account.id));
-      if (state === undefined || state.failingSince === null) return false;
-      if (now - state.failingSince < account.failoverAfterSeconds * 1000) return false;
-      probeIfDue(account, state, now);
-      return true;
-    },
+    unreachable: (account) => health.unreachable(account, now),
     overLimit(account) {
       const limits = limitsOf(account, now);
       return isLimited(limits) && availableBudget(limits, deps.usage(account.tenantId, account.id, now)) === 0;
@@ -104,16 +63,13 @@ export function createRelayFailover(deps: RelayFailoverDeps): RelayFailover {
       }
       return relay;
     },
+    nextTestAt(account) {
+      const route = routes.get(laneKey(account.tenantId, account.id));
+      return route?.cause === 'unreachable' ? health.nextTestAt(account) : null;
+    },
     of: (tenantId, accountId) => routes.get(laneKey(tenantId, accountId)) ?? null,
     all: () => [...routes.values()],
-    observe(relay, decision, now) {
-      const unanswered = decision.kind === 'deferred' && decision.replyCode === null;
-      const state = healthOf(relay);
-      if (!unanswered) {
-        state.failingSince = null;
-        return;
-      }
-      if (state.failingSince === null) state.failingSince = now;
-    },
+    observe: health.observe,
+    heard: health.heard,
   };
 }

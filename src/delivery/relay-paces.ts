@@ -10,6 +10,7 @@ import {
   accepted,
   claimAhead,
   freshPace,
+  heardPushback,
   isPushback,
   launched,
   mayLaunch,
@@ -18,6 +19,7 @@ import {
   type DeliveryDecision,
   type PacePolicy,
   type RelayPace,
+  type RelaySignal,
 } from '../core/delivery/index.js';
 import type { AccountPace, AccountPaces } from '../core/delivery/index.js';
 import type { Logger } from '../core/index.js';
@@ -41,11 +43,54 @@ export interface RelayPaces extends AccountPaces {
   launched(account: PacedAccount, now: number): void;
   /** A send's outcome: `sentAt` is when it was launched. */
   observe(account: PacedAccount, decision: DeliveryDecision, sentAt: number, now: number): void;
+  /** Another node's relay pushed back (fleet mode): this node slows down too. */
+  heard(account: PacedAccount, signal: Extract<RelaySignal, { kind: 'pushback' }>, now: number): void;
 }
 
 const UNPACED: PaceGate = { waitUntil: null, claimAhead: null };
 
-export function createRelayPaces(policy: PacePolicy, log: Logger): RelayPaces {
+/** A send's outcome on its account's pace: an acceptance counts, a pushback lowers it (and the fleet is told). */
+function observe(
+  deps: {
+    policy: PacePolicy;
+    log: Logger;
+    tell?: ((signal: Extract<RelaySignal, { kind: 'pushback' }>) => void) | undefined;
+  },
+  pace: RelayPace,
+  account: PacedAccount,
+  outcome: { decision: DeliveryDecision; sentAt: number; now: number },
+): void {
+  const { decision, sentAt, now } = outcome;
+  if (decision.kind === 'sent') {
+    accepted(pace, deps.policy, now, account.limitPerMinute);
+    return;
+  }
+  if (decision.kind !== 'deferred' || !isPushback(decision)) return;
+  const wasPaced = pace.perMinute;
+  const hintMs = decision.retryAfterMs;
+  if (!pushedBack(pace, deps.policy, { sentAt, now, hintMs, ceiling: account.limitPerMinute })) return;
+  deps.tell?.({ kind: 'pushback', tenantId: account.tenantId, accountId: account.id, at: now, hintMs });
+  if (wasPaced !== pace.perMinute)
+    deps.log.warn(
+      {
+        tenantId: account.tenantId,
+        accountId: account.id,
+        perMinute: shownPace(pace.perMinute ?? 0),
+        replyCode: decision.replyCode,
+        enhancedStatus: decision.enhancedStatus,
+      },
+      'relay pushed back: pace lowered',
+    );
+}
+
+/**
+ * `tell`: a pushback this node saw and acted on, for the other nodes (fleet mode); absent alone.
+ */
+export function createRelayPaces(
+  policy: PacePolicy,
+  log: Logger,
+  tell?: (signal: Extract<RelaySignal, { kind: 'pushback' }>) => void,
+): RelayPaces {
   const paces = new Map<string, { tenantId: string; accountId: string; pace: RelayPace }>();
   const paceOf = (account: PacedAccount): RelayPace => {
     const key = laneKey(account.tenantId, account.id);
@@ -80,30 +125,16 @@ export function createRelayPaces(policy: PacePolicy, log: Logger): RelayPaces {
       return pace.perMinute === null ? null : pace.nextAt;
     },
     launched: (account, now) => launched(paceOf(account), now),
-    observe(account, decision, sentAt, now) {
+    observe: (account, decision, sentAt, now) =>
+      observe({ policy, log, tell }, paceOf(account), account, { decision, sentAt, now }),
+    heard(account, signal, now) {
       const pace = paceOf(account);
-      if (decision.kind === 'sent') {
-        accepted(pace, policy, now, account.limitPerMinute);
-        return;
-      }
-      if (decision.kind !== 'deferred' || !isPushback(decision)) return;
       const wasPaced = pace.perMinute;
-      const changed = pushedBack(pace, policy, {
-        sentAt,
-        now,
-        hintMs: decision.retryAfterMs,
-        ceiling: account.limitPerMinute,
-      });
-      if (changed && wasPaced !== pace.perMinute)
+      if (!heardPushback(pace, policy, { now, hintMs: signal.hintMs, ceiling: account.limitPerMinute })) return;
+      if (wasPaced !== pace.perMinute)
         log.warn(
-          {
-            tenantId: account.tenantId,
-            accountId: account.id,
-            perMinute: shownPace(pace.perMinute ?? 0),
-            replyCode: decision.replyCode,
-            enhancedStatus: decision.enhancedStatus,
-          },
-          'relay pushed back: pace lowered',
+          { tenantId: account.tenantId, accountId: account.id, perMinute: shownPace(pace.perMinute ?? 0) },
+          'relay pushed back on another node: pace lowered here too',
         );
     },
     of(tenantId, accountId) {

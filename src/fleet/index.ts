@@ -9,6 +9,7 @@ export type { ConfigFollower } from './config/config-follower.js';
 export { createSuppressionErasure, erasingSharedSuppressions } from './config/suppression-erasure.js';
 export type { SharedSuppressionErasure } from './config/suppression-erasure.js';
 export { createFleetLimits } from './limits/fleet-limits.js';
+export { createRelaySignals } from './relays/relay-signals.js';
 export type { FleetLimits } from './limits/fleet-limits.js';
 export { createFleetResponder } from './link/fleet-responder.js';
 export { createFleetService } from './link/fleet-service.js';

@@ -2,6 +2,7 @@
 export { isLimited, limitsOf, needsDueWake, planClaim } from './claim-plan.js';
 export { decideDelivery } from './delivery-outcome.js';
 export { isPushback } from './pushback.js';
+export type { RelaySignal, RelaySignals } from './relay-signals.js';
 export { destinationBudget } from './destination-budget.js';
 export type { DestinationBudget } from './destination-budget.js';
 export { relayFor } from './failover.js';
@@ -11,6 +12,7 @@ export {
   claimAhead,
   DEFAULT_PACE_POLICY,
   freshPace,
+  heardPushback,
   launched,
   mayLaunch,
   pushedBack,

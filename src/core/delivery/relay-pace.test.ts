@@ -6,6 +6,7 @@ import {
   claimAhead,
   DEFAULT_PACE_POLICY,
   freshPace,
+  heardPushback,
   launched,
   mayLaunch,
   pushedBack,
@@ -135,5 +136,21 @@ describe('relay pace (adaptive backoff)', () => {
         }
       }),
     );
+  });
+
+  it("follows another node's pushback (fleet mode): by its own rate, once per episode, and a pause only when it sent nothing", () => {
+    const busy = freshPace(policy);
+    const now = acceptedRun(busy, 40, 100);
+    expect(heardPushback(busy, policy, { now, hintMs: null, ceiling: null })).toBe(true);
+    expect(busy.perMinute).toBe(30); // 0.75 of the 40 it sent the relay
+    // The other nodes told it too, within the second: the same episode, not counted again.
+    expect(heardPushback(busy, policy, { now: now + 500, hintMs: null, ceiling: null })).toBe(false);
+    expect(busy.perMinute).toBe(30);
+
+    const idle = freshPace(policy);
+    expect(heardPushback(idle, policy, { now, hintMs: 5000, ceiling: null })).toBe(true);
+    expect(idle.perMinute).toBeNull(); // no rate of its own to lower: no floor pace that would starve it
+    expect(mayLaunch(idle, now + 4999)).toBe(false); // the relay's hint, honoured
+    expect(mayLaunch(idle, now + 5000)).toBe(true);
   });
 });

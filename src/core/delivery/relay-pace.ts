@@ -168,6 +168,32 @@ export function pushedBack(pace: RelayPace, policy: PacePolicy, input: Pushback)
   return true;
 }
 
+/**
+ * Another node's pushback from the same relay (fleet mode): this node slows down too, by what it
+ * sent the relay itself, unless its pace changed within the last second (the same episode, told
+ * by several nodes at once or heard after its own). A node that sent it nothing lately has no
+ * pace of its own to lower (a floor pace would starve it): it holds off for the pause only, and
+ * paces itself if the relay then pushes back on it.
+ */
+export const SAME_EPISODE_MS = 1000;
+export function heardPushback(
+  pace: RelayPace,
+  policy: PacePolicy,
+  input: { now: number; hintMs: number | null; ceiling: number | null },
+): boolean {
+  const { now } = input;
+  if (now - pace.loweredAt < SAME_EPISODE_MS) return false;
+  if (pace.perMinute === null && acceptedLastMinute(pace, now) === 0) {
+    pace.nextAt = Math.max(
+      pace.nextAt,
+      now + Math.max(policy.firstPauseMs, Math.min(policy.maxPauseMs, input.hintMs ?? 0)),
+    );
+    pace.loweredAt = now;
+    return true;
+  }
+  return pushedBack(pace, policy, { sentAt: now, now, hintMs: input.hintMs, ceiling: input.ceiling });
+}
+
 /** A pace as people and metrics read it: messages a minute to a tenth. */
 export const shownPace = (perMinute: number): number => Math.round(perMinute * 10) / 10;
 

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { explainRoute, routeMessage, ruleMatches, type RoutedMessage, type RoutingRule } from './routing.js';
 
@@ -59,5 +60,46 @@ describe('routing rules', () => {
       chosenBy: 'none',
     });
     expect(explainRoute(rules, { ...sample, batchCode: null }, accounts)).toMatchObject({ chosenBy: 'default' });
+  });
+
+  it('routes to the first rule that matches and whose account exists, else the default (property)', () => {
+    const ids = ['main', 'bulk', 'ses', 'gone'];
+    const ruleArb = fc.record({
+      match: fc.record(
+        {
+          senderDomains: fc.subarray(['example.com', '*.news.example', 'example.org'], { minLength: 1 }),
+          batchCodes: fc.subarray(['b1', 'b2'], { minLength: 1 }),
+          priorities: fc.subarray([0, 1, 2, 3], { minLength: 1 }),
+        },
+        { requiredKeys: [] },
+      ),
+      accountId: fc.constantFrom(...ids),
+    });
+    const messageArb = fc.record({
+      mailFrom: fc.constantFrom('a@example.com', 'a@weekly.news.example', 'a@example.org', 'a@other.example'),
+      batchCode: fc.constantFrom(null, 'b1', 'b2'),
+      priority: fc.integer({ min: 0, max: 3 }),
+    });
+    const existing = fc.subarray(['main', 'bulk', 'ses'], { minLength: 0 });
+    fc.assert(
+      fc.property(
+        fc.array(ruleArb, { maxLength: 6 }),
+        messageArb,
+        existing,
+        fc.boolean(),
+        (rules, fields, present, withDefault) => {
+          const tenantAccounts = present.map((id, index) => ({ id, isDefault: withDefault && index === 0 }));
+          const routed = { ...fields, header: () => null };
+          const decision = routeMessage(rules, routed, tenantAccounts);
+          const first = rules.findIndex((rule) => present.includes(rule.accountId) && ruleMatches(rule.match, routed));
+          if (first >= 0) expect(decision).toEqual({ kind: 'rule', accountId: rules[first]!.accountId, rule: first });
+          else if (withDefault && present.length > 0)
+            expect(decision).toEqual({ kind: 'default', accountId: present[0] });
+          else expect(decision).toEqual({ kind: 'none' });
+          // Never an account the tenant does not have.
+          if (decision.kind !== 'none') expect(present).toContain(decision.accountId);
+        },
+      ),
+    );
   });
 });

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { needsDueWake, planClaim, type ClaimInput } from './claim-plan.js';
 
@@ -87,5 +88,42 @@ describe('needsDueWake', () => {
   it('does not after a priority 0 claim (a finishing send wakes), but does after a rejecting claim that took its limit', () => {
     expect(needsDueWake({ ...plan, maxPriority: 0 }, 3)).toBe(false);
     expect(needsDueWake({ ...plan, reject: true }, 20)).toBe(true);
+  });
+
+  it('never plans a claim above any limit, and never holds back an account whose limits and lane allow one (property)', () => {
+    const limit = fc.option(fc.integer({ min: 1, max: 50 }), { nil: null });
+    fc.assert(
+      fc.property(
+        fc.record({ minute: limit, hour: limit, day: limit }),
+        fc.record({
+          minute: fc.integer({ min: 0, max: 60 }),
+          hour: fc.integer({ min: 0, max: 60 }),
+          day: fc.integer({ min: 0, max: 60 }),
+        }),
+        fc.integer({ min: 1, max: 40 }),
+        fc.integer({ min: 0, max: 40 }),
+        fc.constantFrom('defer' as const, 'reject' as const),
+        (limits, usage, window, heldRaw, behavior) => {
+          const held = Math.min(heldRaw, window);
+          const account = {
+            limitPerMinute: limits.minute,
+            limitPerHour: limits.hour,
+            limitPerDay: limits.day,
+            limitBehavior: behavior,
+          };
+          const plan = planClaim(input({ account, usage, window, held }));
+          const left = Math.min(
+            ...(['minute', 'hour', 'day'] as const).map((kind) =>
+              limits[kind] === null ? Infinity : Math.max(0, limits[kind] - usage[kind]),
+            ),
+          );
+          if (plan.kind === 'claim' && !plan.reject) expect(plan.limit).toBeLessThanOrEqual(left);
+          // Budget and room in the lane: something is claimed.
+          if (left > 0 && held < window) expect(plan).toMatchObject({ kind: 'claim', reject: false });
+          // No budget: it waits (defer) or what it claims ends in error (reject), never sent.
+          if (left === 0) expect(plan.kind === 'wait_for_budget' || (plan.kind === 'claim' && plan.reject)).toBe(true);
+        },
+      ),
+    );
   });
 });

@@ -23,7 +23,7 @@ export interface Lane {
   ready: ClaimedMessage[];
   sending: number;
   /** Per-destination `max_connections` (this node's share in fleet mode): sends in flight to each, at most. */
-  destinationCaps?: ReadonlyMap<string, number>;
+  destinationCaps?: ReadonlyMap<string, number> | undefined;
   /** Sends in flight per destination (ClaimedMessage.destinations). */
   toDestination?: Map<string, number>;
 }

@@ -106,9 +106,7 @@ function serveThrough(deps: DispatchStepDeps, account: Account, relay: Account, 
   const fleet = gate !== undefined && limited ? fleetUsage(gate, queue, relay, limits, local, now) : null;
   if (fleet !== null && 'wakeAt' in fleet) return nothing(fleet.wakeAt);
   const usage = fleet?.usage ?? local;
-  const caps = deps.destinations?.capsOf(relay, now);
-  if (caps !== undefined) lane.destinationCaps = caps;
-  else delete lane.destinationCaps;
+  lane.destinationCaps = deps.destinations?.capsOf(relay, now);
   // Paced (the relay pushed back): what was claimed goes at the pace, and no more is claimed before it may go.
   lanes.pump(lane);
   const pace = deps.paces?.gate(relay, now);

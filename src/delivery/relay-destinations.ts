@@ -32,13 +32,18 @@ export function createRelayDestinations(deps: {
   gate?: FleetLimitGate;
 }): RelayDestinations {
   const { queue, gate } = deps;
-  /** Per relay account, the next slot of each destination's spread (core/delivery/destination-budget.ts). */
-  const tails = new Map<string, Map<string, number>>();
+  /**
+   * Per relay account, the next slot of each destination's spread (core/delivery/destination-budget.ts),
+   * begun again when the account is saved (its limits may have changed: a new spread follows them).
+   */
+  const tails = new Map<string, { savedAt: number; slots: Map<string, number> }>();
   const tailsOf = (relay: Account): Map<string, number> => {
     const key = laneKey(relay.tenantId, relay.id);
-    const held = tails.get(key) ?? new Map<string, number>();
-    tails.set(key, held);
-    return held;
+    const held = tails.get(key);
+    if (held !== undefined && held.savedAt === relay.updatedAt) return held.slots;
+    const fresh = { savedAt: relay.updatedAt, slots: new Map<string, number>() };
+    tails.set(key, fresh);
+    return fresh.slots;
   };
 
   return {

@@ -105,6 +105,12 @@ describe('erasure by address', () => {
     try {
       expect(storedBody(db, { dataDir: fx.t.dataDir }, `id = 'bob-sent'`)?.toString()).toContain(BOB_BODY);
       expect(storedBody(db, { dataDir: fx.t.dataDir }, `id = 'ann-sent'`)).toBeNull();
+      // What per-destination limits keep of the recipients (their domains) goes with the erasure too.
+      expect(db.prepare(`SELECT id, rcpt_domains FROM messages ORDER BY id`).all()).toEqual([
+        { id: 'ann-sent', rcpt_domains: null },
+        { id: 'ann-waiting', rcpt_domains: null },
+        { id: 'bob-sent', rcpt_domains: 'example.org' },
+      ]);
     } finally {
       db.close();
     }

@@ -13,6 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { eventually } from '../helpers/eventually.js';
 import { api } from '../helpers/test-daemon.js';
 import { createServer } from 'node:net';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
@@ -85,13 +86,9 @@ const toGmail = (received: { rcptTo: string[] }): boolean => received.rcptTo[0]?
 const gmailIn = (start: number): number =>
   sink.messages.filter((received) => toGmail(received) && windowOf(received.receivedAt) === start).length;
 
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Polls `check` until it holds (every 100 ms: each check may ask a node over HTTP). */
+const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs: number): Promise<void> =>
+  eventually(check, what, timeoutMs, 100);
 
 describe('what the fleet shares of its relays', () => {
   it('sends at most 30 + one chunk per node to gmail.com in a minute window, loaded on all three nodes, and the other domains at once', async () => {

@@ -57,7 +57,7 @@ function destinationLimits(values: OptionValues): Result<unknown[] | undefined> 
   const given = stringOption(values, 'destination-limits');
   if (given === undefined) return ok(undefined);
   try {
-    const parsed: unknown = JSON.parse(given);
+    const parsed = JSON.parse(given) as unknown;
     if (Array.isArray(parsed)) return ok(parsed);
   } catch {
     // worded below, as for a JSON value that is not a list

@@ -871,3 +871,8 @@ CREATE TABLE destination_usage (
   PRIMARY KEY (tenant_id, account_id, destination, window_kind),
   FOREIGN KEY (tenant_id, account_id) REFERENCES accounts (tenant_id, id) ON DELETE CASCADE
 ) STRICT;
+
+-- migration: 27
+-- A tenant's sending domains (issue 48): each domain its mail is DKIM-signed for, with its keys,
+-- JSON sealed under the secret key as the client credentials are (its private keys inside).
+ALTER TABLE tenants ADD COLUMN sending_domains_sealed TEXT;

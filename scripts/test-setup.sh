@@ -10,6 +10,7 @@ declare -A NEEDS=(
   [systemd-analyze]=systemd   # verifies the unit in systemd/ (packaging test)
   [promtool]=prometheus       # checks the alert rules in monitoring/ (monitoring test)
   [chromium]=chromium         # the web console's end-to-end tests (playwright-core drives it)
+  [dnsmasq]=dnsmasq-base      # a DNS server on a loopback port (DKIM records; the binary, no system service)
 )
 
 missing=()

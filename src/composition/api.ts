@@ -10,6 +10,7 @@ import {
   createFailureThrottle,
   createSuppressionService,
   createTenantService,
+  createSendingDomainService,
 } from '../core/tenant/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { BulkCommands, MessageCommands, SubmissionService } from '../core/message/index.js';
@@ -22,7 +23,7 @@ import { createConsoleApp, createSessionStore, withConsole } from '../ingress/co
 import { daemonHealth, createHttpApp, type SubmissionParsing } from '../ingress/http/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { DaemonMirror } from '../outbox/index.js';
-import { type DaemonKeys, newSigningSecret } from '../security/index.js';
+import { type DaemonKeys, dkimKeyMaker, newSigningSecret } from '../security/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { ReportService } from '../sync/index.js';
 import type { NodeIntake, NodeMode } from './node-mode.js';
@@ -88,6 +89,7 @@ export function adminServices(deps: {
       },
     }),
     suppressions: createSuppressionService({ store, clock, ids }),
+    domains: createSendingDomainService({ store, keys: dkimKeyMaker, clock, ids }),
   });
 }
 

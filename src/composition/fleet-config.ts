@@ -20,6 +20,9 @@ import {
   SHARED_TENANT_WRITES,
   type createTenantService,
   type TenantService,
+  SHARED_DOMAIN_WRITES,
+  type createSendingDomainService,
+  type SendingDomainService,
 } from '../core/tenant/index.js';
 import {
   configBucketName,
@@ -115,6 +118,7 @@ export interface AdminWrites {
   tenants: ReturnType<typeof createTenantService>;
   accounts: ReturnType<typeof createAccountService>;
   suppressions: ReturnType<typeof createSuppressionService>;
+  domains: ReturnType<typeof createSendingDomainService>;
 }
 
 /** The admin services as the composition hands them out. */
@@ -122,6 +126,7 @@ export type SharedAdmin<A extends AdminWrites> = Omit<A, keyof AdminWrites> & {
   tenants: TenantService;
   accounts: AccountService;
   suppressions: SuppressionService;
+  domains: SendingDomainService;
 };
 
 /** The admin services as the composition hands them out: in fleet mode their shared writes go through `writes`. */
@@ -132,5 +137,6 @@ export function shareConfigWrites<A extends AdminWrites>(writes: ReplicatedWrite
     tenants: replicateMethods(admin.tenants, SHARED_TENANT_WRITES, writes),
     accounts: replicateMethods(admin.accounts, SHARED_ACCOUNT_WRITES, writes),
     suppressions: replicateMethods(admin.suppressions, SHARED_SUPPRESSION_WRITES, writes),
+    domains: replicateMethods(admin.domains, SHARED_DOMAIN_WRITES, writes),
   };
 }

@@ -16,6 +16,8 @@ import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from
 import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
 import { createNodemailerRelay } from './nodemailer-relay.js';
+import { signDkim } from './dkim-signing.js';
+import type { DkimSigner } from '../core/tenant/index.js';
 
 /**
  * A message's bytes, ready for the relay; plain data so that it crosses threads. An SMTP
@@ -29,6 +31,8 @@ export interface SendJob {
   prepend: string | null;
   /** Empty when unknown (relayed SMTP submissions). */
   messageIdHeader: string;
+  /** The tenant's DKIM keys: those of the message's From domain sign it, last, before it goes. */
+  dkim: DkimSigner[];
 }
 
 export type ComposeJob = Omit<HandoffJob, 'account'>;
@@ -121,7 +125,9 @@ export function createSender(settings: HandoffSettings, seal: BodySeal, log: Log
       // A body that does not open (a secret key changed) throws: the message waits and is retried.
       const body = opened(job.body, seal);
       const raw = job.prepend === null ? body : Buffer.concat([Buffer.from(`${job.prepend}\r\n`, 'latin1'), body]);
-      return relay.send(job.account, job.envelope, raw, job.messageIdHeader || undefined);
+      // Signed last: every header the proxy adds is in what the signature covers.
+      const signed = await signDkim(raw, job.dkim);
+      return relay.send(job.account, job.envelope, signed, job.messageIdHeader || undefined);
     },
     connections: async () => relay.connections(),
     close: () => relay.close(),
@@ -143,6 +149,7 @@ export function chainHandoff(composer: Composer, sender: Sender): Handoff {
         // X-Genro-Mail-ID. Header order carries no meaning outside trace fields (RFC 5322 §3.6).
         prepend: provider === null ? null : metadataHeader(provider, job.clientId),
         messageIdHeader: composed.messageIdHeader,
+        dkim: job.dkim,
       });
       return { built: true, reply };
     },

@@ -12,7 +12,7 @@ import {
   type RetryPolicy,
 } from '../core/delivery/index.js';
 import type { BodyBytes, ClaimedMessage, RecordedOutcome } from '../core/message/index.js';
-import type { Tenant } from '../core/tenant/index.js';
+import { dkimSigners, type Tenant } from '../core/tenant/index.js';
 import { errorText } from '../core/index.js';
 
 export interface SendAttemptDeps {
@@ -62,6 +62,7 @@ export async function attemptSend(
         clientAttachmentPath: tenant.clientAttachmentPath,
         clientAuth: tenant.clientAuth,
       },
+      dkim: tenant.sendingDomains.length === 0 ? [] : dkimSigners(tenant.sendingDomains),
     });
   } catch (error) {
     // The handoff itself broke (a relay thread died): the message is retried.

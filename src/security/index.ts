@@ -13,4 +13,5 @@ export {
 export { SIGNATURE_HEADER, newSigningSecret, signReport } from './report-signature.js';
 export { createBodySeal } from './body-seal.js';
 export { createBlindIndex } from './blind-index.js';
+export { dkimKeyMaker } from './dkim-keys.js';
 export type { KeyEncryptionKey } from './body-seal.js';

@@ -1,7 +1,7 @@
 /** Tenant rows: the columns, and the mapping to and from Tenant that seals and opens the client's credentials. */
 import type { SecretBox } from '../core/index.js';
 import type { RoutingRule } from '../core/account/index.js';
-import type { ClientAuth, Tenant } from '../core/tenant/index.js';
+import type { ClientAuth, SendingDomain, Tenant } from '../core/tenant/index.js';
 
 export interface TenantRow {
   id: string;
@@ -14,6 +14,8 @@ export interface TenantRow {
   active: number;
   /** JSON RoutingRule[]; null: none. */
   routes: string | null;
+  /** JSON SendingDomain[] (their DKIM private keys inside), sealed; null: none. */
+  sending_domains_sealed: string | null;
   api_key_created_at: number;
   api_key_expires_at: number | null;
   created_at: number;
@@ -21,15 +23,17 @@ export interface TenantRow {
 }
 
 export const TENANT_COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
-  client_signing_secret_sealed, active, routes, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+  client_signing_secret_sealed, active, routes, sending_domains_sealed, api_key_created_at, api_key_expires_at, created_at, updated_at`;
 
 const authContext = (id: string): string => `tenant:${id}:client_auth`;
 const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
+const domainsContext = (id: string): string => `tenant:${id}:sending_domains`;
 
 /** Each sealed column and the context its values are sealed under (a key rotation reseals them). */
 export const TENANT_SEALED_COLUMNS = [
   { column: 'client_auth_sealed', context: (row: { id: string }) => authContext(row.id) },
   { column: 'client_signing_secret_sealed', context: (row: { id: string }) => signingContext(row.id) },
+  { column: 'sending_domains_sealed', context: (row: { id: string }) => domainsContext(row.id) },
 ] as const;
 
 /** Client credentials are sealed under the tenant's id: a sealed value copied to another tenant does not open. */
@@ -50,6 +54,10 @@ export function createTenantRowMapper(secrets: SecretBox) {
         : secrets.open(row.client_signing_secret_sealed, signingContext(row.id)),
     active: row.active === 1,
     routes: row.routes === null ? [] : (JSON.parse(row.routes) as RoutingRule[]),
+    sendingDomains:
+      row.sending_domains_sealed === null
+        ? []
+        : (JSON.parse(secrets.open(row.sending_domains_sealed, domainsContext(row.id))) as SendingDomain[]),
     apiKeyCreatedAt: row.api_key_created_at,
     apiKeyExpiresAt: row.api_key_expires_at,
     createdAt: row.created_at,
@@ -68,6 +76,10 @@ export function createTenantRowMapper(secrets: SecretBox) {
       tenant.clientSigningSecret === null ? null : secrets.seal(tenant.clientSigningSecret, signingContext(tenant.id)),
     active: tenant.active ? 1 : 0,
     routes: tenant.routes.length === 0 ? null : JSON.stringify(tenant.routes),
+    sending_domains_sealed:
+      tenant.sendingDomains.length === 0
+        ? null
+        : secrets.seal(JSON.stringify(tenant.sendingDomains), domainsContext(tenant.id)),
     updated_at: tenant.updatedAt,
   });
 

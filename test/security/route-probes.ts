@@ -53,6 +53,16 @@ async function scratchAccount(w: ProbeWorld, owner: Owner): Promise<string> {
   return id;
 }
 
+async function scratchDomain(w: ProbeWorld, owner: Owner): Promise<string> {
+  const domain = `${w
+    .unique('scratch')
+    .toLowerCase()
+    .replace(/[^a-z0-9-]/g, '-')}.${owner}-scratch.example`;
+  const created = await w.admin('POST', '/domains', { tenant_id: tid(w, owner), domain, selector: 'probe' });
+  if (created.status !== 201) throw new Error(`scratch domain: ${created.text}`);
+  return domain;
+}
+
 async function scratchSuppression(w: ProbeWorld, owner: Owner): Promise<string> {
   const address = `${w.unique('scratch')}@${owner}-scratch.example`;
   const created = await w.admin('POST', '/suppression', { tenant_id: tid(w, owner), address });
@@ -138,6 +148,21 @@ export const PROBES: Readonly<Record<string, Probe>> = {
     post(`/account/${await scratchAccount(w, owner)}/test?tenant_id=${tid(w, owner)}&timeout_seconds=1`),
   'POST /account/{id}/resume': (w, owner) =>
     post(`/account/${w.tenants[owner].account}/resume?tenant_id=${tid(w, owner)}`),
+
+  'POST /domains': (w, owner) =>
+    post('/domains', {
+      tenant_id: tid(w, owner),
+      domain: `${w
+        .unique('new')
+        .toLowerCase()
+        .replace(/[^a-z0-9-]/g, '-')}.example`,
+      selector: 'probe',
+    }),
+  'GET /domains': (w, owner) => get(`/domains?tenant_id=${tid(w, owner)}`),
+  'GET /domains/{domain}': async (w, owner) =>
+    get(`/domains/${await scratchDomain(w, owner)}?tenant_id=${tid(w, owner)}`),
+  'DELETE /domains/{domain}': async (w, owner) =>
+    del(`/domains/${await scratchDomain(w, owner)}?tenant_id=${tid(w, owner)}`),
 
   'POST /add-messages': submit('/add-messages'),
   'POST /commands/add-messages': submit('/commands/add-messages'),

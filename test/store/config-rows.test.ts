@@ -60,6 +60,7 @@ const tenant = (overrides: Partial<Tenant> = {}): Tenant => ({
   clientSigningSecret: 'signing',
   active: true,
   routes: [],
+  sendingDomains: [],
   apiKeyCreatedAt: NOW,
   apiKeyExpiresAt: null,
   createdAt: NOW,

@@ -18,6 +18,7 @@ const tenant = (id: string): Tenant => ({
   clientSigningSecret: null,
   active: true,
   routes: [],
+  sendingDomains: [],
   apiKeyCreatedAt: 0,
   apiKeyExpiresAt: null,
   createdAt: 0,

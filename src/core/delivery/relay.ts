@@ -7,6 +7,7 @@ import type { Account } from '../account/account.js';
 import type { MessagePayload } from '../message/message.js';
 import type { BodyBytes } from '../message/sealed-body.js';
 import type { ClientAuth } from '../tenant/tenant.js';
+import type { DkimSigner } from '../tenant/sending-domain.js';
 
 export interface Envelope {
   mailFrom: string;
@@ -107,6 +108,8 @@ export interface HandoffJob {
   returnPath: string | null;
   account: Account;
   tenant: BuildRequest['tenant'];
+  /** The keys of the tenant's sending domains: the message is signed by those of its From domain. */
+  dkim: DkimSigner[];
 }
 
 /** What came of a handoff: the relay's reply, or why the message could not be built. */

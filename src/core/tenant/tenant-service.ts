@@ -183,6 +183,7 @@ function newTenant(input: TenantCreateInput, generatedSecret: string | null, now
     clientSigningSecret: generatedSecret ?? input.clientSigningSecret ?? null,
     active: input.active ?? true,
     routes: input.routes ?? [],
+    sendingDomains: [],
     apiKeyCreatedAt: now,
     apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
     createdAt: now,

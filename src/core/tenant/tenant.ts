@@ -1,4 +1,5 @@
 import type { RoutingRule } from '../account/routing.js';
+import type { SendingDomain } from './sending-domain.js';
 /** The tenant aggregate: one client application, its callback settings and its API key. */
 
 /** How we authenticate to the tenant's own endpoints (delivery reports, attachments). */
@@ -21,6 +22,8 @@ export interface Tenant {
   active: boolean;
   /** Which account a message that names none is sent through (core/account/routing.ts), in order; [] for the default account alone. */
   routes: RoutingRule[];
+  /** The domains its mail is DKIM-signed for (sending-domain.ts); their private keys decrypted only inside the process. */
+  sendingDomains: SendingDomain[];
   apiKeyCreatedAt: number;
   apiKeyExpiresAt: number | null;
   createdAt: number;

@@ -7,7 +7,12 @@ import { AppError, type IdSource, type Logger, type HttpTelemetry, type IntakeTe
 import type { AccountService } from '../../core/account/index.js';
 import type { BounceLedger, MailboxStatus } from '../../core/bounce/index.js';
 import type { PecReceiptReader } from '../../core/pec/index.js';
-import type { SuppressionService, Authenticator, TenantService } from '../../core/tenant/index.js';
+import type {
+  SuppressionService,
+  Authenticator,
+  SendingDomainService,
+  TenantService,
+} from '../../core/tenant/index.js';
 import type { BulkCommands, MessageCommands, MessageSearch, SubmissionService } from '../../core/message/index.js';
 import type { FleetView, FleetMessages } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
@@ -21,6 +26,7 @@ import { bodyLimit } from './request-body.js';
 import { requestContext } from './request-context.js';
 import { ROUTE_CATALOG, WEBHOOK_CATALOG } from './route-catalog.js';
 import { accountRoutes } from './routes/accounts.js';
+import { domainRoutes } from './routes/domains.js';
 import { backupRoutes, type DatabaseBackups } from './routes/backup.js';
 import { bounceRoutes } from './routes/bounces.js';
 import { healthRoutes, type ReadinessCheck } from './routes/health.js';
@@ -50,6 +56,7 @@ export interface HttpAppDeps {
   /** A fleet node's drain; null for a single node. */
   fleetDrain?: FleetDrainControl | null;
   suppressions: SuppressionService;
+  domains: SendingDomainService;
   /** The bounce mailbox: what it handled, and each poller's state. */
   bounces: { ledger: BounceLedger; status: () => MailboxStatus[] };
   /** PEC receipts read from PEC accounts' mailboxes, with their original bytes. */
@@ -138,6 +145,7 @@ function mountRoutes(app: Hono<HttpEnv>, deps: HttpAppDeps): void {
   app.route('/', syncStatusRoutes(deps.syncStatus));
   app.route('/', tenantRoutes(deps.tenants));
   app.route('/', accountRoutes(deps.accounts));
+  app.route('/', domainRoutes(deps.domains));
   app.route('/', mirrorRoutes(deps.mirrorStatus));
   app.route('/', fleetDrainRoutes(deps.fleetDrain ?? null));
   app.route('/', statusRoutes(deps.status));

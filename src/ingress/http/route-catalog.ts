@@ -8,6 +8,7 @@ import type { RouteDoc, WebhookDoc } from './route-doc.js';
 import { ACCOUNT_ROUTES } from './routes/accounts.js';
 import { BACKUP_ROUTES } from './routes/backup.js';
 import { BOUNCE_ROUTES } from './routes/bounces.js';
+import { DOMAIN_ROUTES } from './routes/domains.js';
 import { HEALTH_ROUTES } from './routes/health.js';
 import { MESSAGE_ROUTES } from './routes/messages.js';
 import { METRICS_ROUTES } from './routes/metrics.js';
@@ -24,6 +25,7 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   HEALTH_ROUTES,
   TENANT_ROUTES,
   ACCOUNT_ROUTES,
+  DOMAIN_ROUTES,
   MESSAGE_ROUTES,
   STATUS_ROUTES,
   SYNC_STATUS_ROUTES,

@@ -1,0 +1,146 @@
+/**
+ * Sending domains (DKIM) of a tenant: added with a selector (the daemon makes the keys and shows
+ * the DNS records to publish), read, removed. A tenant key reaches its own tenant's domains, the
+ * admin token any. Each write is audited and mirrored as a change of its tenant, so that fleet
+ * mode carries the domains with the tenant's row (sealed).
+ */
+import { AppError, notFound } from '../app-error.js';
+import { changeRecorder } from '../events/change-record.js';
+import type { Clock, IdSource } from '../clock.js';
+import type { ConfigWrites } from '../fleet/config-replica.js';
+import type { AdminStore } from '../ports.js';
+import { scopeTenant } from './principal.js';
+import {
+  checkDomainName,
+  checkSelector,
+  dkimRecord,
+  ed25519Selector,
+  MAX_SENDING_DOMAINS,
+  type DkimKey,
+  type DkimKeyMaker,
+  type SendingDomain,
+} from './sending-domain.js';
+import type { Tenant } from './tenant.js';
+import type { CommandContext } from './tenant-service.js';
+
+export interface SendingDomainInput {
+  tenantId?: string | undefined;
+  domain: string;
+  selector: string;
+  /** An Ed25519 key too, signing beside the RSA one. */
+  ed25519?: boolean | undefined;
+}
+
+/** A sending domain as the API shows it: its keys' public halves and the records to publish, never a private key. */
+export interface SendingDomainView {
+  tenant_id: string;
+  domain: string;
+  keys: Array<{ algorithm: DkimKey['algorithm']; selector: string }>;
+  dns_records: Array<{ name: string; type: 'TXT'; value: string }>;
+  created_ts: number;
+}
+
+export function viewSendingDomain(tenantId: string, domain: SendingDomain): SendingDomainView {
+  return {
+    tenant_id: tenantId,
+    domain: domain.domain,
+    keys: domain.keys.map((key) => ({ algorithm: key.algorithm, selector: key.selector })),
+    dns_records: domain.keys.map((key) => dkimRecord(domain.domain, key)),
+    created_ts: Math.floor(domain.createdAt / 1000),
+  };
+}
+
+export interface SendingDomainServiceDeps {
+  store: AdminStore;
+  keys: DkimKeyMaker;
+  clock: Clock;
+  ids: IdSource;
+}
+
+export function createSendingDomainService(deps: SendingDomainServiceDeps) {
+  const { store, clock } = deps;
+  const tenantOf = (id: string): Tenant => {
+    const tenant = store.tenants.get(id);
+    if (tenant === null) throw notFound('tenant', id);
+    return tenant;
+  };
+  const record = (
+    ctx: CommandContext,
+    command: string,
+    eventType: string,
+    tenantId: string,
+    data: Record<string, unknown>,
+  ) =>
+    store.changes.record(
+      changeRecorder(ctx, { now: () => clock.now(), uuid: () => deps.ids.uuid() })({
+        command,
+        eventType,
+        tenantId,
+        aggregateType: 'tenant',
+        aggregateId: tenantId,
+        data,
+      }),
+    );
+
+  return {
+    add(ctx: CommandContext, input: SendingDomainInput): SendingDomainView {
+      const tenantId = scopeTenant(ctx.principal, input.tenantId);
+      const domain = checkDomainName(input.domain);
+      const selector = checkSelector(input.selector);
+      // Keys are made before the transaction: an RSA key takes tens of milliseconds.
+      const made = (algorithm: DkimKey['algorithm'], name: string): DkimKey => ({
+        algorithm,
+        selector: name,
+        ...deps.keys.generate(algorithm),
+      });
+      const keys = [
+        made('rsa-sha256', selector),
+        ...(input.ed25519 === true ? [made('ed25519-sha256', ed25519Selector(selector))] : []),
+      ];
+      const added: SendingDomain = { domain, keys, createdAt: clock.now() };
+      return store.transaction(() => {
+        const tenant = tenantOf(tenantId);
+        if (tenant.sendingDomains.some((known) => known.domain === domain))
+          throw new AppError('CONFLICT', 'the tenant has this sending domain already', { details: { domain } });
+        if (tenant.sendingDomains.length >= MAX_SENDING_DOMAINS)
+          throw new AppError('VALIDATION_FAILED', 'invalid request body', {
+            details: [{ path: 'domain', message: `at most ${MAX_SENDING_DOMAINS} sending domains per tenant` }],
+          });
+        store.tenants.update({ ...tenant, sendingDomains: [...tenant.sendingDomains, added], updatedAt: clock.now() });
+        const view = viewSendingDomain(tenantId, added);
+        record(ctx, 'domain.add', 'tenant.domain_added', tenantId, { domain: view });
+        return view;
+      });
+    },
+
+    list(ctx: CommandContext, tenantId: string | undefined): SendingDomainView[] {
+      const id = scopeTenant(ctx.principal, tenantId);
+      return tenantOf(id).sendingDomains.map((domain) => viewSendingDomain(id, domain));
+    },
+
+    get(ctx: CommandContext, tenantId: string | undefined, domain: string): SendingDomainView {
+      const id = scopeTenant(ctx.principal, tenantId);
+      const found = tenantOf(id).sendingDomains.find((known) => known.domain === domain.toLowerCase());
+      if (found === undefined) throw notFound('sending domain', domain);
+      return viewSendingDomain(id, found);
+    },
+
+    remove(ctx: CommandContext, tenantId: string | undefined, domain: string): void {
+      const id = scopeTenant(ctx.principal, tenantId);
+      store.transaction(() => {
+        const tenant = tenantOf(id);
+        const left = tenant.sendingDomains.filter((known) => known.domain !== domain.toLowerCase());
+        if (left.length === tenant.sendingDomains.length) throw notFound('sending domain', domain);
+        store.tenants.update({ ...tenant, sendingDomains: left, updatedAt: clock.now() });
+        record(ctx, 'domain.remove', 'tenant.domain_removed', id, { domain: domain.toLowerCase() });
+      });
+    },
+  };
+}
+
+/** The writes shared across a fleet (config-replica.ts): they may wait for it. */
+export const SHARED_DOMAIN_WRITES = ['add', 'remove'] as const;
+export type SendingDomainService = ConfigWrites<
+  ReturnType<typeof createSendingDomainService>,
+  (typeof SHARED_DOMAIN_WRITES)[number]
+>;

@@ -1,0 +1,119 @@
+/** Sending-domain routes (DKIM): the admin token for any tenant, a tenant key for its own domains only. */
+import { Hono, type Context } from 'hono';
+import { z } from 'zod';
+import type { SendingDomainService } from '../../../core/tenant/index.js';
+import type { HttpEnv } from '../env.js';
+import { domainPattern, identifier } from '../identifier.js';
+import { readBody, readQuery, validate } from '../request-input.js';
+import { json, on, type RouteDoc } from '../route-doc.js';
+import { tenantQuery } from '../schemas.js';
+import { okOnly } from '../view-schemas/field.js';
+import { sendingDomainAdded, sendingDomainAnswer, sendingDomainList } from '../view-schemas/sending-domain.js';
+import { commandContext } from './tenants.js';
+
+const domainName = domainPattern.meta({
+  description: 'The From domain its mail is signed for.',
+  examples: ['example.com'],
+});
+const params = { domain: domainName };
+
+const domainBody = z
+  .object({
+    tenant_id: identifier.optional().meta({
+      description: 'The tenant it belongs to: required with the admin token, implied by a tenant key.',
+      examples: ['acme'],
+    }),
+    domain: domainName,
+    selector: z
+      .string()
+      .min(1)
+      .max(63)
+      .meta({ description: "The key's selector: one DNS label (letters, digits, hyphens).", examples: ['mp1'] }),
+    ed25519: z
+      .boolean()
+      .optional()
+      .meta({
+        description:
+          'An Ed25519 key too (RFC 8463), signing beside the RSA one under `<selector>-ed25519`. Default false.',
+        examples: [true],
+      }),
+  })
+  .strict()
+  .transform((body) => ({
+    tenantId: body.tenant_id,
+    domain: body.domain,
+    selector: body.selector,
+    ed25519: body.ed25519,
+  }));
+
+const domains = { tag: 'Sending domains', access: 'tenant' } as const;
+
+export const DOMAIN_ROUTES = {
+  add: {
+    ...domains,
+    method: 'post',
+    path: '/domains',
+    summary: 'Add a sending domain: the daemon makes its DKIM keys and answers the DNS records to publish',
+    description:
+      "Mail whose From domain is this one is DKIM-signed (relaxed/relaxed, after every header the proxy adds, `List-Unsubscribe` and `List-Unsubscribe-Post` included) by each of its keys: RSA 2048, and Ed25519 beside it when `ed25519` is true. The private keys never leave the daemon (sealed at rest like the relays' passwords); publish `dns_records` before sending: a signature whose key is not published fails verification. 409 when the tenant has the domain already.",
+    body: domainBody,
+    responses: { 201: json('added', sendingDomainAdded) },
+    errors: ['NOT_FOUND', 'CONFLICT'],
+  },
+  list: {
+    ...domains,
+    method: 'get',
+    path: '/domains',
+    summary: "List a tenant's sending domains with their DNS records",
+    query: tenantQuery,
+    responses: { 200: json('the domains', sendingDomainList) },
+    errors: ['NOT_FOUND'],
+  },
+  get: {
+    ...domains,
+    method: 'get',
+    path: '/domains/{domain}',
+    summary: 'Read a sending domain and its DNS records',
+    params,
+    query: tenantQuery,
+    responses: { 200: json('the domain', sendingDomainAnswer) },
+    errors: ['NOT_FOUND'],
+  },
+  remove: {
+    ...domains,
+    method: 'delete',
+    path: '/domains/{domain}',
+    summary: 'Remove a sending domain: its mail is no longer signed, and its keys are gone',
+    params,
+    query: tenantQuery,
+    responses: { 200: json('removed', okOnly) },
+    errors: ['NOT_FOUND'],
+  },
+} as const satisfies Record<string, RouteDoc>;
+
+const pathDomain = (c: Context<HttpEnv>): string => validate(params.domain, c.req.param('domain'), 'domain');
+
+export function domainRoutes(service: SendingDomainService): Hono<HttpEnv> {
+  const app = new Hono<HttpEnv>();
+  const routes = DOMAIN_ROUTES;
+  on(app, routes.add, async (c) => {
+    const input = await readBody(c, routes.add.body);
+    return c.json({ ok: true, domain: await service.add(commandContext(c), input) }, 201);
+  });
+  on(app, routes.list, (c) => {
+    const query = readQuery(c, routes.list.query);
+    return c.json({ domains: service.list(commandContext(c), query.tenant_id) });
+  });
+  on(app, routes.get, (c) => {
+    const domain = pathDomain(c);
+    const query = readQuery(c, routes.get.query);
+    return c.json({ domain: service.get(commandContext(c), query.tenant_id, domain) });
+  });
+  on(app, routes.remove, async (c) => {
+    const domain = pathDomain(c);
+    const query = readQuery(c, routes.remove.query);
+    await service.remove(commandContext(c), query.tenant_id, domain);
+    return c.json({ ok: true });
+  });
+  return app;
+}

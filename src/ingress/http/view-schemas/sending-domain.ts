@@ -1,0 +1,59 @@
+/** The answers of the sending-domain routes (DKIM): a domain with its keys' selectors and the DNS records to publish. */
+import { z } from 'zod';
+import { field, ok, seconds } from './field.js';
+
+const EXAMPLE_KEY = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...';
+
+const sendingDomain = z.object({
+  tenant_id: field(z.string(), 'The tenant whose mail it signs.', 'acme'),
+  domain: field(z.string(), 'The From domain whose mail is signed (`d=`), lower case.', 'example.com'),
+  keys: field(
+    z.array(
+      z.object({
+        algorithm: field(z.enum(['rsa-sha256', 'ed25519-sha256']), 'The signature algorithm.', 'rsa-sha256'),
+        selector: field(
+          z.string(),
+          "The key's selector (`s=`): its record is `<selector>._domainkey.<domain>`.",
+          'mp1',
+        ),
+      }),
+    ),
+    'Its keys: RSA 2048, and Ed25519 as a second signature when asked.',
+    [{ algorithm: 'rsa-sha256', selector: 'mp1' }],
+  ),
+  dns_records: field(
+    z.array(
+      z.object({
+        name: field(z.string(), 'The record name to publish.', 'mp1._domainkey.example.com'),
+        type: field(z.literal('TXT'), 'Always TXT.', 'TXT'),
+        value: field(
+          z.string(),
+          'The record value (split it into strings of at most 255 characters where the DNS host asks).',
+          `v=DKIM1; k=rsa; p=${EXAMPLE_KEY}`,
+        ),
+      }),
+    ),
+    'The records to publish for each key; receivers verify the signatures against them.',
+    [{ name: 'mp1._domainkey.example.com', type: 'TXT', value: `v=DKIM1; k=rsa; p=${EXAMPLE_KEY}` }],
+  ),
+  created_ts: seconds('When it was added'),
+});
+
+const SENDING_DOMAIN_EXAMPLE: z.output<typeof sendingDomain> = {
+  tenant_id: 'acme',
+  domain: 'example.com',
+  keys: [{ algorithm: 'rsa-sha256', selector: 'mp1' }],
+  dns_records: [{ name: 'mp1._domainkey.example.com', type: 'TXT', value: `v=DKIM1; k=rsa; p=${EXAMPLE_KEY}` }],
+  created_ts: 1764000061,
+};
+const domainField = field(
+  sendingDomain,
+  'The sending domain, with the DNS records to publish.',
+  SENDING_DOMAIN_EXAMPLE,
+);
+
+export const sendingDomainAdded = z.object({ ok, domain: domainField });
+export const sendingDomainAnswer = z.object({ domain: domainField });
+export const sendingDomainList = z.object({
+  domains: field(z.array(sendingDomain), "The tenant's sending domains.", []),
+});

@@ -1,0 +1,112 @@
+/**
+ * A real DNS server for tests: Debian's dnsmasq on 127.0.0.1 and a random port, answering the TXT
+ * records it was started with (DKIM keys, SPF, DMARC) and nothing else (no upstream, no hosts
+ * file). `restart` serves another set of records on the same port (a key rotation's publishing).
+ * `resolver` asks it, as a receiver's verifier would.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { Resolver } from 'node:dns/promises';
+import { existsSync } from 'node:fs';
+import { createServer } from 'node:net';
+
+export interface TxtRecord {
+  name: string;
+  value: string;
+}
+
+export interface DnsPeer {
+  port: number;
+  /** A resolver asking only this server. */
+  resolver: Resolver;
+  /** Serves these records from now on, on the same port. */
+  restart(records: readonly TxtRecord[]): Promise<void>;
+  stop(): Promise<void>;
+}
+
+const BINARY = existsSync('/usr/sbin/dnsmasq') ? '/usr/sbin/dnsmasq' : 'dnsmasq';
+
+/**
+ * A TXT value as DNS carries it: strings of at most 255 characters (RFC 1035 §3.3.14), each an
+ * argument of its own after a comma (spawned without a shell: quotes would be part of the value).
+ * A value with a comma cannot be served this way; DKIM, SPF and DMARC records have none.
+ */
+const txtArgument = (record: TxtRecord): string => {
+  if (record.value.includes(',')) throw new Error(`a TXT value with a comma: ${record.value}`);
+  const chunks = record.value.match(/.{1,255}/g) ?? [''];
+  return `--txt-record=${record.name},${chunks.join(',')}`;
+};
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+export async function startDnsServer(records: readonly TxtRecord[]): Promise<DnsPeer> {
+  const port = await freePort();
+  const resolver = new Resolver({ timeout: 1000, tries: 1 });
+  resolver.setServers([`127.0.0.1:${port}`]);
+  let child: ChildProcess | null = null;
+
+  const start = async (served: readonly TxtRecord[]): Promise<void> => {
+    let stderr = '';
+    const started = spawn(
+      BINARY,
+      [
+        '--keep-in-foreground',
+        '--conf-file=/dev/null',
+        '--no-resolv',
+        '--no-hosts',
+        '--no-poll',
+        '--bind-interfaces',
+        '--listen-address=127.0.0.1',
+        `--port=${port}`,
+        '--pid-file=',
+        '--log-facility=-',
+        ...served.map(txtArgument),
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    started.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child = started;
+    // Ready once it answers (a record it serves, or a name it does not: NXDOMAIN is an answer too).
+    const probe = served[0]?.name ?? 'ready.invalid';
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      if (started.exitCode !== null) throw new Error(`dnsmasq exited ${started.exitCode}: ${stderr}`);
+      try {
+        await resolver.resolveTxt(probe);
+        return;
+      } catch (error) {
+        if ((error as { code?: string }).code === 'ENOTFOUND' || (error as { code?: string }).code === 'ENODATA')
+          return;
+      }
+      if (Date.now() > deadline) throw new Error(`dnsmasq did not answer on port ${port}: ${stderr}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  const stop = async (): Promise<void> => {
+    const running = child;
+    child = null;
+    if (running === null || running.exitCode !== null) return;
+    running.kill('SIGTERM');
+    await once(running, 'exit');
+  };
+
+  await start(records);
+  return {
+    port,
+    resolver,
+    async restart(next) {
+      await stop();
+      await start(next);
+    },
+    stop,
+  };
+}

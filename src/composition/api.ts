@@ -25,6 +25,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { DaemonMirror } from '../outbox/index.js';
 import { type DaemonKeys, dkimKeyMaker, newSigningSecret } from '../security/index.js';
 import type { SqliteStore } from '../store/index.js';
+import { createDomainDnsReader } from '../dns/index.js';
 import type { ReportService } from '../sync/index.js';
 import type { NodeIntake, NodeMode } from './node-mode.js';
 
@@ -36,7 +37,7 @@ const CONSOLE_MAX_SESSIONS = 10_000;
 export function adminServices(deps: {
   store: SqliteStore;
   keys: DaemonKeys;
-  settings: Pick<DaemonSettings, 'http' | 'smtp'>;
+  settings: Pick<DaemonSettings, 'http' | 'smtp' | 'dns'>;
   clock: Clock;
   ids: IdSource;
   attempts: AttemptLog;
@@ -89,7 +90,13 @@ export function adminServices(deps: {
       },
     }),
     suppressions: createSuppressionService({ store, clock, ids }),
-    domains: createSendingDomainService({ store, keys: dkimKeyMaker, clock, ids }),
+    domains: createSendingDomainService({
+      store,
+      keys: dkimKeyMaker,
+      dns: createDomainDnsReader(deps.settings.dns.servers),
+      clock,
+      ids,
+    }),
   });
 }
 

@@ -269,6 +269,21 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    dns: z
+      .object({
+        // The DNS servers the sending-domain checks ask, `host:port` or `host`; empty: the system's.
+        servers: z
+          .array(
+            z.string().refine((text) => parseListenAddress(text.includes(':') ? text : `${text}:53`) !== null, {
+              message: 'must be host:port or host',
+            }),
+          )
+          .default([]),
+        // How often every sending domain is checked again (its DNS records may change under it).
+        check_interval_seconds: positiveInt.min(60).default(86_400),
+      })
+      .strict()
+      .prefault({}),
     fleet: fleetSection,
   })
   .strict()

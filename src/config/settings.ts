@@ -242,6 +242,8 @@ export function daemonSettings(config: Readonly<Config>) {
     webhooks: webhookSettings(config),
     pec: pecSettings(config),
     retention: retentionSettings(config),
+    /** The sending-domain checks: the DNS servers they ask (none: the system's) and how often. */
+    dns: { servers: [...config.dns.servers], checkIntervalMs: config.dns.check_interval_seconds * SECOND },
   };
 }
 

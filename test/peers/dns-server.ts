@@ -15,12 +15,18 @@ export interface TxtRecord {
   value: string;
 }
 
+/** What the server answers: TXT records, and MX records (a domain's mail hosts). */
+export interface DnsRecords {
+  txt: readonly TxtRecord[];
+  mx?: ReadonlyArray<{ name: string; host: string; preference: number }>;
+}
+
 export interface DnsPeer {
   port: number;
   /** A resolver asking only this server. */
   resolver: Resolver;
   /** Serves these records from now on, on the same port. */
-  restart(records: readonly TxtRecord[]): Promise<void>;
+  restart(records: readonly TxtRecord[] | DnsRecords): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -37,6 +43,14 @@ const txtArgument = (record: TxtRecord): string => {
   return `--txt-record=${record.name},${chunks.join(',')}`;
 };
 
+/** The zones of the served names (their last two labels), `example.com` always among them. */
+const zonesOf = (served: DnsRecords): string[] => [
+  ...new Set([
+    'example.com',
+    ...[...served.txt, ...(served.mx ?? [])].map((record) => record.name.split('.').slice(-2).join('.')),
+  ]),
+];
+
 async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -45,13 +59,17 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startDnsServer(records: readonly TxtRecord[]): Promise<DnsPeer> {
+const recordsOf = (given: readonly TxtRecord[] | DnsRecords): DnsRecords =>
+  'txt' in given ? given : { txt: given as readonly TxtRecord[] };
+
+export async function startDnsServer(given: readonly TxtRecord[] | DnsRecords): Promise<DnsPeer> {
+  const records = recordsOf(given);
   const port = await freePort();
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([`127.0.0.1:${port}`]);
   let child: ChildProcess | null = null;
 
-  const start = async (served: readonly TxtRecord[]): Promise<void> => {
+  const start = async (served: DnsRecords): Promise<void> => {
     let stderr = '';
     const started = spawn(
       BINARY,
@@ -66,7 +84,10 @@ export async function startDnsServer(records: readonly TxtRecord[]): Promise<Dns
         `--port=${port}`,
         '--pid-file=',
         '--log-facility=-',
-        ...served.map(txtArgument),
+        // Authoritative for the zones it serves: a name there without a record is NXDOMAIN, not REFUSED.
+        `--local=/${zonesOf(served).join('/')}/`,
+        ...served.txt.map(txtArgument),
+        ...(served.mx ?? []).map((mx) => `--mx-host=${mx.name},${mx.host},${mx.preference}`),
       ],
       { stdio: ['ignore', 'ignore', 'pipe'] },
     );
@@ -75,7 +96,7 @@ export async function startDnsServer(records: readonly TxtRecord[]): Promise<Dns
     });
     child = started;
     // Ready once it answers (a record it serves, or a name it does not: NXDOMAIN is an answer too).
-    const probe = served[0]?.name ?? 'ready.invalid';
+    const probe = served.txt[0]?.name ?? 'ready.invalid';
     const deadline = Date.now() + 10_000;
     for (;;) {
       if (started.exitCode !== null) throw new Error(`dnsmasq exited ${started.exitCode}: ${stderr}`);
@@ -105,7 +126,7 @@ export async function startDnsServer(records: readonly TxtRecord[]): Promise<Dns
     resolver,
     async restart(next) {
       await stop();
-      await start(next);
+      await start(recordsOf(next));
     },
     stop,
   };

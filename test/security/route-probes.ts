@@ -161,6 +161,9 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   'GET /domains': (w, owner) => get(`/domains?tenant_id=${tid(w, owner)}`),
   'GET /domains/{domain}': async (w, owner) =>
     get(`/domains/${await scratchDomain(w, owner)}?tenant_id=${tid(w, owner)}`),
+  // The DNS asked is the system's: the answers are findings (a check that fails is an answer too).
+  'GET /domains/{domain}/check': async (w, owner) =>
+    get(`/domains/${await scratchDomain(w, owner)}/check?tenant_id=${tid(w, owner)}`),
   'DELETE /domains/{domain}': async (w, owner) =>
     del(`/domains/${await scratchDomain(w, owner)}?tenant_id=${tid(w, owner)}`),
 

@@ -21,6 +21,7 @@ import {
   type SendingDomain,
 } from './sending-domain.js';
 import type { Tenant } from './tenant.js';
+import { domainFindings, type DomainDnsReader, type DomainFinding } from './domain-check.js';
 import type { CommandContext } from './tenant-service.js';
 
 export interface SendingDomainInput {
@@ -53,8 +54,89 @@ export function viewSendingDomain(tenantId: string, domain: SendingDomain): Send
 export interface SendingDomainServiceDeps {
   store: AdminStore;
   keys: DkimKeyMaker;
+  /** Reads what the DNS says of a domain, for its check. */
+  dns: DomainDnsReader;
   clock: Clock;
   ids: IdSource;
+}
+
+/** A domain's check: each finding with its fix, `ok` when none fails. */
+export interface DomainCheck {
+  tenant_id: string;
+  domain: string;
+  ok: boolean;
+  checked_ts: number;
+  findings: DomainFinding[];
+}
+
+/** The DNS servers did not answer: nothing could be checked, which is a finding too. */
+const unanswered = (error: unknown): DomainFinding => ({
+  check: 'dns',
+  status: 'fail',
+  message: `the DNS did not answer (${(error as { code?: string }).code ?? 'error'}): nothing could be checked`,
+  fix: 'check that the daemon reaches its DNS servers (dns.servers, else the system resolver), then check again',
+});
+
+/** Each write recorded as a change of its tenant: fleet mode carries the domains with the tenant's row. */
+function domainRecorder(deps: Pick<SendingDomainServiceDeps, 'store' | 'clock' | 'ids'>) {
+  return (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>) =>
+    deps.store.changes.record(
+      changeRecorder(ctx, { now: () => deps.clock.now(), uuid: () => deps.ids.uuid() })({
+        command,
+        eventType,
+        tenantId,
+        aggregateType: 'tenant',
+        aggregateId: tenantId,
+        data,
+      }),
+    );
+}
+
+/** A new domain's keys: RSA under `selector`, and Ed25519 beside it under its own selector when asked. */
+function newKeys(maker: DkimKeyMaker, selector: string, ed25519: boolean): DkimKey[] {
+  const made = (algorithm: DkimKey['algorithm'], name: string): DkimKey => ({
+    algorithm,
+    selector: name,
+    ...maker.generate(algorithm),
+  });
+  return [made('rsa-sha256', selector), ...(ed25519 ? [made('ed25519-sha256', ed25519Selector(selector))] : [])];
+}
+
+/** Reading a tenant's domains, and checking one's DNS. */
+function domainReads(deps: SendingDomainServiceDeps, tenantOf: (id: string) => Tenant) {
+  const { store, clock } = deps;
+  return {
+    list(ctx: CommandContext, tenantId: string | undefined): SendingDomainView[] {
+      const id = scopeTenant(ctx.principal, tenantId);
+      return tenantOf(id).sendingDomains.map((domain) => viewSendingDomain(id, domain));
+    },
+
+    get(ctx: CommandContext, tenantId: string | undefined, domain: string): SendingDomainView {
+      const id = scopeTenant(ctx.principal, tenantId);
+      const found = tenantOf(id).sendingDomains.find((known) => known.domain === domain.toLowerCase());
+      if (found === undefined) throw notFound('sending domain', domain);
+      return viewSendingDomain(id, found);
+    },
+
+    /** What the DNS says of the domain now, against the keys we sign with and the relays its tenant sends through. */
+    async check(ctx: CommandContext, tenantId: string | undefined, domain: string): Promise<DomainCheck> {
+      const id = scopeTenant(ctx.principal, tenantId);
+      const found = tenantOf(id).sendingDomains.find((known) => known.domain === domain.toLowerCase());
+      if (found === undefined) throw notFound('sending domain', domain);
+      const relays = store.accounts.list(id).map((account) => ({ accountId: account.id, host: account.host }));
+      const findings = await deps.dns.read(found, relays).then(
+        (dns) => domainFindings(found, dns),
+        (error: unknown): DomainFinding[] => [unanswered(error)],
+      );
+      return {
+        tenant_id: id,
+        domain: found.domain,
+        ok: findings.every((finding) => finding.status !== 'fail'),
+        checked_ts: Math.floor(clock.now() / 1000),
+        findings,
+      };
+    },
+  };
 }
 
 export function createSendingDomainService(deps: SendingDomainServiceDeps) {
@@ -64,23 +146,7 @@ export function createSendingDomainService(deps: SendingDomainServiceDeps) {
     if (tenant === null) throw notFound('tenant', id);
     return tenant;
   };
-  const record = (
-    ctx: CommandContext,
-    command: string,
-    eventType: string,
-    tenantId: string,
-    data: Record<string, unknown>,
-  ) =>
-    store.changes.record(
-      changeRecorder(ctx, { now: () => clock.now(), uuid: () => deps.ids.uuid() })({
-        command,
-        eventType,
-        tenantId,
-        aggregateType: 'tenant',
-        aggregateId: tenantId,
-        data,
-      }),
-    );
+  const record = domainRecorder(deps);
 
   return {
     add(ctx: CommandContext, input: SendingDomainInput): SendingDomainView {
@@ -88,15 +154,7 @@ export function createSendingDomainService(deps: SendingDomainServiceDeps) {
       const domain = checkDomainName(input.domain);
       const selector = checkSelector(input.selector);
       // Keys are made before the transaction: an RSA key takes tens of milliseconds.
-      const made = (algorithm: DkimKey['algorithm'], name: string): DkimKey => ({
-        algorithm,
-        selector: name,
-        ...deps.keys.generate(algorithm),
-      });
-      const keys = [
-        made('rsa-sha256', selector),
-        ...(input.ed25519 === true ? [made('ed25519-sha256', ed25519Selector(selector))] : []),
-      ];
+      const keys = newKeys(deps.keys, selector, input.ed25519 === true);
       const added: SendingDomain = { domain, keys, createdAt: clock.now() };
       return store.transaction(() => {
         const tenant = tenantOf(tenantId);
@@ -113,17 +171,7 @@ export function createSendingDomainService(deps: SendingDomainServiceDeps) {
       });
     },
 
-    list(ctx: CommandContext, tenantId: string | undefined): SendingDomainView[] {
-      const id = scopeTenant(ctx.principal, tenantId);
-      return tenantOf(id).sendingDomains.map((domain) => viewSendingDomain(id, domain));
-    },
-
-    get(ctx: CommandContext, tenantId: string | undefined, domain: string): SendingDomainView {
-      const id = scopeTenant(ctx.principal, tenantId);
-      const found = tenantOf(id).sendingDomains.find((known) => known.domain === domain.toLowerCase());
-      if (found === undefined) throw notFound('sending domain', domain);
-      return viewSendingDomain(id, found);
-    },
+    ...domainReads(deps, tenantOf),
 
     remove(ctx: CommandContext, tenantId: string | undefined, domain: string): void {
       const id = scopeTenant(ctx.principal, tenantId);

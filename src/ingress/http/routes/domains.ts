@@ -8,7 +8,12 @@ import { readBody, readQuery, validate } from '../request-input.js';
 import { json, on, type RouteDoc } from '../route-doc.js';
 import { tenantQuery } from '../schemas.js';
 import { okOnly } from '../view-schemas/field.js';
-import { sendingDomainAdded, sendingDomainAnswer, sendingDomainList } from '../view-schemas/sending-domain.js';
+import {
+  domainCheckAnswer,
+  sendingDomainAdded,
+  sendingDomainAnswer,
+  sendingDomainList,
+} from '../view-schemas/sending-domain.js';
 import { commandContext } from './tenants.js';
 
 const domainName = domainPattern.meta({
@@ -79,6 +84,18 @@ export const DOMAIN_ROUTES = {
     responses: { 200: json('the domain', sendingDomainAnswer) },
     errors: ['NOT_FOUND'],
   },
+  check: {
+    ...domains,
+    method: 'get',
+    path: '/domains/{domain}/check',
+    summary: "Check a sending domain's DNS as the big receivers do: SPF, DKIM, DMARC, MX",
+    description:
+      "Asks the DNS (`dns.servers`, else the system's) now. SPF: does the record authorise the address of each relay the tenant's accounts send through (evaluated whole: includes, macros, the 10-lookup limit). DKIM: does each key's selector publish the key we sign with. DMARC: is there a record with a policy (DKIM aligns: we sign with d= the From domain). MX: does the domain receive mail. Each finding has a `fix`. The daemon also checks every domain by itself (`dns.check_interval_seconds`) and lists the failing ones in GET /status `domains`.",
+    params,
+    query: tenantQuery,
+    responses: { 200: json('the findings', domainCheckAnswer) },
+    errors: ['NOT_FOUND'],
+  },
   remove: {
     ...domains,
     method: 'delete',
@@ -108,6 +125,11 @@ export function domainRoutes(service: SendingDomainService): Hono<HttpEnv> {
     const domain = pathDomain(c);
     const query = readQuery(c, routes.get.query);
     return c.json({ domain: service.get(commandContext(c), query.tenant_id, domain) });
+  });
+  on(app, routes.check, async (c) => {
+    const domain = pathDomain(c);
+    const query = readQuery(c, routes.check.query);
+    return c.json(await service.check(commandContext(c), query.tenant_id, domain));
   });
   on(app, routes.remove, async (c) => {
     const domain = pathDomain(c);

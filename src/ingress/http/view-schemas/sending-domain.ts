@@ -57,3 +57,41 @@ export const sendingDomainAnswer = z.object({ domain: domainField });
 export const sendingDomainList = z.object({
   domains: field(z.array(sendingDomain), "The tenant's sending domains.", []),
 });
+
+const finding = z.object({
+  check: field(
+    z.enum(['spf', 'dkim', 'dmarc', 'mx', 'dns']),
+    'What was checked (`dns`: the DNS servers did not answer, nothing else was).',
+    'dmarc',
+  ),
+  status: field(
+    z.enum(['pass', 'warn', 'fail']),
+    '`fail`: receivers will refuse or distrust the mail until it is fixed.',
+    'fail',
+  ),
+  message: field(
+    z.string(),
+    'What was found, in words.',
+    'example.com has no DMARC record: Gmail, Yahoo and Outlook.com refuse bulk mail without one',
+  ),
+  fix: field(
+    z.string().nullable(),
+    'What to do about it; null when nothing is to be done.',
+    'publish TXT at _dmarc.example.com: "v=DMARC1; p=none; rua=mailto:dmarc-reports@example.com"',
+  ),
+});
+
+export const domainCheckAnswer = z.object({
+  tenant_id: field(z.string(), 'The tenant.', 'acme'),
+  domain: field(z.string(), 'The sending domain checked.', 'example.com'),
+  ok: field(z.boolean(), 'True when no finding fails.', false),
+  checked_ts: seconds('When the DNS was asked'),
+  findings: field(z.array(finding), 'Each check with what it found and, where something is wrong, the fix.', [
+    {
+      check: 'dmarc',
+      status: 'fail',
+      message: 'example.com has no DMARC record: Gmail, Yahoo and Outlook.com refuse bulk mail without one',
+      fix: 'publish TXT at _dmarc.example.com: "v=DMARC1; p=none; rua=mailto:dmarc-reports@example.com"',
+    },
+  ]),
+});

@@ -1,0 +1,2 @@
+/** The face of src/dns: what the DNS says of a sending domain, asked of the configured servers. */
+export { createDomainDnsReader } from './domain-dns.js';

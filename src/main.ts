@@ -49,6 +49,8 @@ export interface Daemon {
   retention: PeriodicLoop;
   /** Brings the full-text index of messages up to date (GET /messages?q=). */
   searchIndex: PeriodicLoop;
+  /** Checks every sending domain's DNS (and moves key rotations on). */
+  domainChecks: PeriodicLoop;
   /** The stop's deadline a signal gives it (`shutdown_timeout_seconds`). */
   shutdownMs: number;
   stop(deadlineMs: number): Promise<void>;
@@ -108,6 +110,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     bounces: streams.bounces.watchers,
     retention: stored.retention,
     searchIndex: stored.searchIndex,
+    domainChecks: intake.domainChecks.loop,
     shutdownMs: settings.shutdownMs,
     stop: (deadlineMs) => lifecycle.stop(deadlineMs),
   };
@@ -132,7 +135,13 @@ function stages(
     { name: 'work', services: [work.delivery.dispatching, work.reports.service, stored.loops] },
     {
       name: 'intake',
-      services: [streams.bounces.service, streams.mirror.commands, intake.http.service, intake.smtp.service],
+      services: [
+        streams.bounces.service,
+        streams.mirror.commands,
+        intake.http.service,
+        intake.smtp.service,
+        intake.domainChecks.service,
+      ],
       stopping: 'listeners closed; finishing the submissions in flight',
       stopped: 'intake closed; waiting for sends and report rounds in flight',
     },

@@ -107,6 +107,8 @@ type ApiDeps = AdminServices &
   NodeIntake['api'] & {
     store: SqliteStore;
     delivery: DeliveryService;
+    /** The sending domains whose last DNS check failed, for GET /status. */
+    failingDomains: () => unknown[];
     reports: ReportService;
     mirror: DaemonMirror;
     bounces: MailboxWatchers;
@@ -138,6 +140,7 @@ function daemonStatus(deps: ApiDeps) {
         const now = clock.now();
         return warmingUp(store.accounts.list(null), (tenantId, id) => store.queue.usage(tenantId, id, now).day, now);
       },
+      failingDomains: deps.failingDomains,
       parserReady: parsing.ready,
       reports: () => reports.status.list(),
       bounces: () => bounces.status(),

@@ -8,6 +8,7 @@ import { createHttpService } from '../ingress/http/index.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
 import type { DaemonKeys } from '../security/index.js';
 import { adminServices, createApi } from './api.js';
+import { createDomainWatch, type DomainWatch } from '../dns/index.js';
 import type { DaemonContext, NodeIntake } from './node-mode.js';
 import type { Streams } from './streams.js';
 import type { Work } from './work.js';
@@ -18,6 +19,8 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   // In a fleet, submissions are checked against the fleet's claims and refused while draining.
   const { submissions } = node;
   const bounces = streams.bounces.watchers;
+  // Made after the admin services it checks with; an account saved asks it for a check (its relay is one SPF must authorise).
+  let domainWatch: DomainWatch | null = null;
   const admin = adminServices({
     ...ctx,
     keys,
@@ -25,8 +28,19 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     paces: delivery.paces,
     failovers: delivery.failovers,
     wake,
-    accountsChanged: bounces.accountsChanged,
+    accountsChanged: () => {
+      bounces.accountsChanged();
+      domainWatch?.recheck();
+    },
   });
+  domainWatch = createDomainWatch({
+    domains: admin.domains,
+    tenants: store.tenants,
+    intervalMs: settings.dns.checkIntervalMs,
+    clock,
+    log: log.child({ component: 'domain-checks' }),
+  });
+  const watch = domainWatch;
   const parts = {
     ...work,
     ...node.api,
@@ -41,6 +55,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     maxBodyBytes: settings.http.maxBodyBytes,
     webhookMaxBodyBytes: settings.webhooks.maxBodyBytes,
     webhooks: streams.webhooks,
+    failingDomains: () => watch.failing(),
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = {
@@ -54,5 +69,12 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     telemetry: metrics.smtp,
   };
   const smtp = createSmtpService(settings.smtp, { ...smtpDeps, ...node.smtp, authenticator: admin.smtpAuthenticator });
-  return { http, smtp };
+  return {
+    http,
+    smtp,
+    domainChecks: {
+      loop: watch.loop,
+      service: { name: 'domain-checks', start: () => watch.loop.start(), stop: () => watch.loop.stop() },
+    },
+  };
 }

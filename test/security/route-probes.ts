@@ -164,6 +164,8 @@ export const PROBES: Readonly<Record<string, Probe>> = {
   // The DNS asked is the system's: the answers are findings (a check that fails is an answer too).
   'GET /domains/{domain}/check': async (w, owner) =>
     get(`/domains/${await scratchDomain(w, owner)}/check?tenant_id=${tid(w, owner)}`),
+  'POST /domains/{domain}/rotate': async (w, owner) =>
+    post(`/domains/${await scratchDomain(w, owner)}/rotate?tenant_id=${tid(w, owner)}`, { selector: 'probe2' }),
   'DELETE /domains/{domain}': async (w, owner) =>
     del(`/domains/${await scratchDomain(w, owner)}?tenant_id=${tid(w, owner)}`),
 

@@ -4,7 +4,7 @@
  * lookups), each DKIM key we sign with published as it is, a DMARC record, and an MX. Each finding
  * says what is wrong and how to fix it. Pure: the DNS answers and SPF verdicts come in as data.
  */
-import { dkimRecord, type SendingDomain } from './sending-domain.js';
+import { dkimRecord, keyState, type DkimKey, type SendingDomain } from './sending-domain.js';
 
 /** What the DNS said of a domain, gathered by the adapter (src/dns). */
 export interface DomainDns {
@@ -75,25 +75,46 @@ const spfFindings = (domain: string, dns: DomainDns): DomainFinding[] => {
   return findings;
 };
 
+/** The key a DKIM record publishes (`p=`), or null. */
+const publishedKey = (record: string | null): string | null =>
+  /(?:^|;)\s*p=([^;]*)/.exec(record ?? '')?.[1]?.replace(/\s+/g, '') ?? null;
+
+/** The selectors whose record holds the key we made for it. */
+export const publishedSelectors = (domain: SendingDomain, dns: DomainDns): string[] =>
+  domain.keys
+    .filter(
+      (key) =>
+        publishedKey(dns.dkim.find((record) => record.selector === key.selector)?.published ?? null) === key.publicKey,
+    )
+    .map((key) => key.selector);
+
+/** A key not in DNS as it should be: a failure for one that signs, a warning for one of a rotation. */
+const unpublished = (key: DkimKey, message: string, fix: string): DomainFinding => {
+  const state = keyState(key);
+  if (state === 'active') return { check: 'dkim', status: 'fail', message, fix };
+  const stage =
+    state === 'pending'
+      ? 'the next key (it signs once it is seen published)'
+      : 'a replaced key (mail signed with it is still being verified)';
+  return { check: 'dkim', status: 'warn', message: `${message}; it is ${stage}`, fix };
+};
+
 const dkimFindings = (domain: SendingDomain, dns: DomainDns): DomainFinding[] =>
   domain.keys.map((key) => {
     const expected = dkimRecord(domain.domain, key);
     const published = dns.dkim.find((record) => record.selector === key.selector)?.published ?? null;
-    const publishedKey = /(?:^|;)\s*p=([^;]*)/.exec(published ?? '')?.[1]?.replace(/\s+/g, '') ?? null;
     if (published === null)
-      return {
-        check: 'dkim' as const,
-        status: 'fail' as const,
-        message: `no DKIM record at ${expected.name}: receivers cannot verify the ${key.algorithm} signature`,
-        fix: `publish TXT at ${expected.name}: "${expected.value}"`,
-      };
-    if (publishedKey !== key.publicKey)
-      return {
-        check: 'dkim' as const,
-        status: 'fail' as const,
-        message: `the key published at ${expected.name} is not the one we sign with (a stale or mistyped record)`,
-        fix: `replace the TXT at ${expected.name} with "${expected.value}"`,
-      };
+      return unpublished(
+        key,
+        `no DKIM record at ${expected.name}: receivers cannot verify the ${key.algorithm} signature`,
+        `publish TXT at ${expected.name}: "${expected.value}"`,
+      );
+    if (publishedKey(published) !== key.publicKey)
+      return unpublished(
+        key,
+        `the key published at ${expected.name} is not the one we sign with (a stale or mistyped record)`,
+        `replace the TXT at ${expected.name} with "${expected.value}"`,
+      );
     return {
       check: 'dkim' as const,
       status: 'pass' as const,

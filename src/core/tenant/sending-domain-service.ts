@@ -6,14 +6,11 @@
  */
 import { AppError, notFound } from '../app-error.js';
 import { changeRecorder } from '../events/change-record.js';
-import type { Clock, IdSource } from '../clock.js';
 import type { ConfigWrites } from '../fleet/config-replica.js';
-import type { AdminStore } from '../ports.js';
 import { scopeTenant } from './principal.js';
 import {
   checkDomainName,
   checkSelector,
-  dkimRecord,
   ed25519Selector,
   MAX_SENDING_DOMAINS,
   type DkimKey,
@@ -21,7 +18,15 @@ import {
   type SendingDomain,
 } from './sending-domain.js';
 import type { Tenant } from './tenant.js';
-import { domainFindings, type DomainDnsReader, type DomainFinding } from './domain-check.js';
+import { domainFindings, publishedSelectors } from './domain-check.js';
+import { createDomainRotation } from './sending-domain-rotation.js';
+import {
+  unanswered,
+  viewSendingDomain,
+  type DomainCheck,
+  type SendingDomainServiceDeps,
+  type SendingDomainView,
+} from './sending-domain-view.js';
 import type { CommandContext } from './tenant-service.js';
 
 export interface SendingDomainInput {
@@ -31,51 +36,6 @@ export interface SendingDomainInput {
   /** An Ed25519 key too, signing beside the RSA one. */
   ed25519?: boolean | undefined;
 }
-
-/** A sending domain as the API shows it: its keys' public halves and the records to publish, never a private key. */
-export interface SendingDomainView {
-  tenant_id: string;
-  domain: string;
-  keys: Array<{ algorithm: DkimKey['algorithm']; selector: string }>;
-  dns_records: Array<{ name: string; type: 'TXT'; value: string }>;
-  created_ts: number;
-}
-
-export function viewSendingDomain(tenantId: string, domain: SendingDomain): SendingDomainView {
-  return {
-    tenant_id: tenantId,
-    domain: domain.domain,
-    keys: domain.keys.map((key) => ({ algorithm: key.algorithm, selector: key.selector })),
-    dns_records: domain.keys.map((key) => dkimRecord(domain.domain, key)),
-    created_ts: Math.floor(domain.createdAt / 1000),
-  };
-}
-
-export interface SendingDomainServiceDeps {
-  store: AdminStore;
-  keys: DkimKeyMaker;
-  /** Reads what the DNS says of a domain, for its check. */
-  dns: DomainDnsReader;
-  clock: Clock;
-  ids: IdSource;
-}
-
-/** A domain's check: each finding with its fix, `ok` when none fails. */
-export interface DomainCheck {
-  tenant_id: string;
-  domain: string;
-  ok: boolean;
-  checked_ts: number;
-  findings: DomainFinding[];
-}
-
-/** The DNS servers did not answer: nothing could be checked, which is a finding too. */
-const unanswered = (error: unknown): DomainFinding => ({
-  check: 'dns',
-  status: 'fail',
-  message: `the DNS did not answer (${(error as { code?: string }).code ?? 'error'}): nothing could be checked`,
-  fix: 'check that the daemon reaches its DNS servers (dns.servers, else the system resolver), then check again',
-});
 
 /** Each write recorded as a change of its tenant: fleet mode carries the domains with the tenant's row. */
 function domainRecorder(deps: Pick<SendingDomainServiceDeps, 'store' | 'clock' | 'ids'>) {
@@ -124,16 +84,17 @@ function domainReads(deps: SendingDomainServiceDeps, tenantOf: (id: string) => T
       const found = tenantOf(id).sendingDomains.find((known) => known.domain === domain.toLowerCase());
       if (found === undefined) throw notFound('sending domain', domain);
       const relays = store.accounts.list(id).map((account) => ({ accountId: account.id, host: account.host }));
-      const findings = await deps.dns.read(found, relays).then(
-        (dns) => domainFindings(found, dns),
-        (error: unknown): DomainFinding[] => [unanswered(error)],
+      const read = await deps.dns.read(found, relays).then(
+        (dns) => ({ findings: domainFindings(found, dns), published: publishedSelectors(found, dns) }),
+        (error: unknown) => ({ findings: [unanswered(error)], published: [] }),
       );
       return {
         tenant_id: id,
         domain: found.domain,
-        ok: findings.every((finding) => finding.status !== 'fail'),
+        ok: read.findings.every((finding) => finding.status !== 'fail'),
         checked_ts: Math.floor(clock.now() / 1000),
-        findings,
+        findings: read.findings,
+        published_selectors: read.published,
       };
     },
   };
@@ -172,6 +133,7 @@ export function createSendingDomainService(deps: SendingDomainServiceDeps) {
     },
 
     ...domainReads(deps, tenantOf),
+    ...createDomainRotation(deps, tenantOf, record),
 
     remove(ctx: CommandContext, tenantId: string | undefined, domain: string): void {
       const id = scopeTenant(ctx.principal, tenantId);
@@ -187,7 +149,7 @@ export function createSendingDomainService(deps: SendingDomainServiceDeps) {
 }
 
 /** The writes shared across a fleet (config-replica.ts): they may wait for it. */
-export const SHARED_DOMAIN_WRITES = ['add', 'remove'] as const;
+export const SHARED_DOMAIN_WRITES = ['add', 'remove', 'rotate', 'advance'] as const;
 export type SendingDomainService = ConfigWrites<
   ReturnType<typeof createSendingDomainService>,
   (typeof SHARED_DOMAIN_WRITES)[number]

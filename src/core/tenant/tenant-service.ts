@@ -40,8 +40,11 @@ export interface TenantCreateInput extends TenantFields {
 export interface CommandContext {
   principal: Principal;
   correlationId: string | null;
-  /** The channel the command came through when it is not the API (`console`): recorded with the actor. */
-  via?: 'console';
+  /**
+   * The channel the command came through when it is not the API (`console`), or `daemon` for what
+   * the daemon does by itself (its daily domain checks): recorded with the actor.
+   */
+  via?: 'console' | 'daemon';
 }
 
 /** A new API key, shown once: only its digest is kept. */

@@ -27,6 +27,8 @@ export interface HealthSources {
   failovers: () => AccountFailover[];
   /** The accounts warming up now. */
   warmUps: () => WarmUpStatus[];
+  /** The sending domains whose last DNS check failed (src/dns/domain-watch.ts). */
+  failingDomains: () => unknown[];
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];
@@ -73,6 +75,7 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
         cap_today: account.capToday,
         sent_today: account.sentToday,
       })),
+      domains: sources.failingDomains(),
       failover: sources.failovers().map((route) => ({
         tenant_id: route.tenantId,
         account_id: route.accountId,

@@ -51,6 +51,27 @@ const domainBody = z
     ed25519: body.ed25519,
   }));
 
+const rotateBody = z
+  .object({
+    selector: z
+      .string()
+      .min(1)
+      .max(63)
+      .meta({ description: "The new keys' selector: one DNS label, not in use.", examples: ['mp2'] }),
+    retire_after_seconds: z
+      .number()
+      .int()
+      .min(0)
+      .max(365 * 86_400)
+      .optional()
+      .meta({
+        description: 'How long the replaced keys stay published once the new ones sign. Default a week.',
+        examples: [604800],
+      }),
+  })
+  .strict()
+  .transform((body) => ({ selector: body.selector, retireAfterSeconds: body.retire_after_seconds }));
+
 const domains = { tag: 'Sending domains', access: 'tenant' } as const;
 
 export const DOMAIN_ROUTES = {
@@ -96,6 +117,20 @@ export const DOMAIN_ROUTES = {
     responses: { 200: json('the findings', domainCheckAnswer) },
     errors: ['NOT_FOUND'],
   },
+  rotate: {
+    ...domains,
+    method: 'post',
+    path: '/domains/{domain}/rotate',
+    summary:
+      'Rotate the DKIM keys of a sending domain, under a new selector, without a failed verification at any moment',
+    description:
+      "Makes new keys (of the algorithms that sign now) under `selector`, `pending`: publish their records. They are not used until a check (GET /domains/{domain}/check, or the daemon's own every `dns.check_interval_seconds`) sees them all published; from then they sign, and the keys they replace are `retiring`: no longer used, their records to be kept published for `retire_after_seconds` (default a week), after which they are removed. 409 while a rotation is under way or the selector is in use.",
+    params,
+    query: tenantQuery,
+    body: rotateBody,
+    responses: { 200: json('the rotation begun', sendingDomainAnswer) },
+    errors: ['NOT_FOUND', 'CONFLICT'],
+  },
   remove: {
     ...domains,
     method: 'delete',
@@ -129,7 +164,16 @@ export function domainRoutes(service: SendingDomainService): Hono<HttpEnv> {
   on(app, routes.check, async (c) => {
     const domain = pathDomain(c);
     const query = readQuery(c, routes.check.query);
-    return c.json(await service.check(commandContext(c), query.tenant_id, domain));
+    const checked = await service.check(commandContext(c), query.tenant_id, domain);
+    // What the check saw published moves a rotation on (and retires what is over).
+    await service.advance(commandContext(c), query.tenant_id, domain, checked.published_selectors);
+    return c.json(checked);
+  });
+  on(app, routes.rotate, async (c) => {
+    const domain = pathDomain(c);
+    const query = readQuery(c, routes.rotate.query);
+    const input = await readBody(c, routes.rotate.body);
+    return c.json({ domain: await service.rotate(commandContext(c), query.tenant_id, domain, input) });
   });
   on(app, routes.remove, async (c) => {
     const domain = pathDomain(c);

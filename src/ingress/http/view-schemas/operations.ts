@@ -127,6 +127,11 @@ export const statusAnswer = z.object({
     'Admin token only: the accounts warming up now (`warmup` of an account), each with `tenant_id`, `account_id`, `day` (0: its start date) of `days`, `cap_today` and `sent_today`; empty when none.',
     [{ tenant_id: 'acme', account_id: 'main', day: 2, days: 5, cap_today: 200, sent_today: 120 }],
   ).optional(),
+  domains: field(
+    z.array(z.unknown()),
+    "Admin token only: the sending domains whose last DNS check (the daemon's own, every `dns.check_interval_seconds` and after an account is saved) found something failing, each with `tenant_id`, `domain`, `checked_ts` and `failing` (`spf`, `dkim`, `dmarc`, `mx`, `dns`); GET /domains/{domain}/check says what and how to fix it. Empty when none.",
+    [{ tenant_id: 'acme', domain: 'example.com', checked_ts: 1764000000, failing: ['dmarc'] }],
+  ).optional(),
   failover: field(
     z.array(z.unknown()),
     "Admin token only: the accounts whose mail goes through a fallback account's relay now, each with `tenant_id`, `account_id`, `via_account_id`, `cause` (`paused`: its relay refused our AUTH or TLS; `unreachable`: it has not answered for its `failover_after_seconds` (it is tested as often, and takes its mail back once it answers); `over_limit`: over its limits with `limit_behavior` `failover`) and `since_ts`; empty when none.",

@@ -1,6 +1,6 @@
 /** The answers of the sending-domain routes (DKIM): a domain with its keys' selectors and the DNS records to publish. */
 import { z } from 'zod';
-import { field, ok, seconds } from './field.js';
+import { field, nullableSeconds, ok, seconds } from './field.js';
 
 const EXAMPLE_KEY = 'MIIBIjANBgkqhkiG9w0BAQEFAAOCAQ8AMIIBCgKCAQEA...';
 
@@ -16,10 +16,16 @@ const sendingDomain = z.object({
           "The key's selector (`s=`): its record is `<selector>._domainkey.<domain>`.",
           'mp1',
         ),
+        state: field(
+          z.enum(['pending', 'active', 'retiring']),
+          "`pending`: a rotation's new key, to publish (it signs once a check sees it published); `active`: it signs; `retiring`: replaced, keep its record published until `retire_ts`.",
+          'active',
+        ),
+        retire_ts: nullableSeconds('When a retiring key is removed (its record may go then)', null),
       }),
     ),
     'Its keys: RSA 2048, and Ed25519 as a second signature when asked.',
-    [{ algorithm: 'rsa-sha256', selector: 'mp1' }],
+    [{ algorithm: 'rsa-sha256', selector: 'mp1', state: 'active', retire_ts: null }],
   ),
   dns_records: field(
     z.array(
@@ -42,7 +48,7 @@ const sendingDomain = z.object({
 const SENDING_DOMAIN_EXAMPLE: z.output<typeof sendingDomain> = {
   tenant_id: 'acme',
   domain: 'example.com',
-  keys: [{ algorithm: 'rsa-sha256', selector: 'mp1' }],
+  keys: [{ algorithm: 'rsa-sha256', selector: 'mp1', state: 'active', retire_ts: null }],
   dns_records: [{ name: 'mp1._domainkey.example.com', type: 'TXT', value: `v=DKIM1; k=rsa; p=${EXAMPLE_KEY}` }],
   created_ts: 1764000061,
 };
@@ -86,6 +92,11 @@ export const domainCheckAnswer = z.object({
   domain: field(z.string(), 'The sending domain checked.', 'example.com'),
   ok: field(z.boolean(), 'True when no finding fails.', false),
   checked_ts: seconds('When the DNS was asked'),
+  published_selectors: field(
+    z.array(z.string()),
+    'The selectors whose record holds the key we made for it; once every pending key is among them, the rotation completes (this check did it).',
+    ['mp1'],
+  ),
   findings: field(z.array(finding), 'Each check with what it found and, where something is wrong, the fix.', [
     {
       check: 'dmarc',

@@ -19,6 +19,7 @@ import { messagesCommand } from './verbs/messages.js';
 import { activateCommand, queueCommand, suspendCommand } from './verbs/queue.js';
 import { restoreCommand } from './verbs/restore.js';
 import { routesCommand } from './verbs/routes.js';
+import { domainsCommand } from './verbs/domains.js';
 import { suppressionsCommand } from './verbs/suppressions.js';
 import { tenantsCommand, tokenCommand } from './verbs/tenants.js';
 
@@ -29,6 +30,7 @@ const COMMANDS: readonly Command[] = [
   tenantsCommand,
   accountsCommand,
   routesCommand,
+  domainsCommand,
   messagesCommand,
   suppressionsCommand,
   queueCommand,

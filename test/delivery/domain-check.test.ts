@@ -6,6 +6,7 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli-process.js';
 import { startQueueFixture } from '../helpers/queue-fixture.js';
 import { startDnsServer } from '../peers/dns-server.js';
 import { startSmtpSink } from '../peers/smtp-sink.js';
@@ -69,6 +70,12 @@ describe('sending domain DNS checks', () => {
     ]);
     expect(of('dmarc')[0]!.fix).toContain('_dmarc.example.com');
     expect(of('mx')).toEqual([expect.objectContaining({ status: 'warn' })]);
+    // The same from the command line: each finding with its fix, and exit 1 while one fails.
+    const env = { MAILPROXY_URL: fx.t.url, MAILPROXY_TOKEN: fx.t.adminToken };
+    const failing = await runCli(['domains', 'check', 'example.com', '--tenant', 'acme'], { env });
+    expect(failing.code, failing.stderr).toBe(1);
+    expect(failing.stdout).toMatch(/^example\.com: FAILING$/m);
+    expect(failing.stdout).toMatch(/^ {2}fail dmarc .*\n {13}fix: publish TXT at _dmarc\.example\.com/m);
 
     // Set up right: the relay in SPF, our key, a DMARC policy, an MX.
     await dns.restart({
@@ -87,6 +94,9 @@ describe('sending domain DNS checks', () => {
       ['dmarc', 'pass'],
       ['mx', 'pass'],
     ]);
+    const clean = await runCli(['domains', 'check', 'example.com', '--tenant', 'acme'], { env });
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(clean.stdout).toMatch(/^example\.com: ok$/m);
   });
 
   it('says SPF cannot be evaluated past its 10 DNS lookups', async () => {

@@ -6,6 +6,7 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { bouncesAccuracyScenario } from './bounces-accuracy.mjs';
 import { dsnFor, startBenchDovecot } from './dovecot.mjs';
+import { dkimScenario } from './dkim.mjs';
 import { erasureScenario } from './erasure.mjs';
 import { fleetScenario } from './fleet.mjs';
 import { fleetSpoolScenario } from './fleet-spool.mjs';
@@ -314,6 +315,7 @@ const scenarios = {
   ui: uiScenario,
   scale: scaleScenario,
   erasure: erasureScenario,
+  dkim: dkimScenario,
   async 'smtp-large'() {
     // 50 connections at once, each sending one 20 MiB message (spooled to SQLite in 512 KiB parts
     // as it arrives): total time, and the daemon's resident memory above its idle level.

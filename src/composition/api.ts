@@ -25,7 +25,7 @@ import type { Metrics } from '../metrics/index.js';
 import type { DaemonMirror } from '../outbox/index.js';
 import { type DaemonKeys, dkimKeyMaker, newSigningSecret } from '../security/index.js';
 import type { SqliteStore } from '../store/index.js';
-import { createDomainDnsReader } from '../dns/index.js';
+import { createDomainDnsReader, type FailingDomain } from '../dns/index.js';
 import type { ReportService } from '../sync/index.js';
 import type { NodeIntake, NodeMode } from './node-mode.js';
 
@@ -107,8 +107,8 @@ type ApiDeps = AdminServices &
   NodeIntake['api'] & {
     store: SqliteStore;
     delivery: DeliveryService;
-    /** The sending domains whose last DNS check failed, for GET /status. */
-    failingDomains: () => unknown[];
+    /** The sending domains whose last DNS check failed, for GET /status and the console. */
+    failingDomains: () => FailingDomain[];
     reports: ReportService;
     mirror: DaemonMirror;
     bounces: MailboxWatchers;

@@ -29,6 +29,17 @@ async function verdicts(raw: Buffer, dns: DnsPeer): Promise<string[]> {
   return verified.results.map((result) => `${result.selector ?? ''}:${result.status.result}`);
 }
 
+/** The console's overview page, signed in with `token`. */
+async function overviewOf(url: string, token: string): Promise<string> {
+  const login = await fetch(`${url}/ui/sign-in`, {
+    method: 'POST',
+    body: new URLSearchParams({ token }),
+    redirect: 'manual',
+  });
+  const cookie = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+  return (await fetch(`${url}/ui/overview`, { headers: { cookie } })).text();
+}
+
 describe('DKIM key rotation', () => {
   it('never leaves a message that fails verification: old key until the new one is seen published, then the new one', async () => {
     const dns = await startDnsServer(BASE);
@@ -50,9 +61,12 @@ describe('DKIM key rotation', () => {
     await fx.t.daemon.domainChecks.tick();
     const warned = (await fx.admin('GET', '/status')).body.domains as Array<Record<string, unknown>>;
     expect(warned).toEqual([expect.objectContaining({ tenant_id: 'acme', domain: 'example.com', failing: ['dkim'] })]);
+    // And the console's overview, first on the page.
+    expect(await overviewOf(fx.t.url, fx.t.adminToken)).toContain('Sending domains failing their DNS checks');
     await dns.restart({ txt: [...BASE, mp1], mx: [{ name: 'example.com', host: 'mx.example.com', preference: 10 }] });
     await fx.t.daemon.domainChecks.tick();
     expect((await fx.admin('GET', '/status')).body.domains).toEqual([]);
+    expect(await overviewOf(fx.t.url, fx.t.adminToken)).not.toContain('Sending domains failing their DNS checks');
 
     const relayed = async (id: string): Promise<Buffer> => {
       await fx.post(key, [message(id, { from: 'billing@example.com' })]);

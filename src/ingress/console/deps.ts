@@ -17,6 +17,13 @@ import type { PecReceiptReader } from '../../core/pec/index.js';
 import type { ReportSync } from '../../core/report/index.js';
 import type { SessionStore } from './session-store.js';
 
+/** A sending domain failing its DNS checks, as the overview warns of it. */
+export interface FailingDomainView {
+  tenant_id: string;
+  domain: string;
+  failing: string[];
+}
+
 export interface ConsoleDeps {
   /** The API's authenticator: the same keys, and the same throttle of failed attempts. */
   authenticator: Authenticator;
@@ -34,6 +41,8 @@ export interface ConsoleDeps {
   reports: ReportSync;
   mirror: () => MirrorStatus;
   bounces: () => MailboxStatus[];
+  /** The sending domains whose last DNS check failed (src/dns/domain-watch.ts). */
+  failingDomains: () => FailingDomainView[];
   /** PEC receipts' original bytes, for the message page's downloads. */
   pecReceipts: PecReceiptReader;
   /** Fleet mode: the list and the message page reach every node; null or absent for a single node. */

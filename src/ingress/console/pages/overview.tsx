@@ -13,6 +13,7 @@ import { ago, statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import { FleetPanel } from './fleet-panel.js';
 import type { ConsoleSession } from '../session-store.js';
+import type { FailingDomainView } from '../deps.js';
 import { CONSOLE_PATH } from '../session.js';
 import { ThroughputChart } from './throughput-chart.js';
 import { DataTable } from './data-table.js';
@@ -28,6 +29,8 @@ export interface OverviewProps {
   mirror: MirrorStatus | null;
   /** Admin in fleet mode: each node's waiting mail and the fleet's total. */
   fleet: FleetQueues | null;
+  /** The sending domains (of the tenant, or every tenant for the admin) failing their DNS checks. */
+  failingDomains: FailingDomainView[];
   now: number;
   notice: string | null;
 }
@@ -249,9 +252,31 @@ function Loops(props: {
   );
 }
 
+/** A warning, first on the page: receivers will refuse or distrust these domains' mail until they are fixed. */
+function FailingDomains(props: { domains: FailingDomainView[] }) {
+  if (props.domains.length === 0) return null;
+  return (
+    <section class="panel" aria-labelledby="domains-heading" role="alert">
+      <h2 id="domains-heading">Sending domains failing their DNS checks</h2>
+      <ul>
+        {props.domains.map((domain) => (
+          <li>
+            <span class="badge bad">failing</span> {domain.domain} ({domain.tenant_id}): {domain.failing.join(', ')}.{' '}
+            <code>
+              mailproxy domains check {domain.domain} --tenant {domain.tenant_id}
+            </code>{' '}
+            says how to fix it.
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function OverviewPage(props: OverviewProps) {
   return (
     <Layout title="Overview" session={props.session} current="overview" notice={props.notice}>
+      <FailingDomains domains={props.failingDomains} />
       <div class="grid">
         <Queue queue={props.queue} />
         <section class="panel" aria-labelledby="throughput-heading">

@@ -54,6 +54,7 @@ async function overviewPage(deps: ConsoleDeps, c: ConsoleContext) {
       bounces={admin ? deps.bounces() : null}
       mirror={admin ? deps.mirror() : null}
       fleet={admin && deps.fleetMessages ? await deps.fleetMessages.queues() : null}
+      failingDomains={deps.failingDomains().filter((domain) => tenantId === null || domain.tenant_id === tenantId)}
     />,
   );
 }

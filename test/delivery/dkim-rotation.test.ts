@@ -7,9 +7,9 @@
  */
 import { dkimVerify } from 'mailauth/lib/dkim/verify.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { message, startQueueFixture } from '../helpers/queue-fixture.js';
-import { startDnsServer, type DnsPeer, type TxtRecord } from '../peers/dns-server.js';
-import { startSmtpSink } from '../peers/smtp-sink.js';
+import { startDnsScenario } from '../helpers/dns-scenario.js';
+import { message } from '../helpers/queue-fixture.js';
+import type { DnsPeer, TxtRecord } from '../peers/dns-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -42,17 +42,7 @@ async function overviewOf(url: string, token: string): Promise<string> {
 
 describe('DKIM key rotation', () => {
   it('never leaves a message that fails verification: old key until the new one is seen published, then the new one', async () => {
-    const dns = await startDnsServer(BASE);
-    cleanups.push(() => dns.stop());
-    const sink = await startSmtpSink();
-    cleanups.push(() => sink.stop());
-    const fx = await startQueueFixture({ extraToml: `[dns]\nservers = ["127.0.0.1:${dns.port}"]\n` });
-    cleanups.push(async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    });
-    const key = await fx.createTenant('acme');
-    await fx.createAccount('acme', 'main', sink, { is_default: true });
+    const { dns, sink, fx, key } = await startDnsScenario(cleanups, BASE);
     const added = await fx.admin('POST', '/domains', { tenant_id: 'acme', domain: 'example.com', selector: 'mp1' });
     expect(added.status, added.text).toBe(201);
     const mp1 = added.body.domain.dns_records[0] as TxtRecord;

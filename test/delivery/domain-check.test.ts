@@ -7,9 +7,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
-import { startQueueFixture } from '../helpers/queue-fixture.js';
-import { startDnsServer } from '../peers/dns-server.js';
-import { startSmtpSink } from '../peers/smtp-sink.js';
+import { startDnsScenario } from '../helpers/dns-scenario.js';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -31,23 +29,12 @@ interface Finding {
 
 describe('sending domain DNS checks', () => {
   it('reports a missing DMARC, an SPF without the relay and a stale DKIM key with their fixes, then a clean domain', async () => {
-    const dns = await startDnsServer({
+    const { dns, fx } = await startDnsScenario(cleanups, {
       txt: [
         { name: 'example.com', value: 'v=spf1 ip4:192.0.2.1 -all' },
         { name: 'mp1._domainkey.example.com', value: `v=DKIM1; k=rsa; p=${staleKey()}` },
       ],
     });
-    cleanups.push(() => dns.stop());
-    const sink = await startSmtpSink();
-    cleanups.push(() => sink.stop());
-    const fx = await startQueueFixture({ extraToml: `[dns]\nservers = ["127.0.0.1:${dns.port}"]\n` });
-    cleanups.push(async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    });
-    await fx.createTenant('acme');
-    // The relay the tenant sends through: 127.0.0.1, which SPF must authorise.
-    await fx.createAccount('acme', 'main', sink, { is_default: true });
     const added = await fx.admin('POST', '/domains', { tenant_id: 'acme', domain: 'example.com', selector: 'mp1' });
     expect(added.status, added.text).toBe(201);
     const ours = added.body.domain.dns_records[0] as { name: string; value: string };
@@ -105,17 +92,10 @@ describe('sending domain DNS checks', () => {
       name: `s${index}.example.com`,
       value: index < 10 ? `v=spf1 include:s${index + 1}.example.com -all` : 'v=spf1 ip4:127.0.0.1 -all',
     }));
-    const dns = await startDnsServer([{ name: 'example.com', value: 'v=spf1 include:s0.example.com -all' }, ...chain]);
-    cleanups.push(() => dns.stop());
-    const sink = await startSmtpSink();
-    cleanups.push(() => sink.stop());
-    const fx = await startQueueFixture({ extraToml: `[dns]\nservers = ["127.0.0.1:${dns.port}"]\n` });
-    cleanups.push(async () => {
-      await fx.stop();
-      fx.t.cleanup();
-    });
-    await fx.createTenant('acme');
-    await fx.createAccount('acme', 'main', sink, { is_default: true });
+    const { fx } = await startDnsScenario(cleanups, [
+      { name: 'example.com', value: 'v=spf1 include:s0.example.com -all' },
+      ...chain,
+    ]);
     await fx.admin('POST', '/domains', { tenant_id: 'acme', domain: 'example.com', selector: 'mp1' });
     const checked = await fx.admin('GET', '/domains/example.com/check?tenant_id=acme');
     const spf = (checked.body.findings as Finding[]).filter((finding) => finding.check === 'spf');

@@ -13,9 +13,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { closedPort } from '../helpers/cli-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { api } from '../helpers/test-daemon.js';
-import { createServer } from 'node:net';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 const MINUTE = 60_000;
@@ -61,15 +61,6 @@ async function saveAccount(body: Record<string, unknown>): Promise<void> {
       `${node.id} to serve account ${String(body.id)}`,
       20_000,
     );
-}
-
-/** A loopback port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 const detailOf = async (url: string, id: string) =>
@@ -210,7 +201,7 @@ describe('what the fleet shares of its relays', () => {
   it('fails over on every node once one node found the relay unreachable, and comes back on every node', async () => {
     const backup = await startSmtpSink();
     extraSinks.push(backup);
-    const deadPort = await freePort();
+    const deadPort = await closedPort();
     await saveAccount({ id: 'backup', port: backup.port });
     await saveAccount({ id: 'primary', port: deadPort, fallback_accounts: ['backup'], failover_after_seconds: 5 });
     const [n1, n2] = fleet.nodes as [TestFleet['nodes'][0], TestFleet['nodes'][0]];

@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { Resolver } from 'node:dns/promises';
 import { existsSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { closedPort } from '../helpers/cli-process.js';
 
 export interface TxtRecord {
   name: string;
@@ -51,20 +51,12 @@ const zonesOf = (served: DnsRecords): string[] => [
   ]),
 ];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 const recordsOf = (given: readonly TxtRecord[] | DnsRecords): DnsRecords =>
   'txt' in given ? given : { txt: given as readonly TxtRecord[] };
 
 export async function startDnsServer(given: readonly TxtRecord[] | DnsRecords): Promise<DnsPeer> {
   const records = recordsOf(given);
-  const port = await freePort();
+  const port = await closedPort();
   const resolver = new Resolver({ timeout: 1000, tries: 1 });
   resolver.setServers([`127.0.0.1:${port}`]);
   let child: ChildProcess | null = null;

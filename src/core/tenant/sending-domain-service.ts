@@ -5,7 +5,6 @@
  * mode carries the domains with the tenant's row (sealed).
  */
 import { AppError, notFound } from '../app-error.js';
-import { changeRecorder } from '../events/change-record.js';
 import type { ConfigWrites } from '../fleet/config-replica.js';
 import { scopeTenant } from './principal.js';
 import {
@@ -27,7 +26,7 @@ import {
   type SendingDomainServiceDeps,
   type SendingDomainView,
 } from './sending-domain-view.js';
-import type { CommandContext } from './tenant-service.js';
+import { tenantChange, type CommandContext } from './tenant-service.js';
 
 export interface SendingDomainInput {
   tenantId?: string | undefined;
@@ -35,21 +34,6 @@ export interface SendingDomainInput {
   selector: string;
   /** An Ed25519 key too, signing beside the RSA one. */
   ed25519?: boolean | undefined;
-}
-
-/** Each write recorded as a change of its tenant: fleet mode carries the domains with the tenant's row. */
-function domainRecorder(deps: Pick<SendingDomainServiceDeps, 'store' | 'clock' | 'ids'>) {
-  return (ctx: CommandContext, command: string, eventType: string, tenantId: string, data: Record<string, unknown>) =>
-    deps.store.changes.record(
-      changeRecorder(ctx, { now: () => deps.clock.now(), uuid: () => deps.ids.uuid() })({
-        command,
-        eventType,
-        tenantId,
-        aggregateType: 'tenant',
-        aggregateId: tenantId,
-        data,
-      }),
-    );
 }
 
 /** A new domain's keys: RSA under `selector`, and Ed25519 beside it under its own selector when asked. */
@@ -107,7 +91,11 @@ export function createSendingDomainService(deps: SendingDomainServiceDeps) {
     if (tenant === null) throw notFound('tenant', id);
     return tenant;
   };
-  const record = domainRecorder(deps);
+  // Each write is a change of its tenant: fleet mode carries the domains with the tenant's row.
+  const tenantChanged = tenantChange(deps);
+  const record = (...args: Parameters<typeof tenantChanged>): void => {
+    store.changes.record(tenantChanged(...args));
+  };
 
   return {
     add(ctx: CommandContext, input: SendingDomainInput): SendingDomainView {

@@ -151,7 +151,7 @@ type TenantChange = (
 ) => ChangeRecord;
 
 /** The audit record of a change to a tenant. */
-function tenantChange({ clock, ids }: Pick<TenantServiceDeps, 'clock' | 'ids'>): TenantChange {
+export function tenantChange({ clock, ids }: Pick<TenantServiceDeps, 'clock' | 'ids'>): TenantChange {
   return (ctx, command, eventType, tenantId, data) =>
     changeRecorder(ctx, { now: () => clock.now(), uuid: () => ids.uuid() })({
       command,

@@ -53,6 +53,9 @@ describe('mailproxy keys rotate', () => {
     const fx = await startQueueFixture({ dataDir, env });
     const apiKey = await fx.createTenant('acme', { client_auth: { method: 'bearer', token: CLIENT_TOKEN } });
     await fx.createAccount('acme', 'main', sink, { is_default: true, user: RELAY.user, password: RELAY.pass });
+    // A sending domain: its DKIM private key is sealed in the tenant's row too.
+    const domain = await fx.admin('POST', '/domains', { tenant_id: 'acme', domain: 'example.com', selector: 'mp1' });
+    expect(domain.status, domain.text).toBe(201);
     const later = Math.floor((fx.clock.now() + HOUR) / 1000);
     const posted = await fx.post(
       apiKey,
@@ -110,6 +113,9 @@ describe('mailproxy keys rotate', () => {
         bodies: rows.map((row) => openStored(seal, row.tenant_id, { key: row.key, parts: [row.body] })?.toString()),
         password: store.accounts.get('acme', 'main')?.password,
         clientAuth: store.tenants.get('acme')?.clientAuth,
+        dkimKeys: store.tenants
+          .get('acme')
+          ?.sendingDomains.flatMap((domain) => domain.keys.map((key) => key.privateKey.slice(0, 27))),
       };
     } finally {
       store.close();
@@ -143,8 +149,8 @@ describe('mailproxy keys rotate', () => {
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`data keys: ${before.wrapped.length} rewrapped, 0 already under the new key`);
-    // The client credential, the report signing secret every tenant is given, the relay password.
-    expect(run.stdout).toContain('stored secrets: 3 resealed');
+    // The client credential, the report signing secret every tenant is given, the sending domains, the relay password.
+    expect(run.stdout).toContain('stored secrets: 4 resealed');
     expect(run.stdout).toContain("API keys' digest key: kept");
     const fresh = masterIn(seed.dataDir);
     expect(fresh.equals(old)).toBe(false);
@@ -165,6 +171,7 @@ describe('mailproxy keys rotate', () => {
       bodies: expect.arrayContaining(BODIES.map((body) => expect.stringContaining(body))),
       password: RELAY.pass,
       clientAuth: { method: 'bearer', token: CLIENT_TOKEN },
+      dkimKeys: ['-----BEGIN PRIVATE KEY-----'],
     });
     expect(() => openedWith(seed.path, [old])).toThrow();
 

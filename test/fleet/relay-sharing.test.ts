@@ -13,7 +13,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
-import { closedPort } from '../helpers/cli-process.js';
+import { createServer, type AddressInfo } from 'node:net';
 import { eventually } from '../helpers/eventually.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
@@ -201,7 +201,11 @@ describe('what the fleet shares of its relays', () => {
   it('fails over on every node once one node found the relay unreachable, and comes back on every node', async () => {
     const backup = await startSmtpSink();
     extraSinks.push(backup);
-    const deadPort = await closedPort();
+    // The primary's port is held all along by a listener that resets every connection (a relay
+    // that answers nothing), so that no other process takes it before the relay comes back on it.
+    const resetter = createServer((socket) => socket.resetAndDestroy());
+    await new Promise<void>((resolve) => resetter.listen(0, '127.0.0.1', resolve));
+    const deadPort = (resetter.address() as AddressInfo).port;
     await saveAccount({ id: 'backup', port: backup.port });
     await saveAccount({ id: 'primary', port: deadPort, fallback_accounts: ['backup'], failover_after_seconds: 5 });
     const [n1, n2] = fleet.nodes as [TestFleet['nodes'][0], TestFleet['nodes'][0]];
@@ -229,6 +233,7 @@ describe('what the fleet shares of its relays', () => {
     );
 
     // The primary comes back: a connection test passes, and every node sends its mail through it again.
+    await new Promise((resolve) => resetter.close(resolve));
     const primary = await startSmtpSink({ port: deadPort });
     extraSinks.push(primary);
     await until(

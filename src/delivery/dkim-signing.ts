@@ -53,7 +53,11 @@ const MAX_PARSED_KEYS = 1000;
 function keepParsed(pem: string): void {
   if (parsedKeys.has(pem)) return;
   if (parsedKeys.size >= MAX_PARSED_KEYS) parsedKeys.clear(); // keys rotated away: start again
-  parsedKeys.set(pem, parsePrivateKey(pem));
+  try {
+    parsedKeys.set(pem, parsePrivateKey(pem));
+  } catch {
+    return; // a key that does not parse: mailauth refuses it too, and the message goes unsigned
+  }
   if (crypto.createPrivateKey !== parsePrivateKey) return;
   crypto.createPrivateKey = ((key: Parameters<typeof parsePrivateKey>[0]) => {
     if (typeof key === 'object' && !(key instanceof Buffer) && 'format' in key && key.format === 'pem') {

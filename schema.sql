@@ -854,8 +854,9 @@ ALTER TABLE tenants ADD COLUMN routes TEXT;
 -- Per-destination limits (issue 47): an account's limits and connection caps per recipient domain
 -- or group of domains (JSON, in order; null: none).
 ALTER TABLE accounts ADD COLUMN destination_limits TEXT;
--- What a waiting message keeps of its recipients for them: their domains (distinct, lower case,
--- comma-separated), never their addresses; cleared once the message is final or erased.
+-- What a message keeps of its recipients for them: their domains (distinct, lower case,
+-- comma-separated), never their addresses; kept with the message (a resend is held to its
+-- destinations' limits too) and cleared by an erasure.
 ALTER TABLE messages ADD COLUMN rcpt_domains TEXT;
 -- The destination a message is held for (queued, its next attempt at the instant that
 -- destination's budget returns; no attempt spent); cleared when it is claimed.

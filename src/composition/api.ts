@@ -11,13 +11,14 @@ import {
   createSuppressionService,
   createTenantService,
   createSendingDomainService,
+  type FailingDomain,
 } from '../core/tenant/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { BulkCommands, MessageCommands, SubmissionService } from '../core/message/index.js';
 import type { AccountFailovers, AccountPaces, Handoff } from '../core/delivery/index.js';
 import type { WebhookReceiver } from '../core/provider/index.js';
 import type { DaemonSettings } from '../config/index.js';
-import { type DeliveryService, createRelayProbe } from '../delivery/index.js';
+import { type DeliveryService, createDomainDnsReader, createRelayProbe } from '../delivery/index.js';
 import type { MailboxWatchers } from '../bounce/index.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
 import { daemonHealth, createHttpApp, type SubmissionParsing } from '../ingress/http/index.js';
@@ -25,7 +26,6 @@ import type { Metrics } from '../metrics/index.js';
 import type { DaemonMirror } from '../outbox/index.js';
 import { type DaemonKeys, dkimKeyMaker, newSigningSecret } from '../security/index.js';
 import type { SqliteStore } from '../store/index.js';
-import { createDomainDnsReader, type FailingDomain } from '../dns/index.js';
 import type { ReportService } from '../sync/index.js';
 import type { NodeIntake, NodeMode } from './node-mode.js';
 

@@ -8,7 +8,7 @@ import { createHttpService } from '../ingress/http/index.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
 import type { DaemonKeys } from '../security/index.js';
 import { adminServices, createApi } from './api.js';
-import { createDomainWatch, type DomainWatch } from '../dns/index.js';
+import { createDomainWatch, type DomainWatch } from '../delivery/index.js';
 import type { DaemonContext, NodeIntake } from './node-mode.js';
 import type { Streams } from './streams.js';
 import type { Work } from './work.js';

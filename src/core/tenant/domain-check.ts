@@ -6,7 +6,7 @@
  */
 import { dkimRecord, keyState, type DkimKey, type SendingDomain } from './sending-domain.js';
 
-/** What the DNS said of a domain, gathered by the adapter (src/dns). */
+/** What the DNS said of a domain, gathered by the adapter (src/delivery/domain-dns.ts). */
 export interface DomainDns {
   /** The SPF record at the domain (`v=spf1 ...`), or null when it has none. */
   spf: string | null;
@@ -179,7 +179,16 @@ export function domainFindings(domain: SendingDomain, dns: DomainDns): DomainFin
   ];
 }
 
-/** The reader of a domain's DNS (src/dns): the relays are the tenant's accounts' hosts. */
+/** A sending domain whose last check found something failing: GET /status `domains` and the console's warning. */
+export interface FailingDomain {
+  tenant_id: string;
+  domain: string;
+  checked_ts: number;
+  /** The checks that failed (`spf`, `dkim`, `dmarc`, `mx`, `dns`). */
+  failing: string[];
+}
+
+/** The reader of a domain's DNS (src/delivery/domain-dns.ts): the relays are the tenant's accounts' hosts. */
 export interface DomainDnsReader {
   read(domain: SendingDomain, relays: ReadonlyArray<{ accountId: string; host: string }>): Promise<DomainDns>;
 }

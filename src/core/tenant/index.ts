@@ -13,4 +13,4 @@ export { SHARED_DOMAIN_WRITES, createSendingDomainService } from './sending-doma
 export type { SendingDomainService } from './sending-domain-service.js';
 export { dkimSigners } from './sending-domain.js';
 export type { DkimKeyMaker, DkimSigner, SendingDomain } from './sending-domain.js';
-export type { DomainDns, DomainDnsReader } from './domain-check.js';
+export type { DomainDns, DomainDnsReader, FailingDomain } from './domain-check.js';

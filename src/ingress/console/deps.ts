@@ -1,6 +1,6 @@
 /** What the console is built from: the core services the JSON API uses, and its sessions. */
 import type { AccountService } from '../../core/account/index.js';
-import type { Authenticator, SuppressionService, TenantService } from '../../core/tenant/index.js';
+import type { Authenticator, FailingDomain, SuppressionService, TenantService } from '../../core/tenant/index.js';
 import type { MailboxStatus } from '../../core/bounce/index.js';
 import type { Clock, IdSource, Logger } from '../../core/index.js';
 import type { FleetMessages } from '../../core/fleet/index.js';
@@ -16,13 +16,6 @@ import type { MirrorStatus } from '../../core/events/index.js';
 import type { PecReceiptReader } from '../../core/pec/index.js';
 import type { ReportSync } from '../../core/report/index.js';
 import type { SessionStore } from './session-store.js';
-
-/** A sending domain failing its DNS checks, as the overview warns of it. */
-export interface FailingDomainView {
-  tenant_id: string;
-  domain: string;
-  failing: string[];
-}
 
 export interface ConsoleDeps {
   /** The API's authenticator: the same keys, and the same throttle of failed attempts. */
@@ -42,7 +35,7 @@ export interface ConsoleDeps {
   mirror: () => MirrorStatus;
   bounces: () => MailboxStatus[];
   /** The sending domains whose last DNS check failed (src/dns/domain-watch.ts). */
-  failingDomains: () => FailingDomainView[];
+  failingDomains: () => FailingDomain[];
   /** PEC receipts' original bytes, for the message page's downloads. */
   pecReceipts: PecReceiptReader;
   /** Fleet mode: the list and the message page reach every node; null or absent for a single node. */

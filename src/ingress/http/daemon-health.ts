@@ -10,6 +10,7 @@ import type { WarmUpStatus } from '../../core/account/index.js';
 import type { AccountFailover, AccountPace, RelayConnections } from '../../core/delivery/index.js';
 import { viewFailover, viewPace } from './views/relay-route-view.js';
 import type { SyncStatus } from '../../core/report/index.js';
+import type { FailingDomain } from '../../core/tenant/index.js';
 
 export interface HealthSources {
   dispatcherRunning: () => boolean;
@@ -28,7 +29,7 @@ export interface HealthSources {
   /** The accounts warming up now. */
   warmUps: () => WarmUpStatus[];
   /** The sending domains whose last DNS check failed (src/dns/domain-watch.ts). */
-  failingDomains: () => unknown[];
+  failingDomains: () => FailingDomain[];
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];

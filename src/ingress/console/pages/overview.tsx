@@ -13,7 +13,7 @@ import { ago, statusClass, whenMs } from '../format.js';
 import { Layout } from '../layout.js';
 import { FleetPanel } from './fleet-panel.js';
 import type { ConsoleSession } from '../session-store.js';
-import type { FailingDomainView } from '../deps.js';
+import type { FailingDomain } from '../../../core/tenant/index.js';
 import { CONSOLE_PATH } from '../session.js';
 import { ThroughputChart } from './throughput-chart.js';
 import { DataTable } from './data-table.js';
@@ -30,7 +30,7 @@ export interface OverviewProps {
   /** Admin in fleet mode: each node's waiting mail and the fleet's total. */
   fleet: FleetQueues | null;
   /** The sending domains (of the tenant, or every tenant for the admin) failing their DNS checks. */
-  failingDomains: FailingDomainView[];
+  failingDomains: FailingDomain[];
   now: number;
   notice: string | null;
 }
@@ -253,7 +253,7 @@ function Loops(props: {
 }
 
 /** A warning, first on the page: receivers will refuse or distrust these domains' mail until they are fixed. */
-function FailingDomains(props: { domains: FailingDomainView[] }) {
+function FailingDomains(props: { domains: FailingDomain[] }) {
   if (props.domains.length === 0) return null;
   return (
     <section class="panel" aria-labelledby="domains-heading" role="alert">

@@ -6,17 +6,8 @@
  * the receivers refuse its mail. One domain at a time; a loop stoppable and driven by `tick()`.
  */
 import type { Clock, Logger } from '../core/index.js';
-import type { CommandContext, SendingDomainService, Tenant } from '../core/tenant/index.js';
+import type { CommandContext, FailingDomain, SendingDomainService, Tenant } from '../core/tenant/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
-
-/** A domain whose last check found something failing, as GET /status lists it. */
-export interface FailingDomain {
-  tenant_id: string;
-  domain: string;
-  checked_ts: number;
-  /** The checks that failed (`spf`, `dkim`, `dmarc`, `mx`, `dns`). */
-  failing: string[];
-}
 
 export interface DomainWatch {
   loop: PeriodicLoop;

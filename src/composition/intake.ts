@@ -8,7 +8,7 @@ import { createHttpService } from '../ingress/http/index.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
 import type { DaemonKeys } from '../security/index.js';
 import { adminServices, createApi } from './api.js';
-import { createDomainWatch, type DomainWatch } from '../delivery/index.js';
+import { createDomainWatch } from '../delivery/index.js';
 import type { DaemonContext, NodeIntake } from './node-mode.js';
 import type { Streams } from './streams.js';
 import type { Work } from './work.js';
@@ -19,8 +19,9 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   // In a fleet, submissions are checked against the fleet's claims and refused while draining.
   const { submissions } = node;
   const bounces = streams.bounces.watchers;
-  // Made after the admin services it checks with; an account saved asks it for a check (its relay is one SPF must authorise).
-  let domainWatch: DomainWatch | null = null;
+  // The domain check is made over the admin services; an account saved asks it for a check (its
+  // relay is one SPF must authorise), through this, bound once the check exists.
+  let recheckDomains = (): void => undefined;
   const admin = adminServices({
     ...ctx,
     keys,
@@ -30,17 +31,17 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     wake,
     accountsChanged: () => {
       bounces.accountsChanged();
-      domainWatch?.recheck();
+      recheckDomains();
     },
   });
-  domainWatch = createDomainWatch({
+  const watch = createDomainWatch({
     domains: admin.domains,
     tenants: store.tenants,
     intervalMs: settings.dns.checkIntervalMs,
     clock,
     log: log.child({ component: 'domain-checks' }),
   });
-  const watch = domainWatch;
+  recheckDomains = watch.recheck;
   const parts = {
     ...work,
     ...node.api,

@@ -6,7 +6,13 @@
  * the receivers refuse its mail. One domain at a time; a loop stoppable and driven by `tick()`.
  */
 import type { Clock, Logger } from '../core/index.js';
-import type { CommandContext, FailingDomain, SendingDomainService, Tenant } from '../core/tenant/index.js';
+import {
+  checkDomain,
+  type CommandContext,
+  type FailingDomain,
+  type SendingDomainService,
+  type Tenant,
+} from '../core/tenant/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 
 export interface DomainWatch {
@@ -28,12 +34,15 @@ export function createDomainWatch(deps: {
 }): DomainWatch {
   const failing = new Map<string, FailingDomain>();
   const run = async (): Promise<void> => {
-    for (const tenant of deps.tenants.list())
+    const tenants = deps.tenants.list();
+    // Domains removed since: nothing to warn of.
+    const known = new Set(tenants.flatMap((tenant) => tenant.sendingDomains.map((d) => `${tenant.id}/${d.domain}`)));
+    for (const key of failing.keys()) if (!known.has(key)) failing.delete(key);
+    for (const tenant of tenants)
       for (const { domain } of tenant.sendingDomains) {
         const key = `${tenant.id}/${domain}`;
         try {
-          const checked = await deps.domains.check(DAEMON, tenant.id, domain);
-          await deps.domains.advance(DAEMON, tenant.id, domain, checked.published_selectors);
+          const checked = await checkDomain(deps.domains, DAEMON, tenant.id, domain);
           const failed = checked.findings
             .filter((finding) => finding.status === 'fail')
             .map((finding) => finding.check);
@@ -50,11 +59,6 @@ export function createDomainWatch(deps: {
           );
         }
       }
-    // Domains removed since: nothing to warn of.
-    const known = new Set(
-      deps.tenants.list().flatMap((tenant) => tenant.sendingDomains.map((d) => `${tenant.id}/${d.domain}`)),
-    );
-    for (const key of failing.keys()) if (!known.has(key)) failing.delete(key);
   };
   const loop = createPeriodicLoop({
     name: 'domain-checks',

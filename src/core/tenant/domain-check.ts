@@ -170,6 +170,14 @@ const mxFindings = (domain: string, dns: DomainDns): DomainFinding[] =>
         },
       ];
 
+/** The DNS servers did not answer: nothing could be checked, which is a finding too. */
+export const unanswered = (error: unknown): DomainFinding => ({
+  check: 'dns',
+  status: 'fail',
+  message: `the DNS did not answer (${(error as { code?: string }).code ?? 'error'}): nothing could be checked`,
+  fix: 'check that the daemon reaches its DNS servers (dns.servers, else the system resolver), then check again',
+});
+
 export function domainFindings(domain: SendingDomain, dns: DomainDns): DomainFinding[] {
   return [
     ...spfFindings(domain.domain, dns),

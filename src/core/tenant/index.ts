@@ -9,7 +9,7 @@ export type { SuppressionEntry, SuppressionRepository, SuppressionService } from
 export { SHARED_TENANT_WRITES, createTenantService } from './tenant-service.js';
 export type { CommandContext, IssuedKey, TenantService } from './tenant-service.js';
 export type { ClientAuth, Tenant } from './tenant.js';
-export { SHARED_DOMAIN_WRITES, createSendingDomainService } from './sending-domain-service.js';
+export { SHARED_DOMAIN_WRITES, checkDomain, createSendingDomainService } from './sending-domain-service.js';
 export type { SendingDomainService } from './sending-domain-service.js';
 export { dkimSigners } from './sending-domain.js';
 export type { DkimKeyMaker, DkimSigner, SendingDomain } from './sending-domain.js';

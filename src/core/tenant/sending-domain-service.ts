@@ -17,10 +17,9 @@ import {
   type SendingDomain,
 } from './sending-domain.js';
 import type { Tenant } from './tenant.js';
-import { domainFindings, publishedSelectors } from './domain-check.js';
+import { domainFindings, publishedSelectors, unanswered } from './domain-check.js';
 import { createDomainRotation } from './sending-domain-rotation.js';
 import {
-  unanswered,
   viewSendingDomain,
   type DomainCheck,
   type SendingDomainServiceDeps,
@@ -142,3 +141,19 @@ export type SendingDomainService = ConfigWrites<
   ReturnType<typeof createSendingDomainService>,
   (typeof SHARED_DOMAIN_WRITES)[number]
 >;
+
+/**
+ * A domain's DNS check, and what it saw published moves a rotation on (and retires what is over):
+ * GET /domains/{domain}/check and the daemon's own check both run this, over the service as the
+ * composition hands it out (in fleet mode, `advance` is a shared write).
+ */
+export async function checkDomain(
+  service: Pick<SendingDomainService, 'check' | 'advance'>,
+  ctx: CommandContext,
+  tenantId: string | undefined,
+  domain: string,
+): Promise<DomainCheck> {
+  const checked = await service.check(ctx, tenantId, domain);
+  await service.advance(ctx, tenantId, domain, checked.published_selectors);
+  return checked;
+}

@@ -56,11 +56,3 @@ export interface DomainCheck {
   /** The selectors whose record holds the key we made for it (a rotation completes once all pending ones are). */
   published_selectors: string[];
 }
-
-/** The DNS servers did not answer: nothing could be checked, which is a finding too. */
-export const unanswered = (error: unknown): DomainFinding => ({
-  check: 'dns',
-  status: 'fail',
-  message: `the DNS did not answer (${(error as { code?: string }).code ?? 'error'}): nothing could be checked`,
-  fix: 'check that the daemon reaches its DNS servers (dns.servers, else the system resolver), then check again',
-});

@@ -34,7 +34,7 @@ export interface ConsoleDeps {
   reports: ReportSync;
   mirror: () => MirrorStatus;
   bounces: () => MailboxStatus[];
-  /** The sending domains whose last DNS check failed (src/dns/domain-watch.ts). */
+  /** The sending domains whose last DNS check failed (src/delivery/domain-watch.ts). */
   failingDomains: () => FailingDomain[];
   /** PEC receipts' original bytes, for the message page's downloads. */
   pecReceipts: PecReceiptReader;

@@ -28,7 +28,7 @@ export interface HealthSources {
   failovers: () => AccountFailover[];
   /** The accounts warming up now. */
   warmUps: () => WarmUpStatus[];
-  /** The sending domains whose last DNS check failed (src/dns/domain-watch.ts). */
+  /** The sending domains whose last DNS check failed (src/delivery/domain-watch.ts). */
   failingDomains: () => FailingDomain[];
   parserReady: (() => boolean) | null;
   reports: () => SyncStatus[];

@@ -1,7 +1,7 @@
 /** Sending-domain routes (DKIM): the admin token for any tenant, a tenant key for its own domains only. */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import type { SendingDomainService } from '../../../core/tenant/index.js';
+import { checkDomain, type SendingDomainService } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { domainPattern, identifier } from '../identifier.js';
 import { readBody, readQuery, validate } from '../request-input.js';
@@ -164,10 +164,7 @@ export function domainRoutes(service: SendingDomainService): Hono<HttpEnv> {
   on(app, routes.check, async (c) => {
     const domain = pathDomain(c);
     const query = readQuery(c, routes.check.query);
-    const checked = await service.check(commandContext(c), query.tenant_id, domain);
-    // What the check saw published moves a rotation on (and retires what is over).
-    await service.advance(commandContext(c), query.tenant_id, domain, checked.published_selectors);
-    return c.json(checked);
+    return c.json(await checkDomain(service, commandContext(c), query.tenant_id, domain));
   });
   on(app, routes.rotate, async (c) => {
     const domain = pathDomain(c);

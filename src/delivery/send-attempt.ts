@@ -12,7 +12,23 @@ import {
   type RetryPolicy,
 } from '../core/delivery/index.js';
 import type { BodyBytes, ClaimedMessage, RecordedOutcome } from '../core/message/index.js';
-import { dkimSigners, type Tenant } from '../core/tenant/index.js';
+import { dkimSigners, type DkimSigner, type SendingDomain, type Tenant } from '../core/tenant/index.js';
+
+/**
+ * A tenant's DKIM signers, made once per tenant as the store hands it out (it keeps a tenant read
+ * until a tenant is written; a written one is a new object, so a changed list is never served
+ * stale), not once per message.
+ */
+const signers = new WeakMap<readonly SendingDomain[], DkimSigner[]>();
+function signersOf(tenant: Tenant): DkimSigner[] {
+  if (tenant.sendingDomains.length === 0) return [];
+  let made = signers.get(tenant.sendingDomains);
+  if (made === undefined) {
+    made = dkimSigners(tenant.sendingDomains);
+    signers.set(tenant.sendingDomains, made);
+  }
+  return made;
+}
 import { errorText } from '../core/index.js';
 
 export interface SendAttemptDeps {
@@ -62,7 +78,7 @@ export async function attemptSend(
         clientAttachmentPath: tenant.clientAttachmentPath,
         clientAuth: tenant.clientAuth,
       },
-      dkim: tenant.sendingDomains.length === 0 ? [] : dkimSigners(tenant.sendingDomains),
+      dkim: signersOf(tenant),
     });
   } catch (error) {
     // The handoff itself broke (a relay thread died): the message is retried.

@@ -62,23 +62,18 @@ const SELECTOR = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 /** The selector of a domain's Ed25519 key beside its RSA one: a record of its own (RFC 8463 §4). */
 export const ed25519Selector = (selector: string): string => `${selector}-ed25519`;
 
-export function checkDomainName(domain: string): string {
-  const lower = domain.toLowerCase();
-  if (!DOMAIN.test(lower))
-    throw new AppError('VALIDATION_FAILED', 'invalid request body', {
-      details: [{ path: 'domain', message: 'must be a domain name, e.g. example.com' }],
-    });
-  return lower;
-}
+/** `value` in lower case when `pattern` takes it; VALIDATION_FAILED naming `path` otherwise. */
+const lowerMatching =
+  (pattern: RegExp, path: string, message: string) =>
+  (value: string): string => {
+    const lower = value.toLowerCase();
+    if (!pattern.test(lower))
+      throw new AppError('VALIDATION_FAILED', 'invalid request body', { details: [{ path, message }] });
+    return lower;
+  };
 
-export function checkSelector(selector: string): string {
-  const lower = selector.toLowerCase();
-  if (!SELECTOR.test(lower))
-    throw new AppError('VALIDATION_FAILED', 'invalid request body', {
-      details: [{ path: 'selector', message: 'must be one DNS label: letters, digits and hyphens' }],
-    });
-  return lower;
-}
+export const checkDomainName = lowerMatching(DOMAIN, 'domain', 'must be a domain name, e.g. example.com');
+export const checkSelector = lowerMatching(SELECTOR, 'selector', 'must be one DNS label: letters, digits and hyphens');
 
 /** The TXT record that publishes a key: its name and its value (RFC 6376 §3.6.1, RFC 8463 §4.2). */
 export function dkimRecord(domain: string, key: Pick<DkimKey, 'algorithm' | 'selector' | 'publicKey'>) {

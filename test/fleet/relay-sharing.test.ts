@@ -86,21 +86,17 @@ describe('what the fleet shares of its relays', () => {
     // Start with at least 20 s of the window left, so its sends all land in it.
     await until(() => Date.now() % MINUTE < 40_000, 'a minute window with 20 s left', MINUTE);
     const first = windowOf(Date.now());
+    const mails = (node: string, tag: string, count: number, domain: string) =>
+      Array.from({ length: count }, (_, index) => ({
+        id: `${node}-${tag}${index}`,
+        from: 'app@acme.example',
+        to: `someone${index}@${domain}`,
+        subject: node,
+        body: 'hello',
+      }));
     const batch = (node: string) => [
-      ...Array.from({ length: PER_NODE }, (_, index) => ({
-        id: `${node}-g${index}`,
-        from: 'app@acme.example',
-        to: `someone${index}@gmail.com`,
-        subject: node,
-        body: 'hello',
-      })),
-      ...Array.from({ length: OTHERS_PER_NODE }, (_, index) => ({
-        id: `${node}-n${index}`,
-        from: 'app@acme.example',
-        to: `someone${index}@example.net`,
-        subject: node,
-        body: 'hello',
-      })),
+      ...mails(node, 'g', PER_NODE, 'gmail.com'),
+      ...mails(node, 'n', OTHERS_PER_NODE, 'example.net'),
     ];
     const posted = await Promise.all(
       fleet.nodes.map((node) =>

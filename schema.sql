@@ -877,3 +877,23 @@ CREATE TABLE destination_usage (
 -- A tenant's sending domains (issue 48): each domain its mail is DKIM-signed for, with its keys,
 -- JSON sealed under the secret key as the client credentials are (its private keys inside).
 ALTER TABLE tenants ADD COLUMN sending_domains_sealed TEXT;
+
+-- migration: 28
+-- One-click unsubscribe (issue 48): a tenant's setting (JSON: its public base URL, a mailto and
+-- its scope; null: no List-Unsubscribe header is added), and a suppression's new source, what a
+-- recipient asked for by the link. Widening the CHECK takes rebuilding the table (nothing references it).
+ALTER TABLE tenants ADD COLUMN list_unsubscribe TEXT;
+ALTER TABLE suppressions RENAME TO suppressions_before_unsubscribe;
+CREATE TABLE suppressions (
+  tenant_id      TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+  address_digest TEXT NOT NULL,
+  address_sealed TEXT NOT NULL,
+  reason         TEXT,
+  source         TEXT NOT NULL CHECK (source IN ('manual', 'bounce', 'complaint', 'unsubscribe')),
+  created_at     INTEGER NOT NULL,
+  expires_at     INTEGER,
+  PRIMARY KEY (tenant_id, address_digest)
+) STRICT;
+INSERT INTO suppressions SELECT tenant_id, address_digest, address_sealed, reason, source, created_at, expires_at
+  FROM suppressions_before_unsubscribe;
+DROP TABLE suppressions_before_unsubscribe;

@@ -89,6 +89,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     attempts: createAttemptLog(),
     bodyKeys: keys.bodyKeys,
     blindKey: stored.store.keptBlindKey() ?? keyRing.blindKey,
+    unsubscribeLinks: keyRing.unsubscribeLinks(stored.store.keptUnsubscribeKey()),
   };
   const work = createWork(ctx);
   const reach = node.withWork(ctx, work);

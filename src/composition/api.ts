@@ -11,7 +11,9 @@ import {
   createSuppressionService,
   createTenantService,
   createSendingDomainService,
+  createUnsubscribeService,
   type FailingDomain,
+  type UnsubscribeLinks,
 } from '../core/tenant/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { BulkCommands, MessageCommands, SubmissionService } from '../core/message/index.js';
@@ -112,8 +114,9 @@ type ApiDeps = AdminServices &
     reports: ReportService;
     mirror: DaemonMirror;
     bounces: MailboxWatchers;
-    /** Provider webhooks. */
+    /** Provider webhooks: they also record what a recipient's unsubscribe link tells, where its message is. */
     webhooks: WebhookReceiver;
+    unsubscribeLinks: UnsubscribeLinks;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;
@@ -175,6 +178,14 @@ export function createApi(deps: ApiDeps) {
     search: store.search,
     status: { queue: store.queueStatus, clock, health },
     readiness,
+    unsubscribe: createUnsubscribeService({
+      links: deps.unsubscribeLinks,
+      tenants: store.tenants,
+      suppressions: deps.suppressions,
+      events: deps.webhooks,
+      clock,
+      log: log.child({ component: 'unsubscribe' }),
+    }),
     log: log.child({ component: 'http' }),
   });
   const webConsole = createConsoleApp({

@@ -56,6 +56,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     maxBodyBytes: settings.http.maxBodyBytes,
     webhookMaxBodyBytes: settings.webhooks.maxBodyBytes,
     webhooks: streams.webhooks,
+    unsubscribeLinks: ctx.unsubscribeLinks,
     failingDomains: () => watch.failing(),
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);

@@ -4,6 +4,7 @@
  * node's decorations change nothing; fleet mode's are made in fleet.ts.
  * Types only: no behaviour of its own.
  */
+import type { UnsubscribeLinks } from '../core/tenant/index.js';
 import type { AttemptLog, Usage } from '../core/account/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { FleetView, FleetMessages } from '../core/fleet/index.js';
@@ -37,6 +38,8 @@ export interface DaemonContext {
   bodyKeys: KeyEncryptionKey[];
   /** The blind index's key, as the store's digests are made with it, for the parser threads. */
   blindKey: Uint8Array;
+  /** Seals and opens one-click unsubscribe links (their key kept through rotations). */
+  unsubscribeLinks: UnsubscribeLinks;
 }
 
 export type FleetModeSettings = NonNullable<DaemonSettings['fleet']>;

@@ -33,6 +33,7 @@ export function createWork(ctx: DaemonContext) {
     logLevel: settings.logLevel,
     bodyKeys: ctx.bodyKeys,
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),
+    unsubscribeLinks: ctx.unsubscribeLinks,
     telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
     // Fleet mode: under the gate of fleet-wide limits.
     ...ctx.node.delivery,

@@ -3,6 +3,7 @@
  * dispatcher over it. Two services: the dispatcher stops with the work in
  * flight, the hand-off (its relay threads) after it.
  */
+import type { UnsubscribeLinks } from '../core/tenant/index.js';
 import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
 import type { MessageQueue } from '../core/message/index.js';
 import {
@@ -47,6 +48,8 @@ export interface DeliveryDeps {
   /** The key-encryption keys that open sealed bodies, the current one first (security/body-seal.ts). */
   bodyKeys: KeyEncryptionKey[];
   returnPath?: ((tenantId: string, messagePk: number) => string | null) | undefined;
+  /** Seals the one-click unsubscribe links of tenants that ask for them. */
+  unsubscribeLinks?: UnsubscribeLinks;
   telemetry: DeliveryTelemetry;
   /** Fleet mode: fleet-wide limits; absent for a single node. */
   fleetLimits?: FleetLimitGate;
@@ -109,6 +112,7 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     random: deps.random,
     owner: deps.owner,
     ...(deps.returnPath === undefined ? {} : { returnPath: deps.returnPath }),
+    ...(deps.unsubscribeLinks === undefined ? {} : { unsubscribeLinks: deps.unsubscribeLinks }),
     telemetry: deps.telemetry,
     config: { leaseMs: settings.leaseMs, claimBatch: settings.claimBatch, retry: settings.retry },
     ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),

@@ -5,6 +5,7 @@
  * next due instant, and when a send frees a slot; `tick()` runs one step for tests.
  * The step is dispatch-step.ts, the lanes and sends dispatch-lanes.ts.
  */
+import type { UnsubscribeLinks } from '../core/tenant/index.js';
 import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
 import type { MessageQueue } from '../core/message/index.js';
 import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
@@ -31,6 +32,8 @@ export interface DispatcherDeps {
   owner: string;
   /** VERP: the envelope sender a message is relayed with instead of the client's, or null. */
   returnPath?: (tenantId: string, messagePk: number) => string | null;
+  /** Seals the one-click unsubscribe links of tenants that ask for them; absent: no link is added. */
+  unsubscribeLinks?: UnsubscribeLinks;
   /** Told of each handoff (its queue wait) and each attempt's end; nothing by default. */
   telemetry?: DeliveryTelemetry;
   config: { leaseMs: number; claimBatch: number; retry: RetryPolicy };
@@ -120,6 +123,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     random: deps.random,
     retry: config.retry,
     returnPath: deps.returnPath ?? noReturnPath,
+    unsubscribeLinks: deps.unsubscribeLinks ?? null,
     telemetry,
     tenantOf: tenants.get,
     isRunning: () => loop.isRunning(),

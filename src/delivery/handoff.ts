@@ -29,6 +29,8 @@ export interface SendJob {
   body: BodyBytes;
   /** A header line put in front of the body (the provider's metadata), or null. */
   prepend: string | null;
+  /** Header lines put in front unless the body has a List-Unsubscribe of its own (HandoffJob's); null: none. */
+  listUnsubscribe: string[] | null;
   /** Empty when unknown (relayed SMTP submissions). */
   messageIdHeader: string;
   /** The tenant's DKIM keys: those of the message's From domain sign it, last, before it goes. */
@@ -124,7 +126,8 @@ export function createSender(settings: HandoffSettings, seal: BodySeal, log: Log
     send: async (job) => {
       // A body that does not open (a secret key changed) throws: the message waits and is retried.
       const body = opened(job.body, seal);
-      const raw = job.prepend === null ? body : Buffer.concat([Buffer.from(`${job.prepend}\r\n`, 'latin1'), body]);
+      const lines = headerLines(job, body);
+      const raw = lines.length === 0 ? body : Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n`, 'latin1'), body]);
       // Signed last: every header the proxy adds is in what the signature covers.
       const signed = await signDkim(raw, job.dkim);
       return relay.send(job.account, job.envelope, signed, job.messageIdHeader || undefined);
@@ -132,6 +135,25 @@ export function createSender(settings: HandoffSettings, seal: BodySeal, log: Log
     connections: async () => relay.connections(),
     close: () => relay.close(),
   };
+}
+
+/** The end of a message's header section: its first empty line (or the whole message, when it has no body). */
+function headerSectionOf(body: Buffer): string {
+  const end = body.indexOf('\r\n\r\n');
+  return body.subarray(0, end === -1 ? body.length : end).toString('latin1');
+}
+
+const LIST_UNSUBSCRIBE = /(?:^|\n)list-unsubscribe[ \t]*:/i;
+
+/**
+ * What goes in front of the body: the provider's metadata, and the unsubscribe link unless the
+ * client wrote a List-Unsubscribe of its own (theirs is kept, never doubled: a receiver may
+ * distrust a message with two).
+ */
+function headerLines(job: SendJob, body: Buffer): string[] {
+  const lines = job.prepend === null ? [] : [job.prepend];
+  if (job.listUnsubscribe !== null && !LIST_UNSUBSCRIBE.test(headerSectionOf(body))) lines.push(...job.listUnsubscribe);
+  return lines;
 }
 
 /** The two stages chained: compose, then send what was built. */
@@ -150,6 +172,7 @@ export function chainHandoff(composer: Composer, sender: Sender): Handoff {
         prepend: provider === null ? null : metadataHeader(provider, job.clientId),
         messageIdHeader: composed.messageIdHeader,
         dkim: job.dkim,
+        listUnsubscribe: job.listUnsubscribe,
       });
       return { built: true, reply };
     },

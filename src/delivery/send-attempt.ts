@@ -12,7 +12,16 @@ import {
   type RetryPolicy,
 } from '../core/delivery/index.js';
 import type { BodyBytes, ClaimedMessage, RecordedOutcome } from '../core/message/index.js';
-import { dkimSigners, type DkimSigner, type SendingDomain, type Tenant } from '../core/tenant/index.js';
+import {
+  dkimSigners,
+  takesUnsubscribe,
+  unsubscribeHeaders,
+  type DkimSigner,
+  type SendingDomain,
+  type Tenant,
+  type UnsubscribeLinks,
+} from '../core/tenant/index.js';
+import { errorText } from '../core/index.js';
 
 /**
  * A tenant's DKIM signers, made once per tenant as the store hands it out (it keeps a tenant read
@@ -29,7 +38,16 @@ function signersOf(tenant: Tenant): DkimSigner[] {
   }
   return made;
 }
-import { errorText } from '../core/index.js';
+
+/** The one-click unsubscribe lines of a message whose tenant asks for them and that may carry them (one recipient). */
+function unsubscribeLines(links: UnsubscribeLinks | null, message: ClaimedMessage, tenant: Tenant): string[] | null {
+  const settings = tenant.listUnsubscribe;
+  const recipient = message.rcptTo[0];
+  if (links === null || settings === null || recipient === undefined || !takesUnsubscribe(settings, message))
+    return null;
+  const token = links.issue({ tenantId: tenant.id, messageId: message.id, recipient, list: message.batchCode });
+  return unsubscribeHeaders(settings, token);
+}
 
 export interface SendAttemptDeps {
   handoff: Handoff;
@@ -38,6 +56,8 @@ export interface SendAttemptDeps {
   retry: RetryPolicy;
   /** The envelope sender to use instead of the client's (VERP), or null. */
   returnPath: (tenantId: string, messagePk: number) => string | null;
+  /** Seals one-click unsubscribe links; null: none is added. */
+  unsubscribeLinks: UnsubscribeLinks | null;
   now: () => number;
   random: () => number;
 }
@@ -79,6 +99,7 @@ export async function attemptSend(
         clientAuth: tenant.clientAuth,
       },
       dkim: signersOf(tenant),
+      listUnsubscribe: unsubscribeLines(deps.unsubscribeLinks, message, tenant),
     });
   } catch (error) {
     // The handoff itself broke (a relay thread died): the message is retried.

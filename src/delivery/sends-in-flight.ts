@@ -7,7 +7,7 @@ import type { Account } from '../core/account/index.js';
 import type { Clock, Logger, DeliveryTelemetry } from '../core/index.js';
 import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
 import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
-import type { Tenant } from '../core/tenant/index.js';
+import type { Tenant, UnsubscribeLinks } from '../core/tenant/index.js';
 import { countSend, type Lane } from './account-lane.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import type { RelayFailover } from './relay-failover.js';
@@ -22,6 +22,8 @@ export interface SendDeps {
   random: () => number;
   retry: RetryPolicy;
   returnPath: (tenantId: string, messagePk: number) => string | null;
+  /** Seals one-click unsubscribe links; null: none is added. */
+  unsubscribeLinks: UnsubscribeLinks | null;
   telemetry: DeliveryTelemetry;
   /** The message's tenant as this step read it, null when deleted meanwhile. */
   tenantOf: (tenantId: string) => Tenant | null;
@@ -94,6 +96,7 @@ export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, ho
     readSpool: (spoolId: number) => queue.spooledContent(spoolId),
     retry: deps.retry,
     returnPath: deps.returnPath,
+    unsubscribeLinks: deps.unsubscribeLinks,
     now: clock.now,
     random: deps.random,
   };

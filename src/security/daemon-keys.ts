@@ -14,6 +14,8 @@ import { createBlindIndex } from './blind-index.js';
 import { createBodySeal, type KeyEncryptionKey } from './body-seal.js';
 import { loadKeyMaterial, type MasterSources } from './key-material.js';
 import { createAesGcmSecretBox } from './secret-box.js';
+import { createUnsubscribeLinks } from './unsubscribe-links.js';
+import type { UnsubscribeLinks } from '../core/tenant/index.js';
 
 export interface DaemonKeys {
   secrets: SecretBox;
@@ -33,6 +35,8 @@ export interface DaemonKeyRing extends Pick<DaemonKeys, 'secrets' | 'bodies' | '
   blindIndex(kept: Buffer | null): BlindIndex;
   /** The current master's blind index key (what serves when the database keeps none). */
   blindKey: Buffer;
+  /** `kept`: the unsubscribe links' key the database keeps (null: none, the current master's serves). */
+  unsubscribeLinks(kept: Buffer | null): UnsubscribeLinks;
   /** `kept`: the API keys' digest key the database keeps (null: none, the current master's serves). */
   withTokenDigest(kept: Buffer | null): DaemonKeys;
 }
@@ -65,6 +69,7 @@ export function openDaemonKeys(
     ...ring,
     blindIndex: (kept) => createBlindIndex(kept ?? keys.blindKey),
     blindKey: keys.blindKey,
+    unsubscribeLinks: (kept) => createUnsubscribeLinks(kept ?? keys.unsubscribeKey),
     withTokenDigest(kept) {
       const apiKeys = createHmacApiKeyIssuer(kept ?? keys.hashKey);
       return {

@@ -35,6 +35,11 @@ export interface KeyRing {
    * the hash key, a database a rotation went through keeps the one its digests were made with.
    */
   blindKey: Buffer;
+  /**
+   * AES key of one-click unsubscribe links, from the current master. Links live in mail already
+   * delivered, so a database a rotation went through keeps the one they were sealed with.
+   */
+  unsubscribeKey: Buffer;
 }
 
 export interface KeyMaterial extends KeyRing {
@@ -73,6 +78,7 @@ export function keyRing(masters: readonly Buffer[]): KeyRing {
     bodyKeys: unique.map((master) => keyEncryptionKey(derive(master, 'body-keys'))),
     hashKey: derive(current, 'token-digest'),
     blindKey: derive(current, 'blind-index'),
+    unsubscribeKey: derive(current, 'unsubscribe-links'),
   };
 }
 

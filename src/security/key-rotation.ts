@@ -38,6 +38,8 @@ export interface KeyRotation {
   tokenDigest: Buffer;
   /** The blind index key of the current master, which the database keeps if it keeps none yet. */
   blindIndex: Buffer;
+  /** The unsubscribe links' key of the current master, which the database keeps if it keeps none yet. */
+  unsubscribeLinks: Buffer;
 }
 
 export type RotationStart =
@@ -59,6 +61,7 @@ function rotationTo(next: Buffer, masters: Buffer[]): KeyRotation {
     secrets: createAesGcmSecretBox(ring.encryptionKeys),
     tokenDigest: keyRing(masters).hashKey,
     blindIndex: keyRing(masters).blindKey,
+    unsubscribeLinks: keyRing(masters).unsubscribeKey,
   };
 }
 

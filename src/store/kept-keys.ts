@@ -10,6 +10,8 @@ import type { SqliteDatabase } from './database.js';
 
 export const TOKEN_DIGEST = 'token-digest';
 export const BLIND_INDEX = 'blind-index';
+/** One-click unsubscribe links (security/unsubscribe-links.ts): they live on in mail already delivered. */
+export const UNSUBSCRIBE_LINKS = 'unsubscribe-links';
 
 /** The context a kept key is sealed under: one purpose's key copied to another does not open. */
 export const keptKeyContext = (purpose: string): string => `kept-key:${purpose}`;

@@ -11,7 +11,7 @@ import type { SecretBox } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { ACCOUNT_SEALED_COLUMNS } from './account-rows.js';
 import { durableTransaction, openDatabase, type SqliteDatabase } from './database.js';
-import { BLIND_INDEX, keepKey, keptKeyContext, TOKEN_DIGEST } from './kept-keys.js';
+import { BLIND_INDEX, keepKey, keptKeyContext, TOKEN_DIGEST, UNSUBSCRIBE_LINKS } from './kept-keys.js';
 import { SUPPRESSION_SEALED_COLUMN } from './suppression-repository.js';
 import { PERSONAL_SEALED_COLUMNS } from './record-fields.js';
 import { TENANT_SEALED_COLUMNS } from './tenant-rows.js';
@@ -25,6 +25,8 @@ export interface StoredKeyRotation {
   tokenDigest: Buffer;
   /** The blind index key of the master being replaced: kept when the database keeps none yet. */
   blindIndex: Buffer;
+  /** The unsubscribe links' key of the master being replaced: kept when the database keeps none yet. */
+  unsubscribeLinks: Buffer;
 }
 
 export interface KeyRotationCounts {
@@ -34,6 +36,8 @@ export interface KeyRotationCounts {
   tokenDigestKept: boolean;
   /** This rotation kept the blind index key (the first rotation of the database does). */
   blindIndexKept: boolean;
+  /** This rotation kept the unsubscribe links' key (the first rotation of the database does). */
+  unsubscribeLinksKept: boolean;
 }
 
 interface SealedColumn {
@@ -131,6 +135,7 @@ export function rotateStoredKeys(path: string, rotation: StoredKeyRotation, now:
       secrets: resealSecrets(db, rotation.secrets),
       tokenDigestKept: keepKey(db, rotation.secrets, TOKEN_DIGEST, rotation.tokenDigest, now),
       blindIndexKept: keepKey(db, rotation.secrets, BLIND_INDEX, rotation.blindIndex, now),
+      unsubscribeLinksKept: keepKey(db, rotation.secrets, UNSUBSCRIBE_LINKS, rotation.unsubscribeLinks, now),
     }));
     db.pragma('wal_checkpoint(TRUNCATE)');
     return counts;

@@ -105,13 +105,11 @@ function createRequestSettler(
     )
       return 'duplicate';
     {
-      setState.run({ pk, state: plan.state.state, at: plan.state.at, now });
+      if (plan.state !== null) setState.run({ pk, state: plan.state.state, at: plan.state.at, now });
       if (plan.bounce !== null) deps.bounces.bounce(plan.bounce);
       if (plan.complaint !== null) deps.bounces.complaint(plan.complaint);
       if (plan.event !== null)
-        deps.writeEvent(
-          transitionOf(row, plan.event.type, plan.state.at, { text: plan.event.text, data: plan.event.data }),
-        );
+        deps.writeEvent(transitionOf(row, plan.event.type, event.at, { text: plan.event.text, data: plan.event.data }));
       if (plan.suppression !== null) {
         deps.suppressions.upsert(plan.suppression);
         deps.changes.record(

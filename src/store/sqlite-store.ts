@@ -23,7 +23,7 @@ import type { ConfigRows, ClaimIndex, SpoolRows, MessageTransferStore } from '..
 import type { ReportStore } from '../core/report/index.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { createSqliteBodySealer, type BodySealer } from './body-sealer.js';
-import { BLIND_INDEX, readKeptKey, TOKEN_DIGEST } from './kept-keys.js';
+import { BLIND_INDEX, readKeptKey, TOKEN_DIGEST, UNSUBSCRIBE_LINKS } from './kept-keys.js';
 import { takeSnapshot, type DatabaseSnapshot } from './backup.js';
 import { createSqliteChangeLog } from './change-log.js';
 import { WRITER_CHECKPOINT_PAGES } from './checkpointer.js';
@@ -97,6 +97,8 @@ export interface SqliteStore extends AdminStore {
   blindIndex: BlindIndex;
   /** The blind index key a key rotation kept (kept-keys.ts); null: none kept, the current master's serves. */
   keptBlindKey(): Buffer | null;
+  /** The unsubscribe links' key a key rotation kept (kept-keys.ts); null: none kept, the current master's serves. */
+  keptUnsubscribeKey(): Buffer | null;
   /** The key tenants' API keys are digested with, when a key rotation kept it (kept-keys.ts); null: none kept. */
   tokenDigestKey(): Buffer | null;
   /** Fleet mode's copy of the shared configuration, by bucket key (config-rows.ts): made when asked, so a single node prepares nothing. */
@@ -173,6 +175,7 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     bodySealer: guard(createSqliteBodySealer(db, options.bodies, blindIndex, createRecordSealing(db, personal))),
     tokenDigestKey: () => readKeptKey(db, options.secrets, TOKEN_DIGEST),
     keptBlindKey: () => readKeptKey(db, options.secrets, BLIND_INDEX),
+    keptUnsubscribeKey: () => readKeptKey(db, options.secrets, UNSUBSCRIBE_LINKS),
     mirror: guard(createSqliteMirrorStore(db)),
     inbox: guard(createSqliteInboxStore(db)),
     configRows: (deps) => createSqliteConfigRows(db, deps),

@@ -56,12 +56,15 @@ export function createSqliteSuppressionRepository(
   const get = db.prepare<Record<string, unknown>, SuppressionRow>(
     `SELECT ${COLUMNS} FROM suppressions WHERE tenant_id = @tenant AND address_digest = @digest AND ${LIVE}`,
   );
-  // An operator's entry is theirs: a bounce or complaint does not replace it while it lasts.
+  // An operator's entry and a recipient's unsubscribe are theirs: a bounce or complaint does not replace them while
+  // they last. An unsubscribe (permanent) replaces any entry, so that it outlasts one that expires; an operator's
+  // replaces any but an unsubscribe (removing that is an explicit DELETE).
   const upsert = db.prepare(`INSERT INTO suppressions (${COLUMNS})
     VALUES (@tenant_id, @address_digest, @address_sealed, @reason, @source, @created_at, @expires_at)
     ON CONFLICT (tenant_id, address_digest) DO UPDATE SET address_sealed = excluded.address_sealed, reason = excluded.reason,
       source = excluded.source, created_at = excluded.created_at, expires_at = excluded.expires_at
-    WHERE suppressions.source <> 'manual' OR excluded.source = 'manual' OR (suppressions.expires_at IS NOT NULL AND suppressions.expires_at <= excluded.created_at)`);
+    WHERE excluded.source = 'unsubscribe' OR (excluded.source = 'manual' AND suppressions.source <> 'unsubscribe')
+      OR suppressions.source NOT IN ('manual', 'unsubscribe') OR (suppressions.expires_at IS NOT NULL AND suppressions.expires_at <= excluded.created_at)`);
   const remove = db.prepare(`DELETE FROM suppressions WHERE tenant_id = ? AND address_digest = ?`);
   const digestOf = (address: string): string => addressDigest(index, address);
 

@@ -1,7 +1,7 @@
 /** Tenant rows: the columns, and the mapping to and from Tenant that seals and opens the client's credentials. */
 import type { SecretBox } from '../core/index.js';
 import type { RoutingRule } from '../core/account/index.js';
-import type { ClientAuth, SendingDomain, Tenant } from '../core/tenant/index.js';
+import type { ClientAuth, ListUnsubscribe, SendingDomain, Tenant } from '../core/tenant/index.js';
 
 export interface TenantRow {
   id: string;
@@ -16,6 +16,8 @@ export interface TenantRow {
   routes: string | null;
   /** JSON SendingDomain[] (their DKIM private keys inside), sealed; null: none. */
   sending_domains_sealed: string | null;
+  /** JSON ListUnsubscribe; null: none. */
+  list_unsubscribe: string | null;
   api_key_created_at: number;
   api_key_expires_at: number | null;
   created_at: number;
@@ -23,7 +25,7 @@ export interface TenantRow {
 }
 
 export const TENANT_COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
-  client_signing_secret_sealed, active, routes, sending_domains_sealed, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+  client_signing_secret_sealed, active, routes, sending_domains_sealed, list_unsubscribe, api_key_created_at, api_key_expires_at, created_at, updated_at`;
 
 const authContext = (id: string): string => `tenant:${id}:client_auth`;
 const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
@@ -58,6 +60,7 @@ export function createTenantRowMapper(secrets: SecretBox) {
       row.sending_domains_sealed === null
         ? []
         : (JSON.parse(secrets.open(row.sending_domains_sealed, domainsContext(row.id))) as SendingDomain[]),
+    listUnsubscribe: row.list_unsubscribe === null ? null : (JSON.parse(row.list_unsubscribe) as ListUnsubscribe),
     apiKeyCreatedAt: row.api_key_created_at,
     apiKeyExpiresAt: row.api_key_expires_at,
     createdAt: row.created_at,
@@ -80,6 +83,7 @@ export function createTenantRowMapper(secrets: SecretBox) {
       tenant.sendingDomains.length === 0
         ? null
         : secrets.seal(JSON.stringify(tenant.sendingDomains), domainsContext(tenant.id)),
+    list_unsubscribe: tenant.listUnsubscribe === null ? null : JSON.stringify(tenant.listUnsubscribe),
     updated_at: tenant.updatedAt,
   });
 

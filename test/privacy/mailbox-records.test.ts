@@ -277,6 +277,7 @@ describe('mailbox records and PEC receipts keep no address or subject in clear',
         secrets: createAesGcmSecretBox([next, master]),
         tokenDigest: randomBytes(32),
         blindIndex: blindKey,
+        unsubscribeLinks: randomBytes(32),
       },
       NOW,
     );

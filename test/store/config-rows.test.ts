@@ -61,6 +61,7 @@ const tenant = (overrides: Partial<Tenant> = {}): Tenant => ({
   active: true,
   routes: [],
   sendingDomains: [],
+  listUnsubscribe: null,
   apiKeyCreatedAt: NOW,
   apiKeyExpiresAt: null,
   createdAt: NOW,

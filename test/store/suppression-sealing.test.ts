@@ -272,6 +272,7 @@ describe('sealed suppressions', () => {
         secrets: createAesGcmSecretBox([newMaster, oldMaster]),
         tokenDigest: randomBytes(32),
         blindIndex: oldIndex,
+        unsubscribeLinks: randomBytes(32),
       },
       NOW,
     );

@@ -19,6 +19,7 @@ const tenant = (id: string): Tenant => ({
   active: true,
   routes: [],
   sendingDomains: [],
+  listUnsubscribe: null,
   apiKeyCreatedAt: 0,
   apiKeyExpiresAt: null,
   createdAt: 0,

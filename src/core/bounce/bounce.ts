@@ -32,7 +32,8 @@ export interface ComplaintRecord {
   details?: Record<string, unknown>;
 }
 
-export type SuppressionSource = 'manual' | 'bounce' | 'complaint';
+/** `unsubscribe`: the recipient asked, by a one-click link (core/tenant/list-unsubscribe.ts). */
+export type SuppressionSource = 'manual' | 'bounce' | 'complaint' | 'unsubscribe';
 
 export interface SuppressionRecord {
   tenantId: string;

@@ -38,6 +38,8 @@ export type ReportItem = {
   | { provider_ts: number; provider: string | null; provider_recipient: string | null; provider_reason: string | null }
   /** Its personal data was erased on request (POST /commands/erase); a message that was still waiting is never sent. */
   | { erased_ts: number; was_waiting: boolean }
+  /** The recipient clicked the one-click unsubscribe link it carried; they are suppressed for the tenant. */
+  | { unsubscribe_ts: number; unsubscribe_recipient: string | null; unsubscribe_list: string | null }
 );
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -117,6 +119,13 @@ export function toReportItem(event: ReportEvent): ReportItem {
       };
     case 'erased':
       return { ...base, erased_ts: seconds(event.at), was_waiting: event.data?.was_waiting === true };
+    case 'unsubscribed':
+      return {
+        ...base,
+        unsubscribe_ts: seconds(event.at),
+        unsubscribe_recipient: stringField(event.data, 'recipient'),
+        unsubscribe_list: stringField(event.data, 'list'),
+      };
   }
 }
 

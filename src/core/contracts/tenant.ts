@@ -39,6 +39,8 @@ export interface TenantView {
   active: boolean;
   /** Its routing rules, in order, as the API spells them. */
   routes: RouteRuleView[];
+  /** One-click unsubscribe links in its mail; null: none. */
+  list_unsubscribe: { base_url: string; mailto: string | null; scope: 'all' | 'batches' } | null;
   api_key_created_at: string;
   api_key_expires_at: string | null;
   created_at: string;
@@ -64,6 +66,14 @@ export function viewTenant(tenant: Tenant): TenantView {
     client_signing_secret_set: tenant.clientSigningSecret !== null,
     active: tenant.active,
     routes: tenant.routes.map(viewRoute),
+    list_unsubscribe:
+      tenant.listUnsubscribe === null
+        ? null
+        : {
+            base_url: tenant.listUnsubscribe.baseUrl,
+            mailto: tenant.listUnsubscribe.mailto,
+            scope: tenant.listUnsubscribe.scope,
+          },
     api_key_created_at: iso(tenant.apiKeyCreatedAt),
     api_key_expires_at: tenant.apiKeyExpiresAt === null ? null : iso(tenant.apiKeyExpiresAt),
     created_at: iso(tenant.createdAt),

@@ -110,6 +110,11 @@ export interface HandoffJob {
   tenant: BuildRequest['tenant'];
   /** The keys of the tenant's sending domains: the message is signed by those of its From domain. */
   dkim: DkimSigner[];
+  /**
+   * The one-click unsubscribe header lines (core/tenant/list-unsubscribe.ts), put in front unless
+   * the message carries a List-Unsubscribe of its own; null: none.
+   */
+  listUnsubscribe: string[] | null;
 }
 
 /** What came of a handoff: the relay's reply, or why the message could not be built. */

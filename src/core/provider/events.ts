@@ -11,12 +11,21 @@ export type ProviderName = (typeof PROVIDERS)[number];
 
 export const isProvider = (value: string): value is ProviderName => (PROVIDERS as readonly string[]).includes(value);
 
-/** Seed 000's provider states (bounced and complaint keep the bounce mailbox's names). */
-export type ProviderEventKind = 'accepted' | 'delivered' | 'bounced' | 'dropped' | 'complaint';
+/**
+ * Seed 000's provider states (bounced and complaint keep the bounce mailbox's names), and
+ * `unsubscribed`: the recipient asked for no more mail, which says nothing of the delivery.
+ */
+export type ProviderEventKind = 'accepted' | 'delivered' | 'bounced' | 'dropped' | 'complaint' | 'unsubscribed';
 
-/** One event as a provider reported it, read by its adapter. */
+/**
+ * Our own one-click unsubscribe link (core/tenant/unsubscribe-service.ts): what a recipient tells
+ * about a message settles like what a provider tells, once, on the node that holds it.
+ */
+export const ONE_CLICK = 'one_click';
+
+/** One event as a provider reported it, read by its adapter (or as a recipient's unsubscribe link told it). */
 export interface ProviderEvent {
-  provider: ProviderName;
+  provider: ProviderName | typeof ONE_CLICK;
   /**
    * The provider's own id of this event (SNS MessageId, sg_event_id, Mailgun's event id,
    * Postmark's bounce ID or a digest of the record): the same event delivered twice is applied once.
@@ -41,6 +50,8 @@ export interface ProviderEvent {
   reason: string | null;
   /** For `complaint`: the feedback type (abuse, ...) when given. */
   feedbackType: string | null;
+  /** For `unsubscribed`: the list (batch code) the recipient left, when named. */
+  list?: string | null;
 }
 
 /** An adapter's verdict on a request: a stable code for whatever is refused. */
@@ -50,7 +61,7 @@ export type WebhookProblem = { status: 400 | 401 | 404 | 503; code: string; mess
  * A message's provider state (its `provider_state` column): seed 000's, with a soft bounce apart.
  * A provider's deferral is no verdict: it must not hide a delivery reported before it.
  */
-export type ProviderState = Exclude<ProviderEventKind, 'bounced'> | 'bounced' | 'soft_bounced';
+export type ProviderState = Exclude<ProviderEventKind, 'bounced' | 'unsubscribed'> | 'bounced' | 'soft_bounced';
 
 /** Seed 000's ranks: a state of lower rank never replaces a higher one (an equal one does: the later word wins). */
 export const PROVIDER_STATE_RANKS: Readonly<Record<ProviderState, number>> = {
@@ -62,8 +73,13 @@ export const PROVIDER_STATE_RANKS: Readonly<Record<ProviderState, number>> = {
   complaint: 100,
 };
 
-export const providerStateOf = (event: Pick<ProviderEvent, 'kind' | 'bounceType'>): ProviderState =>
-  event.kind === 'bounced' && event.bounceType === 'soft' ? 'soft_bounced' : event.kind;
+/** Null for an unsubscribe: it leaves the provider state as it was. */
+export const providerStateOf = (event: Pick<ProviderEvent, 'kind' | 'bounceType'>): ProviderState | null =>
+  event.kind === 'unsubscribed'
+    ? null
+    : event.kind === 'bounced' && event.bounceType === 'soft'
+      ? 'soft_bounced'
+      : event.kind;
 
 /**
  * How webhooks of an account's provider are verified (the account's configuration, sealed at rest
@@ -114,6 +130,11 @@ export interface WebhookReceiver {
    * provider's webhook reaches any node, a message lives on one); one outcome per event.
    */
   apply(tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[]>;
+  /**
+   * Applies events verified here otherwise (a recipient's unsubscribe link) wherever their messages
+   * are: here first, then, in a fleet, on the other nodes; null when a node that may hold some cannot be asked.
+   */
+  settle(tenantId: string, events: readonly ProviderEvent[]): Promise<EventOutcome[] | null>;
 }
 
 /** SES message tag values: ASCII letters, digits, `_`, `-`, `.`, `@` (a client id outside them goes untagged). */

@@ -180,7 +180,7 @@ describe('planProviderEvent', () => {
       policy,
       NOW,
     );
-    expect(plan.state.rank).toBeLessThan(delivered.state.rank);
+    expect(plan.state?.rank).toBeLessThan(delivered.state?.rank ?? 0);
   });
 
   it('records a complaint and suppresses its recipient when the policy says so', () => {

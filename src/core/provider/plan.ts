@@ -11,6 +11,7 @@ import type { BouncePolicy } from '../bounce/plan.js';
 import { findReplyCode, findStatus, reasonOf } from '../bounce/classify.js';
 import { correlateReferences, type Correlated } from '../bounce/correlation.js';
 import {
+  ONE_CLICK,
   PROVIDER_STATE_RANKS,
   providerStateOf,
   type ProviderEvent,
@@ -43,13 +44,14 @@ export const PROVIDER_TIMELINE: Readonly<Record<ProviderEventKind, string>> = {
   bounced: 'bounced',
   dropped: 'dropped',
   complaint: 'complained',
+  unsubscribed: 'unsubscribed',
 };
 
 export interface ProviderPlan {
   candidate: MessageCandidate;
   by: ProviderMatchedBy;
-  /** The message's provider state after the event: applied only if its rank is not below the stored one's. */
-  state: { state: ProviderState; rank: number; at: number };
+  /** The message's provider state after the event: applied only if its rank is not below the stored one's; null: unchanged. */
+  state: { state: ProviderState; rank: number; at: number } | null;
   /** A bounced event: recorded as the bounce mailbox records one (fields, event, report). */
   bounce: BounceRecord | null;
   complaint: ComplaintRecord | null;
@@ -92,11 +94,15 @@ export function planProviderEvent(
   // The provider's status may be an enhanced status (5.1.1), a reply code (550), or only inside its words.
   const enhancedStatus = findStatus(event.status ?? '') ?? findStatus(event.reason ?? '');
   const replyCode = findReplyCode(event.status ?? '') ?? findReplyCode(event.reason ?? '');
-  const source = { source: 'webhook', provider: event.provider, provider_event_id: event.eventId, matched_by: by };
+  const source =
+    event.provider === ONE_CLICK
+      ? { source: ONE_CLICK }
+      : { source: 'webhook', provider: event.provider, provider_event_id: event.eventId, matched_by: by };
+  const state = providerStateOf(event);
   const plan: ProviderPlan = {
     candidate,
     by,
-    state: { state: providerStateOf(event), rank: PROVIDER_STATE_RANKS[providerStateOf(event)], at: event.at },
+    state: state === null ? null : { state, rank: PROVIDER_STATE_RANKS[state], at: event.at },
     bounce: null,
     complaint: null,
     suppression: null,
@@ -131,6 +137,14 @@ export function planProviderEvent(
       };
       if (policy.suppressComplaints)
         plan.suppression = suppress('complaint', `complaint: ${event.feedbackType ?? 'abuse'}`);
+      return plan;
+    // The recipient's suppression is the unsubscribe service's (shared with the fleet like an operator's).
+    case 'unsubscribed':
+      plan.event = {
+        type: PROVIDER_TIMELINE.unsubscribed,
+        text: 'the recipient unsubscribed by its one-click link',
+        data: { recipient, list: event.list ?? null, ...source },
+      };
       return plan;
     default:
       plan.event = {

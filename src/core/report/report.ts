@@ -17,6 +17,7 @@ export const REPORTABLE_EVENTS = [
   'delivered',
   'dropped',
   'erased',
+  'unsubscribed',
 ] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 

@@ -9,6 +9,10 @@ export type { SuppressionEntry, SuppressionRepository, SuppressionService } from
 export { SHARED_TENANT_WRITES, createTenantService } from './tenant-service.js';
 export type { CommandContext, IssuedKey, TenantService } from './tenant-service.js';
 export type { ClientAuth, Tenant } from './tenant.js';
+export { UNSUBSCRIBE_PATH, takesUnsubscribe, unsubscribeHeaders } from './list-unsubscribe.js';
+export type { ListUnsubscribe, UnsubscribeClaim, UnsubscribeLinks } from './list-unsubscribe.js';
+export { createUnsubscribeService } from './unsubscribe-service.js';
+export type { UnsubscribePreview, UnsubscribeService } from './unsubscribe-service.js';
 export { SHARED_DOMAIN_WRITES, checkDomain, createSendingDomainService } from './sending-domain-service.js';
 export type { SendingDomainService } from './sending-domain-service.js';
 export { dkimSigners } from './sending-domain.js';

@@ -52,6 +52,8 @@ export interface SuppressionInput {
   reason?: string | null;
   /** Epoch ms; null or absent for until removed. */
   expiresAt?: number | null;
+  /** Who asked: an operator (the default), or the recipient by a one-click link (unsubscribe-service.ts). */
+  source?: 'manual' | 'unsubscribe';
 }
 
 export interface SuppressionServiceDeps {
@@ -72,7 +74,7 @@ function addressOf(text: string): string {
   return normalizeAddress(trimmed);
 }
 
-/** A manual suppression from what an operator asked for; its expiry must lie ahead. */
+/** A suppression from what an operator (or a recipient's link) asked for; its expiry must lie ahead. */
 function manualSuppression(tenantId: string, input: SuppressionInput, now: number): SuppressionRecord {
   const expiresAt = input.expiresAt ?? null;
   if (expiresAt !== null && expiresAt <= now)
@@ -83,7 +85,7 @@ function manualSuppression(tenantId: string, input: SuppressionInput, now: numbe
     tenantId,
     address: addressOf(input.address),
     reason: input.reason ?? null,
-    source: 'manual',
+    source: input.source ?? 'manual',
     createdAt: now,
     expiresAt,
   };
@@ -141,7 +143,7 @@ export function createSuppressionService(deps: SuppressionServiceDeps) {
         store.changes.record(
           record(ctx, 'suppression.add', 'suppression.added', tenantId, digest, {
             reason: suppression.reason,
-            source: 'manual',
+            source: suppression.source,
             expires_at: suppression.expiresAt,
           }),
         );

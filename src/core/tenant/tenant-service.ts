@@ -10,6 +10,7 @@ import type { MessageAdmin } from '../message/admin.js';
 import type { AdminStore, ApiKeyIssuer } from '../ports.js';
 import { requireAdmin, type Principal } from './principal.js';
 import { viewTenant } from '../contracts/tenant.js';
+import { checkListUnsubscribe, type ListUnsubscribe } from './list-unsubscribe.js';
 import {
   checkRoutes,
   explainRoute,
@@ -30,6 +31,8 @@ export interface TenantFields {
   active?: boolean | undefined;
   /** The tenant's routing rules, whole; `undefined` keeps them. */
   routes?: RoutingRule[] | undefined;
+  /** One-click unsubscribe links in its mail; null: none; `undefined` keeps the setting. */
+  listUnsubscribe?: ListUnsubscribe | null | undefined;
 }
 
 export interface TenantCreateInput extends TenantFields {
@@ -42,9 +45,10 @@ export interface CommandContext {
   correlationId: string | null;
   /**
    * The channel the command came through when it is not the API (`console`), or `daemon` for what
-   * the daemon does by itself (its daily domain checks): recorded with the actor.
+   * the daemon does by itself (its daily domain checks), or `unsubscribe` for a recipient's one-click
+   * link: recorded with the actor.
    */
-  via?: 'console' | 'daemon';
+  via?: 'console' | 'daemon' | 'unsubscribe';
 }
 
 /** A new API key, shown once: only its digest is kept. */
@@ -84,6 +88,7 @@ export function createTenantService(deps: TenantServiceDeps) {
       const tenant = newTenant(input, generated, now);
       // A new tenant has no account yet: its rules come once its accounts do.
       checkRoutes(tenant.routes, []);
+      checkListUnsubscribe(tenant.listUnsubscribe);
       store.transaction(() => {
         if (store.tenants.get(tenant.id) !== null) {
           throw new AppError('CONFLICT', 'tenant already exists', { details: { tenant_id: tenant.id } });
@@ -106,6 +111,7 @@ export function createTenantService(deps: TenantServiceDeps) {
         const current = load(id);
         const next: Tenant = { ...current, ...definedOnly(fields), updatedAt: clock.now() };
         if (fields.routes !== undefined) checkRoutes(fields.routes, store.accounts.choices(id));
+        checkListUnsubscribe(fields.listUnsubscribe);
         store.tenants.update(next);
         if (next.active !== current.active) deps.holds.refreshHolds(id, next.updatedAt);
         store.changes.record(
@@ -187,6 +193,7 @@ function newTenant(input: TenantCreateInput, generatedSecret: string | null, now
     active: input.active ?? true,
     routes: input.routes ?? [],
     sendingDomains: [],
+    listUnsubscribe: input.listUnsubscribe ?? null,
     apiKeyCreatedAt: now,
     apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
     createdAt: now,

@@ -1,5 +1,6 @@
 import type { RoutingRule } from '../account/routing.js';
 import type { SendingDomain } from './sending-domain.js';
+import type { ListUnsubscribe } from './list-unsubscribe.js';
 /** The tenant aggregate: one client application, its callback settings and its API key. */
 
 /** How we authenticate to the tenant's own endpoints (delivery reports, attachments). */
@@ -24,6 +25,8 @@ export interface Tenant {
   routes: RoutingRule[];
   /** The domains its mail is DKIM-signed for (sending-domain.ts); their private keys decrypted only inside the process. */
   sendingDomains: SendingDomain[];
+  /** One-click unsubscribe links in its single-recipient mail (list-unsubscribe.ts); null: none. */
+  listUnsubscribe: ListUnsubscribe | null;
   apiKeyCreatedAt: number;
   apiKeyExpiresAt: number | null;
   createdAt: number;

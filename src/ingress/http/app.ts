@@ -12,7 +12,9 @@ import type {
   Authenticator,
   SendingDomainService,
   TenantService,
+  UnsubscribeService,
 } from '../../core/tenant/index.js';
+import { UNSUBSCRIBE_PATH } from '../../core/tenant/index.js';
 import type { BulkCommands, MessageCommands, MessageSearch, SubmissionService } from '../../core/message/index.js';
 import type { FleetView, FleetMessages } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
@@ -41,6 +43,7 @@ import { statusRoutes, type StatusRoutesDeps } from './routes/status.js';
 import { syncStatusRoutes } from './routes/sync-status.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { webhookRoutes } from './routes/webhooks.js';
+import { UNSUBSCRIBE_MAX_BODY_BYTES, unsubscribeRoutes } from './routes/unsubscribe.js';
 
 export interface HttpAppDeps {
   authenticator: Authenticator;
@@ -77,6 +80,8 @@ export interface HttpAppDeps {
   requests?: HttpTelemetry;
   /** Provider webhooks. */
   webhooks: WebhookReceiver;
+  /** One-click unsubscribe links (public). */
+  unsubscribe: UnsubscribeService;
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -110,14 +115,25 @@ export function createHttpApp(deps: HttpAppDeps): Hono<HttpEnv> {
 function bodyLimits(maxBodyBytes: number, webhookMaxBodyBytes: number): MiddlewareHandler<HttpEnv> {
   const apiLimit = bodyLimit<HttpEnv>(maxBodyBytes);
   const webhookLimit = bodyLimit<HttpEnv>(webhookMaxBodyBytes);
-  return (c, next) => (c.req.path.startsWith(WEBHOOK_PREFIX) ? webhookLimit : apiLimit)(c, next);
+  const unsubscribeLimit = bodyLimit<HttpEnv>(UNSUBSCRIBE_MAX_BODY_BYTES);
+  return (c, next) =>
+    (c.req.path.startsWith(WEBHOOK_PREFIX)
+      ? webhookLimit
+      : c.req.path.startsWith(UNSUBSCRIBE_PATH)
+        ? unsubscribeLimit
+        : apiLimit)(c, next);
 }
 
-/** A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts). */
+/**
+ * A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts).
+ * An unsubscribe link's token is its own proof (routes/unsubscribe.ts).
+ */
 function authGate(authenticator: Authenticator): MiddlewareHandler<HttpEnv> {
   const auth = requireAuth(authenticator, METRICS_ROUTES.metrics.path);
   return async (c, next) =>
-    PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) ? next() : auth(c, next);
+    PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) || c.req.path.startsWith(UNSUBSCRIBE_PATH)
+      ? next()
+      : auth(c, next);
 }
 
 /**
@@ -169,5 +185,6 @@ function mountRoutes(app: Hono<HttpEnv>, deps: HttpAppDeps): void {
     }),
   );
   app.route('/', webhookRoutes(deps.webhooks));
+  app.route('/', unsubscribeRoutes(deps.unsubscribe));
   app.route('/', openapiRoutes(ROUTE_CATALOG, WEBHOOK_CATALOG));
 }

@@ -104,6 +104,20 @@ const erased = z.object({
   was_waiting: field(z.boolean(), 'It was still waiting: it will never be sent.', true),
 });
 
+const unsubscribed = z.object({
+  ...base,
+  event: event(
+    ['unsubscribed'],
+    'the recipient clicked its one-click unsubscribe link (`list_unsubscribe` of the tenant); they are on the suppression list now',
+  ),
+  unsubscribe_ts: seconds('When the link was followed', 1764014400),
+  unsubscribe_recipient: nullableText('The recipient who unsubscribed.', 'ann@example.net'),
+  unsubscribe_list: nullableText(
+    'The batch code of the message, the list they left; null: none.',
+    'newsletter-2026-11',
+  ),
+});
+
 /** One item per reportable event, in event order. */
 export const reportItem = z.union([
   sent,
@@ -114,6 +128,7 @@ export const reportItem = z.union([
   pec,
   provider,
   erased,
+  unsubscribed,
 ]) satisfies z.ZodType<ReportItem>;
 
 export const reportBody = z.object({
@@ -150,7 +165,7 @@ export const DELIVERY_REPORT_WEBHOOK: WebhookDoc = {
   name: 'deliveryReport',
   summary: "Delivery reports, POSTed by mailproxy to the tenant's `client_base_url` + `client_sync_path`",
   description:
-    "Every `sent`, `error`, `expired`, `deferred`, `bounced`, `complained`, `pec`, `delivered` and `dropped` event of a tenant's mail, in event order, usually within a fraction of a second " +
+    "Every `sent`, `error`, `expired`, `deferred`, `bounced`, `complained`, `pec`, `delivered`, `dropped`, `erased` and `unsubscribed` event of a tenant's mail, in event order, usually within a fraction of a second " +
     "(bounces, complaints, deliveries and drops come from the bounce mailbox or the provider's webhooks); " +
     'with nothing to report, a heartbeat (`{"delivery_report": []}`) every `reports.sync_interval_seconds` (300). At most `reports.batch_size` (500) items per round. ' +
     'Anything but a 2xx with `{"ok": true}` (another status, no answer within `reports.request_timeout_seconds` (30), a redirect, a refused connection) leaves the items to be sent again, ' +

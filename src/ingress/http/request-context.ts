@@ -2,6 +2,7 @@
  * What every request gets before its route and after its answer: a request id (the caller's when
  * well-formed), the headers every answer carries, one access-log line and the request counters.
  */
+import { UNSUBSCRIBE_PATH } from '../../core/tenant/index.js';
 import type { MiddlewareHandler } from 'hono';
 import type { IdSource, Logger, HttpTelemetry } from '../../core/index.js';
 import { actorOf } from './auth.js';
@@ -33,7 +34,7 @@ export function requestContext(deps: RequestContextDeps): MiddlewareHandler<Http
       {
         requestId,
         method: c.req.method,
-        path: c.req.path,
+        path: loggedPath(c.req.path),
         status: c.res.status,
         durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
         actor: actorOf(c),
@@ -42,3 +43,6 @@ export function requestContext(deps: RequestContextDeps): MiddlewareHandler<Http
     );
   };
 }
+
+/** An unsubscribe link's token is a capability (whoever holds it may use it): logs name the route, not the token. */
+const loggedPath = (path: string): string => (path.startsWith(UNSUBSCRIBE_PATH) ? `${UNSUBSCRIBE_PATH}{token}` : path);

@@ -20,6 +20,7 @@ import { STATUS_ROUTES } from './routes/status.js';
 import { SYNC_STATUS_ROUTES } from './routes/sync-status.js';
 import { TENANT_ROUTES } from './routes/tenants.js';
 import { WEBHOOK_ROUTES } from './routes/webhooks.js';
+import { UNSUBSCRIBE_ROUTES } from './routes/unsubscribe.js';
 
 export const ROUTE_CATALOG: readonly RouteDoc[] = [
   HEALTH_ROUTES,
@@ -36,6 +37,7 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   METRICS_ROUTES,
   BACKUP_ROUTES,
   WEBHOOK_ROUTES,
+  UNSUBSCRIBE_ROUTES,
   OPENAPI_ROUTES,
 ].flatMap((table): RouteDoc[] => Object.values(table));
 

@@ -41,6 +41,31 @@ const label = z
   .max(200)
   .refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' })
   .describe('no line breaks or NUL');
+const listUnsubscribe = z.object({
+  base_url: httpUrl.meta({
+    description:
+      "The daemon's public https URL as recipients' mailbox providers reach it (its `/unsubscribe/{token}` is public).",
+    examples: ['https://mail.example.com'],
+  }),
+  mailto: z
+    .string()
+    .max(254)
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'An address for the `mailto:` form beside the link (the tenant reads what arrives there); absent or null: none.',
+      examples: ['unsubscribe@acme.example'],
+    }),
+  scope: z
+    .enum(['all', 'batches'])
+    .optional()
+    .meta({
+      description:
+        '`all` (the default): every message to a single recipient; `batches`: only mail with a `batch_code` (newsletters, campaigns).',
+      examples: ['batches'],
+    }),
+});
 const authMethod = <M extends string>(method: M) =>
   z.literal(method).meta({ description: 'How mailproxy authenticates to the client application.', examples: [method] });
 const clientAuth = z.discriminatedUnion('method', [
@@ -132,6 +157,14 @@ const tenantFields = {
       description: `Routing rules, whole and in order: a message that names no \`account_id\` goes through the account of the first rule it matches (by sender domain, batch code, priority, header), else the default account. Each rule's account must exist (a rule whose account is deleted later is passed over). At most ${MAX_ROUTING_RULES}; [] clears them. POST /tenant/{id}/routes/test shows where a message would go.`,
       examples: [[{ match: { batch_codes: ['newsletter'] }, account_id: 'bulk' }]],
     }),
+  list_unsubscribe: listUnsubscribe
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        'One-click unsubscribe (RFC 8058, what Gmail, Yahoo and Outlook.com require of bulk senders): each message to a single recipient gets `List-Unsubscribe: <{base_url}/unsubscribe/{token}>` (and the `mailto:` form when given) and `List-Unsubscribe-Post: List-Unsubscribe=One-Click`, unless it carries a `List-Unsubscribe` of its own. The token is sealed: it names the recipient, the message and its batch, and reveals nothing. A POST to the link suppresses the recipient for the tenant and reports an `unsubscribed` item; a GET only shows a confirmation page. Null: no link.',
+      examples: [{ base_url: 'https://mail.example.com', scope: 'batches' }],
+    }),
 };
 
 const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typeof tenantFields)[K]> }) => ({
@@ -143,6 +176,14 @@ const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typ
   clientSigningSecret: body.client_signing_secret,
   active: body.active,
   routes: body.routes?.map(toRoutingRule),
+  listUnsubscribe:
+    body.list_unsubscribe === undefined || body.list_unsubscribe === null
+      ? body.list_unsubscribe
+      : {
+          baseUrl: body.list_unsubscribe.base_url,
+          mailto: body.list_unsubscribe.mailto ?? null,
+          scope: body.list_unsubscribe.scope ?? 'all',
+        },
 });
 
 const expiresIn = z

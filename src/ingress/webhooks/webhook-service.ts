@@ -76,6 +76,7 @@ export function createWebhookService(deps: WebhookServiceDeps): WebhookService {
       return outcome;
     },
     apply: settlement.here,
+    settle: settlement.everywhere,
   };
 }
 

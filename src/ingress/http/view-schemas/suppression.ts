@@ -23,8 +23,8 @@ const suppression = z.object({
   ),
   reason: nullableText('Why: the bounce or complaint, or the reason given.', '550 5.1.1 user unknown'),
   source: field(
-    z.enum(['manual', 'bounce', 'complaint']),
-    '`manual` (POST /suppression), a hard `bounce`, or a `complaint`.',
+    z.enum(['manual', 'bounce', 'complaint', 'unsubscribe']),
+    '`manual` (POST /suppression), a hard `bounce`, a `complaint`, or `unsubscribe` (the recipient clicked a one-click unsubscribe link).',
     'bounce',
   ),
   created_ts: seconds('When it was added', 1764003600),

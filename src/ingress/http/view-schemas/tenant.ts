@@ -76,6 +76,24 @@ const tenantView = z.object({
     'Its routing rules, in order: a message that names no account goes through the account of the first it matches, else the default account.',
     [{ match: { batch_codes: ['newsletter'] }, account_id: 'bulk' }],
   ),
+  list_unsubscribe: field(
+    z
+      .object({
+        base_url: field(z.string(), 'The public https URL its links are made under.', 'https://mail.example.com'),
+        mailto: nullableText(
+          'The address of the `mailto:` form beside the link; null: none.',
+          'unsubscribe@acme.example',
+        ),
+        scope: field(
+          z.enum(['all', 'batches']),
+          '`all`: every single-recipient message; `batches`: only mail with a batch code.',
+          'batches',
+        ),
+      })
+      .nullable(),
+    'One-click unsubscribe (RFC 8058) in its single-recipient mail; null: no link is added.',
+    { base_url: 'https://mail.example.com', mailto: null, scope: 'batches' },
+  ),
   api_key_created_at: isoInstant('When the current API key was issued'),
   api_key_expires_at: field(
     z.string().nullable(),
@@ -96,6 +114,7 @@ export const TENANT_EXAMPLE: TenantView = {
   client_signing_secret_set: true,
   active: true,
   routes: [],
+  list_unsubscribe: null,
   api_key_created_at: '2025-11-24T16:00:00.000Z',
   api_key_expires_at: null,
   created_at: '2025-11-24T16:00:00.000Z',

@@ -19,10 +19,11 @@ import { beginFileRotation } from '../../src/security/key-rotation.js';
 import { createAesGcmSecretBox } from '../../src/security/secret-box.js';
 import { rotateStoredKeys } from '../../src/store/key-rotation.js';
 import { createSqliteStore } from '../../src/store/sqlite-store.js';
+import { createUnsubscribeLinks } from '../../src/security/unsubscribe-links.js';
 import { BODY_COLUMNS, openStored } from '../../src/store/stored-body.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 import { runCli } from '../helpers/cli-process.js';
-import { message, startQueueFixture } from '../helpers/queue-fixture.js';
+import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { api } from '../helpers/test-daemon.js';
 
 const HOUR = 3_600_000;
@@ -128,10 +129,15 @@ describe('mailproxy keys rotate', () => {
     runCli(['keys', 'rotate', ...args], { env: { MAILPROXY_DATA_DIR: dataDir, ...env } });
 
   /** The daemon started again on the directory: the tenant's key is taken, and both messages go through the relay's AUTH. */
-  async function relaysAgain(seed: Seeded, env: Record<string, string> = {}): Promise<void> {
+  async function relaysAgain(
+    seed: Seeded,
+    env: Record<string, string> = {},
+    also: (fx: QueueFixture) => Promise<void> = async () => undefined,
+  ): Promise<void> {
     const fx = await startQueueFixture({ dataDir: seed.dataDir, env });
     cleanups.push(() => fx.stop());
     expect((await api(fx.t.url, 'GET', '/messages', { token: seed.apiKey })).status).toBe(200);
+    await also(fx);
     fx.clock.advance(2 * HOUR);
     await fx.settle();
     await seed.sink.waitForMessages(2);
@@ -152,6 +158,7 @@ describe('mailproxy keys rotate', () => {
     // The client credential, the report signing secret every tenant is given, the sending domains, the relay password.
     expect(run.stdout).toContain('stored secrets: 4 resealed');
     expect(run.stdout).toContain("API keys' digest key: kept");
+    expect(run.stdout).toContain("unsubscribe links' key: kept");
     const fresh = masterIn(seed.dataDir);
     expect(fresh.equals(old)).toBe(false);
     // Nothing is printed that could be the key, and no file is left but secret.key.
@@ -175,7 +182,18 @@ describe('mailproxy keys rotate', () => {
     });
     expect(() => openedWith(seed.path, [old])).toThrow();
 
-    await relaysAgain(seed);
+    // A one-click unsubscribe link in mail sent before the rotation (sealed under the old master's key) still works.
+    const link = createUnsubscribeLinks(keyRing([old]).unsubscribeKey).issue({
+      tenantId: 'acme',
+      messageId: 'm-0',
+      recipient: 'ann@example.net',
+      list: null,
+    });
+    await relaysAgain(seed, {}, async (fx) => {
+      expect((await fetch(`${fx.t.url}/unsubscribe/${link}`, { method: 'POST' })).status).toBe(200);
+      const listed = await fx.admin('GET', '/suppressions?tenant_id=acme');
+      expect(listed.body.suppressions).toMatchObject([{ address: 'ann@example.net', source: 'unsubscribe' }]);
+    });
   });
 
   it('leaves a daemon that starts when it stops after the database commit, and finishes when run again', async () => {

@@ -11,13 +11,22 @@ import { ROUTE_CATALOG } from '../../src/ingress/http/route-catalog.js';
 import { api, type ApiResponse } from '../helpers/test-daemon.js';
 import { callText, leaks, quiesce, type Credential } from './matrix-scan.js';
 import { OWNERS, other, snapshot, startWorld, type Owner, type World } from './matrix-world.js';
-import { FLEET_ONLY, implicitProbes, PER_ITEM_TENANT, PROBES, PROVIDER_SIGNED, type Call } from './route-probes.js';
+import {
+  FLEET_ONLY,
+  implicitProbes,
+  LINK_PROVEN,
+  PER_ITEM_TENANT,
+  PROBES,
+  PROVIDER_SIGNED,
+  type Call,
+} from './route-probes.js';
 
 const label = (route: { method: string; path: string }): string => `${route.method.toUpperCase()} ${route.path}`;
 
 /** The statuses a credential may get from a route with this access; `owner` is whose resources the call names. */
 function expected(route: string, access: Access, who: Credential, success: number[]): number[] {
   if (PROVIDER_SIGNED.has(route)) return [401];
+  if (LINK_PROVEN.has(route)) return [404];
   if (access === 'public') return success;
   if (who === 'none' || who === 'wrong' || who === 'expired') return [401];
   if (who === 'admin') return FLEET_ONLY.has(route) ? [409] : success;

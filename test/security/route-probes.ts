@@ -23,6 +23,13 @@ export interface Call {
  */
 export const PROVIDER_SIGNED = new Set(['POST /webhooks/{provider}/{tenant_id}']);
 
+/**
+ * Routes proven by a sealed link token, not by an API credential: whatever token comes with a
+ * forged link, it is refused (404, no such link) and changes nothing.
+ */
+export const LINK_PROVEN = new Set(['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}']);
+const FORGED_LINK = '/unsubscribe/v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA';
+
 /** Routes of fleet mode only: the matrix's daemon is a single node, where the admin's answer is their documented 409 CONFLICT. */
 export const FLEET_ONLY = new Set(['POST /fleet/drain', 'GET /fleet/drain']);
 
@@ -108,6 +115,9 @@ export const PROBES: Readonly<Record<string, Probe>> = {
       signature: { timestamp: '1', token: 't', signature: '00' },
       'event-data': { event: 'delivered' },
     }),
+
+  'GET /unsubscribe/{token}': () => get(FORGED_LINK),
+  'POST /unsubscribe/{token}': () => post(FORGED_LINK),
 
   'POST /tenant': (w) => post('/tenant', { id: w.unique('new') }),
   'GET /tenants': () => get('/tenants'),

@@ -54,6 +54,9 @@ function humanReport(done: Rotated): string {
       counts.tokenDigestKept
         ? "API keys' digest key: kept, sealed under the new key (tenants' API keys stay valid)"
         : "API keys' digest key: kept already, resealed",
+      counts.unsubscribeLinksKept
+        ? "unsubscribe links' key: kept, sealed under the new key (links in mail already sent keep working)"
+        : "unsubscribe links' key: kept already, resealed",
     );
   }
   if (done.unopened > 0)

@@ -6,9 +6,9 @@
  * value from another version never names a column that is not there.
  */
 import { configKeyName, type ConfigEntry, type ConfigKey, type ConfigRows } from '../core/fleet/index.js';
-import type { ChangeLog, TenantRepository } from '../core/index.js';
+import type { ChangeLog } from '../core/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
-import { PENDING_STATES_SQL } from './tenant-repository.js';
+import { PENDING_STATES_SQL, type SqliteTenantRepository } from './tenant-repository.js';
 
 type Row = Record<string, unknown>;
 
@@ -44,8 +44,8 @@ export interface ConfigRowsDeps {
   /** This node: a change it took itself is mirrored from here; another node's is only audited here. */
   nodeId: string;
   changes: ChangeLog;
-  /** Tenants are written through their repository too, which keeps its cache of key holders. */
-  tenants: Pick<TenantRepository, 'get' | 'update' | 'delete'>;
+  /** Tenants are deleted through their repository, and its cache of tenants and key holders is dropped on every write. */
+  tenants: Pick<SqliteTenantRepository, 'get' | 'delete' | 'forgetCached'>;
   /** Re-derives which waiting messages are held (a tenant's `active`, its suspensions). */
   refreshHolds(tenantId: string, at: number): void;
   now(): number;
@@ -105,9 +105,10 @@ function createConfigWriter(
     db.prepare(
       `INSERT OR IGNORE INTO report_state (tenant_id, cursor_seq) VALUES (?, (SELECT coalesce(max(seq), 0) FROM outbox))`,
     ).run(tenantId);
-    // Rewritten through the repository (same values) so that it forgets the key holders it knew: a rotated key stops working here too.
-    const tenant = deps.tenants.get(tenantId);
-    if (tenant !== null) deps.tenants.update(tenant);
+    // The repository forgets the tenants and key holders it knew: the new row is what is read (its settings, its
+    // domains), and a rotated key stops working here too. (Rewriting a tenant read from the cache would put back
+    // the row as it was before this change.)
+    deps.tenants.forgetCached();
     deps.refreshHolds(tenantId, deps.now());
   };
 

@@ -54,7 +54,7 @@ import { createSqliteReportStore } from './report-store.js';
 import { createSqliteSpool } from './spool.js';
 import { createStoreCommits, type StoreCommits } from './store-commits.js';
 import type { StoreWriteStatus } from './write-health.js';
-import { createSqliteTenantRepository } from './tenant-repository.js';
+import { createSqliteTenantRepository, type SqliteTenantRepository } from './tenant-repository.js';
 import { createSqliteConfigRows, type ConfigRowsDeps } from './config-rows.js';
 import { createSqliteClaimIndex } from './claim-index.js';
 import { createSqliteSpoolRows } from './spool-rows.js';
@@ -65,6 +65,7 @@ export type { StoreWriteStatus } from './write-health.js';
 export type { BodySealer } from './body-sealer.js';
 
 export interface SqliteStore extends AdminStore {
+  tenants: SqliteTenantRepository;
   queue: MessageQueue;
   spool: MessageSpool;
   messages: MessageAdmin;

@@ -16,10 +16,20 @@ export const PENDING_STATES_SQL = `('queued', 'deferred', 'sending')`;
 type TenantMapper = ReturnType<typeof createTenantRowMapper>;
 type TenantCache = ReturnType<typeof createTenantCache>;
 
-export function createSqliteTenantRepository(db: SqliteDatabase, secrets: SecretBox): TenantRepository {
+/** The tenants as this connection caches them: rows written to its tables otherwise (fleet config) must forget them. */
+export interface SqliteTenantRepository extends TenantRepository {
+  /** Drops the tenants and key holders read so far: rows were written beside the repository. */
+  forgetCached(): void;
+}
+
+export function createSqliteTenantRepository(db: SqliteDatabase, secrets: SecretBox): SqliteTenantRepository {
   const mapper = createTenantRowMapper(secrets);
   const cache = createTenantCache(db);
-  return { ...createTenantReads(db, mapper, cache), ...createTenantWrites(db, mapper, cache) };
+  return {
+    ...createTenantReads(db, mapper, cache),
+    ...createTenantWrites(db, mapper, cache),
+    forgetCached: cache.forget,
+  };
 }
 
 /** Reads: tenants and key holders answered from the cache when this connection has seen them. */

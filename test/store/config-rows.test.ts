@@ -164,6 +164,25 @@ describe('shared configuration rows', () => {
     expect(two.store.tenants.get('acme')?.name).toBe('Acme');
   });
 
+  it('applies a change to a tenant the receiving node has read (and cached) already: the new row is what it reads', () => {
+    const [one, two] = [node(), node()];
+    one.store.tenants.insert(tenant(), 'digest-1');
+    carry(one.rows, two.rows, TENANT, 1);
+    // Read on the receiving node first, as its delivery and intake read it for every message.
+    expect(two.store.tenants.get('acme')?.name).toBe('Acme');
+    const changed = tenant({
+      name: 'Acme Mail',
+      listUnsubscribe: { baseUrl: 'https://mail.example.com', mailto: null, scope: 'all' },
+      updatedAt: NOW + 1,
+    });
+    one.store.tenants.update(changed);
+    expect(carry(one.rows, two.rows, TENANT, 2)).toBe(true);
+    expect(two.store.tenants.get('acme')).toEqual(changed);
+    expect(new Database(two.path, { readonly: true }).prepare(`SELECT name FROM tenants`).pluck().get()).toBe(
+      'Acme Mail',
+    );
+  });
+
   it('forgets a rotated API key on the receiving node at once', () => {
     const [one, two] = [node(), node()];
     one.store.tenants.insert(tenant(), 'digest-1');

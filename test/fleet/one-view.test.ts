@@ -15,7 +15,7 @@ import { jetstream } from '@nats-io/jetstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
 import { eventually } from '../helpers/eventually.js';
-import { FLEET_TOKEN, provisionTenant, startFleet, type TestFleet } from '../helpers/fleet.js';
+import { FLEET_TOKEN, provisionTenant, startFleet, untilOrExplain, type TestFleet } from '../helpers/fleet.js';
 import { api } from '../helpers/test-daemon.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
@@ -337,12 +337,57 @@ describe('fleet one view', () => {
     expect(nowhere.body, nowhere.text).toMatchObject({ applied: 0, unmatched: 1 });
   }, 60_000);
 
+  it('unsubscribes fleet-wide by a link that reaches n1, recording it on the message n2 holds', async () => {
+    const setting = { base_url: 'https://mail.example.com', scope: 'batches' };
+    expect((await admin(url('n1'), 'PUT', '/tenant/acme', { list_unsubscribe: setting })).status).toBe(200);
+    // Shared configuration: n2 relays with the link once it has the tenant's new row.
+    await untilOrExplain(
+      fleet,
+      async () => (await admin(url('n2'), 'GET', '/tenant/acme')).body?.tenant?.list_unsubscribe !== null,
+      'n2 has the setting',
+      20_000,
+    );
+    const news = { id: 'n2-news', tenant_id: 'acme', from: 'app@acme.example', to: 'bea@example.net' };
+    const added = await admin(url('n2'), 'POST', '/add-messages', {
+      messages: [{ ...news, subject: 'news', body: 'news', batch_code: 'weekly' }],
+    });
+    expect(added.body, added.text).toMatchObject({ queued: 1 });
+    await untilSent('n2', 'n2-news');
+    const raw = sink.messages.find((mail) => mail.raw.includes('X-Genro-Mail-ID: n2-news\r\n'))?.raw.toString() ?? '';
+    const token = /^List-Unsubscribe: <https:\/\/mail\.example\.com\/unsubscribe\/([^>]+)>/m.exec(raw)?.[1];
+    expect(token, raw.slice(0, 2000)).toBeDefined();
+
+    const done = await fetch(`${url('n1')}/unsubscribe/${token}`, {
+      method: 'POST',
+      body: 'List-Unsubscribe=One-Click',
+    });
+    expect(done.status).toBe(200);
+    // On every node's list (n3 took no part), and on the message's timeline where n2 keeps it.
+    await untilOrExplain(
+      fleet,
+      async () => {
+        const listed = await admin(url('n3'), 'GET', '/suppressions?tenant_id=acme&address=bea@example.net');
+        return listed.body?.suppressions?.[0]?.source === 'unsubscribe';
+      },
+      'n3 lists the unsubscribe',
+      20_000,
+    );
+    const found = await admin(url('n1'), 'GET', '/messages/n2-news?tenant_id=acme');
+    expect(found.body.node_id).toBe('n2');
+    expect(found.body.events.map((event: any) => event.event_type)).toContain('unsubscribed');
+    // n3 refuses new mail to the recipient.
+    const refused = await admin(url('n3'), 'POST', '/add-messages', {
+      messages: [{ ...news, id: 'n3-after', subject: 'again', body: 'again' }],
+    });
+    expect(refused.body.rejected).toMatchObject([{ id: 'n3-after', reason: 'suppressed' }]);
+  }, 60_000);
+
   it('names n3 missing once it is killed', async () => {
     fleet.nodes.find((node) => node.id === 'n3')!.daemon.child.kill('SIGKILL');
     const { ids, pages } = await allPages('n1', 5);
     expect(pages.every((page) => page.missing_nodes.includes('n3'))).toBe(true);
     expect(ids.some((id) => id.startsWith('n3-'))).toBe(false);
-    expect(ids.filter((id) => id.startsWith('n2-')).sort()).toEqual(['n2-m1', 'n2-m2', 'n2-m4']);
+    expect(ids.filter((id) => id.startsWith('n2-')).sort()).toEqual(['n2-m1', 'n2-m2', 'n2-m4', 'n2-news']);
     expect(ids.some((id) => id.startsWith('held-'))).toBe(false);
 
     const detail = await admin(url('n1'), 'GET', '/messages/n3-m1?tenant_id=acme');

@@ -22,6 +22,7 @@ import { routesCommand } from './verbs/routes.js';
 import { domainsCommand } from './verbs/domains.js';
 import { suppressionsCommand } from './verbs/suppressions.js';
 import { tenantsCommand, tokenCommand } from './verbs/tenants.js';
+import { unsubscribeCommand } from './verbs/unsubscribe.js';
 
 export { EXIT_CONFIG, EXIT_USAGE } from './cli-error.js';
 
@@ -31,6 +32,7 @@ const COMMANDS: readonly Command[] = [
   accountsCommand,
   routesCommand,
   domainsCommand,
+  unsubscribeCommand,
   messagesCommand,
   suppressionsCommand,
   queueCommand,

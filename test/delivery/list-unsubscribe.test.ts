@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { message } from '../helpers/queue-fixture.js';
 import { startReportScenario } from '../helpers/report-fixture.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
+import { runCli } from '../helpers/cli-process.js';
 import { startDnsServer, type TxtRecord } from '../peers/dns-server.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -170,5 +171,23 @@ describe('one-click unsubscribe', () => {
     expect(shown.body.tenant.list_unsubscribe).toEqual({ ...SETTING, base_url: 'https://mail.example.com/' });
     expect((await put(null)).status).toBe(200);
     expect((await s.fx.admin('GET', '/tenant/acme')).body.tenant.list_unsubscribe).toBeNull();
+
+    // The same over the CLI.
+    const env = { MAILPROXY_URL: s.fx.t.url, MAILPROXY_TOKEN: s.fx.t.adminToken };
+    const set = await runCli(
+      ['unsubscribe', 'set', '--tenant', 'acme', '--base-url', 'https://links.example.com', '--scope', 'batches'],
+      { env },
+    );
+    expect(set.stderr).toBe('');
+    expect(set.stdout).toMatch(/links under:\s+https:\/\/links\.example\.com\/unsubscribe\//);
+    expect(set.stdout).toMatch(/in:\s+batch mail to one recipient/);
+    const refused = await runCli(['unsubscribe', 'set', '--tenant', 'acme', '--base-url', 'http://plain.example'], {
+      env,
+    });
+    expect(refused.code).not.toBe(0);
+    expect(refused.stderr).toContain('https');
+    expect((await runCli(['unsubscribe', 'off', '--tenant', 'acme'], { env })).stdout).toContain(
+      'no unsubscribe link is added',
+    );
   });
 });

@@ -96,6 +96,30 @@ describe('correlateProviderEvent', () => {
 });
 
 describe('planProviderEvent', () => {
+  it("records a recipient's one-click unsubscribe on the message, leaving its provider state and suppression alone", () => {
+    const plan = planProviderEvent(
+      event({
+        provider: 'one_click',
+        eventId: 'unsubscribe:inv-1',
+        kind: 'unsubscribed',
+        bounceType: null,
+        list: 'weekly',
+      }),
+      candidate(['ann@example.net']),
+      'mail_id',
+      policy,
+      NOW,
+    );
+    expect(plan.state).toBeNull();
+    expect(plan.suppression).toBeNull();
+    expect(plan.bounce).toBeNull();
+    expect(plan.event).toEqual({
+      type: 'unsubscribed',
+      text: 'the recipient unsubscribed by its one-click link',
+      data: { recipient: 'ann@example.net', list: 'weekly', source: 'one_click' },
+    });
+  });
+
   it('records a hard bounce and suppresses our recipient, normalized', () => {
     const plan = planProviderEvent(event(), candidate(['ann@example.net', 'bob@example.net']), 'mail_id', policy, NOW);
     expect(plan.state).toEqual({ state: 'bounced', rank: 100, at: AT });

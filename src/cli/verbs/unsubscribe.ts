@@ -1,7 +1,7 @@
 /** `mailproxy unsubscribe`: a tenant's one-click unsubscribe links (RFC 8058), as PUT /tenant/{id} `list_unsubscribe` sets them. */
 import { stringOption } from '../args.js';
 import { cliError, report } from '../cli-error.js';
-import { tenantCall, type Command } from '../command.js';
+import { tenantCall, type Command, type VerbInput } from '../command.js';
 import { fields } from '../fields.js';
 import { tenantPath } from './resources.js';
 
@@ -25,6 +25,19 @@ const shown = (answer: TenantAnswer): string => {
 };
 
 const tenantOption = { tenant: { type: 'string' } } as const;
+
+/** The tenant read (GET) or its setting replaced (PUT), then shown. */
+const onTenant = (input: VerbInput, method: 'GET' | 'PUT', setting?: Setting | null) =>
+  tenantCall(
+    input,
+    (client, tenantId) =>
+      client.request<TenantAnswer>(
+        method,
+        tenantPath(tenantId ?? ''),
+        setting === undefined ? {} : { body: { list_unsubscribe: setting } },
+      ),
+    shown,
+  );
 
 export const unsubscribeCommand: Command = {
   name: 'unsubscribe',
@@ -53,17 +66,13 @@ export const unsubscribeCommand: Command = {
       run: async (input) => {
         const baseUrl = stringOption(input.values, 'base-url');
         if (baseUrl === undefined) return report(input.cli.stderr, cliError('USAGE', '--base-url is required'));
-        const setting = {
+        // The scope as typed: the API names what it takes when it is neither.
+        const scope = (stringOption(input.values, 'scope') ?? 'all') as Setting['scope'];
+        return onTenant(input, 'PUT', {
           base_url: baseUrl,
           mailto: stringOption(input.values, 'mailto') ?? null,
-          scope: stringOption(input.values, 'scope') ?? 'all',
-        };
-        return tenantCall(
-          input,
-          (client, tenantId) =>
-            client.request<TenantAnswer>('PUT', tenantPath(tenantId ?? ''), { body: { list_unsubscribe: setting } }),
-          shown,
-        );
+          scope,
+        });
       },
     },
     off: {
@@ -72,13 +81,7 @@ export const unsubscribeCommand: Command = {
       options: tenantOption,
       positionals: [0, 0],
       api: true,
-      run: (input) =>
-        tenantCall(
-          input,
-          (client, tenantId) =>
-            client.request<TenantAnswer>('PUT', tenantPath(tenantId ?? ''), { body: { list_unsubscribe: null } }),
-          shown,
-        ),
+      run: (input) => onTenant(input, 'PUT', null),
     },
   },
 };

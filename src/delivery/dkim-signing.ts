@@ -7,8 +7,10 @@
  * as it is.
  */
 import crypto, { type KeyObject } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { dkimSign as mailauthSign } from 'mailauth/lib/dkim/sign.js';
 import type { DkimSigner } from '../core/tenant/index.js';
+import { relaxedBodyHash } from './dkim-body-hash.js';
 
 /**
  * mailauth's signing options as its code reads them: `headerList` is the colon-separated field
@@ -21,6 +23,27 @@ interface SignOptions {
   signatureData: Array<{ signingDomain: string; selector: string; privateKey: string; algorithm: string }>;
 }
 const dkimSign = mailauthSign as unknown as (input: Buffer, options: SignOptions) => Promise<{ signatures: string }>;
+
+/**
+ * mailauth's signer given the body hash and the parsed header section (options it takes for
+ * that: `bodyHash`, `headers`), so that it only canonicalises the headers and signs. Its own
+ * body hashing reads every byte in JavaScript: 3.6 ms of a 100 KB message's 4.4 ms here (ours:
+ * dkim-body-hash.ts).
+ * Neither module ships typings, hence require.
+ */
+interface ParsedHeaders {
+  parsed: unknown[];
+  original: Buffer;
+}
+interface PresetSigner {
+  signatureHeaders: string[];
+  finalize(): Promise<void>;
+}
+const load = createRequire(import.meta.url);
+const { DkimSigner: MailauthSigner } = load('mailauth/lib/dkim/dkim-signer.js') as {
+  DkimSigner: new (options: SignOptions & { bodyHash: string; headers: ParsedHeaders }) => PresetSigner;
+};
+const { parseHeaders } = load('mailauth/lib/tools.js') as { parseHeaders(head: Buffer): ParsedHeaders };
 
 /** The headers signed: RFC 6376 §5.4.1's recommendations, and RFC 8058's one-click unsubscribe pair. */
 const SIGNED_HEADERS =
@@ -76,7 +99,7 @@ export async function signDkim(raw: Buffer, signers: readonly DkimSigner[]): Pro
   const mine = signers.filter((signer) => signer.domain === domain);
   if (mine.length === 0) return raw;
   for (const signer of mine) keepParsed(signer.privateKey);
-  const result = await dkimSign(raw, {
+  const options: SignOptions = {
     canonicalization: 'relaxed/relaxed',
     headerList: SIGNED_HEADERS,
     signatureData: mine.map((signer) => ({
@@ -85,10 +108,33 @@ export async function signDkim(raw: Buffer, signers: readonly DkimSigner[]): Pro
       privateKey: signer.privateKey,
       algorithm: signer.algorithm,
     })),
-  });
-  if (result.signatures.trim() === '') {
+  };
+  const headers = await signatures(raw, options);
+  if (headers.trim() === '') {
     // Signing failed (a broken key): better sent unsigned than not at all; the receiver judges it.
     return raw;
   }
-  return Buffer.concat([Buffer.from(result.signatures, 'latin1'), raw]);
+  return Buffer.concat([Buffer.from(headers, 'latin1'), raw]);
+}
+
+/**
+ * The signature headers: the body hashed here and the header section parsed once when the
+ * message has the usual CRLF CRLF between them and ends in CRLF; otherwise mailauth reads the
+ * message whole, as it does.
+ */
+const CRLF = Buffer.from('\r\n');
+
+async function signatures(raw: Buffer, options: SignOptions): Promise<string> {
+  const end = raw.indexOf('\r\n\r\n');
+  // An unterminated last line is left to mailauth, whose treatment of its blanks is its own.
+  const usual =
+    end >= 0 && !raw.subarray(0, end).includes('\n\n') && (raw.length === end + 4 || raw.subarray(-2).equals(CRLF));
+  if (!usual) return (await dkimSign(raw, options)).signatures;
+  const signer = new MailauthSigner({
+    ...options,
+    bodyHash: relaxedBodyHash(raw.subarray(end + 4)),
+    headers: parseHeaders(raw.subarray(0, end + 2)),
+  });
+  await signer.finalize();
+  return `${signer.signatureHeaders.join('\r\n')}\r\n`;
 }

@@ -83,8 +83,9 @@ const until = (check: () => boolean | Promise<boolean>, what: string, timeoutMs:
 
 describe('what the fleet shares of its relays', () => {
   it('sends at most 30 + one chunk per node to gmail.com in a minute window, loaded on all three nodes, and the other domains at once', async () => {
-    // Start with at least 20 s of the window left, so its sends all land in it.
-    await until(() => Date.now() % MINUTE < 40_000, 'a minute window with 20 s left', MINUTE);
+    // Start with at least 50 s of the window left, so that its 30 sends all land in it even on a loaded machine
+    // (a CI run with 20 s left once saw 29 go in the window, the window ending before the 30th).
+    await until(() => Date.now() % MINUTE < 10_000, 'a minute window with 50 s left', MINUTE);
     const first = windowOf(Date.now());
     const mails = (node: string, tag: string, count: number, domain: string) =>
       Array.from({ length: count }, (_, index) => ({

@@ -16,6 +16,7 @@ const ROOMS = [
   'ingress/smtp',
   'ingress/commands',
   'ingress/webhooks',
+  'ingress/mcp',
   'delivery',
   'mailbox',
   'bounce',
@@ -48,6 +49,8 @@ const ALSO = {
   'ingress/http': ['security'],
   'ingress/console': ['ingress/http'],
   'ingress/commands': ['ingress/http'],
+  // The MCP tools are the API's routes: their schemas, and the API's app called in the process.
+  'ingress/mcp': ['ingress/http'],
   fleet: ['outbox', 'nats'],
   outbox: ['nats'],
   bounce: ['mailbox', 'pec'],
@@ -112,6 +115,7 @@ const LIBRARIES = [
   ['pino', 'runtime'],
   ['smol-toml', 'config'],
   ['prom-client', 'metrics'],
+  ['@modelcontextprotocol', 'ingress/mcp'],
 ];
 
 const libraryRules = LIBRARIES.map(([library, room]) => ({
@@ -148,11 +152,18 @@ module.exports = {
     },
     {
       name: 'composition-is-not-imported',
-      comment: 'main.ts and src/composition/ compose the rooms; no room (nor the CLI, but for serve) leans on them',
+      comment:
+        'main.ts and src/composition/ compose the rooms; no room (nor the CLI, but for serve and the stdio MCP server, each a process of its own) leans on them',
       severity: 'error',
       from: {
         path: '^src/',
-        pathNot: ['^src/main\\.ts$', '^src/composition/', '^src/cli/serve\\.ts$', '\\.test\\.ts$'],
+        pathNot: [
+          '^src/main\\.ts$',
+          '^src/composition/',
+          '^src/cli/serve\\.ts$',
+          '^src/cli/verbs/mcp\\.ts$',
+          '\\.test\\.ts$',
+        ],
       },
       to: { path: '^src/(main\\.ts$|composition/)' },
     },

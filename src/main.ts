@@ -90,6 +90,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     bodyKeys: keys.bodyKeys,
     blindKey: stored.store.keptBlindKey() ?? keyRing.blindKey,
     unsubscribeLinks: keyRing.unsubscribeLinks(stored.store.keptUnsubscribeKey()),
+    version,
   };
   const work = createWork(ctx);
   const reach = node.withWork(ctx, work);

@@ -23,6 +23,7 @@ import { domainsCommand } from './verbs/domains.js';
 import { suppressionsCommand } from './verbs/suppressions.js';
 import { tenantsCommand, tokenCommand } from './verbs/tenants.js';
 import { unsubscribeCommand } from './verbs/unsubscribe.js';
+import { mcpCommand } from './verbs/mcp.js';
 
 export { EXIT_CONFIG, EXIT_USAGE } from './cli-error.js';
 
@@ -44,6 +45,7 @@ const COMMANDS: readonly Command[] = [
   restoreCommand,
   keysCommand,
   fleetCommand,
+  mcpCommand,
 ];
 
 const USAGE = `usage: mailproxy <command> [options]

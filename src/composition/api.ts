@@ -23,6 +23,7 @@ import type { DaemonSettings } from '../config/index.js';
 import { type DeliveryService, createDomainDnsReader, createRelayProbe } from '../delivery/index.js';
 import type { MailboxWatchers } from '../bounce/index.js';
 import { createConsoleApp, createSessionStore, withConsole } from '../ingress/console/index.js';
+import { withMcp } from '../ingress/mcp/index.js';
 import { daemonHealth, createHttpApp, type SubmissionParsing } from '../ingress/http/index.js';
 import type { Metrics } from '../metrics/index.js';
 import type { DaemonMirror } from '../outbox/index.js';
@@ -127,6 +128,9 @@ type ApiDeps = AdminServices &
     log: Logger;
     maxBodyBytes: number;
     webhookMaxBodyBytes: number;
+    /** The MCP server at /mcp; null: off. */
+    mcp: DaemonSettings['mcp'];
+    version: string;
   };
 
 /** GET /status's parts and /ready's checks: the store, the dispatcher, the parser threads, and the node's own. */
@@ -206,5 +210,13 @@ export function createApi(deps: ApiDeps) {
     }),
     log: log.child({ component: 'console' }),
   });
-  return withConsole(webConsole, api);
+  const front = withConsole(webConsole, api);
+  if (deps.mcp === null) return front;
+  return withMcp(front, api, {
+    readOnly: deps.mcp.readOnly,
+    authenticator: deps.authenticator,
+    maxBodyBytes: deps.maxBodyBytes,
+    now: () => clock.now(),
+    version: deps.version,
+  });
 }

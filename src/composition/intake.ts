@@ -57,6 +57,8 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     webhookMaxBodyBytes: settings.webhooks.maxBodyBytes,
     webhooks: streams.webhooks,
     unsubscribeLinks: ctx.unsubscribeLinks,
+    mcp: settings.mcp,
+    version: ctx.version,
     failingDomains: () => watch.failing(),
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);

@@ -40,6 +40,8 @@ export interface DaemonContext {
   blindKey: Uint8Array;
   /** Seals and opens one-click unsubscribe links (their key kept through rotations). */
   unsubscribeLinks: UnsubscribeLinks;
+  /** This build's version (the MCP server's, /metrics'). */
+  version: string;
 }
 
 export type FleetModeSettings = NonNullable<DaemonSettings['fleet']>;

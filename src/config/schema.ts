@@ -7,6 +7,7 @@ import { verpTemplateProblem } from '../core/bounce/index.js';
 import { parseListenAddress } from './listen-address.js';
 import { parseNetwork } from './network.js';
 import { fleetSection, natsSection } from './nats-schema.js';
+import { mcpSection } from './mcp-schema.js';
 
 const listen = z.string().refine((text) => parseListenAddress(text) !== null, {
   message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000',
@@ -284,6 +285,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    mcp: mcpSection,
     fleet: fleetSection,
   })
   .strict()

@@ -244,6 +244,8 @@ export function daemonSettings(config: Readonly<Config>) {
     retention: retentionSettings(config),
     /** The sending-domain checks: the DNS servers they ask (none: the system's) and how often. */
     dns: { servers: [...config.dns.servers], checkIntervalMs: config.dns.check_interval_seconds * SECOND },
+    /** The MCP server at /mcp; null: off. */
+    mcp: config.mcp.enabled ? { readOnly: config.mcp.read_only } : null,
   };
 }
 

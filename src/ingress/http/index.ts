@@ -1,4 +1,10 @@
 export { createHttpApp, type HttpAppDeps } from './app.js';
+// The route tables the MCP tools are made of (ingress/mcp): each tool is one route.
+export { ACCOUNT_ROUTES } from './routes/accounts.js';
+export { BOUNCE_ROUTES } from './routes/bounces.js';
+export { MESSAGE_READ_ROUTES } from './routes/message-reads.js';
+export { MESSAGE_ROUTES } from './routes/messages.js';
+export { STATUS_ROUTES } from './routes/status.js';
 export type { ReadinessCheck } from './routes/health.js';
 export { clientAddress } from './auth.js';
 export { daemonHealth } from './daemon-health.js';

@@ -1,0 +1,231 @@
+/**
+ * The MCP server with the SDK's own client, against a running daemon relaying to a real sink:
+ * over Streamable HTTP at POST /mcp (a tenant key, another tenant's, the admin token, none) and
+ * over stdio (`mailproxy mcp`, the built CLI as a child process). Every tool's happy path, a
+ * tenant's refusal for another's data (the same answer as an unknown id), the bulk action's
+ * confirm step, read-only mode, resources and prompts.
+ */
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CLI } from '../helpers/daemon-process.js';
+import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+
+let fx: QueueFixture;
+let sink: SmtpSink;
+let acme: string;
+let other: string;
+const clients: Client[] = [];
+
+async function connect(token: string | null, url = fx.t.url): Promise<Client> {
+  const client = new Client({ name: 'mailproxy-test', version: '1.0.0' });
+  const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
+  await client.connect(new StreamableHTTPClientTransport(new URL('/mcp', url), { requestInit: { headers } }));
+  clients.push(client);
+  return client;
+}
+
+/** A tool's structured answer; throws with its text when the tool answered an error. */
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<any> {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError === true) throw new Error(JSON.stringify(result.content));
+  return result.structuredContent;
+}
+
+const errorText = async (client: Client, name: string, args: Record<string, unknown>): Promise<string> => {
+  const result = await client.callTool({ name, arguments: args });
+  expect(result.isError, `${name} should refuse`).toBe(true);
+  return (result.content as Array<{ text: string }>)[0]?.text ?? '';
+};
+
+beforeAll(async () => {
+  sink = await startSmtpSink();
+  fx = await startQueueFixture({ extraToml: '[mcp]\nenabled = true\n' });
+  acme = await fx.createTenant('acme');
+  other = await fx.createTenant('other');
+  await fx.createAccount('acme', 'main', sink, { is_default: true });
+  await fx.createAccount('other', 'main', sink, { is_default: true });
+}, 60_000);
+
+afterAll(async () => {
+  for (const client of clients) await client.close().catch(() => undefined);
+  await fx?.stop();
+  fx?.t.cleanup();
+  await sink?.stop();
+});
+
+describe('the MCP server over Streamable HTTP', () => {
+  it('lists its tools, marked by what they change, its resources and its prompts', async () => {
+    const client = await connect(acme);
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect([...byName.keys()].sort()).toEqual(
+      [
+        'activate',
+        'add_suppression',
+        'bounce_summary',
+        'bulk_action',
+        'list_accounts',
+        'list_suppressions',
+        'message_status',
+        'queue_status',
+        'remove_suppression',
+        'resend',
+        'retry_now',
+        'search_messages',
+        'send_messages',
+        'suspend',
+        'test_account',
+      ].sort(),
+    );
+    expect(byName.get('message_status')?.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.get('resend')?.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    // The API's own schema: a message's fields, described.
+    expect(JSON.stringify(byName.get('send_messages')?.inputSchema)).toContain('"subject"');
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((template) => template.uriTemplate).sort()).toEqual([
+      'mailproxy://messages/{id}',
+      'mailproxy://tenants/{tenant_id}/messages/{id}',
+    ]);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((prompt) => prompt.name).sort()).toEqual(['investigate_message', 'summarise_bounces']);
+  });
+
+  it('sends, follows and finds a message; reads the queue, the accounts, a resource and a prompt', async () => {
+    const client = await connect(acme);
+    const sent = await call(client, 'send_messages', { messages: [message('mcp-1', { batch_code: 'weekly' })] });
+    expect(sent).toMatchObject({ ok: true, queued: 1 });
+    await fx.settle();
+    expect(sink.messages.some((mail) => mail.raw.includes('X-Genro-Mail-ID: mcp-1'))).toBe(true);
+    const status = await call(client, 'message_status', { id: 'mcp-1' });
+    expect(status.message).toMatchObject({ id: 'mcp-1', status: 'sent' });
+    expect(status.events.map((event: { event_type: string }) => event.event_type)).toContain('sent');
+    const found = await call(client, 'search_messages', { batch_code: 'weekly' });
+    expect(found.messages.map((item: { id: string }) => item.id)).toEqual(['mcp-1']);
+    expect(await call(client, 'queue_status')).toHaveProperty('queue');
+    expect((await call(client, 'list_accounts')).accounts).toHaveLength(1);
+    expect(await call(client, 'test_account', { id: 'main' })).toMatchObject({ ok: true });
+    const resource = await client.readResource({ uri: 'mailproxy://messages/mcp-1' });
+    expect(JSON.parse((resource.contents[0] as { text: string }).text).message.id).toBe('mcp-1');
+    const admin = await connect(fx.t.adminToken);
+    const named = await admin.readResource({ uri: 'mailproxy://tenants/acme/messages/mcp-1' });
+    expect(JSON.parse((named.contents[0] as { text: string }).text).message.id).toBe('mcp-1');
+    const prompt = await client.getPrompt({ name: 'investigate_message', arguments: { id: 'mcp-1' } });
+    expect(JSON.stringify(prompt.messages)).toContain('mcp-1');
+  });
+
+  it('changes what a tenant may change: retry, resend, suspend and activate, suppressions', async () => {
+    const client = await connect(acme);
+    await call(client, 'send_messages', { messages: [message('mcp-2')] });
+    await fx.settle();
+    expect(await call(client, 'resend', { ids: ['mcp-2'] })).toMatchObject({ ok: true });
+    expect(await call(client, 'retry_now', { ids: ['mcp-2'] })).toMatchObject({ ok: true });
+    expect(await call(client, 'suspend', { batch_code: 'weekly' })).toMatchObject({ ok: true });
+    expect(await call(client, 'activate', { batch_code: 'weekly' })).toMatchObject({ ok: true });
+    await call(client, 'add_suppression', { address: 'gone@example.net', reason: 'asked by phone' });
+    expect((await call(client, 'list_suppressions')).suppressions).toMatchObject([
+      { address: 'gone@example.net', source: 'manual' },
+    ]);
+    await call(client, 'remove_suppression', { address: 'gone@example.net' });
+    expect((await call(client, 'list_suppressions')).suppressions).toEqual([]);
+  });
+
+  it("answers another tenant's message as an unknown one, and the admin token reaches every tenant", async () => {
+    const stranger = await connect(other);
+    const theirs = await errorText(stranger, 'message_status', { id: 'mcp-1' });
+    const nobodys = await errorText(stranger, 'message_status', { id: 'no-such-message' });
+    expect(theirs).toBe(nobodys.replace('no-such-message', 'mcp-1'));
+    expect(theirs).toMatch(/^NOT_FOUND/);
+    expect(await errorText(stranger, 'message_status', { id: 'mcp-1', tenant_id: 'acme' })).toMatch(/^NOT_FOUND/);
+    const admin = await connect(fx.t.adminToken);
+    expect((await call(admin, 'message_status', { id: 'mcp-1', tenant_id: 'acme' })).message.id).toBe('mcp-1');
+  });
+
+  it('acts in bulk only with the token its dry run answered, for the same parameters', async () => {
+    const client = await connect(acme);
+    const dry = await call(client, 'bulk_action', { action: 'resend', batch_code: 'weekly' });
+    expect(dry).toMatchObject({ dry_run: true, matching: 1 });
+    expect(typeof dry.confirm_token).toBe('string');
+    const changed = await errorText(client, 'bulk_action', {
+      action: 'delete',
+      batch_code: 'weekly',
+      confirm_token: dry.confirm_token,
+    });
+    expect(changed).toMatch(/confirm_token/);
+    // Another caller cannot use it either.
+    const admin = await connect(fx.t.adminToken);
+    expect(
+      await errorText(admin, 'bulk_action', {
+        action: 'resend',
+        batch_code: 'weekly',
+        confirm_token: dry.confirm_token,
+      }),
+    ).toMatch(/confirm_token/);
+    const done = await call(client, 'bulk_action', {
+      action: 'resend',
+      batch_code: 'weekly',
+      confirm_token: dry.confirm_token,
+    });
+    expect(done).toMatchObject({ dry_run: false, done: 1 });
+  });
+
+  it('refuses a request without a valid credential, before any tool', async () => {
+    await expect(connect(null)).rejects.toThrow(/UNAUTHORIZED/);
+    await expect(connect(`mpk_${'x'.repeat(43)}`)).rejects.toThrow(/UNAUTHORIZED/);
+    const raw = await fetch(`${fx.t.url}/mcp`, {
+      method: 'POST',
+      body: '{}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(raw.status).toBe(401);
+    const answer = await fetch(`${fx.t.url}/mcp`, { method: 'GET', headers: { authorization: `Bearer ${acme}` } });
+    expect(answer.status).toBe(405);
+  });
+});
+
+describe('the MCP server read-only, and over stdio', () => {
+  it('offers only the tools that read when read_only is set', async () => {
+    const readOnly = await startQueueFixture({ extraToml: '[mcp]\nenabled = true\nread_only = true\n' });
+    try {
+      const key = await readOnly.createTenant('acme');
+      const client = await connect(key, readOnly.t.url);
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names.sort()).toEqual(
+        [
+          'bounce_summary',
+          'list_accounts',
+          'list_suppressions',
+          'message_status',
+          'queue_status',
+          'search_messages',
+          'test_account',
+        ].sort(),
+      );
+      const refused = await client.callTool({ name: 'send_messages', arguments: { messages: [message('x')] } });
+      expect(refused.isError).toBe(true);
+      expect((await readOnly.admin('GET', '/messages?tenant_id=acme')).body.messages).toEqual([]);
+    } finally {
+      await readOnly.stop();
+      readOnly.t.cleanup();
+    }
+  });
+
+  it('serves the same tools over stdio through `mailproxy mcp`, as the key it is given', async () => {
+    const client = new Client({ name: 'mailproxy-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [CLI, 'mcp'],
+        env: { MAILPROXY_URL: fx.t.url, MAILPROXY_TOKEN: acme, PATH: process.env.PATH ?? '' },
+        stderr: 'pipe',
+      }),
+    );
+    clients.push(client);
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('bulk_action');
+    expect((await call(client, 'message_status', { id: 'mcp-1' })).message.id).toBe('mcp-1');
+    const stranger = await errorText(client, 'message_status', { id: 'mcp-1', tenant_id: 'other' });
+    expect(stranger).toMatch(/^NOT_FOUND/);
+  });
+});

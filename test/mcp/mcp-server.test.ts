@@ -8,10 +8,21 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CLI } from '../helpers/daemon-process.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+
+const run = promisify(execFile);
+/** The MCP Inspector's command (`mcp-inspector`), run in its CLI mode. */
+const INSPECTOR = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector/package.json')),
+  'cli/build/cli.js',
+);
 
 let fx: QueueFixture;
 let sink: SmtpSink;
@@ -182,6 +193,40 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(raw.status).toBe(401);
     const answer = await fetch(`${fx.t.url}/mcp`, { method: 'GET', headers: { authorization: `Bearer ${acme}` } });
     expect(answer.status).toBe(405);
+  });
+});
+
+describe("the MCP Inspector's CLI mode", () => {
+  /**
+   * The Inspector's command in its CLI mode, as a child process. Its CLI sends no headers to a URL,
+   * so it reaches the daemon as a desktop client does: through `mailproxy mcp` with a tenant key.
+   */
+  const inspect = async (...args: string[]): Promise<string> => {
+    const { stdout } = await run(process.execPath, [
+      INSPECTOR,
+      '--cli',
+      '-e',
+      `MAILPROXY_URL=${fx.t.url}`,
+      '-e',
+      `MAILPROXY_TOKEN=${acme}`,
+      process.execPath,
+      CLI,
+      'mcp',
+      ...args,
+    ]).catch((error: { stderr?: string; stdout?: string }) => {
+      throw new Error(`the Inspector failed: ${error.stderr ?? ''} ${error.stdout ?? ''}`);
+    });
+    return stdout;
+  };
+
+  it('lists the tools and calls one against the daemon', async () => {
+    expect((await fx.post(acme, [message('inspected')])).status).toBe(200);
+    const listed = JSON.parse(await inspect('--method', 'tools/list')) as { tools: Array<{ name: string }> };
+    expect(listed.tools.map((tool) => tool.name)).toContain('message_status');
+    const called = JSON.parse(
+      await inspect('--method', 'tools/call', '--tool-name', 'message_status', '--tool-arg', 'id=inspected'),
+    ) as { structuredContent: { message: { id: string } } };
+    expect(called.structuredContent.message.id).toBe('inspected');
   });
 });
 

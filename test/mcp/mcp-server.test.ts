@@ -76,11 +76,12 @@ describe('the MCP server over Streamable HTTP', () => {
       [
         'activate',
         'add_suppression',
-        'bounce_summary',
+        'bounce_records',
         'bulk_action',
         'list_accounts',
         'list_suppressions',
         'message_status',
+        'outcome_summary',
         'queue_status',
         'remove_suppression',
         'resend',
@@ -123,6 +124,14 @@ describe('the MCP server over Streamable HTTP', () => {
     const admin = await connect(fx.t.adminToken);
     const named = await admin.readResource({ uri: 'mailproxy://tenants/acme/messages/mcp-1' });
     expect(JSON.parse((named.contents[0] as { text: string }).text).message.id).toBe('mcp-1');
+    // The period's outcomes, counted: this message sent, another tenant's mail not counted.
+    expect((await fx.post(other, [message('theirs')])).status).toBe(200);
+    const since = Math.floor(fx.clock.now() / 1000) - 3600;
+    expect(await call(client, 'outcome_summary', { from_ts: since })).toMatchObject({
+      counted: 1,
+      complete: true,
+      by_status: { sent: 1 },
+    });
     const prompt = await client.getPrompt({ name: 'investigate_message', arguments: { id: 'mcp-1' } });
     expect(JSON.stringify(prompt.messages)).toContain('mcp-1');
   });
@@ -239,10 +248,11 @@ describe('the MCP server read-only, and over stdio', () => {
       const names = (await client.listTools()).tools.map((tool) => tool.name);
       expect(names.sort()).toEqual(
         [
-          'bounce_summary',
+          'bounce_records',
           'list_accounts',
           'list_suppressions',
           'message_status',
+          'outcome_summary',
           'queue_status',
           'search_messages',
           'test_account',

@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ApiAnswer, ApiRequest, CallApi } from './api-call.js';
 import { BULK_TOOL, bulkStep, type ConfirmTokens } from './bulk-tool.js';
 import { PROMPTS } from './prompts.js';
+import { SUMMARY_TOOL, summarise } from './summary-tool.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 
 export interface McpServerDeps {
@@ -63,6 +64,16 @@ function registerTools(server: McpServer, deps: McpServerDeps): void {
       async (args: Record<string, unknown>) => resultOf(await deps.api(spec.request(args))),
     );
   }
+  server.registerTool(
+    SUMMARY_TOOL.name,
+    {
+      title: SUMMARY_TOOL.title,
+      description: SUMMARY_TOOL.description,
+      inputSchema: SUMMARY_TOOL.input,
+      annotations: annotationsOf(SUMMARY_TOOL),
+    },
+    async (args: Record<string, unknown>) => resultOf(await summarise(deps.api, args)),
+  );
   if (deps.readOnly) return;
   server.registerTool(
     BULK_TOOL.name,

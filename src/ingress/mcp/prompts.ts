@@ -27,8 +27,8 @@ export const PROMPTS: readonly PromptSpec[] = [
     description: 'Bounces and complaints of the last day, grouped by cause, with what to do about them.',
     args: {},
     text: () =>
-      'Summarise the bounces and complaints of the last 24 hours. Call bounce_summary, and search_messages with ' +
-      'status=error for what failed outright. Group them by cause (unknown user, mailbox full, blocked as spam, ' +
+      'Summarise the bounces and complaints of the last 24 hours. Call outcome_summary for the period, bounce_records ' +
+      'for what the bounce mailbox read, and search_messages with status=bounced or status=error for examples. Group them by cause (unknown user, mailbox full, blocked as spam, ' +
       'policy, other) with counts and the domains most affected, and say which need action (a relay or DNS problem, ' +
       'a list to clean) and which do not.',
   },

@@ -97,7 +97,12 @@ export const TOOLS: readonly ToolSpec[] = [
   ),
   tool('list_accounts', 'Accounts', "The tenant's relay accounts, their limits, usage and health", ACCOUNT_ROUTES.list),
   tool('list_suppressions', 'Suppressions', 'Recipients that get no more mail, and why', B.suppressions),
-  tool('bounce_summary', 'Bounces', 'What the bounce mailbox read: bounces, complaints, unmatched mail', B.bounces),
+  tool(
+    'bounce_records',
+    'Bounce mailbox',
+    'What the bounce mailbox read, newest first: bounces, complaints, unmatched mail',
+    B.bounces,
+  ),
   tool(
     'send_messages',
     'Send messages',

@@ -118,6 +118,8 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(found.messages.map((item: { id: string }) => item.id)).toEqual(['mcp-1']);
     expect(await call(client, 'queue_status')).toHaveProperty('queue');
     expect((await call(client, 'list_accounts')).accounts).toHaveLength(1);
+    // No bounce mailbox here: the list is empty, and it is the API's answer.
+    expect(await call(client, 'bounce_records')).toEqual({ bounces: [], next: null });
     expect(await call(client, 'test_account', { id: 'main' })).toMatchObject({ ok: true });
     const resource = await client.readResource({ uri: 'mailproxy://messages/mcp-1' });
     expect(JSON.parse((resource.contents[0] as { text: string }).text).message.id).toBe('mcp-1');

@@ -204,6 +204,9 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(raw.status).toBe(401);
     const answer = await fetch(`${fx.t.url}/mcp`, { method: 'GET', headers: { authorization: `Bearer ${acme}` } });
     expect(answer.status).toBe(405);
+    // Only /mcp itself: a path that merely starts so is the API's (no such route).
+    const beside = await fetch(`${fx.t.url}/mcpx`, { method: 'POST', headers: { authorization: `Bearer ${acme}` } });
+    expect(beside.status).toBe(404);
   });
 });
 

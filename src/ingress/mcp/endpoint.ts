@@ -29,6 +29,14 @@ export interface McpEndpointDeps {
   version: string;
 }
 
+/** Whether a request's URL is /mcp, without building a URL object for every API request that passes by. */
+function isMcp(url: string): boolean {
+  const pathStart = url.indexOf('/', url.indexOf('//') + 2);
+  if (pathStart < 0 || !url.startsWith(MCP_PATH, pathStart)) return false;
+  const after = url[pathStart + MCP_PATH.length];
+  return after === undefined || after === '?';
+}
+
 /** The origin the in-process requests are addressed to: only their path reaches the API's app. */
 const IN_PROCESS = 'http://mailproxy.internal';
 
@@ -101,6 +109,6 @@ export function withMcp(front: { fetch: FetchHandler }, api: { fetch: FetchHandl
 
   return {
     fetch: (request: Request, env?: unknown): Response | Promise<Response> =>
-      new URL(request.url).pathname === MCP_PATH ? serve(request, env) : front.fetch(request, env),
+      isMcp(request.url) ? serve(request, env) : front.fetch(request, env),
   };
 }

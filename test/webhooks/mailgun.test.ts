@@ -138,6 +138,7 @@ const rejected = {
 };
 const complained = { ...common, event: 'complained', id: '-Agny091SquKnsrW2NEKUA', 'log-level': 'warn' };
 const accepted = { ...common, event: 'accepted', id: 'ncV2XwymRUKbPek_MIM-Gw', method: 'smtp' };
+const unsubscribed = { ...common, event: 'unsubscribed', id: 'Unsb2zsRYeDXztHGENqRAx' };
 const opened = {
   ...common,
   event: 'opened',
@@ -149,7 +150,7 @@ const opened = {
 describe('Mailgun webhooks', () => {
   it('reads each documented event of a signed request', async () => {
     const rows = [];
-    for (const data of [delivered, hardBounce, softBounce, suppressed, rejected, complained, accepted]) {
+    for (const data of [delivered, hardBounce, softBounce, suppressed, rejected, complained, accepted, unsubscribed]) {
       const [event, ...rest] = eventsOf(await receive(signed(data)));
       expect(rest).toEqual([]);
       rows.push([event?.eventId, event?.kind, event?.bounceType, event?.status, event?.reason, event?.feedbackType]);
@@ -171,6 +172,8 @@ describe('Mailgun webhooks', () => {
       ['rjt-0001', 'dropped', null, null, 'Sandbox subdomains are for test purposes only.', null],
       ['-Agny091SquKnsrW2NEKUA', 'complaint', null, null, null, 'abuse'],
       ['ncV2XwymRUKbPek_MIM-Gw', 'accepted', null, null, null, null],
+      // Mailgun's own unsubscribe link.
+      ['Unsb2zsRYeDXztHGENqRAx', 'unsubscribed', null, null, null, null],
     ]);
   });
 

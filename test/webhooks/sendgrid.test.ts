@@ -102,7 +102,7 @@ const batch = [
 ];
 
 describe('SendGrid Event Webhook', () => {
-  it('reads each delivery event of a signed batch and ignores engagement events', async () => {
+  it('reads each delivery event and unsubscribe of a signed batch, and ignores engagement events', async () => {
     const events = eventsOf(await receive(signedRequest(JSON.stringify(batch))));
     expect(events.map((e) => [e.eventId, e.kind, e.bounceType, e.status, e.reason, e.feedbackType])).toEqual([
       ['ev-processed', 'accepted', null, null, null, null],
@@ -113,6 +113,8 @@ describe('SendGrid Event Webhook', () => {
       ['ev-reputation', 'bounced', 'soft', '5.7.1', '550 5.7.1 poor reputation', null],
       ['ev-dropped', 'dropped', null, '5.0.0', 'Bounced Address', null],
       ['ev-spam', 'complaint', null, null, null, 'abuse'],
+      ['ev-unsub', 'unsubscribed', null, null, null, null],
+      ['ev-group', 'unsubscribed', null, null, null, null],
     ]);
     expect(events[0]).toEqual({
       provider: 'sendgrid',

@@ -120,6 +120,27 @@ describe('planProviderEvent', () => {
     });
   });
 
+  it("suppresses the recipient who used a provider's own unsubscribe link, for good", () => {
+    const withTtl: BouncePolicy = { ...policy, suppressionTtlMs: 86_400_000 };
+    const plan = planProviderEvent(
+      event({ kind: 'unsubscribed', bounceType: null }),
+      candidate(['ann@example.net']),
+      'mail_id',
+      withTtl,
+      NOW,
+    );
+    expect(plan.state).toBeNull();
+    expect(plan.event?.text).toBe("the recipient unsubscribed by mailgun's link");
+    expect(plan.suppression).toEqual({
+      tenantId: 'acme',
+      address: 'ann@example.net',
+      reason: 'unsubscribed via mailgun',
+      source: 'unsubscribe',
+      createdAt: NOW,
+      expiresAt: null,
+    });
+  });
+
   it('records a hard bounce and suppresses our recipient, normalized', () => {
     const plan = planProviderEvent(event(), candidate(['ann@example.net', 'bob@example.net']), 'mail_id', policy, NOW);
     expect(plan.state).toEqual({ state: 'bounced', rank: 100, at: AT });

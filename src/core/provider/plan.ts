@@ -86,10 +86,18 @@ export function planProviderEvent(
 ): ProviderPlan {
   const { address: recipient, ours } = recipientOf(event.recipient, candidate);
   const expiresAt = policy.suppressionTtlMs === null ? null : now + policy.suppressionTtlMs;
-  const suppress = (source: 'bounce' | 'complaint', reason: string): SuppressionRecord | null =>
+  const suppress = (source: 'bounce' | 'complaint' | 'unsubscribe', reason: string): SuppressionRecord | null =>
     recipient === null || !ours
       ? null
-      : { tenantId: candidate.tenantId, address: recipient, reason, source, createdAt: now, expiresAt };
+      : {
+          tenantId: candidate.tenantId,
+          address: recipient,
+          reason,
+          source,
+          createdAt: now,
+          // The recipient's own wish lasts until an operator removes it; the policy's lifetime is for bounces.
+          expiresAt: source === 'unsubscribe' ? null : expiresAt,
+        };
   const reason = bounded(event.reason);
   // The provider's status may be an enhanced status (5.1.1), a reply code (550), or only inside its words.
   const enhancedStatus = findStatus(event.status ?? '') ?? findStatus(event.reason ?? '');
@@ -138,13 +146,19 @@ export function planProviderEvent(
       if (policy.suppressComplaints)
         plan.suppression = suppress('complaint', `complaint: ${event.feedbackType ?? 'abuse'}`);
       return plan;
-    // The recipient's suppression is the unsubscribe service's (shared with the fleet like an operator's).
+    // Our own link's suppression is the unsubscribe service's (shared with the fleet like an operator's);
+    // a provider's link (SendGrid's, Mailgun's) is suppressed here, as its complaints are.
     case 'unsubscribed':
       plan.event = {
         type: PROVIDER_TIMELINE.unsubscribed,
-        text: 'the recipient unsubscribed by its one-click link',
+        text:
+          event.provider === ONE_CLICK
+            ? 'the recipient unsubscribed by its one-click link'
+            : `the recipient unsubscribed by ${event.provider}'s link`,
         data: { recipient, list: event.list ?? null, ...source },
       };
+      if (event.provider !== ONE_CLICK)
+        plan.suppression = suppress('unsubscribe', `unsubscribed via ${event.provider}`);
       return plan;
     default:
       plan.event = {

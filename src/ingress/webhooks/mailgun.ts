@@ -133,8 +133,11 @@ function readEvent(data: Json, token: string, now: number): WebhookReading {
       return event('dropped');
     case 'complained':
       return { ok: true, events: [{ ...base, kind: 'complaint', bounceType: null, feedbackType: 'abuse' }] };
+    // The recipient used Mailgun's own unsubscribe link.
+    case 'unsubscribed':
+      return event('unsubscribed');
     default:
-      // opened, clicked, unsubscribed, stored: not about delivery.
+      // opened, clicked, stored: not about delivery.
       return { ok: true, events: [] };
   }
 }

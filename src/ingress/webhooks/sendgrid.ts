@@ -122,7 +122,7 @@ function readBatch(body: Buffer, now: number): WebhookReading {
   return { ok: true, events };
 }
 
-/** Null for engagement events (open, click, unsubscribe, group_*) and any event SendGrid adds later. */
+/** Null for engagement events (open, click, group_resubscribe) and any event SendGrid adds later. */
 function draftOf(name: string, event: Json): Draft | null {
   const none = { bounceType: null, feedbackType: null } as const;
   switch (name) {
@@ -141,6 +141,10 @@ function draftOf(name: string, event: Json): Draft | null {
       return { ...none, kind: 'dropped' };
     case 'spamreport':
       return { ...none, kind: 'complaint', feedbackType: 'abuse' };
+    // The recipient used SendGrid's own unsubscribe link (of all its mail, or of one group).
+    case 'unsubscribe':
+    case 'group_unsubscribe':
+      return { ...none, kind: 'unsubscribed' };
     default:
       return null;
   }

@@ -77,6 +77,54 @@ function recipientOf(named: string | null, candidate: MessageCandidate): { addre
   return { address: named === null ? null : normalizeAddress(named), ours: false };
 }
 
+type Suppress = (source: 'bounce' | 'complaint' | 'unsubscribe', reason: string) => SuppressionRecord | null;
+
+/** The suppression of the event's recipient, when it is one we sent to (recipientOf). */
+function suppressionOf(
+  candidate: MessageCandidate,
+  { address, ours }: { address: string | null; ours: boolean },
+  policy: BouncePolicy,
+  now: number,
+): Suppress {
+  const expiresAt = policy.suppressionTtlMs === null ? null : now + policy.suppressionTtlMs;
+  return (source, reason) =>
+    address === null || !ours
+      ? null
+      : {
+          tenantId: candidate.tenantId,
+          address,
+          reason,
+          source,
+          createdAt: now,
+          // The recipient's own wish lasts until an operator removes it; the policy's lifetime is for bounces.
+          expiresAt: source === 'unsubscribe' ? null : expiresAt,
+        };
+}
+
+/**
+ * An unsubscribe: our own link's suppression is the unsubscribe service's (shared with the fleet
+ * like an operator's); a provider's link (SendGrid's, Mailgun's) is suppressed here, as its
+ * complaints are.
+ */
+function planUnsubscribe(
+  plan: ProviderPlan,
+  event: ProviderEvent,
+  recipient: string | null,
+  source: Record<string, unknown>,
+  suppress: Suppress,
+): ProviderPlan {
+  const ours = event.provider === ONE_CLICK;
+  plan.event = {
+    type: PROVIDER_TIMELINE.unsubscribed,
+    text: ours
+      ? 'the recipient unsubscribed by its one-click link'
+      : `the recipient unsubscribed by ${event.provider}'s link`,
+    data: { recipient, list: event.list ?? null, ...source },
+  };
+  if (!ours) plan.suppression = suppress('unsubscribe', `unsubscribed via ${event.provider}`);
+  return plan;
+}
+
 export function planProviderEvent(
   event: ProviderEvent,
   candidate: MessageCandidate,
@@ -84,20 +132,9 @@ export function planProviderEvent(
   policy: BouncePolicy,
   now: number,
 ): ProviderPlan {
-  const { address: recipient, ours } = recipientOf(event.recipient, candidate);
-  const expiresAt = policy.suppressionTtlMs === null ? null : now + policy.suppressionTtlMs;
-  const suppress = (source: 'bounce' | 'complaint' | 'unsubscribe', reason: string): SuppressionRecord | null =>
-    recipient === null || !ours
-      ? null
-      : {
-          tenantId: candidate.tenantId,
-          address: recipient,
-          reason,
-          source,
-          createdAt: now,
-          // The recipient's own wish lasts until an operator removes it; the policy's lifetime is for bounces.
-          expiresAt: source === 'unsubscribe' ? null : expiresAt,
-        };
+  const named = recipientOf(event.recipient, candidate);
+  const recipient = named.address;
+  const suppress = suppressionOf(candidate, named, policy, now);
   const reason = bounded(event.reason);
   // The provider's status may be an enhanced status (5.1.1), a reply code (550), or only inside its words.
   const enhancedStatus = findStatus(event.status ?? '') ?? findStatus(event.reason ?? '');
@@ -146,20 +183,8 @@ export function planProviderEvent(
       if (policy.suppressComplaints)
         plan.suppression = suppress('complaint', `complaint: ${event.feedbackType ?? 'abuse'}`);
       return plan;
-    // Our own link's suppression is the unsubscribe service's (shared with the fleet like an operator's);
-    // a provider's link (SendGrid's, Mailgun's) is suppressed here, as its complaints are.
     case 'unsubscribed':
-      plan.event = {
-        type: PROVIDER_TIMELINE.unsubscribed,
-        text:
-          event.provider === ONE_CLICK
-            ? 'the recipient unsubscribed by its one-click link'
-            : `the recipient unsubscribed by ${event.provider}'s link`,
-        data: { recipient, list: event.list ?? null, ...source },
-      };
-      if (event.provider !== ONE_CLICK)
-        plan.suppression = suppress('unsubscribe', `unsubscribed via ${event.provider}`);
-      return plan;
+      return planUnsubscribe(plan, event, recipient, source, suppress);
     default:
       plan.event = {
         type: PROVIDER_TIMELINE[event.kind],

@@ -16,6 +16,9 @@ export default defineConfig({
     maxWorkers: workers,
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // expect.poll waits for a daemon to reach a state: it answers as soon as the state holds, and its
+    // default second is too short on a loaded machine (a CI run saw a relay's send take longer).
+    expect: { poll: { timeout: 10_000 } },
     reporters: ['default'],
   },
 });

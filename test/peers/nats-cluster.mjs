@@ -23,7 +23,9 @@ import { connect } from '@nats-io/transport-node';
 import { jetstreamManager } from '@nats-io/jetstream';
 
 const BINARY = existsSync('/usr/sbin/nats-server') ? '/usr/sbin/nats-server' : 'nats-server';
-const START_TIMEOUT_MS = 20_000;
+// How long a (re)started cluster may take to elect its JetStream meta leader; answered as soon as it has one.
+// 20 s once fell short after two of three servers restarted, on a loaded 2-core machine.
+const START_TIMEOUT_MS = 45_000;
 
 /** @returns {Promise<number>} */
 async function freePort() {

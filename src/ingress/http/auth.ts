@@ -10,12 +10,17 @@ import type { Authenticator, Principal } from '../../core/tenant/index.js';
 import type { HttpEnv } from './env.js';
 
 export function presentedToken(c: Context): string | null {
-  const authorization = c.req.header('authorization');
-  if (authorization !== undefined) {
+  return tokenOfHeaders((name) => c.req.header(name));
+}
+
+/** The credential a request presents, read by its headers (a hono request's, or a web Request's). */
+export function tokenOfHeaders(header: (name: string) => string | null | undefined): string | null {
+  const authorization = header('authorization');
+  if (authorization !== undefined && authorization !== null) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
     return match?.[1] ?? '';
   }
-  return c.req.header('x-api-token') ?? null;
+  return header('x-api-token') ?? null;
 }
 
 export function clientAddress(c: Context): string {

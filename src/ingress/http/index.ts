@@ -6,7 +6,7 @@ export { MESSAGE_READ_ROUTES } from './routes/message-reads.js';
 export { MESSAGE_ROUTES } from './routes/messages.js';
 export { STATUS_ROUTES } from './routes/status.js';
 export type { ReadinessCheck } from './routes/health.js';
-export { clientAddress } from './auth.js';
+export { clientAddress, tokenOfHeaders } from './auth.js';
 export { daemonHealth } from './daemon-health.js';
 export type { HealthSources } from './daemon-health.js';
 export { statusOf } from './errors.js';

@@ -11,7 +11,7 @@ import type { IncomingMessage } from 'node:http';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { isAppError } from '../../core/index.js';
 import type { Authenticator } from '../../core/tenant/index.js';
-import { statusOf, type HttpError } from '../http/index.js';
+import { statusOf, tokenOfHeaders, type HttpError } from '../http/index.js';
 import { apiOver, type FetchLike } from './api-call.js';
 import { confirmTokens } from './bulk-tool.js';
 import { createMcpServer } from './mcp-server.js';
@@ -43,13 +43,6 @@ const IN_PROCESS = 'http://mailproxy.internal';
 const errorAnswer = (code: HttpError['code'], message: string, status?: number): Response =>
   Response.json({ error: { code, message, details: null } }, { status: status ?? statusOf(code) });
 
-/** The credential as the API takes it: `Authorization: Bearer …`, or `X-API-Token`. */
-function tokenOf(request: Request): string | null {
-  const authorization = request.headers.get('authorization');
-  if (authorization !== null) return /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1] ?? '';
-  return request.headers.get('x-api-token');
-}
-
 /** The body under `limit`, counted as it arrives; null past it. */
 async function boundedText(request: Request, limit: number): Promise<string | null> {
   if (request.body === null) return '';
@@ -71,7 +64,8 @@ export function withMcp(front: { fetch: FetchHandler }, api: { fetch: FetchHandl
   const serve = async (request: Request, env: unknown): Promise<Response> => {
     if (request.method !== 'POST')
       return errorAnswer('METHOD_NOT_ALLOWED', 'POST JSON-RPC to /mcp (this server keeps no sessions or streams)', 405);
-    const token = tokenOf(request);
+    // The credential as the API takes it: `Authorization: Bearer …`, or `X-API-Token`.
+    const token = tokenOfHeaders((name) => request.headers.get(name));
     const client = (env as { incoming?: IncomingMessage } | undefined)?.incoming?.socket.remoteAddress ?? 'unknown';
     try {
       deps.authenticator.authenticate(token, client);

@@ -213,7 +213,7 @@ export function createApi(deps: ApiDeps) {
   const front = withConsole(webConsole, api);
   if (deps.mcp === null) return front;
   return withMcp(front, api, {
-    readOnly: deps.mcp.readOnly,
+    ...deps.mcp,
     authenticator: deps.authenticator,
     maxBodyBytes: deps.maxBodyBytes,
     now: () => clock.now(),

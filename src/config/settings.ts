@@ -245,7 +245,14 @@ export function daemonSettings(config: Readonly<Config>) {
     /** The sending-domain checks: the DNS servers they ask (none: the system's) and how often. */
     dns: { servers: [...config.dns.servers], checkIntervalMs: config.dns.check_interval_seconds * SECOND },
     /** The MCP server at /mcp; null: off. */
-    mcp: config.mcp.enabled ? { readOnly: config.mcp.read_only } : null,
+    mcp: config.mcp.enabled
+      ? {
+          readOnly: config.mcp.read_only,
+          callsPerMinute: config.mcp.calls_per_minute,
+          watchIntervalMs: config.mcp.watch_interval_seconds * SECOND,
+          maxSessions: config.mcp.max_sessions,
+        }
+      : null,
   };
 }
 

@@ -8,6 +8,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -45,6 +46,27 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   return result.structuredContent;
 }
 
+/** The URIs `client` is told changed; `next(uri)` resolves when that one is. */
+function updates(client: Client) {
+  const heard: string[] = [];
+  const waiting = new Map<string, () => void>();
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => {
+    heard.push(notification.params.uri);
+    waiting.get(notification.params.uri)?.();
+  });
+  return {
+    heard,
+    next: (uri: string) => new Promise<void>((resolve) => waiting.set(uri, resolve)),
+  };
+}
+
+/** What a refused subscription says. */
+const refusal = (client: Client, uri: string): Promise<string> =>
+  client.subscribeResource({ uri }).then(
+    () => 'subscribed',
+    (error: Error) => error.message,
+  );
+
 const errorText = async (client: Client, name: string, args: Record<string, unknown>): Promise<string> => {
   const result = await client.callTool({ name, arguments: args });
   expect(result.isError, `${name} should refuse`).toBe(true);
@@ -53,7 +75,7 @@ const errorText = async (client: Client, name: string, args: Record<string, unkn
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  fx = await startQueueFixture({ extraToml: '[mcp]\nenabled = true\n' });
+  fx = await startQueueFixture({ extraToml: '[mcp]\nenabled = true\nwatch_interval_seconds = 0.2\n' });
   acme = await fx.createTenant('acme');
   other = await fx.createTenant('other');
   await fx.createAccount('acme', 'main', sink, { is_default: true });
@@ -193,6 +215,53 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(done).toMatchObject({ dry_run: false, done: 1 });
   });
 
+  it("notifies a subscribed message's change on the session's stream; the session is its credential's", async () => {
+    const client = await connect(acme);
+    expect(client.getServerCapabilities()?.resources?.subscribe).toBe(true);
+    await call(client, 'suspend', { batch_code: 'held' });
+    await call(client, 'send_messages', { messages: [message('mcp-watched', { batch_code: 'held' })] });
+    const told = updates(client);
+    await client.subscribeResource({ uri: 'mailproxy://messages/mcp-watched' });
+    await client.subscribeResource({ uri: 'mailproxy://accounts' });
+    const changed = told.next('mailproxy://messages/mcp-watched');
+    await call(client, 'activate', { batch_code: 'held' });
+    await fx.settle();
+    await changed;
+    expect((await call(client, 'message_status', { id: 'mcp-watched' })).message.status).toBe('sent');
+    // Unsubscribed, it is told no more (the accounts, still subscribed, stand for the watch's next beats).
+    await client.unsubscribeResource({ uri: 'mailproxy://messages/mcp-watched' });
+    await call(client, 'resend', { ids: ['mcp-watched'] });
+    await fx.settle();
+    const accounts = told.next('mailproxy://accounts');
+    await call(client, 'test_account', { id: 'main' });
+    await accounts;
+    expect(told.heard.filter((uri) => uri === 'mailproxy://messages/mcp-watched')).toHaveLength(1);
+
+    // Another tenant cannot subscribe to it: the same refusal as an unknown id's.
+    const stranger = await connect(other);
+    const theirs = await refusal(stranger, 'mailproxy://messages/mcp-watched');
+    const nobodys = await refusal(stranger, 'mailproxy://messages/no-such-message');
+    expect(theirs).toMatch(/NOT_FOUND/);
+    expect(theirs).toBe(nobodys.replaceAll('no-such-message', 'mcp-watched'));
+    // A session's id is no credential: with another's key it is unknown.
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId ?? '';
+    expect(sessionId).not.toBe('');
+    const request = (token: string) =>
+      fetch(`${fx.t.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${token}`,
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-06-18',
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await request(other)).status).toBe(404);
+    expect((await request(acme)).status).toBe(200);
+  });
+
   it('refuses a request without a valid credential, before any tool', async () => {
     await expect(connect(null)).rejects.toThrow(/UNAUTHORIZED/);
     await expect(connect(`mpk_${'x'.repeat(43)}`)).rejects.toThrow(/UNAUTHORIZED/);
@@ -204,6 +273,12 @@ describe('the MCP server over Streamable HTTP', () => {
     expect(raw.status).toBe(401);
     const answer = await fetch(`${fx.t.url}/mcp`, { method: 'GET', headers: { authorization: `Bearer ${acme}` } });
     expect(answer.status).toBe(405);
+    // A session that does not exist (or lives on another node) is the SDK's 404: the client initializes again.
+    const unknown = await fetch(`${fx.t.url}/mcp`, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${acme}`, 'mcp-session-id': 'no-such-session', accept: 'text/event-stream' },
+    });
+    expect(unknown.status).toBe(404);
     // Only /mcp itself: a path that merely starts so is the API's (no such route).
     const beside = await fetch(`${fx.t.url}/mcpx`, { method: 'POST', headers: { authorization: `Bearer ${acme}` } });
     expect(beside.status).toBe(404);
@@ -244,32 +319,62 @@ describe("the MCP Inspector's CLI mode", () => {
   });
 });
 
-describe('the MCP server read-only, and over stdio', () => {
+describe('the MCP server read-only and rate-limited, and over stdio', () => {
+  let limited: QueueFixture;
+  let limitedKey: string;
+
+  beforeAll(async () => {
+    limited = await startQueueFixture({
+      extraToml: '[mcp]\nenabled = true\nread_only = true\ncalls_per_minute = 3\n',
+    });
+    limitedKey = await limited.createTenant('acme');
+    await limited.createTenant('other');
+  }, 60_000);
+
+  afterAll(async () => {
+    await limited?.stop();
+    limited?.t.cleanup();
+  });
+
   it('offers only the tools that read when read_only is set', async () => {
-    const readOnly = await startQueueFixture({ extraToml: '[mcp]\nenabled = true\nread_only = true\n' });
-    try {
-      const key = await readOnly.createTenant('acme');
-      const client = await connect(key, readOnly.t.url);
-      const names = (await client.listTools()).tools.map((tool) => tool.name);
-      expect(names.sort()).toEqual(
-        [
-          'bounce_records',
-          'list_accounts',
-          'list_suppressions',
-          'message_status',
-          'outcome_summary',
-          'queue_status',
-          'search_messages',
-          'test_account',
-        ].sort(),
-      );
-      const refused = await client.callTool({ name: 'send_messages', arguments: { messages: [message('x')] } });
-      expect(refused.isError).toBe(true);
-      expect((await readOnly.admin('GET', '/messages?tenant_id=acme')).body.messages).toEqual([]);
-    } finally {
-      await readOnly.stop();
-      readOnly.t.cleanup();
-    }
+    const client = await connect(limitedKey, limited.t.url);
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    expect(names.sort()).toEqual(
+      [
+        'bounce_records',
+        'list_accounts',
+        'list_suppressions',
+        'message_status',
+        'outcome_summary',
+        'queue_status',
+        'search_messages',
+        'test_account',
+      ].sort(),
+    );
+    const refused = await client.callTool({ name: 'send_messages', arguments: { messages: [message('x')] } });
+    expect(refused.isError).toBe(true);
+    expect((await limited.admin('GET', '/messages?tenant_id=acme')).body.messages).toEqual([]);
+  });
+
+  it("limits a credential's calls a minute, with the seconds to wait, and no one else's", async () => {
+    const client = await connect(limitedKey, limited.t.url);
+    await call(client, 'queue_status');
+    await call(client, 'list_suppressions');
+    await client.readResource({ uri: 'mailproxy://queue' });
+    const refused = await client.callTool({ name: 'queue_status', arguments: {} });
+    expect(refused.isError).toBe(true);
+    expect(refused.structuredContent).toMatchObject({
+      error: { code: 'RATE_LIMITED', details: { retry_after_seconds: 20 } },
+    });
+    await expect(client.readResource({ uri: 'mailproxy://queue' })).rejects.toThrow(/RATE_LIMITED/);
+    // Another credential (and the API itself) is not held back by this one.
+    const other = await connect(await limited.createTenant('third'), limited.t.url);
+    expect(await call(other, 'queue_status')).toHaveProperty('queue');
+    expect((await limited.admin('GET', '/status')).status).toBe(200);
+    // A call's worth comes back after 20 s of the daemon's clock.
+    limited.clock.advance(20_000);
+    expect(await call(client, 'queue_status')).toHaveProperty('queue');
+    expect((await client.callTool({ name: 'queue_status', arguments: {} })).isError).toBe(true);
   });
 
   it('serves the same tools over stdio through `mailproxy mcp`, as the key it is given', async () => {
@@ -277,7 +382,7 @@ describe('the MCP server read-only, and over stdio', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: [CLI, 'mcp'],
+        args: [CLI, 'mcp', '--watch-seconds', '1'],
         env: { MAILPROXY_URL: fx.t.url, MAILPROXY_TOKEN: acme, PATH: process.env.PATH ?? '' },
         stderr: 'pipe',
       }),
@@ -287,5 +392,13 @@ describe('the MCP server read-only, and over stdio', () => {
     expect((await call(client, 'message_status', { id: 'mcp-1' })).message.id).toBe('mcp-1');
     const stranger = await errorText(client, 'message_status', { id: 'mcp-1', tenant_id: 'other' });
     expect(stranger).toMatch(/^NOT_FOUND/);
+    // Subscriptions too: the process reads the resource again and tells of its change.
+    const told = updates(client);
+    await client.subscribeResource({ uri: 'mailproxy://messages/mcp-1' });
+    const changed = told.next('mailproxy://messages/mcp-1');
+    await call(client, 'resend', { ids: ['mcp-1'] });
+    await fx.settle();
+    await changed;
+    expect(told.heard).toContain('mailproxy://messages/mcp-1');
   });
 });

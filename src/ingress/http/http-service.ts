@@ -15,7 +15,8 @@ export interface HttpService {
 
 export function createHttpService(
   listen: { host: string; port: number },
-  app: Parameters<typeof startHttpServer>[0],
+  /** With `close`, ended before the listener: what holds streams open (the MCP sessions). */
+  app: Parameters<typeof startHttpServer>[0] & { close?: () => Promise<void> },
   log: Logger,
 ): HttpService {
   let server: HttpServer | null = null;
@@ -30,7 +31,10 @@ export function createHttpService(
         server = await startHttpServer(app, listen);
         log.info({ host: server.address.host, port: server.address.port }, 'http listening');
       },
-      stop: async (budget) => server?.close(budget.waitLeft()),
+      stop: async (budget) => {
+        await app.close?.();
+        await server?.close(budget.waitLeft());
+      },
     },
   };
 }

@@ -2,13 +2,23 @@
  * The MCP server an agent talks to: the tools (tools.ts, bulk-tool.ts), a message, the queue and
  * the accounts as resources, and operator prompts. Each is answered by an API request made with
  * the caller's own credential (api-call.ts), so it sees and changes what the caller may through
- * the API, nothing more. One server per caller: on the daemon, per request (stateless).
+ * the API, nothing more. One server per client session (on the daemon, or a stateless request
+ * of its own); a session's server also watches the resources its client subscribed to.
  */
-import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ApiAnswer, ApiRequest, CallApi } from './api-call.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import {
+  ErrorCode,
+  McpError,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
+  type CallToolResult,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { ApiAnswer, CallApi } from './api-call.js';
 import { BULK_TOOL, bulkStep, type ConfirmTokens } from './bulk-tool.js';
+import type { CallLimit } from './call-limit.js';
 import { PROMPTS } from './prompts.js';
+import { ResourceWatch, SubscriptionRefused } from './resource-watch.js';
+import { registerResources, requestOfUri } from './resources.js';
 import { SUMMARY_TOOL, summarise } from './summary-tool.js';
 import { TOOLS, type ToolSpec } from './tools.js';
 
@@ -19,6 +29,10 @@ export interface McpServerDeps {
   /** Who is calling (a digest of the credential): a bulk action's confirm token is theirs alone. */
   caller: string;
   tokens: ConfirmTokens;
+  /** The caller's tool calls and resource reads a minute (call-limit.ts). */
+  limit: CallLimit;
+  /** Subscriptions to resources, where the server lives as long as the client's session; null: none. */
+  subscriptions: { max: number } | null;
   now: () => number;
   version: string;
 }
@@ -48,95 +62,83 @@ const annotationsOf = (spec: Pick<ToolSpec, 'title' | 'changes' | 'destructive'>
   openWorldHint: false,
 });
 
-/** A resource's text: the API's JSON answer, or its error. */
-async function jsonResource(api: CallApi, uri: URL, request: ApiRequest) {
-  const answer = await api(request);
-  if (answer.status >= 400) throw new Error(`${uri.href}: ${JSON.stringify(answer.body)}`);
-  return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(answer.body, null, 2) }] };
-}
+/** A refusal of the caller's rate limit, as the API would word it. */
+const limited = (retryAfterSeconds: number, perMinute: number): ApiAnswer => ({
+  status: 429,
+  body: {
+    error: {
+      code: 'RATE_LIMITED',
+      message: `more than ${perMinute} calls a minute: retry in ${retryAfterSeconds} s`,
+      details: { retry_after_seconds: retryAfterSeconds },
+    },
+  },
+});
+
+type ToolHandler = (args: Record<string, unknown>) => Promise<CallToolResult>;
 
 function registerTools(server: McpServer, deps: McpServerDeps): void {
-  for (const spec of TOOLS) {
-    if (deps.readOnly && spec.changes) continue;
+  const tool = (
+    spec: Pick<ToolSpec, 'name' | 'title' | 'description' | 'input' | 'changes' | 'destructive'>,
+    run: ToolHandler,
+  ) =>
     server.registerTool(
       spec.name,
       { title: spec.title, description: spec.description, inputSchema: spec.input, annotations: annotationsOf(spec) },
-      async (args: Record<string, unknown>) => resultOf(await deps.api(spec.request(args))),
+      async (args: Record<string, unknown>) => {
+        const wait = deps.limit.take(deps.caller, deps.now());
+        return wait > 0 ? resultOf(limited(wait, deps.limit.perMinute)) : run(args);
+      },
     );
+  for (const spec of TOOLS) {
+    if (deps.readOnly && spec.changes) continue;
+    tool(spec, async (args) => resultOf(await deps.api(spec.request(args))));
   }
-  server.registerTool(
-    SUMMARY_TOOL.name,
-    {
-      title: SUMMARY_TOOL.title,
-      description: SUMMARY_TOOL.description,
-      inputSchema: SUMMARY_TOOL.input,
-      annotations: annotationsOf(SUMMARY_TOOL),
-    },
-    async (args: Record<string, unknown>) => resultOf(await summarise(deps.api, args)),
-  );
+  tool(SUMMARY_TOOL, async (args) => resultOf(await summarise(deps.api, args)));
   if (deps.readOnly) return;
-  server.registerTool(
-    BULK_TOOL.name,
-    {
-      title: BULK_TOOL.title,
-      description: BULK_TOOL.description,
-      inputSchema: BULK_TOOL.input,
-      annotations: annotationsOf(BULK_TOOL),
-    },
-    async (args: Record<string, unknown>) => {
-      const step = bulkStep(deps.tokens, deps.caller, args, deps.now());
-      if ('refused' in step) return { isError: true, content: [{ type: 'text', text: step.refused }] };
-      const answer = await deps.api(step.run);
-      return step.confirm === null || answer.status >= 400
-        ? resultOf(answer)
-        : resultOf(answer, { confirm_token: step.confirm });
-    },
-  );
+  tool(BULK_TOOL, async (args) => {
+    const step = bulkStep(deps.tokens, deps.caller, args, deps.now());
+    if ('refused' in step) return { isError: true, content: [{ type: 'text', text: step.refused }] };
+    const answer = await deps.api(step.run);
+    return step.confirm === null || answer.status >= 400
+      ? resultOf(answer)
+      : resultOf(answer, { confirm_token: step.confirm });
+  });
 }
 
-function registerResources(server: McpServer, deps: McpServerDeps): void {
-  const { api } = deps;
-  const message = (id: unknown, tenant: Record<string, string>, uri: URL) =>
-    jsonResource(api, uri, { method: 'GET', path: `/messages/${encodeURIComponent(String(id))}`, query: tenant });
-  server.registerResource(
-    'message',
-    new ResourceTemplate('mailproxy://messages/{id}', { list: undefined }),
-    {
-      title: 'A message',
-      description: 'Its state, timeline and why it waits (a tenant key).',
-      mimeType: 'application/json',
+/** `resources/subscribe` and `unsubscribe`, answered by the session's watch. */
+function registerSubscriptions(server: McpServer, deps: McpServerDeps): ResourceWatch {
+  const watch = new ResourceWatch({
+    read: async (uri) => {
+      const request = requestOfUri(uri);
+      return request === null ? null : deps.api(request);
     },
-    async (uri, variables) => message(variables.id, {}, uri),
-  );
-  server.registerResource(
-    'tenant-message',
-    new ResourceTemplate('mailproxy://tenants/{tenant_id}/messages/{id}', { list: undefined }),
-    {
-      title: "A tenant's message",
-      description: 'The same, naming its tenant (the admin token).',
-      mimeType: 'application/json',
-    },
-    async (uri, variables) => message(variables.id, { tenant_id: String(variables.tenant_id) }, uri),
-  );
-  server.registerResource(
-    'queue',
-    'mailproxy://queue',
-    {
-      title: 'The queue',
-      description: 'Waiting messages by state and account, throughput, health.',
-      mimeType: 'application/json',
-    },
-    async (uri) => jsonResource(api, uri, { method: 'GET', path: '/status' }),
-  );
-  server.registerResource(
-    'accounts',
-    'mailproxy://accounts',
-    { title: 'Accounts', description: "The relay accounts' limits, usage and health.", mimeType: 'application/json' },
-    async (uri) => jsonResource(api, uri, { method: 'GET', path: '/accounts' }),
-  );
+    notify: (uri) => server.server.sendResourceUpdated({ uri }),
+    maxSubscriptions: deps.subscriptions?.max ?? 0,
+  });
+  server.server.registerCapabilities({ resources: { subscribe: true } });
+  server.server.setRequestHandler(SubscribeRequestSchema, async (request) => {
+    try {
+      await watch.subscribe(request.params.uri);
+    } catch (error) {
+      if (error instanceof SubscriptionRefused) throw new McpError(ErrorCode.InvalidParams, error.message);
+      throw error;
+    }
+    return {};
+  });
+  server.server.setRequestHandler(UnsubscribeRequestSchema, (request) => {
+    watch.unsubscribe(request.params.uri);
+    return {};
+  });
+  return watch;
 }
 
-export function createMcpServer(deps: McpServerDeps): McpServer {
+export interface McpSessionServer {
+  server: McpServer;
+  /** What the client subscribed to; null where the server keeps no session (a stateless request). */
+  watch: ResourceWatch | null;
+}
+
+export function createMcpServer(deps: McpServerDeps): McpSessionServer {
   const server = new McpServer(
     { name: 'mailproxy', version: deps.version },
     {
@@ -146,7 +148,11 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     },
   );
   registerTools(server, deps);
-  registerResources(server, deps);
+  registerResources(server, deps.api, () => {
+    const wait = deps.limit.take(deps.caller, deps.now());
+    if (wait > 0) throw new McpError(ErrorCode.InvalidRequest, `RATE_LIMITED: retry in ${wait} s`);
+  });
+  const watch = deps.subscriptions === null ? null : registerSubscriptions(server, deps);
   for (const prompt of PROMPTS)
     server.registerPrompt(
       prompt.name,
@@ -155,5 +161,5 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
         messages: [{ role: 'user', content: { type: 'text', text: prompt.text(args) } }],
       }),
     );
-  return server;
+  return { server, watch };
 }

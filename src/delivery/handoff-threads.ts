@@ -18,10 +18,28 @@ import {
   type Sender,
   type SendJob,
 } from './handoff.js';
+import { affinityOf, CONTEXT_MISSING, contextShipper, isContextMissing, type Packed } from './relay-context.js';
 
-/** What a relay thread is asked (relay.thread.ts). */
+/** What a compose thread needs of a job, and nothing it does not (the account, the keys): each field is cloned to it. */
+const composeJobOf = (job: ComposeJob): ComposeJob => ({
+  clientId: job.clientId,
+  source: job.source,
+  body: job.body,
+  messageIdHeader: job.messageIdHeader,
+  envelope: job.envelope,
+  returnPath: job.returnPath,
+  tenant: job.tenant,
+});
+
+/** What a relay thread is asked (relay.thread.ts): a job's account and DKIM keys named when it holds them (relay-context.ts). */
 export type RelayTask =
-  { kind: 'send'; job: SendJob } | { kind: 'deliver'; job: HandoffJob } | { kind: 'connections' } | { kind: 'close' };
+  | { kind: 'send'; job: Packed<SendJob> }
+  | { kind: 'deliver'; job: Packed<HandoffJob> }
+  | { kind: 'connections' }
+  | { kind: 'close' };
+
+/** What a relay thread answers. */
+export type RelayAnswer = RelayReply | HandoffResult | RelayConnections[] | typeof CONTEXT_MISSING | null;
 
 export interface HandoffThreads {
   composeThreads: number;
@@ -53,27 +71,37 @@ export function createThreadedHandoff(
         : threadedComposer(threads.composeThreads, data, log);
     return chainHandoff(composer, createSender(settings, seal, log.child({ component: 'relay' })));
   }
-  const relays = createWorkerPool<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>({
+  const relays = createWorkerPool<RelayTask, RelayAnswer>({
     script: workerScript(new URL('./relay.thread.js', import.meta.url)),
     size: threads.relayThreads,
     name: 'relay',
     log,
     data,
   });
-  const affinity = (account: { tenantId: string; id: string }): string => `${account.tenantId}/${account.id}`;
+  const shipper = contextShipper();
+  /** A job to its account's thread: its context named when the thread holds it, sent whole when it answers that it does not. */
+  const run = async (job: SendJob | HandoffJob, kind: 'send' | 'deliver'): Promise<RelayAnswer> => {
+    const affinity = affinityOf(job.account);
+    const task = (whole: boolean) =>
+      (kind === 'send'
+        ? { kind, job: shipper.pack(job as SendJob, whole) }
+        : { kind, job: shipper.pack(job as HandoffJob, whole) }) as RelayTask;
+    const answer = await relays.run(task(false), [], affinity);
+    return isContextMissing(answer) ? relays.run(task(true), [], affinity) : answer;
+  };
   // Each account's pool lives in one relay thread: ask them all.
   const connections = async (): Promise<RelayConnections[]> =>
     ((await relays.broadcast({ kind: 'connections' })) as RelayConnections[][]).flat();
   if (threads.composeThreads === 0) {
     // No compose threads: each relay thread composes what it sends.
     return {
-      deliver: async (job) => (await relays.run({ kind: 'deliver', job }, [], affinity(job.account))) as HandoffResult,
+      deliver: async (job) => (await run(job, 'deliver')) as HandoffResult,
       connections,
       close: () => relays.close({ kind: 'close' }),
     };
   }
   const sender: Sender = {
-    send: async (job) => (await relays.run({ kind: 'send', job }, [], affinity(job.account))) as RelayReply,
+    send: async (job) => (await run(job, 'send')) as RelayReply,
     connections,
     close: () => relays.close({ kind: 'close' }),
   };
@@ -96,7 +124,7 @@ function threadedComposer(threads: number, data: HandoffThreadData, log: Logger)
   // Composing an SMTP submission opens nothing: its body goes on sealed to the relay thread.
   const local = createComposer(data.settings, createBodySeal(data.bodyKeys));
   return {
-    compose: (job) => (job.source === 'http' ? composers.run(job) : local.compose(job)),
+    compose: (job) => (job.source === 'http' ? composers.run(composeJobOf(job)) : local.compose(job)),
     close: () => composers.close(),
   };
 }

@@ -37,7 +37,11 @@ export interface SendJob {
   dkim: DkimSigner[];
 }
 
-export type ComposeJob = Omit<HandoffJob, 'account'>;
+/** What composing a message reads of its job. */
+export type ComposeJob = Pick<
+  HandoffJob,
+  'clientId' | 'source' | 'body' | 'messageIdHeader' | 'envelope' | 'returnPath' | 'tenant'
+>;
 
 export type ComposeOutcome =
   | { built: true; body: BodyBytes; envelope: Envelope; messageIdHeader: string }

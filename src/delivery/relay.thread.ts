@@ -6,9 +6,9 @@
  * live in one place. Sealed bodies are opened here, not on the main thread.
  */
 import { threadId, workerData } from 'node:worker_threads';
-import type { HandoffResult, RelayConnections, RelayReply } from '../core/delivery/index.js';
 import { chainHandoff, createComposer, createSender } from './handoff.js';
-import type { HandoffThreadData, RelayTask } from './handoff-threads.js';
+import type { HandoffThreadData, RelayAnswer, RelayTask } from './handoff-threads.js';
+import { CONTEXT_MISSING, contextHolder } from './relay-context.js';
 import { serveTasks, threadLogger } from '../runtime/index.js';
 import { createBodySeal } from '../security/index.js';
 
@@ -17,10 +17,18 @@ const seal = createBodySeal(bodyKeys);
 const sender = createSender(settings, seal, threadLogger(logLevel, { component: 'relay', thread: threadId }));
 const handoff = chainHandoff(createComposer(settings, seal), sender);
 
-serveTasks<RelayTask, RelayReply | HandoffResult | RelayConnections[] | null>(async (task) => {
-  if (task.kind === 'send') return sender.send(task.job);
+const contexts = contextHolder();
+
+serveTasks<RelayTask, RelayAnswer>(async (task) => {
+  if (task.kind === 'send') {
+    const job = contexts.unpack(task.job);
+    return job === null ? CONTEXT_MISSING : sender.send(job);
+  }
   if (task.kind === 'connections') return sender.connections();
-  if (task.kind === 'deliver') return handoff.deliver(task.job);
+  if (task.kind === 'deliver') {
+    const job = contexts.unpack(task.job);
+    return job === null ? CONTEXT_MISSING : handoff.deliver(job);
+  }
   await handoff.close();
   return null;
 });

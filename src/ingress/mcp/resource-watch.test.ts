@@ -57,6 +57,17 @@ describe('ResourceWatch', () => {
     expect(watch.size).toBe(2);
   });
 
+  it('says so when the credential itself is refused (a key deleted since)', async () => {
+    const { answers, notified, watch } = watched();
+    answers.set('mailproxy://queue', { status: 200, body: { waiting: 1 } });
+    await watch.subscribe('mailproxy://queue');
+    expect(watch.unauthorized).toBe(false);
+    answers.set('mailproxy://queue', { status: 401, body: { error: { code: 'UNAUTHORIZED' } } });
+    expect(await watch.tick()).toBe(0);
+    expect(watch.unauthorized).toBe(true);
+    expect(notified).toEqual([]);
+  });
+
   it('stops notifying what was unsubscribed', async () => {
     const { answers, notified, watch } = watched();
     answers.set('mailproxy://queue', { status: 200, body: { waiting: 1 } });

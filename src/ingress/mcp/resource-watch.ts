@@ -27,6 +27,8 @@ const digestOf = (answer: ApiAnswer): string =>
 
 export class ResourceWatch {
   private readonly seen = new Map<string, string>();
+  /** A read was refused for the credential itself (a key deleted or rotated away): the session has no reason to live. */
+  unauthorized = false;
 
   constructor(private readonly deps: ResourceWatchDeps) {}
 
@@ -53,6 +55,10 @@ export class ResourceWatch {
     let changed = 0;
     for (const [uri, before] of [...this.seen]) {
       const answer = await this.deps.read(uri).catch(() => null);
+      if (answer?.status === 401) {
+        this.unauthorized = true;
+        return changed;
+      }
       // Unsubscribed while it was read, or the daemon could not answer (a 5xx): no news, next tick.
       if (answer === null || answer.status >= 500 || !this.seen.has(uri)) continue;
       const now = digestOf(answer);

@@ -2,7 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { countedStream, McpSessions, type McpSession } from './sessions.js';
 
 /** A session whose server records its closing and whose watch counts its beats. */
-function sessionOf(id: string, caller: string, lastSeenAt: number, closed: string[], ticks: string[]): McpSession {
+function sessionOf(
+  id: string,
+  caller: string,
+  lastSeenAt: number,
+  closed: string[],
+  ticks: string[],
+  unauthorized = false,
+): McpSession {
   return {
     id,
     caller,
@@ -13,6 +20,7 @@ function sessionOf(id: string, caller: string, lastSeenAt: number, closed: strin
       server: { close: async () => void closed.push(id) } as unknown as McpSession['served']['server'],
       watch: {
         size: 1,
+        unauthorized,
         tick: async () => {
           ticks.push(id);
           return 1;
@@ -48,6 +56,16 @@ describe('McpSessions', () => {
     expect(closed).toEqual(['idle']);
     expect(ticks.sort()).toEqual(['busy', 'streaming']);
     expect(sessions.size).toBe(2);
+  });
+
+  it('closes a session whose credential its watch found refused', async () => {
+    const closed: string[] = [];
+    const sessions = new McpSessions({ idleMs: 60_000, max: 10, now: () => 0 });
+    await sessions.add(sessionOf('revoked', 'a', 0, closed, [], true));
+    await sessions.add(sessionOf('valid', 'b', 0, closed, []));
+    await sessions.tick();
+    expect(closed).toEqual(['revoked']);
+    expect(sessions.size).toBe(1);
   });
 
   it('past its size, closes the least recently used', async () => {

@@ -4,7 +4,8 @@
  * changes on the stream it opens with GET. A session belongs to the credential that opened it: the
  * id is no credential, and another's id answers as an unknown one. Sessions live on the node that
  * opened them; one idle past `idleMs` with no stream open is closed, and past `max` the least
- * recently used goes first. `tick()` closes the idle and runs every session's watch once.
+ * recently used goes first. `tick()` closes the idle and runs every session's watch once, closing
+ * a session whose credential was deleted meanwhile.
  */
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import type { McpSessionServer } from './mcp-server.js';
@@ -71,7 +72,10 @@ export class McpSessions {
     let notified = 0;
     for (const session of [...this.open.values()]) {
       const watch = session.served.watch;
-      if (watch !== null && watch.size > 0) notified += await watch.tick();
+      if (watch === null || watch.size === 0) continue;
+      notified += await watch.tick();
+      // Its credential no longer opens anything: its stream is ended, and the client hears 401 when it asks again.
+      if (watch.unauthorized) await this.close(session.id);
     }
     return notified;
   }

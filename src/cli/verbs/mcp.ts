@@ -3,7 +3,6 @@ import { integerOption } from '../args.js';
 import { report } from '../cli-error.js';
 import type { Command } from '../command.js';
 import { resolveConnection } from '../connection.js';
-import { serveMcpStdio } from '../../composition/mcp-stdio.js';
 import { mailproxyVersion } from '../../runtime/index.js';
 
 export const mcpCommand: Command = {
@@ -26,6 +25,8 @@ client subscribes to are read again every --watch-seconds (default 5) to notify 
         if (!connection.ok) return report(input.cli.stderr, connection.error);
         const watch = integerOption(input.values, 'watch-seconds', 1);
         if (!watch.ok) return report(input.cli.stderr, watch.error);
+        // Loaded only here: the MCP SDK and the API's schemas would cost every other command's start.
+        const { serveMcpStdio } = await import('../../composition/mcp-stdio.js');
         await serveMcpStdio({
           url: connection.value.url,
           token: connection.value.token,

@@ -39,12 +39,17 @@ function signersOf(tenant: Tenant): DkimSigner[] {
   return made;
 }
 
+/** An HTTP submission's envelope is built from its payload where it is composed (handoff.ts): none is opened for it here. */
+const BUILT_FROM_PAYLOAD = { mailFrom: '', rcptTo: [] as string[] };
+
 /** The one-click unsubscribe lines of a message whose tenant asks for them and that may carry them (one recipient). */
 function unsubscribeLines(links: UnsubscribeLinks | null, message: ClaimedMessage, tenant: Tenant): string[] | null {
   const settings = tenant.listUnsubscribe;
-  const recipient = message.rcptTo[0];
-  if (links === null || settings === null || recipient === undefined || !takesUnsubscribe(settings, message))
-    return null;
+  if (links === null || settings === null) return null;
+  // Opened only for a tenant that asks for the links: their token names the recipient.
+  const { rcptTo } = message.envelope();
+  const recipient = rcptTo[0];
+  if (recipient === undefined || !takesUnsubscribe(settings, { rcptTo, batchCode: message.batchCode })) return null;
   const token = links.issue({ tenantId: tenant.id, messageId: message.id, recipient, list: message.batchCode });
   return unsubscribeHeaders(settings, token);
 }
@@ -90,7 +95,7 @@ export async function attemptSend(
       source: message.source,
       body: bodyOf(message, deps.readSpool),
       messageIdHeader: message.messageIdHeader,
-      envelope: { mailFrom: message.mailFrom, rcptTo: message.rcptTo },
+      envelope: message.source === 'smtp' ? message.envelope() : BUILT_FROM_PAYLOAD,
       returnPath: deps.returnPath(message.tenantId, message.pk),
       account,
       tenant: {

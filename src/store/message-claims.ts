@@ -29,24 +29,38 @@ interface ClaimRow extends PersonalRow {
   spool_id: number | null;
 }
 
-const toClaimed = (row: ClaimRow, personal: PersonalFields): ClaimedMessage => ({
-  pk: row.pk,
-  tenantId: row.tenant_id,
-  id: row.id,
-  accountId: row.account_id,
-  priority: row.priority,
-  batchCode: row.batch_code,
-  attempts: row.attempts,
-  createdAt: row.created_at,
-  dueAt: row.next_attempt_at,
-  source: row.source,
-  body: row.body,
-  key: row.key,
-  messageIdHeader: row.message_id_header,
-  spoolId: row.spool_id,
-  mailFrom: personal.mailFrom,
-  rcptTo: personal.rcptTo,
-});
+const toClaimed = (row: ClaimRow, open: (row: PersonalRow) => PersonalFields): ClaimedMessage => {
+  // Only the personal columns are kept for later: not the row, whose body goes once sent.
+  const sealed: PersonalRow = {
+    tenant_id: row.tenant_id,
+    personal: row.personal,
+    personal_key: row.personal_key,
+    mail_from: row.mail_from,
+    rcpt_to: row.rcpt_to,
+    subject: row.subject,
+  };
+  let opened: PersonalFields | undefined;
+  return {
+    pk: row.pk,
+    tenantId: row.tenant_id,
+    id: row.id,
+    accountId: row.account_id,
+    priority: row.priority,
+    batchCode: row.batch_code,
+    attempts: row.attempts,
+    createdAt: row.created_at,
+    dueAt: row.next_attempt_at,
+    source: row.source,
+    body: row.body,
+    key: row.key,
+    messageIdHeader: row.message_id_header,
+    spoolId: row.spool_id,
+    envelope: () => {
+      opened ??= open(sealed);
+      return { mailFrom: opened.mailFrom, rcptTo: opened.rcptTo };
+    },
+  };
+};
 
 /** Leases one due message to a claim's owner; its `sending` event names the fallback relay, if any. */
 function createLeaser(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: BodySeal) {
@@ -58,7 +72,7 @@ function createLeaser(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: 
     const row = lease.get(request.leaseOwner, request.leaseUntil, request.now, pk);
     if (row === undefined) return null;
     const via = request.via;
-    const message: ClaimedMessage = toClaimed(row, open(row));
+    const message: ClaimedMessage = toClaimed(row, open);
     if (via !== undefined) message.viaAccountId = via;
     if (held !== undefined && held.length > 0) message.destinations = held;
     writeEvent({

@@ -103,6 +103,7 @@ export interface HandoffJob {
   source: 'http' | 'smtp';
   body: BodyBytes;
   messageIdHeader: string | null;
+  /** An SMTP submission's envelope; empty for an HTTP submission, whose envelope is built from its payload. */
   envelope: Envelope;
   /** Replaces the envelope sender (VERP, core/bounce/verp.ts); null keeps the client's. */
   returnPath: string | null;

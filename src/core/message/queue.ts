@@ -30,8 +30,12 @@ export interface ClaimedMessage {
   messageIdHeader: string | null;
   /** The spool that holds a large SMTP submission's parts. */
   spoolId: number | null;
-  mailFrom: string;
-  rcptTo: string[];
+  /**
+   * Its envelope, opened from its sealed personal fields the first time it is asked for (then kept).
+   * An HTTP submission's relay builds the envelope from the payload where the message is composed,
+   * so most claims never open one on the main thread.
+   */
+  envelope(): { mailFrom: string; rcptTo: string[] };
   /** The fallback account whose relay sends it (failover); absent when its own account's does. */
   viaAccountId?: string;
   /** The limited destinations among its recipients (their sends in flight are capped); absent: none. */

@@ -10,7 +10,7 @@
 // Each round also measures the floor (bench/bare-smtp.mjs): the daemon's SMTP listener with nothing
 // behind it, and with only a nodemailer relay thread behind it. It bounds what the daemon can do here:
 // a target above the floor's ratio cannot be reached on this machine with these libraries.
-import { start, startDaemon, startNats, setupTenant } from './harness.mjs';
+import { cpuOf, start, startDaemon, startNats, setupTenant } from './harness.mjs';
 import { ensurePostfix, smtpSource, startPostfixSink, startPrivatePostfix } from './postfix.mjs';
 
 const SESSIONS = 20;
@@ -21,12 +21,31 @@ const DRAIN_TIMEOUT_MS = 180_000;
 const WARM_UP_KEEP_ALIVE = 2000;
 const WARM_UP_PER_CONNECTION = 500;
 
-/** smtp-source against `port`, then the sink's count: ingest and end-to-end rates of `count` messages. */
-async function measure(sink, port, count, keepAlive) {
+/** CPU ms of `pid` so far, all its threads and its main thread (null: not ours to read, Postfix). */
+const cpuNow = (pid) => {
+  if (pid === null) return null;
+  const total = ({ user, system }) => user + system;
+  return { all: total(cpuOf(pid)), main: total(cpuOf(pid, true)) };
+};
+
+/**
+ * smtp-source against `port`, then the sink's count: ingest and end-to-end rates of `count` messages,
+ * and for the daemon (`pid`) its CPU per message end to end, all threads and the main thread: the
+ * main thread's is the ceiling on any machine (1 / it), however many cores.
+ */
+async function measure(sink, port, count, keepAlive, pid = null) {
   const before = sink.count();
+  const cpuBefore = cpuNow(pid);
   const { seconds, startedAt } = await smtpSource(port, { sessions: SESSIONS, count, bytes: BYTES, keepAlive });
   const doneAt = await sink.waitFor(before + count, DRAIN_TIMEOUT_MS);
-  return { ingest: count / seconds, endToEnd: count / ((doneAt - startedAt) / 1000) };
+  const cpuAfter = cpuNow(pid);
+  const perMessage = (which) => (cpuAfter === null ? null : ((cpuAfter[which] - cpuBefore[which]) * 1000) / count);
+  return {
+    ingest: count / seconds,
+    endToEnd: count / ((doneAt - startedAt) / 1000),
+    cpuUs: perMessage('all'),
+    mainUs: perMessage('main'),
+  };
 }
 
 /** Mail through `port` whose rates are not counted. */
@@ -49,7 +68,7 @@ async function withMailproxy(sink, env, run) {
   });
   try {
     await setupTenant(d, sink.port, null, { max_connections: SESSIONS });
-    return await run(d.smtpPort);
+    return await run(d.smtpPort, d.daemon.child.pid);
   } finally {
     await d.stop();
   }
@@ -92,11 +111,11 @@ async function floorRates(sink) {
  * per message. A mail system runs for days; the first seconds of a fresh one (the daemon's code
  * still being compiled, Postfix's processes still being spawned) say nothing of what users feel.
  */
-const bothModes = async (sink, port) => {
+const bothModes = async (sink, port, pid = null) => {
   await warmUp(sink, port, true);
-  const keepAlive = await measure(sink, port, KEEP_ALIVE_MESSAGES, true);
+  const keepAlive = await measure(sink, port, KEEP_ALIVE_MESSAGES, true, pid);
   await warmUp(sink, port, false);
-  return { keepAlive, perConnection: await measure(sink, port, PER_CONNECTION_MESSAGES, false) };
+  return { keepAlive, perConnection: await measure(sink, port, PER_CONNECTION_MESSAGES, false, pid) };
 };
 
 let round = 0;
@@ -107,7 +126,7 @@ export async function vsPostfixScenario() {
   const nats = await startNats();
   try {
     const runPostfix = () => withPostfix(sink, (port) => bothModes(sink, port));
-    const runMailproxy = () => withMailproxy(sink, {}, (port) => bothModes(sink, port));
+    const runMailproxy = () => withMailproxy(sink, {}, (port, pid) => bothModes(sink, port, pid));
     const runMirrored = () =>
       withMailproxy(sink, { MAILPROXY_NATS_URL: nats.url() }, async (port) => {
         await warmUp(sink, port, true);
@@ -133,10 +152,14 @@ export async function vsPostfixScenario() {
       'keep-alive end to end, Postfix msg/s': postfix.keepAlive.endToEnd,
       'keep-alive end to end, x Postfix': mailproxy.keepAlive.endToEnd / postfix.keepAlive.endToEnd,
       'keep-alive ingest while relaying, x Postfix': mailproxy.keepAlive.ingest / postfix.keepAlive.ingest,
+      'keep-alive end to end, mailproxy CPU µs/message': mailproxy.keepAlive.cpuUs,
+      'keep-alive end to end, mailproxy main thread CPU µs/message': mailproxy.keepAlive.mainUs,
       'connection per message end to end, mailproxy msg/s': mailproxy.perConnection.endToEnd,
       'connection per message end to end, Postfix msg/s': postfix.perConnection.endToEnd,
       'connection per message end to end, x Postfix': mailproxy.perConnection.endToEnd / postfix.perConnection.endToEnd,
       'connection per message ingest, x Postfix': mailproxy.perConnection.ingest / postfix.perConnection.ingest,
+      'connection per message end to end, mailproxy CPU µs/message': mailproxy.perConnection.cpuUs,
+      'connection per message end to end, mailproxy main thread CPU µs/message': mailproxy.perConnection.mainUs,
       'floor, listener alone: keep-alive msg/s': floor.listener.keepAlive,
       'floor, listener alone: keep-alive, x Postfix ingest': floor.listener.keepAlive / postfix.keepAlive.ingest,
       'floor, listener alone: connection per message msg/s': floor.listener.perConnection,

@@ -10,9 +10,16 @@
  */
 import type { Account } from '../core/account/index.js';
 import { errorText, isAppError, type Logger } from '../core/index.js';
-import type { BodyBytes, BodySeal, MessagePayload } from '../core/message/index.js';
+import { openEnvelope, type BodyBytes, type BodySeal, type MessagePayload } from '../core/message/index.js';
 import { metadataHeader } from '../core/provider/index.js';
-import type { Envelope, Handoff, HandoffJob, RelayConnections, RelayReply } from '../core/delivery/index.js';
+import type {
+  Envelope,
+  Handoff,
+  HandoffJob,
+  JobEnvelope,
+  RelayConnections,
+  RelayReply,
+} from '../core/delivery/index.js';
 import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
 import { createNodemailerRelay } from './nodemailer-relay.js';
@@ -25,7 +32,8 @@ import type { DkimSigner } from '../core/tenant/index.js';
  */
 export interface SendJob {
   account: Account;
-  envelope: Envelope;
+  /** Sealed as stored (an SMTP submission's), opened here by the thread that sends. */
+  envelope: JobEnvelope;
   body: BodyBytes;
   /** A header line put in front of the body (the provider's metadata), or null. */
   prepend: string | null;
@@ -44,7 +52,7 @@ export type ComposeJob = Pick<
 >;
 
 export type ComposeOutcome =
-  | { built: true; body: BodyBytes; envelope: Envelope; messageIdHeader: string }
+  | { built: true; body: BodyBytes; envelope: JobEnvelope; messageIdHeader: string }
   | { built: false; reason: string; transient: boolean };
 
 export interface Composer {
@@ -66,6 +74,14 @@ export interface HandoffSettings {
   allowPrivateAttachmentUrls: boolean;
   /** Right-hand side of Message-IDs we generate. */
   hostname: string;
+}
+
+/** An envelope in clear, opened here when it was sealed (its `mailFrom` beside it replaces the sealed one: VERP). */
+function openedEnvelope(envelope: JobEnvelope, seal: BodySeal): Envelope {
+  if (!('sealed' in envelope)) return envelope;
+  const { sealed } = envelope;
+  const fields = openEnvelope(seal, sealed.key, sealed.tenantId, sealed.sealed);
+  return { mailFrom: envelope.mailFrom ?? fields.mailFrom, rcptTo: fields.rcptTo };
 }
 
 /** A body in clear, opened here when it was sealed. */
@@ -134,7 +150,7 @@ export function createSender(settings: HandoffSettings, seal: BodySeal, log: Log
       const raw = lines.length === 0 ? body : Buffer.concat([Buffer.from(`${lines.join('\r\n')}\r\n`, 'latin1'), body]);
       // Signed last: every header the proxy adds is in what the signature covers.
       const signed = await signDkim(raw, job.dkim);
-      return relay.send(job.account, job.envelope, signed, job.messageIdHeader || undefined);
+      return relay.send(job.account, openedEnvelope(job.envelope, seal), signed, job.messageIdHeader || undefined);
     },
     connections: async () => relay.connections(),
     close: () => relay.close(),

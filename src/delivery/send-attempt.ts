@@ -8,6 +8,7 @@ import {
   type DeliveryDecision,
   type Handoff,
   type HandoffResult,
+  type JobEnvelope,
   nextRetry,
   type RetryPolicy,
 } from '../core/delivery/index.js';
@@ -41,6 +42,12 @@ function signersOf(tenant: Tenant): DkimSigner[] {
 
 /** An HTTP submission's envelope is built from its payload where it is composed (handoff.ts): none is opened for it here. */
 const BUILT_FROM_PAYLOAD = { mailFrom: '', rcptTo: [] as string[] };
+
+/** An SMTP submission's envelope goes sealed as stored, opened in the thread that relays it; in clear only from a row before sealing. */
+const envelopeOf = (message: ClaimedMessage): JobEnvelope => {
+  if (message.source !== 'smtp') return BUILT_FROM_PAYLOAD;
+  return message.sealedEnvelope === null ? message.envelope() : { sealed: message.sealedEnvelope };
+};
 
 /** The one-click unsubscribe lines of a message whose tenant asks for them and that may carry them (one recipient). */
 function unsubscribeLines(links: UnsubscribeLinks | null, message: ClaimedMessage, tenant: Tenant): string[] | null {
@@ -95,7 +102,7 @@ export async function attemptSend(
       source: message.source,
       body: bodyOf(message, deps.readSpool),
       messageIdHeader: message.messageIdHeader,
-      envelope: message.source === 'smtp' ? message.envelope() : BUILT_FROM_PAYLOAD,
+      envelope: envelopeOf(message),
       returnPath: deps.returnPath(message.tenantId, message.pk),
       account,
       tenant: {

@@ -59,6 +59,10 @@ const toClaimed = (row: ClaimRow, open: (row: PersonalRow) => PersonalFields): C
       opened ??= open(sealed);
       return { mailFrom: opened.mailFrom, rcptTo: opened.rcptTo };
     },
+    sealedEnvelope:
+      row.personal === null || row.personal_key === null || row.personal_key.length === 0
+        ? null
+        : { tenantId: row.tenant_id, key: row.personal_key, sealed: row.personal },
   };
 };
 

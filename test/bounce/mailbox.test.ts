@@ -10,6 +10,7 @@ import { startDovecot, type DovecotPeer } from '../peers/dovecot.js';
 import { arfFor, dsnFor, ordinaryMail } from '../helpers/bounce-mail.js';
 import { idleBounceToml, sentThroughSink } from '../helpers/bounce-scenario.js';
 import { message } from '../helpers/queue-fixture.js';
+import { openSubmission } from '../helpers/smtp-submit.js';
 import { startReportScenario, type ReportScenario } from '../helpers/report-fixture.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -283,6 +284,30 @@ describe('bounce mailbox on a real Dovecot', () => {
     });
     const listed = (await s.fx.admin('GET', '/bounces?tenant_id=acme')).body.bounces;
     expect(listed).toMatchObject([{ matched_by: 'verp', message_id: 'inv-1', mail_id: null }]);
+  });
+
+  it("with VERP, relays an SMTP submission with the return path and the envelope's own recipients", async () => {
+    const s = await startReportScenarioWithBounce(dovecot, {
+      extra: 'verp_return_path = "bounces+{id}@bounce.example"',
+    });
+    const { key } = await s.addTenant('acme', '/acme');
+    // A recipient the headers do not name (a Bcc): only the sealed envelope knows it, opened by the relay thread.
+    const session = await openSubmission(s.fx.t.daemon.smtp?.plain?.port ?? 0);
+    try {
+      await session.login('acme', key);
+      await session.send(
+        { from: 'app@acme.example', to: ['ann@example.net', 'hidden@example.org'] },
+        'From: app@acme.example\r\nTo: ann@example.net\r\nSubject: smtp verp\r\n\r\nHello.\r\n',
+      );
+    } finally {
+      session.close();
+    }
+    await s.fx.settle();
+    const received = s.sink.messages.find((mail) => mail.raw.toString('utf8').includes('Subject: smtp verp'));
+    const id = (await s.fx.admin('GET', '/messages?tenant_id=acme')).body.messages[0]?.id as string;
+    const pk = (await s.fx.detail('acme', id)).message.pk as number;
+    expect(received?.mailFrom).toBe(`bounces+${pk}@bounce.example`);
+    expect(received?.rcptTo).toEqual(['ann@example.net', 'hidden@example.org']);
   });
 
   it('reconnects by itself when Dovecot is stopped and started again', async () => {

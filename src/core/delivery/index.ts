@@ -24,6 +24,7 @@ export type {
   BuildRequest,
   BuiltMessage,
   Envelope,
+  JobEnvelope,
   Handoff,
   HandoffJob,
   HandoffResult,

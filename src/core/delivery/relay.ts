@@ -5,7 +5,7 @@
  */
 import type { Account } from '../account/account.js';
 import type { MessagePayload } from '../message/message.js';
-import type { BodyBytes } from '../message/sealed-body.js';
+import type { BodyBytes, SealedFields } from '../message/sealed-body.js';
 import type { ClientAuth } from '../tenant/tenant.js';
 import type { DkimSigner } from '../tenant/sending-domain.js';
 
@@ -13,6 +13,13 @@ export interface Envelope {
   mailFrom: string;
   rcptTo: string[];
 }
+
+/**
+ * An envelope as a job carries it: in clear, or sealed as stored, opened by the thread that sends
+ * it (so the main thread unwraps no key for it). `mailFrom` beside the sealed fields replaces
+ * theirs (VERP).
+ */
+export type JobEnvelope = Envelope | { sealed: SealedFields; mailFrom?: string };
 
 /** One recipient the relay refused, with the relay's own words. */
 export interface RecipientRefusal {
@@ -103,8 +110,8 @@ export interface HandoffJob {
   source: 'http' | 'smtp';
   body: BodyBytes;
   messageIdHeader: string | null;
-  /** An SMTP submission's envelope; empty for an HTTP submission, whose envelope is built from its payload. */
-  envelope: Envelope;
+  /** An SMTP submission's envelope, sealed as stored or in clear; empty for an HTTP submission, whose envelope is built from its payload. */
+  envelope: JobEnvelope;
   /** Replaces the envelope sender (VERP, core/bounce/verp.ts); null keeps the client's. */
   returnPath: string | null;
   account: Account;

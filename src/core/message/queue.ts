@@ -4,6 +4,7 @@
  * outbox event in the same transaction.
  */
 import type { Priority, HandoffState, NewMessage } from './message.js';
+import type { SealedFields } from './sealed-body.js';
 import type { Usage } from '../account/rate-limit.js';
 import type { RecipientRefusal } from '../delivery/relay.js';
 import type { DestinationBudget } from '../delivery/destination-budget.js';
@@ -36,6 +37,12 @@ export interface ClaimedMessage {
    * so most claims never open one on the main thread.
    */
   envelope(): { mailFrom: string; rcptTo: string[] };
+  /**
+   * The same envelope as stored, sealed under its own data key (wrapped), for the thread that
+   * relays an SMTP submission to open; null when it is kept in clear (a row from before sealing)
+   * or its key is gone.
+   */
+  sealedEnvelope: SealedFields | null;
   /** The fallback account whose relay sends it (failover); absent when its own account's does. */
   viaAccountId?: string;
   /** The limited destinations among its recipients (their sends in flight are capped); absent: none. */

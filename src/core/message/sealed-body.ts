@@ -43,3 +43,11 @@ export interface BodySeal {
   /** The data key a wrapped key holds, to seal more under it (a message's later events). */
   reopen(wrapped: Uint8Array): DataKey;
 }
+
+/** Sealed personal fields as a row keeps them: the thread that holds the body keys opens them (openEnvelope). */
+export interface SealedFields {
+  tenantId: string;
+  /** Their data key, wrapped. */
+  key: Uint8Array;
+  sealed: Uint8Array;
+}

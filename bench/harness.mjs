@@ -334,20 +334,34 @@ export function cpuOf(pid, mainThreadOnly = false) {
 }
 
 /**
+ * A CPU meter on the daemon `pid` from now: `perMessage(count)` answers its CPU µs per message
+ * since then, all threads (`all`), the kernel's part (`system`) and the main thread's (`main`).
+ */
+export function cpuMeter(pid) {
+  const read = () => ({ all: cpuOf(pid), main: cpuOf(pid, true) });
+  const before = read();
+  return {
+    perMessage(count) {
+      const after = read();
+      const spent = (which) => after[which].user - before[which].user + after[which].system - before[which].system;
+      const per = (ms) => (ms * 1000) / Math.max(1, count);
+      return { all: per(spent('all')), system: per(after.all.system - before.all.system), main: per(spent('main')) };
+    },
+  };
+}
+
+/**
  * An SMTP load run (bench/smtp-load.mjs) against the daemon as tenant `bench`; reports its
  * errors on stderr. Adds the daemon's CPU time per message: less sensitive than the rate to
  * whatever else runs on the machine.
  */
 export async function smtpLoad(d, key, ...args) {
-  const pid = d.daemon.child.pid;
-  const before = { all: cpuOf(pid), main: cpuOf(pid, true) };
+  const meter = cpuMeter(d.daemon.child.pid);
   const load = await run(['bench/smtp-load.mjs', String(d.smtpPort), 'bench', key, ...args.map(String)]);
-  const after = { all: cpuOf(pid), main: cpuOf(pid, true) };
-  const perMessage = (ms) => (ms * 1000) / Math.max(1, load.completed ?? load.accepted);
-  const spent = (which) => after[which].user - before[which].user + after[which].system - before[which].system;
-  load.daemonCpuUsPerMessage = perMessage(spent('all'));
-  load.daemonSystemUsPerMessage = perMessage(after.all.system - before.all.system);
-  load.mainThreadCpuUsPerMessage = perMessage(spent('main'));
+  const cpu = meter.perMessage(load.completed ?? load.accepted);
+  load.daemonCpuUsPerMessage = cpu.all;
+  load.daemonSystemUsPerMessage = cpu.system;
+  load.mainThreadCpuUsPerMessage = cpu.main;
   if (load.errors > 0) console.error(`  ${load.errors} errors:`, load.errorSamples);
   return load;
 }

@@ -29,7 +29,7 @@ import {
   sinkStats,
   waitForSink,
   startPeers,
-  cpuOf,
+  cpuMeter,
   clientStats,
   memoryOf,
   sampleRss,
@@ -109,23 +109,20 @@ const scenarios = {
     // released at once (2 s of posting made the drains a minute of the whole bench on a slow night).
     const { sink, d, key, stop } = await startPeers({ suspended: true });
     const load = await run(['bench/http-load.mjs', d.base, key, '4', '100', '2048', '1', 'drain']);
-    const pid = d.daemon.child.pid;
-    const before = { all: cpuOf(pid), main: cpuOf(pid, true) };
+    const meter = cpuMeter(d.daemon.child.pid);
     const started = Date.now();
     await api(d.base, d.token, 'POST', '/commands/activate', { tenant_id: 'bench' });
     const stats = await waitForSink(sink, load.queued, 180_000);
-    const after = { all: cpuOf(pid), main: cpuOf(pid, true) };
-    await stop();
     // The drain's CPU per message relayed (claim, hand-off, outcome, events): read once the sink
     // has every message, so it includes the last outcomes' batches only in part.
-    const spent = (which) => after[which].user - before[which].user + after[which].system - before[which].system;
-    const perMessage = (ms) => (ms * 1000) / Math.max(1, stats.received);
+    const cpu = meter.perMessage(stats.received);
+    await stop();
     return {
       'relayed messages/s': stats.received / ((stats.lastAt - started) / 1000),
       messages: stats.received,
       'all relayed': stats.received >= load.queued ? 1 : 0,
-      'daemon CPU µs/message': perMessage(spent('all')),
-      '  of which main thread': perMessage(spent('main')),
+      'daemon CPU µs/message': cpu.all,
+      '  of which main thread': cpu.main,
     };
   },
   async 'end-to-end'() {

@@ -10,7 +10,7 @@
 // Each round also measures the floor (bench/bare-smtp.mjs): the daemon's SMTP listener with nothing
 // behind it, and with only a nodemailer relay thread behind it. It bounds what the daemon can do here:
 // a target above the floor's ratio cannot be reached on this machine with these libraries.
-import { cpuOf, start, startDaemon, startNats, setupTenant } from './harness.mjs';
+import { cpuMeter, start, startDaemon, startNats, setupTenant } from './harness.mjs';
 import { ensurePostfix, smtpSource, startPostfixSink, startPrivatePostfix } from './postfix.mjs';
 
 const SESSIONS = 20;
@@ -21,13 +21,6 @@ const DRAIN_TIMEOUT_MS = 180_000;
 const WARM_UP_KEEP_ALIVE = 2000;
 const WARM_UP_PER_CONNECTION = 500;
 
-/** CPU ms of `pid` so far, all its threads and its main thread (null: not ours to read, Postfix). */
-const cpuNow = (pid) => {
-  if (pid === null) return null;
-  const total = ({ user, system }) => user + system;
-  return { all: total(cpuOf(pid)), main: total(cpuOf(pid, true)) };
-};
-
 /**
  * smtp-source against `port`, then the sink's count: ingest and end-to-end rates of `count` messages,
  * and for the daemon (`pid`) its CPU per message end to end, all threads and the main thread: the
@@ -35,16 +28,16 @@ const cpuNow = (pid) => {
  */
 async function measure(sink, port, count, keepAlive, pid = null) {
   const before = sink.count();
-  const cpuBefore = cpuNow(pid);
+  // Postfix (no pid) is not ours to read.
+  const meter = pid === null ? null : cpuMeter(pid);
   const { seconds, startedAt } = await smtpSource(port, { sessions: SESSIONS, count, bytes: BYTES, keepAlive });
   const doneAt = await sink.waitFor(before + count, DRAIN_TIMEOUT_MS);
-  const cpuAfter = cpuNow(pid);
-  const perMessage = (which) => (cpuAfter === null ? null : ((cpuAfter[which] - cpuBefore[which]) * 1000) / count);
+  const cpu = meter?.perMessage(count) ?? null;
   return {
     ingest: count / seconds,
     endToEnd: count / ((doneAt - startedAt) / 1000),
-    cpuUs: perMessage('all'),
-    mainUs: perMessage('main'),
+    cpuUs: cpu?.all ?? null,
+    mainUs: cpu?.main ?? null,
   };
 }
 

@@ -218,5 +218,6 @@ export function createApi(deps: ApiDeps) {
     maxBodyBytes: deps.maxBodyBytes,
     now: () => clock.now(),
     version: deps.version,
+    log: log.child({ component: 'mcp' }),
   });
 }

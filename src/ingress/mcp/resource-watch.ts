@@ -70,19 +70,3 @@ export class ResourceWatch {
     return changed;
   }
 }
-
-/** Runs `tick` every `intervalMs`, never two at once (a slow read skips a beat); answers the stop. */
-export function everyInterval(tick: () => Promise<unknown> | undefined, intervalMs: number): () => void {
-  let running = false;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = true;
-    Promise.resolve(tick())
-      .catch(() => undefined)
-      .finally(() => {
-        running = false;
-      });
-  }, intervalMs);
-  timer.unref();
-  return () => clearInterval(timer);
-}

@@ -15,7 +15,7 @@
 import type { BlindIndex, Clock, Logger } from '../core/index.js';
 import type { BodySeal } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
-import { transactionRunner, withSecureDelete, type SqliteDatabase } from './database.js';
+import { transactionRunner, truncateWal, withSecureDelete, type SqliteDatabase } from './database.js';
 import { personalFieldSealing, UNSEALED_PERSONAL } from './personal-fields.js';
 import type { ClearRecords, RecordSealing } from './record-sealer.js';
 import { rowSealing, type SealingBudget } from './row-sealing.js';
@@ -44,8 +44,8 @@ export interface BodySealer {
   remaining(): UnsealedBodies;
   /** Seals up to `rows` bodies, stopping early past about `bytes`, in one transaction; answers how many. */
   sealBatch(limits: { rows: number; bytes: number }, now: number): number;
-  /** Once all are sealed: the WAL truncated, so that no frame of it keeps a page from before. */
-  scrub(): void;
+  /** Once all are sealed: the WAL truncated, so that no frame of it keeps a page from before. False when it could not be. */
+  scrub(): boolean;
 }
 
 // INDEXED BY: the walk and the counts read the partial indexes, or fail loudly if they cannot.
@@ -168,9 +168,7 @@ export function createSqliteBodySealer(
     sealBatch(limits, now) {
       return withSecureDelete(db, () => run(() => batch(limits, now), 'immediate'));
     },
-    scrub() {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-    },
+    scrub: () => truncateWal(db),
   };
 }
 
@@ -209,7 +207,8 @@ export function createBodySealerLoop(sealer: BodySealer, deps: { clock: Clock; l
         const done = sealer.sealBatch(BATCH, clock.now());
         sealed += done;
         if (done === 0) {
-          sealer.scrub();
+          // The WAL still holding clear pages (a checkpoint in the way): the next tick truncates it.
+          if (!sealer.scrub()) return;
           log.info({ sealed }, 'every body stored in clear is sealed now');
           sealing = false;
           return;

@@ -132,3 +132,21 @@ export function withSecureDelete<T>(db: SqliteDatabase, fn: () => T): T {
     db.pragma(`secure_delete = ${SECURE_DELETE_SETTING[before] ?? 'FAST'}`);
   }
 }
+
+/**
+ * Copies the whole WAL into the database file and truncates it, so that no frame keeps an old
+ * page. False when another connection stood in the way (the checkpointer thread's own checkpoint,
+ * a reader on an older snapshot): the WAL, and the old pages in the database file, may then still
+ * hold what was just deleted, and the caller tries again later rather than count it done. It waits
+ * for nobody (the busy timeout is 0 meanwhile): it runs on the thread that serves everything else.
+ */
+export function truncateWal(db: SqliteDatabase): boolean {
+  const before = db.pragma('busy_timeout', { simple: true }) as number;
+  db.pragma('busy_timeout = 0');
+  try {
+    const [row] = db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    return row !== undefined && row.busy === 0;
+  } finally {
+    db.pragma(`busy_timeout = ${before}`);
+  }
+}

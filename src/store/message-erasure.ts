@@ -9,7 +9,7 @@
 import { addressDigest, type BlindIndex } from '../core/index.js';
 import { PERSONAL_EVENT_FIELDS } from '../core/contracts/index.js';
 import type { ErasureCounts, ErasureStore, ErasureTarget } from '../core/message/index.js';
-import { withSecureDelete, type SqliteDatabase } from './database.js';
+import { truncateWal, withSecureDelete, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 import { SHRED_BODY } from './stored-body.js';
 
@@ -247,11 +247,9 @@ function erasureScrub(db: SqliteDatabase): (limit: number) => number {
     const cleared = step.immediate(limit);
     const owed = cleared < limit ? due.get() : 0;
     if (owed === 2) merge.run();
-    if (owed !== 0) {
-      db.pragma('wal_checkpoint(TRUNCATE)');
-      // Last: a stop before this leaves the scrub owed, and the next one does it all again.
-      done.run();
-    }
+    // Last, and only once the truncation went through: a stop before it, or a checkpoint that
+    // another connection stood in the way of, leaves the scrub owed, and the next tick does it again.
+    if (owed !== 0 && truncateWal(db)) done.run();
     return cleared;
   };
 }

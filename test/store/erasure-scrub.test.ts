@@ -94,4 +94,28 @@ describe('the scrub after an erasure', () => {
       writer.close();
     }
   });
+
+  it('stays owed while another connection holds the WAL on an older snapshot, and finishes once it lets go', () => {
+    const { store, read, path } = openTestStore(cleanups, withMainAccount);
+    store.queue.enqueue([rawMessage('a1', 'ann@example.net')], 1, null);
+    const owed = () => read<{ due: number }>(`SELECT scrub_due AS due FROM search_state`)[0]?.due;
+    // A reader whose snapshot is from before the erasure: the WAL frames it reads cannot be truncated.
+    const reader = new Database(path, { readonly: true });
+    try {
+      reader.exec('BEGIN');
+      reader.prepare('SELECT count(*) FROM messages').get();
+      store.erasure.erase({ kind: 'address', tenantId: 'acme', address: 'ann@example.net' }, 2, null);
+      const started = Date.now();
+      store.erasure.scrub(10);
+      // Not done, and not waited for: the next tick tries again.
+      expect(owed()).toBe(2);
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(store.erasure.pending().scrubOwed).toBe(true);
+      reader.exec('COMMIT');
+    } finally {
+      reader.close();
+    }
+    store.erasure.scrub(10);
+    expect(owed()).toBe(0);
+  });
 });

@@ -171,6 +171,34 @@ describe('submission group commit', () => {
     expect(s.log.outer).toBe(2);
   });
 
+  it('holds the requests that come while a group is being synced, and commits them together after it', async () => {
+    const s = service();
+    // The disk syncs when the test says so.
+    const syncs: Array<() => void> = [];
+    const commitGroup = s.store.commitGroup.bind(s.store);
+    s.store.commitGroup = <T>(fn: () => T): Promise<T> =>
+      commitGroup(fn).then((result) => new Promise<T>((resolve) => syncs.push(() => resolve(result))));
+    const first = s.submissions.enqueue(s.principal, [item('a-1')], undefined, null);
+    s.deferred[0]?.();
+    expect(s.log.outer).toBe(1);
+    await Promise.resolve();
+    // Two more turns while the first group's sync runs: neither commits yet.
+    const second = s.submissions.enqueue(s.principal, [item('b-1')], undefined, null);
+    s.deferred[1]?.();
+    const third = s.submissions.enqueue(s.principal, [item('c-1')], undefined, null);
+    expect(s.log.outer).toBe(1);
+    await Promise.resolve();
+    expect(syncs).toHaveLength(1);
+    syncs[0]?.();
+    await expect(first).resolves.toMatchObject({ queued: 1 });
+    // Then both in one transaction, answered after their own sync.
+    await expect.poll(() => syncs.length).toBe(2);
+    expect(s.log.outer).toBe(2);
+    expect(s.committed).toEqual(['a-1', 'b-1', 'c-1']);
+    syncs[1]?.();
+    await expect(Promise.all([second, third])).resolves.toMatchObject([{ queued: 1 }, { queued: 1 }]);
+  });
+
   it('lets mail of a suspended batch enter suspended, without waking the dispatcher for it', async () => {
     const s = service(null, undefined, { suspensions: ['promo'] });
     const request = s.submissions.enqueue(

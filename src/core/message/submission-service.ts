@@ -45,62 +45,74 @@ interface Waiting extends SubmissionRequest {
 
 type Outcome = { admitted: Admitted } | { error: unknown };
 
-export function createSubmissionService(deps: SubmissionServiceDeps) {
+/**
+ * Group commit: every request that became ready in the same turn is written
+ * in one transaction, so that the fsync is shared. Nobody hears "queued"
+ * before that commit is durable; while the disk syncs, the next group is
+ * gathered.
+ *
+ * A request that fails (a bug, a constraint) must fail alone. The group is
+ * first written without savepoints: a savepoint per request cost a quarter of
+ * the store's time per message (SQLite journals every page a request touches
+ * again), and failures are rare. When one request throws, that transaction is
+ * rolled back and the group is written again with a savepoint per request.
+ */
+function commit(deps: SubmissionServiceDeps, batch: readonly Waiting[], isolated: boolean): Promise<void> {
   const { store } = deps;
+  const outcomes: Outcome[] = [];
+  // Inside the transaction, so an account saved meanwhile cannot be half seen.
+  const tenantOf = memoize((tenantId: string) => tenantContext(tenantId, store, deps.messages));
+  return store
+    .commitGroup(() => {
+      if (!isolated) {
+        for (const request of batch) outcomes.push({ admitted: admitRequest(deps, request, tenantOf) });
+        return;
+      }
+      for (const request of batch) {
+        try {
+          outcomes.push({ admitted: store.transaction(() => admitRequest(deps, request, tenantOf)) });
+        } catch (error) {
+          if (isStoreUnavailable(error)) throw error;
+          outcomes.push({ error });
+        }
+      }
+    })
+    .then(
+      () => {
+        wakeFor(
+          deps.wake,
+          outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])),
+        );
+        answerGroup(batch, outcomes);
+      },
+      (error: unknown) => {
+        // Nothing of the group was committed. A store that cannot write fails all of it;
+        // anything else was one request's failure: the group is written again, each alone.
+        if (!isolated && !isStoreUnavailable(error)) return commit(deps, batch, true);
+        for (const request of batch) request.reject(error);
+      },
+    );
+}
+
+export function createSubmissionService(deps: SubmissionServiceDeps) {
   let waiting: Waiting[] = [];
 
   /**
-   * Group commit: every request that became ready in the same turn is written
-   * in one transaction, so that the fsync is shared. Nobody hears "queued"
-   * before that commit is durable; while the disk syncs, the next group is
-   * gathered.
-   *
-   * A request that fails (a bug, a constraint) must fail alone. The group is
-   * first written without savepoints: a savepoint per request cost a quarter of
-   * the store's time per message (SQLite journals every page a request touches
-   * again), and failures are rare. When one request throws, that transaction is
-   * rolled back and the group is written again with a savepoint per request.
+   * One group at a time: requests that arrive while a group is being committed and synced wait
+   * for it, then go in the next group together. They would have waited as long anyway (their
+   * commit, made at once, is durable only with the fsync after the running one), and the
+   * commits, each of which writes every page it touched to the WAL, are fewer.
    */
-  const commit = (batch: readonly Waiting[], isolated: boolean): void => {
-    const outcomes: Outcome[] = [];
-    // Inside the transaction, so an account saved meanwhile cannot be half seen.
-    const tenantOf = memoize((tenantId: string) => tenantContext(tenantId, store, deps.messages));
-    store
-      .commitGroup(() => {
-        if (!isolated) {
-          for (const request of batch) outcomes.push({ admitted: admitRequest(deps, request, tenantOf) });
-          return;
-        }
-        for (const request of batch) {
-          try {
-            outcomes.push({ admitted: store.transaction(() => admitRequest(deps, request, tenantOf)) });
-          } catch (error) {
-            if (isStoreUnavailable(error)) throw error;
-            outcomes.push({ error });
-          }
-        }
-      })
-      .then(
-        () => {
-          wakeFor(
-            deps.wake,
-            outcomes.flatMap((outcome) => ('admitted' in outcome ? [outcome.admitted] : [])),
-          );
-          answerGroup(batch, outcomes);
-        },
-        (error: unknown) => {
-          // Nothing of the group was committed. A store that cannot write fails all of it;
-          // anything else was one request's failure: the group is written again, each alone.
-          if (!isolated && !isStoreUnavailable(error)) return commit(batch, true);
-          for (const request of batch) request.reject(error);
-        },
-      );
-  };
-
+  let committing = false;
   const flush = (): void => {
+    if (committing || waiting.length === 0) return;
     const batch = waiting;
     waiting = [];
-    commit(batch, false);
+    committing = true;
+    void commit(deps, batch, false).finally(() => {
+      committing = false;
+      flush();
+    });
   };
 
   return {

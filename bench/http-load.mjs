@@ -1,5 +1,6 @@
 // HTTP load generator in its own process: POSTs /add-messages batches for a duration.
 // argv: url token concurrency batchSize bodyBytes seconds idPrefix [messagesPerSecond, 0 = as fast as possible]
+import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
 import { postJson } from './http-post.mjs';
 
@@ -56,7 +57,8 @@ async function worker() {
       if (Date.now() >= deadline) break;
     }
     const messages = Array.from({ length: Number(batchSize) }, (_, index) => ({
-      id: `${prefix}-${first + index}`,
+      // BENCH_RANDOM_IDS: ids as many applications make them (UUIDv4), not in the order they arrive.
+      id: process.env.BENCH_RANDOM_IDS ? randomUUID() : `${prefix}-${first + index}`,
       from: 'bench@example.com',
       to: 'sink@example.net',
       subject: 'bench',

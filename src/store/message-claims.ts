@@ -9,7 +9,7 @@ import type { BodySeal, ClaimedMessage, ClaimRequest, PersonalFields } from '../
 import type { SqliteDatabase } from './database.js';
 import { createDestinationClaims, type DestinationClaims } from './destination-claims.js';
 import type { MessageEventWriter } from './message-event-writer.js';
-import { personalColumns, personalOpener, type PersonalRow } from './personal-fields.js';
+import { personalColumns, personalOpener, sealedFieldsOf, type PersonalRow } from './personal-fields.js';
 import { BODY_COLUMNS } from './stored-body.js';
 
 interface ClaimRow extends PersonalRow {
@@ -59,10 +59,7 @@ const toClaimed = (row: ClaimRow, open: (row: PersonalRow) => PersonalFields): C
       opened ??= open(sealed);
       return { mailFrom: opened.mailFrom, rcptTo: opened.rcptTo };
     },
-    sealedEnvelope:
-      row.personal === null || row.personal_key === null || row.personal_key.length === 0
-        ? null
-        : { tenantId: row.tenant_id, key: row.personal_key, sealed: row.personal },
+    sealedEnvelope: sealedFieldsOf(row),
   };
 };
 

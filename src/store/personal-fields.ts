@@ -13,6 +13,7 @@ import {
   type BodySeal,
   type PersonalFields,
   type SealedEnvelope,
+  type SealedFields,
 } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { rowSealing, type SealingBudget } from './row-sealing.js';
@@ -36,13 +37,19 @@ export const CLEARED = { mail_from: '', rcpt_to: '[]', subject: null } as const;
 
 const NONE: PersonalFields = { mailFrom: '', rcptTo: [], subject: null };
 
+/** A row's personal fields as sealed, to be opened by whoever holds the body keys; null when in clear or erased (no key). */
+export function sealedFieldsOf(row: PersonalRow): SealedFields | null {
+  if (row.personal === null || row.personal_key === null || row.personal_key.length === 0) return null;
+  return { tenantId: row.tenant_id, key: row.personal_key, sealed: row.personal };
+}
+
 /** Opens a row's personal fields: sealed, in clear from before sealing, or none once erased. */
 export function personalOpener(seal: BodySeal): (row: PersonalRow) => PersonalFields {
   return (row) => {
     if (row.personal === null)
       return { mailFrom: row.mail_from, rcptTo: JSON.parse(row.rcpt_to) as string[], subject: row.subject };
-    if (row.personal_key === null || row.personal_key.length === 0) return NONE;
-    return openEnvelope(seal, row.personal_key, row.tenant_id, row.personal);
+    const fields = sealedFieldsOf(row);
+    return fields === null ? NONE : openEnvelope(seal, fields.key, fields.tenantId, fields.sealed);
   };
 }
 

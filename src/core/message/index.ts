@@ -32,7 +32,7 @@ export type {
   MessageSpool,
   RecordedOutcome,
 } from './queue.js';
-export type { BodyBytes, BodySeal, DataKey, SealedBody } from './sealed-body.js';
+export type { BodyBytes, BodySeal, DataKey, SealedBody, SealedFields } from './sealed-body.js';
 export type { ErasureCounts, ErasurePending, ErasureStore, ErasureTarget } from './erasure.js';
 export type { ErasureRequest } from './erase-command.js';
 export { REJECTION_CODES, refusal, rejection } from './rejection.js';

@@ -168,6 +168,13 @@ export async function vsPostfixScenario() {
         floor.relay.perConnection.endToEnd / postfix.perConnection.endToEnd,
       'floor, listener and relay: connection per message ingest, x Postfix':
         floor.relay.perConnection.ingest / postfix.perConnection.ingest,
+      // The issue's targets: the daemon against the floor of its own libraries, in the same round.
+      'keep-alive end to end, share of the floor': mailproxy.keepAlive.endToEnd / floor.relay.keepAlive.endToEnd,
+      'keep-alive ingest while relaying, share of the floor': mailproxy.keepAlive.ingest / floor.relay.keepAlive.ingest,
+      'connection per message end to end, share of the floor':
+        mailproxy.perConnection.endToEnd / floor.relay.perConnection.endToEnd,
+      'connection per message ingest, share of the floor':
+        mailproxy.perConnection.ingest / floor.relay.perConnection.ingest,
       'keep-alive end to end with the mirror and KV, msg/s': mirrored.endToEnd,
       'mirror on / off, end to end': mirrored.endToEnd / mailproxy.keepAlive.endToEnd,
     };
@@ -175,7 +182,9 @@ export async function vsPostfixScenario() {
       `  round ${round}: ${Object.entries(result)
         .filter(
           ([name]) =>
-            (name.includes('x Postfix') && !name.startsWith('floor, listener alone')) || name.includes('on / off'),
+            (name.includes('x Postfix') && !name.startsWith('floor, listener alone')) ||
+            name.includes('on / off') ||
+            name.includes('share of the floor'),
         )
         .map(([name, value]) => `${name} ${value.toFixed(2)}`)
         .join('; ')}`,

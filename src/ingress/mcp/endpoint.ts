@@ -15,12 +15,12 @@ import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { isAppError } from '../../core/index.js';
 import type { Logger } from '../../core/index.js';
 import type { Authenticator } from '../../core/tenant/index.js';
-import { createPeriodicLoop } from '../../runtime/index.js';
 import { statusOf, tokenOfHeaders, type HttpError } from '../http/index.js';
 import { apiOver, type FetchLike } from './api-call.js';
 import { confirmTokens } from './bulk-tool.js';
 import { callLimit } from './call-limit.js';
 import { createMcpServer } from './mcp-server.js';
+import { startWatchLoop } from './resource-watch.js';
 import { countedStream, McpSessions } from './sessions.js';
 
 const MCP_PATH = '/mcp';
@@ -115,19 +115,6 @@ async function admit(request: Request, env: unknown, deps: McpEndpointDeps): Pro
   return body instanceof Response ? body : { token, caller, parsedBody: body.parsed };
 }
 
-/** The loop that reads the sessions' subscriptions again and closes the idle ones, started. */
-function watchSessions(sessions: McpSessions, deps: McpEndpointDeps) {
-  const loop = createPeriodicLoop({
-    name: 'mcp-watch',
-    intervalMs: deps.watchIntervalMs,
-    run: async () => void (await sessions.tick()),
-    log: deps.log,
-    clock: { now: deps.now },
-  });
-  loop.start();
-  return loop;
-}
-
 export function withMcp(front: { fetch: FetchHandler }, api: { fetch: FetchHandler }, deps: McpEndpointDeps) {
   // The bulk tool's confirm tokens: one key for the daemon's life, so a dry run and its confirmation may come apart.
   const tokens = confirmTokens(randomBytes(32));
@@ -191,7 +178,8 @@ export function withMcp(front: { fetch: FetchHandler }, api: { fetch: FetchHandl
       : stateless(request, parsedBody, token, caller);
   };
 
-  const watching = watchSessions(sessions, deps);
+  // Reads the sessions' subscriptions again, and closes the idle ones.
+  const watching = startWatchLoop(() => sessions.tick(), deps.watchIntervalMs, deps.log, { now: deps.now });
 
   return {
     fetch: (request: Request, env?: unknown): Response | Promise<Response> =>

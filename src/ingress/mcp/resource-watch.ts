@@ -6,6 +6,8 @@
  * the daemon and over stdio, and what it sees is only what the caller may read.
  */
 import { createHash } from 'node:crypto';
+import type { Clock, Logger } from '../../core/index.js';
+import { createPeriodicLoop, type PeriodicLoop } from '../../runtime/index.js';
 import type { ApiAnswer } from './api-call.js';
 
 export interface ResourceWatchDeps {
@@ -69,4 +71,23 @@ export class ResourceWatch {
     }
     return changed;
   }
+}
+
+/** The watch's reads (`tick`) every `intervalMs` on the project's periodic loop, started: on the daemon and over stdio. */
+export function startWatchLoop(
+  tick: () => Promise<unknown>,
+  intervalMs: number,
+  log: Logger,
+  clock?: Clock,
+): PeriodicLoop {
+  const run = async (): Promise<void> => void (await tick());
+  const loop = createPeriodicLoop({
+    name: 'mcp-watch',
+    intervalMs,
+    run,
+    log,
+    ...(clock === undefined ? {} : { clock }),
+  });
+  loop.start();
+  return loop;
 }

@@ -6,9 +6,10 @@ import { randomBytes, createHash } from 'node:crypto';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { apiOver } from './api-call.js';
 import { confirmTokens } from './bulk-tool.js';
-import { createLogger, createPeriodicLoop } from '../../runtime/index.js';
+import { createLogger } from '../../runtime/index.js';
 import { callLimit } from './call-limit.js';
 import { createMcpServer } from './mcp-server.js';
+import { startWatchLoop } from './resource-watch.js';
 
 const MAX_SUBSCRIPTIONS = 32;
 /** The agent's calls a minute, as `[mcp] calls_per_minute`'s default on the daemon. */
@@ -42,14 +43,9 @@ export async function serveMcpStdio(options: StdioOptions): Promise<void> {
     process.stdin.once('end', resolve);
   });
   await server.connect(transport);
-  const watching = createPeriodicLoop({
-    name: 'mcp-watch',
-    intervalMs: options.watchIntervalMs,
-    run: async () => void (await watch?.tick()),
-    // stdout is the protocol's: a failed watch is told on stderr.
-    log: createLogger({ level: 'warn', destination: process.stderr }),
-  });
-  watching.start();
+  // stdout is the protocol's: a failed watch is told on stderr.
+  const stderr = createLogger({ level: 'warn', destination: process.stderr });
+  const watching = startWatchLoop(async () => watch?.tick(), options.watchIntervalMs, stderr);
   await closed;
   await watching.stop();
   await server.close();

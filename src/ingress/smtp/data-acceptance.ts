@@ -5,12 +5,13 @@
  */
 import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import type { Rejection } from '../../core/message/index.js';
-import type { AccountChecks } from './account-checks.js';
+import { accountProblem } from './account-checks.js';
 import type { SmtpIdentity } from './identity.js';
 import { discard, receiveMessage, type DataStream, type Received } from './message-receiver.js';
 import type { ReceivedHeader } from './received-header.js';
 import { acceptedTexts, replies, SmtpReply } from './replies.js';
 import type { SmtpSessionDeps } from './session-deps.js';
+import type { AccountsAtMail } from './session-envelope.js';
 import { decideHeaders, type SubmissionHeaders } from './submission-headers.js';
 
 /** A message up to this size is held in memory; a larger one goes to the spool in parts of this size. */
@@ -25,7 +26,7 @@ export type DataAcceptance = (
 
 export function createDataAcceptance(
   deps: Pick<SmtpSessionDeps, 'submissions' | 'spool' | 'clock' | 'ids' | 'log' | 'policy' | 'intake'>,
-  accountProblem: AccountChecks['accountProblem'],
+  accountsAtMail: AccountsAtMail,
   received: ReceivedHeader,
 ): DataAcceptance {
   const { policy, log } = deps;
@@ -45,13 +46,13 @@ export function createDataAcceptance(
           received: policy.addReceivedHeader ? received(session) : null,
         });
         if (decided instanceof SmtpReply) return decided;
-        // An account named in the header is checked before the message is stored; the
-        // user's was checked at MAIL, and the submission itself checks again in its
+        // An account named in the header is checked before the message is stored, against
+        // the tenant's accounts as MAIL FROM read them; the user's was checked at MAIL, and the submission itself checks again in its
         // transaction (a default account, an account deleted meanwhile).
         const problem =
           decided.accountId === null || decided.accountId === identity.accountId
             ? null
-            : accountProblem(identity, decided.accountId);
+            : accountProblem(accountsAtMail.get(session.envelope) ?? null, decided.accountId);
         if (problem !== null) return problem;
         headers = decided;
         fieldsRead = fields;

@@ -53,6 +53,7 @@ export const replies = {
   suppressed: () => new SmtpReply(550, '5.1.1', 'Recipient is on the suppression list of this tenant'),
   tooManyRecipients: (max: number) => new SmtpReply(452, '4.5.3', `Too many recipients (at most ${max} per message)`),
   tooManyConnections: () => new SmtpReply(421, '4.7.0', 'Too many connections from your address; try again later'),
+  tooManyClients: () => new SmtpReply(421, '4.7.0', 'Too many connected clients, try again in a moment'),
   draining: () => new SmtpReply(421, '4.3.2', 'This node is draining; submit to another node of the fleet'),
   shuttingDown: () => new SmtpReply(421, '4.3.2', 'Service shutting down; try again later'),
   dataTimeout: () => new SmtpReply(421, '4.4.2', 'Message transfer took too long; closing'),
@@ -61,6 +62,7 @@ export const replies = {
     new SmtpReply(552, '5.3.4', `Message exceeds the fixed maximum message size of ${max} bytes`),
   badControlHeader: (name: string, why: string) => new SmtpReply(554, '5.6.0', `${name}: ${why}`),
   refused: (reason: string) => new SmtpReply(554, '5.6.0', `Message refused: ${reason}`),
+  unavailable: () => new SmtpReply(421, '4.3.0', 'Local error; try again later'),
   storeFailed: () =>
     new SmtpReply(451, '4.3.0', 'Local error: the message could not be stored; nothing was kept, try again later'),
 } as const;

@@ -5,31 +5,49 @@
  */
 import type { SMTPServerSession } from 'smtp-server';
 import { replies } from './replies.js';
-import type { SessionState, SmtpCallback, SmtpSessionDeps } from './session-deps.js';
+import { whenAnswered, type SessionState, type SmtpCallback, type SmtpSessionDeps } from './session-deps.js';
 
 export function createConnectHandlers(deps: SmtpSessionDeps, state: SessionState) {
-  const { policy } = deps;
-  const perClient = new Map<string, number>();
-  /** Sessions counted in `perClient`: only those are uncounted at close. */
-  const counted = new Set<string>();
+  const { clients, log } = deps;
+  /**
+   * Sessions asked about (false) or counted (true) at the gate. A session that
+   * closes while the gate is still deciding (a session process asks the daemon)
+   * is uncounted when the answer comes.
+   */
+  const gated = new Map<string, boolean>();
 
   return {
     onConnect(session: SMTPServerSession, callback: SmtpCallback) {
       if (state.closing) return callback(replies.shuttingDown());
       if (deps.draining?.() === true) return callback(replies.draining());
       const client = session.remoteAddress;
-      const open = perClient.get(client) ?? 0;
-      if (open >= policy.maxConnectionsPerClient) return callback(replies.tooManyConnections());
-      perClient.set(client, open + 1);
-      counted.add(session.id);
-      callback();
+      gated.set(session.id, false);
+      whenAnswered(
+        () => clients.admit(client),
+        (refusal) => {
+          if (!gated.has(session.id)) {
+            if (refusal === null) clients.release(client);
+            return;
+          }
+          if (refusal !== null) {
+            gated.delete(session.id);
+            return callback(refusal);
+          }
+          gated.set(session.id, true);
+          callback();
+        },
+        (error) => {
+          gated.delete(session.id);
+          log.error({ err: error }, 'smtp connection not admitted');
+          callback(replies.unavailable());
+        },
+      );
     },
 
     onClose(session: SMTPServerSession) {
-      if (!counted.delete(session.id)) return;
-      const open = (perClient.get(session.remoteAddress) ?? 1) - 1;
-      if (open <= 0) perClient.delete(session.remoteAddress);
-      else perClient.set(session.remoteAddress, open);
+      const counted = gated.get(session.id);
+      gated.delete(session.id);
+      if (counted === true) clients.release(session.remoteAddress);
     },
   };
 }

@@ -1,7 +1,6 @@
 /** What the SMTP session handlers are given: the listener's policy and the ports they decide with. */
 import type { AccountChoice } from '../../core/account/index.js';
 import type { Clock, IdSource, Logger, IntakeTelemetry } from '../../core/index.js';
-import type { Principal } from '../../core/tenant/index.js';
 import type { MessageSpool, SubmissionService } from '../../core/message/index.js';
 import type { TrustedNetwork } from './identity.js';
 import type { SmtpReply } from './replies.js';
@@ -19,13 +18,48 @@ export interface SmtpPolicy {
   trustedNetworks: readonly TrustedNetwork[];
 }
 
+/**
+ * A port's answer: a value at once when the store is in this process, a promise
+ * when the session runs in a process of its own (session-process.ts) and asks
+ * the daemon's.
+ */
+export type Answer<T> = T | Promise<T>;
+
+/** Calls `then` with the answer: in this turn when it is a value (the in-process path stays synchronous). */
+export function whenAnswered<T>(
+  answer: () => Answer<T>,
+  then: (value: T) => void,
+  failed: (error: unknown) => void,
+): void {
+  let value: Answer<T>;
+  try {
+    value = answer();
+  } catch (error) {
+    failed(error);
+    return;
+  }
+  if (value instanceof Promise) value.then(then, failed);
+  else then(value);
+}
+
+/** Connections counted per client address, over every session process. */
+export interface ClientGate {
+  /** Counts a connection from `client`; answers the refusal instead when it is over its limit. */
+  admit(client: string): Answer<SmtpReply | null>;
+  /** An admitted connection closed. */
+  release(client: string): void;
+}
+
 export interface SmtpSessionDeps {
-  /** Checks an API key; throws AppError UNAUTHORIZED or AUTH_THROTTLED. */
-  /** `accepts` narrows who may sign in (see Authenticator.authenticate). */
-  authenticate(password: string, client: string, accepts: (principal: Principal) => boolean): Principal;
+  /**
+   * Checks an API key as tenant `tenantId`'s (null: the user name names no
+   * tenant, which only fails); fails with AppError UNAUTHORIZED or AUTH_THROTTLED.
+   */
+  authenticate(password: string, client: string, tenantId: string | null): Answer<void>;
   /** The tenant's accounts; null when there is no such tenant. */
-  accountsOf(tenantId: string): readonly AccountChoice[] | null;
-  suppressed(tenantId: string, addresses: readonly string[], now: number): Set<string>;
+  accountsOf(tenantId: string): Answer<readonly AccountChoice[] | null>;
+  suppressed(tenantId: string, addresses: readonly string[], now: number): Answer<ReadonlySet<string>>;
+  clients: ClientGate;
   submissions: Pick<SubmissionService, 'enqueue'>;
   spool: MessageSpool;
   clock: Clock;

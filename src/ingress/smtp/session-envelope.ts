@@ -5,19 +5,19 @@
  */
 import type { SMTPServerAddress, SMTPServerSession } from 'smtp-server';
 import { isAddrSpec } from '../../core/index.js';
-import type { AccountChecks } from './account-checks.js';
+import { envelopeAccountProblem, type TenantAccounts } from './account-checks.js';
 import type { SmtpIdentity } from './identity.js';
 import { replies, SmtpReply } from './replies.js';
-import type { SessionState, SmtpCallback, SmtpSessionDeps } from './session-deps.js';
+import { whenAnswered, type SessionState, type SmtpCallback, type SmtpSessionDeps } from './session-deps.js';
 
-export interface EnvelopeChecks extends Pick<AccountChecks, 'envelopeAccountProblem'> {
-  identityOf: (session: SMTPServerSession) => SmtpIdentity | null;
-}
+/** The tenant's accounts as read at each transaction's MAIL FROM, by its envelope (smtp-server makes one per transaction). */
+export type AccountsAtMail = WeakMap<object, TenantAccounts>;
 
 export function createEnvelopeHandlers(
   deps: SmtpSessionDeps,
   state: SessionState,
-  { identityOf, envelopeAccountProblem }: EnvelopeChecks,
+  identityOf: (session: SMTPServerSession) => SmtpIdentity | null,
+  accountsAtMail: AccountsAtMail,
 ) {
   const { policy, log } = deps;
   return {
@@ -28,7 +28,18 @@ export function createEnvelopeHandlers(
       if (identity === null) return callback(replies.authRequired());
       if (address.address !== '' && !isAddrSpec(address.address))
         return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
-      callback(envelopeAccountProblem(identity));
+      const { envelope } = session;
+      whenAnswered(
+        () => deps.accountsOf(identity.tenantId),
+        (accounts) => {
+          accountsAtMail.set(envelope, accounts);
+          callback(envelopeAccountProblem(accounts, identity));
+        },
+        (error) => {
+          log.error({ err: error }, 'account lookup failed');
+          callback(replies.storeFailed());
+        },
+      );
     },
 
     onRcptTo(address: SMTPServerAddress, session: SMTPServerSession, callback: SmtpCallback) {
@@ -37,18 +48,21 @@ export function createEnvelopeHandlers(
       if (session.envelope.rcptTo.length >= policy.maxRecipients)
         return callback(replies.tooManyRecipients(policy.maxRecipients));
       if (!isAddrSpec(address.address)) return callback(replies.badRecipient());
-      try {
-        if (deps.suppressed(identity.tenantId, [address.address], deps.clock.now()).size > 0)
-          return callback(replies.suppressed());
-      } catch (error) {
-        log.error({ err: error }, 'suppression lookup failed');
-        return callback(replies.storeFailed());
-      }
-      // Not in this turn: with MAIL and RCPT both answered synchronously, smtp-server
-      // loses what a client pipelined after the DATA of the session's second
-      // transaction (its QUIT went unanswered until the idle timeout). Found by
-      // test/security/hostile-smtp.test.ts; one tick per recipient is the price.
-      setImmediate(callback);
+      whenAnswered(
+        () => deps.suppressed(identity.tenantId, [address.address], deps.clock.now()),
+        (suppressed) => {
+          if (suppressed.size > 0) return callback(replies.suppressed());
+          // Not in this turn: with MAIL and RCPT both answered synchronously, smtp-server
+          // loses what a client pipelined after the DATA of the session's second
+          // transaction (its QUIT went unanswered until the idle timeout). Found by
+          // test/security/hostile-smtp.test.ts; one tick per recipient is the price.
+          setImmediate(callback);
+        },
+        (error) => {
+          log.error({ err: error }, 'suppression lookup failed');
+          callback(replies.storeFailed());
+        },
+      );
     },
   };
 }

@@ -5,7 +5,6 @@
  * Every refusal is an SmtpReply (replies.ts).
  */
 import type { SMTPServerOptions, SMTPServerSession } from 'smtp-server';
-import { createAccountChecks } from './account-checks.js';
 import { createDataAcceptance } from './data-acceptance.js';
 import { isLoopback, sessionIdentity, trustedNetworks, type SmtpIdentity } from './identity.js';
 import { createReceivedHeader } from './received-header.js';
@@ -14,7 +13,7 @@ import { createAuthHandler } from './session-auth.js';
 import { createConnectHandlers } from './session-connect.js';
 import { createDataHandler } from './session-data.js';
 import type { SessionState, SmtpSessionDeps } from './session-deps.js';
-import { createEnvelopeHandlers } from './session-envelope.js';
+import { createEnvelopeHandlers, type AccountsAtMail } from './session-envelope.js';
 
 export type { SmtpPolicy, SmtpSessionDeps } from './session-deps.js';
 
@@ -26,13 +25,13 @@ export function createSessionHandlers(deps: SmtpSessionDeps) {
 
   const identityOf = (session: SMTPServerSession): SmtpIdentity | null =>
     sessionIdentity(session.user, () => trusted(session.remoteAddress));
-  const { accountProblem, envelopeAccountProblem } = createAccountChecks(deps.accountsOf);
-  const accept = createDataAcceptance(deps, accountProblem, createReceivedHeader(policy.hostname, deps.clock));
+  const accountsAtMail: AccountsAtMail = new WeakMap();
+  const accept = createDataAcceptance(deps, accountsAtMail, createReceivedHeader(policy.hostname, deps.clock));
 
   const handlers = {
     ...createConnectHandlers(deps, state),
     onAuth: createAuthHandler(deps),
-    ...createEnvelopeHandlers(deps, state, { identityOf, envelopeAccountProblem }),
+    ...createEnvelopeHandlers(deps, state, identityOf, accountsAtMail),
     onData: createDataHandler(deps, state, identityOf, accept),
   } satisfies Partial<SMTPServerOptions>;
 

@@ -19,6 +19,7 @@ import {
 import type { MessageQueue, MessageSpool, SubmissionService } from '../../core/message/index.js';
 import type { Service } from '../../runtime/index.js';
 import type { TrustedNetwork } from './identity.js';
+import { countingGate } from './client-gate.js';
 import { startSmtpIngress, type Endpoint, type SmtpIngress } from './server.js';
 import type { SmtpPolicy } from './session.js';
 
@@ -84,10 +85,17 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
       log,
       telemetry: deps.telemetry,
       session: {
-        authenticate: (password, client, accepts) =>
-          countingFailures(() => deps.authenticator.authenticate(password, client, accepts)),
+        authenticate: (password, client, tenantId) =>
+          void countingFailures(() =>
+            deps.authenticator.authenticate(
+              password,
+              client,
+              (principal) => tenantId !== null && principal.kind === 'tenant' && principal.tenantId === tenantId,
+            ),
+          ),
         accountsOf: (tenantId) => (store.tenants.get(tenantId) === null ? null : store.accounts.choices(tenantId)),
         suppressed: (tenantId, addresses, now) => store.queue.suppressed(tenantId, addresses, now),
+        clients: countingGate(settings.maxConnectionsPerClient),
         submissions: deps.submissions,
         intake: deps.intake,
         draining: deps.draining,

@@ -333,12 +333,37 @@ export function cpuOf(pid, mainThreadOnly = false) {
   return { user: (Number(fields[11]) * 1000) / 100, system: (Number(fields[12]) * 1000) / 100 }; // clock ticks (USER_HZ = 100)
 }
 
+/** The daemon's child processes now running (its SMTP session processes, `[smtp] session_processes`). */
+function childrenOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').split(' ').filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+/** The CPU of the process and of its children (each read while it runs: a child replaced meanwhile is not counted). */
+function cpuWithChildren(pid) {
+  const total = cpuOf(pid);
+  for (const child of childrenOf(pid)) {
+    try {
+      const used = cpuOf(child);
+      total.user += used.user;
+      total.system += used.system;
+    } catch {
+      // It exited between the listing and the read.
+    }
+  }
+  return total;
+}
+
 /**
  * A CPU meter on the daemon `pid` from now: `perMessage(count)` answers its CPU µs per message
- * since then, all threads (`all`), the kernel's part (`system`) and the main thread's (`main`).
+ * since then, all threads and its session processes (`all`), the kernel's part (`system`) and
+ * the main thread's (`main`).
  */
 export function cpuMeter(pid) {
-  const read = () => ({ all: cpuOf(pid), main: cpuOf(pid, true) });
+  const read = () => ({ all: cpuWithChildren(pid), main: cpuOf(pid, true) });
   const before = read();
   return {
     perMessage(count) {

@@ -134,6 +134,7 @@ export const configSchema = z
         max_recipients: positiveInt.min(1).max(100_000).default(1000),
         max_connections: positiveInt.max(100_000).default(1000),
         max_connections_per_client: positiveInt.default(100),
+        session_processes: z.number().int().min(0).max(64).default(0),
         command_timeout_seconds: positiveInt.default(300),
         data_timeout_seconds: positiveInt.default(600),
         greeting_delay_ms: z.number().int().min(0).max(30_000).default(0),

@@ -66,8 +66,10 @@ const httpSettings = ({ http }: Readonly<Config>) => ({
   authThrottle: { maxFailures: http.auth_max_failures, windowMs: http.auth_failure_window_seconds * SECOND },
 });
 
-const smtpSettings = ({ smtp }: Readonly<Config>) => ({
+const smtpSettings = ({ smtp, log }: Readonly<Config>) => ({
   listen: endpoint(smtp.listen, 'smtp.listen'),
+  sessionProcesses: smtp.session_processes,
+  logLevel: log.level,
   tlsListen: endpoint(smtp.tls_listen, 'smtp.tls_listen'),
   tls: smtp.tls_cert_file === '' ? null : { certFile: smtp.tls_cert_file, keyFile: smtp.tls_key_file },
   maxConnections: smtp.max_connections,

@@ -9,4 +9,4 @@ export { mailproxyVersion } from './build.js';
 export { deadline } from './within.js';
 export { createWorkerPool, workerScript } from './worker-pool.js';
 export type { WorkerPool } from './worker-pool.js';
-export { serveTasks, threadLogger } from './worker-task.js';
+export { serveTasks, threadLogger, forwardingLogger, type LogRecord } from './worker-task.js';

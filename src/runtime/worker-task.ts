@@ -67,16 +67,22 @@ export function serveTasks<In, Out>(handle: (input: In) => Out | Promise<Out>): 
 
 /** A Logger whose lines at or above `level` are sent to the main thread. */
 export function threadLogger(level: string, bindings: Record<string, unknown> = {}): Logger {
+  return forwardingLogger(level, (record) => port().postMessage(record), bindings);
+}
+
+/** A Logger whose lines at or above `level` are handed to `send` (a thread's or a process's channel). */
+export function forwardingLogger(
+  level: string,
+  send: (record: LogRecord) => void,
+  bindings: Record<string, unknown> = {},
+): Logger {
   const threshold = Math.max(0, LEVELS.indexOf(level));
   const at =
     (name: LogLevel) =>
     (first: Record<string, unknown> | string, message?: string): void => {
       if (LEVELS.indexOf(name) < threshold) return;
       const fields = typeof first === 'string' ? bindings : { ...bindings, ...cloneable(first) };
-      const record: LogRecord = {
-        log: { level: name, fields, message: typeof first === 'string' ? first : (message ?? '') },
-      };
-      port().postMessage(record);
+      send({ log: { level: name, fields, message: typeof first === 'string' ? first : (message ?? '') } });
     };
   return {
     debug: at('debug'),
@@ -84,7 +90,7 @@ export function threadLogger(level: string, bindings: Record<string, unknown> = 
     warn: at('warn'),
     error: at('error'),
     fatal: at('fatal'),
-    child: (more) => threadLogger(level, { ...bindings, ...more }),
+    child: (more) => forwardingLogger(level, send, { ...bindings, ...more }),
   } as Logger;
 }
 

@@ -50,6 +50,10 @@ export async function startTestDaemon(
     MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_SMTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_LOG_LEVEL: 'debug',
+    // A run of the suites with SMTP sessions in processes of their own (`[smtp] session_processes`).
+    ...(process.env.MAILPROXY_SMTP_SESSION_PROCESSES === undefined
+      ? {}
+      : { MAILPROXY_SMTP_SESSION_PROCESSES: process.env.MAILPROXY_SMTP_SESSION_PROCESSES }),
     ...env,
   });
   if (!parsed.ok) throw new Error(`test config invalid: ${parsed.problems.join('; ')}`);

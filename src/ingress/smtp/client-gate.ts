@@ -3,10 +3,15 @@
  * all): the in-process listener's smtp-server counts the total itself, the
  * daemon counts for every session process at once (session-host.ts).
  */
-import { replies } from './replies.js';
-import type { ClientGate } from './session-deps.js';
+import { replies, type SmtpReply } from './replies.js';
 
-export function countingGate(maxPerClient: number, maxTotal = Infinity): ClientGate {
+/** A ClientGate that answers at once. */
+export interface CountingGate {
+  admit(client: string): SmtpReply | null;
+  release(client: string): void;
+}
+
+export function countingGate(maxPerClient: number, maxTotal = Infinity): CountingGate {
   const perClient = new Map<string, number>();
   let total = 0;
   return {

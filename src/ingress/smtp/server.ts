@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import type { SMTPServerOptions } from 'smtp-server';
-import type { Logger, SmtpTelemetry } from '../../core/index.js';
+import type { Logger, SmtpListener, SmtpTelemetry } from '../../core/index.js';
 import { SubmissionServer } from './connection.js';
 import { replies, type SmtpReply } from './replies.js';
 import { createSessionHandlers, type SessionHandlers, type SmtpSessionDeps } from './session.js';
@@ -45,7 +45,7 @@ function readTls(files: { certFile: string; keyFile: string }): TlsMaterial {
 
 /** smtp-server's options for one listener: the session handlers decide, smtp-server speaks the protocol. */
 function listenerSettings(
-  options: SmtpIngressOptions,
+  options: Pick<SmtpIngressOptions, 'session' | 'maxConnections' | 'commandTimeoutMs'>,
   sessions: SessionHandlers,
   tls: TlsMaterial | null,
   secure: boolean,
@@ -121,7 +121,7 @@ async function closeListeners(
 }
 
 /** Reads the certificate and key again into every listener; keeps the current ones when they cannot be read. */
-function reloadTls(options: SmtpIngressOptions, servers: readonly SubmissionServer[]): boolean {
+function reloadTls(options: Pick<SmtpIngressOptions, 'tls' | 'log'>, servers: readonly SubmissionServer[]): boolean {
   if (options.tls === null) return false;
   try {
     const material = readTls(options.tls);
@@ -137,33 +137,48 @@ function reloadTls(options: SmtpIngressOptions, servers: readonly SubmissionServ
   }
 }
 
-export async function startSmtpIngress(options: SmtpIngressOptions): Promise<SmtpIngress> {
+/** The listeners' servers, each made when first asked for, not yet listening. */
+export interface Listeners {
+  server(listener: SmtpListener): SubmissionServer;
+  reloadTls(): boolean;
+  close(deadlineMs: number): Promise<void>;
+}
+
+export function createListeners(options: Omit<SmtpIngressOptions, 'listen' | 'tlsListen'>): Listeners {
   const { log } = options;
   const sessions = createSessionHandlers(options.session);
   const tls = options.tls === null ? null : readTls(options.tls);
-  const servers: SubmissionServer[] = [];
-
-  const create = (secure: boolean): SubmissionServer => {
-    const settings = listenerSettings(options, sessions, tls, secure);
-    const server = new SubmissionServer(
-      settings,
-      sessions.greetingDelayMs,
-      secure ? 'implicit-tls' : 'plain',
-      options.telemetry,
-    );
-    server.on('error', (error: Error) => log.warn({ err: error }, 'smtp connection error'));
-    servers.push(server);
-    return server;
+  const servers = new Map<SmtpListener, SubmissionServer>();
+  sessions.bindCloser((sessionId, reply) => sendTo([...servers.values()], sessionId, reply));
+  return {
+    server(listener) {
+      const made = servers.get(listener);
+      if (made !== undefined) return made;
+      const secure = listener === 'implicit-tls';
+      const server = new SubmissionServer(
+        listenerSettings(options, sessions, tls, secure),
+        sessions.greetingDelayMs,
+        listener,
+        options.telemetry,
+      );
+      server.on('error', (error: Error) => log.warn({ err: error }, 'smtp connection error'));
+      servers.set(listener, server);
+      return server;
+    },
+    reloadTls: () => reloadTls(options, [...servers.values()]),
+    close: (deadlineMs) => closeListeners([...servers.values()], sessions, deadlineMs),
   };
-  sessions.bindCloser((sessionId, reply) => sendTo(servers, sessionId, reply));
-  const close = (deadlineMs: number): Promise<void> => closeListeners(servers, sessions, deadlineMs);
+}
 
+export async function startSmtpIngress(options: SmtpIngressOptions): Promise<SmtpIngress> {
+  const listeners = createListeners(options);
   try {
-    const plain = options.listen === null ? null : await listen(create(false), options.listen);
-    const implicitTls = options.tlsListen === null ? null : await listen(create(true), options.tlsListen);
-    return { plain, implicitTls, reloadTls: () => reloadTls(options, servers), close };
+    const plain = options.listen === null ? null : await listen(listeners.server('plain'), options.listen);
+    const implicitTls =
+      options.tlsListen === null ? null : await listen(listeners.server('implicit-tls'), options.tlsListen);
+    return { plain, implicitTls, reloadTls: listeners.reloadTls, close: listeners.close };
   } catch (error) {
-    await close(0);
+    await listeners.close(0);
     throw error;
   }
 }

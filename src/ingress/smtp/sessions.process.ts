@@ -1,0 +1,73 @@
+/**
+ * A process of SMTP sessions (`[smtp] session_processes`): smtp-server's
+ * parsing, TLS and the DATA stream, with the same session handlers as the
+ * in-process listener, whose ports ask the daemon over IPC (session-link.ts).
+ * It accepts from the listening sockets the daemon shares with it and never
+ * opens the store: the daemon decides and commits, and a 250 still waits for
+ * that commit. It exits when the daemon closes it or goes away.
+ */
+import type { Server, Socket } from 'node:net';
+import { randomIds, systemClock, forwardingLogger } from '../../runtime/index.js';
+import type { SmtpListener } from '../../core/index.js';
+import { createListeners, type Listeners } from './server.js';
+import { connectSessionLink } from './session-link.js';
+import type { ToSession } from './session-protocol.js';
+
+function send(message: unknown): void {
+  process.send?.(message);
+}
+
+let listeners: Listeners | null = null;
+let link: ReturnType<typeof connectSessionLink> | null = null;
+
+/** Connections the daemon took itself, and those that came before the listeners existed. */
+const handOver = (listener: SmtpListener, socket: Socket): void => {
+  if (listeners === null) socket.destroy();
+  else listeners.server(listener).server.emit('connection', socket);
+};
+
+process.on('message', (message: ToSession, handle?: Server | Socket) => {
+  switch (message.t) {
+    case 'start': {
+      const { settings } = message;
+      link = connectSessionLink(send);
+      const log = forwardingLogger(settings.logLevel, (record) => link?.tell(record), {
+        component: 'smtp',
+        process: settings.index,
+      });
+      listeners = createListeners({
+        tls: settings.tls,
+        maxConnections: settings.maxConnections,
+        commandTimeoutMs: settings.commandTimeoutMs,
+        log,
+        telemetry: link.telemetry,
+        session: link.deps({ policy: settings.policy, clock: systemClock, ids: randomIds, log }),
+      });
+      return;
+    }
+    case 'listen': {
+      const server = listeners?.server(message.listener).server;
+      server?.listen(handle as Server, () => link?.tell({ op: 'listening', listener: message.listener }));
+      return;
+    }
+    case 'socket':
+      handOver(message.listener, handle as Socket);
+      return;
+    case 'answers':
+      link?.answered(message.answers, message.draining);
+      return;
+    case 'reload-tls':
+      listeners?.reloadTls();
+      return;
+    case 'close':
+      void (listeners?.close(message.deadlineMs) ?? Promise.resolve()).then(() => {
+        link?.tell({ op: 'closed' });
+        // The farewell leaves before the channel closes (its queue is drained first).
+        setImmediate(() => process.disconnect());
+      });
+      return;
+  }
+});
+
+// The daemon went away (or closed this process): nothing here can commit a message any more.
+process.on('disconnect', () => process.exit(0));

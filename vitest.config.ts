@@ -11,7 +11,6 @@ const workers = Math.max(2, availableParallelism() - 1);
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     pool: 'forks',
     maxWorkers: workers,
     testTimeout: 30_000,
@@ -20,5 +19,18 @@ export default defineConfig({
     // default second is too short on a loaded machine (a CI run saw a relay's send take longer).
     expect: { poll: { timeout: 10_000 } },
     reporters: ['default'],
+    projects: [
+      { extends: true, test: { name: 'mailproxy', include: ['src/**/*.test.ts', 'test/**/*.test.ts'] } },
+      // The SMTP suites again, with the sessions in processes of their own ([smtp] session_processes).
+      {
+        extends: true,
+        test: {
+          name: 'smtp in session processes',
+          include: ['test/smtp/**/*.test.ts', 'test/security/hostile-smtp.test.ts'],
+          exclude: ['test/smtp/session-processes.test.ts'],
+          env: { MAILPROXY_SMTP_SESSION_PROCESSES: '2' },
+        },
+      },
+    ],
   },
 });

@@ -1,0 +1,140 @@
+/**
+ * SMTP sessions in processes of their own (`[smtp] session_processes`): what
+ * only this mode can get wrong. The rest of test/smtp runs in this mode too
+ * (vitest.config.ts, project "smtp in session processes").
+ * - Connections are counted per client over every process.
+ * - A process that dies is replaced, and nothing of the message it was
+ *   receiving is kept (no message, no spool).
+ * - A large message crosses to the daemon part by part and is relayed byte for byte.
+ */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { beginData, openRawSmtp, openSession, replyText } from '../helpers/raw-smtp.js';
+import { openSubmission } from '../helpers/smtp-submit.js';
+import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
+
+const PROCESSES = 2;
+
+/** This test process's children that run SMTP sessions (the daemon runs in this process). */
+function sessionProcesses(): number[] {
+  const children = readFileSync(`/proc/${process.pid}/task/${process.pid}/children`, 'utf8')
+    .split(' ')
+    .filter(Boolean)
+    .map(Number);
+  return children.filter((pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sessions.process.js');
+    } catch {
+      return false;
+    }
+  });
+}
+
+const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
+
+describe('SMTP sessions in processes of their own', () => {
+  let fx: QueueFixture;
+  let sink: SmtpSink;
+  let key: string;
+  let port: number;
+
+  beforeAll(async () => {
+    sink = await startSmtpSink();
+    fx = await startQueueFixture({
+      env: {
+        MAILPROXY_SMTP_SESSION_PROCESSES: String(PROCESSES),
+        MAILPROXY_SMTP_MAX_CONNECTIONS_PER_CLIENT: '3',
+      },
+    });
+    key = await fx.createTenant('acme');
+    await fx.createAccount('acme', 'main', sink, { is_default: true });
+    port = fx.t.daemon.smtp?.plain?.port ?? 0;
+  });
+  afterAll(async () => {
+    await fx?.stop();
+    fx?.t.cleanup();
+    await sink?.stop();
+  });
+
+  it('runs the configured number of processes', () => {
+    expect(sessionProcesses()).toHaveLength(PROCESSES);
+  });
+
+  it('relays a message larger than what a session holds in memory, byte for byte', async () => {
+    // Past 512 KiB a message goes to the daemon's spool part by part as it arrives.
+    const body = `${'0123456789abcdef'.repeat(63)}\r\n`.repeat(1500);
+    const raw = `From: app@acme.example\r\nTo: someone@example.net\r\nSubject: large\r\nX-Genro-Mail-ID: large-1\r\n\r\n${body}`;
+    const session = await openSubmission(port);
+    await session.login('acme', key);
+    const info = await session.send({ from: 'app@acme.example', to: ['someone@example.net'] }, raw);
+    session.close();
+    expect(info.response).toBe('250 2.0.0 Ok: queued as large-1');
+    await fx.settle();
+    await sink.waitForMessages(1, 10_000);
+    const relayed = sink.messages.find((m) => m.raw.includes('X-Genro-Mail-ID: large-1'))?.raw ?? Buffer.alloc(0);
+    expect(sha256(relayed.subarray(relayed.indexOf('\r\n\r\n') + 4))).toBe(sha256(body));
+  });
+
+  it('replaces a process that dies, keeping nothing of the message it was receiving', async () => {
+    const before = sessionProcesses();
+    const sessions = await Promise.all([1, 2].map(() => openSession(port, { user: 'acme', password: key })));
+    for (const session of sessions) {
+      await beginData(session, 'app@acme.example', ['someone@example.net']);
+      // More than a session holds in memory: parts of it are in the daemon's spool already.
+      await session.write(`Subject: cut\r\nX-Genro-Mail-ID: cut-off\r\n\r\n${`${'x'.repeat(998)}\r\n`.repeat(700)}`);
+    }
+    const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
+    const abandoned = db.prepare(
+      `SELECT count(*) FROM spools WHERE id NOT IN (SELECT spool_id FROM messages WHERE spool_id IS NOT NULL)`,
+    );
+    await expect.poll(() => abandoned.pluck().get()).toBe(sessions.length);
+    for (const pid of before) process.kill(pid, 'SIGKILL');
+    for (const session of sessions) {
+      const heard = await session.untilClosed(10_000).catch(() => []);
+      expect(heard.map(replyText).filter((text) => text.startsWith('250'))).toEqual([]);
+    }
+
+    await expect.poll(() => sessionProcesses().filter((pid) => !before.includes(pid)).length).toBe(PROCESSES);
+    const session = await openSubmission(port);
+    await session.login('acme', key);
+    const info = await session.send(
+      { from: 'app@acme.example', to: ['someone@example.net'] },
+      'From: app@acme.example\r\nSubject: after\r\nX-Genro-Mail-ID: after-1\r\n\r\nstill here\r\n',
+    );
+    session.close();
+    expect(info.response).toBe('250 2.0.0 Ok: queued as after-1');
+
+    try {
+      expect(db.prepare(`SELECT count(*) FROM messages WHERE id = 'cut-off'`).pluck().get()).toBe(0);
+      // The spools the dead processes had filled were discarded when the daemon saw them exit,
+      // before it started the replacements; only the relayed large message's own is left.
+      expect(abandoned.pluck().get()).toBe(0);
+      expect(db.prepare(`SELECT count(*) FROM spools`).pluck().get()).toBe(1);
+    } finally {
+      db.close();
+    }
+  });
+
+  // Last: the connections it leaves are uncounted only once their process has told the daemon.
+  it('counts the connections of one client over every process', async () => {
+    const open = await Promise.all([1, 2, 3].map(() => openSession(port, { user: 'acme', password: key })));
+    const fourth = await openRawSmtp(port);
+    expect(replyText(await fourth.reply())).toMatch(/^421 /);
+    fourth.destroy();
+    open[0]?.destroy();
+    // The closed connection is uncounted once its process has told the daemon.
+    await expect
+      .poll(async () => {
+        const again = await openRawSmtp(port);
+        const greeting = await again.reply();
+        again.destroy();
+        return greeting.code;
+      })
+      .toBe(220);
+    for (const session of open) session.destroy();
+  });
+});

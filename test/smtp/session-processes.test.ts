@@ -119,6 +119,35 @@ describe('SMTP sessions in processes of their own', () => {
     }
   });
 
+  it('never accepts a message for an account deleted after the session last passed MAIL FROM', async () => {
+    // A session process does not ask again at the next MAIL FROM of a session within a
+    // second; the submission's own check after DATA still refuses what is no longer allowed.
+    const betaKey = await fx.createTenant('beta');
+    await fx.createAccount('beta', 'only', sink, { is_default: true });
+    const session = await openSession(port, { user: 'beta', password: betaKey });
+    let final;
+    try {
+      await beginData(session, 'app@beta.example', ['someone@example.net']);
+      await session.write('Subject: first\r\nX-Genro-Mail-ID: beta-1\r\n\r\nfine\r\n.\r\n');
+      expect(replyText(await session.reply())).toBe('250 2.0.0 Ok: queued as beta-1');
+      // Sent first: an account with mail waiting cannot be deleted.
+      await fx.settle();
+      expect((await fx.admin('DELETE', '/account/only?tenant_id=beta')).status).toBe(200);
+
+      final = await session.command('MAIL FROM:<app@beta.example>');
+      if (final.code === 250) {
+        expect((await session.command('RCPT TO:<someone@example.net>')).code).toBe(250);
+        expect((await session.command('DATA')).code).toBe(354);
+        await session.write('Subject: second\r\nX-Genro-Mail-ID: beta-2\r\n\r\ntoo late\r\n.\r\n');
+        final = await session.reply();
+      }
+    } finally {
+      session.destroy();
+    }
+    expect(replyText(final)).toMatch(/^550 5\.7\.1 No sending account/);
+    expect((await fx.admin('GET', '/messages/beta-2?tenant_id=beta')).status).toBe(404);
+  });
+
   // Last: the connections it leaves are uncounted only once their process has told the daemon.
   it('counts the connections of one client over every process', async () => {
     const open = await Promise.all([1, 2, 3].map(() => openSession(port, { user: 'acme', password: key })));

@@ -47,12 +47,14 @@ export function createDataAcceptance(
         });
         if (decided instanceof SmtpReply) return decided;
         // An account named in the header is checked before the message is stored, against
-        // the tenant's accounts as MAIL FROM read them; the user's was checked at MAIL, and the submission itself checks again in its
+        // the tenant's accounts as MAIL FROM read them (when it read them: see
+        // reuseMailCheckMs); the user's was checked at MAIL, and the submission itself checks again in its
         // transaction (a default account, an account deleted meanwhile).
+        const accounts = accountsAtMail.get(session.envelope);
         const problem =
-          decided.accountId === null || decided.accountId === identity.accountId
+          decided.accountId === null || decided.accountId === identity.accountId || accounts === undefined
             ? null
-            : accountProblem(accountsAtMail.get(session.envelope) ?? null, decided.accountId);
+            : accountProblem(accounts, decided.accountId);
         if (problem !== null) return problem;
         headers = decided;
         fieldsRead = fields;

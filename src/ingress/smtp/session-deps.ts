@@ -70,6 +70,12 @@ export interface SmtpSessionDeps {
   intake?: IntakeTelemetry | undefined;
   /** True while this fleet node drains: new sessions and transactions are told to go elsewhere. */
   draining?: (() => boolean) | undefined;
+  /**
+   * For this long after a session's MAIL FROM passed, its next MAIL FROM passes without
+   * asking again (absent: always asked). Only for ports that cost a round trip: a stale
+   * pass is still caught by the submission's own check after DATA, with the same reply.
+   */
+  reuseMailCheckMs?: number | undefined;
 }
 
 /** smtp-server's handler callback: an error (an SmtpReply) refuses, a value answers. */

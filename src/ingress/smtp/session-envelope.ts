@@ -20,6 +20,9 @@ export function createEnvelopeHandlers(
   accountsAtMail: AccountsAtMail,
 ) {
   const { policy, log } = deps;
+  const reuseMs = deps.reuseMailCheckMs ?? 0;
+  /** When each session's identity last passed the MAIL FROM check (kept only with `reuseMailCheckMs`). */
+  const passedAt = new WeakMap<SMTPServerSession, number>();
   return {
     onMailFrom(address: SMTPServerAddress, session: SMTPServerSession, callback: SmtpCallback) {
       if (state.closing) return callback(replies.shuttingDown());
@@ -29,11 +32,15 @@ export function createEnvelopeHandlers(
       if (address.address !== '' && !isAddrSpec(address.address))
         return callback(new SmtpReply(553, '5.1.7', 'Sender address is not a valid mailbox'));
       const { envelope } = session;
+      const now = deps.clock.now();
+      if (now - (passedAt.get(session) ?? -Infinity) < reuseMs) return callback();
       whenAnswered(
         () => deps.accountsOf(identity.tenantId),
         (accounts) => {
           accountsAtMail.set(envelope, accounts);
-          callback(envelopeAccountProblem(accounts, identity));
+          const problem = envelopeAccountProblem(accounts, identity);
+          if (problem === null && reuseMs > 0) passedAt.set(session, now);
+          callback(problem);
         },
         (error) => {
           log.error({ err: error }, 'account lookup failed');

@@ -18,6 +18,8 @@ import {
   type WireAnswer,
 } from './session-protocol.js';
 
+/** How long a session's passed MAIL FROM check holds for its next transactions (SmtpSessionDeps). */
+const MAIL_CHECK_REUSE_MS = 1000;
 /** How long news nobody waits for may wait for company. */
 const NEWS_DELAY_MS = 50;
 /**
@@ -36,42 +38,43 @@ const URGENT: ReadonlySet<string> = new Set([
 
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
-export function connectSessionLink(send: (message: FromSession) => void) {
+/**
+ * What this process says to the daemon, gathered: questions and spool writes
+ * leave at the end of the turn; news nobody waits for (telemetry, a log line)
+ * waits up to NEWS_DELAY_MS for something else to leave with, as each message
+ * wakes the daemon's main thread.
+ */
+function gathered(send: (message: FromSession) => void) {
   let outbox: FromSession = [];
+  let timer: NodeJS.Timeout | null = null;
+  let flushing = false;
+  const flush = (): void => {
+    if (timer !== null) clearTimeout(timer);
+    timer = null;
+    flushing = false;
+    const batch = outbox;
+    outbox = [];
+    if (batch.length > 0) send(batch);
+  };
+  return (entry: FromSession[number], urgent: boolean): void => {
+    outbox.push(entry);
+    if (urgent && !flushing) {
+      flushing = true;
+      setImmediate(flush);
+    } else if (!urgent && timer === null && !flushing) {
+      timer = setTimeout(flush, NEWS_DELAY_MS);
+      timer.unref();
+    }
+  };
+}
+
+export function connectSessionLink(send: (message: FromSession) => void) {
+  const post = gathered(send);
   let nextId = 1;
   let nextSpool = 1;
   let draining = false;
   const pending = new Map<number, Pending>();
 
-  let timer: NodeJS.Timeout | null = null;
-  const flush = (): void => {
-    if (timer !== null) clearTimeout(timer);
-    timer = null;
-    const batch = outbox;
-    outbox = [];
-    if (batch.length > 0) send(batch);
-  };
-  /**
-   * Questions and spool writes leave at the end of the turn. News nobody waits
-   * for (telemetry, a connection closed, a log line) waits up to NEWS_DELAY_MS
-   * for something else to leave with: each message wakes the daemon's main thread.
-   */
-  const post = (entry: FromSession[number], urgent: boolean): void => {
-    outbox.push(entry);
-    if (urgent) {
-      if (!flushing) {
-        flushing = true;
-        setImmediate(() => {
-          flushing = false;
-          flush();
-        });
-      }
-    } else if (timer === null && !flushing) {
-      timer = setTimeout(flush, NEWS_DELAY_MS);
-      timer.unref();
-    }
-  };
-  let flushing = false;
   const tell = (news: Tell): void => post({ tell: news }, 'op' in news && URGENT.has(news.op));
   const ask = <A extends Ask>(question: A): Promise<Answers[A['op']]> =>
     new Promise((resolve, reject) => {
@@ -117,6 +120,8 @@ export function connectSessionLink(send: (message: FromSession) => void) {
     spool,
     intake: { submitted: (_channel, elapsedMs) => tell({ op: 'submitted', elapsedMs }) },
     draining: () => draining,
+    // A keep-alive session's next transaction does not ask again: a third of its questions.
+    reuseMailCheckMs: MAIL_CHECK_REUSE_MS,
   });
 
   return {

@@ -43,6 +43,27 @@ export class SubmissionServer extends SMTPServer {
     connection.on('error', (error: Error) => this._onError(error));
     connection.on('connect', (data) => this._onClientConnect(data));
     connection.init();
+    // After smtp-server's own 'close' listener (added by init), which forgets the connection.
+    socket.once('close', () => setImmediate(() => this.settleDrained()));
+  }
+
+  private drainedWaiters: Array<() => void> = [];
+
+  /**
+   * Resolves once no connection is open. smtp-server's close() waits only for those its
+   * net.Server accepted: a connection handed to it (a session process is given those the
+   * daemon took) is not counted there.
+   */
+  drained(): Promise<void> {
+    if (this.connections.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.drainedWaiters.push(resolve));
+  }
+
+  private settleDrained(): void {
+    if (this.connections.size > 0) return;
+    const waiters = this.drainedWaiters;
+    this.drainedWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 }
 

@@ -100,6 +100,7 @@ async function closeListeners(
   sessions: SessionHandlers,
   deadlineMs: number,
 ): Promise<void> {
+  const deadlineAt = Date.now() + deadlineMs;
   sessions.beginClosing();
   const busy = sessions.busySessions();
   const farewell = replies.shuttingDown();
@@ -118,6 +119,19 @@ async function closeListeners(
         }),
     ),
   );
+  // Connections handed over rather than accepted (connection.ts, drained()) get the same deadline.
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.all(servers.map((server) => server.drained())),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, Math.max(0, deadlineAt - Date.now())))),
+  ]);
+  clearTimeout(timer);
+  for (const server of servers) {
+    for (const connection of server.connections) {
+      connection.send(farewell.responseCode, farewell.message);
+      connection.close();
+    }
+  }
 }
 
 /** Reads the certificate and key again into every listener; keeps the current ones when they cannot be read. */

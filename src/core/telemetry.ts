@@ -27,6 +27,8 @@ export interface SmtpTelemetry {
   authFailed(reason: AuthFailure): void;
   /** A 4yz or 5yz reply was written: its code and enhanced status (RFC 3463; '' when it has none). */
   rejected(replyCode: number, enhancedStatus: string): void;
+  /** An SMTP session process (`smtp.session_processes`) ended without being asked to, and is replaced. */
+  sessionProcessLost(): void;
 }
 
 export interface HttpTelemetry {

@@ -40,6 +40,11 @@ export function registerIntakeCounters(registers: Registry[]): IntakeCounters {
     labelNames: ['reply_code', 'status_class'],
     registers,
   });
+  const lostProcesses = new Counter({
+    name: 'mailproxy_smtp_session_processes_lost_total',
+    help: 'SMTP session processes (smtp.session_processes) that ended without being asked to, each replaced',
+    registers,
+  });
   const requests = new Counter({
     name: 'mailproxy_http_requests_total',
     help: 'HTTP API requests answered, by route template (unmatched: no route), method and status',
@@ -56,6 +61,7 @@ export function registerIntakeCounters(registers: Registry[]): IntakeCounters {
       authFailed: (reason) => authFailures.inc({ reason }),
       rejected: (replyCode, enhancedStatus) =>
         rejections.inc({ reply_code: String(replyCode), status_class: statusClass(enhancedStatus) }),
+      sessionProcessLost: () => lostProcesses.inc(),
     },
     http: {
       answered: (route, method, status) =>

@@ -99,6 +99,8 @@ describe('SMTP sessions in processes of their own', () => {
     }
 
     await expect.poll(() => sessionProcesses().filter((pid) => !before.includes(pid)).length).toBe(PROCESSES);
+    const metrics = (await fx.admin('GET', '/metrics')).text;
+    expect(metrics).toMatch(new RegExp(`^mailproxy_smtp_session_processes_lost_total ${before.length}$`, 'm'));
     const session = await openSubmission(port);
     await session.login('acme', key);
     const info = await session.send(

@@ -43,12 +43,18 @@ class SessionProcess {
   constructor(options: SessionProcessOptions, index: number, listeners: ReadonlyMap<SmtpListener, Server>) {
     const answers = createSessionAnswers(options.ports);
     this.child = fork(script, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    this.exited = new Promise((resolve) =>
-      this.child.once('exit', () => {
+    this.exited = new Promise((resolve) => {
+      const gone = (): void => {
         answers.forget();
         resolve();
-      }),
-    );
+      };
+      this.child.once('exit', gone);
+      // A process that could not be started (no pid) never exits: its error is its end.
+      this.child.on('error', (error) => {
+        options.log.error({ err: error, process: index }, 'smtp session process failed');
+        if (this.child.pid === undefined) gone();
+      });
+    });
     this.drainingNow = () => options.ports.draining?.() === true;
     let started: () => void = () => undefined;
     let failed: (error: Error) => void = () => undefined;
@@ -149,7 +155,11 @@ export async function startSessionProcesses(options: SessionProcessOptions): Pro
     processes[index] = made;
     void made.exited.then(() => {
       if (closing || processes[index] !== made) return;
-      log.warn({ process: index, code: made.child.exitCode }, 'smtp session process exited; starting another');
+      log.warn(
+        { process: index, code: made.child.exitCode, signal: made.child.signalCode },
+        'smtp session process exited; starting another',
+      );
+      options.ports.telemetry?.sessionProcessLost();
       const pauseMs = Date.now() - made.startedAt >= YOUNG_MS ? 0 : 1000;
       setTimeout(() => closing || spawn(index), pauseMs).unref();
     });

@@ -98,8 +98,9 @@ export function connectSessionLink(send: (message: FromSession) => void) {
   const telemetry: SmtpTelemetry = {
     connected: (listener) => tell({ op: 'connected', listener }),
     rejected: (code, status) => tell({ op: 'rejected', code, status }),
-    // Counted by the daemon, which decides the AUTH.
+    // Counted by the daemon, which decides the AUTH and sees its processes end.
     authFailed: () => undefined,
+    sessionProcessLost: () => undefined,
   };
 
   const deps = (local: { policy: SmtpPolicy; clock: Clock; ids: IdSource; log: Logger }): SmtpSessionDeps => ({

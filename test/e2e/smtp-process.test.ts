@@ -25,8 +25,11 @@ interface Started {
   smtpPort: number;
 }
 
-async function start(cwd: string, env: Record<string, string> = {}): Promise<Started> {
-  const daemon = spawnDaemon(['serve'], { cwd, env: { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', ...env } });
+async function start(cwd: string, processes: number, env: Record<string, string> = {}): Promise<Started> {
+  const daemon = spawnDaemon(['serve'], {
+    cwd,
+    env: { MAILPROXY_HTTP_LISTEN: '127.0.0.1:0', MAILPROXY_SMTP_SESSION_PROCESSES: String(processes), ...env },
+  });
   running.push(daemon);
   const http = await daemon.waitForLog((entry) => entry.msg === 'http listening');
   const smtp = await daemon.waitForLog((entry) => entry.msg === 'smtp listening' && entry.listener === 'plain');
@@ -42,12 +45,13 @@ function workdir(): string {
 
 const sha256 = (bytes: Buffer | string): string => createHash('sha256').update(bytes).digest('hex');
 
-describe('SMTP ingress of the real process', () => {
+// Sessions on the main thread, and in processes of their own (`[smtp] session_processes`).
+describe.each([0, 2])('SMTP ingress of the real process (session processes: %i)', (processes) => {
   it('delivers a message whose 250 was the last thing the process did before SIGKILL', async () => {
     const sink = await startSmtpSink();
     sinks.push(sink);
     const cwd = workdir();
-    const first = await start(cwd);
+    const first = await start(cwd, processes);
     const token = readFileSync(join(cwd, 'data', 'admin-token'), 'utf8').trim();
     const admin = (url: string, method: string, path: string, body?: unknown) =>
       api(url, method, path, { token, body });
@@ -72,7 +76,7 @@ describe('SMTP ingress of the real process', () => {
     expect(info.response).toBe('250 2.0.0 Ok: queued as kill-after-250');
     expect(await first.daemon.exited).toEqual({ code: null, signal: 'SIGKILL' });
 
-    const second = await start(cwd);
+    const second = await start(cwd, processes);
     await admin(second.url, 'POST', '/commands/activate', { tenant_id: 'acme' });
     await sink.waitForMessages(1, 20_000);
     const relayed = sink.messages[0]?.raw ?? Buffer.alloc(0);
@@ -87,7 +91,10 @@ describe('SMTP ingress of the real process', () => {
     const renewed = await selfSigned(cwd, 'renewed', 'renewed');
     copyFileSync(first.certFile, cert);
     copyFileSync(first.keyFile, key);
-    const started = await start(cwd, { MAILPROXY_SMTP_TLS_CERT_FILE: cert, MAILPROXY_SMTP_TLS_KEY_FILE: key });
+    const started = await start(cwd, processes, {
+      MAILPROXY_SMTP_TLS_CERT_FILE: cert,
+      MAILPROXY_SMTP_TLS_KEY_FILE: key,
+    });
 
     expect(await certificateName(started.smtpPort)).toBe('first');
     const open = await dialog(started.smtpPort);

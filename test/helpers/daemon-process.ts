@@ -23,12 +23,16 @@ export interface DaemonProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** SMTP listens on a random port unless the test says otherwise: tests run side by side. */
+/**
+ * SMTP listens on a random port unless the test says otherwise: tests run side by side. Its
+ * sessions run on the main thread unless the test says otherwise (the default follows the
+ * machine's cores).
+ */
 export function spawnDaemon(args: string[], options: { cwd: string; env?: Record<string, string> }): DaemonProcess {
   const env = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('MAILPROXY_')));
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd,
-    env: { MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', ...env, ...options.env },
+    env: { MAILPROXY_SMTP_LISTEN: '127.0.0.1:0', MAILPROXY_SMTP_SESSION_PROCESSES: '0', ...env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const stdout: string[] = [];

@@ -50,10 +50,9 @@ export async function startTestDaemon(
     MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_SMTP_LISTEN: '127.0.0.1:0',
     MAILPROXY_LOG_LEVEL: 'debug',
-    // A run of the suites with SMTP sessions in processes of their own (`[smtp] session_processes`).
-    ...(process.env.MAILPROXY_SMTP_SESSION_PROCESSES === undefined
-      ? {}
-      : { MAILPROXY_SMTP_SESSION_PROCESSES: process.env.MAILPROXY_SMTP_SESSION_PROCESSES }),
+    // On the main thread whatever the machine's cores, unless the run says otherwise (vitest.config.ts
+    // runs the SMTP suites again with sessions in processes of their own, `[smtp] session_processes`).
+    MAILPROXY_SMTP_SESSION_PROCESSES: process.env.MAILPROXY_SMTP_SESSION_PROCESSES ?? '0',
     ...env,
   });
   if (!parsed.ok) throw new Error(`test config invalid: ${parsed.problems.join('; ')}`);

@@ -135,12 +135,16 @@ async function closeListeners(
 }
 
 /** Reads the certificate and key again into every listener; keeps the current ones when they cannot be read. */
-function reloadTls(options: Pick<SmtpIngressOptions, 'tls' | 'log'>, servers: readonly SubmissionServer[]): boolean {
+function reloadTls(
+  options: Pick<SmtpIngressOptions, 'tls' | 'log'>,
+  servers: readonly SubmissionServer[],
+  quiet: boolean,
+): boolean {
   if (options.tls === null) return false;
   try {
     const material = readTls(options.tls);
     for (const server of servers) server.updateSecureContext({ ...material, minVersion: 'TLSv1.2' });
-    options.log.info({ cert: options.tls.certFile }, 'smtp tls certificate reloaded');
+    if (!quiet) options.log.info({ cert: options.tls.certFile }, 'smtp tls certificate reloaded');
     return true;
   } catch (error) {
     options.log.error(
@@ -154,7 +158,8 @@ function reloadTls(options: Pick<SmtpIngressOptions, 'tls' | 'log'>, servers: re
 /** The listeners' servers, each made when first asked for, not yet listening. */
 export interface Listeners {
   server(listener: SmtpListener): SubmissionServer;
-  reloadTls(): boolean;
+  /** `quiet`: the success is not logged (a session process's daemon logs it once for all). */
+  reloadTls(quiet?: boolean): boolean;
   close(deadlineMs: number): Promise<void>;
 }
 
@@ -179,7 +184,7 @@ export function createListeners(options: Omit<SmtpIngressOptions, 'listen' | 'tl
       servers.set(listener, server);
       return server;
     },
-    reloadTls: () => reloadTls(options, [...servers.values()]),
+    reloadTls: (quiet = false) => reloadTls(options, [...servers.values()], quiet),
     close: (deadlineMs) => closeListeners([...servers.values()], sessions, deadlineMs),
   };
 }
@@ -190,7 +195,7 @@ export async function startSmtpIngress(options: SmtpIngressOptions): Promise<Smt
     const plain = options.listen === null ? null : await listen(listeners.server('plain'), options.listen);
     const implicitTls =
       options.tlsListen === null ? null : await listen(listeners.server('implicit-tls'), options.tlsListen);
-    return { plain, implicitTls, reloadTls: listeners.reloadTls, close: listeners.close };
+    return { plain, implicitTls, reloadTls: () => listeners.reloadTls(), close: listeners.close };
   } catch (error) {
     await listeners.close(0);
     throw error;

@@ -40,7 +40,12 @@ class SessionProcess {
   readonly ready: Promise<void>;
   readonly exited: Promise<void>;
 
-  constructor(options: SessionProcessOptions, index: number, listeners: ReadonlyMap<SmtpListener, Server>) {
+  constructor(
+    options: SessionProcessOptions,
+    index: number,
+    listeners: ReadonlyMap<SmtpListener, Server>,
+    tlsReloaded: (ok: boolean) => void,
+  ) {
     const answers = createSessionAnswers(options.ports);
     this.child = fork(script, [], { serialization: 'advanced', stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
     this.exited = new Promise((resolve) => {
@@ -73,8 +78,11 @@ class SessionProcess {
     this.child.on('message', (batch: FromSession) => {
       for (const entry of batch) {
         if ('tell' in entry) {
-          if ('op' in entry.tell && entry.tell.op === 'listening' && ++this.listening === listeners.size) started();
-          else answers.hear(entry.tell);
+          const news = entry.tell;
+          if ('op' in news && news.op === 'listening') {
+            if (++this.listening === listeners.size) started();
+          } else if ('op' in news && news.op === 'tls-reloaded') tlsReloaded(news.ok);
+          else answers.hear(news);
           continue;
         }
         whenAnswered(
@@ -147,11 +155,12 @@ export async function startSessionProcesses(options: SessionProcessOptions): Pro
   const { log } = options;
   const listeners = new Map<SmtpListener, Server>();
   const processes: SessionProcess[] = [];
+  const tls = tlsReloads(options);
   let closing = false;
   let turn = 0;
 
   const spawn = (index: number): SessionProcess => {
-    const made = new SessionProcess(options, index, listeners);
+    const made = new SessionProcess(options, index, listeners, tls.reloaded);
     processes[index] = made;
     void made.exited.then(() => {
       if (closing || processes[index] !== made) return;
@@ -205,25 +214,42 @@ export async function startSessionProcesses(options: SessionProcessOptions): Pro
   return {
     plain: addressOf(listeners.get('plain')),
     implicitTls: addressOf(listeners.get('implicit-tls')),
-    reloadTls: () => reloadTls(options, processes),
+    reloadTls: () => tls.reload(processes),
     close,
   };
 }
 
-/** Reads the certificate and key here first, so that a bad pair is reported and no process is told. */
-function reloadTls(options: SessionProcessOptions, processes: readonly SessionProcess[]): boolean {
-  if (options.tls === null) return false;
-  try {
-    readFileSync(options.tls.certFile);
-    readFileSync(options.tls.keyFile);
-  } catch (error) {
-    options.log.error(
-      { err: error, cert: options.tls.certFile },
-      'smtp tls certificate not reloaded: keeping the current one',
-    );
-    return false;
-  }
-  // Each process reads them again and logs that it did.
-  for (const running of processes) running.send({ t: 'reload-tls' });
-  return true;
+/**
+ * SIGHUP's certificate reload over the processes: read here first, so that a bad pair is
+ * reported and no process is told; logged once every process has read it again.
+ */
+function tlsReloads(options: SessionProcessOptions) {
+  let round: { waiting: number; failed: number } | null = null;
+  const { log, tls } = options;
+  return {
+    reload(processes: readonly SessionProcess[]): boolean {
+      if (tls === null) return false;
+      try {
+        readFileSync(tls.certFile);
+        readFileSync(tls.keyFile);
+      } catch (error) {
+        log.error({ err: error, cert: tls.certFile }, 'smtp tls certificate not reloaded: keeping the current one');
+        return false;
+      }
+      const live = processes.filter((running) => running.alive);
+      round = { waiting: live.length, failed: 0 };
+      for (const running of live) running.send({ t: 'reload-tls' });
+      return true;
+    },
+    /** A process read the pair again (or kept its own: it logged why). */
+    reloaded(ok: boolean): void {
+      if (round === null) return;
+      if (!ok) round.failed += 1;
+      round.waiting -= 1;
+      if (round.waiting > 0) return;
+      if (round.failed === 0) log.info({ cert: tls?.certFile }, 'smtp tls certificate reloaded');
+      else log.error({ cert: tls?.certFile, processes: round.failed }, 'smtp tls certificate not reloaded everywhere');
+      round = null;
+    },
+  };
 }

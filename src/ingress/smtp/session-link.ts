@@ -28,6 +28,7 @@ const NEWS_DELAY_MS = 50;
  * reconnects at once) and the process's own state.
  */
 const URGENT: ReadonlySet<string> = new Set([
+  'tls-reloaded',
   'spool-open',
   'spool-append',
   'spool-discard',

@@ -50,6 +50,7 @@ export type Tell =
   | { op: 'rejected'; code: number; status: string }
   | { op: 'submitted'; elapsedMs: number }
   | { op: 'listening'; listener: SmtpListener }
+  | { op: 'tls-reloaded'; ok: boolean }
   | { op: 'closed' }
   | LogRecord;
 

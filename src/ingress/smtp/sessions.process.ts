@@ -57,7 +57,7 @@ process.on('message', (message: ToSession, handle?: Server | Socket) => {
       link?.answered(message.answers, message.draining);
       return;
     case 'reload-tls':
-      listeners?.reloadTls();
+      link?.tell({ op: 'tls-reloaded', ok: listeners?.reloadTls(true) ?? false });
       return;
     case 'close':
       void (listeners?.close(message.deadlineMs) ?? Promise.resolve()).then(() => {

@@ -31,10 +31,8 @@ process.on('message', (message: ToSession, handle?: Server | Socket) => {
     case 'start': {
       const { settings } = message;
       link = connectSessionLink(send);
-      const log = forwardingLogger(settings.logLevel, (record) => link?.tell(record), {
-        component: 'smtp',
-        process: settings.index,
-      });
+      // The daemon writes these lines through its own 'smtp' logger: only which process is added.
+      const log = forwardingLogger(settings.logLevel, (record) => link?.tell(record), { process: settings.index });
       listeners = createListeners({
         tls: settings.tls,
         maxConnections: settings.maxConnections,

@@ -25,13 +25,13 @@ export function createConnectHandlers(deps: SmtpSessionDeps, state: SessionState
       whenAnswered(
         () => clients.admit(client),
         (refusal) => {
-          if (!gated.has(session.id)) {
-            if (refusal === null) clients.release(client);
-            return;
-          }
-          if (refusal !== null) {
+          // Asked again: a session process learns that its node drains with the daemon's answer.
+          const turnedAway = refusal ?? (deps.draining?.() === true ? replies.draining() : null);
+          if (refusal === null && (turnedAway !== null || !gated.has(session.id))) clients.release(client);
+          if (!gated.has(session.id)) return;
+          if (turnedAway !== null) {
             gated.delete(session.id);
-            return callback(refusal);
+            return callback(turnedAway);
           }
           gated.set(session.id, true);
           callback();

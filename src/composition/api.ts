@@ -131,6 +131,8 @@ type ApiDeps = AdminServices &
     /** The MCP server at /mcp; null: off. */
     mcp: DaemonSettings['mcp'];
     version: string;
+    /** The SMTP session processes configured and running (null: the sessions run on the main thread). */
+    smtpSessions: () => { configured: number; running: number } | null;
   };
 
 /** GET /status's parts and /ready's checks: the store, the dispatcher, the parser threads, and the node's own. */
@@ -149,6 +151,7 @@ function daemonStatus(deps: ApiDeps) {
       },
       failingDomains: deps.failingDomains,
       parserReady: parsing.ready,
+      smtpSessions: deps.smtpSessions,
       reports: () => reports.status.list(),
       bounces: () => bounces.status(),
       mirror: () => mirror.status(),

@@ -42,6 +42,8 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     log: log.child({ component: 'domain-checks' }),
   });
   recheckDomains = watch.recheck;
+  // Read at request time, once the SMTP service below exists.
+  let smtpSessions = (): { configured: number; running: number } | null => null;
   const parts = {
     ...work,
     ...node.api,
@@ -60,6 +62,12 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     mcp: settings.mcp,
     version: ctx.version,
     failingDomains: () => watch.failing(),
+    smtpSessions: () => smtpSessions(),
+    // SMTP intake needs a session process when they are on (one being replaced is not enough to refuse).
+    readiness:
+      settings.smtp.sessionProcesses === 0
+        ? node.api.readiness
+        : [...node.api.readiness, { name: 'smtp_sessions', check: () => (smtpSessions()?.running ?? 1) > 0 }],
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = {
@@ -73,6 +81,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     telemetry: metrics.smtp,
   };
   const smtp = createSmtpService(settings.smtp, { ...smtpDeps, ...node.smtp, authenticator: admin.smtpAuthenticator });
+  smtpSessions = () => smtp.ingress()?.processes?.() ?? null;
   return {
     http,
     smtp,

@@ -60,8 +60,11 @@ describe('SMTP sessions in processes of their own', () => {
     await sink?.stop();
   });
 
-  it('runs the configured number of processes', () => {
+  it('runs the configured number of processes, and says so in GET /status', async () => {
     expect(sessionProcesses()).toHaveLength(PROCESSES);
+    const status = (await fx.admin('GET', '/status')).body;
+    expect(status.threads).toEqual({ parser: true, smtp_sessions: { configured: PROCESSES, running: PROCESSES } });
+    expect((await fx.admin('GET', '/ready')).body.checks).toMatchObject({ smtp_sessions: 'ok' });
   });
 
   it('relays a message larger than what a session holds in memory, byte for byte', async () => {
@@ -99,6 +102,8 @@ describe('SMTP sessions in processes of their own', () => {
     }
 
     await expect.poll(() => sessionProcesses().filter((pid) => !before.includes(pid)).length).toBe(PROCESSES);
+    const status = (await fx.admin('GET', '/status')).body;
+    expect(status.threads.smtp_sessions).toEqual({ configured: PROCESSES, running: PROCESSES });
     const metrics = (await fx.admin('GET', '/metrics')).text;
     expect(metrics).toMatch(new RegExp(`^mailproxy_smtp_session_processes_lost_total ${before.length}$`, 'm'));
     const session = await openSubmission(port);

@@ -31,6 +31,8 @@ export interface HealthSources {
   /** The sending domains whose last DNS check failed (src/delivery/domain-watch.ts). */
   failingDomains: () => FailingDomain[];
   parserReady: (() => boolean) | null;
+  /** The SMTP session processes configured and running; null when the sessions run on the main thread. */
+  smtpSessions?: (() => { configured: number; running: number } | null) | undefined;
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];
   mirror: () => MirrorStatus;
@@ -82,7 +84,7 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
         account_id: route.accountId,
         ...viewFailover(route),
       })),
-      threads: { parser: sources.parserReady?.() ?? null },
+      threads: { parser: sources.parserReady?.() ?? null, smtp_sessions: sources.smtpSessions?.() ?? null },
       reports: {
         tenants: syncs.length,
         failing: syncs.filter((sync) => sync.consecutiveFailures > 0).map((sync) => sync.tenantId),

@@ -35,6 +35,8 @@ export interface SmtpIngress {
   /** Reads the certificate and key again; keeps the current ones when they cannot be read. */
   reloadTls(): boolean;
   close(deadlineMs: number): Promise<void>;
+  /** The session processes configured and running now; absent when the sessions run on the main thread. */
+  processes?: () => { configured: number; running: number };
 }
 
 type TlsMaterial = { cert: Buffer; key: Buffer };

@@ -216,6 +216,10 @@ export async function startSessionProcesses(options: SessionProcessOptions): Pro
     implicitTls: addressOf(listeners.get('implicit-tls')),
     reloadTls: () => tls.reload(processes),
     close,
+    processes: () => ({
+      configured: options.processes,
+      running: processes.filter((running) => running.alive).length,
+    }),
   };
 }
 

@@ -26,7 +26,11 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'smtp in session processes',
-          include: ['test/smtp/**/*.test.ts', 'test/security/hostile-smtp.test.ts'],
+          include: [
+            'test/smtp/**/*.test.ts',
+            'test/security/{hostile-smtp,tls-versions,open-relay,auth-throttle,body-limits}.test.ts',
+            'test/http/metrics-intake.test.ts',
+          ],
           exclude: ['test/smtp/session-processes.test.ts'],
           env: { MAILPROXY_SMTP_SESSION_PROCESSES: '2' },
         },

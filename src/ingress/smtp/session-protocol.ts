@@ -12,6 +12,7 @@ import type { Principal } from '../../core/tenant/index.js';
 import type { LogRecord } from '../../runtime/index.js';
 import type { SmtpIngressOptions } from './server.js';
 import { SmtpReply } from './replies.js';
+import type { SmtpPolicy } from './session-deps.js';
 
 /** Questions to the daemon, whose store decides them. */
 export type Ask =
@@ -58,7 +59,7 @@ export type FromSession = Array<{ id: number; ask: Ask } | { tell: Tell }>;
 
 /** What a session process needs to run its listeners (the ports are its questions). */
 export type SessionSettings = Pick<SmtpIngressOptions, 'tls' | 'maxConnections' | 'commandTimeoutMs'> & {
-  policy: import('./session-deps.js').SmtpPolicy;
+  policy: SmtpPolicy;
   logLevel: string;
   index: number;
 };

@@ -20,7 +20,7 @@ function send(message: unknown): void {
 let listeners: Listeners | null = null;
 let link: ReturnType<typeof connectSessionLink> | null = null;
 
-/** Connections the daemon took itself, and those that came before the listeners existed. */
+/** A connection the daemon's own loop took from the shared socket (closed if this process has not started). */
 const handOver = (listener: SmtpListener, socket: Socket): void => {
   if (listeners === null) socket.destroy();
   else listeners.server(listener).server.emit('connection', socket);

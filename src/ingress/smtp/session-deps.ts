@@ -20,7 +20,7 @@ export interface SmtpPolicy {
 
 /**
  * A port's answer: a value at once when the store is in this process, a promise
- * when the session runs in a process of its own (session-process.ts) and asks
+ * when the session runs in a process of its own (sessions.process.ts) and asks
  * the daemon's.
  */
 export type Answer<T> = T | Promise<T>;

@@ -7,6 +7,6 @@ export { createWakeableLoop, type StepReport } from './wakeable-loop.js';
 export { within } from './within.js';
 export { mailproxyVersion } from './build.js';
 export { deadline } from './within.js';
-export { createWorkerPool, workerScript } from './worker-pool.js';
+export { createWorkerPool, respawnPause, workerScript } from './worker-pool.js';
 export type { WorkerPool } from './worker-pool.js';
 export { serveTasks, threadLogger, forwardingLogger, type LogRecord } from './worker-task.js';

@@ -52,8 +52,13 @@ export interface WorkerPoolOptions {
   respawnPauseMs?: number;
 }
 
-/** A worker that dies this soon after starting is replaced only after a pause, not in a tight loop. */
+/** A worker (or process) that dies this soon after starting is replaced only after a pause, not in a tight loop. */
 const YOUNG_MS = 5000;
+
+/** How long to wait before replacing what started at `startedAt` and died now: 0, or `pauseMs` when it died young. */
+export function respawnPause(startedAt: number, pauseMs = 1000): number {
+  return Date.now() - startedAt >= YOUNG_MS ? 0 : pauseMs;
+}
 
 export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPool<In, Out> {
   if (options.size < 1) throw new Error('a worker pool needs at least one worker');
@@ -65,7 +70,7 @@ export function createWorkerPool<In, Out>(options: WorkerPoolOptions): WorkerPoo
     const slot: WorkerSlot = new WorkerSlot(options, index, (code) => {
       if (closing || slots[index] !== slot) return;
       options.log.warn({ worker: index, code }, `${options.name} worker exited; starting another`);
-      const pauseMs = Date.now() - slot.startedAt >= YOUNG_MS ? 0 : (options.respawnPauseMs ?? 1000);
+      const pauseMs = respawnPause(slot.startedAt, options.respawnPauseMs);
       if (pauseMs === 0) spawn(index);
       else setTimeout(() => closing || spawn(index), pauseMs).unref();
     });

@@ -41,7 +41,7 @@ export interface SmtpIngress {
 
 type TlsMaterial = { cert: Buffer; key: Buffer };
 
-function readTls(files: { certFile: string; keyFile: string }): TlsMaterial {
+export function readTls(files: { certFile: string; keyFile: string }): TlsMaterial {
   return { cert: readFileSync(files.certFile), key: readFileSync(files.keyFile) };
 }
 

@@ -10,12 +10,11 @@
  * process that dies is replaced; stopping lets DATA in the middle finish.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { SmtpListener } from '../../core/index.js';
-import { workerScript } from '../../runtime/index.js';
-import type { Endpoint, SmtpIngress, SmtpIngressOptions } from './server.js';
+import { respawnPause, workerScript } from '../../runtime/index.js';
+import { readTls, type Endpoint, type SmtpIngress, type SmtpIngressOptions } from './server.js';
 import { createSessionAnswers, type HostPorts } from './session-answers.js';
 import { whenAnswered } from './session-deps.js';
 import { toWire, type FromSession, type SessionSettings, type ToSession, type WireAnswer } from './session-protocol.js';
@@ -27,8 +26,6 @@ export interface SessionProcessOptions extends Omit<SmtpIngressOptions, 'session
   policy: SessionSettings['policy'];
 }
 
-/** A process that dies this soon after starting is replaced only after a pause, not in a tight loop. */
-const YOUNG_MS = 5000;
 const START_TIMEOUT_MS = 15_000;
 const script = fileURLToPath(workerScript(new URL('./sessions.process.js', import.meta.url)));
 
@@ -169,8 +166,7 @@ export async function startSessionProcesses(options: SessionProcessOptions): Pro
         'smtp session process exited; starting another',
       );
       options.ports.telemetry?.sessionProcessLost();
-      const pauseMs = Date.now() - made.startedAt >= YOUNG_MS ? 0 : 1000;
-      setTimeout(() => closing || spawn(index), pauseMs).unref();
+      setTimeout(() => closing || spawn(index), respawnPause(made.startedAt)).unref();
     });
     return made;
   };
@@ -234,8 +230,7 @@ function tlsReloads(options: SessionProcessOptions) {
     reload(processes: readonly SessionProcess[]): boolean {
       if (tls === null) return false;
       try {
-        readFileSync(tls.certFile);
-        readFileSync(tls.keyFile);
+        readTls(tls);
       } catch (error) {
         log.error({ err: error, cert: tls.certFile }, 'smtp tls certificate not reloaded: keeping the current one');
         return false;

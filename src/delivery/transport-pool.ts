@@ -5,6 +5,7 @@
  */
 import nodemailer, { type Transporter } from 'nodemailer';
 import type SMTPPool from 'nodemailer/lib/smtp-pool/index.js';
+import { streamWholeMessages } from './whole-message-stream.js';
 import type { Account } from '../core/account/index.js';
 import type { Logger } from '../core/index.js';
 import { createConnectionTracker, type ConnectionTracker } from './connection-tracker.js';
@@ -157,7 +158,7 @@ function createTransport(
     // nodemailer speaks SMTP (and TLS, implicit or STARTTLS) over it.
     getSocket: noDelayConnector(counter),
   };
-  return nodemailer.createTransport(transportOptions);
+  return streamWholeMessages(nodemailer.createTransport(transportOptions));
 }
 
 /** Closes once its in-flight sends are done; a send already running keeps its connection. */

@@ -5,6 +5,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type Mail from 'nodemailer/lib/mailer/index.js';
 import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import { builtBytes } from './whole-message-stream.js';
 import { parseMailbox, type Mailbox, AppError } from '../core/index.js';
 import { MAIL_ID_HEADER, headerValue, type AttachmentSpec, type MessagePayload } from '../core/message/index.js';
 import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/delivery/index.js';
@@ -155,8 +156,8 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
         disableUrlAccess: true,
       };
       const composer = new MailComposer(options);
-      // build() adds Date when the client gave none; Bcc is left out of the bytes.
-      const raw = await composer.compile().build();
+      // As build() would: Date added when the client gave none; Bcc left out of the bytes.
+      const raw = await builtBytes(composer.compile());
       return { raw, envelope: envelopeOf(payload), messageIdHeader };
     },
   };

@@ -3,9 +3,11 @@
  * nodemailer transport to a real smtp-server sink with nodemailer's own stream and with ours.
  */
 import nodemailer from 'nodemailer';
+import MailComposer from 'nodemailer/lib/mail-composer/index.js';
+import type Mail from 'nodemailer/lib/mailer/index.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../../test/peers/smtp-sink.js';
-import { endingInLineBreak, streamWholeMessages } from './whole-message-stream.js';
+import { builtBytes, endingInLineBreak, streamWholeMessages } from './whole-message-stream.js';
 
 const HEAD = 'From: a@sender.test\r\nTo: b@rcpt.test\r\nSubject: ends\r\n\r\n';
 /** Every way a message can end, dots at line starts (the wire stuffs them), and 8-bit bytes. */
@@ -72,5 +74,36 @@ describe('whole messages streamed from their bytes', () => {
     expect(Object.keys(ours)).toEqual(Object.keys(CASES));
     expect(Object.values(ours)).not.toContain('missing');
     expect(ours).toEqual(theirs);
+  });
+
+  it("builds the bytes MimeNode's build() builds, for plain, alternative, non-ASCII and attached messages", async () => {
+    const fixed: Mail.Options = {
+      from: 'Ann <ann@sender.test>',
+      to: 'bob@rcpt.test',
+      bcc: 'hidden@rcpt.test',
+      subject: 'Résumé of the quarter',
+      date: new Date('2026-11-30T10:00:00Z'),
+      messageId: '<built@sender.test>',
+      baseBoundary: 'b0undary',
+    };
+    const messages: Mail.Options[] = [
+      { ...fixed, text: 'plain\r\n.\r\nno line break at the end' },
+      { ...fixed, text: 'text part', html: '<p>html part è</p>', textEncoding: 'base64' },
+      {
+        ...fixed,
+        text: 'with files',
+        attachments: [
+          { filename: 'a.bin', content: Buffer.from([0, 1, 2, 255]) },
+          { filename: 'note è.txt', content: 'x'.repeat(5000), contentType: 'text/plain' },
+        ],
+      },
+      { ...fixed, headers: { 'X-Genro-Mail-ID': 'id-1' }, text: '' },
+    ];
+    for (const options of messages) {
+      const theirs = await new MailComposer(options).compile().build();
+      const ours = await builtBytes(new MailComposer(options).compile());
+      expect(ours.toString('latin1')).toBe(theirs.toString('latin1'));
+      expect(ours.toString()).not.toContain('hidden@rcpt.test');
+    }
   });
 });

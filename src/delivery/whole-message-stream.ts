@@ -4,10 +4,12 @@
  * MimeNode, which joins its stages with stream.pipeline: on Node 20 each pipeline makes an
  * AbortController and, at the message's end, aborts it, building a DOMException with its stack.
  * That was a tenth of the relay thread's CPU a message (bench/results/HISTORY.md). A transport's
- * `stream` plugin hands nodemailer the same bytes as one plain Readable instead.
+ * `stream` plugin hands nodemailer the same bytes as one plain Readable instead, and the compose
+ * thread builds a message's bytes by streaming its MimeNode into one PassThrough.
  */
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import type { Transporter } from 'nodemailer';
+import type MimeNode from 'nodemailer/lib/mime-node/index.js';
 
 /** The message as MimeNode's last stage ends it: with a line break (LF after a lone CR, CRLF otherwise). */
 export function endingInLineBreak(raw: Buffer): Buffer {
@@ -42,5 +44,24 @@ export function streamWholeMessages<T>(transport: Transporter<T>): Transporter<T
       mail.message.createReadStream = () => bytesStream(bytes);
     }
     done();
+  });
+}
+
+/**
+ * What `node.build()` answers (the whole message, ended with a line break), without the pipeline
+ * of its `createReadStream()`: the root node streamed into one PassThrough. We give MimeNode no
+ * transforms and no DKIM option, the stages that pipeline would join.
+ */
+export function builtBytes(node: MimeNode): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const out = new PassThrough();
+    const chunks: Buffer[] = [];
+    out.on('data', (chunk: Buffer) => chunks.push(chunk));
+    out.once('end', () => resolve(endingInLineBreak(Buffer.concat(chunks))));
+    out.once('error', reject);
+    node.stream(out, {}, (error) => {
+      if (error) out.destroy(error);
+      else out.end();
+    });
   });
 }

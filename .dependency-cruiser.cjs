@@ -47,6 +47,8 @@ const ALSO = {
   delivery: ['security'],
   // The /add-messages parser threads seal each payload under its data key as they parse it.
   'ingress/http': ['security'],
+  // So do the SMTP session processes, each message as they receive it.
+  'ingress/smtp': ['security'],
   'ingress/console': ['ingress/http'],
   'ingress/commands': ['ingress/http'],
   // The MCP tools are the API's routes: their schemas, and the API's app called in the process.

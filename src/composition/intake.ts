@@ -79,6 +79,8 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     log,
     intake: metrics.intake,
     telemetry: metrics.smtp,
+    // Session processes seal what they receive, as the HTTP parser threads do.
+    sealing: { bodyKeys: ctx.bodyKeys, blindKey: ctx.blindKey },
   };
   const smtp = createSmtpService(settings.smtp, { ...smtpDeps, ...node.smtp, authenticator: admin.smtpAuthenticator });
   smtpSessions = () => smtp.ingress()?.processes?.() ?? null;

@@ -195,11 +195,12 @@ export function createBodySealing(
         case 'raw':
           return sealed('smtp', tenantId, content.bytes);
         case 'sealed': {
+          const source = content.source ?? 'http';
           if (content.tenantId === tenantId)
-            return { body: asBuffer(content.body), columns: ['http', asBuffer(content.key), null] };
+            return { body: asBuffer(content.body), columns: [source, asBuffer(content.key), null] };
           // Sealed for another tenant than the one it was admitted to (not a path the API takes): sealed anew.
-          const json = seal.open({ tenantId: content.tenantId, key: content.key, parts: [content.body] });
-          return sealed('http', tenantId, json);
+          const bytes = seal.open({ tenantId: content.tenantId, key: content.key, parts: [content.body] });
+          return sealed(source, tenantId, bytes);
         }
         case 'spooled':
           // Its key belongs to the spool now: the spool's parts are read under it, and go with it.

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { beginData, openRawSmtp, openSession, replyText, type RawSmtp } from '../helpers/raw-smtp.js';
 import { openSubmission } from '../helpers/smtp-submit.js';
+import { storedBody, storedPersonal } from '../helpers/stored-body.js';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 
 const PROCESSES = 2;
@@ -80,6 +81,42 @@ describe('SMTP sessions in processes of their own', () => {
     await sink.waitForMessages(1, 10_000);
     const relayed = sink.messages.find((m) => m.raw.includes('X-Genro-Mail-ID: large-1'))?.raw ?? Buffer.alloc(0);
     expect(sha256(relayed.subarray(relayed.indexOf('\r\n\r\n') + 4))).toBe(sha256(body));
+  });
+
+  it('stores a message it received sealed where it was received: its bytes and envelope open, search finds it', async () => {
+    // Under 512 KiB a message crosses whole: the session process seals it before it goes to the daemon.
+    const raw =
+      'From: app@acme.example\r\nTo: sealed-rcpt@example.net\r\nSubject: quarterly figures\r\n' +
+      'X-Genro-Mail-ID: sealed-1\r\n\r\nthe figures are in\r\n';
+    const session = await openSubmission(port);
+    await session.login('acme', key);
+    const info = await session.send({ from: 'app@acme.example', to: ['sealed-rcpt@example.net'] }, raw);
+    session.close();
+    expect(info.response).toBe('250 2.0.0 Ok: queued as sealed-1');
+    const db = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
+    try {
+      const row = db.prepare(`SELECT source, raw, payload FROM messages WHERE id = 'sealed-1'`).get();
+      expect(row).toEqual({ source: 'smtp', raw: null, payload: null });
+      // As received, under the Received line the daemon adds.
+      const stored = storedBody(db, { dataDir: fx.t.dataDir }, `id = 'sealed-1'`)?.toString() ?? '';
+      expect(stored.startsWith('Received: ')).toBe(true);
+      expect(stored.endsWith(raw)).toBe(true);
+      const envelope = storedPersonal(db, { dataDir: fx.t.dataDir }).find((fields) => fields.id === 'sealed-1');
+      expect(envelope).toMatchObject({
+        mailFrom: 'app@acme.example',
+        rcptTo: ['sealed-rcpt@example.net'],
+        subject: 'quarterly figures',
+      });
+    } finally {
+      db.close();
+    }
+    await fx.settle();
+    await fx.t.daemon.searchIndex.tick();
+    const found = await fx.admin('GET', '/messages?tenant_id=acme&q=quarterly');
+    expect(found.body.messages.map((message: { id: string }) => message.id)).toContain('sealed-1');
+    await sink.waitForMessages(1, 10_000);
+    const relayed = sink.messages.find((m) => m.raw.includes('X-Genro-Mail-ID: sealed-1'))?.raw;
+    expect(relayed?.toString()).toContain('the figures are in\r\n');
   });
 
   it('replaces a process that dies, keeping nothing of the message it was receiving', async () => {

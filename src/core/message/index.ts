@@ -42,6 +42,8 @@ export { addressTerm, blindTextQuery, searchTerms } from './blind-search.js';
 export type { PersonalFields } from './blind-search.js';
 export { newSealedEnvelope, openEnvelope, sealEnvelope } from './envelope-seal.js';
 export type { SealedEnvelope } from './envelope-seal.js';
+export { sealedWhereRead } from './sealed-where-read.js';
+export type { SealingKeys } from './sealed-where-read.js';
 export type {
   MessageCursor,
   MessageFilter,

@@ -75,10 +75,11 @@ export type MessageContent =
   | { kind: 'raw'; bytes: Uint8Array }
   | { kind: 'spooled'; spoolId: number }
   /**
-   * A payload sealed where it was parsed (a parser thread), under a new data key: `key` wrapped,
+   * A body sealed where it was read (an HTTP payload in a parser thread, SMTP bytes in a session
+   * process; `source` says which, absent for a payload), under a new data key: `key` wrapped,
    * `body` its one part, bound to `tenantId` (the store seals it again if that is not the message's).
    */
-  | { kind: 'sealed'; tenantId: string; key: Uint8Array; body: Uint8Array };
+  | { kind: 'sealed'; tenantId: string; key: Uint8Array; body: Uint8Array; source?: 'smtp' };
 
 /** A validated submission, ready to be committed. */
 export interface NewMessage {

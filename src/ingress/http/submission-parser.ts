@@ -4,8 +4,13 @@
  * validation. It runs in a worker thread (submission-parser.thread.ts), so its
  * result is plain data and a refusal is an error as data, not a thrown AppError.
  */
-import { AppError, type BlindIndex, type ErrorDetails, errorText } from '../../core/index.js';
-import { newSealedEnvelope, type BodySeal, type PriorityLabel, type SubmissionItem } from '../../core/message/index.js';
+import { AppError, type ErrorDetails, errorText } from '../../core/index.js';
+import {
+  sealedWhereRead,
+  type PriorityLabel,
+  type SealingKeys,
+  type SubmissionItem,
+} from '../../core/message/index.js';
 import type { HttpErrorCode } from './http-error.js';
 import { addMessagesBody } from './message-schemas.js';
 import { fieldProblems } from './request-input.js';
@@ -62,26 +67,15 @@ export function parseSubmission(body: Uint8Array, limits: ParserLimits): ParseOu
  * limits intake, then stores the sealed bytes without a cipher of its own. An item with no tenant
  * yet is left for the store to seal (admission refuses it anyway).
  */
-export function sealPayloads(
-  outcome: ParseOutcome,
-  keys: { seal: BodySeal; index: BlindIndex },
-  tenantHint: string | null,
-): ParseOutcome {
+export function sealPayloads(outcome: ParseOutcome, keys: SealingKeys, tenantHint: string | null): ParseOutcome {
   if (!outcome.ok) return outcome;
-  const { seal, index } = keys;
   const items = outcome.submission.items.map((item): SubmissionItem => {
     const tenantId = item.tenantId ?? tenantHint;
     const message = item.message;
     if (message === undefined || message.content.kind !== 'payload' || tenantId === null) return item;
-    const key = seal.newKey();
-    const body = seal.seal(key, tenantId, 0, Buffer.from(message.content.json, 'utf8'));
     return {
       ...item,
-      message: {
-        ...message,
-        content: { kind: 'sealed', tenantId, key: key.wrapped, body },
-        envelope: newSealedEnvelope(seal, index, tenantId, message),
-      },
+      message: sealedWhereRead(message, tenantId, keys, Buffer.from(message.content.json, 'utf8'), 'http'),
     };
   });
   return { ok: true, submission: { ...outcome.submission, items } };

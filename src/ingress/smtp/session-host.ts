@@ -24,6 +24,7 @@ export interface SessionProcessOptions extends Omit<SmtpIngressOptions, 'session
   logLevel: string;
   ports: HostPorts;
   policy: SessionSettings['policy'];
+  sealing?: SessionSettings['sealing'];
 }
 
 const START_TIMEOUT_MS = 15_000;
@@ -96,6 +97,7 @@ class SessionProcess {
       commandTimeoutMs: options.commandTimeoutMs,
       policy: options.policy,
       logLevel: options.logLevel,
+      ...(options.sealing === undefined ? {} : { sealing: options.sealing }),
     };
     this.send({ t: 'start', settings });
     for (const [listener, server] of listeners) this.send({ t: 'listen', listener }, server);

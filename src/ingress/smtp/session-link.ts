@@ -6,7 +6,8 @@
  * process's number for the spool, so a large message never waits here.
  */
 import type { Clock, IdSource, Logger, SmtpTelemetry } from '../../core/index.js';
-import type { MessageSpool } from '../../core/message/index.js';
+import { sealedWhereRead, type MessageSpool, type SealingKeys, type SubmissionItem } from '../../core/message/index.js';
+import type { Principal } from '../../core/tenant/index.js';
 import type { SmtpPolicy, SmtpSessionDeps } from './session-deps.js';
 import {
   fromWire,
@@ -40,6 +41,19 @@ const URGENT: ReadonlySet<string> = new Set([
 type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => void };
 
 /**
+ * An item whose bytes are in hand, sealed here for its tenant (the daemon's store then keeps it as
+ * it is, without a cipher on the daemon's main thread). A spooled one was sealed part by part
+ * under its spool's key by the daemon; one with no tenant yet is left to the store.
+ */
+function sealedItem(item: SubmissionItem, principal: Principal, keys: SealingKeys | null): SubmissionItem {
+  const message = item.message;
+  if (keys === null) return item;
+  const tenantId = item.tenantId ?? (principal.kind === 'tenant' ? principal.tenantId : null);
+  if (message === undefined || message.content.kind !== 'raw' || tenantId === null) return item;
+  return { ...item, message: sealedWhereRead(message, tenantId, keys, message.content.bytes, 'smtp') };
+}
+
+/**
  * What this process says to the daemon, gathered: questions and spool writes
  * leave at the end of the turn; news nobody waits for (telemetry, a log line)
  * waits up to NEWS_DELAY_MS for something else to leave with, as each message
@@ -69,10 +83,25 @@ function gathered(send: (message: FromSession) => void) {
   };
 }
 
+/** The spool written ahead: parts told as they arrive, under this process's number for the spool. */
+function spoolAhead(tell: (news: Tell) => void): MessageSpool {
+  let nextSpool = 1;
+  return {
+    open(now, tenantId) {
+      const id = nextSpool++;
+      tell({ op: 'spool-open', spool: id, now, tenantId });
+      return id;
+    },
+    append: (id, seq, bytes) => tell({ op: 'spool-append', spool: id, seq, bytes }),
+    discard: (id) => tell({ op: 'spool-discard', spool: id }),
+    // The daemon sweeps its own store.
+    sweep: () => 0,
+  };
+}
+
 export function connectSessionLink(send: (message: FromSession) => void) {
   const post = gathered(send);
   let nextId = 1;
-  let nextSpool = 1;
   let draining = false;
   const pending = new Map<number, Pending>();
 
@@ -84,17 +113,7 @@ export function connectSessionLink(send: (message: FromSession) => void) {
       post({ id, ask: question }, true);
     });
 
-  const spool: MessageSpool = {
-    open(now, tenantId) {
-      const id = nextSpool++;
-      tell({ op: 'spool-open', spool: id, now, tenantId });
-      return id;
-    },
-    append: (id, seq, bytes) => tell({ op: 'spool-append', spool: id, seq, bytes }),
-    discard: (id) => tell({ op: 'spool-discard', spool: id }),
-    // The daemon sweeps its own store.
-    sweep: () => 0,
-  };
+  const spool = spoolAhead(tell);
 
   const telemetry: SmtpTelemetry = {
     connected: (listener) => tell({ op: 'connected', listener }),
@@ -104,7 +123,10 @@ export function connectSessionLink(send: (message: FromSession) => void) {
     sessionProcessLost: () => undefined,
   };
 
-  const deps = (local: { policy: SmtpPolicy; clock: Clock; ids: IdSource; log: Logger }): SmtpSessionDeps => ({
+  const deps = (
+    local: { policy: SmtpPolicy; clock: Clock; ids: IdSource; log: Logger },
+    sealing: SealingKeys | null = null,
+  ): SmtpSessionDeps => ({
     ...local,
     authenticate: async (password, client, tenantId) => {
       await ask({ op: 'auth', password, client, tenantId });
@@ -117,7 +139,13 @@ export function connectSessionLink(send: (message: FromSession) => void) {
     },
     submissions: {
       enqueue: (principal, items, priority, correlationId) =>
-        ask({ op: 'enqueue', principal, items, priority, correlationId }),
+        ask({
+          op: 'enqueue',
+          principal,
+          items: items.map((item) => sealedItem(item, principal, sealing)),
+          priority,
+          correlationId,
+        }),
     },
     spool,
     intake: { submitted: (_channel, elapsedMs) => tell({ op: 'submitted', elapsedMs }) },

@@ -62,7 +62,19 @@ export type SessionSettings = Pick<SmtpIngressOptions, 'tls' | 'maxConnections' 
   policy: SmtpPolicy;
   logLevel: string;
   index: number;
+  /** The keys a process seals what it receives with (absent: the daemon seals it). */
+  sealing?: SessionSealing;
 };
+
+/**
+ * What seals a message where it is received, as a parser thread does for HTTP: the body keys'
+ * key-encryption keys and the search terms' key. A session process runs as the daemon's user, who
+ * can read the data directory's secret key anyway: it holds nothing the daemon's threads do not.
+ */
+export interface SessionSealing {
+  bodyKeys: Array<{ id: Uint8Array; key: Uint8Array }>;
+  blindKey: Uint8Array;
+}
 
 export type ToSession =
   | { t: 'start'; settings: SessionSettings }

@@ -22,6 +22,7 @@ import type { TrustedNetwork } from './identity.js';
 import { countingGate } from './client-gate.js';
 import type { HostPorts } from './session-answers.js';
 import { startSessionProcesses } from './session-host.js';
+import type { SessionSealing } from './session-protocol.js';
 import { startSmtpIngress, type Endpoint, type SmtpIngress } from './server.js';
 import type { SmtpPolicy } from './session.js';
 
@@ -59,6 +60,8 @@ export interface SmtpDeps {
   telemetry?: SmtpTelemetry;
   /** True while this fleet node drains (absent for a single node). */
   draining?: (() => boolean) | undefined;
+  /** The keys session processes seal what they receive with; absent, the daemon seals it. */
+  sealing?: SessionSealing;
 }
 
 export interface SmtpService {
@@ -142,6 +145,7 @@ export function createSmtpService(settings: SmtpSettings, deps: SmtpDeps): SmtpS
           logLevel: settings.logLevel,
           ports,
           policy,
+          ...(deps.sealing === undefined ? {} : { sealing: deps.sealing }),
         });
     for (const [kind, address] of [
       ['plain', ingress.plain],

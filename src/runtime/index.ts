@@ -5,6 +5,7 @@ export { createPeriodicLoop, type PeriodicLoop } from './periodic-loop.js';
 export { createLifecycle, type Service, type Stage, type StopBudget } from './service.js';
 export { createWakeableLoop, type StepReport } from './wakeable-loop.js';
 export { within } from './within.js';
+export { endOfTurn } from './end-of-turn.js';
 export { mailproxyVersion } from './build.js';
 export { deadline } from './within.js';
 export { createWorkerPool, respawnPause, workerScript } from './worker-pool.js';

@@ -5,6 +5,7 @@
  */
 import { Worker, type Transferable } from 'node:worker_threads';
 import { AppError, errorText, type Logger } from '../core/index.js';
+import { endOfTurn } from './end-of-turn.js';
 import type { LogRecord, TaskReply, TaskRequest } from './worker-task.js';
 
 export interface WorkerSlotOptions {
@@ -21,8 +22,10 @@ export class WorkerSlot {
   /** False from the worker's exit (or its timeout) until its replacement starts. */
   alive = true;
   readonly startedAt = Date.now();
-  /** Requests waiting for this turn's message to the worker, each with what it transfers. */
-  private outbox: Array<{ request: TaskRequest<unknown>; transfer: readonly Transferable[] }> = [];
+  /** Requests leave for the worker in one message a turn, each with what it transfers. */
+  private readonly post = endOfTurn<{ request: TaskRequest<unknown>; transfer: readonly Transferable[] }>((batch) =>
+    this.flush(batch),
+  );
   private readonly tasks = new Map<number, Task>();
 
   /** `onExit` is told once the worker has exited, its tasks failed. */
@@ -60,8 +63,7 @@ export class WorkerSlot {
           then(value);
         };
       this.tasks.set(id, { resolve: settle(resolve), reject: settle(reject) });
-      this.outbox.push({ request: { id, input }, transfer });
-      if (this.outbox.length === 1) setImmediate(() => this.flush());
+      this.post({ request: { id, input }, transfer });
       if (timeoutMs === undefined) return;
       timer = setTimeout(() => this.expire(id, timeoutMs), timeoutMs);
       timer.unref();
@@ -94,9 +96,7 @@ export class WorkerSlot {
     this.tasks.clear();
   }
 
-  private flush(): void {
-    const batch = this.outbox;
-    this.outbox = [];
+  private flush(batch: ReadonlyArray<{ request: TaskRequest<unknown>; transfer: readonly Transferable[] }>): void {
     if (!this.alive) return; // its tasks were failed when it died
     try {
       this.worker.postMessage(

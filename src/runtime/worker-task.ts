@@ -6,6 +6,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { type Logger, errorText } from '../core/index.js';
+import { endOfTurn } from './end-of-turn.js';
 
 export interface TaskRequest<In> {
   id: number;
@@ -34,16 +35,7 @@ function port() {
  */
 export function serveTasks<In, Out>(handle: (input: In) => Out | Promise<Out>): void {
   const parent = port();
-  let replies: Array<TaskReply<Out>> = [];
-  const flush = (): void => {
-    const batch = replies;
-    replies = [];
-    parent.postMessage(batch);
-  };
-  const answer = (reply: TaskReply<Out>): void => {
-    replies.push(reply);
-    if (replies.length === 1) setImmediate(flush);
-  };
+  const answer = endOfTurn<TaskReply<Out>>((replies) => parent.postMessage(replies));
   const failure = (id: number, error: unknown): TaskReply<Out> => ({ id, ok: false, error: errorText(error) });
 
   parent.on('message', (requests: Array<TaskRequest<In>>) => {

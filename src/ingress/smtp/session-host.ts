@@ -13,7 +13,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import type { SmtpListener } from '../../core/index.js';
-import { respawnPause, workerScript } from '../../runtime/index.js';
+import { endOfTurn, respawnPause, workerScript } from '../../runtime/index.js';
 import { readTls, type Endpoint, type SmtpIngress, type SmtpIngressOptions } from './server.js';
 import { createSessionAnswers, type HostPorts } from './session-answers.js';
 import { whenAnswered } from './session-deps.js';
@@ -33,7 +33,10 @@ const script = fileURLToPath(workerScript(new URL('./sessions.process.js', impor
 class SessionProcess {
   readonly child: ChildProcess;
   readonly startedAt = Date.now();
-  private outbox: WireAnswer[] = [];
+  /** The answers of a turn leave together, with whether the node drains. */
+  private readonly answer = endOfTurn<WireAnswer>((answers) =>
+    this.send({ t: 'answers', answers, draining: this.drainingNow() }),
+  );
   private listening = 0;
   readonly ready: Promise<void>;
   readonly exited: Promise<void>;
@@ -119,17 +122,6 @@ class SessionProcess {
       // The process went away with the message in flight; its exit is handled there.
       if (error !== null && error !== undefined) drop();
     });
-  }
-
-  private answer(answer: WireAnswer): void {
-    this.outbox.push(answer);
-    if (this.outbox.length === 1) setImmediate(() => this.flush());
-  }
-
-  private flush(): void {
-    const answers = this.outbox;
-    this.outbox = [];
-    this.send({ t: 'answers', answers, draining: this.drainingNow() });
   }
 }
 

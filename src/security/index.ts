@@ -12,6 +12,6 @@ export {
 } from './key-rotation.js';
 export { SIGNATURE_HEADER, newSigningSecret, signReport } from './report-signature.js';
 export { createBodySeal } from './body-seal.js';
-export { createBlindIndex } from './blind-index.js';
+export { sealingKeys, type SealingMaterial } from './sealing-keys.js';
 export { dkimKeyMaker } from './dkim-keys.js';
 export type { KeyEncryptionKey } from './body-seal.js';

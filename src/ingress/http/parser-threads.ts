@@ -5,6 +5,7 @@
  * threads configured, all of them here.
  */
 import type { Logger } from '../../core/index.js';
+import type { SealingMaterial } from '../../security/index.js';
 import { type Service, createWorkerPool, workerScript } from '../../runtime/index.js';
 import {
   inlineSubmissionParser,
@@ -15,12 +16,8 @@ import {
 } from './submission-parser.js';
 
 /** What a parser thread is started with: the limits, and the keys that wrap the data keys it makes. */
-export interface ParserThreadData {
+export interface ParserThreadData extends SealingMaterial {
   limits: ParserLimits;
-  /** The key-encryption keys, the current one first (security/body-seal.ts). */
-  bodyKeys: Array<{ id: Uint8Array; key: Uint8Array }>;
-  /** The blind index's key (the one the store's digests are made with), for the envelopes' search terms. */
-  blindKey: Uint8Array;
 }
 
 /** One body to parse, transferred, and the tenant of the key that sent it (null: the admin's). */

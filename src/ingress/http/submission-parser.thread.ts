@@ -8,10 +8,10 @@ import { workerData } from 'node:worker_threads';
 import { parseSubmission, sealPayloads, type ParseOutcome } from './submission-parser.js';
 import type { ParserThreadData, ParserTask } from './parser-threads.js';
 import { serveTasks } from '../../runtime/index.js';
-import { createBlindIndex, createBodySeal } from '../../security/index.js';
+import { sealingKeys } from '../../security/index.js';
 
 const { limits, bodyKeys, blindKey } = workerData as ParserThreadData;
-const keys = { seal: createBodySeal(bodyKeys), index: createBlindIndex(blindKey) };
+const keys = sealingKeys({ bodyKeys, blindKey });
 serveTasks<ParserTask, ParseOutcome>((task) =>
   sealPayloads(parseSubmission(new Uint8Array(task.body), limits), keys, task.tenant),
 );

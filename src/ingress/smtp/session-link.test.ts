@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { openEnvelope, searchTerms, type SubmissionItem } from '../../core/message/index.js';
-import { createBlindIndex, createBodySeal } from '../../security/index.js';
+import { sealingKeys } from '../../security/index.js';
 import { connectSessionLink } from './session-link.js';
 import type { FromSession, SessionSettings } from './session-protocol.js';
 
@@ -35,10 +35,7 @@ const local = {
 /** The items of the one enqueue question the link sent, once the turn's batch has left. */
 async function enqueued(sealing: boolean, items: SubmissionItem[]) {
   const sent: FromSession[] = [];
-  const keys = {
-    seal: createBodySeal([{ id: randomBytes(4), key: randomBytes(32) }]),
-    index: createBlindIndex(randomBytes(32)),
-  };
+  const keys = sealingKeys({ bodyKeys: [{ id: randomBytes(4), key: randomBytes(32) }], blindKey: randomBytes(32) });
   const link = connectSessionLink((batch) => sent.push(batch));
   const deps = link.deps(local, sealing ? keys : null);
   void deps.submissions.enqueue({ kind: 'tenant', tenantId: 'acme' }, items, undefined, null);

@@ -46,8 +46,8 @@ type Pending = { resolve: (value: unknown) => void; reject: (error: Error) => vo
  * under its spool's key by the daemon; one with no tenant yet is left to the store.
  */
 function sealedItem(item: SubmissionItem, principal: Principal, keys: SealingKeys | null): SubmissionItem {
-  const message = item.message;
   if (keys === null) return item;
+  const message = item.message;
   const tenantId = item.tenantId ?? (principal.kind === 'tenant' ? principal.tenantId : null);
   if (message === undefined || message.content.kind !== 'raw' || tenantId === null) return item;
   return { ...item, message: sealedWhereRead(message, tenantId, keys, message.content.bytes, 'smtp') };

@@ -10,6 +10,7 @@ import { AppError, type SmtpListener } from '../../core/index.js';
 import type { PriorityLabel, SubmissionItem, SubmissionResult } from '../../core/message/index.js';
 import type { Principal } from '../../core/tenant/index.js';
 import type { LogRecord } from '../../runtime/index.js';
+import type { SealingMaterial } from '../../security/index.js';
 import type { SmtpIngressOptions } from './server.js';
 import { SmtpReply } from './replies.js';
 import type { SmtpPolicy } from './session-deps.js';
@@ -62,19 +63,13 @@ export type SessionSettings = Pick<SmtpIngressOptions, 'tls' | 'maxConnections' 
   policy: SmtpPolicy;
   logLevel: string;
   index: number;
-  /** The keys a process seals what it receives with (absent: the daemon seals it). */
-  sealing?: SessionSealing;
+  /**
+   * The keys a process seals what it receives with, as a parser thread does for HTTP (absent: the
+   * daemon seals it). A session process runs as the daemon's user, who can read the data
+   * directory's secret key anyway: it holds nothing the daemon's threads do not.
+   */
+  sealing?: SealingMaterial;
 };
-
-/**
- * What seals a message where it is received, as a parser thread does for HTTP: the body keys'
- * key-encryption keys and the search terms' key. A session process runs as the daemon's user, who
- * can read the data directory's secret key anyway: it holds nothing the daemon's threads do not.
- */
-export interface SessionSealing {
-  bodyKeys: Array<{ id: Uint8Array; key: Uint8Array }>;
-  blindKey: Uint8Array;
-}
 
 export type ToSession =
   | { t: 'start'; settings: SessionSettings }

@@ -8,20 +8,15 @@
  */
 import type { Server, Socket } from 'node:net';
 import { randomIds, systemClock, forwardingLogger } from '../../runtime/index.js';
-import { createBlindIndex, createBodySeal } from '../../security/index.js';
+import { sealingKeys } from '../../security/index.js';
 import type { SmtpListener } from '../../core/index.js';
 import { createListeners, type Listeners } from './server.js';
 import { connectSessionLink } from './session-link.js';
-import type { SealingKeys } from '../../core/message/index.js';
-import type { SessionSettings, ToSession } from './session-protocol.js';
+import type { ToSession } from './session-protocol.js';
 
 function send(message: unknown): void {
   process.send?.(message);
 }
-
-/** Seals what this process receives before it goes to the daemon, which then stores it as it is. */
-const sealingKeys = ({ sealing }: SessionSettings): SealingKeys | null =>
-  sealing === undefined ? null : { seal: createBodySeal(sealing.bodyKeys), index: createBlindIndex(sealing.blindKey) };
 
 let listeners: Listeners | null = null;
 let link: ReturnType<typeof connectSessionLink> | null = null;
@@ -45,7 +40,11 @@ process.on('message', (message: ToSession, handle?: Server | Socket) => {
         commandTimeoutMs: settings.commandTimeoutMs,
         log,
         telemetry: link.telemetry,
-        session: link.deps({ policy: settings.policy, clock: systemClock, ids: randomIds, log }, sealingKeys(settings)),
+        session: link.deps(
+          { policy: settings.policy, clock: systemClock, ids: randomIds, log },
+          // What this process receives is sealed here; the daemon stores it as it is.
+          settings.sealing === undefined ? null : sealingKeys(settings.sealing),
+        ),
       });
       return;
     }

@@ -18,11 +18,11 @@ import {
 } from '../../core/index.js';
 import type { MessageQueue, MessageSpool, SubmissionService } from '../../core/message/index.js';
 import type { Service } from '../../runtime/index.js';
+import type { SealingMaterial } from '../../security/index.js';
 import type { TrustedNetwork } from './identity.js';
 import { countingGate } from './client-gate.js';
 import type { HostPorts } from './session-answers.js';
 import { startSessionProcesses } from './session-host.js';
-import type { SessionSealing } from './session-protocol.js';
 import { startSmtpIngress, type Endpoint, type SmtpIngress } from './server.js';
 import type { SmtpPolicy } from './session.js';
 
@@ -61,7 +61,7 @@ export interface SmtpDeps {
   /** True while this fleet node drains (absent for a single node). */
   draining?: (() => boolean) | undefined;
   /** The keys session processes seal what they receive with; absent, the daemon seals it. */
-  sealing?: SessionSealing;
+  sealing?: SealingMaterial;
 }
 
 export interface SmtpService {

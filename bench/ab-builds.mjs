@@ -8,10 +8,9 @@
 // msg/s and the daemon's CPU µs a message, all threads (its session processes included) and the
 // main thread. Longer windows and no floor or Postfix runs: for telling two builds apart, where
 // vs-postfix tells the daemon from its peers.
-import { cpuMeter, startDaemon, setupTenant } from './harness.mjs';
-import { ensurePostfix, smtpSource, startPostfixSink } from './postfix.mjs';
+import { ensurePostfix, startPostfixSink } from './postfix.mjs';
+import { measure, withMailproxy } from './vs-postfix.mjs';
 
-const SESSIONS = 20;
 const [rounds, ...variants] = process.argv.slice(2);
 if (rounds === undefined || variants.length === 0) {
   console.error('usage: node bench/ab-builds.mjs ROUNDS BUILD[:ENV] ...');
@@ -27,32 +26,22 @@ const builds = variants.map((variant) => {
 ensurePostfix();
 const sink = await startPostfixSink();
 
-async function measure(port, count, keepAlive, pid) {
-  const before = sink.count();
-  const meter = pid === null ? null : cpuMeter(pid);
-  const { startedAt } = await smtpSource(port, { sessions: SESSIONS, count, bytes: 2048, keepAlive });
-  const doneAt = await sink.waitFor(before + count, 180_000);
-  const cpu = meter?.perMessage(count);
-  return { rate: count / ((doneAt - startedAt) / 1000), all: cpu?.all ?? 0, main: cpu?.main ?? 0 };
-}
+/** vs-postfix's measure, as the figures shown here: end-to-end rate and CPU a message. */
+const counted = async (port, count, keepAlive, pid) => {
+  const { endToEnd, cpuUs, mainUs } = await measure(sink, port, count, keepAlive, pid);
+  return { rate: endToEnd, all: cpuUs, main: mainUs };
+};
 
-async function measureBuild(build) {
+function measureBuild(build) {
+  // The harness starts the build BENCH_DAEMON_SCRIPT names.
   process.env.BENCH_DAEMON_SCRIPT = build.script;
-  const d = await startDaemon({
-    MAILPROXY_SMTP_TRUSTED_NETWORKS: JSON.stringify([{ network: '127.0.0.0/8', tenant_id: 'bench' }]),
-    ...build.env,
-  });
-  try {
-    await setupTenant(d, sink.port, null, { max_connections: SESSIONS });
-    const pid = d.daemon.child.pid;
-    await measure(d.smtpPort, 2000, true, null);
-    const keepAlive = await measure(d.smtpPort, 6000, true, pid);
+  return withMailproxy(sink, build.env, async (port, pid) => {
+    await measure(sink, port, 2000, true);
+    const keepAlive = await counted(port, 6000, true, pid);
     if (process.env.AB_MODE === 'ka') return { keepAlive, perConnection: null };
-    await measure(d.smtpPort, 500, false, null);
-    return { keepAlive, perConnection: await measure(d.smtpPort, 2000, false, pid) };
-  } finally {
-    await d.stop();
-  }
+    await measure(sink, port, 500, false);
+    return { keepAlive, perConnection: await counted(port, 2000, false, pid) };
+  });
 }
 
 const shown = (m) =>

@@ -26,7 +26,7 @@ const WARM_UP_PER_CONNECTION = 500;
  * and for the daemon (`pid`) its CPU per message end to end, all threads and the main thread: the
  * main thread's is the ceiling on any machine (1 / it), however many cores.
  */
-async function measure(sink, port, count, keepAlive, pid = null) {
+export async function measure(sink, port, count, keepAlive, pid = null) {
   const before = sink.count();
   // Postfix (no pid) is not ours to read.
   const meter = pid === null ? null : cpuMeter(pid);
@@ -54,7 +54,7 @@ async function withPostfix(sink, run) {
   }
 }
 
-async function withMailproxy(sink, env, run) {
+export async function withMailproxy(sink, env, run) {
   const d = await startDaemon({
     MAILPROXY_SMTP_TRUSTED_NETWORKS: JSON.stringify([{ network: '127.0.0.0/8', tenant_id: 'bench' }]),
     ...env,

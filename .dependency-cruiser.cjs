@@ -27,6 +27,7 @@ const ROOMS = [
   'nats',
   'metrics',
   'runtime',
+  'storage',
 ];
 
 /**
@@ -118,6 +119,7 @@ const LIBRARIES = [
   ['smol-toml', 'config'],
   ['prom-client', 'metrics'],
   ['@modelcontextprotocol', 'ingress/mcp'],
+  ['@aws-sdk', 'storage'],
 ];
 
 const libraryRules = LIBRARIES.map(([library, room]) => ({

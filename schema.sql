@@ -897,3 +897,18 @@ CREATE TABLE suppressions (
 INSERT INTO suppressions SELECT tenant_id, address_digest, address_sealed, reason, source, created_at, expires_at
   FROM suppressions_before_unsubscribe;
 DROP TABLE suppressions_before_unsubscribe;
+
+-- migration: 29
+-- Large bodies in the body store (issue 46): a message whose sealed body was written to the data
+-- directory's files or an S3 bucket names its object here instead of having a message_bodies row;
+-- its key stays in body_key. An object whose message no longer needs it (shredded, erased,
+-- replaced by a resubmission, or the message deleted) is listed for removal in the same
+-- statement, and removed from the store by a loop that retries until the store answers: its key
+-- is already gone, so a removal that waits never keeps a readable copy.
+ALTER TABLE messages ADD COLUMN body_object TEXT;
+CREATE TABLE object_removals (object TEXT PRIMARY KEY) STRICT;
+CREATE TRIGGER messages_object_released AFTER UPDATE OF body_object ON messages
+  WHEN OLD.body_object IS NOT NULL AND (NEW.body_object IS NULL OR NEW.body_object <> OLD.body_object)
+  BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.body_object); END;
+CREATE TRIGGER messages_object_deleted AFTER DELETE ON messages WHEN OLD.body_object IS NOT NULL
+  BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.body_object); END;

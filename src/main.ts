@@ -22,6 +22,7 @@ import type { DaemonMirror } from './outbox/index.js';
 import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/index.js';
 import { openStoreService, type StoreService, type SqliteStore } from './store/index.js';
+import { openBodyObjects } from './storage/index.js';
 import type { ReportLoop } from './sync/index.js';
 
 export { DATABASE_FILE } from './store/index.js';
@@ -47,6 +48,8 @@ export interface Daemon {
   mirror: DaemonMirror;
   bounces: MailboxWatchers;
   retention: PeriodicLoop;
+  /** Removes from the body store what no message needs any more; null without a body store (fleet mode). */
+  bodyRemoval: PeriodicLoop | null;
   /** Brings the full-text index of messages up to date (GET /messages?q=). */
   searchIndex: PeriodicLoop;
   /** Checks every sending domain's DNS (and moves key rotations on). */
@@ -61,7 +64,19 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const settings = daemonSettings(deps.config);
   const version = deps.version ?? mailproxyVersion();
   const keyRing = openDaemonKeys(settings.keys, log);
+  // Large bodies' store, before the database that reads them from it.
+  const storage = settings.storage;
+  const bodyStore =
+    storage === null
+      ? null
+      : {
+          objects: await openBodyObjects(storage, () => clock.now()),
+          seal: keyRing.bodies,
+          inlineMaxBytes: storage.inlineMaxBytes,
+          removalIntervalMs: storage.removalIntervalMs,
+        };
   const stored = openStoreService(settings, {
+    objects: bodyStore?.objects ?? null,
     secrets: keyRing.secrets,
     bodies: keyRing.bodies,
     blindIndex: keyRing.blindIndex,
@@ -91,6 +106,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     blindKey: stored.store.keptBlindKey() ?? keyRing.blindKey,
     unsubscribeLinks: keyRing.unsubscribeLinks(stored.store.keptUnsubscribeKey()),
     version,
+    bodyStore,
   };
   const work = createWork(ctx);
   const reach = node.withWork(ctx, work);
@@ -111,6 +127,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     mirror: streams.mirror.mirror,
     bounces: streams.bounces.watchers,
     retention: stored.retention,
+    bodyRemoval: work.bodyRemoval.loop,
     searchIndex: stored.searchIndex,
     domainChecks: intake.domainChecks.loop,
     shutdownMs: settings.shutdownMs,
@@ -134,7 +151,10 @@ function stages(
     // A stream that conflicts refuses the start here, before anything is accepted.
     { name: 'event stream', services: [streams.mirror.publishing] },
     { name: 'relays', services: [work.delivery.relaying] },
-    { name: 'work', services: [work.delivery.dispatching, work.reports.service, stored.loops] },
+    {
+      name: 'work',
+      services: [work.delivery.dispatching, work.reports.service, stored.loops, ...work.bodyRemoval.services],
+    },
     {
       name: 'intake',
       services: [

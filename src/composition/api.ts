@@ -30,7 +30,7 @@ import type { DaemonMirror } from '../outbox/index.js';
 import { type DaemonKeys, dkimKeyMaker, newSigningSecret } from '../security/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { ReportService } from '../sync/index.js';
-import type { NodeIntake, NodeMode } from './node-mode.js';
+import type { BodyStore, NodeIntake, NodeMode } from './node-mode.js';
 
 /** Web console sessions: signed out after 30 idle minutes or 12 hours, whichever comes first; at most this many at once. */
 const CONSOLE_IDLE_MS = 30 * 60_000;
@@ -133,7 +133,10 @@ type ApiDeps = AdminServices &
     version: string;
     /** The SMTP session processes configured and running (null: the sessions run on the main thread). */
     smtpSessions: () => { configured: number; running: number } | null;
+    bodyStore: BodyStore | null;
   };
+
+const bodyStoreAnswers = (bodyStore: BodyStore | null): boolean => bodyStore?.objects.health().state !== 'failing';
 
 /** GET /status's parts and /ready's checks: the store, the dispatcher, the parser threads, and the node's own. */
 function daemonStatus(deps: ApiDeps) {
@@ -150,6 +153,7 @@ function daemonStatus(deps: ApiDeps) {
         return warmingUp(store.accounts.list(null), (tenantId, id) => store.queue.usage(tenantId, id, now).day, now);
       },
       failingDomains: deps.failingDomains,
+      bodyStore: () => deps.bodyStore?.objects.health() ?? null,
       parserReady: parsing.ready,
       smtpSessions: deps.smtpSessions,
       reports: () => reports.status.list(),
@@ -163,6 +167,8 @@ function daemonStatus(deps: ApiDeps) {
       { name: 'dispatcher', check: () => delivery.dispatcher.isRunning() },
       // Intake needs its parser threads; a relay thread being replaced only delays delivery.
       ...(parsing.ready === null ? [] : [{ name: 'parser', check: parsing.ready }]),
+      // Large bodies need their store: one that fails refuses them (small ones are still taken).
+      ...(deps.bodyStore === null ? [] : [{ name: 'body_store', check: () => bodyStoreAnswers(deps.bodyStore) }]),
       ...deps.readiness,
     ],
   };

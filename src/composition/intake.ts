@@ -16,8 +16,6 @@ import type { Work } from './work.js';
 export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, streams: Streams, node: NodeIntake) {
   const { settings, store, clock, ids, log, metrics } = ctx;
   const { delivery, wake } = work;
-  // In a fleet, submissions are checked against the fleet's claims and refused while draining.
-  const { submissions } = node;
   const bounces = streams.bounces.watchers;
   // The domain check is made over the admin services; an account saved asks it for a check (its
   // relay is one SPF must authorise), through this, bound once the check exists.
@@ -47,7 +45,8 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   const parts = {
     ...work,
     ...node.api,
-    submissions,
+    // In a fleet, submissions are checked against the fleet's claims and refused while draining.
+    submissions: node.submissions,
     mirror: streams.mirror.mirror,
     bounces,
     store,
@@ -61,6 +60,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     unsubscribeLinks: ctx.unsubscribeLinks,
     mcp: settings.mcp,
     version: ctx.version,
+    bodyStore: ctx.bodyStore,
     failingDomains: () => watch.failing(),
     smtpSessions: () => smtpSessions(),
     // SMTP intake needs a session process when they are on (one being replaced is not enough to refuse).
@@ -72,7 +72,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = {
     store,
-    submissions,
+    submissions: node.submissions,
     defaultHostname: hostname(),
     clock,
     ids,

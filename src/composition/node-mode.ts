@@ -8,7 +8,7 @@ import type { UnsubscribeLinks } from '../core/tenant/index.js';
 import type { AttemptLog, Usage } from '../core/account/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { FleetView, FleetMessages } from '../core/fleet/index.js';
-import type { MessageCommands, SubmissionService } from '../core/message/index.js';
+import type { BodyObjects, BodySeal, MessageCommands, SubmissionService } from '../core/message/index.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryDeps, Dispatcher } from '../delivery/index.js';
 import type { CommandDeps } from '../ingress/commands/index.js';
@@ -42,6 +42,16 @@ export interface DaemonContext {
   unsubscribeLinks: UnsubscribeLinks;
   /** This build's version (the MCP server's, /metrics'). */
   version: string;
+  /** The body store of large bodies; null in fleet mode, whose nodes keep bodies in their databases. */
+  bodyStore: BodyStore | null;
+}
+
+/** The body store, and what intake seals large bodies with before they go there. */
+export interface BodyStore {
+  objects: BodyObjects;
+  seal: BodySeal;
+  inlineMaxBytes: number;
+  removalIntervalMs: number;
 }
 
 export type FleetModeSettings = NonNullable<DaemonSettings['fleet']>;

@@ -9,6 +9,7 @@ import {
   createBulkCommands,
   createMessageCommands,
   type MessageCommands,
+  type SubmissionService,
   createSubmissionService,
 } from '../core/message/index.js';
 import { deliveryFanOut } from '../core/index.js';
@@ -18,6 +19,7 @@ import { createSubmissionParsing } from '../ingress/http/index.js';
 import { signReport, SIGNATURE_HEADER } from '../security/index.js';
 import { createReportService } from '../sync/index.js';
 import type { DaemonContext } from './node-mode.js';
+import { createBodyOffload, createObjectRemoval } from '../storage/index.js';
 
 export function createWork(ctx: DaemonContext) {
   const { settings, store, clock, ids, log, random, metrics } = ctx;
@@ -35,6 +37,7 @@ export function createWork(ctx: DaemonContext) {
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),
     unsubscribeLinks: ctx.unsubscribeLinks,
     telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
+    ...(ctx.bodyStore === null ? {} : { bodyObjects: ctx.bodyStore.objects }),
     // Fleet mode: under the gate of fleet-wide limits.
     ...ctx.node.delivery,
   });
@@ -55,16 +58,7 @@ export function createWork(ctx: DaemonContext) {
     log,
     telemetry: metrics.reports,
   });
-  // One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit.
-  const submissions = createSubmissionService({
-    store,
-    queue: store.queue,
-    messages: store.messages,
-    clock,
-    ids,
-    wake,
-    defer: setImmediate,
-  });
+  const submissions = submissionsOf(ctx, wake);
   const maxAgeSeconds = settings.maxMessageAgeSeconds;
   // Fleet mode: a window the fleet used up shows as rate_limited in a message's waiting reasons.
   const waitingQueue = { usage: ctx.node.waitingUsage(store.queue.usage), suppressed: store.queue.suppressed };
@@ -96,7 +90,43 @@ export function createWork(ctx: DaemonContext) {
     bodyKeys: ctx.bodyKeys,
     blindKey: ctx.blindKey,
   });
-  return { delivery, wake, reports, submissions, commands, bulk, parsing };
+  return { delivery, wake, reports, submissions, commands, bulk, parsing, bodyRemoval: bodyRemovalOf(ctx) };
+}
+
+/** One submission service for HTTP, SMTP and JetStream commands: requests ready in the same turn share one commit. */
+function submissionsOf({ store, clock, ids, log, bodyStore }: DaemonContext, wake: () => void): SubmissionService {
+  const queued = createSubmissionService({
+    store,
+    queue: store.queue,
+    messages: store.messages,
+    clock,
+    ids,
+    wake,
+    defer: setImmediate,
+  });
+  // Large bodies go to the body store before their commit.
+  if (bodyStore === null) return queued;
+  return createBodyOffload(queued, {
+    ...bodyStore,
+    newName: () => ids.uuid().replaceAll('-', ''),
+    spools: { read: store.queue.spooledContent, discard: (spoolId) => store.spool.discard(spoolId) },
+    log: log.child({ component: 'body-store' }),
+  });
+}
+
+/** The loop that removes what no message needs any more from the body store, as a service. */
+function bodyRemovalOf({ bodyStore, store, log }: DaemonContext) {
+  if (bodyStore === null) return { loop: null, services: [] };
+  const loop = createObjectRemoval({
+    removals: store.objectRemovals,
+    objects: bodyStore.objects,
+    intervalMs: bodyStore.removalIntervalMs,
+    log: log.child({ component: 'body-store' }),
+  });
+  return {
+    loop,
+    services: [{ name: 'body-object-removal', start: () => loop.start(), stop: () => loop.stop() }],
+  };
 }
 
 export type Work = ReturnType<typeof createWork>;

@@ -8,7 +8,7 @@ import type { Config } from './schema.js';
 
 export const REDACTED = '[redacted]';
 
-const SECRET_NAME = /(password|token|secret|secret_keys?|api_key)$/i;
+const SECRET_NAME = /(password|token|secret|secret_keys?|api_key|secret_access_key)$/i;
 /** `scheme://userinfo@`: whatever sits between `//` and `@` is a credential. */
 const URL_CREDENTIALS = /(\/\/)[^/@\s]+@/g;
 

@@ -8,6 +8,7 @@ import { parseListenAddress } from './listen-address.js';
 import { fleetSection, natsSection } from './nats-schema.js';
 import { mcpSection } from './mcp-schema.js';
 import { smtpSection } from './smtp-schema.js';
+import { storageSection } from './storage-schema.js';
 
 const listen = z.string().refine((text) => parseListenAddress(text) !== null, {
   message: 'expected host:port, e.g. 127.0.0.1:8000 or [::1]:8000',
@@ -225,6 +226,7 @@ export const configSchema = z
       })
       .strict()
       .prefault({}),
+    storage: storageSection,
     mcp: mcpSection,
     fleet: fleetSection,
   })
@@ -232,6 +234,13 @@ export const configSchema = z
   .superRefine((config, ctx) => {
     if (config.fleet.enabled && config.nats.url === '')
       ctx.addIssue({ code: 'custom', path: ['fleet', 'enabled'], message: 'fleet mode needs nats.url (the cluster)' });
+    // A fleet's nodes hand bodies to each other through the replicated spool, which carries bytes, not objects yet.
+    if (config.fleet.enabled && config.storage.backend === 's3')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['storage', 'backend'],
+        message: 'the s3 body store is not available in fleet mode yet: fleet nodes keep bodies in their databases',
+      });
   });
 
 export type Config = z.infer<typeof configSchema>;

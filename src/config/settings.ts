@@ -4,6 +4,7 @@
  * room. Made once at start (the only place where seconds become milliseconds);
  * the configuration itself keeps the TOML's names for `config check`.
  */
+import { join } from 'node:path';
 import { parseListenAddress, type ListenAddress } from './listen-address.js';
 import { parseNetwork, type Network } from './network.js';
 import type { Config } from './schema.js';
@@ -217,6 +218,30 @@ const retentionSettings = ({ retention, pec, smtp }: Readonly<Config>) => ({
   abandonedSpoolMs: 2 * smtp.data_timeout_seconds * SECOND,
 });
 
+/**
+ * Where large bodies go (storage-schema.ts). Null in fleet mode: a fleet's nodes hand bodies to
+ * each other through the replicated spool, which carries the bytes, so they stay in the database.
+ */
+const storageSettings = ({ storage, data_dir, fleet }: Readonly<Config>) =>
+  fleet.enabled
+    ? null
+    : {
+        backend: storage.backend,
+        inlineMaxBytes: storage.inline_max_bytes,
+        removalIntervalMs: storage.removal_interval_seconds * SECOND,
+        directory: join(data_dir, 'bodies'),
+        s3: {
+          bucket: storage.s3.bucket,
+          prefix: storage.s3.prefix,
+          region: storage.s3.region,
+          endpoint: storage.s3.endpoint,
+          forcePathStyle: storage.s3.force_path_style,
+          accessKeyId: storage.s3.access_key_id,
+          secretAccessKey: storage.s3.secret_access_key,
+          timeoutMs: storage.s3.timeout_seconds * SECOND,
+        },
+      };
+
 /** One settings object per room, each section made by the function named for it. */
 export function daemonSettings(config: Readonly<Config>) {
   const { http } = config;
@@ -244,6 +269,7 @@ export function daemonSettings(config: Readonly<Config>) {
     webhooks: webhookSettings(config),
     pec: pecSettings(config),
     retention: retentionSettings(config),
+    storage: storageSettings(config),
     /** The sending-domain checks: the DNS servers they ask (none: the system's) and how often. */
     dns: { servers: [...config.dns.servers], checkIntervalMs: config.dns.check_interval_seconds * SECOND },
     /** The MCP server at /mcp; null: off. */

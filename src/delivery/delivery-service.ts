@@ -5,7 +5,7 @@
  */
 import type { UnsubscribeLinks } from '../core/tenant/index.js';
 import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
-import type { MessageQueue } from '../core/message/index.js';
+import type { BodyObjects, MessageQueue } from '../core/message/index.js';
 import {
   DEFAULT_PACE_POLICY,
   type AccountFailovers,
@@ -55,6 +55,8 @@ export interface DeliveryDeps {
   fleetLimits?: FleetLimitGate;
   /** Fleet mode: what the nodes tell each other of their relays (pushback, unreachable, answering again). */
   relaySignals?: RelaySignals;
+  /** The body store, which holds large bodies; absent: none is there. */
+  bodyObjects?: Pick<BodyObjects, 'get'>;
 }
 
 export interface DeliveryService {
@@ -118,6 +120,7 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     ...(deps.fleetLimits === undefined ? {} : { fleetLimits: deps.fleetLimits }),
     ...(paces === undefined ? {} : { paces }),
     failover,
+    ...(deps.bodyObjects === undefined ? {} : { bodyObjects: deps.bodyObjects }),
   });
   return {
     dispatcher,

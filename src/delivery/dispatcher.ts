@@ -7,7 +7,7 @@
  */
 import type { UnsubscribeLinks } from '../core/tenant/index.js';
 import type { Clock, Logger, AccountRepository, TenantRepository, DeliveryTelemetry } from '../core/index.js';
-import type { MessageQueue } from '../core/message/index.js';
+import type { BodyObjects, MessageQueue } from '../core/message/index.js';
 import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { FleetLimitGate } from '../core/fleet/index.js';
 import { createWakeableLoop, within } from '../runtime/index.js';
@@ -43,6 +43,8 @@ export interface DispatcherDeps {
   paces?: RelayPaces;
   /** Failover: an account that cannot send has its mail sent through a fallback account's relay. */
   failover?: RelayFailover;
+  /** The body store, which holds large bodies; absent: none is there. */
+  bodyObjects?: Pick<BodyObjects, 'get'>;
 }
 
 const noReturnPath = (): null => null;
@@ -130,6 +132,7 @@ export function createDispatcher(deps: DispatcherDeps) {
     wake: () => loop.wake(),
     ...(deps.paces === undefined ? {} : { paces: deps.paces }),
     ...(failover === undefined ? {} : { failover }),
+    ...(deps.bodyObjects === undefined ? {} : { bodyObjects: deps.bodyObjects }),
   });
   const step = dispatchStep(deps, lanes, tenants, telemetry);
   const loop = createWakeableLoop<TickReport>({

@@ -65,6 +65,8 @@ export interface SendAttemptDeps {
   handoff: Handoff;
   /** The parts of a spooled SMTP submission and their key, read only now so that waiting messages hold no bytes. */
   readSpool: (spoolId: number) => { key: Buffer | null; parts: Buffer[] };
+  /** A body in the body store, its sealed parts, read only now as a spool is; null when the store has no such object. */
+  readObject: (name: string) => Promise<Buffer[] | null>;
   retry: RetryPolicy;
   /** The envelope sender to use instead of the client's (VERP), or null. */
   returnPath: (tenantId: string, messagePk: number) => string | null;
@@ -97,10 +99,12 @@ export async function attemptSend(
 ): Promise<AttemptResult> {
   let result: HandoffResult;
   try {
+    const body = await bodyOf(message, deps);
+    if ('missing' in body) return attemptOf(deps, message, body.missing);
     result = await deps.handoff.deliver({
       clientId: message.id,
       source: message.source,
-      body: bodyOf(message, deps.readSpool),
+      body,
       messageIdHeader: message.messageIdHeader,
       envelope: envelopeOf(message),
       returnPath: deps.returnPath(message.tenantId, message.pk),
@@ -117,17 +121,34 @@ export async function attemptSend(
     // The handoff itself broke (a relay thread died): the message is retried.
     result = { built: false, reason: errorText(error), transient: true };
   }
+  return attemptOf(deps, message, result);
+}
+
+function attemptOf(deps: SendAttemptDeps, message: ClaimedMessage, result: HandoffResult): AttemptResult {
   const decision = decide(result);
   const relayMs = result.built ? (result.reply.transactionMs ?? null) : null;
   return { decision, outcome: toOutcome(deps, message, decision), relayMs };
 }
 
-/** The body as the handoff takes it: sealed (opened in the thread that builds or sends it), or in clear from before sealing. */
-function bodyOf(message: ClaimedMessage, readSpool: SendAttemptDeps['readSpool']): BodyBytes {
+/**
+ * The body as the handoff takes it: sealed (opened in the thread that builds or sends it), or in
+ * clear from before sealing. One in the body store is read now: a store that does not answer
+ * throws (the attempt is retried), one that answers without it fails the message, whose body is lost.
+ */
+async function bodyOf(
+  message: ClaimedMessage,
+  deps: Pick<SendAttemptDeps, 'readSpool' | 'readObject'>,
+): Promise<BodyBytes | { missing: HandoffResult }> {
+  if (message.object !== undefined && message.key !== null && message.key.length > 0) {
+    const parts = await deps.readObject(message.object);
+    if (parts === null)
+      return { missing: { built: false, reason: 'the body is missing from the body store', transient: false } };
+    return { sealed: { tenantId: message.tenantId, key: message.key, parts } };
+  }
   const { key, parts } =
     message.spoolId === null
       ? { key: message.key, parts: [message.body ?? Buffer.alloc(0)] }
-      : readSpool(message.spoolId);
+      : deps.readSpool(message.spoolId);
   if (key === null) return { clear: parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts) };
   return { sealed: { tenantId: message.tenantId, key, parts } };
 }

@@ -5,14 +5,14 @@
  */
 import type { Account } from '../core/account/index.js';
 import type { Clock, Logger, DeliveryTelemetry } from '../core/index.js';
-import type { ClaimedMessage, MessageQueue } from '../core/message/index.js';
+import { partsOf, type BodyObjects, type ClaimedMessage, type MessageQueue } from '../core/message/index.js';
 import type { Handoff, RetryPolicy } from '../core/delivery/index.js';
 import type { Tenant, UnsubscribeLinks } from '../core/tenant/index.js';
 import { countSend, type Lane } from './account-lane.js';
 import type { OutcomeBatcher } from './outcome-batcher.js';
 import type { RelayFailover } from './relay-failover.js';
 import type { RelayPaces } from './relay-paces.js';
-import { attemptSend } from './send-attempt.js';
+import { attemptSend, type SendAttemptDeps } from './send-attempt.js';
 
 export interface SendDeps {
   queue: MessageQueue;
@@ -31,6 +31,8 @@ export interface SendDeps {
   paces?: RelayPaces;
   /** Failover: told of every outcome (an unanswered relay is failed over from); absent, never. */
   failover?: RelayFailover;
+  /** The body store, which holds large bodies (read just before sending); absent: none is there. */
+  bodyObjects?: Pick<BodyObjects, 'get'>;
 }
 
 /** What a send's end does to its lane: `release` gives messages back to the queue, `done` follows every send. */
@@ -84,6 +86,24 @@ function reportAttempt(
   });
 }
 
+/** What each send's attempt reads and decides with. */
+function attemptDeps(deps: SendDeps): SendAttemptDeps {
+  const { queue, bodyObjects } = deps;
+  return {
+    handoff: deps.handoff,
+    readSpool: (spoolId) => queue.spooledContent(spoolId),
+    readObject: async (name) => {
+      const object = bodyObjects === undefined ? null : await bodyObjects.get(name);
+      return object === null ? null : partsOf(object);
+    },
+    retry: deps.retry,
+    returnPath: deps.returnPath,
+    unsubscribeLinks: deps.unsubscribeLinks,
+    now: deps.clock.now,
+    random: deps.random,
+  };
+}
+
 export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, hooks: LaneHooks) {
   const { queue, clock, log, telemetry } = deps;
   const running = new Set<Promise<void>>();
@@ -91,15 +111,7 @@ export function createSendsInFlight(deps: SendDeps, outcomes: OutcomeBatcher, ho
   const onWire = new Set<number>();
   /** After the hand-back at stop: the leases went back to the queue, so outcomes still arriving are not recorded. */
   let handedBack = false;
-  const sendWith = {
-    handoff: deps.handoff,
-    readSpool: (spoolId: number) => queue.spooledContent(spoolId),
-    retry: deps.retry,
-    returnPath: deps.returnPath,
-    unsubscribeLinks: deps.unsubscribeLinks,
-    now: clock.now,
-    random: deps.random,
-  };
+  const sendWith = attemptDeps(deps);
 
   /** One send: handed to the relay, then its outcome reported and batched for the store. */
   const send = async (message: ClaimedMessage, lane: Lane, account: Account, tenant: Tenant | null): Promise<void> => {

@@ -27,6 +27,7 @@ interface ClaimRow extends PersonalRow {
   key: Buffer | null;
   message_id_header: string | null;
   spool_id: number | null;
+  body_object: string | null;
 }
 
 const toClaimed = (row: ClaimRow, open: (row: PersonalRow) => PersonalFields): ClaimedMessage => {
@@ -55,6 +56,7 @@ const toClaimed = (row: ClaimRow, open: (row: PersonalRow) => PersonalFields): C
     key: row.key,
     messageIdHeader: row.message_id_header,
     spoolId: row.spool_id,
+    ...(row.body_object === null ? {} : { object: row.body_object }),
     envelope: () => {
       opened ??= open(sealed);
       return { mailFrom: opened.mailFrom, rcptTo: opened.rcptTo };
@@ -68,7 +70,7 @@ function createLeaser(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: 
   const open = personalOpener(seal);
   const lease = db.prepare<[string, number, number, number], ClaimRow>(`UPDATE messages
     SET state = 'sending', attempts = attempts + 1, lease_owner = ?, lease_expires_at = ?, updated_at = ?, held_for = NULL
-    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, source, ${BODY_COLUMNS}, message_id_header, spool_id, ${personalColumns()}`);
+    WHERE pk = ? RETURNING pk, tenant_id, id, account_id, priority, batch_code, attempts, created_at, next_attempt_at, source, ${BODY_COLUMNS}, message_id_header, spool_id, body_object, ${personalColumns()}`);
   return (request: ClaimRequest, pk: number, held: string[] | undefined): ClaimedMessage | null => {
     const row = lease.get(request.leaseOwner, request.leaseUntil, request.now, pk);
     if (row === undefined) return null;

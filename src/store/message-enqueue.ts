@@ -34,8 +34,8 @@ import type { SpoolKeys } from './spool.js';
  */
 function enqueueStatements(db: SqliteDatabase) {
   const insert = db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at, rcpt_domains)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, next_attempt_at, deferred_at, created_at, updated_at, rcpt_domains, body_object)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (tenant_id, id) DO NOTHING`);
   const replace = db.prepare<
     Record<string, unknown>,
@@ -44,7 +44,7 @@ function enqueueStatements(db: SqliteDatabase) {
       source = @v6, body_key = @v7, payload = NULL, raw = NULL, spool_id = @v8, personal = @v9, personal_key = @v10,
       mail_from = @v11, rcpt_to = @v12, subject = @v13, message_id_header = @v14,
       size_bytes = @v15, state = @v16, suspended = @v17, next_attempt_at = @v18, deferred_at = @v19, deferred_reason = NULL, updated_at = @v20,
-      rcpt_domains = @v22, held_for = NULL
+      rcpt_domains = @v22, body_object = @v23, held_for = NULL
     WHERE tenant_id = @v1 AND id = @v2 AND state IN ('queued', 'deferred') RETURNING pk`);
   return { insert, replace };
 }
@@ -52,6 +52,8 @@ function enqueueStatements(db: SqliteDatabase) {
 export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter, bodies: BodySealing) {
   const { insert, replace } = enqueueStatements(db);
   const writeBody = messageBodyWriter(db);
+  const clearBody = (pk: number) => void clearBodyRow.run(pk);
+  const clearBodyRow = db.prepare<[number]>(`DELETE FROM message_bodies WHERE pk = ?`);
   const writeTerms = searchTermsWriter(db);
   const byName = (row: readonly unknown[]): Record<string, unknown> =>
     Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));
@@ -66,9 +68,9 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
     for (const message of messages) {
       const deferred = message.deferredUntil !== null && message.deferredUntil > now;
       const { suspended } = message;
-      const { body, columns } = bodies.store(message.tenantId, message.content);
+      const { body, columns, object } = bodies.store(message.tenantId, message.content);
       const personal = bodies.personal(message.tenantId, message);
-      const row = messageRow(message, columns, personal, deferred, now);
+      const row = messageRow(message, columns, personal, deferred, now, object);
       const inserted = insert.run(row);
       const isNew = inserted.changes === 1;
       let pk: number;
@@ -89,6 +91,8 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
         result.updated += 1;
       }
       if (body !== null) writeBody(pk, body);
+      // A replaced message's body, sealed under the key it no longer has, goes with it.
+      else if (!isNew) clearBody(pk);
       writeTerms(pk, personal.terms);
       writeEvent({
         pk,
@@ -122,13 +126,14 @@ export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter
 const withPersonal = (row: readonly unknown[], personal: SealedPersonal): unknown[] =>
   row.map((value, index) => (index === 8 ? personal.personal : index === 9 ? personal.key : value));
 
-/** The insert's positional values, in its column order (the replacement names them v1…v22). */
+/** The insert's positional values, in its column order (the replacement names them v1…v23). */
 function messageRow(
   message: NewMessage,
   content: StoredContent,
   personal: SealedPersonal,
   deferred: boolean,
   now: number,
+  object: string | null,
 ): unknown[] {
   return [
     message.tenantId,
@@ -152,11 +157,18 @@ function messageRow(
     now,
     // What per-destination limits read of a waiting message's recipients: their domains only.
     recipientDomains(message.rcptTo).join(','),
+    object,
   ];
 }
 
 /** source, body_key, spool_id */
 type StoredContent = [string, Uint8Array | null, number | null];
+
+interface StoredBody {
+  body: Uint8Array | null;
+  columns: StoredContent;
+  object: string | null;
+}
 
 /**
  * A body sealed as it is stored: under a new data key, wrapped in the message's row, the sealed
@@ -166,8 +178,11 @@ type StoredContent = [string, Uint8Array | null, number | null];
 export interface BodySealing {
   /** What seals and opens (bodies, and personal fields under their own keys). */
   seal: BodySeal;
-  /** The row's body columns, and the sealed bytes to write beside it (none for a spooled body). */
-  store(tenantId: string, content: MessageContent): { body: Uint8Array | null; columns: StoredContent };
+  /**
+   * The row's body columns, the sealed bytes to write beside it (none for a spooled body, nor for
+   * one in the body store), and the name of its object in the body store (null: none).
+   */
+  store(tenantId: string, content: MessageContent): StoredBody;
   /** Seals a message's envelope and subject under a key of their own (personal-fields.ts). */
   personal(tenantId: string, fields: PersonalFields & { envelope?: SealedEnvelope | null }): SealedPersonal;
   /** Seals them under the key of the stored message `id` (to replace it); null when it has none. */
@@ -182,7 +197,11 @@ export function createBodySealing(
 ): BodySealing {
   const sealed = (source: string, tenantId: string, bytes: Uint8Array) => {
     const key = seal.newKey();
-    return { body: seal.seal(key, tenantId, 0, bytes), columns: [source, key.wrapped, null] as StoredContent };
+    return {
+      body: seal.seal(key, tenantId, 0, bytes),
+      columns: [source, key.wrapped, null] as StoredContent,
+      object: null,
+    };
   };
   return {
     seal,
@@ -197,7 +216,7 @@ export function createBodySealing(
         case 'sealed': {
           const source = content.source ?? 'http';
           if (content.tenantId === tenantId)
-            return { body: asBuffer(content.body), columns: [source, asBuffer(content.key), null] };
+            return { body: asBuffer(content.body), columns: [source, asBuffer(content.key), null], object: null };
           // Sealed for another tenant than the one it was admitted to (not a path the API takes): sealed anew.
           const bytes = seal.open({ tenantId: content.tenantId, key: content.key, parts: [content.body] });
           return sealed(source, tenantId, bytes);
@@ -205,7 +224,16 @@ export function createBodySealing(
         case 'spooled':
           // Its key belongs to the spool now: the spool's parts are read under it, and go with it.
           spoolKeys.taken(content.spoolId);
-          return { body: null, columns: ['smtp', null, content.spoolId] };
+          return { body: null, columns: ['smtp', null, content.spoolId], object: null };
+        case 'stored':
+          // The body store took it sealed for the tenant that admits it (body-offload.ts seals it
+          // for the submission's tenant); sealed for another, it could not be read back here.
+          if (content.tenantId !== tenantId) throw new Error('a stored body was sealed for another tenant');
+          return {
+            body: null,
+            columns: [content.source ?? 'http', asBuffer(content.key), null],
+            object: content.object,
+          };
       }
     },
   };

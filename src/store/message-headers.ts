@@ -3,7 +3,13 @@
  * SMTP submission (from its bytes, or its spool's first part), or the fields
  * of an HTTP submission's payload, opened from their seal. Capped: a header section is for eyes.
  */
-import type { BodySeal, MessageHeaders, MessagePayload } from '../core/message/index.js';
+import {
+  partsOf,
+  type BodyObjects,
+  type BodySeal,
+  type MessageHeaders,
+  type MessagePayload,
+} from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { BODY_COLUMNS, keyOf, openStored } from './stored-body.js';
 
@@ -39,25 +45,39 @@ function payloadHeaders(json: string): string {
     .join('\n');
 }
 
-export function createSqliteMessageHeaders(db: SqliteDatabase, seal: BodySeal): MessageHeaders {
+export function createSqliteMessageHeaders(
+  db: SqliteDatabase,
+  seal: BodySeal,
+  objects: Pick<BodyObjects, 'get'> | null,
+): MessageHeaders {
   const message = db.prepare<
     [string, string],
-    { source: 'smtp' | 'http'; body: Buffer | null; key: Buffer | null; spool_id: number | null }
-  >(`SELECT source, ${BODY_COLUMNS}, spool_id FROM messages WHERE tenant_id = ? AND id = ?`);
+    {
+      source: 'smtp' | 'http';
+      body: Buffer | null;
+      key: Buffer | null;
+      spool_id: number | null;
+      body_object: string | null;
+    }
+  >(`SELECT source, ${BODY_COLUMNS}, spool_id, body_object FROM messages WHERE tenant_id = ? AND id = ?`);
+  /** A large body's parts from the body store (its first holds the header section); none when it is not there. */
+  const objectParts = async (name: string): Promise<Buffer[]> => {
+    const object = objects === null ? null : await objects.get(name);
+    return object === null ? [] : partsOf(object).slice(0, 1);
+  };
   const spoolHead = db.prepare<[number], { head: Buffer; key: Buffer | null }>(
     `SELECT p.bytes AS head, ${keyOf('s.key_id')} AS key
      FROM spool_parts p JOIN spools s ON s.id = p.spool_id WHERE p.spool_id = ? ORDER BY p.seq LIMIT 1`,
   );
   return {
-    of(tenantId, id) {
+    async of(tenantId, id) {
       const row = message.get(tenantId, id);
       if (row === undefined) return null;
       // A spooled body's first part holds its header section (a part is 512 KiB).
       const first = row.spool_id === null ? null : (spoolHead.get(row.spool_id) ?? null);
-      const stored =
-        first === null
-          ? { key: row.key, parts: row.body === null ? [] : [row.body] }
-          : { key: first.key, parts: [first.head] };
+      const inline = row.body === null ? [] : [row.body];
+      const parts = row.body_object === null ? inline : await objectParts(row.body_object);
+      const stored = first === null ? { key: row.key, parts } : { key: first.key, parts: [first.head] };
       const body = stored.parts.length === 0 ? null : openStored(seal, tenantId, stored);
       if (row.source === 'http')
         return { source: 'http', text: body === null ? '' : payloadHeaders(body.toString('utf8')) };

@@ -38,6 +38,7 @@ describe('schema migrations', () => {
       'messages_terms_docsize',
       'messages_terms_idx',
       'mirror_state',
+      'object_removals',
       'outbox',
       'pec_receipts',
       'provider_events',

@@ -4,7 +4,7 @@
  */
 import type { IdSource, AdminStore, SecretBox } from '../core/index.js';
 import type { BlindIndex } from '../core/index.js';
-import type { BodySeal, ErasureStore } from '../core/message/index.js';
+import type { BodyObjects, BodySeal, ErasureStore, ObjectRemovals } from '../core/message/index.js';
 import type { BounceLedger, BounceStore } from '../core/bounce/index.js';
 import type { ProviderLedger } from '../core/provider/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
@@ -32,6 +32,7 @@ import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMessageSearch } from './message-search.js';
 import { createSqliteMessageSelection } from './message-selection.js';
 import { createSqliteMessageHeaders } from './message-headers.js';
+import { createSqliteObjectRemovals } from './object-removals.js';
 import { createSqliteThroughput } from './throughput.js';
 import { createSqliteQueueStatus } from './queue-status.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
@@ -92,6 +93,8 @@ export interface SqliteStore extends AdminStore {
   transfer: MessageTransferStore;
   /** Erasure of personal data: tombstones and shredded keys (message-erasure.ts). */
   erasure: ErasureStore;
+  /** The body store's objects no message needs any more (object-removals.ts). */
+  objectRemovals: ObjectRemovals;
   /** Seals the bodies an earlier version stored in clear, a batch at a time (body-sealer.ts). */
   bodySealer: BodySealer;
   /** Keyed digests of addresses and words (core/blind-index.ts), with the key this database's digests were made with. */
@@ -135,6 +138,8 @@ export interface SqliteStoreOptions {
   checkpointElsewhere?: boolean;
   /** See OpenDatabaseOptions.maxBytes. */
   maxBytes?: number;
+  /** The body store that holds large bodies, read for a message's header section; none: no body is there. */
+  objects?: Pick<BodyObjects, 'get'> | null;
 }
 
 export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
@@ -166,7 +171,11 @@ export function createSqliteStore(options: SqliteStoreOptions): SqliteStore {
     accounts: createSqliteAccountRepository(db, options.secrets),
     changes,
     suppressions: guard(suppressions),
-    ...createMessageParts(db, writeEvent, guard, options.bodies, { blindIndex, personal }),
+    ...createMessageParts(db, writeEvent, guard, options.bodies, {
+      blindIndex,
+      personal,
+      objects: options.objects ?? null,
+    }),
     ...createMailboxParts(
       db,
       { writeEvent, suppressions, changes, ids: options.ids, seal: options.bodies, commitGroup: commits.commitGroup },
@@ -209,7 +218,11 @@ function createMessageParts(
   writeEvent: MessageEventWriter,
   guard: Guard,
   seal: BodySeal,
-  { blindIndex, personal }: { blindIndex: BlindIndex; personal: RecordFields },
+  {
+    blindIndex,
+    personal,
+    objects,
+  }: { blindIndex: BlindIndex; personal: RecordFields; objects: Pick<BodyObjects, 'get'> | null },
 ) {
   const pecReceipts = guard(createSqlitePecReceipts(db, writeEvent, seal, personal));
   const spool = createSqliteSpool(db, seal);
@@ -227,10 +240,11 @@ function createMessageParts(
     selection: guard(createSqliteMessageSelection(db, blindIndex)),
     queueStatus: guard(createSqliteQueueStatus(db)),
     throughput: guard(createSqliteThroughput(db)),
-    headers: guard(createSqliteMessageHeaders(db, seal)),
+    headers: guard(createSqliteMessageHeaders(db, seal, objects)),
     reports: guard(createSqliteReportStore(db, writeEvent, seal)),
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     erasure: guard(createSqliteErasure(db, writeEvent, blindIndex)),
+    objectRemovals: guard(createSqliteObjectRemovals(db)),
   };
 }
 

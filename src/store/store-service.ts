@@ -111,7 +111,10 @@ function createSearchIndexLoop(store: SqliteStore, log: Logger): PeriodicLoop {
 
 export function openStoreService(
   settings: StoreSettings,
-  deps: Pick<SqliteStoreOptions, 'secrets' | 'bodies' | 'blindIndex' | 'ids'> & { clock: Clock; log: Logger },
+  deps: Pick<SqliteStoreOptions, 'secrets' | 'bodies' | 'blindIndex' | 'ids' | 'objects'> & {
+    clock: Clock;
+    log: Logger;
+  },
 ): StoreService {
   const { log, clock } = deps;
   // Before anything is read or removed: what follows assumes no other daemon runs here.
@@ -127,6 +130,7 @@ export function openStoreService(
       bodies: deps.bodies,
       blindIndex: deps.blindIndex,
       ids: deps.ids,
+      objects: deps.objects ?? null,
       now: () => clock.now(),
       checkpointElsewhere: true,
       maxBytes: settings.maxDatabaseBytes,

@@ -26,10 +26,11 @@ export const BODY_COLUMNS = `CASE WHEN body_key IS NOT NULL THEN ${SEALED_BODY}
 
 /**
  * The assignments that shred a message's body (retention, erasure): its clear bytes go, its key is
- * destroyed (the sealed bytes are listed for removal: migration 22's trigger), and clearing spool_id
- * destroys its spool with the spool's key (migration 17's triggers).
+ * destroyed (the sealed bytes are listed for removal: migration 22's trigger, and its object in the
+ * body store: migration 29's), and clearing spool_id destroys its spool with the spool's key
+ * (migration 17's triggers).
  */
-export const SHRED_BODY = 'payload = NULL, raw = NULL, body_key = NULL, spool_id = NULL';
+export const SHRED_BODY = 'payload = NULL, raw = NULL, body_key = NULL, spool_id = NULL, body_object = NULL';
 
 /** Writes a message's sealed body beside its row; a replacement's takes the place of the one before. */
 export function messageBodyWriter(db: SqliteDatabase): (pk: number, sealed: Uint8Array) => void {

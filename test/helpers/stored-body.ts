@@ -3,10 +3,12 @@
  * directory's secret.key, or the secret key it was given): bodies are sealed at rest (issue 45),
  * so a test that checks what was stored opens it as the relay would.
  */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { createBodySeal } from '../../src/security/body-seal.js';
 import { loadKeyMaterial } from '../../src/security/key-material.js';
-import type { PersonalFields } from '../../src/core/message/index.js';
+import { partsOf, type PersonalFields } from '../../src/core/message/index.js';
 import { personalColumns, personalOpener, type PersonalRow } from '../../src/store/personal-fields.js';
 import { BODY_COLUMNS, openStored, spoolReader } from '../../src/store/stored-body.js';
 
@@ -15,7 +17,20 @@ interface BodyRow {
   body: Buffer | null;
   key: Buffer | null;
   spool_id: number | null;
+  body_object: string | null;
 }
+
+/** A body object of the embedded body store (src/storage/file-objects.ts), read as the relay reads it. */
+export const embeddedObject = (dataDir: string, name: string): Buffer | null => {
+  const path = join(dataDir, 'bodies', name.slice(0, 2), name);
+  return existsSync(path) ? readFileSync(path) : null;
+};
+
+/** The sealed parts of an embedded body object. */
+const embeddedParts = (dataDir: string, name: string): Buffer[] => {
+  const object = embeddedObject(dataDir, name);
+  return object === null ? [] : partsOf(object);
+};
 
 /** Opens the body of the first message `where` (an SQL condition on messages, with its parameters) finds. */
 export function storedBody(
@@ -25,14 +40,16 @@ export function storedBody(
   ...params: unknown[]
 ): Buffer | null {
   const row = db
-    .prepare(`SELECT tenant_id, ${BODY_COLUMNS}, spool_id FROM messages WHERE ${where} ORDER BY pk LIMIT 1`)
+    .prepare(
+      `SELECT tenant_id, ${BODY_COLUMNS}, spool_id, body_object FROM messages WHERE ${where} ORDER BY pk LIMIT 1`,
+    )
     .get(...params) as BodyRow | undefined;
   if (row === undefined) return null;
   const seal = sealOf(keys);
-  const stored =
-    row.spool_id === null
-      ? { key: row.key, parts: row.body === null ? [] : [row.body] }
-      : spoolReader(db)(row.spool_id);
+  // A large body is in the embedded body store, beside the database.
+  const inline = row.body === null ? [] : [row.body];
+  const parts = row.body_object === null ? inline : embeddedParts(keys.dataDir, row.body_object);
+  const stored = row.spool_id === null ? { key: row.key, parts } : spoolReader(db)(row.spool_id);
   return openStored(seal, row.tenant_id, stored);
 }
 

@@ -366,7 +366,10 @@ describe('bad input on every route', () => {
     expect(accounts.body.accounts[0]).toMatchObject({ host: 'smtp.example.com', port: 587 });
     expect((await api(t.url, 'GET', '/health')).status).toBe(200);
     const { ready, checks, details } = (await api(t.url, 'GET', '/ready')).body;
-    expect({ ready, checks }).toEqual({ ready: true, checks: { store: 'ok', dispatcher: 'ok', parser: 'ok' } });
+    expect({ ready, checks }).toEqual({
+      ready: true,
+      checks: { store: 'ok', dispatcher: 'ok', parser: 'ok', body_store: 'ok' },
+    });
     expect(details.mirror).toMatchObject({ enabled: false, state: 'off' });
   });
 });
@@ -408,7 +411,7 @@ describe('readiness', () => {
       expect(response.status).toBe(503);
       expect({ ready: response.body.ready, checks: response.body.checks }).toEqual({
         ready: false,
-        checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok' },
+        checks: { store: 'ok', dispatcher: 'not ready', parser: 'ok', body_store: 'ok' },
       });
     } finally {
       await t.stop();

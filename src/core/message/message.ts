@@ -79,7 +79,12 @@ export type MessageContent =
    * process; `source` says which, absent for a payload), under a new data key: `key` wrapped,
    * `body` its one part, bound to `tenantId` (the store seals it again if that is not the message's).
    */
-  | { kind: 'sealed'; tenantId: string; key: Uint8Array; body: Uint8Array; source?: 'smtp' };
+  | { kind: 'sealed'; tenantId: string; key: Uint8Array; body: Uint8Array; source?: 'smtp' }
+  /**
+   * The same, its sealed part written to the body store (BodyObjects) as `object` before the
+   * commit: the database keeps the key and the name, not the bytes.
+   */
+  | { kind: 'stored'; tenantId: string; key: Uint8Array; object: string; source?: 'smtp' };
 
 /** A validated submission, ready to be committed. */
 export interface NewMessage {

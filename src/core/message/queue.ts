@@ -31,6 +31,8 @@ export interface ClaimedMessage {
   messageIdHeader: string | null;
   /** The spool that holds a large SMTP submission's parts. */
   spoolId: number | null;
+  /** The body store's object that holds the sealed body (then `body` is null), read just before sending. */
+  object?: string;
   /**
    * Its envelope, opened from its sealed personal fields the first time it is asked for (then kept).
    * An HTTP submission's relay builds the envelope from the payload where the message is composed,

@@ -5,7 +5,7 @@
 import type { MailboxStatus } from '../../core/bounce/index.js';
 import type { FleetView, FleetQueues } from '../../core/fleet/index.js';
 import type { MirrorStatus } from '../../core/events/index.js';
-import type { ErasurePending } from '../../core/message/index.js';
+import type { BodyStoreHealth, ErasurePending } from '../../core/message/index.js';
 import type { WarmUpStatus } from '../../core/account/index.js';
 import type { AccountFailover, AccountPace, RelayConnections } from '../../core/delivery/index.js';
 import { viewFailover, viewPace } from './views/relay-route-view.js';
@@ -36,6 +36,8 @@ export interface HealthSources {
   reports: () => SyncStatus[];
   bounces: () => MailboxStatus[];
   mirror: () => MirrorStatus;
+  /** The body store of large bodies (its backend, and whether it answers); null when there is none (fleet mode). */
+  bodyStore?: (() => BodyStoreHealth | null) | undefined;
   /** Null for a single node. */
   fleet: () => FleetView | null;
   /** Fleet mode: each node's queue and the fleet's total, asked of every node at request time. */
@@ -54,6 +56,8 @@ export function daemonHealth(sources: HealthSources): () => Promise<Record<strin
         bodies: unsealedBodies(sources.store.bodySealer.remaining()),
         erasure: erasureLeft(sources.store.erasure.pending()),
       },
+      // Where large bodies live; a store that fails refuses the submissions whose bodies go there.
+      body_store: sources.bodyStore?.() ?? null,
       // The relay pools: connections open to each account's relay and those carrying a message now.
       relays: {
         open: relays.reduce((sum, pool) => sum + pool.open, 0),

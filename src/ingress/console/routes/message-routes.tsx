@@ -115,7 +115,7 @@ function registerDetail(app: Hono<ConsoleEnv>, deps: ConsoleDeps, load: (c: Cont
         notice={takeNotice(c)}
         status={messageStatusOf(message)}
         node={node}
-        headers={node === null ? deps.headers.of(tenantId, message.clientId) : null}
+        headers={node === null ? await deps.headers.of(tenantId, message.clientId) : null}
         sync={deps.reports.get(tenantId)}
         suspendedBatch={why.waiting ? reasons.includes('batch_suspended') : null}
         retryable={retryable(message, deps.clock.now())}

@@ -103,6 +103,11 @@ export const statusAnswer = z.object({
       erasure: { scrub_owed: false, search_terms_to_scrub: 0, shredded_bodies_to_remove: 0 },
     },
   ),
+  body_store: field(
+    z.record(z.string(), z.unknown()).nullable(),
+    'Admin token only: the body store of large bodies (`[storage]`): `backend` (`embedded` or `s3`), `state` (`ok`, or `failing` from a failed write, read, removal or probe until one succeeds: submissions whose bodies go there are refused meanwhile) and `last_error` (`reason`, `at_ts`); null in fleet mode, whose nodes keep bodies in their databases.',
+    { backend: 'embedded', state: 'ok', last_error: null },
+  ).optional(),
   relays: health("connections `open` to the accounts' relays and `in_use`, in total and per account.", {
     open: 2,
     in_use: 1,
@@ -163,11 +168,11 @@ export const statusAnswer = z.object({
 
 export const healthAnswer = z.object({ status: field(z.literal('ok'), 'The process answers.', 'ok') });
 
-const checks = field(z.record(z.string(), z.string()), 'Each readiness check by name: `ok`, or what is wrong.', {
-  store: 'ok',
-  dispatcher: 'ok',
-  parser: 'ok',
-});
+const checks = field(
+  z.record(z.string(), z.string()),
+  'Each readiness check by name: `ok`, or what is wrong. `body_store` is not ready while the body store of large bodies fails (see GET /status).',
+  { store: 'ok', dispatcher: 'ok', parser: 'ok', body_store: 'ok' },
+);
 const details = field(
   z.record(z.string(), z.unknown()),
   "Beside readiness, not deciding it: `mirror` (the event mirror's state), `bounce` (each mailbox's `state` and `connected`).",

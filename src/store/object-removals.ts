@@ -1,0 +1,18 @@
+/**
+ * The body store's objects that no message needs any more (migration 29): listed by triggers in
+ * the statement that shredded, erased, replaced or deleted their message, and taken off the list
+ * once the store removed them.
+ */
+import type { ObjectRemovals } from '../core/message/index.js';
+import type { SqliteDatabase } from './database.js';
+
+export function createSqliteObjectRemovals(db: SqliteDatabase): ObjectRemovals {
+  const listed = db.prepare<[number], string>(`SELECT object FROM object_removals ORDER BY rowid LIMIT ?`).pluck();
+  const removed = db.prepare<[string]>(`DELETE FROM object_removals WHERE object IN (SELECT value FROM json_each(?))`);
+  return {
+    listed: (limit) => listed.all(limit),
+    removed: (names) => {
+      if (names.length > 0) removed.run(JSON.stringify(names));
+    },
+  };
+}

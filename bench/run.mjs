@@ -4,6 +4,7 @@
 import { writeFileSync, mkdirSync, readFileSync, existsSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { bodyStoreScenario } from './body-store.mjs';
 import { bouncesAccuracyScenario } from './bounces-accuracy.mjs';
 import { dsnFor, startBenchDovecot } from './dovecot.mjs';
 import { dkimScenario } from './dkim.mjs';
@@ -350,6 +351,7 @@ const scenarios = {
   },
 };
 
+scenarios['body-store'] = bodyStoreScenario;
 scenarios.webhooks = webhooksScenario;
 scenarios['vs-postfix'] = vsPostfixScenario;
 // Last: it starts a NATS cluster per configuration and is the longest.

@@ -51,6 +51,9 @@ function sizeOf(content: MessageContent, sizeBytes: number): number {
   }
 }
 
+const goesToStore = (item: SubmissionItem, inlineMaxBytes: number): boolean =>
+  item.message !== undefined && sizeOf(item.message.content, item.message.sizeBytes) > inlineMaxBytes;
+
 /** A body's sealed parts for its tenant, with their wrapped key and source; null to leave it where it is. */
 type Sealed = { key: Uint8Array; parts: Uint8Array[]; source?: 'smtp' } | null;
 
@@ -93,7 +96,7 @@ export function createBodyOffload(inner: SubmissionService, deps: BodyOffloadDep
     written: Map<number, string>,
   ): Promise<SubmissionItem> => {
     const message = item.message;
-    if (message === undefined || sizeOf(message.content, message.sizeBytes) <= deps.inlineMaxBytes) return item;
+    if (message === undefined || !goesToStore(item, deps.inlineMaxBytes)) return item;
     const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
     if (tenantId === undefined) return item;
     const sealed = sealedOf(message.content, tenantId, deps);
@@ -114,6 +117,9 @@ export function createBodyOffload(inner: SubmissionService, deps: BodyOffloadDep
 
   return {
     async enqueue(principal, items, defaultPriority, correlationId, alongside) {
+      // Most mail is small: it goes on as it came, without a promise per message.
+      if (!items.some((item) => goesToStore(item, deps.inlineMaxBytes)))
+        return inner.enqueue(principal, items, defaultPriority, correlationId, alongside);
       const written = new Map<number, string>();
       let offloaded: SubmissionItem[];
       try {

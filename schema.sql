@@ -907,6 +907,8 @@ DROP TABLE suppressions_before_unsubscribe;
 -- is already gone, so a removal that waits never keeps a readable copy.
 ALTER TABLE messages ADD COLUMN body_object TEXT;
 CREATE TABLE object_removals (object TEXT PRIMARY KEY) STRICT;
+-- What the sweep asks of each object it finds in the store: does a message name it?
+CREATE INDEX messages_body_object ON messages (body_object) WHERE body_object IS NOT NULL;
 CREATE TRIGGER messages_object_released AFTER UPDATE OF body_object ON messages
   WHEN OLD.body_object IS NOT NULL AND (NEW.body_object IS NULL OR NEW.body_object <> OLD.body_object)
   BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.body_object); END;

@@ -115,12 +115,13 @@ function submissionsOf({ store, clock, ids, log, bodyStore }: DaemonContext, wak
 }
 
 /** The loop that removes what no message needs any more from the body store, as a service. */
-function bodyRemovalOf({ bodyStore, store, log }: DaemonContext) {
+function bodyRemovalOf({ bodyStore, store, clock, log }: DaemonContext) {
   if (bodyStore === null) return { loop: null, services: [] };
   const loop = createObjectRemoval({
     removals: store.objectRemovals,
     objects: bodyStore.objects,
     intervalMs: bodyStore.removalIntervalMs,
+    clock,
     log: log.child({ component: 'body-store' }),
   });
   return {

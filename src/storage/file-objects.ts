@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, readFile, rename, unlink } from 'node:fs/promises';
+import { access, mkdir, open, readdir, readFile, rename, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ObjectBackend } from './object-health.js';
 
@@ -30,6 +30,16 @@ async function syncDirectory(dir: string): Promise<void> {
 }
 
 const isMissing = (error: unknown): boolean => (error as NodeJS.ErrnoException).code === 'ENOENT';
+
+/** A directory's entries; none when it does not exist (nothing was stored yet). */
+async function entriesOf(dir: string): Promise<string[]> {
+  try {
+    return await readdir(dir);
+  } catch (error) {
+    if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    throw error;
+  }
+}
 
 export function createFileObjects(root: string): ObjectBackend {
   /** Directories made and fsynced into their parent since start. */
@@ -69,6 +79,20 @@ export function createFileObjects(root: string): ObjectBackend {
       } catch (error) {
         if (!isMissing(error)) throw error;
       }
+    },
+    async list(before) {
+      const names: string[] = [];
+      for (const dir of await entriesOf(root)) {
+        for (const entry of await entriesOf(join(root, dir))) {
+          const path = join(root, dir, entry);
+          const written = (await stat(path).catch(() => null))?.mtimeMs;
+          if (written === undefined || written >= before) continue;
+          // A temporary file of a put that never finished (the daemon stopped in between) goes at once.
+          if (entry.endsWith('.tmp')) await unlink(path).catch(() => undefined);
+          else if (NAME.test(entry)) names.push(entry);
+        }
+      }
+      return names;
     },
     async probe() {
       await mkdir(root, { recursive: true });

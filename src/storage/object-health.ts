@@ -31,6 +31,7 @@ export function withHealth(backend: BodyStoreHealth['backend'], inner: ObjectBac
     put: watched(inner.put),
     get: watched(inner.get),
     remove: watched(inner.remove),
+    list: watched(inner.list),
     probe: () => probe().catch(() => false),
     health: () => ({ backend, state: failing ? 'failing' : 'ok', last_error: lastError }),
   };

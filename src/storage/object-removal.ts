@@ -4,7 +4,7 @@
  * at a time until the list is empty; a store that does not answer ends the run, and the next one
  * tries again, so a removal is retried until it is done and never blocks anything else.
  */
-import type { Logger } from '../core/index.js';
+import type { Clock, Logger } from '../core/index.js';
 import type { BodyObjects, ObjectRemovals } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 
@@ -31,22 +31,62 @@ export function removeListedObjects(
   };
 }
 
-/** Each run probes the store first (so /ready sees it answer again), then removes what is listed. */
+/**
+ * The sweep of objects no message names: written for a submission that was then not committed
+ * (the daemon stopped between the write and the commit, or the commit failed). Their keys were
+ * never stored, so they can never be read: only their space is reclaimed. An object is looked at
+ * once it is older than `graceMs`, by which time its submission has long been committed or refused.
+ */
+export function sweepUnnamedObjects(
+  removals: Pick<ObjectRemovals, 'unnamed'>,
+  objects: Pick<BodyObjects, 'list' | 'remove'>,
+  graceMs: number,
+): (now: number) => Promise<number> {
+  return async (now) => {
+    const found = await objects.list(now - graceMs);
+    let removed = 0;
+    for (let at = 0; at < found.length; at += BATCH) {
+      const unnamed = removals.unnamed(found.slice(at, at + BATCH));
+      await Promise.all(unnamed.map((name) => objects.remove(name)));
+      removed += unnamed.length;
+    }
+    return removed;
+  };
+}
+
+/** How old an object must be before the sweep asks whether a message names it, and how often it sweeps. */
+const SWEEP_GRACE_MS = 3_600_000;
+const SWEEP_EVERY_MS = 3_600_000;
+
+/**
+ * Each run probes the store first (so /ready sees it answer again), then removes what is listed;
+ * the first run after the start, and one an hour after, also sweeps what no message names.
+ */
 export function createObjectRemoval(deps: {
   removals: ObjectRemovals;
-  objects: Pick<BodyObjects, 'remove' | 'probe'>;
+  objects: Pick<BodyObjects, 'remove' | 'probe' | 'list'>;
   intervalMs: number;
+  clock: Clock;
   log: Logger;
 }): PeriodicLoop {
+  const { clock, log } = deps;
   const run = removeListedObjects(deps.removals, deps.objects);
+  const sweep = sweepUnnamedObjects(deps.removals, deps.objects, SWEEP_GRACE_MS);
+  let sweepAt = 0;
   return createPeriodicLoop({
     name: 'body-object-removal',
     intervalMs: deps.intervalMs,
-    log: deps.log,
+    clock,
+    log,
     run: async () => {
       if (!(await deps.objects.probe())) return;
       const removed = await run();
-      if (removed > 0) deps.log.debug({ removed }, 'body objects removed');
+      if (removed > 0) log.debug({ removed }, 'body objects removed');
+      const now = clock.now();
+      if (now < sweepAt) return;
+      sweepAt = now + SWEEP_EVERY_MS;
+      const swept = await sweep(now);
+      if (swept > 0) log.info({ objects: swept }, 'removed body objects no message names (submissions not committed)');
     },
   });
 }

@@ -59,6 +59,20 @@ export async function createS3Objects(settings: S3Settings): Promise<ObjectBacke
       // S3 answers a delete of a missing key as done.
       await client.send(new s3.DeleteObjectCommand({ Bucket, Key: keyOf(name) }));
     },
+    async list(before) {
+      const names: string[] = [];
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await client.send(
+          new s3.ListObjectsV2Command({ Bucket, Prefix: settings.prefix, ContinuationToken }),
+        );
+        for (const object of page.Contents ?? [])
+          if (object.Key !== undefined && (object.LastModified?.getTime() ?? before) < before)
+            names.push(object.Key.slice(settings.prefix.length));
+        ContinuationToken = page.IsTruncated === true ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken !== undefined);
+      return names;
+    },
     async probe() {
       await client.send(new s3.HeadBucketCommand({ Bucket }));
       return true;

@@ -9,8 +9,15 @@ import type { SqliteDatabase } from './database.js';
 export function createSqliteObjectRemovals(db: SqliteDatabase): ObjectRemovals {
   const listed = db.prepare<[number], string>(`SELECT object FROM object_removals ORDER BY rowid LIMIT ?`).pluck();
   const removed = db.prepare<[string]>(`DELETE FROM object_removals WHERE object IN (SELECT value FROM json_each(?))`);
+  const named = db
+    .prepare<[string], string>(`SELECT body_object FROM messages WHERE body_object IN (SELECT value FROM json_each(?))`)
+    .pluck();
   return {
     listed: (limit) => listed.all(limit),
+    unnamed: (names) => {
+      const kept = new Set(named.all(JSON.stringify(names)));
+      return names.filter((name) => !kept.has(name));
+    },
     removed: (names) => {
       if (names.length > 0) removed.run(JSON.stringify(names));
     },

@@ -6,7 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import {
+  CreateBucketCommand,
+  GetObjectCommand,
+  ListObjectsV2Command,
+  PutObjectCommand,
+  S3Client,
+} from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 
 export interface S3Server {
@@ -14,6 +20,8 @@ export interface S3Server {
   bucket: string;
   /** The [storage.s3] section of a daemon whose body store is this bucket (`[storage] backend = "s3"` beside it). */
   toml(prefix?: string): string;
+  /** Writes an object into the bucket. */
+  put(key: string, bytes: Buffer): Promise<void>;
   /** How many objects the bucket holds under `prefix`. */
   count(prefix: string): Promise<number>;
   /** An object's bytes as the bucket holds them; null when there is none. */
@@ -57,6 +65,9 @@ export async function startS3Server(bucket = 'mailproxy-bodies'): Promise<S3Serv
         'timeout_seconds = 2',
         '',
       ].join('\n'),
+    async put(key, bytes) {
+      await client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes }));
+    },
     async count(prefix) {
       const listed = await client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
       return listed.KeyCount ?? 0;

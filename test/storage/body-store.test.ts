@@ -6,7 +6,7 @@
  * refuses what would go there (503 STORE_UNAVAILABLE, 451 4.3.0) and says so in /ready and
  * /status, takes small mail meanwhile, and takes everything again once it answers.
  */
-import { readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,6 +28,8 @@ interface Backend {
   object(dataDir: string, name: string): Promise<Buffer | null>;
   /** How many objects the store holds. */
   count(dataDir: string): Promise<number>;
+  /** Writes an object straight into the store, as a submission that was never committed leaves one. */
+  put(dataDir: string, name: string, bytes: Buffer): Promise<void>;
   /** What the configuration says beside `[storage]`: the S3 section. */
   /** The store stops answering, and answers again. */
   fail(dataDir: string): Promise<void>;
@@ -40,6 +42,10 @@ function embedded(): Backend {
     name: 'embedded',
     toml: () => '',
     object: async (dataDir, name) => embeddedObject(dataDir, name),
+    put: async (dataDir, name, bytes) => {
+      mkdirSync(join(dataDir, 'bodies', name.slice(0, 2)), { recursive: true });
+      writeFileSync(join(dataDir, 'bodies', name.slice(0, 2), name), bytes);
+    },
     count: async (dataDir) =>
       readdirSync(join(dataDir, 'bodies'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile())
         .length,
@@ -63,6 +69,7 @@ async function s3(): Promise<Backend> {
     toml: () => server.toml('bodies/'),
     object: (_dataDir, name) => server.object(`bodies/${name}`),
     count: () => server.count('bodies/'),
+    put: (_dataDir, name, bytes) => server.put(`bodies/${name}`, bytes),
     fail: () => server.stop(),
     mend: () => server.start(),
     cleanup: () => server.cleanup(),
@@ -263,5 +270,17 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
     await expect
       .poll(() => sink.messages.some((received) => received.raw.includes('X-Genro-Mail-ID: after-outage')))
       .toBe(true);
+  });
+
+  it('sweeps an object no message names once it is an hour old, and keeps every object a message names', async () => {
+    const orphan = 'f'.repeat(32);
+    await backend.put(fx.t.dataDir, orphan, Buffer.from('sealed bytes of a submission never committed'));
+    const named = row('bulk-0').body_object ?? '';
+    const before = await backend.count(fx.t.dataDir);
+    fx.clock.advance(2 * 3_600_000);
+    await fx.t.daemon.bodyRemoval?.tick();
+    expect(await backend.object(fx.t.dataDir, orphan)).toBeNull();
+    expect(await backend.object(fx.t.dataDir, named)).not.toBeNull();
+    expect(await backend.count(fx.t.dataDir)).toBe(before - 1);
   });
 });

@@ -21,6 +21,8 @@ export interface BodyObjects {
   get(name: string): Promise<Buffer | null>;
   /** Resolves when the object is gone, also when it was gone already. */
   remove(name: string): Promise<void>;
+  /** The names of the objects last written before `before` (epoch ms), for the sweep of those no message names. */
+  list(before: number): Promise<string[]>;
   /** Whether the store answers now (a cheap round trip); records the answer in health(). */
   probe(): Promise<boolean>;
   health(): BodyStoreHealth;
@@ -32,6 +34,8 @@ export interface ObjectRemovals {
   listed(limit: number): string[];
   /** These are gone from the store: no longer listed. */
   removed(names: readonly string[]): void;
+  /** Of `names`, those no message names (written for a submission that was then not committed). */
+  unnamed(names: readonly string[]): string[];
 }
 
 /**

@@ -46,7 +46,7 @@ export function createFileObjects(root: string): ObjectBackend {
   const made = new Set<string>();
   const directory = async (dir: string): Promise<void> => {
     if (made.has(dir)) return;
-    await mkdir(dir, { recursive: true });
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     await syncDirectory(root);
     made.add(dir);
   };
@@ -95,7 +95,7 @@ export function createFileObjects(root: string): ObjectBackend {
       return names;
     },
     async probe() {
-      await mkdir(root, { recursive: true });
+      await mkdir(root, { recursive: true, mode: 0o700 });
       await access(root, constants.W_OK);
       return true;
     },

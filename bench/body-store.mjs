@@ -1,6 +1,6 @@
 // The `body-store` scenario (issue 46): intake of 1 MB messages over HTTP (4 clients, one message
 // a request, 5 s, the tenant suspended so nothing is relayed) with the bodies kept in the database
-// (inline_max_bytes above their size), in the embedded body store (files beside the database, the
+// (backend "database"), in the embedded body store (files beside the database, the
 // default) and in an S3 bucket (s3rver in its own process), one after the other in the same run;
 // with the bytes the database (and its WAL) and the body store hold after it.
 import { readdirSync, statSync, writeFileSync } from 'node:fs';
@@ -48,7 +48,7 @@ export async function bodyStoreScenario() {
   const s3 = start(['bench/s3-server.mjs']);
   const { port } = await s3.next((entry) => entry.port);
   try {
-    const inDatabase = await intake('[storage]\ninline_max_bytes = 8388608\n');
+    const inDatabase = await intake('[storage]\nbackend = "database"\n');
     const embedded = await intake('[storage]\nbackend = "embedded"\n');
     const bucket = await intake(
       [

@@ -22,7 +22,7 @@ import type { DaemonMirror } from './outbox/index.js';
 import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/index.js';
 import { openStoreService, type StoreService, type SqliteStore } from './store/index.js';
-import { openBodyObjects } from './storage/index.js';
+import { createFileSpool, openBodyObjects } from './storage/index.js';
 import type { ReportLoop } from './sync/index.js';
 
 export { DATABASE_FILE } from './store/index.js';
@@ -65,18 +65,10 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const version = deps.version ?? mailproxyVersion();
   const keyRing = openDaemonKeys(settings.keys, log);
   // Large bodies' store, before the database that reads them from it.
-  const storage = settings.storage;
-  const bodyStore =
-    storage === null
-      ? null
-      : {
-          objects: await openBodyObjects(storage, () => clock.now()),
-          seal: keyRing.bodies,
-          inlineMaxBytes: storage.inlineMaxBytes,
-          removalIntervalMs: storage.removalIntervalMs,
-        };
+  const { storage } = settings;
+  const bodyObjects = storage === null ? null : await openBodyObjects(storage, () => clock.now());
   const stored = openStoreService(settings, {
-    objects: bodyStore?.objects ?? null,
+    objects: bodyObjects,
     secrets: keyRing.secrets,
     bodies: keyRing.bodies,
     blindIndex: keyRing.blindIndex,
@@ -84,6 +76,18 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     clock,
     log,
   });
+  // The spool beside the store clears what a stop left: only once the data directory is ours (its lock).
+  const bodyStore =
+    storage === null || bodyObjects === null
+      ? null
+      : {
+          objects: bodyObjects,
+          spool: createFileSpool(storage.spoolDirectory, keyRing.bodies),
+          abandonedSpoolMs: storage.abandonedSpoolMs,
+          seal: keyRing.bodies,
+          inlineMaxBytes: storage.inlineMaxBytes,
+          removalIntervalMs: storage.removalIntervalMs,
+        };
   // API keys are digested with the key the database kept through key rotations, if it kept one.
   const keys = keyRing.withTokenDigest(stored.store.tokenDigestKey());
   // Alone, or a node of a fleet whose link is made first and whose features decorate the single-node services.

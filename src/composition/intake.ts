@@ -71,7 +71,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = {
-    store,
+    store: smtpStore(ctx),
     submissions: node.submissions,
     defaultHostname: hostname(),
     clock,
@@ -92,4 +92,10 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
       service: { name: 'domain-checks', start: () => watch.loop.start(), stop: () => watch.loop.stop() },
     },
   };
+}
+
+/** What SMTP intake reads of the store, with the spool beside the body store when there is one. */
+function smtpStore({ store, bodyStore }: DaemonContext) {
+  if (bodyStore === null) return store;
+  return { tenants: store.tenants, accounts: store.accounts, queue: store.queue, spool: bodyStore.spool };
 }

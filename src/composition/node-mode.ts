@@ -17,6 +17,7 @@ import type { SmtpSessionDeps } from '../ingress/smtp/index.js';
 import type { Metrics, MetricsSources } from '../metrics/index.js';
 import type { NatsConnectionLifecycle } from '../nats/index.js';
 import type { Stage } from '../runtime/index.js';
+import type { FileSpool } from '../storage/index.js';
 import type { SqliteStore } from '../store/index.js';
 import type { WebhookService, WebhookServiceDeps } from '../ingress/webhooks/index.js';
 import type { KeyEncryptionKey } from '../security/index.js';
@@ -49,6 +50,9 @@ export interface DaemonContext {
 /** The body store, and what intake seals large bodies with before they go there. */
 export interface BodyStore {
   objects: BodyObjects;
+  /** Large SMTP submissions as they arrive, beside the store instead of in the database. */
+  spool: FileSpool;
+  abandonedSpoolMs: number;
   seal: BodySeal;
   inlineMaxBytes: number;
   removalIntervalMs: number;

@@ -109,7 +109,7 @@ function submissionsOf({ store, clock, ids, log, bodyStore }: DaemonContext, wak
   return createBodyOffload(queued, {
     ...bodyStore,
     newName: () => ids.uuid().replaceAll('-', ''),
-    spools: { read: store.queue.spooledContent, discard: (spoolId) => store.spool.discard(spoolId) },
+    spools: bodyStore.spool,
     log: log.child({ component: 'body-store' }),
   });
 }
@@ -120,6 +120,8 @@ function bodyRemovalOf({ bodyStore, store, clock, log }: DaemonContext) {
   const loop = createObjectRemoval({
     removals: store.objectRemovals,
     objects: bodyStore.objects,
+    spool: bodyStore.spool,
+    abandonedSpoolMs: bodyStore.abandonedSpoolMs,
     intervalMs: bodyStore.removalIntervalMs,
     clock,
     log: log.child({ component: 'body-store' }),

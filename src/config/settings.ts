@@ -219,14 +219,19 @@ const retentionSettings = ({ retention, pec, smtp }: Readonly<Config>) => ({
 });
 
 /**
- * Where large bodies go (storage-schema.ts). Null in fleet mode: a fleet's nodes hand bodies to
- * each other through the replicated spool, which carries the bytes, so they stay in the database.
+ * Where large bodies go (storage-schema.ts). Null, every body in the database, with the backend
+ * `database` and in fleet mode: a fleet's nodes hand bodies to each other through the replicated
+ * spool, which carries the bytes.
  */
-const storageSettings = ({ storage, data_dir, fleet }: Readonly<Config>) =>
-  fleet.enabled
+const storageSettings = ({ storage, data_dir, fleet, smtp }: Readonly<Config>) =>
+  fleet.enabled || storage.backend === 'database'
     ? null
     : {
         backend: storage.backend,
+        /** Large SMTP submissions being received, part by part (src/storage/file-spool.ts). */
+        spoolDirectory: join(data_dir, 'spool'),
+        /** No SMTP transfer outlives its data timeout: an older spool no message took was abandoned. */
+        abandonedSpoolMs: 2 * smtp.data_timeout_seconds * SECOND,
         inlineMaxBytes: storage.inline_max_bytes,
         removalIntervalMs: storage.removal_interval_seconds * SECOND,
         directory: join(data_dir, 'bodies'),

@@ -35,7 +35,8 @@ const s3Section = z
 
 export const storageSection = z
   .object({
-    backend: z.enum(['embedded', 's3']).default('embedded'),
+    // "database": every body in the database, as before there was a body store (one file to back up).
+    backend: z.enum(['embedded', 's3', 'database']).default('embedded'),
     // Sealed bodies up to this size stay in the database; larger ones go to the body store.
     inline_max_bytes: z
       .number()

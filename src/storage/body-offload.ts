@@ -3,8 +3,8 @@
  * edge it came by (HTTP, SMTP, a JetStream command), has each body above `inlineMaxBytes` sealed
  * (if its edge did not already seal it) and written to the store, and reaches the queue naming
  * its object instead of carrying its bytes. A body SMTP spooled as it arrived (sealed part by
- * part in the database) is moved to the store in its sealed parts, and its spool discarded once
- * the message is committed: the database holds it only while it arrives. The 250/200 still waits for the commit, which now
+ * part in a file beside the store: file-spool.ts) goes to the store in its sealed parts whatever
+ * its size, and its spool is discarded once the message is committed. The 250/200 still waits for the commit, which now
  * comes after the object is durable; a store that does not take a body refuses the whole
  * submission (503 / 451 4.3.0), so nothing is accepted that cannot be kept.
  *
@@ -22,6 +22,7 @@ import {
   type SubmissionService,
 } from '../core/message/index.js';
 import type { Principal } from '../core/tenant/index.js';
+import type { FileSpool } from './file-spool.js';
 
 export interface BodyOffloadDeps {
   objects: Pick<BodyObjects, 'put' | 'remove'>;
@@ -30,13 +31,13 @@ export interface BodyOffloadDeps {
   inlineMaxBytes: number;
   /** A new object name: unique, made of lower-case hex. */
   newName: () => string;
-  /** The database's spool of large SMTP submissions: their sealed parts and key, read to move them. */
-  spools: { read(spoolId: number): { key: Buffer | null; parts: Buffer[] }; discard(spoolId: number): void };
+  /** The spool of large SMTP submissions (file-spool.ts): their sealed parts and key, read to move them. */
+  spools: Pick<FileSpool, 'read' | 'discard'>;
   log: Logger;
 }
 
 /** The size a body is stored at (about: a sealed part adds a few dozen bytes); 0 for one in the store already. */
-function sizeOf(content: MessageContent, sizeBytes: number): number {
+function sizeOf(content: MessageContent): number {
   switch (content.kind) {
     case 'sealed':
       return content.body.byteLength;
@@ -45,14 +46,15 @@ function sizeOf(content: MessageContent, sizeBytes: number): number {
     case 'payload':
       return Buffer.byteLength(content.json, 'utf8');
     case 'spooled':
-      return sizeBytes;
+      // Spooled beside the body store, never in the database: it always goes to the store.
+      return Number.POSITIVE_INFINITY;
     case 'stored':
       return 0;
   }
 }
 
 const goesToStore = (item: SubmissionItem, inlineMaxBytes: number): boolean =>
-  item.message !== undefined && sizeOf(item.message.content, item.message.sizeBytes) > inlineMaxBytes;
+  item.message !== undefined && sizeOf(item.message.content) > inlineMaxBytes;
 
 /** A body's sealed parts for its tenant, with their wrapped key and source; null to leave it where it is. */
 type Sealed = { key: Uint8Array; parts: Uint8Array[]; source?: 'smtp' } | null;
@@ -71,9 +73,10 @@ function sealedOf(content: MessageContent, tenantId: string, deps: BodyOffloadDe
       return { key: key.wrapped, parts, ...(content.kind === 'raw' ? { source: 'smtp' as const } : {}) };
     }
     case 'spooled': {
-      // A spool from before bodies were sealed (no key), or already gone (an empty one), stays as it is.
       const { key, parts } = deps.spools.read(content.spoolId);
-      return key === null || key.length === 0 ? null : { key, parts, source: 'smtp' };
+      // Gone (swept as abandoned): nothing of it can be kept, and the database has no spool of that number.
+      if (key.length === 0) throw new Error('the spooled message is gone');
+      return { key, parts, source: 'smtp' };
     }
     case 'stored':
       return null;
@@ -98,6 +101,9 @@ export function createBodyOffload(inner: SubmissionService, deps: BodyOffloadDep
     const message = item.message;
     if (message === undefined || !goesToStore(item, deps.inlineMaxBytes)) return item;
     const tenantId = principal.kind === 'tenant' ? principal.tenantId : item.tenantId;
+    // A spooled body must reach the store: the database has no spool of its number.
+    if (tenantId === undefined && message.content.kind === 'spooled')
+      throw new Error('a spooled message names no tenant');
     if (tenantId === undefined) return item;
     const sealed = sealedOf(message.content, tenantId, deps);
     if (sealed === null) return item;
@@ -126,10 +132,11 @@ export function createBodyOffload(inner: SubmissionService, deps: BodyOffloadDep
         offloaded = await Promise.all(items.map((item) => offload(item, principal, written)));
       } catch (error) {
         removeLater([...written.values()]);
-        const reason = error instanceof Error ? error.message : String(error);
+        // What failed stays here (it may name paths or the bucket): the client learns that the store did not answer.
+        log.warn({ err: error }, 'the body store did not take a submission; refused');
         throw new AppError('STORE_UNAVAILABLE', 'the body store did not take the message; nothing was accepted', {
           transient: true,
-          details: { reason: `body store: ${reason}` },
+          details: { reason: 'body_store' },
           cause: error,
         });
       }

@@ -7,8 +7,11 @@ import { createS3Objects, type S3Settings } from './s3-objects.js';
 export { createBodyOffload } from './body-offload.js';
 export { createObjectRemoval } from './object-removal.js';
 
+export { createFileSpool, type FileSpool } from './file-spool.js';
+
 export interface BodyStoreSettings {
-  backend: 'embedded' | 's3';
+  /** `database` never comes here: no body store is made for it (config/settings.ts). */
+  backend: 'embedded' | 's3' | 'database';
   /** The embedded store's directory (the data directory's `bodies/`). */
   directory: string;
   s3: S3Settings;
@@ -16,6 +19,6 @@ export interface BodyStoreSettings {
 
 /** The configured body store, its health watched. Opening does not reach the store: /ready tells whether it answers. */
 export async function openBodyObjects(settings: BodyStoreSettings, now: () => number): Promise<BodyObjects> {
-  if (settings.backend === 'embedded') return withHealth('embedded', createFileObjects(settings.directory), now);
-  return withHealth('s3', await createS3Objects(settings.s3), now);
+  if (settings.backend === 's3') return withHealth('s3', await createS3Objects(settings.s3), now);
+  return withHealth('embedded', createFileObjects(settings.directory), now);
 }

@@ -5,7 +5,7 @@
  * tries again, so a removal is retried until it is done and never blocks anything else.
  */
 import type { Clock, Logger } from '../core/index.js';
-import type { BodyObjects, ObjectRemovals } from '../core/message/index.js';
+import type { BodyObjects, MessageSpool, ObjectRemovals } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 
 /** Objects removed side by side in one batch. */
@@ -59,12 +59,16 @@ const SWEEP_GRACE_MS = 3_600_000;
 const SWEEP_EVERY_MS = 3_600_000;
 
 /**
- * Each run probes the store first (so /ready sees it answer again), then removes what is listed;
- * the first run after the start, and one an hour after, also sweeps what no message names.
+ * Each run removes the spools of abandoned transfers, probes the store (so /ready sees it answer
+ * again), then removes what is listed; the first run after the start, and one an hour after, also
+ * sweeps what no message names.
  */
 export function createObjectRemoval(deps: {
   removals: ObjectRemovals;
   objects: Pick<BodyObjects, 'remove' | 'probe' | 'list'>;
+  /** The spool beside the store, and how old a spool no message took is when it was abandoned. */
+  spool: Pick<MessageSpool, 'sweep'>;
+  abandonedSpoolMs: number;
   intervalMs: number;
   clock: Clock;
   log: Logger;
@@ -79,6 +83,8 @@ export function createObjectRemoval(deps: {
     clock,
     log,
     run: async () => {
+      const abandoned = deps.spool.sweep(clock.now() - deps.abandonedSpoolMs);
+      if (abandoned > 0) log.info({ spools: abandoned }, 'removed smtp spools of transfers that were abandoned');
       if (!(await deps.objects.probe())) return;
       const removed = await run();
       if (removed > 0) log.debug({ removed }, 'body objects removed');

@@ -3,7 +3,7 @@
  * directory's secret.key, or the secret key it was given): bodies are sealed at rest (issue 45),
  * so a test that checks what was stored opens it as the relay would.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { createBodySeal } from '../../src/security/body-seal.js';
@@ -79,3 +79,7 @@ export function storedBodyBySubject(
   const found = storedPersonal(db, keys).find((fields) => fields.subject === subject);
   return found === undefined ? null : storedBody(db, keys, 'pk = ?', found.pk);
 }
+
+/** Spools of SMTP transfers in progress beside the body store (src/storage/file-spool.ts): its files. */
+export const spoolFiles = (dataDir: string): number =>
+  existsSync(join(dataDir, 'spool')) ? readdirSync(join(dataDir, 'spool')).length : 0;

@@ -18,7 +18,7 @@ import {
   type RawSmtp,
   type SmtpReplyLine,
 } from '../helpers/raw-smtp.js';
-import { storedBodyBySubject } from '../helpers/stored-body.js';
+import { spoolFiles, storedBodyBySubject } from '../helpers/stored-body.js';
 import { startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { startSmtpSink, type SinkMessage, type SmtpSink } from '../peers/smtp-sink.js';
 import { eventually as eventuallyWithin } from '../helpers/eventually.js';
@@ -63,7 +63,8 @@ async function startScenario(smtpToml: string): Promise<Scenario> {
     sink,
     key,
     port,
-    counts: () => ({ messages: count('messages'), spools: count('spools') }),
+    // Spools in the database (no body store) and beside the body store.
+    counts: () => ({ messages: count('messages'), spools: count('spools') + spoolFiles(fx.t.dataDir) }),
     rawOf: (subject) => storedBodyBySubject(db, { dataDir: fx.t.dataDir }, subject) ?? Buffer.alloc(0),
     abandoned: () => logRecords(fx).filter(isAbandonedTransfer).length,
     unexpectedErrors: () =>

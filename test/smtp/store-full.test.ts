@@ -48,8 +48,8 @@ describe('SMTP intake when the store is full', () => {
   };
 
   beforeAll(async () => {
-    // Bodies kept in the database (storage.inline_max_bytes above their size), so that they fill it.
-    fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n[storage]\ninline_max_bytes = 8388608\n' });
+    // Bodies kept in the database (no body store), so that they fill it.
+    fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n[storage]\nbackend = "database"\n' });
     port = fx.t.daemon.smtp?.plain?.port ?? 0;
     key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', { port: 9 }, { is_default: true });

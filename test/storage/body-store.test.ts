@@ -171,7 +171,9 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
     const spools = db((opened) =>
       opened.prepare('SELECT (SELECT count(*) FROM spools) + (SELECT count(*) FROM spool_parts)').pluck().get(),
     );
-    expect(spools, 'spools and spooled parts left').toBe(0);
+    // Spooled beside the store, never in the database, and gone once the message was committed.
+    expect(spools, "the database's spools and spooled parts").toBe(0);
+    expect(readdirSync(join(fx.t.dataDir, 'spool'))).toEqual([]);
     await fx.settle();
     await expect
       .poll(() => sink.messages.find((received) => received.raw.includes('X-Genro-Mail-ID: spooled-smtp')))

@@ -153,7 +153,10 @@ function daemonStatus(deps: ApiDeps) {
         return warmingUp(store.accounts.list(null), (tenantId, id) => store.queue.usage(tenantId, id, now).day, now);
       },
       failingDomains: deps.failingDomains,
-      bodyStore: () => deps.bodyStore?.objects.health() ?? null,
+      bodyStore: () =>
+        deps.bodyStore === null
+          ? null
+          : { ...deps.bodyStore.objects.health(), objects_to_remove: store.objectRemovals.count() },
       parserReady: parsing.ready,
       smtpSessions: deps.smtpSessions,
       reports: () => reports.status.list(),

@@ -50,6 +50,13 @@ export function createStreams(ctx: DaemonContext, work: Work, reach: NodeReach) 
     queue: () => store.queueStatus.counts(null),
     pecAwaiting: () => store.pecReceipts.awaitingCount(),
     store: () => store.writeStatus(),
+    bodyStore: () =>
+      ctx.bodyStore === null
+        ? null
+        : {
+            failing: ctx.bodyStore.objects.health().state === 'failing',
+            objectsToRemove: store.objectRemovals.count(),
+          },
     pausedAccounts: () => store.queueStatus.pausedAccounts(),
     paces: () => work.delivery.paces.all(),
     ...reach.metrics,

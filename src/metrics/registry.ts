@@ -25,7 +25,7 @@ import { registerLatencyHistograms, type LatencyHistograms } from './latency-his
 import { registerMirrorGauges } from './mirror-gauges.js';
 import { registerPaceGauges } from './pace-gauges.js';
 import { registerReportGauges } from './report-gauges.js';
-import { registerStoreGauges, type StoreUsage } from './store-gauges.js';
+import { registerStoreGauges, type BodyStoreUsage, type StoreUsage } from './store-gauges.js';
 import { registerWebhookCounters } from './webhook-counters.js';
 import type { WebhookTelemetry } from '../core/index.js';
 import type { SyncStatus } from '../core/report/index.js';
@@ -40,6 +40,8 @@ export interface MetricsSources {
   pecAwaiting?: () => number;
   /** The store's writes (GET /status `store`): refused now or not, size against the cap. */
   store?: () => StoreUsage;
+  /** The body store of large bodies; null without one. */
+  bodyStore?: () => BodyStoreUsage | null;
   /** Accounts paced after their relay pushed back, for mailproxy_account_pace. */
   paces?: () => AccountPace[];
   /** Paused accounts per tenant that has accounts, for mailproxy_accounts_paused. */
@@ -81,6 +83,7 @@ export function createMetrics(build: Partial<BuildInfo> = {}): Metrics {
     registers,
     () => sources?.store?.(),
     () => sources?.pecAwaiting?.(),
+    () => sources?.bodyStore?.(),
   );
   registerInstanceGauges(
     registers,

@@ -11,10 +11,17 @@ export interface StoreUsage {
   max_bytes: number | null;
 }
 
+/** The body store of large bodies (GET /status `body_store`); absent without one (fleet mode, backend `database`). */
+export interface BodyStoreUsage {
+  failing: boolean;
+  objectsToRemove: number;
+}
+
 export function registerStoreGauges(
   registers: Registry[],
   store: () => StoreUsage | undefined,
   pecAwaiting: () => number | undefined,
+  bodyStore: () => BodyStoreUsage | null | undefined,
 ): void {
   // A full database refuses intake: the alert is on its size against the cap, before it is.
   const storeGauge = (name: string, help: string, value: (status: StoreUsage) => number | null): void => {
@@ -43,6 +50,29 @@ export function registerStoreGauges(
     'mailproxy_store_refusing_writes',
     '1 from a write the store refused (full, locked) until the next commit succeeds',
     (s) => (s.state === 'refusing' ? 1 : 0),
+  );
+
+  const bodyStoreGauge = (name: string, help: string, value: (usage: BodyStoreUsage) => number): void => {
+    new Gauge({
+      name,
+      help,
+      registers,
+      collect() {
+        const usage = bodyStore();
+        if (usage !== null && usage !== undefined) this.set(value(usage));
+      },
+    });
+  };
+  // Large mail is refused while the body store fails: the alert is on it.
+  bodyStoreGauge(
+    'mailproxy_body_store_failing',
+    '1 from a failed operation of the body store of large bodies until one succeeds (large mail is refused meanwhile)',
+    (usage) => (usage.failing ? 1 : 0),
+  );
+  bodyStoreGauge(
+    'mailproxy_body_store_objects_to_remove',
+    'Objects of the body store no message needs any more (their keys destroyed), waiting to be removed from it',
+    (usage) => usage.objectsToRemove,
   );
 
   new Gauge({

@@ -12,7 +12,9 @@ export function createSqliteObjectRemovals(db: SqliteDatabase): ObjectRemovals {
   const named = db
     .prepare<[string], string>(`SELECT body_object FROM messages WHERE body_object IN (SELECT value FROM json_each(?))`)
     .pluck();
+  const count = db.prepare<[], number>(`SELECT count(*) FROM object_removals`).pluck();
   return {
+    count: () => count.get() ?? 0,
     listed: (limit) => listed.all(limit),
     unnamed: (names) => {
       const kept = new Set(named.all(JSON.stringify(names)));

@@ -101,6 +101,11 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
           )
           .get(id) as { body_object: string | null; keyed: number; inline: number },
     );
+  const metric = async (name: string): Promise<number | null> => {
+    const text = (await fx.admin('GET', '/metrics')).text as string;
+    const line = text.split('\n').find((candidate) => candidate.startsWith(`${name} `));
+    return line === undefined ? null : Number(line.slice(name.length + 1));
+  };
   const submit = async (id: string, body: string): Promise<string> => {
     const session = await openSubmission(fx.t.daemon.smtp?.plain?.port ?? 0);
     try {
@@ -236,7 +241,9 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
     expect(erased.status).toBe(200);
     expect(row('bulk-3')).toMatchObject({ body_object: null, keyed: 0 });
     expect(db((opened) => opened.prepare('SELECT object FROM object_removals').pluck().all())).toContain(name);
+    expect(await metric('mailproxy_body_store_objects_to_remove')).toBe(1);
     await fx.t.daemon.bodyRemoval?.tick();
+    expect(await metric('mailproxy_body_store_objects_to_remove')).toBe(0);
     expect(await backend.object(fx.t.dataDir, name)).toBeNull();
     expect(db((opened) => opened.prepare('SELECT count(*) FROM object_removals').pluck().get())).toBe(0);
   });
@@ -256,6 +263,7 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
       const status = await api(fx.t.url, 'GET', '/status', { token: fx.t.adminToken });
       expect(status.body.body_store).toMatchObject({ backend: backend.name, state: 'failing' });
       expect(status.body.body_store.last_error.reason).toEqual(expect.any(String));
+      expect(await metric('mailproxy_body_store_failing')).toBe(1);
       // Nothing of the refused messages was kept.
       expect(
         db((opened) => opened.prepare(`SELECT count(*) FROM messages WHERE id LIKE 'refused-%'`).pluck().get()),
@@ -265,6 +273,7 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
     }
     await fx.t.daemon.bodyRemoval?.tick();
     expect((await api(fx.t.url, 'GET', '/ready')).status).toBe(200);
+    expect(await metric('mailproxy_body_store_failing')).toBe(0);
     expect((await fx.post(key, [message('after-outage', { body: text('after-outage', 100 * KIB) })])).body.queued).toBe(
       1,
     );

@@ -36,6 +36,8 @@ export interface ObjectRemovals {
   removed(names: readonly string[]): void;
   /** Of `names`, those no message names (written for a submission that was then not committed). */
   unnamed(names: readonly string[]): string[];
+  /** How many are listed. */
+  count(): number;
 }
 
 /**

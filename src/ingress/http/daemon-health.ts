@@ -37,7 +37,7 @@ export interface HealthSources {
   bounces: () => MailboxStatus[];
   mirror: () => MirrorStatus;
   /** The body store of large bodies (its backend, and whether it answers); null when there is none (fleet mode). */
-  bodyStore?: (() => BodyStoreHealth | null) | undefined;
+  bodyStore?: (() => (BodyStoreHealth & { objects_to_remove: number }) | null) | undefined;
   /** Null for a single node. */
   fleet: () => FleetView | null;
   /** Fleet mode: each node's queue and the fleet's total, asked of every node at request time. */

@@ -105,8 +105,8 @@ export const statusAnswer = z.object({
   ),
   body_store: field(
     z.record(z.string(), z.unknown()).nullable(),
-    'Admin token only: the body store of large bodies (`[storage]`): `backend` (`embedded` or `s3`), `state` (`ok`, or `failing` from a failed write, read, removal or probe until one succeeds: submissions whose bodies go there are refused meanwhile) and `last_error` (`reason`, `at_ts`); null in fleet mode, whose nodes keep bodies in their databases.',
-    { backend: 'embedded', state: 'ok', last_error: null },
+    'Admin token only: the body store of large bodies (`[storage]`): `backend` (`embedded` or `s3`), `state` (`ok`, or `failing` from a failed write, read, removal or probe until one succeeds: submissions whose bodies go there are refused meanwhile), `last_error` (`reason`, `at_ts`) and `objects_to_remove` (objects no message needs any more, their keys destroyed, that the store has yet to remove); null in fleet mode and with the backend `database`, which keep bodies in the database.',
+    { backend: 'embedded', state: 'ok', last_error: null, objects_to_remove: 0 },
   ).optional(),
   relays: health("connections `open` to the accounts' relays and `in_use`, in total and per account.", {
     open: 2,

@@ -8,11 +8,12 @@
  */
 import { createAttemptLog } from './core/account/index.js';
 import type { Clock, IdSource, Logger } from './core/index.js';
-import { daemonSettings, type Config } from './config/index.js';
+import type { BodyObjects, BodySeal } from './core/message/index.js';
+import { daemonSettings, type Config, type DaemonSettings } from './config/index.js';
 import type { MailboxWatchers } from './bounce/index.js';
 import { createIntake } from './composition/intake.js';
 import { createFleetNode, singleNode } from './composition/fleet.js';
-import type { NodeIntake } from './composition/node-mode.js';
+import type { BodyStore, NodeIntake } from './composition/node-mode.js';
 import { createStreams, type Streams } from './composition/streams.js';
 import { createWork, type Work } from './composition/work.js';
 import type { Dispatcher } from './delivery/index.js';
@@ -22,7 +23,7 @@ import type { DaemonMirror } from './outbox/index.js';
 import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/index.js';
 import { openStoreService, type StoreService, type SqliteStore } from './store/index.js';
-import { createFileSpool, openBodyObjects } from './storage/index.js';
+import { bodiesLeftBehind, createFileSpool, openBodyObjects } from './storage/index.js';
 import type { ReportLoop } from './sync/index.js';
 
 export { DATABASE_FILE } from './store/index.js';
@@ -67,8 +68,9 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   // Large bodies' store, before the database that reads them from it.
   const { storage } = settings;
   const bodyObjects = storage === null ? null : await openBodyObjects(storage, () => clock.now());
+  const bodyReader = bodyObjects ?? bodiesLeftBehind(settings.bodiesDirectory);
   const stored = openStoreService(settings, {
-    objects: bodyObjects,
+    objects: bodyReader,
     secrets: keyRing.secrets,
     bodies: keyRing.bodies,
     blindIndex: keyRing.blindIndex,
@@ -77,17 +79,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     log,
   });
   // The spool beside the store clears what a stop left: only once the data directory is ours (its lock).
-  const bodyStore =
-    storage === null || bodyObjects === null
-      ? null
-      : {
-          objects: bodyObjects,
-          spool: createFileSpool(storage.spoolDirectory, keyRing.bodies),
-          abandonedSpoolMs: storage.abandonedSpoolMs,
-          seal: keyRing.bodies,
-          inlineMaxBytes: storage.inlineMaxBytes,
-          removalIntervalMs: storage.removalIntervalMs,
-        };
+  const bodyStore = storage === null || bodyObjects === null ? null : bodyStoreOf(storage, bodyObjects, keyRing.bodies);
   // API keys are digested with the key the database kept through key rotations, if it kept one.
   const keys = keyRing.withTokenDigest(stored.store.tokenDigestKey());
   // Alone, or a node of a fleet whose link is made first and whose features decorate the single-node services.
@@ -111,6 +103,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     unsubscribeLinks: keyRing.unsubscribeLinks(stored.store.keptUnsubscribeKey()),
     version,
     bodyStore,
+    bodyReader,
   };
   const work = createWork(ctx);
   const reach = node.withWork(ctx, work);
@@ -136,6 +129,18 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     domainChecks: intake.domainChecks.loop,
     shutdownMs: settings.shutdownMs,
     stop: (deadlineMs) => lifecycle.stop(deadlineMs),
+  };
+}
+
+/** The body store with its spool, and how intake seals and offloads large bodies to it. */
+function bodyStoreOf(storage: NonNullable<DaemonSettings['storage']>, objects: BodyObjects, seal: BodySeal): BodyStore {
+  return {
+    objects,
+    spool: createFileSpool(storage.spoolDirectory, seal),
+    abandonedSpoolMs: storage.abandonedSpoolMs,
+    seal,
+    inlineMaxBytes: storage.inlineMaxBytes,
+    removalIntervalMs: storage.removalIntervalMs,
   };
 }
 

@@ -45,6 +45,8 @@ export interface DaemonContext {
   version: string;
   /** The body store of large bodies; null in fleet mode, whose nodes keep bodies in their databases. */
   bodyStore: BodyStore | null;
+  /** What reads large bodies: the body store, or without one what a body store left in the data directory. */
+  bodyReader: Pick<BodyObjects, 'get'>;
 }
 
 /** The body store, and what intake seals large bodies with before they go there. */

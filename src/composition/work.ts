@@ -37,7 +37,7 @@ export function createWork(ctx: DaemonContext) {
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),
     unsubscribeLinks: ctx.unsubscribeLinks,
     telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
-    ...(ctx.bodyStore === null ? {} : { bodyObjects: ctx.bodyStore.objects }),
+    bodyObjects: ctx.bodyReader,
     // Fleet mode: under the gate of fleet-wide limits.
     ...ctx.node.delivery,
   });

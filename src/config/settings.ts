@@ -252,6 +252,8 @@ export function daemonSettings(config: Readonly<Config>) {
   const { http } = config;
   return {
     dataDir: config.data_dir,
+    /** The embedded body store's directory, read for what it holds even when another backend is configured. */
+    bodiesDirectory: join(config.data_dir, 'bodies'),
     shutdownMs: config.shutdown_timeout_seconds * SECOND,
     maxDatabaseBytes: config.max_database_mb * 1024 * 1024,
     logLevel: config.log.level,

@@ -93,7 +93,9 @@ function attemptDeps(deps: SendDeps): SendAttemptDeps {
     handoff: deps.handoff,
     readSpool: (spoolId) => queue.spooledContent(spoolId),
     readObject: async (name) => {
-      const object = bodyObjects === undefined ? null : await bodyObjects.get(name);
+      // No reader: the send is retried (a store misconfigured), never the body taken for lost.
+      if (bodyObjects === undefined) throw new Error('no body store to read the body from');
+      const object = await bodyObjects.get(name);
       return object === null ? null : partsOf(object);
     },
     retry: deps.retry,

@@ -17,6 +17,23 @@ export interface BodyStoreSettings {
   s3: S3Settings;
 }
 
+/**
+ * What reads large bodies on a daemon without a body store (fleet mode, backend `database`): the
+ * data directory's `bodies/`, where one configured before may have left them. A body not there may
+ * be in a bucket this daemon is no longer configured with: that is an error (the send is retried,
+ * the message waits until the store is configured again), not a body found missing.
+ */
+export function bodiesLeftBehind(directory: string): Pick<BodyObjects, 'get'> {
+  const files = createFileObjects(directory);
+  return {
+    async get(name) {
+      const found = await files.get(name);
+      if (found === null) throw new Error('the body is in a body store this daemon is not configured with ([storage])');
+      return found;
+    },
+  };
+}
+
 /** The configured body store, its health watched. Opening does not reach the store: /ready tells whether it answers. */
 export async function openBodyObjects(settings: BodyStoreSettings, now: () => number): Promise<BodyObjects> {
   if (settings.backend === 's3') return withHealth('s3', await createS3Objects(settings.s3), now);

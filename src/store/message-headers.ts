@@ -62,7 +62,8 @@ export function createSqliteMessageHeaders(
   >(`SELECT source, ${BODY_COLUMNS}, spool_id, body_object FROM messages WHERE tenant_id = ? AND id = ?`);
   /** A large body's parts from the body store (its first holds the header section); none when it is not there. */
   const objectParts = async (name: string): Promise<Buffer[]> => {
-    const object = objects === null ? null : await objects.get(name);
+    // A store that does not answer now shows no header section rather than failing the page.
+    const object = objects === null ? null : await objects.get(name).catch(() => null);
     return object === null ? [] : partsOf(object).slice(0, 1);
   };
   const spoolHead = db.prepare<[number], { head: Buffer; key: Buffer | null }>(

@@ -22,7 +22,8 @@ const withBody = (id: string, bytes: number) => message(id, { body: `${id} `.pad
 
 async function fullStore(): Promise<{ fx: QueueFixture; sink: SmtpSink; key: string; fillerKey: string }> {
   const sink = await startSmtpSink();
-  const fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n' });
+  // Bodies kept in the database (no body store), so that the fillers fill it.
+  const fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n[storage]\nbackend = "database"\n' });
   cleanups.push(
     async () => sink.stop(),
     async () => {

@@ -13,7 +13,11 @@ describe('a command that fails for a transient reason', () => {
 
   /** A daemon whose store is full (intake refused), with tenant `acme` held; answers the fillers' ids. */
   const fullStore = async (env: Record<string, string> = {}): Promise<string[]> => {
-    fx = await startQueueFixture({ extraToml: 'max_database_mb = 3\n', env: { MAILPROXY_NATS_URL: nats.url, ...env } });
+    // Bodies kept in the database (no body store), so that the fillers fill it.
+    fx = await startQueueFixture({
+      extraToml: 'max_database_mb = 3\n[storage]\nbackend = "database"\n',
+      env: { MAILPROXY_NATS_URL: nats.url, ...env },
+    });
     const key = await fx.createTenant('acme');
     await fx.createAccount('acme', 'main', { port: 9 }, { is_default: true });
     await fx.admin('POST', '/commands/suspend', { tenant_id: 'acme' });

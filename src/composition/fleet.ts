@@ -7,8 +7,8 @@
  * parts are fleet-config.ts, fleet-features.ts and fleet-spool.ts.
  */
 import { localMessages, replicateMethods } from '../core/fleet/index.js';
-import type { Clock, Logger } from '../core/index.js';
-import { SHARED_COMMANDS } from '../core/message/index.js';
+import { AppError, type Clock, type Logger } from '../core/index.js';
+import { SHARED_COMMANDS, type ObjectRemovals } from '../core/message/index.js';
 import {
   createFleetLimits,
   createRelaySignals,
@@ -194,6 +194,7 @@ function fleetIntake(
     smtp: { draining: () => drain.phase() !== 'active' },
     stages: {
       joining: [
+        { name: 'bodies in the database', services: [bodiesInTheDatabase(ctx.store.objectRemovals)] },
         // A node id held by another live node refuses the start here, before anything is accepted.
         { name: 'fleet', services: [fleet] },
         // A node that was down catches up with the shared configuration before it takes requests.
@@ -209,5 +210,25 @@ function fleetIntake(
       // Other nodes' requests (adopting a drained node's mail, "do you have this id?"): answered last, stopped first.
       answering: [{ name: 'fleet requests', services: [features.responder] }],
     },
+  };
+}
+
+/**
+ * A fleet's transfers and adoptions carry bodies from the database only: a node whose mail still
+ * waits with its bodies in a body store (it ran alone with `[storage]`) would hand it over without
+ * them. It refuses to join until that mail is sent, alone.
+ */
+function bodiesInTheDatabase(objects: Pick<ObjectRemovals, 'waiting'>): Service {
+  return {
+    name: 'bodies in the database',
+    start() {
+      const waiting = objects.waiting();
+      if (waiting > 0)
+        throw new AppError(
+          'CONFIG_INVALID',
+          `${waiting} messages still to be sent have their bodies in the body store ([storage]), which fleet nodes do not use yet: start this node without [fleet] until they are sent, then join the fleet`,
+        );
+    },
+    stop: () => undefined,
   };
 }

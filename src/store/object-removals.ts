@@ -5,6 +5,7 @@
  */
 import type { ObjectRemovals } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
+import { PENDING_STATES_SQL } from './tenant-repository.js';
 
 export function createSqliteObjectRemovals(db: SqliteDatabase): ObjectRemovals {
   const listed = db.prepare<[number], string>(`SELECT object FROM object_removals ORDER BY rowid LIMIT ?`).pluck();
@@ -13,7 +14,13 @@ export function createSqliteObjectRemovals(db: SqliteDatabase): ObjectRemovals {
     .prepare<[string], string>(`SELECT body_object FROM messages WHERE body_object IN (SELECT value FROM json_each(?))`)
     .pluck();
   const count = db.prepare<[], number>(`SELECT count(*) FROM object_removals`).pluck();
+  const waiting = db
+    .prepare<[], number>(
+      `SELECT count(*) FROM messages WHERE body_object IS NOT NULL AND state IN ${PENDING_STATES_SQL}`,
+    )
+    .pluck();
   return {
+    waiting: () => waiting.get() ?? 0,
     count: () => count.get() ?? 0,
     listed: (limit) => listed.all(limit),
     unnamed: (names) => {

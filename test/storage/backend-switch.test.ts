@@ -1,13 +1,15 @@
 /**
  * A daemon whose large bodies went to the embedded body store, restarted without a body store
  * (`[storage] backend = "database"`), still relays the mail that waits with its body there; and a
- * body that no store it can reach holds is retried, never taken for lost.
+ * body that no store it can reach holds is retried, never taken for lost. Started as a fleet node,
+ * whose transfers carry bodies from the database only, it refuses until that mail is sent.
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { startNatsServer, type NatsPeer } from '../peers/nats-server.js';
 
 const large = (tag: string): string => `${tag}:`.padEnd(200 * 1024, `${tag} lorem ipsum `);
 
@@ -57,5 +59,34 @@ describe('a body store switched off with mail waiting in it', () => {
     const waiting = (await fx.detail('acme', 'body-elsewhere')).message;
     expect(waiting.status).toBe('deferred');
     expect(waiting.error ?? waiting.deferred_reason).toMatch(/body store this daemon is not configured with/);
+  });
+});
+
+describe('a node with mail waiting in its body store, started as a fleet node', () => {
+  let nats: NatsPeer;
+  let dataDir: string;
+  afterAll(async () => {
+    await nats?.destroy();
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses to join until that mail is sent alone: the fleet would hand it over without its body', async () => {
+    nats = await startNatsServer();
+    const alone = await startQueueFixture();
+    dataDir = alone.t.dataDir;
+    const key = await alone.createTenant('acme');
+    await alone.createAccount('acme', 'main', { port: 9 }, { is_default: true });
+    await alone.admin('POST', '/commands/suspend', { tenant_id: 'acme' });
+    expect((await alone.post(key, [message('waits-in-store', { body: large('waits-in-store') })])).body.queued).toBe(1);
+    await alone.stop();
+
+    const fleetNode = {
+      MAILPROXY_NATS_URL: nats.url,
+      MAILPROXY_FLEET_ENABLED: 'true',
+      MAILPROXY_FLEET_NODE_ID: 'n1',
+    };
+    await expect(startQueueFixture({ dataDir, env: fleetNode })).rejects.toThrow(
+      /1 messages still to be sent have their bodies in the body store/,
+    );
   });
 });

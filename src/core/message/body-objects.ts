@@ -38,6 +38,8 @@ export interface ObjectRemovals {
   unnamed(names: readonly string[]): string[];
   /** How many are listed. */
   count(): number;
+  /** How many messages still to be sent have their bodies in the body store. */
+  waiting(): number;
 }
 
 /**

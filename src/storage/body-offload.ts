@@ -56,27 +56,32 @@ function sizeOf(content: MessageContent): number {
 const goesToStore = (item: SubmissionItem, inlineMaxBytes: number): boolean =>
   item.message !== undefined && sizeOf(item.message.content) > inlineMaxBytes;
 
-/** A body's sealed parts for its tenant, with their wrapped key and source; null to leave it where it is. */
-type Sealed = { key: Uint8Array; parts: Uint8Array[]; source?: 'smtp' } | null;
+/** A body sealed for its tenant as its object holds it (framedParts), with its wrapped key and source; null to leave it where it is. */
+type Sealed = { key: Uint8Array; framed: Uint8Array; source?: 'smtp' } | null;
 
 function sealedOf(content: MessageContent, tenantId: string, deps: BodyOffloadDeps): Sealed {
   switch (content.kind) {
     case 'sealed':
       // Sealed for another tenant than the one it is admitted to: the store seals it again, inline.
       if (content.tenantId !== tenantId) return null;
-      return { key: content.key, parts: [content.body], ...(content.source === undefined ? {} : { source: 'smtp' }) };
+      return {
+        key: content.key,
+        framed: framedParts([content.body]),
+        ...(content.source === undefined ? {} : { source: 'smtp' }),
+      };
     case 'raw':
     case 'payload': {
       const key = deps.seal.newKey();
       const bytes = content.kind === 'raw' ? content.bytes : Buffer.from(content.json, 'utf8');
-      const parts = [deps.seal.seal(key, tenantId, 0, bytes)];
-      return { key: key.wrapped, parts, ...(content.kind === 'raw' ? { source: 'smtp' as const } : {}) };
+      const framed = framedParts([deps.seal.seal(key, tenantId, 0, bytes)]);
+      return { key: key.wrapped, framed, ...(content.kind === 'raw' ? { source: 'smtp' as const } : {}) };
     }
     case 'spooled': {
-      const { key, parts } = deps.spools.read(content.spoolId);
+      // The spool's file is framed already: the store takes it as it is.
+      const { key, framed } = deps.spools.read(content.spoolId);
       // Gone (swept as abandoned): nothing of it can be kept, and the database has no spool of that number.
       if (key.length === 0) throw new Error('the spooled message is gone');
-      return { key, parts, source: 'smtp' };
+      return { key, framed, source: 'smtp' };
     }
     case 'stored':
       return null;
@@ -108,7 +113,7 @@ export function createBodyOffload(inner: SubmissionService, deps: BodyOffloadDep
     const sealed = sealedOf(message.content, tenantId, deps);
     if (sealed === null) return item;
     const object = deps.newName();
-    await objects.put(object, framedParts(sealed.parts));
+    await objects.put(object, sealed.framed);
     written.set(item.index, object);
     const { key, source } = sealed;
     const content: MessageContent = {

@@ -10,12 +10,15 @@
  */
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { framedParts, partsOf, type BodySeal, type DataKey, type MessageSpool } from '../core/message/index.js';
+import { framedParts, type BodySeal, type DataKey, type MessageSpool } from '../core/message/index.js';
 
-/** A spool's sealed parts and its key (wrapped), as the body store takes them; the key empty when the spool is gone. */
+/**
+ * A spool's key (wrapped) and its sealed parts framed as a body object holds them (framedParts),
+ * so the store takes the file as it is; the key empty when the spool is gone.
+ */
 export interface SpoolContent {
   key: Uint8Array;
-  parts: Uint8Array[];
+  framed: Buffer;
 }
 
 export interface FileSpool extends MessageSpool {
@@ -59,8 +62,8 @@ export function createFileSpool(directory: string, seal: BodySeal): FileSpool {
     },
     read(spoolId) {
       const spool = open.get(spoolId);
-      if (spool === undefined) return { key: Buffer.alloc(0), parts: [] };
-      return { key: spool.key.wrapped, parts: partsOf(readFileSync(pathOf(spoolId))) };
+      if (spool === undefined) return { key: Buffer.alloc(0), framed: Buffer.alloc(0) };
+      return { key: spool.key.wrapped, framed: readFileSync(pathOf(spoolId)) };
     },
     discard: close,
     sweep(before) {

@@ -52,8 +52,8 @@ function enqueueStatements(db: SqliteDatabase) {
 export function createEnqueue(db: SqliteDatabase, writeEvent: MessageEventWriter, bodies: BodySealing) {
   const { insert, replace } = enqueueStatements(db);
   const writeBody = messageBodyWriter(db);
-  const clearBody = (pk: number) => void clearBodyRow.run(pk);
   const clearBodyRow = db.prepare<[number]>(`DELETE FROM message_bodies WHERE pk = ?`);
+  const clearBody = (pk: number) => void clearBodyRow.run(pk);
   const writeTerms = searchTermsWriter(db);
   const byName = (row: readonly unknown[]): Record<string, unknown> =>
     Object.fromEntries(row.map((value, index) => [`v${index + 1}`, value]));

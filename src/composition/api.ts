@@ -156,7 +156,7 @@ function daemonStatus(deps: ApiDeps) {
       bodyStore: () =>
         deps.bodyStore === null
           ? null
-          : { ...deps.bodyStore.objects.health(), objects_to_remove: store.objectRemovals.count() },
+          : { ...deps.bodyStore.objects.health(), objects_to_remove: store.bodyObjectRows.count() },
       parserReady: parsing.ready,
       smtpSessions: deps.smtpSessions,
       reports: () => reports.status.list(),

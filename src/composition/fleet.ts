@@ -8,7 +8,7 @@
  */
 import { localMessages, replicateMethods } from '../core/fleet/index.js';
 import { AppError, type Clock, type Logger } from '../core/index.js';
-import { SHARED_COMMANDS, type ObjectRemovals } from '../core/message/index.js';
+import { SHARED_COMMANDS, type BodyObjectRows } from '../core/message/index.js';
 import {
   createFleetLimits,
   createRelaySignals,
@@ -194,7 +194,7 @@ function fleetIntake(
     smtp: { draining: () => drain.phase() !== 'active' },
     stages: {
       joining: [
-        { name: 'bodies in the database', services: [bodiesInTheDatabase(ctx.store.objectRemovals)] },
+        { name: 'bodies in the database', services: [bodiesInTheDatabase(ctx.store.bodyObjectRows)] },
         // A node id held by another live node refuses the start here, before anything is accepted.
         { name: 'fleet', services: [fleet] },
         // A node that was down catches up with the shared configuration before it takes requests.
@@ -218,7 +218,7 @@ function fleetIntake(
  * waits with its bodies in a body store (it ran alone with `[storage]`) would hand it over without
  * them. It refuses to join until that mail is sent, alone.
  */
-function bodiesInTheDatabase(objects: Pick<ObjectRemovals, 'waiting'>): Service {
+function bodiesInTheDatabase(objects: Pick<BodyObjectRows, 'waiting'>): Service {
   return {
     name: 'bodies in the database',
     start() {

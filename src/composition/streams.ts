@@ -55,7 +55,7 @@ export function createStreams(ctx: DaemonContext, work: Work, reach: NodeReach) 
         ? null
         : {
             failing: ctx.bodyStore.objects.health().state === 'failing',
-            objectsToRemove: store.objectRemovals.count(),
+            objectsToRemove: store.bodyObjectRows.count(),
           },
     pausedAccounts: () => store.queueStatus.pausedAccounts(),
     paces: () => work.delivery.paces.all(),

@@ -118,7 +118,7 @@ function submissionsOf({ store, clock, ids, log, bodyStore }: DaemonContext, wak
 function bodyRemovalOf({ bodyStore, store, clock, log }: DaemonContext) {
   if (bodyStore === null) return { loop: null, services: [] };
   const loop = createObjectRemoval({
-    removals: store.objectRemovals,
+    removals: store.bodyObjectRows,
     objects: bodyStore.objects,
     spool: bodyStore.spool,
     abandonedSpoolMs: bodyStore.abandonedSpoolMs,

@@ -5,7 +5,7 @@
  * tries again, so a removal is retried until it is done and never blocks anything else.
  */
 import type { Clock, Logger } from '../core/index.js';
-import type { BodyObjects, MessageSpool, ObjectRemovals } from '../core/message/index.js';
+import type { BodyObjects, MessageSpool, BodyObjectRows } from '../core/message/index.js';
 import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 
 /** Objects removed side by side in one batch. */
@@ -13,7 +13,7 @@ const BATCH = 64;
 
 /** One run: answers how many objects were removed. */
 export function removeListedObjects(
-  removals: ObjectRemovals,
+  removals: BodyObjectRows,
   objects: Pick<BodyObjects, 'remove'>,
 ): () => Promise<number> {
   return async () => {
@@ -38,7 +38,7 @@ export function removeListedObjects(
  * once it is older than `graceMs`, by which time its submission has long been committed or refused.
  */
 export function sweepUnnamedObjects(
-  removals: Pick<ObjectRemovals, 'unnamed'>,
+  removals: Pick<BodyObjectRows, 'unnamed'>,
   objects: Pick<BodyObjects, 'list' | 'remove'>,
   graceMs: number,
 ): (now: number) => Promise<number> {
@@ -64,7 +64,7 @@ const SWEEP_EVERY_MS = 3_600_000;
  * sweeps what no message names.
  */
 export function createObjectRemoval(deps: {
-  removals: ObjectRemovals;
+  removals: BodyObjectRows;
   objects: Pick<BodyObjects, 'remove' | 'probe' | 'list'>;
   /** The spool beside the store, and how old a spool no message took is when it was abandoned. */
   spool: Pick<MessageSpool, 'sweep'>;

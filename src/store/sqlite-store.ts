@@ -4,7 +4,7 @@
  */
 import type { IdSource, AdminStore, SecretBox } from '../core/index.js';
 import type { BlindIndex } from '../core/index.js';
-import type { BodyObjects, BodySeal, ErasureStore, ObjectRemovals } from '../core/message/index.js';
+import type { BodyObjects, BodySeal, ErasureStore, BodyObjectRows } from '../core/message/index.js';
 import type { BounceLedger, BounceStore } from '../core/bounce/index.js';
 import type { ProviderLedger } from '../core/provider/index.js';
 import type { SuppressionRepository } from '../core/tenant/index.js';
@@ -32,7 +32,7 @@ import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMessageSearch } from './message-search.js';
 import { createSqliteMessageSelection } from './message-selection.js';
 import { createSqliteMessageHeaders } from './message-headers.js';
-import { createSqliteObjectRemovals } from './object-removals.js';
+import { createSqliteBodyObjectRows } from './body-object-rows.js';
 import { createSqliteThroughput } from './throughput.js';
 import { createSqliteQueueStatus } from './queue-status.js';
 import { createSqliteMirrorStore } from './mirror-store.js';
@@ -93,8 +93,8 @@ export interface SqliteStore extends AdminStore {
   transfer: MessageTransferStore;
   /** Erasure of personal data: tombstones and shredded keys (message-erasure.ts). */
   erasure: ErasureStore;
-  /** The body store's objects no message needs any more (object-removals.ts). */
-  objectRemovals: ObjectRemovals;
+  /** What the database knows of the body store's objects (body-object-rows.ts). */
+  bodyObjectRows: BodyObjectRows;
   /** Seals the bodies an earlier version stored in clear, a batch at a time (body-sealer.ts). */
   bodySealer: BodySealer;
   /** Keyed digests of addresses and words (core/blind-index.ts), with the key this database's digests were made with. */
@@ -244,7 +244,7 @@ function createMessageParts(
     reports: guard(createSqliteReportStore(db, writeEvent, seal)),
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     erasure: guard(createSqliteErasure(db, writeEvent, blindIndex)),
-    objectRemovals: guard(createSqliteObjectRemovals(db)),
+    bodyObjectRows: guard(createSqliteBodyObjectRows(db)),
   };
 }
 

@@ -28,8 +28,11 @@ export interface BodyObjects {
   health(): BodyStoreHealth;
 }
 
-/** Port: the objects no message needs any more (migration 29's list), removed from the store in batches. */
-export interface ObjectRemovals {
+/**
+ * Port: what the database knows of the body store's objects (migration 29): those no message needs
+ * any more (listed for removal), which objects a message names, and the mail that waits on one.
+ */
+export interface BodyObjectRows {
   /** Up to `limit` names listed for removal, oldest listing first. */
   listed(limit: number): string[];
   /** These are gone from the store: no longer listed. */

@@ -1,7 +1,7 @@
 /** The face of src/core/message: what the rest of the product uses of it. */
 export type { IdsOutcome, MessageAdmin, MessageDetail, MessageTimelineEvent } from './admin.js';
 export { framedParts, partsOf } from './body-objects.js';
-export type { BodyObjects, BodyStoreHealth, ObjectRemovals } from './body-objects.js';
+export type { BodyObjects, BodyStoreHealth, BodyObjectRows } from './body-objects.js';
 export { BULK_ACTIONS, createBulkCommands } from './bulk.js';
 export type { BulkAction, BulkCommands, BulkPreview, BulkRequest, BulkResult } from './bulk.js';
 export {

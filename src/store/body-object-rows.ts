@@ -1,13 +1,14 @@
 /**
- * The body store's objects that no message needs any more (migration 29): listed by triggers in
- * the statement that shredded, erased, replaced or deleted their message, and taken off the list
- * once the store removed them.
+ * What the database knows of the body store's objects (migration 29): those no message needs any
+ * more, listed by triggers in the statement that shredded, erased, replaced or deleted their
+ * message and taken off the list once the store removed them; the objects messages name; and the
+ * mail that still waits on one.
  */
-import type { ObjectRemovals } from '../core/message/index.js';
+import type { BodyObjectRows } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
 
-export function createSqliteObjectRemovals(db: SqliteDatabase): ObjectRemovals {
+export function createSqliteBodyObjectRows(db: SqliteDatabase): BodyObjectRows {
   const listed = db.prepare<[number], string>(`SELECT object FROM object_removals ORDER BY rowid LIMIT ?`).pluck();
   const removed = db.prepare<[string]>(`DELETE FROM object_removals WHERE object IN (SELECT value FROM json_each(?))`);
   const named = db

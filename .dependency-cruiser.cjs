@@ -42,10 +42,11 @@ const ROOMS = [
  * thread), which knows neither. The bounce room's service also runs the PEC accounts' watchers, so
  * that the daemon's mailboxes start and stop as one service. Bodies are opened in the compose and
  * relay threads (issue 45): their entries make src/security's body seal from the key-encryption
- * keys they are given, as a function cannot cross to a thread.
+ * keys they are given, as a function cannot cross to a thread. For the same reason the compose
+ * threads open src/storage's body store, where they put the attachments they offload.
  */
 const ALSO = {
-  delivery: ['security'],
+  delivery: ['security', 'storage'],
   // The /add-messages parser threads seal each payload under its data key as they parse it.
   'ingress/http': ['security'],
   // So do the SMTP session processes, each message as they receive it.

@@ -914,3 +914,52 @@ CREATE TRIGGER messages_object_released AFTER UPDATE OF body_object ON messages
   BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.body_object); END;
 CREATE TRIGGER messages_object_deleted AFTER DELETE ON messages WHEN OLD.body_object IS NOT NULL
   BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.body_object); END;
+
+-- migration: 30
+-- Attachments offloaded to the body store (issue 46): a message relayed with a large attachment
+-- replaced by a download link keeps one row per such file from the attempt the relay accepted.
+-- `file_id` is what the link's token names (security/file-links.ts); the file is sealed under a
+-- data key of its own (`file_key`, wrapped), so that it outlives the body's retention until its
+-- link expires, and goes with the message's erasure. A file whose link expired or whose message
+-- was erased keeps its row without key or object (a link followed then answers 410), and its
+-- object is listed for removal in the same statement; the message's deletion takes the rows.
+ALTER TABLE tenants ADD COLUMN attachment_offload TEXT;
+CREATE TABLE message_files (
+  file_id TEXT PRIMARY KEY,
+  message_pk INTEGER NOT NULL,
+  tenant_id TEXT NOT NULL,
+  file_index INTEGER NOT NULL,
+  object TEXT,
+  file_key BLOB,
+  size_bytes INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL,
+  downloads INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+) STRICT;
+CREATE INDEX message_files_message ON message_files (message_pk);
+CREATE INDEX message_files_expiring ON message_files (expires_at) WHERE object IS NOT NULL;
+CREATE INDEX message_files_object ON message_files (object) WHERE object IS NOT NULL;
+CREATE TRIGGER message_files_released AFTER UPDATE OF object ON message_files
+  WHEN OLD.object IS NOT NULL AND (NEW.object IS NULL OR NEW.object <> OLD.object)
+  BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.object); END;
+CREATE TRIGGER message_files_deleted AFTER DELETE ON message_files WHEN OLD.object IS NOT NULL
+  BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.object); END;
+CREATE TRIGGER messages_files_erased AFTER UPDATE OF erased_at ON messages
+  WHEN NEW.erased_at IS NOT NULL AND OLD.erased_at IS NULL
+  BEGIN UPDATE message_files SET object = NULL, file_key = NULL WHERE message_pk = NEW.pk AND object IS NOT NULL; END;
+CREATE TRIGGER messages_files_deleted AFTER DELETE ON messages
+  BEGIN DELETE FROM message_files WHERE message_pk = OLD.pk; END;
+-- The reportable index and the pruning trigger name every REPORTABLE_EVENTS type again: the
+-- one-click `unsubscribed` (whose queries then spelled a list the index did not, and which the
+-- trigger could prune before it was reported) and this migration's `downloaded`.
+DROP INDEX outbox_reportable;
+CREATE INDEX outbox_reportable ON outbox (tenant_id, seq)
+  WHERE event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec', 'message.delivered', 'message.dropped', 'message.erased', 'message.unsubscribed', 'message.downloaded');
+DROP TRIGGER messages_outbox_removed;
+CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
+  BEGIN
+    DELETE FROM outbox WHERE message_pk = OLD.pk
+      AND seq <= (SELECT cursor_seq FROM mirror_state WHERE id = 1)
+      AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec', 'message.delivered', 'message.dropped', 'message.erased', 'message.unsubscribed', 'message.downloaded')
+        AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
+  END;

@@ -101,6 +101,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     bodyKeys: keys.bodyKeys,
     blindKey: stored.store.keptBlindKey() ?? keyRing.blindKey,
     unsubscribeLinks: keyRing.unsubscribeLinks(stored.store.keptUnsubscribeKey()),
+    fileLinksKey: keyRing.fileLinksKey(stored.store.keptUnsubscribeKey()),
     version,
     bodyStore,
     bodyReader,

@@ -16,7 +16,7 @@ import {
   type UnsubscribeLinks,
 } from '../core/tenant/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
-import type { BulkCommands, MessageCommands, SubmissionService } from '../core/message/index.js';
+import type { BulkCommands, FileDownloads, MessageCommands, SubmissionService } from '../core/message/index.js';
 import type { AccountFailovers, AccountPaces, Handoff } from '../core/delivery/index.js';
 import type { WebhookReceiver } from '../core/provider/index.js';
 import type { DaemonSettings } from '../config/index.js';
@@ -118,6 +118,8 @@ type ApiDeps = AdminServices &
     /** Provider webhooks: they also record what a recipient's unsubscribe link tells, where its message is. */
     webhooks: WebhookReceiver;
     unsubscribeLinks: UnsubscribeLinks;
+    /** Offloaded attachments' download links. */
+    files: FileDownloads;
     parsing: SubmissionParsing;
     metrics: Metrics;
     submissions: SubmissionService;

@@ -6,9 +6,10 @@
 import { hostname } from 'node:os';
 import { createHttpService } from '../ingress/http/index.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
-import type { DaemonKeys } from '../security/index.js';
+import { createFileLinks, type DaemonKeys } from '../security/index.js';
+import { createFileDownloads, type BodySeal } from '../core/message/index.js';
 import { adminServices, createApi } from './api.js';
-import { createDomainWatch } from '../delivery/index.js';
+import { createDomainWatch, openFile } from '../delivery/index.js';
 import type { DaemonContext, NodeIntake } from './node-mode.js';
 import type { Streams } from './streams.js';
 import type { Work } from './work.js';
@@ -58,16 +59,13 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     webhookMaxBodyBytes: settings.webhooks.maxBodyBytes,
     webhooks: streams.webhooks,
     unsubscribeLinks: ctx.unsubscribeLinks,
+    files: fileDownloadsOf(ctx, keys.bodies),
     mcp: settings.mcp,
     version: ctx.version,
     bodyStore: ctx.bodyStore,
     failingDomains: () => watch.failing(),
     smtpSessions: () => smtpSessions(),
-    // SMTP intake needs a session process when they are on (one being replaced is not enough to refuse).
-    readiness:
-      settings.smtp.sessionProcesses === 0
-        ? node.api.readiness
-        : [...node.api.readiness, { name: 'smtp_sessions', check: () => (smtpSessions()?.running ?? 1) > 0 }],
+    readiness: readinessOf(settings.smtp.sessionProcesses, node, () => smtpSessions()),
   };
   const http = createHttpService(settings.http.listen, createApi({ ...admin, ...parts }), log);
   const smtpDeps = {
@@ -92,6 +90,34 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
       service: { name: 'domain-checks', start: () => watch.loop.start(), stop: () => watch.loop.stop() },
     },
   };
+}
+
+/** SMTP intake needs a session process when they are on (one being replaced is not enough to refuse). */
+function readinessOf(
+  sessionProcesses: number,
+  node: NodeIntake,
+  sessions: () => { configured: number; running: number } | null,
+): NodeIntake['api']['readiness'] {
+  if (sessionProcesses === 0) return node.api.readiness;
+  return [...node.api.readiness, { name: 'smtp_sessions', check: () => (sessions()?.running ?? 1) > 0 }];
+}
+
+/**
+ * Offloaded attachments' downloads: their objects read where bodies are (the body store, or what
+ * one left in the data directory), opened here under each file's own key.
+ */
+function fileDownloadsOf(ctx: DaemonContext, seal: BodySeal) {
+  return createFileDownloads({
+    links: createFileLinks(ctx.fileLinksKey),
+    files: ctx.store.files,
+    open: async (file) => {
+      const object = await ctx.bodyReader.get(file.object);
+      if (object === null) return null;
+      const { facts, content } = openFile(seal, file.fileId, file.key, object);
+      return { ...facts, content };
+    },
+    clock: ctx.clock,
+  });
 }
 
 /** What SMTP intake reads of the store, with the spool beside the body store when there is one. */

@@ -41,6 +41,8 @@ export interface DaemonContext {
   blindKey: Uint8Array;
   /** Seals and opens one-click unsubscribe links (their key kept through rotations). */
   unsubscribeLinks: UnsubscribeLinks;
+  /** The key of offloaded attachments' download links (security/file-links.ts), kept as the unsubscribe links' is. */
+  fileLinksKey: Uint8Array;
   /** This build's version (the MCP server's, /metrics'). */
   version: string;
   /** The body store of large bodies; null in fleet mode, whose nodes keep bodies in their databases. */

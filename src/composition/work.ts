@@ -34,6 +34,10 @@ export function createWork(ctx: DaemonContext) {
     hostname: hostname(),
     logLevel: settings.logLevel,
     bodyKeys: ctx.bodyKeys,
+    files:
+      settings.storage === null
+        ? null
+        : { store: settings.storage, linksKey: ctx.fileLinksKey, maxLifetimeSeconds: settings.files.retentionSeconds },
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),
     unsubscribeLinks: ctx.unsubscribeLinks,
     telemetry: deliveryFanOut(metrics.delivery, ctx.attempts),
@@ -122,6 +126,7 @@ function bodyRemovalOf({ bodyStore, store, clock, log }: DaemonContext) {
     objects: bodyStore.objects,
     spool: bodyStore.spool,
     abandonedSpoolMs: bodyStore.abandonedSpoolMs,
+    expireFiles: (now, limit) => store.files.expire(now, limit),
     intervalMs: bodyStore.removalIntervalMs,
     clock,
     log: log.child({ component: 'body-store' }),

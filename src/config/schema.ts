@@ -227,6 +227,17 @@ export const configSchema = z
       .strict()
       .prefault({}),
     storage: storageSection,
+    // Attachments offloaded to download links (a tenant's attachment_offload): how long a link lives
+    // at most, and by default; its file goes from the body store when it expires.
+    files: z
+      .object({
+        retention_seconds: positiveInt
+          .min(60)
+          .max(10 * 365 * 86_400)
+          .default(30 * 86_400),
+      })
+      .strict()
+      .prefault({}),
     mcp: mcpSection,
     fleet: fleetSection,
   })

@@ -277,6 +277,8 @@ export function daemonSettings(config: Readonly<Config>) {
     pec: pecSettings(config),
     retention: retentionSettings(config),
     storage: storageSettings(config),
+    /** Offloaded attachments: their links' longest and default lifetime. */
+    files: { retentionSeconds: config.files.retention_seconds },
     /** The sending-domain checks: the DNS servers they ask (none: the system's) and how often. */
     dns: { servers: [...config.dns.servers], checkIntervalMs: config.dns.check_interval_seconds * SECOND },
     /** The MCP server at /mcp; null: off. */

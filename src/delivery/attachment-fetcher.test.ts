@@ -49,7 +49,13 @@ afterEach(async () => {
   await Promise.all(stops.splice(0).map((stop) => stop()));
 });
 
-const NO_TENANT: BuildRequest['tenant'] = { clientBaseUrl: null, clientAttachmentPath: null, clientAuth: null };
+const NO_TENANT: BuildRequest['tenant'] = {
+  id: 't',
+  clientBaseUrl: null,
+  clientAttachmentPath: null,
+  clientAuth: null,
+  attachmentOffload: null,
+};
 const CONTENT = Buffer.from([0, 1, 2, 250, 251, 252, 13, 10, 46, 13, 10]);
 const OPTIONS: AttachmentFetcherOptions = { timeoutMs: 5_000, maxBytes: 1024, allowPrivateAddresses: true };
 
@@ -190,6 +196,8 @@ describe('endpoint attachments', () => {
   it('posts the storage path with a bearer token and returns the body bytes', async () => {
     const peer = await startPeer(serve(200, CONTENT, { 'content-type': 'application/octet-stream' }));
     const tenant = {
+      id: 't',
+      attachmentOffload: null,
       clientBaseUrl: `${peer.base}/app/`,
       clientAttachmentPath: '/mail-proxy/attachments',
       clientAuth: { method: 'bearer', token: 't0k' },
@@ -210,6 +218,8 @@ describe('endpoint attachments', () => {
       }),
     );
     const tenant = {
+      id: 't',
+      attachmentOffload: null,
       clientBaseUrl: peer.base,
       clientAttachmentPath: 'att',
       clientAuth: { method: 'basic', user: 'ann', password: 'p:ss' },
@@ -221,6 +231,8 @@ describe('endpoint attachments', () => {
   it('sends no Authorization header when the tenant has none', async () => {
     const peer = await startPeer(serve(200, CONTENT));
     await fetcher.fetch(spec('endpoint', 'x'), {
+      id: 't',
+      attachmentOffload: null,
       clientBaseUrl: peer.base,
       clientAttachmentPath: '/att',
       clientAuth: null,
@@ -238,6 +250,8 @@ describe('endpoint attachments', () => {
     const peer = await startPeer(serve(404, 'no'));
     const error = await failure(
       fetcher.fetch(spec('endpoint', 'x'), {
+        id: 't',
+        attachmentOffload: null,
         clientBaseUrl: peer.base,
         clientAttachmentPath: '/att',
         clientAuth: null,

@@ -18,7 +18,7 @@ import type { FleetLimitGate } from '../core/fleet/index.js';
 import { type Service, within } from '../runtime/index.js';
 import type { KeyEncryptionKey } from '../security/index.js';
 import { createDispatcher, type Dispatcher } from './dispatcher.js';
-import type { HandoffSettings } from './handoff.js';
+import type { FileStoreSettings, HandoffSettings } from './handoff.js';
 import { createThreadedHandoff, type HandoffThreads } from './handoff-threads.js';
 import { createRelayFailover } from './relay-failover.js';
 import { createRelayPaces } from './relay-paces.js';
@@ -26,7 +26,8 @@ import { createRelayProbe } from './relay-probe.js';
 
 const NO_PACES: AccountPaces = { of: () => null, all: () => [] };
 
-export interface DeliverySettings extends Omit<HandoffSettings, 'hostname'>, Omit<HandoffThreads, 'logLevel'> {
+export interface DeliverySettings
+  extends Omit<HandoffSettings, 'hostname' | 'files'>, Omit<HandoffThreads, 'logLevel'> {
   leaseMs: number;
   claimBatch: number;
   retry: RetryPolicy;
@@ -45,6 +46,8 @@ export interface DeliveryDeps {
   owner: string;
   hostname: string;
   logLevel: string;
+  /** Where offloaded attachments go (handoff.ts); null: no body store, every attachment goes whole. */
+  files: FileStoreSettings | null;
   /** The key-encryption keys that open sealed bodies, the current one first (security/body-seal.ts). */
   bodyKeys: KeyEncryptionKey[];
   returnPath?: ((tenantId: string, messagePk: number) => string | null) | undefined;
@@ -79,6 +82,7 @@ export function createDeliveryService(settings: DeliverySettings, deps: Delivery
     attachmentMaxBytes: settings.attachmentMaxBytes,
     allowPrivateAttachmentUrls: settings.allowPrivateAttachmentUrls,
     hostname: deps.hostname,
+    files: deps.files,
   };
   const threads = {
     composeThreads: settings.composeThreads,

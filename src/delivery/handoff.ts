@@ -10,7 +10,13 @@
  */
 import type { Account } from '../core/account/index.js';
 import { errorText, isAppError, type Logger } from '../core/index.js';
-import { openEnvelope, type BodyBytes, type BodySeal, type MessagePayload } from '../core/message/index.js';
+import {
+  openEnvelope,
+  type BodyBytes,
+  type BodySeal,
+  type MessagePayload,
+  type OffloadedFiles,
+} from '../core/message/index.js';
 import { metadataHeader } from '../core/provider/index.js';
 import type {
   Envelope,
@@ -24,6 +30,9 @@ import { createAttachmentFetcher } from './attachment-fetcher.js';
 import { createMailComposerBuilder } from './message-builder.js';
 import { createNodemailerRelay } from './nodemailer-relay.js';
 import { signDkim } from './dkim-signing.js';
+import { createFileOffloader, type FileOffloader } from './file-offloader.js';
+import { createFileLinks } from '../security/index.js';
+import { openBodyObjects, type BodyStoreSettings } from '../storage/index.js';
 import type { DkimSigner } from '../core/tenant/index.js';
 
 /**
@@ -52,7 +61,7 @@ export type ComposeJob = Pick<
 >;
 
 export type ComposeOutcome =
-  | { built: true; body: BodyBytes; envelope: JobEnvelope; messageIdHeader: string }
+  | { built: true; body: BodyBytes; envelope: JobEnvelope; messageIdHeader: string; files?: OffloadedFiles }
   | { built: false; reason: string; transient: boolean };
 
 export interface Composer {
@@ -74,6 +83,35 @@ export interface HandoffSettings {
   allowPrivateAttachmentUrls: boolean;
   /** Right-hand side of Message-IDs we generate. */
   hostname: string;
+  /** Where offloaded attachments go (attachment-offload.ts); null: no body store, every attachment goes whole. */
+  files: FileStoreSettings | null;
+}
+
+export interface FileStoreSettings {
+  store: BodyStoreSettings;
+  /** The download links' key (security/file-links.ts). */
+  linksKey: Uint8Array;
+  /** `files.retention_seconds`: the longest a link lives. */
+  maxLifetimeSeconds: number;
+}
+
+/** The offloader of a composer: its body store opened on the first message that offloads (again, if that failed). */
+function fileOffloaderOf(settings: FileStoreSettings | null, seal: BodySeal): FileOffloader | null {
+  if (settings === null) return null;
+  const links = createFileLinks(settings.linksKey);
+  let opened: Promise<FileOffloader> | null = null;
+  const offloader = (): Promise<FileOffloader> =>
+    (opened ??= openBodyObjects(settings.store, Date.now).then(
+      (objects) => createFileOffloader({ links, seal, objects, maxLifetimeSeconds: settings.maxLifetimeSeconds }),
+      (error: unknown) => {
+        opened = null;
+        throw error;
+      },
+    ));
+  return {
+    maxLifetimeSeconds: settings.maxLifetimeSeconds,
+    offload: async (request, file) => (await offloader()).offload(request, file),
+  };
 }
 
 /** An envelope in clear, opened here when it was sealed (its `mailFrom` beside it replaces the sealed one: VERP). */
@@ -99,6 +137,8 @@ export function createComposer(settings: HandoffSettings, seal: BodySeal): Compo
   const builder = createMailComposerBuilder({
     fetchAttachment: (spec, tenant) => fetcher.fetch(spec, tenant),
     hostname: settings.hostname,
+    files: fileOffloaderOf(settings.files, seal),
+    now: Date.now,
   });
   const withReturnPath = (envelope: ComposeJob['envelope'], job: ComposeJob) =>
     job.returnPath === null ? envelope : { ...envelope, mailFrom: job.returnPath };
@@ -124,6 +164,7 @@ export function createComposer(settings: HandoffSettings, seal: BodySeal): Compo
         body: { clear: built.raw },
         envelope: withReturnPath(built.envelope, job),
         messageIdHeader: built.messageIdHeader,
+        ...(built.files === undefined ? {} : { files: built.files }),
       };
     } catch (error) {
       // An attachment that cannot be fetched yet is transient; a broken payload is not worth retrying.
@@ -194,7 +235,7 @@ export function chainHandoff(composer: Composer, sender: Sender): Handoff {
         dkim: job.dkim,
         listUnsubscribe: job.listUnsubscribe,
       });
-      return { built: true, reply };
+      return { built: true, reply, ...(composed.files === undefined ? {} : { files: composed.files }) };
     },
     connections: () => sender.connections(),
     close: async () => {

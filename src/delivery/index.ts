@@ -7,3 +7,4 @@ export { createRelayProbe } from './relay-probe.js';
 // mailauth, which signs what this room relays, also evaluates SPF: one library, one room.
 export { createDomainDnsReader } from './domain-dns.js';
 export { createDomainWatch } from './domain-watch.js';
+export { openFile } from './file-offloader.js';

@@ -90,9 +90,20 @@ function payload(overrides: Partial<MessagePayload> = {}): MessagePayload {
   };
 }
 
-const TENANT: BuildRequest['tenant'] = { clientBaseUrl: null, clientAttachmentPath: null, clientAuth: null };
+const TENANT: BuildRequest['tenant'] = {
+  id: 't',
+  clientBaseUrl: null,
+  clientAttachmentPath: null,
+  clientAuth: null,
+  attachmentOffload: null,
+};
 const fetcher = createAttachmentFetcher({ timeoutMs: 5_000, maxBytes: 1 << 20, allowPrivateAddresses: true });
-const builder = createMailComposerBuilder({ fetchAttachment: fetcher.fetch, hostname: 'mx.mailproxy.test' });
+const builder = createMailComposerBuilder({
+  fetchAttachment: fetcher.fetch,
+  hostname: 'mx.mailproxy.test',
+  files: null,
+  now: Date.now,
+});
 
 async function build(overrides: Partial<MessagePayload> = {}, tenant = TENANT) {
   const built = await builder.build({ clientId: 'client-1', payload: payload(overrides), tenant });
@@ -236,7 +247,7 @@ describe('the MailComposer message builder', () => {
         contentMd5: md5(files.endpoint).toUpperCase(),
       },
     ];
-    const tenant = { clientBaseUrl: base, clientAttachmentPath: '/attachments', clientAuth: null };
+    const tenant = { ...TENANT, clientBaseUrl: base, clientAttachmentPath: '/attachments' };
     const { entity } = await build({ body: 'see attached', html: '<p>see attached</p>', attachments }, tenant);
     expect(header(entity, 'content-type')).toMatch(/^multipart\/mixed/);
     const [alternative, ...parts] = entity.parts;

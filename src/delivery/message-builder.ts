@@ -10,9 +10,14 @@ import { parseMailbox, type Mailbox, AppError } from '../core/index.js';
 import { MAIL_ID_HEADER, headerValue, type AttachmentSpec, type MessagePayload } from '../core/message/index.js';
 import type { BuildRequest, BuiltMessage, Envelope, MessageBuilder } from '../core/delivery/index.js';
 import type { AttachmentFetcher } from './attachment-fetcher.js';
+import { offloaded } from './offloaded-attachments.js';
+import type { FileOffloader } from './file-offloader.js';
 
 export interface MailComposerBuilderDeps {
   fetchAttachment: AttachmentFetcher['fetch'];
+  /** Where large attachments go instead (attachment-offload.ts); null: the daemon has no body store, all go whole. */
+  files: FileOffloader | null;
+  now: () => number;
   /** Right-hand side of generated Message-IDs. */
   hostname: string;
 }
@@ -101,8 +106,8 @@ async function fetchAttachments(
   specs: AttachmentSpec[],
   request: BuildRequest,
   fetchAttachment: AttachmentFetcher['fetch'],
-): Promise<Mail.Attachment[]> {
-  const attachments: Mail.Attachment[] = [];
+): Promise<Array<Mail.Attachment & { content: Buffer; filename: string }>> {
+  const attachments: Array<Mail.Attachment & { content: Buffer; filename: string }> = [];
   for (const spec of specs) {
     const content = await fetchAttachment(spec, request.tenant);
     if (spec.contentMd5 !== null && createHash('md5').update(content).digest('hex') !== spec.contentMd5.toLowerCase()) {
@@ -131,6 +136,8 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
   return {
     async build(request: BuildRequest): Promise<BuiltMessage> {
       const { payload } = request;
+      const fetched = await fetchAttachments(payload.attachments, request, deps.fetchAttachment);
+      const { attachments, files } = await offloaded(fetched, request, deps);
       const messageIdHeader = angled(
         payload.messageId ?? headerValue(payload.headers, 'message-id') ?? `${randomUUID()}@${deps.hostname}`,
       );
@@ -150,7 +157,7 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
         // nodemailer otherwise counts non-ASCII characters over the whole body to
         // choose (a visible share of relay CPU in a profile); one native test decides the same way.
         textEncoding: isAscii(payload.body) && isAscii(payload.html) ? 'quoted-printable' : 'base64',
-        attachments: await fetchAttachments(payload.attachments, request, deps.fetchAttachment),
+        attachments,
         // Every part is in memory: nodemailer must never read a path or URL itself.
         disableFileAccess: true,
         disableUrlAccess: true,
@@ -158,7 +165,7 @@ export function createMailComposerBuilder(deps: MailComposerBuilderDeps): Messag
       const composer = new MailComposer(options);
       // As build() would: Date added when the client gave none; Bcc left out of the bytes.
       const raw = await builtBytes(composer.compile());
-      return { raw, envelope: envelopeOf(payload), messageIdHeader };
+      return { raw, envelope: envelopeOf(payload), messageIdHeader, ...(files === null ? {} : { files }) };
     },
   };
 }

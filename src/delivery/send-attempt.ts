@@ -110,9 +110,12 @@ export async function attemptSend(
       returnPath: deps.returnPath(message.tenantId, message.pk),
       account,
       tenant: {
+        id: tenant.id,
         clientBaseUrl: tenant.clientBaseUrl,
         clientAttachmentPath: tenant.clientAttachmentPath,
         clientAuth: tenant.clientAuth,
+        // A PEC message must carry its attachments: its account never offloads them.
+        attachmentOffload: account.isPec ? null : (tenant.attachmentOffload ?? null),
       },
       dkim: signersOf(tenant),
       listUnsubscribe: unsubscribeLines(deps.unsubscribeLinks, message, tenant),
@@ -127,7 +130,10 @@ export async function attemptSend(
 function attemptOf(deps: SendAttemptDeps, message: ClaimedMessage, result: HandoffResult): AttemptResult {
   const decision = decide(result);
   const relayMs = result.built ? (result.reply.transactionMs ?? null) : null;
-  return { decision, outcome: toOutcome(deps, message, decision), relayMs };
+  const outcome = toOutcome(deps, message, decision);
+  // The offloaded attachments' links live once the relay took the message that carries them.
+  if (result.built && result.files !== undefined) outcome.files = result.files;
+  return { decision, outcome, relayMs };
 }
 
 /**

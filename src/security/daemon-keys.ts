@@ -15,6 +15,7 @@ import { createBodySeal, type KeyEncryptionKey } from './body-seal.js';
 import { loadKeyMaterial, type MasterSources } from './key-material.js';
 import { createAesGcmSecretBox } from './secret-box.js';
 import { createUnsubscribeLinks } from './unsubscribe-links.js';
+import { fileLinksKey } from './file-links.js';
 import type { UnsubscribeLinks } from '../core/tenant/index.js';
 
 export interface DaemonKeys {
@@ -37,6 +38,8 @@ export interface DaemonKeyRing extends Pick<DaemonKeys, 'secrets' | 'bodies' | '
   blindKey: Buffer;
   /** `kept`: the unsubscribe links' key the database keeps (null: none, the current master's serves). */
   unsubscribeLinks(kept: Buffer | null): UnsubscribeLinks;
+  /** The key of offloaded attachments' download links, derived from the unsubscribe links' (`kept` as there). */
+  fileLinksKey(kept: Buffer | null): Buffer;
   /** `kept`: the API keys' digest key the database keeps (null: none, the current master's serves). */
   withTokenDigest(kept: Buffer | null): DaemonKeys;
 }
@@ -70,6 +73,7 @@ export function openDaemonKeys(
     blindIndex: (kept) => createBlindIndex(kept ?? keys.blindKey),
     blindKey: keys.blindKey,
     unsubscribeLinks: (kept) => createUnsubscribeLinks(kept ?? keys.unsubscribeKey),
+    fileLinksKey: (kept) => fileLinksKey(kept ?? keys.unsubscribeKey),
     withTokenDigest(kept) {
       const apiKeys = createHmacApiKeyIssuer(kept ?? keys.hashKey);
       return {

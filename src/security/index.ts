@@ -15,3 +15,4 @@ export { createBodySeal } from './body-seal.js';
 export { sealingKeys, type SealingMaterial } from './sealing-keys.js';
 export { dkimKeyMaker } from './dkim-keys.js';
 export type { KeyEncryptionKey } from './body-seal.js';
+export { createFileLinks } from './file-links.js';

@@ -10,6 +10,8 @@ import { createPeriodicLoop, type PeriodicLoop } from '../runtime/index.js';
 
 /** Objects removed side by side in one batch. */
 const BATCH = 64;
+/** Expired files one run takes (a short transaction); the rest wait for the next run. */
+const EXPIRY_BATCH = 500;
 
 /** One run: answers how many objects were removed. */
 export function removeListedObjects(
@@ -59,8 +61,8 @@ const SWEEP_GRACE_MS = 3_600_000;
 const SWEEP_EVERY_MS = 3_600_000;
 
 /**
- * Each run removes the spools of abandoned transfers, probes the store (so /ready sees it answer
- * again), then removes what is listed; the first run after the start, and one an hour after, also
+ * Each run removes the spools of abandoned transfers, expires the offloaded files whose links
+ * expired, probes the store (so /ready sees it answer again), then removes what is listed; the first run after the start, and one an hour after, also
  * sweeps what no message names.
  */
 export function createObjectRemoval(deps: {
@@ -69,6 +71,8 @@ export function createObjectRemoval(deps: {
   /** The spool beside the store, and how old a spool no message took is when it was abandoned. */
   spool: Pick<MessageSpool, 'sweep'>;
   abandonedSpoolMs: number;
+  /** Takes key and object from offloaded files whose links expired (store/message-files.ts), a batch at a time. */
+  expireFiles: (now: number, limit: number) => number;
   intervalMs: number;
   clock: Clock;
   log: Logger;
@@ -85,6 +89,9 @@ export function createObjectRemoval(deps: {
     run: async () => {
       const abandoned = deps.spool.sweep(clock.now() - deps.abandonedSpoolMs);
       if (abandoned > 0) log.info({ spools: abandoned }, 'removed smtp spools of transfers that were abandoned');
+      // In the database first, whatever the store does: an expired link is gone once its key is.
+      const expired = deps.expireFiles(clock.now(), EXPIRY_BATCH);
+      if (expired > 0) log.info({ files: expired }, 'offloaded attachments whose links expired: keys destroyed');
       if (!(await deps.objects.probe())) return;
       const removed = await run();
       if (removed > 0) log.debug({ removed }, 'body objects removed');

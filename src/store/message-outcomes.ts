@@ -11,6 +11,7 @@ import { providerIdOfReply } from '../core/provider/index.js';
 import type { RecordedOutcome } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import type { MessageEventWriter } from './message-event-writer.js';
+import { createFileRecorder } from './message-files.js';
 
 interface Identity {
   pk: number;
@@ -36,8 +37,24 @@ const CLEAR_LEASE = 'lease_owner = NULL, lease_expires_at = NULL, updated_at = @
 const AWAIT_ACCEPTANCE = `pec_awaiting_since = CASE WHEN pec_rda_at IS NULL AND pec_error_at IS NULL
   AND EXISTS (SELECT 1 FROM accounts a WHERE a.tenant_id = messages.tenant_id AND a.id = messages.account_id AND a.is_pec = 1) THEN @at ELSE NULL END`;
 
+/**
+ * An attempt's offloaded files: kept when its message was sent (and not erased meanwhile), their
+ * links live from then on; removed otherwise (a later attempt writes its own).
+ */
+function keepOrDiscard(
+  files: ReturnType<typeof createFileRecorder>,
+  outcome: RecordedOutcome,
+  row: Identity | undefined,
+): void {
+  if (outcome.files === undefined) return;
+  if (outcome.kind === 'sent' && row !== undefined && row.erased === 0)
+    files.keep(outcome.files, { pk: row.pk, tenantId: row.tenant_id }, outcome.at);
+  else files.discard(outcome.files);
+}
+
 export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEventWriter, seal: BodySeal) {
   const sealRefused = refusedSealer(db, seal);
+  const files = createFileRecorder(db);
   const statements = {
     // The id the relay's 250 named (core/provider/reply.ts): the provider's webhooks name the message by it.
     sent: db.prepare<
@@ -85,6 +102,7 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
         next_attempt_at: outcome.kind === 'deferred' ? outcome.nextAttemptAt : null,
         provider_message_id: outcome.kind === 'sent' ? providerIdOfReply(outcome.text) : null,
       });
+      keepOrDiscard(files, outcome, row);
       if (row === undefined) continue;
       applied += 1;
       writeEvent({
@@ -103,6 +121,7 @@ export function createOutcomeRecorder(db: SqliteDatabase, writeEvent: MessageEve
           ...(outcome.via === undefined ? {} : { via_account_id: outcome.via }),
           ...(outcome.kind === 'deferred' ? { next_attempt_ts: Math.floor(outcome.nextAttemptAt / 1000) } : {}),
           ...(refused === null || row.erased === 1 ? {} : { refused_recipients: refused }),
+          ...(outcome.files === undefined ? {} : { offloaded_files: outcome.files.files.length }),
         },
       });
     }

@@ -4,6 +4,8 @@ import type { SecretBox } from '../core/ports.js';
 import { createSqliteAccountRepository } from './account-repository.js';
 import { loadMigrations, migrate, parseMigrations } from './migrations.js';
 import { PENDING_STATES_SQL } from './tenant-repository.js';
+import { REPORTABLE_SQL } from './outbox-predicates.js';
+import { REPORTABLE_EVENTS } from '../core/report/index.js';
 
 describe('schema migrations', () => {
   it('applies schema.sql to an empty database once', () => {
@@ -30,6 +32,7 @@ describe('schema migrations', () => {
       'inbox',
       'kept_keys',
       'message_bodies',
+      'message_files',
       'message_search_terms',
       'messages',
       'messages_terms',
@@ -68,6 +71,23 @@ describe('schema migrations', () => {
       )
       .all('t', 'a', 0) as { detail: string }[];
     expect(plan.map((row) => row.detail).join(' ')).toContain('messages_due');
+  });
+
+  it('reads reportable events past a cursor from the reportable index: its predicate names every REPORTABLE_EVENTS type', () => {
+    const db = new Database(':memory:');
+    migrate(db, loadMigrations());
+    const plan = db
+      .prepare(
+        `EXPLAIN QUERY PLAN SELECT seq FROM outbox WHERE tenant_id = ? AND ${REPORTABLE_SQL} AND seq > ? ORDER BY seq`,
+      )
+      .all('t', 0) as { detail: string }[];
+    expect(plan.map((row) => row.detail).join(' ')).toContain('outbox_reportable');
+    // The pruning trigger keeps the same events until they are reported.
+    const trigger = db
+      .prepare(`SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'messages_outbox_removed'`)
+      .pluck()
+      .get() as string;
+    for (const type of REPORTABLE_EVENTS) expect(trigger).toContain(`'message.${type}'`);
   });
 
   it('serves suspension and pending-message checks from the pending index', () => {

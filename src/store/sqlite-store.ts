@@ -32,6 +32,7 @@ import { createSqliteMessageAdmin } from './message-admin.js';
 import { createSqliteMessageSearch } from './message-search.js';
 import { createSqliteMessageSelection } from './message-selection.js';
 import { createSqliteMessageHeaders } from './message-headers.js';
+import { createMessageFiles, type MessageFiles } from './message-files.js';
 import { createSqliteBodyObjectRows } from './body-object-rows.js';
 import { createSqliteThroughput } from './throughput.js';
 import { createSqliteQueueStatus } from './queue-status.js';
@@ -95,6 +96,8 @@ export interface SqliteStore extends AdminStore {
   erasure: ErasureStore;
   /** What the database knows of the body store's objects (body-object-rows.ts). */
   bodyObjectRows: BodyObjectRows;
+  /** Offloaded attachments: found by their links, counted, expired (message-files.ts). */
+  files: MessageFiles;
   /** Seals the bodies an earlier version stored in clear, a batch at a time (body-sealer.ts). */
   bodySealer: BodySealer;
   /** Keyed digests of addresses and words (core/blind-index.ts), with the key this database's digests were made with. */
@@ -245,6 +248,7 @@ function createMessageParts(
     transfer: guard(createSqliteMessageTransfer(db, writeEvent)),
     erasure: guard(createSqliteErasure(db, writeEvent, blindIndex)),
     bodyObjectRows: guard(createSqliteBodyObjectRows(db)),
+    files: guard(createMessageFiles(db, writeEvent)),
   };
 }
 

@@ -92,11 +92,11 @@ function createTenantWrites(
 ): Pick<TenantRepository, 'insert' | 'update' | 'replaceApiKey' | 'delete'> {
   const insert = db.prepare(`INSERT INTO tenants (${COLUMNS}, api_key_hash)
     VALUES (@id, @name, @client_base_url, @client_sync_path, @client_attachment_path, @client_auth_sealed,
-      @client_signing_secret_sealed, @active, @routes, @sending_domains_sealed, @list_unsubscribe, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
+      @client_signing_secret_sealed, @active, @routes, @sending_domains_sealed, @list_unsubscribe, @attachment_offload, @api_key_created_at, @api_key_expires_at, @created_at, @updated_at, @api_key_hash)`);
   const update = db.prepare(`UPDATE tenants SET name = @name, client_base_url = @client_base_url,
     client_sync_path = @client_sync_path, client_attachment_path = @client_attachment_path,
     client_auth_sealed = @client_auth_sealed, client_signing_secret_sealed = @client_signing_secret_sealed, active = @active, routes = @routes,
-    sending_domains_sealed = @sending_domains_sealed, list_unsubscribe = @list_unsubscribe, updated_at = @updated_at WHERE id = @id`);
+    sending_domains_sealed = @sending_domains_sealed, list_unsubscribe = @list_unsubscribe, attachment_offload = @attachment_offload, updated_at = @updated_at WHERE id = @id`);
   const replaceKey = db.prepare(`UPDATE tenants SET api_key_hash = ?, api_key_created_at = ?, api_key_expires_at = ?,
     updated_at = ? WHERE id = ?`);
   const remove = db.prepare(`DELETE FROM tenants WHERE id = ?`);

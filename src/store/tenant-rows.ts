@@ -1,6 +1,7 @@
 /** Tenant rows: the columns, and the mapping to and from Tenant that seals and opens the client's credentials. */
 import type { SecretBox } from '../core/index.js';
 import type { RoutingRule } from '../core/account/index.js';
+import type { AttachmentOffload } from '../core/message/index.js';
 import type { ClientAuth, ListUnsubscribe, SendingDomain, Tenant } from '../core/tenant/index.js';
 
 export interface TenantRow {
@@ -18,6 +19,8 @@ export interface TenantRow {
   sending_domains_sealed: string | null;
   /** JSON ListUnsubscribe; null: none. */
   list_unsubscribe: string | null;
+  /** JSON AttachmentOffload; null: none. */
+  attachment_offload: string | null;
   api_key_created_at: number;
   api_key_expires_at: number | null;
   created_at: number;
@@ -25,7 +28,7 @@ export interface TenantRow {
 }
 
 export const TENANT_COLUMNS = `id, name, client_base_url, client_sync_path, client_attachment_path, client_auth_sealed,
-  client_signing_secret_sealed, active, routes, sending_domains_sealed, list_unsubscribe, api_key_created_at, api_key_expires_at, created_at, updated_at`;
+  client_signing_secret_sealed, active, routes, sending_domains_sealed, list_unsubscribe, attachment_offload, api_key_created_at, api_key_expires_at, created_at, updated_at`;
 
 const authContext = (id: string): string => `tenant:${id}:client_auth`;
 const signingContext = (id: string): string => `tenant:${id}:client_signing_secret`;
@@ -61,6 +64,8 @@ export function createTenantRowMapper(secrets: SecretBox) {
         ? []
         : (JSON.parse(secrets.open(row.sending_domains_sealed, domainsContext(row.id))) as SendingDomain[]),
     listUnsubscribe: row.list_unsubscribe === null ? null : (JSON.parse(row.list_unsubscribe) as ListUnsubscribe),
+    attachmentOffload:
+      row.attachment_offload === null ? null : (JSON.parse(row.attachment_offload) as AttachmentOffload),
     apiKeyCreatedAt: row.api_key_created_at,
     apiKeyExpiresAt: row.api_key_expires_at,
     createdAt: row.created_at,
@@ -84,6 +89,8 @@ export function createTenantRowMapper(secrets: SecretBox) {
         ? null
         : secrets.seal(JSON.stringify(tenant.sendingDomains), domainsContext(tenant.id)),
     list_unsubscribe: tenant.listUnsubscribe === null ? null : JSON.stringify(tenant.listUnsubscribe),
+    // A tenant from a fleet node of an earlier version has no setting at all.
+    attachment_offload: (tenant.attachmentOffload ?? null) === null ? null : JSON.stringify(tenant.attachmentOffload),
     updated_at: tenant.updatedAt,
   });
 

@@ -116,7 +116,13 @@ const spec = (storagePath: string) => ({
   mimeType: null,
   contentMd5: null,
 });
-const NO_TENANT = { clientBaseUrl: null, clientAttachmentPath: null, clientAuth: null };
+const NO_TENANT = {
+  id: 't',
+  clientBaseUrl: null,
+  clientAttachmentPath: null,
+  clientAuth: null,
+  attachmentOffload: null,
+};
 
 describe('the attachment fetcher against SSRF (property-based, real HTTP peer)', () => {
   let peer: Peer;

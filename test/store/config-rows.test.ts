@@ -62,6 +62,7 @@ const tenant = (overrides: Partial<Tenant> = {}): Tenant => ({
   routes: [],
   sendingDomains: [],
   listUnsubscribe: null,
+  attachmentOffload: null,
   apiKeyCreatedAt: NOW,
   apiKeyExpiresAt: null,
   createdAt: NOW,

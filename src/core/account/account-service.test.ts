@@ -20,6 +20,7 @@ const tenant = (id: string): Tenant => ({
   routes: [],
   sendingDomains: [],
   listUnsubscribe: null,
+  attachmentOffload: null,
   apiKeyCreatedAt: 0,
   apiKeyExpiresAt: null,
   createdAt: 0,

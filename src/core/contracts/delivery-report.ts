@@ -40,6 +40,8 @@ export type ReportItem = {
   | { erased_ts: number; was_waiting: boolean }
   /** The recipient clicked the one-click unsubscribe link it carried; they are suppressed for the tenant. */
   | { unsubscribe_ts: number; unsubscribe_recipient: string | null; unsubscribe_list: string | null }
+  /** A recipient downloaded one of its offloaded attachments (`file_index` from 0); `downloads`: that file's count so far. */
+  | { download_ts: number; file_index: number | null; downloads: number | null }
 );
 
 const seconds = (ms: number): number => Math.floor(ms / 1000);
@@ -48,6 +50,17 @@ const stringField = (data: Record<string, unknown> | null, key: string): string 
   const value = data?.[key];
   return typeof value === 'string' ? value : null;
 };
+
+const numberField = (data: Record<string, unknown> | null, key: string): number | null => {
+  const value = data?.[key];
+  return typeof value === 'number' ? value : null;
+};
+
+const downloadOf = (event: ReportEvent) => ({
+  download_ts: seconds(event.at),
+  file_index: numberField(event.data, 'file_index'),
+  downloads: numberField(event.data, 'downloads'),
+});
 
 const viaOf = (data: Record<string, unknown> | null): { via_account_id?: string } => {
   const via = stringField(data, 'via_account_id');
@@ -126,6 +139,8 @@ export function toReportItem(event: ReportEvent): ReportItem {
         unsubscribe_recipient: stringField(event.data, 'recipient'),
         unsubscribe_list: stringField(event.data, 'list'),
       };
+    case 'downloaded':
+      return { ...base, ...downloadOf(event) };
   }
 }
 

@@ -41,6 +41,8 @@ export interface TenantView {
   routes: RouteRuleView[];
   /** One-click unsubscribe links in its mail; null: none. */
   list_unsubscribe: { base_url: string; mailto: string | null; scope: 'all' | 'batches' } | null;
+  /** Large attachments as download links; null: never. */
+  attachment_offload: { base_url: string; over_bytes: number | null; link_lifetime_seconds: number | null } | null;
   api_key_created_at: string;
   api_key_expires_at: string | null;
   created_at: string;
@@ -73,6 +75,14 @@ export function viewTenant(tenant: Tenant): TenantView {
             base_url: tenant.listUnsubscribe.baseUrl,
             mailto: tenant.listUnsubscribe.mailto,
             scope: tenant.listUnsubscribe.scope,
+          },
+    attachment_offload:
+      tenant.attachmentOffload === null
+        ? null
+        : {
+            base_url: tenant.attachmentOffload.baseUrl,
+            over_bytes: tenant.attachmentOffload.overBytes,
+            link_lifetime_seconds: tenant.attachmentOffload.linkLifetimeSeconds,
           },
     api_key_created_at: iso(tenant.apiKeyCreatedAt),
     api_key_expires_at: tenant.apiKeyExpiresAt === null ? null : iso(tenant.apiKeyExpiresAt),

@@ -5,6 +5,7 @@
  */
 import type { Account } from '../account/account.js';
 import type { MessagePayload } from '../message/message.js';
+import type { AttachmentOffload, OffloadedFiles } from '../message/attachment-offload.js';
 import type { BodyBytes, SealedFields } from '../message/sealed-body.js';
 import type { ClientAuth } from '../tenant/tenant.js';
 import type { DkimSigner } from '../tenant/sending-domain.js';
@@ -95,8 +96,17 @@ export interface BuildRequest {
   /** The client id, written as `X-Genro-Mail-ID`. */
   clientId: string;
   payload: MessagePayload;
-  /** Where `endpoint` attachments are fetched from. */
-  tenant: { clientBaseUrl: string | null; clientAttachmentPath: string | null; clientAuth: ClientAuth | null };
+  /**
+   * Where `endpoint` attachments are fetched from, and whether large ones are offloaded to download
+   * links (null for a PEC account's message: it must carry its attachments).
+   */
+  tenant: {
+    id: string;
+    clientBaseUrl: string | null;
+    clientAttachmentPath: string | null;
+    clientAuth: ClientAuth | null;
+    attachmentOffload: AttachmentOffload | null;
+  };
 }
 
 /** One message to build and hand to its account's relay, as plain data (it may cross to a worker thread). */
@@ -126,7 +136,8 @@ export interface HandoffJob {
 }
 
 /** What came of a handoff: the relay's reply, or why the message could not be built. */
-export type HandoffResult = { built: true; reply: RelayReply } | { built: false; reason: string; transient: boolean };
+export type HandoffResult =
+  { built: true; reply: RelayReply; files?: OffloadedFiles } | { built: false; reason: string; transient: boolean };
 
 /** Builds and relays messages, on this thread or elsewhere: the adapter decides. */
 export interface Handoff {
@@ -140,6 +151,8 @@ export interface BuiltMessage {
   raw: Buffer;
   envelope: Envelope;
   messageIdHeader: string;
+  /** The attachments it carries as download links instead (attachment-offload.ts); absent: none. */
+  files?: OffloadedFiles;
 }
 
 /**

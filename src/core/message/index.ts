@@ -2,6 +2,17 @@
 export type { IdsOutcome, MessageAdmin, MessageDetail, MessageTimelineEvent } from './admin.js';
 export { framedParts, partsOf } from './body-objects.js';
 export type { BodyObjects, BodyStoreHealth, BodyObjectRows } from './body-objects.js';
+export { FILES_PATH, fileUrl, offloadNotice, offloadPlan } from './attachment-offload.js';
+export { createFileDownloads } from './file-downloads.js';
+export type { FileDownloads, OpenedFile } from './file-downloads.js';
+export type {
+  AttachmentOffload,
+  FileLink,
+  FileLinks,
+  MessageOffload,
+  OffloadedFile,
+  OffloadedFiles,
+} from './attachment-offload.js';
 export { BULK_ACTIONS, createBulkCommands } from './bulk.js';
 export type { BulkAction, BulkCommands, BulkPreview, BulkRequest, BulkResult } from './bulk.js';
 export {

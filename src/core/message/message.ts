@@ -3,6 +3,7 @@
  * in which order, and what it carries. Two state machines (ARCHITECTURE.md §3):
  * our handoff (`HandoffState`) and the provider's later verdict (bounces).
  */
+import type { MessageOffload } from './attachment-offload.js';
 import type { SealedEnvelope } from './envelope-seal.js';
 
 export const PRIORITY_LABELS = ['immediate', 'high', 'normal', 'low'] as const;
@@ -61,6 +62,8 @@ export interface MessagePayload {
   headers: Record<string, string>;
   attachments: AttachmentSpec[];
   messageId: string | null;
+  /** Whether its large attachments go as download links (attachment-offload.ts); absent: as the tenant says. */
+  offload?: MessageOffload;
 }
 
 /**

@@ -4,6 +4,7 @@
  * outbox event in the same transaction.
  */
 import type { Priority, HandoffState, NewMessage } from './message.js';
+import type { OffloadedFiles } from './attachment-offload.js';
 import type { SealedFields } from './sealed-body.js';
 import type { Usage } from '../account/rate-limit.js';
 import type { RecipientRefusal } from '../delivery/relay.js';
@@ -60,6 +61,11 @@ interface OutcomeBase {
   enhancedStatus: string | null;
   /** The fallback account whose relay answered (failover); absent for the message's own. */
   via?: string;
+  /**
+   * The attachments the attempt's message carried as download links (attachment-offload.ts): their
+   * links live from a `sent` outcome on; any other outcome's files are removed.
+   */
+  files?: OffloadedFiles;
 }
 
 export type RecordedOutcome =

@@ -143,6 +143,13 @@ describe('toReportItem', () => {
       pec_event: 'acceptance_timeout',
       pec_details: { error: 'acceptance_timeout: none' },
     });
+    expect(toReportItem(event('downloaded', { data: { file_index: 2, downloads: 3 } }))).toEqual({
+      ...base,
+      event: 'downloaded',
+      download_ts: 1_700_000_000,
+      file_index: 2,
+      downloads: 3,
+    });
   });
 
   it('fills a missing field with null rather than leaving the key out', () => {

@@ -18,6 +18,7 @@ export const REPORTABLE_EVENTS = [
   'dropped',
   'erased',
   'unsubscribed',
+  'downloaded',
 ] as const;
 export type ReportableEvent = (typeof REPORTABLE_EVENTS)[number];
 

@@ -19,6 +19,7 @@ import {
   type RoutingRule,
 } from '../account/routing.js';
 import { DEFAULT_CLIENT_SYNC_PATH, type ClientAuth, type Tenant } from './tenant.js';
+import type { AttachmentOffload } from '../message/attachment-offload.js';
 
 export interface TenantFields {
   name?: string | null | undefined;
@@ -33,6 +34,8 @@ export interface TenantFields {
   routes?: RoutingRule[] | undefined;
   /** One-click unsubscribe links in its mail; null: none; `undefined` keeps the setting. */
   listUnsubscribe?: ListUnsubscribe | null | undefined;
+  /** Large attachments as download links; null: never; `undefined` keeps the setting. */
+  attachmentOffload?: AttachmentOffload | null | undefined;
 }
 
 export interface TenantCreateInput extends TenantFields {
@@ -194,6 +197,7 @@ function newTenant(input: TenantCreateInput, generatedSecret: string | null, now
     routes: input.routes ?? [],
     sendingDomains: [],
     listUnsubscribe: input.listUnsubscribe ?? null,
+    attachmentOffload: input.attachmentOffload ?? null,
     apiKeyCreatedAt: now,
     apiKeyExpiresAt: expiry(now, input.apiKeyExpiresInSeconds),
     createdAt: now,

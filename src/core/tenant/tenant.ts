@@ -1,6 +1,7 @@
 import type { RoutingRule } from '../account/routing.js';
 import type { SendingDomain } from './sending-domain.js';
 import type { ListUnsubscribe } from './list-unsubscribe.js';
+import type { AttachmentOffload } from '../message/attachment-offload.js';
 /** The tenant aggregate: one client application, its callback settings and its API key. */
 
 /** How we authenticate to the tenant's own endpoints (delivery reports, attachments). */
@@ -27,6 +28,8 @@ export interface Tenant {
   sendingDomains: SendingDomain[];
   /** One-click unsubscribe links in its single-recipient mail (list-unsubscribe.ts); null: none. */
   listUnsubscribe: ListUnsubscribe | null;
+  /** Large attachments relayed as download links (core/message/attachment-offload.ts); null: always whole. */
+  attachmentOffload: AttachmentOffload | null;
   apiKeyCreatedAt: number;
   apiKeyExpiresAt: number | null;
   createdAt: number;

@@ -44,6 +44,8 @@ import { syncStatusRoutes } from './routes/sync-status.js';
 import { tenantRoutes } from './routes/tenants.js';
 import { webhookRoutes } from './routes/webhooks.js';
 import { UNSUBSCRIBE_MAX_BODY_BYTES, unsubscribeRoutes } from './routes/unsubscribe.js';
+import { fileRoutes } from './routes/files.js';
+import { FILES_PATH, type FileDownloads } from '../../core/message/index.js';
 
 export interface HttpAppDeps {
   authenticator: Authenticator;
@@ -82,6 +84,8 @@ export interface HttpAppDeps {
   webhooks: WebhookReceiver;
   /** One-click unsubscribe links (public). */
   unsubscribe: UnsubscribeService;
+  /** Offloaded attachments' download links (public). */
+  files: FileDownloads;
   readiness: readonly ReadinessCheck[];
   log: Logger;
   ids: IdSource;
@@ -119,19 +123,22 @@ function bodyLimits(maxBodyBytes: number, webhookMaxBodyBytes: number): Middlewa
   return (c, next) =>
     (c.req.path.startsWith(WEBHOOK_PREFIX)
       ? webhookLimit
-      : c.req.path.startsWith(UNSUBSCRIBE_PATH)
+      : c.req.path.startsWith(UNSUBSCRIBE_PATH) || c.req.path.startsWith(FILES_PATH)
         ? unsubscribeLimit
         : apiLimit)(c, next);
 }
 
 /**
  * A provider's webhook holds no API key: it is verified by its provider's own signature (routes/webhooks.ts).
- * An unsubscribe link's token is its own proof (routes/unsubscribe.ts).
+ * An unsubscribe link's token is its own proof (routes/unsubscribe.ts), as is a download link's (routes/files.ts).
  */
 function authGate(authenticator: Authenticator): MiddlewareHandler<HttpEnv> {
   const auth = requireAuth(authenticator, METRICS_ROUTES.metrics.path);
   return async (c, next) =>
-    PUBLIC_PATHS.has(c.req.path) || c.req.path.startsWith(WEBHOOK_PREFIX) || c.req.path.startsWith(UNSUBSCRIBE_PATH)
+    PUBLIC_PATHS.has(c.req.path) ||
+    c.req.path.startsWith(WEBHOOK_PREFIX) ||
+    c.req.path.startsWith(UNSUBSCRIBE_PATH) ||
+    c.req.path.startsWith(FILES_PATH)
       ? next()
       : auth(c, next);
 }
@@ -186,5 +193,6 @@ function mountRoutes(app: Hono<HttpEnv>, deps: HttpAppDeps): void {
   );
   app.route('/', webhookRoutes(deps.webhooks));
   app.route('/', unsubscribeRoutes(deps.unsubscribe));
+  app.route('/', fileRoutes(deps.files));
   app.route('/', openapiRoutes(ROUTE_CATALOG, WEBHOOK_CATALOG));
 }

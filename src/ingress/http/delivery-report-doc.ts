@@ -118,6 +118,17 @@ const unsubscribed = z.object({
   ),
 });
 
+const downloaded = z.object({
+  ...base,
+  event: event(
+    ['downloaded'],
+    'a recipient downloaded one of its attachments offloaded to a link (`attachment_offload` of the tenant); one item per download, up to 100 per file',
+  ),
+  download_ts: seconds('When it was downloaded', 1764018000),
+  file_index: field(z.number().nullable(), "The attachment's place in the submission's `attachments`, from 0.", 0),
+  downloads: field(z.number().nullable(), "That file's downloads so far, this one included.", 1),
+});
+
 /** One item per reportable event, in event order. */
 export const reportItem = z.union([
   sent,
@@ -129,6 +140,7 @@ export const reportItem = z.union([
   provider,
   erased,
   unsubscribed,
+  downloaded,
 ]) satisfies z.ZodType<ReportItem>;
 
 export const reportBody = z.object({
@@ -165,7 +177,7 @@ export const DELIVERY_REPORT_WEBHOOK: WebhookDoc = {
   name: 'deliveryReport',
   summary: "Delivery reports, POSTed by mailproxy to the tenant's `client_base_url` + `client_sync_path`",
   description:
-    "Every `sent`, `error`, `expired`, `deferred`, `bounced`, `complained`, `pec`, `delivered`, `dropped`, `erased` and `unsubscribed` event of a tenant's mail, in event order, usually within a fraction of a second " +
+    "Every `sent`, `error`, `expired`, `deferred`, `bounced`, `complained`, `pec`, `delivered`, `dropped`, `erased`, `unsubscribed` and `downloaded` event of a tenant's mail, in event order, usually within a fraction of a second " +
     "(bounces, complaints, deliveries and drops come from the bounce mailbox or the provider's webhooks); " +
     'with nothing to report, a heartbeat (`{"delivery_report": []}`) every `reports.sync_interval_seconds` (300). At most `reports.batch_size` (500) items per round. ' +
     'Anything but a 2xx with `{"ok": true}` (another status, no answer within `reports.request_timeout_seconds` (30), a redirect, a refused connection) leaves the items to be sent again, ' +

@@ -58,6 +58,16 @@ export const ERROR_EXAMPLES: Readonly<Record<HttpErrorCode, ErrorExample>> = {
     message: 'account has messages not yet delivered; pass force=true to delete them too',
     details: { account_id: 'main', pending_messages: 3 },
   },
+  GONE: {
+    summary: "an offloaded attachment's link that expired, or whose message was erased: the file is gone",
+    message: 'this file is no longer available',
+    details: null,
+  },
+  RANGE_NOT_SATISFIABLE: {
+    summary: "a download's Range that starts past the file's end",
+    message: 'range not satisfiable',
+    details: { size_bytes: 5242880 },
+  },
   PAYLOAD_TOO_LARGE: {
     summary:
       'the body, declared or chunked, is over http.max_body_bytes (64 MiB; on /webhooks, webhooks.max_body_bytes: 1 MiB)',

@@ -4,9 +4,19 @@
  */
 import { AppError, type AppErrorOptions, type ErrorCode } from '../../core/index.js';
 
-/** WEBHOOK_UNVERIFIED: a provider's webhook whose signature (or credentials) did not verify. */
+/**
+ * WEBHOOK_UNVERIFIED: a provider's webhook whose signature (or credentials) did not verify.
+ * GONE: an offloaded attachment's link that expired, or whose message was erased (routes/files.ts).
+ * RANGE_NOT_SATISFIABLE: a download's Range outside the file.
+ */
 export type TransportErrorCode =
-  'INVALID_JSON' | 'UNSUPPORTED_MEDIA_TYPE' | 'PAYLOAD_TOO_LARGE' | 'METHOD_NOT_ALLOWED' | 'WEBHOOK_UNVERIFIED';
+  | 'INVALID_JSON'
+  | 'UNSUPPORTED_MEDIA_TYPE'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'METHOD_NOT_ALLOWED'
+  | 'WEBHOOK_UNVERIFIED'
+  | 'GONE'
+  | 'RANGE_NOT_SATISFIABLE';
 
 /** Every code an HTTP error envelope may carry. */
 export type HttpErrorCode = ErrorCode | TransportErrorCode;

@@ -103,6 +103,35 @@ export const messageItem = z
           [{ filename: 'hello.txt', storage_path: 'aGVsbG8gd29ybGQK', fetch_mode: 'base64', mime_type: 'text/plain' }],
         ],
       }),
+    offload_attachments_over_bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(1024 ** 3)
+      .optional()
+      .meta({
+        description:
+          "Attachments larger than this (bytes) go as download links instead of in the message, whatever the tenant's `attachment_offload.over_bytes`. Needs the tenant's `attachment_offload` (its `base_url`) and a body store; a PEC account relays them whole all the same.",
+        examples: [5_000_000],
+      }),
+    attachment_link_lifetime_seconds: z
+      .number()
+      .int()
+      .min(60)
+      .max(10 * 365 * 24 * 3600)
+      .optional()
+      .meta({
+        description:
+          "How long this message's download links work once it is sent, at most the daemon's `files.retention_seconds`. Absent: the tenant's.",
+        examples: [86_400],
+      }),
+    relay_whole: z
+      .boolean()
+      .optional()
+      .meta({
+        description: "True: every attachment goes in the message, whatever the tenant's `attachment_offload`.",
+        examples: [true],
+      }),
     priority: priority
       .optional()
       .meta({ description: `${PRIORITY_TEXT}. Absent: \`default_priority\`, else 2.`, examples: ['high'] }),

@@ -3,6 +3,7 @@
  * well-formed), the headers every answer carries, one access-log line and the request counters.
  */
 import { UNSUBSCRIBE_PATH } from '../../core/tenant/index.js';
+import { FILES_PATH } from '../../core/message/index.js';
 import type { MiddlewareHandler } from 'hono';
 import type { IdSource, Logger, HttpTelemetry } from '../../core/index.js';
 import { actorOf } from './auth.js';
@@ -44,5 +45,10 @@ export function requestContext(deps: RequestContextDeps): MiddlewareHandler<Http
   };
 }
 
-/** An unsubscribe link's token is a capability (whoever holds it may use it): logs name the route, not the token. */
-const loggedPath = (path: string): string => (path.startsWith(UNSUBSCRIBE_PATH) ? `${UNSUBSCRIBE_PATH}{token}` : path);
+/** An unsubscribe or download link's token is a capability (whoever holds it may use it): logs name the route, not the token. */
+const loggedPath = (path: string): string =>
+  path.startsWith(UNSUBSCRIBE_PATH)
+    ? `${UNSUBSCRIBE_PATH}{token}`
+    : path.startsWith(FILES_PATH)
+      ? `${FILES_PATH}{token}`
+      : path;

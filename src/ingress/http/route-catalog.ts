@@ -21,6 +21,7 @@ import { SYNC_STATUS_ROUTES } from './routes/sync-status.js';
 import { TENANT_ROUTES } from './routes/tenants.js';
 import { WEBHOOK_ROUTES } from './routes/webhooks.js';
 import { UNSUBSCRIBE_ROUTES } from './routes/unsubscribe.js';
+import { FILE_ROUTES } from './routes/files.js';
 
 export const ROUTE_CATALOG: readonly RouteDoc[] = [
   HEALTH_ROUTES,
@@ -38,6 +39,7 @@ export const ROUTE_CATALOG: readonly RouteDoc[] = [
   BACKUP_ROUTES,
   WEBHOOK_ROUTES,
   UNSUBSCRIBE_ROUTES,
+  FILE_ROUTES,
   OPENAPI_ROUTES,
 ].flatMap((table): RouteDoc[] => Object.values(table));
 

@@ -7,30 +7,9 @@ import { z } from 'zod';
 import { MAX_ROUTING_RULES } from '../../core/account/index.js';
 import { identifier } from './identifier.js';
 import { routeRule, toRoutingRule } from './routing-schema.js';
+import { attachmentOffload, httpUrl, listUnsubscribe } from './tenant-link-schemas.js';
 
 export { identifier };
-
-const httpUrl = z
-  .string()
-  .max(2048)
-  .refine(
-    (text) => {
-      try {
-        const url = new URL(text);
-        return (
-          (url.protocol === 'http:' || url.protocol === 'https:') &&
-          url.username === '' &&
-          url.password === '' &&
-          url.search === '' &&
-          url.hash === ''
-        );
-      } catch {
-        return false;
-      }
-    },
-    { message: 'must be an http(s) URL without credentials, query or fragment' },
-  )
-  .describe('an http(s) URL without credentials, query or fragment');
 
 const urlPath = z
   .string()
@@ -41,31 +20,6 @@ const label = z
   .max(200)
   .refine((text) => !/[\r\n\0]/.test(text), { message: 'must not contain line breaks or NUL' })
   .describe('no line breaks or NUL');
-const listUnsubscribe = z.object({
-  base_url: httpUrl.meta({
-    description:
-      "The daemon's public https URL as recipients' mailbox providers reach it (its `/unsubscribe/{token}` is public).",
-    examples: ['https://mail.example.com'],
-  }),
-  mailto: z
-    .string()
-    .max(254)
-    .nullable()
-    .optional()
-    .meta({
-      description:
-        'An address for the `mailto:` form beside the link (the tenant reads what arrives there); absent or null: none.',
-      examples: ['unsubscribe@acme.example'],
-    }),
-  scope: z
-    .enum(['all', 'batches'])
-    .optional()
-    .meta({
-      description:
-        '`all` (the default): every message to a single recipient; `batches`: only mail with a `batch_code` (newsletters, campaigns).',
-      examples: ['batches'],
-    }),
-});
 const authMethod = <M extends string>(method: M) =>
   z.literal(method).meta({ description: 'How mailproxy authenticates to the client application.', examples: [method] });
 const clientAuth = z.discriminatedUnion('method', [
@@ -165,6 +119,14 @@ const tenantFields = {
         'One-click unsubscribe (RFC 8058, what Gmail, Yahoo and Outlook.com require of bulk senders): each message to a single recipient gets `List-Unsubscribe: <{base_url}/unsubscribe/{token}>` (and the `mailto:` form when given) and `List-Unsubscribe-Post: List-Unsubscribe=One-Click`, unless it carries a `List-Unsubscribe` of its own. The token is sealed: it names the recipient, the message and its batch, and reveals nothing. A POST to the link suppresses the recipient for the tenant and reports an `unsubscribed` item; a GET only shows a confirmation page. Null: no link.',
       examples: [{ base_url: 'https://mail.example.com', scope: 'batches' }],
     }),
+  attachment_offload: attachmentOffload
+    .nullable()
+    .optional()
+    .meta({
+      description:
+        "Attachment offload: in its messages sent over HTTP, each attachment larger than `over_bytes` is taken out and replaced by one short text and HTML part naming each file, its size and a link `{base_url}/files/{token}` that serves it (range requests too) until the link expires or the message is erased, each download reported as a `downloaded` item. A message may set its own size and lifetime, or ask to be relayed whole (`relay_whole`); a PEC account's mail is always relayed whole. Needs a body store (`[storage]` backend `embedded` or `s3`): without one, attachments are relayed whole. Null: never.",
+      examples: [{ base_url: 'https://mail.example.com', over_bytes: 5_000_000, link_lifetime_seconds: 604_800 }],
+    }),
 };
 
 const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typeof tenantFields)[K]> }) => ({
@@ -183,6 +145,14 @@ const toTenantFields = (body: { [K in keyof typeof tenantFields]?: z.output<(typ
           baseUrl: body.list_unsubscribe.base_url,
           mailto: body.list_unsubscribe.mailto ?? null,
           scope: body.list_unsubscribe.scope ?? 'all',
+        },
+  attachmentOffload:
+    body.attachment_offload === undefined || body.attachment_offload === null
+      ? body.attachment_offload
+      : {
+          baseUrl: body.attachment_offload.base_url,
+          overBytes: body.attachment_offload.over_bytes ?? null,
+          linkLifetimeSeconds: body.attachment_offload.link_lifetime_seconds ?? null,
         },
 });
 

@@ -1,7 +1,12 @@
 /** /add-messages items -> core submission items: shape errors become per-message rejections. */
 import { randomUUID } from 'node:crypto';
 import { parseMailbox } from '../../core/index.js';
-import { headerValue, type MessagePayload, type SubmissionItem } from '../../core/message/index.js';
+import {
+  headerValue,
+  type MessageOffload,
+  type MessagePayload,
+  type SubmissionItem,
+} from '../../core/message/index.js';
 import { fieldProblems } from './request-input.js';
 import { messageItem, type MessageItem } from './message-schemas.js';
 import { ILL_FORMED, illFormedPath } from './well-formed.js';
@@ -43,7 +48,20 @@ function payloadOf(item: MessageItem): MessagePayload {
       contentMd5: attachment.content_md5 ?? null,
     })),
     messageId: messageId === null || messageId.startsWith('<') ? messageId : `<${messageId}>`,
+    ...offloadOf(item),
   };
+}
+
+/** The message's own offload choice, kept in the payload only when it makes one. */
+function offloadOf(item: MessageItem): Pick<MessagePayload, 'offload'> {
+  const offload: MessageOffload = {
+    ...(item.offload_attachments_over_bytes === undefined ? {} : { overBytes: item.offload_attachments_over_bytes }),
+    ...(item.attachment_link_lifetime_seconds === undefined
+      ? {}
+      : { linkLifetimeSeconds: item.attachment_link_lifetime_seconds }),
+    ...(item.relay_whole === undefined ? {} : { relayWhole: item.relay_whole }),
+  };
+  return Object.keys(offload).length === 0 ? {} : { offload };
 }
 
 /** Bytes the message will take at least: bodies, headers and inline (base64) attachments. */

@@ -94,6 +94,25 @@ const tenantView = z.object({
     'One-click unsubscribe (RFC 8058) in its single-recipient mail; null: no link is added.',
     { base_url: 'https://mail.example.com', mailto: null, scope: 'batches' },
   ),
+  attachment_offload: field(
+    z
+      .object({
+        base_url: field(z.string(), 'The public URL its links are made under.', 'https://mail.example.com'),
+        over_bytes: field(
+          z.number().nullable(),
+          'Attachments larger than this go as links; null: only those of messages that ask.',
+          5_000_000,
+        ),
+        link_lifetime_seconds: field(
+          z.number().nullable(),
+          "How long a link works once sent; null: the daemon's files.retention_seconds.",
+          604_800,
+        ),
+      })
+      .nullable(),
+    'Large attachments relayed as download links; null: always whole.',
+    { base_url: 'https://mail.example.com', over_bytes: 5_000_000, link_lifetime_seconds: 604_800 },
+  ),
   api_key_created_at: isoInstant('When the current API key was issued'),
   api_key_expires_at: field(
     z.string().nullable(),
@@ -115,6 +134,7 @@ export const TENANT_EXAMPLE: TenantView = {
   active: true,
   routes: [],
   list_unsubscribe: null,
+  attachment_offload: null,
   api_key_created_at: '2025-11-24T16:00:00.000Z',
   api_key_expires_at: null,
   created_at: '2025-11-24T16:00:00.000Z',

@@ -4,53 +4,26 @@
  * when downloaded, and expired with their links. Expiry and erasure take the key and the object
  * together; a trigger lists the object for the body store's removal in the same statement.
  */
-import type { OffloadedFiles } from '../core/message/index.js';
+import type { FileRecord, OffloadedFiles } from '../core/message/index.js';
 import type { SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
 
 /** The most `downloaded` events one file records (each one is a report item and a stream message). */
-export const MAX_DOWNLOAD_EVENTS = 100;
+const MAX_DOWNLOAD_EVENTS = 100;
 
-/** A file as a download finds it. */
-export interface StoredFile {
-  fileId: string;
-  messagePk: number;
-  tenantId: string;
-  /** The client's id of its message. */
-  messageId: string;
-  fileIndex: number;
-  /** Null once expired or erased: the link is gone. */
-  object: string | null;
-  key: Buffer | null;
-  sizeBytes: number;
-  expiresAt: number;
-  downloads: number;
-}
-
+/** A file as a download finds it (core/message/file-downloads.ts). */
 interface FileRow {
   file_id: string;
-  message_pk: number;
-  tenant_id: string;
-  message_id: string | null;
-  file_index: number;
   object: string | null;
   file_key: Buffer | null;
-  size_bytes: number;
   expires_at: number;
-  downloads: number;
 }
 
-const toFile = (row: FileRow): StoredFile => ({
+const toFile = (row: FileRow): FileRecord => ({
   fileId: row.file_id,
-  messagePk: row.message_pk,
-  tenantId: row.tenant_id,
-  messageId: row.message_id ?? '',
-  fileIndex: row.file_index,
   object: row.object,
   key: row.file_key,
-  sizeBytes: row.size_bytes,
   expiresAt: row.expires_at,
-  downloads: row.downloads,
 });
 
 /** Records an attempt's files, inside the outcome's transaction. */
@@ -88,7 +61,7 @@ export function createFileRecorder(db: SqliteDatabase) {
 
 export interface MessageFiles {
   /** The file a link names, live or not; null when there is none of that id. */
-  find(fileId: string): StoredFile | null;
+  find(fileId: string): FileRecord | null;
   /**
    * Counts a download and records its `downloaded` event (reported to the client) in the same
    * transaction; answers the count after it (0: the file or its message is gone).
@@ -99,9 +72,9 @@ export interface MessageFiles {
 }
 
 export function createMessageFiles(db: SqliteDatabase, writeEvent: MessageEventWriter): MessageFiles {
-  const find = db.prepare<[string], FileRow>(`SELECT f.file_id, f.message_pk, f.tenant_id, m.id AS message_id,
-      f.file_index, f.object, f.file_key, f.size_bytes, f.expires_at, f.downloads
-    FROM message_files f LEFT JOIN messages m ON m.pk = f.message_pk WHERE f.file_id = ?`);
+  const find = db.prepare<[string], FileRow>(
+    `SELECT file_id, object, file_key, expires_at FROM message_files WHERE file_id = ?`,
+  );
   const count = db.prepare<[string], { downloads: number; message_pk: number; file_index: number }>(
     `UPDATE message_files SET downloads = downloads + 1 WHERE file_id = ? RETURNING downloads, message_pk, file_index`,
   );

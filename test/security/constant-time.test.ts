@@ -16,6 +16,7 @@ const { createAdminTokenVerifier, createHmacApiKeyIssuer, createMetricsTokenVeri
   await import('../../src/security/api-keys.js');
 const { createAuthenticator } = await import('../../src/core/tenant/authenticator.js');
 const { createFailureThrottle } = await import('../../src/core/tenant/failure-throttle.js');
+const { createFileLinks } = await import('../../src/security/file-links.js');
 
 const ADMIN = 'admin-token-0123456789abcdef';
 const METRICS = 'metrics-token-0123456789abcdef';
@@ -101,5 +102,24 @@ describe('constant-time token comparison', () => {
     expect(await read('../../src/ingress/smtp/smtp-service.ts')).toContain(
       'deps.authenticator.authenticate(password, client, accepts)',
     );
+  });
+
+  it("checks a download link's token with one fixed-size comparison, whichever file it names or forges", () => {
+    const links = createFileLinks(crypto.randomBytes(32));
+    const safeEqual = vi.mocked(crypto.timingSafeEqual);
+    const real = links.token(links.fileId('acme', 'm-1', 0));
+    const other = links.token(links.fileId('globex', 'm-2', 1));
+    // Another tenant's file id under this MAC, a guess, and the real one: the same work for each.
+    for (const token of [
+      `${other.slice(0, 21)}${real.slice(21)}`,
+      crypto.randomBytes(32).toString('base64url'),
+      real,
+    ]) {
+      safeEqual.mockClear();
+      links.open(token);
+      expect(safeEqual.mock.calls.map(([presented, expected]) => [presented.byteLength, expected.byteLength])).toEqual([
+        [16, 16],
+      ]);
+    }
   });
 });

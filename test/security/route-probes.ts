@@ -27,8 +27,10 @@ export const PROVIDER_SIGNED = new Set(['POST /webhooks/{provider}/{tenant_id}']
  * Routes proven by a sealed link token, not by an API credential: whatever token comes with a
  * forged link, it is refused (404, no such link) and changes nothing.
  */
-export const LINK_PROVEN = new Set(['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}']);
+export const LINK_PROVEN = new Set(['GET /unsubscribe/{token}', 'POST /unsubscribe/{token}', 'GET /files/{token}']);
 const FORGED_LINK = '/unsubscribe/v1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA.AAAA';
+/** A download token of the right shape (43 base64url characters) whose MAC does not hold. */
+const FORGED_FILE = `/files/${'A'.repeat(43)}`;
 
 /** Routes of fleet mode only: the matrix's daemon is a single node, where the admin's answer is their documented 409 CONFLICT. */
 export const FLEET_ONLY = new Set(['POST /fleet/drain', 'GET /fleet/drain']);
@@ -118,6 +120,7 @@ export const PROBES: Readonly<Record<string, Probe>> = {
 
   'GET /unsubscribe/{token}': () => get(FORGED_LINK),
   'POST /unsubscribe/{token}': () => post(FORGED_LINK),
+  'GET /files/{token}': () => get(FORGED_FILE),
 
   'POST /tenant': (w) => post('/tenant', { id: w.unique('new') }),
   'GET /tenants': () => get('/tenants'),

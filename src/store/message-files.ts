@@ -93,6 +93,11 @@ export function createMessageFiles(db: SqliteDatabase, writeEvent: MessageEventW
     );
     return counted.downloads;
   });
+  const due = db
+    .prepare<{ now: number }, number>(
+      `SELECT 1 FROM message_files WHERE object IS NOT NULL AND expires_at <= @now LIMIT 1`,
+    )
+    .pluck();
   const expire = db.prepare<{ now: number; limit: number }>(`UPDATE message_files SET object = NULL, file_key = NULL
     WHERE file_id IN (SELECT file_id FROM message_files WHERE object IS NOT NULL AND expires_at <= @now LIMIT @limit)`);
   return {
@@ -101,6 +106,10 @@ export function createMessageFiles(db: SqliteDatabase, writeEvent: MessageEventW
       return row === undefined ? null : toFile(row);
     },
     downloaded: (fileId, at) => downloaded.immediate(fileId, at),
-    expire: (now, limit) => db.transaction(() => expire.run({ now, limit }).changes).immediate(),
+    // Asked first with a read: the loop runs every few seconds, and a write transaction with
+    // nothing to write would still wait for the writer's lock (a backup or an operator's CLI
+    // holding it would stall the main thread for the busy timeout at every run).
+    expire: (now, limit) =>
+      due.get({ now }) === undefined ? 0 : db.transaction(() => expire.run({ now, limit }).changes).immediate(),
   };
 }

@@ -8,6 +8,7 @@ export { AppError, errorText, isAppError, notFound } from './app-error.js';
 export type { AppErrorOptions, ErrorCode, ErrorDetails } from './app-error.js';
 export { ageSeconds, epochSeconds } from './clock.js';
 export type { Clock, IdSource } from './clock.js';
+export { escapeHtml } from './html-text.js';
 export { IDENTIFIER_PATTERN } from './identifiers.js';
 export type { Logger } from './logger.js';
 export type {

@@ -43,8 +43,6 @@ export async function offloaded(
     deps.files === null
       ? null
       : offloadPlan(tenant.attachmentOffload, payload.offload, {
-          // A PEC account's tenant settings reach here as null (send-attempt.ts).
-          isPec: false,
           maxLifetimeSeconds: deps.files.maxLifetimeSeconds,
         });
   if (plan === null || deps.files === null || !fetched.some((file) => file.content.length > plan.overBytes))

@@ -6,7 +6,7 @@ const TENANT: AttachmentOffload = {
   overBytes: 5_000_000,
   linkLifetimeSeconds: null,
 };
-const CONTEXT = { isPec: false, maxLifetimeSeconds: 86_400 };
+const CONTEXT = { maxLifetimeSeconds: 86_400 };
 
 describe('offloadPlan', () => {
   it("takes the tenant's size and the daemon's lifetime when the message says nothing", () => {
@@ -26,9 +26,8 @@ describe('offloadPlan', () => {
     expect(offloadPlan({ ...TENANT, linkLifetimeSeconds: 3600 }, undefined, CONTEXT)?.lifetimeMs).toBe(3_600_000);
   });
 
-  it('offloads nothing for a tenant without the setting, a PEC account, or a message relayed whole', () => {
+  it('offloads nothing for a tenant without the setting or a message relayed whole', () => {
     expect(offloadPlan(null, { overBytes: 1000 }, CONTEXT)).toBeNull();
-    expect(offloadPlan(TENANT, undefined, { ...CONTEXT, isPec: true })).toBeNull();
     expect(offloadPlan(TENANT, { relayWhole: true, overBytes: 1000 }, CONTEXT)).toBeNull();
   });
 
@@ -57,9 +56,7 @@ describe('the notice', () => {
     );
     expect(text).toContain('until 2026-12-30:');
     expect(text).toContain('- report.pdf (5.0 MB): https://mail.example.com/files/abc');
-    expect(html).toContain(
-      '<a href="https://mail.example.com/files/def">&#60;b&#62;x&#38;y&#60;/b&#62;.txt</a> (2.0 MB)',
-    );
+    expect(html).toContain('<a href="https://mail.example.com/files/def">&lt;b&gt;x&amp;y&lt;/b&gt;.txt</a> (2.0 MB)');
     expect(html).not.toContain('<b>');
   });
 });

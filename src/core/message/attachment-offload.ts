@@ -6,6 +6,8 @@
  * the links' tokens (security/file-links.ts), the store and MIME are adapters.
  */
 
+import { escapeHtml } from '../html-text.js';
+
 /** A tenant's setting; null on the tenant: its attachments are always relayed whole. */
 export interface AttachmentOffload {
   /** The daemon's public URL as recipients reach it: a link is `{baseUrl}/files/{token}`. */
@@ -31,9 +33,8 @@ export interface OffloadPlan {
   lifetimeMs: number;
 }
 
+/** A PEC account never offloads (a PEC message must carry its attachments): its jobs carry no tenant setting (delivery/send-attempt.ts). */
 export interface OffloadContext {
-  /** A PEC message must carry its attachments: a PEC account never offloads. */
-  isPec: boolean;
   /** The daemon's `files.retention_seconds`: the longest a link lives, and its default. */
   maxLifetimeSeconds: number;
 }
@@ -44,7 +45,7 @@ export function offloadPlan(
   message: MessageOffload | undefined,
   context: OffloadContext,
 ): OffloadPlan | null {
-  if (tenant === null || context.isPec || message?.relayWhole === true) return null;
+  if (tenant === null || message?.relayWhole === true) return null;
   const overBytes = message?.overBytes ?? tenant.overBytes;
   if (overBytes === null) return null;
   const lifetime = message?.linkLifetimeSeconds ?? tenant.linkLifetimeSeconds ?? context.maxLifetimeSeconds;
@@ -103,8 +104,6 @@ export function readableSize(bytes: number): string {
   }
   return unit === 0 ? `${bytes} bytes` : `${value < 10 ? value.toFixed(1) : Math.round(value)} ${UNITS[unit]}`;
 }
-
-const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** A day as the notice says it: 2026-12-30 (UTC). */
 const dayOf = (at: number): string => new Date(at).toISOString().slice(0, 10);

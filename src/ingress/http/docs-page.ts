@@ -3,13 +3,12 @@
  * no CDN, readable offline): a table of contents by tag, then each route with
  * who may call it, its parameters, its body's fields and its responses.
  */
+import { escapeHtml } from '../../core/index.js';
 import type { OpenApiDocument, OpenApiOperation, OpenApiParameter } from './openapi-document.js';
 import { constraintsText, fieldRows, typeText, type FieldRow } from './schema-text.js';
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escape = (text: string): string => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 /** Escaped text with `backticked` spans as code, the one markup the descriptions use. */
-const prose = (text: string): string => escape(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+const prose = (text: string): string => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
 const slug = (text: string): string =>
   text
     .toLowerCase()
@@ -36,13 +35,13 @@ a{color:#0b5394}
 
 const fieldTable = (caption: string, rows: FieldRow[], withIn: Map<string, string> | null = null): string => `
 <table>
-<caption>${escape(caption)}</caption>
+<caption>${escapeHtml(caption)}</caption>
 <thead><tr><th scope="col">Name</th>${withIn === null ? '' : '<th scope="col">In</th>'}<th scope="col">Type</th><th scope="col">Required</th><th scope="col">Constraints</th></tr></thead>
 <tbody>
 ${rows
   .map(
     (row) =>
-      `<tr><th scope="row"><code>${escape(row.name)}</code></th>${withIn === null ? '' : `<td>${escape(withIn.get(row.name) ?? '')}</td>`}<td><code>${escape(row.type)}</code></td><td>${row.required ? 'yes' : 'no'}</td><td class="constraints">${prose(row.constraints)}</td></tr>`,
+      `<tr><th scope="row"><code>${escapeHtml(row.name)}</code></th>${withIn === null ? '' : `<td>${escapeHtml(withIn.get(row.name) ?? '')}</td>`}<td><code>${escapeHtml(row.type)}</code></td><td>${row.required ? 'yes' : 'no'}</td><td class="constraints">${prose(row.constraints)}</td></tr>`,
   )
   .join('\n')}
 </tbody>
@@ -64,7 +63,7 @@ function operationSection(method: string, path: string, operation: Described): s
   const id = anchor(method, path);
   const body = operation.requestBody?.content['application/json']?.schema;
   const parts = [
-    `<h3 id="${id}"><span class="method method-${method}">${method.toUpperCase()}</span> <code>${escape(path)}</code></h3>`,
+    `<h3 id="${id}"><span class="method method-${method}">${method.toUpperCase()}</span> <code>${escapeHtml(path)}</code></h3>`,
     `<p><strong>${prose(operation.summary)}</strong></p>`,
     // The description ends with who may call the route (openapi-document.ts).
     ...operation.description.split('\n\n').map((text) => `<p>${prose(text)}</p>`),
@@ -87,7 +86,7 @@ function operationSection(method: string, path: string, operation: Described): s
     );
   }
   const responses = Object.entries(operation.responses).map(
-    ([status, response]) => `<dt>${escape(status)}</dt><dd>${prose(response.description)}</dd>`,
+    ([status, response]) => `<dt>${escapeHtml(status)}</dt><dd>${prose(response.description)}</dd>`,
   );
   parts.push(`<h4>Responses</h4>\n<dl>${responses.join('')}</dl>`);
   // The fields of each documented answer (error answers share the envelope, listed once under Errors).
@@ -114,10 +113,10 @@ export function renderDocsPage(document: OpenApiDocument): string {
   const contents = [...byTag]
     .map(
       ([tag, operations]) =>
-        `<li><a href="#tag-${slug(tag)}">${escape(tag)}</a><ul>${operations
+        `<li><a href="#tag-${slug(tag)}">${escapeHtml(tag)}</a><ul>${operations
           .map(
             ([method, path, operation]) =>
-              `<li><a href="#${anchor(method, path)}"><code>${method.toUpperCase()} ${escape(path)}</code></a>: ${prose(operation.summary)}</li>`,
+              `<li><a href="#${anchor(method, path)}"><code>${method.toUpperCase()} ${escapeHtml(path)}</code></a>: ${prose(operation.summary)}</li>`,
           )
           .join('')}</ul></li>`,
     )
@@ -125,7 +124,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
   const sections = [...byTag]
     .map(
       ([tag, operations]) =>
-        `<section aria-labelledby="tag-${slug(tag)}">\n<h2 id="tag-${slug(tag)}">${escape(tag)}</h2>\n${operations.map(([method, path, operation]) => operationSection(method, path, operation)).join('\n')}\n</section>`,
+        `<section aria-labelledby="tag-${slug(tag)}">\n<h2 id="tag-${slug(tag)}">${escapeHtml(tag)}</h2>\n${operations.map(([method, path, operation]) => operationSection(method, path, operation)).join('\n')}\n</section>`,
     )
     .join('\n');
   const envelope = document.components.schemas.Error;
@@ -138,13 +137,13 @@ export function renderDocsPage(document: OpenApiDocument): string {
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(document.info.title)}</title>
+<title>${escapeHtml(document.info.title)}</title>
 <style>${STYLE}</style>
 </head>
 <body>
 <header>
-<h1>${escape(document.info.title)}</h1>
-<p>API version ${escape(document.info.version)}. The same description as OpenAPI ${escape(document.openapi)}: <a href="/openapi.json"><code>/openapi.json</code></a>.</p>
+<h1>${escapeHtml(document.info.title)}</h1>
+<p>API version ${escapeHtml(document.info.version)}. The same description as OpenAPI ${escapeHtml(document.openapi)}: <a href="/openapi.json"><code>/openapi.json</code></a>.</p>
 <p>${prose(document.info.description)}</p>
 </header>
 <nav aria-labelledby="contents">

@@ -7,7 +7,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { z } from 'zod';
-import { AppError } from '../../../core/index.js';
+import { AppError, escapeHtml } from '../../../core/index.js';
 import type { UnsubscribePreview, UnsubscribeService } from '../../../core/tenant/index.js';
 import type { HttpEnv } from '../env.js';
 import { requestBody } from '../request-body.js';
@@ -56,20 +56,17 @@ export const UNSUBSCRIBE_MAX_BODY_BYTES = 4096;
 const PAGE_POLICY =
   "default-src 'none'; style-src 'unsafe-inline'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-const escape = (text: string): string => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
-
 function page(title: string, body: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="robots" content="noindex"><title>${escape(title)}</title>
+<meta name="robots" content="noindex"><title>${escapeHtml(title)}</title>
 <style>body{font:16px/1.5 system-ui,sans-serif;max-width:32rem;margin:3rem auto;padding:0 1rem;color:#1b1b1b}
 button{font:inherit;padding:.5rem 1.25rem;border:0;border-radius:4px;background:#0b5394;color:#fff;cursor:pointer}</style>
-</head><body><h1>${escape(title)}</h1>${body}</body></html>`;
+</head><body><h1>${escapeHtml(title)}</h1>${body}</body></html>`;
 }
 
 const whom = (preview: UnsubscribePreview): string =>
-  `<strong>${escape(preview.recipient)}</strong> from <strong>${escape(preview.sender)}</strong>` +
-  (preview.list === null ? '' : ` (${escape(preview.list)})`);
+  `<strong>${escapeHtml(preview.recipient)}</strong> from <strong>${escapeHtml(preview.sender)}</strong>` +
+  (preview.list === null ? '' : ` (${escapeHtml(preview.list)})`);
 
 const confirmPage = (preview: UnsubscribePreview): string =>
   page(

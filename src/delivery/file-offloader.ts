@@ -35,14 +35,13 @@ export interface FileOffloader {
 const factsContext = (fileId: string): string => `file:${fileId}:facts`;
 const bytesContext = (fileId: string): string => `file:${fileId}:bytes`;
 
+/** Writes offloaded files to an opened body store (the lifetime of their links is the settings', handoff.ts). */
 export function createFileOffloader(deps: {
   links: FileLinks;
   seal: BodySeal;
   objects: BodyObjects;
-  maxLifetimeSeconds: number;
-}): FileOffloader {
+}): Pick<FileOffloader, 'offload'> {
   return {
-    maxLifetimeSeconds: deps.maxLifetimeSeconds,
     async offload({ tenantId, clientId, index }, { filename, contentType, content }) {
       const fileId = deps.links.fileId(tenantId, clientId, index);
       const key = deps.seal.newKey();

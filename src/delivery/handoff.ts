@@ -99,10 +99,10 @@ export interface FileStoreSettings {
 function fileOffloaderOf(settings: FileStoreSettings | null, seal: BodySeal): FileOffloader | null {
   if (settings === null) return null;
   const links = createFileLinks(settings.linksKey);
-  let opened: Promise<FileOffloader> | null = null;
-  const offloader = (): Promise<FileOffloader> =>
+  let opened: Promise<Pick<FileOffloader, 'offload'>> | null = null;
+  const offloader = (): Promise<Pick<FileOffloader, 'offload'>> =>
     (opened ??= openBodyObjects(settings.store, Date.now).then(
-      (objects) => createFileOffloader({ links, seal, objects, maxLifetimeSeconds: settings.maxLifetimeSeconds }),
+      (objects) => createFileOffloader({ links, seal, objects }),
       (error: unknown) => {
         opened = null;
         throw error;

@@ -115,7 +115,7 @@ export async function attemptSend(
         clientAttachmentPath: tenant.clientAttachmentPath,
         clientAuth: tenant.clientAuth,
         // A PEC message must carry its attachments: its account never offloads them.
-        attachmentOffload: account.isPec ? null : (tenant.attachmentOffload ?? null),
+        attachmentOffload: account.isPec ? null : tenant.attachmentOffload,
       },
       dkim: signersOf(tenant),
       listUnsubscribe: unsubscribeLines(deps.unsubscribeLinks, message, tenant),

@@ -64,9 +64,9 @@ export interface MessageFiles {
   find(fileId: string): FileRecord | null;
   /**
    * Counts a download and records its `downloaded` event (reported to the client) in the same
-   * transaction; answers the count after it (0: the file or its message is gone).
+   * transaction (nothing when the file or its message is gone).
    */
-  downloaded(fileId: string, at: number): number;
+  downloaded(fileId: string, at: number): void;
   /** Takes key and object from files whose links expired before `now`, up to `limit`; answers how many. */
   expire(now: number, limit: number): number;
 }
@@ -79,19 +79,17 @@ export function createMessageFiles(db: SqliteDatabase, writeEvent: MessageEventW
     `UPDATE message_files SET downloads = downloads + 1 WHERE file_id = ? RETURNING downloads, message_pk, file_index`,
   );
   const message = db.prepare<[number], IdentityRow>(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ?`);
-  const downloaded = db.transaction((fileId: string, at: number): number => {
+  const downloaded = db.transaction((fileId: string, at: number): void => {
     const counted = count.get(fileId);
     const row = counted === undefined ? undefined : message.get(counted.message_pk);
-    if (counted === undefined || row === undefined) return 0;
     // Link checkers and forwarded mail may fetch a link over and over: the count goes on, the events stop.
-    if (counted.downloads > MAX_DOWNLOAD_EVENTS) return counted.downloads;
+    if (counted === undefined || row === undefined || counted.downloads > MAX_DOWNLOAD_EVENTS) return;
     writeEvent(
       transitionOf(row, 'downloaded', at, {
         text: `attachment ${counted.file_index + 1} downloaded`,
         data: { file_index: counted.file_index, downloads: counted.downloads },
       }),
     );
-    return counted.downloads;
   });
   const due = db
     .prepare<{ now: number }, number>(

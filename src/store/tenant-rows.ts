@@ -89,8 +89,7 @@ export function createTenantRowMapper(secrets: SecretBox) {
         ? null
         : secrets.seal(JSON.stringify(tenant.sendingDomains), domainsContext(tenant.id)),
     list_unsubscribe: tenant.listUnsubscribe === null ? null : JSON.stringify(tenant.listUnsubscribe),
-    // A tenant from a fleet node of an earlier version has no setting at all.
-    attachment_offload: (tenant.attachmentOffload ?? null) === null ? null : JSON.stringify(tenant.attachmentOffload),
+    attachment_offload: tenant.attachmentOffload === null ? null : JSON.stringify(tenant.attachmentOffload),
     updated_at: tenant.updatedAt,
   });
 

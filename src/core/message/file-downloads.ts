@@ -29,7 +29,7 @@ export interface FileDownloadsDeps {
   links: FileLinks;
   files: {
     find(fileId: string): FileRecord | null;
-    downloaded(fileId: string, at: number): number;
+    downloaded(fileId: string, at: number): void;
   };
   /** The file's object opened under its key; null when the body store no longer has it. */
   open(file: FileRecord & { object: string; key: Uint8Array }): Promise<OpenedFile | null>;

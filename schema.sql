@@ -963,3 +963,16 @@ CREATE TRIGGER messages_outbox_removed AFTER DELETE ON messages
       AND NOT (event_type IN ('message.sent', 'message.error', 'message.expired', 'message.deferred', 'message.bounced', 'message.complained', 'message.pec', 'message.delivered', 'message.dropped', 'message.erased', 'message.unsubscribed', 'message.downloaded')
         AND seq > coalesce((SELECT cursor_seq FROM report_state WHERE tenant_id = OLD.tenant_id), 9223372036854775807));
   END;
+
+-- migration: 31
+-- A fleet whose nodes share an S3 body store (issue 46): a message handed to a peer (drained, or
+-- surrendered to the survivor that adopted this node's spool) travels as its object's name, and the
+-- peer reads the object from the bucket. Deleting the row here must not remove the object the peer
+-- now needs: the hand-over notes it first, and the trigger lists only objects not handed over. The
+-- sweep of unnamed objects keeps them too; it forgets a handed object once the bucket no longer
+-- holds it (the peer removed it when it was done).
+CREATE TABLE handed_objects (object TEXT PRIMARY KEY, handed_at INTEGER NOT NULL) STRICT;
+DROP TRIGGER messages_object_deleted;
+CREATE TRIGGER messages_object_deleted AFTER DELETE ON messages
+  WHEN OLD.body_object IS NOT NULL AND NOT EXISTS (SELECT 1 FROM handed_objects WHERE object = OLD.body_object)
+  BEGIN INSERT OR IGNORE INTO object_removals (object) VALUES (OLD.body_object); END;

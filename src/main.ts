@@ -23,6 +23,7 @@ import type { DaemonMirror } from './outbox/index.js';
 import { createLifecycle, mailproxyVersion, type PeriodicLoop, type Stage } from './runtime/index.js';
 import { openDaemonKeys } from './security/index.js';
 import { openStoreService, type StoreService, type SqliteStore } from './store/index.js';
+import { createJetStreamObjects } from './nats/index.js';
 import { bodiesLeftBehind, createFileSpool, openBodyObjects } from './storage/index.js';
 import type { ReportLoop } from './sync/index.js';
 
@@ -67,7 +68,14 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
   const keyRing = openDaemonKeys(settings.keys, log);
   // Large bodies' store, before the database that reads them from it.
   const { storage } = settings;
-  const bodyObjects = storage === null ? null : await openBodyObjects(storage, () => clock.now());
+  const bodyObjects =
+    storage === null
+      ? null
+      : await openBodyObjects(
+          storage,
+          () => clock.now(),
+          () => createJetStreamObjects(storage.jetstream),
+        );
   const bodyReader = bodyObjects ?? bodiesLeftBehind(settings.bodiesDirectory);
   const stored = openStoreService(settings, {
     objects: bodyReader,
@@ -114,7 +122,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
     accountsChanged: () => streams.bounces.watchers.accountsChanged(),
   });
   const intake = createIntake(ctx, keys, work, streams, joined);
-  const lifecycle = createLifecycle(stages(stored, work, streams, intake, joined), log);
+  const lifecycle = createLifecycle(stages(stored, work, streams, intake, joined, bodyObjects), log);
   await lifecycle.start();
   return {
     http: intake.http.address(),
@@ -142,6 +150,7 @@ function bodyStoreOf(storage: NonNullable<DaemonSettings['storage']>, objects: B
     seal,
     inlineMaxBytes: storage.inlineMaxBytes,
     removalIntervalMs: storage.removalIntervalMs,
+    ownNames: storage.ownNames,
   };
 }
 
@@ -152,9 +161,12 @@ function stages(
   streams: Streams,
   intake: ReturnType<typeof createIntake>,
   node: NodeIntake,
+  bodyObjects: BodyObjects | null,
 ): Stage[] {
+  // The body store's connections go last, with the database: a send stopping may still read a body.
+  const bodyStore = { name: 'body store', stop: () => bodyObjects?.close() };
   return [
-    { name: 'store', services: [stored.service] },
+    { name: 'store', services: [stored.service, bodyStore] },
     { name: 'threads', services: [work.parsing.service] },
     // A fleet node joins, follows the fleet's configuration and claims, and answers for its messages before anything is accepted.
     ...node.stages.joining,

@@ -194,7 +194,10 @@ function fleetIntake(
     smtp: { draining: () => drain.phase() !== 'active' },
     stages: {
       joining: [
-        { name: 'bodies in the database', services: [bodiesInTheDatabase(ctx.store.bodyObjectRows)] },
+        {
+          name: 'bodies the fleet can reach',
+          services: [bodiesTheFleetReaches(ctx.store.bodyObjectRows, ctx.bodyStore?.ownNames ?? null)],
+        },
         // A node id held by another live node refuses the start here, before anything is accepted.
         { name: 'fleet', services: [fleet] },
         // A node that was down catches up with the shared configuration before it takes requests.
@@ -214,19 +217,20 @@ function fleetIntake(
 }
 
 /**
- * A fleet's transfers and adoptions carry bodies from the database only: a node whose mail still
- * waits with its bodies in a body store (it ran alone with `[storage]`) would hand it over without
+ * A fleet's transfers and adoptions carry bodies from the database, or name objects of the S3 bucket
+ * the nodes share (those this node wrote as a fleet node, `ownNames`): a node whose mail still waits
+ * with its bodies in a store of its own (it ran alone with `[storage]`) would hand it over without
  * them. It refuses to join until that mail is sent, alone.
  */
-function bodiesInTheDatabase(objects: Pick<BodyObjectRows, 'waiting'>): Service {
+function bodiesTheFleetReaches(objects: Pick<BodyObjectRows, 'waiting'>, ownNames: string | null): Service {
   return {
-    name: 'bodies in the database',
+    name: 'bodies the fleet can reach',
     start() {
-      const waiting = objects.waiting();
+      const waiting = objects.waiting(ownNames);
       if (waiting > 0)
         throw new AppError(
           'CONFIG_INVALID',
-          `${waiting} messages still to be sent have their bodies in the body store ([storage]), which fleet nodes do not use yet: start this node without [fleet] until they are sent, then join the fleet`,
+          `${waiting} messages still to be sent have their bodies in the body store this node used alone ([storage]), which the fleet's other nodes cannot read: start this node without [fleet] until they are sent, then join the fleet`,
         );
     },
     stop: () => undefined,

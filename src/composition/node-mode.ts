@@ -45,7 +45,7 @@ export interface DaemonContext {
   fileLinksKey: Uint8Array;
   /** This build's version (the MCP server's, /metrics'). */
   version: string;
-  /** The body store of large bodies; null in fleet mode, whose nodes keep bodies in their databases. */
+  /** The body store of large bodies; null without one (backend `database`, or a fleet whose nodes share no S3 bucket). */
   bodyStore: BodyStore | null;
   /** What reads large bodies: the body store, or without one what a body store left in the data directory. */
   bodyReader: Pick<BodyObjects, 'get'>;
@@ -60,6 +60,8 @@ export interface BodyStore {
   seal: BodySeal;
   inlineMaxBytes: number;
   removalIntervalMs: number;
+  /** What begins the names of the objects this daemon writes (a fleet node's id and a slash, or nothing). */
+  ownNames: string;
 }
 
 export type FleetModeSettings = NonNullable<DaemonSettings['fleet']>;

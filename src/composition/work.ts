@@ -34,8 +34,9 @@ export function createWork(ctx: DaemonContext) {
     hostname: hostname(),
     logLevel: settings.logLevel,
     bodyKeys: ctx.bodyKeys,
+    // A fleet's nodes record the files they sent in their own databases, so a link would work on one node only.
     files:
-      settings.storage === null
+      settings.storage === null || settings.fleet !== null
         ? null
         : { store: settings.storage, linksKey: ctx.fileLinksKey, maxLifetimeSeconds: settings.files.retentionSeconds },
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),
@@ -112,7 +113,7 @@ function submissionsOf({ store, clock, ids, log, bodyStore }: DaemonContext, wak
   if (bodyStore === null) return queued;
   return createBodyOffload(queued, {
     ...bodyStore,
-    newName: () => ids.uuid().replaceAll('-', ''),
+    newName: () => `${bodyStore.ownNames}${ids.uuid().replaceAll('-', '')}`,
     spools: bodyStore.spool,
     log: log.child({ component: 'body-store' }),
   });

@@ -245,12 +245,12 @@ export const configSchema = z
   .superRefine((config, ctx) => {
     if (config.fleet.enabled && config.nats.url === '')
       ctx.addIssue({ code: 'custom', path: ['fleet', 'enabled'], message: 'fleet mode needs nats.url (the cluster)' });
-    // A fleet's nodes hand bodies to each other through the replicated spool, which carries bytes, not objects yet.
-    if (config.fleet.enabled && config.storage.backend === 's3')
+    if (config.storage.backend === 'jetstream' && !config.fleet.enabled)
       ctx.addIssue({
         code: 'custom',
         path: ['storage', 'backend'],
-        message: 'the s3 body store is not available in fleet mode yet: fleet nodes keep bodies in their databases',
+        message:
+          'the jetstream body store is the fleet cluster’s object store: it needs [fleet] (alone: embedded or s3)',
       });
   });
 

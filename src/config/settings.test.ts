@@ -44,3 +44,34 @@ describe('the daemon settings', () => {
     ]);
   });
 });
+
+describe('the body store settings', () => {
+  const fleet = '[nats]\nurl = "nats://127.0.0.1:4222"\n[fleet]\nenabled = true\nnode_id = "n1"\n';
+  const s3 = '[storage]\nbackend = "s3"\n[storage.s3]\nbucket = "b"\n';
+
+  it('give a fleet node sharing an S3 bucket names of its own, and a daemon alone names without a node', () => {
+    const node = settingsOf(fleet + s3).storage;
+    expect(node?.ownNames).toBe('n1/');
+    expect(node?.s3.ownNames).toBe('n1/');
+    expect(settingsOf(s3).storage?.ownNames).toBe('');
+  });
+
+  it('keep a fleet node’s bodies in its database unless its nodes share a store', () => {
+    expect(settingsOf(fleet).storage).toBeNull();
+    expect(settingsOf(`${fleet}[storage]\nbackend = "embedded"\n`).storage).toBeNull();
+  });
+
+  it('give the cluster’s object store the fleet’s servers and replicas, and refuse it to a daemon alone', () => {
+    const jetstream = '[storage]\nbackend = "jetstream"\n';
+    expect(settingsOf(fleet + jetstream).storage?.jetstream).toEqual({
+      url: 'nats://127.0.0.1:4222',
+      bucket: 'mailproxy_bodies',
+      replicas: 3,
+      timeoutMs: 10_000,
+      ownNames: 'n1/',
+    });
+    const alone = parseConfig(jetstream, {});
+    expect(alone.ok).toBe(false);
+    expect(alone.ok ? [] : alone.problems.join('\n')).toMatch(/storage\.backend.*needs \[fleet\]/);
+  });
+});

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseListenAddress, type ListenAddress } from './listen-address.js';
 import { parseNetwork, type Network } from './network.js';
 import type { Config } from './schema.js';
+import { storageSettings } from './storage-settings.js';
 
 const SECOND = 1000;
 const DAY = 86_400_000;
@@ -217,35 +218,6 @@ const retentionSettings = ({ retention, pec, smtp }: Readonly<Config>) => ({
   /** No SMTP transfer outlives its data timeout: an older spool no message took was abandoned. */
   abandonedSpoolMs: 2 * smtp.data_timeout_seconds * SECOND,
 });
-
-/**
- * Where large bodies go (storage-schema.ts). Null, every body in the database, with the backend
- * `database` and in fleet mode: a fleet's nodes hand bodies to each other through the replicated
- * spool, which carries the bytes.
- */
-const storageSettings = ({ storage, data_dir, fleet, smtp }: Readonly<Config>) =>
-  fleet.enabled || storage.backend === 'database'
-    ? null
-    : {
-        backend: storage.backend,
-        /** Large SMTP submissions being received, part by part (src/storage/file-spool.ts). */
-        spoolDirectory: join(data_dir, 'spool'),
-        /** No SMTP transfer outlives its data timeout: an older spool no message took was abandoned. */
-        abandonedSpoolMs: 2 * smtp.data_timeout_seconds * SECOND,
-        inlineMaxBytes: storage.inline_max_bytes,
-        removalIntervalMs: storage.removal_interval_seconds * SECOND,
-        directory: join(data_dir, 'bodies'),
-        s3: {
-          bucket: storage.s3.bucket,
-          prefix: storage.s3.prefix,
-          region: storage.s3.region,
-          endpoint: storage.s3.endpoint,
-          forcePathStyle: storage.s3.force_path_style,
-          accessKeyId: storage.s3.access_key_id,
-          secretAccessKey: storage.s3.secret_access_key,
-          timeoutMs: storage.s3.timeout_seconds * SECOND,
-        },
-      };
 
 /** One settings object per room, each section made by the function named for it. */
 export function daemonSettings(config: Readonly<Config>) {

@@ -1,7 +1,8 @@
 /**
  * The configuration's [storage] section: where large message bodies live (issue 46). Small bodies
  * stay in the database; one larger than `inline_max_bytes` goes, sealed, to the body store: the
- * data directory's `bodies/` (embedded, the default) or an S3-compatible bucket.
+ * data directory's `bodies/` (embedded, the default), an S3-compatible bucket, or in fleet mode the
+ * cluster's JetStream object store.
  */
 import { z } from 'zod';
 
@@ -33,10 +34,22 @@ const s3Section = z
     path: ['secret_access_key'],
   });
 
+const jetstreamSection = z
+  .object({
+    // The object store's bucket on the fleet's cluster (its stream: OBJ_<bucket>), with fleet.replicas replicas.
+    bucket: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,64}$/, 'letters, digits, _ and - only')
+      .default('mailproxy_bodies'),
+    timeout_seconds: positiveInt.max(300).default(10),
+  })
+  .strict();
+
 export const storageSection = z
   .object({
     // "database": every body in the database, as before there was a body store (one file to back up).
-    backend: z.enum(['embedded', 's3', 'database']).default('embedded'),
+    // "jetstream": fleet mode only, the cluster's object store shared by every node.
+    backend: z.enum(['embedded', 's3', 'jetstream', 'database']).default('embedded'),
     // Sealed bodies up to this size stay in the database; larger ones go to the body store.
     inline_max_bytes: z
       .number()
@@ -46,6 +59,7 @@ export const storageSection = z
     // How often objects no message needs any more are removed from the store (and the store probed).
     removal_interval_seconds: positiveInt.max(3600).default(10),
     s3: s3Section.prefault({}),
+    jetstream: jetstreamSection.prefault({}),
   })
   .strict()
   .refine((storage) => storage.backend !== 's3' || storage.s3.bucket !== '', {

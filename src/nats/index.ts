@@ -7,3 +7,4 @@ export { bucketKeys } from './kv-keys.js';
 export { managerOf } from './jetstream-manager.js';
 export type { BucketKeys } from './kv-keys.js';
 export { isNoResponders, isNotFound, isStreamNotFound, isWrongLastSequence } from './nats-errors.js';
+export { createJetStreamObjects } from './jetstream-objects.js';

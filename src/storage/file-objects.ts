@@ -99,5 +99,6 @@ export function createFileObjects(root: string): ObjectBackend {
       await access(root, constants.W_OK);
       return true;
     },
+    close: async () => undefined,
   };
 }

@@ -1,7 +1,7 @@
 /** The face of src/storage: the body store of large bodies (issue 46), its intake step and its removals. */
 import type { BodyObjects } from '../core/message/index.js';
 import { createFileObjects } from './file-objects.js';
-import { withHealth } from './object-health.js';
+import { withHealth, type ObjectBackend } from './object-health.js';
 import { createS3Objects, type S3Settings } from './s3-objects.js';
 
 export { createBodyOffload } from './body-offload.js';
@@ -10,8 +10,11 @@ export { createObjectRemoval } from './object-removal.js';
 export { createFileSpool, type FileSpool } from './file-spool.js';
 
 export interface BodyStoreSettings {
-  /** `database` never comes here: no body store is made for it (config/settings.ts). */
-  backend: 'embedded' | 's3' | 'database';
+  /**
+   * `database` never comes here: no body store is made for it (config/settings.ts). `jetstream`, the
+   * fleet cluster's object store, is an adapter of src/nats that the daemon hands to `openBodyObjects`.
+   */
+  backend: 'embedded' | 's3' | 'jetstream' | 'database';
   /** The embedded store's directory (the data directory's `bodies/`). */
   directory: string;
   s3: S3Settings;
@@ -35,7 +38,15 @@ export function bodiesLeftBehind(directory: string): Pick<BodyObjects, 'get'> {
 }
 
 /** The configured body store, its health watched. Opening does not reach the store: /ready tells whether it answers. */
-export async function openBodyObjects(settings: BodyStoreSettings, now: () => number): Promise<BodyObjects> {
+export async function openBodyObjects(
+  settings: BodyStoreSettings,
+  now: () => number,
+  jetstream?: () => ObjectBackend,
+): Promise<BodyObjects> {
   if (settings.backend === 's3') return withHealth('s3', await createS3Objects(settings.s3), now);
+  if (settings.backend === 'jetstream') {
+    if (jetstream === undefined) throw new Error('the jetstream body store is opened on the main thread only');
+    return withHealth('jetstream', jetstream(), now);
+  }
   return withHealth('embedded', createFileObjects(settings.directory), now);
 }

@@ -4,7 +4,7 @@
  */
 import type { BodyObjects, BodyStoreHealth } from '../core/message/index.js';
 
-/** A backend's four operations; health() is added by `withHealth`. */
+/** A backend's operations; health() is added by `withHealth`. */
 export type ObjectBackend = Omit<BodyObjects, 'health'>;
 
 export function withHealth(backend: BodyStoreHealth['backend'], inner: ObjectBackend, now: () => number): BodyObjects {
@@ -33,6 +33,7 @@ export function withHealth(backend: BodyStoreHealth['backend'], inner: ObjectBac
     remove: watched(inner.remove),
     list: watched(inner.list),
     probe: () => probe().catch(() => false),
+    close: () => inner.close(),
     health: () => ({ backend, state: failing ? 'failing' : 'ok', last_error: lastError }),
   };
 }

@@ -40,12 +40,14 @@ export function removeListedObjects(
  * once it is older than `graceMs`, by which time its submission has long been committed or refused.
  */
 export function sweepUnnamedObjects(
-  removals: Pick<BodyObjectRows, 'unnamed'>,
+  removals: Pick<BodyObjectRows, 'unnamed' | 'forgetHandedGone'>,
   objects: Pick<BodyObjects, 'list' | 'remove'>,
   graceMs: number,
 ): (now: number) => Promise<number> {
   return async (now) => {
     const found = await objects.list(now - graceMs);
+    // An object handed over before then was written before then too: were it still there, it would be listed.
+    removals.forgetHandedGone(found, now - graceMs);
     let removed = 0;
     for (let at = 0; at < found.length; at += BATCH) {
       const unnamed = removals.unnamed(found.slice(at, at + BATCH));

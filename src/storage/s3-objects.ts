@@ -19,6 +19,11 @@ export interface S3Settings {
   secretAccessKey: string;
   /** A request that has not answered by then fails (the submission is refused, the send retried). */
   timeoutMs: number;
+  /**
+   * What begins the names of the objects this daemon writes (a fleet node's id and a slash, or
+   * nothing): `list` answers only those, so a sweep never takes what another node sharing the bucket wrote.
+   */
+  ownNames: string;
 }
 
 const isMissing = (error: unknown): boolean => {
@@ -64,7 +69,7 @@ export async function createS3Objects(settings: S3Settings): Promise<ObjectBacke
       let ContinuationToken: string | undefined;
       do {
         const page = await client.send(
-          new s3.ListObjectsV2Command({ Bucket, Prefix: settings.prefix, ContinuationToken }),
+          new s3.ListObjectsV2Command({ Bucket, Prefix: keyOf(settings.ownNames), ContinuationToken }),
         );
         for (const object of page.Contents ?? [])
           if (object.Key !== undefined && (object.LastModified?.getTime() ?? before) < before)
@@ -77,5 +82,6 @@ export async function createS3Objects(settings: S3Settings): Promise<ObjectBacke
       await client.send(new s3.HeadBucketCommand({ Bucket }));
       return true;
     },
+    close: async () => client.destroy(),
   };
 }

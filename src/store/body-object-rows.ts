@@ -14,22 +14,30 @@ export function createSqliteBodyObjectRows(db: SqliteDatabase): BodyObjectRows {
   const named = db
     .prepare<{ names: string }, string>(
       `SELECT body_object FROM messages WHERE body_object IN (SELECT value FROM json_each(@names))
-       UNION ALL SELECT object FROM message_files WHERE object IN (SELECT value FROM json_each(@names))`,
+       UNION ALL SELECT object FROM message_files WHERE object IN (SELECT value FROM json_each(@names))
+       UNION ALL SELECT object FROM handed_objects WHERE object IN (SELECT value FROM json_each(@names))`,
     )
     .pluck();
+  const forgetHanded = db.prepare<{ present: string; before: number }>(
+    `DELETE FROM handed_objects WHERE handed_at < @before AND object NOT IN (SELECT value FROM json_each(@present))`,
+  );
   const count = db.prepare<[], number>(`SELECT count(*) FROM object_removals`).pluck();
   const waiting = db
-    .prepare<[], number>(
-      `SELECT count(*) FROM messages WHERE body_object IS NOT NULL AND state IN ${PENDING_STATES_SQL}`,
+    .prepare<{ own: string | null }, number>(
+      `SELECT count(*) FROM messages WHERE body_object IS NOT NULL AND state IN ${PENDING_STATES_SQL}
+        AND (@own IS NULL OR substr(body_object, 1, length(@own)) <> @own)`,
     )
     .pluck();
   return {
-    waiting: () => waiting.get() ?? 0,
+    waiting: (ownNames) => waiting.get({ own: ownNames }) ?? 0,
     count: () => count.get() ?? 0,
     listed: (limit) => listed.all(limit),
     unnamed: (names) => {
       const kept = new Set(named.all({ names: JSON.stringify(names) }));
       return names.filter((name) => !kept.has(name));
+    },
+    forgetHandedGone: (present, before) => {
+      forgetHanded.run({ present: JSON.stringify(present), before });
     },
     removed: (names) => {
       if (names.length > 0) removed.run(JSON.stringify(names));

@@ -26,24 +26,40 @@ export interface TransferRow extends Omit<StoredTransfer, 'raw_base64' | 'origin
   body: Buffer | null;
   key: Buffer | null;
   spool_id: number | null;
+  object: string | null;
 }
 
 export const TRANSFER_COLUMNS = `pk, tenant_id, id, account_id, priority, batch_code, source, payload, raw,
-      ${SEALED_BODY} AS body, body_key AS key,
+      ${SEALED_BODY} AS body, body_key AS key, body_object AS object,
       spool_id, personal, personal_key, ${SEARCH_TERMS} AS search_terms, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, deferred_at, deferred_reason, rcpt_domains`;
 
-/** How a message's body travels: sealed as stored (a spooled one's parts with its spool's key), or in clear from before sealing. */
+/**
+ * How a message's body travels: sealed as stored (a spooled one's parts with its spool's key, one in
+ * the shared body store as its object's name), or in clear from before sealing.
+ */
 export type TravellingBody = { sealed: SealedTransfer } | { raw: Buffer } | null;
 
-/** Reads a message's body for the wire from its row's body, raw, key and spool. */
-export function travellingBody(
-  db: SqliteDatabase,
-): (row: { body: Buffer | null; raw: Buffer | null; key: Buffer | null; spool_id: number | null }) => TravellingBody {
+/** What travellingBody reads of a message's row. */
+export interface BodyColumns {
+  body: Buffer | null;
+  raw: Buffer | null;
+  key: Buffer | null;
+  spool_id: number | null;
+  object: string | null;
+}
+
+/**
+ * Reads a message's body for the wire from its row's body, raw, key, spool and object. Only a
+ * fleet whose nodes share an S3 store has objects (config/schema.ts): the peer reads the same bucket.
+ */
+export function travellingBody(db: SqliteDatabase): (row: BodyColumns) => TravellingBody {
   const spooled = spoolReader(db);
   const sealed = (key: Buffer, parts: Buffer[]) => ({
     sealed: { key: key.toString('base64'), parts: parts.map((part) => part.toString('base64')) },
   });
   return (row) => {
+    if (row.object !== null && row.key !== null)
+      return { sealed: { key: row.key.toString('base64'), object: row.object } };
     if (row.spool_id !== null) {
       const spool = spooled(row.spool_id);
       return spool.key === null ? { raw: Buffer.concat(spool.parts) } : sealed(spool.key, spool.parts);
@@ -62,12 +78,13 @@ export function transferReader(db: SqliteDatabase): (row: TransferRow) => Stored
     body,
     key,
     spool_id: spoolId,
+    object,
     personal,
     personal_key: personalKey,
     search_terms: terms,
     ...row
   }) => {
-    const travelling = bodyOf({ body, raw, key, spool_id: spoolId });
+    const travelling = bodyOf({ body, raw, key, spool_id: spoolId, object });
     return {
       ...row,
       origin_pk: pk,
@@ -82,8 +99,8 @@ export function transferReader(db: SqliteDatabase): (row: TransferRow) => Stored
 }
 
 /**
- * An adopted message's sealed body: its key for the row and the bytes to write beside it, or a
- * spool (its key in data_keys) when it travelled in parts.
+ * An adopted message's sealed body: its key for the row and the bytes to write beside it, a spool
+ * (its key in data_keys) when it travelled in parts, or its object in the shared body store.
  */
 function sealedBodyWriter(db: SqliteDatabase) {
   const storeKey = dataKeyWriter(db);
@@ -93,11 +110,28 @@ function sealedBodyWriter(db: SqliteDatabase) {
   );
   return (tenantId: string, sealed: SealedTransfer, now: number) => {
     const key = Buffer.from(sealed.key, 'base64');
+    if ('object' in sealed)
+      return { body: null, columns: { body_key: key, spool_id: null, body_object: sealed.object } };
     const parts = sealed.parts.map((part) => Buffer.from(part, 'base64'));
-    if (parts.length === 1) return { body: parts[0] ?? null, columns: { body_key: key, spool_id: null } };
+    if (parts.length === 1)
+      return { body: parts[0] ?? null, columns: { body_key: key, spool_id: null, body_object: null } };
     const spoolId = Number(insertSpool.run(now, storeKey(tenantId, key, now)).lastInsertRowid);
     parts.forEach((part, seq) => insertPart.run(spoolId, seq, part));
-    return { body: null, columns: { body_key: null, spool_id: spoolId } };
+    return { body: null, columns: { body_key: null, spool_id: spoolId, body_object: null } };
+  };
+}
+
+/**
+ * Deletes a message a peer took over. Its object in a shared body store, which the peer now reads,
+ * is noted as handed over first: the delete's trigger then leaves it, and the sweep keeps it (migration 31).
+ */
+export function handOverRow(db: SqliteDatabase): (pk: number, now: number) => void {
+  const note = db.prepare<[number, number]>(`INSERT OR IGNORE INTO handed_objects (object, handed_at)
+    SELECT body_object, ? FROM messages WHERE pk = ? AND body_object IS NOT NULL`);
+  const remove = db.prepare<[number]>(`DELETE FROM messages WHERE pk = ?`);
+  return (pk, now) => {
+    note.run(now, pk);
+    remove.run(pk);
   };
 }
 
@@ -111,9 +145,9 @@ function adoptedInsert(db: SqliteDatabase) {
     Record<string, unknown>,
     IdentityRow
   >(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source,
-      payload, raw, body_key, spool_id, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
+      payload, raw, body_key, spool_id, body_object, personal, personal_key, mail_from, rcpt_to, subject, message_id_header, size_bytes, state, suspended, attempts, next_attempt_at,
       deferred_at, deferred_reason, created_at, updated_at, rcpt_domains)
-    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body_key, @spool_id, @personal, @personal_key, @mail_from, @rcpt_to, @subject, @message_id_header,
+    VALUES (@tenant_id, @id, @account_id, @priority, @batch_code, @source, @payload, @raw, @body_key, @spool_id, @body_object, @personal, @personal_key, @mail_from, @rcpt_to, @subject, @message_id_header,
       @size_bytes, @state, CASE WHEN ${HOLD} THEN 1 ELSE 0 END, @attempts, @next_attempt_at, @deferred_at, @deferred_reason, @created_at, @now, @rcpt_domains)
     RETURNING ${IDENTITY_COLUMNS}`);
 }
@@ -137,7 +171,7 @@ function adoptedWriter(db: SqliteDatabase) {
     const { origin_node: _from, origin_pk: _originPk, raw_base64: rawBase64, sealed, personal, ...columns } = transfer;
     const body =
       sealed === null || sealed === undefined
-        ? { body: null, columns: { body_key: null, spool_id: null } }
+        ? { body: null, columns: { body_key: null, spool_id: null, body_object: null } }
         : writeSealed(transfer.tenant_id, sealed, now);
     const row = insert.get({
       ...columns,
@@ -173,7 +207,7 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
     IdentityRow
   >(`SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ? AND state IN ('queued', 'deferred')
     AND lease_owner IS NULL`);
-  const remove = db.prepare<[number]>(`DELETE FROM messages WHERE pk = ?`);
+  const handOver = handOverRow(db);
 
   return {
     waiting: (limit) => waitingRows.all(limit).map(asTransfer),
@@ -201,7 +235,7 @@ export function createSqliteMessageTransfer(db: SqliteDatabase, writeEvent: Mess
         const row = identity.get(originPk);
         if (row === undefined) return false;
         // The message goes first, so that a full store gets its pages back before the event needs one.
-        remove.run(originPk);
+        handOver(originPk, now);
         writeEvent(
           transitionOf(row, 'moved', now, {
             text: `moved to node ${toNode}`,

@@ -29,6 +29,7 @@ describe('schema migrations', () => {
       'erased_search_terms',
       'fleet_claim_cursor',
       'fleet_claims',
+      'handed_objects',
       'inbox',
       'kept_keys',
       'message_bodies',

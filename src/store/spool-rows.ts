@@ -6,7 +6,7 @@
 import type { SpoolRows } from '../core/fleet/index.js';
 import { durableTransaction, type SqliteDatabase } from './database.js';
 import { IDENTITY_COLUMNS, transitionOf, type IdentityRow, type MessageEventWriter } from './message-event-writer.js';
-import { travellingBody } from './message-transfer.js';
+import { handOverRow, travellingBody, type BodyColumns } from './message-transfer.js';
 import { SEARCH_TERMS } from './personal-fields.js';
 import { SEALED_BODY } from './stored-body.js';
 
@@ -37,12 +37,9 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
       `SELECT pk FROM messages WHERE tenant_id = ? AND id IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
     )
     .pluck();
-  const entries = db.prepare<
-    [string],
-    { pk: number; json: Buffer; raw: Buffer | null; body: Buffer | null; key: Buffer | null; spool_id: number | null }
-  >(
+  const entries = db.prepare<[string], { pk: number; json: Buffer } & BodyColumns>(
     `SELECT pk, ${ENTRY_JSON} AS json, raw, ${SEALED_BODY} AS body,
-      body_key AS key, spool_id FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
+      body_key AS key, spool_id, body_object AS object FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`,
   );
   const waitingOf = db
     .prepare<[string], number>(`SELECT pk FROM messages WHERE pk IN (SELECT value FROM json_each(?)) AND ${WAITING}`)
@@ -56,9 +53,9 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
   const waitingOne = db.prepare<[number], IdentityRow>(
     `SELECT ${IDENTITY_COLUMNS} FROM messages WHERE pk = ? AND ${WAITING}`,
   );
-  const remove = db.prepare<[number]>(`DELETE FROM messages WHERE pk = ?`);
+  const handOver = handOverRow(db);
 
-  const withBody = (row: { json: Buffer } & Parameters<typeof bodyOf>[0]): Buffer => {
+  const withBody = (row: { json: Buffer } & BodyColumns): Buffer => {
     const body = bodyOf(row);
     if (body === null) return row.json;
     const head = row.json.subarray(0, row.json.length - NO_BODY.length);
@@ -67,11 +64,13 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
         head,
         Buffer.from(`"raw_base64":"${body.raw.toString('base64')}","sealed":null}`, 'latin1'),
       ]);
-    const parts = body.sealed.parts.map((part) => `"${part}"`).join(',');
-    return Buffer.concat([
-      head,
-      Buffer.from(`"raw_base64":null,"sealed":{"key":"${body.sealed.key}","parts":[${parts}]}}`, 'latin1'),
-    ]);
+    const { sealed } = body;
+    // Base64 and object names (hex, a node id and a slash) need no escaping in JSON.
+    const where =
+      'object' in sealed
+        ? `"object":"${sealed.object}"`
+        : `"parts":[${sealed.parts.map((part) => `"${part}"`).join(',')}]`;
+    return Buffer.concat([head, Buffer.from(`"raw_base64":null,"sealed":{"key":"${sealed.key}",${where}}}`, 'latin1')]);
   };
 
   return {
@@ -91,7 +90,7 @@ export function createSqliteSpoolRows(db: SqliteDatabase, writeEvent: MessageEve
           const row = waitingOne.get(pk);
           if (row === undefined) continue;
           // The message goes first, so that a full store gets its pages back before the event needs one.
-          remove.run(pk);
+          handOver(pk, now);
           writeEvent(
             transitionOf(row, 'moved', now, {
               text: `adopted by node ${toNode} while this node was away`,

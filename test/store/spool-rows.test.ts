@@ -4,8 +4,14 @@ import Database from 'better-sqlite3';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { StoredTransfer } from '../../src/core/fleet/drain.js';
-import { TRANSFER_COLUMNS, transferReader, type TransferRow } from '../../src/store/message-transfer.js';
+import {
+  createSqliteMessageTransfer,
+  TRANSFER_COLUMNS,
+  transferReader,
+  type TransferRow,
+} from '../../src/store/message-transfer.js';
 import { loadMigrations, migrate } from '../../src/store/migrations.js';
+import { createSqliteBodyObjectRows } from '../../src/store/body-object-rows.js';
 import { createSqliteSpoolRows } from '../../src/store/spool-rows.js';
 
 function database() {
@@ -15,10 +21,10 @@ function database() {
     `INSERT INTO tenants (id, api_key_hash, api_key_created_at, created_at, updated_at) VALUES ('acme', 'h', 1, 1, 1)`,
   ).run();
   const insert =
-    db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id, mail_from,
-      rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, updated_at, deferred_at, deferred_reason)
-    VALUES (@tenant_id, @id, 'main', @priority, @batch_code, @source, @payload, @raw, @spool_id, @mail_from, @rcpt_to, @subject, @message_id_header,
-      @size_bytes, @state, @attempts, @next_attempt_at, @created_at, @created_at, @deferred_at, @deferred_reason) RETURNING pk`);
+    db.prepare(`INSERT INTO messages (tenant_id, id, account_id, priority, batch_code, source, payload, raw, spool_id, body_key, body_object,
+      mail_from, rcpt_to, subject, message_id_header, size_bytes, state, attempts, next_attempt_at, created_at, updated_at, deferred_at, deferred_reason)
+    VALUES (@tenant_id, @id, 'main', @priority, @batch_code, @source, @payload, @raw, @spool_id, @body_key, @body_object, @mail_from, @rcpt_to,
+      @subject, @message_id_header, @size_bytes, @state, @attempts, @next_attempt_at, @created_at, @created_at, @deferred_at, @deferred_reason) RETURNING pk`);
   const spool = (parts: Buffer[]): number => {
     const id = Number(db.prepare(`INSERT INTO spools (created_at) VALUES (1)`).run().lastInsertRowid);
     parts.forEach((bytes, seq) =>
@@ -27,7 +33,7 @@ function database() {
     return id;
   };
   const add = (row: Record<string, unknown>): number =>
-    (insert.get({ tenant_id: 'acme', ...row }) as { pk: number }).pk;
+    (insert.get({ tenant_id: 'acme', body_key: null, body_object: null, ...row }) as { pk: number }).pk;
   const rows = createSqliteSpoolRows(db, () => {});
   // What the adopter reads back, against what the drain's transfer (JavaScript) makes of the same row.
   const asTransfer = transferReader(db);
@@ -120,5 +126,53 @@ describe('spool entries encoded by SQLite', () => {
       ),
       { numRuns: 200 },
     );
+  });
+});
+
+describe('a body in the S3 store the fleet shares (issue 46)', () => {
+  const object = `n1/${'ab'.repeat(16)}`;
+  const key = Buffer.from('wrapped data key');
+  const listed = (db: Database.Database): unknown[] => db.prepare(`SELECT object FROM object_removals`).pluck().all();
+
+  it('travels as its object and key, not its bytes, and the adopter names the same object', () => {
+    const origin = database();
+    const pk = origin.add({ ...base, id: 'o1', source: 'http', body_key: key, body_object: object });
+    const entry = origin.entryOf(pk) as StoredTransfer;
+    expect(entry).toEqual(origin.expected(pk));
+    expect(entry.sealed).toEqual({ key: key.toString('base64'), object });
+
+    const peer = database();
+    peer.db
+      .prepare(
+        `INSERT INTO accounts (tenant_id, id, host, port, tls_mode, created_at, updated_at) VALUES ('acme', 'main', 'h', 25, 'none', 1, 1)`,
+      )
+      .run();
+    const adopted = createSqliteMessageTransfer(peer.db, () => {}).adopt({ origin_node: 'n1', ...entry }, 5, 5);
+    const row = peer.db
+      .prepare(
+        `SELECT body_object, body_key, (SELECT count(*) FROM message_bodies) AS bodies FROM messages WHERE pk = ?`,
+      )
+      .get(adopted.pk);
+    expect(row).toEqual({ body_object: object, body_key: key, bodies: 0 });
+  });
+
+  it('handed over, its row goes without listing the object for removal; the sweep keeps it while the store holds it', () => {
+    const { db, add, rows } = database();
+    const objects = createSqliteBodyObjectRows(db);
+    const handed = add({ ...base, id: 'o1', source: 'http', body_key: key, body_object: object });
+    const own = add({ ...base, id: 'o2', source: 'http', body_key: key, body_object: `n1/${'cd'.repeat(16)}` });
+    expect(rows.surrender([{ pk: handed, toNode: 'n2' }], 10)).toBe(1);
+    expect(listed(db)).toEqual([]);
+    expect(objects.unnamed([object])).toEqual([]);
+    // Still in the store, or handed too recently to have been listed: remembered.
+    objects.forgetHandedGone([object], 11);
+    objects.forgetHandedGone([], 10);
+    expect(objects.unnamed([object])).toEqual([]);
+    // The peer removed it: forgotten, and an object of that name would be swept.
+    objects.forgetHandedGone([], 11);
+    expect(objects.unnamed([object])).toEqual([object]);
+    // A row deleted that was not handed over lists its object as before.
+    db.prepare(`DELETE FROM messages WHERE pk = ?`).run(own);
+    expect(listed(db)).toEqual([`n1/${'cd'.repeat(16)}`]);
   });
 });

@@ -20,11 +20,12 @@ export interface DrainProgress {
   last_error: string | null;
 }
 
-/** A sealed body as it travels: opened by no node on the way, only by the one that sends it. */
-export interface SealedTransfer {
-  key: string;
-  parts: string[];
-}
+/**
+ * A sealed body as it travels: opened by no node on the way, only by the one that sends it. Its
+ * parts (base64) when it lives in the database; or, in a fleet whose nodes share an S3 body store,
+ * the name of its object there, which the adopter reads itself (the body is written once).
+ */
+export type SealedTransfer = { key: string; parts: string[] } | { key: string; object: string };
 
 /**
  * Personal fields as they travel (issue 45, migration 19): sealed under their own data key,

@@ -8,7 +8,7 @@
 
 /** A body store's last word, for GET /status and /ready. */
 export interface BodyStoreHealth {
-  backend: 'embedded' | 's3';
+  backend: 'embedded' | 's3' | 'jetstream';
   /** `failing` from a failed operation until one succeeds again. */
   state: 'ok' | 'failing';
   last_error: { reason: string; at_ts: number } | null;
@@ -26,6 +26,8 @@ export interface BodyObjects {
   /** Whether the store answers now (a cheap round trip); records the answer in health(). */
   probe(): Promise<boolean>;
   health(): BodyStoreHealth;
+  /** Lets go of the store's connections, at the daemon's stop. */
+  close(): Promise<void>;
 }
 
 /**
@@ -37,12 +39,23 @@ export interface BodyObjectRows {
   listed(limit: number): string[];
   /** These are gone from the store: no longer listed. */
   removed(names: readonly string[]): void;
-  /** Of `names`, those no message names (written for a submission that was then not committed). */
+  /**
+   * Of `names`, those no message names (written for a submission that was then not committed), nor
+   * a message handed to a fleet peer that shares the store (migration 31).
+   */
   unnamed(names: readonly string[]): string[];
+  /**
+   * Forgets the objects handed to a peer before `before` that the store no longer holds: `present`
+   * is every object it holds that was written before then (the peer removed the others when it was done).
+   */
+  forgetHandedGone(present: readonly string[], before: number): void;
   /** How many are listed. */
   count(): number;
-  /** How many messages still to be sent have their bodies in the body store. */
-  waiting(): number;
+  /**
+   * How many messages still to be sent have their bodies in the body store, in objects whose names do
+   * not begin with `ownNames` (null: in any object).
+   */
+  waiting(ownNames: string | null): number;
 }
 
 /**

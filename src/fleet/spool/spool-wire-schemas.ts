@@ -31,9 +31,14 @@ const storedTransferShape = {
   source: z.enum(['http', 'smtp']),
   payload: z.string().nullable(),
   raw_base64: z.string().nullable(),
-  // Written since bodies are sealed (issue 45); absent from earlier records.
+  // Written since bodies are sealed (issue 45); absent from earlier records. Its object in the shared body store
+  // instead of its parts since a fleet may share one (issue 46).
   sealed: z
-    .object({ key: z.string(), parts: z.array(z.string()).min(1) })
+    .union([
+      z.object({ key: z.string(), parts: z.array(z.string()).min(1) }),
+      // A name the daemon gave it: hex, after the writing node's id and a slash in a fleet.
+      z.object({ key: z.string(), object: z.string().regex(/^(?:[A-Za-z0-9_-]{1,64}\/)?[0-9a-f]{16,128}$/) }),
+    ])
     .nullable()
     .optional(),
   // Written since personal fields are sealed (migration 19); absent from earlier records.

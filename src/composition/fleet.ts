@@ -8,11 +8,12 @@
  */
 import { localMessages, replicateMethods } from '../core/fleet/index.js';
 import { AppError, type Clock, type Logger } from '../core/index.js';
-import { SHARED_COMMANDS, type BodyObjectRows } from '../core/message/index.js';
+import { SHARED_COMMANDS, type BodyObjectRows, type FileFinder } from '../core/message/index.js';
 import {
   createFleetLimits,
   createRelaySignals,
   type FleetLimits,
+  createFleetFiles,
   createFleetMessages,
   createFleetService,
   type FleetService,
@@ -70,7 +71,14 @@ export function singleNode(store: SqliteStore): NodeMode {
       metrics: {},
       withStreams: () => ({
         submissions: work.submissions,
-        api: { fleetStatus: () => null, fleetDrain: null, fleetMessages: null, fleetQueues: null, readiness: [] },
+        api: {
+          fleetStatus: () => null,
+          fleetDrain: null,
+          fleetMessages: null,
+          fleetQueues: null,
+          fleetFiles: null,
+          readiness: [],
+        },
         smtp: {},
         stages: { joining: [], answering: [] },
       }),
@@ -133,11 +141,12 @@ function fleetReach(base: FleetBase, ctx: DaemonContext, work: NodeWork): NodeRe
   limits.onChange(() => work.delivery.dispatcher.wake());
   const local = localMessages(ctx.store.search, work.commands, ctx.store.queueStatus);
   const log = ctx.log.child({ component: 'fleet-view' });
+  const known = () => fleet.status().nodes.map((node) => node.node_id);
   // An erasure by address or of a whole tenant also removes the shared suppression entries, once, from here.
   const messages = erasingSharedSuppressions(
     createFleetMessages({
       link: fleet.link,
-      known: () => fleet.status().nodes.map((node) => node.node_id),
+      known,
       local,
       log,
     }),
@@ -155,10 +164,13 @@ function fleetReach(base: FleetBase, ctx: DaemonContext, work: NodeWork): NodeRe
       const viewResponder = createViewResponder({
         link: fleet.link,
         local,
+        files: ctx.store.files,
         providerEvents: streams.webhooks.apply,
         log,
       });
-      return fleetIntake(base, ctx, work, streams, { messages, viewResponder });
+      // Offloaded attachments' links work on every node: a file is asked of the node that sent its message.
+      const files = createFleetFiles({ link: fleet.link, known, local: ctx.store.files, log });
+      return fleetIntake(base, ctx, work, streams, { messages, viewResponder, files });
     },
   };
 }
@@ -168,7 +180,11 @@ function fleetIntake(
   ctx: DaemonContext,
   work: NodeWork,
   streams: NodeStreams,
-  view: { messages: ReturnType<typeof createFleetMessages>; viewResponder: ReturnType<typeof createViewResponder> },
+  view: {
+    messages: ReturnType<typeof createFleetMessages>;
+    viewResponder: ReturnType<typeof createViewResponder>;
+    files: FileFinder;
+  },
 ): NodeIntake {
   const { settings, fleet, shared, limits, relaySignals } = base;
   // A change from any node: the dispatcher serves a new account or released mail, the PEC watchers follow accounts.
@@ -188,6 +204,7 @@ function fleetIntake(
       fleetDrain: drain,
       fleetMessages: view.messages,
       fleetQueues: () => view.messages.queues(),
+      fleetFiles: view.files,
       // A draining node tells load balancers to move away.
       readiness: [{ name: 'fleet_drain', check: () => drain.phase() === 'active' }],
     },

@@ -7,7 +7,7 @@ import { hostname } from 'node:os';
 import { createHttpService } from '../ingress/http/index.js';
 import { createSmtpService } from '../ingress/smtp/index.js';
 import { createFileLinks, type DaemonKeys } from '../security/index.js';
-import { createFileDownloads, type BodySeal } from '../core/message/index.js';
+import { createFileDownloads, type BodySeal, type FileFinder } from '../core/message/index.js';
 import { adminServices, createApi } from './api.js';
 import { createDomainWatch, openFile } from '../delivery/index.js';
 import type { DaemonContext, NodeIntake } from './node-mode.js';
@@ -59,7 +59,7 @@ export function createIntake(ctx: DaemonContext, keys: DaemonKeys, work: Work, s
     webhookMaxBodyBytes: settings.webhooks.maxBodyBytes,
     webhooks: streams.webhooks,
     unsubscribeLinks: ctx.unsubscribeLinks,
-    files: fileDownloadsOf(ctx, keys.bodies),
+    files: fileDownloadsOf(ctx, keys.bodies, node.api.fleetFiles),
     mcp: settings.mcp,
     version: ctx.version,
     bodyStore: ctx.bodyStore,
@@ -106,10 +106,13 @@ function readinessOf(
  * Offloaded attachments' downloads: their objects read where bodies are (the body store, or what
  * one left in the data directory), opened here under each file's own key.
  */
-function fileDownloadsOf(ctx: DaemonContext, seal: BodySeal) {
+function fileDownloadsOf(ctx: DaemonContext, seal: BodySeal, fleetFiles: FileFinder | null) {
   return createFileDownloads({
     links: createFileLinks(ctx.fileLinksKey),
-    files: ctx.store.files,
+    files: fleetFiles ?? {
+      find: (fileId) => ctx.store.files.find(fileId),
+      downloaded: (file, at) => ctx.store.files.downloaded(file.fileId, at),
+    },
     open: async (file) => {
       const object = await ctx.bodyReader.get(file.object);
       if (object === null) return null;

@@ -8,7 +8,7 @@ import type { UnsubscribeLinks } from '../core/tenant/index.js';
 import type { AttemptLog, Usage } from '../core/account/index.js';
 import type { Clock, IdSource, Logger } from '../core/index.js';
 import type { FleetView, FleetMessages } from '../core/fleet/index.js';
-import type { BodyObjects, BodySeal, MessageCommands, SubmissionService } from '../core/message/index.js';
+import type { BodyObjects, BodySeal, FileFinder, MessageCommands, SubmissionService } from '../core/message/index.js';
 import type { DaemonSettings } from '../config/index.js';
 import type { DeliveryDeps, Dispatcher } from '../delivery/index.js';
 import type { CommandDeps } from '../ingress/commands/index.js';
@@ -120,6 +120,8 @@ export interface NodeIntake {
     fleetStatus(): FleetView | null;
     fleetDrain: FleetDrainControl | null;
     fleetMessages: FleetMessages | null;
+    /** Where offloaded attachments' links find their files: in a fleet, on the node that sent them; alone, here. */
+    fleetFiles: FileFinder | null;
     fleetQueues: HealthSources['fleetQueues'];
     readiness: ReadinessCheck[];
   };

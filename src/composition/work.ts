@@ -34,9 +34,10 @@ export function createWork(ctx: DaemonContext) {
     hostname: hostname(),
     logLevel: settings.logLevel,
     bodyKeys: ctx.bodyKeys,
-    // A fleet's nodes record the files they sent in their own databases, so a link would work on one node only.
+    // The compose threads write offloaded files to the body store themselves: not to the fleet cluster's object
+    // store, whose connection is the main thread's.
     files:
-      settings.storage === null || settings.fleet !== null
+      settings.storage === null || settings.storage.backend === 'jetstream'
         ? null
         : { store: settings.storage, linksKey: ctx.fileLinksKey, maxLifetimeSeconds: settings.files.retentionSeconds },
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),

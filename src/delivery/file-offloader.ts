@@ -40,13 +40,15 @@ export function createFileOffloader(deps: {
   links: FileLinks;
   seal: BodySeal;
   objects: BodyObjects;
+  /** What begins the names of the objects this daemon writes: in a fleet, the node's own, which its sweep looks at. */
+  ownNames: string;
 }): Pick<FileOffloader, 'offload'> {
   return {
     async offload({ tenantId, clientId, index }, { filename, contentType, content }) {
       const fileId = deps.links.fileId(tenantId, clientId, index);
       const key = deps.seal.newKey();
       const facts: FileFacts = { filename, contentType, sha256: createHash('sha256').update(content).digest('hex') };
-      const object = `${fileId}${randomBytes(8).toString('hex')}`;
+      const object = `${deps.ownNames}${fileId}${randomBytes(8).toString('hex')}`;
       await deps.objects.put(
         object,
         framedParts([

@@ -102,7 +102,7 @@ function fileOffloaderOf(settings: FileStoreSettings | null, seal: BodySeal): Fi
   let opened: Promise<Pick<FileOffloader, 'offload'>> | null = null;
   const offloader = (): Promise<Pick<FileOffloader, 'offload'>> =>
     (opened ??= openBodyObjects(settings.store, Date.now).then(
-      (objects) => createFileOffloader({ links, seal, objects }),
+      (objects) => createFileOffloader({ links, seal, objects, ownNames: settings.store.ownNames }),
       (error: unknown) => {
         opened = null;
         throw error;

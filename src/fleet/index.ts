@@ -19,5 +19,6 @@ export { createReplicatedSpool } from './spool/replicated-spool.js';
 export { createSpoolAdoption } from './spool/spool-adoption.js';
 export { createSpoolIntake } from './spool/spool-intake.js';
 export { createSpoolStream } from './spool/spool-stream.js';
+export { createFleetFiles } from './view/fleet-files.js';
 export { createFleetMessages } from './view/fleet-messages.js';
 export { createViewResponder } from './view/view-responder.js';

@@ -18,6 +18,8 @@ export interface BodyStoreSettings {
   /** The embedded store's directory (the data directory's `bodies/`). */
   directory: string;
   s3: S3Settings;
+  /** What begins the names of the objects this daemon writes (a fleet node's id and a slash, or nothing). */
+  ownNames: string;
 }
 
 /**

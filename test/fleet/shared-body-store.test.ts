@@ -5,9 +5,9 @@
  * that accepted it, under that node's id; a survivor adopting a lost node's spool and a peer
  * taking a drained node's mail read it from the store. Neither the replicated spool nor a drain's
  * transfer carries the body, and the node that handed a message over does not remove the object
- * its peer now reads.
+ * its peer now reads. With the S3 store, an offloaded attachment's link works on any node.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,6 +15,7 @@ import { jetstreamManager } from '@nats-io/jetstream';
 import type { Subscription } from '@nats-io/nats-core';
 import { Objm } from '@nats-io/obj';
 import { connect } from '@nats-io/transport-node';
+import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
 import {
@@ -65,6 +66,9 @@ const message = (id: string, body: string) => ({
   body,
   batch_code: 'held',
 });
+const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
+const relayedRaw = (id: string): Buffer | undefined =>
+  sink.messages.find((received) => received.raw.includes(`X-Genro-Mail-ID: ${id}`))?.raw;
 const relayedBody = (id: string): string | undefined =>
   sink.messages
     .map((received) => received.raw.toString('latin1').replace(/\r\n/g, '\n'))
@@ -105,6 +109,8 @@ describe.each([
   ['the cluster’s JetStream object store', jetstreamStore],
 ] as const)('a fleet sharing %s as its body store', (_name, makeStore) => {
   let store: SharedStore;
+  /** The link token of the file n3 offloaded (S3 only). */
+  let fileToken: string | undefined;
 
   beforeAll(async () => {
     store = await makeStore();
@@ -123,6 +129,52 @@ describe.each([
     await provisionTenant(fleet, 'acme', { host: '127.0.0.1', port: sink.port, tls_mode: 'none' });
   }, 120_000);
 
+  it('serves an offloaded attachment’s link from every node (S3), or relays it whole (JetStream: not offloaded)', async () => {
+    const offload = { base_url: 'https://mail.example.com', over_bytes: 100_000, link_lifetime_seconds: 3600 };
+    expect((await admin(urlOf('n1'), 'PUT', '/tenant/acme', { attachment_offload: offload })).status).toBe(200);
+    await until(
+      async () => (await admin(urlOf('n3'), 'GET', '/tenant/acme')).body?.tenant?.attachment_offload !== null,
+      'n3 to have the setting',
+    );
+    const file = randomBytes(300_000);
+    const posted = await admin(urlOf('n3'), 'POST', '/add-messages', {
+      messages: [
+        {
+          ...message('file-1', 'see the attachment'),
+          batch_code: null,
+          attachments: [{ filename: 'plan.bin', storage_path: file.toString('base64'), fetch_mode: 'base64' }],
+        },
+      ],
+    });
+    expect(posted.body, posted.text).toMatchObject({ queued: 1, rejected: [] });
+    await until(() => relayedRaw('file-1') !== undefined, 'n3 to relay file-1');
+    const mail = await simpleParser(relayedRaw('file-1') ?? Buffer.alloc(0));
+    if (store.backend === 'jetstream') {
+      expect(mail.attachments.map((part) => sha256(part.content))).toEqual([sha256(file)]);
+      return;
+    }
+    expect(mail.attachments).toEqual([]);
+    const token = /https:\/\/mail\.example\.com\/files\/([\w-]+)/.exec(mail.text ?? '')?.[1];
+    expect(token, mail.text).toBeDefined();
+    fileToken = token;
+    // n3 keeps the file's record; n1 and n2 ask it, read the object from the bucket, and have n3 count the download.
+    for (const node of ['n1', 'n2']) {
+      const download = await fetch(`${urlOf(node)}/files/${token}`);
+      expect(download.status, node).toBe(200);
+      expect(sha256(new Uint8Array(await download.arrayBuffer())), node).toBe(sha256(file));
+      expect(download.headers.get('content-disposition'), node).toContain('filename="plan.bin"');
+    }
+    const detail = (await admin(urlOf('n3'), 'GET', '/messages/file-1?tenant_id=acme')).body;
+    const downloads = detail.events.filter((event: { event_type: string }) => event.event_type === 'downloaded');
+    expect(downloads.map((event: { data: unknown }) => event.data)).toEqual([
+      { file_index: 0, downloads: 1 },
+      { file_index: 0, downloads: 2 },
+    ]);
+    // A token naming no file is unknown on every node, the same as alone.
+    const forged = `${token?.slice(0, 10)}${token?.[10] === 'A' ? 'B' : 'A'}${token?.slice(11)}`;
+    expect((await fetch(`${urlOf('n2')}/files/${forged}`)).status).toBe(404);
+  });
+
   afterAll(async () => {
     await fleet?.destroy();
     await sink?.stop();
@@ -134,11 +186,14 @@ describe.each([
     const n3 = urlOf('n3');
     // Held where it is accepted (the suspension is n3's at once), and wherever it is adopted.
     expect((await admin(n3, 'POST', '/commands/suspend', { tenant_id: 'acme', batch_code: 'held' })).status).toBe(200);
+    const objects = async () => Promise.all(['n1/', 'n2/', 'n3/'].map((node) => store.count(node)));
+    const [n1Had, n2Had, n3Had] = await objects();
     const body = bodyText();
     const posted = await admin(n3, 'POST', '/add-messages', { messages: [message('lost-1', body)] });
     expect(posted.body).toMatchObject({ queued: 1, rejected: [] });
     // Written once, by n3, under its id; the cluster holds the entry (the answer waited for it), not the body.
-    expect(await store.count('n3/')).toBe(1);
+    const before = await objects();
+    expect(before).toEqual([n1Had, n2Had, (n3Had ?? 0) + 1]);
     expect(await spoolBytes()).toBeLessThan(BODY_BYTES / 4);
 
     const n3Node = fleet.nodes.find((node) => node.id === 'n3');
@@ -157,8 +212,14 @@ describe.each([
     ).toBe(200);
     await until(() => relayedBody('lost-1') !== undefined, 'the survivor to relay lost-1');
     expect(relayedBody('lost-1')).toContain(body);
-    // Still one object: read where n3 wrote it, not written again.
-    expect(await store.count('')).toBe(1);
+    // Read where n3 wrote it, not written again by the survivor.
+    expect(await objects()).toEqual(before);
+    // The file n3 sent is kept on n3, which no longer answers: its link is unavailable, not unknown.
+    if (fileToken !== undefined) {
+      const away = await fetch(`${urlOf('n1')}/files/${fileToken}`);
+      expect(away.status).toBe(503);
+      expect(((await away.json()) as { error: { code: string } }).error.code).toBe('FLEET_UNAVAILABLE');
+    }
   });
 
   it('a drained node hands its large message over by name, and does not remove the object its peer reads', async () => {

@@ -25,7 +25,7 @@ function downloadsWith(record: FileRecord | null) {
     links,
     files: {
       find: (id) => (asked.push(id), record),
-      downloaded: (id) => void counted.push(id),
+      downloaded: (file) => void counted.push(file.fileId),
     },
     open: async () => OPENED,
     clock: { now: () => NOW },

@@ -3,7 +3,8 @@
  * before anything is looked up: a guessed, forged or altered one, or one naming no file, gets the
  * same answer as any other, in the same time. A file whose link expired or whose message was
  * erased is gone. Each download of the whole file (or of a range from its first byte) is counted
- * and reported to the client as `downloaded`.
+ * and reported to the client as `downloaded`. In a fleet sharing its body store, a link works on
+ * any node: the file's record is asked of the node that sent its message (fleet/view/fleet-files.ts).
  */
 import type { Clock } from '../clock.js';
 import type { FileLinks } from './attachment-offload.js';
@@ -15,6 +16,16 @@ export interface FileRecord {
   object: string | null;
   key: Uint8Array | null;
   expiresAt: number;
+  /** The fleet node that keeps the record, when another node serves the link; absent: this node. */
+  node?: string;
+}
+
+/** Where downloads find files and count them: this node's store, or the fleet's nodes. */
+export interface FileFinder {
+  /** The file a link names, live or not; null when there is none. Throws FLEET_UNAVAILABLE when a node that may keep it did not answer. */
+  find(fileId: string): FileRecord | null | Promise<FileRecord | null>;
+  /** Counts a download where the record is kept. */
+  downloaded(file: FileRecord, at: number): void | Promise<void>;
 }
 
 /** A file opened: its name, type and bytes. */
@@ -27,10 +38,7 @@ export interface OpenedFile {
 
 export interface FileDownloadsDeps {
   links: FileLinks;
-  files: {
-    find(fileId: string): FileRecord | null;
-    downloaded(fileId: string, at: number): void;
-  };
+  files: FileFinder;
   /** The file's object opened under its key; null when the body store no longer has it. */
   open(file: FileRecord & { object: string; key: Uint8Array }): Promise<OpenedFile | null>;
   clock: Clock;
@@ -47,13 +55,13 @@ export function createFileDownloads(deps: FileDownloadsDeps): FileDownloads {
   return {
     async download(token, counted) {
       const fileId = deps.links.open(token);
-      const file = fileId === null ? null : deps.files.find(fileId);
+      const file = fileId === null ? null : await deps.files.find(fileId);
       if (file === null) return { kind: 'unknown' };
       const now = deps.clock.now();
       if (file.object === null || file.key === null || file.expiresAt <= now) return { kind: 'gone' };
       const opened = await deps.open({ ...file, object: file.object, key: file.key });
       if (opened === null) return { kind: 'gone' };
-      if (counted) deps.files.downloaded(file.fileId, now);
+      if (counted) await deps.files.downloaded(file, now);
       return { kind: 'file', file: opened };
     },
   };

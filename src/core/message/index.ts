@@ -4,7 +4,7 @@ export { framedParts, partsOf } from './body-objects.js';
 export type { BodyObjects, BodyStoreHealth, BodyObjectRows } from './body-objects.js';
 export { FILES_PATH, fileUrl, offloadNotice, offloadPlan } from './attachment-offload.js';
 export { createFileDownloads } from './file-downloads.js';
-export type { FileDownloads, FileRecord, OpenedFile } from './file-downloads.js';
+export type { FileDownloads, FileFinder, FileRecord, OpenedFile } from './file-downloads.js';
 export type {
   AttachmentOffload,
   FileLink,

@@ -8,7 +8,7 @@ import { AppError } from '../../core/index.js';
 
 export const VIEW_PREFIX = 'mailproxy-fleet-view';
 
-export type ViewKind = 'page' | 'detail' | 'command' | 'queue' | 'provider';
+export type ViewKind = 'page' | 'detail' | 'command' | 'queue' | 'provider' | 'file' | 'file-downloaded';
 
 export const viewSubject = (nodeId: string, kind: ViewKind): string => `${VIEW_PREFIX}.${nodeId}.${kind}`;
 

@@ -1,6 +1,7 @@
 /**
  * Answers the fleet's questions about this node's messages: a page of a
- * search, one message's detail, a command. A thin adapter over the same local
+ * search, one message's detail, a command, an offloaded file's record and its
+ * downloads (fleet-files.ts). A thin adapter over the same local
  * use-cases the API calls, with the asker's principal, so the access rules are
  * applied again here. Subscribed once the node has joined the cluster.
  */
@@ -12,6 +13,7 @@ import type { EventOutcome, ProviderEvent } from '../../core/provider/index.js';
 import type { MessageQuery } from '../../core/message/index.js';
 import type { Service } from '../../runtime/index.js';
 import type { FleetLink } from '../link/fleet-service.js';
+import { fileToWire, type LocalFiles } from './fleet-files.js';
 import { decode, encode, replyOf, replyOfAsync, VIEW_PREFIX, type ViewKind } from './view-protocol.js';
 import { detailToWire, summaryToWire } from './view-wire.js';
 
@@ -25,11 +27,15 @@ interface Request {
   name?: FleetCommandName;
   params?: Record<string, unknown>;
   events?: ProviderEvent[];
+  file_id?: string;
+  at?: number;
 }
 
 export function createViewResponder(deps: {
   link: FleetLink;
   local: LocalMessages;
+  /** The offloaded files of the messages this node sent. */
+  files: LocalFiles;
   /** Provider events another node verified, applied to the messages held here. */
   providerEvents: (tenantId: string, events: readonly ProviderEvent[]) => Promise<EventOutcome[]>;
   log: Logger;
@@ -40,6 +46,11 @@ export function createViewResponder(deps: {
 
   const answer = (kind: ViewKind, request: Request): unknown => {
     if (kind === 'queue') return local.queue();
+    if (kind === 'file') return fileToWire(deps.files.find(request.file_id ?? ''));
+    if (kind === 'file-downloaded') {
+      deps.files.downloaded(request.file_id ?? '', request.at ?? 0);
+      return null;
+    }
     if (kind === 'page') {
       const page = local.page(request.query!, request.skip ?? 0);
       return { messages: page.messages.map(summaryToWire), next: page.next };

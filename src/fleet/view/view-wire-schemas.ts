@@ -28,3 +28,14 @@ const fleetCursorSchema: z.ZodType<FleetCursor> = z.looseObject({
   nodes: z.record(z.string(), nodePositionSchema),
 });
 export const fleetCursorCodec = jsonCodec(fleetCursorSchema, 'fleet cursor');
+
+/** An offloaded attachment's record as the node that keeps it answers (fleet-files.ts): its wrapped key in base64. */
+export interface FileWire {
+  file_id: string;
+  object: string | null;
+  key: string | null;
+  expires_at: number;
+}
+export const fileWireSchema: z.ZodType<FileWire | null> = z
+  .object({ file_id: z.string(), object: z.string().nullable(), key: z.string().nullable(), expires_at: z.number() })
+  .nullable();

@@ -213,7 +213,7 @@ function fleetIntake(
       joining: [
         {
           name: 'bodies the fleet can reach',
-          services: [bodiesTheFleetReaches(ctx.store.bodyObjectRows, ctx.bodyStore?.ownNames ?? null)],
+          services: [bodiesTheFleetReaches(ctx.store.bodyObjectRows, ctx.bodyStore === null ? 'all' : 'alone')],
         },
         // A node id held by another live node refuses the start here, before anything is accepted.
         { name: 'fleet', services: [fleet] },
@@ -234,16 +234,17 @@ function fleetIntake(
 }
 
 /**
- * A fleet's transfers and adoptions carry bodies from the database, or name objects of the S3 bucket
- * the nodes share (those this node wrote as a fleet node, `ownNames`): a node whose mail still waits
- * with its bodies in a store of its own (it ran alone with `[storage]`) would hand it over without
- * them. It refuses to join until that mail is sent, alone.
+ * A fleet's transfers and adoptions carry bodies from the database, or name objects of the store
+ * the nodes share (written by fleet nodes: their names carry the writer's node id, this node's or,
+ * for mail it adopted, another's): a node whose mail still waits with its bodies in a store of its
+ * own (it ran alone with `[storage]`: `all` without a shared store, those written `alone` with one)
+ * would hand it over without them. It refuses to join until that mail is sent, alone.
  */
-function bodiesTheFleetReaches(objects: Pick<BodyObjectRows, 'waiting'>, ownNames: string | null): Service {
+function bodiesTheFleetReaches(objects: Pick<BodyObjectRows, 'waiting'>, unreachable: 'all' | 'alone'): Service {
   return {
     name: 'bodies the fleet can reach',
     start() {
-      const waiting = objects.waiting(ownNames);
+      const waiting = objects.waiting(unreachable);
       if (waiting > 0)
         throw new AppError(
           'CONFIG_INVALID',

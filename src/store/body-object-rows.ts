@@ -18,18 +18,21 @@ export function createSqliteBodyObjectRows(db: SqliteDatabase): BodyObjectRows {
        UNION ALL SELECT object FROM handed_objects WHERE object IN (SELECT value FROM json_each(@names))`,
     )
     .pluck();
+  // Asked first with a read: a node alone never hands anything over, and an empty write would still wait for the
+  // writer's lock (a backup or an operator's CLI holding it).
+  const handedBefore = db.prepare<[number], number>(`SELECT 1 FROM handed_objects WHERE handed_at < ? LIMIT 1`).pluck();
   const forgetHanded = db.prepare<{ present: string; before: number }>(
     `DELETE FROM handed_objects WHERE handed_at < @before AND object NOT IN (SELECT value FROM json_each(@present))`,
   );
   const count = db.prepare<[], number>(`SELECT count(*) FROM object_removals`).pluck();
   const waiting = db
-    .prepare<{ own: string | null }, number>(
+    .prepare<{ alone: number }, number>(
       `SELECT count(*) FROM messages WHERE body_object IS NOT NULL AND state IN ${PENDING_STATES_SQL}
-        AND (@own IS NULL OR substr(body_object, 1, length(@own)) <> @own)`,
+        AND (@alone = 0 OR instr(body_object, '/') = 0)`,
     )
     .pluck();
   return {
-    waiting: (ownNames) => waiting.get({ own: ownNames }) ?? 0,
+    waiting: (written) => waiting.get({ alone: written === 'alone' ? 1 : 0 }) ?? 0,
     count: () => count.get() ?? 0,
     listed: (limit) => listed.all(limit),
     unnamed: (names) => {
@@ -37,7 +40,7 @@ export function createSqliteBodyObjectRows(db: SqliteDatabase): BodyObjectRows {
       return names.filter((name) => !kept.has(name));
     },
     forgetHandedGone: (present, before) => {
-      forgetHanded.run({ present: JSON.stringify(present), before });
+      if (handedBefore.get(before) !== undefined) forgetHanded.run({ present: JSON.stringify(present), before });
     },
     removed: (names) => {
       if (names.length > 0) removed.run(JSON.stringify(names));

@@ -49,8 +49,8 @@ export interface BodyColumns {
 }
 
 /**
- * Reads a message's body for the wire from its row's body, raw, key, spool and object. Only a
- * fleet whose nodes share an S3 store has objects (config/schema.ts): the peer reads the same bucket.
+ * Reads a message's body for the wire from its row's body, raw, key, spool and object. A fleet node
+ * has objects only when the nodes share a body store (S3 or the cluster's): the peer reads the same one.
  */
 export function travellingBody(db: SqliteDatabase): (row: BodyColumns) => TravellingBody {
   const spooled = spoolReader(db);

@@ -175,4 +175,15 @@ describe('a body in the S3 store the fleet shares (issue 46)', () => {
     db.prepare(`DELETE FROM messages WHERE pk = ?`).run(own);
     expect(listed(db)).toEqual([`n1/${'cd'.repeat(16)}`]);
   });
+
+  it('tells mail whose body a daemon wrote alone from mail whose body a fleet node wrote, its own or adopted', () => {
+    const { db, add } = database();
+    const objects = createSqliteBodyObjectRows(db);
+    add({ ...base, id: 'own', source: 'http', body_key: key, body_object: `n1/${'ab'.repeat(16)}` });
+    add({ ...base, id: 'adopted', source: 'http', body_key: key, body_object: `n3/${'cd'.repeat(16)}` });
+    add({ ...base, id: 'alone', source: 'http', body_key: key, body_object: 'ef'.repeat(16) });
+    add({ ...base, id: 'sent', source: 'http', state: 'sent', body_key: key, body_object: '01'.repeat(16) });
+    expect(objects.waiting('all')).toBe(3);
+    expect(objects.waiting('alone')).toBe(1);
+  });
 });

@@ -52,10 +52,10 @@ export interface BodyObjectRows {
   /** How many are listed. */
   count(): number;
   /**
-   * How many messages still to be sent have their bodies in the body store, in objects whose names do
-   * not begin with `ownNames` (null: in any object).
+   * How many messages still to be sent have their bodies in the body store: in any object (`all`),
+   * or in objects a daemon wrote alone (`alone`: their names carry no node id, as a fleet node's do).
    */
-  waiting(ownNames: string | null): number;
+  waiting(written: 'all' | 'alone'): number;
 }
 
 /**

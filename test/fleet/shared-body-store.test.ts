@@ -18,6 +18,7 @@ import { connect } from '@nats-io/transport-node';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
+import { relayedWithId } from '../helpers/relayed-mail.js';
 import {
   FLEET_TOKEN,
   fleetAdmin as admin,
@@ -67,12 +68,8 @@ const message = (id: string, body: string) => ({
   batch_code: 'held',
 });
 const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
-const relayedRaw = (id: string): Buffer | undefined =>
-  sink.messages.find((received) => received.raw.includes(`X-Genro-Mail-ID: ${id}`))?.raw;
-const relayedBody = (id: string): string | undefined =>
-  sink.messages
-    .map((received) => received.raw.toString('latin1').replace(/\r\n/g, '\n'))
-    .find((raw) => raw.includes(`X-Genro-Mail-ID: ${id}`));
+const relayedRaw = (id: string): Buffer | undefined => relayedWithId(sink, id);
+const relayedBody = (id: string): string | undefined => relayedRaw(id)?.toString('latin1').replace(/\r\n/g, '\n');
 
 /** The replicated spool's stream, all nodes' records together, in bytes. */
 const spoolBytes = (): Promise<number> =>

@@ -83,3 +83,7 @@ export function addressesOf(header: AddressObject | AddressObject[] | undefined)
     }),
   );
 }
+
+/** The first message a sink received with this X-Genro-Mail-ID, raw; undefined before it came. */
+export const relayedWithId = (sink: { messages: readonly { raw: Buffer }[] }, id: string): Buffer | undefined =>
+  sink.messages.find((received) => received.raw.includes(`X-Genro-Mail-ID: ${id}\r\n`))?.raw;

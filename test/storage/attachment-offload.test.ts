@@ -14,6 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSink, type SmtpSink } from '../peers/smtp-sink.js';
 import { startS3Server, type S3Server } from '../peers/s3-server.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
+import { readDatabase } from '../helpers/data-dir.js';
+import { relayedWithId } from '../helpers/relayed-mail.js';
 import { api } from '../helpers/test-daemon.js';
 import { embeddedObject } from '../helpers/stored-body.js';
 
@@ -37,14 +39,7 @@ describe.each([['embedded'], ['s3']] as const)('attachment offload, %s body stor
   let globex: string;
   const report = randomBytes(5 * MB);
 
-  const db = <T>(read: (opened: Database.Database) => T): T => {
-    const opened = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
-    try {
-      return read(opened);
-    } finally {
-      opened.close();
-    }
-  };
+  const db = <T>(read: (opened: Database.Database) => T): T => readDatabase(fx.t.dataDir, read);
   const files = (id: string) =>
     db(
       (opened) =>
@@ -57,11 +52,8 @@ describe.each([['embedded'], ['s3']] as const)('attachment offload, %s body stor
     );
   const relayed = async (id: string): Promise<ParsedMail> => {
     await fx.settle();
-    await expect
-      .poll(() => sink.messages.some((received) => received.raw.includes(`X-Genro-Mail-ID: ${id}`)))
-      .toBe(true);
-    const raw = sink.messages.find((received) => received.raw.includes(`X-Genro-Mail-ID: ${id}`))?.raw;
-    return simpleParser(raw ?? Buffer.alloc(0));
+    await expect.poll(() => relayedWithId(sink, id)).toBeDefined();
+    return simpleParser(relayedWithId(sink, id) ?? Buffer.alloc(0));
   };
   const get = (url: string, headers: Record<string, string> = {}) => fetch(url, { headers });
   const objectCount = async (): Promise<number> =>

@@ -15,6 +15,8 @@ import { startS3Server, type S3Server } from '../peers/s3-server.js';
 import { message, startQueueFixture, type QueueFixture } from '../helpers/queue-fixture.js';
 import { openSubmission, replyOf } from '../helpers/smtp-submit.js';
 import { embeddedObject, storedBody } from '../helpers/stored-body.js';
+import { readDatabase } from '../helpers/data-dir.js';
+import { relayedWithId } from '../helpers/relayed-mail.js';
 import { api } from '../helpers/test-daemon.js';
 
 const KIB = 1024;
@@ -82,14 +84,7 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
   let fx: QueueFixture;
   let key: string;
 
-  const db = <T>(read: (db: Database.Database) => T): T => {
-    const opened = new Database(join(fx.t.dataDir, 'mailproxy.db'), { readonly: true });
-    try {
-      return read(opened);
-    } finally {
-      opened.close();
-    }
-  };
+  const db = <T>(read: (db: Database.Database) => T): T => readDatabase(fx.t.dataDir, read);
   const row = (id: string) =>
     db(
       (opened) =>
@@ -152,9 +147,9 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
 
     await fx.settle();
     await sink.waitForMessages(2);
-    const relayed = sink.messages.find((received) => received.raw.includes('X-Genro-Mail-ID: large-http'));
-    expect(relayed?.raw.toString('utf8').replace(/=\r\n/g, '')).toContain(large.slice(0, 2000));
-    expect(relayed?.raw.length).toBeGreaterThan(300 * KIB);
+    const relayed = relayedWithId(sink, 'large-http');
+    expect(relayed?.toString('utf8').replace(/=\r\n/g, '')).toContain(large.slice(0, 2000));
+    expect(relayed?.length).toBeGreaterThan(300 * KIB);
   });
 
   it('relays a large SMTP submission byte for byte from the store', async () => {
@@ -165,8 +160,8 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
     expect((await fx.t.daemon.store.headers.of('acme', 'large-smtp'))?.text).toContain('Subject: large-smtp');
     await fx.settle();
     await sink.waitForMessages(3);
-    const relayed = sink.messages.find((received) => received.raw.includes('X-Genro-Mail-ID: large-smtp'));
-    expect(relayed?.raw.includes(Buffer.from(`\r\n\r\n${body}\r\n`))).toBe(true);
+    const relayed = relayedWithId(sink, 'large-smtp');
+    expect(relayed?.includes(Buffer.from(`\r\n\r\n${body}\r\n`))).toBe(true);
   });
 
   it('moves a message SMTP spooled as it arrived to the store, discards its spool, and relays it byte for byte', async () => {
@@ -183,8 +178,8 @@ describe.each([['embedded'], ['s3']] as const)('the %s body store', (backendName
     await expect
       .poll(() => sink.messages.find((received) => received.raw.includes('X-Genro-Mail-ID: spooled-smtp')))
       .toBeDefined();
-    const relayed = sink.messages.find((received) => received.raw.includes('X-Genro-Mail-ID: spooled-smtp'));
-    expect(relayed?.raw.includes(Buffer.from(`\r\n\r\n${body}\r\n`))).toBe(true);
+    const relayed = relayedWithId(sink, 'spooled-smtp');
+    expect(relayed?.includes(Buffer.from(`\r\n\r\n${body}\r\n`))).toBe(true);
   });
 
   it('removes at once the object of a message that was not stored (a repeat of an id already sent)', async () => {

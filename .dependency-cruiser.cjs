@@ -43,10 +43,11 @@ const ROOMS = [
  * that the daemon's mailboxes start and stop as one service. Bodies are opened in the compose and
  * relay threads (issue 45): their entries make src/security's body seal from the key-encryption
  * keys they are given, as a function cannot cross to a thread. For the same reason the compose
- * threads open src/storage's body store, where they put the attachments they offload.
+ * threads open src/storage's body store, where they put the attachments they offload, or src/nats's
+ * (a fleet's JetStream object store).
  */
 const ALSO = {
-  delivery: ['security', 'storage'],
+  delivery: ['security', 'storage', 'nats'],
   // The /add-messages parser threads seal each payload under its data key as they parse it.
   'ingress/http': ['security'],
   // So do the SMTP session processes, each message as they receive it.

@@ -34,10 +34,8 @@ export function createWork(ctx: DaemonContext) {
     hostname: hostname(),
     logLevel: settings.logLevel,
     bodyKeys: ctx.bodyKeys,
-    // The compose threads write offloaded files to the body store themselves: not to the fleet cluster's object
-    // store, whose connection is the main thread's.
     files:
-      settings.storage === null || settings.storage.backend === 'jetstream'
+      settings.storage === null
         ? null
         : { store: settings.storage, linksKey: ctx.fileLinksKey, maxLifetimeSeconds: settings.files.retentionSeconds },
     returnPath: verpReturnPathOf(settings.bounce.mailboxes),

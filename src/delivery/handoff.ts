@@ -33,6 +33,7 @@ import { signDkim } from './dkim-signing.js';
 import { createFileOffloader, type FileOffloader } from './file-offloader.js';
 import { createFileLinks } from '../security/index.js';
 import { openBodyObjects, type BodyStoreSettings } from '../storage/index.js';
+import type { JetStreamObjectSettings } from '../nats/index.js';
 import type { DkimSigner } from '../core/tenant/index.js';
 
 /**
@@ -88,20 +89,30 @@ export interface HandoffSettings {
 }
 
 export interface FileStoreSettings {
-  store: BodyStoreSettings;
+  /** The body store's settings, with those of the fleet cluster's object store (used when it is the backend). */
+  store: BodyStoreSettings & { jetstream: JetStreamObjectSettings };
   /** The download links' key (security/file-links.ts). */
   linksKey: Uint8Array;
   /** `files.retention_seconds`: the longest a link lives. */
   maxLifetimeSeconds: number;
 }
 
-/** The offloader of a composer: its body store opened on the first message that offloads (again, if that failed). */
+/** The body store as a thread opens it: the NATS client is loaded only when the fleet cluster's object store is the backend. */
+const threadBodyObjects = (store: FileStoreSettings['store']) =>
+  openBodyObjects(store, Date.now, async () =>
+    (await import('../nats/index.js')).createJetStreamObjects(store.jetstream),
+  );
+
+/**
+ * The offloader of a composer: its body store opened on the first message that offloads (again, if
+ * that failed), the thread's own connection to it (the fleet cluster's object store too).
+ */
 function fileOffloaderOf(settings: FileStoreSettings | null, seal: BodySeal): FileOffloader | null {
   if (settings === null) return null;
   const links = createFileLinks(settings.linksKey);
   let opened: Promise<Pick<FileOffloader, 'offload'>> | null = null;
   const offloader = (): Promise<Pick<FileOffloader, 'offload'>> =>
-    (opened ??= openBodyObjects(settings.store, Date.now).then(
+    (opened ??= threadBodyObjects(settings.store).then(
       (objects) => createFileOffloader({ links, seal, objects, ownNames: settings.store.ownNames }),
       (error: unknown) => {
         opened = null;

@@ -8,3 +8,4 @@ export { managerOf } from './jetstream-manager.js';
 export type { BucketKeys } from './kv-keys.js';
 export { isNoResponders, isNotFound, isStreamNotFound, isWrongLastSequence } from './nats-errors.js';
 export { createJetStreamObjects } from './jetstream-objects.js';
+export type { JetStreamObjectSettings } from './jetstream-objects.js';

@@ -43,12 +43,12 @@ export function bodiesLeftBehind(directory: string): Pick<BodyObjects, 'get'> {
 export async function openBodyObjects(
   settings: BodyStoreSettings,
   now: () => number,
-  jetstream?: () => ObjectBackend,
+  jetstream?: () => ObjectBackend | Promise<ObjectBackend>,
 ): Promise<BodyObjects> {
   if (settings.backend === 's3') return withHealth('s3', await createS3Objects(settings.s3), now);
   if (settings.backend === 'jetstream') {
     if (jetstream === undefined) throw new Error('the jetstream body store is opened on the main thread only');
-    return withHealth('jetstream', jetstream(), now);
+    return withHealth('jetstream', await jetstream(), now);
   }
   return withHealth('embedded', createFileObjects(settings.directory), now);
 }

@@ -104,7 +104,8 @@ function readinessOf(
 
 /**
  * Offloaded attachments' downloads: their objects read where bodies are (the body store, or what
- * one left in the data directory), opened here under each file's own key.
+ * one left in the data directory), opened here under each file's own key; in a fleet, their records
+ * asked of the node that sent them when they are not here.
  */
 function fileDownloadsOf(ctx: DaemonContext, seal: BodySeal, fleetFiles: FileFinder | null) {
   return createFileDownloads({

@@ -45,7 +45,7 @@ export interface DaemonContext {
   fileLinksKey: Uint8Array;
   /** This build's version (the MCP server's, /metrics'). */
   version: string;
-  /** The body store of large bodies; null without one (backend `database`, or a fleet whose nodes share no S3 bucket). */
+  /** The body store of large bodies; null without one (backend `database`, or a fleet node with `embedded`). */
   bodyStore: BodyStore | null;
   /** What reads large bodies: the body store, or without one what a body store left in the data directory. */
   bodyReader: Pick<BodyObjects, 'get'>;

@@ -19,6 +19,7 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli-process.js';
 import { relayedWithId } from '../helpers/relayed-mail.js';
+import { api } from '../helpers/test-daemon.js';
 import {
   FLEET_TOKEN,
   fleetAdmin as admin,
@@ -42,6 +43,8 @@ interface SharedStore {
   backend: 's3' | 'jetstream';
   toml: string;
   count(start: string): Promise<number>;
+  /** Takes the store away: the S3 server stopped, or every server of the cluster killed. */
+  outage(): Promise<void>;
   cleanup(): Promise<void>;
 }
 
@@ -84,6 +87,7 @@ async function s3Store(): Promise<SharedStore> {
     backend: 's3',
     toml: ['[storage]', 'backend = "s3"', server.toml(PREFIX)].join('\n'),
     count: (start) => server.count(`${PREFIX}${start}`),
+    outage: () => server.stop(),
     cleanup: () => server.cleanup(),
   };
 }
@@ -91,7 +95,14 @@ async function s3Store(): Promise<SharedStore> {
 function jetstreamStore(): SharedStore {
   return {
     backend: 'jetstream',
-    toml: ['[storage]', 'backend = "jetstream"', '[storage.jetstream]', `bucket = "${BUCKET}"`].join('\n'),
+    toml: [
+      '[storage]',
+      'backend = "jetstream"',
+      '[storage.jetstream]',
+      `bucket = "${BUCKET}"`,
+      'timeout_seconds = 2',
+    ].join('\n'),
+    outage: async () => void (await Promise.all(fleet.cluster.servers.map((server) => server.kill()))),
     count: (start) =>
       withClusterConnection(fleet, async (nc) => {
         const objects = await (await new Objm(nc).open(BUCKET)).list();
@@ -256,5 +267,23 @@ describe.each([
     const n2Node = fleet.nodes.find((node) => node.id === 'n2');
     n2Node?.daemon.child.kill('SIGTERM');
     expect(await n2Node?.daemon.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it('refuses large mail while the shared store does not answer, says why, and takes small mail meanwhile', async () => {
+    const n1 = urlOf('n1');
+    await store.outage();
+    const large = await admin(n1, 'POST', '/add-messages', { messages: [message('refused-1', bodyText())] });
+    expect(large.status, large.text).toBe(503);
+    expect(large.body.error.code).toBe('STORE_UNAVAILABLE');
+    const small = await admin(n1, 'POST', '/add-messages', {
+      messages: [{ ...message('small-1', 'hello'), batch_code: null }],
+    });
+    expect(small.body, small.text).toMatchObject({ queued: 1, rejected: [] });
+    const ready = await api(n1, 'GET', '/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.body.checks).toMatchObject({ body_store: 'not ready' });
+    // Nothing of the refused message was kept; the small one was.
+    expect((await admin(n1, 'GET', '/messages/refused-1?tenant_id=acme')).status).toBe(404);
+    expect((await admin(n1, 'GET', '/messages/small-1?tenant_id=acme')).status).toBe(200);
   });
 });

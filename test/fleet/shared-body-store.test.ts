@@ -100,7 +100,8 @@ function jetstreamStore(): SharedStore {
       'backend = "jetstream"',
       '[storage.jetstream]',
       `bucket = "${BUCKET}"`,
-      'timeout_seconds = 2',
+      // A put waits this long for the cluster: time enough under a loaded run, short for the outage's refusal.
+      'timeout_seconds = 5',
     ].join('\n'),
     outage: async () => void (await Promise.all(fleet.cluster.servers.map((server) => server.kill()))),
     count: (start) =>

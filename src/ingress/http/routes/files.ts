@@ -27,14 +27,15 @@ export const FILE_ROUTES = {
     description:
       "What the link in the notice part of a message with offloaded attachments (a tenant's `attachment_offload`) serves: the file's bytes as the client submitted them, with its type and name (`Content-Disposition: attachment`). " +
       'A `Range: bytes=start-end` header (one range) answers 206 with that part; a HEAD answers the headers alone. Each GET of the whole file, or of a range from its first byte, counts as a download and is reported to the client application as a `downloaded` item. ' +
-      "A token that names no file (guessed, altered, another daemon's) answers 404; a link that expired, or whose message was erased, answers 410.",
+      "A token that names no file (guessed, altered, another daemon's) answers 404; a link that expired, or whose message was erased, answers 410. " +
+      'In a fleet sharing its body store any node serves any link: while the node that sent the message does not answer, 503.',
     access: 'public',
     params: { token },
     responses: {
       200: { description: 'the file', contentType: 'application/octet-stream' },
       206: { description: 'the range asked for', contentType: 'application/octet-stream' },
     },
-    errors: ['NOT_FOUND', 'GONE', 'RANGE_NOT_SATISFIABLE', 'STORE_UNAVAILABLE'],
+    errors: ['NOT_FOUND', 'GONE', 'RANGE_NOT_SATISFIABLE', 'STORE_UNAVAILABLE', 'FLEET_UNAVAILABLE'],
   },
 } as const satisfies Record<string, RouteDoc>;
 

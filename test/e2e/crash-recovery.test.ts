@@ -10,7 +10,7 @@ import { startSmtpSink, type SinkMessage } from '../peers/smtp-sink.js';
 const TOTAL = 300;
 const PER_REQUEST = 100;
 const MAX_CONNECTIONS = 2;
-/** It claims up to twenty per connection ahead (leased, waiting in memory): those are reclaimed, never repeated. */
+/** It claims up to twenty per connection ahead, sends in flight included (leased, in memory): those are reclaimed. */
 const MAX_CLAIMED = MAX_CONNECTIONS * 20;
 const ENV = {
   MAILPROXY_HTTP_LISTEN: '127.0.0.1:0',
@@ -92,7 +92,6 @@ describe('crash recovery of the real process', () => {
     if (reclaimed === undefined) return;
     expect(reclaimed.level).toBe('warn');
     expect(reclaimed.reclaimed as number).toBeGreaterThanOrEqual(1);
-    expect(reclaimed.reclaimed as number).toBeLessThanOrEqual(MAX_CLAIMED);
 
     await sink.waitForMessages(TOTAL, 30_000);
     // Readiness probe with a deadline: the outcomes are recorded just after the sink answers.
@@ -144,6 +143,10 @@ describe('crash recovery of the real process', () => {
     // died, or one the relay accepted whose outcome was still in the commit group
     // (outcomes are committed together, within 10 ms).
     expect(repeated.length).toBeLessThanOrEqual(reclaimed.reclaimed as number);
+    // And a reclaimed lease that was not repeated was one the lanes held (claimed ahead, or on the wire
+    // unanswered): at most MAX_CLAIMED. The sent ones whose outcomes waited in the group add to the
+    // reclaimed count beyond that (a loaded run once saw 45), each of them a repeat.
+    expect((reclaimed.reclaimed as number) - repeated.length).toBeLessThanOrEqual(MAX_CLAIMED);
     expect(second.daemon.entries.filter((entry) => entry.level === 'error' || entry.level === 'fatal')).toEqual([]);
     console.log(
       `crash recovery: ${receivedBeforeKill} received before SIGKILL, ${reclaimed.reclaimed as number} leases reclaimed, ${repeated.length} duplicate(s)${repeated.length > 0 ? `: ${repeated.join(', ')}` : ''}`,

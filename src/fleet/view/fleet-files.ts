@@ -10,7 +10,6 @@ import type { FileFinder, FileRecord } from '../../core/message/index.js';
 import { createFleetAsker, missingOf } from '../link/fleet-asker.js';
 import type { FleetLink } from '../link/fleet-service.js';
 import { ASK_DEADLINE_MS } from './fleet-messages.js';
-import { valueOf } from './view-protocol.js';
 import { fileWireSchema, type FileWire } from './view-wire-schemas.js';
 
 /** This node's files (store/message-files.ts). */
@@ -52,19 +51,21 @@ export function createFleetFiles(deps: {
       if (here !== null) return here;
       const { others, absent } = asker.reach();
       const answers = await Promise.all(others.map((node) => asker.ask(node, 'file', { file_id: fileId })));
+      // A node that answered with an error, or with what is not a file, may keep it as much as a silent one.
+      const failed: string[] = [];
       for (const answer of answers) {
         if (!('reply' in answer)) continue;
-        const read = fileWireSchema.safeParse(valueOf(answer.reply));
-        if (!read.success)
-          log.warn({ node: answer.node }, 'a fleet node answered a file lookup with what is not a file');
-        else if (read.data !== null) return fileFromWire(read.data, answer.node);
+        const read = 'ok' in answer.reply ? fileWireSchema.safeParse(answer.reply.ok) : null;
+        if (read === null || !read.success) {
+          log.warn({ node: answer.node }, 'a fleet node did not answer a file lookup with a file record');
+          failed.push(answer.node);
+        } else if (read.data !== null) return fileFromWire(read.data, answer.node);
       }
-      const missing = missingOf(answers, absent);
-      if (missing.length > 0)
-        throw new AppError('FLEET_UNAVAILABLE', 'the node that keeps this file may be one that does not answer', {
-          details: { missing_nodes: missing },
-        });
-      return null;
+      const missing = [...missingOf(answers, absent), ...failed];
+      if (missing.length === 0) return null;
+      // Named in the log, not to the caller: the route is public, and node names are the operator's.
+      log.warn({ missing_nodes: missing }, 'a file link could not be looked up on every node');
+      throw new AppError('FLEET_UNAVAILABLE', 'the node that keeps this file may be one that does not answer');
     },
     async downloaded(file, at) {
       if (file.node === undefined) return local.downloaded(file.fileId, at);

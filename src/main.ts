@@ -74,7 +74,7 @@ export async function startDaemon(deps: DaemonDeps): Promise<Daemon> {
       : await openBodyObjects(
           storage,
           () => clock.now(),
-          () => createJetStreamObjects(storage.jetstream),
+          () => createJetStreamObjects(storage.jetstream, storage.ownNames),
         );
   const bodyReader = bodyObjects ?? bodiesLeftBehind(settings.bodiesDirectory);
   const stored = openStoreService(settings, {

@@ -52,7 +52,6 @@ describe('the body store settings', () => {
   it('give a fleet node sharing an S3 bucket names of its own, and a daemon alone names without a node', () => {
     const node = settingsOf(fleet + s3).storage;
     expect(node?.ownNames).toBe('n1/');
-    expect(node?.s3.ownNames).toBe('n1/');
     expect(settingsOf(s3).storage?.ownNames).toBe('');
   });
 
@@ -68,8 +67,8 @@ describe('the body store settings', () => {
       bucket: 'mailproxy_bodies',
       replicas: 3,
       timeoutMs: 10_000,
-      ownNames: 'n1/',
     });
+    expect(settingsOf(fleet + jetstream).storage?.ownNames).toBe('n1/');
     const alone = parseConfig(jetstream, {});
     expect(alone.ok).toBe(false);
     expect(alone.ok ? [] : alone.problems.join('\n')).toMatch(/storage\.backend.*needs \[fleet\]/);

@@ -34,14 +34,12 @@ export const storageSettings = ({ storage, data_dir, fleet, smtp, nats }: Readon
           accessKeyId: storage.s3.access_key_id,
           secretAccessKey: storage.s3.secret_access_key,
           timeoutMs: storage.s3.timeout_seconds * SECOND,
-          ownNames: ownNamesOf(fleet),
         },
         jetstream: {
           url: nats.url,
           bucket: storage.jetstream.bucket,
           replicas: fleet.replicas,
           timeoutMs: storage.jetstream.timeout_seconds * SECOND,
-          ownNames: ownNamesOf(fleet),
         },
         ownNames: ownNamesOf(fleet),
       };

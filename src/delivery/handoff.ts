@@ -100,7 +100,7 @@ export interface FileStoreSettings {
 /** The body store as a thread opens it: the NATS client is loaded only when the fleet cluster's object store is the backend. */
 const threadBodyObjects = (store: FileStoreSettings['store']) =>
   openBodyObjects(store, Date.now, async () =>
-    (await import('../nats/index.js')).createJetStreamObjects(store.jetstream),
+    (await import('../nats/index.js')).createJetStreamObjects(store.jetstream, store.ownNames),
   );
 
 /**

@@ -18,12 +18,14 @@ export interface JetStreamObjectSettings {
   /** The object store's bucket (its stream is `OBJ_<bucket>`). */
   bucket: string;
   replicas: number;
-  /** What begins the names of the objects this node writes: `list` answers only those (its sweep's). */
-  ownNames: string;
   timeoutMs: number;
 }
 
-export function createJetStreamObjects(settings: JetStreamObjectSettings): Omit<BodyObjects, 'health'> {
+/** `ownNames` begins the names of the objects this node writes: `list` answers only those (its sweep's). */
+export function createJetStreamObjects(
+  settings: JetStreamObjectSettings,
+  ownNames: string,
+): Omit<BodyObjects, 'health'> {
   let connection: NatsConnection | null = null;
   let opened: Promise<ObjectStore> | null = null;
   const open = async (): Promise<ObjectStore> => {
@@ -61,7 +63,7 @@ export function createJetStreamObjects(settings: JetStreamObjectSettings): Omit<
     async list(before) {
       const found = await (await store()).list();
       return found
-        .filter((info) => !info.deleted && info.name.startsWith(settings.ownNames) && Date.parse(info.mtime) < before)
+        .filter((info) => !info.deleted && info.name.startsWith(ownNames) && Date.parse(info.mtime) < before)
         .map((info) => info.name);
     },
     async probe() {

@@ -45,7 +45,7 @@ export async function openBodyObjects(
   now: () => number,
   jetstream?: () => ObjectBackend | Promise<ObjectBackend>,
 ): Promise<BodyObjects> {
-  if (settings.backend === 's3') return withHealth('s3', await createS3Objects(settings.s3), now);
+  if (settings.backend === 's3') return withHealth('s3', await createS3Objects(settings.s3, settings.ownNames), now);
   if (settings.backend === 'jetstream') {
     if (jetstream === undefined) throw new Error('the jetstream body store is opened on the main thread only');
     return withHealth('jetstream', await jetstream(), now);

@@ -19,11 +19,6 @@ export interface S3Settings {
   secretAccessKey: string;
   /** A request that has not answered by then fails (the submission is refused, the send retried). */
   timeoutMs: number;
-  /**
-   * What begins the names of the objects this daemon writes (a fleet node's id and a slash, or
-   * nothing): `list` answers only those, so a sweep never takes what another node sharing the bucket wrote.
-   */
-  ownNames: string;
 }
 
 const isMissing = (error: unknown): boolean => {
@@ -31,7 +26,11 @@ const isMissing = (error: unknown): boolean => {
   return named.name === 'NoSuchKey' || named.name === 'NotFound' || named.$metadata?.httpStatusCode === 404;
 };
 
-export async function createS3Objects(settings: S3Settings): Promise<ObjectBackend> {
+/**
+ * `ownNames` begins the names of the objects this daemon writes (a fleet node's id and a slash, or
+ * nothing): `list` answers only those, so a sweep never takes what another node sharing the bucket wrote.
+ */
+export async function createS3Objects(settings: S3Settings, ownNames: string): Promise<ObjectBackend> {
   const s3 = await import('@aws-sdk/client-s3');
   const client = new s3.S3Client({
     region: settings.region,
@@ -69,7 +68,7 @@ export async function createS3Objects(settings: S3Settings): Promise<ObjectBacke
       let ContinuationToken: string | undefined;
       do {
         const page = await client.send(
-          new s3.ListObjectsV2Command({ Bucket, Prefix: keyOf(settings.ownNames), ContinuationToken }),
+          new s3.ListObjectsV2Command({ Bucket, Prefix: keyOf(ownNames), ContinuationToken }),
         );
         for (const object of page.Contents ?? [])
           if (object.Key !== undefined && (object.LastModified?.getTime() ?? before) < before)

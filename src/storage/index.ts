@@ -39,16 +39,16 @@ export function bodiesLeftBehind(directory: string): Pick<BodyObjects, 'get'> {
   };
 }
 
-/** The configured body store, its health watched. Opening does not reach the store: /ready tells whether it answers. */
+/**
+ * The configured body store, its health watched. Opening does not reach the store: /ready tells
+ * whether it answers. `jetstream` makes the fleet cluster's object store (src/nats), called only when it is the backend.
+ */
 export async function openBodyObjects(
   settings: BodyStoreSettings,
   now: () => number,
-  jetstream?: () => ObjectBackend | Promise<ObjectBackend>,
+  jetstream: () => ObjectBackend | Promise<ObjectBackend>,
 ): Promise<BodyObjects> {
   if (settings.backend === 's3') return withHealth('s3', await createS3Objects(settings.s3, settings.ownNames), now);
-  if (settings.backend === 'jetstream') {
-    if (jetstream === undefined) throw new Error('the jetstream body store is opened on the main thread only');
-    return withHealth('jetstream', await jetstream(), now);
-  }
+  if (settings.backend === 'jetstream') return withHealth('jetstream', await jetstream(), now);
   return withHealth('embedded', createFileObjects(settings.directory), now);
 }

@@ -6,6 +6,7 @@ export { createLifecycle, type Service, type Stage, type StopBudget } from './se
 export { createWakeableLoop, type StepReport } from './wakeable-loop.js';
 export { within } from './within.js';
 export { endOfTurn } from './end-of-turn.js';
+export { groupGathering } from './group-gathering.js';
 export { mailproxyVersion } from './build.js';
 export { deadline } from './within.js';
 export { createWorkerPool, respawnPause, workerScript } from './worker-pool.js';

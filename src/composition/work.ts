@@ -99,9 +99,10 @@ export function createWork(ctx: DaemonContext) {
 }
 
 /**
- * Under a stream of submissions, a commit group gathers for 2 ms before it goes (groupGathering):
- * alternating builds under smtp-source, each message cost 15% less CPU in all and the rates did
- * not fall (bench/results/HISTORY.md, issue 50). A lone submission goes in the next turn.
+ * Under a stream of submissions, a commit group gathers for 2 ms before it goes (groupGathering).
+ * Alternating builds under smtp-source, sessions on the main thread: 9-14% less CPU a message and
+ * higher rates; with one session process, keep-alive's rate fell 4%, its sessions waiting for their
+ * answers (bench/results/HISTORY.md, issue 50). A lone submission goes in the next turn.
  */
 const GATHERING = { holdMs: 2, streamMs: 20 };
 

@@ -9,7 +9,10 @@
 export interface GroupGathering {
   holdMs: number;
   streamMs: number;
-  /** Milliseconds of a monotonic clock; performance.now by default. */
+  /**
+   * Milliseconds of a monotonic clock; performance.now by default, not the daemon's clock: a test
+   * clock that stands still would make every group look like part of a stream, and hold each one.
+   */
   now?: () => number;
 }
 
